@@ -1,0 +1,58 @@
+"""Fusion backends, chosen by name: ``auto`` | ``cpu`` | ``cuda``.
+
+The name comes from the caller's flag, else the ``HFRENDER_BACKEND`` environment
+variable, else ``auto``. ``auto`` takes CUDA when it can run here and the CPU otherwise,
+and logs which one it took and why. A backend that cannot run raises
+:class:`~hfrender.errors.BackendUnavailable`; only ``auto`` catches it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from typing import Any
+
+from hfrender.errors import BackendUnavailable
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("cpu", "cuda")  # sibling modules: hfrender.backends.<name>
+CHOICES = ("auto",) + BACKENDS
+ENV_VAR = "HFRENDER_BACKEND"
+
+_cache: dict[str, Any] = {}
+
+
+def resolve_name(name: str | None = None) -> str:
+    """Flag, then environment variable, then ``auto``; validated against :data:`CHOICES`."""
+    source = "backend"
+    if name is None:
+        name, source = os.environ.get(ENV_VAR) or "auto", ENV_VAR
+    if name not in CHOICES:
+        raise ValueError(f"{source}={name!r} is not a backend; choose one of {', '.join(CHOICES)}")
+    return name
+
+
+def get_backend(name: str | None = None) -> Any:
+    """The backend object for ``name`` (see module docs)."""
+    name = resolve_name(name)
+    if name != "auto":
+        return _load(name)
+    if "auto" not in _cache:
+        try:
+            backend = _load("cuda")
+        except BackendUnavailable as exc:
+            log.info("backend auto: using cpu (cuda unavailable: %s)", exc)
+            backend = _load("cpu")
+        else:
+            log.info("backend auto: using %s", backend.describe())
+        _cache["auto"] = backend
+    return _cache["auto"]
+
+
+def _load(name: str) -> Any:
+    if name not in _cache:
+        module = importlib.import_module(f"hfrender.backends.{name}")
+        _cache[name] = module.create()
+    return _cache[name]

@@ -1,0 +1,51 @@
+"""The NumPy fusion backend: the reference every other backend is tested against."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hfrender.backends.cpu.blur import box_running, fuse_windows
+from hfrender.backends.cpu.color import Transfer
+from hfrender.backends.cpu.dof import defocus
+from hfrender.optics import Lens
+from hfrender.windows import WindowWeights
+
+
+class CPUBackend:
+    """Fusion on the CPU with NumPy. Arrays in and out are ``numpy.ndarray``."""
+
+    name = "cpu"
+
+    def describe(self) -> str:
+        return f"cpu (NumPy {np.__version__})"
+
+    def motion_blur(self, frames: np.ndarray, weights: np.ndarray, stride: int,
+                    linear_light: bool) -> np.ndarray:
+        window = len(weights)
+        count = (frames.shape[0] - window) // stride + 1
+        out = np.empty((count,) + frames.shape[1:], frames.dtype)
+        if np.all(weights == weights[0]):
+            return box_running(frames, window, stride, linear_light, out)
+        ww = WindowWeights.sliding(weights, count, stride)
+        return fuse_windows(frames, ww, Transfer(frames.dtype, frames.shape[-1], linear_light), out)
+
+    def depth_of_field(self, frames: np.ndarray, depth: np.ndarray, lens: Lens,
+                       linear_light: bool) -> np.ndarray:
+        one = WindowWeights.sliding(np.ones(1), frames.shape[0], 1)
+        return self.fuse(frames, depth, one, lens, linear_light)
+
+    def fuse(self, frames: np.ndarray, depth: np.ndarray | None, weights: WindowWeights,
+             lens: Lens | None, linear_light: bool, out: np.ndarray | None = None) -> np.ndarray:
+        """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``."""
+        if out is None:
+            out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
+        tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
+        dof = None
+        if lens is not None:
+            def dof(lin: np.ndarray, j: int) -> np.ndarray:
+                return defocus(lin, depth[j], lens)
+        return fuse_windows(frames, weights, tf, out, dof)
+
+
+def create() -> CPUBackend:
+    return CPUBackend()

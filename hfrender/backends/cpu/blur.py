@@ -1,0 +1,139 @@
+"""Temporal fusion on the CPU: weighted windows of frames -> output frames.
+
+Two paths compute the same function:
+
+* :func:`box_running` — box weights, O(1) per output frame: a running sum adds the frames
+  that enter the window and subtracts those that leave. 8-bit frames (and 16-bit code
+  values) are summed as exact integers; the rounding bias is folded into the sum, so
+  the output is one integer division (or one table lookup) away.
+* :func:`fuse_windows` — any banded weights, with optional per-frame depth of field.
+  Frame-major: each frame is decoded (and defocused) once and added to every open
+  output that uses it, so overlapping windows never decode a frame twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from hfrender.backends.cpu.color import Transfer, decode16_table, encode8_table
+from hfrender.windows import WindowWeights
+
+
+def box_running(frames: np.ndarray, window: int, stride: int, linear_light: bool,
+                out: np.ndarray) -> np.ndarray:
+    """``out[k]`` = mean of ``frames[k*stride : k*stride + window]``, rounded to nearest."""
+    dt = frames.dtype
+    int_linear = linear_light and dt == np.uint8
+    if dt.kind == "f" or (linear_light and dt == np.uint16):
+        return _box_float(frames, window, stride, Transfer(dt, frames.shape[-1], linear_light), out)
+    top = 65535 if int_linear else int(np.iinfo(dt).max)
+    acc_dt = np.uint16 if top * window + window // 2 <= 65535 else np.uint32
+    if top * window + window // 2 > np.iinfo(np.uint32).max:
+        acc_dt = np.uint64
+    shape = frames.shape[1:]
+    acc = np.empty(shape, acc_dt)
+    lin16 = np.empty(shape, np.uint16) if int_linear else None
+    quot = np.empty(shape, np.uint16) if int_linear else None
+    alpha = shape[-1] == 4
+
+    def as_int(f: np.ndarray) -> np.ndarray:
+        if lin16 is None:
+            return f
+        np.take(decode16_table(), f, out=lin16, mode="wrap")
+        if alpha:  # alpha is linear already: 255 * 257 = 65535
+            np.multiply(f[..., 3], np.uint16(257), out=lin16[..., 3], casting="unsafe")
+        return lin16
+
+    def emit(k: int) -> None:
+        if quot is None:
+            np.floor_divide(acc, window, out=out[k], casting="unsafe")
+            return
+        np.floor_divide(acc, window, out=quot, casting="unsafe")
+        np.take(encode8_table(), quot, out=out[k], mode="wrap")
+        if alpha:
+            a = quot[..., 3]
+            a += 128
+            np.floor_divide(a, 257, out=out[k][..., 3], casting="unsafe")
+
+    _running(frames, window, stride, out.shape[0], acc, window // 2, as_int, emit)
+    return out
+
+
+def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
+               out: np.ndarray) -> np.ndarray:
+    shape = frames.shape[1:]
+    acc = np.empty(shape, np.float64)
+    lin = np.empty(shape, np.float32)
+    mean = np.empty(shape, np.float32)
+    scale = 1.0 / window
+
+    def emit(k: int) -> None:
+        np.multiply(acc, scale, out=mean, casting="unsafe")
+        tf.encode(mean, out[k])
+
+    _running(frames, window, stride, out.shape[0], acc, 0, lambda f: tf.decode(f, lin), emit)
+    return out
+
+
+def _running(frames: np.ndarray, window: int, stride: int, count: int, acc: np.ndarray,
+             bias: int, value: Callable[[np.ndarray], np.ndarray],
+             emit: Callable[[int], None]) -> None:
+    """Drive a running sum over ``count`` windows; ``emit(k)`` reads ``acc`` for output k."""
+    incremental = stride < window  # else a fresh sum costs less than add + subtract
+    for k in range(count):
+        s = k * stride
+        if k == 0 or not incremental:
+            acc.fill(bias)
+            for j in range(s, s + window):
+                np.add(acc, value(frames[j]), out=acc, casting="unsafe")
+        else:
+            for j in range(s - stride, s):
+                np.subtract(acc, value(frames[j]), out=acc, casting="unsafe")
+            for j in range(s - stride + window, s + window):
+                np.add(acc, value(frames[j]), out=acc, casting="unsafe")
+        emit(k)
+
+
+DefocusFn = Callable[[np.ndarray, int], np.ndarray]
+
+
+def fuse_windows(frames: np.ndarray, weights: WindowWeights, tf: Transfer, out: np.ndarray,
+                 defocus: DefocusFn | None = None) -> np.ndarray:
+    """``out[k] = encode(sum_i rows[k, i] * f(decode(frames[starts[k] + i])))``.
+
+    ``f`` is ``defocus(linear_frame, frame_index)`` when given, else identity. Memory:
+    one float32 accumulator per output whose window is open at once.
+    """
+    starts = weights.starts
+    rows = weights.rows
+    m = weights.count
+    if m == 0:
+        return out
+    ends = weights.ends()
+    shape = frames.shape[1:]
+    lin = np.empty(shape, np.float32)
+    tmp = np.empty(shape, np.float32)
+    free: list[np.ndarray] = []
+    active: dict[int, np.ndarray] = {}
+    nxt = 0
+    for j in range(int(starts[0]), int(ends.max())):
+        while nxt < m and starts[nxt] <= j:
+            active[nxt] = free.pop() if free else np.empty(shape, np.float32)
+            active[nxt].fill(0.0)
+            nxt += 1
+        users = [(k, rows[k, j - starts[k]]) for k in active
+                 if j < ends[k] and rows[k, j - starts[k]] != 0]
+        if users:
+            src = tf.decode(frames[j], lin)
+            if defocus is not None:
+                src = defocus(src, j)
+            for k, wk in users:
+                np.multiply(src, np.float32(wk), out=tmp)
+                active[k] += tmp
+        for k in [k for k in active if ends[k] == j + 1]:
+            acc = active.pop(k)
+            tf.encode(acc, out[k])
+            free.append(acc)
+    return out

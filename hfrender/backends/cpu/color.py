@@ -1,0 +1,121 @@
+"""sRGB transfer on the CPU: code values <-> linear light, through lookup tables.
+
+Integer frames are sRGB-encoded; float32 frames are linear. Alpha (channel 3 of RGBA)
+is always linear. ``pow`` over whole frames is ~10x slower than a table lookup here,
+so every conversion is a ``np.take`` into a table built once per process.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
+
+
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    """The sRGB decoding curve (IEC 61966-2-1) on values in [0, 1], in float64."""
+    v = np.asarray(v, np.float64)
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def linear_to_srgb(x: np.ndarray) -> np.ndarray:
+    """The sRGB encoding curve on linear values in [0, 1], in float64."""
+    x = np.clip(np.asarray(x, np.float64), 0.0, 1.0)
+    return np.where(x <= 0.0031308, x * 12.92, 1.055 * x ** (1 / 2.4) - 0.055)
+
+
+@cache
+def decode_table(dtype: str) -> np.ndarray:
+    """float32 linear value of every code value of ``dtype`` (uint8 or uint16)."""
+    top = np.iinfo(dtype).max
+    return srgb_to_linear(np.arange(top + 1) / top).astype(np.float32)
+
+
+@cache
+def decode16_table() -> np.ndarray:
+    """uint16 linear value (0..65535) of every 8-bit sRGB code value: exact integer sums."""
+    return np.rint(srgb_to_linear(np.arange(256) / 255) * 65535).astype(np.uint16)
+
+
+@cache
+def encode8_table() -> np.ndarray:
+    """8-bit sRGB code value of every linear value ``i / 65535`` (round to nearest)."""
+    lin = np.arange(ENCODE_INDEX_MAX + 1) / ENCODE_INDEX_MAX
+    return np.rint(linear_to_srgb(lin) * 255).astype(np.uint8)
+
+
+class Transfer:
+    """Decode frames of one dtype/layout to float32 linear light, and encode back.
+
+    Parameters
+    ----------
+    dtype : numpy dtype of the frames (uint8, uint16 or float32)
+    channels : 1, 3 or 4 (4 = RGBA: alpha is linear)
+    linear_light : blend in linear light (True) or on code values (False)
+
+    Scratch buffers are kept per shape and reused: after the first frame, decoding and
+    encoding allocate nothing.
+    """
+
+    def __init__(self, dtype: np.dtype, channels: int, linear_light: bool) -> None:
+        self.dtype = np.dtype(dtype)
+        self.channels = channels
+        self.is_float = self.dtype.kind == "f"
+        self.srgb = bool(linear_light) and not self.is_float
+        self.top = 1.0 if self.is_float else float(np.iinfo(self.dtype).max)
+        self._scratch: dict[tuple, np.ndarray] = {}
+
+    def _buf(self, shape: tuple, dtype: type) -> np.ndarray:
+        key = (shape, np.dtype(dtype).str)
+        buf = self._scratch.get(key)
+        if buf is None:
+            buf = self._scratch[key] = np.empty(shape, dtype)
+        return buf
+
+    def decode(self, src: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``out`` (float32, same shape) = linear light of ``src``."""
+        if self.is_float:
+            np.copyto(out, src)
+        elif self.srgb:
+            np.take(decode_table(self.dtype.str), src, out=out, mode="wrap")
+            if self.channels == 4:
+                np.multiply(src[..., 3], np.float32(1.0 / self.top), out=out[..., 3])
+        else:
+            np.multiply(src, np.float32(1.0 / self.top), out=out)
+        return out
+
+    def encode(self, src: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``out`` (frames' dtype) = ``src`` (float32 linear) encoded, rounded to nearest.
+
+        ``src`` is used as scratch and is clobbered for integer outputs.
+        """
+        if self.is_float:
+            np.copyto(out, src)
+            return out
+        alpha = None
+        if self.srgb and self.channels == 4:
+            alpha = self._buf(src.shape[:-1], np.float32)
+            np.copyto(alpha, src[..., 3])
+        np.clip(src, 0.0, 1.0, out=src)
+        if self.srgb and self.dtype == np.uint8:
+            idx = self._buf(src.shape, np.uint16)
+            np.multiply(src, np.float32(ENCODE_INDEX_MAX), out=src)
+            np.add(src, np.float32(0.5), out=src)
+            np.copyto(idx, src, casting="unsafe")
+            np.take(encode8_table(), idx, out=out, mode="wrap")
+        elif self.srgb:  # uint16: the table would need more than 16 bits of input
+            lin = src.astype(np.float64)
+            enc = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
+            np.copyto(out, np.rint(enc * self.top), casting="unsafe")
+        else:
+            np.multiply(src, np.float32(self.top), out=src)
+            np.add(src, np.float32(0.5), out=src)
+            np.copyto(out, src, casting="unsafe")
+        if alpha is not None:
+            np.clip(alpha, 0.0, 1.0, out=alpha)
+            np.multiply(alpha, np.float32(self.top), out=alpha)
+            np.add(alpha, np.float32(0.5), out=alpha)
+            np.copyto(out[..., 3], alpha, casting="unsafe")
+        return out

@@ -1,0 +1,150 @@
+"""Packing a stream of frames into hyperframes, with halo frames carried across.
+
+``push(frame, t)`` copies a frame into the current pool slot (or ``reserve(t)`` hands out
+the slot's view so a producer such as ``Framebuffer.read_into`` fills it in place) and
+returns a :class:`HyperFrame` whenever a slot fills up. The last ``halo`` frames of each
+hyperframe are copied to the front of the next slot, so a window that crosses the
+boundary finds all its frames in one hyperframe.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from hfrender.hyperframe import HyperFrame, HyperFramePool, Slot
+
+DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
+
+
+def free_memory_bytes() -> int:
+    """Memory available to this process now (``MemAvailable``), in bytes."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int = 0,
+                     slots: int = 3, cap: int = DEFAULT_CAP,
+                     free_bytes: int | None = None) -> int:
+    """Frames per hyperframe: ``min(cap, free / frame_bytes / 2)``, in whole output frames.
+
+    The free memory is shared by the pool's ``slots``; the result is ``halo`` plus a
+    whole number (at least one) of ``frames_per_output`` blocks.
+    """
+    if frame_bytes < 1 or frames_per_output < 1 or halo < 0 or slots < 1:
+        raise ValueError("frame_bytes, frames_per_output and slots must be >= 1, halo >= 0")
+    free = free_memory_bytes() if free_bytes is None else free_bytes
+    fit = free // 2 // (frame_bytes * slots)
+    n = min(cap, fit)
+    outputs = max(1, (n - halo) // frames_per_output)
+    return halo + outputs * frames_per_output
+
+
+class HyperFrameBuilder:
+    """Fill pool slots frame by frame; emit a hyperframe per full slot.
+
+    Parameters
+    ----------
+    pool : the pool whose slots are filled (its ``capacity`` is the granularity)
+    halo : frames carried from each hyperframe into the next (``window - 1`` for
+        sliding windows); needs a pool of at least two slots
+    acquire_timeout : seconds to wait for a free slot (``None``: forever)
+    """
+
+    def __init__(self, pool: HyperFramePool, halo: int = 0,
+                 acquire_timeout: float | None = None) -> None:
+        if not 0 <= halo < pool.capacity:
+            raise ValueError(
+                f"halo={halo!r} must be in [0, {pool.capacity - 1}] (pool capacity "
+                f"{pool.capacity} frames)"
+            )
+        if halo and pool.slot_count < 2:
+            raise ValueError("carrying halo frames needs a pool of at least 2 slots")
+        self.pool = pool
+        self.halo = halo
+        self.timeout = acquire_timeout
+        self._slot: Slot | None = None
+        self._n = 0  # frames in the current slot (halo included)
+        self._slot_halo = 0
+        self._first = 0  # global index of the current slot's frame 0
+        self._pending = False  # a reserved frame not yet committed
+
+    @property
+    def frames_pushed(self) -> int:
+        """Global index of the next frame."""
+        return self._first + self._n
+
+    def reserve(self, t: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """Views of the next frame's storage (color, depth) to fill in place; then commit()."""
+        if self._pending:
+            raise RuntimeError("reserve() called twice without commit()")
+        if self._slot is None:
+            self._slot = self.pool.acquire(self.timeout)
+            self._n = self._slot_halo = 0
+        slot = self._slot
+        slot.timestamps[self._n] = t
+        self._pending = True
+        return slot.frames[self._n], None if slot.depth is None else slot.depth[self._n]
+
+    def commit(self) -> HyperFrame | None:
+        """Finish the reserved frame; returns a hyperframe when the slot is full."""
+        if not self._pending:
+            raise RuntimeError("commit() without reserve()")
+        self._pending = False
+        self._n += 1
+        return self._emit() if self._n == self.pool.capacity else None
+
+    def push(self, frame: np.ndarray, t: float,
+             depth: np.ndarray | None = None) -> HyperFrame | None:
+        """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills."""
+        color, dplane = self.reserve(t)
+        try:
+            color[...] = frame
+            if depth is not None:
+                if dplane is None:
+                    raise ValueError("depth given but the pool was made with depth=False")
+                dplane[...] = depth
+        except Exception:
+            self._pending = False
+            raise
+        return self.commit()
+
+    def flush_remaining(self) -> HyperFrame | None:
+        """The last, partly filled hyperframe (or ``None`` if it holds no new frame)."""
+        if self._pending:
+            raise RuntimeError("flush_remaining() with a reserved frame not committed")
+        if self._slot is None:
+            return None
+        if self._n == self._slot_halo:  # only carried-over frames: nothing new
+            self.pool.release(self._slot)
+            self._slot = None
+            return None
+        return self._emit(carry=False)
+
+    def _emit(self, carry: bool = True) -> HyperFrame:
+        slot, n = self._slot, self._n
+        hf = HyperFrame(
+            frames=slot.frames[:n],
+            depth=None if slot.depth is None else slot.depth[:n],
+            timestamps=slot.timestamps[:n],
+            first_index=self._first, halo=self._slot_halo, overlap=self.halo,
+            slot=slot, pool=self.pool,
+        )
+        self._slot = None
+        keep = min(self.halo, n) if carry else 0
+        self._first += n - keep
+        if keep:
+            nxt = self._slot = self.pool.acquire(self.timeout)
+            nxt.frames[:keep] = slot.frames[n - keep : n]
+            if slot.depth is not None:
+                nxt.depth[:keep] = slot.depth[n - keep : n]
+            nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
+            self._n = self._slot_halo = keep
+        return hf

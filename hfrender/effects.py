@@ -1,0 +1,122 @@
+"""The effects library: arrays in, blurred arrays out.
+
+``motion_blur`` and ``depth_of_field`` take frames from any tool (NumPy, or anything
+speaking DLPack) and return the same kind of array with the same dtype. ``fuse`` is the
+one-pass entry point over a :class:`HyperFrame` that the render loop uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hfrender import validate
+from hfrender.backends import get_backend
+from hfrender.hyperframe import HyperFrame
+from hfrender.interop import to_numpy
+from hfrender.optics import Lens
+from hfrender.sampler import curve_weights
+from hfrender.windows import WindowWeights
+
+
+def motion_blur(frames: Any, window: int, *, stride: int | None = None,
+                weights: str | np.ndarray = "box", linear_light: bool = True,
+                backend: str = "auto") -> Any:
+    """Blend sliding windows of frames into motion-blurred frames.
+
+    ``out[k] = sum_j w[j] * frames[k * stride + j]`` for ``j < window``, giving
+    ``(N - window) // stride + 1`` frames.
+
+    Parameters
+    ----------
+    frames : (N, H, W, C) array, C in {1, 3, 4}, dtype uint8, uint16 or float32.
+        Integer frames are sRGB code values, float32 frames are linear light.
+    window : frames per output frame, 1 <= window <= N.
+    stride : frames between the starts of consecutive windows (default: ``window``, i.e.
+        a 360-degree shutter that turns N fps into N / window fps; 1 slides by one frame).
+    weights : ``"box"``, ``"triangle"``, ``"gaussian"`` or ``window`` weights; normalised.
+    linear_light : blend integer frames in linear light (decode sRGB, blend, encode);
+        ``False`` blends code values, as ``ffmpeg -vf tmix`` does. Alpha is always linear.
+    backend : ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns
+    -------
+    Array of the input's family and dtype, shape ``(M, H, W, C)``, rounded to nearest.
+    """
+    arr, back = to_numpy(frames, "frames")
+    validate.frames(arr)
+    n = arr.shape[0]
+    window = validate.integer(window, "window", 1, n)
+    stride = window if stride is None else validate.integer(stride, "stride", 1)
+    w = curve_weights(weights, window)
+    linear_light = validate.flag(linear_light, "linear_light")
+    out = get_backend(backend).motion_blur(arr, w, stride, linear_light)
+    return back(out)
+
+
+def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
+                   focal_length_mm: float = 50.0, sensor_width_mm: float = 36.0,
+                   max_coc_px: float | None = None, linear_light: bool = True,
+                   backend: str = "auto") -> Any:
+    """Thin-lens depth of field from a depth pass.
+
+    Parameters
+    ----------
+    frames : (N, H, W, C) or (H, W, C) array (see :func:`motion_blur`).
+    depth : (N, H, W) or (H, W) distance from the camera in metres; ``inf`` for sky.
+    focus_distance : metres to the plane in focus (> focal length).
+    f_stop : f-number (> 0); lower is blurrier.
+    focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
+    max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
+    linear_light, backend : as in :func:`motion_blur`.
+
+    Returns
+    -------
+    Array of the input's family, dtype and shape.
+
+    Notes
+    -----
+    Each pixel spreads its light over its circle of confusion (energy is conserved away
+    from the borders). Depth-aware: an in-focus foreground stays sharp over a blurred
+    background, and a defocused foreground spreads over a sharp background.
+    """
+    arr, back = to_numpy(frames, "frames")
+    validate.frames(arr, allow_single=True)
+    single = arr.ndim == 3
+    if single:
+        arr = arr[None]
+    darr, _ = to_numpy(depth, "depth")
+    darr = validate.depth(darr[None] if single and darr.ndim == 2 else darr, arr.shape)
+    lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px)
+    linear_light = validate.flag(linear_light, "linear_light")
+    out = get_backend(backend).depth_of_field(arr, darr, lens, linear_light)
+    return back(out[0] if single else out)
+
+
+def fuse(hyperframe: HyperFrame, weights: WindowWeights, *, lens: Lens | None = None,
+         linear_light: bool = True, backend: str = "auto",
+         out: np.ndarray | None = None) -> np.ndarray:
+    """Turn one hyperframe's windows into output frames in one pass.
+
+    ``out[k] = sum_i weights.rows[k, i] * f(frames[weights.starts[k] + i])`` where ``f``
+    is the depth-aware thin-lens defocus of each sub-frame with its own depth when a
+    ``lens`` is given (``--dof depth``), else identity. Indices count from the
+    hyperframe's first frame, halo included.
+    """
+    frames = validate.frames(hyperframe.frames, "hyperframe.frames")
+    if weights.count and (weights.starts[0] < 0 or weights.frames_needed() > frames.shape[0]):
+        raise ValueError(
+            f"weights reach frames [{int(weights.starts[0])}, {weights.frames_needed()}) but "
+            f"the hyperframe holds {frames.shape[0]} frames"
+        )
+    depth = None
+    if lens is not None:
+        if hyperframe.depth is None:
+            raise ValueError("lens given but the hyperframe has no depth plane")
+        depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
+    if out is not None and out.shape != (weights.count,) + frames.shape[1:]:
+        raise ValueError(
+            f"out has shape {out.shape}; expected {(weights.count,) + frames.shape[1:]}"
+        )
+    return get_backend(backend).fuse(frames, depth, weights, lens, linear_light, out)

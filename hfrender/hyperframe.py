@@ -1,0 +1,228 @@
+"""Hyperframes: many frames in one contiguous block, allocated once, moved as a unit.
+
+A :class:`HyperFramePool` owns one arena cut into fixed slots. A :class:`HyperFrame`
+is a *view* into a slot (never a fresh ``np.stack``); splitting one gives two views of
+the same slot. ``acquire`` blocks when every slot is in flight: that is the pipeline's
+back-pressure. The arena's memory comes from a pluggable storage (host memory here; a
+GL buffer or CUDA memory plug in the same way).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+import numpy as np
+
+ALIGN = 4096  # slots and their depth planes start on page boundaries
+
+
+class Status(str, Enum):
+    PENDING = "pending"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class ArenaStorage(Protocol):
+    """Where a pool's arena lives. ``allocate`` returns a 1-D uint8 array-like."""
+
+    name: str
+
+    def allocate(self, nbytes: int) -> np.ndarray: ...
+
+
+class HostStorage:
+    """Arena in host memory, page aligned."""
+
+    name = "host"
+
+    def allocate(self, nbytes: int) -> np.ndarray:
+        raw = np.empty(nbytes + ALIGN, np.uint8)
+        offset = (-raw.ctypes.data) % ALIGN
+        return raw[offset : offset + nbytes]
+
+
+def _aligned(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+class Slot:
+    """One fixed region of the arena: ``capacity`` frames, their depth and timestamps."""
+
+    def __init__(self, index: int, frames: np.ndarray, depth: np.ndarray | None) -> None:
+        self.index = index
+        self.frames = frames
+        self.depth = depth
+        self.timestamps = np.zeros(frames.shape[0], np.float64)
+        self.refs = 0
+
+
+class HyperFramePool:
+    """A preallocated arena of ``slots`` hyperframes of ``capacity`` frames each.
+
+    Parameters
+    ----------
+    frame_shape : (H, W, C)
+    dtype : frame dtype (uint8, uint16, float32)
+    capacity : frames per hyperframe (halo frames included)
+    depth : also hold a float32 depth plane per frame
+    max_in_flight : hyperframes expected in flight at once; the pool holds
+        ``ceil(1.5 * max_in_flight)`` slots unless ``slots`` is given
+    storage : where the arena lives (default: host memory)
+    """
+
+    def __init__(self, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8,
+                 capacity: int = 32, *, depth: bool = False, max_in_flight: int = 2,
+                 slots: int | None = None, storage: ArenaStorage | None = None) -> None:
+        if len(frame_shape) != 3 or min(frame_shape) < 1:
+            raise ValueError(f"frame_shape={frame_shape!r} must be (H, W, C) with sizes >= 1")
+        if capacity < 1:
+            raise ValueError(f"capacity={capacity!r} must be >= 1 frame")
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight={max_in_flight!r} must be >= 1")
+        n_slots = math.ceil(1.5 * max_in_flight) if slots is None else slots
+        if n_slots < 1:
+            raise ValueError(f"slots={slots!r} must be >= 1")
+        self.frame_shape = tuple(int(s) for s in frame_shape)
+        self.dtype = np.dtype(dtype)
+        self.capacity = int(capacity)
+        self.has_depth = depth
+        self.storage = storage or HostStorage()
+        h, w, _ = self.frame_shape
+        self.frame_bytes = int(np.prod(self.frame_shape)) * self.dtype.itemsize
+        self.depth_bytes = h * w * 4 if depth else 0
+        color_bytes = _aligned(self.capacity * self.frame_bytes)
+        self.slot_bytes = color_bytes + _aligned(self.capacity * self.depth_bytes)
+        self.arena = self.storage.allocate(n_slots * self.slot_bytes)
+        self._slots = []
+        for i in range(n_slots):
+            base = i * self.slot_bytes
+            frames = self.arena[base : base + self.capacity * self.frame_bytes]
+            frames = frames.view(self.dtype).reshape((self.capacity,) + self.frame_shape)
+            dplane = None
+            if depth:
+                d0 = base + color_bytes
+                dplane = self.arena[d0 : d0 + self.capacity * self.depth_bytes]
+                dplane = dplane.view(np.float32).reshape(self.capacity, h, w)
+            self._slots.append(Slot(i, frames, dplane))
+        self._free = list(reversed(self._slots))
+        self._cond = threading.Condition()
+        self.waits = 0  # acquires that had to block: a back-pressure counter
+
+    @property
+    def slot_count(self) -> int:
+        return len(self._slots)
+
+    @property
+    def free_count(self) -> int:
+        with self._cond:
+            return len(self._free)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.arena.nbytes)
+
+    def acquire(self, timeout: float | None = None) -> Slot:
+        """A free slot; blocks until one is released, or raises ``TimeoutError``."""
+        with self._cond:
+            if not self._free:
+                self.waits += 1
+                if not self._cond.wait_for(lambda: self._free, timeout):
+                    raise TimeoutError(
+                        f"no free hyperframe slot after {timeout:g} s: all {self.slot_count} "
+                        "slots are in flight; release finished hyperframes or raise max_in_flight"
+                    )
+            slot = self._free.pop()
+            slot.refs = 1
+            return slot
+
+    def release(self, slot: Slot) -> None:
+        """Drop one reference to ``slot``; the last one returns it to the pool."""
+        with self._cond:
+            if slot.refs <= 0 or self._slots[slot.index] is not slot:
+                raise ValueError(f"slot {slot.index} is not in use in this pool")
+            slot.refs -= 1
+            if slot.refs == 0:
+                self._free.append(slot)
+                self._cond.notify()
+
+
+@dataclass(eq=False)
+class HyperFrame:
+    """Frames ``(N, H, W, C)`` + optional depth ``(N, H, W)`` + per-frame timestamps.
+
+    ``first_index`` is the global index of ``frames[0]``; the first ``halo`` frames were
+    carried over from the previous hyperframe so that windows crossing the boundary see
+    their frames; ``overlap`` is how many earlier frames a window may need (what
+    :meth:`split` carries into its second half).
+    """
+
+    frames: np.ndarray
+    depth: np.ndarray | None = None
+    timestamps: np.ndarray | None = None
+    first_index: int = 0
+    halo: int = 0
+    overlap: int = 0
+    priority: float = 0.0
+    status: Status = Status.PENDING
+    retry_count: int = 0
+    created_at: float = field(default_factory=time.monotonic)
+    slot: Slot | None = field(default=None, repr=False)
+    pool: HyperFramePool | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.timestamps is None:
+            self.timestamps = np.arange(self.frame_count, dtype=np.float64)
+
+    @property
+    def frame_count(self) -> int:
+        return int(self.frames.shape[0])
+
+    @property
+    def new_frames(self) -> int:
+        """Frames that are not halo (each global frame is new in exactly one hyperframe)."""
+        return self.frame_count - self.halo
+
+    @property
+    def size_bytes(self) -> int:
+        depth = 0 if self.depth is None else self.depth.nbytes
+        return int(self.frames.nbytes + depth)
+
+    def split(self, i: int, halo: int | None = None) -> tuple[HyperFrame, HyperFrame]:
+        """Two hyperframes that are views of this one: frames ``[:i]`` and ``[i:]``.
+
+        The second one starts ``halo`` frames early (default: ``overlap``) so that its
+        windows still see their frames. Both share this one's slot: release each of them,
+        not this one.
+        """
+        if not 0 < i < self.frame_count:
+            raise ValueError(f"split index i={i!r} must be in [1, {self.frame_count - 1}]")
+        h = self.overlap if halo is None else halo
+        start = max(0, i - h)
+        parts = []
+        second_halo = max(i, self.halo) - start  # frames before i, or carried, are not new
+        spans = ((0, i, min(self.halo, i)), (start, self.frame_count, second_halo))
+        for lo, hi, part_halo in spans:
+            parts.append(HyperFrame(
+                frames=self.frames[lo:hi],
+                depth=None if self.depth is None else self.depth[lo:hi],
+                timestamps=self.timestamps[lo:hi],
+                first_index=self.first_index + lo, halo=part_halo, overlap=self.overlap,
+                priority=self.priority, retry_count=self.retry_count,
+                created_at=self.created_at, slot=self.slot, pool=self.pool,
+            ))
+        if self.slot is not None and self.pool is not None:
+            with self.pool._cond:
+                self.slot.refs += 1  # two views now hold what one held
+        return parts[0], parts[1]
+
+    def release(self) -> None:
+        """Give this hyperframe's slot back to its pool (no-op for free-standing ones)."""
+        if self.pool is not None and self.slot is not None:
+            self.pool.release(self.slot)
+            self.slot = None

@@ -1,0 +1,65 @@
+"""Arrays from other libraries in, the same library's arrays out.
+
+NumPy arrays pass through untouched. Host objects that speak DLPack (torch CPU
+tensors, JAX CPU arrays, ...) are viewed as NumPy without a copy, and results go back
+through the same library's ``from_dlpack``. Device arrays (CuPy, CUDA tensors) belong
+to the CUDA backend.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import BackendUnavailable
+
+DLPACK_CPU = 1
+
+
+def is_device_array(x: Any) -> bool:
+    """True for arrays that live on a GPU (CuPy, CUDA tensors through DLPack)."""
+    if hasattr(x, "__cuda_array_interface__"):
+        return True
+    if hasattr(x, "__dlpack_device__") and not isinstance(x, np.ndarray):
+        try:
+            return int(x.__dlpack_device__()[0]) != DLPACK_CPU
+        except Exception:
+            return False
+    return False
+
+
+def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
+    """``(array, back)``: a NumPy view of ``x`` and a function that converts results back."""
+    if isinstance(x, np.ndarray):
+        return x, _same
+    if is_device_array(x):
+        raise BackendUnavailable(
+            f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}); the CUDA "
+            "backend is not available in this version: pass a NumPy array instead "
+            "(e.g. cupy.asnumpy(x) or tensor.cpu())"
+        )
+    if hasattr(x, "__dlpack__"):
+        arr = np.from_dlpack(x)
+        return arr, _converter_for(x)
+    if isinstance(x, (list, tuple)) and x and all(isinstance(f, np.ndarray) for f in x):
+        return np.stack(x), _same
+    raise TypeError(
+        f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
+        f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"
+    )
+
+
+def _same(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _converter_for(x: Any) -> Callable[[np.ndarray], Any]:
+    top = type(x).__module__.split(".")[0]
+    try:
+        from_dlpack = importlib.import_module(top).from_dlpack
+    except (ImportError, AttributeError):
+        return _same
+    return from_dlpack

@@ -1,0 +1,72 @@
+"""Checks at the edge of the public API: one clear line naming the value and what is allowed."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
+CHANNELS = (1, 3, 4)
+
+
+def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) -> np.ndarray:
+    """Validate ``(N, H, W, C)`` frames (or ``(H, W, C)`` if ``allow_single``)."""
+    want = "(N, H, W, C) or (H, W, C)" if allow_single else "(N, H, W, C)"
+    if arr.ndim not in ((3, 4) if allow_single else (4,)):
+        raise ValueError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); every dimension must be >= 1")
+    if arr.shape[-1] not in CHANNELS:
+        raise ValueError(
+            f"{name} has C={arr.shape[-1]} channels (shape {arr.shape}); allowed: "
+            "1 (gray), 3 (RGB), 4 (RGBA)"
+        )
+    if arr.dtype not in DTYPES:
+        raise TypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32")
+    return arr
+
+
+def integer(value: object, name: str, low: int, high: int | None = None) -> int:
+    """An int in ``[low, high]``; bools and floats are refused."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if ok and value >= low and (high is None or value <= high):
+        return int(value)
+    span = f"[{low}, {high}]" if high is not None else f">= {low}"
+    raise ValueError(f"{name}={value!r} must be an integer {span}")
+
+
+def flag(value: object, name: str) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name}={value!r} must be True or False")
+
+
+def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarray:
+    """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN."""
+    want = frames_shape[:-1]
+    if arr.shape == want + (1,):
+        arr = arr[..., 0]
+    if arr.shape != want:
+        raise ValueError(
+            f"{name} has shape {arr.shape}; it must match frames {frames_shape} without the "
+            f"channel axis: {want}"
+        )
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} has dtype {arr.dtype}; depth must be numeric (float32 metres)")
+    arr = np.asarray(arr, np.float32)
+    nan = np.isnan(arr)
+    if nan.any():
+        where = tuple(int(i) for i in np.argwhere(nan)[0])
+        raise ValueError(
+            f"{name} contains {int(nan.sum())} NaN value(s), the first at index {where}; "
+            "depth must be a distance > 0 (use inf for sky)"
+        )
+    bad = arr <= 0
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} has {int(bad.sum())} value(s) <= 0, the first {float(arr[where])!r} at "
+            f"index {where}; depth must be a distance > 0 from the camera (use inf for sky)"
+        )
+    return arr

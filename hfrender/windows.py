@@ -1,0 +1,102 @@
+"""Banded window weights: which frames make each output frame (a value type).
+
+Produced by the sampler, consumed by the fusion backends. Also the index arithmetic that
+assigns sliding windows to hyperframes: a window belongs to the hyperframe in which its
+last frame is new (not halo), so every output frame is computed exactly once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class WindowWeights:
+    """Banded weight matrix: output ``k`` = ``sum_i rows[k, i] * frame[starts[k] + i]``.
+
+    ``starts`` are frame indices relative to the frames the backend is given (for a
+    hyperframe: including its halo frames). Rows are zero-padded to a common width.
+    """
+
+    starts: np.ndarray  # (M,) int64, non-decreasing
+    rows: np.ndarray  # (M, L) float64, each row sums to 1
+
+    @classmethod
+    def sliding(cls, weights: np.ndarray, count: int, stride: int, first: int = 0) -> WindowWeights:
+        """``count`` windows of the same ``weights``, ``stride`` frames apart."""
+        starts = first + stride * np.arange(count, dtype=np.int64)
+        rows = np.broadcast_to(np.asarray(weights, np.float64), (count, len(weights)))
+        return cls(starts, np.ascontiguousarray(rows))
+
+    @classmethod
+    def from_dense(cls, dense: np.ndarray) -> WindowWeights:
+        """From a dense ``(M, N)`` matrix whose rows have contiguous non-zero bands."""
+        dense = np.asarray(dense, np.float64)
+        nz = dense != 0
+        if not nz.any(axis=1).all():
+            raise ValueError("every output frame needs at least one non-zero weight")
+        starts = nz.argmax(axis=1)
+        ends = dense.shape[1] - nz[:, ::-1].argmax(axis=1)
+        width = int((ends - starts).max())
+        rows = np.zeros((dense.shape[0], width))
+        for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
+            rows[k, : e - s] = dense[k, s:e]
+        return cls(starts.astype(np.int64), rows)
+
+    @property
+    def count(self) -> int:
+        return len(self.starts)
+
+    @property
+    def width(self) -> int:
+        return self.rows.shape[1]
+
+    def ends(self) -> np.ndarray:
+        """One past the last frame with a non-zero weight, per output."""
+        nz = self.rows != 0
+        return self.starts + self.width - nz[:, ::-1].argmax(axis=1)
+
+    def frames_needed(self) -> int:
+        """Number of frames the windows reach (one past the last index used)."""
+        return int(self.ends().max()) if self.count else 0
+
+    def to_dense(self, n_frames: int) -> np.ndarray:
+        dense = np.zeros((self.count, n_frames))
+        for k in range(self.count):
+            s = int(self.starts[k])
+            row = self.rows[k][: max(0, n_frames - s)]
+            dense[k, s : s + len(row)] = row
+        return dense
+
+    def shifted(self, offset: int) -> WindowWeights:
+        """The same windows with frame indices moved by ``-offset``."""
+        return WindowWeights(self.starts - offset, self.rows)
+
+    def select(self, ks: slice | np.ndarray) -> WindowWeights:
+        return WindowWeights(self.starts[ks], self.rows[ks])
+
+
+def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: int,
+                    frame_count: int) -> tuple[int, WindowWeights]:
+    """The sliding windows that a hyperframe computes, as ``(first_output, windows)``.
+
+    A hyperframe holds global frames ``[first_index, first_index + frame_count)``, of which
+    the first ``halo`` were carried over. It computes output ``k`` (window
+    ``[k*stride, k*stride + len(weights))``) when the window's last frame is one of its new
+    frames; ``windows.starts`` are relative to its ``frames[0]``. Raises ``ValueError`` if a
+    window it must compute starts before its first frame (too little halo).
+    """
+    window = len(weights)
+    lo_last = first_index + halo  # smallest global index of a new frame
+    hi_last = first_index + frame_count - 1
+    k0 = max(0, -(-(lo_last - window + 1) // stride))  # ceil
+    k1 = (hi_last - window + 1) // stride  # floor
+    count = max(0, k1 - k0 + 1)
+    if count and k0 * stride < first_index:
+        raise ValueError(
+            f"window of output {k0} starts at frame {k0 * stride} but the hyperframe starts "
+            f"at frame {first_index}: it needs a halo of at least {window - stride} frames"
+        )
+    return k0, WindowWeights.sliding(weights, count, stride, k0 * stride - first_index)

@@ -1,0 +1,46 @@
+import zlib
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def rng(request):
+    """A generator seeded from the test's own id: fresh per case, reproducible."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+def srgb_encode(x):
+    """Reference sRGB encoding (IEC 61966-2-1), written out independently of hfrender."""
+    x = np.clip(np.asarray(x, np.float64), 0, 1)
+    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+
+
+def srgb_decode(v):
+    v = np.asarray(v, np.float64)
+    return np.where(v <= 0.04045, v / 12.92, np.power((v + 0.055) / 1.055, 2.4))
+
+
+def reference_blur(frames, weights, stride, linear_light):
+    """Dense float64 reference of motion_blur: decode, weighted sum, encode, round."""
+    frames = np.asarray(frames)
+    w = np.asarray(weights, np.float64)
+    w = w / w.sum()
+    n, window = len(frames), len(w)
+    m = (n - window) // stride + 1
+    idx = np.arange(m)[:, None] * stride + np.arange(window)
+    if frames.dtype.kind == "f":
+        return np.einsum("kj...,j->k...", frames.astype(np.float64)[idx], w)
+    top = np.iinfo(frames.dtype).max
+    v = frames.astype(np.float64) / top
+    if linear_light:
+        lin = srgb_decode(v)
+        if frames.shape[-1] == 4:
+            lin[..., 3] = v[..., 3]
+        mix = np.einsum("kj...,j->k...", lin[idx], w)
+        enc = srgb_encode(mix)
+        if frames.shape[-1] == 4:
+            enc[..., 3] = np.clip(mix[..., 3], 0, 1)
+        return np.floor(enc * top + 0.5)
+    # code values: sum the integers themselves so that exact halves stay exact
+    return np.floor(np.einsum("kj...,j->k...", frames.astype(np.float64)[idx], w) + 0.5)

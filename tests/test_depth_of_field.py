@@ -1,0 +1,134 @@
+import numpy as np
+import pytest
+from conftest import srgb_decode
+
+import hfrender as hf
+
+# 50 mm f/1.4 focused at 1 m; a 3 m plane on a 256 px wide 36 mm sensor
+FOCUS, FSTOP, WIDTH = 1.0, 1.4, 256
+SMALL = 9.0  # sensor width (mm) that gives small test images large blur
+LENS = dict(focus_distance=FOCUS, f_stop=FSTOP, sensor_width_mm=SMALL)
+
+
+def thin_lens_coc_px(s2, s1=FOCUS, n=FSTOP, f_mm=50.0, sensor_mm=36.0, width=WIDTH):
+    f = f_mm / 1000
+    rel = 1.0 if np.isinf(s2) else abs(s2 - s1) / s2
+    return (f_mm / n) * rel * f / (s1 - f) / sensor_mm * width  # sensor mm -> pixels
+
+
+def test_coc_formula_values():
+    lens = hf.Lens(FOCUS, FSTOP)
+    assert lens.coc_px(3.0, WIDTH) == pytest.approx(thin_lens_coc_px(3.0))
+    # by hand: 35.714 mm * (2/3) * 0.05/0.95 = 1.2531 mm on the sensor -> 8.911 px
+    assert lens.coc_px(3.0, WIDTH) == pytest.approx(8.911, abs=1e-3)
+    assert lens.coc_px(np.inf, WIDTH) == pytest.approx(thin_lens_coc_px(np.inf))
+    assert lens.coc_px(FOCUS, WIDTH) == 0.0
+
+
+@pytest.mark.parametrize("s2", [3.0, 6.0, np.inf, 0.6])
+def test_point_spreads_to_the_thin_lens_coc(s2):
+    h = w = 64
+    img = np.zeros((h, w, 1), np.float32)
+    img[32, 32] = 1.0
+    depth = np.full((h, w), s2, np.float32)
+    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=FSTOP,
+                            sensor_width_mm=36.0 * w / WIDTH)  # same angle of view as 256 px
+    c = thin_lens_coc_px(s2)  # a 9 mm sensor at 64 px = a 36 mm one at 256 px
+    lit = out[..., 0] > 0
+    row_extent = lit[32].sum()
+    area_diameter = 2 * np.sqrt(lit.sum() / np.pi)
+    assert abs(row_extent - c) <= 1.5, (row_extent, c)
+    assert abs(area_diameter - c) <= 1.5, (area_diameter, c)
+    assert out.sum() == pytest.approx(1.0, rel=1e-5)  # energy conserved
+
+
+def test_in_focus_point_stays_one_pixel():
+    img = np.zeros((32, 32, 3), np.uint8)
+    img[10, 20] = 255
+    depth = np.full((32, 32), FOCUS, np.float32)
+    depth[:, :5] = np.inf  # a defocused background elsewhere does not matter
+    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=FSTOP)
+    assert out.dtype == np.uint8
+    assert np.argwhere(out[..., 0] > 0).tolist() == [[10, 20]]
+    assert out[10, 20].tolist() == [255, 255, 255]
+
+
+def _square_scene(rng, fg_depth, bg_depth, size=72, half=12):
+    """A red square (foreground) over a green/blue textured background, linear float."""
+    img = np.zeros((size, size, 3), np.float32)
+    img[..., 1:] = rng.random((size, size, 2), dtype=np.float32)
+    depth = np.full((size, size), bg_depth, np.float32)
+    c = size // 2
+    sq = (slice(c - half, c + half), slice(c - half, c + half))
+    img[sq] = (1.0, 0.0, 0.0)
+    depth[sq] = fg_depth
+    return img, depth, sq
+
+
+def test_in_focus_foreground_stays_sharp_over_blurred_background(rng):
+    img, depth, sq = _square_scene(rng, fg_depth=FOCUS, bg_depth=4.0)
+    out = hf.depth_of_field(img, depth, **LENS)
+    r = hf.Lens(FOCUS, FSTOP, sensor_width_mm=SMALL).coc_px(4.0, 72) / 2
+    assert r > 3  # the background really is blurred
+    np.testing.assert_array_equal(out[sq], img[sq])  # no background bleeds onto it
+    outside = np.ones((72, 72), bool)
+    outside[sq] = False
+    assert out[outside][:, 0].max() == 0.0  # the sharp square does not spread
+    assert np.abs(out[outside] - img[outside]).max() > 0.05  # while the background blurs
+
+
+def test_defocused_foreground_spreads_over_sharp_background(rng):
+    img, depth, sq = _square_scene(rng, fg_depth=0.5, bg_depth=FOCUS)
+    out = hf.depth_of_field(img, depth, **LENS)
+    r = hf.Lens(FOCUS, FSTOP, sensor_width_mm=SMALL).coc_px(0.5, 72) / 2
+    assert r > 4
+    edge = sq[1].stop  # first background column right of the square
+    row = out[36, :, 0]
+    # red spreads about r pixels into the background, fading with distance
+    assert row[edge] > 0.3 and row[edge + int(r) - 2] > 0
+    assert np.all(np.diff(row[edge : edge + int(r) + 1]) <= 1e-6)
+    assert row[edge + int(r) + 1 :].max() == 0.0
+    far = (slice(0, 8), slice(0, 8))  # background beyond the blur is untouched
+    np.testing.assert_array_equal(out[far], img[far])
+
+
+def test_energy_is_conserved_away_from_borders(rng):
+    h = w = 80
+    img = np.zeros((h, w, 3), np.float32)
+    img[20:60, 20:60] = rng.random((40, 40, 3), dtype=np.float32) * 4  # HDR values too
+    depth = np.full((h, w), 0.45, np.float32)
+    out = hf.depth_of_field(img, depth, **LENS)
+    assert hf.Lens(FOCUS, FSTOP, sensor_width_mm=SMALL).coc_px(0.45, w) > 10
+    np.testing.assert_allclose(out.sum(axis=(0, 1)), img.sum(axis=(0, 1)), rtol=1e-5)
+
+
+def test_energy_in_linear_light_for_srgb_frames(rng):
+    img = np.zeros((48, 48, 3), np.uint8)
+    img[18:30, 18:30] = rng.integers(0, 256, (12, 12, 3))
+    depth = np.full((48, 48), 3.0, np.float32)
+    out = hf.depth_of_field(img, depth, **LENS)
+    lin_in = srgb_decode(img / 255).sum()
+    lin_out = srgb_decode(out / 255).sum()
+    assert lin_out == pytest.approx(lin_in, rel=0.01)  # 8-bit rounding of many dim pixels
+    # code-value blending would not conserve light: the mean code value is kept instead
+    cv = hf.depth_of_field(img, depth, **LENS, linear_light=False)
+    assert abs(srgb_decode(cv / 255).sum() - lin_in) > 0.02 * lin_in
+
+
+def test_max_coc_px_caps_the_spread():
+    img = np.zeros((64, 64, 1), np.float32)
+    img[32, 32] = 1.0
+    depth = np.full((64, 64), 0.3, np.float32)
+    out = hf.depth_of_field(img, depth, **LENS, max_coc_px=5)
+    assert (out[32, :, 0] > 0).sum() == 5
+
+
+def test_stack_of_frames_each_with_its_depth(rng):
+    frames = rng.random((3, 20, 20, 3), dtype=np.float32)
+    depth = np.stack([np.full((20, 20), d, np.float32) for d in (FOCUS, 3.0, np.inf)])
+    out = hf.depth_of_field(frames, depth, **LENS)
+    np.testing.assert_array_equal(out[0], frames[0])
+    for k in (1, 2):
+        single = hf.depth_of_field(frames[k], depth[k], **LENS)
+        np.testing.assert_allclose(out[k], single, rtol=1e-6)
+        assert not np.allclose(out[k], frames[k])

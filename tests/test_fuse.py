@@ -1,0 +1,42 @@
+import numpy as np
+
+import hfrender as hf
+
+LENS = hf.Lens(1.0, 1.4, sensor_width_mm=9.0)
+
+
+def test_fuse_is_defocus_per_sub_frame_then_weighted_windows(rng):
+    n, h, w = 7, 24, 24
+    frames = rng.random((n, h, w, 3), dtype=np.float32)
+    depth = rng.choice([1.0, 2.5, np.inf], size=(n, 1, 1)).astype(np.float32) * np.ones((h, w))
+    depth[:, 8:16, 8:16] = 0.6  # a near square in every sub-frame
+    hyper = hf.HyperFrame(frames, depth.astype(np.float32))
+    ww = hf.WindowWeights.from_dense(np.array([
+        [0.2, 0.3, 0.5, 0, 0, 0, 0],
+        [0, 0, 0.25, 0.25, 0.25, 0.25, 0],  # overlapping windows share frame 2
+        [0, 0, 0, 0, 0, 0.4, 0.6],
+    ]))
+    out = hf.fuse(hyper, ww, lens=LENS)
+    dof = np.stack([hf.depth_of_field(frames[j], depth[j], focus_distance=1.0, f_stop=1.4,
+                                      sensor_width_mm=9.0) for j in range(n)])
+    expected = np.einsum("kj,jhwc->khwc", ww.to_dense(n), dof)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_fuse_uint8_rgba_frames_like_the_renderer_writes(rng):
+    frames = rng.integers(0, 256, (8, 10, 12, 4), dtype=np.uint8)
+    hyper = hf.HyperFrame(frames, np.full((8, 10, 12), 1.0, np.float32))
+    ww = hf.WindowWeights.sliding(hf.curve_weights("box", 4), 2, 4)
+    out = hf.fuse(hyper, ww, lens=LENS)  # all in focus: pure motion blur
+    np.testing.assert_array_equal(out, hf.motion_blur(frames, 4))
+    assert out.dtype == np.uint8 and out.shape == (2, 10, 12, 4)
+
+
+def test_window_weights_dense_round_trip(rng):
+    dense = np.zeros((3, 9))
+    dense[0, 0:3] = rng.random(3) + 0.1
+    dense[1, 2:7] = rng.random(5) + 0.1
+    dense[2, 6:9] = rng.random(3) + 0.1
+    ww = hf.WindowWeights.from_dense(dense)
+    assert ww.starts.tolist() == [0, 2, 6] and ww.width == 5
+    np.testing.assert_array_equal(ww.to_dense(9), dense)

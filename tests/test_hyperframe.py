@@ -1,0 +1,174 @@
+import threading
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hfrender as hf
+from hfrender.hyperframe import Status
+
+
+def make_pool(capacity=8, slots=3, shape=(6, 5, 3), depth=False, dtype=np.uint8):
+    return hf.HyperFramePool(shape, dtype, capacity, depth=depth, slots=slots)
+
+
+def test_pool_is_one_arena_of_fixed_slots():
+    pool = hf.HyperFramePool((4, 6, 4), np.uint8, capacity=5, depth=True, max_in_flight=2)
+    assert pool.slot_count == 3  # ceil(2 x 1.5)
+    slots = [pool.acquire() for _ in range(3)]
+    for s in slots:
+        assert s.frames.shape == (5, 4, 6, 4) and s.depth.shape == (5, 4, 6)
+        assert np.shares_memory(s.frames, pool.arena) and np.shares_memory(s.depth, pool.arena)
+        assert s.frames.ctypes.data % 4096 == 0
+    for a in slots:
+        for b in slots:
+            if a is not b:
+                assert not np.shares_memory(a.frames, b.frames)
+    assert pool.nbytes >= 3 * 5 * (4 * 6 * 4 + 4 * 6 * 4)
+
+
+def test_acquire_blocks_until_release_and_times_out():
+    pool = make_pool(slots=1)
+    slot = pool.acquire()
+    with pytest.raises(TimeoutError, match="no free hyperframe slot after 0.05 s: all 1 slots"):
+        pool.acquire(timeout=0.05)
+    got = []
+    t = threading.Thread(target=lambda: got.append(pool.acquire(timeout=5)))
+    t.start()
+    time.sleep(0.1)
+    assert got == [] and t.is_alive()  # blocked: back-pressure
+    pool.release(slot)
+    t.join(2)
+    assert got == [slot] and pool.waits == 2
+
+
+def test_release_twice_is_an_error():
+    pool = make_pool()
+    slot = pool.acquire()
+    pool.release(slot)
+    with pytest.raises(ValueError, match="slot 0 is not in use"):
+        pool.release(slot)
+
+
+def test_split_returns_views_and_shares_the_slot(rng):
+    pool = make_pool(capacity=10, depth=True)
+    b = hf.HyperFrameBuilder(pool, halo=0)
+    for j in range(10):
+        out = b.push(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8), t=j / 30,
+                     depth=np.full((6, 5), j, np.float32))
+    hf_ = out
+    assert hf_.frame_count == 10 and hf_.size_bytes == 10 * (6 * 5 * 3 + 6 * 5 * 4)
+    assert hf_.status is Status.PENDING and hf_.retry_count == 0 and hf_.created_at > 0
+    a, c = hf_.split(4, halo=2)
+    assert np.shares_memory(a.frames, hf_.frames) and np.shares_memory(c.frames, hf_.frames)
+    assert a.frame_count == 4 and c.frame_count == 8 and c.halo == 2 and c.first_index == 2
+    assert c.depth[0, 0, 0] == 2 and np.allclose(c.timestamps, np.arange(2, 10) / 30)
+    free = pool.free_count
+    a.release()
+    assert pool.free_count == free  # c still holds the slot
+    c.release()
+    assert pool.free_count == free + 1
+    with pytest.raises(ValueError, match=r"split index i=10 must be in \[1, 9\]"):
+        hf_.split(10)
+
+
+def test_builder_carries_halo_frames_and_flushes_the_rest(rng):
+    pool = make_pool(capacity=6)
+    b = hf.HyperFrameBuilder(pool, halo=2)
+    frames = rng.integers(0, 256, (15, 6, 5, 3), dtype=np.uint8)
+    got = []
+    for j, f in enumerate(frames):
+        out = b.push(f, t=j * 0.5)
+        if out is not None:
+            got.append(out)
+            out_copy = (out.first_index, out.halo, out.frames.copy(), out.timestamps.copy())
+            out.release()
+            got[-1] = out_copy
+    last = b.flush_remaining()
+    got.append((last.first_index, last.halo, last.frames.copy(), last.timestamps.copy()))
+    last.release()
+    assert [(g[0], g[1], len(g[2])) for g in got] == [(0, 0, 6), (4, 2, 6), (8, 2, 6), (12, 2, 3)]
+    for first, _, fr, ts in got:
+        np.testing.assert_array_equal(fr, frames[first : first + len(fr)])
+        np.testing.assert_allclose(ts, np.arange(first, first + len(fr)) * 0.5)
+    assert b.flush_remaining() is None and pool.free_count == pool.slot_count
+
+
+def test_no_allocation_after_warm_up(rng):
+    pool = make_pool(capacity=16, shape=(64, 64, 4))
+    b = hf.HyperFrameBuilder(pool, halo=3)
+    frame = rng.integers(0, 256, (64, 64, 4), dtype=np.uint8)
+
+    def cycle(n):
+        for j in range(n):
+            out = b.push(frame, t=j)
+            if out is not None:
+                out.release()
+
+    cycle(40)  # warm-up
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    cycle(400)  # 30 hyperframes
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(d.size_diff for d in after.compare_to(before, "filename") if d.size_diff > 0)
+    assert grown < 16 * 1024, grown  # far below one 16 KiB frame: nothing per frame
+
+
+def test_auto_granularity_follows_memory_and_output_frames():
+    fb = 640 * 360 * 4
+    # plenty of memory: the cap, rounded down to halo + whole outputs of 8 sub-frames
+    assert hf.auto_granularity(fb, frames_per_output=8, halo=0, cap=64, free_bytes=1 << 40) == 64
+    assert hf.auto_granularity(fb, frames_per_output=8, halo=3, cap=64, free_bytes=1 << 40) == 59
+    # little memory: free / frame_bytes / 2 shared by 3 slots = 20 -> 2 outputs of 8
+    assert hf.auto_granularity(fb, frames_per_output=8, slots=3, free_bytes=fb * 120) == 16
+    # never less than one output frame
+    assert hf.auto_granularity(fb, frames_per_output=8, halo=2, free_bytes=fb) == 10
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 40), window=st.integers(1, 6), stride=st.integers(1, 4),
+       extra=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
+def test_hyperframes_with_halo_compute_every_window_once(n, window, stride, extra, seed):
+    """Streaming through small hyperframes gives motion_blur over the whole sequence."""
+    if window > n:
+        return
+    rng = np.random.default_rng(seed)
+    frames = rng.integers(0, 256, (n, 3, 2, 3), dtype=np.uint8)
+    w = hf.curve_weights("triangle", window)
+    halo = window - 1
+    pool = make_pool(capacity=halo + extra, shape=(3, 2, 3))
+    b = hf.HyperFrameBuilder(pool, halo=halo)
+    outputs = {}
+
+    def consume(h):
+        k0, ww = hf.sliding_in_span(w, stride, h.first_index, h.halo, h.frame_count)
+        parts = [(k0, ww, h)]
+        if h.frame_count > 1:  # also check that split halves compute the same windows
+            i = int(rng.integers(1, h.frame_count))
+            parts = []
+            for part in h.split(i):
+                pk0, pww = hf.sliding_in_span(w, stride, part.first_index, part.halo,
+                                              part.frame_count)
+                parts.append((pk0, pww, part))
+        for pk0, pww, part in parts:
+            res = hf.fuse(part, pww, linear_light=False)
+            for i in range(pww.count):
+                assert pk0 + i not in outputs, "window computed twice"
+                outputs[pk0 + i] = res[i]
+            part.release()
+
+    for j, f in enumerate(frames):
+        h = b.push(f, t=j)
+        if h is not None:
+            consume(h)
+    h = b.flush_remaining()
+    if h is not None:
+        consume(h)
+    expected = hf.motion_blur(frames, window, stride=stride, weights=w, linear_light=False)
+    assert sorted(outputs) == list(range(len(expected)))
+    np.testing.assert_array_equal(np.stack([outputs[k] for k in sorted(outputs)]), expected)
+    assert pool.free_count == pool.slot_count

@@ -1,0 +1,99 @@
+import logging
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender import backends
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class HostDLPack:
+    """A foreign host array that only speaks DLPack (as torch CPU tensors do)."""
+
+    def __init__(self, arr):
+        self._arr = arr
+
+    def __dlpack__(self, **kwargs):
+        return self._arr.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._arr.__dlpack_device__()
+
+
+class FakeCudaArray:
+    __cuda_array_interface__ = {"shape": (2, 2, 2, 3), "typestr": "|u1", "version": 3,
+                                "data": (0, False)}
+
+
+def test_dlpack_object_in_numpy_out_without_a_copy(rng):
+    frames = rng.integers(0, 256, (6, 3, 4, 3), dtype=np.uint8)
+    out = hf.motion_blur(HostDLPack(frames), 3, linear_light=False)
+    assert isinstance(out, np.ndarray)  # the wrapper's module has no from_dlpack
+    np.testing.assert_array_equal(out, hf.motion_blur(frames, 3, linear_light=False))
+    assert np.shares_memory(np.from_dlpack(HostDLPack(frames)), frames)
+
+
+def test_list_of_frames_is_accepted(rng):
+    frames = rng.random((4, 2, 3, 1), dtype=np.float32)
+    out = hf.motion_blur(list(frames), 2)
+    np.testing.assert_allclose(out, hf.motion_blur(frames, 2))
+
+
+def test_torch_tensor_in_torch_tensor_out(rng):
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    frames = rng.integers(0, 256, (6, 3, 4, 3), dtype=np.uint8)
+    out = hf.motion_blur(torch.from_numpy(frames), 2, stride=1)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.uint8
+    np.testing.assert_array_equal(out.numpy(), hf.motion_blur(frames, 2, stride=1))
+
+
+def test_gpu_arrays_raise_backend_unavailable_naming_the_fix():
+    with pytest.raises(hf.BackendUnavailable, match=r"frames is a GPU array .*FakeCudaArray.*"
+                                                    r"pass a NumPy array instead"):
+        hf.motion_blur(FakeCudaArray(), 1)
+
+
+def test_explicit_cuda_backend_is_unavailable_with_a_reason():
+    with pytest.raises(hf.BackendUnavailable, match=r"hfrender\[cuda\]|CUDA fusion kernels"):
+        hf.get_backend("cuda")
+
+
+def test_backend_chosen_by_flag_then_environment(monkeypatch, caplog):
+    monkeypatch.setenv("HFRENDER_BACKEND", "cpu")
+    assert backends.resolve_name(None) == "cpu"
+    assert backends.resolve_name("auto") == "auto"
+    monkeypatch.setenv("HFRENDER_BACKEND", "tpu")
+    with pytest.raises(ValueError, match=r"HFRENDER_BACKEND='tpu' is not a backend"):
+        hf.get_backend()
+    monkeypatch.delenv("HFRENDER_BACKEND")
+    monkeypatch.setattr(backends, "_cache", {})
+    with caplog.at_level(logging.INFO, logger="hfrender.backends"):
+        assert hf.get_backend().name == "cpu"
+    assert "backend auto: using cpu (cuda unavailable:" in caplog.text
+
+
+def test_import_needs_no_optional_part():
+    code = ("import sys, hfrender; heavy = {'moderngl', 'glfw', 'cupy', 'ray', 'torch', "
+            "'imageio_ffmpeg', 'rich'} & set(sys.modules); print(sorted(heavy))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "[]"
+
+
+def test_shaders_found_in_checkout_and_shipped_in_the_wheel(tmp_path):
+    from hfrender.resources import shader_dir, shader_path
+
+    assert shader_dir() == ROOT / "shaders"
+    assert shader_path("README.md").read_text().startswith("# shaders")
+    with pytest.raises(FileNotFoundError, match="shader 'cuda/none.cu' not found"):
+        shader_path("cuda/none.cu")
+    subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d",
+                    str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    wheel = next(tmp_path.glob("hfrender-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "hfrender/_shaders/README.md" in names and "hfrender/py.typed" in names

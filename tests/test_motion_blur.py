@@ -1,0 +1,105 @@
+import numpy as np
+import pytest
+from conftest import reference_blur, srgb_encode
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hfrender as hf
+
+
+def test_box_blur_of_moving_edge_is_a_linear_ramp():
+    # a white half-plane whose edge moves 3 px per frame; float32 = linear light
+    width, speed, window = 80, 3, 8
+    x = np.arange(width)
+    frames = np.stack([(x < 20 + speed * j).astype(np.float32) for j in range(window)])
+    frames = np.repeat(frames[:, None, :, None], 4, axis=1)  # (8, 4, 80, 1)
+    out = hf.motion_blur(frames, window)[0, 0, :, 0]
+    # pixel x is white in the frames j with x < 20 + 3j: all 8 left of 20, then one frame
+    # fewer every 3 px: a staircase ramp from 1 to 0 over the distance the edge travels
+    covered = np.clip(window - np.floor((x - 20) / speed) - 1, 0, window)
+    np.testing.assert_allclose(out, covered / window, atol=1e-6)
+    ramp = out[(out > 0) & (out < 1)]
+    assert len(ramp) == speed * (window - 1)  # the edge's travel between first and last frame
+    assert np.all(np.diff(out) <= 0)
+
+
+def test_linear_light_and_code_value_blending_differ_as_srgb_says():
+    frames = np.zeros((2, 1, 1, 3), np.uint8)
+    frames[1] = 255
+    code = hf.motion_blur(frames, 2, linear_light=False)[0, 0, 0]
+    light = hf.motion_blur(frames, 2, linear_light=True)[0, 0, 0]
+    assert code.tolist() == [128, 128, 128]  # 127.5 rounds up
+    expected = int(np.floor(255 * srgb_encode(0.5) + 0.5))  # 0.7354 * 255 = 187.5
+    assert expected == 188
+    assert light.tolist() == [expected] * 3
+
+
+def test_alpha_is_blended_linearly_in_linear_light_mode():
+    frames = np.zeros((2, 1, 1, 4), np.uint8)
+    frames[1] = 255
+    out = hf.motion_blur(frames, 2)[0, 0, 0]
+    assert out.tolist() == [188, 188, 188, 128]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("channels", [1, 3, 4])
+@pytest.mark.parametrize("linear", [True, False])
+@pytest.mark.parametrize("weights", ["box", "triangle", "gaussian"])
+def test_matches_float64_reference(rng, dtype, channels, linear, weights):
+    n, window, stride = 11, 4, 1 if weights == "box" else 2
+    if dtype == np.float32:
+        frames = rng.random((n, 5, 7, channels), dtype=np.float32)
+    else:
+        frames = rng.integers(0, np.iinfo(dtype).max + 1, (n, 5, 7, channels)).astype(dtype)
+    out = hf.motion_blur(frames, window, stride=stride, weights=weights, linear_light=linear)
+    ref = reference_blur(frames, hf.curve_weights(weights, window), stride, linear)
+    assert out.dtype == frames.dtype and out.shape == ref.shape
+    tol = 1e-5 if dtype == np.float32 else 1  # one code value (LUT quantisation)
+    np.testing.assert_allclose(out.astype(np.float64), ref, atol=tol, rtol=1e-5)
+    if dtype != np.float32 and not linear and weights == "box":
+        assert np.array_equal(out, ref)  # integer running sums are exact
+
+
+def test_running_sums_equal_direct_sums_over_a_long_sequence(rng):
+    frames = rng.integers(0, 256, (300, 3, 4, 3), dtype=np.uint8)
+    for linear in (True, False):
+        box = hf.motion_blur(frames, 16, stride=1, linear_light=linear)
+        ref = reference_blur(frames, np.ones(16), 1, linear)
+        assert np.abs(box.astype(int) - ref).max() <= (1 if linear else 0)
+
+
+def test_user_weights_are_normalised(rng):
+    frames = rng.integers(0, 256, (6, 2, 2, 3), dtype=np.uint8)
+    a = hf.motion_blur(frames, 3, weights=[1, 2, 1], linear_light=False)
+    b = hf.motion_blur(frames, 3, weights=np.array([10.0, 20.0, 10.0]), linear_light=False)
+    assert np.array_equal(a, b)
+    ref = reference_blur(frames, [0.25, 0.5, 0.25], 3, False)
+    assert np.abs(a.astype(int) - ref).max() <= 1
+
+
+def test_stride_defaults_to_window_and_counts_outputs(rng):
+    frames = rng.random((10, 2, 2, 1), dtype=np.float32)
+    assert hf.motion_blur(frames, 3).shape[0] == 3  # (10 - 3) // 3 + 1
+    assert hf.motion_blur(frames, 3, stride=1).shape[0] == 8
+    assert hf.motion_blur(frames, 3, stride=4).shape[0] == 2
+    np.testing.assert_allclose(hf.motion_blur(frames, 3, stride=4)[1], frames[4:7].mean(0),
+                               rtol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 9), h=st.integers(1, 4), w=st.integers(1, 4),
+       c=st.sampled_from([1, 3, 4]), dtype=st.sampled_from(["uint8", "uint16", "float32"]),
+       data=st.data())
+def test_shape_and_dtype_rules(n, h, w, c, dtype, data):
+    window = data.draw(st.integers(1, n))
+    stride = data.draw(st.integers(1, 5))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    frames = (rng.random((n, h, w, c)) * (1 if dtype == "float32" else 255)).astype(dtype)
+    out = hf.motion_blur(frames, window, stride=stride, linear_light=False)
+    m = (n - window) // stride + 1
+    assert out.shape == (m, h, w, c) and out.dtype == frames.dtype
+    # a convex blend never leaves the range of its window
+    for k in range(m):
+        win = frames[k * stride : k * stride + window].astype(np.float64)
+        assert np.all(out[k] >= win.min(0) - 1e-6) and np.all(out[k] <= win.max(0) + 1e-6)

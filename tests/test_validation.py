@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+
+import hfrender as hf
+
+F = np.zeros((5, 4, 4, 3), np.uint8) + 7
+D = np.full((5, 4, 4), 2.0, np.float32)
+LENS = dict(focus_distance=2.0, f_stop=2.8)
+
+
+@pytest.mark.parametrize("frames, window, kwargs, exc, message", [
+    (np.zeros((4, 4, 3), np.uint8), 2, {}, ValueError,
+     r"frames must have shape \(N, H, W, C\); got 3-D shape \(4, 4, 3\)"),
+    (np.zeros((0, 4, 4, 3), np.uint8), 1, {}, ValueError,
+     r"frames is empty \(shape \(0, 4, 4, 3\)\); every dimension must be >= 1"),
+    (np.zeros((3, 4, 4, 2), np.uint8), 1, {}, ValueError,
+     r"frames has C=2 channels \(shape \(3, 4, 4, 2\)\); allowed: 1 \(gray\), 3 \(RGB\), 4"),
+    (np.zeros((3, 4, 4, 3), np.int64), 1, {}, TypeError,
+     r"frames has dtype int64; allowed: uint8, uint16, float32"),
+    (np.zeros((3, 4, 4, 3), np.float64), 1, {}, TypeError, r"frames has dtype float64"),
+    (F, 0, {}, ValueError, r"window=0 must be an integer \[1, 5\]"),
+    (F, 6, {}, ValueError, r"window=6 must be an integer \[1, 5\]"),
+    (F, 2.5, {}, ValueError, r"window=2.5 must be an integer \[1, 5\]"),
+    (F, 2, {"stride": 0}, ValueError, r"stride=0 must be an integer >= 1"),
+    (F, 2, {"weights": "sinc"}, ValueError,
+     r"weights='sinc' is not a shutter curve; use one of box, triangle, gaussian"),
+    (F, 2, {"weights": [1, 2, 3]}, ValueError, r"weights has shape \(3,\); .* shape \(2,\)"),
+    (F, 2, {"weights": [1, -1]}, ValueError, r"weights must be finite, >= 0, and not all zero"),
+    (F, 2, {"linear_light": "yes"}, TypeError, r"linear_light='yes' must be True or False"),
+    (F, 2, {"backend": "opencl"}, ValueError,
+     r"backend='opencl' is not a backend; choose one of auto, cpu, cuda"),
+    ("frames.mp4", 2, {}, TypeError, r"frames must be a NumPy array, an object with __dlpack__"),
+])
+def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
+    with pytest.raises(exc, match=message):
+        hf.motion_blur(frames, window, **kwargs)
+
+
+@pytest.mark.parametrize("depth, kwargs, exc, message", [
+    (np.full((5, 4, 5), 2.0), {}, ValueError,
+     r"depth has shape \(5, 4, 5\); it must match frames \(5, 4, 4, 3\) .*: \(5, 4, 4\)"),
+    (np.where(np.arange(80).reshape(5, 4, 4) == 17, np.nan, 2.0), {}, ValueError,
+     r"depth contains 1 NaN value\(s\), the first at index \(1, 0, 1\); .*use inf for sky"),
+    (np.where(np.arange(80).reshape(5, 4, 4) == 3, -1.0, 2.0), {}, ValueError,
+     r"depth has 1 value\(s\) <= 0, the first -1.0 at index \(0, 0, 3\)"),
+    (D, {"f_stop": 0}, ValueError, r"f_stop=0 must be a finite number > 0"),
+    (D, {"f_stop": -2.0}, ValueError, r"f_stop=-2.0 must be a finite number > 0"),
+    (D, {"focus_distance": 0.05}, ValueError,
+     r"focus_distance=0.05 must be a finite distance in metres greater than the focal "
+     r"length \(0.05 m for focal_length_mm=50\)"),
+    (D, {"focus_distance": 0.2, "focal_length_mm": 300}, ValueError,
+     r"focus_distance=0.2 .* \(0.3 m for focal_length_mm=300\)"),
+    (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 must be a finite number > 0"),
+    (D, {"sensor_width_mm": float("nan")}, ValueError, r"sensor_width_mm=nan must be"),
+])
+def test_depth_of_field_bad_input(depth, kwargs, exc, message):
+    args = {**LENS, **kwargs}
+    with pytest.raises(exc, match=message):
+        hf.depth_of_field(F, depth, **args)
+
+
+def test_single_frame_needs_matching_single_depth():
+    with pytest.raises(ValueError, match=r"depth has shape \(1, 3, 4\); it must match"):
+        hf.depth_of_field(F[0], np.full((3, 4), 2.0), **LENS)
+
+
+def test_fuse_rejects_windows_beyond_the_hyperframe():
+    h = hf.HyperFrame(F)
+    with pytest.raises(ValueError, match=r"weights reach frames \[3, 6\) but the hyperframe "
+                                         r"holds 5 frames"):
+        hf.fuse(h, hf.WindowWeights.sliding(np.ones(3) / 3, 1, 1, first=3))
+    with pytest.raises(ValueError, match="lens given but the hyperframe has no depth plane"):
+        hf.fuse(h, hf.WindowWeights.sliding(np.ones(1), 1, 1), lens=hf.Lens(2.0, 2.8))
+
+
+def test_nothing_written_into_caller_arrays_on_error():
+    frames = F.copy()
+    with pytest.raises(ValueError):
+        hf.motion_blur(frames, 9)
+    assert np.array_equal(frames, F)
