@@ -13,7 +13,7 @@ import logging
 
 from hfrender.backends import get_backend
 from hfrender.builder import HyperFrameBuilder, auto_granularity
-from hfrender.effects import depth_of_field, fuse, motion_blur
+from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.hyperframe import HostStorage, HyperFrame, HyperFramePool, Status
 from hfrender.optics import Lens
@@ -25,7 +25,8 @@ __version__ = "0.1.0"
 __all__ = [
     "BackendUnavailable", "HFRenderError", "HostStorage", "HyperFrame", "HyperFrameBuilder",
     "HyperFramePool", "Lens", "Status", "WindowWeights", "auto_granularity", "curve_weights",
-    "depth_of_field", "fuse", "get_backend", "motion_blur", "sliding_in_span", "__version__",
+    "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
+    "to_linear", "__version__",
 ]
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -13,6 +13,7 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.backends import get_backend
+from hfrender.backends.cpu.color import Transfer
 from hfrender.hyperframe import HyperFrame
 from hfrender.interop import to_numpy
 from hfrender.optics import Lens
@@ -120,3 +121,31 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *, lens: Lens | None = 
             f"out has shape {out.shape}; expected {(weights.count,) + frames.shape[1:]}"
         )
     return get_backend(backend).fuse(frames, depth, weights, lens, linear_light, out)
+
+
+def to_linear(frames: Any) -> np.ndarray:
+    """sRGB-encoded integer frames (any shape ending in C) -> float32 linear light.
+
+    Alpha (channel 3 of 4) is scaled, not decoded; float32 input is returned as a copy.
+    """
+    arr, _ = to_numpy(frames, "frames")
+    _check_pixels(arr)
+    return Transfer(arr.dtype, arr.shape[-1], True).decode(arr, np.empty(arr.shape, np.float32))
+
+
+def from_linear(linear: Any, dtype: Any = np.uint8) -> np.ndarray:
+    """float32 linear light -> sRGB-encoded ``dtype`` (uint8 or uint16), rounded to nearest."""
+    arr, _ = to_numpy(linear, "linear")
+    _check_pixels(arr)
+    dt = np.dtype(dtype)
+    if dt not in (np.dtype(np.uint8), np.dtype(np.uint16)):
+        raise TypeError(f"dtype={dt} must be uint8 or uint16")
+    src = np.array(arr, np.float32)  # the encoder clobbers its input
+    return Transfer(dt, arr.shape[-1], True).encode(src, np.empty(arr.shape, dt))
+
+
+def _check_pixels(arr: np.ndarray) -> None:
+    if arr.ndim < 1 or arr.size == 0 or arr.shape[-1] not in validate.CHANNELS:
+        raise ValueError(f"expected pixels with 1, 3 or 4 channels last; got shape {arr.shape}")
+    if arr.dtype not in validate.DTYPES:
+        raise TypeError(f"dtype {arr.dtype} is not one of uint8, uint16, float32")

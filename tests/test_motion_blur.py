@@ -103,3 +103,15 @@ def test_shape_and_dtype_rules(n, h, w, c, dtype, data):
     for k in range(m):
         win = frames[k * stride : k * stride + window].astype(np.float64)
         assert np.all(out[k] >= win.min(0) - 1e-6) and np.all(out[k] <= win.max(0) + 1e-6)
+
+
+@pytest.mark.parametrize("weights", ["box", "triangle"])
+@pytest.mark.parametrize("linear", [True, False])
+def test_frames_large_enough_for_parallel_bands_give_the_same_result(rng, weights, linear):
+    from hfrender.backends.cpu.blur import MIN_PARALLEL_BYTES
+
+    frames = rng.integers(0, 256, (6, 97, 1024, 3), dtype=np.uint8)  # odd rows per band
+    assert frames[0].nbytes >= MIN_PARALLEL_BYTES
+    out = hf.motion_blur(frames, 3, stride=1, weights=weights, linear_light=linear)
+    ref = reference_blur(frames, hf.curve_weights(weights, 3), 1, linear)
+    assert np.abs(out.astype(int) - ref).max() <= (0 if weights == "box" and not linear else 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hfrender.backends.cpu.blur import box_running, fuse_windows
+from hfrender.backends.cpu.blur import box_running, fuse_windows, in_bands
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
 from hfrender.optics import Lens
@@ -27,7 +27,7 @@ class CPUBackend:
         if np.all(weights == weights[0]):
             return box_running(frames, window, stride, linear_light, out)
         ww = WindowWeights.sliding(weights, count, stride)
-        return fuse_windows(frames, ww, Transfer(frames.dtype, frames.shape[-1], linear_light), out)
+        return self._fuse_bands(frames, ww, linear_light, out)
 
     def depth_of_field(self, frames: np.ndarray, depth: np.ndarray, lens: Lens,
                        linear_light: bool) -> np.ndarray:
@@ -39,12 +39,23 @@ class CPUBackend:
         """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``."""
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
+        if lens is None:
+            return self._fuse_bands(frames, weights, linear_light, out)
+
+        def dof(lin: np.ndarray, j: int) -> np.ndarray:
+            return defocus(lin, depth[j], lens)
+
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
-        dof = None
-        if lens is not None:
-            def dof(lin: np.ndarray, j: int) -> np.ndarray:
-                return defocus(lin, depth[j], lens)
         return fuse_windows(frames, weights, tf, out, dof)
+
+    @staticmethod
+    def _fuse_bands(frames: np.ndarray, weights: WindowWeights, linear_light: bool,
+                    out: np.ndarray) -> np.ndarray:
+        """Pure temporal fusion: rows are independent, so bands of rows run in parallel."""
+        def band(f: np.ndarray, o: np.ndarray) -> None:
+            fuse_windows(f, weights, Transfer(f.dtype, f.shape[-1], linear_light), o)
+
+        return in_bands(band, frames, out)
 
 
 def create() -> CPUBackend:

@@ -13,17 +13,48 @@ Two paths compute the same function:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from hfrender.backends.cpu.color import Transfer, decode16_table, encode8_table
 from hfrender.windows import WindowWeights
 
+MIN_BAND_ROWS = 16  # rows per thread, at least
+MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread
+
+
+def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
+             out: np.ndarray, workers: int | None = None) -> np.ndarray:
+    """Run ``fn(frames_band, out_band)`` on horizontal bands of rows, one thread per band.
+
+    NumPy releases the GIL in its loops, so bands run truly in parallel; each band walks the
+    whole sequence on its own, with no synchronisation per frame.
+    """
+    h = frames.shape[1]
+    n = min(workers or os.cpu_count() or 1, max(1, h // MIN_BAND_ROWS))
+    if n <= 1 or frames[0].nbytes < MIN_PARALLEL_BYTES:
+        fn(frames, out)
+        return out
+    edges = np.linspace(0, h, n + 1).astype(int)
+    with ThreadPoolExecutor(n) as pool:
+        jobs = [pool.submit(fn, frames[:, a:b], out[:, a:b])
+                for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        for job in jobs:
+            job.result()
+    return out
+
 
 def box_running(frames: np.ndarray, window: int, stride: int, linear_light: bool,
                 out: np.ndarray) -> np.ndarray:
     """``out[k]`` = mean of ``frames[k*stride : k*stride + window]``, rounded to nearest."""
+    return in_bands(lambda f, o: _box_band(f, window, stride, linear_light, o), frames, out)
+
+
+def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
+              out: np.ndarray) -> np.ndarray:
     dt = frames.dtype
     int_linear = linear_light and dt == np.uint8
     if dt.kind == "f" or (linear_light and dt == np.uint16):
