@@ -38,20 +38,21 @@ def get_backend(name: str | None = None) -> Any:
     """The backend object for ``name`` (see module docs)."""
     name = resolve_name(name)
     if name != "auto":
-        return _load(name)
+        return load(name)
     if "auto" not in _cache:
         try:
-            backend = _load("cuda")
+            backend = load("cuda")
         except BackendUnavailable as exc:
             log.info("backend auto: using cpu (cuda unavailable: %s)", exc)
-            backend = _load("cpu")
+            backend = load("cpu")
         else:
             log.info("backend auto: using %s", backend.describe())
         _cache["auto"] = backend
     return _cache["auto"]
 
 
-def _load(name: str) -> Any:
+def load(name: str) -> Any:
+    """One named backend, no fallback; raises BackendUnavailable if it cannot run here."""
     if name not in _cache:
         module = importlib.import_module(f"hfrender.backends.{name}")
         _cache[name] = module.create()

@@ -1,0 +1,5 @@
+import sys
+
+from hfrender.cli import main
+
+sys.exit(main())
