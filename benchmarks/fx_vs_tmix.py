@@ -8,6 +8,7 @@ value, and hfrender >= 2x faster).
 tmix's cost is isolated by subtracting a pass-through run that does the same I/O and the
 same rgb24 <-> planar conversions (tmix works on planar formats); whole-process times are
 printed too. hfrender is timed on frames already in memory, warm, median of repeats.
+The last column is hfrender in linear light (decode, blend, encode), which tmix cannot do.
 
     python benchmarks/fx_vs_tmix.py [--frames 96] [--repeats 5]
 """
@@ -74,7 +75,7 @@ def main() -> None:
     print(f"plain NumPy copy: {copy_ms:.2f} ms per frame "
           f"({2 * frames[0].nbytes / copy_ms / 1e6:.1f} GB/s read + write)")
     print(f"{'N':>3} {'tmix ms/f':>10} {'tmix+io ms/f':>13} {'hfrender ms/f':>14} "
-          f"{'ratio':>6} {'ratio(io)':>9} {'x copy':>7} {'max diff':>8}")
+          f"{'ratio':>6} {'ratio(io)':>9} {'x copy':>7} {'max diff':>8} {'linear ms/f':>11}")
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = os.path.join(tmp, "in.raw"), os.path.join(tmp, "out.raw")
         frames.tofile(src)
@@ -93,8 +94,14 @@ def main() -> None:
             filt = (whole - io) / args.frames * 1e3
             whole_ms = whole / args.frames * 1e3
             diff = int(np.abs(tmix[n - 1 :].astype(int) - out).max())
+            lin_times = []
+            for _ in range(args.repeats):
+                t = time.perf_counter()
+                hf.motion_blur(frames, n, stride=1, linear_light=True)
+                lin_times.append(time.perf_counter() - t)
+            lin_ms = statistics.median(lin_times) / m * 1e3
             print(f"{n:>3} {filt:>10.2f} {whole_ms:>13.2f} {ours:>14.2f} {filt / ours:>6.1f} "
-                  f"{whole_ms / ours:>9.1f} {ours / copy_ms:>7.2f} {diff:>8}")
+                  f"{whole_ms / ours:>9.1f} {ours / copy_ms:>7.2f} {diff:>8} {lin_ms:>11.2f}")
 
 
 if __name__ == "__main__":

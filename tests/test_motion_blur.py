@@ -115,3 +115,31 @@ def test_frames_large_enough_for_parallel_bands_give_the_same_result(rng, weight
     out = hf.motion_blur(frames, 3, stride=1, weights=weights, linear_light=linear)
     ref = reference_blur(frames, hf.curve_weights(weights, 3), 1, linear)
     assert np.abs(out.astype(int) - ref).max() <= (0 if weights == "box" and not linear else 1)
+
+
+# bytes of scratch per frame element that each box path keeps for a whole call
+# (accumulator, decoded frame, quotient, ...); any temporary on top would show up
+BOX_SCRATCH = {("uint8", True): 4 + 2 + 2, ("uint8", False): 2,
+               ("uint16", True): 8 + 4 + 4 + 1 + 4 + 1, ("float32", True): 8 + 4 + 4}
+
+
+@pytest.mark.parametrize("dtype, linear", list(BOX_SCRATCH))
+def test_box_blur_allocates_nothing_per_output_frame(rng, dtype, linear):
+    import tracemalloc
+
+    from hfrender.backends.cpu.blur import MIN_PARALLEL_BYTES
+    from hfrender.backends.cpu.color import LOOKUP_CHUNK
+
+    rows = 200 if dtype == "uint8" else 50  # one band: frames under MIN_PARALLEL_BYTES
+    scale = 1 if dtype == "float32" else 200
+    frames = (rng.random((40, rows, 320, 4)) * scale).astype(dtype)
+    assert frames[0].nbytes < MIN_PARALLEL_BYTES
+    hf.motion_blur(frames, 4, stride=1, linear_light=linear)  # warm the tables
+    tracemalloc.start()
+    out = hf.motion_blur(frames, 4, stride=1, linear_light=linear)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    index = 8 * LOOKUP_CHUNK if (dtype, linear) != ("uint8", False) else 0
+    expected = BOX_SCRATCH[dtype, linear] * frames[0].size + index
+    # slack: NumPy's casting buffers (64 KiB); a frame-sized temporary is 128 KiB or more
+    assert peak - out.nbytes < expected + 96 * 1024, (peak - out.nbytes, expected)

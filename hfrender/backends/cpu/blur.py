@@ -19,7 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from hfrender.backends.cpu.color import Transfer, decode16_table, encode8_table
+from hfrender.backends.cpu.color import (
+    LOOKUP_CHUNK,
+    Transfer,
+    decode16_table,
+    encode8_table,
+    lookup,
+)
 from hfrender.windows import WindowWeights
 
 MIN_BAND_ROWS = 16  # rows per thread, at least
@@ -67,12 +73,13 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
     acc = np.empty(shape, acc_dt)
     lin16 = np.empty(shape, np.uint16) if int_linear else None
     quot = np.empty(shape, np.uint16) if int_linear else None
+    index = np.empty(LOOKUP_CHUNK, np.intp) if int_linear else None
     alpha = shape[-1] == 4
 
     def as_int(f: np.ndarray) -> np.ndarray:
         if lin16 is None:
             return f
-        np.take(decode16_table(), f, out=lin16, mode="wrap")
+        lookup(decode16_table(), f, lin16, index)
         if alpha:  # alpha is linear already: 255 * 257 = 65535
             np.multiply(f[..., 3], np.uint16(257), out=lin16[..., 3], casting="unsafe")
         return lin16
@@ -82,7 +89,7 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
             np.floor_divide(acc, window, out=out[k], casting="unsafe")
             return
         np.floor_divide(acc, window, out=quot, casting="unsafe")
-        np.take(encode8_table(), quot, out=out[k], mode="wrap")
+        lookup(encode8_table(), quot, out[k], index)
         if alpha:
             a = quot[..., 3]
             a += 128

@@ -12,6 +12,26 @@ from functools import cache
 import numpy as np
 
 ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
+LOOKUP_CHUNK = 1 << 18  # elements per table lookup: a 2 MiB index buffer, reused
+
+
+def lookup(table: np.ndarray, src: np.ndarray, out: np.ndarray, index: np.ndarray) -> None:
+    """``out[...] = table[src]`` without allocating.
+
+    ``np.take`` converts its indices to ``intp`` in a fresh array as large as ``src``; going
+    through the preallocated ``index`` buffer (``intp``, any length) in chunks avoids that
+    allocation and keeps the indices in cache.
+    """
+    if not (src.flags.c_contiguous and out.flags.c_contiguous):
+        np.take(table, src, out=out, mode="wrap")
+        return
+    flat_src, flat_out = src.reshape(-1), out.reshape(-1)
+    step = len(index)
+    for a in range(0, flat_src.size, step):
+        b = min(a + step, flat_src.size)
+        idx = index[: b - a]
+        np.copyto(idx, flat_src[a:b], casting="unsafe")
+        np.take(table, idx, out=flat_out[a:b], mode="wrap")
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
@@ -67,6 +87,11 @@ class Transfer:
         self.top = 1.0 if self.is_float else float(np.iinfo(self.dtype).max)
         self._scratch: dict[tuple, np.ndarray] = {}
 
+    @property
+    def index(self) -> np.ndarray:
+        """The reusable index buffer of :func:`lookup`."""
+        return self._buf((LOOKUP_CHUNK,), np.intp)
+
     def _buf(self, shape: tuple, dtype: type) -> np.ndarray:
         key = (shape, np.dtype(dtype).str)
         buf = self._scratch.get(key)
@@ -79,7 +104,7 @@ class Transfer:
         if self.is_float:
             np.copyto(out, src)
         elif self.srgb:
-            np.take(decode_table(self.dtype.str), src, out=out, mode="wrap")
+            lookup(decode_table(self.dtype.str), src, out, self.index)
             if self.channels == 4:
                 np.multiply(src[..., 3], np.float32(1.0 / self.top), out=out[..., 3])
         else:
@@ -104,11 +129,19 @@ class Transfer:
             np.multiply(src, np.float32(ENCODE_INDEX_MAX), out=src)
             np.add(src, np.float32(0.5), out=src)
             np.copyto(idx, src, casting="unsafe")
-            np.take(encode8_table(), idx, out=out, mode="wrap")
-        elif self.srgb:  # uint16: the table would need more than 16 bits of input
-            lin = src.astype(np.float64)
-            enc = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
-            np.copyto(out, np.rint(enc * self.top), casting="unsafe")
+            lookup(encode8_table(), idx, out, self.index)
+        elif self.srgb:  # uint16: a table would need more than 16 bits of input
+            dark = self._buf(src.shape, np.bool_)
+            lo = self._buf(src.shape, np.float32)
+            np.less_equal(src, np.float32(0.0031308), out=dark)
+            np.multiply(src, np.float32(12.92), out=lo)
+            np.power(src, np.float32(1 / 2.4), out=src)
+            np.multiply(src, np.float32(1.055), out=src)
+            np.subtract(src, np.float32(0.055), out=src)
+            np.copyto(src, lo, where=dark)
+            np.multiply(src, np.float32(self.top), out=src)
+            np.add(src, np.float32(0.5), out=src)
+            np.copyto(out, src, casting="unsafe")
         else:
             np.multiply(src, np.float32(self.top), out=src)
             np.add(src, np.float32(0.5), out=src)
