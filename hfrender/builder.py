@@ -9,11 +9,12 @@ boundary finds all its frames in one hyperframe.
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
 
-from hfrender.hyperframe import HyperFrame, HyperFramePool, Slot
+from hfrender.hyperframe import ArenaStorage, HyperFrame, HyperFramePool, Slot
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
@@ -75,6 +76,34 @@ class HyperFrameBuilder:
         self._slot_halo = 0
         self._first = 0  # global index of the current slot's frame 0
         self._pending = False  # a reserved frame not yet committed
+
+    @classmethod
+    def create(cls, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8, *,
+               frames_per_output: int = 1, halo: int = 0, granularity: int | str = "auto",
+               depth: bool = False, max_in_flight: int = 2, storage: ArenaStorage | None = None,
+               acquire_timeout: float | None = None) -> HyperFrameBuilder:
+        """A builder with its own pool, sized by ``granularity`` (``"auto"`` or frames).
+
+        ``"auto"`` follows :func:`auto_granularity`; a number is used as it is (it must hold
+        the halo and at least one output frame).
+        """
+        slots = math.ceil(1.5 * max_in_flight)
+        frame_bytes = int(np.prod(frame_shape)) * np.dtype(dtype).itemsize
+        frame_bytes += frame_shape[0] * frame_shape[1] * 4 if depth else 0
+        if granularity == "auto":
+            capacity = auto_granularity(frame_bytes, frames_per_output=frames_per_output,
+                                        halo=halo, slots=slots)
+        elif isinstance(granularity, int) and not isinstance(granularity, bool) and \
+                granularity >= halo + frames_per_output:
+            capacity = granularity
+        else:
+            raise ValueError(
+                f"granularity={granularity!r} must be 'auto' or an integer >= "
+                f"{halo + frames_per_output} (halo {halo} + one output of {frames_per_output})"
+            )
+        pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth,
+                              max_in_flight=max_in_flight, storage=storage)
+        return cls(pool, halo=halo, acquire_timeout=acquire_timeout)
 
     @property
     def frames_pushed(self) -> int:

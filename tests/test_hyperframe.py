@@ -172,3 +172,15 @@ def test_hyperframes_with_halo_compute_every_window_once(n, window, stride, extr
     assert sorted(outputs) == list(range(len(expected)))
     np.testing.assert_array_equal(np.stack([outputs[k] for k in sorted(outputs)]), expected)
     assert pool.free_count == pool.slot_count
+
+
+def test_builder_create_sizes_its_pool_automatically_or_as_told():
+    b = hf.HyperFrameBuilder.create((36, 64, 4), np.uint8, frames_per_output=8, halo=0,
+                                    depth=True, max_in_flight=2)
+    assert b.pool.capacity % 8 == 0 and 8 <= b.pool.capacity <= 64
+    assert b.pool.slot_count == 3 and b.pool.has_depth
+    b = hf.HyperFrameBuilder.create((36, 64, 4), frames_per_output=4, halo=3, granularity=11)
+    assert b.pool.capacity == 11 and b.halo == 3
+    with pytest.raises(ValueError, match=r"granularity=6 must be 'auto' or an integer >= 7 "
+                                         r"\(halo 3 \+ one output of 4\)"):
+        hf.HyperFrameBuilder.create((36, 64, 4), frames_per_output=4, halo=3, granularity=6)
