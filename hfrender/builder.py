@@ -133,16 +133,22 @@ class HyperFrameBuilder:
     def push(self, frame: np.ndarray, t: float,
              depth: np.ndarray | None = None) -> HyperFrame | None:
         """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills."""
+        frame = np.asarray(frame)
+        pool = self.pool
+        if frame.shape != pool.frame_shape or frame.dtype != pool.dtype:
+            raise ValueError(f"frame has shape {frame.shape} and dtype {frame.dtype}; this pool "
+                             f"holds {pool.frame_shape} {pool.dtype} frames")
+        if pool.has_depth != (depth is not None):
+            raise ValueError("depth is required: the pool was made with depth=True"
+                             if pool.has_depth else
+                             "depth given but the pool was made with depth=False")
+        if depth is not None and np.shape(depth) != pool.frame_shape[:2]:
+            raise ValueError(f"depth has shape {np.shape(depth)}; expected "
+                             f"{pool.frame_shape[:2]}")
         color, dplane = self.reserve(t)
-        try:
-            color[...] = frame
-            if depth is not None:
-                if dplane is None:
-                    raise ValueError("depth given but the pool was made with depth=False")
-                dplane[...] = depth
-        except Exception:
-            self._pending = False
-            raise
+        color[...] = frame
+        if dplane is not None:
+            dplane[...] = depth
         return self.commit()
 
     def flush_remaining(self) -> HyperFrame | None:
@@ -176,4 +182,6 @@ class HyperFrameBuilder:
                 nxt.depth[:keep] = slot.depth[n - keep : n]
             nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
             self._n = self._slot_halo = keep
+        else:
+            self._n = self._slot_halo = 0
         return hf

@@ -85,10 +85,10 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     arr, back = to_numpy(frames, "frames")
     validate.frames(arr, allow_single=True)
     single = arr.ndim == 3
-    if single:
-        arr = arr[None]
     darr, _ = to_numpy(depth, "depth")
-    darr = validate.depth(darr[None] if single and darr.ndim == 2 else darr, arr.shape)
+    darr = validate.depth(darr, arr.shape)
+    if single:
+        arr, darr = arr[None], darr[None]
     lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px)
     linear_light = validate.flag(linear_light, "linear_light")
     out = get_backend(backend).depth_of_field(arr, darr, lens, linear_light)
@@ -106,7 +106,10 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *, lens: Lens | None = 
     hyperframe's first frame, halo included.
     """
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
-    if weights.count and (weights.starts[0] < 0 or weights.frames_needed() > frames.shape[0]):
+    if weights.count and weights.starts[0] < 0:
+        raise ValueError(f"weights start at frame {int(weights.starts[0])}; frame indices count "
+                         "from 0, the hyperframe's first frame (halo included)")
+    if weights.count and weights.frames_needed() > frames.shape[0]:
         raise ValueError(
             f"weights reach frames [{int(weights.starts[0])}, {weights.frames_needed()}) but "
             f"the hyperframe holds {frames.shape[0]} frames"
@@ -116,10 +119,11 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *, lens: Lens | None = 
         if hyperframe.depth is None:
             raise ValueError("lens given but the hyperframe has no depth plane")
         depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
-    if out is not None and out.shape != (weights.count,) + frames.shape[1:]:
-        raise ValueError(
-            f"out has shape {out.shape}; expected {(weights.count,) + frames.shape[1:]}"
-        )
+    want = (weights.count,) + frames.shape[1:]
+    if out is not None and (out.shape != want or out.dtype != frames.dtype
+                            or not out.flags.c_contiguous or not out.flags.writeable):
+        raise ValueError(f"out is {out.dtype} {out.shape}; expected a writable C-contiguous "
+                         f"{frames.dtype} array of shape {want}")
     return get_backend(backend).fuse(frames, depth, weights, lens, linear_light, out)
 
 

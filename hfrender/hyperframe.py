@@ -198,11 +198,13 @@ class HyperFrame:
 
         The second one starts ``halo`` frames early (default: ``overlap``) so that its
         windows still see their frames. Both share this one's slot: release each of them,
-        not this one.
+        not this one (whose ``release`` becomes a no-op).
         """
         if not 0 < i < self.frame_count:
             raise ValueError(f"split index i={i!r} must be in [1, {self.frame_count - 1}]")
         h = self.overlap if halo is None else halo
+        if h < 0:
+            raise ValueError(f"halo={halo!r} must be >= 0")
         start = max(0, i - h)
         parts = []
         second_halo = max(i, self.halo) - start  # frames before i, or carried, are not new
@@ -219,6 +221,7 @@ class HyperFrame:
         if self.slot is not None and self.pool is not None:
             with self.pool._cond:
                 self.slot.refs += 1  # two views now hold what one held
+        self.slot = self.pool = None  # the parent no longer owns the slot
         return parts[0], parts[1]
 
     def release(self) -> None:

@@ -34,7 +34,7 @@ def is_device_array(x: Any) -> bool:
 def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     """``(array, back)``: a NumPy view of ``x`` and a function that converts results back."""
     if isinstance(x, np.ndarray):
-        return x, _same
+        return _native(x), _same
     if is_device_array(x):
         raise BackendUnavailable(
             f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}); the CUDA "
@@ -42,10 +42,22 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
             "(e.g. cupy.asnumpy(x) or tensor.cpu())"
         )
     if hasattr(x, "__dlpack__"):
-        arr = np.from_dlpack(x)
-        return arr, _converter_for(x)
+        try:
+            arr = np.from_dlpack(x)
+        except (BufferError, RuntimeError, TypeError) as exc:
+            raise TypeError(f"{name} ({type(x).__module__}.{type(x).__name__}) cannot be read "
+                            f"through DLPack: {exc} (a torch tensor that requires grad needs "
+                            ".detach())") from None
+        return _native(arr), _converter_for(x)
     if isinstance(x, (list, tuple)) and x and all(isinstance(f, np.ndarray) for f in x):
-        return np.stack(x), _same
+        shapes = {(f.shape, f.dtype.str) for f in x}
+        if len(shapes) > 1:
+            first = (x[0].shape, x[0].dtype)
+            bad = next(i for i, f in enumerate(x) if (f.shape, f.dtype) != first)
+            raise ValueError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
+                             f"is {first[1]} {first[0]}, frame {bad} is {x[bad].dtype} "
+                             f"{x[bad].shape}")
+        return _native(np.stack(x)), _same
     raise TypeError(
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
         f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"
@@ -56,10 +68,21 @@ def _same(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _native(a: np.ndarray) -> np.ndarray:
+    """Big-endian data (from files written elsewhere) in this machine's byte order."""
+    if a.dtype.byteorder not in ("=", "|") and not a.dtype.isnative:
+        return a.astype(a.dtype.newbyteorder("="))
+    return a
+
+
+# array types whose own top-level module has no from_dlpack
+_DLPACK_HOME = {"jaxlib": "jax.numpy", "jax": "jax.numpy"}
+
+
 def _converter_for(x: Any) -> Callable[[np.ndarray], Any]:
     top = type(x).__module__.split(".")[0]
     try:
-        from_dlpack = importlib.import_module(top).from_dlpack
+        from_dlpack = importlib.import_module(_DLPACK_HOME.get(top, top)).from_dlpack
     except (ImportError, AttributeError):
         return _same
     return from_dlpack

@@ -7,6 +7,7 @@ millimetres, as camera makers (and Blender) quote them.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +44,7 @@ class Lens:
         _positive("sensor_width_mm", self.sensor_width_mm)
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
-        if not (isinstance(fd, (int, float)) and math.isfinite(fd) and fd > f_m):
+        if not (_real(fd) and math.isfinite(fd) and fd > f_m):
             raise ValueError(
                 f"focus_distance={fd!r} must be a finite distance in metres greater than the "
                 f"focal length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g})"
@@ -74,6 +75,11 @@ class Lens:
         return self.coc_mm(distance) / self.sensor_width_mm * image_width
 
 
+def _real(value: object) -> bool:
+    """A real number (Python or NumPy scalar), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def _positive(name: str, value: object) -> None:
-    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+    if not (_real(value) and math.isfinite(value) and value > 0):
         raise ValueError(f"{name}={value!r} must be a finite number > 0")

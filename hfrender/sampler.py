@@ -1,14 +1,38 @@
-"""Which frames make each output frame, and with what weight.
+"""Which sub-frames to draw, and the weight of each in each output frame.
 
-The one place where the weights of the temporal (shutter) windows are decided; what it
-decides travels to the fusion backends as a :class:`~hfrender.windows.WindowWeights`.
+The one place where time is decided. Output frame ``k`` at ``fps`` is exposed while the
+shutter is open: ``shutter_deg / 360 / fps`` seconds, placed at the ``start`` of ``k/fps``,
+``center``\\ ed on it, or ending (``end``) at it. ``samples`` stratified times fall inside
+(optionally jittered with a seeded RNG), each weighted by the shutter curve; lens positions
+for lens depth of field are stratified points on the aperture. Above 360 degrees the
+windows overlap: sub-frames sit on one global grid and are shared, never drawn twice. What
+is decided travels to the fusion backends as a :class:`~hfrender.windows.WindowWeights`.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
+from hfrender.windows import WindowWeights
+
 CURVES = ("box", "triangle", "gaussian")
+POSITIONS = ("start", "center", "end")
+GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+
+
+def curve_values(curve: str, u: np.ndarray) -> np.ndarray:
+    """The shutter curve at positions ``u`` in [0, 1] across the open shutter."""
+    u = np.asarray(u, np.float64)
+    if curve == "box":
+        return np.ones_like(u)
+    if curve == "triangle":
+        return 1.0 - np.abs(2.0 * u - 1.0)
+    if curve == "gaussian":
+        return np.exp(-0.5 * ((u - 0.5) / (1.0 / 6.0)) ** 2)
+    raise ValueError(f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)}")
 
 
 def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
@@ -22,18 +46,12 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     if n < 1:
         raise ValueError(f"window={n!r} must be >= 1")
     if isinstance(curve, str):
-        x = (np.arange(n, dtype=np.float64) + 0.5) / n  # stratum centres in (0, 1)
-        if curve == "box":
-            w = np.ones(n)
-        elif curve == "triangle":
-            w = 1.0 - np.abs(2.0 * x - 1.0)
-        elif curve == "gaussian":
-            w = np.exp(-0.5 * ((x - 0.5) / (1.0 / 6.0)) ** 2)
-        else:
+        if curve not in CURVES:
             raise ValueError(
                 f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)} "
                 f"or an array of {n} weights"
             )
+        w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
         w = np.asarray(curve, dtype=np.float64)
         if w.shape != (n,):
@@ -44,3 +62,170 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
         if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise ValueError("weights must be finite, >= 0, and not all zero")
     return w / w.sum()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The sub-frames of a run of output frames and how they fuse.
+
+    ``times[j]`` and ``lens[j]`` (a point on the unit aperture disk) are sub-frame ``j``'s;
+    ``output[j]`` is the output frame it is drawn for (the first one, where windows share
+    it); ``weights`` maps sub-frames to output frames (indices relative to sub-frame 0).
+    """
+
+    first_frame: int
+    times: np.ndarray
+    lens: np.ndarray
+    output: np.ndarray
+    weights: WindowWeights
+    per_output: int  # sub-frames in one window
+    overlap: int  # sub-frames a window shares with the previous one (the halo)
+
+    @property
+    def count(self) -> int:
+        return self.weights.count
+
+
+@dataclass(frozen=True)
+class SampleSchedule:
+    """Sub-frame times, lens positions and weights for output frames at ``fps``.
+
+    Parameters
+    ----------
+    fps : output frames per second (> 0)
+    shutter_deg : shutter angle (> 0); 180 is the film standard, 360 a fully open shutter,
+        above 360 consecutive windows overlap
+    position : ``start`` | ``center`` | ``end``: where the open shutter sits around ``k/fps``
+    curve : ``box`` | ``triangle`` | ``gaussian`` | a sequence of ``samples`` weights
+    samples : sub-frames per output frame (>= 1)
+    jitter : move each sample randomly inside its stratum (seeded by ``seed``)
+    seed : seeds jitter and the lens pattern's rotation
+    aperture_blades : 0 for a round aperture, else the number of blades (>= 3)
+    """
+
+    fps: float = 30.0
+    shutter_deg: float = 180.0
+    position: str = "center"
+    curve: str | tuple = "box"
+    samples: int = 8
+    jitter: bool = False
+    seed: int = 0
+    aperture_blades: int = 0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.fps, (int, float)) and math.isfinite(self.fps) and self.fps > 0):
+            raise ValueError(f"fps={self.fps!r} must be a number > 0")
+        sh = self.shutter_deg
+        if not (isinstance(sh, (int, float)) and math.isfinite(sh) and sh > 0):
+            raise ValueError(f"shutter={sh!r} must be an angle in degrees > 0")
+        if self.position not in POSITIONS:
+            raise ValueError(f"shutter position={self.position!r}: use one of "
+                             f"{', '.join(POSITIONS)}")
+        if not (isinstance(self.samples, int) and not isinstance(self.samples, bool)
+                and self.samples >= 1):
+            raise ValueError(f"samples={self.samples!r} must be an integer >= 1")
+        if self.aperture_blades not in (0,) and not (3 <= self.aperture_blades <= 64):
+            raise ValueError(f"aperture_blades={self.aperture_blades!r} must be 0 (round) "
+                             "or between 3 and 64")
+        if isinstance(self.curve, str):
+            curve_weights(self.curve, 1)  # validates the name
+        else:
+            curve_weights(np.asarray(self.curve), self.window)
+
+    @property
+    def overlapping(self) -> bool:
+        return self.shutter_deg > 360.0
+
+    @property
+    def per_frame(self) -> int:
+        """Grid points per frame interval when windows overlap."""
+        return max(1, round(self.samples * 360.0 / self.shutter_deg))
+
+    @property
+    def window(self) -> int:
+        """Sub-frames per output frame."""
+        if not self.overlapping:
+            return self.samples
+        return max(1, round(self.shutter_deg / 360.0 * self.per_frame))
+
+    @property
+    def effective_shutter_deg(self) -> float:
+        """The angle actually used: above 360 it is rounded to the sub-frame grid."""
+        if not self.overlapping:
+            return float(self.shutter_deg)
+        return 360.0 * self.window / self.per_frame
+
+    @property
+    def shutter_seconds(self) -> float:
+        return self.effective_shutter_deg / 360.0 / self.fps
+
+    def _open_offset(self) -> float:
+        """Seconds from ``k/fps`` to the shutter opening."""
+        return {"start": 0.0, "center": -0.5, "end": -1.0}[self.position] * self.shutter_seconds
+
+    def plan(self, count: int, first_frame: int = 0) -> Plan:
+        """The sub-frames of output frames ``first_frame .. first_frame + count - 1``.
+
+        Pure function of the schedule and the frame range: a chunk of a render plans the
+        same sub-frames as the whole render does for those frames.
+        """
+        if count < 1:
+            raise ValueError(f"count={count!r}: plan at least one output frame")
+        rng_rot = np.random.default_rng([self.seed, 1]).random() * 2 * math.pi
+        window = self.window
+        ks = first_frame + np.arange(count)
+        if not self.overlapping:
+            step = window  # no sharing: each output frame has its own samples
+            strata = np.broadcast_to(np.arange(window), (count, window))
+            jit = self._jitter(ks[:, None] * window + strata)
+            u = (strata + 0.5 + jit) / window
+            times = ks[:, None] / self.fps + self._open_offset() + u * self.shutter_seconds
+            lens_idx = self._lens_order(ks[:, None] * window + strata, window)
+            output = np.repeat(np.arange(count), window)
+        else:
+            step = self.per_frame
+            g = first_frame * step + np.arange((count - 1) * step + window)  # global grid
+            dt = 1.0 / (self.fps * step)
+            jit = self._jitter(g)
+            times = (g + 0.5 + jit) * dt + self._open_offset()
+            i = np.arange(window)
+            u = (i[None, :] + 0.5 + self._jitter(ks[:, None] * step + i)) / window
+            lens_idx = self._lens_order(g, window)
+            output = np.minimum((g - first_frame * step) // step, count - 1)
+        rows = self._weights(u)
+        weights = WindowWeights(np.arange(count, dtype=np.int64) * step, rows)
+        lens = self._lens_points(lens_idx.ravel(), window, rng_rot)
+        return Plan(first_frame, np.asarray(times, np.float64).ravel(), lens,
+                    np.asarray(output, np.int64), weights, window, max(0, window - step))
+
+    def _jitter(self, idx: np.ndarray) -> np.ndarray:
+        """Per-sub-frame offsets in [-0.5, 0.5) strata, a pure function of the index."""
+        if not self.jitter:
+            return np.zeros(np.shape(idx))
+        flat = np.asarray(idx).ravel()
+        out = np.array([np.random.default_rng([self.seed, 2, int(j) & 0x7FFFFFFF]).random()
+                        for j in flat]) - 0.5
+        return out.reshape(np.shape(idx))
+
+    def _weights(self, u: np.ndarray) -> np.ndarray:
+        if isinstance(self.curve, str):
+            w = curve_values(self.curve, np.clip(u, 0.0, 1.0))
+        else:
+            w = np.broadcast_to(np.asarray(self.curve, np.float64), u.shape).copy()
+        return w / w.sum(axis=1, keepdims=True)
+
+    def _lens_order(self, idx: np.ndarray, window: int) -> np.ndarray:
+        """Which of the ``window`` aperture points each sub-frame uses: every window uses
+        each point once, in an order decorrelated from time."""
+        perm = np.random.default_rng([self.seed, 3]).permutation(window)
+        return perm[np.asarray(idx) % window]
+
+    def _lens_points(self, m: np.ndarray, window: int, rotation: float) -> np.ndarray:
+        """Point ``m`` of ``window`` stratified points on the unit aperture (Vogel spiral)."""
+        r = np.sqrt((m + 0.5) / window)
+        theta = m * GOLDEN_ANGLE + rotation
+        n = self.aperture_blades
+        if n:
+            sector = 2 * math.pi / n
+            r = r * math.cos(math.pi / n) / np.cos((theta % sector) - sector / 2)
+        return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=1)

@@ -24,6 +24,13 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
         )
     if arr.dtype not in DTYPES:
         raise TypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{name} has {int(bad.sum())} non-finite value(s) (NaN or inf), "
+                             f"the first at index {where}; float32 frames must be finite "
+                             "linear light")
     return arr
 
 

@@ -23,6 +23,14 @@ class WindowWeights:
     starts: np.ndarray  # (M,) int64, non-decreasing
     rows: np.ndarray  # (M, L) float64, each row sums to 1
 
+    def __post_init__(self) -> None:
+        starts, rows = np.asarray(self.starts), np.asarray(self.rows)
+        if starts.ndim != 1 or rows.ndim != 2 or len(starts) != len(rows):
+            raise ValueError(f"WindowWeights: starts {starts.shape} and rows {rows.shape} must "
+                             "be (M,) and (M, L)")
+        if len(starts) > 1 and np.any(np.diff(starts) < 0):
+            raise ValueError("WindowWeights: starts must be non-decreasing (outputs in order)")
+
     @classmethod
     def sliding(cls, weights: np.ndarray, count: int, stride: int, first: int = 0) -> WindowWeights:
         """``count`` windows of the same ``weights``, ``stride`` frames apart."""
@@ -77,6 +85,24 @@ class WindowWeights:
     def select(self, ks: slice | np.ndarray) -> WindowWeights:
         return WindowWeights(self.starts[ks], self.rows[ks])
 
+    def in_span(self, first_index: int, halo: int, frame_count: int) -> tuple[int, WindowWeights]:
+        """The windows a hyperframe computes, as ``(first_output, windows)``.
+
+        Like :func:`sliding_in_span` for any banded weights with non-decreasing ends: the
+        outputs whose last frame is new in frames ``[first_index + halo, first_index +
+        frame_count)``, with ``starts`` made relative to the hyperframe's ``frames[0]``.
+        """
+        ends = self.ends()
+        k0 = int(np.searchsorted(ends, first_index + halo, side="right"))
+        k1 = int(np.searchsorted(ends, first_index + frame_count, side="right"))
+        part = WindowWeights(self.starts[k0:k1] - first_index, self.rows[k0:k1])
+        if part.count and part.starts[0] < 0:
+            raise ValueError(
+                f"window of output {k0} starts at frame {int(self.starts[k0])} but the "
+                f"hyperframe starts at frame {first_index}: carry more halo frames"
+            )
+        return k0, part
+
 
 def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: int,
                     frame_count: int) -> tuple[int, WindowWeights]:
@@ -97,6 +123,7 @@ def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: in
     if count and k0 * stride < first_index:
         raise ValueError(
             f"window of output {k0} starts at frame {k0 * stride} but the hyperframe starts "
-            f"at frame {first_index}: it needs a halo of at least {window - stride} frames"
+            f"at frame {first_index}: windows of {window} frames need {window - 1} halo "
+            f"frames carried over, this hyperframe has {halo}"
         )
     return k0, WindowWeights.sliding(weights, count, stride, k0 * stride - first_index)

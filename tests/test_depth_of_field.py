@@ -132,3 +132,26 @@ def test_stack_of_frames_each_with_its_depth(rng):
         single = hf.depth_of_field(frames[k], depth[k], **LENS)
         np.testing.assert_allclose(out[k], single, rtol=1e-6)
         assert not np.allclose(out[k], frames[k])
+
+
+def test_numpy_scalars_are_accepted_for_the_lens():
+    img = np.zeros((8, 8, 3), np.float32)
+    a = hf.depth_of_field(img, np.full((8, 8), 3.0), focus_distance=np.float32(1.0),
+                          f_stop=np.int64(2))
+    assert a.shape == (8, 8, 3)
+    with pytest.raises(ValueError, match="f_stop=True must be a finite number > 0"):
+        hf.Lens(1.0, True)
+
+
+def test_disk_of_a_pixel_does_not_depend_on_other_pixels():
+    # radius 1.9 covers the 3x3 block (d^2 <= 3.61), alone or beside a larger blur
+    lens = hf.Lens(FOCUS, FSTOP, sensor_width_mm=SMALL)
+    s2 = 1.0 / (1.0 - 3.8 / lens.coc_px(np.inf, 64))  # the distance whose CoC is 3.8 px
+    assert lens.coc_px(s2, 64) == pytest.approx(3.8)
+    for other in (s2, 0.6):
+        img = np.zeros((64, 64, 1), np.float32)
+        img[20, 20] = 1.0
+        depth = np.full((64, 64), s2, np.float32)
+        depth[50, 50] = other
+        out = hf.depth_of_field(img, depth, **LENS)
+        assert (out[15:26, 15:26, 0] > 0).sum() == 9

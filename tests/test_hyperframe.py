@@ -184,3 +184,69 @@ def test_builder_create_sizes_its_pool_automatically_or_as_told():
     with pytest.raises(ValueError, match=r"granularity=6 must be 'auto' or an integer >= 7 "
                                          r"\(halo 3 \+ one output of 4\)"):
         hf.HyperFrameBuilder.create((36, 64, 4), frames_per_output=4, halo=3, granularity=6)
+
+
+def test_frames_pushed_counts_global_frames(rng):
+    pool = make_pool(capacity=4)
+    b = hf.HyperFrameBuilder(pool)
+    for j in range(6):
+        h = b.push(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8), t=j)
+        if h is not None:
+            h.release()
+        assert b.frames_pushed == j + 1
+    b.flush_remaining().release()
+    assert b.frames_pushed == 6
+
+
+def test_push_checks_shape_dtype_and_depth(rng):
+    b = hf.HyperFrameBuilder(make_pool(depth=True))
+    frame = rng.integers(0, 256, (6, 5, 3), dtype=np.uint8)
+    with pytest.raises(ValueError, match=r"frame has shape \(3,\) and dtype float64; this pool "
+                                         r"holds \(6, 5, 3\) uint8 frames"):
+        b.push(np.array([300.7, -1, 0.5]), t=0)
+    with pytest.raises(ValueError, match="depth is required: the pool was made with depth=True"):
+        b.push(frame, t=0)
+    with pytest.raises(ValueError, match=r"depth has shape \(5, 6\); expected \(6, 5\)"):
+        b.push(frame, t=0, depth=np.ones((5, 6), np.float32))
+    assert b.frames_pushed == 0  # nothing half-written
+    with pytest.raises(ValueError, match="depth given but the pool was made with depth=False"):
+        hf.HyperFrameBuilder(make_pool()).push(frame, t=0, depth=np.ones((6, 5)))
+
+
+def test_split_detaches_the_parent_and_checks_halo(rng):
+    pool = make_pool(capacity=4, slots=1)
+    b = hf.HyperFrameBuilder(pool)
+    for j in range(4):
+        h = b.push(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8), t=j)
+    with pytest.raises(ValueError, match="halo=-1 must be >= 0"):
+        h.split(2, halo=-1)
+    a, c = h.split(2)
+    h.release()  # a no-op now: the halves own the slot
+    a.release()
+    assert pool.free_count == 0
+    c.release()
+    assert pool.free_count == 1
+
+
+def test_window_weights_must_be_in_order():
+    with pytest.raises(ValueError, match="starts must be non-decreasing"):
+        hf.WindowWeights(np.array([2, 0]), np.full((2, 2), 0.5))
+    with pytest.raises(ValueError, match=r"weights start at frame -1; frame indices count from 0"):
+        hf.fuse(hf.HyperFrame(np.zeros((4, 1, 1, 1), np.float32)),
+                hf.WindowWeights(np.array([-1, 0]), np.full((2, 2), 0.5)))
+
+
+def test_sliding_in_span_names_the_halo_it_needs():
+    with pytest.raises(ValueError, match="windows of 4 frames need 3 halo frames carried over, "
+                                         "this hyperframe has 1"):
+        hf.sliding_in_span(np.ones(4) / 4, 1, first_index=5, halo=1, frame_count=6)
+
+
+def test_fuse_checks_out():
+    h = hf.HyperFrame(np.zeros((4, 2, 2, 3), np.uint8))
+    ww = hf.WindowWeights.sliding(np.ones(2) / 2, 2, 2)
+    with pytest.raises(ValueError, match=r"out is float32 \(2, 2, 2, 3\); expected a writable "
+                                         r"C-contiguous uint8 array of shape \(2, 2, 2, 3\)"):
+        hf.fuse(h, ww, out=np.zeros((2, 2, 2, 3), np.float32))
+    out = np.full((2, 2, 2, 3), 9, np.uint8)
+    assert hf.fuse(h, ww, out=out) is out and out.max() == 0

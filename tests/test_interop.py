@@ -97,3 +97,33 @@ def test_shaders_found_in_checkout_and_shipped_in_the_wheel(tmp_path):
     wheel = next(tmp_path.glob("hfrender-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "hfrender/_shaders/README.md" in names and "hfrender/py.typed" in names
+
+
+def test_list_of_frames_with_different_shapes_names_the_frame(rng):
+    frames = [np.zeros((2, 2, 3), np.uint8)] * 2 + [np.zeros((2, 3, 3), np.uint8)]
+    with pytest.raises(ValueError, match=r"frames: all frames of a list must share shape and "
+                                         r"dtype; frame 0 is uint8 \(2, 2, 3\), frame 2 is "
+                                         r"uint8 \(2, 3, 3\)"):
+        hf.motion_blur(frames, 1)
+
+
+def test_tensor_that_requires_grad_gets_a_clear_error():
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    t = torch.zeros((2, 2, 2, 3), requires_grad=True)
+    with pytest.raises(TypeError, match=r"frames \(torch.Tensor\) cannot be read through "
+                                        r"DLPack: .* needs .detach\(\)"):
+        hf.motion_blur(t, 1)
+
+
+def test_jax_arrays_go_back_through_jax_numpy(monkeypatch):
+    import types
+
+    from hfrender import interop
+
+    fake_jnp = types.SimpleNamespace(from_dlpack=lambda a: ("jax", a.shape))
+    monkeypatch.setitem(sys.modules, "jax.numpy", fake_jnp)
+    monkeypatch.setitem(sys.modules, "jax", types.SimpleNamespace(numpy=fake_jnp))
+    jax_like = type("ArrayImpl", (HostDLPack,), {"__module__": "jaxlib._jax"})
+    out = hf.motion_blur(jax_like(np.zeros((4, 2, 2, 3), np.uint8)), 2)
+    assert out == ("jax", (2, 2, 2, 3))
+    assert interop._DLPACK_HOME["jaxlib"] == "jax.numpy"

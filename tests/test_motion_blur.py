@@ -119,7 +119,7 @@ def test_frames_large_enough_for_parallel_bands_give_the_same_result(rng, weight
 
 # bytes of scratch per frame element that each box path keeps for a whole call
 # (accumulator, decoded frame, quotient, ...); any temporary on top would show up
-BOX_SCRATCH = {("uint8", True): 4 + 2 + 2, ("uint8", False): 2,
+BOX_SCRATCH = {("uint8", True): 4 + 2 + 2 + 1, ("uint8", False): 2,
                ("uint16", True): 8 + 4 + 4 + 1 + 4 + 1, ("float32", True): 8 + 4 + 4}
 
 
@@ -143,3 +143,47 @@ def test_box_blur_allocates_nothing_per_output_frame(rng, dtype, linear):
     expected = BOX_SCRATCH[dtype, linear] * frames[0].size + index
     # slack: NumPy's casting buffers (64 KiB); a frame-sized temporary is 128 KiB or more
     assert peak - out.nbytes < expected + 96 * 1024, (peak - out.nbytes, expected)
+
+
+def test_opaque_alpha_stays_opaque_in_linear_light(rng):
+    frames = np.full((5, 130, 1024, 4), 255, np.uint8)  # big enough for parallel bands
+    frames[..., :3] = rng.integers(0, 256, (5, 130, 1024, 3))
+    for weights in ("box", "triangle"):
+        out = hf.motion_blur(frames, 2, stride=1, weights=weights)
+        assert out[..., 3].min() == 255, weights
+
+
+def test_box_window_of_three_rounds_exact_halves_up():
+    frames = np.array([0, 0, 1, 2, 2], np.uint8).reshape(5, 1, 1, 1)
+    frames = frames * 121 // 2  # 0 0 60 121 121: means 20, 60.33, 100.67
+    out = hf.motion_blur(frames, 3, stride=1, linear_light=False)[:, 0, 0, 0]
+    assert out.tolist() == [20, 60, 101]
+    halves = np.array([120, 121], np.uint8).reshape(2, 1, 1, 1)
+    assert hf.motion_blur(halves, 2, linear_light=False)[0, 0, 0, 0] == 121  # 120.5 -> 121
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_weighted_code_value_ties_round_up(rng, dtype):
+    # weights 1,3,3,1 (/8): many outputs are exact halves; compare with integer arithmetic
+    top = np.iinfo(dtype).max
+    frames = rng.integers(0, top + 1, (40, 6, 7, 3)).astype(dtype)
+    out = hf.motion_blur(frames, 4, stride=1, weights=[1, 3, 3, 1], linear_light=False)
+    f = frames.astype(np.int64)
+    s = f[:-3] + 3 * f[1:-2] + 3 * f[2:-1] + f[3:]  # 8 x the exact weighted mean
+    exact = (2 * s + 8) // 16  # round half up
+    assert np.mean(s % 8 == 4) > 0.05  # the data really has ties
+    assert np.array_equal(out, exact)
+
+
+def test_non_finite_float_frames_are_refused():
+    frames = np.zeros((4, 2, 2, 3), np.float32)
+    frames[1, 0, 1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"frames has 1 non-finite value\(s\) \(NaN or inf\), "
+                                         r"the first at index \(1, 0, 1, 2\)"):
+        hf.motion_blur(frames, 2, stride=1)
+
+
+def test_big_endian_frames_are_read_correctly(rng):
+    frames = rng.random((4, 2, 3, 3)).astype(">f4")
+    out = hf.motion_blur(frames, 2)
+    np.testing.assert_allclose(out, hf.motion_blur(frames.astype(np.float32), 2))

@@ -60,8 +60,13 @@ def test_depth_of_field_bad_input(depth, kwargs, exc, message):
 
 
 def test_single_frame_needs_matching_single_depth():
-    with pytest.raises(ValueError, match=r"depth has shape \(1, 3, 4\); it must match"):
+    with pytest.raises(ValueError, match=r"depth has shape \(3, 4\); it must match frames "
+                                         r"\(4, 4, 3\) without the channel axis: \(4, 4\)"):
         hf.depth_of_field(F[0], np.full((3, 4), 2.0), **LENS)
+    # (H, W, 1) depth passes as well as (H, W)
+    a = hf.depth_of_field(F[0], np.full((4, 4, 1), 2.0), **LENS)
+    b = hf.depth_of_field(F[0], np.full((4, 4), 2.0), **LENS)
+    assert a.shape == (4, 4, 3) and np.array_equal(a, b)
 
 
 def test_fuse_rejects_windows_beyond_the_hyperframe():

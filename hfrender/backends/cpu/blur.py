@@ -74,6 +74,7 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
     lin16 = np.empty(shape, np.uint16) if int_linear else None
     quot = np.empty(shape, np.uint16) if int_linear else None
     index = np.empty(LOOKUP_CHUNK, np.intp) if int_linear else None
+    alpha32 = np.empty(shape[:-1], np.uint32) if int_linear and shape[-1] == 4 else None
     alpha = shape[-1] == 4
 
     def as_int(f: np.ndarray) -> np.ndarray:
@@ -90,10 +91,9 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
             return
         np.floor_divide(acc, window, out=quot, casting="unsafe")
         lookup(encode8_table(), quot, out[k], index)
-        if alpha:
-            a = quot[..., 3]
-            a += 128
-            np.floor_divide(a, 257, out=out[k][..., 3], casting="unsafe")
+        if alpha32 is not None:  # 16-bit linear alpha back to 8 bits, in 32 bits: no wrap
+            np.add(quot[..., 3], np.uint32(128), out=alpha32)
+            np.floor_divide(alpha32, np.uint32(257), out=out[k][..., 3], casting="unsafe")
 
     _running(frames, window, stride, out.shape[0], acc, window // 2, as_int, emit)
     return out

@@ -12,6 +12,9 @@ from functools import cache
 import numpy as np
 
 ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
+# weighted sums of code values whose weights are not exact binary fractions land a few
+# float32 ulps from exact halves; this bias sends those ties up, as integer arithmetic does
+TIE_BIAS = 1.0 / 4096
 LOOKUP_CHUNK = 1 << 18  # elements per table lookup: a 2 MiB index buffer, reused
 
 
@@ -100,7 +103,11 @@ class Transfer:
         return buf
 
     def decode(self, src: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """``out`` (float32, same shape) = linear light of ``src``."""
+        """``out`` (float32, same shape) = linear light of ``src``.
+
+        In code-value mode the values stay in code units (0..255 or 0..65535): float32 holds
+        them exactly, so weights such as 3/8 give exact sums and exact halves round up.
+        """
         if self.is_float:
             np.copyto(out, src)
         elif self.srgb:
@@ -108,7 +115,7 @@ class Transfer:
             if self.channels == 4:
                 np.multiply(src[..., 3], np.float32(1.0 / self.top), out=out[..., 3])
         else:
-            np.multiply(src, np.float32(1.0 / self.top), out=out)
+            np.copyto(out, src, casting="unsafe")
         return out
 
     def encode(self, src: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -123,14 +130,19 @@ class Transfer:
         if self.srgb and self.channels == 4:
             alpha = self._buf(src.shape[:-1], np.float32)
             np.copyto(alpha, src[..., 3])
+        if not self.srgb:  # code values, in code units
+            np.clip(src, 0.0, np.float32(self.top), out=src)
+            np.add(src, np.float32(0.5 + TIE_BIAS), out=src)
+            np.copyto(out, src, casting="unsafe")
+            return out
         np.clip(src, 0.0, 1.0, out=src)
-        if self.srgb and self.dtype == np.uint8:
+        if self.dtype == np.uint8:
             idx = self._buf(src.shape, np.uint16)
             np.multiply(src, np.float32(ENCODE_INDEX_MAX), out=src)
             np.add(src, np.float32(0.5), out=src)
             np.copyto(idx, src, casting="unsafe")
             lookup(encode8_table(), idx, out, self.index)
-        elif self.srgb:  # uint16: a table would need more than 16 bits of input
+        else:  # uint16: a table would need more than 16 bits of input
             dark = self._buf(src.shape, np.bool_)
             lo = self._buf(src.shape, np.float32)
             np.less_equal(src, np.float32(0.0031308), out=dark)
@@ -139,10 +151,6 @@ class Transfer:
             np.multiply(src, np.float32(1.055), out=src)
             np.subtract(src, np.float32(0.055), out=src)
             np.copyto(src, lo, where=dark)
-            np.multiply(src, np.float32(self.top), out=src)
-            np.add(src, np.float32(0.5), out=src)
-            np.copyto(out, src, casting="unsafe")
-        else:
             np.multiply(src, np.float32(self.top), out=src)
             np.add(src, np.float32(0.5), out=src)
             np.copyto(out, src, casting="unsafe")

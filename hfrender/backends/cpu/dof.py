@@ -18,6 +18,7 @@ Cost is O(H * W * R^2) with R the largest radius; ``Lens.max_coc_px`` bounds it.
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 
 import numpy as np
@@ -25,15 +26,19 @@ import numpy as np
 from hfrender.optics import Lens
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces
+SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
+
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=32)
-def disk_offsets(radius: int) -> tuple[np.ndarray, np.ndarray]:
-    """Integer offsets (dy, dx) with dy^2 + dx^2 <= radius^2, sorted by distance."""
+def disk_offsets(max_d2: int) -> tuple[np.ndarray, np.ndarray]:
+    """Integer offsets (dy, dx) with dy^2 + dx^2 <= max_d2, sorted by distance."""
+    radius = int(np.floor(np.sqrt(max_d2)))
     ax = np.arange(-radius, radius + 1)
     dy, dx = np.meshgrid(ax, ax, indexing="ij")
     d2 = (dy * dy + dx * dx).ravel()
-    keep = d2 <= radius * radius
+    keep = d2 <= max_d2
     order = np.argsort(d2[keep], kind="stable")
     offsets = np.stack([dy.ravel()[keep], dx.ravel()[keep]], axis=1)[order]
     return offsets, d2[keep][order].astype(np.float32)
@@ -46,6 +51,12 @@ def coc_radius_px(depth: np.ndarray, lens: Lens, width: int, height: int) -> np.
     return (np.minimum(coc, cap) * 0.5).astype(np.float32)
 
 
+def _span(maxima: np.ndarray, d2: float) -> tuple[int, int] | None:
+    """First and last index whose value reaches ``d2`` (sources whose disk reaches d2)."""
+    hit = np.flatnonzero(maxima >= d2)
+    return (int(hit[0]), int(hit[-1])) if len(hit) else None
+
+
 def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     """Defocus one linear-light frame ``lin`` (H, W, C float32) with ``depth`` (H, W) metres.
 
@@ -53,11 +64,15 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     """
     h, w, c = lin.shape
     r = coc_radius_px(depth, lens, w, h)
-    big = int(np.floor(r.max()))
-    if big < 1:
-        return lin.copy()
-    offsets, d2s = disk_offsets(big)
     r2 = r * r
+    max_d2 = int(np.floor(float(r2.max())))
+    if max_d2 < 1:
+        return lin.copy()
+    offsets, d2s = disk_offsets(max_d2)
+    big = int(np.abs(offsets).max())
+    if len(offsets) * h * w > SLOW_WORK:
+        log.warning("depth of field: blur radius up to %.0f px on %dx%d: the CPU gather will be "
+                    "slow; max_coc_px bounds it", float(r.max()), w, h)
     # number of whole pixels in each source's disk (offset 0 always counts): weights 1/area
     inv_area = (1.0 / np.searchsorted(d2s, r2, side="right")).astype(np.float32)
 
@@ -69,33 +84,39 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     depth_p = np.pad(depth_f, pad, constant_values=np.inf)
     near = depth_f * np.float32(1.0 - FRONT_TOLERANCE)
     far = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
+    row_max, col_max = r2.max(axis=1), r2.max(axis=0)
 
     front = np.zeros_like(lin)
     back = np.zeros_like(lin)
     front_w = np.zeros((h, w), np.float32)
     back_w = np.zeros((h, w), np.float32)
-    wf = np.empty((h, w), np.float32)
-    wb = np.empty((h, w), np.float32)
-    tmp = np.empty_like(lin)
+    spans: dict[float, tuple] = {}
     for (dy, dx), d2 in zip(offsets, d2s, strict=True):
-        win = (slice(big + dy, big + dy + h), slice(big + dx, big + dx + w))
-        covers = r2_p[win] >= d2
-        if not covers.any():
+        if d2 not in spans:  # the sources whose disk reaches this far: a bounding box
+            spans[d2] = (_span(row_max, d2), _span(col_max, d2))
+        rows, cols = spans[d2]
+        if rows is None or cols is None:
             continue
-        q_depth = depth_p[win]
-        in_front = q_depth < near
+        # output pixels p = q - (dy, dx) for sources q in the box, inside the image
+        p0, p1 = max(0, rows[0] - dy), min(h, rows[1] - dy + 1)
+        c0, c1 = max(0, cols[0] - dx), min(w, cols[1] - dx + 1)
+        if p0 >= p1 or c0 >= c1:
+            continue
+        at = (slice(p0, p1), slice(c0, c1))
+        src = (slice(p0 + dy + big, p1 + dy + big), slice(c0 + dx + big, c1 + dx + big))
+        covers = r2_p[src] >= d2
+        q_depth = depth_p[src]
+        in_front = q_depth < near[at]
         # behind p: only where p's own disk reaches q (p is see-through there)
-        visible = ~in_front & ((q_depth <= far) | (r2 >= d2))
-        q_w = w_p[win]
-        np.multiply(q_w, covers & in_front, out=wf)
-        np.multiply(q_w, covers & visible, out=wb)
-        q_c = color_p[win]
-        front_w += wf
-        back_w += wb
-        np.multiply(q_c, wf[..., None], out=tmp)
-        front += tmp
-        np.multiply(q_c, wb[..., None], out=tmp)
-        back += tmp
+        visible = ~in_front & ((q_depth <= far[at]) | (r2[at] >= d2))
+        q_w = w_p[src]
+        wf = q_w * (covers & in_front)
+        wb = q_w * (covers & visible)
+        q_c = color_p[src]
+        front_w[at] += wf
+        back_w[at] += wb
+        front[at] += q_c * wf[..., None]
+        back[at] += q_c * wb[..., None]
     alpha = np.minimum(front_w, 1.0)
     front /= np.maximum(front_w, 1.0)[..., None]
     back /= back_w[..., None]  # > 0: every pixel sees itself
