@@ -17,13 +17,15 @@ from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.hyperframe import HostStorage, HyperFrame, HyperFramePool, Status
 from hfrender.optics import Lens
+from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
 from hfrender.sampler import curve_weights
 from hfrender.windows import WindowWeights, sliding_in_span
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BackendUnavailable", "HFRenderError", "HostStorage", "HyperFrame", "HyperFrameBuilder",
+    "BackendUnavailable", "Camera", "Cube", "HFRenderError", "Object3D", "Plane", "Scene",
+    "Sphere", "HostStorage", "HyperFrame", "HyperFrameBuilder",
     "HyperFramePool", "Lens", "Status", "WindowWeights", "auto_granularity", "curve_weights",
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "__version__",

@@ -1,23 +1,40 @@
-"""The ``hfrender`` command: parses, resolves, dispatches. No rendering logic lives here."""
+"""The ``hfrender`` command: parses, resolves config, dispatches. No rendering logic here."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import platform
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import hfrender
-from hfrender.backends import BACKENDS, load
-from hfrender.errors import BackendUnavailable
+from hfrender.backends import BACKENDS, CHOICES, load
+from hfrender.config import DOF_MODES, PRESETS, ConfigError, RenderConfig, parse_size
+from hfrender.config import project_settings
+from hfrender.errors import BackendUnavailable, HFRenderError
+from hfrender.render.contexts import CONTEXTS
+from hfrender.sampler import CURVES, POSITIONS
+
+EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT = 2, 1, 130
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    """What this machine offers hfrender: versions, fusion backends, the video encoder."""
+    """What this machine offers hfrender: versions, GL contexts, fusion backends, ffmpeg."""
     import numpy as np
+
+    from hfrender.render.contexts import create_context
 
     print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
           f"NumPy {np.__version__}, {platform.machine()})")
+    for name in CONTEXTS:
+        try:
+            glctx = create_context(name, size=(64, 64))
+            print(f"gl {name}: {glctx.renderer}")
+            glctx.release()
+        except HFRenderError as exc:
+            print(f"gl {name}: unavailable: {exc}")
     for name in BACKENDS:
         try:
             print(f"backend {name}: {load(name).describe()}")
@@ -26,11 +43,96 @@ def cmd_info(args: argparse.Namespace) -> int:
     try:
         import imageio_ffmpeg
 
+        from hfrender.writer import ffmpeg_encoders
+
+        enc = ffmpeg_encoders()
+        video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
+                             "gif", "png") if e in enc]
         print(f"ffmpeg: {imageio_ffmpeg.get_ffmpeg_exe()} "
-              f"(version {imageio_ffmpeg.get_ffmpeg_version()})")
+              f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
+              f"{len(enc)} encoders, among them: {', '.join(video)}")
     except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
         print(f"ffmpeg: unavailable: {exc}")
     return 0
+
+
+def _config_from(args: argparse.Namespace) -> RenderConfig:
+    """Defaults, then hfrender.toml, then flags: validated once, here at the edge."""
+    values = project_settings()
+    if args.quality:
+        (values["size"], values["fps"]) = PRESETS[args.quality]
+    flags = {"output": args.output, "fps": args.fps, "duration": args.duration,
+             "samples": args.samples, "shutter": args.shutter,
+             "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
+             "dof": args.dof, "backend": args.backend, "gl": args.gl, "seed": args.seed,
+             "codec": args.codec, "max_coc_px": args.max_coc_px, "jitter": args.jitter or None,
+             "preview": args.preview or None, "quiet": args.quiet or None}
+    if args.size is not None:
+        flags["size"] = parse_size(args.size)
+    if args.granularity is not None:
+        g = args.granularity
+        flags["granularity"] = g if g == "auto" else _int("granularity", g)
+    values.update({k: v for k, v in flags.items() if v is not None})
+    return RenderConfig(**values)
+
+
+def _int(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"{name}={text!r} must be 'auto' or an integer") from None
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from hfrender.pipeline import render
+
+    config = _config_from(args)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    progress, finish = _progress_bar(config.quiet)
+    try:
+        stats = render(args.file, config, scene_name=args.scene, progress=progress)
+    except KeyboardInterrupt:
+        finish()
+        print(f"interrupted: {config.output} was finalised with the frames written so far",
+              file=sys.stderr)
+        return EXIT_SIGINT
+    finish()
+    if not config.quiet:
+        print(f"wrote {stats.output}: {stats.frames_written} frames "
+              f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
+              f"samples, dof {stats.dof}; {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
+              f"on {stats.gl_renderer}, fusion {stats.backend}")
+    return 0
+
+
+def _progress_bar(quiet: bool):
+    if quiet:
+        return None, lambda: None
+    try:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeRemainingColumn)
+    except ImportError:  # rich is optional: a plain line instead
+        def plain(done: int, total: int) -> None:
+            print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
+        return plain, lambda: print(file=sys.stderr)
+    bar = Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                   transient=True, redirect_stdout=False)
+    task = bar.add_task("render", total=None, rate="")
+    state = {"t0": None}
+
+    def update(done: int, total: int) -> None:
+        import time
+
+        now = time.perf_counter()
+        if state["t0"] is None:
+            state["t0"] = now
+            bar.start()
+        rate = done / (now - state["t0"]) if now > state["t0"] else 0.0
+        bar.update(task, completed=done, total=total, rate=f"{rate:.1f} fps")
+
+    return update, bar.stop
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,19 +141,66 @@ def build_parser() -> argparse.ArgumentParser:
         description="Physically based motion blur and depth of field, fused in hyperframes.",
     )
     parser.add_argument("--version", action="version", version=f"hfrender {hfrender.__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what hfrender decides")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    info = sub.add_parser("info", help="show versions, fusion backends and the ffmpeg binary")
+    info = sub.add_parser("info", help="show GL contexts, fusion backends, ffmpeg and versions")
     info.set_defaults(func=cmd_info)
+
+    r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
+                       description="Render FILE (a Python scene or a .frag shader) to a video.")
+    r.add_argument("file", metavar="FILE")
+    r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
+    r.add_argument("-o", "--output", default="out.mp4",
+                   help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (default out.mp4)")
+    q = r.add_argument_group("size and time")
+    q.add_argument("--fps", type=float, default=None, help="output frames per second (30)")
+    q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
+    q.add_argument("--duration", type=float, default=None, metavar="S",
+                   help="seconds (default: the scene's duration)")
+    preset = q.add_mutually_exclusive_group()
+    for key, ((pw, ph), pfps) in PRESETS.items():
+        preset.add_argument(f"-q{key}", dest="quality", action="store_const", const=key,
+                            help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
+    m = r.add_argument_group("motion blur and depth of field")
+    m.add_argument("--samples", type=int, default=None, help="sub-frames per output frame (8)")
+    m.add_argument("--shutter", type=float, default=None, metavar="DEG",
+                   help="shutter angle in degrees (180); above 360 windows overlap")
+    m.add_argument("--shutter-position", choices=POSITIONS, default=None,
+                   help="where the open shutter sits around each frame's time (center)")
+    m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
+    m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
+    m.add_argument("--dof", choices=DOF_MODES, default=None,
+                   help="lens: move the camera across the aperture (exact); depth: thin-lens "
+                        "gather from each sub-frame's depth; auto: lens if the camera has an "
+                        "f-stop (default)")
+    m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
+                   help="cap the depth-mode blur diameter (bounds its cost)")
+    e = r.add_argument_group("engine")
+    e.add_argument("--backend", choices=CHOICES, default=None, help="fusion backend (auto)")
+    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
+    e.add_argument("--granularity", default=None, metavar="auto|N",
+                   help="sub-frames per hyperframe (auto: from free memory)")
+    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
+    e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+    e.add_argument("--preview", action="store_true", help="show frames in a window as they come")
+    e.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    r.set_defaults(func=cmd_render)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
-    return int(args.func(args))
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except (ConfigError, HFRenderError, ValueError) as exc:
+        print(f"hfrender: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_FAILED
 
 
 if __name__ == "__main__":

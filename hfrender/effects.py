@@ -7,6 +7,7 @@ one-pass entry point over a :class:`HyperFrame` that the render loop uses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -95,15 +96,16 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     return back(out[0] if single else out)
 
 
-def fuse(hyperframe: HyperFrame, weights: WindowWeights, *, lens: Lens | None = None,
+def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
+         lens: Lens | Sequence[Lens] | None = None,
          linear_light: bool = True, backend: str = "auto",
          out: np.ndarray | None = None) -> np.ndarray:
     """Turn one hyperframe's windows into output frames in one pass.
 
     ``out[k] = sum_i weights.rows[k, i] * f(frames[weights.starts[k] + i])`` where ``f``
     is the depth-aware thin-lens defocus of each sub-frame with its own depth when a
-    ``lens`` is given (``--dof depth``), else identity. Indices count from the
-    hyperframe's first frame, halo included.
+    ``lens`` is given (``--dof depth``), else identity; a sequence gives each frame its own
+    lens (a focus pull). Indices count from the hyperframe's first frame, halo included.
     """
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
     if weights.count and weights.starts[0] < 0:
@@ -118,6 +120,11 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *, lens: Lens | None = 
     if lens is not None:
         if hyperframe.depth is None:
             raise ValueError("lens given but the hyperframe has no depth plane")
+        if not isinstance(lens, Lens):
+            lens = list(lens)
+            if len(lens) != frames.shape[0] or not all(isinstance(x, Lens) for x in lens):
+                raise ValueError(f"lens: a sequence needs one Lens per frame ({frames.shape[0]}); "
+                                 f"got {len(lens)} items")
         depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
     want = (weights.count,) + frames.shape[1:]
     if out is not None and (out.shape != want or out.dtype != frames.dtype

@@ -82,6 +82,11 @@ class Plan:
     overlap: int  # sub-frames a window shares with the previous one (the halo)
 
     @property
+    def step(self) -> int:
+        """New sub-frames per output frame (the window minus what it shares)."""
+        return self.per_output - self.overlap
+
+    @property
     def count(self) -> int:
         return self.weights.count
 

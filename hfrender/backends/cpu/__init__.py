@@ -35,15 +35,17 @@ class CPUBackend:
         return self.fuse(frames, depth, one, lens, linear_light)
 
     def fuse(self, frames: np.ndarray, depth: np.ndarray | None, weights: WindowWeights,
-             lens: Lens | None, linear_light: bool, out: np.ndarray | None = None) -> np.ndarray:
-        """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``."""
+             lens: Lens | list[Lens] | None, linear_light: bool,
+             out: np.ndarray | None = None) -> np.ndarray:
+        """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``
+        (one lens for all frames, or a list with one per frame)."""
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
         if lens is None:
             return self._fuse_bands(frames, weights, linear_light, out)
 
         def dof(lin: np.ndarray, j: int) -> np.ndarray:
-            return defocus(lin, depth[j], lens)
+            return defocus(lin, depth[j], lens if isinstance(lens, Lens) else lens[j])
 
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
         return fuse_windows(frames, weights, tf, out, dof)

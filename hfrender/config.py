@@ -1,0 +1,134 @@
+"""Render settings: one frozen dataclass, validated once, at the edge.
+
+Values come from the defaults, then a project file (``hfrender.toml``, table ``[render]``,
+in the current folder), then command-line flags. Every field is checked here with a
+message that names it, its value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from hfrender.errors import HFRenderError
+from hfrender.sampler import CURVES, POSITIONS
+
+DOF_MODES = ("auto", "lens", "depth", "off")
+PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
+PROJECT_FILE = "hfrender.toml"
+
+
+class ConfigError(HFRenderError, ValueError):
+    """A setting is out of range (one line naming it)."""
+
+
+@dataclass(frozen=True)
+class RenderConfig:
+    """Everything one render needs besides the scene itself."""
+
+    output: str = "out.mp4"
+    fps: float = 30.0
+    size: tuple[int, int] = (640, 360)
+    duration: float | None = None  # None: the scene's own
+    samples: int = 8
+    shutter: float = 180.0
+    shutter_position: str = "center"
+    shutter_curve: str = "box"
+    jitter: bool = False
+    dof: str = "auto"  # auto: lens when the camera has an f-stop, else off
+    max_coc_px: float | None = None
+    backend: str = "auto"
+    gl: str | None = None
+    granularity: int | str = "auto"
+    max_in_flight: int = 2
+    seed: int = 0
+    codec: str | None = None
+    preview: bool = False
+    quiet: bool = False
+    antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
+
+    def __post_init__(self) -> None:
+        _number("fps", self.fps, low=0, exclusive=True)
+        if not (isinstance(self.size, tuple) and len(self.size) == 2
+                and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
+            raise ConfigError(f"size={self.size!r} must be WIDTHxHEIGHT with 1..16384 pixels each")
+        if self.duration is not None:
+            _number("duration", self.duration, low=0, exclusive=True)
+        _integer("samples", self.samples, 1, 4096)
+        _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
+        _choice("shutter_position", self.shutter_position, POSITIONS)
+        _choice("shutter_curve", self.shutter_curve, CURVES)
+        _choice("dof", self.dof, DOF_MODES)
+        if self.max_coc_px is not None:
+            _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
+        if self.granularity != "auto":
+            _integer("granularity", self.granularity, 1, 1 << 20)
+        _integer("max_in_flight", self.max_in_flight, 1, 64)
+        _integer("seed", self.seed, 0, 2**63 - 1)
+
+    def frame_count(self, scene_duration: float) -> int:
+        duration = self.duration if self.duration is not None else scene_duration
+        _number("duration", duration, low=0, exclusive=True)
+        return max(1, round(duration * self.fps))
+
+    def with_(self, **changes: Any) -> RenderConfig:
+        return replace(self, **changes)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(text))
+    if not m:
+        raise ConfigError(f"size={text!r} must be WIDTHxHEIGHT, e.g. 640x360")
+    return int(m.group(1)), int(m.group(2))
+
+
+def project_settings(folder: Path | None = None) -> dict[str, Any]:
+    """The ``[render]`` table of ``hfrender.toml`` in ``folder`` (default: here), if any."""
+    path = (folder or Path.cwd()) / PROJECT_FILE
+    if not path.is_file():
+        return {}
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        table = tomllib.loads(path.read_text()).get("render", {})
+    except Exception as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    known = {f.name for f in fields(RenderConfig)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
+                          f"known: {', '.join(sorted(known))}")
+    if "size" in table:
+        table["size"] = parse_size(table["size"])
+    return table
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _number(name: str, v: object, low: float, exclusive: bool = False,
+            high: float | None = None) -> None:
+    ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+    ok = ok and (v > low if exclusive else v >= low) and (high is None or v <= high)
+    if not ok:
+        span = f"> {low:g}" if exclusive else f">= {low:g}"
+        if high is not None:
+            span += f" and <= {high:g}"
+        raise ConfigError(f"{name}={v!r} must be a number {span}")
+
+
+def _integer(name: str, v: object, low: int, high: int) -> None:
+    if not (_is_int(v) and low <= v <= high):
+        raise ConfigError(f"{name}={v!r} must be an integer from {low} to {high}")
+
+
+def _choice(name: str, v: object, allowed: tuple) -> None:
+    if v not in allowed:
+        raise ConfigError(f"{name}={v!r}: choose one of {', '.join(allowed)}")

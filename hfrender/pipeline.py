@@ -1,0 +1,251 @@
+"""The render job: scene -> sampler -> renderer -> hyperframes -> fusion -> writer.
+
+The calling thread owns the GL context and draws every sub-frame straight into a pool
+slot (``read_into``, no allocation per sub-frame); a fusion thread turns each full
+hyperframe into output frames and hands them to the writer in order. Back-pressure comes
+from the pool: with every slot in flight, drawing waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.builder import HyperFrameBuilder
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.effects import fuse
+from hfrender.errors import HFRenderError
+from hfrender.hyperframe import HyperFrame
+from hfrender.optics import Lens
+from hfrender.render.contexts import create_context
+from hfrender.render.renderer import make_renderer
+from hfrender.sampler import Plan, SampleSchedule
+from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.loader import SceneError, load_scene, located
+from hfrender.writer import check_output, open_writer
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+
+
+class SceneUpdateError(HFRenderError):
+    """The scene's own code raised; the message has its file and line, t and the frame."""
+
+
+@dataclass
+class RenderStats:
+    output: str
+    frames_written: int = 0
+    total_frames: int = 0
+    subframes: int = 0
+    seconds: float = 0.0
+    gl_renderer: str = ""
+    backend: str = ""
+    dof: str = "off"
+    granularity: int = 0
+    device_to_host_bytes: int = 0
+    interrupted: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def fps(self) -> float:
+        return self.frames_written / self.seconds if self.seconds > 0 else 0.0
+
+
+def resolve_dof(mode: str, scene: Scene) -> str:
+    """``auto`` -> lens when the camera has an f-stop; explicit modes must make sense."""
+    if isinstance(scene, ShaderScene):
+        if mode in ("lens", "depth"):
+            raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
+                              "without a camera or depth; use --dof off")
+        return "off"
+    if mode == "auto":
+        return "lens" if scene.camera.has_dof else "off"
+    if mode != "off" and not scene.camera.has_dof:
+        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
+                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
+    return mode
+
+
+def halton(i: int, base: int) -> float:
+    f, r = 1.0, 0.0
+    while i > 0:
+        f /= base
+        r += f * (i % base)
+        i //= base
+    return r
+
+
+def _call_scene(scene: Scene, fn: Callable, what: str, t: float | None = None,
+                frame: int | None = None) -> None:
+    try:
+        fn() if t is None else fn(t)
+    except Exception as exc:
+        where = located(exc, scene.source_path) if scene.source_path else repr(exc)
+        when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
+        raise SceneUpdateError(f"scene error in {what}{when}: {where}") from exc
+
+
+class _Fuser(threading.Thread):
+    """Fuses hyperframes in order and writes their frames; errors are kept for the caller."""
+
+    def __init__(self, plan: Plan, writer: Any, config: RenderConfig, lenses: dict[int, Lens],
+                 progress: Progress | None, stats: RenderStats) -> None:
+        super().__init__(name="hfrender-fusion", daemon=True)
+        self.plan, self.writer, self.config = plan, writer, config
+        self.lenses, self.progress, self.stats = lenses, progress, stats
+        self.inbox: queue.Queue[HyperFrame | None] = queue.Queue(maxsize=config.max_in_flight)
+        self.error: BaseException | None = None
+        self._out: np.ndarray | None = None
+
+    def run(self) -> None:
+        while True:
+            hyper = self.inbox.get()
+            if hyper is None:
+                return
+            if self.error is not None:  # drain after a failure: give the slots back
+                hyper.release()
+                continue
+            try:
+                self._process(hyper)
+            except BaseException as exc:  # noqa: BLE001 - reported by the render thread
+                self.error = exc
+                hyper.release()
+
+    def _process(self, hyper: HyperFrame) -> None:
+        k0, windows = self.plan.weights.in_span(hyper.first_index, hyper.halo,
+                                                hyper.frame_count)
+        lens = None
+        if hyper.depth is not None:
+            lens = [self.lenses[hyper.first_index + i] for i in range(hyper.frame_count)]
+        shape = (windows.count,) + hyper.frames.shape[1:]
+        if self._out is None or self._out.shape[0] < windows.count:
+            self._out = np.empty(shape, hyper.frames.dtype)
+        out = fuse(hyper, windows, lens=lens, backend=self.config.backend,
+                   out=self._out[: windows.count])
+        hyper.release()
+        if lens is not None:  # frames before the next halo are done with
+            for j in range(hyper.first_index, hyper.first_index + hyper.frame_count
+                           - self.plan.overlap):
+                self.lenses.pop(j, None)
+        for i in range(windows.count):
+            self.writer.write(out[i, :, :, :3])
+            self.stats.frames_written += 1
+            if self.progress is not None:
+                self.progress(self.stats.frames_written, self.stats.total_frames)
+
+    def submit(self, hyper: HyperFrame) -> None:
+        while True:
+            if self.error is not None:
+                hyper.release()
+                raise self.error
+            try:
+                self.inbox.put(hyper, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+
+def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | None = None,
+           first_frame: int = 0, count: int | None = None, progress: Progress | None = None,
+           writer: Any = None) -> RenderStats:
+    """Render output frames ``first_frame ..`` of a scene script into ``config.output``.
+
+    Raises ``SceneError``/``ConfigError``/``WriterError``/``ShaderError`` before anything
+    is written; once writing has started, any error or Ctrl-C still finalises the file.
+    """
+    t0 = time.perf_counter()
+    scene = load_scene(scene_file, scene_name)
+    total = config.frame_count(scene.duration)
+    count = total - first_frame if count is None else count
+    if count < 1 or first_frame < 0:
+        raise ConfigError(f"frames {first_frame}..{first_frame + count - 1}: nothing to render "
+                          f"(the scene has {total} frames at {config.fps:g} fps)")
+    if writer is None:
+        check_output(config.output, config.size, config.codec)
+    stats = RenderStats(config.output, total_frames=count)
+    w, h = config.size
+    glctx = create_context(config.gl, size=config.size, visible=config.preview)
+    stats.gl_renderer = glctx.renderer
+    renderer = None
+    try:
+        _call_scene(scene, scene.setup, "setup()")
+        if not isinstance(scene, ShaderScene):
+            try:
+                scene.camera.validate()
+            except ValueError as exc:
+                raise SceneError(f"{scene.source_path}: {exc}") from None
+        dof = stats.dof = resolve_dof(config.dof, scene)
+        schedule = SampleSchedule(config.fps, config.shutter, config.shutter_position,
+                                  config.shutter_curve, config.samples, config.jitter,
+                                  config.seed, scene.camera.aperture_blades)
+        plan = schedule.plan(count, first_frame)
+        renderer = make_renderer(glctx.ctx, scene, config.size, dof == "depth", config.fps)
+        renderer.prepare()
+        builder = HyperFrameBuilder.create(
+            (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
+            granularity=config.granularity, depth=dof == "depth",
+            max_in_flight=config.max_in_flight)
+        stats.granularity = builder.pool.capacity
+        gop = max(1, (builder.pool.capacity - plan.overlap) // plan.step)
+        from hfrender.backends import get_backend
+
+        stats.backend = get_backend(config.backend).name
+        own_writer = writer is None
+        if own_writer:
+            writer = open_writer(config.output, config.fps, config.size, config.codec, gop)
+        lenses: dict[int, Lens] = {}
+        fuser = _Fuser(plan, writer, config, lenses, progress, stats)
+        fuser.start()
+        try:
+            _draw_all(scene, renderer, plan, builder, fuser, config, dof, lenses, stats)
+            last = builder.flush_remaining()
+            if last is not None:
+                fuser.submit(last)
+        except KeyboardInterrupt:
+            stats.interrupted = True
+            raise
+        finally:
+            fuser.inbox.put(None)
+            fuser.join()
+            if own_writer:
+                writer.close()
+            stats.seconds = time.perf_counter() - t0
+        if fuser.error is not None:
+            raise fuser.error
+        return stats
+    finally:
+        if renderer is not None:
+            renderer.release()
+        glctx.release()
+
+
+def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilder,
+              fuser: _Fuser, config: RenderConfig, dof: str, lenses: dict[int, Lens],
+              stats: RenderStats) -> None:
+    jitter = config.antialias and not isinstance(scene, ShaderScene)
+    lens_uv = plan.lens if dof == "lens" else np.zeros_like(plan.lens)
+    for j, t in enumerate(plan.times):
+        k = plan.first_frame + int(plan.output[j])
+        _call_scene(scene, scene.update, "update(t)", float(t), k)
+        i = j % plan.per_output
+        jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5) if jitter else (0.0, 0.0)
+        renderer.draw(float(t), k, (float(lens_uv[j, 0]), float(lens_uv[j, 1])), jit)
+        color, depth = builder.reserve(float(t))
+        renderer.read_into(color, depth)
+        stats.device_to_host_bytes += color.nbytes + (0 if depth is None else depth.nbytes)
+        if dof == "depth":
+            lenses[j] = scene.camera.lens(config.max_coc_px)
+        stats.subframes += 1
+        hyper = builder.commit()
+        if hyper is not None:
+            fuser.submit(hyper)

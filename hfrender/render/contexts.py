@@ -1,0 +1,91 @@
+"""OpenGL contexts, chosen by name: ``egl`` (headless) or ``glfw`` (a window).
+
+The name comes from the caller's flag, else ``HFRENDER_GL``, else ``egl``. A context
+belongs to the thread that made it: the render thread creates, uses and releases it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from hfrender.errors import HFRenderError
+
+CONTEXTS = ("egl", "glfw")
+ENV_VAR = "HFRENDER_GL"
+MIN_GL = 330
+
+
+class ContextUnavailable(HFRenderError):
+    """No OpenGL context of that kind can be made here (no display, no driver, ...)."""
+
+
+@dataclass
+class GLContext:
+    name: str
+    ctx: Any  # moderngl.Context
+    window: Any = None  # a GLFW window, for glfw
+
+    @property
+    def renderer(self) -> str:
+        return f"{self.ctx.info['GL_RENDERER']} (OpenGL {self.ctx.info['GL_VERSION']})"
+
+    def release(self) -> None:
+        self.ctx.release()
+        if self.window is not None:
+            import glfw
+
+            glfw.destroy_window(self.window)
+            self.window = None
+
+
+def resolve_name(name: str | None = None) -> str:
+    source = "gl"
+    if name is None:
+        name, source = os.environ.get(ENV_VAR) or "egl", ENV_VAR
+    if name not in CONTEXTS:
+        raise ValueError(f"{source}={name!r} is not an OpenGL context; choose one of "
+                         f"{', '.join(CONTEXTS)}")
+    return name
+
+
+def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360),
+                   visible: bool = False, title: str = "hfrender") -> GLContext:
+    """A moderngl context of the named kind, current on this thread."""
+    name = resolve_name(name)
+    try:
+        import moderngl
+    except ImportError as exc:  # a runtime dependency, but say so clearly
+        raise ContextUnavailable(f"moderngl is not installed ({exc}); "
+                                 "pip install moderngl") from None
+    if name == "egl":
+        try:
+            ctx = moderngl.create_standalone_context(backend="egl", require=MIN_GL)
+        except Exception as exc:
+            raise ContextUnavailable(
+                f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
+                "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
+        return GLContext("egl", ctx)
+    return _glfw_context(moderngl, size, visible, title)
+
+
+def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: str) -> GLContext:
+    try:
+        import glfw
+    except ImportError as exc:
+        raise ContextUnavailable(f"glfw is not installed ({exc}); pip install glfw") from None
+    if not glfw.init():
+        raise ContextUnavailable("GLFW could not start: no display? (set DISPLAY, or use the "
+                                 "headless context: --gl egl)")
+    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 3)
+    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+    glfw.window_hint(glfw.VISIBLE, visible)
+    window = glfw.create_window(size[0], size[1], title, None, None)
+    if not window:
+        raise ContextUnavailable("GLFW could not open an OpenGL 3.3 window here (no display, "
+                                 "or the driver is too old); use --gl egl")
+    glfw.make_context_current(window)
+    return GLContext("glfw", moderngl.create_context(require=MIN_GL), window)

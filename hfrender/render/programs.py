@@ -1,0 +1,66 @@
+"""GLSL programs from ``shaders/glsl/``: assembly, compilation, errors named by file:line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from hfrender.errors import HFRenderError
+from hfrender.resources import shader_dir
+
+# Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."
+_MESA = re.compile(r"^\s*\d+:(\d+)\(\d+\):\s*(error|warning):\s*(.*)$")
+_NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
+
+
+class ShaderError(HFRenderError):
+    """A shader did not compile; the message names the file and line."""
+
+
+def glsl(name: str) -> str:
+    return (shader_dir() / "glsl" / name).read_text()
+
+
+def with_user_source(header: str, user: str, footer: str) -> str:
+    """``header`` + the user's source (numbered from line 1) + ``footer``."""
+    return f"{header}\n#line 1\n{user}\n#line 1000000\n{footer}"
+
+
+def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None,
+                    outputs: tuple[str, ...] = ()) -> Any:
+    """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``."""
+    try:
+        return ctx.program(vertex_shader=vertex, fragment_shader=fragment)
+    except Exception as exc:  # moderngl.Error; its text holds the compiler log
+        raise ShaderError(describe_compile_error(str(exc), user_file)) from None
+
+
+def describe_compile_error(log: str, user_file: str | Path | None) -> str:
+    where = str(user_file) if user_file else "hfrender shader"
+    found = []
+    for line in log.splitlines():
+        m = _MESA.match(line) or _NVIDIA.match(line)
+        if m and m.group(2) == "error":
+            lineno = int(m.group(1))
+            place = f"{where}:{lineno}" if lineno < 1000000 else "hfrender's wrapper"
+            found.append(f"{place}: {m.group(3).strip()}")
+    if not found:
+        body = " ".join(s.strip() for s in log.splitlines() if s.strip())
+        return f"{where}: shader compilation failed: {body}"
+    extra = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{found[0]}{extra}"
+
+
+def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]:
+    """A surface shader by name: a file beside the scene, or ``shaders/glsl/NAME.glsl``."""
+    name = name or "lambert"
+    candidates = []
+    if scene_dir is not None:
+        candidates += [scene_dir / name, scene_dir / f"{name}.glsl"]
+    candidates += [shader_dir() / "glsl" / name, shader_dir() / "glsl" / f"{name}.glsl"]
+    for c in candidates:
+        if c.is_file():
+            return c.read_text(), c
+    raise ShaderError(f"shader={name!r}: no such surface shader (looked for "
+                      f"{', '.join(str(c) for c in candidates)})")

@@ -1,0 +1,189 @@
+"""Drawing one sub-frame of a scene into an offscreen target, and reading it back in place.
+
+The target has two colour attachments: RGBA8 (sRGB-encoded colour, the display values the
+fusion decodes) and R32F (linear depth along the view axis, +inf for the background).
+``read_into`` copies them into caller-provided memory (a hyperframe slot): no allocation
+per sub-frame.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
+from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.objects import mesh, srgb_to_linear
+
+
+def _set(prog: Any, name: str, value: Any) -> None:
+    """Set a uniform if the compiler kept it (unused ones are optimised away)."""
+    if name in prog:
+        if isinstance(value, np.ndarray):
+            prog[name].write(value.T.astype("f4").tobytes())  # GLSL matrices: column-major
+        else:
+            prog[name].value = value
+
+
+class _Target:
+    def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool) -> None:
+        self.color = ctx.texture(size, 4, dtype="f1")
+        attachments = [self.color]
+        self.depth = None
+        if with_depth:
+            self.depth = ctx.texture(size, 1, dtype="f4")
+            attachments.append(self.depth)
+        self.zbuffer = ctx.depth_renderbuffer(size)
+        self.fbo = ctx.framebuffer(attachments, self.zbuffer)
+
+    def read_into(self, color: np.ndarray, depth: np.ndarray | None) -> None:
+        self.fbo.read_into(color, components=4, attachment=0, dtype="f1")
+        if depth is not None:
+            if self.depth is None:
+                raise ValueError("depth requested but the renderer was made without depth")
+            self.fbo.read_into(depth, components=1, attachment=1, dtype="f4")
+
+    def release(self) -> None:
+        for obj in (self.fbo, self.color, self.depth, self.zbuffer):
+            if obj is not None:
+                obj.release()
+
+
+class SceneRenderer:
+    """Draws a :class:`Scene` (meshes, camera, light) with a lens offset and pixel jitter."""
+
+    def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool) -> None:
+        self.ctx, self.scene, self.size = ctx, scene, size
+        self.target = _Target(ctx, size, with_depth)
+        self.scene_dir = Path(scene.source_path).parent if scene.source_path else None
+        self.background = compile_program(ctx, glsl("fullscreen.vert"), glsl("background.frag"),
+                                          None)
+        self.empty_vao = ctx.vertex_array(self.background, [])
+        self.programs: dict[str | None, Any] = {}
+        self.buffers: dict[str, tuple[Any, Any]] = {}
+        self.vaos: dict[tuple, Any] = {}
+
+    def _program(self, shader: str | None) -> Any:
+        if shader not in self.programs:
+            source, path = surface_source(shader, self.scene_dir)
+            frag = with_user_source(glsl("mesh_header.frag"), source, glsl("mesh_main.frag"))
+            self.programs[shader] = compile_program(self.ctx, glsl("mesh.vert"), frag, path)
+        return self.programs[shader]
+
+    def _vao(self, prog: Any, geometry: str) -> Any:
+        key = (id(prog), geometry)
+        if key not in self.vaos:
+            if geometry not in self.buffers:
+                verts, idx = mesh(geometry)
+                self.buffers[geometry] = (self.ctx.buffer(verts.tobytes()),
+                                          self.ctx.buffer(idx.tobytes()))
+            vbo, ibo = self.buffers[geometry]
+            self.vaos[key] = self.ctx.vertex_array(
+                prog, [(vbo, "3f 3f", "in_position", "in_normal")], index_buffer=ibo,
+                index_element_size=4)
+        return self.vaos[key]
+
+    def prepare(self) -> None:
+        """Compile every program the scene uses now, so errors come before any drawing."""
+        for obj in self.scene.objects:
+            self._vao(self._program(obj.shader), obj.geometry)
+
+    def draw(self, t: float, frame: int, lens_uv: tuple[float, float] = (0.0, 0.0),
+             jitter_px: tuple[float, float] = (0.0, 0.0)) -> None:
+        import moderngl
+
+        scene, cam, ctx = self.scene, self.scene.camera, self.ctx
+        w, h = self.size
+        radius = cam.aperture_radius_m()
+        offset = (lens_uv[0] * radius, lens_uv[1] * radius)
+        view = cam.view_matrix(offset)
+        proj = cam.projection(w / h, offset, (2 * jitter_px[0] / w, 2 * jitter_px[1] / h))
+        right, up, _ = cam.basis()
+        eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
+        light = np.asarray(scene.light_direction, np.float64)
+        light = light / (np.linalg.norm(light) or 1.0)
+
+        self.target.fbo.use()
+        ctx.viewport = (0, 0, w, h)
+        self.target.fbo.clear(depth=1.0)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        _set(self.background, "u_background", tuple(float(c) for c in scene.background[:3]))
+        self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
+        ctx.enable(moderngl.DEPTH_TEST)
+        for obj in scene.objects:
+            if not obj.visible:
+                continue
+            prog = self._program(obj.shader)
+            model = obj.model_matrix()
+            _set(prog, "u_model", model)
+            _set(prog, "u_view", view)
+            _set(prog, "u_proj", proj)
+            _set(prog, "u_normal_matrix", np.linalg.inv(model[:3, :3]).T)
+            _set(prog, "u_color", obj.linear_color())
+            _set(prog, "u_emissive", float(obj.emissive))
+            _set(prog, "u_light_dir", tuple(light))
+            _set(prog, "u_ambient", float(scene.ambient))
+            _set(prog, "u_eye", tuple(eye))
+            _set(prog, "u_time", float(t))
+            self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
+
+    def read_into(self, color: np.ndarray, depth: np.ndarray | None = None) -> None:
+        self.target.read_into(color, depth)
+
+    def release(self) -> None:
+        for obj in [*self.vaos.values(), *(b for pair in self.buffers.values() for b in pair),
+                    *self.programs.values(), self.empty_vao, self.background]:
+            obj.release()
+        self.target.release()
+
+
+class ShaderRenderer:
+    """Draws a Shadertoy-style fragment shader; ``iTime`` is the sub-frame's time."""
+
+    def __init__(self, ctx: Any, scene: ShaderScene, size: tuple[int, int], with_depth: bool,
+                 fps: float = 30.0) -> None:
+        self.ctx, self.scene, self.size, self.fps = ctx, scene, size, fps
+        self.target = _Target(ctx, size, with_depth)
+        frag = with_user_source(glsl("shadertoy_header.frag"), scene.source,
+                                glsl("shadertoy_main.frag"))
+        self.prog = compile_program(ctx, glsl("fullscreen.vert"), frag, scene.source_path)
+        self.vao = ctx.vertex_array(self.prog, [])
+
+    def prepare(self) -> None:
+        """Nothing to do: the shader compiled in the constructor."""
+
+    def draw(self, t: float, frame: int, lens_uv: tuple[float, float] = (0.0, 0.0),
+             jitter_px: tuple[float, float] = (0.0, 0.0)) -> None:
+        import moderngl
+
+        w, h = self.size
+        self.target.fbo.use()
+        self.ctx.viewport = (0, 0, w, h)
+        self.ctx.disable(moderngl.DEPTH_TEST)
+        _set(self.prog, "iResolution", (float(w), float(h), 1.0))
+        _set(self.prog, "iTime", float(t))
+        _set(self.prog, "iTimeDelta", 1.0 / self.fps)
+        _set(self.prog, "iFrameRate", float(self.fps))
+        _set(self.prog, "iFrame", int(frame))
+        self.vao.render(moderngl.TRIANGLES, vertices=3)
+
+    def read_into(self, color: np.ndarray, depth: np.ndarray | None = None) -> None:
+        self.target.read_into(color, depth)
+
+    def release(self) -> None:
+        self.vao.release()
+        self.prog.release()
+        self.target.release()
+
+
+def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
+                  fps: float) -> SceneRenderer | ShaderRenderer:
+    if isinstance(scene, ShaderScene):
+        return ShaderRenderer(ctx, scene, size, with_depth, fps)
+    return SceneRenderer(ctx, scene, size, with_depth)
+
+
+def linear_background(scene: Scene) -> tuple:
+    return srgb_to_linear(scene.background)

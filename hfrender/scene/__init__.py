@@ -1,0 +1,55 @@
+"""Scenes: what is drawn, as a pure function of time.
+
+A scene script subclasses :class:`Scene`: ``setup()`` builds it once per process,
+``update(t)`` sets *all* state from ``t`` alone. That is what lets hfrender draw any
+sub-frame time in any order, split a render into chunks, and resume exactly.
+"""
+
+from __future__ import annotations
+
+from hfrender.scene.camera import Camera
+from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
+
+
+class Scene:
+    """Base class of scene scripts.
+
+    Class attributes a script may set: ``duration`` (seconds), ``background`` (display
+    colour), ``light_direction`` (towards the light), ``ambient`` (0..1).
+    """
+
+    duration: float = 4.0
+    background: tuple = (0.06, 0.06, 0.08)
+    light_direction: tuple = (0.4, 0.8, 0.6)
+    ambient: float = 0.18
+    source_path: str | None = None  # the file it came from (error messages)
+
+    def __init__(self) -> None:
+        self.camera = Camera()
+        self.objects: list[Object3D] = []
+
+    def setup(self) -> None:
+        """Build the scene (add objects, place the camera). Runs once per process."""
+
+    def update(self, t: float) -> None:
+        """Set every time-dependent property from ``t`` (seconds) alone."""
+
+    def add(self, obj: Object3D) -> Object3D:
+        """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well."""
+        if not isinstance(obj, Object3D):
+            raise TypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
+                            f"got {type(obj).__name__}")
+        self.objects.append(obj)
+        return obj
+
+
+class ShaderScene(Scene):
+    """A Shadertoy-style fragment shader: ``mainImage(out vec4, in vec2)``, no camera."""
+
+    def __init__(self, source: str, path: str) -> None:
+        super().__init__()
+        self.source = source
+        self.source_path = path
+
+
+__all__ = ["Camera", "Cube", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere"]

@@ -1,0 +1,133 @@
+"""The camera: where it is, where it looks, and its physical lens.
+
+Matrices are NumPy row-major 4x4 (transpose them for GL). World units are metres, y up;
+the camera looks down its -z axis, as in OpenGL.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hfrender.optics import Lens
+
+
+def _normalize(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    if n == 0.0:
+        raise ValueError("camera: position and look_at target coincide, or up is parallel to "
+                         "the view direction")
+    return v / n
+
+
+@dataclass
+class Camera:
+    """A perspective (or orthographic) camera with a physical lens.
+
+    Defaults follow Blender's camera: 50 mm lens on a 36 mm sensor. ``f_stop=None`` is a
+    pinhole (everything sharp); set it (and ``focus_distance``, metres along the view axis)
+    for depth of field. ``aperture_blades`` 0 gives round bokeh, 3 or more a polygon.
+    """
+
+    position: tuple = (0.0, 0.0, 5.0)
+    target: tuple = (0.0, 0.0, 0.0)
+    up: tuple = (0.0, 1.0, 0.0)
+    focal_length_mm: float = 50.0
+    sensor_width_mm: float = 36.0
+    f_stop: float | None = None
+    focus_distance: float = 10.0
+    aperture_blades: int = 0
+    orthographic: bool = False
+    ortho_height: float = 4.0  # world units seen vertically, orthographic only
+    near: float = 0.05
+    far: float = 1000.0
+    _extra: dict = field(default_factory=dict, repr=False)
+
+    def look_at(self, target: tuple) -> None:
+        self.target = tuple(float(x) for x in target)
+
+    @property
+    def has_dof(self) -> bool:
+        return self.f_stop is not None and not self.orthographic
+
+    def lens(self, max_coc_px: float | None = None) -> Lens:
+        """The thin lens of this camera (for depth-of-field fusion)."""
+        if self.f_stop is None:
+            raise ValueError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
+        return Lens(self.focus_distance, self.f_stop, self.focal_length_mm,
+                    self.sensor_width_mm, max_coc_px)
+
+    def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(right, up, forward) unit vectors in world space."""
+        pos = np.asarray(self.position, np.float64)
+        fwd = _normalize(np.asarray(self.target, np.float64) - pos)
+        right = _normalize(np.cross(fwd, np.asarray(self.up, np.float64)))
+        return right, np.cross(right, fwd), fwd
+
+    def view_matrix(self, lens_offset_m: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+        """World -> camera; the eye moved by ``lens_offset_m`` across the aperture."""
+        right, up, fwd = self.basis()
+        eye = np.asarray(self.position, np.float64)
+        eye = eye + right * lens_offset_m[0] + up * lens_offset_m[1]
+        m = np.eye(4)
+        m[0, :3], m[1, :3], m[2, :3] = right, up, -fwd
+        m[:3, 3] = -m[:3, :3] @ eye
+        return m
+
+    def aperture_radius_m(self) -> float:
+        """Radius of the eye's movement that reproduces the thin-lens circle of confusion.
+
+        The pinhole projection images the focus plane at the focal length f, while a real
+        lens focused at S1 sits at f * S1 / (S1 - f) from the sensor; scaling the aperture
+        by S1 / (S1 - f) makes the blur equal the thin-lens formula exactly.
+        """
+        if not self.has_dof:
+            return 0.0
+        f = self.focal_length_mm / 1000.0
+        return f / self.f_stop / 2.0 * self.focus_distance / (self.focus_distance - f)
+
+    def projection(self, aspect: float, lens_offset_m: tuple[float, float] = (0.0, 0.0),
+                   jitter_ndc: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+        """Camera -> clip space, y flipped so that GL's row 0 is the image's top row.
+
+        With a lens offset the frustum is sheared so that the focus plane stays put (the
+        accumulation-buffer technique); ``jitter_ndc`` shifts the image by a sub-pixel.
+        """
+        n, f = self.near, self.far
+        if self.orthographic:
+            half_h = self.ortho_height / 2
+            half_w = half_h * aspect
+            p = np.diag([1 / half_w, 1 / half_h, -2 / (f - n), 1.0])
+            p[2, 3] = -(f + n) / (f - n)
+            p[0, 3], p[1, 3] = jitter_ndc
+        else:
+            half_w = n * self.sensor_width_mm / 2 / self.focal_length_mm
+            half_h = half_w / aspect
+            shift_x = -lens_offset_m[0] * n / self.focus_distance + jitter_ndc[0] * half_w
+            shift_y = -lens_offset_m[1] * n / self.focus_distance + jitter_ndc[1] * half_h
+            left, right = -half_w + shift_x, half_w + shift_x
+            bottom, top = -half_h + shift_y, half_h + shift_y
+            p = np.zeros((4, 4))
+            p[0, 0] = 2 * n / (right - left)
+            p[0, 2] = (right + left) / (right - left)
+            p[1, 1] = 2 * n / (top - bottom)
+            p[1, 2] = (top + bottom) / (top - bottom)
+            p[2, 2] = -(f + n) / (f - n)
+            p[2, 3] = -2 * f * n / (f - n)
+            p[3, 2] = -1.0
+        p[1] *= -1.0  # flip y: the first row GL writes is the top of the picture
+        return p
+
+    def validate(self) -> None:
+        """Check the lens once, before rendering: one clear line per bad value."""
+        for name in ("focal_length_mm", "sensor_width_mm", "near", "far"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+                raise ValueError(f"camera.{name}={v!r} must be a number > 0")
+        if self.has_dof:
+            self.lens()  # validates f_stop and focus_distance
+        if self.aperture_blades != 0 and not 3 <= self.aperture_blades <= 64:
+            raise ValueError(f"camera.aperture_blades={self.aperture_blades!r} must be 0 "
+                             "(round) or between 3 and 64")

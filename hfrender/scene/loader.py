@@ -1,0 +1,75 @@
+"""Loading a scene script: a Python file with Scene subclasses, or a fragment shader."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+from hfrender.errors import HFRenderError
+from hfrender.scene import Scene, ShaderScene
+
+SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
+
+
+class SceneError(HFRenderError):
+    """The scene script cannot be used as given (one line for the user)."""
+
+
+def load_scene(path: str | Path, name: str | None = None) -> Scene:
+    """Instantiate the scene in ``path``: the class ``name``, or the only Scene subclass."""
+    p = Path(path)
+    if not p.is_file():
+        raise SceneError(f"scene file not found: {p}")
+    if p.suffix.lower() in SHADER_SUFFIXES:
+        if name:
+            raise SceneError(f"-s {name}: {p.name} is a shader file, it has no scene classes")
+        return ShaderScene(p.read_text(), str(p))
+    if p.suffix != ".py":
+        raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
+                         f"({', '.join(SHADER_SUFFIXES)})")
+    module = _import(p)
+    found = {n: c for n, c in vars(module).items()
+             if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
+             and c.__module__ == module.__name__}
+    if not found:
+        raise SceneError(f"{p}: no Scene subclass found (write `class MyScene(hf.Scene):`)")
+    if name is None:
+        if len(found) > 1:
+            raise SceneError(f"{p} has several scenes ({', '.join(sorted(found))}); "
+                             "choose one with -s NAME")
+        (cls,) = found.values()
+    elif name in found:
+        cls = found[name]
+    else:
+        raise SceneError(f"{p}: no Scene named {name!r}; found {', '.join(sorted(found))}")
+    scene = cls()
+    scene.source_path = str(p)
+    return scene
+
+
+def _import(p: Path) -> object:
+    mod_name = f"hfrender_scene_{abs(hash(str(p.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, p)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except Exception as exc:
+        raise SceneError(f"{p}: importing the scene failed: {located(exc, p)}") from exc
+    return module
+
+
+def located(exc: BaseException, path: str | Path) -> str:
+    """``ExcType: message (file:line)`` with the deepest frame inside ``path``."""
+    where = ""
+    target = str(Path(path).resolve())
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(Path(tb.tb_frame.f_code.co_filename).resolve()) == target:
+            where = f" ({path}:{tb.tb_lineno})"
+        tb = tb.tb_next
+    return f"{type(exc).__name__}: {exc}{where}"

@@ -1,0 +1,113 @@
+"""Built-in objects: Plane, Cube, Sphere. Geometry is made here, drawn by the renderer."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+
+def srgb_to_linear(c: tuple) -> tuple:
+    """Display (sRGB) colour -> linear light, the space lighting happens in."""
+    return tuple(v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c)
+
+
+@dataclass(eq=False)
+class Object3D:
+    """Something drawn in a scene.
+
+    ``position`` in metres; ``rotation`` in radians about x, then y, then z (world axes);
+    ``scale`` a number or three; ``color`` a display (sRGB) colour, as in manim or CSS;
+    ``emissive`` adds ``emissive x color`` of light of its own (1 = glows at its colour);
+    ``shader`` names a fragment shader file (in ``shaders/glsl/`` or beside the scene)
+    that replaces the built-in lighting.
+    """
+
+    position: tuple = (0.0, 0.0, 0.0)
+    rotation: tuple = (0.0, 0.0, 0.0)
+    scale: float | tuple = 1.0
+    color: tuple = (0.8, 0.8, 0.8)
+    emissive: float = 0.0
+    shader: str | None = None
+    visible: bool = True
+
+    geometry = "cube"
+
+    def model_matrix(self) -> np.ndarray:
+        rx, ry, rz = (float(a) for a in self.rotation)
+        cx, sx, cy, sy, cz, sz = (math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry),
+                                  math.cos(rz), math.sin(rz))
+        rot_x = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+        rot_y = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+        rot_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+        s = np.broadcast_to(np.asarray(self.scale, np.float64), (3,))
+        m = np.eye(4)
+        m[:3, :3] = (rot_z @ rot_y @ rot_x) * s
+        m[:3, 3] = np.asarray(self.position, np.float64)
+        return m
+
+    def linear_color(self) -> tuple:
+        return srgb_to_linear(tuple(float(c) for c in self.color[:3]))
+
+
+@dataclass(eq=False)
+class Cube(Object3D):
+    """A unit cube centred on its position (side 1 m before scaling)."""
+
+    geometry = "cube"
+
+
+@dataclass(eq=False)
+class Plane(Object3D):
+    """A unit square in the xy plane facing +z (rotate it to make a floor or a wall)."""
+
+    geometry = "plane"
+
+
+@dataclass(eq=False)
+class Sphere(Object3D):
+    """A sphere of ``radius`` metres."""
+
+    radius: float = 0.5
+    geometry = "sphere"
+
+    def model_matrix(self) -> np.ndarray:
+        m = super().model_matrix()
+        m[:3, :3] *= float(self.radius)
+        return m
+
+
+@cache
+def mesh(kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices (V, 6) float32 position + normal, indices (I,) int32) of a geometry."""
+    if kind == "plane":
+        v = np.array([[-0.5, -0.5, 0, 0, 0, 1], [0.5, -0.5, 0, 0, 0, 1],
+                      [0.5, 0.5, 0, 0, 0, 1], [-0.5, 0.5, 0, 0, 0, 1]], np.float32)
+        return v, np.array([0, 1, 2, 0, 2, 3], np.int32)
+    if kind == "cube":
+        verts, idx = [], []
+        for axis in range(3):
+            for sign in (-1.0, 1.0):
+                n = np.zeros(3)
+                n[axis] = sign
+                u = np.roll(n, 1) if sign > 0 else np.roll(n, 2)
+                w = np.cross(n, u)
+                base = len(verts)
+                for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                    verts.append(np.concatenate([0.5 * (n + a * u + b * w), n]))
+                idx += [base, base + 1, base + 2, base, base + 2, base + 3]
+        return np.array(verts, np.float32), np.array(idx, np.int32)
+    if kind == "sphere":
+        lat, lon = 32, 64
+        th = np.linspace(0, math.pi, lat + 1)[:, None]
+        ph = np.linspace(0, 2 * math.pi, lon + 1)[None, :]
+        n = np.stack(np.broadcast_arrays(np.sin(th) * np.cos(ph), np.cos(th),
+                                         np.sin(th) * np.sin(ph)), -1).reshape(-1, 3)
+        v = np.concatenate([n, n], axis=1).astype(np.float32)  # unit sphere: position = normal
+        i, j = np.meshgrid(np.arange(lat), np.arange(lon), indexing="ij")
+        a = (i * (lon + 1) + j).ravel()
+        b, c, d = a + lon + 1, a + 1, a + lon + 2
+        return v, np.stack([a, b, c, c, b, d], 1).ravel().astype(np.int32)
+    raise ValueError(f"unknown geometry {kind!r}")

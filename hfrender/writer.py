@@ -1,0 +1,162 @@
+"""Writing finished frames: video through imageio-ffmpeg, or a lossless PNG sequence.
+
+The format follows the output name: ``.mp4``/``.mov``/``.mkv`` (H.264, yuv420p), ``.webm``
+(VP9), ``.gif`` (a palette made from the whole clip), or a pattern such as
+``frames/%05d.png``. Frames are written at exactly the requested size (imageio-ffmpeg's
+silent rescale to multiples of 16 is turned off). Closing the writer finalises the file
+so it plays, also after an error or Ctrl-C mid-render.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import HFRenderError
+
+log = logging.getLogger(__name__)
+
+VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
+                  ".webm": "libvpx-vp9", ".gif": "gif"}
+X264_LIKE = ("libx264", "libx264rgb", "libx265")
+
+
+class WriterError(HFRenderError):
+    """The output cannot be written as asked (one line for the user)."""
+
+
+def is_sequence(path: str) -> bool:
+    return "%" in Path(path).name
+
+
+@cache
+def ffmpeg_encoders() -> frozenset[str]:
+    """Names of the encoders of imageio-ffmpeg's ffmpeg binary."""
+    import imageio_ffmpeg
+
+    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-encoders"],
+                         capture_output=True, text=True, check=False)
+    names = set()
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and len(parts[0]) == 6 and parts[0][0] in "VAS":
+            names.add(parts[1])
+    return frozenset(names)
+
+
+def check_output(path: str, size: tuple[int, int], codec: str | None = None) -> str:
+    """Validate an output before anything is rendered; returns the codec that will be used."""
+    suffix = Path(path).suffix.lower()
+    if is_sequence(path):
+        if suffix != ".png":
+            raise WriterError(f"-o {path}: an image sequence is written as PNG: use a name "
+                              "like frames/%05d.png")
+        try:
+            _ = Path(path).name % 0
+        except (TypeError, ValueError):
+            raise WriterError(f"-o {path}: the pattern needs one integer field such as %05d"
+                              ) from None
+        return "png"
+    if suffix not in VIDEO_SUFFIXES:
+        raise WriterError(f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
+                          f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png")
+    chosen = codec or VIDEO_SUFFIXES[suffix]
+    if chosen not in ffmpeg_encoders():
+        raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
+                          "lists them)")
+    if chosen != "gif" and (size[0] % 2 or size[1] % 2) and "rgb" not in chosen:
+        raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in yuv420p needs an even "
+                          f"width and height; use {size[0] // 2 * 2}x{size[1] // 2 * 2}, "
+                          "or write a PNG sequence (-o frames/%05d.png)")
+    parent = Path(path).parent
+    if str(parent) not in ("", ".") and not parent.is_dir():
+        raise WriterError(f"-o {path}: folder {parent} does not exist")
+    return chosen
+
+
+class VideoWriter:
+    """Frames (H, W, 3) uint8 RGB -> a video file through ffmpeg."""
+
+    def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
+                 gop: int | None = None) -> None:
+        import imageio_ffmpeg
+
+        self.path, self.size = path, size
+        self.codec = check_output(path, size, codec)
+        params: list[str] = []
+        pix_fmt = "yuv420p"
+        if self.codec == "gif":
+            pix_fmt = "pal8"
+            params += ["-filter_complex", "split[a][b];[a]palettegen[p];[b][p]paletteuse",
+                       "-loop", "0"]
+        elif self.codec in X264_LIKE:
+            params += ["-crf", "18", "-preset", "medium"]
+            if self.codec == "libx264rgb":
+                pix_fmt = "rgb24"
+        elif self.codec == "libvpx-vp9":
+            params += ["-crf", "32", "-b:v", "0", "-row-mt", "1"]
+        if gop and self.codec != "gif":
+            params += ["-g", str(gop)]
+            if self.codec in X264_LIKE:
+                params += ["-keyint_min", str(gop), "-sc_threshold", "0"]
+        self._gen = imageio_ffmpeg.write_frames(
+            path, size, pix_fmt_in="rgb24", pix_fmt_out=pix_fmt, fps=fps, quality=None,
+            codec=self.codec, macro_block_size=1, ffmpeg_log_level="error",
+            output_params=params)
+        self._gen.send(None)
+        self.frames_written = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        if frame.shape != (self.size[1], self.size[0], 3) or frame.dtype != np.uint8:
+            raise ValueError(f"frame is {frame.dtype} {frame.shape}; the video takes uint8 "
+                             f"{(self.size[1], self.size[0], 3)}")
+        try:
+            self._gen.send(np.ascontiguousarray(frame))
+        except (OSError, RuntimeError) as exc:
+            raise WriterError(f"ffmpeg stopped writing {self.path}: {exc}") from None
+        self.frames_written += 1
+
+    def close(self) -> None:
+        """Finalise the file (ffmpeg writes its index): it plays even after an interruption."""
+        if self._gen is not None:
+            try:
+                self._gen.close()
+            finally:
+                self._gen = None
+
+
+class PngSequenceWriter:
+    """Frames -> ``pattern % index`` PNG files (lossless), the folder created if needed."""
+
+    def __init__(self, pattern: str, fps: float, size: tuple[int, int], codec: str | None = None,
+                 gop: int | None = None, start: int = 0) -> None:
+        check_output(pattern, size, codec)
+        self.pattern, self.size, self.index = pattern, size, start
+        Path(pattern).parent.mkdir(parents=True, exist_ok=True)
+        self.frames_written = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        import imageio.v3 as iio
+
+        path = self.pattern % self.index
+        tmp = f"{path}.part"
+        iio.imwrite(tmp, np.ascontiguousarray(frame), extension=".png")
+        os.replace(tmp, path)  # a file either is a whole frame or is not there
+        self.index += 1
+        self.frames_written += 1
+
+    def close(self) -> None:
+        pass
+
+
+def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
+                gop: int | None = None) -> Any:
+    if is_sequence(path):
+        return PngSequenceWriter(path, fps, size, codec, gop)
+    return VideoWriter(path, fps, size, codec, gop)

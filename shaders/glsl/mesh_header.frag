@@ -1,0 +1,23 @@
+#version 330 core
+// Prepended to every surface shader (shaders/glsl/*.glsl or a scene's own): the inputs,
+// the outputs (sRGB colour, linear depth) and helpers. A surface shader defines
+//     vec3 shade(vec3 normal, vec3 world, vec3 color)
+// returning linear light; `normal` faces the camera, `color` is the object's linear colour.
+uniform vec3 u_color;        // linear
+uniform float u_emissive;
+uniform vec3 u_light_dir;    // towards the light, normalised
+uniform float u_ambient;
+uniform vec3 u_eye;
+uniform float u_time;
+
+in vec3 v_normal;
+in vec3 v_world;
+in float v_depth;
+
+layout(location = 0) out vec4 f_color;
+layout(location = 1) out float f_depth;
+
+vec3 hf_encode_srgb(vec3 c) {
+    c = clamp(c, 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}

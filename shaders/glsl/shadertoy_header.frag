@@ -1,0 +1,12 @@
+#version 330 core
+// Prepended to Shadertoy-style shaders. fragCoord has its origin at the bottom left of
+// the picture, as on shadertoy.com; iTime is the sub-frame's time in seconds.
+uniform vec3 iResolution;
+uniform float iTime;
+uniform float iTimeDelta;
+uniform float iFrameRate;
+uniform int iFrame;
+uniform vec4 iMouse;
+uniform vec4 iDate;
+layout(location = 0) out vec4 hf_fragColor;
+layout(location = 1) out float hf_depth;
