@@ -17,8 +17,8 @@ from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.hyperframe import HostStorage, HyperFrame, HyperFramePool, Status
 from hfrender.optics import Lens
-from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
 from hfrender.sampler import curve_weights
+from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
 from hfrender.windows import WindowWeights, sliding_in_span
 
 __version__ = "0.1.0"

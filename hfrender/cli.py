@@ -11,8 +11,14 @@ from pathlib import Path
 
 import hfrender
 from hfrender.backends import BACKENDS, CHOICES, load
-from hfrender.config import DOF_MODES, PRESETS, ConfigError, RenderConfig, parse_size
-from hfrender.config import project_settings
+from hfrender.config import (
+    DOF_MODES,
+    PRESETS,
+    ConfigError,
+    RenderConfig,
+    parse_size,
+    project_settings,
+)
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.render.contexts import CONTEXTS
 from hfrender.sampler import CURVES, POSITIONS
@@ -106,12 +112,47 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_still(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from hfrender.pipeline import render
+    from hfrender.writer import MemoryWriter
+
+    if Path(args.output).suffix.lower() != ".png":
+        raise ConfigError(f"-o {args.output}: a still is written as PNG")
+    args.quiet = True
+    config = _config_from(args).with_(output=args.output, duration=None)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    k = round(args.time * config.fps)
+    picture = MemoryWriter()
+    stats = render(args.file, config, scene_name=args.scene, first_frame=k, count=1,
+                   writer=picture)
+    panels = [picture.frames[0]]
+    if args.compare:
+        plain = MemoryWriter()
+        render(args.file, config.with_(samples=1, dof="off", antialias=False),
+               scene_name=args.scene, first_frame=k, count=1, writer=plain)
+        panels.insert(0, plain.frames[0])
+    import imageio.v3 as iio
+
+    iio.imwrite(args.output, np.concatenate(panels, axis=1))
+    print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
+          + (", left: without effects" if args.compare else ""))
+    return 0
+
+
 def _progress_bar(quiet: bool):
     if quiet:
         return None, lambda: None
     try:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
     except ImportError:  # rich is optional: a plain line instead
         def plain(done: int, total: int) -> None:
             print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
@@ -148,10 +189,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
                        description="Render FILE (a Python scene or a .frag shader) to a video.")
-    r.add_argument("file", metavar="FILE")
-    r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
     r.add_argument("-o", "--output", default="out.mp4",
                    help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (default out.mp4)")
+    _render_options(r)
+    r.set_defaults(func=cmd_render)
+
+    st = sub.add_parser("still", help="render one frame to a PNG (optionally beside the same "
+                        "frame without effects)")
+    st.add_argument("-o", "--output", default="still.png", help="PNG to write (still.png)")
+    st.add_argument("-t", "--time", type=float, default=0.0, metavar="S",
+                    help="the frame at this time, in seconds (0)")
+    st.add_argument("--compare", action="store_true",
+                    help="put the frame without effects (pinhole, instant shutter) on the left")
+    _render_options(st)
+    st.set_defaults(func=cmd_still)
+    return parser
+
+
+def _render_options(r: argparse.ArgumentParser) -> None:
+    r.add_argument("file", metavar="FILE", help="a scene script (.py) or a shader (.frag)")
+    r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
     q = r.add_argument_group("size and time")
     q.add_argument("--fps", type=float, default=None, help="output frames per second (30)")
     q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
@@ -184,8 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
     e.add_argument("--preview", action="store_true", help="show frames in a window as they come")
     e.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
-    r.set_defaults(func=cmd_render)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

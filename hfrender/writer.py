@@ -160,3 +160,20 @@ def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None 
     if is_sequence(path):
         return PngSequenceWriter(path, fps, size, codec, gop)
     return VideoWriter(path, fps, size, codec, gop)
+
+
+class MemoryWriter:
+    """Keeps frames in a list (stills, tests, library use)."""
+
+    def __init__(self) -> None:
+        self.frames: list[np.ndarray] = []
+
+    @property
+    def frames_written(self) -> int:
+        return len(self.frames)
+
+    def write(self, frame: np.ndarray) -> None:
+        self.frames.append(np.array(frame, copy=True))
+
+    def close(self) -> None:
+        pass

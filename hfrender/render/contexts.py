@@ -75,9 +75,10 @@ def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: st
         import glfw
     except ImportError as exc:
         raise ContextUnavailable(f"glfw is not installed ({exc}); pip install glfw") from None
+    glfw.ERROR_REPORTING = "ignore"  # errors are reported below, in one line
     if not glfw.init():
-        raise ContextUnavailable("GLFW could not start: no display? (set DISPLAY, or use the "
-                                 "headless context: --gl egl)")
+        raise ContextUnavailable(f"GLFW could not start ({_glfw_error(glfw)}): no display? "
+                                 "Set DISPLAY, or use the headless context (--gl egl)")
     glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 3)
     glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
     glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
@@ -85,7 +86,12 @@ def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: st
     glfw.window_hint(glfw.VISIBLE, visible)
     window = glfw.create_window(size[0], size[1], title, None, None)
     if not window:
-        raise ContextUnavailable("GLFW could not open an OpenGL 3.3 window here (no display, "
-                                 "or the driver is too old); use --gl egl")
+        raise ContextUnavailable(f"GLFW could not open an OpenGL 3.3 window here "
+                                 f"({_glfw_error(glfw)}); use --gl egl")
     glfw.make_context_current(window)
     return GLContext("glfw", moderngl.create_context(require=MIN_GL), window)
+
+
+def _glfw_error(glfw: Any) -> str:
+    code, text = glfw.get_error()
+    return text.decode(errors="replace") if text else f"error {code}"

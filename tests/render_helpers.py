@@ -1,0 +1,21 @@
+"""Helpers for render tests: run a render into memory, decode sRGB exactly."""
+
+import numpy as np
+
+from hfrender.config import RenderConfig
+from hfrender.pipeline import render
+from hfrender.writer import MemoryWriter
+
+
+def render_frames(scene_file, first_frame=0, count=None, **settings):
+    """(frames (N, H, W, 3) uint8, stats) of a render kept in memory."""
+    settings.setdefault("quiet", True)
+    config = RenderConfig(output="memory.mp4", **settings)
+    sink = MemoryWriter()
+    stats = render(str(scene_file), config, first_frame=first_frame, count=count, writer=sink)
+    return np.stack(sink.frames), stats
+
+
+def linear(frames):
+    v = np.asarray(frames, np.float64) / 255
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
