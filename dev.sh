@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hfrender's developer entry point, the two commands of the README and a few more:
-#   bash dev.sh demo    render the demo (demo.gif + demo.png)
+#   bash dev.sh demo    render the demo (demo.mp4, and demo.png: without | with effects)
 #   bash dev.sh test    run the whole test suite          (extra args go to pytest)
 #   bash dev.sh bench   run the benchmarks in benchmarks/
 #   bash dev.sh lint    ruff
@@ -77,19 +77,25 @@ ensure_torch_cpu() {  # best effort: the DLPack example's test uses torch when p
         >/dev/null 2>&1 || say "torch unavailable: the torch example's test will be skipped"
 }
 
+GL_PACKAGES=(libegl1 libgl1 libegl-mesa0 libgl1-mesa-dri)  # headless OpenGL (EGL, llvmpipe)
+
 cmd=${1:-help}
 [ $# -gt 0 ] && shift
 case "$cmd" in
     demo)
+        apt_install "${GL_PACKAGES[@]}"
         ensure_venv dev
-        "$PY" examples/effects_demo.py -o demo.gif --still demo.png "$@"
+        "$VENV/bin/hfrender" render scenes/showcase.py -o demo.mp4 "$@"
+        "$VENV/bin/hfrender" still scenes/showcase.py -t 0 --compare -o demo.png
         ;;
     test)
+        apt_install "${GL_PACKAGES[@]}" xvfb xauth
         ensure_venv dev
         ensure_torch_cpu
         "$PY" -m pytest -q "$@"
         ;;
     bench)
+        apt_install "${GL_PACKAGES[@]}"
         ensure_venv dev
         for b in benchmarks/*.py; do say "$b"; "$PY" "$b" "$@"; done
         ;;

@@ -20,8 +20,10 @@ from hfrender.config import (
     project_settings,
 )
 from hfrender.errors import BackendUnavailable, HFRenderError
-from hfrender.render.contexts import CONTEXTS
+from hfrender.render.contexts import CONTEXTS, ContextUnavailable
 from hfrender.sampler import CURVES, POSITIONS
+from hfrender.scene.loader import SceneError
+from hfrender.writer import WriterError
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT = 2, 1, 130
 
@@ -108,7 +110,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
               f"samples, dof {stats.dof}; {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
-              f"on {stats.gl_renderer}, fusion {stats.backend}")
+              f"on {stats.gl_renderer}, fusion {stats.backend}"
+              + (f"; preview showed {stats.extra['preview_frames']} frames"
+                 if config.preview else ""))
     return 0
 
 
@@ -253,9 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(args.func(args))
-    except (ConfigError, HFRenderError, ValueError) as exc:
+    except (HFRenderError, ValueError) as exc:
         print(f"hfrender: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_FAILED
+        usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable))
+        return EXIT_USAGE if usage else EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from hfrender.effects import fuse
 from hfrender.errors import HFRenderError
 from hfrender.hyperframe import HyperFrame
 from hfrender.optics import Lens
-from hfrender.render.contexts import create_context
+from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
@@ -99,10 +99,11 @@ class _Fuser(threading.Thread):
     """Fuses hyperframes in order and writes their frames; errors are kept for the caller."""
 
     def __init__(self, plan: Plan, writer: Any, config: RenderConfig, lenses: dict[int, Lens],
-                 progress: Progress | None, stats: RenderStats) -> None:
+                 progress: Progress | None, stats: RenderStats, preview: Any = None) -> None:
         super().__init__(name="hfrender-fusion", daemon=True)
         self.plan, self.writer, self.config = plan, writer, config
         self.lenses, self.progress, self.stats = lenses, progress, stats
+        self.preview = preview
         self.inbox: queue.Queue[HyperFrame | None] = queue.Queue(maxsize=config.max_in_flight)
         self.error: BaseException | None = None
         self._out: np.ndarray | None = None
@@ -139,6 +140,8 @@ class _Fuser(threading.Thread):
                 self.lenses.pop(j, None)
         for i in range(windows.count):
             self.writer.write(out[i, :, :, :3])
+            if self.preview is not None:
+                self.preview.offer(out[i, :, :, :3])
             self.stats.frames_written += 1
             if self.progress is not None:
                 self.progress(self.stats.frames_written, self.stats.total_frames)
@@ -174,9 +177,16 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         check_output(config.output, config.size, config.codec)
     stats = RenderStats(config.output, total_frames=count)
     w, h = config.size
-    glctx = create_context(config.gl, size=config.size, visible=config.preview)
+    try:
+        glctx = create_context("glfw" if config.preview else config.gl, size=config.size,
+                               visible=config.preview, title=f"hfrender: {Path(scene_file).name}")
+    except ContextUnavailable as exc:
+        if not config.preview:
+            raise
+        raise ContextUnavailable(f"--preview needs a window: {exc.args[0].split(';')[0]}; "
+                                 "render without --preview") from None
     stats.gl_renderer = glctx.renderer
-    renderer = None
+    renderer = preview = None
     try:
         _call_scene(scene, scene.setup, "setup()")
         if not isinstance(scene, ShaderScene):
@@ -204,10 +214,15 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         if own_writer:
             writer = open_writer(config.output, config.fps, config.size, config.codec, gop)
         lenses: dict[int, Lens] = {}
-        fuser = _Fuser(plan, writer, config, lenses, progress, stats)
+        if config.preview:
+            from hfrender.render.preview import Preview
+
+            preview = Preview(glctx, config.size)
+        fuser = _Fuser(plan, writer, config, lenses, progress, stats, preview)
         fuser.start()
+        stats.extra["setup_s"] = time.perf_counter() - t0
         try:
-            _draw_all(scene, renderer, plan, builder, fuser, config, dof, lenses, stats)
+            _draw_all(scene, renderer, plan, builder, fuser, config, dof, lenses, stats, preview)
             last = builder.flush_remaining()
             if last is not None:
                 fuser.submit(last)
@@ -217,6 +232,9 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         finally:
             fuser.inbox.put(None)
             fuser.join()
+            if preview is not None:
+                preview.show()  # the last frame stays on screen
+                stats.extra["preview_frames"] = preview.shown
             if own_writer:
                 writer.close()
             stats.seconds = time.perf_counter() - t0
@@ -224,6 +242,8 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
             raise fuser.error
         return stats
     finally:
+        if preview is not None:
+            preview.release()
         if renderer is not None:
             renderer.release()
         glctx.release()
@@ -231,7 +251,7 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
 
 def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilder,
               fuser: _Fuser, config: RenderConfig, dof: str, lenses: dict[int, Lens],
-              stats: RenderStats) -> None:
+              stats: RenderStats, preview: Any = None) -> None:
     jitter = config.antialias and not isinstance(scene, ShaderScene)
     lens_uv = plan.lens if dof == "lens" else np.zeros_like(plan.lens)
     for j, t in enumerate(plan.times):
@@ -249,3 +269,6 @@ def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilde
         hyper = builder.commit()
         if hyper is not None:
             fuser.submit(hyper)
+        if preview is not None and not preview.show():
+            log.info("preview window closed: stopping")
+            raise KeyboardInterrupt

@@ -123,12 +123,20 @@ class VideoWriter:
         self.frames_written += 1
 
     def close(self) -> None:
-        """Finalise the file (ffmpeg writes its index): it plays even after an interruption."""
+        """Finalise the file (ffmpeg writes its index): it plays even after an interruption.
+
+        A file that got no frame at all is not a video: it is removed.
+        """
         if self._gen is not None:
             try:
+                if self.frames_written == 0:
+                    logging.getLogger("imageio_ffmpeg").disabled = True  # its "invalid" warning
                 self._gen.close()
             finally:
+                logging.getLogger("imageio_ffmpeg").disabled = False
                 self._gen = None
+                if self.frames_written == 0:
+                    Path(self.path).unlink(missing_ok=True)
 
 
 class PngSequenceWriter:

@@ -37,6 +37,7 @@ class GLContext:
             import glfw
 
             glfw.destroy_window(self.window)
+            glfw.terminate()  # let go of the display: the next window may be on another
             self.window = None
 
 
@@ -70,6 +71,19 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
     return _glfw_context(moderngl, size, visible, title)
 
 
+class _GlfwLoader:
+    """Hands moderngl the GL functions of the current GLFW context (EGL or GLX)."""
+
+    def __init__(self, glfw: Any) -> None:
+        self.glfw = glfw
+
+    def load_opengl_function(self, name: str) -> int:
+        return self.glfw.get_proc_address(name) or 0
+
+    def release(self) -> None:
+        pass
+
+
 def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: str) -> GLContext:
     try:
         import glfw
@@ -79,17 +93,33 @@ def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: st
     if not glfw.init():
         raise ContextUnavailable(f"GLFW could not start ({_glfw_error(glfw)}): no display? "
                                  "Set DISPLAY, or use the headless context (--gl egl)")
-    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 3)
-    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
-    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
-    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
-    glfw.window_hint(glfw.VISIBLE, visible)
-    window = glfw.create_window(size[0], size[1], title, None, None)
+    window = None
+    # EGL first: Mesa cannot make a GLX context current in a process that used EGL before
+    for api in (glfw.EGL_CONTEXT_API, glfw.NATIVE_CONTEXT_API):
+        glfw.default_window_hints()
+        glfw.window_hint(glfw.CONTEXT_CREATION_API, api)
+        glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 3)
+        glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+        glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+        glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+        glfw.window_hint(glfw.VISIBLE, visible)
+        window = glfw.create_window(size[0], size[1], title, None, None)
+        if window:
+            break
     if not window:
-        raise ContextUnavailable(f"GLFW could not open an OpenGL 3.3 window here "
-                                 f"({_glfw_error(glfw)}); use --gl egl")
+        reason = _glfw_error(glfw)
+        glfw.terminate()
+        raise ContextUnavailable(f"GLFW could not open an OpenGL 3.3 window here ({reason}); "
+                                 "use --gl egl")
     glfw.make_context_current(window)
-    return GLContext("glfw", moderngl.create_context(require=MIN_GL), window)
+    moderngl.init_context(loader=_GlfwLoader(glfw))  # this window's context, not a cached one
+    ctx = moderngl.get_context()
+    if ctx.version_code < MIN_GL:
+        glfw.destroy_window(window)
+        glfw.terminate()
+        raise ContextUnavailable(f"the window's OpenGL is {ctx.version_code}; hfrender needs "
+                                 f"{MIN_GL} or newer")
+    return GLContext("glfw", ctx, window)
 
 
 def _glfw_error(glfw: Any) -> str:

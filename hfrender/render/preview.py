@@ -1,0 +1,80 @@
+"""A live preview: finished frames shown in the GLFW window that owns the render context.
+
+The fusion thread offers frames (the latest one wins); the render thread, which owns the
+GL context and the window, shows them between sub-frames and polls the window's events.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from hfrender.render.contexts import GLContext
+from hfrender.render.programs import compile_program, glsl
+
+SHOW = """
+#version 330 core
+uniform sampler2D u_frame;
+uniform vec2 u_size;
+out vec4 f_color;
+void main() {
+    vec2 uv = gl_FragCoord.xy / u_size;
+    f_color = vec4(texture(u_frame, vec2(uv.x, 1.0 - uv.y)).rgb, 1.0);  // rows top-down
+}
+"""
+
+
+class Preview:
+    def __init__(self, glctx: GLContext, size: tuple[int, int]) -> None:
+        if glctx.window is None:
+            raise ValueError("the preview needs a GLFW window context")
+        self.glctx, self.size = glctx, size
+        ctx = glctx.ctx
+        self.texture = ctx.texture(size, 3, dtype="f1")
+        self.prog = compile_program(ctx, glsl("fullscreen.vert"), SHOW, None)
+        self.vao = ctx.vertex_array(self.prog, [])
+        self._lock = threading.Lock()
+        self._latest: np.ndarray | None = None
+        self.shown = 0
+
+    def offer(self, frame: np.ndarray) -> None:
+        """From any thread: the newest finished frame (H, W, 3 uint8)."""
+        with self._lock:
+            self._latest = np.ascontiguousarray(frame).copy()
+
+    def show(self) -> bool:
+        """From the render thread: draw the newest frame; False once the window is closed."""
+        import glfw
+        import moderngl
+
+        window = self.glctx.window
+        glfw.poll_events()
+        if glfw.window_should_close(window):
+            return False
+        with self._lock:
+            frame, self._latest = self._latest, None
+        if frame is None:
+            return True
+        ctx = self.glctx.ctx
+        self.texture.write(frame.tobytes())
+        ctx.screen.use()
+        fw, fh = glfw.get_framebuffer_size(window)
+        ctx.viewport = (0, 0, fw, fh)
+        ctx.disable(moderngl.DEPTH_TEST)
+        self.texture.use(0)
+        self.prog["u_frame"] = 0
+        self.prog["u_size"] = (float(fw), float(fh))
+        self.vao.render(moderngl.TRIANGLES, vertices=3)
+        glfw.swap_buffers(window)
+        self.shown += 1
+        return True
+
+    def release(self) -> None:
+        for obj in (self.vao, self.prog, self.texture):
+            obj.release()
+
+
+def attach(glctx: GLContext, size: tuple[int, int]) -> Any:
+    return Preview(glctx, size)

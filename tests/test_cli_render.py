@@ -1,0 +1,176 @@
+"""`hfrender render` and `hfrender still` from the command line: outputs and errors."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+
+from hfrender.cli import main
+
+DATA = Path(__file__).parent / "data"
+BAR = str(DATA / "bar.frag")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def video_info(path):
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    frames = [np.frombuffer(f, np.uint8) for f in reader]
+    return meta["size"], len(frames)
+
+
+@pytest.mark.parametrize("name", ["clip.mp4", "clip.webm", "clip.gif", "clip.mkv"])
+def test_video_formats_have_exact_size_and_frame_count(tmp_path, name, capsys):
+    out = tmp_path / name
+    assert main(["render", BAR, "-o", str(out), "--size", "150x86", "--duration", "0.3",
+                 "--samples", "2", "--quiet"]) == 0
+    assert video_info(out) == ((150, 86), 9)  # not rounded up to multiples of 16
+
+
+def test_png_sequence_is_lossless(tmp_path):
+    import imageio.v3 as iio
+
+    pattern = tmp_path / "frames" / "%04d.png"
+    assert main(["render", BAR, "-o", str(pattern), "--size", "64x16", "--duration", "0.1",
+                 "--samples", "4", "--quiet"]) == 0
+    files = sorted((tmp_path / "frames").iterdir())
+    assert [f.name for f in files] == ["0000.png", "0001.png", "0002.png"]
+    img = iio.imread(files[1])
+    assert img.shape == (16, 64, 3) and img.max() > 0
+
+
+def test_gop_is_aligned_to_hyperframes(tmp_path):
+    out = tmp_path / "gop.mp4"
+    # 4 samples per frame, 12 sub-frames per hyperframe: a keyframe every 3 output frames
+    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.4",
+                 "--samples", "4", "--granularity", "12", "--quiet"]) == 0
+    log = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-i", str(out), "-vf", "showinfo",
+                          "-f", "null", "-"], capture_output=True, text=True).stderr
+    keys = [int(m.group(1)) for m in re.finditer(r"n:\s*(\d+) .*?iskey:1", log)]
+    assert keys == [0, 3, 6, 9]
+
+
+def test_render_prints_a_summary(tmp_path, capsys):
+    out = tmp_path / "a.mp4"
+    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples, dof off; "
+                     r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text)
+
+
+def test_quality_presets(tmp_path):
+    out = tmp_path / "q.mp4"
+    assert main(["render", BAR, "-o", str(out), "-ql", "--duration", "0.2", "--samples", "1",
+                 "--quiet"]) == 0
+    assert video_info(out) == ((854, 480), 3)  # 480p at 15 fps
+
+
+SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene):\n    pass\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["render", "missing.py"], r"scene file not found: missing.py"),
+    (["render", "{empty}"], r"empty.py: no Scene subclass found \(write `class MyScene\(hf.Scene\):`\)"),
+    (["render", "{several}"], r"several.py has several scenes \(A, B\); choose one with -s NAME"),
+    (["render", "{several}", "-s", "C"], r"several.py: no Scene named 'C'; found A, B"),
+    (["render", BAR, "--fps", "0"], r"fps=0.0 must be a number > 0"),
+    (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a number > 0"),
+    (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096"),
+    (["render", BAR, "--shutter", "0"], r"shutter=0.0 must be a number > 0"),
+    (["render", BAR, "--size", "640by360"], r"size='640by360' must be WIDTHxHEIGHT, e.g. 640x360"),
+    (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
+                                           r"width and height; use 640x360"),
+    (["render", BAR, "--codec", "nope264"], r"--codec nope264: this ffmpeg has no such encoder"),
+    (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'"),
+    (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
+    (["render", BAR, "--granularity", "many"], r"granularity='many' must be 'auto' or an integer"),
+])
+def test_cli_errors_are_one_line_and_leave_nothing(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    (tmp_path / "several.py").write_text(SEVERAL)
+    args = [a.format(empty=tmp_path / "empty.py", several=tmp_path / "several.py", tmp=tmp_path)
+            for a in args]
+    if "-o" not in args:
+        args += ["-o", str(tmp_path / "out.mp4")]
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("hfrender: error: "), err
+    assert re.search(message, err), err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.py", "several.py"]
+
+
+def test_runtime_failure_exits_1_with_the_scene_line(tmp_path, capsys):
+    scene = tmp_path / "boom.py"
+    scene.write_text("import hfrender as hf\nclass Boom(hf.Scene):\n    def update(self, t):\n"
+                     "        raise RuntimeError('nope')\n")
+    assert main(["render", str(scene), "-o", str(tmp_path / "b.mp4"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"hfrender: error: scene error in update\(t\) at t=-0.00729167 s "
+                        rf"\(output frame 0\): RuntimeError: nope \({scene}:4\)\n", err)
+    assert not (tmp_path / "b.mp4").exists()  # no empty video left behind
+
+
+def test_still_compare_puts_the_plain_frame_left(tmp_path):
+    import imageio.v3 as iio
+
+    out = tmp_path / "s.png"
+    assert main(["still", BAR, "-t", "0.1", "--compare", "-o", str(out), "--size", "96x8",
+                 "--samples", "16"]) == 0
+    img = iio.imread(out)
+    assert img.shape == (8, 192, 3)
+    plain, blurred = img[4, :96, 0], img[4, 96:, 0]
+    assert (plain == 255).sum() == 4  # the instant: a 4 px bar
+    assert (blurred > 0).sum() > 10 and blurred.max() < 255  # the streak
+
+
+def test_info_lists_gl_contexts(capsys):
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"gl egl: .*OpenGL [34]\.\d", out)
+    assert "gl glfw: " in out
+    assert re.search(r"ffmpeg: .* encoders, among them: libx264", out)
+
+
+@pytest.fixture
+def x_display(monkeypatch):
+    """A virtual X display (Xvfb, installed by `bash dev.sh test`)."""
+    import shutil
+    import time
+
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (bash dev.sh test installs it)")
+    for n in range(90, 120):
+        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "640x480x24", "-nolisten",
+                                 "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        if proc.poll() is None:
+            break
+    monkeypatch.setenv("DISPLAY", f":{n}")
+    yield f":{n}"
+    proc.terminate()
+    proc.wait(5)
+
+
+def test_preview_window_shows_frames_while_rendering(tmp_path, x_display, capsys):
+    out = tmp_path / "p.mp4"
+    assert main(["render", BAR, "-o", str(out), "--preview", "--size", "96x32",
+                 "--duration", "0.5", "--granularity", "8"]) == 0
+    text = capsys.readouterr().out
+    shown = int(re.search(r"preview showed (\d+) frames", text).group(1))
+    assert shown >= 2 and video_info(out) == ((96, 32), 15)
+
+
+def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["render", BAR, "-o", str(tmp_path / "p.mp4"), "--preview"]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"hfrender: error: --preview needs a window: GLFW could not start "
+                        r"\(.*DISPLAY.*\).*; render without --preview\n", err), err
+    assert not (tmp_path / "p.mp4").exists()
