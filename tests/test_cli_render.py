@@ -73,7 +73,8 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
 
 @pytest.mark.parametrize("args, message", [
     (["render", "missing.py"], r"scene file not found: missing.py"),
-    (["render", "{empty}"], r"empty.py: no Scene subclass found \(write `class MyScene\(hf.Scene\):`\)"),
+    (["render", "{empty}"],
+     r"empty.py: no Scene subclass found \(write `class MyScene\(hf.Scene\):`\)"),
     (["render", "{several}"], r"several.py has several scenes \(A, B\); choose one with -s NAME"),
     (["render", "{several}", "-s", "C"], r"several.py: no Scene named 'C'; found A, B"),
     (["render", BAR, "--fps", "0"], r"fps=0.0 must be a number > 0"),
