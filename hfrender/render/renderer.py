@@ -80,9 +80,11 @@ class SceneRenderer:
                 self.buffers[geometry] = (self.ctx.buffer(verts.tobytes()),
                                           self.ctx.buffer(idx.tobytes()))
             vbo, ibo = self.buffers[geometry]
-            self.vaos[key] = self.ctx.vertex_array(
-                prog, [(vbo, "3f 3f", "in_position", "in_normal")], index_buffer=ibo,
-                index_element_size=4)
+            # a surface shader that ignores the normal lets the compiler drop in_normal
+            layout = ((vbo, "3f 3f", "in_position", "in_normal") if "in_normal" in prog
+                      else (vbo, "3f 3x4", "in_position"))
+            self.vaos[key] = self.ctx.vertex_array(prog, [layout], index_buffer=ibo,
+                                                   index_element_size=4)
         return self.vaos[key]
 
     def prepare(self) -> None:

@@ -1,0 +1,146 @@
+"""More of the render loop: contexts, camera, surface shaders, slots, progress, scenes."""
+
+import re
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+from render_helpers import linear, render_frames
+from test_render import BAR, write_scene
+
+from hfrender.config import RenderConfig
+from hfrender.pipeline import SceneUpdateError, render
+from hfrender.render import contexts
+from hfrender.writer import MemoryWriter
+
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
+
+
+def test_gl_context_by_flag_then_environment(monkeypatch):
+    monkeypatch.setenv("HFRENDER_GL", "glfw")
+    assert contexts.resolve_name(None) == "glfw" and contexts.resolve_name("egl") == "egl"
+    monkeypatch.delenv("HFRENDER_GL")
+    assert contexts.resolve_name(None) == "egl"
+    monkeypatch.setenv("HFRENDER_GL", "wgl")
+    with pytest.raises(ValueError, match=r"HFRENDER_GL='wgl' is not an OpenGL context; "
+                                         r"choose one of egl, glfw"):
+        contexts.resolve_name(None)
+
+
+CARD = """
+class Card(hf.Scene):
+    duration = 0.1
+    background = (0, 0, 0)
+    ambient = 1.0
+
+    def setup(self):
+        self.add(hf.Plane(position=(0, 0, -{z}), scale=0.5, color=(1, 1, 1){extra}))
+        self.camera.position = (0, 0, 0)
+        self.camera.look_at((0, 0, -1))
+        self.camera.orthographic = {ortho}
+        self.camera.ortho_height = 2.0
+"""
+
+
+def card_width(tmp_path, z, ortho, extra=""):
+    path = write_scene(tmp_path, CARD.format(z=z, ortho=ortho, extra=extra), f"c{z}{ortho}.py")
+    frames, _ = render_frames(path, count=1, size=(200, 100), samples=1, antialias=False)
+    return (frames[0, 50, :, 0] > 128).sum(), frames[0]
+
+
+def test_perspective_shrinks_with_distance_orthographic_does_not(tmp_path):
+    # 0.5 m card: perspective 50 mm / 36 mm sensor -> 0.5 / (z * 0.72) of the width
+    assert card_width(tmp_path, 2.0, False)[0] == pytest.approx(200 * 0.5 / (2 * 0.72), abs=1)
+    assert card_width(tmp_path, 4.0, False)[0] == pytest.approx(200 * 0.5 / (4 * 0.72), abs=1)
+    # orthographic: 2 m seen vertically, 4 m across at 2:1 -> 25 px wherever it is
+    assert card_width(tmp_path, 2.0, True)[0] == card_width(tmp_path, 6.0, True)[0] == 25
+
+
+def test_surface_shaders_from_shaders_glsl_and_beside_the_scene(tmp_path):
+    (tmp_path / "red.glsl").write_text(
+        "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return vec3(1.0, 0.0, 0.0);\n}\n")
+    _, plain = card_width(tmp_path, 2.0, False)
+    _, red = card_width(tmp_path, 2.0, False, extra=', shader="red"')
+    _, toon = card_width(tmp_path, 2.0, False, extra=', shader="toon"')
+    assert plain[50, 100].tolist() == [255, 255, 255]
+    assert red[50, 100].tolist() == [255, 0, 0]
+    assert toon[50, 100].tolist() != plain[50, 100].tolist()  # banded light, dark rim
+
+
+def test_surface_shader_error_names_its_file(tmp_path):
+    from hfrender.render.programs import ShaderError
+
+    (tmp_path / "bad.glsl").write_text(
+        "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return nope;\n}\n")
+    with pytest.raises(ShaderError, match=rf"{tmp_path / 'bad.glsl'}:2: .*nope"):
+        card_width(tmp_path, 2.0, False, extra=', shader="bad"')
+    with pytest.raises(ShaderError, match=r"shader='missing': no such surface shader"):
+        card_width(tmp_path, 2.0, False, extra=', shader="missing"')
+
+
+def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):
+    from hfrender.render import renderer as rmod
+
+    seen = []
+    original = rmod._Target.read_into
+
+    def spy(self, color, depth):
+        seen.append((color.ctypes.data, color.base is not None, color.flags.writeable))
+        original(self, color, depth)
+
+    monkeypatch.setattr(rmod._Target, "read_into", spy)
+    frames, stats = render_frames(BAR, size=(32, 8), samples=4, duration=0.4, granularity=8)
+    addresses = {a for a, _, _ in seen}
+    assert len(seen) == stats.subframes == 48
+    assert all(view and writable for _, view, writable in seen)  # views, not new arrays
+    # 8 sub-frames per hyperframe, 3 slots: at most 3 * 8 distinct places ever written
+    assert len(addresses) <= 24 and stats.granularity == 8
+    assert len(frames) == 12
+
+
+def test_progress_reports_every_frame_in_order():
+    calls = []
+    sink = MemoryWriter()
+    render(BAR, RenderConfig(size=(32, 8), samples=2, duration=0.3, quiet=True),
+           progress=lambda done, total: calls.append((done, total)), writer=sink)
+    assert calls == [(k, 9) for k in range(1, 10)]
+
+
+def test_an_error_mid_render_still_leaves_a_playable_file(tmp_path):
+    path = write_scene(tmp_path, """
+    class Late(hf.Scene):
+        duration = 2.0
+        def setup(self):
+            self.add(hf.Cube())
+        def update(self, t):
+            if t > 1.0:
+                raise ValueError("late failure")
+    """)
+    out = tmp_path / "late.mp4"
+    with pytest.raises(SceneUpdateError, match="late failure"):
+        render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2,
+                                       granularity=4))
+    reader = imageio_ffmpeg.read_frames(str(out))
+    next(reader)
+    assert 25 <= sum(1 for _ in reader) <= 30
+
+
+def test_codec_passes_through_to_ffmpeg(tmp_path):
+    from hfrender.cli import main
+
+    out = tmp_path / "m.mkv"
+    assert main(["render", str(BAR), "-o", str(out), "--codec", "mpeg4", "--size", "64x16",
+                 "--duration", "0.2", "--samples", "2", "--quiet"]) == 0
+    log = __import__("subprocess").run([imageio_ffmpeg.get_ffmpeg_exe(), "-i", str(out)],
+                                       capture_output=True, text=True).stderr
+    assert re.search(r"Video: mpeg4", log)
+
+
+@pytest.mark.parametrize("name", ["showcase.py", "focus_pull.py", "propeller.py", "plasma.frag"])
+def test_example_scenes_render(name):
+    frames, stats = render_frames(SCENES / name, first_frame=5, count=2, size=(96, 54),
+                                  samples=4)
+    assert frames.shape == (2, 54, 96, 3) and stats.frames_written == 2
+    assert linear(frames).std() > 0.02  # a picture, not a flat colour
+    assert not np.array_equal(frames[0], frames[1])  # it moves

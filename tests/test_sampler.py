@@ -1,0 +1,80 @@
+import math
+
+import numpy as np
+import pytest
+
+from hfrender.sampler import SampleSchedule
+
+
+@pytest.mark.parametrize("position, open_at", [("start", 0.0), ("center", -0.5), ("end", -1.0)])
+def test_stratified_times_inside_the_open_shutter(position, open_at):
+    s = SampleSchedule(fps=25, shutter_deg=90, position=position, samples=4)
+    plan = s.plan(3, first_frame=10)
+    shutter = 90 / 360 / 25
+    for k in range(3):
+        t = plan.times[plan.output == k]
+        start = (10 + k) / 25 + open_at * shutter
+        np.testing.assert_allclose(t, start + (np.arange(4) + 0.5) / 4 * shutter)
+    assert plan.weights.starts.tolist() == [0, 4, 8] and plan.overlap == 0
+
+
+def test_curves_weight_the_samples():
+    rows = SampleSchedule(samples=4, curve="triangle").plan(1).weights.rows[0]
+    np.testing.assert_allclose(rows, np.array([1, 3, 3, 1]) / 8)  # tent at stratum centres
+    g = SampleSchedule(samples=5, curve="gaussian").plan(1).weights.rows[0]
+    assert g.argmax() == 2 and g.sum() == pytest.approx(1) and np.allclose(g, g[::-1])
+
+
+def test_jitter_is_seeded_and_stays_in_its_stratum():
+    a = SampleSchedule(samples=8, jitter=True, seed=3).plan(4)
+    b = SampleSchedule(samples=8, jitter=True, seed=3).plan(4)
+    c = SampleSchedule(samples=8, jitter=True, seed=4).plan(4)
+    np.testing.assert_array_equal(a.times, b.times)
+    assert not np.allclose(a.times, c.times)
+    plain = SampleSchedule(samples=8).plan(4).times
+    stratum = 180 / 360 / 30 / 8
+    assert np.all(np.abs(a.times - plain) <= stratum / 2)
+    # a chunk plans exactly what the whole render plans for those frames
+    np.testing.assert_array_equal(SampleSchedule(samples=8, jitter=True, seed=3).plan(
+        2, first_frame=2).times, a.times[16:])
+
+
+def test_overlapping_windows_share_one_grid():
+    s = SampleSchedule(fps=10, shutter_deg=540, samples=6)
+    assert (s.per_frame, s.window, s.effective_shutter_deg) == (4, 6, 540)
+    plan = s.plan(5)
+    assert len(plan.times) == 4 * 4 + 6 and plan.overlap == 2 and plan.step == 4
+    assert np.all(np.diff(plan.times) > 0)  # each drawn once, in order
+    for k in range(5):  # each window spans 1.5 frame intervals centred on k / fps
+        t = plan.times[plan.weights.starts[k]: plan.weights.starts[k] + 6]
+        assert t.mean() == pytest.approx(k / 10) and t[-1] - t[0] == pytest.approx(
+            1.5 / 10 * 5 / 6)
+
+
+def test_lens_points_are_stratified_on_the_aperture():
+    plan = SampleSchedule(samples=64).plan(2)
+    pts = plan.lens[:64]
+    r = np.hypot(pts[:, 0], pts[:, 1])
+    assert r.max() <= 1.0 and abs(pts.mean(0)).max() < 0.05
+    assert (r ** 2).mean() == pytest.approx(0.5, abs=0.01)  # uniform disk: E[r^2] = 1/2
+    np.testing.assert_array_equal(np.sort(r), np.sort(np.hypot(*plan.lens[64:].T)))
+    hexa = SampleSchedule(samples=64, aperture_blades=6).plan(1).lens
+    ang = np.arctan2(hexa[:, 1], hexa[:, 0])
+    rh = np.hypot(hexa[:, 0], hexa[:, 1])
+    apothem = math.cos(math.pi / 6)
+    # inside the hexagon: r * cos(angle to the nearest edge normal) <= 1 * cos(pi/6)
+    rel = (ang % (math.pi / 3)) - math.pi / 6
+    assert np.all(rh * np.cos(rel) <= apothem + 1e-9)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"fps": 0}, r"fps=0 must be a number > 0"),
+    ({"shutter_deg": -1}, r"shutter=-1 must be an angle in degrees > 0"),
+    ({"samples": 0}, r"samples=0 must be an integer >= 1"),
+    ({"position": "middle"}, r"shutter position='middle': use one of start, center, end"),
+    ({"curve": "sinc"}, r"weights='sinc' is not a shutter curve"),
+    ({"aperture_blades": 2}, r"aperture_blades=2 must be 0 \(round\) or between 3 and 64"),
+])
+def test_bad_schedules(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SampleSchedule(**kwargs)
