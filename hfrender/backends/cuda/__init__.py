@@ -1,0 +1,101 @@
+"""The CUDA fusion backend: the kernels of ``shaders/cuda/fusion.cu`` through CuPy.
+
+The kernel source is compiled once per device (``cupy.RawModule``, memoised) and driven by
+:mod:`hfrender.backends.cuda.launches`, the same host logic the tests run against a CPU
+emulation of the same source. Arrays in: CuPy (or anything with
+``__cuda_array_interface__`` / DLPack on a CUDA device, without a copy) or NumPy (copied
+to the device and back). Arrays out: the family that came in.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import numpy as np
+
+from hfrender.backends.cuda import launches
+from hfrender.errors import BackendUnavailable
+from hfrender.optics import Lens
+from hfrender.resources import shader_path
+from hfrender.windows import WindowWeights
+
+KERNEL_FILE = "cuda/fusion.cu"
+NVRTC_OPTIONS = ("-std=c++17",)
+
+
+def create() -> CUDABackend:
+    if importlib.util.find_spec("cupy") is None:
+        raise BackendUnavailable(
+            "CuPy is not installed; install the CUDA extra: pip install 'hfrender[cuda]'")
+    try:
+        import cupy
+
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # no driver, driver too old, no device: CuPy says which
+        raise BackendUnavailable(f"CUDA cannot start here: {exc}") from None
+    if count < 1:
+        raise BackendUnavailable("CUDA sees no device")
+    return CUDABackend(cupy)
+
+
+class CUDABackend:
+    name = "cuda"
+
+    def __init__(self, cupy: Any) -> None:
+        self.cupy = cupy
+        self._devices: dict[int, launches.Device] = {}
+        self.source = shader_path(KERNEL_FILE).read_text()
+
+    def describe(self) -> str:
+        props = self.cupy.cuda.runtime.getDeviceProperties(self.cupy.cuda.Device().id)
+        return f"cuda ({props['name'].decode()}, CuPy {self.cupy.__version__})"
+
+    def device(self) -> launches.Device:
+        """The launcher of the current device; its module is compiled once (memoised)."""
+        dev_id = self.cupy.cuda.Device().id
+        if dev_id not in self._devices:
+            module = self.cupy.RawModule(code=self.source, options=NVRTC_OPTIONS,
+                                         name_expressions=None)
+            kernels: dict[str, Any] = {}
+
+            def run(name: str, grid: tuple, block: tuple, args: tuple) -> None:
+                if name not in kernels:
+                    kernels[name] = module.get_function(name)
+                kernels[name](grid, block, args)
+
+            self._devices[dev_id] = launches.Device(self.cupy, run)
+        return self._devices[dev_id]
+
+    def _in(self, a: Any) -> tuple[Any, bool]:
+        """A CuPy array of ``a`` and whether it came from the host."""
+        if isinstance(a, np.ndarray):
+            return self.cupy.asarray(a), True
+        return self.cupy.asarray(a), False
+
+    def motion_blur(self, frames: Any, weights: np.ndarray, stride: int,
+                    linear_light: bool) -> Any:
+        arr, host = self._in(frames)
+        out = launches.motion_blur(self.device(), arr, weights, stride, linear_light)
+        return out.get() if host else out
+
+    def depth_of_field(self, frames: Any, depth: Any, lens: Lens, linear_light: bool) -> Any:
+        one = WindowWeights.sliding(np.ones(1), frames.shape[0], 1)
+        return self.fuse(frames, depth, one, lens, linear_light)
+
+    def fuse(self, frames: Any, depth: Any, weights: WindowWeights,
+             lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None) -> Any:
+        arr, host = self._in(frames)
+        lenses = None
+        d = None
+        if lens is not None:
+            lenses = [lens] * arr.shape[0] if isinstance(lens, Lens) else list(lens)
+            d = self.cupy.ascontiguousarray(self.cupy.asarray(depth, np.float32))
+        dev_out = out if (out is not None and not isinstance(out, np.ndarray)) else \
+            self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
+        launches.fuse(self.device(), self.cupy.ascontiguousarray(arr), d, weights, lenses,
+                      linear_light, dev_out)
+        if isinstance(out, np.ndarray):
+            dev_out.get(out=out)
+            return out
+        return dev_out.get() if host else dev_out

@@ -1,0 +1,181 @@
+"""What the CUDA backend launches, written once for any array module and launcher.
+
+Every function takes a :class:`Device` — an array module (CuPy on a GPU) and a ``run``
+that launches a kernel of ``shaders/cuda/fusion.cu`` — so the same host logic drives the
+GPU and, in the tests, the CPU emulation of the same kernel source (NumPy arrays, the
+kernels compiled as C++). The arithmetic mirrors the NumPy backend; see fusion.cu.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hfrender.backends.cpu.color import decode16_table, decode_table, encode8_table
+from hfrender.backends.cpu.dof import disk_offsets
+from hfrender.optics import Lens
+from hfrender.windows import WindowWeights
+
+# kernel scalars must have the C types of the kernel's parameters (CuPy passes NumPy
+# scalars as they are): int -> I32, long long -> I64, float -> F32
+I32, I64, F32 = np.int32, np.int64, np.float32
+BLOCK = 256
+MAX_GRID_Z = 65535
+MODE_FLOAT, MODE_SRGB, MODE_CODE = 0, 1, 2
+SUFFIX = {np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.float32): "f32"}
+MAX_U8_BOX_WINDOW = 65535  # uint32 sums of 16-bit linear values stay exact below this
+
+
+@dataclass
+class Device:
+    """An array module and a kernel launcher: ``run(name, grid, block, args)``."""
+
+    xp: Any
+    run: Callable[[str, tuple, tuple, Sequence], None]
+    _tables: dict = field(default_factory=dict)
+
+    def table(self, name: str, make: Callable[[], np.ndarray]) -> Any:
+        """A constant table, copied to the device once."""
+        if name not in self._tables:
+            self._tables[name] = self.xp.asarray(make())
+        return self._tables[name]
+
+
+def mode_of(dtype: np.dtype, linear_light: bool) -> int:
+    if np.dtype(dtype).kind == "f":
+        return MODE_FLOAT
+    return MODE_SRGB if linear_light else MODE_CODE
+
+
+def _luts(dev: Device, dtype: np.dtype, mode: int) -> tuple[Any, Any]:
+    """(decode table, 8-bit encode table or a 1-byte placeholder) for the kernels."""
+    dt = np.dtype(dtype)
+    if mode == MODE_SRGB:
+        lut = dev.table(f"decode-{dt.str}", lambda: decode_table(dt.str))
+    else:
+        lut = dev.table("none-f32", lambda: np.zeros(1, np.float32))
+    if mode == MODE_SRGB and dt == np.uint8:
+        enc8 = dev.table("encode8", encode8_table)
+    else:
+        enc8 = dev.table("none-u8", lambda: np.zeros(1, np.uint8))
+    return lut, enc8
+
+
+def _grid(elems: int, z: int = 1) -> tuple[int, int, int]:
+    return (max(1, -(-elems // BLOCK)), 1, z)
+
+
+def motion_blur(dev: Device, frames: Any, weights: np.ndarray, stride: int,
+                linear_light: bool) -> Any:
+    """Sliding windows of ``weights`` (normalised), as the CPU backend's motion_blur."""
+    xp = dev.xp
+    n, window = frames.shape[0], len(weights)
+    count = (n - window) // stride + 1
+    out = xp.empty((count,) + tuple(frames.shape[1:]), frames.dtype)
+    dt = np.dtype(frames.dtype)
+    mode = mode_of(dt, linear_light)
+    elems = int(np.prod(frames.shape[1:]))
+    channels = int(frames.shape[-1])
+    box = bool(np.all(weights == weights[0]))
+    if box and not (dt == np.uint8 and window > MAX_U8_BOX_WINDOW):
+        lut, enc8 = _luts(dev, dt, mode)
+        if dt == np.uint8:
+            lut16 = dev.table("decode16", decode16_table)
+            dev.run("hf_box_running_u8", _grid(elems), (BLOCK, 1, 1),
+                    (frames, I64(elems), I32(channels), I32(count), I32(window), I32(stride),
+                     I32(mode == MODE_SRGB), lut16, enc8, out))
+        else:
+            dev.run(f"hf_box_running_{SUFFIX[dt]}", _grid(elems), (BLOCK, 1, 1),
+                    (frames, I64(elems), I32(channels), I32(count), I32(window), I32(stride),
+                     I32(mode), lut, out))
+        return out
+    ww = WindowWeights.sliding(np.asarray(weights, np.float64), count, stride)
+    return fuse_windows(dev, frames, None, ww, mode, out)
+
+
+def fuse_windows(dev: Device, frames: Any, linear_in: Any, weights: WindowWeights, mode: int,
+                 out: Any) -> Any:
+    """One launch per (up to 65535) output frames: grid z = output frame."""
+    xp = dev.xp
+    dt = np.dtype(frames.dtype)
+    elems = int(np.prod(frames.shape[1:]))
+    channels = int(frames.shape[-1])
+    lut, enc8 = _luts(dev, dt, mode)
+    placeholder = dev.table("none-f32", lambda: np.zeros(1, np.float32))
+    lin = placeholder if linear_in is None else linear_in
+    name = f"hf_fuse_windows_{SUFFIX[dt]}"
+    for k0 in range(0, weights.count, MAX_GRID_Z):
+        k1 = min(weights.count, k0 + MAX_GRID_Z)
+        starts = xp.asarray(np.ascontiguousarray(weights.starts[k0:k1], np.int64))
+        rows = xp.asarray(np.ascontiguousarray(weights.rows[k0:k1], np.float32))
+        args = [frames, lin, I32(linear_in is not None), I64(elems), I32(channels), starts,
+                rows, I32(weights.width), I32(mode), lut]
+        if dt == np.uint8:
+            args.append(enc8)
+        args.append(out[k0:k1])
+        dev.run(name, _grid(elems, k1 - k0), (BLOCK, 1, 1), tuple(args))
+    return out
+
+
+def _lens_rows(lenses: Sequence[Lens], width: int, height: int) -> np.ndarray:
+    rows = []
+    for lens in lenses:
+        cap = lens.max_coc_px if lens.max_coc_px is not None else float(np.hypot(width, height))
+        rows.append([lens.aperture_mm, lens.focus_distance, lens.focal_length_mm / 1000.0,
+                     lens.sensor_width_mm, float(width), cap])
+    return np.asarray(rows, np.float64)
+
+
+def _max_d2(depth_host_range: np.ndarray, lenses: Sequence[Lens], width: int,
+            height: int) -> int:
+    """floor of the largest squared CoC radius, from each frame's nearest and farthest depth
+    (the CoC is monotonic on each side of the focus plane): as the CPU finds it per frame."""
+    best = 0
+    for (lo, hi), lens in zip(depth_host_range, lenses, strict=True):
+        cap = lens.max_coc_px if lens.max_coc_px is not None else float(np.hypot(width, height))
+        coc = np.minimum(lens.coc_px(np.array([lo, hi], np.float32).astype(np.float64), width),
+                         cap)
+        r = (coc * 0.5).astype(np.float32)
+        best = max(best, int(np.floor(float((r * r).max()))))
+    return best
+
+
+def fuse(dev: Device, frames: Any, depth: Any, weights: WindowWeights,
+         lenses: Sequence[Lens] | None, linear_light: bool, out: Any) -> Any:
+    """``out[k] = sum_i W[k, i] f(frame_i)``, ``f`` the depth-aware defocus when lenses."""
+    xp = dev.xp
+    dt = np.dtype(frames.dtype)
+    mode = mode_of(dt, linear_light)
+    if lenses is None:
+        return fuse_windows(dev, frames, None, weights, mode, out)
+    n, h, w, c = (int(s) for s in frames.shape)
+    elems, pixels = h * w * c, h * w
+    lut, _ = _luts(dev, dt, mode)
+    lin = xp.empty((n, h, w, c), np.float32)
+    dev.run(f"hf_decode_frames_{SUFFIX[dt]}", _grid(elems, n), (BLOCK, 1, 1),
+            (frames, I64(elems), I32(c), I32(mode), lut, lin))
+    ranges = np.stack([_host(xp, depth.reshape(n, -1).min(axis=1)),
+                       _host(xp, depth.reshape(n, -1).max(axis=1))], axis=1)
+    max_d2 = _max_d2(ranges, lenses, w, h)
+    if max_d2 < 1:  # nothing is blurred by a whole pixel: the CPU copies the frames
+        return fuse_windows(dev, frames, lin, weights, mode, out)
+    offsets, d2s = disk_offsets(max_d2)
+    area = np.searchsorted(d2s, np.arange(max_d2 + 1), side="right").astype(np.int32)
+    r2 = xp.empty((n, h, w), np.float32)
+    inv_area = xp.empty((n, h, w), np.float32)
+    dev.run("hf_circle_of_confusion", _grid(pixels, n), (BLOCK, 1, 1),
+            (depth, I64(pixels), xp.asarray(_lens_rows(lenses, w, h)), xp.asarray(area),
+             I32(max_d2), r2, inv_area))
+    dof = xp.empty_like(lin)
+    dev.run("hf_defocus", _grid(pixels, n), (BLOCK, 1, 1),
+            (lin, depth, r2, inv_area, I32(h), I32(w), I32(c),
+             xp.asarray(np.ascontiguousarray(offsets, np.int32)),
+             xp.asarray(np.ascontiguousarray(d2s, np.float32)), I32(len(offsets)), dof))
+    return fuse_windows(dev, frames, dof, weights, mode, out)
+
+
+def _host(xp: Any, a: Any) -> np.ndarray:
+    return a.get() if hasattr(a, "get") else np.asarray(a)

@@ -1,0 +1,129 @@
+"""The CUDA kernels without a GPU: NVRTC compiles them, and the same source runs on the CPU
+(compiled as C++ under AddressSanitizer, tests/cuda_emu) through the CUDA backend's own
+launch code, compared with the NumPy backend on fresh random inputs."""
+
+import numpy as np
+import pytest
+from cuda_emu import EmulationError, Emulator
+
+import hfrender as hf
+from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cuda import launches
+from hfrender.resources import shader_path
+
+CPU = CPUBackend()
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    emu = Emulator(tmp_path_factory.mktemp("cuda-emu"))
+    return launches.Device(np, emu.run)
+
+
+@pytest.mark.parametrize("arch", ["compute_75", "compute_90"])
+def test_kernels_compile_with_nvrtc(arch):
+    nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc",
+                                reason="cupy-cuda12x and nvidia-cuda-nvrtc-cu12 (bash dev.sh)")
+    from hfrender.backends.cuda import NVRTC_OPTIONS
+
+    src = shader_path("cuda/fusion.cu").read_text()
+    prog = nvrtc.createProgram(src, "fusion.cu", [], [])
+    try:
+        nvrtc.compileProgram(prog, [f"-arch={arch}", *NVRTC_OPTIONS])
+    except Exception as exc:  # the log says where
+        pytest.fail(f"NVRTC: {exc}\n{nvrtc.getProgramLog(prog)}")
+    ptx = nvrtc.getPTX(prog).decode()
+    for name in ("hf_fuse_windows_u8", "hf_box_running_u8", "hf_defocus",
+                 "hf_circle_of_confusion", "hf_decode_frames_f32"):
+        assert f".entry {name}(" in ptx
+    assert f".target sm_{arch.split('_')[1]}" in ptx
+
+
+def assert_parity(gpu, cpu, dtype, linear):
+    """Equal, except where 16-bit sRGB encoding calls pow (NumPy's and the C library's
+    float32 pow may differ in the last bit): there within 1 code value."""
+    assert gpu.dtype == cpu.dtype and gpu.shape == cpu.shape
+    if dtype == np.uint16 and linear:
+        assert np.abs(gpu.astype(np.int64) - cpu).max() <= 1
+        assert (gpu == cpu).mean() > 0.99
+    else:
+        np.testing.assert_array_equal(gpu, cpu)
+
+
+def random_frames(rng, dtype, shape):
+    if dtype == np.float32:
+        return rng.random(shape, dtype=np.float32) * 2
+    return rng.integers(0, np.iinfo(dtype).max + 1, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("channels", [1, 3, 4])
+@pytest.mark.parametrize("linear", [True, False])
+def test_box_running_sums_equal_the_cpu(dev, rng, dtype, channels, linear):
+    # 37 x 23 pixels: frame sizes that are not multiples of the 256-thread block
+    frames = random_frames(rng, dtype, (13, 37, 23, channels))
+    for window, stride in ((4, 1), (3, 3), (2, 5)):
+        w = hf.curve_weights("box", window)
+        gpu = launches.motion_blur(dev, frames, w, stride, linear)
+        cpu = CPU.motion_blur(frames, w, stride, linear)
+        assert_parity(gpu, cpu, dtype, linear)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize("linear", [True, False])
+def test_weighted_windows_equal_the_cpu(dev, rng, dtype, channels, linear):
+    frames = random_frames(rng, dtype, (11, 19, 29, channels))
+    for curve, window, stride in (("triangle", 4, 1), ("gaussian", 5, 3)):
+        w = hf.curve_weights(curve, window)
+        gpu = launches.motion_blur(dev, frames, w, stride, linear)
+        cpu = CPU.motion_blur(frames, w, stride, linear)
+        assert_parity(gpu, cpu, dtype, linear)  # same order of float32 operations
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_fusion_with_depth_of_field_matches_the_cpu(dev, rng, dtype):
+    n, h, w = 6, 21, 34
+    frames = random_frames(rng, dtype, (n, h, w, 4))
+    depth = rng.choice([0.6, 1.0, 2.5, np.inf], size=(n, h, w)).astype(np.float32)
+    depth[:, 5:12, 8:20] = 0.7  # a near block in every sub-frame
+    lenses = [hf.Lens(1.0 + 0.1 * j, 1.4, sensor_width_mm=9.0) for j in range(n)]
+    ww = hf.WindowWeights.from_dense(np.array([
+        [0.2, 0.3, 0.5, 0, 0, 0],
+        [0, 0, 0.25, 0.25, 0.25, 0.25],
+    ]))
+    gpu_out = np.empty((2, h, w, 4), dtype)
+    launches.fuse(dev, frames, depth, ww, lenses, True, gpu_out)
+    cpu_out = CPU.fuse(frames, depth, ww, lenses, True)
+    if dtype == np.float32:
+        np.testing.assert_allclose(gpu_out, cpu_out, rtol=1e-5, atol=1e-6)
+    else:
+        assert np.abs(gpu_out.astype(int) - cpu_out).max() <= 1
+        assert (gpu_out == cpu_out).mean() > 0.99
+    assert np.abs(gpu_out.astype(np.float64) - frames[0]).max() > 0  # something happened
+
+
+def test_out_of_bounds_access_is_caught(dev, rng):
+    frames = random_frames(rng, np.uint8, (4, 5, 7, 3))
+    out = np.empty((1, 5, 7, 3), np.uint8)
+    starts = np.array([0], np.int64)
+    rows = np.full((1, 2), 0.5, np.float32)
+    lut = np.zeros(1, np.float32)
+    enc8 = np.zeros(1, np.uint8)
+    good = (frames, lut, np.int32(0), np.int64(105), np.int32(3), starts, rows, np.int32(2),
+            np.int32(2), lut, enc8, out)
+    dev.run("hf_fuse_windows_u8", (1, 1, 1), (256, 1, 1), good)
+    np.testing.assert_array_equal(out[0], ((frames[0].astype(int) + frames[1] + 1) // 2))
+    bad = list(good)
+    bad[3] = np.int64(106)  # one element past each frame: the last thread reads beyond
+    with pytest.raises(EmulationError, match="AddressSanitizer: heap-buffer-overflow"):
+        dev.run("hf_fuse_windows_u8", (1, 1, 1), (256, 1, 1), tuple(bad))
+
+
+def test_wrong_scalar_types_are_refused(dev, rng):
+    frames = random_frames(rng, np.uint8, (2, 2, 2, 3))
+    with pytest.raises(EmulationError, match=r"hf_decode_frames_u8 argument 1: long long takes "
+                                             r"numpy.int64, got int"):
+        dev.run("hf_decode_frames_u8", (1, 1, 2), (256, 1, 1),
+                (frames, 12, np.int32(3), np.int32(1), np.zeros(1, np.float32),
+                 np.empty((2, 2, 2, 3), np.float32)))
