@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from hfrender import validate
-from hfrender.backends import get_backend
+from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
 from hfrender.hyperframe import HyperFrame
-from hfrender.interop import to_numpy
+from hfrender.interop import to_array, to_numpy
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
 from hfrender.windows import WindowWeights
@@ -46,14 +46,14 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     -------
     Array of the input's family and dtype, shape ``(M, H, W, C)``, rounded to nearest.
     """
-    arr, back = to_numpy(frames, "frames")
+    arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr)
     n = arr.shape[0]
     window = validate.integer(window, "window", 1, n)
     stride = window if stride is None else validate.integer(stride, "stride", 1)
     w = curve_weights(weights, window)
     linear_light = validate.flag(linear_light, "linear_light")
-    out = get_backend(backend).motion_blur(arr, w, stride, linear_light)
+    out = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
     return back(out)
 
 
@@ -83,16 +83,16 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     from the borders). Depth-aware: an in-focus foreground stays sharp over a blurred
     background, and a defocused foreground spreads over a sharp background.
     """
-    arr, back = to_numpy(frames, "frames")
+    arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr, allow_single=True)
     single = arr.ndim == 3
-    darr, _ = to_numpy(depth, "depth")
+    darr, _, _ = to_array(depth, "depth")
     darr = validate.depth(darr, arr.shape)
     if single:
         arr, darr = arr[None], darr[None]
     lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px)
     linear_light = validate.flag(linear_light, "linear_light")
-    out = get_backend(backend).depth_of_field(arr, darr, lens, linear_light)
+    out = _backend(backend, on_device).depth_of_field(arr, darr, lens, linear_light)
     return back(out[0] if single else out)
 
 
@@ -131,7 +131,19 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
                             or not out.flags.c_contiguous or not out.flags.writeable):
         raise ValueError(f"out is {out.dtype} {out.shape}; expected a writable C-contiguous "
                          f"{frames.dtype} array of shape {want}")
-    return get_backend(backend).fuse(frames, depth, weights, lens, linear_light, out)
+    on_device = not isinstance(frames, np.ndarray)
+    return _backend(backend, on_device).fuse(frames, depth, weights, lens, linear_light, out)
+
+
+def _backend(name: str | None, on_device: bool) -> Any:
+    """GPU arrays go to the CUDA backend; host arrays to the one named (auto: CUDA if usable)."""
+    name = resolve_name(name)
+    if on_device:
+        if name == "cpu":
+            raise ValueError("backend='cpu' takes host (NumPy) arrays; these frames are on "
+                             "the GPU: use backend='cuda' or 'auto', or copy them to the host")
+        return load("cuda")
+    return get_backend(name)
 
 
 def to_linear(frames: Any) -> np.ndarray:

@@ -31,15 +31,41 @@ def is_device_array(x: Any) -> bool:
     return False
 
 
+def to_array(x: Any, name: str) -> tuple[Any, Callable[[Any], Any], bool]:
+    """``(array, back, on_device)``: NumPy for host data, CuPy for GPU data (no copy)."""
+    if is_device_array(x):
+        return (*_to_cupy(x, name), True)
+    arr, back = to_numpy(x, name)
+    return arr, back, False
+
+
+def _to_cupy(x: Any, name: str) -> tuple[Any, Callable[[Any], Any]]:
+    try:
+        import cupy
+    except ImportError:
+        raise BackendUnavailable(
+            f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}) but CuPy is not "
+            "installed: pip install 'hfrender[cuda]', or pass a NumPy array") from None
+    if isinstance(x, cupy.ndarray):
+        return x, _same
+    try:
+        if hasattr(x, "__cuda_array_interface__"):
+            return cupy.asarray(x), _converter_for(x)  # a view of the same device memory
+        return cupy.from_dlpack(x), _converter_for(x)
+    except Exception as exc:  # no driver, no device, another device type
+        raise BackendUnavailable(f"{name} is a GPU array ({type(x).__module__}."
+                                 f"{type(x).__name__}) but CUDA cannot be used here: "
+                                 f"{exc}") from None
+
+
 def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     """``(array, back)``: a NumPy view of ``x`` and a function that converts results back."""
     if isinstance(x, np.ndarray):
         return _native(x), _same
     if is_device_array(x):
         raise BackendUnavailable(
-            f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}); the CUDA "
-            "backend is not available in this version: pass a NumPy array instead "
-            "(e.g. cupy.asnumpy(x) or tensor.cpu())"
+            f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}); this call "
+            "takes host arrays: pass a NumPy array (cupy.asnumpy(x) or tensor.cpu())"
         )
     if hasattr(x, "__dlpack__"):
         try:

@@ -61,7 +61,7 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarr
         )
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name} has dtype {arr.dtype}; depth must be numeric (float32 metres)")
-    arr = np.asarray(arr, np.float32)
+    arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     nan = np.isnan(arr)
     if nan.any():
         where = tuple(int(i) for i in np.argwhere(nan)[0])

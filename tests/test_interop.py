@@ -53,14 +53,42 @@ def test_torch_tensor_in_torch_tensor_out(rng):
     np.testing.assert_array_equal(out.numpy(), hf.motion_blur(frames, 2, stride=1))
 
 
-def test_gpu_arrays_raise_backend_unavailable_naming_the_fix():
-    with pytest.raises(hf.BackendUnavailable, match=r"frames is a GPU array .*FakeCudaArray.*"
-                                                    r"pass a NumPy array instead"):
+def test_gpu_arrays_without_cupy_name_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)  # as if not installed
+    with pytest.raises(hf.BackendUnavailable, match=r"frames is a GPU array .*FakeCudaArray\) "
+                                                    r"but CuPy is not installed: pip install "
+                                                    r"'hfrender\[cuda\]'"):
         hf.motion_blur(FakeCudaArray(), 1)
 
 
-def test_explicit_cuda_backend_is_unavailable_with_a_reason():
-    with pytest.raises(hf.BackendUnavailable, match=r"hfrender\[cuda\]|CUDA fusion kernels"):
+def test_gpu_arrays_without_a_device_say_why():
+    pytest.importorskip("cupy", reason="cupy-cuda12x is installed by the test command")
+    try:
+        hf.get_backend("cuda")
+    except hf.BackendUnavailable:
+        pass
+    else:
+        pytest.skip("a CUDA device is usable here: tests/gpu covers it")
+    with pytest.raises(hf.BackendUnavailable, match=r"frames is a GPU array .*FakeCudaArray\) "
+                                                    r"but CUDA cannot be used here: "):
+        hf.motion_blur(FakeCudaArray(), 1)
+
+
+def test_cpu_backend_refuses_gpu_frames_clearly():
+    from hfrender.effects import _backend
+
+    with pytest.raises(ValueError, match=r"backend='cpu' takes host \(NumPy\) arrays; these "
+                                         r"frames are on the GPU"):
+        _backend("cpu", on_device=True)
+
+
+def test_explicit_cuda_backend_is_unavailable_with_a_reason(monkeypatch):
+    from hfrender.backends import cuda
+
+    monkeypatch.setattr(backends, "_cache", {})
+    monkeypatch.setattr(cuda.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(hf.BackendUnavailable, match=r"CuPy is not installed; install the CUDA "
+                                                    r"extra: pip install 'hfrender\[cuda\]'"):
         hf.get_backend("cuda")
 
 
