@@ -130,6 +130,10 @@ class HyperFrameBuilder:
         self._n += 1
         return self._emit() if self._n == self.pool.capacity else None
 
+    def cancel(self) -> None:
+        """Forget a reserved frame that will not be committed (after an error)."""
+        self._pending = False
+
     def push(self, frame: np.ndarray, t: float,
              depth: np.ndarray | None = None) -> HyperFrame | None:
         """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills."""

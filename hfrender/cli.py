@@ -98,19 +98,32 @@ def cmd_render(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
     progress, finish = _progress_bar(config.quiet)
+    written = [0]
+
+    def counting(done: int, total: int) -> None:
+        written[0] = done
+        if progress is not None:
+            progress(done, total)
+
     try:
-        stats = render(args.file, config, scene_name=args.scene, progress=progress)
+        stats = render(args.file, config, scene_name=args.scene, progress=counting)
     except KeyboardInterrupt:
         finish()
-        print(f"interrupted: {config.output} was finalised with the frames written so far",
-              file=sys.stderr)
+        if written[0]:
+            print(f"interrupted: {config.output} was finalised with the {written[0]} frames "
+                  "written so far", file=sys.stderr)
+        else:
+            print("interrupted before the first frame: nothing was written", file=sys.stderr)
         return EXIT_SIGINT
-    finish()
+    finally:
+        finish()
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
               f"samples, dof {stats.dof}; {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}, fusion {stats.backend}"
+              + (f"; shutter {stats.extra['shutter'][0]:g} degrees with "
+                 f"{stats.extra['shutter'][1]} samples" if "shutter" in stats.extra else "")
               + (f"; preview showed {stats.extra['preview_frames']} frames"
                  if config.preview else ""))
     return 0
@@ -157,10 +170,18 @@ def _progress_bar(quiet: bool):
             TextColumn,
             TimeRemainingColumn,
         )
-    except ImportError:  # rich is optional: a plain line instead
+    except ImportError:  # without rich: a plain line instead
+        shown = [False]
+
         def plain(done: int, total: int) -> None:
+            shown[0] = True
             print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
-        return plain, lambda: print(file=sys.stderr)
+
+        def end() -> None:
+            if shown[0]:
+                print(file=sys.stderr)
+                shown[0] = False
+        return plain, end
     bar = Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                    transient=True, redirect_stdout=False)
@@ -177,7 +198,12 @@ def _progress_bar(quiet: bool):
         rate = done / (now - state["t0"]) if now > state["t0"] else 0.0
         bar.update(task, completed=done, total=total, rate=f"{rate:.1f} fps")
 
-    return update, bar.stop
+    def stop() -> None:
+        if state["t0"] is not None:
+            bar.stop()  # shows the cursor again, also after an error
+            state["t0"] = None
+
+    return update, stop
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -258,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (HFRenderError, ValueError) as exc:
-        print(f"hfrender: error: {exc}", file=sys.stderr)
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"hfrender: error: {first_line}", file=sys.stderr)
         usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable))
         return EXIT_USAGE if usage else EXIT_FAILED
 

@@ -70,10 +70,34 @@ def resolve_dof(mode: str, scene: Scene) -> str:
         return "off"
     if mode == "auto":
         return "lens" if scene.camera.has_dof else "off"
+    if mode != "off" and scene.camera.orthographic:
+        raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
+                          "orthographic camera has no depth of field; use --dof off")
     if mode != "off" and not scene.camera.has_dof:
         raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
                           "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
     return mode
+
+
+def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> None:
+    """A granularity must hold the halo and whole output frames; the pool must fit memory."""
+    from hfrender.builder import free_memory_bytes
+
+    if config.granularity != "auto":
+        g, need = config.granularity, plan.overlap + plan.step
+        if g < need or (g - plan.overlap) % plan.step:
+            ok = plan.overlap + plan.step * max(1, (g - plan.overlap) // plan.step)
+            raise ConfigError(
+                f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
+                f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
+    slots = -(-3 * config.max_in_flight // 2)
+    least = slots * (plan.overlap + plan.step) * frame_bytes
+    free = free_memory_bytes()
+    if least > 0.8 * free:
+        raise ConfigError(
+            f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output "
+            f"frame needs {least / 2**30:.1f} GiB for {slots} hyperframe slots, more than the "
+            f"{free / 2**30:.1f} GiB free: lower --samples or --size")
 
 
 def halton(i: int, base: int) -> float:
@@ -85,10 +109,12 @@ def halton(i: int, base: int) -> float:
     return r
 
 
-def _call_scene(scene: Scene, fn: Callable, what: str, t: float | None = None,
-                frame: int | None = None) -> None:
+def _call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
+                frame: int | None = None) -> Any:
+    """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
+    t and the output frame."""
     try:
-        fn() if t is None else fn(t)
+        return fn(*args)
     except Exception as exc:
         where = located(exc, scene.source_path) if scene.source_path else repr(exc)
         when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
@@ -188,7 +214,7 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
     stats.gl_renderer = glctx.renderer
     renderer = preview = None
     try:
-        _call_scene(scene, scene.setup, "setup()")
+        _call_scene(scene, "setup()", scene.setup)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()
@@ -199,6 +225,12 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
                                   config.shutter_curve, config.samples, config.jitter,
                                   config.seed, scene.camera.aperture_blades)
         plan = schedule.plan(count, first_frame)
+        if schedule.effective_shutter_deg != config.shutter or plan.per_output != config.samples:
+            stats.extra["shutter"] = (schedule.effective_shutter_deg, plan.per_output)
+            log.warning("shutter %g degrees with %d samples: windows overlap on a shared grid; "
+                        "using %g degrees with %d samples per frame", config.shutter,
+                        config.samples, schedule.effective_shutter_deg, plan.per_output)
+        check_granularity(config, plan, w * h * (4 + (4 if dof == "depth" else 0)))
         renderer = make_renderer(glctx.ctx, scene, config.size, dof == "depth", config.fps)
         renderer.prepare()
         builder = HyperFrameBuilder.create(
@@ -226,8 +258,9 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
             last = builder.flush_remaining()
             if last is not None:
                 fuser.submit(last)
-        except KeyboardInterrupt:
-            stats.interrupted = True
+        except BaseException as exc:
+            stats.interrupted = isinstance(exc, KeyboardInterrupt)
+            _salvage(builder, fuser)
             raise
         finally:
             fuser.inbox.put(None)
@@ -249,18 +282,37 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         glctx.release()
 
 
+def _salvage(builder: HyperFrameBuilder, fuser: _Fuser) -> None:
+    """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""
+    builder.cancel()
+    try:
+        last = builder.flush_remaining()
+        if last is not None:
+            fuser.submit(last)
+    except BaseException:  # noqa: BLE001 - the first error is the one reported
+        pass
+
+
 def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilder,
               fuser: _Fuser, config: RenderConfig, dof: str, lenses: dict[int, Lens],
               stats: RenderStats, preview: Any = None) -> None:
-    jitter = config.antialias and not isinstance(scene, ShaderScene)
-    lens_uv = plan.lens if dof == "lens" else np.zeros_like(plan.lens)
+    mesh = not isinstance(scene, ShaderScene)
+    jitter = config.antialias and mesh
+    camera = scene.camera
     for j, t in enumerate(plan.times):
+        t = float(t)
         k = plan.first_frame + int(plan.output[j])
-        _call_scene(scene, scene.update, "update(t)", float(t), k)
+        _call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        offset = (0.0, 0.0)
+        if mesh:  # the camera as update(t) left it: checked at every sub-frame
+            _call_scene(scene, "the camera", camera.validate, t=t, frame=k)
+            if dof == "lens":
+                radius = camera.aperture_radius_m()
+                offset = (float(plan.lens[j, 0]) * radius, float(plan.lens[j, 1]) * radius)
         i = j % plan.per_output
         jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5) if jitter else (0.0, 0.0)
-        renderer.draw(float(t), k, (float(lens_uv[j, 0]), float(lens_uv[j, 1])), jit)
-        color, depth = builder.reserve(float(t))
+        _call_scene(scene, "drawing", renderer.draw, t, k, offset, jit, t=t, frame=k)
+        color, depth = builder.reserve(t)
         renderer.read_into(color, depth)
         stats.device_to_host_bytes += color.nbytes + (0 if depth is None else depth.nbytes)
         if dof == "depth":

@@ -64,6 +64,41 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     return w / w.sum()
 
 
+def _grid(shutter_deg: float, samples: int) -> tuple[int, int]:
+    """(grid points per frame, points per window) for a shutter above 360 degrees.
+
+    The window spans ``shutter / 360`` frame intervals on a grid shared by all frames, so
+    ``window / per_frame`` should equal that ratio. The pair nearest to ``samples`` that
+    hits the angle exactly is taken when one exists with a window within [samples/2,
+    2 samples]; otherwise the nearest grid (the angle moves a little: the summary says so).
+    """
+    ratio = shutter_deg / 360.0
+    best = None
+    for per_frame in range(1, 4 * samples + 1):
+        window = round(ratio * per_frame)
+        if window < 1 or not samples / 2 <= window <= 2 * samples:
+            continue
+        if abs(window / per_frame - ratio) < 1e-9 and (
+                best is None or abs(window - samples) < abs(best[1] - samples)):
+            best = (per_frame, window)
+    if best is not None:
+        return best
+    per_frame = max(1, round(samples / ratio))
+    return per_frame, max(1, round(ratio * per_frame))
+
+
+def hash_uniform(seed: int, idx: np.ndarray) -> np.ndarray:
+    """Uniform numbers in [0, 1): a pure function of (seed, index) (SplitMix64)."""
+    with np.errstate(over="ignore"):
+        z = (np.asarray(idx, np.int64).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+             + np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * np.uint64(0xBF58476D1CE4E5B9)
+             + np.uint64(0x632BE59BD9B4E019))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+
 @dataclass(frozen=True)
 class Plan:
     """The sub-frames of a run of output frames and how they fuse.
@@ -144,14 +179,14 @@ class SampleSchedule:
     @property
     def per_frame(self) -> int:
         """Grid points per frame interval when windows overlap."""
-        return max(1, round(self.samples * 360.0 / self.shutter_deg))
+        return _grid(self.shutter_deg, self.samples)[0]
 
     @property
     def window(self) -> int:
-        """Sub-frames per output frame."""
+        """Sub-frames per output frame (above 360 degrees: ``samples`` or near it)."""
         if not self.overlapping:
             return self.samples
-        return max(1, round(self.shutter_deg / 360.0 * self.per_frame))
+        return _grid(self.shutter_deg, self.samples)[1]
 
     @property
     def effective_shutter_deg(self) -> float:
@@ -207,10 +242,7 @@ class SampleSchedule:
         """Per-sub-frame offsets in [-0.5, 0.5) strata, a pure function of the index."""
         if not self.jitter:
             return np.zeros(np.shape(idx))
-        flat = np.asarray(idx).ravel()
-        out = np.array([np.random.default_rng([self.seed, 2, int(j) & 0x7FFFFFFF]).random()
-                        for j in flat]) - 0.5
-        return out.reshape(np.shape(idx))
+        return hash_uniform(self.seed, np.asarray(idx)) - 0.5
 
     def _weights(self, u: np.ndarray) -> np.ndarray:
         if isinstance(self.curve, str):

@@ -80,11 +80,22 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None) -> 
     return chosen
 
 
+class WriteFailed(HFRenderError):
+    """Writing failed while rendering (ffmpeg died, the disk is full, ...)."""
+
+
 class VideoWriter:
-    """Frames (H, W, 3) uint8 RGB -> a video file through ffmpeg."""
+    """Frames (H, W, 3) uint8 RGB -> a video file, through the ffmpeg of imageio-ffmpeg.
+
+    ffmpeg runs in its own process session (Ctrl-C reaches hfrender, which then closes the
+    pipe so that ffmpeg finalises the file) and its exit status is checked at the end.
+    """
 
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                  gop: int | None = None) -> None:
+        import tempfile
+        from fractions import Fraction
+
         import imageio_ffmpeg
 
         self.path, self.size = path, size
@@ -105,57 +116,97 @@ class VideoWriter:
             params += ["-g", str(gop)]
             if self.codec in X264_LIKE:
                 params += ["-keyint_min", str(gop), "-sc_threshold", "0"]
-        self._gen = imageio_ffmpeg.write_frames(
-            path, size, pix_fmt_in="rgb24", pix_fmt_out=pix_fmt, fps=fps, quality=None,
-            codec=self.codec, macro_block_size=1, ffmpeg_log_level="error",
-            output_params=params)
-        self._gen.send(None)
+        rate = Fraction(fps).limit_denominator(1001)
+        cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
+               "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{size[0]}x{size[1]}",
+               "-r", str(rate), "-i", "-", "-c:v", self.codec, "-pix_fmt", pix_fmt,
+               *params, path]
+        self._log = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                      stderr=self._log, start_new_session=True)
         self.frames_written = 0
+
+    def _ffmpeg_says(self) -> str:
+        self._log.seek(0)
+        lines = [s.strip() for s in self._log.read().decode(errors="replace").splitlines()]
+        return next((s for s in reversed(lines) if s), "no message")
 
     def write(self, frame: np.ndarray) -> None:
         if frame.shape != (self.size[1], self.size[0], 3) or frame.dtype != np.uint8:
             raise ValueError(f"frame is {frame.dtype} {frame.shape}; the video takes uint8 "
                              f"{(self.size[1], self.size[0], 3)}")
         try:
-            self._gen.send(np.ascontiguousarray(frame))
-        except (OSError, RuntimeError) as exc:
-            raise WriterError(f"ffmpeg stopped writing {self.path}: {exc}") from None
+            self._proc.stdin.write(np.ascontiguousarray(frame).data)
+        except (BrokenPipeError, OSError):
+            self._proc.wait()
+            raise WriteFailed(f"ffmpeg stopped writing {self.path} after {self.frames_written} "
+                              f"frames: {self._ffmpeg_says()}") from None
         self.frames_written += 1
 
     def close(self) -> None:
         """Finalise the file (ffmpeg writes its index): it plays even after an interruption.
 
-        A file that got no frame at all is not a video: it is removed.
+        A file that got no frame at all is not a video: it is removed. A failure of
+        ffmpeg at the end raises :class:`WriteFailed` (the file may be unusable).
         """
-        if self._gen is not None:
-            try:
-                if self.frames_written == 0:
-                    logging.getLogger("imageio_ffmpeg").disabled = True  # its "invalid" warning
-                self._gen.close()
-            finally:
-                logging.getLogger("imageio_ffmpeg").disabled = False
-                self._gen = None
-                if self.frames_written == 0:
-                    Path(self.path).unlink(missing_ok=True)
+        if self._proc is None:
+            return
+        proc, self._proc = self._proc, None
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        code = proc.wait()
+        out = Path(self.path)
+        empty = not out.is_file() or out.stat().st_size == 0
+        if self.frames_written == 0 or (code != 0 and empty):
+            out.unlink(missing_ok=True)  # no video at all: nothing that looks like one
+        if code != 0:
+            kept = "" if empty else " (what it wrote is kept, possibly incomplete)"
+            raise WriteFailed(f"ffmpeg could not finish {self.path} (exit {code}): "
+                              f"{self._ffmpeg_says()}{kept}")
 
 
 class PngSequenceWriter:
-    """Frames -> ``pattern % index`` PNG files (lossless), the folder created if needed."""
+    """Frames -> ``pattern % index`` PNG files (lossless).
+
+    Nothing is touched before the first frame: then the folder is made and older files
+    of the same pattern (a previous render's) are removed, so the folder never mixes two
+    renders. Each file is written under a temporary name and renamed when complete.
+    """
 
     def __init__(self, pattern: str, fps: float, size: tuple[int, int], codec: str | None = None,
                  gop: int | None = None, start: int = 0) -> None:
         check_output(pattern, size, codec)
         self.pattern, self.size, self.index = pattern, size, start
-        Path(pattern).parent.mkdir(parents=True, exist_ok=True)
         self.frames_written = 0
+
+    def _prepare(self) -> None:
+        import re
+
+        folder = Path(self.pattern).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        name = Path(self.pattern).name
+        m = re.search(r"%(0?)(\d*)d", name)
+        head, tail = name[: m.start()], name[m.end():]
+        stale = re.compile(re.escape(head) + r"\d+" + re.escape(tail) + r"(\.part)?$")
+        for old in folder.iterdir():
+            if stale.match(old.name) and old.is_file():
+                old.unlink()
 
     def write(self, frame: np.ndarray) -> None:
         import imageio.v3 as iio
 
+        if self.frames_written == 0:
+            self._prepare()
         path = self.pattern % self.index
         tmp = f"{path}.part"
-        iio.imwrite(tmp, np.ascontiguousarray(frame), extension=".png")
-        os.replace(tmp, path)  # a file either is a whole frame or is not there
+        try:
+            iio.imwrite(tmp, np.ascontiguousarray(frame), extension=".png")
+            os.replace(tmp, path)  # a file either is a whole frame or is not there
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise WriteFailed(f"cannot write {path}: {exc.strerror or exc}") from None
         self.index += 1
         self.frames_written += 1
 

@@ -175,3 +175,49 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
     assert re.fullmatch(r"hfrender: error: --preview needs a window: GLFW could not start "
                         r"\(.*DISPLAY.*\).*; render without --preview\n", err), err
     assert not (tmp_path / "p.mp4").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--samples", "8", "--granularity", "12"],
+     r"granularity=12: a hyperframe holds 0 carried sub-frames plus whole output frames of "
+     r"8; use 8 or 16"),
+    (["--samples", "4096", "-qh"],
+     r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB for 3 hyperframe "
+     r"slots, more than the [\d.]+ GiB free: lower --samples or --size"),
+])
+def test_settings_that_cannot_work_are_refused_before_writing(tmp_path, capsys, args, message):
+    out = tmp_path / "x.mp4"
+    assert main(["render", BAR, "-o", str(out), "--quiet", *args]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"hfrender: error: {message}\n", err), err
+    assert not out.exists()
+
+
+def test_ffmpeg_failure_is_an_error_not_a_success(tmp_path, capsys):
+    out = tmp_path / "nv.mp4"  # NVENC needs an NVIDIA driver: ffmpeg cannot open it here
+    code = main(["render", BAR, "-o", str(out), "--codec", "h264_nvenc", "--size", "64x16",
+                 "--duration", "0.3"])
+    captured = capsys.readouterr()
+    assert code == 1 and "wrote" not in captured.out
+    assert re.fullmatch(r"hfrender: error: ffmpeg (stopped writing|could not finish) .*\n",
+                        captured.err), captured.err
+    assert not out.exists()
+
+
+def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path, capsys):
+    folder = tmp_path / "seq"
+    folder.mkdir()
+    for i in range(30):
+        (folder / f"{i:03d}.png").write_bytes(b"old")
+    (folder / "notes.txt").write_text("keep me")
+    assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
+                 "--duration", "0.2", "--samples", "1", "--quiet"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [f"{i:03d}.png" for i in range(6)] + [
+        "notes.txt"]
+    (folder / "003.png").unlink()
+    (folder / "003.png").mkdir()  # a folder where a frame must go: the write fails
+    assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
+                 "--duration", "0.2", "--samples", "1", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"hfrender: error: cannot write .*003\.png: .*\n", err), err
+    assert not any(p.name.endswith(".part") for p in folder.iterdir())

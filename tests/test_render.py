@@ -190,10 +190,11 @@ def test_ctrl_c_finalises_a_playable_file(tmp_path):
                 raise KeyboardInterrupt
     """)
     out = tmp_path / "part.mp4"
-    with pytest.raises(KeyboardInterrupt):
-        render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2,
-                                       granularity=4))
+    with pytest.raises(KeyboardInterrupt):  # default granularity: 64 sub-frames a hyperframe
+        render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2))
     reader = imageio_ffmpeg.read_frames(str(out))
     meta = next(reader)
     n = sum(1 for _ in reader)
-    assert meta["size"] == (64, 36) and 25 <= n <= 30  # frames up to t = 1 s, all playable
+    # frame 30's second sample (t = 1 + 1/240) stops it: frames 0..29 were all complete,
+    # also those of the half-filled hyperframe
+    assert meta["size"] == (64, 36) and n == 30

@@ -119,11 +119,10 @@ def test_an_error_mid_render_still_leaves_a_playable_file(tmp_path):
     """)
     out = tmp_path / "late.mp4"
     with pytest.raises(SceneUpdateError, match="late failure"):
-        render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2,
-                                       granularity=4))
+        render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2))
     reader = imageio_ffmpeg.read_frames(str(out))
     next(reader)
-    assert 25 <= sum(1 for _ in reader) <= 30
+    assert sum(1 for _ in reader) == 30  # every frame completed before t = 1 s
 
 
 def test_codec_passes_through_to_ffmpeg(tmp_path):
@@ -144,3 +143,83 @@ def test_example_scenes_render(name):
     assert frames.shape == (2, 54, 96, 3) and stats.frames_written == 2
     assert linear(frames).std() > 0.02  # a picture, not a flat colour
     assert not np.array_equal(frames[0], frames[1])  # it moves
+
+
+def test_scene_state_errors_name_time_and_frame(tmp_path):
+    path = write_scene(tmp_path, """
+    class Pull(hf.Scene):
+        duration = 1.0
+        def setup(self):
+            self.add(hf.Cube(position=(0, 0, -3)))
+            self.camera.f_stop = 2.0
+        def update(self, t):
+            self.camera.focus_distance = 2.0 - 3 * t  # reaches the focal length
+    """)
+    with pytest.raises(SceneUpdateError, match=r"scene error in the camera at t=0\.6625 s "
+                                               r"\(output frame 20\): ValueError: "
+                                               r"focus_distance=0\.0\d+ must be"):
+        render_frames(path, size=(32, 18), samples=2)
+
+
+def test_degenerate_states_still_render(tmp_path):
+    path = write_scene(tmp_path, """
+    class Odd(hf.Scene):
+        duration = 0.2
+        def setup(self):
+            self.box = self.add(hf.Cube(color=(1, 0, 0)))
+            self.add(hf.Plane(position=(0, -1, 0), rotation=(-math.pi / 2, 0, 0), scale=5))
+            self.camera.position = (0, 6, 0)  # straight down
+            self.camera.look_at((0, 0, 0))
+        def update(self, t):
+            self.box.scale = (1.0, max(0.0, 1 - 10 * t), 1.0)  # flattened to zero
+    """)
+    frames, stats = render_frames(path, size=(64, 36), samples=2)
+    assert stats.frames_written == 6
+    red = (frames[..., 0] > 150) & (frames[..., 1] < 80)
+    assert red[0].sum() > 20 and red[-1].sum() > 20  # seen from above, even when flat
+
+
+def test_scene_imports_a_module_beside_it(tmp_path):
+    (tmp_path / "palette.py").write_text("ORANGE = (1.0, 0.5, 0.0)\n")
+    path = write_scene(tmp_path, """
+    from palette import ORANGE
+
+    class UsesPalette(hf.Scene):
+        duration = 0.1
+        def setup(self):
+            self.add(hf.Cube(color=ORANGE, position=(0, 0, -3)))
+    """, name="uses_palette.py")
+    frames, _ = render_frames(path, size=(32, 18), samples=1)
+    assert frames[0, 9, 16].tolist()[0] > frames[0, 9, 16].tolist()[2]
+
+
+def test_orthographic_lighting_is_the_same_across_the_frame(tmp_path):
+    path = write_scene(tmp_path, """
+    class Tiles(hf.Scene):
+        duration = 0.1
+        def setup(self):
+            for x in (-3, 0, 3):
+                self.add(hf.Plane(position=(x, 0, 0), rotation=(0, 0.3, 0), scale=1.5))
+            self.camera.position = (0, 0, 0.5)
+            self.camera.look_at((0, 0, -1))
+            self.camera.orthographic = True
+            self.camera.ortho_height = 4.0
+    """)
+    frames, _ = render_frames(path, size=(200, 50), samples=1, antialias=False)
+    # 16 m across 200 px: x = -3, 0, 3 m at columns 62.5, 100, 137.5
+    centres = [frames[0, 25, x].tolist() for x in (62, 100, 138)]
+    assert centres[1] != frames[0, 25, 5].tolist()  # a tile, not the background
+    assert centres[0] == centres[1] == centres[2]
+
+
+def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
+    path = write_scene(tmp_path, """
+    class Base(hf.Scene):
+        duration = 0.1
+    class Real(Base):
+        def setup(self):
+            self.add(hf.Cube())
+    """)
+    from hfrender.scene.loader import load_scene
+
+    assert type(load_scene(path)).__name__ == "Real"

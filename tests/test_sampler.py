@@ -78,3 +78,14 @@ def test_lens_points_are_stratified_on_the_aperture():
 def test_bad_schedules(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SampleSchedule(**kwargs)
+
+
+def test_shutter_above_360_is_kept_exact_when_the_grid_allows():
+    from hfrender.sampler import _grid
+
+    assert _grid(540, 8) == (6, 9)  # 1.5 frames exactly, 9 samples instead of 8
+    assert _grid(900, 3) == (2, 5)
+    s = SampleSchedule(shutter_deg=540, samples=8)
+    assert s.effective_shutter_deg == 540 and s.window == 9
+    # 450 degrees with 2 samples has no exact grid within 1..4 samples: the nearest one
+    assert SampleSchedule(shutter_deg=450, samples=2).effective_shutter_deg == 360

@@ -27,6 +27,11 @@ def _set(prog: Any, name: str, value: Any) -> None:
             prog[name].value = value
 
 
+def _cofactor(m: np.ndarray) -> np.ndarray:
+    """det(m) * inverse(m).T: transforms normals, and stays defined for a zero scale."""
+    return np.stack([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
+
+
 class _Target:
     def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool) -> None:
         self.color = ctx.texture(size, 4, dtype="f1")
@@ -92,17 +97,17 @@ class SceneRenderer:
         for obj in self.scene.objects:
             self._vao(self._program(obj.shader), obj.geometry)
 
-    def draw(self, t: float, frame: int, lens_uv: tuple[float, float] = (0.0, 0.0),
+    def draw(self, t: float, frame: int, lens_offset_m: tuple[float, float] = (0.0, 0.0),
              jitter_px: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Draw the scene as it is now; the eye moved ``lens_offset_m`` across the lens."""
         import moderngl
 
         scene, cam, ctx = self.scene, self.scene.camera, self.ctx
         w, h = self.size
-        radius = cam.aperture_radius_m()
-        offset = (lens_uv[0] * radius, lens_uv[1] * radius)
+        offset = lens_offset_m
         view = cam.view_matrix(offset)
         proj = cam.projection(w / h, offset, (2 * jitter_px[0] / w, 2 * jitter_px[1] / h))
-        right, up, _ = cam.basis()
+        right, up, forward = cam.basis()
         eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
         light = np.asarray(scene.light_direction, np.float64)
         light = light / (np.linalg.norm(light) or 1.0)
@@ -122,12 +127,14 @@ class SceneRenderer:
             _set(prog, "u_model", model)
             _set(prog, "u_view", view)
             _set(prog, "u_proj", proj)
-            _set(prog, "u_normal_matrix", np.linalg.inv(model[:3, :3]).T)
+            _set(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
             _set(prog, "u_color", obj.linear_color())
             _set(prog, "u_emissive", float(obj.emissive))
             _set(prog, "u_light_dir", tuple(light))
             _set(prog, "u_ambient", float(scene.ambient))
             _set(prog, "u_eye", tuple(eye))
+            _set(prog, "u_forward", tuple(forward))
+            _set(prog, "u_orthographic", int(cam.orthographic))
             _set(prog, "u_time", float(t))
             self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
 
@@ -156,7 +163,7 @@ class ShaderRenderer:
     def prepare(self) -> None:
         """Nothing to do: the shader compiled in the constructor."""
 
-    def draw(self, t: float, frame: int, lens_uv: tuple[float, float] = (0.0, 0.0),
+    def draw(self, t: float, frame: int, lens_offset_m: tuple[float, float] = (0.0, 0.0),
              jitter_px: tuple[float, float] = (0.0, 0.0)) -> None:
         import moderngl
 

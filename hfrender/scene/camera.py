@@ -60,11 +60,19 @@ class Camera:
                     self.sensor_width_mm, max_coc_px)
 
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(right, up, forward) unit vectors in world space."""
+        """(right, up, forward) unit vectors in world space.
+
+        Looking straight along ``up`` (a top-down shot) uses -z, then +x, as up instead.
+        """
         pos = np.asarray(self.position, np.float64)
         fwd = _normalize(np.asarray(self.target, np.float64) - pos)
-        right = _normalize(np.cross(fwd, np.asarray(self.up, np.float64)))
-        return right, np.cross(right, fwd), fwd
+        for up in (np.asarray(self.up, np.float64), np.array([0.0, 0.0, -1.0]),
+                   np.array([1.0, 0.0, 0.0])):
+            side = np.cross(fwd, up)
+            if np.linalg.norm(side) > 1e-9 * max(1.0, float(np.linalg.norm(up))):
+                right = side / np.linalg.norm(side)
+                return right, np.cross(right, fwd), fwd
+        raise ValueError("camera: up is parallel to the view direction")
 
     def view_matrix(self, lens_offset_m: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
         """World -> camera; the eye moved by ``lens_offset_m`` across the aperture."""
@@ -121,7 +129,7 @@ class Camera:
         return p
 
     def validate(self) -> None:
-        """Check the lens once, before rendering: one clear line per bad value."""
+        """Check the camera: one clear line per bad value (run at every sub-frame)."""
         for name in ("focal_length_mm", "sensor_width_mm", "near", "far"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):

@@ -33,6 +33,9 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
              and c.__module__ == module.__name__}
+    # a base class that another scene of the file extends is not a scene of its own
+    bases = {b for c in found.values() for b in c.__mro__[1:]}
+    found = {n: c for n, c in found.items() if c not in bases} or found
     if not found:
         raise SceneError(f"{p}: no Scene subclass found (write `class MyScene(hf.Scene):`)")
     if name is None:
@@ -50,6 +53,9 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
 
 
 def _import(p: Path) -> object:
+    folder = str(p.resolve().parent)
+    if folder not in sys.path:  # a scene may import modules that sit beside it
+        sys.path.insert(0, folder)
     mod_name = f"hfrender_scene_{abs(hash(str(p.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, p)
     module = importlib.util.module_from_spec(spec)

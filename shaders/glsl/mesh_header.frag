@@ -8,6 +8,8 @@ uniform float u_emissive;
 uniform vec3 u_light_dir;    // towards the light, normalised
 uniform float u_ambient;
 uniform vec3 u_eye;
+uniform vec3 u_forward;       // the camera's view direction
+uniform int u_orthographic;
 uniform float u_time;
 
 in vec3 v_normal;
@@ -16,6 +18,11 @@ in float v_depth;
 
 layout(location = 0) out vec4 f_color;
 layout(location = 1) out float f_depth;
+
+// unit vector from a surface point towards the viewer (parallel rays when orthographic)
+vec3 hf_to_eye(vec3 world) {
+    return u_orthographic != 0 ? -u_forward : normalize(u_eye - world);
+}
 
 vec3 hf_encode_srgb(vec3 c) {
     c = clamp(c, 0.0, 1.0);

@@ -1,6 +1,6 @@
 void main() {
     vec3 n = normalize(v_normal);
-    if (dot(n, u_eye - v_world) < 0.0) n = -n;  // two-sided: light the side we see
+    if (dot(n, hf_to_eye(v_world)) < 0.0) n = -n;  // two-sided: light the side we see
     vec3 lin = shade(n, v_world, u_color) + u_color * u_emissive;
     f_color = vec4(hf_encode_srgb(lin), 1.0);
     f_depth = v_depth;
