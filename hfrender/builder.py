@@ -115,12 +115,17 @@ class HyperFrameBuilder:
         if self._pending:
             raise RuntimeError("reserve() called twice without commit()")
         if self._slot is None:
-            self._slot = self.pool.acquire(self.timeout)
+            self._slot = self._acquire()
             self._n = self._slot_halo = 0
         slot = self._slot
         slot.timestamps[self._n] = t
         self._pending = True
-        return slot.frames[self._n], None if slot.depth is None else slot.depth[self._n]
+        return slot.target(self._n)
+
+    def _acquire(self) -> Slot:
+        slot = self.pool.acquire(self.timeout)
+        slot.reclaim()  # ours to write again (a GL slot stops being mapped for CUDA)
+        return slot
 
     def commit(self) -> HyperFrame | None:
         """Finish the reserved frame; returns a hyperframe when the slot is full."""
@@ -164,11 +169,19 @@ class HyperFrameBuilder:
         if self._n == self._slot_halo:  # only carried-over frames: nothing new
             self.pool.release(self._slot)
             self._slot = None
+            self._n = self._slot_halo = 0
             return None
         return self._emit(carry=False)
 
     def _emit(self, carry: bool = True) -> HyperFrame:
         slot, n = self._slot, self._n
+        keep = min(self.halo, n) if carry else 0
+        nxt = None
+        if keep:  # carry the halo before the slot is published (and maybe mapped)
+            nxt = self._acquire()
+            nxt.copy_from(slot, n - keep, 0, keep)
+            nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
+        slot.publish(n)
         hf = HyperFrame(
             frames=slot.frames[:n],
             depth=None if slot.depth is None else slot.depth[:n],
@@ -176,16 +189,7 @@ class HyperFrameBuilder:
             first_index=self._first, halo=self._slot_halo, overlap=self.halo,
             slot=slot, pool=self.pool,
         )
-        self._slot = None
-        keep = min(self.halo, n) if carry else 0
+        self._slot = nxt
         self._first += n - keep
-        if keep:
-            nxt = self._slot = self.pool.acquire(self.timeout)
-            nxt.frames[:keep] = slot.frames[n - keep : n]
-            if slot.depth is not None:
-                nxt.depth[:keep] = slot.depth[n - keep : n]
-            nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
-            self._n = self._slot_halo = keep
-        else:
-            self._n = self._slot_halo = 0
+        self._n = self._slot_halo = keep
         return hf

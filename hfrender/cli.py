@@ -13,6 +13,7 @@ import hfrender
 from hfrender.backends import BACKENDS, CHOICES, load
 from hfrender.config import (
     DOF_MODES,
+    INTEROP,
     PRESETS,
     ConfigError,
     RenderConfig,
@@ -74,7 +75,8 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
              "dof": args.dof, "backend": args.backend, "gl": args.gl, "seed": args.seed,
              "codec": args.codec, "max_coc_px": args.max_coc_px, "jitter": args.jitter or None,
-             "preview": args.preview or None, "quiet": args.quiet or None}
+             "preview": args.preview or None, "quiet": args.quiet or None,
+             "interop": args.interop, "stats": args.stats or None}
     if args.size is not None:
         flags["size"] = parse_size(args.size)
     if args.granularity is not None:
@@ -117,6 +119,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         return EXIT_SIGINT
     finally:
         finish()
+    if config.stats:
+        out_bytes = stats.frames_written * config.size[0] * config.size[1] * 3
+        per = stats.device_to_host_bytes / max(1, stats.frames_written)
+        print(f"stats: {stats.subframes} sub-frames drawn, granularity {stats.granularity}, "
+              f"interop {'on' if stats.extra.get('interop') else 'off'}; device-to-host "
+              f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
+              f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
@@ -269,6 +278,11 @@ def _render_options(r: argparse.ArgumentParser) -> None:
                    help="sub-frames per hyperframe (auto: from free memory)")
     e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
     e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+    e.add_argument("--interop", choices=INTEROP, default=None,
+                   help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
+                        "fusing with CUDA on NVIDIA")
+    e.add_argument("--stats", action="store_true",
+                   help="print bytes copied device-to-host and other figures at the end")
     e.add_argument("--preview", action="store_true", help="show frames in a window as they come")
     e.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 

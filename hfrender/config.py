@@ -18,6 +18,7 @@ from hfrender.errors import HFRenderError
 from hfrender.sampler import CURVES, POSITIONS
 
 DOF_MODES = ("auto", "lens", "depth", "off")
+INTEROP = ("auto", "on", "off")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
 
@@ -50,6 +51,8 @@ class RenderConfig:
     preview: bool = False
     quiet: bool = False
     antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
+    interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
+    stats: bool = False
 
     def __post_init__(self) -> None:
         _number("fps", self.fps, low=0, exclusive=True)
@@ -63,6 +66,7 @@ class RenderConfig:
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)
         _choice("dof", self.dof, DOF_MODES)
+        _choice("interop", self.interop, INTEROP)
         if self.max_coc_px is not None:
             _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
         if self.granularity != "auto":

@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,16 +28,88 @@ class Status(str, Enum):
     FAILED = "failed"
 
 
+def _aligned(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+@dataclass(frozen=True)
+class SlotLayout:
+    """How one slot is laid out: ``capacity`` frames, then (aligned) their depth planes."""
+
+    capacity: int
+    frame_shape: tuple[int, int, int]
+    dtype: np.dtype
+    depth: bool
+
+    @property
+    def frame_bytes(self) -> int:
+        return int(np.prod(self.frame_shape)) * self.dtype.itemsize
+
+    @property
+    def depth_bytes(self) -> int:
+        return self.frame_shape[0] * self.frame_shape[1] * 4 if self.depth else 0
+
+    @property
+    def color_bytes(self) -> int:
+        return _aligned(self.capacity * self.frame_bytes)
+
+    @property
+    def slot_bytes(self) -> int:
+        return self.color_bytes + _aligned(self.capacity * self.depth_bytes)
+
+    def views(self, buf: Any, base: int) -> tuple[Any, Any]:
+        """(frames, depth) array views of one slot starting at byte ``base`` of ``buf``."""
+        frames = buf[base : base + self.capacity * self.frame_bytes]
+        frames = frames.view(self.dtype).reshape((self.capacity,) + self.frame_shape)
+        dplane = None
+        if self.depth:
+            d0 = base + self.color_bytes
+            dplane = buf[d0 : d0 + self.capacity * self.depth_bytes]
+            dplane = dplane.view(np.float32).reshape((self.capacity,) + self.frame_shape[:2])
+        return frames, dplane
+
+
+class Slot:
+    """One fixed region of the pool: ``capacity`` frames, their depth and timestamps.
+
+    Host slots are arrays the producer fills in place. Other storages (a GL buffer
+    shared with CUDA) override the hooks: ``target`` (where frame i is written),
+    ``copy_from`` (carrying halo frames), ``publish`` (make the frames readable as arrays
+    before fusion) and ``reclaim`` (hand them back to the producer).
+    """
+
+    def __init__(self, index: int, frames: Any, depth: Any) -> None:
+        self.index = index
+        self.frames = frames
+        self.depth = depth
+        self.timestamps = np.zeros(0 if frames is None else frames.shape[0], np.float64)
+        self.refs = 0
+
+    def target(self, i: int) -> tuple[Any, Any]:
+        return self.frames[i], None if self.depth is None else self.depth[i]
+
+    def copy_from(self, src: Slot, src_start: int, dst_start: int, count: int) -> None:
+        self.frames[dst_start : dst_start + count] = src.frames[src_start : src_start + count]
+        if self.depth is not None:
+            self.depth[dst_start : dst_start + count] = src.depth[src_start : src_start + count]
+
+    def publish(self, n: int) -> None:
+        """The first ``n`` frames are complete: make ``frames``/``depth`` readable."""
+
+    def reclaim(self) -> None:
+        """The slot goes back to its producer (who writes into it next)."""
+
+
 class ArenaStorage(Protocol):
-    """Where a pool's arena lives. ``allocate`` returns a 1-D uint8 array-like."""
+    """Where a pool's slots live: ``make_slots`` returns them (and the arena, if one)."""
 
     name: str
 
-    def allocate(self, nbytes: int) -> np.ndarray: ...
+    def make_slots(self, layout: SlotLayout, count: int) -> tuple[list[Slot], Any]: ...
 
 
 class HostStorage:
-    """Arena in host memory, page aligned."""
+    """One page-aligned arena in host memory, cut into slots."""
 
     name = "host"
 
@@ -46,20 +118,12 @@ class HostStorage:
         offset = (-raw.ctypes.data) % ALIGN
         return raw[offset : offset + nbytes]
 
-
-def _aligned(n: int) -> int:
-    return (n + ALIGN - 1) // ALIGN * ALIGN
-
-
-class Slot:
-    """One fixed region of the arena: ``capacity`` frames, their depth and timestamps."""
-
-    def __init__(self, index: int, frames: np.ndarray, depth: np.ndarray | None) -> None:
-        self.index = index
-        self.frames = frames
-        self.depth = depth
-        self.timestamps = np.zeros(frames.shape[0], np.float64)
-        self.refs = 0
+    def make_slots(self, layout: SlotLayout, count: int) -> tuple[list[Slot], np.ndarray]:
+        arena = self.allocate(count * layout.slot_bytes)
+        slots = [Slot(i, *layout.views(arena, i * layout.slot_bytes)) for i in range(count)]
+        for s in slots:
+            s.timestamps = np.zeros(layout.capacity, np.float64)
+        return slots, arena
 
 
 class HyperFramePool:
@@ -93,23 +157,11 @@ class HyperFramePool:
         self.capacity = int(capacity)
         self.has_depth = depth
         self.storage = storage or HostStorage()
-        h, w, _ = self.frame_shape
-        self.frame_bytes = int(np.prod(self.frame_shape)) * self.dtype.itemsize
-        self.depth_bytes = h * w * 4 if depth else 0
-        color_bytes = _aligned(self.capacity * self.frame_bytes)
-        self.slot_bytes = color_bytes + _aligned(self.capacity * self.depth_bytes)
-        self.arena = self.storage.allocate(n_slots * self.slot_bytes)
-        self._slots = []
-        for i in range(n_slots):
-            base = i * self.slot_bytes
-            frames = self.arena[base : base + self.capacity * self.frame_bytes]
-            frames = frames.view(self.dtype).reshape((self.capacity,) + self.frame_shape)
-            dplane = None
-            if depth:
-                d0 = base + color_bytes
-                dplane = self.arena[d0 : d0 + self.capacity * self.depth_bytes]
-                dplane = dplane.view(np.float32).reshape(self.capacity, h, w)
-            self._slots.append(Slot(i, frames, dplane))
+        self.layout = SlotLayout(self.capacity, self.frame_shape, self.dtype, depth)
+        self.frame_bytes = self.layout.frame_bytes
+        self.depth_bytes = self.layout.depth_bytes
+        self.slot_bytes = self.layout.slot_bytes
+        self._slots, self.arena = self.storage.make_slots(self.layout, n_slots)
         self._free = list(reversed(self._slots))
         self._cond = threading.Condition()
         self.waits = 0  # acquires that had to block: a back-pressure counter
@@ -125,7 +177,7 @@ class HyperFramePool:
 
     @property
     def nbytes(self) -> int:
-        return int(self.arena.nbytes)
+        return self.slot_count * self.slot_bytes
 
     def acquire(self, timeout: float | None = None) -> Slot:
         """A free slot; blocks until one is released, or raises ``TimeoutError``."""

@@ -154,11 +154,17 @@ class _Fuser(threading.Thread):
         lens = None
         if hyper.depth is not None:
             lens = [self.lenses[hyper.first_index + i] for i in range(hyper.frame_count)]
-        shape = (windows.count,) + hyper.frames.shape[1:]
-        if self._out is None or self._out.shape[0] < windows.count:
-            self._out = np.empty(shape, hyper.frames.dtype)
-        out = fuse(hyper, windows, lens=lens, backend=self.config.backend,
-                   out=self._out[: windows.count])
+        on_host = isinstance(hyper.frames, np.ndarray)
+        if on_host:
+            shape = (windows.count,) + hyper.frames.shape[1:]
+            if self._out is None or self._out.shape[0] < windows.count:
+                self._out = np.empty(shape, hyper.frames.dtype)
+            out = fuse(hyper, windows, lens=lens, backend=self.config.backend,
+                       out=self._out[: windows.count])
+        else:  # frames on the GPU: only the finished frames come to the host
+            out = fuse(hyper, windows, lens=lens, backend=self.config.backend)
+            out = out[..., :3].get()
+            self.stats.device_to_host_bytes += out.nbytes
         hyper.release()
         if lens is not None:  # frames before the next halo are done with
             for j in range(hyper.first_index, hyper.first_index + hyper.frame_count
@@ -203,16 +209,22 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         check_output(config.output, config.size, config.codec)
     stats = RenderStats(config.output, total_frames=count)
     w, h = config.size
+    from hfrender.backends import get_backend
+
+    backend = get_backend(config.backend)
+    stats.backend = backend.name
+    cuda_device = backend.device_id() if backend.name == "cuda" else None
     try:
         glctx = create_context("glfw" if config.preview else config.gl, size=config.size,
-                               visible=config.preview, title=f"hfrender: {Path(scene_file).name}")
+                               visible=config.preview, title=f"hfrender: {Path(scene_file).name}",
+                               cuda_device=cuda_device)
     except ContextUnavailable as exc:
         if not config.preview:
             raise
         raise ContextUnavailable(f"--preview needs a window: {exc.args[0].split(';')[0]}; "
                                  "render without --preview") from None
     stats.gl_renderer = glctx.renderer
-    renderer = preview = None
+    renderer = preview = storage = None
     try:
         _call_scene(scene, "setup()", scene.setup)
         if not isinstance(scene, ShaderScene):
@@ -233,15 +245,14 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         check_granularity(config, plan, w * h * (4 + (4 if dof == "depth" else 0)))
         renderer = make_renderer(glctx.ctx, scene, config.size, dof == "depth", config.fps)
         renderer.prepare()
+        storage = _gl_storage(config, glctx, backend.name)
+        stats.extra["interop"] = storage is not None
         builder = HyperFrameBuilder.create(
             (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=dof == "depth",
-            max_in_flight=config.max_in_flight)
+            max_in_flight=config.max_in_flight, storage=storage)
         stats.granularity = builder.pool.capacity
         gop = max(1, (builder.pool.capacity - plan.overlap) // plan.step)
-        from hfrender.backends import get_backend
-
-        stats.backend = get_backend(config.backend).name
         own_writer = writer is None
         if own_writer:
             writer = open_writer(config.output, config.fps, config.size, config.codec, gop)
@@ -275,11 +286,34 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
             raise fuser.error
         return stats
     finally:
+        if storage is not None:
+            storage.release()
         if preview is not None:
             preview.release()
         if renderer is not None:
             renderer.release()
         glctx.release()
+
+
+def gl_mapper(kind: str) -> Any:
+    """The mapper that publishes GL-buffer slots: ``cuda`` (interop) or ``host`` (tests)."""
+    from hfrender.render.gl_slots import CudaMapper, HostMapper
+
+    return CudaMapper() if kind == "cuda" else HostMapper()
+
+
+def _gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
+    """Sub-frames in GL buffers shared with CUDA, when the fusion runs there (or asked)."""
+    from hfrender.render.gl_slots import GLBufferStorage
+
+    vendor = str(glctx.ctx.info.get("GL_VENDOR", ""))
+    if config.interop == "off" or (config.interop == "auto" and not (
+            backend == "cuda" and "NVIDIA" in vendor.upper())):
+        return None
+    if config.interop == "on" and backend != "cuda":
+        raise ConfigError(f"--interop on: the fusion backend is {backend}; GL-CUDA interop "
+                          "needs the cuda backend (an NVIDIA GPU)")
+    return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
 
 
 def _salvage(builder: HyperFrameBuilder, fuser: _Fuser) -> None:
@@ -314,7 +348,8 @@ def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilde
         _call_scene(scene, "drawing", renderer.draw, t, k, offset, jit, t=t, frame=k)
         color, depth = builder.reserve(t)
         renderer.read_into(color, depth)
-        stats.device_to_host_bytes += color.nbytes + (0 if depth is None else depth.nbytes)
+        if isinstance(color, np.ndarray):  # read back to host memory (no interop)
+            stats.device_to_host_bytes += color.nbytes + (0 if depth is None else depth.nbytes)
         if dof == "depth":
             lenses[j] = scene.camera.lens(config.max_coc_px)
         stats.subframes += 1

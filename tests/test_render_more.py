@@ -223,3 +223,33 @@ def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
     from hfrender.scene.loader import load_scene
 
     assert type(load_scene(path)).__name__ == "Real"
+
+
+@pytest.mark.parametrize("settings", [
+    {"samples": 8, "shutter": 720},  # halo frames carried with copy_buffer
+    {"samples": 4, "dof": "depth", "scene": "focus"},  # depth planes in the GL buffers too
+])
+def test_gl_buffer_slots_give_the_same_frames(monkeypatch, settings):
+    """The interop path's slot logic (GL buffers, offsets, halo copies, publish/reclaim) on
+    Mesa: a host mapper stands in for CUDA's map, everything else is the real path."""
+    from hfrender import pipeline
+    from hfrender.render.gl_slots import GLBufferStorage, HostMapper
+
+    settings = dict(settings)
+    scene = SCENES / "focus_pull.py" if settings.pop("scene", None) else BAR
+    common = dict(first_frame=1, count=3, size=(96, 36), granularity="auto", **settings)
+    plain, stats_plain = render_frames(scene, **common)
+    monkeypatch.setattr(pipeline, "_gl_storage",
+                        lambda config, glctx, backend: GLBufferStorage(glctx.ctx, HostMapper()))
+    via_gl, stats_gl = render_frames(scene, **common)
+    assert stats_gl.extra["interop"] and not stats_plain.extra["interop"]
+    np.testing.assert_array_equal(via_gl, plain)
+    assert (plain.max(axis=(1, 2, 3)) > 50).all()  # every frame has a picture
+
+
+def test_interop_on_without_cuda_is_refused(capsys):
+    from hfrender.cli import main
+
+    assert main(["render", str(BAR), "--interop", "on", "-o", "x.mp4"]) == 2
+    assert "--interop on: the fusion backend is cpu; GL-CUDA interop needs the cuda " \
+           "backend" in capsys.readouterr().err

@@ -51,9 +51,50 @@ def resolve_name(name: str | None = None) -> str:
     return name
 
 
+def egl_device_for_cuda(cuda_device: int) -> int | None:
+    """Index of the EGL device that is CUDA device ``cuda_device`` (EGL_CUDA_DEVICE_NV).
+
+    ``None`` where EGL cannot tell (Mesa, or no EGL_NV_device_cuda): the default device.
+    """
+    import ctypes
+
+    try:
+        lib = ctypes.CDLL("libEGL.so.1")
+        get = lib.eglGetProcAddress
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+        q_devices = get(b"eglQueryDevicesEXT")
+        q_attrib = get(b"eglQueryDeviceAttribEXT")
+        if not q_devices or not q_attrib:
+            return None
+        query_devices = ctypes.CFUNCTYPE(ctypes.c_uint, ctypes.c_int,
+                                         ctypes.POINTER(ctypes.c_void_p),
+                                         ctypes.POINTER(ctypes.c_int))(q_devices)
+        query_attrib = ctypes.CFUNCTYPE(ctypes.c_uint, ctypes.c_void_p, ctypes.c_int,
+                                        ctypes.POINTER(ctypes.c_long))(q_attrib)
+        devices = (ctypes.c_void_p * 32)()
+        count = ctypes.c_int(0)
+        if not query_devices(32, devices, ctypes.byref(count)):
+            return None
+        for i in range(count.value):
+            value = ctypes.c_long(-1)
+            if query_attrib(devices[i], EGL_CUDA_DEVICE_NV, ctypes.byref(value)) and \
+                    value.value == cuda_device:
+                return i
+    except (OSError, AttributeError):
+        return None
+    return None
+
+
+EGL_CUDA_DEVICE_NV = 0x323A
+
+
 def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360),
-                   visible: bool = False, title: str = "hfrender") -> GLContext:
-    """A moderngl context of the named kind, current on this thread."""
+                   visible: bool = False, title: str = "hfrender",
+                   cuda_device: int | None = None) -> GLContext:
+    """A moderngl context of the named kind, current on this thread.
+
+    With ``cuda_device``, the EGL context is made on that GPU (for GL-CUDA interop).
+    """
     name = resolve_name(name)
     try:
         import moderngl
@@ -61,8 +102,13 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
         raise ContextUnavailable(f"moderngl is not installed ({exc}); "
                                  "pip install moderngl") from None
     if name == "egl":
+        extra = {}
+        if cuda_device is not None:
+            index = egl_device_for_cuda(cuda_device)
+            if index is not None:
+                extra["device_index"] = index
         try:
-            ctx = moderngl.create_standalone_context(backend="egl", require=MIN_GL)
+            ctx = moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
         except Exception as exc:
             raise ContextUnavailable(
                 f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "

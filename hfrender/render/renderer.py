@@ -41,6 +41,14 @@ def _cofactor(m: np.ndarray) -> np.ndarray:
     return np.array([_cross(r1, r2), _cross(r2, r0), _cross(r0, r1)])
 
 
+def _read(fbo: Any, dest: Any, components: int, attachment: int, dtype: str) -> None:
+    if hasattr(dest, "buffer") and hasattr(dest, "offset"):  # a GLRegion
+        fbo.read_into(dest.buffer, components=components, attachment=attachment, dtype=dtype,
+                      write_offset=dest.offset)
+    else:
+        fbo.read_into(dest, components=components, attachment=attachment, dtype=dtype)
+
+
 class _Target:
     def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool) -> None:
         self.color = ctx.texture(size, 4, dtype="f1")
@@ -52,12 +60,14 @@ class _Target:
         self.zbuffer = ctx.depth_renderbuffer(size)
         self.fbo = ctx.framebuffer(attachments, self.zbuffer)
 
-    def read_into(self, color: np.ndarray, depth: np.ndarray | None) -> None:
-        self.fbo.read_into(color, components=4, attachment=0, dtype="f1")
+    def read_into(self, color: Any, depth: Any = None) -> None:
+        """Copy the sub-frame into ``color`` (and ``depth``): host arrays, or GL regions
+        (a buffer and an offset: then the copy stays on the GPU)."""
+        _read(self.fbo, color, 4, 0, "f1")
         if depth is not None:
             if self.depth is None:
                 raise ValueError("depth requested but the renderer was made without depth")
-            self.fbo.read_into(depth, components=1, attachment=1, dtype="f4")
+            _read(self.fbo, depth, 1, 1, "f4")
 
     def release(self) -> None:
         for obj in (self.fbo, self.color, self.depth, self.zbuffer):

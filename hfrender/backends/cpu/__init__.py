@@ -19,6 +19,9 @@ class CPUBackend:
     def describe(self) -> str:
         return f"cpu (NumPy {np.__version__})"
 
+    def device_id(self) -> None:
+        return None
+
     def motion_blur(self, frames: np.ndarray, weights: np.ndarray, stride: int,
                     linear_light: bool) -> np.ndarray:
         window = len(weights)

@@ -51,6 +51,9 @@ class CUDABackend:
         props = self.cupy.cuda.runtime.getDeviceProperties(self.cupy.cuda.Device().id)
         return f"cuda ({props['name'].decode()}, CuPy {self.cupy.__version__})"
 
+    def device_id(self) -> int:
+        return int(self.cupy.cuda.Device().id)
+
     def device(self) -> launches.Device:
         """The launcher of the current device; its module is compiled once (memoised)."""
         dev_id = self.cupy.cuda.Device().id
