@@ -4,6 +4,26 @@ import numpy as np
 import pytest
 
 
+def pytest_report_header(config):
+    """What the render tests run on: the GL renderer, and the CUDA device or why none."""
+    lines = []
+    try:
+        from hfrender.render.contexts import create_context
+
+        glctx = create_context("egl", size=(8, 8))
+        lines.append(f"hfrender GL (egl): {glctx.renderer}")
+        glctx.release()
+    except Exception as exc:  # noqa: BLE001 - a header, not a test
+        lines.append(f"hfrender GL (egl): unavailable: {exc}")
+    try:
+        from hfrender.backends import load
+
+        lines.append(f"hfrender CUDA: {load('cuda').describe()}")
+    except Exception as exc:  # noqa: BLE001
+        lines.append(f"hfrender CUDA: none ({exc})")
+    return lines
+
+
 @pytest.fixture
 def rng(request):
     """A generator seeded from the test's own id: fresh per case, reproducible."""

@@ -1,0 +1,108 @@
+"""The CUDA backend on a real GPU: the same functions as the NumPy backend, the same results
+(within 1 code value, or 1e-5 relative for float32). Skips cleanly without a device."""
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.backends import load
+from hfrender.backends.cpu import CPUBackend
+from hfrender.errors import BackendUnavailable
+
+pytestmark = pytest.mark.gpu
+cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install 'hfrender[cuda]')")
+try:
+    CUDA = load("cuda")
+except BackendUnavailable as exc:
+    pytest.skip(f"no usable CUDA device: {exc}", allow_module_level=True)
+CPU = CPUBackend()
+
+
+def frames_for(rng, dtype, shape):
+    if dtype == np.float32:
+        return rng.random(shape, dtype=np.float32) * 2
+    return rng.integers(0, np.iinfo(dtype).max + 1, shape).astype(dtype)
+
+
+def close(gpu, cpu):
+    gpu = cupy.asnumpy(gpu)
+    assert gpu.dtype == cpu.dtype and gpu.shape == cpu.shape
+    if cpu.dtype == np.float32:
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
+    else:
+        assert np.abs(gpu.astype(np.int64) - cpu).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("channels", [1, 3, 4])
+@pytest.mark.parametrize("linear", [True, False])
+@pytest.mark.parametrize("weights, window, stride", [("box", 4, 1), ("box", 8, 8),
+                                                     ("triangle", 5, 2), ("gaussian", 3, 3)])
+def test_motion_blur_matches_the_cpu(rng, dtype, channels, linear, weights, window, stride):
+    frames = frames_for(rng, dtype, (17, 45, 77, channels))  # not multiples of 256
+    out = hf.motion_blur(cupy.asarray(frames), window, stride=stride, weights=weights,
+                         linear_light=linear)
+    assert isinstance(out, cupy.ndarray)  # CuPy in, CuPy out
+    close(out, hf.motion_blur(frames, window, stride=stride, weights=weights,
+                              linear_light=linear, backend="cpu"))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_depth_of_field_matches_the_cpu(rng, dtype):
+    frames = frames_for(rng, dtype, (3, 61, 83, 4))
+    depth = rng.choice([0.6, 1.2, 3.0, np.inf], size=(3, 61, 83)).astype(np.float32)
+    kw = dict(focus_distance=1.2, f_stop=1.4, sensor_width_mm=9.0)
+    gpu = hf.depth_of_field(cupy.asarray(frames), cupy.asarray(depth), **kw)
+    close(gpu, hf.depth_of_field(frames, depth, backend="cpu", **kw))
+
+
+def test_fuse_hyperframe_on_the_gpu(rng):
+    frames = frames_for(rng, np.uint8, (8, 40, 50, 4))
+    depth = rng.choice([0.7, 1.0, 2.5], size=(8, 40, 50)).astype(np.float32)
+    lenses = [hf.Lens(1.0 + 0.05 * j, 1.4, sensor_width_mm=9.0) for j in range(8)]
+    ww = hf.WindowWeights.sliding(hf.curve_weights("triangle", 4), 3, 2)
+    gpu = hf.fuse(hf.HyperFrame(cupy.asarray(frames), cupy.asarray(depth)), ww, lens=lenses)
+    close(gpu, hf.fuse(hf.HyperFrame(frames, depth), ww, lens=lenses, backend="cpu"))
+
+
+def test_torch_cuda_tensors_pass_without_a_copy(rng):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    t = torch.from_numpy(frames_for(rng, np.uint8, (6, 20, 30, 3))).cuda()
+    from hfrender.interop import to_array
+
+    arr, _, on_device = to_array(t, "frames")
+    assert on_device and arr.data.ptr == t.data_ptr()  # the same memory
+    out = hf.motion_blur(t, 3)
+    assert isinstance(out, torch.Tensor) and out.is_cuda and tuple(out.shape) == (2, 20, 30, 3)
+
+
+def test_auto_picks_cuda(monkeypatch):
+    from hfrender import backends
+
+    monkeypatch.setattr(backends, "_cache", {})
+    monkeypatch.delenv("HFRENDER_BACKEND", raising=False)
+    assert hf.get_backend().name == "cuda"
+
+
+def test_render_with_interop_keeps_sub_frames_on_the_gpu(tmp_path):
+    from pathlib import Path
+
+    from hfrender.config import RenderConfig
+    from hfrender.pipeline import render
+    from hfrender.writer import MemoryWriter
+
+    scene = Path(__file__).resolve().parents[2] / "scenes" / "showcase.py"
+    outs = {}
+    for interop in ("on", "off"):
+        sink = MemoryWriter()
+        stats = render(scene, RenderConfig(size=(320, 180), samples=8, duration=0.5,
+                                           backend="cuda", interop=interop, quiet=True),
+                       writer=sink)
+        outs[interop] = (np.stack(sink.frames), stats)
+    on, off = outs["on"], outs["off"]
+    assert np.abs(on[0].astype(int) - off[0]).max() <= 1
+    out_bytes = on[1].frames_written * 320 * 180 * 3
+    assert on[1].device_to_host_bytes == out_bytes  # only finished frames reach the host
+    assert off[1].device_to_host_bytes > 8 * out_bytes
