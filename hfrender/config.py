@@ -19,6 +19,7 @@ from hfrender.sampler import CURVES, POSITIONS
 
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")
+SCHEDULES = ("fifo", "motion")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
 
@@ -52,6 +53,8 @@ class RenderConfig:
     quiet: bool = False
     antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
+    workers: int = 1  # fusion threads
+    schedule: str = "fifo"  # or "motion": fuse the hyperframes that move most first
     stats: bool = False
 
     def __post_init__(self) -> None:
@@ -67,6 +70,8 @@ class RenderConfig:
         _choice("shutter_curve", self.shutter_curve, CURVES)
         _choice("dof", self.dof, DOF_MODES)
         _choice("interop", self.interop, INTEROP)
+        _integer("workers", self.workers, 1, 64)
+        _choice("schedule", self.schedule, SCHEDULES)
         if self.max_coc_px is not None:
             _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
         if self.granularity != "auto":

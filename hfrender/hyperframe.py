@@ -224,6 +224,7 @@ class HyperFrame:
     status: Status = Status.PENDING
     retry_count: int = 0
     created_at: float = field(default_factory=time.monotonic)
+    lenses: list | None = field(default=None, repr=False)  # per-frame Lens (depth of field)
     slot: Slot | None = field(default=None, repr=False)
     pool: HyperFramePool | None = field(default=None, repr=False)
 
@@ -269,6 +270,7 @@ class HyperFrame:
                 first_index=self.first_index + lo, halo=part_halo, overlap=self.overlap,
                 priority=self.priority, retry_count=self.retry_count,
                 created_at=self.created_at, slot=self.slot, pool=self.pool,
+                lenses=None if self.lenses is None else self.lenses[lo:hi],
             ))
         if self.slot is not None and self.pool is not None:
             with self.pool._cond:

@@ -9,8 +9,6 @@ from the pool: with every slot in flight, drawing waits.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,8 +19,8 @@ import numpy as np
 
 from hfrender.builder import HyperFrameBuilder
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.effects import fuse
 from hfrender.errors import HFRenderError
+from hfrender.fusion_workers import FusionPool
 from hfrender.hyperframe import HyperFrame
 from hfrender.optics import Lens
 from hfrender.render.contexts import ContextUnavailable, create_context
@@ -30,6 +28,7 @@ from hfrender.render.renderer import make_renderer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, located
+from hfrender.scheduler import SCORES
 from hfrender.writer import check_output, open_writer
 
 log = logging.getLogger(__name__)
@@ -121,75 +120,6 @@ def _call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | No
         raise SceneUpdateError(f"scene error in {what}{when}: {where}") from exc
 
 
-class _Fuser(threading.Thread):
-    """Fuses hyperframes in order and writes their frames; errors are kept for the caller."""
-
-    def __init__(self, plan: Plan, writer: Any, config: RenderConfig, lenses: dict[int, Lens],
-                 progress: Progress | None, stats: RenderStats, preview: Any = None) -> None:
-        super().__init__(name="hfrender-fusion", daemon=True)
-        self.plan, self.writer, self.config = plan, writer, config
-        self.lenses, self.progress, self.stats = lenses, progress, stats
-        self.preview = preview
-        self.inbox: queue.Queue[HyperFrame | None] = queue.Queue(maxsize=config.max_in_flight)
-        self.error: BaseException | None = None
-        self._out: np.ndarray | None = None
-
-    def run(self) -> None:
-        while True:
-            hyper = self.inbox.get()
-            if hyper is None:
-                return
-            if self.error is not None:  # drain after a failure: give the slots back
-                hyper.release()
-                continue
-            try:
-                self._process(hyper)
-            except BaseException as exc:  # noqa: BLE001 - reported by the render thread
-                self.error = exc
-                hyper.release()
-
-    def _process(self, hyper: HyperFrame) -> None:
-        k0, windows = self.plan.weights.in_span(hyper.first_index, hyper.halo,
-                                                hyper.frame_count)
-        lens = None
-        if hyper.depth is not None:
-            lens = [self.lenses[hyper.first_index + i] for i in range(hyper.frame_count)]
-        on_host = isinstance(hyper.frames, np.ndarray)
-        if on_host:
-            shape = (windows.count,) + hyper.frames.shape[1:]
-            if self._out is None or self._out.shape[0] < windows.count:
-                self._out = np.empty(shape, hyper.frames.dtype)
-            out = fuse(hyper, windows, lens=lens, backend=self.config.backend,
-                       out=self._out[: windows.count])
-        else:  # frames on the GPU: only the finished frames come to the host
-            out = fuse(hyper, windows, lens=lens, backend=self.config.backend)
-            out = out[..., :3].get()
-            self.stats.device_to_host_bytes += out.nbytes
-        hyper.release()
-        if lens is not None:  # frames before the next halo are done with
-            for j in range(hyper.first_index, hyper.first_index + hyper.frame_count
-                           - self.plan.overlap):
-                self.lenses.pop(j, None)
-        for i in range(windows.count):
-            self.writer.write(out[i, :, :, :3])
-            if self.preview is not None:
-                self.preview.offer(out[i, :, :, :3])
-            self.stats.frames_written += 1
-            if self.progress is not None:
-                self.progress(self.stats.frames_written, self.stats.total_frames)
-
-    def submit(self, hyper: HyperFrame) -> None:
-        while True:
-            if self.error is not None:
-                hyper.release()
-                raise self.error
-            try:
-                self.inbox.put(hyper, timeout=0.1)
-                return
-            except queue.Full:
-                continue
-
-
 def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | None = None,
            first_frame: int = 0, count: int | None = None, progress: Progress | None = None,
            writer: Any = None) -> RenderStats:
@@ -261,21 +191,22 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
             from hfrender.render.preview import Preview
 
             preview = Preview(glctx, config.size)
-        fuser = _Fuser(plan, writer, config, lenses, progress, stats, preview)
+        fuser = FusionPool(plan, writer, config.backend, stats, progress,
+                           workers=config.workers, score=SCORES.get(config.schedule),
+                           on_frame=None if preview is None else preview.offer)
         fuser.start()
         stats.extra["setup_s"] = time.perf_counter() - t0
         try:
             _draw_all(scene, renderer, plan, builder, fuser, config, dof, lenses, stats, preview)
             last = builder.flush_remaining()
             if last is not None:
-                fuser.submit(last)
+                fuser.submit(_with_lenses(last, plan, lenses))
         except BaseException as exc:
             stats.interrupted = isinstance(exc, KeyboardInterrupt)
-            _salvage(builder, fuser)
+            _salvage(builder, fuser, plan, lenses)
             raise
         finally:
-            fuser.inbox.put(None)
-            fuser.join()
+            fuser.finish()
             if preview is not None:
                 preview.show()  # the last frame stays on screen
                 stats.extra["preview_frames"] = preview.shown
@@ -316,19 +247,29 @@ def _gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
     return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
 
 
-def _salvage(builder: HyperFrameBuilder, fuser: _Fuser) -> None:
+def _salvage(builder: HyperFrameBuilder, fuser: FusionPool, plan: Plan,
+             lenses: dict[int, Lens]) -> None:
     """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""
     builder.cancel()
     try:
         last = builder.flush_remaining()
         if last is not None:
-            fuser.submit(last)
+            fuser.submit(_with_lenses(last, plan, lenses))
     except BaseException:  # noqa: BLE001 - the first error is the one reported
         pass
 
 
+def _with_lenses(hyper: HyperFrame, plan: Plan, lenses: dict[int, Lens]) -> HyperFrame:
+    """Attach each sub-frame's lens (depth mode) and forget those no later one needs."""
+    if lenses:
+        hyper.lenses = [lenses[hyper.first_index + i] for i in range(hyper.frame_count)]
+        for j in range(hyper.first_index, hyper.first_index + hyper.frame_count - plan.overlap):
+            lenses.pop(j, None)
+    return hyper
+
+
 def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilder,
-              fuser: _Fuser, config: RenderConfig, dof: str, lenses: dict[int, Lens],
+              fuser: FusionPool, config: RenderConfig, dof: str, lenses: dict[int, Lens],
               stats: RenderStats, preview: Any = None) -> None:
     mesh = not isinstance(scene, ShaderScene)
     jitter = config.antialias and mesh
@@ -355,7 +296,7 @@ def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilde
         stats.subframes += 1
         hyper = builder.commit()
         if hyper is not None:
-            fuser.submit(hyper)
+            fuser.submit(_with_lenses(hyper, plan, lenses))
         if preview is not None and not preview.show():
             log.info("preview window closed: stopping")
             raise KeyboardInterrupt
