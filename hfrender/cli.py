@@ -14,6 +14,7 @@ from hfrender.backends import BACKENDS, CHOICES, load
 from hfrender.config import (
     DOF_MODES,
     INTEROP,
+    SCHEDULES,
     PRESETS,
     ConfigError,
     RenderConfig,
@@ -76,7 +77,8 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "dof": args.dof, "backend": args.backend, "gl": args.gl, "seed": args.seed,
              "codec": args.codec, "max_coc_px": args.max_coc_px, "jitter": args.jitter or None,
              "preview": args.preview or None, "quiet": args.quiet or None,
-             "interop": args.interop, "stats": args.stats or None}
+             "interop": args.interop, "stats": args.stats or None,
+             "workers": args.workers, "schedule": args.schedule}
     if args.size is not None:
         flags["size"] = parse_size(args.size)
     if args.granularity is not None:
@@ -276,6 +278,10 @@ def _render_options(r: argparse.ArgumentParser) -> None:
     e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")
+    e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
+    e.add_argument("--schedule", choices=SCHEDULES, default=None,
+                   help="order of fusion: fifo, or motion (most motion first); frames are "
+                        "always written in order")
     e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
     e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
     e.add_argument("--interop", choices=INTEROP, default=None,

@@ -95,12 +95,12 @@ class FusionPool:
         try:
             k0, frames = self._fuse(hyper)
         except BaseException as exc:
-            if not out_of_memory(exc) or hyper.frame_count < 2:
+            cut = self._split_point(hyper) if out_of_memory(exc) else None
+            if cut is None:
                 raise
-            half = hyper.frame_count // 2
             log.warning("fusion of %d sub-frames ran out of memory (%s): splitting in two",
                         hyper.frame_count, type(exc).__name__)
-            parts = hyper.split(half)
+            parts = hyper.split(cut, halo=self.plan.overlap)
             with self._lock:
                 self.stats.extra["retries"] = self.stats.extra.get("retries", 0) + 1
             for part in parts:
@@ -114,6 +114,16 @@ class FusionPool:
         hyper.release()
         for i, frame in enumerate(frames):
             self.reorder.put(self.plan.first_frame + k0 + i, frame)
+
+    def _split_point(self, hyper: HyperFrame) -> int | None:
+        """Where to cut so that each half holds whole windows: at a window's last frame
+        (the next window then starts ``overlap`` frames earlier, which the second half
+        carries). The window end nearest the middle; None with a single window."""
+        ends = self.plan.weights.ends() - hyper.first_index
+        inside = ends[(ends > hyper.halo) & (ends < hyper.frame_count)]
+        if len(inside) == 0:
+            return None
+        return int(inside[np.argmin(np.abs(inside - hyper.frame_count / 2))])
 
     def _fuse(self, hyper: HyperFrame) -> tuple[int, list[np.ndarray]]:
         k0, windows = self.plan.weights.in_span(hyper.first_index, hyper.halo,
