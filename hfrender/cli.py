@@ -14,8 +14,8 @@ from hfrender.backends import BACKENDS, CHOICES, load
 from hfrender.config import (
     DOF_MODES,
     INTEROP,
-    SCHEDULES,
     PRESETS,
+    SCHEDULES,
     ConfigError,
     RenderConfig,
     parse_size,
@@ -27,7 +27,15 @@ from hfrender.sampler import CURVES, POSITIONS
 from hfrender.scene.loader import SceneError
 from hfrender.writer import WriterError
 
-EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT = 2, 1, 130
+EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: stop like Ctrl-C (finish what was drawn, finalise), exit 143."""
+
+
+def _on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
+    raise Terminated()
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -78,7 +86,8 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "codec": args.codec, "max_coc_px": args.max_coc_px, "jitter": args.jitter or None,
              "preview": args.preview or None, "quiet": args.quiet or None,
              "interop": args.interop, "stats": args.stats or None,
-             "workers": args.workers, "schedule": args.schedule}
+             "workers": args.workers, "schedule": args.schedule,
+             "resume": getattr(args, "resume", False) or None}
     if args.size is not None:
         flags["size"] = parse_size(args.size)
     if args.granularity is not None:
@@ -109,18 +118,29 @@ def cmd_render(args: argparse.Namespace) -> int:
         if progress is not None:
             progress(done, total)
 
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         stats = render(args.file, config, scene_name=args.scene, progress=counting)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         finish()
+        code = EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
         if written[0]:
+            from hfrender.segments import resumable
+
+            again = " ".join(["hfrender", *sys.argv[1:]]) if sys.argv[1:2] == ["render"] \
+                else f"hfrender render {args.file} -o {config.output}"
+            hint = (f"; continue with: {again} --resume" if resumable(config.output)
+                    and "--resume" not in again else "")
             print(f"interrupted: {config.output} was finalised with the {written[0]} frames "
-                  "written so far", file=sys.stderr)
+                  f"written so far{hint}", file=sys.stderr)
         else:
             print("interrupted before the first frame: nothing was written", file=sys.stderr)
-        return EXIT_SIGINT
+        return code
     finally:
         finish()
+        signal.signal(signal.SIGTERM, previous)
     if config.stats:
         out_bytes = stats.frames_written * config.size[0] * config.size[1] * 3
         per = stats.device_to_host_bytes / max(1, stats.frames_written)
@@ -128,6 +148,8 @@ def cmd_render(args: argparse.Namespace) -> int:
               f"interop {'on' if stats.extra.get('interop') else 'off'}; device-to-host "
               f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
+    if "resumed_at" in stats.extra and not config.quiet:
+        print(f"resumed at frame {stats.extra['resumed_at']}")
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
@@ -290,6 +312,8 @@ def _render_options(r: argparse.ArgumentParser) -> None:
     e.add_argument("--stats", action="store_true",
                    help="print bytes copied device-to-host and other figures at the end")
     e.add_argument("--preview", action="store_true", help="show frames in a window as they come")
+    e.add_argument("--resume", action="store_true",
+                   help="continue an interrupted render of the same settings (video files)")
     e.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
 

@@ -55,6 +55,7 @@ class RenderConfig:
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
     workers: int = 1  # fusion threads
     schedule: str = "fifo"  # or "motion": fuse the hyperframes that move most first
+    resume: bool = False
     stats: bool = False
 
     def __post_init__(self) -> None:

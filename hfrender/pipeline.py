@@ -23,13 +23,21 @@ from hfrender.errors import HFRenderError
 from hfrender.fusion_workers import FusionPool
 from hfrender.hyperframe import HyperFrame
 from hfrender.optics import Lens
+from hfrender.pipeline_setup import (
+    check_granularity,
+    gl_storage,
+    open_output,
+    output_settings,
+    resolve_dof,
+    resume_point,
+)
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, located
 from hfrender.scheduler import SCORES
-from hfrender.writer import check_output, open_writer
+from hfrender.writer import check_output
 
 log = logging.getLogger(__name__)
 
@@ -58,45 +66,6 @@ class RenderStats:
     @property
     def fps(self) -> float:
         return self.frames_written / self.seconds if self.seconds > 0 else 0.0
-
-
-def resolve_dof(mode: str, scene: Scene) -> str:
-    """``auto`` -> lens when the camera has an f-stop; explicit modes must make sense."""
-    if isinstance(scene, ShaderScene):
-        if mode in ("lens", "depth"):
-            raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
-                              "without a camera or depth; use --dof off")
-        return "off"
-    if mode == "auto":
-        return "lens" if scene.camera.has_dof else "off"
-    if mode != "off" and scene.camera.orthographic:
-        raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
-                          "orthographic camera has no depth of field; use --dof off")
-    if mode != "off" and not scene.camera.has_dof:
-        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
-                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
-    return mode
-
-
-def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> None:
-    """A granularity must hold the halo and whole output frames; the pool must fit memory."""
-    from hfrender.builder import free_memory_bytes
-
-    if config.granularity != "auto":
-        g, need = config.granularity, plan.overlap + plan.step
-        if g < need or (g - plan.overlap) % plan.step:
-            ok = plan.overlap + plan.step * max(1, (g - plan.overlap) // plan.step)
-            raise ConfigError(
-                f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
-                f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
-    slots = -(-3 * config.max_in_flight // 2)
-    least = slots * (plan.overlap + plan.step) * frame_bytes
-    free = free_memory_bytes()
-    if least > 0.8 * free:
-        raise ConfigError(
-            f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output "
-            f"frame needs {least / 2**30:.1f} GiB for {slots} hyperframe slots, more than the "
-            f"{free / 2**30:.1f} GiB free: lower --samples or --size")
 
 
 def halton(i: int, base: int) -> float:
@@ -131,6 +100,8 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
     t0 = time.perf_counter()
     scene = load_scene(scene_file, scene_name)
     total = config.frame_count(scene.duration)
+    if config.resume and (first_frame or count is not None or writer is not None):
+        raise ConfigError("--resume renders a whole output file")
     count = total - first_frame if count is None else count
     if count < 1 or first_frame < 0:
         raise ConfigError(f"frames {first_frame}..{first_frame + count - 1}: nothing to render "
@@ -163,6 +134,20 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
             except ValueError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         dof = stats.dof = resolve_dof(config.dof, scene)
+        manifest = None
+        if writer is None:
+            settings = output_settings(scene_file, config, backend.name, dof, total)
+            first_frame, manifest = resume_point(config, settings)
+            if manifest is not None:
+                config = config.with_(granularity=manifest.granularity)
+                stats.extra["resumed_at"] = first_frame
+                count = total - first_frame
+                stats.total_frames = count
+                if count == 0:  # every segment was done: only the join is missing
+                    open_output(config, settings, manifest, SampleSchedule(
+                        config.fps).plan(1), manifest.granularity, total).close()
+                    stats.seconds = time.perf_counter() - t0
+                    return stats
         schedule = SampleSchedule(config.fps, config.shutter, config.shutter_position,
                                   config.shutter_curve, config.samples, config.jitter,
                                   config.seed, scene.camera.aperture_blades)
@@ -175,17 +160,16 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         check_granularity(config, plan, w * h * (4 + (4 if dof == "depth" else 0)))
         renderer = make_renderer(glctx.ctx, scene, config.size, dof == "depth", config.fps)
         renderer.prepare()
-        storage = _gl_storage(config, glctx, backend.name)
+        storage = gl_storage(config, glctx, backend.name)
         stats.extra["interop"] = storage is not None
         builder = HyperFrameBuilder.create(
             (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=dof == "depth",
             max_in_flight=config.max_in_flight, storage=storage)
         stats.granularity = builder.pool.capacity
-        gop = max(1, (builder.pool.capacity - plan.overlap) // plan.step)
         own_writer = writer is None
         if own_writer:
-            writer = open_writer(config.output, config.fps, config.size, config.codec, gop)
+            writer = open_output(config, settings, manifest, plan, builder.pool.capacity, total)
         lenses: dict[int, Lens] = {}
         if config.preview:
             from hfrender.render.preview import Preview
@@ -224,27 +208,6 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         if renderer is not None:
             renderer.release()
         glctx.release()
-
-
-def gl_mapper(kind: str) -> Any:
-    """The mapper that publishes GL-buffer slots: ``cuda`` (interop) or ``host`` (tests)."""
-    from hfrender.render.gl_slots import CudaMapper, HostMapper
-
-    return CudaMapper() if kind == "cuda" else HostMapper()
-
-
-def _gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
-    """Sub-frames in GL buffers shared with CUDA, when the fusion runs there (or asked)."""
-    from hfrender.render.gl_slots import GLBufferStorage
-
-    vendor = str(glctx.ctx.info.get("GL_VENDOR", ""))
-    if config.interop == "off" or (config.interop == "auto" and not (
-            backend == "cuda" and "NVIDIA" in vendor.upper())):
-        return None
-    if config.interop == "on" and backend != "cuda":
-        raise ConfigError(f"--interop on: the fusion backend is {backend}; GL-CUDA interop "
-                          "needs the cuda backend (an NVIDIA GPU)")
-    return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
 
 
 def _salvage(builder: HyperFrameBuilder, fuser: FusionPool, plan: Plan,

@@ -239,7 +239,7 @@ def test_gl_buffer_slots_give_the_same_frames(monkeypatch, settings):
     scene = SCENES / "focus_pull.py" if settings.pop("scene", None) else BAR
     common = dict(first_frame=1, count=3, size=(96, 36), granularity="auto", **settings)
     plain, stats_plain = render_frames(scene, **common)
-    monkeypatch.setattr(pipeline, "_gl_storage",
+    monkeypatch.setattr(pipeline, "gl_storage",
                         lambda config, glctx, backend: GLBufferStorage(glctx.ctx, HostMapper()))
     via_gl, stats_gl = render_frames(scene, **common)
     assert stats_gl.extra["interop"] and not stats_plain.extra["interop"]

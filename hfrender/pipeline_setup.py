@@ -1,0 +1,131 @@
+"""Deciding how a render runs, before any sub-frame is drawn: depth-of-field mode,
+granularity and memory, where sub-frames live (host or GL buffers shared with CUDA), and
+the output: a plain writer, or resumable segments with a manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import hfrender
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.sampler import Plan
+from hfrender.scene import Scene, ShaderScene
+from hfrender.segments import Manifest, open_segmented, resumable, work_dir
+from hfrender.writer import open_writer
+
+log = logging.getLogger(__name__)
+
+# settings that do not change a single pixel or bit of the output
+NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "granularity",
+                 "max_in_flight", "resume", "gl", "interop")
+
+
+def resolve_dof(mode: str, scene: Scene) -> str:
+    """``auto`` -> lens when the camera has an f-stop; explicit modes must make sense."""
+    if isinstance(scene, ShaderScene):
+        if mode in ("lens", "depth"):
+            raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
+                              "without a camera or depth; use --dof off")
+        return "off"
+    if mode == "auto":
+        return "lens" if scene.camera.has_dof else "off"
+    if mode != "off" and scene.camera.orthographic:
+        raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
+                          "orthographic camera has no depth of field; use --dof off")
+    if mode != "off" and not scene.camera.has_dof:
+        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
+                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
+    return mode
+
+
+def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> None:
+    """A granularity must hold the halo and whole output frames; the pool must fit memory."""
+    from hfrender.builder import free_memory_bytes
+
+    if config.granularity != "auto":
+        g, need = config.granularity, plan.overlap + plan.step
+        if g < need or (g - plan.overlap) % plan.step:
+            ok = plan.overlap + plan.step * max(1, (g - plan.overlap) // plan.step)
+            raise ConfigError(
+                f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
+                f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
+    slots = -(-3 * config.max_in_flight // 2)
+    least = slots * (plan.overlap + plan.step) * frame_bytes
+    free = free_memory_bytes()
+    if least > 0.8 * free:
+        raise ConfigError(
+            f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output "
+            f"frame needs {least / 2**30:.1f} GiB for {slots} hyperframe slots, more than the "
+            f"{free / 2**30:.1f} GiB free: lower --samples or --size")
+
+
+def gl_mapper(kind: str) -> Any:
+    """The mapper that publishes GL-buffer slots: ``cuda`` (interop) or ``host`` (tests)."""
+    from hfrender.render.gl_slots import CudaMapper, HostMapper
+
+    return CudaMapper() if kind == "cuda" else HostMapper()
+
+
+def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
+    """Sub-frames in GL buffers shared with CUDA, when the fusion runs there (or asked)."""
+    from hfrender.render.gl_slots import GLBufferStorage
+
+    vendor = str(glctx.ctx.info.get("GL_VENDOR", ""))
+    if config.interop == "off" or (config.interop == "auto" and not (
+            backend == "cuda" and "NVIDIA" in vendor.upper())):
+        return None
+    if config.interop == "on" and backend != "cuda":
+        raise ConfigError(f"--interop on: the fusion backend is {backend}; GL-CUDA interop "
+                          "needs the cuda backend (an NVIDIA GPU)")
+    return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
+
+
+def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, dof: str,
+                    total: int) -> dict:
+    """What the output depends on: a resumed render must match all of it."""
+    settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
+    settings["size"] = list(config.size)
+    settings.update(scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
+                    hfrender=hfrender.__version__, backend=backend, dof=dof,
+                    total_frames=total)
+    return settings
+
+
+def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | None]:
+    """(first frame to render, manifest) of an interrupted render of the same settings."""
+    if not config.resume:
+        return 0, None
+    if not resumable(config.output):
+        raise ConfigError(f"--resume: {config.output} cannot be resumed (a GIF's palette and "
+                          "a PNG sequence are made whole); render it again")
+    folder = work_dir(config.output)
+    manifest = Manifest.load(folder)
+    if manifest is None:
+        raise ConfigError(f"--resume: nothing to resume for {config.output} (no {folder}); "
+                          "render without --resume")
+    if manifest.settings != settings:
+        changed = "; ".join(manifest.differences(settings)[:4])
+        raise ConfigError(f"--resume: the settings changed since the interrupted render "
+                          f"({changed}); render without --resume to start over")
+    return manifest.covered(folder), manifest
+
+
+def open_output(config: RenderConfig, settings: dict, manifest: Manifest | None, plan: Plan,
+                granularity: int, total: int) -> Any:
+    """The writer: resumable segments for video files, a plain writer otherwise."""
+    gop = max(1, (granularity - plan.overlap) // plan.step)
+    if not resumable(config.output):
+        return open_writer(config.output, config.fps, config.size, config.codec, gop)
+    if manifest is None:
+        folder = work_dir(config.output)
+        if folder.exists():
+            shutil.rmtree(folder)  # an older interrupted render of this output
+        per_second = max(1, round(config.fps))
+        manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
+    return open_segmented(config.output, config.fps, config.size, config.codec, gop,
+                          manifest, plan.first_frame)

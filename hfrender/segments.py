@@ -1,0 +1,178 @@
+"""Resumable video: independent segments, a manifest, and a join without re-encoding.
+
+A video render writes its frames as segments of whole hyperframes (about a second each),
+every segment a separate encode that starts with a keyframe, into a work folder beside
+the output (``.NAME.hfrender/``). A segment is written under a temporary name, then
+renamed, checksummed and recorded in ``manifest.json`` (replaced atomically): after a
+crash, even ``kill -9``, the manifest lists exactly the segments that are whole. The
+output is made at the end (or at an interruption) by joining the segments with ffmpeg's
+concat demuxer and stream copy. Because every segment is encoded on its own, a resumed
+render produces the same bitstream for the same frames as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.writer import VideoWriter, WriteFailed
+
+MANIFEST = "manifest.json"
+
+
+def work_dir(output: str | Path) -> Path:
+    out = Path(output)
+    return out.with_name(f".{out.name}.hfrender")
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class Manifest:
+    settings: dict
+    total_frames: int
+    segment_frames: int
+    granularity: int
+    segments: list[dict] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.settings, sort_keys=True).encode()).hexdigest()
+
+    def save(self, folder: Path) -> None:
+        tmp = folder / (MANIFEST + ".tmp")
+        tmp.write_text(json.dumps({**asdict(self), "key": self.key}, indent=1))
+        os.replace(tmp, folder / MANIFEST)
+
+    @classmethod
+    def load(cls, folder: Path) -> Manifest | None:
+        path = folder / MANIFEST
+        if not path.is_file():
+            return None
+        data = json.loads(path.read_text())
+        data.pop("key", None)
+        return cls(**data)
+
+    def covered(self, folder: Path) -> int:
+        """Frames 0..N-1 held by whole, unchanged segments in order; drops the others."""
+        good, nxt = [], 0
+        for seg in self.segments:
+            path = folder / seg["file"]
+            if seg["first"] != nxt or not path.is_file() or sha256_file(path) != seg["sha256"]:
+                break
+            good.append(seg)
+            nxt += seg["count"]
+        self.segments = good
+        return nxt
+
+    def differences(self, other: dict) -> list[str]:
+        keys = sorted(set(self.settings) | set(other))
+        return [f"{k} {self.settings.get(k)!r} -> {other.get(k)!r}" for k in keys
+                if self.settings.get(k) != other.get(k)]
+
+
+class SegmentedWriter:
+    """Writes frames ``start ..`` as segments into ``folder``; ``close`` joins them."""
+
+    def __init__(self, output: str, fps: float, size: tuple[int, int], codec: str | None,
+                 gop: int, manifest: Manifest, folder: Path, start: int = 0) -> None:
+        self.output, self.fps, self.size, self.codec, self.gop = output, fps, size, codec, gop
+        self.manifest, self.folder, self.next = manifest, folder, start
+        self.frames_written = 0
+        self._current: VideoWriter | None = None
+        self._first = start
+        self._partial: Path | None = None
+        folder.mkdir(parents=True, exist_ok=True)
+        manifest.save(folder)
+
+    def _path(self, first: int, part: bool) -> Path:
+        suffix = Path(self.output).suffix
+        return self.folder / f"seg_{first:08d}{'.part' if part else ''}{suffix}"
+
+    def write(self, frame: np.ndarray) -> None:
+        if self._current is None:
+            self._first = self.next
+            self._current = VideoWriter(str(self._path(self._first, True)), self.fps,
+                                        self.size, self.codec, self.gop)
+        self._current.write(frame)
+        self.next += 1
+        self.frames_written += 1
+        if self._current.frames_written == self.manifest.segment_frames or \
+                self.next == self.manifest.total_frames:
+            self._finish_segment()
+
+    def _finish_segment(self) -> None:
+        writer, self._current = self._current, None
+        writer.close()
+        part = Path(writer.path)
+        final = self._path(self._first, False)
+        os.replace(part, final)
+        self.manifest.segments.append({"first": self._first, "count": writer.frames_written,
+                                       "file": final.name, "sha256": sha256_file(final)})
+        self.manifest.save(self.folder)
+
+    def close(self) -> None:
+        """Join every segment (and a last partial one) into the output, so that it plays.
+
+        A complete render removes the work folder; an interrupted one keeps the whole
+        segments for ``--resume`` (the partial one is re-rendered then).
+        """
+        files = [self.folder / s["file"] for s in self.manifest.segments]
+        if self._current is not None:  # interrupted mid-segment: finalise it for the join
+            writer, self._current = self._current, None
+            writer.close()
+            if writer.frames_written:
+                self._partial = Path(writer.path)
+                files.append(self._partial)
+        if files:
+            join(files, self.output, self.folder)
+        if self.complete:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        elif self._partial is not None:
+            self._partial.unlink(missing_ok=True)
+
+    @property
+    def complete(self) -> bool:
+        return sum(s["count"] for s in self.manifest.segments) == self.manifest.total_frames
+
+
+def join(files: list[Path], output: str, folder: Path) -> None:
+    """Concatenate segments into ``output`` without re-encoding (atomic replace)."""
+    import imageio_ffmpeg
+
+    listing = folder / "join.txt"
+    listing.write_text("".join(f"file '{f.resolve()}'\n" for f in files))
+    tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
+    cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
+           "-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", str(tmp)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    listing.unlink(missing_ok=True)
+    if res.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        last = (res.stderr.strip().splitlines() or ["no message"])[-1]
+        raise WriteFailed(f"joining {len(files)} segments into {output} failed: {last}")
+    os.replace(tmp, output)
+
+
+def resumable(output: str) -> bool:
+    return Path(output).suffix.lower() in (".mp4", ".mov", ".mkv", ".webm") and "%" not in \
+        Path(output).name
+
+
+def open_segmented(output: str, fps: float, size: tuple[int, int], codec: str | None,
+                   gop: int, manifest: Manifest, start: int) -> Any:
+    return SegmentedWriter(output, fps, size, codec, gop, manifest, work_dir(output), start)

@@ -1,0 +1,124 @@
+"""Interrupted renders: SIGTERM and kill -9, then --resume to the same video."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+
+from hfrender.cli import main
+from hfrender.segments import work_dir
+
+SLOW = """
+import math, time
+import hfrender as hf
+
+class Slow(hf.Scene):
+    duration = 3.0
+    background = (0.1, 0.1, 0.15)
+
+    def setup(self):
+        self.box = self.add(hf.Cube(color=(0.9, 0.5, 0.2)))
+        self.camera.position = (0, 0, 4)
+
+    def update(self, t):
+        time.sleep(SLEEP)
+        self.box.position = (math.sin(3 * t), 0, 0)
+        self.box.rotation = (0.4, 2 * t, 0)
+"""
+
+
+def decoded(path):
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    w, h = meta["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
+def scene(tmp_path, sleep):
+    path = tmp_path / "slow.py"
+    path.write_text(textwrap.dedent(SLOW).replace("SLEEP", str(sleep)))
+    return path
+
+
+ARGS = ["--size", "64x36", "--samples", "2", "--granularity", "12", "--quiet"]
+
+
+def start(path, out):
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    return subprocess.Popen([sys.executable, "-m", "hfrender", "render", str(path), "-o",
+                             str(out), *ARGS], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_segments(out, n, proc, timeout=60):
+    manifest = work_dir(out) / "manifest.json"
+    end = time.time() + timeout
+    while time.time() < end and proc.poll() is None:
+        if manifest.exists():
+            try:
+                if len(json.loads(manifest.read_text())["segments"]) >= n:
+                    return
+            except json.JSONDecodeError:  # never: it is replaced atomically
+                raise
+        time.sleep(0.05)
+    raise AssertionError(f"no {n} segments before the timeout (exit {proc.poll()})")
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys):
+    path = scene(tmp_path, 0.004)
+    whole = tmp_path / "whole.mp4"
+    assert main(["render", str(path), "-o", str(whole), *ARGS]) == 0
+    assert not work_dir(whole).exists()  # a finished render leaves no work folder
+    out = tmp_path / "crash.mp4"
+    proc = start(path, out)
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
+    assert 1 <= len(done) < 3 and not out.exists()  # 3 segments of 30 frames make it whole
+    capsys.readouterr()
+    assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
+    assert f"resumed at frame {sum(s['count'] for s in done)}" in capsys.readouterr().out
+    a, b = decoded(whole), decoded(out)
+    assert a.shape == b.shape == (90, 36, 64, 3)
+    np.testing.assert_array_equal(a, b)  # decoded frames identical
+    assert not work_dir(out).exists()
+
+
+def test_sigterm_finalises_and_says_how_to_resume(tmp_path):
+    path = scene(tmp_path, 0.004)
+    out = tmp_path / "term.mp4"
+    proc = start(path, out)
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143
+    n = len(decoded(out))
+    assert 30 <= n < 90  # what was finished plays
+    assert f"interrupted: {out} was finalised with the {n} frames written so far; continue " \
+           f"with: hfrender render {path} -o {out}" in err and "--resume" in err
+
+
+def test_resume_refuses_changed_settings(tmp_path, capsys):
+    path = scene(tmp_path, 0.004)
+    out = tmp_path / "c.mp4"
+    proc = start(path, out)
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    code = main(["render", str(path), "-o", str(out), "--size", "64x36", "--samples", "4",
+                 "--granularity", "12", "--quiet", "--resume"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--resume: the settings changed since the interrupted render " \
+                         "(samples 2 -> 4); render without --resume to start over" in err
+    assert not out.exists()
+    assert main(["render", str(path), "-o", str(tmp_path / "none.mp4"), "--resume"]) == 2
+    assert "--resume: nothing to resume for" in capsys.readouterr().err
