@@ -192,6 +192,38 @@ def cmd_still(args: argparse.Namespace) -> int:
     return 0
 
 
+def _int_list(name: str, text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise ConfigError(f"{name}={text!r} must be a comma-separated list of integers >= 1")
+    return values
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from hfrender import bench
+
+    args.quiet = True
+    config = _config_from(args)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    if args.frames < 1:
+        raise ConfigError(f"frames={args.frames} must be >= 1")
+    outputs = _int_list("outputs", args.outputs)
+    workers = _int_list("grid-workers", args.grid_workers)
+    print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
+          f"{config.samples} samples, fusion {config.backend}")
+    cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
+                                 args.repeats)
+    print(bench.table(cells, auto))
+    if args.plot:
+        bench.plot(cells, auto, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
 def _progress_bar(quiet: bool):
     if quiet:
         return None, lambda: None
@@ -266,6 +298,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="put the frame without effects (pinhole, instant shutter) on the left")
     _render_options(st)
     st.set_defaults(func=cmd_still)
+
+    b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
+                       "fusion workers, best marked")
+    b.add_argument("--frames", type=int, default=48, help="output frames per cell (48)")
+    b.add_argument("--outputs", default="1,2,4,8,16", metavar="LIST",
+                   help="granularities to try, in output frames per hyperframe (1,2,4,8,16)")
+    b.add_argument("--grid-workers", default="1,2", metavar="LIST",
+                   help="fusion worker counts to try (1,2)")
+    b.add_argument("--repeats", type=int, default=1, help="runs per cell, the best kept (1)")
+    b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
+    _render_options(b)
+    b.set_defaults(func=cmd_bench, output="bench.mp4")
     return parser
 
 

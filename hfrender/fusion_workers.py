@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +48,8 @@ class FusionPool:
         self._threads = [threading.Thread(target=self._work, name=f"hfrender-fusion-{i}",
                                           daemon=True) for i in range(workers)]
         self._writer = threading.Thread(target=self._write, name="hfrender-writer", daemon=True)
+        self.first_drawn: dict[int, float] = {}  # output frame -> when its first sub-frame was
+        self.latency_sum = 0.0
 
     def start(self) -> None:
         for t in self._threads:
@@ -142,9 +145,12 @@ class FusionPool:
         try:
             while True:
                 ready = self.reorder.pop_ready()
-                for _, frame in ready:
+                for k, frame in ready:
                     self.writer.write(frame)
                     self.stats.frames_written += 1
+                    drawn = self.first_drawn.pop(k, None)
+                    if drawn is not None:
+                        self.latency_sum += time.perf_counter() - drawn
                     if self.on_frame is not None:
                         self.on_frame(frame)
                     if self.progress is not None:

@@ -191,6 +191,8 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
             raise
         finally:
             fuser.finish()
+            stats.extra["latency_ms"] = 1e3 * fuser.latency_sum / max(1, stats.frames_written)
+            stats.extra["pool_mb"] = builder.pool.nbytes / 2**20
             if preview is not None:
                 preview.show()  # the last frame stays on screen
                 stats.extra["preview_frames"] = preview.shown
@@ -237,9 +239,13 @@ def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilde
     mesh = not isinstance(scene, ShaderScene)
     jitter = config.antialias and mesh
     camera = scene.camera
+    previous_k = None
     for j, t in enumerate(plan.times):
         t = float(t)
         k = plan.first_frame + int(plan.output[j])
+        if k != previous_k:  # the first sub-frame of output frame k: its latency starts
+            fuser.first_drawn[k] = time.perf_counter()
+            previous_k = k
         _call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
         offset = (0.0, 0.0)
         if mesh:  # the camera as update(t) left it: checked at every sub-frame

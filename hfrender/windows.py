@@ -62,9 +62,13 @@ class WindowWeights:
         return self.rows.shape[1]
 
     def ends(self) -> np.ndarray:
-        """One past the last frame with a non-zero weight, per output."""
-        nz = self.rows != 0
-        return self.starts + self.width - nz[:, ::-1].argmax(axis=1)
+        """One past the last frame with a non-zero weight, per output (computed once)."""
+        cached = self.__dict__.get("_ends")
+        if cached is None:
+            nz = self.rows != 0
+            cached = self.starts + self.width - nz[:, ::-1].argmax(axis=1)
+            object.__setattr__(self, "_ends", cached)  # frozen: a private cache only
+        return cached
 
     def frames_needed(self) -> int:
         """Number of frames the windows reach (one past the last index used)."""

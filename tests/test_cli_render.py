@@ -221,3 +221,32 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: cannot write .*003\.png: .*\n", err), err
     assert not any(p.name.endswith(".part") for p in folder.iterdir())
+
+
+def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
+    plot = tmp_path / "grid.png"
+    args = ["bench", BAR, "--frames", "6", "--outputs", "1,2", "--grid-workers", "1,2",
+            "--size", "32x8", "--samples", "2"]
+    try:
+        import matplotlib  # noqa: F401
+        args += ["--plot", str(plot)]
+    except ImportError:
+        plot = None
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if re.match(r"\s+(\d+|auto=\d+)\s", line)]
+    assert [(r[0], r[1]) for r in rows] == [("2", "1"), ("2", "2"), ("4", "1"), ("4", "2"),
+                                            (rows[-1][0], "1")]
+    assert rows[-1][0].startswith("auto=")
+    assert sum(r[-1] == "best" for r in rows) == 1
+    assert all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows)  # fps, latency
+    assert [float(r[4]) for r in rows[:4]] == sorted(float(r[4]) for r in rows[:4])  # memory
+    assert re.search(r"auto / best = \d\.\d\d", out)
+    if plot is not None:
+        assert plot.stat().st_size > 1000
+
+
+def test_bench_rejects_bad_lists(capsys):
+    assert main(["bench", BAR, "--outputs", "1,x"]) == 2
+    assert "outputs='1,x' must be a comma-separated list of integers >= 1" in \
+        capsys.readouterr().err

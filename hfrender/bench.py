@@ -1,0 +1,106 @@
+"""``hfrender bench``: throughput, latency and memory over granularity x fusion workers.
+
+Each cell renders the same frames (output discarded) and reports output frames per second
+(drawing to the last frame written, set-up excluded), the mean latency from a frame's
+first sub-frame drawn to the frame written, and the hyperframe pool's size. The best
+throughput is marked, and ``auto`` granularity is measured beside the grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hfrender.config import ConfigError, RenderConfig
+
+
+@dataclass
+class Cell:
+    granularity: int | str
+    workers: int
+    fps: float
+    latency_ms: float
+    memory_mb: float
+    used: int  # sub-frames per hyperframe actually used
+
+
+class _Discard:
+    frames_written = 0
+
+    def write(self, frame: Any) -> None:
+        self.frames_written += 1
+
+    def close(self) -> None:
+        pass
+
+
+def aligned_granularities(per_output: int, overlap: int, outputs: list[int]) -> list[int]:
+    return [overlap + per_output * m for m in outputs]
+
+
+def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: str | None,
+             repeats: int = 1) -> Cell:
+    from hfrender.pipeline import render
+
+    best = None
+    for _ in range(repeats):
+        stats = render(scene, config, scene_name=scene_name, count=frames, writer=_Discard())
+        fps = stats.frames_written / max(1e-9, stats.seconds - stats.extra["setup_s"])
+        if best is None or fps > best.fps:
+            best = Cell(config.granularity, config.workers, fps, stats.extra["latency_ms"],
+                        stats.extra["pool_mb"], stats.granularity)
+    return best
+
+
+def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list[int],
+             workers: list[int], scene_name: str | None = None,
+             repeats: int = 1) -> tuple[list[Cell], Cell]:
+    """The grid (granularities in whole output frames per hyperframe) and the auto cell."""
+    from hfrender.sampler import SampleSchedule
+
+    s = SampleSchedule(config.fps, config.shutter, config.shutter_position,
+                       config.shutter_curve, config.samples)
+    plan = s.plan(1)
+    cells = []
+    for g in aligned_granularities(plan.step, plan.overlap, outputs):
+        for w in workers:
+            cells.append(run_cell(scene, config.with_(granularity=g, workers=w), frames,
+                                  scene_name, repeats))
+    auto = run_cell(scene, config.with_(granularity="auto", workers=workers[0]), frames,
+                    scene_name, repeats)
+    return cells, auto
+
+
+def table(cells: list[Cell], auto: Cell) -> str:
+    best = max(cells, key=lambda c: c.fps)
+    lines = [f"{'granularity':>11} {'workers':>7} {'fps':>8} {'latency ms':>10} "
+             f"{'memory MB':>9}"]
+    for c in [*cells, auto]:
+        mark = " best" if c is best else ""
+        name = f"auto={c.used}" if c is auto else str(c.granularity)
+        lines.append(f"{name:>11} {c.workers:>7} {c.fps:8.1f} {c.latency_ms:10.1f} "
+                     f"{c.memory_mb:9.1f}{mark}")
+    lines.append(f"auto / best = {auto.fps / best.fps:.2f}")
+    return "\n".join(lines)
+
+
+def plot(cells: list[Cell], auto: Cell, path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for w in sorted({c.workers for c in cells}):
+        row = [c for c in cells if c.workers == w]
+        ax.plot([c.granularity for c in row], [c.fps for c in row], marker="o",
+                label=f"{w} worker{'s' if w > 1 else ''}")
+    ax.axhline(auto.fps, linestyle="--", color="gray", label=f"auto ({auto.used})")
+    ax.set_xlabel("granularity (sub-frames per hyperframe)")
+    ax.set_ylabel("output frames per second")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
