@@ -11,7 +11,6 @@ from pathlib import Path
 
 import imageio_ffmpeg
 import numpy as np
-import pytest
 
 from hfrender.cli import main
 from hfrender.segments import work_dir
