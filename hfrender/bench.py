@@ -3,7 +3,8 @@
 Each cell renders the same frames (output discarded) and reports output frames per second
 (drawing to the last frame written, set-up excluded), the mean latency from a frame's
 first sub-frame drawn to the frame written, and the hyperframe pool's size. The best
-throughput is marked, and ``auto`` granularity is measured beside the grid.
+throughput is marked, and ``auto`` granularity is measured beside the grid with the best
+cell's number of workers (it is the granularity that is on trial).
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list
         for w in workers:
             cells.append(run_cell(scene, config.with_(granularity=g, workers=w), frames,
                                   scene_name, repeats))
-    auto = run_cell(scene, config.with_(granularity="auto", workers=workers[0]), frames,
+    # auto granularity with the workers of the best cell: it is the granularity on trial
+    best = max(cells, key=lambda c: c.fps)
+    auto = run_cell(scene, config.with_(granularity="auto", workers=best.workers), frames,
                     scene_name, repeats)
     return cells, auto
 
