@@ -224,6 +224,49 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fx(args: argparse.Namespace) -> int:
+    from hfrender.fx import FxSettings, run_fx
+    from hfrender.optics import Lens
+
+    if args.motion_blur is None and args.depth is None:
+        raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
+    window = args.motion_blur or 1
+    if window < 1:
+        raise ConfigError(f"--motion-blur {window}: the window must be >= 1 frame")
+    if args.stride < 1:
+        raise ConfigError(f"--stride {args.stride}: must be >= 1")
+    if args.depth_scale <= 0:
+        raise ConfigError(f"--depth-scale {args.depth_scale}: must be > 0")
+    if args.fps is not None and args.fps <= 0:
+        raise ConfigError(f"--fps {args.fps}: must be > 0")
+    lens = None
+    if args.depth is not None:
+        missing = [f for f, v in (("--focus-distance", args.focus_distance),
+                                  ("--f-stop", args.f_stop)) if v is None]
+        if missing:
+            raise ConfigError(f"--depth needs {' and '.join(missing)}")
+        try:
+            lens = Lens(args.focus_distance, args.f_stop, args.focal_length_mm,
+                        args.sensor_width_mm, args.max_coc_px)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    settings = FxSettings(window, args.stride, args.weights, not args.gamma_space, args.depth,
+                          args.depth_scale, lens, args.backend, args.codec, args.fps)
+    progress, finish = _progress_bar(args.quiet)
+    try:
+        stats = run_fx(args.input, args.output, settings, progress)
+    except KeyboardInterrupt:
+        print("interrupted: nothing was written (the output appears only when complete)",
+              file=sys.stderr)
+        return EXIT_SIGINT
+    finally:
+        finish()
+    if not args.quiet:
+        print(f"wrote {args.output}: {stats.frames_out} frames at {stats.fps_out:g} fps from "
+              f"{stats.frames_in} at {stats.fps_in:g} fps")
+    return 0
+
+
 def _progress_bar(quiet: bool):
     if quiet:
         return None, lambda: None
@@ -310,6 +353,38 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
     _render_options(b)
     b.set_defaults(func=cmd_bench, output="bench.mp4")
+
+    fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
+                        description="Apply motion blur and depth of field to a video or a "
+                        "PNG sequence (streamed: never the whole clip in memory).")
+    fx.add_argument("input", metavar="INPUT", help="a video file, or frames/%%05d.png")
+    fx.add_argument("-o", "--output", required=True,
+                    help=".mp4 .mov .mkv .webm .gif, or out/%%05d.png")
+    g = fx.add_argument_group("motion blur")
+    g.add_argument("--motion-blur", type=int, default=None, metavar="N",
+                   help="blend windows of N frames")
+    g.add_argument("--stride", type=int, default=1, metavar="S",
+                   help="frames between windows (1: keep the frame rate and count, like "
+                        "tmix; S: output fps = input fps / S)")
+    g.add_argument("--weights", choices=CURVES, default="box")
+    g.add_argument("--gamma-space", action="store_true",
+                   help="blend code values as ffmpeg tmix does (default: linear light)")
+    d = fx.add_argument_group("depth of field (from a depth pass)")
+    d.add_argument("--depth", metavar="DEPTH", help=".npy/.npz, or a 16-bit PNG or EXR "
+                   "sequence (a folder or depth/%%05d.png)")
+    d.add_argument("--depth-scale", type=float, default=1.0,
+                   help="multiply depth values to get metres (0.001 for millimetres)")
+    d.add_argument("--focus-distance", type=float, metavar="M")
+    d.add_argument("--f-stop", type=float)
+    d.add_argument("--focal-length-mm", type=float, default=50.0)
+    d.add_argument("--sensor-width-mm", type=float, default=36.0)
+    d.add_argument("--max-coc-px", type=float, default=None)
+    o = fx.add_argument_group("engine and output")
+    o.add_argument("--backend", choices=CHOICES, default="auto")
+    o.add_argument("--codec", default=None, help="any ffmpeg encoder")
+    o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
+    o.add_argument("--quiet", action="store_true")
+    fx.set_defaults(func=cmd_fx)
     return parser
 
 
@@ -374,7 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HFRenderError, ValueError) as exc:
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         print(f"hfrender: error: {first_line}", file=sys.stderr)
-        usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable))
+        from hfrender.footage import FootageError
+
+        usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable,
+                                 FootageError))
         return EXIT_USAGE if usage else EXIT_FAILED
 
 

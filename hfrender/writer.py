@@ -92,14 +92,15 @@ class VideoWriter:
     """
 
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
-                 gop: int | None = None) -> None:
+                 gop: int | None = None, audio_from: str | None = None,
+                 container: str | None = None) -> None:
         import tempfile
         from fractions import Fraction
 
         import imageio_ffmpeg
 
         self.path, self.size = path, size
-        self.codec = check_output(path, size, codec)
+        self.codec = check_output(container or path, size, codec)
         params: list[str] = []
         pix_fmt = "yuv420p"
         if self.codec == "gif":
@@ -117,10 +118,17 @@ class VideoWriter:
             if self.codec in X264_LIKE:
                 params += ["-keyint_min", str(gop), "-sc_threshold", "0"]
         rate = Fraction(fps).limit_denominator(1001)
+        audio: list[str] = []
+        if audio_from and self.codec != "gif":  # the soundtrack of the footage, kept
+            audio_codec = "libopus" if Path(container or path).suffix.lower() == ".webm" \
+                else "aac"
+            audio = ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:a", audio_codec]
+        fmt = ["-f", {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm",
+                      ".gif": "gif"}[Path(container).suffix.lower()]] if container else []
         cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
                "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{size[0]}x{size[1]}",
-               "-r", str(rate), "-i", "-", "-c:v", self.codec, "-pix_fmt", pix_fmt,
-               *params, path]
+               "-r", str(rate), "-i", "-", *audio, "-c:v", self.codec, "-pix_fmt", pix_fmt,
+               *params, *fmt, path]
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True)

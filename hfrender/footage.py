@@ -1,0 +1,158 @@
+"""Reading existing footage for ``hfrender fx``: frames and depth passes, streamed.
+
+Video through imageio-ffmpeg (any format its ffmpeg reads), PNG sequences (a pattern such
+as ``in/%05d.png`` or a folder of PNGs); depth as NumPy ``.npy``/``.npz`` (memory-mapped),
+16-bit PNG sequences or EXR sequences where imageio reads them, scaled to metres. Nothing
+holds the whole clip in memory.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import HFRenderError
+
+
+class FootageError(HFRenderError):
+    """Input that cannot be read or does not fit (one line for the user)."""
+
+
+@dataclass
+class Footage:
+    path: str
+    fps: float
+    size: tuple[int, int]  # (width, height)
+    count: int
+    has_audio: bool
+    frames: Iterator[np.ndarray]  # (H, W, 3) uint8, in order
+
+
+def _sequence_files(path: str) -> list[Path] | None:
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.suffix.lower() in (".png", ".exr"))
+        return files or None
+    if "%" in p.name:
+        m = re.search(r"%0?(\d*)d", p.name)
+        if not m:
+            return None
+        head, tail = p.name[: m.start()], p.name[m.end():]
+        rx = re.compile(re.escape(head) + r"(\d+)" + re.escape(tail) + "$")
+        found = [(int(mm.group(1)), f) for f in (p.parent.iterdir() if p.parent.is_dir()
+                                                  else []) if (mm := rx.match(f.name))]
+        return [f for _, f in sorted(found)] or None
+    return None
+
+
+def open_footage(path: str, fps: float | None = None) -> Footage:
+    """Frames of a video file or a PNG sequence (``fps`` for sequences, default 30)."""
+    import imageio_ffmpeg
+
+    files = _sequence_files(path)
+    if files is not None:
+        import imageio.v3 as iio
+
+        first = _rgb8(iio.imread(files[0]), files[0])
+        h, w = first.shape[:2]
+
+        def seq() -> Iterator[np.ndarray]:
+            for f in files:
+                img = _rgb8(iio.imread(f), f)
+                if img.shape[:2] != (h, w):
+                    raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
+                                       f"starts at {w}x{h}")
+                yield img
+
+        return Footage(path, fps or 30.0, (w, h), len(files), False, seq())
+    if not Path(path).is_file():
+        raise FootageError(f"input not found: {path}")
+    try:
+        count, _ = imageio_ffmpeg.count_frames_and_secs(path)
+        reader = imageio_ffmpeg.read_frames(path, pix_fmt="rgb24")
+        meta = next(reader)
+    except (RuntimeError, OSError, StopIteration) as exc:
+        first = (str(exc).strip().splitlines() or ["no video stream"])[0]
+        raise FootageError(f"cannot read {path} as video: {first}") from None
+    w, h = meta["size"]
+
+    def video() -> Iterator[np.ndarray]:
+        try:
+            for raw in reader:
+                yield np.frombuffer(raw, np.uint8).reshape(h, w, 3)
+        finally:
+            reader.close()
+
+    return Footage(path, float(meta["fps"]), (w, h), int(count), _has_audio(path), video())
+
+
+def _has_audio(path: str) -> bool:
+    import imageio_ffmpeg
+
+    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", path],
+                         capture_output=True, text=True)
+    return re.search(r"Stream #\d+:\d+.*: Audio:", res.stderr) is not None
+
+
+def _rgb8(img: np.ndarray, where: Any) -> np.ndarray:
+    if img.ndim == 2:
+        img = np.repeat(img[..., None], 3, axis=-1)
+    if img.dtype == np.uint16:
+        img = (img.astype(np.uint32) * 255 + 32767) // 65535
+    if img.dtype != np.uint8 and img.dtype != np.uint32:
+        raise FootageError(f"{where}: {img.dtype} images are not supported; use 8 or 16 bits")
+    return np.ascontiguousarray(img[..., :3].astype(np.uint8))
+
+
+@dataclass
+class DepthPass:
+    path: str
+    count: int
+    size: tuple[int, int]
+    frames: Iterator[np.ndarray]  # (H, W) float32 metres
+
+
+def open_depth(path: str, scale: float = 1.0) -> DepthPass:
+    """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence."""
+    p = Path(path)
+    if p.suffix.lower() in (".npy", ".npz"):
+        if not p.is_file():
+            raise FootageError(f"depth not found: {path}")
+        if p.suffix.lower() == ".npy":
+            arr = np.load(p, mmap_mode="r")
+        else:
+            archive = np.load(p)
+            arr = archive["depth"] if "depth" in archive.files else archive[archive.files[0]]
+        if arr.ndim == 4 and arr.shape[-1] == 1:
+            arr = arr[..., 0]
+        if arr.ndim != 3:
+            raise FootageError(f"{path}: depth must have shape (frames, height, width); got "
+                               f"{arr.shape}")
+        frames = (np.asarray(arr[i], np.float32) * np.float32(scale) for i in range(len(arr)))
+        return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
+                         frames)
+    files = _sequence_files(path)
+    if files is None:
+        raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
+                           "sequence (a folder or a pattern such as depth/%05d.png)")
+    import imageio.v3 as iio
+
+    try:
+        first = iio.imread(files[0])
+    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
+        raise FootageError(f"cannot read {files[0]}: {exc}") from None
+
+    def seq() -> Iterator[np.ndarray]:
+        for f in files:
+            d = iio.imread(f)
+            if d.ndim == 3:
+                d = d[..., 0]
+            yield d.astype(np.float32) * np.float32(scale)
+
+    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq())

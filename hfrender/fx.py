@@ -1,0 +1,185 @@
+"""``hfrender fx``: motion blur and depth of field on existing footage, streamed.
+
+Frames are read one by one (video or PNG sequence), packed into hyperframes whose last
+``window - 1`` frames are carried into the next as halo, fused, and written. With stride 1
+the output keeps the input's frame count and rate, as ``ffmpeg -vf tmix`` does (the first
+``window - 1`` frames blend the frames available so far); a stride S turns F fps into F/S
+fps with windows of ``window`` frames (``--motion-blur 8 --stride 8``: 240 fps footage to
+30 fps with a 360-degree shutter). The soundtrack is kept. The output appears only when it
+is complete: it is written under a temporary name and renamed at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.builder import HyperFrameBuilder
+from hfrender.effects import fuse, motion_blur
+from hfrender.footage import FootageError, open_depth, open_footage
+from hfrender.optics import Lens
+from hfrender.sampler import curve_weights
+from hfrender.windows import sliding_in_span
+from hfrender.writer import VideoWriter, check_output, is_sequence, open_writer
+
+log = logging.getLogger(__name__)
+
+CHUNK = 64  # new frames per hyperframe
+
+
+@dataclass
+class FxSettings:
+    window: int = 1
+    stride: int = 1
+    weights: str = "box"
+    linear_light: bool = True
+    depth: str | None = None
+    depth_scale: float = 1.0
+    lens: Lens | None = None
+    backend: str = "auto"
+    codec: str | None = None
+    input_fps: float | None = None  # for PNG sequences
+
+
+@dataclass
+class FxStats:
+    frames_in: int = 0
+    frames_out: int = 0
+    fps_in: float = 0.0
+    fps_out: float = 0.0
+
+
+def run_fx(source: str, output: str, s: FxSettings,
+           progress: Callable[[int, int], None] | None = None) -> FxStats:
+    footage = open_footage(source, s.input_fps)
+    w, h = footage.size
+    if s.window > footage.count:
+        raise FootageError(f"--motion-blur {s.window} is longer than the input "
+                           f"({footage.count} frames)")
+    depth = None
+    if s.depth is not None:
+        depth = open_depth(s.depth, s.depth_scale)
+        if depth.size != footage.size:
+            raise FootageError(f"depth {s.depth} is {depth.size[0]}x{depth.size[1]}, the "
+                               f"footage {w}x{h}: they must match")
+        if depth.count < footage.count:
+            raise FootageError(f"depth {s.depth} has {depth.count} frames, the footage "
+                               f"{footage.count}: one depth frame per frame is needed")
+    check_output(output, footage.size, s.codec)
+    fps_out = footage.fps / s.stride
+    total = footage.count if s.stride == 1 else (footage.count - s.window) // s.stride + 1
+    stats = FxStats(footage.count, 0, footage.fps, fps_out)
+    tmp = _temporary(output)
+    try:
+        writer = _open(tmp, output, fps_out, footage.size, s.codec,
+                       footage.path if footage.has_audio else None)
+        try:
+            _stream(footage, depth, s, writer, stats, total, progress)
+        finally:
+            writer.close()
+        _commit(tmp, output)
+    except BaseException:
+        _discard(tmp)
+        raise
+    return stats
+
+
+def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats, total: int,
+            progress: Callable[[int, int], None] | None) -> None:
+    w, h = footage.size
+    weights = curve_weights(s.weights, s.window)
+    halo = s.window - 1
+    builder = HyperFrameBuilder.create((h, w, 3), np.uint8, frames_per_output=s.stride,
+                                       halo=halo, granularity=halo + CHUNK * s.stride,
+                                       depth=depth is not None, max_in_flight=1)
+    depth_frames = iter(depth.frames) if depth is not None else None
+
+    def emit(frames: np.ndarray) -> None:
+        for f in frames:
+            writer.write(np.ascontiguousarray(f[..., :3]))
+            stats.frames_out += 1
+            if progress is not None:
+                progress(stats.frames_out, total)
+
+    def process(hyper: Any) -> None:
+        if s.stride == 1 and hyper.first_index == 0:  # tmix: the first frames blend what is
+            for k in range(min(halo, hyper.frame_count)):  # there so far
+                tail = weights[-(k + 1):] / weights[-(k + 1):].sum()
+                emit(_blend(hyper.frames[: k + 1], hyper.depth, k + 1, 1, tail, s,
+                            hyper.lenses, 0))
+        _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,
+                                hyper.frame_count)
+        if ww.count:
+            first = int(ww.starts[0])
+            span = hyper.frames[first: int(ww.starts[-1]) + s.window]
+            emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses, first))
+        hyper.release()
+
+    for frame in footage.frames:
+        d = next(depth_frames) if depth_frames is not None else None
+        done = builder.push(frame, t=stats.frames_in, depth=d)
+        if done is not None:
+            if s.lens is not None:
+                done.lenses = [s.lens] * done.frame_count
+            process(done)
+    last = builder.flush_remaining()
+    if last is not None:
+        if s.lens is not None:
+            last.lenses = [s.lens] * last.frame_count
+        process(last)
+
+
+def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np.ndarray,
+           s: FxSettings, lenses: Any, offset: int) -> np.ndarray:
+    """Windows of ``frames`` (and depth of field from the depth pass, when given)."""
+    if s.lens is None:
+        return motion_blur(frames, window, stride=stride, weights=weights,
+                           linear_light=s.linear_light, backend=s.backend)
+    from hfrender.hyperframe import HyperFrame
+    from hfrender.windows import WindowWeights
+
+    n = frames.shape[0]
+    d = depth[offset: offset + n]
+    count = (n - window) // stride + 1
+    ww = WindowWeights.sliding(np.asarray(weights, np.float64), count, stride)
+    return fuse(HyperFrame(frames, d), ww, lens=s.lens, linear_light=s.linear_light,
+                backend=s.backend)
+
+
+def _temporary(output: str) -> str:
+    out = Path(output)
+    if is_sequence(output):
+        return str(out.parent.with_name(f".{out.parent.name or 'frames'}.partial") / out.name)
+    return str(out.with_name(f".{out.name}.partial{out.suffix}"))
+
+
+def _open(tmp: str, output: str, fps: float, size: tuple[int, int], codec: str | None,
+          audio: str | None) -> Any:
+    if is_sequence(output):
+        return open_writer(tmp, fps, size, codec)
+    return VideoWriter(tmp, fps, size, codec, audio_from=audio, container=output)
+
+
+def _commit(tmp: str, output: str) -> None:
+    if is_sequence(output):
+        src, dst = Path(tmp).parent, Path(output).parent
+        dst.mkdir(parents=True, exist_ok=True)
+        for f in sorted(src.iterdir()):
+            os.replace(f, dst / f.name)
+        shutil.rmtree(src, ignore_errors=True)
+    else:
+        os.replace(tmp, output)
+
+
+def _discard(tmp: str) -> None:
+    if is_sequence(tmp):
+        shutil.rmtree(Path(tmp).parent, ignore_errors=True)
+    else:
+        Path(tmp).unlink(missing_ok=True)
