@@ -230,7 +230,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
 
     if args.motion_blur is None and args.depth is None:
         raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
-    window = args.motion_blur or 1
+    window = 1 if args.motion_blur is None else args.motion_blur
     if window < 1:
         raise ConfigError(f"--motion-blur {window}: the window must be >= 1 frame")
     if args.stride < 1:

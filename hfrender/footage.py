@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import HFRenderError
+from hfrender.writer import widen_pipe
 
 
 class FootageError(HFRenderError):
@@ -31,7 +32,66 @@ class Footage:
     size: tuple[int, int]  # (width, height)
     count: int
     has_audio: bool
-    frames: Iterator[np.ndarray]  # (H, W, 3) uint8, in order
+    frames: Iterator[np.ndarray]  # (H, W, 3) uint8 RGB, or (3H/2, W, 1) yuv420p planes
+    pix_fmt: str = "rgb24"
+    source_pix_fmt: str = "rgb24"
+
+    def read_into(self, buf: np.ndarray) -> bool:
+        """Fill ``buf`` with the next frame; False at the end (no allocation per frame)."""
+        frame = next(self.frames, None)
+        if frame is None:
+            return False
+        buf[...] = frame
+        return True
+
+    def close(self) -> None:
+        """Stop reading (a decoder process is ended)."""
+
+
+class _Decoder:
+    """ffmpeg decoding to raw frames on a pipe, read straight into the caller's buffers."""
+
+    def __init__(self, path: str, pix_fmt: str, frame_bytes: int) -> None:
+        import tempfile
+
+        import imageio_ffmpeg
+
+        self.path, self.frame_bytes = path, frame_bytes
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i", path,
+             "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
+            stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
+        widen_pipe(self.proc.stdout)
+
+    def read_into(self, buf: np.ndarray) -> bool:
+        view = memoryview(buf).cast("B")
+        got = 0
+        while got < self.frame_bytes:
+            n = self.proc.stdout.readinto(view[got:])
+            if not n:
+                break
+            got += n
+        if got == 0:
+            self.close()
+            return False
+        if got < self.frame_bytes:
+            self.close()
+            raise FootageError(f"{self.path}: the video ended in the middle of a frame")
+        return True
+
+    def frames(self, shape: tuple) -> Iterator[np.ndarray]:
+        while True:
+            buf = np.empty(shape, np.uint8)
+            if not self.read_into(buf):
+                return
+            yield buf
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
 
 
 def _sequence_files(path: str) -> list[Path] | None:
@@ -51,8 +111,30 @@ def _sequence_files(path: str) -> list[Path] | None:
     return None
 
 
-def open_footage(path: str, fps: float | None = None) -> Footage:
-    """Frames of a video file or a PNG sequence (``fps`` for sequences, default 30)."""
+def native_yuv420p(path: str) -> bool:
+    """Whether a video file is stored as 8-bit 4:2:0 (then it can be blended as it is)."""
+    import imageio_ffmpeg
+
+    if _sequence_files(path) is not None or not Path(path).is_file():
+        return False
+    try:
+        reader = imageio_ffmpeg.read_frames(path)
+        meta = next(reader)
+        reader.close()
+    except (RuntimeError, OSError, StopIteration):
+        return False
+    w, h = meta["size"]
+    fmt = str(meta.get("pix_fmt", ""))
+    return (fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
+
+
+def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") -> Footage:
+    """Frames of a video file or a PNG sequence (``fps`` for sequences, default 30).
+
+    ``pix_fmt="yuv420p"`` (video only) hands out the planes as stored, as one
+    (3H/2, W, 1) array a frame: blending code values there is what ``tmix`` does, and
+    no colour conversion is needed on either side.
+    """
     import imageio_ffmpeg
 
     files = _sequence_files(path)
@@ -74,22 +156,36 @@ def open_footage(path: str, fps: float | None = None) -> Footage:
     if not Path(path).is_file():
         raise FootageError(f"input not found: {path}")
     try:
-        count, _ = imageio_ffmpeg.count_frames_and_secs(path)
-        reader = imageio_ffmpeg.read_frames(path, pix_fmt="rgb24")
+        count = count_frames(path)
+        reader = imageio_ffmpeg.read_frames(path)  # for its metadata
         meta = next(reader)
+        reader.close()
     except (RuntimeError, OSError, StopIteration) as exc:
         first = (str(exc).strip().splitlines() or ["no video stream"])[0]
         raise FootageError(f"cannot read {path} as video: {first}") from None
     w, h = meta["size"]
+    shape = (h, w, 3) if pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
+    decoder = _Decoder(path, pix_fmt, int(np.prod(shape)))
+    footage = Footage(path, float(meta["fps"]), (w, h), int(count), _has_audio(path),
+                      decoder.frames(shape), pix_fmt, str(meta.get("pix_fmt", "")))
+    footage.read_into = decoder.read_into  # type: ignore[method-assign]
+    footage.close = decoder.close  # type: ignore[method-assign]
+    return footage
 
-    def video() -> Iterator[np.ndarray]:
-        try:
-            for raw in reader:
-                yield np.frombuffer(raw, np.uint8).reshape(h, w, 3)
-        finally:
-            reader.close()
 
-    return Footage(path, float(meta["fps"]), (w, h), int(count), _has_audio(path), video())
+def count_frames(path: str) -> int:
+    """Frames of the first video stream, by stream copy: the packets are counted, not
+    decoded (imageio-ffmpeg's count_frames_and_secs decodes the whole video)."""
+    import imageio_ffmpeg
+
+    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats",
+                          "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "null", "-",
+                          "-progress", "pipe:1"], capture_output=True, text=True)
+    frames = re.findall(r"^frame=(\d+)", res.stdout, re.M)
+    if res.returncode != 0 or not frames:
+        last = (res.stderr.strip().splitlines() or ["no video stream"])[-1]
+        raise RuntimeError(last)
+    return int(frames[-1])
 
 
 def _has_audio(path: str) -> bool:

@@ -2,8 +2,9 @@
 
 Frames are read one by one (video or PNG sequence), packed into hyperframes whose last
 ``window - 1`` frames are carried into the next as halo, fused, and written. With stride 1
-the output keeps the input's frame count and rate, as ``ffmpeg -vf tmix`` does (the first
-``window - 1`` frames blend the frames available so far); a stride S turns F fps into F/S
+the output keeps the input's frame count and rate, as ``ffmpeg -vf tmix`` does: the first
+``window - 1`` windows reach before the clip, and, as in tmix (checked against ffmpeg 9),
+the first frame stands in for the frames before it; a stride S turns F fps into F/S
 fps with windows of ``window`` frames (``--motion-blur 8 --stride 8``: 240 fps footage to
 30 fps with a 360-degree shutter). The soundtrack is kept. The output appears only when it
 is complete: it is written under a temporary name and renamed at the end.
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import shutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +26,7 @@ import numpy as np
 
 from hfrender.builder import HyperFrameBuilder
 from hfrender.effects import fuse, motion_blur
-from hfrender.footage import FootageError, open_depth, open_footage
+from hfrender.footage import FootageError, native_yuv420p, open_depth, open_footage
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
 from hfrender.windows import sliding_in_span
@@ -58,7 +61,11 @@ class FxStats:
 
 def run_fx(source: str, output: str, s: FxSettings,
            progress: Callable[[int, int], None] | None = None) -> FxStats:
-    footage = open_footage(source, s.input_fps)
+    # code values of 4:2:0 video blend where they are, as tmix does: no colour conversion
+    # into RGB and back, and half the bytes through the pipes
+    yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
+           and Path(output).suffix.lower() != ".gif" and native_yuv420p(source))
+    footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24")
     w, h = footage.size
     if s.window > footage.count:
         raise FootageError(f"--motion-blur {s.window} is longer than the input "
@@ -79,11 +86,12 @@ def run_fx(source: str, output: str, s: FxSettings,
     tmp = _temporary(output)
     try:
         writer = _open(tmp, output, fps_out, footage.size, s.codec,
-                       footage.path if footage.has_audio else None)
+                       footage.path if footage.has_audio else None, footage.pix_fmt)
+        background = _Background(writer)  # encoding overlaps decoding and blending
         try:
-            _stream(footage, depth, s, writer, stats, total, progress)
+            _stream(footage, depth, s, background, stats, total, progress)
         finally:
-            writer.close()
+            background.close()
         _commit(tmp, output)
     except BaseException:
         _discard(tmp)
@@ -96,24 +104,25 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
     w, h = footage.size
     weights = curve_weights(s.weights, s.window)
     halo = s.window - 1
-    builder = HyperFrameBuilder.create((h, w, 3), np.uint8, frames_per_output=s.stride,
+    shape = (h, w, 3) if footage.pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
+    builder = HyperFrameBuilder.create(shape, np.uint8, frames_per_output=s.stride,
                                        halo=halo, granularity=halo + CHUNK * s.stride,
-                                       depth=depth is not None, max_in_flight=1)
+                                       depth=depth is not None, max_in_flight=2)
     depth_frames = iter(depth.frames) if depth is not None else None
 
     def emit(frames: np.ndarray) -> None:
         for f in frames:
-            writer.write(np.ascontiguousarray(f[..., :3]))
+            writer.write(np.ascontiguousarray(f))
             stats.frames_out += 1
             if progress is not None:
                 progress(stats.frames_out, total)
 
     def process(hyper: Any) -> None:
-        if s.stride == 1 and hyper.first_index == 0:  # tmix: the first frames blend what is
-            for k in range(min(halo, hyper.frame_count)):  # there so far
-                tail = weights[-(k + 1):] / weights[-(k + 1):].sum()
-                emit(_blend(hyper.frames[: k + 1], hyper.depth, k + 1, 1, tail, s,
-                            hyper.lenses, 0))
+        if s.stride == 1 and hyper.first_index == 0:  # windows reaching before frame 0:
+            for k in range(min(halo, hyper.frame_count)):  # frame 0 repeated, as tmix does
+                pad = [0] * (halo - k) + list(range(k + 1))
+                emit(_blend(hyper.frames[pad], None if hyper.depth is None else
+                            hyper.depth[pad], s.window, 1, weights, s, hyper.lenses, 0))
         _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,
                                 hyper.frame_count)
         if ww.count:
@@ -122,18 +131,91 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
             emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses, first))
         hyper.release()
 
-    for frame in footage.frames:
-        d = next(depth_frames) if depth_frames is not None else None
-        done = builder.push(frame, t=stats.frames_in, depth=d)
-        if done is not None:
+    full: queue.Queue = queue.Queue()
+    stop = threading.Event()
+
+    def produce() -> None:  # decoding fills the next slots while this thread blends
+        try:
+            while not stop.is_set():
+                color, dplane = builder.reserve(float(builder.frames_pushed))
+                if not footage.read_into(color):  # straight into the hyperframe slot
+                    builder.cancel()
+                    break
+                if dplane is not None:
+                    d = next(depth_frames)
+                    if d.shape != dplane.shape:
+                        raise FootageError(f"depth frame {builder.frames_pushed} is "
+                                           f"{d.shape}, expected {dplane.shape}")
+                    dplane[...] = d
+                done = builder.commit()
+                if done is not None:
+                    full.put(done)
+            last = builder.flush_remaining()
+            if last is not None:
+                full.put(last)
+            full.put(None)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the consumer
+            full.put(exc)
+
+    reader = threading.Thread(target=produce, name="hfrender-fx-decode", daemon=True)
+    reader.start()
+    try:
+        while True:
+            item = full.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
             if s.lens is not None:
-                done.lenses = [s.lens] * done.frame_count
-            process(done)
-    last = builder.flush_remaining()
-    if last is not None:
-        if s.lens is not None:
-            last.lenses = [s.lens] * last.frame_count
-        process(last)
+                item.lenses = [s.lens] * item.frame_count
+            process(item)
+    finally:
+        stop.set()
+        while reader.is_alive():  # let a producer waiting for a slot see the stop
+            try:
+                item = full.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if item is not None and not isinstance(item, BaseException):
+                item.release()
+        footage.close()
+
+
+class _Background:
+    """A writer on its own thread with a short queue; errors come back on the next call."""
+
+    def __init__(self, writer: Any, depth: int = 8) -> None:
+        import queue
+        import threading
+
+        self.writer = writer
+        self.q: queue.Queue = queue.Queue(maxsize=depth)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="hfrender-fx-write", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            frame = self.q.get()
+            if frame is None:
+                return
+            if self.error is None:
+                try:
+                    self.writer.write(frame)
+                except BaseException as exc:  # noqa: BLE001 - re-raised in write/close
+                    self.error = exc
+
+    def write(self, frame: np.ndarray) -> None:
+        if self.error is not None:
+            raise self.error
+        self.q.put(frame)
+
+    def close(self) -> None:
+        self.q.put(None)
+        self.thread.join()
+        self.writer.close()
+        if self.error is not None:
+            raise self.error
 
 
 def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np.ndarray,
@@ -146,7 +228,7 @@ def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np
     from hfrender.windows import WindowWeights
 
     n = frames.shape[0]
-    d = depth[offset: offset + n]
+    d = depth if depth.shape[0] == n and offset == 0 else depth[offset: offset + n]
     count = (n - window) // stride + 1
     ww = WindowWeights.sliding(np.asarray(weights, np.float64), count, stride)
     return fuse(HyperFrame(frames, d), ww, lens=s.lens, linear_light=s.linear_light,
@@ -161,10 +243,11 @@ def _temporary(output: str) -> str:
 
 
 def _open(tmp: str, output: str, fps: float, size: tuple[int, int], codec: str | None,
-          audio: str | None) -> Any:
+          audio: str | None, pix_fmt: str = "rgb24") -> Any:
     if is_sequence(output):
         return open_writer(tmp, fps, size, codec)
-    return VideoWriter(tmp, fps, size, codec, audio_from=audio, container=output)
+    return VideoWriter(tmp, fps, size, codec, audio_from=audio, container=output,
+                       pix_fmt_in=pix_fmt)
 
 
 def _commit(tmp: str, output: str) -> None:

@@ -31,6 +31,16 @@ class WriterError(HFRenderError):
     """The output cannot be written as asked (one line for the user)."""
 
 
+def widen_pipe(stream: Any) -> None:
+    """A 1 MiB pipe instead of 64 KiB: fewer wake-ups for megabyte frames (Linux only)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
+    except (ImportError, OSError, ValueError):
+        pass
+
+
 def is_sequence(path: str) -> bool:
     return "%" in Path(path).name
 
@@ -93,7 +103,7 @@ class VideoWriter:
 
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                  gop: int | None = None, audio_from: str | None = None,
-                 container: str | None = None) -> None:
+                 container: str | None = None, pix_fmt_in: str = "rgb24") -> None:
         import tempfile
         from fractions import Fraction
 
@@ -125,13 +135,16 @@ class VideoWriter:
             audio = ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:a", audio_codec]
         fmt = ["-f", {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm",
                       ".gif": "gif"}[Path(container).suffix.lower()]] if container else []
+        self.shape = ((size[1], size[0], 3) if pix_fmt_in == "rgb24"
+                      else (size[1] * 3 // 2, size[0], 1))
         cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
-               "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{size[0]}x{size[1]}",
+               "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
                "-r", str(rate), "-i", "-", *audio, "-c:v", self.codec, "-pix_fmt", pix_fmt,
                *params, *fmt, path]
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True)
+        widen_pipe(self._proc.stdin)
         self.frames_written = 0
 
     def _ffmpeg_says(self) -> str:
@@ -140,9 +153,9 @@ class VideoWriter:
         return next((s for s in reversed(lines) if s), "no message")
 
     def write(self, frame: np.ndarray) -> None:
-        if frame.shape != (self.size[1], self.size[0], 3) or frame.dtype != np.uint8:
+        if frame.shape != self.shape or frame.dtype != np.uint8:
             raise ValueError(f"frame is {frame.dtype} {frame.shape}; the video takes uint8 "
-                             f"{(self.size[1], self.size[0], 3)}")
+                             f"{self.shape}")
         try:
             self._proc.stdin.write(np.ascontiguousarray(frame).data)
         except (BrokenPipeError, OSError):

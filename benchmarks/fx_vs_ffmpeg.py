@@ -1,0 +1,94 @@
+"""``hfrender fx`` vs ``ffmpeg -vf tmix`` end to end, on the same 720p clip, in one run.
+
+Whole processes: ``hfrender fx in.mp4 -o out.mp4 --motion-blur 8 --gamma-space`` against
+``ffmpeg -i in.mp4 -vf tmix=frames=8 -c:v libx264 -crf 18 -preset medium -pix_fmt yuv420p
+out.mp4`` (the encoder and settings hfrender uses). Both blend the code values of the
+4:2:0 planes as stored. Prints the median seconds, the ratio, the largest difference
+between the decoded videos, and between RGB blends written as PNG (``format=gbrp,tmix``
+against hfrender's RGB path): code-value mode must match tmix within 1.
+
+    python benchmarks/fx_vs_ffmpeg.py [--frames 240] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fx_vs_tmix import make_frames  # noqa: E402
+
+FF = imageio_ffmpeg.get_ffmpeg_exe()
+W, H = 1280, 720
+
+
+def timed(cmd: list[str], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def decode(path: Path) -> np.ndarray:
+    reader = imageio_ffmpeg.read_frames(str(path))
+    next(reader)
+    return np.stack([np.frombuffer(f, np.uint8).reshape(H, W, 3) for f in reader])
+
+
+def pngs(folder: Path) -> np.ndarray:
+    import imageio.v3 as iio
+
+    return np.stack([iio.imread(f) for f in sorted(folder.iterdir())])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--frames", type=int, default=240)
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        raw = d / "in.raw"
+        make_frames(args.frames).tofile(raw)
+        clip = d / "in.mp4"
+        subprocess.run([FF, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                        "-pix_fmt", "rgb24", "-s", f"{W}x{H}", "-r", "30", "-i", str(raw),
+                        "-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p", str(clip)],
+                       check=True)
+        hf_cmd = [sys.executable, "-m", "hfrender", "fx", str(clip), "-o", str(d / "hf.mp4"),
+                  "--motion-blur", "8", "--gamma-space", "--quiet"]
+        ff_cmd = [FF, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
+                  "tmix=frames=8", "-c:v", "libx264", "-crf", "18", "-preset",
+                  "medium", "-pix_fmt", "yuv420p", str(d / "ff.mp4")]
+        t_hf = timed(hf_cmd, args.repeats)
+        t_ff = timed(ff_cmd, args.repeats)
+        video_diff = int(np.abs(decode(d / "hf.mp4").astype(int) - decode(d / "ff.mp4")).max())
+        (d / "hfp").mkdir()
+        (d / "ffp").mkdir()
+        subprocess.run([sys.executable, "-m", "hfrender", "fx", str(clip), "-o",
+                        str(d / "hfp" / "%05d.png"), "--motion-blur", "8", "--gamma-space",
+                        "--quiet"], check=True)
+        subprocess.run([FF, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
+                        "format=gbrp,tmix=frames=8,format=rgb24", str(d / "ffp" / "%05d.png")],
+                       check=True)
+        blend_diff = int(np.abs(pngs(d / "hfp").astype(int) - pngs(d / "ffp")).max())
+    print(f"{args.frames} frames {W}x{H} (H.264 in, libx264 crf 18 medium out), median of "
+          f"{args.repeats}")
+    print(f"  hfrender fx : {t_hf:6.2f} s  ({args.frames / t_hf:5.1f} fps)")
+    print(f"  ffmpeg tmix : {t_ff:6.2f} s  ({args.frames / t_ff:5.1f} fps)")
+    print(f"  ffmpeg / hfrender = {t_ff / t_hf:.2f}x (goal >= 1: hfrender no slower)")
+    print(f"  largest difference: decoded videos {video_diff}, blends (PNG) {blend_diff}")
+
+
+if __name__ == "__main__":
+    main()

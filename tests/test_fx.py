@@ -1,0 +1,176 @@
+"""`hfrender fx` on footage: equal to tmix in code-value mode, strides, depth, errors."""
+
+import re
+import subprocess
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+from conftest import reference_blur
+
+import hfrender as hf
+from hfrender.cli import main
+
+FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def decode(path):
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    w, h = meta["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader]), meta
+
+
+def make_clip(tmp_path, rng, n=40, size=(64, 36), audio=False, fps=30):
+    """A lossless RGB clip (libx264rgb, qp 0): decoded frames equal the written ones."""
+    w, h = size
+    frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    raw = tmp_path / "in.raw"
+    frames.tofile(raw)
+    out = tmp_path / "in.mkv"
+    cmd = [FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt",
+           "rgb24", "-s", f"{w}x{h}", "-r", str(fps), "-i", str(raw)]
+    if audio:
+        cmd += ["-f", "lavfi", "-i", f"sine=frequency=440:duration={n / fps}", "-c:a", "aac"]
+    cmd += ["-c:v", "libx264rgb", "-qp", "0", str(out)]
+    subprocess.run(cmd, check=True)
+    return out, frames
+
+
+def read_pngs(folder):
+    import imageio.v3 as iio
+
+    return np.stack([iio.imread(f) for f in sorted(folder.iterdir())])
+
+
+def test_code_value_blend_equals_tmix_frame_for_frame(tmp_path, rng):
+    clip, frames = make_clip(tmp_path, rng)
+    (tmp_path / "tmix").mkdir()
+    assert main(["fx", str(clip), "-o", str(tmp_path / "ours" / "%04d.png"), "--motion-blur",
+                 "8", "--gamma-space", "--quiet"]) == 0
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
+                    "format=gbrp,tmix=frames=8,format=rgb24",
+                    str(tmp_path / "tmix" / "%04d.png")], check=True)
+    a, b = read_pngs(tmp_path / "ours"), read_pngs(tmp_path / "tmix")
+    assert a.shape == b.shape == frames.shape  # the same frame count, as tmix
+    assert np.abs(a.astype(int) - b).max() <= 1
+    # and the steady-state windows are the library's motion blur exactly
+    np.testing.assert_array_equal(a[7:], hf.motion_blur(frames, 8, stride=1,
+                                                        linear_light=False))
+    # before frame 7 the window reaches before the clip: frame 0 stands in, as in tmix
+    padded = np.concatenate([np.repeat(frames[:1], 5, 0), frames[:3]]).astype(np.int64)
+    np.testing.assert_array_equal(a[2], (2 * padded.sum(0) + 8) // 16)
+
+
+def test_stride_turns_240_fps_into_30_with_a_360_degree_shutter(tmp_path, rng):
+    clip, frames = make_clip(tmp_path, rng, n=70, fps=240)
+    out = tmp_path / "30fps.mp4"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "8", "--stride", "8",
+                 "--quiet"]) == 0
+    _, meta = decode(out)
+    assert meta["fps"] == 30  # 240 / 8
+    assert main(["fx", str(clip), "-o", str(tmp_path / "s" / "%03d.png"), "--motion-blur", "8",
+                 "--stride", "8", "--quiet"]) == 0
+    got = read_pngs(tmp_path / "s")
+    assert len(got) == (70 - 8) // 8 + 1
+    expected = reference_blur(frames, np.ones(8), 8, linear_light=True)
+    assert np.abs(got.astype(int) - expected).max() <= 1
+
+
+def test_audio_is_kept_and_long_clips_stream_through_hyperframes(tmp_path, rng):
+    clip, frames = make_clip(tmp_path, rng, n=150, audio=True)  # > 2 hyperframes of 64
+    out = tmp_path / "with_audio.mkv"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--quiet"]) == 0
+    log = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
+                         text=True).stderr
+    assert re.search(r"Stream #0:1.*Audio: aac", log)
+    assert len(decode(out)[0]) == 150
+    assert main(["fx", str(clip), "-o", str(tmp_path / "p" / "%03d.png"), "--motion-blur",
+                 "3", "--quiet"]) == 0
+    got = read_pngs(tmp_path / "p")
+    expected = reference_blur(frames, np.ones(3), 1, linear_light=True)
+    assert np.abs(got[2:].astype(int) - expected).max() <= 1  # across hyperframe boundaries
+
+
+def test_depth_pass_from_npy_and_png_sequences(tmp_path, rng):
+    import imageio.v3 as iio
+
+    h, w, n = 36, 64, 6
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"{i:04d}.png", f)
+    depth_m = np.full((n, h, w), 4.0, np.float32)
+    depth_m[:, 10:26, 20:44] = 1.0  # an in-focus card over a far wall
+    np.save(tmp_path / "depth.npy", depth_m)
+    dseq = tmp_path / "depth"
+    dseq.mkdir()
+    for i, d in enumerate(depth_m):  # millimetres in 16-bit PNGs
+        iio.imwrite(dseq / f"{i:04d}.png", (d * 1000).astype(np.uint16))
+    lens = ["--focus-distance", "1.0", "--f-stop", "1.4", "--sensor-width-mm", "9"]
+    out_npy, out_png = tmp_path / "a" / "%03d.png", tmp_path / "b" / "%03d.png"
+    assert main(["fx", str(seq / "%04d.png"), "-o", str(out_npy), "--depth",
+                 str(tmp_path / "depth.npy"), *lens, "--quiet"]) == 0
+    assert main(["fx", str(seq), "-o", str(out_png), "--depth", str(dseq), "--depth-scale",
+                 "0.001", *lens, "--quiet"]) == 0
+    a = np.stack([iio.imread(tmp_path / "a" / f"{i:03d}.png") for i in range(n)])
+    b = np.stack([iio.imread(tmp_path / "b" / f"{i:03d}.png") for i in range(n)])
+    np.testing.assert_array_equal(a, b)
+    expected = hf.depth_of_field(frames, depth_m, focus_distance=1.0, f_stop=1.4,
+                                 sensor_width_mm=9.0)
+    np.testing.assert_array_equal(a, expected)
+    np.testing.assert_array_equal(a[:, 10:26, 20:44], frames[:, 10:26, 20:44])  # sharp card
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{missing}", "--motion-blur", "4"], r"input not found: .*nope.mkv"),
+    (["{clip}", "--motion-blur", "0"], r"--motion-blur 0: the window must be >= 1 frame"),
+    (["{clip}", "--motion-blur", "99"], r"--motion-blur 99 is longer than the input \(40 "
+                                        r"frames\)"),
+    (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0: must be >= 1"),
+    (["{clip}"], r"nothing to do: give --motion-blur N and/or --depth DEPTH"),
+    (["{clip}", "--depth", "{short}"], r"--depth needs --focus-distance and --f-stop"),
+    (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2"],
+     r"depth .*short.npy has 10 frames, the footage 40: one depth frame per frame is needed"),
+    (["{clip}", "--depth", "{small}", "--focus-distance", "2", "--f-stop", "2"],
+     r"depth .*small.npy is 32x18, the footage 64x36: they must match"),
+    (["{clip}", "--depth", "{short}", "--focus-distance", "0.01", "--f-stop", "2"],
+     r"focus_distance=0.01 must be a finite distance in metres greater than the focal "
+     r"length"),
+    (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video"),
+])
+def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, message):
+    clip, _ = make_clip(tmp_path, rng)
+    np.save(tmp_path / "short.npy", np.ones((10, 36, 64), np.float32))
+    np.save(tmp_path / "small.npy", np.ones((40, 18, 32), np.float32))
+    (tmp_path / "notvideo.mkv").write_text("hello")
+    names = dict(clip=clip, missing=tmp_path / "nope.mkv", short=tmp_path / "short.npy",
+                 small=tmp_path / "small.npy", notvideo=tmp_path / "notvideo.mkv")
+    before = set(tmp_path.iterdir())
+    out = tmp_path / "out.mp4"
+    code = main(["fx", *[a.format(**names) for a in args], "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and re.fullmatch(rf"hfrender: error: {message}.*\n", err), err
+    assert set(tmp_path.iterdir()) == before  # no output, no partial file
+
+
+def test_a_failure_midway_leaves_no_output_that_looks_complete(tmp_path, rng, monkeypatch):
+    clip, _ = make_clip(tmp_path, rng)
+    from hfrender import fx
+
+    calls = {"n": 0}
+    real = fx.motion_blur
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise RuntimeError("disk gone")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fx, "motion_blur", flaky)
+    out = tmp_path / "out.mp4"
+    with pytest.raises(RuntimeError, match="disk gone"):
+        fx.run_fx(str(clip), str(out), fx.FxSettings(window=4))
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if "out" in p.name] == []
