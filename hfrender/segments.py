@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.writer import VideoWriter, WriteFailed
+from hfrender.writer import VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
 
@@ -90,7 +90,8 @@ class SegmentedWriter:
 
     def __init__(self, output: str, fps: float, size: tuple[int, int], codec: str | None,
                  gop: int, manifest: Manifest, folder: Path, start: int = 0) -> None:
-        self.output, self.fps, self.size, self.codec, self.gop = output, fps, size, codec, gop
+        self.output, self.fps, self.size, self.gop = output, fps, size, gop
+        self.codec = check_output(output, size, codec)  # the output's codec, in every segment
         self.manifest, self.folder, self.next = manifest, folder, start
         self.frames_written = 0
         self._current: VideoWriter | None = None
@@ -100,8 +101,10 @@ class SegmentedWriter:
         manifest.save(folder)
 
     def _path(self, first: int, part: bool) -> Path:
-        suffix = Path(self.output).suffix
-        return self.folder / f"seg_{first:08d}{'.part' if part else ''}{suffix}"
+        # Matroska whatever the output: its timestamps join cleanly (an MP4 segment of a
+        # few frames carries an edit list that the concat demuxer turns into a gap, and a
+        # constant-rate decoder then repeats frames)
+        return self.folder / f"seg_{first:08d}{'.part' if part else ''}.mkv"
 
     def write(self, frame: np.ndarray) -> None:
         if self._current is None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import imageio_ffmpeg
 import numpy as np
+import pytest
 
 from hfrender.cli import main
 from hfrender.segments import work_dir
@@ -121,3 +122,19 @@ def test_resume_refuses_changed_settings(tmp_path, capsys):
     assert not out.exists()
     assert main(["render", str(path), "-o", str(tmp_path / "none.mp4"), "--resume"]) == 2
     assert "--resume: nothing to resume for" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".webm"])
+def test_joined_segments_decode_to_exactly_the_frames_written(tmp_path, suffix):
+    """A last segment of one frame must not turn into repeated frames after the join."""
+    from hfrender.segments import Manifest, SegmentedWriter
+
+    out = tmp_path / f"j{suffix}"
+    manifest = Manifest({}, total_frames=31, segment_frames=30, granularity=6)
+    w = SegmentedWriter(str(out), 30.0, (64, 36), None, 6, manifest, tmp_path / "work")
+    for i in range(31):
+        w.write(np.full((36, 64, 3), (i * 7) % 256, np.uint8))
+    w.close()
+    frames = decoded(out)
+    assert len(frames) == 31
+    assert abs(int(frames[30].mean()) - (30 * 7) % 256) <= 3  # the last one is the last one
