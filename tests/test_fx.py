@@ -174,3 +174,22 @@ def test_a_failure_midway_leaves_no_output_that_looks_complete(tmp_path, rng, mo
         fx.run_fx(str(clip), str(out), fx.FxSettings(window=4))
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if "out" in p.name] == []
+
+
+def test_depth_from_npz_matches_npy(tmp_path, rng):
+    import imageio.v3 as iio
+
+    seq = tmp_path / "f"
+    seq.mkdir()
+    frames = rng.integers(0, 256, (3, 20, 30, 3), dtype=np.uint8)
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"{i:02d}.png", f)
+    depth = rng.choice([0.8, 1.5, 4.0], size=(3, 20, 30)).astype(np.float32)
+    np.save(tmp_path / "d.npy", depth)
+    np.savez(tmp_path / "d.npz", depth=depth)
+    lens = ["--focus-distance", "1.5", "--f-stop", "1.4", "--sensor-width-mm", "6", "--quiet"]
+    for name in ("d.npy", "d.npz"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / name[-3:] / "%02d.png"), "--depth",
+                     str(tmp_path / name), *lens]) == 0
+    np.testing.assert_array_equal(read_pngs(tmp_path / "npy"), read_pngs(tmp_path / "npz"))
+    assert not np.array_equal(read_pngs(tmp_path / "npy"), frames)
