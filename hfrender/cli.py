@@ -126,14 +126,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         finish()
         code = EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-        if written[0]:
+        stats = getattr(exc, "hfrender_stats", None)
+        frames = stats.extra.get("frames_in_output", written[0]) if stats else written[0]
+        if frames:
             from hfrender.segments import resumable
 
-            again = " ".join(["hfrender", *sys.argv[1:]]) if sys.argv[1:2] == ["render"] \
+            again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
                 else f"hfrender render {args.file} -o {config.output}"
-            hint = (f"; continue with: {again} --resume" if resumable(config.output)
-                    and "--resume" not in again else "")
-            print(f"interrupted: {config.output} was finalised with the {written[0]} frames "
+            if "--resume" not in again.split():
+                again += " --resume"
+            hint = f"; continue with: {again}" if resumable(config.output) else ""
+            print(f"interrupted: {config.output} was finalised with the {frames} frames "
                   f"written so far{hint}", file=sys.stderr)
         else:
             print("interrupted before the first frame: nothing was written", file=sys.stderr)
@@ -149,6 +152,10 @@ def cmd_render(args: argparse.Namespace) -> int:
               f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
     if "resumed_at" in stats.extra and not config.quiet:
+        if stats.total_frames == 0:
+            print(f"every frame was already rendered: joined the segments into "
+                  f"{config.output}")
+            return 0
         print(f"resumed at frame {stats.extra['resumed_at']}")
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
@@ -213,6 +220,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise ConfigError(f"frames={args.frames} must be >= 1")
     outputs = _int_list("outputs", args.outputs)
     workers = _int_list("grid-workers", args.grid_workers)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401 - checked before the grid runs, not after
+        except ImportError:
+            raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
     print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
           f"{config.samples} samples, fusion {config.backend}")
     cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
@@ -253,14 +265,19 @@ def cmd_fx(args: argparse.Namespace) -> int:
     settings = FxSettings(window, args.stride, args.weights, not args.gamma_space, args.depth,
                           args.depth_scale, lens, args.backend, args.codec, args.fps)
     progress, finish = _progress_bar(args.quiet)
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         stats = run_fx(args.input, args.output, settings, progress)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        finish()
         print("interrupted: nothing was written (the output appears only when complete)",
               file=sys.stderr)
-        return EXIT_SIGINT
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
     finally:
         finish()
+        signal.signal(signal.SIGTERM, previous)
     if not args.quiet:
         print(f"wrote {args.output}: {stats.frames_out} frames at {stats.fps_out:g} fps from "
               f"{stats.frames_in} at {stats.fps_in:g} fps")

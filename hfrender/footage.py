@@ -60,7 +60,8 @@ class _Decoder:
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i", path,
-             "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
+             "-map", "0:v:0", "-fps_mode", "passthrough",  # every frame once, even VFR
+             "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
         widen_pipe(self.proc.stdout)
 
@@ -94,10 +95,16 @@ class _Decoder:
         self.proc.stdout.close()
 
 
+def _natural(name: str) -> list:
+    """Sort key: frame_2 before frame_10."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
 def _sequence_files(path: str) -> list[Path] | None:
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.suffix.lower() in (".png", ".exr"))
+        files = sorted((f for f in p.iterdir() if f.suffix.lower() in (".png", ".exr")),
+                       key=lambda f: _natural(f.name))
         return files or None
     if "%" in p.name:
         m = re.search(r"%0?(\d*)d", p.name)
@@ -105,9 +112,13 @@ def _sequence_files(path: str) -> list[Path] | None:
             return None
         head, tail = p.name[: m.start()], p.name[m.end():]
         rx = re.compile(re.escape(head) + r"(\d+)" + re.escape(tail) + "$")
-        found = [(int(mm.group(1)), f) for f in (p.parent.iterdir() if p.parent.is_dir()
-                                                  else []) if (mm := rx.match(f.name))]
-        return [f for _, f in sorted(found)] or None
+        found = sorted((int(mm.group(1)), f) for f in (p.parent.iterdir() if p.parent.is_dir()
+                                                        else []) if (mm := rx.match(f.name)))
+        for (a, _), (b, _) in zip(found, found[1:], strict=False):
+            if b != a + 1:
+                raise FootageError(f"{path}: frame {a + 1} is missing (the sequence jumps "
+                                   f"from {a} to {b})")
+        return [f for _, f in found] or None
     return None
 
 

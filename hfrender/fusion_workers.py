@@ -19,11 +19,16 @@ from typing import Any
 import numpy as np
 
 from hfrender.effects import fuse
+from hfrender.errors import HFRenderError
 from hfrender.hyperframe import HyperFrame
 from hfrender.sampler import Plan
 from hfrender.scheduler import Closed, ReorderBuffer, Scheduler, Score
 
 log = logging.getLogger(__name__)
+
+
+class FusionError(HFRenderError):
+    """Fusing a hyperframe failed for a reason other than memory (the message says why)."""
 
 
 def out_of_memory(exc: BaseException) -> bool:
@@ -41,7 +46,9 @@ class FusionPool:
         self.plan, self.writer, self.backend, self.stats = plan, writer, backend, stats
         self.progress, self.on_frame, self.fuse_fn = progress, on_frame, fuse_fn
         self.scheduler = Scheduler(score)
-        self.reorder = ReorderBuffer(plan.first_frame)
+        # fused frames waiting for the writer: bounded, so a slow writer holds back fusion
+        # (and, through the pool, drawing) instead of piling frames up
+        self.reorder = ReorderBuffer(plan.first_frame, capacity=max(64, 4 * workers))
         self.error: BaseException | None = None
         self._done = threading.Event()
         self._lock = threading.Lock()
@@ -61,7 +68,13 @@ class FusionPool:
         if self.error is not None:
             hyper.release()
             raise self.error
-        self.scheduler.put(hyper)
+        try:
+            self.scheduler.put(hyper)
+        except Closed:  # a worker failed between the check and the put: its error counts
+            hyper.release()
+            if self.error is not None:
+                raise self.error from None
+            raise
 
     def finish(self) -> None:
         """No more hyperframes: let the workers drain the queue, then write what is ready."""
@@ -72,10 +85,15 @@ class FusionPool:
         self._writer.join()
 
     def _fail(self, exc: BaseException) -> None:
+        if not isinstance(exc, (HFRenderError, KeyboardInterrupt)):
+            wrapped = FusionError(f"fusion failed: {type(exc).__name__}: {exc}")
+            wrapped.__cause__ = exc
+            exc = wrapped
         with self._lock:
             if self.error is None:
                 self.error = exc
         self.scheduler.close()
+        self.reorder.close()
         for hyper in self.scheduler.drain():
             hyper.release()
 

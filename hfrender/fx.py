@@ -76,7 +76,7 @@ def run_fx(source: str, output: str, s: FxSettings,
         if depth.size != footage.size:
             raise FootageError(f"depth {s.depth} is {depth.size[0]}x{depth.size[1]}, the "
                                f"footage {w}x{h}: they must match")
-        if depth.count < footage.count:
+        if depth.count != footage.count:
             raise FootageError(f"depth {s.depth} has {depth.count} frames, the footage "
                                f"{footage.count}: one depth frame per frame is needed")
     check_output(output, footage.size, s.codec)
@@ -142,7 +142,10 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
                     builder.cancel()
                     break
                 if dplane is not None:
-                    d = next(depth_frames)
+                    d = next(depth_frames, None)
+                    if d is None:
+                        raise FootageError(f"the depth pass ends at frame "
+                                           f"{builder.frames_pushed}, the footage goes on")
                     if d.shape != dplane.shape:
                         raise FootageError(f"depth frame {builder.frames_pushed} is "
                                            f"{d.shape}, expected {dplane.shape}")
@@ -236,7 +239,7 @@ def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np
 
 
 def _temporary(output: str) -> str:
-    out = Path(output)
+    out = Path(output).resolve()
     if is_sequence(output):
         return str(out.parent.with_name(f".{out.parent.name or 'frames'}.partial") / out.name)
     return str(out.with_name(f".{out.name}.partial{out.suffix}"))
@@ -252,8 +255,11 @@ def _open(tmp: str, output: str, fps: float, size: tuple[int, int], codec: str |
 
 def _commit(tmp: str, output: str) -> None:
     if is_sequence(output):
-        src, dst = Path(tmp).parent, Path(output).parent
+        from hfrender.writer import remove_stale
+
+        src, dst = Path(tmp).parent, Path(output).resolve().parent
         dst.mkdir(parents=True, exist_ok=True)
+        remove_stale(str(dst / Path(output).name))  # an older render's frames
         for f in sorted(src.iterdir()):
             os.replace(f, dst / f.name)
         shutil.rmtree(src, ignore_errors=True)

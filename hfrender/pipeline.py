@@ -136,7 +136,8 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         dof = stats.dof = resolve_dof(config.dof, scene)
         manifest = None
         if writer is None:
-            settings = output_settings(scene_file, config, backend.name, dof, total)
+            settings = output_settings(scene_file, config, backend.name, dof, total,
+                                       stats.gl_renderer)
             first_frame, manifest = resume_point(config, settings)
             if manifest is not None:
                 config = config.with_(granularity=manifest.granularity)
@@ -188,6 +189,7 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
         except BaseException as exc:
             stats.interrupted = isinstance(exc, KeyboardInterrupt)
             _salvage(builder, fuser, plan, lenses)
+            exc.hfrender_stats = stats  # type: ignore[attr-defined]  # for the message
             raise
         finally:
             fuser.finish()
@@ -198,6 +200,8 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
                 stats.extra["preview_frames"] = preview.shown
             if own_writer:
                 writer.close()
+                stats.extra["frames_in_output"] = getattr(writer, "frames_in_output",
+                                                          stats.frames_written)
             stats.seconds = time.perf_counter() - t0
         if fuser.error is not None:
             raise fuser.error
@@ -253,7 +257,7 @@ def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilde
             if dof == "lens":
                 radius = camera.aperture_radius_m()
                 offset = (float(plan.lens[j, 0]) * radius, float(plan.lens[j, 1]) * radius)
-        i = j % plan.per_output
+        i = (plan.first_frame * plan.step + j) % plan.per_output  # global: chunks agree
         jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5) if jitter else (0.0, 0.0)
         _call_scene(scene, "drawing", renderer.draw, t, k, offset, jit, t=t, frame=k)
         color, depth = builder.reserve(t)

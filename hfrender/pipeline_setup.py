@@ -86,13 +86,13 @@ def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
 
 
 def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, dof: str,
-                    total: int) -> dict:
+                    total: int, gl_renderer: str = "") -> dict:
     """What the output depends on: a resumed render must match all of it."""
     settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
     settings["size"] = list(config.size)
     settings.update(scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
-                    total_frames=total)
+                    total_frames=total, gl_renderer=gl_renderer)
     return settings
 
 
@@ -104,7 +104,10 @@ def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | 
         raise ConfigError(f"--resume: {config.output} cannot be resumed (a GIF's palette and "
                           "a PNG sequence are made whole); render it again")
     folder = work_dir(config.output)
-    manifest = Manifest.load(folder)
+    try:
+        manifest = Manifest.load(folder)
+    except ValueError as exc:
+        raise ConfigError(f"--resume: {exc}") from None
     if manifest is None:
         raise ConfigError(f"--resume: nothing to resume for {config.output} (no {folder}); "
                           "render without --resume")

@@ -92,18 +92,30 @@ class Scheduler:
 class ReorderBuffer:
     """Frames in by index, in any order; out strictly in index order from ``start``."""
 
-    def __init__(self, start: int = 0) -> None:
+    def __init__(self, start: int = 0, capacity: int | None = None) -> None:
         self.next = start
+        self.capacity = capacity  # frames held at most (a frame that is next always enters)
         self._held: dict[int, Any] = {}
         self._cond = threading.Condition()
+        self.closed = False
 
     def put(self, index: int, frame: Any) -> None:
+        """Hold a frame; waits while the buffer is full (a slow writer) unless it is next."""
         with self._cond:
+            while (self.capacity is not None and len(self._held) >= self.capacity
+                   and index != self.next and not self.closed):
+                self._cond.wait(0.1)
             if index < self.next or index in self._held:
                 raise ValueError(f"frame {index} arrived twice")
             self._held[index] = frame
             if index == self.next:
                 self._cond.notify_all()
+
+    def close(self) -> None:
+        """Stop making producers wait (after an error)."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
 
     def pop_ready(self) -> list[tuple[int, Any]]:
         """Every frame that is next in order now (possibly none)."""
@@ -112,6 +124,8 @@ class ReorderBuffer:
             while self.next in self._held:
                 out.append((self.next, self._held.pop(self.next)))
                 self.next += 1
+            if out:
+                self._cond.notify_all()  # room for waiting producers
         return out
 
     def pop_ready_peek(self) -> bool:

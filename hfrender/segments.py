@@ -60,12 +60,21 @@ class Manifest:
 
     @classmethod
     def load(cls, folder: Path) -> Manifest | None:
+        """The manifest in ``folder``; ValueError (naming it) when it is damaged."""
         path = folder / MANIFEST
         if not path.is_file():
             return None
-        data = json.loads(path.read_text())
-        data.pop("key", None)
-        return cls(**data)
+        try:
+            data = json.loads(path.read_text())
+            key = data.pop("key")
+            manifest = cls(**data)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"{path} is damaged ({type(exc).__name__}: {exc}); render "
+                             "without --resume to start over") from None
+        if key != manifest.key:
+            raise ValueError(f"{path} is damaged (its settings do not match their checksum); "
+                             "render without --resume to start over")
+        return manifest
 
     def covered(self, folder: Path) -> int:
         """Frames 0..N-1 held by whole, unchanged segments in order; drops the others."""
@@ -97,6 +106,7 @@ class SegmentedWriter:
         self._current: VideoWriter | None = None
         self._first = start
         self._partial: Path | None = None
+        self._partial_frames = 0
         folder.mkdir(parents=True, exist_ok=True)
         manifest.save(folder)
 
@@ -140,6 +150,7 @@ class SegmentedWriter:
             writer.close()
             if writer.frames_written:
                 self._partial = Path(writer.path)
+                self._partial_frames = writer.frames_written
                 files.append(self._partial)
         if files:
             join(files, self.output, self.folder)
@@ -147,6 +158,12 @@ class SegmentedWriter:
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:
             self._partial.unlink(missing_ok=True)
+
+    @property
+    def frames_in_output(self) -> int:
+        """Frames the joined output holds (after close): whole segments, of this run and
+        earlier ones, and the partial one."""
+        return sum(s["count"] for s in self.manifest.segments) + self._partial_frames
 
     @property
     def complete(self) -> bool:
@@ -158,7 +175,8 @@ def join(files: list[Path], output: str, folder: Path) -> None:
     import imageio_ffmpeg
 
     listing = folder / "join.txt"
-    listing.write_text("".join(f"file '{f.resolve()}'\n" for f in files))
+    # names relative to the list (all segments sit beside it): no quoting of the path
+    listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
     cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
            "-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", str(tmp)]

@@ -203,17 +203,8 @@ class PngSequenceWriter:
         self.frames_written = 0
 
     def _prepare(self) -> None:
-        import re
-
-        folder = Path(self.pattern).parent
-        folder.mkdir(parents=True, exist_ok=True)
-        name = Path(self.pattern).name
-        m = re.search(r"%(0?)(\d*)d", name)
-        head, tail = name[: m.start()], name[m.end():]
-        stale = re.compile(re.escape(head) + r"\d+" + re.escape(tail) + r"(\.part)?$")
-        for old in folder.iterdir():
-            if stale.match(old.name) and old.is_file():
-                old.unlink()
+        Path(self.pattern).parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(self.pattern)
 
     def write(self, frame: np.ndarray) -> None:
         import imageio.v3 as iio
@@ -233,6 +224,22 @@ class PngSequenceWriter:
 
     def close(self) -> None:
         pass
+
+
+def remove_stale(pattern: str) -> None:
+    """Remove the files of an image-sequence pattern (a previous render's frames)."""
+    import re
+
+    folder = Path(pattern).parent
+    if not folder.is_dir():
+        return
+    name = Path(pattern).name
+    m = re.search(r"%(0?)(\d*)d", name)
+    head, tail = name[: m.start()], name[m.end():]
+    stale = re.compile(re.escape(head) + r"\d+" + re.escape(tail) + r"(\.part)?$")
+    for old in folder.iterdir():
+        if stale.match(old.name) and old.is_file():
+            old.unlink()
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,

@@ -193,3 +193,44 @@ def test_depth_from_npz_matches_npy(tmp_path, rng):
                      str(tmp_path / name), *lens]) == 0
     np.testing.assert_array_equal(read_pngs(tmp_path / "npy"), read_pngs(tmp_path / "npz"))
     assert not np.array_equal(read_pngs(tmp_path / "npy"), frames)
+
+
+def test_native_420_code_value_path_equals_tmix_bit_for_bit(tmp_path, rng):
+    w, h = 64, 36
+    frames = rng.integers(0, 256, (30, h, w, 3), dtype=np.uint8)
+    (tmp_path / "raw").write_bytes(frames.tobytes())
+    clip = tmp_path / "in.mp4"  # an ordinary 4:2:0 H.264 clip
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                    "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", "30", "-i",
+                    str(tmp_path / "raw"), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(clip)],
+                   check=True)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "hf.mp4"), "--motion-blur", "4",
+                 "--gamma-space", "--quiet"]) == 0
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
+                    "tmix=frames=4", "-c:v", "libx264", "-crf", "18", "-preset", "medium",
+                    "-pix_fmt", "yuv420p", str(tmp_path / "ff.mp4")], check=True)
+    a, _ = decode(tmp_path / "hf.mp4")
+    b, _ = decode(tmp_path / "ff.mp4")
+    assert a.shape == b.shape and np.array_equal(a, b)  # same blend, same encode
+
+
+def test_sequences_in_numeric_order_gaps_refused_outputs_replaced(tmp_path, rng, capsys,
+                                                                  monkeypatch):
+    import imageio.v3 as iio
+
+    seq = tmp_path / "in"
+    seq.mkdir()
+    frames = rng.integers(0, 256, (12, 8, 8, 3), dtype=np.uint8)
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"frame_{i}.png", f)  # frame_2 sorts after frame_10 by name
+    monkeypatch.chdir(tmp_path)
+    for i in range(40):
+        (tmp_path / f"o_{i:04d}.png").write_bytes(b"old")
+    assert main(["fx", str(seq), "-o", "o_%04d.png", "--motion-blur", "1", "--quiet"]) == 0
+    outs = sorted(tmp_path.glob("o_*.png"))
+    assert len(outs) == 12  # no folder in the name works, and the old 40 are gone
+    np.testing.assert_array_equal(np.stack([iio.imread(f) for f in outs]), frames)
+    (seq / "frame_5.png").unlink()
+    assert main(["fx", str(seq / "frame_%d.png"), "-o", "x.mp4", "--motion-blur", "2"]) == 2
+    assert "frame_%d.png: frame 5 is missing (the sequence jumps from 4 to 6)" in \
+        capsys.readouterr().err

@@ -253,3 +253,42 @@ def test_interop_on_without_cuda_is_refused(capsys):
     assert main(["render", str(BAR), "--interop", "on", "-o", "x.mp4"]) == 2
     assert "--interop on: the fusion backend is cpu; GL-CUDA interop needs the cuda " \
            "backend" in capsys.readouterr().err
+
+
+def test_a_chunk_renders_the_same_frames_as_the_whole_render(tmp_path):
+    """What makes --resume exact: frames k.. of a run that starts at k equal the whole
+    run's, with overlapping windows, jitter and anti-aliasing too (odd start, 720 deg)."""
+    scene = SCENES / "showcase.py"
+    common = dict(size=(64, 36), samples=4, shutter=720, jitter=True, seed=5)
+    whole, _ = render_frames(scene, first_frame=0, count=8, **common)
+    part, _ = render_frames(scene, first_frame=5, count=3, **common)
+    np.testing.assert_array_equal(part, whole[5:])
+
+
+def test_fusion_errors_are_one_line_for_the_user(tmp_path, capsys, monkeypatch):
+    from hfrender import fusion_workers
+    from hfrender.cli import main
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("kernel bug")
+
+    monkeypatch.setattr(fusion_workers, "fuse", broken)
+    monkeypatch.setattr(fusion_workers.FusionPool.__init__, "__defaults__",
+                        (None, 1, None, None, broken))
+    code = main(["render", str(BAR), "-o", str(tmp_path / "f.mp4"), "--size", "32x8",
+                 "--duration", "0.5", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1 and err == "hfrender: error: fusion failed: RuntimeError: kernel bug\n"
+    assert not (tmp_path / "f.mp4").exists()
+
+
+def test_output_folder_names_with_quotes_join(tmp_path):
+    from hfrender.cli import main
+
+    out = tmp_path / "it's here" / "q.mp4"
+    out.parent.mkdir()
+    assert main(["render", str(BAR), "-o", str(out), "--size", "32x8", "--duration", "0.2",
+                 "--samples", "1", "--quiet"]) == 0
+    reader = imageio_ffmpeg.read_frames(str(out))
+    next(reader)
+    assert sum(1 for _ in reader) == 6

@@ -1,6 +1,7 @@
 """Interrupted renders: SIGTERM and kill -9, then --resume to the same video."""
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -138,3 +139,15 @@ def test_joined_segments_decode_to_exactly_the_frames_written(tmp_path, suffix):
     frames = decoded(out)
     assert len(frames) == 31
     assert abs(int(frames[30].mean()) - (30 * 7) % 256) <= 3  # the last one is the last one
+
+
+def test_damaged_manifest_is_one_clear_line(tmp_path, capsys):
+    path = scene(tmp_path, 0.0)
+    out = tmp_path / "d.mp4"
+    folder = work_dir(out)
+    folder.mkdir()
+    (folder / "manifest.json").write_text('{"settings": {')
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"hfrender: error: --resume: .*manifest.json is damaged \(.*\); render "
+                        r"without --resume to start over\n", err), err

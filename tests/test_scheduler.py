@@ -1,7 +1,6 @@
 """Scheduling and ordering under concurrency, and retry by split."""
 
 import random
-import threading
 import time
 
 import numpy as np
@@ -131,7 +130,35 @@ def test_other_errors_stop_the_render_at_once():
     deadline = time.time() + 5
     while pool.error is None and time.time() < deadline:
         time.sleep(0.01)
-    with pytest.raises(RuntimeError, match="kernel bug"):
+    from hfrender.fusion_workers import FusionError
+
+    with pytest.raises(FusionError, match="fusion failed: RuntimeError: kernel bug") as info:
         pool.submit(hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8), first_index=4))
+    assert isinstance(info.value.__cause__, RuntimeError)  # the original is kept
     pool.finish()
-    assert stats.extra.get("retries") is None and threading.active_count() < 50
+    assert stats.extra.get("retries") is None and sink_frames(pool) == 0
+
+
+def sink_frames(pool):
+    return pool.writer.frames_written
+
+
+def test_a_slow_writer_holds_fusion_back_instead_of_piling_frames(rng):
+    plan = SampleSchedule(fps=10, samples=1).plan(300)
+    stats = type("S", (), {"frames_written": 0, "total_frames": 300,
+                           "device_to_host_bytes": 0, "extra": {}})()
+    peak = {"held": 0}
+
+    class SlowSink(MemoryWriter):
+        def write(self, frame):
+            peak["held"] = max(peak["held"], pool.reorder.held)
+            time.sleep(0.001)
+            super().write(frame)
+
+    pool = FusionPool(plan, SlowSink(), "cpu", stats, workers=2,
+                      fuse_fn=lambda h, w, lens=None, backend=None: h.frames[w.starts])
+    pool.start()
+    for i in range(0, 300, 30):
+        pool.submit(hf.HyperFrame(np.full((30, 1, 1, 3), 1, np.uint8), first_index=i))
+    pool.finish()
+    assert stats.frames_written == 300 and peak["held"] <= pool.reorder.capacity + 30
