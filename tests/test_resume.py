@@ -1,8 +1,8 @@
 """Interrupted renders: SIGTERM and kill -9, then --resume to the same video."""
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
