@@ -20,7 +20,7 @@ class Showcase(hf.Scene):
         for i in range(-3, 4):  # posts receding into the distance: the defocused background
             self.add(hf.Cube(position=(1.6 * i, 0.2, -7.0), scale=(0.25, 1.6, 0.25),
                              color=(0.85, 0.82, 0.75)))
-        self.near = self.add(hf.Sphere(position=(-0.42, -0.2, 2.55), radius=0.1,
+        self.near = self.add(hf.Sphere(position=(-0.45, 0.12, 2.55), radius=0.1,
                                        color=(0.95, 0.25, 0.3)))  # out of focus, near
         self.hub = self.add(hf.Cube(position=(0.75, 0.3, 0.6), scale=0.18,
                                     color=(0.2, 0.2, 0.22)))
