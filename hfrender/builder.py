@@ -9,12 +9,11 @@ boundary finds all its frames in one hyperframe.
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
 
-from hfrender.hyperframe import ArenaStorage, HyperFrame, HyperFramePool, Slot
+from hfrender.hyperframe import ArenaStorage, HyperFrame, HyperFramePool, Slot, slot_count
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
@@ -87,7 +86,7 @@ class HyperFrameBuilder:
         ``"auto"`` follows :func:`auto_granularity`; a number is used as it is (it must hold
         the halo and at least one output frame).
         """
-        slots = math.ceil(1.5 * max_in_flight)
+        slots = slot_count(max_in_flight)
         frame_bytes = int(np.prod(frame_shape)) * np.dtype(dtype).itemsize
         frame_bytes += frame_shape[0] * frame_shape[1] * 4 if depth else 0
         if granularity == "auto":

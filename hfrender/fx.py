@@ -231,7 +231,7 @@ def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np
     from hfrender.windows import WindowWeights
 
     n = frames.shape[0]
-    d = depth if depth.shape[0] == n and offset == 0 else depth[offset: offset + n]
+    d = depth[offset: offset + n]
     count = (n - window) // stride + 1
     ww = WindowWeights.sliding(np.asarray(weights, np.float64), count, stride)
     return fuse(HyperFrame(frames, d), ww, lens=s.lens, linear_light=s.linear_light,

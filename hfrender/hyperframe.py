@@ -28,6 +28,11 @@ class Status(str, Enum):
     FAILED = "failed"
 
 
+def slot_count(max_in_flight: int) -> int:
+    """Slots a pool holds for ``max_in_flight`` hyperframes in flight: 1.5 times as many."""
+    return math.ceil(1.5 * max_in_flight)
+
+
 def _aligned(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
@@ -121,8 +126,6 @@ class HostStorage:
     def make_slots(self, layout: SlotLayout, count: int) -> tuple[list[Slot], np.ndarray]:
         arena = self.allocate(count * layout.slot_bytes)
         slots = [Slot(i, *layout.views(arena, i * layout.slot_bytes)) for i in range(count)]
-        for s in slots:
-            s.timestamps = np.zeros(layout.capacity, np.float64)
         return slots, arena
 
 
@@ -149,7 +152,7 @@ class HyperFramePool:
             raise ValueError(f"capacity={capacity!r} must be >= 1 frame")
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight={max_in_flight!r} must be >= 1")
-        n_slots = math.ceil(1.5 * max_in_flight) if slots is None else slots
+        n_slots = slot_count(max_in_flight) if slots is None else slots
         if n_slots < 1:
             raise ValueError(f"slots={slots!r} must be >= 1")
         self.frame_shape = tuple(int(s) for s in frame_shape)

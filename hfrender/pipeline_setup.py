@@ -54,7 +54,9 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> Non
             raise ConfigError(
                 f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
                 f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
-    slots = -(-3 * config.max_in_flight // 2)
+    from hfrender.hyperframe import slot_count
+
+    slots = slot_count(config.max_in_flight)
     least = slots * (plan.overlap + plan.step) * frame_bytes
     free = free_memory_bytes()
     if least > 0.8 * free:

@@ -9,7 +9,6 @@ so it plays, also after an error or Ctrl-C mid-render.
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 from functools import cache
@@ -19,8 +18,6 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import HFRenderError
-
-log = logging.getLogger(__name__)
 
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
                   ".webm": "libvpx-vp9", ".gif": "gif"}
