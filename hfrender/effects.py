@@ -24,7 +24,7 @@ from hfrender.windows import WindowWeights
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
                 weights: str | np.ndarray = "box", linear_light: bool = True,
-                backend: str = "auto") -> Any:
+                backend: str = "auto", out: Any = None) -> Any:
     """Blend sliding windows of frames into motion-blurred frames.
 
     ``out[k] = sum_j w[j] * frames[k * stride + j]`` for ``j < window``, giving
@@ -41,10 +41,14 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     linear_light : blend integer frames in linear light (decode sRGB, blend, encode);
         ``False`` blends code values, as ``ffmpeg -vf tmix`` does. Alpha is always linear.
     backend : ``"auto"``, ``"cpu"`` or ``"cuda"``.
+    out : optional preallocated result, as NumPy's ``out=``: a writable C-contiguous array
+        of the frames' dtype and shape ``(M, H, W, C)`` (NumPy for host frames; NumPy or
+        CuPy for GPU frames). Streaming callers reuse one and allocate nothing per call.
 
     Returns
     -------
-    Array of the input's family and dtype, shape ``(M, H, W, C)``, rounded to nearest.
+    Array of the input's family and dtype, shape ``(M, H, W, C)``, rounded to nearest
+    (``out`` itself when given).
     """
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr)
@@ -53,8 +57,11 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     stride = window if stride is None else validate.integer(stride, "stride", 1)
     w = curve_weights(weights, window)
     linear_light = validate.flag(linear_light, "linear_light")
-    out = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
-    return back(out)
+    if out is not None:
+        _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), arr.dtype,
+                   on_device)
+        return _backend(backend, on_device).motion_blur(arr, w, stride, linear_light, out)
+    return back(_backend(backend, on_device).motion_blur(arr, w, stride, linear_light))
 
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
@@ -126,13 +133,23 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
                 raise ValueError(f"lens: a sequence needs one Lens per frame ({frames.shape[0]}); "
                                  f"got {len(lens)} items")
         depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
-    want = (weights.count,) + frames.shape[1:]
-    if out is not None and (out.shape != want or out.dtype != frames.dtype
-                            or not out.flags.c_contiguous or not out.flags.writeable):
-        raise ValueError(f"out is {out.dtype} {out.shape}; expected a writable C-contiguous "
-                         f"{frames.dtype} array of shape {want}")
     on_device = not isinstance(frames, np.ndarray)
+    if out is not None:
+        _check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)
     return _backend(backend, on_device).fuse(frames, depth, weights, lens, linear_light, out)
+
+
+def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
+    """``out`` must be a writable C-contiguous array of ``shape`` and ``dtype``, on the host
+    (or, for frames on the GPU, on the host or the GPU)."""
+    host = isinstance(out, np.ndarray)
+    flags = getattr(out, "flags", None)
+    if ((not host and not (on_device and hasattr(out, "__cuda_array_interface__")))
+            or tuple(out.shape) != tuple(shape) or out.dtype != dtype
+            or not flags.c_contiguous or (host and not flags.writeable)):
+        what = f"{out.dtype} {tuple(out.shape)}" if hasattr(out, "shape") else type(out).__name__
+        raise ValueError(f"out is {what}; expected a writable C-contiguous {np.dtype(dtype)} "
+                         f"{'NumPy ' if not on_device else ''}array of shape {tuple(shape)}")
 
 
 def _backend(name: str | None, on_device: bool) -> Any:

@@ -8,10 +8,12 @@ holds the whole clip in memory.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -122,21 +124,62 @@ def _sequence_files(path: str) -> list[Path] | None:
     return None
 
 
-def native_yuv420p(path: str) -> bool:
-    """Whether a video file is stored as 8-bit 4:2:0 (then it can be blended as it is)."""
-    import imageio_ffmpeg
+@dataclass(frozen=True)
+class VideoInfo:
+    """What one probe of a video file says (sizes as decoded: display rotation applied)."""
 
-    if _sequence_files(path) is not None or not Path(path).is_file():
-        return False
+    fps: float
+    size: tuple[int, int]
+    count: int
+    pix_fmt: str
+    has_audio: bool
+
+    @property
+    def native_yuv420p(self) -> bool:
+        """Stored as 8-bit 4:2:0 with even sides: it can be blended as it is."""
+        w, h = self.size
+        fmt = self.pix_fmt
+        return (fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
+
+
+def probe(path: str) -> VideoInfo:
+    """Rate, size, frame count, pixel format and audio of a video, in one ffmpeg run.
+
+    The packets of the first video stream are stream-copied to nowhere: counted, not
+    decoded (imageio-ffmpeg's ``count_frames_and_secs`` decodes the whole video), and the
+    header of that run gives the rest. Cached per file version: a second look is free.
+    """
+    st = os.stat(path)
+    info = _probe(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+    if isinstance(info, str):
+        raise FootageError(f"cannot read {path} as video: {info}")
+    return info
+
+
+@lru_cache(maxsize=16)
+def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
+    """The facts, or what ffmpeg said when it could not read the file."""
+    import imageio_ffmpeg
+    from imageio_ffmpeg._parsing import parse_ffmpeg_header
+
+    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-nostats", "-i", path,
+                          "-map", "0:v:0", "-c", "copy", "-f", "null", "-",
+                          "-progress", "pipe:1"], capture_output=True, text=True,
+                         errors="replace")
+    frames = re.findall(r"^frame=(\d+)", res.stdout, re.M)
+    head = res.stderr.split("Stream mapping:")[0]  # the input's streams only
+    if res.returncode != 0 or not frames or " Video: " not in head:
+        return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
     try:
-        reader = imageio_ffmpeg.read_frames(path)
-        meta = next(reader)
-        reader.close()
-    except (RuntimeError, OSError, StopIteration):
-        return False
-    w, h = meta["size"]
-    fmt = str(meta.get("pix_fmt", ""))
-    return (fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
+        meta = parse_ffmpeg_header(head)
+        w, h = meta["size"]
+    except (IndexError, ValueError, AttributeError):
+        return "ffmpeg describes the video stream in a way hfrender does not understand"
+    turn = re.search(r"rotation of (-?[\d.]+) degrees", head)  # decoding turns the picture
+    if turn and round(abs(float(turn.group(1)))) % 180 == 90:
+        w, h = h, w
+    return VideoInfo(float(meta["fps"]), (int(w), int(h)), int(frames[-1]),
+                     str(meta.get("pix_fmt", "")), "audio_codec" in meta)
 
 
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") -> Footage:
@@ -166,45 +209,15 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") ->
         return Footage(path, fps or 30.0, (w, h), len(files), False, seq())
     if not Path(path).is_file():
         raise FootageError(f"input not found: {path}")
-    try:
-        count = count_frames(path)
-        reader = imageio_ffmpeg.read_frames(path)  # for its metadata
-        meta = next(reader)
-        reader.close()
-    except (RuntimeError, OSError, StopIteration) as exc:
-        first = (str(exc).strip().splitlines() or ["no video stream"])[0]
-        raise FootageError(f"cannot read {path} as video: {first}") from None
-    w, h = meta["size"]
+    info = probe(path)
+    w, h = info.size
     shape = (h, w, 3) if pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
     decoder = _Decoder(path, pix_fmt, int(np.prod(shape)))
-    footage = Footage(path, float(meta["fps"]), (w, h), int(count), _has_audio(path),
-                      decoder.frames(shape), pix_fmt, str(meta.get("pix_fmt", "")))
+    footage = Footage(path, info.fps, (w, h), info.count, info.has_audio,
+                      decoder.frames(shape), pix_fmt, info.pix_fmt)
     footage.read_into = decoder.read_into  # type: ignore[method-assign]
     footage.close = decoder.close  # type: ignore[method-assign]
     return footage
-
-
-def count_frames(path: str) -> int:
-    """Frames of the first video stream, by stream copy: the packets are counted, not
-    decoded (imageio-ffmpeg's count_frames_and_secs decodes the whole video)."""
-    import imageio_ffmpeg
-
-    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats",
-                          "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "null", "-",
-                          "-progress", "pipe:1"], capture_output=True, text=True)
-    frames = re.findall(r"^frame=(\d+)", res.stdout, re.M)
-    if res.returncode != 0 or not frames:
-        last = (res.stderr.strip().splitlines() or ["no video stream"])[-1]
-        raise RuntimeError(last)
-    return int(frames[-1])
-
-
-def _has_audio(path: str) -> bool:
-    import imageio_ffmpeg
-
-    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", path],
-                         capture_output=True, text=True)
-    return re.search(r"Stream #\d+:\d+.*: Audio:", res.stderr) is not None
 
 
 def _rgb8(img: np.ndarray, where: Any) -> np.ndarray:

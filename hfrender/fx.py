@@ -26,7 +26,7 @@ import numpy as np
 
 from hfrender.builder import HyperFrameBuilder
 from hfrender.effects import fuse, motion_blur
-from hfrender.footage import FootageError, native_yuv420p, open_depth, open_footage
+from hfrender.footage import FootageError, open_depth, open_footage, probe
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
 from hfrender.windows import sliding_in_span
@@ -34,7 +34,7 @@ from hfrender.writer import VideoWriter, check_output, is_sequence, open_writer
 
 log = logging.getLogger(__name__)
 
-CHUNK = 64  # new frames per hyperframe
+CHUNK = 8  # new frames per hyperframe
 
 
 @dataclass
@@ -64,7 +64,8 @@ def run_fx(source: str, output: str, s: FxSettings,
     # code values of 4:2:0 video blend where they are, as tmix does: no colour conversion
     # into RGB and back, and half the bytes through the pipes
     yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
-           and Path(output).suffix.lower() != ".gif" and native_yuv420p(source))
+           and Path(output).suffix.lower() != ".gif" and Path(source).is_file()
+           and probe(source).native_yuv420p)
     footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24")
     w, h = footage.size
     if s.window > footage.count:
@@ -110,12 +111,11 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
                                        depth=depth is not None, max_in_flight=2)
     depth_frames = iter(depth.frames) if depth is not None else None
 
-    def emit(frames: np.ndarray) -> None:
-        for f in frames:
-            writer.write(np.ascontiguousarray(f))
-            stats.frames_out += 1
-            if progress is not None:
-                progress(stats.frames_out, total)
+    def emit(frames: np.ndarray, recycle: bool = False) -> None:
+        writer.write(frames, recycle)
+        stats.frames_out += len(frames)
+        if progress is not None:
+            progress(stats.frames_out, total)
 
     def process(hyper: Any) -> None:
         if s.stride == 1 and hyper.first_index == 0:  # windows reaching before frame 0:
@@ -128,7 +128,9 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
         if ww.count:
             first = int(ww.starts[0])
             span = hyper.frames[first: int(ww.starts[-1]) + s.window]
-            emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses, first))
+            out = writer.buffer(CHUNK, shape)[:ww.count]  # reused: no fresh pages per frame
+            emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses, first,
+                        out), recycle=True)
         hyper.release()
 
     full: queue.Queue = queue.Queue()
@@ -185,33 +187,54 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
 
 
 class _Background:
-    """A writer on its own thread with a short queue; errors come back on the next call."""
+    """The writer on its own thread: batches of frames go through a short queue, errors come
+    back on the next call. Output buffers are recycled once written (``buffer``): the
+    fusion writes into memory that is already mapped instead of faulting in fresh pages
+    for every hyperframe, which on two cores cost more than the blending itself."""
 
-    def __init__(self, writer: Any, depth: int = 8) -> None:
-        import queue
-        import threading
-
+    def __init__(self, writer: Any, depth: int = 2) -> None:
         self.writer = writer
         self.q: queue.Queue = queue.Queue(maxsize=depth)
+        self.free: queue.Queue = queue.Queue()
+        self.made = 0
+        self.limit = depth + 1  # one being filled while the queue holds the others
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="hfrender-fx-write", daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         while True:
-            frame = self.q.get()
-            if frame is None:
+            item = self.q.get()
+            if item is None:
                 return
+            frames, recycle = item
             if self.error is None:
                 try:
-                    self.writer.write(frame)
+                    for f in frames:
+                        self.writer.write(f)
                 except BaseException as exc:  # noqa: BLE001 - re-raised in write/close
                     self.error = exc
+            if recycle:
+                self.free.put(frames.base if frames.base is not None else frames)
 
-    def write(self, frame: np.ndarray) -> None:
+    def buffer(self, count: int, shape: tuple) -> np.ndarray:
+        """An output buffer of ``count`` frames: a recycled one, or a new one up to the limit."""
+        if self.made < self.limit and self.free.empty():
+            self.made += 1
+            return np.empty((count,) + shape, np.uint8)
+        while True:
+            if self.error is not None:
+                raise self.error
+            try:
+                return self.free.get(timeout=0.1)
+            except queue.Empty:
+                continue
+
+    def write(self, frames: np.ndarray, recycle: bool = False) -> None:
+        """Queue ``frames`` (N frames) for writing; ``recycle``: a view of a ``buffer``."""
         if self.error is not None:
             raise self.error
-        self.q.put(frame)
+        self.q.put((frames, recycle))
 
     def close(self) -> None:
         self.q.put(None)
@@ -222,11 +245,11 @@ class _Background:
 
 
 def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np.ndarray,
-           s: FxSettings, lenses: Any, offset: int) -> np.ndarray:
+           s: FxSettings, lenses: Any, offset: int, out: np.ndarray | None = None) -> np.ndarray:
     """Windows of ``frames`` (and depth of field from the depth pass, when given)."""
     if s.lens is None:
         return motion_blur(frames, window, stride=stride, weights=weights,
-                           linear_light=s.linear_light, backend=s.backend)
+                           linear_light=s.linear_light, backend=s.backend, out=out)
     from hfrender.hyperframe import HyperFrame
     from hfrender.windows import WindowWeights
 
@@ -235,7 +258,7 @@ def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np
     count = (n - window) // stride + 1
     ww = WindowWeights.sliding(np.asarray(weights, np.float64), count, stride)
     return fuse(HyperFrame(frames, d), ww, lens=s.lens, linear_light=s.linear_light,
-                backend=s.backend)
+                backend=s.backend, out=out)
 
 
 def _temporary(output: str) -> str:

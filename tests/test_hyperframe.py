@@ -246,7 +246,7 @@ def test_fuse_checks_out():
     h = hf.HyperFrame(np.zeros((4, 2, 2, 3), np.uint8))
     ww = hf.WindowWeights.sliding(np.ones(2) / 2, 2, 2)
     with pytest.raises(ValueError, match=r"out is float32 \(2, 2, 2, 3\); expected a writable "
-                                         r"C-contiguous uint8 array of shape \(2, 2, 2, 3\)"):
+                                         r"C-contiguous uint8 NumPy array of shape \(2, 2, 2, 3\)"):
         hf.fuse(h, ww, out=np.zeros((2, 2, 2, 3), np.float32))
     out = np.full((2, 2, 2, 3), 9, np.uint8)
     assert hf.fuse(h, ww, out=out) is out and out.max() == 0

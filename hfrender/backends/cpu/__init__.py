@@ -23,10 +23,11 @@ class CPUBackend:
         return None
 
     def motion_blur(self, frames: np.ndarray, weights: np.ndarray, stride: int,
-                    linear_light: bool) -> np.ndarray:
+                    linear_light: bool, out: np.ndarray | None = None) -> np.ndarray:
         window = len(weights)
         count = (frames.shape[0] - window) // stride + 1
-        out = np.empty((count,) + frames.shape[1:], frames.dtype)
+        if out is None:
+            out = np.empty((count,) + frames.shape[1:], frames.dtype)
         if np.all(weights == weights[0]):
             return box_running(frames, window, stride, linear_light, out)
         ww = WindowWeights.sliding(weights, count, stride)

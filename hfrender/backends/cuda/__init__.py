@@ -77,10 +77,15 @@ class CUDABackend:
         return self.cupy.asarray(a), False
 
     def motion_blur(self, frames: Any, weights: np.ndarray, stride: int,
-                    linear_light: bool) -> Any:
+                    linear_light: bool, out: Any = None) -> Any:
         arr, host = self._in(frames)
-        out = launches.motion_blur(self.device(), arr, weights, stride, linear_light)
-        return out.get() if host else out
+        res = launches.motion_blur(self.device(), arr, weights, stride, linear_light)
+        if isinstance(out, np.ndarray):
+            return res.get(out=out)
+        if out is not None:
+            out[...] = res
+            return out
+        return res.get() if host else res
 
     def depth_of_field(self, frames: Any, depth: Any, lens: Lens, linear_light: bool) -> Any:
         one = WindowWeights.sliding(np.ones(1), frames.shape[0], 1)
