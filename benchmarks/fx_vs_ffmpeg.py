@@ -7,7 +7,9 @@ out.mp4`` (the encoder and settings hfrender uses). Both blend the code values o
 between the decoded videos, and between RGB blends written as PNG (``format=gbrp,tmix``
 against hfrender's RGB path): code-value mode must match tmix within 1.
 
-    python benchmarks/fx_vs_ffmpeg.py [--frames 240] [--repeats 3]
+    python benchmarks/fx_vs_ffmpeg.py [--frames 240] [--repeats 5]
+
+The two commands take turns (hfrender, ffmpeg, hfrender, ...).
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ FF = imageio_ffmpeg.get_ffmpeg_exe()
 W, H = 1280, 720
 
 
-def timed(cmd: list[str], repeats: int) -> float:
-    times = []
+def timed(cmds: list[list[str]], repeats: int) -> list[list[float]]:
+    """Seconds of each command, run in turn (A B A B ...) so that drift on a noisy machine
+    falls on both alike."""
+    times: list[list[float]] = [[] for _ in cmds]
     for _ in range(repeats):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        for cmd, ts in zip(cmds, times, strict=True):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True)
+            ts.append(time.perf_counter() - t)
+    return times
 
 
 def decode(path: Path) -> np.ndarray:
@@ -54,7 +59,7 @@ def pngs(folder: Path) -> np.ndarray:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=240)
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -70,8 +75,9 @@ def main() -> None:
         ff_cmd = [FF, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
                   "tmix=frames=8", "-c:v", "libx264", "-crf", "18", "-preset",
                   "medium", "-pix_fmt", "yuv420p", str(d / "ff.mp4")]
-        t_hf = timed(hf_cmd, args.repeats)
-        t_ff = timed(ff_cmd, args.repeats)
+        runs_hf, runs_ff = timed([hf_cmd, ff_cmd], args.repeats)
+        t_hf, t_ff = statistics.median(runs_hf), statistics.median(runs_ff)
+        pair = statistics.median(f / h for f, h in zip(runs_ff, runs_hf, strict=True))
         video_diff = int(np.abs(decode(d / "hf.mp4").astype(int) - decode(d / "ff.mp4")).max())
         (d / "hfp").mkdir()
         (d / "ffp").mkdir()
@@ -86,7 +92,10 @@ def main() -> None:
           f"{args.repeats}")
     print(f"  hfrender fx : {t_hf:6.2f} s  ({args.frames / t_hf:5.1f} fps)")
     print(f"  ffmpeg tmix : {t_ff:6.2f} s  ({args.frames / t_ff:5.1f} fps)")
-    print(f"  ffmpeg / hfrender = {t_ff / t_hf:.2f}x (goal >= 1: hfrender no slower)")
+    print(f"  ffmpeg / hfrender = {t_ff / t_hf:.2f}x (goal >= 1: hfrender no slower); "
+          f"median of the run pairs {pair:.2f}x")
+    print(f"  runs hfrender {', '.join(f'{t:.2f}' for t in runs_hf)}; "
+          f"ffmpeg {', '.join(f'{t:.2f}' for t in runs_ff)}")
     print(f"  largest difference: decoded videos {video_diff}, blends (PNG) {blend_diff}")
 
 

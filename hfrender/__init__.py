@@ -9,17 +9,20 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
+from typing import TYPE_CHECKING, Any
 
-from hfrender.backends import get_backend
-from hfrender.builder import HyperFrameBuilder, auto_granularity
-from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
-from hfrender.errors import BackendUnavailable, HFRenderError
-from hfrender.hyperframe import HostStorage, HyperFrame, HyperFramePool, Status
-from hfrender.optics import Lens
-from hfrender.sampler import curve_weights
-from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
-from hfrender.windows import WindowWeights, sliding_in_span
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
+    from hfrender.backends import get_backend
+    from hfrender.builder import HyperFrameBuilder, auto_granularity
+    from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
+    from hfrender.errors import BackendUnavailable, HFRenderError
+    from hfrender.hyperframe import HostStorage, HyperFrame, HyperFramePool, Status
+    from hfrender.optics import Lens
+    from hfrender.sampler import curve_weights
+    from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
+    from hfrender.windows import WindowWeights, sliding_in_span
 
 __version__ = "0.1.0"
 
@@ -30,5 +33,32 @@ __all__ = [
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "__version__",
 ]
+
+_HOME = {
+    "get_backend": "backends", "HyperFrameBuilder": "builder", "auto_granularity": "builder",
+    "depth_of_field": "effects", "from_linear": "effects", "fuse": "effects",
+    "motion_blur": "effects", "to_linear": "effects", "BackendUnavailable": "errors",
+    "HFRenderError": "errors", "HostStorage": "hyperframe", "HyperFrame": "hyperframe",
+    "HyperFramePool": "hyperframe", "Status": "hyperframe", "Lens": "optics",
+    "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
+    "Plane": "scene", "Scene": "scene", "Sphere": "scene", "WindowWeights": "windows",
+    "sliding_in_span": "windows",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names load with their module on first use: ``import hfrender`` stays
+    cheap (the command line sets up the process before NumPy loads)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'hfrender' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"hfrender.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))
+
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

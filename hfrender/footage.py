@@ -189,7 +189,6 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") ->
     (3H/2, W, 1) array a frame: blending code values there is what ``tmix`` does, and
     no colour conversion is needed on either side.
     """
-    import imageio_ffmpeg
 
     files = _sequence_files(path)
     if files is not None:

@@ -117,12 +117,20 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
         if progress is not None:
             progress(stats.frames_out, total)
 
+    firsts: list[tuple[np.ndarray, Any]] = []
+
+    def lead_in(color: np.ndarray, dplane: Any) -> None:
+        """Stride 1: output k < window - 1 reaches before the clip; frame 0 stands in for
+        the frames before it, as in tmix. Emitted as soon as frame k is decoded (on the
+        decoding thread), so the encoder starts while the first hyperframe fills."""
+        firsts.append((color, dplane))
+        k = len(firsts) - 1
+        pad = [0] * (halo - k) + list(range(k + 1))
+        frames = np.stack([firsts[i][0] for i in pad])
+        d = None if dplane is None else np.stack([firsts[i][1] for i in pad])
+        emit(_blend(frames, d, s.window, 1, weights, s, None, 0))
+
     def process(hyper: Any) -> None:
-        if s.stride == 1 and hyper.first_index == 0:  # windows reaching before frame 0:
-            for k in range(min(halo, hyper.frame_count)):  # frame 0 repeated, as tmix does
-                pad = [0] * (halo - k) + list(range(k + 1))
-                emit(_blend(hyper.frames[pad], None if hyper.depth is None else
-                            hyper.depth[pad], s.window, 1, weights, s, hyper.lenses, 0))
         _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,
                                 hyper.frame_count)
         if ww.count:
@@ -152,6 +160,8 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
                         raise FootageError(f"depth frame {builder.frames_pushed} is "
                                            f"{d.shape}, expected {dplane.shape}")
                     dplane[...] = d
+                if s.stride == 1 and builder.frames_pushed < halo:
+                    lead_in(color, dplane)  # the slot is not handed on before frame halo
                 done = builder.commit()
                 if done is not None:
                     full.put(done)

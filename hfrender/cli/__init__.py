@@ -1,0 +1,183 @@
+"""The ``hfrender`` command: parses, resolves config, dispatches. No rendering logic here.
+
+The commands live in :mod:`hfrender.cli.commands` (info, render, still, bench) and
+:mod:`hfrender.cli.fx`.
+"""
+
+from __future__ import annotations
+
+import os
+
+# The command blends with NumPy and never calls BLAS, but OpenBLAS starts a thread per core
+# when NumPy loads and spins them for a while: ~0.1 s of CPU a run, taken from the video
+# encoder on a small machine. Set before NumPy loads (hfrender/__init__ does not load it).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import logging  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+
+import hfrender  # noqa: E402
+from hfrender.backends import CHOICES  # noqa: E402
+from hfrender.cli.commands import cmd_bench, cmd_info, cmd_render, cmd_still  # noqa: E402
+from hfrender.cli.common import EXIT_FAILED, EXIT_USAGE  # noqa: E402
+from hfrender.cli.fx import cmd_fx  # noqa: E402
+from hfrender.config import (  # noqa: E402
+    DOF_MODES,
+    INTEROP,
+    PRESETS,
+    SCHEDULES,
+    ConfigError,
+)
+from hfrender.errors import HFRenderError  # noqa: E402
+from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
+from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
+from hfrender.scene.loader import SceneError  # noqa: E402
+from hfrender.writer import WriterError  # noqa: E402
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hfrender",
+        description="Physically based motion blur and depth of field, fused in hyperframes.",
+    )
+    parser.add_argument("--version", action="version", version=f"hfrender {hfrender.__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what hfrender decides")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    info = sub.add_parser("info", help="show GL contexts, fusion backends, ffmpeg and versions")
+    info.set_defaults(func=cmd_info)
+
+    r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
+                       description="Render FILE (a Python scene or a .frag shader) to a video.")
+    r.add_argument("-o", "--output", default="out.mp4",
+                   help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (default out.mp4)")
+    _render_options(r)
+    r.set_defaults(func=cmd_render)
+
+    st = sub.add_parser("still", help="render one frame to a PNG (optionally beside the same "
+                        "frame without effects)")
+    st.add_argument("-o", "--output", default="still.png", help="PNG to write (still.png)")
+    st.add_argument("-t", "--time", type=float, default=0.0, metavar="S",
+                    help="the frame at this time, in seconds (0)")
+    st.add_argument("--compare", action="store_true",
+                    help="put the frame without effects (pinhole, instant shutter) on the left")
+    _render_options(st)
+    st.set_defaults(func=cmd_still)
+
+    b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
+                       "fusion workers, best marked")
+    b.add_argument("--frames", type=int, default=48, help="output frames per cell (48)")
+    b.add_argument("--outputs", default="1,2,4,8,16", metavar="LIST",
+                   help="granularities to try, in output frames per hyperframe (1,2,4,8,16)")
+    b.add_argument("--grid-workers", default="1,2", metavar="LIST",
+                   help="fusion worker counts to try (1,2)")
+    b.add_argument("--repeats", type=int, default=1, help="runs per cell, the best kept (1)")
+    b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
+    _render_options(b)
+    b.set_defaults(func=cmd_bench, output="bench.mp4")
+
+    fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
+                        description="Apply motion blur and depth of field to a video or a "
+                        "PNG sequence (streamed: never the whole clip in memory).")
+    fx.add_argument("input", metavar="INPUT", help="a video file, or frames/%%05d.png")
+    fx.add_argument("-o", "--output", required=True,
+                    help=".mp4 .mov .mkv .webm .gif, or out/%%05d.png")
+    g = fx.add_argument_group("motion blur")
+    g.add_argument("--motion-blur", type=int, default=None, metavar="N",
+                   help="blend windows of N frames")
+    g.add_argument("--stride", type=int, default=1, metavar="S",
+                   help="frames between windows (1: keep the frame rate and count, like "
+                        "tmix; S: output fps = input fps / S)")
+    g.add_argument("--weights", choices=CURVES, default="box")
+    g.add_argument("--gamma-space", action="store_true",
+                   help="blend code values as ffmpeg tmix does (default: linear light)")
+    d = fx.add_argument_group("depth of field (from a depth pass)")
+    d.add_argument("--depth", metavar="DEPTH", help=".npy/.npz, or a 16-bit PNG or EXR "
+                   "sequence (a folder or depth/%%05d.png)")
+    d.add_argument("--depth-scale", type=float, default=1.0,
+                   help="multiply depth values to get metres (0.001 for millimetres)")
+    d.add_argument("--focus-distance", type=float, metavar="M")
+    d.add_argument("--f-stop", type=float)
+    d.add_argument("--focal-length-mm", type=float, default=50.0)
+    d.add_argument("--sensor-width-mm", type=float, default=36.0)
+    d.add_argument("--max-coc-px", type=float, default=None)
+    o = fx.add_argument_group("engine and output")
+    o.add_argument("--backend", choices=CHOICES, default="auto")
+    o.add_argument("--codec", default=None, help="any ffmpeg encoder")
+    o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
+    o.add_argument("--quiet", action="store_true")
+    fx.set_defaults(func=cmd_fx)
+    return parser
+
+
+def _render_options(r: argparse.ArgumentParser) -> None:
+    r.add_argument("file", metavar="FILE", help="a scene script (.py) or a shader (.frag)")
+    r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
+    q = r.add_argument_group("size and time")
+    q.add_argument("--fps", type=float, default=None, help="output frames per second (30)")
+    q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
+    q.add_argument("--duration", type=float, default=None, metavar="S",
+                   help="seconds (default: the scene's duration)")
+    preset = q.add_mutually_exclusive_group()
+    for key, ((pw, ph), pfps) in PRESETS.items():
+        preset.add_argument(f"-q{key}", dest="quality", action="store_const", const=key,
+                            help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
+    m = r.add_argument_group("motion blur and depth of field")
+    m.add_argument("--samples", type=int, default=None, help="sub-frames per output frame (8)")
+    m.add_argument("--shutter", type=float, default=None, metavar="DEG",
+                   help="shutter angle in degrees (180); above 360 windows overlap")
+    m.add_argument("--shutter-position", choices=POSITIONS, default=None,
+                   help="where the open shutter sits around each frame's time (center)")
+    m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
+    m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
+    m.add_argument("--dof", choices=DOF_MODES, default=None,
+                   help="lens: move the camera across the aperture (exact); depth: thin-lens "
+                        "gather from each sub-frame's depth; auto: lens if the camera has an "
+                        "f-stop (default)")
+    m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
+                   help="cap the depth-mode blur diameter (bounds its cost)")
+    e = r.add_argument_group("engine")
+    e.add_argument("--backend", choices=CHOICES, default=None, help="fusion backend (auto)")
+    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
+    e.add_argument("--granularity", default=None, metavar="auto|N",
+                   help="sub-frames per hyperframe (auto: from free memory)")
+    e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
+    e.add_argument("--schedule", choices=SCHEDULES, default=None,
+                   help="order of fusion: fifo, or motion (most motion first); frames are "
+                        "always written in order")
+    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
+    e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+    e.add_argument("--interop", choices=INTEROP, default=None,
+                   help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
+                        "fusing with CUDA on NVIDIA")
+    e.add_argument("--stats", action="store_true",
+                   help="print bytes copied device-to-host and other figures at the end")
+    e.add_argument("--preview", action="store_true", help="show frames in a window as they come")
+    e.add_argument("--resume", action="store_true",
+                   help="continue an interrupted render of the same settings (video files)")
+    e.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except (HFRenderError, ValueError) as exc:
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"hfrender: error: {first_line}", file=sys.stderr)
+        from hfrender.footage import FootageError
+
+        usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable,
+                                 FootageError))
+        return EXIT_USAGE if usage else EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

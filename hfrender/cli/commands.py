@@ -1,0 +1,219 @@
+"""``hfrender info``, ``render``, ``still`` and ``bench``: settings in, the work handed on."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from pathlib import Path
+
+import hfrender
+from hfrender.backends import BACKENDS, load
+from hfrender.cli.common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, on_sigterm, progress_bar
+from hfrender.config import (
+    PRESETS,
+    ConfigError,
+    RenderConfig,
+    parse_size,
+    project_settings,
+)
+from hfrender.errors import BackendUnavailable, HFRenderError
+from hfrender.render.contexts import CONTEXTS
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """What this machine offers hfrender: versions, GL contexts, fusion backends, ffmpeg."""
+    import numpy as np
+
+    from hfrender.render.contexts import create_context
+
+    print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, {platform.machine()})")
+    for name in CONTEXTS:
+        try:
+            glctx = create_context(name, size=(64, 64))
+            print(f"gl {name}: {glctx.renderer}")
+            glctx.release()
+        except HFRenderError as exc:
+            print(f"gl {name}: unavailable: {exc}")
+    for name in BACKENDS:
+        try:
+            print(f"backend {name}: {load(name).describe()}")
+        except BackendUnavailable as exc:
+            print(f"backend {name}: unavailable: {exc}")
+    try:
+        import imageio_ffmpeg
+
+        from hfrender.writer import ffmpeg_encoders
+
+        enc = ffmpeg_encoders()
+        video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
+                             "gif", "png") if e in enc]
+        print(f"ffmpeg: {imageio_ffmpeg.get_ffmpeg_exe()} "
+              f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
+              f"{len(enc)} encoders, among them: {', '.join(video)}")
+    except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
+        print(f"ffmpeg: unavailable: {exc}")
+    return 0
+
+
+def _config_from(args: argparse.Namespace) -> RenderConfig:
+    """Defaults, then hfrender.toml, then flags: validated once, here at the edge."""
+    values = project_settings()
+    if args.quality:
+        (values["size"], values["fps"]) = PRESETS[args.quality]
+    flags = {"output": args.output, "fps": args.fps, "duration": args.duration,
+             "samples": args.samples, "shutter": args.shutter,
+             "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
+             "dof": args.dof, "backend": args.backend, "gl": args.gl, "seed": args.seed,
+             "codec": args.codec, "max_coc_px": args.max_coc_px, "jitter": args.jitter or None,
+             "preview": args.preview or None, "quiet": args.quiet or None,
+             "interop": args.interop, "stats": args.stats or None,
+             "workers": args.workers, "schedule": args.schedule,
+             "resume": getattr(args, "resume", False) or None}
+    if args.size is not None:
+        flags["size"] = parse_size(args.size)
+    if args.granularity is not None:
+        g = args.granularity
+        flags["granularity"] = g if g == "auto" else _int("granularity", g)
+    values.update({k: v for k, v in flags.items() if v is not None})
+    return RenderConfig(**values)
+
+
+def _int(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"{name}={text!r} must be 'auto' or an integer") from None
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from hfrender.pipeline import render
+
+    config = _config_from(args)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    progress, finish = progress_bar(config.quiet)
+    written = [0]
+
+    def counting(done: int, total: int) -> None:
+        written[0] = done
+        if progress is not None:
+            progress(done, total)
+
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        stats = render(args.file, config, scene_name=args.scene, progress=counting)
+    except KeyboardInterrupt as exc:
+        finish()
+        code = EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+        stats = getattr(exc, "hfrender_stats", None)
+        frames = stats.extra.get("frames_in_output", written[0]) if stats else written[0]
+        if frames:
+            from hfrender.segments import resumable
+
+            again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
+                else f"hfrender render {args.file} -o {config.output}"
+            if "--resume" not in again.split():
+                again += " --resume"
+            hint = f"; continue with: {again}" if resumable(config.output) else ""
+            print(f"interrupted: {config.output} was finalised with the {frames} frames "
+                  f"written so far{hint}", file=sys.stderr)
+        else:
+            print("interrupted before the first frame: nothing was written", file=sys.stderr)
+        return code
+    finally:
+        finish()
+        signal.signal(signal.SIGTERM, previous)
+    if config.stats:
+        out_bytes = stats.frames_written * config.size[0] * config.size[1] * 3
+        per = stats.device_to_host_bytes / max(1, stats.frames_written)
+        print(f"stats: {stats.subframes} sub-frames drawn, granularity {stats.granularity}, "
+              f"interop {'on' if stats.extra.get('interop') else 'off'}; device-to-host "
+              f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
+              f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
+    if "resumed_at" in stats.extra and not config.quiet:
+        if stats.total_frames == 0:
+            print(f"every frame was already rendered: joined the segments into "
+                  f"{config.output}")
+            return 0
+        print(f"resumed at frame {stats.extra['resumed_at']}")
+    if not config.quiet:
+        print(f"wrote {stats.output}: {stats.frames_written} frames "
+              f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
+              f"samples, dof {stats.dof}; {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
+              f"on {stats.gl_renderer}, fusion {stats.backend}"
+              + (f"; shutter {stats.extra['shutter'][0]:g} degrees with "
+                 f"{stats.extra['shutter'][1]} samples" if "shutter" in stats.extra else "")
+              + (f"; preview showed {stats.extra['preview_frames']} frames"
+                 if config.preview else ""))
+    return 0
+
+
+def cmd_still(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from hfrender.pipeline import render
+    from hfrender.writer import MemoryWriter
+
+    if Path(args.output).suffix.lower() != ".png":
+        raise ConfigError(f"-o {args.output}: a still is written as PNG")
+    args.quiet = True
+    config = _config_from(args).with_(output=args.output, duration=None)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    k = round(args.time * config.fps)
+    picture = MemoryWriter()
+    stats = render(args.file, config, scene_name=args.scene, first_frame=k, count=1,
+                   writer=picture)
+    panels = [picture.frames[0]]
+    if args.compare:
+        plain = MemoryWriter()
+        render(args.file, config.with_(samples=1, dof="off", antialias=False),
+               scene_name=args.scene, first_frame=k, count=1, writer=plain)
+        panels.insert(0, plain.frames[0])
+    import imageio.v3 as iio
+
+    iio.imwrite(args.output, np.concatenate(panels, axis=1))
+    print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
+          + (", left: without effects" if args.compare else ""))
+    return 0
+
+
+def _int_list(name: str, text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise ConfigError(f"{name}={text!r} must be a comma-separated list of integers >= 1")
+    return values
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from hfrender import bench
+
+    args.quiet = True
+    config = _config_from(args)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    if args.frames < 1:
+        raise ConfigError(f"frames={args.frames} must be >= 1")
+    outputs = _int_list("outputs", args.outputs)
+    workers = _int_list("grid-workers", args.grid_workers)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401 - checked before the grid runs, not after
+        except ImportError:
+            raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
+    print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
+          f"{config.samples} samples, fusion {config.backend}")
+    cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
+                                 args.repeats)
+    print(bench.table(cells, auto))
+    if args.plot:
+        bench.plot(cells, auto, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
