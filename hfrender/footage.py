@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,6 +22,8 @@ import numpy as np
 
 from hfrender.errors import HFRenderError
 from hfrender.writer import widen_pipe
+
+PIPE_WAIT = 0.003  # seconds: a 1 MiB pipe fills in about this long at full decoding speed
 
 
 class FootageError(HFRenderError):
@@ -65,16 +68,22 @@ class _Decoder:
              "-map", "0:v:0", "-fps_mode", "passthrough",  # every frame once, even VFR
              "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
-        widen_pipe(self.proc.stdout)
+        self.pipe_bytes = widen_pipe(self.proc.stdout)
 
     def read_into(self, buf: np.ndarray) -> bool:
+        """Read a whole frame. A read that finds the pipe less than full means ffmpeg is
+        behind: waiting a moment lets it fill the pipe, so a frame takes a few big reads
+        instead of one per 32 KiB that ffmpeg writes (each a wake-up of both sides, on
+        cores the encoder needs). A full pipe is read again at once: no throughput lost."""
         view = memoryview(buf).cast("B")
         got = 0
         while got < self.frame_bytes:
-            n = self.proc.stdout.readinto(view[got:])
+            n = self.proc.stdout.raw.readinto(view[got:])
             if not n:
                 break
             got += n
+            if got < self.frame_bytes and n < self.pipe_bytes:
+                time.sleep(PIPE_WAIT)
         if got == 0:
             self.close()
             return False

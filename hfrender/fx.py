@@ -18,19 +18,27 @@ import queue
 import shutil
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hfrender.backends import get_backend
 from hfrender.builder import HyperFrameBuilder
 from hfrender.effects import fuse, motion_blur
 from hfrender.footage import FootageError, open_depth, open_footage, probe
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
 from hfrender.windows import sliding_in_span
-from hfrender.writer import VideoWriter, check_output, is_sequence, open_writer
+from hfrender.writer import (
+    VideoWriter,
+    check_output,
+    ffmpeg_encoders,
+    is_sequence,
+    open_writer,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,26 +69,24 @@ class FxStats:
 
 def run_fx(source: str, output: str, s: FxSettings,
            progress: Callable[[int, int], None] | None = None) -> FxStats:
-    # code values of 4:2:0 video blend where they are, as tmix does: no colour conversion
-    # into RGB and back, and half the bytes through the pipes
-    yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
-           and Path(output).suffix.lower() != ".gif" and Path(source).is_file()
-           and probe(source).native_yuv420p)
-    footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24")
-    w, h = footage.size
-    if s.window > footage.count:
-        raise FootageError(f"--motion-blur {s.window} is longer than the input "
-                           f"({footage.count} frames)")
-    depth = None
-    if s.depth is not None:
-        depth = open_depth(s.depth, s.depth_scale)
-        if depth.size != footage.size:
-            raise FootageError(f"depth {s.depth} is {depth.size[0]}x{depth.size[1]}, the "
-                               f"footage {w}x{h}: they must match")
-        if depth.count != footage.count:
-            raise FootageError(f"depth {s.depth} has {depth.count} frames, the footage "
-                               f"{footage.count}: one depth frame per frame is needed")
-    check_output(output, footage.size, s.codec)
+    with ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup") as setup:
+        # the encoder list and the fusion backend (the CUDA check imports CuPy) load while
+        # ffmpeg probes the input and starts decoding: off the path to the first frame
+        encoders = setup.submit(ffmpeg_encoders)
+        backend = setup.submit(get_backend, s.backend)
+        # code values of 4:2:0 video blend where they are, as tmix does: no colour
+        # conversion into RGB and back, and half the bytes through the pipes
+        yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
+               and Path(output).suffix.lower() != ".gif" and Path(source).is_file()
+               and probe(source).native_yuv420p)
+        footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24")
+        try:
+            encoders.result()
+            depth = _check(footage, output, s)
+            backend.result()
+        except BaseException:
+            footage.close()  # the decoder started: stop it
+            raise
     fps_out = footage.fps / s.stride
     total = footage.count if s.stride == 1 else (footage.count - s.window) // s.stride + 1
     stats = FxStats(footage.count, 0, footage.fps, fps_out)
@@ -98,6 +104,25 @@ def run_fx(source: str, output: str, s: FxSettings,
         _discard(tmp)
         raise
     return stats
+
+
+def _check(footage: Any, output: str, s: FxSettings) -> Any:
+    """Everything that can be said wrong before a frame is read; the depth pass, if any."""
+    w, h = footage.size
+    if s.window > footage.count:
+        raise FootageError(f"--motion-blur {s.window} is longer than the input "
+                           f"({footage.count} frames)")
+    depth = None
+    if s.depth is not None:
+        depth = open_depth(s.depth, s.depth_scale)
+        if depth.size != footage.size:
+            raise FootageError(f"depth {s.depth} is {depth.size[0]}x{depth.size[1]}, the "
+                               f"footage {w}x{h}: they must match")
+        if depth.count != footage.count:
+            raise FootageError(f"depth {s.depth} has {depth.count} frames, the footage "
+                               f"{footage.count}: one depth frame per frame is needed")
+    check_output(output, footage.size, s.codec)
+    return depth
 
 
 def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats, total: int,
