@@ -143,6 +143,7 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
             progress(stats.frames_out, total)
 
     firsts: list[tuple[np.ndarray, Any]] = []
+    lead: list[np.ndarray] = []  # the window of output k, filled in place
 
     def lead_in(color: np.ndarray, dplane: Any) -> None:
         """Stride 1: output k < window - 1 reaches before the clip; frame 0 stands in for
@@ -150,10 +151,15 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
         decoding thread), so the encoder starts while the first hyperframe fills."""
         firsts.append((color, dplane))
         k = len(firsts) - 1
-        pad = [0] * (halo - k) + list(range(k + 1))
-        frames = np.stack([firsts[i][0] for i in pad])
-        d = None if dplane is None else np.stack([firsts[i][1] for i in pad])
-        emit(_blend(frames, d, s.window, 1, weights, s, None, 0))
+        if k == 0:
+            lead.append(np.empty((s.window,) + color.shape, color.dtype))
+            if dplane is not None:
+                lead.append(np.empty((s.window,) + dplane.shape, dplane.dtype))
+        for i, j in enumerate([0] * (halo - k) + list(range(k + 1))):
+            for buf, plane in zip(lead, firsts[j], strict=False):
+                buf[i] = plane
+        emit(_blend(lead[0], lead[1] if len(lead) > 1 else None, s.window, 1, weights, s,
+                    None, 0))
 
     def process(hyper: Any) -> None:
         _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,

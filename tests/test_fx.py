@@ -78,7 +78,7 @@ def test_stride_turns_240_fps_into_30_with_a_360_degree_shutter(tmp_path, rng):
 
 
 def test_audio_is_kept_and_long_clips_stream_through_hyperframes(tmp_path, rng):
-    clip, frames = make_clip(tmp_path, rng, n=150, audio=True)  # > 2 hyperframes of 64
+    clip, frames = make_clip(tmp_path, rng, n=150, audio=True)  # many hyperframes
     out = tmp_path / "with_audio.mkv"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--quiet"]) == 0
     log = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
@@ -234,3 +234,76 @@ def test_sequences_in_numeric_order_gaps_refused_outputs_replaced(tmp_path, rng,
     assert main(["fx", str(seq / "frame_%d.png"), "-o", "x.mp4", "--motion-blur", "2"]) == 2
     assert "frame_%d.png: frame 5 is missing (the sequence jumps from 4 to 6)" in \
         capsys.readouterr().err
+
+
+def test_rotated_phone_video_is_read_upright_in_its_turned_size(tmp_path, rng):
+    clip, _ = make_clip(tmp_path, rng, n=12)
+    turned = tmp_path / "turned.mp4"  # a display matrix, as phones write: pixels stored 64x36
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-display_rotation",
+                    "90", "-i", str(clip), "-c", "copy", str(turned)], check=True)
+    from hfrender.footage import probe
+
+    info = probe(str(turned))
+    assert (info.size, info.count, info.has_audio) == ((36, 64), 12, False)
+    upright, meta = decode(turned)  # ffmpeg turns the picture when it decodes
+    assert upright.shape == (12, 64, 36, 3) and meta["size"] == (36, 64)
+    assert main(["fx", str(turned), "-o", str(tmp_path / "o" / "%03d.png"), "--motion-blur",
+                 "3", "--stride", "3", "--gamma-space", "--quiet"]) == 0
+    got = read_pngs(tmp_path / "o")
+    np.testing.assert_array_equal(got, hf.motion_blur(upright, 3, linear_light=False))
+
+
+def test_probe_counts_frames_sees_audio_and_names_the_path(tmp_path, rng):
+    from hfrender.footage import FootageError, probe
+
+    clip, _ = make_clip(tmp_path, rng, n=17, audio=True, fps=24)
+    info = probe(str(clip))
+    assert (info.count, info.fps, info.size, info.has_audio) == (17, 24.0, (64, 36), True)
+    assert not info.native_yuv420p  # libx264rgb: RGB planes
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\0" * 100)
+    with pytest.raises(FootageError, match=rf"cannot read {re.escape(str(bad))} as video: "):
+        probe(str(bad))
+
+
+def test_decoder_reads_whole_frames_from_a_writer_that_trickles(tmp_path):
+    import sys
+
+    from hfrender.footage import FootageError, _Decoder
+    from hfrender.writer import widen_pipe
+
+    frame_bytes = 300_000  # 2.5 frames, then the stream stops mid-frame
+    writer = ("import sys, time\n"
+              "data = bytes(i % 251 for i in range(750_000))\n"
+              "for a in range(0, len(data), 7000):\n"
+              "    sys.stdout.buffer.write(data[a:a + 7000]); sys.stdout.buffer.flush()\n"
+              "    time.sleep(0.0005)\n")
+    dec = _Decoder.__new__(_Decoder)
+    dec.path, dec.frame_bytes = "trickle", frame_bytes
+    dec.proc = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE)
+    dec.pipe_bytes = widen_pipe(dec.proc.stdout)
+    want = np.arange(750_000) % 251
+    buf = np.empty(frame_bytes, np.uint8)
+    for k in range(2):
+        assert dec.read_into(buf)
+        np.testing.assert_array_equal(buf, want[k * frame_bytes:(k + 1) * frame_bytes])
+    with pytest.raises(FootageError, match="trickle: the video ended in the middle of a frame"):
+        dec.read_into(buf)
+
+
+def test_motion_blur_with_depth_of_field_pads_the_lead_in_with_frame_zero(tmp_path, rng):
+    h, w, n = 36, 64, 7
+    clip, frames = make_clip(tmp_path, rng, n=n)
+    depth_m = rng.uniform(0.5, 6.0, (n, h, w)).astype(np.float32)  # every frame its own depth
+    np.save(tmp_path / "depth.npy", depth_m)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "o" / "%03d.png"), "--motion-blur",
+                 "3", "--depth", str(tmp_path / "depth.npy"), "--focus-distance", "1.5",
+                 "--f-stop", "1.4", "--sensor-width-mm", "9", "--quiet"]) == 0
+    got = read_pngs(tmp_path / "o")
+    order = [0, 0] + list(range(n))  # windows before the clip: frame 0 (and its depth) again
+    lens = hf.Lens(1.5, 1.4, 50.0, 9.0)
+    want = hf.fuse(hf.HyperFrame(frames[order], depth_m[order]),
+                   hf.WindowWeights.sliding(np.ones(3) / 3, n, 1), lens=lens)
+    assert got.shape == (n, h, w, 3)
+    np.testing.assert_array_equal(got, want)
+    assert np.abs(got[0].astype(int) - got[3]).max() > 50  # not all one picture

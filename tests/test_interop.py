@@ -113,6 +113,21 @@ def test_import_needs_no_optional_part():
     assert res.stdout.strip() == "[]"
 
 
+def test_public_names_load_on_first_use_and_the_cli_keeps_blas_single_threaded():
+    import hfrender as hf
+
+    assert set(hf._HOME) == set(hf.__all__) - {"__version__"}
+    assert {"motion_blur", "HyperFrame", "Scene"} <= set(dir(hf))
+    assert hf.motion_blur.__module__ == "hfrender.effects"
+    with pytest.raises(AttributeError, match="module 'hfrender' has no attribute 'blur'"):
+        hf.blur  # noqa: B018
+    code = ("import os, sys; os.environ.pop('OPENBLAS_NUM_THREADS', None); import hfrender; "
+            "a = 'numpy' in sys.modules; import hfrender.cli; "
+            "print(a, os.environ.get('OPENBLAS_NUM_THREADS'))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.split() == ["False", "1"]  # NumPy loads after the command set it
+
+
 def test_shaders_found_in_checkout_and_shipped_in_the_wheel(tmp_path):
     from hfrender.resources import shader_dir, shader_path
 

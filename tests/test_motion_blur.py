@@ -187,3 +187,21 @@ def test_big_endian_frames_are_read_correctly(rng):
     frames = rng.random((4, 2, 3, 3)).astype(">f4")
     out = hf.motion_blur(frames, 2)
     np.testing.assert_allclose(out, hf.motion_blur(frames.astype(np.float32), 2))
+
+
+def test_out_receives_the_result_and_is_checked(rng):
+    frames = rng.integers(0, 256, (12, 9, 7, 3), dtype=np.uint8)
+    want = hf.motion_blur(frames, 4, stride=2)
+    out = np.full((5, 9, 7, 3), 7, np.uint8)
+    assert hf.motion_blur(frames, 4, stride=2, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    tri = hf.motion_blur(frames, 4, stride=1, weights="triangle", linear_light=False)
+    out9 = np.empty((9, 9, 7, 3), np.uint8)
+    hf.motion_blur(frames, 4, stride=1, weights="triangle", linear_light=False, out=out9)
+    np.testing.assert_array_equal(out9, tri)
+    for bad, what in [(np.empty((4, 9, 7, 3), np.uint8), r"uint8 \(4, 9, 7, 3\)"),
+                      (np.empty((5, 9, 7, 3), np.uint16), r"uint16 \(5, 9, 7, 3\)"),
+                      (np.empty((5, 9, 7, 3, 2), np.uint8)[..., 0], r"uint8 \(5, 9, 7, 3\)")]:
+        with pytest.raises(ValueError, match=rf"out is {what}; expected a writable C-contiguous "
+                                             r"uint8 NumPy array of shape \(5, 9, 7, 3\)"):
+            hf.motion_blur(frames, 4, stride=2, out=bad)
