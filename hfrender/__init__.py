@@ -50,7 +50,12 @@ def __getattr__(name: str) -> Any:
     """The public names load with their module on first use: ``import hfrender`` stays
     cheap (the command line sets up the process before NumPy loads)."""
     home = _HOME.get(name)
-    if home is None:
+    if home is None:  # a submodule (hfrender.effects, ...), as after an eager import
+        try:
+            return importlib.import_module(f"hfrender.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"hfrender.{name}":
+                raise
         raise AttributeError(f"module 'hfrender' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"hfrender.{home}"), name)
     globals()[name] = value

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,8 +21,6 @@ import numpy as np
 
 from hfrender.errors import HFRenderError
 from hfrender.writer import widen_pipe
-
-PIPE_WAIT = 0.003  # seconds: a 1 MiB pipe fills in about this long at full decoding speed
 
 
 class FootageError(HFRenderError):
@@ -62,19 +59,19 @@ class _Decoder:
         import imageio_ffmpeg
 
         self.path, self.frame_bytes = path, frame_bytes
+        self.frames_read = 0
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i", path,
-             "-map", "0:v:0", "-fps_mode", "passthrough",  # every frame once, even VFR
+            [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+             "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
+             "-map", "0:V:0", "-fps_mode", "passthrough",  # every frame once, even VFR
              "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
-        self.pipe_bytes = widen_pipe(self.proc.stdout)
+        widen_pipe(self.proc.stdout)
 
     def read_into(self, buf: np.ndarray) -> bool:
-        """Read a whole frame. A read that finds the pipe less than full means ffmpeg is
-        behind: waiting a moment lets it fill the pipe, so a frame takes a few big reads
-        instead of one per 32 KiB that ffmpeg writes (each a wake-up of both sides, on
-        cores the encoder needs). A full pipe is read again at once: no throughput lost."""
+        """Read a whole frame; False at the end of the video. An ffmpeg that stops with an
+        error (a damaged file) is an error here too, not a shorter video."""
         view = memoryview(buf).cast("B")
         got = 0
         while got < self.frame_bytes:
@@ -82,15 +79,20 @@ class _Decoder:
             if not n:
                 break
             got += n
-            if got < self.frame_bytes and n < self.pipe_bytes:
-                time.sleep(PIPE_WAIT)
-        if got == 0:
+        if got == self.frame_bytes:
+            self.frames_read += 1
+            return True
+        code = self.proc.wait()
+        if got or code != 0:
+            self.log.seek(0)
+            said = [x.strip() for x in self.log.read().decode(errors="replace").splitlines()]
+            why = next((x for x in reversed(said) if x), "the video ended in the middle of a "
+                       "frame")
             self.close()
-            return False
-        if got < self.frame_bytes:
-            self.close()
-            raise FootageError(f"{self.path}: the video ended in the middle of a frame")
-        return True
+            raise FootageError(f"{self.path}: decoding stopped after {self.frames_read} "
+                               f"frames: {why}")
+        self.close()
+        return False
 
     def frames(self, shape: tuple) -> Iterator[np.ndarray]:
         while True:
@@ -169,26 +171,48 @@ def probe(path: str) -> VideoInfo:
 def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     """The facts, or what ffmpeg said when it could not read the file."""
     import imageio_ffmpeg
-    from imageio_ffmpeg._parsing import parse_ffmpeg_header
 
-    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-nostats", "-i", path,
-                          "-map", "0:v:0", "-c", "copy", "-f", "null", "-",
+    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats",
+                          "-i", path, "-map", "0:V:0", "-c", "copy", "-f", "null", "-",
                           "-progress", "pipe:1"], capture_output=True, text=True,
                          errors="replace")
     frames = re.findall(r"^frame=(\d+)", res.stdout, re.M)
-    head = res.stderr.split("Stream mapping:")[0]  # the input's streams only
-    if res.returncode != 0 or not frames or " Video: " not in head:
+    video = _first_video(res.stderr.split("Stream mapping:")[0])  # the input's streams
+    if res.returncode != 0 or not frames or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
-    try:
-        meta = parse_ffmpeg_header(head)
-        w, h = meta["size"]
-    except (IndexError, ValueError, AttributeError):
-        return "ffmpeg describes the video stream in a way hfrender does not understand"
-    turn = re.search(r"rotation of (-?[\d.]+) degrees", head)  # decoding turns the picture
-    if turn and round(abs(float(turn.group(1)))) % 180 == 90:
+    fps, (w, h), pix_fmt, turn = video
+    if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
-    return VideoInfo(float(meta["fps"]), (int(w), int(h)), int(frames[-1]),
-                     str(meta.get("pix_fmt", "")), "audio_codec" in meta)
+    has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", res.stderr, re.M) is not None
+    return VideoInfo(fps, (w, h), int(frames[-1]), pix_fmt, has_audio)
+
+
+def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
+    """Rate, size, pixel format and display rotation of the first video stream (not a
+    cover picture) in ffmpeg's description of an input; None if it has none."""
+    lines = head.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r"\s*Stream #\d+:\d+.*: Video: ", line) or "(attached pic)" in line:
+            continue
+        # "h264 (High) (avc1 / 0x31637661), yuv420p(tv, progressive), 1280x720 [SAR 1:1
+        # DAR 16:9], 2 kb/s, 29.97 fps, 29.97 tbr, 30k tbn": commas inside () do not split
+        fields = [f.strip() for f in re.split(r",\s*(?![^()]*\))", line.split(" Video: ", 1)[1])]
+        size = next((m for f in fields if (m := re.match(r"(\d+)x(\d+)\b", f))), None)
+        rate: dict[str, float] = {}
+        for f in fields:
+            if m := re.fullmatch(r"([\d.]+)(k?) (fps|tbr)", f):
+                rate[m.group(3)] = float(m.group(1)) * (1000 if m.group(2) else 1)
+        if size is None or not (rate.get("fps") or rate.get("tbr")):
+            return None
+        block = []
+        for more in lines[i + 1:]:
+            if re.match(r"\s*Stream #", more):
+                break
+            block.append(more)
+        turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
+        return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
+                fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0)
+    return None
 
 
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") -> Footage:

@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends import get_backend
-from hfrender.builder import HyperFrameBuilder
+from hfrender.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.effects import fuse, motion_blur
 from hfrender.footage import FootageError, open_depth, open_footage, probe
+from hfrender.hyperframe import slot_count
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
 from hfrender.windows import sliding_in_span
@@ -41,9 +42,6 @@ from hfrender.writer import (
 )
 
 log = logging.getLogger(__name__)
-
-CHUNK = 8  # new frames per hyperframe
-
 
 @dataclass
 class FxSettings:
@@ -69,41 +67,62 @@ class FxStats:
 
 def run_fx(source: str, output: str, s: FxSettings,
            progress: Callable[[int, int], None] | None = None) -> FxStats:
-    with ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup") as setup:
-        # the encoder list and the fusion backend (the CUDA check imports CuPy) load while
-        # ffmpeg probes the input and starts decoding: off the path to the first frame
-        encoders = setup.submit(ffmpeg_encoders)
-        backend = setup.submit(get_backend, s.backend)
+    # the encoder list and the fusion backend (the CUDA check imports CuPy) load while
+    # ffmpeg probes the input and starts decoding: off the path to the first frame
+    setup = ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup")
+    encoders = setup.submit(ffmpeg_encoders)
+    backend = setup.submit(get_backend, s.backend)
+    footage = None
+    try:
         # code values of 4:2:0 video blend where they are, as tmix does: no colour
         # conversion into RGB and back, and half the bytes through the pipes
         yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
                and Path(output).suffix.lower() != ".gif" and Path(source).is_file()
                and probe(source).native_yuv420p)
         footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24")
+        encoders.result()
+        depth = _check(footage, output, s)
+        backend.result()
+        fps_out = footage.fps / s.stride
+        total = footage.count if s.stride == 1 else (footage.count - s.window) // s.stride + 1
+        stats = FxStats(footage.count, 0, footage.fps, fps_out)
+        tmp = _temporary(output)
+        audio = str(Path(footage.path).resolve()) if footage.has_audio else None
         try:
-            encoders.result()
-            depth = _check(footage, output, s)
-            backend.result()
+            writer = _open(tmp, output, fps_out, footage.size, s.codec, audio, footage.pix_fmt)
+            background = _Background(writer)  # encoding overlaps decoding and blending
+            try:
+                _stream(footage, depth, s, background, stats, total, progress)
+            finally:
+                background.close()
+            if stats.frames_out == 0:
+                raise FootageError(f"{source}: no frame came out of the decoder")
+            _commit(tmp, output)
         except BaseException:
-            footage.close()  # the decoder started: stop it
+            _discard(tmp)
             raise
-    fps_out = footage.fps / s.stride
-    total = footage.count if s.stride == 1 else (footage.count - s.window) // s.stride + 1
-    stats = FxStats(footage.count, 0, footage.fps, fps_out)
-    tmp = _temporary(output)
-    try:
-        writer = _open(tmp, output, fps_out, footage.size, s.codec,
-                       footage.path if footage.has_audio else None, footage.pix_fmt)
-        background = _Background(writer)  # encoding overlaps decoding and blending
-        try:
-            _stream(footage, depth, s, background, stats, total, progress)
-        finally:
-            background.close()
-        _commit(tmp, output)
-    except BaseException:
-        _discard(tmp)
-        raise
+    finally:
+        if footage is not None:
+            footage.close()  # the decoder stops, also after an error
+        setup.shutdown(wait=False, cancel_futures=True)  # an error is told at once
     return stats
+
+
+def _outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
+    """Output frames per hyperframe: 8 for short windows; for long overlapping windows up
+    to 32, since each hyperframe starts its running sums afresh and copies ``window - 1``
+    halo frames; fewer when memory is short (the pool holds 3 slots)."""
+    halo = s.window - 1
+    want = min(max(8, s.window), 32) if s.stride < s.window else 8
+    slots = slot_count(2)
+    g = auto_granularity(frame_bytes, frames_per_output=s.stride, halo=halo, slots=slots,
+                         cap=halo + want * s.stride)
+    need, free = slots * g * frame_bytes, free_memory_bytes()
+    if need > free:
+        raise FootageError(f"--motion-blur {s.window} --stride {s.stride} holds {g} frames "
+                           f"per hyperframe, {need / 2**30:.1f} GiB in all; "
+                           f"{free / 2**30:.1f} GiB is free: use a shorter window or stride")
+    return (g - halo) // s.stride
 
 
 def _check(footage: Any, output: str, s: FxSettings) -> Any:
@@ -131,8 +150,9 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
     weights = curve_weights(s.weights, s.window)
     halo = s.window - 1
     shape = (h, w, 3) if footage.pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
+    per = _outputs_per_hyperframe(int(np.prod(shape)) + (h * w * 4 if depth else 0), s)
     builder = HyperFrameBuilder.create(shape, np.uint8, frames_per_output=s.stride,
-                                       halo=halo, granularity=halo + CHUNK * s.stride,
+                                       halo=halo, granularity=halo + per * s.stride,
                                        depth=depth is not None, max_in_flight=2)
     depth_frames = iter(depth.frames) if depth is not None else None
 
@@ -160,6 +180,9 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
                 buf[i] = plane
         emit(_blend(lead[0], lead[1] if len(lead) > 1 else None, s.window, 1, weights, s,
                     None, 0))
+        if k == halo - 1:  # the last window reaching before the clip
+            firsts.clear()
+            lead.clear()
 
     def process(hyper: Any) -> None:
         _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,
@@ -167,7 +190,7 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
         if ww.count:
             first = int(ww.starts[0])
             span = hyper.frames[first: int(ww.starts[-1]) + s.window]
-            out = writer.buffer(CHUNK, shape)[:ww.count]  # reused: no fresh pages per frame
+            out = writer.buffer(per, shape)[:ww.count]  # reused: no fresh pages per frame
             emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses, first,
                         out), recycle=True)
         hyper.release()

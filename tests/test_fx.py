@@ -268,6 +268,7 @@ def test_probe_counts_frames_sees_audio_and_names_the_path(tmp_path, rng):
 
 def test_decoder_reads_whole_frames_from_a_writer_that_trickles(tmp_path):
     import sys
+    import tempfile
 
     from hfrender.footage import FootageError, _Decoder
     from hfrender.writer import widen_pipe
@@ -279,15 +280,28 @@ def test_decoder_reads_whole_frames_from_a_writer_that_trickles(tmp_path):
               "    sys.stdout.buffer.write(data[a:a + 7000]); sys.stdout.buffer.flush()\n"
               "    time.sleep(0.0005)\n")
     dec = _Decoder.__new__(_Decoder)
-    dec.path, dec.frame_bytes = "trickle", frame_bytes
+    dec.path, dec.frame_bytes, dec.frames_read = "trickle", frame_bytes, 0
+    dec.log = tempfile.TemporaryFile()
     dec.proc = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE)
-    dec.pipe_bytes = widen_pipe(dec.proc.stdout)
+    widen_pipe(dec.proc.stdout)
     want = np.arange(750_000) % 251
     buf = np.empty(frame_bytes, np.uint8)
     for k in range(2):
         assert dec.read_into(buf)
         np.testing.assert_array_equal(buf, want[k * frame_bytes:(k + 1) * frame_bytes])
-    with pytest.raises(FootageError, match="trickle: the video ended in the middle of a frame"):
+    with pytest.raises(FootageError, match="trickle: decoding stopped after 2 frames: the video "
+                                           "ended in the middle of a frame"):
+        dec.read_into(buf)
+    # an ffmpeg that fails after two whole frames: an error, not a shorter video
+    failing = ("import sys\n"
+               "sys.stdout.buffer.write(bytes(600_000)); sys.stdout.buffer.flush()\n"
+               "sys.stderr.write('Invalid NAL unit size (9 > 4).\\n'); sys.exit(1)\n")
+    dec.frames_read, dec.log = 0, tempfile.TemporaryFile()
+    dec.proc = subprocess.Popen([sys.executable, "-c", failing], stdout=subprocess.PIPE,
+                                stderr=dec.log)
+    assert dec.read_into(buf) and dec.read_into(buf)
+    with pytest.raises(FootageError, match=r"trickle: decoding stopped after 2 frames: Invalid "
+                                           r"NAL unit size \(9 > 4\)\.$"):
         dec.read_into(buf)
 
 
@@ -307,3 +321,49 @@ def test_motion_blur_with_depth_of_field_pads_the_lead_in_with_frame_zero(tmp_pa
     assert got.shape == (n, h, w, 3)
     np.testing.assert_array_equal(got, want)
     assert np.abs(got[0].astype(int) - got[3]).max() > 50  # not all one picture
+
+
+def test_cover_art_and_odd_names_do_not_confuse_the_reader(tmp_path, rng, monkeypatch):
+    clip, frames = make_clip(tmp_path, rng, n=10)
+    monkeypatch.chdir(tmp_path)  # a relative name
+    import imageio.v3 as iio
+
+    iio.imwrite(tmp_path / "cover.png", np.zeros((16, 16, 3), np.uint8))
+    odd = tmp_path / "take:1.mp4"  # ffmpeg would read "take:" as a protocol
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-i",
+                    str(tmp_path / "cover.png"), "-map", "0", "-map", "1", "-c:v:0", "copy",
+                    "-c:v:1", "png", "-disposition:v:1", "attached_pic", "file:" + str(odd)],
+                   check=True)
+    from hfrender.footage import probe
+
+    info = probe("take:1.mp4")
+    assert (info.size, info.count) == ((64, 36), 10)  # the film, not the 16x16 cover
+    out = tmp_path / "o" / "%03d.png"
+    assert main(["fx", "take:1.mp4", "-o", str(out), "--motion-blur", "2", "--gamma-space",
+                 "--quiet"]) == 0
+    np.testing.assert_array_equal(read_pngs(tmp_path / "o"), _lead(frames, 2))
+
+
+def _lead(frames, window):
+    """Code-value box windows at stride 1 with frame 0 standing in before the clip."""
+    padded = np.concatenate([np.repeat(frames[:1], window - 1, 0), frames]).astype(np.int64)
+    sums = np.stack([padded[k:k + window].sum(0) for k in range(len(frames))])
+    return ((sums + window // 2) // window).astype(np.uint8)
+
+
+def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
+    from hfrender import fx
+    from hfrender.footage import FootageError
+
+    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 64 << 30)
+    monkeypatch.setattr("hfrender.builder.free_memory_bytes", lambda: 64 << 30)
+    per = fx._outputs_per_hyperframe
+    mb = 1 << 20
+    assert [per(mb, fx.FxSettings(window=w, stride=st)) for w, st in
+            [(8, 1), (30, 1), (100, 1), (8, 8), (3, 5)]] == [8, 30, 32, 8, 8]
+    monkeypatch.setattr("hfrender.builder.free_memory_bytes", lambda: 2 * 3 * 40 * mb)
+    assert per(mb, fx.FxSettings(window=30, stride=1)) == 11  # 40 frames a slot: 29 + 11
+    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 100 * mb)
+    with pytest.raises(FootageError, match=r"--motion-blur 30 --stride 10 holds 39 frames per "
+                                           r"hyperframe, 0.1 GiB in all; 0.1 GiB is free"):
+        per(mb, fx.FxSettings(window=30, stride=10))

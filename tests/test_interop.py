@@ -121,6 +121,7 @@ def test_public_names_load_on_first_use_and_the_cli_keeps_blas_single_threaded()
     assert hf.motion_blur.__module__ == "hfrender.effects"
     with pytest.raises(AttributeError, match="module 'hfrender' has no attribute 'blur'"):
         hf.blur  # noqa: B018
+    assert hf.effects.motion_blur is hf.motion_blur and hf.scene.Scene is hf.Scene
     code = ("import os, sys; os.environ.pop('OPENBLAS_NUM_THREADS', None); import hfrender; "
             "a = 'numpy' in sys.modules; import hfrender.cli; "
             "print(a, os.environ.get('OPENBLAS_NUM_THREADS'))")

@@ -21,7 +21,13 @@ from collections.abc import Sequence  # noqa: E402
 import hfrender  # noqa: E402
 from hfrender.backends import CHOICES  # noqa: E402
 from hfrender.cli.commands import cmd_bench, cmd_info, cmd_render, cmd_still  # noqa: E402
-from hfrender.cli.common import EXIT_FAILED, EXIT_USAGE  # noqa: E402
+from hfrender.cli.common import (  # noqa: E402
+    EXIT_FAILED,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    EXIT_USAGE,
+    Terminated,
+)
 from hfrender.cli.fx import cmd_fx  # noqa: E402
 from hfrender.config import (  # noqa: E402
     DOF_MODES,
@@ -35,6 +41,9 @@ from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
 from hfrender.scene.loader import SceneError  # noqa: E402
 from hfrender.writer import WriterError  # noqa: E402
+
+__all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
+           "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
