@@ -144,6 +144,7 @@ class VideoInfo:
     count: int
     pix_fmt: str
     has_audio: bool
+    times: tuple[float, ...] | None = None  # seconds from the first frame, if unevenly spaced
 
     @property
     def native_yuv420p(self) -> bool:
@@ -172,19 +173,36 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     """The facts, or what ffmpeg said when it could not read the file."""
     import imageio_ffmpeg
 
+    # framecrc: one line per packet with its timestamps ("0, dts, pts, duration, size, crc")
     res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats",
-                          "-i", path, "-map", "0:V:0", "-c", "copy", "-f", "null", "-",
-                          "-progress", "pipe:1"], capture_output=True, text=True,
-                         errors="replace")
-    frames = re.findall(r"^frame=(\d+)", res.stdout, re.M)
+                          "-i", path, "-map", "0:V:0", "-c", "copy", "-f", "framecrc", "-"],
+                         capture_output=True, text=True, errors="replace")
+    pts = [int(p) for p in re.findall(r"^0,\s*-?\d+,\s*(-?\d+),", res.stdout, re.M)]
+    tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
     video = _first_video(res.stderr.split("Stream mapping:")[0])  # the input's streams
-    if res.returncode != 0 or not frames or video is None:
+    if res.returncode != 0 or not pts or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
     fps, (w, h), pix_fmt, turn = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
     has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", res.stderr, re.M) is not None
-    return VideoInfo(fps, (w, h), int(frames[-1]), pix_fmt, has_audio)
+    times = _uneven(pts, int(tb.group(1)) / int(tb.group(2))) if tb else None
+    return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times)
+
+
+def _uneven(pts: list[int], tb: float) -> tuple[float, ...] | None:
+    """Frame times in display order, from the first frame, when they are not evenly
+    spaced (variable frame rate); None for constant rate or timestamps missing."""
+    if len(pts) < 3 or min(pts) < -(2**62):  # AV_NOPTS_VALUE: no timestamps to keep
+        return None
+    order = sorted(pts)
+    t = [(p - order[0]) * tb for p in order]
+    step = t[-1] / (len(t) - 1)
+    if step <= 0 or len(set(order)) != len(order):
+        return None
+    if max(abs(x - k * step) for k, x in enumerate(t)) <= min(1e-3, step / 4):
+        return None
+    return tuple(t)
 
 
 def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:

@@ -88,8 +88,11 @@ def run_fx(source: str, output: str, s: FxSettings,
         stats = FxStats(footage.count, 0, footage.fps, fps_out)
         tmp = _temporary(output)
         audio = str(Path(footage.path).resolve()) if footage.has_audio else None
+        # variable frame rate footage keeps its frame times (a stride sets a new rate)
+        times = probe(source).times if s.stride == 1 and Path(source).is_file() else None
         try:
-            writer = _open(tmp, output, fps_out, footage.size, s.codec, audio, footage.pix_fmt)
+            writer = _open(tmp, output, fps_out, footage.size, s.codec, audio, footage.pix_fmt,
+                           times)
             background = _Background(writer)  # encoding overlaps decoding and blending
             try:
                 _stream(footage, depth, s, background, stats, total, progress)
@@ -333,11 +336,11 @@ def _temporary(output: str) -> str:
 
 
 def _open(tmp: str, output: str, fps: float, size: tuple[int, int], codec: str | None,
-          audio: str | None, pix_fmt: str = "rgb24") -> Any:
+          audio: str | None, pix_fmt: str = "rgb24", times: Any = None) -> Any:
     if is_sequence(output):
         return open_writer(tmp, fps, size, codec)
     return VideoWriter(tmp, fps, size, codec, audio_from=audio, container=output,
-                       pix_fmt_in=pix_fmt)
+                       pix_fmt_in=pix_fmt, times=times)
 
 
 def _commit(tmp: str, output: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,8 @@ class VideoWriter:
 
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                  gop: int | None = None, audio_from: str | None = None,
-                 container: str | None = None, pix_fmt_in: str = "rgb24") -> None:
+                 container: str | None = None, pix_fmt_in: str = "rgb24",
+                 times: Sequence[float] | None = None) -> None:
         import tempfile
         from fractions import Fraction
 
@@ -132,13 +134,21 @@ class VideoWriter:
             audio = ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:a", audio_codec]
         fmt = ["-f", {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm",
                       ".gif": "gif"}[Path(container).suffix.lower()]] if container else []
+        self._timing: str | None = None
+        timing: list[str] = []
+        if times is not None and self.codec != "gif":  # frame k is shown at times[k]
+            fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(timestamps_filter(times))
+            timing = ["-/vf", self._timing, "-fps_mode", "passthrough",
+                      "-enc_time_base:v", "filter"]
         self.shape = ((size[1], size[0], 3) if pix_fmt_in == "rgb24"
                       else (size[1] * 3 // 2, size[0], 1))
         cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
                "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
                "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
                "-i", "-", *audio, "-c:v", self.codec, "-pix_fmt", pix_fmt,
-               *params, *fmt, path]
+               *params, *timing, *fmt, path]
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True)
@@ -176,6 +186,8 @@ class VideoWriter:
         except OSError:
             pass
         code = proc.wait()
+        if self._timing is not None:
+            Path(self._timing).unlink(missing_ok=True)
         out = Path(self.path)
         empty = not out.is_file() or out.stat().st_size == 0
         if self.frames_written == 0 or (code != 0 and empty):
@@ -184,6 +196,31 @@ class VideoWriter:
             kept = "" if empty else " (what it wrote is kept, possibly incomplete)"
             raise WriteFailed(f"ffmpeg could not finish {self.path} (exit {code}): "
                               f"{self._ffmpeg_says()}{kept}")
+
+
+def timestamps_filter(times: Sequence[float]) -> str:
+    """An ffmpeg filter giving frame ``N`` the time ``times[N]`` (seconds): variable frame
+    rate footage keeps its timing. Runs of even spacing become one linear piece each,
+    found by a balanced tree of comparisons on ``N`` (a handful of pieces for a screen
+    recording that dropped a few frames; never more than one per frame)."""
+    runs: list[tuple[int, float, float]] = []  # (first frame, its time, step)
+    i, n = 0, len(times)
+    while i < n:
+        step = times[i + 1] - times[i] if i + 1 < n else 0.0
+        j = i + 1
+        while j + 1 < n and abs(times[j + 1] - times[j] - step) < 1e-7:
+            j += 1
+        runs.append((i, times[i], step))
+        i = j + 1
+
+    def tree(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            first, t, step = runs[lo]
+            return f"{t:.9f}+(N-{first})*{step:.9f}"
+        mid = (lo + hi) // 2
+        return f"if(lt(N,{runs[mid][0]}),{tree(lo, mid)},{tree(mid, hi)})"
+
+    return f"settb=1/90000,setpts='({tree(0, len(runs))})/TB+0.5'\n"  # +0.5: rounded
 
 
 class PngSequenceWriter:

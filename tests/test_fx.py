@@ -367,3 +367,46 @@ def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
     with pytest.raises(FootageError, match=r"--motion-blur 30 --stride 10 holds 39 frames per "
                                            r"hyperframe, 0.1 GiB in all; 0.1 GiB is free"):
         per(mb, fx.FxSettings(window=30, stride=10))
+
+
+def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng):
+    from hfrender.footage import probe
+    from hfrender.writer import timestamps_filter
+
+    n = 24
+    times = np.cumsum(np.r_[0, rng.choice([1 / 30, 1 / 60, 0.1], n - 1)])  # a screen capture
+    frames = rng.integers(0, 256, (n, 36, 64, 3), dtype=np.uint8)
+    raw = tmp_path / "in.raw"
+    frames.tofile(raw)
+    clip = tmp_path / "vfr.mkv"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                    "-pix_fmt", "rgb24", "-s", "64x36", "-r", "30", "-i", str(raw), "-/vf",
+                    _filter_file(tmp_path, timestamps_filter(list(times))), "-fps_mode",
+                    "passthrough", "-enc_time_base:v", "filter", "-c:v", "libx264rgb", "-qp",
+                    "0", str(clip)], check=True)
+    got = probe(str(clip)).times
+    assert got is not None and np.abs(np.array(got) - times).max() < 1.5e-3
+    for out in (tmp_path / "out.mp4", tmp_path / "out.mkv"):
+        assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+        info = probe(str(out))
+        assert info.count == n and np.abs(np.array(info.times) - times).max() < 1.5e-3, out
+    # a stride sets a new, constant rate
+    assert main(["fx", str(clip), "-o", str(tmp_path / "s.mkv"), "--motion-blur", "2",
+                 "--stride", "2", "--quiet"]) == 0
+    info = probe(str(tmp_path / "s.mkv"))
+    assert (info.count, info.times) == ((n - 2) // 2 + 1, None)
+
+
+def _filter_file(folder, text):
+    path = folder / "timing.filter"
+    path.write_text(text)
+    return str(path)
+
+
+def test_timestamps_filter_is_one_piece_per_run_of_even_spacing():
+    from hfrender.writer import timestamps_filter
+
+    even = timestamps_filter([k / 25 for k in range(1000)])
+    assert even == "settb=1/90000,setpts='(0.000000000+(N-0)*0.040000000)/TB+0.5'\n"
+    gaps = timestamps_filter([0, 0.04, 0.08, 0.5, 0.54, 0.58, 0.62, 1.0])
+    assert gaps.count("if(") == 2 and "lt(N,3)" in gaps and "lt(N,7)" in gaps
