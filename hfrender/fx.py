@@ -6,7 +6,8 @@ the output keeps the input's frame count and rate, as ``ffmpeg -vf tmix`` does: 
 ``window - 1`` windows reach before the clip, and, as in tmix (checked against ffmpeg 9),
 the first frame stands in for the frames before it; a stride S turns F fps into F/S
 fps with windows of ``window`` frames (``--motion-blur 8 --stride 8``: 240 fps footage to
-30 fps with a 360-degree shutter). The soundtrack is kept. The output appears only when it
+30 fps with a 360-degree shutter). The soundtrack is kept, and at stride 1 so are the frame
+times of variable frame rate footage. The output appears only when it
 is complete: it is written under a temporary name and renamed at the end.
 """
 
