@@ -410,3 +410,20 @@ def test_timestamps_filter_is_one_piece_per_run_of_even_spacing():
     assert even == "settb=1/90000,setpts='(0.000000000+(N-0)*0.040000000)/TB+0.5'\n"
     gaps = timestamps_filter([0, 0.04, 0.08, 0.5, 0.54, 0.58, 0.62, 1.0])
     assert gaps.count("if(") == 2 and "lt(N,3)" in gaps and "lt(N,7)" in gaps
+
+
+def test_progress_counts_every_output_frame_from_the_first(tmp_path, rng):
+    from hfrender.fx import FxSettings, run_fx
+
+    clip, _ = make_clip(tmp_path, rng, n=30)
+    calls = []
+    stats = run_fx(str(clip), str(tmp_path / "o.mkv"), FxSettings(window=5),
+                   progress=lambda done, total: calls.append((done, total)))
+    assert stats.frames_out == 30 and calls[-1] == (30, 30)
+    assert calls[:4] == [(1, 30), (2, 30), (3, 30), (4, 30)]  # the lead-in, frame by frame
+    done = [d for d, _ in calls]
+    assert done == sorted(set(done)) and {t for _, t in calls} == {30}
+    calls.clear()
+    run_fx(str(clip), str(tmp_path / "s.mkv"), FxSettings(window=5, stride=5),
+           progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (6, 6)
