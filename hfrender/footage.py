@@ -145,6 +145,7 @@ class VideoInfo:
     pix_fmt: str
     has_audio: bool
     times: tuple[float, ...] | None = None  # seconds from the first frame, if unevenly spaced
+    start: float = 0.0  # seconds from the file's start (its audio) to the first frame
 
     @property
     def native_yuv420p(self) -> bool:
@@ -177,32 +178,55 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats",
                           "-i", path, "-map", "0:V:0", "-c", "copy", "-f", "framecrc", "-"],
                          capture_output=True, text=True, errors="replace")
-    pts = [int(p) for p in re.findall(r"^0,\s*-?\d+,\s*(-?\d+),", res.stdout, re.M)]
+    # packets an edit list hides (flag 0x4, "discard": a stream-copied trim) never decode
+    pts = [int(m.group(1)) for m in re.finditer(
+        r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)
+        if not (m.group(2) and int(m.group(2), 16) & 4)]
     tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
-    video = _first_video(res.stderr.split("Stream mapping:")[0])  # the input's streams
+    head = res.stderr.split("Stream mapping:")[0]  # the input's streams
+    video = _first_video(head)
     if res.returncode != 0 or not pts or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
     fps, (w, h), pix_fmt, turn = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
-    has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", res.stderr, re.M) is not None
-    times = _uneven(pts, int(tb.group(1)) / int(tb.group(2))) if tb else None
-    return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times)
+    has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", head, re.M) is not None
+    times, start = None, 0.0
+    if tb and len(pts) >= 2 and min(pts) > -(2**62):  # AV_NOPTS_VALUE: no timestamps
+        unit = int(tb.group(1)) / int(tb.group(2))
+        order = sorted(pts)
+        times = _uneven([(p - order[0]) * unit for p in order])
+        fps = _exact_rate(fps, (order[-1] - order[0]) * unit, len(order) - 1, unit)
+        begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
+        start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
+    return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
+                     start if start > 1e-3 else 0.0)
 
 
-def _uneven(pts: list[int], tb: float) -> tuple[float, ...] | None:
-    """Frame times in display order, from the first frame, when they are not evenly
-    spaced (variable frame rate); None for constant rate or timestamps missing."""
-    if len(pts) < 3 or min(pts) < -(2**62):  # AV_NOPTS_VALUE: no timestamps to keep
-        return None
-    order = sorted(pts)
-    t = [(p - order[0]) * tb for p in order]
+def _uneven(t: list[float]) -> tuple[float, ...] | None:
+    """The frame times when they are not evenly spaced (variable frame rate); None for a
+    constant rate or repeated timestamps."""
     step = t[-1] / (len(t) - 1)
-    if step <= 0 or len(set(order)) != len(order):
+    if len(t) < 3 or step <= 0 or any(b <= a for a, b in zip(t, t[1:], strict=False)):
         return None
     if max(abs(x - k * step) for k, x in enumerate(t)) <= min(1e-3, step / 4):
         return None
     return tuple(t)
+
+
+def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
+    """ffmpeg prints "23.98 fps" for 24000/1001. When the timestamps (``steps`` frame
+    intervals over ``span`` seconds, each rounded to ``unit``) rule the printed rate out,
+    its whole number or that x 1000/1001, whichever they allow, is taken instead."""
+    if span <= 0:
+        return printed
+    measured = steps / span
+    tolerance = measured * unit / span * 1.01  # both ends rounded to the unit
+    if abs(printed - measured) <= tolerance:
+        return printed
+    whole = round(printed)
+    near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))
+    return near if abs(near - measured) <= tolerance else printed
 
 
 def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
@@ -221,7 +245,7 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
             if m := re.fullmatch(r"([\d.]+)(k?) (fps|tbr)", f):
                 rate[m.group(3)] = float(m.group(1)) * (1000 if m.group(2) else 1)
         if size is None or not (rate.get("fps") or rate.get("tbr")):
-            return None
+            continue  # a stream hfrender cannot read: perhaps the next one
         block = []
         for more in lines[i + 1:]:
             if re.match(r"\s*Stream #", more):

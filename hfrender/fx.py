@@ -89,11 +89,17 @@ def run_fx(source: str, output: str, s: FxSettings,
         stats = FxStats(footage.count, 0, footage.fps, fps_out)
         tmp = _temporary(output)
         audio = str(Path(footage.path).resolve()) if footage.has_audio else None
-        # variable frame rate footage keeps its frame times (a stride sets a new rate)
-        times = probe(source).times if s.stride == 1 and Path(source).is_file() else None
+        # variable frame rate footage keeps its frame times at stride 1 (a stride sets a
+        # new, constant rate), and video that starts after the sound still does
+        info = probe(source) if Path(source).is_file() else None
+        times, start = None, 0.0
+        if info is not None and (info.start > 0 or (info.times and s.stride == 1)):
+            times = (info.times if info.times and s.stride == 1
+                     else [k / fps_out for k in range(total)])
+            start = info.start
         try:
             writer = _open(tmp, output, fps_out, footage.size, s.codec, audio, footage.pix_fmt,
-                           times)
+                           times, start)
             background = _Background(writer)  # encoding overlaps decoding and blending
             try:
                 _stream(footage, depth, s, background, stats, total, progress)
@@ -337,11 +343,12 @@ def _temporary(output: str) -> str:
 
 
 def _open(tmp: str, output: str, fps: float, size: tuple[int, int], codec: str | None,
-          audio: str | None, pix_fmt: str = "rgb24", times: Any = None) -> Any:
+          audio: str | None, pix_fmt: str = "rgb24", times: Any = None,
+          start: float = 0.0) -> Any:
     if is_sequence(output):
         return open_writer(tmp, fps, size, codec)
     return VideoWriter(tmp, fps, size, codec, audio_from=audio, container=output,
-                       pix_fmt_in=pix_fmt, times=times)
+                       pix_fmt_in=pix_fmt, times=times, start=start)
 
 
 def _commit(tmp: str, output: str) -> None:

@@ -102,7 +102,7 @@ class VideoWriter:
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                  gop: int | None = None, audio_from: str | None = None,
                  container: str | None = None, pix_fmt_in: str = "rgb24",
-                 times: Sequence[float] | None = None) -> None:
+                 times: Sequence[float] | None = None, start: float = 0.0) -> None:
         import tempfile
         from fractions import Fraction
 
@@ -136,10 +136,10 @@ class VideoWriter:
                       ".gif": "gif"}[Path(container).suffix.lower()]] if container else []
         self._timing: str | None = None
         timing: list[str] = []
-        if times is not None and self.codec != "gif":  # frame k is shown at times[k]
+        if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
             with os.fdopen(fd, "w") as fh:
-                fh.write(timestamps_filter(times))
+                fh.write(timestamps_filter([start + t for t in times]))
             timing = ["-/vf", self._timing, "-fps_mode", "passthrough",
                       "-enc_time_base:v", "filter"]
         self.shape = ((size[1], size[0], 3) if pix_fmt_in == "rgb24"
@@ -205,8 +205,8 @@ def timestamps_filter(times: Sequence[float]) -> str:
     recording that dropped a few frames; never more than one per frame)."""
     runs: list[tuple[int, float, float]] = []  # (first frame, its time, step)
     i, n = 0, len(times)
-    while i < n:
-        step = times[i + 1] - times[i] if i + 1 < n else 0.0
+    while i < n:  # a last frame on its own keeps the step before it (for any frame after)
+        step = times[i + 1] - times[i] if i + 1 < n else (runs[-1][2] if runs else 0.0)
         j = i + 1
         while j + 1 < n and abs(times[j + 1] - times[j] - step) < 1e-7:
             j += 1

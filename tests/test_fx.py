@@ -427,3 +427,29 @@ def test_progress_counts_every_output_frame_from_the_first(tmp_path, rng):
     run_fx(str(clip), str(tmp_path / "s.mkv"), FxSettings(window=5, stride=5),
            progress=lambda done, total: calls.append((done, total)))
     assert calls[-1] == (6, 6)
+
+
+def test_probe_takes_ntsc_rates_exactly_trims_and_offsets_from_timestamps(tmp_path):
+    from hfrender.footage import probe
+
+    def make(name, *args):
+        subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", *args,
+                        str(tmp_path / name)], check=True)
+        return str(tmp_path / name)
+
+    src = ["-f", "lavfi", "-i", "testsrc=size=64x36:rate=24000/1001", "-frames:v", "48"]
+    assert probe(make("ntsc.mp4", *src, "-pix_fmt", "yuv420p")).fps == 24000 / 1001
+    assert probe(make("ntsc.mkv", *src, "-pix_fmt", "yuv420p")).fps == 23.98  # ms: unsure
+    full = make("full.mp4", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-frames:v",
+                "90", "-g", "30", "-pix_fmt", "yuv420p")
+    trimmed = make("trim.mp4", "-ss", "1.3", "-i", full, "-c", "copy")  # an edit list
+    decoded = sum(1 for _ in list(imageio_ffmpeg.read_frames(trimmed))[1:])
+    assert probe(trimmed).count == decoded < 90
+    late = make("late.mkv", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-f", "lavfi",
+                "-i", "sine=duration=3", "-frames:v", "60", "-output_ts_offset", "0",
+                "-vf", "setpts=PTS+1.5/TB", "-pix_fmt", "yuv420p", "-c:a", "aac")
+    info = probe(late)
+    assert info.has_audio and abs(info.start - 1.5) < 0.01
+    out = tmp_path / "out.mkv"
+    assert main(["fx", late, "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    assert abs(probe(str(out)).start - 1.5) < 0.03  # still 1.5 s after the sound starts
