@@ -53,12 +53,12 @@ class Footage:
 class _Decoder:
     """ffmpeg decoding to raw frames on a pipe, read straight into the caller's buffers."""
 
-    def __init__(self, path: str, pix_fmt: str, frame_bytes: int) -> None:
+    def __init__(self, path: str, pix_fmt: str, frame_bytes: int = 0) -> None:
         import tempfile
 
         import imageio_ffmpeg
 
-        self.path, self.frame_bytes = path, frame_bytes
+        self.path, self.pix_fmt, self.frame_bytes = path, pix_fmt, frame_bytes
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
@@ -257,13 +257,24 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
     return None
 
 
-def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") -> Footage:
+def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
+    """Start ffmpeg decoding a video file before it is probed (the two overlap); hand
+    the result to :func:`open_footage`. None for what is not a file."""
+    return _Decoder(path, pix_fmt) if Path(path).is_file() else None
+
+
+def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
+                 decoder: _Decoder | None = None) -> Footage:
     """Frames of a video file or a PNG sequence (``fps`` for sequences, default 30).
 
     ``pix_fmt="yuv420p"`` (video only) hands out the planes as stored, as one
     (3H/2, W, 1) array a frame: blending code values there is what ``tmix`` does, and
-    no colour conversion is needed on either side.
+    no colour conversion is needed on either side. ``decoder``: one already started by
+    :func:`start_decoding` (used if it decodes to ``pix_fmt``, else stopped).
     """
+    if decoder is not None and decoder.pix_fmt != pix_fmt:
+        decoder.close()
+        decoder = None
 
     files = _sequence_files(path)
     if files is not None:
@@ -286,7 +297,9 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24") ->
     info = probe(path)
     w, h = info.size
     shape = (h, w, 3) if pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
-    decoder = _Decoder(path, pix_fmt, int(np.prod(shape)))
+    if decoder is None:
+        decoder = _Decoder(path, pix_fmt)
+    decoder.frame_bytes = int(np.prod(shape))
     footage = Footage(path, info.fps, (w, h), info.count, info.has_audio,
                       decoder.frames(shape), pix_fmt, info.pix_fmt)
     footage.read_into = decoder.read_into  # type: ignore[method-assign]

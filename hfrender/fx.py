@@ -29,7 +29,13 @@ import numpy as np
 from hfrender.backends import get_backend
 from hfrender.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.effects import fuse, motion_blur
-from hfrender.footage import FootageError, open_depth, open_footage, probe
+from hfrender.footage import (
+    FootageError,
+    open_depth,
+    open_footage,
+    probe,
+    start_decoding,
+)
 from hfrender.hyperframe import slot_count
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
@@ -73,14 +79,16 @@ def run_fx(source: str, output: str, s: FxSettings,
     setup = ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup")
     encoders = setup.submit(ffmpeg_encoders)
     backend = setup.submit(get_backend, s.backend)
-    footage = None
+    footage = early = None
     try:
         # code values of 4:2:0 video blend where they are, as tmix does: no colour
-        # conversion into RGB and back, and half the bytes through the pipes
+        # conversion into RGB and back, and half the bytes through the pipes. ffmpeg starts
+        # decoding while the probe runs, in the format the probe will most likely allow
         yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
-               and Path(output).suffix.lower() != ".gif" and Path(source).is_file()
-               and probe(source).native_yuv420p)
-        footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24")
+               and Path(output).suffix.lower() != ".gif" and Path(source).is_file())
+        early = start_decoding(source, "yuv420p" if yuv else "rgb24")
+        yuv = yuv and probe(source).native_yuv420p
+        footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24", early)
         encoders.result()
         depth = _check(footage, output, s)
         backend.result()
@@ -112,8 +120,9 @@ def run_fx(source: str, output: str, s: FxSettings,
             _discard(tmp)
             raise
     finally:
-        if footage is not None:
-            footage.close()  # the decoder stops, also after an error
+        for reader in (footage, early):
+            if reader is not None:
+                reader.close()  # the decoder stops, also after an error
         setup.shutdown(wait=False, cancel_futures=True)  # an error is told at once
     return stats
 
