@@ -241,7 +241,7 @@ def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
     assert len(best) == 1 and rows[-1][1] == best[0][1]  # auto runs with the best's workers
     assert all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows)  # fps, latency
     assert [float(r[4]) for r in rows[:4]] == sorted(float(r[4]) for r in rows[:4])  # memory
-    assert re.search(r"auto / best = \d\.\d\d", out)
+    assert re.search(r"auto / best = \d+\.\d\d\n", out)  # tiny frames: may exceed 10
     if plot is not None:
         assert plot.stat().st_size > 1000
 
