@@ -206,9 +206,9 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
 def _uneven(t: list[float]) -> tuple[float, ...] | None:
     """The frame times when they are not evenly spaced (variable frame rate); None for a
     constant rate or repeated timestamps."""
-    step = t[-1] / (len(t) - 1)
-    if len(t) < 3 or step <= 0 or any(b <= a for a, b in zip(t, t[1:], strict=False)):
+    if len(t) < 3 or any(b <= a for a, b in zip(t, t[1:], strict=False)):
         return None
+    step = t[-1] / (len(t) - 1)
     if max(abs(x - k * step) for k, x in enumerate(t)) <= min(1e-3, step / 4):
         return None
     return tuple(t)

@@ -50,6 +50,8 @@ from hfrender.writer import (
 
 log = logging.getLogger(__name__)
 
+IN_FLIGHT = 2  # hyperframes being filled or fused at once (the pool holds slot_count of it)
+
 @dataclass
 class FxSettings:
     window: int = 1
@@ -87,7 +89,8 @@ def run_fx(source: str, output: str, s: FxSettings,
         yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
                and Path(output).suffix.lower() != ".gif" and Path(source).is_file())
         early = start_decoding(source, "yuv420p" if yuv else "rgb24")
-        yuv = yuv and probe(source).native_yuv420p
+        info = probe(source) if Path(source).is_file() else None  # None: an image sequence
+        yuv = yuv and info is not None and info.native_yuv420p
         footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24", early)
         encoders.result()
         depth = _check(footage, output, s)
@@ -99,12 +102,10 @@ def run_fx(source: str, output: str, s: FxSettings,
         audio = str(Path(footage.path).resolve()) if footage.has_audio else None
         # variable frame rate footage keeps its frame times at stride 1 (a stride sets a
         # new, constant rate), and video that starts after the sound still does
-        info = probe(source) if Path(source).is_file() else None
+        keep = info.times if info is not None and s.stride == 1 else None
         times, start = None, 0.0
-        if info is not None and (info.start > 0 or (info.times and s.stride == 1)):
-            times = (info.times if info.times and s.stride == 1
-                     else [k / fps_out for k in range(total)])
-            start = info.start
+        if info is not None and (keep or info.start > 0):
+            times, start = keep or [k / fps_out for k in range(total)], info.start
         try:
             writer = _open(tmp, output, fps_out, footage.size, s.codec, audio, footage.pix_fmt,
                            times, start)
@@ -133,7 +134,7 @@ def _outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
     halo frames; fewer when memory is short (the pool holds 3 slots)."""
     halo = s.window - 1
     want = min(max(8, s.window), 32) if s.stride < s.window else 8
-    slots = slot_count(2)
+    slots = slot_count(IN_FLIGHT)
     g = auto_granularity(frame_bytes, frames_per_output=s.stride, halo=halo, slots=slots,
                          cap=halo + want * s.stride)
     need, free = slots * g * frame_bytes, free_memory_bytes()
@@ -172,7 +173,7 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
     per = _outputs_per_hyperframe(int(np.prod(shape)) + (h * w * 4 if depth else 0), s)
     builder = HyperFrameBuilder.create(shape, np.uint8, frames_per_output=s.stride,
                                        halo=halo, granularity=halo + per * s.stride,
-                                       depth=depth is not None, max_in_flight=2)
+                                       depth=depth is not None, max_in_flight=IN_FLIGHT)
     depth_frames = iter(depth.frames) if depth is not None else None
 
     def emit(frames: np.ndarray, recycle: bool = False) -> None:
