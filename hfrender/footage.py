@@ -65,7 +65,8 @@ class _Decoder:
             [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
              "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
              "-map", "0:V:0", "-fps_mode", "passthrough",  # every frame once, even VFR
-             "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
+             "-f", "rawvideo", "-pix_fmt", pix_fmt,
+             "-avioflags", "direct", "-"],  # a frame a write, not 32 KiB ones: fewer wake-ups
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
         widen_pipe(self.proc.stdout)
 

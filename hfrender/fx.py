@@ -50,7 +50,7 @@ from hfrender.writer import (
 
 log = logging.getLogger(__name__)
 
-IN_FLIGHT = 2  # hyperframes being filled or fused at once (the pool holds slot_count of it)
+IN_FLIGHT = 1  # hyperframes fused at once, the next filling meanwhile: a pool of 2 slots
 
 @dataclass
 class FxSettings:
@@ -276,7 +276,7 @@ class _Background:
     fusion writes into memory that is already mapped instead of faulting in fresh pages
     for every hyperframe, which on two cores cost more than the blending itself."""
 
-    def __init__(self, writer: Any, depth: int = 2) -> None:
+    def __init__(self, writer: Any, depth: int = 1) -> None:
         self.writer = writer
         self.q: queue.Queue = queue.Queue(maxsize=depth)
         self.free: queue.Queue = queue.Queue()

@@ -361,9 +361,10 @@ def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
     mb = 1 << 20
     assert [per(mb, fx.FxSettings(window=w, stride=st)) for w, st in
             [(8, 1), (30, 1), (100, 1), (8, 8), (3, 5)]] == [8, 30, 32, 8, 8]
-    monkeypatch.setattr("hfrender.builder.free_memory_bytes", lambda: 2 * 3 * 40 * mb)
-    assert per(mb, fx.FxSettings(window=30, stride=1)) == 11  # 40 frames a slot: 29 + 11
-    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 100 * mb)
+    # half the free memory for a pool of 2 slots of 40 frames: the 29-frame halo + 11 new
+    monkeypatch.setattr("hfrender.builder.free_memory_bytes", lambda: 2 * 2 * 40 * mb)
+    assert per(mb, fx.FxSettings(window=30, stride=1)) == 11
+    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 70 * mb)  # 2 x 39 MiB do not fit
     with pytest.raises(FootageError, match=r"--motion-blur 30 --stride 10 holds 39 frames per "
                                            r"hyperframe, 0.1 GiB in all; 0.1 GiB is free"):
         per(mb, fx.FxSettings(window=30, stride=10))

@@ -1,4 +1,5 @@
 import logging
+import os
 import subprocess
 import sys
 import zipfile
@@ -90,6 +91,25 @@ def test_explicit_cuda_backend_is_unavailable_with_a_reason(monkeypatch):
     with pytest.raises(hf.BackendUnavailable, match=r"CuPy is not installed; install the CUDA "
                                                     r"extra: pip install 'hfrender\[cuda\]'"):
         hf.get_backend("cuda")
+
+
+def test_cuda_needs_a_driver_before_cupy_is_loaded(monkeypatch):
+    import ctypes
+
+    from hfrender.backends import cuda
+
+    def no_library(name, *args, **kwargs):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(backends, "_cache", {})
+    monkeypatch.setattr(cuda.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    monkeypatch.setitem(sys.modules, "cupy", None)  # were CuPy imported, the message would differ
+    library = "nvcuda.dll" if os.name == "nt" else "libcuda.so.1"
+    with pytest.raises(hf.BackendUnavailable, match=rf"^no CUDA driver: {library} cannot be "
+                                                    rf"loaded \({library}: cannot open"):
+        hf.get_backend("cuda")
+    assert hf.get_backend("auto").name == "cpu"
 
 
 def test_backend_chosen_by_flag_then_environment(monkeypatch, caplog):

@@ -14,8 +14,9 @@ Two paths compute the same function:
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -31,6 +32,31 @@ from hfrender.windows import WindowWeights
 MIN_BAND_ROWS = 16  # rows per thread, at least
 MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread
 
+_bands: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): one per process
+_bands_lock = threading.Lock()
+_local = threading.local()
+
+
+def _band_pool() -> ThreadPoolExecutor:
+    """The band threads, started once per process (a fork gets its own): streaming callers
+    fuse a hyperframe every few milliseconds, and starting threads for each costs more."""
+    global _bands
+    with _bands_lock:
+        if _bands is None or _bands[0] != os.getpid():
+            _bands = (os.getpid(), ThreadPoolExecutor(os.cpu_count() or 1,
+                                                      thread_name_prefix="hfrender-band"))
+        return _bands[1]
+
+
+def scratch(name: str, shape: tuple, dtype: np.dtype | type) -> np.ndarray:
+    """A work array of this thread, kept between calls (one per ``name``): fresh memory
+    costs a page fault and a page clear per 4 KiB, more than the blending that uses it."""
+    store = _local.__dict__.setdefault("arrays", {})
+    a = store.get(name)
+    if a is None or a.shape != tuple(shape) or a.dtype != np.dtype(dtype):
+        a = store[name] = np.empty(shape, dtype)
+    return a
+
 
 def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
              out: np.ndarray, workers: int | None = None) -> np.ndarray:
@@ -45,11 +71,12 @@ def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
         fn(frames, out)
         return out
     edges = np.linspace(0, h, n + 1).astype(int)
-    with ThreadPoolExecutor(n) as pool:
-        jobs = [pool.submit(fn, frames[:, a:b], out[:, a:b])
-                for a, b in zip(edges[:-1], edges[1:], strict=True)]
-        for job in jobs:
-            job.result()
+    pool = _band_pool()
+    jobs = [pool.submit(fn, frames[:, a:b], out[:, a:b])
+            for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    wait(jobs)  # all bands end before an error is raised: none writes into out afterwards
+    for job in jobs:
+        job.result()
     return out
 
 
@@ -70,11 +97,12 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
     if top * window + window // 2 > np.iinfo(np.uint32).max:
         acc_dt = np.uint64
     shape = frames.shape[1:]
-    acc = np.empty(shape, acc_dt)
-    lin16 = np.empty(shape, np.uint16) if int_linear else None
-    quot = np.empty(shape, np.uint16) if int_linear else None
-    index = np.empty(LOOKUP_CHUNK, np.intp) if int_linear else None
-    alpha32 = np.empty(shape[:-1], np.uint32) if int_linear and shape[-1] == 4 else None
+    acc = scratch("acc_int", shape, acc_dt)
+    lin16 = scratch("lin16", shape, np.uint16) if int_linear else None
+    quot = scratch("quot", shape, np.uint16) if int_linear else None
+    index = scratch("index", (LOOKUP_CHUNK,), np.intp) if int_linear else None
+    alpha32 = scratch("alpha32", shape[:-1], np.uint32) if int_linear and shape[-1] == 4 \
+        else None
     alpha = shape[-1] == 4
 
     def as_int(f: np.ndarray) -> np.ndarray:
@@ -102,9 +130,9 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
 def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
                out: np.ndarray) -> np.ndarray:
     shape = frames.shape[1:]
-    acc = np.empty(shape, np.float64)
-    lin = np.empty(shape, np.float32)
-    mean = np.empty(shape, np.float32)
+    acc = scratch("acc_float", shape, np.float64)
+    lin = scratch("lin", shape, np.float32)
+    mean = scratch("mean", shape, np.float32)
     scale = 1.0 / window
 
     def emit(k: int) -> None:
