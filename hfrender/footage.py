@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import HFRenderError
-from hfrender.writer import widen_pipe
+from hfrender.writer import frame_pipe_env, widen_pipe
 
 
 class FootageError(HFRenderError):
@@ -67,7 +67,8 @@ class _Decoder:
              "-map", "0:V:0", "-fps_mode", "passthrough",  # every frame once, even VFR
              "-f", "rawvideo", "-pix_fmt", pix_fmt,
              "-avioflags", "direct", "-"],  # a frame a write, not 32 KiB ones: fewer wake-ups
-            stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
+            stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
+            env=frame_pipe_env())
         widen_pipe(self.proc.stdout)
 
     def read_into(self, buf: np.ndarray) -> bool:

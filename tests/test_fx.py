@@ -1,5 +1,6 @@
 """`hfrender fx` on footage: equal to tmix in code-value mode, strides, depth, errors."""
 
+import os
 import re
 import subprocess
 
@@ -454,3 +455,29 @@ def test_probe_takes_ntsc_rates_exactly_trims_and_offsets_from_timestamps(tmp_pa
     out = tmp_path / "out.mkv"
     assert main(["fx", late, "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     assert abs(probe(str(out)).start - 1.5) < 0.03  # still 1.5 s after the sound starts
+
+
+def test_ffmpeg_processes_that_move_frames_keep_freed_frames(tmp_path, rng, monkeypatch):
+    from hfrender import footage, writer
+
+    seen = []
+    real = subprocess.Popen
+
+    def spy(cmd, *args, **kwargs):
+        seen.append((cmd, kwargs.get("env")))
+        return real(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(footage.subprocess, "Popen", spy)
+    monkeypatch.setattr(writer.subprocess, "Popen", spy)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "12345")  # the user's own setting wins
+    clip, frames = make_clip(tmp_path, rng, n=12)
+    out = tmp_path / "out.mkv"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--quiet"]) == 0
+    roles = {("decoder" if "-c:v" not in cmd else "encoder"): env for cmd, env in seen
+             if "rawvideo" in cmd}
+    assert set(roles) == {"decoder", "encoder"}
+    for env in roles.values():
+        assert env["MALLOC_MMAP_THRESHOLD_"] == str(32 << 20)
+        assert env["MALLOC_TRIM_THRESHOLD_"] == "12345"
+        assert env["PATH"] == os.environ["PATH"]  # the rest of the environment is kept
+    assert len(decode(out)[0]) == 12
