@@ -77,7 +77,12 @@ def main() -> None:
                   "medium", "-pix_fmt", "yuv420p", str(d / "ff.mp4")]
         runs_hf, runs_ff = timed([hf_cmd, ff_cmd], args.repeats)
         t_hf, t_ff = statistics.median(runs_hf), statistics.median(runs_ff)
-        pair = statistics.median(f / h for f, h in zip(runs_ff, runs_hf, strict=True))
+        pairs = np.array([f / h for f, h in zip(runs_ff, runs_hf, strict=True)])
+        pair = float(np.median(pairs))
+        # how sure: a 95% bootstrap interval of that median (seeded: the same runs, the
+        # same interval)
+        boot = np.random.default_rng(0).choice(pairs, (10_000, len(pairs)))
+        low, high = np.percentile(np.median(boot, axis=1), [2.5, 97.5])
         video_diff = int(np.abs(decode(d / "hf.mp4").astype(int) - decode(d / "ff.mp4")).max())
         (d / "hfp").mkdir()
         (d / "ffp").mkdir()
@@ -92,8 +97,8 @@ def main() -> None:
           f"{args.repeats}")
     print(f"  hfrender fx : {t_hf:6.2f} s  ({args.frames / t_hf:5.1f} fps)")
     print(f"  ffmpeg tmix : {t_ff:6.2f} s  ({args.frames / t_ff:5.1f} fps)")
-    print(f"  ffmpeg / hfrender = {t_ff / t_hf:.2f}x (goal >= 1: hfrender no slower); "
-          f"median of the run pairs {pair:.2f}x")
+    print(f"  ffmpeg / hfrender = {t_ff / t_hf:.3f}x (goal >= 1: hfrender no slower); "
+          f"median of the run pairs {pair:.3f}x (95% interval {low:.3f}-{high:.3f})")
     print(f"  runs hfrender {', '.join(f'{t:.2f}' for t in runs_hf)}; "
           f"ffmpeg {', '.join(f'{t:.2f}' for t in runs_ff)}")
     print(f"  largest difference: decoded videos {video_diff}, blends (PNG) {blend_diff}")

@@ -160,6 +160,25 @@ def test_box_blur_allocates_nothing_per_output_frame(rng, dtype, linear):
     assert again < first - kept + 96 * 1024, (again, first, kept)
 
 
+def test_scratch_is_kept_per_thread_up_to_a_bound(monkeypatch):
+    import threading
+
+    from hfrender.backends.cpu import blur
+
+    monkeypatch.setattr(blur, "SCRATCH_KEEP_BYTES", 1 << 20)
+    blur._local.__dict__.clear()
+    a = blur.scratch("acc", (256, 1024), np.uint16)  # 512 KiB: kept
+    assert blur.scratch("acc", (256, 1024), np.uint16) is a
+    assert blur.scratch("acc", (256, 1024), np.uint32) is not a  # another dtype: replaced
+    big = blur.scratch("lin", (1024, 1024), np.uint16)  # 2 MiB: over the bound, not kept
+    assert blur.scratch("lin", (1024, 1024), np.uint16) is not big
+    other = []
+    t = threading.Thread(target=lambda: other.append(blur.scratch("acc", (4,), np.uint8)))
+    t.start()
+    t.join()
+    assert blur.scratch("acc", (4,), np.uint8) is not other[0]  # each thread has its own
+
+
 def test_band_threads_are_started_once_per_process(monkeypatch):
     import os
     import threading

@@ -35,6 +35,7 @@ MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread
 _bands: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): one per process
 _bands_lock = threading.Lock()
 _local = threading.local()
+SCRATCH_KEEP_BYTES = 64 << 20  # work arrays a thread keeps between calls, at most
 
 
 def _band_pool() -> ThreadPoolExecutor:
@@ -50,11 +51,17 @@ def _band_pool() -> ThreadPoolExecutor:
 
 def scratch(name: str, shape: tuple, dtype: np.dtype | type) -> np.ndarray:
     """A work array of this thread, kept between calls (one per ``name``): fresh memory
-    costs a page fault and a page clear per 4 KiB, more than the blending that uses it."""
+    costs a page fault and a page clear per 4 KiB, more than the blending that uses it.
+    A thread keeps at most :data:`SCRATCH_KEEP_BYTES`; bigger work arrays (a one-off 8K
+    float blur) are the caller's for one call only."""
     store = _local.__dict__.setdefault("arrays", {})
     a = store.get(name)
-    if a is None or a.shape != tuple(shape) or a.dtype != np.dtype(dtype):
-        a = store[name] = np.empty(shape, dtype)
+    if a is not None and a.shape == tuple(shape) and a.dtype == np.dtype(dtype):
+        return a
+    store.pop(name, None)
+    a = np.empty(shape, dtype)
+    if a.nbytes + sum(b.nbytes for b in store.values()) <= SCRATCH_KEEP_BYTES:
+        store[name] = a
     return a
 
 
