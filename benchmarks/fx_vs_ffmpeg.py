@@ -3,7 +3,9 @@
 Whole processes: ``hfrender fx in.mp4 -o out.mp4 --motion-blur 8 --gamma-space`` against
 ``ffmpeg -i in.mp4 -vf tmix=frames=8 -c:v libx264 -crf 18 -preset medium -pix_fmt yuv420p
 out.mp4`` (the encoder and settings hfrender uses). Both blend the code values of the
-4:2:0 planes as stored. Prints the median seconds, the ratio, the largest difference
+4:2:0 planes as stored. Prints the median seconds, the ratio (also the median of the
+per-pair ratios, with a 95% bootstrap interval: on a noisy machine, whether 1 is in it tells
+"the same speed" from "slower"), the largest difference
 between the decoded videos, and between RGB blends written as PNG (``format=gbrp,tmix``
 against hfrender's RGB path): code-value mode must match tmix within 1.
 
