@@ -131,7 +131,8 @@ def run_fx(source: str, output: str, s: FxSettings,
 def _outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
     """Output frames per hyperframe: 8 for short windows; for long overlapping windows up
     to 32, since each hyperframe starts its running sums afresh and copies ``window - 1``
-    halo frames; fewer when memory is short (the pool holds 3 slots)."""
+    halo frames; fewer when memory is short (the pool holds ``slot_count(IN_FLIGHT)``
+    slots)."""
     halo = s.window - 1
     want = min(max(8, s.window), 32) if s.stride < s.window else 8
     slots = slot_count(IN_FLIGHT)
@@ -205,15 +206,17 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
             lead.clear()
 
     def process(hyper: Any) -> None:
-        _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,
-                                hyper.frame_count)
-        if ww.count:
-            first = int(ww.starts[0])
-            span = hyper.frames[first: int(ww.starts[-1]) + s.window]
-            out = writer.buffer(per, shape)[:ww.count]  # reused: no fresh pages per frame
-            emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses, first,
-                        out), recycle=True)
-        hyper.release()
+        try:
+            _, ww = sliding_in_span(weights, s.stride, hyper.first_index, hyper.halo,
+                                    hyper.frame_count)
+            if ww.count:
+                first = int(ww.starts[0])
+                span = hyper.frames[first: int(ww.starts[-1]) + s.window]
+                out = writer.buffer(per, shape)[:ww.count]  # reused: no fresh pages a frame
+                emit(_blend(span, hyper.depth, s.window, s.stride, weights, s, hyper.lenses,
+                            first, out), recycle=True)
+        finally:  # also after an error or Ctrl-C: the decoder may be waiting for this slot
+            hyper.release()
 
     full: queue.Queue = queue.Queue()
     stop = threading.Event()

@@ -177,6 +177,39 @@ def test_a_failure_midway_leaves_no_output_that_looks_complete(tmp_path, rng, mo
     assert [p.name for p in tmp_path.iterdir() if "out" in p.name] == []
 
 
+@pytest.mark.parametrize("window", [3, 8])
+def test_a_fusion_error_ends_the_run_instead_of_hanging(tmp_path, rng, monkeypatch, window):
+    import threading
+    import time
+
+    clip, _ = make_clip(tmp_path, rng)
+    from hfrender import fx
+
+    real = fx.motion_blur
+
+    def failing(frames, *args, **kwargs):
+        if len(frames) > window:  # a hyperframe, not a lead-in window
+            time.sleep(0.5)  # meanwhile the decoder fills the other slot and asks for more
+            raise RuntimeError("fusion failed")
+        return real(frames, *args, **kwargs)
+
+    monkeypatch.setattr(fx, "motion_blur", failing)
+    out = tmp_path / "out.mp4"
+    raised = []
+
+    def run():
+        try:
+            fx.run_fx(str(clip), str(out), fx.FxSettings(window=window))
+        except RuntimeError as exc:
+            raised.append(str(exc))
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(30)  # the decoder waits for a slot that the failed fusion held: released
+    assert not t.is_alive() and raised == ["fusion failed"]
+    assert not out.exists()
+
+
 def test_depth_from_npz_matches_npy(tmp_path, rng):
     import imageio.v3 as iio
 

@@ -161,22 +161,28 @@ def test_box_blur_allocates_nothing_per_output_frame(rng, dtype, linear):
 
 
 def test_scratch_is_kept_per_thread_up_to_a_bound(monkeypatch):
+    import os
     import threading
 
     from hfrender.backends.cpu import blur
 
-    monkeypatch.setattr(blur, "SCRATCH_KEEP_BYTES", 1 << 20)
-    blur._local.__dict__.clear()
+    monkeypatch.setattr(blur, "SCRATCH_KEEP_BYTES", (1 << 20) * (os.cpu_count() or 1))
+    blur._local.__dict__.clear()  # 1 MiB a thread from here on
     a = blur.scratch("acc", (256, 1024), np.uint16)  # 512 KiB: kept
-    assert blur.scratch("acc", (256, 1024), np.uint16) is a
-    assert blur.scratch("acc", (256, 1024), np.uint32) is not a  # another dtype: replaced
-    big = blur.scratch("lin", (1024, 1024), np.uint16)  # 2 MiB: over the bound, not kept
-    assert blur.scratch("lin", (1024, 1024), np.uint16) is not big
+    assert a.shape == (256, 1024) and a.dtype == np.uint16
+    assert np.shares_memory(blur.scratch("acc", (255, 1024), np.uint16), a)  # a band a row less
+    c = blur.scratch("acc", (256, 1024), np.uint32)  # 1 MiB: the buffer grows
+    assert not np.shares_memory(c, a)
+    assert np.shares_memory(blur.scratch("acc", (256, 1024), np.uint16), c)
+    big = blur.scratch("lin", (512, 1024), np.uint16)  # 1 MiB more: over the share, not kept
+    assert not np.shares_memory(blur.scratch("lin", (512, 1024), np.uint16), big)
     other = []
     t = threading.Thread(target=lambda: other.append(blur.scratch("acc", (4,), np.uint8)))
     t.start()
     t.join()
-    assert blur.scratch("acc", (4,), np.uint8) is not other[0]  # each thread has its own
+    assert not np.shares_memory(blur.scratch("acc", (4,), np.uint8), other[0])  # its own
+    blur.release_scratch()
+    assert not np.shares_memory(blur.scratch("acc", (256, 1024), np.uint16), c)
 
 
 def test_band_threads_are_started_once_per_process(monkeypatch):
@@ -191,6 +197,9 @@ def test_band_threads_are_started_once_per_process(monkeypatch):
     monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a forked child: its own threads
     assert blur._band_pool() is not pool
     monkeypatch.undo()
+    with blur._bands_lock:  # a fork while another thread held the lock: the child's is free
+        blur._after_fork()
+        assert not blur._bands_lock.locked() and blur._bands is None
     # a band that fails is raised only once every band has finished writing its rows
     done = threading.Event()
 

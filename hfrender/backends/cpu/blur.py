@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 
@@ -34,8 +35,27 @@ MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread
 
 _bands: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): one per process
 _bands_lock = threading.Lock()
+SCRATCH_KEEP_BYTES = 64 << 20  # work arrays kept between calls, all threads together
+
+
+class _Scratch(dict):
+    """One thread's work buffers by name (a dict that can be weakly referenced)."""
+
+    __eq__ = object.__eq__  # one store per thread, told apart by identity
+    __hash__ = object.__hash__
+
+
 _local = threading.local()
-SCRATCH_KEEP_BYTES = 64 << 20  # work arrays a thread keeps between calls, at most
+_scratches: weakref.WeakSet[_Scratch] = weakref.WeakSet()  # a thread's goes when it ends
+
+
+def _after_fork() -> None:  # a child forked while a parent thread held the lock
+    global _bands, _bands_lock
+    _bands, _bands_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _band_pool() -> ThreadPoolExecutor:
@@ -50,19 +70,31 @@ def _band_pool() -> ThreadPoolExecutor:
 
 
 def scratch(name: str, shape: tuple, dtype: np.dtype | type) -> np.ndarray:
-    """A work array of this thread, kept between calls (one per ``name``): fresh memory
-    costs a page fault and a page clear per 4 KiB, more than the blending that uses it.
-    A thread keeps at most :data:`SCRATCH_KEEP_BYTES`; bigger work arrays (a one-off 8K
-    float blur) are the caller's for one call only."""
-    store = _local.__dict__.setdefault("arrays", {})
-    a = store.get(name)
-    if a is not None and a.shape == tuple(shape) and a.dtype == np.dtype(dtype):
-        return a
-    store.pop(name, None)
-    a = np.empty(shape, dtype)
-    if a.nbytes + sum(b.nbytes for b in store.values()) <= SCRATCH_KEEP_BYTES:
-        store[name] = a
-    return a
+    """A work array of this thread, kept between calls (one buffer per ``name``, grown as
+    needed, so bands a row apart share it): fresh memory costs a page fault and a page
+    clear per 4 KiB, more than the blending that uses it. A thread keeps at most its share
+    of :data:`SCRATCH_KEEP_BYTES` (one per CPU); beyond that a work array lasts one call.
+    :func:`release_scratch` frees them all."""
+    store = getattr(_local, "store", None)
+    if store is None:
+        store = _local.store = _Scratch()
+        _scratches.add(store)
+    dtype = np.dtype(dtype)
+    need = int(np.prod(shape)) * dtype.itemsize
+    buf = store.get(name)
+    if buf is None or buf.nbytes < need:
+        store.pop(name, None)
+        buf = np.empty(max(need, 1), np.uint8)
+        share = SCRATCH_KEEP_BYTES // (os.cpu_count() or 1)
+        if need + sum(b.nbytes for b in store.values()) <= share:
+            store[name] = buf
+    return buf[:need].view(dtype).reshape(shape)
+
+
+def release_scratch() -> None:
+    """Free the work arrays every thread keeps for its next call."""
+    for store in list(_scratches):
+        store.clear()
 
 
 def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
@@ -70,7 +102,8 @@ def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
     """Run ``fn(frames_band, out_band)`` on horizontal bands of rows, one thread per band.
 
     NumPy releases the GIL in its loops, so bands run truly in parallel; each band walks the
-    whole sequence on its own, with no synchronisation per frame.
+    whole sequence on its own, with no synchronisation per frame. Every band has ended when
+    this returns or raises (also on Ctrl-C): none writes into ``out`` afterwards.
     """
     h = frames.shape[1]
     n = min(workers or os.cpu_count() or 1, max(1, h // MIN_BAND_ROWS))
@@ -81,7 +114,13 @@ def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
     pool = _band_pool()
     jobs = [pool.submit(fn, frames[:, a:b], out[:, a:b])
             for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    wait(jobs)  # all bands end before an error is raised: none writes into out afterwards
+    try:
+        wait(jobs)
+    except BaseException:  # Ctrl-C: bands not started are dropped, running ones finish
+        for job in jobs:
+            job.cancel()
+        wait(jobs)
+        raise
     for job in jobs:
         job.result()
     return out
