@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import HFRenderError
-from hfrender.writer import frame_pipe_env, widen_pipe
+from hfrender.writer import frame_pipe_env, pattern_files, raw_frame_shape, widen_pipe
 
 
 class FootageError(HFRenderError):
@@ -122,11 +122,9 @@ def _sequence_files(path: str) -> list[Path] | None:
                        key=lambda f: _natural(f.name))
         return files or None
     if "%" in p.name:
-        m = re.search(r"%0?(\d*)d", p.name)
-        if not m:
+        rx = pattern_files(p.name)
+        if rx is None:
             return None
-        head, tail = p.name[: m.start()], p.name[m.end():]
-        rx = re.compile(re.escape(head) + r"(\d+)" + re.escape(tail) + "$")
         found = sorted((int(mm.group(1)), f) for f in (p.parent.iterdir() if p.parent.is_dir()
                                                         else []) if (mm := rx.match(f.name)))
         for (a, _), (b, _) in zip(found, found[1:], strict=False):
@@ -298,7 +296,7 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
         raise FootageError(f"input not found: {path}")
     info = probe(path)
     w, h = info.size
-    shape = (h, w, 3) if pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
+    shape = raw_frame_shape((w, h), pix_fmt)
     if decoder is None:
         decoder = _Decoder(path, pix_fmt)
     decoder.frame_bytes = int(np.prod(shape))

@@ -46,6 +46,7 @@ from hfrender.writer import (
     ffmpeg_encoders,
     is_sequence,
     open_writer,
+    raw_frame_shape,
 )
 
 log = logging.getLogger(__name__)
@@ -86,10 +87,11 @@ def run_fx(source: str, output: str, s: FxSettings,
         # code values of 4:2:0 video blend where they are, as tmix does: no colour
         # conversion into RGB and back, and half the bytes through the pipes. ffmpeg starts
         # decoding while the probe runs, in the format the probe will most likely allow
+        video = Path(source).is_file()  # else an image sequence
         yuv = (not s.linear_light and s.depth is None and not is_sequence(output)
-               and Path(output).suffix.lower() != ".gif" and Path(source).is_file())
+               and Path(output).suffix.lower() != ".gif" and video)
         early = start_decoding(source, "yuv420p" if yuv else "rgb24")
-        info = probe(source) if Path(source).is_file() else None  # None: an image sequence
+        info = probe(source) if video else None
         yuv = yuv and info is not None and info.native_yuv420p
         footage = open_footage(source, s.input_fps, "yuv420p" if yuv else "rgb24", early)
         encoders.result()
@@ -170,7 +172,7 @@ def _stream(footage: Any, depth: Any, s: FxSettings, writer: Any, stats: FxStats
     w, h = footage.size
     weights = curve_weights(s.weights, s.window)
     halo = s.window - 1
-    shape = (h, w, 3) if footage.pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
+    shape = raw_frame_shape(footage.size, footage.pix_fmt)
     per = _outputs_per_hyperframe(int(np.prod(shape)) + (h * w * 4 if depth else 0), s)
     builder = HyperFrameBuilder.create(shape, np.uint8, frames_per_output=s.stride,
                                        halo=halo, granularity=halo + per * s.stride,

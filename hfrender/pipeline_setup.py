@@ -13,6 +13,7 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.hyperframe import slot_count
 from hfrender.sampler import Plan
 from hfrender.scene import Scene, ShaderScene
 from hfrender.segments import Manifest, open_segmented, resumable, work_dir
@@ -54,8 +55,6 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> Non
             raise ConfigError(
                 f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
                 f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
-    from hfrender.hyperframe import slot_count
-
     slots = slot_count(config.max_in_flight)
     least = slots * (plan.overlap + plan.step) * frame_bytes
     free = free_memory_bytes()

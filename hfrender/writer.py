@@ -10,6 +10,7 @@ so it plays, also after an error or Ctrl-C mid-render.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from functools import cache
@@ -57,6 +58,22 @@ def frame_pipe_env() -> dict[str, str]:
 
 def is_sequence(path: str) -> bool:
     return "%" in Path(path).name
+
+
+def pattern_files(name: str, suffix: str = "") -> re.Pattern | None:
+    """The file names of an image-sequence pattern such as ``%05d.png`` (the number as group
+    1, then ``suffix``, a regex); None if ``name`` has no ``%d``."""
+    m = re.search(r"%0?\d*d", name)
+    if m is None:
+        return None
+    return re.compile(re.escape(name[: m.start()]) + r"(\d+)" + re.escape(name[m.end():])
+                      + suffix + "$")
+
+
+def raw_frame_shape(size: tuple[int, int], pix_fmt: str) -> tuple[int, int, int]:
+    """The array of one raw frame: (H, W, 3) for rgb24, (3H/2, W, 1) for yuv420p's planes."""
+    w, h = size
+    return (h, w, 3) if pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
 
 
 @cache
@@ -158,8 +175,7 @@ class VideoWriter:
                 fh.write(timestamps_filter([start + t for t in times]))
             timing = ["-/vf", self._timing, "-fps_mode", "passthrough",
                       "-enc_time_base:v", "filter"]
-        self.shape = ((size[1], size[0], 3) if pix_fmt_in == "rgb24"
-                      else (size[1] * 3 // 2, size[0], 1))
+        self.shape = raw_frame_shape(size, pix_fmt_in)
         cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
                "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
                "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
@@ -280,15 +296,12 @@ class PngSequenceWriter:
 
 def remove_stale(pattern: str) -> None:
     """Remove the files of an image-sequence pattern (a previous render's frames)."""
-    import re
-
     folder = Path(pattern).parent
     if not folder.is_dir():
         return
-    name = Path(pattern).name
-    m = re.search(r"%(0?)(\d*)d", name)
-    head, tail = name[: m.start()], name[m.end():]
-    stale = re.compile(re.escape(head) + r"\d+" + re.escape(tail) + r"(\.part)?$")
+    stale = pattern_files(Path(pattern).name, r"(\.part)?")
+    if stale is None:
+        return
     for old in folder.iterdir():
         if stale.match(old.name) and old.is_file():
             old.unlink()
