@@ -5,7 +5,7 @@
 * accumulation buffer (the simplest good alternative): each sub-frame converted to linear
   light in a fragment shader and added with blending into an RGBA32F target, encoded to
   sRGB in a last pass, one readback per output frame;
-* hfrender: ``hfrender.pipeline.render`` (sub-frames read into hyperframe slots, fused on
+* hfrender: ``hfrender.engine.render.render`` (sub-frames read into hyperframe slots, fused on
   a second thread, written by ffmpeg).
 
 All three draw the sub-frames with the same renderer and write the same mp4 encoder, so
@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from hfrender.config import RenderConfig, parse_size
-from hfrender.pipeline import halton, render
+from hfrender.engine.render import halton, render
+from hfrender.io.writers import open_writer
 from hfrender.render.contexts import create_context
 from hfrender.render.renderer import make_renderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene.loader import load_scene
-from hfrender.writer import open_writer
 
 SCENE = Path(__file__).resolve().parents[1] / "scenes" / "showcase.py"
 

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
     from hfrender.backends import get_backend
-    from hfrender.builder import HyperFrameBuilder, auto_granularity
     from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
     from hfrender.errors import BackendUnavailable, HFRenderError
-    from hfrender.hyperframe import HostStorage, HyperFrame, HyperFramePool, Status
+    from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity
+    from hfrender.hyperframe.pool import HostStorage, HyperFrame, HyperFramePool, Status
+    from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.optics import Lens
     from hfrender.sampler import curve_weights
     from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
-    from hfrender.windows import WindowWeights, sliding_in_span
 
 __version__ = "0.1.0"
 
@@ -35,14 +35,15 @@ __all__ = [
 ]
 
 _HOME = {
-    "get_backend": "backends", "HyperFrameBuilder": "builder", "auto_granularity": "builder",
+    "get_backend": "backends", "HyperFrameBuilder": "hyperframe.builder",
+    "auto_granularity": "hyperframe.builder",
     "depth_of_field": "effects", "from_linear": "effects", "fuse": "effects",
     "motion_blur": "effects", "to_linear": "effects", "BackendUnavailable": "errors",
-    "HFRenderError": "errors", "HostStorage": "hyperframe", "HyperFrame": "hyperframe",
-    "HyperFramePool": "hyperframe", "Status": "hyperframe", "Lens": "optics",
+    "HFRenderError": "errors", "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.pool",
+    "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.pool", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
-    "Plane": "scene", "Scene": "scene", "Sphere": "scene", "WindowWeights": "windows",
-    "sliding_in_span": "windows",
+    "Plane": "scene", "Scene": "scene", "Sphere": "scene", "WindowWeights": "hyperframe.windows",
+    "sliding_in_span": "hyperframe.windows",
 }
 
 

@@ -15,11 +15,11 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
-from hfrender.hyperframe import HyperFrame
+from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
 from hfrender.optics import Lens
 from hfrender.sampler import curve_weights
-from hfrender.windows import WindowWeights
 
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,

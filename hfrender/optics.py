@@ -9,8 +9,11 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+
+FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,30 @@ class Lens:
     def coc_px(self, distance: np.ndarray | float, image_width: int) -> np.ndarray:
         """Circle-of-confusion diameter in pixels for an image ``image_width`` pixels wide."""
         return self.coc_mm(distance) / self.sensor_width_mm * image_width
+
+    def blur_cap_px(self, width: int, height: int) -> float:
+        """The largest circle of confusion (diameter, pixels) a gather uses: ``max_coc_px``,
+        else the image diagonal."""
+        return self.max_coc_px if self.max_coc_px is not None else float(np.hypot(width, height))
+
+    def coc_radius_px(self, depth: np.ndarray, width: int, height: int) -> np.ndarray:
+        """Radius (pixels, float32) of the capped circle of confusion of every pixel."""
+        coc = np.minimum(self.coc_px(depth, width), self.blur_cap_px(width, height))
+        return (coc * 0.5).astype(np.float32)
+
+
+@lru_cache(maxsize=32)
+def disk_offsets(max_d2: int) -> tuple[np.ndarray, np.ndarray]:
+    """Integer offsets (dy, dx) with dy^2 + dx^2 <= max_d2, sorted by distance, and their
+    squared distances (float32): the pixels of a circle of confusion."""
+    radius = int(np.floor(np.sqrt(max_d2)))
+    ax = np.arange(-radius, radius + 1)
+    dy, dx = np.meshgrid(ax, ax, indexing="ij")
+    d2 = (dy * dy + dx * dx).ravel()
+    keep = d2 <= max_d2
+    order = np.argsort(d2[keep], kind="stable")
+    offsets = np.stack([dy.ravel()[keep], dx.ravel()[keep]], axis=1)[order]
+    return offsets, d2[keep][order].astype(np.float32)
 
 
 def _real(value: object) -> bool:

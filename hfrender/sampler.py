@@ -6,7 +6,7 @@ shutter is open: ``shutter_deg / 360 / fps`` seconds, placed at the ``start`` of
 (optionally jittered with a seeded RNG), each weighted by the shutter curve; lens positions
 for lens depth of field are stratified points on the aperture. Above 360 degrees the
 windows overlap: sub-frames sit on one global grid and are shared, never drawn twice. What
-is decided travels to the fusion backends as a :class:`~hfrender.windows.WindowWeights`.
+is decided travels to the fusion backends as a :class:`~hfrender.hyperframe.windows.WindowWeights`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hfrender.windows import WindowWeights
+from hfrender.hyperframe.windows import WindowWeights
 
 CURVES = ("box", "triangle", "gaussian")
 POSITIONS = ("start", "center", "end")

@@ -3,8 +3,8 @@
 import numpy as np
 
 from hfrender.config import RenderConfig
-from hfrender.pipeline import render
-from hfrender.writer import MemoryWriter
+from hfrender.engine.render import render
+from hfrender.io.writers import MemoryWriter
 
 
 def render_frames(scene_file, first_frame=0, count=None, **settings):

@@ -9,7 +9,6 @@ from cuda_emu import EmulationError, Emulator
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cuda import launches
-from hfrender.resources import shader_path
 
 CPU = CPUBackend()
 
@@ -25,8 +24,9 @@ def test_kernels_compile_with_nvrtc(arch):
     nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc",
                                 reason="cupy-cuda12x and nvidia-cuda-nvrtc-cu12 (bash dev.sh)")
     from hfrender.backends.cuda import NVRTC_OPTIONS
+    from hfrender.backends.cuda.source import kernel_source
 
-    src = shader_path("cuda/fusion.cu").read_text()
+    src = kernel_source()
     prog = nvrtc.createProgram(src, "fusion.cu", [], [])
     try:
         nvrtc.compileProgram(prog, [f"-arch={arch}", *NVRTC_OPTIONS])

@@ -158,7 +158,7 @@ def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, m
 
 def test_a_failure_midway_leaves_no_output_that_looks_complete(tmp_path, rng, monkeypatch):
     clip, _ = make_clip(tmp_path, rng)
-    from hfrender import fx
+    from hfrender.engine import fx
 
     calls = {"n": 0}
     real = fx.motion_blur
@@ -183,7 +183,7 @@ def test_a_fusion_error_ends_the_run_instead_of_hanging(tmp_path, rng, monkeypat
     import time
 
     clip, _ = make_clip(tmp_path, rng)
-    from hfrender import fx
+    from hfrender.engine import fx
 
     real = fx.motion_blur
 
@@ -275,7 +275,7 @@ def test_rotated_phone_video_is_read_upright_in_its_turned_size(tmp_path, rng):
     turned = tmp_path / "turned.mp4"  # a display matrix, as phones write: pixels stored 64x36
     subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-display_rotation",
                     "90", "-i", str(clip), "-c", "copy", str(turned)], check=True)
-    from hfrender.footage import probe
+    from hfrender.io.footage import probe
 
     info = probe(str(turned))
     assert (info.size, info.count, info.has_audio) == ((36, 64), 12, False)
@@ -288,7 +288,7 @@ def test_rotated_phone_video_is_read_upright_in_its_turned_size(tmp_path, rng):
 
 
 def test_probe_counts_frames_sees_audio_and_names_the_path(tmp_path, rng):
-    from hfrender.footage import FootageError, probe
+    from hfrender.io.footage import FootageError, probe
 
     clip, _ = make_clip(tmp_path, rng, n=17, audio=True, fps=24)
     info = probe(str(clip))
@@ -304,8 +304,8 @@ def test_decoder_reads_whole_frames_from_a_writer_that_trickles(tmp_path):
     import sys
     import tempfile
 
-    from hfrender.footage import FootageError, _Decoder
-    from hfrender.writer import widen_pipe
+    from hfrender.io.footage import FootageError, _Decoder
+    from hfrender.io.writers import widen_pipe
 
     frame_bytes = 300_000  # 2.5 frames, then the stream stops mid-frame
     writer = ("import sys, time\n"
@@ -368,7 +368,7 @@ def test_cover_art_and_odd_names_do_not_confuse_the_reader(tmp_path, rng, monkey
                     str(tmp_path / "cover.png"), "-map", "0", "-map", "1", "-c:v:0", "copy",
                     "-c:v:1", "png", "-disposition:v:1", "attached_pic", "file:" + str(odd)],
                    check=True)
-    from hfrender.footage import probe
+    from hfrender.io.footage import probe
 
     info = probe("take:1.mp4")
     assert (info.size, info.count) == ((64, 36), 10)  # the film, not the 16x16 cover
@@ -386,17 +386,17 @@ def _lead(frames, window):
 
 
 def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
-    from hfrender import fx
-    from hfrender.footage import FootageError
+    from hfrender.engine import fx
+    from hfrender.io.footage import FootageError
 
     monkeypatch.setattr(fx, "free_memory_bytes", lambda: 64 << 30)
-    monkeypatch.setattr("hfrender.builder.free_memory_bytes", lambda: 64 << 30)
+    monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 64 << 30)
     per = fx._outputs_per_hyperframe
     mb = 1 << 20
     assert [per(mb, fx.FxSettings(window=w, stride=st)) for w, st in
             [(8, 1), (30, 1), (100, 1), (8, 8), (3, 5)]] == [8, 30, 32, 8, 8]
     # half the free memory for a pool of 2 slots of 40 frames: the 29-frame halo + 11 new
-    monkeypatch.setattr("hfrender.builder.free_memory_bytes", lambda: 2 * 2 * 40 * mb)
+    monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 2 * 2 * 40 * mb)
     assert per(mb, fx.FxSettings(window=30, stride=1)) == 11
     monkeypatch.setattr(fx, "free_memory_bytes", lambda: 70 * mb)  # 2 x 39 MiB do not fit
     with pytest.raises(FootageError, match=r"--motion-blur 30 --stride 10 holds 39 frames per "
@@ -405,8 +405,8 @@ def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
 
 
 def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng):
-    from hfrender.footage import probe
-    from hfrender.writer import timestamps_filter
+    from hfrender.io.footage import probe
+    from hfrender.io.writers import timestamps_filter
 
     n = 24
     times = np.cumsum(np.r_[0, rng.choice([1 / 30, 1 / 60, 0.1], n - 1)])  # a screen capture
@@ -439,7 +439,7 @@ def _filter_file(folder, text):
 
 
 def test_timestamps_filter_is_one_piece_per_run_of_even_spacing():
-    from hfrender.writer import timestamps_filter
+    from hfrender.io.writers import timestamps_filter
 
     even = timestamps_filter([k / 25 for k in range(1000)])
     assert even == "settb=1/90000,setpts='(0.000000000+(N-0)*0.040000000)/TB+0.5'\n"
@@ -448,7 +448,7 @@ def test_timestamps_filter_is_one_piece_per_run_of_even_spacing():
 
 
 def test_progress_counts_every_output_frame_from_the_first(tmp_path, rng):
-    from hfrender.fx import FxSettings, run_fx
+    from hfrender.engine.fx import FxSettings, run_fx
 
     clip, _ = make_clip(tmp_path, rng, n=30)
     calls = []
@@ -465,7 +465,7 @@ def test_progress_counts_every_output_frame_from_the_first(tmp_path, rng):
 
 
 def test_probe_takes_ntsc_rates_exactly_trims_and_offsets_from_timestamps(tmp_path):
-    from hfrender.footage import probe
+    from hfrender.io.footage import probe
 
     def make(name, *args):
         subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", *args,
@@ -491,7 +491,8 @@ def test_probe_takes_ntsc_rates_exactly_trims_and_offsets_from_timestamps(tmp_pa
 
 
 def test_ffmpeg_processes_that_move_frames_keep_freed_frames(tmp_path, rng, monkeypatch):
-    from hfrender import footage, writer
+    from hfrender.io import footage
+    from hfrender.io import writers as writer
 
     seen = []
     real = subprocess.Popen

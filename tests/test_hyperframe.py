@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hfrender as hf
-from hfrender.hyperframe import Status
+from hfrender.hyperframe.pool import Status
 
 
 def make_pool(capacity=8, slots=3, shape=(6, 5, 3), depth=False, dtype=np.uint8):

@@ -9,7 +9,7 @@ import pytest
 from render_helpers import linear, render_frames
 
 from hfrender.config import RenderConfig
-from hfrender.pipeline import render
+from hfrender.engine.render import render
 from hfrender.sampler import SampleSchedule
 
 DATA = Path(__file__).parent / "data"
@@ -152,7 +152,7 @@ def test_frame_count_is_duration_times_fps():
 
 
 def test_scene_error_names_file_line_time_and_frame(tmp_path):
-    from hfrender.pipeline import SceneUpdateError
+    from hfrender.engine.render import SceneUpdateError
 
     path = write_scene(tmp_path, """
     class Boom(hf.Scene):

@@ -10,9 +10,9 @@ from render_helpers import linear, render_frames
 from test_render import BAR, write_scene
 
 from hfrender.config import RenderConfig
-from hfrender.pipeline import SceneUpdateError, render
+from hfrender.engine.render import SceneUpdateError, render
+from hfrender.io.writers import MemoryWriter
 from hfrender.render import contexts
-from hfrender.writer import MemoryWriter
 
 SCENES = Path(__file__).resolve().parents[1] / "scenes"
 
@@ -232,7 +232,7 @@ def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
 def test_gl_buffer_slots_give_the_same_frames(monkeypatch, settings):
     """The interop path's slot logic (GL buffers, offsets, halo copies, publish/reclaim) on
     Mesa: a host mapper stands in for CUDA's map, everything else is the real path."""
-    from hfrender import pipeline
+    from hfrender.engine import render as pipeline
     from hfrender.render.gl_slots import GLBufferStorage, HostMapper
 
     settings = dict(settings)
@@ -266,7 +266,7 @@ def test_a_chunk_renders_the_same_frames_as_the_whole_render(tmp_path):
 
 
 def test_fusion_errors_are_one_line_for_the_user(tmp_path, capsys, monkeypatch):
-    from hfrender import fusion_workers
+    from hfrender.engine import core as fusion_workers
     from hfrender.cli import main
 
     def broken(*args, **kwargs):

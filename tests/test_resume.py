@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from hfrender.cli import main
-from hfrender.segments import work_dir
+from hfrender.io.segments import work_dir
 
 SLOW = """
 import math, time
@@ -128,7 +128,7 @@ def test_resume_refuses_changed_settings(tmp_path, capsys):
 @pytest.mark.parametrize("suffix", [".mp4", ".webm"])
 def test_joined_segments_decode_to_exactly_the_frames_written(tmp_path, suffix):
     """A last segment of one frame must not turn into repeated frames after the join."""
-    from hfrender.segments import Manifest, SegmentedWriter
+    from hfrender.io.segments import Manifest, SegmentedWriter
 
     out = tmp_path / f"j{suffix}"
     manifest = Manifest({}, total_frames=31, segment_frames=30, granularity=6)

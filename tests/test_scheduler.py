@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hfrender as hf
-from hfrender.fusion_workers import FusionPool
+from hfrender.engine.core import FusionPool
+from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler
+from hfrender.io.writers import MemoryWriter
 from hfrender.sampler import SampleSchedule
-from hfrender.scheduler import Closed, ReorderBuffer, Scheduler
-from hfrender.writer import MemoryWriter
 
 
 def hyper(first, n=2, t=None, value=0):
@@ -39,7 +39,7 @@ def test_fifo_and_stable_priority():
 
 
 def test_motion_score_ranks_moving_hyperframes_first():
-    from hfrender.scheduler import mean_motion
+    from hfrender.engine.scheduler import mean_motion
 
     still, moving = hyper(0, value=9), hyper(2)
     moving.frames[-1] = 200
@@ -130,7 +130,7 @@ def test_other_errors_stop_the_render_at_once():
     deadline = time.time() + 5
     while pool.error is None and time.time() < deadline:
         time.sleep(0.01)
-    from hfrender.fusion_workers import FusionError
+    from hfrender.engine.core import FusionError
 
     with pytest.raises(FusionError, match="fusion failed: RuntimeError: kernel bug") as info:
         pool.submit(hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8), first_index=4))

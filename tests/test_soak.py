@@ -5,7 +5,7 @@ from pathlib import Path
 import imageio_ffmpeg
 
 from hfrender.config import RenderConfig
-from hfrender.pipeline import render
+from hfrender.engine.render import render
 
 BAR = Path(__file__).parent / "data" / "bar.frag"
 

@@ -37,10 +37,10 @@ from hfrender.config import (  # noqa: E402
     ConfigError,
 )
 from hfrender.errors import HFRenderError  # noqa: E402
+from hfrender.io.writers import WriterError  # noqa: E402
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
 from hfrender.scene.loader import SceneError  # noqa: E402
-from hfrender.writer import WriterError  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
            "build_parser", "main"]
@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HFRenderError, ValueError) as exc:
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         print(f"hfrender: error: {first_line}", file=sys.stderr)
-        from hfrender.footage import FootageError
+        from hfrender.io.footage import FootageError
 
         usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable,
                                  FootageError))

@@ -44,7 +44,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     try:
         import imageio_ffmpeg
 
-        from hfrender.writer import ffmpeg_encoders
+        from hfrender.io.writers import ffmpeg_encoders
 
         enc = ffmpeg_encoders()
         video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
@@ -88,7 +88,7 @@ def _int(name: str, text: str) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from hfrender.pipeline import render
+    from hfrender.engine.render import render
 
     config = _config_from(args)
     if not Path(args.file).is_file():
@@ -112,7 +112,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         stats = getattr(exc, "hfrender_stats", None)
         frames = stats.extra.get("frames_in_output", written[0]) if stats else written[0]
         if frames:
-            from hfrender.segments import resumable
+            from hfrender.io.segments import resumable
 
             again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
                 else f"hfrender render {args.file} -o {config.output}"
@@ -155,8 +155,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_still(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from hfrender.pipeline import render
-    from hfrender.writer import MemoryWriter
+    from hfrender.engine.render import render
+    from hfrender.io.writers import MemoryWriter
 
     if Path(args.output).suffix.lower() != ".png":
         raise ConfigError(f"-o {args.output}: a still is written as PNG")
@@ -193,7 +193,7 @@ def _int_list(name: str, text: str) -> list[int]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from hfrender import bench
+    from hfrender.engine import bench
 
     args.quiet = True
     config = _config_from(args)

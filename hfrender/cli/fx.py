@@ -1,4 +1,4 @@
-"""``hfrender fx``: effects on existing footage (the work is in :mod:`hfrender.fx`)."""
+"""``hfrender fx``: effects on existing footage (the work is in :mod:`hfrender.engine.fx`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hfrender.config import ConfigError
 
 
 def cmd_fx(args: argparse.Namespace) -> int:
-    from hfrender.fx import FxSettings, run_fx
+    from hfrender.engine.fx import FxSettings, run_fx
     from hfrender.optics import Lens
 
     if args.motion_blur is None and args.depth is None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import BackendUnavailable
-from hfrender.hyperframe import Slot, SlotLayout
+from hfrender.hyperframe.pool import Slot, SlotLayout
 
 
 @dataclass(frozen=True)

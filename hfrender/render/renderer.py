@@ -15,7 +15,7 @@ import numpy as np
 
 from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
 from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.objects import mesh, srgb_to_linear
+from hfrender.scene.objects import mesh
 
 
 def _set(prog: Any, name: str, value: Any) -> None:
@@ -212,6 +212,3 @@ def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: boo
         return ShaderRenderer(ctx, scene, size, with_depth, fps)
     return SceneRenderer(ctx, scene, size, with_depth)
 
-
-def linear_background(scene: Scene) -> tuple:
-    return srgb_to_linear(scene.background)

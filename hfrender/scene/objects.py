@@ -8,10 +8,7 @@ from functools import cache
 
 import numpy as np
 
-
-def srgb_to_linear(c: tuple) -> tuple:
-    """Display (sRGB) colour -> linear light, the space lighting happens in."""
-    return tuple(v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c)
+from hfrender.color import srgb_color
 
 
 @dataclass(eq=False)
@@ -49,7 +46,7 @@ class Object3D:
         return m
 
     def linear_color(self) -> tuple:
-        return srgb_to_linear(tuple(float(c) for c in self.color[:3]))
+        return srgb_color(self.color[:3])  # lighting happens in linear light
 
 
 @dataclass(eq=False)

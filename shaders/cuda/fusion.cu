@@ -6,13 +6,9 @@
 // descriptive name; every thread guards its own index. The arithmetic mirrors the NumPy
 // backend (hfrender/backends/cpu), the reference, step for step.
 
-#define HF_MODE_FLOAT 0  // float32 frames: linear light, no encoding
-#define HF_MODE_SRGB 1   // integer frames, blended in linear light
-#define HF_MODE_CODE 2   // integer frames, blended as code values (like ffmpeg tmix)
-#define HF_FRONT_TOLERANCE 0.01f
-#define HF_TIE_BIAS (1.0f / 4096.0f)
-#define HF_INV_GAMMA ((float)(1.0 / 2.4))  // as NumPy's np.float32(1 / 2.4)
-#define HF_ENCODE_INDEX_MAX 65535.0f     // 8-bit encoding: linear light quantised, then a table
+// The constants shared with Python (HF_MODE_*, HF_FRONT_TOLERANCE, HF_TIE_BIAS,
+// HF_INV_GAMMA, HF_ENCODE_INDEX_MAX) are not written here: hfrender/backends/cuda/source.py
+// generates their #defines from the Python values and puts them before this file.
 
 __device__ __forceinline__ float hf_clamp(float x, float lo, float hi) {
     return fminf(fmaxf(x, lo), hi);

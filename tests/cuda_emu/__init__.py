@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-KERNELS = HERE.parents[1] / "shaders" / "cuda"
 
 
 class EmulationError(RuntimeError):
@@ -27,11 +26,14 @@ class EmulationError(RuntimeError):
 class Emulator:
     """``run(kernel, grid, block, args)`` like ``RawKernel(grid, block, args)``, on the CPU."""
 
-    def __init__(self, workdir: Path, source: Path = KERNELS / "fusion.cu") -> None:
+    def __init__(self, workdir: Path, text: str | None = None) -> None:
+        """``text``: the kernel source (default: what the CUDA backend compiles)."""
         if shutil.which("g++") is None:
             raise EmulationError("g++ is needed to emulate the CUDA kernels")
+        from hfrender.backends.cuda.source import kernel_source
+
         self.workdir = Path(workdir)
-        text = source.read_text()
+        text = kernel_source() if text is None else text
         self.signatures = parse_signatures(text)
         names = list(self.signatures)
         digest = hashlib.sha1((text + (HERE / "runner.cpp").read_text()
@@ -40,6 +42,8 @@ class Emulator:
         self.kernels = set(names)
         self.calls = 0
         if not self.binary.exists():
+            source = self.workdir / f"kernels-{digest}.cu"
+            source.write_text(text)
             listing = self.workdir / f"kernels-{digest}.inc"
             listing.write_text("".join(f"HF_KERNEL({n})\n" for n in names))
             cmd = ["g++", "-std=c++17", "-O1", "-g", "-fsanitize=address,undefined",

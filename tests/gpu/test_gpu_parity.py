@@ -90,8 +90,8 @@ def test_render_with_interop_keeps_sub_frames_on_the_gpu(tmp_path):
     from pathlib import Path
 
     from hfrender.config import RenderConfig
-    from hfrender.pipeline import render
-    from hfrender.writer import MemoryWriter
+    from hfrender.engine.render import render
+    from hfrender.io.writers import MemoryWriter
 
     scene = Path(__file__).resolve().parents[2] / "scenes" / "showcase.py"
     outs = {}

@@ -7,8 +7,8 @@ import numpy as np
 from hfrender.backends.cpu.blur import box_running, fuse_windows, in_bands
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
+from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
-from hfrender.windows import WindowWeights
 
 
 class CPUBackend:

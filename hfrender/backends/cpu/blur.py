@@ -21,14 +21,9 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
-from hfrender.backends.cpu.color import (
-    LOOKUP_CHUNK,
-    Transfer,
-    decode16_table,
-    encode8_table,
-    lookup,
-)
-from hfrender.windows import WindowWeights
+from hfrender.backends.cpu.color import LOOKUP_CHUNK, Transfer, lookup
+from hfrender.color import decode16_table, encode8_table
+from hfrender.hyperframe.windows import WindowWeights
 
 MIN_BAND_ROWS = 16  # rows per thread, at least
 MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread

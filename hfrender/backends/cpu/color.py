@@ -1,4 +1,4 @@
-"""sRGB transfer on the CPU: code values <-> linear light, through lookup tables.
+"""sRGB transfer on the CPU: frames <-> linear light, through the tables of hfrender.color.
 
 Integer frames are sRGB-encoded; float32 frames are linear. Alpha (channel 3 of RGBA)
 is always linear. ``pow`` over whole frames is ~10x slower than a table lookup here,
@@ -7,14 +7,10 @@ so every conversion is a ``np.take`` into a table built once per process.
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
-ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
-# weighted sums of code values whose weights are not exact binary fractions land a few
-# float32 ulps from exact halves; this bias sends those ties up, as integer arithmetic does
-TIE_BIAS = 1.0 / 4096
+from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, TIE_BIAS, decode_table, encode8_table
+
 LOOKUP_CHUNK = 1 << 18  # elements per table lookup: a 2 MiB index buffer, reused
 
 
@@ -35,38 +31,6 @@ def lookup(table: np.ndarray, src: np.ndarray, out: np.ndarray, index: np.ndarra
         idx = index[: b - a]
         np.copyto(idx, flat_src[a:b], casting="unsafe")
         np.take(table, idx, out=flat_out[a:b], mode="wrap")
-
-
-def srgb_to_linear(v: np.ndarray) -> np.ndarray:
-    """The sRGB decoding curve (IEC 61966-2-1) on values in [0, 1], in float64."""
-    v = np.asarray(v, np.float64)
-    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
-
-
-def linear_to_srgb(x: np.ndarray) -> np.ndarray:
-    """The sRGB encoding curve on linear values in [0, 1], in float64."""
-    x = np.clip(np.asarray(x, np.float64), 0.0, 1.0)
-    return np.where(x <= 0.0031308, x * 12.92, 1.055 * x ** (1 / 2.4) - 0.055)
-
-
-@cache
-def decode_table(dtype: str) -> np.ndarray:
-    """float32 linear value of every code value of ``dtype`` (uint8 or uint16)."""
-    top = np.iinfo(dtype).max
-    return srgb_to_linear(np.arange(top + 1) / top).astype(np.float32)
-
-
-@cache
-def decode16_table() -> np.ndarray:
-    """uint16 linear value (0..65535) of every 8-bit sRGB code value: exact integer sums."""
-    return np.rint(srgb_to_linear(np.arange(256) / 255) * 65535).astype(np.uint16)
-
-
-@cache
-def encode8_table() -> np.ndarray:
-    """8-bit sRGB code value of every linear value ``i / 65535`` (round to nearest)."""
-    lin = np.arange(ENCODE_INDEX_MAX + 1) / ENCODE_INDEX_MAX
-    return np.rint(linear_to_srgb(lin) * 255).astype(np.uint8)
 
 
 class Transfer:
@@ -147,7 +111,7 @@ class Transfer:
             lo = self._buf(src.shape, np.float32)
             np.less_equal(src, np.float32(0.0031308), out=dark)
             np.multiply(src, np.float32(12.92), out=lo)
-            np.power(src, np.float32(1 / 2.4), out=src)
+            np.power(src, np.float32(INV_GAMMA), out=src)
             np.multiply(src, np.float32(1.055), out=src)
             np.subtract(src, np.float32(0.055), out=src)
             np.copyto(src, lo, where=dark)

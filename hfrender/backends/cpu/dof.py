@@ -19,36 +19,14 @@ Cost is O(H * W * R^2) with R the largest radius; ``Lens.max_coc_px`` bounds it.
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
 
 import numpy as np
 
-from hfrender.optics import Lens
+from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets
 
-FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
 
 log = logging.getLogger(__name__)
-
-
-@lru_cache(maxsize=32)
-def disk_offsets(max_d2: int) -> tuple[np.ndarray, np.ndarray]:
-    """Integer offsets (dy, dx) with dy^2 + dx^2 <= max_d2, sorted by distance."""
-    radius = int(np.floor(np.sqrt(max_d2)))
-    ax = np.arange(-radius, radius + 1)
-    dy, dx = np.meshgrid(ax, ax, indexing="ij")
-    d2 = (dy * dy + dx * dx).ravel()
-    keep = d2 <= max_d2
-    order = np.argsort(d2[keep], kind="stable")
-    offsets = np.stack([dy.ravel()[keep], dx.ravel()[keep]], axis=1)[order]
-    return offsets, d2[keep][order].astype(np.float32)
-
-
-def coc_radius_px(depth: np.ndarray, lens: Lens, width: int, height: int) -> np.ndarray:
-    """Radius (pixels) of the circle of confusion of every pixel, capped as the lens says."""
-    coc = lens.coc_px(depth, width)
-    cap = lens.max_coc_px if lens.max_coc_px is not None else float(np.hypot(width, height))
-    return (np.minimum(coc, cap) * 0.5).astype(np.float32)
 
 
 def _span(maxima: np.ndarray, d2: float) -> tuple[int, int] | None:
@@ -63,7 +41,7 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     Returns a new (H, W, C) float32 array.
     """
     h, w, c = lin.shape
-    r = coc_radius_px(depth, lens, w, h)
+    r = lens.coc_radius_px(depth, w, h)
     r2 = r * r
     max_d2 = int(np.floor(float(r2.max())))
     if max_d2 < 1:

@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cuda import launches
+from hfrender.backends.cuda.source import kernel_source
 from hfrender.errors import BackendUnavailable
+from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
-from hfrender.resources import shader_path
-from hfrender.windows import WindowWeights
 
-KERNEL_FILE = "cuda/fusion.cu"
 NVRTC_OPTIONS = ("-std=c++17",)
 
 
@@ -62,7 +61,7 @@ class CUDABackend:
     def __init__(self, cupy: Any) -> None:
         self.cupy = cupy
         self._devices: dict[int, launches.Device] = {}
-        self.source = shader_path(KERNEL_FILE).read_text()
+        self.source = kernel_source()
 
     def describe(self) -> str:
         props = self.cupy.cuda.runtime.getDeviceProperties(self.cupy.cuda.Device().id)

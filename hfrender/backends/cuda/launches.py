@@ -14,17 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.backends.cpu.color import decode16_table, decode_table, encode8_table
-from hfrender.backends.cpu.dof import disk_offsets
-from hfrender.optics import Lens
-from hfrender.windows import WindowWeights
+from hfrender.backends.cuda.source import MODE_CODE, MODE_FLOAT, MODE_SRGB
+from hfrender.color import decode16_table, decode_table, encode8_table
+from hfrender.hyperframe.windows import WindowWeights
+from hfrender.optics import Lens, disk_offsets
 
 # kernel scalars must have the C types of the kernel's parameters (CuPy passes NumPy
 # scalars as they are): int -> I32, long long -> I64, float -> F32
 I32, I64, F32 = np.int32, np.int64, np.float32
 BLOCK = 256
 MAX_GRID_Z = 65535
-MODE_FLOAT, MODE_SRGB, MODE_CODE = 0, 1, 2
 SUFFIX = {np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.float32): "f32"}
 MAX_U8_BOX_WINDOW = 65535  # uint32 sums of 16-bit linear values stay exact below this
 
@@ -123,9 +122,8 @@ def fuse_windows(dev: Device, frames: Any, linear_in: Any, weights: WindowWeight
 def _lens_rows(lenses: Sequence[Lens], width: int, height: int) -> np.ndarray:
     rows = []
     for lens in lenses:
-        cap = lens.max_coc_px if lens.max_coc_px is not None else float(np.hypot(width, height))
         rows.append([lens.aperture_mm, lens.focus_distance, lens.focal_length_mm / 1000.0,
-                     lens.sensor_width_mm, float(width), cap])
+                     lens.sensor_width_mm, float(width), lens.blur_cap_px(width, height)])
     return np.asarray(rows, np.float64)
 
 
@@ -135,10 +133,7 @@ def _max_d2(depth_host_range: np.ndarray, lenses: Sequence[Lens], width: int,
     (the CoC is monotonic on each side of the focus plane): as the CPU finds it per frame."""
     best = 0
     for (lo, hi), lens in zip(depth_host_range, lenses, strict=True):
-        cap = lens.max_coc_px if lens.max_coc_px is not None else float(np.hypot(width, height))
-        coc = np.minimum(lens.coc_px(np.array([lo, hi], np.float32).astype(np.float64), width),
-                         cap)
-        r = (coc * 0.5).astype(np.float32)
+        r = lens.coc_radius_px(np.array([lo, hi], np.float32).astype(np.float64), width, height)
         best = max(best, int(np.floor(float((r * r).max()))))
     return best
 

@@ -42,7 +42,7 @@ def aligned_granularities(per_output: int, overlap: int, outputs: list[int]) -> 
 
 def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: str | None,
              repeats: int = 1) -> Cell:
-    from hfrender.pipeline import render
+    from hfrender.engine.render import render
 
     best = None
     for _ in range(repeats):

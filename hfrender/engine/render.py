@@ -17,13 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.builder import HyperFrameBuilder
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.errors import HFRenderError
-from hfrender.fusion_workers import FusionPool
-from hfrender.hyperframe import HyperFrame
-from hfrender.optics import Lens
-from hfrender.pipeline_setup import (
+from hfrender.engine.core import FusionPool
+from hfrender.engine.render_setup import (
     check_granularity,
     gl_storage,
     open_output,
@@ -31,13 +27,17 @@ from hfrender.pipeline_setup import (
     resolve_dof,
     resume_point,
 )
+from hfrender.engine.scheduler import SCORES
+from hfrender.errors import HFRenderError
+from hfrender.hyperframe.builder import HyperFrameBuilder
+from hfrender.hyperframe.pool import HyperFrame
+from hfrender.io.writers import check_output
+from hfrender.optics import Lens
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, located
-from hfrender.scheduler import SCORES
-from hfrender.writer import check_output
 
 log = logging.getLogger(__name__)
 

@@ -27,20 +27,18 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends import get_backend
-from hfrender.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.effects import fuse, motion_blur
-from hfrender.footage import (
+from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
+from hfrender.hyperframe.pool import slot_count
+from hfrender.hyperframe.windows import sliding_in_span
+from hfrender.io.footage import (
     FootageError,
     open_depth,
     open_footage,
     probe,
     start_decoding,
 )
-from hfrender.hyperframe import slot_count
-from hfrender.optics import Lens
-from hfrender.sampler import curve_weights
-from hfrender.windows import sliding_in_span
-from hfrender.writer import (
+from hfrender.io.writers import (
     VideoWriter,
     check_output,
     ffmpeg_encoders,
@@ -48,6 +46,8 @@ from hfrender.writer import (
     open_writer,
     raw_frame_shape,
 )
+from hfrender.optics import Lens
+from hfrender.sampler import curve_weights
 
 log = logging.getLogger(__name__)
 
@@ -339,8 +339,8 @@ def _blend(frames: np.ndarray, depth: Any, window: int, stride: int, weights: np
     if s.lens is None:
         return motion_blur(frames, window, stride=stride, weights=weights,
                            linear_light=s.linear_light, backend=s.backend, out=out)
-    from hfrender.hyperframe import HyperFrame
-    from hfrender.windows import WindowWeights
+    from hfrender.hyperframe.pool import HyperFrame
+    from hfrender.hyperframe.windows import WindowWeights
 
     n = frames.shape[0]
     d = depth[offset: offset + n]
@@ -368,7 +368,7 @@ def _open(tmp: str, output: str, fps: float, size: tuple[int, int], codec: str |
 
 def _commit(tmp: str, output: str) -> None:
     if is_sequence(output):
-        from hfrender.writer import remove_stale
+        from hfrender.io.writers import remove_stale
 
         src, dst = Path(tmp).parent, Path(output).resolve().parent
         dst.mkdir(parents=True, exist_ok=True)

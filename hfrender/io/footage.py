@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import HFRenderError
-from hfrender.writer import frame_pipe_env, pattern_files, raw_frame_shape, widen_pipe
+from hfrender.io.writers import frame_pipe_env, pattern_files, raw_frame_shape, widen_pipe
 
 
 class FootageError(HFRenderError):

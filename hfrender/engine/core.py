@@ -1,7 +1,7 @@
 """Fusion workers and the writer thread of a render.
 
-Hyperframes go through a :class:`~hfrender.scheduler.Scheduler` to ``workers`` fusion
-threads; their output frames go through a :class:`~hfrender.scheduler.ReorderBuffer` to
+Hyperframes go through a :class:`~hfrender.engine.scheduler.Scheduler` to ``workers`` fusion
+threads; their output frames go through a :class:`~hfrender.engine.scheduler.ReorderBuffer` to
 one writer thread, strictly in order. A hyperframe whose fusion runs out of memory
 (``MemoryError``, CUDA out-of-memory) is split in half and retried, down to one frame;
 the windows of each half are the same windows, so the output does not change. Any other
@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from hfrender.effects import fuse
+from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
 from hfrender.errors import HFRenderError
-from hfrender.hyperframe import HyperFrame
+from hfrender.hyperframe.pool import HyperFrame
 from hfrender.sampler import Plan
-from hfrender.scheduler import Closed, ReorderBuffer, Scheduler, Score
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from hfrender.hyperframe import ArenaStorage, HyperFrame, HyperFramePool, Slot, slot_count
+from hfrender.hyperframe.pool import ArenaStorage, HyperFrame, HyperFramePool, Slot, slot_count
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 

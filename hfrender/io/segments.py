@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.writer import VideoWriter, WriteFailed, check_output
+from hfrender.io.writers import VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
 

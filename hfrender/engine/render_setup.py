@@ -13,11 +13,11 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.hyperframe import slot_count
+from hfrender.hyperframe.pool import slot_count
+from hfrender.io.segments import Manifest, open_segmented, resumable, work_dir
+from hfrender.io.writers import open_writer
 from hfrender.sampler import Plan
 from hfrender.scene import Scene, ShaderScene
-from hfrender.segments import Manifest, open_segmented, resumable, work_dir
-from hfrender.writer import open_writer
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def resolve_dof(mode: str, scene: Scene) -> str:
 
 def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> None:
     """A granularity must hold the halo and whole output frames; the pool must fit memory."""
-    from hfrender.builder import free_memory_bytes
+    from hfrender.hyperframe.builder import free_memory_bytes
 
     if config.granularity != "auto":
         g, need = config.granularity, plan.overlap + plan.step
