@@ -154,7 +154,7 @@ def run_hfrender(out, size, samples, frames):
                           quiet=True)
     stats = render(SCENE, config)
     # the same window as the baselines: from the first draw to the closed file
-    return stats.frames_written / (stats.seconds - stats.extra["setup_s"])
+    return stats.frames_written / (stats.seconds - stats.setup_s)
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
     from hfrender.backends import get_backend
     from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
-    from hfrender.errors import BackendUnavailable, HFRenderError
+    from hfrender.errors import BackendUnavailable, HFRenderError, InputError, InputTypeError
     from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity
     from hfrender.hyperframe.pool import HostStorage, HyperFrame, HyperFramePool, Status
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
 __version__ = "0.1.0"
 
 __all__ = [
-    "BackendUnavailable", "Camera", "Cube", "HFRenderError", "Object3D", "Plane", "Scene",
-    "Sphere", "HostStorage", "HyperFrame", "HyperFrameBuilder",
+    "BackendUnavailable", "Camera", "Cube", "HFRenderError", "InputError", "InputTypeError",
+    "Object3D", "Plane", "Scene", "Sphere", "HostStorage", "HyperFrame", "HyperFrameBuilder",
     "HyperFramePool", "Lens", "Status", "WindowWeights", "auto_granularity", "curve_weights",
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "__version__",
@@ -39,7 +39,8 @@ _HOME = {
     "auto_granularity": "hyperframe.builder",
     "depth_of_field": "effects", "from_linear": "effects", "fuse": "effects",
     "motion_blur": "effects", "to_linear": "effects", "BackendUnavailable": "errors",
-    "HFRenderError": "errors", "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.pool",
+    "HFRenderError": "errors", "InputError": "errors", "InputTypeError": "errors",
+    "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.pool",
     "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.pool", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "WindowWeights": "hyperframe.windows",

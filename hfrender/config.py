@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import HFRenderError
+from hfrender.errors import InputError
 from hfrender.sampler import CURVES, POSITIONS
 
 DOF_MODES = ("auto", "lens", "depth", "off")
@@ -24,7 +24,7 @@ PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080)
 PROJECT_FILE = "hfrender.toml"
 
 
-class ConfigError(HFRenderError, ValueError):
+class ConfigError(InputError):
     """A setting is out of range (one line naming it)."""
 
 

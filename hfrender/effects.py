@@ -15,6 +15,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
+from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
@@ -116,21 +117,21 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     """
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
     if weights.count and weights.starts[0] < 0:
-        raise ValueError(f"weights start at frame {int(weights.starts[0])}; frame indices count "
+        raise InputError(f"weights start at frame {int(weights.starts[0])}; frame indices count "
                          "from 0, the hyperframe's first frame (halo included)")
     if weights.count and weights.frames_needed() > frames.shape[0]:
-        raise ValueError(
+        raise InputError(
             f"weights reach frames [{int(weights.starts[0])}, {weights.frames_needed()}) but "
             f"the hyperframe holds {frames.shape[0]} frames"
         )
     depth = None
     if lens is not None:
         if hyperframe.depth is None:
-            raise ValueError("lens given but the hyperframe has no depth plane")
+            raise InputError("lens given but the hyperframe has no depth plane")
         if not isinstance(lens, Lens):
             lens = list(lens)
             if len(lens) != frames.shape[0] or not all(isinstance(x, Lens) for x in lens):
-                raise ValueError(f"lens: a sequence needs one Lens per frame ({frames.shape[0]}); "
+                raise InputError(f"lens: a sequence needs one Lens per frame ({frames.shape[0]}); "
                                  f"got {len(lens)} items")
         depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
     on_device = not isinstance(frames, np.ndarray)
@@ -148,7 +149,7 @@ def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
             or tuple(out.shape) != tuple(shape) or out.dtype != dtype
             or not flags.c_contiguous or (host and not flags.writeable)):
         what = f"{out.dtype} {tuple(out.shape)}" if hasattr(out, "shape") else type(out).__name__
-        raise ValueError(f"out is {what}; expected a writable C-contiguous {np.dtype(dtype)} "
+        raise InputError(f"out is {what}; expected a writable C-contiguous {np.dtype(dtype)} "
                          f"{'NumPy ' if not on_device else ''}array of shape {tuple(shape)}")
 
 
@@ -157,7 +158,7 @@ def _backend(name: str | None, on_device: bool) -> Any:
     name = resolve_name(name)
     if on_device:
         if name == "cpu":
-            raise ValueError("backend='cpu' takes host (NumPy) arrays; these frames are on "
+            raise InputError("backend='cpu' takes host (NumPy) arrays; these frames are on "
                              "the GPU: use backend='cuda' or 'auto', or copy them to the host")
         return load("cuda")
     return get_backend(name)
@@ -179,13 +180,13 @@ def from_linear(linear: Any, dtype: Any = np.uint8) -> np.ndarray:
     _check_pixels(arr)
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.uint8), np.dtype(np.uint16)):
-        raise TypeError(f"dtype={dt} must be uint8 or uint16")
+        raise InputTypeError(f"dtype={dt} must be uint8 or uint16")
     src = np.array(arr, np.float32)  # the encoder clobbers its input
     return Transfer(dt, arr.shape[-1], True).encode(src, np.empty(arr.shape, dt))
 
 
 def _check_pixels(arr: np.ndarray) -> None:
     if arr.ndim < 1 or arr.size == 0 or arr.shape[-1] not in validate.CHANNELS:
-        raise ValueError(f"expected pixels with 1, 3 or 4 channels last; got shape {arr.shape}")
+        raise InputError(f"expected pixels with 1, 3 or 4 channels last; got shape {arr.shape}")
     if arr.dtype not in validate.DTYPES:
-        raise TypeError(f"dtype {arr.dtype} is not one of uint8, uint16, float32")
+        raise InputTypeError(f"dtype {arr.dtype} is not one of uint8, uint16, float32")

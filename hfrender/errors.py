@@ -7,6 +7,22 @@ class HFRenderError(Exception):
     """Base class of hfrender's own errors."""
 
 
+class InputError(HFRenderError, ValueError):
+    """Bad input: a value out of range, a file that cannot be used.
+
+    The message is one line naming the value and what is allowed. A ``ValueError``, so
+    callers that catch ``ValueError`` keep catching it; a plain ``ValueError`` raised
+    inside hfrender is a bug, never this.
+    """
+
+
+class InputTypeError(InputError, TypeError):
+    """Bad input of the wrong type (an array of a dtype hfrender does not take, ...).
+
+    Also a ``TypeError``, so callers that catch ``TypeError`` keep catching it.
+    """
+
+
 class BackendUnavailable(HFRenderError, RuntimeError):
     """A backend cannot run here (missing package, no device, not built for this input).
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import BackendUnavailable
+from hfrender.errors import BackendUnavailable, InputError, InputTypeError
 
 DLPACK_CPU = 1
 
@@ -71,20 +71,21 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         try:
             arr = np.from_dlpack(x)
         except (BufferError, RuntimeError, TypeError) as exc:
-            raise TypeError(f"{name} ({type(x).__module__}.{type(x).__name__}) cannot be read "
-                            f"through DLPack: {exc} (a torch tensor that requires grad needs "
-                            ".detach())") from None
+            raise InputTypeError(
+                f"{name} ({type(x).__module__}.{type(x).__name__}) cannot be read "
+                f"through DLPack: {exc} (a torch tensor that requires grad needs .detach())"
+            ) from None
         return _native(arr), _converter_for(x)
     if isinstance(x, (list, tuple)) and x and all(isinstance(f, np.ndarray) for f in x):
         shapes = {(f.shape, f.dtype.str) for f in x}
         if len(shapes) > 1:
             first = (x[0].shape, x[0].dtype)
             bad = next(i for i, f in enumerate(x) if (f.shape, f.dtype) != first)
-            raise ValueError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
+            raise InputError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
                              f"is {first[1]} {first[0]}, frame {bad} is {x[bad].dtype} "
                              f"{x[bad].shape}")
         return _native(np.stack(x)), _same
-    raise TypeError(
+    raise InputTypeError(
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
         f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"
     )

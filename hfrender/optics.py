@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from hfrender.errors import InputError
+
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 
 
@@ -48,7 +50,7 @@ class Lens:
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
         if not (_real(fd) and math.isfinite(fd) and fd > f_m):
-            raise ValueError(
+            raise InputError(
                 f"focus_distance={fd!r} must be a finite distance in metres greater than the "
                 f"focal length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g})"
             )
@@ -109,4 +111,4 @@ def _real(value: object) -> bool:
 
 def _positive(name: str, value: object) -> None:
     if not (_real(value) and math.isfinite(value) and value > 0):
-        raise ValueError(f"{name}={value!r} must be a finite number > 0")
+        raise InputError(f"{name}={value!r} must be a finite number > 0")

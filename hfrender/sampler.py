@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hfrender.errors import InputError
 from hfrender.hyperframe.windows import WindowWeights
 
 CURVES = ("box", "triangle", "gaussian")
@@ -32,7 +33,7 @@ def curve_values(curve: str, u: np.ndarray) -> np.ndarray:
         return 1.0 - np.abs(2.0 * u - 1.0)
     if curve == "gaussian":
         return np.exp(-0.5 * ((u - 0.5) / (1.0 / 6.0)) ** 2)
-    raise ValueError(f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)}")
+    raise InputError(f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)}")
 
 
 def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
@@ -44,10 +45,10 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     ``n`` non-negative weights.
     """
     if n < 1:
-        raise ValueError(f"window={n!r} must be >= 1")
+        raise InputError(f"window={n!r} must be >= 1")
     if isinstance(curve, str):
         if curve not in CURVES:
-            raise ValueError(
+            raise InputError(
                 f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)} "
                 f"or an array of {n} weights"
             )
@@ -55,12 +56,12 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     else:
         w = np.asarray(curve, dtype=np.float64)
         if w.shape != (n,):
-            raise ValueError(
+            raise InputError(
                 f"weights has shape {w.shape}; an array of weights must have shape ({n},), "
                 f"one per frame of the window"
             )
         if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise ValueError("weights must be finite, >= 0, and not all zero")
+            raise InputError("weights must be finite, >= 0, and not all zero")
     return w / w.sum()
 
 
@@ -154,18 +155,18 @@ class SampleSchedule:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.fps, (int, float)) and math.isfinite(self.fps) and self.fps > 0):
-            raise ValueError(f"fps={self.fps!r} must be a number > 0")
+            raise InputError(f"fps={self.fps!r} must be a number > 0")
         sh = self.shutter_deg
         if not (isinstance(sh, (int, float)) and math.isfinite(sh) and sh > 0):
-            raise ValueError(f"shutter={sh!r} must be an angle in degrees > 0")
+            raise InputError(f"shutter={sh!r} must be an angle in degrees > 0")
         if self.position not in POSITIONS:
-            raise ValueError(f"shutter position={self.position!r}: use one of "
+            raise InputError(f"shutter position={self.position!r}: use one of "
                              f"{', '.join(POSITIONS)}")
         if not (isinstance(self.samples, int) and not isinstance(self.samples, bool)
                 and self.samples >= 1):
-            raise ValueError(f"samples={self.samples!r} must be an integer >= 1")
+            raise InputError(f"samples={self.samples!r} must be an integer >= 1")
         if self.aperture_blades not in (0,) and not (3 <= self.aperture_blades <= 64):
-            raise ValueError(f"aperture_blades={self.aperture_blades!r} must be 0 (round) "
+            raise InputError(f"aperture_blades={self.aperture_blades!r} must be 0 (round) "
                              "or between 3 and 64")
         if isinstance(self.curve, str):
             curve_weights(self.curve, 1)  # validates the name
@@ -210,7 +211,7 @@ class SampleSchedule:
         same sub-frames as the whole render does for those frames.
         """
         if count < 1:
-            raise ValueError(f"count={count!r}: plan at least one output frame")
+            raise InputError(f"count={count!r}: plan at least one output frame")
         rng_rot = np.random.default_rng([self.seed, 1]).random() * 2 * math.pi
         window = self.window
         ks = first_frame + np.arange(count)

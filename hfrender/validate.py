@@ -6,6 +6,8 @@ import numbers
 
 import numpy as np
 
+from hfrender.errors import InputError, InputTypeError
+
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 CHANNELS = (1, 3, 4)
 
@@ -14,21 +16,21 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     """Validate ``(N, H, W, C)`` frames (or ``(H, W, C)`` if ``allow_single``)."""
     want = "(N, H, W, C) or (H, W, C)" if allow_single else "(N, H, W, C)"
     if arr.ndim not in ((3, 4) if allow_single else (4,)):
-        raise ValueError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}")
+        raise InputError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape}); every dimension must be >= 1")
+        raise InputError(f"{name} is empty (shape {arr.shape}); every dimension must be >= 1")
     if arr.shape[-1] not in CHANNELS:
-        raise ValueError(
+        raise InputError(
             f"{name} has C={arr.shape[-1]} channels (shape {arr.shape}); allowed: "
             "1 (gray), 3 (RGB), 4 (RGBA)"
         )
     if arr.dtype not in DTYPES:
-        raise TypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32")
+        raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{name} has {int(bad.sum())} non-finite value(s) (NaN or inf), "
+            raise InputError(f"{name} has {int(bad.sum())} non-finite value(s) (NaN or inf), "
                              f"the first at index {where}; float32 frames must be finite "
                              "linear light")
     return arr
@@ -40,13 +42,13 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     if ok and value >= low and (high is None or value <= high):
         return int(value)
     span = f"[{low}, {high}]" if high is not None else f">= {low}"
-    raise ValueError(f"{name}={value!r} must be an integer {span}")
+    raise InputError(f"{name}={value!r} must be an integer {span}")
 
 
 def flag(value: object, name: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(f"{name}={value!r} must be True or False")
+    raise InputTypeError(f"{name}={value!r} must be True or False")
 
 
 def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarray:
@@ -55,24 +57,26 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarr
     if arr.shape == want + (1,):
         arr = arr[..., 0]
     if arr.shape != want:
-        raise ValueError(
+        raise InputError(
             f"{name} has shape {arr.shape}; it must match frames {frames_shape} without the "
             f"channel axis: {want}"
         )
     if arr.dtype.kind not in "fiu":
-        raise TypeError(f"{name} has dtype {arr.dtype}; depth must be numeric (float32 metres)")
+        raise InputTypeError(
+            f"{name} has dtype {arr.dtype}; depth must be numeric (float32 metres)"
+        )
     arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     nan = np.isnan(arr)
     if nan.any():
         where = tuple(int(i) for i in np.argwhere(nan)[0])
-        raise ValueError(
+        raise InputError(
             f"{name} contains {int(nan.sum())} NaN value(s), the first at index {where}; "
             "depth must be a distance > 0 (use inf for sky)"
         )
     bad = arr <= 0
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
+        raise InputError(
             f"{name} has {int(bad.sum())} value(s) <= 0, the first {float(arr[where])!r} at "
             f"index {where}; depth must be a distance > 0 from the camera (use inf for sky)"
         )

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hfrender as hf
-from hfrender.engine.core import FusionPool
+from hfrender.engine.core import Engine, FusionError
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler
 from hfrender.io.writers import MemoryWriter
 from hfrender.sampler import SampleSchedule
@@ -41,20 +41,45 @@ def test_fifo_and_stable_priority():
 def test_motion_score_ranks_moving_hyperframes_first():
     from hfrender.engine.scheduler import mean_motion
 
-    still, moving = hyper(0, value=9), hyper(2)
+    still, moving, faster = hyper(0, value=9), hyper(2), hyper(4)
     moving.frames[-1] = 200
+    faster.frames[-1] = 250
     assert mean_motion(still) == 0.0 and mean_motion(moving) == pytest.approx(200.0)
+    s = Scheduler(score=mean_motion)
+    for h in (still, moving, faster):
+        s.put(h)
+    assert [s.get().first_index for _ in range(3)] == [4, 2, 0]  # the most motion first
 
 
-def test_reorder_buffer_releases_in_order_and_refuses_duplicates():
+def test_reorder_buffer_releases_blocks_in_order_and_refuses_duplicates():
     r = ReorderBuffer(start=10)
-    r.put(12, "c")
-    assert r.pop_ready() == []
-    r.put(10, "a")
-    r.put(11, "b")
-    assert r.pop_ready() == [(10, "a"), (11, "b"), (12, "c")]
-    with pytest.raises(ValueError, match="frame 11 arrived twice"):
-        r.put(11, "b")
+    r.put(13, ["d"])
+    r.put(10, ["a"])
+    r.put(11, ["b", "c"])  # a block of two frames: 11 and 12
+    assert [r.take(), r.take(), r.take()] == [(10, ["a"]), (11, ["b", "c"]), (13, ["d"])]
+    with pytest.raises(ValueError, match="frame 12 arrived twice"):
+        r.put(12, ["c"])
+    r.close()
+    assert r.take() is None  # closed and nothing in order: the writer stops
+
+
+class Frames:
+    """A job's fusion for the tests: sliding windows of ``plan``; ``fuse_fn`` decides."""
+
+    def __init__(self, plan, fuse_fn):
+        self.plan, self.fuse_fn = plan, fuse_fn
+
+    def windows(self, h):
+        k0, w = self.plan.weights.in_span(h.first_index, h.halo, h.frame_count)
+        return self.plan.first_frame + k0, w
+
+    def fuse(self, h, windows, out):
+        return self.fuse_fn(h, windows)
+
+
+def engine(plan, fuse_fn, sink=None, **kw):
+    return Engine(Frames(plan, fuse_fn), sink if sink is not None else MemoryWriter(),
+                  total=plan.count, **kw).start()
 
 
 @settings(max_examples=25, deadline=None)
@@ -64,24 +89,21 @@ def test_random_delays_and_priorities_keep_order_without_loss(n_hyper, per, work
                                                               priority):
     rng = random.Random(seed)
     plan = SampleSchedule(fps=10, samples=per).plan(n_hyper)
-    stats = type("S", (), {"frames_written": 0, "total_frames": n_hyper,
-                           "device_to_host_bytes": 0, "extra": {}})()
 
-    def slow_fuse(h, windows, lens=None, backend=None):
+    def slow_fuse(h, windows):
         time.sleep(rng.random() * 0.01)
         # output k = the first sub-frame of its window: identifies the window
         return np.stack([h.frames[s] for s in windows.starts])
 
     sink = MemoryWriter()
     score = (lambda h: rng.random()) if priority else None
-    pool = FusionPool(plan, sink, "cpu", stats, workers=workers, score=score, fuse_fn=slow_fuse)
-    pool.start()
+    eng = engine(plan, slow_fuse, sink, workers=workers, score=score)
     for i in range(n_hyper):
         frames = np.full((per, 1, 1, 3), i, np.uint8)
-        pool.submit(hf.HyperFrame(frames, first_index=i * per,
-                                  timestamps=np.full(per, float(i))))
-    pool.finish()
-    assert pool.error is None
+        eng.submit(hf.HyperFrame(frames, first_index=i * per,
+                                 timestamps=np.full(per, float(i))))
+    stats = eng.finish()
+    assert eng.error is None and stats.frames_written == n_hyper
     assert [int(f[0, 0, 0]) for f in sink.frames] == list(range(n_hyper))
 
 
@@ -91,74 +113,95 @@ def test_out_of_memory_splits_and_gives_the_same_frames(rng):
     assert plan.overlap == 2
 
     def run(limit):
-        calls = []
+        calls, seen = [], []
 
-        def picky_fuse(h, windows, lens=None, backend=None):
+        def picky_fuse(h, windows):
             calls.append(h.frame_count)
+            seen.append(h)
             if h.frame_count > limit:
                 raise MemoryError("simulated: out of memory")
             return hf.fuse(h, windows, backend="cpu")
 
-        stats = type("S", (), {"frames_written": 0, "total_frames": 10,
-                               "device_to_host_bytes": 0, "extra": {}})()
         sink = MemoryWriter()
-        pool = FusionPool(plan, sink, "cpu", stats, workers=2, fuse_fn=picky_fuse)
-        pool.start()
-        pool.submit(hf.HyperFrame(frames[:22], first_index=0, overlap=plan.overlap))
-        pool.finish()
-        return np.stack(sink.frames), stats, calls
+        eng = engine(plan, picky_fuse, sink, workers=2)
+        eng.submit(hf.HyperFrame(frames[:22], first_index=0, overlap=plan.overlap))
+        stats = eng.finish()
+        return np.stack(sink.frames), stats, calls, seen
 
-    whole, _, _ = run(limit=99)
-    split, stats, calls = run(limit=6)
+    whole, _, _, _ = run(limit=99)
+    split, stats, calls, seen = run(limit=6)
     np.testing.assert_array_equal(split, whole)
     # 22 failed, its halves (11 + 13) too, their halves fit: every frame still came out
-    assert calls[0] == 22 and stats.extra["retries"] >= 3
-    assert len(whole) == 10
+    assert calls[0] == 22 and stats.retries >= 3 and len(whole) == 10
+    assert seen[0].retry_count == 0 and max(h.retry_count for h in seen) >= 2
+    assert all(h.status is hf.Status.DONE for h in seen)
 
 
-def test_other_errors_stop_the_render_at_once():
+def test_a_failing_half_of_a_split_releases_the_other_half():
+    """With 2 slots and a halo, a leaked slot would leave the producer waiting forever."""
+    plan = SampleSchedule(fps=10, shutter_deg=720, samples=4).plan(10)
+    pool = hf.HyperFramePool((1, 1, 3), np.uint8, capacity=22, slots=2)
+
+    def fuse_fn(h, windows):
+        if h.frame_count > 12:
+            raise MemoryError("simulated: out of memory")
+        raise RuntimeError("kernel bug in the first half")
+
+    eng = engine(plan, fuse_fn)
+    slot = pool.acquire()
+    eng.submit(hf.HyperFrame(slot.frames, first_index=0, overlap=plan.overlap, slot=slot,
+                             pool=pool))
+    with pytest.raises(RuntimeError, match="kernel bug in the first half"):
+        eng.finish()
+    assert pool.free_count == 2  # both halves gave the slot back
+
+
+def test_other_errors_stop_the_job_at_once_and_reach_the_producer():
     plan = SampleSchedule(fps=10, samples=2).plan(6)
-    stats = type("S", (), {"frames_written": 0, "total_frames": 6,
-                           "device_to_host_bytes": 0, "extra": {}})()
+    failed = []
 
-    def broken(h, windows, lens=None, backend=None):
+    def broken(h, windows):
+        failed.append(h)
         raise RuntimeError("kernel bug")
 
-    pool = FusionPool(plan, MemoryWriter(), "cpu", stats, fuse_fn=broken)
-    pool.start()
-    pool.submit(hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8)))
-    deadline = time.time() + 5
-    while pool.error is None and time.time() < deadline:
-        time.sleep(0.01)
-    from hfrender.engine.core import FusionError
-
-    with pytest.raises(FusionError, match="fusion failed: RuntimeError: kernel bug") as info:
-        pool.submit(hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8), first_index=4))
-    assert isinstance(info.value.__cause__, RuntimeError)  # the original is kept
-    pool.finish()
-    assert stats.extra.get("retries") is None and sink_frames(pool) == 0
+    eng = engine(plan, broken)
+    eng.submit(hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8)))
+    eng.failure.exception(timeout=5)  # waits for the worker's failure (a future)
+    second = hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8), first_index=4)
+    with pytest.raises(RuntimeError, match="kernel bug"):  # a bug stays itself
+        eng.submit(second)
+    with pytest.raises(RuntimeError, match="kernel bug"):
+        eng.finish()
+    assert eng.stats.retries == 0 and eng.writer.frames_written == 0
+    assert failed[0].status is hf.Status.FAILED and second.status is hf.Status.PENDING
 
 
-def sink_frames(pool):
-    return pool.writer.frames_written
+def test_out_of_memory_on_a_single_window_is_one_line_for_the_user():
+    plan = SampleSchedule(fps=10, samples=4).plan(1)
+
+    def no_memory(h, windows):
+        raise MemoryError()
+
+    eng = engine(plan, no_memory)
+    eng.submit(hf.HyperFrame(np.zeros((4, 1, 1, 3), np.uint8)))
+    with pytest.raises(FusionError, match="out of memory fusing one window of 4 sub-frames "
+                                          r"\(MemoryError\); lower --samples or --size"):
+        eng.finish()
 
 
-def test_a_slow_writer_holds_fusion_back_instead_of_piling_frames(rng):
+def test_a_slow_writer_holds_the_producer_back_instead_of_piling_frames():
     plan = SampleSchedule(fps=10, samples=1).plan(300)
-    stats = type("S", (), {"frames_written": 0, "total_frames": 300,
-                           "device_to_host_bytes": 0, "extra": {}})()
     peak = {"held": 0}
 
     class SlowSink(MemoryWriter):
         def write(self, frame):
-            peak["held"] = max(peak["held"], pool.reorder.held)
+            peak["held"] = max(peak["held"], eng.reorder.held)
             time.sleep(0.001)
             super().write(frame)
 
-    pool = FusionPool(plan, SlowSink(), "cpu", stats, workers=2,
-                      fuse_fn=lambda h, w, lens=None, backend=None: h.frames[w.starts])
-    pool.start()
-    for i in range(0, 300, 30):
-        pool.submit(hf.HyperFrame(np.full((30, 1, 1, 3), 1, np.uint8), first_index=i))
-    pool.finish()
-    assert stats.frames_written == 300 and peak["held"] <= pool.reorder.capacity + 30
+    eng = engine(plan, lambda h, w: h.frames[w.starts], SlowSink(), workers=2)
+    for i in range(0, 300, 10):
+        eng.submit(hf.HyperFrame(np.full((10, 1, 1, 3), 1, np.uint8), first_index=i))
+    stats = eng.finish()
+    # blocks waiting for the writer: at most the hyperframes allowed in flight
+    assert stats.frames_written == 300 and 1 <= peak["held"] <= eng.held

@@ -80,6 +80,6 @@ def test_fuse_rejects_windows_beyond_the_hyperframe():
 
 def test_nothing_written_into_caller_arrays_on_error():
     frames = F.copy()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^window=9 must be an integer \[1, 5\]$"):
         hf.motion_blur(frames, 9)
     assert np.array_equal(frames, F)

@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from hfrender.errors import BackendUnavailable
+from hfrender.errors import BackendUnavailable, InputError
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def resolve_name(name: str | None = None) -> str:
     if name is None:
         name, source = os.environ.get(ENV_VAR) or "auto", ENV_VAR
     if name not in CHOICES:
-        raise ValueError(f"{source}={name!r} is not a backend; choose one of {', '.join(CHOICES)}")
+        raise InputError(f"{source}={name!r} is not a backend; choose one of {', '.join(CHOICES)}")
     return name
 
 

@@ -16,6 +16,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
+import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
 import hfrender  # noqa: E402
@@ -29,18 +30,10 @@ from hfrender.cli.common import (  # noqa: E402
     Terminated,
 )
 from hfrender.cli.fx import cmd_fx  # noqa: E402
-from hfrender.config import (  # noqa: E402
-    DOF_MODES,
-    INTEROP,
-    PRESETS,
-    SCHEDULES,
-    ConfigError,
-)
-from hfrender.errors import HFRenderError  # noqa: E402
-from hfrender.io.writers import WriterError  # noqa: E402
+from hfrender.config import DOF_MODES, INTEROP, PRESETS, SCHEDULES  # noqa: E402
+from hfrender.errors import HFRenderError, InputError  # noqa: E402
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
-from hfrender.scene.loader import SceneError  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
            "build_parser", "main"]
@@ -178,14 +171,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(args.func(args))
-    except (HFRenderError, ValueError) as exc:
-        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        print(f"hfrender: error: {first_line}", file=sys.stderr)
-        from hfrender.io.footage import FootageError
+    except HFRenderError as exc:  # hfrender's own: one line (-v: the traceback too)
+        if args.verbose:
+            traceback.print_exception(exc, file=sys.stderr)
+        print(f"hfrender: error: {_first_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, (InputError, ContextUnavailable)) else EXIT_FAILED
+    except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
+        traceback.print_exception(exc, file=sys.stderr)
+        print(f"hfrender: internal error: {type(exc).__name__}: {_first_line(exc)} — this is a "
+              "bug in hfrender; please report it with the command and the traceback above",
+              file=sys.stderr)
+        return EXIT_FAILED
 
-        usage = isinstance(exc, (ConfigError, SceneError, WriterError, ContextUnavailable,
-                                 FootageError))
-        return EXIT_USAGE if usage else EXIT_FAILED
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import argparse
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 import hfrender
 from hfrender.backends import BACKENDS, load
@@ -88,42 +89,22 @@ def _int(name: str, text: str) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from hfrender.engine.render import render
+    from hfrender.engine.render import RenderJob
 
     config = _config_from(args)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
     progress, finish = progress_bar(config.quiet)
-    written = [0]
-
-    def counting(done: int, total: int) -> None:
-        written[0] = done
-        if progress is not None:
-            progress(done, total)
-
     import signal
 
+    job = RenderJob(args.file, config, scene_name=args.scene, progress=progress)
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        stats = render(args.file, config, scene_name=args.scene, progress=counting)
+        stats = job.prepare().run()
     except KeyboardInterrupt as exc:
         finish()
-        code = EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-        stats = getattr(exc, "hfrender_stats", None)
-        frames = stats.extra.get("frames_in_output", written[0]) if stats else written[0]
-        if frames:
-            from hfrender.io.segments import resumable
-
-            again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
-                else f"hfrender render {args.file} -o {config.output}"
-            if "--resume" not in again.split():
-                again += " --resume"
-            hint = f"; continue with: {again}" if resumable(config.output) else ""
-            print(f"interrupted: {config.output} was finalised with the {frames} frames "
-                  f"written so far{hint}", file=sys.stderr)
-        else:
-            print("interrupted before the first frame: nothing was written", file=sys.stderr)
-        return code
+        _interrupted(args, config, job.stats)
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
     finally:
         finish()
         signal.signal(signal.SIGTERM, previous)
@@ -131,25 +112,41 @@ def cmd_render(args: argparse.Namespace) -> int:
         out_bytes = stats.frames_written * config.size[0] * config.size[1] * 3
         per = stats.device_to_host_bytes / max(1, stats.frames_written)
         print(f"stats: {stats.subframes} sub-frames drawn, granularity {stats.granularity}, "
-              f"interop {'on' if stats.extra.get('interop') else 'off'}; device-to-host "
+              f"interop {'on' if stats.interop else 'off'}; device-to-host "
               f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
-    if "resumed_at" in stats.extra and not config.quiet:
+    if stats.resumed_at is not None and not config.quiet:
         if stats.total_frames == 0:
             print(f"every frame was already rendered: joined the segments into "
                   f"{config.output}")
             return 0
-        print(f"resumed at frame {stats.extra['resumed_at']}")
+        print(f"resumed at frame {stats.resumed_at}")
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
               f"samples, dof {stats.dof}; {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}, fusion {stats.backend}"
-              + (f"; shutter {stats.extra['shutter'][0]:g} degrees with "
-                 f"{stats.extra['shutter'][1]} samples" if "shutter" in stats.extra else "")
-              + (f"; preview showed {stats.extra['preview_frames']} frames"
-                 if config.preview else ""))
+              + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
+                 if stats.shutter else "")
+              + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))
     return 0
+
+
+def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
+    """What Ctrl-C or SIGTERM left behind, and how to go on."""
+    frames = stats.frames_in_output or stats.frames_written
+    if not frames:
+        print("interrupted before the first frame: nothing was written", file=sys.stderr)
+        return
+    from hfrender.io.segments import resumable
+
+    again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
+        else f"hfrender render {args.file} -o {config.output}"
+    if "--resume" not in again.split():
+        again += " --resume"
+    hint = f"; continue with: {again}" if resumable(config.output) else ""
+    print(f"interrupted: {config.output} was finalised with the {frames} frames "
+          f"written so far{hint}", file=sys.stderr)
 
 
 def cmd_still(args: argparse.Namespace) -> int:

@@ -47,10 +47,10 @@ def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: s
     best = None
     for _ in range(repeats):
         stats = render(scene, config, scene_name=scene_name, count=frames, writer=_Discard())
-        fps = stats.frames_written / max(1e-9, stats.seconds - stats.extra["setup_s"])
+        fps = stats.frames_written / max(1e-9, stats.seconds - stats.setup_s)
         if best is None or fps > best.fps:
-            best = Cell(config.granularity, config.workers, fps, stats.extra["latency_ms"],
-                        stats.extra["pool_mb"], stats.granularity)
+            best = Cell(config.granularity, config.workers, fps, stats.latency_ms,
+                        stats.pool_mb, stats.granularity)
     return best
 
 
@@ -58,11 +58,9 @@ def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list
              workers: list[int], scene_name: str | None = None,
              repeats: int = 1) -> tuple[list[Cell], Cell]:
     """The grid (granularities in whole output frames per hyperframe) and the auto cell."""
-    from hfrender.sampler import SampleSchedule
+    from hfrender.engine.render_setup import schedule_for
 
-    s = SampleSchedule(config.fps, config.shutter, config.shutter_position,
-                       config.shutter_curve, config.samples)
-    plan = s.plan(1)
+    plan = schedule_for(config).plan(1)
     cells = []
     for g in aligned_granularities(plan.step, plan.overlap, outputs):
         for w in workers:

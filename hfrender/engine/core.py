@@ -1,11 +1,21 @@
-"""Fusion workers and the writer thread of a render.
+"""The one engine every job runs on: producer -> scheduler -> fusion workers -> reorder -> writer.
 
-Hyperframes go through a :class:`~hfrender.engine.scheduler.Scheduler` to ``workers`` fusion
-threads; their output frames go through a :class:`~hfrender.engine.scheduler.ReorderBuffer` to
-one writer thread, strictly in order. A hyperframe whose fusion runs out of memory
-(``MemoryError``, CUDA out-of-memory) is split in half and retried, down to one frame;
-the windows of each half are the same windows, so the output does not change. Any other
-error stops the render at once; the render thread sees it at its next submission.
+A job's producer (the GL draw loop of a render, the decoder of ``hfrender fx``) fills
+hyperframes from a pool on the calling thread and hands each full one to
+:meth:`Engine.submit`. ``workers`` fusion threads take them from a
+:class:`~hfrender.engine.scheduler.Scheduler` (FIFO, or by a score) and turn their windows
+into blocks of output frames; a :class:`~hfrender.engine.scheduler.ReorderBuffer` hands
+the blocks, strictly in frame order, to one writer thread.
+
+What a job brings is a :class:`Fusion`: which outputs a hyperframe computes and how. A
+hyperframe whose fusion runs out of memory (``MemoryError``, CUDA out-of-memory) is split
+at a window boundary and each half retried, down to a single window; the windows are the
+same, so the output does not change. Any other error stops the job at once.
+
+Errors travel one way, in one object: the first failure of any thread completes a
+:class:`concurrent.futures.Future`; the producer sees it at its next submission, and
+:meth:`Engine.finish` raises it. Nothing polls: every wait is on a condition that a
+release, a write or the failure itself signals.
 """
 
 from __future__ import annotations
@@ -13,22 +23,26 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.effects import fuse
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
 from hfrender.errors import HFRenderError
-from hfrender.hyperframe.pool import HyperFrame
-from hfrender.sampler import Plan
+from hfrender.hyperframe.pool import HyperFrame, Status
+from hfrender.hyperframe.windows import WindowWeights
 
 log = logging.getLogger(__name__)
 
+Progress = Callable[[int, int], None]
+
 
 class FusionError(HFRenderError):
-    """Fusing a hyperframe failed for a reason other than memory (the message says why)."""
+    """Fusing a hyperframe failed for a reason the user can act on (the message says why)."""
 
 
 def out_of_memory(exc: BaseException) -> bool:
@@ -36,65 +50,165 @@ def out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or "OutOfMemory" in type(exc).__name__
 
 
-class FusionPool:
-    """``workers`` fusion threads and a writer thread around one render."""
+class Fusion(Protocol):
+    """What a job fuses: the outputs of a hyperframe and how to compute them."""
 
-    def __init__(self, plan: Plan, writer: Any, backend: str, stats: Any,
-                 progress: Callable[[int, int], None] | None = None, workers: int = 1,
-                 score: Score | None = None, on_frame: Callable[[np.ndarray], None] | None = None,
-                 fuse_fn: Callable = fuse) -> None:
-        self.plan, self.writer, self.backend, self.stats = plan, writer, backend, stats
-        self.progress, self.on_frame, self.fuse_fn = progress, on_frame, fuse_fn
+    def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
+        """``(first output, windows)`` that ``hyper`` computes, starts relative to it."""
+        ...
+
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: np.ndarray) -> np.ndarray:
+        """The output frames of ``windows`` (host memory, ``windows.count`` of them),
+        written into ``out`` where the job can."""
+        ...
+
+
+class FrameWriter(Protocol):
+    """Where finished frames go, in order: a video, segments, a PNG sequence, memory."""
+
+    frames_written: int
+
+    def write(self, frame: np.ndarray) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class EngineStats:
+    """What the engine measured (the job's own figures live on the job's stats)."""
+
+    frames_written: int = 0
+    total_frames: int = 0
+    retries: int = 0  # hyperframes split after running out of memory
+    latency_s: float = 0.0  # summed: first sub-frame drawn -> frame written
+
+    @property
+    def latency_ms(self) -> float:
+        return 1e3 * self.latency_s / max(1, self.frames_written)
+
+
+class OutputBuffers:
+    """Output blocks of ``(outputs, *shape)`` frames, recycled once written: fusion writes
+    into memory that is already mapped instead of faulting in fresh pages each hyperframe
+    (on two cores that cost more than blending). Bounded by the engine's back-pressure."""
+
+    def __init__(self, outputs: int, shape: tuple, dtype: Any) -> None:
+        self.outputs, self.shape, self.dtype = outputs, tuple(shape), np.dtype(dtype)
+        self._free: list[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def take(self, count: int) -> np.ndarray:
+        """A buffer for ``count`` frames (a view of a recycled block when one fits)."""
+        with self._lock:
+            buf = self._free.pop() if self._free and count <= self.outputs else None
+        if buf is None:
+            buf = np.empty((max(count, self.outputs),) + self.shape, self.dtype)
+        return buf[:count]
+
+    def give(self, block: np.ndarray) -> None:
+        base = block.base if block.base is not None else block
+        if isinstance(base, np.ndarray) and base.shape[0] == self.outputs \
+                and base.shape[1:] == self.shape:
+            with self._lock:
+                self._free.append(base)
+
+
+class Engine:
+    """Fusion threads and a writer thread around one job (see the module's notes).
+
+    Parameters
+    ----------
+    fusion : the job's windows and fusion
+    writer : where output frames go, in order (closed by the job, not here)
+    first_frame : global index of the first output frame written
+    total : output frames expected (for progress)
+    workers : fusion threads
+    score : priority of a hyperframe (None: FIFO)
+    buffers : recycled output blocks (None: each block allocated)
+    progress : ``progress(written, total)`` from the writer thread
+    on_frame : called with every frame written (a preview window)
+    held : hyperframes submitted and not yet written before the producer is held back
+    """
+
+    def __init__(self, fusion: Fusion, writer: FrameWriter, *, first_frame: int = 0,
+                 total: int = 0, workers: int = 1, score: Score | None = None,
+                 buffers: OutputBuffers | None = None, progress: Progress | None = None,
+                 on_frame: Callable[[np.ndarray], None] | None = None,
+                 held: int | None = None) -> None:
+        self.fusion, self.writer, self.buffers = fusion, writer, buffers
+        self.progress, self.on_frame = progress, on_frame
+        self.stats = EngineStats(total_frames=total)
         self.scheduler = Scheduler(score)
-        # fused frames waiting for the writer: bounded, so a slow writer holds back fusion
-        # (and, through the pool, drawing) instead of piling frames up
-        self.reorder = ReorderBuffer(plan.first_frame, capacity=max(64, 4 * workers))
-        self.error: BaseException | None = None
-        self._done = threading.Event()
+        self.reorder = ReorderBuffer(first_frame)
+        self.held = held if held is not None else 2 + 2 * workers
+        self.failure: Future = Future()
+        self.first_drawn: dict[int, float] = {}  # output frame -> its first sub-frame drawn
+        self._ends: deque[int] = deque()  # one past the outputs of each hyperframe in flight
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._work, name=f"hfrender-fusion-{i}",
                                           daemon=True) for i in range(workers)]
-        self._writer = threading.Thread(target=self._write, name="hfrender-writer", daemon=True)
-        self.first_drawn: dict[int, float] = {}  # output frame -> when its first sub-frame was
-        self.latency_sum = 0.0
+        self._threads.append(threading.Thread(target=self._write, name="hfrender-writer",
+                                              daemon=True))
+        self._started = self._finished = False
 
-    def start(self) -> None:
+    # --- the producer's side -----------------------------------------------------------
+    def start(self) -> Engine:
         for t in self._threads:
             t.start()
-        self._writer.start()
+        self._started = True
+        return self
 
     def submit(self, hyper: HyperFrame) -> None:
-        """Queue a full hyperframe; raises the first error of a worker or the writer."""
-        if self.error is not None:
-            hyper.release()
-            raise self.error
+        """Queue a full hyperframe; waits while ``held`` earlier ones are not yet written (a
+        slow writer holds the producer back); raises the first failure of any thread."""
         try:
+            while len(self._ends) >= self.held:
+                self.reorder.wait_written(self._ends.popleft())
+            self._raise_failure()
+            k0, windows = self.fusion.windows(hyper)
+            self._ends.append(k0 + windows.count)
             self.scheduler.put(hyper)
-        except Closed:  # a worker failed between the check and the put: its error counts
+        except BaseException:
             hyper.release()
-            if self.error is not None:
-                raise self.error from None
+            self._raise_failure()
             raise
 
-    def finish(self) -> None:
-        """No more hyperframes: let the workers drain the queue, then write what is ready."""
-        self.scheduler.close()
-        for t in self._threads:
-            t.join()
-        self._done.set()
-        self._writer.join()
+    def mark_started(self, k: int) -> None:
+        """Output frame ``k``'s first sub-frame was drawn now (for the latency figure)."""
+        self.first_drawn[k] = time.perf_counter()
 
-    def _fail(self, exc: BaseException) -> None:
-        if not isinstance(exc, (HFRenderError, KeyboardInterrupt)):
-            wrapped = FusionError(f"fusion failed: {type(exc).__name__}: {exc}")
-            wrapped.__cause__ = exc
-            exc = wrapped
+    def finish(self) -> EngineStats:
+        """No more hyperframes: fuse what is queued, write what is in order, raise the first
+        failure (the frames before it are written)."""
+        if not self._finished:
+            self._finished = True
+            self.scheduler.close()
+            if self._started:
+                for t in self._threads[:-1]:
+                    t.join()
+                self.reorder.close()
+                self._threads[-1].join()
+        self._raise_failure()
+        return self.stats
+
+    def _raise_failure(self) -> None:
+        if self.failure.done():
+            raise self.failure.exception()
+
+    @property
+    def error(self) -> BaseException | None:
+        return self.failure.exception() if self.failure.done() else None
+
+    # --- the threads ---------------------------------------------------------------------
+    def fail(self, exc: BaseException) -> None:
+        """Record the first failure and wake every wait: nothing is fused after it."""
         with self._lock:
-            if self.error is None:
-                self.error = exc
+            if not self.failure.done():
+                self.failure.set_exception(exc)
         self.scheduler.close()
         self.reorder.close()
         for hyper in self.scheduler.drain():
+            hyper.status = Status.FAILED
             hyper.release()
 
     def _work(self) -> None:
@@ -103,79 +217,97 @@ class FusionPool:
                 hyper = self.scheduler.get()
             except Closed:
                 return
-            if self.error is not None:
+            if self.failure.done():
                 hyper.release()
                 continue
+            hyper.status = Status.PROCESSING
             try:
                 self._fuse_or_split(hyper)
-            except BaseException as exc:  # noqa: BLE001 - reported by the render thread
-                hyper.release()
-                self._fail(exc)
+            except BaseException as exc:  # noqa: BLE001 - raised in the producer's thread
+                self.fail(exc)
 
     def _fuse_or_split(self, hyper: HyperFrame) -> None:
+        """Fuse ``hyper`` and release it; on out-of-memory, split it and fuse the halves.
+        Every part is released whatever happens (a slot must never leak)."""
         try:
-            k0, frames = self._fuse(hyper)
-        except BaseException as exc:
-            cut = self._split_point(hyper) if out_of_memory(exc) else None
-            if cut is None:
-                raise
-            log.warning("fusion of %d sub-frames ran out of memory (%s): splitting in two",
-                        hyper.frame_count, type(exc).__name__)
-            parts = hyper.split(cut, halo=self.plan.overlap)
-            with self._lock:
-                self.stats.extra["retries"] = self.stats.extra.get("retries", 0) + 1
-            for part in parts:
-                part.retry_count = hyper.retry_count + 1
-                try:
-                    self._fuse_or_split(part)
-                except BaseException:
-                    part.release()
+            k0, windows = self.fusion.windows(hyper)
+            try:
+                frames = self._fuse(hyper, windows)
+            except BaseException as exc:
+                cut = self._split_point(hyper, windows) if out_of_memory(exc) else None
+                if cut is None:
+                    if out_of_memory(exc):
+                        raise FusionError(
+                            f"out of memory fusing one window of {hyper.frame_count} "
+                            f"sub-frames ({type(exc).__name__}); lower --samples or --size"
+                        ) from exc
                     raise
-            return
-        hyper.release()
-        for i, frame in enumerate(frames):
-            self.reorder.put(self.plan.first_frame + k0 + i, frame)
+                self._split(hyper, cut, exc)
+                return
+            hyper.status = Status.DONE
+        except BaseException:
+            hyper.status = Status.FAILED
+            raise
+        finally:
+            hyper.release()
+        if windows.count:
+            self.reorder.put(k0, frames)
 
-    def _split_point(self, hyper: HyperFrame) -> int | None:
+    def _split(self, hyper: HyperFrame, cut: int, exc: BaseException) -> None:
+        log.warning("fusion of %d sub-frames ran out of memory (%s): splitting in two",
+                    hyper.frame_count, type(exc).__name__)
+        parts = list(hyper.split(cut))
+        with self._lock:
+            self.stats.retries += 1
+        hyper.status = Status.DONE  # its parts carry on
+        for i, part in enumerate(parts):
+            part.retry_count = hyper.retry_count + 1
+            try:
+                self._fuse_or_split(part)
+            except BaseException:
+                for rest in parts[i + 1:]:
+                    rest.release()
+                raise
+
+    @staticmethod
+    def _split_point(hyper: HyperFrame, windows: WindowWeights) -> int | None:
         """Where to cut so that each half holds whole windows: at a window's last frame
         (the next window then starts ``overlap`` frames earlier, which the second half
         carries). The window end nearest the middle; None with a single window."""
-        ends = self.plan.weights.ends() - hyper.first_index
+        ends = windows.ends()
         inside = ends[(ends > hyper.halo) & (ends < hyper.frame_count)]
         if len(inside) == 0:
             return None
         return int(inside[np.argmin(np.abs(inside - hyper.frame_count / 2))])
 
-    def _fuse(self, hyper: HyperFrame) -> tuple[int, list[np.ndarray]]:
-        k0, windows = self.plan.weights.in_span(hyper.first_index, hyper.halo,
-                                                hyper.frame_count)
+    def _fuse(self, hyper: HyperFrame, windows: WindowWeights) -> np.ndarray:
         if windows.count == 0:
-            return k0, []
-        out = self.fuse_fn(hyper, windows, lens=hyper.lenses, backend=self.backend)
-        out = out[..., :3]
-        if not isinstance(out, np.ndarray):  # on the GPU: only finished frames come back
-            out = out.get()
-            with self._lock:
-                self.stats.device_to_host_bytes += out.nbytes
-        return k0, list(np.ascontiguousarray(out))
+            return np.empty((0,))
+        out = self.buffers.take(windows.count) if self.buffers is not None else None
+        return self.fusion.fuse(hyper, windows, out)
 
     def _write(self) -> None:
         try:
             while True:
-                ready = self.reorder.pop_ready()
-                for k, frame in ready:
+                item = self.reorder.take()
+                if item is None:
+                    return
+                k0, block = item
+                for i, frame in enumerate(block):
                     self.writer.write(frame)
-                    self.stats.frames_written += 1
-                    drawn = self.first_drawn.pop(k, None)
-                    if drawn is not None:
-                        self.latency_sum += time.perf_counter() - drawn
-                    if self.on_frame is not None:
-                        self.on_frame(frame)
-                    if self.progress is not None:
-                        self.progress(self.stats.frames_written, self.stats.total_frames)
-                if not ready:
-                    if self._done.is_set() and not self.reorder.pop_ready_peek():
-                        return
-                    self.reorder.wait(0.05)
-        except BaseException as exc:  # noqa: BLE001 - reported by the render thread
-            self._fail(exc)
+                    self._written(k0 + i, frame)
+                if self.buffers is not None:
+                    self.buffers.give(block)
+        except BaseException as exc:  # noqa: BLE001 - raised in the producer's thread
+            self.fail(exc)
+
+    def _written(self, k: int, frame: np.ndarray) -> None:
+        stats = self.stats
+        stats.frames_written += 1
+        drawn = self.first_drawn.pop(k, None)
+        if drawn is not None:
+            stats.latency_s += time.perf_counter() - drawn
+        if self.on_frame is not None:
+            self.on_frame(frame)
+        if self.progress is not None:
+            self.progress(stats.frames_written, stats.total_frames)

@@ -1,41 +1,47 @@
-"""The render job: scene -> sampler -> renderer -> hyperframes -> fusion -> writer.
+"""The render job: scene -> sampler -> renderer -> hyperframes -> the engine -> writer.
 
-The calling thread owns the GL context and draws every sub-frame straight into a pool
-slot (``read_into``, no allocation per sub-frame); a fusion thread turns each full
-hyperframe into output frames and hands them to the writer in order. Back-pressure comes
-from the pool: with every slot in flight, drawing waits.
+:class:`RenderJob` decides everything before a sub-frame is drawn (:meth:`~RenderJob.prepare`:
+the scene, its checks, the schedule, the pool, the output), then :meth:`~RenderJob.run`
+draws: the calling thread owns the GL context and draws every sub-frame straight into a
+pool slot (``read_into``, no allocation per sub-frame), its lens committed with it; the
+engine fuses full hyperframes on its threads and writes the frames in order.
+Back-pressure comes from the pool: with every slot in flight, drawing waits.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.engine.core import FusionPool
+from hfrender.effects import fuse
+from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.render_setup import (
     check_granularity,
     gl_storage,
+    keyframe_interval,
     open_output,
     output_settings,
     resolve_dof,
     resume_point,
+    schedule_for,
 )
 from hfrender.engine.scheduler import SCORES
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, InputError
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io.writers import check_output
-from hfrender.optics import Lens
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
-from hfrender.sampler import Plan, SampleSchedule
+from hfrender.sampler import Plan
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, located
 
@@ -50,18 +56,28 @@ class SceneUpdateError(HFRenderError):
 
 @dataclass
 class RenderStats:
+    """What a render did, as typed fields (the CLI, bench and tests read these)."""
+
     output: str
     frames_written: int = 0
     total_frames: int = 0
     subframes: int = 0
     seconds: float = 0.0
+    setup_s: float = 0.0
     gl_renderer: str = ""
     backend: str = ""
     dof: str = "off"
     granularity: int = 0
     device_to_host_bytes: int = 0
     interrupted: bool = False
-    extra: dict = field(default_factory=dict)
+    interop: bool = False
+    retries: int = 0
+    latency_ms: float = 0.0
+    pool_mb: float = 0.0
+    resumed_at: int | None = None  # the first frame rendered by a --resume
+    shutter: tuple[float, int] | None = None  # (degrees, samples) when they were changed
+    preview_frames: int = 0
+    frames_in_output: int = 0  # frames the output file holds (after a resume: all of them)
 
     @property
     def fps(self) -> float:
@@ -77,8 +93,8 @@ def halton(i: int, base: int) -> float:
     return r
 
 
-def _call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
-                frame: int | None = None) -> Any:
+def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
+               frame: int | None = None) -> Any:
     """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
     t and the output frame."""
     try:
@@ -89,187 +105,272 @@ def _call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | No
         raise SceneUpdateError(f"scene error in {what}{when}: {where}") from exc
 
 
-def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | None = None,
-           first_frame: int = 0, count: int | None = None, progress: Progress | None = None,
-           writer: Any = None) -> RenderStats:
-    """Render output frames ``first_frame ..`` of a scene script into ``config.output``.
+class RenderFusion:
+    """The render's side of the engine: windows from the plan, fused by the backend."""
 
-    Raises ``SceneError``/``ConfigError``/``WriterError``/``ShaderError`` before anything
-    is written; once writing has started, any error or Ctrl-C still finalises the file.
-    """
-    t0 = time.perf_counter()
-    scene = load_scene(scene_file, scene_name)
-    total = config.frame_count(scene.duration)
-    if config.resume and (first_frame or count is not None or writer is not None):
-        raise ConfigError("--resume renders a whole output file")
-    count = total - first_frame if count is None else count
-    if count < 1 or first_frame < 0:
-        raise ConfigError(f"frames {first_frame}..{first_frame + count - 1}: nothing to render "
-                          f"(the scene has {total} frames at {config.fps:g} fps)")
-    if writer is None:
-        check_output(config.output, config.size, config.codec)
-    stats = RenderStats(config.output, total_frames=count)
-    w, h = config.size
-    from hfrender.backends import get_backend
+    def __init__(self, plan: Plan, backend: str, stats: RenderStats) -> None:
+        self.plan, self.backend, self.stats = plan, backend, stats
+        self._lock = threading.Lock()
 
-    backend = get_backend(config.backend)
-    stats.backend = backend.name
-    cuda_device = backend.device_id() if backend.name == "cuda" else None
-    try:
-        glctx = create_context("glfw" if config.preview else config.gl, size=config.size,
-                               visible=config.preview, title=f"hfrender: {Path(scene_file).name}",
-                               cuda_device=cuda_device)
-    except ContextUnavailable as exc:
-        if not config.preview:
+    def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
+        k0, windows = self.plan.weights.in_span(hyper.first_index, hyper.halo,
+                                                hyper.frame_count)
+        return self.plan.first_frame + k0, windows
+
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
+        if isinstance(hyper.frames, np.ndarray):
+            return fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out)[..., :3]
+        # on the GPU: only finished frames come back
+        frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend)[..., :3].get()
+        with self._lock:
+            self.stats.device_to_host_bytes += frames.nbytes
+        return frames
+
+
+class RenderJob:
+    """Output frames ``first_frame ..`` of a scene script, into ``config.output`` (or into
+    ``writer``, which the caller closes). ``prepare()`` raises ``SceneError``/
+    ``ConfigError``/``WriterError``/``ShaderError`` before anything is written; once
+    ``run()`` writes, any error or Ctrl-C still finalises what was written."""
+
+    def __init__(self, scene_file: str | Path, config: RenderConfig, *,
+                 scene_name: str | None = None, first_frame: int = 0, count: int | None = None,
+                 progress: Progress | None = None, writer: Any = None) -> None:
+        if config.resume and (first_frame or count is not None or writer is not None):
+            raise ConfigError("--resume renders a whole output file")
+        self.scene_file, self.config, self.scene_name = scene_file, config, scene_name
+        self.first_frame, self.count, self.progress = first_frame, count, progress
+        self.writer, self.own_writer = writer, writer is None
+        self.stats = RenderStats(config.output)
+        self.glctx = self.renderer = self.storage = self.preview = self.builder = None
+        self.plan: Plan | None = None
+        self.settings: dict | None = None  # what the output depends on (resume checks it)
+        self.manifest: Any = None
+        self.nothing_left = False  # a resume whose every segment was done
+        self._t0 = time.perf_counter()
+
+    # --- before drawing ------------------------------------------------------------------
+    def prepare(self) -> RenderJob:
+        """Everything that can be decided or refused before the first sub-frame."""
+        from hfrender.backends import get_backend
+
+        config, stats = self.config, self.stats
+        self.scene = load_scene(self.scene_file, self.scene_name)
+        self.total = config.frame_count(self.scene.duration)
+        self.count = self.total - self.first_frame if self.count is None else self.count
+        if self.count < 1 or self.first_frame < 0:
+            raise ConfigError(f"frames {self.first_frame}..{self.first_frame + self.count - 1}: "
+                              f"nothing to render (the scene has {self.total} frames at "
+                              f"{config.fps:g} fps)")
+        if self.own_writer:
+            check_output(config.output, config.size, config.codec)
+        stats.total_frames = self.count
+        self.backend = get_backend(config.backend)
+        stats.backend = self.backend.name
+        self._open_context()
+        try:
+            self._prepare_scene()
+            if self.own_writer and self._resume():
+                return self
+            self._prepare_drawing()
+        except BaseException:
+            self.release()
             raise
-        raise ContextUnavailable(f"--preview needs a window: {exc.args[0].split(';')[0]}; "
-                                 "render without --preview") from None
-    stats.gl_renderer = glctx.renderer
-    renderer = preview = storage = None
-    try:
-        _call_scene(scene, "setup()", scene.setup)
+        return self
+
+    def _open_context(self) -> None:
+        config = self.config
+        cuda_device = self.backend.device_id() if self.backend.name == "cuda" else None
+        try:
+            self.glctx = create_context("glfw" if config.preview else config.gl,
+                                        size=config.size, visible=config.preview,
+                                        title=f"hfrender: {Path(self.scene_file).name}",
+                                        cuda_device=cuda_device)
+        except ContextUnavailable as exc:
+            if not config.preview:
+                raise
+            raise ContextUnavailable(f"--preview needs a window: {exc.args[0].split(';')[0]}; "
+                                     "render without --preview") from None
+        self.stats.gl_renderer = self.glctx.renderer
+
+    def _prepare_scene(self) -> None:
+        scene = self.scene
+        call_scene(scene, "setup()", scene.setup)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()
-            except ValueError as exc:
+            except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
-        dof = stats.dof = resolve_dof(config.dof, scene)
-        manifest = None
-        if writer is None:
-            settings = output_settings(scene_file, config, backend.name, dof, total,
-                                       stats.gl_renderer)
-            first_frame, manifest = resume_point(config, settings)
-            if manifest is not None:
-                config = config.with_(granularity=manifest.granularity)
-                stats.extra["resumed_at"] = first_frame
-                count = total - first_frame
-                stats.total_frames = count
-                if count == 0:  # every segment was done: only the join is missing
-                    open_output(config, settings, manifest, SampleSchedule(
-                        config.fps).plan(1), manifest.granularity, total).close()
-                    stats.seconds = time.perf_counter() - t0
-                    return stats
-        schedule = SampleSchedule(config.fps, config.shutter, config.shutter_position,
-                                  config.shutter_curve, config.samples, config.jitter,
-                                  config.seed, scene.camera.aperture_blades)
-        plan = schedule.plan(count, first_frame)
+        self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
+
+    def _resume(self) -> bool:
+        """Where a --resume starts (True: every segment was done, only the join is left)."""
+        config = self.config
+        self.settings = output_settings(self.scene_file, config, self.backend.name, self.dof,
+                                        self.total, self.stats.gl_renderer)
+        start, self.manifest = resume_point(config, self.settings)
+        if self.manifest is None:
+            return False
+        self.config = config.with_(granularity=self.manifest.granularity)
+        self.first_frame, self.count = start, self.total - start
+        self.stats.resumed_at, self.stats.total_frames = start, self.count
+        self.nothing_left = self.count == 0
+        return self.nothing_left
+
+    def _prepare_drawing(self) -> None:
+        config, stats = self.config, self.stats
+        (w, h), depth = config.size, self.dof == "depth"
+        schedule = schedule_for(config, self.scene.camera.aperture_blades)
+        self.plan = plan = schedule.plan(self.count, self.first_frame)
         if schedule.effective_shutter_deg != config.shutter or plan.per_output != config.samples:
-            stats.extra["shutter"] = (schedule.effective_shutter_deg, plan.per_output)
+            stats.shutter = (schedule.effective_shutter_deg, plan.per_output)
             log.warning("shutter %g degrees with %d samples: windows overlap on a shared grid; "
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
-        check_granularity(config, plan, w * h * (4 + (4 if dof == "depth" else 0)))
-        renderer = make_renderer(glctx.ctx, scene, config.size, dof == "depth", config.fps)
-        renderer.prepare()
-        storage = gl_storage(config, glctx, backend.name)
-        stats.extra["interop"] = storage is not None
-        builder = HyperFrameBuilder.create(
+        check_granularity(config, plan, w * h * (4 + (4 if depth else 0)))
+        self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps)
+        self.renderer.prepare()
+        self.storage = gl_storage(config, self.glctx, self.backend.name)
+        stats.interop = self.storage is not None
+        self.builder = HyperFrameBuilder.create(
             (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
-            granularity=config.granularity, depth=dof == "depth",
-            max_in_flight=config.max_in_flight, storage=storage)
-        stats.granularity = builder.pool.capacity
-        own_writer = writer is None
-        if own_writer:
-            writer = open_output(config, settings, manifest, plan, builder.pool.capacity, total)
-        lenses: dict[int, Lens] = {}
+            granularity=config.granularity, depth=depth, max_in_flight=config.max_in_flight,
+            storage=self.storage)
+        stats.granularity = self.builder.pool.capacity
+        stats.pool_mb = self.builder.pool.nbytes / 2**20
+        if self.own_writer:
+            self.writer = open_output(config, self.settings, self.manifest,
+                                      keyframe_interval(stats.granularity, plan),
+                                      stats.granularity, self.total, self.first_frame)
         if config.preview:
             from hfrender.render.preview import Preview
 
-            preview = Preview(glctx, config.size)
-        fuser = FusionPool(plan, writer, config.backend, stats, progress,
-                           workers=config.workers, score=SCORES.get(config.schedule),
-                           on_frame=None if preview is None else preview.offer)
-        fuser.start()
-        stats.extra["setup_s"] = time.perf_counter() - t0
+            self.preview = Preview(self.glctx, config.size)
+
+    # --- drawing ---------------------------------------------------------------------------
+    def run(self) -> RenderStats:
+        """Draw, fuse and write; the stats (raises the first error, after finalising)."""
+        if self.glctx is None:
+            self.prepare()
         try:
-            _draw_all(scene, renderer, plan, builder, fuser, config, dof, lenses, stats, preview)
-            last = builder.flush_remaining()
-            if last is not None:
-                fuser.submit(_with_lenses(last, plan, lenses))
-        except BaseException as exc:
-            stats.interrupted = isinstance(exc, KeyboardInterrupt)
-            _salvage(builder, fuser, plan, lenses)
-            exc.hfrender_stats = stats  # type: ignore[attr-defined]  # for the message
-            raise
+            if self.nothing_left:  # every segment was done: only the join is missing
+                open_output(self.config, self.settings, self.manifest, 1, 1, self.total,
+                            self.total).close()
+            else:
+                self._run_engine()
         finally:
-            fuser.finish()
-            stats.extra["latency_ms"] = 1e3 * fuser.latency_sum / max(1, stats.frames_written)
-            stats.extra["pool_mb"] = builder.pool.nbytes / 2**20
-            if preview is not None:
-                preview.show()  # the last frame stays on screen
-                stats.extra["preview_frames"] = preview.shown
-            if own_writer:
-                writer.close()
-                stats.extra["frames_in_output"] = getattr(writer, "frames_in_output",
-                                                          stats.frames_written)
-            stats.seconds = time.perf_counter() - t0
-        if fuser.error is not None:
-            raise fuser.error
-        return stats
-    finally:
-        if storage is not None:
-            storage.release()
-        if preview is not None:
-            preview.release()
-        if renderer is not None:
-            renderer.release()
-        glctx.release()
+            self.stats.seconds = time.perf_counter() - self._t0
+            self.release()
+        return self.stats
+
+    def _engine(self) -> Engine:
+        plan, config = self.plan, self.config
+        capacity = self.builder.pool.capacity
+        preview = self.preview
+        return Engine(RenderFusion(plan, config.backend, self.stats), self.writer,
+                      first_frame=plan.first_frame, total=self.count, workers=config.workers,
+                      score=SCORES.get(config.schedule),
+                      buffers=OutputBuffers(-(-capacity // plan.step) + 1,
+                                            self.builder.pool.frame_shape, np.uint8),
+                      progress=self.progress,
+                      on_frame=None if preview is None else preview.offer)
+
+    def _run_engine(self) -> None:
+        stats = self.stats
+        engine = self._engine().start()
+        stats.setup_s = time.perf_counter() - self._t0
+        error: BaseException | None = None
+        try:
+            self._draw(engine)
+            last = self.builder.flush_remaining()
+            if last is not None:
+                engine.submit(last)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, after finalising
+            error = exc
+            stats.interrupted = isinstance(exc, KeyboardInterrupt)
+            self._salvage(engine)
+        try:
+            engine.finish()
+        except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
+            error = error or exc
+        stats.frames_written = engine.stats.frames_written
+        stats.retries, stats.latency_ms = engine.stats.retries, engine.stats.latency_ms
+        if self.preview is not None:
+            self.preview.show()  # the last frame stays on screen
+            stats.preview_frames = self.preview.shown
+        if self.own_writer:
+            try:
+                self.writer.close()
+            except BaseException as exc:  # noqa: BLE001 - as above
+                error = error or exc
+            stats.frames_in_output = getattr(self.writer, "frames_in_output",
+                                             stats.frames_written)
+        if error is not None:
+            raise error
+
+    def _salvage(self, engine: Engine) -> None:
+        """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""
+        self.builder.cancel()
+        try:
+            last = self.builder.flush_remaining()
+            if last is not None:
+                engine.submit(last)
+        except BaseException:  # noqa: BLE001 - the first error is the one reported
+            pass
+
+    def _draw(self, engine: Engine) -> None:
+        scene, plan, config, stats = self.scene, self.plan, self.config, self.stats
+        mesh = not isinstance(scene, ShaderScene)
+        jitter = config.antialias and mesh
+        depth = self.dof == "depth"
+        previous_k = None
+        for j, t in enumerate(plan.times):
+            t = float(t)
+            k = plan.first_frame + int(plan.output[j])
+            if k != previous_k:  # the first sub-frame of output frame k: its latency starts
+                engine.mark_started(k)
+                previous_k = k
+            call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+            offset = self._lens_offset(j, t, k) if mesh else (0.0, 0.0)
+            i = (plan.first_frame * plan.step + j) % plan.per_output  # global: chunks agree
+            jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5) if jitter else (0.0, 0.0)
+            call_scene(scene, "drawing", self.renderer.draw, t, k, offset, jit, t=t, frame=k)
+            lens = scene.camera.lens(config.max_coc_px) if depth else None
+            color, dplane = self.builder.reserve(t, lens)
+            self.renderer.read_into(color, dplane)
+            if isinstance(color, np.ndarray):  # read back to host memory (no interop)
+                stats.device_to_host_bytes += color.nbytes + (0 if dplane is None
+                                                              else dplane.nbytes)
+            stats.subframes += 1
+            hyper = self.builder.commit()
+            if hyper is not None:
+                engine.submit(hyper)
+            if self.preview is not None and not self.preview.show():
+                log.info("preview window closed: stopping")
+                raise KeyboardInterrupt
+
+    def _lens_offset(self, j: int, t: float, k: int) -> tuple[float, float]:
+        """The camera as update(t) left it, checked at every sub-frame; its offset across
+        the aperture in lens mode."""
+        camera = self.scene.camera
+        call_scene(self.scene, "the camera", camera.validate, t=t, frame=k)
+        if self.dof != "lens":
+            return (0.0, 0.0)
+        radius = camera.aperture_radius_m()
+        return (float(self.plan.lens[j, 0]) * radius, float(self.plan.lens[j, 1]) * radius)
+
+    def release(self) -> None:
+        """Free the GL objects and the context (also after an error)."""
+        for part in (self.storage, self.preview, self.renderer, self.glctx):
+            if part is not None:
+                part.release()
+        self.storage = self.preview = self.renderer = None
+        self.glctx = None
 
 
-def _salvage(builder: HyperFrameBuilder, fuser: FusionPool, plan: Plan,
-             lenses: dict[int, Lens]) -> None:
-    """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""
-    builder.cancel()
-    try:
-        last = builder.flush_remaining()
-        if last is not None:
-            fuser.submit(_with_lenses(last, plan, lenses))
-    except BaseException:  # noqa: BLE001 - the first error is the one reported
-        pass
-
-
-def _with_lenses(hyper: HyperFrame, plan: Plan, lenses: dict[int, Lens]) -> HyperFrame:
-    """Attach each sub-frame's lens (depth mode) and forget those no later one needs."""
-    if lenses:
-        hyper.lenses = [lenses[hyper.first_index + i] for i in range(hyper.frame_count)]
-        for j in range(hyper.first_index, hyper.first_index + hyper.frame_count - plan.overlap):
-            lenses.pop(j, None)
-    return hyper
-
-
-def _draw_all(scene: Scene, renderer: Any, plan: Plan, builder: HyperFrameBuilder,
-              fuser: FusionPool, config: RenderConfig, dof: str, lenses: dict[int, Lens],
-              stats: RenderStats, preview: Any = None) -> None:
-    mesh = not isinstance(scene, ShaderScene)
-    jitter = config.antialias and mesh
-    camera = scene.camera
-    previous_k = None
-    for j, t in enumerate(plan.times):
-        t = float(t)
-        k = plan.first_frame + int(plan.output[j])
-        if k != previous_k:  # the first sub-frame of output frame k: its latency starts
-            fuser.first_drawn[k] = time.perf_counter()
-            previous_k = k
-        _call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
-        offset = (0.0, 0.0)
-        if mesh:  # the camera as update(t) left it: checked at every sub-frame
-            _call_scene(scene, "the camera", camera.validate, t=t, frame=k)
-            if dof == "lens":
-                radius = camera.aperture_radius_m()
-                offset = (float(plan.lens[j, 0]) * radius, float(plan.lens[j, 1]) * radius)
-        i = (plan.first_frame * plan.step + j) % plan.per_output  # global: chunks agree
-        jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5) if jitter else (0.0, 0.0)
-        _call_scene(scene, "drawing", renderer.draw, t, k, offset, jit, t=t, frame=k)
-        color, depth = builder.reserve(t)
-        renderer.read_into(color, depth)
-        if isinstance(color, np.ndarray):  # read back to host memory (no interop)
-            stats.device_to_host_bytes += color.nbytes + (0 if depth is None else depth.nbytes)
-        if dof == "depth":
-            lenses[j] = scene.camera.lens(config.max_coc_px)
-        stats.subframes += 1
-        hyper = builder.commit()
-        if hyper is not None:
-            fuser.submit(_with_lenses(hyper, plan, lenses))
-        if preview is not None and not preview.show():
-            log.info("preview window closed: stopping")
-            raise KeyboardInterrupt
+def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | None = None,
+           first_frame: int = 0, count: int | None = None, progress: Progress | None = None,
+           writer: Any = None) -> RenderStats:
+    """``RenderJob(...).prepare().run()``: see :class:`RenderJob`."""
+    return RenderJob(scene_file, config, scene_name=scene_name, first_frame=first_frame,
+                     count=count, progress=progress, writer=writer).prepare().run()

@@ -13,10 +13,11 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.errors import InputError
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io.segments import Manifest, open_segmented, resumable, work_dir
 from hfrender.io.writers import open_writer
-from hfrender.sampler import Plan
+from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | 
     folder = work_dir(config.output)
     try:
         manifest = Manifest.load(folder)
-    except ValueError as exc:
+    except InputError as exc:
         raise ConfigError(f"--resume: {exc}") from None
     if manifest is None:
         raise ConfigError(f"--resume: nothing to resume for {config.output} (no {folder}); "
@@ -119,10 +120,22 @@ def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | 
     return manifest.covered(folder), manifest
 
 
-def open_output(config: RenderConfig, settings: dict, manifest: Manifest | None, plan: Plan,
-                granularity: int, total: int) -> Any:
-    """The writer: resumable segments for video files, a plain writer otherwise."""
-    gop = max(1, (granularity - plan.overlap) // plan.step)
+def schedule_for(config: RenderConfig, aperture_blades: int = 0) -> SampleSchedule:
+    """The sample schedule of a render's settings (the one place they are mapped)."""
+    return SampleSchedule(config.fps, config.shutter, config.shutter_position,
+                          config.shutter_curve, config.samples, config.jitter, config.seed,
+                          aperture_blades)
+
+
+def keyframe_interval(granularity: int, plan: Plan) -> int:
+    """Output frames per hyperframe: keyframes (and segments) align with hyperframes."""
+    return max(1, (granularity - plan.overlap) // plan.step)
+
+
+def open_output(config: RenderConfig, settings: dict, manifest: Manifest | None, gop: int,
+                granularity: int, total: int, start: int) -> Any:
+    """The writer of output frames ``start ..``: resumable segments for video files (every
+    ``gop`` frames a keyframe), a plain writer otherwise."""
     if not resumable(config.output):
         return open_writer(config.output, config.fps, config.size, config.codec, gop)
     if manifest is None:
@@ -132,4 +145,4 @@ def open_output(config: RenderConfig, settings: dict, manifest: Manifest | None,
         per_second = max(1, round(config.fps))
         manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
     return open_segmented(config.output, config.fps, config.size, config.codec, gop,
-                          manifest, plan.first_frame)
+                          manifest, start)

@@ -2,8 +2,8 @@
 
 :class:`Scheduler` hands hyperframes to fusion workers, first in first out or by a
 priority score (highest first, ties by timestamp: stable). :class:`ReorderBuffer` takes
-finished output frames in any order and releases them strictly in frame order, so the
-writer never sees a gap or a duplicate.
+blocks of finished output frames in any order and releases them strictly in frame order,
+so the writer never sees a gap or a duplicate.
 """
 
 from __future__ import annotations
@@ -62,14 +62,14 @@ class Scheduler:
             heapq.heappush(self._heap, (key, hyper))
             self._cond.notify()
 
-    def get(self, timeout: float | None = None) -> HyperFrame:
-        """The next hyperframe; raises :class:`Closed` once closed and empty."""
+    def get(self) -> HyperFrame:
+        """The next hyperframe, waiting for one; raises :class:`Closed` once closed and
+        empty."""
         with self._cond:
             while not self._heap:
                 if self._closed:
                     raise Closed("the scheduler is closed")
-                if not self._cond.wait(timeout):
-                    raise TimeoutError("no hyperframe within the timeout")
+                self._cond.wait()
             return heapq.heappop(self._heap)[1]
 
     def close(self) -> None:
@@ -90,55 +90,55 @@ class Scheduler:
 
 
 class ReorderBuffer:
-    """Frames in by index, in any order; out strictly in index order from ``start``."""
+    """Blocks of frames in by their first index, in any order; out strictly in order.
 
-    def __init__(self, start: int = 0, capacity: int | None = None) -> None:
+    A block ``(k, frames)`` holds output frames ``k .. k + len(frames) - 1``; :meth:`take`
+    hands out the block that starts at the next index once it is here. Every wait is on
+    the buffer's condition: a put, a take or :meth:`close` wakes it.
+    """
+
+    def __init__(self, start: int = 0) -> None:
         self.next = start
-        self.capacity = capacity  # frames held at most (a frame that is next always enters)
         self._held: dict[int, Any] = {}
         self._cond = threading.Condition()
         self.closed = False
 
-    def put(self, index: int, frame: Any) -> None:
-        """Hold a frame; waits while the buffer is full (a slow writer) unless it is next."""
+    def put(self, index: int, frames: Any) -> None:
+        """Hold the block of frames starting at ``index``."""
         with self._cond:
-            while (self.capacity is not None and len(self._held) >= self.capacity
-                   and index != self.next and not self.closed):
-                self._cond.wait(0.1)
             if index < self.next or index in self._held:
                 raise ValueError(f"frame {index} arrived twice")
-            self._held[index] = frame
+            self._held[index] = frames
             if index == self.next:
                 self._cond.notify_all()
 
+    def take(self) -> tuple[int, Any] | None:
+        """The next block in order, waiting for it; None once closed without it."""
+        with self._cond:
+            while self.next not in self._held:
+                if self.closed:
+                    return None
+                self._cond.wait()
+            index = self.next
+            frames = self._held.pop(index)
+            self.next = index + len(frames)
+            self._cond.notify_all()  # a producer held back in wait_written may go on
+            return index, frames
+
+    def wait_written(self, index: int) -> None:
+        """Wait until every frame before ``index`` was taken (written), or until closed."""
+        with self._cond:
+            while self.next < index and not self.closed:
+                self._cond.wait()
+
     def close(self) -> None:
-        """Stop making producers wait (after an error)."""
+        """No more blocks: ``take`` returns what is in order, then None; nobody waits."""
         with self._cond:
             self.closed = True
             self._cond.notify_all()
 
-    def pop_ready(self) -> list[tuple[int, Any]]:
-        """Every frame that is next in order now (possibly none)."""
-        out = []
-        with self._cond:
-            while self.next in self._held:
-                out.append((self.next, self._held.pop(self.next)))
-                self.next += 1
-            if out:
-                self._cond.notify_all()  # room for waiting producers
-        return out
-
-    def pop_ready_peek(self) -> bool:
-        """Whether the next frame in order is here."""
-        with self._cond:
-            return self.next in self._held
-
-    def wait(self, timeout: float) -> None:
-        with self._cond:
-            if self.next not in self._held:
-                self._cond.wait(timeout)
-
     @property
     def held(self) -> int:
+        """Blocks waiting for the writer."""
         with self._cond:
             return len(self._held)

@@ -10,9 +10,11 @@ boundary finds all its frames in one hyperframe.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
+from hfrender.errors import InputError
 from hfrender.hyperframe.pool import ArenaStorage, HyperFrame, HyperFramePool, Slot, slot_count
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
@@ -39,7 +41,7 @@ def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int 
     whole number (at least one) of ``frames_per_output`` blocks.
     """
     if frame_bytes < 1 or frames_per_output < 1 or halo < 0 or slots < 1:
-        raise ValueError("frame_bytes, frames_per_output and slots must be >= 1, halo >= 0")
+        raise InputError("frame_bytes, frames_per_output and slots must be >= 1, halo >= 0")
     free = free_memory_bytes() if free_bytes is None else free_bytes
     fit = free // 2 // (frame_bytes * slots)
     n = min(cap, fit)
@@ -61,12 +63,12 @@ class HyperFrameBuilder:
     def __init__(self, pool: HyperFramePool, halo: int = 0,
                  acquire_timeout: float | None = None) -> None:
         if not 0 <= halo < pool.capacity:
-            raise ValueError(
+            raise InputError(
                 f"halo={halo!r} must be in [0, {pool.capacity - 1}] (pool capacity "
                 f"{pool.capacity} frames)"
             )
         if halo and pool.slot_count < 2:
-            raise ValueError("carrying halo frames needs a pool of at least 2 slots")
+            raise InputError("carrying halo frames needs a pool of at least 2 slots")
         self.pool = pool
         self.halo = halo
         self.timeout = acquire_timeout
@@ -96,7 +98,7 @@ class HyperFrameBuilder:
                 granularity >= halo + frames_per_output:
             capacity = granularity
         else:
-            raise ValueError(
+            raise InputError(
                 f"granularity={granularity!r} must be 'auto' or an integer >= "
                 f"{halo + frames_per_output} (halo {halo} + one output of {frames_per_output})"
             )
@@ -109,8 +111,11 @@ class HyperFrameBuilder:
         """Global index of the next frame."""
         return self._first + self._n
 
-    def reserve(self, t: float) -> tuple[np.ndarray, np.ndarray | None]:
-        """Views of the next frame's storage (color, depth) to fill in place; then commit()."""
+    def reserve(self, t: float, lens: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Views of the next frame's storage (color, depth) to fill in place; then commit().
+
+        ``lens``: the frame's :class:`~hfrender.optics.Lens` (depth of field), kept with it.
+        """
         if self._pending:
             raise RuntimeError("reserve() called twice without commit()")
         if self._slot is None:
@@ -118,6 +123,7 @@ class HyperFrameBuilder:
             self._n = self._slot_halo = 0
         slot = self._slot
         slot.timestamps[self._n] = t
+        slot.lenses[self._n] = lens
         self._pending = True
         return slot.target(self._n)
 
@@ -138,22 +144,22 @@ class HyperFrameBuilder:
         """Forget a reserved frame that will not be committed (after an error)."""
         self._pending = False
 
-    def push(self, frame: np.ndarray, t: float,
-             depth: np.ndarray | None = None) -> HyperFrame | None:
+    def push(self, frame: np.ndarray, t: float, depth: np.ndarray | None = None,
+             lens: Any = None) -> HyperFrame | None:
         """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills."""
         frame = np.asarray(frame)
         pool = self.pool
         if frame.shape != pool.frame_shape or frame.dtype != pool.dtype:
-            raise ValueError(f"frame has shape {frame.shape} and dtype {frame.dtype}; this pool "
+            raise InputError(f"frame has shape {frame.shape} and dtype {frame.dtype}; this pool "
                              f"holds {pool.frame_shape} {pool.dtype} frames")
         if pool.has_depth != (depth is not None):
-            raise ValueError("depth is required: the pool was made with depth=True"
+            raise InputError("depth is required: the pool was made with depth=True"
                              if pool.has_depth else
                              "depth given but the pool was made with depth=False")
         if depth is not None and np.shape(depth) != pool.frame_shape[:2]:
-            raise ValueError(f"depth has shape {np.shape(depth)}; expected "
+            raise InputError(f"depth has shape {np.shape(depth)}; expected "
                              f"{pool.frame_shape[:2]}")
-        color, dplane = self.reserve(t)
+        color, dplane = self.reserve(t, lens)
         color[...] = frame
         if dplane is not None:
             dplane[...] = depth
@@ -180,13 +186,16 @@ class HyperFrameBuilder:
             nxt = self._acquire()
             nxt.copy_from(slot, n - keep, 0, keep)
             nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
+            nxt.lenses[:keep] = slot.lenses[n - keep : n]
         slot.publish(n)
+        lenses = slot.lenses[:n]
         hf = HyperFrame(
             frames=slot.frames[:n],
             depth=None if slot.depth is None else slot.depth[:n],
             timestamps=slot.timestamps[:n],
             first_index=self._first, halo=self._slot_halo, overlap=self.halo,
             slot=slot, pool=self.pool,
+            lenses=None if all(x is None for x in lenses) else lenses,
         )
         self._slot = nxt
         self._first += n - keep

@@ -18,6 +18,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hfrender.errors import InputError
+
 ALIGN = 4096  # slots and their depth planes start on page boundaries
 
 
@@ -83,11 +85,13 @@ class Slot:
     before fusion) and ``reclaim`` (hand them back to the producer).
     """
 
-    def __init__(self, index: int, frames: Any, depth: Any) -> None:
+    def __init__(self, index: int, frames: Any, depth: Any, capacity: int | None = None) -> None:
         self.index = index
         self.frames = frames
         self.depth = depth
-        self.timestamps = np.zeros(0 if frames is None else frames.shape[0], np.float64)
+        n = frames.shape[0] if capacity is None else capacity
+        self.timestamps = np.zeros(n, np.float64)
+        self.lenses: list = [None] * n  # per frame (depth of field), committed with it
         self.refs = 0
 
     def target(self, i: int) -> tuple[Any, Any]:
@@ -147,14 +151,14 @@ class HyperFramePool:
                  capacity: int = 32, *, depth: bool = False, max_in_flight: int = 2,
                  slots: int | None = None, storage: ArenaStorage | None = None) -> None:
         if len(frame_shape) != 3 or min(frame_shape) < 1:
-            raise ValueError(f"frame_shape={frame_shape!r} must be (H, W, C) with sizes >= 1")
+            raise InputError(f"frame_shape={frame_shape!r} must be (H, W, C) with sizes >= 1")
         if capacity < 1:
-            raise ValueError(f"capacity={capacity!r} must be >= 1 frame")
+            raise InputError(f"capacity={capacity!r} must be >= 1 frame")
         if max_in_flight < 1:
-            raise ValueError(f"max_in_flight={max_in_flight!r} must be >= 1")
+            raise InputError(f"max_in_flight={max_in_flight!r} must be >= 1")
         n_slots = slot_count(max_in_flight) if slots is None else slots
         if n_slots < 1:
-            raise ValueError(f"slots={slots!r} must be >= 1")
+            raise InputError(f"slots={slots!r} must be >= 1")
         self.frame_shape = tuple(int(s) for s in frame_shape)
         self.dtype = np.dtype(dtype)
         self.capacity = int(capacity)
@@ -195,6 +199,13 @@ class HyperFramePool:
             slot = self._free.pop()
             slot.refs = 1
             return slot
+
+    def retain(self, slot: Slot) -> None:
+        """One more reference to ``slot`` (two views of it now hold what one held)."""
+        with self._cond:
+            if slot.refs <= 0 or self._slots[slot.index] is not slot:
+                raise ValueError(f"slot {slot.index} is not in use in this pool")
+            slot.refs += 1
 
     def release(self, slot: Slot) -> None:
         """Drop one reference to ``slot``; the last one returns it to the pool."""
@@ -257,10 +268,10 @@ class HyperFrame:
         not this one (whose ``release`` becomes a no-op).
         """
         if not 0 < i < self.frame_count:
-            raise ValueError(f"split index i={i!r} must be in [1, {self.frame_count - 1}]")
+            raise InputError(f"split index i={i!r} must be in [1, {self.frame_count - 1}]")
         h = self.overlap if halo is None else halo
         if h < 0:
-            raise ValueError(f"halo={halo!r} must be >= 0")
+            raise InputError(f"halo={halo!r} must be >= 0")
         start = max(0, i - h)
         parts = []
         second_halo = max(i, self.halo) - start  # frames before i, or carried, are not new
@@ -276,8 +287,7 @@ class HyperFrame:
                 lenses=None if self.lenses is None else self.lenses[lo:hi],
             ))
         if self.slot is not None and self.pool is not None:
-            with self.pool._cond:
-                self.slot.refs += 1  # two views now hold what one held
+            self.pool.retain(self.slot)  # two views now hold what one held
         self.slot = self.pool = None  # the parent no longer owns the slot
         return parts[0], parts[1]
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hfrender.errors import InputError
+
 
 @dataclass(frozen=True)
 class WindowWeights:
@@ -26,10 +28,10 @@ class WindowWeights:
     def __post_init__(self) -> None:
         starts, rows = np.asarray(self.starts), np.asarray(self.rows)
         if starts.ndim != 1 or rows.ndim != 2 or len(starts) != len(rows):
-            raise ValueError(f"WindowWeights: starts {starts.shape} and rows {rows.shape} must "
+            raise InputError(f"WindowWeights: starts {starts.shape} and rows {rows.shape} must "
                              "be (M,) and (M, L)")
         if len(starts) > 1 and np.any(np.diff(starts) < 0):
-            raise ValueError("WindowWeights: starts must be non-decreasing (outputs in order)")
+            raise InputError("WindowWeights: starts must be non-decreasing (outputs in order)")
 
     @classmethod
     def sliding(cls, weights: np.ndarray, count: int, stride: int, first: int = 0) -> WindowWeights:
@@ -44,7 +46,7 @@ class WindowWeights:
         dense = np.asarray(dense, np.float64)
         nz = dense != 0
         if not nz.any(axis=1).all():
-            raise ValueError("every output frame needs at least one non-zero weight")
+            raise InputError("every output frame needs at least one non-zero weight")
         starts = nz.argmax(axis=1)
         ends = dense.shape[1] - nz[:, ::-1].argmax(axis=1)
         width = int((ends - starts).max())
@@ -101,7 +103,7 @@ class WindowWeights:
         k1 = int(np.searchsorted(ends, first_index + frame_count, side="right"))
         part = WindowWeights(self.starts[k0:k1] - first_index, self.rows[k0:k1])
         if part.count and part.starts[0] < 0:
-            raise ValueError(
+            raise InputError(
                 f"window of output {k0} starts at frame {int(self.starts[k0])} but the "
                 f"hyperframe starts at frame {first_index}: carry more halo frames"
             )
@@ -115,8 +117,9 @@ def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: in
     A hyperframe holds global frames ``[first_index, first_index + frame_count)``, of which
     the first ``halo`` were carried over. It computes output ``k`` (window
     ``[k*stride, k*stride + len(weights))``) when the window's last frame is one of its new
-    frames; ``windows.starts`` are relative to its ``frames[0]``. Raises ``ValueError`` if a
-    window it must compute starts before its first frame (too little halo).
+    frames; ``windows.starts`` are relative to its ``frames[0]``. Raises ``InputError`` (a
+    ``ValueError``) if a window it must compute starts before its first frame (too little
+    halo).
     """
     window = len(weights)
     lo_last = first_index + halo  # smallest global index of a new frame
@@ -125,7 +128,7 @@ def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: in
     k1 = (hi_last - window + 1) // stride  # floor
     count = max(0, k1 - k0 + 1)
     if count and k0 * stride < first_index:
-        raise ValueError(
+        raise InputError(
             f"window of output {k0} starts at frame {k0 * stride} but the hyperframe starts "
             f"at frame {first_index}: windows of {window} frames need {window - 1} halo "
             f"frames carried over, this hyperframe has {halo}"

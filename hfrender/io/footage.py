@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import HFRenderError
+from hfrender.errors import InputError
 from hfrender.io.writers import frame_pipe_env, pattern_files, raw_frame_shape, widen_pipe
 
 
-class FootageError(HFRenderError):
+class FootageError(InputError):
     """Input that cannot be read or does not fit (one line for the user)."""
 
 

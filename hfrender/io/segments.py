@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.errors import InputError
 from hfrender.io.writers import VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
@@ -60,7 +61,7 @@ class Manifest:
 
     @classmethod
     def load(cls, folder: Path) -> Manifest | None:
-        """The manifest in ``folder``; ValueError (naming it) when it is damaged."""
+        """The manifest in ``folder``; InputError (naming it) when it is damaged."""
         path = folder / MANIFEST
         if not path.is_file():
             return None
@@ -69,10 +70,10 @@ class Manifest:
             key = data.pop("key")
             manifest = cls(**data)
         except (ValueError, TypeError, KeyError) as exc:
-            raise ValueError(f"{path} is damaged ({type(exc).__name__}: {exc}); render "
+            raise InputError(f"{path} is damaged ({type(exc).__name__}: {exc}); render "
                              "without --resume to start over") from None
         if key != manifest.key:
-            raise ValueError(f"{path} is damaged (its settings do not match their checksum); "
+            raise InputError(f"{path} is damaged (its settings do not match their checksum); "
                              "render without --resume to start over")
         return manifest
 

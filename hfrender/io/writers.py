@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, InputError
 
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
                   ".webm": "libvpx-vp9", ".gif": "gif"}
 X264_LIKE = ("libx264", "libx264rgb", "libx265")
 
 
-class WriterError(HFRenderError):
+class WriterError(InputError):
     """The output cannot be written as asked (one line for the user)."""
 
 

@@ -32,9 +32,8 @@ class GLRegion:
 class GLSlot(Slot):
     def __init__(self, index: int, layout: SlotLayout, buffer: Any, ctx: Any,
                  mapper: Any) -> None:
-        super().__init__(index, None, None)
+        super().__init__(index, None, None, layout.capacity)
         self.layout, self.buffer, self.ctx, self.mapper = layout, buffer, ctx, mapper
-        self.timestamps = np.zeros(layout.capacity, np.float64)
         self.handle = mapper.register(buffer)
         self.mapped = False
 

@@ -7,6 +7,7 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 
 from __future__ import annotations
 
+from hfrender.errors import InputTypeError
 from hfrender.scene.camera import Camera
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
 
@@ -37,8 +38,8 @@ class Scene:
     def add(self, obj: Object3D) -> Object3D:
         """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well."""
         if not isinstance(obj, Object3D):
-            raise TypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
-                            f"got {type(obj).__name__}")
+            raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
+                                 f"got {type(obj).__name__}")
         self.objects.append(obj)
         return obj
 

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hfrender.errors import InputError
 from hfrender.optics import Lens
 
 
 def _normalize(v: np.ndarray) -> np.ndarray:
     n = float(np.linalg.norm(v))
     if n == 0.0:
-        raise ValueError("camera: position and look_at target coincide, or up is parallel to "
+        raise InputError("camera: position and look_at target coincide, or up is parallel to "
                          "the view direction")
     return v / n
 
@@ -55,7 +56,7 @@ class Camera:
     def lens(self, max_coc_px: float | None = None) -> Lens:
         """The thin lens of this camera (for depth-of-field fusion)."""
         if self.f_stop is None:
-            raise ValueError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
+            raise InputError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
         return Lens(self.focus_distance, self.f_stop, self.focal_length_mm,
                     self.sensor_width_mm, max_coc_px)
 
@@ -72,7 +73,7 @@ class Camera:
             if np.linalg.norm(side) > 1e-9 * max(1.0, float(np.linalg.norm(up))):
                 right = side / np.linalg.norm(side)
                 return right, np.cross(right, fwd), fwd
-        raise ValueError("camera: up is parallel to the view direction")
+        raise InputError("camera: up is parallel to the view direction")
 
     def view_matrix(self, lens_offset_m: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
         """World -> camera; the eye moved by ``lens_offset_m`` across the aperture."""
@@ -133,9 +134,9 @@ class Camera:
         for name in ("focal_length_mm", "sensor_width_mm", "near", "far"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                raise ValueError(f"camera.{name}={v!r} must be a number > 0")
+                raise InputError(f"camera.{name}={v!r} must be a number > 0")
         if self.has_dof:
             self.lens()  # validates f_stop and focus_distance
         if self.aperture_blades != 0 and not 3 <= self.aperture_blades <= 64:
-            raise ValueError(f"camera.aperture_blades={self.aperture_blades!r} must be 0 "
+            raise InputError(f"camera.aperture_blades={self.aperture_blades!r} must be 0 "
                              "(round) or between 3 and 64")

@@ -7,13 +7,13 @@ import inspect
 import sys
 from pathlib import Path
 
-from hfrender.errors import HFRenderError
+from hfrender.errors import InputError
 from hfrender.scene import Scene, ShaderScene
 
 SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
 
 
-class SceneError(HFRenderError):
+class SceneError(InputError):
     """The scene script cannot be used as given (one line for the user)."""
 
 

@@ -1,0 +1,118 @@
+"""Bad input is its own exception type; the command line tells it apart from a bug."""
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+import hfrender.cli
+from hfrender.cli import main
+from hfrender.config import ConfigError
+from hfrender.errors import HFRenderError, InputError, InputTypeError
+from hfrender.io.footage import FootageError
+from hfrender.io.writers import WriterError
+from hfrender.render.contexts import ContextUnavailable
+from hfrender.scene.loader import SceneError
+
+
+def frames(rng, n=4):
+    return rng.random((n, 8, 8, 3), dtype=np.float32)
+
+
+def test_bad_value_is_an_input_error_and_a_value_error(rng):
+    with pytest.raises(InputError, match=r"^window=0 must be an integer \[1, 4\]$") as info:
+        hf.motion_blur(frames(rng), window=0)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, HFRenderError)
+    with pytest.raises(ValueError, match=r"^backend='gpu' is not a backend; choose one of "):
+        hf.motion_blur(frames(rng), window=2, backend="gpu")
+    with pytest.raises(InputError, match=r"^focus_distance=0\.01 must be a finite distance"):
+        hf.depth_of_field(frames(rng, 1)[0], np.ones((8, 8)), focus_distance=0.01, f_stop=2.8)
+
+
+def test_bad_dtype_is_an_input_type_error_and_a_type_error(rng):
+    with pytest.raises(InputTypeError,
+                       match=r"^frames has dtype int32; allowed: uint8, uint16, float32$") as info:
+        hf.motion_blur(frames(rng).astype(np.int32), window=2)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, InputError)
+    with pytest.raises(TypeError, match=r"^dtype=float64 must be uint8 or uint16$"):
+        hf.from_linear(frames(rng), dtype=np.float64)
+    with pytest.raises(InputTypeError, match=r"^add\(\) takes a Plane, Cube, Sphere or other "
+                       r"Object3D; got str$"):
+        hf.Scene().add("ball")
+
+
+def test_input_errors_are_exported_at_the_top():
+    assert hf.InputError is InputError and hf.InputTypeError is InputTypeError
+
+
+@pytest.mark.parametrize("cls", [ConfigError, SceneError, FootageError, WriterError])
+def test_the_user_facing_errors_are_input_errors(cls):
+    assert issubclass(cls, InputError) and issubclass(cls, ValueError)
+
+
+def test_unusable_gl_is_not_an_input_error():
+    assert not issubclass(ContextUnavailable, InputError)
+
+
+def _stderr_lines(capsys):
+    return capsys.readouterr().err.strip().splitlines()
+
+
+def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    code = main(["fx", str(tmp_path / "in.mp4"), "-o", str(tmp_path / "out.mp4"),
+                 "--motion-blur", "0"])
+    assert (code, _stderr_lines(capsys)) == (
+        2, ["hfrender: error: --motion-blur 0: the window must be >= 1 frame"])
+
+
+def test_cli_unreadable_input_is_one_line_and_exit_2(tmp_path, capsys):
+    missing = tmp_path / "in.mp4"
+    code = main(["fx", str(missing), "-o", str(tmp_path / "out.mp4"), "--motion-blur", "2"])
+    assert (code, _stderr_lines(capsys)) == (2, [f"hfrender: error: input not found: {missing}"])
+
+
+def test_cli_verbose_bad_input_also_prints_the_traceback(tmp_path, capsys):
+    missing = tmp_path / "in.mp4"
+    code = main(["-v", "fx", str(missing), "-o", str(tmp_path / "out.mp4"),
+                 "--motion-blur", "2"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Traceback (most recent call last):" in err
+    assert f"FootageError: input not found: {missing}" in err
+    assert err.strip().splitlines()[-1] == f"hfrender: error: input not found: {missing}"
+
+
+def test_cli_bug_prints_the_traceback_and_says_it_is_a_bug(monkeypatch, capsys):
+    def broken_context(*args, **kwargs):
+        raise ValueError("boom")  # a plain ValueError inside hfrender: a bug, not bad input
+
+    monkeypatch.setattr("hfrender.render.contexts.create_context", broken_context)
+    assert main(["info"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last):" in err
+    assert "in broken_context" in err
+    assert err.strip().splitlines()[-1] == (
+        "hfrender: internal error: ValueError: boom — this is a bug in hfrender; please "
+        "report it with the command and the traceback above")
+    assert "hfrender: error:" not in err
+
+
+def test_cli_own_failure_that_is_not_bad_input_is_one_line_and_exit_1(monkeypatch, capsys):
+    class Failure(HFRenderError):
+        """One of hfrender's own errors that is not the user's input."""
+
+    def failing(args):
+        raise Failure("fusing hyperframe 3 failed: the device was lost\n(details)")
+
+    monkeypatch.setattr(hfrender.cli, "cmd_info", failing)
+    assert main(["info"]) == 1
+    assert _stderr_lines(capsys) == [
+        "hfrender: error: fusing hyperframe 3 failed: the device was lost"]
+
+
+def test_cli_unusable_gl_context_is_exit_2(monkeypatch, capsys):
+    def no_gl(args):
+        raise ContextUnavailable("--preview needs a window: no display")
+
+    monkeypatch.setattr(hfrender.cli, "cmd_info", no_gl)
+    assert main(["info"]) == 2
+    assert _stderr_lines(capsys) == ["hfrender: error: --preview needs a window: no display"]
