@@ -3,15 +3,25 @@ import zlib
 import numpy as np
 import pytest
 
+pytest_plugins = ["pytester"]  # tests/test_gl_checks.py runs the GL fixture on a test
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen-golden", action="store_true", default=False,
+                     help="rewrite the golden frames in tests/golden/ from this machine's "
+                          "renders instead of comparing with them")
+
 
 def pytest_report_header(config):
-    """What the render tests run on: the GL renderer, and the CUDA device or why none."""
+    """What the render tests run on: the GL vendor and renderer, and the CUDA device or why
+    none."""
     lines = []
     try:
         from hfrender.render.contexts import create_context
 
         glctx = create_context("egl", size=(8, 8))
-        lines.append(f"hfrender GL (egl): {glctx.renderer}")
+        lines.append(f"hfrender GL (egl): vendor {glctx.ctx.info['GL_VENDOR']}, "
+                     f"renderer {glctx.renderer}")
         glctx.release()
     except Exception as exc:  # noqa: BLE001 - a header, not a test
         lines.append(f"hfrender GL (egl): unavailable: {exc}")
@@ -22,6 +32,75 @@ def pytest_report_header(config):
     except Exception as exc:  # noqa: BLE001
         lines.append(f"hfrender CUDA: none ({exc})")
     return lines
+
+
+GL_NO_ERROR = "GL_NO_ERROR"
+
+
+def gl_errors(ctx, make_current=False, limit=16):
+    """The GL error flags set on ``ctx`` (a moderngl context) since the last look, oldest
+    first; reading them (glGetError) clears them. ``make_current``: enter the context for
+    the look (a headless EGL context; a GLFW window's is current in its thread already)."""
+
+    def drain():
+        errors = []
+        for _ in range(limit):  # each call returns and clears one flag
+            err = ctx.error
+            if err == GL_NO_ERROR:
+                break
+            errors.append(err)
+        return errors
+
+    if make_current:
+        with ctx:
+            return drain()
+    return drain()
+
+
+def check_gl_errors(ctx, where="after the test", make_current=False):
+    """Raise AssertionError naming every GL error flag set on ``ctx`` (none: return)."""
+    errors = gl_errors(ctx, make_current)
+    if errors:
+        raise AssertionError(f"OpenGL error {', '.join(errors)} {where} (glGetError is not "
+                             f"{GL_NO_ERROR})")
+
+
+@pytest.fixture
+def gl_context(monkeypatch):
+    """The GL tests' one context factory, and their glGetError check (moderngl's own
+    tests/conftest.py does the same): ``gl_context(name="egl", size=(64, 64), **kwargs)``
+    makes a context with ``hfrender.render.contexts.create_context``, released after the
+    test. Every context released during the test - those made here and those a render
+    makes and releases itself - must have no GL error flag set by then: the test errors at
+    teardown naming the flags otherwise. Use it, or ``pytest.mark.usefixtures
+    ("gl_context")``, in every test that draws with GL."""
+    from hfrender.render import contexts
+
+    found, made, released = [], [], []
+    real_release = contexts.GLContext.release
+
+    def release(glctx):
+        if not any(g is glctx for g in released):  # a second release is a no-op
+            released.append(glctx)
+            try:
+                check_gl_errors(glctx.ctx, f"on the {glctx.name} context ({glctx.renderer}) "
+                                           "when it was released", glctx.name == "egl")
+            except AssertionError as exc:
+                found.append(str(exc))
+        real_release(glctx)
+
+    monkeypatch.setattr(contexts.GLContext, "release", release)
+
+    def make(name="egl", size=(64, 64), **kwargs):
+        glctx = contexts.create_context(name, size=size, **kwargs)
+        made.append(glctx)
+        return glctx
+
+    yield make
+    for glctx in reversed(made):
+        glctx.release()
+    if found:
+        pytest.fail("\n".join(found), pytrace=False)
 
 
 @pytest.fixture

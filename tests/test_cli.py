@@ -1,8 +1,28 @@
+import re
 import subprocess
 import sys
 
 import hfrender
+from hfrender import backends
+from hfrender.backends import load
 from hfrender.cli import main
+from hfrender.errors import BackendUnavailable
+
+
+def check_cuda_line(out):
+    """The one ``backend cuda:`` line of ``hfrender info``: with a GPU the device and CuPy,
+    without one (CI) why not; either way what the backend itself says."""
+    lines = re.findall(r"^backend cuda: .*$", out, re.M)
+    assert len(lines) == 1, out
+    try:
+        cuda = load("cuda")
+    except BackendUnavailable as exc:
+        assert re.fullmatch(r"backend cuda: unavailable: \S.*", lines[0]), lines[0]
+        assert lines[0] == f"backend cuda: unavailable: {exc}"
+    else:
+        assert re.fullmatch(r"backend cuda: cuda \(\S.*, CuPy \d+\.\d+\S*\)", lines[0]), lines[0]
+        assert lines[0] == f"backend cuda: {cuda.describe()}"
+    return lines[0]
 
 
 def test_info_reports_versions_backends_and_ffmpeg(capsys):
@@ -10,8 +30,21 @@ def test_info_reports_versions_backends_and_ffmpeg(capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"hfrender {hfrender.__version__}  (Python ")
     assert "backend cpu: cpu (NumPy " in out
-    assert "backend cuda: unavailable: " in out  # no GPU on CI: says why
+    check_cuda_line(out)  # true on machines with and without a GPU
     assert "ffmpeg: /" in out and "(version " in out
+
+
+def test_info_names_the_gpu_where_cuda_works(capsys, monkeypatch):
+    class FakeCuda:  # what the CUDA backend says on a machine with a GPU
+        name = "cuda"
+
+        def describe(self):
+            return "cuda (NVIDIA H200, CuPy 13.3.0)"
+
+    monkeypatch.setitem(backends._cache, "cuda", FakeCuda())
+    assert main(["info"]) == 0
+    line = check_cuda_line(capsys.readouterr().out)
+    assert line == "backend cuda: cuda (NVIDIA H200, CuPy 13.3.0)"
 
 
 def test_no_command_prints_help_and_exits_2(capsys):

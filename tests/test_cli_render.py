@@ -140,31 +140,111 @@ def test_info_lists_gl_contexts(capsys):
 
 @pytest.fixture
 def x_display(monkeypatch):
-    """A virtual X display (Xvfb, installed by `bash dev.sh test`)."""
+    """A virtual X display (Xvfb, installed by `bash dev.sh test`), accepting clients by the
+    time it is yielded: Xvfb picks a free display number itself and writes it to -displayfd
+    once it is ready (no guessed numbers, no sleep that a loaded machine outlasts)."""
+    import os
     import shutil
-    import time
 
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (bash dev.sh test installs it)")
-    for n in range(90, 120):
-        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "640x480x24", "-nolisten",
-                                 "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
-        if proc.poll() is None:
-            break
-    monkeypatch.setenv("DISPLAY", f":{n}")
-    yield f":{n}"
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "640x480x24",
+                             "-nolisten", "tcp"], pass_fds=(write_fd,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as ready:
+        number = ready.readline().strip()  # blocks until the server is up; "" if it died
+    if not number.isdigit():
+        proc.kill()
+        proc.wait(5)
+        pytest.fail(f"Xvfb did not start (exit status {proc.returncode})")
+    monkeypatch.setenv("DISPLAY", f":{number}")
+    yield f":{number}"
     proc.terminate()
     proc.wait(5)
 
 
-def test_preview_window_shows_frames_while_rendering(tmp_path, x_display, capsys):
+def test_preview_draws_the_newest_offered_frame(x_display, gl_context, monkeypatch):
+    import threading
+
+    import glfw
+
+    from hfrender.render.preview import Preview
+
+    glctx = gl_context("glfw", size=(8, 4), visible=True)
+    ctx = glctx.ctx
+    copy = ctx.simple_framebuffer((8, 4), components=3)
+    on_screen = []  # the window's pixels as each frame is presented, rows top-down
+    real_swap = glfw.swap_buffers
+
+    def swap(window):  # (ctx.screen.read() itself sets GL_INVALID_OPERATION on a window)
+        ctx.copy_framebuffer(copy, ctx.screen)
+        on_screen.append(np.frombuffer(copy.read(components=3), np.uint8).reshape(4, 8, 3))
+        on_screen[-1] = on_screen[-1][::-1]
+        real_swap(window)
+
+    monkeypatch.setattr(glfw, "swap_buffers", swap)
+    preview = Preview(glctx, (8, 4))
+    try:
+        assert preview.show() and preview.shown == 0 and on_screen == []  # nothing offered
+        old = np.full((4, 8, 3), 10, np.uint8)
+        new = np.arange(96, dtype=np.uint8).reshape(4, 8, 3) * 2
+        preview.offer(old)
+        preview.offer(new)  # the latest wins
+        want, new[:] = new.copy(), 0  # offer copied it: the caller's buffer may be reused
+        assert preview.show() and preview.shown == 1
+        np.testing.assert_array_equal(on_screen[-1], want)
+        assert preview.show() and preview.shown == 1  # each offer is drawn once
+        other = threading.Thread(target=preview.offer, args=(old,))  # the writer's thread
+        other.start()
+        other.join()
+        assert preview.show() and preview.shown == 2
+        np.testing.assert_array_equal(on_screen[-1], old)
+        glfw.set_window_should_close(glctx.window, True)  # the user closed the window
+        preview.offer(want)
+        assert not preview.show() and preview.shown == 2 and len(on_screen) == 2
+    finally:
+        preview.release()
+        copy.release()
+        glctx.release()  # before the display goes
+
+
+def test_preview_window_is_offered_every_frame_and_shows_the_last(tmp_path, x_display, capsys,
+                                                                   monkeypatch):
+    """Frames reach the preview from the writer's thread after ffmpeg took them, and the
+    render thread draws the newest between sub-frames: how many it catches while drawing
+    depends on the machine (a tiny render can finish drawing before ffmpeg takes the first
+    frame). What does not: every frame is offered, the window is looked at between every
+    two sub-frames, and the last frame stays on screen."""
+    from hfrender.render.preview import Preview
+
+    offered, drawn, looks = [], [], []
+    real_offer, real_show = Preview.offer, Preview.show
+
+    def offer(self, frame):
+        offered.append(np.array(frame))
+        real_offer(self, frame)
+
+    def show(self):
+        looks.append(self.shown)
+        ok = real_show(self)
+        if self.shown > looks[-1]:
+            drawn.append(np.frombuffer(self.texture.read(), np.uint8).reshape(32, 96, 3))
+        return ok
+
+    monkeypatch.setattr(Preview, "offer", offer)
+    monkeypatch.setattr(Preview, "show", show)
     out = tmp_path / "p.mp4"
     assert main(["render", BAR, "-o", str(out), "--preview", "--size", "96x32",
                  "--duration", "0.5", "--granularity", "8"]) == 0
     text = capsys.readouterr().out
     shown = int(re.search(r"preview showed (\d+) frames", text).group(1))
-    assert shown >= 2 and video_info(out) == ((96, 32), 15)
+    assert video_info(out) == ((96, 32), 15)
+    assert len(offered) == 15 and len(looks) >= 15 * 8  # 8 samples a frame: 120 sub-frames
+    assert 1 <= shown == len(drawn) <= 15
+    np.testing.assert_array_equal(drawn[-1], offered[-1])  # the last frame stays on screen
+    assert all(any(np.array_equal(d, o) for o in offered) for d in drawn)
 
 
 def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, capsys):

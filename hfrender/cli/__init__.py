@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--backend", choices=CHOICES, default="auto")
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
     o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
+    o.add_argument("--workers", type=int, default=1, help="fusion threads (1)")
+    o.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run of the same settings (video outputs)")
     o.add_argument("--quiet", action="store_true")
     fx.set_defaults(func=cmd_fx)
     return parser

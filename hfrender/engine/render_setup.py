@@ -13,9 +13,8 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.errors import InputError
 from hfrender.hyperframe.pool import slot_count
-from hfrender.io.segments import Manifest, open_segmented, resumable, work_dir
+from hfrender.io.segments import Manifest, open_segmented, resumable, resume_from, work_dir
 from hfrender.io.writers import open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
@@ -102,22 +101,7 @@ def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | 
     """(first frame to render, manifest) of an interrupted render of the same settings."""
     if not config.resume:
         return 0, None
-    if not resumable(config.output):
-        raise ConfigError(f"--resume: {config.output} cannot be resumed (a GIF's palette and "
-                          "a PNG sequence are made whole); render it again")
-    folder = work_dir(config.output)
-    try:
-        manifest = Manifest.load(folder)
-    except InputError as exc:
-        raise ConfigError(f"--resume: {exc}") from None
-    if manifest is None:
-        raise ConfigError(f"--resume: nothing to resume for {config.output} (no {folder}); "
-                          "render without --resume")
-    if manifest.settings != settings:
-        changed = "; ".join(manifest.differences(settings)[:4])
-        raise ConfigError(f"--resume: the settings changed since the interrupted render "
-                          f"({changed}); render without --resume to start over")
-    return manifest.covered(folder), manifest
+    return resume_from(config.output, settings, "render")
 
 
 def schedule_for(config: RenderConfig, aperture_blades: int = 0) -> SampleSchedule:

@@ -58,10 +58,11 @@ class HyperFrameBuilder:
     halo : frames carried from each hyperframe into the next (``window - 1`` for
         sliding windows); needs a pool of at least two slots
     acquire_timeout : seconds to wait for a free slot (``None``: forever)
+    first_index : global index of the first frame pushed (a stream resumed midway)
     """
 
     def __init__(self, pool: HyperFramePool, halo: int = 0,
-                 acquire_timeout: float | None = None) -> None:
+                 acquire_timeout: float | None = None, first_index: int = 0) -> None:
         if not 0 <= halo < pool.capacity:
             raise InputError(
                 f"halo={halo!r} must be in [0, {pool.capacity - 1}] (pool capacity "
@@ -75,14 +76,14 @@ class HyperFrameBuilder:
         self._slot: Slot | None = None
         self._n = 0  # frames in the current slot (halo included)
         self._slot_halo = 0
-        self._first = 0  # global index of the current slot's frame 0
+        self._first = first_index  # global index of the current slot's frame 0
         self._pending = False  # a reserved frame not yet committed
 
     @classmethod
     def create(cls, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8, *,
                frames_per_output: int = 1, halo: int = 0, granularity: int | str = "auto",
                depth: bool = False, max_in_flight: int = 2, storage: ArenaStorage | None = None,
-               acquire_timeout: float | None = None) -> HyperFrameBuilder:
+               acquire_timeout: float | None = None, first_index: int = 0) -> HyperFrameBuilder:
         """A builder with its own pool, sized by ``granularity`` (``"auto"`` or frames).
 
         ``"auto"`` follows :func:`auto_granularity`; a number is used as it is (it must hold
@@ -104,7 +105,7 @@ class HyperFrameBuilder:
             )
         pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth,
                               max_in_flight=max_in_flight, storage=storage)
-        return cls(pool, halo=halo, acquire_timeout=acquire_timeout)
+        return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index)
 
     @property
     def frames_pushed(self) -> int:

@@ -8,46 +8,102 @@ holds the whole clip in memory.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.errors import InputError
-from hfrender.io.writers import frame_pipe_env, pattern_files, raw_frame_shape, widen_pipe
+from hfrender.io.ffmpeg import decode_command, frame_pipe_env, widen_pipe
+from hfrender.io.probe import FootageError, probe
+from hfrender.io.writers import pattern_files, raw_frame_shape
 
 
-class FootageError(InputError):
-    """Input that cannot be read or does not fit (one line for the user)."""
+class FrameReader(Protocol):
+    """The contract of every footage reader: what it holds, frames into the caller's
+    buffers, and a context manager that stops the reading (a decoder process ends)."""
 
-
-@dataclass
-class Footage:
     path: str
     fps: float
     size: tuple[int, int]  # (width, height)
     count: int
     has_audio: bool
-    frames: Iterator[np.ndarray]  # (H, W, 3) uint8 RGB, or (3H/2, W, 1) yuv420p planes
+    pix_fmt: str  # "rgb24": (H, W, 3) frames; "yuv420p": (3H/2, W, 1) planes as stored
+
+    def read_into(self, buf: np.ndarray) -> bool: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> FrameReader: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class _Closing:
+    """``with reader: ...`` closes it."""
+
+    def __enter__(self):  # noqa: ANN204 - the reader itself
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # type: ignore[attr-defined]
+
+
+@dataclass
+class SequenceFootage(_Closing):
+    """A PNG (or EXR) sequence, read file by file."""
+
+    path: str
+    fps: float
+    size: tuple[int, int]
+    count: int
+    files: list[Path]
+    has_audio: bool = False
+    pix_fmt: str = "rgb24"
+
+    def __post_init__(self) -> None:
+        self._next = 0
+
+    def read_into(self, buf: np.ndarray) -> bool:
+        """Fill ``buf`` with the next frame; False at the end."""
+        import imageio.v3 as iio
+
+        if self._next >= len(self.files):
+            return False
+        f = self.files[self._next]
+        img = _rgb8(iio.imread(f), f)
+        if img.shape[:2] != (self.size[1], self.size[0]):
+            raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
+                               f"starts at {self.size[0]}x{self.size[1]}")
+        buf[...] = img
+        self._next += 1
+        return True
+
+    def close(self) -> None:
+        self._next = len(self.files)
+
+
+@dataclass
+class VideoFootage(_Closing):
+    """A video file decoded by ffmpeg straight into the caller's buffers."""
+
+    path: str
+    fps: float
+    size: tuple[int, int]
+    count: int
+    has_audio: bool
+    decoder: _Decoder
     pix_fmt: str = "rgb24"
     source_pix_fmt: str = "rgb24"
 
     def read_into(self, buf: np.ndarray) -> bool:
-        """Fill ``buf`` with the next frame; False at the end (no allocation per frame)."""
-        frame = next(self.frames, None)
-        if frame is None:
-            return False
-        buf[...] = frame
-        return True
+        return self.decoder.read_into(buf)
 
     def close(self) -> None:
-        """Stop reading (a decoder process is ended)."""
+        self.decoder.close()
 
 
 class _Decoder:
@@ -56,17 +112,11 @@ class _Decoder:
     def __init__(self, path: str, pix_fmt: str, frame_bytes: int = 0) -> None:
         import tempfile
 
-        import imageio_ffmpeg
-
         self.path, self.pix_fmt, self.frame_bytes = path, pix_fmt, frame_bytes
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
-             "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
-             "-map", "0:V:0", "-fps_mode", "passthrough",  # every frame once, even VFR
-             "-f", "rawvideo", "-pix_fmt", pix_fmt,
-             "-avioflags", "direct", "-"],  # a frame a write, not 32 KiB ones: fewer wake-ups
+            decode_command(path, pix_fmt),
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
             env=frame_pipe_env())
         widen_pipe(self.proc.stdout)
@@ -95,13 +145,6 @@ class _Decoder:
                                f"frames: {why}")
         self.close()
         return False
-
-    def frames(self, shape: tuple) -> Iterator[np.ndarray]:
-        while True:
-            buf = np.empty(shape, np.uint8)
-            if not self.read_into(buf):
-                return
-            yield buf
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -135,128 +178,6 @@ def _sequence_files(path: str) -> list[Path] | None:
     return None
 
 
-@dataclass(frozen=True)
-class VideoInfo:
-    """What one probe of a video file says (sizes as decoded: display rotation applied)."""
-
-    fps: float
-    size: tuple[int, int]
-    count: int
-    pix_fmt: str
-    has_audio: bool
-    times: tuple[float, ...] | None = None  # seconds from the first frame, if unevenly spaced
-    start: float = 0.0  # seconds from the file's start (its audio) to the first frame
-
-    @property
-    def native_yuv420p(self) -> bool:
-        """Stored as 8-bit 4:2:0 with even sides: it can be blended as it is."""
-        w, h = self.size
-        fmt = self.pix_fmt
-        return (fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
-
-
-def probe(path: str) -> VideoInfo:
-    """Rate, size, frame count, pixel format and audio of a video, in one ffmpeg run.
-
-    The packets of the first video stream are stream-copied to nowhere: counted, not
-    decoded (imageio-ffmpeg's ``count_frames_and_secs`` decodes the whole video), and the
-    header of that run gives the rest. Cached per file version: a second look is free.
-    """
-    st = os.stat(path)
-    info = _probe(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
-    if isinstance(info, str):
-        raise FootageError(f"cannot read {path} as video: {info}")
-    return info
-
-
-@lru_cache(maxsize=16)
-def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
-    """The facts, or what ffmpeg said when it could not read the file."""
-    import imageio_ffmpeg
-
-    # framecrc: one line per packet with its timestamps ("0, dts, pts, duration, size, crc")
-    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats",
-                          "-i", path, "-map", "0:V:0", "-c", "copy", "-f", "framecrc", "-"],
-                         capture_output=True, text=True, errors="replace")
-    # packets an edit list hides (flag 0x4, "discard": a stream-copied trim) never decode
-    pts = [int(m.group(1)) for m in re.finditer(
-        r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)
-        if not (m.group(2) and int(m.group(2), 16) & 4)]
-    tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
-    head = res.stderr.split("Stream mapping:")[0]  # the input's streams
-    video = _first_video(head)
-    if res.returncode != 0 or not pts or video is None:
-        return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
-    fps, (w, h), pix_fmt, turn = video
-    if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
-        w, h = h, w
-    has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", head, re.M) is not None
-    times, start = None, 0.0
-    if tb and len(pts) >= 2 and min(pts) > -(2**62):  # AV_NOPTS_VALUE: no timestamps
-        unit = int(tb.group(1)) / int(tb.group(2))
-        order = sorted(pts)
-        times = _uneven([(p - order[0]) * unit for p in order])
-        fps = _exact_rate(fps, (order[-1] - order[0]) * unit, len(order) - 1, unit)
-        begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
-        start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
-    return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
-                     start if start > 1e-3 else 0.0)
-
-
-def _uneven(t: list[float]) -> tuple[float, ...] | None:
-    """The frame times when they are not evenly spaced (variable frame rate); None for a
-    constant rate or repeated timestamps."""
-    if len(t) < 3 or any(b <= a for a, b in zip(t, t[1:], strict=False)):
-        return None
-    step = t[-1] / (len(t) - 1)
-    if max(abs(x - k * step) for k, x in enumerate(t)) <= min(1e-3, step / 4):
-        return None
-    return tuple(t)
-
-
-def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
-    """ffmpeg prints "23.98 fps" for 24000/1001. When the timestamps (``steps`` frame
-    intervals over ``span`` seconds, each rounded to ``unit``) rule the printed rate out,
-    its whole number or that x 1000/1001, whichever they allow, is taken instead."""
-    if span <= 0:
-        return printed
-    measured = steps / span
-    tolerance = measured * unit / span * 1.01  # both ends rounded to the unit
-    if abs(printed - measured) <= tolerance:
-        return printed
-    whole = round(printed)
-    near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))
-    return near if abs(near - measured) <= tolerance else printed
-
-
-def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
-    """Rate, size, pixel format and display rotation of the first video stream (not a
-    cover picture) in ffmpeg's description of an input; None if it has none."""
-    lines = head.splitlines()
-    for i, line in enumerate(lines):
-        if not re.match(r"\s*Stream #\d+:\d+.*: Video: ", line) or "(attached pic)" in line:
-            continue
-        # "h264 (High) (avc1 / 0x31637661), yuv420p(tv, progressive), 1280x720 [SAR 1:1
-        # DAR 16:9], 2 kb/s, 29.97 fps, 29.97 tbr, 30k tbn": commas inside () do not split
-        fields = [f.strip() for f in re.split(r",\s*(?![^()]*\))", line.split(" Video: ", 1)[1])]
-        size = next((m for f in fields if (m := re.match(r"(\d+)x(\d+)\b", f))), None)
-        rate: dict[str, float] = {}
-        for f in fields:
-            if m := re.fullmatch(r"([\d.]+)(k?) (fps|tbr)", f):
-                rate[m.group(3)] = float(m.group(1)) * (1000 if m.group(2) else 1)
-        if size is None or not (rate.get("fps") or rate.get("tbr")):
-            continue  # a stream hfrender cannot read: perhaps the next one
-        block = []
-        for more in lines[i + 1:]:
-            if re.match(r"\s*Stream #", more):
-                break
-            block.append(more)
-        turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
-        return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
-                fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0)
-    return None
-
-
 def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
     """Start ffmpeg decoding a video file before it is probed (the two overlap); hand
     the result to :func:`open_footage`. None for what is not a file."""
@@ -264,8 +185,8 @@ def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
 
 
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
-                 decoder: _Decoder | None = None) -> Footage:
-    """Frames of a video file or a PNG sequence (``fps`` for sequences, default 30).
+                 decoder: _Decoder | None = None) -> FrameReader:
+    """A reader of a video file or a PNG sequence (``fps`` for sequences, default 30).
 
     ``pix_fmt="yuv420p"`` (video only) hands out the planes as stored, as one
     (3H/2, W, 1) array a frame: blending code values there is what ``tmix`` does, and
@@ -275,36 +196,20 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     if decoder is not None and decoder.pix_fmt != pix_fmt:
         decoder.close()
         decoder = None
-
     files = _sequence_files(path)
     if files is not None:
         import imageio.v3 as iio
 
-        first = _rgb8(iio.imread(files[0]), files[0])
-        h, w = first.shape[:2]
-
-        def seq() -> Iterator[np.ndarray]:
-            for f in files:
-                img = _rgb8(iio.imread(f), f)
-                if img.shape[:2] != (h, w):
-                    raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
-                                       f"starts at {w}x{h}")
-                yield img
-
-        return Footage(path, fps or 30.0, (w, h), len(files), False, seq())
+        h, w = _rgb8(iio.imread(files[0]), files[0]).shape[:2]
+        return SequenceFootage(path, fps or 30.0, (w, h), len(files), files)
     if not Path(path).is_file():
         raise FootageError(f"input not found: {path}")
     info = probe(path)
-    w, h = info.size
-    shape = raw_frame_shape((w, h), pix_fmt)
     if decoder is None:
         decoder = _Decoder(path, pix_fmt)
-    decoder.frame_bytes = int(np.prod(shape))
-    footage = Footage(path, info.fps, (w, h), info.count, info.has_audio,
-                      decoder.frames(shape), pix_fmt, info.pix_fmt)
-    footage.read_into = decoder.read_into  # type: ignore[method-assign]
-    footage.close = decoder.close  # type: ignore[method-assign]
-    return footage
+    decoder.frame_bytes = int(np.prod(raw_frame_shape(info.size, pix_fmt)))
+    return VideoFootage(path, info.fps, info.size, info.count, info.has_audio, decoder,
+                        pix_fmt, info.pix_fmt)
 
 
 def _rgb8(img: np.ndarray, where: Any) -> np.ndarray:

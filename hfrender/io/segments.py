@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.io.writers import VideoWriter, WriteFailed, check_output
+from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
 
@@ -95,12 +95,23 @@ class Manifest:
                 if self.settings.get(k) != other.get(k)]
 
 
-class SegmentedWriter:
-    """Writes frames ``start ..`` as segments into ``folder``; ``close`` joins them."""
+class SegmentedWriter(Closing):
+    """Writes frames ``start ..`` as segments into ``folder``; ``close`` joins them.
+
+    ``gop``: a keyframe every ``gop`` frames (None: the encoder's default); ``pix_fmt_in``:
+    the raw frames' layout (rgb24, or yuv420p planes); ``audio_from``: a file whose
+    soundtrack the joined output carries; ``join_unfinished``: an interrupted run still
+    joins what it has into the output (render), or leaves the output alone and keeps the
+    segments for ``--resume`` only (fx).
+    """
 
     def __init__(self, output: str, fps: float, size: tuple[int, int], codec: str | None,
-                 gop: int, manifest: Manifest, folder: Path, start: int = 0) -> None:
+                 gop: int | None, manifest: Manifest, folder: Path, start: int = 0, *,
+                 pix_fmt_in: str = "rgb24", audio_from: str | None = None,
+                 join_unfinished: bool = True) -> None:
         self.output, self.fps, self.size, self.gop = output, fps, size, gop
+        self.pix_fmt_in, self.audio_from = pix_fmt_in, audio_from
+        self.join_unfinished = join_unfinished
         self.codec = check_output(output, size, codec)  # the output's codec, in every segment
         self.manifest, self.folder, self.next = manifest, folder, start
         self.frames_written = 0
@@ -113,15 +124,16 @@ class SegmentedWriter:
 
     def _path(self, first: int, part: bool) -> Path:
         # Matroska whatever the output: its timestamps join cleanly (an MP4 segment of a
-        # few frames carries an edit list that the concat demuxer turns into a gap, and a
-        # constant-rate decoder then repeats frames)
+        # few frames carries an edit list that the concat demuxer turns into a gap, and
+        # MPEG-TS segments lose the last frame's duration: both repeat frames)
         return self.folder / f"seg_{first:08d}{'.part' if part else ''}.mkv"
 
     def write(self, frame: np.ndarray) -> None:
         if self._current is None:
             self._first = self.next
-            self._current = VideoWriter(str(self._path(self._first, True)), self.fps,
-                                        self.size, self.codec, self.gop)
+            path = str(self._path(self._first, True))
+            self._current = VideoWriter(path, self.fps, self.size, self.codec, self.gop,
+                                        pix_fmt_in=self.pix_fmt_in, container=path)
         self._current.write(frame)
         self.next += 1
         self.frames_written += 1
@@ -149,12 +161,14 @@ class SegmentedWriter:
         if self._current is not None:  # interrupted mid-segment: finalise it for the join
             writer, self._current = self._current, None
             writer.close()
-            if writer.frames_written:
+            if writer.frames_written and self.join_unfinished:
                 self._partial = Path(writer.path)
                 self._partial_frames = writer.frames_written
                 files.append(self._partial)
-        if files:
-            join(files, self.output, self.folder)
+            else:
+                Path(writer.path).unlink(missing_ok=True)
+        if files and (self.complete or self.join_unfinished):
+            join(files, self.output, self.folder, self.audio_from)
         if self.complete:
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:
@@ -171,16 +185,16 @@ class SegmentedWriter:
         return sum(s["count"] for s in self.manifest.segments) == self.manifest.total_frames
 
 
-def join(files: list[Path], output: str, folder: Path) -> None:
-    """Concatenate segments into ``output`` without re-encoding (atomic replace)."""
-    import imageio_ffmpeg
+def join(files: list[Path], output: str, folder: Path, audio_from: str | None = None) -> None:
+    """Concatenate segments into ``output`` without re-encoding the video (atomic
+    replace); the soundtrack of ``audio_from``, if any, is added."""
+    from hfrender.io.ffmpeg import join_command
 
     listing = folder / "join.txt"
     # names relative to the list (all segments sit beside it): no quoting of the path
     listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
-    cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
-           "-f", "concat", "-safe", "0", "-i", str(listing), "-c", "copy", str(tmp)]
+    cmd = join_command(str(listing), str(tmp), audio_from)
     res = subprocess.run(cmd, capture_output=True, text=True)
     listing.unlink(missing_ok=True)
     if res.returncode != 0:
@@ -195,6 +209,30 @@ def resumable(output: str) -> bool:
         Path(output).name
 
 
+def resume_from(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
+    """(first frame still to make, manifest) of an interrupted run of the same
+    ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
+    command's own word in the messages ("render")."""
+    if not resumable(output):
+        raise InputError(f"--resume: {output} cannot be resumed (a GIF's palette and "
+                         f"a PNG sequence are made whole); {verb} it again")
+    folder = work_dir(output)
+    try:
+        manifest = Manifest.load(folder)
+    except InputError as exc:
+        raise InputError(f"--resume: {exc}".replace("render without", f"{verb} without")
+                         ) from None
+    if manifest is None:
+        raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
+                         f"{verb} without --resume")
+    if manifest.settings != settings:
+        changed = "; ".join(manifest.differences(settings)[:4])
+        raise InputError(f"--resume: the settings changed since the interrupted {verb} "
+                         f"({changed}); {verb} without --resume to start over")
+    return manifest.covered(folder), manifest
+
+
 def open_segmented(output: str, fps: float, size: tuple[int, int], codec: str | None,
-                   gop: int, manifest: Manifest, start: int) -> Any:
-    return SegmentedWriter(output, fps, size, codec, gop, manifest, work_dir(output), start)
+                   gop: int | None, manifest: Manifest, start: int, **options: Any) -> Any:
+    return SegmentedWriter(output, fps, size, codec, gop, manifest, work_dir(output), start,
+                           **options)

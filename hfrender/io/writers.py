@@ -15,45 +15,23 @@ import subprocess
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
 from hfrender.errors import HFRenderError, InputError
-
-VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
-                  ".webm": "libvpx-vp9", ".gif": "gif"}
-X264_LIKE = ("libx264", "libx264rgb", "libx265")
+from hfrender.io.ffmpeg import (
+    VIDEO_SUFFIXES,
+    encode_command,
+    ffmpeg_exe,
+    frame_pipe_env,
+    timestamps_filter,
+    widen_pipe,
+)
 
 
 class WriterError(InputError):
     """The output cannot be written as asked (one line for the user)."""
-
-
-def widen_pipe(stream: Any) -> None:
-    """A 1 MiB pipe instead of 64 KiB: fewer wake-ups for megabyte frames (Linux only)."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(stream.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
-    except (ImportError, OSError, ValueError):
-        pass
-
-
-def frame_pipe_env() -> dict[str, str]:
-    """The environment of an ffmpeg that moves megabyte raw frames through a pipe.
-
-    glibc's malloc gives a freed block back to the kernel once the free space at the top
-    of a heap passes a threshold that follows the block sizes seen (~2.8 MB for 720p
-    4:2:0 frames), and the next frame then faults its pages in again, each cleared anew.
-    Fixed thresholds keep freed frames for reuse: over 240 frames of 720p that saved
-    ~0.3 s of CPU in the decoder and encoder together (``benchmarks/RESULTS.md``). Other C
-    libraries ignore these variables, and values the user set win.
-    """
-    env = dict(os.environ)
-    env.setdefault("MALLOC_MMAP_THRESHOLD_", str(32 << 20))  # glibc's largest
-    env.setdefault("MALLOC_TRIM_THRESHOLD_", str(1 << 30))
-    return env
 
 
 def is_sequence(path: str) -> bool:
@@ -79,9 +57,7 @@ def raw_frame_shape(size: tuple[int, int], pix_fmt: str) -> tuple[int, int, int]
 @cache
 def ffmpeg_encoders() -> frozenset[str]:
     """Names of the encoders of imageio-ffmpeg's ffmpeg binary."""
-    import imageio_ffmpeg
-
-    res = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-encoders"],
+    res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-encoders"],
                          capture_output=True, text=True, check=False)
     names = set()
     for line in res.stdout.splitlines():
@@ -125,7 +101,32 @@ class WriteFailed(HFRenderError):
     """Writing failed while rendering (ffmpeg died, the disk is full, ...)."""
 
 
-class VideoWriter:
+class FrameWriter(Protocol):
+    """The contract of every writer: frames in, in order; ``close`` finalises what was
+    written; ``with writer: ...`` closes it, also after an error."""
+
+    frames_written: int
+
+    def write(self, frame: np.ndarray) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> FrameWriter: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class Closing:
+    """``with writer: ...`` closes it (a mixin of the writers)."""
+
+    def __enter__(self):  # noqa: ANN204 - the writer itself
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # type: ignore[attr-defined]
+
+
+class VideoWriter(Closing):
     """Frames (H, W, 3) uint8 RGB -> a video file, through the ffmpeg of imageio-ffmpeg.
 
     ffmpeg runs in its own process session (Ctrl-C reaches hfrender, which then closes the
@@ -137,50 +138,18 @@ class VideoWriter:
                  container: str | None = None, pix_fmt_in: str = "rgb24",
                  times: Sequence[float] | None = None, start: float = 0.0) -> None:
         import tempfile
-        from fractions import Fraction
-
-        import imageio_ffmpeg
 
         self.path, self.size = path, size
         self.codec = check_output(container or path, size, codec)
-        params: list[str] = []
-        pix_fmt = "yuv420p"
-        if self.codec == "gif":
-            pix_fmt = "pal8"
-            params += ["-filter_complex", "split[a][b];[a]palettegen[p];[b][p]paletteuse",
-                       "-loop", "0"]
-        elif self.codec in X264_LIKE:
-            params += ["-crf", "18", "-preset", "medium"]
-            if self.codec == "libx264rgb":
-                pix_fmt = "rgb24"
-        elif self.codec == "libvpx-vp9":
-            params += ["-crf", "32", "-b:v", "0", "-row-mt", "1"]
-        if gop and self.codec != "gif":
-            params += ["-g", str(gop)]
-            if self.codec in X264_LIKE:
-                params += ["-keyint_min", str(gop), "-sc_threshold", "0"]
-        rate = Fraction(fps).limit_denominator(1001)
-        audio: list[str] = []
-        if audio_from and self.codec != "gif":  # the soundtrack of the footage, kept
-            audio_codec = "libopus" if Path(container or path).suffix.lower() == ".webm" \
-                else "aac"
-            audio = ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:a", audio_codec]
-        fmt = ["-f", {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm",
-                      ".gif": "gif"}[Path(container).suffix.lower()]] if container else []
         self._timing: str | None = None
-        timing: list[str] = []
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
             with os.fdopen(fd, "w") as fh:
                 fh.write(timestamps_filter([start + t for t in times]))
-            timing = ["-/vf", self._timing, "-fps_mode", "passthrough",
-                      "-enc_time_base:v", "filter"]
         self.shape = raw_frame_shape(size, pix_fmt_in)
-        cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-y",
-               "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
-               "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
-               "-i", "-", *audio, "-c:v", self.codec, "-pix_fmt", pix_fmt,
-               *params, *timing, *fmt, path]
+        cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
+                             audio_from=audio_from, container=container,
+                             timing_file=self._timing)
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True,
@@ -231,32 +200,7 @@ class VideoWriter:
                               f"{self._ffmpeg_says()}{kept}")
 
 
-def timestamps_filter(times: Sequence[float]) -> str:
-    """An ffmpeg filter giving frame ``N`` the time ``times[N]`` (seconds): variable frame
-    rate footage keeps its timing. Runs of even spacing become one linear piece each,
-    found by a balanced tree of comparisons on ``N`` (a handful of pieces for a screen
-    recording that dropped a few frames; never more than one per frame)."""
-    runs: list[tuple[int, float, float]] = []  # (first frame, its time, step)
-    i, n = 0, len(times)
-    while i < n:  # a last frame on its own keeps the step before it (for any frame after)
-        step = times[i + 1] - times[i] if i + 1 < n else (runs[-1][2] if runs else 0.0)
-        j = i + 1
-        while j + 1 < n and abs(times[j + 1] - times[j] - step) < 1e-7:
-            j += 1
-        runs.append((i, times[i], step))
-        i = j + 1
-
-    def tree(lo: int, hi: int) -> str:
-        if hi - lo == 1:
-            first, t, step = runs[lo]
-            return f"{t:.9f}+(N-{first})*{step:.9f}"
-        mid = (lo + hi) // 2
-        return f"if(lt(N,{runs[mid][0]}),{tree(lo, mid)},{tree(mid, hi)})"
-
-    return f"settb=1/90000,setpts='({tree(0, len(runs))})/TB+0.5'\n"  # +0.5: rounded
-
-
-class PngSequenceWriter:
+class PngSequenceWriter(Closing):
     """Frames -> ``pattern % index`` PNG files (lossless).
 
     Nothing is touched before the first frame: then the folder is made and older files
@@ -264,9 +208,8 @@ class PngSequenceWriter:
     renders. Each file is written under a temporary name and renamed when complete.
     """
 
-    def __init__(self, pattern: str, fps: float, size: tuple[int, int], codec: str | None = None,
-                 gop: int | None = None, start: int = 0) -> None:
-        check_output(pattern, size, codec)
+    def __init__(self, pattern: str, size: tuple[int, int], start: int = 0) -> None:
+        check_output(pattern, size)
         self.pattern, self.size, self.index = pattern, size, start
         self.frames_written = 0
 
@@ -308,13 +251,15 @@ def remove_stale(pattern: str) -> None:
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
-                gop: int | None = None) -> Any:
+                gop: int | None = None) -> FrameWriter:
+    """A PNG sequence for a ``%d`` pattern (lossless: ``codec`` and ``gop`` do not apply),
+    else a video."""
     if is_sequence(path):
-        return PngSequenceWriter(path, fps, size, codec, gop)
+        return PngSequenceWriter(path, size)
     return VideoWriter(path, fps, size, codec, gop)
 
 
-class MemoryWriter:
+class MemoryWriter(Closing):
     """Keeps frames in a list (stills, tests, library use)."""
 
     def __init__(self) -> None:

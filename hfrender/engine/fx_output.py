@@ -1,0 +1,134 @@
+"""Where an fx job's frames go, and how the output appears only when it is complete.
+
+Constant-rate video outputs (mp4, mov, mkv, webm) are written as segments of about
+``SEGMENT_SECONDS`` each with a manifest, in a work folder beside the output: after Ctrl-C,
+SIGTERM or ``kill -9`` the whole segments stay, ``--resume`` makes only what is missing,
+and the output is joined (with the soundtrack) once every frame is there. Other outputs
+(PNG sequences, GIF, footage with variable frame times, which the join would not keep
+exact) are written under a temporary name and renamed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import hfrender
+from hfrender.config import ConfigError
+from hfrender.engine.fx_settings import FxSettings
+from hfrender.io import outputs
+from hfrender.io.footage import FootageError
+from hfrender.io.segments import Manifest, SegmentedWriter, resumable, resume_from, work_dir
+from hfrender.io.writers import VideoWriter, check_output, is_sequence, open_writer
+
+SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
+
+
+def file_identity(path: str) -> dict:
+    """What identifies an input file for a resume: where it is, its size and its time."""
+    st = os.stat(path)
+    return {"path": str(Path(path).resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+class FxOutput:
+    """The writer of an fx job and the fate of its output (``finish`` or ``abandon``)."""
+
+    def __init__(self, output: str, source: str, s: FxSettings, footage: Any, info: Any,
+                 backend: str, stats: Any) -> None:
+        self.output, self.source, self.s, self.footage, self.info = output, source, s, \
+            footage, info
+        self.backend, self.stats = backend, stats
+        self.times, self.offset = self._timing()
+        self.segmented = (resumable(output) and info is not None and self.times is None
+                          and self.offset == 0)
+        self.start = 0
+        self.writer: Any = None
+        self.tmp: str | None = None
+        if s.resume and not self.segmented:
+            why = ("variable frame rate footage keeps its frame times only when written in "
+                   "one piece" if resumable(output) and info is not None else
+                   "a GIF's palette and a PNG sequence are made whole")
+            raise ConfigError(f"--resume: {output} cannot be resumed ({why}); run it again")
+
+    def _timing(self) -> tuple[list | None, float]:
+        """Frame times to keep (variable frame rate, at stride 1) and the video's start
+        after its sound; (None, 0.0) for plain constant-rate footage."""
+        info, s = self.info, self.s
+        if info is None:
+            return None, 0.0
+        keep = list(info.times) if info.times is not None and s.stride == 1 else None
+        if keep is None and info.start <= 0:
+            return None, 0.0
+        fps_out = self.footage.fps / s.stride
+        return keep or [k / fps_out for k in range(self.stats.total)], info.start
+
+    def settings(self) -> dict:
+        """What the output depends on: a resumed run must match all of it."""
+        s = self.s
+        fields = {k: v for k, v in asdict(s).items() if k not in ("workers", "resume")}
+        fields.update(backend=self.backend, input=file_identity(self.source),
+                      depth=file_identity(s.depth) if s.depth and Path(s.depth).is_file()
+                      else s.depth, codec=check_output(self.output, self.footage.size, s.codec),
+                      pix_fmt=self.footage.pix_fmt, total_frames=self.stats.total,
+                      hfrender=hfrender.__version__)
+        return fields
+
+    def open(self) -> None:
+        footage, s, stats = self.footage, self.s, self.stats
+        fps_out = footage.fps / s.stride
+        if not self.segmented:
+            self.tmp = outputs.temporary(self.output)
+            if is_sequence(self.output):
+                self.writer = open_writer(self.tmp, fps_out, footage.size, s.codec)
+            else:
+                audio = str(Path(footage.path).resolve()) if footage.has_audio else None
+                self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,
+                                          audio_from=audio, container=self.output,
+                                          pix_fmt_in=footage.pix_fmt, times=self.times,
+                                          start=self.offset)
+            return
+        settings = self.settings()
+        if s.resume:
+            self.start, manifest = resume_from(self.output, settings, "run")
+            stats.resumed_at = self.start
+        else:
+            folder = work_dir(self.output)
+            if folder.exists():
+                shutil.rmtree(folder)  # an older interrupted run of this output
+            manifest = Manifest(settings, stats.total, max(1, round(SEGMENT_SECONDS * fps_out)),
+                                0)
+        audio = str(Path(footage.path).resolve()) if footage.has_audio else None
+        self.writer = SegmentedWriter(self.output, fps_out, footage.size, s.codec, None,
+                                      manifest, work_dir(self.output), self.start,
+                                      pix_fmt_in=footage.pix_fmt, audio_from=audio,
+                                      join_unfinished=False)
+
+    def finish(self) -> None:
+        """Every frame was written: finalise, and put the output in place."""
+        writer, self.writer = self.writer, None
+        writer.close()
+        if self.tmp is not None:
+            outputs.commit(self.tmp, self.output)
+        elif not writer.complete:
+            made = sum(seg["count"] for seg in writer.manifest.segments)
+            raise FootageError(f"{self.source}: the decoder gave {made} output frames of the "
+                               f"{self.stats.total} its probe promised; the video is damaged")
+
+    def abandon(self) -> None:
+        """An error or Ctrl-C: no output appears; whole segments stay for ``--resume``."""
+        writer, self.writer = self.writer, None
+        try:
+            if writer is not None:
+                writer.close()
+        except Exception:  # noqa: BLE001 - the error that stopped the run is the one told
+            pass
+        finally:
+            if self.tmp is not None:
+                outputs.discard(self.tmp)
+            elif writer is not None:
+                self.stats.output_kept = bool(writer.manifest.segments)
+                if not self.stats.output_kept:  # nothing whole to resume from
+                    shutil.rmtree(writer.folder, ignore_errors=True)

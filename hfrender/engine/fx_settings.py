@@ -1,0 +1,70 @@
+"""The settings of an fx job: one frozen dataclass, validated when built (for library
+callers as for the CLI, with the CLI's one-line messages)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from hfrender.backends import CHOICES
+from hfrender.config import ConfigError
+from hfrender.optics import Lens
+from hfrender.sampler import CURVES
+
+
+def _whole(value: object, low: int) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
+
+
+def _positive(value: object) -> bool:
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
+
+
+@dataclass(frozen=True)
+class FxSettings:
+    """What ``hfrender fx`` does to the footage.
+
+    ``window`` frames per output frame, ``stride`` frames between windows, ``weights`` the
+    shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
+    ``depth`` a depth pass (scaled to metres by ``depth_scale``) and the ``lens`` that
+    defocuses with it; ``input_fps`` the rate of a PNG sequence; ``workers`` fusion
+    threads; ``resume`` continues an interrupted run of the same settings.
+    """
+
+    window: int = 1
+    stride: int = 1
+    weights: str = "box"
+    linear_light: bool = True
+    depth: str | None = None
+    depth_scale: float = 1.0
+    lens: Lens | None = None
+    backend: str = "auto"
+    codec: str | None = None
+    input_fps: float | None = None  # for PNG sequences
+    workers: int = 1
+    resume: bool = False
+
+    def __post_init__(self) -> None:
+        if not _whole(self.window, 1):
+            raise ConfigError(f"--motion-blur {self.window}: the window must be >= 1 frame")
+        if not _whole(self.stride, 1):
+            raise ConfigError(f"--stride {self.stride}: must be >= 1")
+        if self.weights not in CURVES:
+            raise ConfigError(f"--weights {self.weights!r}: choose one of {', '.join(CURVES)}")
+        if not _positive(self.depth_scale):
+            raise ConfigError(f"--depth-scale {self.depth_scale}: must be > 0")
+        if self.input_fps is not None and not _positive(self.input_fps):
+            raise ConfigError(f"--fps {self.input_fps}: must be > 0")
+        if (self.depth is None) != (self.lens is None):
+            raise ConfigError("--depth needs --focus-distance and --f-stop (a lens), and a "
+                              "lens needs --depth")
+        if self.lens is not None and not isinstance(self.lens, Lens):
+            raise ConfigError(f"lens={self.lens!r} must be an hfrender Lens")
+        if self.backend not in CHOICES:
+            raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(CHOICES)}")
+        if not (_whole(self.workers, 1) and self.workers <= 64):
+            raise ConfigError(f"--workers {self.workers}: must be an integer from 1 to 64")
+        if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
+            raise ConfigError("linear_light and resume must be True or False")

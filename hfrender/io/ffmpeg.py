@@ -1,0 +1,158 @@
+"""ffmpeg command lines, built by pure functions (a test reads them), and the settings of
+the pipes that carry raw frames to and from ffmpeg.
+
+Every builder takes the ffmpeg binary as ``exe`` (default: imageio-ffmpeg's).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
+                  ".webm": "libvpx-vp9", ".gif": "gif"}
+X264_LIKE = ("libx264", "libx264rgb", "libx265")
+MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif"}
+
+
+def ffmpeg_exe(exe: str | None = None) -> str:
+    if exe is not None:
+        return exe
+    import imageio_ffmpeg
+
+    return imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
+    """(output pixel format, encoder options) of an encoder: H.264 at CRF 18 preset medium,
+    VP9 at CRF 32, a GIF with a palette made from the whole clip; a keyframe every ``gop``
+    frames when given."""
+    params: list[str] = []
+    pix_fmt = "yuv420p"
+    if codec == "gif":
+        pix_fmt = "pal8"
+        params += ["-filter_complex", "split[a][b];[a]palettegen[p];[b][p]paletteuse",
+                   "-loop", "0"]
+    elif codec in X264_LIKE:
+        params += ["-crf", "18", "-preset", "medium"]
+        if codec == "libx264rgb":
+            pix_fmt = "rgb24"
+    elif codec == "libvpx-vp9":
+        params += ["-crf", "32", "-b:v", "0", "-row-mt", "1"]
+    if gop and codec != "gif":
+        params += ["-g", str(gop)]
+        if codec in X264_LIKE:
+            params += ["-keyint_min", str(gop), "-sc_threshold", "0"]
+    return pix_fmt, params
+
+
+def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
+                   gop: int | None = None, pix_fmt_in: str = "rgb24",
+                   audio_from: str | None = None, container: str | None = None,
+                   timing_file: str | None = None, exe: str | None = None) -> list[str]:
+    """ffmpeg reading raw ``pix_fmt_in`` frames of ``size`` on stdin and encoding them to
+    ``path`` with ``codec``. ``audio_from``: a file whose soundtrack is kept; ``container``:
+    the name whose suffix chooses the muxer (when ``path`` is a temporary name);
+    ``timing_file``: a filter script giving each frame its time (variable frame rate)."""
+    pix_fmt, params = codec_params(codec, gop)
+    rate = Fraction(fps).limit_denominator(1001)
+    audio: list[str] = []
+    if audio_from and codec != "gif":
+        audio_codec = "libopus" if Path(container or path).suffix.lower() == ".webm" else "aac"
+        audio = ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:a", audio_codec]
+    fmt = ["-f", MUXERS[Path(container).suffix.lower()]] if container else []
+    timing = []
+    if timing_file is not None and codec != "gif":  # frame k is shown at its own time
+        timing = ["-/vf", timing_file, "-fps_mode", "passthrough", "-enc_time_base:v",
+                  "filter"]
+    return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
+            "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
+            "-i", "-", *audio, "-c:v", codec, "-pix_fmt", pix_fmt,
+            *params, *timing, *fmt, path]
+
+
+def decode_command(path: str, pix_fmt: str, exe: str | None = None) -> list[str]:
+    """ffmpeg decoding the first video stream of ``path`` to raw frames on stdout, every
+    frame once (variable frame rate too)."""
+    return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error",
+            "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
+            "-map", "0:V:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pix_fmt,
+            "-avioflags", "direct", "-"]  # a frame a write, not 32 KiB ones: fewer wake-ups
+
+
+def probe_command(path: str, exe: str | None = None) -> list[str]:
+    """ffmpeg listing the packets of the first video stream (framecrc: one line each with
+    its timestamps) without decoding them; its log describes the streams."""
+    return [ffmpeg_exe(exe), "-hide_banner", "-nostats", "-i", path, "-map", "0:V:0",
+            "-c", "copy", "-f", "framecrc", "-"]
+
+
+def join_command(listing: str, output: str, audio_from: str | None = None,
+                 exe: str | None = None) -> list[str]:
+    """ffmpeg joining the segments of a concat ``listing`` into ``output`` by stream copy;
+    with ``audio_from``, its soundtrack too (encoded for the output's container).
+
+    The segments' Matroska timestamps are whole milliseconds, and so are the output's: a
+    30 fps clip reads back as 29.96-30.01 fps (every frame is there once)."""
+    cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
+           "-f", "concat", "-safe", "0", "-i", listing]
+    if audio_from is None:
+        return cmd + ["-c", "copy", output]
+    audio_codec = "libopus" if Path(output).suffix.lower() == ".webm" else "aac"
+    return cmd + ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
+                  "-c:a", audio_codec, output]
+
+
+def widen_pipe(stream: Any) -> None:
+    """A 1 MiB pipe instead of 64 KiB: fewer wake-ups for megabyte frames (Linux only)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
+    except (ImportError, OSError, ValueError):
+        pass
+
+
+def frame_pipe_env() -> dict[str, str]:
+    """The environment of an ffmpeg that moves megabyte raw frames through a pipe.
+
+    glibc's malloc gives a freed block back to the kernel once the free space at the top
+    of a heap passes a threshold that follows the block sizes seen (~2.8 MB for 720p
+    4:2:0 frames), and the next frame then faults its pages in again, each cleared anew.
+    Fixed thresholds keep freed frames for reuse: over 240 frames of 720p that saved
+    ~0.3 s of CPU in the decoder and encoder together (``benchmarks/RESULTS.md``). Other C
+    libraries ignore these variables, and values the user set win.
+    """
+    env = dict(os.environ)
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", str(32 << 20))  # glibc's largest
+    env.setdefault("MALLOC_TRIM_THRESHOLD_", str(1 << 30))
+    return env
+
+
+def timestamps_filter(times: Sequence[float]) -> str:
+    """An ffmpeg filter giving frame ``N`` the time ``times[N]`` (seconds): variable frame
+    rate footage keeps its timing. Runs of even spacing become one linear piece each,
+    found by a balanced tree of comparisons on ``N`` (a handful of pieces for a screen
+    recording that dropped a few frames; never more than one per frame)."""
+    runs: list[tuple[int, float, float]] = []  # (first frame, its time, step)
+    i, n = 0, len(times)
+    while i < n:  # a last frame on its own keeps the step before it (for any frame after)
+        step = times[i + 1] - times[i] if i + 1 < n else (runs[-1][2] if runs else 0.0)
+        j = i + 1
+        while j + 1 < n and abs(times[j + 1] - times[j] - step) < 1e-7:
+            j += 1
+        runs.append((i, times[i], step))
+        i = j + 1
+
+    def tree(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            first, t, step = runs[lo]
+            return f"{t:.9f}+(N-{first})*{step:.9f}"
+        mid = (lo + hi) // 2
+        return f"if(lt(N,{runs[mid][0]}),{tree(lo, mid)},{tree(mid, hi)})"
+
+    return f"settb=1/90000,setpts='({tree(0, len(runs))})/TB+0.5'\n"  # +0.5: rounded

@@ -1,0 +1,142 @@
+"""Probing a video file: rate, size, frame count, pixel format, audio, frame times.
+
+One ffmpeg run lists the packets of the first video stream (counted, not decoded) and
+describes the streams; the facts are read from both. Cached per file version.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from hfrender.errors import InputError
+from hfrender.io.ffmpeg import probe_command
+
+
+class FootageError(InputError):
+    """Input that cannot be read or does not fit (one line for the user)."""
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What one probe of a video file says (sizes as decoded: display rotation applied)."""
+
+    fps: float
+    size: tuple[int, int]
+    count: int
+    pix_fmt: str
+    has_audio: bool
+    times: tuple[float, ...] | None = None  # seconds from the first frame, if unevenly spaced
+    start: float = 0.0  # seconds from the file's start (its audio) to the first frame
+
+    @property
+    def native_yuv420p(self) -> bool:
+        """Stored as 8-bit 4:2:0 with even sides: it can be blended as it is."""
+        w, h = self.size
+        fmt = self.pix_fmt
+        return (fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
+
+
+def probe(path: str) -> VideoInfo:
+    """Rate, size, frame count, pixel format and audio of a video, in one ffmpeg run.
+
+    The packets of the first video stream are stream-copied to nowhere: counted, not
+    decoded (imageio-ffmpeg's ``count_frames_and_secs`` decodes the whole video), and the
+    header of that run gives the rest. Cached per file version: a second look is free.
+    """
+    st = os.stat(path)
+    info = _probe(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+    if isinstance(info, str):
+        raise FootageError(f"cannot read {path} as video: {info}")
+    return info
+
+
+@lru_cache(maxsize=16)
+def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
+    """The facts, or what ffmpeg said when it could not read the file."""
+    # framecrc: one line per packet with its timestamps ("0, dts, pts, duration, size, crc")
+    res = subprocess.run(probe_command(path), capture_output=True, text=True,
+                         errors="replace")
+    # packets an edit list hides (flag 0x4, "discard": a stream-copied trim) never decode
+    pts = [int(m.group(1)) for m in re.finditer(
+        r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)
+        if not (m.group(2) and int(m.group(2), 16) & 4)]
+    tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
+    head = res.stderr.split("Stream mapping:")[0]  # the input's streams
+    video = _first_video(head)
+    if res.returncode != 0 or not pts or video is None:
+        return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
+    fps, (w, h), pix_fmt, turn = video
+    if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
+        w, h = h, w
+    has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", head, re.M) is not None
+    times, start = None, 0.0
+    if tb and len(pts) >= 2 and min(pts) > -(2**62):  # AV_NOPTS_VALUE: no timestamps
+        unit = int(tb.group(1)) / int(tb.group(2))
+        order = sorted(pts)
+        times = _uneven([(p - order[0]) * unit for p in order])
+        fps = _exact_rate(fps, (order[-1] - order[0]) * unit, len(order) - 1, unit)
+        begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
+        start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
+    return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
+                     start if start > 1e-3 else 0.0)
+
+
+def _uneven(t: list[float]) -> tuple[float, ...] | None:
+    """The frame times when they are not evenly spaced (variable frame rate); None for a
+    constant rate or repeated timestamps."""
+    if len(t) < 3 or any(b <= a for a, b in zip(t, t[1:], strict=False)):
+        return None
+    step = t[-1] / (len(t) - 1)
+    if max(abs(x - k * step) for k, x in enumerate(t)) <= min(1e-3, step / 4):
+        return None
+    return tuple(t)
+
+
+def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
+    """ffmpeg prints "23.98 fps" for 24000/1001. When the timestamps (``steps`` frame
+    intervals over ``span`` seconds, each rounded to ``unit``) rule the printed rate out,
+    its whole number or that x 1000/1001, whichever they allow, is taken instead."""
+    if span <= 0:
+        return printed
+    measured = steps / span
+    tolerance = measured * unit / span * 1.01  # both ends rounded to the unit
+    if abs(printed - measured) <= tolerance:
+        return printed
+    whole = round(printed)
+    near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))
+    return near if abs(near - measured) <= tolerance else printed
+
+
+def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
+    """Rate, size, pixel format and display rotation of the first video stream (not a
+    cover picture) in ffmpeg's description of an input; None if it has none."""
+    lines = head.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r"\s*Stream #\d+:\d+.*: Video: ", line) or "(attached pic)" in line:
+            continue
+        # "h264 (High) (avc1 / 0x31637661), yuv420p(tv, progressive), 1280x720 [SAR 1:1
+        # DAR 16:9], 2 kb/s, 29.97 fps, 29.97 tbr, 30k tbn": commas inside () do not split
+        fields = [f.strip() for f in re.split(r",\s*(?![^()]*\))", line.split(" Video: ", 1)[1])]
+        size = next((m for f in fields if (m := re.match(r"(\d+)x(\d+)\b", f))), None)
+        rate: dict[str, float] = {}
+        for f in fields:
+            if m := re.fullmatch(r"([\d.]+)(k?) (fps|tbr)", f):
+                rate[m.group(3)] = float(m.group(1)) * (1000 if m.group(2) else 1)
+        if size is None or not (rate.get("fps") or rate.get("tbr")):
+            continue  # a stream hfrender cannot read: perhaps the next one
+        block = []
+        for more in lines[i + 1:]:
+            if re.match(r"\s*Stream #", more):
+                break
+            block.append(more)
+        turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
+        return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
+                fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0)
+    return None
+
+
