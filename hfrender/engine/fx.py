@@ -187,7 +187,7 @@ class FxJob:
         builder = HyperFrameBuilder.create(
             self.shape, np.uint8, frames_per_output=s.stride, halo=s.window - 1,
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
-            max_in_flight=IN_FLIGHT, first_index=skip)
+            max_in_flight=IN_FLIGHT, first_index=skip, lead_in=s.window - 1 if start else 0)
         engine = Engine(FxFusion(s), self.out.writer, first_frame=start, total=stats.total,
                         workers=s.workers, buffers=OutputBuffers(self.per, self.shape, np.uint8),
                         progress=self.progress, held=1 + s.workers)

@@ -59,10 +59,13 @@ class HyperFrameBuilder:
         sliding windows); needs a pool of at least two slots
     acquire_timeout : seconds to wait for a free slot (``None``: forever)
     first_index : global index of the first frame pushed (a stream resumed midway)
+    lead_in : the first frames pushed count as halo (they are there for the windows after
+        them, which is how a stream resumed midway starts)
     """
 
     def __init__(self, pool: HyperFramePool, halo: int = 0,
-                 acquire_timeout: float | None = None, first_index: int = 0) -> None:
+                 acquire_timeout: float | None = None, first_index: int = 0,
+                 lead_in: int = 0) -> None:
         if not 0 <= halo < pool.capacity:
             raise InputError(
                 f"halo={halo!r} must be in [0, {pool.capacity - 1}] (pool capacity "
@@ -77,13 +80,15 @@ class HyperFrameBuilder:
         self._n = 0  # frames in the current slot (halo included)
         self._slot_halo = 0
         self._first = first_index  # global index of the current slot's frame 0
+        self._lead_in = lead_in
         self._pending = False  # a reserved frame not yet committed
 
     @classmethod
     def create(cls, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8, *,
                frames_per_output: int = 1, halo: int = 0, granularity: int | str = "auto",
                depth: bool = False, max_in_flight: int = 2, storage: ArenaStorage | None = None,
-               acquire_timeout: float | None = None, first_index: int = 0) -> HyperFrameBuilder:
+               acquire_timeout: float | None = None, first_index: int = 0,
+               lead_in: int = 0) -> HyperFrameBuilder:
         """A builder with its own pool, sized by ``granularity`` (``"auto"`` or frames).
 
         ``"auto"`` follows :func:`auto_granularity`; a number is used as it is (it must hold
@@ -105,7 +110,8 @@ class HyperFrameBuilder:
             )
         pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth,
                               max_in_flight=max_in_flight, storage=storage)
-        return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index)
+        return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index,
+                   lead_in=lead_in)
 
     @property
     def frames_pushed(self) -> int:
@@ -121,7 +127,7 @@ class HyperFrameBuilder:
             raise RuntimeError("reserve() called twice without commit()")
         if self._slot is None:
             self._slot = self._acquire()
-            self._n = self._slot_halo = 0
+            self._n, self._slot_halo, self._lead_in = 0, self._lead_in, 0
         slot = self._slot
         slot.timestamps[self._n] = t
         slot.lenses[self._n] = lens

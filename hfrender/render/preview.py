@@ -1,7 +1,10 @@
 """A live preview: finished frames shown in the GLFW window that owns the render context.
 
-The fusion thread offers frames (the latest one wins); the render thread, which owns the
-GL context and the window, shows them between sub-frames and polls the window's events.
+The writer's thread offers each frame once it is written (the latest one wins); the
+render thread, which owns the GL context and the window, shows the newest between
+sub-frames and polls the window's events. How many frames it catches while drawing is up
+to the threads' timing (a short render can finish drawing before the encoder takes the
+first frame); the last frame is always shown once the render ends.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ class Preview:
         self.shown = 0
 
     def offer(self, frame: np.ndarray) -> None:
-        """From any thread: the newest finished frame (H, W, 3 uint8)."""
+        """From any thread: the newest finished frame (H, W, 3 uint8), copied."""
         with self._lock:
             self._latest = np.ascontiguousarray(frame).copy()
 

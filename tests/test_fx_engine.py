@@ -1,0 +1,175 @@
+"""`hfrender fx` on the engine: workers, split-and-retry, --resume after kill -9 and
+SIGTERM, settings checked when built, ffmpeg command lines."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_fx import decode, make_clip, read_pngs
+
+from hfrender.cli import main
+from hfrender.config import ConfigError
+from hfrender.engine import fx
+from hfrender.engine.fx import FxSettings, run_fx
+from hfrender.io.segments import work_dir
+
+
+@pytest.mark.parametrize("gamma", [True, False])
+def test_more_workers_give_the_same_frames(tmp_path, rng, gamma):
+    clip, _ = make_clip(tmp_path, rng, n=40)
+    runs = []
+    for workers in (1, 3):
+        out = tmp_path / f"w{workers}" / "%03d.png"
+        args = ["fx", str(clip), "-o", str(out), "--motion-blur", "5", "--workers",
+                str(workers), "--quiet"] + (["--gamma-space"] if gamma else [])
+        assert main(args) == 0
+        runs.append(read_pngs(out.parent))
+    assert runs[0].shape == (40, 36, 64, 3)
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_out_of_memory_splits_the_hyperframe_and_keeps_the_frames(tmp_path, rng, monkeypatch):
+    clip, _ = make_clip(tmp_path, rng, n=40)
+    whole = run_fx(str(clip), str(tmp_path / "a" / "%03d.png"), FxSettings(window=4))
+    real, sizes = fx.motion_blur, []
+
+    def picky(frames, *args, **kwargs):
+        sizes.append(len(frames))
+        if len(frames) > 6:
+            raise MemoryError("simulated")
+        return real(frames, *args, **kwargs)
+
+    monkeypatch.setattr(fx, "motion_blur", picky)
+    split = run_fx(str(clip), str(tmp_path / "b" / "%03d.png"), FxSettings(window=4))
+    assert split.retries >= 2 and whole.retries == 0 and max(sizes) > 6
+    np.testing.assert_array_equal(read_pngs(tmp_path / "a"), read_pngs(tmp_path / "b"))
+
+
+def test_settings_are_checked_when_built_with_the_cli_message():
+    with pytest.raises(ConfigError, match=r"^--stride 0: must be >= 1$"):
+        FxSettings(window=4, stride=0)
+    with pytest.raises(ConfigError, match=r"^--motion-blur 0: the window must be >= 1 frame$"):
+        FxSettings(window=0)
+    with pytest.raises(ConfigError, match=r"^--workers 0: must be an integer from 1 to 64$"):
+        FxSettings(window=2, workers=0)
+    s = FxSettings(window=2)
+    with pytest.raises(AttributeError):
+        s.stride = 0  # frozen
+
+
+SLOW_FX = """
+import sys, time
+import hfrender.engine.fx_output as out
+import hfrender.engine.fx as fx
+out.SEGMENT_SECONDS = {seconds}
+real = fx.motion_blur
+def slow(*args, **kwargs):
+    time.sleep({sleep})
+    return real(*args, **kwargs)
+fx.motion_blur = slow
+from hfrender.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def start_fx(tmp_path, args, sleep=0.05):
+    script = tmp_path / "slow_fx.py"
+    script.write_text(textwrap.dedent(SLOW_FX.format(seconds=0.5, sleep=sleep)))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    return subprocess.Popen([sys.executable, str(script), "fx", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def segments_done(out):
+    manifest = work_dir(out) / "manifest.json"
+    return json.loads(manifest.read_text())["segments"] if manifest.exists() else []
+
+
+def wait_for(out, n, proc, timeout=60):
+    end = time.time() + timeout
+    while time.time() < end and proc.poll() is None:
+        if len(segments_done(out)) >= n:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no {n} segments before the timeout (exit {proc.poll()})")
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, rng, monkeypatch):
+    clip, _ = make_clip(tmp_path, rng, n=120, audio=True)  # 15-frame segments: 8 of them
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.5)
+    whole = tmp_path / "whole.mp4"
+    run_fx(str(clip), str(whole), FxSettings(window=4))
+    out = tmp_path / "crash.mp4"
+    proc = start_fx(tmp_path, [str(clip), "-o", str(out), "--motion-blur", "4", "--quiet"])
+    wait_for(out, 2, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = segments_done(out)
+    assert 2 <= len(done) < 8 and not out.exists()
+    stats = run_fx(str(clip), str(out), FxSettings(window=4, resume=True))
+    first = sum(s["count"] for s in done)
+    assert stats.resumed_at == first and stats.frames_out == 120 - first  # kept: not redone
+    a, b = decode(whole)[0], decode(out)[0]
+    assert a.shape == b.shape == (120, 36, 64, 3)
+    np.testing.assert_array_equal(a, b)  # the decoded frames of an uninterrupted run
+    assert not work_dir(out).exists()
+    from hfrender.io.ffmpeg import ffmpeg_exe
+
+    streams = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(out)],
+                             capture_output=True, text=True).stderr
+    assert "Audio: aac" in streams  # the soundtrack joined with the segments
+
+
+def test_sigterm_keeps_the_segments_and_says_how_to_resume(tmp_path, rng):
+    clip, _ = make_clip(tmp_path, rng, n=120)
+    out = tmp_path / "term.mp4"
+    proc = start_fx(tmp_path, [str(clip), "-o", str(out), "--motion-blur", "4"])
+    wait_for(out, 1, proc)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and not out.exists()
+    assert "the finished segments are kept: continue with: hfrender fx" in err
+    assert err.rstrip().endswith("--resume")
+    assert len(segments_done(out)) >= 1
+
+
+def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
+    clip, _ = make_clip(tmp_path, rng, n=10)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "x" / "%03d.png"), "--motion-blur",
+                 "2", "--resume", "--quiet"]) == 2
+    assert "--resume: " in capsys.readouterr().err
+    assert main(["fx", str(clip), "-o", str(tmp_path / "n.mp4"), "--motion-blur", "2",
+                 "--resume", "--quiet"]) == 2
+    assert "--resume: nothing to resume for" in capsys.readouterr().err
+    out = tmp_path / "c.mp4"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    assert len(decode(out)[0]) == 10 and not work_dir(out).exists()
+
+
+def test_ffmpeg_command_lines_are_built_by_pure_functions():
+    from hfrender.io.ffmpeg import decode_command, encode_command, join_command
+
+    enc = encode_command("o.part.mp4", 30000 / 1001, (64, 36), "libx264", gop=8,
+                         pix_fmt_in="yuv420p", audio_from="in.mkv", container="o.mp4",
+                         exe="ff")
+    assert enc[:5] == ["ff", "-hide_banner", "-loglevel", "error", "-y"]
+    assert enc[enc.index("-pix_fmt") + 1] == "yuv420p" and enc[enc.index("-s") + 1] == "64x36"
+    assert enc[enc.index("-r") + 1] == "30000/1001"  # NTSC exactly
+    assert enc[enc.index("-g") + 1] == "8" and "-sc_threshold" in enc
+    assert enc[enc.index("-map") + 1] == "0:v:0" and enc[enc.index("-c:a") + 1] == "aac"
+    assert enc[-3:] == ["-f", "mp4", "o.part.mp4"]  # the muxer of the real name
+    gif = encode_command("a.gif", 10, (8, 8), "gif", gop=8, audio_from="in.mkv", exe="ff")
+    assert "-g" not in gif and "-i" in gif and "in.mkv" not in gif and "pal8" in gif
+    dec = decode_command("a:b.mkv", "rgb24", exe="ff")
+    assert dec[dec.index("-i") + 1] == str(Path("a:b.mkv").resolve())  # not a protocol
+    assert dec[dec.index("-fps_mode") + 1] == "passthrough" and dec[-1] == "-"
+    assert join_command("l.txt", "o.mp4", exe="ff")[-3:] == ["-c", "copy", "o.mp4"]
+    webm = join_command("l.txt", "o.webm", "in.mkv", exe="ff")
+    assert webm[webm.index("-c:a") + 1] == "libopus" and webm[webm.index("-c:v") + 1] == "copy"
