@@ -32,7 +32,9 @@ from hfrender.render.renderer import make_renderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene.loader import load_scene
 
-SCENE = Path(__file__).resolve().parents[1] / "scenes" / "showcase.py"
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
+# a mesh scene with lens depth of field, and a Shadertoy-style shader (no camera, no DoF)
+SCENE_FILES = {"showcase": SCENES / "showcase.py", "plasma": SCENES / "plasma.frag"}
 
 ACCUMULATE = """
 #version 330 core
@@ -64,8 +66,8 @@ void main() {
 """
 
 
-def setup(size, samples, frames):
-    scene = load_scene(SCENE)
+def setup(scene_file, size, samples, frames):
+    scene = load_scene(scene_file)
     scene.setup()
     plan = SampleSchedule(30.0, 180.0, "center", "box", samples).plan(frames)
     glctx = create_context("egl", size=size)
@@ -82,8 +84,8 @@ def draw(scene, renderer, plan, j):
                   (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5))
 
 
-def run_naive(out, size, samples, frames):
-    scene, plan, glctx, renderer = setup(size, samples, frames)
+def run_naive(scene_file, out, size, samples, frames):
+    scene, plan, glctx, renderer = setup(scene_file, size, samples, frames)
     w, h = size
     writer = open_writer(out, 30.0, size)
     t0 = time.perf_counter()
@@ -106,10 +108,10 @@ def run_naive(out, size, samples, frames):
     return frames / seconds
 
 
-def run_accumulation(out, size, samples, frames):
+def run_accumulation(scene_file, out, size, samples, frames):
     import moderngl
 
-    scene, plan, glctx, renderer = setup(size, samples, frames)
+    scene, plan, glctx, renderer = setup(scene_file, size, samples, frames)
     ctx = glctx.ctx
     acc = ctx.texture(size, 4, dtype="f4")
     acc_fbo = ctx.framebuffer([acc])
@@ -149,10 +151,10 @@ def run_accumulation(out, size, samples, frames):
     return frames / seconds
 
 
-def run_hfrender(out, size, samples, frames):
+def run_hfrender(scene_file, out, size, samples, frames):
     config = RenderConfig(output=out, size=size, samples=samples, duration=frames / 30.0,
                           quiet=True)
-    stats = render(SCENE, config)
+    stats = render(scene_file, config)
     # the same window as the baselines: from the first draw to the closed file
     return stats.frames_written / (stats.seconds - stats.setup_s)
 
@@ -163,18 +165,25 @@ def main() -> None:
     p.add_argument("--size", default="640x360")
     p.add_argument("--samples", type=int, default=8)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--scene", choices=[*SCENE_FILES, "all"], default="all")
     args = p.parse_args()
     size = parse_size(args.size)
+    for name in SCENE_FILES if args.scene == "all" else [args.scene]:
+        compare(SCENE_FILES[name], size, args.samples, args.frames, args.repeats)
+
+
+def compare(scene_file, size, samples, frames, repeats) -> None:
     runs = {"naive": run_naive, "accumulation": run_accumulation, "hfrender": run_hfrender}
     fps = {name: [] for name in runs}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.repeats):  # interleaved, so drift hits all three alike
+        for _ in range(repeats):  # interleaved, so drift hits all three alike
             for name, fn in runs.items():
-                fps[name].append(fn(str(Path(tmp) / f"{name}.mp4"), size, args.samples,
-                                    args.frames))
+                fps[name].append(fn(scene_file, str(Path(tmp) / f"{name}.mp4"), size, samples,
+                                    frames))
     med = {k: statistics.median(v) for k, v in fps.items()}
-    print(f"{SCENE.name}, {args.frames} frames {size[0]}x{size[1]} x {args.samples} samples, "
-          f"lens DoF, mp4; median of {args.repeats} runs (output frames per second)")
+    dof = "lens DoF" if scene_file.suffix == ".py" else "a shader, no DoF"
+    print(f"{scene_file.name}, {frames} frames {size[0]}x{size[1]} x {samples} samples, "
+          f"{dof}, mp4; median of {repeats} runs (output frames per second)")
     for name in runs:
         print(f"  {name:<13} {med[name]:6.1f} fps   runs: "
               + ", ".join(f"{v:.1f}" for v in fps[name]))

@@ -104,6 +104,21 @@ def gl_context(monkeypatch):
 
 
 @pytest.fixture
+def golden(request):
+    """``golden(name, frames, settings, tolerance, renderer)``: assert that the frames match
+    tests/golden/<name>.npz (see tests/golden_frames.py); with ``--regen-golden`` they
+    become it."""
+    from golden_frames import assert_matches_golden
+
+    regen = request.config.getoption("--regen-golden")
+
+    def check(name, frames, settings, tolerance, renderer):
+        assert_matches_golden(name, frames, settings, tolerance, renderer, regen=regen)
+
+    return check
+
+
+@pytest.fixture
 def rng(request):
     """A generator seeded from the test's own id: fresh per case, reproducible."""
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))

@@ -19,3 +19,15 @@ def render_frames(scene_file, first_frame=0, count=None, **settings):
 def linear(frames):
     v = np.asarray(frames, np.float64) / 255
     return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def render_golden(scene_file, frame_indices, **settings):
+    """(frames (N, H, W, 3) uint8, GL renderer) of the output frames ``frame_indices`` of
+    a scene, each rendered on its own as a chunk of one frame: what the golden frame tests
+    compare (the only place they call the renderer)."""
+    frames, renderer = [], ""
+    for k in frame_indices:
+        out, stats = render_frames(scene_file, first_frame=k, count=1, **settings)
+        frames.append(out[0])
+        renderer = stats.gl_renderer
+    return np.stack(frames), renderer

@@ -9,6 +9,7 @@ from cuda_emu import EmulationError, Emulator
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cuda import launches
+from hfrender.resources import shader_path
 
 CPU = CPUBackend()
 
@@ -127,3 +128,52 @@ def test_wrong_scalar_types_are_refused(dev, rng):
         dev.run("hf_decode_frames_u8", (1, 1, 2), (256, 1, 1),
                 (frames, 12, np.int32(3), np.int32(1), np.zeros(1, np.float32),
                  np.empty((2, 2, 2, 3), np.float32)))
+
+
+def test_kernel_constants_are_written_once_in_python():
+    from hfrender.backends.cuda.source import constants, kernel_source
+    from hfrender.optics import FRONT_TOLERANCE
+
+    src = kernel_source()
+    assert f"#define HF_FRONT_TOLERANCE ((float){FRONT_TOLERANCE!r})" in src
+    assert "#define HF_MODE_CODE 2" in src and "#define HF_TIE_BIAS ((float)0.000244140625)" in src
+    kernel_file = shader_path("cuda/fusion.cu").read_text()
+    for name in constants():
+        assert f"#define {name}" not in kernel_file  # not by hand beside the Python value
+        assert name in kernel_file  # and the kernels use every one
+
+
+def _near_surfaces(rng, n, h, w):
+    """Depths 0-5% apart: whether two of them are one surface is the tolerance's call."""
+    layers = np.array([1.0, 1.004, 1.009, 1.013, 1.02, 1.03, 1.05], np.float32)
+    return layers[rng.integers(0, len(layers), (n, h, w))]
+
+
+def _dof_parity(dev, rng):
+    n, h, w = 3, 17, 26
+    frames = random_frames(rng, np.float32, (n, h, w, 3))
+    depth = _near_surfaces(rng, n, h, w)
+    lenses = [hf.Lens(0.5, 1.4, sensor_width_mm=6.0) for _ in range(n)]
+    ww = hf.WindowWeights.sliding(np.full(n, 1 / n), 1, 1)
+    gpu = np.empty((1, h, w, 3), np.float32)
+    launches.fuse(dev, frames, depth, ww, lenses, True, gpu)
+    return gpu, CPU.fuse(frames, depth, ww, lenses, True)
+
+
+def test_depths_a_few_percent_apart_match_the_cpu(dev, rng):
+    gpu, cpu = _dof_parity(dev, rng)
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
+
+
+def test_a_drifted_kernel_constant_fails_the_parity(tmp_path, rng):
+    """Were the tolerance written by hand in the kernel and changed there alone, the parity
+    cases above would see it."""
+    from hfrender.backends.cuda.source import kernel_source
+    from hfrender.optics import FRONT_TOLERANCE
+
+    line = f"#define HF_FRONT_TOLERANCE ((float){FRONT_TOLERANCE!r})"
+    drifted = kernel_source().replace(line, "#define HF_FRONT_TOLERANCE ((float)0.03)")
+    assert drifted != kernel_source()
+    dev = launches.Device(np, Emulator(tmp_path, drifted).run)
+    gpu, cpu = _dof_parity(dev, rng)
+    assert np.abs(gpu - cpu).max() > 1e-3

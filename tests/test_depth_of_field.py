@@ -134,11 +134,15 @@ def test_stack_of_frames_each_with_its_depth(rng):
         assert not np.allclose(out[k], frames[k])
 
 
-def test_numpy_scalars_are_accepted_for_the_lens():
-    img = np.zeros((8, 8, 3), np.float32)
-    a = hf.depth_of_field(img, np.full((8, 8), 3.0), focus_distance=np.float32(1.0),
-                          f_stop=np.int64(2))
-    assert a.shape == (8, 8, 3)
+def test_numpy_scalars_are_accepted_for_the_lens(rng):
+    img = rng.random((32, 32, 3), dtype=np.float32)
+    depth = np.full((32, 32), 3.0)
+    a = hf.depth_of_field(img, depth, focus_distance=np.float32(1.0), f_stop=np.int64(2),
+                          sensor_width_mm=np.float64(SMALL))
+    # the same blur as with Python numbers, and a blur at all (a CoC of 3 px)
+    np.testing.assert_array_equal(a, hf.depth_of_field(img, depth, focus_distance=1.0,
+                                                       f_stop=2.0, sensor_width_mm=SMALL))
+    assert a.shape == img.shape and np.abs(a - img).max() > 0.05
     with pytest.raises(ValueError, match="f_stop=True must be a finite number > 0"):
         hf.Lens(1.0, True)
 

@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hfrender as hf
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -51,6 +53,17 @@ def test_effects_demo_writes_gif_and_still(tmp_path, capsys):
     fused, sharp = mod.run(frames=2, width=64, height=36)
     assert fused.shape == sharp.shape == (2, 36, 64, 3)
     assert np.abs(fused - sharp).max() > 0.05  # the effects changed the picture
+    # and into what the demo says: each output frame is the mean of its 8 sub-frames, each
+    # defocused by its own depth (the pool, builder and windows change nothing)
+    lens = mod.LENS
+    for k in range(2):
+        subs = [mod.render(t, 64, 36) for t in mod.sample_times(k)]
+        want = np.mean([hf.depth_of_field(color, depth, focus_distance=lens.focus_distance,
+                                          f_stop=lens.f_stop,
+                                          focal_length_mm=lens.focal_length_mm,
+                                          sensor_width_mm=lens.sensor_width_mm)
+                        for color, depth in subs], axis=0)
+        np.testing.assert_allclose(fused[k], want, rtol=1e-5, atol=1e-6)
     mod.main(["-o", str(tmp_path / "d.gif"), "--still", str(tmp_path / "d.png"),
               "--frames", "2", "--size", "64x36"])
     assert iio.imread(tmp_path / "d.gif", index=None).shape[:3] == (2, 36, 64)

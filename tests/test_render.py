@@ -12,6 +12,7 @@ from hfrender.config import RenderConfig
 from hfrender.engine.render import render
 from hfrender.sampler import SampleSchedule
 
+pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 DATA = Path(__file__).parent / "data"
 BAR = DATA / "bar.frag"
 SPEED, BAR_W = 600.0, 4  # px/s and px, as in bar.frag

@@ -3,10 +3,12 @@
 from pathlib import Path
 
 import imageio_ffmpeg
+import pytest
 
 from hfrender.config import RenderConfig
 from hfrender.engine.render import render
 
+pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 BAR = Path(__file__).parent / "data" / "bar.frag"
 
 

@@ -79,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     _render_options(b)
     b.set_defaults(func=cmd_bench, output="bench.mp4")
 
+    _fx_parser(sub)
+    return parser
+
+
+def _fx_parser(sub: argparse._SubParsersAction) -> None:
     fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
                         description="Apply motion blur and depth of field to a video or a "
                         "PNG sequence (streamed: never the whole clip in memory).")
@@ -113,7 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue an interrupted run of the same settings (video outputs)")
     o.add_argument("--quiet", action="store_true")
     fx.set_defaults(func=cmd_fx)
-    return parser
 
 
 def _render_options(r: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, widen_pipe
 from hfrender.io.probe import FootageError, probe
-from hfrender.io.writers import pattern_files, raw_frame_shape
+from hfrender.io.writers import Closing, pattern_files, raw_frame_shape
 
 
 class FrameReader(Protocol):
@@ -42,18 +42,8 @@ class FrameReader(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-class _Closing:
-    """``with reader: ...`` closes it."""
-
-    def __enter__(self):  # noqa: ANN204 - the reader itself
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()  # type: ignore[attr-defined]
-
-
 @dataclass
-class SequenceFootage(_Closing):
+class SequenceFootage(Closing):
     """A PNG (or EXR) sequence, read file by file."""
 
     path: str
@@ -87,7 +77,7 @@ class SequenceFootage(_Closing):
 
 
 @dataclass
-class VideoFootage(_Closing):
+class VideoFootage(Closing):
     """A video file decoded by ffmpeg straight into the caller's buffers."""
 
     path: str

@@ -117,7 +117,7 @@ class FrameWriter(Protocol):
 
 
 class Closing:
-    """``with writer: ...`` closes it (a mixin of the writers)."""
+    """``with it: ...`` closes it (a mixin of the writers and the footage readers)."""
 
     def __enter__(self):  # noqa: ANN204 - the writer itself
         return self

@@ -27,8 +27,7 @@ def with_user_source(header: str, user: str, footer: str) -> str:
     return f"{header}\n#line 1\n{user}\n#line 1000000\n{footer}"
 
 
-def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None,
-                    outputs: tuple[str, ...] = ()) -> Any:
+def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None) -> Any:
     """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``."""
     try:
         return ctx.program(vertex_shader=vertex, fragment_shader=fragment)

@@ -7,7 +7,7 @@ the camera looks down its -z axis, as in OpenGL.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,7 +44,6 @@ class Camera:
     ortho_height: float = 4.0  # world units seen vertically, orthographic only
     near: float = 0.05
     far: float = 1000.0
-    _extra: dict = field(default_factory=dict, repr=False)
 
     def look_at(self, target: tuple) -> None:
         self.target = tuple(float(x) for x in target)

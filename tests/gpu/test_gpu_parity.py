@@ -86,6 +86,7 @@ def test_auto_picks_cuda(monkeypatch):
     assert hf.get_backend().name == "cuda"
 
 
+@pytest.mark.usefixtures("gl_context")
 def test_render_with_interop_keeps_sub_frames_on_the_gpu(tmp_path):
     from pathlib import Path
 
