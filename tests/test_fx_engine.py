@@ -140,6 +140,16 @@ def test_sigterm_keeps_the_segments_and_says_how_to_resume(tmp_path, rng):
     assert len(segments_done(out)) >= 1
 
 
+def test_resume_without_an_interrupted_run_is_one_line(tmp_path, rng, capsys, monkeypatch):
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.1)
+    clip, _ = make_clip(tmp_path, rng, n=10)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "n.mp4"), "--motion-blur", "2",
+                 "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: --resume: nothing to resume for") and \
+        err.rstrip().endswith("run without --resume")
+
+
 def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
     clip, _ = make_clip(tmp_path, rng, n=10)
     assert main(["fx", str(clip), "-o", str(tmp_path / "x" / "%03d.png"), "--motion-blur",
@@ -147,7 +157,8 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
     assert "--resume: " in capsys.readouterr().err
     assert main(["fx", str(clip), "-o", str(tmp_path / "n.mp4"), "--motion-blur", "2",
                  "--resume", "--quiet"]) == 2
-    assert "--resume: nothing to resume for" in capsys.readouterr().err
+    assert "(a clip of up to 10 s is written in one piece); run it again" in \
+        capsys.readouterr().err
     out = tmp_path / "c.mp4"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     assert len(decode(out)[0]) == 10 and not work_dir(out).exists()

@@ -1,11 +1,12 @@
 """Where an fx job's frames go, and how the output appears only when it is complete.
 
-Constant-rate video outputs (mp4, mov, mkv, webm) are written as segments of about
-``SEGMENT_SECONDS`` each with a manifest, in a work folder beside the output: after Ctrl-C,
-SIGTERM or ``kill -9`` the whole segments stay, ``--resume`` makes only what is missing,
-and the output is joined (with the soundtrack) once every frame is there. Other outputs
-(PNG sequences, GIF, footage with variable frame times, which the join would not keep
-exact) are written under a temporary name and renamed at the end.
+Constant-rate video outputs (mp4, mov, mkv, webm) longer than one segment are written as
+segments of ``SEGMENT_SECONDS`` each with a manifest, in a work folder beside the output:
+after Ctrl-C, SIGTERM or ``kill -9`` the whole segments stay, ``--resume`` makes only what
+is missing, and the output is joined (with the soundtrack) once every frame is there.
+Other outputs (up to one segment long: a kill costs no more than a segment would; PNG
+sequences, GIF; footage with variable frame times, which the join would not keep exact)
+are written in one piece under a temporary name and renamed at the end.
 """
 
 from __future__ import annotations
@@ -42,15 +43,21 @@ class FxOutput:
             footage, info
         self.backend, self.stats = backend, stats
         self.times, self.offset = self._timing()
+        self.fps_out = footage.fps / s.stride
+        self.segment_frames = max(1, round(SEGMENT_SECONDS * self.fps_out))
+        one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway
         self.segmented = (resumable(output) and info is not None and self.times is None
-                          and self.offset == 0)
+                          and self.offset == 0 and not one_piece)
         self.start = 0
         self.writer: Any = None
         self.tmp: str | None = None
         if s.resume and not self.segmented:
-            why = ("variable frame rate footage keeps its frame times only when written in "
-                   "one piece" if resumable(output) and info is not None else
-                   "a GIF's palette and a PNG sequence are made whole")
+            if not (resumable(output) and info is not None):
+                why = "a GIF's palette and a PNG sequence are made whole"
+            elif one_piece:
+                why = f"a clip of up to {SEGMENT_SECONDS} s is written in one piece"
+            else:
+                why = "variable frame rate footage keeps its frame times only in one piece"
             raise ConfigError(f"--resume: {output} cannot be resumed ({why}); run it again")
 
     def _timing(self) -> tuple[list | None, float]:
@@ -78,7 +85,7 @@ class FxOutput:
 
     def open(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats
-        fps_out = footage.fps / s.stride
+        fps_out = self.fps_out
         if not self.segmented:
             self.tmp = outputs.temporary(self.output)
             if is_sequence(self.output):
@@ -98,8 +105,7 @@ class FxOutput:
             folder = work_dir(self.output)
             if folder.exists():
                 shutil.rmtree(folder)  # an older interrupted run of this output
-            manifest = Manifest(settings, stats.total, max(1, round(SEGMENT_SECONDS * fps_out)),
-                                0)
+            manifest = Manifest(settings, stats.total, self.segment_frames, 0)
         audio = str(Path(footage.path).resolve()) if footage.has_audio else None
         self.writer = SegmentedWriter(self.output, fps_out, footage.size, s.codec, None,
                                       manifest, work_dir(self.output), self.start,

@@ -185,6 +185,16 @@ class HyperFrameBuilder:
             return None
         return self._emit(carry=False)
 
+    def emit_now(self) -> HyperFrame | None:
+        """The current slot as a hyperframe now, before it is full (the halo carries on as
+        usual): the first outputs of a stream leave without waiting for a whole slot.
+        ``None`` if it holds no new frame."""
+        if self._pending:
+            raise RuntimeError("emit_now() with a reserved frame not committed")
+        if self._slot is None or self._n == self._slot_halo:
+            return None
+        return self._emit()
+
     def _emit(self, carry: bool = True) -> HyperFrame:
         slot, n = self._slot, self._n
         keep = min(self.halo, n) if carry else 0
