@@ -17,6 +17,8 @@ import pytest
 from hfrender.cli import main
 from hfrender.io.segments import work_dir
 
+pytestmark = pytest.mark.usefixtures("gl_context")  # glGetError after each test
+
 SLOW = """
 import math, time
 import hfrender as hf

@@ -10,7 +10,6 @@ first frame); the last frame is always shown once the render ends.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import numpy as np
 
@@ -77,7 +76,3 @@ class Preview:
     def release(self) -> None:
         for obj in (self.vao, self.prog, self.texture):
             obj.release()
-
-
-def attach(glctx: GLContext, size: tuple[int, int]) -> Any:
-    return Preview(glctx, size)
