@@ -184,3 +184,59 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     assert join_command("l.txt", "o.mp4", exe="ff")[-3:] == ["-c", "copy", "o.mp4"]
     webm = join_command("l.txt", "o.webm", "in.mkv", exe="ff")
     assert webm[webm.index("-c:a") + 1] == "libopus" and webm[webm.index("-c:v") + 1] == "copy"
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
+def test_fx_refuses_to_write_over_its_own_input(tmp_path, rng, capsys, how):
+    clip, _ = make_clip(tmp_path, rng, n=10)
+    src = tmp_path / "same.mkv"
+    src.write_bytes(clip.read_bytes())
+    before = src.read_bytes()
+    out = src
+    if how == "symlink":
+        out = tmp_path / "link.mkv"
+        out.symlink_to(src)
+    elif how == "hardlink":
+        out = tmp_path / "hard.mkv"
+        os.link(src, out)
+    assert main(["fx", str(src), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hfrender: error: -o {out} is the input ({src}): write the output " \
+                  "elsewhere\n"
+    assert src.read_bytes() == before
+
+
+def test_fx_refuses_a_sequence_that_overlaps_its_input_or_depth(tmp_path, rng, capsys):
+    import imageio.v3 as iio
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    frames = rng.integers(0, 256, (4, 8, 8, 3), dtype=np.uint8)
+    for i, f in enumerate(frames, start=1):
+        iio.imwrite(folder / f"{i:05d}.png", f)
+    before = sorted((p.name, p.read_bytes()) for p in folder.iterdir())
+    pattern = str(folder / "%05d.png")
+    assert main(["fx", pattern, "-o", pattern, "--motion-blur", "2", "--quiet"]) == 2
+    assert "would replace" in capsys.readouterr().err
+    depth = tmp_path / "d.npy"
+    np.save(depth, np.ones((4, 8, 8), np.float32))
+    assert main(["fx", pattern, "-o", str(depth), "--depth", str(depth), "--focus-distance",
+                 "1", "--f-stop", "2", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: -o {depth} is the depth input " \
+                                      f"({depth}): write the output elsewhere\n"
+    assert sorted((p.name, p.read_bytes()) for p in folder.iterdir()) == before
+    assert np.load(depth).shape == (4, 8, 8)
+
+
+@pytest.mark.parametrize("command", ["render", "fx"])
+def test_an_unwritable_output_is_one_line_before_any_work(tmp_path, rng, capsys, command):
+    if command == "render":
+        args = ["render", str(Path(__file__).parent / "data" / "bar.frag"), "--size", "32x8",
+                "--duration", "0.1"]
+    else:
+        clip, _ = make_clip(tmp_path, rng, n=4)
+        args = ["fx", str(clip), "--motion-blur", "2"]
+    assert main([*args, "-o", "/proc/hfrender-test.mp4", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: -o /proc/hfrender-test.mp4: cannot write in "
+                          "/proc: ") and len(err.splitlines()) == 1

@@ -193,7 +193,8 @@ def test_ctrl_c_finalises_a_playable_file(tmp_path):
     out = tmp_path / "part.mp4"
     with pytest.raises(KeyboardInterrupt):  # default granularity: 64 sub-frames a hyperframe
         render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2))
-    reader = imageio_ffmpeg.read_frames(str(out))
+    assert not out.exists()  # the output appears only when complete
+    reader = imageio_ffmpeg.read_frames(str(tmp_path / "part.partial.mp4"))
     meta = next(reader)
     n = sum(1 for _ in reader)
     # frame 30's second sample (t = 1 + 1/240) stops it: frames 0..29 were all complete,

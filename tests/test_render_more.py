@@ -109,7 +109,7 @@ def test_progress_reports_every_frame_in_order():
     assert calls == [(k, 9) for k in range(1, 10)]
 
 
-def test_an_error_mid_render_still_leaves_a_playable_file(tmp_path):
+def test_an_error_mid_render_keeps_a_playable_partial_file(tmp_path):
     path = write_scene(tmp_path, """
     class Late(hf.Scene):
         duration = 2.0
@@ -122,7 +122,8 @@ def test_an_error_mid_render_still_leaves_a_playable_file(tmp_path):
     out = tmp_path / "late.mp4"
     with pytest.raises(SceneUpdateError, match="late failure"):
         render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2))
-    reader = imageio_ffmpeg.read_frames(str(out))
+    assert not out.exists()
+    reader = imageio_ffmpeg.read_frames(str(tmp_path / "late.partial.mp4"))
     next(reader)
     assert sum(1 for _ in reader) == 30  # every frame completed before t = 1 s
 

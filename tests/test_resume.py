@@ -96,18 +96,43 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys):
     assert not work_dir(out).exists()
 
 
-def test_sigterm_finalises_and_says_how_to_resume(tmp_path):
+def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     path = scene(tmp_path, 0.004)
     out = tmp_path / "term.mp4"
+    out.write_bytes(b"an older render")
     proc = start(path, out)
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143
-    n = len(decoded(out))
+    assert out.read_bytes() == b"an older render"  # the file at the path is untouched
+    partial = tmp_path / "term.partial.mp4"
+    n = len(decoded(partial))
     assert 30 <= n < 90  # what was finished plays
-    assert f"interrupted: {out} was finalised with the {n} frames written so far; continue " \
-           f"with: hfrender render {path} -o {out}" in err and "--resume" in err
+    assert (f"interrupted: the {n} frames finished so far are in {partial} ({out} is "
+            f"untouched); continue with: hfrender render {path} -o {out}") in err
+    assert err.rstrip().endswith("--resume")
+
+
+def test_a_failed_render_leaves_the_last_good_render(tmp_path, capsys):
+    good = scene(tmp_path, 0.0)
+    keep = tmp_path / "keep.mp4"
+    assert main(["render", str(good), "-o", str(keep), *ARGS]) == 0
+    before = keep.read_bytes()
+    bad = tmp_path / "bad.py"
+    bad.write_text(good.read_text().replace("time.sleep(0.0)",
+                                            "assert t < 0.6, 'the scene broke'"))
+    capsys.readouterr()
+    assert main(["render", str(bad), "-o", str(keep), *ARGS]) == 1
+    err = capsys.readouterr().err
+    partial = tmp_path / "keep.partial.mp4"
+    assert keep.read_bytes() == before  # not replaced by a shorter video
+    n = len(decoded(partial))
+    assert 1 <= n < 90
+    assert err.startswith("hfrender: error: scene error in update(t)") and \
+        err.rstrip().endswith(f"bad.py:14); the {n} frames finished so far are in "
+                              f"{partial} ({keep} is untouched)"), err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_resume_refuses_changed_settings(tmp_path, capsys):

@@ -36,7 +36,15 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.hyperframe.pool import HyperFrame, slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
-from hfrender.io.footage import FootageError, open_depth, open_footage, probe, start_decoding
+from hfrender.io import outputs
+from hfrender.io.footage import (
+    FootageError,
+    open_depth,
+    open_footage,
+    probe,
+    sequence_files,
+    start_decoding,
+)
 from hfrender.io.writers import check_output, ffmpeg_encoders, is_sequence, raw_frame_shape
 from hfrender.sampler import curve_weights
 
@@ -102,6 +110,7 @@ class FxJob:
         # the encoder list and the fusion backend (the CUDA check imports CuPy) load while
         # ffmpeg probes the input and starts decoding: off the path to the first frame
         s = self.s
+        self._check_files()
         setup = ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup")
         encoders, backend = setup.submit(ffmpeg_encoders), setup.submit(get_backend, s.backend)
         early = None
@@ -133,6 +142,17 @@ class FxJob:
         finally:
             setup.shutdown(wait=False, cancel_futures=True)  # an error is told at once
         return self
+
+    def _check_files(self) -> None:
+        """The output must not replace an input of this run, and must be writable: both
+        said before anything is read."""
+        inputs = []
+        for what, path in (("input", self.source), ("depth input", self.s.depth)):
+            if path is not None:
+                files = sequence_files(path) if not Path(path).is_file() else [Path(path)]
+                inputs.append((what, files or []))
+        outputs.check_not_input(self.output, inputs)
+        outputs.check_writable(self.output)
 
     def _check(self) -> None:
         """Everything that can be said wrong before a frame is read; the depth pass."""

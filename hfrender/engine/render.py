@@ -24,10 +24,10 @@ from hfrender.config import ConfigError, RenderConfig
 from hfrender.effects import fuse
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.render_setup import (
+    RenderOutput,
     check_granularity,
     gl_storage,
     keyframe_interval,
-    open_output,
     output_settings,
     resolve_dof,
     resume_point,
@@ -38,6 +38,7 @@ from hfrender.errors import HFRenderError, InputError
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
+from hfrender.io import outputs
 from hfrender.io.writers import check_output
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
@@ -78,6 +79,7 @@ class RenderStats:
     shutter: tuple[float, int] | None = None  # (degrees, samples) when they were changed
     preview_frames: int = 0
     frames_in_output: int = 0  # frames the output file holds (after a resume: all of them)
+    partial: str | None = None  # where an unfinished render's frames are kept to watch
 
     @property
     def fps(self) -> float:
@@ -141,6 +143,7 @@ class RenderJob:
         self.scene_file, self.config, self.scene_name = scene_file, config, scene_name
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
+        self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
         self.plan: Plan | None = None
@@ -164,6 +167,7 @@ class RenderJob:
                               f"{config.fps:g} fps)")
         if self.own_writer:
             check_output(config.output, config.size, config.codec)
+            outputs.check_writable(config.output)
         stats.total_frames = self.count
         self.backend = get_backend(config.backend)
         stats.backend = self.backend.name
@@ -239,9 +243,11 @@ class RenderJob:
         stats.granularity = self.builder.pool.capacity
         stats.pool_mb = self.builder.pool.nbytes / 2**20
         if self.own_writer:
-            self.writer = open_output(config, self.settings, self.manifest,
-                                      keyframe_interval(stats.granularity, plan),
-                                      stats.granularity, self.total, self.first_frame)
+            self.output = RenderOutput(config, self.settings, self.manifest,
+                                       keyframe_interval(stats.granularity, plan),
+                                       stats.granularity, self.first_frame + self.count,
+                                       self.first_frame)
+            self.writer = self.output.writer
         if config.preview:
             from hfrender.render.preview import Preview
 
@@ -254,8 +260,8 @@ class RenderJob:
             self.prepare()
         try:
             if self.nothing_left:  # every segment was done: only the join is missing
-                open_output(self.config, self.settings, self.manifest, 1, 1, self.total,
-                            self.total).close()
+                RenderOutput(self.config, self.settings, self.manifest, 1, 1, self.total,
+                             self.total).finish()
             else:
                 self._run_engine()
         finally:
@@ -300,13 +306,23 @@ class RenderJob:
             stats.preview_frames = self.preview.shown
         if self.own_writer:
             try:
-                self.writer.close()
+                self._finalise(error)
             except BaseException as exc:  # noqa: BLE001 - as above
                 error = error or exc
-            stats.frames_in_output = getattr(self.writer, "frames_in_output",
-                                             stats.frames_written)
         if error is not None:
             raise error
+
+    def _finalise(self, error: BaseException | None) -> None:
+        """The output in place when complete; else the path untouched and what was made
+        kept as ``NAME.partial.EXT`` (:attr:`RenderStats.partial`)."""
+        stats, out = self.stats, self.output
+        try:
+            if error is None:
+                out.finish()
+            else:
+                out.abandon()
+        finally:
+            stats.frames_in_output, stats.partial = out.frames, out.partial
 
     def _salvage(self, engine: Engine) -> None:
         """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""

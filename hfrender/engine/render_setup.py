@@ -14,8 +14,9 @@ from typing import Any
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.hyperframe.pool import slot_count
+from hfrender.io import outputs
 from hfrender.io.segments import Manifest, open_segmented, resumable, resume_from, work_dir
-from hfrender.io.writers import open_writer
+from hfrender.io.writers import WriteFailed, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 
@@ -116,17 +117,49 @@ def keyframe_interval(granularity: int, plan: Plan) -> int:
     return max(1, (granularity - plan.overlap) // plan.step)
 
 
-def open_output(config: RenderConfig, settings: dict, manifest: Manifest | None, gop: int,
-                granularity: int, total: int, start: int) -> Any:
-    """The writer of output frames ``start ..``: resumable segments for video files (every
-    ``gop`` frames a keyframe), a plain writer otherwise."""
-    if not resumable(config.output):
-        return open_writer(config.output, config.fps, config.size, config.codec, gop)
-    if manifest is None:
-        folder = work_dir(config.output)
-        if folder.exists():
-            shutil.rmtree(folder)  # an older interrupted render of this output
-        per_second = max(1, round(config.fps))
-        manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
-    return open_segmented(config.output, config.fps, config.size, config.codec, gop,
-                          manifest, start)
+class RenderOutput:
+    """The writer of a render's own output, and its fate: :meth:`finish` puts the complete
+    output in place; :meth:`abandon` (an error, Ctrl-C) leaves the path alone (an older
+    file there is untouched) and keeps what was made as ``NAME.partial.EXT``, video
+    segments for ``--resume`` too."""
+
+    def __init__(self, config: RenderConfig, settings: dict, manifest: Manifest | None,
+                 gop: int, granularity: int, total: int, start: int) -> None:
+        self.output, self.tmp = config.output, None
+        self.partial: str | None = None
+        if not resumable(config.output):
+            self.tmp = outputs.temporary(config.output)
+            self.writer = open_writer(self.tmp, config.fps, config.size, config.codec, gop)
+            return
+        if manifest is None:
+            folder = work_dir(config.output)
+            if folder.exists():
+                shutil.rmtree(folder)  # an older interrupted render of this output
+            per_second = max(1, round(config.fps))
+            manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
+        self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
+                                     manifest, start)
+
+    @property
+    def frames(self) -> int:
+        """Frames the output (or the partial one) holds."""
+        return getattr(self.writer, "frames_in_output", self.writer.frames_written)
+
+    def finish(self) -> None:
+        self.writer.close()
+        if self.tmp is not None:
+            outputs.commit(self.tmp, self.output)
+        elif not self.writer.complete:  # the writer saw fewer frames than the render has
+            raise WriteFailed(f"{self.output}: {self.frames} of "
+                              f"{self.writer.manifest.total_frames} frames were written")
+
+    def abandon(self) -> None:
+        try:
+            self.writer.close()
+        finally:
+            if self.tmp is None:
+                self.partial = self.writer.partial_output
+            elif self.writer.frames_written:
+                self.partial = outputs.keep_partial(self.tmp, self.output)
+            else:
+                outputs.discard(self.tmp)

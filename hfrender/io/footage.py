@@ -148,7 +148,9 @@ def _natural(name: str) -> list:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
-def _sequence_files(path: str) -> list[Path] | None:
+def sequence_files(path: str) -> list[Path] | None:
+    """The files of an image sequence (a folder, or a pattern such as ``in/%05d.png``) in
+    frame order; None if ``path`` is not one."""
     p = Path(path)
     if p.is_dir():
         files = sorted((f for f in p.iterdir() if f.suffix.lower() in (".png", ".exr")),
@@ -186,7 +188,7 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     if decoder is not None and decoder.pix_fmt != pix_fmt:
         decoder.close()
         decoder = None
-    files = _sequence_files(path)
+    files = sequence_files(path)
     if files is not None:
         import imageio.v3 as iio
 
@@ -220,17 +222,60 @@ class DepthPass:
     frames: Iterator[np.ndarray]  # (H, W) float32 metres
 
 
+NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")  # .npy; .npz (a zip), empty
+
+
+def _load_numpy(p: Path, path: str) -> np.ndarray:
+    """The depth array of a ``.npy`` (memory-mapped) or ``.npz`` (its ``depth`` array, else
+    the first); what is no such file (text, a pickle, a truncated file) is one line."""
+    def refuse(why: str) -> FootageError:
+        return FootageError(f"{path}: not a NumPy .npy/.npz file ({why}); write depth with "
+                            "numpy.save or numpy.savez")
+
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise FootageError(f"cannot read depth {path}: {exc.strerror or exc}") from None
+    if not head.startswith(NUMPY_MAGIC):
+        raise refuse(f"it starts with {head!r}" if head else "it is empty")
+    try:
+        loaded = np.load(p, mmap_mode="r")  # an .npz ignores mmap_mode
+        if isinstance(loaded, np.ndarray):
+            return loaded
+        names = loaded.files
+        if not names:
+            raise refuse("the archive holds no array")
+        name = "depth" if "depth" in names else names[0]
+        arr = loaded[name]
+        if not isinstance(arr, np.ndarray):
+            raise refuse(f"the archive's {name} is no .npy array")
+        return arr
+    except FootageError:
+        raise
+    except ValueError as exc:
+        if "pickle" in str(exc) or "Python objects" in str(exc):
+            raise refuse("it holds Python objects, not numbers") from None
+        raise refuse(_one_line(exc)) from None
+    except (OSError, EOFError, KeyError) as exc:  # a damaged header or a truncated archive
+        raise refuse(_one_line(exc)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
 def open_depth(path: str, scale: float = 1.0) -> DepthPass:
     """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence."""
     p = Path(path)
     if p.suffix.lower() in (".npy", ".npz"):
         if not p.is_file():
             raise FootageError(f"depth not found: {path}")
-        if p.suffix.lower() == ".npy":
-            arr = np.load(p, mmap_mode="r")
-        else:
-            archive = np.load(p)
-            arr = archive["depth"] if "depth" in archive.files else archive[archive.files[0]]
+        arr = _load_numpy(p, path)
+        if arr.dtype.kind not in "fiu":
+            raise FootageError(f"{path}: depth has dtype {arr.dtype}; it must be numeric "
+                               "(float32 metres)")
         if arr.ndim == 4 and arr.shape[-1] == 1:
             arr = arr[..., 0]
         if arr.ndim != 3:
@@ -239,7 +284,7 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
         frames = (np.asarray(arr[i], np.float32) * np.float32(scale) for i in range(len(arr)))
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
                          frames)
-    files = _sequence_files(path)
+    files = sequence_files(path)
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
                            "sequence (a folder or a pattern such as depth/%05d.png)")

@@ -4,11 +4,21 @@ same path is untouched until then)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
-from hfrender.io.writers import is_sequence, remove_stale
+from hfrender.errors import InputError
+from hfrender.io.writers import (
+    WriteFailed,
+    WriterError,
+    is_sequence,
+    pattern_files,
+    remove_stale,
+)
 
 
 def temporary(output: str) -> str:
@@ -20,17 +30,42 @@ def temporary(output: str) -> str:
     return str(out.with_name(f".{out.name}.partial{out.suffix}"))
 
 
+def partial_name(output: str) -> str:
+    """Where an unfinished run's frames go to be watched, the output and an older file there
+    left alone: ``NAME.partial.EXT`` beside it (for a sequence, ``FOLDER.partial/``)."""
+    out = Path(output)
+    if is_sequence(output):
+        return str(out.parent.with_name(f"{out.parent.name or 'frames'}.partial") / out.name)
+    return str(out.with_name(f"{out.stem}.partial{out.suffix}"))
+
+
+def keep_partial(tmp: str, output: str) -> str:
+    """Move what an unfinished run wrote under ``tmp`` to :func:`partial_name`; its path."""
+    dst = partial_name(output)
+    if is_sequence(output):
+        src, folder = Path(tmp).parent, Path(dst).parent
+        shutil.rmtree(folder, ignore_errors=True)  # an older run's partial frames
+        os.replace(src, folder)
+    else:
+        os.replace(tmp, dst)
+    return dst
+
+
 def commit(tmp: str, output: str) -> None:
     """Put the complete ``tmp`` in place of ``output``."""
-    if is_sequence(output):
-        src, dst = Path(tmp).parent, Path(output).resolve().parent
-        dst.mkdir(parents=True, exist_ok=True)
-        remove_stale(str(dst / Path(output).name))  # an older render's frames
-        for f in sorted(src.iterdir()):
-            os.replace(f, dst / f.name)
-        shutil.rmtree(src, ignore_errors=True)
-    else:
-        os.replace(tmp, output)
+    try:
+        if is_sequence(output):
+            src, dst = Path(tmp).parent, Path(output).resolve().parent
+            dst.mkdir(parents=True, exist_ok=True)
+            remove_stale(str(dst / Path(output).name))  # an older render's frames
+            for f in sorted(src.iterdir()):
+                os.replace(f, dst / f.name)
+            shutil.rmtree(src, ignore_errors=True)
+        else:
+            os.replace(tmp, output)
+    except OSError as exc:
+        where = exc.filename2 or exc.filename or output
+        raise WriteFailed(f"cannot put {where} in place: {exc.strerror or exc}") from None
 
 
 def discard(tmp: str) -> None:
@@ -39,3 +74,53 @@ def discard(tmp: str) -> None:
         shutil.rmtree(Path(tmp).parent, ignore_errors=True)
     else:
         Path(tmp).unlink(missing_ok=True)
+
+
+def replaced_files(output: str) -> list[Path]:
+    """The files that writing ``output`` would replace or remove: the file itself, or every
+    existing file of a sequence's pattern (the stale-frame clean-up removes them)."""
+    out = Path(output)
+    if not is_sequence(output):
+        return [out] if out.exists() else []
+    rx = pattern_files(out.name, r"(\.part)?")
+    if rx is None or not out.parent.is_dir():
+        return []
+    return [f for f in out.parent.iterdir() if rx.match(f.name)]
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)  # hard links and symlinks too
+    except OSError:
+        return False
+
+
+def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -> None:
+    """Refuse an output that would replace one of the run's own input files (``inputs``:
+    (what it is, its files)), before anything is read."""
+    replaced = replaced_files(output)
+    for what, files in inputs:
+        for f in files:
+            hit = next((r for r in replaced if _same(r, f)), None)
+            if hit is None:
+                continue
+            same = "is" if not is_sequence(output) else f"would replace {hit}, a file of"
+            raise InputError(f"-o {output} {same} the {what} ({f}): write the output "
+                             "elsewhere")
+
+
+def check_writable(output: str) -> None:
+    """Can a file be made where ``output`` goes? One line naming the folder and why not
+    (a read-only folder or mount, /proc, a missing folder), before any work is done."""
+    folder = Path(output).resolve().parent
+    while not folder.exists() and folder != folder.parent:  # made when writing starts
+        folder = folder.parent
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".hfrender-probe-", dir=folder)
+    except OSError as exc:
+        reason = {errno.EROFS: "the file system is read-only",
+                  errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+                  errno.ENOSPC: "the disk is full"}.get(exc.errno, exc.strerror or str(exc))
+        raise WriterError(f"-o {output}: cannot write in {folder}: {reason}") from None
+    os.close(fd)
+    os.unlink(probe)

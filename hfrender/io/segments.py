@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.io.outputs import partial_name
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
@@ -118,6 +119,7 @@ class SegmentedWriter(Closing):
         self._current: VideoWriter | None = None
         self._first = start
         self._partial: Path | None = None
+        self.partial_output: str | None = None  # an unfinished run's frames, to watch
         self._partial_frames = 0
         folder.mkdir(parents=True, exist_ok=True)
         manifest.save(folder)
@@ -152,10 +154,12 @@ class SegmentedWriter(Closing):
         self.manifest.save(self.folder)
 
     def close(self) -> None:
-        """Join every segment (and a last partial one) into the output, so that it plays.
+        """A complete run: join every segment into the output and remove the work folder.
 
-        A complete render removes the work folder; an interrupted one keeps the whole
-        segments for ``--resume`` (the partial one is re-rendered then).
+        An unfinished one leaves the output alone (an older file there is untouched) and
+        keeps the whole segments for ``--resume``; with ``join_unfinished``, what it has
+        (the last partial segment too) is also joined into ``NAME.partial.EXT`` to watch
+        (:attr:`partial_output`).
         """
         files = [self.folder / s["file"] for s in self.manifest.segments]
         if self._current is not None:  # interrupted mid-segment: finalise it for the join
@@ -167,8 +171,11 @@ class SegmentedWriter(Closing):
                 files.append(self._partial)
             else:
                 Path(writer.path).unlink(missing_ok=True)
-        if files and (self.complete or self.join_unfinished):
+        if files and self.complete:
             join(files, self.output, self.folder, self.audio_from)
+        elif files and self.join_unfinished:
+            self.partial_output = partial_name(self.output)
+            join(files, self.partial_output, self.folder, self.audio_from)
         if self.complete:
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:
@@ -176,13 +183,16 @@ class SegmentedWriter(Closing):
 
     @property
     def frames_in_output(self) -> int:
-        """Frames the joined output holds (after close): whole segments, of this run and
-        earlier ones, and the partial one."""
+        """Frames the joined output (or the partial one) holds after close: whole
+        segments, of this run and earlier ones, and the partial one."""
         return sum(s["count"] for s in self.manifest.segments) + self._partial_frames
 
     @property
     def complete(self) -> bool:
-        return sum(s["count"] for s in self.manifest.segments) == self.manifest.total_frames
+        """Whole segments cover every frame up to ``total_frames``, from the first one's."""
+        segs = self.manifest.segments
+        first = segs[0]["first"] if segs else 0
+        return sum(s["count"] for s in segs) == self.manifest.total_frames - first
 
 
 def join(files: list[Path], output: str, folder: Path, audio_from: str | None = None) -> None:
