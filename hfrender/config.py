@@ -22,6 +22,8 @@ INTEROP = ("auto", "on", "off")
 SCHEDULES = ("fifo", "motion")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
+MAX_FPS = 1000.0  # output frames per second (a 1000 fps render is already a slow-motion one)
+MAX_FRAMES = 10_000_000  # output frames of one render: 3.8 days at 30 fps
 
 
 class ConfigError(InputError):
@@ -59,7 +61,7 @@ class RenderConfig:
     stats: bool = False
 
     def __post_init__(self) -> None:
-        _number("fps", self.fps, low=0, exclusive=True)
+        _number("fps", self.fps, low=0, exclusive=True, high=MAX_FPS)
         if not (isinstance(self.size, tuple) and len(self.size) == 2
                 and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
             raise ConfigError(f"size={self.size!r} must be WIDTHxHEIGHT with 1..16384 pixels each")
@@ -83,7 +85,12 @@ class RenderConfig:
     def frame_count(self, scene_duration: float) -> int:
         duration = self.duration if self.duration is not None else scene_duration
         _number("duration", duration, low=0, exclusive=True)
-        return max(1, round(duration * self.fps))
+        frames = max(1, round(duration * self.fps))
+        if frames > MAX_FRAMES:
+            raise ConfigError(f"duration={duration:g} s at {self.fps:g} fps is {frames:,} "
+                              f"frames; hfrender renders at most {MAX_FRAMES:,} in one output "
+                              "(lower --duration or --fps, or render it in parts)")
+        return frames
 
     def with_(self, **changes: Any) -> RenderConfig:
         return replace(self, **changes)

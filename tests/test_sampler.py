@@ -89,3 +89,58 @@ def test_shutter_above_360_is_kept_exact_when_the_grid_allows():
     assert s.effective_shutter_deg == 540 and s.window == 9
     # 450 degrees with 2 samples has no exact grid within 1..4 samples: the nearest one
     assert SampleSchedule(shutter_deg=450, samples=2).effective_shutter_deg == 360
+
+
+@pytest.mark.parametrize("shutter,jitter", [(180, False), (720, True), (360, True)])
+def test_a_plan_stream_agrees_with_the_whole_plan(shutter, jitter):
+    from hfrender.sampler import PlanStream
+
+    rng = np.random.default_rng(shutter)
+    s = SampleSchedule(fps=24, shutter_deg=shutter, samples=6, jitter=jitter, seed=3,
+                       curve="triangle")
+    whole = s.plan(23, first_frame=5)
+    stream = PlanStream(s, 5, 23, chunk=4)
+    times, lens = [], []
+    for base, skip, plan in stream.chunks():
+        assert base + len(plan.times) <= stream.subframes
+        times.append(plan.times[skip:])
+        lens.append(plan.lens[skip:])
+    np.testing.assert_array_equal(np.concatenate(times), whole.times)
+    np.testing.assert_array_equal(np.concatenate(lens), whole.lens)
+    # hyperframes of random sizes, as the builder cuts them (halo + whole outputs): the
+    # same windows as the whole plan's, every output once
+    start, halo, seen = 0, 0, []
+    while start + halo < stream.subframes:
+        n = min(stream.overlap + stream.step * int(rng.integers(1, 5)), stream.subframes - start)
+        got = stream.in_span(start, halo, n)
+        want = whole.weights.in_span(start, halo, n)
+        assert got[0] == 5 + want[0]
+        np.testing.assert_array_equal(got[1].starts, want[1].starts)
+        np.testing.assert_allclose(got[1].rows, want[1].rows)
+        seen += range(got[0], got[0] + got[1].count)
+        start, halo = start + n - stream.overlap, stream.overlap
+    assert seen == list(range(5, 28))
+
+
+def test_a_long_render_is_planned_in_chunks_not_up_front():
+    import time
+
+    from hfrender.sampler import PlanStream
+
+    t = time.perf_counter()
+    stream = PlanStream(SampleSchedule(fps=30, samples=8), 0, 10_000_000)
+    k0, w = stream.in_span(8 * 9_000_000, 0, 64)  # far into the render, at once
+    assert (k0, w.count) == (9_000_000, 8) and time.perf_counter() - t < 1.0
+    _, _, plan = next(stream.chunks())
+    assert len(plan.times) == 64 * 8  # one chunk, not ten million frames
+
+
+def test_limits_that_make_no_sense_are_one_line():
+    from hfrender.config import ConfigError, RenderConfig
+
+    with pytest.raises(ConfigError, match=r"^fps=1000000000\.0 must be a number > 0 and "
+                                          r"<= 1000$"):
+        RenderConfig(fps=1e9)
+    with pytest.raises(ConfigError, match=r"^duration=1e\+09 s at 30 fps is 30,000,000,000 "
+                                          r"frames; hfrender renders at most 10,000,000"):
+        RenderConfig(duration=1e9).frame_count(4.0)

@@ -42,7 +42,7 @@ from hfrender.io import outputs
 from hfrender.io.writers import check_output
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
-from hfrender.sampler import Plan
+from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, located
 
@@ -110,14 +110,12 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
 class RenderFusion:
     """The render's side of the engine: windows from the plan, fused by the backend."""
 
-    def __init__(self, plan: Plan, backend: str, stats: RenderStats) -> None:
+    def __init__(self, plan: PlanStream, backend: str, stats: RenderStats) -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
         self._lock = threading.Lock()
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
-        k0, windows = self.plan.weights.in_span(hyper.first_index, hyper.halo,
-                                                hyper.frame_count)
-        return self.plan.first_frame + k0, windows
+        return self.plan.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
 
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
         if isinstance(hyper.frames, np.ndarray):
@@ -146,10 +144,11 @@ class RenderJob:
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
-        self.plan: Plan | None = None
+        self.plan: PlanStream | None = None
         self.settings: dict | None = None  # what the output depends on (resume checks it)
         self.manifest: Any = None
         self.nothing_left = False  # a resume whose every segment was done
+        self._drawing: int | None = None  # the output frame being drawn
         self._t0 = time.perf_counter()
 
     # --- before drawing ------------------------------------------------------------------
@@ -225,7 +224,7 @@ class RenderJob:
         config, stats = self.config, self.stats
         (w, h), depth = config.size, self.dof == "depth"
         schedule = schedule_for(config, self.scene.camera.aperture_blades)
-        self.plan = plan = schedule.plan(self.count, self.first_frame)
+        self.plan = plan = PlanStream(schedule, self.first_frame, self.count)
         if schedule.effective_shutter_deg != config.shutter or plan.per_output != config.samples:
             stats.shutter = (schedule.effective_shutter_deg, plan.per_output)
             log.warning("shutter %g degrees with %d samples: windows overlap on a shared grid; "
@@ -335,37 +334,41 @@ class RenderJob:
             pass
 
     def _draw(self, engine: Engine) -> None:
-        scene, plan, config, stats = self.scene, self.plan, self.config, self.stats
-        mesh = not isinstance(scene, ShaderScene)
-        jitter = config.antialias and mesh
-        depth = self.dof == "depth"
-        previous_k = None
-        for j, t in enumerate(plan.times):
-            t = float(t)
-            k = plan.first_frame + int(plan.output[j])
-            if k != previous_k:  # the first sub-frame of output frame k: its latency starts
-                engine.mark_started(k)
-                previous_k = k
-            call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
-            offset = self._lens_offset(j, t, k) if mesh else (0.0, 0.0)
-            i = (plan.first_frame * plan.step + j) % plan.per_output  # global: chunks agree
-            jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5) if jitter else (0.0, 0.0)
-            call_scene(scene, "drawing", self.renderer.draw, t, k, offset, jit, t=t, frame=k)
-            lens = scene.camera.lens(config.max_coc_px) if depth else None
-            color, dplane = self.builder.reserve(t, lens)
-            self.renderer.read_into(color, dplane)
-            if isinstance(color, np.ndarray):  # read back to host memory (no interop)
-                stats.device_to_host_bytes += color.nbytes + (0 if dplane is None
-                                                              else dplane.nbytes)
-            stats.subframes += 1
-            hyper = self.builder.commit()
-            if hyper is not None:
-                engine.submit(hyper)
-            if self.preview is not None and not self.preview.show():
-                log.info("preview window closed: stopping")
-                raise KeyboardInterrupt
+        """Every sub-frame of the stream, a chunk of output frames at a time."""
+        for base, skip, plan in self.plan.chunks():
+            for j in range(skip, len(plan.times)):
+                self._draw_one(engine, plan, j, base + j)
 
-    def _lens_offset(self, j: int, t: float, k: int) -> tuple[float, float]:
+    def _draw_one(self, engine: Engine, plan: Plan, j: int, index: int) -> None:
+        """Sub-frame ``j`` of ``plan`` (``index`` of the stream) into the next slot."""
+        scene, config, stats = self.scene, self.config, self.stats
+        mesh = not isinstance(scene, ShaderScene)
+        t = float(plan.times[j])
+        k = plan.first_frame + int(plan.output[j])
+        if k != self._drawing:  # the first sub-frame of output frame k: its latency starts
+            engine.mark_started(k)
+            self._drawing = k
+        call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        offset = self._lens_offset(plan, j, t, k) if mesh else (0.0, 0.0)
+        jit = (0.0, 0.0)
+        if config.antialias and mesh:  # the same pattern in every window, chunks agree
+            i = (self.plan.first_frame * self.plan.step + index) % self.plan.per_output
+            jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5)
+        call_scene(scene, "drawing", self.renderer.draw, t, k, offset, jit, t=t, frame=k)
+        lens = scene.camera.lens(config.max_coc_px) if self.dof == "depth" else None
+        color, dplane = self.builder.reserve(t, lens)
+        self.renderer.read_into(color, dplane)
+        if isinstance(color, np.ndarray):  # read back to host memory (no interop)
+            stats.device_to_host_bytes += color.nbytes + (0 if dplane is None else dplane.nbytes)
+        stats.subframes += 1
+        hyper = self.builder.commit()
+        if hyper is not None:
+            engine.submit(hyper)
+        if self.preview is not None and not self.preview.show():
+            log.info("preview window closed: stopping")
+            raise KeyboardInterrupt
+
+    def _lens_offset(self, plan: Plan, j: int, t: float, k: int) -> tuple[float, float]:
         """The camera as update(t) left it, checked at every sub-frame; its offset across
         the aperture in lens mode."""
         camera = self.scene.camera
@@ -373,7 +376,7 @@ class RenderJob:
         if self.dof != "lens":
             return (0.0, 0.0)
         radius = camera.aperture_radius_m()
-        return (float(self.plan.lens[j, 0]) * radius, float(self.plan.lens[j, 1]) * radius)
+        return (float(plan.lens[j, 0]) * radius, float(plan.lens[j, 1]) * radius)
 
     def release(self) -> None:
         """Free the GL objects and the context (also after an error)."""

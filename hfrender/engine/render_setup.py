@@ -57,13 +57,17 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> Non
                 f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
                 f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
     slots = slot_count(config.max_in_flight)
-    least = slots * (plan.overlap + plan.step) * frame_bytes
+    frames = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
+    least = slots * frames * frame_bytes
     free = free_memory_bytes()
     if least > 0.8 * free:
+        lower = "--samples or --size" if config.granularity == "auto" else \
+            "--granularity, --samples or --size"
         raise ConfigError(
             f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output "
-            f"frame needs {least / 2**30:.1f} GiB for {slots} hyperframe slots, more than the "
-            f"{free / 2**30:.1f} GiB free: lower --samples or --size")
+            f"frame needs {least / 2**30:.1f} GiB for {slots} hyperframe slots of {frames} "
+            f"sub-frames, more than the {free / 2**30:.1f} GiB this process may use: lower "
+            f"{lower}")
 
 
 def gl_mapper(kind: str) -> Any:

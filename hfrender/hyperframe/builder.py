@@ -10,6 +10,7 @@ boundary finds all its frames in one hyperframe.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,13 @@ DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
 
 def free_memory_bytes() -> int:
-    """Memory available to this process now (``MemAvailable``), in bytes."""
+    """Memory this process may still use, in bytes: the least of the free RAM
+    (``MemAvailable``), its cgroup's room (``memory.max`` less ``memory.current``: a
+    container's limit) and ``RLIMIT_AS`` less the address space already in use."""
+    return max(0, min(_ram_available(), cgroup_room(), address_room()))
+
+
+def _ram_available() -> int:
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -30,6 +37,54 @@ def free_memory_bytes() -> int:
     except OSError:
         pass
     return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def cgroup_room(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") -> int:
+    """The room left under this process's cgroup memory limits, the least over its cgroup
+    and those above it: ``memory.max - memory.current`` (cgroup v2) or
+    ``memory.limit_in_bytes - memory.usage_in_bytes`` (v1); huge where there is none."""
+    try:
+        with open(own) as fh:
+            lines = [ln.strip().split(":", 2) for ln in fh if ln.count(":") >= 2]
+    except OSError:
+        return 1 << 62
+    room = 1 << 62
+    for _, controllers, path in lines:
+        if controllers == "":
+            room = min(room, _room(Path(root), path, "memory.max", "memory.current"))
+        elif "memory" in controllers.split(","):
+            room = min(room, _room(Path(root) / "memory", path, "memory.limit_in_bytes",
+                                   "memory.usage_in_bytes"))
+    return room
+
+
+def _room(base: Path, path: str, limit_file: str, used_file: str) -> int:
+    room, group = 1 << 62, base / path.lstrip("/")
+    while True:
+        try:
+            limit = (group / limit_file).read_text().strip()
+            if limit != "max" and int(limit) < 1 << 62:
+                room = min(room, int(limit) - int((group / used_file).read_text()))
+        except (OSError, ValueError):
+            pass
+        if group == base or group.parent == group:
+            return room
+        group = group.parent
+
+
+def address_room() -> int:
+    """``RLIMIT_AS`` less the address space in use (``ulimit -v``); huge without a limit."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY:
+            return 1 << 62
+        with open("/proc/self/statm") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return soft - used
+    except (ImportError, OSError, ValueError):
+        return 1 << 62
 
 
 def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int = 0,

@@ -1,0 +1,75 @@
+"""Memory stays bounded whatever the numbers: the pool fits what this process may use."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hfrender.hyperframe import builder
+
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+
+
+def fake_cgroups(tmp_path, v2_limit="max", v1_limit=str((1 << 63) - 4096)):
+    root = tmp_path / "cg"
+    (root / "app" / "job").mkdir(parents=True)
+    (root / "app" / "memory.max").write_text(f"{v2_limit}\n")
+    (root / "app" / "memory.current").write_text(str(1 << 30))
+    (root / "app" / "job" / "memory.max").write_text("max\n")
+    (root / "memory" / "grp").mkdir(parents=True)
+    (root / "memory" / "grp" / "memory.limit_in_bytes").write_text(v1_limit)
+    (root / "memory" / "grp" / "memory.usage_in_bytes").write_text(str(2 << 30))
+    own = tmp_path / "cgroup"
+    own.write_text("4:memory:/grp\n0::/app/job\n")
+    return str(root), str(own)
+
+
+def test_the_cgroup_limit_counts_v2_above_and_v1():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        root, own = fake_cgroups(Path(d), v2_limit=str(8 << 30))
+        assert builder.cgroup_room(root, own) == 7 << 30  # the parent's 8 GiB less 1 in use
+        root, own = fake_cgroups(Path(d) / "b", v1_limit=str(4 << 30))
+        assert builder.cgroup_room(root, own) == 2 << 30  # v1: 4 GiB less 2
+        root, own = fake_cgroups(Path(d) / "c")
+        assert builder.cgroup_room(root, own) == 1 << 62  # no limit anywhere
+
+
+def run_limited(args, limit_gib=8):
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, "
+            f"({limit_gib} << 30, {limit_gib} << 30)); from hfrender.cli import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+@pytest.mark.parametrize("flags,lower", [
+    (["--size", "16384x16384"], "lower --samples or --size"),
+    (["--granularity", "100000"], "lower --granularity, --samples or --size"),
+])
+def test_a_pool_larger_than_the_address_limit_is_one_line(tmp_path, flags, lower):
+    res = run_limited(["render", BAR, "-o", str(tmp_path / "o.mp4"), "--duration", "0.1",
+                       "--quiet", *flags])
+    assert res.returncode == 2, res.stderr
+    line = res.stderr.strip()
+    assert len(line.splitlines()) == 1 and "Traceback" not in res.stderr
+    assert line.startswith("hfrender: error: ") and " GiB for 3 hyperframe slots of " in line
+    assert "this process may use" in line and line.endswith(lower)
+
+
+def test_a_memory_error_left_is_one_line(monkeypatch, capsys):
+    from hfrender.cli import commands, main
+
+    def no_memory(args):
+        raise MemoryError()
+
+    monkeypatch.setattr(commands, "cmd_info", no_memory)
+    monkeypatch.setattr("hfrender.cli.cmd_info", no_memory)
+    assert main(["info"]) == 1
+    assert capsys.readouterr().err == ("hfrender: error: out of memory: this process may not "
+                                       "use more; lower --size, --samples or --granularity (or "
+                                       "--workers)\n")
