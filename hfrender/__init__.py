@@ -9,9 +9,8 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
     from hfrender.backends import get_backend
@@ -48,9 +47,11 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The public names load with their module on first use: ``import hfrender`` stays
     cheap (the command line sets up the process before NumPy loads)."""
+    import importlib
+
     home = _HOME.get(name)
     if home is None:  # a submodule (hfrender.effects, ...), as after an eager import
         try:
@@ -65,7 +66,13 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
+    """The public names and the public submodules, not the helpers of this file."""
+    import pkgutil
+
+    return sorted(set(__all__) | {m.name for m in pkgutil.iter_modules(__path__)
+                                  if not m.name.startswith("_")})
 
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+# the helpers of this file are no public names: ``hf.logging`` is an AttributeError
+del annotations, logging, TYPE_CHECKING

@@ -81,3 +81,33 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarr
             f"index {where}; depth must be a distance > 0 from the camera (use inf for sky)"
         )
     return arr
+
+
+def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:
+    """One frame ``(H, W)`` (or ``(H, W, 1)``) of a depth pass, checked as it is read:
+    every value a distance > 0 (inf for sky). A bad value is named by the frame number
+    ``index`` of the clip and the pixel (x, y) in it; returns the frame as float32."""
+    if arr.ndim == 3 and arr.shape[-1] == 1:
+        arr = arr[..., 0]
+    if arr.ndim != 2:
+        raise InputError(f"{name} frame {index} has shape {arr.shape}; a depth frame is "
+                         "(height, width)")
+    if arr.dtype.kind not in "fiu":
+        raise InputTypeError(f"{name} frame {index} has dtype {arr.dtype}; depth must be "
+                             "numeric (float32 metres)")
+    arr = np.asarray(arr, np.float32)
+    bad = ~(arr > 0)  # NaN and <= 0, in one pass
+    if not bad.any():
+        return arr
+    nan = np.isnan(arr)
+    kind = nan if nan.any() else bad
+    count = int(kind.sum())
+    y, x = (int(i) for i in np.argwhere(kind)[0])
+    if kind is nan:
+        what = "a NaN" if count == 1 else f"{count} NaNs, the first"
+    else:
+        value = float(arr[y, x])
+        what = (f"a value <= 0 ({value:g})" if count == 1
+                else f"{count} values <= 0, the first {value:g}")
+    raise InputError(f"{name} frame {index} has {what} at pixel (x={x}, y={y}); depth must be "
+                     "a distance > 0 (use inf for sky)")

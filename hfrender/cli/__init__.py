@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the frame at this time, in seconds (0)")
     st.add_argument("--compare", action="store_true",
                     help="put the frame without effects (pinhole, instant shutter) on the left")
-    _render_options(st)
+    _render_options(st, video=False)
     st.set_defaults(func=cmd_still)
 
     b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
@@ -102,13 +102,16 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     d = fx.add_argument_group("depth of field (from a depth pass)")
     d.add_argument("--depth", metavar="DEPTH", help=".npy/.npz, or a 16-bit PNG or EXR "
                    "sequence (a folder or depth/%%05d.png)")
-    d.add_argument("--depth-scale", type=float, default=1.0,
-                   help="multiply depth values to get metres (0.001 for millimetres)")
-    d.add_argument("--focus-distance", type=float, metavar="M")
-    d.add_argument("--f-stop", type=float)
-    d.add_argument("--focal-length-mm", type=float, default=50.0)
-    d.add_argument("--sensor-width-mm", type=float, default=36.0)
-    d.add_argument("--max-coc-px", type=float, default=None)
+    # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
+    d.add_argument("--depth-scale", type=float, default=None,
+                   help="multiply depth values to get metres (1; 0.001 for millimetres)")
+    d.add_argument("--focus-distance", type=float, default=None, metavar="M",
+                   help="distance in focus, in metres")
+    d.add_argument("--f-stop", type=float, default=None, metavar="N", help="aperture, e.g. 2.8")
+    d.add_argument("--focal-length-mm", type=float, default=None, metavar="MM", help="(50)")
+    d.add_argument("--sensor-width-mm", type=float, default=None, metavar="MM", help="(36)")
+    d.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
+                   help="cap the blur diameter (bounds its cost)")
     o = fx.add_argument_group("engine and output")
     o.add_argument("--backend", choices=CHOICES, default="auto")
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
@@ -120,7 +123,10 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     fx.set_defaults(func=cmd_fx)
 
 
-def _render_options(r: argparse.ArgumentParser) -> None:
+def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
+    """The scene, size, time, effects and engine options; ``video=False`` (``still``: one
+    frame to a PNG) leaves out what only a video render uses: --schedule, --codec,
+    --stats, --preview, --resume."""
     r.add_argument("file", metavar="FILE", help="a scene script (.py) or a shader (.frag)")
     r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
     q = r.add_argument_group("size and time")
@@ -152,20 +158,26 @@ def _render_options(r: argparse.ArgumentParser) -> None:
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")
     e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
-    e.add_argument("--schedule", choices=SCHEDULES, default=None,
-                   help="order of fusion: fifo, or motion (most motion first); frames are "
-                        "always written in order")
+    if video:
+        e.add_argument("--schedule", choices=SCHEDULES, default=None,
+                       help="order of fusion: fifo, or motion (most motion first); frames "
+                            "are always written in order")
     e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
-    e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+    if video:
+        e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
     e.add_argument("--interop", choices=INTEROP, default=None,
                    help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
                         "fusing with CUDA on NVIDIA")
-    e.add_argument("--stats", action="store_true",
-                   help="print bytes copied device-to-host and other figures at the end")
-    e.add_argument("--preview", action="store_true", help="show frames in a window as they come")
-    e.add_argument("--resume", action="store_true",
-                   help="continue an interrupted render of the same settings (video files)")
-    e.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    if video:
+        e.add_argument("--stats", action="store_true",
+                       help="print bytes copied device-to-host and other figures at the end")
+        e.add_argument("--preview", action="store_true",
+                       help="show frames in a window as they come")
+        e.add_argument("--resume", action="store_true",
+                       help="continue an interrupted render of the same settings (video "
+                            "files)")
+    e.add_argument("--quiet", action="store_true",
+                   help="no progress bar, no summary" if video else "print nothing on success")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -183,6 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exception(exc, file=sys.stderr)
         print(f"hfrender: error: {_first_line(exc)}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, (InputError, ContextUnavailable)) else EXIT_FAILED
+    except MemoryError as exc:  # what the checks up front could not foresee
+        if args.verbose:
+            traceback.print_exception(exc, file=sys.stderr)
+        print("hfrender: error: out of memory: this process may not use more; lower --size, "
+              "--samples or --granularity (or --workers)", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
         traceback.print_exception(exc, file=sys.stderr)
         print(f"hfrender: internal error: {type(exc).__name__}: {_first_line(exc)} — this is a "

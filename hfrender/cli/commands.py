@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import platform
 import sys
 from pathlib import Path
@@ -10,7 +11,14 @@ from typing import Any
 
 import hfrender
 from hfrender.backends import BACKENDS, load
-from hfrender.cli.common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, on_sigterm, progress_bar
+from hfrender.cli.common import (
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    Terminated,
+    check_encoder,
+    on_sigterm,
+    progress_bar,
+)
 from hfrender.config import (
     PRESETS,
     ConfigError,
@@ -67,11 +75,12 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "samples": args.samples, "shutter": args.shutter,
              "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
              "dof": args.dof, "backend": args.backend, "gl": args.gl, "seed": args.seed,
-             "codec": args.codec, "max_coc_px": args.max_coc_px, "jitter": args.jitter or None,
-             "preview": args.preview or None, "quiet": args.quiet or None,
-             "interop": args.interop, "stats": args.stats or None,
-             "workers": args.workers, "schedule": args.schedule,
-             "resume": getattr(args, "resume", False) or None}
+             "codec": getattr(args, "codec", None), "max_coc_px": args.max_coc_px,
+             "jitter": args.jitter or None, "preview": getattr(args, "preview", False) or None,
+             "quiet": args.quiet or None, "interop": args.interop,
+             "stats": getattr(args, "stats", False) or None, "workers": args.workers,
+             "schedule": getattr(args, "schedule", None),
+             "resume": getattr(args, "resume", False) or None}  # still has no video options
     if args.size is not None:
         flags["size"] = parse_size(args.size)
     if args.granularity is not None:
@@ -94,6 +103,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     config = _config_from(args)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
+    check_encoder(config.output, config.codec, config.size, config.fps)
     progress, finish = progress_bar(config.quiet)
     import signal
 
@@ -105,6 +115,11 @@ def cmd_render(args: argparse.Namespace) -> int:
         finish()
         _interrupted(args, config, job.stats)
         return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+    except HFRenderError as exc:  # the one line says what became of the frames made
+        if not job.stats.partial:
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise type(exc)(f"{first}; {_kept(config, job.stats)}") from exc
     finally:
         finish()
         signal.signal(signal.SIGTERM, previous)
@@ -134,19 +149,27 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
-    frames = stats.frames_in_output or stats.frames_written
-    if not frames:
+    if not stats.partial:
         print("interrupted before the first frame: nothing was written", file=sys.stderr)
         return
+    print(f"interrupted: {_kept(config, stats)}{_again(args, config)}", file=sys.stderr)
+
+
+def _kept(config: RenderConfig, stats: Any) -> str:
+    return (f"the {stats.frames_in_output} frames finished so far are in {stats.partial} "
+            f"({config.output} is untouched)")
+
+
+def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     from hfrender.io.segments import resumable
 
+    if not resumable(config.output):
+        return ""
     again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
         else f"hfrender render {args.file} -o {config.output}"
     if "--resume" not in again.split():
         again += " --resume"
-    hint = f"; continue with: {again}" if resumable(config.output) else ""
-    print(f"interrupted: {config.output} was finalised with the {frames} frames "
-          f"written so far{hint}", file=sys.stderr)
+    return f"; continue with: {again}"
 
 
 def cmd_still(args: argparse.Namespace) -> int:
@@ -157,11 +180,13 @@ def cmd_still(args: argparse.Namespace) -> int:
 
     if Path(args.output).suffix.lower() != ".png":
         raise ConfigError(f"-o {args.output}: a still is written as PNG")
-    args.quiet = True
-    config = _config_from(args).with_(output=args.output, duration=None)
+    full = _config_from(args)
+    # one frame into memory: no video options (hfrender.toml's either), no progress bar
+    config = full.with_(output=args.output, duration=None, preview=False, resume=False,
+                        quiet=True)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
-    k = round(args.time * config.fps)
+    k = _still_frame(args, full)
     picture = MemoryWriter()
     stats = render(args.file, config, scene_name=args.scene, first_frame=k, count=1,
                    writer=picture)
@@ -174,9 +199,42 @@ def cmd_still(args: argparse.Namespace) -> int:
     import imageio.v3 as iio
 
     iio.imwrite(args.output, np.concatenate(panels, axis=1))
-    print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
-          + (", left: without effects" if args.compare else ""))
+    if not args.quiet:
+        print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
+              + (", left: without effects" if args.compare else ""))
     return 0
+
+
+def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
+    """The frame of ``-t``: a finite time >= 0 whose frame exists in the duration the render
+    would have (``--duration`` or hfrender.toml's, else the scene's); else one line that
+    says which frames there are."""
+    from hfrender.scene.loader import load_scene
+
+    t, fps = args.time, config.fps
+    if config.duration is not None:
+        seconds = config.duration
+        source = (f"--duration {seconds:g}" if args.duration is not None
+                  else f"the duration {seconds:g} s of hfrender.toml")
+    else:
+        seconds = load_scene(args.file, args.scene).duration
+        source = f"the scene's duration {seconds:g} s"
+    n = config.frame_count(seconds)
+    k = round(t * fps) if math.isfinite(t) else None
+    if k is None:
+        problem = "not a time (give seconds, a finite number >= 0)"
+    elif t < 0:
+        problem = "before the start (times are >= 0 s)"
+    elif k >= n:
+        problem = f"frame {k}, past the end"
+    else:
+        return k
+    raise ConfigError(f"-t {t:g}: {problem}; {source} at {fps:g} fps has frames 0..{n - 1} "
+                      f"(-t 0 to {_seconds((n - 1) / fps)})")
+
+
+def _seconds(x: float) -> str:
+    return f"{x:.3f}".rstrip("0").rstrip(".")
 
 
 def _int_list(name: str, text: str) -> list[int]:

@@ -1,7 +1,11 @@
-"""What the commands share: exit codes, SIGTERM as an interruption, the progress bar."""
+"""What the commands share: exit codes, SIGTERM as an interruption, the progress bar,
+the check that a chosen encoder starts."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 import sys
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
@@ -62,3 +66,35 @@ def progress_bar(quiet: bool):
     return update, stop
 
 
+
+
+def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 360),
+                  fps: float = 30.0) -> None:
+    """A ``--codec`` that this ffmpeg lists but that cannot start here (h264_nvenc without
+    an NVIDIA driver, a VAAPI encoder without a device) is refused before anything is
+    rendered, in one line with ffmpeg's reason: one black frame of ``size`` is encoded to
+    nowhere first (~20 ms). Otherwise the failure would come only at the first frames,
+    naming an internal segment file. What :func:`hfrender.io.writers.check_output` refuses
+    (an unknown encoder, an odd size, ...) it refuses first; no ``codec``: nothing to check."""
+    if codec is None:
+        return
+    from hfrender.config import ConfigError
+    from hfrender.io.ffmpeg import encode_command
+    from hfrender.io.writers import check_output
+
+    chosen = check_output(output, size, codec)
+    if chosen in ("gif", "png"):
+        return
+    cmd = encode_command(os.devnull, fps, size, chosen, container="probe.mkv")
+    try:
+        res = subprocess.run(cmd, input=bytes(size[0] * size[1] * 3), capture_output=True,
+                             timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return  # no verdict: the render itself will tell
+    if res.returncode == 0:
+        return
+    said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x).strip()  # without "[h264_nvenc @ 0x...]"
+            for x in res.stderr.decode(errors="replace").splitlines()]
+    why = next((x for x in said if x), f"ffmpeg exit {res.returncode}")
+    raise ConfigError(f"--codec {codec}: the encoder does not start on this machine: {why} "
+                      "(leave --codec out for the output's default encoder)")

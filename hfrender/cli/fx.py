@@ -10,10 +10,20 @@ from hfrender.cli.common import (
     EXIT_SIGINT,
     EXIT_SIGTERM,
     Terminated,
+    check_encoder,
     on_sigterm,
     progress_bar,
 )
 from hfrender.config import ConfigError
+
+# the depth-of-field options, which mean something only with --depth
+LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
+              ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
+              ("--max-coc-px", "max_coc_px"), ("--depth-scale", "depth_scale"))
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
 
 
 def cmd_fx(args: argparse.Namespace) -> int:
@@ -23,16 +33,26 @@ def cmd_fx(args: argparse.Namespace) -> int:
     if args.motion_blur is None and args.depth is None:
         raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
     lens = None
-    if args.depth is not None:
+    if args.depth is None:
+        given = [flag for flag, dest in LENS_FLAGS if getattr(args, dest) is not None]
+        if given:
+            one = len(given) == 1
+            names = given[0] if one else f"{', '.join(given[:-1])} and {given[-1]}"
+            raise ConfigError(f"{names} {'applies' if one else 'apply'} only with --depth DEPTH "
+                              "(depth of field from a depth pass): give --depth, or leave "
+                              f"{'it' if one else 'them'} out")
+    else:
         missing = [f for f, v in (("--focus-distance", args.focus_distance),
                                   ("--f-stop", args.f_stop)) if v is None]
         if missing:
             raise ConfigError(f"--depth needs {' and '.join(missing)}")
-        lens = Lens(args.focus_distance, args.f_stop, args.focal_length_mm,
-                    args.sensor_width_mm, args.max_coc_px)
+        lens = Lens(args.focus_distance, args.f_stop, _or(args.focal_length_mm, 50.0),
+                    _or(args.sensor_width_mm, 36.0), args.max_coc_px)
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
-                          args.weights, not args.gamma_space, args.depth, args.depth_scale,
-                          lens, args.backend, args.codec, args.fps, args.workers, args.resume)
+                          args.weights, not args.gamma_space, args.depth,
+                          _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
+                          args.workers, args.resume)
+    check_encoder(args.output, args.codec)  # the footage's size is not known yet
     progress, finish = progress_bar(args.quiet)
     job = FxJob(args.input, args.output, settings, progress)
     previous = signal.signal(signal.SIGTERM, on_sigterm)

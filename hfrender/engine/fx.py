@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender import validate
 from hfrender.backends import get_backend
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.core import Engine, OutputBuffers
@@ -169,7 +170,7 @@ class FxJob:
             if self.depth.count != footage.count:
                 raise FootageError(f"depth {s.depth} has {self.depth.count} frames, the footage "
                                    f"{footage.count}: one depth frame per frame is needed")
-        check_output(self.output, footage.size, s.codec)
+        check_output(self.output, footage.size, s.codec, for_footage=True)
 
     def _plan(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats
@@ -283,7 +284,7 @@ def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:
         raise FootageError(f"the depth pass ends at frame {i}, the footage goes on")
     if shape is not None and d.shape != tuple(shape):
         raise FootageError(f"depth frame {i} is {d.shape}, expected {tuple(shape)}")
-    return d
+    return validate.depth_frame(d, i)
 
 
 def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:

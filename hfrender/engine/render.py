@@ -160,7 +160,7 @@ class RenderJob:
         self.scene = load_scene(self.scene_file, self.scene_name)
         self.total = config.frame_count(self.scene.duration)
         self.count = self.total - self.first_frame if self.count is None else self.count
-        if self.count < 1 or self.first_frame < 0:
+        if self.count < 1 or self.first_frame < 0 or self.first_frame + self.count > self.total:
             raise ConfigError(f"frames {self.first_frame}..{self.first_frame + self.count - 1}: "
                               f"nothing to render (the scene has {self.total} frames at "
                               f"{config.fps:g} fps)")

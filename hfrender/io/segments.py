@@ -135,7 +135,8 @@ class SegmentedWriter(Closing):
             self._first = self.next
             path = str(self._path(self._first, True))
             self._current = VideoWriter(path, self.fps, self.size, self.codec, self.gop,
-                                        pix_fmt_in=self.pix_fmt_in, container=path)
+                                        pix_fmt_in=self.pix_fmt_in, container=path,
+                                        name=self.output)
         self._current.write(frame)
         self.next += 1
         self.frames_written += 1

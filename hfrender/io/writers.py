@@ -67,8 +67,17 @@ def ffmpeg_encoders() -> frozenset[str]:
     return frozenset(names)
 
 
-def check_output(path: str, size: tuple[int, int], codec: str | None = None) -> str:
-    """Validate an output before anything is rendered; returns the codec that will be used."""
+def even_size(size: tuple[int, int]) -> tuple[int, int]:
+    """The nearest even size at or below ``size``, never below 2x2."""
+    return max(2, size[0] // 2 * 2), max(2, size[1] // 2 * 2)
+
+
+def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
+                 for_footage: bool = False) -> str:
+    """Validate an output before anything is rendered; returns the codec that will be used.
+
+    ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
+    size is what the user can do to the footage."""
     suffix = Path(path).suffix.lower()
     if is_sequence(path):
         if suffix != ".png":
@@ -88,9 +97,12 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None) -> 
         raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
                           "lists them)")
     if chosen != "gif" and (size[0] % 2 or size[1] % 2) and "rgb" not in chosen:
+        if for_footage:
+            fix, seq = "crop or pad the footage to an even size", "out/%05d.png"
+        else:
+            fix, seq = "use {}x{}".format(*even_size(size)), "frames/%05d.png"
         raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in yuv420p needs an even "
-                          f"width and height; use {size[0] // 2 * 2}x{size[1] // 2 * 2}, "
-                          "or write a PNG sequence (-o frames/%05d.png)")
+                          f"width and height; {fix}, or write a PNG sequence (-o {seq})")
     parent = Path(path).parent
     if str(parent) not in ("", ".") and not parent.is_dir():
         raise WriterError(f"-o {path}: folder {parent} does not exist")
@@ -136,10 +148,12 @@ class VideoWriter(Closing):
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                  gop: int | None = None, audio_from: str | None = None,
                  container: str | None = None, pix_fmt_in: str = "rgb24",
-                 times: Sequence[float] | None = None, start: float = 0.0) -> None:
+                 times: Sequence[float] | None = None, start: float = 0.0,
+                 name: str | None = None) -> None:
         import tempfile
 
         self.path, self.size = path, size
+        self.name = name or container or path  # what the messages call it
         self.codec = check_output(container or path, size, codec)
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
@@ -158,9 +172,12 @@ class VideoWriter(Closing):
         self.frames_written = 0
 
     def _ffmpeg_says(self) -> str:
+        """ffmpeg's first complaint (the cause; its last line is often "Nothing was
+        written..."), without its ``[component @ 0x...]`` prefixes."""
         self._log.seek(0)
-        lines = [s.strip() for s in self._log.read().decode(errors="replace").splitlines()]
-        return next((s for s in reversed(lines) if s), "no message")
+        lines = [re.sub(r"^(\[[^\]]*\]\s*)+", "", s.strip())
+                 for s in self._log.read().decode(errors="replace").splitlines()]
+        return next((s for s in lines if s), "no message")
 
     def write(self, frame: np.ndarray) -> None:
         if frame.shape != self.shape or frame.dtype != np.uint8:
@@ -170,7 +187,7 @@ class VideoWriter(Closing):
             self._proc.stdin.write(np.ascontiguousarray(frame).data)
         except (BrokenPipeError, OSError):
             self._proc.wait()
-            raise WriteFailed(f"ffmpeg stopped writing {self.path} after {self.frames_written} "
+            raise WriteFailed(f"ffmpeg stopped writing {self.name} after {self.frames_written} "
                               f"frames: {self._ffmpeg_says()}") from None
         self.frames_written += 1
 
@@ -196,7 +213,7 @@ class VideoWriter(Closing):
             out.unlink(missing_ok=True)  # no video at all: nothing that looks like one
         if code != 0:
             kept = "" if empty else " (what it wrote is kept, possibly incomplete)"
-            raise WriteFailed(f"ffmpeg could not finish {self.path} (exit {code}): "
+            raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): "
                               f"{self._ffmpeg_says()}{kept}")
 
 
