@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from numbers import Real
 
 import numpy as np
+
+from hfrender.errors import InputError, InputTypeError
 
 ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
 INV_GAMMA = 1 / 2.4  # the encoding curve's exponent (float32 in the kernels, as np.float32)
@@ -54,3 +57,57 @@ def encode8_table() -> np.ndarray:
 def srgb_color(c: Sequence[float]) -> tuple[float, ...]:
     """A display (sRGB) colour such as ``(0.8, 0.2, 0.1)`` -> linear light, as floats."""
     return tuple(float(v) for v in srgb_to_linear(np.asarray(c, np.float64)))
+
+
+def _shown(value: object) -> str:
+    """``repr`` on one line (an array as a list), cut short: for error messages."""
+    if isinstance(value, np.ndarray) and value.size <= 8:
+        value = value.tolist()
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def display_color(value: object, what: str = "color") -> tuple[float, float, float]:
+    """A colour as manim, CSS and Blender users write it -> ``(r, g, b)`` display floats.
+
+    Accepted: a CSS/X11 name (``"red"``, any case), hex (``"#ff8800"``, ``"#f80"``), a CSS
+    function (``"rgb(255, 136, 0)"``, ``"hsl(30, 100%, 50%)"``), or three numbers 0..1
+    (a tuple, list or array). Colours here are opaque: an alpha (``"#ff8800ff"``, a fourth
+    number) is accepted only when it is 1, fully opaque. The result is the display (sRGB)
+    value, as floats: light it with :func:`srgb_color`.
+
+    Raises ``InputError`` (``InputTypeError`` for a value that is no colour at all) with
+    one line naming ``what``, the value and what is allowed.
+    """
+    allowed = "a name ('red'), hex ('#ff8800', '#f80') or 3 numbers 0..1 (r, g, b)"
+    if isinstance(value, str):
+        from PIL import ImageColor
+
+        try:
+            rgba = ImageColor.getrgb(value.strip())
+        except ValueError:
+            import difflib
+
+            close = difflib.get_close_matches(value.strip().lower(), ImageColor.colormap, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; use {allowed}"
+            raise InputError(f"{what}={value!r} is not a colour{hint}") from None
+        rgb, alpha = [c / 255 for c in rgba[:3]], (rgba[3] / 255 if len(rgba) > 3 else 1.0)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else value
+        if len(items) not in (3, 4) or (isinstance(value, np.ndarray) and value.ndim != 1):
+            raise InputError(f"{what}={_shown(value)} must be {allowed}")
+        if not all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
+                   for v in items):
+            raise InputError(f"{what}={_shown(value)}: the values must be numbers 0..1")
+        numbers = [float(v) for v in items]
+        if not all(0.0 <= v <= 1.0 for v in numbers):  # also refuses nan
+            hint = ("; 0..255 values? write hex ('#ff8800') or divide by 255"
+                    if all(0.0 <= v <= 255.0 for v in numbers) else "")
+            raise InputError(f"{what}={_shown(value)}: the values must be numbers 0..1{hint}")
+        rgb, alpha = numbers[:3], (numbers[3] if len(numbers) > 3 else 1.0)
+    else:
+        raise InputTypeError(f"{what}={_shown(value)} is not a colour; use {allowed}")
+    if alpha != 1.0:
+        raise InputError(f"{what}={_shown(value)} has alpha {alpha:.3g}; colours here are "
+                         "opaque: give (r, g, b), or alpha 1")
+    return (rgb[0], rgb[1], rgb[2])

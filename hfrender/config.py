@@ -22,6 +22,7 @@ INTEROP = ("auto", "on", "off")
 SCHEDULES = ("fifo", "motion")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
+MIN_FPS = 0.001  # a frame every 1000 s (ffmpeg's rates are fractions of at most 1001)
 MAX_FPS = 1000.0  # output frames per second (a 1000 fps render is already a slow-motion one)
 MAX_FRAMES = 10_000_000  # output frames of one render: 3.8 days at 30 fps
 
@@ -61,7 +62,7 @@ class RenderConfig:
     stats: bool = False
 
     def __post_init__(self) -> None:
-        _number("fps", self.fps, low=0, exclusive=True, high=MAX_FPS)
+        _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
         if not (isinstance(self.size, tuple) and len(self.size) == 2
                 and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
             raise ConfigError(f"size={self.size!r} must be WIDTHxHEIGHT with 1..16384 pixels each")

@@ -186,6 +186,9 @@ def cmd_still(args: argparse.Namespace) -> int:
                         quiet=True)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
+    from hfrender.io import outputs
+
+    outputs.check_image_output(args.output)
     k = _still_frame(args, full)
     picture = MemoryWriter()
     stats = render(args.file, config, scene_name=args.scene, first_frame=k, count=1,
@@ -196,9 +199,7 @@ def cmd_still(args: argparse.Namespace) -> int:
         render(args.file, config.with_(samples=1, dof="off", antialias=False),
                scene_name=args.scene, first_frame=k, count=1, writer=plain)
         panels.insert(0, plain.frames[0])
-    import imageio.v3 as iio
-
-    iio.imwrite(args.output, np.concatenate(panels, axis=1))
+    outputs.write_image(args.output, np.concatenate(panels, axis=1))
     if not args.quiet:
         print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
               + (", left: without effects" if args.compare else ""))

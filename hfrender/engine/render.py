@@ -355,7 +355,8 @@ class RenderJob:
             i = (self.plan.first_frame * self.plan.step + index) % self.plan.per_output
             jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5)
         call_scene(scene, "drawing", self.renderer.draw, t, k, offset, jit, t=t, frame=k)
-        lens = scene.camera.lens(config.max_coc_px) if self.dof == "depth" else None
+        lens = (scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
+                if self.dof == "depth" else None)
         color, dplane = self.builder.reserve(t, lens)
         self.renderer.read_into(color, dplane)
         if isinstance(color, np.ndarray):  # read back to host memory (no interop)

@@ -58,7 +58,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
     ``timing_file``: a filter script giving each frame its time (variable frame rate)."""
     pix_fmt, params = codec_params(codec, gop)
-    rate = Fraction(fps).limit_denominator(1001)
+    rate = Fraction(fps).limit_denominator(1001) or Fraction(fps).limit_denominator(1 << 24)
     audio: list[str] = []
     if audio_from and codec != "gif":
         audio_codec = "libopus" if Path(container or path).suffix.lower() == ".webm" else "aac"

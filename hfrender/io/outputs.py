@@ -124,3 +124,26 @@ def check_writable(output: str) -> None:
         raise WriterError(f"-o {output}: cannot write in {folder}: {reason}") from None
     os.close(fd)
     os.unlink(probe)
+
+
+def check_image_output(output: str) -> None:
+    """A single picture (``hfrender still``): its folder exists and takes files."""
+    parent = Path(output).parent
+    if str(parent) not in ("", ".") and not parent.is_dir():
+        raise WriterError(f"-o {output}: folder {parent} does not exist")
+    check_writable(output)
+
+
+def write_image(output: str, image: object) -> None:
+    """Write a PNG whole or not at all (a temporary name beside it, then renamed)."""
+    import imageio.v3 as iio
+    import numpy as np
+
+    out = Path(output)
+    tmp = out.with_name(f".{out.name}.partial{out.suffix}")
+    try:
+        iio.imwrite(tmp, np.ascontiguousarray(image), extension=out.suffix or ".png")
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None

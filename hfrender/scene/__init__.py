@@ -7,7 +7,9 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 
 from __future__ import annotations
 
+from hfrender.color import display_color
 from hfrender.errors import InputTypeError
+from hfrender.scene import checks
 from hfrender.scene.camera import Camera
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
 
@@ -16,7 +18,13 @@ class Scene:
     """Base class of scene scripts.
 
     Class attributes a script may set: ``duration`` (seconds), ``background`` (display
-    colour), ``light_direction`` (towards the light), ``ambient`` (0..1).
+    colour: a name, hex or 3 numbers 0..1, stored as 3 floats), ``light_direction``
+    (towards the light), ``ambient`` (0..1).
+
+    A scene stores state of its own under any name (``self.ball``, ``self.phase``), but a
+    name that misspells a Scene attribute (``self.backround``, ``durration = 2`` in the
+    class body, ``def updte(self, t)``) raises, suggesting the right one: it would be
+    ignored otherwise.
     """
 
     duration: float = 4.0
@@ -25,9 +33,30 @@ class Scene:
     ambient: float = 0.18
     source_path: str | None = None  # the file it came from (error messages)
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Check the class body: misspelt Scene attributes, the background colour."""
+        super().__init_subclass__(**kwargs)
+        for name in vars(cls):
+            known = checks.scene_misspelling(Scene, name)
+            if known is not None:
+                raise checks.UnknownAttributeError(
+                    f"{cls.__name__}.{name}: Scene has no attribute {name!r}; did you mean "
+                    f"{known!r}?")
+        if "background" in vars(cls) and not hasattr(vars(cls)["background"], "__get__"):
+            cls.background = display_color(cls.background, f"{cls.__name__}.background")
+
     def __init__(self) -> None:
         self.camera = Camera()
         self.objects: list[Object3D] = []
+
+    def __setattr__(self, name: str, value: object) -> None:
+        known = checks.scene_misspelling(type(self), name)
+        if known is not None:
+            raise checks.UnknownAttributeError(
+                f"{type(self).__name__} has no attribute {name!r}; did you mean {known!r}?")
+        if name == "background":
+            value = display_color(value, f"{type(self).__name__}.background")
+        object.__setattr__(self, name, value)
 
     def setup(self) -> None:
         """Build the scene (add objects, place the camera). Runs once per process."""

@@ -13,6 +13,9 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.optics import Lens
+from hfrender.scene import checks
+
+SENSOR_FITS = ("auto", "horizontal", "vertical")
 
 
 def _normalize(v: np.ndarray) -> np.ndarray:
@@ -30,6 +33,13 @@ class Camera:
     Defaults follow Blender's camera: 50 mm lens on a 36 mm sensor. ``f_stop=None`` is a
     pinhole (everything sharp); set it (and ``focus_distance``, metres along the view axis)
     for depth of field. ``aperture_blades`` 0 gives round bokeh, 3 or more a polygon.
+
+    ``sensor_fit`` is Blender's: ``"auto"`` fits ``sensor_width_mm`` to the longer side of
+    the picture, ``"horizontal"`` to its width, ``"vertical"`` fits ``sensor_height_mm``
+    to its height (perspective only; ``ortho_height`` is always the vertical extent).
+
+    Values are checked when set (one line naming the value), and so are names:
+    ``camera.fstop = 1.4`` raises, suggesting ``f_stop``.
     """
 
     position: tuple = (0.0, 0.0, 5.0)
@@ -37,6 +47,8 @@ class Camera:
     up: tuple = (0.0, 1.0, 0.0)
     focal_length_mm: float = 50.0
     sensor_width_mm: float = 36.0
+    sensor_height_mm: float = 24.0  # used by sensor_fit="vertical" only, as in Blender
+    sensor_fit: str = "auto"
     f_stop: float | None = None
     focus_distance: float = 10.0
     aperture_blades: int = 0
@@ -45,19 +57,48 @@ class Camera:
     near: float = 0.05
     far: float = 1000.0
 
+    def __setattr__(self, name: str, value: object) -> None:
+        checks.check_name(self, name)
+        check = _CHECKS.get(name)
+        if check is not None:
+            value = check(f"camera.{name}", value)
+        object.__setattr__(self, name, value)
+
     def look_at(self, target: tuple) -> None:
-        self.target = tuple(float(x) for x in target)
+        self.target = target
 
     @property
     def has_dof(self) -> bool:
         return self.f_stop is not None and not self.orthographic
 
-    def lens(self, max_coc_px: float | None = None) -> Lens:
-        """The thin lens of this camera (for depth-of-field fusion)."""
+    def sensor_fitted(self, aspect: float) -> tuple[str, float]:
+        """(the side the sensor fits, ``"horizontal"`` or ``"vertical"``; the sensor's size
+        along it in mm) for a picture of ``aspect`` = width / height, as Blender does."""
+        if self.sensor_fit == "auto":
+            return ("horizontal" if aspect >= 1 else "vertical"), self.sensor_width_mm
+        if self.sensor_fit == "horizontal":
+            return "horizontal", self.sensor_width_mm
+        return "vertical", self.sensor_height_mm
+
+    def picture_width_mm(self, aspect: float) -> float:
+        """Width (mm) of the part of the sensor that the picture covers."""
+        side, size = self.sensor_fitted(aspect)
+        return size if side == "horizontal" else size * aspect
+
+    def lens(self, max_coc_px: float | None = None, aspect: float | None = None) -> Lens:
+        """The thin lens of this camera (for depth-of-field fusion).
+
+        ``aspect`` is the picture's width / height: the lens's ``sensor_width_mm`` is then
+        the width the picture covers (:meth:`picture_width_mm`), so that its circles of
+        confusion in pixels agree with :meth:`projection` for every ``sensor_fit``.
+        ``None`` takes the sensor width as the picture's width (right for a landscape
+        picture with ``"auto"`` or ``"horizontal"``).
+        """
         if self.f_stop is None:
             raise InputError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
-        return Lens(self.focus_distance, self.f_stop, self.focal_length_mm,
-                    self.sensor_width_mm, max_coc_px)
+        width_mm = self.sensor_width_mm if aspect is None else self.picture_width_mm(aspect)
+        return Lens(self.focus_distance, self.f_stop, self.focal_length_mm, width_mm,
+                    max_coc_px)
 
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(right, up, forward) unit vectors in world space.
@@ -111,8 +152,13 @@ class Camera:
             p[2, 3] = -(f + n) / (f - n)
             p[0, 3], p[1, 3] = jitter_ndc
         else:
-            half_w = n * self.sensor_width_mm / 2 / self.focal_length_mm
-            half_h = half_w / aspect
+            side, size = self.sensor_fitted(aspect)
+            if side == "horizontal":
+                half_w = n * size / 2 / self.focal_length_mm
+                half_h = half_w / aspect
+            else:
+                half_h = n * size / 2 / self.focal_length_mm
+                half_w = half_h * aspect
             shift_x = -lens_offset_m[0] * n / self.focus_distance + jitter_ndc[0] * half_w
             shift_y = -lens_offset_m[1] * n / self.focus_distance + jitter_ndc[1] * half_h
             left, right = -half_w + shift_x, half_w + shift_x
@@ -130,12 +176,50 @@ class Camera:
 
     def validate(self) -> None:
         """Check the camera: one clear line per bad value (run at every sub-frame)."""
-        for name in ("focal_length_mm", "sensor_width_mm", "near", "far"):
+        for name in ("focal_length_mm", "sensor_width_mm", "sensor_height_mm", "near", "far",
+                     "ortho_height"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise InputError(f"camera.{name}={v!r} must be a number > 0")
         if self.has_dof:
             self.lens()  # validates f_stop and focus_distance
-        if self.aperture_blades != 0 and not 3 <= self.aperture_blades <= 64:
-            raise InputError(f"camera.aperture_blades={self.aperture_blades!r} must be 0 "
-                             "(round) or between 3 and 64")
+        _blades("camera.aperture_blades", self.aperture_blades)
+        checks.choice("camera.sensor_fit", self.sensor_fit, SENSOR_FITS)
+
+
+def _blades(what: str, value: object) -> int:
+    n = checks.integer(what, value)
+    if n != 0 and not 3 <= n <= 64:
+        raise InputError(f"{what}={n!r} must be 0 (round) or between 3 and 64")
+    return n
+
+
+def _f_stop(what: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if not (checks.real(value) and math.isfinite(value) and value > 0):
+        raise InputError(f"{what}={checks.shown(value)} must be None (a pinhole) or a finite "
+                         "number > 0")
+    return float(value)
+
+
+def _positive(what: str, value: object) -> float:
+    return checks.finite(what, value, above=0.0)
+
+
+_CHECKS = {
+    "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
+    "target": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
+    "up": checks.vector3,
+    "focal_length_mm": _positive,
+    "sensor_width_mm": _positive,
+    "sensor_height_mm": _positive,
+    "sensor_fit": lambda what, v: checks.choice(what, v, SENSOR_FITS),
+    "f_stop": _f_stop,
+    "focus_distance": _positive,
+    "aperture_blades": _blades,
+    "orthographic": checks.flag,
+    "ortho_height": _positive,
+    "near": _positive,
+    "far": _positive,
+}

@@ -8,7 +8,8 @@ from functools import cache
 
 import numpy as np
 
-from hfrender.color import srgb_color
+from hfrender.color import display_color, srgb_color
+from hfrender.scene import checks
 
 
 @dataclass(eq=False)
@@ -20,6 +21,10 @@ class Object3D:
     ``emissive`` adds ``emissive x color`` of light of its own (1 = glows at its colour);
     ``shader`` names a fragment shader file (in ``shaders/glsl/`` or beside the scene)
     that replaces the built-in lighting.
+
+    Values are checked when set (NaN and infinity are refused; a colour may be a name,
+    hex or 3 numbers 0..1, stored as 3 floats), and so are names: ``ball.colour = ...``
+    raises, suggesting ``color``. A subclass declares attributes of its own in its body.
     """
 
     position: tuple = (0.0, 0.0, 0.0)
@@ -31,6 +36,13 @@ class Object3D:
     visible: bool = True
 
     geometry = "cube"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        checks.check_name(self, name)
+        check = _CHECKS.get(name)
+        if check is not None:
+            value = check(f"{type(self).__name__}.{name}", value)
+        object.__setattr__(self, name, value)
 
     def model_matrix(self) -> np.ndarray:
         rx, ry, rz = (float(a) for a in self.rotation)
@@ -74,6 +86,16 @@ class Sphere(Object3D):
         m = super().model_matrix()
         m[:3, :3] *= float(self.radius)
         return m
+
+
+_CHECKS = {
+    "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
+    "rotation": lambda what, v: checks.vector3(what, v, "(x, y, z) in radians"),
+    "scale": checks.scale,
+    "color": lambda what, v: display_color(v, what),
+    "emissive": checks.finite,
+    "radius": lambda what, v: checks.finite(what, v, low=0.0),
+}
 
 
 @cache

@@ -1,0 +1,176 @@
+"""Checks of what a scene script sets, when it sets it: one line naming the value.
+
+Camera, objects and scenes call these from ``__setattr__``, so a bad value raises inside
+the script's own ``setup()`` or ``update(t)``, and the render engine reports the script's
+file:line, ``t`` and the output frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import inspect
+import math
+from collections.abc import Sequence
+from functools import cache
+from numbers import Integral, Real
+from types import FunctionType
+
+import numpy as np
+
+from hfrender.color import _shown as shown
+from hfrender.errors import InputError
+
+# what a Scene subclass is most likely to misspell; shorter names (add) are left out: too
+# many ordinary words lie one letter away from them
+SCENE_ATTRIBUTES = ("duration", "background", "light_direction", "ambient", "camera",
+                    "objects", "source_path", "setup", "update")
+
+
+class UnknownAttributeError(InputError, AttributeError):
+    """A script set an attribute that its object does not have (a typo, usually)."""
+
+
+# --- attribute names -----------------------------------------------------------------------
+@cache
+def known_names(cls: type) -> frozenset[str]:
+    """Public names of ``cls``: dataclass fields, annotations, class attributes,
+    properties and methods, its bases' included."""
+    names = {n for n in dir(cls) if not n.startswith("_")}
+    for klass in cls.__mro__:
+        names.update(n for n in inspect.get_annotations(klass) if not n.startswith("_"))
+    if dataclasses.is_dataclass(cls):
+        names.update(f.name for f in dataclasses.fields(cls))
+    return frozenset(names)
+
+
+@cache
+def method_names(cls: type) -> frozenset[str]:
+    return frozenset(n for n in known_names(cls)
+                     if isinstance(inspect.getattr_static(cls, n, None),
+                                   (FunctionType, staticmethod, classmethod)))
+
+
+@cache
+def settable_names(cls: type) -> frozenset[str]:
+    """Known names that are neither methods nor read-only properties."""
+    def settable(name: str) -> bool:
+        attr = inspect.getattr_static(cls, name, None)
+        return not (isinstance(attr, property) and attr.fset is None)
+    return frozenset(n for n in known_names(cls) - method_names(cls) if settable(n))
+
+
+def check_name(obj: object, name: str) -> None:
+    """Refuse setting ``name`` on ``obj`` unless its class knows it (private ``_names``
+    are the object's own business); suggest the closest known name."""
+    cls = type(obj)
+    what = cls.__name__
+    if name.startswith("_"):
+        return
+    if name in method_names(cls):
+        raise UnknownAttributeError(f"{what}.{name} is a method: call it, "
+                                    f"{what.lower()}.{name}(...), rather than set it")
+    if name in known_names(cls):
+        return
+    close = difflib.get_close_matches(name, sorted(known_names(cls)), n=1)
+    if close:
+        hint = (f"; did you mean to call {close[0]}(...)?" if close[0] in method_names(cls)
+                else f"; did you mean {close[0]!r}?")
+    elif cls.__module__.startswith("hfrender."):
+        hint = "; it has " + ", ".join(sorted(settable_names(cls)))
+    else:  # a user's subclass
+        hint = (f"; declare it in the class body (`{name}: float = 0.0`) to store state of "
+                "your own")
+    raise UnknownAttributeError(f"{what} has no attribute {name!r}{hint}")
+
+
+@cache
+def scene_misspelling(cls: type, name: str) -> str | None:
+    """The Scene attribute that ``name`` misspells, if it is not a name of its own.
+
+    A scene stores state of its own under any name; only one (or, for names of 10
+    letters and more, two) edits away from a Scene attribute counts, and a name that
+    extends or shortens one (``cameras``, ``background_color``, ``object``) does not.
+    """
+    if name.startswith("_") or name in known_names(cls):
+        return None
+    for known in SCENE_ATTRIBUTES:
+        if name.startswith(known) or known.startswith(name):
+            continue
+        if _edits(name, known) <= (2 if len(known) >= 10 else 1):
+            return known
+    return None
+
+
+def _edits(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions and
+    swaps of neighbours (``backround``, ``durration``, ``camrea`` are all 1)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+# --- values ----------------------------------------------------------------------------
+def real(value: object) -> bool:
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
+
+
+def finite(what: str, value: object, *, low: float | None = None,
+           above: float | None = None) -> float:
+    """``value`` as a float: a finite number, ``>= low`` or ``> above`` when given."""
+    rule = (f" >= {low:g}" if low is not None else f" > {above:g}" if above is not None
+            else "")
+    if not (real(value) and math.isfinite(value) and (low is None or value >= low)
+            and (above is None or value > above)):
+        raise InputError(f"{what}={shown(value)} must be a finite number{rule}")
+    return float(value)
+
+
+def vector3(what: str, value: object, meaning: str = "(x, y, z)") -> tuple[float, ...]:
+    """``value`` as a tuple of 3 finite floats."""
+    items = value.tolist() if isinstance(value, np.ndarray) else value
+    if not (isinstance(items, Sequence) and not isinstance(items, str) and len(items) == 3
+            and all(real(v) and math.isfinite(v) for v in items)):
+        raise InputError(f"{what}={shown(value)} must be 3 finite numbers {meaning}")
+    return tuple(float(v) for v in items)
+
+
+def scale(what: str, value: object) -> float | tuple[float, ...]:
+    """A uniform scale (one number) or one per axis (3 numbers), finite."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, str):
+        return vector3(what, value, "(x, y, z), or one number")
+    if not (real(value) and math.isfinite(value)):
+        raise InputError(f"{what}={shown(value)} must be a finite number, or 3 (x, y, z)")
+    return float(value)
+
+
+def integer(what: str, value: object) -> int:
+    if not (isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))):
+        raise InputError(f"{what}={shown(value)} must be a whole number")
+    return int(value)
+
+
+def flag(what: str, value: object) -> bool:
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, Integral) and value in (0, 1)):
+        return bool(value)
+    raise InputError(f"{what}={shown(value)} must be True or False")
+
+
+def choice(what: str, value: object, choices: tuple[str, ...]) -> str:
+    """One of ``choices``, in any case (Blender writes them in capitals)."""
+    if isinstance(value, str) and value.lower() in choices:
+        return value.lower()
+    names = ", ".join(repr(c) for c in choices)
+    close = (difflib.get_close_matches(value.lower(), choices, n=1)
+             if isinstance(value, str) else [])
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise InputError(f"{what}={shown(value)} must be one of {names}{hint}")

@@ -1,0 +1,324 @@
+"""What a scene script sets is checked when it sets it: names, colours, finite numbers, and
+the camera's sensor fit (Blender's), each bad value one line with the script's file:line."""
+
+import re
+
+import numpy as np
+import pytest
+from render_helpers import render_frames
+from test_render import write_scene
+
+import hfrender as hf
+from hfrender.engine.render import SceneUpdateError
+from hfrender.errors import InputError, InputTypeError
+from hfrender.scene.loader import SceneError
+
+NAN, INF = float("nan"), float("inf")
+
+
+def one_line(excinfo):
+    message = str(excinfo.value)
+    assert "\n" not in message
+    return message
+
+
+# --- names ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("make, name, message", [
+    (hf.Camera, "fstop", "Camera has no attribute 'fstop'; did you mean 'f_stop'?"),
+    (hf.Camera, "focal_length", "Camera has no attribute 'focal_length'; did you mean "
+                                "'focal_length_mm'?"),
+    (hf.Camera, "lookat", "Camera has no attribute 'lookat'; did you mean to call look_at(...)?"),
+    (hf.Sphere, "colour", "Sphere has no attribute 'colour'; did you mean 'color'?"),
+    (hf.Sphere, "radious", "Sphere has no attribute 'radious'; did you mean 'radius'?"),
+    (hf.Cube, "possition", "Cube has no attribute 'possition'; did you mean 'position'?"),
+    (hf.Plane, "radius", "Plane has no attribute 'radius'; it has color, emissive, geometry, "
+                         "position, rotation, scale, shader, visible"),
+])
+def test_an_unknown_attribute_raises_with_a_suggestion(make, name, message):
+    obj = make()
+    with pytest.raises(InputError) as excinfo:
+        setattr(obj, name, 1.0)
+    assert one_line(excinfo) == message
+    assert isinstance(excinfo.value, AttributeError) and name not in vars(obj)
+
+
+def test_a_method_is_called_not_set():
+    with pytest.raises(AttributeError, match=r"^Camera.look_at is a method: call it, "
+                                             r"camera.look_at\(\.\.\.\), rather than set it$"):
+        hf.Camera().look_at = (0, 0, 0)
+
+
+def test_a_subclass_attributes_are_known_and_suggested():
+    class Ball(hf.Sphere):
+        bounce: float = 0.5  # a field of the dataclass base's subclass, or plain annotation
+        spin = 0.0
+
+        @property
+        def height(self):
+            return self.position[1]
+
+        @height.setter
+        def height(self, y):
+            self.position = (self.position[0], y, self.position[2])
+
+    ball = Ball(color="orange")
+    ball.bounce, ball.spin, ball.height, ball.radius, ball._cache = 0.8, 2.0, 3.0, 1.0, {}
+    assert ball.position == (0.0, 3.0, 0.0) and ball.color == (1.0, 165 / 255, 0.0)
+    with pytest.raises(InputError, match=r"^Ball has no attribute 'bounse'; did you mean "
+                                         r"'bounce'\?$"):
+        ball.bounse = 1.0
+    with pytest.raises(InputError, match=r"^Ball has no attribute 'mass'; declare it in the "
+                                         r"class body \(`mass: float = 0.0`\)"):
+        ball.mass = 1.0
+
+
+def test_a_scene_keeps_its_own_state_but_not_misspelt_attributes():
+    class Orbit(hf.Scene):
+        duration = 3.0
+        background = "navy"  # checked and normalised when the class is made
+        speed = 1.0
+
+    scene = Orbit()
+    # state of its own: new names, and names that extend or shorten Scene's
+    scene.ball, scene.phase, scene.speed, scene.cameras, scene.object = 1, 0.3, 2.0, [], None
+    scene.background_color, scene.updated, scene.duration = "x", True, 2.0
+    assert Orbit.background == (0.0, 0.0, 128 / 255)
+    for name, known in [("backround", "background"), ("durration", "duration"),
+                        ("Duration", "duration"), ("ambiant", "ambient"),
+                        ("light_directon", "light_direction"), ("camrea", "camera")]:
+        with pytest.raises(InputError) as excinfo:
+            setattr(scene, name, 1)
+        assert one_line(excinfo) == f"Orbit has no attribute {name!r}; did you mean {known!r}?"
+    scene.background = "#101820"
+    assert scene.background == (16 / 255, 24 / 255, 32 / 255)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("durration = 2.0", "Bad.durration: Scene has no attribute 'durration'; did you mean "
+                        "'duration'?"),
+    ("def updte(self, t):\n    pass", "Bad.updte: Scene has no attribute 'updte'; did you "
+                                      "mean 'update'?"),
+    ("background = 'grene'", "Bad.background='grene' is not a colour; did you mean 'green'?"),
+])
+def test_a_scene_class_body_is_checked_when_the_class_is_made(body, message):
+    namespace = {"hf": hf}
+    with pytest.raises(InputError) as excinfo:
+        exec("class Bad(hf.Scene):\n    " + body.replace("\n", "\n    "), namespace)
+    assert one_line(excinfo) == message
+
+
+# --- colours ---------------------------------------------------------------------------
+@pytest.mark.parametrize("value, expected", [
+    ("red", (1.0, 0.0, 0.0)), ("Orange", (1.0, 165 / 255, 0.0)),
+    ("#ff8800", (1.0, 136 / 255, 0.0)), ("#f80", (1.0, 136 / 255, 0.0)),
+    ("#ff8800ff", (1.0, 136 / 255, 0.0)), ("rgb(255, 136, 0)", (1.0, 136 / 255, 0.0)),
+    ((1, 0.5, 0), (1.0, 0.5, 0.0)), ([0.2, 0.4, 0.6], (0.2, 0.4, 0.6)),
+    (np.array([0.2, 0.4, 0.6], np.float32), tuple(np.float32([0.2, 0.4, 0.6]).tolist())),
+    ((0.2, 0.4, 0.6, 1.0), (0.2, 0.4, 0.6)),  # an opaque alpha is accepted and dropped
+])
+def test_colours_as_manim_and_css_users_write_them(value, expected):
+    sphere = hf.Sphere(color=value)
+    assert sphere.color == expected and all(type(c) is float for c in sphere.color)
+
+
+@pytest.mark.parametrize("value, error, message", [
+    ("redd", InputError, "Cube.color='redd' is not a colour; did you mean 'red'?"),
+    ("#ff88", InputError, "Cube.color='#ff88' has alpha 0.533; colours here are opaque: "
+                          "give (r, g, b), or alpha 1"),
+    ("#ff880080", InputError, "Cube.color='#ff880080' has alpha 0.502; colours here are "
+                              "opaque: give (r, g, b), or alpha 1"),
+    ((1, 0, 0, 0.5), InputError, "Cube.color=(1, 0, 0, 0.5) has alpha 0.5; colours here are "
+                                 "opaque: give (r, g, b), or alpha 1"),
+    ((255, 136, 0), InputError, "Cube.color=(255, 136, 0): the values must be numbers 0..1; "
+                                "0..255 values? write hex ('#ff8800') or divide by 255"),
+    ((1, 0), InputError, "Cube.color=(1, 0) must be a name ('red'), hex ('#ff8800', '#f80') "
+                         "or 3 numbers 0..1 (r, g, b)"),
+    ((NAN, 0, 0), InputError, "Cube.color=(nan, 0, 0): the values must be numbers 0..1"),
+    ((True, 0, 0), InputError, "Cube.color=(True, 0, 0): the values must be numbers 0..1"),
+    (0.5, InputTypeError, "Cube.color=0.5 is not a colour; use a name ('red'), hex "
+                          "('#ff8800', '#f80') or 3 numbers 0..1 (r, g, b)"),
+])
+def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, message):
+    cube = hf.Cube()
+    with pytest.raises(error) as excinfo:
+        cube.color = value
+    assert one_line(excinfo) == message and cube.color == (0.8, 0.8, 0.8)
+
+
+# --- numbers ----------------------------------------------------------------------------
+@pytest.mark.parametrize("make, name, value, message", [
+    (hf.Sphere, "position", (0, NAN, 0), "Sphere.position=(0, nan, 0) must be 3 finite "
+                                          "numbers (x, y, z) in metres"),
+    (hf.Cube, "rotation", (0, 0, INF), "Cube.rotation=(0, 0, inf) must be 3 finite numbers "
+                                       "(x, y, z) in radians"),
+    (hf.Cube, "scale", NAN, "Cube.scale=nan must be a finite number, or 3 (x, y, z)"),
+    (hf.Plane, "scale", (1, NAN, 1), "Plane.scale=(1, nan, 1) must be 3 finite numbers "
+                                     "(x, y, z), or one number"),
+    (hf.Sphere, "radius", NAN, "Sphere.radius=nan must be a finite number >= 0"),
+    (hf.Sphere, "emissive", INF, "Sphere.emissive=inf must be a finite number"),
+    (hf.Camera, "position", np.array([0.0, NAN, 1.0]), "camera.position=[0.0, nan, 1.0] "
+                                                       "must be 3 finite numbers (x, y, z) "
+                                                       "in metres"),
+    (hf.Camera, "target", (0, 0), "camera.target=(0, 0) must be 3 finite numbers (x, y, z) "
+                                  "in metres"),
+    (hf.Camera, "up", (0, INF, 0), "camera.up=(0, inf, 0) must be 3 finite numbers (x, y, z)"),
+    (hf.Camera, "focus_distance", NAN, "camera.focus_distance=nan must be a finite number > 0"),
+    (hf.Camera, "f_stop", NAN, "camera.f_stop=nan must be None (a pinhole) or a finite number "
+                               "> 0"),
+    (hf.Camera, "focal_length_mm", INF, "camera.focal_length_mm=inf must be a finite number "
+                                        "> 0"),
+    (hf.Camera, "sensor_width_mm", 0, "camera.sensor_width_mm=0 must be a finite number > 0"),
+    (hf.Camera, "near", -1.0, "camera.near=-1.0 must be a finite number > 0"),
+    (hf.Camera, "aperture_blades", 2, "camera.aperture_blades=2 must be 0 (round) or between "
+                                      "3 and 64"),
+])
+def test_nan_infinite_and_out_of_range_values_are_refused_when_set(make, name, value,
+                                                                     message):
+    obj = make()
+    before = getattr(obj, name)
+    with pytest.raises(InputError) as excinfo:
+        setattr(obj, name, value)
+    assert one_line(excinfo) == message and getattr(obj, name) == before
+
+
+def test_good_values_are_stored_as_floats():
+    cube = hf.Cube(position=np.array([1, 2, 3]), scale=np.float32(2), rotation=[0, 1, 0])
+    assert cube.position == (1.0, 2.0, 3.0) and cube.rotation == (0.0, 1.0, 0.0)
+    assert cube.scale == 2.0 and type(cube.scale) is float
+    camera = hf.Camera(f_stop=None, focal_length_mm=85, sensor_fit="VERTICAL")
+    camera.look_at([0, 1, 0])
+    assert camera.target == (0.0, 1.0, 0.0) and camera.sensor_fit == "vertical"
+
+
+# --- end to end: the script's file:line, t and the frame -------------------------------------
+@pytest.mark.parametrize("setup, update, message", [
+    ("self.camera.fstop = 1.4", "pass",
+     r"^scene error in setup\(\): UnknownAttributeError: Camera has no attribute 'fstop'; "
+     r"did you mean 'f_stop'\? \(\S*scene.py:10\)$"),
+    ("pass", "self.ball.color = 'redd' if t > 0.05 else 'red'",
+     r"^scene error in update\(t\) at t=0\.0\d+ s \(output frame 2\): InputError: "
+     r"Sphere.color='redd' is not a colour; did you mean 'red'\? \(\S*scene.py:12\)$"),
+    ("pass", "self.ball.position = (0, 0, math.nan if t > 0.05 else 0)",
+     r"^scene error in update\(t\) at t=0\.0\d+ s \(output frame 2\): InputError: "
+     r"Sphere.position=\(0, 0, nan\) must be 3 finite numbers \(x, y, z\) in metres "
+     r"\(\S*scene.py:12\)$"),
+    ("pass", "self.camera.focus_distance = math.inf",
+     r"^scene error in update\(t\) at t=-?0\.0\d+ s \(output frame 0\): InputError: "
+     r"camera.focus_distance=inf must be a finite number > 0 \(\S*scene.py:12\)$"),
+])
+def test_a_bad_value_in_a_script_names_its_line_t_and_frame(tmp_path, setup, update, message):
+    path = write_scene(tmp_path, f"""
+    class Tiny(hf.Scene):
+        duration = 0.1
+        background = "black"
+        def setup(self):
+            self.ball = self.add(hf.Sphere(color="white"))
+            {setup}
+        def update(self, t):
+            {update}
+    """)
+    with pytest.raises(SceneUpdateError) as excinfo:
+        render_frames(path, size=(16, 16), samples=2)
+    assert re.search(message, one_line(excinfo))
+
+
+def test_a_misspelt_class_attribute_names_the_scene_file(tmp_path):
+    path = write_scene(tmp_path, """
+    class Typo(hf.Scene):
+        backround = (0, 0, 0)
+    """)
+    with pytest.raises(SceneError, match=r"Typo.backround: Scene has no attribute 'backround'; "
+                                         r"did you mean 'background'\? \(\S*scene.py:5\)$"):
+        render_frames(path, size=(16, 16), samples=1)
+
+
+def test_colour_names_render(tmp_path):
+    path = write_scene(tmp_path, """
+    class Named(hf.Scene):
+        duration = 0.04
+        background = "#0000ff"
+        ambient = 1.0
+        def setup(self):
+            self.add(hf.Plane(scale=0.5, color="red"))
+            self.camera.position = (0, 0, 1)
+    """)
+    frames, _ = render_frames(path, size=(16, 16), samples=1, antialias=False)
+    assert tuple(frames[0, 0, 0]) == (0, 0, 255) and tuple(frames[0, 8, 8]) == (255, 0, 0)
+
+
+# --- the sensor fit --------------------------------------------------------------------------
+CARD = """
+class Card(hf.Scene):
+    duration = 0.04
+    background = "black"
+    ambient = 1.0
+    def setup(self):
+        self.add(hf.Plane(position=(0, 0, -2), scale=0.5, color="white"))
+        self.camera.position = (0, 0, 0)
+        self.camera.look_at((0, 0, -1))
+        self.camera.sensor_fit = {fit!r}
+"""
+
+
+def card(tmp_path, fit, size):
+    path = write_scene(tmp_path, CARD.format(fit=fit), f"card_{fit}.py")
+    frames, _ = render_frames(path, count=1, size=size, samples=1, antialias=False)
+    lit = frames[0, ..., 0] > 128
+    h, w = lit.shape
+    return frames[0], lit[h // 2].sum(), lit[:, w // 2].sum()
+
+
+@pytest.mark.parametrize("fit, sensor_mm, fitted_px", [
+    ("horizontal", 36.0, 36),  # Blender: sensor_width_mm across the width
+    ("auto", 36.0, 64),  # sensor_width_mm along the longer side: the height
+    ("vertical", 24.0, 64),  # sensor_height_mm (Blender's 24 mm) along the height
+])
+def test_portrait_pictures_frame_as_blender_does(tmp_path, fit, sensor_mm, fitted_px):
+    # a 0.5 m card at 2 m through 50 mm: 12.5 mm on the sensor
+    expected = 0.5 / 2 * 50 / sensor_mm * fitted_px
+    _, across, down = card(tmp_path, fit, (36, 64))
+    assert across == pytest.approx(expected, abs=1) and down == pytest.approx(expected, abs=1)
+
+
+def test_landscape_auto_is_horizontal_and_vertical_uses_the_sensor_height(tmp_path):
+    auto, across, _ = card(tmp_path, "auto", (64, 36))
+    horizontal, _, _ = card(tmp_path, "horizontal", (64, 36))
+    np.testing.assert_array_equal(auto, horizontal)
+    assert across == pytest.approx(0.5 / 2 * 50 / 36 * 64, abs=1)
+
+
+@pytest.mark.parametrize("fit", ["auto", "horizontal", "vertical"])
+@pytest.mark.parametrize("aspect", [64 / 36, 1.0, 36 / 64])
+def test_the_lens_pixel_size_agrees_with_the_projection(fit, aspect):
+    camera = hf.Camera(f_stop=2.0, focus_distance=3.0, focal_length_mm=35, sensor_fit=fit)
+    # the projection's x scale is 2 f / (the sensor width the picture sees)
+    seen_mm = 2 * camera.focal_length_mm / camera.projection(aspect)[0, 0]
+    lens = camera.lens(aspect=aspect)
+    assert lens.sensor_width_mm == pytest.approx(seen_mm, rel=1e-12)
+    # a circle of confusion in pixels: sensor mm / (sensor size / pixels along the fitted side)
+    height_px = 640
+    width_px = aspect * height_px
+    side, size = camera.sensor_fitted(aspect)
+    pitch_mm = size / (width_px if side == "horizontal" else height_px)
+    assert lens.coc_px(8.0, width_px) == pytest.approx(lens.coc_mm(8.0) / pitch_mm, rel=1e-12)
+    assert camera.lens().sensor_width_mm == 36.0  # no aspect: the sensor width, as before
+
+
+@pytest.mark.parametrize("value, message", [
+    ("vert", "camera.sensor_fit='vert' must be one of 'auto', 'horizontal', 'vertical'; "
+             "did you mean 'vertical'?"),
+    (None, "camera.sensor_fit=None must be one of 'auto', 'horizontal', 'vertical'"),
+])
+def test_a_bad_sensor_fit_is_one_line(value, message):
+    with pytest.raises(InputError) as excinfo:
+        hf.Camera().sensor_fit = value
+    assert one_line(excinfo) == message
+    with pytest.raises(InputError, match=r"^camera.sensor_height_mm=nan must be a finite "):
+        hf.Camera(sensor_height_mm=NAN)
+
+
+def test_camera_distances_stay_checked_at_every_sub_frame():
+    camera = hf.Camera(f_stop=2.0)
+    camera.focus_distance = 0.01  # finite and > 0, but within the 50 mm focal length
+    with pytest.raises(InputError, match=r"focus_distance=0.01 must be a finite distance"):
+        camera.validate()
