@@ -181,9 +181,16 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     dec = decode_command("a:b.mkv", "rgb24", exe="ff")
     assert dec[dec.index("-i") + 1] == str(Path("a:b.mkv").resolve())  # not a protocol
     assert dec[dec.index("-fps_mode") + 1] == "passthrough" and dec[-1] == "-"
-    assert join_command("l.txt", "o.mp4", exe="ff")[-3:] == ["-c", "copy", "o.mp4"]
-    webm = join_command("l.txt", "o.webm", "in.mkv", exe="ff")
+    from fractions import Fraction
+
+    ntsc = join_command(["a.ts", "b.ts"], "o.mp4", Fraction(24000, 1001), exe="ff")
+    assert ntsc[ntsc.index("-i") + 1] == "concat:a.ts|b.ts"  # stamped segments: bytes
+    assert ntsc[-5:] == ["-c", "copy", "-video_track_timescale", "24000", "o.mp4"]
+    webm = join_command(["a.mkv"], "o.webm", Fraction(30), "in.mkv", "l.txt", exe="ff")
+    assert webm[webm.index("-f") + 1:webm.index("-i") + 2] == ["concat", "-safe", "0", "-i",
+                                                                "l.txt"]
     assert webm[webm.index("-c:a") + 1] == "libopus" and webm[webm.index("-c:v") + 1] == "copy"
+    assert "-video_track_timescale" not in webm
 
 
 @pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
-                  ".webm": "libvpx-vp9", ".gif": "gif"}
+                  ".webm": "libvpx-vp9", ".gif": "gif", ".ts": "libx264"}
 X264_LIKE = ("libx264", "libx264rgb", "libx265")
-MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif"}
+MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif",
+          ".ts": "mpegts"}
 
 
 def ffmpeg_exe(exe: str | None = None) -> str:
@@ -24,6 +25,11 @@ def ffmpeg_exe(exe: str | None = None) -> str:
     import imageio_ffmpeg
 
     return imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def frame_rate(fps: float) -> Fraction:
+    """``fps`` as the fraction ffmpeg is given: 29.97 is 30000/1001, 24 is 24."""
+    return Fraction(fps).limit_denominator(1001) or Fraction(fps).limit_denominator(1 << 24)
 
 
 def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
@@ -52,13 +58,15 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
 def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
                    gop: int | None = None, pix_fmt_in: str = "rgb24",
                    audio_from: str | None = None, container: str | None = None,
-                   timing_file: str | None = None, exe: str | None = None) -> list[str]:
+                   timing_file: str | None = None, ts_offset: float | None = None,
+                   exe: str | None = None) -> list[str]:
     """ffmpeg reading raw ``pix_fmt_in`` frames of ``size`` on stdin and encoding them to
     ``path`` with ``codec``. ``audio_from``: a file whose soundtrack is kept; ``container``:
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
-    ``timing_file``: a filter script giving each frame its time (variable frame rate)."""
+    ``timing_file``: a filter script giving each frame its time (variable frame rate);
+    ``ts_offset``: seconds added to every timestamp (a segment's place in the whole)."""
     pix_fmt, params = codec_params(codec, gop)
-    rate = Fraction(fps).limit_denominator(1001) or Fraction(fps).limit_denominator(1 << 24)
+    rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":
         audio_codec = "libopus" if Path(container or path).suffix.lower() == ".webm" else "aac"
@@ -68,11 +76,12 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     if timing_file is not None and codec != "gif":  # frame k is shown at its own time
         timing = ["-/vf", timing_file, "-fps_mode", "passthrough", "-enc_time_base:v",
                   "filter"]
+    offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, "-c:v", codec, "-pix_fmt", pix_fmt,
-            *params, *timing, *fmt, path]
+            *params, *timing, *offset, *fmt, path]
 
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None) -> list[str]:
@@ -91,20 +100,30 @@ def probe_command(path: str, exe: str | None = None) -> list[str]:
             "-c", "copy", "-f", "framecrc", "-"]
 
 
-def join_command(listing: str, output: str, audio_from: str | None = None,
+def join_command(segments: list[str], output: str, rate: Fraction,
+                 audio_from: str | None = None, listing: str = "join.txt",
                  exe: str | None = None) -> list[str]:
-    """ffmpeg joining the segments of a concat ``listing`` into ``output`` by stream copy;
-    with ``audio_from``, its soundtrack too (encoded for the output's container).
+    """ffmpeg joining ``segments`` (names in the folder it runs in) into ``output`` by
+    stream copy; with ``audio_from``, its soundtrack too (encoded for the container).
 
-    The segments' Matroska timestamps are whole milliseconds, and so are the output's: a
-    30 fps clip reads back as 29.96-30.01 fps (every frame is there once)."""
-    cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
-           "-f", "concat", "-safe", "0", "-i", listing]
+    MPEG-TS segments, stamped with their place in the whole, are joined as bytes (the
+    concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
+    exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
+    ``listing`` (Matroska: whole milliseconds)."""
+    cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
+    if all(name.endswith(".ts") for name in segments):
+        cmd += ["-i", "concat:" + "|".join(segments)]
+    else:
+        cmd += ["-f", "concat", "-safe", "0", "-i", listing]
     if audio_from is None:
-        return cmd + ["-c", "copy", output]
-    audio_codec = "libopus" if Path(output).suffix.lower() == ".webm" else "aac"
-    return cmd + ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
-                  "-c:a", audio_codec, output]
+        cmd += ["-c", "copy"]
+    else:
+        audio_codec = "libopus" if Path(output).suffix.lower() == ".webm" else "aac"
+        cmd += ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
+                "-c:a", audio_codec]
+    if Path(output).suffix.lower() in (".mp4", ".mov"):
+        cmd += ["-video_track_timescale", str(rate.numerator)]
+    return cmd + [output]
 
 
 def widen_pipe(stream: Any) -> None:

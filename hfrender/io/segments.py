@@ -18,16 +18,22 @@ import os
 import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.io.ffmpeg import X264_LIKE, frame_rate, join_command
 from hfrender.io.outputs import partial_name
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
+TS_OFFSET = 10.0  # seconds before the first frame of MPEG-TS segments: no negative dts
+# a segment of 1 or 2 frames has no B-frames, hence another decoding delay than the rest:
+# the joined stream would have a gap; a shorter rest goes into the segment before it
+MIN_SEGMENT = 8
 
 
 def work_dir(output: str | Path) -> Path:
@@ -125,23 +131,29 @@ class SegmentedWriter(Closing):
         manifest.save(folder)
 
     def _path(self, first: int, part: bool) -> Path:
-        # Matroska whatever the output: its timestamps join cleanly (an MP4 segment of a
-        # few frames carries an edit list that the concat demuxer turns into a gap, and
-        # MPEG-TS segments lose the last frame's duration: both repeat frames)
-        return self.folder / f"seg_{first:08d}{'.part' if part else ''}.mkv"
+        # H.264/H.265 in MPEG-TS, each segment stamped at its place in the whole (90 kHz,
+        # TS_OFFSET ahead so that no timestamp is negative): bytes joined in order make one
+        # stream with exact frame times. Other codecs (VP9) in Matroska, joined by ffmpeg's
+        # concat demuxer (its timestamps are whole milliseconds, as WebM's own). MP4
+        # segments would carry edit lists that the concat demuxer turns into gaps.
+        suffix = ".ts" if stamped(self.codec, self.fps) else ".mkv"
+        return self.folder / f"seg_{first:08d}{'.part' if part else ''}{suffix}"
 
     def write(self, frame: np.ndarray) -> None:
         if self._current is None:
             self._first = self.next
             path = str(self._path(self._first, True))
+            offset = TS_OFFSET + float(self._first / Fraction(frame_rate(self.fps))) \
+                if stamped(self.codec, self.fps) else None
             self._current = VideoWriter(path, self.fps, self.size, self.codec, self.gop,
                                         pix_fmt_in=self.pix_fmt_in, container=path,
-                                        name=self.output)
+                                        name=self.output, ts_offset=offset)
         self._current.write(frame)
         self.next += 1
         self.frames_written += 1
-        if self._current.frames_written == self.manifest.segment_frames or \
-                self.next == self.manifest.total_frames:
+        left = self.manifest.total_frames - self.next
+        if left == 0 or (self._current.frames_written >= self.manifest.segment_frames
+                         and left >= MIN_SEGMENT):  # a short rest joins this segment
             self._finish_segment()
 
     def _finish_segment(self) -> None:
@@ -173,10 +185,10 @@ class SegmentedWriter(Closing):
             else:
                 Path(writer.path).unlink(missing_ok=True)
         if files and self.complete:
-            join(files, self.output, self.folder, self.audio_from)
+            join(files, self.output, self.folder, self.fps, self.audio_from)
         elif files and self.join_unfinished:
             self.partial_output = partial_name(self.output)
-            join(files, self.partial_output, self.folder, self.audio_from)
+            join(files, self.partial_output, self.folder, self.fps, self.audio_from)
         if self.complete:
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:
@@ -196,17 +208,24 @@ class SegmentedWriter(Closing):
         return sum(s["count"] for s in segs) == self.manifest.total_frames - first
 
 
-def join(files: list[Path], output: str, folder: Path, audio_from: str | None = None) -> None:
+def stamped(codec: str, fps: float) -> bool:
+    """Segments in MPEG-TS, stamped with their place in the whole: H.264 and H.265 below
+    1000 fps (there ffmpeg's guess of the rate of a TS stream cuts the last frame off the
+    joined MP4's duration; at 1000 fps Matroska's milliseconds are exact anyway)."""
+    return (codec in X264_LIKE or codec.startswith(("h264", "hevc"))) and fps < 1000
+
+
+def join(files: list[Path], output: str, folder: Path, fps: float,
+         audio_from: str | None = None) -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added."""
-    from hfrender.io.ffmpeg import join_command
-
     listing = folder / "join.txt"
     # names relative to the list (all segments sit beside it): no quoting of the path
     listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
-    cmd = join_command(str(listing), str(tmp), audio_from)
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
+                       audio_from, str(listing.name))
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     listing.unlink(missing_ok=True)
     if res.returncode != 0:
         tmp.unlink(missing_ok=True)

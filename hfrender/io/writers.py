@@ -149,7 +149,7 @@ class VideoWriter(Closing):
                  gop: int | None = None, audio_from: str | None = None,
                  container: str | None = None, pix_fmt_in: str = "rgb24",
                  times: Sequence[float] | None = None, start: float = 0.0,
-                 name: str | None = None) -> None:
+                 name: str | None = None, ts_offset: float | None = None) -> None:
         import tempfile
 
         self.path, self.size = path, size
@@ -163,7 +163,7 @@ class VideoWriter(Closing):
         self.shape = raw_frame_shape(size, pix_fmt_in)
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
                              audio_from=audio_from, container=container,
-                             timing_file=self._timing)
+                             timing_file=self._timing, ts_offset=ts_offset)
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True,

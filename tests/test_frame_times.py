@@ -1,0 +1,83 @@
+"""Video that editors accept: every frame lasts exactly 1/fps in the joined output."""
+
+import re
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+from hfrender.io.ffmpeg import ffmpeg_exe
+from hfrender.io.segments import work_dir
+
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+
+
+def packet_durations(path):
+    """(time base, {duration: packets}) of the video stream, as ffmpeg -f framecrc says."""
+    out = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(path), "-map", "0:v:0", "-c",
+                          "copy", "-f", "framecrc", "-"], capture_output=True, text=True).stdout
+    tb = re.search(r"^#tb 0: (\d+)/(\d+)", out, re.M)
+    durations = {}
+    for m in re.finditer(r"^0,\s*-?\d+,\s*-?\d+,\s*(\d+),", out, re.M):
+        durations[int(m.group(1))] = durations.get(int(m.group(1)), 0) + 1
+    return Fraction(int(tb.group(1)), int(tb.group(2))), durations
+
+
+def rates(path):
+    """(r_frame_rate, avg_frame_rate) as ffmpeg prints them for the stream ("tbr", "fps")."""
+    log = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(path)], capture_output=True,
+                         text=True).stderr
+    m = re.search(r"Video: .*?, ([\d.]+k?) fps, ([\d.]+k?) tbr", log)
+    return tuple(float(v[:-1]) * 1000 if v.endswith("k") else float(v)
+                 for v in (m.group(2), m.group(1)))
+
+
+@pytest.mark.parametrize("fps,frames,shown", [
+    ("24000/1001", 53, 23.98),  # 3 segments of 24 and a rest of 5 that joins the last
+    ("30", 61, 30),  # a rest of one frame: it joins the segment before it
+    ("30000/1001", 45, 29.97),
+    ("1000", 40, 1000),  # Matroska segments (milliseconds are frames here)
+])
+def test_every_frame_lasts_one_frame_period(tmp_path, fps, frames, shown):
+    rate = Fraction(fps)
+    out = tmp_path / "t.mp4"
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1",
+                 "--fps", str(float(rate)), "--duration", str(float(frames / rate)),
+                 "--granularity", "8", "--quiet"]) == 0
+    tb, durations = packet_durations(out)
+    assert sum(durations.values()) == frames
+    assert len(durations) == 1 and next(iter(durations)) * tb == 1 / rate  # one duration
+    assert rates(out) == (shown, shown)  # r_frame_rate = avg_frame_rate = the fps
+
+
+def test_frame_times_stay_exact_after_resume(tmp_path, capsys):
+    out = tmp_path / "r.mp4"
+    args = ["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1", "--fps",
+            str(24000 / 1001), "--duration", str(50 * 1001 / 24000), "--granularity", "8",
+            "--quiet"]
+    assert main(args) == 0
+    whole, first = packet_durations(out), out.read_bytes()
+    assert not work_dir(out).exists()
+    # the same render, stopped after its first segment and resumed
+    import hfrender.io.segments as seg
+
+    real, calls = seg.SegmentedWriter._finish_segment, {"n": 0}
+
+    def stop_after_one(self):
+        real(self)
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyboardInterrupt
+
+    seg.SegmentedWriter._finish_segment = stop_after_one
+    try:
+        assert main(args) == 130
+    finally:
+        seg.SegmentedWriter._finish_segment = real
+    assert out.read_bytes() == first  # untouched by the interrupted run
+    assert len(list(work_dir(out).glob("seg_*.ts"))) == 1  # its one whole segment kept
+    assert main(args + ["--resume"]) == 0
+    assert packet_durations(out) == whole  # 50 frames, each 1001/24000 s
+    assert out.read_bytes() == first  # the same bitstream as the uninterrupted render
