@@ -184,7 +184,8 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     from fractions import Fraction
 
     ntsc = join_command(["a.ts", "b.ts"], "o.mp4", Fraction(24000, 1001), exe="ff")
-    assert ntsc[ntsc.index("-i") + 1] == "concat:a.ts|b.ts"  # stamped segments: bytes
+    assert ntsc[ntsc.index("-i") - 2:ntsc.index("-i") + 2] == [
+        "-f", "mpegts", "-i", "concat:a.ts|b.ts"]  # stamped segments, joined as bytes
     assert ntsc[-5:] == ["-c", "copy", "-video_track_timescale", "24000", "o.mp4"]
     webm = join_command(["a.mkv"], "o.webm", Fraction(30), "in.mkv", "l.txt", exe="ff")
     assert webm[webm.index("-f") + 1:webm.index("-i") + 2] == ["concat", "-safe", "0", "-i",

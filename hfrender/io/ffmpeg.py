@@ -112,7 +112,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     ``listing`` (Matroska: whole milliseconds)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
-        cmd += ["-i", "concat:" + "|".join(segments)]
+        cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
     else:
         cmd += ["-f", "concat", "-safe", "0", "-i", listing]
     if audio_from is None:

@@ -178,7 +178,9 @@ class SegmentedWriter(Closing):
         if self._current is not None:  # interrupted mid-segment: finalise it for the join
             writer, self._current = self._current, None
             writer.close()
-            if writer.frames_written and self.join_unfinished:
+            # a rest of a few frames would join with a gap (see MIN_SEGMENT): left out
+            if self.join_unfinished and (writer.frames_written >= MIN_SEGMENT
+                                         or (writer.frames_written and not files)):
                 self._partial = Path(writer.path)
                 self._partial_frames = writer.frames_written
                 files.append(self._partial)
