@@ -248,3 +248,28 @@ def test_an_unwritable_output_is_one_line_before_any_work(tmp_path, rng, capsys,
     err = capsys.readouterr().err
     assert err.startswith("hfrender: error: -o /proc/hfrender-test.mp4: cannot write in "
                           "/proc: ") and len(err.splitlines()) == 1
+
+
+def test_workers_fuse_hyperframes_at_the_same_time(tmp_path, rng, monkeypatch):
+    import threading
+
+    clip, _ = make_clip(tmp_path, rng, n=48)
+    real, lock, now, peak = fx.motion_blur, threading.Lock(), [0], [0]
+
+    def slow(*args, **kwargs):
+        with lock:
+            now[0] += 1
+            peak[0] = max(peak[0], now[0])
+        time.sleep(0.05)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                now[0] -= 1
+
+    monkeypatch.setattr(fx, "motion_blur", slow)
+    for workers, most in ((1, 1), (3, 3)):
+        peak[0] = 0
+        run_fx(str(clip), str(tmp_path / f"w{workers}" / "%03d.png"),
+               FxSettings(window=4, workers=workers))
+        assert (peak[0] >= 2) == (most > 1) and peak[0] <= most, (workers, peak[0])

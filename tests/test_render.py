@@ -153,7 +153,7 @@ def test_frame_count_is_duration_times_fps():
 
 
 def test_scene_error_names_file_line_time_and_frame(tmp_path):
-    from hfrender.engine.render import SceneUpdateError
+    from hfrender.scene.loader import SceneUpdateError
 
     path = write_scene(tmp_path, """
     class Boom(hf.Scene):

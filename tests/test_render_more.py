@@ -10,9 +10,10 @@ from render_helpers import render_frames
 from test_render import BAR, write_scene
 
 from hfrender.config import RenderConfig
-from hfrender.engine.render import SceneUpdateError, render
+from hfrender.engine.render import render
 from hfrender.io.writers import MemoryWriter
 from hfrender.render import contexts
+from hfrender.scene.loader import SceneUpdateError
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # glGetError after each test
 

@@ -178,3 +178,52 @@ def test_damaged_manifest_is_one_clear_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: --resume: .*manifest.json is damaged \(.*\); render "
                         r"without --resume to start over\n", err), err
+
+
+def _failing_scene(tmp_path):
+    path = tmp_path / "late.py"
+    path.write_text(textwrap.dedent("""
+        import hfrender as hf
+
+        class Late(hf.Scene):
+            duration = 1.0
+            def setup(self):
+                self.add(hf.Cube())
+            def update(self, t):
+                if t > 0.5:
+                    raise RuntimeError("late")
+    """))
+    return path
+
+
+def test_a_relative_sequence_keeps_its_partial_frames_beside_it(tmp_path, monkeypatch,
+                                                                 capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "0000.png").write_bytes(b"an older frame")
+    args = ["--size", "32x18", "--samples", "1", "--quiet"]
+    assert main(["render", str(_failing_scene(tmp_path)), "-o", "%04d.png", *args]) == 1
+    partial = tmp_path / "#.png.partial"
+    assert "are in " + str(partial / "%04d.png") in capsys.readouterr().err
+    assert sorted(p.name for p in partial.iterdir())[:2] == ["0000.png", "0001.png"]
+    assert (tmp_path / "0000.png").read_bytes() == b"an older frame"  # untouched
+    assert not any(p.name.startswith(".") for p in tmp_path.iterdir())  # nothing hidden left
+    assert main(["render", str(scene(tmp_path, 0.0)), "-o", "%04d.png", *args,
+                 "--duration", "0.2"]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == [f"{i:04d}.png" for i in range(6)]
+    assert not partial.exists()  # the older partial frames are gone once the output is whole
+
+
+def test_a_failure_while_finalising_leaves_nothing_hidden(tmp_path, monkeypatch):
+    from hfrender.io import writers
+
+    real = writers.VideoWriter.close
+
+    def broken_close(self):
+        real(self)
+        raise writers.WriteFailed("ffmpeg could not finish (simulated)")
+
+    monkeypatch.setattr(writers.VideoWriter, "close", broken_close)
+    out = tmp_path / "x.gif"
+    assert main(["render", str(scene(tmp_path, 0.0)), "-o", str(out), "--size", "32x18",
+                 "--samples", "1", "--duration", "0.1", "--quiet"]) == 1
+    assert not out.exists() and not (tmp_path / ".x.gif.partial.gif").exists()

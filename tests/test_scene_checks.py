@@ -9,9 +9,8 @@ from render_helpers import render_frames
 from test_render import write_scene
 
 import hfrender as hf
-from hfrender.engine.render import SceneUpdateError
 from hfrender.errors import InputError, InputTypeError
-from hfrender.scene.loader import SceneError
+from hfrender.scene.loader import SceneError, SceneUpdateError
 
 NAN, INF = float("nan"), float("inf")
 

@@ -53,7 +53,8 @@ __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
 
 log = logging.getLogger(__name__)
 
-IN_FLIGHT = 1  # hyperframes fused at once, the next filling meanwhile: a pool of 2 slots
+# hyperframes fused at once: one per fusion worker, the next filling meanwhile (one worker:
+# a pool of 2 slots)
 EARLY_OUTPUTS = 4  # the first outputs leave one by one: the encoder starts ~60 ms sooner
 Progress = Callable[[int, int], None]
 
@@ -209,7 +210,7 @@ class FxJob:
         builder = HyperFrameBuilder.create(
             self.shape, np.uint8, frames_per_output=s.stride, halo=s.window - 1,
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
-            max_in_flight=IN_FLIGHT, first_index=skip, lead_in=s.window - 1 if start else 0)
+            max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
         engine = Engine(FxFusion(s), self.out.writer, first_frame=start, total=stats.total,
                         workers=s.workers, buffers=OutputBuffers(self.per, self.shape, np.uint8),
                         progress=self.progress, held=1 + s.workers)
@@ -290,11 +291,11 @@ def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:
 def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
     """Output frames per hyperframe: 8 for short windows; for long overlapping windows up
     to 32, since each hyperframe starts its running sums afresh and copies ``window - 1``
-    halo frames; fewer when memory is short (the pool holds ``slot_count(IN_FLIGHT)``
+    halo frames; fewer when memory is short (the pool holds ``slot_count(workers)``
     slots)."""
     halo = s.window - 1
     want = min(max(8, s.window), 32) if s.stride < s.window else 8
-    slots = slot_count(IN_FLIGHT)
+    slots = slot_count(s.workers)
     g = auto_granularity(frame_bytes, frames_per_output=s.stride, halo=halo, slots=slots,
                          cap=halo + want * s.stride)
     need, free = slots * g * frame_bytes, free_memory_bytes()

@@ -22,7 +22,14 @@ from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs
 from hfrender.io.footage import FootageError
-from hfrender.io.segments import Manifest, SegmentedWriter, resumable, resume_from, work_dir
+from hfrender.io.segments import (
+    Manifest,
+    SegmentedWriter,
+    fresh_work_dir,
+    resumable,
+    resume_from,
+    work_dir,
+)
 from hfrender.io.writers import VideoWriter, check_output, is_sequence, open_writer
 
 SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
@@ -102,9 +109,7 @@ class FxOutput:
             self.start, manifest = resume_from(self.output, settings, "run")
             stats.resumed_at = self.start
         else:
-            folder = work_dir(self.output)
-            if folder.exists():
-                shutil.rmtree(folder)  # an older interrupted run of this output
+            fresh_work_dir(self.output)  # an older interrupted run's goes
             manifest = Manifest(settings, stats.total, self.segment_frames, 0)
         audio = str(Path(footage.path).resolve()) if footage.has_audio else None
         self.writer = SegmentedWriter(self.output, fps_out, footage.size, s.codec, None,

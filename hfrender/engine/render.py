@@ -34,7 +34,7 @@ from hfrender.engine.render_setup import (
     schedule_for,
 )
 from hfrender.engine.scheduler import SCORES
-from hfrender.errors import HFRenderError, InputError
+from hfrender.errors import InputError
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
@@ -43,16 +43,12 @@ from hfrender.io.writers import check_output
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
 from hfrender.sampler import Plan, PlanStream
-from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.loader import SceneError, load_scene, located
+from hfrender.scene import ShaderScene
+from hfrender.scene.loader import SceneError, call_scene, load_scene
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-
-
-class SceneUpdateError(HFRenderError):
-    """The scene's own code raised; the message has its file and line, t and the frame."""
 
 
 @dataclass
@@ -93,18 +89,6 @@ def halton(i: int, base: int) -> float:
         r += f * (i % base)
         i //= base
     return r
-
-
-def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
-               frame: int | None = None) -> Any:
-    """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
-    t and the output frame."""
-    try:
-        return fn(*args)
-    except Exception as exc:
-        where = located(exc, scene.source_path) if scene.source_path else repr(exc)
-        when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
-        raise SceneUpdateError(f"scene error in {what}{when}: {where}") from exc
 
 
 class RenderFusion:
@@ -214,6 +198,10 @@ class RenderJob:
         start, self.manifest = resume_point(config, self.settings)
         if self.manifest is None:
             return False
+        if self.manifest.total_frames != self.total:  # a chunk written by a library call
+            raise ConfigError(f"--resume: {config.output} was begun as frames up to "
+                              f"{self.manifest.total_frames - 1} only, not the whole "
+                              f"{self.total}; render without --resume")
         self.config = config.with_(granularity=self.manifest.granularity)
         self.first_frame, self.count = start, self.total - start
         self.stats.resumed_at, self.stats.total_frames = start, self.count
@@ -317,7 +305,11 @@ class RenderJob:
         stats, out = self.stats, self.output
         try:
             if error is None:
-                out.finish()
+                try:
+                    out.finish()
+                except BaseException:
+                    out.abandon()  # nothing hidden is left behind
+                    raise
             else:
                 out.abandon()
         finally:

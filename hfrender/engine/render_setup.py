@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,13 @@ import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
-from hfrender.io.segments import Manifest, open_segmented, resumable, resume_from, work_dir
+from hfrender.io.segments import (
+    Manifest,
+    fresh_work_dir,
+    open_segmented,
+    resumable,
+    resume_from,
+)
 from hfrender.io.writers import WriteFailed, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
@@ -136,9 +141,7 @@ class RenderOutput:
             self.writer = open_writer(self.tmp, config.fps, config.size, config.codec, gop)
             return
         if manifest is None:
-            folder = work_dir(config.output)
-            if folder.exists():
-                shutil.rmtree(folder)  # an older interrupted render of this output
+            fresh_work_dir(config.output)  # an older interrupted render's goes
             per_second = max(1, round(config.fps))
             manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
@@ -160,6 +163,8 @@ class RenderOutput:
     def abandon(self) -> None:
         try:
             self.writer.close()
+        except Exception:  # noqa: BLE001 - the error that stopped the render is the one told
+            pass
         finally:
             if self.tmp is None:
                 self.partial = self.writer.partial_output

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -21,44 +22,70 @@ from hfrender.io.writers import (
 )
 
 
+def _tag(output: str) -> str:
+    """A sequence's pattern as a folder name: ``a_%04d.png`` -> ``a_#.png``."""
+    name = Path(output).name
+    rx = pattern_files(name)
+    return re.sub(r"%0?\d*d", "#", name) if rx is not None else name
+
+
 def temporary(output: str) -> str:
-    """Where ``output`` is written until it is complete (a hidden name beside it; for an
-    image sequence, a hidden folder beside its folder)."""
+    """Where ``output`` is written until it is complete: a hidden name beside it; for an
+    image sequence, a hidden folder of its own inside the sequence's folder
+    (``OUT/.a_#.png.partial/a_%04d.png``)."""
     out = Path(output).resolve()
     if is_sequence(output):
-        return str(out.parent.with_name(f".{out.parent.name or 'frames'}.partial") / out.name)
+        return str(out.parent / f".{_tag(output)}.partial" / out.name)
     return str(out.with_name(f".{out.name}.partial{out.suffix}"))
 
 
 def partial_name(output: str) -> str:
     """Where an unfinished run's frames go to be watched, the output and an older file there
-    left alone: ``NAME.partial.EXT`` beside it (for a sequence, ``FOLDER.partial/``)."""
-    out = Path(output)
+    left alone: ``NAME.partial.EXT`` beside it (a sequence: ``OUT/a_#.png.partial/``)."""
+    out = Path(output).resolve()
     if is_sequence(output):
-        return str(out.parent.with_name(f"{out.parent.name or 'frames'}.partial") / out.name)
+        return str(out.parent / f"{_tag(output)}.partial" / out.name)
     return str(out.with_name(f"{out.stem}.partial{out.suffix}"))
 
 
-def keep_partial(tmp: str, output: str) -> str:
-    """Move what an unfinished run wrote under ``tmp`` to :func:`partial_name`; its path."""
-    dst = partial_name(output)
+def remove_partial(output: str) -> None:
+    """An older run's :func:`partial_name`, once the output itself is complete."""
+    old = Path(partial_name(output))
     if is_sequence(output):
-        src, folder = Path(tmp).parent, Path(dst).parent
-        shutil.rmtree(folder, ignore_errors=True)  # an older run's partial frames
-        os.replace(src, folder)
+        shutil.rmtree(old.parent, ignore_errors=True)
     else:
-        os.replace(tmp, dst)
+        old.unlink(missing_ok=True)
+
+
+def keep_partial(tmp: str, output: str) -> str | None:
+    """Move what an unfinished run wrote under ``tmp`` to :func:`partial_name`; its path
+    (None when there was nothing to keep)."""
+    dst = partial_name(output)
+    src = Path(tmp).parent if is_sequence(output) else Path(tmp)
+    if not src.exists():
+        return None
+    target = Path(dst).parent if is_sequence(output) else Path(dst)
+    if is_sequence(output):
+        shutil.rmtree(target, ignore_errors=True)  # an older run's partial frames
+    os.replace(src, target)
     return dst
 
 
 def commit(tmp: str, output: str) -> None:
-    """Put the complete ``tmp`` in place of ``output``."""
+    """Put the complete ``tmp`` in place of ``output`` (a sequence: its frames, and only
+    those, replacing an older render's); an older partial output goes."""
     try:
         if is_sequence(output):
             src, dst = Path(tmp).parent, Path(output).resolve().parent
             dst.mkdir(parents=True, exist_ok=True)
+            rx = pattern_files(Path(output).name)
+            frames = [f for f in sorted(src.iterdir()) if rx is not None and rx.match(f.name)]
+            for f in frames:  # what would stop the move half-way, found before any change
+                if (dst / f.name).is_dir():
+                    raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
+                                            str(dst / f.name))
             remove_stale(str(dst / Path(output).name))  # an older render's frames
-            for f in sorted(src.iterdir()):
+            for f in frames:
                 os.replace(f, dst / f.name)
             shutil.rmtree(src, ignore_errors=True)
         else:
@@ -66,6 +93,7 @@ def commit(tmp: str, output: str) -> None:
     except OSError as exc:
         where = exc.filename2 or exc.filename or output
         raise WriteFailed(f"cannot put {where} in place: {exc.strerror or exc}") from None
+    remove_partial(output)
 
 
 def discard(tmp: str) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, frame_rate, join_command
-from hfrender.io.outputs import partial_name
+from hfrender.io.outputs import partial_name, remove_partial
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
@@ -39,6 +39,14 @@ MIN_SEGMENT = 8
 def work_dir(output: str | Path) -> Path:
     out = Path(output)
     return out.with_name(f".{out.name}.hfrender")
+
+
+def fresh_work_dir(output: str | Path) -> Path:
+    """The work folder of ``output``, emptied of an older interrupted run's segments."""
+    folder = work_dir(output)
+    if folder.exists():
+        shutil.rmtree(folder)
+    return folder
 
 
 def sha256_file(path: Path) -> str:
@@ -188,6 +196,7 @@ class SegmentedWriter(Closing):
                 Path(writer.path).unlink(missing_ok=True)
         if files and self.complete:
             join(files, self.output, self.folder, self.fps, self.audio_from)
+            remove_partial(self.output)  # an older run's, now out of date
         elif files and self.join_unfinished:
             self.partial_output = partial_name(self.output)
             join(files, self.partial_output, self.folder, self.fps, self.audio_from)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from hfrender.errors import InputError
+from hfrender.errors import HFRenderError, InputError
 from hfrender.scene import Scene, ShaderScene
 
 SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
@@ -79,3 +81,19 @@ def located(exc: BaseException, path: str | Path) -> str:
             where = f" ({path}:{tb.tb_lineno})"
         tb = tb.tb_next
     return f"{type(exc).__name__}: {exc}{where}"
+
+
+class SceneUpdateError(HFRenderError):
+    """The scene's own code raised; the message has its file and line, t and the frame."""
+
+
+def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
+               frame: int | None = None) -> Any:
+    """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
+    t and the output frame."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        where = located(exc, scene.source_path) if scene.source_path else repr(exc)
+        when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
+        raise SceneUpdateError(f"scene error in {what}{when}: {where}") from exc
