@@ -59,7 +59,7 @@ def srgb_color(c: Sequence[float]) -> tuple[float, ...]:
     return tuple(float(v) for v in srgb_to_linear(np.asarray(c, np.float64)))
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """``repr`` on one line (an array as a list), cut short: for error messages."""
     if isinstance(value, np.ndarray) and value.size <= 8:
         value = value.tolist()
@@ -95,19 +95,19 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
     elif isinstance(value, (list, tuple, np.ndarray)):
         items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else value
         if len(items) not in (3, 4) or (isinstance(value, np.ndarray) and value.ndim != 1):
-            raise InputError(f"{what}={_shown(value)} must be {allowed}")
+            raise InputError(f"{what}={shown(value)} must be {allowed}")
         if not all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
                    for v in items):
-            raise InputError(f"{what}={_shown(value)}: the values must be numbers 0..1")
+            raise InputError(f"{what}={shown(value)}: the values must be numbers 0..1")
         numbers = [float(v) for v in items]
         if not all(0.0 <= v <= 1.0 for v in numbers):  # also refuses nan
             hint = ("; 0..255 values? write hex ('#ff8800') or divide by 255"
                     if all(0.0 <= v <= 255.0 for v in numbers) else "")
-            raise InputError(f"{what}={_shown(value)}: the values must be numbers 0..1{hint}")
+            raise InputError(f"{what}={shown(value)}: the values must be numbers 0..1{hint}")
         rgb, alpha = numbers[:3], (numbers[3] if len(numbers) > 3 else 1.0)
     else:
-        raise InputTypeError(f"{what}={_shown(value)} is not a colour; use {allowed}")
+        raise InputTypeError(f"{what}={shown(value)} is not a colour; use {allowed}")
     if alpha != 1.0:
-        raise InputError(f"{what}={_shown(value)} has alpha {alpha:.3g}; colours here are "
+        raise InputError(f"{what}={shown(value)} has alpha {alpha:.3g}; colours here are "
                          "opaque: give (r, g, b), or alpha 1")
     return (rgb[0], rgb[1], rgb[2])

@@ -27,7 +27,7 @@ def _normalize(v: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class Camera:
+class Camera(checks.Checked):
     """A perspective (or orthographic) camera with a physical lens.
 
     Defaults follow Blender's camera: 50 mm lens on a 36 mm sensor. ``f_stop=None`` is a
@@ -57,12 +57,12 @@ class Camera:
     near: float = 0.05
     far: float = 1000.0
 
-    def __setattr__(self, name: str, value: object) -> None:
-        checks.check_name(self, name)
-        check = _CHECKS.get(name)
-        if check is not None:
-            value = check(f"camera.{name}", value)
-        object.__setattr__(self, name, value)
+    def _label(self, name: str) -> str:
+        return f"camera.{name}"
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return _CHECKS
 
     def look_at(self, target: tuple) -> None:
         self.target = target

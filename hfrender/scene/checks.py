@@ -18,7 +18,7 @@ from types import FunctionType
 
 import numpy as np
 
-from hfrender.color import _shown as shown
+from hfrender.color import shown
 from hfrender.errors import InputError
 
 # what a Scene subclass is most likely to misspell; shorter names (add) are left out: too
@@ -82,6 +82,26 @@ def check_name(obj: object, name: str) -> None:
         hint = (f"; declare it in the class body (`{name}: float = 0.0`) to store state of "
                 "your own")
     raise UnknownAttributeError(f"{what} has no attribute {name!r}{hint}")
+
+
+class Checked:
+    """Attributes checked when they are set (dataclass ``__init__`` included): an unknown
+    name is refused with a suggestion, and a value by ``value_checks(cls)[name]`` (a
+    function ``(label, value) -> value``), labelled ``label(name)``."""
+
+    def _label(self, name: str) -> str:
+        return f"{type(self).__name__}.{name}"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        check_name(self, name)
+        check = type(self).value_checks().get(name)
+        if check is not None:
+            value = check(self._label(name), value)
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return {}
 
 
 @cache

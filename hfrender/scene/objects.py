@@ -13,7 +13,7 @@ from hfrender.scene import checks
 
 
 @dataclass(eq=False)
-class Object3D:
+class Object3D(checks.Checked):
     """Something drawn in a scene.
 
     ``position`` in metres; ``rotation`` in radians about x, then y, then z (world axes);
@@ -37,12 +37,9 @@ class Object3D:
 
     geometry = "cube"
 
-    def __setattr__(self, name: str, value: object) -> None:
-        checks.check_name(self, name)
-        check = _CHECKS.get(name)
-        if check is not None:
-            value = check(f"{type(self).__name__}.{name}", value)
-        object.__setattr__(self, name, value)
+    @classmethod
+    def value_checks(cls) -> dict:
+        return _CHECKS
 
     def model_matrix(self) -> np.ndarray:
         rx, ry, rz = (float(a) for a in self.rotation)
