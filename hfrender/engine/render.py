@@ -29,12 +29,13 @@ from hfrender.engine.render_setup import (
     gl_storage,
     keyframe_interval,
     output_settings,
+    pool_memory,
     resolve_dof,
     resume_point,
     schedule_for,
 )
 from hfrender.engine.scheduler import SCORES
-from hfrender.errors import InputError
+from hfrender.errors import BackendUnavailable, InputError
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
@@ -218,15 +219,11 @@ class RenderJob:
             log.warning("shutter %g degrees with %d samples: windows overlap on a shared grid; "
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
-        check_granularity(config, plan, w * h * (4 + (4 if depth else 0)))
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps)
         self.renderer.prepare()
         self.storage = gl_storage(config, self.glctx, self.backend.name)
+        self.builder = self._make_builder(w * h * (4 + (4 if depth else 0)))
         stats.interop = self.storage is not None
-        self.builder = HyperFrameBuilder.create(
-            (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
-            granularity=config.granularity, depth=depth, max_in_flight=config.max_in_flight,
-            storage=self.storage)
         stats.granularity = self.builder.pool.capacity
         stats.pool_mb = self.builder.pool.nbytes / 2**20
         if self.own_writer:
@@ -239,6 +236,28 @@ class RenderJob:
             from hfrender.render.preview import Preview
 
             self.preview = Preview(self.glctx, config.size)
+
+    def _make_builder(self, frame_bytes: int) -> HyperFrameBuilder:
+        """The pool, in GL buffers shared with CUDA where they are used (sized from the
+        GPU's free memory) or in host memory; ``--interop auto`` falls back to host memory
+        when the GL buffers cannot be made or registered (``on`` says why, in one line)."""
+        config, plan = self.config, self.plan
+        free = pool_memory(self.storage)
+        check_granularity(config, plan, frame_bytes, free)
+        try:
+            return HyperFrameBuilder.create(
+                (config.size[1], config.size[0], 4), np.uint8, frames_per_output=plan.step,
+                halo=plan.overlap, granularity=config.granularity, depth=self.dof == "depth",
+                max_in_flight=config.max_in_flight, storage=self.storage, free_bytes=free)
+        except BackendUnavailable as exc:
+            if self.storage is None:
+                raise
+            self.storage.release()
+            self.storage = None
+            if config.interop == "on":
+                raise ConfigError(f"--interop on: {exc}") from None
+            log.warning("--interop auto: %s; sub-frames go through host memory", exc)
+            return self._make_builder(frame_bytes)
 
     # --- drawing ---------------------------------------------------------------------------
     def run(self) -> RenderStats:
@@ -374,8 +393,12 @@ class RenderJob:
     def release(self) -> None:
         """Free the GL objects and the context (also after an error)."""
         for part in (self.storage, self.preview, self.renderer, self.glctx):
-            if part is not None:
+            if part is None:
+                continue
+            try:  # best effort: after a CUDA fault a release may fail; the rest still goes
                 part.release()
+            except Exception as exc:  # noqa: BLE001 - the render's own error is the one told
+                log.warning("releasing %s: %s", type(part).__name__, exc)
         self.storage = self.preview = self.renderer = None
         self.glctx = None
 

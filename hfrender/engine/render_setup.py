@@ -12,6 +12,7 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.errors import BackendUnavailable
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
 from hfrender.io.segments import (
@@ -50,8 +51,23 @@ def resolve_dof(mode: str, scene: Scene) -> str:
     return mode
 
 
-def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> None:
-    """A granularity must hold the halo and whole output frames; the pool must fit memory."""
+GPU_POOL_SHARE = 0.25  # of the GPU's free memory for GL-buffer slots: fusion temporaries
+# (decoded linear light, defocused frames) take about ten times one slot's colour bytes
+
+
+def pool_memory(storage: Any) -> int | None:
+    """Bytes the pool may take: the GPU's share for GL-buffer slots shared with CUDA, else
+    None (what this process may use of host memory, see ``free_memory_bytes``)."""
+    if storage is None or getattr(storage.mapper, "name", "") != "cuda":
+        return None
+    free, _total = storage.mapper.cupy.cuda.runtime.memGetInfo()
+    return int(free * GPU_POOL_SHARE)
+
+
+def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
+                      free: int | None = None) -> None:
+    """A granularity must hold the halo and whole output frames; the pool must fit memory
+    (``free``: bytes it may take; default: what this process may use of host memory)."""
     from hfrender.hyperframe.builder import free_memory_bytes
 
     if config.granularity != "auto":
@@ -64,7 +80,7 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int) -> Non
     slots = slot_count(config.max_in_flight)
     frames = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     least = slots * frames * frame_bytes
-    free = free_memory_bytes()
+    free = free_memory_bytes() if free is None else free
     if least > 0.8 * free:
         lower = "--samples or --size" if config.granularity == "auto" else \
             "--granularity, --samples or --size"
@@ -93,7 +109,13 @@ def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
     if config.interop == "on" and backend != "cuda":
         raise ConfigError(f"--interop on: the fusion backend is {backend}; GL-CUDA interop "
                           "needs the cuda backend (an NVIDIA GPU)")
-    return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
+    try:
+        return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
+    except BackendUnavailable as exc:  # no cuda-python, or one without cuda.bindings
+        if config.interop == "on":
+            raise ConfigError(f"--interop on: {exc}") from None
+        log.warning("--interop auto: %s; sub-frames go through host memory", exc)
+        return None
 
 
 def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, dof: str,

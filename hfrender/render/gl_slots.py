@@ -11,6 +11,7 @@ fusion stream, so the kernels read it in place; CuPy has no GL interop of its ow
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,8 @@ import numpy as np
 
 from hfrender.errors import BackendUnavailable
 from hfrender.hyperframe.pool import Slot, SlotLayout
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,14 @@ class GLSlot(Slot):
         self.frames = self.depth = None
 
     def release_gl(self) -> None:
-        self.reclaim()
-        self.mapper.unregister(self)
-        self.buffer.release()
+        """Unmap, unregister and free the buffer, each step whatever the one before did
+        (after a CUDA fault unmapping fails): the first failure is logged, not raised, so
+        the rest of the clean-up happens and the error that stopped the render is told."""
+        for step in (self.reclaim, lambda: self.mapper.unregister(self), self.buffer.release):
+            try:
+                step()
+            except Exception as exc:  # noqa: BLE001 - clean-up goes on
+                log.warning("releasing GL slot %d: %s", self.index, exc)
 
 
 class GLBufferStorage:
@@ -82,8 +90,25 @@ class GLBufferStorage:
         self.slots: list[GLSlot] = []
 
     def make_slots(self, layout: SlotLayout, count: int) -> tuple[list[Slot], None]:
-        self.slots = [GLSlot(i, layout, self.ctx.buffer(reserve=layout.slot_bytes), self.ctx,
-                             self.mapper) for i in range(count)]
+        """``count`` slots, each a GL buffer registered with the mapper. A buffer the driver
+        could not make (moderngl does not check) or a registration that fails releases
+        what was made and raises :class:`BackendUnavailable`."""
+        try:
+            for i in range(count):
+                buffer = self.ctx.buffer(reserve=layout.slot_bytes)
+                error = self.ctx.error
+                if error != "GL_NO_ERROR":
+                    buffer.release()
+                    raise BackendUnavailable(f"a GL buffer of {layout.slot_bytes / 2**20:.0f} "
+                                             f"MiB for hyperframe slot {i} failed: {error}")
+                try:
+                    self.slots.append(GLSlot(i, layout, buffer, self.ctx, self.mapper))
+                except BaseException:
+                    buffer.release()
+                    raise
+        except BaseException:
+            self.release()
+            raise
         return list(self.slots), None
 
     def release(self) -> None:
@@ -123,12 +148,18 @@ class CudaMapper:
             raise BackendUnavailable(f"GL-CUDA interop needs CuPy and cuda-python ({exc}): "
                                      "pip install 'hfrender[cuda]'") from None
         self.cupy, self.rt = cupy, runtime
-        self.stream = 0  # the default stream, which the fusion kernels use too
+        # map and unmap on a stream of the interop's own: on the default stream they would
+        # wait for every kernel issued before them (drawing into a reclaimed slot waiting
+        # for the fusion just submitted); the map is synchronised before the kernels read
+        self._stream = cupy.cuda.Stream(non_blocking=True)
+        self.stream = self._stream.ptr
 
     def _check(self, result: tuple, what: str) -> tuple:
         err = result[0]
         if int(err) != 0:
-            raise BackendUnavailable(f"{what} failed: {self.rt.cudaGetErrorString(err)[1]}")
+            said = self.rt.cudaGetErrorString(err)[1]
+            said = said.decode(errors="replace") if isinstance(said, bytes) else str(said)
+            raise BackendUnavailable(f"{what} failed: {said}")
         return result[1:]
 
     def register(self, buffer: Any) -> Any:
@@ -142,6 +173,7 @@ class CudaMapper:
                     "cudaGraphicsMapResources")
         ptr, size = self._check(self.rt.cudaGraphicsResourceGetMappedPointer(slot.handle),
                                 "cudaGraphicsResourceGetMappedPointer")
+        self._stream.synchronize()  # mapped before any kernel reads it
         mem = self.cupy.cuda.UnownedMemory(int(ptr), int(size), slot)
         return self.cupy.ndarray((int(size),), self.cupy.uint8,
                                  self.cupy.cuda.MemoryPointer(mem, 0))

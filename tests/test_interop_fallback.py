@@ -1,0 +1,121 @@
+"""GL-CUDA interop falls back instead of failing, and cleans up after itself."""
+
+import logging
+
+import numpy as np
+import pytest
+from render_helpers import render_frames
+
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine import render as render_job
+from hfrender.engine import render_setup
+from hfrender.errors import BackendUnavailable
+from hfrender.render.gl_slots import CudaMapper, GLBufferStorage, GLSlot, HostMapper
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+BAR = str(__import__("pathlib").Path(__file__).parent / "data" / "bar.frag")
+
+
+class FailingMapper(HostMapper):
+    """Registers ``ok`` buffers, then fails as cudaGraphicsGLRegisterBuffer can."""
+
+    def __init__(self, ok=1):
+        self.ok, self.registered, self.unregistered = ok, 0, []
+
+    def register(self, buffer):
+        if self.registered == self.ok:
+            raise BackendUnavailable("cudaGraphicsGLRegisterBuffer failed: invalid value")
+        self.registered += 1
+        return f"handle-{self.registered}"
+
+    def unregister(self, slot):
+        self.unregistered.append(slot.handle)
+
+
+class NvidiaContext:
+    class ctx:
+        info = {"GL_VENDOR": "NVIDIA Corporation"}
+
+
+@pytest.mark.parametrize("interop", ["auto", "on"])
+def test_no_cuda_python_falls_back_or_is_one_line(monkeypatch, caplog, interop):
+    def no_bindings(kind):
+        raise BackendUnavailable("GL-CUDA interop needs CuPy and cuda-python (No module named "
+                                 "'cuda.bindings'): pip install 'hfrender[cuda]'")
+
+    monkeypatch.setattr(render_setup, "gl_mapper", no_bindings)
+    config = RenderConfig(interop=interop)
+    if interop == "on":
+        with pytest.raises(ConfigError, match=r"^--interop on: GL-CUDA interop needs CuPy and "
+                                              r"cuda-python \(No module named 'cuda.bindings'\)"):
+            render_setup.gl_storage(config, NvidiaContext, "cuda")
+        return
+    with caplog.at_level(logging.WARNING):
+        assert render_setup.gl_storage(config, NvidiaContext, "cuda") is None
+    assert "--interop auto: GL-CUDA interop needs CuPy" in caplog.text
+    assert "sub-frames go through host memory" in caplog.text
+
+
+def test_a_failing_registration_releases_the_slots_made(gl_context):
+    glctx = gl_context("egl", size=(16, 8))
+    from hfrender.hyperframe.pool import SlotLayout
+
+    mapper = FailingMapper(ok=1)
+    storage = GLBufferStorage(glctx.ctx, mapper)
+    with pytest.raises(BackendUnavailable, match="cudaGraphicsGLRegisterBuffer failed"):
+        storage.make_slots(SlotLayout(4, (8, 16, 4), np.dtype(np.uint8), False), 3)
+    assert mapper.unregistered == ["handle-1"] and storage.slots == []
+
+
+@pytest.mark.parametrize("interop", ["auto", "on"])
+def test_the_render_falls_back_to_host_slots(monkeypatch, interop):
+    plain, _ = render_frames(BAR, count=3, size=(32, 8), samples=2)
+    monkeypatch.setattr(render_job, "gl_storage",
+                        lambda config, glctx, backend: GLBufferStorage(glctx.ctx,
+                                                                       FailingMapper(ok=1)))
+    if interop == "on":
+        with pytest.raises(ConfigError, match=r"^--interop on: cudaGraphicsGLRegisterBuffer "
+                                              r"failed: invalid value$"):
+            render_frames(BAR, count=3, size=(32, 8), samples=2, interop="on")
+        return
+    frames, stats = render_frames(BAR, count=3, size=(32, 8), samples=2)
+    assert not stats.interop
+    np.testing.assert_array_equal(frames, plain)
+
+
+def test_a_failing_unmap_does_not_stop_the_clean_up(gl_context, caplog):
+    glctx = gl_context("egl", size=(16, 8))
+    from hfrender.hyperframe.pool import SlotLayout
+
+    class Sticky(HostMapper):
+        unregistered = False
+
+        def unmap(self, slot):
+            raise BackendUnavailable("cudaGraphicsUnmapResources failed: an illegal memory "
+                                     "access was encountered")
+
+        def unregister(self, slot):
+            Sticky.unregistered = True
+
+    layout = SlotLayout(2, (8, 16, 4), np.dtype(np.uint8), False)
+    buffer = glctx.ctx.buffer(reserve=layout.slot_bytes)
+    slot = GLSlot(0, layout, buffer, glctx.ctx, Sticky())
+    slot.publish(1)
+    with caplog.at_level(logging.WARNING):
+        slot.release_gl()  # no exception: logged, and the rest is released
+    assert "an illegal memory access" in caplog.text and Sticky.unregistered
+    assert type(buffer.mglo).__name__ == "InvalidObject"  # the GL buffer is released too
+
+
+def test_cuda_error_strings_are_decoded():
+    mapper = object.__new__(CudaMapper)
+
+    class Runtime:
+        @staticmethod
+        def cudaGetErrorString(err):
+            return (0, b"an illegal memory access was encountered")
+
+    mapper.rt = Runtime
+    with pytest.raises(BackendUnavailable, match=r"^cudaGraphicsMapResources failed: an "
+                                                 r"illegal memory access was encountered$"):
+        mapper._check((700,), "cudaGraphicsMapResources")
