@@ -21,6 +21,7 @@ from collections.abc import Sequence  # noqa: E402
 
 import hfrender  # noqa: E402
 from hfrender.backends import CHOICES  # noqa: E402
+from hfrender.cli.batch import cmd_batch  # noqa: E402
 from hfrender.cli.commands import cmd_bench, cmd_info, cmd_render, cmd_still  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
     EXIT_FAILED,
@@ -80,7 +81,19 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench, output="bench.mp4")
 
     _fx_parser(sub)
+    _batch_parser(sub)
     return parser
+
+
+def _batch_parser(sub: argparse._SubParsersAction) -> None:
+    bt = sub.add_parser("batch", help="run the render and fx jobs of a jobs file",
+                        description="Run every job of JOBS (TOML: [defaults] and [[job]] "
+                        "entries). Options after the file override it for every job; "
+                        "--summary FILE writes the results as JSON; --quiet.")
+    bt.add_argument("jobs", metavar="JOBS", help="a jobs file (.toml)")
+    bt.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
+                    help="--summary FILE, --quiet, and overrides such as --samples 4")
+    bt.set_defaults(func=cmd_batch)
 
 
 def _fx_parser(sub: argparse._SubParsersAction) -> None:

@@ -70,6 +70,7 @@ class FxStats:
     retries: int = 0
     seconds: float = 0.0
     output_kept: bool = False  # an interruption kept segments for --resume
+    segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
 
 
 class FxFusion:

@@ -55,7 +55,7 @@ class FxOutput:
         one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway
         self.segmented = (resumable(output) and info is not None and self.times is None
                           and self.offset == 0 and not one_piece)
-        self.start = 0
+        self.start = self.reused = 0
         self.writer: Any = None
         self.tmp: str | None = None
         if s.resume and not self.segmented:
@@ -108,6 +108,7 @@ class FxOutput:
         if s.resume:
             self.start, manifest = resume_from(self.output, settings, "run")
             stats.resumed_at = self.start
+            self.reused = len(manifest.segments)
         else:
             fresh_work_dir(self.output)  # an older interrupted run's goes
             manifest = Manifest(settings, stats.total, self.segment_frames, 0)
@@ -121,6 +122,8 @@ class FxOutput:
         """Every frame was written: finalise, and put the output in place."""
         writer, self.writer = self.writer, None
         writer.close()
+        if self.tmp is None:
+            self.stats.segments = (len(writer.manifest.segments) - self.reused, self.reused)
         if self.tmp is not None:
             outputs.commit(self.tmp, self.output)
         elif not writer.complete:

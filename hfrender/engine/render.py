@@ -25,18 +25,16 @@ from hfrender.effects import fuse
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.render_setup import (
     RenderOutput,
-    check_granularity,
     gl_storage,
     keyframe_interval,
+    make_builder,
     output_settings,
-    pool_memory,
     resolve_dof,
     resume_point,
     schedule_for,
 )
 from hfrender.engine.scheduler import SCORES
-from hfrender.errors import BackendUnavailable, InputError
-from hfrender.hyperframe.builder import HyperFrameBuilder
+from hfrender.errors import InputError
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import outputs
@@ -77,6 +75,7 @@ class RenderStats:
     preview_frames: int = 0
     frames_in_output: int = 0  # frames the output file holds (after a resume: all of them)
     partial: str | None = None  # where an unfinished render's frames are kept to watch
+    segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
 
     @property
     def fps(self) -> float:
@@ -211,7 +210,7 @@ class RenderJob:
 
     def _prepare_drawing(self) -> None:
         config, stats = self.config, self.stats
-        (w, h), depth = config.size, self.dof == "depth"
+        depth = self.dof == "depth"
         schedule = schedule_for(config, self.scene.camera.aperture_blades)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count)
         if schedule.effective_shutter_deg != config.shutter or plan.per_output != config.samples:
@@ -222,7 +221,7 @@ class RenderJob:
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps)
         self.renderer.prepare()
         self.storage = gl_storage(config, self.glctx, self.backend.name)
-        self.builder = self._make_builder(w * h * (4 + (4 if depth else 0)))
+        self.builder, self.storage = make_builder(config, plan, self.storage, depth)
         stats.interop = self.storage is not None
         stats.granularity = self.builder.pool.capacity
         stats.pool_mb = self.builder.pool.nbytes / 2**20
@@ -236,28 +235,6 @@ class RenderJob:
             from hfrender.render.preview import Preview
 
             self.preview = Preview(self.glctx, config.size)
-
-    def _make_builder(self, frame_bytes: int) -> HyperFrameBuilder:
-        """The pool, in GL buffers shared with CUDA where they are used (sized from the
-        GPU's free memory) or in host memory; ``--interop auto`` falls back to host memory
-        when the GL buffers cannot be made or registered (``on`` says why, in one line)."""
-        config, plan = self.config, self.plan
-        free = pool_memory(self.storage)
-        check_granularity(config, plan, frame_bytes, free)
-        try:
-            return HyperFrameBuilder.create(
-                (config.size[1], config.size[0], 4), np.uint8, frames_per_output=plan.step,
-                halo=plan.overlap, granularity=config.granularity, depth=self.dof == "depth",
-                max_in_flight=config.max_in_flight, storage=self.storage, free_bytes=free)
-        except BackendUnavailable as exc:
-            if self.storage is None:
-                raise
-            self.storage.release()
-            self.storage = None
-            if config.interop == "on":
-                raise ConfigError(f"--interop on: {exc}") from None
-            log.warning("--interop auto: %s; sub-frames go through host memory", exc)
-            return self._make_builder(frame_bytes)
 
     # --- drawing ---------------------------------------------------------------------------
     def run(self) -> RenderStats:
@@ -333,6 +310,7 @@ class RenderJob:
                 out.abandon()
         finally:
             stats.frames_in_output, stats.partial = out.frames, out.partial
+            stats.segments = out.segments
 
     def _salvage(self, engine: Engine) -> None:
         """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""

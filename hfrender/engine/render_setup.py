@@ -10,9 +10,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.errors import BackendUnavailable
+from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
 from hfrender.io.segments import (
@@ -91,6 +94,30 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
             f"{lower}")
 
 
+def make_builder(config: RenderConfig, plan: Plan, storage: Any,
+                 depth: bool) -> tuple[HyperFrameBuilder, Any]:
+    """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
+    from the GPU's free memory) or in host memory; ``--interop auto`` falls back to host
+    memory when the GL buffers cannot be made or registered (``on`` says why, in one line).
+    Returns (builder, the storage it uses)."""
+    w, h = config.size
+    free = pool_memory(storage)
+    check_granularity(config, plan, w * h * (4 + (4 if depth else 0)), free)
+    try:
+        return HyperFrameBuilder.create(
+            (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
+            granularity=config.granularity, depth=depth, max_in_flight=config.max_in_flight,
+            storage=storage, free_bytes=free), storage
+    except BackendUnavailable as exc:
+        if storage is None:
+            raise
+        storage.release()
+        if config.interop == "on":
+            raise ConfigError(f"--interop on: {exc}") from None
+        log.warning("--interop auto: %s; sub-frames go through host memory", exc)
+        return make_builder(config, plan, None, depth)
+
+
 def gl_mapper(kind: str) -> Any:
     """The mapper that publishes GL-buffer slots: ``cuda`` (interop) or ``host`` (tests)."""
     from hfrender.render.gl_slots import CudaMapper, HostMapper
@@ -158,6 +185,7 @@ class RenderOutput:
                  gop: int, granularity: int, total: int, start: int) -> None:
         self.output, self.tmp = config.output, None
         self.partial: str | None = None
+        self.reused = len(manifest.segments) if manifest is not None else 0
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
             self.writer = open_writer(self.tmp, config.fps, config.size, config.codec, gop)
@@ -168,6 +196,13 @@ class RenderOutput:
             manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
                                      manifest, start)
+
+    @property
+    def segments(self) -> tuple[int, int]:
+        """(segments made by this run, segments reused from an interrupted one)."""
+        if self.tmp is not None:
+            return 0, 0
+        return len(self.writer.manifest.segments) - self.reused, self.reused
 
     @property
     def frames(self) -> int:

@@ -1,0 +1,118 @@
+"""``hfrender batch JOBS.toml``: many render and fx jobs (the work is in
+:mod:`hfrender.engine.batch`)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from hfrender.cli.common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, on_sigterm, progress_bar
+from hfrender.config import ConfigError
+
+OWN = ("--summary", "--quiet")
+
+
+def overrides_of(words: list[str]) -> tuple[dict, dict]:
+    """(the batch's own options, overrides for every job) from the words after the file:
+    ``--samples 4 --jitter --size 320x180`` (a flag without a value is true)."""
+    from hfrender.engine.batch import FX_OPTIONS, RENDER_OPTIONS, option_name
+
+    own: dict = {}
+    found: dict = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("--"):
+            raise ConfigError(f"{word!r}: options after the jobs file are --name value")
+        name, _, value = word[2:].partition("=")
+        key = option_name(name)
+        if not value and (i + 1 >= len(words) or words[i + 1].startswith("--")):
+            value = None
+        elif not value:
+            value, i = words[i + 1], i + 1
+        i += 1
+        if f"--{name}" in OWN:
+            own[key] = True if value is None else value
+            continue
+        want = RENDER_OPTIONS.get(key, FX_OPTIONS.get(key))
+        if want is None:
+            raise ConfigError(f"--{name}: not an option of hfrender render or fx")
+        found[key] = _parse(name, value, want)
+    return own, found
+
+
+def _parse(name: str, text: str | None, want: object) -> object:
+    kinds = want if isinstance(want, tuple) else (want,)
+    if text is None:
+        if bool in kinds:
+            return True
+        raise ConfigError(f"--{name} needs a value")
+    for kind in kinds:
+        if isinstance(kind, str) and text == kind:
+            return text
+        try:
+            if kind is bool and text.lower() in ("true", "false"):
+                return text.lower() == "true"
+            if kind in (int, float):
+                return kind(text)
+            if kind is str:
+                return text
+        except ValueError:
+            continue
+    raise ConfigError(f"--{name} {text!r}: not a valid value")
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from hfrender.engine.batch import BatchState, load_jobs, summary_json
+
+    own, overrides = overrides_of(args.options)
+    quiet = bool(own.get("quiet"))
+    jobs = load_jobs(args.jobs, overrides)  # every job checked before any runs
+    state = BatchState.load(Path(args.jobs))
+    results = []
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    code = 0
+    try:
+        for n, job in enumerate(jobs, 1):
+            results.append(_one(job, state, n, len(jobs), quiet))
+    except KeyboardInterrupt as exc:
+        print(f"interrupted: {len(results)} of {len(jobs)} jobs finished; run the same "
+              "command again to go on (finished jobs are skipped, a half-done one resumes)",
+              file=sys.stderr)
+        code = EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if not quiet:
+        print(table(results))
+    if own.get("summary"):
+        Path(own["summary"]).write_text(summary_json(results) + "\n")
+    if code:
+        return code
+    return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def _one(job: object, state: object, n: int, total: int, quiet: bool) -> object:
+    from hfrender.engine.batch import run_job
+
+    progress, finish = progress_bar(quiet)
+    try:
+        result = run_job(job, state, progress)
+    finally:
+        finish()
+    if not quiet:
+        why = f": {result.error}" if result.error else ""
+        print(f"[{n}/{total}] {job.name}: {result.status}{why}", file=sys.stderr)
+    return result
+
+
+def table(results: list) -> str:
+    """The summary: job, status, frames, segments made / reused, retries, time, fps, output."""
+    head = ("job", "status", "frames", "segments", "retries", "seconds", "fps", "output")
+    rows = [head] + [(r.name, r.status, str(r.frames),
+                      f"{r.segments_made}/{r.segments_reused}", str(r.retries),
+                      f"{r.seconds:.1f}", f"{r.fps:.1f}", r.output) for r in results]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+                     for row in rows)

@@ -1,0 +1,307 @@
+"""Batch rendering: a jobs file of render and fx jobs, each run on the one engine.
+
+A jobs file (TOML) has a ``[defaults]`` table and ``[[job]]`` entries. A job has a
+``name``, a ``scene`` (a .py or .frag file, optionally ``scene_class``) for a render or an
+``input`` (a video or PNG sequence) for an fx job, an ``output``, and any option of
+``hfrender render`` / ``hfrender fx`` by its long name (dashes or underscores). Relative
+paths are relative to the jobs file. Every job is checked before any runs.
+
+Each job then runs in turn: skipped as ``up-to-date`` when its output is the one the same
+settings made (a state file beside the jobs file records what each job made), continued as
+``resumed`` when an interrupted run left segments, ``failed`` (with its one-line reason)
+without stopping the others, else ``done``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import hfrender
+from hfrender.config import ConfigError, RenderConfig, parse_size
+from hfrender.errors import HFRenderError, InputError
+
+AUTO = "auto"
+# option name -> the type a value must have (TOML's own types)
+RENDER_OPTIONS: dict[str, Any] = {
+    "fps": float, "size": str, "duration": float, "samples": int, "shutter": float,
+    "shutter_position": str, "shutter_curve": str, "jitter": bool, "dof": str,
+    "max_coc_px": float, "backend": str, "gl": str, "granularity": (int, AUTO), "workers": int,
+    "schedule": str, "seed": int, "codec": str, "interop": str,
+}
+FX_OPTIONS: dict[str, Any] = {
+    "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
+    "depth_scale": float, "focus_distance": float, "f_stop": float, "focal_length_mm": float,
+    "sensor_width_mm": float, "max_coc_px": float, "backend": str, "codec": str, "fps": float,
+    "workers": int,
+}
+JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
+STATUSES = ("done", "up-to-date", "resumed", "failed")
+
+
+def option_name(key: str) -> str:
+    return key.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    """One job of a jobs file, its paths resolved and its options checked."""
+
+    name: str
+    kind: str  # "render" | "fx"
+    source: Path  # the scene file, or the footage
+    output: Path
+    options: dict
+    scene_class: str | None = None
+
+    def render_config(self, resume: bool = False) -> RenderConfig:
+        values = {k: v for k, v in self.options.items() if k in RENDER_OPTIONS}
+        if "size" in values:
+            values["size"] = parse_size(values["size"])
+        return RenderConfig(output=str(self.output), quiet=True, resume=resume, **values)
+
+    def fx_settings(self, resume: bool = False) -> Any:
+        from hfrender.engine.fx import FxSettings
+        from hfrender.optics import Lens
+
+        o = self.options
+        lens = None
+        if o.get("depth") is not None:
+            missing = [k for k in ("focus_distance", "f_stop") if k not in o]
+            if missing:
+                raise ConfigError(f"depth needs {' and '.join(missing)}")
+            lens = Lens(o["focus_distance"], o["f_stop"], o.get("focal_length_mm", 50.0),
+                        o.get("sensor_width_mm", 36.0), o.get("max_coc_px"))
+        if "motion_blur" not in o and lens is None:
+            raise ConfigError("nothing to do: give motion-blur and/or depth")
+        return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
+                          not o.get("gamma_space", False), o.get("depth"),
+                          o.get("depth_scale", 1.0), lens, o.get("backend", "auto"),
+                          o.get("codec"), o.get("fps"), o.get("workers", 1), resume)
+
+    def key(self) -> str:
+        """What the output depends on: the options, the source file, hfrender's version."""
+        st = self.source.stat() if self.source.is_file() else None
+        ident = (hashlib.sha256(self.source.read_bytes()).hexdigest() if self.kind == "render"
+                 else [str(self.source), st.st_size, st.st_mtime_ns] if st else str(self.source))
+        text = json.dumps({"kind": self.kind, "options": self.options, "source": ident,
+                           "scene_class": self.scene_class, "hfrender": hfrender.__version__},
+                          sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _typed(where: str, key: str, value: Any, want: Any) -> Any:
+    """``value`` of the type ``want`` (ints are floats where a float is asked)."""
+    kinds = want if isinstance(want, tuple) else (want,)
+    for kind in kinds:
+        if isinstance(kind, str) and value == kind:
+            return value
+        if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(kind, type) and isinstance(value, kind) and not (
+                kind is int and isinstance(value, bool)):
+            return value
+    names = " or ".join(k if isinstance(k, str) and k == AUTO else
+                        {int: "an integer", float: "a number", str: "a string",
+                         bool: "true or false"}[k] for k in kinds)
+    raise InputError(f"{where}: {key} = {value!r} must be {names}")
+
+
+def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) -> BatchJob:
+    if not isinstance(entry, dict):
+        raise InputError(f"{path}: [[job]] number {index + 1} is not a table")
+    name = entry.get("name")
+    where = f"{path}: job {name!r}" if isinstance(name, str) else \
+        f"{path}: [[job]] number {index + 1}"
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{where}: name is missing (a string)")
+    kind = "render" if "scene" in entry else "fx" if "input" in entry else None
+    if kind is None or ("scene" in entry and "input" in entry):
+        raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
+    known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
+    options: dict = {}
+    for table, strict in ((defaults, False), (entry, True), (overrides, False)):
+        for raw, value in table.items():
+            key = option_name(raw)
+            if key in JOB_KEYS:
+                continue
+            if key not in known:
+                if strict or key not in RENDER_OPTIONS and key not in FX_OPTIONS:
+                    raise InputError(f"{where}: unknown field {raw!r} for a {kind} job; known: "
+                                     f"{', '.join(sorted(k.replace('_', '-') for k in known))}")
+                continue  # a default meant for the other kind of job
+            options[key] = _typed(where, raw, value, known[key])
+    files = {}
+    for key in ("scene", "input", "output"):
+        if key == ("input" if kind == "render" else "scene"):
+            continue
+        value = entry.get(key)
+        if not isinstance(value, str) or not value:
+            raise InputError(f"{where}: {key} is missing (a path)")
+        files[key] = Path(value) if Path(value).is_absolute() else path.parent / value
+    source = files["scene" if kind == "render" else "input"]
+    if kind == "render" and not source.is_file():
+        raise InputError(f"{where}: scene {source} not found")
+    if kind == "fx" and not (source.exists() or "%" in source.name):
+        raise InputError(f"{where}: input {source} not found")
+    if "depth" in options and not Path(options["depth"]).is_absolute():
+        options["depth"] = str(path.parent / options["depth"])
+    scene_class = entry.get("scene_class")
+    if scene_class is not None and not isinstance(scene_class, str):
+        raise InputError(f"{where}: scene_class = {scene_class!r} must be a string")
+    job = BatchJob(name, kind, source, files["output"], options, scene_class)
+    try:  # every value checked as the command would check it, now
+        job.render_config() if kind == "render" else job.fx_settings()
+    except (InputError, ValueError) as exc:
+        raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
+    return job
+
+
+def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:
+    """The jobs of a jobs file, every one checked; InputError (one line naming the job and
+    the field) for the first that is wrong."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"jobs file not found: {path}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a TOML file: {exc}") from None
+    unknown = sorted(set(data) - {"defaults", "job"})
+    if unknown:
+        raise InputError(f"{path}: unknown table {unknown[0]!r}; a jobs file has [defaults] "
+                         "and [[job]] entries")
+    defaults, entries = data.get("defaults", {}), data.get("job", [])
+    if not isinstance(defaults, dict) or not isinstance(entries, list) or not entries:
+        raise InputError(f"{path}: no [[job]] entries")
+    jobs = [_job(path, i, e, defaults, overrides or {}) for i, e in enumerate(entries)]
+    for attr in ("name", "output"):
+        seen: dict = {}
+        for job in jobs:
+            value = getattr(job, attr) if attr == "name" else job.output.resolve()
+            if value in seen:
+                raise InputError(f"{path}: jobs {seen[value]!r} and {job.name!r} have the same "
+                                 f"{attr} ({getattr(job, attr)})")
+            seen[value] = job.name
+    return jobs
+
+
+@dataclass
+class JobResult:
+    name: str
+    status: str = "failed"
+    frames: int = 0
+    segments_made: int = 0
+    segments_reused: int = 0
+    retries: int = 0
+    seconds: float = 0.0
+    output: str = ""
+    error: str | None = None
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 and self.status != "up-to-date" \
+            else 0.0
+
+
+@dataclass
+class BatchState:
+    """What each job made, beside the jobs file: its settings key and the output's size
+    and time, so that a later run can tell an up-to-date output."""
+
+    path: Path
+    jobs: dict = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, jobs_file: Path) -> BatchState:
+        path = jobs_file.with_name(f".{jobs_file.name}.state.json")
+        try:
+            return cls(path, json.loads(path.read_text()))
+        except (OSError, ValueError):
+            return cls(path)
+
+    def up_to_date(self, job: BatchJob) -> dict | None:
+        rec = self.jobs.get(job.name)
+        if not rec or rec.get("key") != job.key() or not job.output.is_file():
+            return None
+        st = job.output.stat()
+        return rec if (st.st_size, st.st_mtime_ns) == (rec["size"], rec["mtime_ns"]) else None
+
+    def record(self, job: BatchJob, frames: int) -> None:
+        if not job.output.is_file():  # sequences are not recorded: they run again
+            return
+        st = job.output.stat()
+        self.jobs[job.name] = {"key": job.key(), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                               "frames": frames}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(self.jobs, indent=1))
+        os.replace(tmp, self.path)
+
+
+Progress = Callable[[int, int], None]
+
+
+def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
+    """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
+    from hfrender.io.segments import work_dir
+
+    result = JobResult(job.name, output=str(job.output))
+    t0 = time.perf_counter()
+    done = state.up_to_date(job)
+    if done is not None:
+        result.status, result.frames = "up-to-date", done.get("frames", 0)
+        return result
+    resume = (work_dir(job.output) / "manifest.json").is_file()
+    try:
+        folder = job.output.parent.parent if "%" in job.output.name else job.output.parent
+        try:  # a jobs file's output folders are made (the commands refuse a missing one)
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"-o {job.output}: cannot make {folder}: "
+                             f"{exc.strerror or exc}") from None
+        try:
+            stats = _run(job, resume, progress)
+        except ConfigError as exc:
+            if not resume or "--resume" not in str(exc):
+                raise
+            resume = False  # the interrupted run had other settings: start over
+            stats = _run(job, False, progress)
+        result.status = "resumed" if resume else "done"
+        result.frames, result.retries = stats["frames"], stats["retries"]
+        result.segments_made, result.segments_reused = stats["segments"]
+        state.record(job, result.frames)
+    except HFRenderError as exc:
+        result.error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
+        result.error = f"internal error: {type(exc).__name__}: {exc}"
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
+    if job.kind == "render":
+        from hfrender.engine.render import RenderJob
+
+        s = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
+                      progress=progress).prepare().run()
+        return {"frames": s.frames_in_output or s.frames_written, "retries": s.retries,
+                "segments": s.segments}
+    from hfrender.engine.fx import FxJob
+
+    f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)
+    s = f.prepare().run()
+    return {"frames": s.total, "retries": s.retries, "segments": s.segments}
+
+
+def summary_json(results: list[JobResult]) -> str:
+    return json.dumps([{**asdict(r), "fps": round(r.fps, 3)} for r in results], indent=1)

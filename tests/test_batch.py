@@ -1,0 +1,157 @@
+"""`hfrender batch JOBS.toml`: every job runs; up-to-date, resumed, failed, done."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+
+from hfrender.cli import main
+from hfrender.engine.batch import load_jobs
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+BAR = Path(__file__).parent / "data" / "bar.frag"
+
+JOBS = """
+[defaults]
+fps = 24
+size = "32x8"
+samples = 2
+
+[[job]]
+name = "bar"
+scene = "bar.frag"
+output = "out/bar.mp4"
+duration = 0.5
+
+[[job]]
+name = "smooth"
+input = "clip.mp4"
+output = "out/smooth.mp4"
+motion-blur = 4
+
+[[job]]
+name = "frames"
+scene = "bar.frag"
+output = "out/png/%03d.png"
+duration = 0.25
+shutter_curve = "triangle"
+"""
+
+
+def decode(path):
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    w, h = meta["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "bar.frag").write_text(BAR.read_text())
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc=size=32x16:rate=30", "-frames:v", "12",
+                    "-pix_fmt", "yuv420p", str(tmp_path / "clip.mp4")], check=True)
+    (tmp_path / "jobs.toml").write_text(JOBS)
+    return tmp_path
+
+
+def summary(folder, *extra):
+    out = folder / "summary.json"
+    code = main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet", *extra])
+    return code, {r["name"]: r for r in json.loads(out.read_text())}
+
+
+def test_every_job_runs_then_is_up_to_date(folder, capsys):
+    code, first = summary(folder)
+    assert code == 0 and [r["status"] for r in first.values()] == ["done"] * 3
+    assert (first["bar"]["frames"], first["smooth"]["frames"], first["frames"]["frames"]) == \
+        (12, 12, 6)
+    assert set(first["bar"]) >= {"name", "status", "frames", "seconds", "output", "error"}
+    assert first["bar"]["error"] is None and first["bar"]["output"].endswith("out/bar.mp4")
+    assert len(decode(folder / "out" / "bar.mp4")) == 12
+    assert len(list((folder / "out" / "png").glob("*.png"))) == 6
+    code, again = summary(folder)
+    assert code == 0 and again["bar"]["status"] == again["smooth"]["status"] == "up-to-date"
+    assert again["frames"]["status"] == "done"  # a sequence is made whole again
+    (folder / "bar.frag").write_text(BAR.read_text() + "\n// changed\n")
+    code, changed = summary(folder)
+    assert changed["bar"]["status"] == "done" and changed["smooth"]["status"] == "up-to-date"
+
+
+def test_a_failing_job_does_not_stop_the_others(folder):
+    text = (folder / "jobs.toml").read_text().replace('output = "out/smooth.mp4"',
+                                                      'output = "/proc/smooth.mp4"')
+    (folder / "jobs.toml").write_text(text)
+    code, results = summary(folder)
+    assert code == 1
+    assert [r["status"] for r in results.values()] == ["done", "failed", "done"]
+    assert results["smooth"]["error"] == ("-o /proc/smooth.mp4: cannot write in /proc: No "
+                                          "such file or directory")
+
+
+def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatch):
+    import hfrender.io.segments as seg
+
+    text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
+    (folder / "jobs.toml").write_text(text + '\n[[job]]\nname = "whole"\nscene = "bar.frag"\n'
+                                      'output = "out/whole.mp4"\nduration = 2.0\n')
+    real, calls = seg.SegmentedWriter._finish_segment, {"n": 0}
+
+    def stop_once(self):
+        real(self)
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop_once)
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    assert not (folder / "out" / "bar.mp4").exists()
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+    code, results = summary(folder)
+    assert code == 0 and results["bar"]["status"] == "resumed"
+    assert results["bar"]["segments_reused"] == 1 and results["bar"]["segments_made"] >= 1
+    np.testing.assert_array_equal(decode(folder / "out" / "bar.mp4"),
+                                  decode(folder / "out" / "whole.mp4"))
+
+
+def test_options_after_the_file_override_every_job(folder):
+    jobs = load_jobs(folder / "jobs.toml", {"samples": 1, "jitter": True})
+    assert [j.render_config().samples for j in jobs if j.kind == "render"] == [1, 1]
+    assert all(j.render_config().jitter for j in jobs if j.kind == "render")
+    assert jobs[1].fx_settings().window == 4 and "samples" not in jobs[1].options
+    code, results = summary(folder, "--samples", "1", "--shutter", "90")
+    assert code == 0 and results["bar"]["status"] == "done"
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda t: t + "\n[[job\n", r"jobs\.toml: not a TOML file: "),
+    (lambda t: t.replace("motion-blur = 4", "motion-blurr = 4"),
+     r"job 'smooth': unknown field 'motion-blurr' for a fx job; known: backend, codec"),
+    (lambda t: t.replace("samples = 2", 'samples = "two"'),
+     r"job 'bar': samples = 'two' must be an integer"),
+    (lambda t: t.replace('scene = "bar.frag"\noutput = "out/bar.mp4"',
+                         'scene = "nope.py"\noutput = "out/bar.mp4"'),
+     r"job 'bar': scene .*nope\.py not found"),
+    (lambda t: t.replace('input = "clip.mp4"', 'input = "missing.mp4"'),
+     r"job 'smooth': input .*missing\.mp4 not found"),
+    (lambda t: t.replace('name = "frames"', 'name = "bar"'),
+     r"jobs 'bar' and 'bar' have the same name"),
+    (lambda t: t.replace('output = "out/png/%03d.png"', 'output = "out/bar.mp4"'),
+     r"jobs 'bar' and 'frames' have the same output"),
+    (lambda t: t.replace("duration = 0.25", "duration = -1"),
+     r"job 'frames': duration=-1\.0 must be a number > 0"),
+    (lambda t: t.replace("fps = 24", "fps = 5000"),
+     r"job 'bar': fps=5000\.0 must be a number >= 0\.001 and <= 1000"),
+])
+def test_a_bad_jobs_file_is_one_line_before_anything_runs(folder, capsys, edit, message):
+    import re
+
+    path = folder / "jobs.toml"
+    path.write_text(edit(path.read_text()))
+    assert main(["batch", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and re.search(message, err), err
+    assert not (folder / "out").exists()  # nothing rendered, nothing written
