@@ -90,7 +90,7 @@ case "$cmd" in
         ;;
     test)
         apt_install "${GL_PACKAGES[@]}" xvfb xauth
-        ensure_venv dev,cuda-compile
+        ensure_venv dev,cuda-compile,ray
         ensure_torch_cpu
         "$PY" -m pytest -q "$@"
         ;;

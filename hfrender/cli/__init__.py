@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", default="out.mp4",
                    help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (default out.mp4)")
     _render_options(r)
+    r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="render the segments as Ray tasks: on a Ray started here (no "
+                        "ADDRESS), or on a cluster ('auto' or its address)")
     r.set_defaults(func=cmd_render)
 
     st = sub.add_parser("still", help="render one frame to a PNG (optionally beside the same "

@@ -104,6 +104,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
     check_encoder(config.output, config.codec, config.size, config.fps)
+    if getattr(args, "ray", None):
+        return _render_on_ray(args, config)
     progress, finish = progress_bar(config.quiet)
     import signal
 
@@ -144,6 +146,33 @@ def cmd_render(args: argparse.Namespace) -> int:
               + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
                  if stats.shutter else "")
               + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))
+    return 0
+
+
+def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
+    """``render --ray``: the segments as Ray tasks, joined here."""
+    import signal
+
+    from hfrender.engine.cluster import ClusterRender
+
+    progress, finish = progress_bar(config.quiet)
+    job = ClusterRender(args.file, config, None if args.ray == "local" else args.ray,
+                        args.scene, progress)
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        stats = job.prepare().run()
+    except KeyboardInterrupt as exc:
+        finish()
+        print(f"interrupted: the finished segments of {config.output} are kept; run the same "
+              "command again to go on", file=sys.stderr)
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+    finally:
+        finish()
+        signal.signal(signal.SIGTERM, previous)
+    if not config.quiet:
+        print(f"wrote {stats.output}: {stats.frames} frames on Ray ({stats.workers} CPUs), "
+              f"{stats.segments_made} segments rendered, {stats.segments_reused} reused; "
+              f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")
     return 0
 
 

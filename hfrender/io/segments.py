@@ -139,23 +139,14 @@ class SegmentedWriter(Closing):
         manifest.save(folder)
 
     def _path(self, first: int, part: bool) -> Path:
-        # H.264/H.265 in MPEG-TS, each segment stamped at its place in the whole (90 kHz,
-        # TS_OFFSET ahead so that no timestamp is negative): bytes joined in order make one
-        # stream with exact frame times. Other codecs (VP9) in Matroska, joined by ffmpeg's
-        # concat demuxer (its timestamps are whole milliseconds, as WebM's own). MP4
-        # segments would carry edit lists that the concat demuxer turns into gaps.
-        suffix = ".ts" if stamped(self.codec, self.fps) else ".mkv"
-        return self.folder / f"seg_{first:08d}{'.part' if part else ''}{suffix}"
+        return self.folder / segment_name(first, self.codec, self.fps, part)
 
     def write(self, frame: np.ndarray) -> None:
         if self._current is None:
             self._first = self.next
-            path = str(self._path(self._first, True))
-            offset = TS_OFFSET + float(self._first / Fraction(frame_rate(self.fps))) \
-                if stamped(self.codec, self.fps) else None
-            self._current = VideoWriter(path, self.fps, self.size, self.codec, self.gop,
-                                        pix_fmt_in=self.pix_fmt_in, container=path,
-                                        name=self.output, ts_offset=offset)
+            self._current = open_segment(self._path(self._first, True), self.fps, self.size,
+                                         self.codec, self.gop, self._first, self.pix_fmt_in,
+                                         self.output)
         self._current.write(frame)
         self.next += 1
         self.frames_written += 1
@@ -217,6 +208,42 @@ class SegmentedWriter(Closing):
         segs = self.manifest.segments
         first = segs[0]["first"] if segs else 0
         return sum(s["count"] for s in segs) == self.manifest.total_frames - first
+
+
+def segment_name(first: int, codec: str, fps: float, part: bool = False) -> str:
+    """The file name of the segment whose first frame is ``first``.
+
+    H.264/H.265 in MPEG-TS, each segment stamped at its place in the whole (90 kHz,
+    TS_OFFSET ahead so that no timestamp is negative): bytes joined in order make one
+    stream with exact frame times. Other codecs (VP9) in Matroska, joined by ffmpeg's
+    concat demuxer (its timestamps are whole milliseconds, as WebM's own). MP4 segments
+    would carry edit lists that the concat demuxer turns into gaps."""
+    suffix = ".ts" if stamped(codec, fps) else ".mkv"
+    return f"seg_{first:08d}{'.part' if part else ''}{suffix}"
+
+
+def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop: int | None,
+                 first: int, pix_fmt_in: str = "rgb24", name: str | None = None) -> VideoWriter:
+    """The encoder of one segment (first frame ``first``): the same bits wherever it runs,
+    here or on a cluster's worker."""
+    offset = TS_OFFSET + float(first / Fraction(frame_rate(fps))) if stamped(codec, fps) \
+        else None
+    return VideoWriter(str(path), fps, size, codec, gop, pix_fmt_in=pix_fmt_in,
+                       container=str(path), name=name, ts_offset=offset)
+
+
+def segment_ranges(total: int, segment_frames: int, start: int = 0) -> list[tuple[int, int]]:
+    """``(first, count)`` of the segments from frame ``start`` (a multiple of
+    ``segment_frames``) on, as :class:`SegmentedWriter` cuts them: a rest shorter than
+    ``MIN_SEGMENT`` joins the segment before it."""
+    out, first = [], start
+    while first < total:
+        count = min(segment_frames, total - first)
+        if 0 < total - first - count < MIN_SEGMENT:
+            count = total - first
+        out.append((first, count))
+        first += count
+    return out
 
 
 def stamped(codec: str, fps: float) -> bool:

@@ -4,6 +4,15 @@ The kernel source is compiled as C++17 with ``cuda_emu.h`` (qualifiers defined a
 thread indices as globals) and ``runner.cpp`` (a loop over every block and thread). Each
 buffer is malloc'ed at its exact size, so an out-of-bounds read or write aborts the run
 with ASan's report, which the caller turns into a test failure.
+
+What a kernel gets for an array is what CuPy passes: a pointer. A C-contiguous array is
+passed as its own bytes (malloc'ed at exactly its size: stricter than a GPU, which would not
+notice a read past a slice into the rest of its allocation). A strided view is passed as
+CuPy passes it, the raw pointer of its first element, whatever its strides: the bytes of
+its base allocation from that element to the end of the base (malloc'ed at exactly that
+size), written back to the base after the run. So ``a[..., :3]`` or ``a[::2]`` reads the
+wrong bytes, and ``a[::-1]`` reads past the end (an ASan error), as on a GPU. Launches
+beyond CUDA's grid and block limits are refused, as the driver refuses them.
 """
 
 from __future__ import annotations
@@ -17,10 +26,75 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+# CUDA's launch limits (every compute capability hfrender targets)
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
 
 
 class EmulationError(RuntimeError):
     pass
+
+
+def session_emulator(tmp_path_factory, text: str | None = None) -> Emulator:
+    """An emulator built in the session's base folder, so every test module reuses one
+    build of the same source; skips the test (with the reason) where g++ cannot build it
+    with AddressSanitizer (no g++, or no libasan/libubsan)."""
+    if shutil.which("g++") is None:
+        import pytest
+
+        pytest.skip("g++ is needed to emulate the CUDA kernels on the CPU (apt install g++)")
+    workdir = tmp_path_factory.getbasetemp() / "cuda-emu"
+    workdir.mkdir(exist_ok=True)
+    try:
+        return Emulator(workdir, text)
+    except EmulationError:
+        if not _can_sanitize(workdir):
+            import pytest
+
+            pytest.skip("g++ here cannot build with -fsanitize=address,undefined "
+                        "(install libasan and libubsan, e.g. apt install g++)")
+        raise
+
+
+def _can_sanitize(workdir: Path) -> bool:
+    probe = workdir / "probe.cpp"
+    probe.write_text("int main() { return 0; }\n")
+    res = subprocess.run(["g++", *SANITIZE, str(probe), "-o", str(workdir / "probe")],
+                         capture_output=True, text=True)
+    return res.returncode == 0
+
+
+def check_launch(kernel: str, grid: tuple, block: tuple) -> None:
+    """Refuse what CUDA refuses: grid x < 2^31, y and z <= 65535; block x, y <= 1024,
+    z <= 64, x*y*z <= 1024; no dimension 0."""
+    for what, dims, limits in (("grid", grid, MAX_GRID), ("block", block, MAX_BLOCK)):
+        for axis, v, top in zip("xyz", dims, limits, strict=True):
+            if not 1 <= v <= top:
+                raise EmulationError(f"{kernel}: {what} {axis} = {v} is outside CUDA's limit "
+                                     f"1..{top} (the launch would fail on a GPU: "
+                                     "cudaErrorInvalidConfiguration)")
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise EmulationError(f"{kernel}: {threads} threads per block is more than CUDA's "
+                             f"{MAX_THREADS_PER_BLOCK}")
+
+
+def raw_bytes(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """What a kernel reads through the raw pointer of a strided view's first element: the
+    base allocation's bytes from there to its end, as (the base as flat bytes, offset)."""
+    base = a
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    if not base.flags.c_contiguous:
+        raise EmulationError(f"a view of shape {a.shape} whose allocation cannot be found "
+                             "(its base is not a contiguous NumPy array)")
+    flat = base.reshape(-1).view(np.uint8)
+    offset = a.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if not 0 <= offset < max(flat.nbytes, 1):
+        raise EmulationError(f"a view of shape {a.shape} starts outside its base")
+    return flat, offset
 
 
 class Emulator:
@@ -46,8 +120,8 @@ class Emulator:
             source.write_text(text)
             listing = self.workdir / f"kernels-{digest}.inc"
             listing.write_text("".join(f"HF_KERNEL({n})\n" for n in names))
-            cmd = ["g++", "-std=c++17", "-O1", "-g", "-fsanitize=address,undefined",
-                   "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-ffp-contract=off",
+            cmd = ["g++", "-std=c++17", "-O1", "-g", *SANITIZE,
+                   "-fno-omit-frame-pointer", "-ffp-contract=off",
                    f'-DKERNEL_SOURCE="{source}"', f'-DKERNEL_LIST="{listing}"', f"-I{HERE}",
                    str(HERE / "runner.cpp"), "-o", str(self.binary)]
             res = subprocess.run(cmd, capture_output=True, text=True)
@@ -57,21 +131,26 @@ class Emulator:
     def run(self, kernel: str, grid: tuple, block: tuple, args: tuple | list) -> None:
         if kernel not in self.kernels:
             raise EmulationError(f"no kernel {kernel} in the source")
+        grid, block = _dim3(grid), _dim3(block)
+        check_launch(kernel, grid, block)
         self.calls += 1
         check_types(kernel, self.signatures[kernel], args)
-        lines = [f"kernel {kernel}", "grid " + " ".join(map(str, _dim3(grid))),
-                 "block " + " ".join(map(str, _dim3(block)))]
+        lines = [f"kernel {kernel}", "grid " + " ".join(map(str, grid)),
+                 "block " + " ".join(map(str, block))]
         arrays = []
         for i, a in enumerate(args):
             if a is None:
                 lines.append("null")
             elif isinstance(a, np.ndarray):
-                if not a.flags.c_contiguous:
-                    raise EmulationError(f"argument {i} is not C-contiguous")
                 path = self.workdir / f"buf{self.calls}-{i}.bin"
-                path.write_bytes(a.tobytes())
-                lines.append(f"buf {path} {a.nbytes}")
-                arrays.append((a, path))
+                if a.flags.c_contiguous:
+                    dest = a.reshape(-1).view(np.uint8)
+                else:  # the raw pointer, as CuPy passes it
+                    flat, offset = raw_bytes(a)
+                    dest = flat[offset:]
+                path.write_bytes(dest.tobytes())
+                lines.append(f"buf {path} {dest.nbytes}")
+                arrays.append((dest, path))
             elif isinstance(a, (bool, np.bool_)):
                 lines.append(f"i64 {int(a)}")
             elif isinstance(a, (int, np.integer)):
@@ -84,8 +163,8 @@ class Emulator:
                              capture_output=True, text=True)
         if res.returncode != 0:
             raise EmulationError(f"{kernel} failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
-        for a, path in arrays:
-            a.reshape(-1).view(np.uint8)[:] = np.frombuffer(path.read_bytes(), np.uint8)
+        for dest, path in arrays:
+            dest[:] = np.frombuffer(path.read_bytes(), np.uint8)
             path.unlink()
 
 

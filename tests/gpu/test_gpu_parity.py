@@ -107,3 +107,91 @@ def test_render_with_interop_keeps_sub_frames_on_the_gpu(tmp_path):
     out_bytes = on[1].frames_written * 320 * 180 * 3
     assert on[1].device_to_host_bytes == out_bytes  # only finished frames reach the host
     assert off[1].device_to_host_bytes > 8 * out_bytes
+
+
+# strided views of 4-D arrays: CuPy hands a kernel the raw pointer whatever the strides
+VIEWS = {"channels": lambda a: a[..., :3], "step": lambda a: a[::2],
+         "reversed": lambda a: a[::-1]}
+
+
+@pytest.mark.parametrize("view", list(VIEWS.values()), ids=list(VIEWS))
+def test_strided_device_arrays_match_the_cpu(rng, view):
+    frames = frames_for(rng, np.uint8, (12, 33, 47, 4))
+    # the depth of the same frames as a strided view too (the first of 4 channels)
+    depth4 = rng.choice([0.6, 1.2, 3.0], size=(12, 33, 47, 4)).astype(np.float32)
+    cu, cu_depth = view(cupy.asarray(frames)), view(cupy.asarray(depth4))[..., 0]
+    host, host_depth = np.ascontiguousarray(view(frames)), np.ascontiguousarray(
+        view(depth4)[..., 0])
+    assert not cu.flags.c_contiguous and not cu_depth.flags.c_contiguous
+    for weights in ("box", "triangle"):
+        close(hf.motion_blur(cu, 3, weights=weights),
+              hf.motion_blur(host, 3, weights=weights, backend="cpu"))
+    kw = dict(focus_distance=1.2, f_stop=1.4, sensor_width_mm=9.0)
+    close(hf.depth_of_field(cu, cu_depth, **kw),
+          hf.depth_of_field(host, host_depth, backend="cpu", **kw))
+    ww = hf.WindowWeights.sliding(hf.curve_weights("triangle", 2), 2, 2)
+    lens = hf.Lens(1.2, 1.4, sensor_width_mm=9.0)
+    out = cupy.zeros((2, 33, 47, 5), np.uint8)
+    strided_out = out[..., 1:1 + host.shape[-1]]  # the backend's own out (hf.fuse wants C)
+    assert CUDA.fuse(cu[:4], cu_depth[:4], ww, lens, True, strided_out) is strided_out
+    close(strided_out, CPU.fuse(host[:4], host_depth[:4], ww, [lens] * 4, True))
+    assert not out[..., 0].any()  # nothing written beside the view
+
+
+def test_a_permuted_torch_tensor_matches_the_cpu(rng):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    frames = frames_for(rng, np.uint8, (6, 20, 30, 3))
+    t = torch.from_numpy(frames).cuda().permute(0, 2, 1, 3)  # a view: strides not C order
+    out = hf.motion_blur(t, 3)
+    close(cupy.asarray(out), hf.motion_blur(np.ascontiguousarray(frames.transpose(0, 2, 1, 3)),
+                                            3, backend="cpu"))
+
+
+def test_grid_z_chunks_match_the_cpu(rng, monkeypatch):
+    """More than 65,535 frames would not fit a test: chunks of 2 frames instead."""
+    from hfrender.backends.cuda import launches
+
+    monkeypatch.setattr(launches, "MAX_GRID_Z", 2)
+    frames = frames_for(rng, np.uint8, (5, 40, 50, 4))
+    depth = rng.choice([0.7, 1.0, 2.5], size=(5, 40, 50)).astype(np.float32)
+    lenses = [hf.Lens(1.0 + 0.05 * j, 1.4, sensor_width_mm=9.0) for j in range(5)]
+    ww = hf.WindowWeights.sliding(hf.curve_weights("triangle", 3), 3, 1)
+    gpu = hf.fuse(hf.HyperFrame(cupy.asarray(frames), cupy.asarray(depth)), ww, lens=lenses)
+    close(gpu, hf.fuse(hf.HyperFrame(frames, depth), ww, lens=lenses, backend="cpu"))
+    close(hf.motion_blur(cupy.asarray(frames), 2, weights="triangle"),
+          hf.motion_blur(frames, 2, weights="triangle", backend="cpu"))
+
+
+def test_a_backend_for_device_1_runs_there_from_a_fusion_thread(rng):
+    import threading
+
+    from hfrender.backends.cuda import CUDABackend
+
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs 2 or more GPUs")
+    backend = CUDABackend(cupy, index=1)
+    frames = frames_for(rng, np.uint8, (6, 40, 50, 4))
+    depth = rng.choice([0.7, 1.0, 2.5], size=(6, 40, 50)).astype(np.float32)
+    lens = hf.Lens(1.0, 1.4, sensor_width_mm=9.0)
+    ww = hf.WindowWeights.sliding(hf.curve_weights("triangle", 3), 2, 2)
+    with cupy.cuda.Device(1):
+        cu, cu_depth = cupy.asarray(frames), cupy.asarray(depth)
+    results, errors = {}, []
+
+    def work():  # a new thread: its current device is 0
+        try:
+            results["blur"] = backend.motion_blur(cu, hf.curve_weights("box", 3), 1, True)
+            results["fuse"] = backend.fuse(cu, cu_depth, ww, lens, True)
+            cupy.cuda.Device(1).synchronize()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    assert not errors, errors
+    assert results["blur"].device.id == 1 and results["fuse"].device.id == 1
+    close(results["blur"], CPU.motion_blur(frames, hf.curve_weights("box", 3), 1, True))
+    close(results["fuse"], CPU.fuse(frames, depth, ww, [lens] * 6, True))

@@ -1,10 +1,27 @@
 """The CUDA fusion backend: the kernels of ``shaders/cuda/fusion.cu`` through CuPy.
 
-The kernel source is compiled once per device (``cupy.RawModule``, memoised) and driven by
+The kernel source is compiled once, for the backend's device (``cupy.RawModule``) and driven by
 :mod:`hfrender.backends.cuda.launches`, the same host logic the tests run against a CPU
 emulation of the same source. Arrays in: CuPy (or anything with
 ``__cuda_array_interface__`` / DLPack on a CUDA device, without a copy) or NumPy (copied
 to the device and back). Arrays out: the family that came in.
+
+Arrays are made C-contiguous at this edge (inputs, depth, and an ``out`` that is a strided
+device array: filled through a contiguous temporary): a kernel gets only a pointer, and
+CuPy passes a strided array's raw pointer whatever its strides. The launch code checks it.
+
+The same bits as the CPU: ``--fmad=false`` keeps NVRTC from contracting ``a*b + c`` into
+fused multiply-adds (its default), so the kernels round every product and sum as NumPy and
+the emulator (g++ ``-ffp-contract=off``) do; libdevice's own ``powf`` keeps its explicit
+FMAs, like any libm's differing in the last bit (16-bit sRGB encode: within 1 code value).
+CuPy always adds ``-ftz=true`` after the caller's options (``cupy/cuda/compiler.py``,
+``_compile_with_cache_cuda``: ``options += ('-ftz=true',)``, CuPy 14.2 and earlier): subnormal
+float32 values (below 1.18e-38) in float32 inputs and intermediates are flushed to zero on
+the GPU, where the CPU keeps them.
+
+One backend, one device: the current device when :func:`create` runs. Every method that
+launches or allocates selects it (``cupy.cuda.Device(index)``): fusion runs on worker
+threads, whose current device is CUDA's default (0) whatever the caller's was.
 """
 
 from __future__ import annotations
@@ -12,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -22,7 +40,7 @@ from hfrender.errors import BackendUnavailable
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
 
-NVRTC_OPTIONS = ("-std=c++17",)
+NVRTC_OPTIONS = ("-std=c++17", "--fmad=false")
 
 
 def create() -> CUDABackend:
@@ -36,11 +54,43 @@ def create() -> CUDABackend:
         import cupy
 
         count = cupy.cuda.runtime.getDeviceCount()
+        index = int(cupy.cuda.runtime.getDevice()) if count > 0 else -1
     except Exception as exc:  # no driver, driver too old, no device: CuPy says which
         raise BackendUnavailable(f"CUDA cannot start here: {exc}") from None
     if count < 1:
         raise BackendUnavailable("CUDA sees no device")
-    return CUDABackend(cupy)
+    missing = nvrtc_missing(cupy)
+    if missing:
+        raise BackendUnavailable(missing)
+    return CUDABackend(cupy, index)
+
+
+def nvrtc_missing(cupy: Any) -> str | None:
+    """Why NVRTC, which compiles the kernels at the first fusion, cannot be used, or None.
+    CuPy loads it only when first asked: without this look, a machine with the driver but
+    no NVRTC (``cupy-cuda12x`` without its ``[ctk]`` part and no CUDA toolkit) would pass
+    ``auto`` and then fail every fusion."""
+    try:
+        cupy.cuda.nvrtc.getVersion()
+    except Exception as exc:  # the library cannot be found or loaded: CuPy says which
+        said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return (f"NVRTC (the CUDA compiler of the kernels) cannot be loaded: {said}; "
+                f"install it: pip install 'cupy-cuda{_cuda_major(cupy)}x[ctk]'")
+    return None
+
+
+def _cuda_major(cupy: Any) -> int:
+    try:
+        return int(cupy.cuda.runtime.runtimeGetVersion()) // 1000
+    except Exception:  # noqa: BLE001 - only the hint's package name depends on it
+        return 12
+
+
+def _contiguous(xp: Any, a: Any, dtype: Any = None) -> Any:
+    """``a`` as a C-contiguous array of ``xp`` (CuPy; NumPy in the tests): no copy when it
+    is one already, else a contiguous copy (a strided view's raw pointer is what a kernel
+    would get otherwise)."""
+    return xp.ascontiguousarray(xp.asarray(a, dtype))
 
 
 def driver_missing() -> str | None:
@@ -58,50 +108,73 @@ def driver_missing() -> str | None:
 class CUDABackend:
     name = "cuda"
 
-    def __init__(self, cupy: Any) -> None:
+    def __init__(self, cupy: Any, index: int | None = None) -> None:
+        """``index``: the device this backend runs on (default: the current one)."""
         self.cupy = cupy
-        self._devices: dict[int, launches.Device] = {}
+        self.index = int(cupy.cuda.runtime.getDevice()) if index is None else int(index)
+        self._launcher: launches.Device | None = None
+        self._lock = threading.Lock()
         self.source = kernel_source()
 
     def describe(self) -> str:
-        props = self.cupy.cuda.runtime.getDeviceProperties(self.cupy.cuda.Device().id)
-        return f"cuda ({props['name'].decode()}, CuPy {self.cupy.__version__})"
+        props = self.cupy.cuda.runtime.getDeviceProperties(self.index)
+        name = props["name"]
+        name = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+        return f"cuda ({name}, device {self.index}, CuPy {self.cupy.__version__})"
 
     def device_id(self) -> int:
-        return int(self.cupy.cuda.Device().id)
+        return self.index
+
+    def _selected(self) -> Any:
+        """Enter to make this backend's device current in the calling thread."""
+        return self.cupy.cuda.Device(self.index)
 
     def device(self) -> launches.Device:
-        """The launcher of the current device; its module is compiled once (memoised)."""
-        dev_id = self.cupy.cuda.Device().id
-        if dev_id not in self._devices:
-            module = self.cupy.RawModule(code=self.source, options=NVRTC_OPTIONS,
-                                         name_expressions=None)
-            kernels: dict[str, Any] = {}
+        """The launcher of this backend's device; its module is compiled once (memoised),
+        on that device (call it, and the launches, inside :meth:`_selected`)."""
+        with self._lock:
+            if self._launcher is None:
+                with self._selected():
+                    module = self.cupy.RawModule(code=self.source, options=NVRTC_OPTIONS,
+                                                 name_expressions=None)
+                kernels: dict[str, Any] = {}
 
-            def run(name: str, grid: tuple, block: tuple, args: tuple) -> None:
-                if name not in kernels:
-                    kernels[name] = module.get_function(name)
-                kernels[name](grid, block, args)
+                def run(name: str, grid: tuple, block: tuple, args: tuple) -> None:
+                    if name not in kernels:
+                        kernels[name] = module.get_function(name)
+                    kernels[name](grid, block, args)
 
-            self._devices[dev_id] = launches.Device(self.cupy, run)
-        return self._devices[dev_id]
+                self._launcher = launches.Device(self.cupy, run)
+        return self._launcher
 
     def _in(self, a: Any) -> tuple[Any, bool]:
-        """A CuPy array of ``a`` and whether it came from the host."""
-        if isinstance(a, np.ndarray):
-            return self.cupy.asarray(a), True
-        return self.cupy.asarray(a), False
+        """A C-contiguous CuPy array of ``a`` and whether it came from the host."""
+        host = isinstance(a, np.ndarray) and not isinstance(a, self.cupy.ndarray)
+        return _contiguous(self.cupy, a), host
+
+    def _is_host(self, out: Any) -> bool:
+        return isinstance(out, np.ndarray) and not isinstance(out, self.cupy.ndarray)
+
+    def _to_host(self, res: Any, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            return self.cupy.asnumpy(res)
+        if out.flags.c_contiguous:
+            self.cupy.asnumpy(res, out=out)
+        else:
+            out[...] = self.cupy.asnumpy(res)
+        return out
 
     def motion_blur(self, frames: Any, weights: np.ndarray, stride: int,
                     linear_light: bool, out: Any = None) -> Any:
-        arr, host = self._in(frames)
-        res = launches.motion_blur(self.device(), arr, weights, stride, linear_light)
-        if isinstance(out, np.ndarray):
-            return res.get(out=out)
-        if out is not None:
-            out[...] = res
-            return out
-        return res.get() if host else res
+        with self._selected():
+            arr, host = self._in(frames)
+            res = launches.motion_blur(self.device(), arr, weights, stride, linear_light)
+            if out is not None and self._is_host(out):
+                return self._to_host(res, out)
+            if out is not None:
+                out[...] = res
+                return out
+            return self._to_host(res) if host else res
 
     def depth_of_field(self, frames: Any, depth: Any, lens: Lens, linear_light: bool) -> Any:
         one = WindowWeights.sliding(np.ones(1), frames.shape[0], 1)
@@ -109,17 +182,23 @@ class CUDABackend:
 
     def fuse(self, frames: Any, depth: Any, weights: WindowWeights,
              lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None) -> Any:
-        arr, host = self._in(frames)
-        lenses = None
-        d = None
-        if lens is not None:
-            lenses = [lens] * arr.shape[0] if isinstance(lens, Lens) else list(lens)
-            d = self.cupy.ascontiguousarray(self.cupy.asarray(depth, np.float32))
-        dev_out = out if (out is not None and not isinstance(out, np.ndarray)) else \
-            self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
-        launches.fuse(self.device(), self.cupy.ascontiguousarray(arr), d, weights, lenses,
-                      linear_light, dev_out)
-        if isinstance(out, np.ndarray):
-            dev_out.get(out=out)
-            return out
-        return dev_out.get() if host else dev_out
+        with self._selected():
+            arr, host = self._in(frames)
+            lenses = None
+            d = None
+            if lens is not None:
+                lenses = [lens] * arr.shape[0] if isinstance(lens, Lens) else list(lens)
+                d = _contiguous(self.cupy, depth, np.float32)
+            device_out = out is not None and not self._is_host(out)
+            if device_out and out.flags.c_contiguous:
+                dev_out = out
+            else:  # written here, then copied into the caller's array (host or strided)
+                dev_out = self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
+            launches.fuse(self.device(), arr, d, weights, lenses, linear_light, dev_out)
+            if out is None:
+                return self._to_host(dev_out) if host else dev_out
+            if device_out:
+                if dev_out is not out:
+                    out[...] = dev_out
+                return out
+            return self._to_host(dev_out, out)

@@ -23,7 +23,7 @@ from hfrender.optics import Lens, disk_offsets
 # scalars as they are): int -> I32, long long -> I64, float -> F32
 I32, I64, F32 = np.int32, np.int64, np.float32
 BLOCK = 256
-MAX_GRID_Z = 65535
+MAX_GRID_Z = 65535  # CUDA's limit on gridDim.z (and y); every z launch is chunked by it
 SUFFIX = {np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.float32): "f32"}
 MAX_U8_BOX_WINDOW = 65535  # uint32 sums of 16-bit linear values stay exact below this
 
@@ -35,6 +35,20 @@ class Device:
     xp: Any
     run: Callable[[str, tuple, tuple, Sequence], None]
     _tables: dict = field(default_factory=dict)
+
+    def launch(self, name: str, grid: tuple, block: tuple, args: Sequence) -> None:
+        """``run`` after checking that every array argument is in C order: a kernel gets
+        only a pointer (CuPy passes a strided array's raw pointer, whatever its strides)
+        and indexes it as a flat C-order buffer, so a view would be read wrongly or past
+        its allocation. The backend makes its inputs contiguous at its edge; this is the
+        check that it did."""
+        for i, a in enumerate(args):
+            flags = getattr(a, "flags", None)
+            if flags is not None and not flags.c_contiguous:
+                raise ValueError(f"{name} argument {i} is not C-contiguous (shape "
+                                 f"{tuple(a.shape)}, strides {tuple(a.strides)}): the kernels "
+                                 "read flat C-order buffers; make it contiguous first")
+        self.run(name, grid, block, tuple(args))
 
     def table(self, name: str, make: Callable[[], np.ndarray]) -> Any:
         """A constant table, copied to the device once."""
@@ -67,6 +81,11 @@ def _grid(elems: int, z: int = 1) -> tuple[int, int, int]:
     return (max(1, -(-elems // BLOCK)), 1, z)
 
 
+def _z_chunks(count: int) -> range:
+    """The first index of each launch of a grid-z-per-frame kernel: MAX_GRID_Z at most."""
+    return range(0, count, MAX_GRID_Z)
+
+
 def motion_blur(dev: Device, frames: Any, weights: np.ndarray, stride: int,
                 linear_light: bool) -> Any:
     """Sliding windows of ``weights`` (normalised), as the CPU backend's motion_blur."""
@@ -83,13 +102,13 @@ def motion_blur(dev: Device, frames: Any, weights: np.ndarray, stride: int,
         lut, enc8 = _luts(dev, dt, mode)
         if dt == np.uint8:
             lut16 = dev.table("decode16", decode16_table)
-            dev.run("hf_box_running_u8", _grid(elems), (BLOCK, 1, 1),
-                    (frames, I64(elems), I32(channels), I32(count), I32(window), I32(stride),
-                     I32(mode == MODE_SRGB), lut16, enc8, out))
+            dev.launch("hf_box_running_u8", _grid(elems), (BLOCK, 1, 1),
+                       (frames, I64(elems), I32(channels), I32(count), I32(window),
+                        I32(stride), I32(mode == MODE_SRGB), lut16, enc8, out))
         else:
-            dev.run(f"hf_box_running_{SUFFIX[dt]}", _grid(elems), (BLOCK, 1, 1),
-                    (frames, I64(elems), I32(channels), I32(count), I32(window), I32(stride),
-                     I32(mode), lut, out))
+            dev.launch(f"hf_box_running_{SUFFIX[dt]}", _grid(elems), (BLOCK, 1, 1),
+                       (frames, I64(elems), I32(channels), I32(count), I32(window),
+                        I32(stride), I32(mode), lut, out))
         return out
     ww = WindowWeights.sliding(np.asarray(weights, np.float64), count, stride)
     return fuse_windows(dev, frames, None, ww, mode, out)
@@ -97,7 +116,7 @@ def motion_blur(dev: Device, frames: Any, weights: np.ndarray, stride: int,
 
 def fuse_windows(dev: Device, frames: Any, linear_in: Any, weights: WindowWeights, mode: int,
                  out: Any) -> Any:
-    """One launch per (up to 65535) output frames: grid z = output frame."""
+    """One launch per (up to MAX_GRID_Z) output frames: grid z = output frame."""
     xp = dev.xp
     dt = np.dtype(frames.dtype)
     elems = int(np.prod(frames.shape[1:]))
@@ -106,7 +125,7 @@ def fuse_windows(dev: Device, frames: Any, linear_in: Any, weights: WindowWeight
     placeholder = dev.table("none-f32", lambda: np.zeros(1, np.float32))
     lin = placeholder if linear_in is None else linear_in
     name = f"hf_fuse_windows_{SUFFIX[dt]}"
-    for k0 in range(0, weights.count, MAX_GRID_Z):
+    for k0 in _z_chunks(weights.count):
         k1 = min(weights.count, k0 + MAX_GRID_Z)
         starts = xp.asarray(np.ascontiguousarray(weights.starts[k0:k1], np.int64))
         rows = xp.asarray(np.ascontiguousarray(weights.rows[k0:k1], np.float32))
@@ -115,7 +134,7 @@ def fuse_windows(dev: Device, frames: Any, linear_in: Any, weights: WindowWeight
         if dt == np.uint8:
             args.append(enc8)
         args.append(out[k0:k1])
-        dev.run(name, _grid(elems, k1 - k0), (BLOCK, 1, 1), tuple(args))
+        dev.launch(name, _grid(elems, k1 - k0), (BLOCK, 1, 1), tuple(args))
     return out
 
 
@@ -150,25 +169,33 @@ def fuse(dev: Device, frames: Any, depth: Any, weights: WindowWeights,
     elems, pixels = h * w * c, h * w
     lut, _ = _luts(dev, dt, mode)
     lin = xp.empty((n, h, w, c), np.float32)
-    dev.run(f"hf_decode_frames_{SUFFIX[dt]}", _grid(elems, n), (BLOCK, 1, 1),
-            (frames, I64(elems), I32(c), I32(mode), lut, lin))
+    for z0 in _z_chunks(n):  # grid z = frame: chunks of MAX_GRID_Z, each from its own frame
+        z1 = min(n, z0 + MAX_GRID_Z)
+        dev.launch(f"hf_decode_frames_{SUFFIX[dt]}", _grid(elems, z1 - z0), (BLOCK, 1, 1),
+                   (frames[z0:z1], I64(elems), I32(c), I32(mode), lut, lin[z0:z1]))
     ranges = np.stack([_host(xp, depth.reshape(n, -1).min(axis=1)),
                        _host(xp, depth.reshape(n, -1).max(axis=1))], axis=1)
     max_d2 = _max_d2(ranges, lenses, w, h)
     if max_d2 < 1:  # nothing is blurred by a whole pixel: the CPU copies the frames
         return fuse_windows(dev, frames, lin, weights, mode, out)
     offsets, d2s = disk_offsets(max_d2)
-    area = np.searchsorted(d2s, np.arange(max_d2 + 1), side="right").astype(np.int32)
+    area = xp.asarray(np.searchsorted(d2s, np.arange(max_d2 + 1), side="right")
+                      .astype(np.int32))
+    lens_rows = xp.asarray(_lens_rows(lenses, w, h))
+    offsets = xp.asarray(np.ascontiguousarray(offsets, np.int32))
+    d2s = xp.asarray(np.ascontiguousarray(d2s, np.float32))
     r2 = xp.empty((n, h, w), np.float32)
     inv_area = xp.empty((n, h, w), np.float32)
-    dev.run("hf_circle_of_confusion", _grid(pixels, n), (BLOCK, 1, 1),
-            (depth, I64(pixels), xp.asarray(_lens_rows(lenses, w, h)), xp.asarray(area),
-             I32(max_d2), r2, inv_area))
     dof = xp.empty_like(lin)
-    dev.run("hf_defocus", _grid(pixels, n), (BLOCK, 1, 1),
-            (lin, depth, r2, inv_area, I32(h), I32(w), I32(c),
-             xp.asarray(np.ascontiguousarray(offsets, np.int32)),
-             xp.asarray(np.ascontiguousarray(d2s, np.float32)), I32(len(offsets)), dof))
+    for z0 in _z_chunks(n):  # each frame's gather stays inside that frame: chunks are exact
+        z1 = min(n, z0 + MAX_GRID_Z)
+        grid = _grid(pixels, z1 - z0)
+        dev.launch("hf_circle_of_confusion", grid, (BLOCK, 1, 1),
+                   (depth[z0:z1], I64(pixels), lens_rows[z0:z1], area, I32(max_d2),
+                    r2[z0:z1], inv_area[z0:z1]))
+        dev.launch("hf_defocus", grid, (BLOCK, 1, 1),
+                   (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
+                    I32(c), offsets, d2s, I32(int(offsets.shape[0])), dof[z0:z1]))
     return fuse_windows(dev, frames, dof, weights, mode, out)
 
 

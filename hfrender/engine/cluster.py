@@ -1,0 +1,244 @@
+"""Rendering on a Ray cluster: a render cut into chunks that are whole segments.
+
+Each chunk is a Ray task (not an actor) that opens its own headless GL context, renders,
+fuses and encodes one segment — the same segment, bit for bit, that a local render writes
+(the same frames, keyframes, encoder and timestamps) — and returns its bytes and checksum
+through Ray's object store: no shared storage is needed. The driver alone writes: it checks
+every checksum, keeps each segment in the output's work folder and the manifest, joins them
+by stream copy at the end. Killing the driver and running the same command again continues
+from the manifest; Ray retries a chunk whose worker died (``max_retries``), and only that.
+
+The scene's folder (its script, shaders and assets; its size checked first) goes to the
+workers once, through the object store: Ray takes a ``working_dir`` only when it starts,
+and the driver may join a Ray that is already running.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.errors import InputError
+from hfrender.hyperframe.builder import auto_granularity
+from hfrender.hyperframe.pool import slot_count
+from hfrender.io import outputs
+from hfrender.io.segments import (
+    Manifest,
+    fresh_work_dir,
+    join,
+    open_segment,
+    resumable,
+    segment_name,
+    segment_ranges,
+    sha256_file,
+    work_dir,
+)
+from hfrender.io.writers import check_output
+from hfrender.sampler import PlanStream
+
+log = logging.getLogger(__name__)
+
+WORKING_DIR_LIMIT = 100 * 2**20  # what Ray uploads as a task's working_dir, at most
+MAX_RETRIES = 3  # a chunk whose worker died is run again, up to this many times
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ClusterStats:
+    output: str
+    frames: int = 0  # frames in the output
+    segments_made: int = 0
+    segments_reused: int = 0
+    seconds: float = 0.0
+    workers: int = 0  # CPUs the cluster offered
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+
+def connect(address: str | None) -> Any:
+    """Ray, started here sized to this machine (``address`` None) or connected to a
+    cluster (``"auto"`` or an address); one line naming the extra when it is missing."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--ray needs Ray: pip install 'hfrender[ray]'") from None
+    if not ray.is_initialized():
+        kwargs: dict = {"include_dashboard": False, "log_to_driver": False}
+        if address is None:
+            kwargs["num_cpus"] = os.cpu_count() or 1
+        else:
+            kwargs["address"] = address
+        ray.init(**kwargs)
+    return ray
+
+
+def scene_files(folder: Path) -> dict[str, bytes]:
+    """The files of a scene's folder (its script, shaders, assets) to send to every worker:
+    hidden files and folders (work folders, caches) left out; one line when too large."""
+    files, size = {}, 0
+    for f in sorted(folder.rglob("*")):
+        rel = f.relative_to(folder)
+        if any(p.startswith(".") or p == "__pycache__" for p in rel.parts) or not f.is_file():
+            continue
+        size += f.stat().st_size
+        if size > WORKING_DIR_LIMIT:
+            raise InputError(f"--ray: {folder} (the scene's folder, sent to every worker) "
+                             f"holds more than {WORKING_DIR_LIMIT >> 20} MiB; move the scene "
+                             "into a folder of its own with only the files it needs")
+        files[str(rel)] = f.read_bytes()
+    return files
+
+
+def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
+                  first: int, count: int, gop: int) -> dict:
+    """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
+    1`` rendered as one segment; its bytes and checksum."""
+    from hfrender.engine.render import RenderJob
+
+    cfg = RenderConfig(**{**config, "size": tuple(config["size"])})
+    codec = check_output(cfg.output, cfg.size, cfg.codec)
+    with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
+        for rel, data in files.items():
+            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / rel).write_bytes(data)
+        path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
+        path.parent.mkdir()
+        writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first)
+        try:
+            stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                              first_frame=first, count=count, writer=writer).prepare().run()
+        finally:
+            writer.close()
+        return {"first": first, "count": count, "data": path.read_bytes(),
+                "sha256": sha256_file(path), "gl": stats.gl_renderer}
+
+
+class ClusterRender:
+    """A render of ``scene_file`` into ``config.output``, its chunks run on Ray."""
+
+    def __init__(self, scene_file: str | Path, config: RenderConfig, address: str | None = None,
+                 scene_name: str | None = None, progress: Progress | None = None) -> None:
+        self.scene_file, self.config, self.address = Path(scene_file), config, address
+        self.scene_name, self.progress = scene_name, progress
+        self.stats = ClusterStats(config.output)
+
+    def prepare(self) -> ClusterRender:
+        """What every chunk must agree on, decided once here: frames, granularity (so
+        keyframes and segments fall where a local render puts them), the manifest."""
+        from hfrender.engine.render_setup import (
+            keyframe_interval,
+            output_settings,
+            resolve_dof,
+            schedule_for,
+        )
+        from hfrender.scene.loader import load_scene
+
+        config = self.config
+        if not resumable(config.output):
+            raise ConfigError(f"--ray: -o {config.output}: on Ray a render is written as "
+                              "video segments; use .mp4, .mov, .mkv or .webm")
+        check_output(config.output, config.size, config.codec)
+        outputs.check_writable(config.output)
+        self.files = scene_files(self.scene_file.resolve().parent)
+        scene = load_scene(self.scene_file, self.scene_name)
+        scene.setup()
+        self.total = config.frame_count(scene.duration)
+        plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
+        w, h = config.size
+        dof = resolve_dof(config.dof, scene)
+        if config.granularity == "auto":  # fixed here: every chunk cuts hyperframes alike
+            frame_bytes = w * h * (4 + (4 if dof == "depth" else 0))
+            config = config.with_(granularity=auto_granularity(
+                frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
+                slots=slot_count(config.max_in_flight)))
+        self.config = config
+        self.gop = keyframe_interval(config.granularity, plan)
+        per_second = max(1, round(config.fps))
+        self.segment_frames = self.gop * -(-per_second // self.gop)
+        self.settings = output_settings(self.scene_file, config, config.backend, dof,
+                                        self.total, "ray")
+        return self
+
+    def _manifest(self) -> Manifest:
+        """The manifest of an interrupted run of the same settings, with the segments that
+        are whole and unchanged (chunks finish in any order: all of them count), else a new
+        one."""
+        folder = work_dir(self.config.output)
+        try:
+            old = Manifest.load(folder)
+        except InputError:
+            old = None
+        if old is not None and old.settings == self.settings:
+            old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
+                            and sha256_file(folder / seg["file"]) == seg["sha256"]]
+            return old
+        fresh_work_dir(self.config.output)
+        folder.mkdir(parents=True)
+        manifest = Manifest(self.settings, self.total, self.segment_frames,
+                            self.config.granularity)
+        manifest.save(folder)
+        return manifest
+
+    def run(self) -> ClusterStats:
+        t0 = time.perf_counter()
+        ray = connect(self.address)
+        manifest = self._manifest()
+        have = {seg["first"] for seg in manifest.segments}
+        stats = self.stats
+        stats.segments_reused = len(manifest.segments)
+        stats.workers = int(ray.cluster_resources().get("CPU", 0))
+        options: dict = {"max_retries": MAX_RETRIES, "retry_exceptions": False}
+        if self.config.backend == "cuda":
+            if not ray.cluster_resources().get("GPU"):
+                raise ConfigError("--backend cuda on Ray: the cluster has no GPU "
+                                  f"({ray.cluster_resources()}); use --backend cpu")
+            options["num_gpus"] = 1
+        task = ray.remote(_render_chunk).options(**options)
+        config = {**asdict(self.config), "quiet": True, "resume": False}
+        files = ray.put(self.files)  # once in the object store, for every chunk
+        pending = [task.remote(files, self.scene_file.name, self.scene_name, config, first,
+                               count, self.gop)
+                   for first, count in segment_ranges(self.total, self.segment_frames)
+                   if first not in have]
+        done = sum(seg["count"] for seg in manifest.segments)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            chunk = ray.get(ready[0])
+            self._keep(manifest, chunk)
+            done += chunk["count"]
+            stats.segments_made += 1
+            if self.progress is not None:
+                self.progress(done, self.total)
+        folder = work_dir(self.config.output)
+        files = [folder / s["file"] for s in manifest.segments]
+        join(files, self.config.output, folder, self.config.fps)
+        outputs.remove_partial(self.config.output)
+        fresh_work_dir(self.config.output)
+        stats.frames, stats.seconds = self.total, time.perf_counter() - t0
+        return stats
+
+    def _keep(self, manifest: Manifest, chunk: dict) -> None:
+        """Check a chunk's checksum, keep its segment, record it (segments in order)."""
+        if hashlib.sha256(chunk["data"]).hexdigest() != chunk["sha256"]:
+            raise InputError(f"segment at frame {chunk['first']} came back damaged "
+                             "(its checksum does not match)")
+        folder = work_dir(self.config.output)
+        codec = check_output(self.config.output, self.config.size, self.config.codec)
+        name = segment_name(chunk["first"], codec, self.config.fps)
+        part = folder / (name + ".part")
+        part.write_bytes(chunk["data"])
+        os.replace(part, folder / name)
+        manifest.segments.append({"first": chunk["first"], "count": chunk["count"],
+                                  "file": name, "sha256": chunk["sha256"]})
+        manifest.segments.sort(key=lambda s: s["first"])
+        manifest.save(folder)

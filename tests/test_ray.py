@@ -1,0 +1,152 @@
+"""Rendering on Ray (one local instance for the whole test session, 2 CPUs): the same
+bits as a local render, a worker killed mid-chunk is retried, a killed driver resumes."""
+
+import os
+import signal
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hfrender.cli import main
+from hfrender.config import RenderConfig
+from hfrender.engine import cluster
+from hfrender.engine.render import render
+from hfrender.io.segments import work_dir
+
+ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
+
+
+def descendants(pid):
+    """Process ids whose parent chain reaches ``pid`` (from /proc)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        found.update(kids)
+        todo += kids
+    return found
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+        deadline = time.time() + 10
+        while descendants(os.getpid()) and time.time() < deadline:
+            time.sleep(0.2)
+        left = [p for p in descendants(os.getpid())
+                if "ray" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
+        for p in left:  # only ours: descendants of this test process
+            os.kill(p, signal.SIGKILL)
+        assert not left, f"Ray processes left behind: {left}"
+
+
+def decoded(path):
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    w, h = meta["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
+def slow_scene(tmp_path, sleep):
+    path = tmp_path / "slow.py"
+    path.write_text(textwrap.dedent(f"""
+        import math, time
+        import hfrender as hf
+
+        class Slow(hf.Scene):
+            duration = 3.0
+            def setup(self):
+                self.box = self.add(hf.Cube(color="orange"))
+            def update(self, t):
+                time.sleep({sleep})
+                self.box.position = (math.sin(3 * t), 0, 0)
+    """))
+    return path
+
+
+@pytest.mark.parametrize("settings", [{"shutter": 720, "jitter": True}, {"samples": 2}])
+def test_a_render_on_ray_is_the_local_render_bit_for_bit(local_ray, tmp_path, settings):
+    common = dict(size=(64, 36), samples=settings.pop("samples", 4), duration=2.0,
+                  quiet=True, **settings)
+    stats = cluster.ClusterRender(SCENES / "showcase.py", RenderConfig(
+        output=str(tmp_path / "ray.mp4"), **common)).prepare().run()
+    render(SCENES / "showcase.py", RenderConfig(output=str(tmp_path / "local.mp4"), **common))
+    assert stats.frames == 60 and stats.segments_made == 2 and stats.workers == 2
+    assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+    assert not work_dir(tmp_path / "ray.mp4").exists()
+
+
+def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, monkeypatch,
+                                                             capsys):
+    scene = slow_scene(tmp_path, 0.0)
+    out = tmp_path / "cli.mp4"
+    args = ["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
+            "--ray"]
+    real, kept = cluster.ClusterRender._keep, []
+
+    def stop_after_one(self, manifest, chunk):
+        real(self, manifest, chunk)
+        kept.append(chunk["first"])
+        raise KeyboardInterrupt  # the driver stops after its first segment
+
+    monkeypatch.setattr(cluster.ClusterRender, "_keep", stop_after_one)
+    assert main(args) == 130
+    assert "interrupted: the finished segments" in capsys.readouterr().err
+    assert not out.exists() and len(kept) == 1
+    monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "wrote" in said and "2 segments rendered, 1 reused" in said, said
+    render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
+                               quiet=True))
+    np.testing.assert_array_equal(decoded(out), decoded(tmp_path / "local.mp4"))
+
+
+def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):
+    import threading
+
+    scene = slow_scene(tmp_path, 0.01)  # 90 frames x 2 samples: seconds per chunk
+    config = RenderConfig(output=str(tmp_path / "k.mp4"), size=(32, 18), samples=2,
+                          quiet=True)
+    killed = []
+
+    def kill_one():
+        deadline = time.time() + 60
+        while not killed and time.time() < deadline:
+            for p in descendants(os.getpid()):
+                try:
+                    cmd = Path(f"/proc/{p}/cmdline").read_bytes()
+                except OSError:
+                    continue
+                if b"_render_chunk" in cmd:
+                    os.kill(p, signal.SIGKILL)
+                    killed.append(p)
+                    return
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    stats = cluster.ClusterRender(scene, config).prepare().run()
+    killer.join()
+    assert killed and stats.frames == 90
+    render(scene, config.with_(output=str(tmp_path / "local.mp4")))
+    assert (tmp_path / "k.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
