@@ -83,8 +83,23 @@ def fake_cupy(emu=None, current=0, count=1, nvrtc_error=None):
     cp.empty_like = allocating(np.empty_like)
     cp.asnumpy = lambda a, out=None: np.asarray(a) if out is None else np.copyto(out, a) or out
     cp.RawModule = RawModule
+    class Stream:
+        def __init__(self, non_blocking=False):
+            self.non_blocking, self.synced = non_blocking, 0
+            cp.streams.append((self, threading.get_ident()))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def synchronize(self):
+            self.synced += 1
+
+    cp.streams = []
     cp.cuda = types.SimpleNamespace(
-        Device=Device,
+        Device=Device, Stream=Stream,
         runtime=types.SimpleNamespace(getDeviceCount=lambda: count, getDevice=current_device,
                                       runtimeGetVersion=lambda: 12090,
                                       getDeviceProperties=lambda i: {"name": b"Fake GPU"}),
@@ -186,6 +201,26 @@ def test_every_launch_and_allocation_is_on_the_backends_device(emu, rng):
     assert cp.at_alloc and set(cp.at_alloc) == {1}
     cpu = CPU.fuse(frames, depth, ww, [lens] * 4, True)
     assert np.abs(results["fuse"].astype(int) - cpu).max() <= 1
+
+
+def test_each_fusion_thread_launches_on_a_stream_of_its_own(emu, rng):
+    cp = fake_cupy(emu)
+    backend = CUDABackend(cp)
+    frames = frames_for(rng, np.uint8, (4, 6, 8, 3))
+    w = hf.curve_weights("triangle", 2)
+
+    def work():
+        for _ in range(2):
+            backend.motion_blur(frames, w, 1, False)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    owners = [thread for _, thread in cp.streams]
+    assert len(owners) == 2 and len(set(owners)) == 2  # one stream per thread, kept
+    assert all(st.non_blocking and st.synced == 2 for st, _ in cp.streams)  # done at return
 
 
 def _use(monkeypatch, cp):

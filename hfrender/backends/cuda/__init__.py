@@ -26,10 +26,12 @@ threads, whose current device is CUDA's default (0) whatever the caller's was.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.util
 import os
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -114,6 +116,7 @@ class CUDABackend:
         self.index = int(cupy.cuda.runtime.getDevice()) if index is None else int(index)
         self._launcher: launches.Device | None = None
         self._lock = threading.Lock()
+        self._local = threading.local()  # each fusion thread's stream
         self.source = kernel_source()
 
     def describe(self) -> str:
@@ -125,16 +128,26 @@ class CUDABackend:
     def device_id(self) -> int:
         return self.index
 
-    def _selected(self) -> Any:
-        """Enter to make this backend's device current in the calling thread."""
-        return self.cupy.cuda.Device(self.index)
+    @contextlib.contextmanager
+    def _selected(self) -> Iterator[None]:
+        """This backend's device, current in the calling thread, and the thread's own
+        stream (one per fusion worker: workers do not wait for each other's kernels, nor
+        for the GL interop's map and unmap); synchronised when the call ends, so that the
+        results are complete whatever stream reads them next."""
+        with self.cupy.cuda.Device(self.index):
+            stream = getattr(self._local, "stream", None)
+            if stream is None:
+                stream = self._local.stream = self.cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                yield
+            stream.synchronize()
 
     def device(self) -> launches.Device:
         """The launcher of this backend's device; its module is compiled once (memoised),
         on that device (call it, and the launches, inside :meth:`_selected`)."""
         with self._lock:
             if self._launcher is None:
-                with self._selected():
+                with self.cupy.cuda.Device(self.index):
                     module = self.cupy.RawModule(code=self.source, options=NVRTC_OPTIONS,
                                                  name_expressions=None)
                 kernels: dict[str, Any] = {}
