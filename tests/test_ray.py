@@ -150,3 +150,64 @@ def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):
     assert killed and stats.frames == 90
     render(scene, config.with_(output=str(tmp_path / "local.mp4")))
     assert (tmp_path / "k.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+
+
+BATCH = """
+[defaults]
+size = "32x18"
+samples = 2
+
+[[job]]
+name = "a"
+scene = "slow.py"
+output = "out/a.mp4"
+duration = 2.0
+
+[[job]]
+name = "b"
+scene = "slow.py"
+output = "out/b.mp4"
+shutter = 540
+
+[[job]]
+name = "broken"
+scene = "broken.py"
+output = "out/broken.mp4"
+
+[[job]]
+name = "seq"
+scene = "slow.py"
+output = "out/seq/%03d.png"
+duration = 0.2
+"""
+
+
+def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
+    import json
+
+    for name in ("ray", "local"):
+        folder = tmp_path / name
+        folder.mkdir()
+        slow_scene(folder, 0.0)
+        (folder / "broken.py").write_text(
+            (folder / "slow.py").read_text().replace("time.sleep(0.0)",
+                                                     "assert t < 1.0, 'broken scene'"))
+        (folder / "jobs.toml").write_text(BATCH)
+    args = ["--summary", "s.json", "--quiet"]
+    assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", *args[:1],
+                 str(tmp_path / "ray" / "s.json"), args[2]]) == 1
+    assert main(["batch", str(tmp_path / "local" / "jobs.toml"), *args[:1],
+                 str(tmp_path / "local" / "s.json"), args[2]]) == 1
+    ray_r = {r["name"]: r for r in json.loads((tmp_path / "ray" / "s.json").read_text())}
+    local_r = {r["name"]: r for r in json.loads((tmp_path / "local" / "s.json").read_text())}
+    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done"]
+    assert "broken scene" in ray_r["broken"]["error"]
+    assert ray_r["a"]["frames"] == 60 and ray_r["b"]["segments_made"] == 3
+    for job in ("a", "b"):  # the same bits as the batch run here
+        assert (tmp_path / "ray" / "out" / f"{job}.mp4").read_bytes() == \
+            (tmp_path / "local" / "out" / f"{job}.mp4").read_bytes()
+    assert local_r["broken"]["status"] == "failed"
+    assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", "--summary",
+                 str(tmp_path / "ray" / "again.json"), "--quiet"]) == 1
+    again = json.loads((tmp_path / "ray" / "again.json").read_text())
+    assert [r["status"] for r in again] == ["up-to-date", "up-to-date", "failed", "done"]

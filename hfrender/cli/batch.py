@@ -11,7 +11,7 @@ from pathlib import Path
 from hfrender.cli.common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, on_sigterm, progress_bar
 from hfrender.config import ConfigError
 
-OWN = ("--summary", "--quiet")
+OWN = ("--summary", "--quiet", "--ray")
 
 
 def overrides_of(words: list[str]) -> tuple[dict, dict]:
@@ -75,8 +75,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     code = 0
     try:
-        for n, job in enumerate(jobs, 1):
-            results.append(_one(job, state, n, len(jobs), quiet))
+        if "ray" in own:
+            results = _on_ray(jobs, state, own["ray"], quiet)
+        else:
+            for n, job in enumerate(jobs, 1):
+                results.append(_one(job, state, n, len(jobs), quiet))
     except KeyboardInterrupt as exc:
         print(f"interrupted: {len(results)} of {len(jobs)} jobs finished; run the same "
               "command again to go on (finished jobs are skipped, a half-done one resumes)",
@@ -91,6 +94,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def _on_ray(jobs: list, state: object, address: object, quiet: bool) -> list:
+    from hfrender.engine.batch_ray import run_batch_on_ray
+
+    def told(i: int, result: object) -> None:
+        if not quiet:
+            why = f": {result.error}" if result.error else ""
+            print(f"[{i + 1}/{len(jobs)}] {result.name}: {result.status}{why}", file=sys.stderr)
+
+    return run_batch_on_ray(jobs, state, None if address is True else address, told)
 
 
 def _one(job: object, state: object, n: int, total: int, quiet: bool) -> object:

@@ -190,12 +190,21 @@ class ClusterRender:
         return manifest
 
     def run(self) -> ClusterStats:
-        t0 = time.perf_counter()
+        """Every missing segment as a Ray task, kept as it comes back; the output joined."""
         ray = connect(self.address)
-        manifest = self._manifest()
-        have = {seg["first"] for seg in manifest.segments}
+        pending = self.submit(ray)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            self.accept(ray.get(ready[0]))
+        return self.finish()
+
+    def submit(self, ray: Any) -> list:
+        """Start the tasks of the segments still missing; their object references."""
+        self._t0 = time.perf_counter()
+        self.manifest = self._manifest()
+        have = {seg["first"] for seg in self.manifest.segments}
         stats = self.stats
-        stats.segments_reused = len(manifest.segments)
+        stats.segments_reused = len(self.manifest.segments)
         stats.workers = int(ray.cluster_resources().get("CPU", 0))
         options: dict = {"max_retries": MAX_RETRIES, "retry_exceptions": False}
         if self.config.backend == "cuda":
@@ -206,25 +215,29 @@ class ClusterRender:
         task = ray.remote(_render_chunk).options(**options)
         config = {**asdict(self.config), "quiet": True, "resume": False}
         files = ray.put(self.files)  # once in the object store, for every chunk
-        pending = [task.remote(files, self.scene_file.name, self.scene_name, config, first,
-                               count, self.gop)
-                   for first, count in segment_ranges(self.total, self.segment_frames)
-                   if first not in have]
-        done = sum(seg["count"] for seg in manifest.segments)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            chunk = ray.get(ready[0])
-            self._keep(manifest, chunk)
-            done += chunk["count"]
-            stats.segments_made += 1
-            if self.progress is not None:
-                self.progress(done, self.total)
+        self._done = sum(seg["count"] for seg in self.manifest.segments)
+        return [task.remote(files, self.scene_file.name, self.scene_name, config, first, count,
+                            self.gop)
+                for first, count in segment_ranges(self.total, self.segment_frames)
+                if first not in have]
+
+    def accept(self, chunk: dict) -> None:
+        """A chunk that came back: checked, kept, recorded; progress."""
+        self._keep(self.manifest, chunk)
+        self._done += chunk["count"]
+        self.stats.segments_made += 1
+        if self.progress is not None:
+            self.progress(self._done, self.total)
+
+    def finish(self) -> ClusterStats:
+        """Every segment is here: join them into the output (the work folder goes)."""
         folder = work_dir(self.config.output)
-        files = [folder / s["file"] for s in manifest.segments]
+        files = [folder / s["file"] for s in self.manifest.segments]
         join(files, self.config.output, folder, self.config.fps)
         outputs.remove_partial(self.config.output)
         fresh_work_dir(self.config.output)
-        stats.frames, stats.seconds = self.total, time.perf_counter() - t0
+        stats = self.stats
+        stats.frames, stats.seconds = self.total, time.perf_counter() - self._t0
         return stats
 
     def _keep(self, manifest: Manifest, chunk: dict) -> None:

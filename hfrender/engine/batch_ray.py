@@ -1,0 +1,105 @@
+"""A batch on Ray: the segments of every render job are Ray tasks at once, so chunks of
+several jobs (or of one long job) run in parallel; fx jobs and image sequences run here,
+one after the other, as ``hfrender batch`` runs them without Ray."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hfrender.engine.batch import BatchJob, BatchState, JobResult, run_job
+from hfrender.engine.cluster import ClusterRender, connect
+from hfrender.errors import HFRenderError
+from hfrender.io.segments import resumable
+
+
+def _failed(job: BatchJob, exc: BaseException) -> JobResult:
+    """The job's one-line reason: the task's own exception, not Ray's wrapping of it."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        exc = cause
+    said = str(exc).strip().splitlines()
+    if not isinstance(exc, HFRenderError):
+        said = [f"internal error: {type(exc).__name__}: {said[0] if said else ''}"]
+    return JobResult(job.name, "failed", output=str(job.output),
+                     error=said[0] if said else type(exc).__name__)
+
+
+def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | None,
+                     on_result: Callable[[int, JobResult], None] | None = None) -> list:
+    """Every job's result, in the jobs file's order; ``on_result(index, result)`` as each
+    ends."""
+    ray = connect(address)
+    results: list[JobResult | None] = [None] * len(jobs)
+    owner: dict[Any, int] = {}  # object reference -> the job it belongs to
+    running: dict[int, tuple[ClusterRender, set, float]] = {}
+    local = []
+
+    def done(i: int, result: JobResult) -> None:
+        results[i] = result
+        if on_result is not None:
+            on_result(i, result)
+
+    for i, job in enumerate(jobs):
+        if job.kind != "render" or not resumable(str(job.output)):
+            local.append(i)
+            continue
+        if state.up_to_date(job) is not None:
+            done(i, run_job(job, state))  # up-to-date: skipped at once
+            continue
+        try:
+            job.output.parent.mkdir(parents=True, exist_ok=True)
+            render = ClusterRender(job.source, job.render_config(), None,
+                                   job.scene_class).prepare()
+            refs = render.submit(ray)
+        except Exception as exc:  # noqa: BLE001 - a job that cannot start fails alone
+            done(i, _failed(job, exc))
+            continue
+        running[i] = (render, set(refs), time.perf_counter())
+        owner.update({ref: i for ref in refs})
+        if not refs:
+            _finish(i, jobs[i], running.pop(i), state, done)
+    _collect(ray, jobs, owner, running, state, done)
+    for i in local:
+        done(i, run_job(jobs[i], state))
+    return results
+
+
+def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
+             done: Callable) -> None:
+    """Chunks as they come back, whichever job they belong to; a job is joined when its
+    last chunk is in, or failed (its other chunks cancelled) when one fails."""
+    pending = list(owner)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        i = owner.pop(ready[0])
+        if i not in running:  # the job failed already
+            continue
+        render, refs, _ = running[i]
+        refs.discard(ready[0])
+        try:
+            render.accept(ray.get(ready[0]))
+        except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
+            for ref in refs:
+                ray.cancel(ref)
+            pending = [r for r in pending if r not in refs]
+            running.pop(i)
+            done(i, _failed(jobs[i], exc))
+            continue
+        if not refs:
+            _finish(i, jobs[i], running.pop(i), state, done)
+
+
+def _finish(i: int, job: BatchJob, entry: tuple, state: BatchState, done: Callable) -> None:
+    render, _, t0 = entry
+    try:
+        stats = render.finish()
+    except Exception as exc:  # noqa: BLE001 - as above
+        done(i, _failed(job, exc))
+        return
+    result = JobResult(job.name, "resumed" if stats.segments_reused else "done", stats.frames,
+                       stats.segments_made, stats.segments_reused, 0,
+                       time.perf_counter() - t0, str(job.output))
+    state.record(job, result.frames)
+    done(i, result)
