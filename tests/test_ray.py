@@ -211,3 +211,33 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
                  str(tmp_path / "ray" / "again.json"), "--quiet"]) == 1
     again = json.loads((tmp_path / "ray" / "again.json").read_text())
     assert [r["status"] for r in again] == ["up-to-date", "up-to-date", "failed", "done"]
+
+
+def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
+    """Ray renumbers CUDA devices (CUDA_VISIBLE_DEVICES) but not EGL's: the task's GL
+    context is asked for the physical GPU."""
+    from hfrender.engine import render as render_job
+
+    seen = {}
+
+    class Backend:
+        name = "cuda"
+
+        def device_id(self):
+            return 0  # CUDA's own number inside the task
+
+    class Stop(Exception):
+        pass
+
+    def context(name, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr("hfrender.backends.get_backend", lambda name: Backend())
+    monkeypatch.setattr(render_job, "create_context", context)
+    monkeypatch.setattr(ray, "get_gpu_ids", lambda: [3])
+    job = render_job.RenderJob(SCENES / "showcase.py", RenderConfig(size=(32, 18)),
+                               writer=object(), count=1, gl_device=cluster._task_gpu())
+    with pytest.raises(Stop):
+        job.prepare()
+    assert seen["cuda_device"] == 3

@@ -99,6 +99,17 @@ def scene_files(folder: Path) -> dict[str, bytes]:
     return files
 
 
+def _task_gpu() -> int | None:
+    """The GPU Ray gave this task, as EGL numbers devices (all of them), or None."""
+    try:
+        import ray
+
+        ids = ray.get_gpu_ids()
+    except Exception:  # noqa: BLE001 - not in a Ray task, or no GPU asked
+        return None
+    return int(ids[0]) if ids else None
+
+
 def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
                   first: int, count: int, gop: int) -> dict:
     """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
@@ -116,7 +127,8 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
         writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first)
         try:
             stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                              first_frame=first, count=count, writer=writer).prepare().run()
+                              first_frame=first, count=count, writer=writer,
+                              gl_device=_task_gpu()).prepare().run()
         finally:
             writer.close()
         return {"first": first, "count": count, "data": path.read_bytes(),

@@ -119,12 +119,16 @@ class RenderJob:
 
     def __init__(self, scene_file: str | Path, config: RenderConfig, *,
                  scene_name: str | None = None, first_frame: int = 0, count: int | None = None,
-                 progress: Progress | None = None, writer: Any = None) -> None:
+                 progress: Progress | None = None, writer: Any = None,
+                 gl_device: int | None = None) -> None:
+        """``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
+        which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL)."""
         if config.resume and (first_frame or count is not None or writer is not None):
             raise ConfigError("--resume renders a whole output file")
         self.scene_file, self.config, self.scene_name = scene_file, config, scene_name
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
+        self.gl_device = gl_device
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
@@ -168,6 +172,8 @@ class RenderJob:
     def _open_context(self) -> None:
         config = self.config
         cuda_device = self.backend.device_id() if self.backend.name == "cuda" else None
+        if self.gl_device is not None and cuda_device is not None:
+            cuda_device = self.gl_device
         try:
             self.glctx = create_context("glfw" if config.preview else config.gl,
                                         size=config.size, visible=config.preview,
