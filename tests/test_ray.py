@@ -241,3 +241,23 @@ def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
     with pytest.raises(Stop):
         job.prepare()
     assert seen["cuda_device"] == 3
+
+
+@pytest.mark.parametrize("gamma", [True, False])
+def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch, capsys, gamma):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 1.0)  # 30-frame segments
+    clip = tmp_path / "in.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-f", "lavfi", "-i",
+                    "sine=frequency=440:duration=3", "-frames:v", "80", "-pix_fmt",
+                    "yuv420p", "-c:a", "aac", "-shortest", str(clip)], check=True)
+    flags = ["--motion-blur", "5"] + (["--gamma-space"] if gamma else [])
+    assert main(["fx", str(clip), "-o", str(tmp_path / "ray.mp4"), *flags, "--ray"]) == 0
+    said = capsys.readouterr().out
+    assert "80 frames on Ray" in said and "3 segments made, 0 reused" in said, said
+    assert main(["fx", str(clip), "-o", str(tmp_path / "local.mp4"), *flags, "--quiet"]) == 0
+    assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()

@@ -135,6 +135,9 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--workers", type=int, default=1, help="fusion threads (1)")
     o.add_argument("--resume", action="store_true",
                    help="continue an interrupted run of the same settings (video outputs)")
+    o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="encode the segments as Ray tasks: on a Ray started here (no "
+                        "ADDRESS), or on a cluster ('auto' or its address)")
     o.add_argument("--quiet", action="store_true")
     fx.set_defaults(func=cmd_fx)
 

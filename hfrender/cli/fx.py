@@ -54,7 +54,13 @@ def cmd_fx(args: argparse.Namespace) -> int:
                           args.workers, args.resume)
     check_encoder(args.output, args.codec)  # the footage's size is not known yet
     progress, finish = progress_bar(args.quiet)
-    job = FxJob(args.input, args.output, settings, progress)
+    if args.ray:
+        from hfrender.engine.cluster_fx import ClusterFx
+
+        job = ClusterFx(args.input, args.output, settings,
+                        None if args.ray == "local" else args.ray, progress)
+    else:
+        job = FxJob(args.input, args.output, settings, progress)
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         stats = job.prepare().run()
@@ -65,11 +71,17 @@ def cmd_fx(args: argparse.Namespace) -> int:
     finally:
         finish()
         signal.signal(signal.SIGTERM, previous)
-    if not args.quiet:
-        if stats.resumed_at is not None:
-            print(f"resumed at output frame {stats.resumed_at}")
-        print(f"wrote {args.output}: {stats.total} frames at {stats.fps_out:g} fps from "
-              f"{stats.frames_in} at {stats.fps_in:g} fps")
+    if args.quiet:
+        return 0
+    if args.ray:
+        print(f"wrote {args.output}: {stats.frames} frames on Ray ({stats.workers} CPUs), "
+              f"{stats.segments_made} segments made, {stats.segments_reused} reused; "
+              f"{stats.seconds:.1f} s")
+        return 0
+    if stats.resumed_at is not None:
+        print(f"resumed at output frame {stats.resumed_at}")
+    print(f"wrote {args.output}: {stats.total} frames at {stats.fps_out:g} fps from "
+          f"{stats.frames_in} at {stats.fps_in:g} fps")
     return 0
 
 

@@ -253,17 +253,21 @@ class ClusterRender:
         return stats
 
     def _keep(self, manifest: Manifest, chunk: dict) -> None:
-        """Check a chunk's checksum, keep its segment, record it (segments in order)."""
-        if hashlib.sha256(chunk["data"]).hexdigest() != chunk["sha256"]:
-            raise InputError(f"segment at frame {chunk['first']} came back damaged "
-                             "(its checksum does not match)")
-        folder = work_dir(self.config.output)
         codec = check_output(self.config.output, self.config.size, self.config.codec)
-        name = segment_name(chunk["first"], codec, self.config.fps)
-        part = folder / (name + ".part")
-        part.write_bytes(chunk["data"])
-        os.replace(part, folder / name)
-        manifest.segments.append({"first": chunk["first"], "count": chunk["count"],
-                                  "file": name, "sha256": chunk["sha256"]})
-        manifest.segments.sort(key=lambda s: s["first"])
-        manifest.save(folder)
+        keep_segment(manifest, work_dir(self.config.output), chunk,
+                     segment_name(chunk["first"], codec, self.config.fps))
+
+
+def keep_segment(manifest: Manifest, folder: Path, chunk: dict, name: str) -> None:
+    """A chunk that came back: its checksum checked, its segment kept in ``folder`` as
+    ``name``, the manifest updated (segments in frame order; chunks end in any order)."""
+    if hashlib.sha256(chunk["data"]).hexdigest() != chunk["sha256"]:
+        raise InputError(f"segment at frame {chunk['first']} came back damaged "
+                         "(its checksum does not match)")
+    part = folder / (name + ".part")
+    part.write_bytes(chunk["data"])
+    os.replace(part, folder / name)
+    manifest.segments.append({"first": chunk["first"], "count": chunk["count"], "file": name,
+                              "sha256": chunk["sha256"]})
+    manifest.segments.sort(key=lambda seg: seg["first"])
+    manifest.save(folder)

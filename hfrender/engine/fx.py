@@ -101,10 +101,15 @@ class FxJob:
     (errors before a frame is read), ``run()`` streams it through the engine."""
 
     def __init__(self, source: str, output: str, settings: FxSettings,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, chunk: tuple[int, int, Any] | None = None
+                 ) -> None:
+        """``chunk``: ``(first, count, writer)``: only output frames ``first .. first +
+        count - 1``, into ``writer`` (a segment, on a Ray worker); ``output`` then only
+        names the kind of video."""
         if not isinstance(settings, FxSettings):
             raise TypeError(f"settings must be FxSettings, not {type(settings).__name__}")
         self.source, self.output, self.s, self.progress = source, output, settings, progress
+        self.chunk = chunk
         self.footage = self.depth = self.out = None
         self.stats = FxStats()
         self._t0 = time.perf_counter()
@@ -113,7 +118,8 @@ class FxJob:
         # the encoder list and the fusion backend (the CUDA check imports CuPy) load while
         # ffmpeg probes the input and starts decoding: off the path to the first frame
         s = self.s
-        self._check_files()
+        if self.chunk is None:
+            self._check_files()
         setup = ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup")
         encoders, backend = setup.submit(ffmpeg_encoders), setup.submit(get_backend, s.backend)
         early = None
@@ -134,8 +140,11 @@ class FxJob:
             self._check()
             self.backend = backend.result().name
             self._plan()
-            self.out = FxOutput(self.output, self.source, s, self.footage, self.info,
-                                self.backend, self.stats)
+            if self.chunk is not None:
+                self.out = ChunkOutput(*self.chunk)
+            else:
+                self.out = FxOutput(self.output, self.source, s, self.footage, self.info,
+                                    self.backend, self.stats)
             self.out.open()
         except BaseException:
             for reader in (self.footage, early):
@@ -185,6 +194,9 @@ class FxJob:
         w, h = footage.size
         frame_bytes = int(np.prod(self.shape)) + (h * w * 4 if self.depth else 0)
         self.per = outputs_per_hyperframe(frame_bytes, s)
+        end = stats.total if self.chunk is None else self.chunk[0] + self.chunk[1]
+        self.end = min(end, stats.total)
+        self.last = (self.end - 1) * s.stride + s.window - 1  # the last frame a window needs
 
     def run(self) -> FxStats:
         if self.out is None:
@@ -192,7 +204,7 @@ class FxJob:
         stats = self.stats
         try:
             start = self.out.start
-            if start < stats.total:
+            if start < self.end:
                 self._stream(start)
             if stats.frames_out == 0 and start == 0:
                 raise FootageError(f"{self.source}: no frame came out of the decoder")
@@ -212,7 +224,7 @@ class FxJob:
             self.shape, np.uint8, frames_per_output=s.stride, halo=s.window - 1,
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
-        engine = Engine(FxFusion(s), self.out.writer, first_frame=start, total=stats.total,
+        engine = Engine(FxFusion(s), self.out.writer, first_frame=start, total=self.end,
                         workers=s.workers, buffers=OutputBuffers(self.per, self.shape, np.uint8),
                         progress=self.progress, held=1 + s.workers)
         engine.start()
@@ -240,6 +252,8 @@ class FxJob:
         early = EARLY_OUTPUTS if skip == 0 else 0
         while True:
             p = pad + i
+            if p > self.last:  # a chunk: no window it makes needs more
+                break
             if p < skip:  # a resumed run: no window still to make needs this frame
                 scratch = np.empty(self.shape, np.uint8) if scratch is None else scratch
                 if not footage.read_into(scratch):
@@ -275,6 +289,22 @@ class FxJob:
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
+
+
+class ChunkOutput:
+    """A chunk's output: frames ``first ..`` into a writer its caller closes."""
+
+    def __init__(self, first: int, count: int, writer: Any) -> None:
+        self.start, self.writer = first, writer
+
+    def open(self) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
 
 
 def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:

@@ -1,0 +1,165 @@
+"""``hfrender fx --ray``: an fx job cut into chunks that are whole segments, as Ray tasks.
+
+Each task gets the footage (and depth pass) through Ray's object store, decodes up to the
+last frame its windows need, and encodes its segment exactly as a local ``hfrender fx``
+writes it (the same windows, frame 0 standing in before the clip, the same encoder and
+timestamps). The driver checks the checksums, keeps the segments with a manifest (killing
+it and running again goes on), joins them, and muxes the soundtrack once, after the join.
+Constant-rate video footage into video outputs only: variable frame times and image
+sequences are written locally, in one piece.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import hfrender
+from hfrender.config import ConfigError
+from hfrender.engine.cluster import (
+    MAX_RETRIES,
+    ClusterStats,
+    Progress,
+    connect,
+    keep_segment,
+)
+from hfrender.engine.fx_output import SEGMENT_SECONDS
+from hfrender.engine.fx_settings import FxSettings
+from hfrender.errors import InputError
+from hfrender.io import outputs
+from hfrender.io.probe import probe
+from hfrender.io.segments import (
+    Manifest,
+    fresh_work_dir,
+    join,
+    open_segment,
+    resumable,
+    segment_name,
+    segment_ranges,
+    sha256_file,
+    work_dir,
+)
+from hfrender.io.writers import check_output, raw_frame_shape
+
+INPUT_LIMIT = 2 * 2**30  # footage sent to the workers through the object store, at most
+
+
+def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: str,
+              settings: dict, first: int, count: int, pix_fmt: str) -> dict:
+    """On a worker: the footage laid out afresh, output frames ``first .. first + count -
+    1`` encoded as one segment; its bytes and checksum."""
+    from hfrender.engine.fx import FxJob
+    from hfrender.optics import Lens
+
+    with tempfile.TemporaryDirectory(prefix="hfrender-fx-chunk-") as tmp:
+        for name, data in files.items():
+            (Path(tmp) / name).write_bytes(data)
+        lens = Lens(**settings["lens"]) if settings["lens"] else None
+        s = FxSettings(**{**settings, "lens": lens, "depth": depth and str(Path(tmp) / depth),
+                          "resume": False})
+        info = probe(str(Path(tmp) / source))
+        codec = check_output(output, info.size, s.codec)
+        fps = info.fps / s.stride
+        path = Path(tmp) / segment_name(first, codec, fps)
+        writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt)
+        try:
+            FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)).prepare() \
+                .run()
+        finally:
+            writer.close()
+        return {"first": first, "count": count, "data": path.read_bytes(),
+                "sha256": sha256_file(path)}
+
+
+class ClusterFx:
+    """``hfrender fx SOURCE -o OUTPUT`` with its segments run on Ray."""
+
+    def __init__(self, source: str, output: str, settings: FxSettings,
+                 address: str | None = None, progress: Progress | None = None) -> None:
+        self.source, self.output, self.s = Path(source), output, settings
+        self.address, self.progress = address, progress
+        self.stats = ClusterStats(output)
+
+    def prepare(self) -> ClusterFx:
+        s = self.s
+        if not (self.source.is_file() and resumable(self.output)):
+            raise ConfigError(f"--ray: fx on Ray takes a video file into a video output "
+                              f"(.mp4 .mov .mkv .webm); {self.source} -> {self.output}: run "
+                              "it without --ray")
+        outputs.check_not_input(self.output, [("input", [self.source])] +
+                                ([("depth input", [Path(s.depth)])] if s.depth else []))
+        outputs.check_writable(self.output)
+        info = probe(str(self.source))
+        if (info.times is not None and s.stride == 1) or info.start > 0:
+            raise ConfigError(f"--ray: {self.source} has variable frame times (or starts after "
+                              "its sound), which only a run in one piece keeps: run it "
+                              "without --ray")
+        if s.window > info.count:
+            raise InputError(f"--motion-blur {s.window} is longer than the input "
+                             f"({info.count} frames)")
+        self.codec = check_output(self.output, info.size, s.codec, for_footage=True)
+        self.fps = info.fps / s.stride
+        self.total = info.count if s.stride == 1 else (info.count - s.window) // s.stride + 1
+        yuv = not s.linear_light and s.depth is None and info.native_yuv420p
+        self.pix_fmt = "yuv420p" if yuv else "rgb24"
+        self.shape = raw_frame_shape(info.size, self.pix_fmt)
+        self.segment_frames = max(1, round(SEGMENT_SECONDS * self.fps))
+        files = [self.source] + ([Path(s.depth)] if s.depth else [])
+        if sum(f.stat().st_size for f in files) > INPUT_LIMIT:
+            raise InputError(f"--ray: {self.source} is larger than {INPUT_LIMIT >> 30} GiB, "
+                             "more than hfrender sends to the workers; run it without --ray")
+        self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
+        self.has_audio = info.has_audio
+        st = self.source.stat()
+        self.settings = {**{k: v for k, v in asdict(s).items() if k not in ("workers", "resume")},
+                         "input": [str(self.source.resolve()), st.st_size, st.st_mtime_ns],
+                         "codec": self.codec, "total_frames": self.total, "ray": True,
+                         "hfrender": hfrender.__version__}
+        return self
+
+    def run(self) -> ClusterStats:
+        t0 = time.perf_counter()
+        ray = connect(self.address)
+        folder = work_dir(self.output)
+        try:
+            manifest = Manifest.load(folder)
+        except InputError:
+            manifest = None
+        if manifest is None or manifest.settings != self.settings:
+            fresh_work_dir(self.output)
+            folder.mkdir(parents=True)
+            manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
+            manifest.save(folder)
+        manifest.segments = [g for g in manifest.segments if (folder / g["file"]).is_file()
+                             and sha256_file(folder / g["file"]) == g["sha256"]]
+        have = {g["first"] for g in manifest.segments}
+        self.stats.segments_reused = len(have)
+        self.stats.workers = int(ray.cluster_resources().get("CPU", 0))
+        task = ray.remote(_fx_chunk).options(max_retries=MAX_RETRIES, retry_exceptions=False)
+        files = ray.put(self.files)
+        names = list(self.files)
+        settings = asdict(self.s)
+        settings["lens"] = asdict(self.s.lens) if self.s.lens else None
+        pending = [task.remote(files, names[0], names[1] if len(names) > 1 else None,
+                               self.output, settings, first, count, self.pix_fmt)
+                   for first, count in segment_ranges(self.total, self.segment_frames)
+                   if first not in have]
+        done = sum(g["count"] for g in manifest.segments)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            chunk = ray.get(ready[0])
+            keep_segment(manifest, folder, chunk,
+                         segment_name(chunk["first"], self.codec, self.fps))
+            done += chunk["count"]
+            self.stats.segments_made += 1
+            if self.progress is not None:
+                self.progress(done, self.total)
+        audio = str(self.source.resolve()) if self.has_audio else None  # once, after the join
+        join([folder / g["file"] for g in manifest.segments], self.output, folder, self.fps,
+             audio)
+        outputs.remove_partial(self.output)
+        fresh_work_dir(self.output)
+        self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - t0
+        return self.stats
