@@ -105,6 +105,9 @@ def test_fx_never_crashes_or_loses_its_input(clip, tmp_path_factory, capsys, dat
         import numpy as np
 
         np.save(depth, np.full((6, 16, 32), 2.0, np.float32))
-        args += ["--depth", str(depth), "--focus-distance", "2", "--f-stop", "2"]
+        args += ["--depth", str(depth)]  # and the lens, but not over the value on trial
+        for lens_flag in ("--focus-distance", "--f-stop"):
+            if lens_flag != flag:
+                args += [lens_flag, "2"]
     run(args, capsys, value)
     assert digest(clip) == before  # never lost, never changed
