@@ -95,6 +95,21 @@ def test_a_render_on_ray_is_the_local_render_bit_for_bit(local_ray, tmp_path, se
     assert not work_dir(tmp_path / "ray.mp4").exists()
 
 
+def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
+    import imageio.v3 as iio
+
+    common = dict(size=(48, 27), samples=4, shutter=540, duration=2.2, quiet=True)
+    stats = cluster.ClusterRender(SCENES / "propeller.py", RenderConfig(
+        output=str(tmp_path / "ray" / "%03d.png"), **common)).prepare().run()
+    render(SCENES / "propeller.py", RenderConfig(output=str(tmp_path / "local" / "%03d.png"),
+                                                 **common))
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert stats.frames == 66 and sorted(p.name for p in (tmp_path / "ray").iterdir()) == names
+    for name in names:
+        np.testing.assert_array_equal(iio.imread(tmp_path / "ray" / name),
+                                      iio.imread(tmp_path / "local" / name))
+
+
 def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, monkeypatch,
                                                              capsys):
     scene = slow_scene(tmp_path, 0.0)
@@ -201,6 +216,12 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
     ray_r = {r["name"]: r for r in json.loads((tmp_path / "ray" / "s.json").read_text())}
     local_r = {r["name"]: r for r in json.loads((tmp_path / "local" / "s.json").read_text())}
     assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done"]
+    import imageio.v3 as iio
+
+    for i in range(6):  # the sequence job, on Ray too: the same pixels
+        np.testing.assert_array_equal(iio.imread(tmp_path / "ray" / "out" / "seq" / f"{i:03d}.png"),
+                                      iio.imread(tmp_path / "local" / "out" / "seq" /
+                                                 f"{i:03d}.png"))
     assert "broken scene" in ray_r["broken"]["error"]
     assert ray_r["a"]["frames"] == 60 and ray_r["b"]["segments_made"] == 3
     for job in ("a", "b"):  # the same bits as the batch run here

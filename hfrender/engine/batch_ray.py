@@ -42,7 +42,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             on_result(i, result)
 
     for i, job in enumerate(jobs):
-        if job.kind != "render" or not resumable(str(job.output)):
+        if job.kind != "render" or not (resumable(str(job.output)) or "%" in job.output.name):
             local.append(i)
             continue
         if state.up_to_date(job) is not None:

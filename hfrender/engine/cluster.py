@@ -41,7 +41,7 @@ from hfrender.io.segments import (
     sha256_file,
     work_dir,
 )
-from hfrender.io.writers import check_output
+from hfrender.io.writers import check_output, is_sequence
 from hfrender.sampler import PlanStream
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,33 @@ def _task_gpu() -> int | None:
     return int(ids[0]) if ids else None
 
 
+def lay_out(files: dict[str, bytes], folder: Path) -> None:
+    """Write a sent folder's files (relative names) into ``folder``."""
+    for rel, data in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+
+
+def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
+                   first: int, count: int, gop: int) -> dict:
+    """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
+    sequence's chunk); their bytes and one checksum."""
+    import imageio.v3 as iio
+
+    from hfrender.engine.render import RenderJob
+    from hfrender.io.writers import MemoryWriter
+
+    cfg = RenderConfig(**{**config, "size": tuple(config["size"])})
+    with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
+        lay_out(files, Path(tmp))
+        memory = MemoryWriter()
+        RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name, first_frame=first, count=count,
+                  writer=memory, gl_device=_task_gpu()).prepare().run()
+    pngs = [iio.imwrite("<bytes>", frame, extension=".png") for frame in memory.frames]
+    return {"first": first, "count": count, "pngs": pngs,
+            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
+
+
 def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
                   first: int, count: int, gop: int) -> dict:
     """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
@@ -119,9 +146,7 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
     cfg = RenderConfig(**{**config, "size": tuple(config["size"])})
     codec = check_output(cfg.output, cfg.size, cfg.codec)
     with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
-        for rel, data in files.items():
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            (Path(tmp) / rel).write_bytes(data)
+        lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
         path.parent.mkdir()
         writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first)
@@ -156,9 +181,11 @@ class ClusterRender:
         from hfrender.scene.loader import load_scene
 
         config = self.config
-        if not resumable(config.output):
+        self.sequence = is_sequence(config.output)
+        if not (resumable(config.output) or self.sequence):
             raise ConfigError(f"--ray: -o {config.output}: on Ray a render is written as "
-                              "video segments; use .mp4, .mov, .mkv or .webm")
+                              "video segments or PNG frames; use .mp4, .mov, .mkv, .webm or "
+                              "frames/%05d.png")
         check_output(config.output, config.size, config.codec)
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
@@ -205,15 +232,31 @@ class ClusterRender:
         """Every missing segment as a Ray task, kept as it comes back; the output joined."""
         ray = connect(self.address)
         pending = self.submit(ray)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            self.accept(ray.get(ready[0]))
-        return self.finish()
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                self.accept(ray.get(ready[0]))
+            return self.finish()
+        except BaseException:
+            self.abandon()
+            raise
+
+    def abandon(self) -> None:
+        """A run that stops: PNG frames made so far go (a sequence is made whole); video
+        segments stay for the next run."""
+        if self.sequence and getattr(self, "tmp", None):
+            outputs.discard(self.tmp)
 
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""
         self._t0 = time.perf_counter()
-        self.manifest = self._manifest()
+        if self.sequence:  # frames, not segments: made whole under a temporary name
+            self.manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
+            self.tmp = outputs.temporary(self.config.output)
+            outputs.discard(self.tmp)
+            Path(self.tmp).parent.mkdir(parents=True)
+        else:
+            self.manifest = self._manifest()
         have = {seg["first"] for seg in self.manifest.segments}
         stats = self.stats
         stats.segments_reused = len(self.manifest.segments)
@@ -224,7 +267,7 @@ class ClusterRender:
                 raise ConfigError("--backend cuda on Ray: the cluster has no GPU "
                                   f"({ray.cluster_resources()}); use --backend cpu")
             options["num_gpus"] = 1
-        task = ray.remote(_render_chunk).options(**options)
+        task = ray.remote(_render_frames if self.sequence else _render_chunk).options(**options)
         config = {**asdict(self.config), "quiet": True, "resume": False}
         files = ray.put(self.files)  # once in the object store, for every chunk
         self._done = sum(seg["count"] for seg in self.manifest.segments)
@@ -235,7 +278,10 @@ class ClusterRender:
 
     def accept(self, chunk: dict) -> None:
         """A chunk that came back: checked, kept, recorded; progress."""
-        self._keep(self.manifest, chunk)
+        if self.sequence:
+            self._keep_frames(chunk)
+        else:
+            self._keep(self.manifest, chunk)
         self._done += chunk["count"]
         self.stats.segments_made += 1
         if self.progress is not None:
@@ -243,14 +289,27 @@ class ClusterRender:
 
     def finish(self) -> ClusterStats:
         """Every segment is here: join them into the output (the work folder goes)."""
-        folder = work_dir(self.config.output)
-        files = [folder / s["file"] for s in self.manifest.segments]
-        join(files, self.config.output, folder, self.config.fps)
-        outputs.remove_partial(self.config.output)
-        fresh_work_dir(self.config.output)
+        if self.sequence:
+            outputs.commit(self.tmp, self.config.output)
+        else:
+            folder = work_dir(self.config.output)
+            files = [folder / s["file"] for s in self.manifest.segments]
+            join(files, self.config.output, folder, self.config.fps)
+            outputs.remove_partial(self.config.output)
+            fresh_work_dir(self.config.output)
         stats = self.stats
         stats.frames, stats.seconds = self.total, time.perf_counter() - self._t0
         return stats
+
+    def _keep_frames(self, chunk: dict) -> None:
+        if hashlib.sha256(b"".join(chunk["pngs"])).hexdigest() != chunk["sha256"]:
+            raise InputError(f"frames from {chunk['first']} came back damaged (their checksum "
+                             "does not match)")
+        pattern = Path(self.tmp)
+        for i, data in enumerate(chunk["pngs"]):
+            path = pattern.parent / (pattern.name % (chunk["first"] + i))
+            path.with_name(path.name + ".part").write_bytes(data)
+            os.replace(path.with_name(path.name + ".part"), path)
 
     def _keep(self, manifest: Manifest, chunk: dict) -> None:
         codec = check_output(self.config.output, self.config.size, self.config.codec)

@@ -24,6 +24,7 @@ from hfrender.engine.cluster import (
     Progress,
     connect,
     keep_segment,
+    lay_out,
 )
 from hfrender.engine.fx_output import SEGMENT_SECONDS
 from hfrender.engine.fx_settings import FxSettings
@@ -54,8 +55,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
     from hfrender.optics import Lens
 
     with tempfile.TemporaryDirectory(prefix="hfrender-fx-chunk-") as tmp:
-        for name, data in files.items():
-            (Path(tmp) / name).write_bytes(data)
+        lay_out(files, Path(tmp))
         lens = Lens(**settings["lens"]) if settings["lens"] else None
         s = FxSettings(**{**settings, "lens": lens, "depth": depth and str(Path(tmp) / depth),
                           "resume": False})
