@@ -194,6 +194,12 @@ name = "seq"
 scene = "slow.py"
 output = "out/seq/%03d.png"
 duration = 0.2
+
+[[job]]
+name = "smooth"
+input = "clip.mp4"
+output = "out/smooth.mp4"
+motion-blur = 3
 """
 
 
@@ -208,6 +214,13 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
             (folder / "slow.py").read_text().replace("time.sleep(0.0)",
                                                      "assert t < 1.0, 'broken scene'"))
         (folder / "jobs.toml").write_text(BATCH)
+        import subprocess
+
+        import imageio_ffmpeg
+
+        subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                        "-f", "lavfi", "-i", "testsrc=size=32x18:rate=30", "-frames:v", "40",
+                        "-pix_fmt", "yuv420p", str(folder / "clip.mp4")], check=True)
     args = ["--summary", "s.json", "--quiet"]
     assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", *args[:1],
                  str(tmp_path / "ray" / "s.json"), args[2]]) == 1
@@ -215,7 +228,7 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
                  str(tmp_path / "local" / "s.json"), args[2]]) == 1
     ray_r = {r["name"]: r for r in json.loads((tmp_path / "ray" / "s.json").read_text())}
     local_r = {r["name"]: r for r in json.loads((tmp_path / "local" / "s.json").read_text())}
-    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done"]
+    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done", "done"]
     import imageio.v3 as iio
 
     for i in range(6):  # the sequence job, on Ray too: the same pixels
@@ -224,14 +237,19 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
                                                  f"{i:03d}.png"))
     assert "broken scene" in ray_r["broken"]["error"]
     assert ray_r["a"]["frames"] == 60 and ray_r["b"]["segments_made"] == 3
+    assert ray_r["smooth"]["frames"] == 40 and ray_r["smooth"]["segments_made"] == 1
     for job in ("a", "b"):  # the same bits as the batch run here
         assert (tmp_path / "ray" / "out" / f"{job}.mp4").read_bytes() == \
             (tmp_path / "local" / "out" / f"{job}.mp4").read_bytes()
+    # here a clip shorter than a segment is written in one piece, on Ray as one segment
+    np.testing.assert_array_equal(decoded(tmp_path / "ray" / "out" / "smooth.mp4"),
+                                  decoded(tmp_path / "local" / "out" / "smooth.mp4"))
     assert local_r["broken"]["status"] == "failed"
     assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", "--summary",
                  str(tmp_path / "ray" / "again.json"), "--quiet"]) == 1
     again = json.loads((tmp_path / "ray" / "again.json").read_text())
-    assert [r["status"] for r in again] == ["up-to-date", "up-to-date", "failed", "done"]
+    assert [r["status"] for r in again] == ["up-to-date", "up-to-date", "failed", "done",
+                                            "up-to-date"]
 
 
 def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
@@ -282,3 +300,12 @@ def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
     assert "80 frames on Ray" in said and "3 segments made, 0 reused" in said, said
     assert main(["fx", str(clip), "-o", str(tmp_path / "local.mp4"), *flags, "--quiet"]) == 0
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+
+
+def test_a_gpu_job_on_a_cluster_without_one_fails_at_once(local_ray, tmp_path):
+    from hfrender.config import ConfigError
+
+    job = cluster.ClusterRender(SCENES / "showcase.py", RenderConfig(
+        output=str(tmp_path / "g.mp4"), size=(32, 18), backend="cuda")).prepare()
+    with pytest.raises(ConfigError, match=r"^--backend cuda on Ray: the cluster has no GPU "):
+        job.submit(local_ray)  # not waiting forever for a GPU that is not there

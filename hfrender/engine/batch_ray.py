@@ -1,6 +1,6 @@
-"""A batch on Ray: the segments of every render job are Ray tasks at once, so chunks of
-several jobs (or of one long job) run in parallel; fx jobs and image sequences run here,
-one after the other, as ``hfrender batch`` runs them without Ray."""
+"""A batch on Ray: the segments of every job are Ray tasks at once, so chunks of several
+jobs (or of one long job) run in parallel; what Ray does not take (fx into image
+sequences, GIFs) runs here, one after the other, as ``hfrender batch`` runs it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, BatchState, JobResult, run_job
 from hfrender.engine.cluster import ClusterRender, connect
+from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.errors import HFRenderError
 from hfrender.io.segments import resumable
 
@@ -42,7 +44,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             on_result(i, result)
 
     for i, job in enumerate(jobs):
-        if job.kind != "render" or not (resumable(str(job.output)) or "%" in job.output.name):
+        if not _on_cluster(job):
             local.append(i)
             continue
         if state.up_to_date(job) is not None:
@@ -50,10 +52,22 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             continue
         try:
             job.output.parent.mkdir(parents=True, exist_ok=True)
-            render = ClusterRender(job.source, job.render_config(), None,
-                                   job.scene_class).prepare()
-            refs = render.submit(ray)
+            render = (ClusterRender(job.source, job.render_config(), None, job.scene_class)
+                      if job.kind == "render" else
+                      ClusterFx(str(job.source), str(job.output), job.fx_settings()))
+            render.prepare()
+        except ConfigError as exc:
+            if job.kind == "fx" and str(exc).startswith("--ray:"):  # one piece, here
+                local.append(i)
+                continue
+            done(i, _failed(job, exc))
+            continue
         except Exception as exc:  # noqa: BLE001 - a job that cannot start fails alone
+            done(i, _failed(job, exc))
+            continue
+        try:
+            refs = render.submit(ray)
+        except Exception as exc:  # noqa: BLE001 - as above
             done(i, _failed(job, exc))
             continue
         running[i] = (render, set(refs), time.perf_counter())
@@ -64,6 +78,14 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
     for i in local:
         done(i, run_job(jobs[i], state))
     return results
+
+
+def _on_cluster(job: BatchJob) -> bool:
+    """Video (and, for renders, PNG sequences) from a render or from video footage."""
+    video = resumable(str(job.output))
+    if job.kind == "render":
+        return video or "%" in job.output.name
+    return video and job.source.is_file()
 
 
 def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,

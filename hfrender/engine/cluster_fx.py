@@ -15,9 +15,11 @@ import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError
+from hfrender.engine import fx_output
 from hfrender.engine.cluster import (
     MAX_RETRIES,
     ClusterStats,
@@ -26,7 +28,6 @@ from hfrender.engine.cluster import (
     keep_segment,
     lay_out,
 )
-from hfrender.engine.fx_output import SEGMENT_SECONDS
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.errors import InputError
 from hfrender.io import outputs
@@ -105,7 +106,7 @@ class ClusterFx:
         yuv = not s.linear_light and s.depth is None and info.native_yuv420p
         self.pix_fmt = "yuv420p" if yuv else "rgb24"
         self.shape = raw_frame_shape(info.size, self.pix_fmt)
-        self.segment_frames = max(1, round(SEGMENT_SECONDS * self.fps))
+        self.segment_frames = max(1, round(fx_output.SEGMENT_SECONDS * self.fps))  # as fx
         files = [self.source] + ([Path(s.depth)] if s.depth else [])
         if sum(f.stat().st_size for f in files) > INPUT_LIMIT:
             raise InputError(f"--ray: {self.source} is larger than {INPUT_LIMIT >> 30} GiB, "
@@ -120,9 +121,17 @@ class ClusterFx:
         return self
 
     def run(self) -> ClusterStats:
-        t0 = time.perf_counter()
         ray = connect(self.address)
-        folder = work_dir(self.output)
+        pending = self.submit(ray)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            self.accept(ray.get(ready[0]))
+        return self.finish()
+
+    def submit(self, ray: Any) -> list:
+        """Start the tasks of the segments still missing; their object references."""
+        self._t0 = time.perf_counter()
+        folder = self.folder = work_dir(self.output)
         try:
             manifest = Manifest.load(folder)
         except InputError:
@@ -134,6 +143,7 @@ class ClusterFx:
             manifest.save(folder)
         manifest.segments = [g for g in manifest.segments if (folder / g["file"]).is_file()
                              and sha256_file(folder / g["file"]) == g["sha256"]]
+        self.manifest = manifest
         have = {g["first"] for g in manifest.segments}
         self.stats.segments_reused = len(have)
         self.stats.workers = int(ray.cluster_resources().get("CPU", 0))
@@ -142,24 +152,26 @@ class ClusterFx:
         names = list(self.files)
         settings = asdict(self.s)
         settings["lens"] = asdict(self.s.lens) if self.s.lens else None
-        pending = [task.remote(files, names[0], names[1] if len(names) > 1 else None,
-                               self.output, settings, first, count, self.pix_fmt)
-                   for first, count in segment_ranges(self.total, self.segment_frames)
-                   if first not in have]
-        done = sum(g["count"] for g in manifest.segments)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            chunk = ray.get(ready[0])
-            keep_segment(manifest, folder, chunk,
-                         segment_name(chunk["first"], self.codec, self.fps))
-            done += chunk["count"]
-            self.stats.segments_made += 1
-            if self.progress is not None:
-                self.progress(done, self.total)
-        audio = str(self.source.resolve()) if self.has_audio else None  # once, after the join
-        join([folder / g["file"] for g in manifest.segments], self.output, folder, self.fps,
-             audio)
+        self._done = sum(g["count"] for g in manifest.segments)
+        return [task.remote(files, names[0], names[1] if len(names) > 1 else None,
+                            self.output, settings, first, count, self.pix_fmt)
+                for first, count in segment_ranges(self.total, self.segment_frames)
+                if first not in have]
+
+    def accept(self, chunk: dict) -> None:
+        keep_segment(self.manifest, self.folder, chunk,
+                     segment_name(chunk["first"], self.codec, self.fps))
+        self._done += chunk["count"]
+        self.stats.segments_made += 1
+        if self.progress is not None:
+            self.progress(self._done, self.total)
+
+    def finish(self) -> ClusterStats:
+        """Every segment is here: joined, and the soundtrack muxed once, after the join."""
+        audio = str(self.source.resolve()) if self.has_audio else None
+        join([self.folder / g["file"] for g in self.manifest.segments], self.output,
+             self.folder, self.fps, audio)
         outputs.remove_partial(self.output)
         fresh_work_dir(self.output)
-        self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - t0
+        self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - self._t0
         return self.stats
