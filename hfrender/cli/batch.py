@@ -104,7 +104,12 @@ def _on_ray(jobs: list, state: object, address: object, quiet: bool) -> list:
             why = f": {result.error}" if result.error else ""
             print(f"[{i + 1}/{len(jobs)}] {result.name}: {result.status}{why}", file=sys.stderr)
 
-    return run_batch_on_ray(jobs, state, None if address is True else address, told)
+    progress, finish = progress_bar(quiet)  # one bar for the whole cluster
+    try:
+        return run_batch_on_ray(jobs, state, None if address is True else address, told,
+                                progress)
+    finally:
+        finish()
 
 
 def _one(job: object, state: object, n: int, total: int, quiet: bool) -> object:

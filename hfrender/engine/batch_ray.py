@@ -29,10 +29,20 @@ def _failed(job: BatchJob, exc: BaseException) -> JobResult:
 
 
 def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | None,
-                     on_result: Callable[[int, JobResult], None] | None = None) -> list:
+                     on_result: Callable[[int, JobResult], None] | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> list:
     """Every job's result, in the jobs file's order; ``on_result(index, result)`` as each
-    ends."""
+    ends; ``progress(frames, total)`` over every job on the cluster (one bar)."""
     ray = connect(address)
+    frames = {"done": {}, "total": 0}
+
+    def told(i: int) -> Callable[[int, int], None]:
+        def one(done: int, total: int) -> None:
+            frames["done"][i] = done
+            if progress is not None:
+                progress(sum(frames["done"].values()), frames["total"])
+        return one
+
     results: list[JobResult | None] = [None] * len(jobs)
     owner: dict[Any, int] = {}  # object reference -> the job it belongs to
     running: dict[int, tuple[ClusterRender, set, float]] = {}
@@ -52,10 +62,13 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             continue
         try:
             job.output.parent.mkdir(parents=True, exist_ok=True)
-            render = (ClusterRender(job.source, job.render_config(), None, job.scene_class)
+            render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
+                                    told(i))
                       if job.kind == "render" else
-                      ClusterFx(str(job.source), str(job.output), job.fx_settings()))
+                      ClusterFx(str(job.source), str(job.output), job.fx_settings(),
+                                progress=told(i)))
             render.prepare()
+            frames["total"] += render.total
         except ConfigError as exc:
             if job.kind == "fx" and str(exc).startswith("--ray:"):  # one piece, here
                 local.append(i)
