@@ -56,41 +56,50 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
     for i, job in enumerate(jobs):
         if not _on_cluster(job):
             local.append(i)
-            continue
-        if state.up_to_date(job) is not None:
+        elif state.up_to_date(job) is not None:
             done(i, run_job(job, state))  # up-to-date: skipped at once
-            continue
-        try:
-            job.output.parent.mkdir(parents=True, exist_ok=True)
-            render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
-                                    told(i))
-                      if job.kind == "render" else
-                      ClusterFx(str(job.source), str(job.output), job.fx_settings(),
-                                progress=told(i)))
-            render.prepare()
-            frames["total"] += render.total
-        except ConfigError as exc:
-            if job.kind == "fx" and str(exc).startswith("--ray:"):  # one piece, here
+        else:
+            started = _start(ray, job, told(i), frames, done, i)
+            if started == "local":
                 local.append(i)
-                continue
-            done(i, _failed(job, exc))
-            continue
-        except Exception as exc:  # noqa: BLE001 - a job that cannot start fails alone
-            done(i, _failed(job, exc))
-            continue
-        try:
-            refs = render.submit(ray)
-        except Exception as exc:  # noqa: BLE001 - as above
-            done(i, _failed(job, exc))
-            continue
-        running[i] = (render, set(refs), time.perf_counter())
-        owner.update({ref: i for ref in refs})
-        if not refs:
-            _finish(i, jobs[i], running.pop(i), state, done)
+            elif started is not None:
+                render, refs = started
+                running[i] = (render, set(refs), time.perf_counter())
+                owner.update({ref: i for ref in refs})
+                if not refs:
+                    _finish(i, job, running.pop(i), state, done)
     _collect(ray, jobs, owner, running, state, done)
     for i in local:
         done(i, run_job(jobs[i], state))
     return results
+
+
+def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Callable,
+           i: int) -> Any:
+    """Prepare a job for the cluster and start its tasks: (its runner, their references);
+    "local" for a job only a run here can do; None if it failed (told through ``done``)."""
+    try:
+        job.output.parent.mkdir(parents=True, exist_ok=True)
+        render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
+                                progress)
+                  if job.kind == "render" else
+                  ClusterFx(str(job.source), str(job.output), job.fx_settings(),
+                            progress=progress))
+        render.prepare()
+    except ConfigError as exc:
+        if job.kind == "fx" and str(exc).startswith("--ray:"):  # in one piece, here
+            return "local"
+        done(i, _failed(job, exc))
+        return None
+    except Exception as exc:  # noqa: BLE001 - a job that cannot start fails alone
+        done(i, _failed(job, exc))
+        return None
+    frames["total"] += render.total
+    try:
+        return render, render.submit(ray)
+    except Exception as exc:  # noqa: BLE001 - as above
+        done(i, _failed(job, exc))
+        return None
 
 
 def _on_cluster(job: BatchJob) -> bool:

@@ -209,24 +209,8 @@ class ClusterRender:
         return self
 
     def _manifest(self) -> Manifest:
-        """The manifest of an interrupted run of the same settings, with the segments that
-        are whole and unchanged (chunks finish in any order: all of them count), else a new
-        one."""
-        folder = work_dir(self.config.output)
-        try:
-            old = Manifest.load(folder)
-        except InputError:
-            old = None
-        if old is not None and old.settings == self.settings:
-            old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
-                            and sha256_file(folder / seg["file"]) == seg["sha256"]]
-            return old
-        fresh_work_dir(self.config.output)
-        folder.mkdir(parents=True)
-        manifest = Manifest(self.settings, self.total, self.segment_frames,
-                            self.config.granularity)
-        manifest.save(folder)
-        return manifest
+        return whole_segments(self.config.output, self.settings, self.total,
+                              self.segment_frames, self.config.granularity)
 
     def run(self) -> ClusterStats:
         """Every missing segment as a Ray task, kept as it comes back; the output joined."""
@@ -315,6 +299,27 @@ class ClusterRender:
         codec = check_output(self.config.output, self.config.size, self.config.codec)
         keep_segment(manifest, work_dir(self.config.output), chunk,
                      segment_name(chunk["first"], codec, self.config.fps))
+
+
+def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
+                   granularity: int) -> Manifest:
+    """The manifest of an interrupted run of the same ``settings`` into ``output``, with
+    the segments that are whole and unchanged (chunks end in any order: all of them
+    count), else a new one in a fresh work folder."""
+    folder = work_dir(output)
+    try:
+        old = Manifest.load(folder)
+    except InputError:
+        old = None
+    if old is not None and old.settings == settings:
+        old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
+                        and sha256_file(folder / seg["file"]) == seg["sha256"]]
+        return old
+    fresh_work_dir(output)
+    folder.mkdir(parents=True)
+    manifest = Manifest(settings, total, segment_frames, granularity)
+    manifest.save(folder)
+    return manifest
 
 
 def keep_segment(manifest: Manifest, folder: Path, chunk: dict, name: str) -> None:

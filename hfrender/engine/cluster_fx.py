@@ -27,13 +27,13 @@ from hfrender.engine.cluster import (
     connect,
     keep_segment,
     lay_out,
+    whole_segments,
 )
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.errors import InputError
 from hfrender.io import outputs
 from hfrender.io.probe import probe
 from hfrender.io.segments import (
-    Manifest,
     fresh_work_dir,
     join,
     open_segment,
@@ -131,18 +131,9 @@ class ClusterFx:
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""
         self._t0 = time.perf_counter()
-        folder = self.folder = work_dir(self.output)
-        try:
-            manifest = Manifest.load(folder)
-        except InputError:
-            manifest = None
-        if manifest is None or manifest.settings != self.settings:
-            fresh_work_dir(self.output)
-            folder.mkdir(parents=True)
-            manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
-            manifest.save(folder)
-        manifest.segments = [g for g in manifest.segments if (folder / g["file"]).is_file()
-                             and sha256_file(folder / g["file"]) == g["sha256"]]
+        self.folder = work_dir(self.output)
+        manifest = whole_segments(self.output, self.settings, self.total, self.segment_frames,
+                                  0)
         self.manifest = manifest
         have = {g["first"] for g in manifest.segments}
         self.stats.segments_reused = len(have)
