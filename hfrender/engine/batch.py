@@ -87,9 +87,11 @@ class BatchJob:
 
     def key(self) -> str:
         """What the output depends on: the options, the source file, hfrender's version."""
-        st = self.source.stat() if self.source.is_file() else None
+        from hfrender.engine.fx_output import file_identity
+
         ident = (hashlib.sha256(self.source.read_bytes()).hexdigest() if self.kind == "render"
-                 else [str(self.source), st.st_size, st.st_mtime_ns] if st else str(self.source))
+                 else file_identity(str(self.source)) if self.source.is_file()
+                 else str(self.source))
         text = json.dumps({"kind": self.kind, "options": self.options, "source": ident,
                            "scene_class": self.scene_class, "hfrender": hfrender.__version__},
                           sort_keys=True)

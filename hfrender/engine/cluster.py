@@ -35,6 +35,7 @@ from hfrender.io.segments import (
     fresh_work_dir,
     join,
     open_segment,
+    render_segment_frames,
     resumable,
     segment_name,
     segment_ranges,
@@ -202,8 +203,7 @@ class ClusterRender:
                 slots=slot_count(config.max_in_flight)))
         self.config = config
         self.gop = keyframe_interval(config.granularity, plan)
-        per_second = max(1, round(config.fps))
-        self.segment_frames = self.gop * -(-per_second // self.gop)
+        self.segment_frames = render_segment_frames(self.gop, config.fps)
         self.settings = output_settings(self.scene_file, config, config.backend, dof,
                                         self.total, "ray")
         return self

@@ -29,6 +29,7 @@ from hfrender.engine.cluster import (
     lay_out,
     whole_segments,
 )
+from hfrender.engine.fx import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.errors import InputError
 from hfrender.io import outputs
@@ -103,19 +104,17 @@ class ClusterFx:
         self.codec = check_output(self.output, info.size, s.codec, for_footage=True)
         self.fps = info.fps / s.stride
         self.total = info.count if s.stride == 1 else (info.count - s.window) // s.stride + 1
-        yuv = not s.linear_light and s.depth is None and info.native_yuv420p
-        self.pix_fmt = "yuv420p" if yuv else "rgb24"
+        self.pix_fmt = raw_format(s, self.output, info.native_yuv420p)  # as the workers
         self.shape = raw_frame_shape(info.size, self.pix_fmt)
-        self.segment_frames = max(1, round(fx_output.SEGMENT_SECONDS * self.fps))  # as fx
+        self.segment_frames = fx_output.segment_frames(self.fps)  # as a local fx cuts them
         files = [self.source] + ([Path(s.depth)] if s.depth else [])
         if sum(f.stat().st_size for f in files) > INPUT_LIMIT:
             raise InputError(f"--ray: {self.source} is larger than {INPUT_LIMIT >> 30} GiB, "
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
         self.has_audio = info.has_audio
-        st = self.source.stat()
         self.settings = {**{k: v for k, v in asdict(s).items() if k not in ("workers", "resume")},
-                         "input": [str(self.source.resolve()), st.st_size, st.st_mtime_ns],
+                         "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}
         return self

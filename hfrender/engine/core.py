@@ -144,6 +144,7 @@ class Engine:
         self.failure: Future = Future()
         self.first_drawn: dict[int, float] = {}  # output frame -> its first sub-frame drawn
         self._ends: deque[int] = deque()  # one past the outputs of each hyperframe in flight
+        self._planned: dict[int, tuple] = {}  # the windows submit found, for the worker
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._work, name=f"hfrender-fusion-{i}",
                                           daemon=True) for i in range(workers)]
@@ -166,6 +167,7 @@ class Engine:
                 self.reorder.wait_written(self._ends.popleft())
             self._raise_failure()
             k0, windows = self.fusion.windows(hyper)
+            self._planned[id(hyper)] = (hyper, k0, windows)  # held: its id stays its own
             self._ends.append(k0 + windows.count)
             self.scheduler.put(hyper)
         except BaseException:
@@ -210,6 +212,7 @@ class Engine:
         for hyper in self.scheduler.drain():
             hyper.status = Status.FAILED
             hyper.release()
+        self._planned.clear()  # nothing queued is fused any more
 
     def _work(self) -> None:
         while True:
@@ -230,7 +233,11 @@ class Engine:
         """Fuse ``hyper`` and release it; on out-of-memory, split it and fuse the halves.
         Every part is released whatever happens (a slot must never leak)."""
         try:
-            k0, windows = self.fusion.windows(hyper)
+            planned = self._planned.pop(id(hyper), None)  # split parts are planned afresh
+            if planned is not None and planned[0] is hyper:
+                k0, windows = planned[1], planned[2]
+            else:
+                k0, windows = self.fusion.windows(hyper)
             try:
                 frames = self._fuse(hyper, windows)
             except BaseException as exc:

@@ -125,16 +125,14 @@ class FxJob:
         early = None
         try:
             video = Path(self.source).is_file()  # else an image sequence
-            # code values of 4:2:0 video blend where they are, as tmix does: no colour
-            # conversion into RGB and back, and half the bytes through the pipes. ffmpeg
-            # starts decoding while the probe runs, in the format it will most likely allow
-            yuv = (not s.linear_light and s.depth is None and not is_sequence(self.output)
-                   and Path(self.output).suffix.lower() != ".gif" and video)
-            early = start_decoding(self.source, "yuv420p" if yuv else "rgb24")
+            # ffmpeg starts decoding while the probe runs, in the format it will most
+            # likely allow
+            early = start_decoding(self.source, raw_format(s, self.output, video))
             self.info = probe(self.source) if video else None
-            yuv = yuv and self.info is not None and self.info.native_yuv420p
-            self.footage = open_footage(self.source, s.input_fps, "yuv420p" if yuv else "rgb24",
-                                        early)
+            self.footage = open_footage(
+                self.source, s.input_fps,
+                raw_format(s, self.output, self.info is not None and self.info.native_yuv420p),
+                early)
             early = None
             encoders.result()
             self._check()
@@ -305,6 +303,16 @@ class ChunkOutput:
 
     def abandon(self) -> None:
         pass
+
+
+def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:
+    """What the decoder hands the engine: the 4:2:0 planes as stored when code values are
+    blended into a video (as tmix does: no colour conversion either way, half the bytes
+    through the pipes), else RGB. ``native_yuv420p``: the footage is stored so (before the
+    probe: whether it is a video file at all)."""
+    planes = (not s.linear_light and s.depth is None and not is_sequence(output)
+              and Path(output).suffix.lower() != ".gif" and native_yuv420p)
+    return "yuv420p" if planes else "rgb24"
 
 
 def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:

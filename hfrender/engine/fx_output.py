@@ -35,6 +35,11 @@ from hfrender.io.writers import VideoWriter, check_output, is_sequence, open_wri
 SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
 
 
+def segment_frames(fps: float) -> int:
+    """Output frames per fx segment (``SEGMENT_SECONDS`` of them, read when called)."""
+    return max(1, round(SEGMENT_SECONDS * fps))
+
+
 def file_identity(path: str) -> dict:
     """What identifies an input file for a resume: where it is, its size and its time."""
     st = os.stat(path)
@@ -51,7 +56,7 @@ class FxOutput:
         self.backend, self.stats = backend, stats
         self.times, self.offset = self._timing()
         self.fps_out = footage.fps / s.stride
-        self.segment_frames = max(1, round(SEGMENT_SECONDS * self.fps_out))
+        self.segment_frames = segment_frames(self.fps_out)
         one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway
         self.segmented = (resumable(output) and info is not None and self.times is None
                           and self.offset == 0 and not one_piece)

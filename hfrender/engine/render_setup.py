@@ -22,6 +22,7 @@ from hfrender.io.segments import (
     Manifest,
     fresh_work_dir,
     open_segmented,
+    render_segment_frames,
     resumable,
     resume_from,
 )
@@ -192,8 +193,8 @@ class RenderOutput:
             return
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
-            per_second = max(1, round(config.fps))
-            manifest = Manifest(settings, total, gop * -(-per_second // gop), granularity)
+            manifest = Manifest(settings, total, render_segment_frames(gop, config.fps),
+                                granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
                                      manifest, start)
 

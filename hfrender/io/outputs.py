@@ -168,7 +168,7 @@ def write_image(output: str, image: object) -> None:
     import numpy as np
 
     out = Path(output)
-    tmp = out.with_name(f".{out.name}.partial{out.suffix}")
+    tmp = Path(temporary(output))
     try:
         iio.imwrite(tmp, np.ascontiguousarray(image), extension=out.suffix or ".png")
         os.replace(tmp, out)

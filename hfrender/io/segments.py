@@ -232,6 +232,12 @@ def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop:
                        container=str(path), name=name, ts_offset=offset)
 
 
+def render_segment_frames(gop: int, fps: float) -> int:
+    """Frames per segment of a render: whole keyframe intervals, about a second."""
+    per_second = max(1, round(fps))
+    return gop * -(-per_second // gop)
+
+
 def segment_ranges(total: int, segment_frames: int, start: int = 0) -> list[tuple[int, int]]:
     """``(first, count)`` of the segments from frame ``start`` (a multiple of
     ``segment_frames``) on, as :class:`SegmentedWriter` cuts them: a rest shorter than
