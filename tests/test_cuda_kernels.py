@@ -175,7 +175,9 @@ def test_kernel_constants_are_written_once_in_python():
     src = kernel_source()
     assert f"#define HF_FRONT_TOLERANCE ((float){FRONT_TOLERANCE!r})" in src
     assert "#define HF_MODE_CODE 2" in src and "#define HF_TIE_BIAS ((float)0.000244140625)" in src
-    kernel_file = shader_path("cuda/fusion.cu").read_text()
+    from hfrender.backends.cuda.source import KERNEL_FILES
+
+    kernel_file = "".join(shader_path(name).read_text() for name in KERNEL_FILES)
     for name in constants():
         assert f"#define {name}" not in kernel_file  # not by hand beside the Python value
         assert name in kernel_file  # and the kernels use every one

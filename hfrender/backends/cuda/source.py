@@ -1,4 +1,7 @@
-"""The CUDA kernel source as compiled: generated ``#define``s, then ``shaders/cuda/fusion.cu``.
+"""The CUDA kernel source as compiled: generated ``#define``s, then the kernel files.
+
+The files (:data:`KERNEL_FILES`, in ``shaders/cuda/``) are compiled as one module, each
+after a ``#line`` directive so that compiler messages name the file and line.
 
 The kernels share constants with the Python side (the blend modes, the depth tolerance
 that separates two surfaces, the rounding bias, the sRGB exponent, the 8-bit encode
@@ -16,7 +19,7 @@ from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, TIE_BIAS
 from hfrender.optics import FRONT_TOLERANCE
 from hfrender.resources import shader_path
 
-KERNEL_FILE = "cuda/fusion.cu"
+KERNEL_FILES = ("cuda/fusion.cu", "cuda/dof.cu")
 MODE_FLOAT, MODE_SRGB, MODE_CODE = 0, 1, 2  # float32 frames | sRGB in linear light | codes
 
 
@@ -33,10 +36,14 @@ def defines() -> str:
     for name, value in constants().items():
         text = str(value) if isinstance(value, int) else f"((float){float(value)!r})"
         lines.append(f"#define {name} {text}")
-    return "\n".join(lines) + "\n#line 1 \"fusion.cu\"\n"
+    return "\n".join(lines) + "\n"
 
 
 @cache
 def kernel_source() -> str:
     """What NVRTC (and the CPU emulator) compiles."""
-    return defines() + shader_path(KERNEL_FILE).read_text()
+    parts = [defines()]
+    for name in KERNEL_FILES:
+        path = shader_path(name)
+        parts.append(f'#line 1 "{path.name}"\n' + path.read_text())
+    return "\n".join(parts)
