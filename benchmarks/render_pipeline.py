@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from hfrender.config import RenderConfig, parse_size
-from hfrender.engine.render import halton, render
+from hfrender.engine.draw import halton
+from hfrender.engine.render import render
 from hfrender.io.writers import open_writer
 from hfrender.render.contexts import create_context
 from hfrender.render.renderer import make_renderer

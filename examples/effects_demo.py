@@ -84,8 +84,8 @@ def run(frames: int, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     for k in range(frames):
         sharp.append(render(k / FPS, width, height)[0])
         for t in sample_times(k):
-            color, depth = builder.reserve(t)
-            color[...], depth[...] = render(t, width, height)
+            slot = builder.reserve(t)  # views of the next frame's colour and depth planes
+            slot.color[...], slot.depth[...] = render(t, width, height)
             done = builder.commit()
             if done is not None:
                 fuse(done)

@@ -19,6 +19,7 @@ from hfrender.sampler import CURVES, POSITIONS
 
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")
+RECONSTRUCT = ("auto", "on", "off")
 SCHEDULES = ("fifo", "motion")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
@@ -45,6 +46,7 @@ class RenderConfig:
     shutter_curve: str = "box"
     jitter: bool = False
     dof: str = "auto"  # auto: lens when the camera has an f-stop, else off
+    reconstruct: str = "auto"  # motion between sub-frames from velocity (auto: if the scene has it)
     max_coc_px: float | None = None
     backend: str = "auto"
     gl: str | None = None
@@ -73,6 +75,7 @@ class RenderConfig:
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)
         _choice("dof", self.dof, DOF_MODES)
+        _choice("reconstruct", self.reconstruct, RECONSTRUCT)
         _choice("interop", self.interop, INTEROP)
         _integer("workers", self.workers, 1, 64)
         _choice("schedule", self.schedule, SCHEDULES)

@@ -107,13 +107,18 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
 def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
          lens: Lens | Sequence[Lens] | None = None,
          linear_light: bool = True, backend: str = "auto",
-         out: np.ndarray | None = None) -> np.ndarray:
+         out: np.ndarray | None = None, shutter: Any = None) -> np.ndarray:
     """Turn one hyperframe's windows into output frames in one pass.
 
     ``out[k] = sum_i weights.rows[k, i] * f(frames[weights.starts[k] + i])`` where ``f``
     is the depth-aware thin-lens defocus of each sub-frame with its own depth when a
     ``lens`` is given (``--dof depth``), else identity; a sequence gives each frame its own
     lens (a focus pull). Indices count from the hyperframe's first frame, halo included.
+
+    ``shutter`` ``(count, 2)``: when each window's shutter opens and closes (seconds, the
+    clock of ``hyperframe.timestamps``). With it, and a hyperframe with velocity and depth
+    planes, the motion between sub-frames is reconstructed from their velocity
+    (``--reconstruct``: see :mod:`hfrender.backends.cpu.reconstruct`).
     """
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
     if weights.count and weights.starts[0] < 0:
@@ -137,7 +142,30 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     on_device = not isinstance(frames, np.ndarray)
     if out is not None:
         _check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)
-    return _backend(backend, on_device).fuse(frames, depth, weights, lens, linear_light, out)
+    chosen = _backend(backend, on_device)
+    if shutter is None:
+        return chosen.fuse(frames, depth, weights, lens, linear_light, out)
+    spans, velocity = _motion_planes(hyperframe, weights, shutter)
+    return chosen.reconstruct(frames, hyperframe.depth, velocity,
+                              np.asarray(hyperframe.timestamps, np.float64), weights, spans,
+                              lens, linear_light, out)
+
+
+def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
+                   shutter: Any) -> tuple[np.ndarray, Any]:
+    """The checked shutter spans and velocity plane of a reconstructing :func:`fuse`."""
+    spans = np.asarray(shutter, np.float64)
+    if spans.shape != (weights.count, 2) or not np.all(spans[:, 1] >= spans[:, 0]):
+        raise InputError(f"shutter has shape {spans.shape}; expected ({weights.count}, 2) "
+                         "(open, close) times with close >= open")
+    if hyperframe.velocity is None or hyperframe.depth is None:
+        raise InputError("shutter given (reconstruction) but the hyperframe has no "
+                         f"{'velocity' if hyperframe.velocity is None else 'depth'} plane")
+    shape = tuple(hyperframe.frames.shape[:3]) + (2,)
+    if tuple(hyperframe.velocity.shape) != shape:
+        raise InputError(f"hyperframe.velocity has shape {tuple(hyperframe.velocity.shape)}; "
+                         f"expected {shape}")
+    return spans, hyperframe.velocity
 
 
 def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:

@@ -201,6 +201,11 @@ class SampleSchedule:
     def shutter_seconds(self) -> float:
         return self.effective_shutter_deg / 360.0 / self.fps
 
+    def shutter_spans(self, ks: np.ndarray) -> np.ndarray:
+        """``(len(ks), 2)``: when output frame ``k``'s shutter opens and closes, seconds."""
+        opens = np.asarray(ks, np.float64) / self.fps + self._open_offset()
+        return np.stack([opens, opens + self.shutter_seconds], axis=1)
+
     def _open_offset(self) -> float:
         """Seconds from ``k/fps`` to the shutter opening."""
         return {"start": 0.0, "center": -0.5, "end": -1.0}[self.position] * self.shutter_seconds

@@ -26,6 +26,7 @@ def render_golden(scene_file, frame_indices, **settings):
     a scene, each rendered on its own as a chunk of one frame: what the golden frame tests
     compare (the only place they call the renderer)."""
     frames, renderer = [], ""
+    settings.setdefault("reconstruct", "off")  # the goldens are plain temporal sampling
     for k in frame_indices:
         out, stats = render_frames(scene_file, first_frame=k, count=1, **settings)
         frames.append(out[0])

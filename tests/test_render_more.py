@@ -88,9 +88,9 @@ def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):
     seen = []
     original = rmod._Target.read_into
 
-    def spy(self, color, depth):
+    def spy(self, color, depth, velocity=None):
         seen.append((color.ctypes.data, color.base is not None, color.flags.writeable))
-        original(self, color, depth)
+        original(self, color, depth, velocity)
 
     monkeypatch.setattr(rmod._Target, "read_into", spy)
     frames, stats = render_frames(BAR, size=(32, 8), samples=4, duration=0.4, granularity=8)

@@ -31,7 +31,7 @@ from hfrender.cli.common import (  # noqa: E402
     Terminated,
 )
 from hfrender.cli.fx import cmd_fx  # noqa: E402
-from hfrender.config import DOF_MODES, INTEROP, PRESETS, SCHEDULES  # noqa: E402
+from hfrender.config import DOF_MODES, INTEROP, PRESETS, RECONSTRUCT, SCHEDULES  # noqa: E402
 from hfrender.errors import HFRenderError, InputError  # noqa: E402
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
@@ -169,6 +169,10 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                    help="lens: move the camera across the aperture (exact); depth: thin-lens "
                         "gather from each sub-frame's depth; auto: lens if the camera has an "
                         "f-stop (default)")
+    m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
+                   help="reconstruct the motion between sub-frames from the renderer's "
+                        "velocity and depth (few sub-frames, smooth blur); auto: on for "
+                        "scenes with geometry (default), off for shaders")
     m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
     e = r.add_argument_group("engine")

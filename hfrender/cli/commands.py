@@ -74,7 +74,8 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
     flags = {"output": args.output, "fps": args.fps, "duration": args.duration,
              "samples": args.samples, "shutter": args.shutter,
              "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
-             "dof": args.dof, "backend": args.backend, "gl": args.gl, "seed": args.seed,
+             "dof": args.dof, "reconstruct": args.reconstruct, "backend": args.backend,
+             "gl": args.gl, "seed": args.seed,
              "codec": getattr(args, "codec", None), "max_coc_px": args.max_coc_px,
              "jitter": args.jitter or None, "preview": getattr(args, "preview", False) or None,
              "quiet": args.quiet or None, "interop": args.interop,
@@ -88,6 +89,15 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
         flags["granularity"] = g if g == "auto" else _int("granularity", g)
     values.update({k: v for k, v in flags.items() if v is not None})
     return RenderConfig(**values)
+
+
+def _reconstruction(config: RenderConfig, stats: Any) -> str:
+    """How the summary tells whether the motion between sub-frames was reconstructed."""
+    if stats.reconstruct:
+        return " + reconstruction"
+    if config.reconstruct != "off" and stats.no_velocity:
+        return " (plain: a shader has no velocity to reconstruct the motion from)"
+    return ""
 
 
 def _int(name: str, text: str) -> int:
@@ -128,7 +138,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     if config.stats:
         out_bytes = stats.frames_written * config.size[0] * config.size[1] * 3
         per = stats.device_to_host_bytes / max(1, stats.frames_written)
-        print(f"stats: {stats.subframes} sub-frames drawn, granularity {stats.granularity}, "
+        print(f"sub-frames drawn: {stats.subframes}")
+        print(f"stats: granularity {stats.granularity}, "
               f"interop {'on' if stats.interop else 'off'}; device-to-host "
               f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
@@ -141,7 +152,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
-              f"samples, dof {stats.dof}; {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
+              f"samples{_reconstruction(config, stats)}, dof {stats.dof}; "
+              f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}, fusion {stats.backend}"
               + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
                  if stats.shutter else "")

@@ -268,7 +268,7 @@ class FxJob:
                     self._submit(engine, builder.emit_now())
                     early -= 1
             else:
-                color, dplane = builder.reserve(float(p))
+                color, dplane, _ = builder.reserve(float(p))
                 if not footage.read_into(color):  # straight into the hyperframe slot
                     builder.cancel()
                     break

@@ -23,6 +23,7 @@ import numpy as np
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.effects import fuse
 from hfrender.engine.core import Engine, OutputBuffers
+from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.render_setup import (
     RenderOutput,
     gl_storage,
@@ -30,6 +31,7 @@ from hfrender.engine.render_setup import (
     make_builder,
     output_settings,
     resolve_dof,
+    resolve_reconstruct,
     resume_point,
     schedule_for,
 )
@@ -63,6 +65,8 @@ class RenderStats:
     gl_renderer: str = ""
     backend: str = ""
     dof: str = "off"
+    reconstruct: bool = False  # the motion between sub-frames reconstructed from velocity
+    no_velocity: bool = False  # the scene cannot give velocity (a fragment shader)
     granularity: int = 0
     device_to_host_bytes: int = 0
     interrupted: bool = False
@@ -82,17 +86,9 @@ class RenderStats:
         return self.frames_written / self.seconds if self.seconds > 0 else 0.0
 
 
-def halton(i: int, base: int) -> float:
-    f, r = 1.0, 0.0
-    while i > 0:
-        f /= base
-        r += f * (i % base)
-        i //= base
-    return r
-
-
 class RenderFusion:
-    """The render's side of the engine: windows from the plan, fused by the backend."""
+    """The render's side of the engine: windows from the plan, fused by the backend (the
+    motion between sub-frames reconstructed where the hyperframe has velocity)."""
 
     def __init__(self, plan: PlanStream, backend: str, stats: RenderStats) -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
@@ -102,10 +98,16 @@ class RenderFusion:
         return self.plan.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
 
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
+        shutter = None
+        if hyper.velocity is not None and windows.count:
+            k0, _ = self.windows(hyper)
+            shutter = self.plan.schedule.shutter_spans(k0 + np.arange(windows.count))
         if isinstance(hyper.frames, np.ndarray):
-            return fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out)[..., :3]
+            return fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
+                        shutter=shutter)[..., :3]
         # on the GPU: only finished frames come back
-        frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend)[..., :3].get()
+        frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend,
+                      shutter=shutter)[..., :3].get()
         with self._lock:
             self.stats.device_to_host_bytes += frames.nbytes
         return frames
@@ -132,6 +134,7 @@ class RenderJob:
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
+        self.drawer: SubframeDrawer | None = None
         self.plan: PlanStream | None = None
         self.settings: dict | None = None  # what the output depends on (resume checks it)
         self.manifest: Any = None
@@ -224,10 +227,16 @@ class RenderJob:
             log.warning("shutter %g degrees with %d samples: windows overlap on a shared grid; "
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
-        self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps)
+        velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene)
+        stats.no_velocity = isinstance(self.scene, ShaderScene)
+        self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps,
+                                      velocity)
         self.renderer.prepare()
         self.storage = gl_storage(config, self.glctx, self.backend.name)
-        self.builder, self.storage = make_builder(config, plan, self.storage, depth)
+        self.builder, self.storage = make_builder(config, plan, self.storage, depth or velocity,
+                                                  velocity)
+        self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
+                                     self.dof, velocity)
         stats.interop = self.storage is not None
         stats.granularity = self.builder.pool.capacity
         stats.pool_mb = self.builder.pool.nbytes / 2**20
@@ -336,43 +345,18 @@ class RenderJob:
 
     def _draw_one(self, engine: Engine, plan: Plan, j: int, index: int) -> None:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) into the next slot."""
-        scene, config, stats = self.scene, self.config, self.stats
-        mesh = not isinstance(scene, ShaderScene)
-        t = float(plan.times[j])
         k = plan.first_frame + int(plan.output[j])
         if k != self._drawing:  # the first sub-frame of output frame k: its latency starts
             engine.mark_started(k)
             self._drawing = k
-        call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
-        offset = self._lens_offset(plan, j, t, k) if mesh else (0.0, 0.0)
-        jit = (0.0, 0.0)
-        if config.antialias and mesh:  # the same pattern in every window, chunks agree
-            i = (self.plan.first_frame * self.plan.step + index) % self.plan.per_output
-            jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5)
-        call_scene(scene, "drawing", self.renderer.draw, t, k, offset, jit, t=t, frame=k)
-        lens = (scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
-                if self.dof == "depth" else None)
-        color, dplane = self.builder.reserve(t, lens)
-        self.renderer.read_into(color, dplane)
-        if isinstance(color, np.ndarray):  # read back to host memory (no interop)
-            stats.device_to_host_bytes += color.nbytes + (0 if dplane is None else dplane.nbytes)
-        stats.subframes += 1
-        hyper = self.builder.commit()
+        hyper, host_bytes = self.drawer.draw(plan, j, index, k)
+        self.stats.device_to_host_bytes += host_bytes
+        self.stats.subframes += 1
         if hyper is not None:
             engine.submit(hyper)
         if self.preview is not None and not self.preview.show():
             log.info("preview window closed: stopping")
             raise KeyboardInterrupt
-
-    def _lens_offset(self, plan: Plan, j: int, t: float, k: int) -> tuple[float, float]:
-        """The camera as update(t) left it, checked at every sub-frame; its offset across
-        the aperture in lens mode."""
-        camera = self.scene.camera
-        call_scene(self.scene, "the camera", camera.validate, t=t, frame=k)
-        if self.dof != "lens":
-            return (0.0, 0.0)
-        radius = camera.aperture_radius_m()
-        return (float(plan.lens[j, 0]) * radius, float(plan.lens[j, 1]) * radius)
 
     def release(self) -> None:
         """Free the GL objects and the context (also after an error)."""

@@ -55,6 +55,21 @@ def resolve_dof(mode: str, scene: Scene) -> str:
     return mode
 
 
+def resolve_reconstruct(mode: str, scene: Scene) -> bool:
+    """Whether the render draws velocity and reconstructs the motion between sub-frames:
+    ``auto`` and ``on`` where the scene has geometry; a fragment shader has no velocity,
+    so it keeps plain sub-frames (a warning with ``on``; the summary says so)."""
+    if mode == "off":
+        return False
+    if isinstance(scene, ShaderScene):
+        if mode == "on":
+            log.warning("--reconstruct on: %s is a fragment shader, with no geometry and so "
+                        "no velocity to reconstruct the motion from; plain sub-frames",
+                        Path(scene.source_path).name)
+        return False
+    return True
+
+
 GPU_POOL_SHARE = 0.25  # of the GPU's free memory for GL-buffer slots: fusion temporaries
 # (decoded linear light, defocused frames) take about ten times one slot's colour bytes
 
@@ -95,20 +110,20 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
             f"{lower}")
 
 
-def make_builder(config: RenderConfig, plan: Plan, storage: Any,
-                 depth: bool) -> tuple[HyperFrameBuilder, Any]:
+def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
+                 velocity: bool = False) -> tuple[HyperFrameBuilder, Any]:
     """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
     from the GPU's free memory) or in host memory; ``--interop auto`` falls back to host
     memory when the GL buffers cannot be made or registered (``on`` says why, in one line).
     Returns (builder, the storage it uses)."""
     w, h = config.size
     free = pool_memory(storage)
-    check_granularity(config, plan, w * h * (4 + (4 if depth else 0)), free)
+    check_granularity(config, plan, w * h * (4 + 4 * depth + 8 * velocity), free)
     try:
         return HyperFrameBuilder.create(
             (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
-            granularity=config.granularity, depth=depth, max_in_flight=config.max_in_flight,
-            storage=storage, free_bytes=free), storage
+            granularity=config.granularity, depth=depth, velocity=velocity,
+            max_in_flight=config.max_in_flight, storage=storage, free_bytes=free), storage
     except BackendUnavailable as exc:
         if storage is None:
             raise
@@ -116,7 +131,7 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any,
         if config.interop == "on":
             raise ConfigError(f"--interop on: {exc}") from None
         log.warning("--interop auto: %s; sub-frames go through host memory", exc)
-        return make_builder(config, plan, None, depth)
+        return make_builder(config, plan, None, depth, velocity)
 
 
 def gl_mapper(kind: str) -> Any:

@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.hyperframe.pool import ArenaStorage, HyperFrame, HyperFramePool, Slot, slot_count
+from hfrender.hyperframe.pool import (
+    ArenaStorage,
+    FrameTarget,
+    HyperFrame,
+    HyperFramePool,
+    Slot,
+    slot_count,
+)
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
@@ -141,7 +148,8 @@ class HyperFrameBuilder:
     @classmethod
     def create(cls, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8, *,
                frames_per_output: int = 1, halo: int = 0, granularity: int | str = "auto",
-               depth: bool = False, max_in_flight: int = 2, storage: ArenaStorage | None = None,
+               depth: bool = False, velocity: bool = False, max_in_flight: int = 2,
+               storage: ArenaStorage | None = None,
                acquire_timeout: float | None = None, first_index: int = 0,
                lead_in: int = 0, free_bytes: int | None = None) -> HyperFrameBuilder:
         """A builder with its own pool, sized by ``granularity`` (``"auto"`` or frames).
@@ -152,7 +160,7 @@ class HyperFrameBuilder:
         """
         slots = slot_count(max_in_flight)
         frame_bytes = int(np.prod(frame_shape)) * np.dtype(dtype).itemsize
-        frame_bytes += frame_shape[0] * frame_shape[1] * 4 if depth else 0
+        frame_bytes += frame_shape[0] * frame_shape[1] * (4 * depth + 8 * velocity)
         if granularity == "auto":
             capacity = auto_granularity(frame_bytes, frames_per_output=frames_per_output,
                                         halo=halo, slots=slots, free_bytes=free_bytes)
@@ -164,7 +172,7 @@ class HyperFrameBuilder:
                 f"granularity={granularity!r} must be 'auto' or an integer >= "
                 f"{halo + frames_per_output} (halo {halo} + one output of {frames_per_output})"
             )
-        pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth,
+        pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth, velocity=velocity,
                               max_in_flight=max_in_flight, storage=storage)
         return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index,
                    lead_in=lead_in)
@@ -174,8 +182,9 @@ class HyperFrameBuilder:
         """Global index of the next frame."""
         return self._first + self._n
 
-    def reserve(self, t: float, lens: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
-        """Views of the next frame's storage (color, depth) to fill in place; then commit().
+    def reserve(self, t: float, lens: Any = None) -> FrameTarget:
+        """Views of the next frame's storage (colour, depth, velocity) to fill in place; then
+        commit().
 
         ``lens``: the frame's :class:`~hfrender.optics.Lens` (depth of field), kept with it.
         """
@@ -222,7 +231,9 @@ class HyperFrameBuilder:
         if depth is not None and np.shape(depth) != pool.frame_shape[:2]:
             raise InputError(f"depth has shape {np.shape(depth)}; expected "
                              f"{pool.frame_shape[:2]}")
-        color, dplane = self.reserve(t, lens)
+        if pool.has_velocity:
+            raise InputError("push() takes no velocity: fill it through reserve()")
+        color, dplane, _ = self.reserve(t, lens)
         color[...] = frame
         if dplane is not None:
             dplane[...] = depth
@@ -265,6 +276,7 @@ class HyperFrameBuilder:
         hf = HyperFrame(
             frames=slot.frames[:n],
             depth=None if slot.depth is None else slot.depth[:n],
+            velocity=None if slot.velocity is None else slot.velocity[:n],
             timestamps=slot.timestamps[:n],
             first_index=self._first, halo=self._slot_halo, overlap=self.halo,
             slot=slot, pool=self.pool,

@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -41,12 +41,14 @@ def _aligned(n: int) -> int:
 
 @dataclass(frozen=True)
 class SlotLayout:
-    """How one slot is laid out: ``capacity`` frames, then (aligned) their depth planes."""
+    """How one slot is laid out: ``capacity`` frames, then (each aligned) their depth
+    planes (float32 metres) and velocity planes (float32 pixels per second, x then y)."""
 
     capacity: int
     frame_shape: tuple[int, int, int]
     dtype: np.dtype
     depth: bool
+    velocity: bool = False
 
     @property
     def frame_bytes(self) -> int:
@@ -57,27 +59,49 @@ class SlotLayout:
         return self.frame_shape[0] * self.frame_shape[1] * 4 if self.depth else 0
 
     @property
+    def velocity_bytes(self) -> int:
+        return self.frame_shape[0] * self.frame_shape[1] * 8 if self.velocity else 0
+
+    @property
     def color_bytes(self) -> int:
         return _aligned(self.capacity * self.frame_bytes)
 
     @property
-    def slot_bytes(self) -> int:
+    def velocity_offset(self) -> int:
+        """Where the velocity planes start in a slot."""
         return self.color_bytes + _aligned(self.capacity * self.depth_bytes)
 
-    def views(self, buf: Any, base: int) -> tuple[Any, Any]:
-        """(frames, depth) array views of one slot starting at byte ``base`` of ``buf``."""
+    @property
+    def slot_bytes(self) -> int:
+        return self.velocity_offset + _aligned(self.capacity * self.velocity_bytes)
+
+    def views(self, buf: Any, base: int) -> tuple[Any, Any, Any]:
+        """(frames, depth, velocity) array views of one slot at byte ``base`` of ``buf``."""
         frames = buf[base : base + self.capacity * self.frame_bytes]
         frames = frames.view(self.dtype).reshape((self.capacity,) + self.frame_shape)
-        dplane = None
+        h, w = self.frame_shape[:2]
+        dplane = vplane = None
         if self.depth:
             d0 = base + self.color_bytes
             dplane = buf[d0 : d0 + self.capacity * self.depth_bytes]
-            dplane = dplane.view(np.float32).reshape((self.capacity,) + self.frame_shape[:2])
-        return frames, dplane
+            dplane = dplane.view(np.float32).reshape((self.capacity, h, w))
+        if self.velocity:
+            v0 = base + self.velocity_offset
+            vplane = buf[v0 : v0 + self.capacity * self.velocity_bytes]
+            vplane = vplane.view(np.float32).reshape((self.capacity, h, w, 2))
+        return frames, dplane, vplane
+
+
+class FrameTarget(NamedTuple):
+    """Where one frame is written: its colour, and its depth and velocity planes (or None)."""
+
+    color: Any
+    depth: Any = None
+    velocity: Any = None
 
 
 class Slot:
-    """One fixed region of the pool: ``capacity`` frames, their depth and timestamps.
+    """One fixed region of the pool: ``capacity`` frames, their depth, velocity, timestamps.
 
     Host slots are arrays the producer fills in place. Other storages (a GL buffer
     shared with CUDA) override the hooks: ``target`` (where frame i is written),
@@ -85,22 +109,27 @@ class Slot:
     before fusion) and ``reclaim`` (hand them back to the producer).
     """
 
-    def __init__(self, index: int, frames: Any, depth: Any, capacity: int | None = None) -> None:
+    def __init__(self, index: int, frames: Any, depth: Any, velocity: Any = None,
+                 capacity: int | None = None) -> None:
         self.index = index
         self.frames = frames
         self.depth = depth
+        self.velocity = velocity
         n = frames.shape[0] if capacity is None else capacity
         self.timestamps = np.zeros(n, np.float64)
         self.lenses: list = [None] * n  # per frame (depth of field), committed with it
         self.refs = 0
 
-    def target(self, i: int) -> tuple[Any, Any]:
-        return self.frames[i], None if self.depth is None else self.depth[i]
+    def target(self, i: int) -> FrameTarget:
+        return FrameTarget(self.frames[i], None if self.depth is None else self.depth[i],
+                           None if self.velocity is None else self.velocity[i])
 
     def copy_from(self, src: Slot, src_start: int, dst_start: int, count: int) -> None:
-        self.frames[dst_start : dst_start + count] = src.frames[src_start : src_start + count]
-        if self.depth is not None:
-            self.depth[dst_start : dst_start + count] = src.depth[src_start : src_start + count]
+        a, b = slice(src_start, src_start + count), slice(dst_start, dst_start + count)
+        for mine, theirs in ((self.frames, src.frames), (self.depth, src.depth),
+                             (self.velocity, src.velocity)):
+            if mine is not None:
+                mine[b] = theirs[a]
 
     def publish(self, n: int) -> None:
         """The first ``n`` frames are complete: make ``frames``/``depth`` readable."""
@@ -142,14 +171,16 @@ class HyperFramePool:
     dtype : frame dtype (uint8, uint16, float32)
     capacity : frames per hyperframe (halo frames included)
     depth : also hold a float32 depth plane per frame
+    velocity : also hold a float32 velocity plane (H, W, 2) per frame
     max_in_flight : hyperframes expected in flight at once; the pool holds
         ``ceil(1.5 * max_in_flight)`` slots unless ``slots`` is given
     storage : where the arena lives (default: host memory)
     """
 
     def __init__(self, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8,
-                 capacity: int = 32, *, depth: bool = False, max_in_flight: int = 2,
-                 slots: int | None = None, storage: ArenaStorage | None = None) -> None:
+                 capacity: int = 32, *, depth: bool = False, velocity: bool = False,
+                 max_in_flight: int = 2, slots: int | None = None,
+                 storage: ArenaStorage | None = None) -> None:
         if len(frame_shape) != 3 or min(frame_shape) < 1:
             raise InputError(f"frame_shape={frame_shape!r} must be (H, W, C) with sizes >= 1")
         if capacity < 1:
@@ -163,8 +194,9 @@ class HyperFramePool:
         self.dtype = np.dtype(dtype)
         self.capacity = int(capacity)
         self.has_depth = depth
+        self.has_velocity = velocity
         self.storage = storage or HostStorage()
-        self.layout = SlotLayout(self.capacity, self.frame_shape, self.dtype, depth)
+        self.layout = SlotLayout(self.capacity, self.frame_shape, self.dtype, depth, velocity)
         self.frame_bytes = self.layout.frame_bytes
         self.depth_bytes = self.layout.depth_bytes
         self.slot_bytes = self.layout.slot_bytes
@@ -220,7 +252,8 @@ class HyperFramePool:
 
 @dataclass(eq=False)
 class HyperFrame:
-    """Frames ``(N, H, W, C)`` + optional depth ``(N, H, W)`` + per-frame timestamps.
+    """Frames ``(N, H, W, C)`` + optional depth ``(N, H, W)`` and velocity ``(N, H, W, 2)``
+    (pixels per second along x and y) + per-frame timestamps.
 
     ``first_index`` is the global index of ``frames[0]``; the first ``halo`` frames were
     carried over from the previous hyperframe so that windows crossing the boundary see
@@ -231,6 +264,7 @@ class HyperFrame:
     frames: np.ndarray
     depth: np.ndarray | None = None
     timestamps: np.ndarray | None = None
+    velocity: np.ndarray | None = None
     first_index: int = 0
     halo: int = 0
     overlap: int = 0
@@ -257,8 +291,8 @@ class HyperFrame:
 
     @property
     def size_bytes(self) -> int:
-        depth = 0 if self.depth is None else self.depth.nbytes
-        return int(self.frames.nbytes + depth)
+        planes = sum(0 if p is None else p.nbytes for p in (self.depth, self.velocity))
+        return int(self.frames.nbytes + planes)
 
     def split(self, i: int, halo: int | None = None) -> tuple[HyperFrame, HyperFrame]:
         """Two hyperframes that are views of this one: frames ``[:i]`` and ``[i:]``.
@@ -280,6 +314,7 @@ class HyperFrame:
             parts.append(HyperFrame(
                 frames=self.frames[lo:hi],
                 depth=None if self.depth is None else self.depth[lo:hi],
+                velocity=None if self.velocity is None else self.velocity[lo:hi],
                 timestamps=self.timestamps[lo:hi],
                 first_index=self.first_index + lo, halo=part_halo, overlap=self.overlap,
                 priority=self.priority, retry_count=self.retry_count,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import BackendUnavailable
-from hfrender.hyperframe.pool import Slot, SlotLayout
+from hfrender.hyperframe.pool import FrameTarget, Slot, SlotLayout
 
 log = logging.getLogger(__name__)
 
@@ -35,39 +35,45 @@ class GLRegion:
 class GLSlot(Slot):
     def __init__(self, index: int, layout: SlotLayout, buffer: Any, ctx: Any,
                  mapper: Any) -> None:
-        super().__init__(index, None, None, layout.capacity)
+        super().__init__(index, None, None, None, layout.capacity)
         self.layout, self.buffer, self.ctx, self.mapper = layout, buffer, ctx, mapper
         self.handle = mapper.register(buffer)
         self.mapped = False
 
-    def target(self, i: int) -> tuple[GLRegion, GLRegion | None]:
+    def _planes(self) -> list[tuple[int, int]]:
+        """(start, bytes per frame) of each plane the slot holds: colour, depth, velocity."""
         lay = self.layout
-        color = GLRegion(self.buffer, i * lay.frame_bytes, lay.frame_bytes)
-        depth = None
+        planes = [(0, lay.frame_bytes)]
         if lay.depth:
-            depth = GLRegion(self.buffer, lay.color_bytes + i * lay.depth_bytes, lay.depth_bytes)
-        return color, depth
+            planes.append((lay.color_bytes, lay.depth_bytes))
+        if lay.velocity:
+            planes.append((lay.velocity_offset, lay.velocity_bytes))
+        return planes
+
+    def target(self, i: int) -> FrameTarget:
+        regions = [GLRegion(self.buffer, start + i * size, size) for start, size in self._planes()]
+        lay = self.layout
+        color = regions.pop(0)
+        depth = regions.pop(0) if lay.depth else None
+        velocity = regions.pop(0) if lay.velocity else None
+        return FrameTarget(color, depth, velocity)
 
     def copy_from(self, src: Slot, src_start: int, dst_start: int, count: int) -> None:
-        lay = self.layout
-        self.ctx.copy_buffer(self.buffer, src.buffer, count * lay.frame_bytes,
-                             read_offset=src_start * lay.frame_bytes,
-                             write_offset=dst_start * lay.frame_bytes)
-        if lay.depth:
-            self.ctx.copy_buffer(self.buffer, src.buffer, count * lay.depth_bytes,
-                                 read_offset=lay.color_bytes + src_start * lay.depth_bytes,
-                                 write_offset=lay.color_bytes + dst_start * lay.depth_bytes)
+        for start, size in self._planes():
+            self.ctx.copy_buffer(self.buffer, src.buffer, count * size,
+                                 read_offset=start + src_start * size,
+                                 write_offset=start + dst_start * size)
 
     def publish(self, n: int) -> None:
         raw = self.mapper.map(self)
         self.mapped = True
-        self.frames, self.depth = self.layout.views(raw, 0)
+        self.frames, self.depth, self.velocity = self.layout.views(raw, 0)
 
     def reclaim(self) -> None:
         if self.mapped:
             self.mapper.unmap(self)
             self.mapped = False
-        self.frames = self.depth = None
+        self.frames = self.depth = self.velocity = None
 
     def release_gl(self) -> None:
         """Unmap, unregister and free the buffer, each step whatever the one before did

@@ -1,9 +1,10 @@
 """Drawing one sub-frame of a scene into an offscreen target, and reading it back in place.
 
-The target has two colour attachments: RGBA8 (sRGB-encoded colour, the display values the
-fusion decodes) and R32F (linear depth along the view axis, +inf for the background).
-``read_into`` copies them into caller-provided memory (a hyperframe slot): no allocation
-per sub-frame.
+The target has up to three colour attachments: RGBA8 (sRGB-encoded colour, the display
+values the fusion decodes), R32F (linear depth along the view axis, +inf for the
+background) and RG32F (velocity: each pixel's screen motion in pixels per second, from the
+scene's own motion, written by the same draw). ``read_into`` copies them into
+caller-provided memory (a hyperframe slot): no allocation per sub-frame.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.objects import mesh
+
+_NO_MOTION = np.zeros((4, 4))
 
 
 def _set(prog: Any, name: str, value: Any) -> None:
@@ -50,27 +53,38 @@ def _read(fbo: Any, dest: Any, components: int, attachment: int, dtype: str) -> 
 
 
 class _Target:
-    def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool) -> None:
+    def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool,
+                 with_velocity: bool = False) -> None:
         self.color = ctx.texture(size, 4, dtype="f1")
         attachments = [self.color]
-        self.depth = None
-        if with_depth:
+        self.depth = self.velocity = None
+        if with_depth or with_velocity:  # velocity sits at attachment 2, after depth
             self.depth = ctx.texture(size, 1, dtype="f4")
             attachments.append(self.depth)
+        if with_velocity:
+            self.velocity = ctx.texture(size, 2, dtype="f4")
+            attachments.append(self.velocity)
         self.zbuffer = ctx.depth_renderbuffer(size)
         self.fbo = ctx.framebuffer(attachments, self.zbuffer)
 
-    def read_into(self, color: Any, depth: Any = None) -> None:
-        """Copy the sub-frame into ``color`` (and ``depth``): host arrays, or GL regions
-        (a buffer and an offset: then the copy stays on the GPU)."""
+    def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
+        """Copy the sub-frame into ``color`` (and ``depth``, ``velocity``): host arrays, or
+        GL regions (a buffer and an offset: then the copy stays on the GPU)."""
         _read(self.fbo, color, 4, 0, "f1")
-        if depth is not None:
-            if self.depth is None:
-                raise ValueError("depth requested but the renderer was made without depth")
-            _read(self.fbo, depth, 1, 1, "f4")
+        for dest, plane, what, components, attachment in (
+                (depth, self.depth, "depth", 1, 1), (velocity, self.velocity, "velocity", 2, 2)):
+            if dest is None:
+                continue
+            if plane is None:
+                raise ValueError(f"{what} requested but the renderer was made without it")
+            _read(self.fbo, dest, components, attachment, "f4")
 
     def release(self) -> None:
-        for obj in (self.fbo, self.color, self.depth, self.zbuffer):
+        # unbind it first: moderngl rebinds the framebuffer bound before it makes one, and
+        # the next one made on this context would get GL_INVALID_OPERATION for a deleted one
+        if self.fbo.ctx.fbo is self.fbo:
+            self.fbo.ctx.detect_framebuffer(0).use()
+        for obj in (self.fbo, self.color, self.depth, self.velocity, self.zbuffer):
             if obj is not None:
                 obj.release()
 
@@ -78,9 +92,12 @@ class _Target:
 class SceneRenderer:
     """Draws a :class:`Scene` (meshes, camera, light) with a lens offset and pixel jitter."""
 
-    def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool) -> None:
+    has_velocity = True  # it can write the velocity plane
+
+    def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
+                 with_velocity: bool = False) -> None:
         self.ctx, self.scene, self.size = ctx, scene, size
-        self.target = _Target(ctx, size, with_depth)
+        self.target = _Target(ctx, size, with_depth, with_velocity)
         self.scene_dir = Path(scene.source_path).parent if scene.source_path else None
         self.background = compile_program(ctx, glsl("fullscreen.vert"), glsl("background.frag"),
                                           None)
@@ -116,16 +133,32 @@ class SceneRenderer:
         for obj in self.scene.objects:
             self._vao(self._program(obj.shader), obj.geometry)
 
+    def clip_matrices(self, lens_offset_m: tuple[float, float] = (0.0, 0.0),
+                      jitter_px: tuple[float, float] = (0.0, 0.0)) -> list[np.ndarray]:
+        """``proj @ view @ model`` of every object as the scene is now (float64): the
+        velocity plane is their rate of change (:func:`clip_rates`)."""
+        view, proj = self._camera_matrices(lens_offset_m, jitter_px)
+        pv = proj @ view
+        return [pv @ obj.model_matrix() for obj in self.scene.objects]
+
+    def _camera_matrices(self, offset: tuple[float, float],
+                         jitter_px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        cam, (w, h) = self.scene.camera, self.size
+        return (cam.view_matrix(offset),
+                cam.projection(w / h, offset, (2 * jitter_px[0] / w, 2 * jitter_px[1] / h)))
+
     def draw(self, t: float, frame: int, lens_offset_m: tuple[float, float] = (0.0, 0.0),
-             jitter_px: tuple[float, float] = (0.0, 0.0)) -> None:
-        """Draw the scene as it is now; the eye moved ``lens_offset_m`` across the lens."""
+             jitter_px: tuple[float, float] = (0.0, 0.0),
+             clip_rates: list[np.ndarray] | None = None) -> None:
+        """Draw the scene as it is now; the eye moved ``lens_offset_m`` across the lens.
+        ``clip_rates[i]``: d/dt of object i's clip matrix, for the velocity plane (zero
+        motion where not given)."""
         import moderngl
 
         scene, cam, ctx = self.scene, self.scene.camera, self.ctx
         w, h = self.size
         offset = lens_offset_m
-        view = cam.view_matrix(offset)
-        proj = cam.projection(w / h, offset, (2 * jitter_px[0] / w, 2 * jitter_px[1] / h))
+        view, proj = self._camera_matrices(offset, jitter_px)
         right, up, forward = cam.basis()
         eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
         light = np.asarray(scene.light_direction, np.float64)
@@ -138,10 +171,13 @@ class SceneRenderer:
         _set(self.background, "u_background", tuple(float(c) for c in scene.background[:3]))
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.enable(moderngl.DEPTH_TEST)
-        for obj in scene.objects:
+        rates = clip_rates or []
+        for i, obj in enumerate(scene.objects):
             if not obj.visible:
                 continue
             prog = self._program(obj.shader)
+            _set(prog, "u_clip_rate", rates[i] if i < len(rates) else _NO_MOTION)
+            _set(prog, "u_half_size", (w / 2.0, h / 2.0))
             model = obj.model_matrix()
             _set(prog, "u_model", model)
             _set(prog, "u_view", view)
@@ -157,8 +193,8 @@ class SceneRenderer:
             _set(prog, "u_time", float(t))
             self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
 
-    def read_into(self, color: np.ndarray, depth: np.ndarray | None = None) -> None:
-        self.target.read_into(color, depth)
+    def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
+        self.target.read_into(color, depth, velocity)
 
     def release(self) -> None:
         for obj in [*self.vaos.values(), *(b for pair in self.buffers.values() for b in pair),
@@ -168,7 +204,10 @@ class SceneRenderer:
 
 
 class ShaderRenderer:
-    """Draws a Shadertoy-style fragment shader; ``iTime`` is the sub-frame's time."""
+    """Draws a Shadertoy-style fragment shader; ``iTime`` is the sub-frame's time. A shader
+    has no geometry, hence no velocity plane."""
+
+    has_velocity = False
 
     def __init__(self, ctx: Any, scene: ShaderScene, size: tuple[int, int], with_depth: bool,
                  fps: float = 30.0) -> None:
@@ -197,8 +236,8 @@ class ShaderRenderer:
         _set(self.prog, "iFrame", int(frame))
         self.vao.render(moderngl.TRIANGLES, vertices=3)
 
-    def read_into(self, color: np.ndarray, depth: np.ndarray | None = None) -> None:
-        self.target.read_into(color, depth)
+    def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
+        self.target.read_into(color, depth, velocity)
 
     def release(self) -> None:
         self.vao.release()
@@ -206,9 +245,16 @@ class ShaderRenderer:
         self.target.release()
 
 
+def clip_rates(before: list[np.ndarray], after: list[np.ndarray],
+               dt: float) -> list[np.ndarray]:
+    """Central differences of :meth:`SceneRenderer.clip_matrices` taken ``dt`` seconds
+    apart (objects that exist in only one of them: no motion)."""
+    return [(b - a) / dt for a, b in zip(before, after, strict=False)]
+
+
 def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
-                  fps: float) -> SceneRenderer | ShaderRenderer:
+                  fps: float, with_velocity: bool = False) -> SceneRenderer | ShaderRenderer:
     if isinstance(scene, ShaderScene):
         return ShaderRenderer(ctx, scene, size, with_depth, fps)
-    return SceneRenderer(ctx, scene, size, with_depth)
+    return SceneRenderer(ctx, scene, size, with_depth, with_velocity)
 

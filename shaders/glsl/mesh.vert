@@ -1,10 +1,13 @@
 #version 330 core
 // hfrender mesh vertex shader: world, view and projection; passes the linear depth
-// (distance along the camera's view axis) for the depth-of-field pass.
+// (distance along the camera's view axis) for the depth-of-field pass, and the clip-space
+// position with its rate of change (u_clip_rate = d/dt of proj * view * model, from the
+// scene's own motion) for the velocity plane.
 uniform mat4 u_model;
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform mat3 u_normal_matrix;
+uniform mat4 u_clip_rate;
 
 in vec3 in_position;
 in vec3 in_normal;
@@ -12,6 +15,8 @@ in vec3 in_normal;
 out vec3 v_normal;
 out vec3 v_world;
 out float v_depth;
+out vec4 v_clip;
+out vec4 v_clip_rate;
 
 void main() {
     vec4 world = u_model * vec4(in_position, 1.0);
@@ -20,4 +25,6 @@ void main() {
     v_normal = u_normal_matrix * in_normal;
     v_depth = -view.z;
     gl_Position = u_proj * view;
+    v_clip = gl_Position;
+    v_clip_rate = u_clip_rate * vec4(in_position, 1.0);
 }

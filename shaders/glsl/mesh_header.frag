@@ -1,6 +1,6 @@
 #version 330 core
 // Prepended to every surface shader (shaders/glsl/*.glsl or a scene's own): the inputs,
-// the outputs (sRGB colour, linear depth) and helpers. A surface shader defines
+// the outputs (sRGB colour, linear depth, screen velocity) and helpers. A surface shader defines
 //     vec3 shade(vec3 normal, vec3 world, vec3 color)
 // returning linear light; `normal` faces the camera, `color` is the object's linear colour.
 uniform vec3 u_color;        // linear
@@ -11,13 +11,17 @@ uniform vec3 u_eye;
 uniform vec3 u_forward;       // the camera's view direction
 uniform int u_orthographic;
 uniform float u_time;
+uniform vec2 u_half_size;     // half the image size in pixels
 
 in vec3 v_normal;
 in vec3 v_world;
 in float v_depth;
+in vec4 v_clip;
+in vec4 v_clip_rate;
 
 layout(location = 0) out vec4 f_color;
 layout(location = 1) out float f_depth;
+layout(location = 2) out vec2 f_velocity;  // pixels per second, x right, y down
 
 // unit vector from a surface point towards the viewer (parallel rays when orthographic)
 vec3 hf_to_eye(vec3 world) {

@@ -4,4 +4,8 @@ void main() {
     vec3 lin = shade(n, v_world, u_color) + u_color * u_emissive;
     f_color = vec4(hf_encode_srgb(lin), 1.0);
     f_depth = v_depth;
+    // d/dt (clip.xy / clip.w): both are interpolated linearly over the surface (as the
+    // object-space position is), so this is the exact motion of the surface point seen
+    f_velocity = (v_clip_rate.xy * v_clip.w - v_clip.xy * v_clip_rate.w)
+                 / (v_clip.w * v_clip.w) * u_half_size;
 }

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from hfrender.backends.cpu.blur import box_running, fuse_windows, in_bands
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
+from hfrender.backends.cpu.reconstruct import moves, reconstruct_windows
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
 
@@ -47,12 +50,26 @@ class CPUBackend:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
         if lens is None:
             return self._fuse_bands(frames, weights, linear_light, out)
-
-        def dof(lin: np.ndarray, j: int) -> np.ndarray:
-            return defocus(lin, depth[j], lens if isinstance(lens, Lens) else lens[j])
-
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
-        return fuse_windows(frames, weights, tf, out, dof)
+        return fuse_windows(frames, weights, tf, out, _defocus_fn(depth, lens))
+
+    def reconstruct(self, frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,
+                    times: np.ndarray, weights: WindowWeights, spans: np.ndarray,
+                    lens: Lens | list[Lens] | None, linear_light: bool,
+                    out: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`fuse` with the motion between sub-frames reconstructed from their
+        ``velocity`` (N, H, W, 2) and ``depth``; ``times`` are the sub-frames' and
+        ``spans[k]`` output ``k``'s shutter (open, close) in seconds (see
+        :mod:`hfrender.backends.cpu.reconstruct`). Without motion: :meth:`fuse` itself."""
+        if out is None:
+            out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
+        speed = np.sqrt((velocity.astype(np.float64) ** 2).sum(-1)).reshape(len(frames), -1)
+        if not moves(speed.max(1), weights, times, spans):
+            return self.fuse(frames, depth if lens is not None else None, weights, lens,
+                             linear_light, out)
+        tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
+        dof = None if lens is None else _defocus_fn(depth, lens)
+        return reconstruct_windows(frames, depth, velocity, times, weights, spans, tf, out, dof)
 
     @staticmethod
     def _fuse_bands(frames: np.ndarray, weights: WindowWeights, linear_light: bool,
@@ -62,6 +79,15 @@ class CPUBackend:
             fuse_windows(f, weights, Transfer(f.dtype, f.shape[-1], linear_light), o)
 
         return in_bands(band, frames, out)
+
+
+def _defocus_fn(depth: np.ndarray, lens: Lens | list[Lens]) -> Callable[[np.ndarray, int],
+                                                                         np.ndarray]:
+    """``f(linear_frame, j)``: frame ``j`` defocused with its depth and lens."""
+    def dof(lin: np.ndarray, j: int) -> np.ndarray:
+        return defocus(lin, depth[j], lens if isinstance(lens, Lens) else lens[j])
+
+    return dof
 
 
 def create() -> CPUBackend:

@@ -1,0 +1,84 @@
+"""Drawing one sub-frame of a render into the next hyperframe slot.
+
+The scene is updated to the sub-frame's time, the camera checked, the eye moved across the
+aperture (``--dof lens``) and jittered by a sub-pixel (antialiasing); with a velocity plane
+the scene is also updated a moment before and after, and the rate of change of every
+object's clip matrix (a central difference in float64) goes to the draw, which writes each
+pixel's exact screen motion beside its colour and depth. The renderer reads the result
+straight into the slot (``read_into``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hfrender.render.renderer import clip_rates
+from hfrender.sampler import Plan, PlanStream
+from hfrender.scene import ShaderScene
+from hfrender.scene.loader import call_scene
+
+VELOCITY_DT = 1e-5  # seconds either side of a sub-frame for the velocity's difference
+
+
+def halton(i: int, base: int) -> float:
+    f, r = 1.0, 0.0
+    while i > 0:
+        f /= base
+        r += f * (i % base)
+        i //= base
+    return r
+
+
+class SubframeDrawer:
+    """Draws the sub-frames of ``stream`` with ``renderer`` into ``builder``'s slots."""
+
+    def __init__(self, scene: Any, renderer: Any, builder: Any, stream: PlanStream,
+                 config: Any, dof: str, velocity: bool) -> None:
+        self.scene, self.renderer, self.builder = scene, renderer, builder
+        self.stream, self.config, self.dof, self.velocity = stream, config, dof, velocity
+        self.mesh = not isinstance(scene, ShaderScene)
+
+    def draw(self, plan: Plan, j: int, index: int, k: int) -> tuple[Any, int]:
+        """Sub-frame ``j`` of ``plan`` (``index`` of the stream) for output frame ``k``:
+        drawn and read into the slot. Returns (the full hyperframe or None, bytes read back
+        to host memory)."""
+        scene, config = self.scene, self.config
+        t = float(plan.times[j])
+        call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        offset = self._lens_offset(plan, j, t, k) if self.mesh else (0.0, 0.0)
+        jit = (0.0, 0.0)
+        if config.antialias and self.mesh:  # the same pattern in every window, chunks agree
+            s = self.stream
+            i = (s.first_frame * s.step + index) % s.per_output
+            jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5)
+        rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
+        draw_args = (t, k, offset, jit) if rates is None else (t, k, offset, jit, rates)
+        call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)
+        lens = (scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
+                if self.dof == "depth" else None)
+        target = self.builder.reserve(t, lens)
+        self.renderer.read_into(*target)
+        host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
+        return self.builder.commit(), host
+
+    def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> list[np.ndarray]:
+        """d/dt of every object's clip matrix at ``t``; the scene is left at ``t``."""
+        scene, h = self.scene, VELOCITY_DT
+        mats = []
+        for when in (t - h, t + h):
+            call_scene(scene, "update(t)", scene.update, when, t=when, frame=k)
+            mats.append(self.renderer.clip_matrices(offset, jit))
+        call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        return clip_rates(mats[0], mats[1], 2 * h)
+
+    def _lens_offset(self, plan: Plan, j: int, t: float, k: int) -> tuple[float, float]:
+        """The camera as update(t) left it, checked at every sub-frame; its offset across
+        the aperture in lens mode."""
+        camera = self.scene.camera
+        call_scene(self.scene, "the camera", camera.validate, t=t, frame=k)
+        if self.dof != "lens":
+            return (0.0, 0.0)
+        radius = camera.aperture_radius_m()
+        return (float(plan.lens[j, 0]) * radius, float(plan.lens[j, 1]) * radius)
