@@ -47,6 +47,7 @@ class _Frame:
     velocity: np.ndarray  # (H, W, 2) float32 pixels per second
     t: float
     speed: float  # the largest |velocity| in pixels per second
+    moving: np.ndarray  # (H, W) bool: moves by STILL_PX or more over a shutter
 
 
 def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: float,
@@ -60,17 +61,23 @@ def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: floa
     return 0 if d < STILL_PX else max(1, math.ceil(d / STEP_PX))
 
 
-def _base(own: _Frame, other: _Frame | None, moving_own: np.ndarray,
-          moving_other: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """What a pixel shows before any moving surface lands on it: the nearer of the still
-    pixels of both sub-frames (``own`` on a tie); ``own``'s colour at infinite depth where
-    neither is still (a hole any splat fills)."""
-    depth = np.where(moving_own, np.float32(np.inf), own.depth)
+def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray]:
+    """What a pixel shows before any moving surface lands on it: ``own``'s still pixel;
+    where ``own`` moves, the still pixel of the window's sub-frame nearest in time that has
+    one there (``by_time``: what the moving surface uncovers); else ``own``'s colour at
+    infinite depth (a hole any splat fills). ``own`` comes first even where another is
+    nearer: still edges differ between sub-frames by their sub-pixel jitter, and each
+    sub-frame keeps its own."""
+    depth = np.where(own.moving, np.float32(np.inf), own.depth)
     color = own.lin.copy()
-    if other is not None:
-        nearer = ~moving_other & (other.depth < depth)
-        depth = np.where(nearer, other.depth, depth)
-        color[nearer] = other.lin[nearer]
+    hole = own.moving.copy()
+    for other in by_time:
+        if not hole.any():
+            break
+        uncovered = hole & ~other.moving
+        depth[uncovered] = other.depth[uncovered]
+        color[uncovered] = other.lin[uncovered]
+        hole &= other.moving
     return color, depth
 
 
@@ -81,53 +88,95 @@ def _splats(frame: _Frame, moving: np.ndarray) -> tuple[np.ndarray, ...]:
             v[:, 0].astype(np.float64), frame.depth[ys, xs], frame.lin[ys, xs])
 
 
-def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int) -> np.ndarray:
+def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
+               base: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """The mean picture over the half-cell from ``own.t`` to ``edge`` (``steps`` times)."""
     h, w, c = own.lin.shape
     hw = h * w
     dts = own.t + (np.arange(steps) + 0.5) / steps * (edge - own.t)
-    span = abs(edge - own.t) + (0.0 if other is None else abs(other.t - own.t))
-    moving_own = np.hypot(own.velocity[..., 0], own.velocity[..., 1]) * span >= STILL_PX
-    moving_other = None
-    if other is not None:
-        moving_other = np.hypot(other.velocity[..., 0], other.velocity[..., 1]) * span >= STILL_PX
-    base_c, base_d = _base(own, other, moving_own, moving_other)
-    sources = [(own, _splats(own, moving_own))]
-    if other is not None:
-        sources.append((other, _splats(other, moving_other)))
+    base_c, base_d = base
+    sources = [(f, _splats(f, f.moving)) for f in (own, other) if f is not None]
     acc = np.zeros((c, hw), np.float64)
     chunk = max(1, CHUNK_ELEMS // hw)
     base_cf = base_c.reshape(hw, c)
     for m0 in range(0, steps, chunk):
-        taus = dts[m0 : m0 + chunk]
-        keys, depth, color = [], [], []
-        for frame, (ys, xs, vy, vx, d, col) in sources:
-            if len(ys) == 0:
-                continue
-            dt = taus - frame.t
-            ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
-            tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
-            inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
-            m_idx = np.broadcast_to(np.arange(len(taus))[:, None], ty.shape)
-            key = (m_idx * hw + ty * w + tx)[inside].astype(np.int64)
-            keys.append(key)
-            depth.append(np.broadcast_to(d[None, :], ty.shape)[inside])
-            color.append(np.broadcast_to(col[None, :, :], ty.shape + (c,))[inside])
-        if not keys:
+        hits = _splat(sources, dts[m0 : m0 + chunk], base_d, (h, w, c))
+        if hits is None:
             continue
-        key, dep, col = np.concatenate(keys), np.concatenate(depth), np.concatenate(color)
-        zbuf = np.tile(base_d.ravel(), len(taus))
-        np.minimum.at(zbuf, key, dep)
-        win = np.flatnonzero(dep <= zbuf[key])
-        owner = np.full(zbuf.shape, -1, np.int64)
-        owner[key[win]] = win  # one winner per pixel and time (the last of equals)
-        win = win[owner[key[win]] == win]
-        pix = key[win] % hw
-        delta = col[win].astype(np.float64) - base_cf[pix]
+        pix, col = hits
+        delta = col.astype(np.float64) - base_cf[pix]
         for ch in range(c):
             acc[ch] += np.bincount(pix, weights=delta[:, ch], minlength=hw)
     mean = base_c.astype(np.float64) + (acc / steps).T.reshape(h, w, c)
     return mean.astype(np.float32)
+
+
+def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray,
+           shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The moving surfaces at each of ``taus``, depth-tested against the still ones:
+    (pixel index, colour) of every pixel and time a moving surface shows, cracks filled.
+    ``sources[0]`` is the cell's own sub-frame; the neighbour after it lands only where
+    the base is a hole (a moving surface uncovered what no sub-frame shows still)."""
+    h, w, c = shape
+    hw = h * w
+    keys, depth, color = [], [], []
+    holes = np.isinf(base_d)
+    for n, (frame, (ys, xs, vy, vx, d, col)) in enumerate(sources):
+        if len(ys) == 0:
+            continue
+        dt = taus - frame.t
+        ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
+        tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
+        inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
+        if n:  # the neighbour only fills holes: its sub-pixel jitter is not own's
+            inside &= holes[np.clip(ty, 0, h - 1).astype(np.intp),
+                            np.clip(tx, 0, w - 1).astype(np.intp)]
+        m_idx = np.broadcast_to(np.arange(len(taus))[:, None], ty.shape)
+        keys.append((m_idx * hw + ty * w + tx)[inside].astype(np.int64))
+        depth.append(np.broadcast_to(d[None, :], ty.shape)[inside])
+        color.append(np.broadcast_to(col[None, :, :], ty.shape + (c,))[inside])
+    if not keys:
+        return None
+    key, dep, col = np.concatenate(keys), np.concatenate(depth), np.concatenate(color)
+    zbuf = np.tile(base_d.ravel(), len(taus))
+    np.minimum.at(zbuf, key, dep)
+    win = np.flatnonzero(dep <= zbuf[key])
+    _, first = np.unique(key[win], return_index=True)
+    win = win[first]  # one winner per pixel and time: the first of equals (as atomicMin)
+    filled, fill_col = _cracks(key[win], col[win], zbuf, base_d.ravel(), (h, w))
+    return (np.concatenate([key[win], filled]) % hw,
+            np.concatenate([col[win], fill_col]))
+
+
+def _cracks(hit_keys: np.ndarray, hit_col: np.ndarray, zbuf: np.ndarray,
+            base_d: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels a warped surface stretched over without landing on (one pixel between two
+    hits, across or up and down, the hits in front of what the pixel shows): (keys, the
+    mean colour of the hits either side)."""
+    h, w = size
+    hw = h * w
+    slot = np.full(zbuf.shape, -1, np.int64)
+    slot[hit_keys] = np.arange(len(hit_keys))
+    x = hit_keys % w
+    y = (hit_keys % hw) // w
+    near = np.concatenate([hit_keys[x > 0] - 1, hit_keys[x < w - 1] + 1,
+                           hit_keys[y > 0] - w, hit_keys[y < h - 1] + w])
+    cand = np.unique(near)
+    cand = cand[slot[cand] < 0]
+    cx, cy = cand % w, (cand % hw) // w
+    pairs = [(cand - 1, cand + 1, (cx > 0) & (cx < w - 1)),
+             (cand - w, cand + w, (cy > 0) & (cy < h - 1))]
+    total = np.zeros((len(cand), hit_col.shape[1]), np.float64)
+    count = np.zeros(len(cand), np.int64)
+    for a, b, ok in pairs:
+        a, b = np.where(ok, a, cand), np.where(ok, b, cand)
+        both = ok & (slot[a] >= 0) & (slot[b] >= 0)
+        front = np.maximum(zbuf[a], zbuf[b]) < base_d[cand % hw]
+        take = both & front
+        total[take] += hit_col[slot[a[take]]] + hit_col[slot[b[take]]]
+        count[take] += 2
+    keep = count > 0
+    return cand[keep], (total[keep] / count[keep, None]).astype(hit_col.dtype)
 
 
 def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarray:
@@ -147,11 +196,13 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
     total = sum(length for length, *_ in halves)
     if total <= 0:
         return own.lin
+    by_time = sorted((f for f in frames if f is not own), key=lambda f: abs(f.t - own.t))
+    base = _base(own, by_time)
     picture = np.zeros_like(own.lin)
     for length, other, edge, steps in halves:
         if length <= 0:
             continue
-        part = own.lin if steps == 0 else _half_mean(own, other, edge, steps)
+        part = own.lin if steps == 0 else _half_mean(own, other, edge, steps, base)
         picture += part * np.float32(length / total)
     return picture
 
@@ -184,12 +235,16 @@ def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndar
     speed = np.sqrt((velocity.astype(np.float64) ** 2).sum(-1)).reshape(len(frames), -1).max(1)
     decoded: dict[int, _Frame] = {}
 
+    shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
+
     def frame(j: int) -> _Frame:
         if j not in decoded:
             lin = tf.decode(frames[j], np.empty(frames.shape[1:], np.float32))
             if defocus is not None:
                 lin = defocus(lin, j)
-            decoded[j] = _Frame(lin, depth[j], velocity[j], float(times[j]), float(speed[j]))
+            v = velocity[j]
+            moving = np.hypot(v[..., 0], v[..., 1]) * shutter >= STILL_PX
+            decoded[j] = _Frame(lin, depth[j], v, float(times[j]), float(speed[j]), moving)
         return decoded[j]
 
     tmp = np.empty(frames.shape[1:], np.float32)

@@ -1,0 +1,211 @@
+"""Motion-blur quality against sub-frames spent: plain sampling, reconstruction, adaptive.
+
+Renders ``benchmarks/scenes/motion_quality.py`` (a fast pendulum, a propeller, a block
+passing in front of a tiled background, a thin spinning bar; still from 0.7 s) at 320x180
+with 256 plain sub-frames as the reference, then each method, all in this process, and
+reports per method: PSNR (8-bit sRGB) and mean FLIP (NVIDIA's ``flip-evaluator``) over the
+whole frame, over the region that motion blurs, and over a band around the moving
+silhouettes; the worst frame's PSNR; sub-frames drawn; wall time and its ratio to plain 8.
+Then the OpenGL accumulation buffer of ``render_pipeline.py`` at the plain N that reaches
+reconstruction-8's quality ("time to quality"). Writes crops side by side to
+``docs/images/reconstruction.png``.
+
+    python benchmarks/quality.py [--frames 12] [--first 3] [--size 320x180] [--runs 3]
+
+Needs the ``bench`` extra (``pip install -e '.[bench]'``: flip-evaluator).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from hfrender.config import RenderConfig, parse_size
+from hfrender.engine.draw import SubframeDrawer
+from hfrender.engine.render import render
+from hfrender.io.writers import MemoryWriter
+from hfrender.render.contexts import create_context
+from hfrender.render.renderer import SceneRenderer
+from hfrender.sampler import SampleSchedule
+from hfrender.scene.loader import load_scene
+
+HERE = Path(__file__).resolve().parent
+SCENE = HERE / "scenes" / "motion_quality.py"
+PICTURE = HERE.parent / "docs" / "images" / "reconstruction.png"
+REFERENCE_SAMPLES = 256
+BAND_PX = 3
+PLAIN = (8, 16, 32, 64)
+RECON = (4, 8)
+
+
+SETTINGS = {"antialias": False}  # every method's, reference included (main sets them)
+
+
+def render_method(size, first, frames, samples, reconstruct, **extra):
+    """(frames (N, H, W, 3) uint8, seconds, sub-frames drawn)."""
+    config = RenderConfig(output="memory.mp4", size=size, samples=samples,
+                          reconstruct="on" if reconstruct else "off", quiet=True,
+                          **{**SETTINGS, **extra})
+    sink = MemoryWriter()
+    t0 = time.perf_counter()
+    stats = render(str(SCENE), config, first_frame=first, count=frames, writer=sink)
+    return np.stack(sink.frames), time.perf_counter() - t0, stats.subframes
+
+
+def motion_mask(size, first, frames, probes=24):
+    """(N, H, W) bool: pixels some moving surface covers during the frame's shutter (from
+    the velocity plane at ``probes`` times across it), grown by one pixel."""
+    w, h = size
+    scene = load_scene(SCENE)
+    scene.setup()
+    glctx = create_context("egl", size=size)
+    renderer = SceneRenderer(glctx.ctx, scene, size, True, with_velocity=True)
+    drawer = SubframeDrawer(scene, renderer, None, None, None, "off", True)
+    spans = SampleSchedule(30.0).shutter_spans(first + np.arange(frames))
+    masks = np.zeros((frames, h, w), bool)
+    color = np.empty((h, w, 4), np.uint8)
+    depth = np.empty((h, w), np.float32)
+    velocity = np.empty((h, w, 2), np.float32)
+    for k, (t0, t1) in enumerate(spans):
+        for t in np.linspace(t0, t1, probes):
+            scene.update(float(t))
+            renderer.draw(float(t), k, clip_rates=drawer._clip_rates(float(t), k, (0, 0), (0, 0)))
+            renderer.read_into(color, depth, velocity)
+            masks[k] |= np.abs(velocity).max(axis=-1) > 0
+    renderer.release()
+    glctx.release()
+    return _grow(masks, 1)
+
+
+def _grow(masks, px):
+    out = masks.copy()
+    for _ in range(px):
+        grown = out.copy()
+        grown[:, 1:] |= out[:, :-1]
+        grown[:, :-1] |= out[:, 1:]
+        grown[:, :, 1:] |= out[:, :, :-1]
+        grown[:, :, :-1] |= out[:, :, 1:]
+        out = grown
+    return out
+
+
+def silhouette_band(masks):
+    """Pixels within BAND_PX of the moving region's edge."""
+    return _grow(masks, BAND_PX) & _grow(~masks, BAND_PX)
+
+
+def psnr(a, b, mask=None):
+    d = (a.astype(np.float64) - b.astype(np.float64)) ** 2
+    if mask is not None:
+        d = d[mask]
+    mse = float(d.mean()) if d.size else 0.0
+    return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
+
+
+def flip_maps(ref, test):
+    import flip_evaluator
+
+    maps = []
+    for r, t in zip(ref, test, strict=True):
+        fmap, _, _ = flip_evaluator.evaluate(r / 255.0, t / 255.0, "LDR", applyMagma=False)
+        maps.append(np.asarray(fmap).reshape(r.shape[:2]))
+    return np.stack(maps)
+
+
+def score(ref, test, masks, band):
+    fmap = flip_maps(ref, test)
+    per_frame = [psnr(r, t) for r, t in zip(ref, test, strict=True)]
+    return {"psnr": psnr(ref, test), "psnr_moving": psnr(ref, test, masks),
+            "psnr_band": psnr(ref, test, band), "flip": float(fmap.mean()),
+            "flip_moving": float(fmap[masks].mean()), "flip_band": float(fmap[band].mean()),
+            "worst_psnr": min(per_frame)}
+
+
+def timed(runs, fn):
+    results = [fn() for _ in range(runs)]
+    return results[0][0], statistics.median(r[1] for r in results), results[0][2]
+
+
+def accumulation_seconds(size, frames, samples):
+    """The OpenGL accumulation buffer of render_pipeline.py at ``samples`` (median of 3)."""
+    import render_pipeline
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fps = [render_pipeline.run_accumulation(SCENE, str(Path(tmp) / "acc.mp4"), size,
+                                                samples, frames) for _ in range(3)]
+    return frames / statistics.median(fps)
+
+
+def crops(ref, rows, masks):
+    """One frame's busiest crop, reference then each method, side by side."""
+    import imageio.v3 as iio
+
+    k = int(np.argmax(masks.reshape(len(masks), -1).sum(1)))
+    h, w = ref.shape[1:3]
+    tiles = [ref[k]] + [frames[k] for _, frames in rows]
+    PICTURE.parent.mkdir(parents=True, exist_ok=True)
+    top = np.concatenate(tiles[: (len(tiles) + 1) // 2], axis=1)
+    bottom = np.concatenate(tiles[(len(tiles) + 1) // 2:] +
+                            [np.zeros_like(ref[k])] * (len(tiles) % 2), axis=1)
+    iio.imwrite(PICTURE, np.concatenate([top, bottom], axis=0))
+    return k, w, h
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--frames", type=int, default=12)
+    ap.add_argument("--first", type=int, default=3, help="first output frame (30 fps)")
+    ap.add_argument("--size", default="320x180")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs per method (median)")
+    ap.add_argument("--antialias", action="store_true",
+                    help="sub-pixel jitter on (static edges then differ from the reference by "
+                         "their 8 jitter positions, whatever the motion method)")
+    args = ap.parse_args()
+    size, first, n = parse_size(args.size), args.first, args.frames
+    SETTINGS["antialias"] = args.antialias
+    ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)
+    masks = motion_mask(size, first, n)
+    band = silhouette_band(masks)
+    print(f"reference: {REFERENCE_SAMPLES} plain sub-frames, {ref_s:.1f} s, antialias "
+          f"{'on' if args.antialias else 'off'}; moving region "
+          f"{masks.mean():.1%} of pixels, band {band.mean():.1%}")
+    methods = [(f"plain {s}", s, False) for s in PLAIN] + [(f"recon {s}", s, True) for s in RECON]
+    rows, table = [], {}
+    for name, samples, rec in methods:
+        frames, secs, drawn = timed(args.runs, lambda s=samples, r=rec: render_method(
+            size, first, n, s, r))
+        table[name] = dict(score(ref, frames, masks, band), seconds=secs, drawn=drawn)
+        rows.append((name, frames))
+    base = table["plain 8"]["seconds"]
+    print(f"{'method':10} {'PSNR':>6} {'moving':>6} {'band':>6} {'worst':>6} {'FLIP':>7} "
+          f"{'moving':>7} {'band':>7} {'drawn':>6} {'s':>6} {'x plain8':>8}")
+    for name, r in table.items():
+        print(f"{name:10} {r['psnr']:6.2f} {r['psnr_moving']:6.2f} {r['psnr_band']:6.2f} "
+              f"{r['worst_psnr']:6.2f} {r['flip']:7.4f} {r['flip_moving']:7.4f} "
+              f"{r['flip_band']:7.4f} {r['drawn']:6d} {r['seconds']:6.2f} "
+              f"{r['seconds'] / base:8.2f}")
+    target = table["recon 8"]["psnr"]
+    reach = next((s for s in (*PLAIN, 128, 256) if
+                  (table.get(f"plain {s}") or {"psnr": score(ref, render_method(
+                      size, first, n, s, False)[0], masks, band)["psnr"]})["psnr"] >= target),
+                 REFERENCE_SAMPLES)
+    acc = accumulation_seconds(size, n, reach)
+    recon8 = table["recon 8"]["seconds"]
+    print(f"time to quality: plain sampling reaches recon 8's {target:.2f} dB at {reach} "
+          f"sub-frames; the accumulation buffer takes {acc:.2f} s there, recon 8 "
+          f"{recon8:.2f} s: {acc / recon8:.2f}x")
+    k, w, h = crops(ref, rows, masks)
+    print(f"wrote {PICTURE} (frame {first + k}: reference, then "
+          f"{', '.join(name for name, _ in rows)})")
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    main()
