@@ -156,6 +156,30 @@ def crops(ref, rows, masks):
     return k, w, h
 
 
+def adaptive(size, runs):
+    """--samples auto over the whole animation (fast, then still from 0.7 s) against fixed
+    counts with reconstruction: the worst frame's PSNR, and sub-frames drawn."""
+    n = 30
+    ref, _, _ = render_method(size, 0, n, REFERENCE_SAMPLES, False)
+
+    def worst(frames):
+        return min(psnr(r, t) for r, t in zip(ref, frames, strict=True))
+
+    auto, secs, drawn = timed(runs, lambda: render_method(size, 0, n, "auto", True))
+    low = worst(auto)
+    print(f"samples auto: worst frame {low:.2f} dB, {drawn} sub-frames drawn "
+          f"({drawn / n:.1f} per frame), {secs:.2f} s")
+    for fixed in (4, 8, 16, 32, 64):
+        frames, fsecs, fdrawn = timed(1, lambda s=fixed: render_method(size, 0, n, s, True))
+        print(f"  fixed {fixed:2d} + recon: worst frame {worst(frames):.2f} dB, {fdrawn} drawn,"
+              f" {fsecs:.2f} s")
+        if worst(frames) >= low:
+            print(f"  a fixed count reaches auto's worst frame at {fixed}: auto draws "
+                  f"{drawn / fdrawn:.0%} of its sub-frames")
+            return
+    print("  no fixed count up to 64 reaches auto's worst frame")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=12)
@@ -199,6 +223,7 @@ def main() -> None:
     print(f"time to quality: plain sampling reaches recon 8's {target:.2f} dB at {reach} "
           f"sub-frames; the accumulation buffer takes {acc:.2f} s there, recon 8 "
           f"{recon8:.2f} s: {acc / recon8:.2f}x")
+    adaptive(size, args.runs)
     k, w, h = crops(ref, rows, masks)
     print(f"wrote {PICTURE} (frame {first + k}: reference, then "
           f"{', '.join(name for name, _ in rows)})")

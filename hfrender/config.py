@@ -40,7 +40,8 @@ class RenderConfig:
     fps: float = 30.0
     size: tuple[int, int] = (640, 360)
     duration: float | None = None  # None: the scene's own
-    samples: int = 8
+    samples: int | str = 8  # or "auto": per output frame, from its motion (samples_range)
+    samples_range: tuple[int, int] = (4, 64)  # --samples auto's bounds
     shutter: float = 180.0
     shutter_position: str = "center"
     shutter_curve: str = "box"
@@ -70,7 +71,16 @@ class RenderConfig:
             raise ConfigError(f"size={self.size!r} must be WIDTHxHEIGHT with 1..16384 pixels each")
         if self.duration is not None:
             _number("duration", self.duration, low=0, exclusive=True)
-        _integer("samples", self.samples, 1, 4096)
+        if self.samples != "auto":
+            _integer("samples", self.samples, 1, 4096)
+        lo_hi = self.samples_range
+        if not (isinstance(lo_hi, tuple) and len(lo_hi) == 2 and all(_is_int(v) for v in lo_hi)
+                and 1 <= lo_hi[0] <= lo_hi[1] <= 4096):
+            raise ConfigError(f"samples_range={lo_hi!r} must be MIN:MAX with 1 <= MIN <= MAX "
+                              "<= 4096")
+        if self.samples == "auto" and self.shutter > 360:
+            raise ConfigError(f"samples=auto with shutter={self.shutter:g}: an adaptive count "
+                              "needs a shutter of at most 360 degrees; give --samples N")
         _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)
@@ -96,8 +106,32 @@ class RenderConfig:
                               "(lower --duration or --fps, or render it in parts)")
         return frames
 
+    @property
+    def max_samples(self) -> int:
+        """Sub-frames a window holds: ``samples``, or the top of the range with ``auto``."""
+        return self.samples_range[1] if self.samples == "auto" else int(self.samples)
+
     def with_(self, **changes: Any) -> RenderConfig:
         return replace(self, **changes)
+
+
+def parse_samples(text: str) -> int | str:
+    """``--samples``: an integer or ``auto``."""
+    if str(text).strip() == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"samples={text!r} must be an integer from 1 to 4096 or 'auto'") \
+            from None
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    """``--samples-range MIN:MAX``."""
+    m = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", str(text))
+    if not m:
+        raise ConfigError(f"samples_range={text!r} must be MIN:MAX, e.g. 4:64")
+    return int(m.group(1)), int(m.group(2))
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -127,6 +161,8 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
                           f"known: {', '.join(sorted(known))}")
     if "size" in table:
         table["size"] = parse_size(table["size"])
+    if "samples_range" in table:
+        table["samples_range"] = parse_range(table["samples_range"])
     return table
 
 

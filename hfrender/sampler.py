@@ -12,8 +12,8 @@ is decided travels to the fusion backends as a :class:`~hfrender.hyperframe.wind
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -117,6 +117,7 @@ class Plan:
     weights: WindowWeights
     per_output: int  # sub-frames in one window
     overlap: int  # sub-frames a window shares with the previous one (the halo)
+    drawn: np.ndarray | None = None  # per sub-frame: drawn (False: an unused slot, weight 0)
 
     @property
     def step(self) -> int:
@@ -245,6 +246,36 @@ class SampleSchedule:
         return Plan(first_frame, np.asarray(times, np.float64).ravel(), lens,
                     np.asarray(output, np.int64), weights, window, max(0, window - step))
 
+    def plan_counts(self, counts: np.ndarray, first_frame: int = 0) -> Plan:
+        """As :meth:`plan`, output frame ``first_frame + i`` drawing ``counts[i]`` (at most
+        ``samples``) sub-frames stratified over its shutter (``--samples auto``); each window
+        keeps ``samples`` slots, those past its count unused (weight 0, not drawn)."""
+        if self.overlapping or not isinstance(self.curve, str):
+            raise InputError("an adaptive sample count needs a shutter of at most 360 degrees "
+                             "and a named shutter curve")
+        counts = np.asarray(counts, np.int64)
+        window, count = self.samples, len(counts)
+        if count < 1 or counts.min() < 1 or counts.max() > window:
+            raise InputError(f"sample counts must be from 1 to {window}; got {counts!r}")
+        ks = first_frame + np.arange(count)
+        i = np.arange(window)[None, :]
+        n = counts[:, None]
+        used = i < n
+        jit = self._jitter(ks[:, None] * window + i)
+        u = (np.minimum(i, n - 1) + 0.5 + jit) / n
+        times = ks[:, None] / self.fps + self._open_offset() + u * self.shutter_seconds
+        rows = np.where(used, curve_values(self.curve, np.clip(u, 0.0, 1.0)), 0.0)
+        rows /= rows.sum(axis=1, keepdims=True)
+        rng_rot = np.random.default_rng([self.seed, 1]).random() * 2 * math.pi
+        lens = np.zeros((count * window, 2))
+        for f in range(count):
+            m = self._lens_order(ks[f] * int(n[f, 0]) + np.arange(int(n[f, 0])), int(n[f, 0]))
+            lens[f * window : f * window + int(n[f, 0])] = self._lens_points(m, int(n[f, 0]),
+                                                                              rng_rot)
+        weights = WindowWeights(np.arange(count, dtype=np.int64) * window, rows)
+        return Plan(first_frame, np.asarray(times, np.float64).ravel(), lens,
+                    np.repeat(np.arange(count), window), weights, window, 0, used.ravel())
+
     def _jitter(self, idx: np.ndarray) -> np.ndarray:
         """Per-sub-frame offsets in [-0.5, 0.5) strata, a pure function of the index."""
         if not self.jitter:
@@ -289,6 +320,9 @@ class PlanStream:
     first_frame: int
     count: int
     chunk: int = 64  # output frames planned at once
+    # --samples auto: counts(first, n) -> sub-frames to draw for those output frames, asked
+    # once per frame, from chunks() (the drawing thread) before any window needs them
+    counts: Callable[[int, int], np.ndarray] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -296,6 +330,7 @@ class PlanStream:
         shape = self.schedule.plan(1, self.first_frame)
         object.__setattr__(self, "per_output", shape.per_output)
         object.__setattr__(self, "overlap", shape.overlap)
+        object.__setattr__(self, "_known", {})  # --samples auto: output frame -> count
 
     @property
     def step(self) -> int:
@@ -311,8 +346,24 @@ class PlanStream:
         ``base + j``; its first ``skip`` sub-frames were the previous chunk's (windows
         overlap) and are not drawn again."""
         for c0 in range(0, self.count, self.chunk):
-            plan = self.schedule.plan(min(self.chunk, self.count - c0), self.first_frame + c0)
+            n, first = min(self.chunk, self.count - c0), self.first_frame + c0
+            if self.counts is not None:
+                self._known.update(zip(range(first, first + n), self.counts(first, n),
+                                       strict=True))
+            plan = self._plan(n, first)
             yield c0 * self.step, (plan.overlap if c0 else 0), plan
+
+    def _plan(self, count: int, first: int) -> Plan:
+        if self.counts is None:
+            return self.schedule.plan(count, first)
+        return self.schedule.plan_counts([self._known[k] for k in range(first, first + count)],
+                                         first)
+
+    def drawn(self, first: int, count: int) -> int:
+        """Sub-frames drawn for output frames ``first .. first + count - 1`` (planned)."""
+        if self.counts is None:
+            return count * self.step
+        return int(sum(self._known[k] for k in range(first, first + count)))
 
     def in_span(self, first_index: int, halo: int, frame_count: int) -> tuple[int, WindowWeights]:
         """The windows a hyperframe computes, as ``(first output frame, windows)``: those
@@ -326,7 +377,7 @@ class PlanStream:
         if ka >= kb:
             return self.first_frame + ka, WindowWeights(np.zeros(0, np.int64),
                                                         np.zeros((0, width)))
-        w = self.schedule.plan(kb - ka, self.first_frame + ka).weights
+        w = self._plan(kb - ka, self.first_frame + ka).weights
         ends = w.ends() + ka * step
         sel = np.flatnonzero((ends > lo) & (ends <= hi))
         if len(sel) == 0:

@@ -15,6 +15,7 @@ import pytest
 from render_helpers import render_frames
 
 import hfrender as hf
+from hfrender.config import ConfigError
 from hfrender.errors import InputError
 from hfrender.sampler import SampleSchedule
 
@@ -212,3 +213,27 @@ def test_cli_says_sub_frames_drawn_and_refuses_a_bad_mode(tmp_path):
     bad = subprocess.run(run + ["--reconstruct", "maybe"], capture_output=True, text=True,
                          cwd=tmp_path)
     assert bad.returncode == 2 and "invalid choice: 'maybe'" in bad.stderr
+
+
+def test_samples_auto_follows_the_motion():
+    from hfrender.engine.adaptive import needed
+
+    assert needed(0.0, 0.0, True, (4, 64)) == 4  # still: the minimum
+    assert needed(37.0, 0.0, True, (4, 64)) == 10  # ceil(37 / 4 px)
+    assert needed(37.0, 0.0, False, (4, 64)) == 37  # without reconstruction: 1 px gaps
+    assert needed(900.0, 0.0, True, (4, 64)) == 64  # capped
+    assert needed(0.0, 30.0, True, (4, 64)) == 57  # a 30 px lens blur: ceil((30/4)^2)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path):
+    still, moving = scenes
+    settings = {"size": (64, 36), "duration": 0.1, "samples": "auto", "samples_range": (2, 24)}
+    _, stats = render_frames(still, **settings)
+    assert stats.subframes == 3 * 2  # three still frames at the minimum
+    frames, stats = render_frames(moving, **settings)
+    assert 3 * 2 < stats.subframes < 3 * 24 and frames.shape == (3, 36, 64, 3)
+    with pytest.raises(ConfigError, match="samples=auto with shutter=540"):
+        render_frames(moving, **settings, shutter=540.0)
+    with pytest.raises(ConfigError, match=r"samples_range=\(8, 4\) must be MIN:MAX"):
+        render_frames(moving, **{**settings, "samples_range": (8, 4)})

@@ -158,7 +158,11 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
         preset.add_argument(f"-q{key}", dest="quality", action="store_const", const=key,
                             help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
     m = r.add_argument_group("motion blur and depth of field")
-    m.add_argument("--samples", type=int, default=None, help="sub-frames per output frame (8)")
+    m.add_argument("--samples", default=None, metavar="N|auto",
+                   help="sub-frames per output frame (8); auto: each frame as many as its "
+                        "motion (and lens blur) needs, within --samples-range")
+    m.add_argument("--samples-range", default=None, metavar="MIN:MAX",
+                   help="bounds of --samples auto (4:64)")
     m.add_argument("--shutter", type=float, default=None, metavar="DEG",
                    help="shutter angle in degrees (180); above 360 windows overlap")
     m.add_argument("--shutter-position", choices=POSITIONS, default=None,

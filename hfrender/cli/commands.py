@@ -23,6 +23,8 @@ from hfrender.config import (
     PRESETS,
     ConfigError,
     RenderConfig,
+    parse_range,
+    parse_samples,
     parse_size,
     project_settings,
 )
@@ -72,7 +74,10 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
     if args.quality:
         (values["size"], values["fps"]) = PRESETS[args.quality]
     flags = {"output": args.output, "fps": args.fps, "duration": args.duration,
-             "samples": args.samples, "shutter": args.shutter,
+             "samples": None if args.samples is None else parse_samples(args.samples),
+             "samples_range": (None if args.samples_range is None
+                               else parse_range(args.samples_range)),
+             "shutter": args.shutter,
              "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
              "dof": args.dof, "reconstruct": args.reconstruct, "backend": args.backend,
              "gl": args.gl, "seed": args.seed,
@@ -89,6 +94,14 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
         flags["granularity"] = g if g == "auto" else _int("granularity", g)
     values.update({k: v for k, v in flags.items() if v is not None})
     return RenderConfig(**values)
+
+
+def _samples(config: RenderConfig, stats: Any) -> str:
+    if config.samples != "auto":
+        return f"{config.samples} samples"
+    lo, hi = config.samples_range
+    per = stats.subframes / max(1, stats.frames_written)
+    return f"samples auto {lo}:{hi} ({per:.1f} per frame)"
 
 
 def _reconstruction(config: RenderConfig, stats: Any) -> str:
@@ -151,8 +164,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"resumed at frame {stats.resumed_at}")
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames_written} frames "
-              f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {config.samples} "
-              f"samples{_reconstruction(config, stats)}, dof {stats.dof}; "
+              f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
+              f"{_reconstruction(config, stats)}, dof {stats.dof}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}, fusion {stats.backend}"
               + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"

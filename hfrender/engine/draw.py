@@ -63,6 +63,15 @@ class SubframeDrawer:
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host
 
+    def skip(self, plan: Plan, j: int) -> Any:
+        """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer
+        sub-frames than it holds; its weight is 0). Returns the full hyperframe or None."""
+        config, t = self.config, float(plan.times[j])
+        lens = (self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
+                if self.dof == "depth" else None)
+        self.builder.reserve(t, lens)
+        return self.builder.commit()
+
     def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> list[np.ndarray]:
         """d/dt of every object's clip matrix at ``t``; the scene is left at ``t``."""
         scene, h = self.scene, VELOCITY_DT

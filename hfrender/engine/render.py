@@ -22,6 +22,7 @@ import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.effects import fuse
+from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.render_setup import (
@@ -135,6 +136,7 @@ class RenderJob:
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
         self.drawer: SubframeDrawer | None = None
+        self.probe: Any = None  # --samples auto
         self.plan: PlanStream | None = None
         self.settings: dict | None = None  # what the output depends on (resume checks it)
         self.manifest: Any = None
@@ -221,13 +223,16 @@ class RenderJob:
         config, stats = self.config, self.stats
         depth = self.dof == "depth"
         schedule = schedule_for(config, self.scene.camera.aperture_blades)
-        self.plan = plan = PlanStream(schedule, self.first_frame, self.count)
-        if schedule.effective_shutter_deg != config.shutter or plan.per_output != config.samples:
+        velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene)
+        self.probe = adaptive_probe(self.glctx.ctx, self.scene, config, schedule, self.dof,
+                                    velocity)
+        self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
+        if schedule.effective_shutter_deg != config.shutter or \
+                plan.per_output != config.max_samples:
             stats.shutter = (schedule.effective_shutter_deg, plan.per_output)
             log.warning("shutter %g degrees with %d samples: windows overlap on a shared grid; "
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
-        velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene)
         stats.no_velocity = isinstance(self.scene, ShaderScene)
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps,
                                       velocity)
@@ -349,9 +354,12 @@ class RenderJob:
         if k != self._drawing:  # the first sub-frame of output frame k: its latency starts
             engine.mark_started(k)
             self._drawing = k
-        hyper, host_bytes = self.drawer.draw(plan, j, index, k)
+        if plan.drawn is not None and not plan.drawn[j]:  # --samples auto: an unused slot
+            hyper, host_bytes = self.drawer.skip(plan, j), 0
+        else:
+            hyper, host_bytes = self.drawer.draw(plan, j, index, k)
+            self.stats.subframes += 1
         self.stats.device_to_host_bytes += host_bytes
-        self.stats.subframes += 1
         if hyper is not None:
             engine.submit(hyper)
         if self.preview is not None and not self.preview.show():
@@ -360,14 +368,14 @@ class RenderJob:
 
     def release(self) -> None:
         """Free the GL objects and the context (also after an error)."""
-        for part in (self.storage, self.preview, self.renderer, self.glctx):
+        for part in (self.storage, self.preview, self.probe, self.renderer, self.glctx):
             if part is None:
                 continue
             try:  # best effort: after a CUDA fault a release may fail; the rest still goes
                 part.release()
             except Exception as exc:  # noqa: BLE001 - the render's own error is the one told
                 log.warning("releasing %s: %s", type(part).__name__, exc)
-        self.storage = self.preview = self.renderer = None
+        self.storage = self.preview = self.renderer = self.probe = None
         self.glctx = None
 
 

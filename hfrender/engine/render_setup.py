@@ -182,7 +182,7 @@ def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | 
 def schedule_for(config: RenderConfig, aperture_blades: int = 0) -> SampleSchedule:
     """The sample schedule of a render's settings (the one place they are mapped)."""
     return SampleSchedule(config.fps, config.shutter, config.shutter_position,
-                          config.shutter_curve, config.samples, config.jitter, config.seed,
+                          config.shutter_curve, config.max_samples, config.jitter, config.seed,
                           aperture_blades)
 
 

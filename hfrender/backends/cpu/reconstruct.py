@@ -214,6 +214,18 @@ def cells(times: np.ndarray, open_t: float, close_t: float) -> np.ndarray:
     return np.concatenate([[min(open_t, times[0])], mids, [max(close_t, times[-1])]])
 
 
+def frame_speeds(velocity: np.ndarray, weights: WindowWeights) -> np.ndarray:
+    """The largest |velocity| of each sub-frame some window uses (0 for the others: slots
+    ``--samples auto`` left undrawn hold whatever was there)."""
+    speed = np.zeros(len(velocity))
+    used = np.unique(np.concatenate([weights.starts[k] + np.flatnonzero(weights.rows[k])
+                                     for k in range(weights.count)] or [np.zeros(0, int)]))
+    for j in used:
+        v = velocity[j].astype(np.float64)
+        speed[j] = float(np.sqrt(v[..., 0] ** 2 + v[..., 1] ** 2).max())
+    return speed
+
+
 def moves(frames_speed: np.ndarray, weights: WindowWeights, times: np.ndarray,
           spans: np.ndarray) -> bool:
     """Whether any pixel of the windows moves by :data:`STILL_PX` over its shutter."""
@@ -232,7 +244,7 @@ def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndar
     """``out[k] = encode(sum_j W[k, j] * cell_j)``, ``cell_j`` the reconstructed mean
     picture over sample ``j``'s part of output ``k``'s shutter ``spans[k] = (open, close)``.
     ``defocus(lin, j)`` (depth of field) is applied to each sub-frame before it is warped."""
-    speed = np.sqrt((velocity.astype(np.float64) ** 2).sum(-1)).reshape(len(frames), -1).max(1)
+    speed = frame_speeds(velocity, weights)
     decoded: dict[int, _Frame] = {}
 
     shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0

@@ -1,0 +1,93 @@
+"""``--samples auto``: how many sub-frames each output frame needs, from a probe.
+
+One probe sub-frame per output frame, drawn at the middle of its shutter with the velocity
+plane, gives ``D``, the largest distance any pixel moves while the shutter is open (a small
+fast object counts as much as a large one: it is a per-pixel maximum, not an image
+difference); with lens depth of field the largest circle of confusion ``C`` counts too.
+The frame draws ``N = clamp(max(ceil(D / gap), ceil((C / GAP_DOF_PX) ** 2)), MIN, MAX)``
+sub-frames, ``gap`` being what the quality harness (``benchmarks/quality.py``) shows is
+enough: :data:`GAP_RECON_PX` between sub-frames when reconstruction fills the motion
+between them, :data:`GAP_PLAIN_PX` without it. Lens positions cover the aperture's disc,
+so their spacing shrinks with the square root of N.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.config import ConfigError
+from hfrender.engine.draw import SubframeDrawer
+from hfrender.render.renderer import SceneRenderer
+from hfrender.sampler import SampleSchedule
+from hfrender.scene import ShaderScene
+
+GAP_RECON_PX = 4.0  # pixels of motion between sub-frames, with reconstruction
+GAP_PLAIN_PX = 1.0  # without it (plain sampling strobes beyond about a pixel)
+GAP_DOF_PX = 4.0  # spacing of lens positions across the largest circle of confusion
+
+
+def needed(displacement_px: float, coc_px: float, reconstruct: bool,
+           bounds: tuple[int, int]) -> int:
+    """Sub-frames for a frame whose pixels move up to ``displacement_px`` over the shutter
+    and blur up to ``coc_px`` (lens depth of field; 0 without)."""
+    gap = GAP_RECON_PX if reconstruct else GAP_PLAIN_PX
+    n = max(math.ceil(displacement_px / gap), math.ceil((coc_px / GAP_DOF_PX) ** 2), 1)
+    return int(min(max(n, bounds[0]), bounds[1]))
+
+
+class SampleProbe:
+    """``probe(first, count)``: the sub-frames each of those output frames needs (call it
+    from the thread that owns the GL context)."""
+
+    def __init__(self, ctx: Any, scene: Any, config: Any, schedule: SampleSchedule,
+                 dof: str, reconstruct: bool) -> None:
+        self.scene, self.config, self.schedule = scene, config, schedule
+        self.dof, self.reconstruct = dof, reconstruct
+        self.size = config.size
+        self.renderer = SceneRenderer(ctx, scene, config.size, True, with_velocity=True)
+        self.renderer.prepare()
+        self.drawer = SubframeDrawer(scene, self.renderer, None, None, config, dof, True)
+        w, h = config.size
+        self._color = np.empty((h, w, 4), np.uint8)
+        self._depth = np.empty((h, w), np.float32)
+        self._velocity = np.empty((h, w, 2), np.float32)
+        self.probes = 0
+
+    def __call__(self, first: int, count: int) -> np.ndarray:
+        spans = self.schedule.shutter_spans(first + np.arange(count))
+        return np.array([self._one(first + i, float(spans[i].mean()),
+                                   float(spans[i, 1] - spans[i, 0])) for i in range(count)])
+
+    def _one(self, k: int, t: float, shutter_s: float) -> int:
+        scene, w, h = self.scene, *self.size
+        scene.update(t)
+        self.renderer.draw(t, k, clip_rates=self.drawer._clip_rates(t, k, (0.0, 0.0),
+                                                                     (0.0, 0.0)))
+        self.renderer.read_into(self._color, self._depth, self._velocity)
+        self.probes += 1
+        speed = float(np.sqrt((self._velocity.astype(np.float64) ** 2).sum(-1)).max())
+        coc = 0.0
+        if self.dof == "lens":
+            lens = scene.camera.lens(None, aspect=w / h)
+            finite = self._depth[np.isfinite(self._depth)]
+            if finite.size:
+                coc = float(np.max(lens.coc_px(finite, w)))
+        return needed(speed * shutter_s, coc, self.reconstruct, self.config.samples_range)
+
+    def release(self) -> None:
+        self.renderer.release()
+
+
+def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof: str,
+                   reconstruct: bool) -> SampleProbe | None:
+    """The probe of a ``--samples auto`` render (None for a fixed count)."""
+    if config.samples != "auto":
+        return None
+    if isinstance(scene, ShaderScene):
+        raise ConfigError(f"--samples auto: {Path(scene.source_path).name} is a fragment "
+                          "shader, with no velocity to measure its motion by; give --samples N")
+    return SampleProbe(ctx, scene, config, schedule, dof, reconstruct)
