@@ -111,7 +111,7 @@ def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatc
     assert not (folder / "out" / "bar.mp4").exists()
     monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
     code, results = summary(folder)
-    assert code == 0 and results["bar"]["status"] == "resumed"
+    assert code == 0 and results["bar"]["status"] == "resumed", results["bar"]["error"]
     assert results["bar"]["segments_reused"] == 1 and results["bar"]["segments_made"] >= 1
     np.testing.assert_array_equal(decode(folder / "out" / "bar.mp4"),
                                   decode(folder / "out" / "whole.mp4"))

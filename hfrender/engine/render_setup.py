@@ -165,7 +165,7 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
                     total: int, gl_renderer: str = "") -> dict:
     """What the output depends on: a resumed render must match all of it."""
     settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
-    settings["size"] = list(config.size)
+    settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
     settings.update(scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)

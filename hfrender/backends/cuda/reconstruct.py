@@ -1,0 +1,233 @@
+"""Motion-blur reconstruction on the CUDA backend, host side (any array module).
+
+Step for step as :mod:`hfrender.backends.cpu.reconstruct`, the reference: the same windows,
+cells, half-cells and number of intermediate times (:func:`half_steps`, decided on the host
+from each sub-frame's largest speed), the same base picture, and per half-cell and chunk of
+intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
+
+- ``hf_rc_splat`` (once per source: the cell's own sub-frame, then its neighbour): every
+  moving pixel's key, its depth's bits above its candidate id (own sub-frame's pixels
+  first, in raster order), ``atomicMin``-ed into the z-buffer of (time, target pixel): the
+  nearest surface wins, then the first candidate, as ``np.unique(..., return_index=True)``
+  picks the first of equals on the CPU;
+- ``hf_rc_resolve``: the winner of each (time, pixel), where it is not behind the base;
+- ``hf_rc_cracks``: NumPy's ``_cracks``, the pixels a warped surface stretched over;
+- ``hf_rc_accumulate``: per pixel channel, the sum of (shown - base) over the chunk's times
+  in the order ``np.bincount`` adds them (the winners, then the cracks), in double.
+
+``hf_rc_base`` is ``_base``; ``hf_rc_cell_add`` adds each half-cell's mean, weighted by its
+length, into the cell's picture; the weighted sum over a window's cells and the encode are
+:func:`launches.fuse_windows` on those pictures (``linear_in``), one launch per window. A
+hyperframe without motion (:func:`moves`) is plain :func:`launches.fuse`, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS, STILL_PX, cells, half_steps, moves
+from hfrender.backends.cuda import launches
+from hfrender.backends.cuda.launches import (
+    BLOCK,
+    F32,
+    I32,
+    I64,
+    MAX_GRID_Z,
+    SUFFIX,
+    Device,
+    _grid,
+    _host,
+    _luts,
+    _z_chunks,
+    mode_of,
+)
+from hfrender.hyperframe.windows import WindowWeights
+from hfrender.optics import Lens
+
+
+@dataclass
+class _Frames:
+    """The hyperframe as reconstruction reads it, on the device (and its scalars on the host)."""
+
+    lin: Any  # (N, H, W, C) float32: linear light (defocused with lenses)
+    depth: Any  # (N, H, W) float32
+    velocity: Any  # (N, H, W, 2) float32 pixels per second
+    moving: Any  # (N, H, W) uint8: moves by STILL_PX or more over a shutter
+    any_moving: np.ndarray  # (N,) bool, host
+    times: np.ndarray  # (N,) float64, host
+    speed: np.ndarray  # (N,) float64, host: the largest |velocity|
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return tuple(int(s) for s in self.lin.shape[1:])  # type: ignore[return-value]
+
+
+def frame_speeds(xp: Any, velocity: Any) -> np.ndarray:
+    """Each sub-frame's largest |velocity| (host float64), as the CPU backend computes it."""
+    n = int(velocity.shape[0])
+    speed = xp.sqrt((velocity.astype(xp.float64) ** 2).sum(-1)).reshape(n, -1).max(1)
+    return _host(xp, speed).astype(np.float64)
+
+
+def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
+                weights: WindowWeights, spans: np.ndarray, lenses: Sequence[Lens] | None,
+                linear_light: bool, out: Any) -> Any:
+    """``CPUBackend.reconstruct`` on the device: ``frames`` (N, H, W, C), ``depth``
+    (N, H, W) and ``velocity`` (N, H, W, 2) float32, all C-contiguous arrays of ``dev.xp``;
+    ``times`` (N,) and ``spans`` (M, 2) on the host; ``out`` (M, H, W, C) written."""
+    xp = dev.xp
+    times = np.asarray(times, np.float64)
+    spans = np.asarray(spans, np.float64)
+    speed = frame_speeds(xp, velocity)
+    if not moves(speed, weights, times, spans):
+        return launches.fuse(dev, frames, depth if lenses is not None else None, weights,
+                             lenses, linear_light, out)
+    mode = mode_of(frames.dtype, linear_light)
+    lin = _decode(dev, frames, mode)
+    if lenses is not None:
+        from hfrender.backends.cuda.dof import defocus_frames
+
+        dof = defocus_frames(dev, lin, depth, lenses, "fast")  # as the CPU's default
+        lin = lin if dof is None else dof
+    shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
+    moving = xp.hypot(velocity[..., 0], velocity[..., 1]) * shutter >= STILL_PX
+    any_moving = _host(xp, moving.reshape(len(times), -1).any(axis=1))
+    st = _Frames(lin, depth, velocity, xp.ascontiguousarray(moving.astype(np.uint8)),
+                 np.asarray(any_moving, bool), times, speed)
+    for k in range(weights.count):
+        _window(dev, st, frames, weights, k, spans[k], mode, out[k : k + 1])
+    return out
+
+
+def _decode(dev: Device, frames: Any, mode: int) -> Any:
+    """Every sub-frame in linear light (float32 frames: copied), as ``launches.fuse``."""
+    n, h, w, c = (int(s) for s in frames.shape)
+    dt = np.dtype(frames.dtype)
+    elems = h * w * c
+    lut, _ = _luts(dev, dt, mode)
+    lin = dev.xp.empty((n, h, w, c), np.float32)
+    for z0 in _z_chunks(n):
+        z1 = min(n, z0 + MAX_GRID_Z)
+        dev.launch(f"hf_decode_frames_{SUFFIX[dt]}", _grid(elems, z1 - z0), (BLOCK, 1, 1),
+                   (frames[z0:z1], I64(elems), I32(c), I32(mode), lut, lin[z0:z1]))
+    return lin
+
+
+def _window(dev: Device, st: _Frames, frames: Any, weights: WindowWeights, k: int,
+            span: np.ndarray, mode: int, out: Any) -> None:
+    """Output ``k``: each of its sub-frames' cell picture, in frame order, then their
+    weighted sum and encode (``hf_fuse_windows``, as plain fusion adds them)."""
+    nz = np.flatnonzero(weights.rows[k])
+    js = weights.starts[k] + nz
+    order = np.argsort(st.times[js], kind="stable")
+    ordered = [int(j) for j in js[order]]
+    edges = cells(st.times[ordered], float(span[0]), float(span[1]))
+    h, w, c = st.shape
+    pictures = dev.xp.empty((len(js), h, w, c), np.float32)
+    for q, i in enumerate(np.argsort(order, kind="stable")):  # frame order
+        _cell(dev, st, ordered, int(i), float(edges[i]), float(edges[i + 1]), pictures[q])
+    one = WindowWeights(np.zeros(1, np.int64), np.ascontiguousarray(weights.rows[k][nz][None]))
+    launches.fuse_windows(dev, frames, pictures, one, mode, out)
+
+
+def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: float,
+          picture: Any) -> None:
+    """``cell_picture``: the mean picture over ``[lo, hi]`` of the window's (time-ordered)
+    sub-frame ``i``, written into ``picture``."""
+    own = ordered[i]
+    t_own = float(st.times[own])
+    n = len(ordered)
+    halves = []
+    for edge, side in ((lo, -1), (hi, +1)):
+        j = i + side if 0 <= i + side < n else i - side
+        other = ordered[j] if 0 <= j < n and j != i else None
+        steps = half_steps(float(st.speed[own]), 0.0 if other is None else float(st.speed[other]),
+                           t_own, t_own if other is None else float(st.times[other]), edge)
+        halves.append((abs(edge - t_own), other, edge, steps))
+    total = sum(length for length, *_ in halves)
+    if all(steps == 0 for *_, steps in halves) or total <= 0:
+        picture[...] = st.lin[own]
+        return
+    by_time = sorted((f for f in ordered if f != own),
+                     key=lambda f: abs(float(st.times[f]) - t_own))
+    h, w, c = st.shape
+    xp = dev.xp
+    base_c = xp.empty((h, w, c), np.float32)
+    base_d = xp.empty((h, w), np.float32)
+    chain = xp.asarray(np.array([own, *by_time], np.int64))
+    dev.launch("hf_rc_base", _grid(h * w), (BLOCK, 1, 1),
+               (st.lin, st.depth, st.moving, chain, I32(len(chain)), I64(h * w), I32(c),
+                base_c, base_d))
+    picture[...] = 0.0
+    no_acc = dev.table("none-f64", lambda: np.zeros(1, np.float64))
+    for length, other, edge, steps in halves:
+        if length <= 0:
+            continue
+        acc = no_acc if steps == 0 else _half_sum(dev, st, own, other, edge, steps,
+                                                  (base_c, base_d))
+        dev.launch("hf_rc_cell_add", _grid(h * w * c), (BLOCK, 1, 1),
+                   (st.lin[own], acc, base_c, I32(steps > 0), I32(max(steps, 1)),
+                    F32(length / total), I64(h * w * c), picture))
+
+
+def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float, steps: int,
+              base: tuple[Any, Any]) -> Any:
+    """``_half_mean``'s sum: per pixel channel, (shown - base) summed over the ``steps``
+    intermediate times from ``own``'s time to ``edge`` (double, the device's)."""
+    xp = dev.xp
+    h, w, c = st.shape
+    hw = h * w
+    t_own = float(st.times[own])
+    dts = t_own + (np.arange(steps) + 0.5) / steps * (edge - t_own)
+    sources = [f for f in (own, other) if f is not None]
+    other_lin = st.lin[sources[-1]]
+    acc = xp.zeros(hw * c, np.float64)
+    if not any(st.any_moving[f] for f in sources):
+        return acc  # nothing lands: the CPU skips every chunk (it adds zero)
+    chunk = max(1, CHUNK_ELEMS // hw)
+    for m0 in range(0, steps, chunk):
+        taus = dts[m0 : m0 + chunk]
+        keys = _splat(dev, st, sources, taus, base[1])
+        _resolve_and_add(dev, keys, st.lin[own], other_lin, base, len(taus), (h, w, c), acc)
+    return acc
+
+
+def _splat(dev: Device, st: _Frames, sources: list[int], taus: np.ndarray,
+           base_d: Any) -> Any:
+    """The z-buffer of keys of the chunk's times (``hf_rc_splat``, one launch per source)."""
+    xp = dev.xp
+    h, w, _ = st.shape
+    keys = xp.full(len(taus) * h * w, -1, np.int64)  # no candidate: all bits set
+    for s, f in enumerate(sources):
+        if not st.any_moving[f]:
+            continue
+        dt = xp.asarray(np.ascontiguousarray(taus - float(st.times[f])))
+        dev.launch("hf_rc_splat", _grid(len(taus) * h * w), (BLOCK, 1, 1),
+                   (st.velocity[f], st.depth[f], st.moving[f], base_d, dt, I32(len(taus)),
+                    I32(h), I32(w), I32(s), keys))
+    return keys
+
+
+def _resolve_and_add(dev: Device, keys: Any, own_lin: Any, other_lin: Any,
+                     base: tuple[Any, Any], times: int, shape: tuple[int, int, int],
+                     acc: Any) -> None:
+    """Winners, cracks, and their colours' difference from the base added into ``acc``."""
+    xp = dev.xp
+    h, w, c = shape
+    hw = h * w
+    base_c, base_d = base
+    win = xp.empty(times * hw, np.int32)
+    fill = xp.empty(times * hw * c, np.float32)
+    filled = xp.empty(times * hw, np.uint8)
+    dev.launch("hf_rc_resolve", _grid(times * hw), (BLOCK, 1, 1),
+               (keys, base_d, I32(times), I64(hw), win))
+    dev.launch("hf_rc_cracks", _grid(times * hw), (BLOCK, 1, 1),
+               (keys, win, base_d, own_lin, other_lin, I32(times), I32(h), I32(w), I32(c),
+                fill, filled))
+    dev.launch("hf_rc_accumulate", _grid(hw * c), (BLOCK, 1, 1),
+               (win, fill, filled, own_lin, other_lin, base_c, I32(times), I64(hw), I32(c),
+                acc))

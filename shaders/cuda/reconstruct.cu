@@ -1,0 +1,166 @@
+// hfrender motion-blur reconstruction kernels: the motion between sub-frames, from their
+// velocity and depth. Step for step as hfrender/backends/cpu/reconstruct.py (the reference),
+// driven by hfrender/backends/cuda/reconstruct.py; the same rules as fusion.cu (no
+// #include, no shared memory, extern "C", every thread guards its own index).
+//
+// Per half-cell and chunk of intermediate times ("times" below, grid over time x pixel):
+//   hf_rc_splat      every moving pixel of a source lands on round(q + v * dt): atomicMin of
+//                    its key (depth | candidate) into the z-buffer of (time, target pixel)
+//   hf_rc_resolve    the winner of each (time, pixel), or -1: none, or behind the base
+//   hf_rc_cracks     a pixel between two winners (across or up and down) in front of the
+//                    base: the mean of their colours
+//   hf_rc_accumulate per pixel channel, sum of (winner colour - base colour) over the times
+//                    (in the NumPy order: the winners, then the cracks), into a double sum
+// and per cell: hf_rc_base (what a pixel shows before any splat) and hf_rc_cell_add (the
+// half-cell's mean, weighted by its length, added to the cell's picture).
+
+// an unsigned key that orders as the float: the smallest depth first (-0 as +0)
+__device__ __forceinline__ unsigned int hf_rc_order(float d) {
+    unsigned int b = __float_as_uint(d == 0.0f ? 0.0f : d);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+
+__device__ __forceinline__ float hf_rc_depth(unsigned long long key) {
+    unsigned int k = (unsigned int)(key >> 32);
+    return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
+#define HF_RC_NONE 0xffffffffffffffffull
+
+// candidate id: source * hw + pixel (own sub-frame's pixels first, raster order)
+__device__ __forceinline__ float hf_rc_colour(const float* __restrict__ own,
+                                              const float* __restrict__ other, long long hw,
+                                              int channels, int id, int c) {
+    return id < hw ? own[(long long)id * channels + c]
+                   : other[((long long)id - hw) * channels + c];
+}
+
+// NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint.
+// The neighbour (source 1) lands only where the base is a hole (infinite depth).
+extern "C" __global__ void hf_rc_splat(
+        const float* velocity, const float* depth, const unsigned char* moving,
+        const float* base_depth, const double* dts, int times, int height, int width,
+        int source, long long* keys_raw) {
+    long long hw = (long long)height * width;
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)times * hw) return;
+    long long m = e / hw, p = e - m * hw;
+    if (!moving[p]) return;
+    long long y = p / width, x = p - y * width;
+    double dt = dts[m];
+    double ty = rint((double)y + (double)velocity[2 * p + 1] * dt);
+    double tx = rint((double)x + (double)velocity[2 * p] * dt);
+    if (!(ty >= 0.0 && ty < (double)height && tx >= 0.0 && tx < (double)width)) return;
+    long long q = (long long)ty * width + (long long)tx;
+    if (source && !isinf(base_depth[q])) return;
+    unsigned long long key = ((unsigned long long)hf_rc_order(depth[p]) << 32)
+                             | (unsigned long long)(source * hw + p);
+    unsigned long long* keys = (unsigned long long*)keys_raw;
+    atomicMin(keys + m * hw + q, key);
+}
+
+// the winner's candidate id where a surface landed at least as near as the base, else -1
+extern "C" __global__ void hf_rc_resolve(
+        const long long* keys_raw, const float* base_depth, int times, long long hw,
+        int* win) {
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)times * hw) return;
+    unsigned long long key = ((const unsigned long long*)keys_raw)[e];
+    int r = -1;
+    if (key != HF_RC_NONE && hf_rc_depth(key) <= base_depth[e % hw])
+        r = (int)(key & 0xffffffffull);
+    win[e] = r;
+}
+
+__device__ __forceinline__ bool hf_rc_pair(const unsigned long long* __restrict__ keys,
+                                           const int* __restrict__ win, long long a,
+                                           long long b, float base) {
+    return win[a] >= 0 && win[b] >= 0
+           && fmaxf(hf_rc_depth(keys[a]), hf_rc_depth(keys[b])) < base;
+}
+
+// NumPy's _cracks: float32 sum of each pair, double total over the pairs, its mean
+extern "C" __global__ void hf_rc_cracks(
+        const long long* keys_raw, const int* win, const float* base_depth,
+        const float* own_lin, const float* other_lin, int times, int height, int width,
+        int channels, float* fill, unsigned char* filled) {
+    long long hw = (long long)height * width;
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)times * hw) return;
+    filled[e] = 0;
+    if (win[e] >= 0) return;
+    const unsigned long long* keys = (const unsigned long long*)keys_raw;
+    long long p = e % hw, y = p / width, x = p - y * width;
+    float base = base_depth[p];
+    bool across = x > 0 && x < width - 1 && hf_rc_pair(keys, win, e - 1, e + 1, base);
+    bool upright = y > 0 && y < height - 1 && hf_rc_pair(keys, win, e - width, e + width, base);
+    if (!across && !upright) return;
+    filled[e] = 1;
+    for (int c = 0; c < channels; ++c) {
+        double total = 0.0;
+        int count = 0;
+        if (across) {
+            total += (double)(hf_rc_colour(own_lin, other_lin, hw, channels, win[e - 1], c)
+                              + hf_rc_colour(own_lin, other_lin, hw, channels, win[e + 1], c));
+            count += 2;
+        }
+        if (upright) {
+            total += (double)(hf_rc_colour(own_lin, other_lin, hw, channels, win[e - width], c)
+                              + hf_rc_colour(own_lin, other_lin, hw, channels, win[e + width],
+                                             c));
+            count += 2;
+        }
+        fill[e * channels + c] = (float)(total / (double)count);
+    }
+}
+
+// acc[p, c] += sum over the chunk's times of (shown - base): NumPy's bincount order
+extern "C" __global__ void hf_rc_accumulate(
+        const int* win, const float* fill, const unsigned char* filled, const float* own_lin,
+        const float* other_lin, const float* base_color, int times, long long hw,
+        int channels, double* acc) {
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= hw * channels) return;
+    long long p = e / channels;
+    int c = (int)(e - p * channels);
+    double base = (double)base_color[e];
+    double sum = 0.0;
+    for (int m = 0; m < times; ++m) {
+        int id = win[(long long)m * hw + p];
+        if (id >= 0) sum += (double)hf_rc_colour(own_lin, other_lin, hw, channels, id, c) - base;
+    }
+    for (int m = 0; m < times; ++m) {
+        long long i = (long long)m * hw + p;
+        if (filled[i]) sum += (double)fill[i * channels + c] - base;
+    }
+    acc[e] += sum;
+}
+
+// NumPy's _base: the first of `order` (own, then by time) whose pixel is still; else own's
+// colour at infinite depth (a hole)
+extern "C" __global__ void hf_rc_base(
+        const float* lin, const float* depth, const unsigned char* moving,
+        const long long* order, int count, long long hw, int channels, float* base_color,
+        float* base_depth) {
+    long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= hw) return;
+    long long src = -1;
+    for (int i = 0; i < count && src < 0; ++i)
+        if (!moving[order[i] * hw + p]) src = order[i];
+    base_depth[p] = src < 0 ? __uint_as_float(0x7f800000u) : depth[src * hw + p];
+    long long from = src < 0 ? order[0] : src;
+    for (int c = 0; c < channels; ++c)
+        base_color[p * channels + c] = lin[(from * hw + p) * channels + c];
+}
+
+// picture += part * factor, part the half-cell's mean (base + acc / steps, rounded to
+// float) or, with use_acc 0, the sub-frame itself (part_lin)
+extern "C" __global__ void hf_rc_cell_add(
+        const float* part_lin, const double* acc, const float* base_color, int use_acc,
+        int steps, float factor, long long elems, float* picture) {
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= elems) return;
+    float part = use_acc ? (float)((double)base_color[e] + acc[e] / (double)steps)
+                         : part_lin[e];
+    picture[e] = picture[e] + part * factor;
+}

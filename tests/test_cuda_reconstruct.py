@@ -1,0 +1,184 @@
+"""The CUDA backend's motion-blur reconstruction without a GPU: its host logic
+(hfrender/backends/cuda/reconstruct.py) drives the kernels of shaders/cuda/reconstruct.cu in
+the CPU emulator (tests/cuda_emu), compared with the NumPy reference
+(``CPUBackend.reconstruct``) on small seeded random cases."""
+
+import numpy as np
+import pytest
+from cuda_emu import session_emulator
+
+import hfrender as hf
+import hfrender.backends.cpu.reconstruct as cpu_rc
+from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cuda import launches
+from hfrender.backends.cuda import reconstruct as cuda_rc
+from hfrender.sampler import SampleSchedule
+
+CPU = CPUBackend()
+H, W = 12, 20
+
+
+@pytest.fixture(scope="module")
+def emu(tmp_path_factory):
+    return session_emulator(tmp_path_factory)  # one build per session, shared by modules
+
+
+@pytest.fixture
+def launched(emu):
+    """``(dev, names)``: a launcher on the emulator that records every kernel it runs."""
+    names = []
+
+    def run(name, grid, block, args):
+        names.append(name)
+        emu.run(name, grid, block, args)
+
+    return launches.Device(np, run), names
+
+
+def scene(rng, n, dtype, *, speed=300.0, still=False):
+    """``n`` sub-frames: random colour and depth (a few levels, so depths tie), a near square
+    moving with a shared velocity plus a per-pixel jitter (so splats collide), and a second,
+    farther square moving the other way."""
+    if dtype == np.float32:
+        frames = rng.random((n, H, W, 4), dtype=np.float32)
+    else:
+        frames = rng.integers(0, 256, (n, H, W, 4)).astype(np.uint8)
+    levels = np.array([1.0, 2.0, 2.5, 4.0], np.float32)
+    depth = levels[rng.integers(0, len(levels), (n, H, W))]
+    velocity = np.zeros((n, H, W, 2), np.float32)
+    if not still:
+        for j in range(n):
+            y0, x0 = rng.integers(1, H - 6), rng.integers(1, W - 8)
+            v = rng.uniform(0.5, 1.0, 2) * speed * rng.choice([-1, 1], 2)
+            jitter = rng.normal(0, 0.1 * speed, (5, 6, 2))
+            velocity[j, y0 : y0 + 5, x0 : x0 + 6] = v + jitter
+            depth[j, y0 : y0 + 5, x0 : x0 + 6] = rng.choice([0.5, 0.5, 0.75], (5, 6))
+            y1, x1 = rng.integers(0, H - 3), rng.integers(0, W - 3)
+            velocity[j, y1 : y1 + 3, x1 : x1 + 3] = -v * 0.5
+            depth[j, y1 : y1 + 3, x1 : x1 + 3] = 3.0
+    return frames, depth, velocity
+
+
+def one_window(n, shutter=1 / 60):
+    times = (np.arange(n) + 0.5) / n * shutter
+    ramp = np.linspace(1.0, 2.0, n)  # unequal weights
+    ww = hf.WindowWeights(np.array([0]), (ramp / ramp.sum())[None])
+    return times, ww, np.array([[0.0, shutter]])
+
+
+def both(dev, frames, depth, velocity, times, ww, spans, linear=True, lenses=None):
+    gpu = np.empty((ww.count,) + frames.shape[1:], frames.dtype)
+    cuda_rc.reconstruct(dev, frames, depth, velocity, times, ww, spans, lenses, linear, gpu)
+    cpu = CPU.reconstruct(frames, depth, velocity, times, ww, spans, lenses, linear)
+    return gpu, cpu
+
+
+def assert_close(gpu, cpu):
+    """Within 1 code value (float32: 1e-5), and different at all in under 0.1% of values."""
+    assert gpu.dtype == cpu.dtype and gpu.shape == cpu.shape
+    diff = np.abs(gpu.astype(np.float64) - cpu.astype(np.float64))
+    assert diff.max() <= (1e-5 if gpu.dtype == np.float32 else 1), diff.max()
+    assert (diff > 0).mean() < 1e-3, (diff > 0).mean()
+
+
+def _reconstructed(names):
+    return {n for n in names if n.startswith("hf_rc_")}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_a_moving_square_matches_the_cpu(launched, rng, dtype):
+    dev, names = launched
+    frames, depth, velocity = scene(rng, 3, dtype)
+    times, ww, spans = one_window(3)
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
+    assert_close(gpu, cpu)
+    # the case reconstructs (every kernel ran, with cracks and ties) and it matters
+    assert _reconstructed(names) == {"hf_rc_base", "hf_rc_splat", "hf_rc_resolve",
+                                     "hf_rc_cracks", "hf_rc_accumulate", "hf_rc_cell_add"}
+    plain = CPU.fuse(frames, None, ww, None, True)
+    assert np.abs(cpu.astype(np.float64) - plain).max() > 0
+
+
+def test_code_values_blend_as_the_cpu(launched, rng):
+    dev, _ = launched
+    frames, depth, velocity = scene(rng, 3, np.uint8)
+    times, ww, spans = one_window(3)
+    assert_close(*both(dev, frames, depth, velocity, times, ww, spans, linear=False))
+
+
+def test_overlapping_windows_share_sub_frames_as_the_cpu(launched, rng):
+    """Shutter 720 degrees: each sub-frame is in two windows, with a cell in each."""
+    dev, _ = launched
+    schedule = SampleSchedule(30.0, 720.0, samples=3)
+    plan = schedule.plan(2, first_frame=1)
+    n = len(plan.times)
+    frames, depth, velocity = scene(rng, n, np.uint8, speed=60.0)
+    spans = schedule.shutter_spans(np.array([1, 2]))
+    assert plan.weights.count == 2 and plan.weights.frames_needed() <= n
+    assert np.intersect1d(plan.weights.starts[0] + np.flatnonzero(plan.weights.rows[0]),
+                          plan.weights.starts[1] + np.flatnonzero(plan.weights.rows[1])).size
+    assert_close(*both(dev, frames, depth, velocity, plan.times, plan.weights, spans))
+
+
+def test_a_single_sample_window_matches_the_cpu(launched, rng):
+    dev, _ = launched
+    frames, depth, velocity = scene(rng, 2, np.float32)
+    times = np.array([0.004, 0.012])
+    ww = hf.WindowWeights(np.array([0, 1]), np.ones((2, 1)))
+    spans = np.array([[0.0, 0.008], [0.008, 0.016]])
+    assert_close(*both(dev, frames, depth, velocity, times, ww, spans))
+
+
+def test_chunks_of_intermediate_times_sum_as_the_cpu(launched, rng, monkeypatch):
+    """Chunks of 2 intermediate times (the CPU's and the device's): the same sums."""
+    dev, _ = launched
+    monkeypatch.setattr(cpu_rc, "CHUNK_ELEMS", 2 * H * W)
+    monkeypatch.setattr(cuda_rc, "CHUNK_ELEMS", 2 * H * W)
+    frames, depth, velocity = scene(rng, 2, np.uint8)
+    times, ww, spans = one_window(2)
+    assert cpu_rc.half_steps(300.0, 300.0, times[0], times[1], 0.0) > 2  # several chunks
+    assert_close(*both(dev, frames, depth, velocity, times, ww, spans))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_no_motion_is_plain_fusion_bit_for_bit(launched, rng, dtype):
+    dev, names = launched
+    frames, depth, velocity = scene(rng, 3, dtype, still=True)
+    velocity[1, 2, 3] = (1e-4, 0.0)  # moves 1.7e-6 px over the shutter: below STILL_PX
+    times, ww, spans = one_window(3)
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
+    np.testing.assert_array_equal(gpu, cpu)
+    np.testing.assert_array_equal(gpu, CPU.fuse(frames, None, ww, None, True))
+    assert not _reconstructed(names)
+
+
+def test_the_backend_edge_takes_strided_planes_and_a_host_out(emu, rng):
+    """``CUDABackend.reconstruct`` (CuPy faked, kernels emulated): strided depth and
+    velocity made contiguous at the edge, the result written into the caller's array."""
+    from test_cuda_backend import fake_cupy
+
+    from hfrender.backends.cuda import CUDABackend
+
+    backend = CUDABackend(fake_cupy(emu))
+    frames, depth, velocity = scene(rng, 2, np.uint8)
+    times, ww, spans = one_window(2)
+    wide = np.zeros((2, H, W, 3), np.float32)
+    wide[..., :2] = velocity
+    deep = np.zeros((2, H, 2 * W), np.float32)
+    deep[..., ::2] = depth
+    out = np.empty((1, H, W, 4), np.uint8)
+    got = backend.reconstruct(frames, deep[..., ::2], wide[..., :2], times, ww, spans, None,
+                              True, out)
+    assert got is out
+    assert_close(out, CPU.reconstruct(frames, depth, velocity, times, ww, spans, None, True))
+
+
+def test_depth_of_field_defocuses_before_the_warp_as_the_cpu(launched, rng):
+    dev, _ = launched
+    frames, depth, velocity = scene(rng, 3, np.uint8)
+    times, ww, spans = one_window(3)
+    lenses = [hf.Lens(1.0 + 0.2 * j, 1.4, sensor_width_mm=9.0) for j in range(3)]
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans, lenses=lenses)
+    assert_close(gpu, cpu)
+    sharp = CPU.reconstruct(frames, depth, velocity, times, ww, spans, None, True)
+    assert np.abs(cpu.astype(np.float64) - sharp).max() > 0  # the lens blurred something
