@@ -47,7 +47,7 @@ class RenderConfig:
     shutter_curve: str = "box"
     jitter: bool = False
     dof: str = "auto"  # auto: lens when the camera has an f-stop, else off
-    reconstruct: str = "auto"  # motion between sub-frames from velocity (auto: if the scene has it)
+    reconstruct: str = "auto"  # motion between sub-frames from velocity (auto: with CUDA fusion)
     max_coc_px: float | None = None
     backend: str = "auto"
     gl: str | None = None

@@ -151,6 +151,8 @@ def test_a_still_scene_renders_bit_identical_with_reconstruction(scenes):
     plain, _ = render_frames(still, reconstruct="off", **settings)
     rec, stats = render_frames(still, reconstruct="on", **settings)
     assert stats.reconstruct and np.array_equal(plain, rec)
+    _, stats = render_frames(still, backend="cpu", **settings)
+    assert not stats.reconstruct  # auto: on where the fusion runs on CUDA only
 
 
 @pytest.mark.usefixtures("gl_context")

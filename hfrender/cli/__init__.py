@@ -175,8 +175,8 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                         "f-stop (default)")
     m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
                    help="reconstruct the motion between sub-frames from the renderer's "
-                        "velocity and depth (few sub-frames, smooth blur); auto: on for "
-                        "scenes with geometry (default), off for shaders")
+                        "velocity and depth (few sub-frames, smooth blur); auto (default): "
+                        "on where fusion runs on CUDA, for scenes with geometry")
     m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
     e = r.add_argument_group("engine")

@@ -223,7 +223,8 @@ class RenderJob:
         config, stats = self.config, self.stats
         depth = self.dof == "depth"
         schedule = schedule_for(config, self.scene.camera.aperture_blades)
-        velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene)
+        velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene,
+                                                           self.backend.name)
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, config, schedule, self.dof,
                                     velocity)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)

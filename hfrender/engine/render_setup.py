@@ -55,11 +55,13 @@ def resolve_dof(mode: str, scene: Scene) -> str:
     return mode
 
 
-def resolve_reconstruct(mode: str, scene: Scene) -> bool:
+def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
     """Whether the render draws velocity and reconstructs the motion between sub-frames:
-    ``auto`` and ``on`` where the scene has geometry; a fragment shader has no velocity,
-    so it keeps plain sub-frames (a warning with ``on``; the summary says so)."""
-    if mode == "off":
+    ``on`` where the scene has geometry; ``auto`` too when the fusion runs on CUDA (on the
+    CPU the NumPy reconstruction costs several times the drawing: there it is asked for).
+    A fragment shader has no velocity, so it keeps plain sub-frames (a warning with
+    ``on``; the summary says so)."""
+    if mode == "off" or (mode == "auto" and backend != "cuda"):
         return False
     if isinstance(scene, ShaderScene):
         if mode == "on":
