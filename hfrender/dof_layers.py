@@ -11,7 +11,8 @@ depth.
 The fast method turns classes into layers, nearest first, with a radius-independent cost:
 
 * few classes (a scene of planes): one layer each, and each layer's scatter is its field
-  (``[colour, 1] / area``) convolved with its disk by FFT: the exact gather's sums;
+  (``[colour, 1] / area``) convolved with its disk by FFT (over the window that its
+  pixels and their disks cover, band by band): the exact gather's sums;
 * many classes (slanted surfaces): neighbouring classes are merged into at most
   :data:`MAX_LAYERS` layers; a source between its layer's smallest and largest disk splits
   its light between those two disks, matching its own disk's mean squared radius.
@@ -21,8 +22,9 @@ k's own scatter, the scatters of the layers behind k whose disks are not larger 
 and a *gather* with p's disk of the far layers whose disks are larger (the gather's
 ``min(r_q, r_p)`` rule). Sources in focus (area 1) are never blurred: their pixel is their
 own light, bit for bit. The FFT's rounding never makes light where the exact gather has
-none: a count of the sources reaching each pixel (an integer, convolved alongside) says
-where a layer reaches.
+none: weights below :data:`NOISE_W` of a layer's largest, and colour below :data:`NOISE`
+of its channel's largest, are its rounding (about 1e-7 of them), taken as zero; no share
+of a source is that small (:data:`SNAP_T`).
 """
 
 from __future__ import annotations
@@ -37,10 +39,18 @@ from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
 
 DOF_METHODS = ("fast", "exact")
-MAX_LAYERS = 12  # blurred layers (both sides of the focus plane) at most: the cost
+MAX_LAYERS = 16  # blurred layers (both sides of the focus plane) at most: the cost
 NEAR, FOCUS, FAR = -1, 0, 1
 ROLE_NONE, ROLE_FRONT, ROLE_BACK = 0, 1, 2
-SNAP_T = 1e-3  # a source this close to one of its layer's disks goes to that disk alone
+NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
+NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
+GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its share);
+#                   larger ones with the disk between them
+SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that disk alone:
+#                no share of a source weighs less than SNAP_T / area (~1e-5 at a 64 px blur)
+# a class this many times denser than the median of its PEAK_WINDOW neighbours each side,
+# and this share of the frame, gets a layer of its own
+PEAK_RATIO, PEAK_SHARE, PEAK_WINDOW = 6.0, 1e-3, 4
 
 
 def check_method(method: object) -> str:
@@ -67,11 +77,13 @@ def disk_tables(max_d2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Layer:
-    """Sources of one side with areas in [lo, hi]: disks ``lo`` and ``hi`` (equal: one)."""
+    """Sources of one side with areas in [lo, hi]: disks ``lo`` and ``hi`` (equal: one
+    disk) scatter its light; disk ``mid`` gathers the far layers seen through its pixels."""
 
     side: int
     lo: int
     hi: int
+    mid: int = 0  # the disk that gathers for the layer's pixels (between lo and hi)
 
     @property
     def radius2(self) -> float:
@@ -107,38 +119,78 @@ def class_keys(xp: Any, area: Any, depth: Any, focus_distance: float) -> Any:
     return xp.where(area > 1, side * area, 0).astype(xp.int32)
 
 
-def _groups(areas: np.ndarray, budget: int) -> list[tuple[int, int]]:
-    """Consecutive populated areas of one side cut into at most ``budget`` groups of equal
-    span in log radius (each area alone when they fit)."""
-    if len(areas) <= budget:
-        return [(int(a), int(a)) for a in areas]
+def _starts(areas: np.ndarray, peak: np.ndarray, step: float) -> np.ndarray:
+    """Where each layer of one side begins, in its areas (ascending): cells ``step`` wide in
+    log radius (0: each area alone), and every peak alone, splitting the cell it is in."""
+    start = np.ones(len(areas), bool)
+    if len(areas) < 2:
+        return start
     logr = 0.5 * np.log(areas.astype(np.float64))
-    step = (logr[-1] - logr[0]) / budget
-    cell = np.minimum(((logr - logr[0]) / step).astype(int), budget - 1)
-    return [(int(areas[cell == g].min()), int(areas[cell == g].max()))
-            for g in np.unique(cell)]
+    cell = np.floor(np.minimum((logr - logr[0]) / step, 1e12)) if step else np.arange(len(areas))
+    start[1:] = (cell[1:] != cell[:-1]) | peak[1:] | peak[:-1]
+    return start
 
 
-def _budgets(n_near: int, n_far: int, budget: int) -> tuple[int, int]:
-    """Layers for each side: all its classes when they fit, else shares of ``budget`` by
-    the number of classes (one at least for a side that has any)."""
-    if n_near + n_far <= budget:
-        return n_near, n_far
-    near = min(n_near, max(int(n_near > 0), round(budget * n_near / (n_near + n_far))))
-    near = min(near, budget - int(n_far > 0))
-    return near, min(n_far, budget - near)
+def _groups(areas: np.ndarray, start: np.ndarray) -> list[tuple[int, int]]:
+    """(smallest, largest) area of each layer, from where each begins."""
+    first = np.flatnonzero(start)
+    last = np.append(first[1:] - 1, len(areas) - 1)[: len(first)]
+    return [(int(areas[i]), int(areas[k])) for i, k in zip(first, last, strict=True)]
+
+
+def _peaks(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
+           width: np.ndarray) -> list[np.ndarray]:
+    """The classes far denser (pixels per unit of r^2) than their neighbours: a plane in a
+    scene of slanted surfaces. At most enough that each can have a layer of its own."""
+    marks = [np.zeros(len(a), bool) for a, _ in sides]
+    if sum(len(a) for a, _ in sides) <= budget:
+        return marks
+    total = sum(int(n.sum()) for _, n in sides)
+    found = []
+    for s, (areas, n) in enumerate(sides):
+        density = n / width[areas]
+        pad = np.pad(density, PEAK_WINDOW, constant_values=np.nan)
+        near = np.stack([pad[PEAK_WINDOW + d: PEAK_WINDOW + d + len(n)]
+                         for d in range(-PEAK_WINDOW, PEAK_WINDOW + 1) if d])
+        usual = np.nanmedian(near, axis=0) if len(n) > 1 else np.zeros(len(n))
+        spike = (density >= PEAK_RATIO * usual) & (n >= PEAK_SHARE * total)
+        found += [(int(n[i]), s, int(i)) for i in np.flatnonzero(spike)]
+    for _, s, i in sorted(found, reverse=True)[: max(0, (budget - 2) // 2)]:
+        marks[s][i] = True
+    return marks
+
+
+def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
+           width: np.ndarray) -> list[np.ndarray]:
+    """Where the layers of each side begin: the narrowest cells that make at most
+    ``budget`` layers. Small disks, far apart in log radius, stay alone."""
+    peaks = _peaks(sides, budget, width)
+
+    def starts(step: float) -> list[np.ndarray]:
+        return [_starts(a, p, step) for (a, _), p in zip(sides, peaks, strict=True)]
+
+    if sum(len(a) for a, _ in sides) <= budget:
+        return starts(0.0)
+    lo, hi = 0.0, 1.0 + max(0.5 * np.log(a[-1] / a[0]) for a, _ in sides if len(a))
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if sum(int(x.sum()) for x in starts(mid)) <= budget else (mid, hi)
+    return starts(hi)
 
 
 def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
               budget: int = MAX_LAYERS) -> Plan:
     """The plan for a frame whose class keys have histogram ``counts`` (index key + max_area)."""
-    keys = np.flatnonzero(counts) - max_area
-    near = np.sort(-keys[keys < 0])[::-1]  # nearest (largest disk) first
-    far = np.sort(keys[keys > 0])
-    b_near, b_far = _budgets(len(near), len(far), budget)
-    layers = [Layer(NEAR, lo, hi) for lo, hi in _groups(near[::-1], b_near)[::-1]]
-    layers += [Layer(FAR, lo, hi) for lo, hi in _groups(far, b_far)]
-    _, _, moment = disk_tables(max_d2)
+    near = np.flatnonzero(counts[:max_area][::-1]) + 1  # areas in front of the focus plane
+    far = np.flatnonzero(counts[max_area + 1:]) + 1
+    sides = [(near, counts[max_area - near]), (far, counts[max_area + far])]
+    _, area_of_d2, moment = disk_tables(max_d2)
+    width = np.bincount(area_of_d2, minlength=max_area + 1).clip(1)  # r^2 span per area
+    starts = _split(sides, budget, width)
+    layers = [Layer(NEAR, lo, hi, _middle(area_of_d2, moment, lo, hi))
+              for lo, hi in _groups(near, starts[0])[::-1]]  # nearest first
+    layers += [Layer(FAR, lo, hi, _middle(area_of_d2, moment, lo, hi))
+               for lo, hi in _groups(far, starts[1])]
     size = 2 * max_area + 1
     layer_of = np.full(size, -1, np.int32)
     t_of = np.zeros(size, np.float32)
@@ -151,6 +203,12 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
             t_of[layer.side * a + max_area] = t
     roles, big = _roles(layers)
     return Plan(layers, max_area, layer_of, t_of, roles, big)
+
+
+def _middle(area_of_d2: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
+    """The disk between ``lo`` and ``hi`` whose mean squared radius is nearest their mean."""
+    disks = np.unique(area_of_d2[(area_of_d2 >= lo) & (area_of_d2 <= hi)])
+    return int(disks[np.argmin(np.abs(moment[disks] - 0.5 * (moment[lo] + moment[hi])))])
 
 
 def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray]:
@@ -173,20 +231,19 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fft_shape(h: int, w: int, reach: int) -> tuple[int, int]:
-    """A padded size (5-smooth, even width) at least ``reach`` beyond the image: no wrap."""
-    return _smooth(h + reach), _smooth(w + reach, even=True)
+    """A padded size (5-smooth) at least ``reach`` beyond the image: no wrap-around."""
+    return _smooth(h + reach), _smooth(w + reach)
 
 
-def _smooth(n: int, even: bool = False) -> int:
-    m = n
+def _smooth(n: int) -> int:
     while True:
-        k = m
+        k = n
         for p in (2, 3, 5):
             while k % p == 0:
                 k //= p
-        if k == 1 and (m % 2 == 0 or not even):
-            return m
-        m += 1
+        if k == 1:
+            return n
+        n += 1
 
 
 def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int]) -> Any:
@@ -195,7 +252,8 @@ def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int
     kernel = np.zeros(shape, np.float32)
     dy, dx = offsets[:area, 0], offsets[:area, 1]
     kernel[dy % shape[0], dx % shape[1]] = 1.0
-    spec = np.fft.rfft2(kernel.astype(np.float64)) * float(shape[0] * shape[1])
+    size = float(shape[0] * shape[1])
+    spec = np.fft.rfft2(kernel, norm="forward") * np.float32(size * size)
     return xp.asarray(spec.astype(np.complex64))
 
 
@@ -210,10 +268,58 @@ def inverse(xp: Any, spectrum: Any, shape: tuple[int, int], h: int, w: int) -> A
     return xp.ascontiguousarray(xp.fft.irfft2(spectrum, s=shape)[..., :h, :w], xp.float32)
 
 
+@dataclass(frozen=True)
+class Window:
+    """Rows ``y0:y1`` and columns ``x0:x1`` of the image, on an FFT grid of ``shape`` whose
+    corner is (y0, x0): what a layer's FFTs cover (its pixels and as far as its disks reach)."""
+
+    y0: int
+    y1: int
+    x0: int
+    x1: int
+    shape: tuple[int, int]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.y1 - self.y0, self.x1 - self.x0
+
+
+def window(box: tuple[int, int, int, int], reach: int, h: int, w: int) -> Window:
+    """``box`` (y0, y1, x0, x1) grown by ``reach`` within the image, on a grid ``reach``
+    larger than it (no wrap-around into it)."""
+    y0, y1, x0, x1 = box
+    y0, y1, x0, x1 = max(0, y0 - reach), min(h, y1 + reach), max(0, x0 - reach), min(w, x1 + reach)
+    return Window(y0, y1, x0, x1, fft_shape(y1 - y0, x1 - x0, reach))
+
+
+def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
+    """(n, H) bool: the rows where each of the n layers has pixels (one pass over ``layer``,
+    each pixel's layer index, -1 in focus)."""
+    h = int(layer.shape[0])
+    index = (layer + 1) * h + xp.arange(h, dtype=xp.int32)[:, None]
+    return _host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
+
+
+def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
+                gap: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (y0, y1, x0, x1) around layer j's pixels (in ``rows``, see :func:`layer_rows`):
+    one per band of rows, bands more than ``gap`` rows apart kept apart (a near object and
+    the floor at its distance, say)."""
+    rows = np.flatnonzero(rows)
+    cuts = np.flatnonzero(np.diff(rows) > gap) + 1
+    boxes = []
+    for band in np.split(rows, cuts):
+        y0, y1 = int(band[0]), int(band[-1]) + 1
+        cols = np.flatnonzero(_host((layer[y0:y1] == j).any(axis=0)))
+        boxes.append((y0, y1, int(cols[0]), int(cols[-1]) + 1))
+    return boxes
+
+
 def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float,
                    max_d2: int) -> Any:
     """The fast defocus of one frame, driven through ``ops`` (a backend's field building,
-    accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``)."""
+    accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``). Each layer's
+    FFTs cover its own window: a band of a slanted floor costs a band."""
     h, w = (int(s) for s in r2.shape)
     offsets, area_of_d2, _ = disk_tables(max_d2)
     area = xp.asarray(area_of_d2)[xp.minimum(xp.floor(r2).astype(xp.int32), max_d2)]
@@ -221,25 +327,40 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     keys = class_keys(xp, area, depth, focus_distance)
     counts = xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
     plan = make_plan(_host(counts), max_area, max_d2)
-    reach = max((_reach(offsets, layer.hi) for layer in plan.layers), default=0)
-    shape = fft_shape(h, w, reach)
     ops.start(plan, keys)
-    big = None  # the spectrum of the far layers visited so far (their lo and hi parts)
-    for j in plan.order():
+    rows = layer_rows(xp, ops.layer, len(plan.layers))
+    for j in plan.order():  # far layers before the layers that see them behind
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
-        parts = [forward(xp, f) for f in ops.fields(j, shape, disks)]
-        spectra = [ops.spectrum(offsets, a, shape) for a in disks]
-        scatter = parts[0] * spectra[0]
-        for part, spec in zip(parts[1:], spectra[1:], strict=True):
-            scatter += part * spec
-        ops.scatter(j, inverse(xp, scatter, shape, h, w))
-        if big is not None and plan.big[:, j].any():
-            ops.gather(j, [inverse(xp, big * spec, shape, h, w) for spec in spectra])
-        if layer.side == FAR:
-            for part in parts:
-                big = part if big is None else big + part
+        reach = _reach(offsets, layer.hi)
+        for box in layer_boxes(xp, ops.layer, j, rows[j], 2 * reach + 1):
+            win = window(box, reach, h, w)
+            fields = ops.fields(j, win, disks)
+            scatter = None
+            for f, area in zip(fields, disks, strict=True):
+                part = ops.forward(f)
+                part *= ops.spectrum(area, win.shape)
+                scatter = part if scatter is None else xp.add(scatter, part, out=scatter)
+            ops.scatter(j, ops.inverse(scatter, win), win)
+            if plan.big[:, j].any():
+                _gather(ops, j, layer, box, offsets, h, w)
+            if layer.side == FAR:
+                ops.add_far(fields, win)
     return ops.finish()
+
+
+def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
+            offsets: np.ndarray, h: int, w: int) -> None:
+    """The far layers of larger disks seen through layer j's pixels, gathered with each
+    pixel's own disk (both of the layer's, by its share; one between them for large disks)."""
+    disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
+    disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
+    win = window(box, _reach(offsets, max(disks)), h, w)
+    if not ops.far_in(win):  # no far light anywhere near these pixels
+        return
+    far = ops.forward(ops.far_window(win))
+    for d, area in enumerate(disks):
+        ops.gather(j, ops.inverse(far * ops.spectrum(area, win.shape), win), win, d, len(disks))
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

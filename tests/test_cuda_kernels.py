@@ -59,7 +59,8 @@ def test_kernels_compile_with_nvrtc(arch):
     ptx = _nvrtc_ptx(nvrtc, kernel_source(), arch, [*NVRTC_OPTIONS, *CUPY_ADDS])
     entries = _entries(ptx)
     for name in ("hf_fuse_windows_u8", "hf_box_running_u8", "hf_defocus",
-                 "hf_circle_of_confusion", "hf_decode_frames_f32"):
+                 "hf_circle_of_confusion", "hf_decode_frames_f32", "hf_dof_start",
+                 "hf_dof_fields", "hf_dof_accumulate", "hf_dof_composite"):
         assert f".entry {name}(" in ptx
     assert f".target sm_{arch.split('_')[1]}" in ptx
     # no contracted multiply-adds: the GPU rounds as the emulator and NumPy do. What is
@@ -195,9 +196,9 @@ def _dof_parity(dev, rng):
     depth = _near_surfaces(rng, n, h, w)
     lenses = [hf.Lens(0.5, 1.4, sensor_width_mm=6.0) for _ in range(n)]
     ww = hf.WindowWeights.sliding(np.full(n, 1 / n), 1, 1)
-    gpu = np.empty((1, h, w, 3), np.float32)
-    launches.fuse(dev, frames, depth, ww, lenses, True, gpu)
-    return gpu, CPU.fuse(frames, depth, ww, lenses, True)
+    gpu = np.empty((1, h, w, 3), np.float32)  # the exact gather: the tolerance is its rule
+    launches.fuse(dev, frames, depth, ww, lenses, True, gpu, dof_method="exact")
+    return gpu, CPU.fuse(frames, depth, ww, lenses, True, dof_method="exact")
 
 
 def test_depths_a_few_percent_apart_match_the_cpu(dev, rng):
@@ -308,7 +309,8 @@ def test_depth_of_field_launches_in_grid_z_chunks(emu, rng, monkeypatch):
             emu.run(name, grid, block, args)
 
         out = np.empty((ww.count, h, w, 3), np.uint8)
-        launches.fuse(launches.Device(np, run), frames, depth, ww, lenses, True, out)
+        launches.fuse(launches.Device(np, run), frames, depth, ww, lenses, True, out,
+                      dof_method="exact")
         return out, grids
 
     whole, grids = fused()

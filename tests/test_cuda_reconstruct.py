@@ -36,14 +36,15 @@ def launched(emu):
 
 
 def scene(rng, n, dtype, *, speed=300.0, still=False):
-    """``n`` sub-frames: random colour and depth (a few levels, so depths tie), a near square
+    """``n`` sub-frames: random colour and depth (a few levels, so depths tie; sky at
+    infinite depth, which is still and no hole), a near square
     moving with a shared velocity plus a per-pixel jitter (so splats collide), and a second,
     farther square moving the other way."""
     if dtype == np.float32:
         frames = rng.random((n, H, W, 4), dtype=np.float32)
     else:
         frames = rng.integers(0, 256, (n, H, W, 4)).astype(np.uint8)
-    levels = np.array([1.0, 2.0, 2.5, 4.0], np.float32)
+    levels = np.array([1.0, 2.0, 2.5, 4.0, np.inf], np.float32)  # inf: the sky, still
     depth = levels[rng.integers(0, len(levels), (n, H, W))]
     velocity = np.zeros((n, H, W, 2), np.float32)
     if not still:

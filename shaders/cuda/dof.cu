@@ -68,3 +68,93 @@ extern "C" __global__ void hf_defocus(
         o[ch] = b + front[ch] / norm;
     }
 }
+
+// ---- The fast method: layers by circle of confusion, disks by FFT (hfrender/dof_layers.py,
+// hfrender/backends/cpu/dof_fast.py). The FFTs are CuPy's (cuFFT); these kernels are the
+// per-pixel steps around them. Planar sums are (channels + 1, pixels): [sum c * w, sum w].
+
+// Each pixel's layer (-1: in focus) and its share t of the layer's larger disk, from its
+// class key (side * area); the light in focus starts the back sums (weight 1: area 1).
+extern "C" __global__ void hf_dof_start(
+        const float* lin, const int* keys, long long pixels, int channels, int max_area,
+        const int* layer_of_key, const float* t_of_key, int* layer, float* t, float* back) {
+    long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pixels) return;
+    int key = keys[p] + max_area;
+    int k = layer_of_key[key];
+    layer[p] = k;
+    t[p] = t_of_key[key];
+    float focus = k < 0 ? 1.0f : 0.0f;
+    for (int ch = 0; ch < channels; ++ch) back[ch * pixels + p] = lin[p * channels + ch] * focus;
+    back[channels * pixels + p] = focus;
+}
+
+// Layer j's light on its one or two disks, in a window of the image (rows y0 .., columns
+// x0 .., win_h x win_w pixels) into zeroed planes (channels + 1, grid_h, grid_w) whose
+// corner is the window's: colour * weight and the weight (share / area).
+extern "C" __global__ void hf_dof_fields(
+        const float* lin, const int* layer, const float* t, int j, int width, int channels,
+        int y0, int x0, int win_h, int win_w, int grid_h, int grid_w, int disks, int area_lo,
+        int area_hi, float* lo, float* hi) {
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)win_h * win_w) return;
+    long long wy = e / win_w, wx = e % win_w;
+    long long p = (y0 + wy) * width + x0 + wx;
+    if (layer[p] != j) return;
+    long long plane = (long long)grid_h * grid_w;
+    long long at = wy * grid_w + wx;
+    for (int d = 0; d < disks; ++d) {
+        float share = disks == 2 ? (d == 0 ? 1.0f - t[p] : t[p]) : 1.0f;
+        if (!(share > 0.0f)) continue;
+        float weight = share / (float)(d == 0 ? area_lo : area_hi);
+        float* f = d == 0 ? lo : hi;
+        for (int ch = 0; ch < channels; ++ch)
+            f[ch * plane + at] = lin[p * channels + ch] * weight;
+        f[channels * plane + at] = weight;
+    }
+}
+
+// Add one inverse FFT over a window (channels + 1, win_h, win_w) to the front or back sums
+// (channels + 1, pixels) of each of its pixels by the role of the pixel's layer
+// (roles[n_layers]: pixels in focus), times the pixel's share of that disk (share: 0 all
+// of it, 1 the smaller disk's 1 - t, 2 the larger's t). The FFT's rounding is taken out:
+// where the weight is below HF_DOF_NOISE_W of its largest magnitude top[channels] (over
+// the window), nothing; colour below HF_DOF_NOISE of its channel's top[ch]: zero.
+extern "C" __global__ void hf_dof_accumulate(
+        const float* light, long long pixels, int width, int channels, int y0, int x0,
+        int win_h, int win_w, const int* layer, const int* roles, int n_layers,
+        const float* top, const float* t, int share, float* front, float* back) {
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long plane = (long long)win_h * win_w;
+    if (e >= plane) return;
+    if (!(light[channels * plane + e] >= HF_DOF_NOISE_W * top[channels])) return;
+    long long p = (y0 + e / win_w) * width + x0 + e % win_w;
+    int k = layer[p];
+    int role = roles[k < 0 ? n_layers : k];
+    if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK) return;
+    float* sums = role == HF_ROLE_FRONT ? front : back;
+    float s = share == 0 ? 1.0f : (share == 1 ? 1.0f - t[p] : t[p]);
+    for (int ch = 0; ch < channels; ++ch) {
+        float v = light[ch * plane + e];
+        if (!(fabsf(v) >= HF_DOF_NOISE * top[ch])) v = 0.0f;
+        sums[ch * pixels + p] += v * s;
+    }
+    sums[channels * pixels + p] += light[channels * plane + e] * s;
+}
+
+// The exact gather's composite: back (renormalised) under front (alpha = min(front w, 1)),
+// interleaved (pixels, channels).
+extern "C" __global__ void hf_dof_composite(
+        const float* front, const float* back, long long pixels, int channels, float* out) {
+    long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= pixels) return;
+    float front_w = front[channels * pixels + p];
+    float alpha = fminf(front_w, 1.0f);
+    float norm = fmaxf(front_w, 1.0f);
+    float back_w = back[channels * pixels + p];
+    for (int ch = 0; ch < channels; ++ch) {
+        float o = back[ch * pixels + p] / back_w;
+        o *= 1.0f - alpha;
+        out[p * channels + ch] = o + front[ch * pixels + p] / norm;
+    }
+}

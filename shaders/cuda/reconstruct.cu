@@ -36,10 +36,11 @@ __device__ __forceinline__ float hf_rc_colour(const float* __restrict__ own,
 }
 
 // NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint.
-// The neighbour (source 1) lands only where the base is a hole (infinite depth).
+// The neighbour (source 1) lands only where the base is a hole (hf_rc_base's holes: the
+// sky is at infinite depth too, but no hole).
 extern "C" __global__ void hf_rc_splat(
         const float* velocity, const float* depth, const unsigned char* moving,
-        const float* base_depth, const double* dts, int times, int height, int width,
+        const unsigned char* holes, const double* dts, int times, int height, int width,
         int source, long long* keys_raw) {
     long long hw = (long long)height * width;
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -52,7 +53,7 @@ extern "C" __global__ void hf_rc_splat(
     double tx = rint((double)x + (double)velocity[2 * p] * dt);
     if (!(ty >= 0.0 && ty < (double)height && tx >= 0.0 && tx < (double)width)) return;
     long long q = (long long)ty * width + (long long)tx;
-    if (source && !isinf(base_depth[q])) return;
+    if (source && !holes[q]) return;
     unsigned long long key = ((unsigned long long)hf_rc_order(depth[p]) << 32)
                              | (unsigned long long)(source * hw + p);
     unsigned long long* keys = (unsigned long long*)keys_raw;
@@ -137,17 +138,18 @@ extern "C" __global__ void hf_rc_accumulate(
 }
 
 // NumPy's _base: the first of `order` (own, then by time) whose pixel is still; else own's
-// colour at infinite depth (a hole)
+// colour at infinite depth (a hole, marked in `holes`)
 extern "C" __global__ void hf_rc_base(
         const float* lin, const float* depth, const unsigned char* moving,
         const long long* order, int count, long long hw, int channels, float* base_color,
-        float* base_depth) {
+        float* base_depth, unsigned char* holes) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= hw) return;
     long long src = -1;
     for (int i = 0; i < count && src < 0; ++i)
         if (!moving[order[i] * hw + p]) src = order[i];
     base_depth[p] = src < 0 ? __uint_as_float(0x7f800000u) : depth[src * hw + p];
+    holes[p] = src < 0;
     long long from = src < 0 ? order[0] : src;
     for (int c = 0; c < channels; ++c)
         base_color[p * channels + c] = lin[(from * hw + p) * channels + c];

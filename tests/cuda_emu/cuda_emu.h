@@ -17,3 +17,20 @@ struct dim3 {
 inline dim3 blockIdx, threadIdx, blockDim, gridDim;
 
 using std::isinf;
+
+// the built-ins of shaders/cuda/reconstruct.cu; atomics are plain (threads run one by one)
+inline unsigned int __float_as_uint(float x) {
+    unsigned int u;
+    __builtin_memcpy(&u, &x, sizeof u);
+    return u;
+}
+inline float __uint_as_float(unsigned int u) {
+    float x;
+    __builtin_memcpy(&x, &u, sizeof x);
+    return x;
+}
+inline unsigned long long atomicMin(unsigned long long* address, unsigned long long val) {
+    unsigned long long old = *address;
+    if (val < old) *address = val;
+    return old;
+}

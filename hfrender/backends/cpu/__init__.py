@@ -9,7 +9,9 @@ import numpy as np
 from hfrender.backends.cpu.blur import box_running, fuse_windows, in_bands
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
-from hfrender.backends.cpu.reconstruct import moves, reconstruct_windows
+from hfrender.backends.cpu.dof_fast import defocus_fast
+from hfrender.backends.cpu.reconstruct import frame_speeds, moves, reconstruct_windows
+from hfrender.dof_layers import check_method
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
 
@@ -37,21 +39,23 @@ class CPUBackend:
         return self._fuse_bands(frames, ww, linear_light, out)
 
     def depth_of_field(self, frames: np.ndarray, depth: np.ndarray, lens: Lens,
-                       linear_light: bool) -> np.ndarray:
+                       linear_light: bool, *, dof_method: str = "fast") -> np.ndarray:
         one = WindowWeights.sliding(np.ones(1), frames.shape[0], 1)
-        return self.fuse(frames, depth, one, lens, linear_light)
+        return self.fuse(frames, depth, one, lens, linear_light, dof_method=dof_method)
 
     def fuse(self, frames: np.ndarray, depth: np.ndarray | None, weights: WindowWeights,
              lens: Lens | list[Lens] | None, linear_light: bool,
-             out: np.ndarray | None = None) -> np.ndarray:
+             out: np.ndarray | None = None, *, dof_method: str = "fast") -> np.ndarray:
         """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``
-        (one lens for all frames, or a list with one per frame)."""
+        (one lens for all frames, or a list with one per frame), by ``dof_method``:
+        ``"fast"`` (layers, :mod:`hfrender.dof_layers`) or ``"exact"`` (the gather)."""
+        check_method(dof_method)
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
         if lens is None:
             return self._fuse_bands(frames, weights, linear_light, out)
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
-        return fuse_windows(frames, weights, tf, out, _defocus_fn(depth, lens))
+        return fuse_windows(frames, weights, tf, out, _defocus_fn(depth, lens, dof_method))
 
     def reconstruct(self, frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,
                     times: np.ndarray, weights: WindowWeights, spans: np.ndarray,
@@ -63,8 +67,7 @@ class CPUBackend:
         :mod:`hfrender.backends.cpu.reconstruct`). Without motion: :meth:`fuse` itself."""
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
-        speed = np.sqrt((velocity.astype(np.float64) ** 2).sum(-1)).reshape(len(frames), -1)
-        if not moves(speed.max(1), weights, times, spans):
+        if not moves(frame_speeds(velocity, weights), weights, times, spans):
             return self.fuse(frames, depth if lens is not None else None, weights, lens,
                              linear_light, out)
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
@@ -81,11 +84,14 @@ class CPUBackend:
         return in_bands(band, frames, out)
 
 
-def _defocus_fn(depth: np.ndarray, lens: Lens | list[Lens]) -> Callable[[np.ndarray, int],
-                                                                         np.ndarray]:
-    """``f(linear_frame, j)``: frame ``j`` defocused with its depth and lens."""
+def _defocus_fn(depth: np.ndarray, lens: Lens | list[Lens],
+                method: str = "fast") -> Callable[[np.ndarray, int], np.ndarray]:
+    """``f(linear_frame, j)``: frame ``j`` defocused with its depth and lens (``method``:
+    ``"fast"`` or ``"exact"``)."""
+    gather = defocus_fast if check_method(method) == "fast" else defocus
+
     def dof(lin: np.ndarray, j: int) -> np.ndarray:
-        return defocus(lin, depth[j], lens if isinstance(lens, Lens) else lens[j])
+        return gather(lin, depth[j], lens if isinstance(lens, Lens) else lens[j])
 
     return dof
 

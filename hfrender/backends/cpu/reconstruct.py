@@ -61,13 +61,14 @@ def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: floa
     return 0 if d < STILL_PX else max(1, math.ceil(d / STEP_PX))
 
 
-def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray]:
+def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What a pixel shows before any moving surface lands on it: ``own``'s still pixel;
     where ``own`` moves, the still pixel of the window's sub-frame nearest in time that has
     one there (``by_time``: what the moving surface uncovers); else ``own``'s colour at
     infinite depth (a hole any splat fills). ``own`` comes first even where another is
     nearer: still edges differ between sub-frames by their sub-pixel jitter, and each
-    sub-frame keeps its own."""
+    sub-frame keeps its own. Returns (colour, depth, holes): the sky is at infinite depth
+    too, but it is no hole."""
     depth = np.where(own.moving, np.float32(np.inf), own.depth)
     color = own.lin.copy()
     hole = own.moving.copy()
@@ -78,7 +79,7 @@ def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray]:
         depth[uncovered] = other.depth[uncovered]
         color[uncovered] = other.lin[uncovered]
         hole &= other.moving
-    return color, depth
+    return color, depth, hole
 
 
 def _splats(frame: _Frame, moving: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -94,13 +95,13 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
     h, w, c = own.lin.shape
     hw = h * w
     dts = own.t + (np.arange(steps) + 0.5) / steps * (edge - own.t)
-    base_c, base_d = base
+    base_c, base_d, holes = base
     sources = [(f, _splats(f, f.moving)) for f in (own, other) if f is not None]
     acc = np.zeros((c, hw), np.float64)
     chunk = max(1, CHUNK_ELEMS // hw)
     base_cf = base_c.reshape(hw, c)
     for m0 in range(0, steps, chunk):
-        hits = _splat(sources, dts[m0 : m0 + chunk], base_d, (h, w, c))
+        hits = _splat(sources, dts[m0 : m0 + chunk], base_d, holes, (h, w, c))
         if hits is None:
             continue
         pix, col = hits
@@ -111,7 +112,7 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
     return mean.astype(np.float32)
 
 
-def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray,
+def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray, holes: np.ndarray,
            shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray] | None:
     """The moving surfaces at each of ``taus``, depth-tested against the still ones:
     (pixel index, colour) of every pixel and time a moving surface shows, cracks filled.
@@ -120,7 +121,6 @@ def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray,
     h, w, c = shape
     hw = h * w
     keys, depth, color = [], [], []
-    holes = np.isinf(base_d)
     for n, (frame, (ys, xs, vy, vx, d, col)) in enumerate(sources):
         if len(ys) == 0:
             continue

@@ -38,6 +38,7 @@ import numpy as np
 
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.source import kernel_source
+from hfrender.dof_layers import check_method
 from hfrender.errors import BackendUnavailable
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
@@ -189,12 +190,16 @@ class CUDABackend:
                 return out
             return self._to_host(res) if host else res
 
-    def depth_of_field(self, frames: Any, depth: Any, lens: Lens, linear_light: bool) -> Any:
+    def depth_of_field(self, frames: Any, depth: Any, lens: Lens, linear_light: bool, *,
+                       dof_method: str = "fast") -> Any:
         one = WindowWeights.sliding(np.ones(1), frames.shape[0], 1)
-        return self.fuse(frames, depth, one, lens, linear_light)
+        return self.fuse(frames, depth, one, lens, linear_light, dof_method=dof_method)
 
     def fuse(self, frames: Any, depth: Any, weights: WindowWeights,
-             lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None) -> Any:
+             lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None, *,
+             dof_method: str = "fast") -> Any:
+        """As the CPU backend's ``fuse``; ``dof_method`` ``"fast"`` or ``"exact"``."""
+        check_method(dof_method)
         with self._selected():
             arr, host = self._in(frames)
             lenses = None
@@ -207,7 +212,38 @@ class CUDABackend:
                 dev_out = out
             else:  # written here, then copied into the caller's array (host or strided)
                 dev_out = self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
-            launches.fuse(self.device(), arr, d, weights, lenses, linear_light, dev_out)
+            launches.fuse(self.device(), arr, d, weights, lenses, linear_light, dev_out,
+                          dof_method=dof_method)
+            if out is None:
+                return self._to_host(dev_out) if host else dev_out
+            if device_out:
+                if dev_out is not out:
+                    out[...] = dev_out
+                return out
+            return self._to_host(dev_out, out)
+
+    def reconstruct(self, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
+                    weights: WindowWeights, spans: np.ndarray,
+                    lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None) -> Any:
+        """As the CPU backend's ``reconstruct``: :meth:`fuse` with the motion between
+        sub-frames reconstructed from their ``velocity`` (N, H, W, 2) and ``depth``
+        (:mod:`hfrender.backends.cuda.reconstruct`); without motion, :meth:`fuse` itself."""
+        from hfrender.backends.cuda.reconstruct import reconstruct
+
+        with self._selected():
+            arr, host = self._in(frames)
+            n = int(arr.shape[0])
+            d = _contiguous(self.cupy, depth, np.float32)
+            v = _contiguous(self.cupy, velocity, np.float32)
+            lenses = None if lens is None else ([lens] * n if isinstance(lens, Lens)
+                                                else list(lens))
+            device_out = out is not None and not self._is_host(out)
+            if device_out and out.flags.c_contiguous:
+                dev_out = out
+            else:  # written here, then copied into the caller's array (host or strided)
+                dev_out = self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
+            reconstruct(self.device(), arr, d, v, np.asarray(times, np.float64), weights,
+                        np.asarray(spans, np.float64), lenses, linear_light, dev_out)
             if out is None:
                 return self._to_host(dev_out) if host else dev_out
             if device_out:

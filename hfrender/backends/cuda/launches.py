@@ -17,7 +17,7 @@ import numpy as np
 from hfrender.backends.cuda.source import MODE_CODE, MODE_FLOAT, MODE_SRGB
 from hfrender.color import decode16_table, decode_table, encode8_table
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.optics import Lens, disk_offsets
+from hfrender.optics import Lens
 
 # kernel scalars must have the C types of the kernel's parameters (CuPy passes NumPy
 # scalars as they are): int -> I32, long long -> I64, float -> F32
@@ -138,65 +138,28 @@ def fuse_windows(dev: Device, frames: Any, linear_in: Any, weights: WindowWeight
     return out
 
 
-def _lens_rows(lenses: Sequence[Lens], width: int, height: int) -> np.ndarray:
-    rows = []
-    for lens in lenses:
-        rows.append([lens.aperture_mm, lens.focus_distance, lens.focal_length_mm / 1000.0,
-                     lens.sensor_width_mm, float(width), lens.blur_cap_px(width, height)])
-    return np.asarray(rows, np.float64)
-
-
-def _max_d2(depth_host_range: np.ndarray, lenses: Sequence[Lens], width: int,
-            height: int) -> int:
-    """floor of the largest squared CoC radius, from each frame's nearest and farthest depth
-    (the CoC is monotonic on each side of the focus plane): as the CPU finds it per frame."""
-    best = 0
-    for (lo, hi), lens in zip(depth_host_range, lenses, strict=True):
-        r = lens.coc_radius_px(np.array([lo, hi], np.float32).astype(np.float64), width, height)
-        best = max(best, int(np.floor(float((r * r).max()))))
-    return best
-
-
 def fuse(dev: Device, frames: Any, depth: Any, weights: WindowWeights,
-         lenses: Sequence[Lens] | None, linear_light: bool, out: Any) -> Any:
-    """``out[k] = sum_i W[k, i] f(frame_i)``, ``f`` the depth-aware defocus when lenses."""
+         lenses: Sequence[Lens] | None, linear_light: bool, out: Any, *,
+         dof_method: str = "fast") -> Any:
+    """``out[k] = sum_i W[k, i] f(frame_i)``, ``f`` the depth-aware defocus when lenses, by
+    ``dof_method`` (``"fast"`` or ``"exact"``: :mod:`hfrender.backends.cuda.dof`)."""
+    from hfrender.backends.cuda.dof import defocus_frames  # it builds on this module
+
     xp = dev.xp
     dt = np.dtype(frames.dtype)
     mode = mode_of(dt, linear_light)
     if lenses is None:
         return fuse_windows(dev, frames, None, weights, mode, out)
     n, h, w, c = (int(s) for s in frames.shape)
-    elems, pixels = h * w * c, h * w
+    elems = h * w * c
     lut, _ = _luts(dev, dt, mode)
     lin = xp.empty((n, h, w, c), np.float32)
     for z0 in _z_chunks(n):  # grid z = frame: chunks of MAX_GRID_Z, each from its own frame
         z1 = min(n, z0 + MAX_GRID_Z)
         dev.launch(f"hf_decode_frames_{SUFFIX[dt]}", _grid(elems, z1 - z0), (BLOCK, 1, 1),
                    (frames[z0:z1], I64(elems), I32(c), I32(mode), lut, lin[z0:z1]))
-    ranges = np.stack([_host(xp, depth.reshape(n, -1).min(axis=1)),
-                       _host(xp, depth.reshape(n, -1).max(axis=1))], axis=1)
-    max_d2 = _max_d2(ranges, lenses, w, h)
-    if max_d2 < 1:  # nothing is blurred by a whole pixel: the CPU copies the frames
-        return fuse_windows(dev, frames, lin, weights, mode, out)
-    offsets, d2s = disk_offsets(max_d2)
-    area = xp.asarray(np.searchsorted(d2s, np.arange(max_d2 + 1), side="right")
-                      .astype(np.int32))
-    lens_rows = xp.asarray(_lens_rows(lenses, w, h))
-    offsets = xp.asarray(np.ascontiguousarray(offsets, np.int32))
-    d2s = xp.asarray(np.ascontiguousarray(d2s, np.float32))
-    r2 = xp.empty((n, h, w), np.float32)
-    inv_area = xp.empty((n, h, w), np.float32)
-    dof = xp.empty_like(lin)
-    for z0 in _z_chunks(n):  # each frame's gather stays inside that frame: chunks are exact
-        z1 = min(n, z0 + MAX_GRID_Z)
-        grid = _grid(pixels, z1 - z0)
-        dev.launch("hf_circle_of_confusion", grid, (BLOCK, 1, 1),
-                   (depth[z0:z1], I64(pixels), lens_rows[z0:z1], area, I32(max_d2),
-                    r2[z0:z1], inv_area[z0:z1]))
-        dev.launch("hf_defocus", grid, (BLOCK, 1, 1),
-                   (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
-                    I32(c), offsets, d2s, I32(int(offsets.shape[0])), dof[z0:z1]))
-    return fuse_windows(dev, frames, dof, weights, mode, out)
+    dof = defocus_frames(dev, lin, depth, lenses, dof_method)
+    return fuse_windows(dev, frames, lin if dof is None else dof, weights, mode, out)
 
 
 def _host(xp: Any, a: Any) -> np.ndarray:

@@ -158,24 +158,25 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
     xp = dev.xp
     base_c = xp.empty((h, w, c), np.float32)
     base_d = xp.empty((h, w), np.float32)
+    holes = xp.empty((h, w), np.uint8)
     chain = xp.asarray(np.array([own, *by_time], np.int64))
     dev.launch("hf_rc_base", _grid(h * w), (BLOCK, 1, 1),
                (st.lin, st.depth, st.moving, chain, I32(len(chain)), I64(h * w), I32(c),
-                base_c, base_d))
+                base_c, base_d, holes))
     picture[...] = 0.0
     no_acc = dev.table("none-f64", lambda: np.zeros(1, np.float64))
     for length, other, edge, steps in halves:
         if length <= 0:
             continue
         acc = no_acc if steps == 0 else _half_sum(dev, st, own, other, edge, steps,
-                                                  (base_c, base_d))
+                                                  (base_c, base_d), holes)
         dev.launch("hf_rc_cell_add", _grid(h * w * c), (BLOCK, 1, 1),
                    (st.lin[own], acc, base_c, I32(steps > 0), I32(max(steps, 1)),
                     F32(length / total), I64(h * w * c), picture))
 
 
 def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float, steps: int,
-              base: tuple[Any, Any]) -> Any:
+              base: tuple[Any, Any], holes: Any) -> Any:
     """``_half_mean``'s sum: per pixel channel, (shown - base) summed over the ``steps``
     intermediate times from ``own``'s time to ``edge`` (double, the device's)."""
     xp = dev.xp
@@ -191,13 +192,13 @@ def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float
     chunk = max(1, CHUNK_ELEMS // hw)
     for m0 in range(0, steps, chunk):
         taus = dts[m0 : m0 + chunk]
-        keys = _splat(dev, st, sources, taus, base[1])
+        keys = _splat(dev, st, sources, taus, holes)
         _resolve_and_add(dev, keys, st.lin[own], other_lin, base, len(taus), (h, w, c), acc)
     return acc
 
 
 def _splat(dev: Device, st: _Frames, sources: list[int], taus: np.ndarray,
-           base_d: Any) -> Any:
+           holes: Any) -> Any:
     """The z-buffer of keys of the chunk's times (``hf_rc_splat``, one launch per source)."""
     xp = dev.xp
     h, w, _ = st.shape
@@ -207,7 +208,7 @@ def _splat(dev: Device, st: _Frames, sources: list[int], taus: np.ndarray,
             continue
         dt = xp.asarray(np.ascontiguousarray(taus - float(st.times[f])))
         dev.launch("hf_rc_splat", _grid(len(taus) * h * w), (BLOCK, 1, 1),
-                   (st.velocity[f], st.depth[f], st.moving[f], base_d, dt, I32(len(taus)),
+                   (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(len(taus)),
                     I32(h), I32(w), I32(s), keys))
     return keys
 

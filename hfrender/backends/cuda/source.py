@@ -16,10 +16,11 @@ from __future__ import annotations
 from functools import cache
 
 from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, TIE_BIAS
+from hfrender.dof_layers import NOISE, NOISE_W, ROLE_BACK, ROLE_FRONT
 from hfrender.optics import FRONT_TOLERANCE
 from hfrender.resources import shader_path
 
-KERNEL_FILES = ("cuda/fusion.cu", "cuda/dof.cu")
+KERNEL_FILES = ("cuda/fusion.cu", "cuda/dof.cu", "cuda/reconstruct.cu")
 MODE_FLOAT, MODE_SRGB, MODE_CODE = 0, 1, 2  # float32 frames | sRGB in linear light | codes
 
 
@@ -27,7 +28,9 @@ def constants() -> dict[str, int | float]:
     """The name and Python value of every constant the kernels take from Python."""
     return {"HF_MODE_FLOAT": MODE_FLOAT, "HF_MODE_SRGB": MODE_SRGB, "HF_MODE_CODE": MODE_CODE,
             "HF_FRONT_TOLERANCE": FRONT_TOLERANCE, "HF_TIE_BIAS": TIE_BIAS,
-            "HF_INV_GAMMA": INV_GAMMA, "HF_ENCODE_INDEX_MAX": float(ENCODE_INDEX_MAX)}
+            "HF_INV_GAMMA": INV_GAMMA, "HF_ENCODE_INDEX_MAX": float(ENCODE_INDEX_MAX),
+            "HF_DOF_NOISE_W": NOISE_W, "HF_DOF_NOISE": NOISE, "HF_ROLE_FRONT": ROLE_FRONT,
+            "HF_ROLE_BACK": ROLE_BACK}
 
 
 def defines() -> str:

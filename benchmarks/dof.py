@@ -1,0 +1,205 @@
+"""Depth of field from a depth pass: the fast method (layers, disks by FFT) vs the exact
+gather, against the size of the blur, in one run.
+
+1. ``hf.depth_of_field`` on a synthetic frame (a textured background, a floor receding
+   from 0.4 m to 8 m, objects before, at and beyond the focus plane, thin lines, bright
+   points), at 640x360 and 1920x1080, the largest circle of confusion 4, 8, 16, 32, 64 px:
+   medians of ``--runs`` calls of each method (the exact gather once where one call takes
+   seconds, and at 1080p only up to ``--exact-1080`` px), PSNR of the fast result against
+   the exact one (linear light, peak 1), the ratios the goals name (64 px / 4 px, 1080p /
+   360p). Writes exact | fast | difference x10 side by side to
+   ``docs/images/dof_fast_vs_exact.png``.
+2. ``hfrender render --dof depth`` against ``--dof lens``, 16 samples, on example scenes.
+3. ``hfrender fx --depth`` on a 720p clip with a depth pass, against decoding the clip alone.
+
+    python benchmarks/dof.py [--runs 5] [--exact-1080 16] [--skip-cli]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import imageio.v3 as iio
+import imageio_ffmpeg
+import numpy as np
+
+import hfrender as hf
+
+ROOT = Path(__file__).resolve().parents[1]
+PICTURE = ROOT / "docs" / "images" / "dof_fast_vs_exact.png"
+BLURS = (4, 8, 16, 32, 64)
+FOCUS = 1.0
+
+
+def noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
+    """Value noise: a random RGB grid every ``cell`` pixels, bilinear in between."""
+    g = rng.random((h // cell + 2, w // cell + 2, 3), dtype=np.float32)
+    y, x = np.arange(h) / cell, np.arange(w) / cell
+    y0, x0 = y.astype(int), x.astype(int)
+    fy, fx = (y - y0)[:, None, None], (x - x0)[None, :, None]
+    top = g[y0][:, x0] * (1 - fx) + g[y0][:, x0 + 1] * fx
+    return top * (1 - fy) + (g[y0 + 1][:, x0] * (1 - fx) + g[y0 + 1][:, x0 + 1] * fx) * fy
+
+
+def scene(h: int, w: int, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Linear RGB float32 (bright points up to 20) and depth in metres."""
+    rng = np.random.default_rng(seed)
+    s = h / 360
+    img = sum(noise(rng, h, w, max(2, int(c * s))) for c in (4, 16, 64)) / 3
+    img = (img + 0.15 * rng.random((h, w, 3), dtype=np.float32)).astype(np.float32)
+    depth = np.full((h, w), 8.0, np.float32)
+    f0 = int(h * 0.6)
+    depth[f0:] = (1 / np.linspace(1 / 8.0, 1 / 0.4, h - f0, dtype=np.float32))[:, None]
+    img[f0:] *= np.float32([0.8, 0.7, 0.5])
+    yy, xx = np.mgrid[0:h, 0:w]
+    shapes = [((yy - h * 0.45) ** 2 + (xx - w * 0.3) ** 2 < (h * 0.15) ** 2, 0.6, (1, .3, .2)),
+              ((abs(yy - h * 0.4) < h * 0.12) & (abs(xx - w * 0.62) < w * 0.08), FOCUS,
+               (.2, .5, .9)),
+              ((abs(yy - h * 0.3) < h * 0.1) & (abs(xx - w * 0.85) < w * 0.06), 2.5,
+               (.9, .9, .2)),
+              (xx == int(w * 0.15), 0.45, (1, 1, 1)), (xx == int(w * 0.5), FOCUS, (1, .2, 1)),
+              ((yy >= int(h * 0.2)) & (yy < int(h * 0.2) + max(2, int(2 * s))), 4.0,
+               (.1, .9, .1))]
+    for mask, d, colour in shapes:
+        img[mask] = img[mask] * 0.3 + np.float32(colour) * 0.7
+        depth[mask] = d
+    n = h * w // 4000
+    img[rng.integers(0, h, n), rng.integers(0, w, n)] = rng.uniform(5, 20, (n, 1))
+    return img, depth
+
+
+def lens_for(depth: np.ndarray, coc_px: float) -> hf.Lens:
+    """50 mm focused at 1 m, the f-stop that makes the largest circle of confusion coc_px."""
+    widest = hf.Lens(FOCUS, 1.0).coc_px(depth, depth.shape[1]).max()
+    return hf.Lens(FOCUS, float(widest / coc_px))
+
+
+def timed(fn, runs: int) -> tuple[float, np.ndarray]:
+    """Median seconds of ``runs`` calls (one when a call takes over 2 s), and the result."""
+    times, out = [], None
+    for _ in range(runs):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+        if times[-1] > 2.0:
+            break
+    return statistics.median(times), out
+
+
+def psnr(test: np.ndarray, ref: np.ndarray) -> float:
+    mse = float(np.mean((test.astype(np.float64) - ref) ** 2))
+    return float("inf") if mse == 0 else 10 * np.log10(1.0 / mse)
+
+
+def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
+    """{blur: (fast s, exact s or None, PSNR or None)}; keeps the 64 px pair for the picture."""
+    img, depth = scene(h, w)
+    rows = {}
+    for blur in BLURS:
+        kw = dict(focus_distance=FOCUS, f_stop=lens_for(depth, blur).f_stop, backend="cpu")
+        hf.depth_of_field(img, depth, **kw)  # warm: the disks' spectra, the threads
+        t_fast, fast = timed(lambda kw=kw: hf.depth_of_field(img, depth, **kw), runs)
+        t_exact = quality = None
+        if blur <= exact_up_to:
+            t_exact, exact = timed(lambda kw=kw: hf.depth_of_field(img, depth, method="exact",
+                                                                   **kw), runs)
+            quality = psnr(fast, exact)
+            if blur == BLURS[-1] and h == 360:
+                write_picture(exact, fast)
+        rows[blur] = (t_fast, t_exact, quality)
+        print(f"  {w}x{h} CoC {blur:2d} px: fast {t_fast * 1e3:7.1f} ms"
+              + (f", exact {t_exact * 1e3:9.1f} ms ({t_exact / t_fast:6.1f}x), "
+                 f"PSNR {quality:5.1f} dB" if t_exact else ""), flush=True)
+    return rows
+
+
+def write_picture(exact: np.ndarray, fast: np.ndarray) -> None:
+    """exact | fast | |fast - exact| x 10, sRGB 8-bit."""
+    diff = np.abs(fast - exact).max(-1, keepdims=True).repeat(3, -1) * 10
+    strip = np.concatenate([exact, fast, diff], axis=1)
+    code = hf.from_linear(np.clip(strip, 0, 1).astype(np.float32), np.uint8)
+    PICTURE.parent.mkdir(parents=True, exist_ok=True)
+    iio.imwrite(PICTURE, code)
+    print(f"  wrote {PICTURE.relative_to(ROOT)} (exact | fast | difference x10), 64 px")
+
+
+def cli_seconds(args: list[str]) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "hfrender", *args], check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def render_depth_vs_lens(out: Path, scenes: list[str], size: str, duration: float) -> None:
+    """--dof depth against --dof lens, 16 samples, the same frames (lens, depth, lens)."""
+    for name in scenes:
+        base = ["render", str(ROOT / "scenes" / f"{name}.py"), "--size", size, "--duration",
+               str(duration), "--samples", "16", "--quiet", "-o", str(out / f"{name}.mp4")]
+        lens = [cli_seconds(base + ["--dof", "lens"])]
+        depth = [cli_seconds(base + ["--dof", "depth"])]
+        lens.append(cli_seconds(base + ["--dof", "lens"]))
+        t_lens, t_depth = statistics.median(lens), depth[0]
+        print(f"  render {name} {size} {duration:g} s x 16 samples: --dof lens {t_lens:6.1f} s, "
+              f"--dof depth {t_depth:6.1f} s: depth / lens = {t_depth / t_lens:.2f}")
+
+
+def fx_vs_decode(out: Path, frames: int) -> None:
+    """hfrender fx --depth on a 720p clip against decoding the clip (imageio-ffmpeg)."""
+    h, w = 720, 1280
+    img, depth = scene(h, w)
+    clip = out / "clip.mp4"
+    code = hf.from_linear(np.clip(img, 0, 1), np.uint8)
+    writer = imageio_ffmpeg.write_frames(str(clip), (w, h), fps=30, quality=8,
+                                         macro_block_size=16)
+    writer.send(None)
+    for j in range(frames):
+        writer.send(np.ascontiguousarray(np.roll(code, 4 * j, axis=1)))
+    writer.close()
+    dpath = out / "depth.npy"
+    np.save(dpath, np.broadcast_to(depth, (frames, h, w)))
+    t = time.perf_counter()
+    for _ in imageio_ffmpeg.read_frames(str(clip)):
+        pass
+    t_decode = time.perf_counter() - t
+    f_stop = lens_for(depth, 64).f_stop
+    t_fx = cli_seconds(["fx", str(clip), "-o", str(out / "dof.mp4"), "--depth", str(dpath),
+                        "--focus-distance", str(FOCUS), "--f-stop", f"{f_stop:.4f}",
+                        "--quiet"])
+    print(f"  fx --depth 1280x720 x {frames} frames (CoC up to 64 px): {t_fx:6.2f} s "
+          f"({frames / t_fx:5.1f} fps); decoding alone {t_decode:5.2f} s "
+          f"({frames / t_decode:6.1f} fps): fx / decode = {t_fx / t_decode:.1f}x the time")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--exact-1080", type=int, default=16,
+                   help="largest blur (px) at which the exact gather runs at 1080p")
+    p.add_argument("--skip-cli", action="store_true")
+    p.add_argument("--scenes", default="focus_pull,showcase")
+    p.add_argument("--render-size", default="320x180")
+    p.add_argument("--render-duration", type=float, default=1.0)
+    p.add_argument("--fx-frames", type=int, default=30)
+    args = p.parse_args()
+    print("hf.depth_of_field, CPU backend (medians):")
+    small = sweep(360, 640, args.runs, BLURS[-1])
+    large = sweep(1080, 1920, max(1, args.runs // 2), args.exact_1080)
+    print(f"  fast 64 px / 4 px: 640x360 {small[64][0] / small[4][0]:.2f}x, "
+          f"1920x1080 {large[64][0] / large[4][0]:.2f}x (goal <= 2)")
+    print("  fast 1920x1080 / 640x360: " + ", ".join(
+        f"{b} px {large[b][0] / small[b][0]:.2f}x" for b in BLURS) + " (goal <= 9)")
+    if args.skip_cli:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        render_depth_vs_lens(Path(tmp), args.scenes.split(","), args.render_size,
+                             args.render_duration)
+        fx_vs_decode(Path(tmp), args.fx_frames)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""Depth of field on the CUDA backend, host side: the exact gather and the fast layers.
+
+:func:`defocus_frames` is what :func:`hfrender.backends.cuda.launches.fuse` calls for
+``--dof depth``: every sub-frame's circle of confusion (``hf_circle_of_confusion``), then
+either the exact gather (``hf_defocus``, one launch per chunk of frames) or the fast
+method of :mod:`hfrender.dof_layers`, frame by frame: the plan on the host (from a
+histogram of the frame's classes), the FFTs by the array module (cuFFT through CuPy;
+NumPy's in the emulator tests), and the per-pixel steps by the kernels of
+``shaders/cuda/dof.cu`` (``hf_dof_start``, ``hf_dof_fields``, ``hf_dof_accumulate``,
+``hf_dof_composite``), step for step as ``hfrender/backends/cpu/dof_fast.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hfrender.backends.cuda import launches
+from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
+from hfrender.dof_layers import (
+    ROLE_BACK,
+    ROLE_NONE,
+    Plan,
+    Window,
+    check_method,
+    defocus_layers,
+    disk_spectrum,
+    disk_tables,
+    forward,
+    inverse,
+)
+from hfrender.optics import Lens, disk_offsets
+
+KEEP_DISKS = 32  # disk spectra kept on the device
+
+
+def lens_rows(lenses: Sequence[Lens], width: int, height: int) -> np.ndarray:
+    rows = []
+    for lens in lenses:
+        rows.append([lens.aperture_mm, lens.focus_distance, lens.focal_length_mm / 1000.0,
+                     lens.sensor_width_mm, float(width), lens.blur_cap_px(width, height)])
+    return np.asarray(rows, np.float64)
+
+
+def max_d2_of(depth_host_range: np.ndarray, lenses: Sequence[Lens], width: int,
+              height: int) -> int:
+    """floor of the largest squared CoC radius, from each frame's nearest and farthest depth
+    (the CoC is monotonic on each side of the focus plane): as the CPU finds it per frame."""
+    best = 0
+    for (lo, hi), lens in zip(depth_host_range, lenses, strict=True):
+        r = lens.coc_radius_px(np.array([lo, hi], np.float32).astype(np.float64), width, height)
+        best = max(best, int(np.floor(float((r * r).max()))))
+    return best
+
+
+def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
+                   method: str = "fast") -> Any | None:
+    """Each linear frame of ``lin`` (N, H, W, C float32) defocused with its depth and lens,
+    or None where no frame is blurred by a whole pixel (the CPU copies the frames)."""
+    xp = dev.xp
+    n, h, w, c = (int(s) for s in lin.shape)
+    ranges = np.stack([_host(xp, depth.reshape(n, -1).min(axis=1)),
+                       _host(xp, depth.reshape(n, -1).max(axis=1))], axis=1)
+    max_d2 = max_d2_of(ranges, lenses, w, h)
+    if max_d2 < 1:
+        return None
+    offsets, d2s = disk_offsets(max_d2)
+    area = xp.asarray(np.searchsorted(d2s, np.arange(max_d2 + 1), side="right")
+                      .astype(np.int32))
+    rows = xp.asarray(lens_rows(lenses, w, h))
+    r2 = xp.empty((n, h, w), np.float32)
+    inv_area = xp.empty((n, h, w), np.float32)
+    for z0 in _z_chunks(n):
+        z1 = min(n, z0 + launches.MAX_GRID_Z)
+        dev.launch("hf_circle_of_confusion", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
+                   (depth[z0:z1], I64(h * w), rows[z0:z1], area, I32(max_d2), r2[z0:z1],
+                    inv_area[z0:z1]))
+    if check_method(method) == "exact":
+        return _gather(dev, lin, depth, r2, inv_area, offsets, d2s)
+    out = xp.empty_like(lin)
+    for z in range(n):
+        frame_d2 = int(np.floor(float(_host(xp, r2[z].max()))))
+        if frame_d2 < 1:
+            out[z] = lin[z]
+            continue
+        ops = _Ops(dev, lin[z], frame_d2)
+        out[z] = defocus_layers(ops, xp, r2[z], depth[z], lenses[z].focus_distance, frame_d2)
+    return out
+
+
+def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, offsets: np.ndarray,
+            d2s: np.ndarray) -> Any:
+    """The exact gather (``hf_defocus``) of every frame."""
+    xp = dev.xp
+    n, h, w, c = (int(s) for s in lin.shape)
+    offsets = xp.asarray(np.ascontiguousarray(offsets, np.int32))
+    d2s = xp.asarray(np.ascontiguousarray(d2s, np.float32))
+    out = xp.empty_like(lin)
+    for z0 in _z_chunks(n):  # each frame's gather stays inside that frame: chunks are exact
+        z1 = min(n, z0 + launches.MAX_GRID_Z)
+        dev.launch("hf_defocus", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
+                   (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
+                    I32(c), offsets, d2s, I32(int(offsets.shape[0])), out[z0:z1]))
+    return out
+
+
+class _Ops:
+    """The fast method's per-pixel steps for one frame ``lin`` (H, W, C) on the device."""
+
+    def __init__(self, dev: Device, lin: Any, max_d2: int) -> None:
+        self.dev, self.xp, self.lin, self.max_d2 = dev, dev.xp, lin, max_d2
+        self.h, self.w, self.c = (int(s) for s in lin.shape)
+        self.pixels = self.h * self.w
+        self.front = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
+        self.back = self.xp.empty((self.c + 1, self.h, self.w), np.float32)
+        self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
+        self.far: Any = None  # the far layers' light, for the layers that gather it
+
+    def _launch(self, name: str, args: tuple) -> None:
+        self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
+
+    def start(self, plan: Plan, keys: Any) -> None:
+        xp = self.xp
+        self.plan = plan
+        self.layer = xp.empty((self.h, self.w), np.int32)
+        self.t = xp.empty((self.h, self.w), np.float32)
+        k = len(plan.layers)
+        self.roles = [xp.asarray(plan.roles[j].astype(np.int32)) for j in range(k)]
+        self.gathers = [xp.asarray(np.where(np.arange(k + 1) == j, ROLE_BACK, ROLE_NONE)
+                                   .astype(np.int32)) for j in range(k)]
+        self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
+                                      I64(self.pixels), I32(self.c), I32(plan.max_area),
+                                      xp.asarray(plan.layer_of_key), xp.asarray(plan.t_of_key),
+                                      self.layer, self.t, self.back))
+
+    def spectrum(self, area: int, shape: tuple[int, int]) -> Any:
+        """The disk's spectrum on the device, kept for the next frames (the newest
+        :data:`KEEP_DISKS` of them: a plan's disks change from frame to frame)."""
+        kept = self.dev._tables.setdefault("dof-disks", {})
+        key = (area, shape)
+        if key not in kept:
+            if len(kept) >= KEEP_DISKS:
+                kept.pop(next(iter(kept)))
+            kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2)[0], area, shape)
+        return kept[key]
+
+    def forward(self, fields: Any) -> Any:
+        return forward(self.xp, fields)
+
+    def inverse(self, spectrum: Any, win: Window) -> Any:
+        return inverse(self.xp, spectrum, win.shape, *win.size)
+
+    def _window_launch(self, name: str, win: Window, args: tuple) -> None:
+        h, w = win.size
+        self.dev.launch(name, _grid(h * w), (BLOCK, 1, 1), args)
+
+    def fields(self, j: int, win: Window, disks: list[int]) -> list[Any]:
+        planes = [self.xp.zeros((self.c + 1,) + win.shape, np.float32) for _ in disks]
+        hi = planes[1] if len(planes) == 2 else self.none
+        self._window_launch("hf_dof_fields", win, (
+            self.lin, self.layer, self.t, I32(j), I32(self.w), I32(self.c), I32(win.y0),
+            I32(win.x0), *(I32(n) for n in win.size + win.shape), I32(len(disks)),
+            I32(disks[0]), I32(disks[-1]), planes[0], hi))
+        return planes
+
+    def _accumulate(self, light: Any, win: Window, roles: Any, share: int) -> None:
+        top = self.xp.ascontiguousarray(self.xp.abs(light).max(axis=(1, 2)))
+        self._window_launch("hf_dof_accumulate", win, (
+            light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
+            *(I32(n) for n in win.size), self.layer, roles, I32(len(self.plan.layers)), top,
+            self.t, I32(share), self.front, self.back))
+
+    def scatter(self, j: int, light: Any, win: Window) -> None:
+        self._accumulate(light, win, self.roles[j], 0)
+
+    def gather(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
+        self._accumulate(light, win, self.gathers[j], 0 if disks == 1 else 1 + disk)
+
+    def add_far(self, fields: list[Any], win: Window) -> None:
+        if self.far is None:
+            self.far = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
+        h, w = win.size
+        for f in fields:
+            self.far[:, win.y0:win.y1, win.x0:win.x1] += f[:, :h, :w]
+
+    def far_in(self, win: Window) -> bool:
+        return self.far is not None and bool(self.far[-1, win.y0:win.y1, win.x0:win.x1].any())
+
+    def far_window(self, win: Window) -> Any:
+        h, w = win.size
+        f = self.xp.zeros((self.c + 1,) + win.shape, np.float32)
+        f[:, :h, :w] = self.far[:, win.y0:win.y1, win.x0:win.x1]
+        return f
+
+    def finish(self) -> Any:
+        out = self.xp.empty((self.h, self.w, self.c), np.float32)
+        self._launch("hf_dof_composite", (self.front, self.back, I64(self.pixels), I32(self.c),
+                                          out))
+        return out

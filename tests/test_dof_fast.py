@@ -1,0 +1,223 @@
+"""The fast depth of field (layers by circle of confusion, disks by FFT) against the exact
+gather it replaces by default: quality on test scenes, the occlusion rules, energy, the
+CUDA kernels on the CPU emulator, and the method's name checked at the edge."""
+
+import numpy as np
+import pytest
+from cuda_emu import session_emulator
+
+import hfrender as hf
+from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cpu.dof import defocus
+from hfrender.backends.cpu.dof_fast import defocus_fast
+from hfrender.backends.cuda import launches
+from hfrender.dof_layers import FAR, MAX_LAYERS, NEAR, disk_tables, make_plan
+from hfrender.errors import InputError
+
+CPU = CPUBackend()
+FOCUS = 1.0
+H, W = 120, 200
+
+
+def psnr(test, ref, peak=1.0):
+    """dB, linear light, peak 1 (highlights above 1 count at their full value)."""
+    mse = float(np.mean((np.asarray(test, np.float64) - ref) ** 2))
+    return np.inf if mse == 0 else 10 * np.log10(peak * peak / mse)
+
+
+def lens_for(depth, coc_px, width=W):
+    """A 50 mm lens focused at FOCUS whose largest circle of confusion is ``coc_px``."""
+    widest = hf.Lens(FOCUS, 1.0).coc_px(depth, width).max()
+    return hf.Lens(FOCUS, float(widest / coc_px))
+
+
+def texture(rng, h=H, w=W, cell=8):
+    """Smooth value noise (a random grid, bilinear) plus a fine grain: RGB in [0, 1]."""
+    grid = rng.random((h // cell + 2, w // cell + 2, 3), dtype=np.float32)
+    y, x = np.arange(h) / cell, np.arange(w) / cell
+    y0, x0 = y.astype(int), x.astype(int)
+    fy, fx = (y - y0)[:, None, None], (x - x0)[None, :, None]
+    top = grid[y0][:, x0] * (1 - fx) + grid[y0][:, x0 + 1] * fx
+    bottom = grid[y0 + 1][:, x0] * (1 - fx) + grid[y0 + 1][:, x0 + 1] * fx
+    smooth = top * (1 - fy) + bottom * fy
+    return (0.85 * smooth + 0.15 * rng.random((h, w, 3), dtype=np.float32)).astype(np.float32)
+
+
+def planes(rng):
+    """Fronto-parallel planes: a far background, a near disc, an in-focus box, a box
+    beyond focus, thin lines (1 px near, 1 px in focus, 2 px far) and bright points."""
+    img = texture(rng)
+    depth = np.full((H, W), 8.0, np.float32)
+    yy, xx = np.mgrid[0:H, 0:W]
+    for mask, d, colour in (
+            ((yy - 50) ** 2 + (xx - 60) ** 2 < 22 ** 2, 0.6, (1.0, 0.3, 0.2)),
+            ((abs(yy - 45) < 15) & (abs(xx - 125) < 16), FOCUS, (0.2, 0.5, 0.9)),
+            ((abs(yy - 35) < 12) & (abs(xx - 170) < 12), 2.5, (0.9, 0.9, 0.2)),
+            (xx == 30, 0.45, (1.0, 1.0, 1.0)), (xx == 100, FOCUS, (1.0, 0.2, 1.0)),
+            ((yy >= 20) & (yy < 22), 4.0, (0.1, 0.9, 0.1))):
+        img[mask] = img[mask] * 0.3 + np.float32(colour) * 0.7
+        depth[mask] = d
+    points = rng.integers((2, 2), (H - 2, W - 2), (8, 2))
+    img[points[:, 0], points[:, 1]] = rng.uniform(5, 20, (8, 1)).astype(np.float32)
+    return img, depth
+
+
+def slanted(rng):
+    """:func:`planes` standing on a floor that recedes from 0.4 m to 8 m: a circle of
+    confusion for every depth, so neighbouring classes share layers."""
+    img, depth = planes(rng)
+    f0 = int(H * 0.6)
+    depth[f0:] = (1.0 / np.linspace(1 / 8.0, 1 / 0.4, H - f0, dtype=np.float32))[:, None]
+    img[f0:] = texture(rng)[f0:] * np.float32([0.8, 0.7, 0.5])
+    points = np.stack([rng.integers(f0, H - 2, 6), rng.integers(2, W - 2, 6)], 1)
+    img[points[:, 0], points[:, 1]] = rng.uniform(5, 20, (6, 1)).astype(np.float32)
+    return img, depth
+
+
+@pytest.mark.parametrize("scene", [planes, slanted])
+@pytest.mark.parametrize("coc", [8, 24])
+def test_fast_is_within_40_db_of_the_exact_gather(rng, scene, coc):
+    img, depth = scene(rng)
+    lens = lens_for(depth, coc)
+    exact = defocus(img, depth, lens)
+    fast = defocus_fast(img, depth, lens)
+    assert np.abs(exact - img).max() > 0.1  # a real blur
+    assert psnr(fast, exact) >= 40.0
+    if scene is planes:  # few classes: one layer each, the gather's sums by FFT
+        assert psnr(fast, exact) >= 80.0
+
+
+def test_bokeh_of_bright_points_keeps_its_energy_and_shape(rng):
+    """Bright points before and behind the focus plane, on planes of their own and on a
+    slanted floor (merged layers: a disc between two disks): each disc holds the point's
+    light, lit where the gather lights it."""
+    img = np.zeros((H, W, 3), np.float32)
+    _, depth = slanted(rng)
+    spots = [(30, 40, 0.55), (30, 150, 3.0), (105, 60, None), (78, 150, None)]
+    for y, x, d in spots:
+        img[y, x] = rng.uniform(20, 50)
+        if d is not None:
+            depth[max(0, y - 30):y + 31, x - 30:x + 31] = d  # wider than disc + disc
+    lens = lens_for(depth, 24)
+    exact = defocus(img, depth, lens)
+    fast = defocus_fast(img, depth, lens)
+    for y, x, d in spots:
+        win = (slice(y - 14, y + 15), slice(x - 14, x + 15))
+        if d is None:  # on the floor the gather renormalises by the sources it sees
+            np.testing.assert_allclose(fast[win].sum(), exact[win].sum(), rtol=0.02)
+        else:  # on a plane: all of the point's light, as the gather
+            np.testing.assert_allclose(fast[win].sum(), exact[win].sum(), rtol=1e-4)
+            np.testing.assert_allclose(fast[win].sum(), img[y, x].sum(), rtol=1e-4)
+        lit_fast, lit_exact = fast[win][..., 0] > 1e-3, exact[win][..., 0] > 1e-3
+        iou = (lit_fast & lit_exact).sum() / (lit_fast | lit_exact).sum()
+        assert lit_exact.sum() > 20 and iou >= 0.9, (y, x, iou)
+
+
+def test_in_focus_pixels_over_a_blurred_background_are_bit_identical(rng):
+    img, depth = slanted(rng)
+    box = (slice(30, 60), slice(110, 140))
+    depth[box] = FOCUS
+    fast = defocus_fast(img, depth, lens_for(depth, 24))
+    np.testing.assert_array_equal(fast[box], img[box])
+    assert np.abs(fast - img).max() > 0.1
+
+
+def test_a_defocused_foreground_spreads_over_a_sharp_background(rng):
+    img = texture(rng)
+    depth = np.full((H, W), FOCUS, np.float32)
+    sq = (slice(40, 80), slice(60, 100))
+    img[sq] = (1.0, 0.0, 0.0)
+    depth[sq] = 0.5
+    lens = lens_for(depth, 16)
+    fast = defocus_fast(img, depth, lens)
+    exact = defocus(img, depth, lens)
+    np.testing.assert_allclose(fast, exact, atol=1e-5)
+    row = fast[60, :, 0] - img[60, :, 0]  # red over the sharp texture, fading, r = 8 px
+    assert row[100] > 0.15 and row[106] > 0.005 and not row[109:].any()
+    far = (slice(0, 20), slice(0, 30))
+    np.testing.assert_array_equal(fast[far], img[far])
+
+
+@pytest.mark.parametrize("d", [0.45, 3.0, np.inf])
+def test_energy_is_conserved_away_from_the_borders(rng, d):
+    img = np.zeros((H, W, 3), np.float32)
+    img[45:75, 60:140] = rng.random((30, 80, 3), dtype=np.float32) * 4  # HDR too; 2 radii
+    #                                     from the borders: no light lost, none renormalised
+    depth = np.full((H, W), d, np.float32)
+    fast = defocus_fast(img, depth, hf.Lens(FOCUS, 1.4, sensor_width_mm=12.0))
+    assert np.abs(fast - img).max() > 0.1
+    np.testing.assert_allclose(fast.sum(axis=(0, 1)), img.sum(axis=(0, 1)), rtol=1e-4)
+
+
+def test_the_exact_method_is_the_gather(rng):
+    img, depth = planes(rng)
+    kw = dict(focus_distance=FOCUS, f_stop=2.0, backend="cpu")
+    np.testing.assert_array_equal(hf.depth_of_field(img, depth, method="exact", **kw),
+                                  defocus(img, depth, hf.Lens(FOCUS, 2.0)))
+    assert not np.array_equal(hf.depth_of_field(img, depth, **kw),
+                              hf.depth_of_field(img, depth, method="exact", **kw))
+
+
+@pytest.mark.parametrize("bad", ["slow", "FAST", None, 1])
+def test_an_unknown_method_is_one_clear_error(rng, bad):
+    img, depth = rng.random((8, 8, 3), dtype=np.float32), np.full((8, 8), 2.0, np.float32)
+    said = f"dof method={bad!r} is not one of 'fast', 'exact'"
+    with pytest.raises(InputError, match=f"^{said}$".replace("(", r"\(").replace(")", r"\)")):
+        hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.0, method=bad)
+    ww = hf.WindowWeights.sliding(np.ones(1), 1, 1)
+    with pytest.raises(InputError, match="is not one of 'fast', 'exact'"):
+        CPU.fuse(img[None], depth[None], ww, hf.Lens(FOCUS, 2.0), True, dof_method=bad)
+    with pytest.raises(InputError, match="is not one of 'fast', 'exact'"):
+        hf.fuse(hf.HyperFrame(img[None], depth[None]), ww, lens=hf.Lens(FOCUS, 2.0),
+                dof_method=bad)
+
+
+def test_a_plan_gives_each_class_a_layer_when_they_fit_and_merges_them_when_not():
+    _, area_of_d2, _ = disk_tables(130)
+    areas = np.unique(area_of_d2[1:])  # every disk of more than one pixel
+    max_area = int(area_of_d2[-1])
+    counts = np.zeros(2 * max_area + 1, np.int64)
+    for key, n in ((-areas[9], 100), (-areas[1], 30), (areas[3], 500), (areas[11], 7)):
+        counts[key + max_area] = n
+    plan = make_plan(counts, max_area, max_d2=130)
+    assert [(x.side, x.lo, x.hi) for x in plan.layers] == [
+        (NEAR, areas[9], areas[9]), (NEAR, areas[1], areas[1]), (FAR, areas[3], areas[3]),
+        (FAR, areas[11], areas[11])]
+    assert not plan.t_of_key.any()
+    counts[max_area + areas] = 10  # every far class: a slanted floor
+    plan = make_plan(counts, max_area, max_d2=130)
+    assert len(plan.layers) <= MAX_LAYERS
+    far = [x for x in plan.layers if x.side == FAR]
+    assert all(a.hi < b.lo for a, b in zip(far, far[1:], strict=False))  # ordered, disjoint
+    keys = np.flatnonzero(counts) - max_area
+    assert (plan.layer_of_key[keys + max_area] >= 0).all()  # every class has a layer
+    t = plan.t_of_key[keys + max_area]
+    assert (t >= 0).all() and (t <= 1).all() and (t > 0).any()
+    assert (FAR, areas[3], areas[3]) in [(x.side, x.lo, x.hi) for x in plan.layers]  # a plane
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    return launches.Device(np, session_emulator(tmp_path_factory).run)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8])
+def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype):
+    n = 2
+    img, depth = slanted(rng)
+    frames = np.stack([img, img[::-1]])[:, :48, :80]
+    depth = np.ascontiguousarray(np.stack([depth, depth[::-1]])[:, :48, :80])
+    if dtype == np.uint8:
+        frames = (np.clip(frames, 0, 1) * 255 + 0.5).astype(np.uint8)
+    frames = np.ascontiguousarray(frames)
+    lenses = [lens_for(depth[j], 20, 80) for j in range(n)]
+    ww = hf.WindowWeights.from_dense(np.array([[0.5, 0.5], [0.0, 1.0]]))
+    gpu = np.empty((2, 48, 80, 3), dtype)
+    launches.fuse(dev, frames, depth, ww, lenses, True, gpu, dof_method="fast")
+    cpu = CPU.fuse(frames, depth, ww, lenses, True, dof_method="fast")
+    if dtype == np.float32:
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
+    else:
+        assert np.abs(gpu.astype(int) - cpu).max() <= 1
+    exact = CPU.fuse(frames, depth, ww, lenses, True, dof_method="exact")
+    assert np.abs(gpu.astype(np.float64) - exact).max() > 0  # not the gather's kernels
