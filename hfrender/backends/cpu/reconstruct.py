@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.hyperframe.windows import WindowWeights
 
@@ -138,31 +139,39 @@ def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray, holes: np.ndarra
     if not keys:
         return None
     key, dep, col = np.concatenate(keys), np.concatenate(depth), np.concatenate(color)
-    zbuf = np.tile(base_d.ravel(), len(taus))
+    zbuf = scratch("rc_zbuf", (len(taus), hw), np.float32)
+    zbuf[:] = base_d.ravel()
+    zbuf = zbuf.ravel()
     np.minimum.at(zbuf, key, dep)
-    win = np.flatnonzero(dep <= zbuf[key])
-    _, first = np.unique(key[win], return_index=True)
-    win = win[first]  # one winner per pixel and time: the first of equals (as atomicMin)
-    filled, fill_col = _cracks(key[win], col[win], zbuf, base_d.ravel(), (h, w))
+    win = np.flatnonzero(dep <= zbuf[key]).astype(np.int32)
+    first = scratch("rc_index", zbuf.shape, np.int32)  # then _cracks' slot of each hit
+    first.fill(np.iinfo(np.int32).max)
+    np.minimum.at(first, key[win], win)
+    win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
+    filled, fill_col = _cracks(key[win], col[win], zbuf, base_d.ravel(), (h, w), first)
     return (np.concatenate([key[win], filled]) % hw,
             np.concatenate([col[win], fill_col]))
 
 
 def _cracks(hit_keys: np.ndarray, hit_col: np.ndarray, zbuf: np.ndarray,
-            base_d: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+            base_d: np.ndarray, size: tuple[int, int],
+            slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pixels a warped surface stretched over without landing on (one pixel between two
     hits, across or up and down, the hits in front of what the pixel shows): (keys, the
-    mean colour of the hits either side)."""
+    mean colour of the hits either side). ``slot``: a work array as large as ``zbuf``."""
     h, w = size
     hw = h * w
-    slot = np.full(zbuf.shape, -1, np.int64)
-    slot[hit_keys] = np.arange(len(hit_keys))
+    slot.fill(-1)
+    slot[hit_keys] = np.arange(len(hit_keys), dtype=np.int32)
     x = hit_keys % w
     y = (hit_keys % hw) // w
-    near = np.concatenate([hit_keys[x > 0] - 1, hit_keys[x < w - 1] + 1,
-                           hit_keys[y > 0] - w, hit_keys[y < h - 1] + w])
-    cand = np.unique(near)
-    cand = cand[slot[cand] < 0]
+    mark = scratch("rc_mark", zbuf.shape, np.bool_)
+    mark.fill(False)
+    for near in (hit_keys[x > 0] - 1, hit_keys[x < w - 1] + 1, hit_keys[y > 0] - w,
+                 hit_keys[y < h - 1] + w):
+        mark[near] = True
+    mark[hit_keys] = False
+    cand = np.flatnonzero(mark)
     cx, cy = cand % w, (cand % hw) // w
     pairs = [(cand - 1, cand + 1, (cx > 0) & (cx < w - 1)),
              (cand - w, cand + w, (cy > 0) & (cy < h - 1))]
