@@ -117,6 +117,15 @@ def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatc
                                   decode(folder / "out" / "whole.mp4"))
 
 
+def test_a_job_takes_samples_auto_and_reconstruct(folder):
+    text = (folder / "jobs.toml").read_text().replace(
+        "samples = 2", 'samples = "auto"\nsamples-range = "2:6"\nreconstruct = "on"')
+    (folder / "jobs.toml").write_text(text)
+    config = next(j for j in load_jobs(folder / "jobs.toml", {})
+                  if j.kind == "render").render_config()
+    assert (config.samples, config.samples_range, config.reconstruct) == ("auto", (2, 6), "on")
+
+
 def test_options_after_the_file_override_every_job(folder):
     jobs = load_jobs(folder / "jobs.toml", {"samples": 1, "jitter": True})
     assert [j.render_config().samples for j in jobs if j.kind == "render"] == [1, 1]

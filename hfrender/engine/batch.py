@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import hfrender
-from hfrender.config import ConfigError, RenderConfig, parse_size
+from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
 from hfrender.errors import HFRenderError, InputError
 
 AUTO = "auto"
 # option name -> the type a value must have (TOML's own types)
 RENDER_OPTIONS: dict[str, Any] = {
-    "fps": float, "size": str, "duration": float, "samples": int, "shutter": float,
+    "fps": float, "size": str, "duration": float, "samples": (int, AUTO),
+    "samples_range": str, "reconstruct": str, "shutter": float,
     "shutter_position": str, "shutter_curve": str, "jitter": bool, "dof": str,
     "max_coc_px": float, "backend": str, "gl": str, "granularity": (int, AUTO), "workers": int,
     "schedule": str, "seed": int, "codec": str, "interop": str,
@@ -64,6 +65,8 @@ class BatchJob:
         values = {k: v for k, v in self.options.items() if k in RENDER_OPTIONS}
         if "size" in values:
             values["size"] = parse_size(values["size"])
+        if "samples_range" in values:
+            values["samples_range"] = parse_range(values["samples_range"])
         return RenderConfig(output=str(self.output), quiet=True, resume=resume, **values)
 
     def fx_settings(self, resume: bool = False) -> Any:
