@@ -20,6 +20,7 @@ from hfrender.sampler import CURVES, POSITIONS
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")
 RECONSTRUCT = ("auto", "on", "off")
+DOF_METHODS = ("fast", "exact")
 SCHEDULES = ("fifo", "motion")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
@@ -49,6 +50,7 @@ class RenderConfig:
     dof: str = "auto"  # auto: lens when the camera has an f-stop, else off
     reconstruct: str = "auto"  # motion between sub-frames from velocity (auto: with CUDA fusion)
     max_coc_px: float | None = None
+    dof_method: str = "fast"  # --dof depth: fast (layers) or exact (the gather)
     backend: str = "auto"
     gl: str | None = None
     granularity: int | str = "auto"
@@ -86,6 +88,7 @@ class RenderConfig:
         _choice("shutter_curve", self.shutter_curve, CURVES)
         _choice("dof", self.dof, DOF_MODES)
         _choice("reconstruct", self.reconstruct, RECONSTRUCT)
+        _choice("dof_method", self.dof_method, DOF_METHODS)
         _choice("interop", self.interop, INTEROP)
         _integer("workers", self.workers, 1, 64)
         _choice("schedule", self.schedule, SCHEDULES)

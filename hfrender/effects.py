@@ -158,7 +158,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     spans, velocity = _motion_planes(hyperframe, weights, shutter)
     return chosen.reconstruct(frames, hyperframe.depth, velocity,
                               np.asarray(hyperframe.timestamps, np.float64), weights, spans,
-                              lens, linear_light, out)
+                              lens, linear_light, out, dof_method=dof_method)
 
 
 def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,

@@ -517,3 +517,34 @@ def test_ffmpeg_processes_that_move_frames_keep_freed_frames(tmp_path, rng, monk
         assert env["MALLOC_TRIM_THRESHOLD_"] == "12345"
         assert env["PATH"] == os.environ["PATH"]  # the rest of the environment is kept
     assert len(decode(out)[0]) == 12
+
+
+def test_dof_method_reaches_fx_and_render(tmp_path, rng, capsys):
+    """--dof-method exact is the gather; fast (the default) the layers: each as the library."""
+    import imageio.v3 as iio
+
+    seq = tmp_path / "f"
+    seq.mkdir()
+    frames = rng.integers(0, 256, (2, 24, 40, 3), dtype=np.uint8)
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"{i:02d}.png", f)
+    # a depth ramp: more circles of confusion than layers, where fast and exact differ
+    ramp = np.linspace(0.4, 9.0, 40, dtype=np.float32)[None, None, :]
+    depth = (ramp * rng.uniform(0.9, 1.1, (2, 24, 1))).astype(np.float32)
+    np.save(tmp_path / "d.npy", depth)
+    lens = dict(focus_distance=1.5, f_stop=1.4, sensor_width_mm=6.0)
+    flags = ["--focus-distance", "1.5", "--f-stop", "1.4", "--sensor-width-mm", "6", "--quiet"]
+    for method in ("exact", "fast"):
+        out = tmp_path / method / "%02d.png"
+        assert main(["fx", str(seq), "-o", str(out), "--depth", str(tmp_path / "d.npy"),
+                     "--dof-method", method, *flags]) == 0
+        want = hf.depth_of_field(frames, depth, method=method, backend="cpu", **lens)
+        np.testing.assert_array_equal(read_pngs(tmp_path / method), want)
+    assert not np.array_equal(read_pngs(tmp_path / "exact"), read_pngs(tmp_path / "fast"))
+    assert main(["fx", str(seq), "-o", str(tmp_path / "x.mp4"), "--motion-blur", "2",
+                 "--dof-method", "exact"]) == 2
+    assert "--dof-method applies only with --depth" in capsys.readouterr().err
+    from hfrender.config import RenderConfig
+
+    with pytest.raises(hf.InputError, match="dof_method='slow': choose one of fast, exact"):
+        RenderConfig(dof_method="slow")

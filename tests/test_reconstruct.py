@@ -198,6 +198,8 @@ def test_reconstruction_with_depth_of_field_from_depth(scenes, tmp_path):
     assert stats.reconstruct and stats.dof == "depth"
     assert rec.shape == plain.shape and not np.array_equal(rec, plain)
     assert np.abs(rec.astype(int) - plain.astype(int)).mean() < 6  # the same picture
+    exact, _ = render_frames(focused, reconstruct="off", dof_method="exact", **settings)
+    assert np.abs(exact.astype(int) - plain.astype(int)).mean() < 1  # fast is near exact
 
 
 def test_cli_says_sub_frames_drawn_and_refuses_a_bad_mode(tmp_path):

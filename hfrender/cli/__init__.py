@@ -31,7 +31,14 @@ from hfrender.cli.common import (  # noqa: E402
     Terminated,
 )
 from hfrender.cli.fx import cmd_fx  # noqa: E402
-from hfrender.config import DOF_MODES, INTEROP, PRESETS, RECONSTRUCT, SCHEDULES  # noqa: E402
+from hfrender.config import (  # noqa: E402
+    DOF_METHODS,
+    DOF_MODES,
+    INTEROP,
+    PRESETS,
+    RECONSTRUCT,
+    SCHEDULES,
+)
 from hfrender.errors import HFRenderError, InputError  # noqa: E402
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
@@ -128,6 +135,10 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--sensor-width-mm", type=float, default=None, metavar="MM", help="(36)")
     d.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the blur diameter (bounds its cost)")
+    d.add_argument("--dof-method", choices=DOF_METHODS, default=None,
+                   help="fast: depth layers blurred by FFT, cost nearly independent of the "
+                        "blur (default); exact: the gather, the reference (cost grows with "
+                        "the blur squared)")
     o = fx.add_argument_group("engine and output")
     o.add_argument("--backend", choices=CHOICES, default="auto")
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
@@ -177,6 +188,10 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                    help="reconstruct the motion between sub-frames from the renderer's "
                         "velocity and depth (few sub-frames, smooth blur); auto (default): "
                         "on where fusion runs on CUDA, for scenes with geometry")
+    m.add_argument("--dof-method", choices=DOF_METHODS, default=None,
+                   help="--dof depth: fast, depth layers blurred by FFT, cost nearly "
+                        "independent of the blur (default); exact, the gather, the reference "
+                        "(cost grows with the blur squared)")
     m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
     e = r.add_argument_group("engine")

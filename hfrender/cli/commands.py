@@ -80,6 +80,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "shutter": args.shutter,
              "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
              "dof": args.dof, "reconstruct": args.reconstruct, "backend": args.backend,
+             "dof_method": args.dof_method,
              "gl": args.gl, "seed": args.seed,
              "codec": getattr(args, "codec", None), "max_coc_px": args.max_coc_px,
              "jitter": args.jitter or None, "preview": getattr(args, "preview", False) or None,

@@ -19,7 +19,8 @@ from hfrender.config import ConfigError
 # the depth-of-field options, which mean something only with --depth
 LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
-              ("--max-coc-px", "max_coc_px"), ("--depth-scale", "depth_scale"))
+              ("--max-coc-px", "max_coc_px"), ("--depth-scale", "depth_scale"),
+              ("--dof-method", "dof_method"))
 
 
 def _or(value: float | None, default: float) -> float:
@@ -51,7 +52,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                           args.weights, not args.gamma_space, args.depth,
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
-                          args.workers, args.resume)
+                          args.workers, args.resume, _or(args.dof_method, "fast"))
     check_encoder(args.output, args.codec)  # the footage's size is not known yet
     progress, finish = progress_bar(args.quiet)
     if args.ray:

@@ -33,13 +33,15 @@ RENDER_OPTIONS: dict[str, Any] = {
     "fps": float, "size": str, "duration": float, "samples": (int, AUTO),
     "samples_range": str, "reconstruct": str, "shutter": float,
     "shutter_position": str, "shutter_curve": str, "jitter": bool, "dof": str,
-    "max_coc_px": float, "backend": str, "gl": str, "granularity": (int, AUTO), "workers": int,
+    "max_coc_px": float, "dof_method": str, "backend": str, "gl": str,
+    "granularity": (int, AUTO), "workers": int,
     "schedule": str, "seed": int, "codec": str, "interop": str,
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
     "depth_scale": float, "focus_distance": float, "f_stop": float, "focal_length_mm": float,
-    "sensor_width_mm": float, "max_coc_px": float, "backend": str, "codec": str, "fps": float,
+    "sensor_width_mm": float, "max_coc_px": float, "dof_method": str, "backend": str,
+    "codec": str, "fps": float,
     "workers": int,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
@@ -86,7 +88,8 @@ class BatchJob:
         return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
                           not o.get("gamma_space", False), o.get("depth"),
                           o.get("depth_scale", 1.0), lens, o.get("backend", "auto"),
-                          o.get("codec"), o.get("fps"), o.get("workers", 1), resume)
+                          o.get("codec"), o.get("fps"), o.get("workers", 1), resume,
+                          o.get("dof_method", "fast"))
 
     def key(self) -> str:
         """What the output depends on: the options, the source file, hfrender's version."""

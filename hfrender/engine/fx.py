@@ -93,7 +93,8 @@ class FxFusion:
                                linear_light=s.linear_light, backend=s.backend, out=out)
         local = WindowWeights.sliding(self.weights, windows.count, s.stride)
         return fuse(HyperFrame(span, hyper.depth[first:last]), local, lens=s.lens,
-                    linear_light=s.linear_light, backend=s.backend, out=out)
+                    linear_light=s.linear_light, backend=s.backend, out=out,
+                    dof_method=s.dof_method)
 
 
 class FxJob:

@@ -45,6 +45,7 @@ class FxSettings:
     input_fps: float | None = None  # for PNG sequences
     workers: int = 1
     resume: bool = False
+    dof_method: str = "fast"  # or "exact": the gather (the reference)
 
     def __post_init__(self) -> None:
         if not _whole(self.window, 1):
@@ -64,6 +65,8 @@ class FxSettings:
             raise ConfigError(f"lens={self.lens!r} must be an hfrender Lens")
         if self.backend not in CHOICES:
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(CHOICES)}")
+        if self.dof_method not in ("fast", "exact"):
+            raise ConfigError(f"--dof-method {self.dof_method!r}: choose one of fast, exact")
         if not (_whole(self.workers, 1) and self.workers <= 64):
             raise ConfigError(f"--workers {self.workers}: must be an integer from 1 to 64")
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):

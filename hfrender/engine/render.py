@@ -91,8 +91,10 @@ class RenderFusion:
     """The render's side of the engine: windows from the plan, fused by the backend (the
     motion between sub-frames reconstructed where the hyperframe has velocity)."""
 
-    def __init__(self, plan: PlanStream, backend: str, stats: RenderStats) -> None:
+    def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
+                 dof_method: str = "fast") -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
+        self.dof_method = dof_method
         self._lock = threading.Lock()
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
@@ -105,10 +107,10 @@ class RenderFusion:
             shutter = self.plan.schedule.shutter_spans(k0 + np.arange(windows.count))
         if isinstance(hyper.frames, np.ndarray):
             return fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
-                        shutter=shutter)[..., :3]
+                        shutter=shutter, dof_method=self.dof_method)[..., :3]
         # on the GPU: only finished frames come back
         frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend,
-                      shutter=shutter)[..., :3].get()
+                      shutter=shutter, dof_method=self.dof_method)[..., :3].get()
         with self._lock:
             self.stats.device_to_host_bytes += frames.nbytes
         return frames
@@ -277,7 +279,8 @@ class RenderJob:
         plan, config = self.plan, self.config
         capacity = self.builder.pool.capacity
         preview = self.preview
-        return Engine(RenderFusion(plan, config.backend, self.stats), self.writer,
+        return Engine(RenderFusion(plan, config.backend, self.stats, config.dof_method),
+                      self.writer,
                       first_frame=plan.first_frame, total=self.count, workers=config.workers,
                       score=SCORES.get(config.schedule),
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,

@@ -60,7 +60,7 @@ class CPUBackend:
     def reconstruct(self, frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,
                     times: np.ndarray, weights: WindowWeights, spans: np.ndarray,
                     lens: Lens | list[Lens] | None, linear_light: bool,
-                    out: np.ndarray | None = None) -> np.ndarray:
+                    out: np.ndarray | None = None, *, dof_method: str = "fast") -> np.ndarray:
         """:meth:`fuse` with the motion between sub-frames reconstructed from their
         ``velocity`` (N, H, W, 2) and ``depth``; ``times`` are the sub-frames' and
         ``spans[k]`` output ``k``'s shutter (open, close) in seconds (see
@@ -69,9 +69,9 @@ class CPUBackend:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
         if not moves(frame_speeds(velocity, weights), weights, times, spans):
             return self.fuse(frames, depth if lens is not None else None, weights, lens,
-                             linear_light, out)
+                             linear_light, out, dof_method=dof_method)
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
-        dof = None if lens is None else _defocus_fn(depth, lens)
+        dof = None if lens is None else _defocus_fn(depth, lens, dof_method)
         return reconstruct_windows(frames, depth, velocity, times, weights, spans, tf, out, dof)
 
     @staticmethod

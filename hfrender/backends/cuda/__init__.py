@@ -224,7 +224,8 @@ class CUDABackend:
 
     def reconstruct(self, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
                     weights: WindowWeights, spans: np.ndarray,
-                    lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None) -> Any:
+                    lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None, *,
+                    dof_method: str = "fast") -> Any:
         """As the CPU backend's ``reconstruct``: :meth:`fuse` with the motion between
         sub-frames reconstructed from their ``velocity`` (N, H, W, 2) and ``depth``
         (:mod:`hfrender.backends.cuda.reconstruct`); without motion, :meth:`fuse` itself."""
@@ -243,7 +244,8 @@ class CUDABackend:
             else:  # written here, then copied into the caller's array (host or strided)
                 dev_out = self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
             reconstruct(self.device(), arr, d, v, np.asarray(times, np.float64), weights,
-                        np.asarray(spans, np.float64), lenses, linear_light, dev_out)
+                        np.asarray(spans, np.float64), lenses, linear_light, dev_out,
+                        dof_method)
             if out is None:
                 return self._to_host(dev_out) if host else dev_out
             if device_out:

@@ -75,7 +75,7 @@ def frame_speeds(xp: Any, velocity: Any) -> np.ndarray:
 
 def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
                 weights: WindowWeights, spans: np.ndarray, lenses: Sequence[Lens] | None,
-                linear_light: bool, out: Any) -> Any:
+                linear_light: bool, out: Any, dof_method: str = "fast") -> Any:
     """``CPUBackend.reconstruct`` on the device: ``frames`` (N, H, W, C), ``depth``
     (N, H, W) and ``velocity`` (N, H, W, 2) float32, all C-contiguous arrays of ``dev.xp``;
     ``times`` (N,) and ``spans`` (M, 2) on the host; ``out`` (M, H, W, C) written."""
@@ -85,13 +85,13 @@ def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.n
     speed = frame_speeds(xp, velocity)
     if not moves(speed, weights, times, spans):
         return launches.fuse(dev, frames, depth if lenses is not None else None, weights,
-                             lenses, linear_light, out)
+                             lenses, linear_light, out, dof_method=dof_method)
     mode = mode_of(frames.dtype, linear_light)
     lin = _decode(dev, frames, mode)
     if lenses is not None:
         from hfrender.backends.cuda.dof import defocus_frames
 
-        dof = defocus_frames(dev, lin, depth, lenses, "fast")  # as the CPU's default
+        dof = defocus_frames(dev, lin, depth, lenses, dof_method)
         lin = lin if dof is None else dof
     shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
     moving = xp.hypot(velocity[..., 0], velocity[..., 1]) * shutter >= STILL_PX
