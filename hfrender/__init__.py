@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.optics import Lens
     from hfrender.sampler import curve_weights
     from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
+    from hfrender.scene.meshes import Mesh
 
 __version__ = "0.1.0"
 
@@ -30,7 +31,7 @@ __all__ = [
     "Object3D", "Plane", "Scene", "Sphere", "HostStorage", "HyperFrame", "HyperFrameBuilder",
     "HyperFramePool", "Lens", "Status", "WindowWeights", "auto_granularity", "curve_weights",
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
-    "to_linear", "__version__",
+    "to_linear", "SampleStore", "Mesh", "__version__",
 ]
 
 _HOME = {
@@ -42,8 +43,9 @@ _HOME = {
     "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.pool",
     "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.pool", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
-    "Plane": "scene", "Scene": "scene", "Sphere": "scene", "WindowWeights": "hyperframe.windows",
-    "sliding_in_span": "hyperframe.windows",
+    "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
+    "WindowWeights": "hyperframe.windows",
+    "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
 }
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.errors import InputError
+from hfrender.frame_range import FrameRange, check_frames, parse_frames
+from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES, POSITIONS
 
 DOF_MODES = ("auto", "lens", "depth", "off")
@@ -65,8 +67,17 @@ class RenderConfig:
     schedule: str = "fifo"  # or "motion": fuse the hyperframes that move most first
     resume: bool = False
     stats: bool = False
+    keep_samples: str | None = None  # a folder: every sub-frame kept (hfrender reexpose)
+    crf: int | None = None  # encoder settings (hfrender.io.encoding); None: the default
+    preset: str | None = None
+    bitrate: str | int | None = None  # bits per second: "8M", "2500k", 800000
+    pix_fmt: str | None = None
+    frames: FrameRange | None = None  # --frames START:END (output frames, END exclusive)
 
     def __post_init__(self) -> None:
+        Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
+        if self.frames is not None:
+            check_frames(self.frames)
         _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
         if not (isinstance(self.size, tuple) and len(self.size) == 2
                 and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
@@ -166,6 +177,8 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
         table["size"] = parse_size(table["size"])
     if "samples_range" in table:
         table["samples_range"] = parse_range(table["samples_range"])
+    if "frames" in table:
+        table["frames"] = parse_frames(table["frames"])
     return table
 
 

@@ -31,6 +31,7 @@ from hfrender.cli.common import (  # noqa: E402
     Terminated,
 )
 from hfrender.cli.fx import cmd_fx  # noqa: E402
+from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.config import (  # noqa: E402
     DOF_METHODS,
     DOF_MODES,
@@ -63,6 +64,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", default="out.mp4",
                    help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (default out.mp4)")
     _render_options(r)
+    _encoder_options(r)
+    r.add_argument("--frames", default=None, metavar="START:END",
+                   help="render only output frames START..END-1 (either side may be empty: "
+                        "10: or :20); a video of them starts at time 0, PNG files keep "
+                        "their frame numbers")
+    r.add_argument("--keep-samples", default=None, metavar="DIR",
+                   help="also keep every sub-frame in a sample store DIR, to expose it "
+                        "again later (hfrender reexpose): render over the widest shutter "
+                        "you may want")
     r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="render the segments as Ray tasks: on a Ray started here (no "
                         "ADDRESS), or on a cluster ('auto' or its address)")
@@ -71,8 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("still", help="render one frame to a PNG (optionally beside the same "
                         "frame without effects)")
     st.add_argument("-o", "--output", default="still.png", help="PNG to write (still.png)")
-    st.add_argument("-t", "--time", type=float, default=0.0, metavar="S",
-                    help="the frame at this time, in seconds (0)")
+    when = st.add_mutually_exclusive_group()
+    when.add_argument("-t", "--time", type=float, default=None, metavar="S",
+                      help="the frame at this time, in seconds (0)")
+    when.add_argument("-f", "--frame", type=int, default=None, metavar="N",
+                      help="output frame N (at the render's fps; frame N is at N/fps s)")
     st.add_argument("--compare", action="store_true",
                     help="put the frame without effects (pinhole, instant shutter) on the left")
     _render_options(st, video=False)
@@ -92,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _fx_parser(sub)
     _batch_parser(sub)
+    add_reexpose_parser(sub)
     return parser
 
 
@@ -150,6 +164,7 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
                    help="encode the segments as Ray tasks: on a Ray started here (no "
                         "ADDRESS), or on a cluster ('auto' or its address)")
     o.add_argument("--quiet", action="store_true")
+    _encoder_options(fx)
     fx.set_defaults(func=cmd_fx)
 
 
@@ -220,6 +235,20 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                             "files)")
     e.add_argument("--quiet", action="store_true",
                    help="no progress bar, no summary" if video else "print nothing on success")
+
+
+def _encoder_options(parser: argparse.ArgumentParser) -> None:
+    """--crf, --preset, --bitrate, --pix-fmt (default: the output's own settings)."""
+    g = parser.add_argument_group("encoder quality (video outputs; default: the output's)")
+    g.add_argument("--crf", type=int, default=None, metavar="N",
+                   help="constant quality, lower is better (libx264/libx265 0-51, default "
+                        "18; libvpx-vp9 0-63, default 32)")
+    g.add_argument("--preset", default=None, metavar="NAME",
+                   help="encoder speed preset, e.g. slow (libx264/libx265: medium)")
+    g.add_argument("--bitrate", default=None, metavar="RATE",
+                   help="average bitrate in bits per second, e.g. 8M, 2500k")
+    g.add_argument("--pix-fmt", default=None, metavar="NAME",
+                   help="output pixel format, e.g. yuv444p (default yuv420p)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

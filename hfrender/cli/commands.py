@@ -29,6 +29,8 @@ from hfrender.config import (
     project_settings,
 )
 from hfrender.errors import BackendUnavailable, HFRenderError
+from hfrender.frame_range import parse_frames
+from hfrender.io.encoding import Encoding
 from hfrender.render.contexts import CONTEXTS
 
 
@@ -87,7 +89,11 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "quiet": args.quiet or None, "interop": args.interop,
              "stats": getattr(args, "stats", False) or None, "workers": args.workers,
              "schedule": getattr(args, "schedule", None),
-             "resume": getattr(args, "resume", False) or None}  # still has no video options
+             "resume": getattr(args, "resume", False) or None,  # still has no video options
+             "keep_samples": getattr(args, "keep_samples", None),
+             **{k: getattr(args, k, None) for k in ("crf", "preset", "bitrate", "pix_fmt")}}
+    if getattr(args, "frames", None) is not None and args.command == "render":
+        flags["frames"] = parse_frames(args.frames)
     if args.size is not None:
         flags["size"] = parse_size(args.size)
     if args.granularity is not None:
@@ -127,7 +133,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     config = _config_from(args)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
-    check_encoder(config.output, config.codec, config.size, config.fps)
+    check_encoder(config.output, config.codec, config.size, config.fps,
+                  encoding=Encoding.of(config))
     if getattr(args, "ray", None):
         return _render_on_ray(args, config)
     progress, finish = progress_bar(config.quiet)
@@ -172,6 +179,11 @@ def cmd_render(args: argparse.Namespace) -> int:
               + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
                  if stats.shutter else "")
               + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))
+    if config.keep_samples and not config.quiet:
+        per = stats.store_bytes / max(1, stats.frames_written)
+        print(f"kept {stats.subframes} sub-frames in {config.keep_samples}: "
+              f"{stats.store_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output frame); "
+              f"hfrender reexpose {config.keep_samples} -o OUTPUT --shutter DEG")
     return 0
 
 
@@ -238,7 +250,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     full = _config_from(args)
     # one frame into memory: no video options (hfrender.toml's either), no progress bar
     config = full.with_(output=args.output, duration=None, preview=False, resume=False,
-                        quiet=True)
+                        quiet=True, frames=None)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
     from hfrender.io import outputs
@@ -262,12 +274,12 @@ def cmd_still(args: argparse.Namespace) -> int:
 
 
 def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
-    """The frame of ``-t``: a finite time >= 0 whose frame exists in the duration the render
-    would have (``--duration`` or hfrender.toml's, else the scene's); else one line that
-    says which frames there are."""
+    """The frame of ``-f N`` or ``-t``: a frame (a finite time >= 0 whose frame) that exists
+    in the duration the render would have (``--duration`` or hfrender.toml's, else the
+    scene's); else one line that says which frames there are."""
     from hfrender.scene.loader import load_scene
 
-    t, fps = args.time, config.fps
+    t, fps = (0.0 if args.time is None else args.time), config.fps
     if config.duration is not None:
         seconds = config.duration
         source = (f"--duration {seconds:g}" if args.duration is not None
@@ -276,6 +288,12 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
         seconds = load_scene(args.file, args.scene).duration
         source = f"the scene's duration {seconds:g} s"
     n = config.frame_count(seconds)
+    if getattr(args, "frame", None) is not None:
+        if 0 <= args.frame < n:
+            return args.frame
+        where = "before the start (frames are >= 0)" if args.frame < 0 else "past the end"
+        raise ConfigError(f"-f {args.frame}: {where}; {source} at {fps:g} fps has frames "
+                          f"0..{n - 1}")
     k = round(t * fps) if math.isfinite(t) else None
     if k is None:
         problem = "not a time (give seconds, a finite number >= 0)"

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
 
@@ -69,23 +70,28 @@ def progress_bar(quiet: bool):
 
 
 def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 360),
-                  fps: float = 30.0) -> None:
+                  fps: float = 30.0, encoding: Any = None) -> None:
     """A ``--codec`` that this ffmpeg lists but that cannot start here (h264_nvenc without
     an NVIDIA driver, a VAAPI encoder without a device) is refused before anything is
     rendered, in one line with ffmpeg's reason: one black frame of ``size`` is encoded to
     nowhere first (~20 ms). Otherwise the failure would come only at the first frames,
     naming an internal segment file. What :func:`hfrender.io.writers.check_output` refuses
-    (an unknown encoder, an odd size, ...) it refuses first; no ``codec``: nothing to check."""
-    if codec is None:
+    (an unknown encoder, an odd size, ...) it refuses first, then what
+    :func:`hfrender.io.encoding.check_encoding` refuses of ``encoding`` (--crf, --preset,
+    --bitrate, --pix-fmt); neither ``codec`` nor ``encoding``: nothing to check."""
+    if codec is None and not encoding:
         return
     from hfrender.config import ConfigError
+    from hfrender.io.encoding import check_encoding
     from hfrender.io.ffmpeg import encode_command
     from hfrender.io.writers import check_output
 
     chosen = check_output(output, size, codec)
+    check_encoding(output, chosen, encoding)
     if chosen in ("gif", "png"):
         return
-    cmd = encode_command(os.devnull, fps, size, chosen, container="probe.mkv")
+    cmd = encode_command(os.devnull, fps, size, chosen, container="probe.mkv",
+                         encoding=encoding)
     try:
         res = subprocess.run(cmd, input=bytes(size[0] * size[1] * 3), capture_output=True,
                              timeout=60, check=False)
@@ -96,5 +102,8 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x).strip()  # without "[h264_nvenc @ 0x...]"
             for x in res.stderr.decode(errors="replace").splitlines()]
     why = next((x for x in said if x), f"ffmpeg exit {res.returncode}")
+    if codec is None:
+        raise ConfigError(f"{encoding.given()}: {chosen} does not start with these settings: "
+                          f"{why}")
     raise ConfigError(f"--codec {codec}: the encoder does not start on this machine: {why} "
                       "(leave --codec out for the output's default encoder)")

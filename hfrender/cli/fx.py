@@ -15,6 +15,7 @@ from hfrender.cli.common import (
     progress_bar,
 )
 from hfrender.config import ConfigError
+from hfrender.io.encoding import Encoding
 
 # the depth-of-field options, which mean something only with --depth
 LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
@@ -52,8 +53,10 @@ def cmd_fx(args: argparse.Namespace) -> int:
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                           args.weights, not args.gamma_space, args.depth,
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
-                          args.workers, args.resume, _or(args.dof_method, "fast"))
-    check_encoder(args.output, args.codec)  # the footage's size is not known yet
+                          args.workers, args.resume, _or(args.dof_method, "fast"),
+                          args.crf, args.preset, args.bitrate, args.pix_fmt)
+    # the footage's size is not known yet
+    check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
     progress, finish = progress_bar(args.quiet)
     if args.ray:
         from hfrender.engine.cluster_fx import ClusterFx

@@ -26,6 +26,8 @@ from typing import Any
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
 from hfrender.errors import HFRenderError, InputError
+from hfrender.frame_range import parse_frames
+from hfrender.io.encoding import Encoding, check_encoding
 
 AUTO = "auto"
 # option name -> the type a value must have (TOML's own types)
@@ -36,13 +38,14 @@ RENDER_OPTIONS: dict[str, Any] = {
     "max_coc_px": float, "dof_method": str, "backend": str, "gl": str,
     "granularity": (int, AUTO), "workers": int,
     "schedule": str, "seed": int, "codec": str, "interop": str,
+    "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
     "depth_scale": float, "focus_distance": float, "f_stop": float, "focal_length_mm": float,
     "sensor_width_mm": float, "max_coc_px": float, "dof_method": str, "backend": str,
     "codec": str, "fps": float,
-    "workers": int,
+    "workers": int, "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
 STATUSES = ("done", "up-to-date", "resumed", "failed")
@@ -69,6 +72,8 @@ class BatchJob:
             values["size"] = parse_size(values["size"])
         if "samples_range" in values:
             values["samples_range"] = parse_range(values["samples_range"])
+        if "frames" in values:
+            values["frames"] = parse_frames(values["frames"])
         return RenderConfig(output=str(self.output), quiet=True, resume=resume, **values)
 
     def fx_settings(self, resume: bool = False) -> Any:
@@ -89,7 +94,8 @@ class BatchJob:
                           not o.get("gamma_space", False), o.get("depth"),
                           o.get("depth_scale", 1.0), lens, o.get("backend", "auto"),
                           o.get("codec"), o.get("fps"), o.get("workers", 1), resume,
-                          o.get("dof_method", "fast"))
+                          o.get("dof_method", "fast"),
+                          **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")})
 
     def key(self) -> str:
         """What the output depends on: the options, the source file, hfrender's version."""
@@ -165,7 +171,8 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
         raise InputError(f"{where}: scene_class = {scene_class!r} must be a string")
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:  # every value checked as the command would check it, now
-        job.render_config() if kind == "render" else job.fx_settings()
+        checked = job.render_config() if kind == "render" else job.fx_settings()
+        check_encoding(str(job.output), options.get("codec"), Encoding.of(checked))
     except (InputError, ValueError) as exc:
         raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
     return job

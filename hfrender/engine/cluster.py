@@ -27,9 +27,11 @@ from typing import Any
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.errors import InputError
+from hfrender.frame_range import resolve, start_of
 from hfrender.hyperframe.builder import auto_granularity
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
+from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
     Manifest,
     fresh_work_dir,
@@ -131,8 +133,9 @@ def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, 
     with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
-        RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name, first_frame=first, count=count,
-                  writer=memory, gl_device=_task_gpu()).prepare().run()
+        RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                  first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
+                  gl_device=_task_gpu()).prepare().run()
     pngs = [iio.imwrite("<bytes>", frame, extension=".png") for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
             "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
@@ -150,10 +153,12 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
         lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
         path.parent.mkdir()
-        writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first)
-        try:
+        writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
+                              encoding=Encoding.of(cfg))
+        try:  # ``first`` counts from the output's first frame (--frames: the range's)
             stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                              first_frame=first, count=count, writer=writer,
+                              first_frame=start_of(cfg.frames) + first, count=count,
+                              writer=writer,
                               gl_device=_task_gpu()).prepare().run()
         finally:
             writer.close()
@@ -188,11 +193,13 @@ class ClusterRender:
                               "video segments or PNG frames; use .mp4, .mov, .mkv, .webm or "
                               "frames/%05d.png")
         check_output(config.output, config.size, config.codec)
+        check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name)
         scene.setup()
-        self.total = config.frame_count(scene.duration)
+        self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
+                                         config.fps)  # chunks count from self.first
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         w, h = config.size
         dof = resolve_dof(config.dof, scene)
@@ -274,7 +281,8 @@ class ClusterRender:
     def finish(self) -> ClusterStats:
         """Every segment is here: join them into the output (the work folder goes)."""
         if self.sequence:
-            outputs.commit(self.tmp, self.config.output)
+            outputs.commit(self.tmp, self.config.output,
+                           keep_others=self.config.frames is not None)
         else:
             folder = work_dir(self.config.output)
             files = [folder / s["file"] for s in self.manifest.segments]
@@ -291,7 +299,7 @@ class ClusterRender:
                              "does not match)")
         pattern = Path(self.tmp)
         for i, data in enumerate(chunk["pngs"]):
-            path = pattern.parent / (pattern.name % (chunk["first"] + i))
+            path = pattern.parent / (pattern.name % (self.first + chunk["first"] + i))
             path.with_name(path.name + ".part").write_bytes(data)
             os.replace(path.with_name(path.name + ".part"), path)
 

@@ -33,6 +33,7 @@ from hfrender.engine.fx import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.errors import InputError
 from hfrender.io import outputs
+from hfrender.io.encoding import Encoding
 from hfrender.io.probe import probe
 from hfrender.io.segments import (
     fresh_work_dir,
@@ -65,7 +66,8 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         codec = check_output(output, info.size, s.codec)
         fps = info.fps / s.stride
         path = Path(tmp) / segment_name(first, codec, fps)
-        writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt)
+        writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
+                              encoding=Encoding.of(s))
         try:
             FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)).prepare() \
                 .run()

@@ -128,14 +128,18 @@ class Engine:
     progress : ``progress(written, total)`` from the writer thread
     on_frame : called with every frame written (a preview window)
     held : hyperframes submitted and not yet written before the producer is held back
+    before_submit : sees each hyperframe as it is submitted, still the producer's (a sample
+        store keeps its sub-frames)
     """
 
     def __init__(self, fusion: Fusion, writer: FrameWriter, *, first_frame: int = 0,
                  total: int = 0, workers: int = 1, score: Score | None = None,
                  buffers: OutputBuffers | None = None, progress: Progress | None = None,
                  on_frame: Callable[[np.ndarray], None] | None = None,
-                 held: int | None = None) -> None:
+                 held: int | None = None,
+                 before_submit: Callable[[HyperFrame], None] | None = None) -> None:
         self.fusion, self.writer, self.buffers = fusion, writer, buffers
+        self.before_submit = before_submit
         self.progress, self.on_frame = progress, on_frame
         self.stats = EngineStats(total_frames=total)
         self.scheduler = Scheduler(score)
@@ -166,6 +170,8 @@ class Engine:
             while len(self._ends) >= self.held:
                 self.reorder.wait_written(self._ends.popleft())
             self._raise_failure()
+            if self.before_submit is not None:
+                self.before_submit(hyper)
             k0, windows = self.fusion.windows(hyper)
             self._planned[id(hyper)] = (hyper, k0, windows)  # held: its id stays its own
             self._ends.append(k0 + windows.count)

@@ -21,6 +21,7 @@ import hfrender
 from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs
+from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.footage import FootageError
 from hfrender.io.segments import (
     Manifest,
@@ -54,6 +55,8 @@ class FxOutput:
         self.output, self.source, self.s, self.footage, self.info = output, source, s, \
             footage, info
         self.backend, self.stats = backend, stats
+        self.encoding = Encoding.of(s)  # --crf, --preset, --bitrate, --pix-fmt
+        check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
         self.fps_out = footage.fps / s.stride
         self.segment_frames = segment_frames(self.fps_out)
@@ -91,7 +94,7 @@ class FxOutput:
         fields.update(backend=self.backend, input=file_identity(self.source),
                       depth=file_identity(s.depth) if s.depth and Path(s.depth).is_file()
                       else s.depth, codec=check_output(self.output, self.footage.size, s.codec),
-                      pix_fmt=self.footage.pix_fmt, total_frames=self.stats.total,
+                      input_pix_fmt=self.footage.pix_fmt, total_frames=self.stats.total,
                       hfrender=hfrender.__version__)
         return fields
 
@@ -101,13 +104,14 @@ class FxOutput:
         if not self.segmented:
             self.tmp = outputs.temporary(self.output)
             if is_sequence(self.output):
-                self.writer = open_writer(self.tmp, fps_out, footage.size, s.codec)
+                self.writer = open_writer(self.tmp, fps_out, footage.size, s.codec,
+                                          encoding=self.encoding)
             else:
                 audio = str(Path(footage.path).resolve()) if footage.has_audio else None
                 self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,
                                           audio_from=audio, container=self.output,
                                           pix_fmt_in=footage.pix_fmt, times=self.times,
-                                          start=self.offset)
+                                          start=self.offset, encoding=self.encoding)
             return
         settings = self.settings()
         if s.resume:
@@ -121,7 +125,7 @@ class FxOutput:
         self.writer = SegmentedWriter(self.output, fps_out, footage.size, s.codec, None,
                                       manifest, work_dir(self.output), self.start,
                                       pix_fmt_in=footage.pix_fmt, audio_from=audio,
-                                      join_unfinished=False)
+                                      join_unfinished=False, encoding=self.encoding)
 
     def finish(self) -> None:
         """Every frame was written: finalise, and put the output in place."""

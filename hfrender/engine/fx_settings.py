@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from hfrender.backends import CHOICES
 from hfrender.config import ConfigError
+from hfrender.io.encoding import Encoding
 from hfrender.optics import Lens
 from hfrender.sampler import CURVES
 
@@ -46,8 +47,13 @@ class FxSettings:
     workers: int = 1
     resume: bool = False
     dof_method: str = "fast"  # or "exact": the gather (the reference)
+    crf: int | None = None  # encoder settings (hfrender.io.encoding); None: the default
+    preset: str | None = None
+    bitrate: str | int | None = None
+    pix_fmt: str | None = None  # the output's (the footage's is the manifest's input_pix_fmt)
 
     def __post_init__(self) -> None:
+        Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if not _whole(self.window, 1):
             raise ConfigError(f"--motion-blur {self.window}: the window must be >= 1 frame")
         if not _whole(self.stride, 1):

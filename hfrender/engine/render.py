@@ -25,6 +25,7 @@ from hfrender.effects import fuse
 from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.draw import SubframeDrawer
+from hfrender.engine.keep import keeper_for, keeps_depth
 from hfrender.engine.render_setup import (
     RenderOutput,
     gl_storage,
@@ -38,6 +39,7 @@ from hfrender.engine.render_setup import (
 )
 from hfrender.engine.scheduler import SCORES
 from hfrender.errors import InputError
+from hfrender.frame_range import frame_chunk
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import outputs
@@ -81,6 +83,7 @@ class RenderStats:
     frames_in_output: int = 0  # frames the output file holds (after a resume: all of them)
     partial: str | None = None  # where an unfinished render's frames are kept to watch
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
+    store_bytes: int = 0  # --keep-samples: the sample store's size
 
     @property
     def fps(self) -> float:
@@ -138,6 +141,7 @@ class RenderJob:
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
         self.drawer: SubframeDrawer | None = None
+        self.keeper: Any = None  # --keep-samples
         self.probe: Any = None  # --samples auto
         self.plan: PlanStream | None = None
         self.settings: dict | None = None  # what the output depends on (resume checks it)
@@ -154,7 +158,7 @@ class RenderJob:
         config, stats = self.config, self.stats
         self.scene = load_scene(self.scene_file, self.scene_name)
         self.total = config.frame_count(self.scene.duration)
-        self.count = self.total - self.first_frame if self.count is None else self.count
+        self.first_frame, self.count = frame_chunk(config, self.total, self.first_frame, self.count)
         if self.count < 1 or self.first_frame < 0 or self.first_frame + self.count > self.total:
             raise ConfigError(f"frames {self.first_frame}..{self.first_frame + self.count - 1}: "
                               f"nothing to render (the scene has {self.total} frames at "
@@ -211,13 +215,13 @@ class RenderJob:
         start, self.manifest = resume_point(config, self.settings)
         if self.manifest is None:
             return False
-        if self.manifest.total_frames != self.total:  # a chunk written by a library call
+        if self.manifest.total_frames != self.count:  # a chunk written by a library call
             raise ConfigError(f"--resume: {config.output} was begun as frames up to "
                               f"{self.manifest.total_frames - 1} only, not the whole "
-                              f"{self.total}; render without --resume")
+                              f"{self.count}; render without --resume")
         self.config = config.with_(granularity=self.manifest.granularity)
-        self.first_frame, self.count = start, self.total - start
-        self.stats.resumed_at, self.stats.total_frames = start, self.count
+        self.first_frame, self.count = self.first_frame + start, self.count - start  # range
+        self.stats.resumed_at, self.stats.total_frames = self.first_frame, self.count
         self.nothing_left = self.count == 0
         return self.nothing_left
 
@@ -237,12 +241,15 @@ class RenderJob:
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
         stats.no_velocity = isinstance(self.scene, ShaderScene)
-        self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth, config.fps,
-                                      velocity)
+        keep = keeps_depth(config, self.scene)
+        self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
+                                      config.fps, velocity)
         self.renderer.prepare()
         self.storage = gl_storage(config, self.glctx, self.backend.name)
-        self.builder, self.storage = make_builder(config, plan, self.storage, depth or velocity,
-                                                  velocity)
+        self.builder, self.storage = make_builder(config, plan, self.storage,
+                                                  depth or velocity or keep, velocity)
+        self.keeper = keeper_for(config, self.scene, self.dof, schedule, self.first_frame,
+                                 self.count, depth or velocity or keep)
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, velocity)
         stats.interop = self.storage is not None
@@ -266,8 +273,8 @@ class RenderJob:
             self.prepare()
         try:
             if self.nothing_left:  # every segment was done: only the join is missing
-                RenderOutput(self.config, self.settings, self.manifest, 1, 1, self.total,
-                             self.total).finish()
+                RenderOutput(self.config, self.settings, self.manifest, 1, 1,
+                             self.first_frame, self.first_frame).finish()
             else:
                 self._run_engine()
         finally:
@@ -286,7 +293,8 @@ class RenderJob:
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,
                                             self.builder.pool.frame_shape, np.uint8),
                       progress=self.progress,
-                      on_frame=None if preview is None else preview.offer)
+                      on_frame=None if preview is None else preview.offer,
+                      before_submit=None if self.keeper is None else self.keeper.add)
 
     def _run_engine(self) -> None:
         stats = self.stats
@@ -306,6 +314,8 @@ class RenderJob:
             engine.finish()
         except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
             error = error or exc
+        if self.keeper is not None:
+            error = self.keeper.close(error, self.count, stats)
         stats.frames_written = engine.stats.frames_written
         stats.retries, stats.latency_ms = engine.stats.retries, engine.stats.latency_ms
         if self.preview is not None:

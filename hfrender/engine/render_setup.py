@@ -15,9 +15,11 @@ import numpy as np
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.errors import BackendUnavailable
+from hfrender.frame_range import start_of
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
+from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
     Manifest,
     fresh_work_dir,
@@ -26,7 +28,7 @@ from hfrender.io.segments import (
     resumable,
     resume_from,
 )
-from hfrender.io.writers import WriteFailed, open_writer
+from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 
@@ -34,6 +36,7 @@ log = logging.getLogger(__name__)
 
 # settings that do not change a single pixel or bit of the output
 NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "granularity",
+                 "keep_samples",
                  "max_in_flight", "resume", "gl", "interop")
 
 
@@ -168,6 +171,8 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
     """What the output depends on: a resumed render must match all of it."""
     settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
     settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
+    if config.frames is not None:  # as the manifest's JSON keeps it
+        settings["frames"] = list(config.frames)
     settings.update(scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)
@@ -197,23 +202,35 @@ class RenderOutput:
     """The writer of a render's own output, and its fate: :meth:`finish` puts the complete
     output in place; :meth:`abandon` (an error, Ctrl-C) leaves the path alone (an older
     file there is untouched) and keeps what was made as ``NAME.partial.EXT``, video
-    segments for ``--resume`` too."""
+    segments for ``--resume`` too. ``total`` and ``start``: output frame numbers (the end
+    of the render or of its ``--frames``, the first frame this run writes).
+
+    With ``--frames``, a video starts at the range's first frame, at time 0 (as a cut by
+    ``ffmpeg -ss`` and Blender's movies do; its segments count from there), and a PNG
+    sequence is numbered by output frame, beside the other frames of its pattern."""
 
     def __init__(self, config: RenderConfig, settings: dict, manifest: Manifest | None,
                  gop: int, granularity: int, total: int, start: int) -> None:
         self.output, self.tmp = config.output, None
         self.partial: str | None = None
         self.reused = len(manifest.segments) if manifest is not None else 0
+        self.keep_others = config.frames is not None  # a range: other frames stay
+        encoding = Encoding.of(config)
+        check_encoding(config.output, config.codec, encoding)
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
-            self.writer = open_writer(self.tmp, config.fps, config.size, config.codec, gop)
+            self.writer = (PngSequenceWriter(self.tmp, config.size, start)
+                           if is_sequence(config.output) else
+                           open_writer(self.tmp, config.fps, config.size, config.codec, gop,
+                                       encoding=encoding))
             return
+        offset = start_of(config.frames)
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
-            manifest = Manifest(settings, total, render_segment_frames(gop, config.fps),
-                                granularity)
+            manifest = Manifest(settings, total - offset,
+                                render_segment_frames(gop, config.fps), granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
-                                     manifest, start)
+                                     manifest, start - offset, encoding=encoding)
 
     @property
     def segments(self) -> tuple[int, int]:
@@ -230,7 +247,7 @@ class RenderOutput:
     def finish(self) -> None:
         self.writer.close()
         if self.tmp is not None:
-            outputs.commit(self.tmp, self.output)
+            outputs.commit(self.tmp, self.output, keep_others=self.keep_others)
         elif not self.writer.complete:  # the writer saw fewer frames than the render has
             raise WriteFailed(f"{self.output}: {self.frames} of "
                               f"{self.writer.manifest.total_frames} frames were written")

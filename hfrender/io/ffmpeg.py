@@ -59,13 +59,16 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
                    gop: int | None = None, pix_fmt_in: str = "rgb24",
                    audio_from: str | None = None, container: str | None = None,
                    timing_file: str | None = None, ts_offset: float | None = None,
-                   exe: str | None = None) -> list[str]:
+                   exe: str | None = None, encoding: Any = None) -> list[str]:
     """ffmpeg reading raw ``pix_fmt_in`` frames of ``size`` on stdin and encoding them to
     ``path`` with ``codec``. ``audio_from``: a file whose soundtrack is kept; ``container``:
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
     ``timing_file``: a filter script giving each frame its time (variable frame rate);
-    ``ts_offset``: seconds added to every timestamp (a segment's place in the whole)."""
+    ``ts_offset``: seconds added to every timestamp (a segment's place in the whole);
+    ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...)."""
     pix_fmt, params = codec_params(codec, gop)
+    if encoding:
+        pix_fmt, params = encoding.apply(codec, pix_fmt, params)
     rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":

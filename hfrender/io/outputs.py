@@ -71,9 +71,10 @@ def keep_partial(tmp: str, output: str) -> str | None:
     return dst
 
 
-def commit(tmp: str, output: str) -> None:
+def commit(tmp: str, output: str, keep_others: bool = False) -> None:
     """Put the complete ``tmp`` in place of ``output`` (a sequence: its frames, and only
-    those, replacing an older render's); an older partial output goes."""
+    those, replacing an older render's; with ``keep_others``, a range of frames, the
+    pattern's other files stay); an older partial output goes."""
     try:
         if is_sequence(output):
             src, dst = Path(tmp).parent, Path(output).resolve().parent
@@ -84,7 +85,8 @@ def commit(tmp: str, output: str) -> None:
                 if (dst / f.name).is_dir():
                     raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
                                             str(dst / f.name))
-            remove_stale(str(dst / Path(output).name))  # an older render's frames
+            if not keep_others:
+                remove_stale(str(dst / Path(output).name))  # an older render's frames
             for f in frames:
                 os.replace(f, dst / f.name)
             shutil.rmtree(src, ignore_errors=True)

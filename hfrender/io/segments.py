@@ -123,8 +123,9 @@ class SegmentedWriter(Closing):
     def __init__(self, output: str, fps: float, size: tuple[int, int], codec: str | None,
                  gop: int | None, manifest: Manifest, folder: Path, start: int = 0, *,
                  pix_fmt_in: str = "rgb24", audio_from: str | None = None,
-                 join_unfinished: bool = True) -> None:
+                 join_unfinished: bool = True, encoding: Any = None) -> None:
         self.output, self.fps, self.size, self.gop = output, fps, size, gop
+        self.encoding = encoding  # --crf, --preset, ...: the same in every segment
         self.pix_fmt_in, self.audio_from = pix_fmt_in, audio_from
         self.join_unfinished = join_unfinished
         self.codec = check_output(output, size, codec)  # the output's codec, in every segment
@@ -146,7 +147,7 @@ class SegmentedWriter(Closing):
             self._first = self.next
             self._current = open_segment(self._path(self._first, True), self.fps, self.size,
                                          self.codec, self.gop, self._first, self.pix_fmt_in,
-                                         self.output)
+                                         self.output, encoding=self.encoding)
         self._current.write(frame)
         self.next += 1
         self.frames_written += 1
@@ -223,13 +224,14 @@ def segment_name(first: int, codec: str, fps: float, part: bool = False) -> str:
 
 
 def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop: int | None,
-                 first: int, pix_fmt_in: str = "rgb24", name: str | None = None) -> VideoWriter:
+                 first: int, pix_fmt_in: str = "rgb24", name: str | None = None, *,
+                 encoding: Any = None) -> VideoWriter:
     """The encoder of one segment (first frame ``first``): the same bits wherever it runs,
     here or on a cluster's worker."""
     offset = TS_OFFSET + float(first / Fraction(frame_rate(fps))) if stamped(codec, fps) \
         else None
     return VideoWriter(str(path), fps, size, codec, gop, pix_fmt_in=pix_fmt_in,
-                       container=str(path), name=name, ts_offset=offset)
+                       container=str(path), name=name, ts_offset=offset, encoding=encoding)
 
 
 def render_segment_frames(gop: int, fps: float) -> int:

@@ -149,7 +149,8 @@ class VideoWriter(Closing):
                  gop: int | None = None, audio_from: str | None = None,
                  container: str | None = None, pix_fmt_in: str = "rgb24",
                  times: Sequence[float] | None = None, start: float = 0.0,
-                 name: str | None = None, ts_offset: float | None = None) -> None:
+                 name: str | None = None, ts_offset: float | None = None,
+                 encoding: object = None) -> None:
         import tempfile
 
         self.path, self.size = path, size
@@ -163,7 +164,8 @@ class VideoWriter(Closing):
         self.shape = raw_frame_shape(size, pix_fmt_in)
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
                              audio_from=audio_from, container=container,
-                             timing_file=self._timing, ts_offset=ts_offset)
+                             timing_file=self._timing, ts_offset=ts_offset,
+                             encoding=encoding)
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True,
@@ -268,12 +270,12 @@ def remove_stale(pattern: str) -> None:
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
-                gop: int | None = None) -> FrameWriter:
+                gop: int | None = None, encoding: object = None) -> FrameWriter:
     """A PNG sequence for a ``%d`` pattern (lossless: ``codec`` and ``gop`` do not apply),
     else a video."""
     if is_sequence(path):
         return PngSequenceWriter(path, size)
-    return VideoWriter(path, fps, size, codec, gop)
+    return VideoWriter(path, fps, size, codec, gop, encoding=encoding)
 
 
 class MemoryWriter(Closing):

@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.render.models import ModelDrawer
 from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import mesh
 
 _NO_MOTION = np.zeros((4, 4))
@@ -105,6 +107,7 @@ class SceneRenderer:
         self.programs: dict[str | None, Any] = {}
         self.buffers: dict[str, tuple[Any, Any]] = {}
         self.vaos: dict[tuple, Any] = {}
+        self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
 
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -131,7 +134,10 @@ class SceneRenderer:
     def prepare(self) -> None:
         """Compile every program the scene uses now, so errors come before any drawing."""
         for obj in self.scene.objects:
-            self._vao(self._program(obj.shader), obj.geometry)
+            if is_model(obj.geometry):
+                self.models.prepare(obj.shader, obj.geometry)
+            else:
+                self._vao(self._program(obj.shader), obj.geometry)
 
     def clip_matrices(self, lens_offset_m: tuple[float, float] = (0.0, 0.0),
                       jitter_px: tuple[float, float] = (0.0, 0.0)) -> list[np.ndarray]:
@@ -175,7 +181,8 @@ class SceneRenderer:
         for i, obj in enumerate(scene.objects):
             if not obj.visible:
                 continue
-            prog = self._program(obj.shader)
+            model_file = is_model(obj.geometry)
+            prog = self.models.program(obj.shader) if model_file else self._program(obj.shader)
             _set(prog, "u_clip_rate", rates[i] if i < len(rates) else _NO_MOTION)
             _set(prog, "u_half_size", (w / 2.0, h / 2.0))
             model = obj.model_matrix()
@@ -191,7 +198,10 @@ class SceneRenderer:
             _set(prog, "u_forward", tuple(forward))
             _set(prog, "u_orthographic", int(cam.orthographic))
             _set(prog, "u_time", float(t))
-            self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
+            if model_file:
+                self.models.render(prog, obj.geometry, model)
+            else:
+                self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)
@@ -200,6 +210,7 @@ class SceneRenderer:
         for obj in [*self.vaos.values(), *(b for pair in self.buffers.values() for b in pair),
                     *self.programs.values(), self.empty_vao, self.background]:
             obj.release()
+        self.models.release()
         self.target.release()
 
 

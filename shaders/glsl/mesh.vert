@@ -11,6 +11,12 @@ uniform mat4 u_clip_rate;
 
 in vec3 in_position;
 in vec3 in_normal;
+#ifdef HF_MODEL  // a loaded model (hfrender/render/models.py): UVs and vertex colours
+in vec2 in_uv;
+in vec4 in_color;  // linear RGBA
+out vec2 v_uv;
+out vec4 v_color;
+#endif
 
 out vec3 v_normal;
 out vec3 v_world;
@@ -27,4 +33,8 @@ void main() {
     gl_Position = u_proj * view;
     v_clip = gl_Position;
     v_clip_rate = u_clip_rate * vec4(in_position, 1.0);
+#ifdef HF_MODEL
+    v_uv = in_uv;
+    v_color = in_color;
+#endif
 }

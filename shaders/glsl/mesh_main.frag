@@ -1,7 +1,15 @@
 void main() {
+#ifdef HF_MODEL
+    vec3 facet = cross(dFdx(v_world), dFdy(v_world));  // the triangle's own normal
+    vec3 n = normalize(u_flat_normals != 0 ? facet : v_normal);
+    vec3 base = u_color * v_color.rgb;
+    if (u_textured != 0) base *= texture(u_base_texture, v_uv).rgb;
+#else
     vec3 n = normalize(v_normal);
+    vec3 base = u_color;
+#endif
     if (dot(n, hf_to_eye(v_world)) < 0.0) n = -n;  // two-sided: light the side we see
-    vec3 lin = shade(n, v_world, u_color) + u_color * u_emissive;
+    vec3 lin = shade(n, v_world, base) + base * u_emissive;
     f_color = vec4(hf_encode_srgb(lin), 1.0);
     f_depth = v_depth;
     // d/dt (clip.xy / clip.w): both are interpolated linearly over the surface (as the

@@ -10,6 +10,7 @@ from hfrender.backends.cpu.blur import box_running, fuse_windows, in_bands
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
+from hfrender.backends.cpu.dof_window import fuse_windows_dof
 from hfrender.backends.cpu.reconstruct import frame_speeds, moves, reconstruct_windows
 from hfrender.dof_layers import check_method
 from hfrender.hyperframe.windows import WindowWeights
@@ -45,16 +46,22 @@ class CPUBackend:
 
     def fuse(self, frames: np.ndarray, depth: np.ndarray | None, weights: WindowWeights,
              lens: Lens | list[Lens] | None, linear_light: bool,
-             out: np.ndarray | None = None, *, dof_method: str = "fast") -> np.ndarray:
+             out: np.ndarray | None = None, *, dof_method: str = "fast",
+             dof_window: bool = True) -> np.ndarray:
         """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``
         (one lens for all frames, or a list with one per frame), by ``dof_method``:
-        ``"fast"`` (layers, :mod:`hfrender.dof_layers`) or ``"exact"`` (the gather)."""
+        ``"fast"`` (layers, :mod:`hfrender.dof_layers`) or ``"exact"`` (the gather).
+        ``"fast"`` with ``dof_window`` defocuses once per window and lens (the layers of
+        all its sub-frames: :mod:`hfrender.backends.cpu.dof_window`; the CUDA backend
+        defocuses each sub-frame, as ``dof_window=False`` does here)."""
         check_method(dof_method)
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
         if lens is None:
             return self._fuse_bands(frames, weights, linear_light, out)
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
+        if dof_method == "fast" and dof_window:
+            return fuse_windows_dof(frames, depth, weights, tf, out, lens)
         return fuse_windows(frames, weights, tf, out, _defocus_fn(depth, lens, dof_method))
 
     def reconstruct(self, frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,

@@ -1,0 +1,123 @@
+"""`hfrender render --dof depth` against `--dof lens`: time ratio and the window path's error.
+
+Renders each example scene with a camera f-stop (``scenes/focus_pull.py``,
+``scenes/showcase.py``) in this process (``hfrender.engine.render.render`` into a
+``MemoryWriter``, as ``benchmarks/quality.py`` does) with ``--dof lens`` and with
+``--dof depth`` three ways:
+
+* ``depth``: the CPU backend's default, one defocus per window and lens
+  (``hfrender/backends/cpu/dof_window.py``);
+* ``per-sub-frame``: the previous path, one fast defocus per sub-frame;
+* ``mixed`` (an experiment): one defocus per window even where the lens changes between
+  sub-frames (each sub-frame's classes from its own lens; no fallback).
+
+Prints the median of ``--runs`` wall times (the variants run round robin), the ratios to
+``lens``, and the PSNR (8-bit sRGB, whole clip and worst frame) of ``depth`` and
+``mixed`` against ``per-sub-frame``.
+
+    python benchmarks/dof_render.py [--size 320x180] [--samples 16] [--duration 1] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import hfrender.backends.cpu as cpu_backend
+from hfrender.backends.cpu.blur import fuse_windows
+from hfrender.backends.cpu.dof_window import fuse_windows_dof
+from hfrender.config import RenderConfig, parse_size
+from hfrender.engine.render import render
+from hfrender.io.writers import MemoryWriter
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENES = (ROOT / "scenes" / "focus_pull.py", ROOT / "scenes" / "showcase.py")
+
+
+def _per_sub_frame(frames, depth, weights, tf, out, lens):
+    return fuse_windows(frames, weights, tf, out, cpu_backend._defocus_fn(depth, lens))
+
+
+PATHS = {  # what CPUBackend.fuse runs for dof_method="fast"
+    "depth": fuse_windows_dof,
+    "per-sub-frame": _per_sub_frame,
+    "mixed": functools.partial(fuse_windows_dof, group_lenses=False, max_moving=1.0),
+}
+
+
+@contextlib.contextmanager
+def dof_path(name: str):
+    saved = cpu_backend.fuse_windows_dof
+    cpu_backend.fuse_windows_dof = PATHS[name]
+    try:
+        yield
+    finally:
+        cpu_backend.fuse_windows_dof = saved
+
+
+def render_once(scene: Path, dof: str, args) -> tuple[np.ndarray, float]:
+    config = RenderConfig(output="memory.mp4", size=parse_size(args.size),
+                          samples=args.samples, duration=args.duration, dof=dof,
+                          backend="cpu", quiet=True)
+    sink = MemoryWriter()
+    t0 = time.perf_counter()
+    render(str(scene), config, writer=sink)
+    return np.stack(sink.frames), time.perf_counter() - t0
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
+
+
+VARIANTS = (("lens", "lens", "depth"), ("depth", "depth", "depth"),
+            ("per-sub-frame", "depth", "per-sub-frame"), ("mixed", "depth", "mixed"))
+
+
+def measure(scene: Path, args) -> dict[str, tuple[np.ndarray, float]]:
+    """Each variant ``args.runs`` times, round robin (a busy machine's load hits all
+    alike): its frames and median time."""
+    times: dict[str, list[float]] = {name: [] for name, _, _ in VARIANTS}
+    frames: dict[str, np.ndarray] = {}
+    for _ in range(args.runs):
+        for name, dof, path in VARIANTS:
+            with dof_path(path):
+                frames[name], seconds = render_once(scene, dof, args)
+            times[name].append(seconds)
+    return {name: (frames[name], statistics.median(times[name])) for name in times}
+
+
+def report(scene: Path, results: dict[str, tuple[np.ndarray, float]]) -> None:
+    lens_t = results["lens"][1]
+    ref = results["per-sub-frame"][0]
+    print(f"{scene.name}:")
+    for name, (frames, seconds) in results.items():
+        line = f"  {name:14s} {seconds:6.2f} s  {seconds / lens_t:5.2f}x lens"
+        if name in ("depth", "mixed"):
+            worst = min(psnr(f, r) for f, r in zip(frames, ref, strict=True))
+            line += (f"  PSNR vs per-sub-frame {psnr(frames, ref):6.2f} dB "
+                     f"(worst frame {worst:6.2f} dB, max diff "
+                     f"{int(np.abs(frames.astype(int) - ref).max())})")
+        print(line)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", default="320x180")
+    ap.add_argument("--samples", type=int, default=16)
+    ap.add_argument("--duration", type=float, default=1.0)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("scenes", nargs="*", type=Path, default=list(SCENES))
+    args = ap.parse_args()
+    for scene in args.scenes:
+        report(scene, measure(scene, args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""``hfrender reexpose STORE -o OUTPUT``: a kept render exposed again (another shutter, and
+with depth another focus) without rendering."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+
+from hfrender.cli.common import (
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    Terminated,
+    check_encoder,
+    on_sigterm,
+    progress_bar,
+)
+from hfrender.config import RenderConfig
+from hfrender.sampler import CURVES, POSITIONS
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    rx = sub.add_parser("reexpose", help="expose a kept render again: another shutter or "
+                        "focus, without rendering",
+                        description="Fuse the sub-frames kept by hfrender render ... "
+                        "--keep-samples STORE again, with another shutter (at most the "
+                        "store's) and, for a store with depth, another focus.")
+    rx.add_argument("store", metavar="STORE", help="a sample store folder")
+    rx.add_argument("-o", "--output", required=True,
+                    help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png")
+    rx.add_argument("--shutter", type=float, default=None, metavar="DEG",
+                    help="shutter angle (default: the store's; at most the store's)")
+    rx.add_argument("--shutter-position", choices=POSITIONS, default=None)
+    rx.add_argument("--shutter-curve", choices=CURVES, default=None)
+    rx.add_argument("--focus-distance", type=float, default=None, metavar="M",
+                    help="refocus (a store with depth), metres")
+    rx.add_argument("--f-stop", type=float, default=None, metavar="N",
+                    help="another aperture (a store with depth)")
+    rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast")
+    rx.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
+    rx.add_argument("--workers", type=int, default=2,
+                    help="fusion threads (2: nothing is drawn, they have the cores)")
+    rx.add_argument("--quiet", action="store_true")
+    rx.set_defaults(func=cmd_reexpose)
+
+
+def cmd_reexpose(args: argparse.Namespace) -> int:
+    from hfrender.engine.reexpose import Exposure, SampleStore, run_exposure
+    from hfrender.engine.render_setup import RenderOutput
+
+    store = SampleStore.open(args.store)
+    s = store.settings
+    config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
+                          codec=args.codec, workers=args.workers, quiet=args.quiet)
+    exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
+                        args.focus_distance, args.f_stop)
+    check_encoder(config.output, config.codec, config.size, config.fps)
+    gop = max(1, round(s["fps"]))  # a keyframe a second
+    out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
+                       1, s["frames"], 0)
+    progress, finish = progress_bar(args.quiet)
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        figures = run_exposure(store, exposure, out.writer, backend=args.backend,
+                               workers=args.workers, dof_method=args.dof_method,
+                               progress=progress)
+        out.finish()
+    except KeyboardInterrupt as exc:
+        out.abandon()
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+    except BaseException:
+        out.abandon()
+        raise
+    finally:
+        finish()
+        signal.signal(signal.SIGTERM, previous)
+    if not args.quiet:
+        print(f"wrote {args.output}: {figures['frames']} frames from {figures['subframes']} "
+              f"kept sub-frames{' (reconstructed)' if figures['reconstructed'] else ''}; "
+              f"{figures['seconds']:.1f} s")
+    return 0

@@ -1,0 +1,93 @@
+"""``hfrender render --keep-samples DIR``: every sub-frame of the render into a sample store
+(:mod:`hfrender.io.store`), beside the normal output, to expose it again later
+(``hfrender reexpose``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hfrender.hyperframe.pool import HyperFrame
+from hfrender.io.store import StoreWriter
+from hfrender.scene import ShaderScene
+
+
+def _host(a: Any) -> np.ndarray:
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int, count: int,
+                   depth: bool) -> dict:
+    """What a store's sub-frames were drawn with (its ``settings``)."""
+    s = {"fps": config.fps, "shutter": schedule.effective_shutter_deg,
+         "position": config.shutter_position, "curve": config.shutter_curve,
+         "samples": schedule.window, "jitter": config.jitter, "seed": config.seed,
+         "antialias": config.antialias, "dof": dof, "depth": depth,
+         "first_frame": first, "frames": count, "scene": str(scene.source_path)}
+    if not isinstance(scene, ShaderScene) and scene.camera.f_stop is not None:
+        lens = scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
+        s.update(focal_length_mm=lens.focal_length_mm, width_mm=lens.sensor_width_mm,
+                 lens={"focus_distance": lens.focus_distance, "f_stop": lens.f_stop,
+                       "max_coc_px": config.max_coc_px})
+    elif not isinstance(scene, ShaderScene):
+        cam = scene.camera
+        s.update(focal_length_mm=cam.focal_length_mm,
+                 width_mm=cam.picture_width_mm(config.size[0] / config.size[1]))
+    return s
+
+
+def keeper_for(config: Any, scene: Any, dof: str, schedule: Any, first: int, count: int,
+               depth: bool) -> SampleKeeper | None:
+    """The keeper of a render with ``--keep-samples`` (None without)."""
+    if config.keep_samples is None:
+        return None
+    settings = store_settings(config, scene, dof, schedule, first, count, depth)
+    return SampleKeeper(config.keep_samples, settings, config.size)
+
+
+def keeps_depth(config: Any, scene: Any) -> bool:
+    """A kept mesh render keeps its depth too (a new focus later needs it)."""
+    return config.keep_samples is not None and not isinstance(scene, ShaderScene)
+
+
+class SampleKeeper:
+    """Adds each full hyperframe's new sub-frames to the store (call before the engine
+    fuses it: the slot is still the producer's)."""
+
+    def __init__(self, path: str, settings: dict, size: tuple[int, int]) -> None:
+        self.writer = StoreWriter(path, settings, size)
+        self.path = path
+
+    def add(self, hyper: HyperFrame) -> None:
+        new = slice(hyper.halo, hyper.frame_count)
+        arrays = {"color": _host(hyper.frames[new]),
+                  "times": np.asarray(hyper.timestamps[new], np.float64)}
+        if hyper.depth is not None:
+            arrays["depth"] = _host(hyper.depth[new])
+        if hyper.velocity is not None:
+            arrays["velocity"] = _host(hyper.velocity[new])
+        if hyper.lenses is not None:
+            lenses = hyper.lenses[new]
+            arrays["focus_m"] = np.array([x.focus_distance for x in lenses], np.float64)
+            arrays["f_stop"] = np.array([x.f_stop for x in lenses], np.float64)
+        if len(arrays["times"]):
+            self.writer.add(arrays)
+
+    @property
+    def nbytes(self) -> int:
+        return self.writer.bytes
+
+    def close(self, error: BaseException | None, frames: int,
+              stats: Any) -> BaseException | None:
+        """The store in place after a complete render, else left in ``DIR.partial``;
+        returns the render's error, or the store's own."""
+        try:
+            if error is None:
+                self.writer.finish(frames)
+            else:
+                self.writer.abandon()
+        except BaseException as exc:  # noqa: BLE001 - the render's error comes first
+            error = error or exc
+        stats.store_bytes = self.writer.bytes
+        return error

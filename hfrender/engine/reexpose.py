@@ -1,0 +1,263 @@
+"""Re-exposure: the kept sub-frames of a render (a sample store) fused again, with another
+shutter and, where the store has depth, another focus, without rendering anything.
+
+Output frame ``k`` of the new exposure opens its shutter at ``k / fps`` plus the position's
+offset for the new angle, and takes the kept sub-frames whose times fall inside it,
+weighted by the new shutter curve at their place in it. Where those are the times a fresh
+render with these settings would draw (16 samples over 360 degrees re-exposed at 180 from
+the shutter's start: the first 8), the frames are a fresh render's. A store with velocity
+reconstructs the motion between the kept sub-frames over the new shutter
+(:mod:`hfrender.backends.cpu.reconstruct`); a store with depth (``--dof depth`` or ``off``)
+can be defocused with a new focus and f-stop by the depth gather.
+
+The job runs on the one engine: the store's chunks are the producer, pushed into pool slots
+with their depth and velocity; the windows are the exposure's, over the store's sub-frames.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from hfrender.effects import fuse
+from hfrender.engine.core import Engine
+from hfrender.errors import InputError
+from hfrender.hyperframe.builder import HyperFrameBuilder
+from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.windows import WindowWeights
+from hfrender.io import store as io_store
+from hfrender.optics import Lens
+from hfrender.sampler import CURVES, POSITIONS, SampleSchedule, curve_values
+
+log = logging.getLogger(__name__)
+EPS = 1e-9  # seconds: a kept sub-frame this close to a shutter edge is inside it
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """How to expose a store again; ``None`` keeps the store's own setting."""
+
+    shutter: float | None = None  # degrees, at most the store's
+    position: str | None = None  # start | center | end
+    curve: str | None = None  # box | triangle | gaussian
+    focus_distance: float | None = None  # metres (a store with depth)
+    f_stop: float | None = None
+
+
+@dataclass
+class ExposurePlan:
+    """The windows of an exposure over the store's sub-frames, and what goes with them."""
+
+    weights: WindowWeights  # output k: the used sub-frames from starts[k] (counted in `used`)
+    spans: np.ndarray  # (count, 2) when each output's shutter opens and closes
+    first_frame: int
+    lens: Lens | None  # the depth gather's (None: no defocus)
+    halo: int
+    used: np.ndarray  # (store sub-frames,) bool: some window takes it (the others are skipped)
+
+
+def _merged(spans: np.ndarray) -> list[tuple[float, float]]:
+    out: list[list[float]] = []
+    for a, b in sorted(map(tuple, spans)):
+        if out and a <= out[-1][1] + EPS:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]
+
+
+def _check_exposure(s: dict, e: Exposure) -> None:
+    if e.shutter is not None and not (isinstance(e.shutter, (int, float)) and
+                                      math.isfinite(e.shutter) and e.shutter > 0):
+        raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0")
+    if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
+        raise InputError(f"--shutter {e.shutter:g}: the store holds sub-frames over "
+                         f"{s['shutter']:g} degrees only; expose at most that (render with "
+                         "a wider shutter to choose wider ones later)")
+    if e.position is not None and e.position not in POSITIONS:
+        raise InputError(f"--shutter-position {e.position!r}: choose one of "
+                         f"{', '.join(POSITIONS)}")
+    if e.curve is not None and e.curve not in CURVES:
+        raise InputError(f"--shutter-curve {e.curve!r}: choose one of {', '.join(CURVES)}")
+    refocus = e.focus_distance is not None or e.f_stop is not None
+    if refocus and (s.get("dof") == "lens" or not s.get("depth")):
+        why = ("were drawn through the lens (--dof lens): their focus is fixed"
+               if s.get("dof") == "lens" else "have no depth (a shader scene)")
+        raise InputError(f"--focus-distance/--f-stop: this store's sub-frames {why}; render "
+                         "with --dof depth or --dof off and --keep-samples to refocus later")
+
+
+def _lens(s: dict, e: Exposure) -> Lens | None:
+    """The depth gather's lens: the new focus and f-stop over the store's lens, or the
+    render's own depth-of-field lens (``--dof depth``), or none."""
+    if e.focus_distance is None and e.f_stop is None and s.get("dof") != "depth":
+        return None
+    lens = s.get("lens") or {}
+    focus = e.focus_distance if e.focus_distance is not None else lens.get("focus_distance")
+    f_stop = e.f_stop if e.f_stop is not None else lens.get("f_stop")
+    if focus is None or f_stop is None:
+        raise InputError("the store's camera has no f-stop: give both --focus-distance and "
+                         "--f-stop")
+    return Lens(focus, f_stop, s.get("focal_length_mm", 50.0), s.get("width_mm", 36.0),
+                lens.get("max_coc_px"))
+
+
+def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
+    """Which kept sub-frames each output frame takes, with what weight (see module)."""
+    s = store.settings
+    _check_exposure(s, e)
+    fps, first, count = s["fps"], s["first_frame"], s["frames"]
+    kept = SampleSchedule(fps, s["shutter"], s["position"], "box", 1)
+    new = SampleSchedule(fps, e.shutter if e.shutter is not None else s["shutter"],
+                         e.position or s["position"], e.curve or s["curve"], 1)
+    ks = first + np.arange(count)
+    spans = new.shutter_spans(ks)
+    covered = _merged(kept.shutter_spans(ks))
+    times = store.times
+    starts, rows = np.zeros(count, np.int64), []
+    for i, (a, b) in enumerate(spans):
+        if not any(lo - EPS <= a and b <= hi + EPS for lo, hi in covered):
+            raise InputError(f"output frame {first + i}: its shutter ({a:.4f}-{b:.4f} s) "
+                             "reaches past the kept sub-frames; a narrower shutter, or "
+                             "another position, fits the store")
+        j0 = int(np.searchsorted(times, a - EPS, side="left"))
+        j1 = int(np.searchsorted(times, b + EPS, side="right"))
+        if j1 <= j0:
+            raise InputError(f"output frame {first + i}: no kept sub-frame inside its "
+                             f"shutter ({a:.4f}-{b:.4f} s); the store has too few samples "
+                             "for so narrow a shutter")
+        u = np.clip((times[j0:j1] - a) / max(b - a, EPS), 0.0, 1.0)
+        w = curve_values(new.curve, u) if new.curve != "box" else np.ones(j1 - j0)
+        starts[i] = j0
+        rows.append(w / w.sum())
+    width = max(len(r) for r in rows)
+    dense = np.zeros((count, width))
+    used = np.zeros(len(times), bool)
+    for i, r in enumerate(rows):
+        dense[i, : len(r)] = r
+        used[starts[i] : starts[i] + len(r)] = True
+    compact = np.cumsum(used) - 1  # a store index -> its place among the used ones
+    # a window ending among a hyperframe's new sub-frames starts at most width - 1 before
+    return ExposurePlan(WindowWeights(compact[starts], dense), spans, first, _lens(s, e),
+                        width - 1, used)
+
+
+class ReexposeFusion:
+    """The exposure's windows over the kept sub-frames, fused by the backend."""
+
+    def __init__(self, plan: ExposurePlan, backend: str, reconstruct: bool,
+                 dof_method: str = "fast") -> None:
+        self.plan, self.backend = plan, backend
+        self.reconstruct, self.dof_method = reconstruct, dof_method
+
+    def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
+        return self.plan.weights.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
+
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
+        k0, _ = self.windows(hyper)
+        shutter = self.plan.spans[k0 : k0 + windows.count] if self.reconstruct else None
+        lens = None if self.plan.lens is None else [self.plan.lens] * hyper.frame_count
+        return fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
+                    shutter=shutter, dof_method=self.dof_method)[..., :3]
+
+
+def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
+           used: np.ndarray | None = None) -> Iterator[HyperFrame]:
+    """The kept sub-frames (those ``used``, default all) pushed into ``builder``'s slots
+    with the planes its pool holds; the full hyperframes."""
+    pool = builder.pool
+    planes = ("color",) + ("depth",) * pool.has_depth + ("velocity",) * pool.has_velocity
+    for index, entry in enumerate(store.chunks):
+        first, n = entry["first"], entry["count"]
+        if used is not None and not used[first : first + n].any():
+            continue
+        chunk = store.read(index, planes)
+        color, depth, velocity = (chunk.get(p) for p in io_store.PLANES)
+        for i, t in enumerate(chunk["times"]):
+            if used is not None and not used[first + i]:
+                continue
+            target = builder.reserve(float(t))
+            target.color[...] = color[i]
+            if target.depth is not None:
+                target.depth[...] = depth[i]
+            if target.velocity is not None:
+                target.velocity[...] = velocity[i]
+            hyper = builder.commit()
+            if hyper is not None:
+                yield hyper
+    last = builder.flush_remaining()
+    if last is not None:
+        yield last
+
+
+def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
+                 backend: str = "auto", workers: int = 1, dof_method: str = "fast",
+                 progress: Callable[[int, int], None] | None = None) -> dict:
+    """Expose ``store`` with ``e`` into ``writer`` (frames in order); the figures."""
+    t0 = time.perf_counter()
+    plan = plan_exposure(store, e)
+    w, h = store.size
+    planes = store.planes
+    recon = "velocity" in planes and "depth" in planes
+    builder = HyperFrameBuilder.create(
+        (h, w, 4), np.uint8, frames_per_output=1, halo=plan.halo, granularity="auto",
+        depth=recon or plan.lens is not None, velocity=recon, max_in_flight=1 + workers)
+    count = plan.weights.count
+    engine = Engine(ReexposeFusion(plan, backend, recon, dof_method), writer, first_frame=0,
+                    total=count, workers=workers, progress=progress).start()
+    error = None
+    try:
+        for hyper in replay(store, builder, plan.used):
+            engine.submit(hyper)
+    except BaseException as exc:  # noqa: BLE001 - raised after the engine stops
+        error = exc
+        builder.cancel()
+    try:
+        engine.finish()
+    except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
+        error = error or exc
+    if error is not None:
+        raise error
+    return {"frames": engine.stats.frames_written, "seconds": time.perf_counter() - t0,
+            "subframes": store.subframes, "reconstructed": recon}
+
+
+class SampleStore(io_store.SampleStore):
+    """A sample store (``hfrender render ... --keep-samples DIR``), for library use::
+
+        store = hf.SampleStore.open("shot.samples")
+        for hyper in store.hyperframes(): ...      # the kept sub-frames, as hyperframes
+        frames = store.expose(shutter=90, position="start")   # (N, H, W, 3) uint8
+    """
+
+    def hyperframes(self, granularity: int = 64) -> Iterator[HyperFrame]:
+        """The kept sub-frames in hyperframes of ``granularity`` (free-standing copies)."""
+        builder = HyperFrameBuilder.create(
+            (self.size[1], self.size[0], 4), np.uint8, granularity=granularity,
+            depth="depth" in self.planes, velocity="velocity" in self.planes)
+        for hyper in replay(self, builder):
+            copy = replace(hyper, frames=np.array(hyper.frames),
+                           depth=None if hyper.depth is None else np.array(hyper.depth),
+                           velocity=None if hyper.velocity is None else np.array(hyper.velocity),
+                           timestamps=np.array(hyper.timestamps), slot=None, pool=None)
+            hyper.release()
+            yield copy
+
+    def expose(self, *, shutter: float | None = None, curve: str | None = None,
+               position: str | None = None, focus_distance: float | None = None,
+               f_stop: float | None = None, backend: str = "auto",
+               workers: int = 2) -> np.ndarray:
+        """The output frames of another exposure, ``(N, H, W, 3)`` uint8 (``workers``
+        fusion threads: nothing is drawn, so they have the cores)."""
+        from hfrender.io.writers import MemoryWriter
+
+        sink = MemoryWriter()
+        run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop), sink,
+                     backend=backend, workers=workers)
+        return np.stack(sink.frames)

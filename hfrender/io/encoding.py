@@ -1,0 +1,221 @@
+"""Quality and encoder settings: ``--crf``, ``--preset``, ``--bitrate``, ``--pix-fmt``.
+
+:class:`Encoding` holds them (None: the output's default, as without them) and checks their
+form when made; :meth:`Encoding.apply` turns them into the encoder's options (a pure
+function, used by :func:`hfrender.io.ffmpeg.encode_command`); :func:`check_encoding` asks
+the ffmpeg binary what the chosen encoder takes (``ffmpeg -h encoder=NAME``: its pixel
+formats and private options such as ``-crf`` and ``-preset``) and refuses the rest in one
+line, before anything is rendered.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+import subprocess
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from hfrender.errors import InputError
+
+FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
+CRF_MAX = 63  # the widest range of any encoder (VP9, AV1); each encoder's own is checked too
+X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow",
+                "slower", "veryslow", "placebo")  # x264's and x265's (ffmpeg lists no values)
+X264_CRF_MAX = 51  # x264 and x265 (8-bit); ffmpeg's option says "to FLT_MAX"
+BITRATE = re.compile(r"[1-9]\d*(\.\d+)?[kKM]?|0\.\d*[1-9]\d*[kKM]")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class EncodingError(InputError):
+    """An encoder setting the output or its encoder does not take (one line)."""
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """Quality settings for the video encoder; None leaves the output's default."""
+
+    crf: int | None = None
+    preset: str | None = None
+    bitrate: str | int | None = None  # bits per second: 8M, 2500k, 800000
+    pix_fmt: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.crf is not None and not (_is_int(self.crf) and 0 <= self.crf <= CRF_MAX):
+            raise EncodingError(f"--crf {self.crf!r}: must be an integer from 0 to {CRF_MAX} "
+                                "(lower is better quality; 0-51 for libx264 and libx265)")
+        b = self.bitrate
+        if b is not None and not ((_is_int(b) and b > 0)
+                                  or (isinstance(b, str) and BITRATE.fullmatch(b))):
+            raise EncodingError(f"--bitrate {b!r}: must be a rate in bits per second such "
+                                "as 8M, 2500k or 800000")
+        for name in ("preset", "pix_fmt"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, str) and NAME.fullmatch(v)):
+                raise EncodingError(f"{FLAGS[name]} {v!r}: must be a name such as "
+                                    f"{'slow' if name == 'preset' else 'yuv444p'}")
+
+    @classmethod
+    def of(cls, settings: Any) -> Encoding:
+        """The encoder settings of a RenderConfig or FxSettings (fields of these names)."""
+        return cls(*(getattr(settings, name, None) for name in FLAGS))
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, name) is not None for name in FLAGS)
+
+    def given(self) -> str:
+        """The settings as their flags: ``--crf 20 --preset slow``."""
+        return " ".join(f"{FLAGS[n]} {getattr(self, n)}" for n in FLAGS
+                        if getattr(self, n) is not None)
+
+    def apply(self, codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[str]]:
+        """(pixel format, options) of ``codec`` with these settings over its defaults
+        (``pix_fmt``, ``params`` from :func:`hfrender.io.ffmpeg.codec_params`)."""
+        if not self:
+            return pix_fmt, params
+        if codec in ("gif", "png"):
+            them = "them" if " --" in self.given() else "it"
+            raise EncodingError(f"{self.given()}: {_what(codec)} has no quality settings; "
+                                f"leave {them} out, or write a video (.mp4, .webm)")
+        x264 = codec in ("libx264", "libx264rgb", "libx265")
+        if self.crf is not None and self.bitrate is not None and x264:
+            raise EncodingError(f"--crf {self.crf} with --bitrate {self.bitrate}: {codec} "
+                                "takes a constant quality (--crf) or an average bitrate "
+                                "(--bitrate), not both")
+        out = list(params)
+        if self.crf is not None:
+            _put(out, "-crf", str(self.crf))
+        if self.bitrate is not None:
+            if self.crf is None and "-crf" in out:  # the default CRF gives way to the rate
+                i = out.index("-crf")
+                del out[i:i + 2]
+            _put(out, "-b:v", str(self.bitrate))  # VP9 with --crf: constrained quality
+        if self.preset is not None:
+            _put(out, "-preset", self.preset)
+        return self.pix_fmt or pix_fmt, out
+
+
+def _put(params: list[str], option: str, value: str) -> None:
+    """Set ``option`` to ``value`` in place (replacing its default), else append it."""
+    if option in params:
+        params[params.index(option) + 1] = value
+    else:
+        params += [option, value]
+
+
+def _what(codec: str) -> str:
+    return "a PNG sequence (lossless)" if codec == "png" else "a GIF (its palette is made " \
+        "from the clip)" if codec == "gif" else codec
+
+
+@dataclass(frozen=True)
+class EncoderInfo:
+    """What ``ffmpeg -h encoder=NAME`` says: pixel formats and private options."""
+
+    pix_fmts: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)  # name -> (type, low, high, named values)
+
+
+@cache
+def encoder_info(codec: str) -> EncoderInfo:
+    """The pixel formats and private options of ``codec`` in imageio-ffmpeg's ffmpeg."""
+    from hfrender.io.ffmpeg import ffmpeg_exe
+
+    try:
+        res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-h", f"encoder={codec}"],
+                             capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return EncoderInfo()
+    return parse_encoder_help(res.stdout)
+
+
+def parse_encoder_help(text: str) -> EncoderInfo:
+    """:class:`EncoderInfo` from the text of ``ffmpeg -h encoder=NAME``."""
+    pix_fmts: tuple[str, ...] = ()
+    options: dict = {}
+    last: str | None = None
+    for line in text.splitlines():
+        if line.strip().startswith("Supported pixel formats:"):
+            pix_fmts = tuple(line.split(":", 1)[1].split())
+            continue
+        m = re.match(r"  -(\S+)\s+<(\w+)>\s.*?(?:\(from (\S+) to (\S+)\))?(?: \(default|$)",
+                     line)
+        if m:
+            last = m.group(1)
+            options[last] = (m.group(2), _num(m.group(3)), _num(m.group(4)), [])
+            continue
+        v = re.match(r" {5,}(\S+)\s", line)
+        if v and last is not None:
+            options[last][3].append(v.group(1))
+        elif not line.startswith(" " * 5):
+            last = None
+    return EncoderInfo(pix_fmts, options)
+
+
+def _num(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:  # FLT_MAX, INT_MAX, ...: no bound
+        return None
+
+
+def chosen_encoder(output: str, codec: str | None) -> str | None:
+    """The encoder an output uses: ``codec``, the suffix's default, ``png`` for a sequence
+    (None for an output type :func:`~hfrender.io.writers.check_output` refuses)."""
+    from hfrender.io.ffmpeg import VIDEO_SUFFIXES
+
+    if "%" in Path(output).name:
+        return "png"
+    return codec or VIDEO_SUFFIXES.get(Path(output).suffix.lower())
+
+
+def check_encoding(output: str, codec: str | None, encoding: Encoding | None) -> None:
+    """Refuse, in one line, settings that ``output``'s encoder (``codec``, else the
+    output's default) does not take: a CRF out of its range or where it has none, a preset
+    it does not know or where it has none, a pixel format it does not take."""
+    chosen = chosen_encoder(output, codec)
+    if not encoding or chosen is None:
+        return
+    encoding.apply(chosen, "", [])  # GIF, PNG, --crf with --bitrate
+    info = encoder_info(chosen)
+    if encoding.crf is not None:
+        _check_crf(chosen, info, encoding.crf)
+    if encoding.preset is not None:
+        _check_preset(chosen, info, encoding.preset)
+    if encoding.pix_fmt is not None and info.pix_fmts and encoding.pix_fmt not in info.pix_fmts:
+        raise EncodingError(f"--pix-fmt {encoding.pix_fmt}: {chosen} takes "
+                            f"{', '.join(info.pix_fmts)}")
+
+
+def _check_crf(codec: str, info: EncoderInfo, crf: int) -> None:
+    if "crf" not in info.options:
+        raise EncodingError(f"--crf {crf}: {codec} has no CRF (constant quality) setting; "
+                            "use --bitrate RATE, or leave --crf out")
+    _, low, high = info.options["crf"][:3]
+    low = max(0, int(low or 0))
+    high = X264_CRF_MAX if codec in ("libx264", "libx264rgb", "libx265") or high is None \
+        else int(high)
+    if not low <= crf <= high:
+        raise EncodingError(f"--crf {crf}: {codec} takes a CRF from {low} to {high} (lower "
+                            "is better quality)")
+
+
+def _check_preset(codec: str, info: EncoderInfo, preset: str) -> None:
+    if "preset" not in info.options:
+        raise EncodingError(f"--preset {preset}: {codec} has no presets; leave --preset out")
+    kind, low, high, names = info.options["preset"]
+    if codec in ("libx264", "libx264rgb", "libx265"):
+        names = list(X264_PRESETS)
+    if names:
+        if preset not in names:
+            raise EncodingError(f"--preset {preset}: {codec} presets are {', '.join(names)}")
+    elif kind == "int" and low is not None and high is not None:
+        if not (re.fullmatch(r"-?\d+", preset) and low <= int(preset) <= high):
+            raise EncodingError(f"--preset {preset}: {codec} presets are the integers "
+                                f"{low:g} to {high:g}")

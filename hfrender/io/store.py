@@ -1,0 +1,221 @@
+"""The sample store: every sub-frame of a render, kept to be exposed again later.
+
+A store is a folder that NumPy reads without hfrender::
+
+    store.json      {"format": "hfrender-sample-store", "version": 1, "settings": {...},
+                     "size": [W, H], "subframes": N, "planes": ["color", "depth", ...],
+                     "chunks": [{"file": "c000000.npz", "first": 0, "count": 60,
+                                 "sha256": "..."}, ...]}
+    times.npy       (N,) float64: every sub-frame's time in seconds, in drawing order
+    c000000.npz     one chunk of sub-frames (a zip of .npy files, deflate level 1):
+                      color    (n, H, W, 4) uint8   sRGB-encoded, as drawn
+                      depth    (n, H, W)    float32 metres along the view axis, inf: sky
+                      velocity (n, H, W, 2) float32 pixels per second (x right, y down)
+                      times    (n,)         float64 seconds
+                      focus_m, f_stop (n,)  float64 the lens of each sub-frame (depth mode)
+
+    >>> meta = json.load(open("store/store.json"))
+    >>> chunk = np.load("store/" + meta["chunks"][0]["file"]); chunk["color"].shape
+
+``settings`` holds what the sub-frames were drawn with (fps, shutter, samples, position,
+curve, jitter, seed, depth-of-field mode and lens, the output frames covered). Each chunk's
+SHA-256 is checked when it is read. A store is written into ``DIR.partial`` and renamed to
+``DIR`` when complete (an older store there is replaced only then), so ``DIR`` is always a
+whole store; ``DIR.partial`` is one still being written, or an interrupted one.
+
+Compression: deflate level 1 (measured in ``benchmarks/reexpose.py``: it keeps most of
+level 6's saving on rendered frames, at a fraction of its time to write).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import threading
+import zipfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import InputError
+
+FORMAT = "hfrender-sample-store"
+VERSION = 1
+MANIFEST = "store.json"
+LEVEL = 1  # deflate level of the chunks
+PLANES = ("color", "depth", "velocity")
+
+
+class StoreError(InputError):
+    """A sample store cannot be used as asked (one line: which store and why)."""
+
+
+def partial_dir(path: str | Path) -> Path:
+    p = Path(path)
+    return p.with_name(p.name + ".partial")
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=LEVEL) as zf:
+        for name, arr in arrays.items():
+            member = io.BytesIO()
+            np.save(member, np.ascontiguousarray(arr), allow_pickle=False)
+            zf.writestr(name + ".npy", member.getvalue())
+    return buf.getvalue()
+
+
+def check_target(path: str | Path) -> None:
+    """``path`` may become a store: absent, an empty folder, or a store (replaced when the
+    new one is complete); anything else is refused before any work."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise StoreError(f"--keep-samples {p}: a file is there; give a folder for the store")
+    if p.is_dir() and any(p.iterdir()) and not (p / MANIFEST).is_file():
+        raise StoreError(f"--keep-samples {p}: the folder is not empty and holds no sample "
+                         "store; give a new or empty folder")
+    parent = p.resolve().parent
+    if not os.access(parent, os.W_OK):
+        raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
+
+
+class StoreWriter:
+    """Writes a store chunk by chunk (compressed on a thread of its own, at most two chunks
+    waiting); :meth:`finish` puts the complete store at ``path``."""
+
+    def __init__(self, path: str | Path, settings: dict, size: tuple[int, int]) -> None:
+        check_target(path)
+        self.path, self.tmp = Path(path), partial_dir(path)
+        shutil.rmtree(self.tmp, ignore_errors=True)  # an older interrupted one goes
+        self.tmp.mkdir(parents=True)
+        self.meta: dict[str, Any] = {"format": FORMAT, "version": VERSION,
+                                     "settings": settings, "size": list(size), "subframes": 0,
+                                     "planes": [], "chunks": []}
+        self.times: list[np.ndarray] = []
+        self.bytes = 0
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="hfrender-store")
+        self._pending: list[Future] = []
+        self._lock = threading.Lock()
+
+    def add(self, arrays: dict[str, np.ndarray]) -> None:
+        """One chunk: ``color`` and ``times`` at least (copied now: the caller's memory may
+        be reused at once)."""
+        planes = [p for p in PLANES if p in arrays]
+        if not self.meta["chunks"]:
+            self.meta["planes"] = planes
+        elif planes != self.meta["planes"]:
+            raise ValueError(f"chunk planes {planes} differ from {self.meta['planes']}")
+        own = {k: np.array(v) for k, v in arrays.items()}
+        n = len(own["times"])
+        entry = {"file": f"c{len(self.meta['chunks']):06d}.npz",
+                 "first": self.meta["subframes"], "count": n}
+        self.meta["chunks"].append(entry)
+        self.meta["subframes"] += n
+        self.times.append(own["times"].astype(np.float64))
+        while len(self._pending) >= 2:
+            self._pending.pop(0).result()
+        self._pending.append(self._pool.submit(self._write, entry, own))
+
+    def _write(self, entry: dict, arrays: dict[str, np.ndarray]) -> None:
+        data = _npz_bytes(arrays)
+        (self.tmp / entry["file"]).write_bytes(data)
+        with self._lock:
+            entry["sha256"] = hashlib.sha256(data).hexdigest()
+            self.bytes += len(data)
+
+    def _drain(self) -> None:
+        try:
+            for job in self._pending:
+                job.result()
+        finally:
+            self._pending = []
+            self._pool.shutdown(wait=True)
+
+    def finish(self, frames: int) -> None:
+        """Every chunk written: the manifest, then the store in place (an older one at the
+        path is removed only now)."""
+        self._drain()
+        self.meta["frames"] = frames
+        np.save(self.tmp / "times.npy", np.concatenate(self.times) if self.times
+                else np.zeros(0))
+        (self.tmp / MANIFEST).write_text(json.dumps(self.meta, indent=1))
+        old = None
+        if self.path.exists():
+            old = self.path.with_name(self.path.name + ".old")
+            shutil.rmtree(old, ignore_errors=True)
+            self.path.rename(old)
+        self.tmp.rename(self.path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def abandon(self) -> None:
+        """After an error or Ctrl-C: what was written stays in ``DIR.partial``."""
+        self._drain()
+
+
+class SampleStore:
+    """A complete store, opened for reading: ``SampleStore.open(path)``."""
+
+    def __init__(self, path: Path, meta: dict, times: np.ndarray) -> None:
+        self.path, self.meta, self.times = path, meta, times
+        self.settings: dict = meta["settings"]
+        self.size: tuple[int, int] = tuple(meta["size"])  # type: ignore[assignment]
+        self.planes: list[str] = meta["planes"]
+        self.chunks: list[dict] = meta["chunks"]
+
+    @classmethod
+    def open(cls, path: str | Path) -> SampleStore:
+        p = Path(path)
+        if p.name.endswith(".partial") or (not p.exists() and partial_dir(p).is_dir()):
+            raise StoreError(f"{p}: this sample store is still being written (or its render "
+                             "was interrupted): it has no manifest yet")
+        manifest = p / MANIFEST
+        if not manifest.is_file():
+            raise StoreError(f"{p}: not a sample store (no {MANIFEST}); make one with "
+                             "hfrender render ... --keep-samples DIR")
+        try:
+            meta = json.loads(manifest.read_text())
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{manifest}: unreadable ({exc})") from None
+        if meta.get("format") != FORMAT:
+            raise StoreError(f"{p}: {MANIFEST} is not an hfrender sample store")
+        if meta.get("version") != VERSION:
+            raise StoreError(f"{p}: sample store version {meta.get('version')!r}; this "
+                             f"hfrender reads version {VERSION}")
+        try:
+            times = np.load(p / "times.npy")
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{p}: times.npy unreadable ({exc})") from None
+        return cls(p, meta, times)
+
+    @property
+    def subframes(self) -> int:
+        return int(self.meta["subframes"])
+
+    def read(self, index: int, planes: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+        """Chunk ``index``'s arrays (only ``planes`` of the images, with the per-sub-frame
+        values, when given: the others are not decompressed), its checksum verified."""
+        entry = self.chunks[index]
+        f = self.path / entry["file"]
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"{f}: unreadable ({exc})") from None
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            raise StoreError(f"{f}: damaged (its SHA-256 differs from {MANIFEST}'s)")
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            return {k: z[k] for k in z.files
+                    if planes is None or k in planes or k not in PLANES}
+
+    def __iter__(self) -> Iterator[dict[str, np.ndarray]]:
+        for i in range(len(self.chunks)):
+            yield self.read(i)
+
+    def nbytes(self) -> int:
+        return sum((self.path / c["file"]).stat().st_size for c in self.chunks)

@@ -1,0 +1,113 @@
+"""Drawing loaded models (:mod:`hfrender.scene.meshes`): buffers and textures uploaded once
+per renderer, programs compiled with ``HF_MODEL`` defined (UVs, vertex colours, a texture,
+flat or smooth normals), so the built-in geometries keep their programs unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
+from hfrender.scene.meshes import Part, model_data
+
+GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
+_DEFINE = "#define HF_MODEL 1\n"
+_ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
+               ("in_uv", "2f", "2x4"), ("in_color", "4f2", "4x2"))
+
+
+def _with_define(source: str) -> str:
+    """``source`` with ``HF_MODEL`` defined after its ``#version`` line (lines unmoved in
+    the user's part: it is numbered by ``#line``)."""
+    first, _, rest = source.partition("\n")
+    return f"{first}\n{_DEFINE}{rest}"
+
+
+class ModelDrawer:
+    """Programs, buffers, textures and vertex arrays of loaded models for one context."""
+
+    def __init__(self, ctx: Any, scene_dir: Path | None) -> None:
+        self.ctx, self.scene_dir = ctx, scene_dir
+        self.programs: dict[str | None, Any] = {}
+        self.uploads: dict[str, list[tuple[Any, Any, Any, Part]]] = {}
+        self.vaos: dict[tuple, Any] = {}
+
+    def program(self, shader: str | None) -> Any:
+        if shader not in self.programs:
+            source, path = surface_source(shader, self.scene_dir)
+            frag = with_user_source(_with_define(glsl("mesh_header.frag")), source,
+                                    glsl("mesh_main.frag"))
+            self.programs[shader] = compile_program(self.ctx, _with_define(glsl("mesh.vert")),
+                                                    frag, path)
+        return self.programs[shader]
+
+    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Part]]:
+        if geometry not in self.uploads:
+            import moderngl
+
+            parts = []
+            for part in model_data(geometry).parts:
+                texture = None
+                if part.texture is not None:
+                    h, w = part.texture.shape[:2]
+                    texture = self.ctx.texture((w, h), 4, part.texture.tobytes(),
+                                               internal_format=GL_SRGB8_ALPHA8)
+                    texture.build_mipmaps()
+                    texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+                parts.append((self.ctx.buffer(part.vertices.tobytes()),
+                              self.ctx.buffer(part.indices.tobytes()), texture, part))
+            self.uploads[geometry] = parts
+        return self.uploads[geometry]
+
+    def _vao(self, prog: Any, geometry: str, index: int) -> Any:
+        key = (id(prog), geometry, index)
+        if key not in self.vaos:
+            vbo, ibo, _, _ = self._upload(geometry)[index]
+            # attributes the compiler dropped (a surface shader without normals) are skipped
+            kept = [a for a in _ATTRIBUTES if a[0] in prog]
+            fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
+            self.vaos[key] = self.ctx.vertex_array(
+                prog, [(vbo, fmt, *(a[0] for a in kept))], index_buffer=ibo,
+                index_element_size=4)
+        return self.vaos[key]
+
+    def prepare(self, shader: str | None, geometry: str) -> None:
+        """Compile and upload now, so that errors come before any drawing."""
+        prog = self.program(shader)
+        for i in range(len(self._upload(geometry))):
+            self._vao(prog, geometry, i)
+
+    def render(self, prog: Any, geometry: str, model: np.ndarray) -> None:
+        """Draw every part of the model with ``prog`` (its other uniforms set already)."""
+        import moderngl
+
+        # the projection flips y (GL's row 0 is the image's top): a front face, counter-
+        # clockwise in the file, is clockwise on screen, and the other way when mirrored
+        front = "ccw" if np.linalg.det(model[:3, :3]) < 0 else "cw"
+        for i, (_, _, texture, part) in enumerate(self._upload(geometry)):
+            if "u_textured" in prog:
+                prog["u_textured"].value = int(texture is not None)
+            if "u_flat_normals" in prog:
+                prog["u_flat_normals"].value = int(not part.smooth)
+            if texture is not None:
+                texture.use(0)
+                if "u_base_texture" in prog:
+                    prog["u_base_texture"].value = 0
+            if not part.double_sided:
+                self.ctx.front_face = front
+                self.ctx.enable(moderngl.CULL_FACE)
+            self._vao(prog, geometry, i).render(moderngl.TRIANGLES)
+            if not part.double_sided:
+                self.ctx.disable(moderngl.CULL_FACE)
+                self.ctx.front_face = "ccw"
+
+    def release(self) -> None:
+        for obj in [*self.vaos.values(), *self.programs.values()]:
+            obj.release()
+        for vbo, ibo, texture, _ in (u for parts in self.uploads.values() for u in parts):
+            for obj in (vbo, ibo, texture):
+                if obj is not None:
+                    obj.release()
+        self.vaos, self.programs, self.uploads = {}, {}, {}

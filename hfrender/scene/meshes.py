@@ -1,0 +1,256 @@
+"""3D models from files: ``hf.Mesh.load(path)`` (glTF 2.0 ``.glb``/``.gltf``, OBJ, STL, PLY).
+
+Files are read with trimesh (``pip install 'hfrender[models]'``), once per process (cached
+by resolved path and modification time), into :class:`ModelData`: parts of triangles with
+interleaved vertices (position, normal, UV, linear RGBA colour), each part with at most one
+base-colour texture. glTF node transforms are baked into the vertices; base colour factors
+multiply the vertex colours. Colour conventions follow the formats: glTF vertex colours and
+factors are linear, PLY/OBJ vertex colours are display (sRGB) values, textures are sRGB.
+Normals come from the file where it has them (smooth shading); where it has none the
+renderer shades each triangle flat.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.color import srgb_to_linear
+from hfrender.errors import InputError
+from hfrender.scene.objects import Object3D
+
+FORMATS = (".glb", ".gltf", ".obj", ".stl", ".ply")
+PREFIX = "model:"  # geometry names of loaded models start with it
+VERTEX = np.dtype([("position", "f4", 3), ("normal", "f4", 3), ("uv", "f4", 2),
+                   ("color", "f2", 4)])  # 40 bytes; the renderer's layout "3f 3f 2f 4f2"
+
+
+class ModelError(InputError):
+    """A model file that cannot be used: the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """Triangles drawn with one texture (or none) and one way of shading."""
+
+    vertices: np.ndarray  # (V,) VERTEX
+    indices: np.ndarray  # (3T,) uint32
+    texture: np.ndarray | None  # (H, W, 4) uint8 sRGB, bottom row first (GL order)
+    smooth: bool  # normals from the file; False: flat, from the triangles
+    double_sided: bool  # False: back faces are culled (glTF's default)
+
+
+@dataclass(frozen=True, eq=False)
+class ModelData:
+    key: str
+    path: Path
+    parts: tuple[Part, ...]
+    triangles: int
+    bounds: np.ndarray  # (2, 3) min and max corner, in the model's own units
+
+
+_CACHE: dict[str, ModelData] = {}
+_LOCK = threading.Lock()
+
+
+def model_data(geometry: str) -> ModelData:
+    """The loaded model named by a geometry name (``Mesh.geometry``)."""
+    return _CACHE[geometry]
+
+
+def is_model(geometry: str) -> bool:
+    return geometry.startswith(PREFIX)
+
+
+def load_model(path: str | Path) -> ModelData:
+    """The model in ``path``, read once per process (again only after the file changed)."""
+    p = Path(path)
+    if p.suffix.lower() not in FORMATS:
+        raise ModelError(f"{p}: unsupported model format {p.suffix or '(no suffix)'!r}; "
+                         f"use one of {', '.join(FORMATS)}")
+    try:
+        resolved = p.resolve(strict=True)
+        stat = resolved.stat()
+    except OSError:
+        raise ModelError(f"{p}: model file not found") from None
+    if not resolved.is_file():
+        raise ModelError(f"{p}: not a file")
+    key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
+    with _LOCK:
+        if key not in _CACHE:
+            _CACHE[key] = _read(p, resolved, key)
+        return _CACHE[key]
+
+
+def _trimesh() -> Any:
+    try:
+        import trimesh
+    except ImportError:
+        raise ModelError("hf.Mesh.load needs trimesh: pip install 'hfrender[models]'") from None
+    return trimesh
+
+
+def _read(shown: Path, path: Path, key: str) -> ModelData:
+    trimesh = _trimesh()
+    try:
+        scene = trimesh.load_scene(str(path), process=False)
+    except Exception as exc:  # trimesh raises many kinds for a broken file
+        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
+                         f"{text}") from None
+    gltf = path.suffix.lower() in (".glb", ".gltf")
+    parts = []
+    for node in scene.graph.nodes_geometry:
+        transform, name = scene.graph[node]
+        geom = scene.geometry.get(name)
+        if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
+            parts.append(_part(geom, np.asarray(transform, np.float64), gltf))
+    if not parts:
+        raise ModelError(f"{shown}: the file has no triangles (a model needs a triangle mesh)")
+    parts = _merged(parts)
+    positions = np.concatenate([p.vertices["position"] for p in parts])
+    return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
+                     np.stack([positions.min(0), positions.max(0)]).astype(np.float64))
+
+
+def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
+    """One placed geometry as a Part, its node transform baked in."""
+    faces = np.asarray(mesh.faces, np.int64)
+    positions = np.asarray(mesh.vertices, np.float64)
+    # the file had normals: trimesh keeps them in its cache (else it would compute them)
+    normals = (np.asarray(mesh.vertex_normals, np.float64)
+               if "vertex_normals" in mesh._cache else None)
+    factor, texture, uv = _material(mesh.visual)
+    if uv is not None and len(uv) != len(positions):
+        texture = uv = None
+    colors = _vertex_colors(mesh)
+    if getattr(mesh.visual, "kind", None) == "face":  # a colour per face: unshare
+        corners = faces.ravel()
+        positions, colors = positions[corners], np.repeat(mesh.visual.face_colors, 3, axis=0)
+        normals = None if normals is None else normals[corners]
+        uv = None if uv is None else uv[corners]
+        faces = np.arange(len(corners)).reshape(-1, 3)
+    v = np.zeros(len(positions), VERTEX)
+    m = transform[:3, :3]
+    v["position"] = positions @ m.T + transform[:3, 3]
+    if normals is not None:
+        normals = normals @ _cofactor(m).T
+        v["normal"] = normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True),
+                                           1e-30)
+    if uv is not None:
+        v["uv"] = uv
+    v["color"] = _linear_colors(colors, len(positions), gltf) * factor
+    if np.linalg.det(m) < 0:  # a mirroring transform: keep the front faces in front
+        faces = faces[:, ::-1]
+    material = getattr(mesh.visual, "material", None)
+    double = not gltf or bool(getattr(material, "doubleSided", False))
+    return Part(v, faces.astype(np.uint32).ravel(), texture, normals is not None, double)
+
+
+def _linear_colors(colors: np.ndarray | None, n: int, gltf: bool) -> np.ndarray:
+    """(n, 4) linear RGBA: glTF's are linear already, other formats' are sRGB."""
+    lin = np.ones((n, 4))
+    if colors is not None:
+        c = np.asarray(colors, np.float64)[:, :4] / 255.0
+        lin[:, :c.shape[1]] = c
+        if not gltf:
+            lin[:, :3] = srgb_to_linear(lin[:, :3])
+    return lin
+
+
+def _vertex_colors(mesh: Any) -> np.ndarray | None:
+    visual = mesh.visual
+    if getattr(visual, "kind", None) == "vertex" and hasattr(visual, "vertex_colors"):
+        return np.asarray(visual.vertex_colors)
+    attrs = getattr(visual, "vertex_attributes", None)  # glTF COLOR_0 beside a texture
+    if attrs is not None and "color" in attrs and len(attrs["color"]) == len(mesh.vertices):
+        return np.asarray(attrs["color"])
+    return None
+
+
+def _material(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """(linear RGBA factor, sRGB texture in GL row order or None, UVs or None)."""
+    material = getattr(visual, "material", None)
+    factor = np.ones(4)
+    if material is None:
+        return factor, None, None
+    image = getattr(material, "baseColorTexture", None)
+    if image is None:
+        image = getattr(material, "image", None)
+    base = getattr(material, "baseColorFactor", None)
+    if base is None and image is None:  # OBJ's Kd: trimesh's default grey where unset
+        base = getattr(material, "diffuse", None)
+    if base is not None:
+        b = np.asarray(base, np.float64).ravel()
+        factor[:len(b)] = b / 255.0 if b.dtype.kind in "ui" or b.max() > 1.0 else b
+    uv = getattr(visual, "uv", None)
+    if image is None or uv is None:
+        return factor, None, None
+    rgba = np.asarray(image.convert("RGBA"), np.uint8)
+    return factor, np.ascontiguousarray(rgba[::-1]), np.asarray(uv, np.float64)[:, :2]
+
+
+def _cofactor(m: np.ndarray) -> np.ndarray:
+    """det(m) * inverse(m).T: turns normals, defined for a singular m too."""
+    return np.array([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
+
+
+def _merged(parts: list[Part]) -> list[Part]:
+    """Parts that draw alike joined into one (one draw call each)."""
+    groups: dict[tuple, list[Part]] = {}
+    for p in parts:
+        tex = None if p.texture is None else (p.texture.shape, p.texture.tobytes())
+        groups.setdefault((tex, p.smooth, p.double_sided), []).append(p)
+    out = []
+    for group in groups.values():
+        offsets = np.cumsum([0] + [len(p.vertices) for p in group[:-1]])
+        out.append(Part(np.concatenate([p.vertices for p in group]),
+                        np.concatenate([p.indices + np.uint32(o)
+                                        for p, o in zip(group, offsets, strict=True)]),
+                        group[0].texture, group[0].smooth, group[0].double_sided))
+    return out
+
+
+@dataclass(eq=False)
+class Mesh(Object3D):
+    """A model loaded from a file: make it with ``hf.Mesh.load(path, **placement)``.
+
+    Placed like the built-in objects (``position``, ``rotation``, ``scale``, ``emissive``,
+    ``shader``); ``color`` tints the model's own colours (white: as in the file).
+    """
+
+    color: tuple = (1.0, 1.0, 1.0)
+
+    @classmethod
+    def load(cls, path: str | Path, **placement: Any) -> Mesh:
+        """The model in ``path`` (``.glb .gltf .obj .stl .ply``); a relative path is
+        looked for beside the calling script first, then in the current folder."""
+        p = Path(path)
+        if not p.is_absolute():
+            caller = Path(sys._getframe(1).f_code.co_filename).parent
+            if (caller / p).exists():
+                p = caller / p
+        obj = cls(**placement)
+        obj._model = load_model(p)
+        return obj
+
+    @property
+    def geometry(self) -> str:  # type: ignore[override]
+        model = getattr(self, "_model", None)
+        if model is None:
+            raise ModelError("this Mesh has no model: make it with hf.Mesh.load(path)")
+        return model.key
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """(2, 3): the model's min and max corners in its own units (before placing)."""
+        return self._model.bounds.copy()
+
+    @property
+    def triangles(self) -> int:
+        return self._model.triangles

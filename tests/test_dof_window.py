@@ -1,0 +1,160 @@
+"""Depth of field once per output frame (``hfrender/backends/cpu/dof_window.py``) against
+one fast defocus per sub-frame (``CPUBackend.fuse(..., dof_window=False)``): equal where
+the classes stay put, close where objects move, energy, and the fallbacks (a lens per
+sub-frame, too much moving)."""
+
+import numpy as np
+import pytest
+from test_dof_fast import lens_for, texture
+
+import hfrender as hf
+from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cpu import dof_window as dw
+
+CPU = CPUBackend()
+H, W, N = 96, 160, 8
+BOX = hf.WindowWeights.sliding(np.full(N, 1 / N), 1, N)  # one output frame of N sub-frames
+
+
+def psnr(test, ref, peak=1.0):
+    mse = float(np.mean((np.asarray(test, np.float64) - ref) ** 2))
+    return np.inf if mse == 0 else 10 * np.log10(peak * peak / mse)
+
+
+def still_depth(rng):
+    """A slanted floor (many classes: merged layers), a near disc, a far box, a box in focus."""
+    yy, xx = np.mgrid[0:H, 0:W]
+    depth = (0.5 + 6.0 * (yy / H) ** 2).astype(np.float32)
+    depth[(yy - 40) ** 2 + (xx - 50) ** 2 < 18 ** 2] = 0.55
+    depth[20:45, 100:130] = 4.0
+    depth[55:80, 115:140] = 1.0
+    return depth
+
+
+@pytest.fixture
+def per_frame_calls(monkeypatch):
+    """How many times the window path fell back to a per-sub-frame defocus."""
+    calls = []
+    real = dw.defocus_fast
+
+    def spy(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(dw, "defocus_fast", spy)
+    return calls
+
+
+def both(frames, depth, lens, weights=BOX):
+    window = CPU.fuse(frames, depth, weights, lens, True)
+    return window, CPU.fuse(frames, depth, weights, lens, True, dof_window=False)
+
+
+def test_a_still_scene_float_matches_per_sub_frame(rng, per_frame_calls):
+    depth = still_depth(rng)
+    frames = np.stack([texture(rng, H, W) * rng.uniform(0.5, 2.0) for _ in range(N)])
+    lens = lens_for(depth, 20, W)
+    window, per_frame = both(frames, np.stack([depth] * N), lens)
+    assert not per_frame_calls  # one defocus for the window
+    np.testing.assert_allclose(window, per_frame, rtol=1e-5, atol=2e-6)
+    assert np.abs(window - frames.mean(0)).max() > 0.05  # it did blur
+
+
+def test_a_still_scene_uint8_within_one_code_value(rng, per_frame_calls):
+    depth = still_depth(rng)
+    frames = (rng.random((N, H, W, 4)) * 255).astype(np.uint8)
+    lens = [lens_for(depth, 14, W)] * N  # a list of equal lenses: one group
+    window, per_frame = both(frames, np.stack([depth] * N), lens)
+    assert not per_frame_calls
+    assert np.abs(window.astype(int) - per_frame).max() <= 1
+
+
+def moving_scene(rng, step=2):
+    """A defocused near disc and an in-focus bar crossing the floor, ``step`` px a sub-frame."""
+    base_img, base_depth = texture(rng, H, W), still_depth(rng)
+    yy, xx = np.mgrid[0:H, 0:W]
+    frames, depth = [], []
+    for j in range(N):
+        img, d = base_img.copy(), base_depth.copy()
+        disc = (yy - 60) ** 2 + (xx - 40 - step * j) ** 2 < 14 ** 2
+        bar = (abs(xx - 120 + step * j) < 3) & (yy > 10) & (yy < 70)
+        img[disc], d[disc] = (1.0, 0.4, 0.2), 0.6
+        img[bar], d[bar] = (0.9, 0.9, 1.0), 1.0
+        frames.append(img)
+        depth.append(d)
+    return np.stack(frames), np.stack(depth)
+
+
+def test_a_moving_object_stays_within_the_measured_tolerance(rng, per_frame_calls):
+    frames, depth = moving_scene(rng)
+    lens = lens_for(depth[0], 20, W)
+    cls = dw.window_classes(list(depth), [lens] * N)
+    assert 0.02 < cls.moving_share < dw.MAX_MOVING  # the approximation is exercised
+    window, per_frame = both(frames, depth, lens)
+    assert not per_frame_calls
+    assert psnr(window, per_frame) >= 40.0
+    still = ~np.isin(np.arange(H * W), cls.index).reshape(H, W)
+    far = still & (depth[0] > 3.0)  # still pixels far from the movers: (nearly) the same
+    assert np.abs(window[0] - per_frame[0])[far].mean() < 5e-4
+
+
+@pytest.mark.parametrize("d", [0.45, 3.0])
+def test_energy_is_conserved_with_moving_light(rng, d):
+    """Uniform depth (one class), HDR light moving: out = mean of the sub-frames' light."""
+    frames = np.zeros((N, H, W, 3), np.float32)
+    patch = rng.random((20, 50, 3), dtype=np.float32) * 4
+    for j in range(N):
+        frames[j, 38:58, 50 + 3 * j:100 + 3 * j] = patch
+    depth = np.full((N, H, W), d, np.float32)
+    lens = lens_for(depth[0], 16, W) if d > 1 else hf.Lens(1.0, 1.4)
+    weights = hf.WindowWeights.from_dense(rng.dirichlet(np.ones(N))[None])
+    window, per_frame = both(frames, depth, lens, weights)
+    np.testing.assert_allclose(window.sum(), frames.sum(axis=(1, 2, 3)) @ weights.rows[0],
+                               rtol=1e-4)
+    np.testing.assert_allclose(window, per_frame, rtol=1e-5, atol=1e-5)
+
+
+def test_a_focus_pull_falls_back_to_per_sub_frame(rng, per_frame_calls):
+    frames, depth = moving_scene(rng)
+    lenses = [hf.Lens(0.8 + 0.05 * j, 1.4, sensor_width_mm=12.0) for j in range(N)]
+    window, per_frame = both(frames, depth, lenses)
+    assert len(per_frame_calls) == N
+    np.testing.assert_array_equal(window, per_frame)
+
+
+def test_equal_lenses_are_grouped(rng, per_frame_calls):
+    """Two lenses, alternating: two groups, each one defocus (still scene: as per frame)."""
+    depth = np.stack([still_depth(rng)] * N)
+    frames = np.stack([texture(rng, H, W) for _ in range(N)])
+    a, b = hf.Lens(1.0, 1.4, sensor_width_mm=12.0), hf.Lens(2.0, 2.0, sensor_width_mm=12.0)
+    window, per_frame = both(frames, depth, [a, b] * (N // 2))
+    assert not per_frame_calls
+    np.testing.assert_allclose(window, per_frame, rtol=1e-5, atol=2e-6)
+
+
+def test_too_much_moving_falls_back(rng, per_frame_calls):
+    frames = rng.random((N, 24, 32, 3), dtype=np.float32)
+    depth = rng.choice([0.6, 1.0, 2.5], size=(N, 24, 32)).astype(np.float32)
+    lens = hf.Lens(1.0, 1.4, sensor_width_mm=3.0)
+    window, per_frame = both(frames, depth, lens)
+    assert len(per_frame_calls) == N
+    np.testing.assert_array_equal(window, per_frame)
+
+
+def test_nothing_blurred_is_the_weighted_mean(rng):
+    frames = rng.random((N, 16, 24, 3), dtype=np.float32)
+    depth = np.full((N, 16, 24), 2.0, np.float32)
+    weights = hf.WindowWeights.from_dense(rng.dirichlet(np.ones(N))[None])
+    got = CPU.fuse(frames, depth, weights, hf.Lens(2.0, 8.0), True)
+    np.testing.assert_allclose(got[0], np.tensordot(weights.rows[0], frames, 1), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_exact_is_still_the_gather_per_sub_frame(rng):
+    frames, depth = moving_scene(rng)
+    frames, depth = frames[:2, :40, :60], depth[:2, :40, :60]
+    ww = hf.WindowWeights.sliding(np.full(2, 0.5), 1, 2)
+    lens = hf.Lens(1.0, 1.4, sensor_width_mm=3.0)
+    a = CPU.fuse(frames, depth, ww, lens, True, dof_method="exact")
+    b = CPU.fuse(frames, depth, ww, lens, True, dof_method="exact", dof_window=False)
+    np.testing.assert_array_equal(a, b)

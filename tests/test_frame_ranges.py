@@ -1,0 +1,238 @@
+"""--frames START:END and still -f N: the same frames as a whole render (jitter, the lens
+pattern, overlapping shutters), PNG files numbered by frame, videos starting at time 0,
+one-line errors, batch jobs, --resume of a range."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import imageio.v3 as iio
+import imageio_ffmpeg
+import numpy as np
+import pytest
+from render_helpers import render_frames
+
+from hfrender.cli import main
+from hfrender.engine.batch import load_jobs
+from hfrender.errors import InputError
+from hfrender.frame_range import FrameRangeError, parse_frames, resolve
+from hfrender.io.probe import probe
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+ROOT = Path(__file__).resolve().parents[1]
+SHOWCASE = str(ROOT / "scenes" / "showcase.py")  # f/1.2: lens depth of field, moving parts
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
+SMALL = ["--size", "64x36", "--samples", "3", "--quiet"]
+
+
+def pngs(folder):
+    """{file name: frame} of a PNG folder."""
+    return {f.name: iio.imread(f) for f in sorted(Path(folder).iterdir())}
+
+
+def decode(path):
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    w, h = meta["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
+@pytest.mark.parametrize("effects", [["--jitter", "--seed", "7"], ["--shutter", "540"],
+                                     ["--shutter", "540", "--jitter", "--shutter-curve",
+                                      "triangle"]])
+def test_a_range_is_the_same_frames_as_the_whole_render(tmp_path, effects):
+    whole, part = tmp_path / "whole" / "%03d.png", tmp_path / "part" / "%03d.png"
+    args = [*SMALL, "--duration", "0.4", *effects]  # 12 frames
+    assert main(["render", SHOWCASE, "-o", str(whole), *args]) == 0
+    assert main(["render", SHOWCASE, "-o", str(part), "--frames", "5:9", *args]) == 0
+    every, some = pngs(whole.parent), pngs(part.parent)
+    assert list(some) == ["005.png", "006.png", "007.png", "008.png"]  # numbered by frame
+    for name, frame in some.items():
+        np.testing.assert_array_equal(frame, every[name], err_msg=name)
+    assert not np.array_equal(some["005.png"], some["008.png"])  # it moves
+
+
+def test_open_ended_ranges_in_memory(tmp_path):
+    """The library: ``RenderConfig(frames=...)`` with any writer; overlapping windows need
+    the sub-frames before the range (its lead-in), drawn by the range itself."""
+    common = dict(size=(64, 36), samples=4, shutter=720, jitter=True, seed=3, duration=0.3)
+    whole, _ = render_frames(SHOWCASE, **common)
+    tail, stats = render_frames(SHOWCASE, frames=(6, None), **common)
+    head, _ = render_frames(SHOWCASE, frames=(None, 2), **common)
+    assert len(whole) == 9 and stats.total_frames == 3
+    np.testing.assert_array_equal(tail, whole[6:])
+    np.testing.assert_array_equal(head, whole[:2])
+
+
+def test_a_video_of_a_range_starts_at_time_zero_with_those_frames(tmp_path):
+    """libx264rgb at CRF 0 is lossless: the decoded frames are the rendered ones."""
+    whole, clip = tmp_path / "w" / "%03d.png", tmp_path / "range.mp4"
+    args = ["--size", "64x16", "--samples", "2", "--duration", "1.5", "--quiet"]
+    assert main(["render", BAR, "-o", str(whole), *args]) == 0
+    assert main(["render", BAR, "-o", str(clip), "--frames", "10:42", "--codec", "libx264rgb",
+                 "--crf", "0", "--granularity", "12", *args]) == 0  # 2 segments, 16 + 16
+    frames = decode(clip)
+    every = pngs(whole.parent)
+    np.testing.assert_array_equal(frames, np.stack([every[f"{k:03d}.png"]
+                                                    for k in range(10, 42)]))
+    log = subprocess.run([FFMPEG, "-i", str(clip), "-vf", "showinfo", "-f", "null", "-"],
+                         capture_output=True, text=True).stderr
+    times = [float(t) for t in re.findall(r"pts_time:\s*([\d.]+)", log)]
+    assert times[0] == 0 and times[-1] == pytest.approx(31 / 30)
+    assert probe(str(clip)).count == 32
+
+
+def test_a_range_keeps_the_other_frames_of_its_pattern(tmp_path):
+    """Ranges rendered one after the other fill one sequence, as in Blender."""
+    out = tmp_path / "f" / "%02d.png"
+    args = [*SMALL, "--duration", "0.2"]
+    assert main(["render", BAR, "-o", str(out), "--frames", ":3", *args]) == 0
+    assert main(["render", BAR, "-o", str(out), "--frames", "3:", *args]) == 0
+    assert sorted(pngs(out.parent)) == [f"{k:02d}.png" for k in range(6)]
+    assert main(["render", BAR, "-o", str(out), *args]) == 0  # a whole render: its own frames
+    assert sorted(pngs(out.parent)) == [f"{k:02d}.png" for k in range(6)]
+
+
+def test_still_f_is_frame_n_of_the_render(tmp_path, capsys):
+    whole = tmp_path / "w" / "%02d.png"
+    args = [*SMALL, "--jitter", "--seed", "2", "--duration", "0.3"]
+    assert main(["render", SHOWCASE, "-o", str(whole), *args]) == 0
+    still = tmp_path / "s.png"
+    assert main(["still", SHOWCASE, "-f", "7", "-o", str(still), *args]) == 0
+    np.testing.assert_array_equal(iio.imread(still), iio.imread(whole.parent / "07.png"))
+    assert main(["still", SHOWCASE, "-f", "9", "-o", str(still), *args]) == 2
+    assert "-f 9: past the end; --duration 0.3 at 30 fps has frames 0..8" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["still", SHOWCASE, "-f", "1", "-t", "0.1", "-o", str(still)])
+    assert exit_.value.code == 2
+    assert "argument -t/--time: not allowed with argument -f/--frame" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("frames,message", [
+    ("20:10", "--frames 20:10: START must be before END (END is exclusive: 20:21 is frame 20 "
+              "alone)"),
+    ("5:5", "--frames 5:5: START must be before END"),
+    ("a:b", "--frames 'a:b': must be START:END, output frame numbers with END exclusive, "
+            "either side may be empty (e.g. 10:20, 10: or :20)"),
+    ("-3:4", "--frames '-3:4': must be START:END"),
+    ("7", "--frames '7': must be START:END"),
+    ("10:40", "--frames 10:40: the render has frames 0 to 14 (0.5 s at 30 fps); START can be 0 "
+              "to 14 and END at most 15 (lower them, or raise --duration)"),
+    ("15:", "--frames 15:: the render has frames 0 to 14"),
+])
+def test_bad_ranges_are_one_line(tmp_path, capsys, frames, message):
+    out = tmp_path / "o.mp4"
+    assert main(["render", BAR, "-o", str(out), "--duration", "0.5", f"--frames={frames}",
+                 *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert not any(tmp_path.iterdir())
+
+
+def test_parse_and_resolve():
+    assert parse_frames("10:20") == (10, 20) and parse_frames(" 3 : ") == (3, None)
+    assert parse_frames(":4") == (None, 4) and parse_frames(":") == (None, None)
+    assert resolve((None, None), 9, 30) == (0, 9) and resolve((2, None), 9, 30) == (2, 7)
+    with pytest.raises(FrameRangeError):
+        parse_frames(10)
+
+
+JOBS = """
+[defaults]
+size = "64x16"
+samples = 2
+duration = 0.3
+
+[[job]]
+name = "part"
+scene = "bar.frag"
+output = "part/%02d.png"
+frames = "4:7"
+
+[[job]]
+name = "whole"
+scene = "bar.frag"
+output = "whole/%02d.png"
+"""
+
+
+def test_batch_jobs_take_frames(tmp_path):
+    (tmp_path / "bar.frag").write_bytes(Path(BAR).read_bytes())
+    (tmp_path / "jobs.toml").write_text(JOBS)
+    part, whole = load_jobs(tmp_path / "jobs.toml")
+    assert part.render_config().frames == (4, 7) and whole.render_config().frames is None
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 0
+    some, every = pngs(tmp_path / "part"), pngs(tmp_path / "whole")
+    assert list(some) == ["04.png", "05.png", "06.png"] and len(every) == 9
+    for name, frame in some.items():
+        np.testing.assert_array_equal(frame, every[name])
+    (tmp_path / "jobs.toml").write_text(JOBS.replace('"4:7"', '"7:4"'))
+    with pytest.raises(InputError, match=r"job 'part': --frames 7:4: START must be before END"):
+        load_jobs(tmp_path / "jobs.toml")
+
+
+def test_hfrender_toml_frames(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hfrender.toml").write_text('[render]\nframes = "2:x"\n')
+    assert main(["render", BAR, "-o", "o.mp4"]) == 2
+    assert "--frames '2:x': must be START:END" in capsys.readouterr().err
+
+
+def _interrupt_after_first_segment(monkeypatch):
+    import hfrender.io.segments as seg
+
+    real = seg.SegmentedWriter._finish_segment
+
+    def stop(self):
+        real(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    return lambda: monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+
+
+def test_resume_continues_the_same_range_only(tmp_path, monkeypatch, capsys):
+    out, whole = tmp_path / "r.mp4", tmp_path / "whole.mp4"
+    args = ["--size", "64x16", "--samples", "2", "--granularity", "12", "--duration", "3",
+            "--quiet"]
+    undo = _interrupt_after_first_segment(monkeypatch)
+    assert main(["render", BAR, "-o", str(out), "--frames", "10:80", *args]) == 130
+    undo()
+    capsys.readouterr()
+    assert main(["render", BAR, "-o", str(out), "--frames", "10:70", *args, "--resume"]) == 2
+    assert "(frames [10, 80] -> [10, 70])" in capsys.readouterr().err
+    assert main(["render", BAR, "-o", str(out), *args, "--resume"]) == 2  # the whole: no
+    assert "(frames [10, 80] -> None)" in capsys.readouterr().err
+    assert main(["render", BAR, "-o", str(out), "--frames", "10:80", *args, "--resume"]) == 0
+    assert main(["render", BAR, "-o", str(whole), "--frames", "10:80", *args]) == 0
+    np.testing.assert_array_equal(decode(out), decode(whole))
+    assert probe(str(out)).count == 70
+
+
+@pytest.fixture
+def some_ray():
+    """A local Ray for one test (or the session's, when tests/test_ray.py started it)."""
+    ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def test_a_range_on_ray_is_the_local_range(tmp_path, some_ray):
+    args = ["--size", "64x16", "--samples", "2", "--duration", "1.5", "--quiet",
+            "--frames", "10:42"]
+    for where, ray in (("local", []), ("ray", ["--ray"])):
+        assert main(["render", BAR, "-o", str(tmp_path / f"{where}.mp4"), *args, *ray,
+                     "--crf", "30"]) == 0
+        assert main(["render", BAR, "-o", str(tmp_path / where / "%03d.png"), *args,
+                     *ray]) == 0
+    np.testing.assert_array_equal(decode(tmp_path / "ray.mp4"), decode(tmp_path / "local.mp4"))
+    here, there = pngs(tmp_path / "local"), pngs(tmp_path / "ray")
+    assert list(there) == [f"{k:03d}.png" for k in range(10, 42)] == list(here)
+    for name, frame in there.items():
+        np.testing.assert_array_equal(frame, here[name])

@@ -1,0 +1,184 @@
+"""Sample stores (--keep-samples) and re-exposure: another shutter, another focus, later."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from render_helpers import render_frames
+
+import hfrender as hf
+from hfrender.config import RenderConfig
+from hfrender.engine.render import render
+from hfrender.io.store import StoreError, partial_dir
+from hfrender.io.writers import MemoryWriter
+
+SCENE = '''
+import math
+import hfrender as hf
+
+class Spin(hf.Scene):
+    duration = 0.3
+    def setup(self):
+        self.add(hf.Plane(position=(0, 0, -1), scale=8, color=(0.3, 0.5, 0.3)))
+        self.bar = self.add(hf.Cube(scale=(1.4, 0.2, 0.2), color=(0.9, 0.3, 0.1)))
+        self.ball = self.add(hf.Sphere(radius=0.3, color=(0.2, 0.4, 0.9)))
+        self.camera.position = (0, 0, 4)
+        self.camera.look_at((0, 0, 0))
+        self.camera.f_stop = 1.4
+        self.camera.focus_distance = 4.0
+    def update(self, t):
+        self.bar.rotation = (0, 0, 2 * math.pi * 3 * t)
+        self.ball.position = (-1.5 + 9 * t, 0.6, 0.5)
+'''
+SIZE = (64, 36)
+
+
+@pytest.fixture
+def scene(tmp_path):
+    path = tmp_path / "spin.py"
+    path.write_text(SCENE)
+    return path
+
+
+def _keep(scene, store, **settings):
+    settings = {"size": SIZE, "dof": "off", **settings}
+    frames, stats = render_frames(scene, keep_samples=str(store), **settings)
+    return frames, stats
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_narrower_shutter_equals_a_fresh_render(scene, tmp_path):
+    store = tmp_path / "store"
+    _, stats = _keep(scene, store, samples=16, shutter=360.0, shutter_position="start")
+    assert stats.store_bytes > 0 and (store / "store.json").is_file()
+    kept = hf.SampleStore.open(store)
+    half = kept.expose(shutter=180)  # the first 8 of each frame's 16 sub-frames
+    fresh, _ = render_frames(scene, size=SIZE, dof="off", samples=8, shutter=180.0,
+                             shutter_position="start")
+    assert half.shape == fresh.shape == (9, 36, 64, 3)
+    assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1
+    whole, _ = render_frames(scene, size=SIZE, dof="off", samples=16, shutter=360.0,
+                             shutter_position="start")
+    assert np.array_equal(kept.expose(), whole)  # the store's own exposure
+    assert not np.array_equal(half, whole)  # the shutter did change
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_store_is_plain_numpy(scene, tmp_path):
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4)
+    meta = json.loads((store / "store.json").read_text())
+    assert meta["format"] == "hfrender-sample-store" and meta["version"] == 1
+    assert meta["subframes"] == 9 * 4 and meta["planes"] == ["color", "depth"]
+    chunk = np.load(store / meta["chunks"][0]["file"])
+    n = meta["chunks"][0]["count"]
+    assert chunk["color"].shape == (n, 36, 64, 4) and chunk["color"].dtype == np.uint8
+    assert chunk["depth"].shape == (n, 36, 64) and np.isfinite(chunk["depth"]).any()
+    times = np.load(store / "times.npy")
+    assert len(times) == 36 and np.all(np.diff(times) > 0)
+    np.testing.assert_array_equal(chunk["times"], times[:n])
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_refocus_a_store_with_depth_equals_a_depth_render(scene, tmp_path):
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4)
+    kept = hf.SampleStore.open(store)
+    same = kept.expose(focus_distance=4.0, f_stop=1.4)  # the camera's own lens
+    depth, _ = render_frames(scene, size=SIZE, dof="depth", samples=4)
+    assert np.abs(same.astype(int) - depth.astype(int)).max() <= 1
+    near = kept.expose(focus_distance=0.6, f_stop=1.4)
+    assert np.abs(near.astype(int) - same.astype(int)).mean() > 0.5  # another focus
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_store_with_velocity_reconstructs_over_the_new_shutter(scene, tmp_path):
+    store = tmp_path / "store"
+    _keep(scene, store, samples=16, shutter=360.0, shutter_position="start",
+          reconstruct="on")
+    kept = hf.SampleStore.open(store)
+    assert kept.planes == ["color", "depth", "velocity"]
+    half = kept.expose(shutter=180)
+    fresh, _ = render_frames(scene, size=SIZE, dof="off", samples=8, shutter=180.0,
+                             shutter_position="start", reconstruct="on")
+    assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_clear_errors(scene, tmp_path):
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4, shutter=180.0)
+    kept = hf.SampleStore.open(store)
+    with pytest.raises(hf.InputError, match=r"--shutter 270: the store holds sub-frames over "
+                                            r"180 degrees only"):
+        kept.expose(shutter=270)
+    lens_store = tmp_path / "lens"
+    _keep(scene, lens_store, samples=4, dof="lens")
+    with pytest.raises(hf.InputError, match=r"drawn through the lens \(--dof lens\)"):
+        hf.SampleStore.open(lens_store).expose(focus_distance=2.0)
+    meta = json.loads((store / "store.json").read_text())
+    chunk = store / meta["chunks"][-1]["file"]
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=r"c00000\d\.npz: damaged \(its SHA-256 differs"):
+        hf.SampleStore.open(store).expose()
+    meta["version"] = 99
+    (store / "store.json").write_text(json.dumps(meta))
+    with pytest.raises(StoreError, match="sample store version 99; this hfrender reads "
+                                         "version 1"):
+        hf.SampleStore.open(store)
+    (tmp_path / "busy.partial").mkdir()
+    with pytest.raises(StoreError, match="still being written"):
+        hf.SampleStore.open(tmp_path / "busy")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("mine")
+    with pytest.raises(StoreError, match="the folder is not empty and holds no sample store"):
+        _keep(scene, tmp_path / "full", samples=4)
+    assert (tmp_path / "full" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_an_interrupted_render_leaves_the_old_store_whole(scene, tmp_path, monkeypatch):
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4)
+    before = (store / "store.json").read_text()
+    import hfrender.engine.draw as draw
+
+    real, calls = draw.SubframeDrawer.draw, {"n": 0}
+
+    def stop(self, *args):
+        calls["n"] += 1
+        if calls["n"] == 20:
+            raise KeyboardInterrupt
+        return real(self, *args)
+
+    monkeypatch.setattr(draw.SubframeDrawer, "draw", stop)
+    config = RenderConfig(output="memory.mp4", size=SIZE, samples=8, dof="off", quiet=True,
+                          keep_samples=str(store))
+    with pytest.raises(KeyboardInterrupt):
+        render(str(scene), config, writer=MemoryWriter())
+    assert (store / "store.json").read_text() == before  # the old store is untouched
+    assert partial_dir(store).is_dir()  # what was kept of the new one waits there
+
+
+def test_cli_keeps_and_reexposes(scene, tmp_path):
+    store, out = tmp_path / "s", tmp_path / "r" / "%02d.png"
+    run = [sys.executable, "-m", "hfrender"]
+    done = subprocess.run(run + ["render", str(scene), "-o", str(tmp_path / "a.mp4"),
+                                 "--size", "64x36", "--samples", "8", "--shutter", "360",
+                                 "--keep-samples", str(store)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"kept 72 sub-frames in {store}:" in done.stdout
+    done = subprocess.run(run + ["reexpose", str(store), "-o", str(out), "--shutter", "90"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "wrote" in done.stdout and "9 frames from 72 kept sub-frames" in done.stdout
+    assert len(list((tmp_path / "r").glob("*.png"))) == 9
+    bad = subprocess.run(run + ["reexpose", str(store), "-o", str(out), "--shutter", "400"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "at most that" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
