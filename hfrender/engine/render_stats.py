@@ -1,0 +1,40 @@
+"""What a render did: :class:`RenderStats`, typed fields the CLI, bench and tests read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class RenderStats:
+    """What a render did, as typed fields (the CLI, bench and tests read these)."""
+
+    output: str
+    frames_written: int = 0
+    total_frames: int = 0
+    subframes: int = 0
+    seconds: float = 0.0
+    setup_s: float = 0.0
+    gl_renderer: str = ""
+    backend: str = ""
+    dof: str = "off"
+    reconstruct: bool = False  # the motion between sub-frames reconstructed from velocity
+    no_velocity: bool = False  # the scene cannot give velocity (a fragment shader)
+    granularity: int = 0
+    device_to_host_bytes: int = 0
+    interrupted: bool = False
+    interop: bool = False
+    retries: int = 0
+    latency_ms: float = 0.0
+    pool_mb: float = 0.0
+    resumed_at: int | None = None  # the first frame rendered by a --resume
+    shutter: tuple[float, int] | None = None  # (degrees, samples) when they were changed
+    preview_frames: int = 0
+    frames_in_output: int = 0  # frames the output file holds (after a resume: all of them)
+    partial: str | None = None  # where an unfinished render's frames are kept to watch
+    segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
+    store_bytes: int = 0  # --keep-samples: the sample store's size
+
+    @property
+    def fps(self) -> float:
+        return self.frames_written / self.seconds if self.seconds > 0 else 0.0
