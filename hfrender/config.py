@@ -68,6 +68,7 @@ class RenderConfig:
     resume: bool = False
     stats: bool = False
     keep_samples: str | None = None  # a folder: every sub-frame kept (hfrender reexpose)
+    transparent: bool = False  # no background: RGBA out, straight alpha (also background=None)
     crf: int | None = None  # encoder settings (hfrender.io.encoding); None: the default
     preset: str | None = None
     bitrate: str | int | None = None  # bits per second: "8M", "2500k", 800000

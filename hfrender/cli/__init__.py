@@ -199,6 +199,9 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                    help="lens: move the camera across the aperture (exact); depth: thin-lens "
                         "gather from each sub-frame's depth; auto: lens if the camera has an "
                         "f-stop (default)")
+    m.add_argument("--transparent", action="store_true",
+                   help="no background: RGBA with straight alpha, blended like light by "
+                        "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
     m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
                    help="reconstruct the motion between sub-frames from the renderer's "
                         "velocity and depth (few sub-frames, smooth blur); auto (default): "

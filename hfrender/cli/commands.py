@@ -91,6 +91,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "schedule": getattr(args, "schedule", None),
              "resume": getattr(args, "resume", False) or None,  # still has no video options
              "keep_samples": getattr(args, "keep_samples", None),
+             "transparent": getattr(args, "transparent", False) or None,
              **{k: getattr(args, k, None) for k in ("crf", "preset", "bitrate", "pix_fmt")}}
     if getattr(args, "frames", None) is not None and args.command == "render":
         flags["frames"] = parse_frames(args.frames)

@@ -79,21 +79,23 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     (an unknown encoder, an odd size, ...) it refuses first, then what
     :func:`hfrender.io.encoding.check_encoding` refuses of ``encoding`` (--crf, --preset,
     --bitrate, --pix-fmt); neither ``codec`` nor ``encoding``: nothing to check."""
-    if codec is None and not encoding:
+    if codec is None and not encoding and not getattr(encoding, "alpha", False):
         return
     from hfrender.config import ConfigError
     from hfrender.io.encoding import check_encoding
     from hfrender.io.ffmpeg import encode_command
     from hfrender.io.writers import check_output
 
-    chosen = check_output(output, size, codec)
+    alpha = bool(getattr(encoding, "alpha", False))
+    chosen = check_output(output, size, codec, alpha=alpha)
     check_encoding(output, chosen, encoding)
     if chosen in ("gif", "png"):
         return
     cmd = encode_command(os.devnull, fps, size, chosen, container="probe.mkv",
-                         encoding=encoding)
+                         encoding=encoding, pix_fmt_in="rgba" if alpha else "rgb24")
     try:
-        res = subprocess.run(cmd, input=bytes(size[0] * size[1] * 3), capture_output=True,
+        res = subprocess.run(cmd, input=bytes(size[0] * size[1] * (4 if alpha else 3)),
+                             capture_output=True,
                              timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return  # no verdict: the render itself will tell

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.color import straight_alpha
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.effects import fuse
 from hfrender.engine.adaptive import adaptive_probe
@@ -33,6 +34,7 @@ from hfrender.engine.render_setup import (
     output_settings,
     resolve_dof,
     resolve_reconstruct,
+    resolve_transparent,
     resume_point,
     schedule_for,
 )
@@ -60,9 +62,10 @@ class RenderFusion:
     motion between sub-frames reconstructed where the hyperframe has velocity)."""
 
     def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
-                 dof_method: str = "fast") -> None:
+                 dof_method: str = "fast", transparent: bool = False) -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
         self.dof_method = dof_method
+        self.channels = slice(0, 4 if transparent else 3)  # RGBA out: straight alpha
         self._lock = threading.Lock()
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
@@ -74,11 +77,13 @@ class RenderFusion:
             k0, _ = self.windows(hyper)
             shutter = self.plan.schedule.shutter_spans(k0 + np.arange(windows.count))
         if isinstance(hyper.frames, np.ndarray):
-            return fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
-                        shutter=shutter, dof_method=self.dof_method)[..., :3]
+            frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
+                          shutter=shutter, dof_method=self.dof_method)[..., self.channels]
+            return straight_alpha(frames) if frames.shape[-1] == 4 else frames
         # on the GPU: only finished frames come back
         frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend,
-                      shutter=shutter, dof_method=self.dof_method)[..., :3].get()
+                      shutter=shutter, dof_method=self.dof_method)[..., self.channels].get()
+        frames = straight_alpha(frames) if frames.shape[-1] == 4 else frames
         with self._lock:
             self.stats.device_to_host_bytes += frames.nbytes
         return frames
@@ -129,7 +134,7 @@ class RenderJob:
                               f"nothing to render (the scene has {self.total} frames at "
                               f"{config.fps:g} fps)")
         if self.own_writer:
-            check_output(config.output, config.size, config.codec)
+            check_output(config.output, config.size, config.codec, alpha=config.transparent)
             outputs.check_writable(config.output)
         stats.total_frames = self.count
         self.backend = get_backend(config.backend)
@@ -171,6 +176,7 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
+        self.config = resolve_transparent(self.config, scene)
 
     def _resume(self) -> bool:
         """Where a --resume starts (True: every segment was done, only the join is left)."""
@@ -210,6 +216,7 @@ class RenderJob:
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
                                       config.fps, velocity)
         self.renderer.prepare()
+        self.renderer.transparent = config.transparent
         self.storage = gl_storage(config, self.glctx, self.backend.name)
         self.builder, self.storage = make_builder(config, plan, self.storage,
                                                   depth or velocity or keep, velocity)
@@ -251,7 +258,8 @@ class RenderJob:
         plan, config = self.plan, self.config
         capacity = self.builder.pool.capacity
         preview = self.preview
-        return Engine(RenderFusion(plan, config.backend, self.stats, config.dof_method),
+        return Engine(RenderFusion(plan, config.backend, self.stats, config.dof_method,
+                                   config.transparent),
                       self.writer,
                       first_frame=plan.first_frame, total=self.count, workers=config.workers,
                       score=SCORES.get(config.schedule),

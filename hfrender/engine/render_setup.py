@@ -58,6 +58,20 @@ def resolve_dof(mode: str, scene: Scene) -> str:
     return mode
 
 
+def resolve_transparent(config: RenderConfig, scene: Scene) -> RenderConfig:
+    """``--transparent``, or a scene whose ``background`` is None: RGBA output with straight
+    alpha; a fragment shader draws every pixel, so it has no background to leave out."""
+    if isinstance(scene, ShaderScene):
+        if config.transparent:
+            raise ConfigError(f"--transparent: {Path(scene.source_path).name} is a fragment "
+                              "shader, which draws every pixel: there is no background to "
+                              "leave out")
+        return config
+    if scene.background is None and not config.transparent:
+        return config.with_(transparent=True)
+    return config
+
+
 def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
     """Whether the render draws velocity and reconstructs the motion between sub-frames:
     ``on`` where the scene has geometry; ``auto`` too when the fusion runs on CUDA (on the

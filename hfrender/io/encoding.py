@@ -45,6 +45,7 @@ class Encoding:
     preset: str | None = None
     bitrate: str | int | None = None  # bits per second: 8M, 2500k, 800000
     pix_fmt: str | None = None
+    alpha: bool = False  # --transparent: frames are RGBA (straight alpha), kept by the encoder
 
     def __post_init__(self) -> None:
         if self.crf is not None and not (_is_int(self.crf) and 0 <= self.crf <= CRF_MAX):
@@ -64,7 +65,8 @@ class Encoding:
     @classmethod
     def of(cls, settings: Any) -> Encoding:
         """The encoder settings of a RenderConfig or FxSettings (fields of these names)."""
-        return cls(*(getattr(settings, name, None) for name in FLAGS))
+        return cls(*(getattr(settings, name, None) for name in FLAGS),
+                   alpha=bool(getattr(settings, "transparent", False)))
 
     def __bool__(self) -> bool:
         return any(getattr(self, name) is not None for name in FLAGS)
@@ -77,6 +79,8 @@ class Encoding:
     def apply(self, codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[str]]:
         """(pixel format, options) of ``codec`` with these settings over its defaults
         (``pix_fmt``, ``params`` from :func:`hfrender.io.ffmpeg.codec_params`)."""
+        if self.alpha:
+            pix_fmt, params = _with_alpha(codec, pix_fmt, params)
         if not self:
             return pix_fmt, params
         if codec in ("gif", "png"):
@@ -99,6 +103,19 @@ class Encoding:
         if self.preset is not None:
             _put(out, "-preset", self.preset)
         return self.pix_fmt or pix_fmt, out
+
+
+def _with_alpha(codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[str]]:
+    """The pixel format and options that keep alpha (``--transparent``)."""
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
+
+    if codec == "png":
+        return pix_fmt, params
+    if codec not in ALPHA_PIX_FMTS:
+        raise EncodingError(f"--transparent: {codec} keeps no alpha; write .mov (ProRes "
+                            "4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
+    fmt, extra = ALPHA_PIX_FMTS[codec]
+    return fmt, [*params, *extra]
 
 
 def _put(params: list[str], option: str, value: str) -> None:
@@ -165,14 +182,18 @@ def _num(text: str | None) -> float | None:
         return None
 
 
-def chosen_encoder(output: str, codec: str | None) -> str | None:
-    """The encoder an output uses: ``codec``, the suffix's default, ``png`` for a sequence
-    (None for an output type :func:`~hfrender.io.writers.check_output` refuses)."""
-    from hfrender.io.ffmpeg import VIDEO_SUFFIXES
+def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:
+    """The encoder an output uses: ``codec``, the suffix's default (with ``alpha``: the one
+    that keeps it), ``png`` for a sequence (None for an output type
+    :func:`~hfrender.io.writers.check_output` refuses)."""
+    from hfrender.io.ffmpeg import ALPHA_CODECS, VIDEO_SUFFIXES
 
     if "%" in Path(output).name:
         return "png"
-    return codec or VIDEO_SUFFIXES.get(Path(output).suffix.lower())
+    suffix = Path(output).suffix.lower()
+    if codec is None and alpha and suffix in ALPHA_CODECS:
+        return ALPHA_CODECS[suffix]
+    return codec or VIDEO_SUFFIXES.get(suffix)
 
 
 def check_encoding(output: str, codec: str | None, encoding: Encoding | None) -> None:

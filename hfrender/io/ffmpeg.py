@@ -15,6 +15,10 @@ from typing import Any
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
                   ".webm": "libvpx-vp9", ".gif": "gif", ".ts": "libx264"}
 X264_LIKE = ("libx264", "libx264rgb", "libx265")
+# with --transparent: the encoder of each output type that keeps alpha (straight alpha)
+ALPHA_CODECS = {".mov": "prores_ks", ".webm": "libvpx-vp9"}
+ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
+                  "libvpx-vp9": ("yuva420p", [])}
 MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif",
           ".ts": "mpegts"}
 
@@ -67,7 +71,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     ``ts_offset``: seconds added to every timestamp (a segment's place in the whole);
     ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...)."""
     pix_fmt, params = codec_params(codec, gop)
-    if encoding:
+    if encoding is not None:
         pix_fmt, params = encoding.apply(codec, pix_fmt, params)
     rate = frame_rate(fps)
     audio: list[str] = []

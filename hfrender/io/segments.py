@@ -128,7 +128,9 @@ class SegmentedWriter(Closing):
         self.encoding = encoding  # --crf, --preset, ...: the same in every segment
         self.pix_fmt_in, self.audio_from = pix_fmt_in, audio_from
         self.join_unfinished = join_unfinished
-        self.codec = check_output(output, size, codec)  # the output's codec, in every segment
+        # the output's codec, in every segment (with --transparent: the one keeping alpha)
+        self.codec = check_output(output, size, codec,
+                                  alpha=bool(getattr(encoding, "alpha", False)))
         self.manifest, self.folder, self.next = manifest, folder, start
         self.frames_written = 0
         self._current: VideoWriter | None = None

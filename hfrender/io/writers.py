@@ -49,9 +49,12 @@ def pattern_files(name: str, suffix: str = "") -> re.Pattern | None:
 
 
 def raw_frame_shape(size: tuple[int, int], pix_fmt: str) -> tuple[int, int, int]:
-    """The array of one raw frame: (H, W, 3) for rgb24, (3H/2, W, 1) for yuv420p's planes."""
+    """The array of one raw frame: (H, W, 3) for rgb24, (H, W, 4) for rgba, (3H/2, W, 1)
+    for yuv420p's planes."""
     w, h = size
-    return (h, w, 3) if pix_fmt == "rgb24" else (h * 3 // 2, w, 1)
+    if pix_fmt in ("rgb24", "rgba"):
+        return (h, w, 3 if pix_fmt == "rgb24" else 4)
+    return (h * 3 // 2, w, 1)
 
 
 @cache
@@ -73,11 +76,15 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
 
 
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
-                 for_footage: bool = False) -> str:
+                 for_footage: bool = False, alpha: bool = False) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
-    size is what the user can do to the footage."""
+    size is what the user can do to the footage. ``alpha`` (``--transparent``): the output
+    must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm)."""
+    from hfrender.io.encoding import chosen_encoder
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
+
     suffix = Path(path).suffix.lower()
     if is_sequence(path):
         if suffix != ".png":
@@ -92,11 +99,15 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if suffix not in VIDEO_SUFFIXES:
         raise WriterError(f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
                           f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png")
-    chosen = codec or VIDEO_SUFFIXES[suffix]
+    chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
+    if alpha and chosen not in ALPHA_PIX_FMTS:
+        raise WriterError(f"--transparent: -o {path} ({chosen}) keeps no alpha; write .mov "
+                          "(ProRes 4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
     if chosen not in ffmpeg_encoders():
         raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
                           "lists them)")
-    if chosen != "gif" and (size[0] % 2 or size[1] % 2) and "rgb" not in chosen:
+    if chosen not in ("gif", "prores_ks") and (size[0] % 2 or size[1] % 2) and \
+            "rgb" not in chosen:
         if for_footage:
             fix, seq = "crop or pad the footage to an even size", "out/%05d.png"
         else:
@@ -155,7 +166,9 @@ class VideoWriter(Closing):
 
         self.path, self.size = path, size
         self.name = name or container or path  # what the messages call it
-        self.codec = check_output(container or path, size, codec)
+        alpha = bool(getattr(encoding, "alpha", False))
+        pix_fmt_in = "rgba" if alpha else pix_fmt_in
+        self.codec = check_output(container or path, size, codec, alpha=alpha)
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")

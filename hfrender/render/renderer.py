@@ -95,6 +95,7 @@ class SceneRenderer:
     """Draws a :class:`Scene` (meshes, camera, light) with a lens offset and pixel jitter."""
 
     has_velocity = True  # it can write the velocity plane
+    transparent = False  # draw no background: alpha 0 there (set by the render job)
 
     def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
                  with_velocity: bool = False) -> None:
@@ -174,7 +175,10 @@ class SceneRenderer:
         ctx.viewport = (0, 0, w, h)
         self.target.fbo.clear(depth=1.0)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        _set(self.background, "u_background", tuple(float(c) for c in scene.background[:3]))
+        clear = scene.background is None or self.transparent
+        _set(self.background, "u_background",
+             (0.0, 0.0, 0.0) if clear else tuple(float(c) for c in scene.background[:3]))
+        _set(self.background, "u_alpha", 0.0 if clear else 1.0)
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.enable(moderngl.DEPTH_TEST)
         rates = clip_rates or []

@@ -18,7 +18,8 @@ class Scene:
     """Base class of scene scripts.
 
     Class attributes a script may set: ``duration`` (seconds), ``background`` (display
-    colour: a name, hex or 3 numbers 0..1, stored as 3 floats), ``light_direction``
+    colour: a name, hex or 3 numbers 0..1, stored as 3 floats; ``None``: transparent, for
+    compositing: see ``--transparent``), ``light_direction``
     (towards the light), ``ambient`` (0..1).
 
     A scene stores state of its own under any name (``self.ball``, ``self.phase``), but a
@@ -28,7 +29,7 @@ class Scene:
     """
 
     duration: float = 4.0
-    background: tuple = (0.06, 0.06, 0.08)
+    background: tuple | None = (0.06, 0.06, 0.08)
     light_direction: tuple = (0.4, 0.8, 0.6)
     ambient: float = 0.18
     source_path: str | None = None  # the file it came from (error messages)
@@ -42,7 +43,8 @@ class Scene:
                 raise checks.UnknownAttributeError(
                     f"{cls.__name__}.{name}: Scene has no attribute {name!r}; did you mean "
                     f"{known!r}?")
-        if "background" in vars(cls) and not hasattr(vars(cls)["background"], "__get__"):
+        if "background" in vars(cls) and not hasattr(vars(cls)["background"], "__get__") \
+                and cls.background is not None:
             cls.background = display_color(cls.background, f"{cls.__name__}.background")
 
     def __init__(self) -> None:
@@ -54,7 +56,7 @@ class Scene:
         if known is not None:
             raise checks.UnknownAttributeError(
                 f"{type(self).__name__} has no attribute {name!r}; did you mean {known!r}?")
-        if name == "background":
+        if name == "background" and value is not None:
             value = display_color(value, f"{type(self).__name__}.background")
         object.__setattr__(self, name, value)
 

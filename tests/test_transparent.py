@@ -1,0 +1,121 @@
+"""Transparent output: no background, alpha blended like light, straight alpha written."""
+
+import subprocess
+import sys
+
+import imageio.v3 as iio
+import imageio_ffmpeg
+import numpy as np
+import pytest
+
+from hfrender.color import decode_table, straight_alpha
+from hfrender.io.probe import probe
+
+SCENE = '''
+import hfrender as hf
+
+class Slide(hf.Scene):
+    duration = 0.2
+    background = {background}
+    def setup(self):
+        # a plane facing the camera: one colour all over, so an edge's mix is easy to judge
+        self.box = self.add(hf.Plane(scale=0.8, color=(0.9, 0.5, 0.1), emissive=0.5))
+        self.camera.position = (0, 0, 4)
+        self.camera.look_at((0, 0, 0))
+    def update(self, t):
+        self.box.position = (-1 + 8 * t, 0, 0)
+'''
+RUN = [sys.executable, "-m", "hfrender", "render", "--size", "64x36", "--quiet"]
+
+
+@pytest.fixture
+def scenes(tmp_path):
+    out = {}
+    for name, bg in (("clear", "None"), ("grey", "(0.4, 0.4, 0.4)")):
+        out[name] = tmp_path / f"{name}.py"
+        out[name].write_text(SCENE.format(background=bg))
+    return out
+
+
+def _render(scene, output, *flags):
+    done = subprocess.run([*RUN, str(scene), "-o", str(output), *flags], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def _pngs(folder):
+    return np.stack([iio.imread(f) for f in sorted(folder.glob("*.png"))])
+
+
+def _lin(codes):
+    return decode_table("uint8")[codes]
+
+
+def test_background_none_gives_alpha_and_a_partial_moving_edge(scenes, tmp_path):
+    _render(scenes["clear"], tmp_path / "a" / "%02d.png")
+    frames = _pngs(tmp_path / "a")
+    assert frames.shape == (6, 36, 64, 4)
+    alpha = frames[..., 3]
+    assert alpha[:, 0, :].max() == 0  # the top row is empty: transparent
+    assert (alpha == 255).any(axis=(1, 2)).all()  # inside the box: opaque
+    partial = (alpha > 0) & (alpha < 255)
+    assert partial.sum(axis=(1, 2)).min() > 10  # the blurred edges: partly covered
+    assert not frames[alpha == 0][:, :3].any()  # nothing where nothing is
+
+
+def test_a_blurred_edge_composites_without_a_fringe(scenes, tmp_path):
+    _render(scenes["clear"], tmp_path / "a" / "%02d.png")
+    frames = _pngs(tmp_path / "a")
+    a = frames[..., 3:4] / 255.0
+    straight = _lin(frames[..., :3])
+    box = _lin(np.array([np.median(frames[frames[..., 3] == 255][:, c]) for c in range(3)],
+                        np.uint8))
+    edge = (frames[..., 3] > 0) & (frames[..., 3] < 255)
+    for backdrop in (np.zeros(3), np.ones(3)):  # over black, over white
+        over = straight * a + backdrop * (1 - a)  # in linear light
+        lo, hi = np.minimum(box, backdrop), np.maximum(box, backdrop)
+        tol = 2 / 255  # a code value or two of rounding
+        assert (over[edge] >= lo - tol).all() and (over[edge] <= hi + tol).all()
+
+
+def test_transparent_flag_and_the_video_formats(scenes, tmp_path):
+    _render(scenes["grey"], tmp_path / "g" / "%02d.png", "--transparent")
+    png = _pngs(tmp_path / "g")
+    assert png[:, 0, :, 3].max() == 0  # the grey background is left out
+    _render(scenes["grey"], tmp_path / "g.mov", "--transparent")
+    assert probe(str(tmp_path / "g.mov")).pix_fmt.startswith("yuva444p")
+    _render(scenes["grey"], tmp_path / "g.webm", "--transparent")
+    raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-c:v", "libvpx-vp9",
+                          "-i", str(tmp_path / "g.webm"), "-f", "rawvideo", "-pix_fmt", "rgba",
+                          "-"], capture_output=True, check=True).stdout
+    webm = np.frombuffer(raw, np.uint8).reshape(-1, 36, 64, 4)
+    assert webm.shape[0] == 6
+    assert np.abs(webm[..., 3].astype(int) - png[..., 3]).mean() < 3  # VP9's alpha plane
+
+
+def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
+    for out in ("a.mp4", "a.gif"):
+        done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / out),
+                               "--transparent"], capture_output=True, text=True)
+        assert done.returncode == 2
+        assert "keeps no alpha; write .mov (ProRes 4444), .webm (VP9) or a PNG sequence" \
+            in done.stderr
+    (tmp_path / "s.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }")
+    done = subprocess.run([*RUN, str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.mov"),
+                           "--transparent"], capture_output=True, text=True)
+    assert done.returncode == 2 and "no background to leave out" in done.stderr
+
+
+def test_straight_alpha_gives_the_premultiplied_colour_back(rng):
+    alpha = rng.integers(1, 256, (500,))
+    colour = rng.random((500, 3))
+    premult = colour * (alpha[:, None] / 255.0)
+    enc = np.rint(np.where(premult <= 0.0031308, premult * 12.92,
+                           1.055 * premult ** (1 / 2.4) - 0.055) * 255).astype(np.uint8)
+    frames = np.concatenate([enc, alpha[:, None].astype(np.uint8)], axis=1)[None]
+    out = straight_alpha(frames)[0]
+    back = _lin(out[:, :3]) * (alpha[:, None] / 255.0)
+    assert np.abs(back - _lin(enc)).max() < 2.5 / 255  # composites to what fusion made
+    assert np.array_equal(out[:, 3], frames[0, :, 3])
+    assert not straight_alpha(np.zeros((1, 4, 4, 4), np.uint8)).any()  # alpha 0: black
