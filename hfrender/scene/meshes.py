@@ -12,6 +12,7 @@ renderer shades each triangle flat.
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from dataclasses import dataclass
@@ -95,14 +96,31 @@ def _trimesh() -> Any:
     return trimesh
 
 
+def _check_gltf(shown: Path, path: Path) -> None:
+    """What is wrong with a file that is no glTF 2.0 at all, said plainly."""
+    kind = path.suffix.lower()
+    with path.open("rb") as f:
+        head = f.read(12)
+    if kind == ".glb" and (head[:4] != b"glTF" or head[4:8] != b"\x02\x00\x00\x00"):
+        raise ModelError(f"{shown}: not a glTF 2.0 binary file (it does not start with "
+                         "'glTF' version 2)")
+    if kind == ".gltf":
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{shown}: not a glTF file: invalid JSON ({exc})") from None
+
+
 def _read(shown: Path, path: Path, key: str) -> ModelData:
     trimesh = _trimesh()
+    if path.suffix.lower() in (".glb", ".gltf"):
+        _check_gltf(shown, path)
     try:
         scene = trimesh.load_scene(str(path), process=False)
     except Exception as exc:  # trimesh raises many kinds for a broken file
-        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
-                         f"{text}") from None
+                         f"{type(exc).__name__}" + (f": {text}" if text else "")) from None
     gltf = path.suffix.lower() in (".glb", ".gltf")
     parts = []
     for node in scene.graph.nodes_geometry:

@@ -1,0 +1,331 @@
+"""Models from files (hf.Mesh.load): glTF, OBJ, STL and PLY through trimesh, drawn by the
+renderer at their projected size, with their node transforms, textures, vertex colours and
+normals; the velocity plane; the errors of bad files; loaded once per process."""
+
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.render.renderer import SceneRenderer
+from hfrender.scene import meshes
+
+trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
+Image = pytest.importorskip("PIL.Image")
+
+W, H = 160, 96
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
+
+
+def make_scene(*objects, position=(0.0, 0.0, 5.0), target=(0.0, 0.0, 0.0), **camera):
+    """A scene of ``objects`` (made in setup) on black, lit by ambient light alone (every
+    surface shows exactly its colour)."""
+
+    class Shot(hf.Scene):
+        background = (0.0, 0.0, 0.0)
+        ambient = 1.0
+
+        def setup(self):
+            for obj in objects:
+                self.add(obj)
+            self.camera.position = position
+            self.camera.look_at(target)
+            for name, value in camera.items():
+                setattr(self.camera, name, value)
+
+    return Shot()
+
+
+def draw(glctx, scene, size=(W, H), velocity=False, clip_rates=None):
+    """(colour (H, W, 3) uint8, velocity (H, W, 2) or None, renderer clip matrices)."""
+    scene.setup()
+    renderer = SceneRenderer(glctx.ctx, scene, size, velocity, with_velocity=velocity)
+    renderer.prepare()
+    renderer.draw(0.0, 0, clip_rates=clip_rates)
+    w, h = size
+    color = np.empty((h, w, 4), np.uint8)
+    vel = np.empty((h, w, 2), np.float32) if velocity else None
+    renderer.read_into(color, np.empty((h, w), np.float32) if velocity else None, vel)
+    clips = renderer.clip_matrices()
+    renderer.release()
+    return color[..., :3], vel, clips
+
+
+def project(clip, points):
+    """Pixel coordinates (x right, y down) of object-space ``points`` (N, 3)."""
+    p = np.column_stack([points, np.ones(len(points))]) @ clip.T
+    ndc = p[:, :2] / p[:, 3:]
+    return np.column_stack([(ndc[:, 0] + 1) / 2 * W, (ndc[:, 1] + 1) / 2 * H])
+
+
+def box_corners(extents, offset=(0, 0, 0)):
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+    return signs * np.asarray(extents) / 2 + offset
+
+
+def silhouette(color):
+    """(left, top, right, bottom) pixel edges of what is not background, exclusive end."""
+    ys, xs = np.nonzero(color.max(axis=2) > 0)
+    return np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1])
+
+
+def write(mesh_or_scene, path):
+    """Export with trimesh; normals are written where the mesh holds them."""
+    kind = path.suffix[1:]
+    if kind in ("glb", "gltf"):
+        scene = (mesh_or_scene if isinstance(mesh_or_scene, trimesh.Scene)
+                 else trimesh.Scene(mesh_or_scene))
+        normals = all("vertex_normals" in g._cache for g in scene.geometry.values())
+        data = scene.export(file_type=kind, include_normals=normals)
+        if kind == "gltf":  # a dict of files: the .gltf and its buffers
+            for name, blob in data.items():
+                (path.parent / (path.name if name.endswith(".gltf") else name)).write_bytes(blob)
+            return path
+        path.write_bytes(data)
+    else:
+        mesh_or_scene.export(path)
+    return path
+
+
+def quad_with_uv(size=1.0):
+    """A square in the xy plane facing +z, uv (0, 0) bottom left and (1, 1) top right."""
+    s = size / 2
+    verts = np.array([[-s, -s, 0], [s, -s, 0], [s, s, 0], [-s, s, 0]], np.float64)
+    mesh = trimesh.Trimesh(verts, [[0, 1, 2], [0, 2, 3]], vertex_normals=[[0, 0, 1]] * 4,
+                           process=False)
+    return mesh, np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
+
+
+# --- drawing ---------------------------------------------------------------------------------
+def test_a_gltf_box_is_drawn_at_its_projected_size(gl_context, rng, tmp_path):
+    extents = rng.uniform(0.6, 1.4, 3)
+    offset = rng.uniform(-0.5, 0.5, 3)
+    path = write(trimesh.creation.box(extents), tmp_path / "box.glb")
+    box = hf.Mesh.load(path, position=tuple(offset), color="white")
+    color, _, clips = draw(gl_context(), make_scene(box))
+    px = project(clips[0], box_corners(extents))
+    want = np.concatenate([px.min(0), px.max(0)])
+    got = silhouette(color)
+    # a pixel is covered when its centre is inside: edges land within a pixel
+    assert np.abs(got - want).max() <= 1.0, (got, want)
+    assert (color == 255).all(axis=2).sum() > 0.9 * np.prod(got[2:] - got[:2])
+
+
+def checker_texture(squares=4, px=16):
+    """(image, colour of square (row, column) from the image's top left): dark and light
+    squares, the top-left one green (a flipped or turned texture fails)."""
+    dark, light, mark = (40, 60, 200), (230, 200, 60), (30, 210, 80)
+    colors = np.array([[dark if (i + j) % 2 else light for j in range(squares)]
+                       for i in range(squares)], np.uint8)
+    colors[0, 0] = mark
+    img = np.repeat(np.repeat(colors, px, axis=0), px, axis=1)
+    return Image.fromarray(img), colors
+
+
+def test_a_checker_textures_squares_land_on_their_pixels_in_their_colours(gl_context,
+                                                                           tmp_path):
+    quad, uv = quad_with_uv(2.0)
+    image, colors = checker_texture()
+    quad.visual = trimesh.visual.TextureVisuals(
+        uv=uv, material=trimesh.visual.material.PBRMaterial(baseColorTexture=image))
+    path = write(quad, tmp_path / "checker.glb")
+    scene = make_scene(hf.Mesh.load(path), orthographic=True, ortho_height=2.4)
+    color, _, clips = draw(gl_context(), scene)
+    n = len(colors)
+    for i in range(n):  # image rows from the top: world y from +1 down
+        for j in range(n):
+            centre = np.array([[-1 + (j + 0.5) * 2 / n, 1 - (i + 0.5) * 2 / n, 0]])
+            x, y = project(clips[0], centre)[0].astype(int)
+            got = color[y - 3:y + 4, x - 3:x + 4].reshape(-1, 3).astype(int)
+            assert np.abs(got - colors[i, j]).max() <= 2, (i, j, got[0], colors[i, j])
+
+
+def test_gltf_node_transforms_are_honoured(gl_context, tmp_path):
+    from trimesh.transformations import rotation_matrix, translation_matrix
+
+    scene = trimesh.Scene()
+    parent = translation_matrix([1.0, 0.5, 0.0]) @ rotation_matrix(math.pi / 2, [0, 0, 1])
+    scene.add_geometry(trimesh.creation.box((0.6, 0.2, 0.2)), node_name="bar",
+                       geom_name="bar", transform=parent)
+    # a child node: its transform composes with its parent's (translated along the parent's
+    # rotated x axis, which is world y)
+    scene.add_geometry(trimesh.creation.box((0.3, 0.3, 0.3)), node_name="cube",
+                       geom_name="cube", parent_node_name="bar",
+                       transform=translation_matrix([-1.0, 0.0, 0.0]))
+    model = hf.Mesh.load(write(scene, tmp_path / "nodes.glb"), color="white")
+    data = meshes.load_model(tmp_path / "nodes.glb")
+    corners = np.concatenate([p.vertices["position"] for p in data.parts])
+    np.testing.assert_allclose(corners.min(0), [0.85, -0.65, -0.15], atol=1e-6)
+    np.testing.assert_allclose(corners.max(0), [1.15, 0.8, 0.15], atol=1e-6)
+    color, _, clips = draw(gl_context(), make_scene(model))
+    px = project(clips[0], np.concatenate([box_corners((0.2, 0.6, 0.2), (1.0, 0.5, 0.0)),
+                                           box_corners((0.3, 0.3, 0.3), (1.0, -0.5, 0.0))]))
+    want = np.concatenate([px.min(0), px.max(0)])
+    assert np.abs(silhouette(color) - want).max() <= 1.0, (silhouette(color), want)
+    x, y = project(clips[0], [[1.0, -0.5, 0.0]])[0].astype(int)  # the child cube
+    assert (color[y, x] == 255).all()
+    x, y = project(clips[0], [[1.0, 0.0, 0.0]])[0].astype(int)  # the gap between them
+    assert (color[y, x] == 0).all()
+
+
+def sphere_with_normals(subdivisions=1):
+    s = trimesh.creation.icosphere(subdivisions)
+    return trimesh.Trimesh(s.vertices, s.faces, vertex_normals=s.vertices, process=False)
+
+
+FORMATS = ["glb", "gltf", "obj", "stl", "ply"]
+
+
+@pytest.mark.parametrize("kind", FORMATS)
+def test_each_format_loads_and_draws_the_same_box(gl_context, tmp_path, kind):
+    path = write(trimesh.creation.box((1.0, 0.8, 0.6)), tmp_path / f"box.{kind}")
+    box = hf.Mesh.load(path, rotation=(0.3, 0.4, 0.0), color="white")
+    assert box.triangles == 12
+    np.testing.assert_allclose(box.bounds, [[-0.5, -0.4, -0.3], [0.5, 0.4, 0.3]], atol=1e-6)
+    color, _, clips = draw(gl_context(), make_scene(box))
+    px = project(clips[0], box_corners((1.0, 0.8, 0.6)))
+    assert np.abs(silhouette(color) - np.concatenate([px.min(0), px.max(0)])).max() <= 1.0
+    assert (color == 255).all(axis=2).sum() > 1000
+
+
+@pytest.mark.parametrize("kind", ["stl", "glb"])
+def test_normals_smooth_from_the_file_flat_without(gl_context, tmp_path, kind):
+    # STL has no vertex normals: each triangle is flat; the glb keeps the sphere's
+    mesh = sphere_with_normals()
+    path = write(mesh, tmp_path / f"ball.{kind}")
+    scene = make_scene(hf.Mesh.load(path, scale=1.6))
+    scene.ambient = 0.1
+    color, _, _ = draw(gl_context(), scene)
+    inside = color.max(axis=2) > 0
+    shades = len(np.unique(color[inside][:, 0]))
+    if kind == "stl":
+        assert shades <= 40  # one shade per visible face (of 80: about half are seen)
+    else:
+        assert shades > 120
+
+
+@pytest.mark.parametrize("kind, shown", [("ply", 128), ("glb", 188)])
+def test_vertex_colours_ply_as_display_values_gltf_as_linear(gl_context, tmp_path, kind,
+                                                             shown):
+    box = trimesh.creation.box((1.2, 1.2, 1.2))
+    box.visual.vertex_colors = np.tile([128, 0, 255, 255], (len(box.vertices), 1))
+    path = write(box, tmp_path / f"colours.{kind}")
+    color, _, _ = draw(gl_context(), make_scene(hf.Mesh.load(path)))
+    # PLY's 128 is a display value; glTF's is linear 0.502, displayed as sRGB 188
+    np.testing.assert_allclose(color[H // 2, W // 2], [shown, 0, 255], atol=1)
+
+
+def test_face_colours_colour_their_own_triangles(gl_context, tmp_path):
+    box = trimesh.creation.box((1.2, 1.2, 1.2))
+    front = box.face_normals[:, 2] > 0.9
+    box.visual.face_colors = np.where(front[:, None], [255, 0, 0, 255], [0, 0, 255, 255])
+    path = write(box, tmp_path / "faces.ply")
+    scene = make_scene(hf.Mesh.load(path, rotation=(0.0, 0.5, 0.0)))
+    color, _, clips = draw(gl_context(), scene)
+    x, y = project(clips[0], [[0.0, 0.0, 0.6]])[0].astype(int)  # the front face
+    assert tuple(color[y, x]) == (255, 0, 0)
+    x, y = project(clips[0], [[-0.6, 0.0, 0.0]])[0].astype(int)  # the left side
+    assert tuple(color[y, x]) == (0, 0, 255)
+
+
+def test_color_tints_and_mirroring_keeps_the_front_faces(gl_context, tmp_path):
+    path = write(trimesh.creation.box((1.0, 1.0, 1.0)), tmp_path / "box.glb")
+    plain, _, _ = draw(gl_context(), make_scene(hf.Mesh.load(path, color=(1.0, 0.5, 0.0))))
+    mirrored, _, _ = draw(gl_context(), make_scene(hf.Mesh.load(path, scale=(-1, 1, 1),
+                                                                color=(1.0, 0.5, 0.0))))
+    np.testing.assert_array_equal(plain, mirrored)  # culled faces would show the inside
+    assert tuple(plain[H // 2, W // 2]) == (255, 128, 0)
+
+
+def test_the_velocity_plane_of_a_moving_model(gl_context, tmp_path):
+    path = write(trimesh.creation.box((1.0, 1.0, 1.0)), tmp_path / "box.glb")
+    box = hf.Mesh.load(path, position=(0.2, 0.1, 0.0))
+    color, _, clips = draw(gl_context(), make_scene(box), velocity=True)
+    # d/dt of the clip matrix of the box moving right at 2 m/s
+    rate = clips[0] @ np.array([[0, 0, 0, 2.0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    _, vel, _ = draw(gl_context(), make_scene(hf.Mesh.load(path, position=(0.2, 0.1, 0.0))),
+                     velocity=True, clip_rates=[rate])
+    for local in ([0.0, 0.0, 0.5], [0.3, -0.2, 0.5]):
+        a, b = project(clips[0], [local, np.add(local, [0.002, 0, 0])])
+        x, y = a.astype(int)
+        np.testing.assert_allclose(vel[y, x], (b - a) / 0.001, rtol=0.01, atol=0.05)
+    assert np.abs(vel[color.max(axis=2) == 0]).max() == 0  # the background stays still
+
+
+# --- files ---------------------------------------------------------------------------------
+def test_bad_files_are_one_line_naming_the_file(tmp_path):
+    missing = tmp_path / "missing.glb"
+    with pytest.raises(meshes.ModelError, match=rf"^{missing}: model file not found$"):
+        hf.Mesh.load(missing)
+    fbx = tmp_path / "model.fbx"
+    fbx.write_bytes(b"x")
+    with pytest.raises(meshes.ModelError, match=r"model\.fbx: unsupported model format "
+                                                r"'\.fbx'; use one of \.glb, \.gltf"):
+        hf.Mesh.load(fbx)
+    cloud = tmp_path / "points.ply"
+    trimesh.PointCloud(np.random.default_rng(1).random((20, 3))).export(cloud)
+    with pytest.raises(meshes.ModelError, match=r"points\.ply: the file has no triangles"):
+        hf.Mesh.load(cloud)
+    missing_buffer = ('{"asset": {"version": "2.0"}, "buffers": [{"uri": "gone.bin", '
+                      '"byteLength": 36}], "bufferViews": [{"buffer": 0, "byteLength": 36}], '
+                      '"accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, '
+                      '"type": "VEC3"}], "meshes": [{"primitives": [{"attributes": '
+                      '{"POSITION": 0}}]}], "nodes": [{"mesh": 0}], "scenes": [{"nodes": '
+                      '[0]}]}')
+    for name, data, says in (
+            ("notgltf.glb", b"PK\x03\x04 a zip file", r"not a glTF 2\.0 binary file"),
+            ("broken.glb", b"glTF\x02\x00\x00\x00garbage", r"cannot read the glb file: \w+"),
+            ("broken.gltf", b'{"asset": {"version": "2.0"}, "meshes": [{"primi',
+             r"not a glTF file: invalid JSON \(.*line 1 column \d+"),
+            ("nobuffer.gltf", missing_buffer.encode(), r"cannot read the gltf file: \w+")):
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(meshes.ModelError) as info:
+            hf.Mesh.load(tmp_path / name)
+        message = str(info.value)
+        assert message.startswith(f"{tmp_path / name}: ") and "\n" not in message, message
+        assert re.search(says, message), message
+    empty = tmp_path / "empty.gltf"
+    empty.write_text('{"asset": {"version": "2.0"}}')
+    with pytest.raises(meshes.ModelError, match="empty.gltf: the file has no triangles"):
+        hf.Mesh.load(empty)
+    with pytest.raises(meshes.ModelError, match=r"no model: make it with hf.Mesh.load"):
+        hf.Mesh().geometry  # noqa: B018
+
+
+def test_without_trimesh_the_error_names_the_extra(tmp_path, monkeypatch):
+    path = write(trimesh.creation.box(), tmp_path / "box.stl")
+    monkeypatch.setitem(__import__("sys").modules, "trimesh", None)
+    with pytest.raises(meshes.ModelError, match=r"pip install 'hfrender\[models\]'$"):
+        hf.Mesh.load(path)
+
+
+def test_a_model_is_read_once_per_process_and_again_when_changed(tmp_path, monkeypatch):
+    path = write(trimesh.creation.box(), tmp_path / "box.obj")
+    calls = []
+    real = trimesh.load_scene
+    monkeypatch.setattr(trimesh, "load_scene", lambda *a, **k: calls.append(a) or real(*a, **k))
+    first = hf.Mesh.load(path)
+    second = hf.Mesh.load(str(path), position=(1, 0, 0))
+    assert calls == [(str(path),)] and first._model is second._model
+    assert first.geometry == second.geometry  # the renderer uploads it once
+    write(trimesh.creation.box((2, 2, 2)), path)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    third = hf.Mesh.load(path)
+    assert len(calls) == 2 and third.bounds[1, 0] == pytest.approx(1.0)
+
+
+def test_the_example_scene_renders_its_model(gl_context):
+    from render_helpers import render_frames
+
+    frames, stats = render_frames(SCENES / "toy_turntable.py", first_frame=3, count=1,
+                                  size=(96, 54), samples=2, backend="cpu")
+    assert frames.shape == (1, 54, 96, 3)
+    assert stats.subframes == 2
+    # the crate's orange checker squares are in the picture
+    orange = (frames[0, ..., 0] > 180) & (frames[0, ..., 2] < 90)
+    assert orange.sum() > 20
