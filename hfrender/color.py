@@ -54,19 +54,46 @@ def encode8_table() -> np.ndarray:
     return np.rint(linear_to_srgb(lin) * 255).astype(np.uint8)
 
 
-def straight_alpha(frames: np.ndarray) -> np.ndarray:
-    """8-bit sRGB RGBA with premultiplied colour (what fusion of transparent sub-frames
-    gives: light and coverage blended alike) -> straight colour, as PNG, ProRes 4444 and
-    VP9 alpha store it: in linear light, colour / alpha where alpha > 0, encoded again.
-    Composited as ``colour * alpha + background * (1 - alpha)`` it gives the premultiplied
-    value back within a code value, so a blurred edge has no dark or bright fringe."""
-    out = np.array(frames, np.uint8)
-    alpha = out[..., 3:4].astype(np.float32) / 255.0
-    lin = decode_table("uint8")[out[..., :3]]
-    straight = np.divide(lin, alpha, out=np.zeros_like(lin), where=alpha > 0)
-    codes = np.minimum(np.rint(np.clip(straight, 0.0, 1.0) * ENCODE_INDEX_MAX), ENCODE_INDEX_MAX)
-    out[..., :3] = encode8_table()[codes.astype(np.intp)]
+def _rgb_linear(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(linear RGB float32, alpha 0..1 float32) of RGBA frames: sRGB codes (uint8, uint16)
+    or linear float32."""
+    if frames.dtype == np.float32:
+        return frames[..., :3].astype(np.float32), frames[..., 3:4].astype(np.float32)
+    top = float(np.iinfo(frames.dtype).max)
+    return (decode_table(frames.dtype.str)[frames[..., :3]],
+            frames[..., 3:4].astype(np.float32) / np.float32(top))
+
+
+def _encode_into(out: np.ndarray, lin: np.ndarray) -> np.ndarray:
+    """Linear RGB into ``out``'s colour channels, in ``out``'s own encoding."""
+    lin = np.clip(lin, 0.0, None if out.dtype == np.float32 else 1.0)
+    if out.dtype == np.float32:
+        out[..., :3] = lin
+    elif out.dtype == np.uint8:
+        codes = np.minimum(np.rint(lin * ENCODE_INDEX_MAX), ENCODE_INDEX_MAX)
+        out[..., :3] = encode8_table()[codes.astype(np.intp)]
+    else:
+        out[..., :3] = np.rint(linear_to_srgb(lin.astype(np.float64)) * 65535)
     return out
+
+
+def straight_alpha(frames: np.ndarray) -> np.ndarray:
+    """RGBA with premultiplied colour (what fusion gives: light and coverage blended
+    alike) -> straight colour, as PNG, ProRes 4444 and VP9 alpha store it: in linear
+    light, colour / alpha where alpha > 0, encoded again (uint8, uint16 sRGB codes;
+    float32 linear). Composited as ``colour * alpha + background * (1 - alpha)`` it gives
+    the premultiplied value back within a code value: a blurred edge has no fringe."""
+    out = np.array(frames)
+    lin, alpha = _rgb_linear(out)
+    return _encode_into(out, np.divide(lin, alpha, out=np.zeros_like(lin), where=alpha > 0))
+
+
+def premultiply(frames: np.ndarray) -> np.ndarray:
+    """RGBA with straight colour -> premultiplied (colour * alpha in linear light): what
+    blends like light. The inverse of :func:`straight_alpha` (up to rounding)."""
+    out = np.array(frames)
+    lin, alpha = _rgb_linear(out)
+    return _encode_into(out, lin * alpha)
 
 
 def srgb_color(c: Sequence[float]) -> tuple[float, ...]:

@@ -15,6 +15,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
+from hfrender.color import premultiply, straight_alpha
 from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.pool import HyperFrame
@@ -26,7 +27,7 @@ from hfrender.sampler import curve_weights
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
                 weights: str | np.ndarray = "box", linear_light: bool = True,
-                backend: str = "auto", out: Any = None) -> Any:
+                backend: str = "auto", out: Any = None, premultiplied: bool = True) -> Any:
     """Blend sliding windows of frames into motion-blurred frames.
 
     ``out[k] = sum_j w[j] * frames[k * stride + j]`` for ``j < window``, giving
@@ -42,6 +43,13 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     weights : ``"box"``, ``"triangle"``, ``"gaussian"`` or ``window`` weights; normalised.
     linear_light : blend integer frames in linear light (decode sRGB, blend, encode);
         ``False`` blends code values, as ``ffmpeg -vf tmix`` does. Alpha is always linear.
+    premultiplied : how RGBA frames carry alpha. ``True`` (default): colour is
+        premultiplied (as hfrender renders it): every channel is blended alike, which is
+        how light and coverage blend. ``False``: straight colour (as PNG files hold it):
+        premultiplied in linear light before blending and made straight again after: a
+        fully transparent pixel's colour does not count. Transparent red ``(255, 0, 0, 0)``
+        blended 50/50 with opaque white gives ``(255, 188, 188, 128)`` as premultiplied
+        values, ``(255, 255, 255, 128)`` with ``premultiplied=False``. Host arrays only.
     backend : ``"auto"``, ``"cpu"`` or ``"cuda"``.
     out : optional preallocated result, as NumPy's ``out=``: a writable C-contiguous array
         of the frames' dtype and shape ``(M, H, W, C)`` (NumPy for host frames; NumPy or
@@ -59,11 +67,29 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     stride = window if stride is None else validate.integer(stride, "stride", 1)
     w = curve_weights(weights, window)
     linear_light = validate.flag(linear_light, "linear_light")
+    straight = not validate.flag(premultiplied, "premultiplied")
+    if straight:
+        arr = _premultiplied(arr, on_device)
     if out is not None:
         _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), arr.dtype,
                    on_device)
-        return _backend(backend, on_device).motion_blur(arr, w, stride, linear_light, out)
-    return back(_backend(backend, on_device).motion_blur(arr, w, stride, linear_light))
+        res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light, out)
+        if straight:
+            out[...] = straight_alpha(res)
+        return out
+    res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
+    return back(straight_alpha(res) if straight else res)
+
+
+def _premultiplied(arr: Any, on_device: bool) -> np.ndarray:
+    """Straight-alpha RGBA frames premultiplied (``premultiplied=False``)."""
+    if on_device:
+        raise InputError("premultiplied=False takes host (NumPy) arrays; premultiply GPU "
+                         "frames first and pass premultiplied=True")
+    if arr.shape[-1] != 4:
+        raise InputError(f"premultiplied=False is for RGBA frames; these have "
+                         f"{arr.shape[-1]} channels (no alpha to premultiply)")
+    return premultiply(arr)
 
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,

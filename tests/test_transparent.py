@@ -119,3 +119,24 @@ def test_straight_alpha_gives_the_premultiplied_colour_back(rng):
     assert np.abs(back - _lin(enc)).max() < 2.5 / 255  # composites to what fusion made
     assert np.array_equal(out[:, 3], frames[0, :, 3])
     assert not straight_alpha(np.zeros((1, 4, 4, 4), np.uint8)).any()  # alpha 0: black
+
+
+def test_premultiplied_argument_for_straight_alpha_callers(rng):
+    import hfrender as hf
+
+    red_clear = np.array([255, 0, 0, 0], np.uint8)
+    white = np.array([255, 255, 255, 255], np.uint8)
+    pair = np.stack([red_clear, white])[:, None, None, :]
+    assert hf.motion_blur(pair, 2)[0, 0, 0].tolist() == [255, 188, 188, 128]
+    assert hf.motion_blur(pair, 2, premultiplied=False)[0, 0, 0].tolist() == [255, 255, 255,
+                                                                              128]
+    # straight in, straight out: a colour at any alpha blended with itself is itself
+    for dtype, top in ((np.uint8, 255), (np.uint16, 65535)):
+        frames = rng.integers(0, top + 1, (3, 5, 6, 4)).astype(dtype)
+        frames[..., 3] = rng.integers(top // 4, top + 1, (5, 6))[None]
+        frames[1:] = frames[0]
+        same = hf.motion_blur(frames, 3, premultiplied=False)[0]
+        assert np.abs(same.astype(int) - frames[0].astype(int)).max() <= max(1, top // 255)
+    with pytest.raises(hf.InputError, match="premultiplied=False is for RGBA frames; these "
+                                            "have 3 channels"):
+        hf.motion_blur(np.zeros((2, 4, 4, 3), np.uint8), 2, premultiplied=False)
