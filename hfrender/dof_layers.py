@@ -329,18 +329,28 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     plan = make_plan(_host(counts), max_area, max_d2)
     ops.start(plan, keys)
     rows = layer_rows(xp, ops.layer, len(plan.layers))
+    return blur_layers(ops, plan, offsets, (h, w), xp.add,
+                       lambda j, size: layer_boxes(xp, ops.layer, j, rows[j], size))
+
+
+def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int], add: Any,
+                boxes: Any) -> Any:
+    """Every layer blurred by its disk over each of its ``boxes(j, size)`` (FFTs per box),
+    scattered, gathered where a larger disk behind sees through, composited: the loop that
+    :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share."""
+    h, w = size
     for j in plan.order():  # far layers before the layers that see them behind
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
         reach = _reach(offsets, layer.hi)
-        for box in layer_boxes(xp, ops.layer, j, rows[j], 2 * reach + 1):
+        for box in boxes(j, 2 * reach + 1):
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
             scatter = None
             for f, area in zip(fields, disks, strict=True):
                 part = ops.forward(f)
                 part *= ops.spectrum(area, win.shape)
-                scatter = part if scatter is None else xp.add(scatter, part, out=scatter)
+                scatter = part if scatter is None else add(scatter, part, out=scatter)
             ops.scatter(j, ops.inverse(scatter, win), win)
             if plan.big[:, j].any():
                 _gather(ops, j, layer, box, offsets, h, w)

@@ -35,17 +35,14 @@ import numpy as np
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof_fast import _at, _clean, _Ops, defocus_fast
 from hfrender.dof_layers import (
-    FAR,
     ROLE_BACK,
     ROLE_FRONT,
     Plan,
     Window,
-    _gather,
-    _reach,
+    blur_layers,
     class_keys,
     disk_tables,
     make_plan,
-    window,
 )
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
@@ -279,24 +276,9 @@ def _run(ops: _WindowOps, plan: Plan, max_d2: int) -> np.ndarray:
     h, w = ops.layer.shape
     offsets = disk_tables(max_d2)[0]
     member = _members(ops, len(plan.layers))
-    for j in plan.order():  # far layers before the layers that see them behind
-        layer = plan.layers[j]
-        disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
-        reach = _reach(offsets, layer.hi)
-        for box in _boxes(member[j], 2 * reach + 1):
-            win = window(box, reach, h, w)
-            fields = ops.fields(j, win, disks)
-            scatter = None
-            for f, area in zip(fields, disks, strict=True):
-                part = ops.forward(f)
-                part *= ops.spectrum(area, win.shape)
-                scatter = part if scatter is None else np.add(scatter, part, out=scatter)
-            ops.scatter(j, ops.inverse(scatter, win), win)
-            if plan.big[:, j].any():
-                _gather(ops, j, layer, box, offsets, h, w)
-            if layer.side == FAR:
-                ops.add_far(fields, win)
-    return ops.finish()
+    return blur_layers(ops, plan, offsets, (h, w), np.add,
+                       lambda j, size: _boxes(member[j], size))
+
 
 
 def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequence[Lens],
