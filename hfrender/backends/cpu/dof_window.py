@@ -280,7 +280,6 @@ def _run(ops: _WindowOps, plan: Plan, max_d2: int) -> np.ndarray:
                        lambda j, size: _boxes(member[j], size))
 
 
-
 def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequence[Lens],
                    weights: Sequence[float], *,
                    max_moving: float = MAX_MOVING) -> np.ndarray | None:

@@ -207,20 +207,10 @@ class CUDABackend:
             if lens is not None:
                 lenses = [lens] * arr.shape[0] if isinstance(lens, Lens) else list(lens)
                 d = _contiguous(self.cupy, depth, np.float32)
-            device_out = out is not None and not self._is_host(out)
-            if device_out and out.flags.c_contiguous:
-                dev_out = out
-            else:  # written here, then copied into the caller's array (host or strided)
-                dev_out = self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
+            dev_out = self._device_out(out, (weights.count,) + tuple(arr.shape[1:]), arr.dtype)
             launches.fuse(self.device(), arr, d, weights, lenses, linear_light, dev_out,
                           dof_method=dof_method)
-            if out is None:
-                return self._to_host(dev_out) if host else dev_out
-            if device_out:
-                if dev_out is not out:
-                    out[...] = dev_out
-                return out
-            return self._to_host(dev_out, out)
+            return self._give_out(dev_out, out, host)
 
     def reconstruct(self, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
                     weights: WindowWeights, spans: np.ndarray,
@@ -238,18 +228,25 @@ class CUDABackend:
             v = _contiguous(self.cupy, velocity, np.float32)
             lenses = None if lens is None else ([lens] * n if isinstance(lens, Lens)
                                                 else list(lens))
-            device_out = out is not None and not self._is_host(out)
-            if device_out and out.flags.c_contiguous:
-                dev_out = out
-            else:  # written here, then copied into the caller's array (host or strided)
-                dev_out = self.cupy.empty((weights.count,) + tuple(arr.shape[1:]), arr.dtype)
+            dev_out = self._device_out(out, (weights.count,) + tuple(arr.shape[1:]), arr.dtype)
             reconstruct(self.device(), arr, d, v, np.asarray(times, np.float64), weights,
                         np.asarray(spans, np.float64), lenses, linear_light, dev_out,
                         dof_method)
-            if out is None:
-                return self._to_host(dev_out) if host else dev_out
-            if device_out:
-                if dev_out is not out:
-                    out[...] = dev_out
-                return out
-            return self._to_host(dev_out, out)
+            return self._give_out(dev_out, out, host)
+
+    def _device_out(self, out: Any, shape: tuple, dtype: Any) -> Any:
+        """Where the kernels write: the caller's ``out`` if it is C-contiguous device
+        memory, else a device array that :meth:`_give_out` copies into it."""
+        if out is not None and not self._is_host(out) and out.flags.c_contiguous:
+            return out
+        return self.cupy.empty(shape, dtype)
+
+    def _give_out(self, dev_out: Any, out: Any, host: bool) -> Any:
+        """The result as the caller asked: its ``out`` filled, else host or device."""
+        if out is None:
+            return self._to_host(dev_out) if host else dev_out
+        if not self._is_host(out):
+            if dev_out is not out:
+                out[...] = dev_out
+            return out
+        return self._to_host(dev_out, out)
