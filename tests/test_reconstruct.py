@@ -241,3 +241,20 @@ def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path)
         render_frames(moving, **settings, shutter=540.0)
     with pytest.raises(ConfigError, match=r"samples_range=\(8, 4\) must be MIN:MAX"):
         render_frames(moving, **{**settings, "samples_range": (8, 4)})
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_reconstruction_with_lens_depth_of_field(scenes, tmp_path):
+    """Each sub-frame keeps its own lens position; the motion of its view is warped."""
+    _, moving = scenes
+    lens = tmp_path / "lens.py"
+    lens.write_text(moving.read_text().replace(
+        "self.camera.look_at((0, 0, 0))",
+        "self.camera.look_at((0, 0, 0))\n        self.camera.f_stop = 2.0\n"
+        "        self.camera.focus_distance = 4.0"))
+    settings = {"size": (64, 36), "samples": 4, "duration": 0.1, "dof": "lens"}
+    rec, stats = render_frames(lens, reconstruct="on", **settings)
+    plain, _ = render_frames(lens, reconstruct="off", **settings)
+    assert stats.reconstruct and stats.dof == "lens"
+    diff = np.abs(rec.astype(int) - plain.astype(int))
+    assert diff.max() > 10 and diff.mean() < 6  # the streak filled in; the same picture
