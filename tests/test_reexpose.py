@@ -76,6 +76,9 @@ def test_the_store_is_plain_numpy(scene, tmp_path):
     n = meta["chunks"][0]["count"]
     assert chunk["color"].shape == (n, 36, 64, 4) and chunk["color"].dtype == np.uint8
     assert chunk["depth"].shape == (n, 36, 64) and np.isfinite(chunk["depth"]).any()
+    aperture = chunk["aperture"]  # where on the lens each sub-frame was drawn from
+    assert aperture.shape == (n, 2) and np.hypot(*aperture.T).max() <= 1.0
+    assert len(np.unique(aperture[:4], axis=0)) == 4  # a window's 4 points differ
     times = np.load(store / "times.npy")
     assert len(times) == 36 and np.all(np.diff(times) > 0)
     np.testing.assert_array_equal(chunk["times"], times[:n])
@@ -178,6 +181,9 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "wrote" in done.stdout and "9 frames from 72 kept sub-frames" in done.stdout
     assert len(list((tmp_path / "r").glob("*.png"))) == 9
+    small = subprocess.run(run + ["reexpose", str(store), "-o", str(tmp_path / "q.mp4"),
+                                  "--crf", "40", "--quiet"], capture_output=True, text=True)
+    assert small.returncode == 0, small.stderr
     bad = subprocess.run(run + ["reexpose", str(store), "-o", str(out), "--shutter", "400"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "at most that" in bad.stderr

@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _fx_parser(sub)
     _batch_parser(sub)
-    add_reexpose_parser(sub)
+    add_reexpose_parser(sub, _encoder_options)
     return parser
 
 
@@ -202,6 +202,10 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     m.add_argument("--transparent", action="store_true",
                    help="no background: RGBA with straight alpha, blended like light by "
                         "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
+    m.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
+                   help="image sequences for compositing: PNG 8 (default) or 16 bits; EXR "
+                        "(-o frames/%%04d.exr: linear light, premultiplied alpha) 16 (half, "
+                        "default) or 32 (float)")
     m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
                    help="reconstruct the motion between sub-frames from the renderer's "
                         "velocity and depth (few sub-frames, smooth blur); auto (default): "

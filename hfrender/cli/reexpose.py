@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+from typing import Any
 
 from hfrender.cli.common import (
     EXIT_SIGINT,
@@ -15,10 +16,11 @@ from hfrender.cli.common import (
     progress_bar,
 )
 from hfrender.config import RenderConfig
+from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES, POSITIONS
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx = sub.add_parser("reexpose", help="expose a kept render again: another shutter or "
                         "focus, without rendering",
                         description="Fuse the sub-frames kept by hfrender render ... "
@@ -41,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rx.add_argument("--workers", type=int, default=2,
                     help="fusion threads (2: nothing is drawn, they have the cores)")
     rx.add_argument("--quiet", action="store_true")
+    encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
 
 
@@ -51,10 +54,13 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     store = SampleStore.open(args.store)
     s = store.settings
     config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
-                          codec=args.codec, workers=args.workers, quiet=args.quiet)
+                          codec=args.codec, workers=args.workers, quiet=args.quiet,
+                          crf=args.crf, preset=args.preset, bitrate=args.bitrate,
+                          pix_fmt=args.pix_fmt)
     exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
                         args.focus_distance, args.f_stop)
-    check_encoder(config.output, config.codec, config.size, config.fps)
+    check_encoder(config.output, config.codec, config.size, config.fps,
+                  encoding=Encoding.of(config))
     gop = max(1, round(s["fps"]))  # a keyframe a second
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
                        1, s["frames"], 0)

@@ -58,7 +58,7 @@ class SubframeDrawer:
         call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)
         lens = (scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
                 if self.dof == "depth" else None)
-        target = self.builder.reserve(t, lens)
+        target = self.builder.reserve(t, lens, tuple(plan.lens[j]))
         self.renderer.read_into(*target)
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host

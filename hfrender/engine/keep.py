@@ -63,6 +63,8 @@ class SampleKeeper:
         new = slice(hyper.halo, hyper.frame_count)
         arrays = {"color": _host(hyper.frames[new]),
                   "times": np.asarray(hyper.timestamps[new], np.float64)}
+        if hyper.apertures is not None:
+            arrays["aperture"] = np.asarray(hyper.apertures[new], np.float64)
         if hyper.depth is not None:
             arrays["depth"] = _host(hyper.depth[new])
         if hyper.velocity is not None:

@@ -117,6 +117,7 @@ class Slot:
         self.velocity = velocity
         n = frames.shape[0] if capacity is None else capacity
         self.timestamps = np.zeros(n, np.float64)
+        self.apertures = np.zeros((n, 2), np.float64)  # per frame: its point on the lens
         self.lenses: list = [None] * n  # per frame (depth of field), committed with it
         self.refs = 0
 
@@ -273,6 +274,7 @@ class HyperFrame:
     retry_count: int = 0
     created_at: float = field(default_factory=time.monotonic)
     lenses: list | None = field(default=None, repr=False)  # per-frame Lens (depth of field)
+    apertures: np.ndarray | None = field(default=None, repr=False)  # (N, 2) lens points
     slot: Slot | None = field(default=None, repr=False)
     pool: HyperFramePool | None = field(default=None, repr=False)
 
@@ -320,6 +322,7 @@ class HyperFrame:
                 priority=self.priority, retry_count=self.retry_count,
                 created_at=self.created_at, slot=self.slot, pool=self.pool,
                 lenses=None if self.lenses is None else self.lenses[lo:hi],
+                apertures=None if self.apertures is None else self.apertures[lo:hi],
             ))
         if self.slot is not None and self.pool is not None:
             self.pool.retain(self.slot)  # two views now hold what one held

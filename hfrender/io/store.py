@@ -12,6 +12,8 @@ A store is a folder that NumPy reads without hfrender::
                       depth    (n, H, W)    float32 metres along the view axis, inf: sky
                       velocity (n, H, W, 2) float32 pixels per second (x right, y down)
                       times    (n,)         float64 seconds
+                      aperture (n, 2)       float64 the point on the unit aperture disk each
+                                            sub-frame was drawn from (--dof lens)
                       focus_m, f_stop (n,)  float64 the lens of each sub-frame (depth mode)
 
     >>> meta = json.load(open("store/store.json"))
