@@ -136,6 +136,11 @@ def test_clear_errors(scene, tmp_path):
     (tmp_path / "busy.partial").mkdir()
     with pytest.raises(StoreError, match="still being written"):
         hf.SampleStore.open(tmp_path / "busy")
+    from hfrender.engine.render import RenderJob
+
+    with pytest.raises(hf.InputError, match="--keep-samples with --resume"):
+        RenderJob(scene, RenderConfig(output=str(tmp_path / "r.mp4"), resume=True,
+                                      keep_samples=str(tmp_path / "k")))
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("mine")
     with pytest.raises(StoreError, match="the folder is not empty and holds no sample store"):
