@@ -73,6 +73,7 @@ class RenderConfig:
     preset: str | None = None
     bitrate: str | int | None = None  # bits per second: "8M", "2500k", 800000
     pix_fmt: str | None = None
+    bit_depth: int | None = None  # PNG sequences 8|16, EXR 16 (half)|32 (engine/deep_output)
     frames: FrameRange | None = None  # --frames START:END (output frames, END exclusive)
 
     def __post_init__(self) -> None:

@@ -19,7 +19,7 @@ class FocusPull(hf.Scene):
                           color=(0.32, 0.30, 0.28)))
         colors = [(0.95, 0.3, 0.2), (0.98, 0.7, 0.15), (0.3, 0.8, 0.35), (0.2, 0.6, 0.95),
                   (0.7, 0.4, 0.9)]
-        for i, (d, c) in enumerate(zip(DEPTHS, colors)):
+        for i, (d, c) in enumerate(zip(DEPTHS, colors, strict=True)):
             x = 0.12 * d * (i - 2) / 2  # a diagonal row, each object in view
             if i % 2:
                 self.add(hf.Cube(position=(x, -0.15, 3 - d), scale=0.3, color=c,

@@ -31,7 +31,7 @@ class Propeller(hf.Scene):
 
     def update(self, t):
         angle = 2 * math.pi * TURNS_PER_SECOND * t
-        for i, (blade, tip) in enumerate(zip(self.blades, self.tips)):
+        for i, (blade, tip) in enumerate(zip(self.blades, self.tips, strict=True)):
             a = angle + 2 * math.pi * i / BLADES
             blade.rotation = (0.25, 0, a)  # a little pitch catches the light
             blade.position = (0.6 * math.cos(a), 0.6 * math.sin(a), 0)

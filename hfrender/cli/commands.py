@@ -92,6 +92,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "resume": getattr(args, "resume", False) or None,  # still has no video options
              "keep_samples": getattr(args, "keep_samples", None),
              "transparent": getattr(args, "transparent", False) or None,
+             "bit_depth": getattr(args, "bit_depth", None),
              **{k: getattr(args, k, None) for k in ("crf", "preset", "bitrate", "pix_fmt")}}
     if getattr(args, "frames", None) is not None and args.command == "render":
         flags["frames"] = parse_frames(args.frames)
@@ -136,6 +137,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise ConfigError(f"scene file not found: {args.file}")
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
+    if getattr(args, "ray", None) and config.keep_samples:
+        raise ConfigError("--keep-samples with --ray: a sample store is written by one "
+                          "render; render it locally to keep its sub-frames")
     if getattr(args, "ray", None):
         return _render_on_ray(args, config)
     progress, finish = progress_bar(config.quiet)

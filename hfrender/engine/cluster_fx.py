@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.errors import InputError
 from hfrender.io import outputs
 from hfrender.io.encoding import Encoding
+from hfrender.io.footage import footage_format
 from hfrender.io.probe import probe
 from hfrender.io.segments import (
     fresh_work_dir,
@@ -63,11 +64,12 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         s = FxSettings(**{**settings, "lens": lens, "depth": depth and str(Path(tmp) / depth),
                           "resume": False})
         info = probe(str(Path(tmp) / source))
-        codec = check_output(output, info.size, s.codec)
+        pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec)
+        codec = check_output(output, info.size, s.codec, alpha=alpha)
         fps = info.fps / s.stride
         path = Path(tmp) / segment_name(first, codec, fps)
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
-                              encoding=Encoding.of(s))
+                              encoding=replace(Encoding.of(s), alpha=alpha))
         try:
             FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)).prepare() \
                 .run()
@@ -103,10 +105,13 @@ class ClusterFx:
         if s.window > info.count:
             raise InputError(f"--motion-blur {s.window} is longer than the input "
                              f"({info.count} frames)")
-        self.codec = check_output(self.output, info.size, s.codec, for_footage=True)
+        # as the workers: the footage's alpha and depth kept
+        self.pix_fmt = footage_format(raw_format(s, self.output, info.native_yuv420p), info)
+        alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec)[1]
+        self.codec = check_output(self.output, info.size, s.codec, for_footage=True,
+                                  alpha=alpha)
         self.fps = info.fps / s.stride
         self.total = info.count if s.stride == 1 else (info.count - s.window) // s.stride + 1
-        self.pix_fmt = raw_format(s, self.output, info.native_yuv420p)  # as the workers
         self.shape = raw_frame_shape(info.size, self.pix_fmt)
         self.segment_frames = fx_output.segment_frames(self.fps)  # as a local fx cuts them
         files = [self.source] + ([Path(s.depth)] if s.depth else [])

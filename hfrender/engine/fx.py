@@ -30,9 +30,10 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.backends import get_backend
+from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.core import Engine, OutputBuffers
-from hfrender.engine.fx_output import FxOutput
+from hfrender.engine.fx_output import FxOutput, written_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.hyperframe.pool import HyperFrame, slot_count
@@ -46,6 +47,7 @@ from hfrender.io.footage import (
     sequence_files,
     start_decoding,
 )
+from hfrender.io.pixels import raw_dtype
 from hfrender.io.writers import check_output, ffmpeg_encoders, is_sequence, raw_frame_shape
 from hfrender.sampler import curve_weights
 
@@ -74,10 +76,12 @@ class FxStats:
 
 
 class FxFusion:
-    """fx's side of the engine: sliding windows of the (padded) frame stream."""
+    """fx's side of the engine: sliding windows of the (padded) frame stream. Footage with
+    alpha comes premultiplied (the producer's doing); ``alpha`` ``"keep"``: the output is
+    made straight again, ``"drop"``: its colour is the premultiplied one (over black)."""
 
-    def __init__(self, s: FxSettings) -> None:
-        self.s = s
+    def __init__(self, s: FxSettings, alpha: str | None = None) -> None:
+        self.s, self.alpha = s, alpha
         self.weights = curve_weights(s.weights, s.window)
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
@@ -89,12 +93,16 @@ class FxFusion:
         first, last = int(windows.starts[0]), int(windows.starts[-1]) + s.window
         span = hyper.frames[first:last]
         if s.lens is None:
-            return motion_blur(span, s.window, stride=s.stride, weights=self.weights,
-                               linear_light=s.linear_light, backend=s.backend, out=out)
-        local = WindowWeights.sliding(self.weights, windows.count, s.stride)
-        return fuse(HyperFrame(span, hyper.depth[first:last]), local, lens=s.lens,
-                    linear_light=s.linear_light, backend=s.backend, out=out,
-                    dof_method=s.dof_method)
+            res = motion_blur(span, s.window, stride=s.stride, weights=self.weights,
+                              linear_light=s.linear_light, backend=s.backend, out=out)
+        else:
+            local = WindowWeights.sliding(self.weights, windows.count, s.stride)
+            res = fuse(HyperFrame(span, hyper.depth[first:last]), local, lens=s.lens,
+                       linear_light=s.linear_light, backend=s.backend, out=out,
+                       dof_method=s.dof_method)
+        if self.alpha == "keep":
+            res[...] = straight_alpha(res)
+        return res[..., :3] if self.alpha == "drop" else res
 
 
 class FxJob:
@@ -112,6 +120,7 @@ class FxJob:
         self.source, self.output, self.s, self.progress = source, output, settings, progress
         self.chunk = chunk
         self.footage = self.depth = self.out = None
+        self.alpha: str | None = None  # footage with alpha: "keep" or "drop" (FxFusion)
         self.stats = FxStats()
         self._t0 = time.perf_counter()
 
@@ -137,6 +146,7 @@ class FxJob:
             early = None
             encoders.result()
             self._check()
+            self._alpha()
             self.backend = backend.result().name
             self._plan()
             if self.chunk is not None:
@@ -153,6 +163,17 @@ class FxJob:
         finally:
             setup.shutdown(wait=False, cancel_futures=True)  # an error is told at once
         return self
+
+    def _alpha(self) -> None:
+        """Footage with alpha: kept where the output holds it, else dropped (said once)."""
+        self.alpha = None
+        if self.footage.pix_fmt in ("rgba", "rgba64le"):
+            kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]
+            self.alpha = "keep" if kept else "drop"
+            if not kept:
+                log.warning("%s has alpha; %s keeps none: it is composited over black (write "
+                            ".mov, .webm or a PNG sequence to keep it)", self.source,
+                            self.output)
 
     def _check_files(self) -> None:
         """The output must not replace an input of this run, and must be writable: both
@@ -190,8 +211,10 @@ class FxJob:
                        else (footage.count - s.window) // s.stride + 1)
         self.pad = s.window - 1 if s.stride == 1 else 0  # frame 0 stands in before the clip
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
+        self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
         w, h = footage.size
-        frame_bytes = int(np.prod(self.shape)) + (h * w * 4 if self.depth else 0)
+        frame_bytes = int(np.prod(self.shape)) * self.dtype.itemsize + \
+            (h * w * 4 if self.depth else 0)
         self.per = outputs_per_hyperframe(frame_bytes, s)
         end = stats.total if self.chunk is None else self.chunk[0] + self.chunk[1]
         self.end = min(end, stats.total)
@@ -220,11 +243,12 @@ class FxJob:
         s, stats = self.s, self.stats
         skip = start * s.stride  # padded frames that no output still to make needs
         builder = HyperFrameBuilder.create(
-            self.shape, np.uint8, frames_per_output=s.stride, halo=s.window - 1,
+            self.shape, self.dtype, frames_per_output=s.stride, halo=s.window - 1,
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
-        engine = Engine(FxFusion(s), self.out.writer, first_frame=start, total=self.end,
-                        workers=s.workers, buffers=OutputBuffers(self.per, self.shape, np.uint8),
+        engine = Engine(FxFusion(s, self.alpha), self.out.writer,
+                        first_frame=start, total=self.end, workers=s.workers,
+                        buffers=OutputBuffers(self.per, self.shape, self.dtype),
                         progress=self.progress, held=1 + s.workers)
         engine.start()
         error: BaseException | None = None
@@ -254,14 +278,15 @@ class FxJob:
             if p > self.last:  # a chunk: no window it makes needs more
                 break
             if p < skip:  # a resumed run: no window still to make needs this frame
-                scratch = np.empty(self.shape, np.uint8) if scratch is None else scratch
+                scratch = np.empty(self.shape, self.dtype) if scratch is None else scratch
                 if not footage.read_into(scratch):
                     break
                 _next_depth(depth_frames, i, None)
             elif i == 0:  # frame 0, and where it stands in for the frames before the clip
-                color = np.empty(self.shape, np.uint8)
+                color = np.empty(self.shape, self.dtype)
                 if not footage.read_into(color):
                     break
+                self._premultiply(color)
                 d = _next_depth(depth_frames, 0, self.shape[:2])
                 for q in range(skip, pad + 1):
                     self._submit(engine, builder.push(color, float(q), d))
@@ -273,6 +298,7 @@ class FxJob:
                 if not footage.read_into(color):  # straight into the hyperframe slot
                     builder.cancel()
                     break
+                self._premultiply(color)
                 if dplane is not None:
                     dplane[...] = _next_depth(depth_frames, i, dplane.shape)
                 hyper = builder.commit()
@@ -283,6 +309,12 @@ class FxJob:
                 self._submit(engine, hyper)
             i += 1
         self._submit(engine, builder.flush_remaining())
+
+    def _premultiply(self, frame: np.ndarray) -> None:
+        """Straight alpha (as PNG, ProRes 4444 and VP9 hold it) -> premultiplied in linear
+        light, in place: what the fusion blends (``hf.motion_blur(premultiplied=False)``)."""
+        if self.alpha is not None:
+            frame[...] = premultiply(frame)
 
     @staticmethod
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
@@ -309,11 +341,12 @@ class ChunkOutput:
 def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:
     """What the decoder hands the engine: the 4:2:0 planes as stored when code values are
     blended into a video (as tmix does: no colour conversion either way, half the bytes
-    through the pipes), else RGB. ``native_yuv420p``: the footage is stored so (before the
-    probe: whether it is a video file at all)."""
+    through the pipes), else ``rgb``: RGB (RGBA with alpha) at the footage's depth (8 or
+    16 bits, :func:`hfrender.io.footage.footage_format`). ``native_yuv420p``: the footage
+    is stored so (before the probe: whether it is a video file at all)."""
     planes = (not s.linear_light and s.depth is None and not is_sequence(output)
               and Path(output).suffix.lower() != ".gif" and native_yuv420p)
-    return "yuv420p" if planes else "rgb24"
+    return "yuv420p" if planes else "rgb"
 
 
 def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:

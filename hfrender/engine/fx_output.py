@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ import hfrender
 from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs
-from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder
+from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 from hfrender.io.footage import FootageError
 from hfrender.io.segments import (
     Manifest,
@@ -41,6 +42,20 @@ def segment_frames(fps: float) -> int:
     return max(1, round(SEGMENT_SECONDS * fps))
 
 
+def keeps_alpha(output: str, codec: str | None) -> bool:
+    """Whether ``output`` keeps alpha: a PNG sequence, or a video whose encoder has an
+    alpha format (.mov: ProRes 4444, .webm: VP9, unless ``codec`` says otherwise)."""
+    return is_sequence(output) or chosen_encoder(output, codec, True) in ALPHA_PIX_FMTS
+
+
+def written_format(pix_fmt: str, output: str, codec: str | None) -> tuple[str, bool]:
+    """(raw format of the frames written, alpha kept) for footage decoded to ``pix_fmt``:
+    an output without alpha takes RGB (the premultiplied colour: over black)."""
+    if pix_fmt not in ("rgba", "rgba64le") or keeps_alpha(output, codec):
+        return pix_fmt, pix_fmt in ("rgba", "rgba64le")
+    return ("rgb24" if pix_fmt == "rgba" else "rgb48le"), False
+
+
 def file_identity(path: str) -> dict:
     """What identifies an input file for a resume: where it is, its size and its time."""
     st = os.stat(path)
@@ -55,7 +70,10 @@ class FxOutput:
         self.output, self.source, self.s, self.footage, self.info = output, source, s, \
             footage, info
         self.backend, self.stats = backend, stats
-        self.encoding = Encoding.of(s)  # --crf, --preset, --bitrate, --pix-fmt
+        # the footage's alpha and depth, kept where the output holds them
+        self.pix_fmt_in, alpha = written_format(footage.pix_fmt, output, s.codec)
+        # --crf, --preset, --bitrate, --pix-fmt
+        self.encoding = replace(Encoding.of(s), alpha=alpha)
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
         self.fps_out = footage.fps / s.stride
@@ -110,7 +128,7 @@ class FxOutput:
                 audio = str(Path(footage.path).resolve()) if footage.has_audio else None
                 self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,
                                           audio_from=audio, container=self.output,
-                                          pix_fmt_in=footage.pix_fmt, times=self.times,
+                                          pix_fmt_in=self.pix_fmt_in, times=self.times,
                                           start=self.offset, encoding=self.encoding)
             return
         settings = self.settings()
@@ -124,7 +142,7 @@ class FxOutput:
         audio = str(Path(footage.path).resolve()) if footage.has_audio else None
         self.writer = SegmentedWriter(self.output, fps_out, footage.size, s.codec, None,
                                       manifest, work_dir(self.output), self.start,
-                                      pix_fmt_in=footage.pix_fmt, audio_from=audio,
+                                      pix_fmt_in=self.pix_fmt_in, audio_from=audio,
                                       join_unfinished=False, encoding=self.encoding)
 
     def finish(self) -> None:

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.color import straight_alpha
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.effects import fuse
+from hfrender.engine import deep_output
 from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.draw import SubframeDrawer
@@ -62,10 +62,14 @@ class RenderFusion:
     motion between sub-frames reconstructed where the hyperframe has velocity)."""
 
     def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
-                 dof_method: str = "fast", transparent: bool = False) -> None:
+                 dof_method: str = "fast", transparent: bool = False,
+                 dtype: Any = np.uint8) -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
         self.dof_method = dof_method
         self.channels = slice(0, 4 if transparent else 3)  # RGBA out: straight alpha
+        # 16-bit PNG, EXR: sub-frames widened before fusion (hfrender.engine.deep_output)
+        self.dtype = np.dtype(dtype)
+        self.wide = deep_output.fused_dtype(self.dtype)
         self._lock = threading.Lock()
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
@@ -76,14 +80,17 @@ class RenderFusion:
         if hyper.velocity is not None and windows.count:
             k0, _ = self.windows(hyper)
             shutter = self.plan.schedule.shutter_spans(k0 + np.arange(windows.count))
+        if self.wide != np.uint8:
+            hyper = HyperFrame(deep_output.widen(hyper.frames, self.wide), hyper.depth,
+                               hyper.timestamps, hyper.velocity)
         if isinstance(hyper.frames, np.ndarray):
             frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
                           shutter=shutter, dof_method=self.dof_method)[..., self.channels]
-            return straight_alpha(frames) if frames.shape[-1] == 4 else frames
+            return deep_output.finish(frames, self.dtype)
         # on the GPU: only finished frames come back
         frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend,
                       shutter=shutter, dof_method=self.dof_method)[..., self.channels].get()
-        frames = straight_alpha(frames) if frames.shape[-1] == 4 else frames
+        frames = deep_output.finish(frames, self.dtype)
         with self._lock:
             self.stats.device_to_host_bytes += frames.nbytes
         return frames
@@ -136,6 +143,7 @@ class RenderJob:
             raise ConfigError(f"frames {self.first_frame}..{self.first_frame + self.count - 1}: "
                               f"nothing to render (the scene has {self.total} frames at "
                               f"{config.fps:g} fps)")
+        deep_output.output_dtype(config.output, config.bit_depth)  # --bit-depth, OpenEXR
         if self.own_writer:
             check_output(config.output, config.size, config.codec, alpha=config.transparent)
             outputs.check_writable(config.output)
@@ -261,13 +269,15 @@ class RenderJob:
         plan, config = self.plan, self.config
         capacity = self.builder.pool.capacity
         preview = self.preview
+        dtype = deep_output.output_dtype(config.output, config.bit_depth)
         return Engine(RenderFusion(plan, config.backend, self.stats, config.dof_method,
-                                   config.transparent),
+                                   config.transparent, dtype),
                       self.writer,
                       first_frame=plan.first_frame, total=self.count, workers=config.workers,
                       score=SCORES.get(config.schedule),
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,
-                                            self.builder.pool.frame_shape, np.uint8),
+                                            self.builder.pool.frame_shape,
+                                            deep_output.fused_dtype(dtype)),
                       progress=self.progress,
                       on_frame=None if preview is None else preview.offer,
                       before_submit=None if self.keeper is None else self.keeper.add)

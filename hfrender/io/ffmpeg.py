@@ -91,10 +91,16 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             *params, *timing, *offset, *fmt, path]
 
 
-def decode_command(path: str, pix_fmt: str, exe: str | None = None) -> list[str]:
+def decode_command(path: str, pix_fmt: str, exe: str | None = None,
+                   decoder: str | None = None, listing: bool = False) -> list[str]:
     """ffmpeg decoding the first video stream of ``path`` to raw frames on stdout, every
-    frame once (variable frame rate too)."""
-    return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error",
+    frame once (variable frame rate too). ``decoder``: the decoder to use (libvpx-vp9
+    decodes VP9's alpha, ffmpeg's own vp9 does not); ``listing``: ``path`` is an ffconcat
+    list of image files (a 16-bit PNG sequence)."""
+    before = ["-c:v", decoder] if decoder else []
+    if listing:
+        before += ["-f", "concat", "-safe", "0"]
+    return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", *before,
             "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
             "-map", "0:V:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pix_fmt,
             "-avioflags", "direct", "-"]  # a frame a write, not 32 KiB ones: fewer wake-ups

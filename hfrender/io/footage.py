@@ -1,13 +1,16 @@
 """Reading existing footage for ``hfrender fx``: frames and depth passes, streamed.
 
 Video through imageio-ffmpeg (any format its ffmpeg reads), PNG sequences (a pattern such
-as ``in/%05d.png`` or a folder of PNGs); depth as NumPy ``.npy``/``.npz`` (memory-mapped),
-16-bit PNG sequences or EXR sequences where imageio reads them, scaled to metres. Nothing
-holds the whole clip in memory.
+as ``in/%05d.png`` or a folder of PNGs). Frames keep their alpha and their bit depth
+(``pix_fmt="rgb"``: RGB or RGBA, uint8, or uint16 where the footage has more than 8 bits:
+10-bit video, 16-bit PNGs; see :mod:`hfrender.io.pixels`); depth as NumPy
+``.npy``/``.npz`` (memory-mapped), 16-bit PNG sequences or EXR sequences where imageio
+reads them, scaled to metres. Nothing holds the whole clip in memory.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -18,7 +21,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, widen_pipe
-from hfrender.io.probe import FootageError, probe
+from hfrender.io.images import png_header
+from hfrender.io.pixels import pix_fmt_facts, raw_dtype, raw_format
+from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.writers import Closing, pattern_files, raw_frame_shape
 
 
@@ -31,7 +36,8 @@ class FrameReader(Protocol):
     size: tuple[int, int]  # (width, height)
     count: int
     has_audio: bool
-    pix_fmt: str  # "rgb24": (H, W, 3) frames; "yuv420p": (3H/2, W, 1) planes as stored
+    pix_fmt: str  # "rgb24": (H, W, 3) frames; "yuv420p": (3H/2, W, 1) planes as stored;
+    # rgba (H, W, 4); rgb48le, rgba64le: uint16 (hfrender.io.pixels.RAW)
 
     def read_into(self, buf: np.ndarray) -> bool: ...
 
@@ -53,6 +59,7 @@ class SequenceFootage(Closing):
     files: list[Path]
     has_audio: bool = False
     pix_fmt: str = "rgb24"
+    decoder: _Decoder | None = None  # 16-bit PNGs: ffmpeg decodes the whole sequence
 
     def __post_init__(self) -> None:
         self._next = 0
@@ -61,10 +68,12 @@ class SequenceFootage(Closing):
         """Fill ``buf`` with the next frame; False at the end."""
         import imageio.v3 as iio
 
+        if self.decoder is not None:
+            return self.decoder.read_into(buf)
         if self._next >= len(self.files):
             return False
         f = self.files[self._next]
-        img = _rgb8(iio.imread(f), f)
+        img = _rgb8(iio.imread(f), f, alpha=buf.shape[-1] == 4)
         if img.shape[:2] != (self.size[1], self.size[0]):
             raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
                                f"starts at {self.size[0]}x{self.size[1]}")
@@ -74,6 +83,8 @@ class SequenceFootage(Closing):
 
     def close(self) -> None:
         self._next = len(self.files)
+        if self.decoder is not None:
+            self.decoder.close()
 
 
 @dataclass
@@ -99,14 +110,17 @@ class VideoFootage(Closing):
 class _Decoder:
     """ffmpeg decoding to raw frames on a pipe, read straight into the caller's buffers."""
 
-    def __init__(self, path: str, pix_fmt: str, frame_bytes: int = 0) -> None:
+    def __init__(self, path: str, pix_fmt: str, frame_bytes: int = 0,
+                 decoder: str | None = None, listing: str | None = None) -> None:
         import tempfile
 
         self.path, self.pix_fmt, self.frame_bytes = path, pix_fmt, frame_bytes
+        self.codec, self.listing = decoder, listing  # listing: an ffconcat file, removed
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            decode_command(path, pix_fmt),
+            decode_command(listing or path, pix_fmt, decoder=decoder,
+                           listing=listing is not None),
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
             env=frame_pipe_env())
         widen_pipe(self.proc.stdout)
@@ -141,6 +155,9 @@ class _Decoder:
             self.proc.kill()
         self.proc.wait()
         self.proc.stdout.close()
+        listing = getattr(self, "listing", None)
+        if listing is not None:
+            Path(listing).unlink(missing_ok=True)
 
 
 def _natural(name: str) -> list:
@@ -172,46 +189,99 @@ def sequence_files(path: str) -> list[Path] | None:
 
 def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
     """Start ffmpeg decoding a video file before it is probed (the two overlap); hand
-    the result to :func:`open_footage`. None for what is not a file."""
-    return _Decoder(path, pix_fmt) if Path(path).is_file() else None
+    the result to :func:`open_footage`. None for what is not a file. ``rgb``: 8-bit RGB,
+    the likeliest (a deeper or transparent video stops it and starts afresh)."""
+    return _Decoder(path, "rgb24" if pix_fmt == "rgb" else pix_fmt) \
+        if Path(path).is_file() else None
+
+
+def footage_format(pix_fmt: str, info: VideoInfo) -> str:
+    """The raw format a video is decoded to: ``pix_fmt``, where ``rgb`` is RGB (RGBA with
+    alpha) at 8 bits, or 16 where the video has more than 8 (:mod:`hfrender.io.pixels`)."""
+    if pix_fmt != "rgb":
+        return pix_fmt
+    alpha, deep = pix_fmt_facts(info.pix_fmt)
+    return raw_format(alpha or info.vp9_alpha, deep)
 
 
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
                  decoder: _Decoder | None = None) -> FrameReader:
     """A reader of a video file or a PNG sequence (``fps`` for sequences, default 30).
 
+    ``pix_fmt="rgb"`` keeps the footage's alpha and bit depth (rgb24, rgba, rgb48le or
+    rgba64le: see :func:`footage_format`); ``"rgb24"`` is 8-bit RGB whatever the footage.
     ``pix_fmt="yuv420p"`` (video only) hands out the planes as stored, as one
     (3H/2, W, 1) array a frame: blending code values there is what ``tmix`` does, and
     no colour conversion is needed on either side. ``decoder``: one already started by
-    :func:`start_decoding` (used if it decodes to ``pix_fmt``, else stopped).
+    :func:`start_decoding` (used if it decodes to the format chosen, else stopped).
     """
-    if decoder is not None and decoder.pix_fmt != pix_fmt:
+    files = sequence_files(path)
+    if files is not None or not Path(path).is_file():
+        if decoder is not None:
+            decoder.close()
+        if files is None:
+            raise FootageError(f"input not found: {path}")
+        return _open_sequence(path, files, fps or 30.0, pix_fmt)
+    info = probe(path)
+    fmt = footage_format(pix_fmt, info)
+    codec = "libvpx-vp9" if info.vp9_alpha and fmt in ("rgba", "rgba64le") else None
+    if decoder is not None and (decoder.pix_fmt != fmt or decoder.codec != codec):
         decoder.close()
         decoder = None
-    files = sequence_files(path)
-    if files is not None:
-        import imageio.v3 as iio
-
-        h, w = _rgb8(iio.imread(files[0]), files[0]).shape[:2]
-        return SequenceFootage(path, fps or 30.0, (w, h), len(files), files)
-    if not Path(path).is_file():
-        raise FootageError(f"input not found: {path}")
-    info = probe(path)
     if decoder is None:
-        decoder = _Decoder(path, pix_fmt)
-    decoder.frame_bytes = int(np.prod(raw_frame_shape(info.size, pix_fmt)))
+        decoder = _Decoder(path, fmt, decoder=codec)
+    decoder.frame_bytes = _frame_bytes(info.size, fmt)
     return VideoFootage(path, info.fps, info.size, info.count, info.has_audio, decoder,
-                        pix_fmt, info.pix_fmt)
+                        fmt, info.pix_fmt)
 
 
-def _rgb8(img: np.ndarray, where: Any) -> np.ndarray:
+def _frame_bytes(size: tuple[int, int], pix_fmt: str) -> int:
+    return int(np.prod(raw_frame_shape(size, pix_fmt))) * np.dtype(raw_dtype(pix_fmt)).itemsize
+
+
+def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> SequenceFootage:
+    """A PNG sequence: its size, alpha and depth from the files' headers (every file's:
+    one with alpha or 16 bits decides for all); 16-bit ones are decoded by one ffmpeg."""
+    import imageio.v3 as iio
+
+    heads = [png_header(f) for f in files]
+    if heads[0] is None:  # not a PNG (EXR): as imageio reads it
+        h, w = _rgb8(iio.imread(files[0]), files[0]).shape[:2]
+        return SequenceFootage(path, fps, (w, h), len(files), files)
+    w, h = heads[0][:2]
+    for f, head in zip(files, heads, strict=True):
+        if head is not None and head[:2] != (w, h):
+            raise FootageError(f"{f}: {head[0]}x{head[1]}, but the sequence starts at "
+                               f"{w}x{h}")
+    if pix_fmt != "rgb":
+        return SequenceFootage(path, fps, (w, h), len(files), files)
+    fmt = raw_format(any(hd is not None and hd[3] for hd in heads),
+                     any(hd is not None and hd[2] > 8 for hd in heads))
+    decoder = None
+    if fmt in ("rgb48le", "rgba64le"):
+        import tempfile
+
+        fd, listing = tempfile.mkstemp(prefix="hfrender-", suffix=".ffconcat")
+        with os.fdopen(fd, "w") as fh:
+            fh.write("ffconcat version 1.0\n" + "".join(
+                "file '{}'\n".format(str(f.resolve()).replace("'", "'\\''")) for f in files))
+        decoder = _Decoder(path, fmt, _frame_bytes((w, h), fmt), listing=listing)
+    return SequenceFootage(path, fps, (w, h), len(files), files, pix_fmt=fmt, decoder=decoder)
+
+
+def _rgb8(img: np.ndarray, where: Any, alpha: bool = False) -> np.ndarray:
+    """8-bit RGB (RGBA with ``alpha``: opaque where the file has none) of an image."""
     if img.ndim == 2:
-        img = np.repeat(img[..., None], 3, axis=-1)
+        img = img[..., None]
+    if img.shape[-1] in (1, 2):  # grey, grey and alpha
+        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
     if img.dtype == np.uint16:
         img = (img.astype(np.uint32) * 255 + 32767) // 65535
     if img.dtype != np.uint8 and img.dtype != np.uint32:
         raise FootageError(f"{where}: {img.dtype} images are not supported; use 8 or 16 bits")
-    return np.ascontiguousarray(img[..., :3].astype(np.uint8))
+    if alpha and img.shape[-1] == 3:
+        img = np.concatenate([img, np.full(img.shape[:2] + (1,), 255, img.dtype)], axis=-1)
+    return np.ascontiguousarray(img[..., :4 if alpha else 3].astype(np.uint8))
 
 
 @dataclass

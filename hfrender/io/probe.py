@@ -32,13 +32,15 @@ class VideoInfo:
     has_audio: bool
     times: tuple[float, ...] | None = None  # seconds from the first frame, if unevenly spaced
     start: float = 0.0  # seconds from the file's start (its audio) to the first frame
+    vp9_alpha: bool = False  # VP9 with an alpha channel (alpha_mode 1): libvpx decodes it
 
     @property
     def native_yuv420p(self) -> bool:
         """Stored as 8-bit 4:2:0 with even sides: it can be blended as it is."""
         w, h = self.size
         fmt = self.pix_fmt
-        return (fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
+        return ((fmt == "yuv420p" or fmt.startswith("yuv420p(")) and w % 2 == 0 and h % 2 == 0
+                and not self.vp9_alpha)
 
 
 def probe(path: str) -> VideoInfo:
@@ -70,7 +72,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     video = _first_video(head)
     if res.returncode != 0 or not pts or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
-    fps, (w, h), pix_fmt, turn = video
+    fps, (w, h), pix_fmt, turn, vp9_alpha = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
     has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", head, re.M) is not None
@@ -83,7 +85,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
         start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
-                     start if start > 1e-3 else 0.0)
+                     start if start > 1e-3 else 0.0, vp9_alpha)
 
 
 def _uneven(t: list[float]) -> tuple[float, ...] | None:
@@ -112,9 +114,9 @@ def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
     return near if abs(near - measured) <= tolerance else printed
 
 
-def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
-    """Rate, size, pixel format and display rotation of the first video stream (not a
-    cover picture) in ffmpeg's description of an input; None if it has none."""
+def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool] | None:
+    """Rate, size, pixel format, display rotation and VP9 alpha of the first video stream
+    (not a cover picture) in ffmpeg's description of an input; None if it has none."""
     lines = head.splitlines()
     for i, line in enumerate(lines):
         if not re.match(r"\s*Stream #\d+:\d+.*: Video: ", line) or "(attached pic)" in line:
@@ -135,8 +137,11 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float] | None:
                 break
             block.append(more)
         turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
+        vp9_alpha = fields[0].startswith("vp9") and re.search(
+            r"^\s*alpha_mode\s*:\s*1\s*$", "\n".join(block), re.M) is not None
         return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
-                fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0)
+                fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0,
+                vp9_alpha)
     return None
 
 

@@ -28,6 +28,8 @@ from hfrender.io.ffmpeg import (
     timestamps_filter,
     widen_pipe,
 )
+from hfrender.io.images import encode_exr, encode_png16
+from hfrender.io.pixels import raw_dtype
 
 
 class WriterError(InputError):
@@ -49,11 +51,13 @@ def pattern_files(name: str, suffix: str = "") -> re.Pattern | None:
 
 
 def raw_frame_shape(size: tuple[int, int], pix_fmt: str) -> tuple[int, int, int]:
-    """The array of one raw frame: (H, W, 3) for rgb24, (H, W, 4) for rgba, (3H/2, W, 1)
-    for yuv420p's planes."""
+    """The array of one raw frame: (H, W, 3) for rgb24 and rgb48le (uint16), (H, W, 4) for
+    rgba and rgba64le, (3H/2, W, 1) for yuv420p's planes."""
+    from hfrender.io.pixels import RAW
+
     w, h = size
-    if pix_fmt in ("rgb24", "rgba"):
-        return (h, w, 3 if pix_fmt == "rgb24" else 4)
+    if pix_fmt in RAW:
+        return (h, w, RAW[pix_fmt][0])
     return (h * 3 // 2, w, 1)
 
 
@@ -87,15 +91,16 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
 
     suffix = Path(path).suffix.lower()
     if is_sequence(path):
-        if suffix != ".png":
-            raise WriterError(f"-o {path}: an image sequence is written as PNG: use a name "
-                              "like frames/%05d.png")
+        if suffix != ".png" and (suffix != ".exr" or for_footage):
+            also = "" if for_footage else " (or EXR, frames/%05d.exr)"
+            raise WriterError(f"-o {path}: an image sequence is written as PNG{also}: use a "
+                              "name like frames/%05d.png")
         try:
             _ = Path(path).name % 0
         except (TypeError, ValueError):
             raise WriterError(f"-o {path}: the pattern needs one integer field such as %05d"
                               ) from None
-        return "png"
+        return suffix[1:]
     if suffix not in VIDEO_SUFFIXES:
         raise WriterError(f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
                           f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png")
@@ -167,7 +172,8 @@ class VideoWriter(Closing):
         self.path, self.size = path, size
         self.name = name or container or path  # what the messages call it
         alpha = bool(getattr(encoding, "alpha", False))
-        pix_fmt_in = "rgba" if alpha else pix_fmt_in
+        if alpha and pix_fmt_in not in ("rgba", "rgba64le"):
+            pix_fmt_in = "rgba"
         self.codec = check_output(container or path, size, codec, alpha=alpha)
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
@@ -175,6 +181,7 @@ class VideoWriter(Closing):
             with os.fdopen(fd, "w") as fh:
                 fh.write(timestamps_filter([start + t for t in times]))
         self.shape = raw_frame_shape(size, pix_fmt_in)
+        self.dtype = np.dtype(raw_dtype(pix_fmt_in))
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
                              audio_from=audio_from, container=container,
                              timing_file=self._timing, ts_offset=ts_offset,
@@ -195,9 +202,9 @@ class VideoWriter(Closing):
         return next((s for s in lines if s), "no message")
 
     def write(self, frame: np.ndarray) -> None:
-        if frame.shape != self.shape or frame.dtype != np.uint8:
-            raise ValueError(f"frame is {frame.dtype} {frame.shape}; the video takes uint8 "
-                             f"{self.shape}")
+        if frame.shape != self.shape or frame.dtype != self.dtype:
+            raise ValueError(f"frame is {frame.dtype} {frame.shape}; the video takes "
+                             f"{self.dtype} {self.shape}")
         try:
             self._proc.stdin.write(np.ascontiguousarray(frame).data)
         except (BrokenPipeError, OSError):
@@ -233,7 +240,8 @@ class VideoWriter(Closing):
 
 
 class PngSequenceWriter(Closing):
-    """Frames -> ``pattern % index`` PNG files (lossless).
+    """Frames -> ``pattern % index`` PNG files (lossless): uint8 frames as 8-bit PNGs,
+    uint16 as 16-bit; a ``.exr`` pattern takes float16/float32 linear frames (OpenEXR).
 
     Nothing is touched before the first frame: then the folder is made and older files
     of the same pattern (a previous render's) are removed, so the folder never mixes two
@@ -257,7 +265,12 @@ class PngSequenceWriter(Closing):
         path = self.pattern % self.index
         tmp = f"{path}.part"
         try:
-            iio.imwrite(tmp, np.ascontiguousarray(frame), extension=".png")
+            if path.lower().endswith(".exr"):
+                encode_exr(tmp, frame)
+            elif frame.dtype == np.uint16:
+                Path(tmp).write_bytes(encode_png16(frame))
+            else:
+                iio.imwrite(tmp, np.ascontiguousarray(frame), extension=".png")
             os.replace(tmp, path)  # a file either is a whole frame or is not there
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,74 @@
+"""Render outputs for compositing: 16-bit PNG and EXR (linear float) sequences.
+
+The output's name and ``--bit-depth`` choose, as Blender's "PNG 8/16 bit" and "OpenEXR
+(half/float)" do: a ``.png`` pattern is 8-bit (``--bit-depth 16``: 16-bit), a ``.exr``
+pattern is half float (``--bit-depth 32``: full float), linear light with premultiplied
+alpha (as EXR defines it; PNG alpha is straight). The renderer's sub-frames are RGBA8;
+before fusion a hyperframe is widened losslessly (uint8 code ``c`` -> uint16 ``257 c``,
+the same sRGB value; for EXR the decoded linear float32, alpha / 255), so the fusion's
+sums are rounded once, to the output's own precision.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.color import decode_table, straight_alpha
+from hfrender.config import ConfigError
+
+DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
+
+
+def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
+    """The dtype of a render's finished frames: uint8, uint16 (16-bit PNG), float16 or
+    float32 (EXR); ``--bit-depth`` elsewhere is refused in one line."""
+    suffix = Path(output).suffix.lower()
+    sequence = "%" in Path(output).name
+    if not sequence or suffix not in DEPTHS:
+        if bit_depth is not None:
+            raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a video, whose "
+                              "encoder's pixel format decides (e.g. --pix-fmt yuv420p10le); "
+                              "--bit-depth is for PNG (8, 16) and EXR (16, 32) sequences")
+        return np.dtype(np.uint8)
+    allowed = DEPTHS[suffix]
+    depth = allowed[0] if bit_depth is None else bit_depth
+    if depth not in allowed:
+        raise ConfigError(f"--bit-depth {bit_depth}: {suffix[1:].upper()} sequences are "
+                          f"{' or '.join(map(str, allowed))} bits")
+    if suffix == ".exr":
+        from hfrender.io.images import check_exr
+
+        check_exr()
+        return np.dtype(np.float16 if depth == 16 else np.float32)
+    return np.dtype(np.uint8 if depth == 8 else np.uint16)
+
+
+def fused_dtype(dtype: np.dtype) -> np.dtype:
+    """What the fusion computes for an output of ``dtype`` (EXR halves: float32)."""
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def widen(frames: Any, dtype: np.dtype) -> Any:
+    """RGBA8 sub-frames (NumPy or CuPy) as ``dtype`` for the fusion: uint16 sRGB codes
+    (``257 c``), or float32 linear light (colour decoded, alpha / 255)."""
+    xp = np if isinstance(frames, np.ndarray) else __import__("cupy")
+    if dtype == np.uint8:
+        return frames
+    if dtype == np.uint16:
+        return frames.astype(np.uint16) * np.uint16(257)
+    out = xp.empty(frames.shape, np.float32)
+    out[..., :3] = xp.asarray(decode_table("uint8"))[frames[..., :3]]
+    if frames.shape[-1] == 4:
+        out[..., 3] = frames[..., 3] * np.float32(1 / 255)
+    return out
+
+
+def finish(frames: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Fused frames (host) as written: RGBA made straight for PNG; EXR keeps
+    premultiplied linear light, in its float type."""
+    if dtype.kind == "f":
+        return frames.astype(dtype, copy=False)
+    return straight_alpha(frames) if frames.shape[-1] == 4 else frames

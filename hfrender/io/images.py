@@ -1,0 +1,129 @@
+"""Image files beyond 8 bits: 16-bit PNG and OpenEXR (linear float).
+
+imageio's Pillow plugin reads and writes 8-bit PNG (Pillow cuts 16-bit RGB to 8 bits), so
+16-bit PNGs are written here (NumPy and zlib: the Sub filter, big-endian samples) and read
+by ffmpeg (:func:`read_png`; a sequence streams through one ffmpeg, see
+:mod:`hfrender.io.footage`). EXR through the official OpenEXR bindings (``pip install
+'hfrender[exr]'``), imported only when an EXR is written or read.
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from hfrender.errors import InputError
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# PNG colour type -> (channels, alpha)
+COLOR_TYPES = {0: (1, False), 2: (3, False), 3: (3, False), 4: (2, True), 6: (4, True)}
+ZLIB_LEVEL = 6  # Pillow's default
+
+
+class MissingExtra(InputError):
+    """An optional part is not installed (the message names the extra)."""
+
+
+def png_header(path: str | Path) -> tuple[int, int, int, bool] | None:
+    """(width, height, bit depth, has alpha) from a PNG's IHDR; None for what is no PNG.
+    A palette with a ``tRNS`` chunk is not looked for (its alpha counts as none)."""
+    with open(path, "rb") as fh:
+        head = fh.read(33)
+    if len(head) < 33 or not head.startswith(PNG_MAGIC) or head[12:16] != b"IHDR":
+        return None
+    w, h, depth, kind = struct.unpack(">IIBB", head[16:26])
+    return w, h, depth, COLOR_TYPES.get(kind, (3, False))[1]
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(
+        ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def encode_png16(frame: np.ndarray) -> bytes:
+    """A (H, W, 3|4) uint16 frame as the bytes of a 16-bit RGB(A) PNG."""
+    h, w, c = frame.shape
+    if frame.dtype != np.uint16 or c not in (3, 4):
+        raise ValueError(f"frame is {frame.dtype} {frame.shape}; a 16-bit PNG takes uint16 "
+                         "(H, W, 3 or 4)")
+    rows = np.ascontiguousarray(frame, ">u2").view(np.uint8).reshape(h, w * c * 2)
+    bpp = c * 2
+    filtered = np.empty((h, 1 + rows.shape[1]), np.uint8)
+    filtered[:, 0] = 1  # Sub: each byte less the one a pixel to the left
+    filtered[:, 1:1 + bpp] = rows[:, :bpp]
+    np.subtract(rows[:, bpp:], rows[:, :-bpp], out=filtered[:, 1 + bpp:])
+    ihdr = struct.pack(">IIBBBBB", w, h, 16, 6 if c == 4 else 2, 0, 0, 0)
+    return (PNG_MAGIC + _chunk(b"IHDR", ihdr)
+            + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), ZLIB_LEVEL))
+            + _chunk(b"IEND", b""))
+
+
+def read_png(path: str | Path) -> np.ndarray:
+    """A PNG as (H, W, C) with its own depth: uint16 for 16-bit files (decoded by ffmpeg),
+    else imageio's uint8; C is 3, or 4 with alpha (grey is given as RGB)."""
+    head = png_header(path)
+    if head is None:
+        raise InputError(f"{path}: not a PNG file")
+    w, h, depth, alpha = head
+    if depth <= 8:
+        import imageio.v3 as iio
+
+        img = iio.imread(path)
+        if img.ndim == 2:
+            img = np.repeat(img[..., None], 3, axis=-1)
+        elif img.shape[-1] == 2:  # grey and alpha
+            img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], -1)
+        return img
+    from hfrender.io.ffmpeg import ffmpeg_exe
+
+    fmt = "rgba64le" if alpha else "rgb48le"
+    res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i",
+                          str(path), "-f", "rawvideo", "-pix_fmt", fmt, "-"],
+                         capture_output=True, check=False)
+    c = 4 if alpha else 3
+    if res.returncode != 0 or len(res.stdout) != w * h * c * 2:
+        said = res.stderr.decode(errors="replace").strip().splitlines()
+        raise InputError(f"cannot read {path}: {said[-1] if said else 'a damaged PNG'}")
+    return np.frombuffer(res.stdout, "<u2").reshape(h, w, c).copy()
+
+
+def _openexr():  # noqa: ANN202 - the OpenEXR module
+    try:
+        import OpenEXR
+    except ImportError:
+        raise MissingExtra("EXR output needs the OpenEXR package: pip install "
+                           "'hfrender[exr]'") from None
+    return OpenEXR
+
+
+def check_exr() -> None:
+    """Refuse, in one line naming the extra, when OpenEXR is not installed."""
+    _openexr()
+
+
+def encode_exr(path: str | Path, frame: np.ndarray) -> None:
+    """A (H, W, 3|4) float16/float32 frame of linear light (premultiplied alpha, as EXR
+    defines it) into an EXR file (ZIP compression, scanlines)."""
+    exr = _openexr()
+    if frame.dtype not in (np.float16, np.float32) or frame.shape[-1] not in (3, 4):
+        raise ValueError(f"frame is {frame.dtype} {frame.shape}; EXR takes float16 or "
+                         "float32 (H, W, 3 or 4)")
+    name = "RGBA" if frame.shape[-1] == 4 else "RGB"
+    header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage}
+    with exr.File(header, {name: np.ascontiguousarray(frame)}) as f:
+        f.write(str(path))
+
+
+def read_exr(path: str | Path) -> np.ndarray:
+    """An EXR's RGB(A) channels as (H, W, 3|4), in the file's float type."""
+    exr = _openexr()
+    with exr.File(str(path), separate_channels=True) as f:
+        ch = f.channels()
+        names = [n for n in "RGBA" if n in ch]
+        if names[:3] != ["R", "G", "B"]:
+            raise InputError(f"{path}: no R, G, B channels (has {', '.join(sorted(ch))})")
+        return np.stack([ch[n].pixels for n in names], axis=-1)
