@@ -205,3 +205,21 @@ def test_a_slow_writer_holds_the_producer_back_instead_of_piling_frames():
     stats = eng.finish()
     # blocks waiting for the writer: at most the hyperframes allowed in flight
     assert stats.frames_written == 300 and 1 <= peak["held"] <= eng.held
+
+
+def test_drive_cancels_after_the_producer_fails_and_still_writes_what_was_queued():
+    plan = SampleSchedule(fps=10, samples=2).plan(6)
+    sink = MemoryWriter()
+    eng = engine(plan, lambda h, w: np.stack([h.frames[s] for s in w.starts]), sink)
+    cancelled = []
+
+    def produce():
+        for i in range(3):
+            eng.submit(hf.HyperFrame(np.full((2, 1, 1, 3), i, np.uint8), first_index=2 * i,
+                                     timestamps=np.zeros(2)))
+        raise KeyboardInterrupt  # Ctrl-C in the producer
+
+    with pytest.raises(KeyboardInterrupt):
+        eng.drive(produce, lambda: cancelled.append(True))
+    assert cancelled == [True]
+    assert [int(f[0, 0, 0]) for f in sink.frames] == [0, 1, 2]  # nothing queued is lost

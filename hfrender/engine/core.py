@@ -199,6 +199,24 @@ class Engine:
         self._raise_failure()
         return self.stats
 
+    def drive(self, produce: Callable[[], None], cancel: Callable[[], None]) -> EngineStats:
+        """Run the producer on this thread, then :meth:`finish`; after a failure of the
+        producer (or Ctrl-C) ``cancel()`` first, and what is queued is still fused and
+        written. The first error, the producer's or the engine's, is raised after both."""
+        error: BaseException | None = None
+        try:
+            produce()
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, after finishing
+            error = exc
+            cancel()
+        try:
+            self.finish()
+        except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
+            error = error or exc
+        if error is not None:
+            raise error
+        return self.stats
+
     def _raise_failure(self) -> None:
         if self.failure.done():
             raise self.failure.exception()

@@ -251,19 +251,10 @@ class FxJob:
                         buffers=OutputBuffers(self.per, self.shape, self.dtype),
                         progress=self.progress, held=1 + s.workers)
         engine.start()
-        error: BaseException | None = None
         try:
-            self._produce(builder, engine, skip)
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            error = exc
-            builder.cancel()
-        try:
-            engine.finish()
-        except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
-            error = error or exc
-        stats.frames_out, stats.retries = engine.stats.frames_written, engine.stats.retries
-        if error is not None:
-            raise error
+            engine.drive(lambda: self._produce(builder, engine, skip), builder.cancel)
+        finally:
+            stats.frames_out, stats.retries = engine.stats.frames_written, engine.stats.retries
 
     def _produce(self, builder: HyperFrameBuilder, engine: Engine, skip: int) -> None:
         """Decode into the slots: frame i of the clip is frame ``pad + i`` of the stream

@@ -211,19 +211,12 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
     count = plan.weights.count
     engine = Engine(ReexposeFusion(plan, backend, recon, dof_method), writer, first_frame=0,
                     total=count, workers=workers, progress=progress).start()
-    error = None
-    try:
+
+    def produce() -> None:
         for hyper in replay(store, builder, plan.used):
             engine.submit(hyper)
-    except BaseException as exc:  # noqa: BLE001 - raised after the engine stops
-        error = exc
-        builder.cancel()
-    try:
-        engine.finish()
-    except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
-        error = error or exc
-    if error is not None:
-        raise error
+
+    engine.drive(produce, builder.cancel)
     return {"frames": engine.stats.frames_written, "seconds": time.perf_counter() - t0,
             "subframes": store.subframes, "reconstructed": recon}
 
