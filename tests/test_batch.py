@@ -126,6 +126,15 @@ def test_a_job_takes_samples_auto_and_reconstruct(folder):
     assert (config.samples, config.samples_range, config.reconstruct) == ("auto", (2, 6), "on")
 
 
+def test_a_job_takes_compositing_outputs(folder):
+    text = (folder / "jobs.toml").read_text().replace(
+        'output = "out/png/%03d.png"', 'output = "out/png/%03d.png"\nbit-depth = 16\n'
+        'transparent = true')
+    (folder / "jobs.toml").write_text(text)
+    config = [j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "render"][1]
+    assert (config.render_config().bit_depth, config.render_config().transparent) == (16, True)
+
+
 def test_options_after_the_file_override_every_job(folder):
     jobs = load_jobs(folder / "jobs.toml", {"samples": 1, "jitter": True})
     assert [j.render_config().samples for j in jobs if j.kind == "render"] == [1, 1]
