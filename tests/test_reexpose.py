@@ -193,3 +193,18 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "at most that" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_transparent_store_exposes_with_its_alpha(scene, tmp_path):
+    clear = tmp_path / "clear.py"
+    clear.write_text(SCENE.replace("self.add(hf.Plane(position=(0, 0, -1), scale=8, "
+                                   "color=(0.3, 0.5, 0.3)))", "pass"))
+    store = tmp_path / "store"
+    _keep(clear, store, samples=16, shutter=360.0, shutter_position="start", transparent=True)
+    half = hf.SampleStore.open(store).expose(shutter=180)
+    fresh, _ = render_frames(clear, size=SIZE, dof="off", samples=8, shutter=180.0,
+                             shutter_position="start", transparent=True)
+    assert half.shape == fresh.shape == (9, 36, 64, 4)
+    assert half[..., 3].min() == 0 and half[..., 3].max() == 255  # alpha kept, straight
+    assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1

@@ -56,7 +56,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
                           codec=args.codec, workers=args.workers, quiet=args.quiet,
                           crf=args.crf, preset=args.preset, bitrate=args.bitrate,
-                          pix_fmt=args.pix_fmt)
+                          pix_fmt=args.pix_fmt, transparent=bool(s.get("transparent")))
     exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
                         args.focus_distance, args.f_stop)
     check_encoder(config.output, config.codec, config.size, config.fps,

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.color import straight_alpha
 from hfrender.effects import fuse
 from hfrender.engine.core import Engine
 from hfrender.errors import InputError
@@ -152,9 +153,10 @@ class ReexposeFusion:
     """The exposure's windows over the kept sub-frames, fused by the backend."""
 
     def __init__(self, plan: ExposurePlan, backend: str, reconstruct: bool,
-                 dof_method: str = "fast") -> None:
+                 dof_method: str = "fast", transparent: bool = False) -> None:
         self.plan, self.backend = plan, backend
         self.reconstruct, self.dof_method = reconstruct, dof_method
+        self.transparent = transparent  # RGBA out, straight alpha (as the render wrote)
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.weights.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
@@ -163,8 +165,9 @@ class ReexposeFusion:
         k0, _ = self.windows(hyper)
         shutter = self.plan.spans[k0 : k0 + windows.count] if self.reconstruct else None
         lens = None if self.plan.lens is None else [self.plan.lens] * hyper.frame_count
-        return fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
-                    shutter=shutter, dof_method=self.dof_method)[..., :3]
+        frames = fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
+                      shutter=shutter, dof_method=self.dof_method)
+        return straight_alpha(frames) if self.transparent else frames[..., :3]
 
 
 def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
@@ -209,7 +212,9 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
         (h, w, 4), np.uint8, frames_per_output=1, halo=plan.halo, granularity="auto",
         depth=recon or plan.lens is not None, velocity=recon, max_in_flight=1 + workers)
     count = plan.weights.count
-    engine = Engine(ReexposeFusion(plan, backend, recon, dof_method), writer, first_frame=0,
+    transparent = bool(store.settings.get("transparent"))
+    engine = Engine(ReexposeFusion(plan, backend, recon, dof_method, transparent), writer,
+                    first_frame=0,
                     total=count, workers=workers, progress=progress).start()
 
     def produce() -> None:
