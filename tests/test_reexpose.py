@@ -208,3 +208,16 @@ def test_a_transparent_store_exposes_with_its_alpha(scene, tmp_path):
     assert half.shape == fresh.shape == (9, 36, 64, 4)
     assert half[..., 3].min() == 0 and half[..., 3].max() == 255  # alpha kept, straight
     assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_samples_auto_keeps_only_the_sub_frames_it_drew(scene, tmp_path):
+    store = tmp_path / "store"
+    _, stats = _keep(scene, store, samples="auto", samples_range=(2, 12), dof="depth")
+    kept = hf.SampleStore.open(store)
+    assert kept.subframes == stats.subframes < 9 * 12  # the undrawn slots are not kept
+    assert np.all(np.diff(kept.times) > 0)
+    again = kept.expose()
+    fresh, _ = render_frames(scene, size=SIZE, samples="auto", samples_range=(2, 12),
+                             dof="depth")
+    assert np.abs(again.astype(int) - fresh.astype(int)).max() <= 1

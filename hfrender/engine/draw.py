@@ -31,6 +31,15 @@ def halton(i: int, base: int) -> float:
     return r
 
 
+def _fill(plane: Any, value: float) -> None:
+    """Fill a host plane, or a GL region (a buffer and an offset) of float32 values."""
+    if isinstance(plane, np.ndarray):
+        plane[...] = value
+    else:
+        plane.buffer.write(np.full(plane.nbytes // 4, value, np.float32).tobytes(),
+                           offset=plane.offset)
+
+
 class SubframeDrawer:
     """Draws the sub-frames of ``stream`` with ``renderer`` into ``builder``'s slots."""
 
@@ -65,11 +74,15 @@ class SubframeDrawer:
 
     def skip(self, plan: Plan, j: int) -> Any:
         """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer
-        sub-frames than it holds; its weight is 0). Returns the full hyperframe or None."""
-        config, t = self.config, float(plan.times[j])
+        sub-frames than it holds; its weight is 0; its time NaN: drawn at no time, which a
+        sample store reads as "skip"). Returns the full hyperframe or None."""
+        config, t = self.config, float("nan")
         lens = (self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
                 if self.dof == "depth" else None)
-        self.builder.reserve(t, lens)
+        target = self.builder.reserve(t, lens)
+        for plane, value in ((target.depth, np.inf), (target.velocity, 0.0)):
+            if plane is not None:  # valid, though weightless: sky, still
+                _fill(plane, value)
         return self.builder.commit()
 
     def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> list[np.ndarray]:

@@ -61,7 +61,9 @@ class SampleKeeper:
         self.path = path
 
     def add(self, hyper: HyperFrame) -> None:
-        new = slice(hyper.halo, hyper.frame_count)
+        drawn = np.isfinite(hyper.timestamps)  # --samples auto leaves slots undrawn: NaN
+        drawn[: hyper.halo] = False
+        new = np.flatnonzero(drawn)
         arrays = {"color": _host(hyper.frames[new]),
                   "times": np.asarray(hyper.timestamps[new], np.float64)}
         if hyper.apertures is not None:
@@ -71,7 +73,7 @@ class SampleKeeper:
         if hyper.velocity is not None:
             arrays["velocity"] = _host(hyper.velocity[new])
         if hyper.lenses is not None:
-            lenses = hyper.lenses[new]
+            lenses = [hyper.lenses[i] for i in new]
             arrays["focus_m"] = np.array([x.focus_distance for x in lenses], np.float64)
             arrays["f_stop"] = np.array([x.f_stop for x in lenses], np.float64)
         if len(arrays["times"]):
