@@ -140,3 +140,20 @@ def test_premultiplied_argument_for_straight_alpha_callers(rng):
     with pytest.raises(hf.InputError, match="premultiplied=False is for RGBA frames; these "
                                             "have 3 channels"):
         hf.motion_blur(np.zeros((2, 4, 4, 3), np.uint8), 2, premultiplied=False)
+
+
+def test_a_16_bit_render_keeps_depth_of_field(tmp_path):
+    """16-bit PNG (sub-frames widened before fusion) is the 8-bit render, finer."""
+    from hfrender.io.images import read_png
+
+    scene = tmp_path / "dof.py"
+    scene.write_text(SCENE.format(background="(0.4, 0.4, 0.4)").replace(
+        "self.camera.look_at((0, 0, 0))", "self.camera.look_at((0, 0, 0))\n"
+        "        self.camera.f_stop = 1.0\n        self.camera.focus_distance = 1.5"))
+    for depth, flags in ((8, []), (16, ["--bit-depth", "16"])):
+        _render(scene, tmp_path / f"b{depth}" / "%02d.png", "--dof", "depth", *flags)
+    a8 = _pngs(tmp_path / "b8").astype(int)
+    a16 = np.stack([read_png(f) for f in sorted((tmp_path / "b16").glob("*.png"))])
+    assert a16.dtype == np.uint16
+    assert np.abs(a16.astype(int) / 257 - a8).max() <= 1.01  # the same picture, defocused
+    assert (a16 % 257 != 0).any()  # with the bits 8-bit has not

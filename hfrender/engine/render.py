@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,9 @@ class RenderFusion:
             k0, _ = self.windows(hyper)
             shutter = self.plan.schedule.shutter_spans(k0 + np.arange(windows.count))
         if self.wide != np.uint8:
-            hyper = HyperFrame(deep_output.widen(hyper.frames, self.wide), hyper.depth,
-                               hyper.timestamps, hyper.velocity)
+            # a view of the same sub-frames, widened (lenses and all kept; not a slot's)
+            hyper = replace(hyper, frames=deep_output.widen(hyper.frames, self.wide),
+                            slot=None, pool=None)
         if isinstance(hyper.frames, np.ndarray):
             frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
                           shutter=shutter, dof_method=self.dof_method)[..., self.channels]
