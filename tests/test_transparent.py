@@ -149,7 +149,7 @@ def test_a_16_bit_render_keeps_depth_of_field(tmp_path):
     scene = tmp_path / "dof.py"
     scene.write_text(SCENE.format(background="(0.4, 0.4, 0.4)").replace(
         "self.camera.look_at((0, 0, 0))", "self.camera.look_at((0, 0, 0))\n"
-        "        self.camera.f_stop = 1.0\n        self.camera.focus_distance = 1.5"))
+        "        self.camera.f_stop = 1.0\n        self.camera.focus_distance = 0.5"))
     for depth, flags in ((8, []), (16, ["--bit-depth", "16"])):
         _render(scene, tmp_path / f"b{depth}" / "%02d.png", "--dof", "depth", *flags)
     a8 = _pngs(tmp_path / "b8").astype(int)
