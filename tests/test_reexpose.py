@@ -221,3 +221,32 @@ def test_samples_auto_keeps_only_the_sub_frames_it_drew(scene, tmp_path):
     fresh, _ = render_frames(scene, size=SIZE, samples="auto", samples_range=(2, 12),
                              dof="depth")
     assert np.abs(again.astype(int) - fresh.astype(int)).max() <= 1
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_store_never_touches_folders_that_are_not_its_own(scene, tmp_path):
+    store = tmp_path / "st"
+    foreign = tmp_path / "st.partial"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("keep me")
+    with pytest.raises(StoreError, match=r"st\.partial is there and is not an interrupted "
+                                         "sample store"):
+        _keep(scene, store, samples=2)
+    assert (foreign / "mine.txt").read_text() == "keep me"
+    (foreign / "mine.txt").unlink()
+    foreign.rmdir()
+    foreign.write_text("a file")
+    with pytest.raises(StoreError, match="is not an interrupted sample store"):
+        _keep(scene, store, samples=2)
+    foreign.unlink()
+    _keep(scene, store, samples=2)
+    (tmp_path / "st.old").mkdir()
+    (tmp_path / "st.old" / "a.txt").write_text("also mine")
+    _keep(scene, store, samples=2)  # replaces the older store
+    assert (tmp_path / "st.old" / "a.txt").read_text() == "also mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spin.py", "st", "st.old"]
+    with pytest.raises(StoreError, match="would be inside the store"):
+        render(str(scene), RenderConfig(output=str(tmp_path / "shot" / "%03d.png"),
+                                        size=SIZE, samples=2, quiet=True,
+                                        keep_samples=str(tmp_path / "shot")))
+    assert not (tmp_path / "shot").exists() and not partial_dir(tmp_path / "shot").exists()

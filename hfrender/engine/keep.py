@@ -59,6 +59,7 @@ class SampleKeeper:
     def __init__(self, path: str, settings: dict, size: tuple[int, int]) -> None:
         self.writer = StoreWriter(path, settings, size)
         self.path = path
+        self.open = True  # until close()
 
     def add(self, hyper: HyperFrame) -> None:
         drawn = np.isfinite(hyper.timestamps)  # --samples auto leaves slots undrawn: NaN
@@ -87,6 +88,7 @@ class SampleKeeper:
               stats: Any) -> BaseException | None:
         """The store in place after a complete render, else left in ``DIR.partial``;
         returns the render's error, or the store's own."""
+        self.open = False
         try:
             if error is None:
                 self.writer.finish(frames)

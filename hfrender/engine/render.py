@@ -46,6 +46,7 @@ from hfrender.frame_range import frame_chunk
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import outputs
+from hfrender.io.store import check_target
 from hfrender.io.writers import check_output
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
@@ -149,6 +150,8 @@ class RenderJob:
         if self.own_writer:
             check_output(config.output, config.size, config.codec, alpha=config.transparent)
             outputs.check_writable(config.output)
+        if config.keep_samples is not None:
+            check_target(config.keep_samples, config.output if self.own_writer else None)
         stats.total_frames = self.count
         self.backend = get_backend(config.backend)
         stats.backend = self.backend.name
@@ -233,8 +236,6 @@ class RenderJob:
         self.storage = gl_storage(config, self.glctx, self.backend.name)
         self.builder, self.storage = make_builder(config, plan, self.storage,
                                                   depth or velocity or keep, velocity)
-        self.keeper = keeper_for(config, self.scene, self.dof, schedule, self.first_frame,
-                                 self.count, depth or velocity or keep)
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, velocity)
         stats.interop = self.storage is not None
@@ -250,6 +251,9 @@ class RenderJob:
             from hfrender.render.preview import Preview
 
             self.preview = Preview(self.glctx, config.size)
+        # last: its folder and thread exist only once nothing else can refuse the render
+        self.keeper = keeper_for(config, self.scene, self.dof, schedule, self.first_frame,
+                                 self.count, depth or velocity or keep)
 
     # --- drawing ---------------------------------------------------------------------------
     def run(self) -> RenderStats:
@@ -377,6 +381,8 @@ class RenderJob:
                 part.release()
             except Exception as exc:  # noqa: BLE001 - the render's own error is the one told
                 log.warning("releasing %s: %s", type(part).__name__, exc)
+        if self.keeper is not None and self.keeper.open:  # a render that never ran
+            self.keeper.close(KeyboardInterrupt(), 0, self.stats)
         self.storage = self.preview = self.renderer = self.probe = None
         self.glctx = None
 

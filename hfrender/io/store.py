@@ -36,6 +36,7 @@ import io
 import json
 import os
 import shutil
+import tempfile
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ from hfrender.errors import InputError
 FORMAT = "hfrender-sample-store"
 VERSION = 1
 MANIFEST = "store.json"
+MARKER = ".hfrender-store-partial"  # in DIR.partial: ours to remove (a user's never is)
 LEVEL = 1  # deflate level of the chunks
 PLANES = ("color", "depth", "velocity")
 
@@ -73,15 +75,24 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     return buf.getvalue()
 
 
-def check_target(path: str | Path) -> None:
+def check_target(path: str | Path, output: str | None = None) -> None:
     """``path`` may become a store: absent, an empty folder, or a store (replaced when the
-    new one is complete); anything else is refused before any work."""
+    new one is complete), with no ``DIR.partial`` of anyone else's beside it, and not
+    around ``output`` (replacing the store would take the output with it); anything else
+    is refused before any work."""
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise StoreError(f"--keep-samples {p}: a file is there; give a folder for the store")
     if p.is_dir() and any(p.iterdir()) and not (p / MANIFEST).is_file():
         raise StoreError(f"--keep-samples {p}: the folder is not empty and holds no sample "
                          "store; give a new or empty folder")
+    tmp = partial_dir(p)
+    if tmp.exists() and not (tmp.is_dir() and (tmp / MARKER).is_file()):
+        raise StoreError(f"--keep-samples {p}: {tmp} is there and is not an interrupted "
+                         "sample store of hfrender's; move it, or give another folder")
+    if output is not None and p.resolve() in Path(output).resolve().parents:
+        raise StoreError(f"--keep-samples {p}: the output {output} would be inside the "
+                         "store; keep the store beside the output, not around it")
     parent = p.resolve().parent
     if not os.access(parent, os.W_OK):
         raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
@@ -94,8 +105,10 @@ class StoreWriter:
     def __init__(self, path: str | Path, settings: dict, size: tuple[int, int]) -> None:
         check_target(path)
         self.path, self.tmp = Path(path), partial_dir(path)
-        shutil.rmtree(self.tmp, ignore_errors=True)  # an older interrupted one goes
+        if self.tmp.is_dir():  # an older interrupted store of ours (check_target saw MARKER)
+            shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)
+        (self.tmp / MARKER).write_text("an hfrender sample store being written\n")
         self.meta: dict[str, Any] = {"format": FORMAT, "version": VERSION,
                                      "settings": settings, "size": list(size), "subframes": 0,
                                      "planes": [], "chunks": []}
@@ -147,14 +160,15 @@ class StoreWriter:
         np.save(self.tmp / "times.npy", np.concatenate(self.times) if self.times
                 else np.zeros(0))
         (self.tmp / MANIFEST).write_text(json.dumps(self.meta, indent=1))
-        old = None
-        if self.path.exists():
-            old = self.path.with_name(self.path.name + ".old")
-            shutil.rmtree(old, ignore_errors=True)
-            self.path.rename(old)
+        (self.tmp / MARKER).unlink()
+        aside = None
+        if self.path.exists():  # the older store: into a fresh folder of our own, then gone
+            aside = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.old-",
+                                          dir=self.path.resolve().parent))
+            self.path.rename(aside / "store")
         self.tmp.rename(self.path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
 
     def abandon(self) -> None:
         """After an error or Ctrl-C: what was written stays in ``DIR.partial``."""
