@@ -250,3 +250,22 @@ def test_a_store_never_touches_folders_that_are_not_its_own(scene, tmp_path):
                                         size=SIZE, samples=2, quiet=True,
                                         keep_samples=str(tmp_path / "shot")))
     assert not (tmp_path / "shot").exists() and not partial_dir(tmp_path / "shot").exists()
+
+
+def test_ray_refuses_what_it_does_not_write_yet_and_tells_a_task_s_cause(tmp_path):
+    from hfrender.cli import _first_line
+    from hfrender.engine.cluster import ClusterRender
+
+    clear = tmp_path / "clear.py"
+    clear.write_text(SCENE.replace("self.add(hf.Plane(position=(0, 0, -1), scale=8, "
+                                   "color=(0.3, 0.5, 0.3)))", "self.background = None"))
+    job = ClusterRender(clear, RenderConfig(output=str(tmp_path / "a.mov"), size=SIZE))
+    with pytest.raises(hf.InputError, match=r"--ray: --transparent \(or background = None\) "
+                                            "is rendered locally only"):
+        job.prepare()
+
+    class RayTaskError(Exception):  # what Ray raises in the driver for a task's error
+        cause = StoreError("the real reason")
+
+    assert _first_line(RayTaskError("ray::_render_chunk() (pid=1, ip=...)")) == \
+        "the real reason"

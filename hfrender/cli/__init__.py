@@ -288,6 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The message's first line; for an error a Ray task raised, its cause's (Ray's own
+    first line names only the task and its process)."""
+    cause = getattr(exc, "cause", None)
+    if "RayTaskError" in type(exc).__name__ and isinstance(cause, BaseException):
+        exc = cause
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 

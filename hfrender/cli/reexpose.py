@@ -62,8 +62,9 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     gop = max(1, round(s["fps"]))  # a keyframe a second
+    first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
-                       1, s["frames"], 0)
+                       1, first + s["frames"], first)
     progress, finish = progress_bar(args.quiet)
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:

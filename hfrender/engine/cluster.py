@@ -166,6 +166,16 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
                 "sha256": sha256_file(path), "gl": stats.gl_renderer}
 
 
+def _local_only(config: RenderConfig) -> None:
+    """What a render on Ray does not write yet: alpha (a transparent scene or
+    ``--transparent``) and more than 8 bits (``--bit-depth``); one line, before any work."""
+    if config.transparent or config.bit_depth not in (None, 8):
+        what = "--transparent (or background = None)" if config.transparent else \
+            f"--bit-depth {config.bit_depth}"
+        raise ConfigError(f"--ray: {what} is rendered locally only for now; render "
+                          "without --ray")
+
+
 class ClusterRender:
     """A render of ``scene_file`` into ``config.output``, its chunks run on Ray."""
 
@@ -182,6 +192,7 @@ class ClusterRender:
             keyframe_interval,
             output_settings,
             resolve_dof,
+            resolve_transparent,
             schedule_for,
         )
         from hfrender.scene.loader import load_scene
@@ -198,6 +209,7 @@ class ClusterRender:
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name)
         scene.setup()
+        _local_only(resolve_transparent(config, scene))
         self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
                                          config.fps)  # chunks count from self.first
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
