@@ -183,6 +183,37 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     for key, ((pw, ph), pfps) in PRESETS.items():
         preset.add_argument(f"-q{key}", dest="quality", action="store_const", const=key,
                             help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
+    _effect_options(r)
+    e = r.add_argument_group("engine")
+    e.add_argument("--backend", choices=CHOICES, default=None, help="fusion backend (auto)")
+    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
+    e.add_argument("--granularity", default=None, metavar="auto|N",
+                   help="sub-frames per hyperframe (auto: from free memory)")
+    e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
+    if video:
+        e.add_argument("--schedule", choices=SCHEDULES, default=None,
+                       help="order of fusion: fifo, or motion (most motion first); frames "
+                            "are always written in order")
+    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
+    if video:
+        e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+    e.add_argument("--interop", choices=INTEROP, default=None,
+                   help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
+                        "fusing with CUDA on NVIDIA")
+    if video:
+        e.add_argument("--stats", action="store_true",
+                       help="print bytes copied device-to-host and other figures at the end")
+        e.add_argument("--preview", action="store_true",
+                       help="show frames in a window as they come")
+        e.add_argument("--resume", action="store_true",
+                       help="continue an interrupted render of the same settings (video "
+                            "files)")
+    e.add_argument("--quiet", action="store_true",
+                   help="no progress bar, no summary" if video else "print nothing on success")
+
+
+def _effect_options(r: argparse.ArgumentParser) -> None:
+    """Motion blur and depth of field (and what they are drawn into)."""
     m = r.add_argument_group("motion blur and depth of field")
     m.add_argument("--samples", default=None, metavar="N|auto",
                    help="sub-frames per output frame (8); auto: each frame as many as its "
@@ -216,32 +247,6 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                         "(cost grows with the blur squared)")
     m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
-    e = r.add_argument_group("engine")
-    e.add_argument("--backend", choices=CHOICES, default=None, help="fusion backend (auto)")
-    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
-    e.add_argument("--granularity", default=None, metavar="auto|N",
-                   help="sub-frames per hyperframe (auto: from free memory)")
-    e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
-    if video:
-        e.add_argument("--schedule", choices=SCHEDULES, default=None,
-                       help="order of fusion: fifo, or motion (most motion first); frames "
-                            "are always written in order")
-    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
-    if video:
-        e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
-    e.add_argument("--interop", choices=INTEROP, default=None,
-                   help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
-                        "fusing with CUDA on NVIDIA")
-    if video:
-        e.add_argument("--stats", action="store_true",
-                       help="print bytes copied device-to-host and other figures at the end")
-        e.add_argument("--preview", action="store_true",
-                       help="show frames in a window as they come")
-        e.add_argument("--resume", action="store_true",
-                       help="continue an interrupted render of the same settings (video "
-                            "files)")
-    e.add_argument("--quiet", action="store_true",
-                   help="no progress bar, no summary" if video else "print nothing on success")
 
 
 def _encoder_options(parser: argparse.ArgumentParser) -> None:

@@ -161,6 +161,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     finally:
         finish()
         signal.signal(signal.SIGTERM, previous)
+    return _summary(config, stats)
+
+
+def _summary(config: RenderConfig, stats: Any) -> int:
+    """What a finished render prints: figures (--stats), the output, the kept store."""
     if config.stats:
         out_bytes = stats.frames_written * config.size[0] * config.size[1] * 3
         per = stats.device_to_host_bytes / max(1, stats.frames_written)

@@ -65,9 +65,7 @@ class SubframeDrawer:
         rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
         draw_args = (t, k, offset, jit) if rates is None else (t, k, offset, jit, rates)
         call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)
-        lens = (scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
-                if self.dof == "depth" else None)
-        target = self.builder.reserve(t, lens, tuple(plan.lens[j]))
+        target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]))
         self.renderer.read_into(*target)
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host
@@ -76,14 +74,18 @@ class SubframeDrawer:
         """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer
         sub-frames than it holds; its weight is 0; its time NaN: drawn at no time, which a
         sample store reads as "skip"). Returns the full hyperframe or None."""
-        config, t = self.config, float("nan")
-        lens = (self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
-                if self.dof == "depth" else None)
-        target = self.builder.reserve(t, lens)
+        target = self.builder.reserve(float("nan"), self._depth_lens())
         for plane, value in ((target.depth, np.inf), (target.velocity, 0.0)):
             if plane is not None:  # valid, though weightless: sky, still
                 _fill(plane, value)
         return self.builder.commit()
+
+    def _depth_lens(self) -> Any:
+        """The camera's thin lens as it is now, for ``--dof depth`` (None otherwise)."""
+        if self.dof != "depth":
+            return None
+        config = self.config
+        return self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
 
     def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> list[np.ndarray]:
         """d/dt of every object's clip matrix at ``t``; the scene is left at ``t``."""

@@ -182,10 +182,12 @@ def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
             continue
         chunk = store.read(index, planes)
         color, depth, velocity = (chunk.get(p) for p in io_store.PLANES)
+        aperture = chunk.get("aperture")
         for i, t in enumerate(chunk["times"]):
             if used is not None and not used[first + i]:
                 continue
-            target = builder.reserve(float(t))
+            target = builder.reserve(float(t), None,
+                                     (0.0, 0.0) if aperture is None else tuple(aperture[i]))
             target.color[...] = color[i]
             if target.depth is not None:
                 target.depth[...] = depth[i]
@@ -243,7 +245,8 @@ class SampleStore(io_store.SampleStore):
             copy = replace(hyper, frames=np.array(hyper.frames),
                            depth=None if hyper.depth is None else np.array(hyper.depth),
                            velocity=None if hyper.velocity is None else np.array(hyper.velocity),
-                           timestamps=np.array(hyper.timestamps), slot=None, pool=None)
+                           timestamps=np.array(hyper.timestamps),
+                           apertures=np.array(hyper.apertures), slot=None, pool=None)
             hyper.release()
             yield copy
 
