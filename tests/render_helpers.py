@@ -32,3 +32,17 @@ def render_golden(scene_file, frame_indices, **settings):
         frames.append(out[0])
         renderer = stats.gl_renderer
     return np.stack(frames), renderer
+
+
+def interrupt_after_first_segment(monkeypatch):
+    """Ctrl-C once the first segment of a video is finished; returns the undo."""
+    import hfrender.io.segments as seg
+
+    real = seg.SegmentedWriter._finish_segment
+
+    def stop(self):
+        real(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    return lambda: monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)

@@ -8,6 +8,7 @@ from pathlib import Path
 import imageio_ffmpeg
 import numpy as np
 import pytest
+from render_helpers import interrupt_after_first_segment
 
 from hfrender.cli import main
 from hfrender.config import project_settings
@@ -281,24 +282,11 @@ def test_batch_jobs_take_them(tmp_path, rng):
 
 # --- --resume -------------------------------------------------------------------------------
 
-def _interrupt_after_first_segment(monkeypatch):
-    import hfrender.io.segments as seg
-
-    real = seg.SegmentedWriter._finish_segment
-
-    def stop(self):
-        real(self)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
-    return lambda: monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
-
-
 def test_resume_compares_the_encoder_settings(tmp_path, monkeypatch, capsys):
     out = tmp_path / "r.mp4"
     args = ["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "2", "--samples",
             "2", "--granularity", "12", "--quiet", "--crf", "30", "--preset", "fast"]
-    undo = _interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_first_segment(monkeypatch)
     assert main(args) == 130
     undo()
     capsys.readouterr()
@@ -317,7 +305,7 @@ def test_fx_resume_compares_the_output_pix_fmt(tmp_path, rng, monkeypatch, capsy
     clip, _ = make_clip(tmp_path, rng, n=24)
     out = tmp_path / "o.mp4"
     args = ["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]
-    undo = _interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_first_segment(monkeypatch)
     assert main([*args, "--pix-fmt", "yuv444p"]) == 130
     undo()
     capsys.readouterr()

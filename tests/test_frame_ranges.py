@@ -10,7 +10,7 @@ import imageio.v3 as iio
 import imageio_ffmpeg
 import numpy as np
 import pytest
-from render_helpers import render_frames
+from render_helpers import interrupt_after_first_segment, render_frames
 
 from hfrender.cli import main
 from hfrender.engine.batch import load_jobs
@@ -180,24 +180,11 @@ def test_hfrender_toml_frames(tmp_path, monkeypatch, capsys):
     assert "--frames '2:x': must be START:END" in capsys.readouterr().err
 
 
-def _interrupt_after_first_segment(monkeypatch):
-    import hfrender.io.segments as seg
-
-    real = seg.SegmentedWriter._finish_segment
-
-    def stop(self):
-        real(self)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
-    return lambda: monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
-
-
 def test_resume_continues_the_same_range_only(tmp_path, monkeypatch, capsys):
     out, whole = tmp_path / "r.mp4", tmp_path / "whole.mp4"
     args = ["--size", "64x16", "--samples", "2", "--granularity", "12", "--duration", "3",
             "--quiet"]
-    undo = _interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_first_segment(monkeypatch)
     assert main(["render", BAR, "-o", str(out), "--frames", "10:80", *args]) == 130
     undo()
     capsys.readouterr()

@@ -73,7 +73,7 @@ class Frames:
         k0, w = self.plan.weights.in_span(h.first_index, h.halo, h.frame_count)
         return self.plan.first_frame + k0, w
 
-    def fuse(self, h, windows, out):
+    def fuse(self, h, windows, out, first=0):
         return self.fuse_fn(h, windows)
 
 

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 
-from hfrender.cli.common import EXIT_SIGINT, EXIT_SIGTERM, Terminated, on_sigterm, progress_bar
+from hfrender.cli.common import interrupted_code, progress_bar, sigterm_interrupts
 from hfrender.config import ConfigError
 
 OWN = ("--summary", "--quiet", "--ray")
@@ -72,21 +71,19 @@ def cmd_batch(args: argparse.Namespace) -> int:
     jobs = load_jobs(args.jobs, overrides)  # every job checked before any runs
     state = BatchState.load(Path(args.jobs))
     results = []
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
     code = 0
-    try:
-        if "ray" in own:
-            results = _on_ray(jobs, state, own["ray"], quiet)
-        else:
-            for n, job in enumerate(jobs, 1):
-                results.append(_one(job, state, n, len(jobs), quiet))
-    except KeyboardInterrupt as exc:
-        print(f"interrupted: {len(results)} of {len(jobs)} jobs finished; run the same "
-              "command again to go on (finished jobs are skipped, a half-done one resumes)",
-              file=sys.stderr)
-        code = EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with sigterm_interrupts():
+        try:
+            if "ray" in own:
+                results = _on_ray(jobs, state, own["ray"], quiet)
+            else:
+                for n, job in enumerate(jobs, 1):
+                    results.append(_one(job, state, n, len(jobs), quiet))
+        except KeyboardInterrupt as exc:
+            print(f"interrupted: {len(results)} of {len(jobs)} jobs finished; run the same "
+                  "command again to go on (finished jobs are skipped, a half-done one "
+                  "resumes)", file=sys.stderr)
+            code = interrupted_code(exc)
     if not quiet:
         print(table(results))
     if own.get("summary"):

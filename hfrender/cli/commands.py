@@ -12,12 +12,10 @@ from typing import Any
 import hfrender
 from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
-    Terminated,
     check_encoder,
-    on_sigterm,
+    interrupted_code,
     progress_bar,
+    sigterm_interrupts,
 )
 from hfrender.config import (
     PRESETS,
@@ -143,24 +141,21 @@ def cmd_render(args: argparse.Namespace) -> int:
     if getattr(args, "ray", None):
         return _render_on_ray(args, config)
     progress, finish = progress_bar(config.quiet)
-    import signal
-
     job = RenderJob(args.file, config, scene_name=args.scene, progress=progress)
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        stats = job.prepare().run()
-    except KeyboardInterrupt as exc:
-        finish()
-        _interrupted(args, config, job.stats)
-        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-    except HFRenderError as exc:  # the one line says what became of the frames made
-        if not job.stats.partial:
-            raise
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise type(exc)(f"{first}; {_kept(config, job.stats)}") from exc
-    finally:
-        finish()
-        signal.signal(signal.SIGTERM, previous)
+    with sigterm_interrupts():
+        try:
+            stats = job.prepare().run()
+        except KeyboardInterrupt as exc:
+            finish()
+            _interrupted(args, config, job.stats)
+            return interrupted_code(exc)
+        except HFRenderError as exc:  # the one line says what became of the frames made
+            if not job.stats.partial:
+                raise
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise type(exc)(f"{first}; {_kept(config, job.stats)}") from exc
+        finally:
+            finish()
     return _summary(config, stats)
 
 
@@ -199,24 +194,21 @@ def _summary(config: RenderConfig, stats: Any) -> int:
 
 def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
     """``render --ray``: the segments as Ray tasks, joined here."""
-    import signal
-
     from hfrender.engine.cluster import ClusterRender
 
     progress, finish = progress_bar(config.quiet)
     job = ClusterRender(args.file, config, None if args.ray == "local" else args.ray,
                         args.scene, progress)
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        stats = job.prepare().run()
-    except KeyboardInterrupt as exc:
-        finish()
-        print(f"interrupted: the finished segments of {config.output} are kept; run the same "
-              "command again to go on", file=sys.stderr)
-        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-    finally:
-        finish()
-        signal.signal(signal.SIGTERM, previous)
+    with sigterm_interrupts():
+        try:
+            stats = job.prepare().run()
+        except KeyboardInterrupt as exc:
+            finish()
+            print(f"interrupted: the finished segments of {config.output} are kept; run the "
+                  "same command again to go on", file=sys.stderr)
+            return interrupted_code(exc)
+        finally:
+            finish()
     if not config.quiet:
         print(f"wrote {stats.output}: {stats.frames} frames on Ray ({stats.workers} CPUs), "
               f"{stats.segments_made} segments rendered, {stats.segments_reused} reused; "

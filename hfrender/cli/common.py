@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
@@ -18,6 +21,22 @@ class Terminated(KeyboardInterrupt):
 
 def on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
     raise Terminated()
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Inside the block SIGTERM stops the work like Ctrl-C (:class:`Terminated`); the
+    previous handler comes back after it."""
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted_code(exc: KeyboardInterrupt) -> int:
+    """The exit status of an interrupted command: 143 for SIGTERM, 130 for Ctrl-C."""
+    return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
 
 
 def progress_bar(quiet: bool):

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 
 from hfrender.cli.common import (
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
-    Terminated,
     check_encoder,
-    on_sigterm,
+    interrupted_code,
     progress_bar,
+    sigterm_interrupts,
 )
 from hfrender.config import ConfigError
 from hfrender.io.encoding import Encoding
@@ -65,16 +62,15 @@ def cmd_fx(args: argparse.Namespace) -> int:
                         None if args.ray == "local" else args.ray, progress)
     else:
         job = FxJob(args.input, args.output, settings, progress)
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        stats = job.prepare().run()
-    except KeyboardInterrupt as exc:
-        finish()
-        _interrupted(job.stats)
-        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-    finally:
-        finish()
-        signal.signal(signal.SIGTERM, previous)
+    with sigterm_interrupts():
+        try:
+            stats = job.prepare().run()
+        except KeyboardInterrupt as exc:
+            finish()
+            _interrupted(job.stats)
+            return interrupted_code(exc)
+        finally:
+            finish()
     if args.quiet:
         return 0
     if args.ray:

@@ -4,16 +4,13 @@ with depth another focus) without rendering."""
 from __future__ import annotations
 
 import argparse
-import signal
 from typing import Any
 
 from hfrender.cli.common import (
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
-    Terminated,
     check_encoder,
-    on_sigterm,
+    interrupted_code,
     progress_bar,
+    sigterm_interrupts,
 )
 from hfrender.config import RenderConfig
 from hfrender.io.encoding import Encoding
@@ -66,21 +63,20 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
                        1, first + s["frames"], first)
     progress, finish = progress_bar(args.quiet)
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        figures = run_exposure(store, exposure, out.writer, backend=args.backend,
-                               workers=args.workers, dof_method=args.dof_method,
-                               progress=progress)
-        out.finish()
-    except KeyboardInterrupt as exc:
-        out.abandon()
-        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
-    except BaseException:
-        out.abandon()
-        raise
-    finally:
-        finish()
-        signal.signal(signal.SIGTERM, previous)
+    with sigterm_interrupts():
+        try:
+            figures = run_exposure(store, exposure, out.writer, backend=args.backend,
+                                   workers=args.workers, dof_method=args.dof_method,
+                                   progress=progress)
+            out.finish()
+        except KeyboardInterrupt as exc:
+            out.abandon()
+            return interrupted_code(exc)
+        except BaseException:
+            out.abandon()
+            raise
+        finally:
+            finish()
     if not args.quiet:
         print(f"wrote {args.output}: {figures['frames']} frames from {figures['subframes']} "
               f"kept sub-frames{' (reconstructed)' if figures['reconstructed'] else ''}; "

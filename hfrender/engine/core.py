@@ -57,9 +57,11 @@ class Fusion(Protocol):
         """``(first output, windows)`` that ``hyper`` computes, starts relative to it."""
         ...
 
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: np.ndarray) -> np.ndarray:
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: np.ndarray,
+             first: int = 0) -> np.ndarray:
         """The output frames of ``windows`` (host memory, ``windows.count`` of them),
-        written into ``out`` where the job can."""
+        written into ``out`` where the job can; ``first``: the first of them, as
+        :meth:`windows` said (the engine passes it on)."""
         ...
 
 
@@ -263,7 +265,7 @@ class Engine:
             else:
                 k0, windows = self.fusion.windows(hyper)
             try:
-                frames = self._fuse(hyper, windows)
+                frames = self._fuse(hyper, windows, k0)
             except BaseException as exc:
                 cut = self._split_point(hyper, windows) if out_of_memory(exc) else None
                 if cut is None:
@@ -311,11 +313,11 @@ class Engine:
             return None
         return int(inside[np.argmin(np.abs(inside - hyper.frame_count / 2))])
 
-    def _fuse(self, hyper: HyperFrame, windows: WindowWeights) -> np.ndarray:
+    def _fuse(self, hyper: HyperFrame, windows: WindowWeights, first: int) -> np.ndarray:
         if windows.count == 0:
             return np.empty((0,))
         out = self.buffers.take(windows.count) if self.buffers is not None else None
-        return self.fusion.fuse(hyper, windows, out)
+        return self.fusion.fuse(hyper, windows, out, first)
 
     def _write(self) -> None:
         try:

@@ -88,16 +88,17 @@ class FxFusion:
         return sliding_in_span(self.weights, self.s.stride, hyper.first_index, hyper.halo,
                                hyper.frame_count)
 
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
+             first: int = 0) -> np.ndarray:
         s = self.s
-        first, last = int(windows.starts[0]), int(windows.starts[-1]) + s.window
-        span = hyper.frames[first:last]
+        lo, hi = int(windows.starts[0]), int(windows.starts[-1]) + s.window
+        span = hyper.frames[lo:hi]
         if s.lens is None:
             res = motion_blur(span, s.window, stride=s.stride, weights=self.weights,
                               linear_light=s.linear_light, backend=s.backend, out=out)
         else:
             local = WindowWeights.sliding(self.weights, windows.count, s.stride)
-            res = fuse(HyperFrame(span, hyper.depth[first:last]), local, lens=s.lens,
+            res = fuse(HyperFrame(span, hyper.depth[lo:hi]), local, lens=s.lens,
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
         if self.alpha == "keep":

@@ -161,9 +161,9 @@ class ReexposeFusion:
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.weights.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
 
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
-        k0, _ = self.windows(hyper)
-        shutter = self.plan.spans[k0 : k0 + windows.count] if self.reconstruct else None
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
+             first: int = 0) -> np.ndarray:
+        shutter = self.plan.spans[first : first + windows.count] if self.reconstruct else None
         lens = None if self.plan.lens is None else [self.plan.lens] * hyper.frame_count
         frames = fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
                       shutter=shutter, dof_method=self.dof_method)

@@ -77,11 +77,11 @@ class RenderFusion:
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
 
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any) -> np.ndarray:
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
+             first: int = 0) -> np.ndarray:
         shutter = None
         if hyper.velocity is not None and windows.count:
-            k0, _ = self.windows(hyper)
-            shutter = self.plan.schedule.shutter_spans(k0 + np.arange(windows.count))
+            shutter = self.plan.schedule.shutter_spans(first + np.arange(windows.count))
         if self.wide != np.uint8:
             # a view of the same sub-frames, widened (lenses and all kept; not a slot's)
             hyper = replace(hyper, frames=deep_output.widen(hyper.frames, self.wide),

@@ -74,12 +74,14 @@ class CPUBackend:
         :mod:`hfrender.backends.cpu.reconstruct`). Without motion: :meth:`fuse` itself."""
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
-        if not moves(frame_speeds(velocity, weights), weights, times, spans):
+        speed = frame_speeds(velocity, weights)
+        if not moves(speed, weights, times, spans):
             return self.fuse(frames, depth if lens is not None else None, weights, lens,
                              linear_light, out, dof_method=dof_method)
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
         dof = None if lens is None else _defocus_fn(depth, lens, dof_method)
-        return reconstruct_windows(frames, depth, velocity, times, weights, spans, tf, out, dof)
+        return reconstruct_windows(frames, depth, velocity, times, weights, spans, tf, out, dof,
+                                   speed)
 
     @staticmethod
     def _fuse_bands(frames: np.ndarray, weights: WindowWeights, linear_light: bool,

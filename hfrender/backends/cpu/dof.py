@@ -35,22 +35,28 @@ def _span(maxima: np.ndarray, d2: float) -> tuple[int, int] | None:
     return (int(hit[0]), int(hit[-1])) if len(hit) else None
 
 
+def squared_radii(depth: np.ndarray, lens: Lens, w: int, h: int) -> tuple[np.ndarray, int]:
+    """(every pixel's squared CoC radius in pixels, its floor's largest value): below 1
+    nothing is blurred by a whole pixel."""
+    r = lens.coc_radius_px(depth, w, h)
+    r2 = r * r
+    return r2, int(np.floor(float(r2.max())))
+
+
 def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     """Defocus one linear-light frame ``lin`` (H, W, C float32) with ``depth`` (H, W) metres.
 
     Returns a new (H, W, C) float32 array.
     """
     h, w, c = lin.shape
-    r = lens.coc_radius_px(depth, w, h)
-    r2 = r * r
-    max_d2 = int(np.floor(float(r2.max())))
+    r2, max_d2 = squared_radii(depth, lens, w, h)
     if max_d2 < 1:
         return lin.copy()
     offsets, d2s = disk_offsets(max_d2)
     big = int(np.abs(offsets).max())
     if len(offsets) * h * w > SLOW_WORK:
         log.warning("depth of field: blur radius up to %.0f px on %dx%d: the CPU gather will be "
-                    "slow; max_coc_px bounds it", float(r.max()), w, h)
+                    "slow; max_coc_px bounds it", float(np.sqrt(r2.max())), w, h)
     # number of whole pixels in each source's disk (offset 0 always counts): weights 1/area
     inv_area = (1.0 / np.searchsorted(d2s, r2, side="right")).astype(np.float32)
 

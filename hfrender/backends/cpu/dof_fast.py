@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from hfrender.backends.cpu.blur import _band_pool
+from hfrender.backends.cpu.dof import squared_radii
 from hfrender.dof_layers import (
     NOISE,
     NOISE_W,
@@ -175,9 +176,7 @@ def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     """Defocus one linear-light frame ``lin`` (H, W, C float32) with ``depth`` (H, W) metres,
     by layers (cost independent of the blur size). Returns a new (H, W, C) float32 array."""
     h, w, _ = lin.shape
-    r = lens.coc_radius_px(depth, w, h)
-    r2 = r * r
-    max_d2 = int(np.floor(float(r2.max())))
+    r2, max_d2 = squared_radii(depth, lens, w, h)
     if max_d2 < 1:
         return lin.copy()
     depth = np.asarray(depth, np.float32)

@@ -249,11 +249,13 @@ def moves(frames_speed: np.ndarray, weights: WindowWeights, times: np.ndarray,
 def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,
                         times: np.ndarray, weights: WindowWeights, spans: np.ndarray,
                         tf: Transfer, out: np.ndarray,
-                        defocus: DefocusFn | None = None) -> np.ndarray:
+                        defocus: DefocusFn | None = None,
+                        speed: np.ndarray | None = None) -> np.ndarray:
     """``out[k] = encode(sum_j W[k, j] * cell_j)``, ``cell_j`` the reconstructed mean
     picture over sample ``j``'s part of output ``k``'s shutter ``spans[k] = (open, close)``.
-    ``defocus(lin, j)`` (depth of field) is applied to each sub-frame before it is warped."""
-    speed = frame_speeds(velocity, weights)
+    ``defocus(lin, j)`` (depth of field) is applied to each sub-frame before it is warped;
+    ``speed``: :func:`frame_speeds`, where the caller has it already."""
+    speed = frame_speeds(velocity, weights) if speed is None else speed
     decoded: dict[int, _Frame] = {}
 
     shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
