@@ -43,7 +43,8 @@ PLAIN = (8, 16, 32, 64)
 RECON = (4, 8)
 
 
-SETTINGS = {"antialias": False}  # every method's, reference included (main sets them)
+# every method's, reference included (main sets them)
+SETTINGS = {"antialias": False, "msaa": RenderConfig.msaa}
 
 
 def render_method(size, first, frames, samples, reconstruct, **extra):
@@ -137,7 +138,8 @@ def accumulation_seconds(size, frames, samples):
 
     with tempfile.TemporaryDirectory() as tmp:
         fps = [render_pipeline.run_accumulation(SCENE, str(Path(tmp) / "acc.mp4"), size,
-                                                samples, frames) for _ in range(3)]
+                                                samples, frames, SETTINGS["msaa"])
+               for _ in range(3)]
     return frames / statistics.median(fps)
 
 
@@ -189,23 +191,31 @@ def main() -> None:
     ap.add_argument("--antialias", action="store_true",
                     help="sub-pixel jitter on (static edges then differ from the reference by "
                          "their 8 jitter positions, whatever the motion method)")
+    ap.add_argument("--msaa", type=int, default=RenderConfig.msaa,
+                    help="coverage samples per pixel in every method's sub-frames (1: off)")
+    ap.add_argument("--only", default=None,
+                    help="only these methods, e.g. 'plain 8,recon 8' (and no time to quality, "
+                         "auto or picture)")
     args = ap.parse_args()
     size, first, n = parse_size(args.size), args.first, args.frames
     SETTINGS["antialias"] = args.antialias
+    SETTINGS["msaa"] = args.msaa
     ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)
     masks = motion_mask(size, first, n)
     band = silhouette_band(masks)
     print(f"reference: {REFERENCE_SAMPLES} plain sub-frames, {ref_s:.1f} s, antialias "
-          f"{'on' if args.antialias else 'off'}; moving region "
+          f"{'on' if args.antialias else 'off'}, msaa {args.msaa}; moving region "
           f"{masks.mean():.1%} of pixels, band {band.mean():.1%}")
     methods = [(f"plain {s}", s, False) for s in PLAIN] + [(f"recon {s}", s, True) for s in RECON]
+    if args.only:
+        methods = [m for m in methods if m[0] in args.only.split(",")]
     rows, table = [], {}
     for name, samples, rec in methods:
         frames, secs, drawn = timed(args.runs, lambda s=samples, r=rec: render_method(
             size, first, n, s, r))
         table[name] = dict(score(ref, frames, masks, band), seconds=secs, drawn=drawn)
         rows.append((name, frames))
-    base = table["plain 8"]["seconds"]
+    base = (table.get("plain 8") or next(iter(table.values())))["seconds"]
     print(f"{'method':10} {'PSNR':>6} {'moving':>6} {'band':>6} {'worst':>6} {'FLIP':>7} "
           f"{'moving':>7} {'band':>7} {'drawn':>6} {'s':>6} {'x plain8':>8}")
     for name, r in table.items():
@@ -213,6 +223,8 @@ def main() -> None:
               f"{r['worst_psnr']:6.2f} {r['flip']:7.4f} {r['flip_moving']:7.4f} "
               f"{r['flip_band']:7.4f} {r['drawn']:6d} {r['seconds']:6.2f} "
               f"{r['seconds'] / base:8.2f}")
+    if args.only:  # a quick look at some methods: no time to quality, auto or picture
+        return
     target = table["recon 8"]["psnr"]
     reach = next((s for s in (*PLAIN, 128, 256) if
                   (table.get(f"plain {s}") or {"psnr": score(ref, render_method(

@@ -67,12 +67,12 @@ void main() {
 """
 
 
-def setup(scene_file, size, samples, frames):
+def setup(scene_file, size, samples, frames, msaa=1):
     scene = load_scene(scene_file)
     scene.setup()
     plan = SampleSchedule(30.0, 180.0, "center", "box", samples).plan(frames)
     glctx = create_context("egl", size=size)
-    renderer = make_renderer(glctx.ctx, scene, size, False, 30.0)
+    renderer = make_renderer(glctx.ctx, scene, size, False, 30.0, msaa=msaa)
     renderer.prepare()
     return scene, plan, glctx, renderer
 
@@ -109,10 +109,10 @@ def run_naive(scene_file, out, size, samples, frames):
     return frames / seconds
 
 
-def run_accumulation(scene_file, out, size, samples, frames):
+def run_accumulation(scene_file, out, size, samples, frames, msaa=1):
     import moderngl
 
-    scene, plan, glctx, renderer = setup(scene_file, size, samples, frames)
+    scene, plan, glctx, renderer = setup(scene_file, size, samples, frames, msaa)
     ctx = glctx.ctx
     acc = ctx.texture(size, 4, dtype="f4")
     acc_fbo = ctx.framebuffer([acc])

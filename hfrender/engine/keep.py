@@ -23,7 +23,7 @@ def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int,
     s = {"fps": config.fps, "shutter": schedule.effective_shutter_deg,
          "position": config.shutter_position, "curve": config.shutter_curve,
          "samples": schedule.window, "jitter": config.jitter, "seed": config.seed,
-         "antialias": config.antialias, "dof": dof, "depth": depth,
+         "antialias": config.antialias, "msaa": config.msaa, "dof": dof, "depth": depth,
          "transparent": bool(config.transparent),
          "first_frame": first, "frames": count, "scene": str(scene.source_path)}
     if not isinstance(scene, ShaderScene) and scene.camera.f_stop is not None:

@@ -230,7 +230,7 @@ class RenderJob:
         stats.no_velocity = isinstance(self.scene, ShaderScene)
         keep = keeps_depth(config, self.scene)
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
-                                      config.fps, velocity)
+                                      config.fps, velocity, config.msaa)
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
         self.storage = gl_storage(config, self.glctx, self.backend.name)

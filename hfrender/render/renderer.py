@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.errors import InputError
 from hfrender.render.models import ModelDrawer
 from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
 from hfrender.scene import Scene, ShaderScene
@@ -54,20 +55,58 @@ def _read(fbo: Any, dest: Any, components: int, attachment: int, dtype: str) -> 
         fbo.read_into(dest, components=components, attachment=attachment, dtype=dtype)
 
 
+def _planes(ctx: Any, size: tuple[int, int], with_depth: bool, with_velocity: bool,
+            samples: int) -> list[Any]:
+    """Colour, then depth and velocity where asked (velocity sits at attachment 2, after
+    depth): ``samples`` per pixel (0: single-sample textures)."""
+    planes = [ctx.texture(size, 4, dtype="f1", samples=samples)]
+    if with_depth or with_velocity:
+        planes.append(ctx.texture(size, 1, dtype="f4", samples=samples))
+    if with_velocity:
+        planes.append(ctx.texture(size, 2, dtype="f4", samples=samples))
+    return planes
+
+
 class _Target:
+    """Where a sub-frame is drawn (``draw_fbo``) and read from (``fbo``). With ``msaa`` > 1
+    the draw goes to multisampled planes and :meth:`resolve` averages them into the
+    single-sample ones (``shaders/glsl/msaa_resolve.frag``)."""
+
     def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool,
-                 with_velocity: bool = False) -> None:
-        self.color = ctx.texture(size, 4, dtype="f1")
-        attachments = [self.color]
-        self.depth = self.velocity = None
-        if with_depth or with_velocity:  # velocity sits at attachment 2, after depth
-            self.depth = ctx.texture(size, 1, dtype="f4")
-            attachments.append(self.depth)
-        if with_velocity:
-            self.velocity = ctx.texture(size, 2, dtype="f4")
-            attachments.append(self.velocity)
-        self.zbuffer = ctx.depth_renderbuffer(size)
-        self.fbo = ctx.framebuffer(attachments, self.zbuffer)
+                 with_velocity: bool = False, msaa: int = 1) -> None:
+        self.ctx, self.size, self.msaa = ctx, size, msaa
+        planes = _planes(ctx, size, with_depth, with_velocity, 0)
+        self.color = planes[0]
+        self.depth = planes[1] if len(planes) > 1 else None
+        self.velocity = planes[2] if len(planes) > 2 else None
+        self.ms_planes: list[Any] = []
+        self.resolver = self.resolve_vao = None
+        if msaa > 1:
+            self.ms_planes = _planes(ctx, size, with_depth, with_velocity, msaa)
+            self.zbuffer = ctx.depth_renderbuffer(size, samples=msaa)
+            self.draw_fbo = ctx.framebuffer(self.ms_planes, self.zbuffer)
+            self.fbo = ctx.framebuffer(planes)
+            self.resolver = _resolve_program(ctx, msaa, len(planes))
+            self.resolve_vao = ctx.vertex_array(self.resolver, [])
+        else:
+            self.zbuffer = ctx.depth_renderbuffer(size)
+            self.fbo = self.draw_fbo = ctx.framebuffer(planes, self.zbuffer)
+
+    def resolve(self) -> None:
+        """The multisampled draw into the planes :meth:`read_into` reads (nothing to do
+        without MSAA)."""
+        if self.resolver is None:
+            return
+        import moderngl
+
+        self.fbo.use()
+        self.ctx.viewport = (0, 0, *self.size)
+        self.ctx.disable(moderngl.DEPTH_TEST)
+        names = ("u_color", "u_depth", "u_velocity")[: len(self.ms_planes)]
+        for unit, (plane, name) in enumerate(zip(self.ms_planes, names, strict=True)):
+            plane.use(unit)
+            _set(self.resolver, name, unit)
+        self.resolve_vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         """Copy the sub-frame into ``color`` (and ``depth``, ``velocity``): host arrays, or
@@ -84,11 +123,22 @@ class _Target:
     def release(self) -> None:
         # unbind it first: moderngl rebinds the framebuffer bound before it makes one, and
         # the next one made on this context would get GL_INVALID_OPERATION for a deleted one
-        if self.fbo.ctx.fbo is self.fbo:
-            self.fbo.ctx.detect_framebuffer(0).use()
-        for obj in (self.fbo, self.color, self.depth, self.velocity, self.zbuffer):
+        if self.ctx.fbo in (self.fbo, self.draw_fbo):
+            self.ctx.detect_framebuffer(0).use()
+        fbos = [self.fbo] if self.fbo is self.draw_fbo else [self.fbo, self.draw_fbo]
+        for obj in (*fbos, self.resolve_vao, self.resolver, self.color, self.depth,
+                    self.velocity, *self.ms_planes, self.zbuffer):
             if obj is not None:
                 obj.release()
+
+
+def _resolve_program(ctx: Any, msaa: int, planes: int) -> Any:
+    defines = [f"#define HF_SAMPLES {msaa}"]
+    defines += ["#define HF_DEPTH"] if planes > 1 else []
+    defines += ["#define HF_VELOCITY"] if planes > 2 else []
+    version, _, body = glsl("msaa_resolve.frag").partition("\n")
+    return compile_program(ctx, glsl("fullscreen.vert"),
+                           "\n".join([version, *defines, body]), None)
 
 
 class SceneRenderer:
@@ -98,9 +148,9 @@ class SceneRenderer:
     transparent = False  # draw no background: alpha 0 there (set by the render job)
 
     def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
-                 with_velocity: bool = False) -> None:
+                 with_velocity: bool = False, msaa: int = 1) -> None:
         self.ctx, self.scene, self.size = ctx, scene, size
-        self.target = _Target(ctx, size, with_depth, with_velocity)
+        self.target = _Target(ctx, size, with_depth, with_velocity, msaa)
         self.scene_dir = Path(scene.source_path).parent if scene.source_path else None
         self.background = compile_program(ctx, glsl("fullscreen.vert"), glsl("background.frag"),
                                           None)
@@ -171,9 +221,9 @@ class SceneRenderer:
         light = np.asarray(scene.light_direction, np.float64)
         light = light / (np.linalg.norm(light) or 1.0)
 
-        self.target.fbo.use()
+        self.target.draw_fbo.use()
         ctx.viewport = (0, 0, w, h)
-        self.target.fbo.clear(depth=1.0)
+        self.target.draw_fbo.clear(depth=1.0)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         clear = scene.background is None or self.transparent
         _set(self.background, "u_background",
@@ -206,6 +256,7 @@ class SceneRenderer:
                 self.models.render(prog, obj.geometry, model)
             else:
                 self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
+        self.target.resolve()
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)
@@ -267,9 +318,22 @@ def clip_rates(before: list[np.ndarray], after: list[np.ndarray],
     return [(b - a) / dt for a, b in zip(before, after, strict=False)]
 
 
+def check_msaa(ctx: Any, msaa: int) -> None:
+    """``msaa`` samples per pixel, or one line saying how many this context offers."""
+    most = int(getattr(ctx, "max_samples", 1) or 1)
+    if msaa > most:
+        renderer = ctx.info.get("GL_RENDERER", "this OpenGL")
+        raise InputError(f"msaa={msaa}: {renderer} offers at most {most} samples per pixel; "
+                         f"give --msaa {most} or less")
+
+
 def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
-                  fps: float, with_velocity: bool = False) -> SceneRenderer | ShaderRenderer:
+                  fps: float, with_velocity: bool = False,
+                  msaa: int = 1) -> SceneRenderer | ShaderRenderer:
+    """The renderer for ``scene``; ``msaa`` samples per pixel for meshes (a shader draws one
+    colour per pixel whatever the samples: it gets none)."""
     if isinstance(scene, ShaderScene):
         return ShaderRenderer(ctx, scene, size, with_depth, fps)
-    return SceneRenderer(ctx, scene, size, with_depth, with_velocity)
+    check_msaa(ctx, msaa)
+    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, msaa)
 

@@ -1,0 +1,53 @@
+#version 330 core
+// Resolves a multisampled sub-frame into its single-sample planes: colour averaged in
+// linear light (the samples hold sRGB-encoded, premultiplied colour, as the mesh and
+// background shaders write it), depth and velocity taken from the nearest sample (a
+// pixel on a silhouette moves, and is defocused, with the surface in front).
+// The renderer puts HF_SAMPLES, and HF_DEPTH / HF_VELOCITY where it has those planes,
+// after the version line.
+uniform sampler2DMS u_color;
+#ifdef HF_DEPTH
+uniform sampler2DMS u_depth;
+layout(location = 1) out float f_depth;
+#endif
+#ifdef HF_VELOCITY
+uniform sampler2DMS u_velocity;
+layout(location = 2) out vec2 f_velocity;
+#endif
+layout(location = 0) out vec4 f_color;
+
+vec3 decode_srgb(vec3 c) {
+    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+}
+
+vec3 encode_srgb(vec3 c) {
+    c = clamp(c, 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}
+
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    vec4 first = texelFetch(u_color, p, 0);
+    vec4 sum = vec4(0.0);
+    bool same = true;
+    for (int s = 0; s < HF_SAMPLES; ++s) {
+        vec4 c = texelFetch(u_color, p, s);
+        same = same && c == first;
+        sum += vec4(decode_srgb(c.rgb), c.a);
+    }
+    // a pixel every sample agrees on keeps its value exactly (no round trip through linear)
+    f_color = same ? first : vec4(encode_srgb(sum.rgb / float(HF_SAMPLES)),
+                                  sum.a / float(HF_SAMPLES));
+#ifdef HF_DEPTH
+    int nearest = 0;
+    float d = texelFetch(u_depth, p, 0).r;
+    for (int s = 1; s < HF_SAMPLES; ++s) {
+        float ds = texelFetch(u_depth, p, s).r;
+        if (ds < d) { d = ds; nearest = s; }
+    }
+    f_depth = d;
+#ifdef HF_VELOCITY
+    f_velocity = texelFetch(u_velocity, p, nearest).rg;
+#endif
+#endif
+}

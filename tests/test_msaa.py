@@ -1,0 +1,144 @@
+"""Multisampling in each sub-frame (``--msaa``): coverage averaged in linear light, depth and
+velocity of the nearest sample, interiors unchanged, and the limits told in one line.
+
+The scenes are orthographic cards whose edges sit at known sub-pixel places, so that a
+pixel's coverage is known exactly: 4 samples per pixel (the standard pattern) split a pixel
+whose centre an edge crosses into 2 covered and 2 uncovered samples.
+"""
+
+import numpy as np
+import pytest
+from render_helpers import linear, render_frames
+from test_render import write_scene
+
+import hfrender as hf
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine.draw import SubframeDrawer
+from hfrender.render.renderer import SceneRenderer
+
+W, H = 200, 100
+# 4 m across 200 px: 50 px a metre. A 0.5 m card at x = 0 spans 87.5 .. 112.5 px: its edge
+# pixels 87 and 112 are half covered; one at x = 0.1 m spans 92.5 .. 117.5.
+CARD = """
+class Card(hf.Scene):
+    duration = 0.1
+    background = {background}
+    ambient = 1.0
+
+    def setup(self):
+        self.card = self.add(hf.Plane(position=({x}, 0, -2), scale=0.5, color=(1, 1, 1)))
+        self.camera.position = (0, 0, 0)
+        self.camera.look_at((0, 0, -1))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 2.0
+"""
+
+
+def card(tmp_path, msaa, x=0.0, background="(0, 0, 0)"):
+    path = write_scene(tmp_path, CARD.format(x=x, background=background),
+                       f"card_{msaa}_{x}_{len(background)}.py")
+    if background == "None":  # RGBA: through a PNG (memory.mp4 has no alpha)
+        import imageio.v3 as iio
+
+        from hfrender.cli import main
+
+        out = tmp_path / f"rgba_{msaa}_%02d.png"
+        assert main(["render", str(path), "-o", str(out), "--size", f"{W}x{H}", "--samples",
+                     "1", "--msaa", str(msaa), "--quiet"]) == 0
+        return iio.imread(tmp_path / f"rgba_{msaa}_00.png")
+    frames, _ = render_frames(path, count=1, size=(W, H), samples=1, antialias=False,
+                              msaa=msaa)
+    return frames[0]
+
+
+@pytest.mark.parametrize("msaa", [2, 4])
+def test_an_edge_through_a_pixel_centre_is_half_covered_in_linear_light(tmp_path, msaa):
+    row = card(tmp_path, msaa)[50, :, 0]
+    # half the samples white, half black: 0.5 in linear light is 188 in sRGB (a mean of
+    # the sRGB codes would give 128)
+    assert row[87] == row[112] == pytest.approx(188, abs=1)
+    assert row[88:112].tolist() == [255] * 24 and row[86] == row[113] == 0
+    assert float(linear(row).sum()) == pytest.approx(25.0, abs=0.02)  # the card's width
+
+
+def test_without_msaa_an_edge_is_all_or_nothing(tmp_path):
+    row = card(tmp_path, 1)[50, :, 0]
+    assert set(np.unique(row).tolist()) == {0, 255}
+    assert int((row == 255).sum()) in (25, 26)
+
+
+def test_msaa_changes_edges_only(tmp_path):
+    plain, multi = card(tmp_path, 1, x=0.1), card(tmp_path, 4, x=0.1)
+    differ = np.any(plain != multi, axis=-1)
+    # the card spans 92.5 .. 117.5 across and 37.5 .. 62.5 down: its border pixels, whose
+    # centres its edges cross, and nothing else
+    ring = np.zeros((H, W), bool)
+    ring[37:63, [92, 117]] = True
+    ring[[37, 62], 92:118] = True
+    np.testing.assert_array_equal(differ, ring)
+
+
+def test_transparent_edges_keep_their_colour_and_take_half_the_alpha(tmp_path):
+    frame = card(tmp_path, 4, background="None")
+    assert frame.shape[-1] == 4
+    edge = frame[50, 87]
+    assert edge[3] == pytest.approx(128, abs=1)  # half covered
+    assert edge[:3].tolist() == [255, 255, 255]  # straight alpha: the card's own white
+
+
+class Slide(hf.Scene):
+    """A card moving right at 2 m/s (100 px/s) in front of a still one."""
+
+    def setup(self):
+        self.add(hf.Plane(position=(0, 0, -3), scale=8, color=(0.3, 0.3, 0.3)))
+        self.card = self.add(hf.Plane(position=(0, 0, -2), scale=0.5, color=(1, 1, 1)))
+        self.camera.position = (0, 0, 0)
+        self.camera.look_at((0, 0, -1))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 2.0
+
+    def update(self, t):
+        self.card.position = (2.0 * t, 0, -2)
+
+
+def test_silhouette_pixels_take_depth_and_velocity_of_the_nearer_surface(gl_context):
+    glctx = gl_context(size=(W, H))
+    scene = Slide()
+    scene.setup()
+    renderer = SceneRenderer(glctx.ctx, scene, (W, H), True, with_velocity=True, msaa=4)
+    scene.update(0.0)
+    drawer = SubframeDrawer(scene, renderer, None, None, None, "off", True)
+    renderer.draw(0.0, 0, clip_rates=drawer._clip_rates(0.0, 0, (0.0, 0.0), (0.0, 0.0)))
+    color = np.empty((H, W, 4), np.uint8)
+    depth = np.empty((H, W), np.float32)
+    velocity = np.empty((H, W, 2), np.float32)
+    renderer.read_into(color, depth, velocity)
+    renderer.release()
+    edge, inside, behind = (50, 87), (50, 100), (50, 60)
+    assert 0.3 < linear(color[edge][:1])[0] < 0.7  # a blend of card and background
+    assert depth[edge] == pytest.approx(depth[inside]) and depth[inside] == pytest.approx(2.0)
+    assert depth[behind] == pytest.approx(3.0)
+    assert velocity[edge].tolist() == pytest.approx([100.0, 0.0], abs=0.01)
+    assert velocity[behind].tolist() == [0.0, 0.0]
+
+
+def test_msaa_choices_and_the_contexts_limit_are_told_in_one_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"^msaa=3: choose one of 1, 2, 4, 8, 16$"):
+        RenderConfig(msaa=3)
+    path = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "limit.py")
+    with pytest.raises(hf.InputError, match=r"^msaa=16: .* offers at most \d+ samples per "
+                                            r"pixel; give --msaa \d+ or less$"):
+        render_frames(path, count=1, size=(W, H), samples=1, msaa=16)
+
+
+def test_cli_takes_msaa(tmp_path):
+    from hfrender.cli import main
+
+    scene = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "cli.py")
+    out = tmp_path / "f%02d.png"
+    assert main(["render", str(scene), "-o", str(out), "--size", f"{W}x{H}", "--samples",
+                 "1", "--msaa", "1", "--quiet"]) == 0
+    import imageio.v3 as iio
+
+    row = iio.imread(tmp_path / "f00.png")[50, :, 0]
+    assert set(np.unique(row).tolist()) == {0, 255}  # --msaa 1: no partial coverage
