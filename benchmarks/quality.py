@@ -191,15 +191,16 @@ def main() -> None:
     ap.add_argument("--antialias", action="store_true",
                     help="sub-pixel jitter on (static edges then differ from the reference by "
                          "their 8 jitter positions, whatever the motion method)")
-    ap.add_argument("--msaa", type=int, default=RenderConfig.msaa,
-                    help="coverage samples per pixel in every method's sub-frames (1: off)")
+    ap.add_argument("--msaa", default=RenderConfig.msaa,
+                    help="coverage samples per pixel in every method's sub-frames (1: off; "
+                         "auto: the render's default, 1 on llvmpipe)")
     ap.add_argument("--only", default=None,
                     help="only these methods, e.g. 'plain 8,recon 8' (and no time to quality, "
                          "auto or picture)")
     args = ap.parse_args()
     size, first, n = parse_size(args.size), args.first, args.frames
     SETTINGS["antialias"] = args.antialias
-    SETTINGS["msaa"] = args.msaa
+    SETTINGS["msaa"] = args.msaa if args.msaa == "auto" else int(args.msaa)
     ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)
     masks = motion_mask(size, first, n)
     band = silhouette_band(masks)

@@ -24,6 +24,7 @@ INTEROP = ("auto", "on", "off")
 RECONSTRUCT = ("auto", "on", "off")
 DOF_METHODS = ("fast", "exact")
 MSAA = (1, 2, 4, 8, 16)  # samples per pixel OpenGL may offer (the context says how many)
+MSAA_CHOICES = ("auto", *map(str, MSAA))
 SCHEDULES = ("fifo", "motion")
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
@@ -63,7 +64,7 @@ class RenderConfig:
     preview: bool = False
     quiet: bool = False
     antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
-    msaa: int = 4  # coverage samples per pixel in each sub-frame (mesh scenes; 1: off)
+    msaa: int | str = "auto"  # coverage samples per pixel per sub-frame (auto: 4 on a GPU)
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
     workers: int = 1  # fusion threads
     schedule: str = "fifo"  # or "motion": fuse the hyperframes that move most first
@@ -104,7 +105,8 @@ class RenderConfig:
         _choice("dof", self.dof, DOF_MODES)
         _choice("reconstruct", self.reconstruct, RECONSTRUCT)
         _choice("dof_method", self.dof_method, DOF_METHODS)
-        _choice("msaa", self.msaa, MSAA)
+        if self.msaa != "auto":
+            _choice("msaa", self.msaa, MSAA)
         _choice("interop", self.interop, INTEROP)
         _integer("workers", self.workers, 1, 64)
         _choice("schedule", self.schedule, SCHEDULES)

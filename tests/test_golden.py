@@ -14,7 +14,7 @@ pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any re
 
 # 96x54, 8 samples, a 180-degree shutter, lens DoF where the camera has an f-stop; the
 # CPU backend, so that only the GL renderer can differ. Each reference is under 30 KB.
-SETTINGS = {"size": (96, 54), "samples": 8, "backend": "cpu"}
+SETTINGS = {"size": (96, 54), "samples": 8, "backend": "cpu", "msaa": 4}  # a GPU's default
 FRAMES = {  # output frames compared, spread over each animation (30 fps)
     "showcase.py": (10, 45, 80),
     "focus_pull.py": (0, 45, 89),  # the focus at the near object, halfway, the far one

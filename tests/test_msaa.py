@@ -14,7 +14,7 @@ from test_render import write_scene
 import hfrender as hf
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.draw import SubframeDrawer
-from hfrender.render.renderer import SceneRenderer
+from hfrender.render.renderer import SceneRenderer, msaa_samples
 
 W, H = 200, 100
 # 4 m across 200 px: 50 px a metre. A 0.5 m card at x = 0 spans 87.5 .. 112.5 px: its edge
@@ -142,3 +142,31 @@ def test_cli_takes_msaa(tmp_path):
 
     row = iio.imread(tmp_path / "f00.png")[50, :, 0]
     assert set(np.unique(row).tolist()) == {0, 255}  # --msaa 1: no partial coverage
+
+
+class FakeContext:
+    def __init__(self, renderer, most):
+        self.info, self.max_samples = {"GL_RENDERER": renderer}, most
+
+
+@pytest.mark.parametrize("renderer, most, expected", [
+    ("llvmpipe (LLVM 15.0.6, 256 bits)", 4, 1),  # shades every sample: 2.4x the time
+    ("NVIDIA H200/PCIe/SSE2", 32, 4),
+    ("Mesa Intel(R) UHD Graphics 620", 16, 4),
+    ("an old GPU", 2, 2),  # as many as it offers
+])
+def test_auto_is_4_on_a_gpu_and_1_on_a_software_rasteriser(renderer, most, expected):
+    assert msaa_samples(FakeContext(renderer, most), "auto") == expected
+    assert msaa_samples(FakeContext(renderer, most), 1) == 1
+
+
+def test_the_render_says_what_it_drew_with(tmp_path, capsys):
+    from hfrender.cli import main
+
+    scene = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "say.py")
+    for msaa, said in (("4", "(4x MSAA)"), ("auto", None)):
+        assert main(["render", str(scene), "-o", str(tmp_path / f"s{msaa}_%02d.png"),
+                     "--size", f"{W}x{H}", "--samples", "1", "--msaa", msaa]) == 0
+        out = capsys.readouterr().out
+        assert "on llvmpipe" in out
+        assert (said in out) if said else ("MSAA" not in out)  # auto: 1 on llvmpipe

@@ -49,7 +49,8 @@ class Card(hf.Scene):
 
 def card_width(tmp_path, z, ortho, extra=""):
     path = write_scene(tmp_path, CARD.format(z=z, ortho=ortho, extra=extra), f"c{z}{ortho}.py")
-    frames, _ = render_frames(path, count=1, size=(200, 100), samples=1, antialias=False)
+    frames, _ = render_frames(path, count=1, size=(200, 100), samples=1, antialias=False,
+                              msaa=4)
     # the white card's width in pixels: its coverage summed in linear light (MSAA edges)
     return float(srgb_to_linear(frames[0, 50, :, 0] / 255.0).sum()), frames[0]
 

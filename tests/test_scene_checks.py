@@ -262,7 +262,7 @@ class Card(hf.Scene):
 
 def card(tmp_path, fit, size):
     path = write_scene(tmp_path, CARD.format(fit=fit), f"card_{fit}.py")
-    frames, _ = render_frames(path, count=1, size=size, samples=1, antialias=False)
+    frames, _ = render_frames(path, count=1, size=size, samples=1, antialias=False, msaa=4)
     lit = srgb_to_linear(frames[0, ..., 0] / 255.0)  # coverage in linear light (MSAA edges)
     h, w = lit.shape
     return frames[0], float(lit[h // 2].sum()), float(lit[:, w // 2].sum())

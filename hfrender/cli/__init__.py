@@ -36,7 +36,7 @@ from hfrender.config import (  # noqa: E402
     DOF_METHODS,
     DOF_MODES,
     INTEROP,
-    MSAA,
+    MSAA_CHOICES,
     PRESETS,
     RECONSTRUCT,
     SCHEDULES,
@@ -227,10 +227,11 @@ def _effect_options(r: argparse.ArgumentParser) -> None:
                    help="where the open shutter sits around each frame's time (center)")
     m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
     m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
-    m.add_argument("--msaa", type=int, default=None, choices=MSAA, metavar="N",
-                   help="coverage samples per pixel in each sub-frame, averaged in linear "
-                        "light: smooth still edges, and moving edges at their sub-pixel place "
-                        "(4; 1: off; at most what the OpenGL context offers)")
+    m.add_argument("--msaa", default=None, choices=MSAA_CHOICES, metavar="auto|N",
+                   help="coverage samples per pixel in each sub-frame (1, 2, 4, 8, 16), "
+                        "averaged in linear light: smooth edges, moving ones at their "
+                        "sub-pixel place; 1: off; auto (default): 4 on a GPU, 1 on a "
+                        "software rasteriser such as llvmpipe (where 4 costs about 2.4x)")
     m.add_argument("--dof", choices=DOF_MODES, default=None,
                    help="lens: move the camera across the aperture (exact); depth: thin-lens "
                         "gather from each sub-frame's depth; auto: lens if the camera has an "

@@ -83,7 +83,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "dof_method": args.dof_method,
              "gl": args.gl, "seed": args.seed,
              "codec": getattr(args, "codec", None), "max_coc_px": args.max_coc_px,
-             "jitter": args.jitter or None, "msaa": args.msaa,
+             "jitter": args.jitter or None, "msaa": args.msaa if args.msaa in (None, "auto") else int(args.msaa),
              "preview": getattr(args, "preview", False) or None,
              "quiet": args.quiet or None, "interop": args.interop,
              "stats": getattr(args, "stats", False) or None, "workers": args.workers,
@@ -181,7 +181,8 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
               f"{_reconstruction(config, stats)}, dof {stats.dof}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
-              f"on {stats.gl_renderer}, fusion {stats.backend}"
+              f"on {stats.gl_renderer}"
+              f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
               + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
                  if stats.shutter else "")
               + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))

@@ -39,7 +39,7 @@ RENDER_OPTIONS: dict[str, Any] = {
     "granularity": (int, AUTO), "workers": int,
     "schedule": str, "seed": int, "codec": str, "interop": str,
     "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
-    "bit_depth": int, "transparent": bool, "msaa": int,
+    "bit_depth": int, "transparent": bool, "msaa": (int, AUTO),
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,

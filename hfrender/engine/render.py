@@ -231,6 +231,7 @@ class RenderJob:
         keep = keeps_depth(config, self.scene)
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
                                       config.fps, velocity, config.msaa)
+        stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
         self.storage = gl_storage(config, self.glctx, self.backend.name)

@@ -16,6 +16,7 @@ class RenderStats:
     seconds: float = 0.0
     setup_s: float = 0.0
     gl_renderer: str = ""
+    msaa: int = 1  # coverage samples per pixel the sub-frames were drawn with
     backend: str = ""
     dof: str = "off"
     reconstruct: bool = False  # the motion between sub-frames reconstructed from velocity

@@ -318,22 +318,31 @@ def clip_rates(before: list[np.ndarray], after: list[np.ndarray],
     return [(b - a) / dt for a, b in zip(before, after, strict=False)]
 
 
-def check_msaa(ctx: Any, msaa: int) -> None:
-    """``msaa`` samples per pixel, or one line saying how many this context offers."""
+SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe")
+AUTO_MSAA = 4  # samples per pixel of msaa="auto" on a GPU
+
+
+def msaa_samples(ctx: Any, msaa: int | str) -> int:
+    """The samples per pixel ``msaa`` means on this context ("auto": :data:`AUTO_MSAA` on a
+    GPU, 1 on a software rasteriser, which shades every sample), or one line saying how
+    many the context offers."""
     most = int(getattr(ctx, "max_samples", 1) or 1)
+    if msaa == "auto":
+        renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
+        return 1 if any(name in renderer for name in SOFTWARE) else min(AUTO_MSAA, most)
     if msaa > most:
         renderer = ctx.info.get("GL_RENDERER", "this OpenGL")
         raise InputError(f"msaa={msaa}: {renderer} offers at most {most} samples per pixel; "
                          f"give --msaa {most} or less")
+    return int(msaa)
 
 
 def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
                   fps: float, with_velocity: bool = False,
-                  msaa: int = 1) -> SceneRenderer | ShaderRenderer:
+                  msaa: int | str = 1) -> SceneRenderer | ShaderRenderer:
     """The renderer for ``scene``; ``msaa`` samples per pixel for meshes (a shader draws one
     colour per pixel whatever the samples: it gets none)."""
     if isinstance(scene, ShaderScene):
         return ShaderRenderer(ctx, scene, size, with_depth, fps)
-    check_msaa(ctx, msaa)
-    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, msaa)
+    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, msaa_samples(ctx, msaa))
 
