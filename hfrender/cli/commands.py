@@ -37,13 +37,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     import numpy as np
 
     from hfrender.render.contexts import create_context
+    from hfrender.render.renderer import msaa_samples
 
     print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
           f"NumPy {np.__version__}, {platform.machine()})")
     for name in CONTEXTS:
         try:
             glctx = create_context(name, size=(64, 64))
-            print(f"gl {name}: {glctx.renderer}")
+            most = int(getattr(glctx.ctx, "max_samples", 1) or 1)
+            print(f"gl {name}: {glctx.renderer}; msaa up to {most} samples, auto "
+                  f"{msaa_samples(glctx.ctx, 'auto')}")
             glctx.release()
         except HFRenderError as exc:
             print(f"gl {name}: unavailable: {exc}")
