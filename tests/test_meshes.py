@@ -329,3 +329,19 @@ def test_the_example_scene_renders_its_model(gl_context):
     # the crate's orange checker squares are in the picture
     orange = (frames[0, ..., 0] > 180) & (frames[0, ..., 2] < 90)
     assert orange.sum() > 20
+
+
+def test_a_scene_loading_a_bad_model_is_bad_input_exit_2(tmp_path, capsys):
+    from hfrender.cli import main
+
+    (tmp_path / "bad.glb").write_bytes(b"not a model")
+    scene = tmp_path / "uses_bad.py"
+    scene.write_text("import hfrender as hf\n\nclass S(hf.Scene):\n    duration = 0.1\n\n"
+                     "    def setup(self):\n        self.add(hf.Mesh.load('bad.glb'))\n")
+    assert main(["render", str(scene), "-o", str(tmp_path / "o.mp4"), "--size", "64x36",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("hfrender: error: scene error in setup(): "
+                                               "ModelError: ")
+    assert "bad.glb: not a glTF 2.0 binary file" in err[0] and "uses_bad.py:7)" in err[0]
+    assert not (tmp_path / "o.mp4").exists()

@@ -87,6 +87,11 @@ class SceneUpdateError(HFRenderError):
     """The scene's own code raised; the message has its file and line, t and the frame."""
 
 
+class SceneInputError(SceneUpdateError, InputError):
+    """The scene's code gave hfrender something it refuses (a model file it cannot read, a
+    negative scale): bad input, told as such (exit code 2), with the scene's file and line."""
+
+
 def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
                frame: int | None = None) -> Any:
     """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
@@ -96,4 +101,5 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
     except Exception as exc:
         where = located(exc, scene.source_path) if scene.source_path else repr(exc)
         when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
-        raise SceneUpdateError(f"scene error in {what}{when}: {where}") from exc
+        kind = SceneInputError if isinstance(exc, InputError) else SceneUpdateError
+        raise kind(f"scene error in {what}{when}: {where}") from exc
