@@ -170,3 +170,57 @@ def test_the_render_says_what_it_drew_with(tmp_path, capsys):
         out = capsys.readouterr().out
         assert "on llvmpipe" in out
         assert (said in out) if said else ("MSAA" not in out)  # auto: 1 on llvmpipe
+
+
+SAMPLE_WRITER = """#version 400 core
+uniform int u_mask;  // the samples written
+uniform float u_depth;
+uniform vec2 u_velocity;
+layout(location = 0) out vec4 f_color;
+layout(location = 1) out float f_depth;
+layout(location = 2) out vec2 f_velocity;
+void main() {
+    gl_SampleMask[0] = u_mask;
+    f_color = vec4(1.0);
+    f_depth = u_depth;
+    f_velocity = u_velocity;
+}
+"""
+
+
+def test_the_resolve_takes_the_nearest_sample_in_front_of_the_camera(gl_context):
+    """A sample a rasteriser shaded beyond its triangle (llvmpipe gives grazing slivers a
+    negative depth) never wins; among the others the nearest gives depth and velocity."""
+    import moderngl
+
+    from hfrender.render.programs import glsl
+    from hfrender.render.renderer import _Target
+
+    glctx = gl_context(size=(8, 8))
+    ctx = glctx.ctx
+    target = _Target(ctx, (8, 8), True, True, msaa=4)
+    prog = ctx.program(vertex_shader=glsl("fullscreen.vert"), fragment_shader=SAMPLE_WRITER)
+    vao = ctx.vertex_array(prog, [])
+    depth = np.empty((8, 8), np.float32)
+    velocity = np.empty((8, 8, 2), np.float32)
+    color = np.empty((8, 8, 4), np.uint8)
+
+    def write(mask, d, v):
+        target.draw_fbo.use()
+        ctx.viewport = (0, 0, 8, 8)
+        ctx.disable(moderngl.DEPTH_TEST)
+        prog["u_mask"], prog["u_depth"], prog["u_velocity"] = mask, d, v
+        vao.render(moderngl.TRIANGLES, vertices=3)
+        target.resolve()
+        target.read_into(color, depth, velocity)
+
+    write(0b1111, 3.0, (5.0, 0.0))  # every sample at 3 m moving right
+    write(0b0001, -0.5, (99.0, 99.0))  # sample 0 shaded beyond its triangle
+    assert np.all(depth == 3.0) and np.all(velocity == [5.0, 0.0])
+    write(0b0100, 1.5, (0.0, -7.0))  # sample 2: a nearer surface
+    assert np.all(depth == 1.5) and np.all(velocity == [0.0, -7.0])
+    write(0b1111, 0.0, (1.0, 1.0))  # nothing in front of the camera: sky, still
+    assert np.all(np.isinf(depth)) and np.all(velocity == 0.0)
+    vao.release()
+    prog.release()
+    target.release()

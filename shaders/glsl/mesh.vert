@@ -2,7 +2,9 @@
 // hfrender mesh vertex shader: world, view and projection; passes the linear depth
 // (distance along the camera's view axis) for the depth-of-field pass, and the clip-space
 // position with its rate of change (u_clip_rate = d/dt of proj * view * model, from the
-// scene's own motion) for the velocity plane.
+// scene's own motion) for the velocity plane. Outputs are `centroid`: with multisampling
+// a pixel a triangle covers only in part is shaded inside the triangle, not at the pixel's
+// centre (an extrapolated depth there can even be negative).
 uniform mat4 u_model;
 uniform mat4 u_view;
 uniform mat4 u_proj;
@@ -14,15 +16,15 @@ in vec3 in_normal;
 #ifdef HF_MODEL  // a loaded model (hfrender/render/models.py): UVs and vertex colours
 in vec2 in_uv;
 in vec4 in_color;  // linear RGBA
-out vec2 v_uv;
-out vec4 v_color;
+centroid out vec2 v_uv;
+centroid out vec4 v_color;
 #endif
 
-out vec3 v_normal;
-out vec3 v_world;
-out float v_depth;
-out vec4 v_clip;
-out vec4 v_clip_rate;
+centroid out vec3 v_normal;
+centroid out vec3 v_world;
+centroid out float v_depth;
+centroid out vec4 v_clip;
+centroid out vec4 v_clip_rate;
 
 void main() {
     vec4 world = u_model * vec4(in_position, 1.0);

@@ -13,17 +13,17 @@ uniform int u_orthographic;
 uniform float u_time;
 uniform vec2 u_half_size;     // half the image size in pixels
 
-in vec3 v_normal;
-in vec3 v_world;
-in float v_depth;
-in vec4 v_clip;
-in vec4 v_clip_rate;
+centroid in vec3 v_normal;
+centroid in vec3 v_world;
+centroid in float v_depth;
+centroid in vec4 v_clip;
+centroid in vec4 v_clip_rate;
 #ifdef HF_MODEL  // a loaded model: vertex colours, a base-colour texture, flat normals
 uniform sampler2D u_base_texture;  // sRGB: the sampler decodes it to linear light
 uniform int u_textured;
 uniform int u_flat_normals;        // the file has no normals: shade each triangle flat
-in vec2 v_uv;
-in vec4 v_color;                   // linear, the material's base colour factor included
+centroid in vec2 v_uv;
+centroid in vec4 v_color;                   // linear, the material's base colour factor included
 #endif
 
 layout(location = 0) out vec4 f_color;

@@ -39,15 +39,18 @@ void main() {
     f_color = same ? first : vec4(encode_srgb(sum.rgb / float(HF_SAMPLES)),
                                   sum.a / float(HF_SAMPLES));
 #ifdef HF_DEPTH
-    int nearest = 0;
-    float d = texelFetch(u_depth, p, 0).r;
-    for (int s = 1; s < HF_SAMPLES; ++s) {
+    // the nearest sample with a depth in front of the camera: a triangle that covers a
+    // pixel in part is shaded once for it, and a rasteriser may interpolate there beyond
+    // the triangle (llvmpipe gives a grazing sliver a negative depth)
+    int nearest = -1;
+    float d = uintBitsToFloat(0x7F800000u);
+    for (int s = 0; s < HF_SAMPLES; ++s) {
         float ds = texelFetch(u_depth, p, s).r;
-        if (ds < d) { d = ds; nearest = s; }
+        if (ds > 0.0 && ds < d) { d = ds; nearest = s; }
     }
     f_depth = d;
 #ifdef HF_VELOCITY
-    f_velocity = texelFetch(u_velocity, p, nearest).rg;
+    f_velocity = nearest < 0 ? vec2(0.0) : texelFetch(u_velocity, p, nearest).rg;
 #endif
 #endif
 }
