@@ -5,17 +5,21 @@ Renders each example scene with a camera f-stop (``scenes/focus_pull.py``,
 ``MemoryWriter``, as ``benchmarks/quality.py`` does) with ``--dof lens`` and with
 ``--dof depth`` three ways:
 
-* ``depth``: the CPU backend's default, one defocus per window and lens
-  (``hfrender/backends/cpu/dof_window.py``);
+* ``depth``: the CPU backend's default, one defocus per window and lens group
+  (``hfrender/backends/cpu/dof_window.py``; sub-frames whose circles of confusion differ
+  by at most ``LENS_TOLERANCE_PX`` share a lens: ``hfrender/backends/cpu/dof_lenses.py``);
+* ``equal-lenses``: the same with only equal lenses shared (the default before 2026-12-01:
+  a focus pull is defocused per sub-frame);
 * ``per-sub-frame``: the previous path, one fast defocus per sub-frame;
 * ``mixed`` (an experiment): one defocus per window even where the lens changes between
   sub-frames (each sub-frame's classes from its own lens; no fallback).
 
 Prints the median of ``--runs`` wall times (the variants run round robin), the ratios to
-``lens``, and the PSNR (8-bit sRGB, whole clip and worst frame) of ``depth`` and
-``mixed`` against ``per-sub-frame``.
+``lens``, and the PSNR (8-bit sRGB, whole clip and worst frame) of the window paths against
+``per-sub-frame``.
 
     python benchmarks/dof_render.py [--size 320x180] [--samples 16] [--duration 1] [--runs 3]
+                                    [--variants lens,depth,equal-lenses,per-sub-frame,mixed]
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ def _per_sub_frame(frames, depth, weights, tf, out, lens):
 
 PATHS = {  # what CPUBackend.fuse runs for dof_method="fast"
     "depth": fuse_windows_dof,
+    "equal-lenses": functools.partial(fuse_windows_dof, lens_tolerance=0.0),
     "per-sub-frame": _per_sub_frame,
     "mixed": functools.partial(fuse_windows_dof, group_lenses=False, max_moving=1.0),
 }
@@ -77,16 +82,20 @@ def psnr(a: np.ndarray, b: np.ndarray) -> float:
 
 
 VARIANTS = (("lens", "lens", "depth"), ("depth", "depth", "depth"),
+            ("equal-lenses", "depth", "equal-lenses"),
             ("per-sub-frame", "depth", "per-sub-frame"), ("mixed", "depth", "mixed"))
+COMPARED = ("depth", "equal-lenses", "mixed")  # against per-sub-frame
 
 
 def measure(scene: Path, args) -> dict[str, tuple[np.ndarray, float]]:
     """Each variant ``args.runs`` times, round robin (a busy machine's load hits all
     alike): its frames and median time."""
-    times: dict[str, list[float]] = {name: [] for name, _, _ in VARIANTS}
+    times = {name: [] for name, _, _ in VARIANTS if name in args.variants}
     frames: dict[str, np.ndarray] = {}
     for _ in range(args.runs):
         for name, dof, path in VARIANTS:
+            if name not in args.variants:
+                continue
             with dof_path(path):
                 frames[name], seconds = render_once(scene, dof, args)
             times[name].append(seconds)
@@ -95,11 +104,11 @@ def measure(scene: Path, args) -> dict[str, tuple[np.ndarray, float]]:
 
 def report(scene: Path, results: dict[str, tuple[np.ndarray, float]]) -> None:
     lens_t = results["lens"][1]
-    ref = results["per-sub-frame"][0]
+    ref = results["per-sub-frame"][0] if "per-sub-frame" in results else None
     print(f"{scene.name}:")
     for name, (frames, seconds) in results.items():
         line = f"  {name:14s} {seconds:6.2f} s  {seconds / lens_t:5.2f}x lens"
-        if name in ("depth", "mixed"):
+        if name in COMPARED and ref is not None:
             worst = min(psnr(f, r) for f, r in zip(frames, ref, strict=True))
             line += (f"  PSNR vs per-sub-frame {psnr(frames, ref):6.2f} dB "
                      f"(worst frame {worst:6.2f} dB, max diff "
@@ -113,8 +122,14 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--duration", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--variants", type=lambda s: s.split(","),
+                    default=[name for name, _, _ in VARIANTS],
+                    help="comma-separated; lens is every ratio's base")
     ap.add_argument("scenes", nargs="*", type=Path, default=list(SCENES))
     args = ap.parse_args()
+    known = [name for name, _, _ in VARIANTS]
+    if "lens" not in args.variants or not set(args.variants) <= set(known):
+        ap.error(f"--variants must name lens and any of {', '.join(known)}")
     for scene in args.scenes:
         report(scene, measure(scene, args))
 

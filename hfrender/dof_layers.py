@@ -115,8 +115,10 @@ class Plan:
 
 def class_keys(xp: Any, area: Any, depth: Any, focus_distance: float) -> Any:
     """``side * area`` per pixel (int32): negative in front of the focus plane, 0 in focus."""
-    side = xp.where(depth < focus_distance, NEAR, FAR).astype(xp.int32)
-    return xp.where(area > 1, side * area, 0).astype(xp.int32)
+    keys = xp.where(depth < focus_distance, xp.int32(NEAR), xp.int32(FAR))
+    keys *= area > 1  # in place: a frame's temporaries cost page faults
+    keys *= area
+    return keys
 
 
 def _starts(areas: np.ndarray, peak: np.ndarray, step: float) -> np.ndarray:

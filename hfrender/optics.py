@@ -68,16 +68,25 @@ class Lens:
         ``c = (f/N) * |S2 - S1| / S2 * f / (S1 - f)``; ``inf`` (sky) gives the limit
         ``(f/N) * f / (S1 - f)``.
         """
-        s2 = np.asarray(distance, dtype=np.float64)
+        s2 = np.asarray(distance)  # taken as float64 by each operation
         s1 = self.focus_distance
         f_m = self.focal_length_mm / 1000.0
+        rel = np.subtract(s2, s1, dtype=np.float64, out=np.empty(s2.shape))  # in place from
+        np.abs(rel, out=rel)  # here: a frame's temporaries would cost page faults of their own
         with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(np.isinf(s2), 1.0, np.abs(s2 - s1) / s2)
-        return self.aperture_mm * rel * f_m / (s1 - f_m)
+            np.divide(rel, s2, out=rel, dtype=np.float64)
+        rel[np.isinf(s2)] = 1.0
+        rel *= self.aperture_mm
+        rel *= f_m
+        rel /= s1 - f_m
+        return rel if rel.ndim else rel[()]
 
     def coc_px(self, distance: np.ndarray | float, image_width: int) -> np.ndarray:
         """Circle-of-confusion diameter in pixels for an image ``image_width`` pixels wide."""
-        return self.coc_mm(distance) / self.sensor_width_mm * image_width
+        coc = self.coc_mm(distance)
+        coc /= self.sensor_width_mm
+        coc *= image_width
+        return coc
 
     def blur_cap_px(self, width: int, height: int) -> float:
         """The largest circle of confusion (diameter, pixels) a gather uses: ``max_coc_px``,
@@ -86,8 +95,11 @@ class Lens:
 
     def coc_radius_px(self, depth: np.ndarray, width: int, height: int) -> np.ndarray:
         """Radius (pixels, float32) of the capped circle of confusion of every pixel."""
-        coc = np.minimum(self.coc_px(depth, width), self.blur_cap_px(width, height))
-        return (coc * 0.5).astype(np.float32)
+        coc = self.coc_px(depth, width)
+        coc = np.minimum(coc, self.blur_cap_px(width, height),
+                         out=coc if isinstance(coc, np.ndarray) else None)
+        coc *= 0.5
+        return coc.astype(np.float32)
 
 
 @lru_cache(maxsize=32)

@@ -221,3 +221,16 @@ def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype):
         assert np.abs(gpu.astype(int) - cpu).max() <= 1
     exact = CPU.fuse(frames, depth, ww, lenses, True, dof_method="exact")
     assert np.abs(gpu.astype(np.float64) - exact).max() > 0  # not the gather's kernels
+
+
+def test_an_opaque_alpha_is_not_blurred_and_the_colour_is_as_without_it(rng):
+    img, depth = planes(rng)
+    lens = lens_for(depth, 16)
+    rgba = np.concatenate([img, np.ones(img.shape[:2] + (1,), np.float32)], -1)
+    got = defocus_fast(rgba, depth, lens)
+    np.testing.assert_array_equal(got[..., :3], defocus_fast(img, depth, lens))
+    assert np.all(got[..., 3] == 1.0)
+    rgba[:, : W // 2, 3] = 0.25  # an alpha that varies is blurred with the colour
+    got = defocus_fast(rgba, depth, lens)
+    edge = got[:, W // 2 - 3: W // 2 + 3, 3]
+    assert ((edge > 0.3) & (edge < 0.95)).any()  # blurred across the edge

@@ -9,6 +9,7 @@ from test_dof_fast import lens_for, texture
 
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cpu import dof_share as ds
 from hfrender.backends.cpu import dof_window as dw
 
 CPU = CPUBackend()
@@ -158,3 +159,74 @@ def test_exact_is_still_the_gather_per_sub_frame(rng):
     a = CPU.fuse(frames, depth, ww, lens, True, dof_method="exact")
     b = CPU.fuse(frames, depth, ww, lens, True, dof_method="exact", dof_window=False)
     np.testing.assert_array_equal(a, b)
+
+
+def slow_pull(step):
+    """A focus pull of ``step`` (relative) a sub-frame: 1% a frame of 8 sub-frames is 0.00125."""
+    return [hf.Lens(1.0 * (1 + step) ** j, 1.4, sensor_width_mm=12.0) for j in range(N)]
+
+
+def test_a_slow_focus_pull_shares_one_lens_within_the_tolerance(rng, per_frame_calls):
+    frames, depth = moving_scene(rng)
+    lenses = slow_pull(0.00125)
+    spans = {j: ds.depth_range(depth[j]) for j in range(N)}
+    (shared, group), = ds.lens_groups([(j, 1 / N) for j in range(N)], lenses, spans,
+                                      size=(W, H))
+    assert len(group) == N and shared not in lenses
+    assert lenses[0].focus_distance < shared.focus_distance < lenses[-1].focus_distance
+    assert max(ds.coc_shift(ln, shared, ds.depth_range(depth), W, H) for ln in lenses) <= 0.25
+    window, per_frame = both(frames, depth, lenses)
+    assert not per_frame_calls  # one defocus for the window, not N
+    assert psnr(window, per_frame) >= 45.0  # measured 50 dB (52.5 dB with one lens: the movers)
+    still = CPU.fuse(frames, depth, BOX, lenses[0], True)  # not just the first lens
+    assert np.abs(window - per_frame).mean() < np.abs(still - per_frame).mean()
+
+
+def test_a_fast_focus_pull_is_halved_until_each_part_is_within_the_tolerance(rng):
+    depth = still_depth(rng)
+    lenses = slow_pull(0.02)  # about 0.4 px a sub-frame at the near disc
+    spans = {j: ds.depth_range(depth) for j in range(N)}
+    groups = ds.lens_groups([(j, 1 / N) for j in range(N)], lenses, spans, size=(W, H))
+    assert 1 < len(groups) < N
+    assert [j for _, g in groups for j, _ in g] == list(range(N))  # in order, each once
+    for shared, g in groups:
+        assert all(ds.coc_shift(lenses[j], shared, spans[j], W, H) <= ds.LENS_TOLERANCE_PX
+                   for j, _ in g)
+    assert len(ds.lens_groups([(j, 1 / N) for j in range(N)], lenses, spans, 0.0)) == N
+
+
+def test_only_lenses_that_differ_in_focus_and_aperture_share():
+    a = hf.Lens(2.0, 2.8)
+    assert ds.shared_lens([a, a], [0.5, 0.5]) == a
+    assert ds.shared_lens([a, hf.Lens(2.0, 2.8, focal_length_mm=35.0)], [0.5, 0.5]) is None
+    both_ = ds.shared_lens([hf.Lens(2.0, 2.0), hf.Lens(3.0, 4.0)], [0.75, 0.25])
+    assert both_.focus_distance == pytest.approx(2.25)
+    assert 1 / both_.f_stop == pytest.approx(0.75 / 2.0 + 0.25 / 4.0)  # the mean aperture
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_coc_shift_is_the_largest_difference_over_the_depths(seed):
+    rng = np.random.default_rng(seed)
+    a, b = (hf.Lens(float(rng.uniform(0.5, 5)), float(rng.uniform(1.2, 8)),
+                    max_coc_px=float(rng.choice([20.0, 400.0]))) for _ in range(2))
+    lo, hi = sorted(rng.uniform(0.3, 12, 2))
+    d = np.concatenate([np.geomspace(lo, hi, 200001), [a.focus_distance, b.focus_distance]])
+    d = d[(d >= lo) & (d <= hi)]
+    dense = np.abs(a.coc_radius_px(d, 640, 360).astype(np.float64)
+                   - b.coc_radius_px(d, 640, 360)).max()
+    got = ds.coc_shift(a, b, (lo, hi), 640, 360)
+    assert dense - 1e-5 <= got <= dense * (1 + 1e-3) + 1e-5
+    assert ds.coc_shift(a, b, (lo, np.inf), 640, 360) >= got  # the sky counts too
+
+
+def test_window_classes_find_the_moving_pixels_from_the_depth_range(rng):
+    _, depth = moving_scene(rng)
+    lens = lens_for(depth[0], 20, W)
+    cls = dw.window_classes(list(depth), [lens] * N)
+    tables = ds.disk_tables(cls.max_d2)[1]
+    keys = np.stack([ds._keys(d, lens, W, H, tables, cls.max_d2) for d in depth])  # one by one
+    moving = (keys != keys[:1]).any(axis=0).reshape(-1)
+    np.testing.assert_array_equal(cls.index, np.flatnonzero(moving))
+    np.testing.assert_array_equal(cls.moving_keys, keys.reshape(N, -1)[:, moving])
+    edges = np.arange(-cls.max_area, cls.max_area + 2)
+    np.testing.assert_array_equal(cls.counts, np.histogram(keys, edges)[0])

@@ -51,9 +51,11 @@ class CPUBackend:
         """``out[k] = sum_i W[k, i] * f(frame_i)``: ``f`` defocuses with ``depth`` if ``lens``
         (one lens for all frames, or a list with one per frame), by ``dof_method``:
         ``"fast"`` (layers, :mod:`hfrender.dof_layers`) or ``"exact"`` (the gather).
-        ``"fast"`` with ``dof_window`` defocuses once per window and lens (the layers of
-        all its sub-frames: :mod:`hfrender.backends.cpu.dof_window`; the CUDA backend
-        defocuses each sub-frame, as ``dof_window=False`` does here)."""
+        ``"fast"`` with ``dof_window`` defocuses once per window and lens group (the
+        layers of all its sub-frames: :mod:`hfrender.backends.cpu.dof_window`; lenses whose
+        circles of confusion differ by at most a quarter pixel share one,
+        :mod:`hfrender.backends.cpu.dof_share`; the CUDA backend defocuses each
+        sub-frame, as ``dof_window=False`` does here)."""
         check_method(dof_method)
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)

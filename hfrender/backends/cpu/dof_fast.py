@@ -172,12 +172,30 @@ def _at(win: Window) -> tuple[slice, slice]:
     return slice(win.y0, win.y1), slice(win.x0, win.x1)
 
 
+def opaque(alphas: list[np.ndarray]) -> float | None:
+    """The value of the alpha planes ``alphas`` where they are all one constant (an opaque
+    render), else ``None``."""
+    lo, hi = min(float(a.min()) for a in alphas), max(float(a.max()) for a in alphas)
+    return lo if lo == hi else None
+
+
+def with_alpha(colour: np.ndarray, alpha: float | None) -> np.ndarray:
+    """``colour`` (H, W, C) with a constant alpha plane appended (none: as it is)."""
+    if alpha is None:
+        return colour
+    return np.concatenate([colour, np.full(colour.shape[:-1] + (1,), alpha, np.float32)], -1)
+
+
 def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     """Defocus one linear-light frame ``lin`` (H, W, C float32) with ``depth`` (H, W) metres,
-    by layers (cost independent of the blur size). Returns a new (H, W, C) float32 array."""
-    h, w, _ = lin.shape
+    by layers (cost independent of the blur size). Returns a new (H, W, C) float32 array.
+    An RGBA frame's alpha that is one constant is not blurred: the defocus of a constant
+    is that constant (a fifth of the FFTs)."""
+    h, w, c = lin.shape
     r2, max_d2 = squared_radii(depth, lens, w, h)
     if max_d2 < 1:
         return lin.copy()
+    alpha = opaque([lin[..., 3]]) if c == 4 else None
     depth = np.asarray(depth, np.float32)
-    return defocus_layers(_Ops(lin, max_d2), np, r2, depth, lens.focus_distance, max_d2)
+    ops = _Ops(lin if alpha is None else lin[..., :3], max_d2)
+    return with_alpha(defocus_layers(ops, np, r2, depth, lens.focus_distance, max_d2), alpha)
