@@ -294,3 +294,24 @@ def test_output_folder_names_with_quotes_join(tmp_path):
     reader = imageio_ffmpeg.read_frames(str(out))
     next(reader)
     assert sum(1 for _ in reader) == 6
+
+
+def test_model_matrix_follows_the_object_and_cannot_be_changed_by_a_caller():
+    import hfrender as hf
+
+    cube = hf.Cube(position=(1.0, 2.0, 3.0), scale=(1.0, 2.0, 0.5))
+    first = cube.model_matrix()
+    assert first[:3, 3].tolist() == [1.0, 2.0, 3.0]
+    assert np.diag(first)[:3].tolist() == [1.0, 2.0, 0.5]
+    assert cube.model_matrix() is first  # asked again without a move: the same array
+    with pytest.raises(ValueError, match="read-only"):
+        first[0, 0] = 5.0
+    cube.position = (0.0, 0.0, -1.0)
+    cube.rotation = (0.0, 0.0, np.pi / 2)
+    moved = cube.model_matrix()
+    assert moved[:3, 3].tolist() == [0.0, 0.0, -1.0]
+    np.testing.assert_allclose(moved[:2, :2], [[0.0, -2.0], [1.0, 0.0]], atol=1e-12)
+    ball = hf.Sphere(radius=2.0, scale=(1.0, 2.0, 3.0))
+    assert np.diag(ball.model_matrix())[:3].tolist() == [2.0, 4.0, 6.0]
+    ball.radius = 0.5
+    assert np.diag(ball.model_matrix())[:3].tolist() == [0.5, 1.0, 1.5]

@@ -25,12 +25,15 @@ _NO_MOTION = np.zeros((4, 4))
 
 
 def _set(prog: Any, name: str, value: Any) -> None:
-    """Set a uniform if the compiler kept it (unused ones are optimised away)."""
-    if name in prog:
-        if isinstance(value, np.ndarray):
-            prog[name].write(value.T.astype("f4").tobytes())  # GLSL matrices: column-major
-        else:
-            prog[name].value = value
+    """Set a uniform if the compiler kept it (unused ones are optimised away). By
+    ``prog.get``: ``name in prog`` walks every member of the program."""
+    uniform = prog.get(name, None)
+    if uniform is None:
+        return
+    if isinstance(value, np.ndarray):
+        uniform.write(value.T.astype("f4").tobytes())  # GLSL matrices: column-major
+    else:
+        uniform.value = value
 
 
 def _cross(a: list, b: list) -> list:
@@ -221,8 +224,22 @@ class SceneRenderer:
         light = np.asarray(scene.light_direction, np.float64)
         light = light / (np.linalg.norm(light) or 1.0)
 
+        self._draw_background()
+        ctx.enable(moderngl.DEPTH_TEST)
+        shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
+                  "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
+                  "u_eye": tuple(eye), "u_forward": tuple(forward),
+                  "u_orthographic": int(cam.orthographic), "u_time": float(t)}
+        self._draw_objects(shared, clip_rates or [])
+        self.target.resolve()
+
+    def _draw_background(self) -> None:
+        """Clear the target and draw the background (colour, or alpha 0; sky depth)."""
+        import moderngl
+
+        scene, ctx = self.scene, self.ctx
         self.target.draw_fbo.use()
-        ctx.viewport = (0, 0, w, h)
+        ctx.viewport = (0, 0, *self.size)
         self.target.draw_fbo.clear(depth=1.0)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         clear = scene.background is None or self.transparent
@@ -230,33 +247,32 @@ class SceneRenderer:
              (0.0, 0.0, 0.0) if clear else tuple(float(c) for c in scene.background[:3]))
         _set(self.background, "u_alpha", 0.0 if clear else 1.0)
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
-        ctx.enable(moderngl.DEPTH_TEST)
-        rates = clip_rates or []
-        for i, obj in enumerate(scene.objects):
+
+    def _draw_objects(self, shared: dict, rates: list[np.ndarray]) -> None:
+        """Every visible object: the uniforms all share (``shared``) set once per program,
+        then each object's own."""
+        import moderngl
+
+        ready: set[int] = set()
+        for i, obj in enumerate(self.scene.objects):
             if not obj.visible:
                 continue
             model_file = is_model(obj.geometry)
             prog = self.models.program(obj.shader) if model_file else self._program(obj.shader)
+            if id(prog) not in ready:
+                ready.add(id(prog))
+                for name, value in shared.items():
+                    _set(prog, name, value)
             _set(prog, "u_clip_rate", rates[i] if i < len(rates) else _NO_MOTION)
-            _set(prog, "u_half_size", (w / 2.0, h / 2.0))
             model = obj.model_matrix()
             _set(prog, "u_model", model)
-            _set(prog, "u_view", view)
-            _set(prog, "u_proj", proj)
             _set(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
             _set(prog, "u_color", obj.linear_color())
             _set(prog, "u_emissive", float(obj.emissive))
-            _set(prog, "u_light_dir", tuple(light))
-            _set(prog, "u_ambient", float(scene.ambient))
-            _set(prog, "u_eye", tuple(eye))
-            _set(prog, "u_forward", tuple(forward))
-            _set(prog, "u_orthographic", int(cam.orthographic))
-            _set(prog, "u_time", float(t))
             if model_file:
                 self.models.render(prog, obj.geometry, model)
             else:
                 self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
-        self.target.resolve()
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)

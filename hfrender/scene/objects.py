@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -42,20 +42,42 @@ class Object3D(checks.Checked):
         return _CHECKS
 
     def model_matrix(self) -> np.ndarray:
-        rx, ry, rz = (float(a) for a in self.rotation)
-        cx, sx, cy, sy, cz, sz = (math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry),
-                                  math.cos(rz), math.sin(rz))
-        rot_x = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
-        rot_y = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
-        rot_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
-        s = np.broadcast_to(np.asarray(self.scale, np.float64), (3,))
-        m = np.eye(4)
-        m[:3, :3] = (rot_z @ rot_y @ rot_x) * s
-        m[:3, 3] = np.asarray(self.position, np.float64)
-        return m
+        """The 4x4 object-to-world matrix (read-only: the same array while the object keeps
+        its place; a renderer asks for it several times a sub-frame)."""
+        scale = self._matrix_scale()
+        try:
+            return _model_matrix(tuple(self.position), tuple(self.rotation),
+                                 scale if isinstance(scale, float | int) else tuple(scale))
+        except TypeError:  # an unhashable value: computed every time
+            return _model_matrix.__wrapped__(self.position, self.rotation, scale)
+
+    def _matrix_scale(self) -> float | tuple:
+        """The scale the matrix applies (a sphere's radius too)."""
+        return self.scale
 
     def linear_color(self) -> tuple:
-        return srgb_color(self.color[:3])  # lighting happens in linear light
+        return _linear(tuple(self.color[:3]))  # lighting happens in linear light
+
+
+@lru_cache(maxsize=4096)
+def _linear(color: tuple) -> tuple:
+    return srgb_color(color)
+
+
+@lru_cache(maxsize=8192)
+def _model_matrix(position: tuple, rotation: tuple, scale: float | tuple) -> np.ndarray:
+    rx, ry, rz = (float(a) for a in rotation)
+    cx, sx, cy, sy, cz, sz = (math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry),
+                              math.cos(rz), math.sin(rz))
+    rot_x = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    rot_y = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    rot_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    s = np.broadcast_to(np.asarray(scale, np.float64), (3,))
+    m = np.eye(4)
+    m[:3, :3] = (rot_z @ rot_y @ rot_x) * s
+    m[:3, 3] = np.asarray(position, np.float64)
+    m.setflags(write=False)
+    return m
 
 
 @dataclass(eq=False)
@@ -79,10 +101,10 @@ class Sphere(Object3D):
     radius: float = 0.5
     geometry = "sphere"
 
-    def model_matrix(self) -> np.ndarray:
-        m = super().model_matrix()
-        m[:3, :3] *= float(self.radius)
-        return m
+    def _matrix_scale(self) -> float | tuple:
+        r = float(self.radius)
+        s = self.scale
+        return s * r if isinstance(s, float | int) else tuple(float(v) * r for v in s)
 
 
 _CHECKS = {
