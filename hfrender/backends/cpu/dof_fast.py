@@ -4,15 +4,19 @@ The plan and the FFT maths are :mod:`hfrender.dof_layers` (shared with the CUDA 
 this module is the NumPy side of it: each layer's fields (``[colour, 1] * weight``,
 zero-padded for the FFT), the per-pixel front and back sums, and the
 final composite, with the exact gather's formula (``hfrender/backends/cpu/dof.py``).
+The per-pixel passes run in bands of rows (:func:`by_rows`), bit for bit the whole-frame
+steps.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import wait
 from functools import lru_cache
 
 import numpy as np
 
-from hfrender.backends.cpu.blur import _band_pool
+from hfrender.backends.cpu.blur import _band_pool, scratch
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.dof_layers import (
     NOISE,
@@ -28,10 +32,29 @@ from hfrender.dof_layers import (
 from hfrender.optics import Lens
 
 SPLIT_PIXELS = 1 << 15  # FFT grids at least this large run on two threads
+# The per-pixel passes (classes, fields, scatter, composite) walk a frame in bands of rows
+# of about BAND_PIXELS, all of a band's steps at once, its temporaries kept (``scratch``):
+# a 1080p frame's planes do not fit in the cache (360p's do), and whole-frame steps, each
+# reading and writing every plane through fresh temporaries, cost 1080p 12x 360p's time
+# for 9x the pixels. Frames of BAND_SPLIT_PIXELS and more run their bands on two threads.
+BAND_PIXELS = 1 << 15
+BAND_SPLIT_PIXELS = 1 << 16
+
 
 @lru_cache(maxsize=64)
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int) -> np.ndarray:
     return disk_spectrum(np, disk_tables(max_d2)[0], area, shape)
+
+
+def _on_two(first: Callable[[], object], second: Callable[[], object]) -> None:
+    """``first()`` on a band thread while ``second()`` runs here: both have ended when this
+    returns or raises (neither writes into a frame afterwards)."""
+    job = _band_pool().submit(first)
+    try:
+        second()
+    finally:
+        wait([job])
+    job.result()
 
 
 def _halves(fn, a: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -41,9 +64,7 @@ def _halves(fn, a: np.ndarray, out: np.ndarray) -> np.ndarray:
         fn(a, out)
         return out
     half = (a.shape[0] + 1) // 2
-    first = _band_pool().submit(fn, a[:half], out[:half])
-    fn(a[half:], out[half:])
-    first.result()
+    _on_two(lambda: fn(a[:half], out[:half]), lambda: fn(a[half:], out[half:]))
     return out
 
 
@@ -51,16 +72,44 @@ def _rfft(a: np.ndarray, out: np.ndarray) -> None:
     np.fft.rfft2(a, norm="forward", out=out)
 
 
+def by_rows(fn: Callable[[int, int], None], rows: int, cols: int) -> None:
+    """``fn(y0, y1)`` over bands of ``rows`` (of ``cols`` pixels each) of about
+    :data:`BAND_PIXELS`; a large frame's bands in two halves on two threads."""
+    step = max(1, BAND_PIXELS // max(cols, 1))
+    bands = [(y, min(y + step, rows)) for y in range(0, rows, step)]
+
+    def run(part: list[tuple[int, int]]) -> None:
+        for y0, y1 in part:
+            fn(y0, y1)
+
+    if rows * cols < BAND_SPLIT_PIXELS or len(bands) < 2:
+        run(bands)
+    else:
+        _on_two(lambda: run(bands[: len(bands) // 2]), lambda: run(bands[len(bands) // 2:]))
+
+
+def _tops(light: np.ndarray) -> np.ndarray:
+    """Each channel's largest ``|value|`` (C + 1, 1, 1), without a frame of ``abs``."""
+    return np.maximum(light.max(axis=(1, 2), keepdims=True),
+                      -light.min(axis=(1, 2), keepdims=True))
+
+
+def _clean_rows(light: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """:func:`_clean` of rows of ``light`` (in place), given the channels' ``_tops``."""
+    colour = light[:-1]
+    size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
+    np.multiply(colour, size >= NOISE * top[:-1], out=colour)
+    np.multiply(light, light[-1] >= NOISE_W * top[-1], out=light)
+    return light
+
+
 def _clean(light: np.ndarray) -> np.ndarray:
     """``[colour * w, w]`` of an inverse FFT (in place) with its rounding taken out (the
     FFT's float32 rounding is about 1e-7 of a channel's largest value): zero where the
     weight is below :data:`NOISE_W` of its largest (the layer does not reach), and colour
     below :data:`NOISE` of its channel's largest, as the gather has them."""
-    size = np.abs(light)
-    top = size.max(axis=(1, 2), keepdims=True)
-    colour = light[:-1]
-    np.multiply(colour, size[:-1] >= NOISE * top[:-1], out=colour)
-    np.multiply(light, light[-1] >= NOISE_W * top[-1], out=light)
+    top = _tops(light)
+    by_rows(lambda y0, y1: _clean_rows(light[:, y0:y1], top), *light.shape[1:])
     return light
 
 
@@ -80,12 +129,21 @@ class _Ops:
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
-        index = keys + plan.max_area
-        self.layer = plan.layer_of_key[index]  # -1: in focus
-        self.t = plan.t_of_key[index]
-        focus = self.layer < 0  # sources in focus: their own pixel, weight 1 (area 1)
-        self.back[: self.c] = self.lin * focus
-        self.back[self.c] = focus
+        self.layer = np.empty(keys.shape, np.int32)  # -1: in focus
+        self.t = np.empty(keys.shape, np.float32)
+        c = self.c
+
+        def rows(y0: int, y1: int) -> None:
+            index = np.add(keys[y0:y1], plan.max_area,
+                           out=scratch("dof.index", (y1 - y0, keys.shape[1]), np.int32))
+            # keys are in the tables' range: "clip" only spares take's buffered copy
+            np.take(plan.layer_of_key, index, out=self.layer[y0:y1], mode="clip")
+            np.take(plan.t_of_key, index, out=self.t[y0:y1], mode="clip")
+            focus = self.layer[y0:y1] < 0  # sources in focus: their own pixel, weight 1
+            np.multiply(self.lin[:, y0:y1], focus, out=self.back[:c, y0:y1])
+            self.back[c, y0:y1] = focus
+
+        by_rows(rows, *keys.shape)
 
     def spectrum(self, area: int, shape: tuple[int, int]) -> np.ndarray:
         return _spectrum(area, shape, self.max_d2)
@@ -95,57 +153,83 @@ class _Ops:
         return _halves(_rfft, fields, out)
 
     def inverse(self, spectrum: np.ndarray, win: Window) -> np.ndarray:
+        """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
+        spectrum is used up): irfft2's two passes, bit for bit, the complex one in place and
+        the real one over the window's rows alone, without irfft2's two grid-sized
+        temporaries and the copy of the corner (a third of the inverse at 1080p)."""
         h, w = win.size
 
         def one(a: np.ndarray, out: np.ndarray) -> None:
-            out[...] = np.fft.irfft2(a, s=win.shape)[..., :h, :w]
+            np.fft.ifft(a, axis=-2, out=a)
+            np.fft.irfft(a[..., :h, :], n=win.shape[1], axis=-1, out=out)
 
-        return _halves(one, spectrum, np.empty((spectrum.shape[0], h, w), np.float32))
+        rows = np.empty((spectrum.shape[0], h, win.shape[1]), np.float32)
+        return _halves(one, spectrum, rows)[..., :w]
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[np.ndarray]:
         """Layer j's light on each of its disks, on the window's grid: (C + 1, *shape) —
         colour * weight and the weight (its share of the source / the disk's area) — zero
         elsewhere."""
-        at = _at(win)
-        h, w = win.size
-        mine, t = self.layer[at] == j, self.t[at]
-        shares = [1.0 - t, t] if len(disks) == 2 else [np.ones_like(t)]
-        out = []
-        for area, share in zip(disks, shares, strict=True):
-            f = np.zeros((self.c + 1,) + win.shape, np.float32)
-            weight = np.where(mine & (share > 0), share / np.float32(area), np.float32(0))
-            f[self.c, :h, :w] = weight
-            np.multiply(self.lin[(slice(None),) + at], weight, out=f[: self.c, :h, :w])
-            out.append(f)
+        w = win.size[1]
+        out = [np.zeros((self.c + 1,) + win.shape, np.float32) for _ in disks]
+
+        def rows(y0: int, y1: int) -> None:
+            at = _rows(win, y0, y1)
+            mine, t = self.layer[at] == j, self.t[at]
+            for d, (f, area) in enumerate(zip(out, disks, strict=True)):
+                weight = f[self.c, y0:y1, :w]
+                if len(disks) == 1:
+                    np.multiply(mine, np.float32(1) / np.float32(area), out=weight)
+                else:  # where(mask, share / area, 0) as a product: shares are >= 0
+                    share = 1.0 - t if d == 0 else t
+                    np.multiply(np.divide(share, np.float32(area), out=weight),
+                                mine & (share > 0), out=weight)
+                np.multiply(self.lin[(slice(None),) + at], weight, out=f[: self.c, y0:y1, :w])
+
+        by_rows(rows, *win.size)
         return out
 
     def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
         """Add layer j's scatter to the front or back sums of each pixel by its role."""
-        at = (slice(None),) + _at(win)
-        role = self.plan.roles[j][self.layer[at[1:]]]  # layer -1 (in focus): the last column
-        light = _clean(light)
-        part = np.empty_like(light)
-        for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK)):
-            np.multiply(light, role == which, out=part)
-            sums[at] += part
+        roles, top = self.plan.roles[j], _tops(light)
+
+        def rows(y0: int, y1: int) -> None:
+            at = _rows(win, y0, y1)
+            part = _clean_rows(light[:, y0:y1], top)
+            role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
+            out = scratch("dof.part", part.shape, np.float32)
+            for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK)):
+                sums[(slice(None),) + at] += np.multiply(part, role == which, out=out)
+
+        by_rows(rows, *win.size)
 
     def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
         """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
         the layer's ``disks``: each pixel takes its share of each."""
-        at = _at(win)
-        t = self.t[at]
-        share = 1.0 if disks == 1 else (1.0 - t if disk == 0 else t)
-        light = _clean(light)
-        self.back[(slice(None),) + at] += np.multiply(light, (self.layer[at] == j) * share,
-                                                      out=light)
+        top = _tops(light)
+
+        def rows(y0: int, y1: int) -> None:
+            at = _rows(win, y0, y1)
+            part = _clean_rows(light[:, y0:y1], top)
+            t = self.t[at]
+            share = self.layer[at] == j
+            if disks > 1:
+                share = share * (1.0 - t if disk == 0 else t)
+            self.back[(slice(None),) + at] += np.multiply(part, share, out=part)
+
+        by_rows(rows, *win.size)
 
     def add_far(self, fields: list[np.ndarray], win: Window) -> None:
         """Keep a far layer's light (all its disks' parts) for the layers that gather it."""
         if self.far is None:
             self.far = np.zeros_like(self.front)
-        h, w = win.size
-        for f in fields:
-            self.far[(slice(None),) + _at(win)] += f[:, :h, :w]
+        w = win.size[1]
+
+        def rows(y0: int, y1: int) -> None:
+            for f in fields:
+                self.far[(slice(None),) + _rows(win, y0, y1)] += f[:, y0:y1, :w]
+
+        by_rows(rows, *win.size)
 
     def far_in(self, win: Window) -> bool:
         return self.far is not None and bool(self.far[(-1,) + _at(win)].any())
@@ -160,16 +244,30 @@ class _Ops:
     def finish(self) -> np.ndarray:
         """The exact gather's composite: back (renormalised) under front (coverage
         ``alpha = min(front weight, 1)``)."""
-        c = self.c
-        alpha = np.minimum(self.front[c], 1.0)
-        out = self.back[:c] / self.back[c]
-        out *= 1.0 - alpha
-        out += self.front[:c] / np.maximum(self.front[c], 1.0)
-        return np.ascontiguousarray(np.moveaxis(out, 0, -1))
+        c, (h, w) = self.c, self.front.shape[1:]
+        out = np.empty((h, w, c), np.float32)
+
+        def rows(y0: int, y1: int) -> None:
+            front, back = self.front[:, y0:y1], self.back[:, y0:y1]
+            alpha = np.minimum(front[c], 1.0)
+            part = np.divide(back[:c], back[c], out=scratch("dof.out", (c, y1 - y0, w),
+                                                            np.float32))
+            part *= 1.0 - alpha
+            part += np.divide(front[:c], np.maximum(front[c], 1.0),
+                              out=scratch("dof.front", part.shape, np.float32))
+            out[y0:y1] = np.moveaxis(part, 0, -1)
+
+        by_rows(rows, h, w)
+        return out
 
 
 def _at(win: Window) -> tuple[slice, slice]:
     return slice(win.y0, win.y1), slice(win.x0, win.x1)
+
+
+def _rows(win: Window, y0: int, y1: int) -> tuple[slice, slice]:
+    """Rows ``y0:y1`` of the window, in the image."""
+    return slice(win.y0 + y0, win.y0 + y1), slice(win.x0, win.x1)
 
 
 def opaque(alphas: list[np.ndarray]) -> float | None:
