@@ -7,7 +7,7 @@ Renders each example scene with a camera f-stop (``scenes/focus_pull.py``,
 
 * ``depth``: the CPU backend's default, one defocus per window and lens group
   (``hfrender/backends/cpu/dof_window.py``; sub-frames whose circles of confusion differ
-  by at most ``LENS_TOLERANCE_PX`` share a lens: ``hfrender/backends/cpu/dof_lenses.py``);
+  by at most ``LENS_TOLERANCE_PX`` share a lens: ``hfrender/backends/cpu/dof_share.py``);
 * ``equal-lenses``: the same with only equal lenses shared (the default before 2026-12-01:
   a focus pull is defocused per sub-frame);
 * ``per-sub-frame``: the previous path, one fast defocus per sub-frame;

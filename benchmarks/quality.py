@@ -209,7 +209,12 @@ def main() -> None:
           f"{masks.mean():.1%} of pixels, band {band.mean():.1%}")
     methods = [(f"plain {s}", s, False) for s in PLAIN] + [(f"recon {s}", s, True) for s in RECON]
     if args.only:
-        methods = [m for m in methods if m[0] in args.only.split(",")]
+        wanted = [w.strip() for w in args.only.split(",")]
+        unknown = sorted(set(wanted) - {m[0] for m in methods})
+        if unknown:
+            ap.error(f"--only {args.only!r}: no method {', '.join(unknown)}; choose from "
+                     f"{', '.join(m[0] for m in methods)}")
+        methods = [m for m in methods if m[0] in wanted]
     rows, table = [], {}
     for name, samples, rec in methods:
         frames, secs, drawn = timed(args.runs, lambda s=samples, r=rec: render_method(

@@ -105,8 +105,9 @@ class RenderConfig:
         _choice("dof", self.dof, DOF_MODES)
         _choice("reconstruct", self.reconstruct, RECONSTRUCT)
         _choice("dof_method", self.dof_method, DOF_METHODS)
-        if self.msaa != "auto":
-            _choice("msaa", self.msaa, MSAA)
+        if self.msaa != "auto" and not (_is_int(self.msaa) and self.msaa in MSAA):
+            raise ConfigError(f"msaa={self.msaa!r}: choose auto or one of "
+                              f"{', '.join(map(str, MSAA))}")
         _choice("interop", self.interop, INTEROP)
         _integer("workers", self.workers, 1, 64)
         _choice("schedule", self.schedule, SCHEDULES)

@@ -144,8 +144,9 @@ def test_info_lists_gl_contexts(capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"gl egl: .*OpenGL [34]\.\d", out)
-    # auto is 1 on a software rasteriser (llvmpipe offers 4 samples)
-    assert re.search(r"gl egl: llvmpipe .*; msaa up to \d+ samples, auto 1\n", out)
+    assert re.search(r"gl egl: .*; msaa up to \d+ samples, auto [124]\n", out)
+    if "gl egl: llvmpipe" in out:  # a software rasteriser shades every sample: auto is 1
+        assert re.search(r"gl egl: llvmpipe .*, auto 1\n", out)
     assert "gl glfw: " in out
     assert re.search(r"ffmpeg: .* encoders, among them: libx264", out)
 

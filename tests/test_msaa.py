@@ -6,6 +6,8 @@ pixel's coverage is known exactly: 4 samples per pixel (the standard pattern) sp
 whose centre an edge crosses into 2 covered and 2 uncovered samples.
 """
 
+import re
+
 import numpy as np
 import pytest
 from render_helpers import linear, render_frames
@@ -15,6 +17,8 @@ import hfrender as hf
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.render.renderer import SceneRenderer, msaa_samples
+
+pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 
 W, H = 200, 100
 # 4 m across 200 px: 50 px a metre. A 0.5 m card at x = 0 spans 87.5 .. 112.5 px: its edge
@@ -122,12 +126,24 @@ def test_silhouette_pixels_take_depth_and_velocity_of_the_nearer_surface(gl_cont
     assert velocity[behind].tolist() == [0.0, 0.0]
 
 
-def test_msaa_choices_and_the_contexts_limit_are_told_in_one_line(tmp_path):
-    with pytest.raises(ConfigError, match=r"^msaa=3: choose one of 1, 2, 4, 8, 16$"):
-        RenderConfig(msaa=3)
+@pytest.mark.parametrize("bad", [3, True, 4.0, "4", "Auto", None])
+def test_msaa_choices_are_told_in_one_line(bad):
+    with pytest.raises(ConfigError, match=rf"^msaa={re.escape(repr(bad))}: choose auto or "
+                                          r"one of 1, 2, 4, 8, 16$"):
+        RenderConfig(msaa=bad)
+
+
+def test_more_samples_than_the_context_offers_are_told_in_one_line(tmp_path, gl_context):
+    most = gl_context(size=(8, 8)).ctx.max_samples
+    assert msaa_samples(FakeContext("llvmpipe", 4), 4) == 4
+    with pytest.raises(hf.InputError, match=r"^msaa=8: llvmpipe offers at most 4 samples per "
+                                            r"pixel; give --msaa 4 or less$"):
+        msaa_samples(FakeContext("llvmpipe", 4), 8)
+    if most >= 16:  # a GPU offering every choice: the render has nothing to refuse
+        return
     path = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "limit.py")
-    with pytest.raises(hf.InputError, match=r"^msaa=16: .* offers at most \d+ samples per "
-                                            r"pixel; give --msaa \d+ or less$"):
+    with pytest.raises(hf.InputError, match=rf"^msaa=16: .* offers at most {most} samples "
+                                            rf"per pixel; give --msaa {most} or less$"):
         render_frames(path, count=1, size=(W, H), samples=1, msaa=16)
 
 
@@ -145,8 +161,10 @@ def test_cli_takes_msaa(tmp_path):
 
 
 class FakeContext:
-    def __init__(self, renderer, most):
+    def __init__(self, renderer, most, textures=None):
         self.info, self.max_samples = {"GL_RENDERER": renderer}, most
+        if textures is not None:  # fewer samples for float colour textures
+            self.info["GL_MAX_COLOR_TEXTURE_SAMPLES"] = textures
 
 
 @pytest.mark.parametrize("renderer, most, expected", [
@@ -160,16 +178,24 @@ def test_auto_is_4_on_a_gpu_and_1_on_a_software_rasteriser(renderer, most, expec
     assert msaa_samples(FakeContext(renderer, most), 1) == 1
 
 
-def test_the_render_says_what_it_drew_with(tmp_path, capsys):
+def test_the_limit_is_the_least_of_renderbuffers_and_float_textures():
+    gpu = FakeContext("NVIDIA H200/PCIe/SSE2", 32, textures=8)
+    assert msaa_samples(gpu, 8) == 8
+    with pytest.raises(hf.InputError, match=r"^msaa=16: NVIDIA H200/PCIe/SSE2 offers at most "
+                                            r"8 samples per pixel; give --msaa 8 or less$"):
+        msaa_samples(gpu, 16)
+
+
+def test_the_render_says_what_it_drew_with(tmp_path, capsys, gl_context):
     from hfrender.cli import main
 
+    auto = msaa_samples(gl_context(size=(8, 8)).ctx, "auto")  # 1 on llvmpipe, 4 on a GPU
     scene = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "say.py")
-    for msaa, said in (("4", "(4x MSAA)"), ("auto", None)):
+    for msaa, drawn in (("4", 4), ("1", 1), ("auto", auto)):
         assert main(["render", str(scene), "-o", str(tmp_path / f"s{msaa}_%02d.png"),
                      "--size", f"{W}x{H}", "--samples", "1", "--msaa", msaa]) == 0
         out = capsys.readouterr().out
-        assert "on llvmpipe" in out
-        assert (said in out) if said else ("MSAA" not in out)  # auto: 1 on llvmpipe
+        assert (f"({drawn}x MSAA), fusion" in out) if drawn > 1 else ("MSAA" not in out)
 
 
 SAMPLE_WRITER = """#version 400 core
@@ -224,3 +250,26 @@ def test_the_resolve_takes_the_nearest_sample_in_front_of_the_camera(gl_context)
     vao.release()
     prog.release()
     target.release()
+
+
+def test_a_kept_store_records_the_samples_drawn_and_shaders_are_held_to_the_limit(
+        tmp_path, gl_context):
+    import json
+
+    from hfrender.cli import main
+
+    ctx = gl_context(size=(8, 8)).ctx
+    auto, most = msaa_samples(ctx, "auto"), ctx.max_samples  # while it is current
+    scene = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "kept.py")
+    assert main(["render", str(scene), "-o", str(tmp_path / "k.mp4"), "--size", f"{W}x{H}",
+                 "--samples", "2", "--keep-samples", str(tmp_path / "store"), "--quiet"]) == 0
+    settings = json.loads((tmp_path / "store" / "store.json").read_text())["settings"]
+    assert settings["msaa"] == auto  # what auto came to, not "auto"
+    bad = next((m for m in (2, 4, 8, 16) if m > most), None)
+    if bad is None:  # a context offering every choice
+        return
+    shader = tmp_path / "flat.frag"
+    shader.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n")
+    assert main(["render", str(shader), "-o", str(tmp_path / "s.mp4"), "--size", "64x36",
+                 "--msaa", str(bad), "--quiet"]) == 2
+    assert not (tmp_path / "s.mp4").exists()

@@ -296,16 +296,16 @@ def test_output_folder_names_with_quotes_join(tmp_path):
     assert sum(1 for _ in reader) == 6
 
 
-def test_model_matrix_follows_the_object_and_cannot_be_changed_by_a_caller():
+def test_model_matrix_follows_the_object_and_a_callers_change_stays_its_own():
     import hfrender as hf
 
     cube = hf.Cube(position=(1.0, 2.0, 3.0), scale=(1.0, 2.0, 0.5))
     first = cube.model_matrix()
     assert first[:3, 3].tolist() == [1.0, 2.0, 3.0]
     assert np.diag(first)[:3].tolist() == [1.0, 2.0, 0.5]
-    assert cube.model_matrix() is first  # asked again without a move: the same array
-    with pytest.raises(ValueError, match="read-only"):
-        first[0, 0] = 5.0
+    first[:3, 1] *= 10.0  # as a subclass scaling super().model_matrix() would
+    again = cube.model_matrix()
+    assert again is not first and np.diag(again)[:3].tolist() == [1.0, 2.0, 0.5]
     cube.position = (0.0, 0.0, -1.0)
     cube.rotation = (0.0, 0.0, np.pi / 2)
     moved = cube.model_matrix()
@@ -315,3 +315,36 @@ def test_model_matrix_follows_the_object_and_cannot_be_changed_by_a_caller():
     assert np.diag(ball.model_matrix())[:3].tolist() == [2.0, 4.0, 6.0]
     ball.radius = 0.5
     assert np.diag(ball.model_matrix())[:3].tolist() == [0.5, 1.0, 1.5]
+
+
+PILLAR = """
+class Pillar(hf.Cube):
+    height: float = 3.0
+
+    def model_matrix(self):
+        m = super().model_matrix()
+        m[:3, 1] *= self.height  # taller, in place
+        return m
+
+
+class Tall(hf.Scene):
+    duration = 0.1
+    background = (0, 0, 0)
+    ambient = 1.0
+
+    def setup(self):
+        self.add(Pillar(position=(0, 0, -{z}), scale=0.5, color=(1, 1, 1)))
+        self.camera.position = (0, 0, 0)
+        self.camera.look_at((0, 0, -1))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 2.0
+"""
+
+
+def test_a_subclass_may_change_its_model_matrix_in_place(tmp_path):
+    path = write_scene(tmp_path, PILLAR.format(z=2.0), "pillar.py")
+    frames, _ = render_frames(path, count=2, size=(200, 100), samples=1, antialias=False,
+                              msaa=4)
+    for frame in frames:  # 0.5 m wide, 1.5 m tall: 25 x 75 px (the height clipped at 100)
+        assert float(srgb_to_linear(frame[50, :, 0] / 255.0).sum()) == pytest.approx(25, abs=0.3)
+        assert float(srgb_to_linear(frame[:, 100, 0] / 255.0).sum()) == pytest.approx(75, abs=0.3)

@@ -37,14 +37,14 @@ def cmd_info(args: argparse.Namespace) -> int:
     import numpy as np
 
     from hfrender.render.contexts import create_context
-    from hfrender.render.renderer import msaa_samples
+    from hfrender.render.renderer import most_samples, msaa_samples
 
     print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
           f"NumPy {np.__version__}, {platform.machine()})")
     for name in CONTEXTS:
         try:
             glctx = create_context(name, size=(64, 64))
-            most = int(getattr(glctx.ctx, "max_samples", 1) or 1)
+            most = most_samples(glctx.ctx)
             print(f"gl {name}: {glctx.renderer}; msaa up to {most} samples, auto "
                   f"{msaa_samples(glctx.ctx, 'auto')}")
             glctx.release()

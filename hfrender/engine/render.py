@@ -253,7 +253,8 @@ class RenderJob:
 
             self.preview = Preview(self.glctx, config.size)
         # last: its folder and thread exist only once nothing else can refuse the render
-        self.keeper = keeper_for(config, self.scene, self.dof, schedule, self.first_frame,
+        drawn = replace(config, msaa=self.renderer.target.msaa)  # what auto came to
+        self.keeper = keeper_for(drawn, self.scene, self.dof, schedule, self.first_frame,
                                  self.count, depth or velocity or keep)
 
     # --- drawing ---------------------------------------------------------------------------

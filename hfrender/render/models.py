@@ -9,7 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
+from hfrender.render.programs import (
+    compile_program,
+    glsl,
+    set_uniform,
+    surface_source,
+    with_user_source,
+)
 from hfrender.scene.meshes import Part, model_data
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
@@ -87,14 +93,11 @@ class ModelDrawer:
         # clockwise in the file, is clockwise on screen, and the other way when mirrored
         front = "ccw" if np.linalg.det(model[:3, :3]) < 0 else "cw"
         for i, (_, _, texture, part) in enumerate(self._upload(geometry)):
-            if "u_textured" in prog:
-                prog["u_textured"].value = int(texture is not None)
-            if "u_flat_normals" in prog:
-                prog["u_flat_normals"].value = int(not part.smooth)
+            set_uniform(prog, "u_textured", int(texture is not None))
+            set_uniform(prog, "u_flat_normals", int(not part.smooth))
             if texture is not None:
                 texture.use(0)
-                if "u_base_texture" in prog:
-                    prog["u_base_texture"].value = 0
+                set_uniform(prog, "u_base_texture", 0)
             if not part.double_sided:
                 self.ctx.front_face = front
                 self.ctx.enable(moderngl.CULL_FACE)

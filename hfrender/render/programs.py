@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hfrender.errors import HFRenderError
 from hfrender.resources import shader_dir
 
@@ -16,6 +18,18 @@ _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
 
 class ShaderError(HFRenderError):
     """A shader did not compile; the message names the file and line."""
+
+
+def set_uniform(prog: Any, name: str, value: Any) -> None:
+    """Set a uniform if the compiler kept it (unused ones are optimised away). By
+    ``prog.get``: ``name in prog`` walks every member of the program."""
+    uniform = prog.get(name, None)
+    if uniform is None:
+        return
+    if isinstance(value, np.ndarray):
+        uniform.write(value.T.astype("f4").tobytes())  # GLSL matrices: column-major
+    else:
+        uniform.value = value
 
 
 def glsl(name: str) -> str:

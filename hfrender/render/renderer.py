@@ -16,24 +16,18 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.render.models import ModelDrawer
-from hfrender.render.programs import compile_program, glsl, surface_source, with_user_source
+from hfrender.render.programs import (
+    compile_program,
+    glsl,
+    set_uniform,
+    surface_source,
+    with_user_source,
+)
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import mesh
 
 _NO_MOTION = np.zeros((4, 4))
-
-
-def _set(prog: Any, name: str, value: Any) -> None:
-    """Set a uniform if the compiler kept it (unused ones are optimised away). By
-    ``prog.get``: ``name in prog`` walks every member of the program."""
-    uniform = prog.get(name, None)
-    if uniform is None:
-        return
-    if isinstance(value, np.ndarray):
-        uniform.write(value.T.astype("f4").tobytes())  # GLSL matrices: column-major
-    else:
-        uniform.value = value
 
 
 def _cross(a: list, b: list) -> list:
@@ -108,7 +102,7 @@ class _Target:
         names = ("u_color", "u_depth", "u_velocity")[: len(self.ms_planes)]
         for unit, (plane, name) in enumerate(zip(self.ms_planes, names, strict=True)):
             plane.use(unit)
-            _set(self.resolver, name, unit)
+            set_uniform(self.resolver, name, unit)
         self.resolve_vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
@@ -243,9 +237,9 @@ class SceneRenderer:
         self.target.draw_fbo.clear(depth=1.0)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         clear = scene.background is None or self.transparent
-        _set(self.background, "u_background",
+        set_uniform(self.background, "u_background",
              (0.0, 0.0, 0.0) if clear else tuple(float(c) for c in scene.background[:3]))
-        _set(self.background, "u_alpha", 0.0 if clear else 1.0)
+        set_uniform(self.background, "u_alpha", 0.0 if clear else 1.0)
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
 
     def _draw_objects(self, shared: dict, rates: list[np.ndarray]) -> None:
@@ -262,13 +256,13 @@ class SceneRenderer:
             if id(prog) not in ready:
                 ready.add(id(prog))
                 for name, value in shared.items():
-                    _set(prog, name, value)
-            _set(prog, "u_clip_rate", rates[i] if i < len(rates) else _NO_MOTION)
+                    set_uniform(prog, name, value)
+            set_uniform(prog, "u_clip_rate", rates[i] if i < len(rates) else _NO_MOTION)
             model = obj.model_matrix()
-            _set(prog, "u_model", model)
-            _set(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
-            _set(prog, "u_color", obj.linear_color())
-            _set(prog, "u_emissive", float(obj.emissive))
+            set_uniform(prog, "u_model", model)
+            set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
+            set_uniform(prog, "u_color", obj.linear_color())
+            set_uniform(prog, "u_emissive", float(obj.emissive))
             if model_file:
                 self.models.render(prog, obj.geometry, model)
             else:
@@ -311,11 +305,11 @@ class ShaderRenderer:
         self.target.fbo.use()
         self.ctx.viewport = (0, 0, w, h)
         self.ctx.disable(moderngl.DEPTH_TEST)
-        _set(self.prog, "iResolution", (float(w), float(h), 1.0))
-        _set(self.prog, "iTime", float(t))
-        _set(self.prog, "iTimeDelta", 1.0 / self.fps)
-        _set(self.prog, "iFrameRate", float(self.fps))
-        _set(self.prog, "iFrame", int(frame))
+        set_uniform(self.prog, "iResolution", (float(w), float(h), 1.0))
+        set_uniform(self.prog, "iTime", float(t))
+        set_uniform(self.prog, "iTimeDelta", 1.0 / self.fps)
+        set_uniform(self.prog, "iFrameRate", float(self.fps))
+        set_uniform(self.prog, "iFrame", int(frame))
         self.vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
@@ -334,15 +328,27 @@ def clip_rates(before: list[np.ndarray], after: list[np.ndarray],
     return [(b - a) / dt for a, b in zip(before, after, strict=False)]
 
 
-SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe")
+SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe",
+            "microsoft basic render", "apple software renderer", "gdi generic")
 AUTO_MSAA = 4  # samples per pixel of msaa="auto" on a GPU
+
+
+def most_samples(ctx: Any) -> int:
+    """The most samples per pixel the context offers for what the renderer makes: float
+    colour textures as well as renderbuffers (a GPU may offer fewer for textures)."""
+    most = int(getattr(ctx, "max_samples", 1) or 1)
+    info = getattr(ctx, "info", {}) or {}
+    for key in ("GL_MAX_COLOR_TEXTURE_SAMPLES", "GL_MAX_FRAMEBUFFER_SAMPLES"):
+        if info.get(key):
+            most = min(most, int(info[key]))
+    return max(1, most)
 
 
 def msaa_samples(ctx: Any, msaa: int | str) -> int:
     """The samples per pixel ``msaa`` means on this context ("auto": :data:`AUTO_MSAA` on a
     GPU, 1 on a software rasteriser, which shades every sample), or one line saying how
     many the context offers."""
-    most = int(getattr(ctx, "max_samples", 1) or 1)
+    most = most_samples(ctx)
     if msaa == "auto":
         renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
         return 1 if any(name in renderer for name in SOFTWARE) else min(AUTO_MSAA, most)
@@ -358,7 +364,8 @@ def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: boo
                   msaa: int | str = 1) -> SceneRenderer | ShaderRenderer:
     """The renderer for ``scene``; ``msaa`` samples per pixel for meshes (a shader draws one
     colour per pixel whatever the samples: it gets none)."""
-    if isinstance(scene, ShaderScene):
+    samples = msaa_samples(ctx, msaa)  # a shader draws one colour a pixel, but a value the
+    if isinstance(scene, ShaderScene):  # context cannot give is refused all the same
         return ShaderRenderer(ctx, scene, size, with_depth, fps)
-    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, msaa_samples(ctx, msaa))
+    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, samples)
 

@@ -42,14 +42,16 @@ class Object3D(checks.Checked):
         return _CHECKS
 
     def model_matrix(self) -> np.ndarray:
-        """The 4x4 object-to-world matrix (read-only: the same array while the object keeps
-        its place; a renderer asks for it several times a sub-frame)."""
+        """The 4x4 object-to-world matrix, a fresh array the caller may change (a subclass
+        may scale ``super().model_matrix()`` in place); computed once while the object keeps
+        its place (a renderer asks several times a sub-frame)."""
         scale = self._matrix_scale()
         try:
-            return _model_matrix(tuple(self.position), tuple(self.rotation),
-                                 scale if isinstance(scale, float | int) else tuple(scale))
+            m = _model_matrix(tuple(self.position), tuple(self.rotation),
+                              scale if isinstance(scale, float | int) else tuple(scale))
         except TypeError:  # an unhashable value: computed every time
-            return _model_matrix.__wrapped__(self.position, self.rotation, scale)
+            m = _model_matrix.__wrapped__(self.position, self.rotation, scale)
+        return m.copy()
 
     def _matrix_scale(self) -> float | tuple:
         """The scale the matrix applies (a sphere's radius too)."""
