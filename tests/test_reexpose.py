@@ -97,6 +97,24 @@ def test_refocus_a_store_with_depth_equals_a_depth_render(scene, tmp_path):
 
 
 @pytest.mark.usefixtures("gl_context")
+def test_a_focus_pull_kept_in_depth_mode_keeps_each_sub_frames_focus(tmp_path):
+    path = tmp_path / "pull.py"  # the focus moves from 0.8 m to 4 m (the objects) in 0.3 s
+    path.write_text(SCENE.replace("    def update(self, t):\n",
+                                  "    def update(self, t):\n"
+                                  "        self.camera.focus_distance = 0.8 + 12 * t\n"))
+    store = tmp_path / "store"
+    rendered, _ = _keep(path, store, samples=4, dof="depth", size=(160, 90))
+    assert np.abs(rendered[0].astype(int) - rendered[-1].astype(int)).mean() > 2  # it pulls
+    kept = hf.SampleStore.open(store)
+    again = kept.expose()  # each sub-frame with the focus it was drawn with
+    assert np.abs(again.astype(int) - rendered.astype(int)).max() <= 1
+    held = kept.expose(focus_distance=0.8)  # a new focus: held for every sub-frame
+    began = np.abs(held[0].astype(int) - rendered[0].astype(int)).mean()
+    ended = np.abs(held[-1].astype(int) - rendered[-1].astype(int)).mean()
+    assert began < 0.5 and ended > 5 * began  # near where the pull began, far at its end
+
+
+@pytest.mark.usefixtures("gl_context")
 def test_a_store_with_velocity_reconstructs_over_the_new_shutter(scene, tmp_path):
     store = tmp_path / "store"
     _keep(scene, store, samples=16, shutter=360.0, shutter_position="start",

@@ -164,16 +164,34 @@ class ReexposeFusion:
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
              first: int = 0) -> np.ndarray:
         shutter = self.plan.spans[first : first + windows.count] if self.reconstruct else None
-        lens = None if self.plan.lens is None else [self.plan.lens] * hyper.frame_count
+        lens = None
+        if self.plan.lens is not None:  # each sub-frame's own (a focus pull), else the one
+            lens = [x if x is not None else self.plan.lens for x in hyper.lenses or
+                    [None] * hyper.frame_count]
         frames = fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
                       shutter=shutter, dof_method=self.dof_method)
         return straight_alpha(frames) if self.transparent else frames[..., :3]
 
 
+def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | None]:
+    """Sub-frame ``i`` of a chunk's lens for the depth gather: the lens it was drawn with
+    (a store of ``--dof depth`` keeps each: a focus pull's moves), with the exposure's new
+    focus or f-stop in its place where given; ``base`` where the store kept none."""
+    def lens_of(chunk: dict, i: int) -> Lens | None:
+        if base is None or "focus_m" not in chunk:
+            return base
+        return replace(base, focus_distance=float(
+            chunk["focus_m"][i] if e.focus_distance is None else e.focus_distance),
+            f_stop=float(chunk["f_stop"][i] if e.f_stop is None else e.f_stop))
+    return lens_of
+
+
 def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
-           used: np.ndarray | None = None) -> Iterator[HyperFrame]:
+           used: np.ndarray | None = None,
+           lens_of: Callable[[dict, int], Lens | None] | None = None) -> Iterator[HyperFrame]:
     """The kept sub-frames (those ``used``, default all) pushed into ``builder``'s slots
-    with the planes its pool holds; the full hyperframes."""
+    with the planes its pool holds, each with ``lens_of(chunk, i)`` (default none); the
+    full hyperframes."""
     pool = builder.pool
     planes = ("color",) + ("depth",) * pool.has_depth + ("velocity",) * pool.has_velocity
     for index, entry in enumerate(store.chunks):
@@ -186,7 +204,7 @@ def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
         for i, t in enumerate(chunk["times"]):
             if used is not None and not used[first + i]:
                 continue
-            target = builder.reserve(float(t), None,
+            target = builder.reserve(float(t), None if lens_of is None else lens_of(chunk, i),
                                      (0.0, 0.0) if aperture is None else tuple(aperture[i]))
             target.color[...] = color[i]
             if target.depth is not None:
@@ -220,7 +238,7 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
                     total=count, workers=workers, progress=progress).start()
 
     def produce() -> None:
-        for hyper in replay(store, builder, plan.used):
+        for hyper in replay(store, builder, plan.used, kept_lenses(plan.lens, e)):
             engine.submit(hyper)
 
     engine.drive(produce, builder.cancel)
