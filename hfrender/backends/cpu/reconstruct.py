@@ -99,6 +99,7 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
     base_c, base_d, holes = base
     sources = [(f, _splats(f, f.moving)) for f in (own, other) if f is not None]
     acc = np.zeros((c, hw), np.float64)
+    touched = np.zeros(hw, bool)
     chunk = max(1, CHUNK_ELEMS // hw)
     base_cf = base_c.reshape(hw, c)
     for m0 in range(0, steps, chunk):
@@ -106,11 +107,15 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
         if hits is None:
             continue
         pix, col = hits
+        touched[pix] = True
         delta = col.astype(np.float64) - base_cf[pix]
         for ch in range(c):
             acc[ch] += np.bincount(pix, weights=delta[:, ch], minlength=hw)
-    mean = base_c.astype(np.float64) + (acc / steps).T.reshape(h, w, c)
-    return mean.astype(np.float32)
+    # base + mean delta, in float64 where something landed; elsewhere that is the base
+    mean = base_cf.copy()
+    at = np.flatnonzero(touched)
+    mean[at] = (base_cf[at].astype(np.float64) + (acc[:, at] / steps).T).astype(np.float32)
+    return mean.reshape(h, w, c)
 
 
 def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray, holes: np.ndarray,
