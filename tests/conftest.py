@@ -1,7 +1,12 @@
+import os
+import signal
+import time
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
+from ray_helpers import descendants
 
 pytest_plugins = ["pytester"]  # tests/test_gl_checks.py runs the GL fixture on a test
 
@@ -160,3 +165,24 @@ def reference_blur(frames, weights, stride, linear_light):
         total = frames.astype(np.int64)[idx].sum(axis=1)
         return ((2 * total + window) // (2 * window)).astype(np.float64)
     return np.floor(np.einsum("kj...,j->k...", frames.astype(np.float64)[idx], w) + 0.5)
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    """The test session's one local Ray (2 CPUs), shut down at the end, and no Ray process
+    of ours left behind (only descendants of this test process are ended)."""
+    ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+        deadline = time.time() + 10
+        while descendants(os.getpid()) and time.time() < deadline:
+            time.sleep(0.2)
+        left = [p for p in descendants(os.getpid())
+                if "ray" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
+        for p in left:  # only ours: descendants of this test process
+            os.kill(p, signal.SIGKILL)
+        assert not left, f"Ray processes left behind: {left}"

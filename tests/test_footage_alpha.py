@@ -3,12 +3,12 @@ and EXR sequences for compositing."""
 
 import logging
 import subprocess
-import sys
 
 import imageio.v3 as iio
 import imageio_ffmpeg
 import numpy as np
 import pytest
+from test_transparent import RUN, SCENE
 
 import hfrender as hf
 from hfrender.cli import main
@@ -166,26 +166,11 @@ def test_an_output_without_alpha_composites_over_black_and_says_so(tmp_path, rng
     np.testing.assert_array_equal(got, want[..., :3])
 
 
-SCENE = '''
-import hfrender as hf
-
-class Slide(hf.Scene):
-    duration = 0.2
-    background = None
-    def setup(self):
-        self.box = self.add(hf.Plane(scale=0.8, color=(0.9, 0.5, 0.1), emissive=0.5))
-        self.camera.position = (0, 0, 4)
-        self.camera.look_at((0, 0, 0))
-    def update(self, t):
-        self.box.position = (-1 + 8 * t, 0, 0)
-'''
-
-
 def _render(tmp_path, output, *flags):
+    """test_transparent's sliding plane without a background, rendered to ``output``."""
     scene = tmp_path / "slide.py"
-    scene.write_text(SCENE)
-    done = subprocess.run([sys.executable, "-m", "hfrender", "render", "--size", "64x36",
-                           "--quiet", str(scene), "-o", str(output), *flags],
+    scene.write_text(SCENE.format(background="None"))
+    done = subprocess.run([*RUN, str(scene), "-o", str(output), *flags],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
@@ -216,7 +201,7 @@ def test_render_16_bit_png_and_exr_match_the_8_bit_render(tmp_path):
 
 def test_bit_depth_where_it_does_not_apply_is_one_line(tmp_path, capsys):
     scene = tmp_path / "slide.py"
-    scene.write_text(SCENE)
+    scene.write_text(SCENE.format(background="None"))
     code = main(["render", str(scene), "-o", str(tmp_path / "a.mp4"), "--bit-depth", "16",
                  "--size", "64x36", "--quiet"])
     err = capsys.readouterr().err.strip()

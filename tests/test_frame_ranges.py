@@ -198,19 +198,7 @@ def test_resume_continues_the_same_range_only(tmp_path, monkeypatch, capsys):
     assert probe(str(out)).count == 70
 
 
-@pytest.fixture
-def some_ray():
-    """A local Ray for one test (or the session's, when tests/test_ray.py started it)."""
-    ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
-def test_a_range_on_ray_is_the_local_range(tmp_path, some_ray):
+def test_a_range_on_ray_is_the_local_range(tmp_path, local_ray):
     args = ["--size", "64x16", "--samples", "2", "--duration", "1.5", "--quiet",
             "--frames", "10:42"]
     for where, ray in (("local", []), ("ray", ["--ray"])):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ray_helpers import descendants
 
 from hfrender.cli import main
 from hfrender.config import RenderConfig
@@ -18,43 +19,6 @@ from hfrender.io.segments import work_dir
 
 ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
 SCENES = Path(__file__).resolve().parents[1] / "scenes"
-
-
-def descendants(pid):
-    """Process ids whose parent chain reaches ``pid`` (from /proc)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    found, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        found.update(kids)
-        todo += kids
-    return found
-
-
-@pytest.fixture(scope="session")
-def local_ray():
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-        deadline = time.time() + 10
-        while descendants(os.getpid()) and time.time() < deadline:
-            time.sleep(0.2)
-        left = [p for p in descendants(os.getpid())
-                if "ray" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
-        for p in left:  # only ours: descendants of this test process
-            os.kill(p, signal.SIGKILL)
-        assert not left, f"Ray processes left behind: {left}"
 
 
 def decoded(path):

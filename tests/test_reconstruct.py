@@ -184,14 +184,18 @@ def test_reconstruction_blurs_more_smoothly_than_the_same_sub_frames(scenes):
     assert err(rec) < 0.6 * err(plain)
 
 
+def with_lens(scene, path, f_stop):
+    """``scene`` copied to ``path`` with a lens: ``f_stop``, focused at 4 m."""
+    path.write_text(scene.read_text().replace(
+        "self.camera.look_at((0, 0, 0))",
+        f"self.camera.look_at((0, 0, 0))\n        self.camera.f_stop = {f_stop}\n"
+        "        self.camera.focus_distance = 4.0"))
+    return path
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_reconstruction_with_depth_of_field_from_depth(scenes, tmp_path):
-    _, moving = scenes
-    focused = tmp_path / "focused.py"
-    focused.write_text(moving.read_text().replace(
-        "self.camera.look_at((0, 0, 0))",
-        "self.camera.look_at((0, 0, 0))\n        self.camera.f_stop = 1.4\n"
-        "        self.camera.focus_distance = 4.0"))
+    focused = with_lens(scenes[1], tmp_path / "focused.py", f_stop=1.4)
     settings = {"size": (64, 36), "samples": 4, "duration": 0.2, "dof": "depth"}
     rec, stats = render_frames(focused, reconstruct="on", **settings)
     plain, _ = render_frames(focused, reconstruct="off", **settings)
@@ -246,12 +250,7 @@ def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path)
 @pytest.mark.usefixtures("gl_context")
 def test_reconstruction_with_lens_depth_of_field(scenes, tmp_path):
     """Each sub-frame keeps its own lens position; the motion of its view is warped."""
-    _, moving = scenes
-    lens = tmp_path / "lens.py"
-    lens.write_text(moving.read_text().replace(
-        "self.camera.look_at((0, 0, 0))",
-        "self.camera.look_at((0, 0, 0))\n        self.camera.f_stop = 2.0\n"
-        "        self.camera.focus_distance = 4.0"))
+    lens = with_lens(scenes[1], tmp_path / "lens.py", f_stop=2.0)
     settings = {"size": (64, 36), "samples": 4, "duration": 0.1, "dof": "lens"}
     rec, stats = render_frames(lens, reconstruct="on", **settings)
     plain, _ = render_frames(lens, reconstruct="off", **settings)

@@ -29,28 +29,19 @@ def checker(size: int = 128, squares: int = 8) -> np.ndarray:
 
 
 def crate():
-    """A unit cube, 4 vertices a face, each face mapped onto the whole texture."""
+    """hfrender's unit cube (4 vertices a face), each face mapped onto the whole texture."""
     import trimesh
     from PIL import Image
 
-    verts, normals, uvs, faces = [], [], [], []
-    for axis in range(3):
-        for sign in (-1.0, 1.0):
-            n = np.zeros(3)
-            n[axis] = sign
-            u = np.roll(n, 1) if sign > 0 else np.roll(n, 2)
-            w = np.cross(n, u)
-            base = len(verts)
-            for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
-                verts.append(0.5 * (n + a * u + b * w))
-                normals.append(n)
-                uvs.append(((a + 1) / 2, (b + 1) / 2))
-            faces += [[base, base + 1, base + 2], [base, base + 2, base + 3]]
+    from hfrender.scene.objects import mesh
+
+    verts, idx = mesh("cube")  # corners (-1,-1) (1,-1) (1,1) (-1,1) of each face, in turn
+    uvs = np.tile([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], (len(verts) // 4, 1))
     material = trimesh.visual.material.PBRMaterial(
         baseColorTexture=Image.fromarray(checker()), metallicFactor=0.0, roughnessFactor=0.8)
-    return trimesh.Trimesh(np.array(verts), np.array(faces), vertex_normals=np.array(normals),
-                           visual=trimesh.visual.TextureVisuals(uv=np.array(uvs),
-                                                                material=material),
+    return trimesh.Trimesh(verts[:, :3].astype(np.float64), idx.reshape(-1, 3),
+                           vertex_normals=verts[:, 3:].astype(np.float64),
+                           visual=trimesh.visual.TextureVisuals(uv=uvs, material=material),
                            process=False)
 
 

@@ -101,6 +101,13 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
         back_w[at] += wb
         front[at] += q_c * wf[..., None]
         back[at] += q_c * wb[..., None]
+    return _composite(front, front_w, back, back_w)
+
+
+def _composite(front: np.ndarray, front_w: np.ndarray, back: np.ndarray,
+               back_w: np.ndarray) -> np.ndarray:
+    """The gather's sums to a picture (in place, into ``back``): what is in front covers
+    up to its weight, over the normalised light behind."""
     alpha = np.minimum(front_w, 1.0)
     front /= np.maximum(front_w, 1.0)[..., None]
     back /= back_w[..., None]  # > 0: every pixel sees itself
