@@ -62,13 +62,14 @@ def check_method(method: object) -> str:
 
 
 @lru_cache(maxsize=8)
-def disk_tables(max_d2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(offsets, area by floor(r^2), mean squared radius by area) for disks up to max_d2.
+def disk_tables(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(offsets, area by floor(r^2), mean squared radius by area) for disks up to max_d2
+    (polygons of ``blades``: ``optics.aperture_d2`` for d^2).
 
     ``area[n]`` counts the whole pixels with d^2 <= n (as the gather counts them);
     ``moment[a]`` is the mean d^2 over the first ``a`` offsets (a disk of area a).
     """
-    offsets, d2s = disk_offsets(max_d2)
+    offsets, d2s = disk_offsets(max_d2, blades)
     area = np.searchsorted(d2s, np.arange(max_d2 + 1), side="right").astype(np.int32)
     moment = np.zeros(len(d2s) + 1)
     moment[1:] = np.cumsum(d2s, dtype=np.float64) / np.arange(1, len(d2s) + 1)
@@ -181,12 +182,12 @@ def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
 
 
 def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
-              budget: int = MAX_LAYERS) -> Plan:
+              budget: int = MAX_LAYERS, blades: int = 0) -> Plan:
     """The plan for a frame whose class keys have histogram ``counts`` (index key + max_area)."""
     near = np.flatnonzero(counts[:max_area][::-1]) + 1  # areas in front of the focus plane
     far = np.flatnonzero(counts[max_area + 1:]) + 1
     sides = [(near, counts[max_area - near]), (far, counts[max_area + far])]
-    _, area_of_d2, moment = disk_tables(max_d2)
+    _, area_of_d2, moment = disk_tables(max_d2, blades)
     width = np.bincount(area_of_d2, minlength=max_area + 1).clip(1)  # r^2 span per area
     starts = _split(sides, budget, width)
     layers = [Layer(NEAR, lo, hi, _middle(area_of_d2, moment, lo, hi))
@@ -248,11 +249,16 @@ def _smooth(n: int) -> int:
         n += 1
 
 
-def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int]) -> Any:
+def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int],
+                  side: int = FAR) -> Any:
     """The FFT of the disk of ``area`` whole pixels on a ``shape`` grid (wrapped around 0),
-    scaled so that ``irfft2(rfft2(a, norm="forward") * spectrum) = a (*) disk``."""
+    scaled so that ``irfft2(rfft2(a, norm="forward") * spectrum) = a (*) disk``. ``offsets``
+    are a source's displacements behind the focus plane; in front of it (``side`` NEAR)
+    they are turned over (the same disk for a round or an even-bladed aperture)."""
     kernel = np.zeros(shape, np.float32)
     dy, dx = offsets[:area, 0], offsets[:area, 1]
+    if side == NEAR:
+        dy, dx = -dy, -dx
     kernel[dy % shape[0], dx % shape[1]] = 1.0
     size = float(shape[0] * shape[1])
     spec = np.fft.rfft2(kernel, norm="forward") * np.float32(size * size)
@@ -318,17 +324,17 @@ def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
 
 
 def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float,
-                   max_d2: int) -> Any:
+                   max_d2: int, blades: int = 0) -> Any:
     """The fast defocus of one frame, driven through ``ops`` (a backend's field building,
     accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``). Each layer's
     FFTs cover its own window: a band of a slanted floor costs a band."""
     h, w = (int(s) for s in r2.shape)
-    offsets, area_of_d2, _ = disk_tables(max_d2)
+    offsets, area_of_d2, _ = disk_tables(max_d2, blades)
     area = xp.asarray(area_of_d2)[xp.minimum(xp.floor(r2).astype(xp.int32), max_d2)]
     max_area = int(area_of_d2[-1])
     keys = class_keys(xp, area, depth, focus_distance)
     counts = xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
-    plan = make_plan(_host(counts), max_area, max_d2)
+    plan = make_plan(_host(counts), max_area, max_d2, blades=blades)
     ops.start(plan, keys)
     rows = layer_rows(xp, ops.layer, len(plan.layers))
     return blur_layers(ops, plan, offsets, (h, w), xp.add,
@@ -351,7 +357,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             scatter = None
             for f, area in zip(fields, disks, strict=True):
                 part = ops.forward(f)
-                part *= ops.spectrum(area, win.shape)
+                part *= ops.spectrum(area, win.shape, layer.side)
                 scatter = part if scatter is None else add(scatter, part, out=scatter)
             ops.scatter(j, ops.inverse(scatter, win), win)
             if plan.big[:, j].any():
@@ -372,7 +378,8 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
         return
     far = ops.forward(ops.far_window(win))
     for d, area in enumerate(disks):
-        ops.gather(j, ops.inverse(far * ops.spectrum(area, win.shape), win), win, d, len(disks))
+        ops.gather(j, ops.inverse(far * ops.spectrum(area, win.shape, layer.side), win), win, d,
+                   len(disks))
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

@@ -94,8 +94,9 @@ def _premultiplied(arr: Any, on_device: bool) -> np.ndarray:
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
                    focal_length_mm: float = 50.0, sensor_width_mm: float = 36.0,
-                   max_coc_px: float | None = None, linear_light: bool = True,
-                   backend: str = "auto", method: str = "fast") -> Any:
+                   max_coc_px: float | None = None, aperture_blades: int = 0,
+                   linear_light: bool = True, backend: str = "auto",
+                   method: str = "fast") -> Any:
     """Thin-lens depth of field from a depth pass.
 
     Parameters
@@ -106,6 +107,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     f_stop : f-number (> 0); lower is blurrier.
     focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
+    aperture_blades : 0 for round bokeh, 3 to 64 for a polygon of that many blades (as
+        ``--dof lens`` draws it: see :class:`hfrender.optics.Lens`).
     linear_light, backend : as in :func:`motion_blur`.
     method : ``"fast"`` (default: depth layers blurred by FFT, a cost that does not grow
         with the blur; within ~40 dB of the exact gather) or ``"exact"`` (the gather over
@@ -128,7 +131,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     darr = validate.depth(darr, arr.shape)
     if single:
         arr, darr = arr[None], darr[None]
-    lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px)
+    lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
+                aperture_blades)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     out = _backend(backend, on_device).depth_of_field(arr, darr, lens, linear_light,

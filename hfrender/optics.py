@@ -35,6 +35,11 @@ class Lens:
     max_coc_px : float or None
         Largest circle of confusion (diameter, pixels) the gather will use. ``None``
         uses what the optics give, bounded by the image diagonal.
+    aperture_blades : int
+        0: round bokeh; 3 to 64: the regular polygon of that many blades inscribed in the
+        circle of confusion, oriented as ``--dof lens`` draws it (a corner to the right
+        behind the focus plane; in front of it the image of a point is turned over, which
+        shows with an odd number of blades).
     """
 
     focus_distance: float
@@ -42,6 +47,7 @@ class Lens:
     focal_length_mm: float = 50.0
     sensor_width_mm: float = 36.0
     max_coc_px: float | None = None
+    aperture_blades: int = 0
 
     def __post_init__(self) -> None:
         _positive("f_stop", self.f_stop)
@@ -56,6 +62,7 @@ class Lens:
             )
         if self.max_coc_px is not None:
             _positive("max_coc_px", self.max_coc_px)
+        check_blades("aperture_blades", self.aperture_blades)
 
     @property
     def aperture_mm(self) -> float:
@@ -102,18 +109,68 @@ class Lens:
         return coc.astype(np.float32)
 
 
-@lru_cache(maxsize=32)
-def disk_offsets(max_d2: int) -> tuple[np.ndarray, np.ndarray]:
-    """Integer offsets (dy, dx) with dy^2 + dx^2 <= max_d2, sorted by distance, and their
-    squared distances (float32): the pixels of a circle of confusion."""
+def check_blades(what: str, value: object) -> int:
+    """``value`` if it is 0 (round) or a whole number from 3 to 64, else one clear line."""
+    if not (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+            and (value == 0 or 3 <= value <= 64)):
+        raise InputError(f"{what}={value!r} must be 0 (round) or between 3 and 64")
+    return int(value)
+
+
+def aperture_d2(dy: np.ndarray, dx: np.ndarray, blades: int = 0) -> np.ndarray:
+    """The squared "radius" of the image displacements (dy rows down, dx columns right) of
+    a source behind the focus plane: ``dy^2 + dx^2`` for a round aperture; for a polygon of
+    ``blades`` the squared gauge of the polygon that ``--dof lens`` samples (corners at
+    0, 360 / blades, ... degrees, y up), rounded up to a whole number as the circle's are.
+    A displacement lies in the bokeh of radius r where this is at most floor(r^2)."""
+    dy, dx = np.asarray(dy), np.asarray(dx)
+    if not blades:
+        return dy * dy + dx * dx
+    x, y = dx.astype(np.float64), -dy.astype(np.float64)
+    sector = 2 * math.pi / blades
+    theta = np.arctan2(y, x) % sector
+    g = np.hypot(x, y) * np.cos(theta - sector / 2) / math.cos(math.pi / blades)
+    return np.ceil(g * g - 1e-9).astype(np.int64)
+
+
+def _box(max_d2: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every offset within ``sqrt(max_d2)`` on each axis (a polygon's gauge is never
+    below the distance: its corners are on the circle)."""
     radius = int(np.floor(np.sqrt(max_d2)))
     ax = np.arange(-radius, radius + 1)
     dy, dx = np.meshgrid(ax, ax, indexing="ij")
-    d2 = (dy * dy + dx * dx).ravel()
+    return dy.ravel(), dx.ravel()
+
+
+@lru_cache(maxsize=32)
+def disk_offsets(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The image displacements (dy, dx) of a source behind the focus plane whose
+    :func:`aperture_d2` is at most ``max_d2``, sorted by it, and their ``aperture_d2``
+    (float32): the pixels of a circle of confusion (a polygon with ``blades``). A source in
+    front of the focus plane spreads over the same pixels turned over, ``-offsets``."""
+    dy, dx = _box(max_d2)
+    d2 = aperture_d2(dy, dx, blades)
     keep = d2 <= max_d2
     order = np.argsort(d2[keep], kind="stable")
-    offsets = np.stack([dy.ravel()[keep], dx.ravel()[keep]], axis=1)[order]
+    offsets = np.stack([dy[keep], dx[keep]], axis=1)[order]
     return offsets, d2[keep][order].astype(np.float32)
+
+
+@lru_cache(maxsize=32)
+def gather_offsets(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the gather visits: offsets ``d`` (output pixel p takes source q = p + d) and,
+    per offset, the :func:`aperture_d2` that q's circle of confusion must reach to cover p,
+    for q behind and for q in front of the focus plane (the same arrays for a round
+    aperture and an even number of blades), sorted by the smaller of the two."""
+    dy, dx = _box(max_d2)
+    d2_far = aperture_d2(-dy, -dx, blades)  # q behind the focus: displaced by p - q = -d
+    d2_near = aperture_d2(dy, dx, blades) if blades % 2 else d2_far  # turned over
+    least = np.minimum(d2_far, d2_near)
+    keep = least <= max_d2
+    order = np.argsort(least[keep], kind="stable")
+    offsets = np.stack([dy[keep], dx[keep]], axis=1)[order]
+    far = d2_far[keep][order].astype(np.float32)
+    return offsets, far, (d2_near[keep][order].astype(np.float32) if blades % 2 else far)
 
 
 def _real(value: object) -> bool:

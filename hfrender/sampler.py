@@ -19,6 +19,7 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.hyperframe.windows import WindowWeights
+from hfrender.optics import check_blades
 
 CURVES = ("box", "triangle", "gaussian")
 POSITIONS = ("start", "center", "end")
@@ -167,9 +168,7 @@ class SampleSchedule:
         if not (isinstance(self.samples, int) and not isinstance(self.samples, bool)
                 and self.samples >= 1):
             raise InputError(f"samples={self.samples!r} must be an integer >= 1")
-        if self.aperture_blades not in (0,) and not (3 <= self.aperture_blades <= 64):
-            raise InputError(f"aperture_blades={self.aperture_blades!r} must be 0 (round) "
-                             "or between 3 and 64")
+        check_blades("aperture_blades", self.aperture_blades)
         if isinstance(self.curve, str):
             curve_weights(self.curve, 1)  # validates the name
         else:

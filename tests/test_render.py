@@ -146,21 +146,6 @@ def test_depth_dof_agrees_with_lens_dof_on_two_planes(tmp_path):
     assert np.abs(linear(sharp[0]) - linear(depth[0])).mean() > 2 * diff.mean()
 
 
-def test_depth_dof_says_once_that_aperture_blades_shape_lens_dof_only(tmp_path, caplog):
-    import logging
-
-    bladed = TWO_PLANES.replace("self.camera.focus_distance = 1.5",
-                                "self.camera.focus_distance = 1.5\n"
-                                "        self.camera.aperture_blades = 6")
-    path = write_scene(tmp_path, bladed, "bladed.py")
-    with caplog.at_level(logging.WARNING, logger="hfrender"):
-        render_frames(path, count=1, size=(32, 18), samples=1, dof="depth")
-        render_frames(path, count=1, size=(32, 18), samples=4, dof="lens")
-    said = [r.getMessage() for r in caplog.records if "aperture_blades" in r.getMessage()]
-    assert said == ["--dof depth: the bokeh is round; the camera's aperture_blades=6 shape "
-                    "it with --dof lens only"]
-
-
 def test_frame_count_is_duration_times_fps():
     for duration, fps, expected in ((0.5, 24, 12), (1.01, 30, 30), (0.02, 30, 1)):
         frames, stats = render_frames(BAR, size=(32, 8), samples=2, fps=fps, duration=duration)

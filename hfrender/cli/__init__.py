@@ -150,6 +150,8 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--sensor-width-mm", type=float, default=None, metavar="MM", help="(36)")
     d.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the blur diameter (bounds its cost)")
+    d.add_argument("--aperture-blades", type=int, default=None, metavar="N",
+                   help="bokeh shape: 0 round (default), 3-64 a polygon of N blades")
     d.add_argument("--dof-method", choices=DOF_METHODS, default=None,
                    help="fast: depth layers blurred by FFT, cost nearly independent of the "
                         "blur (default); exact: the gather, the reference (cost grows with "

@@ -17,7 +17,8 @@ from hfrender.io.encoding import Encoding
 # the depth-of-field options, which mean something only with --depth
 LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
-              ("--max-coc-px", "max_coc_px"), ("--depth-scale", "depth_scale"),
+              ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
+              ("--depth-scale", "depth_scale"),
               ("--dof-method", "dof_method"))
 
 
@@ -27,7 +28,7 @@ def _or(value: float | None, default: float) -> float:
 
 def cmd_fx(args: argparse.Namespace) -> int:
     from hfrender.engine.fx import FxJob, FxSettings
-    from hfrender.optics import Lens
+    from hfrender.optics import Lens, check_blades
 
     if args.motion_blur is None and args.depth is None:
         raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
@@ -46,7 +47,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
         if missing:
             raise ConfigError(f"--depth needs {' and '.join(missing)}")
         lens = Lens(args.focus_distance, args.f_stop, _or(args.focal_length_mm, 50.0),
-                    _or(args.sensor_width_mm, 36.0), args.max_coc_px)
+                    _or(args.sensor_width_mm, 36.0), args.max_coc_px,
+                    check_blades("--aperture-blades", _or(args.aperture_blades, 0)))
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                           args.weights, not args.gamma_space, args.depth,
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,

@@ -44,8 +44,8 @@ RENDER_OPTIONS: dict[str, Any] = {
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
     "depth_scale": float, "focus_distance": float, "f_stop": float, "focal_length_mm": float,
-    "sensor_width_mm": float, "max_coc_px": float, "dof_method": str, "backend": str,
-    "codec": str, "fps": float,
+    "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
+    "dof_method": str, "backend": str, "codec": str, "fps": float,
     "workers": int, "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
@@ -79,7 +79,7 @@ class BatchJob:
 
     def fx_settings(self, resume: bool = False) -> Any:
         from hfrender.engine.fx import FxSettings
-        from hfrender.optics import Lens
+        from hfrender.optics import Lens, check_blades
 
         o = self.options
         lens = None
@@ -88,7 +88,8 @@ class BatchJob:
             if missing:
                 raise ConfigError(f"depth needs {' and '.join(missing)}")
             lens = Lens(o["focus_distance"], o["f_stop"], o.get("focal_length_mm", 50.0),
-                        o.get("sensor_width_mm", 36.0), o.get("max_coc_px"))
+                        o.get("sensor_width_mm", 36.0), o.get("max_coc_px"),
+                        check_blades("aperture-blades", o.get("aperture_blades", 0)))
         if "motion_blur" not in o and lens is None:
             raise ConfigError("nothing to do: give motion-blur and/or depth")
         return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),

@@ -30,7 +30,8 @@ def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int,
         lens = scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
         s.update(focal_length_mm=lens.focal_length_mm, width_mm=lens.sensor_width_mm,
                  lens={"focus_distance": lens.focus_distance, "f_stop": lens.f_stop,
-                       "max_coc_px": config.max_coc_px})
+                       "max_coc_px": config.max_coc_px,
+                       "aperture_blades": lens.aperture_blades})
     elif not isinstance(scene, ShaderScene):
         cam = scene.camera
         s.update(focal_length_mm=cam.focal_length_mm,

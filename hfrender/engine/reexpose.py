@@ -106,7 +106,7 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
         raise InputError("the store's camera has no f-stop: give both --focus-distance and "
                          "--f-stop")
     return Lens(focus, f_stop, s.get("focal_length_mm", 50.0), s.get("width_mm", 36.0),
-                lens.get("max_coc_px"))
+                lens.get("max_coc_px"), lens.get("aperture_blades", 0))
 
 
 def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:

@@ -55,9 +55,6 @@ def resolve_dof(mode: str, scene: Scene) -> str:
     if mode != "off" and not scene.camera.has_dof:
         raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
                           "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
-    if mode == "depth" and scene.camera.aperture_blades:
-        log.warning("--dof depth: the bokeh is round; the camera's aperture_blades=%d shape "
-                    "it with --dof lens only", scene.camera.aperture_blades)
     return mode
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.optics import Lens
+from hfrender.optics import Lens, check_blades
 from hfrender.scene import checks
 
 SENSOR_FITS = ("auto", "horizontal", "vertical")
@@ -98,7 +98,7 @@ class Camera(checks.Checked):
             raise InputError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
         width_mm = self.sensor_width_mm if aspect is None else self.picture_width_mm(aspect)
         return Lens(self.focus_distance, self.f_stop, self.focal_length_mm, width_mm,
-                    max_coc_px)
+                    max_coc_px, self.aperture_blades)
 
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(right, up, forward) unit vectors in world space.
@@ -188,10 +188,7 @@ class Camera(checks.Checked):
 
 
 def _blades(what: str, value: object) -> int:
-    n = checks.integer(what, value)
-    if n != 0 and not 3 <= n <= 64:
-        raise InputError(f"{what}={n!r} must be 0 (round) or between 3 and 64")
-    return n
+    return check_blades(what, checks.integer(what, value))
 
 
 def _f_stop(what: str, value: object) -> float | None:

@@ -24,11 +24,14 @@ extern "C" __global__ void hf_circle_of_confusion(
 }
 
 // The depth-aware gather of hfrender/backends/cpu/dof.py, one thread per pixel, grid z =
-// sub-frame, offsets visited in the CPU's order (sorted by distance).
+// sub-frame, offsets visited in the CPU's order (sorted by distance). offset_d2 and
+// offset_d2_near: what a source's disk must reach to cover p behind and in front of the
+// focus plane (different for a polygon of an odd number of blades: turned over in front);
+// lens: the sub-frames' rows as hf_circle_of_confusion reads them (focus_m at 1).
 extern "C" __global__ void hf_defocus(
         const float* lin, const float* depth, const float* r2, const float* inv_area,
         int height, int width, int channels, const int* offsets, const float* offset_d2,
-        int n_offsets, float* out) {
+        const float* offset_d2_near, const double* lens, int n_offsets, float* out) {
     long long pixels = (long long)height * width;
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
@@ -38,18 +41,20 @@ extern "C" __global__ void hf_defocus(
     float near_p = d_p * (1.0f - HF_FRONT_TOLERANCE);
     float far_p = d_p * (1.0f + HF_FRONT_TOLERANCE);
     float r2_p = r2[base + p];
+    float focus = (float)lens[6 * (long long)blockIdx.z + 1];  // compared as NumPy does
+    const float* reach_p = d_p < focus ? offset_d2_near : offset_d2;
     float front[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float back[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float front_w = 0.0f, back_w = 0.0f;
     for (int o = 0; o < n_offsets; ++o) {
         int qy = y + offsets[2 * o], qx = x + offsets[2 * o + 1];
         if (qy < 0 || qy >= height || qx < 0 || qx >= width) continue;
-        float d2 = offset_d2[o];
         long long q = base + (long long)qy * width + qx;
-        if (r2[q] < d2) continue;  // q's disk does not reach p
         float q_depth = depth[q];
+        float d2 = q_depth < focus ? offset_d2_near[o] : offset_d2[o];
+        if (r2[q] < d2) continue;  // q's disk does not reach p
         bool in_front = q_depth < near_p;
-        bool visible = !in_front && (q_depth <= far_p || r2_p >= d2);
+        bool visible = !in_front && (q_depth <= far_p || r2_p >= reach_p[o]);
         float w = inv_area[q];
         const float* c = lin + q * channels;
         if (in_front) {

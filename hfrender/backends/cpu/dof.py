@@ -13,6 +13,10 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   background bleeds onto it;
 * sources at p's depth (same surface) are averaged with the weights renormalised.
 
+A polygonal aperture (``Lens.aperture_blades``) gives polygons for disks: a source covers
+the pixels its bokeh polygon covers (turned over in front of the focus plane), and "p's own
+disk reaches q" is p's polygon (:func:`hfrender.optics.gather_offsets`).
+
 Cost is O(H * W * R^2) with R the largest radius; ``Lens.max_coc_px`` bounds it.
 """
 
@@ -22,7 +26,7 @@ import logging
 
 import numpy as np
 
-from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets
+from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
 
@@ -52,13 +56,15 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     r2, max_d2 = squared_radii(depth, lens, w, h)
     if max_d2 < 1:
         return lin.copy()
-    offsets, d2s = disk_offsets(max_d2)
+    blades = lens.aperture_blades
+    offsets, d2_far, d2_near = gather_offsets(max_d2, blades)
     big = int(np.abs(offsets).max())
     if len(offsets) * h * w > SLOW_WORK:
         log.warning("depth of field: blur radius up to %.0f px on %dx%d: the CPU gather will be "
                     "slow; max_coc_px bounds it", float(np.sqrt(r2.max())), w, h)
     # number of whole pixels in each source's disk (offset 0 always counts): weights 1/area
-    inv_area = (1.0 / np.searchsorted(d2s, r2, side="right")).astype(np.float32)
+    inv_area = (1.0 / np.searchsorted(disk_offsets(max_d2, blades)[1], r2, side="right")
+                ).astype(np.float32)
 
     pad = ((big, big), (big, big))
     color_p = np.pad(lin, pad + ((0, 0),))
@@ -69,16 +75,21 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     near = depth_f * np.float32(1.0 - FRONT_TOLERANCE)
     far = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
     row_max, col_max = r2.max(axis=1), r2.max(axis=0)
+    turned = d2_near is not d2_far  # an odd polygon: in front of the focus it is turned over
+    if turned:
+        near_p = depth_f < lens.focus_distance
+        near_q = np.pad(near_p, pad)
 
     front = np.zeros_like(lin)
     back = np.zeros_like(lin)
     front_w = np.zeros((h, w), np.float32)
     back_w = np.zeros((h, w), np.float32)
     spans: dict[float, tuple] = {}
-    for (dy, dx), d2 in zip(offsets, d2s, strict=True):
-        if d2 not in spans:  # the sources whose disk reaches this far: a bounding box
-            spans[d2] = (_span(row_max, d2), _span(col_max, d2))
-        rows, cols = spans[d2]
+    for (dy, dx), d2, d2n in zip(offsets, d2_far, d2_near, strict=True):
+        least = min(d2, d2n)
+        if least not in spans:  # the sources whose disk reaches this far: a bounding box
+            spans[least] = (_span(row_max, least), _span(col_max, least))
+        rows, cols = spans[least]
         if rows is None or cols is None:
             continue
         # output pixels p = q - (dy, dx) for sources q in the box, inside the image
@@ -88,11 +99,13 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
             continue
         at = (slice(p0, p1), slice(c0, c1))
         src = (slice(p0 + dy + big, p1 + dy + big), slice(c0 + dx + big, c1 + dx + big))
-        covers = r2_p[src] >= d2
+        reach_q = np.where(near_q[src], d2n, d2) if turned else d2
+        reach_p = np.where(near_p[at], d2n, d2) if turned else d2
+        covers = r2_p[src] >= reach_q
         q_depth = depth_p[src]
         in_front = q_depth < near[at]
         # behind p: only where p's own disk reaches q (p is see-through there)
-        visible = ~in_front & ((q_depth <= far[at]) | (r2[at] >= d2))
+        visible = ~in_front & ((q_depth <= far[at]) | (r2[at] >= reach_p))
         q_w = w_p[src]
         wf = q_w * (covers & in_front)
         wb = q_w * (covers & visible)

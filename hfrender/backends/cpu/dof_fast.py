@@ -19,6 +19,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import _band_pool, scratch
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.dof_layers import (
+    FAR,
     NOISE,
     NOISE_W,
     ROLE_BACK,
@@ -42,8 +43,10 @@ BAND_SPLIT_PIXELS = 1 << 16
 
 
 @lru_cache(maxsize=64)
-def _spectrum(area: int, shape: tuple[int, int], max_d2: int) -> np.ndarray:
-    return disk_spectrum(np, disk_tables(max_d2)[0], area, shape)
+def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
+              side: int) -> np.ndarray:
+    side = side if blades % 2 else FAR  # turned over, a round or even disk is itself
+    return disk_spectrum(np, disk_tables(max_d2, blades)[0], area, shape, side)
 
 
 def _on_two(first: Callable[[], object], second: Callable[[], object]) -> None:
@@ -118,9 +121,9 @@ class _Ops:
     ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W); the light of the far layers
     visited so far (the same), which nearer layers gather."""
 
-    def __init__(self, lin: np.ndarray, max_d2: int) -> None:
+    def __init__(self, lin: np.ndarray, max_d2: int, blades: int = 0) -> None:
         self.lin = np.moveaxis(lin, -1, 0)  # planar view (C, H, W)
-        self.max_d2 = max_d2
+        self.max_d2, self.blades = max_d2, blades
         c, h, w = self.lin.shape
         self.c = c
         self.front = np.zeros((c + 1, h, w), np.float32)
@@ -145,8 +148,8 @@ class _Ops:
 
         by_rows(rows, *keys.shape)
 
-    def spectrum(self, area: int, shape: tuple[int, int]) -> np.ndarray:
-        return _spectrum(area, shape, self.max_d2)
+    def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
+        return _spectrum(area, shape, self.max_d2, self.blades, side)
 
     def forward(self, fields: np.ndarray) -> np.ndarray:
         out = np.empty(fields.shape[:-1] + (fields.shape[-1] // 2 + 1,), np.complex64)
@@ -295,5 +298,6 @@ def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
         return lin.copy()
     alpha = opaque([lin[..., 3]]) if c == 4 else None
     depth = np.asarray(depth, np.float32)
-    ops = _Ops(lin if alpha is None else lin[..., :3], max_d2)
-    return with_alpha(defocus_layers(ops, np, r2, depth, lens.focus_distance, max_d2), alpha)
+    ops = _Ops(lin if alpha is None else lin[..., :3], max_d2, lens.aperture_blades)
+    return with_alpha(defocus_layers(ops, np, r2, depth, lens.focus_distance, max_d2,
+                                     lens.aperture_blades), alpha)

@@ -75,8 +75,10 @@ def shared_lens(lenses: Sequence[Lens], weights: Sequence[float]) -> Lens | None
     """One lens for ``lenses`` (weighted by ``weights``): the weighted mean focus distance
     and aperture (``1 / N``); ``None`` when they differ in anything else."""
     first = lenses[0]
-    rest = (first.focal_length_mm, first.sensor_width_mm, first.max_coc_px)
-    if any((ln.focal_length_mm, ln.sensor_width_mm, ln.max_coc_px) != rest for ln in lenses):
+    rest = (first.focal_length_mm, first.sensor_width_mm, first.max_coc_px,
+            first.aperture_blades)
+    if any((ln.focal_length_mm, ln.sensor_width_mm, ln.max_coc_px, ln.aperture_blades) != rest
+           for ln in lenses):
         return None
     wk = np.asarray(weights, np.float64)
     wk = wk / wk.sum() if wk.sum() > 0 else np.full(len(wk), 1.0 / len(wk))
@@ -118,6 +120,7 @@ class Classes:
     counts: np.ndarray  # histogram of all sub-frames' keys (index key + max_area)
     max_d2: int
     max_area: int
+    blades: int = 0  # the lenses' aperture blades (one for all)
 
     @property
     def moving_share(self) -> float:
@@ -153,7 +156,8 @@ def window_classes(depths: Sequence[np.ndarray], lenses: Sequence[Lens],
     max_d2 = _max_d2(spans, lenses, w, h)
     if max_d2 < 1:
         return None
-    _, area_of_d2, _ = disk_tables(max_d2)
+    blades = lenses[0].aperture_blades
+    _, area_of_d2, _ = disk_tables(max_d2, blades)
     max_area = int(area_of_d2[-1])
 
     def keys(d: np.ndarray, ln: Lens) -> np.ndarray:
@@ -173,7 +177,7 @@ def window_classes(depths: Sequence[np.ndarray], lenses: Sequence[Lens],
     counts = (len(depths) * np.bincount(first[~moving] + max_area, minlength=size)
               + np.bincount(moving_keys.ravel() + max_area, minlength=size))
     return Classes(first.reshape(h, w), index, moving_keys.reshape(len(depths), -1), counts,
-                   max_d2, max_area)
+                   max_d2, max_area, blades)
 
 
 def _changes(depths: Sequence[np.ndarray], keys: Callable[[np.ndarray], np.ndarray],

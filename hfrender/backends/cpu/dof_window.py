@@ -77,9 +77,9 @@ class _WindowOps(_Ops):
     layer's disks; the light of those that change layer is kept per slot, sent
     (:class:`.dof_slots.Sources`) and received (:class:`.dof_slots.Slots`)."""
 
-    def __init__(self, mean: np.ndarray, max_d2: int, cls: Classes, plan: Plan,
-                 mlin: np.ndarray, w: np.ndarray) -> None:
-        super().__init__(mean, max_d2)
+    def __init__(self, mean: np.ndarray, cls: Classes, plan: Plan, mlin: np.ndarray,
+                 w: np.ndarray) -> None:
+        super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
@@ -169,10 +169,10 @@ def _members(ops: _WindowOps, n: int) -> np.ndarray:
     return member[2:].reshape(n, h, w)
 
 
-def _run(ops: _WindowOps, plan: Plan, max_d2: int) -> np.ndarray:
+def _run(ops: _WindowOps, plan: Plan) -> np.ndarray:
     """The driver of :func:`hfrender.dof_layers.defocus_layers`, over the window's layers."""
     h, w = ops.layer.shape
-    offsets = disk_tables(max_d2)[0]
+    offsets = disk_tables(ops.max_d2, ops.blades)[0]
     member = _members(ops, len(plan.layers))
     return blur_layers(ops, plan, offsets, (h, w), np.add,
                        lambda j, size: _boxes(member[j], size))
@@ -187,6 +187,8 @@ def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequenc
     sub-frame instead). ``frame(j)`` may return the same buffer each time; ``spans``: each
     depth map's nearest and farthest depth, if known."""
     w = np.asarray(weights, np.float32)
+    if any(ln.aperture_blades != lenses[0].aperture_blades for ln in lenses):
+        return None  # one layer plan draws one shape of bokeh
     cls = window_classes(depths, lenses, spans)
     if cls is not None and cls.moving_share > max_moving:
         return None
@@ -196,9 +198,9 @@ def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequenc
         return mean
     alpha = opaque(alphas) if alphas else None  # a constant alpha is not blurred
     colour = slice(None) if alpha is None else slice(0, 3)
-    plan = make_plan(cls.counts, cls.max_area, cls.max_d2)
-    ops = _WindowOps(mean[..., colour], cls.max_d2, cls, plan, mlin[..., colour], w)
-    return with_alpha(_run(ops, plan, cls.max_d2), alpha)
+    plan = make_plan(cls.counts, cls.max_area, cls.max_d2, blades=cls.blades)
+    ops = _WindowOps(mean[..., colour], cls, plan, mlin[..., colour], w)
+    return with_alpha(_run(ops, plan), alpha)
 
 
 def _mean_and_moving(frame: FrameFn, w: np.ndarray,

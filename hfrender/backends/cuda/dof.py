@@ -20,6 +20,7 @@ import numpy as np
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_layers import (
+    FAR,
     ROLE_BACK,
     ROLE_NONE,
     Plan,
@@ -31,7 +32,7 @@ from hfrender.dof_layers import (
     forward,
     inverse,
 )
-from hfrender.optics import Lens, disk_offsets
+from hfrender.optics import Lens, disk_offsets, gather_offsets
 
 KEEP_DISKS = 32  # disk spectra kept on the device
 
@@ -60,13 +61,17 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
     """Each linear frame of ``lin`` (N, H, W, C float32) defocused with its depth and lens,
     or None where no frame is blurred by a whole pixel (the CPU copies the frames)."""
     xp = dev.xp
+    shapes = sorted({ln.aperture_blades for ln in lenses})
+    if len(shapes) > 1:  # each shape of bokeh on its own (one table of disks each)
+        return _by_blades(dev, lin, depth, lenses, method, shapes)
+    blades = shapes[0]
     n, h, w, c = (int(s) for s in lin.shape)
     ranges = np.stack([_host(xp, depth.reshape(n, -1).min(axis=1)),
                        _host(xp, depth.reshape(n, -1).max(axis=1))], axis=1)
     max_d2 = max_d2_of(ranges, lenses, w, h)
     if max_d2 < 1:
         return None
-    offsets, d2s = disk_offsets(max_d2)
+    d2s = disk_offsets(max_d2, blades)[1]
     area = xp.asarray(np.searchsorted(d2s, np.arange(max_d2 + 1), side="right")
                       .astype(np.int32))
     rows = xp.asarray(lens_rows(lenses, w, h))
@@ -78,39 +83,56 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
                    (depth[z0:z1], I64(h * w), rows[z0:z1], area, I32(max_d2), r2[z0:z1],
                     inv_area[z0:z1]))
     if check_method(method) == "exact":
-        return _gather(dev, lin, depth, r2, inv_area, offsets, d2s)
+        return _gather(dev, lin, depth, r2, inv_area, rows, gather_offsets(max_d2, blades))
     out = xp.empty_like(lin)
     for z in range(n):
         frame_d2 = int(np.floor(float(_host(xp, r2[z].max()))))
         if frame_d2 < 1:
             out[z] = lin[z]
             continue
-        ops = _Ops(dev, lin[z], frame_d2)
-        out[z] = defocus_layers(ops, xp, r2[z], depth[z], lenses[z].focus_distance, frame_d2)
+        ops = _Ops(dev, lin[z], frame_d2, blades)
+        out[z] = defocus_layers(ops, xp, r2[z], depth[z], lenses[z].focus_distance, frame_d2,
+                                blades)
     return out
 
 
-def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, offsets: np.ndarray,
-            d2s: np.ndarray) -> Any:
-    """The exact gather (``hf_defocus``) of every frame."""
+def _by_blades(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens], method: str,
+               shapes: list[int]) -> Any:
+    """:func:`defocus_frames` of the frames of each number of aperture blades in turn."""
+    out = dev.xp.array(lin, copy=True)
+    for blades in shapes:
+        idx = [i for i, ln in enumerate(lenses) if ln.aperture_blades == blades]
+        part = defocus_frames(dev, lin[idx], depth[idx], [lenses[i] for i in idx], method)
+        if part is not None:
+            out[idx] = part
+    return out
+
+
+def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any,
+            table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Any:
+    """The exact gather (``hf_defocus``) of every frame: ``table`` is
+    :func:`hfrender.optics.gather_offsets`, ``rows`` the frames' :func:`lens_rows`."""
     xp = dev.xp
     n, h, w, c = (int(s) for s in lin.shape)
-    offsets = xp.asarray(np.ascontiguousarray(offsets, np.int32))
-    d2s = xp.asarray(np.ascontiguousarray(d2s, np.float32))
+    offsets = xp.asarray(np.ascontiguousarray(table[0], np.int32))
+    d2s = xp.asarray(np.ascontiguousarray(table[1], np.float32))
+    d2n = d2s if table[2] is table[1] else xp.asarray(np.ascontiguousarray(table[2], np.float32))
     out = xp.empty_like(lin)
     for z0 in _z_chunks(n):  # each frame's gather stays inside that frame: chunks are exact
         z1 = min(n, z0 + launches.MAX_GRID_Z)
         dev.launch("hf_defocus", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
                    (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
-                    I32(c), offsets, d2s, I32(int(offsets.shape[0])), out[z0:z1]))
+                    I32(c), offsets, d2s, d2n, rows[z0:z1], I32(int(offsets.shape[0])),
+                    out[z0:z1]))
     return out
 
 
 class _Ops:
     """The fast method's per-pixel steps for one frame ``lin`` (H, W, C) on the device."""
 
-    def __init__(self, dev: Device, lin: Any, max_d2: int) -> None:
+    def __init__(self, dev: Device, lin: Any, max_d2: int, blades: int = 0) -> None:
         self.dev, self.xp, self.lin, self.max_d2 = dev, dev.xp, lin, max_d2
+        self.blades = blades
         self.h, self.w, self.c = (int(s) for s in lin.shape)
         self.pixels = self.h * self.w
         self.front = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
@@ -135,15 +157,18 @@ class _Ops:
                                       xp.asarray(plan.layer_of_key), xp.asarray(plan.t_of_key),
                                       self.layer, self.t, self.back))
 
-    def spectrum(self, area: int, shape: tuple[int, int]) -> Any:
-        """The disk's spectrum on the device, kept for the next frames (the newest
-        :data:`KEEP_DISKS` of them: a plan's disks change from frame to frame)."""
+    def spectrum(self, area: int, shape: tuple[int, int], side: int) -> Any:
+        """The disk's spectrum on the device (turned over in front of the focus plane), kept
+        for the next frames (the newest :data:`KEEP_DISKS` of them: a plan's disks change
+        from frame to frame)."""
         kept = self.dev._tables.setdefault("dof-disks", {})
-        key = (area, shape)
+        side = side if self.blades % 2 else FAR  # a round or even disk turned over is itself
+        key = (area, shape, self.blades, side)
         if key not in kept:
             if len(kept) >= KEEP_DISKS:
                 kept.pop(next(iter(kept)))
-            kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2)[0], area, shape)
+            kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2, self.blades)[0], area,
+                                      shape, side)
         return kept[key]
 
     def forward(self, fields: Any) -> Any:
