@@ -142,6 +142,10 @@ def test_depth_pass_from_npy_and_png_sequences(tmp_path, rng):
      r"focus_distance=0.01 must be a finite distance in metres greater than the focal "
      r"length"),
     (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video"),
+    (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
+      "--aperture-blades", "2"], r"--aperture-blades=2 must be 0 \(round\) or between 3 and 64"),
+    (["{clip}", "--motion-blur", "2", "--aperture-blades", "6"],
+     r"--aperture-blades applies only with --depth DEPTH"),
 ])
 def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, message):
     clip, _ = make_clip(tmp_path, rng)
@@ -548,3 +552,26 @@ def test_dof_method_reaches_fx_and_render(tmp_path, rng, capsys):
 
     with pytest.raises(hf.InputError, match="dof_method='slow': choose one of fast, exact"):
         RenderConfig(dof_method="slow")
+
+
+def test_aperture_blades_shape_the_bokeh_of_the_footage(tmp_path, rng):
+    import imageio.v3 as iio
+
+    seq = tmp_path / "in"
+    seq.mkdir()
+    frames = np.zeros((2, 40, 64, 3), np.uint8)
+    frames[:, 20, 32] = 255  # a point light, far behind the focus
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"{i:02d}.png", f)
+    np.save(tmp_path / "d.npy", np.full((2, 40, 64), 8.0, np.float32))
+    flags = ["--depth", str(tmp_path / "d.npy"), "--focus-distance", "1", "--f-stop", "1",
+             "--sensor-width-mm", "6", "--quiet"]
+    for blades in ("0", "6"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / blades / "%02d.png"), *flags,
+                     "--aperture-blades", blades]) == 0
+    hexagon, round_ = read_pngs(tmp_path / "6"), read_pngs(tmp_path / "0")
+    want = hf.depth_of_field(frames, np.full((2, 40, 64), 8.0, np.float32), focus_distance=1.0,
+                             f_stop=1.0, sensor_width_mm=6.0, aperture_blades=6, backend="cpu")
+    np.testing.assert_array_equal(hexagon, want)
+    lit6, lit0 = (hexagon[0, ..., 0] > 0).sum(), (round_[0, ..., 0] > 0).sum()
+    assert 0.7 * lit0 < lit6 < 0.9 * lit0  # a hexagon in the circle: 83% of its area

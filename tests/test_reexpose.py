@@ -96,6 +96,24 @@ def test_refocus_a_store_with_depth_equals_a_depth_render(scene, tmp_path):
     assert np.abs(near.astype(int) - same.astype(int)).mean() > 0.5  # another focus
 
 
+def test_a_store_refocuses_with_the_cameras_aperture_blades(tmp_path):
+    near_focus = SCENE.replace("focus_distance = 4.0", "focus_distance = 1.5")
+    path, round_path = tmp_path / "bladed.py", tmp_path / "round.py"
+    path.write_text(near_focus.replace("        self.camera.focus_distance = 1.5\n",
+                                       "        self.camera.focus_distance = 1.5\n"
+                                       "        self.camera.aperture_blades = 5\n"))
+    round_path.write_text(near_focus)
+    store, size = tmp_path / "store", (160, 90)
+    _keep(path, store, samples=4, size=size)
+    kept = hf.SampleStore.open(store)
+    assert kept.settings["lens"]["aperture_blades"] == 5
+    depth, _ = render_frames(path, size=size, dof="depth", samples=4)
+    same = kept.expose(focus_distance=1.5, f_stop=1.4)  # the camera's own lens
+    assert np.abs(same.astype(int) - depth.astype(int)).max() <= 1
+    round_, _ = render_frames(round_path, size=size, dof="depth", samples=4)
+    assert np.abs(round_.astype(int) - depth.astype(int)).max() > 8  # the pentagons show
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_a_focus_pull_kept_in_depth_mode_keeps_each_sub_frames_focus(tmp_path):
     path = tmp_path / "pull.py"  # the focus moves from 0.8 m to 4 m (the objects) in 0.3 s

@@ -56,34 +56,13 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     r2, max_d2 = squared_radii(depth, lens, w, h)
     if max_d2 < 1:
         return lin.copy()
-    blades = lens.aperture_blades
-    offsets, d2_far, d2_near = gather_offsets(max_d2, blades)
-    big = int(np.abs(offsets).max())
+    offsets, d2_far, d2_near = gather_offsets(max_d2, lens.aperture_blades)
     if len(offsets) * h * w > SLOW_WORK:
         log.warning("depth of field: blur radius up to %.0f px on %dx%d: the CPU gather will be "
                     "slow; max_coc_px bounds it", float(np.sqrt(r2.max())), w, h)
-    # number of whole pixels in each source's disk (offset 0 always counts): weights 1/area
-    inv_area = (1.0 / np.searchsorted(disk_offsets(max_d2, blades)[1], r2, side="right")
-                ).astype(np.float32)
-
-    pad = ((big, big), (big, big))
-    color_p = np.pad(lin, pad + ((0, 0),))
-    r2_p = np.pad(r2, pad, constant_values=-1.0)  # outside the image: covers nothing
-    w_p = np.pad(inv_area, pad)
-    depth_f = np.asarray(depth, np.float32)
-    depth_p = np.pad(depth_f, pad, constant_values=np.inf)
-    near = depth_f * np.float32(1.0 - FRONT_TOLERANCE)
-    far = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
+    sums = _Sums(lin, depth, r2, lens, max_d2, int(np.abs(offsets).max()),
+                 turned=d2_near is not d2_far)
     row_max, col_max = r2.max(axis=1), r2.max(axis=0)
-    turned = d2_near is not d2_far  # an odd polygon: in front of the focus it is turned over
-    if turned:
-        near_p = depth_f < lens.focus_distance
-        near_q = np.pad(near_p, pad)
-
-    front = np.zeros_like(lin)
-    back = np.zeros_like(lin)
-    front_w = np.zeros((h, w), np.float32)
-    back_w = np.zeros((h, w), np.float32)
     spans: dict[float, tuple] = {}
     for (dy, dx), d2, d2n in zip(offsets, d2_far, d2_near, strict=True):
         least = min(d2, d2n)
@@ -95,26 +74,61 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
         # output pixels p = q - (dy, dx) for sources q in the box, inside the image
         p0, p1 = max(0, rows[0] - dy), min(h, rows[1] - dy + 1)
         c0, c1 = max(0, cols[0] - dx), min(w, cols[1] - dx + 1)
-        if p0 >= p1 or c0 >= c1:
-            continue
-        at = (slice(p0, p1), slice(c0, c1))
-        src = (slice(p0 + dy + big, p1 + dy + big), slice(c0 + dx + big, c1 + dx + big))
-        reach_q = np.where(near_q[src], d2n, d2) if turned else d2
-        reach_p = np.where(near_p[at], d2n, d2) if turned else d2
-        covers = r2_p[src] >= reach_q
-        q_depth = depth_p[src]
-        in_front = q_depth < near[at]
+        if p0 < p1 and c0 < c1:
+            sums.add((slice(p0, p1), slice(c0, c1)), int(dy), int(dx), d2, d2n)
+    return _composite(sums.front, sums.front_w, sums.back, sums.back_w)
+
+
+class _Sums:
+    """The gather's per-pixel sums of one frame, and the padded planes the sources are
+    read from (``big`` pixels of padding: the farthest offset)."""
+
+    def __init__(self, lin: np.ndarray, depth: np.ndarray, r2: np.ndarray, lens: Lens,
+                 max_d2: int, big: int, turned: bool) -> None:
+        h, w = r2.shape
+        blades = lens.aperture_blades
+        # number of whole pixels in each source's disk (offset 0 always counts): weights 1/area
+        inv_area = (1.0 / np.searchsorted(disk_offsets(max_d2, blades)[1], r2, side="right")
+                    ).astype(np.float32)
+        pad = ((big, big), (big, big))
+        self.big, self.r2 = big, r2
+        self.color_p = np.pad(lin, pad + ((0, 0),))
+        self.r2_p = np.pad(r2, pad, constant_values=-1.0)  # outside the image: covers nothing
+        self.w_p = np.pad(inv_area, pad)
+        depth_f = np.asarray(depth, np.float32)
+        self.depth_p = np.pad(depth_f, pad, constant_values=np.inf)
+        self.near = depth_f * np.float32(1.0 - FRONT_TOLERANCE)
+        self.far = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
+        # an odd polygon: in front of the focus plane it is turned over
+        self.near_p = depth_f < lens.focus_distance if turned else None
+        self.near_q = np.pad(self.near_p, pad) if turned else None
+        self.front = np.zeros_like(lin)
+        self.back = np.zeros_like(lin)
+        self.front_w = np.zeros((h, w), np.float32)
+        self.back_w = np.zeros((h, w), np.float32)
+
+    def add(self, at: tuple[slice, slice], dy: int, dx: int, d2: float, d2n: float) -> None:
+        """The sources q = p + (dy, dx) of the output pixels ``at``: q's disk must reach
+        ``d2`` behind the focus plane, ``d2n`` in front of it."""
+        big = self.big
+        src = (slice(at[0].start + dy + big, at[0].stop + dy + big),
+               slice(at[1].start + dx + big, at[1].stop + dx + big))
+        turned = self.near_p is not None
+        reach_q = np.where(self.near_q[src], d2n, d2) if turned else d2
+        reach_p = np.where(self.near_p[at], d2n, d2) if turned else d2
+        covers = self.r2_p[src] >= reach_q
+        q_depth = self.depth_p[src]
+        in_front = q_depth < self.near[at]
         # behind p: only where p's own disk reaches q (p is see-through there)
-        visible = ~in_front & ((q_depth <= far[at]) | (r2[at] >= reach_p))
-        q_w = w_p[src]
+        visible = ~in_front & ((q_depth <= self.far[at]) | (self.r2[at] >= reach_p))
+        q_w = self.w_p[src]
         wf = q_w * (covers & in_front)
         wb = q_w * (covers & visible)
-        q_c = color_p[src]
-        front_w[at] += wf
-        back_w[at] += wb
-        front[at] += q_c * wf[..., None]
-        back[at] += q_c * wb[..., None]
-    return _composite(front, front_w, back, back_w)
+        q_c = self.color_p[src]
+        self.front_w[at] += wf
+        self.back_w[at] += wb
+        self.front[at] += q_c * wf[..., None]
+        self.back[at] += q_c * wb[..., None]
 
 
 def _composite(front: np.ndarray, front_w: np.ndarray, back: np.ndarray,
