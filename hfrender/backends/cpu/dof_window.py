@@ -24,7 +24,7 @@ field_j``, so each layer is blurred once per output frame instead of once per su
 groups each window's sub-frames by lens (:func:`.dof_share.lens_groups`: equal lenses, and
 a focus pull's lenses under one shared lens while no circle of confusion moves by more
 than :data:`.dof_share.LENS_TOLERANCE_PX`) and falls back to the per-sub-frame defocus
-where more than :data:`MAX_MOVING` of the pixels change class. The CUDA backend defocuses
+where more than :data:`MAX_MOVING` of the pixels change layer. The CUDA backend defocuses
 every sub-frame (it has no window path, so no grouping to share).
 """
 
@@ -57,7 +57,7 @@ from hfrender.dof_layers import (
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
 
-MAX_MOVING = 0.25  # share of pixels changing class above which a window is defocused per
+MAX_MOVING = 0.25  # share of pixels changing layer above which a window is defocused per
 #                    sub-frame (the approximation would cover most of the frame)
 
 FrameFn = Callable[[int], np.ndarray]  # sub-frame j of a window -> linear (H, W, C) float32
@@ -77,21 +77,22 @@ class _WindowOps(_Ops):
     layer's disks; the light of those that change layer is kept per slot, sent
     (:class:`.dof_slots.Sources`) and received (:class:`.dof_slots.Slots`)."""
 
-    def __init__(self, mean: np.ndarray, cls: Classes, plan: Plan, mlin: np.ndarray,
-                 w: np.ndarray) -> None:
+    def __init__(self, mean: np.ndarray, cls: Classes, plan: Plan, mlayer: np.ndarray,
+                 moves: np.ndarray, mlin: np.ndarray, w: np.ndarray) -> None:
+        """``mlayer`` (N, M): the layer in each sub-frame of the pixels that change class
+        (``cls.index``), ``moves`` (M,) those that change layer, and ``mlin`` their light
+        (N, moves.sum(), C)."""
         super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
-        mlayer = plan.layer_of_key[cls.moving_keys + cls.max_area]
         mt = plan.t_of_key[cls.moving_keys + cls.max_area]
-        stays = (mlayer == mlayer[:1]).all(axis=0)
+        stays = ~moves
         self.layer.reshape(-1)[cls.index] = np.where(stays, mlayer[0], STILL)
         self.t.reshape(-1)[cls.index[stays]] = w @ mt[:, stays]  # shares are linear in t
-        moves = ~stays
         self.index = cls.index[moves]  # the pixels that change layer
         self.my, self.mx = np.divmod(self.index, mean.shape[1])
-        self.sources = Sources(mlayer[:, moves], mt[:, moves], w, mlin[:, moves])
+        self.sources = Sources(mlayer[:, moves], mt[:, moves], w, mlin)
         self.slots = self.sources.take()
         focus = self.layer == -1
         self.back[: self.c] = self.lin * focus
@@ -183,23 +184,25 @@ def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequenc
                    spans: Sequence[tuple[float, float]] | None = None) -> np.ndarray | None:
     """``sum_j weights[j] * defocus(frame(j), depths[j], lenses[j])`` by one layer
     decomposition for the window (``weights`` sum to 1): a new (H, W, C) float32 array, or
-    ``None`` where more than ``max_moving`` of the pixels change class (defocus per
-    sub-frame instead). ``frame(j)`` may return the same buffer each time; ``spans``: each
-    depth map's nearest and farthest depth, if known."""
+    ``None`` where more than ``max_moving`` of the pixels change layer (defocus per
+    sub-frame instead; a pixel that changes class within its layer, as sub-pixel jitter
+    makes a slanted floor's pixels do, counts as still). ``frame(j)`` may return the same
+    buffer each time; ``spans``: each depth map's nearest and farthest depth, if known."""
     w = np.asarray(weights, np.float32)
     if any(ln.aperture_blades != lenses[0].aperture_blades for ln in lenses):
         return None  # one layer plan draws one shape of bokeh
     cls = window_classes(depths, lenses, spans)
-    if cls is not None and cls.moving_share > max_moving:
-        return None
-    index = cls.index if cls is not None else np.zeros(0, np.intp)
-    mean, mlin, alphas = _mean_and_moving(frame, w, index)
     if cls is None:
-        return mean
+        return _mean_and_moving(frame, w, np.zeros(0, np.intp))[0]
+    plan = make_plan(cls.counts, cls.max_area, cls.max_d2, blades=cls.blades)
+    mlayer = plan.layer_of_key[cls.moving_keys + cls.max_area]
+    moves = ~(mlayer == mlayer[:1]).all(axis=0)  # of the pixels that change class
+    if moves.sum() > max_moving * cls.keys.size:
+        return None
+    mean, mlin, alphas = _mean_and_moving(frame, w, cls.index[moves])
     alpha = opaque(alphas) if alphas else None  # a constant alpha is not blurred
     colour = slice(None) if alpha is None else slice(0, 3)
-    plan = make_plan(cls.counts, cls.max_area, cls.max_d2, blades=cls.blades)
-    ops = _WindowOps(mean[..., colour], cls, plan, mlin[..., colour], w)
+    ops = _WindowOps(mean[..., colour], cls, plan, mlayer, moves, mlin[..., colour], w)
     return with_alpha(_run(ops, plan), alpha)
 
 
