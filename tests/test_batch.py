@@ -8,6 +8,7 @@ import imageio_ffmpeg
 import numpy as np
 import pytest
 
+import hfrender as hf
 from hfrender.cli import main
 from hfrender.engine.batch import load_jobs
 
@@ -133,6 +134,19 @@ def test_a_job_takes_compositing_outputs(folder):
     (folder / "jobs.toml").write_text(text)
     config = [j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "render"][1]
     assert (config.render_config().bit_depth, config.render_config().transparent) == (16, True)
+
+
+def test_a_fx_job_takes_aperture_blades(folder):
+    text = (folder / "jobs.toml").read_text().replace(
+        "motion-blur = 4", 'motion-blur = 4\ndepth = "d.npy"\nfocus-distance = 2.0\n'
+        "f-stop = 1.4\naperture-blades = 7")
+    (folder / "jobs.toml").write_text(text)
+    fx = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx")
+    assert fx.fx_settings().lens == hf.Lens(2.0, 1.4, aperture_blades=7)
+    (folder / "jobs.toml").write_text(text.replace("aperture-blades = 7", "aperture-blades = 2"))
+    with pytest.raises(hf.InputError, match=r"jobs\.toml: job 'smooth': aperture-blades=2 must "
+                                            r"be 0 \(round\) or between 3 and 64$"):
+        load_jobs(folder / "jobs.toml", {})  # before anything runs
 
 
 def test_options_after_the_file_override_every_job(folder):
