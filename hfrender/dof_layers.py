@@ -142,9 +142,10 @@ def _groups(areas: np.ndarray, start: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _peaks(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
-           width: np.ndarray) -> list[np.ndarray]:
-    """The classes far denser (pixels per unit of r^2) than their neighbours: a plane in a
-    scene of slanted surfaces. At most enough that each can have a layer of its own."""
+           width: np.ndarray, window: int = PEAK_WINDOW) -> list[np.ndarray]:
+    """The classes far denser (pixels per unit of r^2) than their ``window`` neighbours
+    each side: a plane in a scene of slanted surfaces. At most enough that each can have a
+    layer of its own."""
     marks = [np.zeros(len(a), bool) for a, _ in sides]
     if sum(len(a) for a, _ in sides) <= budget:
         return marks
@@ -152,9 +153,9 @@ def _peaks(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
     found = []
     for s, (areas, n) in enumerate(sides):
         density = n / width[areas]
-        pad = np.pad(density, PEAK_WINDOW, constant_values=np.nan)
-        near = np.stack([pad[PEAK_WINDOW + d: PEAK_WINDOW + d + len(n)]
-                         for d in range(-PEAK_WINDOW, PEAK_WINDOW + 1) if d])
+        pad = np.pad(density, window, constant_values=np.nan)
+        near = np.stack([pad[window + d: window + d + len(n)]
+                         for d in range(-window, window + 1) if d])
         usual = np.nanmedian(near, axis=0) if len(n) > 1 else np.zeros(len(n))
         spike = (density >= PEAK_RATIO * usual) & (n >= PEAK_SHARE * total)
         found += [(int(n[i]), s, int(i)) for i in np.flatnonzero(spike)]
@@ -164,10 +165,10 @@ def _peaks(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
 
 
 def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
-           width: np.ndarray) -> list[np.ndarray]:
+           width: np.ndarray, window: int = PEAK_WINDOW) -> list[np.ndarray]:
     """Where the layers of each side begin: the narrowest cells that make at most
     ``budget`` layers. Small disks, far apart in log radius, stay alone."""
-    peaks = _peaks(sides, budget, width)
+    peaks = _peaks(sides, budget, width, window)
 
     def starts(step: float) -> list[np.ndarray]:
         return [_starts(a, p, step) for (a, _), p in zip(sides, peaks, strict=True)]
@@ -181,6 +182,15 @@ def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
     return starts(hi)
 
 
+def _peak_window(area_of_d2: np.ndarray, max_d2: int, blades: int) -> int:
+    """:data:`PEAK_WINDOW`, times how many more disk sizes a polygon has (~1.6x: a circle's
+    d^2 are sums of two squares): a slanted floor's rows must not look like planes."""
+    if not blades:
+        return PEAK_WINDOW
+    sizes = len(np.unique(area_of_d2))
+    return max(PEAK_WINDOW, round(PEAK_WINDOW * sizes / len(np.unique(disk_tables(max_d2)[1]))))
+
+
 def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
               budget: int = MAX_LAYERS, blades: int = 0) -> Plan:
     """The plan for a frame whose class keys have histogram ``counts`` (index key + max_area)."""
@@ -189,7 +199,7 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
     sides = [(near, counts[max_area - near]), (far, counts[max_area + far])]
     _, area_of_d2, moment = disk_tables(max_d2, blades)
     width = np.bincount(area_of_d2, minlength=max_area + 1).clip(1)  # r^2 span per area
-    starts = _split(sides, budget, width)
+    starts = _split(sides, budget, width, _peak_window(area_of_d2, max_d2, blades))
     layers = [Layer(NEAR, lo, hi, _middle(area_of_d2, moment, lo, hi))
               for lo, hi in _groups(near, starts[0])[::-1]]  # nearest first
     layers += [Layer(FAR, lo, hi, _middle(area_of_d2, moment, lo, hi))

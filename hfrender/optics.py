@@ -117,6 +117,13 @@ def check_blades(what: str, value: object) -> int:
     return int(value)
 
 
+def polygon_edge(theta: np.ndarray, blades: int) -> np.ndarray:
+    """The distance from the centre to the edge, at angle ``theta`` (radians, y up), of the
+    regular polygon of ``blades`` corners on the unit circle, the first corner at 0."""
+    sector = 2 * math.pi / blades
+    return math.cos(math.pi / blades) / np.cos(np.mod(theta, sector) - sector / 2)
+
+
 def aperture_d2(dy: np.ndarray, dx: np.ndarray, blades: int = 0) -> np.ndarray:
     """The squared "radius" of the image displacements (dy rows down, dx columns right) of
     a source behind the focus plane: ``dy^2 + dx^2`` for a round aperture; for a polygon of
@@ -127,9 +134,7 @@ def aperture_d2(dy: np.ndarray, dx: np.ndarray, blades: int = 0) -> np.ndarray:
     if not blades:
         return dy * dy + dx * dx
     x, y = dx.astype(np.float64), -dy.astype(np.float64)
-    sector = 2 * math.pi / blades
-    theta = np.arctan2(y, x) % sector
-    g = np.hypot(x, y) * np.cos(theta - sector / 2) / math.cos(math.pi / blades)
+    g = np.hypot(x, y) / polygon_edge(np.arctan2(y, x), blades)
     return np.ceil(g * g - 1e-9).astype(np.int64)
 
 

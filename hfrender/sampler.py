@@ -19,7 +19,7 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.optics import check_blades
+from hfrender.optics import check_blades, polygon_edge
 
 CURVES = ("box", "triangle", "gaussian")
 POSITIONS = ("start", "center", "end")
@@ -298,10 +298,8 @@ class SampleSchedule:
         """Point ``m`` of ``window`` stratified points on the unit aperture (Vogel spiral)."""
         r = np.sqrt((m + 0.5) / window)
         theta = m * GOLDEN_ANGLE + rotation
-        n = self.aperture_blades
-        if n:
-            sector = 2 * math.pi / n
-            r = r * math.cos(math.pi / n) / np.cos((theta % sector) - sector / 2)
+        if self.aperture_blades:
+            r = r * polygon_edge(theta, self.aperture_blades)
         return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=1)
 
 

@@ -223,3 +223,87 @@ def test_the_cuda_kernels_draw_the_polygons_as_numpy_does(dev, rng, method):
     round_ = CPUBackend().fuse(frames, depth, ww, [hf.Lens(FOCUS, 1.4, sensor_width_mm=8.0)] * 2,
                                True, dof_method=method)
     assert np.abs(gpu - round_).max() > 0.1  # the polygons are drawn, not disks
+
+
+@pytest.mark.parametrize("blades", [3, 5])
+def test_planes_on_both_sides_of_the_focus_with_odd_blades(rng, blades):
+    """A polygon and its turned-over self are not nested: where a near and a far layer of
+    about one size meet, the fast method's shortcuts (a farther layer's scatter, or a
+    gather with the pixel's disk) are not the gather's intersection of the two. Measured:
+    54.5 dB at 3 blades, 139 dB at 5, on this scene."""
+    from test_dof_fast import lens_for, planes, psnr
+
+    img, depth = planes(rng)
+    lens = lens_for(depth, 24)
+    lens = hf.Lens(lens.focus_distance, lens.f_stop, aperture_blades=blades)
+    assert psnr(defocus_fast(img, depth, lens), defocus(img, depth, lens)) >= 50.0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("blades", [0, 5, 6])
+def test_a_slanted_floor_with_depth_noise(blades, seed):
+    """0.3% noise on every pixel's depth (a stress test: rendered depth is smooth): the
+    floor's rows scatter over many classes. Fast against exact, seeds 0 and 1: 41.6 and
+    42.3 dB round, 38.1 and 42.8 dB with 5 blades, 37.8 and 40.9 dB with 6 (33.5 and 38.9,
+    34.1 and 40.1 before the peak window grew with the number of disk sizes)."""
+    from test_dof_fast import lens_for, psnr, slanted
+
+    rng = np.random.default_rng(seed)
+    img, depth = slanted(rng)
+    depth = (depth * (1 + 0.003 * rng.standard_normal(depth.shape))).astype(np.float32)
+    lens = lens_for(depth, 24)
+    lens = hf.Lens(lens.focus_distance, lens.f_stop, aperture_blades=blades)
+    assert psnr(defocus_fast(img, depth, lens), defocus(img, depth, lens)) >= 37.0
+
+
+def gather_by_hand(img, depth, lens, tol):
+    """The exact gather's rules written out pair by pair (every output pixel p against
+    every source q), apart from hfrender's tables: q covers p when p - q lies in q's bokeh
+    (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
+    counts where p - q lies in p's own bokeh too; front over the normalised rest."""
+    h, w, _ = img.shape
+    r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
+    near = depth < np.float32(lens.focus_distance)
+    ys, xs = np.mgrid[0:h, 0:w]
+    py, px, qy, qx = ys.reshape(-1, 1), xs.reshape(-1, 1), ys.reshape(1, -1), xs.reshape(1, -1)
+    dy, dx = py - qy, px - qx  # from q to p
+    blades = lens.aperture_blades
+
+    def in_bokeh(of_near, radius2):  # p - q inside the bokeh of the pixel with these
+        turned = np.where(of_near, -1, 1)
+        return in_polygon(turned * dy, turned * dx, blades, np.sqrt(np.floor(radius2)))
+
+    ax = np.arange(-30, 31)
+    oy, ox = (a.ravel() for a in np.meshgrid(ax, ax, indexing="ij"))
+    area = {int(k): int(in_polygon(oy, ox, blades, math.sqrt(k)).sum())
+            for k in np.unique(np.floor(r2))}
+    qn, qr2, qd = near.reshape(1, -1), r2.reshape(1, -1), depth.reshape(1, -1)
+    pn, pr2, pd = near.reshape(-1, 1), r2.reshape(-1, 1), depth.reshape(-1, 1)
+    weight = np.vectorize(lambda k: 1.0 / area[int(k)])(np.floor(qr2))
+    covers = in_bokeh(qn, qr2)
+    front = qd < pd * np.float32(1 - tol)
+    visible = ~front & ((qd <= pd * np.float32(1 + tol)) | in_bokeh(pn, pr2))
+    colour = img.reshape(1, -1, 3)
+    wf, wb = weight * (covers & front), weight * (covers & visible)
+    f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
+    b, bw = (wb[..., None] * colour).sum(1), wb.sum(1)
+    out = b / bw[:, None] * (1 - np.minimum(fw, 1))[:, None] + f / np.maximum(fw, 1)[:, None]
+    return out.reshape(h, w, 3)
+
+
+@pytest.mark.parametrize("blades", [5, 6])
+def test_the_exact_gather_is_its_rules_written_out(rng, blades):
+    from hfrender.optics import FRONT_TOLERANCE
+
+    h, w = 24, 32
+    img = rng.random((h, w, 3), dtype=np.float32)
+    img[rng.integers(0, h, 6), rng.integers(0, w, 6)] = 12.0  # highlights
+    depth = np.full((h, w), 3.0, np.float32)  # far behind the focus
+    depth[4:14, 3:15] = 0.55  # a near card, well before it
+    depth[12:22, 14:26] = 1.0  # a card in focus
+    depth[:, 27:] = 0.7  # a near strip at the right
+    lens = hf.Lens(1.0, 1.0, sensor_width_mm=2.0, aperture_blades=blades)
+    assert 8 < float(lens.coc_radius_px(depth, w, h).max()) < 20
+    np.testing.assert_allclose(defocus(img, depth, lens),
+                               gather_by_hand(img, depth, lens, FRONT_TOLERANCE),
+                               rtol=2e-5, atol=2e-6)

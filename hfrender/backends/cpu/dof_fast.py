@@ -45,7 +45,6 @@ BAND_SPLIT_PIXELS = 1 << 16
 @lru_cache(maxsize=64)
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
               side: int) -> np.ndarray:
-    side = side if blades % 2 else FAR  # turned over, a round or even disk is itself
     return disk_spectrum(np, disk_tables(max_d2, blades)[0], area, shape, side)
 
 
@@ -149,6 +148,7 @@ class _Ops:
         by_rows(rows, *keys.shape)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
+        side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
         return _spectrum(area, shape, self.max_d2, self.blades, side)
 
     def forward(self, fields: np.ndarray) -> np.ndarray:

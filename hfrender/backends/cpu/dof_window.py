@@ -77,22 +77,23 @@ class _WindowOps(_Ops):
     layer's disks; the light of those that change layer is kept per slot, sent
     (:class:`.dof_slots.Sources`) and received (:class:`.dof_slots.Slots`)."""
 
-    def __init__(self, mean: np.ndarray, cls: Classes, plan: Plan, mlayer: np.ndarray,
-                 moves: np.ndarray, mlin: np.ndarray, w: np.ndarray) -> None:
-        """``mlayer`` (N, M): the layer in each sub-frame of the pixels that change class
-        (``cls.index``), ``moves`` (M,) those that change layer, and ``mlin`` their light
-        (N, moves.sum(), C)."""
+    def __init__(self, mean: np.ndarray, cls: Classes, plan: Plan,
+                 changes: tuple[np.ndarray, np.ndarray, np.ndarray], mlin: np.ndarray,
+                 w: np.ndarray) -> None:
+        """``changes``: :func:`layer_changes`; ``mlin`` the light (N, M', C) of the M'
+        pixels that change layer."""
         super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
-        mt = plan.t_of_key[cls.moving_keys + cls.max_area]
+        moves, first, mean_t = changes
         stays = ~moves
-        self.layer.reshape(-1)[cls.index] = np.where(stays, mlayer[0], STILL)
-        self.t.reshape(-1)[cls.index[stays]] = w @ mt[:, stays]  # shares are linear in t
+        self.layer.reshape(-1)[cls.index] = np.where(stays, first, STILL)
+        self.t.reshape(-1)[cls.index[stays]] = mean_t[stays]
         self.index = cls.index[moves]  # the pixels that change layer
         self.my, self.mx = np.divmod(self.index, mean.shape[1])
-        self.sources = Sources(mlayer[:, moves], mt[:, moves], w, mlin)
+        keys = cls.moving_keys[:, moves] + cls.max_area
+        self.sources = Sources(plan.layer_of_key[keys], plan.t_of_key[keys], w, mlin)
         self.slots = self.sources.take()
         focus = self.layer == -1
         self.back[: self.c] = self.lin * focus
@@ -195,15 +196,31 @@ def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequenc
     if cls is None:
         return _mean_and_moving(frame, w, np.zeros(0, np.intp))[0]
     plan = make_plan(cls.counts, cls.max_area, cls.max_d2, blades=cls.blades)
-    mlayer = plan.layer_of_key[cls.moving_keys + cls.max_area]
-    moves = ~(mlayer == mlayer[:1]).all(axis=0)  # of the pixels that change class
-    if moves.sum() > max_moving * cls.keys.size:
+    changes = layer_changes(plan, cls, w)
+    if changes[0].sum() > max_moving * cls.keys.size:
         return None
-    mean, mlin, alphas = _mean_and_moving(frame, w, cls.index[moves])
+    mean, mlin, alphas = _mean_and_moving(frame, w, cls.index[changes[0]])
     alpha = opaque(alphas) if alphas else None  # a constant alpha is not blurred
     colour = slice(None) if alpha is None else slice(0, 3)
-    ops = _WindowOps(mean[..., colour], cls, plan, mlayer, moves, mlin[..., colour], w)
+    ops = _WindowOps(mean[..., colour], cls, plan, changes, mlin[..., colour], w)
     return with_alpha(_run(ops, plan), alpha)
+
+
+def layer_changes(plan: Plan, cls: Classes, w: np.ndarray,
+                  chunk: int = 1 << 22) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of the pixels that change class (``cls.index``): which change layer (M,) bool, their
+    layer in the first sub-frame, and their mean share ``t`` over the window (``w``), a few
+    columns of the (N, M) keys at a time (N x M tables of them would cost as much again)."""
+    n, m = cls.moving_keys.shape
+    moves, first, mean_t = np.empty(m, bool), np.empty(m, np.int32), np.empty(m, np.float32)
+    step = max(1, chunk // max(n, 1))
+    for c0 in range(0, m, step):
+        keys = cls.moving_keys[:, c0:c0 + step] + cls.max_area
+        layer = plan.layer_of_key[keys]
+        moves[c0:c0 + step] = ~(layer == layer[:1]).all(axis=0)
+        first[c0:c0 + step] = layer[0]
+        mean_t[c0:c0 + step] = w @ plan.t_of_key[keys]  # shares are linear in t
+    return moves, first, mean_t
 
 
 def _mean_and_moving(frame: FrameFn, w: np.ndarray,
