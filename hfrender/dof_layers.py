@@ -20,11 +20,12 @@ The fast method turns classes into layers, nearest first, with a radius-independ
 Per output pixel p (of layer k): front = the scatters of the layers in front of k; back =
 k's own scatter, the scatters of the layers behind k whose disks are not larger than p's,
 and a *gather* with p's disk of the far layers whose disks are larger (the gather's
-``min(r_q, r_p)`` rule). Sources in focus (area 1) are never blurred: their pixel is their
-own light, bit for bit. The FFT's rounding never makes light where the exact gather has
-none: weights below :data:`NOISE_W` of a layer's largest, and colour below :data:`NOISE`
-of its channel's largest, are its rounding (about 1e-7 of them), taken as zero; no share
-of a source is that small (:data:`SNAP_T`).
+``min(r_q, r_p)`` rule; approximate where an odd polygon's near and far disks, not nested,
+meet). Sources in focus (area 1) are never blurred: their pixel is their own light, bit for
+bit. The FFT's rounding never makes light where the exact gather has none: weights below
+:data:`NOISE_W` of a layer's largest, and colour below :data:`NOISE` of its channel's
+largest, are its rounding (about 1e-7 of them), taken as zero; no share of a source is that
+small (:data:`SNAP_T`).
 """
 
 from __future__ import annotations
