@@ -186,10 +186,10 @@ def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
 def _peak_window(area_of_d2: np.ndarray, max_d2: int, blades: int) -> int:
     """:data:`PEAK_WINDOW`, times how many more disk sizes a polygon has (~1.6x: a circle's
     d^2 are sums of two squares): a slanted floor's rows must not look like planes."""
-    if not blades:
+    if not blades:  # the round disks' own
         return PEAK_WINDOW
-    sizes = len(np.unique(area_of_d2))
-    return max(PEAK_WINDOW, round(PEAK_WINDOW * sizes / len(np.unique(disk_tables(max_d2)[1]))))
+    ratio = len(np.unique(area_of_d2)) / len(np.unique(disk_tables(max_d2)[1]))
+    return max(PEAK_WINDOW, round(PEAK_WINDOW * ratio))
 
 
 def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
