@@ -8,8 +8,9 @@
    drawn with ``--dof lens`` at 256 lens positions, the reference, and ``--dof depth`` at
    16 sub-frames, round, with 6 and with 5 blades: how well each lamp's bokeh overlaps the
    lens render's (IoU of the lit pixels) and against the same lens render with the polygon
-   the other way round (an odd count is turned over in front of the focus plane), and the
-   wall times. Writes lens (top) | depth (bottom) per shape to ``docs/images/bokeh_blades.png``.
+   the other way round (an odd count is turned over in front of the focus plane), each
+   lamp's light and peak against the lens render's, and the wall times. Writes lens (top)
+   | depth (bottom) per shape to ``docs/images/bokeh_blades.png``.
 
     python benchmarks/bokeh.py [--runs 3] [--size 320x180]
 """
@@ -90,17 +91,24 @@ def overlap(a: np.ndarray, b: np.ndarray) -> float:
     return float((a & b).sum() / max(1, (a | b).sum()))
 
 
-def compare(lens: np.ndarray, depth: np.ndarray) -> tuple[float, float]:
+def compare(lens: np.ndarray, depth: np.ndarray) -> tuple[float, float, float, float]:
     """Mean IoU of the lamps' bokeh (each in the box around it in the lens render) between
-    the two renders, and with the depth render's turned over."""
+    the two renders, and with the depth render's turned over; the lamps' light and peak in
+    the depth render against the lens render's (the farthest from 1 of the lamps)."""
     a, b = (hf.to_linear(x).mean(-1) for x in (lens, depth))
     lamps = lit(a)
-    ious, flipped = [], []
+    ious, flipped, light, peak = [], [], [], []
     for box in _boxes(lamps):
         ma, mb = lit(a[box]), lit(b[box])
         ious.append(overlap(ma, mb))
         flipped.append(overlap(ma, turned(mb)))
-    return statistics.mean(ious), statistics.mean(flipped)
+        light.append(float(b[box].sum() / a[box].sum()))
+        peak.append(float(b[box].max() / a[box].max()))
+    return statistics.mean(ious), statistics.mean(flipped), _worst(light), _worst(peak)
+
+
+def _worst(ratios: list[float]) -> float:
+    return max(ratios, key=lambda x: abs(x - 1.0))
 
 
 def _boxes(mask: np.ndarray) -> list[tuple[slice, slice]]:
@@ -137,9 +145,10 @@ def renders(size, runs: int) -> None:
             lens, lens_s = draw(scene, "lens", 256, size)
             times = [draw(scene, "depth", 16, size) for _ in range(runs)]
             depth, depth_s = times[0][0], statistics.median(t for _, t in times)
-            iou, flipped = compare(lens, depth)
+            iou, flipped, light, peak = compare(lens, depth)
             print(f"  blades {blades}: IoU with the lens render {iou:.3f} (turned over "
-                  f"{flipped:.3f}); depth {depth_s:.2f} s, lens at 256 {lens_s:.2f} s: "
+                  f"{flipped:.3f}), light {light:.3f}x and peak {peak:.2f}x the lens "
+                  f"render's at worst; depth {depth_s:.2f} s, lens at 256 {lens_s:.2f} s: "
                   f"{lens_s / depth_s:.1f}x")
             columns.append(np.concatenate([lens, depth], axis=0))
     PICTURE.parent.mkdir(parents=True, exist_ok=True)

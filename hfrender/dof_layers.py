@@ -3,10 +3,10 @@
 The exact gather (``hfrender/backends/cpu/dof.py``) lets every source pixel q spread
 ``1 / area`` over the whole pixels of its disk (the circle of confusion); an output pixel p
 sorts the sources that reach it into *front* (nearer than p), *same* (p's surface) and
-*behind* (seen only within p's own disk), and composites front over the rest. The disk of
-q depends on q only through its *area* (the number of whole pixels, ``optics.disk_offsets``):
-sources of one area on one side of the focus plane make one *class*, all at nearly one
-depth.
+*behind* (seen only within p's own disk), and composites front over the rest
+(:mod:`hfrender.dof_composite`). The disk of q depends on q only through its *area* (the
+number of whole pixels, ``optics.disk_offsets``): sources of one area on one side of the
+focus plane make one *class*, all at nearly one depth.
 
 The fast method turns classes into layers, nearest first, with a radius-independent cost:
 
@@ -42,7 +42,7 @@ from hfrender.optics import disk_offsets
 DOF_METHODS = ("fast", "exact")
 MAX_LAYERS = 16  # blurred layers (both sides of the focus plane) at most: the cost
 NEAR, FOCUS, FAR = -1, 0, 1
-ROLE_NONE, ROLE_FRONT, ROLE_BACK = 0, 1, 2
+ROLE_NONE, ROLE_FRONT, ROLE_BACK, ROLE_BEHIND = 0, 1, 2, 3  # behind: back, and apart too
 NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
 NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
 GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its share);
@@ -227,8 +227,9 @@ def _middle(area_of_d2: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int
 
 def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray]:
     """What layer j's scatter is to the pixels of layer k (column K: pixels in focus):
-    front (j nearer), back (j itself, and the layers behind whose disks are no larger),
-    or nothing (far layers with larger disks: gathered with k's disks instead)."""
+    front (j nearer), back (j itself), behind (the layers behind whose disks are no
+    larger: back, and summed apart for :func:`hfrender.dof_composite.composite`), or
+    nothing (far layers with larger disks: gathered with k's disks instead, also behind)."""
     n = len(layers)
     roles = np.zeros((n, n + 1), np.int8)
     big = np.zeros((n, n), bool)
@@ -240,7 +241,7 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray]:
             elif j > k and q.side == FAR and q.radius2 > p.radius2:
                 big[j, k] = True
             else:
-                roles[j, k] = ROLE_BACK
+                roles[j, k] = ROLE_BACK if j == k else ROLE_BEHIND
     return roles, big
 
 

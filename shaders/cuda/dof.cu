@@ -23,6 +23,22 @@ extern "C" __global__ void hf_circle_of_confusion(
     inv_area[idx] = (float)(1.0 / (double)area_by_d2[d2]);
 }
 
+// One channel of hfrender.dof_composite.composite: front over the back light, normalised;
+// where the weight reaching the pixel falls short of what its disk gathers inside the
+// picture by more than HF_DOF_FILL_FROM, the shortfall taken from what is seen behind
+// (all of it from HF_DOF_FILL_FULL); float32 operations in NumPy's order.
+__device__ float hf_dof_mix(float front, float front_w, float back, float back_w,
+                            float behind, float behind_w, float inside) {
+    bool seen = behind_w > 0.0f;
+    float short_w = seen ? fmaxf(inside - front_w - back_w, 0.0f) : 0.0f;
+    float ramp = (short_w - HF_DOF_FILL_FROM) / (HF_DOF_FILL_FULL - HF_DOF_FILL_FROM);
+    short_w *= fminf(fmaxf(ramp, 0.0f), 1.0f);
+    float fill = behind / (seen ? behind_w : 1.0f);
+    float o = (back + short_w * fill) / (back_w + short_w);
+    o *= 1.0f - fminf(front_w, 1.0f);
+    return o + front / fmaxf(front_w, 1.0f);
+}
+
 // The depth-aware gather of hfrender/backends/cpu/dof.py, one thread per pixel, grid z =
 // sub-frame, offsets visited in the CPU's order (sorted by distance). offset_d2 and
 // offset_d2_near: what a source's disk must reach to cover p behind and in front of the
@@ -31,7 +47,8 @@ extern "C" __global__ void hf_circle_of_confusion(
 extern "C" __global__ void hf_defocus(
         const float* lin, const float* depth, const float* r2, const float* inv_area,
         int height, int width, int channels, const int* offsets, const float* offset_d2,
-        const float* offset_d2_near, const double* lens, int n_offsets, float* out) {
+        const float* offset_d2_near, const double* lens, const float* inside, int n_offsets,
+        float* out) {
     long long pixels = (long long)height * width;
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
@@ -45,7 +62,8 @@ extern "C" __global__ void hf_defocus(
     const float* reach_p = d_p < focus ? offset_d2_near : offset_d2;
     float front[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float back[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    float front_w = 0.0f, back_w = 0.0f;
+    float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the part of back behind p's surface
+    float front_w = 0.0f, back_w = 0.0f, behind_w = 0.0f;
     for (int o = 0; o < n_offsets; ++o) {
         int qy = y + offsets[2 * o], qx = x + offsets[2 * o + 1];
         if (qy < 0 || qy >= height || qx < 0 || qx >= width) continue;
@@ -63,15 +81,16 @@ extern "C" __global__ void hf_defocus(
         } else if (visible) {
             back_w += w;
             for (int ch = 0; ch < channels; ++ch) back[ch] += c[ch] * w;
+            if (q_depth > far_p) {
+                behind_w += w;
+                for (int ch = 0; ch < channels; ++ch) behind[ch] += c[ch] * w;
+            }
         }
     }
-    float alpha = fminf(front_w, 1.0f);
-    float norm = fmaxf(front_w, 1.0f);
     float* o = out + (base + p) * channels;
-    for (int ch = 0; ch < channels; ++ch) {
-        float b = back[ch] / back_w * (1.0f - alpha);
-        o[ch] = b + front[ch] / norm;
-    }
+    for (int ch = 0; ch < channels; ++ch)
+        o[ch] = hf_dof_mix(front[ch], front_w, back[ch], back_w, behind[ch], behind_w,
+                           inside[base + p]);
 }
 
 // ---- The fast method: layers by circle of confusion, disks by FFT (hfrender/dof_layers.py,
@@ -120,7 +139,8 @@ extern "C" __global__ void hf_dof_fields(
 }
 
 // Add one inverse FFT over a window (channels + 1, win_h, win_w) to the front or back sums
-// (channels + 1, pixels) of each of its pixels by the role of the pixel's layer
+// (channels + 1, pixels) of each of its pixels (behind: to back and to the behind sums) by
+// the role of the pixel's layer
 // (roles[n_layers]: pixels in focus), times the pixel's share of that disk (share: 0 all
 // of it, 1 the smaller disk's 1 - t, 2 the larger's t). The FFT's rounding is taken out:
 // where the weight is below HF_DOF_NOISE_W of its largest magnitude top[channels] (over
@@ -128,7 +148,8 @@ extern "C" __global__ void hf_dof_fields(
 extern "C" __global__ void hf_dof_accumulate(
         const float* light, long long pixels, int width, int channels, int y0, int x0,
         int win_h, int win_w, const int* layer, const int* roles, int n_layers,
-        const float* top, const float* t, int share, float* front, float* back) {
+        const float* top, const float* t, int share, float* front, float* back,
+        float* behind) {
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long plane = (long long)win_h * win_w;
     if (e >= plane) return;
@@ -136,30 +157,27 @@ extern "C" __global__ void hf_dof_accumulate(
     long long p = (y0 + e / win_w) * width + x0 + e % win_w;
     int k = layer[p];
     int role = roles[k < 0 ? n_layers : k];
-    if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK) return;
+    if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK && role != HF_ROLE_BEHIND) return;
     float* sums = role == HF_ROLE_FRONT ? front : back;
     float s = share == 0 ? 1.0f : (share == 1 ? 1.0f - t[p] : t[p]);
-    for (int ch = 0; ch < channels; ++ch) {
+    for (int ch = 0; ch <= channels; ++ch) {
         float v = light[ch * plane + e];
-        if (!(fabsf(v) >= HF_DOF_NOISE * top[ch])) v = 0.0f;
+        if (ch < channels && !(fabsf(v) >= HF_DOF_NOISE * top[ch])) v = 0.0f;
         sums[ch * pixels + p] += v * s;
+        if (role == HF_ROLE_BEHIND) behind[ch * pixels + p] += v * s;
     }
-    sums[channels * pixels + p] += light[channels * plane + e] * s;
 }
 
-// The exact gather's composite: back (renormalised) under front (alpha = min(front w, 1)),
-// interleaved (pixels, channels).
+// The exact gather's composite (hf_dof_mix), interleaved (pixels, channels).
 extern "C" __global__ void hf_dof_composite(
-        const float* front, const float* back, long long pixels, int channels, float* out) {
+        const float* front, const float* back, const float* behind, const float* inside,
+        long long pixels, int channels, float* out) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
-    float front_w = front[channels * pixels + p];
-    float alpha = fminf(front_w, 1.0f);
-    float norm = fmaxf(front_w, 1.0f);
-    float back_w = back[channels * pixels + p];
+    long long w = channels * pixels + p;
     for (int ch = 0; ch < channels; ++ch) {
-        float o = back[ch * pixels + p] / back_w;
-        o *= 1.0f - alpha;
-        out[p * channels + ch] = o + front[ch * pixels + p] / norm;
+        long long at = ch * pixels + p;
+        out[p * channels + ch] = hf_dof_mix(front[at], front[w], back[at], back[w], behind[at],
+                                            behind[w], inside[p]);
     }
 }

@@ -11,7 +11,10 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
 * sources clearly behind p count only where p's own disk also covers them (p is
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
   background bleeds onto it;
-* sources at p's depth (same surface) are averaged with the weights renormalised.
+* sources at p's depth (same surface) are averaged with the weights renormalised; where
+  the weight reaching p falls well short of what p's disk gathers inside the picture (a
+  small surface before a farther one), the shortfall comes from what p sees behind
+  (:mod:`hfrender.dof_composite`).
 
 A polygonal aperture (``Lens.aperture_blades``) gives polygons for disks: a source covers
 the pixels its bokeh polygon covers (turned over in front of the focus plane), and "p's own
@@ -26,6 +29,7 @@ import logging
 
 import numpy as np
 
+from hfrender.dof_composite import composite, disk_inside
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
@@ -76,7 +80,10 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
         c0, c1 = max(0, cols[0] - dx), min(w, cols[1] - dx + 1)
         if p0 < p1 and c0 < c1:
             sums.add((slice(p0, p1), slice(c0, c1)), int(dy), int(dx), d2, d2n)
-    return _composite(sums.front, sums.front_w, sums.back, sums.back_w)
+    planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
+    out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
+                    sums.behind_w, disk_inside(np, np.rint(1.0 / sums.inv_area)))
+    return np.ascontiguousarray(np.moveaxis(out, 0, -1))
 
 
 class _Sums:
@@ -91,7 +98,7 @@ class _Sums:
         inv_area = (1.0 / np.searchsorted(disk_offsets(max_d2, blades)[1], r2, side="right")
                     ).astype(np.float32)
         pad = ((big, big), (big, big))
-        self.big, self.r2 = big, r2
+        self.big, self.r2, self.inv_area = big, r2, inv_area
         self.color_p = np.pad(lin, pad + ((0, 0),))
         self.r2_p = np.pad(r2, pad, constant_values=-1.0)  # outside the image: covers nothing
         self.w_p = np.pad(inv_area, pad)
@@ -106,6 +113,8 @@ class _Sums:
         self.back = np.zeros_like(lin)
         self.front_w = np.zeros((h, w), np.float32)
         self.back_w = np.zeros((h, w), np.float32)
+        self.behind = np.zeros_like(lin)  # the part of back that lies behind p's surface
+        self.behind_w = np.zeros((h, w), np.float32)
 
     def add(self, at: tuple[slice, slice], dy: int, dx: int, d2: float, d2n: float) -> None:
         """The sources q = p + (dy, dx) of the output pixels ``at``: q's disk must reach
@@ -129,15 +138,7 @@ class _Sums:
         self.back_w[at] += wb
         self.front[at] += q_c * wf[..., None]
         self.back[at] += q_c * wb[..., None]
+        wh = wb * (q_depth > self.far[at])
+        self.behind_w[at] += wh
+        self.behind[at] += q_c * wh[..., None]
 
-
-def _composite(front: np.ndarray, front_w: np.ndarray, back: np.ndarray,
-               back_w: np.ndarray) -> np.ndarray:
-    """The gather's sums to a picture (in place, into ``back``): what is in front covers
-    up to its weight, over the normalised light behind."""
-    alpha = np.minimum(front_w, 1.0)
-    front /= np.maximum(front_w, 1.0)[..., None]
-    back /= back_w[..., None]  # > 0: every pixel sees itself
-    back *= (1.0 - alpha)[..., None]
-    back += front
-    return back

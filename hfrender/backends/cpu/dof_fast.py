@@ -18,11 +18,13 @@ import numpy as np
 
 from hfrender.backends.cpu.blur import _band_pool, scratch
 from hfrender.backends.cpu.dof import squared_radii
+from hfrender.dof_composite import composite, disk_inside
 from hfrender.dof_layers import (
     FAR,
     NOISE,
     NOISE_W,
     ROLE_BACK,
+    ROLE_BEHIND,
     ROLE_FRONT,
     Plan,
     Window,
@@ -127,10 +129,12 @@ class _Ops:
         self.c = c
         self.front = np.zeros((c + 1, h, w), np.float32)
         self.back = np.zeros((c + 1, h, w), np.float32)
+        self.behind = np.zeros((c + 1, h, w), np.float32)
         self.far: np.ndarray | None = None
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
+        self.inside = disk_inside(np, np.maximum(np.abs(keys), 1))
         self.layer = np.empty(keys.shape, np.int32)  # -1: in focus
         self.t = np.empty(keys.shape, np.float32)
         c = self.c
@@ -201,8 +205,11 @@ class _Ops:
             part = _clean_rows(light[:, y0:y1], top)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
-            for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK)):
-                sums[(slice(None),) + at] += np.multiply(part, role == which, out=out)
+            behind = role == ROLE_BEHIND
+            for sums, which in ((self.front, role == ROLE_FRONT),
+                                (self.back, (role == ROLE_BACK) | behind),
+                                (self.behind, behind)):
+                sums[(slice(None),) + at] += np.multiply(part, which, out=out)
 
         by_rows(rows, *win.size)
 
@@ -218,7 +225,9 @@ class _Ops:
             share = self.layer[at] == j
             if disks > 1:
                 share = share * (1.0 - t if disk == 0 else t)
-            self.back[(slice(None),) + at] += np.multiply(part, share, out=part)
+            part = np.multiply(part, share, out=part)
+            self.back[(slice(None),) + at] += part
+            self.behind[(slice(None),) + at] += part
 
         by_rows(rows, *win.size)
 
@@ -251,14 +260,9 @@ class _Ops:
         out = np.empty((h, w, c), np.float32)
 
         def rows(y0: int, y1: int) -> None:
-            front, back = self.front[:, y0:y1], self.back[:, y0:y1]
-            alpha = np.minimum(front[c], 1.0)
-            part = np.divide(back[:c], back[c], out=scratch("dof.out", (c, y1 - y0, w),
-                                                            np.float32))
-            part *= 1.0 - alpha
-            part += np.divide(front[:c], np.maximum(front[c], 1.0),
-                              out=scratch("dof.front", part.shape, np.float32))
-            out[y0:y1] = np.moveaxis(part, 0, -1)
+            f, b, k = (s[:, y0:y1] for s in (self.front, self.back, self.behind))
+            out[y0:y1] = np.moveaxis(composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],
+                                               self.inside[y0:y1]), 0, -1)
 
         by_rows(rows, h, w)
         return out

@@ -5,8 +5,8 @@ kept per *slot*: each pixel's distinct layers over the window.
   its light ``[colour, 1]`` over the sub-frames in which it is in that layer, plain and
   times its share ``t`` of the layer's second disk. A layer's fields at the pixel are then
   one look-up (the sums are linear in the light and in ``t``), exact for the scatter.
-* :class:`Slots` is their receiving side: per slot its own front
-  and back sums, composited per slot (a pixel that is a sharp spoke in some sub-frames and
+* :class:`Slots` is their receiving side: per slot its own front,
+  back and behind sums, composited per slot (a pixel that is a sharp spoke in some sub-frames and
   blurred sky in others is renormalised as each, as the per-sub-frame defocus does).
 """
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hfrender.dof_layers import ROLE_BACK, ROLE_FRONT
+from hfrender.dof_composite import composite, disk_inside_at
+from hfrender.dof_layers import ROLE_BACK, ROLE_BEHIND, ROLE_FRONT, Plan
 
 STILL = -2  # an unused slot's layer (never a layer, never in focus)
 
@@ -62,9 +63,14 @@ class Sources:
         part = both[:, 0] if disks == 1 else (both[:, 1] if disk else both[:, 0] - both[:, 1])
         return part.T
 
-    def take(self) -> Slots:
-        """The receiving side of these pixels."""
-        return Slots(self.layer, self.sums[:, 0])
+    def take(self, plan: Plan, y: np.ndarray, x: np.ndarray, size: tuple[int, int]) -> Slots:
+        """The receiving side of these pixels (at ``y``, ``x`` of a frame of ``size``); a
+        slot's disk, for the share of it inside the picture, its layer's middle one."""
+        areas = np.array([layer.mid or layer.lo for layer in plan.layers] + [1, 1], np.int64)
+        inside = np.empty(self.layer.shape, np.float32)
+        for s, layer in enumerate(self.layer):
+            inside[s] = disk_inside_at(areas[layer], y, x, size)
+        return Slots(self.layer, self.sums[:, 0], inside)
 
 
 class Slots:
@@ -72,12 +78,13 @@ class Slots:
     window weight of the slot's sub-frames. ``light`` (S, C + 1, M): each slot's light
     (:class:`Sources`), its own pixel where it is in focus."""
 
-    def __init__(self, layer: np.ndarray, light: np.ndarray) -> None:
-        self.layer = layer
+    def __init__(self, layer: np.ndarray, light: np.ndarray, inside: np.ndarray) -> None:
+        self.layer, self.inside = layer, inside
         c = light.shape[1] - 1
         self.weight = np.ascontiguousarray(light[:, c])
         self.front = np.zeros_like(light)
         self.back = light * (layer == -1)[:, None, :]
+        self.behind = np.zeros_like(light)
 
     def add(self, roles: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
         """Add a layer's scatter ``light`` (C + 1, len(cols)) to each slot by its role
@@ -85,8 +92,16 @@ class Slots:
         for s in range(self.layer.shape[0]):
             role = roles[self.layer[s, cols]]  # STILL slots weigh 0
             part = light * self.weight[s, cols]
+            behind = role == ROLE_BEHIND
             self.front[s][:, cols] += part * (role == ROLE_FRONT)
-            self.back[s][:, cols] += part * (role == ROLE_BACK)
+            self.back[s][:, cols] += part * ((role == ROLE_BACK) | behind)
+            self.behind[s][:, cols] += part * behind
+
+    def add_behind(self, slot: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
+        """Add far light gathered through the pixels ``cols`` ((len(cols), C + 1), each
+        pixel's share of it already) to their slot ``slot``'s back and behind sums."""
+        self.back[slot, :, cols] += light
+        self.behind[slot, :, cols] += light
 
     def composite(self, c: int) -> np.ndarray:
         """(M, C): the sum over slots of weight x the gather's composite of the slot's sums
@@ -95,9 +110,7 @@ class Slots:
         for s in range(self.layer.shape[0]):
             wgt = self.weight[s]
             keep = (wgt > 0) & (self.back[s, c] > 0)
-            f = self.front[s][:, keep] / wgt[keep]
-            b = self.back[s][:, keep]
-            alpha = np.minimum(f[c], 1.0)
-            o = b[:c] / b[c] * (1.0 - alpha) + f[:c] / np.maximum(f[c], 1.0)
-            out[:, keep] += o * wgt[keep]
+            f, b, k = (x[s][:, keep] / wgt[keep] for x in (self.front, self.back, self.behind))
+            out[:, keep] += composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],
+                                      self.inside[s, keep]) * wgt[keep]
         return out.T

@@ -45,8 +45,10 @@ from hfrender.backends.cpu.dof_share import (
     window_classes,
 )
 from hfrender.backends.cpu.dof_slots import STILL, Sources
+from hfrender.dof_composite import disk_inside
 from hfrender.dof_layers import (
     ROLE_BACK,
+    ROLE_BEHIND,
     ROLE_FRONT,
     Plan,
     Window,
@@ -84,6 +86,7 @@ class _WindowOps(_Ops):
         pixels that change layer."""
         super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
+        self.inside = disk_inside(np, np.maximum(np.abs(cls.keys), 1))
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
         moves, first, mean_t = changes
@@ -94,7 +97,7 @@ class _WindowOps(_Ops):
         self.my, self.mx = np.divmod(self.index, mean.shape[1])
         keys = cls.moving_keys[:, moves] + cls.max_area
         self.sources = Sources(plan.layer_of_key[keys], plan.t_of_key[keys], w, mlin)
-        self.slots = self.sources.take()
+        self.slots = self.sources.take(plan, self.my, self.mx, mean.shape[:2])
         focus = self.layer == -1
         self.back[: self.c] = self.lin * focus
         self.back[self.c] = focus
@@ -120,13 +123,15 @@ class _WindowOps(_Ops):
         at = (slice(None),) + _at(win)
         role = self.plan.roles[j][self.layer[at[1:]]]  # STILL: zeroed below
         front = (role == ROLE_FRONT).astype(np.float32)
-        back = (role == ROLE_BACK).astype(np.float32)
+        behind = (role == ROLE_BEHIND).astype(np.float32)
+        back = (role == ROLE_BACK) + behind
         light = _clean(light)
         cols, y, x = self._moving_in(win)
         if len(cols):
-            front[y, x] = back[y, x] = 0.0  # their sums are the slots'
+            front[y, x] = back[y, x] = behind[y, x] = 0.0  # their sums are the slots'
             self.slots.add(self.plan.roles[j], light[:, y, x], cols)
         self.front[at] += light * front
+        self.behind[at] += light * behind
         self.back[at] += np.multiply(light, back, out=light)
 
     def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
@@ -137,8 +142,10 @@ class _WindowOps(_Ops):
         if len(cols):
             shares = self.sources.light(cols, j, disk, disks)[self.c]
             slot = self.sources.slot(cols, j)
-            self.slots.back[slot, :, cols] += (light[:, y, x] * shares).T
-        self.back[(slice(None),) + at] += np.multiply(light, share, out=light)
+            self.slots.add_behind(slot, (light[:, y, x] * shares).T, cols)
+        light = np.multiply(light, share, out=light)
+        self.back[(slice(None),) + at] += light
+        self.behind[(slice(None),) + at] += light
 
     def finish(self) -> np.ndarray:
         self.back[self.c].reshape(-1)[self.index] = 1.0  # their composite is the slots'

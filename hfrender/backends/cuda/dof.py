@@ -19,9 +19,10 @@ import numpy as np
 
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
+from hfrender.dof_composite import disk_inside
 from hfrender.dof_layers import (
     FAR,
-    ROLE_BACK,
+    ROLE_BEHIND,
     ROLE_NONE,
     Plan,
     Window,
@@ -83,7 +84,9 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
                    (depth[z0:z1], I64(h * w), rows[z0:z1], area, I32(max_d2), r2[z0:z1],
                     inv_area[z0:z1]))
     if check_method(method) == "exact":
-        return _gather(dev, lin, depth, r2, inv_area, rows, gather_offsets(max_d2, blades))
+        inside = disk_inside(xp, xp.rint(1.0 / inv_area))
+        return _gather(dev, lin, depth, r2, inv_area, rows, gather_offsets(max_d2, blades),
+                       inside)
     out = xp.empty_like(lin)
     for z in range(n):
         frame_d2 = int(np.floor(float(_host(xp, r2[z].max()))))
@@ -109,9 +112,10 @@ def _by_blades(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens], method
 
 
 def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any,
-            table: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Any:
+            table: tuple[np.ndarray, np.ndarray, np.ndarray], inside: Any) -> Any:
     """The exact gather (``hf_defocus``) of every frame: ``table`` is
-    :func:`hfrender.optics.gather_offsets`, ``rows`` the frames' :func:`lens_rows`."""
+    :func:`hfrender.optics.gather_offsets`, ``rows`` the frames' :func:`lens_rows`,
+    ``inside`` the share of each pixel's disk inside the picture."""
     xp = dev.xp
     n, h, w, c = (int(s) for s in lin.shape)
     offsets = xp.asarray(np.ascontiguousarray(table[0], np.int32))
@@ -122,8 +126,8 @@ def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any
         z1 = min(n, z0 + launches.MAX_GRID_Z)
         dev.launch("hf_defocus", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
                    (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
-                    I32(c), offsets, d2s, d2n, rows[z0:z1], I32(int(offsets.shape[0])),
-                    out[z0:z1]))
+                    I32(c), offsets, d2s, d2n, rows[z0:z1], inside[z0:z1],
+                    I32(int(offsets.shape[0])), out[z0:z1]))
     return out
 
 
@@ -137,6 +141,7 @@ class _Ops:
         self.pixels = self.h * self.w
         self.front = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         self.back = self.xp.empty((self.c + 1, self.h, self.w), np.float32)
+        self.behind = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
         self.far: Any = None  # the far layers' light, for the layers that gather it
 
@@ -150,7 +155,8 @@ class _Ops:
         self.t = xp.empty((self.h, self.w), np.float32)
         k = len(plan.layers)
         self.roles = [xp.asarray(plan.roles[j].astype(np.int32)) for j in range(k)]
-        self.gathers = [xp.asarray(np.where(np.arange(k + 1) == j, ROLE_BACK, ROLE_NONE)
+        self.inside = disk_inside(xp, xp.maximum(xp.abs(keys), 1))
+        self.gathers = [xp.asarray(np.where(np.arange(k + 1) == j, ROLE_BEHIND, ROLE_NONE)
                                    .astype(np.int32)) for j in range(k)]
         self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
                                       I64(self.pixels), I32(self.c), I32(plan.max_area),
@@ -195,7 +201,7 @@ class _Ops:
         self._window_launch("hf_dof_accumulate", win, (
             light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
             *(I32(n) for n in win.size), self.layer, roles, I32(len(self.plan.layers)), top,
-            self.t, I32(share), self.front, self.back))
+            self.t, I32(share), self.front, self.back, self.behind))
 
     def scatter(self, j: int, light: Any, win: Window) -> None:
         self._accumulate(light, win, self.roles[j], 0)
@@ -221,6 +227,6 @@ class _Ops:
 
     def finish(self) -> Any:
         out = self.xp.empty((self.h, self.w, self.c), np.float32)
-        self._launch("hf_dof_composite", (self.front, self.back, I64(self.pixels), I32(self.c),
-                                          out))
+        self._launch("hf_dof_composite", (self.front, self.back, self.behind, self.inside,
+                                          I64(self.pixels), I32(self.c), out))
         return out
