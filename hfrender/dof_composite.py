@@ -54,6 +54,11 @@ def disk_inside(xp: Any, area: Any) -> Any:
     return disk_inside_at(area, y, x, (h, w), xp)
 
 
+def inside_of_keys(xp: Any, keys: Any) -> Any:
+    """:func:`disk_inside` of pixels by their class keys (``side * area``, 0 in focus)."""
+    return disk_inside(xp, xp.maximum(xp.abs(keys), 1))
+
+
 def disk_inside_at(area: Any, y: Any, x: Any, size: tuple[int, int], xp: Any = np) -> Any:
     """:func:`disk_inside` of disks of ``area`` at pixels (``y``, ``x``), broadcast, of a
     picture of ``size`` (H, W)."""

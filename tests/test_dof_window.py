@@ -157,6 +157,24 @@ def test_jitter_that_changes_classes_within_layers_keeps_the_window_path(rng, pe
     assert psnr(window, per_frame) >= 40.0  # 41.6-45.9 dB over 8 seeds
 
 
+def test_moving_lamps_before_a_far_sky_fill_their_shortfall_as_per_sub_frame(rng):
+    """Lamps that change layer (their slots) before a blue sky much farther: each slot's
+    shortfall is filled from the sky behind it as each sub-frame's is (measured 71-72 dB;
+    47 dB with the far light the slots gather left out of their behind sums)."""
+    yy, xx = np.mgrid[0:H, 0:W]
+    sky = np.float32([0.2, 0.3, 0.5])
+    frames = np.broadcast_to(sky, (N, H, W, 3)).copy()
+    depth = np.full((N, H, W), 100.0, np.float32)
+    spots = rng.uniform((20, 30), (H - 20, W - 30), (5, 2))
+    for j in range(N):
+        for k, (cy, cx) in enumerate(spots):
+            lamp = (yy - cy) ** 2 + (xx - cx - 1.5 * j) ** 2 <= 3.0 ** 2
+            frames[j][lamp], depth[j][lamp] = (1.0, 0.8, 0.6), 2.2 + 0.3 * k
+    window, per_frame = both(frames, depth, hf.Lens(1.0, 1.4, sensor_width_mm=12.0))
+    assert np.abs(window - frames.mean(0)).max() > 0.1  # the lamps are blurred
+    assert psnr(window, per_frame) >= 60.0
+
+
 def test_nothing_blurred_is_the_weighted_mean(rng):
     frames = rng.random((N, 16, 24, 3), dtype=np.float32)
     depth = np.full((N, 16, 24), 2.0, np.float32)

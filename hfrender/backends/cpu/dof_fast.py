@@ -18,7 +18,7 @@ import numpy as np
 
 from hfrender.backends.cpu.blur import _band_pool, scratch
 from hfrender.backends.cpu.dof import squared_radii
-from hfrender.dof_composite import composite, disk_inside
+from hfrender.dof_composite import composite, inside_of_keys
 from hfrender.dof_layers import (
     FAR,
     NOISE,
@@ -134,7 +134,7 @@ class _Ops:
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
-        self.inside = disk_inside(np, np.maximum(np.abs(keys), 1))
+        self.inside = inside_of_keys(np, keys)
         self.layer = np.empty(keys.shape, np.int32)  # -1: in focus
         self.t = np.empty(keys.shape, np.float32)
         c = self.c

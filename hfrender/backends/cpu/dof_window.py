@@ -45,7 +45,7 @@ from hfrender.backends.cpu.dof_share import (
     window_classes,
 )
 from hfrender.backends.cpu.dof_slots import STILL, Sources
-from hfrender.dof_composite import disk_inside
+from hfrender.dof_composite import inside_of_keys
 from hfrender.dof_layers import (
     ROLE_BACK,
     ROLE_BEHIND,
@@ -86,7 +86,7 @@ class _WindowOps(_Ops):
         pixels that change layer."""
         super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
-        self.inside = disk_inside(np, np.maximum(np.abs(cls.keys), 1))
+        self.inside = inside_of_keys(np, cls.keys)
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
         moves, first, mean_t = changes

@@ -19,7 +19,7 @@ import numpy as np
 
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
-from hfrender.dof_composite import disk_inside
+from hfrender.dof_composite import disk_inside, inside_of_keys
 from hfrender.dof_layers import (
     FAR,
     ROLE_BEHIND,
@@ -155,7 +155,7 @@ class _Ops:
         self.t = xp.empty((self.h, self.w), np.float32)
         k = len(plan.layers)
         self.roles = [xp.asarray(plan.roles[j].astype(np.int32)) for j in range(k)]
-        self.inside = disk_inside(xp, xp.maximum(xp.abs(keys), 1))
+        self.inside = inside_of_keys(xp, keys)
         self.gathers = [xp.asarray(np.where(np.arange(k + 1) == j, ROLE_BEHIND, ROLE_NONE)
                                    .astype(np.int32)) for j in range(k)]
         self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
