@@ -28,18 +28,21 @@ FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully,
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
-              behind_w: Any, inside: Any) -> Any:
+              behind_w: Any, inside: Any, out: Any = None) -> Any:
     """The picture (C, ...) from colour sums (C, ...) and their weights (...) of the light
     in front of each pixel, of its surface and behind it, and behind it alone; ``inside``:
-    the share of each pixel's disk inside the picture (:func:`disk_inside`)."""
-    alpha = xp.minimum(front_w, 1.0)
-    seen = behind_w > 0
-    short = xp.where(seen, xp.maximum(inside - front_w - back_w, 0.0), 0.0).astype(xp.float32)
-    short *= xp.clip((short - FILL_FROM) / (np.float32(FILL_FULL) - np.float32(FILL_FROM)),
+    the share of each pixel's disk inside the picture (:func:`disk_inside`); ``out``: where
+    to write it (a new array if None). The fill is computed only where it is not zero."""
+    out = xp.divide(back, back_w, out=out)
+    short = inside - front_w - back_w
+    pick = (behind_w > 0) & (short > FILL_FROM)
+    if bool(pick.any()):
+        s = short[pick]
+        s *= xp.clip((s - FILL_FROM) / (np.float32(FILL_FULL) - np.float32(FILL_FROM)),
                      0.0, 1.0)
-    fill = behind / xp.where(seen, behind_w, 1.0).astype(xp.float32)
-    out = (back + short * fill) / (back_w + short)
-    out *= 1.0 - alpha
+        fill = behind[:, pick] / behind_w[pick]
+        out[:, pick] = (back[:, pick] + s * fill) / (back_w[pick] + s)
+    out *= 1.0 - xp.minimum(front_w, 1.0)
     out += front / xp.maximum(front_w, 1.0)
     return out
 
@@ -47,11 +50,23 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
 def disk_inside(xp: Any, area: Any) -> Any:
     """(..., H, W) float32: the share of each pixel's disk of ``area`` pixels (a circle of
     that area) that lies inside the picture: what its disk can gather at all. The light a
-    pixel by the border misses is outside the picture, not hidden behind anything."""
+    pixel by the border misses is outside the picture, not hidden behind anything. Only
+    the strips along the borders that the largest disk reaches are computed."""
     h, w = (int(s) for s in area.shape[-2:])
     y = xp.arange(h, dtype=xp.float32)[:, None]
     x = xp.arange(w, dtype=xp.float32)[None, :]
-    return disk_inside_at(area, y, x, (h, w), xp)
+    reach = int(np.ceil(np.sqrt(float(area.max()) / np.pi))) + 1
+    if 2 * reach >= min(h, w):
+        return disk_inside_at(area, y, x, (h, w), xp)
+    out = xp.ones(area.shape, xp.float32)
+    top, bottom, left, right = slice(0, reach), slice(h - reach, h), slice(0, reach), \
+        slice(w - reach, w)
+    middle = slice(reach, h - reach)
+    for rows, cols in ((top, slice(None)), (bottom, slice(None)), (middle, left),
+                       (middle, right)):
+        out[..., rows, cols] = disk_inside_at(area[..., rows, cols], y[rows], x[:, cols],
+                                              (h, w), xp)
+    return out
 
 
 def inside_of_keys(xp: Any, keys: Any) -> Any:

@@ -261,8 +261,9 @@ class _Ops:
 
         def rows(y0: int, y1: int) -> None:
             f, b, k = (s[:, y0:y1] for s in (self.front, self.back, self.behind))
-            out[y0:y1] = np.moveaxis(composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],
-                                               self.inside[y0:y1]), 0, -1)
+            part = composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c], self.inside[y0:y1],
+                             out=scratch("dof.out", (c, y1 - y0, w), np.float32))
+            out[y0:y1] = np.moveaxis(part, 0, -1)
 
         by_rows(rows, h, w)
         return out
