@@ -82,7 +82,7 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
             sums.add((slice(p0, p1), slice(c0, c1)), int(dy), int(dx), d2, d2n)
     planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
     out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
-                    sums.behind_w, disk_inside(np, np.rint(1.0 / sums.inv_area)))
+                    sums.behind_w, disk_inside(np, sums.area))
     return np.ascontiguousarray(np.moveaxis(out, 0, -1))
 
 
@@ -95,10 +95,10 @@ class _Sums:
         h, w = r2.shape
         blades = lens.aperture_blades
         # number of whole pixels in each source's disk (offset 0 always counts): weights 1/area
-        inv_area = (1.0 / np.searchsorted(disk_offsets(max_d2, blades)[1], r2, side="right")
-                    ).astype(np.float32)
+        self.area = np.searchsorted(disk_offsets(max_d2, blades)[1], r2, side="right")
+        inv_area = (1.0 / self.area).astype(np.float32)
         pad = ((big, big), (big, big))
-        self.big, self.r2, self.inv_area = big, r2, inv_area
+        self.big, self.r2 = big, r2
         self.color_p = np.pad(lin, pad + ((0, 0),))
         self.r2_p = np.pad(r2, pad, constant_values=-1.0)  # outside the image: covers nothing
         self.w_p = np.pad(inv_area, pad)

@@ -19,18 +19,16 @@ import numpy as np
 from hfrender.backends.cpu.blur import _band_pool, scratch
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.dof_composite import composite, inside_of_keys
+from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
     FAR,
     NOISE,
     NOISE_W,
-    ROLE_BACK,
-    ROLE_BEHIND,
-    ROLE_FRONT,
     Plan,
-    Window,
     defocus_layers,
     disk_spectrum,
     disk_tables,
+    role_masks,
 )
 from hfrender.optics import Lens
 
@@ -205,10 +203,8 @@ class _Ops:
             part = _clean_rows(light[:, y0:y1], top)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
-            behind = role == ROLE_BEHIND
-            for sums, which in ((self.front, role == ROLE_FRONT),
-                                (self.back, (role == ROLE_BACK) | behind),
-                                (self.behind, behind)):
+            for sums, which in zip((self.front, self.back, self.behind), role_masks(role),
+                                   strict=True):
                 sums[(slice(None),) + at] += np.multiply(part, which, out=out)
 
         by_rows(rows, *win.size)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from hfrender.dof_composite import composite, disk_inside_at
-from hfrender.dof_layers import ROLE_BACK, ROLE_BEHIND, ROLE_FRONT, Plan
+from hfrender.dof_layers import Plan, role_masks
 
 STILL = -2  # an unused slot's layer (never a layer, never in focus)
 
@@ -92,10 +92,9 @@ class Slots:
         for s in range(self.layer.shape[0]):
             role = roles[self.layer[s, cols]]  # STILL slots weigh 0
             part = light * self.weight[s, cols]
-            behind = role == ROLE_BEHIND
-            self.front[s][:, cols] += part * (role == ROLE_FRONT)
-            self.back[s][:, cols] += part * ((role == ROLE_BACK) | behind)
-            self.behind[s][:, cols] += part * behind
+            for sums, which in zip((self.front, self.back, self.behind), role_masks(role),
+                                   strict=True):
+                sums[s][:, cols] += part * which
 
     def add_behind(self, slot: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
         """Add far light gathered through the pixels ``cols`` ((len(cols), C + 1), each

@@ -46,15 +46,13 @@ from hfrender.backends.cpu.dof_share import (
 )
 from hfrender.backends.cpu.dof_slots import STILL, Sources
 from hfrender.dof_composite import inside_of_keys
+from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
-    ROLE_BACK,
-    ROLE_BEHIND,
-    ROLE_FRONT,
     Plan,
-    Window,
     blur_layers,
     disk_tables,
     make_plan,
+    role_masks,
 )
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
@@ -122,9 +120,7 @@ class _WindowOps(_Ops):
     def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
         at = (slice(None),) + _at(win)
         role = self.plan.roles[j][self.layer[at[1:]]]  # STILL: zeroed below
-        front = (role == ROLE_FRONT).astype(np.float32)
-        behind = (role == ROLE_BEHIND).astype(np.float32)
-        back = (role == ROLE_BACK) + behind
+        front, back, behind = (m.astype(np.float32) for m in role_masks(role))
         light = _clean(light)
         cols, y, x = self._moving_in(win)
         if len(cols):

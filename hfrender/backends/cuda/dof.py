@@ -20,18 +20,16 @@ import numpy as np
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_composite import disk_inside, inside_of_keys
+from hfrender.dof_fft import Window, forward, inverse
 from hfrender.dof_layers import (
     FAR,
     ROLE_BEHIND,
     ROLE_NONE,
     Plan,
-    Window,
     check_method,
     defocus_layers,
     disk_spectrum,
     disk_tables,
-    forward,
-    inverse,
 )
 from hfrender.optics import Lens, disk_offsets, gather_offsets
 
