@@ -17,7 +17,10 @@ the plain path: bit-identical to plain sampling.
 
 Vectorised: per half-cell only the moving pixels are splatted, a chunk of intermediate times
 at once (``np.minimum.at`` into a z-buffer of the chunk, then the winners' colours summed
-with ``np.bincount``).
+with ``np.bincount``). Every per-time array covers the chunk's *domain* only (the pixels
+landed on and their neighbours, about a tenth of a frame on the quality harness's scene), a
+sub-frame's moving pixels are gathered once, not once per half-cell, and the neighbour's
+splats are skipped where the base has no hole for them.
 """
 
 from __future__ import annotations
@@ -49,6 +52,20 @@ class _Frame:
     t: float
     speed: float  # the largest |velocity| in pixels per second
     moving: np.ndarray  # (H, W) bool: moves by STILL_PX or more over a shutter
+    _splats: tuple[np.ndarray, ...] | None = None
+
+    @property
+    def splats(self) -> tuple[np.ndarray, ...]:
+        """The moving pixels, once per sub-frame: (flat index, y, x, vy, vx, depth,
+        colour)."""
+        if self._splats is None:
+            idx = np.flatnonzero(self.moving)
+            h, w, c = self.lin.shape
+            v = self.velocity.reshape(h * w, 2)[idx]
+            self._splats = (idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
+                            v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
+                            self.depth.ravel()[idx], self.lin.reshape(h * w, c)[idx])
+        return self._splats
 
 
 def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: float,
@@ -69,128 +86,171 @@ def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, n
     infinite depth (a hole any splat fills). ``own`` comes first even where another is
     nearer: still edges differ between sub-frames by their sub-pixel jitter, and each
     sub-frame keeps its own. Returns (colour, depth, holes): the sky is at infinite depth
-    too, but it is no hole."""
-    depth = np.where(own.moving, np.float32(np.inf), own.depth)
+    too, but it is no hole. Only ``own``'s moving pixels are looked at."""
+    h, w, c = own.lin.shape
+    idx = own.splats[0]
+    depth = own.depth.copy()
+    flat_d = depth.reshape(-1)
+    flat_d[idx] = np.inf
     color = own.lin.copy()
-    hole = own.moving.copy()
+    flat_c = color.reshape(-1, c)
+    open_ = idx  # own's moving pixels no sub-frame has shown still yet
     for other in by_time:
-        if not hole.any():
+        if not len(open_):
             break
-        uncovered = hole & ~other.moving
-        depth[uncovered] = other.depth[uncovered]
-        color[uncovered] = other.lin[uncovered]
-        hole &= other.moving
-    return color, depth, hole
-
-
-def _splats(frame: _Frame, moving: np.ndarray) -> tuple[np.ndarray, ...]:
-    ys, xs = np.nonzero(moving)
-    v = frame.velocity[ys, xs]
-    return (ys.astype(np.float64), xs.astype(np.float64), v[:, 1].astype(np.float64),
-            v[:, 0].astype(np.float64), frame.depth[ys, xs], frame.lin[ys, xs])
+        still = ~other.moving.reshape(-1)[open_]
+        pix = open_[still]
+        flat_d[pix] = other.depth.reshape(-1)[pix]
+        flat_c[pix] = other.lin.reshape(-1, c)[pix]
+        open_ = open_[~still]
+    hole = np.zeros(h * w, bool)
+    hole[open_] = True
+    return color, depth, hole.reshape(h, w)
 
 
 def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
-               base: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+               base: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
     """The mean picture over the half-cell from ``own.t`` to ``edge`` (``steps`` times)."""
     h, w, c = own.lin.shape
     hw = h * w
     dts = own.t + (np.arange(steps) + 0.5) / steps * (edge - own.t)
     base_c, base_d, holes = base
-    sources = [(f, _splats(f, f.moving)) for f in (own, other) if f is not None]
-    acc = np.zeros((c, hw), np.float64)
-    touched = np.zeros(hw, bool)
+    # the neighbour lands only in holes: without any it adds nothing
+    sources = [f for f in (own, other) if f is not None and (f is own or holes.any())]
     chunk = max(1, CHUNK_ELEMS // hw)
     base_cf = base_c.reshape(hw, c)
+    parts = []  # per chunk of times: (pixels landed on, their sums of shown - base)
     for m0 in range(0, steps, chunk):
         hits = _splat(sources, dts[m0 : m0 + chunk], base_d, holes, (h, w, c))
         if hits is None:
             continue
-        pix, col = hits
-        touched[pix] = True
-        delta = col.astype(np.float64) - base_cf[pix]
-        for ch in range(c):
-            acc[ch] += np.bincount(pix, weights=delta[:, ch], minlength=hw)
-    # base + mean delta, in float64 where something landed; elsewhere that is the base
+        dom, cid, col = hits
+        delta = col.astype(np.float64) - base_cf[dom[cid]]
+        sums = np.stack([np.bincount(cid, weights=delta[:, ch], minlength=len(dom))
+                         for ch in range(c)])
+        got = np.bincount(cid, minlength=len(dom)) > 0
+        parts.append((dom[got], sums[:, got]))
     mean = base_cf.copy()
-    at = np.flatnonzero(touched)
-    mean[at] = (base_cf[at].astype(np.float64) + (acc[:, at] / steps).T).astype(np.float32)
+    if not parts:
+        return mean.reshape(h, w, c)
+    at, acc = parts[0]
+    if len(parts) > 1:  # several chunks: summed per pixel in chunk order
+        full = np.zeros((c, hw), np.float64)
+        for pix, part in parts:
+            full[:, pix] += part
+        at = np.unique(np.concatenate([pix for pix, _ in parts]))
+        acc = full[:, at]
+    # base + mean delta, in float64 where something landed; elsewhere that is the base
+    mean[at] = (base_cf[at].astype(np.float64) + (acc / steps).T).astype(np.float32)
     return mean.reshape(h, w, c)
 
 
-def _splat(sources: list, taus: np.ndarray, base_d: np.ndarray, holes: np.ndarray,
-           shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray] | None:
-    """The moving surfaces at each of ``taus``, depth-tested against the still ones:
-    (pixel index, colour) of every pixel and time a moving surface shows, cracks filled.
-    ``sources[0]`` is the cell's own sub-frame; the neighbour after it lands only where
-    the base is a hole (a moving surface uncovered what no sub-frame shows still)."""
-    h, w, c = shape
-    hw = h * w
-    keys, depth, color = [], [], []
-    for n, (frame, (ys, xs, vy, vx, d, col)) in enumerate(sources):
-        if len(ys) == 0:
-            continue
-        dt = taus - frame.t
-        ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
-        tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
-        inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
-        if n:  # the neighbour only fills holes: its sub-pixel jitter is not own's
-            inside &= holes[np.clip(ty, 0, h - 1).astype(np.intp),
-                            np.clip(tx, 0, w - 1).astype(np.intp)]
-        m_idx = np.broadcast_to(np.arange(len(taus))[:, None], ty.shape)
-        keys.append((m_idx * hw + ty * w + tx)[inside].astype(np.int64))
-        depth.append(np.broadcast_to(d[None, :], ty.shape)[inside])
-        color.append(np.broadcast_to(col[None, :, :], ty.shape + (c,))[inside])
-    if not keys:
+def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
+             size: tuple[int, int]) -> tuple[np.ndarray, ...] | None:
+    """Where each moving pixel of ``sources`` lands at each of ``taus``: (pixel, time
+    index, splat index into the sources' moving pixels one after the other), in the order
+    of source, time, pixel. ``sources[0]`` is the cell's own sub-frame; the neighbour after
+    it lands only where the base is a hole (its sub-pixel jitter is not own's)."""
+    h, w = size
+    pixs, times, srcs = [], [], []
+    offset = 0
+    for n, frame in enumerate(sources):
+        _, ys, xs, vy, vx, _, _ = frame.splats
+        if len(ys):
+            dt = taus - frame.t
+            ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
+            tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
+            inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
+            if n:
+                inside &= holes[np.clip(ty, 0, h - 1).astype(np.intp),
+                                np.clip(tx, 0, w - 1).astype(np.intp)]
+            sel = np.flatnonzero(inside)
+            m, j = np.divmod(sel, len(ys))
+            pixs.append((ty.reshape(-1)[sel] * w + tx.reshape(-1)[sel]).astype(np.int64))
+            times.append(m)
+            srcs.append(j + offset)
+        offset += len(ys)
+    if not pixs:
         return None
-    key, dep, col = np.concatenate(keys), np.concatenate(depth), np.concatenate(color)
-    zbuf = scratch("rc_zbuf", (len(taus), hw), np.float32)
-    zbuf[:] = base_d.ravel()
-    zbuf = zbuf.ravel()
+    return np.concatenate(pixs), np.concatenate(times), np.concatenate(srcs)
+
+
+def _domain(pix: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels a chunk works on, every one landed on and its four neighbours (where
+    cracks are): (their flat indices, a lookup from pixel to place, ``len`` for others)."""
+    h, w = size
+    hit = np.zeros(h * w, bool)
+    hit[pix] = True
+    near = hit.copy()
+    near[1:] |= hit[:-1]
+    near[:-1] |= hit[1:]
+    near[w:] |= hit[:-w]
+    near[:-w] |= hit[w:]
+    dom = np.flatnonzero(near)
+    lut = np.full(h * w, len(dom), np.int64)
+    lut[dom] = np.arange(len(dom))
+    return dom, lut
+
+
+def _splat(sources: list[_Frame], taus: np.ndarray, base_d: np.ndarray, holes: np.ndarray,
+           shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The moving surfaces at each of ``taus``, depth-tested against the still ones:
+    (the chunk's domain, place in it and colour of every pixel and time a moving surface
+    shows), cracks filled. Z-buffers are kept over the domain only (one column more that
+    nothing lands on)."""
+    h, w, c = shape
+    found = _targets(sources, taus, holes, (h, w))
+    if found is None:
+        return None
+    pix, m, src = found
+    dom, lut = _domain(pix, (h, w))
+    stride = len(dom) + 1
+    key = m * stride + lut[pix]
+    dep = np.concatenate([f.splats[5] for f in sources])[src]
+    zbuf = scratch("rc_zbuf", (len(taus), stride), np.float32)
+    zbuf[:, :-1] = base_d.reshape(-1)[dom]
+    zbuf[:, -1] = np.inf
+    zbuf = zbuf.reshape(-1)
     np.minimum.at(zbuf, key, dep)
     win = np.flatnonzero(dep <= zbuf[key]).astype(np.int32)
     first = scratch("rc_index", zbuf.shape, np.int32)  # then _cracks' slot of each hit
     first.fill(np.iinfo(np.int32).max)
     np.minimum.at(first, key[win], win)
     win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
-    filled, fill_col = _cracks(key[win], col[win], zbuf, base_d.ravel(), (h, w), first)
-    return (np.concatenate([key[win], filled]) % hw,
-            np.concatenate([col[win], fill_col]))
+    col = np.concatenate([f.splats[6] for f in sources])[src[win]]
+    filled, fill_col = _cracks(key[win], pix[win], m[win], col, zbuf, base_d.reshape(-1),
+                               (dom, lut, (h, w)), first)
+    return dom, np.concatenate([key[win], filled]) % stride, np.concatenate([col, fill_col])
 
 
-def _cracks(hit_keys: np.ndarray, hit_col: np.ndarray, zbuf: np.ndarray,
-            base_d: np.ndarray, size: tuple[int, int],
+def _cracks(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_m: np.ndarray,
+            hit_col: np.ndarray, zbuf: np.ndarray, base_d: np.ndarray,
+            domain: tuple[np.ndarray, np.ndarray, tuple[int, int]],
             slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pixels a warped surface stretched over without landing on (one pixel between two
-    hits, across or up and down, the hits in front of what the pixel shows): (keys, the
-    mean colour of the hits either side). ``slot``: a work array as large as ``zbuf``."""
-    h, w = size
-    hw = h * w
+    hits, across or up and down, the hits in front of what the pixel shows): (keys in
+    order, the mean colour of the hits either side). Keys are ``time * stride + place`` in
+    the ``domain`` (:func:`_domain`); ``slot``: a work array as large as ``zbuf``."""
+    dom, lut, (h, w) = domain
+    stride = len(dom) + 1
     slot.fill(-1)
     slot[hit_keys] = np.arange(len(hit_keys), dtype=np.int32)
-    x = hit_keys % w
-    y = (hit_keys % hw) // w
-    mark = scratch("rc_mark", zbuf.shape, np.bool_)
-    mark.fill(False)
-    for near in (hit_keys[x > 0] - 1, hit_keys[x < w - 1] + 1, hit_keys[y > 0] - w,
-                 hit_keys[y < h - 1] + w):
-        mark[near] = True
-    mark[hit_keys] = False
-    cand = np.flatnonzero(mark)
-    cx, cy = cand % w, (cand % hw) // w
-    pairs = [(cand - 1, cand + 1, (cx > 0) & (cx < w - 1)),
-             (cand - w, cand + w, (cy > 0) & (cy < h - 1))]
-    total = np.zeros((len(cand), hit_col.shape[1]), np.float64)
-    count = np.zeros(len(cand), np.int64)
-    for a, b, ok in pairs:
-        a, b = np.where(ok, a, cand), np.where(ok, b, cand)
-        both = ok & (slot[a] >= 0) & (slot[b] >= 0)
-        front = np.maximum(zbuf[a], zbuf[b]) < base_d[cand % hw]
-        take = both & front
-        total[take] += hit_col[slot[a[take]]] + hit_col[slot[b[take]]]
-        count[take] += 2
-    keep = count > 0
-    return cand[keep], (total[keep] / count[keep, None]).astype(hit_col.dtype)
+    x, y = hit_pix % w, hit_pix // w
+    keys, sums = [], []
+    for first, step in ((np.flatnonzero(x < w - 2), 1), (np.flatnonzero(y < h - 2), w)):
+        row = hit_m[first] * stride
+        mid = row + lut[hit_pix[first] + step]  # in the domain: next to a hit
+        far = row + lut[hit_pix[first] + 2 * step]  # the pixel past it, maybe outside
+        pair = (slot[mid] < 0) & (slot[far] >= 0)
+        pair &= np.maximum(zbuf[hit_keys[first]], zbuf[far]) < base_d[hit_pix[first] + step]
+        keys.append(mid[pair])
+        sums.append(hit_col[first[pair]] + hit_col[slot[far[pair]]])
+    key, at = np.unique(np.concatenate(keys), return_inverse=True)
+    both = np.concatenate(sums).astype(np.float64)  # across first: 0 + across + up and down
+    count = 2 * np.bincount(at, minlength=len(key))
+    mean = np.stack([np.bincount(at, weights=both[:, ch], minlength=len(key))
+                     for ch in range(hit_col.shape[1])], axis=1) / count[:, None]
+    return key, mean.astype(hit_col.dtype)
 
 
 def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarray:
