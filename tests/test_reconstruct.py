@@ -98,6 +98,25 @@ def test_a_still_occluder_in_front_stays_sharp(rng):
     assert np.abs(rec[:, 20:38, :3] - exact[:, 20:38, :3]).max() < 0.05  # blurred beside it
 
 
+def test_intermediate_times_in_several_chunks_give_what_one_chunk_gives(rng, monkeypatch):
+    """The half-cells' times split into chunks of two (each chunk its own z-buffers over the
+    pixels it lands on, their sums merged per pixel) against all times at once."""
+    import hfrender.backends.cpu.reconstruct as cpu_rc
+
+    speed = float(rng.uniform(4000, 6000))  # 8-12 px per half-cell: several times each
+    times = (np.arange(4) + 0.5) / 4 / 60
+    hyper = _hyperframe(times, x0=float(rng.uniform(5, 15)), speed=speed)
+    hyper.frames[:, 2:4, :, :3] *= 0.5  # rows that differ, so a row mix-up would show
+    ww = hf.WindowWeights(np.array([0]), np.full((1, 4), 1 / 4))
+    assert cpu_rc.half_steps(speed, speed, times[1], times[0], times[0] / 2 + times[1] / 2) > 4
+    whole = hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 1 / 60)])
+    monkeypatch.setattr(cpu_rc, "CHUNK_ELEMS", 2 * H * W)
+    chunks = hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 1 / 60)])
+    plain = hf.fuse(hyper, ww, backend="cpu")
+    assert np.abs(whole - plain).max() > 0.1  # the reconstruction did something
+    np.testing.assert_allclose(chunks, whole, rtol=0, atol=1e-6)
+
+
 def test_no_motion_is_bit_identical_to_plain_fusion(rng):
     frames = rng.integers(0, 256, (6, 9, 14, 4), dtype=np.uint8)
     depth = rng.uniform(1, 9, (6, 9, 14)).astype(np.float32)
