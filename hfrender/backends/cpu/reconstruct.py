@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,6 +44,19 @@ CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
 DefocusFn = Callable[[np.ndarray, int], np.ndarray]
 
 
+class _Splats(NamedTuple):
+    """A sub-frame's moving pixels: flat index, position and velocity (float64), depth
+    and colour."""
+
+    idx: np.ndarray
+    ys: np.ndarray
+    xs: np.ndarray
+    vy: np.ndarray
+    vx: np.ndarray
+    depth: np.ndarray
+    colour: np.ndarray
+
+
 @dataclass
 class _Frame:
     """One sub-frame as reconstruction reads it (decoded to linear light)."""
@@ -52,20 +67,16 @@ class _Frame:
     t: float
     speed: float  # the largest |velocity| in pixels per second
     moving: np.ndarray  # (H, W) bool: moves by STILL_PX or more over a shutter
-    _splats: tuple[np.ndarray, ...] | None = None
 
-    @property
-    def splats(self) -> tuple[np.ndarray, ...]:
-        """The moving pixels, once per sub-frame: (flat index, y, x, vy, vx, depth,
-        colour)."""
-        if self._splats is None:
-            idx = np.flatnonzero(self.moving)
-            h, w, c = self.lin.shape
-            v = self.velocity.reshape(h * w, 2)[idx]
-            self._splats = (idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
-                            v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
-                            self.depth.ravel()[idx], self.lin.reshape(h * w, c)[idx])
-        return self._splats
+    @cached_property
+    def splats(self) -> _Splats:
+        """The moving pixels, gathered once per sub-frame."""
+        idx = np.flatnonzero(self.moving)
+        h, w, c = self.lin.shape
+        v = self.velocity.reshape(h * w, 2)[idx]
+        return _Splats(idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
+                       v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
+                       self.depth.ravel()[idx], self.lin.reshape(h * w, c)[idx])
 
 
 def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: float,
@@ -88,7 +99,7 @@ def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, n
     sub-frame keeps its own. Returns (colour, depth, holes): the sky is at infinite depth
     too, but it is no hole. Only ``own``'s moving pixels are looked at."""
     h, w, c = own.lin.shape
-    idx = own.splats[0]
+    idx = own.splats.idx
     depth = own.depth.copy()
     flat_d = depth.reshape(-1)
     flat_d[idx] = np.inf
@@ -155,21 +166,21 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
     pixs, times, srcs = [], [], []
     offset = 0
     for n, frame in enumerate(sources):
-        _, ys, xs, vy, vx, _, _ = frame.splats
-        if len(ys):
+        sp = frame.splats
+        if len(sp.ys):
             dt = taus - frame.t
-            ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
-            tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
+            ty = np.rint(sp.ys[None, :] + sp.vy[None, :] * dt[:, None])
+            tx = np.rint(sp.xs[None, :] + sp.vx[None, :] * dt[:, None])
             inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
             if n:
                 inside &= holes[np.clip(ty, 0, h - 1).astype(np.intp),
                                 np.clip(tx, 0, w - 1).astype(np.intp)]
             sel = np.flatnonzero(inside)
-            m, j = np.divmod(sel, len(ys))
+            m, j = np.divmod(sel, len(sp.ys))
             pixs.append((ty.reshape(-1)[sel] * w + tx.reshape(-1)[sel]).astype(np.int64))
             times.append(m)
             srcs.append(j + offset)
-        offset += len(ys)
+        offset += len(sp.ys)
     if not pixs:
         return None
     return np.concatenate(pixs), np.concatenate(times), np.concatenate(srcs)
@@ -206,7 +217,7 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base_d: np.ndarray, holes: n
     dom, lut = _domain(pix, (h, w))
     stride = len(dom) + 1
     key = m * stride + lut[pix]
-    dep = np.concatenate([f.splats[5] for f in sources])[src]
+    dep = np.concatenate([f.splats.depth for f in sources])[src]
     zbuf = scratch("rc_zbuf", (len(taus), stride), np.float32)
     zbuf[:, :-1] = base_d.reshape(-1)[dom]
     zbuf[:, -1] = np.inf
@@ -217,7 +228,7 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base_d: np.ndarray, holes: n
     first.fill(np.iinfo(np.int32).max)
     np.minimum.at(first, key[win], win)
     win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
-    col = np.concatenate([f.splats[6] for f in sources])[src[win]]
+    col = np.concatenate([f.splats.colour for f in sources])[src[win]]
     filled, fill_col = _cracks(key[win], pix[win], m[win], col, zbuf, base_d.reshape(-1),
                                (dom, lut, (h, w)), first)
     return dom, np.concatenate([key[win], filled]) % stride, np.concatenate([col, fill_col])
