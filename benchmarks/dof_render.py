@@ -7,7 +7,10 @@ Renders each example scene with a camera f-stop (``scenes/focus_pull.py``,
 
 * ``depth``: the CPU backend's default, one defocus per window and lens group
   (``hfrender/backends/cpu/dof_window.py``; sub-frames whose circles of confusion differ
-  by at most ``LENS_TOLERANCE_PX`` share a lens: ``hfrender/backends/cpu/dof_share.py``);
+  by at most ``LENS_TOLERANCE_PX`` share a lens: ``hfrender/backends/cpu/dof_share.py``),
+  fused in a child process beside the drawing (``--fusion-process auto``);
+* ``depth-one-process``: the same fused in the drawing's process (``--fusion-process off``;
+  the variants below too: they patch this process's fusion);
 * ``equal-lenses``: the same with only equal lenses shared (the default before 2026-12-01:
   a focus pull is defocused per sub-frame);
 * ``per-sub-frame``: the previous path, one fast defocus per sub-frame;
@@ -19,7 +22,8 @@ Prints the median of ``--runs`` wall times (the variants run round robin), the r
 ``per-sub-frame``.
 
     python benchmarks/dof_render.py [--size 320x180] [--samples 16] [--duration 1] [--runs 3]
-                                    [--variants lens,depth,equal-lenses,per-sub-frame,mixed]
+                                    [--variants lens,depth,depth-one-process,equal-lenses,
+                                               per-sub-frame,mixed]
 """
 
 from __future__ import annotations
@@ -66,10 +70,11 @@ def dof_path(name: str):
         cpu_backend.fuse_windows_dof = saved
 
 
-def render_once(scene: Path, dof: str, args) -> tuple[np.ndarray, float]:
+def render_once(scene: Path, dof: str, args, fusion_process: str = "auto"
+                ) -> tuple[np.ndarray, float]:
     config = RenderConfig(output="memory.mp4", size=parse_size(args.size),
                           samples=args.samples, duration=args.duration, dof=dof,
-                          backend="cpu", quiet=True)
+                          backend="cpu", quiet=True, fusion_process=fusion_process)
     sink = MemoryWriter()
     t0 = time.perf_counter()
     render(str(scene), config, writer=sink)
@@ -81,23 +86,25 @@ def psnr(a: np.ndarray, b: np.ndarray) -> float:
     return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
 
 
-VARIANTS = (("lens", "lens", "depth"), ("depth", "depth", "depth"),
-            ("equal-lenses", "depth", "equal-lenses"),
-            ("per-sub-frame", "depth", "per-sub-frame"), ("mixed", "depth", "mixed"))
+VARIANTS = (("lens", "lens", "depth", "auto"), ("depth", "depth", "depth", "auto"),
+            ("depth-one-process", "depth", "depth", "off"),
+            ("equal-lenses", "depth", "equal-lenses", "off"),
+            ("per-sub-frame", "depth", "per-sub-frame", "off"),
+            ("mixed", "depth", "mixed", "off"))  # name, --dof, fusion path, --fusion-process
 COMPARED = ("depth", "equal-lenses", "mixed")  # against per-sub-frame
 
 
 def measure(scene: Path, args) -> dict[str, tuple[np.ndarray, float]]:
     """Each variant ``args.runs`` times, round robin (a busy machine's load hits all
     alike): its frames and median time."""
-    times = {name: [] for name, _, _ in VARIANTS if name in args.variants}
+    times = {name: [] for name, *_ in VARIANTS if name in args.variants}
     frames: dict[str, np.ndarray] = {}
     for _ in range(args.runs):
-        for name, dof, path in VARIANTS:
+        for name, dof, path, process in VARIANTS:
             if name not in args.variants:
                 continue
             with dof_path(path):
-                frames[name], seconds = render_once(scene, dof, args)
+                frames[name], seconds = render_once(scene, dof, args, process)
             times[name].append(seconds)
     return {name: (frames[name], statistics.median(times[name])) for name in times}
 
@@ -123,11 +130,11 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=1.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--variants", type=lambda s: s.split(","),
-                    default=[name for name, _, _ in VARIANTS],
+                    default=[name for name, *_ in VARIANTS],
                     help="comma-separated; lens is every ratio's base")
     ap.add_argument("scenes", nargs="*", type=Path, default=list(SCENES))
     args = ap.parse_args()
-    known = [name for name, _, _ in VARIANTS]
+    known = [name for name, *_ in VARIANTS]
     if "lens" not in args.variants or not set(args.variants) <= set(known):
         ap.error(f"--variants must name lens and any of {', '.join(known)}")
     for scene in args.scenes:

@@ -22,6 +22,7 @@ from hfrender.sampler import CURVES, POSITIONS
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")
 RECONSTRUCT = ("auto", "on", "off")
+FUSION_PROCESS = ("auto", "on", "off")
 DOF_METHODS = ("fast", "exact")
 MSAA = (1, 2, 4, 8, 16)  # samples per pixel OpenGL may offer (the context says how many)
 MSAA_CHOICES = ("auto", *map(str, MSAA))
@@ -67,6 +68,7 @@ class RenderConfig:
     msaa: int | str = "auto"  # coverage samples per pixel per sub-frame (auto: 4 on a GPU)
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
     workers: int = 1  # fusion threads
+    fusion_process: str = "auto"  # CPU fusion in child processes (auto: the heavy kinds)
     schedule: str = "fifo"  # or "motion": fuse the hyperframes that move most first
     resume: bool = False
     stats: bool = False
@@ -110,6 +112,7 @@ class RenderConfig:
                               f"{', '.join(map(str, MSAA))}")
         _choice("interop", self.interop, INTEROP)
         _integer("workers", self.workers, 1, 64)
+        _choice("fusion_process", self.fusion_process, FUSION_PROCESS)
         _choice("schedule", self.schedule, SCHEDULES)
         if self.max_coc_px is not None:
             _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)

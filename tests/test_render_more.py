@@ -269,12 +269,12 @@ def test_a_chunk_renders_the_same_frames_as_the_whole_render(tmp_path):
 def test_a_bug_in_fusion_is_reported_as_a_bug_with_its_traceback(tmp_path, capsys,
                                                                    monkeypatch):
     from hfrender.cli import main
-    from hfrender.engine import render as render_job
+    from hfrender.engine import render_fusion
 
     def broken(*args, **kwargs):
         raise RuntimeError("kernel bug")
 
-    monkeypatch.setattr(render_job, "fuse", broken)
+    monkeypatch.setattr(render_fusion, "fuse", broken)
     code = main(["render", str(BAR), "-o", str(tmp_path / "f.mp4"), "--size", "32x8",
                  "--duration", "0.5", "--quiet"])
     err = capsys.readouterr().err

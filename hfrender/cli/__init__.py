@@ -35,6 +35,7 @@ from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E40
 from hfrender.config import (  # noqa: E402
     DOF_METHODS,
     DOF_MODES,
+    FUSION_PROCESS,
     INTEROP,
     MSAA_CHOICES,
     PRESETS,
@@ -193,6 +194,10 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")
     e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
+    e.add_argument("--fusion-process", choices=FUSION_PROCESS, default=None,
+                   help="fuse on the CPU in a child process per worker, beside the drawing "
+                        "(auto: for --reconstruct and --dof depth, with 2+ cores and 2+ "
+                        "hyperframes)")
     if video:
         e.add_argument("--schedule", choices=SCHEDULES, default=None,
                        help="order of fusion: fifo, or motion (most motion first); frames "

@@ -91,6 +91,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "preview": getattr(args, "preview", False) or None,
              "quiet": args.quiet or None, "interop": args.interop,
              "stats": getattr(args, "stats", False) or None, "workers": args.workers,
+             "fusion_process": getattr(args, "fusion_process", None),
              "schedule": getattr(args, "schedule", None),
              "resume": getattr(args, "resume", False) or None,  # still has no video options
              "keep_samples": getattr(args, "keep_samples", None),
@@ -164,6 +165,13 @@ def cmd_render(args: argparse.Namespace) -> int:
     return _summary(config, stats)
 
 
+def _fusion_processes(count: int) -> str:
+    """Where the fusion ran, when not in the render's own process (--fusion-process)."""
+    if not count:
+        return ""
+    return " in a child process" if count == 1 else f" in {count} child processes"
+
+
 def _summary(config: RenderConfig, stats: Any) -> int:
     """What a finished render prints: figures (--stats), the output, the kept store."""
     if config.stats:
@@ -187,6 +195,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
+              f"{_fusion_processes(stats.fusion_processes)}"
               + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
                  if stats.shutter else "")
               + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))

@@ -11,24 +11,22 @@ Back-pressure comes from the pool: with every slot in flight, drawing waits.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.effects import fuse
 from hfrender.engine import deep_output
 from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
+from hfrender.engine.render_fusion import RenderFusion
 from hfrender.engine.render_setup import (
     RenderOutput,
+    fusion_processes,
     gl_storage,
     keyframe_interval,
     make_builder,
@@ -38,13 +36,12 @@ from hfrender.engine.render_setup import (
     resolve_transparent,
     resume_point,
     schedule_for,
+    shared_arena,
 )
 from hfrender.engine.render_stats import RenderStats
 from hfrender.engine.scheduler import SCORES
 from hfrender.errors import InputError
 from hfrender.frame_range import frame_chunk
-from hfrender.hyperframe.pool import HyperFrame
-from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import outputs
 from hfrender.io.store import check_target
 from hfrender.io.writers import check_output
@@ -57,46 +54,6 @@ from hfrender.scene.loader import SceneError, call_scene, load_scene
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-
-
-class RenderFusion:
-    """The render's side of the engine: windows from the plan, fused by the backend (the
-    motion between sub-frames reconstructed where the hyperframe has velocity)."""
-
-    def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
-                 dof_method: str = "fast", transparent: bool = False,
-                 dtype: Any = np.uint8) -> None:
-        self.plan, self.backend, self.stats = plan, backend, stats
-        self.dof_method = dof_method
-        self.channels = slice(0, 4 if transparent else 3)  # RGBA out: straight alpha
-        # 16-bit PNG, EXR: sub-frames widened before fusion (hfrender.engine.deep_output)
-        self.dtype = np.dtype(dtype)
-        self.wide = deep_output.fused_dtype(self.dtype)
-        self._lock = threading.Lock()
-
-    def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
-        return self.plan.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
-
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
-             first: int = 0) -> np.ndarray:
-        shutter = None
-        if hyper.velocity is not None and windows.count:
-            shutter = self.plan.schedule.shutter_spans(first + np.arange(windows.count))
-        if self.wide != np.uint8:
-            # a view of the same sub-frames, widened (lenses and all kept; not a slot's)
-            hyper = replace(hyper, frames=deep_output.widen(hyper.frames, self.wide),
-                            slot=None, pool=None)
-        if isinstance(hyper.frames, np.ndarray):
-            frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend, out=out,
-                          shutter=shutter, dof_method=self.dof_method)[..., self.channels]
-            return deep_output.finish(frames, self.dtype)
-        # on the GPU: only finished frames come back
-        frames = fuse(hyper, windows, lens=hyper.lenses, backend=self.backend,
-                      shutter=shutter, dof_method=self.dof_method)[..., self.channels].get()
-        frames = deep_output.finish(frames, self.dtype)
-        with self._lock:
-            self.stats.device_to_host_bytes += frames.nbytes
-        return frames
 
 
 class RenderJob:
@@ -123,6 +80,7 @@ class RenderJob:
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
+        self.processes: Any = None  # fusion processes (--fusion-process)
         self.drawer: SubframeDrawer | None = None
         self.keeper: Any = None  # --keep-samples
         self.probe: Any = None  # --samples auto
@@ -234,12 +192,16 @@ class RenderJob:
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
-        self.storage = gl_storage(config, self.glctx, self.backend.name)
-        self.builder, self.storage = make_builder(config, plan, self.storage,
+        gl = self.storage = gl_storage(config, self.glctx, self.backend.name)
+        arena = None if gl is not None else shared_arena(config, self.backend.name,
+                                                         depth or velocity)
+        self.builder, self.storage = make_builder(config, plan, arena if gl is None else gl,
                                                   depth or velocity or keep, velocity)
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, velocity)
-        stats.interop = self.storage is not None
+        stats.interop = self.storage is not None and self.storage is not arena
+        self.processes = fusion_processes(config, self.storage, plan, self.builder.pool.capacity)
+        stats.fusion_processes = 0 if self.processes is None else len(self.processes.children)
         stats.granularity = self.builder.pool.capacity
         stats.pool_mb = self.builder.pool.nbytes / 2**20
         if self.own_writer:
@@ -278,8 +240,8 @@ class RenderJob:
         capacity = self.builder.pool.capacity
         preview = self.preview
         dtype = deep_output.output_dtype(config.output, config.bit_depth)
-        return Engine(RenderFusion(plan, config.backend, self.stats, config.dof_method,
-                                   config.transparent, dtype),
+        return Engine(RenderFusion(plan, self.backend.name, self.stats, config.dof_method,
+                                   config.transparent, dtype, self.processes),
                       self.writer,
                       first_frame=plan.first_frame, total=self.count, workers=config.workers,
                       score=SCORES.get(config.schedule),
@@ -376,6 +338,9 @@ class RenderJob:
 
     def release(self) -> None:
         """Free the GL objects and the context (also after an error)."""
+        if self.processes is not None:  # before the arena they map goes
+            self.processes.close()
+            self.processes = None
         for part in (self.storage, self.preview, self.probe, self.renderer, self.glctx):
             if part is None:
                 continue

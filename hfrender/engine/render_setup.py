@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,10 @@ import numpy as np
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine.offload import FusionProcesses
 from hfrender.errors import BackendUnavailable
 from hfrender.frame_range import start_of
+from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
@@ -37,7 +41,7 @@ log = logging.getLogger(__name__)
 # settings that do not change a single pixel or bit of the output
 NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "granularity",
                  "keep_samples",
-                 "max_in_flight", "resume", "gl", "interop")
+                 "max_in_flight", "resume", "gl", "interop", "fusion_process")
 
 
 def resolve_dof(mode: str, scene: Scene) -> str:
@@ -89,6 +93,43 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
     return True
 
 
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity: a container's or a Ray task's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def shared_arena(config: RenderConfig, backend: str, heavy: bool) -> shared.SharedArena | None:
+    """A pool arena that fusion processes can map, where ``--fusion-process`` may use them:
+    ``on``, or ``auto`` for a heavy fusion (reconstruction, depth of field from depth) on the
+    CPU backend with two cores or more. ``on`` where there can be none is refused."""
+    mode = config.fusion_process
+    if mode == "off":
+        return None
+    if backend != "cpu" or not shared.available():
+        if mode == "on":
+            why = (f"the fusion backend is {backend}, and fusion processes fuse on the CPU"
+                   if backend != "cpu" else "this system has no memfd_create (Linux only)")
+            raise ConfigError(f"--fusion-process on: {why}; use auto or off")
+        return None
+    if mode == "auto" and not (heavy and usable_cores() >= 2):
+        return None
+    return shared.SharedArena()
+
+
+def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
+                     capacity: int) -> FusionProcesses | None:
+    """One fusion process per ``--workers`` when the pool's arena is shared; ``auto`` also
+    needs two hyperframes or more (with one, drawing and fusion cannot overlap)."""
+    if not isinstance(arena, shared.SharedArena):
+        return None
+    new = max(1, capacity - plan.overlap)  # sub-frames a hyperframe adds
+    if config.fusion_process == "auto" and math.ceil(plan.subframes / new) < 2:
+        return None
+    return FusionProcesses(arena, config.workers)
+
+
 GPU_POOL_SHARE = 0.25  # of the GPU's free memory for GL-buffer slots: fusion temporaries
 # (decoded linear light, defocused frames) take about ten times one slot's colour bytes
 
@@ -96,7 +137,7 @@ GPU_POOL_SHARE = 0.25  # of the GPU's free memory for GL-buffer slots: fusion te
 def pool_memory(storage: Any) -> int | None:
     """Bytes the pool may take: the GPU's share for GL-buffer slots shared with CUDA, else
     None (what this process may use of host memory, see ``free_memory_bytes``)."""
-    if storage is None or getattr(storage.mapper, "name", "") != "cuda":
+    if getattr(getattr(storage, "mapper", None), "name", "") != "cuda":
         return None
     free, _total = storage.mapper.cupy.cuda.runtime.memGetInfo()
     return int(free * GPU_POOL_SHARE)

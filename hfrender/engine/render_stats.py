@@ -25,6 +25,7 @@ class RenderStats:
     device_to_host_bytes: int = 0
     interrupted: bool = False
     interop: bool = False
+    fusion_processes: int = 0  # child processes that fused (--fusion-process)
     retries: int = 0
     latency_ms: float = 0.0
     pool_mb: float = 0.0

@@ -1,0 +1,70 @@
+"""The render's side of the engine: which outputs a hyperframe computes, and fusing them
+(here, on the GPU, or in a fusion process: :mod:`hfrender.engine.offload`)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from hfrender.effects import fuse
+from hfrender.engine import deep_output
+from hfrender.engine.render_stats import RenderStats
+from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.windows import WindowWeights
+from hfrender.sampler import PlanStream
+
+
+def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shutter: Any,
+                dof_method: str, channels: slice, dtype: np.dtype,
+                out: np.ndarray | None = None) -> np.ndarray:
+    """A hyperframe's finished frames (``dtype``, ``channels`` of RGBA), in host memory
+    (from the GPU only they come back); a fusion process runs this same function."""
+    wide = deep_output.fused_dtype(dtype)
+    if wide != np.uint8:
+        # a view of the same sub-frames, widened (lenses and all kept; not a slot's)
+        hyper = replace(hyper, frames=deep_output.widen(hyper.frames, wide),
+                        slot=None, pool=None)
+    frames = fuse(hyper, windows, lens=hyper.lenses, backend=backend, out=out,
+                  shutter=shutter, dof_method=dof_method)[..., channels]
+    if not isinstance(frames, np.ndarray):
+        frames = frames.get()
+    return deep_output.finish(frames, dtype)
+
+
+class RenderFusion:
+    """Windows from the plan, fused by the backend (the motion between sub-frames
+    reconstructed where the hyperframe has velocity); ``processes``: host hyperframes are
+    fused there instead of on the engine's thread."""
+
+    def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
+                 dof_method: str = "fast", transparent: bool = False,
+                 dtype: Any = np.uint8, processes: Any = None) -> None:
+        self.plan, self.backend, self.stats = plan, backend, stats
+        self.dof_method = dof_method
+        self.channels = slice(0, 4 if transparent else 3)  # RGBA out: straight alpha
+        # 16-bit PNG, EXR: sub-frames widened before fusion (hfrender.engine.deep_output)
+        self.dtype = np.dtype(dtype)
+        self.processes = processes
+        self._lock = threading.Lock()
+
+    def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
+        return self.plan.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
+
+    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
+             first: int = 0) -> np.ndarray:
+        shutter = None
+        if hyper.velocity is not None and windows.count:
+            shutter = self.plan.schedule.shutter_spans(first + np.arange(windows.count))
+        how = dict(backend=self.backend, shutter=shutter, dof_method=self.dof_method,
+                   channels=self.channels, dtype=self.dtype)
+        if not isinstance(hyper.frames, np.ndarray):  # on the GPU
+            frames = fuse_frames(hyper, windows, **how)
+            with self._lock:
+                self.stats.device_to_host_bytes += frames.nbytes
+            return frames
+        if self.processes is not None:
+            return self.processes.call(fuse_frames, hyper, windows, **how)
+        return fuse_frames(hyper, windows, out=out, **how)

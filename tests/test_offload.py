@@ -1,0 +1,282 @@
+"""Fusion in child processes (hfrender.engine.offload): hyperframes cross by place in a
+shared arena, results and errors come back, the children end, a render is unchanged."""
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from render_helpers import render_frames
+
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine import offload, render_setup
+from hfrender.engine.offload import FusionProcessError, FusionProcesses
+from hfrender.engine.render_fusion import fuse_frames
+from hfrender.hyperframe.pool import HyperFrame, HyperFramePool
+from hfrender.hyperframe.shared import ArrayRef, SharedArena, describe
+from hfrender.hyperframe.windows import WindowWeights
+from hfrender.optics import Lens
+
+ROOT = Path(__file__).resolve().parent.parent
+QUALITY = ROOT / "benchmarks" / "scenes" / "motion_quality.py"
+FOCUS = ROOT / "scenes" / "focus_pull.py"
+
+
+@pytest.fixture
+def shared_pool():
+    pool = HyperFramePool((12, 16, 4), np.uint8, capacity=6, depth=True, slots=2,
+                          storage=SharedArena())
+    yield pool
+    pool.storage.release()
+
+
+@pytest.fixture
+def processes(shared_pool):
+    procs = FusionProcesses(shared_pool.storage)
+    yield procs
+    procs.close()
+
+
+def _filled(pool, rng):
+    slot = pool.acquire()
+    slot.frames[:] = rng.integers(0, 256, slot.frames.shape, dtype=np.uint8)
+    slot.depth[:] = rng.uniform(1.0, 9.0, slot.depth.shape).astype(np.float32)
+    return HyperFrame(frames=slot.frames, depth=slot.depth, timestamps=np.arange(6) / 48,
+                      slot=slot, pool=pool)
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except FileNotFoundError:
+        return False
+
+
+def test_a_hyperframe_crosses_by_place_and_the_child_reads_the_slot_as_it_is_now(
+        shared_pool, processes, rng):
+    hyper = _filled(shared_pool, rng)
+    shared = describe(hyper, shared_pool.storage)
+    assert isinstance(shared.arrays["frames"], ArrayRef)  # an offset, not a copy
+    assert isinstance(shared.arrays["depth"], ArrayRef)
+    np.testing.assert_array_equal(processes.call(getattr, hyper, "frames"), hyper.frames)
+    hyper.frames[2:4] = rng.integers(0, 256, hyper.frames[2:4].shape, dtype=np.uint8)
+    np.testing.assert_array_equal(processes.call(getattr, hyper, "frames"), hyper.frames)
+    first, second = hyper.split(3, halo=1)  # views that start inside the slot
+    np.testing.assert_array_equal(processes.call(getattr, second, "depth"), second.depth)
+    turned = HyperFrame(frames=hyper.frames[::-1, :, ::-2])  # negative and uneven strides
+    np.testing.assert_array_equal(processes.call(getattr, turned, "frames"), turned.frames)
+    free = HyperFrame(frames=hyper.frames.copy())  # outside the arena: it travels as a copy
+    assert isinstance(describe(free, shared_pool.storage).arrays["frames"], np.ndarray)
+    np.testing.assert_array_equal(processes.call(getattr, free, "frames"), hyper.frames)
+    first.release()
+    second.release()
+
+
+def test_frames_fused_in_the_child_are_the_frames_fused_here(shared_pool, processes, rng):
+    hyper = _filled(shared_pool, rng)
+    hyper.lenses = [Lens(focus_distance=3.0 + i, f_stop=1.4, aperture_blades=5)
+                    for i in range(6)]
+    rows = rng.dirichlet(np.ones(3), size=2)
+    windows = WindowWeights(np.array([0, 3]), rows)
+    how = dict(backend="cpu", shutter=None, dof_method="fast", channels=slice(0, 3),
+               dtype=np.dtype(np.uint16))
+    here = fuse_frames(hyper, windows, **how)
+    there = processes.call(fuse_frames, hyper, windows, **how)
+    assert there.dtype == np.uint16 and there.shape == (2, 12, 16, 3)
+    assert here.std() > 1000  # defocused noise, not a flat frame
+    np.testing.assert_array_equal(there, here)
+    hyper.release()
+
+
+def test_an_error_in_the_child_is_raised_here_with_the_childs_traceback(
+        shared_pool, processes, rng):
+    hyper = _filled(shared_pool, rng)
+    with pytest.raises(AttributeError, match="no_such_plane") as info:
+        processes.call(getattr, hyper, "no_such_plane")
+    notes = "".join(getattr(info.value, "__notes__", []))
+    assert "in the fusion process" in notes and "Traceback" in notes
+    np.testing.assert_array_equal(processes.call(getattr, hyper, "depth"), hyper.depth)
+    hyper.release()
+
+
+def test_a_memory_error_in_the_child_stays_a_memory_error(shared_pool, processes, rng):
+    hyper = _filled(shared_pool, rng)
+    with pytest.raises(MemoryError):  # the engine splits the hyperframe on this
+        processes.call(np.resize, hyper, (2**46,))
+    hyper.release()
+
+
+class _Unpicklable(MemoryError):
+    def __init__(self, need, have):
+        super().__init__(f"need {need} bytes, have {have}")
+
+
+def test_an_error_that_does_not_pickle_comes_back_as_its_nearest_builtin():
+    stand_in = offload._portable(_Unpicklable(10, 2))
+    assert type(stand_in) is MemoryError
+    assert str(stand_in) == "_Unpicklable: need 10 bytes, have 2"
+    assert "in the fusion process" in "".join(stand_in.__notes__)
+
+
+def test_the_childs_log_records_are_told_here(shared_pool, processes, rng, caplog):
+    hyper = _filled(shared_pool, rng)
+    caplog.set_level(logging.WARNING, logger="hfrender")
+    processes.call(logging.getLogger("hfrender.backends.cpu.dof").warning, hyper)
+    told = [r for r in caplog.records if r.name == "hfrender.backends.cpu.dof"]
+    assert len(told) == 1 and told[0].levelno == logging.WARNING
+    assert told[0].getMessage().startswith("HyperFrame(frames=array(")
+    hyper.release()
+
+
+def test_a_killed_child_is_told_in_one_line(shared_pool, processes, rng):
+    hyper = _filled(shared_pool, rng)
+    pid = processes.pids[0]
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(FusionProcessError) as info:
+        processes.call(getattr, hyper, "frames")
+    assert str(info.value) == (f"the fusion process (pid {pid}) was killed by signal 9 before "
+                               "it answered (SIGKILL: often the system out of memory; lower "
+                               "--granularity or --size)")
+    hyper.release()
+
+
+def test_ctrl_c_does_not_reach_the_child_and_close_ends_it(shared_pool, rng):
+    procs = FusionProcesses(shared_pool.storage, count=2)
+    hyper = _filled(shared_pool, rng)
+    try:
+        assert processes_answer(procs, hyper)
+        for pid in procs.pids:
+            os.kill(pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
+        time.sleep(0.2)
+        assert processes_answer(procs, hyper)
+        pids = procs.pids
+    finally:
+        procs.close()
+        hyper.release()
+    assert procs.pids == [] and not any(_alive(pid) for pid in pids)
+    procs.close()  # twice is harmless
+
+
+def processes_answer(procs, hyper):
+    return all(np.array_equal(procs.call(getattr, hyper, "frames"), hyper.frames)
+               for _ in procs.pids)
+
+
+def test_the_child_ends_when_its_parent_is_killed(tmp_path):
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent("""
+        import time
+        import numpy as np
+        from hfrender.engine.offload import FusionProcesses
+        from hfrender.hyperframe.pool import HyperFramePool
+        from hfrender.hyperframe.shared import SharedArena
+
+        pool = HyperFramePool((4, 4, 4), np.uint8, capacity=2, storage=SharedArena())
+        print(FusionProcesses(pool.storage).pids[0], flush=True)
+        time.sleep(60)
+    """))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    child = None
+    try:
+        child = int(parent.stdout.readline())
+        assert _alive(child)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        if child is not None and _alive(child):
+            os.kill(child, signal.SIGKILL)
+
+
+def _config(**kw):
+    return RenderConfig(output="memory.mp4", **kw)
+
+
+def test_auto_uses_processes_for_heavy_cpu_fusion_of_two_hyperframes_or_more(monkeypatch):
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
+    auto = _config()
+    assert isinstance(render_setup.shared_arena(auto, "cpu", heavy=True), SharedArena)
+    assert render_setup.shared_arena(auto, "cpu", heavy=False) is None  # plain blending
+    assert render_setup.shared_arena(auto, "cuda", heavy=True) is None
+    assert render_setup.shared_arena(_config(fusion_process="off"), "cpu", True) is None
+    assert isinstance(render_setup.shared_arena(_config(fusion_process="on"), "cpu", False),
+                      SharedArena)
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 1)
+    assert render_setup.shared_arena(auto, "cpu", heavy=True) is None  # nothing to overlap
+
+
+def test_fusion_process_on_where_there_can_be_none_is_refused_in_one_line():
+    with pytest.raises(ConfigError) as info:
+        render_setup.shared_arena(_config(fusion_process="on"), "cuda", heavy=True)
+    assert str(info.value) == ("--fusion-process on: the fusion backend is cuda, and fusion "
+                               "processes fuse on the CPU; use auto or off")
+    with pytest.raises(ConfigError, match="fusion_process='twice'"):
+        _config(fusion_process="twice")
+
+
+@pytest.mark.parametrize("settings", [
+    dict(scene=QUALITY, size=(64, 36), duration=0.4, samples=4, reconstruct="on",
+         granularity=8),
+    dict(scene=FOCUS, size=(64, 36), duration=0.3, samples=4, dof="depth", granularity=8,
+         transparent=True),
+], ids=["reconstruct", "dof-depth-rgba"])
+def test_a_render_fused_in_a_child_process_is_the_render_fused_here(settings):
+    scene = settings.pop("scene")
+    here, stats_here = render_frames(scene, backend="cpu", fusion_process="off", **settings)
+    there, stats = render_frames(scene, backend="cpu", fusion_process="on", **settings)
+    assert stats_here.fusion_processes == 0 and stats.fusion_processes == 1
+    assert there.shape[0] == stats.frames_written > 2 and there.std() > 10
+    np.testing.assert_array_equal(there, here)
+
+
+def test_auto_fuses_a_render_of_one_hyperframe_in_its_own_process(monkeypatch):
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
+    common = dict(size=(64, 36), duration=0.2, samples=4, reconstruct="on", backend="cpu")
+    one, one_stats = render_frames(QUALITY, **common)  # 24 sub-frames: one hyperframe
+    assert one_stats.granularity >= 24 and one_stats.fusion_processes == 0
+    three, stats = render_frames(QUALITY, granularity=8, **common)
+    assert stats.fusion_processes == 1
+    np.testing.assert_array_equal(three, one)
+
+
+def test_a_render_leaves_no_fusion_process_behind(tmp_path):
+    from hfrender.engine.render import RenderJob
+
+    config = RenderConfig(output=str(tmp_path / "r.mp4"), size=(64, 36), duration=0.4,
+                          samples=4, reconstruct="on", granularity=8, backend="cpu",
+                          fusion_process="on", quiet=True)
+    job = RenderJob(QUALITY, config).prepare()
+    pids = job.processes.pids
+    assert len(pids) == 1 and _alive(pids[0])
+    stats = job.run()
+    assert stats.frames_written == 12 and stats.fusion_processes == 1
+    assert not _alive(pids[0]) and job.processes is None
+
+
+def test_the_summary_says_where_the_fusion_ran(tmp_path, capsys):
+    from hfrender.cli import main
+
+    out = tmp_path / "r.mp4"
+    common = ["render", str(QUALITY), "-o", str(out), "--size", "64x36", "--duration",
+              "0.4", "--samples", "4", "--reconstruct", "on", "--granularity", "8",
+              "--backend", "cpu"]
+    assert main(common + ["--fusion-process", "on"]) == 0
+    said = capsys.readouterr().out
+    assert "fusion cpu in a child process" in said and "wrote" in said
+    assert main(common + ["--fusion-process", "off"]) == 0
+    said = capsys.readouterr().out
+    assert "fusion cpu" in said and "child process" not in said
