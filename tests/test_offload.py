@@ -245,12 +245,14 @@ def test_a_render_fused_in_a_child_process_is_the_render_fused_here(settings):
 
 def test_auto_fuses_a_render_of_one_hyperframe_in_its_own_process(monkeypatch):
     monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
-    common = dict(size=(64, 36), duration=0.2, samples=4, reconstruct="on", backend="cpu")
-    one, one_stats = render_frames(QUALITY, **common)  # 24 sub-frames: one hyperframe
-    assert one_stats.granularity >= 24 and one_stats.fusion_processes == 0
-    three, stats = render_frames(QUALITY, granularity=8, **common)
+    common = dict(size=(64, 36), samples=4, reconstruct="on", backend="cpu")
+    one, one_stats = render_frames(QUALITY, count=2, **common)  # 8 sub-frames: one hyperframe
+    assert one_stats.granularity >= 8 and one_stats.fusion_processes == 0
+    two, stats = render_frames(QUALITY, count=2, granularity=4, **common)
     assert stats.fusion_processes == 1
-    np.testing.assert_array_equal(three, one)
+    np.testing.assert_array_equal(two, one)
+    _, stats = render_frames(QUALITY, count=12, **common)  # cut into 6 hyperframes
+    assert stats.granularity == 8 and stats.fusion_processes == 1
 
 
 def test_a_render_leaves_no_fusion_process_behind(tmp_path):
@@ -280,3 +282,19 @@ def test_the_summary_says_where_the_fusion_ran(tmp_path, capsys):
     assert main(common + ["--fusion-process", "off"]) == 0
     said = capsys.readouterr().out
     assert "fusion cpu" in said and "child process" not in said
+
+
+def test_fusion_processes_cut_a_short_clip_into_hyperframes_that_overlap_its_drawing():
+    from hfrender.hyperframe.builder import DEFAULT_CAP
+    from hfrender.sampler import PlanStream, SampleSchedule
+
+    arena = SharedArena()
+    short = PlanStream(SampleSchedule(samples=8), 0, 12)
+    assert render_setup.pipeline_cap(short, arena) == 16  # 6 hyperframes of 2 frames
+    assert render_setup.pipeline_cap(short, None) == DEFAULT_CAP  # in-process: no cut
+    assert render_setup.pipeline_cap(PlanStream(SampleSchedule(samples=8), 0, 3), arena) == 16
+    long = PlanStream(SampleSchedule(samples=16), 0, 300)
+    assert render_setup.pipeline_cap(long, arena) == DEFAULT_CAP
+    wide = PlanStream(SampleSchedule(shutter_deg=720.0, samples=8), 0, 60)
+    step, overlap = wide.step, wide.overlap
+    assert overlap > 0 and render_setup.pipeline_cap(wide, arena) == overlap + 10 * step

@@ -17,6 +17,7 @@ which the parent raises as its own (a ``MemoryError`` still splits the hyperfram
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import pickle
@@ -26,7 +27,7 @@ import socket
 import subprocess
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -51,12 +52,15 @@ class _Child:
 
 class FusionProcesses:
     """``count`` child processes that fuse hyperframes of ``arena``; :meth:`call` from any
-    thread (each call takes an idle child), :meth:`close` when the job is done."""
+    thread (each call takes an idle child), :meth:`close` when the job is done. A child
+    imports the modules ``preload`` names as it starts (while the first hyperframe is
+    drawn), not at its first call."""
 
-    def __init__(self, arena: SharedArena, count: int = 1) -> None:
+    def __init__(self, arena: SharedArena, count: int = 1,
+                 preload: tuple[str, ...] = ()) -> None:
         if arena.fd is None:
             raise ValueError("the arena has no memory yet: make the pool first")
-        self.arena = arena
+        self.arena, self.preload = arena, preload
         self._idle: queue.SimpleQueue[_Child] = queue.SimpleQueue()
         self.children: list[_Child] = []
         try:
@@ -80,7 +84,8 @@ class FusionProcesses:
             p for p in (root, os.environ.get("PYTHONPATH")) if p))
         with theirs:
             args = (theirs.fileno(), self.arena.fd, self.arena.size, level)
-            proc = subprocess.Popen([sys.executable, "-m", __name__, *map(str, args)],
+            proc = subprocess.Popen([sys.executable, "-m", __name__, *map(str, args),
+                                     *self.preload],
                                     pass_fds=args[:2], stdin=subprocess.DEVNULL, env=env)
         return _Child(proc, Connection(mine.detach()))
 
@@ -168,9 +173,12 @@ def _portable(exc: BaseException) -> BaseException:
         return stand_in
 
 
-def serve(conn: Connection, arena_fd: int, size: int, level: int) -> None:
+def serve(conn: Connection, arena_fd: int, size: int, level: int,
+          preload: Sequence[str] = ()) -> None:
     """The child: fuse what the parent sends until told to stop or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in preload:
+        importlib.import_module(name)
     arena = open_arena(arena_fd, size)
     records = _Records()
     top = logging.getLogger("hfrender")
@@ -199,4 +207,4 @@ def serve(conn: Connection, arena_fd: int, size: int, level: int) -> None:
 
 if __name__ == "__main__":
     sock, fd, nbytes, lvl = map(int, sys.argv[1:5])
-    serve(Connection(sock), fd, nbytes, lvl)
+    serve(Connection(sock), fd, nbytes, lvl, sys.argv[5:])

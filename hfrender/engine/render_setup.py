@@ -20,7 +20,7 @@ from hfrender.engine.offload import FusionProcesses
 from hfrender.errors import BackendUnavailable
 from hfrender.frame_range import start_of
 from hfrender.hyperframe import shared
-from hfrender.hyperframe.builder import HyperFrameBuilder
+from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
 from hfrender.io.encoding import Encoding, check_encoding
@@ -118,6 +118,20 @@ def shared_arena(config: RenderConfig, backend: str, heavy: bool) -> shared.Shar
     return shared.SharedArena()
 
 
+PIPELINE = 6  # hyperframes, at least, of a clip fused in processes (drawing and fusion overlap)
+
+
+def pipeline_cap(plan: Plan, storage: Any) -> int:
+    """The most sub-frames ``--granularity auto`` puts in a hyperframe: ``DEFAULT_CAP``; for
+    fusion processes, few enough that a short clip still makes ``PIPELINE`` hyperframes (of
+    two output frames at least): the first is fused while the second is drawn, and the last
+    one's fusion, the time no drawing hides, is short."""
+    if not isinstance(storage, shared.SharedArena):
+        return DEFAULT_CAP
+    outputs = max(2, math.ceil(plan.count / PIPELINE))
+    return min(DEFAULT_CAP, plan.overlap + outputs * plan.step)
+
+
 def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
                      capacity: int) -> FusionProcesses | None:
     """One fusion process per ``--workers`` when the pool's arena is shared; ``auto`` also
@@ -127,7 +141,8 @@ def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
     new = max(1, capacity - plan.overlap)  # sub-frames a hyperframe adds
     if config.fusion_process == "auto" and math.ceil(plan.subframes / new) < 2:
         return None
-    return FusionProcesses(arena, config.workers)
+    return FusionProcesses(arena, config.workers,
+                           preload=("hfrender.engine.render_fusion", "hfrender.backends.cpu"))
 
 
 GPU_POOL_SHARE = 0.25  # of the GPU's free memory for GL-buffer slots: fusion temporaries
@@ -183,7 +198,8 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
         return HyperFrameBuilder.create(
             (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=depth, velocity=velocity,
-            max_in_flight=config.max_in_flight, storage=storage, free_bytes=free), storage
+            max_in_flight=config.max_in_flight, storage=storage, free_bytes=free,
+            cap=pipeline_cap(plan, storage)), storage
     except BackendUnavailable as exc:
         if storage is None:
             raise

@@ -151,19 +151,22 @@ class HyperFrameBuilder:
                depth: bool = False, velocity: bool = False, max_in_flight: int = 2,
                storage: ArenaStorage | None = None,
                acquire_timeout: float | None = None, first_index: int = 0,
-               lead_in: int = 0, free_bytes: int | None = None) -> HyperFrameBuilder:
+               lead_in: int = 0, free_bytes: int | None = None,
+               cap: int = DEFAULT_CAP) -> HyperFrameBuilder:
         """A builder with its own pool, sized by ``granularity`` (``"auto"`` or frames).
 
         ``"auto"`` follows :func:`auto_granularity` (``free_bytes``: the memory the pool may
         take, default what this process may use of host memory); a number is used as it is
-        (it must hold the halo and at least one output frame).
+        (it must hold the halo and at least one output frame); ``cap``: the most frames
+        ``"auto"`` gives.
         """
         slots = slot_count(max_in_flight)
         frame_bytes = int(np.prod(frame_shape)) * np.dtype(dtype).itemsize
         frame_bytes += frame_shape[0] * frame_shape[1] * (4 * depth + 8 * velocity)
         if granularity == "auto":
             capacity = auto_granularity(frame_bytes, frames_per_output=frames_per_output,
-                                        halo=halo, slots=slots, free_bytes=free_bytes)
+                                        halo=halo, slots=slots, free_bytes=free_bytes,
+                                        cap=cap)
         elif isinstance(granularity, int) and not isinstance(granularity, bool) and \
                 granularity >= halo + frames_per_output:
             capacity = granularity
