@@ -67,7 +67,7 @@ class RenderConfig:
     antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
     msaa: int | str = "auto"  # coverage samples per pixel per sub-frame (auto: 4 on a GPU)
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
-    workers: int = 1  # fusion threads
+    workers: int | str = "auto"  # fusion threads or processes (auto: 2 processes, or 1)
     fusion_process: str = "auto"  # CPU fusion in child processes (auto: the heavy kinds)
     schedule: str = "fifo"  # or "motion": fuse the hyperframes that move most first
     resume: bool = False
@@ -111,7 +111,8 @@ class RenderConfig:
             raise ConfigError(f"msaa={self.msaa!r}: choose auto or one of "
                               f"{', '.join(map(str, MSAA))}")
         _choice("interop", self.interop, INTEROP)
-        _integer("workers", self.workers, 1, 64)
+        if self.workers != "auto":
+            _integer("workers", self.workers, 1, 64)
         _choice("fusion_process", self.fusion_process, FUSION_PROCESS)
         _choice("schedule", self.schedule, SCHEDULES)
         if self.max_coc_px is not None:

@@ -28,6 +28,12 @@ QUALITY = ROOT / "benchmarks" / "scenes" / "motion_quality.py"
 FOCUS = ROOT / "scenes" / "focus_pull.py"
 
 
+@pytest.fixture(autouse=True)
+def two_cores(monkeypatch):
+    """Every decision as on CI's 2 cores, whatever this machine has."""
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
+
+
 @pytest.fixture
 def shared_pool():
     pool = HyperFramePool((12, 16, 4), np.uint8, capacity=6, depth=True, slots=2,
@@ -207,7 +213,6 @@ def _config(**kw):
 
 
 def test_auto_uses_processes_for_heavy_cpu_fusion_of_two_hyperframes_or_more(monkeypatch):
-    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
     auto = _config()
     assert isinstance(render_setup.shared_arena(auto, "cpu", heavy=True), SharedArena)
     assert render_setup.shared_arena(auto, "cpu", heavy=False) is None  # plain blending
@@ -238,21 +243,20 @@ def test_a_render_fused_in_a_child_process_is_the_render_fused_here(settings):
     scene = settings.pop("scene")
     here, stats_here = render_frames(scene, backend="cpu", fusion_process="off", **settings)
     there, stats = render_frames(scene, backend="cpu", fusion_process="on", **settings)
-    assert stats_here.fusion_processes == 0 and stats.fusion_processes == 1
+    assert stats_here.fusion_processes == 0 and stats.fusion_processes == 2
     assert there.shape[0] == stats.frames_written > 2 and there.std() > 10
     np.testing.assert_array_equal(there, here)
 
 
-def test_auto_fuses_a_render_of_one_hyperframe_in_its_own_process(monkeypatch):
-    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
+def test_auto_fuses_a_render_of_one_hyperframe_in_its_own_process():
     common = dict(size=(64, 36), samples=4, reconstruct="on", backend="cpu")
     one, one_stats = render_frames(QUALITY, count=2, **common)  # 8 sub-frames: one hyperframe
     assert one_stats.granularity >= 8 and one_stats.fusion_processes == 0
     two, stats = render_frames(QUALITY, count=2, granularity=4, **common)
-    assert stats.fusion_processes == 1
+    assert stats.fusion_processes == 2
     np.testing.assert_array_equal(two, one)
     _, stats = render_frames(QUALITY, count=12, **common)  # cut into 6 hyperframes
-    assert stats.granularity == 8 and stats.fusion_processes == 1
+    assert stats.granularity == 8 and stats.fusion_processes == 2
 
 
 def test_a_render_leaves_no_fusion_process_behind(tmp_path):
@@ -263,10 +267,10 @@ def test_a_render_leaves_no_fusion_process_behind(tmp_path):
                           fusion_process="on", quiet=True)
     job = RenderJob(QUALITY, config).prepare()
     pids = job.processes.pids
-    assert len(pids) == 1 and _alive(pids[0])
+    assert len(pids) == 2 and all(_alive(pid) for pid in pids)
     stats = job.run()
-    assert stats.frames_written == 12 and stats.fusion_processes == 1
-    assert not _alive(pids[0]) and job.processes is None
+    assert stats.frames_written == 12 and stats.fusion_processes == 2
+    assert not any(_alive(pid) for pid in pids) and job.processes is None
 
 
 def test_the_summary_says_where_the_fusion_ran(tmp_path, capsys):
@@ -278,7 +282,9 @@ def test_the_summary_says_where_the_fusion_ran(tmp_path, capsys):
               "--backend", "cpu"]
     assert main(common + ["--fusion-process", "on"]) == 0
     said = capsys.readouterr().out
-    assert "fusion cpu in a child process" in said and "wrote" in said
+    assert "fusion cpu in 2 child processes" in said and "wrote" in said
+    assert main(common + ["--fusion-process", "on", "--workers", "1"]) == 0
+    assert "fusion cpu in a child process" in capsys.readouterr().out
     assert main(common + ["--fusion-process", "off"]) == 0
     said = capsys.readouterr().out
     assert "fusion cpu" in said and "child process" not in said
@@ -298,3 +304,22 @@ def test_fusion_processes_cut_a_short_clip_into_hyperframes_that_overlap_its_dra
     wide = PlanStream(SampleSchedule(shutter_deg=720.0, samples=8), 0, 60)
     step, overlap = wide.step, wide.overlap
     assert overlap > 0 and render_setup.pipeline_cap(wide, arena) == overlap + 10 * step
+
+
+def test_workers_auto_is_two_fusion_processes_or_one_thread(monkeypatch):
+    assert render_setup.fusion_workers(_config(), processes=True) == 2
+    assert render_setup.fusion_workers(_config(), processes=False) == 1
+    assert render_setup.fusion_workers(_config(workers=3), processes=True) == 3
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 1)
+    assert render_setup.fusion_workers(_config(), processes=True) == 1
+    with pytest.raises(ConfigError, match="workers='many' must be an integer from 1 to 64"):
+        _config(workers="many")
+
+
+def test_a_render_with_workers_auto_fuses_in_two_processes():
+    common = dict(size=(64, 36), samples=4, reconstruct="on", backend="cpu", count=12)
+    two, stats = render_frames(QUALITY, **common)
+    assert stats.fusion_processes == 2
+    one, stats = render_frames(QUALITY, workers=1, **common)
+    assert stats.fusion_processes == 1
+    np.testing.assert_array_equal(two, one)

@@ -193,7 +193,9 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")
-    e.add_argument("--workers", type=int, default=None, help="fusion threads (1)")
+    e.add_argument("--workers", default=None, metavar="auto|N",
+                   help="fusion workers: threads, or child processes with --fusion-process "
+                        "(auto: 2 processes where the fusion runs in processes, else 1 thread)")
     e.add_argument("--fusion-process", choices=FUSION_PROCESS, default=None,
                    help="fuse on the CPU in a child process per worker, beside the drawing "
                         "(auto: for --reconstruct and --dof depth, with 2+ cores and 2+ "

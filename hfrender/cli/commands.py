@@ -102,6 +102,8 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
         flags["frames"] = parse_frames(args.frames)
     if args.size is not None:
         flags["size"] = parse_size(args.size)
+    if args.workers not in (None, "auto"):
+        flags["workers"] = _int("workers", args.workers)
     if args.granularity is not None:
         g = args.granularity
         flags["granularity"] = g if g == "auto" else _int("granularity", g)

@@ -27,6 +27,7 @@ from hfrender.engine.render_fusion import RenderFusion
 from hfrender.engine.render_setup import (
     RenderOutput,
     fusion_processes,
+    fusion_workers,
     gl_storage,
     keyframe_interval,
     make_builder,
@@ -243,7 +244,8 @@ class RenderJob:
         return Engine(RenderFusion(plan, self.backend.name, self.stats, config.dof_method,
                                    config.transparent, dtype, self.processes),
                       self.writer,
-                      first_frame=plan.first_frame, total=self.count, workers=config.workers,
+                      first_frame=plan.first_frame, total=self.count,
+                      workers=fusion_workers(config, self.processes is not None),
                       score=SCORES.get(config.schedule),
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,
                                             self.builder.pool.frame_shape,

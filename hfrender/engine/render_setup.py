@@ -132,16 +132,30 @@ def pipeline_cap(plan: Plan, storage: Any) -> int:
     return min(DEFAULT_CAP, plan.overlap + outputs * plan.step)
 
 
+PROCESS_WORKERS = 2  # --workers auto with fusion processes: two hyperframes fused at once
+# (the FFTs and much of the reconstruction run on one core; on 2 cores a depth-of-field
+# render took 1.79x --dof lens with two against 2.05x with one: benchmarks/RESULTS.md)
+
+
+def fusion_workers(config: RenderConfig, processes: bool) -> int:
+    """``--workers``: as given, or for ``auto`` ``PROCESS_WORKERS`` fusion processes (at
+    most one per usable core), else one fusion thread."""
+    if config.workers != "auto":
+        return int(config.workers)
+    return min(PROCESS_WORKERS, usable_cores()) if processes else 1
+
+
 def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
                      capacity: int) -> FusionProcesses | None:
-    """One fusion process per ``--workers`` when the pool's arena is shared; ``auto`` also
-    needs two hyperframes or more (with one, drawing and fusion cannot overlap)."""
+    """The fusion processes (:func:`fusion_workers`) when the pool's arena is shared;
+    ``auto`` also needs two hyperframes or more (with one, drawing and fusion cannot
+    overlap)."""
     if not isinstance(arena, shared.SharedArena):
         return None
     new = max(1, capacity - plan.overlap)  # sub-frames a hyperframe adds
     if config.fusion_process == "auto" and math.ceil(plan.subframes / new) < 2:
         return None
-    return FusionProcesses(arena, config.workers,
+    return FusionProcesses(arena, fusion_workers(config, True),
                            preload=("hfrender.engine.render_fusion", "hfrender.backends.cpu"))
 
 
