@@ -82,6 +82,9 @@ class FusionProcesses:
         root = str(Path(__file__).resolve().parents[2])  # where ``hfrender`` is imported from
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             p for p in (root, os.environ.get("PYTHONPATH")) if p))
+        # the fusion makes no large BLAS calls: OpenBLAS's threads would only cost the
+        # child's start (half its CPU) and spin beside the drawing
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")
         with theirs:
             args = (theirs.fileno(), self.arena.fd, self.arena.size, level)
             proc = subprocess.Popen([sys.executable, "-m", __name__, *map(str, args),
