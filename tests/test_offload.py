@@ -323,3 +323,146 @@ def test_a_render_with_workers_auto_fuses_in_two_processes():
     one, stats = render_frames(QUALITY, workers=1, **common)
     assert stats.fusion_processes == 1
     np.testing.assert_array_equal(two, one)
+
+
+def test_a_call_cut_short_costs_its_child_and_no_later_call_reads_its_reply(
+        shared_pool, processes, rng):
+    hyper = _filled(shared_pool, rng)
+    np.testing.assert_array_equal(processes.call(getattr, hyper, "depth"), hyper.depth)
+    child = processes.children[0]
+    old = child.proc.pid
+
+    def interrupted():
+        raise KeyboardInterrupt  # Ctrl-C while the reply is on its way
+
+    child.conn.recv = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        processes.call(getattr, hyper, "frames")
+    assert processes.pids != [old] and not _alive(old)
+    # the new child answers this call, not the one cut short
+    np.testing.assert_array_equal(processes.call(getattr, hyper, "depth"), hyper.depth)
+    hyper.release()
+
+
+def test_the_child_imports_this_hfrender_not_one_in_the_working_directory(
+        shared_pool, rng, tmp_path, monkeypatch):
+    fake = tmp_path / "hfrender"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('the wrong hfrender')\n")
+    monkeypatch.chdir(tmp_path)
+    procs = FusionProcesses(shared_pool.storage)
+    hyper = _filled(shared_pool, rng)
+    try:
+        np.testing.assert_array_equal(procs.call(getattr, hyper, "frames"), hyper.frames)
+    finally:
+        procs.close()
+        hyper.release()
+
+
+def test_a_child_with_another_hfrender_is_refused_in_one_line(shared_pool, rng, monkeypatch,
+                                                              tmp_path):
+    monkeypatch.setattr(offload, "PACKAGE", tmp_path / "hfrender")
+    procs = FusionProcesses(shared_pool.storage)
+    hyper = _filled(shared_pool, rng)
+    try:
+        with pytest.raises(FusionProcessError) as info:
+            procs.call(getattr, hyper, "frames")
+        assert str(info.value) == (f"the fusion process imported hfrender from "
+                                   f"{ROOT / 'hfrender'}, this process from "
+                                   f"{tmp_path / 'hfrender'}")
+        with pytest.raises(FusionProcessError, match="imported hfrender from"):
+            procs.call(getattr, hyper, "frames")  # and so says every later call
+    finally:
+        procs.close()
+        hyper.release()
+
+
+def test_a_closed_set_of_processes_refuses_calls(shared_pool, rng):
+    procs = FusionProcesses(shared_pool.storage)
+    hyper = _filled(shared_pool, rng)
+    procs.close()
+    with pytest.raises(FusionProcessError, match="the fusion processes were closed"):
+        procs.call(getattr, hyper, "frames")
+    hyper.release()
+
+
+def test_the_childs_planes_are_read_only_there(shared_pool, rng):
+    hyper = _filled(shared_pool, rng)
+    there = describe(hyper, shared_pool.storage).open(shared_pool.arena)
+    np.testing.assert_array_equal(there.frames, hyper.frames)
+    assert not there.frames.flags.writeable and not there.depth.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        there.frames[0, 0, 0, 0] = 1
+    hyper.release()
+
+
+class _OldException(Exception):
+    add_note = None  # as on Python 3.10, which has no add_note
+
+
+def test_a_childs_traceback_is_kept_as_a_note_on_python_3_10_too():
+    stand_in = offload._portable(_OldException("broken"))
+    assert "in the fusion process" in "".join(stand_in.__notes__)
+    assert "_OldException: broken" in "".join(stand_in.__notes__)
+
+
+def test_without_a_usable_memfd_auto_fuses_here_and_on_is_refused(monkeypatch):
+    from hfrender.hyperframe import shared
+
+    def refused(*args):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(shared.os, "memfd_create", refused)
+    shared.available.cache_clear()
+    try:
+        assert not shared.available()
+        assert render_setup.shared_arena(_config(), "cpu", heavy=True) is None
+        with pytest.raises(ConfigError, match="cannot make a memfd"):
+            render_setup.shared_arena(_config(fusion_process="on"), "cpu", heavy=True)
+    finally:
+        shared.available.cache_clear()
+
+
+def test_when_no_process_can_start_auto_fuses_here_and_on_says_why(shared_pool, monkeypatch,
+                                                                   caplog):
+    from hfrender.sampler import PlanStream, SampleSchedule
+
+    started = []
+    real = offload.subprocess.Popen
+
+    def second_fails(*args, **kwargs):
+        if started:
+            raise OSError(11, "Resource temporarily unavailable")
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(offload.subprocess, "Popen", second_fails)
+    plan = PlanStream(SampleSchedule(samples=4), 0, 12)
+    assert render_setup.fusion_processes(_config(), shared_pool.storage, plan, 8) is None
+    assert "no fusion process could start" in caplog.text
+    assert started and started[0].poll() is not None  # the first one ended
+    with pytest.raises(FusionProcessError, match=r"--fusion-process on: no fusion process "
+                                                 r"could start \(\[Errno 11\]"):
+        render_setup.fusion_processes(_config(fusion_process="on"), shared_pool.storage,
+                                      plan, 8)
+
+
+def test_a_video_does_not_depend_on_where_it_was_fused(tmp_path):
+    from hfrender.engine.render import render
+
+    sizes = {}
+    for mode in ("off", "on"):
+        config = RenderConfig(output=str(tmp_path / f"{mode}.mp4"), size=(64, 36),
+                              duration=0.5, samples=4, reconstruct="on", backend="cpu",
+                              fusion_process=mode, quiet=True)
+        sizes[mode] = render(str(QUALITY), config).granularity
+    assert sizes["on"] < sizes["off"]  # its hyperframes were cut smaller...
+    assert (tmp_path / "on.mp4").read_bytes() == (tmp_path / "off.mp4").read_bytes()
+
+
+def test_a_ray_task_fuses_in_its_own_process():
+    from hfrender.engine.cluster import _task_config
+
+    assert _task_config({"size": [64, 36]}).fusion_process == "off"
+    assert _task_config({"size": [64, 36], "fusion_process": "auto"}).fusion_process == "off"
+    assert _task_config({"size": [64, 36], "fusion_process": "on"}).fusion_process == "on"

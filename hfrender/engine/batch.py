@@ -36,7 +36,7 @@ RENDER_OPTIONS: dict[str, Any] = {
     "samples_range": str, "reconstruct": str, "shutter": float,
     "shutter_position": str, "shutter_curve": str, "jitter": bool, "dof": str,
     "max_coc_px": float, "dof_method": str, "backend": str, "gl": str,
-    "granularity": (int, AUTO), "workers": (int, AUTO),
+    "granularity": (int, AUTO), "workers": (int, AUTO), "fusion_process": str,
     "schedule": str, "seed": int, "codec": str, "interop": str,
     "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
     "bit_depth": int, "transparent": bool, "msaa": (int, AUTO),

@@ -120,6 +120,14 @@ def lay_out(files: dict[str, bytes], folder: Path) -> None:
         (folder / rel).write_bytes(data)
 
 
+def _task_config(config: dict) -> RenderConfig:
+    """A chunk's settings on its worker. ``--fusion-process auto`` fuses there in the task's
+    process: a task holds one CPU, and the cluster's parallelism is its tasks (fusion
+    processes in every task would put three busy processes on each core)."""
+    fusion = "off" if config.get("fusion_process", "auto") == "auto" else config["fusion_process"]
+    return RenderConfig(**{**config, "size": tuple(config["size"]), "fusion_process": fusion})
+
+
 def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
                    first: int, count: int, gop: int) -> dict:
     """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
@@ -129,7 +137,7 @@ def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, 
     from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
-    cfg = RenderConfig(**{**config, "size": tuple(config["size"])})
+    cfg = _task_config(config)
     with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
@@ -147,7 +155,7 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
     1`` rendered as one segment; its bytes and checksum."""
     from hfrender.engine.render import RenderJob
 
-    cfg = RenderConfig(**{**config, "size": tuple(config["size"])})
+    cfg = _task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec)
     with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
         lay_out(files, Path(tmp))

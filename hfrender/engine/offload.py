@@ -7,12 +7,14 @@ The pool's arena is a :class:`~hfrender.hyperframe.shared.SharedArena` the child
 so a hyperframe crosses as a few offsets; only the finished frames come back (pickled, a
 few MB a hyperframe).
 
-A child is ``python -m hfrender.engine.offload`` (not ``multiprocessing``: a spawned child
-re-imports the user's ``__main__``, which would render again in a script without a
-``__main__`` guard). It ignores Ctrl-C (the parent decides what is still fused and
-written), ends when told or when the parent's end of its socket closes (``kill -9`` of the
-parent included), and sends back with each reply the log records it made and any error,
-which the parent raises as its own (a ``MemoryError`` still splits the hyperframe).
+A child is a fresh interpreter that imports this ``hfrender`` (not ``multiprocessing``: a
+spawned child re-imports the user's ``__main__``, which would render again in a script
+without a ``__main__`` guard; and not from the working directory, which may hold another
+copy). It runs in its own session, so a terminal's Ctrl-C reaches the render alone (which
+decides what is still fused and written); it ends when told or when the parent's end of
+its socket closes (``kill -9`` of the parent included). With each reply it sends back the
+log records it made and any error, which the parent raises as its own (a ``MemoryError``
+still splits the hyperframe).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
@@ -38,16 +42,24 @@ from hfrender.hyperframe.shared import SharedArena, describe, open_arena
 
 log = logging.getLogger(__name__)
 
-STOP_S = 5.0  # how long a child may take to end when told before it is killed
+STOP_S = 5.0  # how long children may take to end when told before they are killed
+PACKAGE = Path(__file__).resolve().parents[1]  # this hfrender: the children import it
+# the child's first statement: this package's folder first on its path instead of the
+# working directory (where ``python -c`` puts it), unless it is on the path already
+BOOT = ("import sys; r = sys.argv[1]; sys.path[:1] = [] if r in sys.path[1:] else [r]; "
+        "from hfrender.engine.offload import main; main(sys.argv[2:])")
 
 
 class FusionProcessError(HFRenderError):
-    """A fusion process ended before it answered (killed, out of memory, a crash)."""
+    """A fusion process ended before it answered (killed, out of memory, a crash), or could
+    not start."""
 
 
 class _Child:
     def __init__(self, proc: subprocess.Popen, conn: Connection) -> None:
         self.proc, self.conn = proc, conn
+        self.greeted = False  # its first message (it started, and which hfrender) read
+        self.dead: str | None = None  # why it takes no more calls
 
 
 class FusionProcesses:
@@ -62,6 +74,8 @@ class FusionProcesses:
             raise ValueError("the arena has no memory yet: make the pool first")
         self.arena, self.preload = arena, preload
         self._idle: queue.SimpleQueue[_Child] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._closed = False
         self.children: list[_Child] = []
         try:
             for _ in range(count):
@@ -77,39 +91,83 @@ class FusionProcesses:
         return [c.proc.pid for c in self.children]
 
     def _start(self) -> _Child:
-        mine, theirs = socket.socketpair()
         level = logging.getLogger("hfrender").getEffectiveLevel()
-        root = str(Path(__file__).resolve().parents[2])  # where ``hfrender`` is imported from
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            p for p in (root, os.environ.get("PYTHONPATH")) if p))
         # the fusion makes no large BLAS calls: OpenBLAS's threads would only cost the
         # child's start (half its CPU) and spin beside the drawing
+        env = dict(os.environ)
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
-        with theirs:
-            args = (theirs.fileno(), self.arena.fd, self.arena.size, level)
-            proc = subprocess.Popen([sys.executable, "-m", __name__, *map(str, args),
-                                     *self.preload],
-                                    pass_fds=args[:2], stdin=subprocess.DEVNULL, env=env)
+        mine, theirs = socket.socketpair()
+        try:
+            with theirs:
+                args = (theirs.fileno(), self.arena.fd, self.arena.size, level)
+                proc = subprocess.Popen(
+                    [sys.executable, "-c", BOOT, str(PACKAGE.parent), *map(str, args),
+                     *self.preload], pass_fds=args[:2], stdin=subprocess.DEVNULL, env=env,
+                    start_new_session=True)
+        except BaseException:
+            mine.close()
+            raise
         return _Child(proc, Connection(mine.detach()))
 
     def call(self, fn: Callable[..., Any], hyper: HyperFrame, *args: Any,
              **kwargs: Any) -> Any:
         """``fn(hyper, *args, **kwargs)`` in an idle child (``fn`` importable by name);
-        its result, or its error raised here."""
+        its result, or its error raised here. A call cut short after its message went
+        (Ctrl-C, no memory for the reply) costs the child: it is replaced by a new one, so
+        no later call reads an earlier call's reply."""
         message = (fn, describe(hyper, self.arena), args, kwargs)
         child = self._idle.get()
+        answered = False
         try:
+            if child.dead is not None:
+                raise FusionProcessError(child.dead)
+            self._greet(child)
             child.conn.send(message)
             ok, value, records = child.conn.recv()
+            answered = True
         except (EOFError, OSError):
-            raise FusionProcessError(self._ended(child)) from None
+            child.dead = self._ended(child)
+            raise FusionProcessError(child.dead) from None
         finally:
-            self._idle.put(child)
+            self._idle.put(child if answered or child.dead else self._replace(child))
         for name, level, text in records:
             logging.getLogger(name).log(level, "%s", text)
         if not ok:
             raise value
         return value
+
+    def _greet(self, child: _Child) -> None:
+        """Read the child's first message: the folder of the hfrender it imported, or why
+        it could not start."""
+        if child.greeted:
+            return
+        kind, value = child.conn.recv()
+        child.greeted = True
+        if kind != "hello":
+            child.dead = (f"the fusion process could not start: "
+                          f"{type(value).__name__}: {value}")
+        elif Path(value) != PACKAGE:
+            child.dead = (f"the fusion process imported hfrender from {value}, this process "
+                          f"from {PACKAGE}")
+        if child.dead is not None:
+            raise FusionProcessError(child.dead)
+
+    def _replace(self, child: _Child) -> _Child:
+        """A new child in place of one whose conversation was cut short."""
+        child.proc.kill()
+        child.proc.wait()
+        child.conn.close()
+        if self._closed:
+            child.dead = "the fusion processes were closed"
+            return child
+        try:
+            new = self._start()
+        except Exception as exc:  # noqa: BLE001 - told to the next call
+            child.dead = f"the fusion process could not be started again: {exc}"
+            return child
+        with self._lock:
+            self.children = [new if c is child else c for c in self.children]
+        return new
 
     @staticmethod
     def _ended(child: _Child) -> str:
@@ -124,20 +182,36 @@ class FusionProcesses:
         return f"the fusion process (pid {child.proc.pid}) {how} before it answered{hint}"
 
     def close(self) -> None:
-        """End every child (told first, killed after ``STOP_S``); safe to call twice."""
-        for child in self.children:
+        """End every child: an idle one is told to stop, one still in a call (a second
+        Ctrl-C) is killed; any left after ``STOP_S`` in all are killed. A later call raises.
+        Safe to call twice."""
+        with self._lock:
+            children, self.children, self._closed = self.children, [], True
+        idle = []
+        while True:
             try:
-                child.conn.send(None)
-            except OSError:
-                pass
-            child.conn.close()
-        for child in self.children:
+                idle.append(self._idle.get(block=False))
+            except queue.Empty:
+                break
+        for child in children:
+            if any(child is c for c in idle):
+                try:
+                    child.conn.send(None)
+                except OSError:
+                    pass
+                child.conn.close()
+            else:
+                child.proc.kill()
+        deadline = time.monotonic() + STOP_S
+        for child in children:
             try:
-                child.proc.wait(timeout=STOP_S)
+                child.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 child.proc.kill()
                 child.proc.wait()
-        self.children = []
+        for child in idle:
+            child.dead = child.dead or "the fusion processes were closed"
+            self._idle.put(child)
 
 
 class _Records(logging.Handler):
@@ -155,12 +229,21 @@ class _Records(logging.Handler):
         return kept
 
 
+def _note(exc: BaseException, text: str) -> None:
+    """``exc.add_note(text)`` (Python 3.11), or the same ``__notes__`` on 3.10."""
+    add = getattr(exc, "add_note", None)
+    if add is not None:
+        add(text)
+    else:
+        exc.__notes__ = [*getattr(exc, "__notes__", ()), text]
+
+
 def _portable(exc: BaseException) -> BaseException:
     """``exc`` with the child's traceback as a note; when it does not survive pickling, its
     nearest built-in class (a MemoryError stays one: the engine splits on it) naming it."""
     note = "in the fusion process:\n" + "".join(traceback.format_exception(exc))
     try:
-        exc.add_note(note)
+        _note(exc, note)
         pickle.loads(pickle.dumps(exc))
         return exc
     except Exception:  # noqa: BLE001 - any exception that does not pickle is replaced
@@ -172,22 +255,34 @@ def _portable(exc: BaseException) -> BaseException:
                     break
                 except TypeError:  # a built-in that takes other arguments
                     continue
-        stand_in.add_note(note)
+        _note(stand_in, note)
         return stand_in
+
+
+def _hello(conn: Connection, preload: Sequence[str]) -> bool:
+    """Import ``preload`` and say so, with this hfrender's folder (or why not: False)."""
+    try:
+        for name in preload:
+            importlib.import_module(name)
+    except Exception as exc:  # noqa: BLE001 - told to the parent, which raises it
+        conn.send(("failed", _portable(exc)))
+        return False
+    conn.send(("hello", str(PACKAGE)))
+    return True
 
 
 def serve(conn: Connection, arena_fd: int, size: int, level: int,
           preload: Sequence[str] = ()) -> None:
     """The child: fuse what the parent sends until told to stop or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for name in preload:
-        importlib.import_module(name)
     arena = open_arena(arena_fd, size)
     records = _Records()
     top = logging.getLogger("hfrender")
-    top.setLevel(level)
+    top.setLevel(level or logging.DEBUG)  # NOTSET: everything, as the parent's root shows
     top.addHandler(records)
     top.propagate = False
+    if not _hello(conn, preload):
+        return
     while True:
         try:
             message = conn.recv()
@@ -208,6 +303,8 @@ def serve(conn: Connection, arena_fd: int, size: int, level: int,
             conn.send((False, _portable(exc), records.take()))
 
 
-if __name__ == "__main__":
-    sock, fd, nbytes, lvl = map(int, sys.argv[1:5])
-    serve(Connection(sock), fd, nbytes, lvl, sys.argv[5:])
+def main(argv: Sequence[str]) -> None:
+    """The child's entry (``BOOT``): socket, arena descriptor and size, log level, the
+    modules to preload."""
+    sock, fd, nbytes, level = map(int, argv[:4])
+    serve(Connection(sock), fd, nbytes, level, argv[4:])

@@ -207,8 +207,9 @@ class RenderJob:
         stats.pool_mb = self.builder.pool.nbytes / 2**20
         if self.own_writer:
             self.output = RenderOutput(config, self.settings, self.manifest,
-                                       keyframe_interval(stats.granularity, plan),
-                                       stats.granularity, self.first_frame + self.count,
+                                       keyframe_interval(self.builder.full_capacity, plan),
+                                       self.builder.full_capacity,
+                                       self.first_frame + self.count,
                                        self.first_frame)
             self.writer = self.output.writer
         if config.preview:

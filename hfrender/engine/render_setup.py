@@ -16,7 +16,7 @@ import numpy as np
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.engine.offload import FusionProcesses
+from hfrender.engine.offload import FusionProcessError, FusionProcesses
 from hfrender.errors import BackendUnavailable
 from hfrender.frame_range import start_of
 from hfrender.hyperframe import shared
@@ -110,7 +110,7 @@ def shared_arena(config: RenderConfig, backend: str, heavy: bool) -> shared.Shar
     if backend != "cpu" or not shared.available():
         if mode == "on":
             why = (f"the fusion backend is {backend}, and fusion processes fuse on the CPU"
-                   if backend != "cpu" else "this system has no memfd_create (Linux only)")
+                   if backend != "cpu" else "this system cannot make a memfd (Linux 3.17+)")
             raise ConfigError(f"--fusion-process on: {why}; use auto or off")
         return None
     if mode == "auto" and not (heavy and usable_cores() >= 2):
@@ -155,8 +155,16 @@ def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
     new = max(1, capacity - plan.overlap)  # sub-frames a hyperframe adds
     if config.fusion_process == "auto" and math.ceil(plan.subframes / new) < 2:
         return None
-    return FusionProcesses(arena, fusion_workers(config, True),
-                           preload=("hfrender.engine.render_fusion", "hfrender.backends.cpu"))
+    try:
+        return FusionProcesses(arena, fusion_workers(config, True),
+                               preload=("hfrender.engine.render_fusion",
+                                        "hfrender.backends.cpu"))
+    except OSError as exc:  # no process could start (a process limit, no memory)
+        if config.fusion_process == "on":
+            raise FusionProcessError(f"--fusion-process on: no fusion process could start "
+                                     f"({exc})") from None
+        log.warning("no fusion process could start (%s): fusing in this process", exc)
+        return None
 
 
 GPU_POOL_SHARE = 0.25  # of the GPU's free memory for GL-buffer slots: fusion temporaries

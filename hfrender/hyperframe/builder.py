@@ -136,6 +136,7 @@ class HyperFrameBuilder:
         if halo and pool.slot_count < 2:
             raise InputError("carrying halo frames needs a pool of at least 2 slots")
         self.pool = pool
+        self.full_capacity = pool.capacity  # (create: what auto gives without its cap)
         self.halo = halo
         self.timeout = acquire_timeout
         self._slot: Slot | None = None
@@ -158,18 +159,20 @@ class HyperFrameBuilder:
         ``"auto"`` follows :func:`auto_granularity` (``free_bytes``: the memory the pool may
         take, default what this process may use of host memory); a number is used as it is
         (it must hold the halo and at least one output frame); ``cap``: the most frames
-        ``"auto"`` gives.
+        ``"auto"`` gives. ``full_capacity``: what ``"auto"`` gives without ``cap`` (what a
+        render's keyframes follow, whatever cuts its hyperframes smaller).
         """
         slots = slot_count(max_in_flight)
         frame_bytes = int(np.prod(frame_shape)) * np.dtype(dtype).itemsize
         frame_bytes += frame_shape[0] * frame_shape[1] * (4 * depth + 8 * velocity)
         if granularity == "auto":
-            capacity = auto_granularity(frame_bytes, frames_per_output=frames_per_output,
-                                        halo=halo, slots=slots, free_bytes=free_bytes,
-                                        cap=cap)
+            free = free_memory_bytes() if free_bytes is None else free_bytes
+            capacity, full = (auto_granularity(frame_bytes, frames_per_output=frames_per_output,
+                                               halo=halo, slots=slots, free_bytes=free,
+                                               cap=c) for c in (cap, DEFAULT_CAP))
         elif isinstance(granularity, int) and not isinstance(granularity, bool) and \
                 granularity >= halo + frames_per_output:
-            capacity = granularity
+            capacity = full = granularity
         else:
             raise InputError(
                 f"granularity={granularity!r} must be 'auto' or an integer >= "
@@ -177,8 +180,10 @@ class HyperFrameBuilder:
             )
         pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth, velocity=velocity,
                               max_in_flight=max_in_flight, storage=storage)
-        return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index,
-                   lead_in=lead_in)
+        builder = cls(pool, halo=halo, acquire_timeout=acquire_timeout,
+                      first_index=first_index, lead_in=lead_in)
+        builder.full_capacity = full
+        return builder
 
     @property
     def frames_pushed(self) -> int:

@@ -10,6 +10,7 @@ bounded by a container's small ``/dev/shm`` (64 MiB by default in Docker).
 
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 from dataclasses import dataclass
@@ -23,9 +24,17 @@ ARRAYS = ("frames", "depth", "velocity", "timestamps", "apertures")  # HyperFram
 SCALARS = ("first_index", "halo", "overlap", "lenses")  # what else the fusion reads
 
 
+@functools.cache
 def available() -> bool:
-    """Whether this system has ``memfd_create`` (Linux) for a shared arena."""
-    return hasattr(os, "memfd_create")
+    """Whether this system can make a ``memfd`` (Linux 3.17 on, and not refused by a
+    seccomp filter) for a shared arena: tried once."""
+    if not hasattr(os, "memfd_create"):
+        return False
+    try:
+        os.close(os.memfd_create("hfrender-probe", os.MFD_CLOEXEC))
+    except OSError:
+        return False
+    return True
 
 
 class SharedArena(HostStorage):
