@@ -466,3 +466,31 @@ def test_a_ray_task_fuses_in_its_own_process():
     assert _task_config({"size": [64, 36]}).fusion_process == "off"
     assert _task_config({"size": [64, 36], "fusion_process": "auto"}).fusion_process == "off"
     assert _task_config({"size": [64, 36], "fusion_process": "on"}).fusion_process == "on"
+
+
+def _decoded(path):
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    w, h = meta["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
+def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, monkeypatch):
+    from render_helpers import interrupt_after_first_segment
+
+    from hfrender.cli import main
+
+    out = tmp_path / "r.mp4"
+    args = ["render", str(QUALITY), "-o", str(out), "--size", "64x36", "--duration", "2",
+            "--samples", "4", "--reconstruct", "on", "--backend", "cpu", "--quiet"]
+    undo = interrupt_after_first_segment(monkeypatch)
+    assert main(args) == 130
+    undo()
+    assert not out.exists() and main([*args, "--resume"]) == 0
+    here = tmp_path / "here.mp4"
+    assert main([*args[:3], str(here), *args[4:], "--fusion-process", "off"]) == 0
+    resumed, whole = _decoded(out), _decoded(here)
+    assert len(whole) == 60 and whole.std() > 10
+    np.testing.assert_array_equal(resumed, whole)
