@@ -16,6 +16,15 @@ def render_frames(scene_file, first_frame=0, count=None, **settings):
     return np.stack(sink.frames), stats
 
 
+def decode_video(path):
+    """Every frame of a video file, decoded to RGB (N, H, W, 3) uint8."""
+    import imageio_ffmpeg
+
+    reader = imageio_ffmpeg.read_frames(str(path))
+    w, h = next(reader)["size"]
+    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
 def linear(frames):
     v = np.asarray(frames, np.float64) / 255
     return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)

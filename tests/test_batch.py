@@ -7,6 +7,7 @@ from pathlib import Path
 import imageio_ffmpeg
 import numpy as np
 import pytest
+from render_helpers import decode_video as decode
 
 import hfrender as hf
 from hfrender.cli import main
@@ -42,11 +43,6 @@ shutter_curve = "triangle"
 """
 
 
-def decode(path):
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    w, h = meta["size"]
-    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
 
 
 @pytest.fixture

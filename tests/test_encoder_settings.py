@@ -8,6 +8,7 @@ from pathlib import Path
 import imageio_ffmpeg
 import numpy as np
 import pytest
+from render_helpers import decode_video as decode
 from render_helpers import interrupt_after_first_segment
 
 from hfrender.cli import main
@@ -38,11 +39,6 @@ def pix_fmt(path):
     return probe(str(path)).pix_fmt.split("(")[0]
 
 
-def decode(path):
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    w, h = meta["size"]
-    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
 
 
 # --- the commands ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import imageio.v3 as iio
 import imageio_ffmpeg
 import numpy as np
 import pytest
+from render_helpers import decode_video as decode
 from render_helpers import interrupt_after_first_segment, render_frames
 
 from hfrender.cli import main
@@ -31,11 +32,6 @@ def pngs(folder):
     return {f.name: iio.imread(f) for f in sorted(Path(folder).iterdir())}
 
 
-def decode(path):
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    w, h = meta["size"]
-    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
 
 
 @pytest.mark.parametrize("effects", [["--jitter", "--seed", "7"], ["--shutter", "540"],

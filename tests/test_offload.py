@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from render_helpers import render_frames
+from render_helpers import decode_video, render_frames
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine import offload, render_setup
@@ -468,13 +468,6 @@ def test_a_ray_task_fuses_in_its_own_process():
     assert _task_config({"size": [64, 36], "fusion_process": "on"}).fusion_process == "on"
 
 
-def _decoded(path):
-    import imageio_ffmpeg
-
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    w, h = meta["size"]
-    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
 
 
 def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, monkeypatch):
@@ -491,6 +484,6 @@ def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, m
     assert not out.exists() and main([*args, "--resume"]) == 0
     here = tmp_path / "here.mp4"
     assert main([*args[:3], str(here), *args[4:], "--fusion-process", "off"]) == 0
-    resumed, whole = _decoded(out), _decoded(here)
+    resumed, whole = decode_video(out), decode_video(here)
     assert len(whole) == 60 and whole.std() > 10
     np.testing.assert_array_equal(resumed, whole)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ray_helpers import descendants
+from render_helpers import decode_video as decoded
 
 from hfrender.cli import main
 from hfrender.config import RenderConfig
@@ -21,13 +22,6 @@ ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test install
 SCENES = Path(__file__).resolve().parents[1] / "scenes"
 
 
-def decoded(path):
-    import imageio_ffmpeg
-
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    w, h = meta["size"]
-    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
 
 
 def slow_scene(tmp_path, sleep):

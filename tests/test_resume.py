@@ -10,9 +10,9 @@ import textwrap
 import time
 from pathlib import Path
 
-import imageio_ffmpeg
 import numpy as np
 import pytest
+from render_helpers import decode_video as decoded
 
 from hfrender.cli import main
 from hfrender.io.segments import work_dir
@@ -38,11 +38,6 @@ class Slow(hf.Scene):
 """
 
 
-def decoded(path):
-    reader = imageio_ffmpeg.read_frames(str(path))
-    meta = next(reader)
-    w, h = meta["size"]
-    return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
 
 
 def scene(tmp_path, sleep):
