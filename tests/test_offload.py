@@ -487,3 +487,19 @@ def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, m
     resumed, whole = decode_video(out), decode_video(here)
     assert len(whole) == 60 and whole.std() > 10
     np.testing.assert_array_equal(resumed, whole)
+
+
+def test_info_says_what_fusion_processes_auto_runs(capsys, monkeypatch):
+    from hfrender.cli import main
+    from hfrender.hyperframe import shared
+
+    assert main(["info"]) == 0
+    assert ("fusion processes: 2 beside the drawing for --reconstruct and --dof depth on the "
+            "CPU (2 usable cores)") in capsys.readouterr().out
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 1)
+    assert main(["info"]) == 0
+    assert ("fusion processes: not used by auto (1 usable core); --fusion-process on runs "
+            "them") in capsys.readouterr().out
+    monkeypatch.setattr(shared, "available", lambda: False)
+    assert main(["info"]) == 0
+    assert "fusion processes: unavailable (no memfd" in capsys.readouterr().out

@@ -55,6 +55,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             print(f"backend {name}: {load(name).describe()}")
         except BackendUnavailable as exc:
             print(f"backend {name}: unavailable: {exc}")
+    print(f"fusion processes: {_fusion_processes_offered()}")
     try:
         import imageio_ffmpeg
 
@@ -69,6 +70,21 @@ def cmd_info(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
         print(f"ffmpeg: unavailable: {exc}")
     return 0
+
+
+def _fusion_processes_offered() -> str:
+    """What ``--fusion-process auto`` does on this machine (``hfrender info``)."""
+    from hfrender.engine.render_setup import fusion_workers, usable_cores
+    from hfrender.hyperframe import shared
+
+    cores = usable_cores()
+    if not shared.available():
+        return "unavailable (no memfd: Linux 3.17+); the CPU fusion runs in the render's process"
+    if cores < 2:
+        return f"not used by auto ({cores} usable core); --fusion-process on runs them"
+    n = fusion_workers(RenderConfig(), processes=True)
+    return (f"{n} beside the drawing for --reconstruct and --dof depth on the CPU "
+            f"({cores} usable cores)")
 
 
 def _config_from(args: argparse.Namespace) -> RenderConfig:
