@@ -64,6 +64,21 @@ def test_settings_are_checked_when_built_with_the_cli_message():
         s.stride = 0  # frozen
 
 
+def test_workers_auto_defocuses_two_frames_at_once_on_two_cores(monkeypatch):
+    from hfrender.engine import render_setup
+    from hfrender.optics import Lens
+
+    lens = Lens(2.0, 2.8)
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
+    assert FxSettings(window=2).workers == 1  # blending: the decoder and encoder are the work
+    assert FxSettings(depth="d.npy", lens=lens).workers == 2
+    assert FxSettings(depth="d.npy", lens=lens, workers=3).workers == 3
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 1)
+    assert FxSettings(depth="d.npy", lens=lens).workers == 1
+    with pytest.raises(ConfigError, match=r"^--workers two: must be an integer from 1 to 64$"):
+        FxSettings(window=2, workers="two")
+
+
 SLOW_FX = """
 import sys, time
 import hfrender.engine.fx_output as out

@@ -161,7 +161,8 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--backend", choices=CHOICES, default="auto")
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
     o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
-    o.add_argument("--workers", type=int, default=1, help="fusion threads (1)")
+    o.add_argument("--workers", default=None, metavar="auto|N",
+                   help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
     o.add_argument("--resume", action="store_true",
                    help="continue an interrupted run of the same settings (video outputs)")
     o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",

@@ -12,6 +12,7 @@ from typing import Any
 import hfrender
 from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
+    auto_or_int,
     check_encoder,
     interrupted_code,
     progress_bar,
@@ -118,11 +119,10 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
         flags["frames"] = parse_frames(args.frames)
     if args.size is not None:
         flags["size"] = parse_size(args.size)
-    if args.workers not in (None, "auto"):
-        flags["workers"] = _int("workers", args.workers)
+    if args.workers is not None:
+        flags["workers"] = auto_or_int("workers", args.workers)
     if args.granularity is not None:
-        g = args.granularity
-        flags["granularity"] = g if g == "auto" else _int("granularity", g)
+        flags["granularity"] = auto_or_int("granularity", args.granularity)
     values.update({k: v for k, v in flags.items() if v is not None})
     return RenderConfig(**values)
 
@@ -142,13 +142,6 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
     if config.reconstruct != "off" and stats.no_velocity:
         return " (plain: a shader has no velocity to reconstruct the motion from)"
     return ""
-
-
-def _int(name: str, text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ConfigError(f"{name}={text!r} must be 'auto' or an integer") from None
 
 
 def cmd_render(args: argparse.Namespace) -> int:

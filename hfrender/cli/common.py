@@ -128,3 +128,15 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
                           f"{why}")
     raise ConfigError(f"--codec {codec}: the encoder does not start on this machine: {why} "
                       "(leave --codec out for the output's default encoder)")
+
+
+def auto_or_int(name: str, text: str) -> int | str:
+    """A flag that is ``auto`` or a whole number, as given on the command line."""
+    from hfrender.config import ConfigError
+
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise ConfigError(f"{name}={text!r} must be 'auto' or an integer") from None

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from hfrender.cli.common import (
+    auto_or_int,
     check_encoder,
     interrupted_code,
     progress_bar,
@@ -52,7 +53,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                           args.weights, not args.gamma_space, args.depth,
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
-                          args.workers, args.resume, _or(args.dof_method, "fast"),
+                          auto_or_int("workers", _or(args.workers, "auto")), args.resume,
+                          _or(args.dof_method, "fast"),
                           args.crf, args.preset, args.bitrate, args.pix_fmt)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))

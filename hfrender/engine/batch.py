@@ -46,7 +46,7 @@ FX_OPTIONS: dict[str, Any] = {
     "depth_scale": float, "focus_distance": float, "f_stop": float, "focal_length_mm": float,
     "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
     "dof_method": str, "backend": str, "codec": str, "fps": float,
-    "workers": int, "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
+    "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
 STATUSES = ("done", "up-to-date", "resumed", "failed")
@@ -95,7 +95,7 @@ class BatchJob:
         return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
                           not o.get("gamma_space", False), o.get("depth"),
                           o.get("depth_scale", 1.0), lens, o.get("backend", "auto"),
-                          o.get("codec"), o.get("fps"), o.get("workers", 1), resume,
+                          o.get("codec"), o.get("fps"), o.get("workers", AUTO), resume,
                           o.get("dof_method", "fast"),
                           **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")})
 

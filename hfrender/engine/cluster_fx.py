@@ -61,7 +61,8 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
     with tempfile.TemporaryDirectory(prefix="hfrender-fx-chunk-") as tmp:
         lay_out(files, Path(tmp))
         lens = Lens(**settings["lens"]) if settings["lens"] else None
-        s = FxSettings(**{**settings, "lens": lens, "depth": depth and str(Path(tmp) / depth),
+        s = FxSettings(**{**settings, "workers": 1,  # a task holds one CPU
+                          "lens": lens, "depth": depth and str(Path(tmp) / depth),
                           "resume": False})
         info = probe(str(Path(tmp) / source))
         pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec)

@@ -31,7 +31,9 @@ class FxSettings:
     shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
     ``depth`` a depth pass (scaled to metres by ``depth_scale``) and the ``lens`` that
     defocuses with it; ``input_fps`` the rate of a PNG sequence; ``workers`` fusion
-    threads; ``resume`` continues an interrupted run of the same settings.
+    threads (``"auto"``: two for a depth of field on 2 or more cores, where two frames
+    defocused at once take 0.8x the time of one after the other, else one); ``resume``
+    continues an interrupted run of the same settings.
     """
 
     window: int = 1
@@ -44,7 +46,7 @@ class FxSettings:
     backend: str = "auto"
     codec: str | None = None
     input_fps: float | None = None  # for PNG sequences
-    workers: int = 1
+    workers: int | str = "auto"
     resume: bool = False
     dof_method: str = "fast"  # or "exact": the gather (the reference)
     crf: int | None = None  # encoder settings (hfrender.io.encoding); None: the default
@@ -73,6 +75,11 @@ class FxSettings:
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(CHOICES)}")
         if self.dof_method not in ("fast", "exact"):
             raise ConfigError(f"--dof-method {self.dof_method!r}: choose one of fast, exact")
+        if self.workers == "auto":
+            from hfrender.engine.render_setup import usable_cores
+
+            two = self.depth is not None and usable_cores() >= 2
+            object.__setattr__(self, "workers", 2 if two else 1)
         if not (_whole(self.workers, 1) and self.workers <= 64):
             raise ConfigError(f"--workers {self.workers}: must be an integer from 1 to 64")
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
