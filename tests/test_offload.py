@@ -346,10 +346,12 @@ def test_a_call_cut_short_costs_its_child_and_no_later_call_reads_its_reply(
 
 def test_the_child_imports_this_hfrender_not_one_in_the_working_directory(
         shared_pool, rng, tmp_path, monkeypatch):
-    fake = tmp_path / "hfrender"
-    fake.mkdir()
-    (fake / "__init__.py").write_text("raise ImportError('the wrong hfrender')\n")
-    monkeypatch.chdir(tmp_path)
+    for folder in ("here", "on_path"):  # the working directory; a copy on PYTHONPATH
+        fake = tmp_path / folder / "hfrender"
+        fake.mkdir(parents=True)
+        (fake / "__init__.py").write_text("raise ImportError('the wrong hfrender')\n")
+    monkeypatch.chdir(tmp_path / "here")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "on_path"))
     procs = FusionProcesses(shared_pool.storage)
     hyper = _filled(shared_pool, rng)
     try:
@@ -503,3 +505,47 @@ def test_info_says_what_fusion_processes_auto_runs(capsys, monkeypatch):
     monkeypatch.setattr(shared, "available", lambda: False)
     assert main(["info"]) == 0
     assert "fusion processes: unavailable (no memfd" in capsys.readouterr().out
+
+
+def test_a_child_closed_before_its_first_hyperframe_ends_quietly(shared_pool, capfd):
+    procs = FusionProcesses(shared_pool.storage, count=2)
+    pids = procs.pids
+    procs.close()  # an error before the first frame: the children are still importing
+    assert not any(_alive(pid) for pid in pids)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_a_first_message_that_is_not_a_hello_makes_the_child_unavailable(processes):
+    from multiprocessing import Pipe
+
+    ours, theirs = Pipe()
+    child = offload._Child(None, ours)
+    theirs.send(("a", "b", "c"))
+    with pytest.raises(offload.FusionProcessUnavailable,
+                       match=r"^the fusion process said \('a', 'b', 'c'\) instead of hello$"):
+        processes._greet(child)
+    assert child.dead is not None
+
+
+def test_no_child_is_started_again_once_the_processes_are_closed(shared_pool, monkeypatch):
+    procs = FusionProcesses(shared_pool.storage)
+    child = procs.children[0]
+    procs.close()
+    started = []
+    monkeypatch.setattr(offload.subprocess, "Popen", lambda *a, **k: started.append(a))
+    assert procs._replace(child) is child and child.dead is not None
+    assert started == [] and procs.children == []
+
+
+def test_auto_fuses_in_the_render_when_its_children_cannot(monkeypatch, tmp_path, caplog):
+    common = dict(size=(64, 36), samples=4, reconstruct="on", backend="cpu", count=12)
+    here, _ = render_frames(QUALITY, fusion_process="off", **common)
+    monkeypatch.setattr(offload, "PACKAGE", tmp_path / "hfrender")  # as if another copy
+    there, stats = render_frames(QUALITY, **common)
+    assert "imported hfrender from" in caplog.text and "fusing in the render's process" \
+        in caplog.text
+    assert stats.fusion_processes == 0
+    np.testing.assert_array_equal(there, here)
+    with pytest.raises(offload.FusionProcessUnavailable, match="imported hfrender from"):
+        render_frames(QUALITY, fusion_process="on", **common)

@@ -44,15 +44,24 @@ log = logging.getLogger(__name__)
 
 STOP_S = 5.0  # how long children may take to end when told before they are killed
 PACKAGE = Path(__file__).resolve().parents[1]  # this hfrender: the children import it
-# the child's first statement: this package's folder first on its path instead of the
-# working directory (where ``python -c`` puts it), unless it is on the path already
-BOOT = ("import sys; r = sys.argv[1]; sys.path[:1] = [] if r in sys.path[1:] else [r]; "
+# the child's first statements: not the working directory on its path (where ``python -c``
+# puts it, unless -P / PYTHONSAFEPATH), this package's folder first while ``hfrender`` is
+# imported (its submodules follow ``hfrender.__path__``), then the path as it was
+BOOT = ("import sys; r = sys.argv[1]\n"
+        "if not getattr(sys.flags, 'safe_path', False) and sys.path[:1] == ['']:\n"
+        "    del sys.path[0]\n"
+        "sys.path.insert(0, r); import hfrender; sys.path.remove(r)\n"
         "from hfrender.engine.offload import main; main(sys.argv[2:])")
 
 
 class FusionProcessError(HFRenderError):
     """A fusion process ended before it answered (killed, out of memory, a crash), or could
     not start."""
+
+
+class FusionProcessUnavailable(FusionProcessError):
+    """A fusion process started but cannot fuse for this render (its imports failed, or it
+    imported another hfrender): nothing was fused there, the render may fuse itself."""
 
 
 class _Child:
@@ -126,10 +135,16 @@ class FusionProcesses:
             ok, value, records = child.conn.recv()
             answered = True
         except (EOFError, OSError):
-            child.dead = self._ended(child)
+            child.dead = child.dead or self._ended(child)
             raise FusionProcessError(child.dead) from None
         finally:
-            self._idle.put(child if answered or child.dead else self._replace(child))
+            if not (answered or child.dead):
+                try:
+                    child = self._replace(child)
+                finally:
+                    self._idle.put(child)
+            else:
+                self._idle.put(child)
         for name, level, text in records:
             logging.getLogger(name).log(level, "%s", text)
         if not ok:
@@ -141,24 +156,28 @@ class FusionProcesses:
         it could not start."""
         if child.greeted:
             return
-        kind, value = child.conn.recv()
+        first = child.conn.recv()
         child.greeted = True
-        if kind != "hello":
+        kind, value = first if isinstance(first, tuple) and len(first) == 2 else (None, first)
+        if kind == "failed":
             child.dead = (f"the fusion process could not start: "
                           f"{type(value).__name__}: {value}")
+        elif kind != "hello":
+            child.dead = f"the fusion process said {first!r} instead of hello"
         elif Path(value) != PACKAGE:
             child.dead = (f"the fusion process imported hfrender from {value}, this process "
                           f"from {PACKAGE}")
         if child.dead is not None:
-            raise FusionProcessError(child.dead)
+            raise FusionProcessUnavailable(child.dead)
 
     def _replace(self, child: _Child) -> _Child:
-        """A new child in place of one whose conversation was cut short."""
+        """A new child in place of one whose conversation was cut short (the old one, marked
+        dead, where none can start or the processes were closed meanwhile)."""
+        child.dead = "the fusion process was stopped after a call was cut short"
         child.proc.kill()
         child.proc.wait()
         child.conn.close()
         if self._closed:
-            child.dead = "the fusion processes were closed"
             return child
         try:
             new = self._start()
@@ -166,8 +185,13 @@ class FusionProcesses:
             child.dead = f"the fusion process could not be started again: {exc}"
             return child
         with self._lock:
-            self.children = [new if c is child else c for c in self.children]
-        return new
+            if not self._closed:
+                self.children = [new if c is child else c for c in self.children]
+                return new
+        new.proc.kill()  # close() ran while it started: it never takes a call
+        new.proc.wait()
+        new.conn.close()
+        return child
 
     @staticmethod
     def _ended(child: _Child) -> str:
@@ -194,6 +218,7 @@ class FusionProcesses:
             except queue.Empty:
                 break
         for child in children:
+            child.dead = child.dead or "the fusion processes were closed"
             if any(child is c for c in idle):
                 try:
                     child.conn.send(None)
@@ -210,7 +235,6 @@ class FusionProcesses:
                 child.proc.kill()
                 child.proc.wait()
         for child in idle:
-            child.dead = child.dead or "the fusion processes were closed"
             self._idle.put(child)
 
 
@@ -264,11 +288,14 @@ def _hello(conn: Connection, preload: Sequence[str]) -> bool:
     try:
         for name in preload:
             importlib.import_module(name)
+        message = ("hello", str(PACKAGE))
     except Exception as exc:  # noqa: BLE001 - told to the parent, which raises it
-        conn.send(("failed", _portable(exc)))
+        message = ("failed", _portable(exc))
+    try:
+        conn.send(message)
+    except OSError:  # the parent closed first (an error before the first hyperframe)
         return False
-    conn.send(("hello", str(PACKAGE)))
-    return True
+    return message[0] == "hello"
 
 
 def serve(conn: Connection, arena_fd: int, size: int, level: int,
@@ -297,10 +324,13 @@ def serve(conn: Connection, arena_fd: int, size: int, level: int,
             reply = (False, _portable(exc))
         try:
             conn.send(reply + (records.take(),))
-        except (BrokenPipeError, ConnectionError):
+        except OSError:  # the parent is gone (BrokenPipeError is one)
             return
         except Exception as exc:  # noqa: BLE001 - a result that cannot be sent
-            conn.send((False, _portable(exc), records.take()))
+            try:
+                conn.send((False, _portable(exc), records.take()))
+            except OSError:
+                return
 
 
 def main(argv: Sequence[str]) -> None:

@@ -243,7 +243,8 @@ class RenderJob:
         preview = self.preview
         dtype = deep_output.output_dtype(config.output, config.bit_depth)
         return Engine(RenderFusion(plan, self.backend.name, self.stats, config.dof_method,
-                                   config.transparent, dtype, self.processes),
+                                   config.transparent, dtype, self.processes,
+                                   fallback=config.fusion_process == "auto"),
                       self.writer,
                       first_frame=plan.first_frame, total=self.count,
                       workers=fusion_workers(config, self.processes is not None),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import replace
 from typing import Any
@@ -11,10 +12,13 @@ import numpy as np
 
 from hfrender.effects import fuse
 from hfrender.engine import deep_output
+from hfrender.engine.offload import FusionProcessUnavailable
 from hfrender.engine.render_stats import RenderStats
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.sampler import PlanStream
+
+log = logging.getLogger(__name__)
 
 
 def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shutter: Any,
@@ -37,17 +41,18 @@ def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shut
 class RenderFusion:
     """Windows from the plan, fused by the backend (the motion between sub-frames
     reconstructed where the hyperframe has velocity); ``processes``: host hyperframes are
-    fused there instead of on the engine's thread."""
+    fused there instead of on the engine's thread (``fallback``: here instead, said once,
+    when they cannot fuse for this render)."""
 
     def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
                  dof_method: str = "fast", transparent: bool = False,
-                 dtype: Any = np.uint8, processes: Any = None) -> None:
+                 dtype: Any = np.uint8, processes: Any = None, fallback: bool = True) -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
         self.dof_method = dof_method
         self.channels = slice(0, 4 if transparent else 3)  # RGBA out: straight alpha
         # 16-bit PNG, EXR: sub-frames widened before fusion (hfrender.engine.deep_output)
         self.dtype = np.dtype(dtype)
-        self.processes = processes
+        self.processes, self.fallback = processes, fallback
         self._lock = threading.Lock()
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
@@ -65,6 +70,15 @@ class RenderFusion:
             with self._lock:
                 self.stats.device_to_host_bytes += frames.nbytes
             return frames
-        if self.processes is not None:
-            return self.processes.call(fuse_frames, hyper, windows, **how)
+        processes = self.processes
+        if processes is not None:
+            try:
+                return processes.call(fuse_frames, hyper, windows, **how)
+            except FusionProcessUnavailable as exc:
+                if not self.fallback:
+                    raise
+                with self._lock:
+                    if self.processes is not None:
+                        log.warning("%s: fusing in the render's process", exc)
+                        self.processes, self.stats.fusion_processes = None, 0
         return fuse_frames(hyper, windows, out=out, **how)
