@@ -472,7 +472,8 @@ def test_a_ray_task_fuses_in_its_own_process():
 
 
 
-def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, monkeypatch):
+def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, monkeypatch,
+                                                                     capsys):
     from render_helpers import interrupt_after_first_segment
 
     from hfrender.cli import main
@@ -483,7 +484,9 @@ def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, m
     undo = interrupt_after_first_segment(monkeypatch)
     assert main(args) == 130
     undo()
-    assert not out.exists() and main([*args, "--resume"]) == 0
+    capsys.readouterr()
+    assert not out.exists() and main([*args[:-1], "--stats", "--resume"]) == 0
+    assert "stats: granularity 20," in capsys.readouterr().out  # the 28 frames left, in 6
     here = tmp_path / "here.mp4"
     assert main([*args[:3], str(here), *args[4:], "--fusion-process", "off"]) == 0
     resumed, whole = decode_video(out), decode_video(here)

@@ -82,6 +82,7 @@ class RenderJob:
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
         self.processes: Any = None  # fusion processes (--fusion-process)
+        self.keyframe_granularity: int | None = None  # --resume: the interrupted run's
         self.drawer: SubframeDrawer | None = None
         self.keeper: Any = None  # --keep-samples
         self.probe: Any = None  # --samples auto
@@ -165,7 +166,8 @@ class RenderJob:
             raise ConfigError(f"--resume: {config.output} was begun as frames up to "
                               f"{self.manifest.total_frames - 1} only, not the whole "
                               f"{self.count}; render without --resume")
-        self.config = config.with_(granularity=self.manifest.granularity)
+        # the keyframes continue as they were; the pool is sized afresh (the same frames)
+        self.keyframe_granularity = self.manifest.granularity
         self.first_frame, self.count = self.first_frame + start, self.count - start  # range
         self.stats.resumed_at, self.stats.total_frames = self.first_frame, self.count
         self.nothing_left = self.count == 0
@@ -206,9 +208,9 @@ class RenderJob:
         stats.granularity = self.builder.pool.capacity
         stats.pool_mb = self.builder.pool.nbytes / 2**20
         if self.own_writer:
+            keyframes = self.keyframe_granularity or self.builder.full_capacity
             self.output = RenderOutput(config, self.settings, self.manifest,
-                                       keyframe_interval(self.builder.full_capacity, plan),
-                                       self.builder.full_capacity,
+                                       keyframe_interval(keyframes, plan), keyframes,
                                        self.first_frame + self.count,
                                        self.first_frame)
             self.writer = self.output.writer
