@@ -148,6 +148,8 @@ class FusionProcesses:
         for name, level, text in records:
             logging.getLogger(name).log(level, "%s", text)
         if not ok:
+            if sys.version_info < (3, 11) and not isinstance(value, HFRenderError):
+                log.error("%s", "".join(getattr(value, "__notes__", ())))  # 3.10 shows no notes
             raise value
         return value
 
