@@ -246,14 +246,15 @@ def _cracks(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_m: np.ndarray,
     stride = len(dom) + 1
     slot.fill(-1)
     slot[hit_keys] = np.arange(len(hit_keys), dtype=np.int32)
-    x, y = hit_pix % w, hit_pix // w
+    y, x = np.divmod(hit_pix, w)
+    rows, hit_z = hit_m * stride, zbuf[hit_keys]
     keys, sums = [], []
     for first, step in ((np.flatnonzero(x < w - 2), 1), (np.flatnonzero(y < h - 2), w)):
-        row = hit_m[first] * stride
-        mid = row + lut[hit_pix[first] + step]  # in the domain: next to a hit
-        far = row + lut[hit_pix[first] + 2 * step]  # the pixel past it, maybe outside
+        row, next_pix = rows[first], hit_pix[first] + step
+        mid = row + lut[next_pix]  # in the domain: next to a hit
+        far = row + lut[next_pix + step]  # the pixel past it, maybe outside
         pair = (slot[mid] < 0) & (slot[far] >= 0)
-        pair &= np.maximum(zbuf[hit_keys[first]], zbuf[far]) < base_d[hit_pix[first] + step]
+        pair &= np.maximum(hit_z[first], zbuf[far]) < base_d[next_pix]
         keys.append(mid[pair])
         sums.append(hit_col[first[pair]] + hit_col[slot[far[pair]]])
     key, at = np.unique(np.concatenate(keys), return_inverse=True)
