@@ -123,11 +123,13 @@ class HyperFrameBuilder:
     first_index : global index of the first frame pushed (a stream resumed midway)
     lead_in : the first frames pushed count as halo (they are there for the windows after
         them, which is how a stream resumed midway starts)
+    full_capacity : what ``--granularity auto`` would give without a cap (default: the
+        pool's capacity); a render's keyframes follow it
     """
 
     def __init__(self, pool: HyperFramePool, halo: int = 0,
                  acquire_timeout: float | None = None, first_index: int = 0,
-                 lead_in: int = 0) -> None:
+                 lead_in: int = 0, full_capacity: int | None = None) -> None:
         if not 0 <= halo < pool.capacity:
             raise InputError(
                 f"halo={halo!r} must be in [0, {pool.capacity - 1}] (pool capacity "
@@ -136,7 +138,7 @@ class HyperFrameBuilder:
         if halo and pool.slot_count < 2:
             raise InputError("carrying halo frames needs a pool of at least 2 slots")
         self.pool = pool
-        self.full_capacity = pool.capacity  # (create: what auto gives without its cap)
+        self.full_capacity = pool.capacity if full_capacity is None else full_capacity
         self.halo = halo
         self.timeout = acquire_timeout
         self._slot: Slot | None = None
@@ -180,10 +182,8 @@ class HyperFrameBuilder:
             )
         pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth, velocity=velocity,
                               max_in_flight=max_in_flight, storage=storage)
-        builder = cls(pool, halo=halo, acquire_timeout=acquire_timeout,
-                      first_index=first_index, lead_in=lead_in)
-        builder.full_capacity = full
-        return builder
+        return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index,
+                   lead_in=lead_in, full_capacity=full)
 
     @property
     def frames_pushed(self) -> int:

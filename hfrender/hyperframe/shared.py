@@ -95,7 +95,7 @@ def _ref(array: Any, base: int, size: int) -> Any:
     lo = start + sum(r for r in reach if r < 0)
     hi = start + sum(r for r in reach if r > 0) + array.itemsize
     if base <= lo and hi <= base + size:
-        return ArrayRef(array.ctypes.data - base, array.shape, array.strides, array.dtype.str)
+        return ArrayRef(start - base, array.shape, array.strides, array.dtype.str)
     return array
 
 
