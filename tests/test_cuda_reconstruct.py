@@ -94,10 +94,26 @@ def test_a_moving_square_matches_the_cpu(launched, rng, dtype):
     gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
     assert_close(gpu, cpu)
     # the case reconstructs (every kernel ran, with cracks and ties) and it matters
-    assert _reconstructed(names) == {"hf_rc_base", "hf_rc_splat", "hf_rc_resolve",
+    assert _reconstructed(names) == {"hf_rc_base", "hf_rc_fill", "hf_rc_splat", "hf_rc_resolve",
                                      "hf_rc_cracks", "hf_rc_accumulate", "hf_rc_cell_add"}
     plain = CPU.fuse(frames, None, ww, None, True)
     assert np.abs(cpu.astype(np.float64) - plain).max() > 0
+
+
+def test_holes_show_the_still_pixels_behind_them_as_the_cpu(launched, rng, monkeypatch):
+    """A case where the hole fill changes the picture: the kernel's fill matches NumPy's."""
+    dev, _ = launched
+    frames, depth, velocity = scene(rng, 3, np.float32, still=True)
+    # a square moving in every sub-frame where it is: its pixels are holes (never still)
+    y0, x0 = rng.integers(2, H - 7), rng.integers(2, W - 9)
+    velocity[:, y0 : y0 + 5, x0 : x0 + 6] = rng.uniform(300, 600, 2) * rng.choice([-1, 1], 2)
+    depth[:, y0 : y0 + 5, x0 : x0 + 6] = 0.5
+    times, ww, spans = one_window(3)
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
+    assert_close(gpu, cpu)
+    monkeypatch.setattr(cpu_rc, "_fill", lambda *args: None)
+    unfilled = CPU.reconstruct(frames, depth, velocity, times, ww, spans, None, True)
+    assert np.abs(unfilled - cpu).max() > 1e-3
 
 
 def test_code_values_blend_as_the_cpu(launched, rng):

@@ -68,6 +68,25 @@ def test_a_translating_bar_matches_the_exact_shutter_average(rng, samples):
     assert _psnr(rec, exact) > _psnr(plain, exact) + 10
 
 
+def test_what_a_bar_uncovers_before_its_first_sub_frame_shows_the_background(rng):
+    """A wide bar, slow enough that the pixels at its ends are covered in every sub-frame
+    though not over the whole shutter: no sub-frame saw the background there, yet it shows
+    for part of the shutter, and the reconstruction shows it from the still neighbours
+    behind the bar (the bar's own colour there misses all of it)."""
+    bar = {"x0": float(rng.uniform(10, 20)), "speed": float(rng.uniform(600, 900)),
+           "width": 40.0}  # 10-15 px over the shutter, 4 sub-frames
+    shutter = (0.0, 1 / 60)
+    times = (np.arange(4) + 0.5) / 4 * shutter[1]
+    ww = hf.WindowWeights(np.array([0]), np.full((1, 4), 1 / 4))
+    rec = hf.fuse(_hyperframe(times, **bar), ww, backend="cpu", shutter=[shutter])[0]
+    exact = _exact(*shutter, **bar)
+    always = np.all([_bar(t, **bar)[2][0, :, 0] != 0 for t in times], axis=0)
+    ends = always & (np.abs(exact[0, :, 0] - 0.9) > 1e-4)  # not the bar over all the shutter
+    assert ends.sum() >= 2
+    missed = np.abs(0.9 - exact[0, ends, 0]).mean()  # the bar's colour there
+    assert np.abs(rec[0, ends, 0] - exact[0, ends, 0]).mean() < 0.75 * missed
+
+
 def test_overlapping_windows_reconstruct_each_over_its_own_shutter(rng):
     """Shutter 720 degrees: sub-frames shared by two windows, each over its own span."""
     speed, fps = float(rng.uniform(800, 1200)), 30.0

@@ -11,8 +11,9 @@
 //                    base: the mean of their colours
 //   hf_rc_accumulate per pixel channel, sum of (winner colour - base colour) over the times
 //                    (in the NumPy order: the winners, then the cracks), into a double sum
-// and per cell: hf_rc_base (what a pixel shows before any splat) and hf_rc_cell_add (the
-// half-cell's mean, weighted by its length, added to the cell's picture).
+// and per cell: hf_rc_base (what a pixel shows before any splat), hf_rc_fill (a hole's
+// colour: its still neighbours behind its surface) and hf_rc_cell_add (the half-cell's
+// mean, weighted by its length, added to the cell's picture).
 
 // an unsigned key that orders as the float: the smallest depth first (-0 as +0)
 __device__ __forceinline__ unsigned int hf_rc_order(float d) {
@@ -153,6 +154,33 @@ extern "C" __global__ void hf_rc_base(
     long long from = src < 0 ? order[0] : src;
     for (int c = 0; c < channels; ++c)
         base_color[p * channels + c] = lin[(from * hw + p) * channels + c];
+}
+
+// NumPy's _fill: a hole shows the mean of its neighbours (right, left, down, up, summed in
+// that order in float) that are no hole and lie behind its own surface (own's depth); one
+// with none keeps its colour. Only holes are written, only other pixels read: in place.
+extern "C" __global__ void hf_rc_fill(
+        const float* own_depth, const unsigned char* holes, const float* base_depth,
+        int height, int width, int channels, float* base_color) {
+    long long hw = (long long)height * width;
+    long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= hw || !holes[p]) return;
+    long long x = p % width;
+    long long nb[4] = {p + 1, p - 1, p + width, p - width};
+    bool inside[4] = {x < width - 1, x > 0, p < hw - width, p >= width};
+    bool ok[4];
+    int count = 0;
+    for (int i = 0; i < 4; ++i) {
+        ok[i] = inside[i] && !holes[nb[i]] && base_depth[nb[i]] > own_depth[p];
+        count += ok[i];
+    }
+    if (!count) return;
+    for (int c = 0; c < channels; ++c) {
+        float sum = 0.0f;
+        for (int i = 0; i < 4; ++i)
+            if (ok[i]) sum += base_color[nb[i] * channels + c];
+        base_color[p * channels + c] = sum / (float)count;
+    }
 }
 
 // picture += part * factor, part the half-cell's mean (base + acc / steps, rounded to

@@ -9,8 +9,9 @@ at ``M`` intermediate times, ``M`` at least the largest displacement over it in 
 each time ``tau`` both ``j`` and ``n`` are forward-warped along their velocity (pixel ``q``
 lands on ``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins. Pixels
 that do not move in ``j`` or ``n`` take part where they are; a pixel nothing lands on (a
-moving surface left it in both) keeps ``j``'s colour, ``j`` being the sub-frame nearer in
-time. Colour is blended in linear light (premultiplied: alpha is one more channel).
+moving surface left it in both) shows what its still neighbours behind that surface show
+(the background it uncovers, which no sub-frame saw there: the first pixel of a streak at
+the shutter's ends), else ``j``'s colour, ``j`` being the sub-frame nearer in time. Colour is blended in linear light (premultiplied: alpha is one more channel).
 
 Where nothing moves the cell is ``f_j`` itself, and a hyperframe without motion is fused by
 the plain path: bit-identical to plain sampling.
@@ -116,7 +117,29 @@ def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, n
         open_ = open_[~still]
     hole = np.zeros(h * w, bool)
     hole[open_] = True
+    _fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w)
     return color, depth, hole.reshape(h, w)
+
+
+def _fill(color: np.ndarray, depth: np.ndarray, hole: np.ndarray, surface: np.ndarray,
+          idx: np.ndarray, w: int) -> None:
+    """The colour of the holes ``idx`` (in place): the mean of their neighbours (right,
+    left, down, up, summed in that order in float32) that are no hole and lie behind the
+    hole's own surface (``surface``, own's depth); a hole with none keeps its colour. Its
+    depth stays infinite: any splat still lands there."""
+    if not len(idx):
+        return
+    n = len(hole)
+    x = idx % w
+    total = np.zeros((len(idx), color.shape[1]), np.float32)
+    count = np.zeros(len(idx), np.float32)
+    for step, inside in ((1, x < w - 1), (-1, x > 0), (w, idx < n - w), (-w, idx >= w)):
+        nb = np.where(inside, idx + step, idx)
+        ok = inside & ~hole[nb] & (depth[nb] > surface[idx])
+        total += color[nb] * ok[:, None]
+        count += ok
+    some = count > 0
+    color[idx[some]] = total[some] / count[some, None]
 
 
 def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,

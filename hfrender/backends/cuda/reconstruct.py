@@ -15,7 +15,7 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
 - ``hf_rc_accumulate``: per pixel channel, the sum of (shown - base) over the chunk's times
   in the order ``np.bincount`` adds them (the winners, then the cracks), in double.
 
-``hf_rc_base`` is ``_base``; ``hf_rc_cell_add`` adds each half-cell's mean, weighted by its
+``hf_rc_base`` and ``hf_rc_fill`` are ``_base``; ``hf_rc_cell_add`` adds each half-cell's mean, weighted by its
 length, into the cell's picture; the weighted sum over a window's cells and the encode are
 :func:`launches.fuse_windows` on those pictures (``linear_in``), one launch per window. A
 hyperframe without motion (:func:`moves`) is plain :func:`launches.fuse`, bit for bit.
@@ -163,6 +163,8 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
     dev.launch("hf_rc_base", _grid(h * w), (BLOCK, 1, 1),
                (st.lin, st.depth, st.moving, chain, I32(len(chain)), I64(h * w), I32(c),
                 base_c, base_d, holes))
+    dev.launch("hf_rc_fill", _grid(h * w), (BLOCK, 1, 1),
+               (st.depth[own], holes, base_d, I32(h), I32(w), I32(c), base_c))
     picture[...] = 0.0
     no_acc = dev.table("none-f64", lambda: np.zeros(1, np.float64))
     for length, other, edge, steps in halves:
