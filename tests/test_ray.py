@@ -267,3 +267,29 @@ def test_a_gpu_job_on_a_cluster_without_one_fails_at_once(local_ray, tmp_path):
         output=str(tmp_path / "g.mp4"), size=(32, 18), backend="cuda")).prepare()
     with pytest.raises(ConfigError, match=r"^--backend cuda on Ray: the cluster has no GPU "):
         job.submit(local_ray)  # not waiting forever for a GPU that is not there
+
+
+def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_path,
+                                                                           monkeypatch):
+    """Memory-bound ``--granularity auto`` on the driver counts the depth and velocity
+    planes a reconstructing worker keeps (16 bytes a pixel, not 4)."""
+    from hfrender.engine.render_setup import sub_frame_bytes
+    from hfrender.hyperframe import builder
+    from hfrender.hyperframe.builder import auto_granularity
+    from hfrender.hyperframe.pool import slot_count
+
+    size = (320, 180)
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 60 * 320 * 180 * 16)
+
+    def granularity(reconstruct):
+        config = RenderConfig(output=str(tmp_path / "g.mp4"), size=size, samples=4,
+                              backend="cpu", reconstruct=reconstruct)
+        return cluster.ClusterRender(SCENES / "propeller.py", config).prepare().config.granularity
+
+    slots = slot_count(RenderConfig.max_in_flight)
+    with_planes = auto_granularity(sub_frame_bytes(size, True, True), frames_per_output=4,
+                                   slots=slots)
+    assert granularity("on") == with_planes
+    assert granularity("off") == auto_granularity(sub_frame_bytes(size, False, False),
+                                                  frames_per_output=4, slots=slots)
+    assert granularity("off") > with_planes

@@ -200,8 +200,10 @@ class ClusterRender:
             keyframe_interval,
             output_settings,
             resolve_dof,
+            resolve_reconstruct,
             resolve_transparent,
             schedule_for,
+            sub_frame_bytes,
         )
         from hfrender.scene.loader import load_scene
 
@@ -221,10 +223,12 @@ class ClusterRender:
         self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
                                          config.fps)  # chunks count from self.first
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
-        w, h = config.size
         dof = resolve_dof(config.dof, scene)
         if config.granularity == "auto":  # fixed here: every chunk cuts hyperframes alike
-            frame_bytes = w * h * (4 + (4 if dof == "depth" else 0))
+            # a worker whose backend is auto may fuse on CUDA, where auto reconstructs
+            velocity = resolve_reconstruct(config.reconstruct, scene,
+                                           "cuda" if config.backend == "auto" else config.backend)
+            frame_bytes = sub_frame_bytes(config.size, dof == "depth" or velocity, velocity)
             config = config.with_(granularity=auto_granularity(
                 frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
                 slots=slot_count(config.max_in_flight)))
