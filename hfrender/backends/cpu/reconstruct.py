@@ -196,11 +196,11 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
             tx = np.rint(sp.xs[None, :] + sp.vx[None, :] * dt[:, None])
             inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
             if n:
-                inside &= holes[np.clip(ty, 0, h - 1).astype(np.intp),
-                                np.clip(tx, 0, w - 1).astype(np.intp)]
+                near = np.clip(ty, 0, h - 1) * w + np.clip(tx, 0, w - 1)
+                inside &= holes.reshape(-1)[near.astype(np.intp)]
             sel = np.flatnonzero(inside)
             m, j = np.divmod(sel, len(sp.ys))
-            pixs.append((ty.reshape(-1)[sel] * w + tx.reshape(-1)[sel]).astype(np.int64))
+            pixs.append((ty * w + tx).astype(np.int64).reshape(-1)[sel])
             times.append(m)
             srcs.append(j + offset)
         offset += len(sp.ys)
@@ -221,7 +221,7 @@ def _domain(pix: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndar
     near[w:] |= hit[:-w]
     near[:-w] |= hit[w:]
     dom = np.flatnonzero(near)
-    lut = np.full(h * w, len(dom), np.int64)
+    lut = np.full(h * w + 2 * w, len(dom), np.int64)  # and two rows past the frame: outside
     lut[dom] = np.arange(len(dom))
     return dom, lut
 
@@ -269,17 +269,16 @@ def _cracks(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_m: np.ndarray,
     stride = len(dom) + 1
     slot.fill(-1)
     slot[hit_keys] = np.arange(len(hit_keys), dtype=np.int32)
-    y, x = np.divmod(hit_pix, w)
-    rows, hit_z = hit_m * stride, zbuf[hit_keys]
+    rows = hit_m * stride
     keys, sums = [], []
-    for first, step in ((np.flatnonzero(x < w - 2), 1), (np.flatnonzero(y < h - 2), w)):
-        row, next_pix = rows[first], hit_pix[first] + step
-        mid = row + lut[next_pix]  # in the domain: next to a hit
-        far = row + lut[next_pix + step]  # the pixel past it, maybe outside
-        pair = (slot[mid] < 0) & (slot[far] >= 0)
-        pair &= np.maximum(hit_z[first], zbuf[far]) < base_d[next_pix]
+    for inside, step in ((hit_pix % w < w - 2, 1), (hit_pix < (h - 2) * w, w)):
+        next_pix = hit_pix + step  # past the frame's end for some outside: lut has room
+        mid = rows + lut[next_pix]  # in the domain: next to a hit
+        far = rows + lut[next_pix + step]  # the pixel past it, maybe outside
+        pair = np.flatnonzero(inside & (slot[mid] < 0) & (slot[far] >= 0))
+        pair = pair[np.maximum(zbuf[hit_keys[pair]], zbuf[far[pair]]) < base_d[next_pix[pair]]]
         keys.append(mid[pair])
-        sums.append(hit_col[first[pair]] + hit_col[slot[far[pair]]])
+        sums.append(hit_col[pair] + hit_col[slot[far[pair]]])
     key, at = np.unique(np.concatenate(keys), return_inverse=True)
     both = np.concatenate(sums).astype(np.float64)  # across first: 0 + across + up and down
     count = 2 * np.bincount(at, minlength=len(key))
