@@ -158,12 +158,21 @@ def _peaks(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
         pad = np.pad(density, window, constant_values=np.nan)
         near = np.stack([pad[window + d: window + d + len(n)]
                          for d in range(-window, window + 1) if d])
-        usual = np.nanmedian(near, axis=0) if len(n) > 1 else np.zeros(len(n))
+        usual = _nan_median(near) if len(n) > 1 else np.zeros(len(n))
         spike = (density >= PEAK_RATIO * usual) & (n >= PEAK_SHARE * total)
         found += [(int(n[i]), s, int(i)) for i in np.flatnonzero(spike)]
     for _, s, i in sorted(found, reverse=True)[: max(0, (budget - 2) // 2)]:
         marks[s][i] = True
     return marks
+
+
+def _nan_median(a: np.ndarray) -> np.ndarray:
+    """``np.nanmedian(a, axis=0)`` where every column has a number (the same values: the
+    middle one, or the mean of the middle two), without its per-call cost (~1 ms here)."""
+    ordered = np.sort(a, axis=0)  # NaN last
+    count = (~np.isnan(a)).sum(axis=0)
+    cols = np.arange(a.shape[1])
+    return (ordered[(count - 1) // 2, cols] + ordered[count // 2, cols]) / 2
 
 
 def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,

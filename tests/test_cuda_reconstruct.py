@@ -116,6 +116,44 @@ def test_holes_show_the_still_pixels_behind_them_as_the_cpu(launched, rng, monke
     assert np.abs(unfilled - cpu).max() > 1e-3
 
 
+def _fill_by_loop(color, depth, hole, surface, w):
+    """The fill rule written out pixel by pixel (right, left, down, up; float32 sums)."""
+    out, h = color.copy(), len(hole) // w
+    for p in np.flatnonzero(hole):
+        y, x = divmod(int(p), w)
+        total, count = np.zeros(color.shape[1], np.float32), 0
+        for inside, q in ((x < w - 1, p + 1), (x > 0, p - 1), (y < h - 1, p + w), (y > 0, p - w)):
+            if inside and not hole[q] and depth[q] > surface[p]:
+                total, count = (total + color[q]).astype(np.float32), count + 1
+        if count:
+            out[p] = total / np.float32(count)
+    return out
+
+
+@pytest.mark.parametrize("shape", [(1, 7), (6, 1), (2, 2), (5, 8)])
+@pytest.mark.parametrize("channels", [3, 4])
+def test_the_fill_kernel_is_the_cpu_fill_at_the_edges_and_at_ties(emu, rng, shape, channels):
+    """Holes in the first and last rows and columns, one-row and one-column frames, and
+    neighbours at the hole's own depth (not behind it): bit for bit the CPU's, and both
+    the rule written out."""
+    h, w = shape
+    n = h * w
+    for _ in range(20):
+        hole = rng.random(n) < 0.5
+        color = rng.random((n, channels), dtype=np.float32)
+        levels = np.array([0.5, 1.0, 2.0, np.inf], np.float32)
+        depth, surface = levels[rng.integers(0, 4, n)], levels[rng.integers(0, 3, n)]
+        depth[hole] = np.inf
+        cpu = color.copy()
+        cpu_rc._fill(cpu, depth, hole, surface, np.flatnonzero(hole), w)
+        np.testing.assert_array_equal(cpu, _fill_by_loop(color, depth, hole, surface, w))
+        gpu = color.copy()
+        emu.run("hf_rc_fill", ((n + 255) // 256, 1, 1), (256, 1, 1),
+                (surface, hole.astype(np.uint8), depth, launches.I32(h), launches.I32(w),
+                 launches.I32(channels), gpu))
+        np.testing.assert_array_equal(gpu.view(np.uint32), cpu.view(np.uint32))
+
+
 def test_code_values_blend_as_the_cpu(launched, rng):
     dev, _ = launched
     frames, depth, velocity = scene(rng, 3, np.uint8)

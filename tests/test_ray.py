@@ -293,3 +293,18 @@ def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_
     assert granularity("off") == auto_granularity(sub_frame_bytes(size, False, False),
                                                   frames_per_output=4, slots=slots)
     assert granularity("off") > with_planes
+
+
+@pytest.mark.parametrize("granularity", ["auto", 16])
+def test_the_driver_says_a_fragment_shader_keeps_plain_sub_frames(tmp_path, caplog,
+                                                                    granularity):
+    frag = sorted(SCENES.glob("*.frag"))[0]
+    config = RenderConfig(output=str(tmp_path / "f.mp4"), size=(64, 36), samples=4,
+                          reconstruct="on", granularity=granularity)
+    with caplog.at_level("WARNING", logger="hfrender"):
+        prepared = cluster.ClusterRender(frag, config).prepare()
+    said = [r.getMessage() for r in caplog.records if "--reconstruct on" in r.getMessage()]
+    assert len(said) == 1 and frag.name in said[0] and "plain sub-frames" in said[0], said
+    if granularity == "auto":  # no velocity plane counted for it: colour alone
+        assert prepared.config.granularity == cluster.auto_granularity(
+            64 * 36 * 4, frames_per_output=4, slots=cluster.slot_count(RenderConfig.max_in_flight))

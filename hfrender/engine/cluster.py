@@ -224,10 +224,11 @@ class ClusterRender:
                                          config.fps)  # chunks count from self.first
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene)
+        # a worker whose backend is auto may fuse on CUDA, where auto reconstructs (and a
+        # fragment shader's --reconstruct on is told here, where the user sees it)
+        velocity = resolve_reconstruct(config.reconstruct, scene,
+                                       "cuda" if config.backend == "auto" else config.backend)
         if config.granularity == "auto":  # fixed here: every chunk cuts hyperframes alike
-            # a worker whose backend is auto may fuse on CUDA, where auto reconstructs
-            velocity = resolve_reconstruct(config.reconstruct, scene,
-                                           "cuda" if config.backend == "auto" else config.backend)
             frame_bytes = sub_frame_bytes(config.size, dof == "depth" or velocity, velocity)
             config = config.with_(granularity=auto_granularity(
                 frame_bytes, frames_per_output=plan.step, halo=plan.overlap,

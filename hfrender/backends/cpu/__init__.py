@@ -81,6 +81,7 @@ class CPUBackend:
             return self.fuse(frames, depth if lens is not None else None, weights, lens,
                              linear_light, out, dof_method=dof_method)
         tf = Transfer(frames.dtype, frames.shape[-1], linear_light)
+        depth = np.asarray(depth, np.float32)  # the depth tests in float32, as on CUDA
         dof = None if lens is None else _defocus_fn(depth, lens, dof_method)
         return reconstruct_windows(frames, depth, velocity, times, weights, spans, tf, out, dof,
                                    speed)

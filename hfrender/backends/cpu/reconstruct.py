@@ -10,8 +10,9 @@ each time ``tau`` both ``j`` and ``n`` are forward-warped along their velocity (
 lands on ``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins. Pixels
 that do not move in ``j`` or ``n`` take part where they are; a pixel nothing lands on (a
 moving surface left it in both) shows what its still neighbours behind that surface show
-(the background it uncovers, which no sub-frame saw there: the first pixel of a streak at
-the shutter's ends), else ``j``'s colour, ``j`` being the sub-frame nearer in time. Colour is blended in linear light (premultiplied: alpha is one more channel).
+(the background it uncovers, which no sub-frame saw there: the first pixel of a streak
+at the shutter's ends; one pixel deep), else ``j``'s colour, ``j`` being the sub-frame
+nearer in time. Colour is blended in linear light (premultiplied: alpha is one more channel).
 
 Where nothing moves the cell is ``f_j`` itself, and a hyperframe without motion is fused by
 the plain path: bit-identical to plain sampling.
@@ -94,8 +95,9 @@ def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: floa
 def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What a pixel shows before any moving surface lands on it: ``own``'s still pixel;
     where ``own`` moves, the still pixel of the window's sub-frame nearest in time that has
-    one there (``by_time``: what the moving surface uncovers); else ``own``'s colour at
-    infinite depth (a hole any splat fills). ``own`` comes first even where another is
+    one there (``by_time``: what the moving surface uncovers); else a hole at infinite
+    depth (any splat fills it) showing its still neighbours behind it (:func:`_fill`), or
+    ``own``'s colour where it has none. ``own`` comes first even where another is
     nearer: still edges differ between sub-frames by their sub-pixel jitter, and each
     sub-frame keeps its own. Returns (colour, depth, holes): the sky is at infinite depth
     too, but it is no hole. Only ``own``'s moving pixels are looked at."""

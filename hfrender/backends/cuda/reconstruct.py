@@ -15,10 +15,11 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
 - ``hf_rc_accumulate``: per pixel channel, the sum of (shown - base) over the chunk's times
   in the order ``np.bincount`` adds them (the winners, then the cracks), in double.
 
-``hf_rc_base`` and ``hf_rc_fill`` are ``_base``; ``hf_rc_cell_add`` adds each half-cell's mean, weighted by its
-length, into the cell's picture; the weighted sum over a window's cells and the encode are
-:func:`launches.fuse_windows` on those pictures (``linear_in``), one launch per window. A
-hyperframe without motion (:func:`moves`) is plain :func:`launches.fuse`, bit for bit.
+``hf_rc_base`` and ``hf_rc_fill`` are ``_base``; ``hf_rc_cell_add`` adds each half-cell's
+mean, weighted by its length, into the cell's picture; the weighted sum over a window's
+cells and the encode are :func:`launches.fuse_windows` on those pictures (``linear_in``),
+one launch per window. A hyperframe without motion (:func:`moves`) is plain
+:func:`launches.fuse`, bit for bit.
 """
 
 from __future__ import annotations
