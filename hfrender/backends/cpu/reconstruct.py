@@ -75,10 +75,17 @@ class _Frame:
         """The moving pixels, gathered once per sub-frame."""
         idx = np.flatnonzero(self.moving)
         h, w, c = self.lin.shape
-        v = self.velocity.reshape(h * w, 2)[idx]
+        v = np.take(self.velocity.reshape(h * w, 2), idx, axis=0)
         return _Splats(idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
                        v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
-                       self.depth.ravel()[idx], self.lin.reshape(h * w, c)[idx])
+                       self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0))
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous (n, c) array as n opaque rows: indexed writes of whole rows run ~8x
+    faster on it than on (n, c) (NumPy copies an (n, c) row item by item; reads use
+    ``np.take(..., axis=0)``, as fast)."""
+    return a.view(np.dtype((np.void, a.shape[1] * a.itemsize))).reshape(-1)
 
 
 def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: float,
@@ -115,7 +122,7 @@ def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, n
         still = ~other.moving.reshape(-1)[open_]
         pix = open_[still]
         flat_d[pix] = other.depth.reshape(-1)[pix]
-        flat_c[pix] = other.lin.reshape(-1, c)[pix]
+        _rows(flat_c)[pix] = _rows(np.take(other.lin.reshape(-1, c), pix, axis=0))
         open_ = open_[~still]
     hole = np.zeros(h * w, bool)
     hole[open_] = True
@@ -138,7 +145,7 @@ def _fill(color: np.ndarray, depth: np.ndarray, hole: np.ndarray, surface: np.nd
     for step, inside in ((1, x < w - 1), (-1, x > 0), (w, idx < n - w), (-w, idx >= w)):
         nb = np.where(inside, idx + step, idx)
         ok = inside & ~hole[nb] & (depth[nb] > surface[idx])
-        total += color[nb] * ok[:, None]
+        total += np.take(color, nb, axis=0) * ok[:, None]
         count += ok
     some = count > 0
     color[idx[some]] = total[some] / count[some, None]
@@ -161,7 +168,7 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
         if hits is None:
             continue
         dom, cid, col = hits
-        delta = col.astype(np.float64) - base_cf[dom[cid]]
+        delta = col.astype(np.float64) - np.take(base_cf, dom[cid], axis=0)
         sums = np.stack([np.bincount(cid, weights=delta[:, ch], minlength=len(dom))
                          for ch in range(c)])
         got = np.bincount(cid, minlength=len(dom)) > 0
@@ -177,7 +184,8 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
         at = np.unique(np.concatenate([pix for pix, _ in parts]))
         acc = full[:, at]
     # base + mean delta, in float64 where something landed; elsewhere that is the base
-    mean[at] = (base_cf[at].astype(np.float64) + (acc / steps).T).astype(np.float32)
+    shown = np.take(base_cf, at, axis=0).astype(np.float64) + (acc / steps).T
+    _rows(mean)[at] = _rows(shown.astype(np.float32))
     return mean.reshape(h, w, c)
 
 
@@ -253,7 +261,7 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base_d: np.ndarray, holes: n
     first.fill(np.iinfo(np.int32).max)
     np.minimum.at(first, key[win], win)
     win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
-    col = np.concatenate([f.splats.colour for f in sources])[src[win]]
+    col = np.take(np.concatenate([f.splats.colour for f in sources]), src[win], axis=0)
     filled, fill_col = _cracks(key[win], pix[win], m[win], col, zbuf, base_d.reshape(-1),
                                (dom, lut, (h, w)), first)
     return dom, np.concatenate([key[win], filled]) % stride, np.concatenate([col, fill_col])
@@ -280,7 +288,7 @@ def _cracks(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_m: np.ndarray,
         pair = np.flatnonzero(inside & (slot[mid] < 0) & (slot[far] >= 0))
         pair = pair[np.maximum(zbuf[hit_keys[pair]], zbuf[far[pair]]) < base_d[next_pix[pair]]]
         keys.append(mid[pair])
-        sums.append(hit_col[pair] + hit_col[slot[far[pair]]])
+        sums.append(np.take(hit_col, pair, axis=0) + np.take(hit_col, slot[far[pair]], axis=0))
     key, at = np.unique(np.concatenate(keys), return_inverse=True)
     both = np.concatenate(sums).astype(np.float64)  # across first: 0 + across + up and down
     count = 2 * np.bincount(at, minlength=len(key))
