@@ -87,7 +87,7 @@ class SubframeDrawer:
         config = self.config
         return self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
 
-    def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> list[np.ndarray]:
+    def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> np.ndarray:
         """d/dt of every object's clip matrix at ``t``; the scene is left at ``t``."""
         scene, h = self.scene, VELOCITY_DT
         mats = []

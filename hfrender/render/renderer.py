@@ -28,6 +28,7 @@ from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import mesh
 
 _NO_MOTION = np.zeros((4, 4))
+_NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object's rate is _NO_MOTION
 
 
 def _cross(a: list, b: list) -> list:
@@ -188,12 +189,13 @@ class SceneRenderer:
                 self._vao(self._program(obj.shader), obj.geometry)
 
     def clip_matrices(self, lens_offset_m: tuple[float, float] = (0.0, 0.0),
-                      jitter_px: tuple[float, float] = (0.0, 0.0)) -> list[np.ndarray]:
-        """``proj @ view @ model`` of every object as the scene is now (float64): the
-        velocity plane is their rate of change (:func:`clip_rates`)."""
+                      jitter_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+        """``proj @ view @ model`` of every object as the scene is now, (N, 4, 4) float64:
+        the velocity plane is their rate of change (:func:`clip_rates`). One stacked
+        product: a sub-frame with velocity asks twice, for every object."""
         view, proj = self._camera_matrices(lens_offset_m, jitter_px)
-        pv = proj @ view
-        return [pv @ obj.model_matrix() for obj in self.scene.objects]
+        models = [obj.model_matrix() for obj in self.scene.objects]
+        return (proj @ view) @ np.stack(models) if models else np.zeros((0, 4, 4))
 
     def _camera_matrices(self, offset: tuple[float, float],
                          jitter_px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +205,7 @@ class SceneRenderer:
 
     def draw(self, t: float, frame: int, lens_offset_m: tuple[float, float] = (0.0, 0.0),
              jitter_px: tuple[float, float] = (0.0, 0.0),
-             clip_rates: list[np.ndarray] | None = None) -> None:
+             clip_rates: np.ndarray | None = None) -> None:
         """Draw the scene as it is now; the eye moved ``lens_offset_m`` across the lens.
         ``clip_rates[i]``: d/dt of object i's clip matrix, for the velocity plane (zero
         motion where not given)."""
@@ -224,7 +226,7 @@ class SceneRenderer:
                   "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t)}
-        self._draw_objects(shared, clip_rates or [])
+        self._draw_objects(shared, _NO_RATES if clip_rates is None else clip_rates)
         self.target.resolve()
 
     def _draw_background(self) -> None:
@@ -242,7 +244,7 @@ class SceneRenderer:
         set_uniform(self.background, "u_alpha", 0.0 if clear else 1.0)
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
 
-    def _draw_objects(self, shared: dict, rates: list[np.ndarray]) -> None:
+    def _draw_objects(self, shared: dict, rates: np.ndarray) -> None:
         """Every visible object: the uniforms all share (``shared``) set once per program,
         then each object's own."""
         import moderngl
@@ -321,11 +323,11 @@ class ShaderRenderer:
         self.target.release()
 
 
-def clip_rates(before: list[np.ndarray], after: list[np.ndarray],
-               dt: float) -> list[np.ndarray]:
+def clip_rates(before: np.ndarray, after: np.ndarray, dt: float) -> np.ndarray:
     """Central differences of :meth:`SceneRenderer.clip_matrices` taken ``dt`` seconds
     apart (objects that exist in only one of them: no motion)."""
-    return [(b - a) / dt for a, b in zip(before, after, strict=False)]
+    n = min(len(before), len(after))
+    return (after[:n] - before[:n]) / dt
 
 
 SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe",
