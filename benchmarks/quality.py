@@ -11,6 +11,7 @@ reconstruction-8's quality ("time to quality"). Writes crops side by side to
 ``docs/images/reconstruction.png``.
 
     python benchmarks/quality.py [--frames 12] [--first 3] [--size 320x180] [--runs 3]
+    python benchmarks/quality.py --gaps 4,5,6,8,10 [--msaa 4]   # --samples auto's gap
 
 Needs the ``bench`` extra (``pip install -e '.[bench]'``: flip-evaluator).
 """
@@ -188,7 +189,26 @@ def adaptive(size, runs):
     print("  no fixed count up to 64 reaches auto's worst frame")
 
 
-def main() -> None:
+def gap_sweep(size, gaps):
+    """--samples auto with reconstruction over the whole animation at each gap (px of
+    motion between sub-frames, ``adaptive.GAP_RECON_PX``): the worst frame and the
+    sub-frames drawn, to choose the largest gap that keeps every frame above 45 dB."""
+    from hfrender.engine import adaptive
+
+    n = 30
+    ref, _, _ = render_method(size, 0, n, REFERENCE_SAMPLES, False)
+    kept = adaptive.GAP_RECON_PX
+    try:
+        for gap in gaps:
+            adaptive.GAP_RECON_PX = gap
+            frames, _, drawn = render_method(size, 0, n, "auto", True, fusion_process="off")
+            low = min(psnr(r, t) for r, t in zip(ref, frames, strict=True))
+            print(f"gap {gap:4.1f} px: worst frame {low:.2f} dB, {drawn} sub-frames drawn")
+    finally:
+        adaptive.GAP_RECON_PX = kept
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=12)
     ap.add_argument("--first", type=int, default=3, help="first output frame (30 fps)")
@@ -203,30 +223,25 @@ def main() -> None:
     ap.add_argument("--only", default=None,
                     help="only these methods, e.g. 'plain 8,recon 8' (and no time to quality, "
                          "auto or picture)")
-    args = ap.parse_args()
-    size, first, n = parse_size(args.size), args.first, args.frames
-    SETTINGS["antialias"] = args.antialias
-    SETTINGS["msaa"] = args.msaa if args.msaa == "auto" else int(args.msaa)
-    ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)
-    masks = motion_mask(size, first, n)
-    band = silhouette_band(masks)
-    print(f"reference: {REFERENCE_SAMPLES} plain sub-frames, {ref_s:.1f} s, antialias "
-          f"{'on' if args.antialias else 'off'}, msaa {args.msaa}; moving region "
-          f"{masks.mean():.1%} of pixels, band {band.mean():.1%}")
+    ap.add_argument("--gaps", default=None,
+                    help="only sweep --samples auto's gap with reconstruction, e.g. 4,6,8 "
+                         "(px of motion between sub-frames)")
+    return ap
+
+
+def _methods(ap: argparse.ArgumentParser, only: str | None) -> list[tuple[str, int, bool]]:
     methods = [(f"plain {s}", s, False) for s in PLAIN] + [(f"recon {s}", s, True) for s in RECON]
-    if args.only:
-        wanted = [w.strip() for w in args.only.split(",")]
-        unknown = sorted(set(wanted) - {m[0] for m in methods})
-        if unknown:
-            ap.error(f"--only {args.only!r}: no method {', '.join(unknown)}; choose from "
-                     f"{', '.join(m[0] for m in methods)}")
-        methods = [m for m in methods if m[0] in wanted]
-    rows, table = [], {}
-    for name, samples, rec in methods:
-        frames, secs, drawn = timed(args.runs, lambda s=samples, r=rec: render_method(
-            size, first, n, s, r))
-        table[name] = dict(score(ref, frames, masks, band), seconds=secs, drawn=drawn)
-        rows.append((name, frames))
+    if not only:
+        return methods
+    wanted = [w.strip() for w in only.split(",")]
+    unknown = sorted(set(wanted) - {m[0] for m in methods})
+    if unknown:
+        ap.error(f"--only {only!r}: no method {', '.join(unknown)}; choose from "
+                 f"{', '.join(m[0] for m in methods)}")
+    return [m for m in methods if m[0] in wanted]
+
+
+def _print_table(table: dict) -> None:
     base = (table.get("plain 8") or next(iter(table.values())))["seconds"]
     print(f"{'method':10} {'PSNR':>6} {'moving':>6} {'band':>6} {'worst':>6} {'FLIP':>7} "
           f"{'moving':>7} {'band':>7} {'drawn':>6} {'s':>6} {'x plain8':>8}")
@@ -235,8 +250,10 @@ def main() -> None:
               f"{r['worst_psnr']:6.2f} {r['flip']:7.4f} {r['flip_moving']:7.4f} "
               f"{r['flip_band']:7.4f} {r['drawn']:6d} {r['seconds']:6.2f} "
               f"{r['seconds'] / base:8.2f}")
-    if args.only:  # a quick look at some methods: no time to quality, auto or picture
-        return
+
+
+def _time_to_quality(ref, table: dict, size, first: int, n: int) -> None:
+    """The accumulation buffer at the least plain count that reaches recon 8's PSNR."""
     target = table["recon 8"]["psnr"]
     # the least plain count that reaches it: every count up to 32, then 48, 64, 128, 256
     counts = (*range(8, 33), 48, 64, 128, 256)
@@ -248,6 +265,34 @@ def main() -> None:
     print(f"time to quality: plain sampling reaches recon 8's {target:.2f} dB at {reach} "
           f"sub-frames; the accumulation buffer takes {acc:.2f} s there, recon 8 "
           f"{recon8:.2f} s: {acc / recon8:.2f}x")
+
+
+def main() -> None:
+    ap = _parser()
+    args = ap.parse_args()
+    size, first, n = parse_size(args.size), args.first, args.frames
+    SETTINGS["antialias"] = args.antialias
+    SETTINGS["msaa"] = args.msaa if args.msaa == "auto" else int(args.msaa)
+    if args.gaps:
+        gap_sweep(size, [float(g) for g in args.gaps.split(",")])
+        return
+    methods = _methods(ap, args.only)
+    ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)
+    masks = motion_mask(size, first, n)
+    band = silhouette_band(masks)
+    print(f"reference: {REFERENCE_SAMPLES} plain sub-frames, {ref_s:.1f} s, antialias "
+          f"{'on' if args.antialias else 'off'}, msaa {args.msaa}; moving region "
+          f"{masks.mean():.1%} of pixels, band {band.mean():.1%}")
+    rows, table = [], {}
+    for name, samples, rec in methods:
+        frames, secs, drawn = timed(args.runs, lambda s=samples, r=rec: render_method(
+            size, first, n, s, r))
+        table[name] = dict(score(ref, frames, masks, band), seconds=secs, drawn=drawn)
+        rows.append((name, frames))
+    _print_table(table)
+    if args.only:  # a quick look at some methods: no time to quality, auto or picture
+        return
+    _time_to_quality(ref, table, size, first, n)
     adaptive(size, args.runs)
     k, w, h = crops(ref, rows, masks)
     print(f"wrote {PICTURE} (frame {first + k}: reference, then "

@@ -265,7 +265,7 @@ def test_samples_auto_follows_the_motion():
     from hfrender.engine.adaptive import needed
 
     assert needed(0.0, 0.0, True, (4, 64)) == 4  # still: the minimum
-    assert needed(37.0, 0.0, True, (4, 64)) == 10  # ceil(37 / 4 px)
+    assert needed(37.0, 0.0, True, (4, 64)) == 7  # ceil(37 / 6 px)
     assert needed(37.0, 0.0, False, (4, 64)) == 37  # without reconstruction: 1 px gaps
     assert needed(900.0, 0.0, True, (4, 64)) == 64  # capped
     assert needed(0.0, 30.0, True, (4, 64)) == 57  # a 30 px lens blur: ceil((30/4)^2)

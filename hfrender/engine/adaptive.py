@@ -25,7 +25,10 @@ from hfrender.render.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene import ShaderScene
 
-GAP_RECON_PX = 4.0  # pixels of motion between sub-frames, with reconstruction
+# pixels of motion between sub-frames, with reconstruction: the largest gap whose worst
+# frame stays near 1 dB above 45 dB on the quality harness (`quality.py --gaps`: 4 px
+# 46.5 dB, 6 px 46.0 dB, 8 px 45.7 dB with one sample per pixel; 49.7 dB at 6 px with 4)
+GAP_RECON_PX = 6.0
 GAP_PLAIN_PX = 1.0  # without it (plain sampling strobes beyond about a pixel)
 GAP_DOF_PX = 4.0  # spacing of lens positions across the largest circle of confusion
 
