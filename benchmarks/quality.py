@@ -225,7 +225,8 @@ def _parser() -> argparse.ArgumentParser:
                          "auto or picture)")
     ap.add_argument("--gaps", default=None,
                     help="only sweep --samples auto's gap with reconstruction, e.g. 4,6,8 "
-                         "(px of motion between sub-frames)")
+                         "(px of motion between sub-frames), over the whole animation "
+                         "(--frames, --first and --runs do not apply)")
     return ap
 
 
@@ -274,7 +275,11 @@ def main() -> None:
     SETTINGS["antialias"] = args.antialias
     SETTINGS["msaa"] = args.msaa if args.msaa == "auto" else int(args.msaa)
     if args.gaps:
-        gap_sweep(size, [float(g) for g in args.gaps.split(",")])
+        try:
+            gaps = [float(g) for g in args.gaps.split(",") if g.strip()]
+        except ValueError:
+            ap.error(f"--gaps {args.gaps!r}: give pixels separated by commas, e.g. 4,6,8")
+        gap_sweep(size, gaps)
         return
     methods = _methods(ap, args.only)
     ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)

@@ -129,3 +129,24 @@ def test_background_and_still_objects_have_no_velocity(gl_context):
     # only the cube moves: a patch of the picture, not the plane behind it
     assert 0.02 < moving.mean() < 0.3
     renderer.release()
+
+
+def test_rates_pair_each_object_with_itself_when_one_is_added_or_removed(rng):
+    """An object inserted at the front between t - h and t + h must not shift every other
+    object's pairing; one that exists at only one of the times has no motion."""
+    from hfrender.render.renderer import clip_rates
+
+    a, b, c, new = (object() for _ in range(4))
+    before = rng.normal(size=(3, 4, 4))
+    motion = rng.normal(size=(3, 4, 4))
+    after = np.concatenate([rng.normal(size=(1, 4, 4)), before + motion])  # new first
+    rates = clip_rates(before, after, 0.5, ([a, b, c], [new, a, b, c], [new, a, b, c]))
+    assert rates.shape == (4, 4, 4)
+    np.testing.assert_array_equal(rates[0], np.zeros((4, 4)))  # new: not there before
+    np.testing.assert_allclose(rates[1:], motion / 0.5)
+    # c removed after t: drawn objects a, b keep their own rates
+    gone = clip_rates(before, (before + motion)[:2], 0.5, ([a, b, c], [a, b], [a, b]))
+    np.testing.assert_allclose(gone, motion[:2] / 0.5)
+    # the same count: by place (objects made afresh in every update keep their order)
+    fresh = clip_rates(before, before + motion, 0.5, ([a, b, c], [new, a, b], [a, b, c]))
+    np.testing.assert_allclose(fresh, motion / 0.5)

@@ -90,12 +90,13 @@ class SubframeDrawer:
     def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> np.ndarray:
         """d/dt of every object's clip matrix at ``t``; the scene is left at ``t``."""
         scene, h = self.scene, VELOCITY_DT
-        mats = []
+        mats, objects = [], []
         for when in (t - h, t + h):
             call_scene(scene, "update(t)", scene.update, when, t=when, frame=k)
             mats.append(self.renderer.clip_matrices(offset, jit))
+            objects.append(list(scene.objects))
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
-        return clip_rates(mats[0], mats[1], 2 * h)
+        return clip_rates(mats[0], mats[1], 2 * h, (*objects, scene.objects))
 
     def _lens_offset(self, plan: Plan, j: int, t: float, k: int) -> tuple[float, float]:
         """The camera as update(t) left it, checked at every sub-frame; its offset across

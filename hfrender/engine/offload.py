@@ -342,6 +342,7 @@ def main(argv: Sequence[str]) -> None:
     serve(Connection(sock), fd, nbytes, level, argv[4:])
     # every reply is sent: skip the interpreter's teardown (~30 ms with NumPy loaded, at
     # the end of every render); an error above still ends with its traceback
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:  # None where the descriptor was closed
+            stream.flush()
     os._exit(0)

@@ -323,11 +323,23 @@ class ShaderRenderer:
         self.target.release()
 
 
-def clip_rates(before: np.ndarray, after: np.ndarray, dt: float) -> np.ndarray:
+def clip_rates(before: np.ndarray, after: np.ndarray, dt: float,
+               objects: tuple[list, list, list] | None = None) -> np.ndarray:
     """Central differences of :meth:`SceneRenderer.clip_matrices` taken ``dt`` seconds
-    apart (objects that exist in only one of them: no motion)."""
-    n = min(len(before), len(after))
-    return (after[:n] - before[:n]) / dt
+    apart, in the order of the objects drawn now. ``objects``: the scene's objects
+    before, after and now; where their counts differ (one added or removed between the
+    two), each is paired with itself, and one missing at either time has no motion.
+    Lists of one length pair by place (a scene that makes its objects afresh in every
+    ``update`` keeps their order)."""
+    if objects is None or len(objects[0]) == len(objects[1]) == len(objects[2]):
+        n = min(len(before), len(after))
+        return (after[:n] - before[:n]) / dt
+    then, later, now = ({id(o): i for i, o in enumerate(objs)} for objs in objects)
+    rates = np.zeros((len(now), 4, 4))
+    for key, i in now.items():
+        if key in then and key in later:
+            rates[i] = (after[later[key]] - before[then[key]]) / dt
+    return rates
 
 
 SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe",

@@ -82,9 +82,9 @@ class _Frame:
 
 
 def _rows(a: np.ndarray) -> np.ndarray:
-    """A C-contiguous (n, c) array as n opaque rows: indexed writes of whole rows run ~8x
-    faster on it than on (n, c) (NumPy copies an (n, c) row item by item; reads use
-    ``np.take(..., axis=0)``, as fast)."""
+    """An (n, c) array as n opaque rows, a view (its last axis must be contiguous):
+    indexed writes of whole rows run ~8x faster on it than on (n, c), which NumPy copies
+    item by item (reads: ``np.take(..., axis=0)``, as fast)."""
     return a.view(np.dtype((np.void, a.shape[1] * a.itemsize))).reshape(-1)
 
 
