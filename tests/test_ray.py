@@ -273,10 +273,9 @@ def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_
                                                                            monkeypatch):
     """Memory-bound ``--granularity auto`` on the driver counts the depth and velocity
     planes a reconstructing worker keeps (16 bytes a pixel, not 4)."""
-    from hfrender.engine.render_setup import sub_frame_bytes
     from hfrender.hyperframe import builder
     from hfrender.hyperframe.builder import auto_granularity
-    from hfrender.hyperframe.pool import slot_count
+    from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 
     size = (320, 180)
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 60 * 320 * 180 * 16)
@@ -287,10 +286,11 @@ def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_
         return cluster.ClusterRender(SCENES / "propeller.py", config).prepare().config.granularity
 
     slots = slot_count(RenderConfig.max_in_flight)
-    with_planes = auto_granularity(sub_frame_bytes(size, True, True), frames_per_output=4,
-                                   slots=slots)
+    shape = (size[1], size[0], 4)
+    with_planes = auto_granularity(sub_frame_bytes(shape, np.uint8, True, True),
+                                   frames_per_output=4, slots=slots)
     assert granularity("on") == with_planes
-    assert granularity("off") == auto_granularity(sub_frame_bytes(size, False, False),
+    assert granularity("off") == auto_granularity(sub_frame_bytes(shape, np.uint8),
                                                   frames_per_output=4, slots=slots)
     assert granularity("off") > with_planes
 

@@ -25,11 +25,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve, start_of
 from hfrender.hyperframe.builder import auto_granularity
-from hfrender.hyperframe.pool import slot_count
+from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
@@ -203,7 +205,6 @@ class ClusterRender:
             resolve_reconstruct,
             resolve_transparent,
             schedule_for,
-            sub_frame_bytes,
         )
         from hfrender.scene.loader import load_scene
 
@@ -229,7 +230,9 @@ class ClusterRender:
         velocity = resolve_reconstruct(config.reconstruct, scene,
                                        "cuda" if config.backend == "auto" else config.backend)
         if config.granularity == "auto":  # fixed here: every chunk cuts hyperframes alike
-            frame_bytes = sub_frame_bytes(config.size, dof == "depth" or velocity, velocity)
+            w, h = config.size
+            frame_bytes = sub_frame_bytes((h, w, 4), np.uint8, dof == "depth" or velocity,
+                                          velocity)
             config = config.with_(granularity=auto_granularity(
                 frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
                 slots=slot_count(config.max_in_flight)))

@@ -21,7 +21,7 @@ from hfrender.errors import BackendUnavailable
 from hfrender.frame_range import start_of
 from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
-from hfrender.hyperframe.pool import slot_count
+from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
@@ -207,13 +207,6 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
             f"{lower}")
 
 
-def sub_frame_bytes(size: tuple[int, int], depth: bool, velocity: bool) -> int:
-    """One sub-frame's bytes in a pool slot: RGBA8, then a float32 depth plane and a
-    float32 (x, y) velocity plane where the render keeps them."""
-    w, h = size
-    return w * h * (4 + 4 * depth + 8 * velocity)
-
-
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
                  velocity: bool = False) -> tuple[HyperFrameBuilder, Any]:
     """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
@@ -222,7 +215,8 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
     Returns (builder, the storage it uses)."""
     w, h = config.size
     free = pool_memory(storage)
-    check_granularity(config, plan, sub_frame_bytes(config.size, depth, velocity), free)
+    check_granularity(config, plan, sub_frame_bytes((h, w, 4), np.uint8, depth, velocity),
+                      free)
     try:
         return HyperFrameBuilder.create(
             (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,

@@ -23,6 +23,7 @@ from hfrender.hyperframe.pool import (
     HyperFramePool,
     Slot,
     slot_count,
+    sub_frame_bytes,
 )
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
@@ -165,8 +166,7 @@ class HyperFrameBuilder:
         render's keyframes follow, whatever cuts its hyperframes smaller).
         """
         slots = slot_count(max_in_flight)
-        frame_bytes = int(np.prod(frame_shape)) * np.dtype(dtype).itemsize
-        frame_bytes += frame_shape[0] * frame_shape[1] * (4 * depth + 8 * velocity)
+        frame_bytes = sub_frame_bytes(frame_shape, dtype, depth, velocity)
         if granularity == "auto":
             free = free_memory_bytes() if free_bytes is None else free_bytes
             capacity, full = (auto_granularity(frame_bytes, frames_per_output=frames_per_output,

@@ -75,6 +75,11 @@ class SlotLayout:
     def slot_bytes(self) -> int:
         return self.velocity_offset + _aligned(self.capacity * self.velocity_bytes)
 
+    @property
+    def sub_frame_bytes(self) -> int:
+        """One sub-frame's bytes: its colour, depth and velocity planes (unaligned)."""
+        return self.frame_bytes + self.depth_bytes + self.velocity_bytes
+
     def views(self, buf: Any, base: int) -> tuple[Any, Any, Any]:
         """(frames, depth, velocity) array views of one slot at byte ``base`` of ``buf``."""
         frames = buf[base : base + self.capacity * self.frame_bytes]
@@ -90,6 +95,13 @@ class SlotLayout:
             vplane = buf[v0 : v0 + self.capacity * self.velocity_bytes]
             vplane = vplane.view(np.float32).reshape((self.capacity, h, w, 2))
         return frames, dplane, vplane
+
+
+def sub_frame_bytes(frame_shape: tuple[int, int, int], dtype: Any, depth: bool = False,
+                    velocity: bool = False) -> int:
+    """One sub-frame's bytes in a slot of :class:`SlotLayout`: its colour and, where kept,
+    its depth and velocity planes."""
+    return SlotLayout(1, tuple(frame_shape), np.dtype(dtype), depth, velocity).sub_frame_bytes
 
 
 class FrameTarget(NamedTuple):
