@@ -154,6 +154,33 @@ def test_the_fill_kernel_is_the_cpu_fill_at_the_edges_and_at_ties(emu, rng, shap
         np.testing.assert_array_equal(gpu.view(np.uint32), cpu.view(np.uint32))
 
 
+def test_what_enters_the_frame_comes_from_the_neighbour_as_the_cpu(launched, rng):
+    """A bar outside the frame in the first sub-frame and gone in the last: the neighbour's
+    pixels that lay outside own's frame land wherever they fall (without that, the edge
+    columns keep under 75% of the streak's light), as on the CPU."""
+    dev, _ = launched
+    n, shutter = 4, 1 / 60
+    times, ww, spans = one_window(n, shutter)
+    speed = float(rng.uniform(1.1, 1.3)) * (W + 6) / (times[-1] - times[0])
+    x0 = -speed * times[0] - 3 - float(rng.uniform(0.5, 1.5))
+    frames = np.full((n, H, W, 4), 0.2, np.float32)
+    depth = np.full((n, H, W), 6.0, np.float32)
+    velocity = np.zeros((n, H, W, 2), np.float32)
+    centres = np.arange(W) + 0.5
+    for j, t in enumerate(times):
+        on = (centres >= x0 + speed * t) & (centres < x0 + speed * t + 3)
+        frames[j][:, on, :3], depth[j][:, on], velocity[j][:, on, 0] = 0.9, 2.0, speed
+    assert not velocity[0].any() and not velocity[-1].any() and velocity[1:-1].any()
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
+    assert_close(gpu, cpu)
+    ts = (np.arange(4096) + 0.5) / 4096 * shutter
+    cover = np.array([(centres >= x0 + speed * t) & (centres < x0 + speed * t + 3) for t in ts])
+    light = (cover * 0.7).mean(0) * ww.rows[0].sum()  # above the background, per column
+    for edge in (slice(0, 4), slice(W - 4, W)):
+        shown = (gpu[0, :, edge, 0] - 0.2).mean(0).sum()
+        assert shown == pytest.approx(light[edge].sum(), rel=0.25)
+
+
 def test_code_values_blend_as_the_cpu(launched, rng):
     dev, _ = launched
     frames, depth, velocity = scene(rng, 3, np.uint8)

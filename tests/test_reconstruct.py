@@ -87,6 +87,25 @@ def test_what_a_bar_uncovers_before_its_first_sub_frame_shows_the_background(rng
     assert np.abs(rec[0, ends, 0] - exact[0, ends, 0]).mean() < 0.75 * missed
 
 
+@pytest.mark.parametrize("samples", [4, 8])
+def test_a_bar_entering_the_frame_brings_its_streak_in_with_it(rng, samples):
+    """At the first sub-frame the bar is still outside the frame, at the last it has left
+    on the other side: what a sub-frame could not show (outside it) comes from its
+    neighbour, wherever it lands, and the streaks at both edges are whole."""
+    speed = float(rng.uniform(9000, 10000))  # 150-167 px over the shutter: across the frame
+    shutter = (0.0, 1 / 60)
+    times = (np.arange(samples) + 0.5) / samples * shutter[1]
+    bar = {"x0": -speed * times[0] - float(rng.uniform(6, 8)), "speed": speed}
+    assert not _bar(times[0], **bar)[2].any() and not _bar(times[-1], **bar)[2].any()
+    ww = hf.WindowWeights(np.array([0]), np.full((1, samples), 1 / samples))
+    rec = hf.fuse(_hyperframe(times, **bar), ww, backend="cpu", shutter=[shutter])[0]
+    exact = _exact(*shutter, **bar)
+    assert rec[..., :3].sum() == pytest.approx(exact[..., :3].sum(), rel=5e-3)
+    for edge in (slice(0, 16), slice(W - 16, W)):  # the streak's light above the background
+        light = (exact[:, edge, :3] - 0.2).sum()  # (without: 4-71% of it where it enters)
+        assert (rec[:, edge, :3] - 0.2).sum() == pytest.approx(light, rel=0.25)
+
+
 def test_overlapping_windows_reconstruct_each_over_its_own_shutter(rng):
     """Shutter 720 degrees: sub-frames shared by two windows, each over its own span."""
     speed, fps = float(rng.uniform(800, 1200)), 30.0

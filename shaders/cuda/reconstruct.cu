@@ -38,11 +38,12 @@ __device__ __forceinline__ float hf_rc_colour(const float* __restrict__ own,
 
 // NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint.
 // The neighbour (source 1) lands only where the base is a hole (hf_rc_base's holes: the
-// sky is at infinite depth too, but no hole).
+// sky is at infinite depth too, but no hole), or anywhere for a pixel that lay past the
+// frame's outer pixel centres at own's time (`back`: own's time less the source's): own could not show it.
 extern "C" __global__ void hf_rc_splat(
         const float* velocity, const float* depth, const unsigned char* moving,
         const unsigned char* holes, const double* dts, int times, int height, int width,
-        int source, long long* keys_raw) {
+        int source, double back, long long* keys_raw) {
     long long hw = (long long)height * width;
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)times * hw) return;
@@ -54,7 +55,11 @@ extern "C" __global__ void hf_rc_splat(
     double tx = rint((double)x + (double)velocity[2 * p] * dt);
     if (!(ty >= 0.0 && ty < (double)height && tx >= 0.0 && tx < (double)width)) return;
     long long q = (long long)ty * width + (long long)tx;
-    if (source && !holes[q]) return;
+    if (source && !holes[q]) {
+        double oy = (double)y + (double)velocity[2 * p + 1] * back;  // not past the outer
+        double ox = (double)x + (double)velocity[2 * p] * back;  // pixel centres: own saw it
+        if (oy >= 0.0 && oy <= height - 1.0 && ox >= 0.0 && ox <= width - 1.0) return;
+    }
     unsigned long long key = ((unsigned long long)hf_rc_order(depth[p]) << 32)
                              | (unsigned long long)(source * hw + p);
     unsigned long long* keys = (unsigned long long*)keys_raw;

@@ -11,7 +11,8 @@ from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
 from hfrender.backends.cpu.dof_window import fuse_windows_dof
-from hfrender.backends.cpu.reconstruct import frame_speeds, moves, reconstruct_windows
+from hfrender.backends.cpu.recon_cells import frame_speeds, moves
+from hfrender.backends.cpu.reconstruct import reconstruct_windows
 from hfrender.dof_layers import check_method
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens

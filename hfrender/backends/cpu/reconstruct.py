@@ -6,13 +6,13 @@ half-way to the next one, and to the shutter's edges at both ends). Reconstructi
 weights and replaces ``f_j`` by the mean of the picture over its cell: each half of the cell
 (towards a neighbour ``n``, or at the shutter's ends towards the other neighbour) is sampled
 at ``M`` intermediate times, ``M`` at least the largest displacement over it in pixels; at
-each time ``tau`` both ``j`` and ``n`` are forward-warped along their velocity (pixel ``q``
-lands on ``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins. Pixels
-that do not move in ``j`` or ``n`` take part where they are; a pixel nothing lands on (a
-moving surface left it in both) shows what its still neighbours behind that surface show
-(the background it uncovers, which no sub-frame saw there: the first pixel of a streak
-at the shutter's ends; one pixel deep), else ``j``'s colour, ``j`` being the sub-frame
-nearer in time. Colour is blended in linear light (premultiplied: alpha is one more channel).
+each time ``tau`` ``j`` is forward-warped along its velocity (pixel ``q`` lands on
+``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins; ``n`` lands
+where ``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
+object entering). Still pixels take part where they are; a hole (a moving surface left it
+in every sub-frame) shows what its still neighbours behind that surface show (the
+background no sub-frame saw there: the first pixel of a streak at the shutter's ends; one
+pixel deep), else ``j``'s colour. Colour is blended in linear light (premultiplied).
 
 Where nothing moves the cell is ``f_j`` itself, and a hyperframe without motion is fused by
 the plain path: bit-identical to plain sampling.
@@ -20,9 +20,8 @@ the plain path: bit-identical to plain sampling.
 Vectorised: per half-cell only the moving pixels are splatted, a chunk of intermediate times
 at once (``np.minimum.at`` into a z-buffer of the chunk, then the winners' colours summed
 with ``np.bincount``). Every per-time array covers the chunk's *domain* only (the pixels
-landed on and their neighbours, about a tenth of a frame on the quality harness's scene), a
-sub-frame's moving pixels are gathered once, not once per half-cell, and the neighbour's
-splats are skipped where the base has no hole for them.
+landed on and their neighbours, about a tenth of a frame on the quality harness's scene), and a
+sub-frame's moving pixels are gathered once, not once per half-cell.
 """
 
 from __future__ import annotations
@@ -37,10 +36,10 @@ import numpy as np
 
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
+from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds
 from hfrender.hyperframe.windows import WindowWeights
 
 STEP_PX = 1.0  # intermediate times per pixel of displacement (the issue's "M >= D")
-STILL_PX = 1e-3  # a pixel that moves less than this over a half-cell is not moving
 CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
 
 DefocusFn = Callable[[np.ndarray, int], np.ndarray]
@@ -158,8 +157,7 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
     hw = h * w
     dts = own.t + (np.arange(steps) + 0.5) / steps * (edge - own.t)
     base_c, base_d, holes = base
-    # the neighbour lands only in holes: without any it adds nothing
-    sources = [f for f in (own, other) if f is not None and (f is own or holes.any())]
+    sources = [f for f in (own, other) if f is not None]
     chunk = max(1, CHUNK_ELEMS // hw)
     base_cf = base_c.reshape(hw, c)
     parts = []  # per chunk of times: (pixels landed on, their sums of shown - base)
@@ -194,25 +192,34 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
     """Where each moving pixel of ``sources`` lands at each of ``taus``: (pixel, time
     index, splat index into the sources' moving pixels one after the other), in the order
     of source, time, pixel. ``sources[0]`` is the cell's own sub-frame; the neighbour after
-    it lands only where the base is a hole (its sub-pixel jitter is not own's)."""
+    it lands only where the base is a hole (its sub-pixel jitter is not own's), or anywhere
+    for a pixel that lay outside the frame at own's time (own could not show it)."""
     h, w = size
     pixs, times, srcs = [], [], []
     offset = 0
     for n, frame in enumerate(sources):
         sp = frame.splats
-        if len(sp.ys):
+        keep = slice(None)
+        if n:
+            back = sources[0].t - frame.t
+            oy, ox = sp.ys + sp.vy * back, sp.xs + sp.vx * back  # past the outer centres
+            unseen = (oy < 0) | (oy > h - 1) | (ox < 0) | (ox > w - 1)
+            any_hole = bool(holes.any())
+            keep = slice(None) if any_hole else np.flatnonzero(unseen)
+        ys, xs, vy, vx = sp.ys[keep], sp.xs[keep], sp.vy[keep], sp.vx[keep]
+        if len(ys):
             dt = taus - frame.t
-            ty = np.rint(sp.ys[None, :] + sp.vy[None, :] * dt[:, None])
-            tx = np.rint(sp.xs[None, :] + sp.vx[None, :] * dt[:, None])
+            ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
+            tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
             inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
-            if n:
+            if n and any_hole:
                 near = np.clip(ty, 0, h - 1) * w + np.clip(tx, 0, w - 1)
-                inside &= holes.reshape(-1)[near.astype(np.intp)]
+                inside &= holes.reshape(-1)[near.astype(np.intp)] | unseen[None, :]
             sel = np.flatnonzero(inside)
-            m, j = np.divmod(sel, len(sp.ys))
+            m, j = np.divmod(sel, len(ys))
             pixs.append((ty * w + tx).astype(np.int64).reshape(-1)[sel])
             times.append(m)
-            srcs.append(j + offset)
+            srcs.append((j if n == 0 or any_hole else keep[j]) + offset)
         offset += len(sp.ys)
     if not pixs:
         return None
@@ -323,36 +330,6 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
         part = own.lin if steps == 0 else _half_mean(own, other, edge, steps, base)
         picture += part * np.float32(length / total)
     return picture
-
-
-def cells(times: np.ndarray, open_t: float, close_t: float) -> np.ndarray:
-    """The edges of each sample's cell: ``len(times) + 1`` values from ``open_t`` to
-    ``close_t``, half-way between neighbouring (time-ordered) samples."""
-    mids = (times[1:] + times[:-1]) / 2
-    return np.concatenate([[min(open_t, times[0])], mids, [max(close_t, times[-1])]])
-
-
-def frame_speeds(velocity: np.ndarray, weights: WindowWeights) -> np.ndarray:
-    """The largest |velocity| of each sub-frame some window uses (0 for the others: slots
-    ``--samples auto`` left undrawn hold whatever was there)."""
-    speed = np.zeros(len(velocity))
-    used = np.unique(np.concatenate([weights.starts[k] + np.flatnonzero(weights.rows[k])
-                                     for k in range(weights.count)] or [np.zeros(0, int)]))
-    for j in used:
-        v = velocity[j].astype(np.float64)
-        speed[j] = float(np.sqrt(v[..., 0] ** 2 + v[..., 1] ** 2).max())
-    return speed
-
-
-def moves(frames_speed: np.ndarray, weights: WindowWeights, times: np.ndarray,
-          spans: np.ndarray) -> bool:
-    """Whether any pixel of the windows moves by :data:`STILL_PX` over its shutter."""
-    for k in range(weights.count):
-        js = weights.starts[k] + np.flatnonzero(weights.rows[k])
-        length = max(spans[k, 1], times[js].max()) - min(spans[k, 0], times[js].min())
-        if frames_speed[js].max() * length >= STILL_PX:
-            return True
-    return False
 
 
 def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,

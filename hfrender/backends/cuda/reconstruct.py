@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS, STILL_PX, cells, half_steps, moves
+from hfrender.backends.cpu.recon_cells import STILL_PX, cells, moves
+from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS, half_steps
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import (
     BLOCK,
@@ -210,9 +211,10 @@ def _splat(dev: Device, st: _Frames, sources: list[int], taus: np.ndarray,
         if not st.any_moving[f]:
             continue
         dt = xp.asarray(np.ascontiguousarray(taus - float(st.times[f])))
+        back = float(st.times[sources[0]]) - float(st.times[f])
         dev.launch("hf_rc_splat", _grid(len(taus) * h * w), (BLOCK, 1, 1),
                    (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(len(taus)),
-                    I32(h), I32(w), I32(s), keys))
+                    I32(h), I32(w), I32(s), np.float64(back), keys))
     return keys
 
 
