@@ -159,10 +159,14 @@ def crops(ref, rows, masks):
     return k, w, h
 
 
+FIXED = (*range(4, 33), 48, 64)  # every count up to 32: the least
+
+
 def adaptive(size, runs):
     """Over the whole animation (fast, then still from 0.7 s): reconstruction from 8
-    against plain 8 in wall time, then --samples auto against fixed counts with
-    reconstruction: the worst frame's PSNR, and sub-frames drawn."""
+    against plain 8 in wall time, then --samples auto, with reconstruction and without,
+    against the least fixed count that reaches its worst frame: with reconstruction,
+    and plain (no reconstruction, what fixed temporal sampling draws)."""
     n = 30
     ref, _, _ = render_method(size, 0, n, REFERENCE_SAMPLES, False)
 
@@ -174,19 +178,31 @@ def adaptive(size, runs):
     plain8, recon8 = (statistics.median(p[i] for p in pairs) for i in (0, 1))
     print(f"whole animation ({n} frames, the last ones still): recon 8 {recon8:.2f} s, "
           f"plain 8 {plain8:.2f} s: {recon8 / plain8:.2f}x plain 8")
-    auto, secs, drawn = timed(runs, lambda: render_method(size, 0, n, "auto", True))
-    low = worst(auto)
-    print(f"samples auto: worst frame {low:.2f} dB, {drawn} sub-frames drawn "
-          f"({drawn / n:.1f} per frame), {secs:.2f} s")
-    for fixed in (*range(4, 13), 16, 24, 32, 48, 64):  # every count up to 12: the least
-        frames, fsecs, fdrawn = timed(1, lambda s=fixed: render_method(size, 0, n, s, True))
-        print(f"  fixed {fixed:2d} + recon: worst frame {worst(frames):.2f} dB, {fdrawn} drawn,"
-              f" {fsecs:.2f} s")
-        if worst(frames) >= low:
-            print(f"  a fixed count reaches auto's worst frame at {fixed}: auto draws "
-                  f"{drawn / fdrawn:.0%} of its sub-frames")
-            return
-    print("  no fixed count up to 64 reaches auto's worst frame")
+    fixed = {}  # (count, reconstruct) -> (worst frame, drawn), rendered once each
+
+    def least_fixed(low, recon):
+        for count in FIXED:
+            if (count, recon) not in fixed:
+                frames, _, drawn = render_method(size, 0, n, count, recon)
+                fixed[count, recon] = (worst(frames), drawn)
+                print(f"    fixed {count:2d} {'+ recon' if recon else 'plain'}: worst frame "
+                      f"{fixed[count, recon][0]:.2f} dB, {drawn} drawn")
+            if fixed[count, recon][0] >= low:
+                return count, fixed[count, recon][1]
+        return None, None
+
+    for recon, comparisons in ((True, (True, False)), (False, (False,))):
+        auto, secs, drawn = timed(runs, lambda r=recon: render_method(size, 0, n, "auto", r))
+        low = worst(auto)
+        print(f"samples auto, reconstruction {'on' if recon else 'off'}: worst frame "
+              f"{low:.2f} dB, {drawn} sub-frames drawn ({drawn / n:.1f} per frame), "
+              f"{secs:.2f} s")
+        for against in comparisons:
+            count, fdrawn = least_fixed(low, against)
+            label = "fixed + recon" if against else "fixed plain"
+            print(f"  {label}: " + (f"{count} a frame reaches it ({fdrawn} drawn): auto "
+                                    f"draws {drawn / fdrawn:.0%} of that" if count else
+                                    f"no count up to {FIXED[-1]} reaches it"))
 
 
 def gap_sweep(size, gaps):
