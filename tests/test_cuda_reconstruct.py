@@ -154,15 +154,23 @@ def test_the_fill_kernel_is_the_cpu_fill_at_the_edges_and_at_ties(emu, rng, shap
         np.testing.assert_array_equal(gpu.view(np.uint32), cpu.view(np.uint32))
 
 
-def test_what_enters_the_frame_comes_from_the_neighbour_as_the_cpu(launched, rng):
+@pytest.mark.parametrize("exact", [False, True])
+def test_what_enters_the_frame_comes_from_the_neighbour_as_the_cpu(launched, rng, exact):
     """A bar outside the frame in the first sub-frame and gone in the last: the neighbour's
     pixels that lay outside own's frame land wherever they fall (without that, the edge
-    columns keep under 75% of the streak's light), as on the CPU."""
+    columns keep under 75% of the streak's light), as on the CPU. ``exact``: times and
+    speed in powers of two, so pixels move back onto the outer centres themselves (0 and
+    W - 1 are inside)."""
     dev, _ = launched
-    n, shutter = 4, 1 / 60
+    n = 4
+    shutter = 1 / 64 if exact else 1 / 60
     times, ww, spans = one_window(n, shutter)
-    speed = float(rng.uniform(1.1, 1.3)) * (W + 6) / (times[-1] - times[0])
-    x0 = -speed * times[0] - 3 - float(rng.uniform(0.5, 1.5))
+    if exact:  # a whole number of pixels between sub-frames
+        speed = 256.0 * int(rng.integers(9, 11))
+        x0 = -speed * times[0] - 4.0
+    else:
+        speed = float(rng.uniform(1.1, 1.3)) * (W + 6) / (times[-1] - times[0])
+        x0 = -speed * times[0] - 3 - float(rng.uniform(0.5, 1.5))
     frames = np.full((n, H, W, 4), 0.2, np.float32)
     depth = np.full((n, H, W), 6.0, np.float32)
     velocity = np.zeros((n, H, W, 2), np.float32)
@@ -171,8 +179,14 @@ def test_what_enters_the_frame_comes_from_the_neighbour_as_the_cpu(launched, rng
         on = (centres >= x0 + speed * t) & (centres < x0 + speed * t + 3)
         frames[j][:, on, :3], depth[j][:, on], velocity[j][:, on, 0] = 0.9, 2.0, speed
     assert not velocity[0].any() and not velocity[-1].any() and velocity[1:-1].any()
+    if exact:  # a pixel of 1 that moves back onto column 0 at 0's time, one of 2 onto W - 1
+        k = round(speed * (times[1] - times[0]))  # (0 and 3 show the background there)
+        for j, col in ((1, k), (2, W - 1 - k)):
+            frames[j][:, col, :3], depth[j][:, col], velocity[j][:, col, 0] = 0.5, 1.0, speed
     gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
     assert_close(gpu, cpu)
+    if exact:  # whole-pixel steps round at ties: the light is the parity case's, not the point
+        return
     ts = (np.arange(4096) + 0.5) / 4096 * shutter
     cover = np.array([(centres >= x0 + speed * t) & (centres < x0 + speed * t + 3) for t in ts])
     light = (cover * 0.7).mean(0) * ww.rows[0].sum()  # above the background, per column

@@ -39,7 +39,8 @@ __device__ __forceinline__ float hf_rc_colour(const float* __restrict__ own,
 // NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint.
 // The neighbour (source 1) lands only where the base is a hole (hf_rc_base's holes: the
 // sky is at infinite depth too, but no hole), or anywhere for a pixel that lay past the
-// frame's outer pixel centres at own's time (`back`: own's time less the source's): own could not show it.
+// frame's outer pixel centres at own's time (`back`: own's time less the source's): own
+// could not show it.
 extern "C" __global__ void hf_rc_splat(
         const float* velocity, const float* depth, const unsigned char* moving,
         const unsigned char* holes, const double* dts, int times, int height, int width,
