@@ -134,12 +134,12 @@ def timed(runs, fn):
     return results[0][0], statistics.median(r[1] for r in results), results[0][2]
 
 
-def accumulation_seconds(size, frames, samples):
+def accumulation_seconds(size, frames, samples, scene=SCENE):
     """The OpenGL accumulation buffer of render_pipeline.py at ``samples`` (median of 3)."""
     import render_pipeline
 
     with tempfile.TemporaryDirectory() as tmp:
-        fps = [render_pipeline.run_accumulation(SCENE, str(Path(tmp) / "acc.mp4"), size,
+        fps = [render_pipeline.run_accumulation(scene, str(Path(tmp) / "acc.mp4"), size,
                                                 samples, frames, SETTINGS["msaa"])
                for _ in range(3)]
     return frames / statistics.median(fps)
@@ -209,10 +209,11 @@ def adaptive(size, runs):
 LONG_FRAMES = 90  # a clip long enough that the fusion processes' start-up is amortised
 
 
-def steady_wall(size, runs, frames=LONG_FRAMES):
+def steady_wall(size, runs, reach=None, frames=LONG_FRAMES):
     """Recon 8 against plain 8 in wall time over ``frames`` frames of the scene kept moving
     (a copy with ``STILL_FROM`` past the clip's end): the ratio of a render longer than
-    the 12-frame look, where the children's start-up (about 0.12 s of CPU each) counts."""
+    the 12-frame look, where the children's start-up (about 0.12 s of CPU each) counts;
+    with ``reach``, the accumulation buffer at that count too (time to quality)."""
     text = SCENE.read_text()
     old = "STILL_FROM = 0.7"
     if old not in text or "duration = 1.0" not in text:
@@ -226,10 +227,15 @@ def steady_wall(size, runs, frames=LONG_FRAMES):
         pairs = [(render_method(size, 0, frames, 8, False, scene=moving)[1],
                   render_method(size, 0, frames, 8, True, scene=moving)[1])
                  for _ in range(runs)]
+        acc = None if reach is None else accumulation_seconds(size, frames, reach, moving)
     ratios = [r / p for p, r in pairs]
     print(f"{frames} moving frames: recon 8 against plain 8 "
           f"{', '.join(f'{x:.2f}x' for x in ratios)} (interleaved; median "
           f"{statistics.median(ratios):.2f}x)")
+    if acc is not None:
+        recon8 = statistics.median(r for _, r in pairs)
+        print(f"  time to quality there: the accumulation buffer at {reach} {acc:.2f} s, "
+              f"recon 8 {recon8:.2f} s: {acc / recon8:.2f}x")
 
 
 def gap_sweep(size, gaps):
@@ -296,7 +302,7 @@ def _print_table(table: dict) -> None:
               f"{r['seconds'] / base:8.2f}")
 
 
-def _time_to_quality(ref, table: dict, size, first: int, n: int) -> None:
+def _time_to_quality(ref, table: dict, size, first: int, n: int) -> int:
     """The accumulation buffer at the least plain count that reaches recon 8's PSNR."""
     target = table["recon 8"]["psnr"]
     # the least plain count that reaches it: every count up to 32, then 48, 64, 128, 256
@@ -309,6 +315,7 @@ def _time_to_quality(ref, table: dict, size, first: int, n: int) -> None:
     print(f"time to quality: plain sampling reaches recon 8's {target:.2f} dB at {reach} "
           f"sub-frames; the accumulation buffer takes {acc:.2f} s there, recon 8 "
           f"{recon8:.2f} s: {acc / recon8:.2f}x")
+    return reach
 
 
 def main() -> None:
@@ -340,9 +347,9 @@ def main() -> None:
     _print_table(table)
     if args.only:  # a quick look at some methods: no time to quality, auto or picture
         return
-    _time_to_quality(ref, table, size, first, n)
+    reach = _time_to_quality(ref, table, size, first, n)
     adaptive(size, args.runs)
-    steady_wall(size, args.runs)
+    steady_wall(size, args.runs, reach)
     k, w, h = crops(ref, rows, masks)
     print(f"wrote {PICTURE} (frame {first + k}: reference, then "
           f"{', '.join(name for name, _ in rows)})")
