@@ -7,9 +7,12 @@ reports per method: PSNR (8-bit sRGB) and mean FLIP (NVIDIA's ``flip-evaluator``
 whole frame, over the region that motion blurs, and over a band around the moving
 silhouettes; the worst frame's PSNR; sub-frames drawn; wall time and its ratio to plain 8.
 Then the OpenGL accumulation buffer of ``render_pipeline.py`` at the plain N that reaches
-reconstruction-8's quality ("time to quality"); ``--samples auto`` against fixed counts over
-the whole animation; recon 8 against plain 8 in wall time over 90 frames of the scene kept
-moving. Writes crops side by side to ``docs/images/reconstruction.png``.
+reconstruction-8's quality ("time to quality"); ``--samples auto``, with reconstruction and
+without, against the least fixed count (with reconstruction and plain) that reaches its
+worst frame over the whole animation; then, over 90 frames of the scene kept moving, recon
+8 against plain 8 in wall time and the accumulation buffer at that same plain count (its
+time is its drawing loop alone; ours is the whole render). Writes crops side by side to
+``docs/images/reconstruction.png``.
 
     python benchmarks/quality.py [--frames 12] [--first 3] [--size 320x180] [--runs 3]
     python benchmarks/quality.py --gaps 4,5,6,8,10 [--msaa 4]   # --samples auto's gap
@@ -49,14 +52,14 @@ RECON = (4, 8)
 SETTINGS = {"antialias": False, "msaa": RenderConfig.msaa}
 
 
-def render_method(size, first, frames, samples, reconstruct, scene=SCENE, **extra):
+def render_method(size, first, frames, samples, reconstruct, scene=None, **extra):
     """(frames (N, H, W, 3) uint8, seconds, sub-frames drawn)."""
     config = RenderConfig(output="memory.mp4", size=size, samples=samples,
                           reconstruct="on" if reconstruct else "off", quiet=True,
                           **{**SETTINGS, **extra})
     sink = MemoryWriter()
     t0 = time.perf_counter()
-    stats = render(str(scene), config, first_frame=first, count=frames, writer=sink)
+    stats = render(str(scene or SCENE), config, first_frame=first, count=frames, writer=sink)
     return np.stack(sink.frames), time.perf_counter() - t0, stats.subframes
 
 
@@ -134,12 +137,12 @@ def timed(runs, fn):
     return results[0][0], statistics.median(r[1] for r in results), results[0][2]
 
 
-def accumulation_seconds(size, frames, samples, scene=SCENE):
+def accumulation_seconds(size, frames, samples, scene=None):
     """The OpenGL accumulation buffer of render_pipeline.py at ``samples`` (median of 3)."""
     import render_pipeline
 
     with tempfile.TemporaryDirectory() as tmp:
-        fps = [render_pipeline.run_accumulation(scene, str(Path(tmp) / "acc.mp4"), size,
+        fps = [render_pipeline.run_accumulation(scene or SCENE, str(Path(tmp) / "acc.mp4"), size,
                                                 samples, frames, SETTINGS["msaa"])
                for _ in range(3)]
     return frames / statistics.median(fps)
@@ -211,9 +214,10 @@ LONG_FRAMES = 90  # a clip long enough that the fusion processes' start-up is am
 
 def steady_wall(size, runs, reach=None, frames=LONG_FRAMES):
     """Recon 8 against plain 8 in wall time over ``frames`` frames of the scene kept moving
-    (a copy with ``STILL_FROM`` past the clip's end): the ratio of a render longer than
-    the 12-frame look, where the children's start-up (about 0.12 s of CPU each) counts;
-    with ``reach``, the accumulation buffer at that count too (time to quality)."""
+    (a copy with ``STILL_FROM`` past the clip's end): a render long enough that the fusion
+    children's start-up (about 0.12 s of CPU each), a large part of the 12-frame look's
+    time, is spread thin. With ``reach`` (the plain count that matched recon 8 on the
+    12-frame look, not measured again here), the accumulation buffer at it too."""
     text = SCENE.read_text()
     old = "STILL_FROM = 0.7"
     if old not in text or "duration = 1.0" not in text:
