@@ -199,27 +199,28 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
     offset = 0
     for n, frame in enumerate(sources):
         sp = frame.splats
-        keep = slice(None)
+        ys, xs, vy, vx = sp.ys, sp.xs, sp.vy, sp.vx
+        keep = unseen = None  # keep: the splats taken (None: all)
         if n:
             back = sources[0].t - frame.t
-            oy, ox = sp.ys + sp.vy * back, sp.xs + sp.vx * back  # past the outer centres
+            oy, ox = ys + vy * back, xs + vx * back  # past the outer centres: unseen
             unseen = (oy < 0) | (oy > h - 1) | (ox < 0) | (ox > w - 1)
-            any_hole = bool(holes.any())
-            keep = slice(None) if any_hole else np.flatnonzero(unseen)
-        ys, xs, vy, vx = sp.ys[keep], sp.xs[keep], sp.vy[keep], sp.vx[keep]
+            if not holes.any():  # no hole to land in: only the unseen land
+                keep = np.flatnonzero(unseen)
+                ys, xs, vy, vx = ys[keep], xs[keep], vy[keep], vx[keep]
         if len(ys):
             dt = taus - frame.t
             ty = np.rint(ys[None, :] + vy[None, :] * dt[:, None])
             tx = np.rint(xs[None, :] + vx[None, :] * dt[:, None])
             inside = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)
-            if n and any_hole:
+            if n and keep is None:
                 near = np.clip(ty, 0, h - 1) * w + np.clip(tx, 0, w - 1)
                 inside &= holes.reshape(-1)[near.astype(np.intp)] | unseen[None, :]
             sel = np.flatnonzero(inside)
             m, j = np.divmod(sel, len(ys))
             pixs.append((ty * w + tx).astype(np.int64).reshape(-1)[sel])
             times.append(m)
-            srcs.append((j if n == 0 or any_hole else keep[j]) + offset)
+            srcs.append((j if keep is None else keep[j]) + offset)
         offset += len(sp.ys)
     if not pixs:
         return None

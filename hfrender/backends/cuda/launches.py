@@ -20,8 +20,8 @@ from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
 
 # kernel scalars must have the C types of the kernel's parameters (CuPy passes NumPy
-# scalars as they are): int -> I32, long long -> I64, float -> F32
-I32, I64, F32 = np.int32, np.int64, np.float32
+# scalars as they are): int -> I32, long long -> I64, float -> F32, double -> F64
+I32, I64, F32, F64 = np.int32, np.int64, np.float32, np.float64
 BLOCK = 256
 MAX_GRID_Z = 65535  # CUDA's limit on gridDim.z (and y); every z launch is chunked by it
 SUFFIX = {np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.float32): "f32"}

@@ -36,6 +36,7 @@ from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import (
     BLOCK,
     F32,
+    F64,
     I32,
     I64,
     MAX_GRID_Z,
@@ -214,7 +215,7 @@ def _splat(dev: Device, st: _Frames, sources: list[int], taus: np.ndarray,
         back = float(st.times[sources[0]]) - float(st.times[f])
         dev.launch("hf_rc_splat", _grid(len(taus) * h * w), (BLOCK, 1, 1),
                    (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(len(taus)),
-                    I32(h), I32(w), I32(s), np.float64(back), keys))
+                    I32(h), I32(w), I32(s), F64(back), keys))
     return keys
 
 
