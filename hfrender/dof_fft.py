@@ -9,11 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 
-def fft_shape(h: int, w: int, reach: int) -> tuple[int, int]:
-    """A padded size (5-smooth) at least ``reach`` beyond the image: no wrap-around."""
-    return _smooth(h + reach), _smooth(w + reach)
-
-
 def _smooth(n: int) -> int:
     while True:
         k = n
@@ -46,15 +41,35 @@ class Window:
     x0: int
     x1: int
     shape: tuple[int, int]
+    inner: tuple[int, int] = (0, 0)  # the box's rows within the window (its light's rows)
 
     @property
     def size(self) -> tuple[int, int]:
         return self.y1 - self.y0, self.x1 - self.x0
 
+    @property
+    def rows(self) -> tuple[int, int]:
+        """All the window's rows (what a gather reads: the far light around the box)."""
+        return 0, self.y1 - self.y0
+
 
 def window(box: tuple[int, int, int, int], reach: int, h: int, w: int) -> Window:
-    """``box`` (y0, y1, x0, x1) grown by ``reach`` within the image, on a grid ``reach``
-    larger than it (no wrap-around into it)."""
+    """``box`` (y0, y1, x0, x1) grown by ``reach`` within the image, on a grid just large
+    enough that nothing wraps around into it: what spreads from the box (or is gathered for
+    it) reaches ``reach`` past it, and only past the image's edges does the grid need room
+    for it (``reach`` beyond the window, less the margin the window kept on the other side:
+    none for a box inside the image)."""
     y0, y1, x0, x1 = box
-    y0, y1, x0, x1 = max(0, y0 - reach), min(h, y1 + reach), max(0, x0 - reach), min(w, x1 + reach)
-    return Window(y0, y1, x0, x1, fft_shape(y1 - y0, x1 - x0, reach))
+    wy0, wy1 = max(0, y0 - reach), min(h, y1 + reach)
+    wx0, wx1 = max(0, x0 - reach), min(w, x1 + reach)
+    rows = _guarded(wy1 - wy0, reach, y0 - wy0, wy1 - y1)
+    cols = _guarded(wx1 - wx0, reach, x0 - wx0, wx1 - x1)
+    return Window(wy0, wy1, wx0, wx1, (rows, cols), (y0 - wy0, y1 - wy0))
+
+
+def _guarded(size: int, reach: int, before: int, after: int) -> int:
+    """The 5-smooth grid for a window of ``size`` whose box lies ``before`` and ``after``
+    inside it: light spilling ``reach - before`` past its start wraps to the grid's end,
+    and must land beyond the window; spilling ``reach - after`` past its end, it must stay
+    on the grid. Both hold from ``size + reach - min(before, after)`` on."""
+    return _smooth(size + reach - min(before, after))

@@ -334,7 +334,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             fields = ops.fields(j, win, disks)
             scatter = None
             for f, area in zip(fields, disks, strict=True):
-                part = ops.forward(f)
+                part = ops.forward(f, win.inner)
                 part *= ops.spectrum(area, win.shape, layer.side)
                 scatter = part if scatter is None else add(scatter, part, out=scatter)
             ops.scatter(j, ops.inverse(scatter, win), win)
@@ -354,7 +354,7 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     win = window(box, _reach(offsets, max(disks)), h, w)
     if not ops.far_in(win):  # no far light anywhere near these pixels
         return
-    far = ops.forward(ops.far_window(win))
+    far = ops.forward(ops.far_window(win), win.rows)
     for d, area in enumerate(disks):
         ops.gather(j, ops.inverse(far * ops.spectrum(area, win.shape, layer.side), win), win, d,
                    len(disks))

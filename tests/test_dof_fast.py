@@ -11,6 +11,7 @@ from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
 from hfrender.backends.cuda import launches
+from hfrender.dof_fft import window
 from hfrender.dof_layers import FAR, MAX_LAYERS, NEAR, disk_tables, make_plan
 from hfrender.errors import InputError
 
@@ -234,3 +235,46 @@ def test_an_opaque_alpha_is_not_blurred_and_the_colour_is_as_without_it(rng):
     got = defocus_fast(rgba, depth, lens)
     edge = got[:, W // 2 - 3: W // 2 + 3, 3]
     assert ((edge > 0.3) & (edge < 0.95)).any()  # blurred across the edge
+
+
+def _smaller_smooth(n):
+    """The largest 5-smooth number below ``n``."""
+    def smooth(k):
+        for p in (2, 3, 5):
+            while k % p == 0:
+                k //= p
+        return k == 1
+    return next(k for k in range(n - 1, 0, -1) if smooth(k))
+
+
+@pytest.mark.parametrize("box", [(30, 44, 50, 96), (0, 12, 0, 200), (100, 120, 150, 200),
+                                 (5, 60, 20, 180), (50, 70, 0, 40)])
+def test_a_window_grid_is_as_small_as_nothing_wrapping_around_allows(rng, box):
+    """What the box's light spreads to by a disk of ``reach``, on the window's grid
+    (circular), equals the plain convolution over the window (what a box's pixels gather
+    is the same sums turned over); a box inside the image needs no guard band, and the next
+    smaller 5-smooth grid wraps around into the window."""
+    reach = 17
+    offsets, _, _ = disk_tables(reach * reach)
+    win = window(box, reach, H, W)
+    (y0, y1, x0, x1), (h, w) = box, win.size
+    inside = box[0] >= reach and box[1] <= H - reach and box[2] >= reach and box[3] <= W - reach
+    assert (win.shape == (h, w)) == inside  # the inner box's window is 48 x 80: 5-smooth
+    field = rng.random((y1 - y0, x1 - x0))
+
+    def error(grid):
+        ring, line = np.zeros(grid), np.zeros((grid[0] + 2 * reach, grid[1] + 2 * reach))
+        ring[y0 - win.y0:y1 - win.y0, x0 - win.x0:x1 - win.x0] = field
+        start = ring.copy()
+        ring[:] = 0
+        for dy, dx in offsets:
+            ring += np.roll(start, (dy, dx), axis=(0, 1))
+            line[reach + dy:reach + dy + grid[0], reach + dx:reach + dx + grid[1]] += start
+        return np.abs(ring[:h, :w] - line[reach:reach + h, reach:reach + w]).max()
+
+    assert error(win.shape) < 1e-9
+    for axis in (0, 1):
+        fewer = list(win.shape)
+        fewer[axis] = _smaller_smooth(fewer[axis])
+        if fewer[axis] >= (h, w)[axis]:  # a guarded side: the guard is needed to the point
+            assert error(tuple(fewer)) > 0.01, (axis, fewer)

@@ -24,11 +24,13 @@ from hfrender.dof_layers import (
     FAR,
     NOISE,
     NOISE_W,
+    ROLE_BACK,
+    ROLE_BEHIND,
+    ROLE_FRONT,
     Plan,
     defocus_layers,
     disk_spectrum,
     disk_tables,
-    role_masks,
 )
 from hfrender.optics import Lens
 
@@ -70,10 +72,6 @@ def _halves(fn, a: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def _rfft(a: np.ndarray, out: np.ndarray) -> None:
-    np.fft.rfft2(a, norm="forward", out=out)
-
-
 def by_rows(fn: Callable[[int, int], None], rows: int, cols: int) -> None:
     """``fn(y0, y1)`` over bands of ``rows`` (of ``cols`` pixels each) of about
     :data:`BAND_PIXELS`; a large frame's bands in two halves on two threads."""
@@ -97,12 +95,12 @@ def _tops(light: np.ndarray) -> np.ndarray:
 
 
 def _clean_rows(light: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """:func:`_clean` of rows of ``light`` (in place), given the channels' ``_tops``."""
+    """:func:`_clean`'s colour step on rows of ``light`` (in place), given the channels'
+    ``_tops``; returns where the weight is there (its step, left to the caller's masks)."""
     colour = light[:-1]
     size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
     np.multiply(colour, size >= NOISE * top[:-1], out=colour)
-    np.multiply(light, light[-1] >= NOISE_W * top[-1], out=light)
-    return light
+    return light[-1] >= NOISE_W * top[-1]
 
 
 def _clean(light: np.ndarray) -> np.ndarray:
@@ -111,14 +109,21 @@ def _clean(light: np.ndarray) -> np.ndarray:
     weight is below :data:`NOISE_W` of its largest (the layer does not reach), and colour
     below :data:`NOISE` of its channel's largest, as the gather has them."""
     top = _tops(light)
-    by_rows(lambda y0, y1: _clean_rows(light[:, y0:y1], top), *light.shape[1:])
+
+    def rows(y0: int, y1: int) -> None:
+        part = light[:, y0:y1]
+        np.multiply(part, _clean_rows(part, top), out=part)
+
+    by_rows(rows, *light.shape[1:])
     return light
 
 
 class _Ops:
-    """Per-frame state of the fast defocus: ``lin`` (H, W, C) and the front / back sums
-    ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W); the light of the far layers
-    visited so far (the same), which nearer layers gather."""
+    """Per-frame state of the fast defocus: ``lin`` (H, W, C) and the front, own and behind
+    sums ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W) (``back`` holds a pixel's own
+    layer's light until :meth:`finish` adds what is behind: a layer's own pixels are in
+    its box, what is in front and behind in its whole window); the light of the far
+    layers visited so far (the same), which nearer layers gather."""
 
     def __init__(self, lin: np.ndarray, max_d2: int, blades: int = 0) -> None:
         self.lin = np.moveaxis(lin, -1, 0)  # planar view (C, H, W)
@@ -153,9 +158,20 @@ class _Ops:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
         return _spectrum(area, shape, self.max_d2, self.blades, side)
 
-    def forward(self, fields: np.ndarray) -> np.ndarray:
+    def forward(self, fields: np.ndarray, rows: tuple[int, int]) -> np.ndarray:
+        """rfft2 (norm "forward") of ``fields``, zero outside ``rows``: its two passes, bit
+        for bit, the real one over those rows alone (a thin band's light is in a tenth of
+        its grid's rows)."""
         out = np.empty(fields.shape[:-1] + (fields.shape[-1] // 2 + 1,), np.complex64)
-        return _halves(_rfft, fields, out)
+        r0, r1 = rows
+        out[..., :r0, :] = 0
+        out[..., r1:, :] = 0
+
+        def one(a: np.ndarray, spectrum: np.ndarray) -> None:
+            np.fft.rfft(a[..., r0:r1, :], axis=-1, norm="forward", out=spectrum[..., r0:r1, :])
+            np.fft.fft(spectrum, axis=-2, norm="forward", out=spectrum)
+
+        return _halves(one, fields, out)
 
     def inverse(self, spectrum: np.ndarray, win: Window) -> np.ndarray:
         """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
@@ -191,41 +207,47 @@ class _Ops:
                                 mine & (share > 0), out=weight)
                 np.multiply(self.lin[(slice(None),) + at], weight, out=f[: self.c, y0:y1, :w])
 
-        by_rows(rows, *win.size)
+        r0, r1 = win.inner  # the layer's pixels are in its box's rows
+        by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
         return out
 
     def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
-        """Add layer j's scatter to the front or back sums of each pixel by its role."""
+        """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
         roles, top = self.plan.roles[j], _tops(light)
+        r0, r1 = win.inner
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            part = _clean_rows(light[:, y0:y1], top)
+            part = light[:, y0:y1]
+            there = _clean_rows(part, top)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
-            for sums, which in zip((self.front, self.back, self.behind), role_masks(role),
-                                   strict=True):
-                sums[(slice(None),) + at] += np.multiply(part, which, out=out)
+            for sums, which in ((self.front, ROLE_FRONT), (self.behind, ROLE_BEHIND)):
+                sums[(slice(None),) + at] += np.multiply(part, there & (role == which), out=out)
+            o0, o1 = max(y0, r0), min(y1, r1)  # the box's rows: the layer's own pixels
+            if o0 < o1:
+                mine = there[o0 - y0:o1 - y0] & (role[o0 - y0:o1 - y0] == ROLE_BACK)
+                self.back[(slice(None),) + _rows(win, o0, o1)] += np.multiply(
+                    part[:, o0 - y0:o1 - y0], mine, out=out[:, : o1 - o0])
 
         by_rows(rows, *win.size)
 
     def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
         """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
-        the layer's ``disks``: each pixel takes its share of each."""
+        the layer's ``disks``: each pixel takes its share of each (behind it)."""
         top = _tops(light)
+        r0, r1 = win.inner  # the layer's pixels are in its box's rows
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            part = _clean_rows(light[:, y0:y1], top)
-            t = self.t[at]
-            share = self.layer[at] == j
+            part = light[:, y0:y1]
+            share = _clean_rows(part, top) & (self.layer[at] == j)
             if disks > 1:
+                t = self.t[at]
                 share = share * (1.0 - t if disk == 0 else t)
-            part = np.multiply(part, share, out=part)
-            self.back[(slice(None),) + at] += part
-            self.behind[(slice(None),) + at] += part
+            self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
 
-        by_rows(rows, *win.size)
+        by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, win.size[1])
 
     def add_far(self, fields: list[np.ndarray], win: Window) -> None:
         """Keep a far layer's light (all its disks' parts) for the layers that gather it."""
@@ -257,6 +279,7 @@ class _Ops:
 
         def rows(y0: int, y1: int) -> None:
             f, b, k = (s[:, y0:y1] for s in (self.front, self.back, self.behind))
+            b += k  # own light and what is behind
             part = composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c], self.inside[y0:y1],
                              out=scratch("dof.out", (c, y1 - y0, w), np.float32))
             out[y0:y1] = np.moveaxis(part, 0, -1)

@@ -48,11 +48,13 @@ from hfrender.backends.cpu.dof_slots import STILL, Sources
 from hfrender.dof_composite import inside_of_keys
 from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
+    ROLE_BACK,
+    ROLE_BEHIND,
+    ROLE_FRONT,
     Plan,
     blur_layers,
     disk_tables,
     make_plan,
-    role_masks,
 )
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
@@ -120,15 +122,17 @@ class _WindowOps(_Ops):
     def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
         at = (slice(None),) + _at(win)
         role = self.plan.roles[j][self.layer[at[1:]]]  # STILL: zeroed below
-        front, back, behind = (m.astype(np.float32) for m in role_masks(role))
+        # back holds a pixel's own layer's light alone until ``finish`` (see ``_Ops``)
+        front, own, behind = ((role == r).astype(np.float32)
+                              for r in (ROLE_FRONT, ROLE_BACK, ROLE_BEHIND))
         light = _clean(light)
         cols, y, x = self._moving_in(win)
         if len(cols):
-            front[y, x] = back[y, x] = behind[y, x] = 0.0  # their sums are the slots'
+            front[y, x] = own[y, x] = behind[y, x] = 0.0  # their sums are the slots'
             self.slots.add(self.plan.roles[j], light[:, y, x], cols)
         self.front[at] += light * front
         self.behind[at] += light * behind
-        self.back[at] += np.multiply(light, back, out=light)
+        self.back[at] += np.multiply(light, own, out=light)
 
     def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
         at = _at(win)
@@ -139,9 +143,7 @@ class _WindowOps(_Ops):
             shares = self.sources.light(cols, j, disk, disks)[self.c]
             slot = self.sources.slot(cols, j)
             self.slots.add_behind(slot, (light[:, y, x] * shares).T, cols)
-        light = np.multiply(light, share, out=light)
-        self.back[(slice(None),) + at] += light
-        self.behind[(slice(None),) + at] += light
+        self.behind[(slice(None),) + at] += np.multiply(light, share, out=light)
 
     def finish(self) -> np.ndarray:
         self.back[self.c].reshape(-1)[self.index] = 1.0  # their composite is the slots'

@@ -175,7 +175,8 @@ class _Ops:
                                       shape, side)
         return kept[key]
 
-    def forward(self, fields: Any) -> Any:
+    def forward(self, fields: Any, rows: tuple[int, int]) -> Any:
+        """The whole grid's rfft2: cuFFT's one 2-D plan (the CPU's skips the zero rows)."""
         return forward(self.xp, fields)
 
     def inverse(self, spectrum: Any, win: Window) -> Any:
