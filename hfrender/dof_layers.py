@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.dof_boxes import layer_boxes, layer_rows
 from hfrender.dof_fft import window
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
@@ -278,29 +279,6 @@ def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int
     return xp.asarray(spec.astype(np.complex64))
 
 
-def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
-    """(n, H) bool: the rows where each of the n layers has pixels (one pass over ``layer``,
-    each pixel's layer index, -1 in focus)."""
-    h = int(layer.shape[0])
-    index = (layer + 1) * h + xp.arange(h, dtype=xp.int32)[:, None]
-    return _host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
-
-
-def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
-                gap: int) -> list[tuple[int, int, int, int]]:
-    """Boxes (y0, y1, x0, x1) around layer j's pixels (in ``rows``, see :func:`layer_rows`):
-    one per band of rows, bands more than ``gap`` rows apart kept apart (a near object and
-    the floor at its distance, say)."""
-    rows = np.flatnonzero(rows)
-    cuts = np.flatnonzero(np.diff(rows) > gap) + 1
-    boxes = []
-    for band in np.split(rows, cuts):
-        y0, y1 = int(band[0]), int(band[-1]) + 1
-        cols = np.flatnonzero(_host((layer[y0:y1] == j).any(axis=0)))
-        boxes.append((y0, y1, int(cols[0]), int(cols[-1]) + 1))
-    return boxes
-
-
 def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float,
                    max_d2: int, blades: int = 0) -> Any:
     """The fast defocus of one frame, driven through ``ops`` (a backend's field building,
@@ -316,12 +294,12 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     ops.start(plan, keys)
     rows = layer_rows(xp, ops.layer, len(plan.layers))
     return blur_layers(ops, plan, offsets, (h, w), xp.add,
-                       lambda j, size: layer_boxes(xp, ops.layer, j, rows[j], size))
+                       lambda j, reach: layer_boxes(xp, ops.layer, j, rows[j], reach))
 
 
 def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int], add: Any,
                 boxes: Any) -> Any:
-    """Every layer blurred by its disk over each of its ``boxes(j, size)`` (FFTs per box),
+    """Every layer blurred by its disk over each of its ``boxes(j, reach)`` (FFTs per box),
     scattered, gathered where a larger disk behind sees through, composited: the loop that
     :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share."""
     h, w = size
@@ -329,7 +307,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
         reach = _reach(offsets, layer.hi)
-        for box in boxes(j, 2 * reach + 1):
+        for box in boxes(j, reach):
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
             scatter = None

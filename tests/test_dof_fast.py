@@ -7,10 +7,12 @@ import pytest
 from cuda_emu import session_emulator
 
 import hfrender as hf
+from hfrender import dof_boxes
 from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
 from hfrender.backends.cuda import launches
+from hfrender.dof_boxes import layer_boxes, layer_rows
 from hfrender.dof_fft import window
 from hfrender.dof_layers import FAR, MAX_LAYERS, NEAR, disk_tables, make_plan
 from hfrender.errors import InputError
@@ -75,9 +77,21 @@ def slanted(rng):
     return img, depth
 
 
-@pytest.mark.parametrize("scene", [planes, slanted])
+def pole(rng):
+    """:func:`slanted` with a pole one pixel wide standing on the floor at its foot's own
+    distance: the pole and that band of the floor share a layer."""
+    img, depth = slanted(rng)
+    foot = int(H * 0.85)
+    depth[10:foot, 150] = depth[foot, 0]
+    img[10:foot, 150] = np.float32([0.9, 0.9, 0.8])
+    return img, depth
+
+
+@pytest.mark.parametrize("scene", [planes, slanted, pole])
 @pytest.mark.parametrize("coc", [8, 24])
-def test_fast_is_within_40_db_of_the_exact_gather(rng, scene, coc):
+def test_fast_is_within_40_db_of_the_exact_gather(rng, scene, coc, monkeypatch):
+    if scene is pole:  # every cut that makes any grid smaller (one pixel is enough)
+        monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)
     img, depth = scene(rng)
     lens = lens_for(depth, coc)
     exact = defocus(img, depth, lens)
@@ -203,9 +217,15 @@ def dev(tmp_path_factory):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8])
-def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype):
+@pytest.mark.parametrize("scene", ["slanted", "pole"])
+def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype, scene, monkeypatch):
     n = 2
-    img, depth = slanted(rng)
+    if scene == "pole":  # the pole's foot on the floor, its layer's box cut in two
+        monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)
+        img, depth = pole(rng)
+        img, depth = img[60:108, 110:190], depth[60:108, 110:190]
+    else:
+        img, depth = slanted(rng)
     frames = np.stack([img, img[::-1]])[:, :48, :80]
     depth = np.ascontiguousarray(np.stack([depth, depth[::-1]])[:, :48, :80])
     if dtype == np.uint8:
@@ -278,3 +298,46 @@ def test_a_window_grid_is_as_small_as_nothing_wrapping_around_allows(rng, box):
         fewer[axis] = _smaller_smooth(fewer[axis])
         if fewer[axis] >= (h, w)[axis]:  # a guarded side: the guard is needed to the point
             assert error(tuple(fewer)) > 0.01, (axis, fewer)
+
+
+def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
+    """One layer: a pole one pixel wide (column 50, rows 0-79) on a floor band (rows 80-89),
+    and apart from them a block. The band's box is cut at the pole's foot where a cut saves
+    more than a window costs; the block stays whole; every pixel is in exactly one box."""
+    layer = np.full((120, 200), -1, np.int32)
+    layer[0:80, 50] = 0
+    layer[80:90] = 0
+    layer[105:115, 20:60] = 0
+    rows = layer_rows(np, layer, 1)[0]
+    boxes = layer_boxes(np, layer, 0, rows, 4)
+    assert boxes == [(0, 80, 50, 51), (80, 90, 0, 200), (105, 115, 20, 60)]
+    count = np.zeros(layer.shape, int)
+    for y0, y1, x0, x1 in boxes:
+        count[y0:y1, x0:x1] += layer[y0:y1, x0:x1] == 0
+    assert (count == (layer == 0)).all()
+    assert layer_boxes(np, layer, 0, rows, 6)[:2] == [(0, 80, 50, 51), (80, 90, 0, 200)]
+    # a pole too short to be worth a window of its own stays in the floor's box
+    layer[:75, 50] = -1
+    assert layer_boxes(np, layer, 0, layer_rows(np, layer, 1)[0], 4)[0] == (75, 90, 0, 200)
+
+
+def test_cutting_a_layers_box_changes_the_picture_by_rounding_alone(rng, monkeypatch):
+    """:func:`pole` with every box cut that makes a grid smaller, against no cuts at all:
+    each pixel's light is transformed once and gathered once, whichever box holds it."""
+    img, depth = pole(rng)
+    lens = lens_for(depth, 24)
+    monkeypatch.setattr(dof_boxes, "WINDOW_COST", 10 ** 12)
+    whole = defocus_fast(img, depth, lens)
+    cut = []
+    real = dof_boxes._cuts
+
+    def counted(first, last, reach):
+        parts = real(first, last, reach)
+        cut.append(len(parts))
+        return parts
+
+    monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)
+    monkeypatch.setattr(dof_boxes, "_cuts", counted)
+    parts = defocus_fast(img, depth, lens)
+    assert max(cut) >= 3  # the pole's layer: the pole, the disc beside it, the floor
+    np.testing.assert_allclose(parts, whole, rtol=0, atol=2e-6 * float(img.max()))

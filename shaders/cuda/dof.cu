@@ -113,16 +113,16 @@ extern "C" __global__ void hf_dof_start(
     back[channels * pixels + p] = focus;
 }
 
-// Layer j's light on its one or two disks, in a window of the image (rows y0 .., columns
-// x0 .., win_h x win_w pixels) into zeroed planes (channels + 1, grid_h, grid_w) whose
-// corner is the window's: colour * weight and the weight (share / area).
+// Layer j's light on its one or two disks, in rows r0 .. r1 of a window of the image (its
+// box's rows: rows y0 .., columns x0 .., win_w pixels wide) into zeroed planes (channels + 1,
+// grid_h, grid_w) whose corner is the window's: colour * weight and the weight (share / area).
 extern "C" __global__ void hf_dof_fields(
         const float* lin, const int* layer, const float* t, int j, int width, int channels,
-        int y0, int x0, int win_h, int win_w, int grid_h, int grid_w, int disks, int area_lo,
-        int area_hi, float* lo, float* hi) {
+        int y0, int x0, int r0, int r1, int win_w, int grid_h, int grid_w, int disks,
+        int area_lo, int area_hi, float* lo, float* hi) {
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= (long long)win_h * win_w) return;
-    long long wy = e / win_w, wx = e % win_w;
+    if (e >= (long long)(r1 - r0) * win_w) return;
+    long long wy = r0 + e / win_w, wx = e % win_w;
     long long p = (y0 + wy) * width + x0 + wx;
     if (layer[p] != j) return;
     long long plane = (long long)grid_h * grid_w;
@@ -138,21 +138,21 @@ extern "C" __global__ void hf_dof_fields(
     }
 }
 
-// Add one inverse FFT over a window (channels + 1, win_h, win_w) to the front or back sums
-// (channels + 1, pixels) of each of its pixels (behind: to back and to the behind sums) by
-// the role of the pixel's layer
+// Add rows r0 .. r1 of one inverse FFT over a window (channels + 1, win_h, win_w) to the
+// front or back sums (channels + 1, pixels) of each of their pixels (behind: to back and to
+// the behind sums) by the role of the pixel's layer (a gather: its box's rows alone)
 // (roles[n_layers]: pixels in focus), times the pixel's share of that disk (share: 0 all
 // of it, 1 the smaller disk's 1 - t, 2 the larger's t). The FFT's rounding is taken out:
 // where the weight is below HF_DOF_NOISE_W of its largest magnitude top[channels] (over
 // the window), nothing; colour below HF_DOF_NOISE of its channel's top[ch]: zero.
 extern "C" __global__ void hf_dof_accumulate(
         const float* light, long long pixels, int width, int channels, int y0, int x0,
-        int win_h, int win_w, const int* layer, const int* roles, int n_layers,
-        const float* top, const float* t, int share, float* front, float* back,
+        int win_h, int win_w, int r0, int r1, const int* layer, const int* roles,
+        int n_layers, const float* top, const float* t, int share, float* front, float* back,
         float* behind) {
-    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long plane = (long long)win_h * win_w;
-    if (e >= plane) return;
+    long long e = (long long)r0 * win_w + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)r1 * win_w) return;
     if (!(light[channels * plane + e] >= HF_DOF_NOISE_W * top[channels])) return;
     long long p = (y0 + e / win_w) * width + x0 + e % win_w;
     int k = layer[p];

@@ -214,7 +214,6 @@ class _Ops:
     def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
         """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
         roles, top = self.plan.roles[j], _tops(light)
-        r0, r1 = win.inner
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
@@ -222,13 +221,9 @@ class _Ops:
             there = _clean_rows(part, top)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
-            for sums, which in ((self.front, ROLE_FRONT), (self.behind, ROLE_BEHIND)):
+            for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK),
+                                (self.behind, ROLE_BEHIND)):  # back: the layer's own pixels
                 sums[(slice(None),) + at] += np.multiply(part, there & (role == which), out=out)
-            o0, o1 = max(y0, r0), min(y1, r1)  # the box's rows: the layer's own pixels
-            if o0 < o1:
-                mine = there[o0 - y0:o1 - y0] & (role[o0 - y0:o1 - y0] == ROLE_BACK)
-                self.back[(slice(None),) + _rows(win, o0, o1)] += np.multiply(
-                    part[:, o0 - y0:o1 - y0], mine, out=out[:, : o1 - o0])
 
         by_rows(rows, *win.size)
 

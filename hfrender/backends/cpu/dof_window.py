@@ -154,7 +154,7 @@ class _WindowOps(_Ops):
 
 def _boxes(mask: np.ndarray, gap: int) -> list[tuple[int, int, int, int]]:
     """Boxes (y0, y1, x0, x1) around ``mask``'s pixels, one per band of rows, bands more
-    than ``gap`` rows apart kept apart (as :func:`hfrender.dof_layers.layer_boxes`)."""
+    than ``gap`` rows apart kept apart (as :func:`hfrender.dof_boxes.layer_boxes`)."""
     rows = np.flatnonzero(mask.any(axis=1))
     if not len(rows):
         return []
@@ -182,7 +182,7 @@ def _run(ops: _WindowOps, plan: Plan) -> np.ndarray:
     offsets = disk_tables(ops.max_d2, ops.blades)[0]
     member = _members(ops, len(plan.layers))
     return blur_layers(ops, plan, offsets, (h, w), np.add,
-                       lambda j, size: _boxes(member[j], size))
+                       lambda j, reach: _boxes(member[j], 2 * reach + 1))
 
 
 def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequence[Lens],

@@ -182,31 +182,36 @@ class _Ops:
     def inverse(self, spectrum: Any, win: Window) -> Any:
         return inverse(self.xp, spectrum, win.shape, *win.size)
 
-    def _window_launch(self, name: str, win: Window, args: tuple) -> None:
-        h, w = win.size
-        self.dev.launch(name, _grid(h * w), (BLOCK, 1, 1), args)
+    def _window_launch(self, name: str, win: Window, rows: tuple[int, int],
+                       args: tuple) -> None:
+        """A kernel over ``rows`` of a window (their first and last come after ``args``'
+        window origin)."""
+        self.dev.launch(name, _grid((rows[1] - rows[0]) * win.size[1]), (BLOCK, 1, 1), args)
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[Any]:
         planes = [self.xp.zeros((self.c + 1,) + win.shape, np.float32) for _ in disks]
         hi = planes[1] if len(planes) == 2 else self.none
-        self._window_launch("hf_dof_fields", win, (
+        self._window_launch("hf_dof_fields", win, win.inner, (  # the layer's: its box's rows
             self.lin, self.layer, self.t, I32(j), I32(self.w), I32(self.c), I32(win.y0),
-            I32(win.x0), *(I32(n) for n in win.size + win.shape), I32(len(disks)),
-            I32(disks[0]), I32(disks[-1]), planes[0], hi))
+            I32(win.x0), *(I32(n) for n in win.inner + win.size[1:] + win.shape),
+            I32(len(disks)), I32(disks[0]), I32(disks[-1]), planes[0], hi))
         return planes
 
-    def _accumulate(self, light: Any, win: Window, roles: Any, share: int) -> None:
+    def _accumulate(self, light: Any, win: Window, rows: tuple[int, int], roles: Any,
+                    share: int) -> None:
         top = self.xp.ascontiguousarray(self.xp.abs(light).max(axis=(1, 2)))
-        self._window_launch("hf_dof_accumulate", win, (
+        self._window_launch("hf_dof_accumulate", win, rows, (
             light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
-            *(I32(n) for n in win.size), self.layer, roles, I32(len(self.plan.layers)), top,
-            self.t, I32(share), self.front, self.back, self.behind))
+            *(I32(n) for n in win.size + rows), self.layer, roles,
+            I32(len(self.plan.layers)), top, self.t, I32(share), self.front, self.back,
+            self.behind))
 
     def scatter(self, j: int, light: Any, win: Window) -> None:
-        self._accumulate(light, win, self.roles[j], 0)
+        self._accumulate(light, win, win.rows, self.roles[j], 0)
 
     def gather(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
-        self._accumulate(light, win, self.gathers[j], 0 if disks == 1 else 1 + disk)
+        """Layer j's pixels in its box's rows (another box's windows may hold more of them)."""
+        self._accumulate(light, win, win.inner, self.gathers[j], 0 if disks == 1 else 1 + disk)
 
     def add_far(self, fields: list[Any], win: Window) -> None:
         if self.far is None:

@@ -1,0 +1,82 @@
+"""Where each layer of the fast depth of field (:mod:`hfrender.dof_layers`) runs its FFTs:
+boxes around its pixels, each grown by its disks' reach into a window (:mod:`hfrender.dof_fft`).
+
+A layer's pixels fall into bands of rows, bands farther apart than the windows' overlap
+kept apart (a near object and the floor at its distance, say). A band's box is cut further
+across its rows where that makes the windows smaller: a pole one pixel wide standing on the
+floor band of its own distance spans the frame's height, and one box around both would
+transform the whole frame (a fifth of a 64 px blur's cost on ``benchmarks/dof.py``'s
+frame). The boxes of one band are disjoint in their rows, so every pixel of the layer is in
+exactly one box (its light is transformed once, its gathers are made once), and a box's
+rows hold all the layer's pixels of those rows. Their windows may overlap, and hold pixels
+of the layer's other boxes: what a box scatters reaches them too, as it would in one box.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+WINDOW_COST = 12_000  # the fixed cost of one more window, in pixels of its grid (a cut must
+#                       save more than this)
+
+
+def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
+    """(n, H) bool: the rows where each of the n layers has pixels (one pass over ``layer``,
+    each pixel's layer index, -1 in focus)."""
+    h = int(layer.shape[0])
+    index = (layer + 1) * h + xp.arange(h, dtype=xp.int32)[:, None]
+    return _host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
+
+
+def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
+                reach: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (y0, y1, x0, x1) around layer j's pixels (in ``rows``, see :func:`layer_rows`),
+    for disks of ``reach``: bands of rows more than ``2 * reach + 1`` apart kept apart, each
+    cut across its rows where the windows' grids shrink by more than :data:`WINDOW_COST`."""
+    rows = np.flatnonzero(rows)
+    boxes = []
+    for band in np.split(rows, np.flatnonzero(np.diff(rows) > 2 * reach + 1) + 1):
+        y0, y1 = int(band[0]), int(band[-1]) + 1
+        mine = layer[y0:y1] == j
+        there = _host(mine.any(axis=1))
+        first = np.where(there, _host(mine.argmax(axis=1)), np.iinfo(np.int32).max)
+        last = np.where(there, mine.shape[1] - 1 - _host(mine[:, ::-1].argmax(axis=1)), -1)
+        for a, b in _cuts(first, last, reach):
+            filled = np.flatnonzero(there[a:b])  # a cut's parts trimmed to their pixels
+            if len(filled):
+                a, b = a + int(filled[0]), a + int(filled[-1]) + 1
+                boxes.append((y0 + a, y0 + b, int(first[a:b].min()), int(last[a:b].max()) + 1))
+    return boxes
+
+
+def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, int]]:
+    """Row ranges [a, b) of a band (``first`` and ``last`` column of each row; an empty row:
+    first > last) whose boxes' grids, each ``2 * reach`` larger than its box, cost least:
+    cut at the best row while a cut saves more than :data:`WINDOW_COST`."""
+    n = len(first)
+    if n < 2:
+        return [(0, n)]
+    pad = 2 * reach
+
+    def cost(lo: np.ndarray, hi: np.ndarray, height: np.ndarray) -> np.ndarray:
+        return (height + pad) * (np.maximum(hi - lo + 1, 0) + pad)
+
+    lo_top, hi_top = np.minimum.accumulate(first), np.maximum.accumulate(last)
+    lo_bot = np.minimum.accumulate(first[::-1])[::-1]
+    hi_bot = np.maximum.accumulate(last[::-1])[::-1]
+    at = np.arange(1, n)  # cut before row `at`
+    split = (cost(lo_top[:-1], hi_top[:-1], at) + cost(lo_bot[1:], hi_bot[1:], n - at)
+             + WINDOW_COST)
+    best = int(np.argmin(split))
+    whole = int(cost(lo_top[-1:], hi_top[-1:], np.array([n]))[0])
+    if split[best] >= whole:
+        return [(0, n)]
+    y = best + 1
+    return [(a, b) for a, b in _cuts(first[:y], last[:y], reach)] + [
+        (y + a, y + b) for a, b in _cuts(first[y:], last[y:], reach)]
+
+
+def _host(a: Any) -> np.ndarray:
+    return a.get() if hasattr(a, "get") else np.asarray(a)
