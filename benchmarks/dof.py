@@ -4,7 +4,8 @@ gather, against the size of the blur, in one run.
 1. ``hf.depth_of_field`` on a synthetic frame (a textured background, a floor receding
    from 0.4 m to 8 m, objects before, at and beyond the focus plane, thin lines, bright
    points), at 640x360 and 1920x1080, the largest circle of confusion 4, 8, 16, 32, 64 px:
-   medians of ``--runs`` calls of each method (the exact gather once where one call takes
+   medians of ``--runs`` calls of each method (the fast calls of all the blurs taking turns,
+   so that their ratios meet one machine load; the exact gather once where one call takes
    seconds, and at 1080p only up to ``--exact-1080`` px), PSNR of the fast result against
    the exact one (linear light, peak 1), the ratios the goals name (64 px / 4 px, 1080p /
    360p). Writes exact | fast | difference x10 side by side to
@@ -98,20 +99,31 @@ def psnr(test: np.ndarray, ref: np.ndarray) -> float:
 
 
 def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
-    """{blur: (fast s, exact s or None, PSNR or None)}; keeps the 64 px pair for the picture."""
+    """{blur: (fast s, exact s or None, PSNR or None)}; keeps the 64 px pair for the picture.
+    The fast calls of all the blurs take turns, ``runs`` rounds (medians): on a machine
+    whose speed drifts, the ratios between blurs are then measured under one load."""
     img, depth = scene(h, w)
+    stops = {blur: lens_for(depth, blur).f_stop for blur in BLURS}
+    calls = {blur: (lambda s=stops[blur]: hf.depth_of_field(
+        img, depth, focus_distance=FOCUS, f_stop=s, backend="cpu")) for blur in BLURS}
+    fast = {blur: call() for blur, call in calls.items()}  # warm: the disks' spectra, threads
+    times = {blur: [] for blur in BLURS}
+    for _ in range(runs):
+        for blur, call in calls.items():
+            t = time.perf_counter()
+            call()
+            times[blur].append(time.perf_counter() - t)
     rows = {}
     for blur in BLURS:
-        kw = dict(focus_distance=FOCUS, f_stop=lens_for(depth, blur).f_stop, backend="cpu")
-        hf.depth_of_field(img, depth, **kw)  # warm: the disks' spectra, the threads
-        t_fast, fast = timed(lambda kw=kw: hf.depth_of_field(img, depth, **kw), runs)
+        t_fast = statistics.median(times[blur])
         t_exact = quality = None
         if blur <= exact_up_to:
-            t_exact, exact = timed(lambda kw=kw: hf.depth_of_field(img, depth, method="exact",
-                                                                   **kw), runs)
-            quality = psnr(fast, exact)
+            t_exact, exact = timed(lambda s=stops[blur]: hf.depth_of_field(
+                img, depth, focus_distance=FOCUS, f_stop=s, backend="cpu", method="exact"),
+                runs)
+            quality = psnr(fast[blur], exact)
             if blur == BLURS[-1] and h == 360:
-                write_picture(exact, fast)
+                write_picture(exact, fast[blur])
         rows[blur] = (t_fast, t_exact, quality)
         print(f"  {w}x{h} CoC {blur:2d} px: fast {t_fast * 1e3:7.1f} ms"
               + (f", exact {t_exact * 1e3:9.1f} ms ({t_exact / t_fast:6.1f}x), "

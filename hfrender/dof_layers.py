@@ -30,6 +30,8 @@ small (:data:`SNAP_T`).
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -37,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.dof_boxes import layer_boxes, layer_rows
-from hfrender.dof_fft import window
+from hfrender.dof_fft import Window, window
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
 
@@ -47,6 +49,7 @@ NEAR, FOCUS, FAR = -1, 0, 1
 ROLE_NONE, ROLE_FRONT, ROLE_BACK, ROLE_BEHIND = 0, 1, 2, 3  # behind: back, and apart too
 NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
 NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
+LOOKAHEAD = 2  # windows whose FFTs may run ahead of the adding of their sums
 GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its share);
 #                   larger ones with the disk between them
 SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that disk alone:
@@ -301,8 +304,14 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
                 boxes: Any) -> Any:
     """Every layer blurred by its disk over each of its ``boxes(j, reach)`` (FFTs per box),
     scattered, gathered where a larger disk behind sees through, composited: the loop that
-    :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share."""
+    :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
+
+    A window's FFTs go to ``ops.later`` (the CPU's run on a thread of their own, up to
+    :data:`LOOKAHEAD` windows ahead) while the next windows' fields are made here; their
+    sums are added in the loop's own order, so the picture is the one a single thread makes,
+    bit for bit."""
     h, w = size
+    pending: deque[Callable[[], None]] = deque()
     for j in plan.order():  # far layers before the layers that see them behind
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
@@ -310,32 +319,54 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
         for box in boxes(j, reach):
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
-            scatter = None
-            for f, area in zip(fields, disks, strict=True):
-                part = ops.forward(f, win.inner)
-                part *= ops.spectrum(area, win.shape, layer.side)
-                scatter = part if scatter is None else add(scatter, part, out=scatter)
-            ops.scatter(j, ops.inverse(scatter, win), win)
+            light = ops.later(_scattered, ops, fields, disks, win, layer.side, add)
+            pending.append(lambda j=j, win=win, light=light: ops.scatter(j, ops.ready(light()),
+                                                                         win))
             if plan.big[:, j].any():
-                _gather(ops, j, layer, box, offsets, h, w)
+                pending.append(_gather(ops, j, layer, box, offsets, h, w))
             if layer.side == FAR:
-                ops.add_far(fields, win)
+                ops.add_far(fields, win)  # after the gather: its own light is not behind it
+            while len(pending) > LOOKAHEAD:
+                pending.popleft()()
+    while pending:
+        pending.popleft()()
     return ops.finish()
 
 
+def _scattered(ops: Any, fields: list[Any], disks: list[int], win: Window, side: int,
+               add: Any) -> Any:
+    """A window's light spread by its disks: the FFTs of its fields, times the disks'
+    spectra, summed, transformed back."""
+    scatter = None
+    for f, area in zip(fields, disks, strict=True):
+        part = ops.forward(f, win.inner)
+        part *= ops.spectrum(area, win.shape, side)
+        scatter = part if scatter is None else add(scatter, part, out=scatter)
+    return ops.inverse(scatter, win)
+
+
 def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
-            offsets: np.ndarray, h: int, w: int) -> None:
+            offsets: np.ndarray, h: int, w: int) -> Callable[[], None]:
     """The far layers of larger disks seen through layer j's pixels, gathered with each
-    pixel's own disk (both of the layer's, by its share; one between them for large disks)."""
+    pixel's own disk (both of the layer's, by its share; one between them for large disks):
+    the far light kept so far, taken now, and what adds its gathers to the sums later."""
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
     win = window(box, _reach(offsets, max(disks)), h, w)
     if not ops.far_in(win):  # no far light anywhere near these pixels
-        return
-    far = ops.forward(ops.far_window(win), win.rows)
-    for d, area in enumerate(disks):
-        ops.gather(j, ops.inverse(far * ops.spectrum(area, win.shape, layer.side), win), win, d,
-                   len(disks))
+        return lambda: None
+    lights = ops.later(_gathered, ops, ops.far_window(win), disks, win, layer.side)
+
+    def settle() -> None:
+        for d, light in enumerate(lights()):
+            ops.gather(j, ops.ready(light), win, d, len(disks))
+
+    return settle
+
+
+def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> list[Any]:
+    spectrum = ops.forward(far, win.rows)
+    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win) for area in disks]
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

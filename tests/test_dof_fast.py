@@ -341,3 +341,39 @@ def test_cutting_a_layers_box_changes_the_picture_by_rounding_alone(rng, monkeyp
     parts = defocus_fast(img, depth, lens)
     assert max(cut) >= 3  # the pole's layer: the pole, the disc beside it, the floor
     np.testing.assert_allclose(parts, whole, rtol=0, atol=2e-6 * float(img.max()))
+
+
+def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeypatch):
+    """The windows' FFTs run ahead on their own thread; their sums are added in the loop's
+    order, so the picture is the serial one exactly. A failing FFT is raised to the caller."""
+    from hfrender import dof_layers
+    from hfrender.backends.cpu import dof_fast
+
+    img, depth = pole(rng)
+    lens = lens_for(depth, 24)
+    ahead = defocus_fast(img, depth, lens)
+    calls = []
+
+    def now(self, fn, *args):
+        calls.append(fn.__name__)
+        value = fn(*args)
+        return lambda: value
+
+    monkeypatch.setattr(dof_fast._Ops, "later", now)
+    monkeypatch.setattr(dof_layers, "LOOKAHEAD", 0)
+    serial = defocus_fast(img, depth, lens)
+    assert {"_scattered", "_gathered"} <= set(calls)
+    assert np.array_equal(ahead, serial)
+    monkeypatch.undo()
+    inverse = dof_fast._Ops.inverse
+    seen = []
+
+    def failing(self, spectrum, win):
+        seen.append(win)
+        if len(seen) == 3:
+            raise MemoryError("no room for the third window")
+        return inverse(self, spectrum, win)
+
+    monkeypatch.setattr(dof_fast._Ops, "inverse", failing)
+    with pytest.raises(MemoryError, match="third window"):
+        defocus_fast(img, depth, lens)

@@ -197,9 +197,9 @@ def test_band_threads_are_started_once_per_process(monkeypatch):
     monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a forked child: its own threads
     assert blur._band_pool() is not pool
     monkeypatch.undo()
-    with blur._bands_lock:  # a fork while another thread held the lock: the child's is free
+    with blur._pools_lock:  # a fork while another thread held the lock: the child's is free
         blur._after_fork()
-        assert not blur._bands_lock.locked() and blur._bands is None
+        assert not blur._pools_lock.locked() and blur._pools == {}
     # a band that fails is raised only once every band has finished writing its rows
     done = threading.Event()
 

@@ -28,8 +28,8 @@ from hfrender.hyperframe.windows import WindowWeights
 MIN_BAND_ROWS = 16  # rows per thread, at least
 MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread
 
-_bands: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): one per process
-_bands_lock = threading.Lock()
+_pools: dict[str, tuple[int, ThreadPoolExecutor]] = {}  # name: (pid, pool), one per process
+_pools_lock = threading.Lock()
 SCRATCH_KEEP_BYTES = 64 << 20  # work arrays kept between calls, all threads together
 
 
@@ -45,23 +45,29 @@ _scratches: weakref.WeakSet[_Scratch] = weakref.WeakSet()  # a thread's goes whe
 
 
 def _after_fork() -> None:  # a child forked while a parent thread held the lock
-    global _bands, _bands_lock
-    _bands, _bands_lock = None, threading.Lock()
+    global _pools, _pools_lock
+    _pools, _pools_lock = {}, threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
 
 
+def thread_pool(name: str, workers: int) -> ThreadPoolExecutor:
+    """The threads called ``name``, started once per process (a fork gets its own):
+    streaming callers fuse a hyperframe every few milliseconds, and starting threads for
+    each costs more."""
+    with _pools_lock:
+        kept = _pools.get(name)
+        if kept is None or kept[0] != os.getpid():
+            kept = _pools[name] = (os.getpid(), ThreadPoolExecutor(
+                workers, thread_name_prefix=f"hfrender-{name}"))
+        return kept[1]
+
+
 def _band_pool() -> ThreadPoolExecutor:
-    """The band threads, started once per process (a fork gets its own): streaming callers
-    fuse a hyperframe every few milliseconds, and starting threads for each costs more."""
-    global _bands
-    with _bands_lock:
-        if _bands is None or _bands[0] != os.getpid():
-            _bands = (os.getpid(), ThreadPoolExecutor(os.cpu_count() or 1,
-                                                      thread_name_prefix="hfrender-band"))
-        return _bands[1]
+    """The band threads, one per core."""
+    return thread_pool("band", os.cpu_count() or 1)
 
 
 def scratch(name: str, shape: tuple, dtype: np.dtype | type) -> np.ndarray:

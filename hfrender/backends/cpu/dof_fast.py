@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import wait
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from hfrender.backends.cpu.blur import _band_pool, scratch
+from hfrender.backends.cpu.blur import _band_pool, scratch, thread_pool
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.dof_composite import composite, inside_of_keys
 from hfrender.dof_fft import Window
@@ -34,14 +35,14 @@ from hfrender.dof_layers import (
 )
 from hfrender.optics import Lens
 
-SPLIT_PIXELS = 1 << 15  # FFT grids at least this large run on two threads
+SPLIT_PIXELS = 1 << 18  # FFT grids at least this large run on two threads
 # The per-pixel passes (classes, fields, scatter, composite) walk a frame in bands of rows
 # of about BAND_PIXELS, all of a band's steps at once, its temporaries kept (``scratch``):
 # a 1080p frame's planes do not fit in the cache (360p's do), and whole-frame steps, each
 # reading and writing every plane through fresh temporaries, cost 1080p 12x 360p's time
 # for 9x the pixels. Frames of BAND_SPLIT_PIXELS and more run their bands on two threads.
 BAND_PIXELS = 1 << 15
-BAND_SPLIT_PIXELS = 1 << 16
+BAND_SPLIT_PIXELS = 1 << 18
 
 
 @lru_cache(maxsize=64)
@@ -154,6 +155,17 @@ class _Ops:
 
         by_rows(rows, *keys.shape)
 
+    def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+        """``fn(*args)`` (a window's FFTs) on the transform thread: what gives its result.
+        A window's FFTs and the next window's fields are then made side by side on two
+        cores, however small the window (the FFTs' own halves pay only on large grids)."""
+        return thread_pool("dof-fft", 1).submit(fn, *args).result
+
+    def ready(self, light: np.ndarray) -> np.ndarray:
+        """An inverse FFT's light with its rounding taken out (:func:`_clean`), on the
+        transform thread: the sums then only add it."""
+        return _clean(light)
+
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
         return _spectrum(area, shape, self.max_d2, self.blades, side)
@@ -212,31 +224,33 @@ class _Ops:
         return out
 
     def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
-        """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
-        roles, top = self.plan.roles[j], _tops(light)
+        """Add layer j's scatter (:meth:`ready`) to the front, own or behind sums of each
+        pixel by its role."""
+        roles = self.plan.roles[j]
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
             part = light[:, y0:y1]
-            there = _clean_rows(part, top)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
             for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK),
                                 (self.behind, ROLE_BEHIND)):  # back: the layer's own pixels
-                sums[(slice(None),) + at] += np.multiply(part, there & (role == which), out=out)
+                mask = role == which
+                if mask.any():  # most rows of a band's window hold no pixel of its layer
+                    sums[(slice(None),) + at] += np.multiply(part, mask, out=out)
 
         by_rows(rows, *win.size)
 
     def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
-        """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
-        the layer's ``disks``: each pixel takes its share of each (behind it)."""
-        top = _tops(light)
+        """Add the far layers seen through layer j's pixels (:meth:`ready`), gathered with
+        disk ``disk`` of the layer's ``disks``: each pixel takes its share of each (behind
+        it)."""
         r0, r1 = win.inner  # the layer's pixels are in its box's rows
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
             part = light[:, y0:y1]
-            share = _clean_rows(part, top) & (self.layer[at] == j)
+            share = self.layer[at] == j
             if disks > 1:
                 t = self.t[at]
                 share = share * (1.0 - t if disk == 0 else t)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.dof_fast import _at, _clean, _Ops, defocus_fast, opaque, with_alpha
+from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
     Classes,
@@ -125,7 +125,6 @@ class _WindowOps(_Ops):
         # back holds a pixel's own layer's light alone until ``finish`` (see ``_Ops``)
         front, own, behind = ((role == r).astype(np.float32)
                               for r in (ROLE_FRONT, ROLE_BACK, ROLE_BEHIND))
-        light = _clean(light)
         cols, y, x = self._moving_in(win)
         if len(cols):
             front[y, x] = own[y, x] = behind[y, x] = 0.0  # their sums are the slots'
@@ -137,7 +136,6 @@ class _WindowOps(_Ops):
     def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
         at = _at(win)
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
-        light = _clean(light)
         cols, y, x = self._moving_in(win, j)
         if len(cols):
             shares = self.sources.light(cols, j, disk, disks)[self.c]

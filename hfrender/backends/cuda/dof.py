@@ -12,7 +12,7 @@ NumPy's in the emulator tests), and the per-pixel steps by the kernels of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -174,6 +174,15 @@ class _Ops:
             kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2, self.blades)[0], area,
                                       shape, side)
         return kept[key]
+
+    def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+        """``fn(*args)`` now: the device runs the launches in order, the host only queues."""
+        value = fn(*args)
+        return lambda: value
+
+    def ready(self, light: Any) -> Any:
+        """As it is: the accumulating kernel takes the FFT's rounding out."""
+        return light
 
     def forward(self, fields: Any, rows: tuple[int, int]) -> Any:
         """The whole grid's rfft2: cuFFT's one 2-D plan (the CPU's skips the zero rows)."""
