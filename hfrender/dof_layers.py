@@ -320,8 +320,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
             light = ops.later(_scattered, ops, fields, disks, win, layer.side, add)
-            pending.append(lambda j=j, win=win, light=light: ops.scatter(j, ops.ready(light()),
-                                                                         win))
+            pending.append(lambda j=j, win=win, light=light: ops.scatter(j, light(), win))
             if plan.big[:, j].any():
                 pending.append(_gather(ops, j, layer, box, offsets, h, w))
             if layer.side == FAR:
@@ -342,7 +341,7 @@ def _scattered(ops: Any, fields: list[Any], disks: list[int], win: Window, side:
         part = ops.forward(f, win.inner)
         part *= ops.spectrum(area, win.shape, side)
         scatter = part if scatter is None else add(scatter, part, out=scatter)
-    return ops.inverse(scatter, win)
+    return ops.ready(ops.inverse(scatter, win))
 
 
 def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
@@ -359,14 +358,15 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
 
     def settle() -> None:
         for d, light in enumerate(lights()):
-            ops.gather(j, ops.ready(light), win, d, len(disks))
+            ops.gather(j, light, win, d, len(disks))
 
     return settle
 
 
 def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> list[Any]:
     spectrum = ops.forward(far, win.rows)
-    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win) for area in disks]
+    return [ops.ready(ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win))
+            for area in disks]
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

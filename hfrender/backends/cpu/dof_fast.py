@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import wait
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -95,28 +96,37 @@ def _tops(light: np.ndarray) -> np.ndarray:
                       -light.min(axis=(1, 2), keepdims=True))
 
 
-def _clean_rows(light: np.ndarray, top: np.ndarray) -> np.ndarray:
-    """:func:`_clean`'s colour step on rows of ``light`` (in place), given the channels'
-    ``_tops``; returns where the weight is there (its step, left to the caller's masks)."""
-    colour = light[:-1]
-    size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
-    np.multiply(colour, size >= NOISE * top[:-1], out=colour)
-    return light[-1] >= NOISE_W * top[-1]
+@dataclass(frozen=True)
+class _Light:
+    """An inverse FFT's ``[colour * w, w]`` planes with their rounding taken out (the FFT's
+    float32 rounding is about 1e-7 of a channel's largest value): colour below
+    :data:`NOISE` of its channel's largest is zero, as the gather has it; weights below
+    ``floor`` (:data:`NOISE_W` of the largest) are rounding too: there the layer does not
+    reach, and the sums leave those pixels out (:meth:`there`)."""
+
+    planes: np.ndarray
+    floor: float
+
+    def there(self, rows: np.ndarray) -> np.ndarray:
+        """Where ``rows`` (of :attr:`planes`) hold light."""
+        return rows[-1] >= self.floor
+
+    def masked(self) -> np.ndarray:
+        """The planes, zero where there is no light (in place)."""
+        return np.multiply(self.planes, self.there(self.planes), out=self.planes)
 
 
-def _clean(light: np.ndarray) -> np.ndarray:
-    """``[colour * w, w]`` of an inverse FFT (in place) with its rounding taken out (the
-    FFT's float32 rounding is about 1e-7 of a channel's largest value): zero where the
-    weight is below :data:`NOISE_W` of its largest (the layer does not reach), and colour
-    below :data:`NOISE` of its channel's largest, as the gather has them."""
+def _clean(light: np.ndarray) -> _Light:
+    """``light`` with its colour's rounding taken out (in place), and its weights' floor."""
     top = _tops(light)
 
     def rows(y0: int, y1: int) -> None:
-        part = light[:, y0:y1]
-        np.multiply(part, _clean_rows(part, top), out=part)
+        colour = light[:-1, y0:y1]
+        size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
+        np.multiply(colour, size >= NOISE * top[:-1], out=colour)
 
     by_rows(rows, *light.shape[1:])
-    return light
+    return _Light(light, float(NOISE_W * top[-1, 0, 0]))
 
 
 class _Ops:
@@ -161,9 +171,9 @@ class _Ops:
         cores, however small the window (the FFTs' own halves pay only on large grids)."""
         return thread_pool("dof-fft", 1).submit(fn, *args).result
 
-    def ready(self, light: np.ndarray) -> np.ndarray:
-        """An inverse FFT's light with its rounding taken out (:func:`_clean`), on the
-        transform thread: the sums then only add it."""
+    def ready(self, light: np.ndarray) -> _Light:
+        """An inverse FFT's light with its colour's rounding taken out (:func:`_clean`), on
+        the transform thread; the sums leave out where its weight is rounding."""
         return _clean(light)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
@@ -223,34 +233,33 @@ class _Ops:
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
         return out
 
-    def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
-        """Add layer j's scatter (:meth:`ready`) to the front, own or behind sums of each
-        pixel by its role."""
+    def scatter(self, j: int, light: _Light, win: Window) -> None:
+        """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
         roles = self.plan.roles[j]
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            part = light[:, y0:y1]
+            part = light.planes[:, y0:y1]
+            there = light.there(part)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
             for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK),
                                 (self.behind, ROLE_BEHIND)):  # back: the layer's own pixels
-                mask = role == which
+                mask = there & (role == which)
                 if mask.any():  # most rows of a band's window hold no pixel of its layer
                     sums[(slice(None),) + at] += np.multiply(part, mask, out=out)
 
         by_rows(rows, *win.size)
 
-    def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
-        """Add the far layers seen through layer j's pixels (:meth:`ready`), gathered with
-        disk ``disk`` of the layer's ``disks``: each pixel takes its share of each (behind
-        it)."""
+    def gather(self, j: int, light: _Light, win: Window, disk: int, disks: int) -> None:
+        """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
+        the layer's ``disks``: each pixel takes its share of each (behind it)."""
         r0, r1 = win.inner  # the layer's pixels are in its box's rows
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            part = light[:, y0:y1]
-            share = self.layer[at] == j
+            part = light.planes[:, y0:y1]
+            share = light.there(part) & (self.layer[at] == j)
             if disks > 1:
                 t = self.t[at]
                 share = share * (1.0 - t if disk == 0 else t)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
+from hfrender.backends.cpu.dof_fast import _at, _Light, _Ops, defocus_fast, opaque, with_alpha
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
     Classes,
@@ -119,7 +119,8 @@ class _WindowOps(_Ops):
                 f[:, y, x] = self.sources.light(cols, j, d, len(disks)) / np.float32(area)
         return out
 
-    def scatter(self, j: int, light: np.ndarray, win: Window) -> None:
+    def scatter(self, j: int, light: _Light, win: Window) -> None:
+        light = light.masked()
         at = (slice(None),) + _at(win)
         role = self.plan.roles[j][self.layer[at[1:]]]  # STILL: zeroed below
         # back holds a pixel's own layer's light alone until ``finish`` (see ``_Ops``)
@@ -133,7 +134,8 @@ class _WindowOps(_Ops):
         self.behind[at] += light * behind
         self.back[at] += np.multiply(light, own, out=light)
 
-    def gather(self, j: int, light: np.ndarray, win: Window, disk: int, disks: int) -> None:
+    def gather(self, j: int, light: _Light, win: Window, disk: int, disks: int) -> None:
+        light = light.masked()
         at = _at(win)
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
         cols, y, x = self._moving_in(win, j)
