@@ -10,10 +10,12 @@ steps.
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import wait
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -46,10 +48,28 @@ BAND_PIXELS = 1 << 15
 BAND_SPLIT_PIXELS = 1 << 18
 
 
-@lru_cache(maxsize=64)
+SPECTRA_BYTES = 256 << 20  # the disks' spectra kept for the next frames and calls, at most
+_spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last
+_spectra_lock = threading.Lock()
+
+
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
               side: int) -> np.ndarray:
-    return disk_spectrum(np, disk_tables(max_d2, blades)[0], area, shape, side)
+    """The disk's spectrum on a grid, kept (least recently used out first, within
+    :data:`SPECTRA_BYTES`): a frame's plan needs some thirty, and a clip's frames, or calls
+    at several blurs, share them (each one costs an FFT of its grid)."""
+    key = (area, shape, max_d2, blades, side)
+    with _spectra_lock:
+        if key in _spectra:
+            _spectra.move_to_end(key)
+            return _spectra[key]
+    spectrum = disk_spectrum(np, disk_tables(max_d2, blades)[0], area, shape, side)
+    with _spectra_lock:
+        _spectra[key] = spectrum
+        kept = sum(a.nbytes for a in _spectra.values())
+        while kept > SPECTRA_BYTES and len(_spectra) > 1:
+            kept -= _spectra.popitem(last=False)[1].nbytes
+    return spectrum
 
 
 def _on_two(first: Callable[[], object], second: Callable[[], object]) -> None:
@@ -166,10 +186,12 @@ class _Ops:
         by_rows(rows, *keys.shape)
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-        """``fn(*args)`` (a window's FFTs) on the transform thread: what gives its result.
+        """``fn(*args)`` (a window's FFTs) on a transform thread: what gives its result.
         A window's FFTs and the next window's fields are then made side by side on two
-        cores, however small the window (the FFTs' own halves pay only on large grids)."""
-        return thread_pool("dof-fft", 1).submit(fn, *args).result
+        cores, however small the window (the FFTs' own halves pay only on large grids).
+        One thread per core, shared: callers fusing frames side by side (``fx --workers``)
+        each have their FFTs run as they come, not behind the other's."""
+        return thread_pool("dof-fft", os.cpu_count() or 1).submit(fn, *args).result
 
     def ready(self, light: np.ndarray) -> _Light:
         """An inverse FFT's light with its colour's rounding taken out (:func:`_clean`), on
