@@ -48,6 +48,7 @@ BAND_PIXELS = 1 << 15
 BAND_SPLIT_PIXELS = 1 << 18
 
 
+FFT_THREADS = max(1, (os.cpu_count() or 2) // 2)  # the windows' FFTs run on these
 SPECTRA_BYTES = 256 << 20  # the disks' spectra kept for the next frames and calls, at most
 _spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last
 _spectra_lock = threading.Lock()
@@ -189,9 +190,9 @@ class _Ops:
         """``fn(*args)`` (a window's FFTs) on a transform thread: what gives its result.
         A window's FFTs and the next window's fields are then made side by side on two
         cores, however small the window (the FFTs' own halves pay only on large grids).
-        One thread per core, shared: callers fusing frames side by side (``fx --workers``)
-        each have their FFTs run as they come, not behind the other's."""
-        return thread_pool("dof-fft", os.cpu_count() or 1).submit(fn, *args).result
+        The threads are half the cores, shared: the FFTs are about half of the work, and
+        callers fusing frames side by side (``fx --workers``) do the other half."""
+        return thread_pool("dof-fft", FFT_THREADS).submit(fn, *args).result
 
     def ready(self, light: np.ndarray) -> _Light:
         """An inverse FFT's light with its colour's rounding taken out (:func:`_clean`), on
