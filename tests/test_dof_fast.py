@@ -377,3 +377,14 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
     monkeypatch.setattr(dof_fast._Ops, "inverse", failing)
     with pytest.raises(MemoryError, match="third window"):
         defocus_fast(img, depth, lens)
+
+
+@pytest.mark.parametrize("n", [1, 16, 30, 31, 40])
+def test_the_rows_of_each_layer_are_found_by_bits_as_by_a_histogram(rng, n):
+    layer = rng.integers(-1, n, (37, 23)).astype(np.int32)
+    layer[5] = -1  # a row in focus alone
+    layer[9] = n - 1  # a row of the last layer alone
+    rows = layer_rows(np, layer, n)
+    expected = np.array([(layer == k).any(axis=1) for k in range(n)])
+    assert rows.shape == (n, 37) and rows.dtype == bool
+    np.testing.assert_array_equal(rows, expected)
