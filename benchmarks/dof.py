@@ -101,7 +101,9 @@ def psnr(test: np.ndarray, ref: np.ndarray) -> float:
 def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
     """{blur: (fast s, exact s or None, PSNR or None)}; keeps the 64 px pair for the picture.
     The fast calls of all the blurs take turns, ``runs`` rounds (medians): on a machine
-    whose speed drifts, the ratios between blurs are then measured under one load."""
+    whose speed drifts, the ratios between blurs are then measured under one load. Each
+    timed call follows an untimed one at its blur (the warm cost, as a clip's frames have
+    it)."""
     img, depth = scene(h, w)
     stops = {blur: lens_for(depth, blur).f_stop for blur in BLURS}
     calls = {blur: (lambda s=stops[blur]: hf.depth_of_field(
@@ -112,6 +114,8 @@ def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
     times = {blur: [] for blur in BLURS}
     for _ in range(runs):
         for blur, call in calls.items():
+            call()  # its disks' spectra back in the cache (a clip's frames share them; the
+            #         other blurs' evict them at 1080p)
             t = time.perf_counter()
             call()
             times[blur].append(time.perf_counter() - t)
