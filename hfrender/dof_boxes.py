@@ -45,10 +45,6 @@ def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
     for band in np.split(rows, np.flatnonzero(np.diff(rows) > 2 * reach + 1) + 1):
         y0, y1 = int(band[0]), int(band[-1]) + 1
         mine = layer[y0:y1] == j
-        cols = np.flatnonzero(_host(mine.any(axis=0)))
-        if (y1 - y0) * (int(cols[-1] - cols[0]) + 1 + 2 * reach) <= WINDOW_COST:
-            boxes.append((y0, y1, int(cols[0]), int(cols[-1]) + 1))  # no cut can pay
-            continue
         there = _host(mine.any(axis=1))
         first = np.where(there, _host(mine.argmax(axis=1)), np.iinfo(np.int32).max)
         last = np.where(there, mine.shape[1] - 1 - _host(mine[:, ::-1].argmax(axis=1)), -1)

@@ -316,6 +316,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
         reach = _reach(offsets, layer.hi)
+        kept = []
         for box in boxes(j, reach):
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
@@ -324,9 +325,11 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             if plan.big[:, j].any():
                 pending.append(_gather(ops, j, layer, box, offsets, h, w))
             if layer.side == FAR:
-                ops.add_far(fields, win)  # after the gather: its own light is not behind it
+                kept.append((fields, win))
             while len(pending) > LOOKAHEAD:
                 pending.popleft()()
+        for fields, win in kept:  # after all the layer's gathers: its own light (in any of
+            ops.add_far(fields, win)  # its boxes, whose windows overlap) is not behind it
     while pending:
         pending.popleft()()
     return ops.finish()

@@ -54,6 +54,15 @@ _spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last
 _spectra_lock = threading.Lock()
 
 
+def _after_fork() -> None:  # a child forked while an FFT thread held the lock
+    global _spectra_lock
+    _spectra_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
               side: int) -> np.ndarray:
     """The disk's spectrum on a grid, kept (least recently used out first, within
