@@ -9,7 +9,9 @@ transform the whole frame (a fifth of a 64 px blur's cost on ``benchmarks/dof.py
 frame). The boxes of one band are disjoint in their rows, so every pixel of the layer is in
 exactly one box (its light is transformed once, its gathers are made once), and a box's
 rows hold all the layer's pixels of those rows. Their windows may overlap, and hold pixels
-of the layer's other boxes: what a box scatters reaches them too, as it would in one box.
+of the layer's other boxes: what a box scatters reaches them too, as it would in one box,
+and a far layer's light joins the far light that nearer layers gather only once all its
+boxes have gathered (:func:`hfrender.dof_layers.blur_layers`).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ WINDOW_COST = 12_000  # the fixed cost of one more window, in pixels of its grid
 
 def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
     """(n, H) bool: the rows where each of the n layers has pixels (``layer``: each pixel's
-    layer index, -1 in focus). Up to 30 layers, one bit per layer OR-ed along each row
-    (a 1080p frame in a third of a histogram's time); beyond, a histogram of (layer, row)."""
+    layer index, -1 in focus). In NumPy up to 30 layers, one bit per layer OR-ed along each
+    row (a 1080p frame in a fifteenth of a histogram's time); else (CuPy's ufuncs have no
+    ``reduce`` before version 13) a histogram of (layer, row)."""
     h = int(layer.shape[0])
-    if n <= 30:
+    if n <= 30 and xp is np:
         bits = xp.left_shift(xp.int32(1), layer + 1)  # in focus: bit 0
         rows = _host(xp.bitwise_or.reduce(bits, axis=1))
         return (rows[None, :] >> np.arange(1, n + 1, dtype=np.int32)[:, None]) & 1 > 0

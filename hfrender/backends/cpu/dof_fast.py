@@ -161,9 +161,8 @@ def _clean(light: np.ndarray) -> _Light:
 
 class _Ops:
     """Per-frame state of the fast defocus: ``lin`` (H, W, C) and the front, own and behind
-    sums ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W) (``back`` holds a pixel's own
-    layer's light until :meth:`finish` adds what is behind: a layer's own pixels are in
-    its box, what is in front and behind in its whole window); the light of the far
+    sums ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W) (``back`` holds the light of
+    a pixel's own layer until :meth:`finish` adds what is behind it); the light of the far
     layers visited so far (the same), which nearer layers gather."""
 
     def __init__(self, lin: np.ndarray, max_d2: int, blades: int = 0) -> None:
@@ -278,7 +277,7 @@ class _Ops:
             for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK),
                                 (self.behind, ROLE_BEHIND)):  # back: the layer's own pixels
                 mask = there & (role == which)
-                if mask.any():  # most rows of a band's window hold no pixel of its layer
+                if mask.any():  # a band of the window may hold no pixel of a role
                     sums[(slice(None),) + at] += np.multiply(part, mask, out=out)
 
         by_rows(rows, *win.size)
