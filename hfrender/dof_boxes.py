@@ -32,10 +32,10 @@ def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
     h = int(layer.shape[0])
     if n <= 30 and xp is np:
         bits = xp.left_shift(xp.int32(1), layer + 1)  # in focus: bit 0
-        rows = _host(xp.bitwise_or.reduce(bits, axis=1))
+        rows = to_host(xp.bitwise_or.reduce(bits, axis=1))
         return (rows[None, :] >> np.arange(1, n + 1, dtype=np.int32)[:, None]) & 1 > 0
     index = (layer + 1) * h + xp.arange(h, dtype=xp.int32)[:, None]
-    return _host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
+    return to_host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
 
 
 def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
@@ -48,9 +48,9 @@ def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
     for band in np.split(rows, np.flatnonzero(np.diff(rows) > 2 * reach + 1) + 1):
         y0, y1 = int(band[0]), int(band[-1]) + 1
         mine = layer[y0:y1] == j
-        there = _host(mine.any(axis=1))
-        first = np.where(there, _host(mine.argmax(axis=1)), np.iinfo(np.int32).max)
-        last = np.where(there, mine.shape[1] - 1 - _host(mine[:, ::-1].argmax(axis=1)), -1)
+        there = to_host(mine.any(axis=1))
+        first = np.where(there, to_host(mine.argmax(axis=1)), np.iinfo(np.int32).max)
+        last = np.where(there, mine.shape[1] - 1 - to_host(mine[:, ::-1].argmax(axis=1)), -1)
         for a, b in _cuts(first, last, reach):
             filled = np.flatnonzero(there[a:b])  # a cut's parts trimmed to their pixels
             if len(filled):
@@ -78,13 +78,13 @@ def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, in
     split = (cost(lo_top[:-1], hi_top[:-1], at) + cost(lo_bot[1:], hi_bot[1:], n - at)
              + WINDOW_COST)
     best = int(np.argmin(split))
-    whole = int(cost(lo_top[-1:], hi_top[-1:], np.array([n]))[0])
-    if split[best] >= whole:
+    if split[best] >= cost(lo_top[-1], hi_top[-1], n):  # no cut: the whole band's box
         return [(0, n)]
     y = best + 1
-    return [(a, b) for a, b in _cuts(first[:y], last[:y], reach)] + [
+    return _cuts(first[:y], last[:y], reach) + [
         (y + a, y + b) for a, b in _cuts(first[y:], last[y:], reach)]
 
 
-def _host(a: Any) -> np.ndarray:
+def to_host(a: Any) -> np.ndarray:
+    """``a`` as a NumPy array (a CuPy array copied from the device)."""
     return a.get() if hasattr(a, "get") else np.asarray(a)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.dof_boxes import layer_boxes, layer_rows
+from hfrender.dof_boxes import layer_boxes, layer_rows, to_host
 from hfrender.dof_fft import Window, window
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
@@ -293,7 +293,7 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     max_area = int(area_of_d2[-1])
     keys = class_keys(xp, area, depth, focus_distance)
     counts = xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
-    plan = make_plan(_host(counts), max_area, max_d2, blades=blades)
+    plan = make_plan(to_host(counts), max_area, max_d2, blades=blades)
     ops.start(plan, keys)
     rows = layer_rows(xp, ops.layer, len(plan.layers))
     return blur_layers(ops, plan, offsets, (h, w), xp.add,
@@ -375,6 +375,3 @@ def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> l
 def _reach(offsets: np.ndarray, area: int) -> int:
     return int(np.abs(offsets[:area]).max())
 
-
-def _host(a: Any) -> np.ndarray:
-    return a.get() if hasattr(a, "get") else np.asarray(a)
