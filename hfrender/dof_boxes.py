@@ -64,9 +64,9 @@ def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, in
     first > last) whose boxes' grids, each ``2 * reach`` larger than its box, cost least:
     cut at the best row while a cut saves more than :data:`WINDOW_COST`."""
     n = len(first)
-    if n < 2:
-        return [(0, n)]
     pad = 2 * reach
+    if n < 2 or _uncut(first, last, pad):
+        return [(0, n)]
 
     def cost(lo: np.ndarray, hi: np.ndarray, height: np.ndarray) -> np.ndarray:
         return (height + pad) * (np.maximum(hi - lo + 1, 0) + pad)
@@ -83,6 +83,17 @@ def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, in
     y = best + 1
     return _cuts(first[:y], last[:y], reach) + [
         (y + a, y + b) for a, b in _cuts(first[y:], last[y:], reach)]
+
+
+def _uncut(first: np.ndarray, last: np.ndarray, pad: int) -> bool:
+    """Whether no cut can pay, known without trying them: where every row has pixels, each
+    part is at least as wide as the band's narrowest row, so two parts cost at least
+    ``(n + 2 pad) (narrowest + pad)`` (a floor's band, every row the frame's width)."""
+    if not (first <= last).all():
+        return False
+    n, widths = len(first), last - first + 1
+    whole = (n + pad) * (int(last.max()) - int(first.min()) + 1 + pad)
+    return (n + 2 * pad) * (int(widths.min()) + pad) + WINDOW_COST >= whole
 
 
 def to_host(a: Any) -> np.ndarray:

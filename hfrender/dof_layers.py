@@ -30,6 +30,7 @@ small (:data:`SNAP_T`).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -95,7 +96,7 @@ class Layer:
     @property
     def radius2(self) -> float:
         """A representative squared radius (the geometric middle of its disks' areas)."""
-        return float(np.sqrt(self.lo * self.hi))
+        return math.sqrt(self.lo * self.hi)
 
 
 @dataclass
@@ -190,11 +191,35 @@ def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
 
     if sum(len(a) for a, _ in sides) <= budget:
         return starts(0.0)
+    count = _counter(sides, peaks)
     lo, hi = 0.0, 1.0 + max(0.5 * np.log(a[-1] / a[0]) for a, _ in sides if len(a))
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if sum(int(x.sum()) for x in starts(mid)) <= budget else (mid, hi)
+        lo, hi = (lo, mid) if count(mid) <= budget else (mid, hi)
     return starts(hi)
+
+
+def _counter(sides: list[tuple[np.ndarray, np.ndarray]],
+             peaks: list[np.ndarray]) -> Callable[[float], int]:
+    """How many layers :func:`_starts` makes of ``sides`` at a step (> 0), its sums alone,
+    with what does not depend on the step worked out once: the bisection's forty calls."""
+    fixed, parts = 0, []
+    for (areas, _), peak in zip(sides, peaks, strict=True):
+        if len(areas) < 2:
+            fixed += len(areas)
+            continue
+        logr = 0.5 * np.log(areas.astype(np.float64))
+        parts.append((logr - logr[0], peak[1:] | peak[:-1]))
+        fixed += 1
+
+    def count(step: float) -> int:
+        total = fixed
+        for rel, paired in parts:
+            cell = np.floor(np.minimum(rel / step, 1e12))
+            total += int(np.count_nonzero((cell[1:] != cell[:-1]) | paired))
+        return total
+
+    return count
 
 
 def _peak_window(area_of_d2: np.ndarray, max_d2: int, blades: int) -> int:
@@ -215,9 +240,10 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
     _, area_of_d2, moment = disk_tables(max_d2, blades)
     width = np.bincount(area_of_d2, minlength=max_area + 1).clip(1)  # r^2 span per area
     starts = _split(sides, budget, width, _peak_window(area_of_d2, max_d2, blades))
-    layers = [Layer(NEAR, lo, hi, _middle(area_of_d2, moment, lo, hi))
+    disks = np.unique(area_of_d2)
+    layers = [Layer(NEAR, lo, hi, _middle(disks, moment, lo, hi))
               for lo, hi in _groups(near, starts[0])[::-1]]  # nearest first
-    layers += [Layer(FAR, lo, hi, _middle(area_of_d2, moment, lo, hi))
+    layers += [Layer(FAR, lo, hi, _middle(disks, moment, lo, hi))
                for lo, hi in _groups(far, starts[1])]
     size = 2 * max_area + 1
     layer_of = np.full(size, -1, np.int32)
@@ -233,9 +259,10 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
     return Plan(layers, max_area, layer_of, t_of, roles, big)
 
 
-def _middle(area_of_d2: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
-    """The disk between ``lo`` and ``hi`` whose mean squared radius is nearest their mean."""
-    disks = np.unique(area_of_d2[(area_of_d2 >= lo) & (area_of_d2 <= hi)])
+def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
+    """The disk (of ``disks``, every disk's area, ascending) between ``lo`` and ``hi`` whose
+    mean squared radius is nearest their mean."""
+    disks = disks[np.searchsorted(disks, lo):np.searchsorted(disks, hi, side="right")]
     return int(disks[np.argmin(np.abs(moment[disks] - 0.5 * (moment[lo] + moment[hi])))])
 
 
@@ -306,10 +333,11 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     scattered, gathered where a larger disk behind sees through, composited: the loop that
     :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
 
-    A window's FFTs go to ``ops.later`` (the CPU's run on a thread of their own, up to
-    :data:`LOOKAHEAD` windows ahead) while the next windows' fields are made here; their
-    sums are added in the loop's own order, so the picture is the one a single thread makes,
-    bit for bit."""
+    A window's FFTs alone go to ``ops.later`` (the CPU's run on a thread of their own, up
+    to :data:`LOOKAHEAD` windows ahead: a few long calls that leave the interpreter to this
+    thread) while the next windows' fields are made here; their light is cleaned
+    (``ops.ready``) and added here in the loop's own order, so the picture is the one a
+    single thread makes, bit for bit."""
     h, w = size
     pending: deque[Callable[[], None]] = deque()
     for j in plan.order():  # far layers before the layers that see them behind
@@ -320,8 +348,9 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
         for box in boxes(j, reach):
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
-            light = ops.later(_scattered, ops, fields, disks, win, layer.side, add)
-            pending.append(lambda j=j, win=win, light=light: ops.scatter(j, light(), win))
+            spread = ops.later(_spread, ops, fields, disks, win, layer.side, add)
+            pending.append(lambda j=j, win=win, spread=spread:
+                           ops.scatter(j, ops.ready(spread()), win))
             if plan.big[:, j].any():
                 pending.append(_gather(ops, j, layer, box, offsets, h, w))
             if layer.side == FAR:
@@ -335,16 +364,16 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     return ops.finish()
 
 
-def _scattered(ops: Any, fields: list[Any], disks: list[int], win: Window, side: int,
-               add: Any) -> Any:
-    """A window's light spread by its disks: the FFTs of its fields, times the disks'
-    spectra, summed, transformed back."""
+def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: int,
+            add: Any) -> Any:
+    """A window's light spread by its disks (for ``ops.ready``): the FFTs of its fields,
+    times the disks' spectra, summed, transformed back."""
     scatter = None
     for f, area in zip(fields, disks, strict=True):
         part = ops.forward(f, win.inner)
         part *= ops.spectrum(area, win.shape, side)
         scatter = part if scatter is None else add(scatter, part, out=scatter)
-    return ops.ready(ops.inverse(scatter, win))
+    return ops.inverse(scatter, win)
 
 
 def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
@@ -357,19 +386,18 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     win = window(box, _reach(offsets, max(disks)), h, w)
     if not ops.far_in(win):  # no far light anywhere near these pixels
         return lambda: None
-    lights = ops.later(_gathered, ops, ops.far_window(win), disks, win, layer.side)
+    spread = ops.later(_gathered, ops, ops.far_window(win), disks, win, layer.side)
 
     def settle() -> None:
-        for d, light in enumerate(lights()):
-            ops.gather(j, light, win, d, len(disks))
+        for d, light in enumerate(spread()):
+            ops.gather(j, ops.ready(light), win, d, len(disks))
 
     return settle
 
 
 def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> list[Any]:
     spectrum = ops.forward(far, win.rows)
-    return [ops.ready(ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win))
-            for area in disks]
+    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win) for area in disks]
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

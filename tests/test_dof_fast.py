@@ -2,6 +2,8 @@
 gather it replaces by default: quality on test scenes, the occlusion rules, energy, the
 CUDA kernels on the CPU emulator, and the method's name checked at the edge."""
 
+import threading
+
 import numpy as np
 import pytest
 from cuda_emu import session_emulator
@@ -215,6 +217,50 @@ def test_a_plan_gives_each_class_a_layer_when_they_fit_and_merges_them_when_not(
     assert (FAR, areas[3], areas[3]) in [(x.side, x.lo, x.hi) for x in plan.layers]  # a plane
 
 
+@pytest.mark.parametrize("blades", [0, 6])
+def test_the_plans_layer_count_by_sums_is_the_count_of_the_layers_it_stands_for(rng, blades):
+    """The bisection's counter (:func:`dof_layers._counter`) against counting the starts
+    that :func:`dof_layers._starts` makes, on random classes and steps."""
+    from hfrender.dof_layers import _counter, _starts
+
+    _, area_of_d2, _ = disk_tables(900, blades)
+    disks = np.unique(area_of_d2[area_of_d2 > 1])
+    for _ in range(20):
+        sides = [(np.sort(rng.choice(disks, int(rng.integers(0, 30)), replace=False)), None)
+                 for _ in range(2)]
+        peaks = [rng.random(len(a)) < 0.15 for a, _ in sides]
+        count = _counter(sides, peaks)
+        for step in rng.uniform(1e-3, 3.0, 8):
+            want = sum(int(_starts(a, p, step).sum())
+                       for (a, _), p in zip(sides, peaks, strict=True))
+            assert count(step) == want, (step, [len(a) for a, _ in sides])
+
+
+def test_a_band_whose_rows_all_hold_pixels_is_left_uncut_only_where_no_cut_pays(rng,
+                                                                              monkeypatch):
+    """The shortcut (:func:`dof_boxes._uncut`) gives the cuts the full search gives."""
+    cuts = dof_boxes._cuts
+    uncut = 0
+    for _ in range(300):
+        n, reach = int(rng.integers(2, 200)), int(rng.integers(1, 40))
+        kind = rng.integers(3)  # a floor band, a pole on one, rows of any width
+        first = rng.integers(0, 30 if kind < 2 else 300, n)
+        last = first + rng.integers(0, 30, n) + (600 if kind == 0 else 0)
+        if kind == 1:  # the narrow rows of a pole on the wide ones of a floor band
+            wide = slice(int(rng.integers(1, n)), None)
+            first[wide], last[wide] = 0, int(rng.integers(300, 2000))
+        shortcut = dof_boxes._uncut(first, last, 2 * reach)
+        with monkeypatch.context() as m:
+            m.setattr(dof_boxes, "_uncut", lambda *a: False)
+            full = cuts(first, last, reach)
+        assert cuts(first, last, reach) == full
+        if shortcut:
+            uncut += 1
+            assert full == [(0, n)]
+    assert uncut > 30  # the shortcut was taken, and not always
+    assert uncut < 290
+
+
 @pytest.fixture(scope="module")
 def dev(tmp_path_factory):
     return launches.Device(np, session_emulator(tmp_path_factory).run)
@@ -357,13 +403,23 @@ def test_cutting_a_layers_box_changes_the_picture_by_rounding_alone(rng, monkeyp
 
 def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeypatch):
     """The windows' FFTs run ahead on their own thread; their sums are added in the loop's
-    order, so the picture is the serial one exactly. A failing FFT is raised to the caller."""
+    order, so the picture is the serial one exactly; the light is cleaned on the calling
+    thread. A failing FFT is raised to the caller."""
     from hfrender import dof_layers
     from hfrender.backends.cpu import dof_fast
 
     img, depth = pole(rng)
     lens = lens_for(depth, 24)
+    ready, threads = dof_fast._Ops.ready, set()
+
+    def cleaned_where(self, light):  # the FFT thread's calls are the FFTs alone
+        threads.add(threading.current_thread())
+        return ready(self, light)
+
+    monkeypatch.setattr(dof_fast._Ops, "ready", cleaned_where)
     ahead = defocus_fast(img, depth, lens)
+    assert threads == {threading.current_thread()}
+    monkeypatch.undo()
     calls = []
 
     def now(self, fn, *args):
@@ -374,7 +430,7 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
     monkeypatch.setattr(dof_fast._Ops, "later", now)
     monkeypatch.setattr(dof_layers, "LOOKAHEAD", 0)
     serial = defocus_fast(img, depth, lens)
-    assert {"_scattered", "_gathered"} <= set(calls)
+    assert {"_spread", "_gathered"} <= set(calls)
     assert np.array_equal(ahead, serial)
     monkeypatch.undo()
     inverse = dof_fast._Ops.inverse

@@ -204,7 +204,9 @@ class _Ops:
 
     def ready(self, light: np.ndarray) -> _Light:
         """An inverse FFT's light with its colour's rounding taken out (:func:`_clean`), on
-        the transform thread; the sums leave out where its weight is rounding."""
+        the calling thread (the transform thread's calls are the FFTs alone: many short
+        calls there cost more in handing the interpreter over than they spare); the sums
+        leave out where its weight is rounding."""
         return _clean(light)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
