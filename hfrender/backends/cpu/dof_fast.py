@@ -188,9 +188,9 @@ class _Ops:
             # keys are in the tables' range: "clip" only spares take's buffered copy
             np.take(plan.layer_of_key, index, out=self.layer[y0:y1], mode="clip")
             np.take(plan.t_of_key, index, out=self.t[y0:y1], mode="clip")
-            focus = self.layer[y0:y1] < 0  # sources in focus: their own pixel, weight 1
+            focus = self.back[c, y0:y1]  # sources in focus: their own pixel, weight 1
+            np.less(self.layer[y0:y1], 0, out=focus)
             np.multiply(self.lin[:, y0:y1], focus, out=self.back[:c, y0:y1])
-            self.back[c, y0:y1] = focus
 
         by_rows(rows, *keys.shape)
 
@@ -276,11 +276,13 @@ class _Ops:
             there = light.there(part)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
+            weight = scratch("dof.mask", there.shape, np.float32)
             for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK),
                                 (self.behind, ROLE_BEHIND)):  # back: the layer's own pixels
                 mask = there & (role == which)
                 if mask.any():  # a band of the window may hold no pixel of a role
-                    sums[(slice(None),) + at] += np.multiply(part, mask, out=out)
+                    np.copyto(weight, mask)  # a float mask: the product takes half the time
+                    sums[(slice(None),) + at] += np.multiply(part, weight, out=out)
 
         by_rows(rows, *win.size)
 
@@ -296,6 +298,8 @@ class _Ops:
             if disks > 1:
                 t = self.t[at]
                 share = share * (1.0 - t if disk == 0 else t)
+            else:  # a float mask: the product takes half the time
+                share = share.astype(np.float32)
             self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
 
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, win.size[1])
