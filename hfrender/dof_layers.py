@@ -50,7 +50,7 @@ NEAR, FOCUS, FAR = -1, 0, 1
 ROLE_NONE, ROLE_FRONT, ROLE_BACK, ROLE_BEHIND = 0, 1, 2, 3  # behind: back, and apart too
 NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
 NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
-LOOKAHEAD = 2  # windows whose FFTs may run ahead of the adding of their sums
+LOOKAHEAD = 4  # windows whose FFTs may run ahead of the adding of their sums
 GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its share);
 #                   larger ones with the disk between them
 SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that disk alone:
@@ -390,7 +390,7 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
 
     def settle() -> None:
         for d, light in enumerate(spread()):
-            ops.gather(j, ops.ready(light), win, d, len(disks))
+            ops.gather(j, ops.ready(light, win.inner), win, d, len(disks))
 
     return settle
 

@@ -412,9 +412,9 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
     lens = lens_for(depth, 24)
     ready, threads = dof_fast._Ops.ready, set()
 
-    def cleaned_where(self, light):  # the FFT thread's calls are the FFTs alone
+    def cleaned_where(self, light, rows=None):  # the FFT thread's calls: the FFTs alone
         threads.add(threading.current_thread())
-        return ready(self, light)
+        return ready(self, light, rows)
 
     monkeypatch.setattr(dof_fast._Ops, "ready", cleaned_where)
     ahead = defocus_fast(img, depth, lens)

@@ -146,16 +146,18 @@ class _Light:
         return np.multiply(self.planes, self.there(self.planes), out=self.planes)
 
 
-def _clean(light: np.ndarray) -> _Light:
-    """``light`` with its colour's rounding taken out (in place), and its weights' floor."""
+def _clean(light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
+    """``light`` with its colour's rounding taken out (in place; only in ``rows`` where
+    only those are read), and its weights' floor: both by the largest values of all."""
     top = _tops(light)
+    r0, r1 = (0, light.shape[1]) if rows is None else rows
 
-    def rows(y0: int, y1: int) -> None:
-        colour = light[:-1, y0:y1]
+    def band(y0: int, y1: int) -> None:
+        colour = light[:-1, r0 + y0:r0 + y1]
         size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
         np.multiply(colour, size >= NOISE * top[:-1], out=colour)
 
-    by_rows(rows, *light.shape[1:])
+    by_rows(band, r1 - r0, light.shape[2])
     return _Light(light, float(NOISE_W * top[-1, 0, 0]))
 
 
@@ -202,12 +204,13 @@ class _Ops:
         callers fusing frames side by side (``fx --workers``) do the other half."""
         return thread_pool("dof-fft", FFT_THREADS).submit(fn, *args).result
 
-    def ready(self, light: np.ndarray) -> _Light:
+    def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
         """An inverse FFT's light with its colour's rounding taken out (:func:`_clean`), on
         the calling thread (the transform thread's calls are the FFTs alone: many short
         calls there cost more in handing the interpreter over than they spare); the sums
-        leave out where its weight is rounding."""
-        return _clean(light)
+        leave out where its weight is rounding. ``rows``: the only rows that will be read
+        (a gather's: its box's)."""
+        return _clean(light, rows)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself

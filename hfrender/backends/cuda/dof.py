@@ -180,7 +180,7 @@ class _Ops:
         value = fn(*args)
         return lambda: value
 
-    def ready(self, light: Any) -> Any:
+    def ready(self, light: Any, rows: tuple[int, int] | None = None) -> Any:
         """As it is: the accumulating kernel takes the FFT's rounding out."""
         return light
 
