@@ -86,9 +86,10 @@ def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, in
 
 
 def _uncut(first: np.ndarray, last: np.ndarray, pad: int) -> bool:
-    """Whether no cut can pay, known without trying them: where every row has pixels, each
-    part is at least as wide as the band's narrowest row, so two parts cost at least
-    ``(n + 2 pad) (narrowest + pad)`` (a floor's band, every row the frame's width)."""
+    """Whether no cut can pay, known without trying them: each part is at least as wide as
+    the band's narrowest row, so two parts cost at least ``(n + 2 pad) (narrowest + pad)``
+    (a floor's band, every row the frame's width). A band with an empty row is left to the
+    search (the bound would still hold; the shortcut is for full bands)."""
     if not (first <= last).all():
         return False
     n, widths = len(first), last - first + 1

@@ -50,7 +50,8 @@ NEAR, FOCUS, FAR = -1, 0, 1
 ROLE_NONE, ROLE_FRONT, ROLE_BACK, ROLE_BEHIND = 0, 1, 2, 3  # behind: back, and apart too
 NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
 NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
-LOOKAHEAD = 4  # windows whose FFTs may run ahead of the adding of their sums
+LOOKAHEAD = 4  # FFT jobs (a window's scatter, and its gather) that may run ahead of the
+#                adding of their sums: two to four windows
 GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its share);
 #                   larger ones with the disk between them
 SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that disk alone:
@@ -334,7 +335,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
 
     A window's FFTs alone go to ``ops.later`` (the CPU's run on a thread of their own, up
-    to :data:`LOOKAHEAD` windows ahead: a few long calls that leave the interpreter to this
+    to :data:`LOOKAHEAD` jobs ahead: a few long calls that leave the interpreter to this
     thread) while the next windows' fields are made here; their light is cleaned
     (``ops.ready``) and added here in the loop's own order, so the picture is the one a
     single thread makes, bit for bit."""

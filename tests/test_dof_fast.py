@@ -447,6 +447,31 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
         defocus_fast(img, depth, lens)
 
 
+@pytest.mark.parametrize("scene", [planes, slanted, pole])
+def test_a_gathers_light_cleaned_in_its_box_rows_alone_gives_the_whole_windows_picture(
+        rng, scene, monkeypatch):
+    """A gather reads its box's rows alone, so its rounding is taken out there alone (by the
+    largest values of its whole window): the picture of cleaning every row, bit for bit.
+    A sparse channel (all but a few pixels dark) makes the cleaning matter."""
+    from hfrender.backends.cpu import dof_fast
+
+    monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)  # cut boxes: windows past their boxes
+    img, depth = scene(rng)
+    img[..., 2] = 0.0
+    img[::37, ::41, 2] = 50.0
+    lens = lens_for(depth, 24)
+    in_rows = defocus_fast(img, depth, lens)
+    ready, asked = dof_fast._Ops.ready, []
+
+    def everywhere(self, light, rows=None):
+        asked.append(rows)
+        return ready(self, light)
+
+    monkeypatch.setattr(dof_fast._Ops, "ready", everywhere)
+    assert np.array_equal(in_rows, defocus_fast(img, depth, lens))
+    assert any(rows is not None for rows in asked)
+
+
 @pytest.mark.parametrize("n", [1, 16, 30, 31, 40])
 def test_the_rows_of_each_layer_are_found_by_bits_as_by_a_histogram(rng, n):
     layer = rng.integers(-1, n, (37, 23)).astype(np.int32)

@@ -135,6 +135,9 @@ class _WindowOps(_Ops):
         self.back[at] += np.multiply(light, own, out=light)
 
     def gather(self, j: int, light: _Light, win: Window, disk: int, disks: int) -> None:
+        # the whole window is read: layer j has no pixel in it outside its box's rows (one
+        # box per band, bands more than twice the reach apart; see _boxes), where alone
+        # the light's rounding was taken out (``_Ops.ready``)
         light = light.masked()
         at = _at(win)
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
