@@ -7,9 +7,9 @@ gather, against the size of the blur, in one run.
    medians of ``--runs`` calls of each method (the fast calls of all the blurs taking turns,
    so that their ratios meet one machine load; the exact gather once where one call takes
    seconds, and at 1080p only up to ``--exact-1080`` px), PSNR of the fast result against
-   the exact one (linear light, peak 1), the ratios the goals name (64 px / 4 px, 1080p /
-   360p). Writes exact | fast | difference x10 side by side to
-   ``docs/images/dof_fast_vs_exact.png``.
+   the exact one (linear light, peak 1), the number of layers the fast method makes (what
+   its cost grows with), the ratios the goals name (64 px / 4 px, 1080p / 360p). Writes
+   exact | fast | difference x10 side by side to ``docs/images/dof_fast_vs_exact.png``.
 2. ``hfrender render --dof depth`` against ``--dof lens``, 16 samples, on example scenes.
 3. ``hfrender fx --depth`` on a 720p clip with a depth pass, against decoding the clip alone.
 
@@ -31,6 +31,8 @@ import imageio_ffmpeg
 import numpy as np
 
 import hfrender as hf
+from hfrender.backends.cpu.dof import squared_radii
+from hfrender.dof_layers import frame_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 PICTURE = ROOT / "docs" / "images" / "dof_fast_vs_exact.png"
@@ -98,6 +100,12 @@ def psnr(test: np.ndarray, ref: np.ndarray) -> float:
     return float("inf") if mse == 0 else 10 * np.log10(1.0 / mse)
 
 
+def layer_count(img: np.ndarray, depth: np.ndarray, lens: hf.Lens) -> int:
+    """How many layers the fast method makes of the frame: what its cost grows with."""
+    r2, max_d2 = squared_radii(depth, lens, img.shape[1], img.shape[0])
+    return len(frame_plan(np, r2, depth, lens.focus_distance, max_d2)[0].layers)
+
+
 def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
     """{blur: (fast s, exact s or None, PSNR or None)}; keeps the 64 px pair for the picture.
     The fast calls of all the blurs take turns, ``runs`` rounds (medians): on a machine
@@ -132,7 +140,8 @@ def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
             if blur == BLURS[-1] and h == 360:
                 write_picture(exact, fast)
         rows[blur] = (t_fast, t_exact, quality)
-        print(f"  {w}x{h} CoC {blur:2d} px: fast {t_fast * 1e3:7.1f} ms"
+        layers = layer_count(img, depth, lens_for(depth, blur))
+        print(f"  {w}x{h} CoC {blur:2d} px ({layers:2d} layers): fast {t_fast * 1e3:7.1f} ms"
               + (f", exact {t_exact * 1e3:9.1f} ms ({t_exact / t_fast:6.1f}x), "
                  f"PSNR {quality:5.1f} dB" if t_exact else ""), flush=True)
     return rows

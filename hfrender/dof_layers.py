@@ -316,16 +316,23 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``). Each layer's
     FFTs cover its own window: a band of a slanted floor costs a band."""
     h, w = (int(s) for s in r2.shape)
-    offsets, area_of_d2, _ = disk_tables(max_d2, blades)
+    plan, keys = frame_plan(xp, r2, depth, focus_distance, max_d2, blades)
+    ops.start(plan, keys)
+    rows = layer_rows(xp, ops.layer, len(plan.layers))
+    return blur_layers(ops, plan, disk_tables(max_d2, blades)[0], (h, w), xp.add,
+                       lambda j, reach: layer_boxes(xp, ops.layer, j, rows[j], reach))
+
+
+def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
+               blades: int = 0) -> tuple[Plan, Any]:
+    """The plan of one frame (squared radii ``r2``) and its pixels' class keys (what its
+    cost grows with: ``len(plan.layers)``)."""
+    _, area_of_d2, _ = disk_tables(max_d2, blades)
     area = xp.asarray(area_of_d2)[xp.minimum(xp.floor(r2).astype(xp.int32), max_d2)]
     max_area = int(area_of_d2[-1])
     keys = class_keys(xp, area, depth, focus_distance)
     counts = xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
-    plan = make_plan(to_host(counts), max_area, max_d2, blades=blades)
-    ops.start(plan, keys)
-    rows = layer_rows(xp, ops.layer, len(plan.layers))
-    return blur_layers(ops, plan, offsets, (h, w), xp.add,
-                       lambda j, reach: layer_boxes(xp, ops.layer, j, rows[j], reach))
+    return make_plan(to_host(counts), max_area, max_d2, blades=blades), keys
 
 
 def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int], add: Any,
