@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.dof_boxes import layer_boxes, layer_rows, to_host
+from hfrender.dof_cells import PEAK_WINDOW, groups, split
 from hfrender.dof_fft import Window, window
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
@@ -56,9 +57,6 @@ GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its 
 #                   larger ones with the disk between them
 SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that disk alone:
 #                no share of a source weighs less than SNAP_T / area (~1e-5 at a 64 px blur)
-# a class this many times denser than the median of its PEAK_WINDOW neighbours each side,
-# and this share of the frame, gets a layer of its own
-PEAK_RATIO, PEAK_SHARE, PEAK_WINDOW = 6.0, 1e-3, 4
 
 
 def check_method(method: object) -> str:
@@ -130,99 +128,6 @@ def class_keys(xp: Any, area: Any, depth: Any, focus_distance: float) -> Any:
     return keys
 
 
-def _starts(areas: np.ndarray, peak: np.ndarray, step: float) -> np.ndarray:
-    """Where each layer of one side begins, in its areas (ascending): cells ``step`` wide in
-    log radius (0: each area alone), and every peak alone, splitting the cell it is in."""
-    start = np.ones(len(areas), bool)
-    if len(areas) < 2:
-        return start
-    logr = 0.5 * np.log(areas.astype(np.float64))
-    cell = np.floor(np.minimum((logr - logr[0]) / step, 1e12)) if step else np.arange(len(areas))
-    start[1:] = (cell[1:] != cell[:-1]) | peak[1:] | peak[:-1]
-    return start
-
-
-def _groups(areas: np.ndarray, start: np.ndarray) -> list[tuple[int, int]]:
-    """(smallest, largest) area of each layer, from where each begins."""
-    first = np.flatnonzero(start)
-    last = np.append(first[1:] - 1, len(areas) - 1)[: len(first)]
-    return [(int(areas[i]), int(areas[k])) for i, k in zip(first, last, strict=True)]
-
-
-def _peaks(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
-           width: np.ndarray, window: int = PEAK_WINDOW) -> list[np.ndarray]:
-    """The classes far denser (pixels per unit of r^2) than their ``window`` neighbours
-    each side: a plane in a scene of slanted surfaces. At most enough that each can have a
-    layer of its own."""
-    marks = [np.zeros(len(a), bool) for a, _ in sides]
-    if sum(len(a) for a, _ in sides) <= budget:
-        return marks
-    total = sum(int(n.sum()) for _, n in sides)
-    found = []
-    for s, (areas, n) in enumerate(sides):
-        density = n / width[areas]
-        pad = np.pad(density, window, constant_values=np.nan)
-        near = np.stack([pad[window + d: window + d + len(n)]
-                         for d in range(-window, window + 1) if d])
-        usual = _nan_median(near) if len(n) > 1 else np.zeros(len(n))
-        spike = (density >= PEAK_RATIO * usual) & (n >= PEAK_SHARE * total)
-        found += [(int(n[i]), s, int(i)) for i in np.flatnonzero(spike)]
-    for _, s, i in sorted(found, reverse=True)[: max(0, (budget - 2) // 2)]:
-        marks[s][i] = True
-    return marks
-
-
-def _nan_median(a: np.ndarray) -> np.ndarray:
-    """``np.nanmedian(a, axis=0)`` where every column has a number (the same values: the
-    middle one, or the mean of the middle two), without its per-call cost (~1 ms here)."""
-    ordered = np.sort(a, axis=0)  # NaN last
-    count = (~np.isnan(a)).sum(axis=0)
-    cols = np.arange(a.shape[1])
-    return (ordered[(count - 1) // 2, cols] + ordered[count // 2, cols]) / 2
-
-
-def _split(sides: list[tuple[np.ndarray, np.ndarray]], budget: int,
-           width: np.ndarray, window: int = PEAK_WINDOW) -> list[np.ndarray]:
-    """Where the layers of each side begin: the narrowest cells that make at most
-    ``budget`` layers. Small disks, far apart in log radius, stay alone."""
-    peaks = _peaks(sides, budget, width, window)
-
-    def starts(step: float) -> list[np.ndarray]:
-        return [_starts(a, p, step) for (a, _), p in zip(sides, peaks, strict=True)]
-
-    if sum(len(a) for a, _ in sides) <= budget:
-        return starts(0.0)
-    count = _counter(sides, peaks)
-    lo, hi = 0.0, 1.0 + max(0.5 * np.log(a[-1] / a[0]) for a, _ in sides if len(a))
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if count(mid) <= budget else (mid, hi)
-    return starts(hi)
-
-
-def _counter(sides: list[tuple[np.ndarray, np.ndarray]],
-             peaks: list[np.ndarray]) -> Callable[[float], int]:
-    """How many layers :func:`_starts` makes of ``sides`` at a step (> 0), its sums alone,
-    with what does not depend on the step worked out once: the bisection's forty calls."""
-    fixed, parts = 0, []
-    for (areas, _), peak in zip(sides, peaks, strict=True):
-        if len(areas) < 2:
-            fixed += len(areas)
-            continue
-        logr = 0.5 * np.log(areas.astype(np.float64))
-        parts.append((logr - logr[0], peak[1:] | peak[:-1]))
-        fixed += 1
-
-    def count(step: float) -> int:
-        total = fixed
-        for rel, paired in parts:
-            cell = np.floor(np.minimum(rel / step, 1e12))
-            total += int(np.count_nonzero((cell[1:] != cell[:-1]) | paired))
-        return total
-
-    return count
-
-
 def _peak_window(area_of_d2: np.ndarray, max_d2: int, blades: int) -> int:
     """:data:`PEAK_WINDOW`, times how many more disk sizes a polygon has (~1.6x: a circle's
     d^2 are sums of two squares): a slanted floor's rows must not look like planes."""
@@ -240,12 +145,12 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
     sides = [(near, counts[max_area - near]), (far, counts[max_area + far])]
     _, area_of_d2, moment = disk_tables(max_d2, blades)
     width = np.bincount(area_of_d2, minlength=max_area + 1).clip(1)  # r^2 span per area
-    starts = _split(sides, budget, width, _peak_window(area_of_d2, max_d2, blades))
+    starts = split(sides, budget, width, _peak_window(area_of_d2, max_d2, blades))
     disks = np.unique(area_of_d2)
     layers = [Layer(NEAR, lo, hi, _middle(disks, moment, lo, hi))
-              for lo, hi in _groups(near, starts[0])[::-1]]  # nearest first
+              for lo, hi in groups(near, starts[0])[::-1]]  # nearest first
     layers += [Layer(FAR, lo, hi, _middle(disks, moment, lo, hi))
-               for lo, hi in _groups(far, starts[1])]
+               for lo, hi in groups(far, starts[1])]
     size = 2 * max_area + 1
     layer_of = np.full(size, -1, np.int32)
     t_of = np.zeros(size, np.float32)

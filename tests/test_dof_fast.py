@@ -219,9 +219,9 @@ def test_a_plan_gives_each_class_a_layer_when_they_fit_and_merges_them_when_not(
 
 @pytest.mark.parametrize("blades", [0, 6])
 def test_the_plans_layer_count_by_sums_is_the_count_of_the_layers_it_stands_for(rng, blades):
-    """The bisection's counter (:func:`dof_layers._counter`) against counting the starts
-    that :func:`dof_layers._starts` makes, on random classes and steps."""
-    from hfrender.dof_layers import _counter, _starts
+    """The bisection's counter (:func:`dof_cells._counter`) against counting the starts
+    that :func:`dof_cells._starts` makes, on random classes and steps."""
+    from hfrender.dof_cells import _counter, _starts
 
     _, area_of_d2, _ = disk_tables(900, blades)
     disks = np.unique(area_of_d2[area_of_d2 > 1])
