@@ -13,7 +13,11 @@ gather, against the size of the blur, in one run.
 2. ``hfrender render --dof depth`` against ``--dof lens``, 16 samples, on example scenes.
 3. ``hfrender fx --depth`` on a 720p clip with a depth pass, against decoding the clip alone.
 
-    python benchmarks/dof.py [--runs 5] [--exact-1080 16] [--skip-cli]
+    python benchmarks/dof.py [--runs 5] [--exact-1080 16] [--skip-cli] [--backend cuda]
+
+``--backend cuda`` (a GPU; ``benchmarks/gpu_check.sh`` runs it) times the CUDA backend
+throughout: NumPy frames in and out of ``hf.depth_of_field`` (what an effects-library call
+from the host costs, transfers included), and ``--backend cuda`` on the command lines.
 """
 
 from __future__ import annotations
@@ -106,7 +110,7 @@ def layer_count(img: np.ndarray, depth: np.ndarray, lens: hf.Lens) -> int:
     return len(frame_plan(np, r2, depth, lens.focus_distance, max_d2)[0].layers)
 
 
-def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
+def sweep(h: int, w: int, runs: int, exact_up_to: int, backend: str = "cpu") -> dict[int, tuple]:
     """{blur: (fast s, exact s or None, PSNR or None)}; keeps the 64 px pair for the picture.
     The fast calls of all the blurs take turns, ``runs`` rounds (medians): on a machine
     whose speed drifts, the ratios between blurs are then measured under one load. Each
@@ -115,7 +119,7 @@ def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
     img, depth = scene(h, w)
     stops = {blur: lens_for(depth, blur).f_stop for blur in BLURS}
     calls = {blur: (lambda s=stops[blur]: hf.depth_of_field(
-        img, depth, focus_distance=FOCUS, f_stop=s, backend="cpu")) for blur in BLURS}
+        img, depth, focus_distance=FOCUS, f_stop=s, backend=backend)) for blur in BLURS}
     for call in calls.values():  # warm: the disks' spectra, the threads
         call()  # (results not kept: arrays held during the timing make glibc's malloc hand
         #         every call fresh pages, 1.4x the time at 4 px on this machine)
@@ -134,10 +138,10 @@ def sweep(h: int, w: int, runs: int, exact_up_to: int) -> dict[int, tuple]:
         if blur <= exact_up_to:
             fast = calls[blur]()
             t_exact, exact = timed(lambda s=stops[blur]: hf.depth_of_field(
-                img, depth, focus_distance=FOCUS, f_stop=s, backend="cpu", method="exact"),
+                img, depth, focus_distance=FOCUS, f_stop=s, backend=backend, method="exact"),
                 runs)
             quality = psnr(fast, exact)
-            if blur == BLURS[-1] and h == 360:
+            if blur == BLURS[-1] and h == 360 and backend == "cpu":
                 write_picture(exact, fast)
         rows[blur] = (t_fast, t_exact, quality)
         layers = layer_count(img, depth, lens_for(depth, blur))
@@ -163,11 +167,13 @@ def cli_seconds(args: list[str]) -> float:
     return time.perf_counter() - t
 
 
-def render_depth_vs_lens(out: Path, scenes: list[str], size: str, duration: float) -> None:
+def render_depth_vs_lens(out: Path, scenes: list[str], size: str, duration: float,
+                         backend: str = "cpu") -> None:
     """--dof depth against --dof lens, 16 samples, the same frames (lens, depth, lens)."""
     for name in scenes:
         base = ["render", str(ROOT / "scenes" / f"{name}.py"), "--size", size, "--duration",
-               str(duration), "--samples", "16", "--quiet", "-o", str(out / f"{name}.mp4")]
+               str(duration), "--samples", "16", "--quiet", "-o", str(out / f"{name}.mp4"),
+               "--backend", backend]
         lens = [cli_seconds(base + ["--dof", "lens"])]
         depth = [cli_seconds(base + ["--dof", "depth"])]
         lens.append(cli_seconds(base + ["--dof", "lens"]))
@@ -176,7 +182,7 @@ def render_depth_vs_lens(out: Path, scenes: list[str], size: str, duration: floa
               f"--dof depth {t_depth:6.1f} s: depth / lens = {t_depth / t_lens:.2f}")
 
 
-def fx_vs_decode(out: Path, frames: int) -> None:
+def fx_vs_decode(out: Path, frames: int, backend: str = "cpu") -> None:
     """hfrender fx --depth on a 720p clip against decoding the clip (imageio-ffmpeg)."""
     h, w = 720, 1280
     img, depth = scene(h, w)
@@ -197,8 +203,9 @@ def fx_vs_decode(out: Path, frames: int) -> None:
     f_stop = lens_for(depth, 64).f_stop
     t_fx = cli_seconds(["fx", str(clip), "-o", str(out / "dof.mp4"), "--depth", str(dpath),
                         "--focus-distance", str(FOCUS), "--f-stop", f"{f_stop:.4f}",
-                        "--quiet"])
-    print(f"  fx --depth 1280x720 x {frames} frames (CoC up to 64 px): {t_fx:6.2f} s "
+                        "--backend", backend, "--quiet"])
+    print(f"  fx --depth --backend {backend} 1280x720 x {frames} frames (CoC up to 64 px): "
+          f"{t_fx:6.2f} s "
           f"({frames / t_fx:5.1f} fps); decoding alone {t_decode:5.2f} s "
           f"({frames / t_decode:6.1f} fps): fx / decode = {t_fx / t_decode:.1f}x the time")
 
@@ -213,10 +220,14 @@ def main() -> None:
     p.add_argument("--render-size", default="320x180")
     p.add_argument("--render-duration", type=float, default=1.0)
     p.add_argument("--fx-frames", type=int, default=30)
+    p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu",
+                   help="the backend every part runs on (cuda: a GPU)")
     args = p.parse_args()
-    print("hf.depth_of_field, CPU backend (medians):")
-    small = sweep(360, 640, args.runs, BLURS[-1])
-    large = sweep(1080, 1920, args.runs, args.exact_1080)  # as many: a median of 2 is noise
+    print(f"hf.depth_of_field, {args.backend.upper()} backend (medians"
+          + ("; NumPy in and out, transfers included" if args.backend == "cuda" else "")
+          + "):")
+    small = sweep(360, 640, args.runs, BLURS[-1], args.backend)
+    large = sweep(1080, 1920, args.runs, args.exact_1080, args.backend)  # a median of 2: noise
     print(f"  fast 64 px / 4 px: 640x360 {small[64][0] / small[4][0]:.2f}x, "
           f"1920x1080 {large[64][0] / large[4][0]:.2f}x (goal <= 2)")
     print("  fast 1920x1080 / 640x360: " + ", ".join(
@@ -225,8 +236,8 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         render_depth_vs_lens(Path(tmp), args.scenes.split(","), args.render_size,
-                             args.render_duration)
-        fx_vs_decode(Path(tmp), args.fx_frames)
+                             args.render_duration, args.backend)
+        fx_vs_decode(Path(tmp), args.fx_frames, args.backend)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ RECON = (4, 8)
 
 
 # every method's, reference included (main sets them)
-SETTINGS = {"antialias": False, "msaa": RenderConfig.msaa}
+SETTINGS = {"antialias": False, "msaa": RenderConfig.msaa, "backend": RenderConfig.backend}
 
 
 def render_method(size, first, frames, samples, reconstruct, scene=None, **extra):
@@ -273,6 +273,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--msaa", default=RenderConfig.msaa,
                     help="coverage samples per pixel in every method's sub-frames (1: off; "
                          "auto: the render's default, 1 on llvmpipe)")
+    ap.add_argument("--backend", choices=("auto", "cpu", "cuda"), default=RenderConfig.backend,
+                    help="fusion backend of every method (auto: CUDA where usable; "
+                         "--reconstruct then runs the CUDA kernel)")
+    ap.add_argument("--skip-adaptive", action="store_true",
+                    help="leave out --samples auto's part (its figures are quality, the same "
+                         "on every backend)")
     ap.add_argument("--only", default=None,
                     help="only these methods, e.g. 'plain 8,recon 8' (and no time to quality, "
                          "auto or picture)")
@@ -328,6 +334,7 @@ def main() -> None:
     size, first, n = parse_size(args.size), args.first, args.frames
     SETTINGS["antialias"] = args.antialias
     SETTINGS["msaa"] = args.msaa if args.msaa == "auto" else int(args.msaa)
+    SETTINGS["backend"] = args.backend
     if args.gaps:
         try:
             gaps = [float(g) for g in args.gaps.split(",") if g.strip()]
@@ -340,8 +347,8 @@ def main() -> None:
     masks = motion_mask(size, first, n)
     band = silhouette_band(masks)
     print(f"reference: {REFERENCE_SAMPLES} plain sub-frames, {ref_s:.1f} s, antialias "
-          f"{'on' if args.antialias else 'off'}, msaa {args.msaa}; moving region "
-          f"{masks.mean():.1%} of pixels, band {band.mean():.1%}")
+          f"{'on' if args.antialias else 'off'}, msaa {args.msaa}, backend {args.backend}; "
+          f"moving region {masks.mean():.1%} of pixels, band {band.mean():.1%}")
     rows, table = [], {}
     for name, samples, rec in methods:
         frames, secs, drawn = timed(args.runs, lambda s=samples, r=rec: render_method(
@@ -352,7 +359,8 @@ def main() -> None:
     if args.only:  # a quick look at some methods: no time to quality, auto or picture
         return
     reach = _time_to_quality(ref, table, size, first, n)
-    adaptive(size, args.runs)
+    if not args.skip_adaptive:
+        adaptive(size, args.runs)
     steady_wall(size, args.runs, reach)
     k, w, h = crops(ref, rows, masks)
     print(f"wrote {PICTURE} (frame {first + k}: reference, then "

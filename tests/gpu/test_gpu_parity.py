@@ -195,3 +195,65 @@ def test_a_backend_for_device_1_runs_there_from_a_fusion_thread(rng):
     assert results["blur"].device.id == 1 and results["fuse"].device.id == 1
     close(results["blur"], CPU.motion_blur(frames, hf.curve_weights("box", 3), 1, True))
     close(results["fuse"], CPU.fuse(frames, depth, ww, [lens] * 6, True))
+
+
+def moving_squares(rng, n, h, w, dtype):
+    """``n`` sub-frames of random colour and depth with a near square moving fast (a
+    per-pixel jitter on its velocity, so splats collide) and a farther one moving the other
+    way: (frames, depth, velocity in pixels per second)."""
+    frames = frames_for(rng, dtype, (n, h, w, 4))
+    depth = rng.choice([1.0, 2.0, 4.0, np.inf], size=(n, h, w)).astype(np.float32)
+    velocity = np.zeros((n, h, w, 2), np.float32)
+    for j in range(n):
+        y0, x0 = rng.integers(2, h - 14), rng.integers(2, w - 18)
+        v = rng.uniform(0.5, 1.0, 2) * 600.0 * rng.choice([-1, 1], 2)
+        velocity[j, y0:y0 + 12, x0:x0 + 16] = v + rng.normal(0, 60.0, (12, 16, 2))
+        depth[j, y0:y0 + 12, x0:x0 + 16] = 0.5
+        y1, x1 = rng.integers(0, h - 8), rng.integers(0, w - 8)
+        velocity[j, y1:y1 + 8, x1:x1 + 8] = -0.5 * v
+        depth[j, y1:y1 + 8, x1:x1 + 8] = 3.0
+    return frames, depth, velocity
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_reconstruction_matches_the_cpu(rng, dtype):
+    """The kernels of shaders/cuda/reconstruct.cu on the device, against the NumPy
+    reconstruction, as tests/test_cuda_reconstruct.py checks them on the emulator."""
+    n, shutter = 6, 1 / 60
+    frames, depth, velocity = moving_squares(rng, n, 48, 72, dtype)
+    times = (np.arange(n) + 0.5) / n * shutter
+    ramp = np.linspace(1.0, 2.0, n)
+    ww = hf.WindowWeights(np.array([0]), (ramp / ramp.sum())[None])
+    spans = np.array([[0.0, shutter]])
+    gpu = CUDA.reconstruct(cupy.asarray(frames), cupy.asarray(depth), cupy.asarray(velocity),
+                           times, ww, spans, None, True)
+    cpu = CPU.reconstruct(frames, depth, velocity, times, ww, spans, None, True)
+    plain = CPU.fuse(frames, None, ww, None, True)
+    assert np.abs(cpu.astype(np.float64) - plain).max() > (0.05 if dtype == np.float32 else 10)
+    diff = np.abs(cupy.asnumpy(gpu).astype(np.float64) - cpu)
+    assert diff.max() <= (1e-5 if dtype == np.float32 else 1), diff.max()
+    assert (diff > 0).mean() < 1e-3, (diff > 0).mean()
+
+
+def test_fast_depth_of_field_at_64_px_matches_the_cpu(rng):
+    """The fast method at the issue's frame size and largest blur: the CUDA layers against
+    the CPU's (cuFFT and pocketfft round differently), and both against the exact gather."""
+    h, w = 180, 320
+    img = (rng.random((h, w, 3), dtype=np.float32) * 0.8).astype(np.float32)
+    img[rng.integers(0, h, 40), rng.integers(0, w, 40)] = 12.0  # highlights: bokeh discs
+    depth = np.full((h, w), 6.0, np.float32)
+    depth[h // 2:] = np.linspace(0.5, 6.0, h - h // 2, dtype=np.float32)[::-1, None]
+    depth[40:90, 100:160] = 1.0  # in focus
+    widest = float(hf.Lens(1.0, 1.0).coc_px(depth, w).max())  # at f/1
+    kw = dict(focus_distance=1.0, f_stop=widest / 64)  # the floor's near end: 64 px
+    gpu = hf.depth_of_field(cupy.asarray(img), cupy.asarray(depth), **kw)
+    cpu = hf.depth_of_field(img, depth, backend="cpu", **kw)
+    exact = hf.depth_of_field(img, depth, backend="cpu", method="exact", **kw)
+
+    def psnr(a, b):
+        return 10 * np.log10(1.0 / np.mean((np.clip(a, 0, 1) - np.clip(b, 0, 1)) ** 2))
+
+    gpu = cupy.asnumpy(gpu)
+    assert psnr(gpu, cpu) >= 60, psnr(gpu, cpu)
+    assert psnr(gpu, exact) >= 40, psnr(gpu, exact)
+    np.testing.assert_allclose(gpu.sum(axis=(0, 1)), cpu.sum(axis=(0, 1)), rtol=1e-4)
