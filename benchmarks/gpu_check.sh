@@ -10,11 +10,16 @@
 #   here, once per machine: bash benchmarks/gpu_prepare.sh   (wheels and GL loaders)
 #   device tool: carry [".whl", ".gl"], timeout_s 600,
 #                command: source .gl/preamble.sh && bash benchmarks/gpu_check.sh
+# A dry run here, on the CPU, checks the script itself before a device run spends its
+# minutes: GPU_CHECK_DRY=1 PY=.venv/bin/python GPU_CHECK_SECONDS=1800 bash benchmarks/gpu_check.sh
+# (no CUDA probe; every benchmark on --backend cpu; the GPU-only parts fail or skip).
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_check}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-py=python3
+py=${PY:-python3}
+backend=cuda
+[[ -n ${GPU_CHECK_DRY:-} ]] && backend=cpu
 deadline=$((SECONDS + ${GPU_CHECK_SECONDS:-540}))
 
 # section SECONDS LOG COMMAND...: COMMAND under the least of SECONDS and what the deadline
@@ -24,17 +29,21 @@ section() {
     shift 2
     local left=$((deadline - SECONDS - 10))
     ((left < budget)) && budget=$left
-    if ((budget < 5)); then
+    if ((left < 5)); then
         echo "(skipped: the deadline is reached)" | tee "$OUT/$log"
         return 0
     fi
     timeout --kill-after=5 "$budget" "$@" 2>&1 | tee "$OUT/$log"
     local rc=${PIPESTATUS[0]}
-    ((rc == 124 || rc == 137)) && echo "(stopped after ${budget} s: the section's limit)" | tee -a "$OUT/$log"
+    if ((rc == 124 || rc == 137)); then
+        echo "(stopped after ${budget} s: the section's limit)" | tee -a "$OUT/$log"
+    fi
     return 0
 }
 echo "== CUDA: versions and a trivial kernel (nothing else is worth running if this fails)"
-if ! $py - <<'EOF' 2>&1 | tee "$OUT/cuda.log"; then
+if [[ -n ${GPU_CHECK_DRY:-} ]]; then
+    echo "(dry run: no CUDA probe, the benchmarks on --backend $backend)"
+elif ! $py - <<'EOF' 2>&1 | tee "$OUT/cuda.log"; then
 import cupy
 from cupy_backends.cuda.libs import nvrtc
 
@@ -67,16 +76,16 @@ echo "== GPU tests (tests/gpu, tests/test_cuda_kernels.py, tests/test_cuda_backe
 section 120 tests.log $py -m pytest -q -p no:cacheprovider tests/gpu tests/test_cuda_kernels.py \
     tests/test_cuda_backend.py
 echo "== issue 15: the fast depth of field on CUDA, fx --depth on 720p against the decoder"
-section 150 dof.log $py benchmarks/dof.py --backend cuda --runs 5 --exact-1080 8
+section 150 dof.log $py benchmarks/dof.py --backend "$backend" --runs 5 --exact-1080 8
 echo "== issue 14: reconstruction with the CUDA kernel (msaa auto: 4 on a GPU)"
-section 180 quality.log $py benchmarks/quality.py --runs 3 --skip-adaptive --backend cuda
+section 180 quality.log $py benchmarks/quality.py --runs 3 --skip-adaptive --backend "$backend"
 echo "== fusion kernels vs device-to-device copy"
 section 45 fusion.log $py benchmarks/gpu_fusion.py
 echo "== render 1920x1080, 16 samples: interop on vs off"
 for mode in on off; do
     section 30 "render_$mode.log" $py -m hfrender render scenes/showcase.py \
-        -o "$OUT/render_$mode.mp4" --size 1920x1080 --samples 16 --duration 2 --backend cuda \
-        --interop "$mode" --stats
+        -o "$OUT/render_$mode.mp4" --size 1920x1080 --samples 16 --duration 2 \
+        --backend "$backend" --interop "$mode" --stats
 done
 echo "== summary ($SECONDS s)"
 grep -h "passed\|failed\|error" "$OUT/tests.log" | tail -3

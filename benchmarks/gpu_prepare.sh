@@ -15,6 +15,7 @@ fi
 bash "$shared/device/prepare.sh"
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-    --platform manylinux2014_x86_64 -d .whl "flip-evaluator>=1.2" 2>&1 | grep -v "is ignored" || true
+    --platform manylinux2014_x86_64 -d .whl "flip-evaluator>=1.2" 2>&1 \
+    | grep -v "is ignored" || true
 ls .whl/flip_evaluator-*.whl >/dev/null
 du -shc .whl .gl
