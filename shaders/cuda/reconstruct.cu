@@ -7,10 +7,12 @@
 //   hf_rc_splat      every moving pixel of a source lands on round(q + v * dt): atomicMin of
 //                    its key (depth | candidate) into the z-buffer of (time, target pixel)
 //   hf_rc_resolve    the winner of each (time, pixel), or -1: none, or behind the base
-//   hf_rc_cracks     a pixel between two winners (across or up and down) in front of the
-//                    base: the mean of their colours
-//   hf_rc_accumulate per pixel channel, sum of (winner colour - base colour) over the times
-//                    (in the NumPy order: the winners, then the cracks), into a double sum
+//   hf_rc_border     a pixel nothing landed on takes a neighbour's winner (left, right, up,
+//                    down) whose surface is in front of the base: recon_layer.borders
+//   hf_rc_accumulate per pixel channel, sum of (shown - base colour) over the times (the
+//                    winners, then the borders), into a double sum: shown is the winner's
+//                    source's moving layer sampled bilinearly where the pixel was at the
+//                    source's time, over the base (recon_layer.samples)
 // and per cell: hf_rc_base (what a pixel shows before any splat), hf_rc_fill (a hole's
 // colour: its still neighbours behind its surface) and hf_rc_cell_add (the half-cell's
 // mean, weighted by its length, added to the cell's picture).
@@ -27,14 +29,6 @@ __device__ __forceinline__ float hf_rc_depth(unsigned long long key) {
 }
 
 #define HF_RC_NONE 0xffffffffffffffffull
-
-// candidate id: source * hw + pixel (own sub-frame's pixels first, raster order)
-__device__ __forceinline__ float hf_rc_colour(const float* __restrict__ own,
-                                              const float* __restrict__ other, long long hw,
-                                              int channels, int id, int c) {
-    return id < hw ? own[(long long)id * channels + c]
-                   : other[((long long)id - hw) * channels + c];
-}
 
 // NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint.
 // The neighbour (source 1) lands only where the base is a hole (hf_rc_base's holes: the
@@ -80,66 +74,88 @@ extern "C" __global__ void hf_rc_resolve(
     win[e] = r;
 }
 
-__device__ __forceinline__ bool hf_rc_pair(const unsigned long long* __restrict__ keys,
-                                           const int* __restrict__ win, long long a,
-                                           long long b, float base) {
-    return win[a] >= 0 && win[b] >= 0
-           && fmaxf(hf_rc_depth(keys[a]), hf_rc_depth(keys[b])) < base;
-}
-
-// NumPy's _cracks: float32 sum of each pair, double total over the pairs, its mean
-extern "C" __global__ void hf_rc_cracks(
-        const long long* keys_raw, const int* win, const float* base_depth,
-        const float* own_lin, const float* other_lin, int times, int height, int width,
-        int channels, float* fill, unsigned char* filled) {
+// recon_layer.borders: left, right, up, down; the first landing whose surface is in front
+// of what the pixel shows (its base); -1 where the pixel has its own winner or none borders
+extern "C" __global__ void hf_rc_border(
+        const long long* keys_raw, const int* win, const float* base_depth, int times,
+        int height, int width, int* border) {
     long long hw = (long long)height * width;
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)times * hw) return;
-    filled[e] = 0;
+    border[e] = -1;
     if (win[e] >= 0) return;
     const unsigned long long* keys = (const unsigned long long*)keys_raw;
     long long p = e % hw, y = p / width, x = p - y * width;
     float base = base_depth[p];
-    bool across = x > 0 && x < width - 1 && hf_rc_pair(keys, win, e - 1, e + 1, base);
-    bool upright = y > 0 && y < height - 1 && hf_rc_pair(keys, win, e - width, e + width, base);
-    if (!across && !upright) return;
-    filled[e] = 1;
-    for (int c = 0; c < channels; ++c) {
-        double total = 0.0;
-        int count = 0;
-        if (across) {
-            total += (double)(hf_rc_colour(own_lin, other_lin, hw, channels, win[e - 1], c)
-                              + hf_rc_colour(own_lin, other_lin, hw, channels, win[e + 1], c));
-            count += 2;
+    long long nb[4] = {e - 1, e + 1, e - width, e + width};
+    bool inside[4] = {x > 0, x < width - 1, y > 0, y < height - 1};
+    for (int i = 0; i < 4; ++i) {
+        if (inside[i] && win[nb[i]] >= 0 && hf_rc_depth(keys[nb[i]]) < base) {
+            border[e] = win[nb[i]];
+            return;
         }
-        if (upright) {
-            total += (double)(hf_rc_colour(own_lin, other_lin, hw, channels, win[e - width], c)
-                              + hf_rc_colour(own_lin, other_lin, hw, channels, win[e + width],
-                                             c));
-            count += 2;
-        }
-        fill[e * channels + c] = (float)(total / (double)count);
     }
 }
 
-// acc[p, c] += sum over the chunk's times of (shown - base): NumPy's bincount order
+// recon_layer.samples, channel c of what target pixel p shows of source pixel q (its
+// sub-frame's lin (H, W, C), moving (H, W) and velocity (H, W, 2) as (vx, vy)), dt seconds
+// after that sub-frame's time: the moving layer (colour * mask, the mask) bilinear at
+// p - v(q) * dt (empty past the frame's edges, half a pixel beyond the outer centres), over
+// base; float32 operations in NumPy's order
+__device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
+                                             const unsigned char* __restrict__ moving,
+                                             const float* __restrict__ velocity, double dt,
+                                             int height, int width, int channels, long long q,
+                                             long long p, int c, float base) {
+    long long ty = p / width, tx = p - ty * width;
+    double sy = (double)ty - (double)velocity[2 * q + 1] * dt;
+    double sx = (double)tx - (double)velocity[2 * q] * dt;
+    float seen = sy >= -0.5 && sy <= height - 0.5 && sx >= -0.5 && sx <= width - 0.5;
+    sy = fmin(fmax(sy, 0.0), height - 1.0);
+    sx = fmin(fmax(sx, 0.0), width - 1.0);
+    long long y0 = (long long)floor(sy), x0 = (long long)floor(sx);
+    long long y1 = y0 + 1 < height ? y0 + 1 : height - 1;
+    long long x1 = x0 + 1 < width ? x0 + 1 : width - 1;
+    float wy = (float)(sy - (double)y0), wx = (float)(sx - (double)x0);
+    long long at[4] = {y0 * width + x0, y0 * width + x1, y1 * width + x0, y1 * width + x1};
+    float weight[4] = {(1.0f - wy) * (1.0f - wx), (1.0f - wy) * wx, wy * (1.0f - wx), wy * wx};
+    float colour = 0.0f, alpha = 0.0f;
+    for (int i = 0; i < 4; ++i) {
+        float mask = (float)moving[at[i]];
+        colour = colour + (lin[at[i] * channels + c] * mask) * (weight[i] * seen);
+        alpha = alpha + mask * (weight[i] * seen);
+    }
+    return colour + (1.0f - alpha) * base;
+}
+
+// acc[p, c] += sum over the chunk's times of (shown - base): the winners, then the borders
+// (candidate ids: source * hw + pixel, own sub-frame's pixels first; dts: per time, tau less
+// the source's time)
 extern "C" __global__ void hf_rc_accumulate(
-        const int* win, const float* fill, const unsigned char* filled, const float* own_lin,
-        const float* other_lin, const float* base_color, int times, long long hw,
+        const int* win, const int* border, const float* own_lin, const unsigned char* own_moving,
+        const float* own_velocity, const double* own_dts, const float* other_lin,
+        const unsigned char* other_moving, const float* other_velocity,
+        const double* other_dts, const float* base_color, int times, int height, int width,
         int channels, double* acc) {
+    long long hw = (long long)height * width;
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= hw * channels) return;
     long long p = e / channels;
     int c = (int)(e - p * channels);
-    double base = (double)base_color[e];
+    float base = base_color[e];
     double sum = 0.0;
-    for (int m = 0; m < times; ++m) {
-        int id = win[(long long)m * hw + p];
-        if (id >= 0) sum += (double)hf_rc_colour(own_lin, other_lin, hw, channels, id, c) - base;
-    }
-    for (int m = 0; m < times; ++m) {
-        long long i = (long long)m * hw + p;
-        if (filled[i]) sum += (double)fill[i * channels + c] - base;
+    for (int pass = 0; pass < 2; ++pass) {
+        const int* ids = pass ? border : win;
+        for (int m = 0; m < times; ++m) {
+            int id = ids[(long long)m * hw + p];
+            if (id < 0) continue;
+            float shown = id < hw
+                ? hf_rc_shown(own_lin, own_moving, own_velocity, own_dts[m], height, width,
+                              channels, id, p, c, base)
+                : hf_rc_shown(other_lin, other_moving, other_velocity, other_dts[m], height,
+                              width, channels, id - hw, p, c, base);
+            sum += (double)shown - (double)base;
+        }
     }
     acc[e] += sum;
 }

@@ -9,7 +9,10 @@ at ``M`` intermediate times, ``M`` at least the largest displacement over it in 
 each time ``tau`` ``j`` is forward-warped along its velocity (pixel ``q`` lands on
 ``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins; ``n`` lands
 where ``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
-object entering). Still pixels take part where they are; a hole (a moving surface left it
+object entering). A pixel a surface lands on, and its neighbours at the landing's borders,
+show the source's moving layer sampled where the pixel's centre was at the source's time
+(:mod:`~hfrender.backends.cpu.recon_layer`: edges at their sub-pixel place, no cracks).
+Still pixels take part where they are; a hole (a moving surface left it
 in every sub-frame) shows what its still neighbours behind that surface show (the
 background no sub-frame saw there: the first pixel of a streak at the shutter's ends; one
 pixel deep), else ``j``'s colour. Colour is blended in linear light (premultiplied).
@@ -18,10 +21,10 @@ Where nothing moves the cell is ``f_j`` itself, and a hyperframe without motion 
 the plain path: bit-identical to plain sampling.
 
 Vectorised: per half-cell only the moving pixels are splatted, a chunk of intermediate times
-at once (``np.minimum.at`` into a z-buffer of the chunk, then the winners' colours summed
-with ``np.bincount``). Every per-time array covers the chunk's *domain* only (the pixels
-landed on and their neighbours, about a tenth of a frame on the quality harness's scene), and a
-sub-frame's moving pixels are gathered once, not once per half-cell.
+at once (``np.minimum.at`` into a z-buffer of the chunk, then what the winners and their
+borders show summed with ``np.bincount``). Every per-time array covers the chunk's *domain*
+only (the pixels landed on and their neighbours, about a tenth of a frame on the quality
+harness's scene), and a sub-frame's moving pixels are gathered once, not once per half-cell.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds
+from hfrender.backends.cpu.recon_layer import borders, moving_layer, samples
 from hfrender.hyperframe.windows import WindowWeights
 
 STEP_PX = 1.0  # intermediate times per pixel of displacement (the issue's "M >= D")
@@ -78,6 +82,11 @@ class _Frame:
         return _Splats(idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
                        v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
                        self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0))
+
+    @cached_property
+    def layer(self) -> np.ndarray:
+        """The moving layer (:func:`~hfrender.backends.cpu.recon_layer.moving_layer`)."""
+        return moving_layer(self.lin, self.moving)
 
 
 def _rows(a: np.ndarray) -> np.ndarray:
@@ -162,7 +171,7 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
     base_cf = base_c.reshape(hw, c)
     parts = []  # per chunk of times: (pixels landed on, their sums of shown - base)
     for m0 in range(0, steps, chunk):
-        hits = _splat(sources, dts[m0 : m0 + chunk], base_d, holes, (h, w, c))
+        hits = _splat(sources, dts[m0 : m0 + chunk], (base_cf, base_d), holes, (h, w, c))
         if hits is None:
             continue
         dom, cid, col = hits
@@ -229,7 +238,8 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
 
 def _domain(pix: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """The pixels a chunk works on, every one landed on and its four neighbours (where
-    cracks are): (their flat indices, a lookup from pixel to place, ``len`` for others)."""
+    its borders are): (their flat indices, a lookup from pixel to place, ``len`` for
+    others)."""
     h, w = size
     hit = np.zeros(h * w, bool)
     hit[pix] = True
@@ -244,13 +254,16 @@ def _domain(pix: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndar
     return dom, lut
 
 
-def _splat(sources: list[_Frame], taus: np.ndarray, base_d: np.ndarray, holes: np.ndarray,
-           shape: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The moving surfaces at each of ``taus``, depth-tested against the still ones:
-    (the chunk's domain, place in it and colour of every pixel and time a moving surface
-    shows), cracks filled. Z-buffers are kept over the domain only (one column more that
-    nothing lands on)."""
+def _splat(sources: list[_Frame], taus: np.ndarray, base: tuple[np.ndarray, np.ndarray],
+           holes: np.ndarray, shape: tuple[int, int, int]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The moving surfaces at each of ``taus``, depth-tested against the still ones
+    (``base``: colour (H * W, C) and depth): (the chunk's domain, place in it and colour of
+    every pixel and time a moving surface shows: where one lands, then its borders;
+    :mod:`~hfrender.backends.cpu.recon_layer`). Z-buffers are kept over the domain only
+    (one column more that nothing lands on)."""
     h, w, c = shape
+    base_c, base_d = base
     found = _targets(sources, taus, holes, (h, w))
     if found is None:
         return None
@@ -265,44 +278,34 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base_d: np.ndarray, holes: n
     zbuf = zbuf.reshape(-1)
     np.minimum.at(zbuf, key, dep)
     win = np.flatnonzero(dep <= zbuf[key]).astype(np.int32)
-    first = scratch("rc_index", zbuf.shape, np.int32)  # then _cracks' slot of each hit
+    first = scratch("rc_index", zbuf.shape, np.int32)  # then the borders' marks
     first.fill(np.iinfo(np.int32).max)
     np.minimum.at(first, key[win], win)
     win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
-    col = np.take(np.concatenate([f.splats.colour for f in sources]), src[win], axis=0)
-    filled, fill_col = _cracks(key[win], pix[win], m[win], col, zbuf, base_d.reshape(-1),
-                               (dom, lut, (h, w)), first)
-    return dom, np.concatenate([key[win], filled]) % stride, np.concatenate([col, fill_col])
+    near, took = borders(key[win], pix[win], dep[win], base_d.reshape(-1), lut, stride,
+                         (h, w), first)
+    shown = np.concatenate([win, win[took]])  # the landings, then the borders they make
+    at = np.concatenate([pix[win], dom[near % stride]])
+    return dom, np.concatenate([key[win], near]) % stride, _shown(
+        sources, src[shown], taus[m[shown]], at, base_c, (h, w))
 
 
-def _cracks(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_m: np.ndarray,
-            hit_col: np.ndarray, zbuf: np.ndarray, base_d: np.ndarray,
-            domain: tuple[np.ndarray, np.ndarray, tuple[int, int]],
-            slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pixels a warped surface stretched over without landing on (one pixel between two
-    hits, across or up and down, the hits in front of what the pixel shows): (keys in
-    order, the mean colour of the hits either side). Keys are ``time * stride + place`` in
-    the ``domain`` (:func:`_domain`); ``slot``: a work array as large as ``zbuf``."""
-    dom, lut, (h, w) = domain
-    stride = len(dom) + 1
-    slot.fill(-1)
-    slot[hit_keys] = np.arange(len(hit_keys), dtype=np.int32)
-    rows = hit_m * stride
-    keys, sums = [], []
-    for inside, step in ((hit_pix % w < w - 2, 1), (hit_pix < (h - 2) * w, w)):
-        next_pix = hit_pix + step  # past the frame's end for some outside: lut has room
-        mid = rows + lut[next_pix]  # in the domain: next to a hit
-        far = rows + lut[next_pix + step]  # the pixel past it, maybe outside
-        pair = np.flatnonzero(inside & (slot[mid] < 0) & (slot[far] >= 0))
-        pair = pair[np.maximum(zbuf[hit_keys[pair]], zbuf[far[pair]]) < base_d[next_pix[pair]]]
-        keys.append(mid[pair])
-        sums.append(np.take(hit_col, pair, axis=0) + np.take(hit_col, slot[far[pair]], axis=0))
-    key, at = np.unique(np.concatenate(keys), return_inverse=True)
-    both = np.concatenate(sums).astype(np.float64)  # across first: 0 + across + up and down
-    count = 2 * np.bincount(at, minlength=len(key))
-    mean = np.stack([np.bincount(at, weights=both[:, ch], minlength=len(key))
-                     for ch in range(hit_col.shape[1])], axis=1) / count[:, None]
-    return key, mean.astype(hit_col.dtype)
+def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.ndarray,
+           base_c: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """What pixels ``pix`` show at ``taus`` of the sources' moving splats ``src`` (indices
+    into their moving pixels one after the other): each source's moving layer sampled where
+    the pixel was at its time (:func:`~hfrender.backends.cpu.recon_layer.samples`)."""
+    out = np.empty((len(src), base_c.shape[1]), np.float32)
+    offset = 0
+    for f in sources:
+        sp = f.splats
+        sel = np.flatnonzero((src >= offset) & (src < offset + len(sp.idx)))
+        j = src[sel] - offset
+        offset += len(sp.idx)
+        if len(sel):
+            out[sel] = samples(f.layer, size, pix[sel], sp.vy[j], sp.vx[j], taus[sel] - f.t,
+                               np.take(base_c, pix[sel], axis=0))
+    return out
 
 
 def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarray:

@@ -11,9 +11,10 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
   nearest surface wins, then the first candidate, as ``np.unique(..., return_index=True)``
   picks the first of equals on the CPU;
 - ``hf_rc_resolve``: the winner of each (time, pixel), where it is not behind the base;
-- ``hf_rc_cracks``: NumPy's ``_cracks``, the pixels a warped surface stretched over;
+- ``hf_rc_border``: ``recon_layer.borders``, the pixels next to a landing that take it;
 - ``hf_rc_accumulate``: per pixel channel, the sum of (shown - base) over the chunk's times
-  in the order ``np.bincount`` adds them (the winners, then the cracks), in double.
+  (the winners, then the borders), in double; shown is ``recon_layer.samples``, the source's
+  moving layer sampled where the pixel was at the source's time, over the base.
 
 ``hf_rc_base`` and ``hf_rc_fill`` are ``_base``; ``hf_rc_cell_add`` adds each half-cell's
 mean, weighted by its length, into the cell's picture; the weighted sum over a window's
@@ -190,51 +191,53 @@ def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float
     t_own = float(st.times[own])
     dts = t_own + (np.arange(steps) + 0.5) / steps * (edge - t_own)
     sources = [f for f in (own, other) if f is not None]
-    other_lin = st.lin[sources[-1]]
     acc = xp.zeros(hw * c, np.float64)
     if not any(st.any_moving[f] for f in sources):
         return acc  # nothing lands: the CPU skips every chunk (it adds zero)
     chunk = max(1, CHUNK_ELEMS // hw)
     for m0 in range(0, steps, chunk):
         taus = dts[m0 : m0 + chunk]
-        keys = _splat(dev, st, sources, taus, holes)
-        _resolve_and_add(dev, keys, st.lin[own], other_lin, base, len(taus), (h, w, c), acc)
+        # per source, tau less its time (the CPU's dt); the own's again for a missing other
+        ahead = [xp.asarray(np.ascontiguousarray(taus - float(st.times[f]))) for f in sources]
+        keys = _splat(dev, st, sources, ahead, holes, len(taus))
+        _resolve_and_add(dev, st, keys, [sources[0], sources[-1]], [ahead[0], ahead[-1]],
+                         base, len(taus), acc)
     return acc
 
 
-def _splat(dev: Device, st: _Frames, sources: list[int], taus: np.ndarray,
-           holes: Any) -> Any:
-    """The z-buffer of keys of the chunk's times (``hf_rc_splat``, one launch per source)."""
+def _splat(dev: Device, st: _Frames, sources: list[int], ahead: list[Any], holes: Any,
+           times: int) -> Any:
+    """The z-buffer of keys of the chunk's ``times`` (``hf_rc_splat``, one launch per
+    source; ``ahead``: each source's intermediate times less its own)."""
     xp = dev.xp
     h, w, _ = st.shape
-    keys = xp.full(len(taus) * h * w, -1, np.int64)  # no candidate: all bits set
-    for s, f in enumerate(sources):
+    keys = xp.full(times * h * w, -1, np.int64)  # no candidate: all bits set
+    for s, (f, dt) in enumerate(zip(sources, ahead, strict=True)):
         if not st.any_moving[f]:
             continue
-        dt = xp.asarray(np.ascontiguousarray(taus - float(st.times[f])))
         back = float(st.times[sources[0]]) - float(st.times[f])
-        dev.launch("hf_rc_splat", _grid(len(taus) * h * w), (BLOCK, 1, 1),
-                   (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(len(taus)),
+        dev.launch("hf_rc_splat", _grid(times * h * w), (BLOCK, 1, 1),
+                   (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(times),
                     I32(h), I32(w), I32(s), F64(back), keys))
     return keys
 
 
-def _resolve_and_add(dev: Device, keys: Any, own_lin: Any, other_lin: Any,
-                     base: tuple[Any, Any], times: int, shape: tuple[int, int, int],
-                     acc: Any) -> None:
-    """Winners, cracks, and their colours' difference from the base added into ``acc``."""
+def _resolve_and_add(dev: Device, st: _Frames, keys: Any, pair: list[int], ahead: list[Any],
+                     base: tuple[Any, Any], times: int, acc: Any) -> None:
+    """Winners, their borders, and what they show less the base added into ``acc``
+    (``pair``: the own sub-frame and the neighbour, or the own twice; ``ahead``: theirs)."""
     xp = dev.xp
-    h, w, c = shape
+    h, w, c = st.shape
     hw = h * w
     base_c, base_d = base
     win = xp.empty(times * hw, np.int32)
-    fill = xp.empty(times * hw * c, np.float32)
-    filled = xp.empty(times * hw, np.uint8)
+    border = xp.empty(times * hw, np.int32)
     dev.launch("hf_rc_resolve", _grid(times * hw), (BLOCK, 1, 1),
                (keys, base_d, I32(times), I64(hw), win))
-    dev.launch("hf_rc_cracks", _grid(times * hw), (BLOCK, 1, 1),
-               (keys, win, base_d, own_lin, other_lin, I32(times), I32(h), I32(w), I32(c),
-                fill, filled))
+    dev.launch("hf_rc_border", _grid(times * hw), (BLOCK, 1, 1),
+               (keys, win, base_d, I32(times), I32(h), I32(w), border))
+    (own, other), (own_dt, other_dt) = pair, ahead
     dev.launch("hf_rc_accumulate", _grid(hw * c), (BLOCK, 1, 1),
-               (win, fill, filled, own_lin, other_lin, base_c, I32(times), I64(hw), I32(c),
-                acc))
+               (win, border, st.lin[own], st.moving[own], st.velocity[own], own_dt,
+                st.lin[other], st.moving[other], st.velocity[other], other_dt, base_c,
+                I32(times), I32(h), I32(w), I32(c), acc))
