@@ -7,7 +7,7 @@ import numpy as np
 
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
-from hfrender.backends.cpu.recon_layer import borders, moving_layer, samples
+from hfrender.backends.cpu.recon_layer import FREE, borders, samples
 
 CPU = CPUBackend()
 H, W, SS = 48, 64, 4
@@ -74,13 +74,12 @@ def test_samples_resample_inside_blend_at_edges_and_know_nothing_past_the_frame(
     lin = rng.random((h, w, c), dtype=np.float32)
     moving = np.zeros((h, w), bool)
     moving[1:5, 1:4] = True
-    layer = moving_layer(lin, moving)
-    assert layer.shape == (h * w, c + 1) and (layer[:, c] == moving.ravel()).all()
     base = rng.random((5, c), dtype=np.float32)
     pix = np.array([2 * w + 2, 2 * w + 4, 0 * w + 2, 0 * w + 5, 3 * w + 6])
     vx = np.array([-0.25, 0.5, 0.0, 0.0, -400.0]) * 100  # px per second, dt = 0.01 s
     vy = np.array([-0.5, 0.0, 0.0, 0.0, 0.0]) * 100
-    got = samples(layer, (h, w), pix, vy, vx, np.full(5, 0.01), base)
+    got = samples(lin.reshape(-1, c), moving.ravel(), (h, w), pix, vy, vx, np.full(5, 0.01),
+                  base)
     # inside the surface: the bilinear mean of the four pixels around (2.5, 2.25)
     ys, xs, wy, wx = 2, 2, np.float32(0.5), np.float32(0.25)
     want = ((1 - wy) * (1 - wx) * lin[ys, xs] + (1 - wy) * wx * lin[ys, xs + 1]
@@ -102,8 +101,10 @@ def test_borders_take_the_left_landing_first_and_only_in_front_of_the_base():
     hit_keys = lut[hit_pix]
     base_d = np.full(h * w, 5.0, np.float32)
     base_d[3] = 0.5  # a still surface in front above the second landing: no border there
+    taken = np.full(stride, FREE, np.int32)
+    taken[hit_keys] = [0, 1]  # the z-buffer's winner marks
     keys, took = borders(hit_keys, hit_pix, np.array([1.0, 1.0], np.float32), base_d, lut,
-                         stride, (h, w), np.zeros(stride, np.int32))
+                         stride, (h, w), taken)
     got = dict(zip((keys % stride).tolist(), took.tolist(), strict=True))
     # 7, between the two, takes its left landing (6); the others their only neighbour
     assert got == {7: 0, 5: 0, 9: 1, 1: 0, 11: 0, 13: 1}

@@ -12,7 +12,8 @@
 //   hf_rc_accumulate per pixel channel, sum of (shown - base colour) over the times (the
 //                    winners, then the borders), into a double sum: shown is the winner's
 //                    source's moving layer sampled bilinearly where the pixel was at the
-//                    source's time, over the base (recon_layer.samples)
+//                    source's time, over the base (recon_layer.samples), or a winner's own
+//                    colour where it comes from inside its surface (recon_layer.inner)
 // and per cell: hf_rc_base (what a pixel shows before any splat), hf_rc_fill (a hole's
 // colour: its still neighbours behind its surface) and hf_rc_cell_add (the half-cell's
 // mean, weighted by its length, added to the cell's picture).
@@ -128,7 +129,19 @@ __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
     return colour + (1.0f - alpha) * base;
 }
 
-// acc[p, c] += sum over the chunk's times of (shown - base): the winners, then the borders
+// recon_layer.inner: a moving pixel whose eight neighbours move too (none on the frame's edges)
+__device__ __forceinline__ bool hf_rc_inner(const unsigned char* __restrict__ moving, int height,
+                                            int width, long long q) {
+    long long y = q / width, x = q - y * width;
+    if (y == 0 || x == 0 || y == height - 1 || x == width - 1) return false;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+            if (!moving[q + dy * width + dx]) return false;
+    return true;
+}
+
+// acc[p, c] += sum over the chunk's times of (shown - base): the winners (from inside their
+// surface: their own colour), then the borders
 // (candidate ids: source * hw + pixel, own sub-frame's pixels first; dts: per time, tau less
 // the source's time)
 extern "C" __global__ void hf_rc_accumulate(
@@ -149,11 +162,15 @@ extern "C" __global__ void hf_rc_accumulate(
         for (int m = 0; m < times; ++m) {
             int id = ids[(long long)m * hw + p];
             if (id < 0) continue;
-            float shown = id < hw
-                ? hf_rc_shown(own_lin, own_moving, own_velocity, own_dts[m], height, width,
-                              channels, id, p, c, base)
-                : hf_rc_shown(other_lin, other_moving, other_velocity, other_dts[m], height,
-                              width, channels, id - hw, p, c, base);
+            bool mine = id < hw;
+            long long q = mine ? id : id - hw;
+            const float* lin = mine ? own_lin : other_lin;
+            const unsigned char* moving = mine ? own_moving : other_moving;
+            float shown = !pass && hf_rc_inner(moving, height, width, q)
+                ? lin[q * channels + c]
+                : hf_rc_shown(lin, moving, mine ? own_velocity : other_velocity,
+                              mine ? own_dts[m] : other_dts[m], height, width, channels, q, p,
+                              c, base);
             sum += (double)shown - (double)base;
         }
     }

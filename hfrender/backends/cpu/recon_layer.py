@@ -14,7 +14,8 @@ time, over what the pixel shows still: ``layer + (1 - alpha) * base`` (:func:`sa
 past the frame's edges, half a pixel beyond its outer centres, the layer is empty: what
 lay there is not known).
 Inside a surface that is its colour, resampled at the sub-pixel place; at its edges a blend
-with what is behind. The CUDA kernels ``hf_rc_border`` and ``hf_rc_accumulate`` do the same
+with what is behind. A landing from inside a surface (:func:`inner`) shows its own colour.
+The CUDA kernels ``hf_rc_border`` and ``hf_rc_accumulate`` do the same
 in the same order of float32 operations.
 """
 
@@ -22,11 +23,24 @@ from __future__ import annotations
 
 import numpy as np
 
+FREE = np.iinfo(np.int32).max  # a z-buffer entry no surface landed on
 
-def moving_layer(lin: np.ndarray, moving: np.ndarray) -> np.ndarray:
-    """(H * W, C + 1) float32: colour * mask, then the mask (1 where the pixel moves)."""
-    mask = moving.astype(np.float32)[..., None]
-    return np.concatenate([lin * mask, mask], axis=-1).reshape(-1, lin.shape[-1] + 1)
+
+def inner(moving: np.ndarray) -> np.ndarray:
+    """(H, W) bool: moving pixels whose eight neighbours move too (none at the frame's
+    edges). A landing from one shows its own colour, as a nearest-pixel splat does: every
+    sample within half a pixel of it is its surface, where resampling would only soften
+    the texture, at four times the cost."""
+    out = np.zeros_like(moving)
+    h, w = moving.shape
+    if h < 3 or w < 3:
+        return out
+    core = moving[1:-1, 1:-1].copy()
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            core &= moving[dy:dy + h - 2, dx:dx + w - 2]
+    out[1:-1, 1:-1] = core
+    return out
 
 
 def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
@@ -36,34 +50,34 @@ def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
     preference) that nothing landed on at that time and that its surface is in front of:
     (their keys, the index of the landing they take, into the ``hit_*`` arrays). Keys are
     ``time * stride + place`` (``lut``: a pixel's place in the chunk's domain, which holds
-    every landed pixel's neighbours); ``taken``: a work array of the z-buffer's size."""
+    every landed pixel's neighbours); ``taken``: an int32 array of the z-buffer's size,
+    :data:`FREE` but at the landings' keys (the z-buffer's winner marks); borders are
+    marked there too."""
     h, w = size
-    taken.fill(0)
-    taken[hit_keys] = 1
     x = hit_pix % w
+    row = hit_keys - lut[hit_pix]  # time * stride
     keys, takes = [], []
     # the landing left of a pixel first: it is the step +1 from it, and so on
     for step, inside in ((1, x < w - 1), (-1, x > 0), (w, hit_pix < (h - 1) * w),
                          (-w, hit_pix >= w)):
-        at = np.flatnonzero(inside)
-        nb = hit_pix[at] + step
-        key = hit_keys[at] - (hit_keys[at] % stride) + lut[nb]
-        free = (taken[key] == 0) & (hit_depth[at] < base_d[nb])
-        key, at = key[free], at[free]  # distinct: one landing per pixel and time
-        taken[key] = 1
+        # (lut has room past both ends of the frame: what is not inside is left out below)
+        key = row + lut[hit_pix + step]
+        at = np.flatnonzero(inside & (taken[key] == FREE))
+        at = at[hit_depth[at] < base_d[hit_pix[at] + step]]
+        key = key[at]  # distinct: one landing per pixel and time
+        taken[key] = -1
         keys.append(key)
         takes.append(at)
     return np.concatenate(keys), np.concatenate(takes)
 
 
-def samples(layer: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
-            vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """What each target pixel ``pix`` shows of a source's moving ``layer``
-    (:func:`moving_layer`) whose surface there moves at ``(vy, vx)`` pixels per second,
-    ``dt`` seconds after the source's time, over ``base`` (its still colour, (n, C)):
-    float32 (n, C)."""
+def samples(lin: np.ndarray, moving: np.ndarray, size: tuple[int, int], pix: np.ndarray,
+            vy: np.ndarray, vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """What each target pixel ``pix`` shows of a source's moving layer (``lin`` (H * W, C)
+    premultiplied by ``moving`` (H * W) bool, and that mask) whose surface there moves at
+    ``(vy, vx)`` pixels per second, ``dt`` seconds after the source's time, over ``base``
+    (its still colour, (n, C)): float32 (n, C)."""
     h, w = size
-    c = layer.shape[1] - 1
     ty, tx = np.divmod(pix, w)
     sy, sx = ty - vy * dt, tx - vx * dt
     # past the frame's edges (half a pixel beyond the outer centres) nothing is known
@@ -72,10 +86,16 @@ def samples(layer: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.nd
     y0, x0 = np.floor(sy).astype(np.intp), np.floor(sx).astype(np.intp)
     wy = (sy - y0).astype(np.float32)[:, None]
     wx = (sx - x0).astype(np.float32)[:, None]
-    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+    right = (x0 < w - 1).astype(np.intp)  # the next column, or the last again
+    top = y0 * w + x0
+    bottom = top + (y0 < h - 1) * w
     one = np.float32(1)
-    acc = np.zeros((len(pix), c + 1), np.float32)
-    for at, weight in ((y0 * w + x0, (one - wy) * (one - wx)), (y0 * w + x1, (one - wy) * wx),
-                       (y1 * w + x0, wy * (one - wx)), (y1 * w + x1, wy * wx)):
-        acc += np.take(layer, at, axis=0) * (weight * seen)
-    return acc[:, :c] + (one - acc[:, c:]) * base
+    colour = np.zeros((len(pix), lin.shape[1]), np.float32)
+    alpha = np.zeros((len(pix), 1), np.float32)
+    for at, weight in ((top, (one - wy) * (one - wx)), (top + right, (one - wy) * wx),
+                       (bottom, wy * (one - wx)), (bottom + right, wy * wx)):
+        weight = weight * seen
+        mask = moving[at].astype(np.float32)[:, None]
+        colour += (np.take(lin, at, axis=0) * mask) * weight
+        alpha += mask * weight
+    return colour + (one - alpha) * base

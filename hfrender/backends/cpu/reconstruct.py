@@ -40,7 +40,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds
-from hfrender.backends.cpu.recon_layer import borders, moving_layer, samples
+from hfrender.backends.cpu.recon_layer import FREE, borders, inner, samples
 from hfrender.hyperframe.windows import WindowWeights
 
 STEP_PX = 1.0  # intermediate times per pixel of displacement (the issue's "M >= D")
@@ -50,8 +50,8 @@ DefocusFn = Callable[[np.ndarray, int], np.ndarray]
 
 
 class _Splats(NamedTuple):
-    """A sub-frame's moving pixels: flat index, position and velocity (float64), depth
-    and colour."""
+    """A sub-frame's moving pixels: flat index, position and velocity (float64), depth,
+    colour, and whether inside their surface (:func:`~.recon_layer.inner`)."""
 
     idx: np.ndarray
     ys: np.ndarray
@@ -60,6 +60,7 @@ class _Splats(NamedTuple):
     vx: np.ndarray
     depth: np.ndarray
     colour: np.ndarray
+    inner: np.ndarray
 
 
 @dataclass
@@ -81,12 +82,8 @@ class _Frame:
         v = np.take(self.velocity.reshape(h * w, 2), idx, axis=0)
         return _Splats(idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
                        v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
-                       self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0))
-
-    @cached_property
-    def layer(self) -> np.ndarray:
-        """The moving layer (:func:`~hfrender.backends.cpu.recon_layer.moving_layer`)."""
-        return moving_layer(self.lin, self.moving)
+                       self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0),
+                       inner(self.moving).ravel()[idx])
 
 
 def _rows(a: np.ndarray) -> np.ndarray:
@@ -279,7 +276,7 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base: tuple[np.ndarray, np.n
     np.minimum.at(zbuf, key, dep)
     win = np.flatnonzero(dep <= zbuf[key]).astype(np.int32)
     first = scratch("rc_index", zbuf.shape, np.int32)  # then the borders' marks
-    first.fill(np.iinfo(np.int32).max)
+    first.fill(FREE)
     np.minimum.at(first, key[win], win)
     win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
     near, took = borders(key[win], pix[win], dep[win], base_d.reshape(-1), lut, stride,
@@ -287,24 +284,32 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base: tuple[np.ndarray, np.n
     shown = np.concatenate([win, win[took]])  # the landings, then the borders they make
     at = np.concatenate([pix[win], dom[near % stride]])
     return dom, np.concatenate([key[win], near]) % stride, _shown(
-        sources, src[shown], taus[m[shown]], at, base_c, (h, w))
+        sources, src[shown], taus[m[shown]], at, base_c, (h, w), len(win))
 
 
 def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.ndarray,
-           base_c: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+           base_c: np.ndarray, size: tuple[int, int], landed: int) -> np.ndarray:
     """What pixels ``pix`` show at ``taus`` of the sources' moving splats ``src`` (indices
-    into their moving pixels one after the other): each source's moving layer sampled where
-    the pixel was at its time (:func:`~hfrender.backends.cpu.recon_layer.samples`)."""
-    out = np.empty((len(src), base_c.shape[1]), np.float32)
-    offset = 0
-    for f in sources:
-        sp = f.splats
-        sel = np.flatnonzero((src >= offset) & (src < offset + len(sp.idx)))
-        j = src[sel] - offset
-        offset += len(sp.idx)
-        if len(sel):
-            out[sel] = samples(f.layer, size, pix[sel], sp.vy[j], sp.vx[j], taus[sel] - f.t,
-                               np.take(base_c, pix[sel], axis=0))
+    into their moving pixels one after the other; the first ``landed`` are landings, the
+    rest borders): a landing from inside its surface its colour, the others the source's
+    moving layer sampled where the pixel was at its time
+    (:func:`~hfrender.backends.cpu.recon_layer.samples`)."""
+    splats = [f.splats for f in sources]
+    cat = (lambda name: np.concatenate([getattr(sp, name) for sp in splats])) if len(
+        splats) > 1 else (lambda name: getattr(splats[0], name))
+    out = np.take(cat("colour"), src, axis=0)  # a landing from inside: its colour
+    resample = ~cat("inner")[src]
+    resample[landed:] = True
+    some = np.flatnonzero(resample)
+    start = 0
+    for f, sp in zip(sources, splats, strict=True):
+        stop = start + len(sp.idx)
+        at = some[(src[some] >= start) & (src[some] < stop)] if len(sources) > 1 else some
+        j = src[at] - start
+        out[at] = samples(f.lin.reshape(-1, f.lin.shape[-1]), f.moving.reshape(-1), size,
+                          pix[at], sp.vy[j], sp.vx[j], taus[at] - f.t,
+                          np.take(base_c, pix[at], axis=0))
+        start = stop
     return out
 
 
