@@ -2,21 +2,20 @@
 where the pixel's centre was at the sub-frame's time (the reconstruction's splats decide
 *which* surface a pixel shows at an intermediate time; this module, *what* it shows).
 
-A splat lands on the nearest pixel, so on its own it carries every edge to a whole pixel:
-a surface that moves 0.4 px over a half-cell does not move at all, and a thin rotating one
-(a pendulum's rod, a propeller's blade) lands some pixels twice and others not at all, a
-checkerboard over its streak. So a pixel a surface lands on, and each of its four
-neighbours it does not land on where that surface is in front of what the neighbour shows
-(:func:`borders`: the half pixel the rounding took, and the cracks), shows the source's
-*moving layer* — its colour premultiplied by its moving mask, and the mask — sampled
-bilinearly at the pixel's centre moved back along the surface's velocity to the source's
-time, over what the pixel shows still: ``layer + (1 - alpha) * base`` (:func:`samples`;
-past the frame's edges, half a pixel beyond its outer centres, the layer is empty: what
-lay there is not known).
-Inside a surface that is its colour, resampled at the sub-pixel place; at its edges a blend
-with what is behind. A landing from inside a surface (:func:`inner`) shows its own colour.
-The CUDA kernels ``hf_rc_border`` and ``hf_rc_accumulate`` do the same
-in the same order of float32 operations.
+A splat lands on the nearest pixel, so on its own it carries every edge to a whole pixel,
+and a thin turning surface (a pendulum's rod, a propeller's blade), whose neighbouring
+pixels round differently, lands some pixels twice and others not at all: a checkerboard
+over its streak. So a pixel a surface lands on, and each of its four neighbours it does
+not land on where that surface is in front of what the neighbour shows (:func:`borders`:
+the half pixel the rounding took, and the cracks), shows the source's *moving layer* (its
+colour premultiplied by its moving mask, and the mask) sampled bilinearly at the pixel's
+centre moved back along the surface's velocity to the source's time, over what the pixel
+shows still: ``layer + (1 - alpha) * base`` (:func:`samples`; past the frame's edges,
+half a pixel beyond its outer centres, the layer is empty: what lay there is not known).
+At a surface's edges that is a blend with what is behind, at the edge's sub-pixel place.
+A landing from inside a surface (:func:`inner`) shows its own colour, as before: there
+resampling would only soften the texture, at four times the cost. The CUDA kernels
+``hf_rc_border`` and ``hf_rc_accumulate`` do the same in the same float32 operations.
 """
 
 from __future__ import annotations
