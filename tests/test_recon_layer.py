@@ -7,7 +7,7 @@ import numpy as np
 
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
-from hfrender.backends.cpu.recon_layer import FREE, borders, samples
+from hfrender.backends.cpu.recon_layer import FREE, borders, resampled, samples
 
 CPU = CPUBackend()
 H, W, SS = 48, 64, 4
@@ -85,6 +85,8 @@ def test_samples_resample_inside_blend_at_edges_and_know_nothing_past_the_frame(
     want = ((1 - wy) * (1 - wx) * lin[ys, xs] + (1 - wy) * wx * lin[ys, xs + 1]
             + wy * (1 - wx) * lin[ys + 1, xs] + wy * wx * lin[ys + 1, xs + 1])
     np.testing.assert_allclose(got[0], want, rtol=1e-6)
+    inside = resampled(lin.reshape(-1, c), (h, w), pix[:1], vy[:1], vx[:1], np.full(1, 0.01))
+    np.testing.assert_allclose(inside[0], want, rtol=1e-6)  # the colour alone, no base
     # half on the surface's last column (3), half off it: a blend with the base
     np.testing.assert_allclose(got[1], 0.5 * lin[2, 3] + 0.5 * base[1], rtol=1e-6)
     np.testing.assert_array_equal(got[2], base[2])  # a still pixel shows its base

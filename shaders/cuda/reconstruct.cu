@@ -12,8 +12,8 @@
 //   hf_rc_accumulate per pixel channel, sum of (shown - base colour) over the times (the
 //                    winners, then the borders), into a double sum: shown is the winner's
 //                    source's moving layer sampled bilinearly where the pixel was at the
-//                    source's time, over the base (recon_layer.samples), or a winner's own
-//                    colour where it comes from inside its surface (recon_layer.inner)
+//                    source's time, over the base (recon_layer.samples); from inside its
+//                    surface, a winner's colour alone (recon_layer.resampled)
 // and per cell: hf_rc_base (what a pixel shows before any splat), hf_rc_fill (a hole's
 // colour: its still neighbours behind its surface) and hf_rc_cell_add (the half-cell's
 // mean, weighted by its length, added to the cell's picture).
@@ -102,12 +102,13 @@ extern "C" __global__ void hf_rc_border(
 // sub-frame's lin (H, W, C), moving (H, W) and velocity (H, W, 2) as (vx, vy)), dt seconds
 // after that sub-frame's time: the moving layer (colour * mask, the mask) bilinear at
 // p - v(q) * dt (empty past the frame's edges, half a pixel beyond the outer centres), over
-// base; float32 operations in NumPy's order
+// base; float32 operations in NumPy's order. inner (a landing from inside its surface,
+// recon_layer.resampled): the colour alone
 __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
                                              const unsigned char* __restrict__ moving,
                                              const float* __restrict__ velocity, double dt,
                                              int height, int width, int channels, long long q,
-                                             long long p, int c, float base) {
+                                             long long p, int c, float base, bool inner) {
     long long ty = p / width, tx = p - ty * width;
     double sy = (double)ty - (double)velocity[2 * q + 1] * dt;
     double sx = (double)tx - (double)velocity[2 * q] * dt;
@@ -121,6 +122,10 @@ __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
     long long at[4] = {y0 * width + x0, y0 * width + x1, y1 * width + x0, y1 * width + x1};
     float weight[4] = {(1.0f - wy) * (1.0f - wx), (1.0f - wy) * wx, wy * (1.0f - wx), wy * wx};
     float colour = 0.0f, alpha = 0.0f;
+    if (inner) {  // recon_layer.resampled: every tap is the surface, the colour alone
+        for (int i = 0; i < 4; ++i) colour = colour + lin[at[i] * channels + c] * weight[i];
+        return colour;
+    }
     for (int i = 0; i < 4; ++i) {
         float mask = (float)moving[at[i]];
         colour = colour + (lin[at[i] * channels + c] * mask) * (weight[i] * seen);
@@ -140,8 +145,7 @@ __device__ __forceinline__ bool hf_rc_inner(const unsigned char* __restrict__ mo
     return true;
 }
 
-// acc[p, c] += sum over the chunk's times of (shown - base): the winners (from inside their
-// surface: their own colour), then the borders
+// acc[p, c] += sum over the chunk's times of (shown - base): the winners, then the borders
 // (candidate ids: source * hw + pixel, own sub-frame's pixels first; dts: per time, tau less
 // the source's time)
 extern "C" __global__ void hf_rc_accumulate(
@@ -166,11 +170,10 @@ extern "C" __global__ void hf_rc_accumulate(
             long long q = mine ? id : id - hw;
             const float* lin = mine ? own_lin : other_lin;
             const unsigned char* moving = mine ? own_moving : other_moving;
-            float shown = !pass && hf_rc_inner(moving, height, width, q)
-                ? lin[q * channels + c]
-                : hf_rc_shown(lin, moving, mine ? own_velocity : other_velocity,
-                              mine ? own_dts[m] : other_dts[m], height, width, channels, q, p,
-                              c, base);
+            float shown = hf_rc_shown(lin, moving, mine ? own_velocity : other_velocity,
+                                      mine ? own_dts[m] : other_dts[m], height, width,
+                                      channels, q, p, c, base,
+                                      !pass && hf_rc_inner(moving, height, width, q));
             sum += (double)shown - (double)base;
         }
     }

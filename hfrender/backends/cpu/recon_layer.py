@@ -13,8 +13,8 @@ centre moved back along the surface's velocity to the source's time, over what t
 shows still: ``layer + (1 - alpha) * base`` (:func:`samples`; past the frame's edges,
 half a pixel beyond its outer centres, the layer is empty: what lay there is not known).
 At a surface's edges that is a blend with what is behind, at the edge's sub-pixel place.
-A landing from inside a surface (:func:`inner`) shows its own colour, as before: there
-resampling would only soften the texture, at four times the cost. The CUDA kernels
+A landing from inside a surface (:func:`inner`) needs no mask: its colour alone is
+resampled (:func:`resampled`), at half the cost. The CUDA kernels
 ``hf_rc_border`` and ``hf_rc_accumulate`` do the same in the same float32 operations.
 """
 
@@ -27,9 +27,7 @@ FREE = np.iinfo(np.int32).max  # a z-buffer entry no surface landed on
 
 def inner(moving: np.ndarray) -> np.ndarray:
     """(H, W) bool: moving pixels whose eight neighbours move too (none at the frame's
-    edges). A landing from one shows its own colour, as a nearest-pixel splat does: every
-    sample within half a pixel of it is its surface, where resampling would only soften
-    the texture, at four times the cost."""
+    edges): every sample within half a pixel of one is its surface (:func:`resampled`)."""
     out = np.zeros_like(moving)
     h, w = moving.shape
     if h < 3 or w < 3:
@@ -70,16 +68,15 @@ def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
     return np.concatenate(keys), np.concatenate(takes)
 
 
-def samples(lin: np.ndarray, moving: np.ndarray, size: tuple[int, int], pix: np.ndarray,
-            vy: np.ndarray, vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """What each target pixel ``pix`` shows of a source's moving layer (``lin`` (H * W, C)
-    premultiplied by ``moving`` (H * W) bool, and that mask) whose surface there moves at
-    ``(vy, vx)`` pixels per second, ``dt`` seconds after the source's time, over ``base``
-    (its still colour, (n, C)): float32 (n, C)."""
+def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray,
+          dt: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """The four pixels around where each target pixel ``pix`` was ``dt`` seconds before
+    (moving at ``(vy, vx)`` pixels per second), with their bilinear weights (float32), in
+    the order the sums take them, and whether that place was in the frame (half a pixel
+    beyond its outer centres at most: past that nothing is known)."""
     h, w = size
     ty, tx = np.divmod(pix, w)
     sy, sx = ty - vy * dt, tx - vx * dt
-    # past the frame's edges (half a pixel beyond the outer centres) nothing is known
     seen = ((sy >= -0.5) & (sy <= h - 0.5) & (sx >= -0.5) & (sx <= w - 0.5))[:, None]
     sy, sx = np.clip(sy, 0, h - 1), np.clip(sx, 0, w - 1)
     y0, x0 = np.floor(sy).astype(np.intp), np.floor(sx).astype(np.intp)
@@ -89,12 +86,33 @@ def samples(lin: np.ndarray, moving: np.ndarray, size: tuple[int, int], pix: np.
     top = y0 * w + x0
     bottom = top + (y0 < h - 1) * w
     one = np.float32(1)
+    return [(top, (one - wy) * (one - wx)), (top + right, (one - wy) * wx),
+            (bottom, wy * (one - wx)), (bottom + right, wy * wx)], seen
+
+
+def samples(lin: np.ndarray, moving: np.ndarray, size: tuple[int, int], pix: np.ndarray,
+            vy: np.ndarray, vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """What each target pixel ``pix`` shows of a source's moving layer (``lin`` (H * W, C)
+    premultiplied by ``moving`` (H * W) bool, and that mask) whose surface there moves at
+    ``(vy, vx)`` pixels per second, ``dt`` seconds after the source's time, over ``base``
+    (its still colour, (n, C)): float32 (n, C)."""
+    taps, seen = _taps(size, pix, vy, vx, dt)
     colour = np.zeros((len(pix), lin.shape[1]), np.float32)
     alpha = np.zeros((len(pix), 1), np.float32)
-    for at, weight in ((top, (one - wy) * (one - wx)), (top + right, (one - wy) * wx),
-                       (bottom, wy * (one - wx)), (bottom + right, wy * wx)):
+    for at, weight in taps:
         weight = weight * seen
         mask = moving[at].astype(np.float32)[:, None]
         colour += (np.take(lin, at, axis=0) * mask) * weight
         alpha += mask * weight
-    return colour + (one - alpha) * base
+    return colour + (np.float32(1) - alpha) * base
+
+
+def resampled(lin: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
+              vx: np.ndarray, dt: np.ndarray) -> np.ndarray:
+    """:func:`samples` for landings from inside their surface (:func:`inner`): every tap is
+    the surface, in the frame, so the colour alone, resampled bilinearly."""
+    taps, _ = _taps(size, pix, vy, vx, dt)
+    colour = np.zeros((len(pix), lin.shape[1]), np.float32)
+    for at, weight in taps:
+        colour += np.take(lin, at, axis=0) * weight
+    return colour

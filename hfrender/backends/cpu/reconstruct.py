@@ -40,7 +40,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds
-from hfrender.backends.cpu.recon_layer import FREE, borders, inner, samples
+from hfrender.backends.cpu.recon_layer import FREE, borders, inner, resampled, samples
 from hfrender.hyperframe.windows import WindowWeights
 
 STEP_PX = 1.0  # intermediate times per pixel of displacement (the issue's "M >= D")
@@ -291,24 +291,24 @@ def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.nda
            base_c: np.ndarray, size: tuple[int, int], landed: int) -> np.ndarray:
     """What pixels ``pix`` show at ``taus`` of the sources' moving splats ``src`` (indices
     into their moving pixels one after the other; the first ``landed`` are landings, the
-    rest borders): a landing from inside its surface its colour, the others the source's
-    moving layer sampled where the pixel was at its time
-    (:func:`~hfrender.backends.cpu.recon_layer.samples`)."""
+    rest borders): the source's moving layer sampled where the pixel was at its time
+    (:func:`~hfrender.backends.cpu.recon_layer.samples`; from inside its surface, its colour
+    alone: :func:`~hfrender.backends.cpu.recon_layer.resampled`)."""
     splats = [f.splats for f in sources]
-    cat = (lambda name: np.concatenate([getattr(sp, name) for sp in splats])) if len(
-        splats) > 1 else (lambda name: getattr(splats[0], name))
-    out = np.take(cat("colour"), src, axis=0)  # a landing from inside: its colour
-    resample = ~cat("inner")[src]
-    resample[landed:] = True
-    some = np.flatnonzero(resample)
+    inside = np.concatenate([sp.inner for sp in splats])[src]
+    inside[landed:] = False
+    out = np.empty((len(src), base_c.shape[1]), np.float32)
     start = 0
     for f, sp in zip(sources, splats, strict=True):
         stop = start + len(sp.idx)
-        at = some[(src[some] >= start) & (src[some] < stop)] if len(sources) > 1 else some
-        j = src[at] - start
-        out[at] = samples(f.lin.reshape(-1, f.lin.shape[-1]), f.moving.reshape(-1), size,
-                          pix[at], sp.vy[j], sp.vx[j], taus[at] - f.t,
-                          np.take(base_c, pix[at], axis=0))
+        mine = (src >= start) & (src < stop) if len(sources) > 1 else np.ones(len(src), bool)
+        lin = f.lin.reshape(-1, f.lin.shape[-1])
+        for at, deep in ((np.flatnonzero(mine & inside), True),
+                         (np.flatnonzero(mine & ~inside), False)):
+            j = src[at] - start
+            args = (size, pix[at], sp.vy[j], sp.vx[j], taus[at] - f.t)
+            out[at] = resampled(lin, *args) if deep else samples(
+                lin, f.moving.reshape(-1), *args, np.take(base_c, pix[at], axis=0))
         start = stop
     return out
 
