@@ -284,3 +284,26 @@ def test_depth_of_field_defocuses_before_the_warp_as_the_cpu(launched, rng):
     assert_close(gpu, cpu)
     sharp = CPU.reconstruct(frames, depth, velocity, times, ww, spans, None, True)
     assert np.abs(cpu.astype(np.float64) - sharp).max() > 0  # the lens blurred something
+
+
+@pytest.mark.parametrize("shape", [(1, 9), (9, 1), (2, 2), (3, 5)])
+def test_samples_past_the_frame_and_ties_with_the_still_depth_as_the_cpu(launched, rng, shape):
+    """Tiny frames whose moving pixels sit on the outer rows and columns, so borders sample
+    past the frame's edges (the half-pixel rule), and moving depths equal to still ones (a
+    border only where the landing is strictly in front): the CPU's picture."""
+    dev, _ = launched
+    h, w = shape
+    n = 3
+    frames = rng.random((n, h, w, 3), dtype=np.float32)
+    levels = np.array([1.0, 2.0, 4.0], np.float32)
+    depth = levels[rng.integers(0, 3, (n, h, w))]
+    velocity = np.zeros((n, h, w, 2), np.float32)
+    moving = rng.random((n, h, w)) < 0.6
+    velocity[moving] = rng.normal(0, 400, (int(moving.sum()), 2))
+    velocity[..., 1] *= 0.01 if h == 1 else 1.0  # mostly along the frame's one row
+    velocity[..., 0] *= 0.01 if w == 1 else 1.0
+    depth[moving] = levels[rng.integers(0, 2, int(moving.sum()))]  # ties with still pixels
+    times, ww, spans = one_window(n)
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
+    assert_close(gpu, cpu)
+    assert np.abs(cpu.astype(np.float64) - CPU.fuse(frames, None, ww, None, True)).max() > 0

@@ -75,9 +75,12 @@ def test_samples_resample_inside_blend_at_edges_and_know_nothing_past_the_frame(
     moving = np.zeros((h, w), bool)
     moving[1:5, 1:4] = True
     base = rng.random((5, c), dtype=np.float32)
-    pix = np.array([2 * w + 2, 2 * w + 4, 0 * w + 2, 0 * w + 5, 3 * w + 6])
-    vx = np.array([-0.25, 0.5, 0.0, 0.0, -400.0]) * 100  # px per second, dt = 0.01 s
-    vy = np.array([-0.5, 0.0, 0.0, 0.0, 0.0]) * 100
+    moving[4, w - 1] = True  # on the right edge
+    pix = np.array([2 * w + 2, 2 * w + 4, 0 * w + 2, 4 * w + 5, 3 * w + 6])
+    # px per second, dt = 0.01 s: 0.4 px past the right edge's centre is still the frame's,
+    # 0.6 px past it is not
+    vx = np.array([-0.25, 0.5, 0.0, -1.4, -1.6]) * 100
+    vy = np.array([-0.5, 0.0, 0.0, 0.0, -1.0]) * 100
     got = samples(lin.reshape(-1, c), moving.ravel(), (h, w), pix, vy, vx, np.full(5, 0.01),
                   base)
     # inside the surface: the bilinear mean of the four pixels around (2.5, 2.25)
@@ -90,23 +93,31 @@ def test_samples_resample_inside_blend_at_edges_and_know_nothing_past_the_frame(
     # half on the surface's last column (3), half off it: a blend with the base
     np.testing.assert_allclose(got[1], 0.5 * lin[2, 3] + 0.5 * base[1], rtol=1e-6)
     np.testing.assert_array_equal(got[2], base[2])  # a still pixel shows its base
-    np.testing.assert_array_equal(got[3], base[3])
-    np.testing.assert_array_equal(got[4], base[4])  # 4 px past the right edge: unknown
+    np.testing.assert_allclose(got[3], lin[4, w - 1], rtol=1e-6)  # 0.4 px past: the edge's
+    np.testing.assert_array_equal(got[4], base[4])  # 0.6 px past the edge: unknown
 
 
-def test_borders_take_the_left_landing_first_and_only_in_front_of_the_base():
-    h, w = 3, 5
-    lut = np.append(np.arange(h * w), h * w)  # every pixel in the domain, in raster order
+def test_borders_prefer_left_right_up_down_and_only_strictly_in_front():
+    h, w = 4, 5
+    lut = np.full(h * w + 2 * w, h * w, np.int64)  # as _domain: room past both ends
+    lut[:h * w] = np.arange(h * w)  # every pixel in the domain, in raster order
     stride = h * w + 1
-    # landings at time 0 on pixels 6 (row 1, column 1) and 8 (column 3), depth 1
-    hit_pix = np.array([6, 8])
+    # landings at time 0 on (1, 1), (1, 3), (0, 2) and (3, 4) (a corner), depth 1
+    hit_pix = np.array([6, 8, 2, 19])
     hit_keys = lut[hit_pix]
     base_d = np.full(h * w, 5.0, np.float32)
-    base_d[3] = 0.5  # a still surface in front above the second landing: no border there
+    base_d[13] = 1.0  # below (1, 3): the still surface is as near as the landing
     taken = np.full(stride, FREE, np.int32)
-    taken[hit_keys] = [0, 1]  # the z-buffer's winner marks
-    keys, took = borders(hit_keys, hit_pix, np.array([1.0, 1.0], np.float32), base_d, lut,
-                         stride, (h, w), taken)
+    taken[hit_keys] = np.arange(len(hit_keys))  # the z-buffer's winner marks
+    keys, took = borders(hit_keys, hit_pix, np.ones(4, np.float32), base_d, lut, stride,
+                         (h, w), taken)
     got = dict(zip((keys % stride).tolist(), took.tolist(), strict=True))
-    # 7, between the two, takes its left landing (6); the others their only neighbour
-    assert got == {7: 0, 5: 0, 9: 1, 1: 0, 11: 0, 13: 1}
+    assert got == {
+        7: 0,  # between (1, 1) and (1, 3): the landing on its left first
+        9: 1, 3: 2,  # right of (1, 3), and of (0, 2) (3 is above (1, 3) too: beside wins)
+        5: 0, 1: 2,  # left of (1, 1), and of (0, 2) (1 is above (1, 1) too: beside wins)
+        18: 3,  # left of the corner landing (3, 4); nothing wraps to the next row
+        11: 0,  # below (1, 1)
+        14: 3,  # above the corner landing
+    }  # 13, below (1, 3), ties with its still surface (depth 1): no border
+    assert (taken[keys] == -1).all()

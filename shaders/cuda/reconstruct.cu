@@ -1,5 +1,6 @@
 // hfrender motion-blur reconstruction kernels: the motion between sub-frames, from their
-// velocity and depth. Step for step as hfrender/backends/cpu/reconstruct.py (the reference),
+// velocity and depth. Step for step as hfrender/backends/cpu/reconstruct.py (the reference;
+// its float64 sums over the times in another order, exact but at extreme ranges),
 // driven by hfrender/backends/cuda/reconstruct.py; the same rules as fusion.cu (no
 // #include, no shared memory, extern "C", every thread guards its own index).
 //

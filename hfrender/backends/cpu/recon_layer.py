@@ -5,17 +5,22 @@ where the pixel's centre was at the sub-frame's time (the reconstruction's splat
 A splat lands on the nearest pixel, so on its own it carries every edge to a whole pixel,
 and a thin turning surface (a pendulum's rod, a propeller's blade), whose neighbouring
 pixels round differently, lands some pixels twice and others not at all: a checkerboard
-over its streak. So a pixel a surface lands on, and each of its four neighbours it does
-not land on where that surface is in front of what the neighbour shows (:func:`borders`:
-the half pixel the rounding took, and the cracks), shows the source's *moving layer* (its
-colour premultiplied by its moving mask, and the mask) sampled bilinearly at the pixel's
-centre moved back along the surface's velocity to the source's time, over what the pixel
-shows still: ``layer + (1 - alpha) * base`` (:func:`samples`; past the frame's edges,
-half a pixel beyond its outer centres, the layer is empty: what lay there is not known).
+over its streak. So a pixel a surface lands on, and each of its four neighbours that
+nothing landed on, where that surface is in front of what the neighbour shows
+(:func:`borders`: the half pixel the rounding took, and one-pixel cracks), shows the
+source's *moving layer* (its colour premultiplied by its moving mask, and the mask)
+sampled bilinearly at the pixel's centre moved back along the surface's velocity to the
+source's time, over what the pixel shows still: ``layer + (1 - alpha) * base``
+(:func:`samples`; past the frame's edges, half a pixel beyond its outer centres, the layer
+is empty: what lay there is not known; only a border beside a landing from the frame's
+outer rows or columns samples there).
 At a surface's edges that is a blend with what is behind, at the edge's sub-pixel place.
 A landing from inside a surface (:func:`inner`) needs no mask: its colour alone is
 resampled (:func:`resampled`), at half the cost. The CUDA kernels
-``hf_rc_border`` and ``hf_rc_accumulate`` do the same in the same float32 operations.
+``hf_rc_border`` and ``hf_rc_accumulate`` do the same in the same float32 operations (their
+float64 sums over the times add the same float32 terms in time order, NumPy's
+``bincount`` in entry order: sums that stay exact while the terms span less than about
+2**29 in size, so the order shows only beside extreme highlights, in the last bit).
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ FREE = np.iinfo(np.int32).max  # a z-buffer entry no surface landed on
 
 def inner(moving: np.ndarray) -> np.ndarray:
     """(H, W) bool: moving pixels whose eight neighbours move too (none at the frame's
-    edges): every sample within half a pixel of one is its surface (:func:`resampled`)."""
+    edges): every sample within half a pixel of one is a moving pixel (:func:`resampled`;
+    two moving surfaces side by side pass too)."""
     out = np.zeros_like(moving)
     h, w = moving.shape
     if h < 3 or w < 3:
@@ -43,8 +49,9 @@ def inner(moving: np.ndarray) -> np.ndarray:
 def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
             base_d: np.ndarray, lut: np.ndarray, stride: int, size: tuple[int, int],
             taken: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pixels next to a landed one (left, right, up, down of it, in that order of
-    preference) that nothing landed on at that time and that its surface is in front of:
+    """The pixels next to a landed one that nothing landed on at that time and that its
+    surface is strictly in front of (a pixel takes the landing on its left first, then on
+    its right, above, below):
     (their keys, the index of the landing they take, into the ``hit_*`` arrays). Keys are
     ``time * stride + place`` (``lut``: a pixel's place in the chunk's domain, which holds
     every landed pixel's neighbours); ``taken``: an int32 array of the z-buffer's size,

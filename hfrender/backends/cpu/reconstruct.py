@@ -11,7 +11,8 @@ each time ``tau`` ``j`` is forward-warped along its velocity (pixel ``q`` lands 
 where ``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
 object entering). A pixel a surface lands on, and its neighbours at the landing's borders,
 show the source's moving layer sampled where the pixel's centre was at the source's time
-(:mod:`~hfrender.backends.cpu.recon_layer`: edges at their sub-pixel place, no cracks).
+(:mod:`~hfrender.backends.cpu.recon_layer`: edges at their sub-pixel place, one-pixel
+cracks filled).
 Still pixels take part where they are; a hole (a moving surface left it
 in every sub-frame) shows what its still neighbours behind that surface show (the
 background no sub-frame saw there: the first pixel of a streak at the shutter's ends; one

@@ -8,13 +8,17 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
 - ``hf_rc_splat`` (once per source: the cell's own sub-frame, then its neighbour): every
   moving pixel's key, its depth's bits above its candidate id (own sub-frame's pixels
   first, in raster order), ``atomicMin``-ed into the z-buffer of (time, target pixel): the
-  nearest surface wins, then the first candidate, as ``np.unique(..., return_index=True)``
-  picks the first of equals on the CPU;
+  nearest surface wins, then the first candidate, as ``np.minimum.at`` of the candidates'
+  indices picks the first of equals on the CPU;
 - ``hf_rc_resolve``: the winner of each (time, pixel), where it is not behind the base;
 - ``hf_rc_border``: ``recon_layer.borders``, the pixels next to a landing that take it;
 - ``hf_rc_accumulate``: per pixel channel, the sum of (shown - base) over the chunk's times
-  (the winners, then the borders), in double; shown is ``recon_layer.samples``, the source's
-  moving layer sampled where the pixel was at the source's time, over the base.
+  (the winners, then the borders), in double, in time order (the CPU's ``bincount`` adds the
+  same float32 terms in its entries' order: exact sums unless the terms span more than
+  about 2**29 in size); shown is
+  ``recon_layer.samples``, the source's moving layer sampled where the pixel was at the
+  source's time, over the base, or for a winner from inside its surface
+  ``recon_layer.resampled``, its colour alone.
 
 ``hf_rc_base`` and ``hf_rc_fill`` are ``_base``; ``hf_rc_cell_add`` adds each half-cell's
 mean, weighted by its length, into the cell's picture; the weighted sum over a window's
