@@ -135,24 +135,14 @@ __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
     return colour + (1.0f - alpha) * base;
 }
 
-// recon_layer.inner: a moving pixel whose eight neighbours move too (none on the frame's edges)
-__device__ __forceinline__ bool hf_rc_inner(const unsigned char* __restrict__ moving, int height,
-                                            int width, long long q) {
-    long long y = q / width, x = q - y * width;
-    if (y == 0 || x == 0 || y == height - 1 || x == width - 1) return false;
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-            if (!moving[q + dy * width + dx]) return false;
-    return true;
-}
-
 // acc[p, c] += sum over the chunk's times of (shown - base): the winners, then the borders
-// (candidate ids: source * hw + pixel, own sub-frame's pixels first; dts: per time, tau less
-// the source's time)
+// (candidate ids: source * hw + pixel, own sub-frame's pixels first; inner: recon_layer.inner
+// of each source; dts: per time, tau less the source's time)
 extern "C" __global__ void hf_rc_accumulate(
         const int* win, const int* border, const float* own_lin, const unsigned char* own_moving,
-        const float* own_velocity, const double* own_dts, const float* other_lin,
-        const unsigned char* other_moving, const float* other_velocity,
+        const unsigned char* own_inner, const float* own_velocity, const double* own_dts,
+        const float* other_lin, const unsigned char* other_moving,
+        const unsigned char* other_inner, const float* other_velocity,
         const double* other_dts, const float* base_color, int times, int height, int width,
         int channels, double* acc) {
     long long hw = (long long)height * width;
@@ -174,7 +164,7 @@ extern "C" __global__ void hf_rc_accumulate(
             float shown = hf_rc_shown(lin, moving, mine ? own_velocity : other_velocity,
                                       mine ? own_dts[m] : other_dts[m], height, width,
                                       channels, q, p, c, base,
-                                      !pass && hf_rc_inner(moving, height, width, q));
+                                      !pass && (mine ? own_inner : other_inner)[q]);
             sum += (double)shown - (double)base;
         }
     }

@@ -25,24 +25,27 @@ float64 sums over the times add the same float32 terms in time order, NumPy's
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 FREE = np.iinfo(np.int32).max  # a z-buffer entry no surface landed on
 
 
-def inner(moving: np.ndarray) -> np.ndarray:
-    """(H, W) bool: moving pixels whose eight neighbours move too (none at the frame's
-    edges): every sample within half a pixel of one is a moving pixel (:func:`resampled`;
-    two moving surfaces side by side pass too)."""
-    out = np.zeros_like(moving)
-    h, w = moving.shape
+def inner(moving: Any) -> Any:
+    """(..., H, W) bool of ``moving``'s array module: moving pixels whose eight neighbours
+    move too (none at the frame's edges): every sample within half a pixel of one is a
+    moving pixel (:func:`resampled`; two moving surfaces side by side pass too). The CUDA
+    backend takes its sub-frames' from here."""
+    out = moving.astype(bool) & False
+    h, w = moving.shape[-2:]
     if h < 3 or w < 3:
         return out
-    core = moving[1:-1, 1:-1].copy()
+    core = out[..., 1:-1, 1:-1]
+    core |= moving[..., 1:-1, 1:-1].astype(bool)
     for dy in (0, 1, 2):
         for dx in (0, 1, 2):
-            core &= moving[dy:dy + h - 2, dx:dx + w - 2]
-    out[1:-1, 1:-1] = core
+            core &= moving[..., dy:dy + h - 2, dx:dx + w - 2].astype(bool)
     return out
 
 
@@ -51,8 +54,8 @@ def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
             taken: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pixels next to a landed one that nothing landed on at that time and that its
     surface is strictly in front of (a pixel takes the landing on its left first, then on
-    its right, above, below):
-    (their keys, the index of the landing they take, into the ``hit_*`` arrays). Keys are
+    its right, above, below): (their keys, the index of the landing they take, into the
+    ``hit_*`` arrays). Keys are
     ``time * stride + place`` (``lut``: a pixel's place in the chunk's domain, which holds
     every landed pixel's neighbours); ``taken``: an int32 array of the z-buffer's size,
     :data:`FREE` but at the landings' keys (the z-buffer's winner marks); borders are

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, moves
+from hfrender.backends.cpu.recon_layer import inner
 from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS, half_steps
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import (
@@ -65,6 +66,7 @@ class _Frames:
     depth: Any  # (N, H, W) float32
     velocity: Any  # (N, H, W, 2) float32 pixels per second
     moving: Any  # (N, H, W) uint8: moves by STILL_PX or more over a shutter
+    inner: Any  # (N, H, W) uint8: moving, and so are the eight neighbours (recon_layer.inner)
     any_moving: np.ndarray  # (N,) bool, host
     times: np.ndarray  # (N,) float64, host
     speed: np.ndarray  # (N,) float64, host: the largest |velocity|
@@ -105,6 +107,7 @@ def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.n
     moving = xp.hypot(velocity[..., 0], velocity[..., 1]) * shutter >= STILL_PX
     any_moving = _host(xp, moving.reshape(len(times), -1).any(axis=1))
     st = _Frames(lin, depth, velocity, xp.ascontiguousarray(moving.astype(np.uint8)),
+                 xp.ascontiguousarray(inner(moving).astype(np.uint8)),
                  np.asarray(any_moving, bool), times, speed)
     for k in range(weights.count):
         _window(dev, st, frames, weights, k, spans[k], mode, out[k : k + 1])
@@ -242,6 +245,7 @@ def _resolve_and_add(dev: Device, st: _Frames, keys: Any, pair: list[int], ahead
                (keys, win, base_d, I32(times), I32(h), I32(w), border))
     (own, other), (own_dt, other_dt) = pair, ahead
     dev.launch("hf_rc_accumulate", _grid(hw * c), (BLOCK, 1, 1),
-               (win, border, st.lin[own], st.moving[own], st.velocity[own], own_dt,
-                st.lin[other], st.moving[other], st.velocity[other], other_dt, base_c,
+               (win, border, st.lin[own], st.moving[own], st.inner[own], st.velocity[own],
+                own_dt, st.lin[other], st.moving[other], st.inner[other], st.velocity[other],
+                other_dt, base_c,
                 I32(times), I32(h), I32(w), I32(c), acc))
