@@ -10,7 +10,7 @@ from cuda_emu import session_emulator
 import hfrender as hf
 import hfrender.backends.cpu.reconstruct as cpu_rc
 from hfrender.backends.cpu import CPUBackend
-from hfrender.backends.cpu.recon_cells import cells
+from hfrender.backends.cpu.recon_cells import cells, frame_speeds
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda import reconstruct as cuda_rc
 from hfrender.sampler import SampleSchedule
@@ -236,9 +236,10 @@ def test_chunks_of_intermediate_times_sum_as_the_cpu(launched, rng, monkeypatch)
     dev, _ = launched
     monkeypatch.setattr(cpu_rc, "CHUNK_ELEMS", 2 * H * W)
     monkeypatch.setattr(cuda_rc, "CHUNK_ELEMS", 2 * H * W)
-    frames, depth, velocity = scene(rng, 2, np.uint8)
+    frames, depth, velocity = scene(rng, 2, np.uint8, speed=900.0)
     times, ww, spans = one_window(2)
-    assert cpu_rc.half_steps(300.0, 300.0, times[0], times[1], 0.0) > 2  # several chunks
+    speed = frame_speeds(velocity, ww)
+    assert cpu_rc.half_steps(speed[0], speed[1], times[0], times[1], 0.0) > 2  # several chunks
     assert_close(*both(dev, frames, depth, velocity, times, ww, spans))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
-from hfrender.backends.cpu.recon_layer import FREE, borders, resampled, samples
+from hfrender.backends.cpu.recon_layer import FREE, borders, layer, resampled, samples
 
 CPU = CPUBackend()
 H, W, SS = 48, 64, 4
@@ -81,8 +81,9 @@ def test_samples_resample_inside_blend_at_edges_and_know_nothing_past_the_frame(
     # 0.6 px past it is not
     vx = np.array([-0.25, 0.5, 0.0, -1.4, -1.6]) * 100
     vy = np.array([-0.5, 0.0, 0.0, 0.0, -1.0]) * 100
-    got = samples(lin.reshape(-1, c), moving.ravel(), (h, w), pix, vy, vx, np.full(5, 0.01),
-                  base)
+    idx = np.flatnonzero(moving)
+    got = samples(layer(idx, lin.reshape(-1, c)[idx], h * w), (h, w), pix, vy, vx,
+                  np.full(5, 0.01), base)
     # inside the surface: the bilinear mean of the four pixels around (2.5, 2.25)
     ys, xs, wy, wx = 2, 2, np.float32(0.5), np.float32(0.25)
     want = ((1 - wy) * (1 - wx) * lin[ys, xs] + (1 - wy) * wx * lin[ys, xs + 1]
@@ -121,3 +122,36 @@ def test_borders_prefer_left_right_up_down_and_only_strictly_in_front():
         14: 3,  # above the corner landing
     }  # 13, below (1, 3), ties with its still surface (depth 1): no border
     assert (taken[keys] == -1).all()
+
+
+def test_inside_landings_take_the_taps_of_the_general_rule(rng):
+    """Landings from inside a surface skip the clipping and the frame's edges: where a pixel
+    whose eight neighbours move lands (rounded, as the splats land), the place it came from
+    is within half a pixel of it, so the shortcut's taps and weights are the general rule's
+    and every tap is in the frame; at the frame's edge rows the shortcut would not hold."""
+    from hfrender.backends.cpu.recon_layer import _taps, inner
+
+    h, w = 9, 11
+    moving = rng.random((h, w)) < 0.85
+    moving[:, 0] = moving[0] = True  # the edges move, so inner pixels reach row and column 1
+    src = np.flatnonzero(inner(moving))
+    assert len(src) > 10
+    n = 400
+    q = rng.choice(src, n)
+    vy, vx = rng.uniform(-900, 900, n), rng.uniform(-900, 900, n)
+    dt = rng.uniform(-1 / 120, 1 / 120, n)
+    ty, tx = np.rint(q // w + vy * dt), np.rint(q % w + vx * dt)
+    kept = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w)  # the splats that land in the frame
+    assert kept.sum() > n / 4
+    pix = (ty * w + tx).astype(np.int64)[kept]
+    vy, vx, dt = vy[kept], vx[kept], dt[kept]
+    fast, none = _taps((h, w), pix, vy, vx, dt, inside=True)
+    full, seen = _taps((h, w), pix, vy, vx, dt)
+    assert none is None and seen.all()
+    for (at, weight), (at_full, weight_full) in zip(fast, full, strict=True):
+        np.testing.assert_array_equal(at, at_full)
+        np.testing.assert_array_equal(weight, weight_full)
+    # a place past the last column: the general rule clamps, the shortcut would not
+    edge = np.array([w - 1]), np.zeros(1), np.array([-30.0]), np.full(1, 0.01)
+    assert _taps((h, w), *edge)[0][1][0][0] == w - 1
+    assert _taps((h, w), *edge, inside=True)[0][1][0][0] == w

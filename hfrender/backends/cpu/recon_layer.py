@@ -78,50 +78,71 @@ def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
     return np.concatenate(keys), np.concatenate(takes)
 
 
+def layer(idx: np.ndarray, colour: np.ndarray, pixels: int) -> np.ndarray:
+    """A source's moving layer (``pixels``, C + 1) float32: its colour premultiplied by its
+    moving mask, and that mask (what :func:`samples` resamples, made once per sub-frame),
+    from its moving pixels ``idx`` and their ``colour`` (n, C); zero elsewhere."""
+    out = np.zeros((pixels, colour.shape[1] + 1), np.float32)
+    rows = np.empty((len(idx), colour.shape[1] + 1), np.float32)
+    rows[:, :-1] = colour
+    rows[:, -1] = 1
+    out[idx] = rows
+    return out
+
+
 def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray,
-          dt: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+          dt: np.ndarray, inside: bool = False
+          ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray | None]:
     """The four pixels around where each target pixel ``pix`` was ``dt`` seconds before
-    (moving at ``(vy, vx)`` pixels per second), with their bilinear weights (float32), in
-    the order the sums take them, and whether that place was in the frame (half a pixel
-    beyond its outer centres at most: past that nothing is known)."""
+    (moving at ``(vy, vx)`` pixels per second), with their bilinear weights (float32,
+    (n, 1)), in the order the sums take them, and whether that place was in the frame
+    (half a pixel beyond its outer centres at most: past that nothing is known).
+    ``inside``: landings from inside their surface (:func:`inner`), whose places lie within
+    half a pixel of a pixel off the frame's edges: every tap is in the frame (no clipping,
+    no neighbour past the last column or row, and None for where it was)."""
     h, w = size
     ty, tx = np.divmod(pix, w)
     sy, sx = ty - vy * dt, tx - vx * dt
-    seen = ((sy >= -0.5) & (sy <= h - 0.5) & (sx >= -0.5) & (sx <= w - 0.5))[:, None]
-    sy, sx = np.clip(sy, 0, h - 1), np.clip(sx, 0, w - 1)
-    y0, x0 = np.floor(sy).astype(np.intp), np.floor(sx).astype(np.intp)
-    wy = (sy - y0).astype(np.float32)[:, None]
-    wx = (sx - x0).astype(np.float32)[:, None]
-    right = (x0 < w - 1).astype(np.intp)  # the next column, or the last again
-    top = y0 * w + x0
-    bottom = top + (y0 < h - 1) * w
+    seen = None
+    if not inside:
+        seen = (sy >= -0.5) & (sy <= h - 0.5) & (sx >= -0.5) & (sx <= w - 0.5)
+        sy = np.minimum(np.maximum(sy, 0, out=sy), h - 1, out=sy)
+        sx = np.minimum(np.maximum(sx, 0, out=sx), w - 1, out=sx)
+    fy, fx = np.floor(sy), np.floor(sx)
+    wy = (sy - fy).astype(np.float32)[:, None]
+    wx = (sx - fx).astype(np.float32)[:, None]
+    top = fy.astype(np.intp)
+    right = 1 if inside else fx < w - 1  # the next column, or the last again
+    bottom = w if inside else (top < h - 1) * w
+    top *= w
+    top += fx.astype(np.intp)
+    bottom = top + bottom
     one = np.float32(1)
-    return [(top, (one - wy) * (one - wx)), (top + right, (one - wy) * wx),
-            (bottom, wy * (one - wx)), (bottom + right, wy * wx)], seen
+    uy, ux = one - wy, one - wx
+    return [(top, uy * ux), (top + right, uy * wx), (bottom, wy * ux),
+            (bottom + right, wy * wx)], seen
 
 
-def samples(lin: np.ndarray, moving: np.ndarray, size: tuple[int, int], pix: np.ndarray,
-            vy: np.ndarray, vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """What each target pixel ``pix`` shows of a source's moving layer (``lin`` (H * W, C)
-    premultiplied by ``moving`` (H * W) bool, and that mask) whose surface there moves at
-    ``(vy, vx)`` pixels per second, ``dt`` seconds after the source's time, over ``base``
-    (its still colour, (n, C)): float32 (n, C)."""
+def samples(layer_: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
+            vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """What each target pixel ``pix`` shows of a source's moving layer (:func:`layer`)
+    whose surface there moves at ``(vy, vx)`` pixels per second, ``dt`` seconds after the
+    source's time, over ``base`` (its still colour, (n, C)): float32 (n, C)."""
     taps, seen = _taps(size, pix, vy, vx, dt)
-    colour = np.zeros((len(pix), lin.shape[1]), np.float32)
-    alpha = np.zeros((len(pix), 1), np.float32)
+    seen = seen[:, None]
+    acc = np.zeros((len(pix), layer_.shape[1]), np.float32)
     for at, weight in taps:
-        weight = weight * seen
-        mask = moving[at].astype(np.float32)[:, None]
-        colour += (np.take(lin, at, axis=0) * mask) * weight
-        alpha += mask * weight
-    return colour + (np.float32(1) - alpha) * base
+        acc += np.take(layer_, at, axis=0) * (weight * seen)
+    colour, alpha = acc[:, :-1], acc[:, -1:]
+    colour += (np.float32(1) - alpha) * base
+    return colour
 
 
 def resampled(lin: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
               vx: np.ndarray, dt: np.ndarray) -> np.ndarray:
     """:func:`samples` for landings from inside their surface (:func:`inner`): every tap is
     the surface, in the frame, so the colour alone, resampled bilinearly."""
-    taps, _ = _taps(size, pix, vy, vx, dt)
+    taps, _ = _taps(size, pix, vy, vx, dt, inside=True)
     colour = np.zeros((len(pix), lin.shape[1]), np.float32)
     for at, weight in taps:
         colour += np.take(lin, at, axis=0) * weight

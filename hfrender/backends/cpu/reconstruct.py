@@ -5,7 +5,8 @@ of the shutter around its time (its *cell*: from half-way to the previous sub-fr
 half-way to the next one, and to the shutter's edges at both ends). Reconstruction keeps the
 weights and replaces ``f_j`` by the mean of the picture over its cell: each half of the cell
 (towards a neighbour ``n``, or at the shutter's ends towards the other neighbour) is sampled
-at ``M`` intermediate times, ``M`` at least the largest displacement over it in pixels; at
+at ``M`` intermediate times, enough that no surface moves more than a pixel from one to the
+next (the gap between two sub-frames: at least its largest displacement in pixels); at
 each time ``tau`` ``j`` is forward-warped along its velocity (pixel ``q`` lands on
 ``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins; ``n`` lands
 where ``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
@@ -41,10 +42,10 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds
-from hfrender.backends.cpu.recon_layer import FREE, borders, inner, resampled, samples
+from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
 from hfrender.hyperframe.windows import WindowWeights
 
-STEP_PX = 1.0  # intermediate times per pixel of displacement (the issue's "M >= D")
+STEP_PX = 1.0  # the most a surface moves between two intermediate times, in pixels
 CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
 
 DefocusFn = Callable[[np.ndarray, int], np.ndarray]
@@ -86,6 +87,11 @@ class _Frame:
                        self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0),
                        inner(self.moving).ravel()[idx])
 
+    @cached_property
+    def layer(self) -> np.ndarray:
+        """The moving layer (:func:`~.recon_layer.layer`), made once per sub-frame."""
+        return layer(self.splats.idx, self.splats.colour, self.moving.size)
+
 
 def _rows(a: np.ndarray) -> np.ndarray:
     """An (n, c) array as n opaque rows, a view (its last axis must be contiguous):
@@ -96,13 +102,19 @@ def _rows(a: np.ndarray) -> np.ndarray:
 
 def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: float,
                edge: float) -> int:
-    """Intermediate times for the half-cell from ``t_own`` to ``edge``: the largest
-    displacement of either sub-frame over it, in pixels, over :data:`STEP_PX`; 0 where
-    neither moves by :data:`STILL_PX`."""
-    own = speed_own * abs(edge - t_own)
+    """Intermediate times for the half-cell from ``t_own`` to ``edge``: enough that no
+    surface of either sub-frame moves more than :data:`STEP_PX` from one to the next. The
+    two halves of the gap between neighbouring sub-frames (``t_other``) then take at least
+    as many times together as the largest displacement over the gap in pixels (the issue's
+    ``M >= D``: ``2 * ceil(D / 2) >= D``), and a half-gap at a shutter's end at least its
+    own. 0 where neither moves by :data:`STILL_PX` over the half-cell's warps (``own``
+    over the half-cell, ``other`` from its time to the half-cell's far end)."""
+    length = abs(edge - t_own)
+    own = speed_own * length
     other = speed_other * max(abs(t_own - t_other), abs(edge - t_other))
-    d = max(own, other)
-    return 0 if d < STILL_PX else max(1, math.ceil(d / STEP_PX))
+    if max(own, other) < STILL_PX:
+        return 0
+    return max(1, math.ceil(max(speed_own, speed_other) * length / STEP_PX))
 
 
 def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -223,9 +235,17 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
             if n and keep is None:
                 near = np.clip(ty, 0, h - 1) * w + np.clip(tx, 0, w - 1)
                 inside &= holes.reshape(-1)[near.astype(np.intp)] | unseen[None, :]
-            sel = np.flatnonzero(inside)
-            m, j = np.divmod(sel, len(ys))
-            pixs.append((ty * w + tx).astype(np.int64).reshape(-1)[sel])
+            ty *= w
+            ty += tx
+            flat = ty.astype(np.int64).reshape(-1)
+            if inside.all():  # the usual case: every splat lands in the frame
+                m = np.repeat(np.arange(len(dt)), len(ys))
+                j = np.tile(np.arange(len(ys)), len(dt))
+            else:
+                sel = np.flatnonzero(inside)
+                m, j = np.divmod(sel, len(ys))
+                flat = flat[sel]
+            pixs.append(flat)
             times.append(m)
             srcs.append((j if keep is None else keep[j]) + offset)
         offset += len(sp.ys)
@@ -302,14 +322,15 @@ def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.nda
     start = 0
     for f, sp in zip(sources, splats, strict=True):
         stop = start + len(sp.idx)
-        mine = (src >= start) & (src < stop) if len(sources) > 1 else np.ones(len(src), bool)
+        mine = src < stop if start == 0 else src >= start
         lin = f.lin.reshape(-1, f.lin.shape[-1])
         for at, deep in ((np.flatnonzero(mine & inside), True),
                          (np.flatnonzero(mine & ~inside), False)):
             j = src[at] - start
             args = (size, pix[at], sp.vy[j], sp.vx[j], taus[at] - f.t)
-            out[at] = resampled(lin, *args) if deep else samples(
-                lin, f.moving.reshape(-1), *args, np.take(base_c, pix[at], axis=0))
+            got = resampled(lin, *args) if deep else samples(
+                f.layer, *args, np.take(base_c, pix[at], axis=0))
+            _rows(out)[at] = _rows(np.ascontiguousarray(got))
         start = stop
     return out
 
