@@ -123,16 +123,16 @@ def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray
             (bottom + right, wy * wx)], seen
 
 
-def samples(layer_: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
+def samples(moving_layer: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
             vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
     """What each target pixel ``pix`` shows of a source's moving layer (:func:`layer`)
     whose surface there moves at ``(vy, vx)`` pixels per second, ``dt`` seconds after the
     source's time, over ``base`` (its still colour, (n, C)): float32 (n, C)."""
     taps, seen = _taps(size, pix, vy, vx, dt)
     seen = seen[:, None]
-    acc = np.zeros((len(pix), layer_.shape[1]), np.float32)
+    acc = np.zeros((len(pix), moving_layer.shape[1]), np.float32)
     for at, weight in taps:
-        acc += np.take(layer_, at, axis=0) * (weight * seen)
+        acc += np.take(moving_layer, at, axis=0) * (weight * seen)
     colour, alpha = acc[:, :-1], acc[:, -1:]
     colour += (np.float32(1) - alpha) * base
     return colour

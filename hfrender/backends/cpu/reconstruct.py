@@ -31,7 +31,6 @@ harness's scene), and a sub-frame's moving pixels are gathered once, not once pe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -41,11 +40,10 @@ import numpy as np
 
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds
+from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds, half_steps
 from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
 from hfrender.hyperframe.windows import WindowWeights
 
-STEP_PX = 1.0  # the most a surface moves between two intermediate times, in pixels
 CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
 
 DefocusFn = Callable[[np.ndarray, int], np.ndarray]
@@ -98,23 +96,6 @@ def _rows(a: np.ndarray) -> np.ndarray:
     indexed writes of whole rows run ~8x faster on it than on (n, c), which NumPy copies
     item by item (reads: ``np.take(..., axis=0)``, as fast)."""
     return a.view(np.dtype((np.void, a.shape[1] * a.itemsize))).reshape(-1)
-
-
-def half_steps(speed_own: float, speed_other: float, t_own: float, t_other: float,
-               edge: float) -> int:
-    """Intermediate times for the half-cell from ``t_own`` to ``edge``: enough that no
-    surface of either sub-frame moves more than :data:`STEP_PX` from one to the next. The
-    two halves of the gap between neighbouring sub-frames (``t_other``) then take at least
-    as many times together as the largest displacement over the gap in pixels (the issue's
-    ``M >= D``: ``2 * ceil(D / 2) >= D``), and a half-gap at a shutter's end at least its
-    own. 0 where neither moves by :data:`STILL_PX` over the half-cell's warps (``own``
-    over the half-cell, ``other`` from its time to the half-cell's far end)."""
-    length = abs(edge - t_own)
-    own = speed_own * length
-    other = speed_other * max(abs(t_own - t_other), abs(edge - t_other))
-    if max(own, other) < STILL_PX:
-        return 0
-    return max(1, math.ceil(max(speed_own, speed_other) * length / STEP_PX))
 
 
 def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

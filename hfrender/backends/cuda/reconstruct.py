@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.backends.cpu.recon_cells import STILL_PX, cells, moves
+from hfrender.backends.cpu.recon_cells import STILL_PX, cells, half_steps, moves
 from hfrender.backends.cpu.recon_layer import inner
-from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS, half_steps
+from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import (
     BLOCK,
