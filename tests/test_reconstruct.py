@@ -155,6 +155,37 @@ def test_intermediate_times_in_several_chunks_give_what_one_chunk_gives(rng, mon
     np.testing.assert_allclose(chunks, whole, rtol=0, atol=1e-6)
 
 
+def test_a_sub_frames_moving_layer_lives_only_while_its_cells_sample_it(rng, monkeypatch):
+    """A moving layer is a frame of C + 1 float planes: held for every sub-frame of a
+    window, it would add several frames of memory at 1080p. Cell i samples the layers of
+    sub-frames i - 1, i and i + 1 alone, so at most three are alive at once, and none
+    after the window; the picture is the one made with every layer kept."""
+    import weakref
+
+    import hfrender.backends.cpu.reconstruct as cpu_rc
+
+    n = 8
+    times = (np.arange(n) + 0.5) / n / 60
+    hyper = _hyperframe(times, x0=float(rng.uniform(5, 15)), speed=float(rng.uniform(2000, 3000)))
+    ww = hf.WindowWeights(np.array([0]), np.full((1, n), 1 / n))
+    alive, most, made = [], [0], [0]
+
+    def counted(*args):
+        out = real(*args)
+        alive.append(weakref.ref(out))
+        most[0] = max(most[0], sum(r() is not None for r in alive))
+        made[0] += 1
+        return out
+
+    real = cpu_rc.layer
+    monkeypatch.setattr(cpu_rc, "layer", counted)
+    got = hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 1 / 60)])
+    assert made[0] == n and 2 <= most[0] <= 3
+    assert all(r() is None for r in alive)
+    monkeypatch.setattr(cpu_rc._Frame, "let_go", lambda self: None)  # every layer kept
+    np.testing.assert_array_equal(hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 1 / 60)]), got)
+
+
 def test_no_motion_is_bit_identical_to_plain_fusion(rng):
     frames = rng.integers(0, 256, (6, 9, 14, 4), dtype=np.uint8)
     depth = rng.uniform(1, 9, (6, 9, 14)).astype(np.float32)

@@ -87,8 +87,13 @@ class _Frame:
 
     @cached_property
     def layer(self) -> np.ndarray:
-        """The moving layer (:func:`~.recon_layer.layer`), made once per sub-frame."""
+        """The moving layer (:func:`~.recon_layer.layer`), kept while the cells that sample
+        it are made (a frame's worth of C + 1 planes: :meth:`let_go` after them)."""
         return layer(self.splats.idx, self.splats.colour, self.moving.size)
+
+    def let_go(self) -> None:
+        """Free the moving layer (made again if it is asked for)."""
+        self.__dict__.pop("layer", None)
 
 
 def _rows(a: np.ndarray) -> np.ndarray:
@@ -377,10 +382,16 @@ def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndar
         edges = cells(times[js], float(spans[k, 0]), float(spans[k, 1]))
         ordered = [frame(int(j)) for j in js]
         acc = np.zeros(frames.shape[1:], np.float32)
+        n = len(js)  # the cells p - 1, p and p + 1 sample sub-frame p's layer
+        uses = [min(p + 1, n - 1) - max(p - 1, 0) + 1 for p in range(n)]
         for i in np.argsort(order, kind="stable"):  # add in frame order, as plain fusion
             pic = cell_picture(ordered, int(i), float(edges[i]), float(edges[i + 1]))
             np.multiply(pic, np.float32(wk[i]), out=tmp)
             acc += tmp
+            for p in range(max(0, i - 1), min(n, i + 2)):
+                uses[p] -= 1
+                if not uses[p]:
+                    ordered[p].let_go()
         tf.encode(acc, out[k])
         if k + 1 < weights.count:  # what no later window reads is let go
             for j in [j for j in decoded if j < weights.starts[k + 1]]:
