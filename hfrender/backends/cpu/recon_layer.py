@@ -111,12 +111,11 @@ def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray
     fy, fx = np.floor(sy), np.floor(sx)
     wy = (sy - fy).astype(np.float32)[:, None]
     wx = (sx - fx).astype(np.float32)[:, None]
-    top = fy.astype(np.intp)
+    y0 = fy.astype(np.intp)
     right = 1 if inside else fx < w - 1  # the next column, or the last again
-    bottom = w if inside else (top < h - 1) * w
-    top *= w
-    top += fx.astype(np.intp)
-    bottom = top + bottom
+    down = w if inside else (y0 < h - 1) * w  # the next row, or the last again
+    top = y0 * w + fx.astype(np.intp)
+    bottom = top + down
     one = np.float32(1)
     uy, ux = one - wy, one - wx
     return [(top, uy * ux), (top + right, uy * wx), (bottom, wy * ux),

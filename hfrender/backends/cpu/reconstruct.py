@@ -308,7 +308,7 @@ def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.nda
     start = 0
     for f, sp in zip(sources, splats, strict=True):
         stop = start + len(sp.idx)
-        mine = src < stop if start == 0 else src >= start
+        mine = src < stop if start == 0 else src >= start  # two sources at most: own, other
         lin = f.lin.reshape(-1, f.lin.shape[-1])
         for at, deep in ((np.flatnonzero(mine & inside), True),
                          (np.flatnonzero(mine & ~inside), False)):
