@@ -155,14 +155,22 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
     layer_of = np.full(size, -1, np.int32)
     t_of = np.zeros(size, np.float32)
     for j, layer in enumerate(layers):
-        a = np.arange(layer.lo, layer.hi + 1)
-        layer_of[layer.side * a + max_area] = j
+        keys = _keys(layer, max_area)  # the layer's classes' entries, areas ascending
+        layer_of[keys] = j
         if layer.hi > layer.lo:
-            t = (moment[a] - moment[layer.lo]) / (moment[layer.hi] - moment[layer.lo])
-            t = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
-            t_of[layer.side * a + max_area] = t
+            m = moment[layer.lo:layer.hi + 1]
+            t = (m - m[0]) / (m[-1] - m[0])
+            t_of[keys] = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
     roles, big = _roles(layers)
     return Plan(layers, max_area, layer_of, t_of, roles, big)
+
+
+def _keys(layer: Layer, max_area: int) -> slice:
+    """The table entries (``side * area + max_area``) of ``layer``'s areas, ascending."""
+    if layer.side == FAR:
+        return slice(max_area + layer.lo, max_area + layer.hi + 1)
+    stop = max_area - layer.hi - 1
+    return slice(max_area - layer.lo, None if stop < 0 else stop, -1)
 
 
 def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
@@ -178,17 +186,14 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray]:
     larger: back, and summed apart for :func:`hfrender.dof_composite.composite`), or
     nothing (far layers with larger disks: gathered with k's disks instead, also behind)."""
     n = len(layers)
-    roles = np.zeros((n, n + 1), np.int8)
-    big = np.zeros((n, n), bool)
-    for j, q in enumerate(layers):
-        roles[j, n] = ROLE_FRONT if q.side == NEAR else ROLE_NONE
-        for k, p in enumerate(layers):
-            if j < k:
-                roles[j, k] = ROLE_FRONT
-            elif j > k and q.side == FAR and q.radius2 > p.radius2:
-                big[j, k] = True
-            else:
-                roles[j, k] = ROLE_BACK if j == k else ROLE_BEHIND
+    side = np.array([q.side for q in layers])
+    size = np.array([q.radius2 for q in layers])
+    j, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    big = (j > k) & (side[:, None] == FAR) & (size[:, None] > size[None, :])
+    roles = np.empty((n, n + 1), np.int8)
+    roles[:, :n] = np.where(j < k, ROLE_FRONT, np.where(
+        big, ROLE_NONE, np.where(j == k, ROLE_BACK, ROLE_BEHIND)))
+    roles[:, n] = np.where(side == NEAR, ROLE_FRONT, ROLE_NONE)
     return roles, big
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import _band_pool, scratch, thread_pool
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.dof_composite import composite, inside_of_keys
@@ -128,37 +129,44 @@ def _tops(light: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Light:
-    """An inverse FFT's ``[colour * w, w]`` planes with their rounding taken out (the FFT's
-    float32 rounding is about 1e-7 of a channel's largest value): colour below
-    :data:`NOISE` of its channel's largest is zero, as the gather has it; weights below
-    ``floor`` (:data:`NOISE_W` of the largest) are rounding too: there the layer does not
-    reach, and the sums leave those pixels out (:meth:`there`)."""
+    """An inverse FFT's ``[colour * w, w]`` planes and their rounding (the FFT's float32
+    rounding is about 1e-7 of a channel's largest value): colour below ``noise``
+    (:data:`NOISE` of its channel's largest) is zero, as the gather has it, taken out band
+    by band as the sums read them (:meth:`band`: in the cache, not a pass of its own);
+    weights below ``floor`` (:data:`NOISE_W` of the largest) are rounding too: there the
+    layer does not reach, and the sums leave those pixels out (:meth:`there`)."""
 
     planes: np.ndarray
+    noise: np.ndarray  # (C, 1, 1)
     floor: float
+    rows: tuple[int, int]  # the rows that will be read
+
+    def band(self, y0: int, y1: int) -> np.ndarray:
+        """Rows ``y0:y1`` of the planes, their colour's rounding taken out (in place: each
+        row is read once)."""
+        colour = self.planes[:-1, y0:y1]
+        size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
+        np.multiply(colour, size >= self.noise, out=colour)
+        return self.planes[:, y0:y1]
 
     def there(self, rows: np.ndarray) -> np.ndarray:
         """Where ``rows`` (of :attr:`planes`) hold light."""
         return rows[-1] >= self.floor
 
     def masked(self) -> np.ndarray:
-        """The planes, zero where there is no light (in place)."""
+        """The planes, their rounding taken out in :attr:`rows` and zero where there is no
+        light (in place)."""
+        r0, r1 = self.rows
+        by_rows(lambda y0, y1: self.band(r0 + y0, r0 + y1), r1 - r0, self.planes.shape[2])
         return np.multiply(self.planes, self.there(self.planes), out=self.planes)
 
 
 def _clean(light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
-    """``light`` with its colour's rounding taken out (in place; only in ``rows`` where
-    only those are read), and its weights' floor: both by the largest values of all."""
+    """``light`` to be read in ``rows`` (all, if ``None``), with its rounding's bounds: by
+    the largest values of all its rows."""
     top = _tops(light)
-    r0, r1 = (0, light.shape[1]) if rows is None else rows
-
-    def band(y0: int, y1: int) -> None:
-        colour = light[:-1, r0 + y0:r0 + y1]
-        size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
-        np.multiply(colour, size >= NOISE * top[:-1], out=colour)
-
-    by_rows(band, r1 - r0, light.shape[2])
-    return _Light(light, float(NOISE_W * top[-1, 0, 0]))
+    return _Light(light, NOISE * top[:-1], float(NOISE_W * top[-1, 0, 0]),
+                  (0, light.shape[1]) if rows is None else rows)
 
 
 class _Ops:
@@ -176,6 +184,7 @@ class _Ops:
         self.back = np.zeros((c + 1, h, w), np.float32)
         self.behind = np.zeros((c + 1, h, w), np.float32)
         self.far: np.ndarray | None = None
+        self.ahead: Ahead | None = None
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
@@ -201,15 +210,19 @@ class _Ops:
         A window's FFTs and the next window's fields are then made side by side on two
         cores, however small the window (the FFTs' own halves pay only on large grids).
         The threads are half the cores, shared: the FFTs are about half of the work, and
-        callers fusing frames side by side (``fx --workers``) do the other half."""
-        return thread_pool("dof-fft", FFT_THREADS).submit(fn, *args).result
+        callers fusing frames side by side (``fx --workers``) do the other half. A job
+        the thread has not started when its result is wanted runs here, and so do the
+        next ones while this thread would wait (:class:`.ahead.Ahead`)."""
+        if self.ahead is None:
+            self.ahead = Ahead(thread_pool("dof-fft", FFT_THREADS))
+        return self.ahead.submit(fn, *args)
 
     def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
-        """An inverse FFT's light with its colour's rounding taken out (:func:`_clean`), on
-        the calling thread (the transform thread's calls are the FFTs alone: many short
-        calls there cost more in handing the interpreter over than they spare); the sums
-        leave out where its weight is rounding. ``rows``: the only rows that will be read
-        (a gather's: its box's)."""
+        """An inverse FFT's light and its rounding's bounds (:func:`_clean`), on the calling
+        thread (the transform thread's calls are the FFTs alone: many short calls there
+        cost more in handing the interpreter over than they spare); the sums take the
+        rounding out of the rows they read, and leave out where its weight is rounding.
+        ``rows``: the only rows that will be read (a gather's: its box's)."""
         return _clean(light, rows)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
@@ -247,10 +260,14 @@ class _Ops:
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[np.ndarray]:
         """Layer j's light on each of its disks, on the window's grid: (C + 1, *shape) —
-        colour * weight and the weight (its share of the source / the disk's area) — zero
-        elsewhere."""
+        colour * weight and the weight (its share of the source / the disk's area) — in
+        its box's rows (zero past the window's columns); the other rows are not read
+        (:meth:`forward`, :meth:`add_far`), nor cleared: a memset of every grid."""
         w = win.size[1]
-        out = [np.zeros((self.c + 1,) + win.shape, np.float32) for _ in disks]
+        r0, r1 = win.inner  # the layer's pixels are in its box's rows
+        out = [np.empty((self.c + 1,) + win.shape, np.float32) for _ in disks]
+        for f in out:
+            f[:, r0:r1, w:] = 0
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
@@ -265,7 +282,6 @@ class _Ops:
                                 mine & (share > 0), out=weight)
                 np.multiply(self.lin[(slice(None),) + at], weight, out=f[: self.c, y0:y1, :w])
 
-        r0, r1 = win.inner  # the layer's pixels are in its box's rows
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
         return out
 
@@ -275,7 +291,7 @@ class _Ops:
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            part = light.planes[:, y0:y1]
+            part = light.band(y0, y1)
             there = light.there(part)
             role = np.take(roles, self.layer[at], mode="wrap")  # layer -1 (focus): the last
             out = scratch("dof.part", part.shape, np.float32)
@@ -296,7 +312,7 @@ class _Ops:
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            part = light.planes[:, y0:y1]
+            part = light.band(y0, y1)
             share = light.there(part) & (self.layer[at] == j)
             if disks > 1:
                 t = self.t[at]
@@ -308,16 +324,18 @@ class _Ops:
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, win.size[1])
 
     def add_far(self, fields: list[np.ndarray], win: Window) -> None:
-        """Keep a far layer's light (all its disks' parts) for the layers that gather it."""
+        """Keep a far layer's light (all its disks' parts: in its box's rows, see
+        :meth:`fields`) for the layers that gather it."""
         if self.far is None:
             self.far = np.zeros_like(self.front)
         w = win.size[1]
+        r0, r1 = win.inner
 
         def rows(y0: int, y1: int) -> None:
             for f in fields:
                 self.far[(slice(None),) + _rows(win, y0, y1)] += f[:, y0:y1, :w]
 
-        by_rows(rows, *win.size)
+        by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
 
     def far_in(self, win: Window) -> bool:
         return self.far is not None and bool(self.far[(-1,) + _at(win)].any())
@@ -325,8 +343,9 @@ class _Ops:
     def far_window(self, win: Window) -> np.ndarray:
         """The far light kept so far, on a window's grid."""
         h, w = win.size
-        f = np.zeros((self.c + 1,) + win.shape, np.float32)
+        f = np.empty((self.c + 1,) + win.shape, np.float32)  # the rows past h are not read
         f[:, :h, :w] = self.far[(slice(None),) + _at(win)]
+        f[:, :h, w:] = 0
         return f
 
     def finish(self) -> np.ndarray:
