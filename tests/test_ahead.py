@@ -1,0 +1,93 @@
+"""Jobs run ahead on a pool, or by their caller when it comes first (backends/cpu/ahead.py)."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from hfrender.backends.cpu.ahead import Ahead
+
+
+@pytest.fixture
+def pool():
+    with ThreadPoolExecutor(1, thread_name_prefix="test-ahead") as executor:
+        yield executor
+
+
+def _busy(pool: ThreadPoolExecutor) -> threading.Event:
+    """Keep the pool's one thread busy until the returned event is set."""
+    free = threading.Event()
+    pool.submit(free.wait, 10)
+    return free
+
+
+def test_a_job_the_pool_has_not_started_runs_on_the_callers_thread_once(pool):
+    free = _busy(pool)
+    ahead, ran = Ahead(pool), []
+    get = ahead.submit(lambda x: ran.append(threading.current_thread()) or x * 3, 7)
+    assert get() == 21
+    assert ran == [threading.current_thread()]
+    free.set()
+    pool.shutdown(wait=True)  # the pool's turn at the job comes, and finds it taken
+    assert len(ran) == 1
+    assert not ahead.jobs
+
+
+def test_while_the_pool_runs_a_job_the_caller_runs_the_next_ones(pool):
+    """Job 0 (on the pool) can only end once job 1 has run: without the caller taking
+    job 1, job 0 would wait its whole timeout and see nothing."""
+    ahead, started, go = Ahead(pool), threading.Event(), threading.Event()
+    where = {}
+
+    def first():
+        started.set()
+        where[0] = threading.current_thread()
+        return go.wait(5)
+
+    def second():
+        where[1] = threading.current_thread()
+        go.set()
+        return "second"
+
+    get0 = ahead.submit(first)
+    assert started.wait(5)
+    get1 = ahead.submit(second)
+    assert get0() is True  # the event was set by job 1, run here
+    assert where[1] is threading.current_thread()
+    assert where[0] is not threading.current_thread()
+    assert get1() == "second"
+    assert not ahead.jobs
+
+
+def test_each_job_runs_once_and_results_come_in_any_order_they_are_asked(pool, rng):
+    ahead, counts = Ahead(pool), [0] * 40
+    lock = threading.Lock()
+
+    def job(i):
+        with lock:
+            counts[i] += 1
+        return i * i
+
+    gets = [ahead.submit(job, i) for i in range(40)]
+    order = rng.permutation(40)
+    assert [gets[i]() for i in order] == [int(i) * int(i) for i in order]
+    pool.shutdown(wait=True)
+    assert counts == [1] * 40
+    assert not ahead.jobs
+
+
+def test_a_failing_job_raises_to_its_caller_and_the_others_still_give_theirs(pool):
+    free = _busy(pool)
+    ahead = Ahead(pool)
+
+    def fails():
+        raise MemoryError("no room for this window")
+
+    bad, good = ahead.submit(fails), ahead.submit(lambda: 5)
+    free.set()
+    with pytest.raises(MemoryError, match="no room for this window"):
+        bad()
+    assert good() == 5
+    assert not ahead.jobs
