@@ -40,6 +40,9 @@ from hfrender.dof_layers import (
 from hfrender.optics import Lens
 
 SPLIT_PIXELS = 1 << 18  # FFT grids at least this large run on two threads
+# NumPy's FFT of planes whose rows lie apart (a box's rows of a grid) costs ~20-40 us more
+# than of one block; a copy to one block costs less below this many values
+SMALL_STRIDED = 1 << 18
 # The per-pixel passes (classes, fields, scatter, composite) walk a frame in bands of rows
 # of about BAND_PIXELS, all of a band's steps at once, its temporaries kept (``scratch``):
 # a 1080p frame's planes do not fit in the cache (360p's do), and whole-frame steps, each
@@ -239,7 +242,11 @@ class _Ops:
         out[..., r1:, :] = 0
 
         def one(a: np.ndarray, spectrum: np.ndarray) -> None:
-            np.fft.rfft(a[..., r0:r1, :], axis=-1, norm="forward", out=spectrum[..., r0:r1, :])
+            light, part = a[..., r0:r1, :], spectrum[..., r0:r1, :]
+            if light.size < SMALL_STRIDED:  # their planes' rows apart: see SMALL_STRIDED
+                part[...] = np.fft.rfft(np.ascontiguousarray(light), axis=-1, norm="forward")
+            else:
+                np.fft.rfft(light, axis=-1, norm="forward", out=part)
             np.fft.fft(spectrum, axis=-2, norm="forward", out=spectrum)
 
         return _halves(one, fields, out)
