@@ -11,6 +11,7 @@ from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
 from hfrender.backends.cpu.dof_window import fuse_windows_dof
+from hfrender.backends.cpu.memory import keep_freed_memory
 from hfrender.backends.cpu.recon_cells import frame_speeds, moves
 from hfrender.backends.cpu.reconstruct import reconstruct_windows
 from hfrender.dof_layers import check_method
@@ -110,4 +111,5 @@ def _defocus_fn(depth: np.ndarray, lens: Lens | list[Lens],
 
 
 def create() -> CPUBackend:
+    keep_freed_memory()  # frames' arrays reused, not faulted in afresh (see memory.py)
     return CPUBackend()
