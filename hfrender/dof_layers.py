@@ -271,7 +271,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
                            ops.scatter(j, ops.ready(spread()), win))
             if plan.big[:, j].any():
                 pending.append(_gather(ops, j, layer, box, offsets, h, w))
-            if layer.side == FAR:
+            if plan.big[j].any():  # a far layer that nearer ones gather
                 kept.append((fields, win))
             while len(pending) > LOOKAHEAD:
                 pending.popleft()()
@@ -314,8 +314,11 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
 
 
 def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> list[Any]:
+    """The far light around a box gathered with each disk, in the box's rows (the only
+    rows its layer's pixels are in: the CPU's inverse makes those alone)."""
     spectrum = ops.forward(far, win.rows)
-    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win) for area in disks]
+    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win, win.inner)
+            for area in disks]
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

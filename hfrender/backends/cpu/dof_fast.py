@@ -157,19 +157,21 @@ class _Light:
         return rows[-1] >= self.floor
 
     def masked(self) -> np.ndarray:
-        """The planes, their rounding taken out in :attr:`rows` and zero where there is no
+        """The planes' :attr:`rows`, their rounding taken out and zero where there is no
         light (in place)."""
         r0, r1 = self.rows
         by_rows(lambda y0, y1: self.band(r0 + y0, r0 + y1), r1 - r0, self.planes.shape[2])
-        return np.multiply(self.planes, self.there(self.planes), out=self.planes)
+        planes = self.planes[:, r0:r1]
+        return np.multiply(planes, self.there(planes), out=planes)
 
 
 def _clean(light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
-    """``light`` to be read in ``rows`` (all, if ``None``), with its rounding's bounds: by
-    the largest values of all its rows."""
-    top = _tops(light)
-    return _Light(light, NOISE * top[:-1], float(NOISE_W * top[-1, 0, 0]),
-                  (0, light.shape[1]) if rows is None else rows)
+    """``light`` to be read in ``rows`` (all, if ``None``: a gather's light is made and
+    read in its box's rows alone), with its rounding's bounds: by the largest values
+    there."""
+    r0, r1 = (0, light.shape[1]) if rows is None else rows
+    top = _tops(light[:, r0:r1])
+    return _Light(light, NOISE * top[:-1], float(NOISE_W * top[-1, 0, 0]), (r0, r1))
 
 
 class _Ops:
@@ -251,16 +253,19 @@ class _Ops:
 
         return _halves(one, fields, out)
 
-    def inverse(self, spectrum: np.ndarray, win: Window) -> np.ndarray:
+    def inverse(self, spectrum: np.ndarray, win: Window,
+                rows: tuple[int, int] | None = None) -> np.ndarray:
         """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
         spectrum is used up): irfft2's two passes, bit for bit, the complex one in place and
-        the real one over the window's rows alone, without irfft2's two grid-sized
-        temporaries and the copy of the corner (a third of the inverse at 1080p)."""
+        the real one over the window's rows alone (or only ``rows`` of them: the others are
+        left undefined), without irfft2's two grid-sized temporaries and the copy of the
+        corner (a third of the inverse at 1080p)."""
         h, w = win.size
+        r0, r1 = (0, h) if rows is None else rows
 
         def one(a: np.ndarray, out: np.ndarray) -> None:
             np.fft.ifft(a, axis=-2, out=a)
-            np.fft.irfft(a[..., :h, :], n=win.shape[1], axis=-1, out=out)
+            np.fft.irfft(a[..., r0:r1, :], n=win.shape[1], axis=-1, out=out[..., r0:r1, :])
 
         rows = np.empty((spectrum.shape[0], h, win.shape[1]), np.float32)
         return _halves(one, spectrum, rows)[..., :w]

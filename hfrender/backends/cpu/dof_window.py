@@ -135,18 +135,18 @@ class _WindowOps(_Ops):
         self.back[at] += np.multiply(light, own, out=light)
 
     def gather(self, j: int, light: _Light, win: Window, disk: int, disks: int) -> None:
-        # the whole window is read: layer j has no pixel in it outside its box's rows (one
-        # box per band, bands more than twice the reach apart; see _boxes), where alone
-        # the light's rounding was taken out (``_Ops.ready``)
-        light = light.masked()
-        at = _at(win)
+        # the box's rows alone are made and read: layer j has no pixel in the window
+        # outside them (one box per band, bands more than twice the reach apart; see _boxes)
+        r0, r1 = win.inner
+        part = light.masked()  # rows r0:r1
+        at = (slice(win.y0 + r0, win.y0 + r1), slice(win.x0, win.x1))
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
         cols, y, x = self._moving_in(win, j)
         if len(cols):
             shares = self.sources.light(cols, j, disk, disks)[self.c]
             slot = self.sources.slot(cols, j)
-            self.slots.add_behind(slot, (light[:, y, x] * shares).T, cols)
-        self.behind[(slice(None),) + at] += np.multiply(light, share, out=light)
+            self.slots.add_behind(slot, (part[:, y - r0, x] * shares).T, cols)
+        self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
 
     def finish(self) -> np.ndarray:
         self.back[self.c].reshape(-1)[self.index] = 1.0  # their composite is the slots'
