@@ -314,11 +314,8 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
 
 
 def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> list[Any]:
-    """The far light around a box gathered with each disk, in the box's rows (the only
-    rows its layer's pixels are in: the CPU's inverse makes those alone)."""
     spectrum = ops.forward(far, win.rows)
-    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win, win.inner)
-            for area in disks]
+    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win) for area in disks]
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

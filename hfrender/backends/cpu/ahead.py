@@ -39,8 +39,11 @@ class Job:
         self._call = None  # its arguments (a window's planes) go with the run
         try:
             self.value = fn(*args)
-        except BaseException as error:  # raised to the caller, by :meth:`Ahead.result`
+        except Exception as error:  # raised to the caller, by :meth:`Ahead.result`
             self.error = error
+        except BaseException as error:  # Ctrl-C while the caller runs it: at once too
+            self.error = error
+            raise
         finally:
             self.done.set()
         return True
@@ -71,6 +74,8 @@ class Ahead:
             else:
                 spare.run()
         self.jobs.remove(job)
-        if job.error is not None:
-            raise job.error
-        return job.value
+        value, error = job.value, job.error
+        job.value = job.error = None  # the pool's queue may hold the job a while longer
+        if error is not None:
+            raise error
+        return value

@@ -4,8 +4,8 @@ The plan and the FFT maths are :mod:`hfrender.dof_layers` (shared with the CUDA 
 this module is the NumPy side of it: each layer's fields (``[colour, 1] * weight``,
 zero-padded for the FFT), the per-pixel front and back sums, and the
 final composite, with the exact gather's formula (``hfrender/backends/cpu/dof.py``).
-The per-pixel passes run in bands of rows (:func:`by_rows`), bit for bit the whole-frame
-steps.
+The per-pixel passes run in bands of rows (:func:`.dof_light.by_rows`), bit for bit the
+whole-frame steps.
 """
 
 from __future__ import annotations
@@ -14,21 +14,18 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import wait
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from hfrender.backends.cpu.ahead import Ahead
-from hfrender.backends.cpu.blur import _band_pool, scratch, thread_pool
+from hfrender.backends.cpu.blur import scratch, thread_pool
 from hfrender.backends.cpu.dof import squared_radii
+from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves
 from hfrender.dof_composite import composite, inside_of_keys
 from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
     FAR,
-    NOISE,
-    NOISE_W,
     ROLE_BACK,
     ROLE_BEHIND,
     ROLE_FRONT,
@@ -39,19 +36,9 @@ from hfrender.dof_layers import (
 )
 from hfrender.optics import Lens
 
-SPLIT_PIXELS = 1 << 18  # FFT grids at least this large run on two threads
 # NumPy's FFT of planes whose rows lie apart (a box's rows of a grid) costs ~20-40 us more
 # than of one block; a copy to one block costs less below this many values
 SMALL_STRIDED = 1 << 18
-# The per-pixel passes (classes, fields, scatter, composite) walk a frame in bands of rows
-# of about BAND_PIXELS, all of a band's steps at once, its temporaries kept (``scratch``):
-# a 1080p frame's planes do not fit in the cache (360p's do), and whole-frame steps, each
-# reading and writing every plane through fresh temporaries, cost 1080p 12x 360p's time
-# for 9x the pixels. Frames of BAND_SPLIT_PIXELS and more run their bands on two threads.
-BAND_PIXELS = 1 << 15
-BAND_SPLIT_PIXELS = 1 << 18
-
-
 FFT_THREADS = max(1, (os.cpu_count() or 2) // 2)  # the windows' FFTs run on these
 SPECTRA_BYTES = 256 << 20  # the disks' spectra kept for the next frames and calls, at most
 _spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last
@@ -84,94 +71,6 @@ def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
         while kept > SPECTRA_BYTES and len(_spectra) > 1:
             kept -= _spectra.popitem(last=False)[1].nbytes
     return spectrum
-
-
-def _on_two(first: Callable[[], object], second: Callable[[], object]) -> None:
-    """``first()`` on a band thread while ``second()`` runs here: both have ended when this
-    returns or raises (neither writes into a frame afterwards)."""
-    job = _band_pool().submit(first)
-    try:
-        second()
-    finally:
-        wait([job])
-    job.result()
-
-
-def _halves(fn, a: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``out[i] = fn(a[i])`` over the channels (axis 0), in two halves on two threads (one,
-    for a grid too small to be worth a thread)."""
-    if a[0].size < SPLIT_PIXELS:
-        fn(a, out)
-        return out
-    half = (a.shape[0] + 1) // 2
-    _on_two(lambda: fn(a[:half], out[:half]), lambda: fn(a[half:], out[half:]))
-    return out
-
-
-def by_rows(fn: Callable[[int, int], None], rows: int, cols: int) -> None:
-    """``fn(y0, y1)`` over bands of ``rows`` (of ``cols`` pixels each) of about
-    :data:`BAND_PIXELS`; a large frame's bands in two halves on two threads."""
-    step = max(1, BAND_PIXELS // max(cols, 1))
-    bands = [(y, min(y + step, rows)) for y in range(0, rows, step)]
-
-    def run(part: list[tuple[int, int]]) -> None:
-        for y0, y1 in part:
-            fn(y0, y1)
-
-    if rows * cols < BAND_SPLIT_PIXELS or len(bands) < 2:
-        run(bands)
-    else:
-        _on_two(lambda: run(bands[: len(bands) // 2]), lambda: run(bands[len(bands) // 2:]))
-
-
-def _tops(light: np.ndarray) -> np.ndarray:
-    """Each channel's largest ``|value|`` (C + 1, 1, 1), without a frame of ``abs``."""
-    return np.maximum(light.max(axis=(1, 2), keepdims=True),
-                      -light.min(axis=(1, 2), keepdims=True))
-
-
-@dataclass(frozen=True)
-class _Light:
-    """An inverse FFT's ``[colour * w, w]`` planes and their rounding (the FFT's float32
-    rounding is about 1e-7 of a channel's largest value): colour below ``noise``
-    (:data:`NOISE` of its channel's largest) is zero, as the gather has it, taken out band
-    by band as the sums read them (:meth:`band`: in the cache, not a pass of its own);
-    weights below ``floor`` (:data:`NOISE_W` of the largest) are rounding too: there the
-    layer does not reach, and the sums leave those pixels out (:meth:`there`)."""
-
-    planes: np.ndarray
-    noise: np.ndarray  # (C, 1, 1)
-    floor: float
-    rows: tuple[int, int]  # the rows that will be read
-
-    def band(self, y0: int, y1: int) -> np.ndarray:
-        """Rows ``y0:y1`` of the planes, their colour's rounding taken out (in place: each
-        row is read once)."""
-        colour = self.planes[:-1, y0:y1]
-        size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
-        np.multiply(colour, size >= self.noise, out=colour)
-        return self.planes[:, y0:y1]
-
-    def there(self, rows: np.ndarray) -> np.ndarray:
-        """Where ``rows`` (of :attr:`planes`) hold light."""
-        return rows[-1] >= self.floor
-
-    def masked(self) -> np.ndarray:
-        """The planes' :attr:`rows`, their rounding taken out and zero where there is no
-        light (in place)."""
-        r0, r1 = self.rows
-        by_rows(lambda y0, y1: self.band(r0 + y0, r0 + y1), r1 - r0, self.planes.shape[2])
-        planes = self.planes[:, r0:r1]
-        return np.multiply(planes, self.there(planes), out=planes)
-
-
-def _clean(light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
-    """``light`` to be read in ``rows`` (all, if ``None``: a gather's light is made and
-    read in its box's rows alone), with its rounding's bounds: by the largest values
-    there."""
-    r0, r1 = (0, light.shape[1]) if rows is None else rows
-    top = _tops(light[:, r0:r1])
-    return _Light(light, NOISE * top[:-1], float(NOISE_W * top[-1, 0, 0]), (r0, r1))
 
 
 class _Ops:
@@ -222,13 +121,14 @@ class _Ops:
             self.ahead = Ahead(thread_pool("dof-fft", FFT_THREADS))
         return self.ahead.submit(fn, *args)
 
-    def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> _Light:
-        """An inverse FFT's light and its rounding's bounds (:func:`_clean`), on the calling
-        thread (the transform thread's calls are the FFTs alone: many short calls there
-        cost more in handing the interpreter over than they spare); the sums take the
-        rounding out of the rows they read, and leave out where its weight is rounding.
-        ``rows``: the only rows that will be read (a gather's: its box's)."""
-        return _clean(light, rows)
+    def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> Light:
+        """An inverse FFT's light and its rounding's bounds (:func:`.dof_light.clean`), on
+        the calling thread (the transform thread's calls are the FFTs alone: many short
+        calls there cost more in handing the interpreter over than they spare); the sums
+        take the rounding out of the rows they read, and leave out where its weight is
+        rounding. ``rows``: the only rows that will be read (a gather's: its box's), by the
+        whole window's largest values."""
+        return clean(light, rows)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
@@ -251,24 +151,21 @@ class _Ops:
                 np.fft.rfft(light, axis=-1, norm="forward", out=part)
             np.fft.fft(spectrum, axis=-2, norm="forward", out=spectrum)
 
-        return _halves(one, fields, out)
+        return halves(one, fields, out)
 
-    def inverse(self, spectrum: np.ndarray, win: Window,
-                rows: tuple[int, int] | None = None) -> np.ndarray:
+    def inverse(self, spectrum: np.ndarray, win: Window) -> np.ndarray:
         """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
         spectrum is used up): irfft2's two passes, bit for bit, the complex one in place and
-        the real one over the window's rows alone (or only ``rows`` of them: the others are
-        left undefined), without irfft2's two grid-sized temporaries and the copy of the
-        corner (a third of the inverse at 1080p)."""
+        the real one over the window's rows alone, without irfft2's two grid-sized
+        temporaries and the copy of the corner (a third of the inverse at 1080p)."""
         h, w = win.size
-        r0, r1 = (0, h) if rows is None else rows
 
         def one(a: np.ndarray, out: np.ndarray) -> None:
             np.fft.ifft(a, axis=-2, out=a)
-            np.fft.irfft(a[..., r0:r1, :], n=win.shape[1], axis=-1, out=out[..., r0:r1, :])
+            np.fft.irfft(a[..., :h, :], n=win.shape[1], axis=-1, out=out)
 
         rows = np.empty((spectrum.shape[0], h, win.shape[1]), np.float32)
-        return _halves(one, spectrum, rows)[..., :w]
+        return halves(one, spectrum, rows)[..., :w]
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[np.ndarray]:
         """Layer j's light on each of its disks, on the window's grid: (C + 1, *shape) —
@@ -297,7 +194,7 @@ class _Ops:
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
         return out
 
-    def scatter(self, j: int, light: _Light, win: Window) -> None:
+    def scatter(self, j: int, light: Light, win: Window) -> None:
         """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
         roles = self.plan.roles[j]
 
@@ -317,7 +214,7 @@ class _Ops:
 
         by_rows(rows, *win.size)
 
-    def gather(self, j: int, light: _Light, win: Window, disk: int, disks: int) -> None:
+    def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
         """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
         the layer's ``disks``: each pixel takes its share of each (behind it)."""
         r0, r1 = win.inner  # the layer's pixels are in its box's rows

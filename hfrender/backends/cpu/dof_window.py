@@ -35,7 +35,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.dof_fast import _at, _Light, _Ops, defocus_fast, opaque, with_alpha
+from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
+from hfrender.backends.cpu.dof_light import Light
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
     Classes,
@@ -119,7 +120,7 @@ class _WindowOps(_Ops):
                 f[:, y, x] = self.sources.light(cols, j, d, len(disks)) / np.float32(area)
         return out
 
-    def scatter(self, j: int, light: _Light, win: Window) -> None:
+    def scatter(self, j: int, light: Light, win: Window) -> None:
         light = light.masked()
         at = (slice(None),) + _at(win)
         role = self.plan.roles[j][self.layer[at[1:]]]  # STILL: zeroed below
@@ -134,19 +135,19 @@ class _WindowOps(_Ops):
         self.behind[at] += light * behind
         self.back[at] += np.multiply(light, own, out=light)
 
-    def gather(self, j: int, light: _Light, win: Window, disk: int, disks: int) -> None:
-        # the box's rows alone are made and read: layer j has no pixel in the window
-        # outside them (one box per band, bands more than twice the reach apart; see _boxes)
-        r0, r1 = win.inner
-        part = light.masked()  # rows r0:r1
-        at = (slice(win.y0 + r0, win.y0 + r1), slice(win.x0, win.x1))
+    def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
+        # the whole window is read: layer j has no pixel in it outside its box's rows (one
+        # box per band, bands more than twice the reach apart; see _boxes), where alone
+        # the light's rounding was taken out (``_Ops.ready``)
+        light = light.masked()
+        at = _at(win)
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
         cols, y, x = self._moving_in(win, j)
         if len(cols):
             shares = self.sources.light(cols, j, disk, disks)[self.c]
             slot = self.sources.slot(cols, j)
-            self.slots.add_behind(slot, (part[:, y - r0, x] * shares).T, cols)
-        self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
+            self.slots.add_behind(slot, (light[:, y, x] * shares).T, cols)
+        self.behind[(slice(None),) + at] += np.multiply(light, share, out=light)
 
     def finish(self) -> np.ndarray:
         self.back[self.c].reshape(-1)[self.index] = 1.0  # their composite is the slots'

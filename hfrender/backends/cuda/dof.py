@@ -188,8 +188,7 @@ class _Ops:
         """The whole grid's rfft2: cuFFT's one 2-D plan (the CPU's skips the zero rows)."""
         return forward(self.xp, fields)
 
-    def inverse(self, spectrum: Any, win: Window, rows: tuple[int, int] | None = None) -> Any:
-        """The whole window, whatever ``rows`` (cuFFT's one 2-D plan)."""
+    def inverse(self, spectrum: Any, win: Window) -> Any:
         return inverse(self.xp, spectrum, win.shape, *win.size)
 
     def _window_launch(self, name: str, win: Window, rows: tuple[int, int],
