@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import weakref
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import pytest
 
@@ -91,3 +92,32 @@ def test_a_failing_job_raises_to_its_caller_and_the_others_still_give_theirs(poo
         bad()
     assert good() == 5
     assert not ahead.jobs
+
+
+def test_a_failed_caller_abandons_the_jobs_nobody_started(pool):
+    """They never run, their arguments are let go at once, and asking for one says so; a
+    job already running still ends and gives its result."""
+    ahead, started, go, ran = Ahead(pool), threading.Event(), threading.Event(), []
+
+    def first():
+        started.set()
+        go.wait(5)
+        return "first"
+
+    class Planes:  # stands for a window's fields
+        pass
+
+    running = ahead.submit(first)
+    assert started.wait(5)
+    planes = Planes()
+    alive = weakref.ref(planes)
+    queued = [ahead.submit(lambda p, i=i: ran.append(i), planes) for i in range(3)]
+    del planes
+    ahead.abandon()
+    assert alive() is None  # the queued jobs' arguments are freed
+    go.set()
+    assert running() == "first"
+    pool.shutdown(wait=True)
+    assert ran == []
+    with pytest.raises(CancelledError):
+        queued[0]()

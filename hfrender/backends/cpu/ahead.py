@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import CancelledError, Executor
 from typing import Any
 
 
@@ -30,6 +30,16 @@ class Job:
     @property
     def claimed(self) -> bool:
         return self._claim.locked()
+
+    def drop(self) -> bool:
+        """Claim the job so that nobody runs it (its result: :class:`CancelledError`):
+        whether nobody had claimed it."""
+        if not self._claim.acquire(blocking=False):
+            return False
+        self._call = None
+        self.error = CancelledError()
+        self.done.set()
+        return True
 
     def run(self) -> bool:
         """Run the job here, unless another thread has claimed it: whether this one did."""
@@ -63,6 +73,13 @@ class Ahead:
         self.pool.submit(job.run)
         return lambda: self.result(job)
 
+    def abandon(self) -> None:
+        """Let go of the jobs nobody has started (a failed caller's): they will not run,
+        and their arguments are freed now."""
+        for job in self.jobs:
+            job.drop()
+        self.jobs.clear()
+
     def result(self, job: Job) -> Any:
         """``job``'s result: run here if the pool has not started it; while the pool runs
         it, the next jobs that nobody has started run here."""
@@ -73,7 +90,8 @@ class Ahead:
                 job.done.wait()
             else:
                 spare.run()
-        self.jobs.remove(job)
+        if job in self.jobs:  # not after :meth:`abandon`
+            self.jobs.remove(job)
         value, error = job.value, job.error
         job.value = job.error = None  # the pool's queue may hold the job a while longer
         if error is not None:

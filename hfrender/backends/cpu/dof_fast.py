@@ -90,6 +90,13 @@ class _Ops:
         self.far: np.ndarray | None = None
         self.ahead: Ahead | None = None
 
+    def __enter__(self) -> _Ops:
+        return self
+
+    def __exit__(self, kind: type | None, *_: object) -> None:
+        if kind is not None and self.ahead is not None:  # a failure: the FFT jobs queued
+            self.ahead.abandon()  # and not started do not run
+
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
         self.inside = inside_of_keys(np, keys)
@@ -309,5 +316,7 @@ def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     alpha = opaque([lin[..., 3]]) if c == 4 else None
     depth = np.asarray(depth, np.float32)
     ops = _Ops(lin if alpha is None else lin[..., :3], max_d2, lens.aperture_blades)
-    return with_alpha(defocus_layers(ops, np, r2, depth, lens.focus_distance, max_d2,
-                                     lens.aperture_blades), alpha)
+    with ops:
+        light = defocus_layers(ops, np, r2, depth, lens.focus_distance, max_d2,
+                               lens.aperture_blades)
+    return with_alpha(light, alpha)

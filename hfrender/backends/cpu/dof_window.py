@@ -185,8 +185,9 @@ def _run(ops: _WindowOps, plan: Plan) -> np.ndarray:
     h, w = ops.layer.shape
     offsets = disk_tables(ops.max_d2, ops.blades)[0]
     member = _members(ops, len(plan.layers))
-    return blur_layers(ops, plan, offsets, (h, w), np.add,
-                       lambda j, reach: _boxes(member[j], 2 * reach + 1))
+    with ops:
+        return blur_layers(ops, plan, offsets, (h, w), np.add,
+                           lambda j, reach: _boxes(member[j], 2 * reach + 1))
 
 
 def defocus_window(frame: FrameFn, depths: Sequence[np.ndarray], lenses: Sequence[Lens],
