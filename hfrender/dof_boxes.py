@@ -44,10 +44,9 @@ def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
     for disks of ``reach``: bands of rows more than ``2 * reach + 1`` apart kept apart, each
     cut across its rows where the windows' grids shrink by more than :data:`WINDOW_COST`."""
     rows = np.flatnonzero(rows)
-    gaps = np.flatnonzero(np.diff(rows) > 2 * reach + 1)  # a band ends at each gap
     boxes = []
-    for y0, y1 in zip(rows[np.r_[0, gaps + 1]].tolist(), (rows[np.r_[gaps, -1]] + 1).tolist(),
-                      strict=True):
+    for band in np.split(rows, np.flatnonzero(np.diff(rows) > 2 * reach + 1) + 1):
+        y0, y1 = int(band[0]), int(band[-1]) + 1
         mine = layer[y0:y1] == j
         there = to_host(mine.any(axis=1))
         first = np.where(there, to_host(mine.argmax(axis=1)), np.iinfo(np.int32).max)

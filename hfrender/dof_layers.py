@@ -155,22 +155,14 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
     layer_of = np.full(size, -1, np.int32)
     t_of = np.zeros(size, np.float32)
     for j, layer in enumerate(layers):
-        keys = _keys(layer, max_area)  # the layer's classes' entries, areas ascending
-        layer_of[keys] = j
+        a = np.arange(layer.lo, layer.hi + 1)
+        layer_of[layer.side * a + max_area] = j
         if layer.hi > layer.lo:
-            m = moment[layer.lo:layer.hi + 1]
-            t = (m - m[0]) / (m[-1] - m[0])
-            t_of[keys] = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
+            t = (moment[a] - moment[layer.lo]) / (moment[layer.hi] - moment[layer.lo])
+            t = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
+            t_of[layer.side * a + max_area] = t
     roles, big = _roles(layers)
     return Plan(layers, max_area, layer_of, t_of, roles, big)
-
-
-def _keys(layer: Layer, max_area: int) -> slice:
-    """The table entries (``side * area + max_area``) of ``layer``'s areas, ascending."""
-    if layer.side == FAR:
-        return slice(max_area + layer.lo, max_area + layer.hi + 1)
-    stop = max_area - layer.hi - 1
-    return slice(max_area - layer.lo, None if stop < 0 else stop, -1)
 
 
 def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:

@@ -138,7 +138,7 @@ class _WindowOps(_Ops):
     def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
         # the whole window is read: layer j has no pixel in it outside its box's rows (one
         # box per band, bands more than twice the reach apart; see _boxes), where alone
-        # the light's rounding was taken out (``_Ops.ready``)
+        # ``masked`` takes the light's rounding out (``_Ops.ready`` named those rows)
         light = light.masked()
         at = _at(win)
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
