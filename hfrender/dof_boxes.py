@@ -43,10 +43,8 @@ def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
     """Boxes (y0, y1, x0, x1) around layer j's pixels (in ``rows``, see :func:`layer_rows`),
     for disks of ``reach``: bands of rows more than ``2 * reach + 1`` apart kept apart, each
     cut across its rows where the windows' grids shrink by more than :data:`WINDOW_COST`."""
-    rows = np.flatnonzero(rows)
     boxes = []
-    for band in np.split(rows, np.flatnonzero(np.diff(rows) > 2 * reach + 1) + 1):
-        y0, y1 = int(band[0]), int(band[-1]) + 1
+    for y0, y1 in bands(np.flatnonzero(rows), 2 * reach + 1):
         mine = layer[y0:y1] == j
         there = to_host(mine.any(axis=1))
         first = np.where(there, to_host(mine.argmax(axis=1)), np.iinfo(np.int32).max)
@@ -57,6 +55,17 @@ def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
                 a, b = a + int(filled[0]), a + int(filled[-1]) + 1
                 boxes.append((y0 + a, y0 + b, int(first[a:b].min()), int(last[a:b].max()) + 1))
     return boxes
+
+
+def bands(rows: np.ndarray, gap: int) -> list[tuple[int, int]]:
+    """Row ranges [y0, y1) around ``rows`` (ascending row indices), rows more than ``gap``
+    apart in different ranges."""
+    if not len(rows):
+        return []
+    ends = np.flatnonzero(np.diff(rows) > gap)
+    starts = np.concatenate([rows[:1], rows[ends + 1]])
+    stops = np.concatenate([rows[ends], rows[-1:]]) + 1
+    return [(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
 
 
 def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
 from hfrender.backends.cuda import launches
-from hfrender.dof_boxes import layer_boxes, layer_rows
+from hfrender.dof_boxes import bands, layer_boxes, layer_rows
 from hfrender.dof_fft import window
 from hfrender.dof_layers import FAR, MAX_LAYERS, NEAR, disk_tables, make_plan
 from hfrender.errors import InputError
@@ -374,6 +374,22 @@ def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
     # a pole too short to be worth a window of its own stays in the floor's box
     layer[:75, 50] = -1
     assert layer_boxes(np, layer, 0, layer_rows(np, layer, 1)[0], 4)[0] == (75, 90, 0, 200)
+
+
+@pytest.mark.parametrize("gap", [0, 1, 5])
+def test_rows_fall_into_bands_split_where_more_than_the_gap_apart(rng, gap):
+    """``bands`` against a walk over the rows: a new band wherever a row is more than
+    ``gap`` after the last; each band from its first row to one past its last."""
+    rows = np.flatnonzero(rng.random(300) < rng.uniform(0.02, 0.5))
+    expected: list[list[int]] = []
+    for r in rows:
+        if expected and r - expected[-1][1] <= gap:
+            expected[-1][1] = int(r)
+        else:
+            expected.append([int(r), int(r)])
+    assert bands(rows, gap) == [(a, b + 1) for a, b in expected]
+    assert bands(rows[:0], gap) == []
+    assert bands(np.array([7]), gap) == [(7, 8)]
 
 
 @pytest.mark.parametrize(("foot", "coc"), [(int(H * 0.85), 24), (FAR_FOOT, 8), (FAR_FOOT, 24)])

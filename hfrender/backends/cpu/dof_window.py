@@ -46,6 +46,7 @@ from hfrender.backends.cpu.dof_share import (
     window_classes,
 )
 from hfrender.backends.cpu.dof_slots import STILL, Sources
+from hfrender.dof_boxes import bands
 from hfrender.dof_composite import inside_of_keys
 from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
@@ -159,12 +160,8 @@ class _WindowOps(_Ops):
 def _boxes(mask: np.ndarray, gap: int) -> list[tuple[int, int, int, int]]:
     """Boxes (y0, y1, x0, x1) around ``mask``'s pixels, one per band of rows, bands more
     than ``gap`` rows apart kept apart (as :func:`hfrender.dof_boxes.layer_boxes`)."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    if not len(rows):
-        return []
     boxes = []
-    for band in np.split(rows, np.flatnonzero(np.diff(rows) > gap) + 1):
-        y0, y1 = int(band[0]), int(band[-1]) + 1
+    for y0, y1 in bands(np.flatnonzero(mask.any(axis=1)), gap):
         cols = np.flatnonzero(mask[y0:y1].any(axis=0))
         boxes.append((y0, y1, int(cols[0]), int(cols[-1]) + 1))
     return boxes
