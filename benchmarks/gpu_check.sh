@@ -89,7 +89,7 @@ for mode in on off; do
 done
 echo "== summary ($SECONDS s)"
 grep -h "passed\|failed\|error" "$OUT/tests.log" | tail -3
-grep -h "px / 4 px\|1920x1080 / 640x360\|depth / lens\|fx --depth / decode" "$OUT/dof.log"
+grep -h "px / 4 px\|1920x1080 / 640x360\|depth / lens\|fx --depth --backend\|fx --depth / decode" "$OUT/dof.log"
 grep -h "^plain 8 \|^plain 32 \|^recon 8 \|time to quality\|moving frames" "$OUT/quality.log"
 grep -h "GB/s\|of copy" "$OUT/fusion.log" | tail -6
 grep -h "frames/s\|device-to-host" "$OUT"/render_*.log

@@ -64,8 +64,8 @@ def bands(rows: np.ndarray, gap: int) -> list[tuple[int, int]]:
         return []
     ends = np.flatnonzero(np.diff(rows) > gap)
     starts = np.concatenate([rows[:1], rows[ends + 1]])
-    stops = np.concatenate([rows[ends], rows[-1:]]) + 1
-    return [(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
+    stops = np.concatenate([rows[ends], rows[-1:]])
+    return [(int(a), int(b) + 1) for a, b in zip(starts, stops, strict=True)]
 
 
 def _cuts(first: np.ndarray, last: np.ndarray, reach: int) -> list[tuple[int, int]]:
