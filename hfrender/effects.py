@@ -257,4 +257,5 @@ def _check_pixels(arr: np.ndarray) -> None:
     if arr.ndim < 1 or arr.size == 0 or arr.shape[-1] not in validate.CHANNELS:
         raise InputError(f"expected pixels with 1, 3 or 4 channels last; got shape {arr.shape}")
     if arr.dtype not in validate.DTYPES:
-        raise InputTypeError(f"dtype {arr.dtype} is not one of uint8, uint16, float32")
+        raise InputTypeError(f"dtype {arr.dtype} is not one of uint8, uint16, float32"
+                             f"{validate.convert_hint(arr.dtype, 'frames')}")

@@ -25,7 +25,8 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
             "1 (gray), 3 (RGB), 4 (RGBA)"
         )
     if arr.dtype not in DTYPES:
-        raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32")
+        raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32"
+                             f"{convert_hint(arr.dtype, name)}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -34,6 +35,14 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
                              f"the first at index {where}; float32 frames must be finite "
                              "linear light")
     return arr
+
+
+def convert_hint(dtype: np.dtype, name: str) -> str:
+    """What to do with float frames of another precision (float64 from NumPy, float16 from
+    a half-float EXR): they are linear light, which float32 holds; else nothing."""
+    if np.dtype(dtype).kind != "f":
+        return ""
+    return f" (float frames are linear light: pass {name}.astype(numpy.float32))"
 
 
 def integer(value: object, name: str, low: int, high: int | None = None) -> int:

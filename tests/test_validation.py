@@ -17,7 +17,9 @@ LENS = dict(focus_distance=2.0, f_stop=2.8)
      r"frames has C=2 channels \(shape \(3, 4, 4, 2\)\); allowed: 1 \(gray\), 3 \(RGB\), 4"),
     (np.zeros((3, 4, 4, 3), np.int64), 1, {}, TypeError,
      r"frames has dtype int64; allowed: uint8, uint16, float32"),
-    (np.zeros((3, 4, 4, 3), np.float64), 1, {}, TypeError, r"frames has dtype float64"),
+    (np.zeros((3, 4, 4, 3), np.float64), 1, {}, TypeError,
+     r"^frames has dtype float64; allowed: uint8, uint16, float32 \(float frames are linear "
+     r"light: pass frames\.astype\(numpy\.float32\)\)$"),
     (F, 0, {}, ValueError, r"window=0 must be an integer \[1, 5\]"),
     (F, 6, {}, ValueError, r"window=6 must be an integer \[1, 5\]"),
     (F, 2.5, {}, ValueError, r"window=2.5 must be an integer \[1, 5\]"),
@@ -57,6 +59,28 @@ def test_depth_of_field_bad_input(depth, kwargs, exc, message):
     args = {**LENS, **kwargs}
     with pytest.raises(exc, match=message):
         hf.depth_of_field(F, depth, **args)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
+def test_other_float_frames_are_told_the_conversion_that_works(dtype):
+    """float64 (NumPy's default) and float16 frames get one line naming the cast; doing what
+    it says gives the float32 result."""
+    rng = np.random.default_rng(int(np.dtype(dtype).itemsize))
+    frames = rng.random((1, 6, 8, 3)).astype(dtype)
+    depth = rng.uniform(0.5, 4.0, (1, 6, 8)).astype(np.float32)
+    calls = {
+        "motion_blur": lambda f: hf.motion_blur(f, 1),
+        "depth_of_field": lambda f: hf.depth_of_field(f, depth, focus_distance=1.0, f_stop=2.0),
+        "to_linear": hf.to_linear,
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError) as info:
+            call(frames)
+        assert str(info.value).endswith(
+            "float32 (float frames are linear light: pass frames.astype(numpy.float32))"), name
+        out = call(frames.astype(np.float32))
+        assert out.dtype == np.float32 and out.shape[-3:] == (6, 8, 3), name
+    assert np.array_equal(hf.to_linear(frames.astype(np.float32)), frames.astype(np.float32))
 
 
 def test_single_frame_needs_matching_single_depth():
