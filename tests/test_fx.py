@@ -1,5 +1,6 @@
 """`hfrender fx` on footage: equal to tmix in code-value mode, strides, depth, errors."""
 
+import logging
 import os
 import re
 import subprocess
@@ -124,6 +125,43 @@ def test_depth_pass_from_npy_and_png_sequences(tmp_path, rng):
                                  sensor_width_mm=9.0)
     np.testing.assert_array_equal(a, expected)
     np.testing.assert_array_equal(a[:, 10:26, 20:44], frames[:, 10:26, 20:44])  # sharp card
+
+
+@pytest.mark.parametrize("kind, scale, warned", [
+    ("png", None, True), ("png", "0.001", False), ("npy", None, True), ("npy", "0.001", False),
+    ("metres", None, False)])
+def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog, kind, scale,
+                                                          warned):
+    """A uint16 depth pass in millimetres with no --depth-scale would blur every pixel as
+    if kilometres away: one warning names the file, the farthest value and the option; the
+    render still runs (the values may mean metres)."""
+    import imageio.v3 as iio
+
+    h, w, n = 12, 16, 2
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    for i in range(n):
+        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    far = int(rng.integers(2000, 9000))  # mm
+    depth_mm = np.full((n, h, w), far, np.uint16)
+    depth_mm[:, 4:8, 4:12] = 1000
+    if kind == "png":
+        depth = tmp_path / "depth"
+        depth.mkdir()
+        for i, d in enumerate(depth_mm):
+            iio.imwrite(depth / f"{i:04d}.png", d)
+    else:
+        depth = tmp_path / "depth.npy"
+        np.save(depth, depth_mm if kind == "npy" else (depth_mm // 1000).clip(1))
+    args = ["fx", str(seq), "-o", str(tmp_path / "out" / "%03d.png"), "--depth", str(depth),
+            "--focus-distance", "1.0", "--f-stop", "2.8", "--quiet"]
+    with caplog.at_level(logging.WARNING, logger="hfrender"):
+        assert main(args + (["--depth-scale", scale] if scale else [])) == 0
+    said = [r.getMessage() for r in caplog.records if "--depth-scale" in r.getMessage()]
+    expected = (f"depth {depth} is uint16, its first frame up to {far} m at --depth-scale 1: "
+                "if these are millimetres, pass --depth-scale 0.001")
+    assert said == ([expected] if warned else []), said
+    assert len(list((tmp_path / "out").glob("*.png"))) == n
 
 
 @pytest.mark.parametrize("args, message", [

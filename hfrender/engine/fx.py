@@ -196,6 +196,8 @@ class FxJob:
                                f"({footage.count} frames)")
         if s.depth is not None:
             self.depth = open_depth(s.depth, s.depth_scale)
+            if self.depth.note:
+                log.warning("%s", self.depth.note)
             if self.depth.size != footage.size:
                 raise FootageError(f"depth {s.depth} is {self.depth.size[0]}x"
                                    f"{self.depth.size[1]}, the footage {w}x{h}: they must match")

@@ -290,6 +290,23 @@ class DepthPass:
     count: int
     size: tuple[int, int]
     frames: Iterator[np.ndarray]  # (H, W) float32 metres
+    note: str | None = None  # what looks wrong with the units (said, not refused)
+
+
+UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
+
+
+def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
+    """A warning for integer depth taken as metres (``scale`` 1) whose first frame reaches
+    past :data:`UNLIKELY_METRES`: millimetres (a depth camera's, a 16-bit PNG's) read as
+    metres put the whole frame far behind the focus, a render wasted."""
+    if scale != 1.0 or first.dtype.kind not in "iu" or not first.size:
+        return None
+    largest = float(first.max())
+    if largest <= UNLIKELY_METRES:
+        return None
+    return (f"depth {path} is {first.dtype}, its first frame up to {largest:g} m at "
+            "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001")
 
 
 NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")  # .npy; .npz (a zip), empty
@@ -353,7 +370,7 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
                                f"{arr.shape}")
         frames = (np.asarray(arr[i], np.float32) * np.float32(scale) for i in range(len(arr)))
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
-                         frames)
+                         frames, _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
@@ -372,4 +389,5 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
                 d = d[..., 0]
             yield d.astype(np.float32) * np.float32(scale)
 
-    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq())
+    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
+                     _units_note(path, first, scale))
