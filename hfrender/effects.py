@@ -243,9 +243,13 @@ def to_linear(frames: Any) -> np.ndarray:
 
 
 def from_linear(linear: Any, dtype: Any = np.uint8) -> np.ndarray:
-    """float32 linear light -> sRGB-encoded ``dtype`` (uint8 or uint16), rounded to nearest."""
+    """float32 linear light -> sRGB-encoded ``dtype`` (uint8 or uint16), rounded to nearest.
+
+    Integer input is refused: it is sRGB code values already (:func:`to_linear` decodes
+    it), and encoding it again would be silently wrong."""
     arr, _ = to_numpy(linear, "linear")
-    _check_pixels(arr)
+    _check_pixels(arr, "linear", (np.dtype(np.float32),))
+    validate.finite(arr, "linear")
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.uint8), np.dtype(np.uint16)):
         raise InputTypeError(f"dtype={dt} must be uint8 or uint16")
@@ -253,9 +257,13 @@ def from_linear(linear: Any, dtype: Any = np.uint8) -> np.ndarray:
     return Transfer(dt, arr.shape[-1], True).encode(src, np.empty(arr.shape, dt))
 
 
-def _check_pixels(arr: np.ndarray) -> None:
+def _check_pixels(arr: np.ndarray, name: str = "frames",
+                  dtypes: tuple[np.dtype, ...] = validate.DTYPES) -> None:
     if arr.ndim < 1 or arr.size == 0 or arr.shape[-1] not in validate.CHANNELS:
         raise InputError(f"expected pixels with 1, 3 or 4 channels last; got shape {arr.shape}")
-    if arr.dtype not in validate.DTYPES:
-        raise InputTypeError(f"dtype {arr.dtype} is not one of uint8, uint16, float32"
-                             f"{validate.convert_hint(arr.dtype, 'frames')}")
+    if arr.dtype not in dtypes:
+        allowed = ", ".join(str(d) for d in dtypes)
+        why = (" (integer frames are sRGB code values already; to_linear decodes them)"
+               if arr.dtype.kind in "iub" and len(dtypes) == 1 else "")
+        raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: {allowed}{why}"
+                             f"{validate.convert_hint(arr.dtype, name)}")

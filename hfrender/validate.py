@@ -28,13 +28,18 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
         raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32"
                              f"{convert_hint(arr.dtype, name)}")
     if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            where = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise InputError(f"{name} has {int(bad.sum())} non-finite value(s) (NaN or inf), "
-                             f"the first at index {where}; float32 frames must be finite "
-                             "linear light")
+        finite(arr, name)
     return arr
+
+
+def finite(arr: np.ndarray, name: str) -> None:
+    """Float frames must hold no NaN or inf: one line with how many and the first's index."""
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InputError(f"{name} has {int(bad.sum())} non-finite value(s) (NaN or inf), "
+                         f"the first at index {where}; float32 frames must be finite "
+                         "linear light")
 
 
 def convert_hint(dtype: np.dtype, name: str) -> str:

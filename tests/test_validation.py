@@ -107,3 +107,29 @@ def test_nothing_written_into_caller_arrays_on_error():
     with pytest.raises(ValueError, match=r"^window=9 must be an integer \[1, 5\]$"):
         hf.motion_blur(frames, 9)
     assert np.array_equal(frames, F)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32])
+def test_from_linear_refuses_code_values_it_would_encode_twice(dtype):
+    """Integer frames are sRGB codes already: encoding them again was silently wrong (128
+    came back 255); they get one line saying what from_linear takes and what decodes them."""
+    rng = np.random.default_rng(np.dtype(dtype).itemsize + 20)
+    codes = rng.integers(0, 256, (2, 3, 4, 3)).astype(dtype)
+    with pytest.raises(TypeError) as info:
+        hf.from_linear(codes)
+    assert str(info.value) == (f"linear has dtype {np.dtype(dtype)}; allowed: float32 (integer "
+                               "frames are sRGB code values already; to_linear decodes them)")
+    if dtype != np.int32:  # what the line says to do: the codes back, exactly
+        back = hf.from_linear(hf.to_linear(codes), dtype)
+        np.testing.assert_array_equal(back, codes)
+
+
+def test_from_linear_refuses_nan_and_names_where():
+    rng = np.random.default_rng(31)
+    lin = rng.random((3, 5, 3), dtype=np.float32)
+    lin[1, 2, 0] = np.nan
+    with pytest.raises(ValueError, match=r"^linear has 1 non-finite value\(s\) \(NaN or inf\), "
+                                         r"the first at index \(1, 2, 0\); float32 frames must"):
+        hf.from_linear(lin)
+    lin[1, 2, 0] = 0.5
+    assert hf.from_linear(lin).dtype == np.uint8
