@@ -69,3 +69,26 @@ def test_effects_demo_writes_gif_and_still(tmp_path, capsys):
     assert iio.imread(tmp_path / "d.gif", index=None).shape[:3] == (2, 36, 64)
     assert iio.imread(tmp_path / "d.png").shape == (36, 128, 3)
     assert "2 frames 64x36, 8 samples" in capsys.readouterr().out
+
+
+def test_the_readme_scene_is_the_file_and_it_orbits(tmp_path):
+    """The README's first scene is in scenes/ as printed there, and its ball goes round:
+    right of the centre at t = 0 (x = 2), left at t = pi / 3 (x = -2)."""
+    import imageio.v3 as iio
+
+    from hfrender.cli import main
+
+    root = EXAMPLES.parent
+    readme = (root / "README.md").read_text()
+    start = readme.index("```python\n# scenes/orbit.py\n") + len("```python\n")
+    assert readme[start:readme.index("```", start)] == (root / "scenes" / "orbit.py").read_text()
+    centres = []
+    for t in (0.0, np.pi / 3):
+        out = tmp_path / f"{t:.2f}.png"
+        assert main(["still", str(root / "scenes" / "orbit.py"), "-t", str(t), "--size",
+                     "96x54", "-o", str(out), "--quiet"]) == 0
+        img = iio.imread(out).astype(int)
+        ball = (img[..., 0] > 120) & (img[..., 0] > img[..., 2] + 60)  # orange on the dark
+        assert ball.sum() > 20
+        centres.append(np.argwhere(ball)[:, 1].mean())
+    assert centres[0] > 96 * 0.65 and centres[1] < 96 * 0.35, centres
