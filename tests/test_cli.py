@@ -2,6 +2,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import hfrender
 from hfrender import backends
 from hfrender.backends import load
@@ -56,3 +58,33 @@ def test_console_script_module_entry_point():
     res = subprocess.run([sys.executable, "-m", "hfrender", "--version"],
                          capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.strip() == f"hfrender {hfrender.__version__}"
+
+
+def test_the_first_ctrl_c_is_answered_at_once_the_second_is_pythons(capsys):
+    """Inside a command, Ctrl-C prints one line and interrupts; a second one is Python's
+    own; after the command the handler is what it was, and an ignored Ctrl-C stays so."""
+    import os
+    import signal
+
+    from hfrender.cli.common import STOPPING, sigterm_interrupts
+
+    before = signal.getsignal(signal.SIGINT)
+    assert before is signal.default_int_handler
+    with sigterm_interrupts():
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            signal.sigtimedwait([], 0.5)  # (delivered at once; this never returns first)
+        assert capsys.readouterr().err == f"\n{STOPPING}\n"
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            signal.sigtimedwait([], 0.5)
+        assert capsys.readouterr().err == ""
+    assert signal.getsignal(signal.SIGINT) is before
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with sigterm_interrupts():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)

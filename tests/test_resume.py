@@ -53,7 +53,11 @@ def start(path, out):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     return subprocess.Popen([sys.executable, "-m", "hfrender", "render", str(path), "-o",
                              str(out), *ARGS], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_default)
+
+
+def _ctrl_c_default():  # a shell's background job starts with SIGINT ignored: not this one
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_segments(out, n, proc, timeout=60):
@@ -107,6 +111,24 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     assert (f"interrupted: the {n} frames finished so far are in {partial} ({out} is "
             f"untouched); continue with: hfrender render {path} -o {out}") in err
     assert err.rstrip().endswith("--resume")
+
+
+def test_ctrl_c_says_at_once_that_it_stops_then_keeps_the_frames_made(tmp_path):
+    """The first Ctrl-C is answered before the frames in progress finish (a silent terminal
+    looks hung), then the render stops as SIGTERM does: 130, the finished frames kept."""
+    path = scene(tmp_path, 0.004)
+    out = tmp_path / "int.mp4"
+    proc = start(path, out)
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    lines = err.strip().splitlines()
+    assert lines[0] == "stopping after the work in progress (Ctrl-C again to stop at once)"
+    n = len(decoded(tmp_path / "int.partial.mp4"))
+    assert 30 <= n < 90
+    assert lines[1].startswith(f"interrupted: the {n} frames finished so far are in ")
+    assert len(lines) == 2
 
 
 def test_a_failed_render_leaves_the_last_good_render(tmp_path, capsys):

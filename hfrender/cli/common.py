@@ -1,5 +1,5 @@
-"""What the commands share: exit codes, SIGTERM as an interruption, the progress bar,
-the check that a chosen encoder starts."""
+"""What the commands share: exit codes, Ctrl-C and SIGTERM as interruptions, the progress
+bar, the check that a chosen encoder starts."""
 
 from __future__ import annotations
 
@@ -23,15 +23,32 @@ def on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
     raise Terminated()
 
 
+STOPPING = "stopping after the work in progress (Ctrl-C again to stop at once)"
+
+
+def on_sigint(signum, frame):  # noqa: ANN001 - signal handler signature
+    """The first Ctrl-C: said at once (the frames being fused may take a while to finish,
+    and a silent terminal looks hung), then stops the work; the next one stops it as
+    Python does."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    print(f"\n{STOPPING}", file=sys.stderr, flush=True)
+    raise KeyboardInterrupt
+
+
 @contextmanager
 def sigterm_interrupts() -> Iterator[None]:
-    """Inside the block SIGTERM stops the work like Ctrl-C (:class:`Terminated`); the
-    previous handler comes back after it."""
+    """Inside the block SIGTERM stops the work like Ctrl-C (:class:`Terminated`), and the
+    first Ctrl-C says so at once (:func:`on_sigint`; not where Ctrl-C is ignored or handled
+    by the program embedding this one); the previous handlers come back after it."""
     previous = signal.signal(signal.SIGTERM, on_sigterm)
+    own_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    previous_int = signal.signal(signal.SIGINT, on_sigint) if own_int else None
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if own_int:
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:
