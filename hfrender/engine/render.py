@@ -152,7 +152,12 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
+        asked = self.config.transparent
         self.config = resolve_transparent(self.config, scene)
+        if self.own_writer and self.config.transparent and not asked:  # said as the scene's
+            check_output(self.config.output, self.config.size, self.config.codec, alpha=True,
+                         alpha_from=f"{Path(scene.source_path).name} has background = None "
+                         "(a transparent render)")
 
     def _resume(self) -> bool:
         """Where a --resume starts (True: every segment was done, only the join is left)."""

@@ -80,12 +80,14 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
 
 
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
-                 for_footage: bool = False, alpha: bool = False) -> str:
+                 for_footage: bool = False, alpha: bool = False,
+                 alpha_from: str = "--transparent") -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
     size is what the user can do to the footage. ``alpha`` (``--transparent``): the output
-    must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm)."""
+    must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
+    asked for it, begins the message of an output that cannot."""
     from hfrender.io.encoding import chosen_encoder
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 
@@ -106,7 +108,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                           f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png")
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if alpha and chosen not in ALPHA_PIX_FMTS:
-        raise WriterError(f"--transparent: -o {path} ({chosen}) keeps no alpha; write .mov "
+        raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
                           "(ProRes 4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
     if chosen not in ffmpeg_encoders():
         raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
