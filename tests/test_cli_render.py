@@ -94,6 +94,13 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
     (["render", BAR, "--granularity", "many"], r"granularity='many' must be 'auto' or an integer"),
+    (["render", BAR, "--max-coc-px", "4"], r"--max-coc-px applies only with --dof depth \(the "
+     r"depth of field from each sub-frame's depth\); --dof is auto: give --dof depth, or leave "
+     r"it out$"),
+    (["still", BAR, "-o", "{tmp}/s.png", "--dof", "off", "--dof-method", "exact", "--max-coc-px",
+      "4"],
+     r"--dof-method and --max-coc-px apply only with --dof depth .*; --dof is off: give --dof "
+     r"depth, or leave them out$"),
 ])
 def test_cli_errors_are_one_line_and_leave_nothing(tmp_path, capsys, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)

@@ -184,6 +184,9 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
       "--aperture-blades", "2"], r"--aperture-blades=2 must be 0 \(round\) or between 3 and 64"),
     (["{clip}", "--motion-blur", "2", "--aperture-blades", "6"],
      r"--aperture-blades applies only with --depth DEPTH"),
+    (["{clip}", "--motion-blur", "2", "--fps", "24"], r"--fps 24 is a PNG sequence's frame "
+     r"rate; .*in.mkv is a video at 30 fps, kept as it is \(--stride N divides it\): leave "
+     r"--fps out"),
 ])
 def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, message):
     clip, _ = make_clip(tmp_path, rng)

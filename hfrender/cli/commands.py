@@ -124,7 +124,22 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
     if args.granularity is not None:
         flags["granularity"] = auto_or_int("granularity", args.granularity)
     values.update({k: v for k, v in flags.items() if v is not None})
-    return RenderConfig(**values)
+    config = RenderConfig(**values)
+    _depth_only(args, config.dof)
+    return config
+
+
+def _depth_only(args: argparse.Namespace, dof: str) -> None:
+    """--dof-method and --max-coc-px shape the depth mode's gather alone: given with
+    another mode they would do nothing, and that is said rather than ignored."""
+    given = [f for f, v in (("--dof-method", args.dof_method), ("--max-coc-px",
+                                                                args.max_coc_px)) if v is not None]
+    if given and dof != "depth":
+        one = len(given) == 1
+        raise ConfigError(f"{' and '.join(given)} {'applies' if one else 'apply'} only with "
+                          f"--dof depth (the depth of field from each sub-frame's depth); "
+                          f"--dof is {dof}: give --dof depth, or leave {'it' if one else 'them'}"
+                          " out")
 
 
 def _samples(config: RenderConfig, stats: Any) -> str:

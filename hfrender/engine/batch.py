@@ -166,6 +166,8 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
         raise InputError(f"{where}: scene {source} not found")
     if kind == "fx" and not (source.exists() or "%" in source.name):
         raise InputError(f"{where}: input {source} not found")
+    if kind == "fx" and source.is_file() and not any(option_name(k) == "fps" for k in entry):
+        options.pop("fps", None)  # the renders' rate: a video keeps its own (a job's is refused)
     if "depth" in options and not Path(options["depth"]).is_absolute():
         options["depth"] = str(path.parent / options["depth"])
     scene_class = entry.get("scene_class")

@@ -140,6 +140,10 @@ class FxJob:
             # likely allow
             early = start_decoding(self.source, raw_format(s, self.output, video))
             self.info = probe(self.source) if video else None
+            if self.info is not None and s.input_fps is not None:
+                raise FootageError(f"--fps {s.input_fps:g} is a PNG sequence's frame rate; "
+                                   f"{self.source} is a video at {self.info.fps:g} fps, kept "
+                                   "as it is (--stride N divides it): leave --fps out")
             self.footage = open_footage(
                 self.source, s.input_fps,
                 raw_format(s, self.output, self.info is not None and self.info.native_yuv420p),
