@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import numbers
 
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
 
+log = logging.getLogger(__name__)
+
+UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 CHANNELS = (1, 3, 4)
 
@@ -79,6 +83,10 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarr
         raise InputTypeError(
             f"{name} has dtype {arr.dtype}; depth must be numeric (float32 metres)"
         )
+    far = unlikely_metres(arr)
+    if far is not None:
+        log.warning("%s is %s with values up to %g, read as metres: if these are millimetres, "
+                    "pass %s * 0.001", name, arr.dtype, far, name)
     arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     nan = np.isnan(arr)
     if nan.any():
@@ -95,6 +103,16 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarr
             f"index {where}; depth must be a distance > 0 from the camera (use inf for sky)"
         )
     return arr
+
+
+def unlikely_metres(arr: np.ndarray) -> float | None:
+    """The largest value of integer depth that reaches past :data:`UNLIKELY_METRES` when read
+    as metres (millimetres from a depth camera or a 16-bit PNG, most likely: the whole frame
+    would be far behind the focus, a render wasted), else None."""
+    if arr.dtype.kind not in "iu" or not arr.size:
+        return None
+    largest = float(arr.max())
+    return largest if largest > UNLIKELY_METRES else None
 
 
 def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hfrender import validate
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, widen_pipe
 from hfrender.io.images import png_header
 from hfrender.io.pixels import pix_fmt_facts, raw_dtype, raw_format
@@ -293,17 +294,11 @@ class DepthPass:
     note: str | None = None  # what looks wrong with the units (said, not refused)
 
 
-UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
-
-
 def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
     """A warning for integer depth taken as metres (``scale`` 1) whose first frame reaches
-    past :data:`UNLIKELY_METRES`: millimetres (a depth camera's, a 16-bit PNG's) read as
-    metres put the whole frame far behind the focus, a render wasted."""
-    if scale != 1.0 or first.dtype.kind not in "iu" or not first.size:
-        return None
-    largest = float(first.max())
-    if largest <= UNLIKELY_METRES:
+    past :data:`hfrender.validate.UNLIKELY_METRES` (millimetres, most likely)."""
+    largest = validate.unlikely_metres(first) if scale == 1.0 else None
+    if largest is None:
         return None
     return (f"depth {path} is {first.dtype}, its first frame up to {largest:g} m at "
             "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001")
