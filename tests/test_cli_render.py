@@ -332,6 +332,22 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
     assert not any(p.name.endswith(".part") for p in folder.iterdir())
 
 
+def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tmp_path):
+    """-o seq/%03d.png replaces 000.png..., and only those: the user's 0000.png... (a %04d
+    sequence) and 00.png are other files (the stale-frame clean-up deleted them), and 1000.png
+    is what %03d writes for frame 1000 (an older render's, replaced)."""
+    folder = tmp_path / "seq"
+    folder.mkdir()
+    theirs = [f"{i:04d}.png" for i in range(8)] + ["00.png", "7.png"]
+    for name in theirs + ["1000.png", "005.png"]:
+        (folder / name).write_bytes(b"old")
+    assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
+                 "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+    ours = [f"{i:03d}.png" for i in range(3)]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours)
+    assert all((folder / name).read_bytes() == b"old" for name in theirs)
+
+
 def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
     plot = tmp_path / "grid.png"
     args = ["bench", BAR, "--frames", "6", "--outputs", "1,2", "--grid-workers", "1,2",

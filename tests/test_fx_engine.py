@@ -241,6 +241,12 @@ def test_fx_refuses_a_sequence_that_overlaps_its_input_or_depth(tmp_path, rng, c
     pattern = str(folder / "%05d.png")
     assert main(["fx", pattern, "-o", pattern, "--motion-blur", "2", "--quiet"]) == 2
     assert "would replace" in capsys.readouterr().err
+    four = str(folder / "%04d.png")  # another sequence beside the input: none of its files
+    assert main(["fx", pattern, "-o", four, "--motion-blur", "2", "--quiet"]) == 0
+    made = sorted(p.name for p in folder.iterdir() if len(p.stem) == 4)
+    assert made == [f"{i:04d}.png" for i in range(4)]
+    for name in made:
+        (folder / name).unlink()
     depth = tmp_path / "d.npy"
     np.save(depth, np.ones((4, 8, 8), np.float32))
     assert main(["fx", pattern, "-o", str(depth), "--depth", str(depth), "--focus-distance",

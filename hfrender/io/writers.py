@@ -42,11 +42,20 @@ def is_sequence(path: str) -> bool:
 
 def pattern_files(name: str, suffix: str = "") -> re.Pattern | None:
     """The file names of an image-sequence pattern such as ``%05d.png`` (the number as group
-    1, then ``suffix``, a regex); None if ``name`` has no ``%d``."""
-    m = re.search(r"%0?\d*d", name)
+    1, then ``suffix``, a regex); None if ``name`` has no ``%d``. Only the names the pattern
+    prints, as ffmpeg reads them: ``%04d`` is 0012 or 12345, never 00012 (a ``%05d``
+    sequence beside it is another one, not frames to replace)."""
+    m = re.search(r"%(0?)(\d*)d", name)
     if m is None:
         return None
-    return re.compile(re.escape(name[: m.start()]) + r"(\d+)" + re.escape(name[m.end():])
+    width = int(m.group(2) or 0)
+    if m.group(1) and width > 1:  # zero-padded: exactly the width, or longer with no lead 0
+        number = rf"(\d{{{width}}}|[1-9]\d{{{width},}})"
+    elif width > 1:  # space-padded
+        number = rf"( {{0,{width - 1}}}(?:0|[1-9]\d*))"
+    else:
+        number = r"(0|[1-9]\d*)"
+    return re.compile(re.escape(name[: m.start()]) + number + re.escape(name[m.end():])
                       + suffix + "$")
 
 
