@@ -616,3 +616,23 @@ def test_aperture_blades_shape_the_bokeh_of_the_footage(tmp_path, rng):
     np.testing.assert_array_equal(hexagon, want)
     lit6, lit0 = (hexagon[0, ..., 0] > 0).sum(), (round_[0, ..., 0] > 0).sum()
     assert 0.7 * lit0 < lit6 < 0.9 * lit0  # a hexagon in the circle: 83% of its area
+
+
+@pytest.mark.parametrize("existed", [False, True])
+def test_a_failed_run_removes_the_folders_it_made_and_no_other(tmp_path, rng, capsys, existed):
+    """-o out/a/%05d.png with a bad depth frame half-way: nothing was written, and no empty
+    out/a/ is left looking like a start; a folder that was there before stays."""
+    clip, _ = make_clip(tmp_path, rng, n=8)
+    depth = np.full((8, 36, 64), 2.0, np.float32)
+    depth[5, 3, 4] = 0.0
+    np.save(tmp_path / "d.npy", depth)
+    if existed:
+        (tmp_path / "out" / "a").mkdir(parents=True)
+    code = main(["fx", str(clip), "-o", str(tmp_path / "out" / "a" / "%05d.png"), "--depth",
+                 str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2", "--quiet"])
+    assert code == 2
+    assert "depth frame 5 has a value <= 0 (0) at pixel (x=4, y=3)" in capsys.readouterr().err
+    if existed:
+        assert list((tmp_path / "out" / "a").iterdir()) == []
+    else:
+        assert not (tmp_path / "out").exists()

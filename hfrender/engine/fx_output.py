@@ -121,6 +121,7 @@ class FxOutput:
         fps_out = self.fps_out
         if not self.segmented:
             self.tmp = outputs.temporary(self.output)
+            self.made = outputs.missing_folder(self.output)
             if is_sequence(self.output):
                 self.writer = open_writer(self.tmp, fps_out, footage.size, s.codec,
                                           encoding=self.encoding)
@@ -168,7 +169,7 @@ class FxOutput:
             pass
         finally:
             if self.tmp is not None:
-                outputs.discard(self.tmp)
+                outputs.discard(self.tmp, self.made)
             elif writer is not None:
                 self.stats.output_kept = bool(writer.manifest.segments)
                 if not self.stats.output_kept:  # nothing whole to resume from

@@ -313,6 +313,7 @@ class RenderOutput:
         check_encoding(config.output, config.codec, encoding)
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
+            self.made = outputs.missing_folder(config.output)
             self.writer = (PngSequenceWriter(self.tmp, config.size, start)
                            if is_sequence(config.output) else
                            open_writer(self.tmp, config.fps, config.size, config.codec, gop,
@@ -357,4 +358,4 @@ class RenderOutput:
             elif self.writer.frames_written:
                 self.partial = outputs.keep_partial(self.tmp, self.output)
             else:
-                outputs.discard(self.tmp)
+                outputs.discard(self.tmp, self.made)

@@ -98,12 +98,30 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
     remove_partial(output)
 
 
-def discard(tmp: str) -> None:
-    """Remove what an unfinished run wrote under ``tmp``."""
+def missing_folder(output: str) -> Path | None:
+    """The outermost of ``output``'s folders that does not exist yet (a sequence's folders
+    are made when its first frame is written), or None: what :func:`discard` removes
+    again when a run leaves nothing there."""
+    folder, top = Path(output).resolve().parent, None
+    while not folder.exists() and folder != folder.parent:
+        folder, top = folder.parent, folder
+    return top
+
+
+def discard(tmp: str, made: Path | None = None) -> None:
+    """Remove what an unfinished run wrote under ``tmp``, and the folders it made for it
+    (``made``, :func:`missing_folder` before the run) where they are left empty."""
     if is_sequence(tmp):
         shutil.rmtree(Path(tmp).parent, ignore_errors=True)
     else:
         Path(tmp).unlink(missing_ok=True)
+    folder = Path(tmp).resolve().parent.parent if is_sequence(tmp) else None
+    while made is not None and folder is not None and folder.is_relative_to(made):
+        try:
+            folder.rmdir()  # only an empty one
+        except OSError:
+            return
+        folder = None if folder == made else folder.parent
 
 
 def replaced_files(output: str) -> list[Path]:
