@@ -257,7 +257,7 @@ def test_a_fusion_error_ends_the_run_instead_of_hanging(tmp_path, rng, monkeypat
     assert not out.exists()
 
 
-def test_depth_from_npz_matches_npy(tmp_path, rng):
+def test_depth_from_npz_matches_npy(tmp_path, rng, capsys):
     import imageio.v3 as iio
 
     seq = tmp_path / "f"
@@ -274,6 +274,17 @@ def test_depth_from_npz_matches_npy(tmp_path, rng):
                      str(tmp_path / name), *lens]) == 0
     np.testing.assert_array_equal(read_pngs(tmp_path / "npy"), read_pngs(tmp_path / "npz"))
     assert not np.array_equal(read_pngs(tmp_path / "npy"), frames)
+    np.savez(tmp_path / "one.npz", z=depth)  # its only array
+    np.savez(tmp_path / "two.npz", a=depth, b=depth * 2)  # which? said, not guessed
+    assert main(["fx", str(seq), "-o", str(tmp_path / "one" / "%02d.png"), "--depth",
+                 str(tmp_path / "one.npz"), *lens]) == 0
+    np.testing.assert_array_equal(read_pngs(tmp_path / "one"), read_pngs(tmp_path / "npy"))
+    assert main(["fx", str(seq), "-o", str(tmp_path / "two" / "%02d.png"), "--depth",
+                 str(tmp_path / "two.npz"), *lens]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {tmp_path / 'two.npz'} holds 2 arrays "
+                                       "(a, b) and none named depth: save the pass as "
+                                       "numpy.savez(path, depth=...)\n")
+    assert not (tmp_path / "two").exists()
 
 
 def test_native_420_code_value_path_equals_tmix_bit_for_bit(tmp_path, rng):

@@ -328,6 +328,10 @@ def _load_numpy(p: Path, path: str) -> np.ndarray:
         names = loaded.files
         if not names:
             raise refuse("the archive holds no array")
+        if "depth" not in names and len(names) > 1:
+            raise FootageError(f"{path} holds {len(names)} arrays ({', '.join(names)}) and "
+                               "none named depth: save the pass as numpy.savez(path, "
+                               "depth=...)")
         name = "depth" if "depth" in names else names[0]
         arr = loaded[name]
         if not isinstance(arr, np.ndarray):
