@@ -88,7 +88,9 @@ class RenderConfig:
         _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
         if not (isinstance(self.size, tuple) and len(self.size) == 2
                 and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
-            raise ConfigError(f"size={self.size!r} must be WIDTHxHEIGHT with 1..16384 pixels each")
+            shown = ("x".join(map(str, self.size)) if isinstance(self.size, tuple)
+                     and len(self.size) == 2 else repr(self.size))
+            raise ConfigError(f"size={shown} must be WIDTHxHEIGHT with 1..16384 pixels each")
         if self.duration is not None:
             _number("duration", self.duration, low=0, exclusive=True)
         if self.samples != "auto":

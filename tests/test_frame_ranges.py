@@ -185,9 +185,9 @@ def test_resume_continues_the_same_range_only(tmp_path, monkeypatch, capsys):
     undo()
     capsys.readouterr()
     assert main(["render", BAR, "-o", str(out), "--frames", "10:70", *args, "--resume"]) == 2
-    assert "(frames [10, 80] -> [10, 70])" in capsys.readouterr().err
+    assert "(frames 10:80 -> 10:70)" in capsys.readouterr().err
     assert main(["render", BAR, "-o", str(out), *args, "--resume"]) == 2  # the whole: no
-    assert "(frames [10, 80] -> None)" in capsys.readouterr().err
+    assert "(frames 10:80 -> unset)" in capsys.readouterr().err
     assert main(["render", BAR, "-o", str(out), "--frames", "10:80", *args, "--resume"]) == 0
     assert main(["render", BAR, "-o", str(whole), "--frames", "10:80", *args]) == 0
     np.testing.assert_array_equal(decode(out), decode(whole))

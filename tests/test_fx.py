@@ -647,3 +647,22 @@ def test_a_failed_run_removes_the_folders_it_made_and_no_other(tmp_path, rng, ca
         assert list((tmp_path / "out" / "a").iterdir()) == []
     else:
         assert not (tmp_path / "out").exists()
+
+
+def test_a_depth_frame_of_another_size_is_named_in_width_x_height(tmp_path, rng, capsys):
+    import imageio.v3 as iio
+
+    clip, _ = make_clip(tmp_path, rng, n=3)
+    folder = tmp_path / "depth"
+    folder.mkdir()
+    for i, (h, w) in enumerate([(36, 64), (36, 64), (18, 32)]):
+        iio.imwrite(folder / f"{i:02d}.png", np.full((h, w), 2000, np.uint16))
+    code = main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--depth", str(folder),
+                 "--depth-scale", "0.001", "--focus-distance", "2", "--f-stop", "2"])
+    assert code == 2
+    assert capsys.readouterr().err.endswith(
+        "hfrender: error: depth frame 2 is 32x18, the footage 64x36: they must match\n")
+    assert main(["fx", str(clip), "-o", str(tmp_path / "s.mp4"), "--motion-blur", "3",
+                 "--stride", "3"]) == 0  # one output frame: counted as one
+    assert capsys.readouterr().out.strip() == (f"wrote {tmp_path / 's.mp4'}: 1 frame at 10 fps "
+                                               "from 3 at 30 fps")

@@ -244,3 +244,15 @@ def test_a_failure_while_finalising_leaves_nothing_hidden(tmp_path, monkeypatch)
     assert main(["render", str(scene(tmp_path, 0.0)), "-o", str(out), "--size", "32x18",
                  "--samples", "1", "--duration", "0.1", "--quiet"]) == 1
     assert not out.exists() and not (tmp_path / ".x.gif.partial.gif").exists()
+
+
+def test_changed_settings_are_shown_as_they_are_given_on_the_command_line():
+    from hfrender.io.segments import Manifest
+
+    old = {"size": [64, 36], "crf": None, "f_stop": 2.0, "dof_method": "fast", "jitter": False,
+           "frames": [10, 80], "samples": 2, "same": "x"}
+    new = {"size": [32, 18], "crf": 30, "f_stop": 2.8, "dof_method": "exact", "jitter": True,
+           "frames": None, "samples": 2, "same": "x"}
+    assert Manifest(old, 10, 5, 5).differences(new) == [
+        "crf unset -> 30", "dof-method fast -> exact", "f-stop 2 -> 2.8", "frames 10:80 -> unset",
+        "jitter off -> on", "size 64x36 -> 32x18"]

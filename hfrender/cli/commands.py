@@ -14,6 +14,7 @@ from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
+    frames,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
@@ -215,7 +216,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
             return 0
         print(f"resumed at frame {stats.resumed_at}")
     if not config.quiet:
-        print(f"wrote {stats.output}: {stats.frames_written} frames "
+        print(f"wrote {stats.output}: {frames(stats.frames_written)} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
               f"{_reconstruction(config, stats)}, dof {stats.dof}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
@@ -251,7 +252,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
         finally:
             finish()
     if not config.quiet:
-        print(f"wrote {stats.output}: {stats.frames} frames on Ray ({stats.workers} CPUs), "
+        print(f"wrote {stats.output}: {frames(stats.frames)} on Ray ({stats.workers} CPUs), "
               f"{stats.segments_made} segments rendered, {stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")
     return 0
@@ -266,7 +267,7 @@ def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> 
 
 
 def _kept(config: RenderConfig, stats: Any) -> str:
-    return (f"the {stats.frames_in_output} frames finished so far are in {stats.partial} "
+    return (f"the {frames(stats.frames_in_output)} finished so far are in {stats.partial} "
             f"({config.output} is untouched)")
 
 

@@ -8,6 +8,7 @@ import sys
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
+    frames,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
@@ -78,13 +79,13 @@ def cmd_fx(args: argparse.Namespace) -> int:
     if args.quiet:
         return 0
     if args.ray:
-        print(f"wrote {args.output}: {stats.frames} frames on Ray ({stats.workers} CPUs), "
+        print(f"wrote {args.output}: {frames(stats.frames)} on Ray ({stats.workers} CPUs), "
               f"{stats.segments_made} segments made, {stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s")
         return 0
     if stats.resumed_at is not None:
         print(f"resumed at output frame {stats.resumed_at}")
-    print(f"wrote {args.output}: {stats.total} frames at {stats.fps_out:g} fps from "
+    print(f"wrote {args.output}: {frames(stats.total)} at {stats.fps_out:g} fps from "
           f"{stats.frames_in} at {stats.fps_in:g} fps")
     return 0
 

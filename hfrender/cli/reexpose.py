@@ -8,6 +8,7 @@ from typing import Any
 
 from hfrender.cli.common import (
     check_encoder,
+    frames,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
@@ -78,7 +79,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
         finally:
             finish()
     if not args.quiet:
-        print(f"wrote {args.output}: {figures['frames']} frames from {figures['subframes']} "
+        print(f"wrote {args.output}: {frames(figures['frames'])} from {figures['subframes']} "
               f"kept sub-frames{' (reconstructed)' if figures['reconstructed'] else ''}; "
               f"{figures['seconds']:.1f} s")
     return 0

@@ -206,7 +206,8 @@ class FxJob:
                 raise FootageError(f"depth {s.depth} is {self.depth.size[0]}x"
                                    f"{self.depth.size[1]}, the footage {w}x{h}: they must match")
             if self.depth.count != footage.count:
-                raise FootageError(f"depth {s.depth} has {self.depth.count} frames, the footage "
+                raise FootageError(f"depth {s.depth} has {self.depth.count} frame"
+                                   f"{'' if self.depth.count == 1 else 's'}, the footage "
                                    f"{footage.count}: one depth frame per frame is needed")
         check_output(self.output, footage.size, s.codec, for_footage=True)
 
@@ -355,7 +356,8 @@ def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:
     if d is None:
         raise FootageError(f"the depth pass ends at frame {i}, the footage goes on")
     if shape is not None and d.shape != tuple(shape):
-        raise FootageError(f"depth frame {i} is {d.shape}, expected {tuple(shape)}")
+        raise FootageError(f"depth frame {i} is {d.shape[1]}x{d.shape[0]}, the footage "
+                           f"{shape[1]}x{shape[0]}: they must match")
     return validate.depth_frame(d, i)
 
 

@@ -106,8 +106,22 @@ class Manifest:
 
     def differences(self, other: dict) -> list[str]:
         keys = sorted(set(self.settings) | set(other))
-        return [f"{k} {self.settings.get(k)!r} -> {other.get(k)!r}" for k in keys
-                if self.settings.get(k) != other.get(k)]
+        return [f"{k.replace('_', '-')} {_shown(k, self.settings.get(k))} -> "
+                f"{_shown(k, other.get(k))}" for k in keys if self.settings.get(k) != other.get(k)]
+
+
+def _shown(key: str, value: object) -> str:
+    """A setting as it is given on the command line: unset, 64x36, 0:200, 2.8, fast."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
+            isinstance(v, int) for v in value):
+        return f"{value[0]}x{value[1]}" if key == "size" else f"{value[0]}:{value[1]}"
+    return str(value)
 
 
 class SegmentedWriter(Closing):
