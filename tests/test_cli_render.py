@@ -92,6 +92,8 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
                                            r"width and height; use 640x360"),
     (["render", BAR, "--codec", "nope264"], r"--codec nope264: this ffmpeg has no such encoder"),
     (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'"),
+    (["render", BAR, "-o", "{tmp}"], r"-o .+ is a folder; for frames in it, give a pattern: "
+                                     r".+/%05d\.png$"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
     (["render", BAR, "--granularity", "many"], r"granularity='many' must be 'auto' or an integer"),
     (["render", BAR, "--max-coc-px", "4"], r"--max-coc-px applies only with --dof depth \(the "

@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
                        description="Render FILE (a Python scene or a .frag shader) to a video.")
     r.add_argument("-o", "--output", default="out.mp4",
-                   help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (default out.mp4)")
+                   help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or %%05d.exr: "
+                        "linear light) (default out.mp4)")
     _render_options(r)
     _encoder_options(r)
     r.add_argument("--frames", default=None, metavar="START:END",
@@ -128,13 +129,14 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
                         "PNG sequence (streamed: never the whole clip in memory).")
     fx.add_argument("input", metavar="INPUT", help="a video file, or frames/%%05d.png")
     fx.add_argument("-o", "--output", required=True,
-                    help=".mp4 .mov .mkv .webm .gif, or out/%%05d.png")
+                    help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
     g.add_argument("--motion-blur", type=int, default=None, metavar="N",
                    help="blend windows of N frames")
     g.add_argument("--stride", type=int, default=1, metavar="S",
-                   help="frames between windows (1: keep the frame rate and count, like "
-                        "tmix; S: output fps = input fps / S)")
+                   help="frames between windows (default 1: keep the frame rate and "
+                        "count, like tmix; S: output fps = input fps / S; --stride N with "
+                        "--motion-blur N: a 360-degree shutter)")
     g.add_argument("--weights", choices=CURVES, default="box")
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does (default: linear light)")

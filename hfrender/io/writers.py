@@ -113,6 +113,9 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                               ) from None
         return suffix[1:]
     if suffix not in VIDEO_SUFFIXES:
+        if Path(path).is_dir():
+            raise WriterError(f"-o {path} is a folder; for frames in it, give a pattern: "
+                              f"{Path(path) / '%05d.png'}")
         raise WriterError(f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
                           f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png")
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
