@@ -306,7 +306,7 @@ def test_fx_resume_compares_the_output_pix_fmt(tmp_path, rng, monkeypatch, capsy
     undo()
     capsys.readouterr()
     assert main([*args, "--pix-fmt", "yuv422p", "--resume"]) == 2
-    assert "pix_fmt 'yuv444p' -> 'yuv422p'" in capsys.readouterr().err
+    assert "(pix-fmt yuv444p -> yuv422p)" in capsys.readouterr().err
     assert main([*args, "--pix-fmt", "yuv444p", "--resume"]) == 0
     assert pix_fmt(out) == "yuv444p" and probe(str(out)).count == 24
 
