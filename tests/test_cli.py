@@ -1,4 +1,6 @@
+import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -63,28 +65,28 @@ def test_console_script_module_entry_point():
 def test_the_first_ctrl_c_is_answered_at_once_the_second_is_pythons(capsys):
     """Inside a command, Ctrl-C prints one line and interrupts; a second one is Python's
     own; after the command the handler is what it was, and an ignored Ctrl-C stays so."""
-    import os
-    import signal
-
     from hfrender.cli.common import STOPPING, sigterm_interrupts
 
-    before = signal.getsignal(signal.SIGINT)
-    assert before is signal.default_int_handler
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # pytest run in a
+    try:  # shell's background starts with Ctrl-C ignored: this test's Ctrl-C is Python's
+        _answered_then_pythons(capsys, STOPPING, sigterm_interrupts)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     with sigterm_interrupts():
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
             signal.sigtimedwait([], 0.5)  # (delivered at once; this never returns first)
-        assert capsys.readouterr().err == f"\n{STOPPING}\n"
+        assert capsys.readouterr().err == f"\n{stopping}\n"
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
             signal.sigtimedwait([], 0.5)
         assert capsys.readouterr().err == ""
-    assert signal.getsignal(signal.SIGINT) is before
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        with sigterm_interrupts():
-            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    with sigterm_interrupts():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-    finally:
-        signal.signal(signal.SIGINT, before)
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN

@@ -213,10 +213,11 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
     run = [sys.executable, "-m", "hfrender"]
     done = subprocess.run(run + ["render", str(scene), "-o", str(tmp_path / "a.mp4"),
                                  "--size", "64x36", "--samples", "8", "--shutter", "360",
-                                 "--keep-samples", str(store)],
+                                 "--keep-samples", str(store), "--max-coc-px", "6"],
                           capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stderr  # the cap is kept for refocusing, not refused
     assert f"kept 72 sub-frames in {store}:" in done.stdout
+    assert json.loads((store / "store.json").read_text())["settings"]["lens"]["max_coc_px"] == 6
     done = subprocess.run(run + ["reexpose", str(store), "-o", str(out), "--shutter", "90"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

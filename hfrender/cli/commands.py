@@ -126,15 +126,18 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
         flags["granularity"] = auto_or_int("granularity", args.granularity)
     values.update({k: v for k, v in flags.items() if v is not None})
     config = RenderConfig(**values)
-    _depth_only(args, config.dof)
+    _depth_only(args, config)
     return config
 
 
-def _depth_only(args: argparse.Namespace, dof: str) -> None:
+def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:
     """--dof-method and --max-coc-px shape the depth mode's gather alone: given with
-    another mode they would do nothing, and that is said rather than ignored."""
+    another mode they would do nothing, and that is said rather than ignored (the cap is
+    also kept with --keep-samples, for reexpose's refocusing)."""
     given = [f for f, v in (("--dof-method", args.dof_method), ("--max-coc-px",
-                                                                args.max_coc_px)) if v is not None]
+                                                                args.max_coc_px)) if v is not None
+             and not (f == "--max-coc-px" and config.keep_samples)]
+    dof = config.dof
     if given and dof != "depth":
         one = len(given) == 1
         raise ConfigError(f"{' and '.join(given)} {'applies' if one else 'apply'} only with "
