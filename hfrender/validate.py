@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import numbers
+import warnings
 
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
-
-log = logging.getLogger(__name__)
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
@@ -84,9 +82,9 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarr
             f"{name} has dtype {arr.dtype}; depth must be numeric (float32 metres)"
         )
     far = unlikely_metres(arr)
-    if far is not None:
-        log.warning("%s is %s with values up to %g, read as metres: if these are millimetres, "
-                    "pass %s * 0.001", name, arr.dtype, far, name)
+    if far is not None:  # a warning of Python's: once per place it is called from
+        warnings.warn(f"{name} is {arr.dtype} with values up to {far:g}, read as metres: if "
+                      f"these are millimetres, pass {name} * 0.001", UserWarning, stacklevel=3)
     arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     nan = np.isnan(arr)
     if nan.any():

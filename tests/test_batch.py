@@ -89,19 +89,6 @@ def test_a_failing_job_does_not_stop_the_others(folder):
                                           "such file or directory")
 
 
-def test_the_defaults_rate_is_the_renders_and_a_videos_own_fps_is_refused(folder):
-    """[defaults] fps = 24 is the renders' rate: the fx job on a 30 fps video runs with it
-    set (the test above); an fps in the video's own job is refused, in one line."""
-    text = (folder / "jobs.toml").read_text().replace("motion-blur = 4",
-                                                      "motion-blur = 4\nfps = 25")
-    (folder / "jobs.toml").write_text(text)
-    code, results = summary(folder)
-    assert code == 1 and [r["status"] for r in results.values()] == ["done", "failed", "done"]
-    assert results["smooth"]["error"] == (
-        f"--fps 25 is a PNG sequence's frame rate; {folder / 'clip.mp4'} is a video at 30 fps, "
-        "kept as it is (--stride N divides it): leave --fps out")
-
-
 def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatch):
     import hfrender.io.segments as seg
 
@@ -187,6 +174,11 @@ def test_options_after_the_file_override_every_job(folder):
      r"job 'frames': duration=-1\.0 must be a number > 0"),
     (lambda t: t.replace("fps = 24", "fps = 5000"),
      r"job 'bar': fps=5000\.0 must be a number >= 0\.001 and <= 1000"),
+    # [defaults] fps = 24 is the renders' rate (the smooth job on a video runs with it); the
+    # video job's own fps is refused before anything runs
+    (lambda t: t.replace("motion-blur = 4", "motion-blur = 4\nfps = 25"),
+     r"job 'smooth': fps 25 is a PNG sequence's frame rate; input .*clip\.mp4 is a video, "
+     r"kept at its own rate: leave fps out"),
 ])
 def test_a_bad_jobs_file_is_one_line_before_anything_runs(folder, capsys, edit, message):
     import re

@@ -164,19 +164,20 @@ def test_disk_of_a_pixel_does_not_depend_on_other_pixels():
 @pytest.mark.parametrize("dtype, scale, warned", [
     (np.uint16, 1000, True), (np.int32, 1000, True), (np.uint16, 1, False),
     (np.float32, 1000, False)])
-def test_integer_depth_far_past_a_kilometre_is_warned_of_as_millimetres(caplog, dtype, scale,
-                                                                        warned):
-    """uint16 millimetres read as metres put everything kilometres away: one warning names
-    the value and the fix; metres in integers, and float depth, pass without a word."""
-    import logging
+def test_integer_depth_far_past_a_kilometre_is_warned_of_as_millimetres(dtype, scale, warned):
+    """uint16 millimetres read as metres put everything kilometres away: one warning (a
+    UserWarning, pointing at the call) names the value and the fix; metres in integers, and
+    float depth, pass without a word."""
+    import warnings
 
     rng = np.random.default_rng(np.dtype(dtype).itemsize * scale)
     img = rng.random((12, 16, 3), dtype=np.float32)
     metres = rng.integers(1, 5, (12, 16))
     depth = (metres * scale).astype(dtype)
-    with caplog.at_level(logging.WARNING, logger="hfrender"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         hf.depth_of_field(img, depth, focus_distance=2.0, f_stop=2.8)
-    said = [r.getMessage() for r in caplog.records if "metres" in r.getMessage()]
+    said = [(str(w.message), w.category, w.filename) for w in caught]
     expected = (f"depth is {np.dtype(dtype)} with values up to {int(depth.max())}, read as "
                 "metres: if these are millimetres, pass depth * 0.001")
-    assert said == ([expected] if warned else []), said
+    assert said == ([(expected, UserWarning, __file__)] if warned else []), said

@@ -207,3 +207,24 @@ def test_a_range_on_ray_is_the_local_range(tmp_path, local_ray):
     assert list(there) == [f"{k:03d}.png" for k in range(10, 42)] == list(here)
     for name, frame in there.items():
         np.testing.assert_array_equal(frame, here[name])
+
+
+@pytest.mark.parametrize("pattern", ["%d.png", "%1d.png", "%01d.png", "%04d.png",
+                                     "a_%05d.png", "%3d.exr", "f%02d_x.png"])
+def test_a_pattern_matches_the_names_it_prints_and_no_others(pattern):
+    """Every frame number's name (and its .part) is the pattern's, read back as the number;
+    the names another width prints are not (where the two name a frame alike, it is)."""
+    from hfrender.io.writers import pattern_files
+
+    rx = pattern_files(pattern, r"(\.part)?")
+    rng = np.random.default_rng(len(pattern))
+    for n in [0, 1, 9, 10, 99, 100, 999, 1000, 12345, *rng.integers(0, 10**6, 20).tolist()]:
+        for name in (pattern % n, pattern % n + ".part"):
+            m = rx.match(name)
+            assert m is not None and int(m.group(1)) == n, (pattern, name)
+    spec = re.search(r"%\d*d", pattern).group(0)
+    for other in ("%d", "%02d", "%03d", "%04d", "%05d", "%06d", "%3d", "%5d"):
+        printed = lambda n, o=other: pattern.replace(spec, o % n)  # noqa: E731
+        for n in range(0, 2000, 7):
+            if (pattern % n) != printed(n):  # a name this pattern does not print
+                assert rx.match(printed(n)) is None, (pattern, other, n)

@@ -666,3 +666,23 @@ def test_a_depth_frame_of_another_size_is_named_in_width_x_height(tmp_path, rng,
                  "--stride", "3"]) == 0  # one output frame: counted as one
     assert capsys.readouterr().out.strip() == (f"wrote {tmp_path / 's.mp4'}: 1 frame at 10 fps "
                                                "from 3 at 30 fps")
+
+
+def test_a_pattern_of_another_width_than_the_files_names_the_one_that_reads_them(
+        tmp_path, rng, capsys):
+    """Blender writes 0001.png; in/%05d.png prints 00001.png, which is not there: the line
+    names the pattern that reads what is, and following it works."""
+    import imageio.v3 as iio
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(1, 4):
+        iio.imwrite(folder / f"{i:04d}.png", rng.integers(0, 256, (8, 8, 3), dtype=np.uint8))
+    out = str(tmp_path / "o" / "%02d.png")
+    assert main(["fx", str(folder / "%05d.png"), "-o", out, "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {folder / '%05d.png'}: no file has the names this pattern prints; "
+        f"{folder} holds 0001.png ... (3 files): give {folder / '%04d.png'}, or the folder\n")
+    assert main(["fx", str(folder / "%04d.png"), "-o", out, "--motion-blur", "2",
+                 "--quiet"]) == 0
+    assert len(list((tmp_path / "o").iterdir())) == 3

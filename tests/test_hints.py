@@ -10,7 +10,8 @@ import hfrender as hf
 from hfrender import validate
 from hfrender.cli import main
 from hfrender.errors import InputError
-from hfrender.io.footage import FootageError, open_depth
+from hfrender.io.depth_pass import open_depth
+from hfrender.io.footage import FootageError
 from hfrender.io.writers import WriterError, check_output, ffmpeg_encoders
 
 DATA = Path(__file__).parent / "data"

@@ -219,7 +219,7 @@ def test_a_relative_sequence_keeps_its_partial_frames_beside_it(tmp_path, monkey
     (tmp_path / "0000.png").write_bytes(b"an older frame")
     args = ["--size", "32x18", "--samples", "1", "--quiet"]
     assert main(["render", str(_failing_scene(tmp_path)), "-o", "%04d.png", *args]) == 1
-    partial = tmp_path / "#.png.partial"
+    partial = tmp_path / "####.png.partial"
     assert "are in " + str(partial / "%04d.png") in capsys.readouterr().err
     assert sorted(p.name for p in partial.iterdir())[:2] == ["0000.png", "0001.png"]
     assert (tmp_path / "0000.png").read_bytes() == b"an older frame"  # untouched
@@ -250,9 +250,10 @@ def test_changed_settings_are_shown_as_they_are_given_on_the_command_line():
     from hfrender.io.segments import Manifest
 
     old = {"size": [64, 36], "crf": None, "f_stop": 2.0, "dof_method": "fast", "jitter": False,
-           "frames": [10, 80], "samples": 2, "same": "x"}
+           "frames": [10, 80], "samples": 2, "same": "x", "fps": 29.97, "range": [10, None]}
     new = {"size": [32, 18], "crf": 30, "f_stop": 2.8, "dof_method": "exact", "jitter": True,
-           "frames": None, "samples": 2, "same": "x"}
+           "frames": None, "samples": 2, "same": "x", "fps": 29.970001, "range": [12, None]}
     assert Manifest(old, 10, 5, 5).differences(new) == [
-        "crf unset -> 30", "dof-method fast -> exact", "f-stop 2 -> 2.8", "frames 10:80 -> unset",
-        "jitter off -> on", "size 64x36 -> 32x18"]
+        "crf unset -> 30", "dof-method fast -> exact", "f-stop 2 -> 2.8",
+        "fps 29.97 -> 29.970001", "frames 10:80 -> unset", "jitter off -> on", "range 10: -> 12:",
+        "size 64x36 -> 32x18"]

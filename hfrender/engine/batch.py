@@ -166,8 +166,11 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
         raise InputError(f"{where}: scene {source} not found")
     if kind == "fx" and not (source.exists() or "%" in source.name):
         raise InputError(f"{where}: input {source} not found")
-    if kind == "fx" and source.is_file() and not any(option_name(k) == "fps" for k in entry):
-        options.pop("fps", None)  # the renders' rate: a video keeps its own (a job's is refused)
+    if kind == "fx" and source.is_file() and "fps" in options:
+        if any(option_name(k) == "fps" for k in entry):
+            raise InputError(f"{where}: fps {options['fps']:g} is a PNG sequence's frame rate; "
+                             f"input {source} is a video, kept at its own rate: leave fps out")
+        del options["fps"]  # the defaults' fps is the renders' rate
     if "depth" in options and not Path(options["depth"]).is_absolute():
         options["depth"] = str(path.parent / options["depth"])
     scene_class = entry.get("scene_class")

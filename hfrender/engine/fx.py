@@ -39,9 +39,9 @@ from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, fre
 from hfrender.hyperframe.pool import HyperFrame, slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.io import outputs
+from hfrender.io.depth_pass import open_depth
 from hfrender.io.footage import (
     FootageError,
-    open_depth,
     open_footage,
     probe,
     sequence_files,

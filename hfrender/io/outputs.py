@@ -23,16 +23,19 @@ from hfrender.io.writers import (
 
 
 def _tag(output: str) -> str:
-    """A sequence's pattern as a folder name: ``a_%04d.png`` -> ``a_#.png``."""
+    """A sequence's pattern as a folder name, its width kept as Blender writes it:
+    ``a_%04d.png`` -> ``a_####.png`` (``%d``: ``#``), so that sequences of two widths in
+    one folder have a temporary and a partial folder each."""
     name = Path(output).name
-    rx = pattern_files(name)
-    return re.sub(r"%0?\d*d", "#", name) if rx is not None else name
+    if pattern_files(name) is None:
+        return name
+    return re.sub(r"%0?(\d*)d", lambda m: "#" * max(1, int(m.group(1) or 1)), name, count=1)
 
 
 def temporary(output: str) -> str:
     """Where ``output`` is written until it is complete: a hidden name beside it; for an
     image sequence, a hidden folder of its own inside the sequence's folder
-    (``OUT/.a_#.png.partial/a_%04d.png``)."""
+    (``OUT/.a_####.png.partial/a_%04d.png``)."""
     out = Path(output).resolve()
     if is_sequence(output):
         return str(out.parent / f".{_tag(output)}.partial" / out.name)
@@ -41,7 +44,7 @@ def temporary(output: str) -> str:
 
 def partial_name(output: str) -> str:
     """Where an unfinished run's frames go to be watched, the output and an older file there
-    left alone: ``NAME.partial.EXT`` beside it (a sequence: ``OUT/a_#.png.partial/``)."""
+    left alone: ``NAME.partial.EXT`` beside it (a sequence: ``OUT/a_####.png.partial/``)."""
     out = Path(output).resolve()
     if is_sequence(output):
         return str(out.parent / f"{_tag(output)}.partial" / out.name)

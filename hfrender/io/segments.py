@@ -106,8 +106,14 @@ class Manifest:
 
     def differences(self, other: dict) -> list[str]:
         keys = sorted(set(self.settings) | set(other))
-        return [f"{k.replace('_', '-')} {_shown(k, self.settings.get(k))} -> "
-                f"{_shown(k, other.get(k))}" for k in keys if self.settings.get(k) != other.get(k)]
+        out = []
+        for k in keys:
+            a, b = self.settings.get(k), other.get(k)
+            if a != b:  # as given, unless that reads the same (29.97 against 29.970001)
+                shown = (_shown(k, a), _shown(k, b))
+                out.append(f"{k.replace('_', '-')} " + " -> ".join(
+                    shown if shown[0] != shown[1] else (repr(a), repr(b))))
+        return out
 
 
 def _shown(key: str, value: object) -> str:
@@ -119,8 +125,9 @@ def _shown(key: str, value: object) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(
-            isinstance(v, int) for v in value):
-        return f"{value[0]}x{value[1]}" if key == "size" else f"{value[0]}:{value[1]}"
+            v is None or isinstance(v, int) for v in value):
+        a, b = ("" if v is None else v for v in value)
+        return f"{a}x{b}" if key == "size" else f"{a}:{b}"
     return str(value)
 
 

@@ -51,8 +51,10 @@ def pattern_files(name: str, suffix: str = "") -> re.Pattern | None:
     width = int(m.group(2) or 0)
     if m.group(1) and width > 1:  # zero-padded: exactly the width, or longer with no lead 0
         number = rf"(\d{{{width}}}|[1-9]\d{{{width},}})"
-    elif width > 1:  # space-padded
-        number = rf"( {{0,{width - 1}}}(?:0|[1-9]\d*))"
+    elif width > 1:  # space-padded: exactly the width, or longer
+        short = [" " * (width - k) + (r"\d" if k == 1 else rf"[1-9]\d{{{k - 1}}}")
+                 for k in range(1, width + 1)]
+        number = "(" + "|".join(short + [rf"[1-9]\d{{{width},}}"]) + ")"
     else:
         number = r"(0|[1-9]\d*)"
     return re.compile(re.escape(name[: m.start()]) + number + re.escape(name[m.end():])

@@ -1,0 +1,123 @@
+"""Reading a depth pass for ``hfrender fx --depth``: NumPy ``.npy`` (memory-mapped) or
+``.npz`` (its ``depth`` array, or its only one), 16-bit PNG sequences or EXR sequences where
+imageio reads them (the first channel), scaled to metres, frame by frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hfrender import validate
+from hfrender.io.footage import sequence_files
+from hfrender.io.probe import FootageError
+
+
+@dataclass
+class DepthPass:
+    path: str
+    count: int
+    size: tuple[int, int]
+    frames: Iterator[np.ndarray]  # (H, W) float32 metres
+    note: str | None = None  # what looks wrong with the units (said, not refused)
+
+
+def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
+    """A warning for integer depth taken as metres (``scale`` 1) whose first frame reaches
+    past :data:`hfrender.validate.UNLIKELY_METRES` (millimetres, most likely)."""
+    largest = validate.unlikely_metres(first) if scale == 1.0 else None
+    if largest is None:
+        return None
+    return (f"depth {path} is {first.dtype}, its first frame up to {largest:g} m at "
+            "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001")
+
+
+NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")  # .npy; .npz (a zip), empty
+
+
+def _load_numpy(p: Path, path: str) -> np.ndarray:
+    """The depth array of a ``.npy`` (memory-mapped) or ``.npz`` (its ``depth`` array, else
+    the first); what is no such file (text, a pickle, a truncated file) is one line."""
+    def refuse(why: str) -> FootageError:
+        return FootageError(f"{path}: not a NumPy .npy/.npz file ({why}); write depth with "
+                            "numpy.save or numpy.savez")
+
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise FootageError(f"cannot read depth {path}: {exc.strerror or exc}") from None
+    if not head.startswith(NUMPY_MAGIC):
+        raise refuse(f"it starts with {head!r}" if head else "it is empty")
+    try:
+        loaded = np.load(p, mmap_mode="r")  # an .npz ignores mmap_mode
+        if isinstance(loaded, np.ndarray):
+            return loaded
+        names = loaded.files
+        if not names:
+            raise refuse("the archive holds no array")
+        if "depth" not in names and len(names) > 1:
+            raise FootageError(f"{path} holds {len(names)} arrays ({', '.join(names)}) and "
+                               "none named depth: save the pass as numpy.savez(path, "
+                               "depth=...)")
+        name = "depth" if "depth" in names else names[0]
+        arr = loaded[name]
+        if not isinstance(arr, np.ndarray):
+            raise refuse(f"the archive's {name} is no .npy array")
+        return arr
+    except FootageError:
+        raise
+    except ValueError as exc:
+        if "pickle" in str(exc) or "Python objects" in str(exc):
+            raise refuse("it holds Python objects, not numbers") from None
+        raise refuse(_one_line(exc)) from None
+    except (OSError, EOFError, KeyError) as exc:  # a damaged header or a truncated archive
+        raise refuse(_one_line(exc)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def open_depth(path: str, scale: float = 1.0) -> DepthPass:
+    """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence."""
+    p = Path(path)
+    if p.suffix.lower() in (".npy", ".npz"):
+        if not p.is_file():
+            raise FootageError(f"depth not found: {path}")
+        arr = _load_numpy(p, path)
+        if arr.dtype.kind not in "fiu":
+            raise FootageError(f"{path}: depth has dtype {arr.dtype}; it must be numeric "
+                               "(float32 metres)")
+        if arr.ndim == 4 and arr.shape[-1] == 1:
+            arr = arr[..., 0]
+        if arr.ndim != 3:
+            raise FootageError(f"{path}: depth must have shape (frames, height, width); got "
+                               f"{arr.shape}")
+        frames = (np.asarray(arr[i], np.float32) * np.float32(scale) for i in range(len(arr)))
+        return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
+                         frames, _units_note(path, arr[0] if len(arr) else arr, scale))
+    files = sequence_files(path)
+    if files is None:
+        raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
+                           "sequence (a folder or a pattern such as depth/%05d.png)")
+    import imageio.v3 as iio
+
+    try:
+        first = iio.imread(files[0])
+    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
+        raise FootageError(f"cannot read {files[0]}: {exc}") from None
+
+    def seq() -> Iterator[np.ndarray]:
+        for f in files:
+            d = iio.imread(f)
+            if d.ndim == 3:
+                d = d[..., 0]
+            yield d.astype(np.float32) * np.float32(scale)
+
+    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
+                     _units_note(path, first, scale))
