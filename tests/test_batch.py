@@ -114,6 +114,30 @@ def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatc
                                   decode(folder / "out" / "whole.mp4"))
 
 
+def test_an_interrupted_job_of_other_settings_starts_over(folder, monkeypatch):
+    """A job stopped half-way, then changed (another sample count, or its scene fixed):
+    its segments are another render's, so the job starts over rather than failing on every
+    run until the hidden work folder is deleted by hand."""
+    import hfrender.io.segments as seg
+
+    text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
+    (folder / "jobs.toml").write_text(text)
+    real = seg.SegmentedWriter._finish_segment
+
+    def stop(self):
+        real(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+    (folder / "jobs.toml").write_text(text.replace("samples = 2", "samples = 3"))
+    code, results = summary(folder)
+    assert code == 0 and results["bar"]["status"] == "done", results["bar"]["error"]
+    assert results["bar"]["frames"] == 48 and results["bar"]["segments_reused"] == 0
+    assert len(decode(folder / "out" / "bar.mp4")) == 48
+
+
 def test_a_job_takes_samples_auto_and_reconstruct(folder):
     text = (folder / "jobs.toml").read_text().replace(
         "samples = 2", 'samples = "auto"\nsamples-range = "2:6"\nreconstruct = "on"')

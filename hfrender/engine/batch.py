@@ -293,7 +293,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
                              f"{exc.strerror or exc}") from None
         try:
             stats = _run(job, resume, progress)
-        except ConfigError as exc:
+        except InputError as exc:  # --resume's refusals (segments.resume_from)
             if not resume or "--resume" not in str(exc):
                 raise
             resume = False  # the interrupted run had other settings: start over
