@@ -230,6 +230,11 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "at most that" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+    video = tmp_path / "v" / "bad.mp4"
+    video.parent.mkdir()
+    bad = subprocess.run(run + ["reexpose", str(store), "-o", str(video), "--shutter", "400"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and list(video.parent.iterdir()) == []  # no work folder left
 
 
 @pytest.mark.usefixtures("gl_context")
@@ -306,3 +311,27 @@ def test_ray_refuses_what_it_does_not_write_yet_and_tells_a_task_s_cause(tmp_pat
 
     assert _first_line(RayTaskError("ray::_render_chunk() (pid=1, ip=...)")) == \
         "the real reason"
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_nothing_of_the_users_is_kept_in_a_store_to_be_deleted_with_it(scene, tmp_path, capsys):
+    """An output written inside a store, or any file a user put there, would go when the
+    store is replaced by the next --keep-samples: both are refused, the file stays."""
+    from hfrender.cli import main
+
+    store = tmp_path / "s"
+    args = ["render", str(scene), "-o", str(tmp_path / "a.mp4"), "--size", "32x18",
+            "--samples", "2", "--quiet", "--keep-samples", str(store)]
+    assert main(args) == 0
+    assert main(["reexpose", str(store), "-o", str(store / "x.mp4"), "--quiet"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: -o {store / 'x.mp4'} is inside the "
+                                       f"sample store {store}; write it beside the store (a new "
+                                       "--keep-samples there would delete it)\n")
+    (store / "notes.txt").write_text("mine")
+    assert main(args) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: --keep-samples {store}: the store "
+                                       "holds notes.txt, which replacing the store would "
+                                       "delete; move it out, or give another folder\n")
+    assert (store / "notes.txt").read_text() == "mine"
+    (store / "notes.txt").unlink()
+    assert main(args) == 0  # a store alone is replaced, as before

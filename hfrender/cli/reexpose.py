@@ -48,8 +48,10 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
 def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.reexpose import Exposure, SampleStore, run_exposure
     from hfrender.engine.render_setup import RenderOutput
+    from hfrender.io.store import check_not_inside
 
     store = SampleStore.open(args.store)
+    check_not_inside(args.store, args.output)
     s = store.settings
     config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
                           codec=args.codec, workers=args.workers, quiet=args.quiet,

@@ -215,7 +215,7 @@ class SegmentedWriter(Closing):
         elif files and self.join_unfinished:
             self.partial_output = partial_name(self.output)
             join(files, self.partial_output, self.folder, self.fps, self.audio_from)
-        if self.complete:
+        if self.complete or not self.manifest.segments:  # done, or nothing to resume from
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:
             self._partial.unlink(missing_ok=True)

@@ -35,6 +35,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -86,6 +87,11 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     if p.is_dir() and any(p.iterdir()) and not (p / MANIFEST).is_file():
         raise StoreError(f"--keep-samples {p}: the folder is not empty and holds no sample "
                          "store; give a new or empty folder")
+    others = sorted(f.name for f in p.iterdir() if not _ours(f.name)) if p.is_dir() else []
+    if others:
+        raise StoreError(f"--keep-samples {p}: the store holds {others[0]}"
+                         f"{f' and {len(others) - 1} more' if len(others) > 1 else ''}, which "
+                         "replacing the store would delete; move it out, or give another folder")
     tmp = partial_dir(p)
     if tmp.exists() and not (tmp.is_dir() and (tmp / MARKER).is_file()):
         raise StoreError(f"--keep-samples {p}: {tmp} is there and is not an interrupted "
@@ -96,6 +102,18 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     parent = p.resolve().parent
     if not os.access(parent, os.W_OK):
         raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
+
+
+def _ours(name: str) -> bool:
+    """A file a store is made of: its manifest, sub-frame times and chunks."""
+    return name in (MANIFEST, "times.npy") or re.fullmatch(r"c\d{6}\.npz", name) is not None
+
+
+def check_not_inside(store: str | Path, output: str) -> None:
+    """An output written into a store would go when the store is replaced: refused."""
+    if Path(store).resolve() in Path(output).resolve().parents:
+        raise StoreError(f"-o {output} is inside the sample store {store}; write it beside the "
+                         "store (a new --keep-samples there would delete it)")
 
 
 class StoreWriter:
