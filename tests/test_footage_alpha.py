@@ -197,6 +197,9 @@ def test_render_16_bit_png_and_exr_match_the_8_bit_render(tmp_path):
     opaque = p8[..., 3] == 255  # straight colour agrees where alpha says it
     assert np.abs(p16[opaque][:, :3] / 65535 - p8[opaque][:, :3] / 255).max() <= tol
     assert exr[..., 3].min() == 0 and exr[..., 3].max() == 1
+    _render(tmp_path, tmp_path / "exrt" / "%02d.exr", "--transparent")  # as the README has it
+    exrt = np.stack([read_exr(f) for f in sorted((tmp_path / "exrt").glob("*.exr"))])
+    np.testing.assert_array_equal(exrt, exr)
 
 
 def test_bit_depth_where_it_does_not_apply_is_one_line(tmp_path, capsys):

@@ -335,3 +335,9 @@ def test_nothing_of_the_users_is_kept_in_a_store_to_be_deleted_with_it(scene, tm
     assert (store / "notes.txt").read_text() == "mine"
     (store / "notes.txt").unlink()
     assert main(args) == 0  # a store alone is replaced, as before
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "e" / "%04d.exr")]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: -o {tmp_path / 'e' / '%04d.exr'}: "
+                                       "reexpose writes 8-bit frames (a PNG sequence or a "
+                                       "video); EXR comes from hfrender render -o "
+                                       "frames/%04d.exr\n")  # not a traceback after the work
+    assert not (tmp_path / "e").exists()

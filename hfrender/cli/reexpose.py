@@ -4,6 +4,7 @@ with depth another focus) without rendering."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
@@ -13,7 +14,7 @@ from hfrender.cli.common import (
     progress_bar,
     sigterm_interrupts,
 )
-from hfrender.config import RenderConfig
+from hfrender.config import ConfigError, RenderConfig
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES, POSITIONS
 
@@ -49,9 +50,13 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.reexpose import Exposure, SampleStore, run_exposure
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.store import check_not_inside
+    from hfrender.io.writers import is_sequence
 
     store = SampleStore.open(args.store)
     check_not_inside(args.store, args.output)
+    if is_sequence(args.output) and Path(args.output).suffix.lower() == ".exr":
+        raise ConfigError(f"-o {args.output}: reexpose writes 8-bit frames (a PNG sequence or "
+                          "a video); EXR comes from hfrender render -o frames/%04d.exr")
     s = store.settings
     config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
                           codec=args.codec, workers=args.workers, quiet=args.quiet,

@@ -109,7 +109,7 @@ def _with_alpha(codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[
     """The pixel format and options that keep alpha (``--transparent``)."""
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 
-    if codec == "png":
+    if codec in ("png", "exr"):  # an image sequence keeps its alpha channel
         return pix_fmt, params
     if codec not in ALPHA_PIX_FMTS:
         raise EncodingError(f"--transparent: {codec} keeps no alpha; write .mov (ProRes "
