@@ -213,3 +213,14 @@ def test_a_bad_jobs_file_is_one_line_before_anything_runs(folder, capsys, edit, 
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and re.search(message, err), err
     assert not (folder / "out").exists()  # nothing rendered, nothing written
+
+
+def test_the_summary_goes_where_asked_and_an_unwritable_one_is_said_first(folder, capsys):
+    code, results = summary(folder)  # (into the jobs file's folder)
+    out = folder / "reports" / "today" / "s.json"  # a folder not there yet is made
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 0
+    assert [r["status"] for r in json.loads(out.read_text())] == ["up-to-date"] * 2 + ["done"]
+    capsys.readouterr()
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", "/proc/s.json"]) == 2
+    assert capsys.readouterr().err.startswith("hfrender: error: --summary /proc/s.json: cannot "
+                                              "write in /proc")

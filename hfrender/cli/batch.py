@@ -69,6 +69,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     own, overrides = overrides_of(args.options)
     quiet = bool(own.get("quiet"))
     jobs = load_jobs(args.jobs, overrides)  # every job checked before any runs
+    if own.get("summary"):  # writable before hours of jobs, not found unwritable after them
+        from hfrender.io.outputs import check_writable
+
+        check_writable(own["summary"], "--summary")
     state = BatchState.load(Path(args.jobs))
     results = []
     code = 0
@@ -87,6 +91,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if not quiet:
         print(table(results))
     if own.get("summary"):
+        Path(own["summary"]).parent.mkdir(parents=True, exist_ok=True)
         Path(own["summary"]).write_text(summary_json(results) + "\n")
     if code:
         return code

@@ -160,7 +160,7 @@ def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -
                              "elsewhere")
 
 
-def check_writable(output: str) -> None:
+def check_writable(output: str, what: str = "-o") -> None:
     """Can a file be made where ``output`` goes? One line naming the folder and why not
     (a read-only folder or mount, /proc, a missing folder), before any work is done."""
     folder = Path(output).resolve().parent
@@ -172,7 +172,7 @@ def check_writable(output: str) -> None:
         reason = {errno.EROFS: "the file system is read-only",
                   errno.EACCES: "permission denied", errno.EPERM: "permission denied",
                   errno.ENOSPC: "the disk is full"}.get(exc.errno, exc.strerror or str(exc))
-        raise WriterError(f"-o {output}: cannot write in {folder}: {reason}") from None
+        raise WriterError(f"{what} {output}: cannot write in {folder}: {reason}") from None
     os.close(fd)
     os.unlink(probe)
 
