@@ -158,6 +158,9 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     planes, the motion between sub-frames is reconstructed from their velocity
     (``--reconstruct``: see :mod:`hfrender.backends.cpu.reconstruct`).
     """
+    if not isinstance(weights, WindowWeights):
+        raise InputTypeError(f"weights is {type(weights).__name__}; fuse takes hf.WindowWeights "
+                             "(e.g. hf.WindowWeights.sliding(np.ones(4) / 4, count, stride))")
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
     if weights.count and weights.starts[0] < 0:
         raise InputError(f"weights start at frame {int(weights.starts[0])}; frame indices count "
@@ -172,6 +175,9 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         if hyperframe.depth is None:
             raise InputError("lens given but the hyperframe has no depth plane")
         if not isinstance(lens, Lens):
+            if not isinstance(lens, Sequence):
+                raise InputTypeError(f"lens={lens!r} must be a hf.Lens, a sequence of one per "
+                                     "frame, or None")
             lens = list(lens)
             if len(lens) != frames.shape[0] or not all(isinstance(x, Lens) for x in lens):
                 raise InputError(f"lens: a sequence needs one Lens per frame ({frames.shape[0]}); "

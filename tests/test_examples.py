@@ -92,3 +92,28 @@ def test_the_readme_scene_is_the_file_and_it_orbits(tmp_path):
         assert ball.sum() > 20
         centres.append(np.argwhere(ball)[:, 1].mean())
     assert centres[0] > 96 * 0.65 and centres[1] < 96 * 0.35, centres
+
+
+def test_the_readme_hyperframe_loop_runs_as_printed_and_makes_every_output():
+    """The README's loop, at a small frame size, gives every output frame once, in order,
+    as motion_blur makes them over the whole stream (the last, partly filled hyperframe
+    too: without flush_remaining the last output was lost)."""
+    root = EXAMPLES.parent
+    readme = (root / "README.md").read_text()
+    start = readme.index("```python\npool = hf.HyperFramePool(") + len("```python\n")
+    code = readme[start:readme.index("```", start)]
+    assert "(720, 1280, 4), np.uint8, capacity=64" in code
+    code = code.replace("(720, 1280, 4), np.uint8, capacity=64", "(6, 8, 4), np.uint8, capacity=9")
+    rng = np.random.default_rng(37)
+    frames = rng.integers(0, 256, (40, 6, 8, 4), dtype=np.uint8)
+    window, stride = 4, 1
+    made = {}
+    scope = dict(hf=hf, np=np, window=window, stride=stride, fps=30.0, lens=None,
+                 weights=np.full(window, 1 / window),
+                 stream=[(f, np.full((6, 8), 2.0, np.float32)) for f in frames],
+                 write=lambda k0, out: made.update({k0 + i: o.copy() for i, o in enumerate(out)}))
+    exec(code, scope)  # noqa: S102 - the README's own code
+    assert sorted(made) == list(range(40 - window + 1))
+    expected = hf.motion_blur(frames, window, stride=stride, premultiplied=True)
+    got = np.stack([made[k] for k in sorted(made)]).astype(int)
+    assert np.abs(got - expected).max() <= 1  # (rounding of RGBA's alpha, a code value)

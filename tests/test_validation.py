@@ -133,3 +133,28 @@ def test_from_linear_refuses_nan_and_names_where():
         hf.from_linear(lin)
     lin[1, 2, 0] = 0.5
     assert hf.from_linear(lin).dtype == np.uint8
+
+
+def test_fuse_and_window_weights_name_what_they_take():
+    """What the README's users pass by mistake is one line, not an AttributeError; lists
+    are taken as arrays."""
+    rng = np.random.default_rng(41)
+    pool = hf.HyperFramePool((4, 6, 3), np.uint8, capacity=4, depth=True)
+    builder = hf.HyperFrameBuilder(pool, halo=0)
+    hyper = None
+    for j in range(4):
+        hyper = builder.push(rng.integers(0, 256, (4, 6, 3), dtype=np.uint8), t=j / 30,
+                             depth=np.full((4, 6), 2.0, np.float32)) or hyper
+    with pytest.raises(TypeError, match=r"^weights is ndarray; fuse takes hf.WindowWeights "):
+        hf.fuse(hyper, np.ones(4) / 4)
+    with pytest.raises(TypeError, match=r"^lens=2.8 must be a hf.Lens, a sequence of one per "
+                                        r"frame, or None$"):
+        hf.fuse(hyper, hf.WindowWeights.sliding(np.ones(4) / 4, 1, 1), lens=2.8)
+    with pytest.raises(ValueError, match=r"^WindowWeights: rows must be finite numbers"):
+        hf.WindowWeights([0], [[0.5, np.nan]])
+    from_lists = hf.WindowWeights([0], [[0.25] * 4])
+    assert from_lists.starts.dtype == np.int64 and from_lists.rows.dtype == np.float64
+    out = hf.fuse(hyper, from_lists)
+    np.testing.assert_array_equal(out, hf.fuse(hyper, hf.WindowWeights.sliding(
+        np.full(4, 0.25), 1, 1)))
+    hyper.release()

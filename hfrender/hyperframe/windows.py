@@ -30,6 +30,14 @@ class WindowWeights:
         if starts.ndim != 1 or rows.ndim != 2 or len(starts) != len(rows):
             raise InputError(f"WindowWeights: starts {starts.shape} and rows {rows.shape} must "
                              "be (M,) and (M, L)")
+        if starts.size and starts.dtype.kind not in "iu":
+            raise InputError(f"WindowWeights: starts are {starts.dtype}; they are frame "
+                             "indices (integers)")
+        if rows.dtype.kind not in "fiu" or not np.isfinite(rows).all():
+            raise InputError("WindowWeights: rows must be finite numbers (weights of frames)")
+        # lists (or other arrays) given: kept as the arrays the backends read
+        object.__setattr__(self, "starts", starts.astype(np.int64, copy=False))
+        object.__setattr__(self, "rows", rows.astype(np.float64, copy=False))
         if len(starts) > 1 and np.any(np.diff(starts) < 0):
             raise InputError("WindowWeights: starts must be non-decreasing (outputs in order)")
 
