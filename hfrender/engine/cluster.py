@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import socket
 import tempfile
 import time
 from collections.abc import Callable
@@ -82,9 +83,28 @@ def connect(address: str | None) -> Any:
         if address is None:
             kwargs["num_cpus"] = os.cpu_count() or 1
         else:
+            _answers(address)
             kwargs["address"] = address
         ray.init(**kwargs)
     return ray
+
+
+def _answers(address: str, timeout: float = 5.0) -> None:
+    """A cluster's ``host:port`` (or ``ray://host:port``) must answer before Ray is asked to
+    join it: Ray itself retries an address where nothing listens for minutes, repeating
+    its log line and nothing else."""
+    where = address.removeprefix("ray://")
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto", or a form Ray reads its own way
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        why = "nothing answered in 5 s" if isinstance(exc, TimeoutError) else (
+            exc.strerror or str(exc))
+        raise InputError(f"--ray {address}: no Ray cluster there ({why}); start one with "
+                         "'ray start --head' on that machine, or give --ray alone for a Ray "
+                         "started here") from None
 
 
 def scene_files(folder: Path) -> dict[str, bytes]:
