@@ -179,9 +179,14 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
     except ImportError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     try:
-        table = tomllib.loads(path.read_text()).get("render", {})
+        data = tomllib.loads(path.read_text())
     except Exception as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    others = sorted(set(data) - {"render"})
+    if others:
+        raise ConfigError(f"{path}: unknown table or key {others[0]!r}; hfrender.toml holds a "
+                          "[render] table of render settings")
+    table = data.get("render", {})
     known = {f.name for f in fields(RenderConfig)}
     unknown = sorted(set(table) - known)
     if unknown:
@@ -193,6 +198,10 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
         table["samples_range"] = parse_range(table["samples_range"])
     if "frames" in table:
         table["frames"] = parse_frames(table["frames"])
+    try:  # a bad value named as the file's, not as a flag the user never gave
+        RenderConfig(**table)
+    except (InputError, TypeError) as exc:  # the encoder settings' errors too
+        raise ConfigError(f"{path}: [render] {exc}") from None
     return table
 
 

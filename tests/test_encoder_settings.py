@@ -228,7 +228,17 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     assert pix_fmt("a.mp4") == "yuv444p"
     (tmp_path / "hfrender.toml").write_text('[render]\ncrf = "high"\n')
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
-    assert "--crf 'high': must be an integer from 0 to 63" in capsys.readouterr().err
+    toml = tmp_path / "hfrender.toml"
+    assert capsys.readouterr().err.startswith(f"hfrender: error: {toml}: [render] --crf 'high': "
+                                              "must be an integer from 0 to 63")
+    toml.write_text('[rendr]\ncrf = 28\n')  # a misspelt table is said, not ignored
+    assert main(["render", BAR, "-o", "b.mp4"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {toml}: unknown table or key "
+                                       "'rendr'; hfrender.toml holds a [render] table of render "
+                                       "settings\n")
+    toml.write_text('[render]\noutput = "from_toml.mp4"\nsize = "64x16"\nduration = 0.1\n')
+    assert main(["render", BAR, "--quiet"]) == 0  # its output, as listed among its keys
+    assert (tmp_path / "from_toml.mp4").is_file() and not (tmp_path / "out.mp4").exists()
 
 
 JOBS = """

@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
                        description="Render FILE (a Python scene or a .frag shader) to a video.")
-    r.add_argument("-o", "--output", default="out.mp4",
+    r.add_argument("-o", "--output", default=None,
                    help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or %%05d.exr: "
                         "linear light) (default out.mp4)")
     _render_options(r)
