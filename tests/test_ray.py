@@ -308,3 +308,27 @@ def test_the_driver_says_a_fragment_shader_keeps_plain_sub_frames(tmp_path, capl
     if granularity == "auto":  # no velocity plane counted for it: colour alone
         assert prepared.config.granularity == cluster.auto_granularity(
             64 * 36 * 4, frames_per_output=4, slots=cluster.slot_count(RenderConfig.max_in_flight))
+
+
+def test_chunk_folders_of_workers_gone_are_swept_and_no_others(tmp_path):
+    """A worker killed with an interrupted run leaves its chunk folder; the next chunk on
+    that machine removes it, and only it (a running worker's, anyone else's stay)."""
+    import subprocess
+    import sys
+
+    from hfrender.engine.chunk_dir import chunk_dir, sweep
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead = int(done.stdout)  # a process that has ended
+    for name in (f"hfrender-chunk-{dead}-ab12", f"hfrender-chunk-{os.getpid()}-cd34",
+                 "hfrender-chunk-old", f"hfrender-fx-chunk-{dead}-ef56", "mine"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "seg.ts").write_bytes(b"x")
+    assert sweep("chunk", str(tmp_path)) == [tmp_path / f"hfrender-chunk-{dead}-ab12"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"hfrender-chunk-{os.getpid()}-cd34", "hfrender-chunk-old",
+         f"hfrender-fx-chunk-{dead}-ef56", "mine"])
+    with chunk_dir("chunk") as tmp:
+        assert Path(tmp).name.startswith(f"hfrender-chunk-{os.getpid()}-")
+    assert not Path(tmp).exists()

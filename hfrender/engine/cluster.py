@@ -19,7 +19,6 @@ import hashlib
 import logging
 import os
 import socket
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve, start_of
 from hfrender.hyperframe.builder import auto_granularity
@@ -160,7 +160,7 @@ def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, 
     from hfrender.io.writers import MemoryWriter
 
     cfg = _task_config(config)
-    with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
+    with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
         RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
@@ -179,7 +179,7 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
 
     cfg = _task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec)
-    with tempfile.TemporaryDirectory(prefix="hfrender-chunk-") as tmp:
+    with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
         path.parent.mkdir()

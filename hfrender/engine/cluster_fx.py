@@ -11,7 +11,6 @@ sequences are written locally, in one piece.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import hfrender
 from hfrender.config import ConfigError
 from hfrender.engine import fx_output
+from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.engine.cluster import (
     MAX_RETRIES,
     ClusterStats,
@@ -58,7 +58,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
     from hfrender.engine.fx import FxJob
     from hfrender.optics import Lens
 
-    with tempfile.TemporaryDirectory(prefix="hfrender-fx-chunk-") as tmp:
+    with chunk_dir("fx-chunk") as tmp:
         lay_out(files, Path(tmp))
         lens = Lens(**settings["lens"]) if settings["lens"] else None
         s = FxSettings(**{**settings, "workers": 1,  # a task holds one CPU
