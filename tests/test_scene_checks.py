@@ -323,3 +323,25 @@ def test_camera_distances_stay_checked_at_every_sub_frame():
     camera.focus_distance = 0.01  # finite and > 0, but within the 50 mm focal length
     with pytest.raises(InputError, match=r"focus_distance=0.01 must be a finite distance"):
         camera.validate()
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("ambient", float("nan"), r"^S\.ambient=nan must be a finite number >= 0$"),
+    ("ambient", 5, r"^S\.ambient=5 must be 0\.\.1 \(the share of an object's colour lit where "),
+    ("light_direction", (0, 0, 0), r"^S\.light_direction=\(0, 0, 0\) has no direction; "),
+    ("light_direction", (1, float("inf"), 0), r"^S\.light_direction=\(1, inf, 0\) must be 3 "
+                                              r"finite numbers \(x, y, z\) towards the light$"),
+])
+def test_lighting_is_checked_where_the_script_sets_it(name, value, message):
+    """A NaN ambient drew every object black without a word; set in setup() or in the class
+    body, a bad value is one line naming it."""
+    class S(hf.Scene):
+        pass
+
+    with pytest.raises(hf.InputError, match=message):
+        setattr(S(), name, value)
+    with pytest.raises(hf.InputError, match=message):
+        type("S", (hf.Scene,), {name: value})
+    scene = S()
+    setattr(scene, name, 0.5 if name == "ambient" else [0, 2, 0])
+    assert getattr(scene, name) == (0.5 if name == "ambient" else (0.0, 2.0, 0.0))

@@ -8,7 +8,7 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 from __future__ import annotations
 
 from hfrender.color import display_color
-from hfrender.errors import InputTypeError
+from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
@@ -46,6 +46,9 @@ class Scene:
         if "background" in vars(cls) and not hasattr(vars(cls)["background"], "__get__") \
                 and cls.background is not None:
             cls.background = display_color(cls.background, f"{cls.__name__}.background")
+        for name in ("ambient", "light_direction"):
+            if name in vars(cls) and not hasattr(vars(cls)[name], "__get__"):
+                setattr(cls, name, _lighting(cls.__name__, name, vars(cls)[name]))
 
     def __init__(self) -> None:
         self.camera = Camera()
@@ -58,6 +61,8 @@ class Scene:
                 f"{type(self).__name__} has no attribute {name!r}; did you mean {known!r}?")
         if name == "background" and value is not None:
             value = display_color(value, f"{type(self).__name__}.background")
+        if name in ("ambient", "light_direction"):
+            value = _lighting(type(self).__name__, name, value)
         object.__setattr__(self, name, value)
 
     def setup(self) -> None:
@@ -85,3 +90,20 @@ class ShaderScene(Scene):
 
 
 __all__ = ["Camera", "Cube", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere"]
+
+
+def _lighting(owner: str, name: str, value: object) -> object:
+    """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
+    (a NaN drew every object black, without a word)."""
+    what = f"{owner}.{name}"
+    if name == "ambient":
+        ambient = checks.finite(what, value, low=0.0)
+        if ambient > 1.0:
+            raise InputError(f"{what}={ambient:g} must be 0..1 (the share of an object's colour "
+                             "lit where the light does not reach)")
+        return ambient
+    direction = checks.vector3(what, value, "(x, y, z) towards the light")
+    if not any(direction):
+        raise InputError(f"{what}=(0, 0, 0) has no direction; give (x, y, z) towards the light")
+    return direction
+
