@@ -28,6 +28,7 @@ from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
 from hfrender.errors import HFRenderError, InputError
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.writers import check_output
 
 AUTO = "auto"
 # option name -> the type a value must have (TOML's own types)
@@ -180,6 +181,9 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
     try:  # every value checked as the command would check it, now
         checked = job.render_config() if kind == "render" else job.fx_settings()
         check_encoding(str(job.output), options.get("codec"), Encoding.of(checked))
+        if kind == "render":  # the output's type, size and alpha (an fx job's size is its
+            check_output(str(job.output), checked.size, checked.codec,  # footage's)
+                         alpha=bool(checked.transparent), folder=False)
     except (InputError, ValueError) as exc:
         raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
     return job

@@ -92,13 +92,14 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
 
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
-                 alpha_from: str = "--transparent") -> str:
+                 alpha_from: str = "--transparent", folder: bool = True) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
     size is what the user can do to the footage. ``alpha`` (``--transparent``): the output
     must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
-    asked for it, begins the message of an output that cannot."""
+    asked for it, begins the message of an output that cannot. ``folder``: the output's
+    folder must exist (a jobs file's are made when its job runs)."""
     from hfrender.io.encoding import chosen_encoder
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 
@@ -136,7 +137,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in yuv420p needs an even "
                           f"width and height; {fix}, or write a PNG sequence (-o {seq})")
     parent = Path(path).parent
-    if str(parent) not in ("", ".") and not parent.is_dir():
+    if folder and str(parent) not in ("", ".") and not parent.is_dir():
         raise WriterError(f"-o {path}: folder {parent} does not exist")
     return chosen
 
