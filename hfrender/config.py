@@ -198,10 +198,11 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
         table["samples_range"] = parse_range(table["samples_range"])
     if "frames" in table:
         table["frames"] = parse_frames(table["frames"])
-    try:  # a bad value named as the file's, not as a flag the user never gave
-        RenderConfig(**table)
-    except (InputError, TypeError) as exc:  # the encoder settings' errors too
-        raise ConfigError(f"{path}: [render] {exc}") from None
+    for key, value in table.items():  # a bad value named as the file's, not as a flag the
+        try:  # user never gave; each alone (flags may change what goes with it)
+            RenderConfig(**{key: value})
+        except (InputError, TypeError) as exc:  # the encoder settings' errors too
+            raise ConfigError(f"{path}: [render] {exc}") from None
     return table
 
 

@@ -175,7 +175,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         if hyperframe.depth is None:
             raise InputError("lens given but the hyperframe has no depth plane")
         if not isinstance(lens, Lens):
-            if not isinstance(lens, Sequence):
+            if not isinstance(lens, (Sequence, np.ndarray)):
                 raise InputTypeError(f"lens={lens!r} must be a hf.Lens, a sequence of one per "
                                      "frame, or None")
             lens = list(lens)

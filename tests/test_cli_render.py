@@ -97,7 +97,7 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
     (["render", BAR, "--granularity", "many"], r"granularity='many' must be 'auto' or an integer"),
     (["still", BAR, "-o", "{tmp}/s.png", "--bit-depth", "16"], r"--bit-depth 16: -o .*s\.png "
-     r"is one 8-bit picture; --bit-depth is for PNG \(8, 16\) and EXR \(16, 32\) sequences"),
+     r"is a single picture; --bit-depth is for PNG \(8, 16\) and EXR \(16, 32\) sequences"),
     (["render", BAR, "--max-coc-px", "4"], r"--max-coc-px applies only with --dof depth \(the "
      r"depth of field from each sub-frame's depth\); --dof is auto: give --dof depth, or leave "
      r"it out$"),

@@ -239,6 +239,9 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     toml.write_text('[render]\noutput = "from_toml.mp4"\nsize = "64x16"\nduration = 0.1\n')
     assert main(["render", BAR, "--quiet"]) == 0  # its output, as listed among its keys
     assert (tmp_path / "from_toml.mp4").is_file() and not (tmp_path / "out.mp4").exists()
+    toml.write_text('[render]\nsamples = "auto"\nshutter = 720\n')  # each value fine alone;
+    assert main(["render", BAR, "-o", "c.mp4", "--size", "64x16", "--duration", "0.1",
+                 "--samples", "2", "--quiet"]) == 0  # together, the flag changes one of them
 
 
 JOBS = """

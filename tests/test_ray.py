@@ -313,6 +313,7 @@ def test_the_driver_says_a_fragment_shader_keeps_plain_sub_frames(tmp_path, capl
 def test_chunk_folders_of_workers_gone_are_swept_and_no_others(tmp_path):
     """A worker killed with an interrupted run leaves its chunk folder; the next chunk on
     that machine removes it, and only it (a running worker's, anyone else's stay)."""
+    import socket
     import subprocess
     import sys
 
@@ -321,14 +322,15 @@ def test_chunk_folders_of_workers_gone_are_swept_and_no_others(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
     dead = int(done.stdout)  # a process that has ended
-    for name in (f"hfrender-chunk-{dead}-ab12", f"hfrender-chunk-{os.getpid()}-cd34",
-                 "hfrender-chunk-old", f"hfrender-fx-chunk-{dead}-ef56", "mine"):
+    host = socket.gethostname()
+    kept = [f"hfrender-chunk-{host}-{os.getpid()}-cd34", "hfrender-chunk-old",
+            f"hfrender-fx-chunk-{host}-{dead}-ef56", f"hfrender-chunk-other-host-{dead}-aa",
+            "mine"]  # running; not of this form; another kind; another machine's; a user's
+    for name in [f"hfrender-chunk-{host}-{dead}-ab12", *kept]:
         (tmp_path / name).mkdir()
         (tmp_path / name / "seg.ts").write_bytes(b"x")
-    assert sweep("chunk", str(tmp_path)) == [tmp_path / f"hfrender-chunk-{dead}-ab12"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [f"hfrender-chunk-{os.getpid()}-cd34", "hfrender-chunk-old",
-         f"hfrender-fx-chunk-{dead}-ef56", "mine"])
+    assert sweep("chunk", str(tmp_path)) == [tmp_path / f"hfrender-chunk-{host}-{dead}-ab12"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
     with chunk_dir("chunk") as tmp:
-        assert Path(tmp).name.startswith(f"hfrender-chunk-{os.getpid()}-")
+        assert Path(tmp).name.startswith(f"hfrender-chunk-{host}-{os.getpid()}-")
     assert not Path(tmp).exists()

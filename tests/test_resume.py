@@ -257,3 +257,21 @@ def test_changed_settings_are_shown_as_they_are_given_on_the_command_line():
         "crf unset -> 30", "dof-method fast -> exact", "f-stop 2 -> 2.8",
         "fps 29.97 -> 29.970001", "frames 10:80 -> unset", "jitter off -> on", "range 10: -> 12:",
         "size 64x36 -> 32x18"]
+
+
+def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path, monkeypatch):
+    """Stopped inside its first segment, a render keeps its frames in NAME.partial.mp4 and
+    no work folder: --resume would find nothing, so it is not offered."""
+    import argparse
+
+    from hfrender.cli import commands
+    from hfrender.config import RenderConfig
+
+    out = tmp_path / "o.mp4"
+    monkeypatch.setattr(sys, "argv", ["hfrender", "render", "s.py", "-o", str(out)])
+    config, args = RenderConfig(output=str(out)), argparse.Namespace(file="s.py")
+    assert commands._again(args, config) == ""
+    work_dir(out).mkdir()
+    (work_dir(out) / "manifest.json").write_text("{}")
+    again = commands._again(args, config)
+    assert again == f"; continue with: hfrender render s.py -o {out} --resume"

@@ -328,7 +328,7 @@ def test_camera_distances_stay_checked_at_every_sub_frame():
 @pytest.mark.parametrize("name, value, message", [
     ("ambient", float("nan"), r"^S\.ambient=nan must be a finite number >= 0$"),
     ("ambient", 5, r"^S\.ambient=5 must be 0\.\.1 \(the share of an object's colour lit where "),
-    ("light_direction", (0, 0, 0), r"^S\.light_direction=\(0, 0, 0\) has no direction; "),
+    ("light_direction", (0, 0, 0), r"^S\.light_direction=\(0, 0, 0\) has no direction \(a "),
     ("light_direction", (1, float("inf"), 0), r"^S\.light_direction=\(1, inf, 0\) must be 3 "
                                               r"finite numbers \(x, y, z\) towards the light$"),
 ])
@@ -343,5 +343,5 @@ def test_lighting_is_checked_where_the_script_sets_it(name, value, message):
     with pytest.raises(hf.InputError, match=message):
         type("S", (hf.Scene,), {name: value})
     scene = S()
-    setattr(scene, name, 0.5 if name == "ambient" else [0, 2, 0])
+    setattr(scene, name, np.array(0.5) if name == "ambient" else np.array([0, 2, 0]))
     assert getattr(scene, name) == (0.5 if name == "ambient" else (0.0, 2.0, 0.0))

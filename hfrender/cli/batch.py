@@ -72,6 +72,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if own.get("summary"):  # writable before hours of jobs, not found unwritable after them
         from hfrender.io.outputs import check_writable
 
+        if Path(own["summary"]).is_dir():
+            raise ConfigError(f"--summary {own['summary']} is a folder; give a file in it, "
+                              f"e.g. {Path(own['summary']) / 'summary.json'}")
         check_writable(own["summary"], "--summary")
     state = BatchState.load(Path(args.jobs))
     results = []

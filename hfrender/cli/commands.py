@@ -275,10 +275,10 @@ def _kept(config: RenderConfig, stats: Any) -> str:
 
 
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
-    from hfrender.io.segments import resumable
+    from hfrender.io.segments import resumable, work_dir
 
-    if not resumable(config.output):
-        return ""
+    if not resumable(config.output) or not (work_dir(config.output) / "manifest.json").is_file():
+        return ""  # no whole segment to go on from (the frames made are in the partial one)
     again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
         else f"hfrender render {args.file} -o {config.output}"
     if "--resume" not in again.split():

@@ -1,12 +1,14 @@
 """Where a Ray worker lays out a chunk's scene and segment: a temporary folder named after
-the worker's process, and those of workers that are gone (killed with an interrupted run,
-before their ``with`` could clean up) removed when the next chunk starts on that machine."""
+the worker's machine and process, and those of workers that are gone (killed with an
+interrupted run, before their ``with`` could clean up) removed when the next chunk starts
+on that machine."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,18 +17,21 @@ from pathlib import Path
 
 @contextmanager
 def chunk_dir(kind: str = "chunk") -> Iterator[str]:
-    """A fresh ``hfrender-KIND-PID-...`` folder in the temporary folder, removed after."""
+    """A fresh ``hfrender-KIND-HOST-PID-...`` folder in the temporary folder, removed after."""
     sweep(kind)
-    with tempfile.TemporaryDirectory(prefix=f"hfrender-{kind}-{os.getpid()}-") as tmp:
+    prefix = f"hfrender-{kind}-{socket.gethostname()}-{os.getpid()}-"
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         yield tmp
 
 
 def sweep(kind: str, folder: str | None = None) -> list[Path]:
-    """Remove the ``hfrender-KIND-PID-...`` folders whose process is no longer running;
-    the ones removed."""
+    """Remove this machine's ``hfrender-KIND-HOST-PID-...`` folders whose process is no
+    longer running (another machine's, sharing the folder, are its own to sweep); the ones
+    removed."""
     gone = []
+    host = re.escape(socket.gethostname())
     for p in Path(folder or tempfile.gettempdir()).glob(f"hfrender-{kind}-*"):
-        m = re.match(rf"hfrender-{re.escape(kind)}-(\d+)-", p.name)
+        m = re.match(rf"hfrender-{re.escape(kind)}-{host}-(\d+)-", p.name)
         if m and p.is_dir() and not _running(int(m.group(1))):
             shutil.rmtree(p, ignore_errors=True)
             gone.append(p)

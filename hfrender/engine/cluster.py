@@ -95,12 +95,13 @@ def _answers(address: str, timeout: float = 5.0) -> None:
     its log line and nothing else."""
     where = address.removeprefix("ray://")
     host, _, port = where.rpartition(":")
+    host = host.strip("[]")  # [::1]:6379
     if not host or not port.isdigit():
         return  # "auto", or a form Ray reads its own way
     try:
         socket.create_connection((host, int(port)), timeout=timeout).close()
     except OSError as exc:
-        why = "nothing answered in 5 s" if isinstance(exc, TimeoutError) else (
+        why = f"nothing answered in {timeout:g} s" if isinstance(exc, TimeoutError) else (
             exc.strerror or str(exc))
         raise InputError(f"--ray {address}: no Ray cluster there ({why}); start one with "
                          "'ray start --head' on that machine, or give --ray alone for a Ray "

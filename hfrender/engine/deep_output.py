@@ -28,7 +28,7 @@ def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
     suffix = Path(output).suffix.lower()
     sequence = "%" in Path(output).name
     if not sequence and suffix in DEPTHS and bit_depth is not None:  # hfrender still's
-        raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is one 8-bit picture; "
+        raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a single picture; "
                           "--bit-depth is for PNG (8, 16) and EXR (16, 32) sequences "
                           "(hfrender render -o frames/%04d.png)")
     if not sequence or suffix not in DEPTHS:

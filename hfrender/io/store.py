@@ -106,7 +106,8 @@ def check_target(path: str | Path, output: str | None = None) -> None:
 
 def _ours(name: str) -> bool:
     """A file a store is made of: its manifest, sub-frame times and chunks."""
-    return name in (MANIFEST, "times.npy") or re.fullmatch(r"c\d{6}\.npz", name) is not None
+    return (name in (MANIFEST, "times.npy", ".DS_Store")  # (and a file browser's own)
+            or re.fullmatch(r"c\d{6,}\.npz", name) is not None)
 
 
 def check_not_inside(store: str | Path, output: str) -> None:

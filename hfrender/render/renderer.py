@@ -218,6 +218,7 @@ class SceneRenderer:
         right, up, forward = cam.basis()
         eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
         light = np.asarray(scene.light_direction, np.float64)
+        light = light / (np.abs(light).max() or 1.0)  # (1e200, 1e200, 0): no overflow
         light = light / (np.linalg.norm(light) or 1.0)
 
         self._draw_background()

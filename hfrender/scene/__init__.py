@@ -7,7 +7,11 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 
 from __future__ import annotations
 
-from hfrender.color import display_color
+import math
+
+import numpy as np
+
+from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
@@ -97,13 +101,15 @@ def _lighting(owner: str, name: str, value: object) -> object:
     (a NaN drew every object black, without a word)."""
     what = f"{owner}.{name}"
     if name == "ambient":
+        value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
         ambient = checks.finite(what, value, low=0.0)
         if ambient > 1.0:
             raise InputError(f"{what}={ambient:g} must be 0..1 (the share of an object's colour "
                              "lit where the light does not reach)")
         return ambient
     direction = checks.vector3(what, value, "(x, y, z) towards the light")
-    if not any(direction):
-        raise InputError(f"{what}=(0, 0, 0) has no direction; give (x, y, z) towards the light")
+    if not math.hypot(*direction) > 0.0:
+        raise InputError(f"{what}={shown(value)} has no direction (a length of 0); give "
+                         "(x, y, z) towards the light")
     return direction
 
