@@ -198,14 +198,14 @@ def test_options_after_the_file_override_every_job(folder):
      r"job 'frames': duration=-1\.0 must be a number > 0"),
     (lambda t: t.replace("fps = 24", "fps = 5000"),
      r"job 'bar': fps=5000\.0 must be a number >= 0\.001 and <= 1000"),
-    # [defaults] fps = 24 is the renders' rate (the smooth job on a video runs with it); the
-    # video job's own fps is refused before anything runs
     (lambda t: t.replace('output = "out/bar.mp4"', 'output = "out/bar.avi"'),
      r"job 'bar': -o .*out/bar\.avi: unknown output type '\.avi'"),
     (lambda t: t.replace('size = "32x8"', 'size = "33x8"'),
      r"job 'bar': size 33x8: libx264 video in yuv420p needs an even width and height"),
     (lambda t: t.replace('duration = 0.5', 'duration = 0.5\ntransparent = true'),
      r"job 'bar': --transparent: -o .*out/bar\.mp4 \(libx264\) keeps no alpha"),
+    # [defaults] fps = 24 is the renders' rate (the smooth job on a video runs with it); the
+    # video job's own fps is refused before anything runs
     (lambda t: t.replace("motion-blur = 4", "motion-blur = 4\nfps = 25"),
      r"job 'smooth': fps 25 is a PNG sequence's frame rate; input .*clip\.mp4 is a video, "
      r"kept at its own rate: leave fps out"),
