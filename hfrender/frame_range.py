@@ -85,3 +85,8 @@ def frame_chunk(config: Any, total: int, first: int = 0,
     if first == 0 and count is None:
         return start, n
     return first, (total - first if count is None else count)
+
+
+def n_frames(n: int) -> str:
+    """``n frames``, and ``1 frame``: what the summaries and messages count."""
+    return f"{n} frame{'' if n == 1 else 's'}"

@@ -14,7 +14,6 @@ from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
-    frames,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
@@ -29,7 +28,7 @@ from hfrender.config import (
     project_settings,
 )
 from hfrender.errors import BackendUnavailable, HFRenderError
-from hfrender.frame_range import parse_frames
+from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.render.contexts import CONTEXTS
 
@@ -219,7 +218,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
             return 0
         print(f"resumed at frame {stats.resumed_at}")
     if not config.quiet:
-        print(f"wrote {stats.output}: {frames(stats.frames_written)} "
+        print(f"wrote {stats.output}: {n_frames(stats.frames_written)} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
               f"{_reconstruction(config, stats)}, dof {stats.dof}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
@@ -255,7 +254,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
         finally:
             finish()
     if not config.quiet:
-        print(f"wrote {stats.output}: {frames(stats.frames)} on Ray ({stats.workers} CPUs), "
+        print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs), "
               f"{stats.segments_made} segments rendered, {stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")
     return 0
@@ -270,14 +269,14 @@ def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> 
 
 
 def _kept(config: RenderConfig, stats: Any) -> str:
-    return (f"the {frames(stats.frames_in_output)} finished so far are in {stats.partial} "
+    return (f"the {n_frames(stats.frames_in_output)} finished so far are in {stats.partial} "
             f"({config.output} is untouched)")
 
 
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
-    from hfrender.io.segments import resumable, work_dir
+    from hfrender.io.segments import interrupted, resumable
 
-    if not resumable(config.output) or not (work_dir(config.output) / "manifest.json").is_file():
+    if not resumable(config.output) or not interrupted(config.output):
         return ""  # no whole segment to go on from (the frames made are in the partial one)
     again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
         else f"hfrender render {args.file} -o {config.output}"

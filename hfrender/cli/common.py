@@ -51,11 +51,6 @@ def sigterm_interrupts() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous_int)
 
 
-def frames(n: int) -> str:
-    """``n frames``, and ``1 frame``: what the summaries and messages count."""
-    return f"{n} frame{'' if n == 1 else 's'}"
-
-
 def interrupted_code(exc: KeyboardInterrupt) -> int:
     """The exit status of an interrupted command: 143 for SIGTERM, 130 for Ctrl-C."""
     return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT

@@ -8,12 +8,12 @@ import sys
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
-    frames,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
 )
 from hfrender.config import ConfigError
+from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 
 # the depth-of-field options, which mean something only with --depth
@@ -79,13 +79,13 @@ def cmd_fx(args: argparse.Namespace) -> int:
     if args.quiet:
         return 0
     if args.ray:
-        print(f"wrote {args.output}: {frames(stats.frames)} on Ray ({stats.workers} CPUs), "
+        print(f"wrote {args.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs), "
               f"{stats.segments_made} segments made, {stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s")
         return 0
     if stats.resumed_at is not None:
         print(f"resumed at output frame {stats.resumed_at}")
-    print(f"wrote {args.output}: {frames(stats.total)} at {stats.fps_out:g} fps from "
+    print(f"wrote {args.output}: {n_frames(stats.total)} at {stats.fps_out:g} fps from "
           f"{stats.frames_in} at {stats.fps_in:g} fps")
     return 0
 

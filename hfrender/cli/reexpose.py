@@ -9,12 +9,12 @@ from typing import Any
 
 from hfrender.cli.common import (
     check_encoder,
-    frames,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
 )
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES, POSITIONS
 
@@ -86,7 +86,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
         finally:
             finish()
     if not args.quiet:
-        print(f"wrote {args.output}: {frames(figures['frames'])} from {figures['subframes']} "
+        print(f"wrote {args.output}: {n_frames(figures['frames'])} from {figures['subframes']} "
               f"kept sub-frames{' (reconstructed)' if figures['reconstructed'] else ''}; "
               f"{figures['seconds']:.1f} s")
     return 0

@@ -279,7 +279,7 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.segments import work_dir
+    from hfrender.io.segments import interrupted
 
     result = JobResult(job.name, output=str(job.output))
     t0 = time.perf_counter()
@@ -287,7 +287,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     if done is not None:
         result.status, result.frames = "up-to-date", done.get("frames", 0)
         return result
-    resume = (work_dir(job.output) / "manifest.json").is_file()
+    resume = interrupted(job.output)
     try:
         folder = job.output.parent.parent if "%" in job.output.name else job.output.parent
         try:  # a jobs file's output folders are made (the commands refuse a missing one)

@@ -35,6 +35,7 @@ from hfrender.effects import fuse, motion_blur
 from hfrender.engine.core import Engine, OutputBuffers
 from hfrender.engine.fx_output import FxOutput, written_format
 from hfrender.engine.fx_settings import FxSettings
+from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.hyperframe.pool import HyperFrame, slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
@@ -206,8 +207,7 @@ class FxJob:
                 raise FootageError(f"depth {s.depth} is {self.depth.size[0]}x"
                                    f"{self.depth.size[1]}, the footage {w}x{h}: they must match")
             if self.depth.count != footage.count:
-                raise FootageError(f"depth {s.depth} has {self.depth.count} frame"
-                                   f"{'' if self.depth.count == 1 else 's'}, the footage "
+                raise FootageError(f"depth {s.depth} has {n_frames(self.depth.count)}, the footage "
                                    f"{footage.count}: one depth frame per frame is needed")
         check_output(self.output, footage.size, s.codec, for_footage=True)
 

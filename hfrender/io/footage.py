@@ -22,7 +22,7 @@ from hfrender.io.ffmpeg import decode_command, frame_pipe_env, widen_pipe
 from hfrender.io.images import png_header
 from hfrender.io.pixels import pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
-from hfrender.io.writers import Closing, pattern_files, raw_frame_shape
+from hfrender.io.writers import FIELD, Closing, pattern_files, raw_frame_shape
 
 
 class FrameReader(Protocol):
@@ -208,14 +208,13 @@ def _near_miss(path: str, there: list[Path]) -> None:
     """A pattern of another width than the files beside it (in/%05d.png for Blender's
     0001.png ...): the pattern that reads them, in one line, rather than 'not found'."""
     p = Path(path)
-    loose = re.compile(re.escape(p.name[:p.name.index("%")]) + r"(\d+)"
-                       + re.escape(re.sub(r"^[^d]*d", "", p.name[p.name.index("%"):])) + "$")
+    loose = pattern_files(p.name, any_width=True)
     names = sorted(f.name for f in there if loose.match(f.name))
     if not names:
         return
     widths = {len(loose.match(n).group(1)) for n in names}
     spec = f"%0{widths.pop()}d" if len(widths) == 1 else "%d"
-    hint = str(p.parent / re.sub(r"%0?\d*d", spec, p.name, count=1))
+    hint = str(p.parent / FIELD.sub(spec, p.name, count=1))
     raise FootageError(f"{path}: no file has the names this pattern prints; {p.parent} holds "
                        f"{names[0]} ... ({len(names)} files): give {hint}, or the folder")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from hfrender.errors import InputError
 from hfrender.io.writers import (
+    FIELD,
     WriteFailed,
     WriterError,
     is_sequence,
@@ -29,7 +29,7 @@ def _tag(output: str) -> str:
     name = Path(output).name
     if pattern_files(name) is None:
         return name
-    return re.sub(r"%0?(\d*)d", lambda m: "#" * max(1, int(m.group(1) or 1)), name, count=1)
+    return FIELD.sub(lambda m: "#" * max(1, int(m.group(2) or 1)), name, count=1)
 
 
 def temporary(output: str) -> str:

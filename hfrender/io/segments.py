@@ -308,6 +308,12 @@ def resumable(output: str) -> bool:
         Path(output).name
 
 
+def interrupted(output: str | Path) -> bool:
+    """Whether an interrupted run of ``output`` left whole segments to go on from (its work
+    folder and manifest stay only then)."""
+    return (work_dir(output) / MANIFEST).is_file()
+
+
 def resume_from(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
     """(first frame still to make, manifest) of an interrupted run of the same
     ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
