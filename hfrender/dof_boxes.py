@@ -16,12 +16,54 @@ boxes have gathered (:func:`hfrender.dof_layers.blur_layers`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 WINDOW_COST = 12_000  # the fixed cost of one more window, in pixels of its grid (a cut must
 #                       save more than this)
+
+
+EMPTY = np.iinfo(np.int32).max  # the first column of a row without the layer
+
+
+class Spans:
+    """Where each of a frame's layers has pixels: ``rows`` (n, H) bool, and per band of
+    rows of a layer the first and last column of its pixels in each row (an empty row:
+    first :data:`EMPTY` > last -1). From the layer of each pixel (:meth:`of_layers`, band
+    by band as they are asked for: NumPy's) or from a table of every row's columns read
+    from the device at once (:meth:`of_table`: one read a frame instead of three a band)."""
+
+    def __init__(self, rows: np.ndarray, columns: Callable[[int, int, int], tuple]) -> None:
+        self.rows = rows
+        self._columns = columns
+
+    def __call__(self, j: int, y0: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
+        """(first, last) columns of layer j's pixels in rows ``y0:y1``."""
+        return self._columns(j, y0, y1)
+
+    @classmethod
+    def of_layers(cls, xp: Any, layer: Any, n: int) -> Spans:
+        """From ``layer`` (H, W), each pixel's layer index (-1 in focus)."""
+        def columns(j: int, y0: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
+            mine = layer[y0:y1] == j
+            there = to_host(mine.any(axis=1))
+            first = np.where(there, to_host(mine.argmax(axis=1)), EMPTY)
+            last = np.where(there, mine.shape[1] - 1 - to_host(mine[:, ::-1].argmax(axis=1)),
+                            -1)
+            return first, last
+
+        return cls(layer_rows(xp, layer, n), columns)
+
+    @classmethod
+    def of_table(cls, first: np.ndarray, last: np.ndarray) -> Spans:
+        """From every layer's first and last column in every row (n, H), a row without
+        the layer holding a first past its last (any value: :data:`EMPTY` is put there)."""
+        there = first <= last
+        first = np.where(there, first, EMPTY)
+        last = np.where(there, last, -1)
+        return cls(there, lambda j, y0, y1: (first[j, y0:y1], last[j, y0:y1]))
 
 
 def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
@@ -38,17 +80,14 @@ def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
     return to_host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
 
 
-def layer_boxes(xp: Any, layer: Any, j: int, rows: np.ndarray,
-                reach: int) -> list[tuple[int, int, int, int]]:
-    """Boxes (y0, y1, x0, x1) around layer j's pixels (in ``rows``, see :func:`layer_rows`),
-    for disks of ``reach``: bands of rows more than ``2 * reach + 1`` apart kept apart, each
-    cut across its rows where the windows' grids shrink by more than :data:`WINDOW_COST`."""
+def layer_boxes(spans: Spans, j: int, reach: int) -> list[tuple[int, int, int, int]]:
+    """Boxes (y0, y1, x0, x1) around layer j's pixels (``spans``), for disks of ``reach``:
+    bands of rows more than ``2 * reach + 1`` apart kept apart, each cut across its rows
+    where the windows' grids shrink by more than :data:`WINDOW_COST`."""
     boxes = []
-    for y0, y1 in bands(np.flatnonzero(rows), 2 * reach + 1):
-        mine = layer[y0:y1] == j
-        there = to_host(mine.any(axis=1))
-        first = np.where(there, to_host(mine.argmax(axis=1)), np.iinfo(np.int32).max)
-        last = np.where(there, mine.shape[1] - 1 - to_host(mine[:, ::-1].argmax(axis=1)), -1)
+    for y0, y1 in bands(np.flatnonzero(spans.rows[j]), 2 * reach + 1):
+        first, last = spans(j, y0, y1)
+        there = first <= last
         for a, b in _cuts(first, last, reach):
             filled = np.flatnonzero(there[a:b])  # a cut's parts trimmed to their pixels
             if len(filled):

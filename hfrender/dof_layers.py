@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.dof_boxes import layer_boxes, layer_rows, to_host
+from hfrender.dof_boxes import layer_boxes, to_host
 from hfrender.dof_cells import PEAK_WINDOW, groups, split
 from hfrender.dof_fft import Window, window
 from hfrender.errors import InputError
@@ -220,9 +220,9 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     h, w = (int(s) for s in r2.shape)
     plan, keys = frame_plan(xp, r2, depth, focus_distance, max_d2, blades)
     ops.start(plan, keys)
-    rows = layer_rows(xp, ops.layer, len(plan.layers))
+    spans = ops.spans(len(plan.layers))  # where each layer's pixels are (dof_boxes.Spans)
     return blur_layers(ops, plan, disk_tables(max_d2, blades)[0], (h, w), xp.add,
-                       lambda j, reach: layer_boxes(xp, ops.layer, j, rows[j], reach))
+                       lambda j, reach: layer_boxes(spans, j, reach))
 
 
 def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
@@ -268,7 +268,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             while len(pending) > LOOKAHEAD:
                 pending.popleft()()
         for fields, win in kept:  # after all the layer's gathers: its own light (in any of
-            ops.add_far(fields, win)  # its boxes, whose windows overlap) is not behind it
+            ops.add_far(j, fields, win)  # its boxes, whose windows overlap) is not behind it
     while pending:
         pending.popleft()()
     return ops.finish()

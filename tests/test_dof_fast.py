@@ -9,13 +9,13 @@ import pytest
 from cuda_emu import session_emulator
 
 import hfrender as hf
-from hfrender import dof_boxes
+from hfrender import dof_boxes, dof_layers
 from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
 from hfrender.backends.cuda import launches
-from hfrender.dof_boxes import bands, layer_boxes, layer_rows
-from hfrender.dof_fft import window
+from hfrender.dof_boxes import Spans, bands, layer_boxes, layer_rows
+from hfrender.dof_fft import Window, window
 from hfrender.dof_layers import FAR, MAX_LAYERS, NEAR, disk_tables, make_plan
 from hfrender.errors import InputError
 
@@ -299,6 +299,77 @@ def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype, scene, mo
         assert np.abs(gpu.astype(np.float64) - exact).max() > 0  # not the gather's kernels
 
 
+def test_the_spans_kernel_finds_every_layers_first_and_last_column_in_each_row(dev, rng):
+    n, h, w = 6, 23, 41
+    layer = rng.integers(-1, n, (h, w)).astype(np.int32)
+    layer[3] = -1  # a row in focus alone
+    layer[7] = -1
+    layer[7, 5] = 2  # one pixel of one layer
+    layer[11] = n - 1  # a row of the last layer alone
+    first, last = np.full((n, h), w, np.int32), np.full((n, h), -1, np.int32)
+    dev.launch("hf_dof_spans", launches._grid(h), (launches.BLOCK, 1, 1),
+               (layer, np.int32(h), np.int32(w), first, last))
+    want = _spans_table(layer, n)
+    np.testing.assert_array_equal(first, want[0])
+    np.testing.assert_array_equal(last, want[1])
+    assert first[2, 7] == last[2, 7] == 5 and (last[:, 3] == -1).all()
+
+
+@pytest.mark.parametrize("scene", ["slanted", "far pole"])
+def test_the_cuda_fast_path_waits_on_the_device_three_times_a_frame(dev, rng, scene,
+                                                                     monkeypatch):
+    """The host reads the device once a call (the depths' range) and three times a frame
+    (the largest blur, the classes' histogram, every layer's rows and columns) however
+    many layers and windows there are,
+    and answers whether far light is under a gather's window without reading it: wherever
+    the far light's weight is there, and elsewhere only in a row's gap."""
+    from hfrender.backends.cuda import dof as cuda_dof
+
+    monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)  # more boxes, more windows
+    img, depth = pole(rng, FAR_FOOT) if scene == "far pole" else slanted(rng)
+    reads = []
+    for module, name in ((cuda_dof, "_host"), (dof_layers, "to_host"),
+                         (dof_boxes, "to_host")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real: reads.append(1) or real(*a))
+    answers = []
+    host_far_in = cuda_dof._Ops.far_in
+
+    def far_in(ops, win):
+        there = ops.far is not None and bool(ops.far[-1, win.y0:win.y1, win.x0:win.x1].any())
+        answers.append((host_far_in(ops, win), there))
+        seen.append(ops)
+        return answers[-1][0]
+
+    seen = []
+
+    monkeypatch.setattr(cuda_dof._Ops, "far_in", far_in)
+    lin = np.ascontiguousarray(np.stack([img, img[:, ::-1]]))
+    depths = np.ascontiguousarray(np.stack([depth, depth[:, ::-1]]))
+    lens = lens_for(depth, 20)
+    windows = []
+    real_window = dof_layers.window
+    monkeypatch.setattr(dof_layers, "window", lambda *a: windows.append(a) or real_window(*a))
+    got = cuda_dof.defocus_frames(dev, lin, depths, [lens, lens])
+    assert len(reads) == 1 + 3 * 2, len(reads)
+    assert len(windows) > 20  # many windows, still three reads a frame
+    assert all(host or not there for host, there in answers)  # never no where light is
+    assert sum(there for _, there in answers) >= (1 if scene == "far pole" else 0)
+    if seen:  # small windows anywhere, after the frame: as the far light's weight says
+        ops, same = seen[-1], 0
+        for _ in range(300):
+            y0, x0 = int(rng.integers(0, H)), int(rng.integers(0, W))
+            win = Window(y0, y0 + int(rng.integers(1, 6)), x0, x0 + int(rng.integers(1, 6)),
+                         (8, 8))
+            there = bool(ops.far[-1, win.y0:win.y1, win.x0:win.x1].any())
+            assert host_far_in(ops, win) or not there, win
+            same += host_far_in(ops, win) == there
+        assert same >= 270, same  # a row's gaps: the near disc, the boxes in it
+    for z in range(2):
+        np.testing.assert_allclose(got[z], defocus_fast(lin[z], depths[z], lens), rtol=1e-5,
+                                   atol=1e-5)
+
+
 def test_an_opaque_alpha_is_not_blurred_and_the_colour_is_as_without_it(rng):
     img, depth = planes(rng)
     lens = lens_for(depth, 16)
@@ -363,17 +434,49 @@ def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
     layer[0:80, 50] = 0
     layer[80:90] = 0
     layer[105:115, 20:60] = 0
-    rows = layer_rows(np, layer, 1)[0]
-    boxes = layer_boxes(np, layer, 0, rows, 4)
+    spans = Spans.of_layers(np, layer, 1)
+    boxes = layer_boxes(spans, 0, 4)
     assert boxes == [(0, 80, 50, 51), (80, 90, 0, 200), (105, 115, 20, 60)]
     count = np.zeros(layer.shape, int)
     for y0, y1, x0, x1 in boxes:
         count[y0:y1, x0:x1] += layer[y0:y1, x0:x1] == 0
     assert (count == (layer == 0)).all()
-    assert layer_boxes(np, layer, 0, rows, 6)[:2] == [(0, 80, 50, 51), (80, 90, 0, 200)]
+    assert layer_boxes(spans, 0, 6)[:2] == [(0, 80, 50, 51), (80, 90, 0, 200)]
     # a pole too short to be worth a window of its own stays in the floor's box
     layer[:75, 50] = -1
-    assert layer_boxes(np, layer, 0, layer_rows(np, layer, 1)[0], 4)[0] == (75, 90, 0, 200)
+    assert layer_boxes(Spans.of_layers(np, layer, 1), 0, 4)[0] == (75, 90, 0, 200)
+
+
+def _spans_table(layer, n):
+    """Every layer's first and last column in each row, as ``hf_dof_spans`` writes them
+    (a row without the layer: first = width, last = -1), by NumPy."""
+    h, w = layer.shape
+    first, last = np.full((n, h), w, np.int32), np.full((n, h), -1, np.int32)
+    for k in range(n):
+        for y in range(h):
+            cols = np.flatnonzero(layer[y] == k)
+            if len(cols):
+                first[k, y], last[k, y] = cols[0], cols[-1]
+    return first, last
+
+
+@pytest.mark.parametrize("reach", [1, 4, 9])
+def test_boxes_from_a_table_of_every_rows_columns_are_those_from_the_layers(rng, reach):
+    """What the CUDA backend reads once a frame (:meth:`Spans.of_table`) places the same
+    boxes as the layers read band by band (:meth:`Spans.of_layers`)."""
+    n, h, w = 5, 90, 70
+    layer = np.full((h, w), -1, np.int32)
+    for _ in range(12):  # blocks, lines, single pixels of random layers
+        y0, x0 = int(rng.integers(0, h)), int(rng.integers(0, w))
+        layer[y0:y0 + int(rng.integers(1, 30)), x0:x0 + int(rng.integers(1, 25))] = \
+            rng.integers(0, n)
+    layer[40:44] = -1  # rows in focus alone
+    table = Spans.of_table(*_spans_table(layer, n))
+    spans = Spans.of_layers(np, layer, n)
+    np.testing.assert_array_equal(table.rows, spans.rows)
+    for j in range(n):
+        assert layer_boxes(table, j, reach) == layer_boxes(spans, j, reach)
+    assert sum(len(layer_boxes(table, j, reach)) for j in range(n)) >= n
 
 
 @pytest.mark.parametrize("gap", [1, 3, 5])

@@ -113,6 +113,24 @@ extern "C" __global__ void hf_dof_start(
     back[channels * pixels + p] = focus;
 }
 
+// Where each layer's pixels lie in each row: the first and last column of layer k in row y
+// at first[k * height + y] and last[k * height + y] (set beforehand to width and -1: a row
+// without the layer keeps first > last). One thread per row: what the host reads once a
+// frame to place every layer's FFT windows (hfrender/dof_boxes.py).
+extern "C" __global__ void hf_dof_spans(
+        const int* layer, int height, int width, int* first, int* last) {
+    long long y = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (y >= height) return;
+    const int* row = layer + y * width;
+    for (int x = 0; x < width; ++x) {
+        int k = row[x];
+        if (k < 0) continue;
+        long long at = (long long)k * height + y;
+        if (first[at] > x) first[at] = x;
+        last[at] = x;
+    }
+}
+
 // Layer j's light on its one or two disks, in rows r0 .. r1 of a window of the image (its
 // box's rows: rows y0 .., columns x0 .., win_w pixels wide) into zeroed planes (channels + 1,
 // grid_h, grid_w) whose corner is the window's: colour * weight and the weight (share / area).

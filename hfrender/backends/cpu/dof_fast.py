@@ -22,6 +22,7 @@ from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import scratch, thread_pool
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves
+from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys
 from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
@@ -115,6 +116,10 @@ class _Ops:
             np.multiply(self.lin[:, y0:y1], focus, out=self.back[:c, y0:y1])
 
         by_rows(rows, *keys.shape)
+
+    def spans(self, n: int) -> Spans:
+        """Where each of the plan's ``n`` layers has pixels, band by band as asked for."""
+        return Spans.of_layers(np, self.layer, n)
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
         """``fn(*args)`` (a window's FFTs) on a transform thread: what gives its result.
@@ -239,8 +244,8 @@ class _Ops:
 
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, win.size[1])
 
-    def add_far(self, fields: list[np.ndarray], win: Window) -> None:
-        """Keep a far layer's light (all its disks' parts: in its box's rows, see
+    def add_far(self, j: int, fields: list[np.ndarray], win: Window) -> None:
+        """Keep far layer j's light (all its disks' parts: in its box's rows, see
         :meth:`fields`) for the layers that gather it."""
         if self.far is None:
             self.far = np.zeros_like(self.front)

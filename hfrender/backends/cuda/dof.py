@@ -6,8 +6,11 @@ either the exact gather (``hf_defocus``, one launch per chunk of frames) or the 
 method of :mod:`hfrender.dof_layers`, frame by frame: the plan on the host (from a
 histogram of the frame's classes), the FFTs by the array module (cuFFT through CuPy;
 NumPy's in the emulator tests), and the per-pixel steps by the kernels of
-``shaders/cuda/dof.cu`` (``hf_dof_start``, ``hf_dof_fields``, ``hf_dof_accumulate``,
-``hf_dof_composite``), step for step as ``hfrender/backends/cpu/dof_fast.py``.
+``shaders/cuda/dof.cu`` (``hf_dof_start``, ``hf_dof_spans``, ``hf_dof_fields``,
+``hf_dof_accumulate``, ``hf_dof_composite``), step for step as
+``hfrender/backends/cpu/dof_fast.py``. The host waits on the device once a call (the
+depths' range) and three times a frame (the largest circle of confusion, the classes'
+histogram, the layers' rows and columns): everything else is queued.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
+from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import disk_inside, inside_of_keys
 from hfrender.dof_fft import Window, forward, inverse
 from hfrender.dof_layers import (
@@ -65,8 +69,8 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
         return _by_blades(dev, lin, depth, lenses, method, shapes)
     blades = shapes[0]
     n, h, w, c = (int(s) for s in lin.shape)
-    ranges = np.stack([_host(xp, depth.reshape(n, -1).min(axis=1)),
-                       _host(xp, depth.reshape(n, -1).max(axis=1))], axis=1)
+    flat = depth.reshape(n, -1)
+    ranges = _host(xp, xp.stack([flat.min(axis=1), flat.max(axis=1)], axis=1))
     max_d2 = max_d2_of(ranges, lenses, w, h)
     if max_d2 < 1:
         return None
@@ -142,6 +146,7 @@ class _Ops:
         self.behind = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
         self.far: Any = None  # the far layers' light, for the layers that gather it
+        self.far_rows: list[tuple[int, int, int]] = []  # (layer, y0, y1) of the far light
 
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
@@ -160,6 +165,20 @@ class _Ops:
                                       I64(self.pixels), I32(self.c), I32(plan.max_area),
                                       xp.asarray(plan.layer_of_key), xp.asarray(plan.t_of_key),
                                       self.layer, self.t, self.back))
+
+    def spans(self, n: int) -> Spans:
+        """Every layer's first and last column in every row (``hf_dof_spans``), read in one
+        copy: the host places the windows (and answers :meth:`far_in`) without waiting on
+        the device again this frame."""
+        xp = self.xp
+        table = xp.empty((2, n, self.h), np.int32)
+        table[0] = self.w
+        table[1] = -1
+        self.dev.launch("hf_dof_spans", _grid(self.h), (BLOCK, 1, 1),
+                        (self.layer, I32(self.h), I32(self.w), table[0], table[1]))
+        host = _host(xp, table)
+        self.table = Spans.of_table(host[0], host[1])
+        return self.table
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> Any:
         """The disk's spectrum on the device (turned over in front of the focus plane), kept
@@ -208,7 +227,8 @@ class _Ops:
 
     def _accumulate(self, light: Any, win: Window, rows: tuple[int, int], roles: Any,
                     share: int) -> None:
-        top = self.xp.ascontiguousarray(self.xp.abs(light).max(axis=(1, 2)))
+        xp = self.xp  # the largest magnitudes without a window of abs
+        top = xp.ascontiguousarray(xp.maximum(light.max(axis=(1, 2)), -light.min(axis=(1, 2))))
         self._window_launch("hf_dof_accumulate", win, rows, (
             light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
             *(I32(n) for n in win.size + rows), self.layer, roles,
@@ -222,15 +242,26 @@ class _Ops:
         """Layer j's pixels in its box's rows (another box's windows may hold more of them)."""
         self._accumulate(light, win, win.inner, self.gathers[j], 0 if disks == 1 else 1 + disk)
 
-    def add_far(self, fields: list[Any], win: Window) -> None:
+    def add_far(self, j: int, fields: list[Any], win: Window) -> None:
         if self.far is None:
             self.far = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         h, w = win.size
         for f in fields:
             self.far[:, win.y0:win.y1, win.x0:win.x1] += f[:, :h, :w]
+        self.far_rows.append((j, win.y0 + win.inner[0], win.y0 + win.inner[1]))
 
     def far_in(self, win: Window) -> bool:
-        return self.far is not None and bool(self.far[-1, win.y0:win.y1, win.x0:win.x1].any())
+        """Whether a far layer kept so far has a pixel in the window's rows between its
+        first and last column there (its light is on its pixels: on the host, from the
+        frame's :meth:`spans`; a row's gap between them may answer yes for nothing, and
+        the gather then adds zeros)."""
+        for j, y0, y1 in self.far_rows:
+            a, b = max(y0, win.y0), min(y1, win.y1)
+            if a < b:
+                first, last = self.table(j, a, b)
+                if ((first < win.x1) & (last >= win.x0)).any():
+                    return True
+        return False
 
     def far_window(self, win: Window) -> Any:
         h, w = win.size
