@@ -79,14 +79,15 @@ def test_every_job_runs_then_is_up_to_date(folder, capsys):
 
 
 def test_a_failing_job_does_not_stop_the_others(folder):
-    text = (folder / "jobs.toml").read_text().replace('output = "out/smooth.mp4"',
-                                                      'output = "/proc/smooth.mp4"')
+    (folder / "broken.mp4").write_bytes(b"not a video" * 100)  # found when the job reads it
+    text = (folder / "jobs.toml").read_text().replace('input = "clip.mp4"',
+                                                      'input = "broken.mp4"')
     (folder / "jobs.toml").write_text(text)
     code, results = summary(folder)
     assert code == 1
     assert [r["status"] for r in results.values()] == ["done", "failed", "done"]
-    assert results["smooth"]["error"] == ("-o /proc/smooth.mp4: cannot write in /proc: No "
-                                          "such file or directory")
+    assert "broken.mp4" in results["smooth"]["error"]
+    assert len(results["smooth"]["error"].splitlines()) == 1
 
 
 def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatch):
@@ -112,6 +113,48 @@ def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatc
     assert results["bar"]["segments_reused"] == 1 and results["bar"]["segments_made"] >= 1
     np.testing.assert_array_equal(decode(folder / "out" / "bar.mp4"),
                                   decode(folder / "out" / "whole.mp4"))
+
+
+def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, monkeypatch,
+                                                                      capsys):
+    """The job Ctrl-C stopped is ``interrupted``, those after it ``not run``: the summary
+    is every job's, not the finished ones' alone."""
+    import hfrender.io.segments as seg
+
+    text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
+    (folder / "jobs.toml").write_text(text)  # bar in segments: one kept, then Ctrl-C
+    real = seg.SegmentedWriter._finish_segment
+    stop_in = {"name": "bar.mp4"}
+
+    def stop(self):
+        real(self)
+        if Path(self.output).name == stop_in["name"]:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    out = folder / "summary.json"
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out)]) == 130
+    assert [r["status"] for r in json.loads(out.read_text())] == [
+        "interrupted", "not run", "not run"]
+    table = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in table[-3:]] == [
+        ["bar", "interrupted"], ["smooth", "not"], ["frames", "not"]]
+    import hfrender.engine.batch as batch
+
+    real_run = batch._run
+
+    def run(job, resume, progress):  # the next run: bar resumes, Ctrl-C during the fx job
+        if job.name == "smooth":
+            raise KeyboardInterrupt
+        return real_run(job, resume, progress)
+
+    stop_in["name"] = None
+    monkeypatch.setattr(batch, "_run", run)
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out)]) == 130
+    results = json.loads(out.read_text())
+    assert [(r["name"], r["status"]) for r in results] == [
+        ("bar", "resumed"), ("smooth", "interrupted"), ("frames", "not run")]
+    assert results[0]["frames"] == 48 and results[2]["frames"] == 0
 
 
 def test_an_interrupted_job_of_other_settings_starts_over(folder, monkeypatch):
@@ -187,7 +230,11 @@ def test_options_after_the_file_override_every_job(folder):
      r"job 'bar': samples = 'two' must be an integer"),
     (lambda t: t.replace('scene = "bar.frag"\noutput = "out/bar.mp4"',
                          'scene = "nope.py"\noutput = "out/bar.mp4"'),
-     r"job 'bar': scene .*nope\.py not found"),
+     r"job 'bar': scene file not found: .*nope\.py$"),
+    (lambda t: t.replace("duration = 0.5", 'duration = 0.5\nscene_class = "Bar"'),
+     r"job 'bar': scene_class Bar: bar\.frag is a shader file, it has no scene classes$"),
+    (lambda t: t.replace('output = "out/bar.mp4"', 'output = "/proc/hf/bar.mp4"'),
+     r"job 'bar': output /proc/hf/bar\.mp4: cannot write in /proc"),
     (lambda t: t.replace('input = "clip.mp4"', 'input = "missing.mp4"'),
      r"job 'smooth': input .*missing\.mp4 not found"),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
@@ -219,6 +266,61 @@ def test_a_bad_jobs_file_is_one_line_before_anything_runs(folder, capsys, edit, 
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and re.search(message, err), err
     assert not (folder / "out").exists()  # nothing rendered, nothing written
+
+
+SCENES = """import hfrender as hf
+from math import tau as Tau
+
+
+class Orbit(hf.Scene):
+    pass
+
+
+class Spin(hf.Scene):
+    pass
+
+
+Alias = Spin
+"""
+
+
+def _scene_job(folder, source, scene_class):
+    """The jobs file with job 'bar' rendering class ``scene_class`` of scenes.py (``source``)."""
+    (folder / "scenes.py").write_text(source)
+    path = folder / "jobs.toml"
+    text = path.read_text().replace('scene = "bar.frag"\noutput = "out/bar.mp4"',
+                                    'scene = "scenes.py"\noutput = "out/bar.mp4"')
+    path.write_text(text.replace("duration = 0.5",
+                                 f'duration = 0.5\nscene_class = "{scene_class}"'))
+    return path
+
+
+@pytest.mark.parametrize("source,scene_class,message", [
+    (SCENES, "Orbt", r"job 'bar': .*scenes\.py: no class named 'Orbt'; did you mean Orbit$"),
+    (SCENES, "Zzz", r"job 'bar': .*scenes\.py: no class named 'Zzz'; found Orbit, Spin$"),
+    ("import hfrender as hf\n", "Orbit",
+     r"job 'bar': .*scenes\.py: no class named 'Orbit'; it defines no classes$"),
+    (SCENES.replace("    pass\n\n\nclass Spin", "    pass\n\n\nclass Spin("), "Orbit",
+     r"job 'bar': .*scenes\.py:9: syntax error: "),
+])
+def test_a_scene_class_not_in_its_file_is_said_before_anything_runs(folder, capsys, source,
+                                                                    scene_class, message):
+    """Told from the file without running it: a render job's scene parses and defines (or
+    imports, or assigns) the class it names."""
+    import re
+
+    path = _scene_job(folder, source, scene_class)
+    assert main(["batch", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and re.search(message, err), err
+    assert not (folder / "out").exists()  # nothing rendered, nothing written
+
+
+@pytest.mark.parametrize("name", ["Orbit", "Spin", "Alias", "Tau"])
+def test_a_class_defined_imported_or_assigned_in_the_scene_file_passes_the_check(folder,
+                                                                                name):
+    job = load_jobs(_scene_job(folder, SCENES, name), {})[0]
+    assert (job.scene_class, job.source.name) == (name, "scenes.py")
 
 
 def test_the_summary_goes_where_asked_and_an_unwritable_one_is_said_first(folder, capsys):

@@ -77,20 +77,21 @@ def cmd_batch(args: argparse.Namespace) -> int:
                               f"e.g. {Path(own['summary']) / 'summary.json'}")
         check_writable(own["summary"], "--summary")
     state = BatchState.load(Path(args.jobs))
-    results = []
+    finished: dict = {}  # job index -> its result, as each ends
     code = 0
     with sigterm_interrupts():
         try:
             if "ray" in own:
-                results = _on_ray(jobs, state, own["ray"], quiet)
+                _on_ray(jobs, state, own["ray"], quiet, finished)
             else:
-                for n, job in enumerate(jobs, 1):
-                    results.append(_one(job, state, n, len(jobs), quiet))
+                for n, job in enumerate(jobs):
+                    finished[n] = _one(job, state, n + 1, len(jobs), quiet)
         except KeyboardInterrupt as exc:
-            print(f"interrupted: {len(results)} of {len(jobs)} jobs finished; run the same "
+            print(f"interrupted: {len(finished)} of {len(jobs)} jobs finished; run the same "
                   "command again to go on (finished jobs are skipped, a half-done one "
                   "resumes)", file=sys.stderr)
             code = interrupted_code(exc)
+    results = unfinished(jobs, finished, started_all="ray" in own)
     if not quiet:
         print(table(results))
     if own.get("summary"):
@@ -101,18 +102,37 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
-def _on_ray(jobs: list, state: object, address: object, quiet: bool) -> list:
+def unfinished(jobs: list, finished: dict, started_all: bool) -> list:
+    """Every job's result in the jobs file's order, those a Ctrl-C stopped included: the
+    one running (every one not finished, on Ray, where all start at once)
+    ``interrupted``, the ones after it ``not run``."""
+    from hfrender.engine.batch import JobResult
+
+    results, running = [], not started_all
+    for i, job in enumerate(jobs):
+        if i in finished:
+            results.append(finished[i])
+            continue
+        status = "interrupted" if started_all or running else "not run"
+        running = False
+        results.append(JobResult(job.name, status, output=str(job.output)))
+    return results
+
+
+def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: dict) -> None:
     from hfrender.engine.batch_ray import run_batch_on_ray
 
     def told(i: int, result: object) -> None:
+        finished[i] = result
         if not quiet:
             why = f": {result.error}" if result.error else ""
             print(f"[{i + 1}/{len(jobs)}] {result.name}: {result.status}{why}", file=sys.stderr)
 
     progress, finish = progress_bar(quiet)  # one bar for the whole cluster
     try:
-        return run_batch_on_ray(jobs, state, None if address is True else address, told,
-                                progress)
+        for i, result in enumerate(run_batch_on_ray(
+                jobs, state, None if address is True else address, told, progress)):
+            finished[i] = result
     finally:
         finish()
 

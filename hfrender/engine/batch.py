@@ -4,7 +4,8 @@ A jobs file (TOML) has a ``[defaults]`` table and ``[[job]]`` entries. A job has
 ``name``, a ``scene`` (a .py or .frag file, optionally ``scene_class``) for a render or an
 ``input`` (a video or PNG sequence) for an fx job, an ``output``, and any option of
 ``hfrender render`` / ``hfrender fx`` by its long name (dashes or underscores). Relative
-paths are relative to the jobs file. Every job is checked before any runs.
+paths are relative to the jobs file. Every job is checked before any runs (its values, its
+scene file read but not run, its output's folder writable).
 
 Each job then runs in turn: skipped as ``up-to-date`` when its output is the one the same
 settings made (a state file beside the jobs file records what each job made), continued as
@@ -28,7 +29,9 @@ from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
 from hfrender.errors import HFRenderError, InputError
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.outputs import check_writable
 from hfrender.io.writers import check_output
+from hfrender.scene.loader import check_scene_file
 
 AUTO = "auto"
 # option name -> the type a value must have (TOML's own types)
@@ -50,7 +53,7 @@ FX_OPTIONS: dict[str, Any] = {
     "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
-STATUSES = ("done", "up-to-date", "resumed", "failed")
+STATUSES = ("done", "up-to-date", "resumed", "failed", "interrupted", "not run")
 
 
 def option_name(key: str) -> str:
@@ -163,8 +166,14 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
             raise InputError(f"{where}: {key} is missing (a path)")
         files[key] = Path(value) if Path(value).is_absolute() else path.parent / value
     source = files["scene" if kind == "render" else "input"]
-    if kind == "render" and not source.is_file():
-        raise InputError(f"{where}: scene {source} not found")
+    scene_class = entry.get("scene_class")
+    if scene_class is not None and not isinstance(scene_class, str):
+        raise InputError(f"{where}: scene_class = {scene_class!r} must be a string")
+    if kind == "render":
+        try:  # the file, its syntax and the class named, without running it
+            check_scene_file(source, scene_class)
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
     if kind == "fx" and not (source.exists() or "%" in source.name):
         raise InputError(f"{where}: input {source} not found")
     if kind == "fx" and source.is_file() and "fps" in options:
@@ -174,9 +183,6 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
         del options["fps"]  # the defaults' fps is the renders' rate
     if "depth" in options and not Path(options["depth"]).is_absolute():
         options["depth"] = str(path.parent / options["depth"])
-    scene_class = entry.get("scene_class")
-    if scene_class is not None and not isinstance(scene_class, str):
-        raise InputError(f"{where}: scene_class = {scene_class!r} must be a string")
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:  # every value checked as the command would check it, now
         checked = job.render_config() if kind == "render" else job.fx_settings()
@@ -184,6 +190,7 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
         if kind == "render":  # the output's type, size and alpha (an fx job's size is its
             check_output(str(job.output), checked.size, checked.codec,  # footage's)
                          alpha=bool(checked.transparent), folder=False)
+        check_writable(str(job.output), "output")  # its folder is made when the job runs
     except (InputError, ValueError) as exc:
         raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
     return job

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import difflib
 import importlib.util
 import inspect
 import sys
@@ -48,10 +50,49 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
     elif name in found:
         cls = found[name]
     else:
-        raise SceneError(f"{p}: no Scene named {name!r}; found {', '.join(sorted(found))}")
+        raise SceneError(_missing(f"{p}: no Scene named {name!r}", name, sorted(found)))
     scene = cls()
     scene.source_path = str(p)
     return scene
+
+
+def check_scene_file(path: str | Path, name: str | None = None) -> None:
+    """What can be told of a scene file without running it (a batch checks every job
+    before any runs): it exists and is a scene's kind of file, a Python one parses, and
+    the class ``name`` is defined or imported at its top level (else the names that are,
+    nearest first). That the class is a Scene is found when the job runs."""
+    p = Path(path)
+    if not p.is_file():
+        raise SceneError(f"scene file not found: {p}")
+    if p.suffix.lower() in SHADER_SUFFIXES:
+        if name:
+            raise SceneError(f"scene_class {name}: {p.name} is a shader file, it has no "
+                             "scene classes")
+        return
+    if p.suffix != ".py":
+        raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
+                         f"({', '.join(SHADER_SUFFIXES)})")
+    try:
+        tree = ast.parse(p.read_bytes(), str(p))
+    except SyntaxError as exc:
+        raise SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
+    if name is None:
+        return
+    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    bound = set(classes) | {a.asname or a.name.split(".")[0] for n in tree.body
+                            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    bound |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Name)}
+    if name not in bound and "*" not in bound:
+        raise SceneError(_missing(f"{p}: no class named {name!r}", name, classes))
+
+
+def _missing(said: str, name: str, names: list[str]) -> str:
+    """``said`` and the names nearest ``name`` ("did you mean"), else all of them."""
+    near = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    if not names:
+        return f"{said}; it defines no classes"
+    return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
 
 
 def _import(p: Path) -> object:
