@@ -89,7 +89,8 @@ def check_scene_file(path: str | Path, name: str | None = None) -> None:
 
 def _missing(said: str, name: str, names: list[str]) -> str:
     """``said`` and the names nearest ``name`` ("did you mean"), else all of them."""
-    near = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    lower = {n.lower(): n for n in names}  # "orbit" is Orbit
+    near = [lower[n] for n in difflib.get_close_matches(name.lower(), lower, n=3, cutoff=0.5)]
     if not names:
         return f"{said}; it defines no classes"
     return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
