@@ -386,6 +386,18 @@ def test_bench_rejects_bad_lists(capsys):
         capsys.readouterr().err
 
 
+@pytest.mark.parametrize("given,said", [
+    (["--codec", "libx265"], "--codec libx265: bench discards its frames, no encoder runs"),
+    (["--resume"], "--resume: bench writes no video to resume"),
+    (["--granularity", "8"], "--granularity 8: bench tries its own: give --outputs"),
+    (["--workers", "2"], "--workers 2: bench tries its own: give --grid-workers"),
+])
+def test_bench_refuses_the_render_options_it_would_ignore(capsys, given, said):
+    assert main(["bench", BAR, *given]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and said in err, err
+
+
 def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path, capsys):
     """Ray retries such an address for minutes, repeating its log line; hfrender asks first."""
     import socket

@@ -1,6 +1,6 @@
 """The ``hfrender`` command: parses, resolves config, dispatches. No rendering logic here.
 
-The commands live in :mod:`hfrender.cli.commands` (info, render, still, bench) and
+The commands live in :mod:`hfrender.cli.commands` (info, render, still), :mod:`.bench` and
 :mod:`hfrender.cli.fx`.
 """
 
@@ -22,7 +22,8 @@ from collections.abc import Sequence  # noqa: E402
 import hfrender  # noqa: E402
 from hfrender.backends import CHOICES  # noqa: E402
 from hfrender.cli.batch import cmd_batch  # noqa: E402
-from hfrender.cli.commands import cmd_bench, cmd_info, cmd_render, cmd_still  # noqa: E402
+from hfrender.cli.bench import cmd_bench  # noqa: E402
+from hfrender.cli.commands import cmd_info, cmd_render, cmd_still  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
     EXIT_FAILED,
     EXIT_SIGINT,

@@ -1,4 +1,4 @@
-"""``hfrender info``, ``render``, ``still`` and ``bench``: settings in, the work handed on."""
+"""``hfrender info``, ``render`` and ``still``: settings in, the work handed on."""
 
 from __future__ import annotations
 
@@ -356,39 +356,3 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
 def _seconds(x: float) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".")
 
-
-def _int_list(name: str, text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        values = []
-    if not values or min(values) < 1:
-        raise ConfigError(f"{name}={text!r} must be a comma-separated list of integers >= 1")
-    return values
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    from hfrender.engine import bench
-
-    args.quiet = True
-    config = _config_from(args)
-    if not Path(args.file).is_file():
-        raise ConfigError(f"scene file not found: {args.file}")
-    if args.frames < 1:
-        raise ConfigError(f"frames={args.frames} must be >= 1")
-    outputs = _int_list("outputs", args.outputs)
-    workers = _int_list("grid-workers", args.grid_workers)
-    if args.plot:
-        try:
-            import matplotlib  # noqa: F401 - checked before the grid runs, not after
-        except ImportError:
-            raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
-    print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
-          f"{config.samples} samples, fusion {config.backend}")
-    cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
-                                 args.repeats)
-    print(bench.table(cells, auto))
-    if args.plot:
-        bench.plot(cells, auto, args.plot)
-        print(f"wrote {args.plot}")
-    return 0

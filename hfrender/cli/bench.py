@@ -1,0 +1,62 @@
+"""``hfrender bench``: a scene rendered at each granularity x fusion workers, its frames
+discarded (the work is in :mod:`hfrender.engine.bench`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hfrender.cli.commands import _config_from
+from hfrender.config import ConfigError
+
+# render options that bench would take and do nothing with: what to give instead
+BENCH_IGNORES = {
+    "codec": "bench discards its frames, no encoder runs: leave it out",
+    "resume": "bench writes no video to resume: leave it out",
+    "preview": "bench shows no frames: leave it out",
+    "stats": "bench prints its own figures: leave it out",
+    "granularity": "bench tries its own: give --outputs (output frames per hyperframe)",
+    "workers": "bench tries its own: give --grid-workers",
+}
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from hfrender.engine import bench
+
+    for key, instead in BENCH_IGNORES.items():
+        value = getattr(args, key)
+        if value not in (None, False):
+            given = "" if value is True else f" {value}"
+            raise ConfigError(f"--{key}{given}: {instead}")
+    args.quiet = True
+    config = _config_from(args)
+    if not Path(args.file).is_file():
+        raise ConfigError(f"scene file not found: {args.file}")
+    if args.frames < 1:
+        raise ConfigError(f"frames={args.frames} must be >= 1")
+    outputs = _int_list("outputs", args.outputs)
+    workers = _int_list("grid-workers", args.grid_workers)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401 - checked before the grid runs, not after
+        except ImportError:
+            raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
+    print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
+          f"{config.samples} samples, fusion {config.backend}")
+    cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
+                                 args.repeats)
+    print(bench.table(cells, auto))
+    if args.plot:
+        bench.plot(cells, auto, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _int_list(name: str, text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise ConfigError(f"{name}={text!r} must be a comma-separated list of integers >= 1")
+    return values
