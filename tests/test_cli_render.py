@@ -135,6 +135,27 @@ def test_runtime_failure_exits_1_with_the_scene_line(tmp_path, capsys):
     assert not (tmp_path / "b.mp4").exists()  # no empty video left behind
 
 
+@pytest.mark.parametrize("line,said", [
+    ("hf.Sphere(radious=2)", r"Sphere.__init__\(\) got an unexpected keyword argument "
+     r"'radious' \({scene}:4\); did you mean radius=\?"),
+    ("hf.Cube(colour=(1, 0, 0))", r"'colour' \({scene}:4\); did you mean color=\?"),
+    ("hf.Plane(zzz=1)", r"'zzz' \({scene}:4\); Plane takes position, "),
+    ("1 / 0", r"ZeroDivisionError: division by zero \({scene}:4\)\n"),
+])
+def test_a_mistake_in_a_scenes_init_is_the_scenes_line_not_a_bug_of_ours(tmp_path, capsys,
+                                                                        line, said):
+    """The scene's own ``__init__`` raised: its file and line (and, for a misspelt keyword of
+    a scene object, the nearest it takes), exit 1, not "internal error ... please report"."""
+    scene = tmp_path / "typo.py"
+    scene.write_text("import hfrender as hf\nclass Typo(hf.Scene):\n    def __init__(self):\n"
+                     f"        self.thing = {line}\n")
+    assert main(["render", str(scene), "-o", str(tmp_path / "t.mp4"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: scene error in Typo(): ") and err.count("\n") == 1
+    assert re.search(said.format(scene=re.escape(str(scene))), err), err
+    assert "internal error" not in err and not (tmp_path / "t.mp4").exists()
+
+
 def test_still_compare_puts_the_plain_frame_left(tmp_path):
     import imageio.v3 as iio
 

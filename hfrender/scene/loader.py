@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import importlib.util
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError
 from hfrender.scene import Scene, ShaderScene
 
@@ -51,7 +54,11 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
         cls = found[name]
     else:
         raise SceneError(_missing(f"{p}: no Scene named {name!r}", name, sorted(found)))
-    scene = cls()
+    try:
+        scene = cls()
+    except Exception as exc:  # the scene's own __init__: its file and line, not a bug of ours
+        kind = SceneInputError if isinstance(exc, InputError) else SceneUpdateError
+        raise kind(f"scene error in {cls.__name__}(): {located(exc, p)}") from exc
     scene.source_path = str(p)
     return scene
 
@@ -114,7 +121,8 @@ def _import(p: Path) -> object:
 
 
 def located(exc: BaseException, path: str | Path) -> str:
-    """``ExcType: message (file:line)`` with the deepest frame inside ``path``."""
+    """``ExcType: message (file:line)`` with the deepest frame inside ``path`` (and, for a
+    misspelt keyword of one of hfrender's scene objects, the nearest it takes)."""
     where = ""
     target = str(Path(path).resolve())
     tb = exc.__traceback__
@@ -122,7 +130,22 @@ def located(exc: BaseException, path: str | Path) -> str:
         if str(Path(tb.tb_frame.f_code.co_filename).resolve()) == target:
             where = f" ({path}:{tb.tb_lineno})"
         tb = tb.tb_next
-    return f"{type(exc).__name__}: {exc}{where}"
+    return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
+
+
+_UNEXPECTED = re.compile(r"(\w+)\.__init__\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def _keyword_hint(exc: BaseException) -> str:
+    """"; did you mean radius=?" for ``hf.Sphere(radious=2)``: the keywords of the scene
+    object named in a TypeError, nearest first (else all of them)."""
+    m = _UNEXPECTED.search(str(exc)) if isinstance(exc, TypeError) else None
+    cls = getattr(scene_package, m.group(1), None) if m else None
+    if cls is None or not dataclasses.is_dataclass(cls):
+        return ""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    near = difflib.get_close_matches(m.group(2), names, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]}=?" if near else f"; {m.group(1)} takes {', '.join(names)}"
 
 
 class SceneUpdateError(HFRenderError):
