@@ -84,8 +84,12 @@ def test_surface_shader_error_names_its_file(tmp_path):
         "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return nope;\n}\n")
     with pytest.raises(ShaderError, match=rf"{tmp_path / 'bad.glsl'}:2: .*nope"):
         card_width(tmp_path, 2.0, False, extra=', shader="bad"')
-    with pytest.raises(ShaderError, match=r"shader='missing': no such surface shader"):
+    with pytest.raises(ShaderError, match=r"shader='missing': no such surface shader \(looked"):
         card_width(tmp_path, 2.0, False, extra=', shader="missing"')
+    for typo, meant in (("tooon", "toon"), ("bda", "bad")):  # built in, beside the scene
+        with pytest.raises(ShaderError, match=rf"shader='{typo}': no such surface shader "
+                                              rf"\(did you mean '{meant}'\? looked for "):
+            card_width(tmp_path, 2.0, False, extra=f', shader="{typo}"')
 
 
 def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):

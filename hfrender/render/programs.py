@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -75,5 +76,9 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
     for c in candidates:
         if c.is_file():
             return c.read_text(), c
-    raise ShaderError(f"shader={name!r}: no such surface shader (looked for "
+    known = sorted({f.stem for d in (scene_dir, shader_dir() / "glsl") if d is not None
+                    for f in d.glob("*.glsl")})
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    raise ShaderError(f"shader={name!r}: no such surface shader ({hint}looked for "
                       f"{', '.join(str(c) for c in candidates)})")
