@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from hfrender.backends import resolve_name
 from hfrender.errors import InputError
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
@@ -56,7 +57,7 @@ class RenderConfig:
     reconstruct: str = "auto"  # motion between sub-frames from velocity (auto: with CUDA fusion)
     max_coc_px: float | None = None
     dof_method: str = "fast"  # --dof depth: fast (layers) or exact (the gather)
-    backend: str = "auto"
+    backend: str | None = None  # None: HFRENDER_BACKEND, else auto
     gl: str | None = None
     granularity: int | str = "auto"
     max_in_flight: int = 2
@@ -83,6 +84,7 @@ class RenderConfig:
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
+        object.__setattr__(self, "backend", resolve_name(self.backend))
         if self.frames is not None:
             check_frames(self.frames)
         _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)

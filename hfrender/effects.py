@@ -27,7 +27,7 @@ from hfrender.sampler import curve_weights
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
                 weights: str | np.ndarray = "box", linear_light: bool = True,
-                backend: str = "auto", out: Any = None, premultiplied: bool = True) -> Any:
+                backend: str | None = None, out: Any = None, premultiplied: bool = True) -> Any:
     """Blend sliding windows of frames into motion-blurred frames.
 
     ``out[k] = sum_j w[j] * frames[k * stride + j]`` for ``j < window``, giving
@@ -50,7 +50,8 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
         fully transparent pixel's colour does not count. Transparent red ``(255, 0, 0, 0)``
         blended 50/50 with opaque white gives ``(255, 188, 188, 128)`` as premultiplied
         values, ``(255, 255, 255, 128)`` with ``premultiplied=False``. Host arrays only.
-    backend : ``"auto"``, ``"cpu"`` or ``"cuda"``.
+    backend : ``"auto"`` (CUDA when it can run, else the CPU), ``"cpu"`` or ``"cuda"``;
+        ``None`` (default): the ``HFRENDER_BACKEND`` environment variable, else ``"auto"``.
     out : optional preallocated result, as NumPy's ``out=``: a writable C-contiguous array
         of the frames' dtype and shape ``(M, H, W, C)`` (NumPy for host frames; NumPy or
         CuPy for GPU frames). Streaming callers reuse one and allocate nothing per call.
@@ -95,7 +96,7 @@ def _premultiplied(arr: Any, on_device: bool) -> np.ndarray:
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
                    focal_length_mm: float = 50.0, sensor_width_mm: float = 36.0,
                    max_coc_px: float | None = None, aperture_blades: int = 0,
-                   linear_light: bool = True, backend: str = "auto",
+                   linear_light: bool = True, backend: str | None = None,
                    method: str = "fast") -> Any:
     """Thin-lens depth of field from a depth pass.
 
@@ -142,7 +143,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
 
 def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
          lens: Lens | Sequence[Lens] | None = None,
-         linear_light: bool = True, backend: str = "auto",
+         linear_light: bool = True, backend: str | None = None,
          out: np.ndarray | None = None, shutter: Any = None,
          dof_method: str = "fast") -> np.ndarray:
     """Turn one hyperframe's windows into output frames in one pass.

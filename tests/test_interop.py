@@ -112,6 +112,39 @@ def test_cuda_needs_a_driver_before_cupy_is_loaded(monkeypatch):
     assert hf.get_backend("auto").name == "cpu"
 
 
+@pytest.mark.parametrize("where", ["motion_blur", "depth_of_field", "render", "fx", "fuse"])
+def test_every_entry_point_takes_the_environments_backend(monkeypatch, tmp_path, where):
+    """HFRENDER_BACKEND is read wherever no backend is given (the library's calls, the
+    commands' settings): a wrong one is refused by name, a right one is the one used."""
+    from hfrender.config import RenderConfig
+    from hfrender.engine.fx_settings import FxSettings
+    from hfrender.hyperframe.pool import HyperFrame
+
+    rng = np.random.default_rng()
+    frames = rng.integers(0, 256, (4, 6, 8, 3), np.uint8)
+    calls = {
+        "motion_blur": lambda **kw: hf.motion_blur(frames, 2, **kw),
+        "depth_of_field": lambda **kw: hf.depth_of_field(
+            frames, np.full((4, 6, 8), 2.0, np.float32), focus_distance=1.0, f_stop=2.0, **kw),
+        "render": lambda **kw: RenderConfig(**kw).backend,
+        "fx": lambda **kw: FxSettings(window=2, **kw).backend,
+        "fuse": lambda **kw: hf.fuse(  # what reexpose calls, its backend None by default
+            HyperFrame(frames), hf.WindowWeights.from_dense(np.array([[0.5, 0.5, 0, 0]])),
+            **kw),
+    }
+    monkeypatch.setenv("HFRENDER_BACKEND", "gpu")
+    with pytest.raises(hf.InputError, match=r"^HFRENDER_BACKEND='gpu' is not a backend; "
+                                            r"choose one of auto, cpu, cuda$"):
+        calls[where]()
+    monkeypatch.setenv("HFRENDER_BACKEND", "cpu")
+    got = calls[where]()
+    if where in ("render", "fx"):
+        assert got == "cpu"
+    assert calls[where](backend="cpu") is not None  # a backend given: the environment unread
+    monkeypatch.setenv("HFRENDER_BACKEND", "gpu")
+    assert calls[where](backend="cpu") is not None
+
+
 def test_backend_chosen_by_flag_then_environment(monkeypatch, caplog):
     monkeypatch.setenv("HFRENDER_BACKEND", "cpu")
     assert backends.resolve_name(None) == "cpu"

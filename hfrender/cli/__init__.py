@@ -161,7 +161,8 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
                         "blur (default); exact: the gather, the reference (cost grows with "
                         "the blur squared)")
     o = fx.add_argument_group("engine and output")
-    o.add_argument("--backend", choices=CHOICES, default="auto")
+    o.add_argument("--backend", choices=CHOICES, default=None,
+                   help="fusion backend (auto; or HFRENDER_BACKEND)")
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
     o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
     o.add_argument("--workers", default=None, metavar="auto|N",
@@ -193,7 +194,8 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                             help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
     _effect_options(r)
     e = r.add_argument_group("engine")
-    e.add_argument("--backend", choices=CHOICES, default=None, help="fusion backend (auto)")
+    e.add_argument("--backend", choices=CHOICES, default=None,
+                   help="fusion backend (auto; or HFRENDER_BACKEND)")
     e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")

@@ -37,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--f-stop", type=float, default=None, metavar="N",
                     help="another aperture (a store with depth)")
     rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast")
-    rx.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    rx.add_argument("--backend", default=None, choices=("auto", "cpu", "cuda"),
+                    help="fusion backend (auto; or HFRENDER_BACKEND)")
     rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
     rx.add_argument("--workers", type=int, default=2,
                     help="fusion threads (2: nothing is drawn, they have the cores)")

@@ -220,7 +220,7 @@ def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
 
 
 def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
-                 backend: str = "auto", workers: int = 1, dof_method: str = "fast",
+                 backend: str | None = None, workers: int = 1, dof_method: str = "fast",
                  progress: Callable[[int, int], None] | None = None) -> dict:
     """Expose ``store`` with ``e`` into ``writer`` (frames in order); the figures."""
     t0 = time.perf_counter()
@@ -270,7 +270,7 @@ class SampleStore(io_store.SampleStore):
 
     def expose(self, *, shutter: float | None = None, curve: str | None = None,
                position: str | None = None, focus_distance: float | None = None,
-               f_stop: float | None = None, backend: str = "auto",
+               f_stop: float | None = None, backend: str | None = None,
                workers: int = 2) -> np.ndarray:
         """The output frames of another exposure, ``(N, H, W, 3)`` uint8 (``workers``
         fusion threads: nothing is drawn, so they have the cores)."""
