@@ -60,9 +60,9 @@ class Spans:
     def of_table(cls, first: np.ndarray, last: np.ndarray) -> Spans:
         """From every layer's first and last column in every row (n, H), a row without
         the layer holding a first past its last (any value: :data:`EMPTY` is put there)."""
-        there = first <= last
-        first = np.where(there, first, EMPTY)
-        last = np.where(there, last, -1)
+        there = first <= last  # int64: a band's costs (_cuts) do not overflow
+        first = np.where(there, first, EMPTY).astype(np.int64)
+        last = np.where(there, last, -1).astype(np.int64)
         return cls(there, lambda j, y0, y1: (first[j, y0:y1], last[j, y0:y1]))
 
 

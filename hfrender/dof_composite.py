@@ -47,15 +47,17 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     return out
 
 
-def disk_inside(xp: Any, area: Any) -> Any:
+def disk_inside(xp: Any, area: Any, largest: int | None = None) -> Any:
     """(..., H, W) float32: the share of each pixel's disk of ``area`` pixels (a circle of
     that area) that lies inside the picture: what its disk can gather at all. The light a
     pixel by the border misses is outside the picture, not hidden behind anything. Only
-    the strips along the borders that the largest disk reaches are computed."""
+    the strips along the borders that the largest disk reaches are computed (``largest``:
+    an area no smaller than any in ``area``, known on the host; else read from it)."""
     h, w = (int(s) for s in area.shape[-2:])
     y = xp.arange(h, dtype=xp.float32)[:, None]
     x = xp.arange(w, dtype=xp.float32)[None, :]
-    reach = int(np.ceil(np.sqrt(float(area.max()) / np.pi))) + 1
+    largest = float(area.max()) if largest is None else largest
+    reach = int(np.ceil(np.sqrt(largest / np.pi))) + 1
     if 2 * reach >= min(h, w):
         return disk_inside_at(area, y, x, (h, w), xp)
     out = xp.ones(area.shape, xp.float32)
@@ -69,9 +71,9 @@ def disk_inside(xp: Any, area: Any) -> Any:
     return out
 
 
-def inside_of_keys(xp: Any, keys: Any) -> Any:
+def inside_of_keys(xp: Any, keys: Any, largest: int | None = None) -> Any:
     """:func:`disk_inside` of pixels by their class keys (``side * area``, 0 in focus)."""
-    return disk_inside(xp, xp.maximum(xp.abs(keys), 1))
+    return disk_inside(xp, xp.maximum(xp.abs(keys), 1), largest)
 
 
 def disk_inside_at(area: Any, y: Any, x: Any, size: tuple[int, int], xp: Any = np) -> Any:

@@ -147,6 +147,7 @@ class _Ops:
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
         self.far: Any = None  # the far layers' light, for the layers that gather it
         self.far_rows: list[tuple[int, int, int]] = []  # (layer, y0, y1) of the far light
+        self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
 
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
@@ -158,7 +159,8 @@ class _Ops:
         self.t = xp.empty((self.h, self.w), np.float32)
         k = len(plan.layers)
         self.roles = [xp.asarray(plan.roles[j].astype(np.int32)) for j in range(k)]
-        self.inside = inside_of_keys(xp, keys)
+        largest = max((layer.hi for layer in plan.layers), default=1)  # no read of keys
+        self.inside = inside_of_keys(xp, keys, largest)
         self.gathers = [xp.asarray(np.where(np.arange(k + 1) == j, ROLE_BEHIND, ROLE_NONE)
                                    .astype(np.int32)) for j in range(k)]
         self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
@@ -175,10 +177,10 @@ class _Ops:
         table[0] = self.w
         table[1] = -1
         self.dev.launch("hf_dof_spans", _grid(self.h), (BLOCK, 1, 1),
-                        (self.layer, I32(self.h), I32(self.w), table[0], table[1]))
+                        (self.layer, I32(self.h), I32(self.w), I32(n), table[0], table[1]))
         host = _host(xp, table)
-        self.table = Spans.of_table(host[0], host[1])
-        return self.table
+        self.spans_table = Spans.of_table(host[0], host[1])
+        return self.spans_table
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> Any:
         """The disk's spectrum on the device (turned over in front of the focus plane), kept
@@ -251,14 +253,15 @@ class _Ops:
         self.far_rows.append((j, win.y0 + win.inner[0], win.y0 + win.inner[1]))
 
     def far_in(self, win: Window) -> bool:
-        """Whether a far layer kept so far has a pixel in the window's rows between its
-        first and last column there (its light is on its pixels: on the host, from the
-        frame's :meth:`spans`; a row's gap between them may answer yes for nothing, and
-        the gather then adds zeros)."""
+        """Whether any far light kept so far may lie in the window, answered on the host.
+        A far layer's light is on its own pixels alone, so: does a far layer kept so far
+        have, in a row of the window, its first column before the window's end and its
+        last column after its start (:meth:`spans`)? A row whose pixels of the layer lie
+        on both sides of the window, none in it, answers yes: the gather then adds zeros."""
         for j, y0, y1 in self.far_rows:
             a, b = max(y0, win.y0), min(y1, win.y1)
             if a < b:
-                first, last = self.table(j, a, b)
+                first, last = self.spans_table(j, a, b)
                 if ((first < win.x1) & (last >= win.x0)).any():
                     return True
         return False

@@ -1,0 +1,143 @@
+"""Where the fast depth of field runs its FFTs (:mod:`hfrender.dof_boxes`): the rows and
+columns of each layer's pixels, bands of rows, boxes cut where a window of its own pays, the
+same from the layers band by band (the CPU) as from a table of every row read at once (the
+CUDA backend's ``hf_dof_spans``, on the CPU emulator)."""
+
+import numpy as np
+import pytest
+from cuda_emu import session_emulator
+
+from hfrender import dof_boxes
+from hfrender.backends.cuda import launches
+from hfrender.dof_boxes import Spans, bands, layer_boxes, layer_rows
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    return launches.Device(np, session_emulator(tmp_path_factory).run)
+
+
+def test_a_band_whose_rows_all_hold_pixels_is_left_uncut_only_where_no_cut_pays(rng,
+                                                                              monkeypatch):
+    """The shortcut (:func:`dof_boxes._uncut`) gives the cuts the full search gives."""
+    cuts = dof_boxes._cuts
+    uncut = 0
+    for _ in range(300):
+        n, reach = int(rng.integers(2, 200)), int(rng.integers(1, 40))
+        kind = rng.integers(3)  # a floor band, a pole on one, rows of any width
+        first = rng.integers(0, 30 if kind < 2 else 300, n)
+        last = first + rng.integers(0, 30, n) + (600 if kind == 0 else 0)
+        if kind == 1:  # the narrow rows of a pole on the wide ones of a floor band
+            wide = slice(int(rng.integers(1, n)), None)
+            first[wide], last[wide] = 0, int(rng.integers(300, 2000))
+        shortcut = dof_boxes._uncut(first, last, 2 * reach)
+        with monkeypatch.context() as m:
+            m.setattr(dof_boxes, "_uncut", lambda *a: False)
+            full = cuts(first, last, reach)
+        assert cuts(first, last, reach) == full
+        if shortcut:
+            uncut += 1
+            assert full == [(0, n)]
+    assert uncut > 30  # the shortcut was taken, and not always
+    assert uncut < 290
+
+
+def test_the_spans_kernel_finds_every_layers_first_and_last_column_in_each_row(dev, rng):
+    """Rows over several blocks of threads; runs of a layer, single pixels, rows in focus
+    alone; a layer index past the plan's (none should be) is left out, not written."""
+    n, h, w = 6, 300, 41
+    layer = rng.integers(-1, n, (h, w)).astype(np.int32)
+    layer[rng.integers(0, h, 60)] = rng.integers(-1, n)  # rows of one layer (runs)
+    layer[3] = -1  # a row in focus alone
+    layer[7] = -1
+    layer[7, 5] = 2  # one pixel of one layer
+    layer[11] = n - 1  # a row of the last layer alone
+    layer[290, 0] = n  # past the plan's layers
+    first, last = np.full((n, h), w, np.int32), np.full((n, h), -1, np.int32)
+    dev.launch("hf_dof_spans", launches._grid(h), (launches.BLOCK, 1, 1),
+               (layer, np.int32(h), np.int32(w), np.int32(n), first, last))
+    want = _spans_table(np.where(layer < n, layer, -1), n)
+    np.testing.assert_array_equal(first, want[0])
+    np.testing.assert_array_equal(last, want[1])
+    assert first[2, 7] == last[2, 7] == 5 and (last[:, 3] == -1).all()
+    assert (last[n - 1, 11], first[n - 1, 11]) == (w - 1, 0)
+
+
+def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
+    """One layer: a pole one pixel wide (column 50, rows 0-79) on a floor band (rows 80-89),
+    and apart from them a block. The band's box is cut at the pole's foot where a cut saves
+    more than a window costs; the block stays whole; every pixel is in exactly one box."""
+    layer = np.full((120, 200), -1, np.int32)
+    layer[0:80, 50] = 0
+    layer[80:90] = 0
+    layer[105:115, 20:60] = 0
+    spans = Spans.of_layers(np, layer, 1)
+    boxes = layer_boxes(spans, 0, 4)
+    assert boxes == [(0, 80, 50, 51), (80, 90, 0, 200), (105, 115, 20, 60)]
+    count = np.zeros(layer.shape, int)
+    for y0, y1, x0, x1 in boxes:
+        count[y0:y1, x0:x1] += layer[y0:y1, x0:x1] == 0
+    assert (count == (layer == 0)).all()
+    assert layer_boxes(spans, 0, 6)[:2] == [(0, 80, 50, 51), (80, 90, 0, 200)]
+    # a pole too short to be worth a window of its own stays in the floor's box
+    layer[:75, 50] = -1
+    assert layer_boxes(Spans.of_layers(np, layer, 1), 0, 4)[0] == (75, 90, 0, 200)
+
+
+def _spans_table(layer, n):
+    """Every layer's first and last column in each row, as ``hf_dof_spans`` writes them
+    (a row without the layer: first = width, last = -1), by NumPy."""
+    h, w = layer.shape
+    first, last = np.full((n, h), w, np.int32), np.full((n, h), -1, np.int32)
+    for k in range(n):
+        for y in range(h):
+            cols = np.flatnonzero(layer[y] == k)
+            if len(cols):
+                first[k, y], last[k, y] = cols[0], cols[-1]
+    return first, last
+
+
+@pytest.mark.parametrize("reach", [1, 4, 9])
+def test_boxes_from_a_table_of_every_rows_columns_are_those_from_the_layers(rng, reach):
+    """What the CUDA backend reads once a frame (:meth:`Spans.of_table`) places the same
+    boxes as the layers read band by band (:meth:`Spans.of_layers`)."""
+    n, h, w = 5, 90, 70
+    layer = np.full((h, w), -1, np.int32)
+    for _ in range(12):  # blocks, lines, single pixels of random layers
+        y0, x0 = int(rng.integers(0, h)), int(rng.integers(0, w))
+        layer[y0:y0 + int(rng.integers(1, 30)), x0:x0 + int(rng.integers(1, 25))] = \
+            rng.integers(0, n)
+    layer[40:44] = -1  # rows in focus alone
+    table = Spans.of_table(*_spans_table(layer, n))
+    spans = Spans.of_layers(np, layer, n)
+    np.testing.assert_array_equal(table.rows, spans.rows)
+    for j in range(n):
+        assert layer_boxes(table, j, reach) == layer_boxes(spans, j, reach)
+    assert sum(len(layer_boxes(table, j, reach)) for j in range(n)) >= n
+
+
+@pytest.mark.parametrize("gap", [1, 3, 5])
+def test_rows_fall_into_bands_split_where_more_than_the_gap_apart(rng, gap):
+    """``bands`` against a walk over the rows: a new band wherever a row is more than
+    ``gap`` after the last; each band from its first row to one past its last."""
+    rows = np.flatnonzero(rng.random(300) < rng.uniform(0.02, 0.5))
+    expected: list[list[int]] = []
+    for r in rows:
+        if expected and r - expected[-1][1] <= gap:
+            expected[-1][1] = int(r)
+        else:
+            expected.append([int(r), int(r)])
+    assert bands(rows, gap) == [(a, b + 1) for a, b in expected]
+    assert bands(rows[:0], gap) == []
+    assert bands(np.array([7]), gap) == [(7, 8)]
+
+
+@pytest.mark.parametrize("n", [1, 16, 30, 31, 40])
+def test_the_rows_of_each_layer_are_found_by_bits_as_by_a_histogram(rng, n):
+    layer = rng.integers(-1, n, (37, 23)).astype(np.int32)
+    layer[5] = -1  # a row in focus alone
+    layer[9] = n - 1  # a row of the last layer alone
+    rows = layer_rows(np, layer, n)
+    expected = np.array([(layer == k).any(axis=1) for k in range(n)])
+    assert rows.shape == (n, 37) and rows.dtype == bool
+    np.testing.assert_array_equal(rows, expected)
