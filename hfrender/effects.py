@@ -74,12 +74,41 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     if out is not None:
         _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), arr.dtype,
                    on_device)
-        res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light, out)
-        if straight:
-            out[...] = straight_alpha(res)
+        res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light,
+                                                      _apart(out, arr))
+        res = straight_alpha(res) if straight else res
+        if res is not out:
+            out[...] = res
         return out
     res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
     return back(straight_alpha(res) if straight else res)
+
+
+def _apart(out: Any, *inputs: Any) -> Any:
+    """``out``, or ``None`` (a fresh result, copied into ``out`` after) where it shares
+    memory with an input: the running sums read frames after the first outputs are
+    written, so ``out=frames[:m]`` would blend frames already overwritten. NumPy's ``out=``
+    gives the result as if computed first; so does this."""
+    for a in inputs:
+        if a is None:
+            continue
+        if isinstance(out, np.ndarray) and isinstance(a, np.ndarray):
+            if np.may_share_memory(out, a):
+                return None
+        elif _device_span(out) is not None and _device_span(a) is not None:
+            (o0, o1), (a0, a1) = _device_span(out), _device_span(a)
+            if o0 < a1 and a0 < o1:
+                return None
+    return out
+
+
+def _device_span(a: Any) -> tuple[int, int] | None:
+    """The device addresses ``a`` spans (a CUDA array's data pointer and size), if any."""
+    face = getattr(a, "__cuda_array_interface__", None)
+    if face is None:
+        return None
+    start = int(face["data"][0])
+    return start, start + int(a.nbytes)
 
 
 def _premultiplied(arr: Any, on_device: bool) -> np.ndarray:
@@ -189,13 +218,19 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         _check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)
     chosen = _backend(backend, on_device)
     dof_method = check_method(dof_method)
+    target = None if out is None else _apart(out, frames, depth, hyperframe.velocity)
     if shutter is None:
-        return chosen.fuse(frames, depth, weights, lens, linear_light, out,
-                           dof_method=dof_method)
-    spans, velocity = _motion_planes(hyperframe, weights, shutter)
-    return chosen.reconstruct(frames, hyperframe.depth, velocity,
-                              np.asarray(hyperframe.timestamps, np.float64), weights, spans,
-                              lens, linear_light, out, dof_method=dof_method)
+        res = chosen.fuse(frames, depth, weights, lens, linear_light, target,
+                          dof_method=dof_method)
+    else:
+        spans, velocity = _motion_planes(hyperframe, weights, shutter)
+        res = chosen.reconstruct(frames, hyperframe.depth, velocity,
+                                 np.asarray(hyperframe.timestamps, np.float64), weights,
+                                 spans, lens, linear_light, target, dof_method=dof_method)
+    if out is not None and res is not out:
+        out[...] = res
+        return out
+    return res
 
 
 def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,

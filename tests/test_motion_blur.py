@@ -277,3 +277,35 @@ def test_out_receives_the_result_and_is_checked(rng):
         with pytest.raises(ValueError, match=rf"out is {what}; expected a writable C-contiguous "
                                              r"uint8 NumPy array of shape \(5, 9, 7, 3\)"):
             hf.motion_blur(frames, 4, stride=2, out=bad)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("weights,stride,linear", [("box", 1, True), ("box", 1, False),
+                                                   ("box", 2, True), ("triangle", 1, True)])
+def test_an_out_that_is_part_of_the_input_gets_the_result_numpy_would(rng, dtype, weights,
+                                                                       stride, linear):
+    """``out=frames[:m]``: the running sums would read frames already overwritten; the
+    result is as if computed before any was written, as NumPy's ``out=`` has it."""
+    frames = (rng.integers(0, 256, (8, 4, 5, 3), dtype=np.uint8) if dtype == np.uint8
+              else rng.random((8, 4, 5, 3), dtype=np.float32))
+    want = hf.motion_blur(frames, 2, stride=stride, weights=weights, linear_light=linear)
+    m = len(want)
+    for start in (0, 1):  # the outputs over the first frames, or shifted by one
+        shared = frames.copy()
+        out = shared[start:start + m]
+        got = hf.motion_blur(shared, 2, stride=stride, weights=weights, linear_light=linear,
+                             out=out)
+        assert got is out
+        np.testing.assert_array_equal(out, want)
+
+
+def test_fuse_into_an_out_that_is_part_of_the_hyperframe_gets_the_fresh_result(rng):
+    from hfrender.hyperframe.pool import HyperFrame
+
+    frames = rng.integers(0, 256, (6, 4, 5, 3), dtype=np.uint8)
+    ww = hf.WindowWeights.sliding(np.ones(3) / 3, 4, 1)
+    want = hf.fuse(HyperFrame(frames.copy()), ww)
+    shared = frames.copy()
+    got = hf.fuse(HyperFrame(shared), ww, out=shared[:4])
+    np.testing.assert_array_equal(got, want)
+    assert np.shares_memory(got, shared)
