@@ -335,6 +335,24 @@ def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path)
         render_frames(moving, **{**settings, "samples_range": (8, 4)})
 
 
+CROSSING = SCENE.replace("duration = 0.4", "duration = 0.1").replace(
+    "{speed} * (t - 0.05), 0.1, 0", "400 * (t - (1 / 30 - 1 / 120)), 0.1, 0")
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_samples_auto_sees_an_object_on_screen_only_while_the_shutter_opens(tmp_path):
+    """At 30 fps and 180 degrees, frame 1's shutter opens with the box in the middle of
+    the picture, and it leaves it long before the shutter is half open: a probe at the
+    middle alone sees only still pixels and draws the fewest sub-frames (one faint box)."""
+    scene = tmp_path / "crossing.py"
+    scene.write_text(CROSSING)
+    settings = {"size": (64, 36), "samples": "auto", "samples_range": (2, 24)}
+    frames, stats = render_frames(scene, **settings)
+    assert stats.subframes == 2 + 24 + 2  # frame 1 at the most; 0 and 2 see nothing move
+    fixed, _ = render_frames(scene, **{**settings, "samples": 24})
+    assert np.abs(frames[1].astype(int) - fixed[1]).mean() < 1.0  # as many as a fixed 24
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_reconstruction_with_lens_depth_of_field(scenes, tmp_path):
     """Each sub-frame keeps its own lens position; the motion of its view is warped."""

@@ -1,9 +1,11 @@
 """``--samples auto``: how many sub-frames each output frame needs, from a probe.
 
-One probe sub-frame per output frame, drawn at the middle of its shutter with the velocity
-plane, gives ``D``, the largest distance any pixel moves while the shutter is open (a small
-fast object counts as much as a large one: it is a per-pixel maximum, not an image
-difference); with lens depth of field the largest circle of confusion ``C`` counts too.
+Three probe sub-frames per output frame, drawn with the velocity plane where its shutter
+opens, at its middle and where it closes, give ``D``, the largest distance any pixel moves
+while the shutter is open (a small fast object counts as much as a large one: it is a
+per-pixel maximum, not an image difference; and an object that crosses into or out of the
+picture while the shutter is open is seen at an end, where the middle may miss it); with
+lens depth of field the largest circle of confusion ``C`` counts too.
 The frame draws ``N = clamp(max(ceil(D / gap), ceil((C / GAP_DOF_PX) ** 2)), MIN, MAX)``
 sub-frames, ``gap`` being what the quality harness (``benchmarks/quality.py``) shows is
 enough: :data:`GAP_RECON_PX` between sub-frames when reconstruction fills the motion
@@ -62,10 +64,20 @@ class SampleProbe:
 
     def __call__(self, first: int, count: int) -> np.ndarray:
         spans = self.schedule.shutter_spans(first + np.arange(count))
-        return np.array([self._one(first + i, float(spans[i].mean()),
-                                   float(spans[i, 1] - spans[i, 0])) for i in range(count)])
+        return np.array([self._frame(first + i, spans[i]) for i in range(count)])
 
-    def _one(self, k: int, t: float, shutter_s: float) -> int:
+    def _frame(self, k: int, span: np.ndarray) -> int:
+        """The sub-frames frame ``k`` needs, from probes where its shutter (``span``, open
+        and close times) opens, is half open and closes."""
+        open_, close = float(span[0]), float(span[1])
+        times = (open_, 0.5 * (open_ + close), close) if close > open_ else (open_,)
+        speed, coc = np.max([self._one(k, t) for t in times], axis=0)
+        return needed(speed * (close - open_), coc, self.reconstruct,
+                      self.config.samples_range)
+
+    def _one(self, k: int, t: float) -> tuple[float, float]:
+        """(the largest speed in pixels per second, the largest circle of confusion) in a
+        probe sub-frame at time ``t``."""
         scene, w, h = self.scene, *self.size
         scene.update(t)
         self.renderer.draw(t, k, clip_rates=self.drawer._clip_rates(t, k, (0.0, 0.0),
@@ -79,7 +91,7 @@ class SampleProbe:
             finite = self._depth[np.isfinite(self._depth)]
             if finite.size:
                 coc = float(np.max(lens.coc_px(finite, w)))
-        return needed(speed * shutter_s, coc, self.reconstruct, self.config.samples_range)
+        return speed, coc
 
     def release(self) -> None:
         self.renderer.release()
