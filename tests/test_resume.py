@@ -169,6 +169,32 @@ def test_resume_refuses_changed_settings(tmp_path, capsys):
     assert "--resume: nothing to resume for" in capsys.readouterr().err
 
 
+def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, caplog):
+    """Without --resume, an interrupted run's segments go: a warning counts their frames
+    (a plain re-run used to discard them without a word)."""
+    path = scene(tmp_path, 0.004)
+    out = tmp_path / "c.mp4"
+    proc = start(path, out)
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    kept = sum(s["count"] for s in json.loads((work_dir(out) / "manifest.json").read_text())
+               ["segments"])
+    assert kept >= 12
+    with caplog.at_level("WARNING", logger="hfrender.io.segments"):
+        assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--duration", "0.2",
+                     "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records if r.name == "hfrender.io.segments"]
+    assert said == [f"starting {out} over: an interrupted run's {kept} finished frames there "
+                    f"(.c.mp4.hfrender) are discarded; --resume goes on from them when the "
+                    f"settings are the same"]
+    assert not work_dir(out).exists() and len(decoded(out)) == 6
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="hfrender.io.segments"):  # nothing kept: no word
+        assert main(["render", str(path), "-o", str(out), *ARGS, "--duration", "0.2"]) == 0
+    assert not [r for r in caplog.records if r.name == "hfrender.io.segments"]
+
+
 @pytest.mark.parametrize("suffix", [".mp4", ".webm"])
 def test_joined_segments_decode_to_exactly_the_frames_written(tmp_path, suffix):
     """A last segment of one frame must not turn into repeated frames after the join."""

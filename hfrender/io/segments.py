@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -30,6 +31,7 @@ from hfrender.io.outputs import partial_name, remove_partial
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
+log = logging.getLogger(__name__)
 TS_OFFSET = 10.0  # seconds before the first frame of MPEG-TS segments: no negative dts
 # a segment of 1 or 2 frames has no B-frames, hence another decoding delay than the rest:
 # the joined stream would have a gap; a shorter rest goes into the segment before it
@@ -42,11 +44,27 @@ def work_dir(output: str | Path) -> Path:
 
 
 def fresh_work_dir(output: str | Path) -> Path:
-    """The work folder of ``output``, emptied of an older interrupted run's segments."""
+    """The work folder of ``output``, emptied of an older interrupted run's segments (said
+    in a warning: they are work a ``--resume`` would have gone on from)."""
     folder = work_dir(output)
     if folder.exists():
+        kept = _frames_kept(folder)
+        if kept:
+            log.warning("starting %s over: an interrupted run's %d finished frame%s there "
+                        "(%s) are discarded; --resume goes on from them when the settings "
+                        "are the same", output, kept, "" if kept == 1 else "s", folder.name)
         shutil.rmtree(folder)
     return folder
+
+
+def _frames_kept(folder: Path) -> int:
+    """Frames in the whole segments an interrupted run's manifest lists (0: none, or none
+    readable)."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        return sum(int(seg["count"]) for seg in manifest.get("segments", []))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return 0
 
 
 def sha256_file(path: Path) -> str:
