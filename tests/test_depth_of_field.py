@@ -181,3 +181,24 @@ def test_integer_depth_far_past_a_kilometre_is_warned_of_as_millimetres(dtype, s
     expected = (f"depth is {np.dtype(dtype)} with values up to {int(depth.max())}, read as "
                 "metres: if these are millimetres, pass depth * 0.001")
     assert said == ([(expected, UserWarning, __file__)] if warned else []), said
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_straight_alpha_is_blurred_as_light_with_premultiplied_false(method):
+    """Transparent red beside opaque white (a PNG's straight colour): with
+    ``premultiplied=False`` the blurred edge is white fading out, as ``hfrender fx`` makes
+    it; read as premultiplied, the transparent red bleeds into it."""
+    img = np.zeros((48, 64, 4), np.uint8)
+    img[:, :32] = (255, 0, 0, 0)
+    img[:, 32:] = 255
+    depth = np.full((48, 64), 8.0, np.float32)
+    lens = dict(focus_distance=2.0, f_stop=1.4, sensor_width_mm=12.0, method=method)
+    got = hf.depth_of_field(img, depth, premultiplied=False, **lens)
+    seen = got[..., 3] > 0
+    assert seen[:, 20:32].any() and not seen.all()  # blurred across the edge, not everywhere
+    assert np.abs(got[..., :3][seen].astype(int) - 255).max() <= 1
+    assert (got[~seen] == 0).all()
+    bled = hf.depth_of_field(img, depth, **lens)  # the default reads it as premultiplied
+    assert bled[..., 1][bled[..., 3] > 0].min() < 200
+    with pytest.raises(hf.InputError, match="premultiplied=False is for RGBA frames"):
+        hf.depth_of_field(img[..., :3], depth, premultiplied=False, **lens)
