@@ -90,3 +90,39 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     with sigterm_interrupts():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["render", "x.frag", "--samlpes", "4"], r"^hfrender render: error: unrecognized arguments: "
+     r"--samlpes 4; did you mean --samples\? \(see hfrender render --help\)$"),
+    (["fx", "in.mp4", "-o", "o.mp4", "--motion-blurr", "4"], r"^hfrender fx: error: "
+     r"unrecognized arguments: --motion-blurr 4; did you mean --motion-blur\? "),
+    (["render", "x.frag", "--dof", "lense"], r"^hfrender render: error: argument --dof: "
+     r"invalid choice: 'lense' \(choose from 'auto', 'lens', 'depth', 'off'\) \(see "),
+    (["still", "x.frag", "--duration", "abc"], r"^hfrender still: error: argument "
+     r"--duration: invalid float value: 'abc' \(see hfrender still --help\)$"),
+    (["rendr", "x.frag"], r"^hfrender: error: argument COMMAND: invalid choice: 'rendr' "),
+    (["batch", "jobs.toml", "--samlpes", "3"], r"^hfrender: error: --samlpes: not an option "
+     r"of hfrender render or fx; did you mean --samples\?$"),
+])
+def test_a_command_line_argparse_refuses_is_one_line_too(capsys, tmp_path, monkeypatch, argv,
+                                                          said):
+    """Not the whole usage first: one line, as hfrender's own refusals, with the option
+    meant where one is misspelt."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "a"\nscene = "x.frag"\n'
+                                        'output = "a.mp4"\n')
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and re.search(said, err), err
+
+
+def test_verbose_is_taken_after_the_command_too(capsys, monkeypatch):
+    seen = {}
+    monkeypatch.setattr("hfrender.cli.cmd_info", lambda args: seen.update(v=args.verbose) or 0)
+    for argv, verbose in ((["info", "-v"], True), (["-v", "info"], True), (["info"], False)):
+        seen.clear()
+        assert main(argv) == 0 and seen["v"] is verbose

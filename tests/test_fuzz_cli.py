@@ -3,6 +3,7 @@ as a new user (or a script with a bug) would give them. Never a traceback, never
 input file, exit 2 for bad input (0 when the value happens to be fine)."""
 
 import hashlib
+import re
 import subprocess
 from pathlib import Path
 
@@ -53,9 +54,9 @@ def run(argv, capsys, value=None):
     assert code in (0, 2), (argv, code, err)
     if value in BAD_EVERYWHERE:
         assert code == 2, (argv, err)
-    if code == 2 and not err.startswith("usage:"):
-        lines = [ln for ln in err.splitlines() if ln.startswith("hfrender: error: ")]
-        assert len(lines) == 1, (argv, err)
+    if code == 2:  # argparse's refusals too: one line, no usage first
+        lines = err.splitlines()
+        assert len(lines) == 1 and re.match(r"hfrender( \w+)?: error: ", lines[0]), (argv, err)
     return code
 
 

@@ -14,10 +14,12 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import difflib  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
+from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
 from hfrender.backends import CHOICES  # noqa: E402
@@ -51,8 +53,22 @@ __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminat
            "build_parser", "main"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors are one line, as hfrender's own are (not the whole
+    usage first), with the nearest option for a misspelt one."""
+
+    def error(self, message: str) -> NoReturn:
+        words = message.partition("unrecognized arguments: ")[2].split()
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        near = [m for w in words if w.startswith("--")
+                for m in difflib.get_close_matches(w.partition("=")[0], known, n=1)]
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
+                              "--help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hfrender",
         description="Physically based motion blur and depth of field, fused in hyperframes.",
     )
@@ -110,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     _fx_parser(sub)
     _batch_parser(sub)
     add_reexpose_parser(sub, _encoder_options)
+    for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help="log what hfrender decides; an error's traceback too")
     return parser
 
 
@@ -286,7 +305,11 @@ def _encoder_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # told by the command's own parser: it knows the options to suggest
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        own = commands.choices.get(getattr(args, "command", None) or "", parser)
+        own.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):

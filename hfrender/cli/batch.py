@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
@@ -37,7 +38,10 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             continue
         want = RENDER_OPTIONS.get(key, FX_OPTIONS.get(key))
         if want is None:
-            raise ConfigError(f"--{name}: not an option of hfrender render or fx")
+            known = [k.replace("_", "-") for k in (*RENDER_OPTIONS, *FX_OPTIONS)]
+            near = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean --{near[0]}?" if near else ""
+            raise ConfigError(f"--{name}: not an option of hfrender render or fx{hint}")
         found[key] = _parse(name, value, want)
     return own, found
 
