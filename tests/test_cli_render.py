@@ -67,6 +67,20 @@ def test_render_prints_a_summary(tmp_path, capsys):
                      r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text)
 
 
+def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
+    """A shutter past 360 degrees draws windows on a shared grid: the summary gives the
+    samples drawn and the count asked, once; one sample is "1 sample"."""
+    out = str(tmp_path / "s.mp4")
+    assert main(["render", BAR, "-o", out, "--size", "32x8", "--duration", "0.2",
+                 "--shutter", "400", "--samples", "32"]) == 0
+    said = capsys.readouterr().out
+    assert "30 samples (32 asked: shutter 400 degrees on a shared grid)" in said
+    assert said.count("samples") == 1
+    assert main(["render", BAR, "-o", out, "--size", "32x8", "--duration", "0.2",
+                 "--samples", "1"]) == 0
+    assert "at 30 fps, 1 sample (" in capsys.readouterr().out
+
+
 def test_quality_presets(tmp_path):
     out = tmp_path / "q.mp4"
     assert main(["render", BAR, "-o", str(out), "-ql", "--duration", "0.2", "--samples", "1",

@@ -88,7 +88,10 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys):
     assert 1 <= len(done) < 3 and not out.exists()  # 3 segments of 30 frames make it whole
     capsys.readouterr()
     assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
-    assert f"resumed at frame {sum(s['count'] for s in done)}" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    kept = sum(s['count'] for s in done)
+    assert f"resumed at frame {kept}" in said
+    assert f"wrote {out}: 90 frames ({90 - kept} rendered now) 64x36 at 30 fps" in said
     a, b = decoded(whole), decoded(out)
     assert a.shape == b.shape == (90, 36, 64, 3)
     np.testing.assert_array_equal(a, b)  # decoded frames identical

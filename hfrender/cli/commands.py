@@ -147,7 +147,11 @@ def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:
 
 def _samples(config: RenderConfig, stats: Any) -> str:
     if config.samples != "auto":
-        return f"{config.samples} samples"
+        if stats.shutter:  # a shutter past 360 degrees: windows on a shared grid
+            deg, per = stats.shutter
+            return (f"{per} sample{'' if per == 1 else 's'} ({config.samples} asked: shutter "
+                    f"{deg:g} degrees on a shared grid)")
+        return f"{config.samples} sample{'' if config.samples == 1 else 's'}"
     lo, hi = config.samples_range
     per = stats.subframes / max(1, stats.frames_written)
     return f"samples auto {lo}:{hi} ({per:.1f} per frame)"
@@ -218,15 +222,16 @@ def _summary(config: RenderConfig, stats: Any) -> int:
             return 0
         print(f"resumed at frame {stats.resumed_at}")
     if not config.quiet:
-        print(f"wrote {stats.output}: {n_frames(stats.frames_written)} "
+        made = stats.frames_written  # this run's; a resumed output holds the earlier too
+        held = stats.frames_in_output if stats.resumed_at is not None else made
+        print(f"wrote {stats.output}: {n_frames(held)}"
+              f"{f' ({made} rendered now)' if held != made else ''} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
               f"{_reconstruction(config, stats)}, dof {stats.dof}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
               f"{_fusion_processes(stats.fusion_processes)}"
-              + (f"; shutter {stats.shutter[0]:g} degrees with {stats.shutter[1]} samples"
-                 if stats.shutter else "")
               + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))
     if config.keep_samples and not config.quiet:
         per = stats.store_bytes / max(1, stats.frames_written)
