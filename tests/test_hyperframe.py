@@ -103,8 +103,8 @@ def test_no_allocation_after_warm_up(rng):
     frame = rng.integers(0, 256, (64, 64, 4), dtype=np.uint8)
 
     def cycle(n):
-        for j in range(n):
-            out = b.push(frame, t=j)
+        for _ in range(n):
+            out = b.push(frame, t=b.frames_pushed)  # times go on from the warm-up's
             if out is not None:
                 out.release()
 
@@ -211,6 +211,25 @@ def test_push_checks_shape_dtype_and_depth(rng):
     assert b.frames_pushed == 0  # nothing half-written
     with pytest.raises(ValueError, match="depth given but the pool was made with depth=False"):
         hf.HyperFrameBuilder(make_pool()).push(frame, t=0, depth=np.ones((6, 5)))
+    b = hf.HyperFrameBuilder(make_pool())
+    for bad in (float("nan"), float("inf"), "0.5", None):
+        with pytest.raises(ValueError, match=rf"t={bad!r} must be a finite time in seconds"):
+            b.push(frame, t=bad)
+    b.push(frame, t=0.5)
+    b.push(frame, t=0.5)  # the same time again (lens samples of one instant) is fine
+    with pytest.raises(ValueError, match=r"t=0.25 is before the last frame's t=0.5: frames "
+                                         r"are pushed in time order"):
+        b.push(frame, t=0.25)
+    assert b.frames_pushed == 2
+
+
+def test_a_pool_of_another_dtype_or_too_large_is_one_line():
+    with pytest.raises(TypeError, match=r"dtype=float64 must be uint8, uint16 or float32"):
+        hf.HyperFramePool((4, 4, 3), np.float64)
+    with pytest.raises(ValueError, match=r"a pool of 3 slots x 100000 frames of 4000x4000x4 "
+                                         r"uint8 needs 1.79e\+04 GiB, more than can be "
+                                         r"allocated here: lower capacity"):
+        hf.HyperFramePool((4000, 4000, 4), np.uint8, capacity=100000)
 
 
 def test_split_detaches_the_parent_and_checks_halo(rng):

@@ -9,6 +9,8 @@ boundary finds all its frames in one hyperframe.
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from pathlib import Path
 from typing import Any
@@ -148,6 +150,7 @@ class HyperFrameBuilder:
         self._first = first_index  # global index of the current slot's frame 0
         self._lead_in = lead_in
         self._pending = False  # a reserved frame not yet committed
+        self._last_t = -math.inf  # the time of the last frame pushed (they come in order)
 
     @classmethod
     def create(cls, frame_shape: tuple[int, int, int], dtype: np.dtype | type = np.uint8, *,
@@ -244,6 +247,12 @@ class HyperFrameBuilder:
                              f"{pool.frame_shape[:2]}")
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
+        if not (isinstance(t, numbers.Real) and math.isfinite(t)):
+            raise InputError(f"t={t!r} must be a finite time in seconds")
+        if t < self._last_t:
+            raise InputError(f"t={t:g} is before the last frame's t={self._last_t:g}: frames "
+                             "are pushed in time order (their times place the shutter)")
+        self._last_t = float(t)
         color, dplane, _ = self.reserve(t, lens)
         color[...] = frame
         if dplane is not None:

@@ -18,7 +18,9 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
+
+FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
 ALIGN = 4096  # slots and their depth planes start on page boundaries
 
@@ -205,6 +207,9 @@ class HyperFramePool:
             raise InputError(f"slots={slots!r} must be >= 1")
         self.frame_shape = tuple(int(s) for s in frame_shape)
         self.dtype = np.dtype(dtype)
+        if self.dtype not in FRAME_DTYPES:
+            raise InputTypeError(f"dtype={self.dtype} must be uint8, uint16 or float32 (what "
+                                 "the fusion takes)")
         self.capacity = int(capacity)
         self.has_depth = depth
         self.has_velocity = velocity
@@ -213,7 +218,15 @@ class HyperFramePool:
         self.frame_bytes = self.layout.frame_bytes
         self.depth_bytes = self.layout.depth_bytes
         self.slot_bytes = self.layout.slot_bytes
-        self._slots, self.arena = self.storage.make_slots(self.layout, n_slots)
+        try:
+            self._slots, self.arena = self.storage.make_slots(self.layout, n_slots)
+        except MemoryError:
+            h, w, c = self.frame_shape
+            raise InputError(
+                f"a pool of {n_slots} slots x {self.capacity} frames of {w}x{h}x{c} "
+                f"{self.dtype} needs {n_slots * self.slot_bytes / 2**30:.3g} GiB, more than "
+                "can be allocated here: lower capacity, slots (or max_in_flight) or the frame "
+                "size") from None
         self._free = list(reversed(self._slots))
         self._cond = threading.Condition()
         self.waits = 0  # acquires that had to block: a back-pressure counter
