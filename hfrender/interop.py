@@ -71,10 +71,10 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         try:
             arr = np.from_dlpack(x)
         except (BufferError, RuntimeError, TypeError) as exc:
+            why = str(exc).strip().rstrip(".")
             raise InputTypeError(
                 f"{name} ({type(x).__module__}.{type(x).__name__}) cannot be read "
-                f"through DLPack: {exc} (a torch tensor that requires grad needs .detach())"
-            ) from None
+                f"through DLPack: {why}{_dlpack_hint(x, why)}") from None
         return _native(arr), _converter_for(x)
     if isinstance(x, (list, tuple)) and x and all(isinstance(f, np.ndarray) for f in x):
         shapes = {(f.shape, f.dtype.str) for f in x}
@@ -89,6 +89,15 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
         f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"
     )
+
+
+def _dlpack_hint(x: Any, why: str) -> str:
+    """What to do when DLPack refuses ``x`` (``why``: its reason), where it does not say."""
+    if getattr(x, "requires_grad", False):
+        return "" if "detach" in why else " (a tensor that requires grad: pass .detach())"
+    if "dtype" in why.lower():
+        return " (a dtype NumPy has not, such as bfloat16: convert it first, e.g. .float())"
+    return ""
 
 
 def _same(a: np.ndarray) -> np.ndarray:

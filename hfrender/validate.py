@@ -49,7 +49,8 @@ def convert_hint(dtype: np.dtype, name: str) -> str:
     a half-float EXR): they are linear light, which float32 holds; else nothing."""
     if np.dtype(dtype).kind != "f":
         return ""
-    return f" (float frames are linear light: pass {name}.astype(numpy.float32))"
+    return (f" (float frames are linear light: pass {name}.astype(numpy.float32), or a "
+            f"torch tensor's {name}.float())")
 
 
 def integer(value: object, name: str, low: int, high: int | None = None) -> int:

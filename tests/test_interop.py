@@ -208,8 +208,16 @@ def test_tensor_that_requires_grad_gets_a_clear_error():
     torch = pytest.importorskip("torch", reason="torch is installed by the test command")
     t = torch.zeros((2, 2, 2, 3), requires_grad=True)
     with pytest.raises(TypeError, match=r"frames \(torch.Tensor\) cannot be read through "
-                                        r"DLPack: .* needs .detach\(\)"):
+                                        r"DLPack: .*detach\(\)\)?$"):
         hf.motion_blur(t, 1)
+    with pytest.raises(TypeError, match=r"frames \(torch.Tensor\) cannot be read through "
+                                        r"DLPack: .* \(a dtype NumPy has not, such as bfloat16: "
+                                        r"convert it first, e.g. .float\(\)\)$") as info:
+        hf.motion_blur(torch.zeros((2, 2, 2, 3)).bfloat16(), 1)
+    assert "detach" not in str(info.value)  # not the grad hint for a dtype
+    with pytest.raises(TypeError, match=r"pass frames.astype\(numpy.float32\), or a torch "
+                                        r"tensor's frames.float\(\)\)$"):
+        hf.motion_blur(torch.zeros((2, 2, 2, 3), dtype=torch.float64), 1)
 
 
 def test_jax_arrays_go_back_through_jax_numpy(monkeypatch):

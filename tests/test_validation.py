@@ -19,7 +19,7 @@ LENS = dict(focus_distance=2.0, f_stop=2.8)
      r"frames has dtype int64; allowed: uint8, uint16, float32"),
     (np.zeros((3, 4, 4, 3), np.float64), 1, {}, TypeError,
      r"^frames has dtype float64; allowed: uint8, uint16, float32 \(float frames are linear "
-     r"light: pass frames\.astype\(numpy\.float32\)\)$"),
+     r"light: pass frames\.astype\(numpy\.float32\), or a torch tensor's frames\.float\(\)\)$"),
     (F, 0, {}, ValueError, r"window=0 must be an integer \[1, 5\]"),
     (F, 6, {}, ValueError, r"window=6 must be an integer \[1, 5\]"),
     (F, 2.5, {}, ValueError, r"window=2.5 must be an integer \[1, 5\]"),
@@ -77,7 +77,8 @@ def test_other_float_frames_are_told_the_conversion_that_works(dtype):
         with pytest.raises(TypeError) as info:
             call(frames)
         assert str(info.value).endswith(
-            "float32 (float frames are linear light: pass frames.astype(numpy.float32))"), name
+            "float32 (float frames are linear light: pass frames.astype(numpy.float32), or a "
+            "torch tensor's frames.float())"), name
         out = call(frames.astype(np.float32))
         assert out.dtype == np.float32 and out.shape[-3:] == (6, 8, 3), name
     assert np.array_equal(hf.to_linear(frames.astype(np.float32)), frames.astype(np.float32))
