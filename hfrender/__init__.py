@@ -61,10 +61,25 @@ def __getattr__(name: str) -> object:
         except ModuleNotFoundError as exc:
             if exc.name != f"hfrender.{name}":
                 raise
-        raise AttributeError(f"module 'hfrender' has no attribute {name!r}")
+        raise AttributeError(f"module 'hfrender' has no attribute {name!r}{_meant(name)}")
     value = getattr(importlib.import_module(f"hfrender.{home}"), name)
     globals()[name] = value
     return value
+
+
+# names other tools give what hfrender calls otherwise (manim, Blender, three.js)
+_OTHER_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "Sphere",
+                "Quad": "Plane", "Square": "Plane", "Rectangle": "Plane", "Model": "Mesh",
+                "load_mesh": "Mesh.load"}
+
+
+def _meant(name: str) -> str:
+    """"; did you mean Cube?" for ``hf.Box`` or ``hf.Sphre``; else nothing."""
+    import difflib
+
+    near = _OTHER_NAMES.get(name) or next(iter(difflib.get_close_matches(name, __all__, n=1)),
+                                          None)
+    return f"; did you mean hf.{near}?" if near else ""
 
 
 def __dir__() -> list[str]:

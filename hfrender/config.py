@@ -7,6 +7,7 @@ message that names it, its value and what is allowed.
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import re
@@ -192,6 +193,10 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
     known = {f.name for f in fields(RenderConfig)}
     unknown = sorted(set(table) - known)
     if unknown:
+        near = {u: difflib.get_close_matches(u.replace("-", "_"), known, n=1) for u in unknown}
+        if all(near.values()):  # each a misspelling: the names meant, not the whole list
+            meant = ", ".join(f"{u} -> {n[0]}" for u, n in near.items())
+            raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {meant}?")
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
                           f"known: {', '.join(sorted(known))}")
     if "size" in table:

@@ -236,6 +236,14 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == (f"hfrender: error: {toml}: unknown table or key "
                                        "'rendr'; hfrender.toml holds a [render] table of render "
                                        "settings\n")
+    toml.write_text('[render]\nsampels = 4\nshuter = 90\n')  # misspelt keys: the ones meant
+    assert main(["render", BAR, "-o", "b.mp4"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {toml}: unknown setting(s) in "
+                                       "[render]: did you mean sampels -> samples, shuter -> "
+                                       "shutter?\n")
+    toml.write_text('[render]\nzzz = 4\n')  # nothing near: the names there are
+    assert main(["render", BAR, "-o", "b.mp4"]) == 2
+    assert "unknown setting(s) zzz in [render]; known: antialias, " in capsys.readouterr().err
     toml.write_text('[render]\noutput = "from_toml.mp4"\nsize = "64x16"\nduration = 0.1\n')
     assert main(["render", BAR, "--quiet"]) == 0  # its output, as listed among its keys
     assert (tmp_path / "from_toml.mp4").is_file() and not (tmp_path / "out.mp4").exists()

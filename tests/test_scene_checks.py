@@ -345,3 +345,13 @@ def test_lighting_is_checked_where_the_script_sets_it(name, value, message):
     scene = S()
     setattr(scene, name, np.array(0.5) if name == "ambient" else np.array([0, 2, 0]))
     assert getattr(scene, name) == (0.5 if name == "ambient" else (0.0, 2.0, 0.0))
+
+
+@pytest.mark.parametrize("name,meant", [("Box", "Cube"), ("Ball", "Sphere"), ("Sphre", "Sphere"),
+                                        ("motionblur", "motion_blur"), ("Quad", "Plane")])
+def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
+    with pytest.raises(AttributeError, match=rf"^module 'hfrender' has no attribute "
+                                             rf"'{name}'; did you mean hf\.{meant}\?$"):
+        getattr(hf, name)
+    with pytest.raises(AttributeError, match=r"^module 'hfrender' has no attribute 'zzz'$"):
+        hf.zzz  # noqa: B018 - the lookup is the test
