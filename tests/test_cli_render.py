@@ -170,6 +170,19 @@ def test_a_mistake_in_a_scenes_init_is_the_scenes_line_not_a_bug_of_ours(tmp_pat
     assert "internal error" not in err and not (tmp_path / "t.mp4").exists()
 
 
+def test_still_compare_sets_the_scene_up_once(tmp_path, capsys):
+    """``setup()`` runs once per process, as the README says, also when ``--compare``
+    draws the frame a second time without effects."""
+    scene = tmp_path / "once.py"
+    scene.write_text("import hfrender as hf\nclass Once(hf.Scene):\n    def setup(self):\n"
+                     "        print('SETUP')\n        self.ball = self.add(hf.Sphere())\n"
+                     "    def update(self, t):\n        self.ball.position = (t, 0, 0)\n")
+    assert main(["still", str(scene), "-o", str(tmp_path / "c.png"), "--compare", "--size",
+                 "32x18", "--quiet"]) == 0
+    assert capsys.readouterr().out.count("SETUP") == 1
+    assert (tmp_path / "c.png").stat().st_size > 100
+
+
 def test_still_compare_puts_the_plain_frame_left(tmp_path):
     import imageio.v3 as iio
 

@@ -293,7 +293,7 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
 def cmd_still(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from hfrender.engine.render import render
+    from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
     if Path(args.output).suffix.lower() != ".png":
@@ -309,13 +309,15 @@ def cmd_still(args: argparse.Namespace) -> int:
     outputs.check_image_output(args.output)
     k = _still_frame(args, full)
     picture = MemoryWriter()
-    stats = render(args.file, config, scene_name=args.scene, first_frame=k, count=1,
-                   writer=picture)
+    job = RenderJob(args.file, config, scene_name=args.scene, first_frame=k, count=1,
+                    writer=picture).prepare()
+    stats = job.run()
     panels = [picture.frames[0]]
-    if args.compare:
+    if args.compare:  # the same frame of the same scene (set up once), without effects
         plain = MemoryWriter()
-        render(args.file, config.with_(samples=1, dof="off", antialias=False),
-               scene_name=args.scene, first_frame=k, count=1, writer=plain)
+        RenderJob(args.file, config.with_(samples=1, dof="off", antialias=False),
+                  scene_name=args.scene, first_frame=k, count=1, writer=plain,
+                  scene=job.scene).prepare().run()
         panels.insert(0, plain.frames[0])
     outputs.write_image(args.output, np.concatenate(panels, axis=1))
     if not args.quiet:

@@ -66,9 +66,11 @@ class RenderJob:
     def __init__(self, scene_file: str | Path, config: RenderConfig, *,
                  scene_name: str | None = None, first_frame: int = 0, count: int | None = None,
                  progress: Progress | None = None, writer: Any = None,
-                 gl_device: int | None = None) -> None:
+                 gl_device: int | None = None, scene: Any = None) -> None:
         """``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
-        which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL)."""
+        which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: the
+        scene of ``scene_file`` already loaded and set up by another job (``still
+        --compare`` draws one frame twice; ``setup()`` runs once)."""
         if config.resume and config.keep_samples:
             raise ConfigError("--keep-samples with --resume: a sample store holds a whole "
                               "render; render without --resume to keep its sub-frames")
@@ -78,6 +80,7 @@ class RenderJob:
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
         self.gl_device = gl_device
+        self.given_scene = scene
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
@@ -99,7 +102,7 @@ class RenderJob:
         from hfrender.backends import get_backend
 
         config, stats = self.config, self.stats
-        self.scene = load_scene(self.scene_file, self.scene_name)
+        self.scene = self.given_scene or load_scene(self.scene_file, self.scene_name)
         self.total = config.frame_count(self.scene.duration)
         self.first_frame, self.count = frame_chunk(config, self.total, self.first_frame, self.count)
         if self.count < 1 or self.first_frame < 0 or self.first_frame + self.count > self.total:
@@ -145,7 +148,8 @@ class RenderJob:
 
     def _prepare_scene(self) -> None:
         scene = self.scene
-        call_scene(scene, "setup()", scene.setup)
+        if self.given_scene is None:  # set up by the job that loaded it
+            call_scene(scene, "setup()", scene.setup)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()
