@@ -355,3 +355,24 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
         getattr(hf, name)
     with pytest.raises(AttributeError, match=r"^module 'hfrender' has no attribute 'zzz'$"):
         hf.zzz  # noqa: B018 - the lookup is the test
+
+
+def test_a_camera_that_looks_at_its_own_position_names_both_and_the_look_at_line(tmp_path,
+                                                                                   capsys):
+    """The camera starts at (0, 0, 5): looking at that point before moving it looks nowhere,
+    found only when the frame is drawn; the message gives the values and the call's line."""
+    from hfrender.cli import main
+
+    scene = write_scene(tmp_path, """
+    class Aim(hf.Scene):
+        def setup(self):
+            self.add(hf.Cube())
+            self.camera.look_at((0, 0, 5))
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "a.mp4"), "--size", "32x18",
+                 "--duration", "0.1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"camera: position \(0\.0, 0\.0, 5\.0\) and look_at target "
+                     r"\(0\.0, 0\.0, 5\.0\) coincide: it looks nowhere \(set the position "
+                     r"before looking at a point away from it; look_at was called at "
+                     r"scene\.py:8\)$", err.strip()), err

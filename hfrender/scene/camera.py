@@ -7,7 +7,9 @@ the camera looks down its -z axis, as in OpenGL.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -18,12 +20,6 @@ from hfrender.scene import checks
 SENSOR_FITS = ("auto", "horizontal", "vertical")
 
 
-def _normalize(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    if n == 0.0:
-        raise InputError("camera: position and look_at target coincide, or up is parallel to "
-                         "the view direction")
-    return v / n
 
 
 @dataclass
@@ -66,6 +62,8 @@ class Camera(checks.Checked):
 
     def look_at(self, target: tuple) -> None:
         self.target = target
+        caller = sys._getframe(1)  # where it was asked, for the error if it looks nowhere
+        object.__setattr__(self, "_aimed_at", f"{caller.f_code.co_filename}:{caller.f_lineno}")
 
     @property
     def has_dof(self) -> bool:
@@ -106,7 +104,15 @@ class Camera(checks.Checked):
         Looking straight along ``up`` (a top-down shot) uses -z, then +x, as up instead.
         """
         pos = np.asarray(self.position, np.float64)
-        fwd = _normalize(np.asarray(self.target, np.float64) - pos)
+        fwd = np.asarray(self.target, np.float64) - pos
+        if not np.linalg.norm(fwd) > 0:
+            aimed = getattr(self, "_aimed_at", None)
+            raise InputError(
+                f"camera: position {tuple(self.position)} and look_at target "
+                f"{tuple(self.target)} coincide: it looks nowhere (set the position before "
+                f"looking at a point away from it"
+                + (f"; look_at was called at {Path(aimed).name})" if aimed else ")"))
+        fwd = fwd / np.linalg.norm(fwd)
         for up in (np.asarray(self.up, np.float64), np.array([0.0, 0.0, -1.0]),
                    np.array([1.0, 0.0, 0.0])):
             side = np.cross(fwd, up)
