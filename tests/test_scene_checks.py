@@ -107,6 +107,28 @@ def test_a_scene_class_body_is_checked_when_the_class_is_made(body, message):
     assert one_line(excinfo) == message
 
 
+@pytest.mark.parametrize("line, said", [
+    ("durration = 2.0", r"Scene has no attribute 'durration'; did you mean 'duration'\?"),
+    ("background = (255, 0, 0)", r"C\.background=\(255, 0, 0\): the values must be numbers"),
+    ("ambient = float('nan')", r"C\.ambient"),
+    ("def updte(self, t):\n            pass", r"did you mean 'update'\?"),
+])
+def test_a_class_body_refusal_names_the_attributes_line_not_the_class_line(tmp_path, capsys,
+                                                                          line, said):
+    from hfrender.cli import main
+
+    scene = write_scene(tmp_path, f"""
+    class C(hf.Scene):
+        duration = 0.1
+
+        {line}
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "c.mp4"), "--size", "32x18",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert re.search(said, err) and err.endswith(f"({scene}:8)"), err  # line 8, not 5
+
+
 # --- colours ---------------------------------------------------------------------------
 @pytest.mark.parametrize("value, expected", [
     ("red", (1.0, 0.0, 0.0)), ("Orange", (1.0, 165 / 255, 0.0)),
@@ -228,8 +250,8 @@ def test_a_misspelt_class_attribute_names_the_scene_file(tmp_path):
         backround = (0, 0, 0)
     """)
     with pytest.raises(SceneError, match=r"Typo.backround: Scene has no attribute 'backround'; "
-                                         r"did you mean 'background'\? \(\S*scene.py:5\)$"):
-        render_frames(path, size=(16, 16), samples=1)
+                                         r"did you mean 'background'\? \(\S*scene.py:6\)$"):
+        render_frames(path, size=(16, 16), samples=1)  # line 6: the attribute's, not the class's
 
 
 def test_colour_names_render(tmp_path):

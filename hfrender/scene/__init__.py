@@ -39,20 +39,26 @@ class Scene:
     source_path: str | None = None  # the file it came from (error messages)
 
     def __init_subclass__(cls, **kwargs: object) -> None:
-        """Check the class body: misspelt Scene attributes, the background colour."""
+        """Check the class body: misspelt Scene attributes, the background colour. A
+        refusal carries the line of the attribute in the class body (``where``: the
+        traceback's own frame is the ``class`` line)."""
         super().__init_subclass__(**kwargs)
         for name in vars(cls):
             known = checks.scene_misspelling(Scene, name)
             if known is not None:
-                raise checks.UnknownAttributeError(
+                raise checks.at_line(checks.UnknownAttributeError(
                     f"{cls.__name__}.{name}: Scene has no attribute {name!r}; did you mean "
-                    f"{known!r}?")
-        if "background" in vars(cls) and not hasattr(vars(cls)["background"], "__get__") \
-                and cls.background is not None:
-            cls.background = display_color(cls.background, f"{cls.__name__}.background")
-        for name in ("ambient", "light_direction"):
-            if name in vars(cls) and not hasattr(vars(cls)[name], "__get__"):
-                setattr(cls, name, _lighting(cls.__name__, name, vars(cls)[name]))
+                    f"{known!r}?"), cls, name)
+        for name in ("background", "ambient", "light_direction"):
+            value = vars(cls).get(name)
+            if name not in vars(cls) or hasattr(value, "__get__") or \
+                    (name == "background" and value is None):
+                continue
+            try:
+                setattr(cls, name, display_color(value, f"{cls.__name__}.background")
+                        if name == "background" else _lighting(cls.__name__, name, value))
+            except InputError as exc:
+                raise checks.at_line(exc, cls, name) from None
 
     def __init__(self) -> None:
         self.camera = Camera()

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from functools import cache
 from numbers import Integral, Real
+from pathlib import Path
 from types import FunctionType
 
 import numpy as np
@@ -194,3 +195,29 @@ def choice(what: str, value: object, choices: tuple[str, ...]) -> str:
              if isinstance(value, str) else [])
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise InputError(f"{what}={shown(value)} must be one of {names}{hint}")
+
+
+def at_line(exc: BaseException, cls: type, name: str) -> BaseException:
+    """``exc`` with ``where`` (``file:line``) set to the line of the class body of ``cls``
+    that binds ``name`` (if its source can be read): what
+    :func:`hfrender.scene.loader.located` reports instead of the ``class`` line."""
+    import ast
+    import sys
+
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    try:
+        tree = ast.parse(Path(path).read_bytes()) if path else None
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+            for item in node.body:
+                targets = item.targets if isinstance(item, ast.Assign) else \
+                    [item.target] if isinstance(item, ast.AnnAssign) else []
+                names = {t.id for t in targets if isinstance(t, ast.Name)}
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(item.name)
+                if name in names:
+                    exc.where = f"{path}:{item.lineno}"
+                    return exc
+    return exc

@@ -130,6 +130,9 @@ def located(exc: BaseException, path: str | Path) -> str:
         if str(Path(tb.tb_frame.f_code.co_filename).resolve()) == target:
             where = f" ({path}:{tb.tb_lineno})"
         tb = tb.tb_next
+    told = getattr(exc, "where", None)  # a line of a class body (checks.at_line)
+    if isinstance(told, str) and str(Path(told.rsplit(":", 1)[0]).resolve()) == target:
+        where = f" ({path}:{told.rsplit(':', 1)[1]})"
     return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
 
 
