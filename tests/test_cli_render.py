@@ -62,6 +62,7 @@ def test_render_prints_a_summary(tmp_path, capsys):
     out = tmp_path / "a.mp4"
     assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2"]) == 0
     text = capsys.readouterr().out
+    assert text.startswith("wrote ") and text.count("\n") == 1  # no bar's blank line first
     assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples \(plain: a shader "
                      r"has no velocity to reconstruct the motion from\), dof off; "
                      r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text)

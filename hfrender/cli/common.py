@@ -79,9 +79,14 @@ def progress_bar(quiet: bool):
                 print(file=sys.stderr)
                 shown[0] = False
         return plain, end
+    from rich.console import Console
+
+    console = Console(stderr=True)  # stdout keeps the summary alone
+    if not console.is_terminal:  # a log or a pipe: a bar there is only a stray blank line
+        return None, lambda: None
     bar = Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
-                   transient=True, redirect_stdout=False)
+                   transient=True, redirect_stdout=False, console=console)
     task = bar.add_task("render", total=None, rate="")
     state = {"t0": None}
 
