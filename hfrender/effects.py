@@ -280,35 +280,39 @@ def _backend(name: str | None, on_device: bool) -> Any:
     return get_backend(name)
 
 
-def to_linear(frames: Any) -> np.ndarray:
-    """sRGB-encoded integer frames (any shape ending in C) -> float32 linear light.
+def to_linear(frames: Any) -> Any:
+    """sRGB-encoded integer frames (any shape ending in C) -> float32 linear light, in the
+    input's array family (a torch tensor gives a torch tensor).
 
     Alpha (channel 3 of 4) is scaled, not decoded; float32 input is returned as a copy.
     """
-    arr, _ = to_numpy(frames, "frames")
+    arr, back = to_numpy(frames, "frames")
     _check_pixels(arr)
-    return Transfer(arr.dtype, arr.shape[-1], True).decode(arr, np.empty(arr.shape, np.float32))
+    return back(Transfer(arr.dtype, arr.shape[-1], True).decode(
+        arr, np.empty(arr.shape, np.float32)))
 
 
-def from_linear(linear: Any, dtype: Any = np.uint8) -> np.ndarray:
-    """float32 linear light -> sRGB-encoded ``dtype`` (uint8 or uint16), rounded to nearest.
+def from_linear(linear: Any, dtype: Any = np.uint8) -> Any:
+    """float32 linear light -> sRGB-encoded ``dtype`` (uint8 or uint16), rounded to nearest,
+    in the input's array family.
 
     Integer input is refused: it is sRGB code values already (:func:`to_linear` decodes
     it), and encoding it again would be silently wrong."""
-    arr, _ = to_numpy(linear, "linear")
+    arr, back = to_numpy(linear, "linear")
     _check_pixels(arr, "linear", (np.dtype(np.float32),))
     validate.finite(arr, "linear")
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.uint8), np.dtype(np.uint16)):
         raise InputTypeError(f"dtype={dt} must be uint8 or uint16")
     src = np.array(arr, np.float32)  # the encoder clobbers its input
-    return Transfer(dt, arr.shape[-1], True).encode(src, np.empty(arr.shape, dt))
+    return back(Transfer(dt, arr.shape[-1], True).encode(src, np.empty(arr.shape, dt)))
 
 
 def _check_pixels(arr: np.ndarray, name: str = "frames",
                   dtypes: tuple[np.dtype, ...] = validate.DTYPES) -> None:
     if arr.ndim < 1 or arr.size == 0 or arr.shape[-1] not in validate.CHANNELS:
-        raise InputError(f"expected pixels with 1, 3 or 4 channels last; got shape {arr.shape}")
+        raise InputError(f"{name} has shape {arr.shape}; expected pixels with 1, 3 or 4 "
+                         "channels last (a 1-D ramp of values: [..., None])")
     if arr.dtype not in dtypes:
         allowed = ", ".join(str(d) for d in dtypes)
         why = (" (integer frames are sRGB code values already; to_linear decodes them)"

@@ -232,3 +232,19 @@ def test_jax_arrays_go_back_through_jax_numpy(monkeypatch):
     out = hf.motion_blur(jax_like(np.zeros((4, 2, 2, 3), np.uint8)), 2)
     assert out == ("jax", (2, 2, 2, 3))
     assert interop._DLPACK_HOME["jaxlib"] == "jax.numpy"
+
+
+def test_the_colour_helpers_give_back_the_inputs_array_family():
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    codes = torch.tensor(np.random.default_rng().integers(0, 256, (3, 4, 3), dtype=np.uint8))
+    lin = hf.to_linear(codes)
+    assert isinstance(lin, torch.Tensor) and lin.dtype == torch.float32
+    back = hf.from_linear(lin)
+    assert isinstance(back, torch.Tensor) and torch.equal(back, codes)
+    assert isinstance(hf.to_linear(codes.numpy()), np.ndarray)
+    with pytest.raises(ValueError, match=r"^frames has shape \(256,\); expected pixels with 1, "
+                                         r"3 or 4 channels last \(a 1-D ramp of values: "
+                                         r"\[\.\.\., None\]\)$"):
+        hf.to_linear(np.arange(256, dtype=np.uint8))
+    ramp = hf.to_linear(np.arange(256, dtype=np.uint8)[..., None])
+    assert ramp.shape == (256, 1) and ramp[0, 0] == 0 and ramp[-1, 0] == 1
