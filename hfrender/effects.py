@@ -198,9 +198,6 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         raise InputTypeError(f"weights is {type(weights).__name__}; fuse takes hf.WindowWeights "
                              "(e.g. hf.WindowWeights.sliding(np.ones(4) / 4, count, stride))")
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
-    if weights.count and weights.starts[0] < 0:
-        raise InputError(f"weights start at frame {int(weights.starts[0])}; frame indices count "
-                         "from 0, the hyperframe's first frame (halo included)")
     if weights.count and weights.frames_needed() > frames.shape[0]:
         raise InputError(
             f"weights reach frames [{int(weights.starts[0])}, {weights.frames_needed()}) but "

@@ -40,6 +40,9 @@ class WindowWeights:
         object.__setattr__(self, "rows", rows.astype(np.float64, copy=False))
         if len(starts) > 1 and np.any(np.diff(starts) < 0):
             raise InputError("WindowWeights: starts must be non-decreasing (outputs in order)")
+        if len(starts) and starts[0] < 0:
+            raise InputError(f"WindowWeights: starts[0]={int(starts[0])}; frame indices count "
+                             "from 0, the hyperframe's first frame (halo included)")
 
     @classmethod
     def sliding(cls, weights: np.ndarray, count: int, stride: int, first: int = 0) -> WindowWeights:
