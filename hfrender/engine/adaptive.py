@@ -61,6 +61,7 @@ class SampleProbe:
         self._depth = np.empty((h, w), np.float32)
         self._velocity = np.empty((h, w, 2), np.float32)
         self.probes = 0
+        self._last: tuple[float, tuple[float, float]] = (math.nan, (0.0, 0.0))
 
     def __call__(self, first: int, count: int) -> np.ndarray:
         spans = self.schedule.shutter_spans(first + np.arange(count))
@@ -71,7 +72,9 @@ class SampleProbe:
         and close times) opens, is half open and closes."""
         open_, close = float(span[0]), float(span[1])
         times = (open_, 0.5 * (open_ + close), close) if close > open_ else (open_,)
-        speed, coc = np.max([self._one(k, t) for t in times], axis=0)
+        seen = [self._last[1] if t == self._last[0] else self._one(k, t) for t in times]
+        self._last = (times[-1], seen[-1])  # a 360-degree shutter opens where the last closed
+        speed, coc = np.max(seen, axis=0)
         return needed(speed * (close - open_), coc, self.reconstruct,
                       self.config.samples_range)
 
