@@ -63,7 +63,8 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
                 f"one per frame of the window"
             )
         if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise InputError("weights must be finite, >= 0, and not all zero")
+            shown = np.array2string(w, precision=4, threshold=8)
+            raise InputError(f"weights={shown} must be finite, >= 0, and not all zero")
     return w / w.sum()
 
 
