@@ -686,3 +686,24 @@ def test_a_pattern_of_another_width_than_the_files_names_the_one_that_reads_them
     assert main(["fx", str(folder / "%04d.png"), "-o", out, "--motion-blur", "2",
                  "--quiet"]) == 0
     assert len(list((tmp_path / "o").iterdir())) == 3
+
+
+def test_an_8_bit_depth_pass_is_warned_of_as_steps(tmp_path, rng, caplog):
+    """256 depths at most: a slanted floor's blur changes in steps; said, still run."""
+    import imageio.v3 as iio
+
+    h, w, n = 12, 16, 2
+    seq, depth = tmp_path / "frames", tmp_path / "depth"
+    seq.mkdir()
+    depth.mkdir()
+    for i in range(n):
+        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+        iio.imwrite(depth / f"{i:04d}.png", rng.integers(1, 256, (h, w), dtype=np.uint8))
+    args = ["fx", str(seq), "-o", str(tmp_path / "out" / "%03d.png"), "--depth", str(depth),
+            "--depth-scale", "0.05", "--focus-distance", "2.0", "--f-stop", "2.8", "--quiet"]
+    with caplog.at_level(logging.WARNING, logger="hfrender"):
+        assert main(args) == 0
+    said = [r.getMessage() for r in caplog.records if "8-bit" in r.getMessage()]
+    assert said == [f"depth {depth} is 8-bit: 256 depths at most, so the blur changes in steps "
+                    "along a slanted surface; write 16-bit PNG or EXR depth"], said
+    assert len(list((tmp_path / "out").glob("*.png"))) == n

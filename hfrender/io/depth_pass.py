@@ -119,5 +119,8 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
                 d = d[..., 0]
             yield d.astype(np.float32) * np.float32(scale)
 
-    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
-                     _units_note(path, first, scale))
+    note = _units_note(path, first, scale)
+    if first.dtype == np.uint8:  # 256 steps of depth: each step a jump in blur
+        note = (f"depth {path} is 8-bit: 256 depths at most, so the blur changes in steps "
+                "along a slanted surface; write 16-bit PNG or EXR depth")
+    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), note)
