@@ -174,7 +174,25 @@ def test_shader_compile_error_names_the_file_and_line(tmp_path):
     bad = tmp_path / "bad.frag"
     bad.write_text("void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(1.0);\n"
                    "    c.x = undefined_thing;\n}\n")
-    with pytest.raises(ShaderError, match=rf"{bad}:3: .*undefined_thing"):
+    with pytest.raises(ShaderError, match=rf"{bad}:3: .*undefined_thing") as info:
+        render_frames(bad, size=(32, 18))
+    assert "mainImage" not in str(info.value) and "iChannel" not in str(info.value)
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("void main() {\n    hf_fragColor = vec4(1.0);\n}\n",
+     r"; a Shadertoy-style shader defines void mainImage\(out vec4 fragColor, in vec2 "
+     r"fragCoord\), not main\(\)$"),
+    ("void mainImage(out vec4 c, in vec2 p) {\n    c = texture(iChannel0, p);\n}\n",
+     r"bad\.frag:2: .*iChannel0.*; iChannel0\.\.3 \(textures, buffers\) are not inputs "
+     r"hfrender gives: it gives iResolution, iTime"),
+])
+def test_a_shadertoy_shader_hfrender_cannot_take_says_why(tmp_path, source, hint):
+    from hfrender.render.programs import ShaderError
+
+    bad = tmp_path / "bad.frag"
+    bad.write_text(source)
+    with pytest.raises(ShaderError, match=hint):
         render_frames(bad, size=(32, 18))
 
 

@@ -50,6 +50,18 @@ def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path 
         raise ShaderError(describe_compile_error(str(exc), user_file)) from None
 
 
+def shadertoy_hint(source: str) -> str:
+    """What a Shadertoy shader that did not compile may have that hfrender does not take:
+    a ``main()`` of its own, texture inputs (``iChannel0``..``3``); else nothing."""
+    if re.search(r"\bvoid\s+main\s*\(", source) and "mainImage" not in source:
+        return ("; a Shadertoy-style shader defines void mainImage(out vec4 fragColor, in "
+                "vec2 fragCoord), not main()")
+    if re.search(r"\biChannel[0-3]\b", source):
+        return ("; iChannel0..3 (textures, buffers) are not inputs hfrender gives: it gives "
+                "iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate")
+    return ""
+
+
 def describe_compile_error(log: str, user_file: str | Path | None) -> str:
     where = str(user_file) if user_file else "hfrender shader"
     found = []

@@ -17,9 +17,11 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.render.models import ModelDrawer
 from hfrender.render.programs import (
+    ShaderError,
     compile_program,
     glsl,
     set_uniform,
+    shadertoy_hint,
     surface_source,
     with_user_source,
 )
@@ -294,7 +296,10 @@ class ShaderRenderer:
         self.target = _Target(ctx, size, with_depth)
         frag = with_user_source(glsl("shadertoy_header.frag"), scene.source,
                                 glsl("shadertoy_main.frag"))
-        self.prog = compile_program(ctx, glsl("fullscreen.vert"), frag, scene.source_path)
+        try:
+            self.prog = compile_program(ctx, glsl("fullscreen.vert"), frag, scene.source_path)
+        except ShaderError as exc:
+            raise ShaderError(f"{exc}{shadertoy_hint(scene.source)}") from None
         self.vao = ctx.vertex_array(self.prog, [])
 
     def prepare(self) -> None:
