@@ -200,7 +200,8 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     """The scene, size, time, effects and engine options; ``video=False`` (``still``: one
     frame to a PNG) leaves out what only a video render uses: --schedule, --codec,
     --stats, --preview, --resume."""
-    r.add_argument("file", metavar="FILE", help="a scene script (.py) or a shader (.frag)")
+    r.add_argument("file", metavar="FILE",
+                   help="a scene script (.py) or a Shadertoy-style shader (.frag, .glsl, .fs)")
     r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
     q = r.add_argument_group("size and time")
     q.add_argument("--fps", type=float, default=None, help="output frames per second (30)")
