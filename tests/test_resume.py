@@ -299,7 +299,11 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
     out = tmp_path / "o.mp4"
     monkeypatch.setattr(sys, "argv", ["hfrender", "render", "s.py", "-o", str(out)])
     config, args = RenderConfig(output=str(out)), argparse.Namespace(file="s.py")
-    assert commands._again(args, config) == ""
+    assert commands._again(args, config) == ("; no whole segment (about a second of video) "
+                                             "was finished, so --resume has nothing to go on "
+                                             "from")
+    seq = RenderConfig(output=str(tmp_path / "f" / "%04d.png"))
+    assert commands._again(args, seq) == ""  # a sequence is made whole each time
     work_dir(out).mkdir()
     (work_dir(out) / "manifest.json").write_text("{}")
     again = commands._again(args, config)

@@ -281,8 +281,11 @@ def _kept(config: RenderConfig, stats: Any) -> str:
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     from hfrender.io.segments import interrupted, resumable
 
-    if not resumable(config.output) or not interrupted(config.output):
-        return ""  # no whole segment to go on from (the frames made are in the partial one)
+    if not resumable(config.output):
+        return ""  # made whole each time: the frames made are in the partial one
+    if not interrupted(config.output):
+        return ("; no whole segment (about a second of video) was finished, so --resume has "
+                "nothing to go on from")
     again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
         else f"hfrender render {args.file} -o {config.output}"
     if "--resume" not in again.split():
