@@ -85,7 +85,6 @@ class RenderConfig:
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
-        object.__setattr__(self, "backend", resolve_name(self.backend))
         if self.frames is not None:
             check_frames(self.frames)
         _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
@@ -126,6 +125,12 @@ class RenderConfig:
             _integer("granularity", self.granularity, 1, 1 << 20)
         _integer("max_in_flight", self.max_in_flight, 1, 64)
         _integer("seed", self.seed, 0, 2**63 - 1)
+
+    @property
+    def backend_name(self) -> str:
+        """``backend`` as given, else ``HFRENDER_BACKEND``, else ``auto`` (resolved where a
+        backend is needed, so that a bad variable stops only what fuses)."""
+        return resolve_name(self.backend)
 
     def frame_count(self, scene_duration: float) -> int:
         duration = self.duration if self.duration is not None else scene_duration

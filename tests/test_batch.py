@@ -332,3 +332,14 @@ def test_the_summary_goes_where_asked_and_an_unwritable_one_is_said_first(folder
     assert main(["batch", str(folder / "jobs.toml"), "--summary", "/proc/s.json"]) == 2
     assert capsys.readouterr().err.startswith("hfrender: error: --summary /proc/s.json: cannot "
                                               "write in /proc")
+
+
+def test_the_environments_backend_reaches_every_job(folder, monkeypatch):
+    """HFRENDER_BACKEND is read by each job as by the commands: a wrong one fails them with
+    its one line (an fx job ran on 'auto' before)."""
+    monkeypatch.setenv("HFRENDER_BACKEND", "bogus")
+    code, results = summary(folder)
+    assert code == 1
+    assert {r["status"] for r in results.values()} == {"failed"}
+    assert {r["error"] for r in results.values()} == {
+        "HFRENDER_BACKEND='bogus' is not a backend; choose one of auto, cpu, cuda"}

@@ -126,8 +126,8 @@ def test_every_entry_point_takes_the_environments_backend(monkeypatch, tmp_path,
         "motion_blur": lambda **kw: hf.motion_blur(frames, 2, **kw),
         "depth_of_field": lambda **kw: hf.depth_of_field(
             frames, np.full((4, 6, 8), 2.0, np.float32), focus_distance=1.0, f_stop=2.0, **kw),
-        "render": lambda **kw: RenderConfig(**kw).backend,
-        "fx": lambda **kw: FxSettings(window=2, **kw).backend,
+        "render": lambda **kw: RenderConfig(**kw).backend_name,
+        "fx": lambda **kw: hf.get_backend(FxSettings(window=2, **kw).backend).name,
         "fuse": lambda **kw: hf.fuse(  # what reexpose calls, its backend None by default
             HyperFrame(frames), hf.WindowWeights.from_dense(np.array([[0.5, 0.5, 0, 0]])),
             **kw),
@@ -143,6 +143,25 @@ def test_every_entry_point_takes_the_environments_backend(monkeypatch, tmp_path,
     assert calls[where](backend="cpu") is not None  # a backend given: the environment unread
     monkeypatch.setenv("HFRENDER_BACKEND", "gpu")
     assert calls[where](backend="cpu") is not None
+
+
+def test_a_bad_environment_backend_stops_only_what_fuses_and_a_flag_wins(monkeypatch,
+                                                                          tmp_path, capsys):
+    """``hfrender info`` still reports, a valid hfrender.toml is not blamed, and
+    ``--backend cpu`` is used whatever the variable says."""
+    from hfrender.cli import main
+
+    monkeypatch.setenv("HFRENDER_BACKEND", "bogus")
+    monkeypatch.chdir(tmp_path)
+    assert main(["info"]) == 0
+    assert "backend cpu:" in capsys.readouterr().out
+    (tmp_path / "hfrender.toml").write_text("[render]\nfps = 24\n")
+    bar = str(Path(__file__).parent / "data" / "bar.frag")
+    args = ["render", bar, "-o", "a.mp4", "--size", "32x8", "--duration", "0.1", "--quiet"]
+    assert main(args + ["--backend", "cpu"]) == 0
+    assert main(args) == 2
+    assert capsys.readouterr().err == ("hfrender: error: HFRENDER_BACKEND='bogus' is not a "
+                                       "backend; choose one of auto, cpu, cuda\n")
 
 
 def test_backend_chosen_by_flag_then_environment(monkeypatch, caplog):

@@ -69,7 +69,7 @@ def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
 
 
 def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, monkeypatch,
-                                                             capsys):
+                                                             capsys, caplog):
     scene = slow_scene(tmp_path, 0.0)
     out = tmp_path / "cli.mp4"
     args = ["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
@@ -86,9 +86,12 @@ def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, 
     assert "interrupted: the finished segments" in capsys.readouterr().err
     assert not out.exists() and len(kept) == 1
     monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
-    assert main(args) == 0
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="hfrender"):
+        assert main(args) == 0
     said = capsys.readouterr().out
     assert "wrote" in said and "2 segments rendered, 1 reused" in said, said
+    assert not [r for r in caplog.records if "over:" in r.getMessage()]  # joined, not lost
     render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
                                quiet=True))
     np.testing.assert_array_equal(decoded(out), decoded(tmp_path / "local.mp4"))
@@ -241,7 +244,8 @@ def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
 
 
 @pytest.mark.parametrize("gamma", [True, False])
-def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch, capsys, gamma):
+def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch, capsys, caplog,
+                                               gamma):
     import subprocess
 
     import imageio_ffmpeg
@@ -253,7 +257,9 @@ def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
                     "sine=frequency=440:duration=3", "-frames:v", "80", "-pix_fmt",
                     "yuv420p", "-c:a", "aac", "-shortest", str(clip)], check=True)
     flags = ["--motion-blur", "5"] + (["--gamma-space"] if gamma else [])
-    assert main(["fx", str(clip), "-o", str(tmp_path / "ray.mp4"), *flags, "--ray"]) == 0
+    with caplog.at_level("WARNING", logger="hfrender"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / "ray.mp4"), *flags, "--ray"]) == 0
+    assert not [r for r in caplog.records if "over:" in r.getMessage()]  # joined, not lost
     said = capsys.readouterr().out
     assert "80 frames on Ray" in said and "3 segments made, 0 reused" in said, said
     assert main(["fx", str(clip), "-o", str(tmp_path / "local.mp4"), *flags, "--quiet"]) == 0

@@ -42,7 +42,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         except ImportError:
             raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
     print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
-          f"{config.samples} samples, fusion {config.backend}")
+          f"{config.samples} samples, fusion {config.backend_name}")
     cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
                                  args.repeats)
     print(bench.table(cells, auto))

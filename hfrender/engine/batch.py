@@ -98,7 +98,7 @@ class BatchJob:
             raise ConfigError("nothing to do: give motion-blur and/or depth")
         return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
                           not o.get("gamma_space", False), o.get("depth"),
-                          o.get("depth_scale", 1.0), lens, o.get("backend", "auto"),
+                          o.get("depth_scale", 1.0), lens, o.get("backend"),
                           o.get("codec"), o.get("fps"), o.get("workers", AUTO), resume,
                           o.get("dof_method", "fast"),
                           **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")})

@@ -40,6 +40,7 @@ from hfrender.io.segments import (
     fresh_work_dir,
     join,
     open_segment,
+    remove_work_dir,
     render_segment_frames,
     resumable,
     segment_name,
@@ -212,6 +213,8 @@ class ClusterRender:
 
     def __init__(self, scene_file: str | Path, config: RenderConfig, address: str | None = None,
                  scene_name: str | None = None, progress: Progress | None = None) -> None:
+        # the backend resolved here, once: the workers' environments may differ
+        config = config.with_(backend=config.backend_name)
         self.scene_file, self.config, self.address = Path(scene_file), config, address
         self.scene_name, self.progress = scene_name, progress
         self.stats = ClusterStats(config.output)
@@ -337,7 +340,7 @@ class ClusterRender:
             files = [folder / s["file"] for s in self.manifest.segments]
             join(files, self.config.output, folder, self.config.fps)
             outputs.remove_partial(self.config.output)
-            fresh_work_dir(self.config.output)
+            remove_work_dir(self.config.output)  # joined: its segments are the output
         stats = self.stats
         stats.frames, stats.seconds = self.total, time.perf_counter() - self._t0
         return stats

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import hfrender
+from hfrender.backends import resolve_name
 from hfrender.config import ConfigError
 from hfrender.engine import fx_output
 from hfrender.engine.chunk_dir import chunk_dir
@@ -37,9 +38,9 @@ from hfrender.io.encoding import Encoding
 from hfrender.io.footage import footage_format
 from hfrender.io.probe import probe
 from hfrender.io.segments import (
-    fresh_work_dir,
     join,
     open_segment,
+    remove_work_dir,
     resumable,
     segment_name,
     segment_ranges,
@@ -85,6 +86,7 @@ class ClusterFx:
 
     def __init__(self, source: str, output: str, settings: FxSettings,
                  address: str | None = None, progress: Progress | None = None) -> None:
+        settings = replace(settings, backend=resolve_name(settings.backend))  # once, here
         self.source, self.output, self.s = Path(source), output, settings
         self.address, self.progress = address, progress
         self.stats = ClusterStats(output)
@@ -170,6 +172,6 @@ class ClusterFx:
         join([self.folder / g["file"] for g in self.manifest.segments], self.output,
              self.folder, self.fps, audio)
         outputs.remove_partial(self.output)
-        fresh_work_dir(self.output)
+        remove_work_dir(self.output)  # joined: its segments are the output
         self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - self._t0
         return self.stats

@@ -7,7 +7,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from hfrender.backends import CHOICES, resolve_name
+from hfrender.backends import CHOICES
 from hfrender.config import ConfigError
 from hfrender.io.encoding import Encoding
 from hfrender.optics import Lens
@@ -71,9 +71,8 @@ class FxSettings:
                               "lens needs --depth")
         if self.lens is not None and not isinstance(self.lens, Lens):
             raise ConfigError(f"lens={self.lens!r} must be an hfrender Lens")
-        if self.backend is None:  # frozen: set once, as given or from the environment
-            object.__setattr__(self, "backend", resolve_name(None))
-        elif self.backend not in CHOICES:
+        if self.backend is not None and self.backend not in CHOICES:  # None: the
+            # environment's, read where the backend is loaded (engine/fx.py)
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(CHOICES)}")
         if self.dof_method not in ("fast", "exact"):
             raise ConfigError(f"--dof-method {self.dof_method!r}: choose one of fast, exact")

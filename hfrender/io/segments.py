@@ -57,6 +57,11 @@ def fresh_work_dir(output: str | Path) -> Path:
     return folder
 
 
+def remove_work_dir(output: str | Path) -> None:
+    """The work folder of ``output`` gone, once its segments are joined into it."""
+    shutil.rmtree(work_dir(output), ignore_errors=True)
+
+
 def _frames_kept(folder: Path) -> int:
     """Frames in the whole segments an interrupted run's manifest lists (0: none, or none
     readable)."""
