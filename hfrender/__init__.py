@@ -75,10 +75,9 @@ _OTHER_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "
 
 def _meant(name: str) -> str:
     """"; did you mean Cube?" for ``hf.Box`` or ``hf.Sphre``; else nothing."""
-    import difflib
+    from hfrender.errors import nearest
 
-    near = _OTHER_NAMES.get(name) or next(iter(difflib.get_close_matches(name, __all__, n=1)),
-                                          None)
+    near = _OTHER_NAMES.get(name) or next(iter(nearest(name, __all__)), None)
     return f"; did you mean hf.{near}?" if near else ""
 
 

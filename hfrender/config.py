@@ -7,7 +7,6 @@ message that names it, its value and what is allowed.
 
 from __future__ import annotations
 
-import difflib
 import math
 import numbers
 import re
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.backends import resolve_name
-from hfrender.errors import InputError
+from hfrender.errors import InputError, nearest
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES, POSITIONS
@@ -198,7 +197,7 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
     known = {f.name for f in fields(RenderConfig)}
     unknown = sorted(set(table) - known)
     if unknown:
-        near = {u: difflib.get_close_matches(u.replace("-", "_"), known, n=1) for u in unknown}
+        near = {u: nearest(u.replace("-", "_"), known) for u in unknown}
         if all(near.values()):  # each a misspelling: the names meant, not the whole list
             meant = ", ".join(f"{u} -> {n[0]}" for u, n in near.items())
             raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {meant}?")

@@ -29,3 +29,14 @@ class BackendUnavailable(HFRenderError, RuntimeError):
     ``backend="auto"`` catches this and falls back; a bug inside a backend is never
     turned into this exception.
     """
+
+
+def nearest(name: str, names: object, n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """The ``n`` of ``names`` nearest ``name`` (difflib's ratio at least ``cutoff``),
+    nearest first, whatever the case of either: what a "did you mean" offers."""
+    import difflib
+
+    folded: dict[str, str] = {}
+    for known in names:  # type: ignore[attr-defined]
+        folded.setdefault(str(known).lower(), str(known))
+    return [folded[m] for m in difflib.get_close_matches(str(name).lower(), folded, n, cutoff)]

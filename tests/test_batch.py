@@ -280,7 +280,17 @@ class Spin(hf.Scene):
     pass
 
 
+try:
+    import trimesh
+except ImportError:
+    class Fallback(hf.Scene):
+        pass
+else:
+    class Fallback(hf.Scene):
+        pass
+
 Alias = Spin
+Typed: type = Orbit
 """
 
 
@@ -297,7 +307,9 @@ def _scene_job(folder, source, scene_class):
 
 @pytest.mark.parametrize("source,scene_class,message", [
     (SCENES, "Orbt", r"job 'bar': .*scenes\.py: no class named 'Orbt'; did you mean Orbit$"),
-    (SCENES, "Zzz", r"job 'bar': .*scenes\.py: no class named 'Zzz'; found Orbit, Spin$"),
+    (SCENES, "Zzz", r"job 'bar': .*scenes\.py: no class named 'Zzz'; found Orbit, Spin, "
+                    r"Fallback, Fallback$"),
+    (SCENES, "Tau", r"job 'bar': .*scenes\.py: no class named 'Tau'; found Orbit, "),
     ("import hfrender as hf\n", "Orbit",
      r"job 'bar': .*scenes\.py: no class named 'Orbit'; it defines no classes$"),
     (SCENES.replace("    pass\n\n\nclass Spin", "    pass\n\n\nclass Spin("), "Orbit",
@@ -306,7 +318,7 @@ def _scene_job(folder, source, scene_class):
 def test_a_scene_class_not_in_its_file_is_said_before_anything_runs(folder, capsys, source,
                                                                     scene_class, message):
     """Told from the file without running it: a render job's scene parses and defines (or
-    imports, or assigns) the class it names."""
+    assigns) the class it names; an imported one is none of the file's scenes."""
     import re
 
     path = _scene_job(folder, source, scene_class)
@@ -316,9 +328,9 @@ def test_a_scene_class_not_in_its_file_is_said_before_anything_runs(folder, caps
     assert not (folder / "out").exists()  # nothing rendered, nothing written
 
 
-@pytest.mark.parametrize("name", ["Orbit", "Spin", "Alias", "Tau"])
-def test_a_class_defined_imported_or_assigned_in_the_scene_file_passes_the_check(folder,
-                                                                                name):
+@pytest.mark.parametrize("name", ["Orbit", "Spin", "Alias", "Fallback", "Typed"])
+def test_a_class_defined_or_assigned_in_the_scene_file_passes_the_check(folder, name):
+    """At its top level, inside a try or an if, or an alias by (annotated) assignment."""
     job = load_jobs(_scene_job(folder, SCENES, name), {})[0]
     assert (job.scene_class, job.source.name) == (name, "scenes.py")
 

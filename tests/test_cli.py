@@ -102,6 +102,8 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["still", "x.frag", "--duration", "abc"], r"^hfrender still: error: argument "
      r"--duration: invalid float value: 'abc' \(see hfrender still --help\)$"),
     (["rendr", "x.frag"], r"^hfrender: error: argument COMMAND: invalid choice: 'rendr' "),
+    (["render", "x.frag", "--bogus"], r"^hfrender render: error: unrecognized arguments: "
+     r"--bogus \(see hfrender render --help\)$"),  # nothing near: no guess from the dashes
     (["batch", "jobs.toml", "--samlpes", "3"], r"^hfrender: error: --samlpes: not an option "
      r"of hfrender render or fx; did you mean --samples\?$"),
 ])

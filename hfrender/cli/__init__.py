@@ -14,7 +14,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import difflib  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
@@ -45,7 +44,7 @@ from hfrender.config import (  # noqa: E402
     RECONSTRUCT,
     SCHEDULES,
 )
-from hfrender.errors import HFRenderError, InputError  # noqa: E402
+from hfrender.errors import HFRenderError, InputError, nearest  # noqa: E402
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
 
@@ -59,9 +58,9 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         words = message.partition("unrecognized arguments: ")[2].split()
-        known = [o for o in self._option_string_actions if o.startswith("--")]
-        near = [m for w in words if w.startswith("--")
-                for m in difflib.get_close_matches(w.partition("=")[0], known, n=1)]
+        known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
+        near = [f"--{m}" for w in words if w.startswith("--")  # the names, not their dashes
+                for m in nearest(w[2:].partition("=")[0], known)]
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
 from hfrender.cli.common import interrupted_code, progress_bar, sigterm_interrupts
 from hfrender.config import ConfigError
+from hfrender.errors import nearest
 
 OWN = ("--summary", "--quiet", "--ray")
 
@@ -39,7 +39,7 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
         want = RENDER_OPTIONS.get(key, FX_OPTIONS.get(key))
         if want is None:
             known = [k.replace("_", "-") for k in (*RENDER_OPTIONS, *FX_OPTIONS)]
-            near = difflib.get_close_matches(name, known, n=1)
+            near = nearest(name, known)
             hint = f"; did you mean --{near[0]}?" if near else ""
             raise ConfigError(f"--{name}: not an option of hfrender render or fx{hint}")
         found[key] = _parse(name, value, want)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, nearest
 from hfrender.resources import shader_dir
 
 # Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."
@@ -90,7 +89,7 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
             return c.read_text(), c
     known = sorted({f.stem for d in (scene_dir, shader_dir() / "glsl") if d is not None
                     for f in d.glob("*.glsl")})
-    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    near = nearest(name, known)
     hint = f"did you mean {near[0]!r}? " if near else ""
     raise ShaderError(f"shader={name!r}: no such surface shader ({hint}looked for "
                       f"{', '.join(str(c) for c in candidates)})")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import difflib
 import importlib.util
 import inspect
 import re
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import hfrender.scene as scene_package
-from hfrender.errors import HFRenderError, InputError
+from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.scene import Scene, ShaderScene
 
 SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
@@ -26,16 +25,9 @@ class SceneError(InputError):
 
 def load_scene(path: str | Path, name: str | None = None) -> Scene:
     """Instantiate the scene in ``path``: the class ``name``, or the only Scene subclass."""
-    p = Path(path)
-    if not p.is_file():
-        raise SceneError(f"scene file not found: {p}")
+    p = _scene_path(path, name, "-s")
     if p.suffix.lower() in SHADER_SUFFIXES:
-        if name:
-            raise SceneError(f"-s {name}: {p.name} is a shader file, it has no scene classes")
         return ShaderScene(p.read_text(), str(p))
-    if p.suffix != ".py":
-        raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
-                         f"({', '.join(SHADER_SUFFIXES)})")
     module = _import(p)
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
@@ -63,41 +55,49 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
     return scene
 
 
-def check_scene_file(path: str | Path, name: str | None = None) -> None:
-    """What can be told of a scene file without running it (a batch checks every job
-    before any runs): it exists and is a scene's kind of file, a Python one parses, and
-    the class ``name`` is defined or imported at its top level (else the names that are,
-    nearest first). That the class is a Scene is found when the job runs."""
+def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:
+    """``path`` if it is a scene's kind of file, with no class ``name`` asked of a shader
+    (``flag``: how the name was given, ``-s`` or ``scene_class``); else one line."""
     p = Path(path)
     if not p.is_file():
         raise SceneError(f"scene file not found: {p}")
     if p.suffix.lower() in SHADER_SUFFIXES:
         if name:
-            raise SceneError(f"scene_class {name}: {p.name} is a shader file, it has no "
-                             "scene classes")
-        return
-    if p.suffix != ".py":
+            raise SceneError(f"{flag} {name}: {p.name} is a shader file, it has no scene "
+                             "classes")
+    elif p.suffix != ".py":
         raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
                          f"({', '.join(SHADER_SUFFIXES)})")
+    return p
+
+
+def check_scene_file(path: str | Path, name: str | None = None) -> None:
+    """What can be told of a scene file without running it (a batch checks every job
+    before any runs): it is a scene's kind of file, a Python one parses, and the class
+    ``name`` is defined in it (at its top level or inside an ``if`` or ``try``; or bound
+    by an assignment: an alias), else the names of the classes it defines, nearest first.
+    That the class is a Scene is found when the job runs."""
+    p = _scene_path(path, name, "scene_class")
+    if p.suffix.lower() in SHADER_SUFFIXES:
+        return
     try:
         tree = ast.parse(p.read_bytes(), str(p))
     except SyntaxError as exc:
         raise SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
     if name is None:
         return
-    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
-    bound = set(classes) | {a.asname or a.name.split(".")[0] for n in tree.body
-                            if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-    bound |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
-              if isinstance(t, ast.Name)}
-    if name not in bound and "*" not in bound:
+    nodes = list(ast.walk(tree))
+    classes = [n.name for n in nodes if isinstance(n, ast.ClassDef)]
+    bound = set(classes) | {t.id for n in nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
+                            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                            if isinstance(t, ast.Name)}
+    if name not in bound:  # an imported class is none of the file's scenes (load_scene)
         raise SceneError(_missing(f"{p}: no class named {name!r}", name, classes))
 
 
 def _missing(said: str, name: str, names: list[str]) -> str:
     """``said`` and the names nearest ``name`` ("did you mean"), else all of them."""
-    lower = {n.lower(): n for n in names}  # "orbit" is Orbit
-    near = [lower[n] for n in difflib.get_close_matches(name.lower(), lower, n=3, cutoff=0.5)]
+    near = nearest(name, names, n=3, cutoff=0.5)  # "orbit" is Orbit
     if not names:
         return f"{said}; it defines no classes"
     return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
@@ -147,7 +147,7 @@ def _keyword_hint(exc: BaseException) -> str:
     if cls is None or not dataclasses.is_dataclass(cls):
         return ""
     names = [f.name for f in dataclasses.fields(cls) if f.init]
-    near = difflib.get_close_matches(m.group(2), names, n=1, cutoff=0.6)
+    near = nearest(m.group(2), names)
     return f"; did you mean {near[0]}=?" if near else f"; {m.group(1)} takes {', '.join(names)}"
 
 
