@@ -1,3 +1,4 @@
+import logging
 import os
 import re
 import signal
@@ -128,3 +129,22 @@ def test_verbose_is_taken_after_the_command_too(capsys, monkeypatch):
     for argv, verbose in ((["info", "-v"], True), (["-v", "info"], True), (["info"], False)):
         seen.clear()
         assert main(argv) == 0 and seen["v"] is verbose
+
+
+
+def test_batch_takes_verbose_after_its_jobs_file(monkeypatch, tmp_path):
+    from hfrender.cli import batch
+
+    seen = {}
+    monkeypatch.setattr("hfrender.engine.batch.load_jobs",
+                        lambda path, overrides: seen.update(o=overrides) or [])
+    monkeypatch.setattr(batch, "table", lambda results: "")
+    (tmp_path / "jobs.toml").write_text("")
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "level", root.level)  # put back after the test
+    for argv in (["batch", str(tmp_path / "jobs.toml"), "-v", "--samples", "2"],
+                 ["batch", str(tmp_path / "jobs.toml"), "--samples", "2", "--verbose"]):
+        root.setLevel(logging.WARNING)
+        assert main(argv) == 0
+        assert seen["o"] == {"samples": 2}  # -v is hfrender's, not a job option
+        assert root.level == logging.INFO  # what hfrender -v batch ... logs

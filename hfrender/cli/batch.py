@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -24,6 +25,9 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
     i = 0
     while i < len(words):
         word = words[i]
+        if word in ("-v", "--verbose"):  # hfrender's own, after the file as before it
+            own["verbose"], i = True, i + 1
+            continue
         if not word.startswith("--"):
             raise ConfigError(f"{word!r}: options after the jobs file are --name value")
         name, _, value = word[2:].partition("=")
@@ -71,6 +75,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from hfrender.engine.batch import BatchState, load_jobs, summary_json
 
     own, overrides = overrides_of(args.options)
+    if own.get("verbose"):
+        args.verbose = True  # main() shows a traceback with the error
+        logging.getLogger().setLevel(logging.INFO)
     quiet = bool(own.get("quiet"))
     jobs = load_jobs(args.jobs, overrides)  # every job checked before any runs
     if own.get("summary"):  # writable before hours of jobs, not found unwritable after them
