@@ -398,3 +398,13 @@ def test_a_camera_that_looks_at_its_own_position_names_both_and_the_look_at_line
                      r"\(0\.0, 0\.0, 5\.0\) coincide: it looks nowhere \(set the position "
                      r"before looking at a point away from it; look_at was called at "
                      r"scene\.py:8\)$", err.strip()), err
+
+
+def test_a_target_set_after_look_at_is_not_told_as_look_ats():
+    cam = hf.Camera()
+    cam.look_at((0, 0, 5))  # the default position: looks nowhere
+    with pytest.raises(InputError, match=r"look_at was called at test_scene_checks\.py:\d+\)$"):
+        cam.basis()
+    cam.target = (0.0, 0.0, 5.0)
+    with pytest.raises(InputError, match=r"away from it\)$"):
+        cam.basis()

@@ -89,20 +89,23 @@ def cmd_batch(args: argparse.Namespace) -> int:
         check_writable(own["summary"], "--summary")
     state = BatchState.load(Path(args.jobs))
     finished: dict = {}  # job index -> its result, as each ends
+    started: set = set()  # the jobs begun (on Ray, all at once)
     code = 0
     with sigterm_interrupts():
         try:
             if "ray" in own:
+                started.update(range(len(jobs)))
                 _on_ray(jobs, state, own["ray"], quiet, finished)
             else:
                 for n, job in enumerate(jobs):
+                    started.add(n)
                     finished[n] = _one(job, state, n + 1, len(jobs), quiet)
         except KeyboardInterrupt as exc:
             print(f"interrupted: {len(finished)} of {len(jobs)} jobs finished; run the same "
                   "command again to go on (finished jobs are skipped, a half-done one "
                   "resumes)", file=sys.stderr)
             code = interrupted_code(exc)
-    results = unfinished(jobs, finished, started_all="ray" in own)
+    results = unfinished(jobs, finished, started)
     if not quiet:
         print(table(results))
     if own.get("summary"):
@@ -113,21 +116,15 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
-def unfinished(jobs: list, finished: dict, started_all: bool) -> list:
-    """Every job's result in the jobs file's order, those a Ctrl-C stopped included: the
-    one running (every one not finished, on Ray, where all start at once)
-    ``interrupted``, the ones after it ``not run``."""
+def unfinished(jobs: list, finished: dict, started: set) -> list:
+    """Every job's result in the jobs file's order, those a Ctrl-C stopped included: one
+    begun and not finished (on Ray, all begin at once) ``interrupted``, one never begun
+    ``not run``."""
     from hfrender.engine.batch import JobResult
 
-    results, running = [], not started_all
-    for i, job in enumerate(jobs):
-        if i in finished:
-            results.append(finished[i])
-            continue
-        status = "interrupted" if started_all or running else "not run"
-        running = False
-        results.append(JobResult(job.name, status, output=str(job.output)))
-    return results
+    return [finished[i] if i in finished else
+            JobResult(job.name, "interrupted" if i in started else "not run",
+                      output=str(job.output)) for i, job in enumerate(jobs)]
 
 
 def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: dict) -> None:

@@ -252,8 +252,8 @@ class HyperFrameBuilder:
         if t < self._last_t:
             raise InputError(f"t={t:g} is before the last frame's t={self._last_t:g}: frames "
                              "are pushed in time order (their times place the shutter)")
-        self._last_t = float(t)
         color, dplane, _ = self.reserve(t, lens)
+        self._last_t = float(t)
         color[...] = frame
         if dplane is not None:
             dplane[...] = depth

@@ -60,6 +60,11 @@ class Camera(checks.Checked):
     def value_checks(cls) -> dict:
         return _CHECKS
 
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "target":  # set anew: no longer where a look_at call put it
+            object.__setattr__(self, "_aimed_at", None)
+        super().__setattr__(name, value)
+
     def look_at(self, target: tuple) -> None:
         self.target = target
         caller = sys._getframe(1)  # where it was asked, for the error if it looks nowhere
