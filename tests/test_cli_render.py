@@ -150,27 +150,6 @@ def test_runtime_failure_exits_1_with_the_scene_line(tmp_path, capsys):
     assert not (tmp_path / "b.mp4").exists()  # no empty video left behind
 
 
-@pytest.mark.parametrize("line,said", [
-    ("hf.Sphere(radious=2)", r"Sphere.__init__\(\) got an unexpected keyword argument "
-     r"'radious' \({scene}:4\); did you mean radius=\?"),
-    ("hf.Cube(colour=(1, 0, 0))", r"'colour' \({scene}:4\); did you mean color=\?"),
-    ("hf.Plane(zzz=1)", r"'zzz' \({scene}:4\); Plane takes position, "),
-    ("1 / 0", r"ZeroDivisionError: division by zero \({scene}:4\)\n"),
-])
-def test_a_mistake_in_a_scenes_init_is_the_scenes_line_not_a_bug_of_ours(tmp_path, capsys,
-                                                                        line, said):
-    """The scene's own ``__init__`` raised: its file and line (and, for a misspelt keyword of
-    a scene object, the nearest it takes), exit 1, not "internal error ... please report"."""
-    scene = tmp_path / "typo.py"
-    scene.write_text("import hfrender as hf\nclass Typo(hf.Scene):\n    def __init__(self):\n"
-                     f"        self.thing = {line}\n")
-    assert main(["render", str(scene), "-o", str(tmp_path / "t.mp4"), "--quiet"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("hfrender: error: scene error in Typo(): ") and err.count("\n") == 1
-    assert re.search(said.format(scene=re.escape(str(scene))), err), err
-    assert "internal error" not in err and not (tmp_path / "t.mp4").exists()
-
-
 def test_still_compare_sets_the_scene_up_once(tmp_path, capsys):
     """``setup()`` runs once per process, as the README says, also when ``--compare``
     draws the frame a second time without effects."""
@@ -400,51 +379,6 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
     ours = [f"{i:03d}.png" for i in range(3)]
     assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours)
     assert all((folder / name).read_bytes() == b"old" for name in theirs)
-
-
-def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
-    plot = tmp_path / "grid.png"
-    args = ["bench", BAR, "--frames", "6", "--outputs", "1,2", "--grid-workers", "1,2",
-            "--size", "32x8", "--samples", "2"]
-    try:
-        import matplotlib  # noqa: F401
-        args += ["--plot", str(plot)]
-    except ImportError:
-        plot = None
-    assert main(args) == 0
-    out = capsys.readouterr().out
-    rows = [line.split() for line in out.splitlines() if re.match(r"\s+(\d+|auto=\d+)\s", line)]
-    assert [(r[0], r[1]) for r in rows[:4]] == [("2", "1"), ("2", "2"), ("4", "1"), ("4", "2")]
-    assert rows[-1][0].startswith("auto=") and len(rows) == 5
-    best = [r for r in rows if r[-1] == "best"]
-    assert len(best) == 1 and rows[-1][1] == best[0][1]  # auto runs with the best's workers
-    fps = [float(r[2]) for r in rows]
-    assert all(f > 0 for f in fps) and all(float(r[3]) > 0 for r in rows)  # fps, latency
-    # the best is the grid's highest throughput (auto, measured beside it, is not a candidate)
-    assert float(best[0][2]) == max(fps[:4]) and best[0] in rows[:4]
-    assert [float(r[4]) for r in rows[:4]] == sorted(float(r[4]) for r in rows[:4])  # memory
-    ratio = float(re.search(r"auto / best = (\d+\.\d\d)\n", out).group(1))
-    assert ratio == pytest.approx(fps[-1] / max(fps[:4]), rel=0.01, abs=0.01)
-    if plot is not None:
-        assert plot.stat().st_size > 1000
-
-
-def test_bench_rejects_bad_lists(capsys):
-    assert main(["bench", BAR, "--outputs", "1,x"]) == 2
-    assert "outputs='1,x' must be a comma-separated list of integers >= 1" in \
-        capsys.readouterr().err
-
-
-@pytest.mark.parametrize("given,said", [
-    (["--codec", "libx265"], "--codec libx265: bench discards its frames, no encoder runs"),
-    (["--resume"], "--resume: bench writes no video to resume"),
-    (["--granularity", "8"], "--granularity 8: bench tries its own: give --outputs"),
-    (["--workers", "2"], "--workers 2: bench tries its own: give --grid-workers"),
-])
-def test_bench_refuses_the_render_options_it_would_ignore(capsys, given, said):
-    assert main(["bench", BAR, *given]) == 2
-    err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and said in err, err
 
 
 def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path, capsys):

@@ -26,6 +26,7 @@ from hfrender.cli.batch import cmd_batch  # noqa: E402
 from hfrender.cli.bench import cmd_bench  # noqa: E402
 from hfrender.cli.commands import cmd_info, cmd_render, cmd_still  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
+    BACKEND_HELP,
     EXIT_FAILED,
     EXIT_SIGINT,
     EXIT_SIGTERM,
@@ -110,6 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
     _render_options(st, video=False)
     st.set_defaults(func=cmd_still)
 
+    _bench_parser(sub)
+    _fx_parser(sub)
+    _batch_parser(sub)
+    add_reexpose_parser(sub, _encoder_options)
+    for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help="log what hfrender decides; an error's traceback too")
+    return parser
+
+
+def _bench_parser(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
                        "fusion workers, best marked")
     b.add_argument("--frames", type=int, default=48, help="output frames per cell (48)")
@@ -121,14 +133,6 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
     _render_options(b)
     b.set_defaults(func=cmd_bench, output="bench.mp4")
-
-    _fx_parser(sub)
-    _batch_parser(sub)
-    add_reexpose_parser(sub, _encoder_options)
-    for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
-        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                             help="log what hfrender decides; an error's traceback too")
-    return parser
 
 
 def _batch_parser(sub: argparse._SubParsersAction) -> None:
@@ -180,7 +184,7 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
                         "the blur squared)")
     o = fx.add_argument_group("engine and output")
     o.add_argument("--backend", choices=CHOICES, default=None,
-                   help="fusion backend (auto; or HFRENDER_BACKEND)")
+                   help=BACKEND_HELP)
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
     o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
     o.add_argument("--workers", default=None, metavar="auto|N",
@@ -214,7 +218,7 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     _effect_options(r)
     e = r.add_argument_group("engine")
     e.add_argument("--backend", choices=CHOICES, default=None,
-                   help="fusion backend (auto; or HFRENDER_BACKEND)")
+                   help=BACKEND_HELP)
     e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")

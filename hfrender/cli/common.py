@@ -19,6 +19,8 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM: stop like Ctrl-C (finish what was drawn, finalise), exit 143."""
 
 
+BACKEND_HELP = "fusion backend (auto; or the HFRENDER_BACKEND environment variable)"
+
 def on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
     raise Terminated()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
+    BACKEND_HELP,
     check_encoder,
     interrupted_code,
     progress_bar,
@@ -38,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                     help="another aperture (a store with depth)")
     rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast")
     rx.add_argument("--backend", default=None, choices=("auto", "cpu", "cuda"),
-                    help="fusion backend (auto; or HFRENDER_BACKEND)")
+                    help=BACKEND_HELP)
     rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
     rx.add_argument("--workers", type=int, default=2,
                     help="fusion threads (2: nothing is drawn, they have the cores)")

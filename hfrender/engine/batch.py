@@ -184,16 +184,23 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
     if "depth" in options and not Path(options["depth"]).is_absolute():
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
-    try:  # every value checked as the command would check it, now
-        checked = job.render_config() if kind == "render" else job.fx_settings()
-        check_encoding(str(job.output), options.get("codec"), Encoding.of(checked))
-        if kind == "render":  # the output's type, size and alpha (an fx job's size is its
-            check_output(str(job.output), checked.size, checked.codec,  # footage's)
-                         alpha=bool(checked.transparent), folder=False)
-        check_writable(str(job.output), "output")  # its folder is made when the job runs
+    try:
+        _check(job)
     except (InputError, ValueError) as exc:
         raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
     return job
+
+
+def _check(job: BatchJob) -> None:
+    """Every value of ``job`` checked as the command would check it, now: its settings,
+    encoder, a render's output type, size and alpha (an fx job's size is its footage's),
+    and that its output's folder takes files (it is made when the job runs)."""
+    checked = job.render_config() if job.kind == "render" else job.fx_settings()
+    check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
+    if job.kind == "render":
+        check_output(str(job.output), checked.size, checked.codec,
+                     alpha=bool(checked.transparent), folder=False)
+    check_writable(str(job.output), "output")
 
 
 def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:

@@ -1,0 +1,58 @@
+"""`hfrender bench`: the grid of granularity x fusion workers, its refusals."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+
+pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+
+
+def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
+    plot = tmp_path / "grid.png"
+    args = ["bench", BAR, "--frames", "6", "--outputs", "1,2", "--grid-workers", "1,2",
+            "--size", "32x8", "--samples", "2"]
+    try:
+        import matplotlib  # noqa: F401
+        args += ["--plot", str(plot)]
+    except ImportError:
+        plot = None
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if re.match(r"\s+(\d+|auto=\d+)\s", line)]
+    assert [(r[0], r[1]) for r in rows[:4]] == [("2", "1"), ("2", "2"), ("4", "1"), ("4", "2")]
+    assert rows[-1][0].startswith("auto=") and len(rows) == 5
+    best = [r for r in rows if r[-1] == "best"]
+    assert len(best) == 1 and rows[-1][1] == best[0][1]  # auto runs with the best's workers
+    fps = [float(r[2]) for r in rows]
+    assert all(f > 0 for f in fps) and all(float(r[3]) > 0 for r in rows)  # fps, latency
+    # the best is the grid's highest throughput (auto, measured beside it, is not a candidate)
+    assert float(best[0][2]) == max(fps[:4]) and best[0] in rows[:4]
+    assert [float(r[4]) for r in rows[:4]] == sorted(float(r[4]) for r in rows[:4])  # memory
+    ratio = float(re.search(r"auto / best = (\d+\.\d\d)\n", out).group(1))
+    assert ratio == pytest.approx(fps[-1] / max(fps[:4]), rel=0.01, abs=0.01)
+    if plot is not None:
+        assert plot.stat().st_size > 1000
+
+
+def test_bench_rejects_bad_lists(capsys):
+    assert main(["bench", BAR, "--outputs", "1,x"]) == 2
+    assert "outputs='1,x' must be a comma-separated list of integers >= 1" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given,said", [
+    (["--codec", "libx265"], "--codec libx265: bench discards its frames, no encoder runs"),
+    (["--resume"], "--resume: bench writes no video to resume"),
+    (["--granularity", "8"], "--granularity 8: bench tries its own: give --outputs"),
+    (["--workers", "2"], "--workers 2: bench tries its own: give --grid-workers"),
+])
+
+
+def test_bench_refuses_the_render_options_it_would_ignore(capsys, given, said):
+    assert main(["bench", BAR, *given]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and said in err, err

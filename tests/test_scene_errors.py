@@ -1,0 +1,102 @@
+"""A scene author's mistakes told at their own line, with the name meant: a misspelt keyword
+of a scene object, a refused attribute of a class body, a name hfrender has not, a camera
+that looks nowhere."""
+
+import re
+
+import pytest
+from test_render import write_scene
+
+import hfrender as hf
+from hfrender.cli import main
+from hfrender.errors import InputError
+
+
+@pytest.mark.parametrize("line,said", [
+    ("hf.Sphere(radious=2)", r"Sphere.__init__\(\) got an unexpected keyword argument "
+     r"'radious' \({scene}:4\); did you mean radius=\?"),
+    ("hf.Cube(colour=(1, 0, 0))", r"'colour' \({scene}:4\); did you mean color=\?"),
+    ("hf.Plane(zzz=1)", r"'zzz' \({scene}:4\); Plane takes position, "),
+    ("1 / 0", r"ZeroDivisionError: division by zero \({scene}:4\)\n"),
+])
+
+
+def test_a_mistake_in_a_scenes_init_is_the_scenes_line_not_a_bug_of_ours(tmp_path, capsys,
+                                                                        line, said):
+    """The scene's own ``__init__`` raised: its file and line (and, for a misspelt keyword of
+    a scene object, the nearest it takes), exit 1, not "internal error ... please report"."""
+    scene = tmp_path / "typo.py"
+    scene.write_text("import hfrender as hf\nclass Typo(hf.Scene):\n    def __init__(self):\n"
+                     f"        self.thing = {line}\n")
+    assert main(["render", str(scene), "-o", str(tmp_path / "t.mp4"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: scene error in Typo(): ") and err.count("\n") == 1
+    assert re.search(said.format(scene=re.escape(str(scene))), err), err
+    assert "internal error" not in err and not (tmp_path / "t.mp4").exists()
+
+
+@pytest.mark.parametrize("line, said", [
+    ("durration = 2.0", r"Scene has no attribute 'durration'; did you mean 'duration'\?"),
+    ("background = (255, 0, 0)", r"C\.background=\(255, 0, 0\): the values must be numbers"),
+    ("ambient = float('nan')", r"C\.ambient"),
+    ("def updte(self, t):\n            pass", r"did you mean 'update'\?"),
+])
+
+
+def test_a_class_body_refusal_names_the_attributes_line_not_the_class_line(tmp_path, capsys,
+                                                                          line, said):
+    from hfrender.cli import main
+
+    scene = write_scene(tmp_path, f"""
+    class C(hf.Scene):
+        duration = 0.1
+
+        {line}
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "c.mp4"), "--size", "32x18",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert re.search(said, err) and err.endswith(f"({scene}:8)"), err  # line 8, not 5
+
+
+@pytest.mark.parametrize("name,meant", [("Box", "Cube"), ("Ball", "Sphere"), ("Sphre", "Sphere"),
+                                        ("motionblur", "motion_blur"), ("Quad", "Plane")])
+
+
+def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
+    with pytest.raises(AttributeError, match=rf"^module 'hfrender' has no attribute "
+                                             rf"'{name}'; did you mean hf\.{meant}\?$"):
+        getattr(hf, name)
+    with pytest.raises(AttributeError, match=r"^module 'hfrender' has no attribute 'zzz'$"):
+        hf.zzz  # noqa: B018 - the lookup is the test
+
+
+def test_a_camera_that_looks_at_its_own_position_names_both_and_the_look_at_line(tmp_path,
+                                                                                   capsys):
+    """The camera starts at (0, 0, 5): looking at that point before moving it looks nowhere,
+    found only when the frame is drawn; the message gives the values and the call's line."""
+    from hfrender.cli import main
+
+    scene = write_scene(tmp_path, """
+    class Aim(hf.Scene):
+        def setup(self):
+            self.add(hf.Cube())
+            self.camera.look_at((0, 0, 5))
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "a.mp4"), "--size", "32x18",
+                 "--duration", "0.1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"camera: position \(0\.0, 0\.0, 5\.0\) and look_at target "
+                     r"\(0\.0, 0\.0, 5\.0\) coincide: it looks nowhere \(set the position "
+                     r"before looking at a point away from it; look_at was called at "
+                     r"scene\.py:8\)$", err.strip()), err
+
+
+def test_a_target_set_after_look_at_is_not_told_as_look_ats():
+    cam = hf.Camera()
+    cam.look_at((0, 0, 5))  # the default position: looks nowhere
+    with pytest.raises(InputError, match=r"look_at was called at test_scene_errors\.py:\d+\)$"):
+        cam.basis()
+    cam.target = (0.0, 0.0, 5.0)
+    with pytest.raises(InputError, match=r"away from it\)$"):
+        cam.basis()
