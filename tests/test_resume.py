@@ -155,13 +155,19 @@ def test_a_failed_render_leaves_the_last_good_render(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_resume_refuses_changed_settings(tmp_path, capsys):
+def killed_after_a_segment(tmp_path):
+    """(scene, output) of a render killed (-9) once it has kept a whole segment."""
     path = scene(tmp_path, 0.004)
     out = tmp_path / "c.mp4"
     proc = start(path, out)
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    return path, out
+
+
+def test_resume_refuses_changed_settings(tmp_path, capsys):
+    path, out = killed_after_a_segment(tmp_path)
     code = main(["render", str(path), "-o", str(out), "--size", "64x36", "--samples", "4",
                  "--granularity", "12", "--quiet", "--resume"])
     err = capsys.readouterr().err
@@ -175,12 +181,7 @@ def test_resume_refuses_changed_settings(tmp_path, capsys):
 def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, caplog):
     """Without --resume, an interrupted run's segments go: a warning counts their frames
     (a plain re-run used to discard them without a word)."""
-    path = scene(tmp_path, 0.004)
-    out = tmp_path / "c.mp4"
-    proc = start(path, out)
-    wait_for_segments(out, 1, proc)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    path, out = killed_after_a_segment(tmp_path)
     kept = sum(s["count"] for s in json.loads((work_dir(out) / "manifest.json").read_text())
                ["segments"])
     assert kept >= 12
