@@ -114,6 +114,31 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     assert (f"interrupted: the {n} frames finished so far are in {partial} ({out} is "
             f"untouched); continue with: hfrender render {path} -o {out}") in err
     assert err.rstrip().endswith("--resume")
+    assert (tmp_path / ".term.partial.mp4.hfrender").is_file()  # known as hfrender's own
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 0
+    assert not partial.exists() and not (tmp_path / ".term.partial.mp4.hfrender").exists()
+
+
+def test_a_file_where_the_partial_output_would_go_is_never_written_over(tmp_path, capsys):
+    """A user's NAME.partial.mp4 (or one of ours they changed) is not hfrender's to replace
+    or remove: the render is refused before any work, in one line; the file is untouched."""
+    path = scene(tmp_path, 0.0)
+    out = tmp_path / "mine.mp4"
+    theirs = tmp_path / "mine.partial.mp4"
+    theirs.write_bytes(b"MY PRECIOUS")
+    assert main(["render", str(path), "-o", str(out), *ARGS]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hfrender: error: -o {out}: {theirs} exists and is not a partial output "
+                   "hfrender wrote, but an interrupted run would keep its frames there: move "
+                   "it, or write to another name\n")
+    assert theirs.read_bytes() == b"MY PRECIOUS" and not out.exists()
+    from hfrender.io import outputs
+
+    outputs.mark_partial(theirs)  # ours, then changed by hand: theirs again
+    theirs.write_bytes(b"MY PRECIOUS, edited")
+    outputs.remove_partial(str(out))
+    assert theirs.read_bytes() == b"MY PRECIOUS, edited"
+    assert main(["render", str(path), "-o", str(out), *ARGS]) == 2
 
 
 def test_ctrl_c_says_at_once_that_it_stops_then_keeps_the_frames_made(tmp_path):

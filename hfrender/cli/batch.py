@@ -73,6 +73,7 @@ def _parse(name: str, text: str | None, want: object) -> object:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from hfrender.engine.batch import BatchState, load_jobs, summary_json
+    from hfrender.engine.batch_paths import check_jobs, check_summary
 
     own, overrides = overrides_of(args.options)
     if own.get("verbose"):
@@ -80,9 +81,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         logging.getLogger().setLevel(logging.INFO)
     quiet = bool(own.get("quiet"))
     jobs = load_jobs(args.jobs, overrides)  # every job checked before any runs
+    if "ray" in own:
+        check_jobs(Path(args.jobs), jobs, on_ray=True)
+    if own.get("summary") is True:
+        raise ConfigError("--summary needs a file: --summary FILE")
     if own.get("summary"):  # writable before hours of jobs, not found unwritable after them
         from hfrender.io.outputs import check_writable
 
+        check_summary(own["summary"], Path(args.jobs), jobs)
         if Path(own["summary"]).is_dir():
             raise ConfigError(f"--summary {own['summary']} is a folder; give a file in it, "
                               f"e.g. {Path(own['summary']) / 'summary.json'}")

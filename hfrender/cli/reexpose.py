@@ -51,6 +51,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
 def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.reexpose import Exposure, SampleStore, run_exposure
     from hfrender.engine.render_setup import RenderOutput
+    from hfrender.io.outputs import check_partial_free
     from hfrender.io.store import check_not_inside
     from hfrender.io.writers import is_sequence
 
@@ -68,6 +69,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                         args.focus_distance, args.f_stop)
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
+    check_partial_free(config.output)
     gop = max(1, round(s["fps"]))  # a keyframe a second
     first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,

@@ -26,10 +26,11 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
+from hfrender.engine.batch_paths import check_jobs
 from hfrender.errors import HFRenderError, InputError
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.outputs import check_writable
+from hfrender.io.outputs import check_partial_free, check_writable
 from hfrender.io.writers import check_output
 from hfrender.scene.loader import check_scene_file
 
@@ -133,7 +134,9 @@ def _typed(where: str, key: str, value: Any, want: Any) -> Any:
     raise InputError(f"{where}: {key} = {value!r} must be {names}")
 
 
-def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) -> BatchJob:
+def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
+         made: set[Path]) -> BatchJob:
+    """The job of ``entry``, checked; ``made``: the outputs of the jobs before it."""
     if not isinstance(entry, dict):
         raise InputError(f"{path}: [[job]] number {index + 1} is not a table")
     name = entry.get("name")
@@ -174,9 +177,10 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict) ->
             check_scene_file(source, scene_class)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
-    if kind == "fx" and not (source.exists() or "%" in source.name):
+    if kind == "fx" and not (source.exists() or "%" in source.name or source.resolve() in made):
         raise InputError(f"{where}: input {source} not found")
-    if kind == "fx" and source.is_file() and "fps" in options:
+    video = source.is_file() or (source.resolve() in made and "%" not in source.name)
+    if kind == "fx" and video and "fps" in options:
         if any(option_name(k) == "fps" for k in entry):
             raise InputError(f"{where}: fps {options['fps']:g} is a PNG sequence's frame rate; "
                              f"input {source} is a video, kept at its own rate: leave fps out")
@@ -201,6 +205,7 @@ def _check(job: BatchJob) -> None:
         check_output(str(job.output), checked.size, checked.codec,
                      alpha=bool(checked.transparent), folder=False)
     check_writable(str(job.output), "output")
+    check_partial_free(str(job.output), "output")
 
 
 def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:
@@ -224,7 +229,10 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     defaults, entries = data.get("defaults", {}), data.get("job", [])
     if not isinstance(defaults, dict) or not isinstance(entries, list) or not entries:
         raise InputError(f"{path}: no [[job]] entries")
-    jobs = [_job(path, i, e, defaults, overrides or {}) for i, e in enumerate(entries)]
+    jobs: list[BatchJob] = []
+    for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
+        jobs.append(_job(path, i, e, defaults, overrides or {},
+                         {j.output.resolve() for j in jobs}))
     for attr in ("name", "output"):
         seen: dict = {}
         for job in jobs:
@@ -233,6 +241,7 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
                 raise InputError(f"{path}: jobs {seen[value]!r} and {job.name!r} have the same "
                                  f"{attr} ({getattr(job, attr)})")
             seen[value] = job.name
+    check_jobs(path, jobs)
     return jobs
 
 

@@ -241,6 +241,7 @@ class ClusterRender:
         check_output(config.output, config.size, config.codec)
         check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
+        outputs.check_partial_free(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name)
         scene.setup()

@@ -100,6 +100,7 @@ class ClusterFx:
         outputs.check_not_input(self.output, [("input", [self.source])] +
                                 ([("depth input", [Path(s.depth)])] if s.depth else []))
         outputs.check_writable(self.output)
+        outputs.check_partial_free(self.output)
         info = probe(str(self.source))
         if (info.times is not None and s.stride == 1) or info.start > 0:
             raise ConfigError(f"--ray: {self.source} has variable frame times (or starts after "

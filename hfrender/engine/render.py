@@ -113,6 +113,7 @@ class RenderJob:
         if self.own_writer:
             check_output(config.output, config.size, config.codec, alpha=config.transparent)
             outputs.check_writable(config.output)
+            outputs.check_partial_free(config.output)
         if config.keep_samples is not None:
             check_target(config.keep_samples, config.output if self.own_writer else None)
         stats.total_frames = self.count

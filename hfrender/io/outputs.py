@@ -51,13 +51,47 @@ def partial_name(output: str) -> str:
     return str(out.with_name(f"{out.stem}.partial{out.suffix}"))
 
 
+def _record(partial: Path) -> Path:
+    """Beside a partial output hfrender wrote, the record that says so: its size and time
+    (a file of that name hfrender did not write, or changed since, is the user's)."""
+    return partial.with_name(f".{partial.name}.hfrender")
+
+
+def mark_partial(partial: str | Path) -> None:
+    """Record ``partial`` (just written) as hfrender's own, to replace or remove later."""
+    st = Path(partial).stat()
+    _record(Path(partial)).write_text(f"{st.st_size} {st.st_mtime_ns}\n")
+
+
+def _ours(partial: Path) -> bool:
+    try:
+        size, mtime = _record(partial).read_text().split()
+        st = partial.stat()
+    except (OSError, ValueError):
+        return False
+    return (st.st_size, st.st_mtime_ns) == (int(size), int(mtime))
+
+
+def check_partial_free(output: str, what: str = "-o") -> None:
+    """Where an interrupted run of ``output`` would keep its frames (:func:`partial_name`)
+    holds no file but hfrender's own: a file of that name that is not (a user's, another
+    job's output) is one line, before any work, never written over."""
+    partial = Path(partial_name(output))
+    if not is_sequence(output) and partial.exists() and not _ours(partial):
+        raise WriterError(f"{what} {output}: {partial} exists and is not a partial output "
+                          "hfrender wrote, but an interrupted run would keep its frames "
+                          "there: move it, or write to another name")
+
+
 def remove_partial(output: str) -> None:
-    """An older run's :func:`partial_name`, once the output itself is complete."""
+    """An older run's :func:`partial_name`, once the output itself is complete (a file of
+    that name that hfrender did not write stays)."""
     old = Path(partial_name(output))
     if is_sequence(output):
         shutil.rmtree(old.parent, ignore_errors=True)
-    else:
+    elif _ours(old):
         old.unlink(missing_ok=True)
+        _record(old).unlink(missing_ok=True)
 
 
 def keep_partial(tmp: str, output: str) -> str | None:
@@ -70,7 +104,11 @@ def keep_partial(tmp: str, output: str) -> str | None:
     target = Path(dst).parent if is_sequence(output) else Path(dst)
     if is_sequence(output):
         shutil.rmtree(target, ignore_errors=True)  # an older run's partial frames
+    elif target.exists() and not _ours(target):  # checked before the run: not since?
+        raise WriteFailed(f"{target} is not hfrender's: the unfinished frames stay in {src}")
     os.replace(src, target)
+    if not is_sequence(output):
+        mark_partial(target)
     return dst
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, frame_rate, join_command
-from hfrender.io.outputs import partial_name, remove_partial
+from hfrender.io.outputs import mark_partial, partial_name, remove_partial
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
@@ -238,6 +238,7 @@ class SegmentedWriter(Closing):
         elif files and self.join_unfinished:
             self.partial_output = partial_name(self.output)
             join(files, self.partial_output, self.folder, self.fps, self.audio_from)
+            mark_partial(self.partial_output)  # ours: the next run may replace or remove it
         if self.complete or not self.manifest.segments:  # done, or nothing to resume from
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:

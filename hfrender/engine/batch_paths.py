@@ -1,0 +1,60 @@
+"""The files a batch's jobs read and write, against each other (:mod:`.batch`): where an
+interrupted job would keep its frames must be no other job's file, a job may read what an
+earlier job writes (not on Ray, where they run at once), and the summary is none of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hfrender.errors import InputError
+from hfrender.io.outputs import partial_name
+from hfrender.io.writers import is_sequence
+
+
+def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:
+    """Each file the batch reads or writes (resolved) -> what it is to it ("the output of
+    job 'a'", ...); the jobs file too."""
+    found = {jobs_file.resolve(): "the jobs file"}
+    for job in jobs:
+        depth = job.options.get("depth")
+        for what, file in (("input", job.source if job.kind == "fx" else None),
+                           ("scene", job.source if job.kind == "render" else None),
+                           ("depth", Path(depth) if depth else None),
+                           ("output", job.output)):
+            if file is not None:
+                found.setdefault(file.resolve(), f"the {what} of job {job.name!r}")
+    return found
+
+
+def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
+    """One line for a job whose interrupted frames would go where another job's file is,
+    or (``on_ray``: every job at once) one that reads another's output."""
+    taken = roles(jobs_file, jobs)
+    for job in jobs:
+        if is_sequence(str(job.output)):
+            continue
+        partial = Path(partial_name(str(job.output))).resolve()
+        if partial in taken:
+            raise InputError(f"{jobs_file}: job {job.name!r} would keep an interrupted run's "
+                             f"frames in {partial}, {taken[partial]}: name one of them "
+                             "otherwise")
+    outputs = {job.output.resolve(): job.name for job in jobs}
+    for job in jobs if on_ray else ():
+        if job.source.resolve() in outputs:
+            raise InputError(f"{jobs_file}: job {job.name!r} reads the output of job "
+                             f"{outputs[job.source.resolve()]!r}, and on Ray the jobs run "
+                             "at once: run the batch without --ray, or in two")
+
+
+def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
+    """``--summary`` is none of the batch's own files (the jobs file, an input, an
+    output, where an interrupted job keeps its frames)."""
+    taken = roles(jobs_file, jobs)
+    for job in jobs:
+        if not is_sequence(str(job.output)):
+            taken.setdefault(Path(partial_name(str(job.output))).resolve(),
+                             f"where job {job.name!r} keeps an interrupted run's frames")
+    there = taken.get(Path(summary).resolve())
+    if there is not None:
+        raise InputError(f"--summary {summary} is {there}: write the summary elsewhere")
