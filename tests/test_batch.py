@@ -390,3 +390,29 @@ def test_the_summary_is_none_of_the_batchs_own_files(folder, capsys, where, said
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(said, err), err
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
+
+@pytest.mark.parametrize("swallowed_as", ["done", "failed"])
+def test_a_ctrl_c_a_job_swallows_still_stops_the_batch(folder, monkeypatch, swallowed_as):
+    """A library inside a job may catch the KeyboardInterrupt (or wrap it in an error of
+    its own): the batch stops after that job all the same, exit 130, the rest not run."""
+    import hfrender.engine.batch as batch
+    from hfrender.cli import common
+
+    real = batch._run
+
+    def run(job, resume, progress):
+        try:
+            common.on_sigint(None, None)  # what the first Ctrl-C does, here inside the job
+        except KeyboardInterrupt:
+            if swallowed_as == "failed":
+                raise TypeError("unsupported operand type(s) for |") from None
+        return real(job, resume, progress)
+
+    monkeypatch.setattr(batch, "_run", run)
+    out = folder / "summary.json"
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
+    statuses = [r["status"] for r in json.loads(out.read_text())]
+    assert statuses == [swallowed_as if swallowed_as == "done" else "interrupted", "not run",
+                        "not run"]

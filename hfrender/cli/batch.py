@@ -8,7 +8,12 @@ import logging
 import sys
 from pathlib import Path
 
-from hfrender.cli.common import interrupted_code, progress_bar, sigterm_interrupts
+from hfrender.cli.common import (
+    interrupted_code,
+    progress_bar,
+    sigterm_interrupts,
+    stop_asked,
+)
 from hfrender.config import ConfigError
 from hfrender.errors import nearest
 
@@ -106,6 +111,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
                 for n, job in enumerate(jobs):
                     started.add(n)
                     finished[n] = _one(job, state, n + 1, len(jobs), quiet)
+                    if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
+                        if finished[n].status == "failed":  # (or turned it into an error)
+                            finished[n].status = "interrupted"
+                        raise stop_asked()()  # the batch stops all the same
         except KeyboardInterrupt as exc:
             print(f"interrupted: {len(finished)} of {len(jobs)} jobs finished; run the same "
                   "command again to go on (finished jobs are skipped, a half-done one "

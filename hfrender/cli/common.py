@@ -20,8 +20,18 @@ class Terminated(KeyboardInterrupt):
 
 
 BACKEND_HELP = "fusion backend (auto; or the HFRENDER_BACKEND environment variable)"
+# the stop asked for inside sigterm_interrupts(), if any: what raised it, kept even where a
+# library the work called swallowed the exception (a batch then stops between its jobs)
+_asked: list[type[KeyboardInterrupt]] = []
+
+
+def stop_asked() -> type[KeyboardInterrupt] | None:
+    """``KeyboardInterrupt`` or :class:`Terminated` once Ctrl-C or SIGTERM came."""
+    return _asked[0] if _asked else None
+
 
 def on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
+    _asked.append(Terminated)
     raise Terminated()
 
 
@@ -33,6 +43,7 @@ def on_sigint(signum, frame):  # noqa: ANN001 - signal handler signature
     and a silent terminal looks hung), then stops the work; the next one stops it as
     Python does."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    _asked.append(KeyboardInterrupt)
     print(f"\n{STOPPING}", file=sys.stderr, flush=True)
     raise KeyboardInterrupt
 
@@ -42,6 +53,7 @@ def sigterm_interrupts() -> Iterator[None]:
     """Inside the block SIGTERM stops the work like Ctrl-C (:class:`Terminated`), and the
     first Ctrl-C says so at once (:func:`on_sigint`; not where Ctrl-C is ignored or handled
     by the program embedding this one); the previous handlers come back after it."""
+    _asked.clear()
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     own_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     previous_int = signal.signal(signal.SIGINT, on_sigint) if own_int else None
