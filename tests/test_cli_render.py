@@ -379,20 +379,3 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
     ours = [f"{i:03d}.png" for i in range(3)]
     assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours)
     assert all((folder / name).read_bytes() == b"old" for name in theirs)
-
-
-def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path, capsys):
-    """Ray retries such an address for minutes, repeating its log line; hfrender asks first."""
-    import socket
-
-    pytest.importorskip("ray")
-    with socket.socket() as s:  # a port nothing listens on once this closes
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    assert main(["render", BAR, "-o", str(tmp_path / "r.mp4"), "--size", "32x8", "--ray",
-                 f"127.0.0.1:{port}"]) == 2
-    assert capsys.readouterr().err == (
-        f"hfrender: error: --ray 127.0.0.1:{port}: no Ray cluster there (Connection refused); "
-        "start one with 'ray start --head' on that machine, or give --ray alone for a Ray "
-        "started here\n")
-    assert list(tmp_path.iterdir()) == []

@@ -86,7 +86,12 @@ def connect(address: str | None) -> Any:
         else:
             _answers(address)
             kwargs["address"] = address
-        ray.init(**kwargs)
+        try:
+            ray.init(**kwargs)
+        except ConnectionError:  # "auto" with no cluster running on this machine
+            raise InputError(f"--ray {address}: no Ray cluster is running here to join; "
+                             "start one with 'ray start --head', or give --ray alone for a "
+                             "Ray started here") from None
     return ray
 
 

@@ -1,0 +1,43 @@
+"""`--ray` where no cluster answers: one line, at once, nothing written."""
+
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+
+
+def test_ray_auto_with_no_cluster_is_one_line(tmp_path, capsys, monkeypatch):
+    ray = pytest.importorskip("ray")
+
+    def no_cluster(**kwargs):
+        assert kwargs["address"] == "auto"
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", no_cluster)
+    assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), "--size", "32x8",
+                 "--duration", "0.2", "--ray", "auto"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --ray auto: no Ray cluster is running here to join; start one with "
+        "'ray start --head', or give --ray alone for a Ray started here\n")
+    assert not (tmp_path / "o.mp4").exists()
+
+
+def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path, capsys):
+    """Ray retries such an address for minutes, repeating its log line; hfrender asks first."""
+    import socket
+
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a port nothing listens on once this closes
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["render", BAR, "-o", str(tmp_path / "r.mp4"), "--size", "32x8", "--ray",
+                 f"127.0.0.1:{port}"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: --ray 127.0.0.1:{port}: no Ray cluster there (Connection refused); "
+        "start one with 'ray start --head' on that machine, or give --ray alone for a Ray "
+        "started here\n")
+    assert list(tmp_path.iterdir()) == []
