@@ -224,8 +224,10 @@ def test_options_after_the_file_override_every_job(folder):
 @pytest.mark.parametrize("edit,message", [
     (lambda t: t + "\n[[job\n", r"jobs\.toml: not a TOML file: "),
     (lambda t: t.replace("motion-blur = 4", "motion-blurr = 4"),
-     r"job 'smooth': unknown field 'motion-blurr' for a fx job; known: aperture-blades, "
-     r"backend, bitrate"),
+     r"job 'smooth': unknown field 'motion-blurr' for a fx job; did you mean 'motion-blur'\?$"),
+    (lambda t: t.replace("motion-blur = 4", "motion-blur = 4\nzzz = 4"),
+     r"job 'smooth': unknown field 'zzz' for a fx job; known: aperture-blades, backend, "
+     r"bitrate"),
     (lambda t: t.replace("samples = 2", 'samples = "two"'),
      r"job 'bar': samples = 'two' must be an integer"),
     (lambda t: t.replace('scene = "bar.frag"\noutput = "out/bar.mp4"',

@@ -215,8 +215,8 @@ def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, capl
                      "--quiet"]) == 0
     said = [r.getMessage() for r in caplog.records if r.name == "hfrender.io.segments"]
     assert said == [f"starting {out} over: an interrupted run's {kept} finished frames there "
-                    f"(.c.mp4.hfrender) are discarded; --resume goes on from them when the "
-                    f"settings are the same"]
+                    f"(.c.mp4.hfrender) are discarded (a run goes on from them only with the "
+                    f"same settings: render's and fx's --resume, a batch's same job)"]
     assert not work_dir(out).exists() and len(decoded(out)) == 6
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender.io.segments"):  # nothing kept: no word

@@ -27,7 +27,7 @@ from typing import Any
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
 from hfrender.engine.batch_paths import check_jobs
-from hfrender.errors import HFRenderError, InputError
+from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_partial_free, check_writable
@@ -156,8 +156,7 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
                 continue
             if key not in known:
                 if strict or key not in RENDER_OPTIONS and key not in FX_OPTIONS:
-                    raise InputError(f"{where}: unknown field {raw!r} for a {kind} job; known: "
-                                     f"{', '.join(sorted(k.replace('_', '-') for k in known))}")
+                    raise InputError(_unknown(where, raw, kind, known))
                 continue  # a default meant for the other kind of job
             options[key] = _typed(where, raw, value, known[key])
     files = {}
@@ -206,6 +205,15 @@ def _check(job: BatchJob) -> None:
                      alpha=bool(checked.transparent), folder=False)
     check_writable(str(job.output), "output")
     check_partial_free(str(job.output), "output")
+
+
+def _unknown(where: str, raw: str, kind: str, known: dict) -> str:
+    """A job's field it does not take: the one meant, else every one it does."""
+    names = sorted(k.replace("_", "-") for k in known)
+    near = nearest(raw.replace("_", "-"), names)
+    if near:
+        return f"{where}: unknown field {raw!r} for a {kind} job; did you mean {near[0]!r}?"
+    return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"
 
 
 def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:

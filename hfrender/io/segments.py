@@ -51,8 +51,9 @@ def fresh_work_dir(output: str | Path) -> Path:
         kept = _frames_kept(folder)
         if kept:
             log.warning("starting %s over: an interrupted run's %d finished frame%s there "
-                        "(%s) are discarded; --resume goes on from them when the settings "
-                        "are the same", output, kept, "" if kept == 1 else "s", folder.name)
+                        "(%s) are discarded (a run goes on from them only with the same "
+                        "settings: render's and fx's --resume, a batch's same job)", output,
+                        kept, "" if kept == 1 else "s", folder.name)
         shutil.rmtree(folder)
     return folder
 
