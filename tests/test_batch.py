@@ -111,6 +111,9 @@ def test_an_interrupted_job_resumes_and_gives_the_same_frames(folder, monkeypatc
     code, results = summary(folder)
     assert code == 0 and results["bar"]["status"] == "resumed", results["bar"]["error"]
     assert results["bar"]["segments_reused"] == 1 and results["bar"]["segments_made"] >= 1
+    bar = results["bar"]  # its fps: the frames this run made, not those it found made
+    assert 0 < bar["frames_made"] < bar["frames"] == 48
+    assert bar["fps"] == pytest.approx(bar["frames_made"] / bar["seconds"], rel=1e-3, abs=1e-3)
     np.testing.assert_array_equal(decode(folder / "out" / "bar.mp4"),
                                   decode(folder / "out" / "whole.mp4"))
 

@@ -264,10 +264,12 @@ class JobResult:
     seconds: float = 0.0
     output: str = ""
     error: str | None = None
+    frames_made: int | None = None  # by this run (a resumed job's output holds more)
 
     @property
     def fps(self) -> float:
-        return self.frames / self.seconds if self.seconds > 0 and self.status != "up-to-date" \
+        made = self.frames if self.frames_made is None else self.frames_made
+        return made / self.seconds if self.seconds > 0 and self.status != "up-to-date" \
             else 0.0
 
 
@@ -335,6 +337,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
             stats = _run(job, False, progress)
         result.status = "resumed" if resume else "done"
         result.frames, result.retries = stats["frames"], stats["retries"]
+        result.frames_made = stats["made"]
         result.segments_made, result.segments_reused = stats["segments"]
         state.record(job, result.frames)
     except HFRenderError as exc:
@@ -351,13 +354,15 @@ def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
 
         s = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
                       progress=progress).prepare().run()
-        return {"frames": s.frames_in_output or s.frames_written, "retries": s.retries,
+        return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
+                "retries": s.retries,
                 "segments": s.segments}
     from hfrender.engine.fx import FxJob
 
     f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)
     s = f.prepare().run()
-    return {"frames": s.total, "retries": s.retries, "segments": s.segments}
+    return {"frames": s.total, "made": s.total - (s.resumed_at or 0), "retries": s.retries,
+            "segments": s.segments}
 
 
 def summary_json(results: list[JobResult]) -> str:
