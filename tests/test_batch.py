@@ -43,10 +43,13 @@ shutter_curve = "triangle"
 """
 
 
-
-
 @pytest.fixture
 def folder(tmp_path):
+    return make_folder(tmp_path)
+
+
+def make_folder(tmp_path):
+    """A jobs file of two renders and an fx job, with the scene and the clip they use."""
     (tmp_path / "bar.frag").write_text(BAR.read_text())
     subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
                     "-f", "lavfi", "-i", "testsrc=size=32x16:rate=30", "-frames:v", "12",
@@ -363,39 +366,6 @@ def test_the_environments_backend_reaches_every_job(folder, monkeypatch):
     assert {r["status"] for r in results.values()} == {"failed"}
     assert {r["error"] for r in results.values()} == {
         "HFRENDER_BACKEND='bogus' is not a backend; choose one of auto, cpu, cuda"}
-
-
-
-def test_an_fx_job_may_read_what_an_earlier_job_writes(folder):
-    """A render, then its footage blurred: the fx job's input is made by the job before it
-    (not on Ray, where every job starts at once: refused there before anything runs)."""
-    path = folder / "jobs.toml"
-    path.write_text(path.read_text().replace('input = "clip.mp4"', 'input = "out/bar.mp4"'))
-    code, results = summary(folder)
-    assert code == 0 and results["smooth"]["status"] == "done", results["smooth"]["error"]
-    assert results["smooth"]["frames"] == results["bar"]["frames"] == 12
-    (folder / "out" / "bar.mp4").unlink()
-    assert main(["batch", str(path), "--ray", "--quiet"]) == 2  # checked before Ray starts
-
-
-@pytest.mark.parametrize("where, said", [
-    ("jobs.toml", r"is the jobs file"),
-    ("clip.mp4", r"is the input of job 'smooth'"),
-    ("out/bar.mp4", r"is the output of job 'bar'"),
-    ("out/bar.partial.mp4", r"is where job 'bar' keeps an interrupted run's frames"),
-    (None, r"--summary needs a file: --summary FILE$"),
-])
-def test_the_summary_is_none_of_the_batchs_own_files(folder, capsys, where, said):
-    import re
-
-    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    argv = ["batch", str(folder / "jobs.toml"), "--summary"]
-    argv += [str(folder / where)] if where else ["--samples", "2"]
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and re.search(said, err), err
-    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
-
 
 
 @pytest.mark.parametrize("swallowed_as", ["done", "failed"])

@@ -21,9 +21,15 @@ def test_ray_auto_with_no_cluster_is_one_line(tmp_path, capsys, monkeypatch):
     assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), "--size", "32x8",
                  "--duration", "0.2", "--ray", "auto"]) == 2
     assert capsys.readouterr().err == (
-        "hfrender: error: --ray auto: no Ray cluster is running here to join; start one with "
-        "'ray start --head', or give --ray alone for a Ray started here\n")
+        "hfrender: error: --ray auto: Ray found no cluster to join; start one with 'ray start "
+        "--head', or give --ray alone with RAY_ADDRESS unset for a Ray started here\n")
     assert not (tmp_path / "o.mp4").exists()
+    monkeypatch.setenv("RAY_ADDRESS", "auto")  # --ray alone, Ray pointed elsewhere by it
+    monkeypatch.setattr(ray, "init", lambda **kw: (_ for _ in ()).throw(ConnectionError()))
+    assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), "--size", "32x8",
+                 "--duration", "0.2", "--ray"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "hfrender: error: --ray (RAY_ADDRESS='auto'): Ray found no cluster to join; ")
 
 
 def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path, capsys):

@@ -129,8 +129,9 @@ def test_a_file_where_the_partial_output_would_go_is_never_written_over(tmp_path
     assert main(["render", str(path), "-o", str(out), *ARGS]) == 2
     err = capsys.readouterr().err
     assert err == (f"hfrender: error: -o {out}: {theirs} exists and is not a partial output "
-                   "hfrender wrote, but an interrupted run would keep its frames there: move "
-                   "it, or write to another name\n")
+                   "this hfrender wrote, but an interrupted run would keep its frames there: "
+                   "move it, or write to another name (an older hfrender's partial output can "
+                   "be deleted)\n")
     assert theirs.read_bytes() == b"MY PRECIOUS" and not out.exists()
     from hfrender.io import outputs
 

@@ -116,7 +116,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
                             finished[n].status = "interrupted"
                         raise stop_asked()()  # the batch stops all the same
         except KeyboardInterrupt as exc:
-            print(f"interrupted: {len(finished)} of {len(jobs)} jobs finished; run the same "
+            done = sum(r.status != "interrupted" for r in finished.values())
+            print(f"interrupted: {done} of {len(jobs)} jobs finished; run the same "
                   "command again to go on (finished jobs are skipped, a half-done one "
                   "resumes)", file=sys.stderr)
             code = interrupted_code(exc)

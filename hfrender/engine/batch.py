@@ -135,8 +135,8 @@ def _typed(where: str, key: str, value: Any, want: Any) -> Any:
 
 
 def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
-         made: set[Path]) -> BatchJob:
-    """The job of ``entry``, checked; ``made``: the outputs of the jobs before it."""
+         made: dict[Path, BatchJob]) -> BatchJob:
+    """The job of ``entry``, checked; ``made``: the jobs before it, by their outputs."""
     if not isinstance(entry, dict):
         raise InputError(f"{path}: [[job]] number {index + 1} is not a table")
     name = entry.get("name")
@@ -176,14 +176,8 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
             check_scene_file(source, scene_class)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
-    if kind == "fx" and not (source.exists() or "%" in source.name or source.resolve() in made):
-        raise InputError(f"{where}: input {source} not found")
-    video = source.is_file() or (source.resolve() in made and "%" not in source.name)
-    if kind == "fx" and video and "fps" in options:
-        if any(option_name(k) == "fps" for k in entry):
-            raise InputError(f"{where}: fps {options['fps']:g} is a PNG sequence's frame rate; "
-                             f"input {source} is a video, kept at its own rate: leave fps out")
-        del options["fps"]  # the defaults' fps is the renders' rate
+    if kind == "fx":
+        _fx_input(where, entry, source, options, made.get(source.resolve()))
     if "depth" in options and not Path(options["depth"]).is_absolute():
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
@@ -192,6 +186,24 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
     except (InputError, ValueError) as exc:
         raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
     return job
+
+
+def _fx_input(where: str, entry: dict, source: Path, options: dict,
+              maker: BatchJob | None) -> None:
+    """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
+    frame rate it is read at: a video's own (an fps given for it is refused), a render's
+    frames at the render's rate."""
+    if not (source.exists() or "%" in source.name or maker is not None):
+        raise InputError(f"{where}: input {source} not found")
+    video = source.is_file() or (maker is not None and "%" not in source.name)
+    given = any(option_name(k) == "fps" for k in entry)
+    if video and "fps" in options:
+        if given:
+            raise InputError(f"{where}: fps {options['fps']:g} is a PNG sequence's frame rate; "
+                             f"input {source} is a video, kept at its own rate: leave fps out")
+        del options["fps"]  # the defaults' fps is the renders' rate
+    elif maker is not None and maker.kind == "render" and not given:
+        options["fps"] = maker.render_config().fps  # its frames, at its rate
 
 
 def _check(job: BatchJob) -> None:
@@ -204,7 +216,8 @@ def _check(job: BatchJob) -> None:
         check_output(str(job.output), checked.size, checked.codec,
                      alpha=bool(checked.transparent), folder=False)
     check_writable(str(job.output), "output")
-    check_partial_free(str(job.output), "output")
+    if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
+        check_partial_free(str(job.output), "output")
 
 
 def _unknown(where: str, raw: str, kind: str, known: dict) -> str:
@@ -240,7 +253,7 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     jobs: list[BatchJob] = []
     for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
         jobs.append(_job(path, i, e, defaults, overrides or {},
-                         {j.output.resolve() for j in jobs}))
+                         {j.output.resolve(): j for j in jobs}))
     for attr in ("name", "output"):
         seen: dict = {}
         for job in jobs:
@@ -285,9 +298,10 @@ class BatchState:
     def load(cls, jobs_file: Path) -> BatchState:
         path = jobs_file.with_name(f".{jobs_file.name}.state.json")
         try:
-            return cls(path, json.loads(path.read_text()))
+            jobs = json.loads(path.read_text())
         except (OSError, ValueError):
-            return cls(path)
+            jobs = {}
+        return cls(path, jobs if isinstance(jobs, dict) else {})  # else not ours: start anew
 
     def up_to_date(self, job: BatchJob) -> dict | None:
         rec = self.jobs.get(job.name)

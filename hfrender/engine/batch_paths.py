@@ -32,7 +32,7 @@ def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
     or (``on_ray``: every job at once) one that reads another's output."""
     taken = roles(jobs_file, jobs)
     for job in jobs:
-        if is_sequence(str(job.output)):
+        if is_sequence(str(job.output)) or job.kind != "render":  # fx keeps no partial
             continue
         partial = Path(partial_name(str(job.output))).resolve()
         if partial in taken:
@@ -51,8 +51,10 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
     """``--summary`` is none of the batch's own files (the jobs file, an input, an
     output, where an interrupted job keeps its frames)."""
     taken = roles(jobs_file, jobs)
+    taken.setdefault(jobs_file.with_name(f".{jobs_file.name}.state.json").resolve(),
+                     "the batch's state file")
     for job in jobs:
-        if not is_sequence(str(job.output)):
+        if not is_sequence(str(job.output)) and job.kind == "render":
             taken.setdefault(Path(partial_name(str(job.output))).resolve(),
                              f"where job {job.name!r} keeps an interrupted run's frames")
     there = taken.get(Path(summary).resolve())

@@ -10,8 +10,9 @@ from typing import Any
 
 from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, BatchState, JobResult, run_job
-from hfrender.engine.cluster import ClusterRender, connect
+from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
+from hfrender.engine.ray_connect import connect
 from hfrender.errors import HFRenderError
 from hfrender.io.segments import resumable
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -29,6 +28,7 @@ import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.chunk_dir import chunk_dir
+from hfrender.engine.ray_connect import connect
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve, start_of
 from hfrender.hyperframe.builder import auto_granularity
@@ -70,48 +70,6 @@ class ClusterStats:
     @property
     def fps(self) -> float:
         return self.frames / self.seconds if self.seconds > 0 else 0.0
-
-
-def connect(address: str | None) -> Any:
-    """Ray, started here sized to this machine (``address`` None) or connected to a
-    cluster (``"auto"`` or an address); one line naming the extra when it is missing."""
-    try:
-        import ray
-    except ImportError:
-        raise InputError("--ray needs Ray: pip install 'hfrender[ray]'") from None
-    if not ray.is_initialized():
-        kwargs: dict = {"include_dashboard": False, "log_to_driver": False}
-        if address is None:
-            kwargs["num_cpus"] = os.cpu_count() or 1
-        else:
-            _answers(address)
-            kwargs["address"] = address
-        try:
-            ray.init(**kwargs)
-        except ConnectionError:  # "auto" with no cluster running on this machine
-            raise InputError(f"--ray {address}: no Ray cluster is running here to join; "
-                             "start one with 'ray start --head', or give --ray alone for a "
-                             "Ray started here") from None
-    return ray
-
-
-def _answers(address: str, timeout: float = 5.0) -> None:
-    """A cluster's ``host:port`` (or ``ray://host:port``) must answer before Ray is asked to
-    join it: Ray itself retries an address where nothing listens for minutes, repeating
-    its log line and nothing else."""
-    where = address.removeprefix("ray://")
-    host, _, port = where.rpartition(":")
-    host = host.strip("[]")  # [::1]:6379
-    if not host or not port.isdigit():
-        return  # "auto", or a form Ray reads its own way
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as exc:
-        why = f"nothing answered in {timeout:g} s" if isinstance(exc, TimeoutError) else (
-            exc.strerror or str(exc))
-        raise InputError(f"--ray {address}: no Ray cluster there ({why}); start one with "
-                         "'ray start --head' on that machine, or give --ray alone for a Ray "
-                         "started here") from None
 
 
 def scene_files(folder: Path) -> dict[str, bytes]:
@@ -246,7 +204,6 @@ class ClusterRender:
         check_output(config.output, config.size, config.codec)
         check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
-        outputs.check_partial_free(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name)
         scene.setup()

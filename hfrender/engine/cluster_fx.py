@@ -25,13 +25,13 @@ from hfrender.engine.cluster import (
     MAX_RETRIES,
     ClusterStats,
     Progress,
-    connect,
     keep_segment,
     lay_out,
     whole_segments,
 )
 from hfrender.engine.fx import raw_format
 from hfrender.engine.fx_settings import FxSettings
+from hfrender.engine.ray_connect import connect
 from hfrender.errors import InputError
 from hfrender.io import outputs
 from hfrender.io.encoding import Encoding
@@ -100,7 +100,6 @@ class ClusterFx:
         outputs.check_not_input(self.output, [("input", [self.source])] +
                                 ([("depth input", [Path(s.depth)])] if s.depth else []))
         outputs.check_writable(self.output)
-        outputs.check_partial_free(self.output)
         info = probe(str(self.source))
         if (info.times is not None and s.stride == 1) or info.start > 0:
             raise ConfigError(f"--ray: {self.source} has variable frame times (or starts after "

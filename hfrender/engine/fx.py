@@ -191,7 +191,6 @@ class FxJob:
                 inputs.append((what, files or []))
         outputs.check_not_input(self.output, inputs)
         outputs.check_writable(self.output)
-        outputs.check_partial_free(self.output)
 
     def _check(self) -> None:
         """Everything that can be said wrong before a frame is read; the depth pass."""

@@ -79,8 +79,9 @@ def check_partial_free(output: str, what: str = "-o") -> None:
     partial = Path(partial_name(output))
     if not is_sequence(output) and partial.exists() and not _ours(partial):
         raise WriterError(f"{what} {output}: {partial} exists and is not a partial output "
-                          "hfrender wrote, but an interrupted run would keep its frames "
-                          "there: move it, or write to another name")
+                          "this hfrender wrote, but an interrupted run would keep its frames "
+                          "there: move it, or write to another name (an older hfrender's "
+                          "partial output can be deleted)")
 
 
 def remove_partial(output: str) -> None:
@@ -89,7 +90,7 @@ def remove_partial(output: str) -> None:
     old = Path(partial_name(output))
     if is_sequence(output):
         shutil.rmtree(old.parent, ignore_errors=True)
-    elif _ours(old):
+    elif _ours(old) or not old.exists():  # a record whose partial is gone goes too
         old.unlink(missing_ok=True)
         _record(old).unlink(missing_ok=True)
 
@@ -169,8 +170,9 @@ def replaced_files(output: str) -> list[Path]:
     """The files that writing ``output`` would replace or remove: the file itself, or every
     existing file of a sequence's pattern (the stale-frame clean-up removes them)."""
     out = Path(output)
-    if not is_sequence(output):
-        return [out] if out.exists() else []
+    if not is_sequence(output):  # and an interrupted render's partial, ours to remove
+        partial = Path(partial_name(output))
+        return [f for f in (out, partial) if f.exists() and (f is out or _ours(f))]
     rx = pattern_files(out.name, r"(\.part)?")
     if rx is None or not out.parent.is_dir():
         return []
@@ -193,7 +195,9 @@ def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -
             hit = next((r for r in replaced if _same(r, f)), None)
             if hit is None:
                 continue
-            same = "is" if not is_sequence(output) else f"would replace {hit}, a file of"
+            same = ("is" if _same(hit, Path(output)) else
+                    f"would replace {hit}, a file of" if is_sequence(output) else
+                    f"would remove {hit} (an interrupted render's partial output), which is")
             raise InputError(f"-o {output} {same} the {what} ({f}): write the output "
                              "elsewhere")
 

@@ -1,0 +1,88 @@
+"""A batch's jobs against each other's files: chains (an fx job on an earlier job's
+output), partial outputs that would land on another job's file or a user's, and a summary
+that must be none of them."""
+
+
+import pytest
+from test_batch import make_folder, summary
+
+from hfrender.cli import main
+from hfrender.engine.batch import load_jobs
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return make_folder(tmp_path)
+
+
+def test_an_fx_job_may_read_what_an_earlier_job_writes(folder, capsys):
+    """A render, then its footage blurred: the fx job's input is made by the job before it
+    (not on Ray, where every job starts at once: refused there before anything runs)."""
+    path = folder / "jobs.toml"
+    path.write_text(path.read_text().replace('input = "clip.mp4"', 'input = "out/bar.mp4"'))
+    code, results = summary(folder)
+    assert code == 0 and results["smooth"]["status"] == "done", results["smooth"]["error"]
+    assert results["smooth"]["frames"] == results["bar"]["frames"] == 12
+    (folder / "out" / "bar.mp4").unlink()
+    assert main(["batch", str(path), "--ray", "--quiet"]) == 2  # checked before Ray starts
+    assert capsys.readouterr().err.endswith("job 'smooth' reads the output of job 'bar', and on "
+                                            "Ray the jobs run at once: run the batch without "
+                                            "--ray, or in two\n")
+
+
+@pytest.mark.parametrize("where, said", [
+    ("jobs.toml", r"is the jobs file"),
+    ("clip.mp4", r"is the input of job 'smooth'"),
+    ("out/bar.mp4", r"is the output of job 'bar'"),
+    ("out/bar.partial.mp4", r"is where job 'bar' keeps an interrupted run's frames"),
+    (".jobs.toml.state.json", r"is the batch's state file"),
+    (None, r"--summary needs a file: --summary FILE$"),
+])
+def test_the_summary_is_none_of_the_batchs_own_files(folder, capsys, where, said):
+    import re
+
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    argv = ["batch", str(folder / "jobs.toml"), "--summary"]
+    argv += [str(folder / where)] if where else ["--samples", "2"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(said, err), err
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
+def test_an_fx_job_on_a_renders_frames_reads_them_at_the_renders_rate(folder):
+    """A render into a PNG sequence at 12 fps, blurred by the next job: read at 12 fps (the
+    defaults' 24 are the renders' own rate, not the footage's)."""
+    path = folder / "jobs.toml"
+    text = path.read_text().replace('output = "out/bar.mp4"\nduration = 0.5',
+                                    'output = "out/seq/%03d.png"\nduration = 0.5\nfps = 12')
+    path.write_text(text.replace('input = "clip.mp4"', 'input = "out/seq/%03d.png"'))
+    job = next(j for j in load_jobs(path, {}) if j.kind == "fx")
+    assert job.fx_settings().input_fps == 12
+
+
+def test_a_render_jobs_partial_name_taken_by_a_users_file_is_refused_not_an_fx_jobs(folder,
+                                                                                     capsys):
+    """A render job keeps its interrupted frames in NAME.partial.EXT: a user's file there is
+    said before anything runs; an fx job keeps none (its segments, for --resume)."""
+    (folder / "out").mkdir()
+    (folder / "out" / "bar.partial.mp4").write_bytes(b"theirs")
+    (folder / "out" / "smooth.partial.mp4").write_bytes(b"theirs too")
+    assert main(["batch", str(folder / "jobs.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "job 'bar': output" in err and "bar.partial.mp4 exists and is not a partial" in err
+    (folder / "out" / "bar.partial.mp4").unlink()
+    code, results = summary(folder)
+    assert code == 0 and results["smooth"]["status"] == "done"
+    assert (folder / "out" / "smooth.partial.mp4").read_bytes() == b"theirs too"
+
+
+def test_a_state_file_that_is_not_ours_is_read_as_none(folder):
+    from hfrender.engine.batch import BatchState
+
+    (folder / ".jobs.toml.state.json").write_text("[1, 2, 3]")
+    assert BatchState.load(folder / "jobs.toml").jobs == {}
+    code, results = summary(folder)
+    assert code == 0 and {r["status"] for r in results.values()} == {"done"}

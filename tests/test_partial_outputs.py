@@ -1,0 +1,66 @@
+"""``NAME.partial.EXT``: what an interrupted run keeps, replaced or removed only where
+hfrender wrote it (a record beside it: its size and time)."""
+
+from pathlib import Path
+
+from hfrender.cli import main
+from hfrender.io import outputs
+
+
+def test_a_kept_partial_is_recorded_replaced_and_removed_and_its_record_with_it(tmp_path):
+    out = str(tmp_path / "loop.gif")  # a GIF keeps no segments: its tmp file is the partial
+    record = tmp_path / ".loop.partial.gif.hfrender"
+    for frames in (b"first run", b"second run"):
+        tmp = outputs.temporary(out)
+        Path(tmp).write_bytes(frames)
+        assert outputs.keep_partial(tmp, out) == str(tmp_path / "loop.partial.gif")
+        assert (tmp_path / "loop.partial.gif").read_bytes() == frames and record.is_file()
+    outputs.check_partial_free(out)  # ours: no refusal
+    outputs.remove_partial(out)  # the output complete: the partial and its record go
+    assert not (tmp_path / "loop.partial.gif").exists() and not record.exists()
+
+
+def test_a_record_whose_partial_the_user_deleted_goes_with_the_next_run(tmp_path):
+    out = str(tmp_path / "a.mp4")
+    (tmp_path / "a.partial.mp4").write_bytes(b"frames")
+    outputs.mark_partial(tmp_path / "a.partial.mp4")
+    (tmp_path / "a.partial.mp4").unlink()
+    outputs.remove_partial(out)
+    assert not (tmp_path / ".a.partial.mp4.hfrender").exists()
+
+
+def test_fx_refuses_to_read_the_partial_a_finished_output_would_remove(tmp_path, capsys):
+    """Blurring an interrupted render's frames into the output they were meant for: the
+    finished output removes its partial, here the input: refused, the input kept."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    partial = tmp_path / "v.partial.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc=size=32x16:rate=30", "-frames:v", "6",
+                    "-pix_fmt", "yuv420p", str(partial)], check=True)
+    outputs.mark_partial(partial)
+    out = tmp_path / "v.mp4"
+    assert main(["fx", str(partial), "-o", str(out), "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out} would remove {partial} (an interrupted render's partial "
+        f"output), which is the input ({partial}): write the output elsewhere\n")
+    assert partial.stat().st_size > 0 and not out.exists()
+    assert main(["fx", str(partial), "-o", str(tmp_path / "w.mp4"), "--motion-blur", "2",
+                 "--quiet"]) == 0  # another name: fine
+
+
+def test_fx_keeps_no_partial_so_a_file_of_that_name_does_not_stop_it(tmp_path):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "c.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc=size=32x16:rate=30", "-frames:v", "6",
+                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    (tmp_path / "o.partial.mp4").write_bytes(b"theirs")
+    assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
+                 "--quiet"]) == 0
+    assert (tmp_path / "o.partial.mp4").read_bytes() == b"theirs"
