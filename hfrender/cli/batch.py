@@ -153,10 +153,8 @@ def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: d
             print(f"[{i + 1}/{len(jobs)}] {result.name}: {result.status}{why}", file=sys.stderr)
 
     progress, finish = progress_bar(quiet)  # one bar for the whole cluster
-    try:
-        for i, result in enumerate(run_batch_on_ray(
-                jobs, state, None if address is True else address, told, progress)):
-            finished[i] = result
+    try:  # every result comes through told(), as each job ends
+        run_batch_on_ray(jobs, state, None if address is True else address, told, progress)
     finally:
         finish()
 

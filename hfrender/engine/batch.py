@@ -369,8 +369,7 @@ def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
         s = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
                       progress=progress).prepare().run()
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
-                "retries": s.retries,
-                "segments": s.segments}
+                "retries": s.retries, "segments": s.segments}
     from hfrender.engine.fx import FxJob
 
     f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)

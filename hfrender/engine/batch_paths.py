@@ -27,15 +27,21 @@ def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:
     return found
 
 
+def _partial(job: Any) -> Path | None:
+    """Where an interrupted run of ``job`` keeps its frames, if in a file of its own (a
+    video render's; fx keeps none, a sequence's go to a folder of their own)."""
+    if job.kind != "render" or is_sequence(str(job.output)):
+        return None
+    return Path(partial_name(str(job.output))).resolve()
+
+
 def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
     """One line for a job whose interrupted frames would go where another job's file is,
     or (``on_ray``: every job at once) one that reads another's output."""
     taken = roles(jobs_file, jobs)
     for job in jobs:
-        if is_sequence(str(job.output)) or job.kind != "render":  # fx keeps no partial
-            continue
-        partial = Path(partial_name(str(job.output))).resolve()
-        if partial in taken:
+        partial = _partial(job)
+        if partial is not None and partial in taken:
             raise InputError(f"{jobs_file}: job {job.name!r} would keep an interrupted run's "
                              f"frames in {partial}, {taken[partial]}: name one of them "
                              "otherwise")
@@ -54,9 +60,8 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
     taken.setdefault(jobs_file.with_name(f".{jobs_file.name}.state.json").resolve(),
                      "the batch's state file")
     for job in jobs:
-        if not is_sequence(str(job.output)) and job.kind == "render":
-            taken.setdefault(Path(partial_name(str(job.output))).resolve(),
-                             f"where job {job.name!r} keeps an interrupted run's frames")
+        if (partial := _partial(job)) is not None:
+            taken.setdefault(partial, f"where job {job.name!r} keeps an interrupted run's frames")
     there = taken.get(Path(summary).resolve())
     if there is not None:
         raise InputError(f"--summary {summary} is {there}: write the summary elsewhere")

@@ -110,14 +110,15 @@ class Camera(checks.Checked):
         """
         pos = np.asarray(self.position, np.float64)
         fwd = np.asarray(self.target, np.float64) - pos
-        if not np.linalg.norm(fwd) > 0:
+        length = float(np.linalg.norm(fwd))
+        if not length > 0:
             aimed = getattr(self, "_aimed_at", None)
             raise InputError(
                 f"camera: position {tuple(self.position)} and look_at target "
                 f"{tuple(self.target)} coincide: it looks nowhere (set the position before "
                 f"looking at a point away from it"
                 + (f"; look_at was called at {Path(aimed).name})" if aimed else ")"))
-        fwd = fwd / np.linalg.norm(fwd)
+        fwd = fwd / length
         for up in (np.asarray(self.up, np.float64), np.array([0.0, 0.0, -1.0]),
                    np.array([1.0, 0.0, 0.0])):
             side = np.cross(fwd, up)

@@ -55,6 +55,10 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
     return scene
 
 
+def _syntax(p: Path, exc: SyntaxError) -> SceneError:
+    return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}")
+
+
 def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:
     """``path`` if it is a scene's kind of file, with no class ``name`` asked of a shader
     (``flag``: how the name was given, ``-s`` or ``scene_class``); else one line."""
@@ -83,7 +87,7 @@ def check_scene_file(path: str | Path, name: str | None = None) -> None:
     try:
         tree = ast.parse(p.read_bytes(), str(p))
     except SyntaxError as exc:
-        raise SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
+        raise _syntax(p, exc) from None
     if name is None:
         return
     nodes = list(ast.walk(tree))
@@ -114,7 +118,7 @@ def _import(p: Path) -> object:
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from None
+        raise _syntax(p, exc) from None
     except Exception as exc:
         raise SceneError(f"{p}: importing the scene failed: {located(exc, p)}") from exc
     return module
