@@ -31,9 +31,9 @@ EMPTY = np.iinfo(np.int32).max  # the first column of a row without the layer
 class Spans:
     """Where each of a frame's layers has pixels: ``rows`` (n, H) bool, and per band of
     rows of a layer the first and last column of its pixels in each row (an empty row:
-    first :data:`EMPTY` > last -1). From the layer of each pixel (:meth:`of_layers`, band
-    by band as they are asked for: NumPy's) or from a table of every row's columns read
-    from the device at once (:meth:`of_table`: one read a frame instead of three a band)."""
+    first :data:`EMPTY` > last -1). From a table of every row's columns: made on the host
+    from the layer of each pixel (:meth:`of_layers`), or read from the device at once
+    (:meth:`of_table`: one read a frame instead of three a band)."""
 
     def __init__(self, rows: np.ndarray, columns: Callable[[int, int, int], tuple]) -> None:
         self.rows = rows
@@ -44,17 +44,9 @@ class Spans:
         return self._columns(j, y0, y1)
 
     @classmethod
-    def of_layers(cls, xp: Any, layer: Any, n: int) -> Spans:
-        """From ``layer`` (H, W), each pixel's layer index (-1 in focus)."""
-        def columns(j: int, y0: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
-            mine = layer[y0:y1] == j
-            there = to_host(mine.any(axis=1))
-            first = np.where(there, to_host(mine.argmax(axis=1)), EMPTY)
-            last = np.where(there, mine.shape[1] - 1 - to_host(mine[:, ::-1].argmax(axis=1)),
-                            -1)
-            return first, last
-
-        return cls(layer_rows(xp, layer, n), columns)
+    def of_layers(cls, layer: np.ndarray, n: int) -> Spans:
+        """From ``layer`` (H, W), each pixel's layer index (-1 in focus), on the host."""
+        return cls.of_table(*span_table(layer, n))
 
     @classmethod
     def of_table(cls, first: np.ndarray, last: np.ndarray) -> Spans:
@@ -66,18 +58,26 @@ class Spans:
         return cls(there, lambda j, y0, y1: (first[j, y0:y1], last[j, y0:y1]))
 
 
-def layer_rows(xp: Any, layer: Any, n: int) -> np.ndarray:
-    """(n, H) bool: the rows where each of the n layers has pixels (``layer``: each pixel's
-    layer index, -1 in focus). In NumPy up to 30 layers, one bit per layer OR-ed along each
-    row (a 1080p frame in a fifteenth of a histogram's time); else (CuPy's ufuncs have no
-    ``reduce`` before version 13) a histogram of (layer, row)."""
-    h = int(layer.shape[0])
-    if n <= 30 and xp is np:
-        bits = xp.left_shift(xp.int32(1), layer + 1)  # in focus: bit 0
-        rows = to_host(xp.bitwise_or.reduce(bits, axis=1))
-        return (rows[None, :] >> np.arange(1, n + 1, dtype=np.int32)[:, None]) & 1 > 0
-    index = (layer + 1) * h + xp.arange(h, dtype=xp.int32)[:, None]
-    return to_host(xp.bincount(index.ravel(), minlength=(n + 1) * h)).reshape(n + 1, h)[1:] > 0
+def span_table(layer: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every one of the ``n`` layers' first and last column in each row (n, H), from
+    ``layer`` (H, W; -1 in focus), as the CUDA backend's ``hf_dof_spans`` writes them (a row
+    without the layer: first :data:`EMPTY`, last -1): from the runs of one layer along the
+    rows, a few thousand in a frame (one pass over it, where a layer at a time took four)."""
+    h, w = layer.shape
+    change = np.empty((h, w), bool)
+    change[:, 0] = True  # every row begins a run
+    np.not_equal(layer[:, 1:], layer[:, :-1], out=change[:, 1:])
+    starts = np.flatnonzero(change)
+    ends = np.append(starts[1:], h * w) - 1  # a run ends where the next begins, or its row
+    which = layer.ravel()[starts]
+    blurred = (which >= 0) & (which < n)
+    which, starts, ends = which[blurred], starts[blurred], ends[blurred]
+    rows = starts // w
+    first = np.full((n, h), EMPTY, np.int64)
+    last = np.full((n, h), -1, np.int64)
+    np.minimum.at(first, (which, rows), starts - rows * w)
+    np.maximum.at(last, (which, rows), ends - rows * w)
+    return first, last
 
 
 def layer_boxes(spans: Spans, j: int, reach: int) -> list[tuple[int, int, int, int]]:

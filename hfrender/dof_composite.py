@@ -60,14 +60,16 @@ def disk_inside(xp: Any, area: Any, largest: int | None = None) -> Any:
     reach = int(np.ceil(np.sqrt(largest / np.pi))) + 1
     if 2 * reach >= min(h, w):
         return disk_inside_at(area, y, x, (h, w), xp)
-    out = xp.ones(area.shape, xp.float32)
-    top, bottom, left, right = slice(0, reach), slice(h - reach, h), slice(0, reach), \
-        slice(w - reach, w)
-    middle = slice(reach, h - reach)
-    for rows, cols in ((top, slice(None)), (bottom, slice(None)), (middle, left),
-                       (middle, right)):
-        out[..., rows, cols] = disk_inside_at(area[..., rows, cols], y[rows], x[:, cols],
-                                              (h, w), xp)
+    out = xp.ones(area.shape, xp.float32)  # a strip's pixels miss light past its border
+    half = np.float32(0.5)  # alone (the far border is past their disk): one share each
+    for rows, far in ((slice(0, reach), False), (slice(h - reach, h), True)):
+        at = y[rows] + half
+        out[..., rows, :] = _kept(xp, _radius(xp, area[..., rows, :]),
+                                  np.float32(h) - at if far else at)
+    for cols, far in ((slice(0, reach), False), (slice(w - reach, w), True)):
+        at = x[:, cols] + half
+        out[..., cols] *= _kept(xp, _radius(xp, area[..., cols]),
+                                np.float32(w) - at if far else at)
     return out
 
 
@@ -79,16 +81,23 @@ def inside_of_keys(xp: Any, keys: Any, largest: int | None = None) -> Any:
 def disk_inside_at(area: Any, y: Any, x: Any, size: tuple[int, int], xp: Any = np) -> Any:
     """:func:`disk_inside` of disks of ``area`` at pixels (``y``, ``x``), broadcast, of a
     picture of ``size`` (H, W)."""
-    radius = xp.sqrt(xp.asarray(area).astype(xp.float32) / np.float32(np.pi))
-
-    def kept(a: Any) -> Any:  # the share of the circle on the near side of a border at a
-        a = xp.minimum(a, radius)
-        cut = radius * radius * xp.arccos(a / radius) - a * xp.sqrt(radius * radius - a * a)
-        return 1.0 - cut / (np.float32(np.pi) * radius * radius)
-
     h, w = size
     y = xp.asarray(y, dtype=xp.float32) + np.float32(0.5)
     x = xp.asarray(x, dtype=xp.float32) + np.float32(0.5)
-    rows = kept(y) + kept(np.float32(h) - y) - 1.0
-    cols = kept(x) + kept(np.float32(w) - x) - 1.0
+    radius = _radius(xp, area)
+    rows = _kept(xp, radius, y) + _kept(xp, radius, np.float32(h) - y) - 1.0
+    cols = _kept(xp, radius, x) + _kept(xp, radius, np.float32(w) - x) - 1.0
     return (rows * cols).astype(xp.float32)
+
+
+def _radius(xp: Any, area: Any) -> Any:
+    """The radius of a circle of ``area`` (float32)."""
+    return xp.sqrt(xp.asarray(area).astype(xp.float32) / np.float32(np.pi))
+
+
+def _kept(xp: Any, radius: Any, a: Any) -> Any:
+    """The share of a circle of ``radius`` on the near side of a border at distance ``a``
+    from its centre (broadcast)."""
+    a = xp.minimum(a, radius)
+    cut = radius * radius * xp.arccos(a / radius) - a * xp.sqrt(radius * radius - a * a)
+    return 1.0 - cut / (np.float32(np.pi) * radius * radius)

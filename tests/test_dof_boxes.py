@@ -1,7 +1,7 @@
 """Where the fast depth of field runs its FFTs (:mod:`hfrender.dof_boxes`): the rows and
 columns of each layer's pixels, bands of rows, boxes cut where a window of its own pays, the
-same from the layers band by band (the CPU) as from a table of every row read at once (the
-CUDA backend's ``hf_dof_spans``, on the CPU emulator)."""
+same from the host's table of every row's columns (the CPU) as from the table the CUDA
+backend's ``hf_dof_spans`` writes (on the CPU emulator)."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ from cuda_emu import session_emulator
 
 from hfrender import dof_boxes
 from hfrender.backends.cuda import launches
-from hfrender.dof_boxes import Spans, bands, layer_boxes, layer_rows
+from hfrender.dof_boxes import EMPTY, Spans, bands, layer_boxes, span_table
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
     layer[0:80, 50] = 0
     layer[80:90] = 0
     layer[105:115, 20:60] = 0
-    spans = Spans.of_layers(np, layer, 1)
+    spans = Spans.of_layers(layer, 1)
     boxes = layer_boxes(spans, 0, 4)
     assert boxes == [(0, 80, 50, 51), (80, 90, 0, 200), (105, 115, 20, 60)]
     count = np.zeros(layer.shape, int)
@@ -81,7 +81,7 @@ def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
     assert layer_boxes(spans, 0, 6)[:2] == [(0, 80, 50, 51), (80, 90, 0, 200)]
     # a pole too short to be worth a window of its own stays in the floor's box
     layer[:75, 50] = -1
-    assert layer_boxes(Spans.of_layers(np, layer, 1), 0, 4)[0] == (75, 90, 0, 200)
+    assert layer_boxes(Spans.of_layers(layer, 1), 0, 4)[0] == (75, 90, 0, 200)
 
 
 def _spans_table(layer, n):
@@ -98,9 +98,9 @@ def _spans_table(layer, n):
 
 
 @pytest.mark.parametrize("reach", [1, 4, 9])
-def test_boxes_from_a_table_of_every_rows_columns_are_those_from_the_layers(rng, reach):
-    """What the CUDA backend reads once a frame (:meth:`Spans.of_table`) places the same
-    boxes as the layers read band by band (:meth:`Spans.of_layers`)."""
+def test_boxes_from_the_hosts_table_are_those_from_the_devices(rng, reach):
+    """The host's table of every row's columns (:func:`span_table`, from runs) is the
+    table ``hf_dof_spans`` writes (the loop below), and places the same boxes."""
     n, h, w = 5, 90, 70
     layer = np.full((h, w), -1, np.int32)
     for _ in range(12):  # blocks, lines, single pixels of random layers
@@ -108,11 +108,16 @@ def test_boxes_from_a_table_of_every_rows_columns_are_those_from_the_layers(rng,
         layer[y0:y0 + int(rng.integers(1, 30)), x0:x0 + int(rng.integers(1, 25))] = \
             rng.integers(0, n)
     layer[40:44] = -1  # rows in focus alone
-    table = Spans.of_table(*_spans_table(layer, n))
-    spans = Spans.of_layers(np, layer, n)
-    np.testing.assert_array_equal(table.rows, spans.rows)
+    layer[50] = n - 1  # a row of one layer alone
+    layer[60, -1] = 2  # a run of one pixel at a row's end
+    first, last = _spans_table(layer, n)
+    got = span_table(layer, n)
+    np.testing.assert_array_equal(got[0], np.where(first <= last, first, EMPTY))
+    np.testing.assert_array_equal(got[1], last)
+    table, spans = Spans.of_table(first, last), Spans.of_layers(layer, n)
+    np.testing.assert_array_equal(spans.rows, [(layer == k).any(axis=1) for k in range(n)])
     for j in range(n):
-        assert layer_boxes(table, j, reach) == layer_boxes(spans, j, reach)
+        assert layer_boxes(spans, j, reach) == layer_boxes(table, j, reach)
     assert sum(len(layer_boxes(table, j, reach)) for j in range(n)) >= n
 
 
@@ -132,12 +137,14 @@ def test_rows_fall_into_bands_split_where_more_than_the_gap_apart(rng, gap):
     assert bands(np.array([7]), gap) == [(7, 8)]
 
 
-@pytest.mark.parametrize("n", [1, 16, 30, 31, 40])
-def test_the_rows_of_each_layer_are_found_by_bits_as_by_a_histogram(rng, n):
+@pytest.mark.parametrize("n", [1, 16, 40])
+def test_the_hosts_table_is_the_loops_on_random_layers(rng, n):
+    """Every pixel its own run (random layers), whole rows of one layer, rows in focus."""
     layer = rng.integers(-1, n, (37, 23)).astype(np.int32)
     layer[5] = -1  # a row in focus alone
     layer[9] = n - 1  # a row of the last layer alone
-    rows = layer_rows(np, layer, n)
-    expected = np.array([(layer == k).any(axis=1) for k in range(n)])
-    assert rows.shape == (n, 37) and rows.dtype == bool
-    np.testing.assert_array_equal(rows, expected)
+    first, last = _spans_table(layer, n)
+    got = span_table(layer, n)
+    np.testing.assert_array_equal(got[0], np.where(first <= last, first, EMPTY))
+    np.testing.assert_array_equal(got[1], last)
+    assert got[1][n - 1, 9] == 22 and got[0][n - 1, 9] == 0

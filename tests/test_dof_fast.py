@@ -205,6 +205,7 @@ def test_a_plan_gives_each_class_a_layer_when_they_fit_and_merges_them_when_not(
         (FAR, areas[11], areas[11])]
     assert not plan.t_of_key.any()
     counts[max_area + areas] = 10  # every far class: a slanted floor
+    counts[max_area + areas[3]] = 500  # and a plane on it
     plan = make_plan(counts, max_area, max_d2=130)
     assert len(plan.layers) <= MAX_LAYERS
     far = [x for x in plan.layers if x.side == FAR]
@@ -218,8 +219,8 @@ def test_a_plan_gives_each_class_a_layer_when_they_fit_and_merges_them_when_not(
 
 @pytest.mark.parametrize("blades", [0, 6])
 def test_the_plans_layer_count_by_sums_is_the_count_of_the_layers_it_stands_for(rng, blades):
-    """The bisection's counter (:func:`dof_cells._counter`) against counting the starts
-    that :func:`dof_cells._starts` makes, on random classes and steps."""
+    """The search's counter (:func:`dof_cells._counter`, every step at once) against
+    counting the starts that :func:`dof_cells._starts` makes, on random classes and steps."""
     from hfrender.dof_cells import _counter, _starts
 
     _, area_of_d2, _ = disk_tables(900, blades)
@@ -228,11 +229,12 @@ def test_the_plans_layer_count_by_sums_is_the_count_of_the_layers_it_stands_for(
         sides = [(np.sort(rng.choice(disks, int(rng.integers(0, 30)), replace=False)), None)
                  for _ in range(2)]
         peaks = [rng.random(len(a)) < 0.15 for a, _ in sides]
-        count = _counter(sides, peaks)
-        for step in rng.uniform(1e-3, 3.0, 8):
-            want = sum(int(_starts(a, p, step).sum())
-                       for (a, _), p in zip(sides, peaks, strict=True))
-            assert count(step) == want, (step, [len(a) for a, _ in sides])
+        steps = rng.uniform(1e-3, 3.0, 8)
+        want = [sum(int(_starts(a, p, step).sum()) for (a, _), p in zip(sides, peaks,
+                                                                        strict=True))
+                for step in steps]
+        got = _counter(sides, peaks)(steps)
+        assert got.tolist() == want, (steps, [len(a) for a, _ in sides])
 
 
 @pytest.fixture(scope="module")

@@ -118,8 +118,8 @@ class _Ops:
         by_rows(rows, *keys.shape)
 
     def spans(self, n: int) -> Spans:
-        """Where each of the plan's ``n`` layers has pixels, band by band as asked for."""
-        return Spans.of_layers(np, self.layer, n)
+        """Where each of the plan's ``n`` layers has pixels."""
+        return Spans.of_layers(self.layer, n)
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
         """``fn(*args)`` (a window's FFTs) on a transform thread: what gives its result.
