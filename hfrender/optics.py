@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 
@@ -56,7 +56,7 @@ class Lens:
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
         if not (_real(fd) and math.isfinite(fd) and fd > f_m):
-            raise InputError(
+            raise _bad(fd)(
                 f"focus_distance={fd!r} must be a finite distance in metres greater than the "
                 f"focal length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g})"
             )
@@ -113,7 +113,8 @@ def check_blades(what: str, value: object) -> int:
     """``value`` if it is 0 (round) or a whole number from 3 to 64, else one clear line."""
     if not (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
             and (value == 0 or 3 <= value <= 64)):
-        raise InputError(f"{what}={value!r} must be 0 (round) or between 3 and 64")
+        bad = InputError if isinstance(value, numbers.Real) else InputTypeError
+        raise bad(f"{what}={value!r} must be 0 (round) or between 3 and 64")
     return int(value)
 
 
@@ -183,6 +184,12 @@ def _real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+def _bad(value: object) -> type[InputError]:
+    """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
+    what is not a number at all (``"2"``)."""
+    return InputError if _real(value) else InputTypeError
+
+
 def _positive(name: str, value: object) -> None:
     if not (_real(value) and math.isfinite(value) and value > 0):
-        raise InputError(f"{name}={value!r} must be a finite number > 0")
+        raise _bad(value)(f"{name}={value!r} must be a finite number > 0")

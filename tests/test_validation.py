@@ -55,6 +55,10 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
      r"focus_distance=0.2 .* \(0.3 m for focal_length_mm=300\)"),
     (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 must be a finite number > 0"),
     (D, {"sensor_width_mm": float("nan")}, ValueError, r"sensor_width_mm=nan must be"),
+    # not numbers at all: TypeErrors too (a text field's "2" passed on as it is)
+    (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a finite distance"),
+    (D, {"f_stop": "2.8"}, TypeError, r"f_stop='2.8' must be a finite number > 0"),
+    (D, {"aperture_blades": "6"}, TypeError, r"aperture_blades='6' must be 0 \(round\) or"),
 ])
 def test_depth_of_field_bad_input(depth, kwargs, exc, message):
     args = {**LENS, **kwargs}
