@@ -4,6 +4,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import imageio.v3 as iio
 import imageio_ffmpeg
 import numpy as np
 import pytest
@@ -342,16 +343,27 @@ def test_ffmpeg_failure_is_an_error_not_a_success(tmp_path, capsys, monkeypatch)
     assert not out.exists()
 
 
-def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path, capsys):
+def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path, capsys,
+                                                                       caplog):
+    """A shorter render replaces a longer one's frames, all of them: the ones past its
+    end go too. A file of the pattern that hfrender did not write (the user's own 025.png)
+    stays, with a warning, and so does every other file."""
     folder = tmp_path / "seq"
-    folder.mkdir()
-    for i in range(30):
-        (folder / f"{i:03d}.png").write_bytes(b"old")
+    args = ["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8", "--samples",
+            "1", "--quiet"]
+    assert main([*args, "--duration", "1"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [f"{i:03d}.png" for i in range(30)]
+    (folder / "025.png").write_bytes(b"mine")  # the user's own frame
     (folder / "notes.txt").write_text("keep me")
-    assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
-                 "--duration", "0.2", "--samples", "1", "--quiet"]) == 0
+    with caplog.at_level("WARNING", logger="hfrender.io.outputs"):
+        assert main([*args, "--duration", "0.2"]) == 0
     assert sorted(p.name for p in folder.iterdir()) == [f"{i:03d}.png" for i in range(6)] + [
-        "notes.txt"]
+        "025.png", "notes.txt"]
+    assert (folder / "025.png").read_bytes() == b"mine"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{folder} holds 1 file of the output's pattern that hfrender did not write "
+        "(025.png): kept beside this render's frames"]
+    (folder / "025.png").unlink()
     (folder / "003.png").unlink()
     (folder / "003.png").mkdir()  # a folder where a frame must go: the write fails
     assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
@@ -366,16 +378,24 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
 
 
 def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tmp_path):
-    """-o seq/%03d.png replaces 000.png..., and only those: the user's 0000.png... (a %04d
-    sequence) and 00.png are other files (the stale-frame clean-up deleted them), and 1000.png
-    is what %03d writes for frame 1000 (an older render's, replaced)."""
+    """-o seq/%03d.png replaces hfrender's 000.png..., and only those: 0000.png... (a %04d
+    sequence, hfrender's too) and 00.png are other files, 1000.png is what %03d writes for
+    frame 1000 (an older render's, removed), and the user's own 001.png and 009.png
+    (not hfrender's: no mark) are replaced only by a frame of their name."""
+    from hfrender.io.images import write_png8
+
     folder = tmp_path / "seq"
     folder.mkdir()
     theirs = [f"{i:04d}.png" for i in range(8)] + ["00.png", "7.png"]
+    pixel = np.zeros((1, 1, 3), np.uint8)
     for name in theirs + ["1000.png", "005.png"]:
-        (folder / name).write_bytes(b"old")
+        write_png8(folder / name, pixel)  # hfrender's (marked)
+    for name in ("001.png", "009.png"):
+        (folder / name).write_bytes(b"mine")
     assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
                  "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
     ours = [f"{i:03d}.png" for i in range(3)]
-    assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours)
-    assert all((folder / name).read_bytes() == b"old" for name in theirs)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours + ["009.png"])
+    assert all(iio.imread(folder / name).shape == (1, 1, 3) for name in theirs)
+    assert iio.imread(folder / "001.png").shape == (8, 32, 3)  # a frame of its name
+    assert (folder / "009.png").read_bytes() == b"mine"

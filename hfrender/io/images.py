@@ -22,6 +22,10 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # PNG colour type -> (channels, alpha)
 COLOR_TYPES = {0: (1, False), 2: (3, False), 3: (3, False), 4: (2, True), 6: (4, True)}
 ZLIB_LEVEL = 6  # Pillow's default
+# every image file hfrender writes says so in its header (a PNG's tEXt "Software", an EXR's
+# "software" attribute): an older render's frames are told from the user's own files by it
+SOFTWARE = "hfrender"
+MARK_BYTES = 4096  # where the mark is looked for: the header, before any pixel data
 
 
 class MissingExtra(InputError):
@@ -57,9 +61,29 @@ def encode_png16(frame: np.ndarray) -> bytes:
     filtered[:, 1:1 + bpp] = rows[:, :bpp]
     np.subtract(rows[:, bpp:], rows[:, :-bpp], out=filtered[:, 1 + bpp:])
     ihdr = struct.pack(">IIBBBBB", w, h, 16, 6 if c == 4 else 2, 0, 0, 0)
-    return (PNG_MAGIC + _chunk(b"IHDR", ihdr)
+    return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"tEXt", b"Software\0" + SOFTWARE.encode())
             + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), ZLIB_LEVEL))
             + _chunk(b"IEND", b""))
+
+
+def write_png8(path: str | Path, frame: np.ndarray) -> None:
+    """An 8-bit frame (H, W, C) as a PNG (imageio's Pillow), marked as hfrender's."""
+    import imageio.v3 as iio
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    info.add_text("Software", SOFTWARE)
+    iio.imwrite(path, np.ascontiguousarray(frame), extension=".png", pnginfo=info)
+
+
+def written_by_hfrender(path: str | Path) -> bool:
+    """Whether the image file at ``path`` carries hfrender's mark in its header."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(MARK_BYTES)
+    except OSError:
+        return False
+    return SOFTWARE.encode() in head
 
 
 def read_png(path: str | Path) -> np.ndarray:
@@ -113,7 +137,8 @@ def encode_exr(path: str | Path, frame: np.ndarray) -> None:
         raise ValueError(f"frame is {frame.dtype} {frame.shape}; EXR takes float16 or "
                          "float32 (H, W, 3 or 4)")
     name = "RGBA" if frame.shape[-1] == 4 else "RGB"
-    header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage}
+    header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
+              "software": SOFTWARE}
     with exr.File(header, {name: np.ascontiguousarray(frame)}) as f:
         f.write(str(path))
 

@@ -5,6 +5,7 @@ same path is untouched until then)."""
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import shutil
 import tempfile
@@ -20,6 +21,8 @@ from hfrender.io.writers import (
     pattern_files,
     remove_stale,
 )
+
+log = logging.getLogger(__name__)
 
 
 def _tag(output: str) -> str:
@@ -127,8 +130,9 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
                 if (dst / f.name).is_dir():
                     raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
                                             str(dst / f.name))
-            if not keep_others:
-                remove_stale(str(dst / Path(output).name))  # an older render's frames
+            if not keep_others:  # an older render's frames go; the user's own stay
+                foreign = remove_stale(str(dst / Path(output).name), {f.name for f in frames})
+                _kept_foreign(dst, foreign)
             for f in frames:
                 os.replace(f, dst / f.name)
             shutil.rmtree(src, ignore_errors=True)
@@ -138,6 +142,15 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
         where = exc.filename2 or exc.filename or output
         raise WriteFailed(f"cannot put {where} in place: {exc.strerror or exc}") from None
     remove_partial(output)
+
+
+def _kept_foreign(folder: Path, names: list[str]) -> None:
+    """Warn of the files of a sequence's pattern that were not hfrender's and stay."""
+    if names:
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        log.warning("%s holds %d file%s of the output's pattern that hfrender did not write "
+                    "(%s): kept beside this render's frames", folder, len(names),
+                    "" if len(names) == 1 else "s", shown)
 
 
 def missing_folder(output: str) -> Path | None:
@@ -168,7 +181,8 @@ def discard(tmp: str, made: Path | None = None) -> None:
 
 def replaced_files(output: str) -> list[Path]:
     """The files that writing ``output`` would replace or remove: the file itself, or every
-    existing file of a sequence's pattern (the stale-frame clean-up removes them)."""
+    existing file of a sequence's pattern (hfrender's own are removed, and any of a frame's
+    name is replaced)."""
     out = Path(output)
     if not is_sequence(output):  # and an interrupted render's partial, ours to remove
         partial = Path(partial_name(output))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Protocol
@@ -28,7 +28,7 @@ from hfrender.io.ffmpeg import (
     timestamps_filter,
     widen_pipe,
 )
-from hfrender.io.images import encode_exr, encode_png16
+from hfrender.io.images import encode_exr, encode_png16, write_png8, written_by_hfrender
 from hfrender.io.pixels import raw_dtype
 
 
@@ -267,8 +267,9 @@ class PngSequenceWriter(Closing):
     uint16 as 16-bit; a ``.exr`` pattern takes float16/float32 linear frames (OpenEXR).
 
     Nothing is touched before the first frame: then the folder is made and older files
-    of the same pattern (a previous render's) are removed, so the folder never mixes two
-    renders. Each file is written under a temporary name and renamed when complete.
+    of the same pattern that hfrender wrote (a previous render's) are removed, so the
+    folder never mixes two renders (the user's own files stay: :func:`remove_stale`).
+    Each file is written under a temporary name and renamed when complete.
     """
 
     def __init__(self, pattern: str, size: tuple[int, int], start: int = 0) -> None:
@@ -281,8 +282,6 @@ class PngSequenceWriter(Closing):
         remove_stale(self.pattern)
 
     def write(self, frame: np.ndarray) -> None:
-        import imageio.v3 as iio
-
         if self.frames_written == 0:
             self._prepare()
         path = self.pattern % self.index
@@ -293,7 +292,7 @@ class PngSequenceWriter(Closing):
             elif frame.dtype == np.uint16:
                 Path(tmp).write_bytes(encode_png16(frame))
             else:
-                iio.imwrite(tmp, np.ascontiguousarray(frame), extension=".png")
+                write_png8(tmp, frame)
             os.replace(tmp, path)  # a file either is a whole frame or is not there
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
@@ -305,17 +304,26 @@ class PngSequenceWriter(Closing):
         pass
 
 
-def remove_stale(pattern: str) -> None:
-    """Remove the files of an image-sequence pattern (a previous render's frames)."""
+def remove_stale(pattern: str, keep: Collection[str] = ()) -> list[str]:
+    """Remove an older render's frames of an image-sequence pattern: the files of the
+    pattern that hfrender wrote (:func:`.images.written_by_hfrender`), and its unfinished
+    ``.part`` files. The user's own files of the pattern stay: their names are returned,
+    less ``keep`` (the frames about to replace theirs)."""
     folder = Path(pattern).parent
     if not folder.is_dir():
-        return
+        return []
     stale = pattern_files(Path(pattern).name, r"(\.part)?")
     if stale is None:
-        return
-    for old in folder.iterdir():
-        if stale.match(old.name) and old.is_file():
+        return []
+    foreign = []
+    for old in sorted(folder.iterdir()):
+        if not (stale.match(old.name) and old.is_file()):
+            continue
+        if old.name.endswith(".part") or written_by_hfrender(old):
             old.unlink()
+        elif old.name not in keep:
+            foreign.append(old.name)
+    return foreign
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
