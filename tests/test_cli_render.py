@@ -8,7 +8,7 @@ import imageio.v3 as iio
 import imageio_ffmpeg
 import numpy as np
 import pytest
-from render_helpers import linear, render_frames
+from render_helpers import render_frames
 
 from hfrender.cli import main
 
@@ -149,36 +149,6 @@ def test_runtime_failure_exits_1_with_the_scene_line(tmp_path, capsys):
     assert re.fullmatch(r"hfrender: error: scene error in update\(t\) at t=-0.00729167 s "
                         rf"\(output frame 0\): RuntimeError: nope \({scene}:4\)\n", err)
     assert not (tmp_path / "b.mp4").exists()  # no empty video left behind
-
-
-def test_still_compare_sets_the_scene_up_once(tmp_path, capsys):
-    """``setup()`` runs once per process, as the README says, also when ``--compare``
-    draws the frame a second time without effects."""
-    scene = tmp_path / "once.py"
-    scene.write_text("import hfrender as hf\nclass Once(hf.Scene):\n    def setup(self):\n"
-                     "        print('SETUP')\n        self.ball = self.add(hf.Sphere())\n"
-                     "    def update(self, t):\n        self.ball.position = (t, 0, 0)\n")
-    assert main(["still", str(scene), "-o", str(tmp_path / "c.png"), "--compare", "--size",
-                 "32x18", "--quiet"]) == 0
-    assert capsys.readouterr().out.count("SETUP") == 1
-    assert (tmp_path / "c.png").stat().st_size > 100
-
-
-def test_still_compare_puts_the_plain_frame_left(tmp_path):
-    import imageio.v3 as iio
-
-    out = tmp_path / "s.png"
-    assert main(["still", BAR, "-t", "0.1", "--compare", "-o", str(out), "--size", "96x8",
-                 "--samples", "16"]) == 0
-    img = iio.imread(out)
-    assert img.shape == (8, 192, 3)
-    plain, blurred = img[4, :96, 0], img[4, 96:, 0]
-    assert (plain == 255).sum() == 4 and (plain > 0).sum() == 4  # the instant: a 4 px bar
-    # the streak: the bar's 4 px of light spread over its 10 px of travel in the 1/60 s
-    # shutter (600 px/s), in linear light
-    lin = linear(blurred)
-    assert lin.sum() == pytest.approx(4, abs=0.05)
-    assert abs((lin > 0.01).sum() - (600 / 60 + 4)) <= 1 and blurred.max() < 255
 
 
 def test_info_lists_gl_contexts(capsys):

@@ -293,6 +293,13 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     return f"; continue with: {again}"
 
 
+# --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
+# sub-frame at the middle of a shutter of at most 360 degrees, nothing made between
+# sub-frames, no jitter), whatever the right panel's settings
+PINHOLE = dict(samples=1, dof="off", antialias=False, reconstruct="off", shutter=180.0,
+               shutter_position="center", shutter_curve="box", jitter=False)
+
+
 def cmd_still(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -318,8 +325,8 @@ def cmd_still(args: argparse.Namespace) -> int:
     panels = [picture.frames[0]]
     if args.compare:  # the same frame of the same scene (set up once), without effects
         plain = MemoryWriter()
-        RenderJob(args.file, config.with_(samples=1, dof="off", antialias=False),
-                  scene_name=args.scene, first_frame=k, count=1, writer=plain,
+        RenderJob(args.file, config.with_(**PINHOLE), scene_name=args.scene, first_frame=k,
+                  count=1, writer=plain,
                   scene=job.scene).prepare().run()
         panels.insert(0, plain.frames[0])
     outputs.write_image(args.output, np.concatenate(panels, axis=1))

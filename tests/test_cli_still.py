@@ -1,0 +1,80 @@
+"""``hfrender still``: one frame, and ``--compare``'s pinhole beside it."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from render_helpers import linear
+
+from hfrender.cli import main
+
+DATA = Path(__file__).parent / "data"
+BAR = str(DATA / "bar.frag")
+
+
+def test_still_compare_sets_the_scene_up_once(tmp_path, capsys):
+    """``setup()`` runs once per process, as the README says, also when ``--compare``
+    draws the frame a second time without effects."""
+    scene = tmp_path / "once.py"
+    scene.write_text("import hfrender as hf\nclass Once(hf.Scene):\n    def setup(self):\n"
+                     "        print('SETUP')\n        self.ball = self.add(hf.Sphere())\n"
+                     "    def update(self, t):\n        self.ball.position = (t, 0, 0)\n")
+    assert main(["still", str(scene), "-o", str(tmp_path / "c.png"), "--compare", "--size",
+                 "32x18", "--quiet"]) == 0
+    assert capsys.readouterr().out.count("SETUP") == 1
+    assert (tmp_path / "c.png").stat().st_size > 100
+
+
+def test_still_compare_puts_the_plain_frame_left(tmp_path):
+    import imageio.v3 as iio
+
+    out = tmp_path / "s.png"
+    assert main(["still", BAR, "-t", "0.1", "--compare", "-o", str(out), "--size", "96x8",
+                 "--samples", "16"]) == 0
+    img = iio.imread(out)
+    assert img.shape == (8, 192, 3)
+    plain, blurred = img[4, :96, 0], img[4, 96:, 0]
+    assert (plain == 255).sum() == 4 and (plain > 0).sum() == 4  # the instant: a 4 px bar
+    # the streak: the bar's 4 px of light spread over its 10 px of travel in the 1/60 s
+    # shutter (600 px/s), in linear light
+    lin = linear(blurred)
+    assert lin.sum() == pytest.approx(4, abs=0.05)
+    assert abs((lin > 0.01).sum() - (600 / 60 + 4)) <= 1 and blurred.max() < 255
+
+
+def _left_panel(path, *options):
+    import imageio.v3 as iio
+
+    out = path.parent / f"{path.stem}{len(options)}_{abs(hash(options))}.png"
+    assert main(["still", str(path), "-t", "0.1", "--compare", "-o", str(out), "--quiet",
+                 *options]) == 0
+    img = iio.imread(out)
+    return img[:, : img.shape[1] // 2]
+
+
+@pytest.mark.parametrize("options", [("--shutter", "720", "--samples", "4"),
+                                     ("--shutter-position", "start", "--samples", "4"),
+                                     ("--shutter-curve", "triangle", "--samples", "4")])
+def test_still_compare_left_is_the_instant_whatever_the_shutter(tmp_path, options):
+    """The left panel is the pinhole at the frame's time: the same picture whatever the
+    shutter of the right one (a 720-degree shutter blurred it, and warned of 2 samples)."""
+    bar = tmp_path / "bar.frag"
+    bar.write_text(Path(BAR).read_text())
+    size = ("--size", "96x8")
+    plain = _left_panel(bar, *size)
+    assert (plain[4, :, 0] == 255).sum() == 4 and (plain[4, :, 0] > 0).sum() == 4
+    np.testing.assert_array_equal(_left_panel(bar, *size, *options), plain)
+
+
+def test_still_compare_left_makes_nothing_between_sub_frames(tmp_path):
+    """``--reconstruct on`` (a mesh scene's motion made between sub-frames) leaves the
+    left panel alone: it blurred a fast ball there as on the right."""
+    scene = tmp_path / "fast.py"
+    scene.write_text("import hfrender as hf\nclass Fast(hf.Scene):\n    def setup(self):\n"
+                     "        self.ball = self.add(hf.Sphere(radius=0.3))\n"
+                     "        self.camera.position = (0, 0, 5)\n"
+                     "    def update(self, t):\n        self.ball.position = (20 * t, 0, 0)\n")
+    size = ("--size", "64x36", "--samples", "2", "--msaa", "1")
+    plain = _left_panel(scene, *size)
+    assert (plain > 0).any()
+    np.testing.assert_array_equal(_left_panel(scene, *size, "--reconstruct", "on"), plain)
