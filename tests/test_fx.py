@@ -316,11 +316,13 @@ def test_sequences_in_numeric_order_gaps_refused_outputs_replaced(tmp_path, rng,
     for i, f in enumerate(frames):
         iio.imwrite(seq / f"frame_{i}.png", f)  # frame_2 sorts after frame_10 by name
     monkeypatch.chdir(tmp_path)
-    for i in range(40):
-        (tmp_path / f"o_{i:04d}.png").write_bytes(b"old")
+    from hfrender.io.images import write_png8
+
+    for i in range(40):  # an older run's 40 frames
+        write_png8(tmp_path / f"o_{i:04d}.png", frames[0])
     assert main(["fx", str(seq), "-o", "o_%04d.png", "--motion-blur", "1", "--quiet"]) == 0
     outs = sorted(tmp_path.glob("o_*.png"))
-    assert len(outs) == 12  # no folder in the name works, and the old 40 are gone
+    assert len(outs) == 12  # no folder in the name works, and the older 40 are gone
     np.testing.assert_array_equal(np.stack([iio.imread(f) for f in outs]), frames)
     (seq / "frame_5.png").unlink()
     assert main(["fx", str(seq / "frame_%d.png"), "-o", "x.mp4", "--motion-blur", "2"]) == 2

@@ -72,8 +72,9 @@ class FxOutput:
         self.backend, self.stats = backend, stats
         # the footage's alpha and depth, kept where the output holds them
         self.pix_fmt_in, alpha = written_format(footage.pix_fmt, output, s.codec)
-        # --crf, --preset, --bitrate, --pix-fmt
-        self.encoding = replace(Encoding.of(s), alpha=alpha)
+        # --crf, --preset, --bitrate, --pix-fmt; the colour tags of the video's planes
+        self.encoding = replace(Encoding.of(s), alpha=alpha,
+                                source=info.pix_fmt if info is not None else "")
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
         self.fps_out = footage.fps / s.stride

@@ -46,6 +46,8 @@ class Encoding:
     bitrate: str | int | None = None  # bits per second: 8M, 2500k, 800000
     pix_fmt: str | None = None
     alpha: bool = False  # --transparent: frames are RGBA (straight alpha), kept by the encoder
+    source: str = ""  # fx: the footage's pixel format as ffmpeg describes it, whose colour
+    #                   tags its YUV planes keep when they pass through (io.ffmpeg)
 
     def __post_init__(self) -> None:
         if self.crf is not None and not (_is_int(self.crf) and 0 <= self.crf <= CRF_MAX):

@@ -7,6 +7,7 @@ Every builder takes the ffmpeg binary as ``exe`` (default: imageio-ffmpeg's).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -59,6 +60,56 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
     return pix_fmt, params
 
 
+# hfrender's frames are sRGB (BT.709 primaries): a YUV output is converted with the BT.709
+# matrix in limited range, and says so (untagged, ffmpeg converted with BT.601's matrix,
+# while players take untagged HD as BT.709: pure green showed as 0,215,0)
+BT709 = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+         "-color_range", "tv"]
+
+
+YUV = ("yuv", "nv", "p0", "p2")  # pixel formats of luma and chroma planes
+SPEC = re.compile(r"[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*/[a-z][a-z0-9-]*)?")
+
+
+def colour_options(pix_fmt_in: str, pix_fmt: str, source: str = "") -> tuple[str | None,
+                                                                               list[str]]:
+    """(conversion filter, tags) into an output of ``pix_fmt``: from RGB frames into YUV,
+    BT.709 in limited range, tagged (an explicit filter: ffmpeg before 7.1 ignores the
+    tags when it converts); a source's YUV planes passed through unconverted keep the
+    colour tags of ``source`` (its pixel format as ffmpeg describes the stream:
+    ``yuv420p(tv, bt709, progressive)``); an RGB output has none."""
+    if not pix_fmt.startswith(YUV):
+        return None, []
+    if not pix_fmt_in.startswith(YUV):
+        return "scale=out_color_matrix=bt709:out_range=tv", BT709
+    return None, source_tags(source)
+
+
+def source_tags(described: str) -> list[str]:
+    """The colour tags of a stream ffmpeg describes as ``yuv420p(tv, bt709, progressive)``
+    or ``yuv420p(tv, bt470bg/bt470bg/smpte170m)`` (space, primaries, transfer)."""
+    inside = described.partition("(")[2].partition(")")[0]
+    tags: list[str] = []
+    for part in (p.strip() for p in inside.split(",")):
+        if part in ("tv", "pc"):
+            tags += ["-color_range", part]
+        elif part not in ("progressive",) and SPEC.fullmatch(part):
+            names = part.split("/") if "/" in part else [part] * 3
+            for flag, name in zip(("-colorspace", "-color_primaries", "-color_trc"), names,
+                                  strict=True):
+                if name != "unknown":
+                    tags += [flag, name]
+    return tags
+
+
+def output_format(codec: str, gop: int | None, encoding: Any = None) -> tuple[str, list[str]]:
+    """(output pixel format, encoder options) of ``codec`` with ``encoding``'s settings."""
+    pix_fmt, params = codec_params(codec, gop)
+    if encoding is not None:
+        pix_fmt, params = encoding.apply(codec, pix_fmt, params)
+    return pix_fmt, params
+
+
 def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
                    gop: int | None = None, pix_fmt_in: str = "rgb24",
                    audio_from: str | None = None, container: str | None = None,
@@ -69,10 +120,11 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
     ``timing_file``: a filter script giving each frame its time (variable frame rate);
     ``ts_offset``: seconds added to every timestamp (a segment's place in the whole);
-    ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...)."""
-    pix_fmt, params = codec_params(codec, gop)
-    if encoding is not None:
-        pix_fmt, params = encoding.apply(codec, pix_fmt, params)
+    ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...). A
+    YUV output from RGB frames is converted and tagged as BT.709 (:func:`colour_options`:
+    in the timing file's chain, which the caller writes, when there is one)."""
+    pix_fmt, params = output_format(codec, gop, encoding)
+    colour, tags = colour_options(pix_fmt_in, pix_fmt, getattr(encoding, "source", ""))
     rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":
@@ -83,12 +135,14 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     if timing_file is not None and codec != "gif":  # frame k is shown at its own time
         timing = ["-/vf", timing_file, "-fps_mode", "passthrough", "-enc_time_base:v",
                   "filter"]
+    elif colour is not None:
+        timing = ["-vf", colour]
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, "-c:v", codec, "-pix_fmt", pix_fmt,
-            *params, *timing, *offset, *fmt, path]
+            *params, *timing, *tags, *offset, *fmt, path]
 
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None,

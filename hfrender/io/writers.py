@@ -22,9 +22,11 @@ import numpy as np
 from hfrender.errors import HFRenderError, InputError
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
+    colour_options,
     encode_command,
     ffmpeg_exe,
     frame_pipe_env,
+    output_format,
     timestamps_filter,
     widen_pipe,
 )
@@ -201,8 +203,11 @@ class VideoWriter(Closing):
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
+            colour = colour_options(pix_fmt_in, output_format(self.codec, gop, encoding)[0],
+                                    getattr(encoding, "source", ""))[0]
             with os.fdopen(fd, "w") as fh:
-                fh.write(timestamps_filter([start + t for t in times]))
+                fh.write((f"{colour}," if colour else "")
+                         + timestamps_filter([start + t for t in times]))
         self.shape = raw_frame_shape(size, pix_fmt_in)
         self.dtype = np.dtype(raw_dtype(pix_fmt_in))
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,

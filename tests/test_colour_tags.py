@@ -1,0 +1,86 @@
+"""Video colours: RGB frames go into a YUV video with BT.709's matrix and say so in its tags
+(players read untagged HD as BT.709; ffmpeg converted untagged with BT.601's), and fx's
+YUV planes passed through unconverted keep their source's tags."""
+
+import subprocess
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+
+from hfrender.cli import main
+from hfrender.io.footage import probe
+
+FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
+W, H = 64, 32
+BARS = np.array([(0, 255, 0), (255, 0, 0), (0, 0, 255), (200, 100, 50)], np.uint8)
+SHADER = """void mainImage(out vec4 fragColor, in vec2 fragCoord) {
+    float x = fragCoord.x / iResolution.x;
+    vec3 c = x < 0.25 ? vec3(0.0, 1.0, 0.0) : x < 0.5 ? vec3(1.0, 0.0, 0.0)
+           : x < 0.75 ? vec3(0.0, 0.0, 1.0) : vec3(200.0, 100.0, 50.0) / 255.0;
+    fragColor = vec4(c, 1.0);
+}
+"""
+
+
+def decoded_as(path, matrix):
+    """The first frame of ``path``, converted to RGB with ``matrix`` whatever its tags say."""
+    out = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
+                          "-vf", f"scale=in_color_matrix={matrix}:in_range=tv", "-frames:v",
+                          "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True, check=True).stdout
+    return np.frombuffer(out, np.uint8).reshape(H, W, 3)
+
+
+def bars_of(frame):
+    """Each bar's colour, from the middle of the bar."""
+    return frame[H // 2, [W // 8 + i * W // 4 for i in range(4)]].astype(int)
+
+
+def bars_clip(path, matrix, *tags):
+    """A 4:2:0 H.264 clip of the bars, converted with ``matrix`` and tagged with ``tags``."""
+    raw = np.broadcast_to(np.repeat(BARS, W // 4, axis=0)[None], (H, W, 3))
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                    "-pix_fmt", "rgb24", "-s", f"{W}x{H}", "-r", "30", "-i", "-", "-vf",
+                    f"scale=out_color_matrix={matrix}:out_range=tv", "-c:v", "libx264", "-qp",
+                    "0", "-pix_fmt", "yuv420p", *tags, str(path)],
+                   input=np.ascontiguousarray(raw).tobytes() * 6, check=True)
+    return path
+
+
+@pytest.mark.parametrize("name", ["bars.mp4", "bars.webm"])
+def test_a_render_is_bt709_and_tagged_so(tmp_path, name):
+    shader = tmp_path / "bars.frag"
+    shader.write_text(SHADER)
+    out = tmp_path / name
+    assert main(["render", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--duration",
+                 "0.1", "--samples", "1", "--crf", "0", "--quiet"]) == 0
+    assert "(tv, bt709" in probe(str(out)).pix_fmt
+    assert np.abs(bars_of(decoded_as(out, "bt709")) - BARS).max() <= 3
+    # read with BT.601's matrix (what it was converted with before) pure green is off by 40
+    assert np.abs(bars_of(decoded_as(out, "bt601")) - BARS).max() > 20
+
+
+def test_fx_gives_bt709_footage_back_in_its_colours_and_tags(tmp_path):
+    clip = bars_clip(tmp_path / "in.mp4", "bt709", "-colorspace", "bt709", "-color_primaries",
+                     "bt709", "-color_trc", "bt709", "-color_range", "tv")
+    out = tmp_path / "out.mp4"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "1", "--crf", "0",
+                 "--quiet"]) == 0
+    assert "(tv, bt709" in probe(str(out)).pix_fmt
+    assert np.abs(bars_of(decoded_as(out, "bt709")) - BARS).max() <= 4
+
+
+def test_fx_passes_the_sources_tags_on_with_its_planes(tmp_path):
+    """--gamma-space on 4:2:0 blends the YUV planes themselves: no conversion, and the
+    output says what the source said (an SD clip's BT.601 here)."""
+    clip = bars_clip(tmp_path / "in.mp4", "bt601", "-colorspace", "bt470bg",
+                     "-color_primaries", "bt470bg", "-color_trc", "smpte170m", "-color_range", "tv")
+    assert probe(str(clip)).native_yuv420p
+    out = tmp_path / "out.mp4"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--gamma-space",
+                 "--crf", "0", "--quiet"]) == 0
+    said = probe(str(clip)).pix_fmt
+    assert said.startswith("yuv420p(tv, bt470bg"), said
+    assert probe(str(out)).pix_fmt == said
+    np.testing.assert_array_equal(decoded_as(out, "bt601"), decoded_as(clip, "bt601"))
