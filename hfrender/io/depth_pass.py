@@ -1,6 +1,6 @@
 """Reading a depth pass for ``hfrender fx --depth``: NumPy ``.npy`` (memory-mapped) or
-``.npz`` (its ``depth`` array, or its only one), 16-bit PNG sequences or EXR sequences where
-imageio reads them (the first channel), scaled to metres, frame by frame.
+``.npz`` (its ``depth`` array, or its only one), 16-bit PNG sequences (the first channel)
+or EXR sequences (the depth channel), scaled to metres, frame by frame.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.io.footage import sequence_files
+from hfrender.io.images import MissingExtra, png_colour, read_exr_depth, read_png
 from hfrender.io.probe import FootageError
 
 
@@ -83,6 +84,21 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
 
 
+def _read_image(path: str | Path) -> np.ndarray:
+    """One frame of a depth sequence (H, W), its first channel: an EXR's depth channel
+    (OpenEXR), a 16-bit colour PNG through ffmpeg (Pillow cuts 16-bit RGB to 8 bits), any
+    other image through imageio."""
+    if Path(path).suffix.lower() == ".exr":
+        return read_exr_depth(path)
+    kind = png_colour(path) if Path(path).suffix.lower() == ".png" else None
+    if kind is not None and kind[0] == 16 and kind[1] in (2, 6):
+        return read_png(path)[..., 0]
+    import imageio.v3 as iio
+
+    d = iio.imread(path)
+    return d[..., 0] if d.ndim == 3 else d
+
+
 def open_depth(path: str, scale: float = 1.0) -> DepthPass:
     """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence."""
     p = Path(path)
@@ -105,19 +121,16 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
                            "sequence (a folder or a pattern such as depth/%05d.png)")
-    import imageio.v3 as iio
-
     try:
-        first = iio.imread(files[0])
+        first = _read_image(files[0])
+    except MissingExtra:
+        raise
     except Exception as exc:  # noqa: BLE001 - whatever the plugin says
-        raise FootageError(f"cannot read {files[0]}: {exc}") from None
+        raise FootageError(f"cannot read {files[0]}: {_one_line(exc)}") from None
 
     def seq() -> Iterator[np.ndarray]:
         for f in files:
-            d = iio.imread(f)
-            if d.ndim == 3:
-                d = d[..., 0]
-            yield d.astype(np.float32) * np.float32(scale)
+            yield _read_image(f).astype(np.float32) * np.float32(scale)
 
     note = _units_note(path, first, scale)
     if first.dtype == np.uint8:  # 256 steps of depth: each step a jump in blur

@@ -43,6 +43,15 @@ def png_header(path: str | Path) -> tuple[int, int, int, bool] | None:
     return w, h, depth, COLOR_TYPES.get(kind, (3, False))[1]
 
 
+def png_colour(path: str | Path) -> tuple[int, int] | None:
+    """(bit depth, colour type) from a PNG's IHDR; None for what is no PNG."""
+    with open(path, "rb") as fh:
+        head = fh.read(33)
+    if len(head) < 33 or not head.startswith(PNG_MAGIC) or head[12:16] != b"IHDR":
+        return None
+    return head[24], head[25]
+
+
 def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(
         ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
@@ -141,6 +150,24 @@ def encode_exr(path: str | Path, frame: np.ndarray) -> None:
               "software": SOFTWARE}
     with exr.File(header, {name: np.ascontiguousarray(frame)}) as f:
         f.write(str(path))
+
+
+DEPTH_CHANNELS = ("Z", "depth.Z", "Depth.Z", "depth", "Y", "R", "V")  # a depth pass's, in turn
+
+
+def read_exr_depth(path: str | Path) -> np.ndarray:
+    """An EXR depth pass (H, W): its Z channel (Blender's ``Depth.Z``, Nuke's ``depth.Z``),
+    else Y or R, else its only channel."""
+    exr = _openexr()
+    with exr.File(str(path), separate_channels=True) as f:
+        ch = f.channels()
+        name = next((n for n in DEPTH_CHANNELS if n in ch), None)
+        if name is None and len(ch) == 1:
+            name = next(iter(ch))
+        if name is None:
+            raise InputError(f"{path}: no depth channel (Z, Y or R) among "
+                             f"{', '.join(sorted(ch))}")
+        return np.asarray(ch[name].pixels)
 
 
 def read_exr(path: str | Path) -> np.ndarray:

@@ -1,0 +1,65 @@
+"""``fx --depth`` from image files: a 16-bit PNG in colour (Pillow cuts it to 8 bits, so it
+is read through ffmpeg) and an EXR's depth channel give the picture of the same depths as a
+``.npy``."""
+
+import numpy as np
+import pytest
+
+from hfrender.cli import main
+from hfrender.io.images import encode_png16, read_exr_depth
+
+LENS = ["--focus-distance", "1.0", "--f-stop", "1.4", "--sensor-width-mm", "9", "--quiet"]
+
+
+def scene(tmp_path, rng):
+    import imageio.v3 as iio
+
+    h, w, n = 36, 64, 3
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    for i in range(n):
+        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    depth = np.full((n, h, w), 4.0, np.float32)
+    depth[:, 10:26, 20:44] = 1.0  # an in-focus card over a far wall
+    depth[:, 30:, :] = rng.uniform(1.5, 3.0, (n, 6, w)).round(3)  # a floor (whole mm)
+    np.save(tmp_path / "depth.npy", depth)
+    assert main(["fx", str(seq), "-o", str(tmp_path / "want" / "%02d.png"), "--depth",
+                 str(tmp_path / "depth.npy"), *LENS]) == 0
+    return seq, depth
+
+
+def outputs(folder):
+    import imageio.v3 as iio
+
+    return np.stack([iio.imread(f) for f in sorted(folder.iterdir())])
+
+
+def test_a_16_bit_colour_png_depth_is_read_at_16_bits(tmp_path, rng, caplog):
+    seq, depth = scene(tmp_path, rng)
+    dseq = tmp_path / "depth"
+    dseq.mkdir()
+    for i, d in enumerate(depth):  # millimetres in all three channels, as a compositor saves
+        mm = np.rint(d * 1000).astype(np.uint16)
+        (dseq / f"{i:04d}.png").write_bytes(encode_png16(np.stack([mm] * 3, axis=-1)))
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "got" / "%02d.png"), "--depth",
+                     str(dseq / "%04d.png"), "--depth-scale", "0.001", *LENS]) == 0
+    assert not [r for r in caplog.records if "8-bit" in r.getMessage()]
+    np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
+
+
+@pytest.mark.parametrize("channel", ["Z", "R", "depth.Z"])
+def test_an_exr_depth_sequence_is_read_from_its_depth_channel(tmp_path, rng, channel):
+    exr = pytest.importorskip("OpenEXR")
+    seq, depth = scene(tmp_path, rng)
+    dseq = tmp_path / "depth"
+    dseq.mkdir()
+    for i, d in enumerate(depth):
+        channels = {channel: d, "alpha": np.ones_like(d)} if channel != "R" else {"R": d}
+        with exr.File({"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage},
+                      channels) as f:
+            f.write(str(dseq / f"{i:04d}.exr"))
+    np.testing.assert_array_equal(read_exr_depth(dseq / "0000.exr"), depth[0])
+    assert main(["fx", str(seq), "-o", str(tmp_path / "got" / "%02d.png"), "--depth",
+                 str(dseq / "%04d.exr"), *LENS]) == 0
+    np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
