@@ -23,7 +23,7 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
-from hfrender.io.footage import FootageError
+from hfrender.io.footage import FootageError, sequence_start
 from hfrender.io.segments import (
     Manifest,
     SegmentedWriter,
@@ -32,7 +32,7 @@ from hfrender.io.segments import (
     resume_from,
     work_dir,
 )
-from hfrender.io.writers import VideoWriter, check_output, is_sequence, open_writer
+from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output, is_sequence
 
 SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
 
@@ -123,9 +123,9 @@ class FxOutput:
         if not self.segmented:
             self.tmp = outputs.temporary(self.output)
             self.made = outputs.missing_folder(self.output)
-            if is_sequence(self.output):
-                self.writer = open_writer(self.tmp, fps_out, footage.size, s.codec,
-                                          encoding=self.encoding)
+            if is_sequence(self.output):  # numbered as the input's frames are (1001...)
+                self.writer = PngSequenceWriter(self.tmp, footage.size,
+                                                sequence_start(self.source))
             else:
                 audio = str(Path(footage.path).resolve()) if footage.has_audio else None
                 self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,

@@ -187,6 +187,16 @@ def sequence_files(path: str) -> list[Path] | None:
     return None
 
 
+def sequence_start(path: str) -> int:
+    """The number of an image sequence's first frame (``shot.1001.png``: 1001; a folder's
+    first file's last number), 0 for a video or a file name without one."""
+    files = sequence_files(path) if Path(path).is_dir() or "%" in Path(path).name else None
+    if not files:
+        return 0
+    found = re.findall(r"\d+", files[0].stem)
+    return int(found[-1]) if found else 0
+
+
 def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
     """Start ffmpeg decoding a video file before it is probed (the two overlap); hand
     the result to :func:`open_footage`. None for what is not a file. ``rgb``: 8-bit RGB,

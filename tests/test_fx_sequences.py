@@ -1,0 +1,35 @@
+"""fx on image sequences: the output's frames are numbered as the input's are (a VFX
+shot's 1001...), a folder's too; a video's from 0."""
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.cli import main
+
+
+def write_seq(folder, frames, name, first):
+    import imageio.v3 as iio
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, f in enumerate(frames):
+        iio.imwrite(folder / (name % (first + i)), f)
+
+
+@pytest.mark.parametrize("first, pattern", [(1001, "shot.%04d.png"), (7, "f_%03d.png"),
+                                            (0, "%04d.png")])
+def test_fx_numbers_a_sequences_frames_as_its_input_does(tmp_path, rng, first, pattern):
+    import imageio.v3 as iio
+
+    frames = rng.integers(0, 256, (5, 8, 12, 3), dtype=np.uint8)
+    write_seq(tmp_path / "in", frames, pattern, first)
+    for source in (str(tmp_path / "in" / pattern), str(tmp_path / "in")):  # pattern, folder
+        out = tmp_path / f"out{len(source)}"
+        assert main(["fx", source, "-o", str(out / pattern), "--motion-blur", "2",
+                     "--gamma-space", "--quiet"]) == 0
+        assert sorted(p.name for p in out.iterdir()) == [pattern % (first + i)
+                                                         for i in range(5)]
+        got = np.stack([iio.imread(out / (pattern % (first + i))) for i in range(5)])
+        padded = np.concatenate([frames[:1], frames])  # frame 0 stands in before it
+        np.testing.assert_array_equal(got, hf.motion_blur(padded, 2, stride=1,
+                                                         linear_light=False))
