@@ -37,13 +37,14 @@ def bars_of(frame):
     return frame[H // 2, [W // 8 + i * W // 4 for i in range(4)]].astype(int)
 
 
-def bars_clip(path, matrix, *tags):
-    """A 4:2:0 H.264 clip of the bars, converted with ``matrix`` and tagged with ``tags``."""
+def bars_clip(path, matrix, space, primaries, trc):
+    """A 4:2:0 H.264 clip of the bars, converted with ``matrix`` and tagged with the rest."""
     raw = np.broadcast_to(np.repeat(BARS, W // 4, axis=0)[None], (H, W, 3))
+    said = f"colorspace={space}:color_primaries={primaries}:color_trc={trc}:range=tv"
     subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
                     "-pix_fmt", "rgb24", "-s", f"{W}x{H}", "-r", "30", "-i", "-", "-vf",
-                    f"scale=out_color_matrix={matrix}:out_range=tv", "-c:v", "libx264", "-qp",
-                    "0", "-pix_fmt", "yuv420p", *tags, str(path)],
+                    f"scale=out_color_matrix={matrix}:out_range=tv,setparams={said}",
+                    "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", str(path)],
                    input=np.ascontiguousarray(raw).tobytes() * 6, check=True)
     return path
 
@@ -55,32 +56,30 @@ def test_a_render_is_bt709_and_tagged_so(tmp_path, name):
     out = tmp_path / name
     assert main(["render", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--duration",
                  "0.1", "--samples", "1", "--crf", "0", "--quiet"]) == 0
-    assert "(tv, bt709" in probe(str(out)).pix_fmt
+    assert probe(str(out)).pix_fmt.startswith("yuv420p(tv, bt709, ")  # all three
     assert np.abs(bars_of(decoded_as(out, "bt709")) - BARS).max() <= 3
     # read with BT.601's matrix (what it was converted with before) pure green is off by 40
     assert np.abs(bars_of(decoded_as(out, "bt601")) - BARS).max() > 20
 
 
 def test_fx_gives_bt709_footage_back_in_its_colours_and_tags(tmp_path):
-    clip = bars_clip(tmp_path / "in.mp4", "bt709", "-colorspace", "bt709", "-color_primaries",
-                     "bt709", "-color_trc", "bt709", "-color_range", "tv")
+    clip = bars_clip(tmp_path / "in.mp4", "bt709", "bt709", "bt709", "bt709")
     out = tmp_path / "out.mp4"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "1", "--crf", "0",
                  "--quiet"]) == 0
-    assert "(tv, bt709" in probe(str(out)).pix_fmt
+    assert probe(str(out)).pix_fmt.startswith("yuv420p(tv, bt709, ")  # all three
     assert np.abs(bars_of(decoded_as(out, "bt709")) - BARS).max() <= 4
 
 
 def test_fx_passes_the_sources_tags_on_with_its_planes(tmp_path):
     """--gamma-space on 4:2:0 blends the YUV planes themselves: no conversion, and the
     output says what the source said (an SD clip's BT.601 here)."""
-    clip = bars_clip(tmp_path / "in.mp4", "bt601", "-colorspace", "bt470bg",
-                     "-color_primaries", "bt470bg", "-color_trc", "smpte170m", "-color_range", "tv")
+    clip = bars_clip(tmp_path / "in.mp4", "bt601", "bt470bg", "bt470bg", "smpte170m")
     assert probe(str(clip)).native_yuv420p
     out = tmp_path / "out.mp4"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--gamma-space",
                  "--crf", "0", "--quiet"]) == 0
     said = probe(str(clip)).pix_fmt
-    assert said.startswith("yuv420p(tv, bt470bg"), said
+    assert said.startswith("yuv420p(tv, bt470bg/bt470bg/smpte170m"), said
     assert probe(str(out)).pix_fmt == said
     np.testing.assert_array_equal(decoded_as(out, "bt601"), decoded_as(clip, "bt601"))

@@ -52,6 +52,17 @@ def test_every_frame_lasts_one_frame_period(tmp_path, fps, frames, shown):
     assert rates(out) == (shown, shown)  # r_frame_rate = avg_frame_rate = the fps
 
 
+@pytest.mark.parametrize("given", ["23.976", "23.98", "24000/1001"])
+def test_ntsc_rates_as_typed_are_ntsc(tmp_path, given):
+    """23.976 (and 23.98) is 24000/1001 fps, as editors mean it, not 2997/125; the fraction
+    itself is taken too."""
+    out = tmp_path / "t.mp4"
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1", "--fps",
+                 given, "--duration", "0.25", "--quiet"]) == 0
+    tb, durations = packet_durations(out)
+    assert len(durations) == 1 and next(iter(durations)) * tb == Fraction(1001, 24000)
+
+
 def test_frame_times_stay_exact_after_resume(tmp_path, capsys):
     out = tmp_path / "r.mp4"
     args = ["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1", "--fps",

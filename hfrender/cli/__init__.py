@@ -18,6 +18,7 @@ import logging  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
+from fractions import Fraction  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
@@ -65,6 +66,15 @@ class _Parser(argparse.ArgumentParser):
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
+
+
+def _fps(text: str) -> float:
+    """``--fps``: a number (29.97) or a fraction (30000/1001)."""
+    try:
+        return float(Fraction(text.strip()))
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a frame rate: give a number "
+                                         "(29.97) or a fraction (30000/1001)") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,7 +196,8 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--backend", choices=CHOICES, default=None,
                    help=BACKEND_HELP)
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
-    o.add_argument("--fps", type=float, default=None, help="frame rate of a PNG sequence (30)")
+    o.add_argument("--fps", type=_fps, default=None,
+                   help="frame rate of a PNG sequence (30; 30000/1001 or 29.97)")
     o.add_argument("--workers", default=None, metavar="auto|N",
                    help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
     o.add_argument("--resume", action="store_true",
@@ -207,7 +218,8 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                    help="a scene script (.py) or a Shadertoy-style shader (.frag, .glsl, .fs)")
     r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
     q = r.add_argument_group("size and time")
-    q.add_argument("--fps", type=float, default=None, help="output frames per second (30)")
+    q.add_argument("--fps", type=_fps, default=None,
+                   help="output frames per second (30; 24000/1001 or 23.976)")
     q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
     q.add_argument("--duration", type=float, default=None, metavar="S",
                    help="seconds (default: the scene's duration)")

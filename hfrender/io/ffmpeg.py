@@ -32,8 +32,17 @@ def ffmpeg_exe(exe: str | None = None) -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
+NTSC_SLACK = 0.005  # 23.976 and 23.98 are 24000/1001 fps, 29.97 is 30000/1001, 59.94 ...
+
+
 def frame_rate(fps: float) -> Fraction:
-    """``fps`` as the fraction ffmpeg is given: 29.97 is 30000/1001, 24 is 24."""
+    """``fps`` as the fraction ffmpeg is given: a fractional rate within :data:`NTSC_SLACK`
+    of a whole number's 1000/1001 is that (23.976 is 24000/1001, as editors and cameras
+    mean it: not 2997/125), 24 is 24, 12.5 is 25/2."""
+    whole = round(fps * 1.001)
+    off = abs(fps - whole * 1000 / 1001)  # nearer that than the whole number itself
+    if fps != int(fps) and off < min(NTSC_SLACK, abs(fps - whole) / 2):
+        return Fraction(whole * 1000, 1001)
     return Fraction(fps).limit_denominator(1001) or Fraction(fps).limit_denominator(1 << 24)
 
 
@@ -63,43 +72,52 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
 # hfrender's frames are sRGB (BT.709 primaries): a YUV output is converted with the BT.709
 # matrix in limited range, and says so (untagged, ffmpeg converted with BT.601's matrix,
 # while players take untagged HD as BT.709: pure green showed as 0,215,0)
-BT709 = ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
-         "-color_range", "tv"]
-
-
+BT709 = {"colorspace": "bt709", "color_primaries": "bt709", "color_trc": "bt709",
+         "range": "tv"}
 YUV = ("yuv", "nv", "p0", "p2")  # pixel formats of luma and chroma planes
 SPEC = re.compile(r"[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*/[a-z][a-z0-9-]*)?")
 
 
 def colour_options(pix_fmt_in: str, pix_fmt: str, source: str = "") -> tuple[str | None,
                                                                                list[str]]:
-    """(conversion filter, tags) into an output of ``pix_fmt``: from RGB frames into YUV,
-    BT.709 in limited range, tagged (an explicit filter: ffmpeg before 7.1 ignores the
-    tags when it converts); a source's YUV planes passed through unconverted keep the
-    colour tags of ``source`` (its pixel format as ffmpeg describes the stream:
-    ``yuv420p(tv, bt709, progressive)``); an RGB output has none."""
+    """(filters, encoder tags) into an output of ``pix_fmt``: from RGB frames into YUV,
+    BT.709 in limited range, said on the frames (``setparams``: the encoder's options
+    alone left the primaries and transfer unknown) and to the encoder (ffmpeg before 7.1
+    ignores both when it converts: the matrix is the scale filter's); a source's YUV
+    planes passed through unconverted keep the colour of ``source`` (its pixel format as
+    ffmpeg describes the stream: ``yuv420p(tv, bt709, progressive)``); RGB has none."""
     if not pix_fmt.startswith(YUV):
         return None, []
-    if not pix_fmt_in.startswith(YUV):
-        return "scale=out_color_matrix=bt709:out_range=tv", BT709
-    return None, source_tags(source)
+    if pix_fmt_in.startswith(YUV):
+        colour = source_colour(source)
+        scale = []
+    else:
+        colour, scale = BT709, ["scale=out_color_matrix=bt709:out_range=tv"]
+    if not colour:
+        return None, []
+    said = ":".join(f"{k}={v}" for k, v in colour.items())
+    flags = {"range": "-color_range", "colorspace": "-colorspace",
+             "color_primaries": "-color_primaries", "color_trc": "-color_trc"}
+    return ",".join([*scale, f"setparams={said}"]), [
+        x for k, v in colour.items() for x in (flags[k], v)]
 
 
-def source_tags(described: str) -> list[str]:
-    """The colour tags of a stream ffmpeg describes as ``yuv420p(tv, bt709, progressive)``
-    or ``yuv420p(tv, bt470bg/bt470bg/smpte170m)`` (space, primaries, transfer)."""
+def source_colour(described: str) -> dict[str, str]:
+    """The colour of a stream ffmpeg describes as ``yuv420p(tv, bt709, progressive)`` or
+    ``yuv420p(tv, bt470bg/bt470bg/smpte170m)`` (space, primaries, transfer): ``setparams``'s
+    names and values, those it says."""
     inside = described.partition("(")[2].partition(")")[0]
-    tags: list[str] = []
+    colour: dict[str, str] = {}
     for part in (p.strip() for p in inside.split(",")):
         if part in ("tv", "pc"):
-            tags += ["-color_range", part]
-        elif part not in ("progressive",) and SPEC.fullmatch(part):
+            colour["range"] = part
+        elif part != "progressive" and SPEC.fullmatch(part):
             names = part.split("/") if "/" in part else [part] * 3
-            for flag, name in zip(("-colorspace", "-color_primaries", "-color_trc"), names,
-                                  strict=True):
+            for key, name in zip(("colorspace", "color_primaries", "color_trc"), names,
+                                 strict=True):
                 if name != "unknown":
-                    tags += [flag, name]
-    return tags
+                    colour[key] = name
+    return colour
 
 
 def output_format(codec: str, gop: int | None, encoding: Any = None) -> tuple[str, list[str]]:
