@@ -49,15 +49,38 @@ def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path 
         raise ShaderError(describe_compile_error(str(exc), user_file)) from None
 
 
-def shadertoy_hint(source: str) -> str:
+SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame", "iMouse",
+                    "iDate")  # the uniforms hfrender's header declares (shadertoy_header.frag)
+MAIN_IMAGE = "void mainImage(out vec4 fragColor, in vec2 fragCoord)"
+
+
+def shadertoy_source(source: str) -> str:
+    """A Shadertoy shader as pasted, made ready for hfrender's header, its lines kept in
+    place: a byte-order mark dropped (Windows editors write one), a ``#version`` line and
+    the shader's own declarations of the inputs hfrender declares turned into comments
+    (ported shaders carry them: "'iTime' redeclared")."""
+    source = source.removeprefix("\ufeff")
+    inputs = "|".join(SHADERTOY_INPUTS)
+    own = re.compile(rf"^(\s*#\s*version\b.*|\s*uniform\s+\w+\s+({inputs})\s*;.*)$",
+                     re.MULTILINE)
+    return own.sub(lambda m: "// (hfrender's) " + m.group(1).strip(), source)
+
+
+def shadertoy_hint(source: str, said: str = "") -> str:
     """What a Shadertoy shader that did not compile may have that hfrender does not take:
-    a ``main()`` of its own, texture inputs (``iChannel0``..``3``); else nothing."""
+    a ``main()`` of its own, a ``mainImage`` of another signature, inputs hfrender does not
+    give (``iChannel0``..``3``, ``iChannelResolution``, ...); else nothing. ``said``: the
+    compiler's message (a mainImage of another signature is told only where it is about
+    mainImage)."""
     if re.search(r"\bvoid\s+main\s*\(", source) and "mainImage" not in source:
-        return ("; a Shadertoy-style shader defines void mainImage(out vec4 fragColor, in "
-                "vec2 fragCoord), not main()")
-    if re.search(r"\biChannel[0-3]\b", source):
-        return ("; iChannel0..3 (textures, buffers) are not inputs hfrender gives: it gives "
-                "iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate")
+        return f"; a Shadertoy-style shader defines {MAIN_IMAGE}, not main()"
+    missing = re.search(r"\b(iChannel[0-3]|iChannelResolution|iChannelTime|iSampleRate)\b",
+                        source)
+    if missing:
+        return (f"; {missing.group(1)} is not an input hfrender gives (no textures, buffers "
+                f"or sound): it gives {', '.join(SHADERTOY_INPUTS)}")
+    if "mainImage" in said:
+        return f"; hfrender calls {MAIN_IMAGE}"
     return ""
 
 

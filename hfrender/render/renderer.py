@@ -22,6 +22,7 @@ from hfrender.render.programs import (
     glsl,
     set_uniform,
     shadertoy_hint,
+    shadertoy_source,
     surface_source,
     with_user_source,
 )
@@ -294,12 +295,12 @@ class ShaderRenderer:
                  fps: float = 30.0) -> None:
         self.ctx, self.scene, self.size, self.fps = ctx, scene, size, fps
         self.target = _Target(ctx, size, with_depth)
-        frag = with_user_source(glsl("shadertoy_header.frag"), scene.source,
+        frag = with_user_source(glsl("shadertoy_header.frag"), shadertoy_source(scene.source),
                                 glsl("shadertoy_main.frag"))
         try:
             self.prog = compile_program(ctx, glsl("fullscreen.vert"), frag, scene.source_path)
         except ShaderError as exc:
-            raise ShaderError(f"{exc}{shadertoy_hint(scene.source)}") from None
+            raise ShaderError(f"{exc}{shadertoy_hint(scene.source, str(exc))}") from None
         self.vao = ctx.vertex_array(self.prog, [])
 
     def prepare(self) -> None:
@@ -318,6 +319,10 @@ class ShaderRenderer:
         set_uniform(self.prog, "iTimeDelta", 1.0 / self.fps)
         set_uniform(self.prog, "iFrameRate", float(self.fps))
         set_uniform(self.prog, "iFrame", int(frame))
+        set_uniform(self.prog, "iMouse", (0.0, 0.0, 0.0, 0.0))  # no mouse in a render
+        # a fixed day (2000-01-01; months from 0, as in JavaScript) whose clock runs with
+        # iTime: a clock shader moves, and the render stays a function of time alone
+        set_uniform(self.prog, "iDate", (2000.0, 0.0, 1.0, float(t)))
         self.vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
