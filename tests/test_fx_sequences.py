@@ -33,3 +33,24 @@ def test_fx_numbers_a_sequences_frames_as_its_input_does(tmp_path, rng, first, p
         padded = np.concatenate([frames[:1], frames])  # frame 0 stands in before it
         np.testing.assert_array_equal(got, hf.motion_blur(padded, 2, stride=1,
                                                          linear_light=False))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # imageio's vendored tifffile
+def test_an_image_sequence_imageio_cannot_read_is_one_line(tmp_path, capsys):
+    """ffmpeg's TIFFs of 4:2:0 footage are YCbCr: imageio's reader raises
+    NotImplementedError, which was an internal error."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    (tmp_path / "in").mkdir()
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=32x16:d=0.2:r=10", "-pix_fmt", "yuv420p",
+                    str(tmp_path / "in" / "%03d.tif")], check=True)
+    out = tmp_path / "o.mp4"
+    assert main(["fx", str(tmp_path / "in" / "%03d.tif"), "-o", str(out), "--motion-blur",
+                 "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: cannot read {tmp_path / 'in' / '001.tif'}: ")
+    assert err.endswith(" (save the sequence as RGB PNG)\n") and err.count("\n") == 1
+    assert not out.exists()

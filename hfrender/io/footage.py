@@ -64,14 +64,12 @@ class SequenceFootage(Closing):
 
     def read_into(self, buf: np.ndarray) -> bool:
         """Fill ``buf`` with the next frame; False at the end."""
-        import imageio.v3 as iio
-
         if self.decoder is not None:
             return self.decoder.read_into(buf)
         if self._next >= len(self.files):
             return False
         f = self.files[self._next]
-        img = _rgb8(iio.imread(f), f, alpha=buf.shape[-1] == 4)
+        img = _rgb8(_imread(f), f, alpha=buf.shape[-1] == 4)
         if img.shape[:2] != (self.size[1], self.size[0]):
             raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
                                f"starts at {self.size[0]}x{self.size[1]}")
@@ -267,11 +265,10 @@ def _frame_bytes(size: tuple[int, int], pix_fmt: str) -> int:
 def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> SequenceFootage:
     """A PNG sequence: its size, alpha and depth from the files' headers (every file's:
     one with alpha or 16 bits decides for all); 16-bit ones are decoded by one ffmpeg."""
-    import imageio.v3 as iio
 
     heads = [png_header(f) for f in files]
     if heads[0] is None:  # not a PNG (EXR): as imageio reads it
-        h, w = _rgb8(iio.imread(files[0]), files[0]).shape[:2]
+        h, w = _rgb8(_imread(files[0]), files[0]).shape[:2]
         return SequenceFootage(path, fps, (w, h), len(files), files)
     w, h = heads[0][:2]
     for f, head in zip(files, heads, strict=True):
@@ -292,6 +289,19 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
                 "file '{}'\n".format(str(f.resolve()).replace("'", "'\\''")) for f in files))
         decoder = _Decoder(path, fmt, _frame_bytes((w, h), fmt), listing=listing)
     return SequenceFootage(path, fps, (w, h), len(files), files, pix_fmt=fmt, decoder=decoder)
+
+
+def _imread(path: Path) -> np.ndarray:
+    """An image file of a sequence through imageio; what it cannot read, one line (a
+    YCbCr TIFF: "chroma subsampling not supported")."""
+    import imageio.v3 as iio
+
+    try:
+        return iio.imread(path)
+    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
+        said = str(exc).strip().splitlines()
+        raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__} "
+                           "(save the sequence as RGB PNG)") from None
 
 
 def _rgb8(img: np.ndarray, where: Any, alpha: bool = False) -> np.ndarray:
