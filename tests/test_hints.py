@@ -47,33 +47,49 @@ def odd_size_message(size):
 
 def test_odd_size_hint_rounds_down():
     assert odd_size_message((641, 361)) == ("size 641x361: libx264 video in yuv420p needs an "
-                                            "even width and height; use 640x360, or write a "
-                                            "PNG sequence (-o frames/%05d.png)")
+                                            "even width and height; use 640x360, or --pix-fmt "
+                                            "yuv444p, or write a PNG sequence (-o "
+                                            "frames/%05d.png)")
 
 
 @pytest.mark.parametrize(("size", "hint"), [((1, 1), "2x2"), ((1, 360), "2x360"),
                                             ((641, 1), "640x2")])
 def test_odd_size_hint_is_never_below_2(size, hint):
     assert odd_size_message(size) == (f"size {size[0]}x{size[1]}: libx264 video in yuv420p "
-                                      f"needs an even width and height; use {hint}, or write "
-                                      "a PNG sequence (-o frames/%05d.png)")
+                                      f"needs an even width and height; use {hint}, or "
+                                      "--pix-fmt yuv444p, or write a PNG sequence (-o "
+                                      "frames/%05d.png)")
 
 
 def test_render_size_1x1_suggests_2x2(tmp_path, capsys):
     assert main(["render", BAR, "-o", str(tmp_path / "x.mp4"), "--size", "1x1"]) == 2
     assert error_line(capsys) == ("hfrender: error: size 1x1: libx264 video in yuv420p needs "
-                                  "an even width and height; use 2x2, or write a PNG sequence "
-                                  "(-o frames/%05d.png)")
+                                  "an even width and height; use 2x2, or --pix-fmt yuv444p, or "
+                                  "write a PNG sequence (-o frames/%05d.png)")
 
 
 # 2. fx has no --size: its hint for odd footage is one fx can follow ----------------------------
+
+@pytest.mark.parametrize("out, extra", [("o.mp4", ["--pix-fmt", "yuv444p"]), ("o.webm", []),
+                                        ("o.mov", ["--codec", "prores_ks"])])
+def test_an_odd_size_is_taken_where_the_output_has_no_half_chroma(tmp_path, out, extra):
+    """4:4:4 H.264, VP9 (it rounds its chroma up) and ProRes take 15x9 footage whole."""
+    import imageio_ffmpeg
+
+    seq = png_sequence(tmp_path / "odd", size=(15, 9))
+    assert main(["fx", seq, "-o", str(tmp_path / out), "--motion-blur", "2", "--quiet",
+                 *extra]) == 0
+    meta = imageio_ffmpeg.read_frames(str(tmp_path / out))
+    assert next(meta)["size"] == (15, 9) and len(list(meta)) >= 1
+
 
 def test_fx_odd_footage_hint_needs_no_size_option(tmp_path, capsys):
     seq = png_sequence(tmp_path / "odd", size=(15, 9))
     assert main(["fx", seq, "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2"]) == 2
     assert error_line(capsys) == ("hfrender: error: size 15x9: libx264 video in yuv420p needs "
                                   "an even width and height; crop or pad the footage to an "
-                                  "even size, or write a PNG sequence (-o out/%05d.png)")
+                                  "even size, or --pix-fmt yuv444p, or write a PNG sequence "
+                                  "(-o out/%05d.png)")
 
 
 # 3. an encoder that this ffmpeg lists but that cannot start here -----------------------------

@@ -142,7 +142,8 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     from hfrender.io.writers import check_output
 
     alpha = bool(getattr(encoding, "alpha", False))
-    chosen = check_output(output, size, codec, alpha=alpha)
+    chosen = check_output(output, size, codec, alpha=alpha,
+                          pix_fmt=getattr(encoding, "pix_fmt", None))
     check_encoding(output, chosen, encoding)
     if chosen in ("gif", "png"):
         return

@@ -214,7 +214,8 @@ def _check(job: BatchJob) -> None:
     check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
     if job.kind == "render":
         check_output(str(job.output), checked.size, checked.codec,
-                     alpha=bool(checked.transparent), folder=False)
+                     alpha=bool(checked.transparent), folder=False,
+                     pix_fmt=getattr(checked, "pix_fmt", None))
     check_writable(str(job.output), "output")
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")

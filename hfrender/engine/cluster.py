@@ -143,7 +143,7 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
     from hfrender.engine.render import RenderJob
 
     cfg = _task_config(config)
-    codec = check_output(cfg.output, cfg.size, cfg.codec)
+    codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
     with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
@@ -201,7 +201,7 @@ class ClusterRender:
             raise ConfigError(f"--ray: -o {config.output}: on Ray a render is written as "
                               "video segments or PNG frames; use .mp4, .mov, .mkv, .webm or "
                               "frames/%05d.png")
-        check_output(config.output, config.size, config.codec)
+        check_output(config.output, config.size, config.codec, pix_fmt=config.pix_fmt)
         check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
@@ -319,7 +319,8 @@ class ClusterRender:
             os.replace(path.with_name(path.name + ".part"), path)
 
     def _keep(self, manifest: Manifest, chunk: dict) -> None:
-        codec = check_output(self.config.output, self.config.size, self.config.codec)
+        codec = check_output(self.config.output, self.config.size, self.config.codec,
+                             pix_fmt=self.config.pix_fmt)
         keep_segment(manifest, work_dir(self.config.output), chunk,
                      segment_name(chunk["first"], codec, self.config.fps))
 

@@ -67,7 +67,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
                           "resume": False})
         info = probe(str(Path(tmp) / source))
         pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec)
-        codec = check_output(output, info.size, s.codec, alpha=alpha)
+        codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt)
         fps = info.fps / s.stride
         path = Path(tmp) / segment_name(first, codec, fps)
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
@@ -112,7 +112,7 @@ class ClusterFx:
         self.pix_fmt = footage_format(raw_format(s, self.output, info.native_yuv420p), info)
         alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec)[1]
         self.codec = check_output(self.output, info.size, s.codec, for_footage=True,
-                                  alpha=alpha)
+                                  alpha=alpha, pix_fmt=s.pix_fmt)
         self.fps = info.fps / s.stride
         self.total = info.count if s.stride == 1 else (info.count - s.window) // s.stride + 1
         self.shape = raw_frame_shape(info.size, self.pix_fmt)

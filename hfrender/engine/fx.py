@@ -209,7 +209,7 @@ class FxJob:
             if self.depth.count != footage.count:
                 raise FootageError(f"depth {s.depth} has {n_frames(self.depth.count)}, the footage "
                                    f"{footage.count}: one depth frame per frame is needed")
-        check_output(self.output, footage.size, s.codec, for_footage=True)
+        check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt)
 
     def _plan(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats

@@ -112,7 +112,8 @@ class FxOutput:
         fields = {k: v for k, v in asdict(s).items() if k not in ("workers", "resume")}
         fields.update(backend=self.backend, input=file_identity(self.source),
                       depth=file_identity(s.depth) if s.depth and Path(s.depth).is_file()
-                      else s.depth, codec=check_output(self.output, self.footage.size, s.codec),
+                      else s.depth, codec=check_output(self.output, self.footage.size, s.codec,
+                                                          pix_fmt=s.pix_fmt),
                       input_pix_fmt=self.footage.pix_fmt, total_frames=self.stats.total,
                       hfrender=hfrender.__version__)
         return fields

@@ -111,7 +111,8 @@ class RenderJob:
                               f"{config.fps:g} fps)")
         deep_output.output_dtype(config.output, config.bit_depth)  # --bit-depth, OpenEXR
         if self.own_writer:
-            check_output(config.output, config.size, config.codec, alpha=config.transparent)
+            check_output(config.output, config.size, config.codec, alpha=config.transparent,
+                         pix_fmt=config.pix_fmt)
             outputs.check_writable(config.output)
             outputs.check_partial_free(config.output)
         if config.keep_samples is not None:
@@ -161,6 +162,7 @@ class RenderJob:
         self.config = resolve_transparent(self.config, scene)
         if self.own_writer and self.config.transparent and not asked:  # said as the scene's
             check_output(self.config.output, self.config.size, self.config.codec, alpha=True,
+                         pix_fmt=self.config.pix_fmt,
                          alpha_from=f"{Path(scene.source_path).name} has background = None "
                          "(a transparent render)")
 

@@ -175,7 +175,8 @@ class SegmentedWriter(Closing):
         self.join_unfinished = join_unfinished
         # the output's codec, in every segment (with --transparent: the one keeping alpha)
         self.codec = check_output(output, size, codec,
-                                  alpha=bool(getattr(encoding, "alpha", False)))
+                                  alpha=bool(getattr(encoding, "alpha", False)),
+                                  pix_fmt=getattr(encoding, "pix_fmt", None))
         self.manifest, self.folder, self.next = manifest, folder, start
         self.frames_written = 0
         self._current: VideoWriter | None = None

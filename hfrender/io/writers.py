@@ -100,14 +100,16 @@ def even_size(size: tuple[int, int]) -> tuple[int, int]:
 
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
-                 alpha_from: str = "--transparent", folder: bool = True) -> str:
+                 alpha_from: str = "--transparent", folder: bool = True,
+                 pix_fmt: str | None = None) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
     size is what the user can do to the footage. ``alpha`` (``--transparent``): the output
     must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
     asked for it, begins the message of an output that cannot. ``folder``: the output's
-    folder must exist (a jobs file's are made when its job runs)."""
+    folder must exist (a jobs file's are made when its job runs). ``pix_fmt``: the
+    output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be."""
     from hfrender.io.encoding import chosen_encoder
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 
@@ -136,18 +138,31 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if chosen not in ffmpeg_encoders():
         raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
                           "lists them)")
-    if chosen not in ("gif", "prores_ks") and (size[0] % 2 or size[1] % 2) and \
-            "rgb" not in chosen:
+    even = _even_sides(chosen, pix_fmt or "yuv420p")
+    if (even[0] and size[0] % 2) or (even[1] and size[1] % 2):
         if for_footage:
             fix, seq = "crop or pad the footage to an even size", "out/%05d.png"
         else:
             fix, seq = "use {}x{}".format(*even_size(size)), "frames/%05d.png"
-        raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in yuv420p needs an even "
-                          f"width and height; {fix}, or write a PNG sequence (-o {seq})")
+        what = "width and height" if all(even) else "width"
+        also = ", or --pix-fmt yuv444p" if not pix_fmt or "444" not in pix_fmt else ""
+        raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in {pix_fmt or 'yuv420p'} "
+                          f"needs an even {what}; {fix}{also}, or write a PNG sequence "
+                          f"(-o {seq})")
     parent = Path(path).parent
     if folder and str(parent) not in ("", ".") and not parent.is_dir():
         raise WriterError(f"-o {path}: folder {parent} does not exist")
     return chosen
+
+
+def _even_sides(codec: str, pix_fmt: str) -> tuple[bool, bool]:
+    """Whether ``codec`` in ``pix_fmt`` needs an even (width, height): its chroma planes'
+    halves (4:2:0 both, 4:2:2 the width); VP9 (libvpx) rounds them up, ProRes, GIF and RGB
+    have none."""
+    if codec in ("gif", "prores_ks", "libvpx-vp9") or "rgb" in codec or \
+            pix_fmt.startswith(("rgb", "bgr", "gbr", "gray")) or "444" in pix_fmt:
+        return False, False
+    return True, "422" not in pix_fmt
 
 
 class WriteFailed(HFRenderError):
@@ -199,7 +214,8 @@ class VideoWriter(Closing):
         alpha = bool(getattr(encoding, "alpha", False))
         if alpha and pix_fmt_in not in ("rgba", "rgba64le"):
             pix_fmt_in = "rgba"
-        self.codec = check_output(container or path, size, codec, alpha=alpha)
+        self.codec = check_output(container or path, size, codec, alpha=alpha,
+                                  pix_fmt=getattr(encoding, "pix_fmt", None))
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
