@@ -95,12 +95,14 @@ class FxOutput:
             raise ConfigError(f"--resume: {output} cannot be resumed ({why}); run it again")
 
     def _timing(self) -> tuple[list | None, float]:
-        """Frame times to keep (variable frame rate, at stride 1) and the video's start
-        after its sound; (None, 0.0) for plain constant-rate footage."""
+        """Frame times to keep (variable frame rate: each output frame at the time of its
+        window's first frame, every stride-th) and the video's start after its sound;
+        (None, 0.0) for plain constant-rate footage."""
         info, s = self.info, self.s
         if info is None:
             return None, 0.0
-        keep = list(info.times) if info.times is not None and s.stride == 1 else None
+        keep = (list(info.times)[::s.stride][:self.stats.total] if info.times is not None
+                else None)
         if keep is None and info.start <= 0:
             return None, 0.0
         fps_out = self.footage.fps / s.stride
