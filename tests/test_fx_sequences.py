@@ -54,3 +54,11 @@ def test_an_image_sequence_imageio_cannot_read_is_one_line(tmp_path, capsys):
     assert err.startswith(f"hfrender: error: cannot read {tmp_path / 'in' / '001.tif'}: ")
     assert err.endswith(" (save the sequence as RGB PNG)\n") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_window_longer_than_a_one_frame_clip_counts_one_frame(tmp_path, rng, capsys):
+    write_seq(tmp_path / "in", rng.integers(0, 256, (1, 4, 4, 3), dtype=np.uint8), "%02d.png", 0)
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "o.mp4"), "--motion-blur",
+                 "3"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: --motion-blur 3 is longer than the "
+                                       "input (1 frame)\n")

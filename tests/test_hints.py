@@ -265,11 +265,12 @@ def test_fx_nan_depth_names_the_frame_and_pixel(tmp_path, capsys):
      "out"),
 ])
 def test_fx_lens_options_need_depth(tmp_path, capsys, flags, line):
+    """With --motion-blur or without (there it said "nothing to do")."""
     seq = png_sequence(tmp_path / "seq")
-    assert main(["fx", seq, "-o", str(tmp_path / "o" / "%03d.png"), "--motion-blur", "2",
-                 *flags]) == 2
-    assert error_line(capsys) == f"hfrender: error: {line}"
-    assert not (tmp_path / "o").exists()
+    for blur in (["--motion-blur", "2"], []):
+        assert main(["fx", seq, "-o", str(tmp_path / "o" / "%03d.png"), *blur, *flags]) == 2
+        assert error_line(capsys) == f"hfrender: error: {line}"
+        assert not (tmp_path / "o").exists()
 
 
 def test_fx_lens_defaults_still_apply(tmp_path, monkeypatch):

@@ -32,8 +32,6 @@ def cmd_fx(args: argparse.Namespace) -> int:
     from hfrender.engine.fx import FxJob, FxSettings
     from hfrender.optics import Lens, check_blades
 
-    if args.motion_blur is None and args.depth is None:
-        raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
     lens = None
     if args.depth is None:
         given = [flag for flag, dest in LENS_FLAGS if getattr(args, dest) is not None]
@@ -43,6 +41,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
             raise ConfigError(f"{names} {'applies' if one else 'apply'} only with --depth DEPTH "
                               "(depth of field from a depth pass): give --depth, or leave "
                               f"{'it' if one else 'them'} out")
+        if args.motion_blur is None:
+            raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
     else:
         missing = [f for f, v in (("--focus-distance", args.focus_distance),
                                   ("--f-stop", args.f_stop)) if v is None]

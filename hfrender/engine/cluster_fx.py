@@ -101,13 +101,13 @@ class ClusterFx:
                                 ([("depth input", [Path(s.depth)])] if s.depth else []))
         outputs.check_writable(self.output)
         info = probe(str(self.source))
-        if (info.times is not None and s.stride == 1) or info.start > 0:
+        if info.times is not None or info.start > 0:
             raise ConfigError(f"--ray: {self.source} has variable frame times (or starts after "
                               "its sound), which only a run in one piece keeps: run it "
                               "without --ray")
         if s.window > info.count:
             raise InputError(f"--motion-blur {s.window} is longer than the input "
-                             f"({info.count} frames)")
+                             f"({info.count} frame{'' if info.count == 1 else 's'})")
         # as the workers: the footage's alpha and depth kept
         self.pix_fmt = footage_format(raw_format(s, self.output, info.native_yuv420p), info)
         alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec)[1]
