@@ -17,6 +17,8 @@ from hfrender.errors import InputError
      r"'radious' \({scene}:4\); did you mean radius=\?"),
     ("hf.Cube(colour=(1, 0, 0))", r"'colour' \({scene}:4\); did you mean color=\?"),
     ("hf.Plane(zzz=1)", r"'zzz' \({scene}:4\); Plane takes position, "),
+    ("hf.Mesh.load('m.glb', postion=(0, 1, 0))", r"Mesh.load\(\) got an unexpected keyword "
+     r"argument 'postion' \({scene}:4\); did you mean position=\?"),
     ("1 / 0", r"ZeroDivisionError: division by zero \({scene}:4\)\n"),
 ])
 

@@ -140,14 +140,18 @@ def located(exc: BaseException, path: str | Path) -> str:
     return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
 
 
-_UNEXPECTED = re.compile(r"(\w+)\.__init__\(\) got an unexpected keyword argument '(\w+)'")
+_UNEXPECTED = re.compile(r"(\w+)\.(?:__init__|load)\(\) got an unexpected keyword argument "
+                         r"'(\w+)'")
 
 
 def _keyword_hint(exc: BaseException) -> str:
     """"; did you mean radius=?" for ``hf.Sphere(radious=2)``: the keywords of the scene
     object named in a TypeError, nearest first (else all of them)."""
     m = _UNEXPECTED.search(str(exc)) if isinstance(exc, TypeError) else None
-    cls = getattr(scene_package, m.group(1), None) if m else None
+    from hfrender.scene import meshes
+
+    cls = (getattr(scene_package, m.group(1), None) or getattr(meshes, m.group(1), None)
+           if m else None)
     if cls is None or not dataclasses.is_dataclass(cls):
         return ""
     names = [f.name for f in dataclasses.fields(cls) if f.init]

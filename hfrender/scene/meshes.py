@@ -253,7 +253,10 @@ class Mesh(Object3D):
             caller = Path(sys._getframe(1).f_code.co_filename).parent
             if (caller / p).exists():
                 p = caller / p
-        obj = cls(**placement)
+        try:
+            obj = cls(**placement)
+        except TypeError as exc:  # a misspelt placement: said of load, as it was called
+            raise TypeError(str(exc).replace("__init__()", "load()")) from None
         obj._model = load_model(p)
         return obj
 
