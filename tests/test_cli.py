@@ -103,6 +103,13 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["still", "x.frag", "--duration", "abc"], r"^hfrender still: error: argument "
      r"--duration: invalid float value: 'abc' \(see hfrender still --help\)$"),
     (["rendr", "x.frag"], r"^hfrender: error: argument COMMAND: invalid choice: 'rendr' "),
+    (["render", "x.frag", "--width", "320"], r"^hfrender render: error: unrecognized "
+     r"arguments: --width 320; did you mean --size\? "),  # other tools' names
+    (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
+    (["fx", "in.mp4", "-o", "o.mp4", "--resolution", "3"], r"^hfrender fx: error: "
+     r"unrecognized arguments: --resolution 3 \(see"),  # fx has no --size to suggest
+    (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender render: error: argument "
+     r"--fps: '24000/1001/2' is not a frame rate: give a number \(29\.97\) or a fraction "),
     (["render", "x.frag", "--bogus"], r"^hfrender render: error: unrecognized arguments: "
      r"--bogus \(see hfrender render --help\)$"),  # nothing near: no guess from the dashes
     (["batch", "jobs.toml", "--samlpes", "3"], r"^hfrender: error: --samlpes: not an option "

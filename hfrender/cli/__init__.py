@@ -54,6 +54,13 @@ __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminat
            "build_parser", "main"]
 
 
+# options of the tools hfrender is compared with, far in spelling from hfrender's own
+_OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "res": ["size"],
+                "frame-rate": ["fps"], "framerate": ["fps"], "frame_rate": ["fps"],
+                "motion-blur-samples": ["samples"], "spp": ["samples"],
+                "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"]}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser whose errors are one line, as hfrender's own are (not the whole
     usage first), with the nearest option for a misspelt one."""
@@ -62,7 +69,8 @@ class _Parser(argparse.ArgumentParser):
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
         near = [f"--{m}" for w in words if w.startswith("--")  # the names, not their dashes
-                for m in nearest(w[2:].partition("=")[0], known)]
+                for m in _OTHER_TOOLS.get(w[2:].partition("=")[0], [])
+                or nearest(w[2:].partition("=")[0], known) if m in known]
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
