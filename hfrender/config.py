@@ -134,7 +134,7 @@ class RenderConfig:
     def frame_count(self, scene_duration: float) -> int:
         duration = self.duration if self.duration is not None else scene_duration
         _number("duration", duration, low=0, exclusive=True)
-        frames = max(1, round(duration * self.fps))
+        frames = max(1, math.floor(duration * self.fps + 0.5))  # halves up (not to even)
         if frames > MAX_FRAMES:
             raise ConfigError(f"duration={duration:g} s at {self.fps:g} fps is {frames:,} "
                               f"frames; hfrender renders at most {MAX_FRAMES:,} in one output "
