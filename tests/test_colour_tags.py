@@ -1,6 +1,7 @@
-"""Video colours: RGB frames go into a YUV video with BT.709's matrix and say so in its tags
-(players read untagged HD as BT.709; ffmpeg converted untagged with BT.601's), and fx's
-YUV planes passed through unconverted keep their source's tags."""
+"""Video colours and pixel shape: RGB frames go into a YUV video with BT.709's matrix and
+say so in its tags (players read untagged HD as BT.709; ffmpeg converted untagged with
+BT.601's); fx's YUV planes passed through unconverted keep their source's tags, and fx
+keeps non-square pixels."""
 
 import subprocess
 
@@ -83,3 +84,17 @@ def test_fx_passes_the_sources_tags_on_with_its_planes(tmp_path):
     assert said.startswith("yuv420p(tv, bt470bg/bt470bg/smpte170m"), said
     assert probe(str(out)).pix_fmt == said
     np.testing.assert_array_equal(decoded_as(out, "bt601"), decoded_as(clip, "bt601"))
+
+
+@pytest.mark.parametrize("flags", [[], ["--gamma-space"]])
+def test_fx_keeps_anamorphic_footages_pixel_aspect(tmp_path, flags):
+    """64x32 pixels of 4:3 show a 2.67:1 picture; the output said 1:1 (squashed)."""
+    clip = tmp_path / "in.mp4"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=30:d=0.3", "-vf", "setsar=4/3", "-c:v", "libx264",
+                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    assert probe(str(clip)).sar == "4:3"
+    out = tmp_path / "out.mp4"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet",
+                 *flags]) == 0
+    assert probe(str(out)).sar == "4:3"

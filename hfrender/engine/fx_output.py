@@ -74,7 +74,8 @@ class FxOutput:
         self.pix_fmt_in, alpha = written_format(footage.pix_fmt, output, s.codec)
         # --crf, --preset, --bitrate, --pix-fmt; the colour tags of the video's planes
         self.encoding = replace(Encoding.of(s), alpha=alpha,
-                                source=info.pix_fmt if info is not None else "")
+                                source=info.pix_fmt if info is not None else "",
+                                sar=info.sar if info is not None else "1:1")
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
         self.fps_out = footage.fps / s.stride

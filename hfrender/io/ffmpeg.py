@@ -120,6 +120,17 @@ def source_colour(described: str) -> dict[str, str]:
     return colour
 
 
+def output_filters(pix_fmt_in: str, pix_fmt: str, codec: str,
+                   encoding: Any = None) -> tuple[str | None, list[str]]:
+    """(filter chain, encoder tags) of an output: its colour (:func:`colour_options`) and
+    the source's pixel aspect where it is not square (``encoding.sar``: anamorphic
+    footage keeps its picture's shape)."""
+    colour, tags = colour_options(pix_fmt_in, pix_fmt, getattr(encoding, "source", ""))
+    sar = getattr(encoding, "sar", "1:1")
+    aspect = f"setsar={sar.replace(':', '/')}" if sar != "1:1" and codec != "gif" else None
+    return ",".join(f for f in (colour, aspect) if f) or None, tags
+
+
 def output_format(codec: str, gop: int | None, encoding: Any = None) -> tuple[str, list[str]]:
     """(output pixel format, encoder options) of ``codec`` with ``encoding``'s settings."""
     pix_fmt, params = codec_params(codec, gop)
@@ -142,7 +153,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     YUV output from RGB frames is converted and tagged as BT.709 (:func:`colour_options`:
     in the timing file's chain, which the caller writes, when there is one)."""
     pix_fmt, params = output_format(codec, gop, encoding)
-    colour, tags = colour_options(pix_fmt_in, pix_fmt, getattr(encoding, "source", ""))
+    colour, tags = output_filters(pix_fmt_in, pix_fmt, codec, encoding)
     rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":

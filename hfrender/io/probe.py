@@ -33,6 +33,7 @@ class VideoInfo:
     times: tuple[float, ...] | None = None  # seconds from the first frame, if unevenly spaced
     start: float = 0.0  # seconds from the file's start (its audio) to the first frame
     vp9_alpha: bool = False  # VP9 with an alpha channel (alpha_mode 1): libvpx decodes it
+    sar: str = "1:1"  # the pixels' aspect (anamorphic footage: 4:3, its picture 16:9)
 
     @property
     def native_yuv420p(self) -> bool:
@@ -72,9 +73,10 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     video = _first_video(head)
     if res.returncode != 0 or not pts or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
-    fps, (w, h), pix_fmt, turn, vp9_alpha = video
+    fps, (w, h), pix_fmt, turn, vp9_alpha, sar = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
+        sar = ":".join(sar.split(":")[::-1])
     has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", head, re.M) is not None
     times, start = None, 0.0
     if tb and len(pts) >= 2 and min(pts) > -(2**62):  # AV_NOPTS_VALUE: no timestamps
@@ -85,7 +87,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
         start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
-                     start if start > 1e-3 else 0.0, vp9_alpha)
+                     start if start > 1e-3 else 0.0, vp9_alpha, sar)
 
 
 def _uneven(t: list[float]) -> tuple[float, ...] | None:
@@ -114,9 +116,10 @@ def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
     return near if abs(near - measured) <= tolerance else printed
 
 
-def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool] | None:
-    """Rate, size, pixel format, display rotation and VP9 alpha of the first video stream
-    (not a cover picture) in ffmpeg's description of an input; None if it has none."""
+def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, str] | None:
+    """Rate, size, pixel format, display rotation, VP9 alpha and pixel aspect of the first
+    video stream (not a cover picture) in ffmpeg's description of an input; None if it has
+    none."""
     lines = head.splitlines()
     for i, line in enumerate(lines):
         if not re.match(r"\s*Stream #\d+:\d+.*: Video: ", line) or "(attached pic)" in line:
@@ -139,9 +142,10 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool] |
         turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
         vp9_alpha = fields[0].startswith("vp9") and re.search(
             r"^\s*alpha_mode\s*:\s*1\s*$", "\n".join(block), re.M) is not None
+        sar = re.search(r"\[SAR ([1-9]\d*):([1-9]\d*) ", line)
         return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
                 fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0,
-                vp9_alpha)
+                vp9_alpha, f"{sar.group(1)}:{sar.group(2)}" if sar else "1:1")
     return None
 
 

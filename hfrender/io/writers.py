@@ -22,10 +22,10 @@ import numpy as np
 from hfrender.errors import HFRenderError, InputError
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
-    colour_options,
     encode_command,
     ffmpeg_exe,
     frame_pipe_env,
+    output_filters,
     output_format,
     timestamps_filter,
     widen_pipe,
@@ -219,8 +219,8 @@ class VideoWriter(Closing):
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
-            colour = colour_options(pix_fmt_in, output_format(self.codec, gop, encoding)[0],
-                                    getattr(encoding, "source", ""))[0]
+            colour = output_filters(pix_fmt_in, output_format(self.codec, gop, encoding)[0],
+                                    self.codec, encoding)[0]
             with os.fdopen(fd, "w") as fh:
                 fh.write((f"{colour}," if colour else "")
                          + timestamps_filter([start + t for t in times]))
