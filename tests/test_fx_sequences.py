@@ -62,3 +62,23 @@ def test_a_window_longer_than_a_one_frame_clip_counts_one_frame(tmp_path, rng, c
                  "3"]) == 2
     assert capsys.readouterr().err == ("hfrender: error: --motion-blur 3 is longer than the "
                                        "input (1 frame)\n")
+
+
+def test_blender_and_nuke_hashes_name_a_sequence(tmp_path, rng):
+    """``shot.####.png`` in and ``out/####.png`` out are ``%04d`` (it was "input not
+    found"); a render's ``frames/###.png`` too."""
+    import imageio.v3 as iio
+
+    frames = rng.integers(0, 256, (3, 4, 6, 3), dtype=np.uint8)
+    write_seq(tmp_path / "in", frames, "shot.%04d.png", 1001)
+    assert main(["fx", str(tmp_path / "in" / "shot.####.png"), "-o",
+                 str(tmp_path / "out" / "####.png"), "--motion-blur", "1", "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "1001.png", "1002.png", "1003.png"]
+    np.testing.assert_array_equal(iio.imread(tmp_path / "out" / "1002.png"), frames[1])
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n")
+    assert main(["render", str(bar), "-o", str(tmp_path / "r" / "###.png"), "--size", "4x2",
+                 "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["000.png", "001.png",
+                                                                  "002.png"]

@@ -15,6 +15,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import logging  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -76,6 +77,18 @@ class _Parser(argparse.ArgumentParser):
                               "--help)\n")
 
 
+def _pattern(text: str) -> str:
+    """An image sequence named as Blender and Nuke name them, ``frames/####.png`` or
+    ``shot.####.exr``, as the printf pattern hfrender reads (``%04d``); all else as given."""
+    head, _, name = text.rpartition("/")
+    if "%" in name or not name.lower().endswith((".png", ".exr")) or "#" not in name:
+        return text
+    runs = list(re.finditer(r"#+", name))
+    last = runs[-1]
+    name = f"{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}"
+    return f"{head}/{name}" if head or text.startswith("/") else name
+
+
 def _fps(text: str) -> float:
     """``--fps``: a number (29.97) or a fraction (30000/1001)."""
     try:
@@ -98,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
                        description="Render FILE (a Python scene or a .frag shader) to a video.")
-    r.add_argument("-o", "--output", default=None,
+    r.add_argument("-o", "--output", default=None, type=_pattern,
                    help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or %%05d.exr: "
                         "linear light) (default out.mp4)")
     _render_options(r)
@@ -168,8 +181,9 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
                         description="Apply motion blur and depth of field to a video or a "
                         "PNG sequence (streamed: never the whole clip in memory).")
-    fx.add_argument("input", metavar="INPUT", help="a video file, or frames/%%05d.png")
-    fx.add_argument("-o", "--output", required=True,
+    fx.add_argument("input", metavar="INPUT", type=_pattern,
+                    help="a video file, or frames/%%05d.png (or frames/#####.png)")
+    fx.add_argument("-o", "--output", required=True, type=_pattern,
                     help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
     g.add_argument("--motion-blur", type=int, default=None, metavar="N",
@@ -182,8 +196,9 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does (default: linear light)")
     d = fx.add_argument_group("depth of field (from a depth pass)")
-    d.add_argument("--depth", metavar="DEPTH", help=".npy/.npz, or a 16-bit PNG or EXR "
-                   "sequence (a folder or depth/%%05d.png)")
+    d.add_argument("--depth", metavar="DEPTH", type=_pattern,
+                   help=".npy/.npz, or a 16-bit PNG or EXR sequence (a folder or "
+                        "depth/%%05d.png)")
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
     d.add_argument("--depth-scale", type=float, default=None,
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")
