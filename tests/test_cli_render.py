@@ -103,7 +103,8 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--fps", "0"], r"fps=0.0 must be a number >= 0.001 and <= 1000"),
     (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a number >= 0.001 and <= 1000"),
     (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096"),
-    (["render", BAR, "--shutter", "0"], r"shutter=0.0 must be a number > 0"),
+    (["render", BAR, "--shutter", "0"], r"shutter=0: for no motion blur \(an instant "
+     r"shutter\) give --samples 1; a shutter is > 0 and <= 5760 degrees$"),
     (["render", BAR, "--size", "640by360"], r"size='640by360' must be WIDTHxHEIGHT, e.g. 640x360"),
     (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
                                            r"width and height; use 640x360"),
