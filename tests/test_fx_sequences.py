@@ -82,3 +82,21 @@ def test_blender_and_nuke_hashes_name_a_sequence(tmp_path, rng):
                  "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["000.png", "001.png",
                                                                   "002.png"]
+
+
+@pytest.mark.parametrize("out", ["o.gif", "o/%03d.png"])
+def test_sound_an_output_cannot_hold_is_said_to_be_left_out(tmp_path, caplog, out):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "in.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=32x16:r=10:d=0.5", "-f", "lavfi", "-i",
+                    "sine=d=0.5", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                    "-shortest", str(clip)], check=True)
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / out), "--motion-blur", "2",
+                     "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{clip} has sound; {tmp_path / out} keeps none: the soundtrack is left out"]

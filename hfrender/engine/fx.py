@@ -171,7 +171,12 @@ class FxJob:
         return self
 
     def _alpha(self) -> None:
-        """Footage with alpha: kept where the output holds it, else dropped (said once)."""
+        """Footage with alpha: kept where the output holds it, else dropped (said once);
+        and its sound, which a GIF or an image sequence cannot hold (said too)."""
+        if getattr(self.footage, "has_audio", False) and (
+                is_sequence(self.output) or Path(self.output).suffix.lower() == ".gif"):
+            log.warning("%s has sound; %s keeps none: the soundtrack is left out",
+                        self.source, self.output)
         self.alpha = None
         if self.footage.pix_fmt in ("rgba", "rgba64le"):
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]
