@@ -1,5 +1,6 @@
-"""fx on image sequences: the output's frames are numbered as the input's are (a VFX
-shot's 1001...), a folder's too; a video's from 0."""
+"""fx's inputs and what it writes of them: an image sequence's frame numbers (a VFX shot's
+1001..., a folder's too; a video's from 0), Blender's and Nuke's hashes, files it cannot
+read, sound an output cannot hold, a file of sound alone."""
 
 import numpy as np
 import pytest
@@ -100,3 +101,16 @@ def test_sound_an_output_cannot_hold_is_said_to_be_left_out(tmp_path, caplog, ou
                      "--quiet"]) == 0
     assert [r.getMessage() for r in caplog.records] == [
         f"{clip} has sound; {tmp_path / out} keeps none: the soundtrack is left out"]
+
+
+def test_a_file_of_sound_alone_is_said_to_have_no_video(tmp_path, capsys):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    sound = tmp_path / "sine.m4a"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "sine=d=0.3", str(sound)], check=True)
+    assert main(["fx", str(sound), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: cannot read {sound} as video: no "
+                                       "video stream (it holds audio only)\n")

@@ -71,6 +71,11 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
     head = res.stderr.split("Stream mapping:")[0]  # the input's streams
     video = _first_video(head)
+    if video is None and re.search(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ", head,
+                                   re.M):  # a file ffmpeg reads, of other streams alone
+        kinds = sorted(set(re.findall(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ",
+                                      head, re.M)))
+        return f"no video stream (it holds {' and '.join(k.lower() for k in kinds)} only)"
     if res.returncode != 0 or not pts or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
     fps, (w, h), pix_fmt, turn, vp9_alpha, sar = video
