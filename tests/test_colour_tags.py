@@ -98,3 +98,30 @@ def test_fx_keeps_anamorphic_footages_pixel_aspect(tmp_path, flags):
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet",
                  *flags]) == 0
     assert probe(str(out)).sar == "4:3"
+
+
+@pytest.mark.parametrize("size, matrix", [((1280, 720), "bt709"), ((640, 480), "bt601")])
+def test_fx_reads_untagged_footage_as_players_do(tmp_path, size, matrix):
+    """Untagged HD is BT.709 to players (mpv, browsers), SD BT.601: fx reads it so, and its
+    output, tagged BT.709, shows the same colours (read as BT.601 HD shifted green by 21)."""
+    w, h = size
+    raw = np.broadcast_to(np.repeat(BARS, w // 4, axis=0)[None], (h, w, 3))
+    clip = tmp_path / "in.mp4"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                    "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", "30", "-i", "-", "-vf",
+                    f"scale=out_color_matrix={matrix}:out_range=tv", "-c:v", "libx264", "-qp",
+                    "0", "-pix_fmt", "yuv420p", "-frames:v", "2", "-bsf:v",  # 2: unspecified
+                    "h264_metadata=colour_primaries=2:transfer_characteristics=2:"
+                    "matrix_coefficients=2", str(clip)],
+                   input=np.ascontiguousarray(raw).tobytes() * 2, check=True)
+    assert probe(str(clip)).pix_fmt.startswith("yuv420p(tv, progressive)")  # no colour space
+    out = tmp_path / "out.mp4"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "1", "--crf", "0",
+                 "--quiet"]) == 0
+    got = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(out),
+                          "-vf", "scale=in_color_matrix=bt709:in_range=tv", "-frames:v", "1",
+                          "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True, check=True).stdout
+    frame = np.frombuffer(got, np.uint8).reshape(h, w, 3)
+    bars = frame[h // 2, [w // 8 + i * w // 4 for i in range(4)]].astype(int)
+    assert np.abs(bars - BARS).max() <= 4

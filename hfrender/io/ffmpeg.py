@@ -175,18 +175,35 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
 
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None,
-                   decoder: str | None = None, listing: bool = False) -> list[str]:
+                   decoder: str | None = None, listing: bool = False,
+                   matrix: str | None = None) -> list[str]:
     """ffmpeg decoding the first video stream of ``path`` to raw frames on stdout, every
     frame once (variable frame rate too). ``decoder``: the decoder to use (libvpx-vp9
     decodes VP9's alpha, ffmpeg's own vp9 does not); ``listing``: ``path`` is an ffconcat
-    list of image files (a 16-bit PNG sequence)."""
+    list of image files (a 16-bit PNG sequence); ``matrix``: the YUV matrix to read an
+    untagged video with (:func:`untagged_matrix`)."""
     before = ["-c:v", decoder] if decoder else []
     if listing:
         before += ["-f", "concat", "-safe", "0"]
+    convert = ["-vf", f"scale=in_color_matrix={matrix}"] if matrix else []
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", *before,
             "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
-            "-map", "0:V:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pix_fmt,
+            "-map", "0:V:0", "-fps_mode", "passthrough", *convert, "-f", "rawvideo",
+            "-pix_fmt", pix_fmt,
             "-avioflags", "direct", "-"]  # a frame a write, not 32 KiB ones: fewer wake-ups
+
+
+def untagged_matrix(described: str, size: tuple[int, int], pix_fmt: str) -> str | None:
+    """The matrix a video of no colour space (``described`` as ffmpeg describes the
+    stream) is read with into RGB ``pix_fmt``, as players read it: BT.709 for HD (1280
+    wide or more than 576 lines, mpv's rule); None (ffmpeg's BT.601) for SD, a tagged
+    video, RGB planes or planes passed through."""
+    if not described.startswith(YUV) or pix_fmt.startswith(YUV):
+        return None
+    if "colorspace" in source_colour(described):
+        return None
+    w, h = size
+    return "bt709" if w >= 1280 or h > 576 else None
 
 
 def probe_command(path: str, exe: str | None = None) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.io.ffmpeg import decode_command, frame_pipe_env, widen_pipe
+from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import png_header
 from hfrender.io.pixels import pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
@@ -107,16 +107,18 @@ class _Decoder:
     """ffmpeg decoding to raw frames on a pipe, read straight into the caller's buffers."""
 
     def __init__(self, path: str, pix_fmt: str, frame_bytes: int = 0,
-                 decoder: str | None = None, listing: str | None = None) -> None:
+                 decoder: str | None = None, listing: str | None = None,
+                 matrix: str | None = None) -> None:
         import tempfile
 
         self.path, self.pix_fmt, self.frame_bytes = path, pix_fmt, frame_bytes
         self.codec, self.listing = decoder, listing  # listing: an ffconcat file, removed
+        self.matrix = matrix  # an untagged HD video's: BT.709, as players read it
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             decode_command(listing or path, pix_fmt, decoder=decoder,
-                           listing=listing is not None),
+                           listing=listing is not None, matrix=matrix),
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
             env=frame_pipe_env())
         widen_pipe(self.proc.stdout)
@@ -248,11 +250,13 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     info = probe(path)
     fmt = footage_format(pix_fmt, info)
     codec = "libvpx-vp9" if info.vp9_alpha and fmt in ("rgba", "rgba64le") else None
-    if decoder is not None and (decoder.pix_fmt != fmt or decoder.codec != codec):
+    matrix = untagged_matrix(info.pix_fmt, info.size, fmt)
+    if decoder is not None and (decoder.pix_fmt, decoder.codec, decoder.matrix) != (
+            fmt, codec, matrix):
         decoder.close()
         decoder = None
     if decoder is None:
-        decoder = _Decoder(path, fmt, decoder=codec)
+        decoder = _Decoder(path, fmt, decoder=codec, matrix=matrix)
     decoder.frame_bytes = _frame_bytes(info.size, fmt)
     return VideoFootage(path, info.fps, info.size, info.count, info.has_audio, decoder,
                         fmt, info.pix_fmt)
