@@ -348,7 +348,8 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
     assert not any(p.name.endswith(".part") for p in folder.iterdir())
 
 
-def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tmp_path):
+def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tmp_path,
+                                                                              caplog):
     """-o seq/%03d.png replaces hfrender's 000.png..., and only those: 0000.png... (a %04d
     sequence, hfrender's too) and 00.png are other files, 1000.png is what %03d writes for
     frame 1000 (an older render's, removed), and the user's own 001.png and 009.png
@@ -363,8 +364,14 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
         write_png8(folder / name, pixel)  # hfrender's (marked)
     for name in ("001.png", "009.png"):
         (folder / name).write_bytes(b"mine")
-    assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
-                 "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+    with caplog.at_level("WARNING", logger="hfrender.io.outputs"):
+        assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
+                     "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{folder} holds 1 file of the output's pattern that hfrender did not write "
+        "(009.png): kept beside this render's frames",
+        f"{folder} holds 1 file of the output's pattern that hfrender did not write "
+        "(001.png): replaced by this render's frames of their names"]
     ours = [f"{i:03d}.png" for i in range(3)]
     assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours + ["009.png"])
     assert all(iio.imread(folder / name).shape == (1, 1, 3) for name in theirs)

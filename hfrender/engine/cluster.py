@@ -119,9 +119,8 @@ def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, 
                    first: int, count: int, gop: int) -> dict:
     """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
     sequence's chunk); their bytes and one checksum."""
-    import imageio.v3 as iio
-
     from hfrender.engine.render import RenderJob
+    from hfrender.io.images import png8_bytes
     from hfrender.io.writers import MemoryWriter
 
     cfg = _task_config(config)
@@ -131,7 +130,7 @@ def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, 
         RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
                   first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
                   gl_device=_task_gpu()).prepare().run()
-    pngs = [iio.imwrite("<bytes>", frame, extension=".png") for frame in memory.frames]
+    pngs = [png8_bytes(frame) for frame in memory.frames]  # hfrender's, marked
     return {"first": first, "count": count, "pngs": pngs,
             "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
 

@@ -75,24 +75,46 @@ def encode_png16(frame: np.ndarray) -> bytes:
             + _chunk(b"IEND", b""))
 
 
-def write_png8(path: str | Path, frame: np.ndarray) -> None:
-    """An 8-bit frame (H, W, C) as a PNG (imageio's Pillow), marked as hfrender's."""
+def png8_bytes(frame: np.ndarray) -> bytes:
+    """An 8-bit frame (H, W, C) as the bytes of a PNG (imageio's Pillow) marked as
+    hfrender's."""
     import imageio.v3 as iio
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
     info.add_text("Software", SOFTWARE)
-    iio.imwrite(path, np.ascontiguousarray(frame), extension=".png", pnginfo=info)
+    return iio.imwrite("<bytes>", np.ascontiguousarray(frame), extension=".png", pnginfo=info)
+
+
+def write_png8(path: str | Path, frame: np.ndarray) -> None:
+    """An 8-bit frame (H, W, C) as a PNG file marked as hfrender's."""
+    Path(path).write_bytes(png8_bytes(frame))
+
+
+EXR_MAGIC = b"\x76\x2f\x31\x01"
+EXR_MARK = b"software\0string\0" + struct.pack("<i", len(SOFTWARE)) + SOFTWARE.encode()
 
 
 def written_by_hfrender(path: str | Path) -> bool:
-    """Whether the image file at ``path`` carries hfrender's mark in its header."""
+    """Whether the image file at ``path`` is hfrender's: a PNG whose ``tEXt`` chunk
+    ``Software`` (before its pixels) is exactly ``hfrender``, or an EXR whose ``software``
+    attribute is (not a file that merely mentions hfrender)."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(MARK_BYTES)
     except OSError:
         return False
-    return SOFTWARE.encode() in head
+    if head.startswith(EXR_MAGIC):
+        return EXR_MARK in head
+    pos = len(PNG_MAGIC) if head.startswith(PNG_MAGIC) else len(head)
+    while pos + 8 <= len(head):
+        size, kind = struct.unpack(">I4s", head[pos:pos + 8])
+        if kind in (b"IDAT", b"IEND"):
+            break
+        if kind == b"tEXt" and head[pos + 8:pos + 8 + size] == b"Software\0" + SOFTWARE.encode():
+            return True
+        pos += 12 + size
+    return False
 
 
 def read_png(path: str | Path) -> np.ndarray:

@@ -131,8 +131,10 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
                     raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
                                             str(dst / f.name))
             if not keep_others:  # an older render's frames go; the user's own stay
-                foreign = remove_stale(str(dst / Path(output).name), {f.name for f in frames})
-                _kept_foreign(dst, foreign)
+                kept, replaced = remove_stale(str(dst / Path(output).name),
+                                              {f.name for f in frames})
+                _foreign(dst, kept, "kept beside this render's frames")
+                _foreign(dst, replaced, "replaced by this render's frames of their names")
             for f in frames:
                 os.replace(f, dst / f.name)
             shutil.rmtree(src, ignore_errors=True)
@@ -144,13 +146,13 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
     remove_partial(output)
 
 
-def _kept_foreign(folder: Path, names: list[str]) -> None:
-    """Warn of the files of a sequence's pattern that were not hfrender's and stay."""
+def _foreign(folder: Path, names: list[str], fate: str) -> None:
+    """Warn of the files of a sequence's pattern that were not hfrender's, and their fate."""
     if names:
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         log.warning("%s holds %d file%s of the output's pattern that hfrender did not write "
-                    "(%s): kept beside this render's frames", folder, len(names),
-                    "" if len(names) == 1 else "s", shown)
+                    "(%s): %s", folder, len(names), "" if len(names) == 1 else "s", shown,
+                    fate)
 
 
 def missing_folder(output: str) -> Path | None:
@@ -243,13 +245,14 @@ def check_image_output(output: str) -> None:
 
 def write_image(output: str, image: object) -> None:
     """Write a PNG whole or not at all (a temporary name beside it, then renamed)."""
-    import imageio.v3 as iio
     import numpy as np
+
+    from hfrender.io.images import write_png8
 
     out = Path(output)
     tmp = Path(temporary(output))
     try:
-        iio.imwrite(tmp, np.ascontiguousarray(image), extension=out.suffix or ".png")
+        write_png8(tmp, np.asarray(image))
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -325,26 +325,25 @@ class PngSequenceWriter(Closing):
         pass
 
 
-def remove_stale(pattern: str, keep: Collection[str] = ()) -> list[str]:
+def remove_stale(pattern: str, keep: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """Remove an older render's frames of an image-sequence pattern: the files of the
-    pattern that hfrender wrote (:func:`.images.written_by_hfrender`), and its unfinished
-    ``.part`` files. The user's own files of the pattern stay: their names are returned,
-    less ``keep`` (the frames about to replace theirs)."""
+    pattern that hfrender wrote (:func:`.images.written_by_hfrender`), and unfinished
+    ``.part`` ones of its own (marked, or empty). The user's own files of the pattern stay:
+    (the names of those that stay, of those ``keep`` names: the frames about to replace
+    them)."""
     folder = Path(pattern).parent
-    if not folder.is_dir():
-        return []
-    stale = pattern_files(Path(pattern).name, r"(\.part)?")
-    if stale is None:
-        return []
-    foreign = []
-    for old in sorted(folder.iterdir()):
+    stale = pattern_files(Path(pattern).name, r"(\.part)?") if folder.is_dir() else None
+    kept: list[str] = []
+    replaced: list[str] = []
+    for old in sorted(folder.iterdir()) if stale is not None else []:
         if not (stale.match(old.name) and old.is_file()):
             continue
-        if old.name.endswith(".part") or written_by_hfrender(old):
+        if written_by_hfrender(old) or (old.name.endswith(".part")
+                                        and old.stat().st_size == 0):
             old.unlink()
-        elif old.name not in keep:
-            foreign.append(old.name)
-    return foreign
+        else:
+            (replaced if old.name in keep else kept).append(old.name)
+    return kept, replaced
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,

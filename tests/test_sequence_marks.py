@@ -1,0 +1,68 @@
+"""Which image files are hfrender's (an older render's frames, removed when a new render
+takes the pattern): a PNG whose tEXt Software is exactly hfrender, an EXR whose software
+attribute is; not a file that merely mentions hfrender. Every PNG hfrender writes carries
+it: sequences, stills, the frames of a render on Ray."""
+
+import numpy as np
+import pytest
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
+
+from hfrender.cli import main
+from hfrender.io.images import encode_png16, png8_bytes, written_by_hfrender
+from hfrender.io.writers import remove_stale
+
+
+def pillow_png(path, **text):
+    info = PngInfo()
+    for key, value in text.items():
+        info.add_text(key, value)
+    Image.fromarray(np.zeros((2, 2, 3), np.uint8)).save(path, pnginfo=info)
+    return path
+
+
+def test_only_hfrenders_own_mark_counts(tmp_path):
+    ours = [tmp_path / "a.png", tmp_path / "b.png"]
+    ours[0].write_bytes(png8_bytes(np.zeros((2, 3, 3), np.uint8)))
+    ours[1].write_bytes(encode_png16(np.zeros((2, 3, 3), np.uint16)))
+    theirs = [pillow_png(tmp_path / "c.png", Comment="reference frame for the hfrender test"),
+              pillow_png(tmp_path / "d.png", Software="hfrender-fork 2.0"),
+              pillow_png(tmp_path / "e.png", Title="hfrender")]
+    (tmp_path / "f.png").write_text("notes about hfrender and Software hfrender")
+    theirs.append(tmp_path / "f.png")
+    assert [written_by_hfrender(p) for p in ours] == [True, True]
+    assert [written_by_hfrender(p) for p in theirs] == [False] * 4
+    assert not written_by_hfrender(tmp_path / "missing.png")
+
+
+def test_an_exr_is_ours_by_its_software_attribute(tmp_path):
+    exr = pytest.importorskip("OpenEXR")
+    from hfrender.io.images import encode_exr
+
+    encode_exr(tmp_path / "ours.exr", np.zeros((2, 2, 3), np.float32))
+    header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
+              "comment": "hfrender"}
+    with exr.File(header, {"RGB": np.zeros((2, 2, 3), np.float32)}) as f:
+        f.write(str(tmp_path / "theirs.exr"))
+    assert written_by_hfrender(tmp_path / "ours.exr")
+    assert not written_by_hfrender(tmp_path / "theirs.exr")
+
+
+def test_stale_removal_keeps_the_users_files_and_unfinished_parts_not_ours(tmp_path):
+    (tmp_path / "0001.png").write_bytes(png8_bytes(np.zeros((2, 2, 3), np.uint8)))
+    pillow_png(tmp_path / "0002.png")  # the user's
+    pillow_png(tmp_path / "0003.png")  # the user's, a new frame's name
+    (tmp_path / "0004.png.part").write_bytes(b"")  # an empty unfinished frame
+    (tmp_path / "0005.png.part").write_bytes(b"the user's draft")
+    kept, replaced = remove_stale(str(tmp_path / "%04d.png"), {"0003.png"})
+    assert (kept, replaced) == (["0002.png", "0005.png.part"], ["0003.png"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0002.png", "0003.png",
+                                                          "0005.png.part"]
+
+
+def test_a_still_is_marked(tmp_path):
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n")
+    assert main(["still", str(bar), "-o", str(tmp_path / "s.png"), "--size", "4x2",
+                 "--quiet"]) == 0
+    assert written_by_hfrender(tmp_path / "s.png")
