@@ -86,13 +86,20 @@ def test_fx_passes_the_sources_tags_on_with_its_planes(tmp_path):
     np.testing.assert_array_equal(decoded_as(out, "bt601"), decoded_as(clip, "bt601"))
 
 
-@pytest.mark.parametrize("flags", [[], ["--gamma-space"]])
-def test_fx_keeps_anamorphic_footages_pixel_aspect(tmp_path, flags):
+@pytest.mark.parametrize("name, flags, aspect", [
+    ("in.mp4", [], ["-vf", "setsar=4/3"]),
+    ("in.mp4", ["--gamma-space"], ["-vf", "setsar=4/3"]),
+    ("in.mkv", [], ["-aspect", "8:3"]),  # the container's own (VP9 has none of its own)
+])
+def test_fx_keeps_anamorphic_footages_pixel_aspect(tmp_path, name, flags, aspect):
     """64x32 pixels of 4:3 show a 2.67:1 picture; the output said 1:1 (squashed)."""
-    clip = tmp_path / "in.mp4"
-    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=s={W}x{H}:r=30:d=0.3", "-vf", "setsar=4/3", "-c:v", "libx264",
-                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    clip, made = tmp_path / name, tmp_path / ("vp9.webm" if name == "in.mkv" else name)
+    run = [FFMPEG, "-hide_banner", "-loglevel", "error", "-y"]
+    subprocess.run([*run, "-f", "lavfi", "-i", f"testsrc2=s={W}x{H}:r=30:d=0.3",
+                    *(aspect if made == clip else []), "-pix_fmt", "yuv420p", str(made)],
+                   check=True)
+    if made != clip:  # the aspect in the container alone: ", SAR 4:3" unbracketed
+        subprocess.run([*run, "-i", str(made), "-c", "copy", *aspect, str(clip)], check=True)
     assert probe(str(clip)).sar == "4:3"
     out = tmp_path / "out.mp4"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet",

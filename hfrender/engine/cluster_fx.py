@@ -34,7 +34,6 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
 from hfrender.errors import InputError
 from hfrender.io import outputs
-from hfrender.io.encoding import Encoding
 from hfrender.io.footage import footage_format
 from hfrender.io.probe import probe
 from hfrender.io.segments import (
@@ -71,7 +70,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         fps = info.fps / s.stride
         path = Path(tmp) / segment_name(first, codec, fps)
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
-                              encoding=replace(Encoding.of(s), alpha=alpha))
+                              encoding=fx_output.fx_encoding(s, alpha, info))
         try:
             FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)).prepare() \
                 .run()

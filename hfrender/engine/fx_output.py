@@ -56,6 +56,13 @@ def written_format(pix_fmt: str, output: str, codec: str | None) -> tuple[str, b
     return ("rgb24" if pix_fmt == "rgba" else "rgb48le"), False
 
 
+def fx_encoding(s: FxSettings, alpha: bool, info: Any) -> Encoding:
+    """An fx output's encoder settings: --crf, --preset, --bitrate, --pix-fmt; the alpha
+    kept; the colour tags and the pixel aspect of the video ``info`` (None: a sequence)."""
+    return replace(Encoding.of(s), alpha=alpha, source=info.pix_fmt if info else "",
+                   sar=info.sar if info else "1:1")
+
+
 def file_identity(path: str) -> dict:
     """What identifies an input file for a resume: where it is, its size and its time."""
     st = os.stat(path)
@@ -73,9 +80,7 @@ class FxOutput:
         # the footage's alpha and depth, kept where the output holds them
         self.pix_fmt_in, alpha = written_format(footage.pix_fmt, output, s.codec)
         # --crf, --preset, --bitrate, --pix-fmt; the colour tags of the video's planes
-        self.encoding = replace(Encoding.of(s), alpha=alpha,
-                                source=info.pix_fmt if info is not None else "",
-                                sar=info.sar if info is not None else "1:1")
+        self.encoding = fx_encoding(s, alpha, info)
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
         self.fps_out = footage.fps / s.stride

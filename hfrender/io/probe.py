@@ -147,10 +147,12 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, s
         turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
         vp9_alpha = fields[0].startswith("vp9") and re.search(
             r"^\s*alpha_mode\s*:\s*1\s*$", "\n".join(block), re.M) is not None
-        sar = re.search(r"\[SAR ([1-9]\d*):([1-9]\d*) ", line)
+        # "[SAR 4:3 DAR 16:9]" is the codec's; a container's own follows it, unbracketed,
+        # and players use that one
+        sar = re.findall(r"SAR ([1-9]\d*):([1-9]\d*) ", line)
         return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
                 fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0,
-                vp9_alpha, f"{sar.group(1)}:{sar.group(2)}" if sar else "1:1")
+                vp9_alpha, ":".join(sar[-1]) if sar else "1:1")
     return None
 
 
