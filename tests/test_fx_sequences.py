@@ -18,7 +18,7 @@ def write_seq(folder, frames, name, first):
 
 
 @pytest.mark.parametrize("first, pattern", [(1001, "shot.%04d.png"), (7, "f_%03d.png"),
-                                            (0, "%04d.png")])
+                                            (0, "%04d.png"), (1001, "s2.%04d_v2.png")])
 def test_fx_numbers_a_sequences_frames_as_its_input_does(tmp_path, rng, first, pattern):
     import imageio.v3 as iio
 

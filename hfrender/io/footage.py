@@ -188,13 +188,24 @@ def sequence_files(path: str) -> list[Path] | None:
 
 
 def sequence_start(path: str) -> int:
-    """The number of an image sequence's first frame (``shot.1001.png``: 1001; a folder's
-    first file's last number), 0 for a video or a file name without one."""
-    files = sequence_files(path) if Path(path).is_dir() or "%" in Path(path).name else None
+    """The number of an image sequence's first frame: a pattern's field in its first file
+    (``shot.%04d_v2.png``: 1001 of ``shot.1001_v2.png``), a folder's number that changes
+    from its first file to the next (its last number, for one file); 0 for a video or a
+    name without one."""
+    p = Path(path)
+    files = sequence_files(path) if p.is_dir() or "%" in p.name else None
     if not files:
         return 0
-    found = re.findall(r"\d+", files[0].stem)
-    return int(found[-1]) if found else 0
+    if "%" in p.name:
+        rx = pattern_files(p.name)
+        m = rx.match(files[0].name) if rx is not None else None
+        return int(m.group(1)) if m else 0
+    runs = [re.findall(r"\d+", f.stem) for f in files[:2]]
+    if not runs[0]:
+        return 0
+    moving = [i for i, (a, b) in enumerate(zip(*runs, strict=False)) if a != b] \
+        if len(runs) == 2 and len(runs[0]) == len(runs[1]) else []
+    return int(runs[0][moving[0] if moving else -1])
 
 
 def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
