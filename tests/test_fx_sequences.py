@@ -114,3 +114,15 @@ def test_a_file_of_sound_alone_is_said_to_have_no_video(tmp_path, capsys):
     assert main(["fx", str(sound), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2"]) == 2
     assert capsys.readouterr().err == (f"hfrender: error: cannot read {sound} as video: no "
                                        "video stream (it holds audio only)\n")
+
+
+@pytest.mark.parametrize("given, meant", [
+    ("frames/####.png", "frames/%04d.png"), ("shot.####.exr", "shot.%04d.exr"),
+    ("x-###.png", "x-%03d.png"), ("a/v#2.####.png", "a/v#2.%04d.png"),
+    ("C:\\\\r\\\\shot_##.png", "C:\\\\r\\\\shot_%02d.png"),
+    ("take#1.png", "take#1.png"), ("frames\\\\####\\\\beauty.png", "frames\\\\####\\\\beauty.png"),
+    ("dir#/f.png", "dir#/f.png"), ("clip#.mp4", "clip#.mp4"), ("a/%04d.png", "a/%04d.png")])
+def test_hashes_are_a_field_only_where_a_frame_number_goes(given, meant):
+    from hfrender.cli.common import sequence_name
+
+    assert sequence_name(given) == meant

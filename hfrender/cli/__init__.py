@@ -15,7 +15,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import logging  # noqa: E402
-import re  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -34,6 +33,7 @@ from hfrender.cli.common import (  # noqa: E402
     EXIT_SIGTERM,
     EXIT_USAGE,
     Terminated,
+    sequence_name,
 )
 from hfrender.cli.fx import cmd_fx  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
@@ -77,23 +77,11 @@ class _Parser(argparse.ArgumentParser):
                               "--help)\n")
 
 
-def _pattern(text: str) -> str:
-    """An image sequence named as Blender and Nuke name them, ``frames/####.png`` or
-    ``shot.####.exr``, as the printf pattern hfrender reads (``%04d``); all else as given."""
-    head, _, name = text.rpartition("/")
-    if "%" in name or not name.lower().endswith((".png", ".exr")) or "#" not in name:
-        return text
-    runs = list(re.finditer(r"#+", name))
-    last = runs[-1]
-    name = f"{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}"
-    return f"{head}/{name}" if head or text.startswith("/") else name
-
-
 def _fps(text: str) -> float:
     """``--fps``: a number (29.97) or a fraction (30000/1001)."""
     try:
         return float(Fraction(text.strip()))
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):
         raise argparse.ArgumentTypeError(f"{text!r} is not a frame rate: give a number "
                                          "(29.97) or a fraction (30000/1001)") from None
 
@@ -111,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
                        description="Render FILE (a Python scene or a .frag shader) to a video.")
-    r.add_argument("-o", "--output", default=None, type=_pattern,
+    r.add_argument("-o", "--output", default=None, type=sequence_name,
                    help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or %%05d.exr: "
                         "linear light) (default out.mp4)")
     _render_options(r)
@@ -181,9 +169,9 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
                         description="Apply motion blur and depth of field to a video or a "
                         "PNG sequence (streamed: never the whole clip in memory).")
-    fx.add_argument("input", metavar="INPUT", type=_pattern,
+    fx.add_argument("input", metavar="INPUT", type=sequence_name,
                     help="a video file, or frames/%%05d.png (or frames/#####.png)")
-    fx.add_argument("-o", "--output", required=True, type=_pattern,
+    fx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
     g.add_argument("--motion-blur", type=int, default=None, metavar="N",
@@ -196,7 +184,7 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does (default: linear light)")
     d = fx.add_argument_group("depth of field (from a depth pass)")
-    d.add_argument("--depth", metavar="DEPTH", type=_pattern,
+    d.add_argument("--depth", metavar="DEPTH", type=sequence_name,
                    help=".npy/.npz, or a 16-bit PNG or EXR sequence (a folder or "
                         "depth/%%05d.png)")
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx

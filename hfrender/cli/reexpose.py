@@ -12,6 +12,7 @@ from hfrender.cli.common import (
     check_encoder,
     interrupted_code,
     progress_bar,
+    sequence_name,
     sigterm_interrupts,
 )
 from hfrender.config import ConfigError, RenderConfig
@@ -27,8 +28,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                         "--keep-samples STORE again, with another shutter (at most the "
                         "store's) and, for a store with depth, another focus.")
     rx.add_argument("store", metavar="STORE", help="a sample store folder")
-    rx.add_argument("-o", "--output", required=True,
-                    help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png")
+    rx.add_argument("-o", "--output", required=True, type=sequence_name,
+                    help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (or frames/#####.png)")
     rx.add_argument("--shutter", type=float, default=None, metavar="DEG",
                     help="shutter angle (default: the store's; at most the store's)")
     rx.add_argument("--shutter-position", choices=POSITIONS, default=None)
