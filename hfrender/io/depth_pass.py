@@ -91,7 +91,7 @@ def _read_image(path: str | Path) -> np.ndarray:
     if Path(path).suffix.lower() == ".exr":
         return read_exr_depth(path)
     kind = png_colour(path) if Path(path).suffix.lower() == ".png" else None
-    if kind is not None and kind[0] == 16 and kind[1] in (2, 6):
+    if kind is not None and kind[0] == 16 and kind[1] in (2, 4, 6):  # Pillow: 8 bits
         return read_png(path)[..., 0]
     import imageio.v3 as iio
 

@@ -178,12 +178,14 @@ DEPTH_CHANNELS = ("Z", "depth.Z", "Depth.Z", "depth", "Y", "R", "V")  # a depth 
 
 
 def read_exr_depth(path: str | Path) -> np.ndarray:
-    """An EXR depth pass (H, W): its Z channel (Blender's ``Depth.Z``, Nuke's ``depth.Z``),
-    else Y or R, else its only channel."""
+    """An EXR depth pass (H, W): its Z channel (Blender's ``Depth.Z``, Nuke's ``depth.Z``, a
+    multilayer file's ``ViewLayer.Depth.Z``), else Y or R, else its only channel."""
     exr = _openexr()
     with exr.File(str(path), separate_channels=True) as f:
         ch = f.channels()
         name = next((n for n in DEPTH_CHANNELS if n in ch), None)
+        if name is None:  # a multilayer file's: ViewLayer.Depth.Z, or a layer's .Z
+            name = next((n for n in sorted(ch) if n.lower().endswith(".z")), None)
         if name is None and len(ch) == 1:
             name = next(iter(ch))
         if name is None:
