@@ -150,7 +150,8 @@ def test_limits_that_make_no_sense_are_one_line():
 
 @pytest.mark.parametrize("duration, fps, frames", [(0.25, 10, 3), (0.35, 10, 4), (0.45, 10, 5),
                                                    (0.55, 10, 6), (1.0, 12.5, 13),
-                                                   (0.12, 12.5, 2), (0.1, 30, 3)])
+                                                   (0.12, 12.5, 2), (0.1, 30, 3),
+                                                   (0.58, 25, 15), (1.0 / 3, 3, 1)])
 def test_a_duration_of_a_frame_and_a_half_is_two_frames(duration, fps, frames):
     """Halves round up, as everywhere else: Python's round() took them to the even count
     (0.25 s at 10 fps: 2 frames, 0.35 s: 4)."""

@@ -22,6 +22,7 @@ from hfrender.config import (
     PRESETS,
     ConfigError,
     RenderConfig,
+    nearest_frame,
     parse_range,
     parse_samples,
     parse_size,
@@ -357,7 +358,7 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
         where = "before the start (frames are >= 0)" if args.frame < 0 else "past the end"
         raise ConfigError(f"-f {args.frame}: {where}; {source} at {fps:g} fps has frames "
                           f"0..{n - 1}")
-    k = math.floor(t * fps + 0.5) if math.isfinite(t) else None  # as frame_count rounds
+    k = nearest_frame(t, fps) if math.isfinite(t) else None  # as frame_count rounds
     if k is None:
         problem = "not a time (give seconds, a finite number >= 0)"
     elif t < 0:
