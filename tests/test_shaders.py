@@ -16,6 +16,7 @@ RED = "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n" \
     "\ufeff",  # a byte-order mark (Windows editors)
     "#version 300 es\nprecision highp float;\n",  # a ported GLSL ES shader
     "uniform float iTime;\nuniform vec3 iResolution;\nuniform vec4 iMouse; // the mouse\n",
+    "precision mediump float;\nuniform highp float iTime;\nuniform float iTimeDelta, iFrameRate;\n",
 ])
 def test_a_pasted_shader_compiles_as_it_is(tmp_path, before):
     path = tmp_path / "red.frag"

@@ -60,9 +60,9 @@ def shadertoy_source(source: str) -> str:
     the shader's own declarations of the inputs hfrender declares turned into comments
     (ported shaders carry them: "'iTime' redeclared")."""
     source = source.removeprefix("\ufeff")
-    inputs = "|".join(SHADERTOY_INPUTS)
-    own = re.compile(rf"^(\s*#\s*version\b.*|\s*uniform\s+\w+\s+({inputs})\s*;.*)$",
-                     re.MULTILINE)
+    names = rf"(?:{'|'.join(SHADERTOY_INPUTS)})"
+    own = re.compile(rf"^(\s*#\s*version\b.*|\s*uniform\s+(?:(?:lowp|mediump|highp)\s+)?"
+                     rf"\w+\s+{names}(?:\s*,\s*{names})*\s*;.*)$", re.MULTILINE)
     return own.sub(lambda m: "// (hfrender's) " + m.group(1).strip(), source)
 
 
