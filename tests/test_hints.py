@@ -308,3 +308,18 @@ def test_dir_lists_only_public_names_and_submodules():
         with pytest.raises(AttributeError):
             getattr(hf, helper)
     assert hf.motion_blur is hf.effects.motion_blur  # lazy loading still works
+
+
+@pytest.mark.parametrize("size, extra, said", [
+    ((15, 8), ["--pix-fmt", "yuv422p"], "needs an even width; use 14x8, or --pix-fmt yuv444p"),
+    ((15, 9), ["--codec", "png", "-o", "o.mov"], None),  # RGB: any size
+])
+def test_what_an_odd_size_needs_follows_the_pixel_format(tmp_path, capsys, size, extra, said):
+    out = ["-o", str(tmp_path / "o.mp4")] if "-o" not in extra else []
+    extra = [str(tmp_path / e) if e.startswith("o.") else e for e in extra]
+    code = main(["render", BAR, *out, *extra, "--size", "{}x{}".format(*size), "--duration",
+                 "0.1", "--samples", "1", "--quiet"])
+    if said is None:
+        assert code == 0
+    else:
+        assert code == 2 and said in error_line(capsys)

@@ -93,11 +93,6 @@ def ffmpeg_encoders() -> frozenset[str]:
     return frozenset(names)
 
 
-def even_size(size: tuple[int, int]) -> tuple[int, int]:
-    """The nearest even size at or below ``size``, never below 2x2."""
-    return max(2, size[0] // 2 * 2), max(2, size[1] // 2 * 2)
-
-
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
                  alpha_from: str = "--transparent", folder: bool = True,
@@ -138,31 +133,44 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if chosen not in ffmpeg_encoders():
         raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
                           "lists them)")
-    even = _even_sides(chosen, pix_fmt or "yuv420p")
-    if (even[0] and size[0] % 2) or (even[1] and size[1] % 2):
+    fmt = pix_fmt or "yuv420p"
+    sw, sh = _chroma_steps(chosen, fmt)
+    if size[0] % sw or size[1] % sh:
+        what, size_is = {(2, 2): ("an even width and height", "an even size"),
+                         (2, 1): ("an even width", "an even width"),
+                         (4, 1): ("a width that is a multiple of 4", "a width of 4n"),
+                         (4, 4): ("a width and height that are multiples of 4",
+                                  "a size of multiples of 4")}[sw, sh]
         if for_footage:
-            fix, seq = "crop or pad the footage to an even size", "out/%05d.png"
+            fix, seq = f"crop or pad the footage to {size_is}", "out/%05d.png"
         else:
-            fix, seq = "use {}x{}".format(*even_size(size)), "frames/%05d.png"
-        what = "width and height" if all(even) else "width"
-        also = ", or --pix-fmt yuv444p" if not pix_fmt or "444" not in pix_fmt else ""
-        raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in {pix_fmt or 'yuv420p'} "
-                          f"needs an even {what}; {fix}{also}, or write a PNG sequence "
-                          f"(-o {seq})")
+            fit = (max(sw, size[0] - size[0] % sw), max(sh, size[1] - size[1] % sh))
+            fix, seq = "use {}x{}".format(*fit), "frames/%05d.png"
+        also = ", or --pix-fmt yuv444p" if "444" not in fmt else ""
+        raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in {fmt} needs {what}; "
+                          f"{fix}{also}, or write a PNG sequence (-o {seq})")
     parent = Path(path).parent
     if folder and str(parent) not in ("", ".") and not parent.is_dir():
         raise WriterError(f"-o {path}: folder {parent} does not exist")
     return chosen
 
 
-def _even_sides(codec: str, pix_fmt: str) -> tuple[bool, bool]:
-    """Whether ``codec`` in ``pix_fmt`` needs an even (width, height): its chroma planes'
-    halves (4:2:0 both, 4:2:2 the width); VP9 (libvpx) rounds them up, ProRes, GIF and RGB
-    have none."""
-    if codec in ("gif", "prores_ks", "libvpx-vp9") or "rgb" in codec or \
-            pix_fmt.startswith(("rgb", "bgr", "gbr", "gray")) or "444" in pix_fmt:
-        return False, False
-    return True, "422" not in pix_fmt
+RGB_CODECS = ("gif", "png", "qtrle", "bmp", "tiff", "libx264rgb")  # no chroma planes
+
+
+def _chroma_steps(codec: str, pix_fmt: str) -> tuple[int, int]:
+    """What ``codec`` in ``pix_fmt`` needs the (width, height) to be a multiple of: its
+    chroma planes' subsampling (4:2:0 2 and 2, 4:2:2 2 and 1, 4:1:1 4 and 1, 4:1:0 4 and
+    4); VP9 (libvpx) rounds them up, ProRes and RGB have none."""
+    if codec in RGB_CODECS or codec in ("prores_ks", "libvpx-vp9") or \
+            pix_fmt.startswith(("rgb", "bgr", "gbr", "gray", "ya", "pal")):
+        return 1, 1
+    for marks, steps in ((("444", "nv24", "nv42", "p41"), (1, 1)),
+                         (("422", "nv16", "nv20", "p21", "y21", "yuyv", "uyvy", "yvyu"), (2, 1)),
+                         (("411",), (4, 1)), (("410",), (4, 4))):
+        if any(m in pix_fmt for m in marks):
+            return steps
+    return 2, 2  # 4:2:0, the default
 
 
 class WriteFailed(HFRenderError):
