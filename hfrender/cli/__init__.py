@@ -62,6 +62,11 @@ _OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "
                 "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"]}
 
 
+def _meant(name: str, known: list[str]) -> list[str]:
+    """The options ``known`` that a misspelt or another tool's ``name`` may mean."""
+    return [m for m in _OTHER_TOOLS.get(name, []) if m in known] or nearest(name, known)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser whose errors are one line, as hfrender's own are (not the whole
     usage first), with the nearest option for a misspelt one."""
@@ -70,8 +75,7 @@ class _Parser(argparse.ArgumentParser):
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
         near = [f"--{m}" for w in words if w.startswith("--")  # the names, not their dashes
-                for m in _OTHER_TOOLS.get(w[2:].partition("=")[0], [])
-                or nearest(w[2:].partition("=")[0], known) if m in known]
+                for m in _meant(w[2:].partition("=")[0], known)]
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")

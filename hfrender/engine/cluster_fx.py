@@ -33,6 +33,7 @@ from hfrender.engine.fx import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
 from hfrender.errors import InputError
+from hfrender.frame_range import n_frames
 from hfrender.io import outputs
 from hfrender.io.footage import footage_format
 from hfrender.io.probe import probe
@@ -106,7 +107,7 @@ class ClusterFx:
                               "without --ray")
         if s.window > info.count:
             raise InputError(f"--motion-blur {s.window} is longer than the input "
-                             f"({info.count} frame{'' if info.count == 1 else 's'})")
+                             f"({n_frames(info.count)})")
         # as the workers: the footage's alpha and depth kept
         self.pix_fmt = footage_format(raw_format(s, self.output, info.native_yuv420p), info)
         alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec)[1]

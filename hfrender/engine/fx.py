@@ -203,7 +203,7 @@ class FxJob:
         w, h = footage.size
         if s.window > footage.count:
             raise FootageError(f"--motion-blur {s.window} is longer than the input "
-                               f"({footage.count} frame{'' if footage.count == 1 else 's'})")
+                               f"({n_frames(footage.count)})")
         if s.depth is not None:
             self.depth = open_depth(s.depth, s.depth_scale)
             if self.depth.note:

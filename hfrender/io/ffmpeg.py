@@ -74,7 +74,7 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
 # while players take untagged HD as BT.709: pure green showed as 0,215,0)
 BT709 = {"colorspace": "bt709", "color_primaries": "bt709", "color_trc": "bt709",
          "range": "tv"}
-YUV = ("yuv", "nv", "p0", "p2")  # pixel formats of luma and chroma planes
+YUV = ("yuv", "nv", "p0", "p2", "p4", "y2", "yuyv", "uyvy", "yvyu")  # luma and chroma
 SPEC = re.compile(r"[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*/[a-z][a-z0-9-]*)?")
 
 

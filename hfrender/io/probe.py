@@ -71,11 +71,9 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
     head = res.stderr.split("Stream mapping:")[0]  # the input's streams
     video = _first_video(head)
-    if video is None and re.search(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ", head,
-                                   re.M):  # a file ffmpeg reads, of other streams alone
-        kinds = sorted(set(re.findall(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ",
-                                      head, re.M)))
-        return f"no video stream (it holds {' and '.join(k.lower() for k in kinds)} only)"
+    others = sorted(set(OTHER_STREAMS.findall(head))) if video is None else []
+    if others:  # a file ffmpeg reads, of other streams alone
+        return f"no video stream (it holds {' and '.join(k.lower() for k in others)} only)"
     if res.returncode != 0 or not pts or video is None:
         return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
     fps, (w, h), pix_fmt, turn, vp9_alpha, sar = video
@@ -93,6 +91,9 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar)
+
+
+OTHER_STREAMS = re.compile(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ", re.M)
 
 
 def _uneven(t: list[float]) -> tuple[float, ...] | None:
