@@ -106,8 +106,8 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["render", "x.frag", "--width", "320"], r"^hfrender render: error: unrecognized "
      r"arguments: --width 320; did you mean --size\? "),  # other tools' names
     (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
-    (["fx", "in.mp4", "-o", "o.mp4", "--resolution", "3"], r"^hfrender fx: error: "
-     r"unrecognized arguments: --resolution 3 \(see"),  # fx has no --size to suggest
+    (["fx", "in.mp4", "-o", "o.mp4", "--width", "3"], r"^hfrender fx: error: "
+     r"unrecognized arguments: --width 3 \(see"),  # fx has no --size (nor is --depth meant)
     (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender render: error: argument "
      r"--fps: '24000/1001/2' is not a frame rate: give a number \(29\.97\) or a fraction "),
     (["render", "x.frag", "--bogus"], r"^hfrender render: error: unrecognized arguments: "

@@ -63,8 +63,11 @@ _OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "
 
 
 def _meant(name: str, known: list[str]) -> list[str]:
-    """The options ``known`` that a misspelt or another tool's ``name`` may mean."""
-    return [m for m in _OTHER_TOOLS.get(name, []) if m in known] or nearest(name, known)
+    """The options ``known`` that a misspelt or another tool's ``name`` may mean (another
+    tool's that this command lacks, none: fx's --width is not its --depth)."""
+    if name in _OTHER_TOOLS:
+        return [m for m in _OTHER_TOOLS[name] if m in known]
+    return nearest(name, known)
 
 
 class _Parser(argparse.ArgumentParser):
