@@ -332,8 +332,9 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
         "025.png", "notes.txt"]
     assert (folder / "025.png").read_bytes() == b"mine"
     assert [r.getMessage() for r in caplog.records] == [
-        f"{folder} holds 1 file of the output's pattern that hfrender did not write "
-        "(025.png): kept beside this render's frames"]
+        f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
+        "user's own, or an hfrender's from before it marked its frames: 025.png): kept "
+        "beside this render's frames"]
     (folder / "025.png").unlink()
     (folder / "003.png").unlink()
     (folder / "003.png").mkdir()  # a folder where a frame must go: the write fails
@@ -368,10 +369,12 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
         assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
                      "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
     assert [r.getMessage() for r in caplog.records] == [
-        f"{folder} holds 1 file of the output's pattern that hfrender did not write "
-        "(009.png): kept beside this render's frames",
-        f"{folder} holds 1 file of the output's pattern that hfrender did not write "
-        "(001.png): replaced by this render's frames of their names"]
+        f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
+        "user's own, or an hfrender's from before it marked its frames: 009.png): kept "
+        "beside this render's frames",
+        f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
+        "user's own, or an hfrender's from before it marked its frames: 001.png): replaced "
+        "by this render's frames of their names"]
     ours = [f"{i:03d}.png" for i in range(3)]
     assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours + ["009.png"])
     assert all(iio.imread(folder / name).shape == (1, 1, 3) for name in theirs)

@@ -150,8 +150,9 @@ def _foreign(folder: Path, names: list[str], fate: str) -> None:
     """Warn of the files of a sequence's pattern that were not hfrender's, and their fate."""
     if names:
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        log.warning("%s holds %d file%s of the output's pattern that hfrender did not write "
-                    "(%s): %s", folder, len(names), "" if len(names) == 1 else "s", shown,
+        log.warning("%s holds %d file%s of the output's pattern without hfrender's mark "
+                    "(the user's own, or an hfrender's from before it marked its frames: "
+                    "%s): %s", folder, len(names), "" if len(names) == 1 else "s", shown,
                     fate)
 
 
