@@ -186,6 +186,11 @@ def test_shader_compile_error_names_the_file_and_line(tmp_path):
     ("void mainImage(out vec4 c, in vec2 p) {\n    c = texture(iChannel0, p);\n}\n",
      r"bad\.frag:2: .*iChannel0.*; iChannel0 is not an input hfrender gives \(no textures, "
      r"buffers or sound\): it gives iResolution, iTime"),
+    ("void mainImage(out vec3 c, in vec2 p) {\n    c = vec3(1.0);\n}\n",
+     r"; hfrender calls void mainImage\(out vec4 fragColor, in vec2 fragCoord\)$"),
+    ("void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(iChannelResolution[0], 1.0);\n}\n",
+     r"; iChannelResolution is not an input hfrender gives \(no textures, buffers or "
+     r"sound\): it gives iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate$"),
 ])
 def test_a_shadertoy_shader_hfrender_cannot_take_says_why(tmp_path, source, hint):
     from hfrender.render.programs import ShaderError

@@ -33,20 +33,6 @@ def test_a_compile_error_after_a_version_line_keeps_its_line(tmp_path):
         render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
 
 
-@pytest.mark.parametrize("source, hint", [
-    ("void mainImage(out vec3 c, in vec2 p) {\n    c = vec3(1.0);\n}\n",
-     r"; hfrender calls void mainImage\(out vec4 fragColor, in vec2 fragCoord\)$"),
-    ("void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(iChannelResolution[0], 1.0);\n}\n",
-     r"; iChannelResolution is not an input hfrender gives \(no textures, buffers or "
-     r"sound\): it gives iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate$"),
-])
-def test_a_shader_of_what_hfrender_does_not_take_says_what(tmp_path, source, hint):
-    path = tmp_path / "bad.frag"
-    path.write_text(source)
-    with pytest.raises(ShaderError, match=hint):
-        render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
-
-
 def test_idate_is_a_fixed_day_whose_clock_runs_with_itime(tmp_path):
     """Red: the year 2000, January (0), the 1st; green: seconds since midnight / 10, which
     is iTime (frame k at 10 fps: k / 10 s, green k / 100 of full, the code 2.55 k)."""
