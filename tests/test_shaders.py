@@ -1,6 +1,7 @@
 """Shadertoy shaders as pasted: a byte-order mark, a ``#version`` line, the shader's own
-declarations of iTime and the rest compile; a mainImage of another signature and inputs
-hfrender does not give are named; iDate runs with iTime on a fixed day."""
+declarations of iTime and the rest compile (a mainImage of another signature and inputs
+hfrender does not give are named: tests/test_render.py); iDate runs with iTime on a fixed
+day."""
 
 import numpy as np
 import pytest
