@@ -11,6 +11,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass, fields, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080)
 PROJECT_FILE = "hfrender.toml"
 MIN_FPS = 0.001  # a frame every 1000 s (ffmpeg's rates are fractions of at most 1001)
 MAX_FPS = 1000.0  # output frames per second (a 1000 fps render is already a slow-motion one)
+FLAGS = ("jitter", "preview", "quiet", "antialias", "resume", "stats", "transparent")  # bools
 MAX_FRAMES = 10_000_000  # output frames of one render: 3.8 days at 30 fps
 
 
@@ -127,6 +129,9 @@ class RenderConfig:
             _integer("granularity", self.granularity, 1, 1 << 20)
         _integer("max_in_flight", self.max_in_flight, 1, 64)
         _integer("seed", self.seed, 0, 2**63 - 1)
+        for name in FLAGS:  # hfrender.toml's jitter = "false" was true (a non-empty string)
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
 
     @property
     def backend_name(self) -> str:
@@ -186,6 +191,17 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+def _toml_fps(value: object) -> object:
+    """A frame rate in hfrender.toml: a number, or a fraction as text (``"24000/1001"``)."""
+    if isinstance(value, str):
+        try:
+            return float(Fraction(value.strip()))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            raise ConfigError(f"fps={value!r} must be a number or a fraction such as "
+                              "30000/1001") from None
+    return value
+
+
 def project_settings(folder: Path | None = None) -> dict[str, Any]:
     """The ``[render]`` table of ``hfrender.toml`` in ``folder`` (default: here), if any."""
     path = (folder or Path.cwd()) / PROJECT_FILE
@@ -213,12 +229,13 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
             raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {meant}?")
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
                           f"known: {', '.join(sorted(known))}")
-    if "size" in table:
-        table["size"] = parse_size(table["size"])
-    if "samples_range" in table:
-        table["samples_range"] = parse_range(table["samples_range"])
-    if "frames" in table:
-        table["frames"] = parse_frames(table["frames"])
+    parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
+               "fps": _toml_fps}
+    for key in set(table) & set(parsers):
+        try:
+            table[key] = parsers[key](table[key])
+        except (InputError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"{path}: [render] {exc}") from None
     for key, value in table.items():  # a bad value named as the file's, not as a flag the
         try:  # user never gave; each alone (flags may change what goes with it)
             RenderConfig(**{key: value})

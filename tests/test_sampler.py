@@ -158,3 +158,27 @@ def test_a_duration_of_a_frame_and_a_half_is_two_frames(duration, fps, frames):
     from hfrender.config import RenderConfig
 
     assert RenderConfig(duration=duration, fps=fps).frame_count(4.0) == frames
+
+
+@pytest.mark.parametrize("line, said", [
+    ('jitter = "false"', "[render] jitter='false' must be true or false"),
+    ('transparent = "no"', "[render] transparent='no' must be true or false"),
+    ("stats = 1", "[render] stats=1 must be true or false"),
+    ("size = [320, 180]", "[render] size=[320, 180] must be WIDTHxHEIGHT, e.g. 640x360"),
+    ('fps = "abc"', "[render] fps='abc' must be a number or a fraction such as 30000/1001"),
+])
+def test_hfrender_toml_values_of_the_wrong_kind_are_refused(tmp_path, line, said):
+    """A true/false setting written as text was true whatever it said ("false" jittered)."""
+    from hfrender.config import ConfigError, project_settings
+
+    (tmp_path / "hfrender.toml").write_text(f"[render]\n{line}\n")
+    with pytest.raises(ConfigError) as info:
+        project_settings(tmp_path)
+    assert str(info.value) == f"{tmp_path / 'hfrender.toml'}: {said}"
+
+
+def test_hfrender_toml_takes_a_frame_rate_as_a_fraction(tmp_path):
+    from hfrender.config import project_settings
+
+    (tmp_path / "hfrender.toml").write_text('[render]\nfps = "24000/1001"\njitter = true\n')
+    assert project_settings(tmp_path) == {"fps": 24000 / 1001, "jitter": True}
