@@ -3,6 +3,8 @@ hfrender wrote it (a record beside it: its size and time)."""
 
 from pathlib import Path
 
+import pytest
+
 from hfrender.cli import main
 from hfrender.io import outputs
 
@@ -64,3 +66,28 @@ def test_fx_keeps_no_partial_so_a_file_of_that_name_does_not_stop_it(tmp_path):
     assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
                  "--quiet"]) == 0
     assert (tmp_path / "o.partial.mp4").read_bytes() == b"theirs"
+
+
+@pytest.mark.parametrize("name", ["busy.mp4", "busy/%03d.png"])
+def test_a_second_writer_of_an_output_is_refused(tmp_path, capsys, name):
+    """Two runs into one output mixed their frames, or lost one, and said "wrote": while
+    one holds it, another render, fx or reexpose of it is refused, and nothing is touched."""
+    import os
+
+    from hfrender.io.outputs import OutputBusy, output_lock
+
+    out = tmp_path / name
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n")
+    with output_lock(str(out)):
+        assert main(["render", str(bar), "-o", str(out), "--size", "4x2", "--duration",
+                     "0.1", "--samples", "1", "--quiet"]) == 2
+        assert capsys.readouterr().err == (
+            f"hfrender: error: -o {out}: another hfrender (pid {os.getpid()}) is writing "
+            "it; wait for it to finish, or write elsewhere\n")
+        with pytest.raises(OutputBusy):  # the same path however it is spelt
+            with output_lock(str(tmp_path / "." / name)):
+                pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bar.frag"]
+    assert main(["render", str(bar), "-o", str(out), "--size", "4x2", "--duration", "0.1",
+                 "--samples", "1", "--quiet"]) == 0  # let go: the next run writes it

@@ -18,6 +18,8 @@ import logging  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
+from contextlib import AbstractContextManager as ContextManager  # noqa: E402
+from contextlib import nullcontext  # noqa: E402
 from fractions import Fraction  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
@@ -82,6 +84,17 @@ class _Parser(argparse.ArgumentParser):
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
+
+
+def _holding(args: argparse.Namespace) -> ContextManager[None]:
+    """The output a render, fx or reexpose writes, held for the run (one writer at a time:
+    :func:`hfrender.io.outputs.output_lock`)."""
+    from hfrender.io.outputs import output_lock
+
+    output = getattr(args, "output", None)
+    if args.command in ("render", "fx", "reexpose") and output:
+        return output_lock(output)
+    return nullcontext()
 
 
 def _fps(text: str) -> float:
@@ -350,7 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return int(args.func(args))
+        with _holding(args):
+            return int(args.func(args))
     except HFRenderError as exc:  # hfrender's own: one line (-v: the traceback too)
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)

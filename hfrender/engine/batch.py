@@ -327,6 +327,7 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
+    from hfrender.io.outputs import output_lock
     from hfrender.io.segments import interrupted
 
     result = JobResult(job.name, output=str(job.output))
@@ -343,13 +344,14 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         except OSError as exc:
             raise InputError(f"-o {job.output}: cannot make {folder}: "
                              f"{exc.strerror or exc}") from None
-        try:
-            stats = _run(job, resume, progress)
-        except InputError as exc:  # --resume's refusals (segments.resume_from)
-            if not resume or "--resume" not in str(exc):
-                raise
-            resume = False  # the interrupted run had other settings: start over
-            stats = _run(job, False, progress)
+        with output_lock(str(job.output)):  # one writer of an output at a time
+            try:
+                stats = _run(job, resume, progress)
+            except InputError as exc:  # --resume's refusals (segments.resume_from)
+                if not resume or "--resume" not in str(exc):
+                    raise
+                resume = False  # the interrupted run had other settings: start over
+                stats = _run(job, False, progress)
         result.status = "resumed" if resume else "done"
         result.frames, result.retries = stats["frames"], stats["retries"]
         result.frames_made = stats["made"]

@@ -5,11 +5,13 @@ same path is untouched until then)."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from hfrender.errors import InputError
@@ -258,3 +260,37 @@ def write_image(output: str, image: object) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+class OutputBusy(InputError):
+    """Another hfrender is writing the same output."""
+
+
+@contextmanager
+def output_lock(output: str) -> Iterator[None]:
+    """Hold ``output`` while this run writes it: a second hfrender writing the same file or
+    sequence (two shells, two batches) is refused in one line, not left to mix its frames
+    in (a lock file of the output's whole path in the temporary folder, ``flock``ed: the
+    system lets it go when the process ends, however it ends). Where ``fcntl`` is missing
+    (Windows), no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    key = hashlib.sha1(str(Path(output).resolve()).encode()).hexdigest()[:20]
+    folder = Path(tempfile.gettempdir()) / "hfrender-locks"
+    folder.mkdir(exist_ok=True)
+    with open(folder / f"{key}.lock", "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            who = fh.read().strip() or "another process"
+            raise OutputBusy(f"-o {output}: another hfrender ({who}) is writing it; wait for "
+                             "it to finish, or write elsewhere") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        yield
