@@ -287,11 +287,22 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     if not interrupted(config.output):
         return ("; no whole segment (about a second of video) was finished, so --resume has "
                 "nothing to go on from")
-    again = ("hfrender " + " ".join(sys.argv[1:])) if "render" in sys.argv[1:] \
-        else f"hfrender render {args.file} -o {config.output}"
-    if "--resume" not in again.split():
+    words = sys.argv[1:] if "render" in sys.argv[1:] else [
+        "render", str(args.file), "-o", config.output]
+    store = None  # a sample store holds a whole render: --resume goes on without one
+    for i, w in enumerate(words):
+        if w == "--keep-samples" and i + 1 < len(words):
+            store, words = words[i + 1], words[:i] + words[i + 2:]
+            break
+        if w.startswith("--keep-samples="):
+            store, words = w.partition("=")[2], words[:i] + words[i + 1:]
+            break
+    again = "hfrender " + " ".join(words)
+    if "--resume" not in words:
         again += " --resume"
-    return f"; continue with: {again}"
+    left = (f" (without --keep-samples: a sample store holds a whole render; the unfinished "
+            f"{store}.partial can go)") if store else ""
+    return f"; continue with: {again}{left}"
 
 
 # --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
