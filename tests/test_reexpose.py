@@ -235,6 +235,10 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
     bad = subprocess.run(run + ["reexpose", str(store), "-o", str(video), "--shutter", "400"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and list(video.parent.iterdir()) == []  # no work folder left
+    odd = subprocess.run(run + ["reexpose", str(store), "-o", str(tmp_path / "out.xyz")],
+                         capture_output=True, text=True)  # named as given, not its temp name
+    assert odd.returncode == 2 and odd.stderr.startswith(
+        f"hfrender: error: -o {tmp_path / 'out.xyz'}: unknown output type '.xyz'; ")
 
 
 @pytest.mark.usefixtures("gl_context")

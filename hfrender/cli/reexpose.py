@@ -54,7 +54,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.outputs import check_partial_free
     from hfrender.io.store import check_not_inside
-    from hfrender.io.writers import is_sequence
+    from hfrender.io.writers import check_output, is_sequence
 
     store = SampleStore.open(args.store)
     check_not_inside(args.store, args.output)
@@ -68,6 +68,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                           pix_fmt=args.pix_fmt, transparent=bool(s.get("transparent")))
     exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
                         args.focus_distance, args.f_stop)
+    check_output(config.output, config.size, config.codec, alpha=config.transparent,
+                 pix_fmt=config.pix_fmt, alpha_from=f"{args.store} (a --transparent render)")
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     check_partial_free(config.output)
