@@ -209,7 +209,7 @@ def test_an_interrupted_render_leaves_the_old_store_whole(scene, tmp_path, monke
 
 
 def test_cli_keeps_and_reexposes(scene, tmp_path):
-    store, out = tmp_path / "s", tmp_path / "r" / "%02d.png"
+    store, out = tmp_path / "stores" / "s", tmp_path / "r" / "%02d.png"  # stores/ is made
     run = [sys.executable, "-m", "hfrender"]
     done = subprocess.run(run + ["render", str(scene), "-o", str(tmp_path / "a.mp4"),
                                  "--size", "64x36", "--samples", "8", "--shutter", "360",

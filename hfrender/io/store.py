@@ -100,6 +100,8 @@ def check_target(path: str | Path, output: str | None = None) -> None:
         raise StoreError(f"--keep-samples {p}: the output {output} would be inside the "
                          "store; keep the store beside the output, not around it")
     parent = p.resolve().parent
+    while not parent.exists() and parent != parent.parent:  # made with the store
+        parent = parent.parent
     if not os.access(parent, os.W_OK):
         raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
 
