@@ -345,3 +345,15 @@ def test_nothing_of_the_users_is_kept_in_a_store_to_be_deleted_with_it(scene, tm
                                        "video); EXR comes from hfrender render -o "
                                        "frames/%04d.exr\n")  # not a traceback after the work
     assert not (tmp_path / "e").exists()
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_shader_stores_refocus_is_refused_without_advice_it_cannot_follow(tmp_path):
+    shader = tmp_path / "s.frag"
+    shader.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 64.0); }\n")
+    store = tmp_path / "store"
+    render_frames(shader, keep_samples=str(store), size=SIZE, samples=2, duration=0.1)
+    with pytest.raises(hf.InputError) as info:
+        hf.SampleStore.open(store).expose(focus_distance=2.0)
+    assert str(info.value) == ("--focus-distance/--f-stop: this store's sub-frames have no "
+                               "depth (a shader scene draws none): only its shutter can change")

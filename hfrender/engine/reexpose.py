@@ -88,10 +88,12 @@ def _check_exposure(s: dict, e: Exposure) -> None:
         raise InputError(f"--shutter-curve {e.curve!r}: choose one of {', '.join(CURVES)}")
     refocus = e.focus_distance is not None or e.f_stop is not None
     if refocus and (s.get("dof") == "lens" or not s.get("depth")):
-        why = ("were drawn through the lens (--dof lens): their focus is fixed"
-               if s.get("dof") == "lens" else "have no depth (a shader scene)")
-        raise InputError(f"--focus-distance/--f-stop: this store's sub-frames {why}; render "
-                         "with --dof depth or --dof off and --keep-samples to refocus later")
+        if s.get("dof") == "lens":
+            raise InputError("--focus-distance/--f-stop: this store's sub-frames were drawn "
+                             "through the lens (--dof lens): their focus is fixed; render with "
+                             "--dof depth or --dof off and --keep-samples to refocus later")
+        raise InputError("--focus-distance/--f-stop: this store's sub-frames have no depth "
+                         "(a shader scene draws none): only its shutter can change")
 
 
 def _lens(s: dict, e: Exposure) -> Lens | None:
