@@ -229,6 +229,10 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
             raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {meant}?")
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
                           f"known: {', '.join(sorted(known))}")
+    per_run = sorted(set(table) & {"resume", "keep_samples"})
+    if per_run:  # a project file's keep_samples replaced one store with every shot's
+        raise ConfigError(f"{path}: [render] {per_run[0]} belongs to one run, not to every "
+                          "render of the project: give it on the command line")
     parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
                "fps": _toml_fps}
     for key in set(table) & set(parsers):

@@ -166,6 +166,8 @@ def test_a_duration_of_a_frame_and_a_half_is_two_frames(duration, fps, frames):
     ("stats = 1", "[render] stats=1 must be true or false"),
     ("size = [320, 180]", "[render] size=[320, 180] must be WIDTHxHEIGHT, e.g. 640x360"),
     ('fps = "abc"', "[render] fps='abc' must be a number or a fraction such as 30000/1001"),
+    ('keep_samples = "k.samples"', "[render] keep_samples belongs to one run, not to every "
+     "render of the project: give it on the command line"),
 ])
 def test_hfrender_toml_values_of_the_wrong_kind_are_refused(tmp_path, line, said):
     """A true/false setting written as text was true whatever it said ("false" jittered)."""

@@ -32,8 +32,10 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                     help=".mp4 .mov .mkv .webm .gif, or frames/%%05d.png (or frames/#####.png)")
     rx.add_argument("--shutter", type=float, default=None, metavar="DEG",
                     help="shutter angle (default: the store's; at most the store's)")
-    rx.add_argument("--shutter-position", choices=POSITIONS, default=None)
-    rx.add_argument("--shutter-curve", choices=CURVES, default=None)
+    rx.add_argument("--shutter-position", choices=POSITIONS, default=None,
+                    help="where the shutter opens (default: the store's)")
+    rx.add_argument("--shutter-curve", choices=CURVES, default=None,
+                    help="the shutter's weights over time (default: the store's)")
     rx.add_argument("--focus-distance", type=float, default=None, metavar="M",
                     help="refocus (a store with depth), metres")
     rx.add_argument("--f-stop", type=float, default=None, metavar="N",
