@@ -130,7 +130,8 @@ class RenderConfig:
         _integer("max_in_flight", self.max_in_flight, 1, 64)
         _integer("seed", self.seed, 0, 2**63 - 1)
         for name in FLAGS:  # hfrender.toml's jitter = "false" was true (a non-empty string)
-            if not isinstance(getattr(self, name), bool):
+            if not isinstance(getattr(self, name), bool) and \
+                    type(getattr(self, name)).__name__ != "bool_":  # NumPy's too
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
 
     @property

@@ -91,3 +91,40 @@ def test_a_second_writer_of_an_output_is_refused(tmp_path, capsys, name):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bar.frag"]
     assert main(["render", str(bar), "-o", str(out), "--size", "4x2", "--duration", "0.1",
                  "--samples", "1", "--quiet"]) == 0  # let go: the next run writes it
+
+
+def test_a_render_holds_its_resolved_output_and_its_store(tmp_path, monkeypatch, capsys):
+    """A render without -o holds out.mp4 (or hfrender.toml's output); --keep-samples holds
+    its store too (a second render into one store deleted the first's chunks)."""
+    from hfrender.io.outputs import output_lock
+
+    monkeypatch.chdir(tmp_path)
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n")
+    run = ["render", str(bar), "--size", "4x2", "--duration", "0.1", "--samples", "1",
+           "--quiet"]
+    with output_lock("out.mp4"):
+        assert main(run) == 2
+    assert "-o out.mp4: another hfrender" in capsys.readouterr().err
+    with output_lock(str(tmp_path / "k.samples")):
+        assert main([*run, "-o", "x.mp4", "--keep-samples", "k.samples"]) == 2
+    assert "-o k.samples: another hfrender" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bar.frag"]
+
+
+def test_a_lock_that_cannot_be_taken_is_said_and_the_run_goes_on(tmp_path, monkeypatch,
+                                                                  caplog):
+    """No writable temporary folder (another user's, full, read-only) must not stop a run."""
+    import tempfile
+
+    from hfrender.io.outputs import output_lock
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(blocked))
+    ran = False
+    with caplog.at_level("WARNING"), output_lock(str(tmp_path / "o.mp4")):
+        ran = True
+    assert ran and [r.getMessage() for r in caplog.records] == [
+        f"{tmp_path / 'o.mp4'} is not locked against a second run writing it: Not a "
+        "directory"]

@@ -357,3 +357,11 @@ def test_a_shader_stores_refocus_is_refused_without_advice_it_cannot_follow(tmp_
         hf.SampleStore.open(store).expose(focus_distance=2.0)
     assert str(info.value) == ("--focus-distance/--f-stop: this store's sub-frames have no "
                                "depth (a shader scene draws none): only its shutter can change")
+
+
+def test_a_store_path_through_a_file_is_one_line(tmp_path):
+    from hfrender.io.store import StoreError, check_target
+
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(StoreError, match=r"afile is a file, not a folder$"):
+        check_target(tmp_path / "afile" / "sub" / "s")

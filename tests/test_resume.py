@@ -335,7 +335,8 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
     (work_dir(out) / "manifest.json").write_text("{}")
     again = commands._again(args, config)
     assert again == f"; continue with: hfrender render s.py -o {out} --resume"
-    for keep in (["--keep-samples", "k.samples"], ["--keep-samples=k.samples"]):
+    for keep in (["--keep-samples", "k.samples"], ["--keep-samples=k.samples"],
+                 ["--keep", "k.samples"], ["--keep-samples=a", "--keep-sam", "k.samples/"]):
         # --resume refuses a store (it holds a whole render): the command offered leaves it
         monkeypatch.setattr(sys, "argv", ["hfrender", "render", "s.py", "-o", str(out), *keep,
                                           "--samples", "4"])
@@ -343,3 +344,6 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
             f"; continue with: hfrender render s.py -o {out} --samples 4 --resume (without "
             "--keep-samples: a sample store holds a whole render; the unfinished "
             "k.samples.partial can go)")
+    monkeypatch.setattr(sys, "argv", ["hfrender", "render", "my shot.py", "-o", str(out)])
+    assert commands._again(args, config) == (  # to be pasted as it is
+        f"; continue with: hfrender render 'my shot.py' -o {out} --resume")

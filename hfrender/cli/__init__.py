@@ -87,12 +87,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _holding(args: argparse.Namespace) -> ContextManager[None]:
-    """The output a render, fx or reexpose writes, held for the run (one writer at a time:
-    :func:`hfrender.io.outputs.output_lock`)."""
+    """The output an fx or reexpose writes, held for the run (one writer at a time:
+    :func:`hfrender.io.outputs.output_lock`; a render holds its own once its settings are
+    resolved: ``-o`` may come from hfrender.toml)."""
     from hfrender.io.outputs import output_lock
 
-    output = getattr(args, "output", None)
-    if args.command in ("render", "fx", "reexpose") and output:
+    output = getattr(args, "output", None)  # render's: its config's (cmd_render)
+    if args.command in ("fx", "reexpose") and output:
         return output_lock(output)
     return nullcontext()
 

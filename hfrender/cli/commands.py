@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import platform
+import shlex
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from hfrender.config import (
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
+from hfrender.io.store import partial_dir
 from hfrender.render.contexts import CONTEXTS
 
 
@@ -168,7 +171,7 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from hfrender.engine.render import RenderJob
+    from hfrender.io.outputs import output_lock
 
     config = _config_from(args)
     if not Path(args.file).is_file():
@@ -178,8 +181,18 @@ def cmd_render(args: argparse.Namespace) -> int:
     if getattr(args, "ray", None) and config.keep_samples:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")
-    if getattr(args, "ray", None):
-        return _render_on_ray(args, config)
+    with ExitStack() as held:  # one writer of the output, and of the store, at a time
+        for path in (config.output, config.keep_samples):
+            if path:
+                held.enter_context(output_lock(path))
+        if getattr(args, "ray", None):
+            return _render_on_ray(args, config)
+        return _render_here(args, config)
+
+
+def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
+    from hfrender.engine.render import RenderJob
+
     progress, finish = progress_bar(config.quiet)
     job = RenderJob(args.file, config, scene_name=args.scene, progress=progress)
     with sigterm_interrupts():
@@ -289,19 +302,22 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
                 "nothing to go on from")
     words = sys.argv[1:] if "render" in sys.argv[1:] else [
         "render", str(args.file), "-o", config.output]
-    store = None  # a sample store holds a whole render: --resume goes on without one
+    kept, store = [], None  # a sample store holds a whole render: --resume goes on without
+    skip = False            # one (every --keep-samples, as argparse takes it: --keep st)
     for i, w in enumerate(words):
-        if w == "--keep-samples" and i + 1 < len(words):
-            store, words = words[i + 1], words[:i] + words[i + 2:]
-            break
-        if w.startswith("--keep-samples="):
-            store, words = w.partition("=")[2], words[:i] + words[i + 1:]
-            break
-    again = "hfrender " + " ".join(words)
-    if "--resume" not in words:
+        name = w.partition("=")[0]
+        if skip:
+            skip = False
+        elif len(name) >= len("--keep") and "--keep-samples".startswith(name):
+            store, skip = (w.partition("=")[2], False) if "=" in w else (
+                words[i + 1] if i + 1 < len(words) else None, True)
+        else:
+            kept.append(w)
+    again = "hfrender " + shlex.join(kept)
+    if "--resume" not in kept:
         again += " --resume"
     left = (f" (without --keep-samples: a sample store holds a whole render; the unfinished "
-            f"{store}.partial can go)") if store else ""
+            f"{partial_dir(Path(store))} can go)") if store else ""
     return f"; continue with: {again}{left}"
 
 

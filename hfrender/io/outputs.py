@@ -268,20 +268,30 @@ class OutputBusy(InputError):
 
 @contextmanager
 def output_lock(output: str) -> Iterator[None]:
-    """Hold ``output`` while this run writes it: a second hfrender writing the same file or
-    sequence (two shells, two batches) is refused in one line, not left to mix its frames
-    in (a lock file of the output's whole path in the temporary folder, ``flock``ed: the
-    system lets it go when the process ends, however it ends). Where ``fcntl`` is missing
-    (Windows), no lock."""
+    """Hold ``output`` while this run writes it: a second hfrender of this user writing the
+    same file or sequence (two shells, two batches) is refused in one line, not left to mix
+    its frames in. A lock file per output (keyed by its temporary name: ``%05d`` and
+    ``%5d`` are one) in the user's own folder of the temporary folder, ``flock``ed: the
+    system lets it go when the process ends, however it ends. Where it cannot be taken
+    (no ``fcntl``, the temporary folder not writable), the run goes on unlocked, said once."""
     try:
         import fcntl
     except ImportError:
         yield
         return
-    key = hashlib.sha1(str(Path(output).resolve()).encode()).hexdigest()[:20]
-    folder = Path(tempfile.gettempdir()) / "hfrender-locks"
-    folder.mkdir(exist_ok=True)
-    with open(folder / f"{key}.lock", "a+") as fh:
+    key = hashlib.sha1(str(Path(temporary(output)).parent if is_sequence(output)
+                           else temporary(output)).encode()).hexdigest()[:20]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    try:
+        folder = Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        fh = open(folder / f"{key}.lock", "a+")
+    except OSError as exc:
+        log.warning("%s is not locked against a second run writing it: %s", output,
+                    exc.strerror or exc)
+        yield
+        return
+    with fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

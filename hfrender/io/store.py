@@ -102,6 +102,8 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     parent = p.resolve().parent
     while not parent.exists() and parent != parent.parent:  # made with the store
         parent = parent.parent
+    if not parent.is_dir():
+        raise StoreError(f"--keep-samples {p}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK):
         raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
 
