@@ -27,7 +27,7 @@ import hfrender  # noqa: E402
 from hfrender.backends import CHOICES  # noqa: E402
 from hfrender.cli.batch import cmd_batch  # noqa: E402
 from hfrender.cli.bench import cmd_bench  # noqa: E402
-from hfrender.cli.commands import cmd_info, cmd_render, cmd_still  # noqa: E402
+from hfrender.cli.commands import cmd_info, cmd_render  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
     BACKEND_HELP,
     EXIT_FAILED,
@@ -39,6 +39,7 @@ from hfrender.cli.common import (  # noqa: E402
 )
 from hfrender.cli.fx import cmd_fx  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
+from hfrender.cli.still import cmd_still  # noqa: E402
 from hfrender.config import (  # noqa: E402
     DOF_METHODS,
     DOF_MODES,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import platform
 import shlex
 import sys
@@ -24,7 +23,6 @@ from hfrender.config import (
     PRESETS,
     ConfigError,
     RenderConfig,
-    nearest_frame,
     parse_range,
     parse_samples,
     parse_size,
@@ -319,85 +317,3 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     left = (f" (without --keep-samples: a sample store holds a whole render; the unfinished "
             f"{partial_dir(Path(store))} can go)") if store else ""
     return f"; continue with: {again}{left}"
-
-
-# --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
-# sub-frame at the middle of a shutter of at most 360 degrees, nothing made between
-# sub-frames, no jitter), whatever the right panel's settings
-PINHOLE = dict(samples=1, dof="off", antialias=False, reconstruct="off", shutter=180.0,
-               shutter_position="center", shutter_curve="box", jitter=False)
-
-
-def cmd_still(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from hfrender.engine.render import RenderJob
-    from hfrender.io.writers import MemoryWriter
-
-    if Path(args.output).suffix.lower() != ".png":
-        raise ConfigError(f"-o {args.output}: a still is written as PNG")
-    full = _config_from(args)
-    # one frame into memory: no video options (hfrender.toml's either), no progress bar
-    config = full.with_(output=args.output, duration=None, preview=False, resume=False,
-                        quiet=True, frames=None)
-    if not Path(args.file).is_file():
-        raise ConfigError(f"scene file not found: {args.file}")
-    from hfrender.io import outputs
-
-    outputs.check_image_output(args.output)
-    k = _still_frame(args, full)
-    picture = MemoryWriter()
-    job = RenderJob(args.file, config, scene_name=args.scene, first_frame=k, count=1,
-                    writer=picture).prepare()
-    stats = job.run()
-    panels = [picture.frames[0]]
-    if args.compare:  # the same frame of the same scene (set up once), without effects
-        plain = MemoryWriter()
-        RenderJob(args.file, config.with_(**PINHOLE), scene_name=args.scene, first_frame=k,
-                  count=1, writer=plain,
-                  scene=job.scene).prepare().run()
-        panels.insert(0, plain.frames[0])
-    outputs.write_image(args.output, np.concatenate(panels, axis=1))
-    if not args.quiet:
-        print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
-              + (", left: without effects" if args.compare else ""))
-    return 0
-
-
-def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
-    """The frame of ``-f N`` or ``-t``: a frame (a finite time >= 0 whose frame) that exists
-    in the duration the render would have (``--duration`` or hfrender.toml's, else the
-    scene's); else one line that says which frames there are."""
-    from hfrender.scene.loader import load_scene
-
-    t, fps = (0.0 if args.time is None else args.time), config.fps
-    if config.duration is not None:
-        seconds = config.duration
-        source = (f"--duration {seconds:g}" if args.duration is not None
-                  else f"the duration {seconds:g} s of hfrender.toml")
-    else:
-        seconds = load_scene(args.file, args.scene).duration
-        source = f"the scene's duration {seconds:g} s"
-    n = config.frame_count(seconds)
-    if getattr(args, "frame", None) is not None:
-        if 0 <= args.frame < n:
-            return args.frame
-        where = "before the start (frames are >= 0)" if args.frame < 0 else "past the end"
-        raise ConfigError(f"-f {args.frame}: {where}; {source} at {fps:g} fps has frames "
-                          f"0..{n - 1}")
-    k = nearest_frame(t, fps) if math.isfinite(t) else None  # as frame_count rounds
-    if k is None:
-        problem = "not a time (give seconds, a finite number >= 0)"
-    elif t < 0:
-        problem = "before the start (times are >= 0 s)"
-    elif k >= n:
-        problem = f"frame {k}, past the end"
-    else:
-        return k
-    raise ConfigError(f"-t {t:g}: {problem}; {source} at {fps:g} fps has frames 0..{n - 1} "
-                      f"(-t 0 to {_seconds((n - 1) / fps)})")
-
-
-def _seconds(x: float) -> str:
-    return f"{x:.3f}".rstrip("0").rstrip(".")
-
