@@ -108,7 +108,7 @@ def test_a_render_holds_its_resolved_output_and_its_store(tmp_path, monkeypatch,
     assert "-o out.mp4: another hfrender" in capsys.readouterr().err
     with output_lock(str(tmp_path / "k.samples")):
         assert main([*run, "-o", "x.mp4", "--keep-samples", "k.samples"]) == 2
-    assert "-o k.samples: another hfrender" in capsys.readouterr().err
+    assert "--keep-samples k.samples: another hfrender" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bar.frag"]
 
 

@@ -180,9 +180,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")
     with ExitStack() as held:  # one writer of the output, and of the store, at a time
-        for path in (config.output, config.keep_samples):
+        for path, what in ((config.output, "-o"), (config.keep_samples, "--keep-samples")):
             if path:
-                held.enter_context(output_lock(path))
+                held.enter_context(output_lock(path, what))
         if getattr(args, "ray", None):
             return _render_on_ray(args, config)
         return _render_here(args, config)
