@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 from hfrender.config import ConfigError
@@ -14,6 +15,7 @@ from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
 from hfrender.errors import HFRenderError
+from hfrender.io.outputs import output_lock
 from hfrender.io.segments import resumable
 
 
@@ -54,32 +56,37 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
         if on_result is not None:
             on_result(i, result)
 
-    for i, job in enumerate(jobs):
-        if not _on_cluster(job):
-            local.append(i)
-        elif state.up_to_date(job) is not None:
-            done(i, run_job(job, state))  # up-to-date: skipped at once
-        else:
-            started = _start(ray, job, told(i), frames, done, i)
-            if started == "local":
+    with ExitStack() as held:  # the cluster jobs' outputs, one writer each (run_job: here)
+        for i, job in enumerate(jobs):
+            if not _on_cluster(job):
                 local.append(i)
-            elif started is not None:
-                render, refs = started
-                running[i] = (render, set(refs), time.perf_counter())
-                owner.update({ref: i for ref in refs})
-                if not refs:
-                    _finish(i, job, running.pop(i), state, done)
-    _collect(ray, jobs, owner, running, state, done)
+            elif state.up_to_date(job) is not None:
+                done(i, run_job(job, state))  # up-to-date: skipped at once
+            else:
+                started = _start(ray, job, told(i), frames, done, i, held)
+                if started == "local":
+                    local.append(i)
+                elif started is not None:
+                    render, refs = started
+                    running[i] = (render, set(refs), time.perf_counter())
+                    owner.update({ref: i for ref in refs})
+                    if not refs:
+                        _finish(i, job, running.pop(i), state, done)
+        _collect(ray, jobs, owner, running, state, done)
     for i in local:
         done(i, run_job(jobs[i], state))
     return results
 
 
 def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Callable,
-           i: int) -> Any:
+           i: int, held: ExitStack) -> Any:
     """Prepare a job for the cluster and start its tasks: (its runner, their references);
-    "local" for a job only a run here can do; None if it failed (told through ``done``)."""
+    "local" for a job only a run here can do; None if it failed (told through ``done``).
+    Its output is held in ``held`` (:func:`hfrender.io.outputs.output_lock`), taken before
+    anything of the output's is touched; a job run here instead takes it there."""
+    lock = ExitStack()
     try:
+        lock.enter_context(output_lock(str(job.output)))
         job.output.parent.mkdir(parents=True, exist_ok=True)
         render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
                                 progress)
@@ -88,13 +95,16 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
                             progress=progress))
         render.prepare()
     except ConfigError as exc:
+        lock.close()
         if job.kind == "fx" and str(exc).startswith("--ray:"):  # in one piece, here
             return "local"
         done(i, _failed(job, exc))
         return None
     except Exception as exc:  # noqa: BLE001 - a job that cannot start fails alone
+        lock.close()
         done(i, _failed(job, exc))
         return None
+    held.enter_context(lock)
     frames["total"] += render.total
     try:
         return render, render.submit(ray)
