@@ -1,7 +1,7 @@
 """Video colours and pixel shape: RGB frames go into a YUV video with BT.709's matrix and
 say so in its tags (players read untagged HD as BT.709; ffmpeg converted untagged with
 BT.601's); fx's YUV planes passed through unconverted keep their source's tags, and fx
-keeps non-square pixels."""
+keeps non-square pixels and the footage's timecode."""
 
 import subprocess
 
@@ -132,3 +132,20 @@ def test_fx_reads_untagged_footage_as_players_do(tmp_path, size, matrix):
     frame = np.frombuffer(got, np.uint8).reshape(h, w, 3)
     bars = frame[h // 2, [w // 8 + i * w // 4 for i in range(4)]].astype(int)
     assert np.abs(bars - BARS).max() <= 4
+
+
+@pytest.mark.parametrize("name", ["out.mov", "out.mp4"])
+def test_fx_keeps_the_footages_timecode(tmp_path, name):
+    """An editor conforms a clip by its timecode: 01:00:00:00 in, 01:00:00:00 out (it was
+    dropped); with a stride, the output's rate is another clip's, and none is given."""
+    clip = tmp_path / "in.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.4", "-timecode", "01:00:00:00", "-pix_fmt",
+                    "yuv420p", str(clip)], check=True)
+    assert probe(str(clip)).timecode == "01:00:00:00"
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    assert probe(str(out)).timecode == "01:00:00:00"
+    assert main(["fx", str(clip), "-o", str(tmp_path / f"s{name}"), "--motion-blur", "2",
+                 "--stride", "2", "--quiet"]) == 0
+    assert probe(str(tmp_path / f"s{name}")).timecode == ""

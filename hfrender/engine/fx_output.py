@@ -60,7 +60,8 @@ def fx_encoding(s: FxSettings, alpha: bool, info: Any) -> Encoding:
     """An fx output's encoder settings: --crf, --preset, --bitrate, --pix-fmt; the alpha
     kept; the colour tags and the pixel aspect of the video ``info`` (None: a sequence)."""
     return replace(Encoding.of(s), alpha=alpha, source=info.pix_fmt if info else "",
-                   sar=info.sar if info else "1:1")
+                   sar=info.sar if info else "1:1",
+                   timecode=info.timecode if info and s.stride == 1 else "")
 
 
 def file_identity(path: str) -> dict:

@@ -167,6 +167,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     elif colour is not None:
         timing = ["-vf", colour]
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
+    offset += timecode_options(container or path, getattr(encoding, "timecode", ""))
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
@@ -213,9 +214,17 @@ def probe_command(path: str, exe: str | None = None) -> list[str]:
             "-c", "copy", "-f", "framecrc", "-"]
 
 
+def timecode_options(output: str, timecode: str) -> list[str]:
+    """The options giving ``output`` the footage's ``timecode`` (a .mov's or .mp4's tmcd
+    track: an editor conforms the clip by it); none for other containers or none given."""
+    if timecode and Path(output).suffix.lower() in (".mov", ".mp4"):
+        return ["-timecode", timecode]
+    return []
+
+
 def join_command(segments: list[str], output: str, rate: Fraction,
                  audio_from: str | None = None, listing: str = "join.txt",
-                 exe: str | None = None) -> list[str]:
+                 exe: str | None = None, timecode: str = "") -> list[str]:
     """ffmpeg joining ``segments`` (names in the folder it runs in) into ``output`` by
     stream copy; with ``audio_from``, its soundtrack too (encoded for the container).
 
@@ -236,7 +245,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
                 "-c:a", audio_codec]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator)]
-    return cmd + [output]
+    return cmd + timecode_options(output, timecode) + [output]
 
 
 def widen_pipe(stream: Any) -> None:

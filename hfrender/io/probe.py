@@ -34,6 +34,7 @@ class VideoInfo:
     start: float = 0.0  # seconds from the file's start (its audio) to the first frame
     vp9_alpha: bool = False  # VP9 with an alpha channel (alpha_mode 1): libvpx decodes it
     sar: str = "1:1"  # the pixels' aspect (anamorphic footage: 4:3, its picture 16:9)
+    timecode: str = ""  # its first frame's, as a camera or an editor stamped it (01:00:00:00)
 
     @property
     def native_yuv420p(self) -> bool:
@@ -89,8 +90,10 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         fps = _exact_rate(fps, (order[-1] - order[0]) * unit, len(order) - 1, unit)
         begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
         start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
+    stamp = re.search(r"^\s*timecode\s*:\s*(\d+:\d\d:\d\d[:;.]\d+)\s*$", head, re.M)
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
-                     start if start > 1e-3 else 0.0, vp9_alpha, sar)
+                     start if start > 1e-3 else 0.0, vp9_alpha, sar,
+                     stamp.group(1) if stamp else "")
 
 
 OTHER_STREAMS = re.compile(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ", re.M)

@@ -235,7 +235,8 @@ class SegmentedWriter(Closing):
             else:
                 Path(writer.path).unlink(missing_ok=True)
         if files and self.complete:
-            join(files, self.output, self.folder, self.fps, self.audio_from)
+            join(files, self.output, self.folder, self.fps, self.audio_from,
+                 getattr(self.encoding, "timecode", ""))
             remove_partial(self.output)  # an older run's, now out of date
         elif files and self.join_unfinished:
             self.partial_output = partial_name(self.output)
@@ -311,7 +312,7 @@ def stamped(codec: str, fps: float) -> bool:
 
 
 def join(files: list[Path], output: str, folder: Path, fps: float,
-         audio_from: str | None = None) -> None:
+         audio_from: str | None = None, timecode: str = "") -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added."""
     listing = folder / "join.txt"
@@ -319,7 +320,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
     cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
-                       audio_from, str(listing.name))
+                       audio_from, str(listing.name), timecode=timecode)
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     listing.unlink(missing_ok=True)
     if res.returncode != 0:
