@@ -74,6 +74,7 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
 # while players take untagged HD as BT.709: pure green showed as 0,215,0)
 BT709 = {"colorspace": "bt709", "color_primaries": "bt709", "color_trc": "bt709",
          "range": "tv"}
+COLOUR_FLAGS = {"range": "color_range"}  # setparams's names that the encoder's differ from
 YUV = ("yuv", "nv", "p0", "p2", "p4", "y2", "yuyv", "uyvy", "yvyu")  # luma and chroma
 SPEC = re.compile(r"[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*/[a-z][a-z0-9-]*)?")
 
@@ -96,10 +97,8 @@ def colour_options(pix_fmt_in: str, pix_fmt: str, source: str = "") -> tuple[str
     if not colour:
         return None, []
     said = ":".join(f"{k}={v}" for k, v in colour.items())
-    flags = {"range": "-color_range", "colorspace": "-colorspace",
-             "color_primaries": "-color_primaries", "color_trc": "-color_trc"}
     return ",".join([*scale, f"setparams={said}"]), [
-        x for k, v in colour.items() for x in (flags[k], v)]
+        x for k, v in colour.items() for x in (f"-{COLOUR_FLAGS.get(k, k)}", v)]
 
 
 def source_colour(described: str) -> dict[str, str]:
@@ -212,6 +211,16 @@ def probe_command(path: str, exe: str | None = None) -> list[str]:
     its timestamps) without decoding them; its log describes the streams."""
     return [ffmpeg_exe(exe), "-hide_banner", "-nostats", "-i", path, "-map", "0:V:0",
             "-c", "copy", "-f", "framecrc", "-"]
+
+
+def timing_script(times: Sequence[float], pix_fmt_in: str, codec: str, gop: int | None,
+                  encoding: Any = None) -> str:
+    """The filter script of an output whose frame k is shown at ``times[k]``
+    (``encode_command``'s ``timing_file``): its filters (:func:`output_filters`), then the
+    frames' times: the one chain an output takes."""
+    chain, _ = output_filters(pix_fmt_in, output_format(codec, gop, encoding)[0], codec,
+                              encoding)
+    return (f"{chain}," if chain else "") + timestamps_filter(times)
 
 
 def timecode_options(output: str, timecode: str) -> list[str]:

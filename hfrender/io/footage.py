@@ -280,7 +280,6 @@ def _frame_bytes(size: tuple[int, int], pix_fmt: str) -> int:
 def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> SequenceFootage:
     """A PNG sequence: its size, alpha and depth from the files' headers (every file's:
     one with alpha or 16 bits decides for all); 16-bit ones are decoded by one ffmpeg."""
-
     heads = [png_header(f) for f in files]
     if heads[0] is None:  # not a PNG (EXR): as imageio reads it
         h, w = _rgb8(_imread(files[0]), files[0]).shape[:2]

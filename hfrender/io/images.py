@@ -26,30 +26,36 @@ ZLIB_LEVEL = 6  # Pillow's default
 # "software" attribute): an older render's frames are told from the user's own files by it
 SOFTWARE = "hfrender"
 MARK_BYTES = 4096  # where the mark is looked for: the header, before any pixel data
+PNG_MARK = b"Software\0" + SOFTWARE.encode()  # a tEXt chunk's keyword and text
 
 
 class MissingExtra(InputError):
     """An optional part is not installed (the message names the extra)."""
 
 
-def png_header(path: str | Path) -> tuple[int, int, int, bool] | None:
-    """(width, height, bit depth, has alpha) from a PNG's IHDR; None for what is no PNG.
-    A palette with a ``tRNS`` chunk is not looked for (its alpha counts as none)."""
+def _ihdr(path: str | Path) -> tuple[int, int, int, int] | None:
+    """(width, height, bit depth, colour type) from a PNG's IHDR; None for what is no PNG."""
     with open(path, "rb") as fh:
         head = fh.read(33)
     if len(head) < 33 or not head.startswith(PNG_MAGIC) or head[12:16] != b"IHDR":
         return None
-    w, h, depth, kind = struct.unpack(">IIBB", head[16:26])
+    return struct.unpack(">IIBB", head[16:26])
+
+
+def png_header(path: str | Path) -> tuple[int, int, int, bool] | None:
+    """(width, height, bit depth, has alpha) from a PNG's IHDR; None for what is no PNG.
+    A palette with a ``tRNS`` chunk is not looked for (its alpha counts as none)."""
+    head = _ihdr(path)
+    if head is None:
+        return None
+    w, h, depth, kind = head
     return w, h, depth, COLOR_TYPES.get(kind, (3, False))[1]
 
 
 def png_colour(path: str | Path) -> tuple[int, int] | None:
     """(bit depth, colour type) from a PNG's IHDR; None for what is no PNG."""
-    with open(path, "rb") as fh:
-        head = fh.read(33)
-    if len(head) < 33 or not head.startswith(PNG_MAGIC) or head[12:16] != b"IHDR":
-        return None
-    return head[24], head[25]
+    head = _ihdr(path)
+    return None if head is None else head[2:]
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -70,7 +76,7 @@ def encode_png16(frame: np.ndarray) -> bytes:
     filtered[:, 1:1 + bpp] = rows[:, :bpp]
     np.subtract(rows[:, bpp:], rows[:, :-bpp], out=filtered[:, 1 + bpp:])
     ihdr = struct.pack(">IIBBBBB", w, h, 16, 6 if c == 4 else 2, 0, 0, 0)
-    return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"tEXt", b"Software\0" + SOFTWARE.encode())
+    return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"tEXt", PNG_MARK)
             + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), ZLIB_LEVEL))
             + _chunk(b"IEND", b""))
 
@@ -111,7 +117,7 @@ def written_by_hfrender(path: str | Path) -> bool:
         size, kind = struct.unpack(">I4s", head[pos:pos + 8])
         if kind in (b"IDAT", b"IEND"):
             break
-        if kind == b"tEXt" and head[pos + 8:pos + 8 + size] == b"Software\0" + SOFTWARE.encode():
+        if kind == b"tEXt" and head[pos + 8:pos + 8 + size] == PNG_MARK:
             return True
         pos += 12 + size
     return False

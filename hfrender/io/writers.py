@@ -25,9 +25,7 @@ from hfrender.io.ffmpeg import (
     encode_command,
     ffmpeg_exe,
     frame_pipe_env,
-    output_filters,
-    output_format,
-    timestamps_filter,
+    timing_script,
     widen_pipe,
 )
 from hfrender.io.images import encode_exr, encode_png16, write_png8, written_by_hfrender
@@ -227,11 +225,9 @@ class VideoWriter(Closing):
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
-            colour = output_filters(pix_fmt_in, output_format(self.codec, gop, encoding)[0],
-                                    self.codec, encoding)[0]
             with os.fdopen(fd, "w") as fh:
-                fh.write((f"{colour}," if colour else "")
-                         + timestamps_filter([start + t for t in times]))
+                fh.write(timing_script([start + t for t in times], pix_fmt_in, self.codec,
+                                       gop, encoding))
         self.shape = raw_frame_shape(size, pix_fmt_in)
         self.dtype = np.dtype(raw_dtype(pix_fmt_in))
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
