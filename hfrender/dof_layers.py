@@ -21,8 +21,10 @@ Per output pixel p (of layer k): front = the scatters of the layers in front of 
 k's own scatter, the scatters of the layers behind k whose disks are not larger than p's,
 and a *gather* with p's disk of the far layers whose disks are larger (the gather's
 ``min(r_q, r_p)`` rule; approximate where an odd polygon's near and far disks, not nested,
-meet). Sources in focus (area 1) are never blurred: their pixel is their own light, bit for
-bit. The FFT's rounding never makes light where the exact gather has none: weights below
+meet); for a layer before the focus plane, also a gather with p's disk of the sources in
+focus, each weighing ``1 / area`` of the disk (what p sees past its surface's edge: the
+exact gather's rule for sources in focus behind a defocused pixel). Sources in focus (area
+1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never makes light where the exact gather has none: weights below
 :data:`NOISE_W` of a layer's largest, and colour below :data:`NOISE` of its channel's
 largest, are its rounding (about 1e-7 of them), taken as zero; no share of a source is that
 small (:data:`SNAP_T`).
@@ -112,6 +114,7 @@ class Plan:
     t_of_key: np.ndarray  # float32, the share of a source's light on its layer's hi disk
     roles: np.ndarray  # (K, K + 1) int8: what layer j's scatter is to layer k's pixels
     big: np.ndarray  # (K, K) bool: big[j, k] = layer j is gathered with k's disks
+    focus: bool = False  # some pixels are in focus: the near layers gather them (seen)
 
     def order(self) -> list[int]:
         """Layers by decreasing disk size (near before far at a tie): the far layers
@@ -162,7 +165,7 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
             t = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
             t_of[layer.side * a + max_area] = t
     roles, big = _roles(layers)
-    return Plan(layers, max_area, layer_of, t_of, roles, big)
+    return Plan(layers, max_area, layer_of, t_of, roles, big, bool(counts[max_area]))
 
 
 def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
@@ -263,6 +266,8 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
                            ops.scatter(j, ops.ready(spread()), win))
             if plan.big[:, j].any():
                 pending.append(_gather(ops, j, layer, box, offsets, h, w))
+            if plan.focus and layer.side == NEAR:  # what it sees in focus past its edges
+                pending.append(_gather(ops, j, layer, box, offsets, h, w, seen=True))
             if plan.big[j].any():  # a far layer that nearer ones gather
                 kept.append((fields, win))
             while len(pending) > LOOKAHEAD:
@@ -287,16 +292,20 @@ def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: in
 
 
 def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
-            offsets: np.ndarray, h: int, w: int) -> Callable[[], None]:
+            offsets: np.ndarray, h: int, w: int, seen: bool = False) -> Callable[[], None]:
     """The far layers of larger disks seen through layer j's pixels, gathered with each
     pixel's own disk (both of the layer's, by its share; one between them for large disks):
-    the far light kept so far, taken now, and what adds its gathers to the sums later."""
+    the far light kept so far, taken now, and what adds its gathers to the sums later.
+    ``seen``: the pixels in focus instead (``ops.focus_window``, weight 1 each), each
+    weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
+    before the focus plane: what it sees past its edges, where its own light falls short."""
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
     win = window(box, _reach(offsets, max(disks)), h, w)
-    if not ops.far_in(win):  # no far light anywhere near these pixels
+    if not (ops.focus_in(win) if seen else ops.far_in(win)):  # nothing to gather near them
         return lambda: None
-    spread = ops.later(_gathered, ops, ops.far_window(win), disks, win, layer.side)
+    light = ops.focus_window(win) if seen else ops.far_window(win)
+    spread = ops.later(_gathered, ops, light, disks, win, layer.side, seen)
 
     def settle() -> None:
         for d, light in enumerate(spread()):
@@ -305,9 +314,18 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     return settle
 
 
-def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int) -> list[Any]:
+def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int,
+              mean: bool = False) -> list[Any]:
+    """``far`` (C + 1, *win.shape) summed over each of ``disks`` (``mean``: each sum over
+    the disk's area) around every pixel of the window."""
     spectrum = ops.forward(far, win.rows)
-    return [ops.inverse(spectrum * ops.spectrum(area, win.shape, side), win) for area in disks]
+    out = []
+    for area in disks:
+        product = spectrum * ops.spectrum(area, win.shape, side)
+        if mean:
+            product *= np.float32(1.0 / area)
+        out.append(ops.inverse(product, win))
+    return out
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

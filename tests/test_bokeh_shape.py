@@ -261,7 +261,9 @@ def gather_by_hand(img, depth, lens, tol):
     """The exact gather's rules written out pair by pair (every output pixel p against
     every source q), apart from hfrender's tables: q covers p when p - q lies in q's bokeh
     (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
-    counts where p - q lies in p's own bokeh too; front over the normalised rest."""
+    counts where p - q lies in p's own bokeh too, and so does a source in focus behind a
+    defocused p before the focus plane, weighing 1 / p's area (it spreads no light of its
+    own); front over the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
     near = depth < np.float32(lens.focus_distance)
@@ -287,6 +289,9 @@ def gather_by_hand(img, depth, lens, tol):
     colour = img.reshape(1, -1, 3)
     behind = visible & (qd > pd * np.float32(1 + tol))
     wf, wb, wh = (weight * (covers & m) for m in (front, visible, behind))
+    p_weight = weight.reshape(-1, 1)  # each pixel's own 1 / area
+    seen = (pn & (pr2 >= 1)) & (qr2 < 1) & (dy | dx != 0) & in_bokeh(pn, pr2)
+    wb, wh = wb + p_weight * seen, wh + p_weight * seen
     f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
     b, bw = (wb[..., None] * colour).sum(1), wb.sum(1)
     k, kw = (wh[..., None] * colour).sum(1), wh.sum(1)

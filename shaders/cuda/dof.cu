@@ -64,10 +64,24 @@ extern "C" __global__ void hf_defocus(
     float back[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the part of back behind p's surface
     float front_w = 0.0f, back_w = 0.0f, behind_w = 0.0f;
+    // defocused before the focus plane: sources in focus within its own disk are what it
+    // sees behind, each 1 / its area (they spread no light of their own)
+    bool sees = d_p < focus && inv_area[base + p] < 1.0f;
     for (int o = 0; o < n_offsets; ++o) {
         int qy = y + offsets[2 * o], qx = x + offsets[2 * o + 1];
         if (qy < 0 || qy >= height || qx < 0 || qx >= width) continue;
         long long q = base + (long long)qy * width + qx;
+        if (sees && inv_area[q] == 1.0f && q != base + p && r2_p >= reach_p[o]) {
+            float w = inv_area[base + p];
+            const float* c = lin + q * channels;
+            back_w += w;
+            behind_w += w;
+            for (int ch = 0; ch < channels; ++ch) {
+                back[ch] += c[ch] * w;
+                behind[ch] += c[ch] * w;
+            }
+            continue;
+        }
         float q_depth = depth[q];
         float d2 = q_depth < focus ? offset_d2_near[o] : offset_d2[o];
         if (r2[q] < d2) continue;  // q's disk does not reach p

@@ -11,6 +11,12 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
 * sources clearly behind p count only where p's own disk also covers them (p is
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
   background bleeds onto it;
+* sources in focus behind a defocused p in front of the focus plane count where p's own
+  disk covers them, each weighing ``1 / area_p``: they spread no light of their own, and
+  what p sees past the edge of its surface is the in-focus surface around it (a
+  defocused foreground's edge over a sharp background fades as a lens draws it, and its
+  light is not counted twice: inside its silhouette at full strength and over the
+  background too);
 * sources at p's depth (same surface) are averaged with the weights renormalised; where
   the weight reaching p falls well short of what p's disk gathers inside the picture (a
   small surface before a farther one), the shortfall comes from what p sees behind
@@ -80,6 +86,11 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
         c0, c1 = max(0, cols[0] - dx), min(w, cols[1] - dx + 1)
         if p0 < p1 and c0 < c1:
             sums.add((slice(p0, p1), slice(c0, c1)), int(dy), int(dx), d2, d2n)
+        if sums.sees and (dy or dx):  # the pixels whose own disk reaches this far see q
+            s0, s1 = max(rows[0], -dy), min(rows[1] + 1, h - dy)
+            t0, t1 = max(cols[0], -dx), min(cols[1] + 1, w - dx)
+            if s0 < s1 and t0 < t1:
+                sums.add_seen((slice(s0, s1), slice(t0, t1)), int(dy), int(dx), d2, d2n)
     planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
     out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
                     sums.behind_w, disk_inside(np, sums.area))
@@ -115,13 +126,36 @@ class _Sums:
         self.back_w = np.zeros((h, w), np.float32)
         self.behind = np.zeros_like(lin)  # the part of back that lies behind p's surface
         self.behind_w = np.zeros((h, w), np.float32)
+        self.inv_area = inv_area
+        self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
+        self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
+        self.sees = bool(self.seer.any() and (self.area == 1).any())
+
+    def _source(self, at: tuple[slice, slice], dy: int, dx: int) -> tuple[slice, slice]:
+        """The padded planes' slices of the sources q = p + (dy, dx) of the pixels ``at``."""
+        big = self.big
+        return (slice(at[0].start + dy + big, at[0].stop + dy + big),
+                slice(at[1].start + dx + big, at[1].stop + dx + big))
+
+    def add_seen(self, at: tuple[slice, slice], dy: int, dx: int, d2: float,
+                 d2n: float) -> None:
+        """The sources q = p + (dy, dx) in focus behind the defocused pixels ``at`` before
+        the focus plane whose own disk reaches q (``d2n``: a disk turned over), each 1 /
+        p's area, to p's back and behind sums."""
+        src = self._source(at, dy, dx)
+        reach_p = d2n if self.near_p is not None else d2
+        seen = self.seer[at] & (self.r2[at] >= reach_p) & self.focus_q[src]
+        wb = self.inv_area[at] * seen
+        q_c = self.color_p[src] * wb[..., None]
+        self.back_w[at] += wb
+        self.back[at] += q_c
+        self.behind_w[at] += wb
+        self.behind[at] += q_c
 
     def add(self, at: tuple[slice, slice], dy: int, dx: int, d2: float, d2n: float) -> None:
         """The sources q = p + (dy, dx) of the output pixels ``at``: q's disk must reach
         ``d2`` behind the focus plane, ``d2n`` in front of it."""
-        big = self.big
-        src = (slice(at[0].start + dy + big, at[0].stop + dy + big),
-               slice(at[1].start + dx + big, at[1].stop + dx + big))
+        src = self._source(at, dy, dx)
         turned = self.near_p is not None
         reach_q = np.where(self.near_q[src], d2n, d2) if turned else d2
         reach_p = np.where(self.near_p[at], d2n, d2) if turned else d2

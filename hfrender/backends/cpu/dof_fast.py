@@ -269,6 +269,18 @@ class _Ops:
         f[:, :h, w:] = 0
         return f
 
+    def focus_in(self, win: Window) -> bool:
+        return bool((self.layer[_at(win)] == -1).any())
+
+    def focus_window(self, win: Window) -> np.ndarray:
+        """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
+        h, w = win.size
+        f = np.zeros((self.c + 1,) + win.shape, np.float32)
+        mine = f[self.c, :h, :w]
+        np.copyto(mine, self.layer[_at(win)] == -1)
+        np.multiply(self.lin[(slice(None),) + _at(win)], mine, out=f[: self.c, :h, :w])
+        return f
+
     def finish(self) -> np.ndarray:
         """The exact gather's composite: back (renormalised) under front (coverage
         ``alpha = min(front weight, 1)``)."""

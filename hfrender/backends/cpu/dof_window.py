@@ -121,6 +121,17 @@ class _WindowOps(_Ops):
                 f[:, y, x] = self.sources.light(cols, j, d, len(disks)) / np.float32(area)
         return out
 
+    def focus_in(self, win: Window) -> bool:
+        return super().focus_in(win) or bool(len(self._moving_in(win, -1)[0]))
+
+    def focus_window(self, win: Window) -> np.ndarray:
+        """The pixels in focus (a moving one: over the sub-frames it is in focus in)."""
+        f = super().focus_window(win)
+        cols, y, x = self._moving_in(win, -1)
+        if len(cols):
+            f[:, y, x] = self.sources.light(cols, -1, 0, 1)
+        return f
+
     def scatter(self, j: int, light: Light, win: Window) -> None:
         light = light.masked()
         at = (slice(None),) + _at(win)

@@ -266,6 +266,20 @@ class _Ops:
                     return True
         return False
 
+    def focus_in(self, win: Window) -> bool:
+        """Whether the frame has pixels in focus (known on the host, from the plan: a
+        window without any gathers zeros)."""
+        return self.plan.focus
+
+    def focus_window(self, win: Window) -> Any:
+        """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
+        h, w = win.size
+        f = self.xp.zeros((self.c + 1,) + win.shape, np.float32)
+        mine = self.layer[win.y0:win.y1, win.x0:win.x1] == -1
+        f[: self.c, :h, :w] = self.xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
+        f[self.c, :h, :w] = mine
+        return f
+
     def far_window(self, win: Window) -> Any:
         h, w = win.size
         f = self.xp.zeros((self.c + 1,) + win.shape, np.float32)

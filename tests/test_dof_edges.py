@@ -1,0 +1,88 @@
+"""A defocused foreground over an in-focus background (a branch before the subject): past
+its silhouette's edge a defocused pixel sees the in-focus surface behind it, so its edge
+fades as a lens draws it and its light is counted once (it was kept at full strength
+inside the silhouette and spread over the background too: up to twice the light)."""
+
+import numpy as np
+import pytest
+from cuda_emu import session_emulator
+
+import hfrender as hf
+from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cuda import launches
+from hfrender.optics import disk_offsets
+
+H, W = 96, 160
+FOCUS, NEAR = 2.0, 0.5
+
+
+def card(rng):
+    """A disc of one colour at NEAR before a wall of another in focus, away from the
+    borders; the lens, and the disc's mask."""
+    yy, xx = np.mgrid[0:H, 0:W]
+    cy, cx, radius = rng.integers(36, 60), rng.integers(50, 110), rng.uniform(9, 15)
+    mask = (yy - cy) ** 2 + (xx - cx) ** 2 < radius ** 2
+    fg, bg = (rng.random(3, dtype=np.float32) + np.float32(0.05) for _ in range(2))
+    img = np.where(mask[..., None], fg, bg).astype(np.float32)
+    depth = np.where(mask, NEAR, FOCUS).astype(np.float32)
+    return img, depth, hf.Lens(FOCUS, float(rng.uniform(2.4, 3.2))), mask
+
+
+def layered(img, depth, lens, mask):
+    """The two layers composited: the disc's light and coverage spread by its disk (its
+    whole pixels, as hfrender counts them), over the wall (one colour: the wall behind the
+    disc is the wall around it)."""
+    r2 = float(lens.coc_radius_px(np.float32([NEAR]), W, H)[0]) ** 2
+    offsets, d2s = disk_offsets(int(np.floor(r2)))
+    disk = offsets[d2s <= np.floor(r2)]
+    cover = sum(np.roll(mask, (int(dy), int(dx)), (0, 1)) for dy, dx in disk) / len(disk)
+    fg, bg = img[mask][0], img[~mask][0]
+    return (cover[..., None] * fg + (1 - cover[..., None]) * bg).astype(np.float32)
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_a_defocused_disc_over_an_in_focus_wall_is_its_two_layers_composited(rng, method):
+    img, depth, lens, mask = card(rng)
+    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=lens.f_stop,
+                            method=method)
+    ref = layered(img, depth, lens, mask)
+    edge = mask & (np.abs(ref - img).max(-1) > 0.02)  # inside the disc, where it fades
+    assert edge.sum() > 50
+    assert np.abs(out - ref).max() < 2e-4  # was up to the colours' difference: a hard edge
+    assert np.abs(out[edge] - img[edge]).max() > 0.05
+    np.testing.assert_allclose(out.sum((0, 1)), img.sum((0, 1)), rtol=1e-4)
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_a_defocused_bright_point_over_an_in_focus_wall_keeps_its_light(rng, method):
+    """A near spark over a textured wall in focus: its light is its disk's, once (its own
+    pixel kept it whole as well: 2x the light)."""
+    img = (rng.random((H, W, 3), dtype=np.float32) * np.float32(0.5)).astype(np.float32)
+    depth = np.full((H, W), FOCUS, np.float32)
+    y, x = rng.integers(30, 66), rng.integers(40, 120)
+    img[y, x], depth[y, x] = 1000.0, 0.3
+    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.8, method=method)
+    np.testing.assert_allclose(out.sum((0, 1)), img.sum((0, 1)), rtol=2e-4)
+    assert out[y, x].max() < 100  # its own pixel: its share of the disk and the wall's
+    far = np.ones((H, W), bool)
+    far[y - 12:y + 13, x - 12:x + 13] = False
+    assert np.array_equal(out[far], img[far])  # the wall beyond its disk, bit for bit
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    return launches.Device(np, session_emulator(tmp_path_factory).run)
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_the_cuda_kernels_see_the_in_focus_wall_as_numpy_does(dev, rng, method):
+    """On the CPU emulator: the exact gather's kernel and the fast method's gathers."""
+    img, depth, lens, mask = card(rng)
+    ref = layered(img, depth, lens, mask)
+    frames, depths = img[None], depth[None]
+    weights = hf.WindowWeights.from_dense(np.ones((1, 1)))
+    gpu = np.empty_like(frames)
+    launches.fuse(dev, frames, depths, weights, [lens], True, gpu, dof_method=method)
+    cpu = CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method=method)
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
+    assert np.abs(gpu[0] - ref).max() < 2e-4
