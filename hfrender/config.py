@@ -192,13 +192,14 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def _toml_fps(value: object) -> object:
-    """A frame rate in hfrender.toml: a number, or a fraction as text (``"24000/1001"``)."""
+def parse_fps(value: object, name: str = "fps") -> object:
+    """A frame rate as a file gives it: a number, or a fraction as text (``"24000/1001"``,
+    as ``--fps`` takes it); anything else as it is (its type is checked where it is used)."""
     if isinstance(value, str):
         try:
             return float(Fraction(value.strip()))
         except (ValueError, ZeroDivisionError, OverflowError):
-            raise ConfigError(f"fps={value!r} must be a number or a fraction such as "
+            raise ConfigError(f"{name}={value!r} must be a number or a fraction such as "
                               "30000/1001") from None
     return value
 
@@ -235,7 +236,7 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
         raise ConfigError(f"{path}: [render] {per_run[0]} belongs to one run, not to every "
                           "render of the project: give it on the command line")
     parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
-               "fps": _toml_fps}
+               "fps": parse_fps}
     for key in set(table) & set(parsers):
         try:
             table[key] = parsers[key](table[key])

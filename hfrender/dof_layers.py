@@ -24,10 +24,10 @@ and a *gather* with p's disk of the far layers whose disks are larger (the gathe
 meet); for a layer before the focus plane, also a gather with p's disk of the sources in
 focus, each weighing ``1 / area`` of the disk (what p sees past its surface's edge: the
 exact gather's rule for sources in focus behind a defocused pixel). Sources in focus (area
-1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never makes light where the exact gather has none: weights below
-:data:`NOISE_W` of a layer's largest, and colour below :data:`NOISE` of its channel's
-largest, are its rounding (about 1e-7 of them), taken as zero; no share of a source is that
-small (:data:`SNAP_T`).
+1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never
+makes light where the exact gather has none: weights below :data:`NOISE_W` of a layer's
+largest, and colour below :data:`NOISE` of its channel's largest, are its rounding (about
+1e-7 of them), taken as zero; no share of a source is that small (:data:`SNAP_T`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from hfrender.cli.common import (
     sigterm_interrupts,
     stop_asked,
 )
-from hfrender.config import ConfigError
+from hfrender.config import ConfigError, parse_fps
 from hfrender.errors import nearest
 
 OWN = ("--summary", "--quiet", "--ray")
@@ -51,7 +51,8 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             near = nearest(name, known)
             hint = f"; did you mean --{near[0]}?" if near else ""
             raise ConfigError(f"--{name}: not an option of hfrender render or fx{hint}")
-        found[key] = _parse(name, value, want)
+        found[key] = parse_fps(value, f"--{name}") if key == "fps" and value else \
+            _parse(name, value, want)
     return own, found
 
 

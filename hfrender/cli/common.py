@@ -180,15 +180,7 @@ def auto_or_int(name: str, text: str) -> int | str:
 
 
 def sequence_name(text: str) -> str:
-    """An image sequence named as Blender and Nuke name them, ``frames/####.png`` or
-    ``shot.####.exr``, as the printf pattern hfrender reads (``%04d``): the last run of
-    ``#`` in the file name, between its start or ``._-`` and a ``.``; all else as given."""
-    cut = max(text.rfind("/"), text.rfind("\\")) + 1
-    head, name = text[:cut], text[cut:]
-    if "%" in name or not name.lower().endswith((".png", ".exr")):
-        return text
-    runs = list(re.finditer(r"(?:(?<=^)|(?<=[._-]))#+(?=\.)", name))
-    if not runs:
-        return text
-    last = runs[-1]
-    return f"{head}{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}"
+    """``-o``'s type: :func:`hfrender.io.outputs.sequence_name` (imported when used)."""
+    from hfrender.io.outputs import sequence_name as named
+
+    return named(text)

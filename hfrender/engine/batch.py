@@ -19,18 +19,18 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import hfrender
-from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
-from hfrender.engine.batch_paths import check_jobs
+from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
+from hfrender.engine.batch_paths import check_jobs, input_identity, stamp
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.outputs import check_partial_free, check_writable
+from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
 from hfrender.io.writers import check_output
 from hfrender.scene.loader import check_scene_file
 
@@ -105,13 +105,14 @@ class BatchJob:
                           **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")})
 
     def key(self) -> str:
-        """What the output depends on: the options, the source file, hfrender's version."""
-        from hfrender.engine.fx_output import file_identity
-
+        """What the output depends on: the options, the source (and depth) files, hfrender's
+        version. An image sequence counts by its frames' names, sizes and times: one made
+        again (by an earlier job of the batch, say) makes its fx job run again."""
         ident = (hashlib.sha256(self.source.read_bytes()).hexdigest() if self.kind == "render"
-                 else file_identity(str(self.source)) if self.source.is_file()
-                 else str(self.source))
+                 else input_identity(self.source))
+        depth = self.options.get("depth")
         text = json.dumps({"kind": self.kind, "options": self.options, "source": ident,
+                           "depth": input_identity(Path(depth)) if depth else None,
                            "scene_class": self.scene_class, "hfrender": hfrender.__version__},
                           sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
@@ -158,6 +159,10 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
                 if strict or key not in RENDER_OPTIONS and key not in FX_OPTIONS:
                     raise InputError(_unknown(where, raw, kind, known))
                 continue  # a default meant for the other kind of job
+            if key == "fps":  # "24000/1001" as --fps takes it
+                value = parse_fps(value, f"{where}: {raw}")
+            elif key == "depth" and isinstance(value, str):
+                value = sequence_name(value)  # depth/####.png as --depth takes it
             options[key] = _typed(where, raw, value, known[key])
     files = {}
     for key in ("scene", "input", "output"):
@@ -166,6 +171,7 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
         value = entry.get(key)
         if not isinstance(value, str) or not value:
             raise InputError(f"{where}: {key} is missing (a path)")
+        value = sequence_name(value)  # frames/####.png, as the commands take it
         files[key] = Path(value) if Path(value).is_absolute() else path.parent / value
     source = files["scene" if kind == "render" else "input"]
     scene_class = entry.get("scene_class")
@@ -202,7 +208,7 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
             raise InputError(f"{where}: fps {options['fps']:g} is a PNG sequence's frame rate; "
                              f"input {source} is a video, kept at its own rate: leave fps out")
         del options["fps"]  # the defaults' fps is the renders' rate
-    elif maker is not None and maker.kind == "render" and not given:
+    elif maker is not None and maker.kind == "render" and not given and not video:
         options["fps"] = maker.render_config().fps  # its frames, at its rate
 
 
@@ -309,14 +315,19 @@ class BatchState:
         if not rec or rec.get("key") != job.key() or not job.output.is_file():
             return None
         st = job.output.stat()
-        return rec if (st.st_size, st.st_mtime_ns) == (rec["size"], rec["mtime_ns"]) else None
+        if (st.st_size, st.st_mtime_ns) != (rec["size"], rec["mtime_ns"]):
+            return None
+        return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
+            else None  # a model the scene loaded has changed (or is gone)
 
-    def record(self, job: BatchJob, frames: int) -> None:
+    def record(self, job: BatchJob, frames: int, assets: Iterable[Path] = ()) -> None:
+        """What ``job`` made, and the model files its scene loaded (``assets``)."""
         if not job.output.is_file():  # sequences are not recorded: they run again
             return
         st = job.output.stat()
         self.jobs[job.name] = {"key": job.key(), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                               "frames": frames}
+                               "frames": frames,
+                               "assets": {str(p): stamp(p) for p in sorted(assets)}}
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_text(json.dumps(self.jobs, indent=1))
         os.replace(tmp, self.path)
@@ -329,6 +340,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
     from hfrender.io.outputs import output_lock
     from hfrender.io.segments import interrupted
+    from hfrender.scene import meshes
 
     result = JobResult(job.name, output=str(job.output))
     t0 = time.perf_counter()
@@ -344,6 +356,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         except OSError as exc:
             raise InputError(f"-o {job.output}: cannot make {folder}: "
                              f"{exc.strerror or exc}") from None
+        meshes.LOADED.clear()  # the models this job's scene loads, recorded with its output
         with output_lock(str(job.output)):  # one writer of an output at a time
             try:
                 stats = _run(job, resume, progress)
@@ -356,7 +369,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         result.frames, result.retries = stats["frames"], stats["retries"]
         result.frames_made = stats["made"]
         result.segments_made, result.segments_reused = stats["segments"]
-        state.record(job, result.frames)
+        state.record(job, result.frames, meshes.LOADED)
     except HFRenderError as exc:
         result.error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others

@@ -1,15 +1,18 @@
 """The files a batch's jobs read and write, against each other (:mod:`.batch`): where an
 interrupted job would keep its frames must be no other job's file, a job may read what an
-earlier job writes (not on Ray, where they run at once), and the summary is none of them."""
+earlier job writes (not on Ray, where they run at once), and the summary is none of them;
+and what identifies a job's input and the files its scene loaded, for the up-to-date check."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import InputError
+from hfrender.errors import HFRenderError, InputError
 from hfrender.io.outputs import partial_name
-from hfrender.io.writers import is_sequence
+from hfrender.io.writers import is_sequence, pattern_files
 
 
 def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:
@@ -63,5 +66,39 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
         if (partial := _partial(job)) is not None:
             taken.setdefault(partial, f"where job {job.name!r} keeps an interrupted run's frames")
     there = taken.get(Path(summary).resolve())
+    for job in jobs if there is None else ():  # a frame of a sequence output, its name
+        out = job.output.resolve()
+        rx = pattern_files(out.name) if is_sequence(str(out)) else None
+        if rx is not None and Path(summary).resolve().parent == out.parent and \
+                rx.match(Path(summary).name):
+            there = f"a frame of the output of job {job.name!r}"
     if there is not None:
         raise InputError(f"--summary {summary} is {there}: write the summary elsewhere")
+
+
+def input_identity(path: Path) -> Any:
+    """What identifies an fx job's input (or depth pass) as it is now: a file's size and
+    time, each frame's of a sequence (a folder or a %d pattern); its name where it is
+    neither (not there yet)."""
+    from hfrender.engine.fx_output import file_identity
+    from hfrender.io.footage import sequence_files
+
+    if path.is_file():
+        return file_identity(str(path))
+    try:
+        files = sequence_files(str(path))
+    except HFRenderError:  # a gap, or no frame of the pattern
+        files = None
+    if not files:
+        return str(path)
+    return hashlib.sha256(json.dumps([(f.name, f.stat().st_size, f.stat().st_mtime_ns)
+                                      for f in files]).encode()).hexdigest()
+
+
+def stamp(path: Path) -> list[int] | None:
+    """A file's size and time (None: it is gone)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]

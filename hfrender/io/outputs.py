@@ -8,6 +8,7 @@ import errno
 import hashlib
 import logging
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -304,3 +305,18 @@ def output_lock(output: str, what: str = "-o") -> Iterator[None]:
         fh.write(f"pid {os.getpid()}")
         fh.flush()
         yield
+
+
+def sequence_name(text: str) -> str:
+    """An image sequence named as Blender and Nuke name them, ``frames/####.png`` or
+    ``shot.####.exr``, as the printf pattern hfrender reads (``%04d``): the last run of
+    ``#`` in the file name, between its start or ``._-`` and a ``.``; all else as given."""
+    cut = max(text.rfind("/"), text.rfind("\\")) + 1
+    head, name = text[:cut], text[cut:]
+    if "%" in name or not name.lower().endswith((".png", ".exr")):
+        return text
+    runs = list(re.finditer(r"(?:(?<=^)|(?<=[._-]))#+(?=\.)", name))
+    if not runs:
+        return text
+    last = runs[-1]
+    return f"{head}{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}"

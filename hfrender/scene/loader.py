@@ -48,7 +48,7 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
         raise SceneError(_missing(f"{p}: no Scene named {name!r}", name, sorted(found)))
     try:
         scene = cls()
-    except Exception as exc:  # the scene's own __init__: its file and line, not a bug of ours
+    except (Exception, SystemExit) as exc:  # the scene's own __init__: its file and line
         kind = SceneInputError if isinstance(exc, InputError) else SceneUpdateError
         raise kind(f"scene error in {cls.__name__}(): {located(exc, p)}") from exc
     scene.source_path = str(p)
@@ -119,7 +119,7 @@ def _import(p: Path) -> object:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise _syntax(p, exc) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         raise SceneError(f"{p}: importing the scene failed: {located(exc, p)}") from exc
     return module
 
@@ -137,6 +137,8 @@ def located(exc: BaseException, path: str | Path) -> str:
     told = getattr(exc, "where", None)  # a line of a class body (checks.at_line)
     if isinstance(told, str) and str(Path(told.rsplit(":", 1)[0]).resolve()) == target:
         where = f" ({path}:{told.rsplit(':', 1)[1]})"
+    if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
+        return f"it called sys.exit({exc.code!r}){where}"
     return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
 
 
@@ -174,7 +176,7 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
     t and the output frame."""
     try:
         return fn(*args)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         where = located(exc, scene.source_path) if scene.source_path else repr(exc)
         when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
         kind = SceneInputError if isinstance(exc, InputError) else SceneUpdateError

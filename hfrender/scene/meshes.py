@@ -57,6 +57,8 @@ class ModelData:
 
 _CACHE: dict[str, ModelData] = {}
 _LOCK = threading.Lock()
+LOADED: set[Path] = set()  # every model file a scene of this process loaded (a batch's
+#                            record of what a job's output depends on: ``engine/batch.py``)
 
 
 def model_data(geometry: str) -> ModelData:
@@ -83,6 +85,7 @@ def load_model(path: str | Path) -> ModelData:
         raise ModelError(f"{p}: not a file")
     key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
     with _LOCK:
+        LOADED.add(resolved)
         if key not in _CACHE:
             _CACHE[key] = _read(p, resolved, key)
         return _CACHE[key]

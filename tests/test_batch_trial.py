@@ -1,0 +1,175 @@
+"""What a render wrangler's trial of `hfrender batch` found: a stale fx output kept as
+up-to-date, a scene's sys.exit() ending the batch, a summary over a frame, and the
+spellings the commands take (``####``, ``24000/1001``) refused in a jobs file."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from render_helpers import decode_video as decode
+
+from hfrender.cli import main
+from hfrender.config import ConfigError
+from hfrender.engine.batch import BatchState, load_jobs, run_job
+from hfrender.errors import InputError
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+BAR = Path(__file__).parent / "data" / "bar.frag"
+
+SEQUENCE_THEN_FX = """
+[[job]]
+name = "frames"
+scene = "bar.frag"
+output = "frames/####.png"
+size = "32x8"
+fps = 24
+duration = 0.25
+
+[[job]]
+name = "blurred"
+input = "frames/%04d.png"
+output = "out/blurred.mp4"
+motion-blur = 2
+"""
+
+
+def write(folder, jobs, shader=None):
+    (folder / "bar.frag").write_text(shader or BAR.read_text())
+    (folder / "jobs.toml").write_text(jobs)
+    return folder / "jobs.toml"
+
+
+def run(folder, *extra):
+    out = folder / "summary.json"
+    code = main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet", *extra])
+    return code, {r["name"]: r for r in json.loads(out.read_text())}
+
+
+def test_an_fx_job_runs_again_when_the_sequence_it_reads_is_made_again(tmp_path):
+    write(tmp_path, SEQUENCE_THEN_FX)
+    code, first = run(tmp_path)
+    assert code == 0 and first["blurred"]["status"] == "done", first["blurred"]["error"]
+    assert first["frames"]["output"].endswith("frames/%04d.png")  # #### as --output takes it
+    code, again = run(tmp_path)
+    assert again["frames"]["status"] == "done"  # a sequence is made whole again
+    assert again["blurred"]["status"] == "done"  # and what reads it: its frames are new
+    dim = BAR.read_text().replace("vec3(on)", "vec3(0.25 * on)")
+    write(tmp_path, SEQUENCE_THEN_FX, dim)
+    code, changed = run(tmp_path)
+    assert changed["blurred"]["status"] == "done"
+    assert decode(tmp_path / "out" / "blurred.mp4").max() < 160  # the dim bar's, not 255
+    jobs = load_jobs(tmp_path / "jobs.toml")
+    key = jobs[1].key()
+    assert jobs[1].key() == key  # the same frames: the same key (an up-to-date check)
+    frame = tmp_path / "frames" / "0001.png"
+    os.utime(frame, ns=(frame.stat().st_atime_ns, frame.stat().st_mtime_ns + 10**9))
+    assert jobs[1].key() != key  # a frame made again
+
+
+def test_an_fx_job_reads_an_earlier_jobs_video_at_its_own_rate(tmp_path):
+    """No fps anywhere in the file: the fx job of a render's video took the render's rate
+    as a sequence's, and every run failed with "--fps 30 is a PNG sequence's frame rate"."""
+    write(tmp_path, SEQUENCE_THEN_FX.replace("frames/####.png", "out/a.mp4")
+          .replace("frames/%04d.png", "out/a.mp4").replace("fps = 24\n", ""))
+    (tmp_path / "out").mkdir()
+    jobs = load_jobs(tmp_path / "jobs.toml")
+    assert "fps" not in jobs[1].options
+    code, results = run(tmp_path)
+    assert code == 0 and results["blurred"]["status"] == "done", results["blurred"]["error"]
+    assert results["blurred"]["frames"] == results["frames"]["frames"] == 8  # 0.25 s at 30
+
+
+EXITS = """
+import sys
+import hfrender as hf
+
+
+class Exits(hf.Scene):
+    duration = 1.0
+
+    def setup(self):
+        self.add(hf.Sphere(radius=0.5))
+
+    def update(self, t):
+        if t > 0.5:
+            sys.exit(3)
+"""
+
+
+def test_a_scene_that_calls_sys_exit_fails_its_job_alone(tmp_path):
+    (tmp_path / "exits.py").write_text(EXITS)
+    write(tmp_path, '[defaults]\nsize = "32x18"\nfps = 10\n\n[[job]]\nname = "exits"\n'
+                    'scene = "exits.py"\noutput = "out/e.mp4"\n\n[[job]]\nname = "bar"\n'
+                    'scene = "bar.frag"\noutput = "out/bar.mp4"\nduration = 0.3\n')
+    code, results = run(tmp_path)
+    assert code == 1
+    assert results["exits"]["status"] == "failed" and results["bar"]["status"] == "done"
+    assert "it called sys.exit(3) (" in results["exits"]["error"]
+    assert "exits.py:14)" in results["exits"]["error"]
+    job = load_jobs(tmp_path / "jobs.toml")[0]
+    result = run_job(job, BatchState(tmp_path / "state.json"))
+    assert result.status == "failed" and "t=0.5" in result.error
+
+
+def test_a_summary_over_a_frame_of_a_sequence_output_is_refused(tmp_path, capsys):
+    write(tmp_path, SEQUENCE_THEN_FX)
+    code = main(["batch", str(tmp_path / "jobs.toml"), "--summary",
+                 str(tmp_path / "frames" / "0001.png"), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "is a frame of the output of job 'frames'" in err
+    assert not (tmp_path / "frames").exists()  # refused before anything ran
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--summary",
+                 str(tmp_path / "frames" / "00001.png"), "--quiet"]) == 0  # not its name
+
+
+def test_a_jobs_file_takes_a_fraction_for_fps_as_the_commands_do(tmp_path):
+    write(tmp_path, SEQUENCE_THEN_FX.replace("fps = 24", 'fps = "24000/1001"'))
+    jobs = load_jobs(tmp_path / "jobs.toml")
+    assert jobs[0].options["fps"] == pytest.approx(24000 / 1001, abs=1e-12)
+    write(tmp_path, SEQUENCE_THEN_FX.replace("fps = 24", 'fps = "24/0"'))
+    with pytest.raises(ConfigError, match=r"fps='24/0' must be a number or a fraction"):
+        load_jobs(tmp_path / "jobs.toml")
+    write(tmp_path, SEQUENCE_THEN_FX)
+    from hfrender.cli.batch import overrides_of
+
+    assert overrides_of(["--fps", "30000/1001"])[1]["fps"] == pytest.approx(30000 / 1001)
+    with pytest.raises(ConfigError, match="--fps='thirty'"):
+        overrides_of(["--fps", "thirty"])
+    with pytest.raises(InputError):
+        load_jobs(tmp_path / "jobs.toml", {"fps": True})
+
+
+MODEL_SCENE = """
+import hfrender as hf
+
+
+class Model(hf.Scene):
+    duration = 0.2
+
+    def setup(self):
+        self.add(hf.Mesh.load("tri.obj"))
+"""
+
+
+def test_a_render_job_runs_again_when_a_model_its_scene_loads_changes(tmp_path):
+    """Its key is the scene's text: the model file it loads is recorded beside it (the
+    README's "touch the scene" did nothing: the key is a checksum, not a time)."""
+    pytest.importorskip("trimesh")
+    obj = tmp_path / "tri.obj"
+    obj.write_text("v -1 -1 0\nv 1 -1 0\nv 0 1 0\nf 1 2 3\n")
+    (tmp_path / "model.py").write_text(MODEL_SCENE)
+    write(tmp_path, '[[job]]\nname = "model"\nscene = "model.py"\noutput = "out/m.mp4"\n'
+                    'size = "32x18"\nfps = 10\n')
+    assert run(tmp_path)[1]["model"]["status"] == "done"
+    state = json.loads((tmp_path / ".jobs.toml.state.json").read_text())
+    assert list(state["model"]["assets"]) == [str(obj.resolve())]
+    assert run(tmp_path)[1]["model"]["status"] == "up-to-date"
+    obj.write_text("v -1 -1 0\nv 1 -1 0\nv 0 0.5 0\nf 1 2 3\n")  # the model changed
+    assert run(tmp_path)[1]["model"]["status"] == "done"
+    assert run(tmp_path)[1]["model"]["status"] == "up-to-date"
+    obj.unlink()  # gone: the job runs (and fails, saying so)
+    code, gone = run(tmp_path)
+    assert code == 1 and gone["model"]["status"] == "failed"
+    assert "tri.obj: model file not found" in gone["model"]["error"]
