@@ -86,3 +86,32 @@ def test_the_cuda_kernels_see_the_in_focus_wall_as_numpy_does(dev, rng, method):
     cpu = CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method=method)
     np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
     assert np.abs(gpu[0] - ref).max() < 2e-4
+
+
+@pytest.mark.parametrize("blades", [0, 5])
+def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
+        rng, blades, monkeypatch):
+    """Focused close: the near disc's layers gather the far wall (its disks are larger)
+    and the sharp card at once, in one transform where a layer gathers with one disk; the
+    fast layers against the exact gather."""
+    from hfrender import dof_layers
+
+    img, depth, _, mask = card(rng)
+    img = img + rng.random(img.shape, dtype=np.float32) * np.float32(0.3)  # texture
+    xx = np.mgrid[0:H, 0:W][1]
+    cx = int(np.nonzero(mask)[1].mean())  # the wall from the disc's middle on
+    depth = np.where(mask, 0.4, np.where(xx > cx, 20.0, 0.6)).astype(np.float32)
+    lens = hf.Lens(0.6, 2.8, aperture_blades=blades)
+    r = lens.coc_radius_px(np.float32([0.4, 20.0]), W, H)
+    assert 1.5 < r[0] < r[1]  # the wall's disks larger than the disc's
+    both = []
+    real = dof_layers._gathered
+    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, far, focus, *a: both.append(
+        (far is not None, focus is not None)) or real(ops, far, focus, *a))
+    fast, exact = (hf.depth_of_field(img, depth, focus_distance=0.6, f_stop=2.8,
+                                     aperture_blades=blades, method=m) for m in ("fast", "exact"))
+    assert (True, True) in both  # the wall and the card gathered at once
+    psnr = 10 * np.log10(float(img.max()) ** 2 / np.mean((fast - exact) ** 2))
+    assert psnr >= 40.0
+    sharp = (depth == np.float32(0.6)) & (np.abs(exact - img).max(-1) == 0)
+    assert sharp.sum() > 500 and np.array_equal(fast[sharp], img[sharp])
