@@ -15,7 +15,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
-from hfrender.color import premultiply, straight_alpha
+from hfrender.color import premultiplied_light, straight_light
 from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.pool import HyperFrame
@@ -46,8 +46,10 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     premultiplied : how RGBA frames carry alpha. ``True`` (default): colour is
         premultiplied (as hfrender renders it): every channel is blended alike, which is
         how light and coverage blend. ``False``: straight colour (as PNG files hold it):
-        premultiplied in linear light before blending and made straight again after: a
-        fully transparent pixel's colour does not count. Transparent red ``(255, 0, 0, 0)``
+        premultiplied before blending, in the space it is blended in (linear light, or
+        code values with ``linear_light=False``) and in float32 (a copy of the frames, 4
+        bytes a value), and made straight again after: a fully transparent pixel's colour
+        does not count, and a still clip comes back as it was, faint pixels too. Transparent red ``(255, 0, 0, 0)``
         blended 50/50 with opaque white gives ``(255, 188, 188, 128)`` as premultiplied
         values, ``(255, 255, 255, 128)`` with ``premultiplied=False``. Host arrays only.
     backend : ``"auto"`` (CUDA when it can run, else the CPU), ``"cpu"`` or ``"cuda"``;
@@ -69,19 +71,20 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     w = curve_weights(weights, window)
     linear_light = validate.flag(linear_light, "linear_light")
     straight = not validate.flag(premultiplied, "premultiplied")
+    dtype = arr.dtype
     if straight:
-        arr = _premultiplied(arr, on_device)
+        arr = _premultiplied(arr, on_device, linear_light)
     if out is not None:
-        _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), arr.dtype,
+        _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), dtype,
                    on_device)
-        res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light,
-                                                      _apart(out, arr))
-        res = straight_alpha(res) if straight else res
+        res = _backend(backend, on_device).motion_blur(
+            arr, w, stride, linear_light, None if straight else _apart(out, arr))
+        res = straight_light(res, dtype, linear_light) if straight else res
         if res is not out:
             out[...] = res
         return out
     res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
-    return back(straight_alpha(res) if straight else res)
+    return back(straight_light(res, dtype, linear_light) if straight else res)
 
 
 def _apart(out: Any, *inputs: Any) -> Any:
@@ -111,15 +114,16 @@ def _device_span(a: Any) -> tuple[int, int] | None:
     return start, start + int(a.nbytes)
 
 
-def _premultiplied(arr: Any, on_device: bool) -> np.ndarray:
-    """Straight-alpha RGBA frames premultiplied (``premultiplied=False``)."""
+def _premultiplied(arr: Any, on_device: bool, linear_light: bool) -> np.ndarray:
+    """Straight-alpha RGBA frames premultiplied (``premultiplied=False``), float32, in the
+    space they are blended in (:func:`hfrender.color.premultiplied_light`)."""
     if on_device:
         raise InputError("premultiplied=False takes host (NumPy) arrays; premultiply GPU "
                          "frames first and pass premultiplied=True")
     if arr.shape[-1] != 4:
         raise InputError(f"premultiplied=False is for RGBA frames; these have "
                          f"{arr.shape[-1]} channels (no alpha to premultiply)")
-    return premultiply(arr)
+    return premultiplied_light(arr, linear_light)
 
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
@@ -168,11 +172,12 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")
+    dtype = arr.dtype
     if straight:
-        arr = _premultiplied(arr, on_device)
+        arr = _premultiplied(arr, on_device, linear_light)
     out = _backend(backend, on_device).depth_of_field(arr, darr, lens, linear_light,
                                                       dof_method=method)
-    out = straight_alpha(out) if straight else out
+    out = straight_light(out, dtype, linear_light) if straight else out
     return back(out[0] if single else out)
 
 

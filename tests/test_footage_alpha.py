@@ -11,6 +11,7 @@ import pytest
 from test_transparent import RUN, SCENE
 
 import hfrender as hf
+from hfrender.color import premultiply
 from hfrender.cli import main
 from hfrender.color import decode_table, premultiply
 from hfrender.io.images import encode_png16, read_png
@@ -76,6 +77,16 @@ def _smooth(rng, channels, n=N):
     return np.clip(np.rint(base * 65535), 0, 65535).astype(np.uint16)
 
 
+def assert_same_light(got, want):
+    """fx's straight-alpha output against the library's: the same alpha, and the same light
+    over black within two codes (fx premultiplies in the footage's own codes, the library in
+    float32: a faint pixel's straight colour is only as near as that rounding allows)."""
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got[..., 3], want[..., 3])
+    assert np.abs(premultiply(got).astype(int) - premultiply(want)).max() <= 2
+    assert np.abs(got.astype(int) - want)[want[..., 3] >= want.max() // 2].max() <= 2
+
+
 def test_rgba_png_sequence_keeps_alpha_and_blends_premultiplied(tmp_path, rng):
     frames = _straight_rgba(rng)
     _fx(_write_pngs(tmp_path / "in", frames), tmp_path / "out" / "%03d.png")
@@ -83,7 +94,7 @@ def test_rgba_png_sequence_keeps_alpha_and_blends_premultiplied(tmp_path, rng):
     assert got.shape == (N, H, W, 4) and got.dtype == np.uint8
     want = hf.motion_blur(_padded(frames), WINDOW, stride=1, backend="cpu",
                           premultiplied=False)
-    np.testing.assert_array_equal(got, want)
+    assert_same_light(got, want)
     assert not got[:, :4].any()  # transparent stays transparent, colour 0
 
 
@@ -99,9 +110,8 @@ def test_16_bit_png_sequence_keeps_16_bits(tmp_path, rng):
 def test_16_bit_rgba_png_sequence(tmp_path, rng):
     frames = _straight_rgba(rng, np.uint16)
     _fx(_write_pngs(tmp_path / "in", frames), tmp_path / "out" / "%03d.png")
-    np.testing.assert_array_equal(
-        _read_pngs(tmp_path / "out"),
-        hf.motion_blur(_padded(frames), WINDOW, stride=1, backend="cpu", premultiplied=False))
+    assert_same_light(_read_pngs(tmp_path / "out"), hf.motion_blur(
+        _padded(frames), WINDOW, stride=1, backend="cpu", premultiplied=False))
 
 
 def test_10_bit_video_is_fused_at_16_bits(tmp_path, rng):
@@ -134,8 +144,8 @@ def test_prores_4444_keeps_alpha_in_mov_and_png(tmp_path, rng):
     got = _read_pngs(tmp_path / "out")
     deep = _decode(src, "rgba64le", 4, "<u2")
     assert got.shape == (N, H, W, 4) and got.dtype == np.uint16
-    np.testing.assert_array_equal(got, hf.motion_blur(_padded(deep), WINDOW, stride=1,
-                                                      backend="cpu", premultiplied=False))
+    assert_same_light(got, hf.motion_blur(_padded(deep), WINDOW, stride=1, backend="cpu",
+                                          premultiplied=False))
     back = _decode(tmp_path / "out.mov", "rgba64le", 4, "<u2")  # 10 bits again: near
     assert np.abs(back[..., 3].astype(int) - got[..., 3]).max() < 200
 
@@ -150,8 +160,8 @@ def test_vp9_alpha_is_read_with_its_alpha(tmp_path, rng):
     _fx(src, tmp_path / "out" / "%03d.png")
     got = _read_pngs(tmp_path / "out")
     decoded = _decode(src, "rgba", 4, np.uint8, "-c:v", "libvpx-vp9")
-    np.testing.assert_array_equal(got, hf.motion_blur(_padded(decoded), WINDOW, stride=1,
-                                                      backend="cpu", premultiplied=False))
+    assert_same_light(got, hf.motion_blur(_padded(decoded), WINDOW, stride=1, backend="cpu",
+                                          premultiplied=False))
     assert got[:, :4, :, 3].max() < 8 and got[:, 4:8, :, 3].min() > 247
 
 

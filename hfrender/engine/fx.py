@@ -103,7 +103,7 @@ class FxFusion:
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
         if self.alpha == "keep":
-            res[...] = straight_alpha(res)
+            res[...] = straight_alpha(res, s.linear_light)
         return res[..., :3] if self.alpha == "drop" else res
 
 
@@ -315,10 +315,11 @@ class FxJob:
         self._submit(engine, builder.flush_remaining())
 
     def _premultiply(self, frame: np.ndarray) -> None:
-        """Straight alpha (as PNG, ProRes 4444 and VP9 hold it) -> premultiplied in linear
-        light, in place: what the fusion blends (``hf.motion_blur(premultiplied=False)``)."""
+        """Straight alpha (as PNG, ProRes 4444 and VP9 hold it) -> premultiplied in the
+        space the fusion blends in (linear light, or code values with --gamma-space), in
+        place (``hf.motion_blur(premultiplied=False)`` does it in float32)."""
         if self.alpha is not None:
-            frame[...] = premultiply(frame)
+            frame[...] = premultiply(frame, self.s.linear_light)
 
     @staticmethod
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
