@@ -11,7 +11,6 @@ import pytest
 from test_transparent import RUN, SCENE
 
 import hfrender as hf
-from hfrender.color import premultiply
 from hfrender.cli import main
 from hfrender.color import decode_table, premultiply
 from hfrender.io.images import encode_png16, read_png
