@@ -85,6 +85,8 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
                              f"is {first[1]} {first[0]}, frame {bad} is {x[bad].dtype} "
                              f"{x[bad].shape}")
         return _native(np.stack(x)), _same
+    if isinstance(x, (list, tuple)) and not x:
+        raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
     raise InputTypeError(
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
         f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import check_blades, polygon_edge
 
@@ -56,15 +56,22 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
             )
         w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
-        w = np.asarray(curve, dtype=np.float64)
+        try:
+            w = np.asarray(curve, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
+                                 f"an array of {n} numbers") from None
         if w.shape != (n,):
             raise InputError(
                 f"weights has shape {w.shape}; an array of weights must have shape ({n},), "
                 f"one per frame of the window"
             )
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.max() <= 0:
             shown = np.array2string(w, precision=4, threshold=8)
             raise InputError(f"weights={shown} must be finite, >= 0, and not all zero")
+        with np.errstate(over="ignore"):
+            if not np.isfinite(w.sum()):  # [1e308, 1e308] sums past the largest float
+                w = w / w.max()
     return w / w.sum()
 
 

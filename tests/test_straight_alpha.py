@@ -54,3 +54,4 @@ def test_code_value_premultiplication_is_on_codes(rng):
     opaque[..., 3] = 255
     assert np.array_equal(straight_alpha(premultiply(opaque, False), False), opaque)
     assert not np.array_equal(premultiply(frame, True), codes)  # linear light is another
+

@@ -164,3 +164,20 @@ def test_fuse_and_window_weights_name_what_they_take():
     np.testing.assert_array_equal(out, hf.fuse(hyper, hf.WindowWeights.sliding(
         np.full(4, 0.25), 1, 1)))
     hyper.release()
+
+
+def test_what_an_effects_library_user_passes_wrong_is_one_clear_line():
+    from hfrender.errors import InputError
+
+    frames = np.zeros((4, 2, 2, 3), np.uint8)
+    cases = [(lambda: hf.motion_blur(frames, window=2, weights=np.array(["a", "b"])),
+              r"^weights=array\(\['a', 'b'\].* must be one of box, triangle, gaussian or an "
+              r"array of 2 numbers$"),
+             (lambda: hf.from_linear(np.zeros((2, 2, 3), np.float32), "u9"),
+              r"^dtype='u9' must be uint8 or uint16$"),
+             (lambda: hf.motion_blur([], window=2),
+              r"^frames is an empty list: give at least one frame$")]
+    for call, message in cases:
+        with pytest.raises(InputError, match=message):
+            call()
+    np.testing.assert_array_equal(hf.curve_weights(np.array([1e308, 1e308]), 2), [0.5, 0.5])
