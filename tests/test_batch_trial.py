@@ -173,3 +173,39 @@ def test_a_render_job_runs_again_when_a_model_its_scene_loads_changes(tmp_path):
     code, gone = run(tmp_path)
     assert code == 1 and gone["model"]["status"] == "failed"
     assert "tri.obj: model file not found" in gone["model"]["error"]
+
+
+def test_a_video_name_with_a_percent_sign_is_a_video(tmp_path):
+    out = tmp_path / "speed 100%.mp4"
+    assert main(["render", str(BAR), "-o", str(out), "--size", "32x8", "--duration", "0.2",
+                 "--quiet"]) == 0
+    assert len(decode(out)) == 6
+
+
+def test_a_gif_above_50_fps_is_warned_of(tmp_path, caplog):
+    out = tmp_path / "fast.gif"
+    assert main(["render", str(BAR), "-o", str(out), "--size", "32x8", "--duration", "0.1",
+                 "--fps", "60", "--quiet"]) == 0
+    assert "a GIF at 60 fps: browsers show its frames shorter than 20 ms" in caplog.text
+    caplog.clear()
+    assert main(["render", str(BAR), "-o", str(out), "--size", "32x8", "--duration", "0.1",
+                 "--fps", "50", "--quiet"]) == 0
+    assert "GIF" not in caplog.text
+
+
+def test_batch_v_shows_a_failed_jobs_traceback(tmp_path, capsys, caplog):
+    """A failure is told even with --quiet; -v after the file (also after --quiet) adds its
+    traceback, as render -v does."""
+    import logging
+
+    (tmp_path / "exits.py").write_text(EXITS.replace("sys.exit(3)", "raise ValueError('boom')"))
+    write(tmp_path, '[defaults]\nsize = "32x18"\nfps = 10\n\n[[job]]\nname = "boom"\n'
+                    'scene = "exits.py"\noutput = "out/e.mp4"\n')
+    logging.getLogger().setLevel(logging.WARNING)
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 1
+    assert "[1/1] boom: failed: scene error in update(t)" in capsys.readouterr().err
+    assert "Traceback" not in caplog.text
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet", "-v"]) == 1
+    assert "job 'boom' failed (its traceback, for -v)" in caplog.text
+    assert "Traceback" in caplog.text and "ValueError: boom" in caplog.text
+    logging.getLogger().setLevel(logging.WARNING)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from pathlib import Path
@@ -37,7 +38,8 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             raise ConfigError(f"{word!r}: options after the jobs file are --name value")
         name, _, value = word[2:].partition("=")
         key = option_name(name)
-        if not value and (i + 1 >= len(words) or words[i + 1].startswith("--")):
+        if not value and (i + 1 >= len(words) or words[i + 1].startswith("--")
+                          or words[i + 1] == "-v"):  # --quiet -v: two flags
             value = None
         elif not value:
             value, i = words[i + 1], i + 1
@@ -78,7 +80,7 @@ def _parse(name: str, text: str | None, want: object) -> object:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from hfrender.engine.batch import BatchState, load_jobs, summary_json
+    from hfrender.engine.batch import BatchState, load_jobs
     from hfrender.engine.batch_paths import check_jobs, check_summary
 
     own, overrides = overrides_of(args.options)
@@ -149,9 +151,7 @@ def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: d
 
     def told(i: int, result: object) -> None:
         finished[i] = result
-        if not quiet:
-            why = f": {result.error}" if result.error else ""
-            print(f"[{i + 1}/{len(jobs)}] {result.name}: {result.status}{why}", file=sys.stderr)
+        _tell(result, i + 1, len(jobs), quiet)
 
     progress, finish = progress_bar(quiet)  # one bar for the whole cluster
     try:  # every result comes through told(), as each job ends
@@ -168,10 +168,15 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool) -> object:
         result = run_job(job, state, progress)
     finally:
         finish()
-    if not quiet:
-        why = f": {result.error}" if result.error else ""
-        print(f"[{n}/{total}] {job.name}: {result.status}{why}", file=sys.stderr)
+    _tell(result, n, total, quiet)
     return result
+
+
+def _tell(result: object, n: int, total: int, quiet: bool) -> None:
+    """A job's end on stderr; a failure even with --quiet (an error, not progress)."""
+    if not quiet or result.error:
+        why = f": {result.error}" if result.error else ""
+        print(f"[{n}/{total}] {result.name}: {result.status}{why}", file=sys.stderr)
 
 
 def table(results: list) -> str:
@@ -183,3 +188,10 @@ def table(results: list) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
                      for row in rows)
+
+
+def summary_json(results: list) -> str:
+    """``--summary``: every job's result, its fps rounded."""
+    from dataclasses import asdict
+
+    return json.dumps([{**asdict(r), "fps": round(r.fps, 3)} for r in results], indent=1)

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,10 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
-from hfrender.io.writers import check_output
+from hfrender.io.writers import check_output, is_sequence
 from hfrender.scene.loader import check_scene_file
 
+log = logging.getLogger(__name__)
 AUTO = "auto"
 # option name -> the type a value must have (TOML's own types)
 RENDER_OPTIONS: dict[str, Any] = {
@@ -199,9 +201,9 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
     """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
     frame rate it is read at: a video's own (an fps given for it is refused), a render's
     frames at the render's rate."""
-    if not (source.exists() or "%" in source.name or maker is not None):
+    if not (source.exists() or is_sequence(str(source)) or maker is not None):
         raise InputError(f"{where}: input {source} not found")
-    video = source.is_file() or (maker is not None and "%" not in source.name)
+    video = source.is_file() or (maker is not None and not is_sequence(str(source)))
     given = any(option_name(k) == "fps" for k in entry)
     if video and "fps" in options:
         if given:
@@ -350,7 +352,8 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         return result
     resume = interrupted(job.output)
     try:
-        folder = job.output.parent.parent if "%" in job.output.name else job.output.parent
+        folder = job.output.parent.parent if is_sequence(str(job.output)) else \
+            job.output.parent
         try:  # a jobs file's output folders are made (the commands refuse a missing one)
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -372,8 +375,11 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         state.record(job, result.frames, meshes.LOADED)
     except HFRenderError as exc:
         result.error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"
+        log.warning("job %r: internal error, a bug in hfrender; please report it with the "
+                    "jobs file and this traceback:", job.name, exc_info=exc)
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -392,7 +398,3 @@ def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
     s = f.prepare().run()
     return {"frames": s.total, "made": s.total - (s.resumed_at or 0), "retries": s.retries,
             "segments": s.segments}
-
-
-def summary_json(results: list[JobResult]) -> str:
-    return json.dumps([{**asdict(r), "fps": round(r.fps, 3)} for r in results], indent=1)

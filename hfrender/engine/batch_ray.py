@@ -17,6 +17,7 @@ from hfrender.engine.ray_connect import connect
 from hfrender.errors import HFRenderError
 from hfrender.io.outputs import output_lock
 from hfrender.io.segments import resumable
+from hfrender.io.writers import is_sequence
 
 
 def _failed(job: BatchJob, exc: BaseException) -> JobResult:
@@ -117,7 +118,7 @@ def _on_cluster(job: BatchJob) -> bool:
     """Video (and, for renders, PNG sequences) from a render or from video footage."""
     video = resumable(str(job.output))
     if job.kind == "render":
-        return video or "%" in job.output.name
+        return video or is_sequence(str(job.output))
     return video and job.source.is_file()
 
 

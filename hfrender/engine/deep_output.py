@@ -18,6 +18,7 @@ import numpy as np
 
 from hfrender.color import decode_table, straight_alpha
 from hfrender.config import ConfigError
+from hfrender.io.writers import is_sequence
 
 DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
 
@@ -26,7 +27,7 @@ def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
     """The dtype of a render's finished frames: uint8, uint16 (16-bit PNG), float16 or
     float32 (EXR); ``--bit-depth`` elsewhere is refused in one line."""
     suffix = Path(output).suffix.lower()
-    sequence = "%" in Path(output).name
+    sequence = is_sequence(output)
     if not sequence and suffix in DEPTHS and bit_depth is not None:  # hfrender still's
         raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a single picture; "
                           "--bit-depth is for PNG (8, 16) and EXR (16, 32) sequences "

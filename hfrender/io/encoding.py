@@ -191,8 +191,9 @@ def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str |
     that keeps it), ``png`` for a sequence (None for an output type
     :func:`~hfrender.io.writers.check_output` refuses)."""
     from hfrender.io.ffmpeg import ALPHA_CODECS, VIDEO_SUFFIXES
+    from hfrender.io.writers import is_sequence  # (writers imports this module's names)
 
-    if "%" in Path(output).name:
+    if is_sequence(output):
         return "png"
     suffix = Path(output).suffix.lower()
     if codec is None and alpha and suffix in ALPHA_CODECS:

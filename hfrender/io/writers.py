@@ -9,6 +9,7 @@ so it plays, also after an error or Ctrl-C mid-render.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import subprocess
@@ -31,16 +32,21 @@ from hfrender.io.ffmpeg import (
 from hfrender.io.images import encode_exr, encode_png16, write_png8, written_by_hfrender
 from hfrender.io.pixels import raw_dtype
 
+log = logging.getLogger(__name__)
+GIF_MAX_FPS = 50  # a GIF frame shorter than 2 centiseconds is shown for 10 by browsers
+
 
 class WriterError(InputError):
     """The output cannot be written as asked (one line for the user)."""
 
 
-def is_sequence(path: str) -> bool:
-    return "%" in Path(path).name
-
-
 FIELD = re.compile(r"%(0?)(\d*)d")  # a sequence pattern's number: %d, %04d, %5d
+
+
+def is_sequence(path: str) -> bool:
+    """Whether ``path`` names an image sequence: a ``%d`` field in its file name (a
+    video named ``speed 100%.mp4`` is a video)."""
+    return FIELD.search(Path(path).name) is not None
 
 
 def pattern_files(name: str, suffix: str = "", any_width: bool = False) -> re.Pattern | None:
@@ -222,6 +228,10 @@ class VideoWriter(Closing):
             pix_fmt_in = "rgba"
         self.codec = check_output(container or path, size, codec, alpha=alpha,
                                   pix_fmt=getattr(encoding, "pix_fmt", None))
+        if self.codec == "gif" and fps > GIF_MAX_FPS and start == 0.0:
+            log.warning("a GIF at %g fps: browsers show its frames shorter than 20 ms for "
+                        "100 ms (the clip plays slower); --fps %d or less keeps its speed",
+                        fps, GIF_MAX_FPS)
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
