@@ -142,6 +142,8 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out)]) == 130
     assert [r["status"] for r in json.loads(out.read_text())] == [
         "interrupted", "not run", "not run"]
+    stopped = json.loads(out.read_text())[0]  # what it had made, not 0 frames in 0 s
+    assert 0 < stopped["frames"] < 48 and stopped["seconds"] > 0
     table = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in table[-3:]] == [
         ["bar", "interrupted"], ["smooth", "not"], ["frames", "not"]]

@@ -80,7 +80,7 @@ def test_a_render_jobs_partial_name_taken_by_a_users_file_is_refused_not_an_fx_j
 
 
 def test_a_state_file_that_is_not_ours_is_read_as_none(folder):
-    from hfrender.engine.batch import BatchState
+    from hfrender.engine.batch_state import BatchState
 
     (folder / ".jobs.toml.state.json").write_text("[1, 2, 3]")
     assert BatchState.load(folder / "jobs.toml").jobs == {}

@@ -11,7 +11,8 @@ from render_helpers import decode_video as decode
 
 from hfrender.cli import main
 from hfrender.config import ConfigError
-from hfrender.engine.batch import BatchState, load_jobs, run_job
+from hfrender.engine.batch import load_jobs, run_job
+from hfrender.engine.batch_state import BatchState
 from hfrender.errors import InputError
 
 pytestmark = pytest.mark.usefixtures("gl_context")
@@ -209,3 +210,17 @@ def test_batch_v_shows_a_failed_jobs_traceback(tmp_path, capsys, caplog):
     assert "job 'boom' failed (its traceback, for -v)" in caplog.text
     assert "Traceback" in caplog.text and "ValueError: boom" in caplog.text
     logging.getLogger().setLevel(logging.WARNING)
+
+
+def test_two_batches_of_one_jobs_file_keep_each_others_records(tmp_path):
+    """Each batch read the state file once and wrote it whole: the one that ended last
+    dropped the other's records, and its jobs ran again next time."""
+    write(tmp_path, '[defaults]\nsize = "32x8"\nfps = 24\nduration = 0.2\n\n[[job]]\n'
+                    'name = "a"\nscene = "bar.frag"\noutput = "out/a.mp4"\n\n[[job]]\n'
+                    'name = "b"\nscene = "bar.frag"\noutput = "out/b.mp4"\n')
+    jobs = load_jobs(tmp_path / "jobs.toml")
+    first, second = (BatchState.load(tmp_path / "jobs.toml") for _ in range(2))
+    assert run_job(jobs[0], first).status == "done"
+    assert run_job(jobs[1], second).status == "done"  # its state had not read a's record
+    again = BatchState.load(tmp_path / "jobs.toml")
+    assert [run_job(j, again).status for j in jobs] == ["up-to-date", "up-to-date"]

@@ -100,7 +100,7 @@ def test_the_readme_hyperframe_loop_runs_as_printed_and_makes_every_output():
     too: without flush_remaining the last output was lost)."""
     root = EXAMPLES.parent
     readme = (root / "README.md").read_text()
-    start = readme.index("```python\npool = hf.HyperFramePool(") + len("```python\n")
+    start = readme.index("```python\n# yours: stream") + len("```python\n")
     code = readme[start:readme.index("```", start)]
     assert "(720, 1280, 4), np.uint8, capacity=64" in code
     code = code.replace("(720, 1280, 4), np.uint8, capacity=64", "(6, 8, 4), np.uint8, capacity=9")
@@ -117,3 +117,18 @@ def test_the_readme_hyperframe_loop_runs_as_printed_and_makes_every_output():
     expected = hf.motion_blur(frames, window, stride=stride, premultiplied=True)
     got = np.stack([made[k] for k in sorted(made)]).astype(int)
     assert np.abs(got - expected).max() <= 1  # (rounding of RGBA's alpha, a code value)
+
+
+def test_the_readme_effects_block_runs_as_printed():
+    """Copied from the README and run as it is (its names were undefined: NameError)."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    start = readme.index("## The effects library\n\n```python\n") + len(
+        "## The effects library\n\n```python\n")
+    scope: dict = {}
+    exec(readme[start:readme.index("```", start)], scope)  # noqa: S102 - the README's code
+    assert scope["blurred"].shape == (6, 180, 320, 3) and scope["blurred"].dtype == np.uint8
+    assert scope["tmix_like"].shape == (41, 180, 320, 3)
+    focused, frame = scope["focused"], scope["frame"]
+    assert focused.shape == frame.shape
+    assert np.array_equal(focused[70:110, 110:210], frame[70:110, 110:210])  # in focus
+    assert np.abs(focused[:40].astype(int) - frame[:40]).mean() > 10  # the 10 m wall: blurred

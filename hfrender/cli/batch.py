@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 from hfrender.cli.common import (
@@ -80,8 +81,9 @@ def _parse(name: str, text: str | None, want: object) -> object:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from hfrender.engine.batch import BatchState, load_jobs
+    from hfrender.engine.batch import load_jobs
     from hfrender.engine.batch_paths import check_jobs, check_summary
+    from hfrender.engine.batch_state import BatchState
 
     own, overrides = overrides_of(args.options)
     if own.get("verbose"):
@@ -104,6 +106,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     state = BatchState.load(Path(args.jobs))
     finished: dict = {}  # job index -> its result, as each ends
     started: set = set()  # the jobs begun (on Ray, all at once)
+    running: dict = {}  # the job running here: its index, start and frames made so far
     code = 0
     with sigterm_interrupts():
         try:
@@ -113,7 +116,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             else:
                 for n, job in enumerate(jobs):
                     started.add(n)
-                    finished[n] = _one(job, state, n + 1, len(jobs), quiet)
+                    running.update(n=n, t0=time.perf_counter(), frames=0)
+                    finished[n] = _one(job, state, n + 1, len(jobs), quiet, running)
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
                         if finished[n].status == "failed":  # (or turned it into an error)
                             finished[n].status = "interrupted"
@@ -125,6 +129,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
                   "resumes)", file=sys.stderr)
             code = interrupted_code(exc)
     results = unfinished(jobs, finished, started)
+    if running and running["n"] not in finished:  # what the interrupted job had made
+        stopped = results[running["n"]]
+        stopped.frames = stopped.frames_made = running["frames"]
+        stopped.seconds = time.perf_counter() - running["t0"]
     if not quiet:
         print(table(results))
     if own.get("summary"):
@@ -139,7 +147,7 @@ def unfinished(jobs: list, finished: dict, started: set) -> list:
     """Every job's result in the jobs file's order, those a Ctrl-C stopped included: one
     begun and not finished (on Ray, all begin at once) ``interrupted``, one never begun
     ``not run``."""
-    from hfrender.engine.batch import JobResult
+    from hfrender.engine.batch_state import JobResult
 
     return [finished[i] if i in finished else
             JobResult(job.name, "interrupted" if i in started else "not run",
@@ -160,10 +168,17 @@ def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: d
         finish()
 
 
-def _one(job: object, state: object, n: int, total: int, quiet: bool) -> object:
+def _one(job: object, state: object, n: int, total: int, quiet: bool,
+         running: dict) -> object:
     from hfrender.engine.batch import run_job
 
-    progress, finish = progress_bar(quiet)
+    bar, finish = progress_bar(quiet)
+
+    def progress(done: int, frames: int) -> None:
+        running["frames"] = done  # told in the table if a Ctrl-C stops the job
+        if bar is not None:
+            bar(done, frames)
+
     try:
         result = run_job(job, state, progress)
     finally:

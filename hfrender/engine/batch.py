@@ -18,16 +18,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
-from hfrender.engine.batch_paths import check_jobs, input_identity, stamp
+from hfrender.engine.batch_paths import check_jobs, input_identity
+from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding, check_encoding
@@ -273,66 +273,6 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
             seen[value] = job.name
     check_jobs(path, jobs)
     return jobs
-
-
-@dataclass
-class JobResult:
-    name: str
-    status: str = "failed"
-    frames: int = 0
-    segments_made: int = 0
-    segments_reused: int = 0
-    retries: int = 0
-    seconds: float = 0.0
-    output: str = ""
-    error: str | None = None
-    frames_made: int | None = None  # by this run (a resumed job's output holds more)
-
-    @property
-    def fps(self) -> float:
-        made = self.frames if self.frames_made is None else self.frames_made
-        return made / self.seconds if self.seconds > 0 and self.status != "up-to-date" \
-            else 0.0
-
-
-@dataclass
-class BatchState:
-    """What each job made, beside the jobs file: its settings key and the output's size
-    and time, so that a later run can tell an up-to-date output."""
-
-    path: Path
-    jobs: dict = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, jobs_file: Path) -> BatchState:
-        path = jobs_file.with_name(f".{jobs_file.name}.state.json")
-        try:
-            jobs = json.loads(path.read_text())
-        except (OSError, ValueError):
-            jobs = {}
-        return cls(path, jobs if isinstance(jobs, dict) else {})  # else not ours: start anew
-
-    def up_to_date(self, job: BatchJob) -> dict | None:
-        rec = self.jobs.get(job.name)
-        if not rec or rec.get("key") != job.key() or not job.output.is_file():
-            return None
-        st = job.output.stat()
-        if (st.st_size, st.st_mtime_ns) != (rec["size"], rec["mtime_ns"]):
-            return None
-        return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
-            else None  # a model the scene loaded has changed (or is gone)
-
-    def record(self, job: BatchJob, frames: int, assets: Iterable[Path] = ()) -> None:
-        """What ``job`` made, and the model files its scene loaded (``assets``)."""
-        if not job.output.is_file():  # sequences are not recorded: they run again
-            return
-        st = job.output.stat()
-        self.jobs[job.name] = {"key": job.key(), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                               "frames": frames,
-                               "assets": {str(p): stamp(p) for p in sorted(assets)}}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(self.jobs, indent=1))
-        os.replace(tmp, self.path)
 
 
 Progress = Callable[[int, int], None]

@@ -10,7 +10,8 @@ from contextlib import ExitStack
 from typing import Any
 
 from hfrender.config import ConfigError
-from hfrender.engine.batch import BatchJob, BatchState, JobResult, run_job
+from hfrender.engine.batch import BatchJob, run_job
+from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect

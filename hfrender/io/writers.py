@@ -291,10 +291,9 @@ class VideoWriter(Closing):
         empty = not out.is_file() or out.stat().st_size == 0
         if self.frames_written == 0 or (code != 0 and empty):
             out.unlink(missing_ok=True)  # no video at all: nothing that looks like one
-        if code != 0:
-            kept = "" if empty else " (what it wrote is kept, possibly incomplete)"
+        if code != 0:  # (what becomes of what it wrote, the caller says: kept or not)
             raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): "
-                              f"{self._ffmpeg_says()}{kept}")
+                              f"{self._ffmpeg_says()}")
 
 
 class PngSequenceWriter(Closing):
