@@ -264,10 +264,10 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             spread = ops.later(_spread, ops, fields, disks, win, layer.side, add)
             pending.append(lambda j=j, win=win, spread=spread:
                            ops.scatter(j, ops.ready(spread()), win))
-            far = bool(plan.big[:, j].any())  # larger disks behind, gathered by its own
-            seen = plan.focus and layer.side == NEAR  # and what it sees in focus past its edges
-            if far or seen:
-                pending.append(_gather(ops, j, layer, box, offsets, (h, w), far, seen))
+            if plan.big[:, j].any():
+                pending.append(_gather(ops, j, layer, box, offsets, h, w))
+            if plan.focus and layer.side == NEAR:  # what it sees in focus past its edges
+                pending.append(_gather(ops, j, layer, box, offsets, h, w, seen=True))
             if plan.big[j].any():  # a far layer that nearer ones gather
                 kept.append((fields, win))
             while len(pending) > LOOKAHEAD:
@@ -292,23 +292,22 @@ def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: in
 
 
 def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
-            offsets: np.ndarray, size: tuple[int, int], far: bool,
-            seen: bool) -> Callable[[], None]:
-    """What layer j's pixels see behind them, gathered with each pixel's own disk (both of
-    the layer's, by its share; one between them for large disks): ``far``, the far layers
-    of larger disks (their light kept so far); ``seen``, the pixels in focus
-    (``ops.focus_window``: weight 1 each), each weighing 1 / the disk's area, as the exact
-    gather counts them behind a defocused pixel before the focus plane (what it sees past
-    its edges, where its own light falls short). One transform for both where the layer
-    gathers with one disk. Taken now; what adds the gathers to the sums, later."""
+            offsets: np.ndarray, h: int, w: int, seen: bool = False) -> Callable[[], None]:
+    """The far layers of larger disks seen through layer j's pixels, gathered with each
+    pixel's own disk (both of the layer's, by its share; one between them for large disks):
+    the far light kept so far, taken now, and what adds its gathers to the sums later.
+    ``seen``: the pixels in focus instead (``ops.focus_window``, weight 1 each), each
+    weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
+    before the focus plane: what it sees past its edges, where its own light falls short.
+    Apart from the far light: each inverse's rounding is cleaned by its own largest values
+    (a bright pixel in focus would wipe out dim far light's colour with its own)."""
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
-    win = window(box, _reach(offsets, max(disks)), *size)
-    far_light = ops.far_window(win) if far and ops.far_in(win) else None
-    focus = ops.focus_window(win) if seen and ops.focus_in(win) else None
-    if far_light is None and focus is None:  # nothing to gather near these pixels
+    win = window(box, _reach(offsets, max(disks)), h, w)
+    if not (ops.focus_in(win) if seen else ops.far_in(win)):  # nothing to gather near them
         return lambda: None
-    spread = ops.later(_gathered, ops, far_light, focus, disks, win, layer.side)
+    light = ops.focus_window(win) if seen else ops.far_window(win)
+    spread = ops.later(_gathered, ops, light, disks, win, layer.side, seen)
 
     def settle() -> None:
         for d, light in enumerate(spread()):
@@ -317,28 +316,16 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     return settle
 
 
-def _gathered(ops: Any, far: Any, focus: Any, disks: list[int], win: Window,
-              side: int) -> list[Any]:
-    """``far`` summed over each of ``disks`` around every pixel of the window, plus
-    ``focus`` summed and divided by the disk's area (either may be None)."""
-    if len(disks) == 1 and far is not None and focus is not None:  # one transform: the
-        h = win.size[0]  # window's rows (past them, the copies are not read)
-        far[:, :h] += focus[:, :h] * np.float32(1.0 / disks[0])
-        focus = None
-    elif len(disks) == 1 and focus is not None:
-        far, focus = focus * np.float32(1.0 / disks[0]), None
-    spectra = [ops.forward(f, win.rows) if f is not None else None for f in (far, focus)]
+def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int,
+              mean: bool = False) -> list[Any]:
+    """``far`` (C + 1, *win.shape) summed over each of ``disks`` (``mean``: each sum over
+    the disk's area) around every pixel of the window."""
+    spectrum = ops.forward(far, win.rows)
     out = []
     for area in disks:
-        kernel = ops.spectrum(area, win.shape, side)
-        product = None if spectra[0] is None else spectra[0] * kernel
-        if spectra[1] is not None:
-            part = spectra[1] * kernel
-            part *= np.float32(1.0 / area)
-            if product is None:
-                product = part
-            else:
-                product += part
+        product = spectrum * ops.spectrum(area, win.shape, side)
+        if mean:
+            product *= np.float32(1.0 / area)
         out.append(ops.inverse(product, win))
     return out
 

@@ -123,6 +123,11 @@ def test_a_summary_over_a_frame_of_a_sequence_output_is_refused(tmp_path, capsys
     assert not (tmp_path / "frames").exists()  # refused before anything ran
     assert main(["batch", str(tmp_path / "jobs.toml"), "--summary",
                  str(tmp_path / "frames" / "00001.png"), "--quiet"]) == 0  # not its name
+    assert (tmp_path / "frames" / "0002.png").is_file()  # made by the run just above
+    write(tmp_path, SEQUENCE_THEN_FX[SEQUENCE_THEN_FX.index('[[job]]\nname = "blurred"'):])
+    code = main(["batch", str(tmp_path / "jobs.toml"), "--summary",
+                 str(tmp_path / "frames" / "0002.png"), "--quiet"])
+    assert code == 2 and "is a frame of the input of job 'blurred'" in capsys.readouterr().err
 
 
 def test_a_jobs_file_takes_a_fraction_for_fps_as_the_commands_do(tmp_path):
@@ -224,3 +229,52 @@ def test_two_batches_of_one_jobs_file_keep_each_others_records(tmp_path):
     assert run_job(jobs[1], second).status == "done"  # its state had not read a's record
     again = BatchState.load(tmp_path / "jobs.toml")
     assert [run_job(j, again).status for j in jobs] == ["up-to-date", "up-to-date"]
+
+
+HELPER = '''
+import hfrender as hf
+
+TRI = hf.Mesh.load("tri.obj")
+'''
+
+HELPED = """
+import hfrender as hf
+from props import TRI
+
+
+class Helped(hf.Scene):
+    duration = 0.2
+
+    def setup(self):
+        self.add(TRI)
+"""
+
+
+def test_a_model_loaded_by_a_helper_module_is_recorded_for_every_job(tmp_path):
+    """A helper module is imported once a process: a second job's scene loads nothing, yet
+    holds the model (a review found it kept up-to-date after the model changed)."""
+    pytest.importorskip("trimesh")
+    obj = tmp_path / "tri.obj"
+    obj.write_text("v -1 -1 0\nv 1 -1 0\nv 0 1 0\nf 1 2 3\n")
+    (tmp_path / "props.py").write_text(HELPER)
+    (tmp_path / "helped.py").write_text(HELPED)
+    write(tmp_path, '[defaults]\nsize = "32x18"\nfps = 10\n\n[[job]]\nname = "a"\n'
+                    'scene = "helped.py"\noutput = "out/a.mp4"\n\n[[job]]\nname = "b"\n'
+                    'scene = "helped.py"\noutput = "out/b.mp4"\n')
+    code, first = run(tmp_path)
+    assert code == 0 and [r["status"] for r in first.values()] == ["done", "done"]
+    obj.write_text("v -1 -1 0\nv 1 -1 0\nv 0 0.5 0\nf 1 2 3\n")
+    code, again = run(tmp_path)
+    assert [r["status"] for r in again.values()] == ["done", "done"]
+
+
+def test_a_scene_that_exits_while_samples_auto_probes_it_fails_its_job(tmp_path):
+    (tmp_path / "exits.py").write_text(EXITS)
+    write(tmp_path, '[defaults]\nsize = "32x18"\nfps = 10\n\n[[job]]\nname = "exits"\n'
+                    'scene = "exits.py"\noutput = "out/e.mp4"\nsamples = "auto"\n\n'
+                    '[[job]]\nname = "bar"\nscene = "bar.frag"\noutput = "out/bar.mp4"\n'
+                    'duration = 0.3\n')
+    code, results = run(tmp_path)
+    assert code == 1 and results["bar"]["status"] == "done"
+    assert results["exits"]["status"] == "failed"
+    assert "it called sys.exit(3)" in results["exits"]["error"]

@@ -26,6 +26,7 @@ from hfrender.engine.draw import SubframeDrawer
 from hfrender.render.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene import ShaderScene
+from hfrender.scene.loader import call_scene
 
 # pixels of motion between sub-frames, with reconstruction: the largest gap whose worst
 # frame stays near 1 dB above 45 dB on the quality harness (`quality.py --gaps`: 4 px
@@ -82,7 +83,7 @@ class SampleProbe:
         """(the largest speed in pixels per second, the largest circle of confusion) in a
         probe sub-frame at time ``t``."""
         scene, w, h = self.scene, *self.size
-        scene.update(t)
+        call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
         self.renderer.draw(t, k, clip_rates=self.drawer._clip_rates(t, k, (0.0, 0.0),
                                                                      (0.0, 0.0)))
         self.renderer.read_into(self._color, self._depth, self._velocity)

@@ -282,7 +282,6 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
     from hfrender.io.outputs import output_lock
     from hfrender.io.segments import interrupted
-    from hfrender.scene import meshes
 
     result = JobResult(job.name, output=str(job.output))
     t0 = time.perf_counter()
@@ -299,7 +298,6 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         except OSError as exc:
             raise InputError(f"-o {job.output}: cannot make {folder}: "
                              f"{exc.strerror or exc}") from None
-        meshes.LOADED.clear()  # the models this job's scene loads, recorded with its output
         with output_lock(str(job.output)):  # one writer of an output at a time
             try:
                 stats = _run(job, resume, progress)
@@ -312,7 +310,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         result.frames, result.retries = stats["frames"], stats["retries"]
         result.frames_made = stats["made"]
         result.segments_made, result.segments_reused = stats["segments"]
-        state.record(job, result.frames, meshes.LOADED)
+        state.record(job, result.frames, stats.get("models", {}))
     except HFRenderError as exc:
         result.error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
@@ -327,11 +325,14 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
 def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
     if job.kind == "render":
         from hfrender.engine.render import RenderJob
+        from hfrender.scene.meshes import scene_models
 
-        s = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
-                      progress=progress).prepare().run()
+        render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
+                           progress=progress).prepare()
+        s = render.run()
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
-                "retries": s.retries, "segments": s.segments}
+                "retries": s.retries, "segments": s.segments,
+                "models": scene_models(render.scene.objects)}
     from hfrender.engine.fx import FxJob
 
     f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)

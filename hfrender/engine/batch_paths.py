@@ -66,12 +66,13 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
         if (partial := _partial(job)) is not None:
             taken.setdefault(partial, f"where job {job.name!r} keeps an interrupted run's frames")
     there = taken.get(Path(summary).resolve())
-    for job in jobs if there is None else ():  # a frame of a sequence output, its name
-        out = job.output.resolve()
-        rx = pattern_files(out.name) if is_sequence(str(out)) else None
-        if rx is not None and Path(summary).resolve().parent == out.parent and \
-                rx.match(Path(summary).name):
-            there = f"a frame of the output of job {job.name!r}"
+    for job in jobs if there is None else ():  # a frame of a sequence the batch reads or
+        depth = job.options.get("depth")  # writes: its pattern's, or a folder's file
+        for what, file in (("output", job.output), ("depth", Path(depth) if depth else None),
+                           ("input", job.source if job.kind == "fx" else None)):
+            if there is None and file is not None and \
+                    _a_frame_of(file.resolve(), Path(summary).resolve()):
+                there = f"a frame of the {what} of job {job.name!r}"
     if there is not None:
         raise InputError(f"--summary {summary} is {there}: write the summary elsewhere")
 
@@ -102,3 +103,11 @@ def stamp(path: Path) -> list[int] | None:
     except OSError:
         return None
     return [st.st_size, st.st_mtime_ns]
+
+
+def _a_frame_of(sequence: Path, file: Path) -> bool:
+    """Whether ``file`` is a frame of ``sequence`` (a %d pattern, or a folder of frames)."""
+    if sequence.is_dir():
+        return file.parent == sequence
+    rx = pattern_files(sequence.name) if is_sequence(str(sequence)) else None
+    return rx is not None and file.parent == sequence.parent and bool(rx.match(file.name))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,14 +55,15 @@ class BatchState:
         return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
             else None  # a model the scene loaded has changed (or is gone)
 
-    def record(self, job: Any, frames: int, assets: Iterable[Path] = ()) -> None:
-        """What ``job`` made, and the model files its scene loaded (``assets``)."""
+    def record(self, job: Any, frames: int, models: dict | None = None) -> None:
+        """What ``job`` made, and the model files its scene held (``models``: each path's
+        size and time when it was loaded, :func:`hfrender.scene.meshes.scene_models`)."""
         if not job.output.is_file():  # sequences are not recorded: they run again
             return
         st = job.output.stat()
         self.jobs[job.name] = {"key": job.key(), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
                                "frames": frames,
-                               "assets": {str(p): stamp(p) for p in sorted(assets)}}
+                               "assets": dict(sorted((models or {}).items()))}
         mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
         self.jobs = {**_records(self.path), **mine}
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")

@@ -192,7 +192,7 @@ class ClusterRender:
             resolve_transparent,
             schedule_for,
         )
-        from hfrender.scene.loader import load_scene
+        from hfrender.scene.loader import call_scene, load_scene
 
         config = self.config
         self.sequence = is_sequence(config.output)
@@ -205,7 +205,7 @@ class ClusterRender:
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name)
-        scene.setup()
+        call_scene(scene, "setup()", scene.setup)
         _local_only(resolve_transparent(config, scene))
         self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
                                          config.fps)  # chunks count from self.first

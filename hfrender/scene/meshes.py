@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,7 @@ class ModelData:
 
 _CACHE: dict[str, ModelData] = {}
 _LOCK = threading.Lock()
-LOADED: set[Path] = set()  # every model file a scene of this process loaded (a batch's
-#                            record of what a job's output depends on: ``engine/batch.py``)
+
 
 
 def model_data(geometry: str) -> ModelData:
@@ -68,6 +68,19 @@ def model_data(geometry: str) -> ModelData:
 
 def is_model(geometry: str) -> bool:
     return geometry.startswith(PREFIX)
+
+
+def scene_models(objects: Iterable[Any]) -> dict[str, list[int]]:
+    """The model files of ``objects`` (a scene's) as loaded: each path's [size, time in ns]
+    then (what a batch records beside a job's output: ``engine/batch_state.py``)."""
+    found = {}
+    for obj in objects:
+        model = getattr(obj, "_model", None)
+        if model is not None and model.key.startswith(PREFIX):
+            path, _, stamp = model.key[len(PREFIX):].rpartition("@")
+            mtime, _, size = stamp.partition(":")
+            found[path] = [int(size), int(mtime)]
+    return found
 
 
 def load_model(path: str | Path) -> ModelData:
@@ -85,7 +98,6 @@ def load_model(path: str | Path) -> ModelData:
         raise ModelError(f"{p}: not a file")
     key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
     with _LOCK:
-        LOADED.add(resolved)
         if key not in _CACHE:
             _CACHE[key] = _read(p, resolved, key)
         return _CACHE[key]
