@@ -25,6 +25,10 @@ from typing import Any
 import numpy as np
 
 FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully, behind fills it
+# what a defocused pixel sees in focus past its edge is taken at most SEEN_FACTOR times this
+# percentile of the frame's brightness, over every SEEN_STEP-th row (:func:`seen_top`): a
+# highlight is cut down, a surface's own texture never reaches it
+SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.0, 4.0, 7
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
@@ -101,3 +105,16 @@ def _kept(xp: Any, radius: Any, a: Any) -> Any:
     a = xp.minimum(a, radius)
     cut = radius * radius * xp.arccos(a / radius) - a * xp.sqrt(radius * radius - a * a)
     return 1.0 - cut / (np.float32(np.pi) * radius * radius)
+
+
+def seen_top(xp: Any, planar: Any) -> Any:
+    """The brightest in-focus light a defocused pixel before the focus plane is taken to
+    see past its edge (a float32 scalar array): :data:`SEEN_FACTOR` times
+    :data:`SEEN_PERCENTILE` of the colour channels' largest (not alpha, a 4th plane) over
+    every :data:`SEEN_STEP`-th row of the frame (``planar`` (C, H, W)). What the depth pass
+    hides behind the edge is taken to look like the frame's usual light, not like a
+    highlight: a bright point beside a blurred branch, or seen through a gap in it, is not
+    copied onto the branch."""
+    colour = planar[: min(3, int(planar.shape[0])), ::SEEN_STEP]
+    level = xp.percentile(colour.max(axis=0), SEEN_PERCENTILE)
+    return xp.asarray(level * SEEN_FACTOR, dtype=xp.float32)

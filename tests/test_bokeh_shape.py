@@ -263,7 +263,8 @@ def gather_by_hand(img, depth, lens, tol):
     (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
     counts where p - q lies in p's own bokeh too, and so does a source in focus behind a
     defocused p before the focus plane, weighing 1 / p's area (it spreads no light of its
-    own); front over the normalised rest."""
+    own; its colour at most 4x the 99th percentile of every 7th row's); front over
+    the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
     near = depth < np.float32(lens.focus_distance)
@@ -291,10 +292,12 @@ def gather_by_hand(img, depth, lens, tol):
     wf, wb, wh = (weight * (covers & m) for m in (front, visible, behind))
     p_weight = weight.reshape(-1, 1)  # each pixel's own 1 / area
     seen = (pn & (pr2 >= 1)) & (qr2 < 1) & (dy | dx != 0) & in_bokeh(pn, pr2)
-    wb, wh = wb + p_weight * seen, wh + p_weight * seen
+    top = np.float32(np.percentile(img[::7].max(-1), 99) * 4.0)  # of every 7th row: at most
+    seen_colour = np.minimum(img, top).reshape(1, -1, 3)
     f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
-    b, bw = (wb[..., None] * colour).sum(1), wb.sum(1)
-    k, kw = (wh[..., None] * colour).sum(1), wh.sum(1)
+    ws = p_weight * seen
+    b, bw = (wb[..., None] * colour + ws[..., None] * seen_colour).sum(1), (wb + ws).sum(1)
+    k, kw = (wh[..., None] * colour + ws[..., None] * seen_colour).sum(1), (wh + ws).sum(1)
     # what the pixel's disk misses, beyond a few tenths, is what it sees behind
     inside = disk_inside(np, np.rint(1.0 / weight[0].reshape(h, w))).reshape(-1)
     short = np.where(kw > 0, np.maximum(inside - fw - bw, 0), 0)

@@ -119,3 +119,27 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     assert np.abs(fast - exact)[near].max() < 2e-2 * float(np.abs(exact[near]).max())
     sharp = (depth == np.float32(0.6)) & (np.abs(exact - img).max(-1) == 0)
     assert sharp.sum() > 500 and np.array_equal(fast[sharp], img[sharp])
+
+
+@pytest.mark.parametrize("wall", [True, False])
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_a_highlight_in_focus_past_a_defocused_edge_is_not_copied_onto_it(rng, method, wall):
+    """A spark in focus seen through a pinhole in a defocused plane (and one beside its
+    edge): the plane's pixels see the frame's usual light past their edges (at most
+    ``SEEN_FACTOR`` x ``SEEN_PERCENTILE`` of it), not the spark's: it was copied onto ~30
+    of them at 1/30 of its light each (a review: 1000 units of light made)."""
+    img = np.full((H, W, 3), 0.5, np.float32)
+    depth = np.full((H, W), NEAR, np.float32)
+    if wall:  # a wall in focus at the right, grey with texture (else the spark alone is)
+        depth[:, W - 40:] = FOCUS
+        img[:, W - 40:] = 0.2 + 0.3 * rng.random((H, 40, 3), dtype=np.float32)
+    y, x = int(rng.integers(30, 66)), int(rng.integers(40, 80))
+    img[y, x], depth[y, x] = 1000.0, FOCUS  # seen through a pinhole in the near plane
+    if wall:
+        img[y, W - 38] = 1000.0  # and one on the wall, two pixels past the plane's edge
+    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.8, method=method)
+    plane = depth == NEAR
+    assert out[plane].max() < 2.0  # was ~35 around the pinhole and beside the edge
+    assert out.sum() < img.sum()  # the plane hides most of the pinhole's spark: no light made
+    edge = plane & (np.abs(out - img).max(-1) > 0.01)
+    assert edge[:, W - 50:W - 40].any() == wall  # the plane's edge still sees the wall

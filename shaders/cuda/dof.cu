@@ -47,8 +47,8 @@ __device__ float hf_dof_mix(float front, float front_w, float back, float back_w
 extern "C" __global__ void hf_defocus(
         const float* lin, const float* depth, const float* r2, const float* inv_area,
         int height, int width, int channels, const int* offsets, const float* offset_d2,
-        const float* offset_d2_near, const double* lens, const float* inside, int n_offsets,
-        float* out) {
+        const float* offset_d2_near, const double* lens, const float* inside,
+        const float* seen_top, int n_offsets, float* out) {
     long long pixels = (long long)height * width;
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
@@ -76,9 +76,10 @@ extern "C" __global__ void hf_defocus(
             const float* c = lin + q * channels;
             back_w += w;
             behind_w += w;
-            for (int ch = 0; ch < channels; ++ch) {
-                back[ch] += c[ch] * w;
-                behind[ch] += c[ch] * w;
+            for (int ch = 0; ch < channels; ++ch) {  // colour at most the usual in-focus light
+                float v = ch < 3 ? fminf(c[ch], seen_top[blockIdx.z]) : c[ch];
+                back[ch] += v * w;
+                behind[ch] += v * w;
             }
             continue;
         }

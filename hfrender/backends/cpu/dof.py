@@ -12,7 +12,8 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
   background bleeds onto it;
 * sources in focus behind a defocused p in front of the focus plane count where p's own
-  disk covers them, each weighing ``1 / area_p``: they spread no light of their own, and
+  disk covers them, each weighing ``1 / area_p`` (its colour at most
+  :func:`hfrender.dof_composite.seen_top`): they spread no light of their own, and
   what p sees past the edge of its surface is the in-focus surface around it (a
   defocused foreground's edge over a sharp background fades as a lens draws it, and its
   light is not counted twice: inside its silhouette at full strength and over the
@@ -35,7 +36,7 @@ import logging
 
 import numpy as np
 
-from hfrender.dof_composite import composite, disk_inside
+from hfrender.dof_composite import composite, disk_inside, seen_top
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
@@ -128,6 +129,10 @@ class _Sums:
         self.behind_w = np.zeros((h, w), np.float32)
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
+        top = seen_top(np, np.moveaxis(lin, -1, 0))
+        self.seen_p = self.color_p.copy()  # their colour as seen: at most the usual light
+        k = min(3, lin.shape[-1])
+        np.minimum(self.seen_p[..., :k], top, out=self.seen_p[..., :k])
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
         self.sees = bool(self.seer.any() and (self.area == 1).any())
 
@@ -146,7 +151,7 @@ class _Sums:
         reach_p = d2n if self.near_p is not None else d2
         seen = self.seer[at] & (self.r2[at] >= reach_p) & self.focus_q[src]
         wb = self.inv_area[at] * seen
-        q_c = self.color_p[src] * wb[..., None]
+        q_c = self.seen_p[src] * wb[..., None]
         self.back_w[at] += wb
         self.back[at] += q_c
         self.behind_w[at] += wb

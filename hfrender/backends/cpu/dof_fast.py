@@ -23,7 +23,7 @@ from hfrender.backends.cpu.blur import scratch, thread_pool
 from hfrender.backends.cpu.dof import squared_radii
 from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves
 from hfrender.dof_boxes import Spans
-from hfrender.dof_composite import composite, inside_of_keys
+from hfrender.dof_composite import composite, inside_of_keys, seen_top
 from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
     FAR,
@@ -90,6 +90,7 @@ class _Ops:
         self.behind = np.zeros((c + 1, h, w), np.float32)
         self.far: np.ndarray | None = None
         self.ahead: Ahead | None = None
+        self.top: np.ndarray | None = None  # the in-focus light seen past edges, at most
 
     def __enter__(self) -> _Ops:
         return self
@@ -275,10 +276,14 @@ class _Ops:
     def focus_window(self, win: Window) -> np.ndarray:
         """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
         h, w = win.size
+        if self.top is None:  # the frame's, once (:func:`.dof_composite.seen_top`)
+            self.top = seen_top(np, self.lin)
         f = np.zeros((self.c + 1,) + win.shape, np.float32)
         mine = f[self.c, :h, :w]
         np.copyto(mine, self.layer[_at(win)] == -1)
         np.multiply(self.lin[(slice(None),) + _at(win)], mine, out=f[: self.c, :h, :w])
+        colour = f[: min(3, self.c), :h, :w]
+        np.minimum(colour, self.top, out=colour)
         return f
 
     def finish(self) -> np.ndarray:

@@ -129,7 +129,10 @@ class _WindowOps(_Ops):
         f = super().focus_window(win)
         cols, y, x = self._moving_in(win, -1)
         if len(cols):
-            f[:, y, x] = self.sources.light(cols, -1, 0, 1)
+            light = self.sources.light(cols, -1, 0, 1)  # [colour * w, w]: at most top * w
+            k = min(3, self.c)
+            np.minimum(light[:k], self.top * light[self.c], out=light[:k])
+            f[:, y, x] = light
         return f
 
     def scatter(self, j: int, light: Light, win: Window) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_boxes import Spans
-from hfrender.dof_composite import disk_inside, inside_of_keys
+from hfrender.dof_composite import disk_inside, inside_of_keys, seen_top
 from hfrender.dof_fft import Window, forward, inverse
 from hfrender.dof_layers import (
     FAR,
@@ -124,11 +124,13 @@ def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any
     d2s = xp.asarray(np.ascontiguousarray(table[1], np.float32))
     d2n = d2s if table[2] is table[1] else xp.asarray(np.ascontiguousarray(table[2], np.float32))
     out = xp.empty_like(lin)
+    # what the defocused pixels see in focus past their edges, at most, frame by frame
+    tops = xp.stack([seen_top(xp, xp.moveaxis(lin[z], -1, 0)) for z in range(n)])
     for z0 in _z_chunks(n):  # each frame's gather stays inside that frame: chunks are exact
         z1 = min(n, z0 + launches.MAX_GRID_Z)
         dev.launch("hf_defocus", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
                    (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
-                    I32(c), offsets, d2s, d2n, rows[z0:z1], inside[z0:z1],
+                    I32(c), offsets, d2s, d2n, rows[z0:z1], inside[z0:z1], tops[z0:z1],
                     I32(int(offsets.shape[0])), out[z0:z1]))
     return out
 
@@ -148,6 +150,7 @@ class _Ops:
         self.far: Any = None  # the far layers' light, for the layers that gather it
         self.far_rows: list[tuple[int, int, int]] = []  # (layer, y0, y1) of the far light
         self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
+        self.top: Any = None  # the in-focus light seen past edges, at most (focus_window)
 
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
@@ -273,10 +276,14 @@ class _Ops:
 
     def focus_window(self, win: Window) -> Any:
         """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
-        h, w = win.size
-        f = self.xp.zeros((self.c + 1,) + win.shape, np.float32)
+        xp, (h, w) = self.xp, win.size
+        if self.top is None:  # the frame's, once, on the device
+            self.top = seen_top(xp, xp.moveaxis(self.lin, -1, 0))
+        f = xp.zeros((self.c + 1,) + win.shape, np.float32)
         mine = self.layer[win.y0:win.y1, win.x0:win.x1] == -1
-        f[: self.c, :h, :w] = self.xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
+        f[: self.c, :h, :w] = xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
+        k = min(3, self.c)
+        f[:k, :h, :w] = xp.minimum(f[:k, :h, :w], self.top)
         f[self.c, :h, :w] = mine
         return f
 
