@@ -46,10 +46,9 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     premultiplied : how RGBA frames carry alpha. ``True`` (default): colour is
         premultiplied (as hfrender renders it): every channel is blended alike, which is
         how light and coverage blend. ``False``: straight colour (as PNG files hold it):
-        premultiplied before blending, in the space it is blended in (linear light, or
-        code values with ``linear_light=False``) and in float32 (a copy of the frames, 4
-        bytes a value), and made straight again after: a fully transparent pixel's colour
-        does not count, and a still clip comes back as it was, faint pixels too.
+        premultiplied in float32 (a copy of the frames) in the space it is blended in,
+        and made straight again after: a fully transparent pixel's colour does not count,
+        and a still clip comes back as it was, faint pixels too.
         Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
         ``(255, 188, 188, 128)`` as premultiplied values, ``(255, 255, 255, 128)`` with
         ``premultiplied=False``. Host arrays only.

@@ -128,11 +128,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                   "command again to go on (finished jobs are skipped, a half-done one "
                   "resumes)", file=sys.stderr)
             code = interrupted_code(exc)
-    results = unfinished(jobs, finished, started)
-    if running and running["n"] not in finished:  # what the interrupted job had made
-        stopped = results[running["n"]]
-        stopped.frames = stopped.frames_made = running["frames"]
-        stopped.seconds = time.perf_counter() - running["t0"]
+    results = unfinished(jobs, finished, started, running)
     if not quiet:
         print(table(results))
     if own.get("summary"):
@@ -143,15 +139,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
-def unfinished(jobs: list, finished: dict, started: set) -> list:
+def unfinished(jobs: list, finished: dict, started: set, running: dict | None = None) -> list:
     """Every job's result in the jobs file's order, those a Ctrl-C stopped included: one
-    begun and not finished (on Ray, all begin at once) ``interrupted``, one never begun
-    ``not run``."""
+    begun and not finished (on Ray, all begin at once) ``interrupted``, with what it made
+    (``running``: the job running here, its frames and start), one never begun ``not run``."""
     from hfrender.engine.batch_state import JobResult
 
-    return [finished[i] if i in finished else
-            JobResult(job.name, "interrupted" if i in started else "not run",
-                      output=str(job.output)) for i, job in enumerate(jobs)]
+    results = [finished[i] if i in finished else
+               JobResult(job.name, "interrupted" if i in started else "not run",
+                         output=str(job.output)) for i, job in enumerate(jobs)]
+    if running and running["n"] not in finished:  # what the interrupted job had made
+        stopped = results[running["n"]]
+        stopped.frames = stopped.frames_made = running["frames"]
+        stopped.seconds = time.perf_counter() - running["t0"]
+    return results
 
 
 def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: dict) -> None:
