@@ -28,7 +28,7 @@ FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully,
 # what a defocused pixel sees in focus past its edge is taken at most SEEN_FACTOR times this
 # percentile of the frame's brightness, over every SEEN_STEP-th row (:func:`seen_top`): a
 # highlight is cut down, a surface's own texture never reaches it
-SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.0, 4.0, 7
+SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.9, 4.0, 7
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
