@@ -88,8 +88,9 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
         if p0 < p1 and c0 < c1:
             sums.add((slice(p0, p1), slice(c0, c1)), int(dy), int(dx), d2, d2n)
         if sums.sees and (dy or dx):  # the pixels whose own disk reaches this far see q
-            s0, s1 = max(rows[0], -dy), min(rows[1] + 1, h - dy)
-            t0, t1 = max(cols[0], -dx), min(cols[1] + 1, w - dx)
+            (r0, r1), (c0, c1) = sums.seers  # (and are defocused before the focus plane)
+            s0, s1 = max(rows[0], r0, -dy), min(rows[1] + 1, r1, h - dy)
+            t0, t1 = max(cols[0], c0, -dx), min(cols[1] + 1, c1, w - dx)
             if s0 < s1 and t0 < t1:
                 sums.add_seen((slice(s0, s1), slice(t0, t1)), int(dy), int(dx), d2, d2n)
     planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
@@ -135,6 +136,9 @@ class _Sums:
         np.minimum(self.seen_p[..., :k], top, out=self.seen_p[..., :k])
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
         self.sees = bool(self.seer.any() and (self.area == 1).any())
+        ys, xs = (np.flatnonzero(self.seer.any(axis=a)) for a in (1, 0))
+        self.seers = ((int(ys[0]), int(ys[-1]) + 1), (int(xs[0]), int(xs[-1]) + 1)) \
+            if self.sees else ((0, 0), (0, 0))  # the rows and columns they lie in
 
     def _source(self, at: tuple[slice, slice], dy: int, dx: int) -> tuple[slice, slice]:
         """The padded planes' slices of the sources q = p + (dy, dx) of the pixels ``at``."""
