@@ -92,8 +92,7 @@ def input_identity(path: Path) -> Any:
         files = None
     if not files:
         return str(path)
-    return hashlib.sha256(json.dumps([(f.name, f.stat().st_size, f.stat().st_mtime_ns)
-                                      for f in files]).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([(f.name, *stamp(f)) for f in files]).encode()).hexdigest()
 
 
 def stamp(path: Path) -> list[int] | None:

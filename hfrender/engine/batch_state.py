@@ -39,6 +39,7 @@ class BatchState:
 
     path: Path
     jobs: dict = field(default_factory=dict)
+    keys: dict = field(default_factory=dict)  # each job's key, worked out once a run
 
     @classmethod
     def load(cls, jobs_file: Path) -> BatchState:
@@ -47,7 +48,7 @@ class BatchState:
 
     def up_to_date(self, job: Any) -> dict | None:
         rec = self.jobs.get(job.name)
-        if not rec or rec.get("key") != job.key() or not job.output.is_file():
+        if not rec or rec.get("key") != self.key(job) or not job.output.is_file():
             return None
         st = job.output.stat()
         if (st.st_size, st.st_mtime_ns) != (rec["size"], rec["mtime_ns"]):
@@ -55,13 +56,20 @@ class BatchState:
         return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
             else None  # a model the scene loaded has changed (or is gone)
 
+    def key(self, job: Any) -> str:
+        """``job.key()``, once a run (a long sequence's frames are each looked at)."""
+        if job.name not in self.keys:
+            self.keys[job.name] = job.key()
+        return self.keys[job.name]
+
     def record(self, job: Any, frames: int, models: dict | None = None) -> None:
         """What ``job`` made, and the model files its scene held (``models``: each path's
         size and time when it was loaded, :func:`hfrender.scene.meshes.scene_models`)."""
         if not job.output.is_file():  # sequences are not recorded: they run again
             return
         st = job.output.stat()
-        self.jobs[job.name] = {"key": job.key(), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+        self.jobs[job.name] = {"key": self.key(job), "size": st.st_size,
+                               "mtime_ns": st.st_mtime_ns,
                                "frames": frames,
                                "assets": dict(sorted((models or {}).items()))}
         mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
