@@ -29,6 +29,7 @@ FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully,
 # percentile of the frame's brightness, over every SEEN_STEP-th row (:func:`seen_top`): a
 # highlight is cut down, a surface's own texture never reaches it
 SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.9, 4.0, 7
+SEEN_FLOOR = 1.0  # and never below white: only light brighter than white is ever cut
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
@@ -111,10 +112,11 @@ def seen_top(xp: Any, planar: Any) -> Any:
     """The brightest in-focus light a defocused pixel before the focus plane is taken to
     see past its edge (a float32 scalar array): :data:`SEEN_FACTOR` times
     :data:`SEEN_PERCENTILE` of the colour channels' largest (not alpha, a 4th plane) over
-    every :data:`SEEN_STEP`-th row of the frame (``planar`` (C, H, W)). What the depth pass
+    every :data:`SEEN_STEP`-th row of the frame (``planar`` (C, H, W)), and at least
+    :data:`SEEN_FLOOR` (a dark frame's small lit subject is not cut). What the depth pass
     hides behind the edge is taken to look like the frame's usual light, not like a
     highlight: a bright point beside a blurred branch, or seen through a gap in it, is not
     copied onto the branch."""
     colour = planar[: min(3, int(planar.shape[0])), ::SEEN_STEP]
     level = xp.percentile(colour.max(axis=0), SEEN_PERCENTILE)
-    return xp.asarray(level * SEEN_FACTOR, dtype=xp.float32)
+    return xp.asarray(xp.maximum(level * SEEN_FACTOR, SEEN_FLOOR), dtype=xp.float32)

@@ -15,7 +15,6 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
-from hfrender.color import premultiplied_light, straight_light
 from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.pool import HyperFrame
@@ -79,12 +78,12 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
                    on_device)
         res = _backend(backend, on_device).motion_blur(
             arr, w, stride, linear_light, None if straight else _apart(out, arr))
-        res = straight_light(res, dtype, linear_light) if straight else res
+        res = _straight(res, dtype, linear_light) if straight else res
         if res is not out:
             out[...] = res
         return out
     res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
-    return back(straight_light(res, dtype, linear_light) if straight else res)
+    return back(_straight(res, dtype, linear_light) if straight else res)
 
 
 def _apart(out: Any, *inputs: Any) -> Any:
@@ -114,16 +113,33 @@ def _device_span(a: Any) -> tuple[int, int] | None:
     return start, start + int(a.nbytes)
 
 
+def _straight(light: np.ndarray, dtype: np.dtype, linear_light: bool) -> np.ndarray:
+    """float32 premultiplied RGBA (:func:`_premultiplied`'s) -> straight-alpha frames of
+    ``dtype``, encoded as the frames of ``premultiplied=True`` are (the backends' rounding:
+    an opaque clip gives the same codes either way)."""
+    t = Transfer(np.dtype(dtype), 4, linear_light)
+    colour, alpha = light[..., :3], light[..., 3:]
+    share = alpha if t.srgb or t.is_float else alpha / np.float32(t.top)
+    src = np.concatenate([np.divide(colour, share, out=np.zeros_like(colour),
+                                    where=share > 0), alpha], axis=-1)
+    return src if t.is_float else t.encode(src, np.empty(src.shape, dtype))
+
+
 def _premultiplied(arr: Any, on_device: bool, linear_light: bool) -> np.ndarray:
     """Straight-alpha RGBA frames premultiplied (``premultiplied=False``), float32, in the
-    space they are blended in (:func:`hfrender.color.premultiplied_light`)."""
+    space and units the backends blend them in (``Transfer.decode``: linear light, alpha
+    0..1; or code units, alpha too), not rounded to the frames' codes."""
     if on_device:
         raise InputError("premultiplied=False takes host (NumPy) arrays; premultiply GPU "
                          "frames first and pass premultiplied=True")
     if arr.shape[-1] != 4:
         raise InputError(f"premultiplied=False is for RGBA frames; these have "
                          f"{arr.shape[-1]} channels (no alpha to premultiply)")
-    return premultiplied_light(arr, linear_light)
+    t = Transfer(arr.dtype, 4, linear_light)
+    light = t.decode(arr, np.empty(arr.shape, np.float32))
+    light[..., :3] *= light[..., 3:] if t.srgb or t.is_float else \
+        light[..., 3:] / np.float32(t.top)
+    return light
 
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
@@ -177,7 +193,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
         arr = _premultiplied(arr, on_device, linear_light)
     out = _backend(backend, on_device).depth_of_field(arr, darr, lens, linear_light,
                                                       dof_method=method)
-    out = straight_light(out, dtype, linear_light) if straight else out
+    out = _straight(out, dtype, linear_light) if straight else out
     return back(out[0] if single else out)
 
 

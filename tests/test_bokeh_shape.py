@@ -263,7 +263,7 @@ def gather_by_hand(img, depth, lens, tol):
     (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
     counts where p - q lies in p's own bokeh too, and so does a source in focus behind a
     defocused p before the focus plane, weighing 1 / p's area (it spreads no light of its
-    own; its colour at most 4x the 99.9th percentile of every 7th row's); front over
+    own; its colour at most 4x the 99.9th percentile of every 7th row's, or 1); front over
     the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
@@ -292,7 +292,7 @@ def gather_by_hand(img, depth, lens, tol):
     wf, wb, wh = (weight * (covers & m) for m in (front, visible, behind))
     p_weight = weight.reshape(-1, 1)  # each pixel's own 1 / area
     seen = (pn & (pr2 >= 1)) & (qr2 < 1) & (dy | dx != 0) & in_bokeh(pn, pr2)
-    top = np.float32(np.percentile(img[::7].max(-1), 99.9) * 4.0)  # of every 7th row: at most
+    top = np.float32(max(np.percentile(img[::7].max(-1), 99.9) * 4.0, 1.0))  # every 7th row
     seen_colour = np.minimum(img, top).reshape(1, -1, 3)
     f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
     ws = p_weight * seen

@@ -143,3 +143,18 @@ def test_a_highlight_in_focus_past_a_defocused_edge_is_not_copied_onto_it(rng, m
     assert out.sum() < img.sum()  # the plane hides most of the pinhole's spark: no light made
     edge = plane & (np.abs(out - img).max(-1) > 0.01)
     assert edge[:, W - 50:W - 40].any() == wall  # the plane's edge still sees the wall
+
+
+def test_a_small_lit_subject_in_a_dark_frame_is_seen_past_an_edge(rng):
+    """A black frame, a bright spot in focus (4 pixels) beside a defocused disc's edge:
+    the frame's percentile is black, yet the edge sees the patch (a review: it went black
+    where a frame-wide clamp alone cut it)."""
+    img = np.zeros((H, W, 3), np.float32)
+    depth = np.full((H, W), FOCUS, np.float32)
+    yy, xx = np.mgrid[0:H, 0:W]
+    disc = (yy - 48) ** 2 + (xx - 70) ** 2 < 14 ** 2
+    img[disc], depth[disc] = 0.02, NEAR
+    img[45:47, 85:87] = float(rng.uniform(0.6, 0.9))  # past its right edge, in no row of 7k
+    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.8, method="exact")
+    edge = disc & (xx > 76)
+    assert out[edge].max() > 0.05  # the spot seen past the edge (the disc itself is 0.02)

@@ -55,3 +55,20 @@ def test_code_value_premultiplication_is_on_codes(rng):
     assert np.array_equal(straight_alpha(premultiply(opaque, False), False), opaque)
     assert not np.array_equal(premultiply(frame, True), codes)  # linear light is another
 
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("linear_light", [True, False])
+def test_an_opaque_clip_blends_the_same_straight_or_premultiplied(rng, dtype, linear_light):
+    """Opaque, the two are one: the same rounding (the backends', halves up), where the
+    first version rounded halves to even (14% of the codes one off)."""
+    top = np.iinfo(dtype).max
+    frames = rng.integers(0, top + 1, (4, 32, 64, 4)).astype(dtype)
+    frames[..., 3] = top
+    straight = hf.motion_blur(frames, window=2, stride=1, linear_light=linear_light,
+                              premultiplied=False)
+    premultiplied = hf.motion_blur(frames, window=2, stride=1, linear_light=linear_light)
+    off = np.abs(straight.astype(int) - premultiplied)
+    assert off.max() <= 1
+    # 8-bit linear light: the premultiplied path's sums are whole 16-bit steps, these floats
+    assert (off > 0).mean() <= (0.005 if dtype == np.uint8 and linear_light else 0.0)

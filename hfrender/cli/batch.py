@@ -39,8 +39,11 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             raise ConfigError(f"{word!r}: options after the jobs file are --name value")
         name, _, value = word[2:].partition("=")
         key = option_name(name)
+        if word == "--quiet":  # a flag: the next word is never its value
+            own["quiet"], i = True, i + 1
+            continue
         if not value and (i + 1 >= len(words) or words[i + 1].startswith("--")
-                          or words[i + 1] == "-v"):  # --quiet -v: two flags
+                          or words[i + 1] == "-v"):  # --ray -v: two flags
             value = None
         elif not value:
             value, i = words[i + 1], i + 1

@@ -313,8 +313,8 @@ def sequence_name(text: str) -> str:
     ``#`` in the file name, between its start or ``._-`` and a ``.``; all else as given."""
     cut = max(text.rfind("/"), text.rfind("\\")) + 1
     head, name = text[:cut], text[cut:]
-    if "%" in name or not name.lower().endswith((".png", ".exr")):
-        return text
+    if is_sequence(name) or not name.lower().endswith((".png", ".exr")):
+        return text  # (a printf pattern already; "100% ####.png" has none)
     runs = list(re.finditer(r"(?:(?<=^)|(?<=[._-]))#+(?=\.)", name))
     if not runs:
         return text
