@@ -84,56 +84,37 @@ def straight_alpha(frames: np.ndarray, linear_light: bool = True) -> np.ndarray:
     float32 linear); on code values where they were blended so (``linear_light`` False).
     Composited as ``colour * alpha + background * (1 - alpha)`` it gives the premultiplied
     value back within a code value: a blurred edge has no fringe."""
-    return straight_light(premultiplied_light(frames, linear_light, premultiplied=True),
-                          frames.dtype, linear_light)
+    colour, alpha = _blend_space(frames, linear_light)
+    return _with_colour(frames, np.divide(colour, alpha, out=np.zeros_like(colour),
+                                          where=alpha > 0), linear_light)
 
 
 def premultiply(frames: np.ndarray, linear_light: bool = True) -> np.ndarray:
     """RGBA with straight colour -> premultiplied (colour * alpha in linear light, or on
     code values: ``linear_light`` False), in the frames' dtype: what blends like light.
     The inverse of :func:`straight_alpha` (up to rounding)."""
-    light = premultiplied_light(frames, linear_light)
-    if frames.dtype == np.float32:
-        return light
+    colour, alpha = _blend_space(frames, linear_light)
+    return _with_colour(frames, colour * alpha, linear_light)
+
+
+def _blend_space(frames: np.ndarray, linear_light: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(colour, alpha 0..1) float32 of RGBA frames in the space they are blended in: linear
+    light, or code values over their largest (``linear_light`` False); float32 as it is."""
+    if frames.dtype == np.float32 or linear_light:
+        return _rgb_linear(frames)
+    top = np.float32(np.iinfo(frames.dtype).max)
+    return frames[..., :3] / top, frames[..., 3:4] / top
+
+
+def _with_colour(frames: np.ndarray, colour: np.ndarray, linear_light: bool) -> np.ndarray:
+    """A copy of ``frames`` (its alpha) with ``colour`` (:func:`_blend_space`'s) encoded."""
     out = np.array(frames)
-    if linear_light:
-        return _encode_into(out, light[..., :3])
-    out[..., :3] = np.rint(np.clip(light[..., :3], 0.0, 1.0) * np.iinfo(frames.dtype).max)
-    return out
-
-
-def premultiplied_light(frames: np.ndarray, linear_light: bool = True,
-                        premultiplied: bool = False) -> np.ndarray:
-    """Straight-alpha RGBA frames -> float32 premultiplied colour and alpha, in the space
-    they are blended in: linear light, or code values over their largest (``linear_light``
-    False); float32 frames as they are. Not rounded to the frames' codes: a colour of
-    alpha 1/255 keeps its hue (:func:`straight_light` is its inverse). ``premultiplied``:
-    the frames' colour is premultiplied already (only decoded)."""
-    if frames.dtype == np.float32:
-        colour, alpha = frames[..., :3], frames[..., 3:4]
+    if out.dtype == np.float32:
+        out[..., :3] = colour
     elif linear_light:
-        colour, alpha = _rgb_linear(frames)
+        _encode_into(out, colour)
     else:
-        top = np.float32(np.iinfo(frames.dtype).max)
-        colour = frames[..., :3].astype(np.float32) / top
-        alpha = frames[..., 3:4].astype(np.float32) / top
-    colour = colour if premultiplied else colour * alpha
-    return np.concatenate([colour, alpha], axis=-1).astype(np.float32, copy=False)
-
-
-def straight_light(light: np.ndarray, dtype: np.dtype, linear_light: bool = True) -> np.ndarray:
-    """float32 premultiplied RGBA (:func:`premultiplied_light`'s space) -> straight-alpha
-    frames of ``dtype``: colour / alpha where alpha > 0, encoded (rounded to nearest)."""
-    colour, alpha = light[..., :3], light[..., 3:4]
-    straight = np.divide(colour, alpha, out=np.zeros_like(colour), where=alpha > 0)
-    if np.dtype(dtype) == np.float32:
-        return np.concatenate([straight, alpha], axis=-1)
-    out = np.empty(light.shape, dtype)
-    top = np.iinfo(dtype).max
-    out[..., 3:] = np.rint(np.clip(alpha, 0.0, 1.0) * top)
-    if linear_light:
-        return _encode_into(out, straight)
-    out[..., :3] = np.rint(np.clip(straight, 0.0, 1.0) * top)
+        out[..., :3] = np.rint(np.clip(colour, 0.0, 1.0) * np.iinfo(out.dtype).max)
     return out
 
 

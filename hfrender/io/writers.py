@@ -228,7 +228,7 @@ class VideoWriter(Closing):
             pix_fmt_in = "rgba"
         self.codec = check_output(container or path, size, codec, alpha=alpha,
                                   pix_fmt=getattr(encoding, "pix_fmt", None))
-        if self.codec == "gif" and fps > GIF_MAX_FPS and start == 0.0:
+        if self.codec == "gif" and fps > GIF_MAX_FPS:
             log.warning("a GIF at %g fps: browsers show its frames shorter than 20 ms for "
                         "100 ms (the clip plays slower); --fps %d or less keeps its speed",
                         fps, GIF_MAX_FPS)

@@ -130,15 +130,16 @@ class _Sums:
         self.behind_w = np.zeros((h, w), np.float32)
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
-        top = seen_top(np, np.moveaxis(lin, -1, 0))
-        self.seen_p = self.color_p.copy()  # their colour as seen: at most the usual light
-        k = min(3, lin.shape[-1])
-        np.minimum(self.seen_p[..., :k], top, out=self.seen_p[..., :k])
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
         self.sees = bool(self.seer.any() and (self.area == 1).any())
         ys, xs = (np.flatnonzero(self.seer.any(axis=a)) for a in (1, 0))
         self.seers = ((int(ys[0]), int(ys[-1]) + 1), (int(xs[0]), int(xs[-1]) + 1)) \
             if self.sees else ((0, 0), (0, 0))  # the rows and columns they lie in
+        if self.sees:  # their colour as seen: at most the usual light
+            top = seen_top(np, np.moveaxis(lin, -1, 0))
+            self.seen_p = self.color_p.copy()
+            k = min(3, lin.shape[-1])
+            np.minimum(self.seen_p[..., :k], top, out=self.seen_p[..., :k])
 
     def _source(self, at: tuple[slice, slice], dy: int, dx: int) -> tuple[slice, slice]:
         """The padded planes' slices of the sources q = p + (dy, dx) of the pixels ``at``."""
