@@ -42,10 +42,19 @@ class Window:
     x1: int
     shape: tuple[int, int]
     inner: tuple[int, int] = (0, 0)  # the box's rows within the window (its light's rows)
+    across: tuple[int, int] | None = None  # the box's columns within it (None: all)
 
     @property
     def size(self) -> tuple[int, int]:
         return self.y1 - self.y0, self.x1 - self.x0
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """The box (y0, y1, x0, x1) the window was grown from, in the image: the only
+        pixels a gather reads (past them its sums may wrap around the grid)."""
+        a, b = self.inner
+        c, d = self.across or (0, self.x1 - self.x0)
+        return self.y0 + a, self.y0 + b, self.x0 + c, self.x0 + d
 
     @property
     def rows(self) -> tuple[int, int]:
@@ -64,7 +73,7 @@ def window(box: tuple[int, int, int, int], reach: int, h: int, w: int) -> Window
     wx0, wx1 = max(0, x0 - reach), min(w, x1 + reach)
     rows = _guarded(wy1 - wy0, reach, y0 - wy0, wy1 - y1)
     cols = _guarded(wx1 - wx0, reach, x0 - wx0, wx1 - x1)
-    return Window(wy0, wy1, wx0, wx1, (rows, cols), (y0 - wy0, y1 - wy0))
+    return Window(wy0, wy1, wx0, wx1, (rows, cols), (y0 - wy0, y1 - wy0), (x0 - wx0, x1 - wx0))
 
 
 def _guarded(size: int, reach: int, before: int, after: int) -> int:

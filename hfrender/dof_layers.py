@@ -298,16 +298,26 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     the far light kept so far, taken now, and what adds its gathers to the sums later.
     ``seen``: the pixels in focus instead (``ops.focus_window``, weight 1 each), each
     weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
-    before the focus plane: what it sees past its edges, where its own light falls short.
-    Apart from the far light: each inverse's rounding is cleaned by its own largest values
+    before the focus plane: what it sees past its edges, where its own light falls short;
+    over the part of the box within reach of them (``ops.focus_box``: a floor band crossed
+    by a post in focus transforms a post's width, not the frame's). Apart from the far light: each inverse's rounding is cleaned by its own largest values
     (a bright pixel in focus would wipe out dim far light's colour with its own)."""
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
-    win = window(box, _reach(offsets, max(disks)), h, w)
-    if not (ops.focus_in(win) if seen else ops.far_in(win)):  # nothing to gather near them
+    reach = _reach(offsets, max(disks))
+    win = window(box, reach, h, w)
+    rows = win.rows
+    if seen:  # only the box's pixels within reach of a pixel in focus see one
+        around = ops.focus_box(win)
+        box = None if around is None else _near(box, around, reach)
+        if box is None:
+            return lambda: None
+        win = window(box, reach, h, w)
+        rows = max(0, around[0] - win.y0), min(win.y1, around[1]) - win.y0
+    elif not ops.far_in(win):  # nothing to gather near them
         return lambda: None
     light = ops.focus_window(win) if seen else ops.far_window(win)
-    spread = ops.later(_gathered, ops, light, disks, win, layer.side, seen)
+    spread = ops.later(_gathered, ops, light, disks, win, layer.side, rows, seen)
 
     def settle() -> None:
         for d, light in enumerate(spread()):
@@ -317,10 +327,10 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
 
 
 def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int,
-              mean: bool = False) -> list[Any]:
-    """``far`` (C + 1, *win.shape) summed over each of ``disks`` (``mean``: each sum over
-    the disk's area) around every pixel of the window."""
-    spectrum = ops.forward(far, win.rows)
+              rows: tuple[int, int], mean: bool = False) -> list[Any]:
+    """``far`` (C + 1, *win.shape; zero outside ``rows``) summed over each of ``disks``
+    (``mean``: each sum over the disk's area) around every pixel of the window."""
+    spectrum = ops.forward(far, rows)
     out = []
     for area in disks:
         product = spectrum * ops.spectrum(area, win.shape, side)
@@ -328,6 +338,15 @@ def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int,
             product *= np.float32(1.0 / area)
         out.append(ops.inverse(product, win))
     return out
+
+
+def _near(box: tuple[int, int, int, int], around: tuple[int, int, int, int],
+          reach: int) -> tuple[int, int, int, int] | None:
+    """The part of ``box`` (y0, y1, x0, x1) within ``reach`` of the box ``around`` (``None``:
+    none of it)."""
+    y0, y1 = max(box[0], around[0] - reach), min(box[1], around[1] + reach)
+    x0, x1 = max(box[2], around[2] - reach), min(box[3], around[3] + reach)
+    return (y0, y1, x0, x1) if y0 < y1 and x0 < x1 else None
 
 
 def _reach(offsets: np.ndarray, area: int) -> int:

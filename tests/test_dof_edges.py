@@ -107,8 +107,9 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     assert 1.5 < r[0] < r[1]  # the wall's disks larger than the disc's
     seen = []
     real = dof_layers._gathered
-    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side,
-                        mean=False: seen.append(mean) or real(ops, light, disks, win, side, mean))
+    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side, rows,
+                        mean=False: seen.append(mean) or real(ops, light, disks, win, side,
+                                                               rows, mean))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
     fast, exact = (hf.depth_of_field(img, depth, focus_distance=0.6, f_stop=2.8,
                                      aperture_blades=blades, method=m) for m in ("fast", "exact"))
@@ -158,3 +159,38 @@ def test_a_small_lit_subject_in_a_dark_frame_is_seen_past_an_edge(rng):
     out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.8, method="exact")
     edge = disc & (xx > 76)
     assert out[edge].max() > 0.05  # the spot seen past the edge (the disc itself is 0.02)
+
+
+@pytest.mark.parametrize("blades", [0, 5])
+def test_a_near_band_gathers_what_is_in_focus_only_around_it(rng, blades, monkeypatch):
+    """A near floor band crossed by a thin post in focus (the rest far): the band sees the
+    post past its pixels' edges only within reach of it, and its gather of the light in
+    focus is transformed over that part alone (it was the whole band's width); the picture
+    is the exact gather's."""
+    from hfrender import dof_layers
+
+    img = (rng.random((H, W, 3), dtype=np.float32) + np.float32(0.05)).astype(np.float32)
+    depth = np.full((H, W), 30.0, np.float32)
+    y0 = int(rng.integers(40, 56))
+    depth[y0:y0 + 12] = NEAR  # the band, the frame's width
+    post = int(rng.integers(60, 100))
+    depth[:, post] = FOCUS
+    img[:, post] = np.float32([1.5, 0.2, 0.1])
+    lens = hf.Lens(FOCUS, 1.4, aperture_blades=blades)
+    reach = int(np.ceil(lens.coc_radius_px(np.float32([NEAR]), W, H)[0]))
+    assert 3 <= reach <= 12
+    assert lens.coc_radius_px(np.float32([30.0]), W, H)[0] > 1.5  # the wall is blurred
+    seen = []
+    real = dof_layers._gathered
+    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side, rows,
+                        mean=False: (seen.append(win) if mean else None) or real(
+                            ops, light, disks, win, side, rows, mean))
+    fast, exact = (hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=1.4,
+                                     aperture_blades=blades, method=m) for m in ("fast", "exact"))
+    assert len(seen) == 1
+    win = seen[0]
+    assert win.x0 >= post - 2 * reach - 1 and win.x1 <= post + 2 * reach + 2  # was 0 and W
+    band = depth == np.float32(NEAR)
+    sees = band & (np.abs(np.arange(W) - post) <= reach)[None]
+    assert np.abs(fast - img)[sees].max() > 0.05  # the post's light is seen past the edge
+    np.testing.assert_allclose(fast, exact, atol=2e-4)

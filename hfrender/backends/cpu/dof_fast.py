@@ -231,10 +231,12 @@ class _Ops:
         """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
         the layer's ``disks``: each pixel takes its share of each (behind it)."""
         r0, r1 = win.inner  # the layer's pixels are in its box's rows
+        x0, x1 = win.box[2:]
+        cols = slice(x0 - win.x0, x1 - win.x0)
 
         def rows(y0: int, y1: int) -> None:
-            at = _rows(win, y0, y1)
-            part = light.band(y0, y1)
+            at = slice(win.y0 + y0, win.y0 + y1), slice(x0, x1)
+            part = light.band(y0, y1)[..., cols]
             share = light.there(part) & (self.layer[at] == j)
             if disks > 1:
                 t = self.t[at]
@@ -243,7 +245,7 @@ class _Ops:
                 share = share.astype(np.float32)
             self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
 
-        by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, win.size[1])
+        by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, x1 - x0)
 
     def add_far(self, j: int, fields: list[np.ndarray], win: Window) -> None:
         """Keep far layer j's light (all its disks' parts: in its box's rows, see
@@ -270,8 +272,10 @@ class _Ops:
         f[:, :h, w:] = 0
         return f
 
-    def focus_in(self, win: Window) -> bool:
-        return bool((self.layer[_at(win)] == -1).any())
+    def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
+        """The box (y0, y1, x0, x1), in the image, around the window's pixels in focus
+        (``None``: it has none)."""
+        return box_of(self.layer[_at(win)] == -1, win)
 
     def focus_window(self, win: Window) -> np.ndarray:
         """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
@@ -301,6 +305,17 @@ class _Ops:
 
         by_rows(rows, h, w)
         return out
+
+
+def box_of(mask: np.ndarray, win: Window) -> tuple[int, int, int, int] | None:
+    """The box (y0, y1, x0, x1), in the image, around ``mask``'s pixels (the window's
+    size), or ``None`` where it has none."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if not len(rows):
+        return None
+    cols = np.flatnonzero(mask[rows[0]:rows[-1] + 1].any(axis=0))
+    y, x = win.y0, win.x0
+    return y + int(rows[0]), y + int(rows[-1]) + 1, x + int(cols[0]), x + int(cols[-1]) + 1
 
 
 def _at(win: Window) -> tuple[slice, slice]:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
+from hfrender.backends.cpu.dof_fast import _at, _Ops, box_of, defocus_fast, opaque, with_alpha
 from hfrender.backends.cpu.dof_light import Light
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
@@ -121,8 +121,14 @@ class _WindowOps(_Ops):
                 f[:, y, x] = self.sources.light(cols, j, d, len(disks)) / np.float32(area)
         return out
 
-    def focus_in(self, win: Window) -> bool:
-        return super().focus_in(win) or bool(len(self._moving_in(win, -1)[0]))
+    def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
+        """Around the still pixels in focus and the moving ones in focus in a sub-frame."""
+        _, y, x = self._moving_in(win, -1)
+        if not len(y):
+            return super().focus_box(win)
+        mask = self.layer[_at(win)] == -1
+        mask[y, x] = True
+        return box_of(mask, win)
 
     def focus_window(self, win: Window) -> np.ndarray:
         """The pixels in focus (a moving one: over the sub-frames it is in focus in)."""
@@ -151,13 +157,16 @@ class _WindowOps(_Ops):
         self.back[at] += np.multiply(light, own, out=light)
 
     def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
-        # the whole window is read: layer j has no pixel in it outside its box's rows (one
-        # box per band, bands more than twice the reach apart; see _boxes), where alone
-        # ``masked`` takes the light's rounding out (``_Ops.ready`` named those rows)
-        light = light.masked()
-        at = _at(win)
+        # the box is read (past it a gather's sums may wrap around its grid): layer j has
+        # no pixel in the window outside its box's rows (one box per band, bands more than
+        # twice the reach apart; see _boxes), where alone ``masked`` takes the light's
+        # rounding out (``_Ops.ready`` named those rows)
+        y0, y1, x0, x1 = win.box
+        light = light.masked()[:, y0 - win.y0:y1 - win.y0, x0 - win.x0:x1 - win.x0]
+        box = Window(y0, y1, x0, x1, win.shape)
+        at = _at(box)
         share = ((self.layer[at] == j) * _share(self.t[at], disk, disks)).astype(np.float32)
-        cols, y, x = self._moving_in(win, j)
+        cols, y, x = self._moving_in(box, j)
         if len(cols):
             shares = self.sources.light(cols, j, disk, disks)[self.c]
             slot = self.sources.slot(cols, j)

@@ -269,10 +269,11 @@ class _Ops:
                     return True
         return False
 
-    def focus_in(self, win: Window) -> bool:
-        """Whether the frame has pixels in focus (known on the host, from the plan: a
-        window without any gathers zeros)."""
-        return self.plan.focus
+    def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
+        """The whole window where the frame has pixels in focus (known on the host, from
+        the plan: a window without any gathers zeros; finding their box would wait on the
+        device)."""
+        return (win.y0, win.y1, win.x0, win.x1) if self.plan.focus else None
 
     def focus_window(self, win: Window) -> Any:
         """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
