@@ -29,11 +29,12 @@ EMPTY = np.iinfo(np.int32).max  # the first column of a row without the layer
 
 
 class Spans:
-    """Where each of a frame's layers has pixels: ``rows`` (n, H) bool, and per band of
-    rows of a layer the first and last column of its pixels in each row (an empty row:
-    first :data:`EMPTY` > last -1). From a table of every row's columns: made on the host
-    from the layer of each pixel (:meth:`of_layers`), or read from the device at once
-    (:meth:`of_table`: one read a frame instead of three a band)."""
+    """Where each of a frame's n layers has pixels, and (entry n) its pixels in focus:
+    ``rows`` (n + 1, H) bool, and per band of rows of a layer the first and last column of
+    its pixels in each row (an empty row: first :data:`EMPTY` > last -1). From a table of
+    every row's columns: made on the host from the layer of each pixel (:meth:`of_layers`),
+    or read from the device at once (:meth:`of_table`: one read a frame instead of three a
+    band)."""
 
     def __init__(self, rows: np.ndarray, columns: Callable[[int, int, int], tuple]) -> None:
         self.rows = rows
@@ -42,6 +43,18 @@ class Spans:
     def __call__(self, j: int, y0: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
         """(first, last) columns of layer j's pixels in rows ``y0:y1``."""
         return self._columns(j, y0, y1)
+
+    def box(self, j: int, y0: int, y1: int, x0: int, x1: int) -> tuple[int, int, int, int] | None:
+        """A box (y0, y1, x0, x1) within the given one around layer j's pixels in it, or
+        ``None`` where it has none. From the rows' first and last columns alone: a row
+        whose pixels lie on both sides of the box, none in it, widens the box to its width."""
+        first, last = self(j, y0, y1)
+        rows = np.flatnonzero((first < x1) & (last >= x0))
+        if not len(rows):
+            return None
+        a, b = int(rows[0]), int(rows[-1]) + 1
+        return (y0 + a, y0 + b, max(x0, int(first[a:b].min())),
+                min(x1, int(last[a:b].max()) + 1))
 
     @classmethod
     def of_layers(cls, layer: np.ndarray, n: int) -> Spans:
@@ -59,10 +72,11 @@ class Spans:
 
 
 def span_table(layer: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every one of the ``n`` layers' first and last column in each row (n, H), from
-    ``layer`` (H, W; -1 in focus), as the CUDA backend's ``hf_dof_spans`` writes them (a row
-    without the layer: first :data:`EMPTY`, last -1): from the runs of one layer along the
-    rows, a few thousand in a frame (one pass over it, where a layer at a time took four)."""
+    """Every one of the ``n`` layers' first and last column in each row, and the pixels in
+    focus' as entry n (n + 1, H), from ``layer`` (H, W; -1 in focus), as the CUDA backend's
+    ``hf_dof_spans`` writes them (a row without the layer: first :data:`EMPTY`, last -1):
+    from the runs of one layer along the rows, a few thousand in a frame (one pass over it,
+    where a layer at a time took four)."""
     h, w = layer.shape
     change = np.empty((h, w), bool)
     change[:, 0] = True  # every row begins a run
@@ -70,11 +84,12 @@ def span_table(layer: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     starts = np.flatnonzero(change)
     ends = np.append(starts[1:], h * w) - 1  # a run ends where the next begins, or its row
     which = layer.ravel()[starts]
-    blurred = (which >= 0) & (which < n)
-    which, starts, ends = which[blurred], starts[blurred], ends[blurred]
+    known = (which >= -1) & (which < n)
+    which, starts, ends = which[known], starts[known], ends[known]
+    which[which < 0] = n  # in focus
     rows = starts // w
-    first = np.full((n, h), EMPTY, np.int64)
-    last = np.full((n, h), -1, np.int64)
+    first = np.full((n + 1, h), EMPTY, np.int64)
+    last = np.full((n + 1, h), -1, np.int64)
     np.minimum.at(first, (which, rows), starts - rows * w)
     np.maximum.at(last, (which, rows), ends - rows * w)
     return first, last

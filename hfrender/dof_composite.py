@@ -118,5 +118,8 @@ def seen_top(xp: Any, planar: Any) -> Any:
     highlight: a bright point beside a blurred branch, or seen through a gap in it, is not
     copied onto the branch."""
     colour = planar[: min(3, int(planar.shape[0])), ::SEEN_STEP]
-    level = xp.percentile(colour.max(axis=0), SEEN_PERCENTILE)
+    largest = colour[0]
+    for plane in colour[1:]:  # a reduction over the planes of a (H, W, C) frame's planar
+        largest = xp.maximum(largest, plane)  # view reads it 3 values apart: 6x slower
+    level = xp.percentile(largest, SEEN_PERCENTILE)
     return xp.asarray(xp.maximum(level * SEEN_FACTOR, SEEN_FLOOR), dtype=xp.float32)

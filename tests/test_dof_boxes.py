@@ -53,13 +53,14 @@ def test_the_spans_kernel_finds_every_layers_first_and_last_column_in_each_row(d
     layer[7, 5] = 2  # one pixel of one layer
     layer[11] = n - 1  # a row of the last layer alone
     layer[290, 0] = n  # past the plan's layers
-    first, last = np.full((n, h), w, np.int32), np.full((n, h), -1, np.int32)
+    first, last = np.full((n + 1, h), w, np.int32), np.full((n + 1, h), -1, np.int32)
     dev.launch("hf_dof_spans", launches._grid(h), (launches.BLOCK, 1, 1),
                (layer, np.int32(h), np.int32(w), np.int32(n), first, last))
-    want = _spans_table(np.where(layer < n, layer, -1), n)
+    want = _spans_table(np.where(layer < n, layer, -9), n)
     np.testing.assert_array_equal(first, want[0])
     np.testing.assert_array_equal(last, want[1])
-    assert first[2, 7] == last[2, 7] == 5 and (last[:, 3] == -1).all()
+    assert first[2, 7] == last[2, 7] == 5 and (last[:n, 3] == -1).all()
+    assert (first[n, 3], last[n, 3]) == (0, w - 1)  # the pixels in focus: entry n
     assert (last[n - 1, 11], first[n - 1, 11]) == (w - 1, 0)
 
 
@@ -85,13 +86,14 @@ def test_a_pole_on_the_floor_band_of_its_distance_gets_a_box_of_its_own():
 
 
 def _spans_table(layer, n):
-    """Every layer's first and last column in each row, as ``hf_dof_spans`` writes them
-    (a row without the layer: first = width, last = -1), by NumPy."""
+    """Every layer's first and last column in each row, and the pixels in focus' (-1) as
+    entry n, as ``hf_dof_spans`` writes them (a row without the layer: first = width,
+    last = -1), by NumPy."""
     h, w = layer.shape
-    first, last = np.full((n, h), w, np.int32), np.full((n, h), -1, np.int32)
-    for k in range(n):
+    first, last = np.full((n + 1, h), w, np.int32), np.full((n + 1, h), -1, np.int32)
+    for k in range(n + 1):
         for y in range(h):
-            cols = np.flatnonzero(layer[y] == k)
+            cols = np.flatnonzero(layer[y] == (k if k < n else -1))
             if len(cols):
                 first[k, y], last[k, y] = cols[0], cols[-1]
     return first, last
@@ -115,7 +117,8 @@ def test_boxes_from_the_hosts_table_are_those_from_the_devices(rng, reach):
     np.testing.assert_array_equal(got[0], np.where(first <= last, first, EMPTY))
     np.testing.assert_array_equal(got[1], last)
     table, spans = Spans.of_table(first, last), Spans.of_layers(layer, n)
-    np.testing.assert_array_equal(spans.rows, [(layer == k).any(axis=1) for k in range(n)])
+    np.testing.assert_array_equal(spans.rows, [(layer == k).any(axis=1) for k in range(n)]
+                                  + [(layer == -1).any(axis=1)])
     for j in range(n):
         assert layer_boxes(spans, j, reach) == layer_boxes(table, j, reach)
     assert sum(len(layer_boxes(table, j, reach)) for j in range(n)) >= n
@@ -148,3 +151,31 @@ def test_the_hosts_table_is_the_loops_on_random_layers(rng, n):
     np.testing.assert_array_equal(got[0], np.where(first <= last, first, EMPTY))
     np.testing.assert_array_equal(got[1], last)
     assert got[1][n - 1, 9] == 22 and got[0][n - 1, 9] == 0
+    assert got[1][n, 5] == 22 and got[0][n, 5] == 0  # the row in focus
+
+
+@pytest.mark.parametrize("n", [1, 6])
+def test_a_box_of_a_layers_pixels_within_a_window_holds_them_all(rng, n):
+    """``Spans.box``: a box within the window holding every pixel of the layer (or of those
+    in focus) in it, from the rows' spans (the least box, over the frame's width), or None."""
+    h, w = 60, 80
+    layer = rng.integers(-1, n, (h, w)).astype(np.int32)
+    layer[rng.random((h, w)) < 0.9] = n  # mostly none of them (a layer past the plan's)
+    spans = Spans.of_layers(layer, n)
+    for _ in range(30):
+        y0, x0 = int(rng.integers(0, h - 1)), int(rng.integers(0, w - 1))
+        y1, x1 = int(rng.integers(y0 + 1, h + 1)), int(rng.integers(x0 + 1, w + 1))
+        for j in range(n + 1):
+            inside = layer[y0:y1, x0:x1] == (j if j < n else -1)
+            box = spans.box(j, y0, y1, x0, x1)
+            if not inside.any():
+                first, last = spans(j, y0, y1)  # its pixels on both sides, none within
+                assert box is None or ((first < x0) & (last >= x1)).any()
+                continue
+            ys, xs = np.nonzero(inside)
+            assert y0 <= box[0] <= y0 + ys.min() and y0 + ys.max() < box[1] <= y1
+            assert x0 <= box[2] <= x0 + xs.min() and x0 + xs.max() < box[3] <= x1
+            ys, xs = np.nonzero(layer[y0:y1] == (j if j < n else -1))
+            if len(ys):  # the frame's width: the least box
+                assert spans.box(j, y0, y1, 0, w) == (y0 + ys.min(), y0 + ys.max() + 1,
+                                                      xs.min(), xs.max() + 1)

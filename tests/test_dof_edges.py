@@ -161,21 +161,29 @@ def test_a_small_lit_subject_in_a_dark_frame_is_seen_past_an_edge(rng):
     assert out[edge].max() > 0.05  # the spot seen past the edge (the disc itself is 0.02)
 
 
-@pytest.mark.parametrize("blades", [0, 5])
-def test_a_near_band_gathers_what_is_in_focus_only_around_it(rng, blades, monkeypatch):
-    """A near floor band crossed by a thin post in focus (the rest far): the band sees the
-    post past its pixels' edges only within reach of it, and its gather of the light in
-    focus is transformed over that part alone (it was the whole band's width); the picture
-    is the exact gather's."""
-    from hfrender import dof_layers
-
+def post_and_band(rng):
+    """A near floor band (the frame's width) crossed by a thin post in focus, the rest a far
+    wall (blurred): the frame, its depth and the lens."""
     img = (rng.random((H, W, 3), dtype=np.float32) + np.float32(0.05)).astype(np.float32)
     depth = np.full((H, W), 30.0, np.float32)
     y0 = int(rng.integers(40, 56))
-    depth[y0:y0 + 12] = NEAR  # the band, the frame's width
+    depth[y0:y0 + 12] = NEAR
     post = int(rng.integers(60, 100))
     depth[:, post] = FOCUS
     img[:, post] = np.float32([1.5, 0.2, 0.1])
+    return img, depth, post
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+@pytest.mark.parametrize("blades", [0, 5])
+def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, backend,
+                                                             monkeypatch):
+    """The band sees the post past its pixels' edges only within reach of it, and its
+    gather of the light in focus is transformed over that part alone (it was the whole
+    band's width); the picture is the exact gather's (the CUDA kernels on the emulator)."""
+    from hfrender import dof_layers
+
+    img, depth, post = post_and_band(rng)
     lens = hf.Lens(FOCUS, 1.4, aperture_blades=blades)
     reach = int(np.ceil(lens.coc_radius_px(np.float32([NEAR]), W, H)[0]))
     assert 3 <= reach <= 12
@@ -185,12 +193,18 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(rng, blades, monkey
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side, rows,
                         mean=False: (seen.append(win) if mean else None) or real(
                             ops, light, disks, win, side, rows, mean))
-    fast, exact = (hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=1.4,
-                                     aperture_blades=blades, method=m) for m in ("fast", "exact"))
+    frames, depths = img[None], depth[None]
+    weights = hf.WindowWeights.from_dense(np.ones((1, 1)))
+    fast = np.empty_like(frames)
+    if backend == "cuda":
+        launches.fuse(dev, frames, depths, weights, [lens], True, fast, dof_method="fast")
+    else:
+        fast = CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method="fast")
+    exact = CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method="exact")
     assert len(seen) == 1
     win = seen[0]
     assert win.x0 >= post - 2 * reach - 1 and win.x1 <= post + 2 * reach + 2  # was 0 and W
     band = depth == np.float32(NEAR)
     sees = band & (np.abs(np.arange(W) - post) <= reach)[None]
-    assert np.abs(fast - img)[sees].max() > 0.05  # the post's light is seen past the edge
+    assert np.abs(fast[0] - img)[sees].max() > 0.05  # the post's light is seen past the edge
     np.testing.assert_allclose(fast, exact, atol=2e-4)

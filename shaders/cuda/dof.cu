@@ -130,21 +130,22 @@ extern "C" __global__ void hf_dof_start(
 
 // Where each layer's pixels lie in each row: the first and last column of layer k in row y
 // at first[k * height + y] and last[k * height + y] (set beforehand to width and -1: a row
-// without the layer keeps first > last), for layers 0 .. n_layers - 1. One thread per row,
-// writing once per run of one layer along it: what the host reads once a frame to place
-// every layer's FFT windows (hfrender/dof_boxes.py).
+// without the layer keeps first > last), for layers 0 .. n_layers - 1, and the pixels in
+// focus (layer -1) at k = n_layers. One thread per row, writing once per run of one layer
+// along it: what the host reads once a frame to place every layer's FFT windows
+// (hfrender/dof_boxes.py).
 extern "C" __global__ void hf_dof_spans(
         const int* __restrict__ layer, int height, int width, int n_layers,
         int* __restrict__ first, int* __restrict__ last) {
     long long y = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (y >= height) return;
     const int* row = layer + y * width;
-    int run = -1, start = 0;
+    int run = -2, start = 0;  // -2: no run (past the row's end too)
     for (int x = 0; x <= width; ++x) {
-        int k = x < width ? row[x] : -1;
+        int k = x < width ? row[x] : -2;
         if (k == run) continue;
-        if (run >= 0 && run < n_layers) {  // the run of layer `run` over start .. x - 1 ends
-            long long at = (long long)run * height + y;
+        if (run >= -1 && run < n_layers) {  // the run of `run` over start .. x - 1 ends
+            long long at = (long long)(run < 0 ? n_layers : run) * height + y;
             if (first[at] > start) first[at] = start;
             last[at] = x - 1;
         }

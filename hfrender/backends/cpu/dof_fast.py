@@ -91,6 +91,7 @@ class _Ops:
         self.far: np.ndarray | None = None
         self.ahead: Ahead | None = None
         self.top: np.ndarray | None = None  # the in-focus light seen past edges, at most
+        self.spans_table: Spans | None = None  # where the layers are (:meth:`spans`)
 
     def __enter__(self) -> _Ops:
         return self
@@ -119,8 +120,9 @@ class _Ops:
         by_rows(rows, *keys.shape)
 
     def spans(self, n: int) -> Spans:
-        """Where each of the plan's ``n`` layers has pixels."""
-        return Spans.of_layers(self.layer, n)
+        """Where each of the plan's ``n`` layers has pixels (and those in focus)."""
+        self.spans_table = Spans.of_layers(self.layer, n)
+        return self.spans_table
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
         """``fn(*args)`` (a window's FFTs) on a transform thread: what gives its result.
@@ -273,9 +275,9 @@ class _Ops:
         return f
 
     def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
-        """The box (y0, y1, x0, x1), in the image, around the window's pixels in focus
+        """A box (y0, y1, x0, x1), in the image, around the window's pixels in focus
         (``None``: it has none)."""
-        return box_of(self.layer[_at(win)] == -1, win)
+        return self.spans_table.box(len(self.plan.layers), win.y0, win.y1, win.x0, win.x1)
 
     def focus_window(self, win: Window) -> np.ndarray:
         """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
@@ -305,17 +307,6 @@ class _Ops:
 
         by_rows(rows, h, w)
         return out
-
-
-def box_of(mask: np.ndarray, win: Window) -> tuple[int, int, int, int] | None:
-    """The box (y0, y1, x0, x1), in the image, around ``mask``'s pixels (the window's
-    size), or ``None`` where it has none."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    if not len(rows):
-        return None
-    cols = np.flatnonzero(mask[rows[0]:rows[-1] + 1].any(axis=0))
-    y, x = win.y0, win.x0
-    return y + int(rows[0]), y + int(rows[-1]) + 1, x + int(cols[0]), x + int(cols[-1]) + 1
 
 
 def _at(win: Window) -> tuple[slice, slice]:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.dof_fast import _at, _Ops, box_of, defocus_fast, opaque, with_alpha
+from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
 from hfrender.backends.cpu.dof_light import Light
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
@@ -123,11 +123,8 @@ class _WindowOps(_Ops):
 
     def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
         """Around the still pixels in focus and the moving ones in focus in a sub-frame."""
-        _, y, x = self._moving_in(win, -1)
-        if not len(y):
-            return super().focus_box(win)
         mask = self.layer[_at(win)] == -1
-        mask[y, x] = True
+        mask[self._moving_in(win, -1)[1:]] = True
         return box_of(mask, win)
 
     def focus_window(self, win: Window) -> np.ndarray:
@@ -178,6 +175,17 @@ class _WindowOps(_Ops):
         out = super().finish()
         out.reshape(-1, self.c)[self.index] = self.slots.composite(self.c)
         return out
+
+
+def box_of(mask: np.ndarray, win: Window) -> tuple[int, int, int, int] | None:
+    """The box (y0, y1, x0, x1), in the image, around ``mask``'s pixels (the window's
+    size), or ``None`` where it has none."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if not len(rows):
+        return None
+    cols = np.flatnonzero(mask[rows[0]:rows[-1] + 1].any(axis=0))
+    y, x = win.y0, win.x0
+    return y + int(rows[0]), y + int(rows[-1]) + 1, x + int(cols[0]), x + int(cols[-1]) + 1
 
 
 def _boxes(mask: np.ndarray, gap: int) -> list[tuple[int, int, int, int]]:

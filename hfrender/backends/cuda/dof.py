@@ -176,7 +176,7 @@ class _Ops:
         copy: the host places the windows (and answers :meth:`far_in`) without waiting on
         the device again this frame."""
         xp = self.xp
-        table = xp.empty((2, n, self.h), np.int32)
+        table = xp.empty((2, n + 1, self.h), np.int32)  # entry n: the pixels in focus
         table[0] = self.w
         table[1] = -1
         self.dev.launch("hf_dof_spans", _grid(self.h), (BLOCK, 1, 1),
@@ -270,10 +270,8 @@ class _Ops:
         return False
 
     def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
-        """The whole window where the frame has pixels in focus (known on the host, from
-        the plan: a window without any gathers zeros; finding their box would wait on the
-        device)."""
-        return (win.y0, win.y1, win.x0, win.x1) if self.plan.focus else None
+        """Around the window's pixels in focus, on the host (:meth:`spans`)."""
+        return self.spans_table.box(len(self.plan.layers), win.y0, win.y1, win.x0, win.x1)
 
     def focus_window(self, win: Window) -> Any:
         """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
