@@ -300,8 +300,9 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
     before the focus plane: what it sees past its edges, where its own light falls short;
     over the part of the box within reach of them (``ops.focus_box``: a floor band crossed
-    by a post in focus transforms a post's width, not the frame's). Apart from the far light: each inverse's rounding is cleaned by its own largest values
-    (a bright pixel in focus would wipe out dim far light's colour with its own)."""
+    by a post in focus transforms a post's width, not the frame's). Apart from the far
+    light: each inverse's rounding is cleaned by its own largest values (a bright pixel in
+    focus would wipe out dim far light's colour with its own)."""
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
     reach = _reach(offsets, max(disks))
