@@ -74,12 +74,13 @@ def wait_for_segments(out, n, proc, timeout=60):
     raise AssertionError(f"no {n} segments before the timeout (exit {proc.poll()})")
 
 
-def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["crash.mp4", "speed 100%.mp4"])  # a video, not a pattern
+def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, name):
     path = scene(tmp_path, 0.004)
     whole = tmp_path / "whole.mp4"
     assert main(["render", str(path), "-o", str(whole), *ARGS]) == 0
     assert not work_dir(whole).exists()  # a finished render leaves no work folder
-    out = tmp_path / "crash.mp4"
+    out = tmp_path / name
     proc = start(path, out)
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGKILL)

@@ -28,7 +28,7 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, frame_rate, join_command
 from hfrender.io.outputs import mark_partial, partial_name, remove_partial
-from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
+from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output, is_sequence
 
 MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
@@ -331,8 +331,10 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
 
 
 def resumable(output: str) -> bool:
-    return Path(output).suffix.lower() in (".mp4", ".mov", ".mkv", ".webm") and "%" not in \
-        Path(output).name
+    """Whether ``output`` is a video made of segments (a GIF and image sequences are made
+    whole; a video named ``speed 100%.mp4`` is a video)."""
+    return Path(output).suffix.lower() in (".mp4", ".mov", ".mkv", ".webm") and \
+        not is_sequence(output)
 
 
 def interrupted(output: str | Path) -> bool:
