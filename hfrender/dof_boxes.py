@@ -16,7 +16,7 @@ boxes have gathered (:func:`hfrender.dof_layers.blur_layers`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -44,17 +44,25 @@ class Spans:
         """(first, last) columns of layer j's pixels in rows ``y0:y1``."""
         return self._columns(j, y0, y1)
 
-    def box(self, j: int, y0: int, y1: int, x0: int, x1: int) -> tuple[int, int, int, int] | None:
-        """A box (y0, y1, x0, x1) within the given one around layer j's pixels in it, or
-        ``None`` where it has none. From the rows' first and last columns alone: a row
-        whose pixels lie on both sides of the box, none in it, widens the box to its width."""
-        first, last = self(j, y0, y1)
-        rows = np.flatnonzero((first < x1) & (last >= x0))
-        if not len(rows):
-            return None
-        a, b = int(rows[0]), int(rows[-1]) + 1
-        return (y0 + a, y0 + b, max(x0, int(first[a:b].min())),
-                min(x1, int(last[a:b].max()) + 1))
+    def box(self, layers: Iterable[int], y0: int, y1: int, x0: int,
+            x1: int) -> tuple[int, int, int, int] | None:
+        """A box (y0, y1, x0, x1) within the given one around the pixels in it of the
+        ``layers`` (n: those in focus), or ``None`` where they have none. From the rows'
+        first and last columns alone: a row whose pixels lie on both sides of the box,
+        none in it, widens the box to its width."""
+        found = None
+        for j in layers:
+            first, last = self(j, y0, y1)
+            rows = np.flatnonzero((first < x1) & (last >= x0))
+            if not len(rows):
+                continue
+            a, b = int(rows[0]), int(rows[-1]) + 1
+            box = (y0 + a, y0 + b, max(x0, int(first[a:b].min())),
+                   min(x1, int(last[a:b].max()) + 1))
+            found = box if found is None else (
+                min(found[0], box[0]), max(found[1], box[1]), min(found[2], box[2]),
+                max(found[3], box[3]))
+        return found
 
     @classmethod
     def of_layers(cls, layer: np.ndarray, n: int) -> Spans:

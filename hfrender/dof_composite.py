@@ -30,6 +30,24 @@ FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully,
 # highlight is cut down, a surface's own texture never reaches it
 SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.9, 4.0, 7
 SEEN_FLOOR = 1.0  # and never below white: only light brighter than white is ever cut
+# a source behind a defocused pixel p before the focus plane, its disk's radius past a
+# pixel's this share of p's or less (in focus: none), is seen by p past its edge (within
+# p's disk, 1 / p's area); from SEEN_UNTIL on it spreads its own light (a floor's next
+# pixels); between, by share: no step where a background's blur passes a pixel
+SEEN_FROM, SEEN_UNTIL = 0.25, 0.5
+SEEN_ONE = float(np.float32(np.sqrt(1.0 / np.pi)))  # a pixel's radius as a circle
+
+
+def seen_share(xp: Any, area_q: Any, area_p: Any) -> Any:
+    """How much of a source q behind a defocused pixel p before the focus plane p sees past
+    its edge rather than q spreads (:data:`SEEN_FROM`), by the areas of their disks: the
+    ratio of their radii as circles, each less a pixel's (area 1)."""
+    one, pi = np.float32(SEEN_ONE), np.float32(np.pi)
+    r_q = xp.sqrt(xp.asarray(area_q, np.float32) / pi) - one
+    r_p = xp.sqrt(xp.asarray(area_p, np.float32) / pi) - one
+    ratio = r_q / xp.maximum(r_p, np.float32(1e-6))
+    return xp.clip((np.float32(SEEN_UNTIL) - ratio) / np.float32(SEEN_UNTIL - SEEN_FROM),
+                   0.0, 1.0).astype(np.float32)
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,

@@ -22,8 +22,9 @@ k's own scatter, the scatters of the layers behind k whose disks are not larger 
 and a *gather* with p's disk of the far layers whose disks are larger (the gather's
 ``min(r_q, r_p)`` rule; approximate where an odd polygon's near and far disks, not nested,
 meet); for a layer before the focus plane, also a gather with p's disk of the sources in
-focus, each weighing ``1 / area`` of the disk (what p sees past its surface's edge: the
-exact gather's rule for sources in focus behind a defocused pixel). Sources in focus (area
+focus and of the layers behind it with smaller disks (instead of their scatter), each
+weighing ``1 / area`` of the disk (what p sees past its surface's edge: the exact gather's
+rule for such sources behind a defocused pixel). Sources in focus (area
 1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never
 makes light where the exact gather has none: weights below :data:`NOISE_W` of a layer's
 largest, and colour below :data:`NOISE` of its channel's largest, are its rounding (about
@@ -43,6 +44,7 @@ import numpy as np
 
 from hfrender.dof_boxes import layer_boxes, to_host
 from hfrender.dof_cells import PEAK_WINDOW, groups, split
+from hfrender.dof_composite import seen_share
 from hfrender.dof_fft import Window, window
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
@@ -114,7 +116,14 @@ class Plan:
     t_of_key: np.ndarray  # float32, the share of a source's light on its layer's hi disk
     roles: np.ndarray  # (K, K + 1) int8: what layer j's scatter is to layer k's pixels
     big: np.ndarray  # (K, K) bool: big[j, k] = layer j is gathered with k's disks
-    focus: bool = False  # some pixels are in focus: the near layers gather them (seen)
+    seen: np.ndarray  # (K, K + 1) float32: how much layer k sees of j's pixels past its
+    #                   edges (column K: the pixels in focus), each 1 / the area of k's disk
+    spread: np.ndarray  # (K, K + 1) float32: how much of j's scatter reaches k's pixels
+    focus: bool = False  # some pixels are in focus
+
+    def sees(self, k: int) -> bool:
+        """Whether layer k sees the pixels of any other (and there are some)."""
+        return bool(self.seen[k, : len(self.layers)].any() or (self.seen[k, -1] and self.focus))
 
     def order(self) -> list[int]:
         """Layers by decreasing disk size (near before far at a tie): the far layers
@@ -164,8 +173,11 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
             t = (moment[a] - moment[layer.lo]) / (moment[layer.hi] - moment[layer.lo])
             t = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
             t_of[layer.side * a + max_area] = t
-    roles, big = _roles(layers)
-    return Plan(layers, max_area, layer_of, t_of, roles, big, bool(counts[max_area]))
+    roles, big, seen = _roles(layers)
+    spread = np.ones(roles.shape, np.float32)
+    spread[:, : len(layers)] -= seen[:, : len(layers)].T
+    return Plan(layers, max_area, layer_of, t_of, roles, big, seen, spread,
+                bool(counts[max_area]))
 
 
 def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
@@ -175,28 +187,28 @@ def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
     return int(disks[np.argmin(np.abs(moment[disks] - 0.5 * (moment[lo] + moment[hi])))])
 
 
-def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray]:
+def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What layer j's scatter is to the pixels of layer k (column K: pixels in focus):
-    front (j nearer), back (j itself), behind (the layers behind whose disks are no
-    larger: back, and summed apart for :func:`hfrender.dof_composite.composite`), or
-    nothing (far layers with larger disks: gathered with k's disks instead, also behind)."""
+    front (j nearer), back (j itself), behind (the layers behind whose disks are as large:
+    back, and summed apart for :func:`hfrender.dof_composite.composite`), or nothing: far
+    layers with larger disks (gathered with k's disks instead, also behind), and, for a
+    layer k before the focus plane, the layers behind it with smaller disks (``seen``: k's
+    pixels see theirs past their edges, each 1 / the area of k's disk, as they see the
+    pixels in focus)."""
     n = len(layers)
     side = np.array([q.side for q in layers])
     size = np.array([q.radius2 for q in layers])
     j, k = np.arange(n)[:, None], np.arange(n)[None, :]
     big = (j > k) & (side[:, None] == FAR) & (size[:, None] > size[None, :])
+    seen = np.zeros((n, n + 1), np.float32)
+    behind = (j > k) & (side[None, :] == NEAR) & (size[:, None] < size[None, :])
+    seen[:, :n] = (seen_share(np, size[:, None], size[None, :]) * behind).T
+    seen[:, n] = side == NEAR
     roles = np.empty((n, n + 1), np.int8)
     roles[:, :n] = np.where(j < k, ROLE_FRONT, np.where(
-        big, ROLE_NONE, np.where(j == k, ROLE_BACK, ROLE_BEHIND)))
+        big | (seen[:, :n].T == 1), ROLE_NONE, np.where(j == k, ROLE_BACK, ROLE_BEHIND)))
     roles[:, n] = np.where(side == NEAR, ROLE_FRONT, ROLE_NONE)
-    return roles, big
-
-
-def role_masks(role: Any) -> tuple[Any, Any, Any]:
-    """(front, back, behind) masks of an array of roles (:func:`_roles`): behind is a part of
-    back, summed apart too."""
-    behind = role == ROLE_BEHIND
-    return role == ROLE_FRONT, (role == ROLE_BACK) | behind, behind
+    return roles, big, seen
 
 
 def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int],
@@ -266,7 +278,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
                            ops.scatter(j, ops.ready(spread()), win))
             if plan.big[:, j].any():
                 pending.append(_gather(ops, j, layer, box, offsets, h, w))
-            if plan.focus and layer.side == NEAR:  # what it sees in focus past its edges
+            if plan.sees(j):  # what it sees behind its edges
                 pending.append(_gather(ops, j, layer, box, offsets, h, w, seen=True))
             if plan.big[j].any():  # a far layer that nearer ones gather
                 kept.append((fields, win))
@@ -296,10 +308,11 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     """The far layers of larger disks seen through layer j's pixels, gathered with each
     pixel's own disk (both of the layer's, by its share; one between them for large disks):
     the far light kept so far, taken now, and what adds its gathers to the sums later.
-    ``seen``: the pixels in focus instead (``ops.focus_window``, weight 1 each), each
+    ``seen``: the pixels that layer j sees past its edges instead (``Plan.seen``: in
+    focus, or behind it with smaller disks; ``ops.seen_window``, weight 1 each), each
     weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
     before the focus plane: what it sees past its edges, where its own light falls short;
-    over the part of the box within reach of them (``ops.focus_box``: a floor band crossed
+    over the part of the box within reach of them (``ops.seen_box``: a floor band crossed
     by a post in focus transforms a post's width, not the frame's). Apart from the far
     light: each inverse's rounding is cleaned by its own largest values (a bright pixel in
     focus would wipe out dim far light's colour with its own)."""
@@ -308,8 +321,8 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     reach = _reach(offsets, max(disks))
     win = window(box, reach, h, w)
     rows = win.rows
-    if seen:  # only the box's pixels within reach of a pixel in focus see one
-        around = ops.focus_box(win)
+    if seen:  # only the box's pixels within reach of a pixel it sees see one
+        around = ops.seen_box(win, j)
         box = None if around is None else _near(box, around, reach)
         if box is None:
             return lambda: None
@@ -317,7 +330,7 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
         rows = max(0, around[0] - win.y0), min(win.y1, around[1]) - win.y0
     elif not ops.far_in(win):  # nothing to gather near them
         return lambda: None
-    light = ops.focus_window(win) if seen else ops.far_window(win)
+    light = ops.seen_window(win, j) if seen else ops.far_window(win)
     spread = ops.later(_gathered, ops, light, disks, win, layer.side, rows, seen)
 
     def settle() -> None:

@@ -257,14 +257,24 @@ def test_a_slanted_floor_with_depth_noise(blades, seed):
     assert psnr(defocus_fast(img, depth, lens), defocus(img, depth, lens)) >= 37.0
 
 
+def areas(r2, blades):
+    """{floor(r^2): the whole pixels of the bokeh of that radius} for the radii ``r2``."""
+    ax = np.arange(-30, 31)
+    oy, ox = (a.ravel() for a in np.meshgrid(ax, ax, indexing="ij"))
+    return {int(k): int(in_polygon(oy, ox, blades, math.sqrt(k)).sum())
+            for k in np.unique(np.floor(r2))}
+
+
 def gather_by_hand(img, depth, lens, tol):
     """The exact gather's rules written out pair by pair (every output pixel p against
     every source q), apart from hfrender's tables: q covers p when p - q lies in q's bokeh
     (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
     counts where p - q lies in p's own bokeh too, and so does a source in focus behind a
     defocused p before the focus plane, weighing 1 / p's area (it spreads no light of its
-    own; its colour at most 4x the 99.9th percentile of every 7th row's, or 1); front over
-    the normalised rest."""
+    own; its colour at most 4x the 99.9th percentile of every 7th row's, or 1), and so does
+    a source behind p with a smaller disk, by its share (its radius as a circle less a
+    pixel's against p's: all of it up to a quarter, none from a half; its own light, the
+    rest); front over the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
     near = depth < np.float32(lens.focus_distance)
@@ -277,10 +287,7 @@ def gather_by_hand(img, depth, lens, tol):
         turned = np.where(of_near, -1, 1)
         return in_polygon(turned * dy, turned * dx, blades, np.sqrt(np.floor(radius2)))
 
-    ax = np.arange(-30, 31)
-    oy, ox = (a.ravel() for a in np.meshgrid(ax, ax, indexing="ij"))
-    area = {int(k): int(in_polygon(oy, ox, blades, math.sqrt(k)).sum())
-            for k in np.unique(np.floor(r2))}
+    area = areas(r2, blades)
     qn, qr2, qd = near.reshape(1, -1), r2.reshape(1, -1), depth.reshape(1, -1)
     pn, pr2, pd = near.reshape(-1, 1), r2.reshape(-1, 1), depth.reshape(-1, 1)
     weight = np.vectorize(lambda k: 1.0 / area[int(k)])(np.floor(qr2))
@@ -291,7 +298,14 @@ def gather_by_hand(img, depth, lens, tol):
     behind = visible & (qd > pd * np.float32(1 + tol))
     wf, wb, wh = (weight * (covers & m) for m in (front, visible, behind))
     p_weight = weight.reshape(-1, 1)  # each pixel's own 1 / area
-    seen = (pn & (pr2 >= 1)) & (qr2 < 1) & (dy | dx != 0) & in_bokeh(pn, pr2)
+    one = math.sqrt(1 / math.pi)  # a pixel's radius as a circle
+    ratio = (np.sqrt(1 / weight / math.pi) - one) / np.maximum(
+        np.sqrt(1 / p_weight / math.pi) - one, 1e-6)
+    smaller = (qd > pd * np.float32(1 + tol)) & (weight > p_weight)  # behind, smaller disk
+    share = np.where(qr2 < 1, 1.0, np.clip((0.5 - ratio) / 0.25, 0, 1) * smaller)
+    seer = pn & (pr2 >= 1)
+    wb, wh = (x * (1 - share * seer) for x in (wb, wh))  # what p sees of q, q does not spread
+    seen = share * (seer & (dy | dx != 0) & in_bokeh(pn, pr2))
     top = np.float32(max(np.percentile(img[::7].max(-1), 99.9) * 4.0, 1.0))  # every 7th row
     seen_colour = np.minimum(img, top).reshape(1, -1, 3)
     f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
@@ -319,8 +333,16 @@ def test_the_exact_gather_is_its_rules_written_out(rng, blades):
     depth[4:14, 3:15] = 0.55  # a near card, well before it
     depth[12:22, 14:26] = 1.0  # a card in focus
     depth[:, 27:] = 0.7  # a near strip at the right
+    depth[14:, :12] = 1.5  # behind the near card, a far card it sees through partly
+    depth[:4, :20] = 1.08  # and one nearly in focus that it sees through whole
     lens = hf.Lens(1.0, 1.0, sensor_width_mm=2.0, aperture_blades=blades)
     assert 8 < float(lens.coc_radius_px(depth, w, h).max()) < 20
+    r2 = lens.coc_radius_px(depth[[0, 20, 6], [5, 5, 6]], w, h).astype(np.float64) ** 2
+    area = areas(r2, blades)
+    radius = np.array([np.sqrt(area[int(k)] / np.pi) - np.sqrt(1 / np.pi)
+                       for k in np.floor(r2)])
+    shares = np.clip((0.5 - radius[:2] / radius[2]) / 0.25, 0, 1)  # the cards behind it
+    assert shares[0] == 1.0 and 0.1 < shares[1] < 0.9
     np.testing.assert_allclose(defocus(img, depth, lens),
                                gather_by_hand(img, depth, lens, FRONT_TOLERANCE),
                                rtol=2e-5, atol=2e-6)

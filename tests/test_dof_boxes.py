@@ -167,7 +167,7 @@ def test_a_box_of_a_layers_pixels_within_a_window_holds_them_all(rng, n):
         y1, x1 = int(rng.integers(y0 + 1, h + 1)), int(rng.integers(x0 + 1, w + 1))
         for j in range(n + 1):
             inside = layer[y0:y1, x0:x1] == (j if j < n else -1)
-            box = spans.box(j, y0, y1, x0, x1)
+            box = spans.box([j], y0, y1, x0, x1)
             if not inside.any():
                 first, last = spans(j, y0, y1)  # its pixels on both sides, none within
                 assert box is None or ((first < x0) & (last >= x1)).any()
@@ -177,5 +177,5 @@ def test_a_box_of_a_layers_pixels_within_a_window_holds_them_all(rng, n):
             assert x0 <= box[2] <= x0 + xs.min() and x0 + xs.max() < box[3] <= x1
             ys, xs = np.nonzero(layer[y0:y1] == (j if j < n else -1))
             if len(ys):  # the frame's width: the least box
-                assert spans.box(j, y0, y1, 0, w) == (y0 + ys.min(), y0 + ys.max() + 1,
+                assert spans.box([j], y0, y1, 0, w) == (y0 + ys.min(), y0 + ys.max() + 1,
                                                       xs.min(), xs.max() + 1)

@@ -161,14 +161,15 @@ def test_a_small_lit_subject_in_a_dark_frame_is_seen_past_an_edge(rng):
     assert out[edge].max() > 0.05  # the spot seen past the edge (the disc itself is 0.02)
 
 
-def post_and_band(rng):
+def post_and_band(rng, w=480):
     """A near floor band (the frame's width) crossed by a thin post in focus, the rest a far
-    wall (blurred): the frame, its depth and the lens."""
-    img = (rng.random((H, W, 3), dtype=np.float32) + np.float32(0.05)).astype(np.float32)
-    depth = np.full((H, W), 30.0, np.float32)
+    wall blurred more than the band (the band does not see it past its edges: it is
+    gathered through the band): the frame, its depth and the post's column."""
+    img = (rng.random((H, w, 3), dtype=np.float32) + np.float32(0.05)).astype(np.float32)
+    depth = np.full((H, w), 30.0, np.float32)
     y0 = int(rng.integers(40, 56))
-    depth[y0:y0 + 12] = NEAR
-    post = int(rng.integers(60, 100))
+    depth[y0:y0 + 12] = 1.2
+    post = int(rng.integers(100, w - 100))
     depth[:, post] = FOCUS
     img[:, post] = np.float32([1.5, 0.2, 0.1])
     return img, depth, post
@@ -185,9 +186,9 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
 
     img, depth, post = post_and_band(rng)
     lens = hf.Lens(FOCUS, 1.4, aperture_blades=blades)
-    reach = int(np.ceil(lens.coc_radius_px(np.float32([NEAR]), W, H)[0]))
-    assert 3 <= reach <= 12
-    assert lens.coc_radius_px(np.float32([30.0]), W, H)[0] > 1.5  # the wall is blurred
+    band, wall = lens.coc_radius_px(np.float32([1.2, 30.0]), depth.shape[1], H)
+    reach = int(np.ceil(band))
+    assert 3 <= reach <= 12 and wall > band + 1  # the wall: behind, blurred more
     seen = []
     real = dof_layers._gathered
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side, rows,
@@ -204,7 +205,31 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     assert len(seen) == 1
     win = seen[0]
     assert win.x0 >= post - 2 * reach - 1 and win.x1 <= post + 2 * reach + 2  # was 0 and W
-    band = depth == np.float32(NEAR)
-    sees = band & (np.abs(np.arange(W) - post) <= reach)[None]
+    band = depth == np.float32(1.2)
+    sees = band & (np.abs(np.arange(depth.shape[1]) - post) <= reach)[None]
     assert np.abs(fast[0] - img)[sees].max() > 0.05  # the post's light is seen past the edge
     np.testing.assert_allclose(fast, exact, atol=2e-4)
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_a_defocused_edge_stays_soft_as_the_background_leaves_focus(rng, method):
+    """A defocused disc before a wall: the wall seen past the disc's edge whether it is in
+    focus or blurred by a pixel (its blur passing a pixel made the edge hard at once; now
+    a source behind a defocused pixel with a disk far smaller than its own is seen like
+    one in focus, :func:`hfrender.dof_composite.seen_share`)."""
+    img, _, _, mask = card(rng)
+    lens = hf.Lens(FOCUS, 1.4)
+    yy, xx = np.mgrid[0:H, 0:W]
+    cy, cx = (int(round(float(a[mask].mean()))) for a in (yy, xx))
+    edge = mask & ~np.roll(mask, 3, 0) | mask & ~np.roll(mask, -3, 0)  # 3 px inside it
+    rings = []
+    for far in (3.8, 4.1):  # the wall's blur: below and past a pixel
+        r = float(lens.coc_radius_px(np.float32([far]), W, H)[0])
+        assert (r < 1.0) == (far == 3.8) and 0.9 < r < 1.1
+        depth = np.where(mask, NEAR, far).astype(np.float32)
+        out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=1.4, method=method)
+        rings.append(out[edge])
+    fg, bg = img[cy, cx], img[~mask][0]
+    seen = np.abs(rings[1] - fg).max(-1).max()
+    assert seen > 0.1 * float(np.abs(bg - fg).max())  # the wall shows inside the edge
+    assert np.abs(rings[1] - rings[0]).max() < 1e-3  # as much as when it was in focus

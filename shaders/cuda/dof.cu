@@ -39,6 +39,16 @@ __device__ float hf_dof_mix(float front, float front_w, float back, float back_w
     return o + front / fmaxf(front_w, 1.0f);
 }
 
+// How much of a source behind a defocused pixel before the focus plane the pixel sees past
+// its edge rather than the source spreads, by their disks' areas (dof_composite.seen_share).
+__device__ float hf_seen_share(float area_q, float area_p) {
+    float r_q = sqrtf(area_q / HF_PI) - HF_DOF_SEEN_ONE;
+    float r_p = sqrtf(area_p / HF_PI) - HF_DOF_SEEN_ONE;
+    float ratio = r_q / fmaxf(r_p, 1e-6f);
+    float s = (HF_DOF_SEEN_UNTIL - ratio) / (HF_DOF_SEEN_UNTIL - HF_DOF_SEEN_FROM);
+    return fminf(fmaxf(s, 0.0f), 1.0f);
+}
+
 // The depth-aware gather of hfrender/backends/cpu/dof.py, one thread per pixel, grid z =
 // sub-frame, offsets visited in the CPU's order (sorted by distance). offset_d2 and
 // offset_d2_near: what a source's disk must reach to cover p behind and in front of the
@@ -64,15 +74,24 @@ extern "C" __global__ void hf_defocus(
     float back[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the part of back behind p's surface
     float front_w = 0.0f, back_w = 0.0f, behind_w = 0.0f;
-    // defocused before the focus plane: sources in focus within its own disk are what it
-    // sees behind, each 1 / its area (they spread no light of their own)
-    bool sees = d_p < focus && inv_area[base + p] < 1.0f;
+    // defocused before the focus plane: sources in focus within its own disk, and those
+    // behind it with smaller disks by hf_seen_share, are what it sees behind, each 1 / its
+    // area (in focus, they spread no light of their own; the others, the rest of theirs)
+    float inv_p = inv_area[base + p];
+    bool sees = d_p < focus && inv_p < 1.0f;
     for (int o = 0; o < n_offsets; ++o) {
         int qy = y + offsets[2 * o], qx = x + offsets[2 * o + 1];
         if (qy < 0 || qy >= height || qx < 0 || qx >= width) continue;
         long long q = base + (long long)qy * width + qx;
-        if (sees && inv_area[q] == 1.0f && q != base + p && r2_p >= reach_p[o]) {
-            float w = inv_area[base + p];
+        float q_depth = depth[q];
+        float seen = 0.0f;
+        if (sees && q != base + p && r2_p >= reach_p[o]) {
+            if (inv_area[q] == 1.0f) seen = 1.0f;
+            else if (q_depth > far_p && inv_area[q] > inv_p)
+                seen = hf_seen_share(1.0f / inv_area[q], 1.0f / inv_p);
+        }
+        if (seen > 0.0f) {
+            float w = inv_p * seen;
             const float* c = lin + q * channels;
             back_w += w;
             behind_w += w;
@@ -81,14 +100,13 @@ extern "C" __global__ void hf_defocus(
                 back[ch] += v * w;
                 behind[ch] += v * w;
             }
-            continue;
+            if (seen == 1.0f) continue;
         }
-        float q_depth = depth[q];
         float d2 = q_depth < focus ? offset_d2_near[o] : offset_d2[o];
         if (r2[q] < d2) continue;  // q's disk does not reach p
         bool in_front = q_depth < near_p;
         bool visible = !in_front && (q_depth <= far_p || r2_p >= reach_p[o]);
-        float w = inv_area[q];
+        float w = inv_area[q] * (1.0f - seen);
         const float* c = lin + q * channels;
         if (in_front) {
             front_w += w;
@@ -179,28 +197,33 @@ extern "C" __global__ void hf_dof_fields(
     }
 }
 
-// Add rows r0 .. r1 of one inverse FFT over a window (channels + 1, win_h, win_w) to the
-// front or back sums (channels + 1, pixels) of each of their pixels (behind: to back and to
-// the behind sums) by the role of the pixel's layer (a gather: its box's rows alone)
-// (roles[n_layers]: pixels in focus), times the pixel's share of that disk (share: 0 all
-// of it, 1 the smaller disk's 1 - t, 2 the larger's t). The FFT's rounding is taken out:
-// where the weight is below HF_DOF_NOISE_W of its largest magnitude top[channels] (over
-// the window), nothing; colour below HF_DOF_NOISE of its channel's top[ch]: zero.
+// Add rows r0 .. r1, columns c0 .. c1 of one inverse FFT over a window (channels + 1,
+// win_h, win_w) to the front or back sums (channels + 1, pixels) of each of their pixels
+// (behind: to back and to the behind sums) by the role of the pixel's layer (a gather: its
+// box alone) (roles[n_layers]: pixels in focus), times the pixel's share of that disk
+// (share: 0 all of it, 1 the smaller disk's 1 - t, 2 the larger's t) and, behind, the share
+// of the light that reaches it (spread, by layer as roles; the rest it sees past its edge).
+// The FFT's rounding is taken out: where the weight is below HF_DOF_NOISE_W of its largest
+// magnitude top[channels] (over the window), nothing; colour below HF_DOF_NOISE of its
+// channel's top[ch]: zero.
 extern "C" __global__ void hf_dof_accumulate(
         const float* light, long long pixels, int width, int channels, int y0, int x0,
-        int win_h, int win_w, int r0, int r1, const int* layer, const int* roles,
-        int n_layers, const float* top, const float* t, int share, float* front, float* back,
-        float* behind) {
+        int win_h, int win_w, int r0, int r1, int c0, int c1, const int* layer,
+        const int* roles, const float* spread, int n_layers, const float* top, const float* t,
+        int share, float* front, float* back, float* behind) {
     long long plane = (long long)win_h * win_w;
     long long e = (long long)r0 * win_w + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)r1 * win_w) return;
+    int col = (int)(e % win_w);
+    if (col < c0 || col >= c1) return;
     if (!(light[channels * plane + e] >= HF_DOF_NOISE_W * top[channels])) return;
-    long long p = (y0 + e / win_w) * width + x0 + e % win_w;
+    long long p = (y0 + e / win_w) * width + x0 + col;
     int k = layer[p];
     int role = roles[k < 0 ? n_layers : k];
     if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK && role != HF_ROLE_BEHIND) return;
     float* sums = role == HF_ROLE_FRONT ? front : back;
     float s = share == 0 ? 1.0f : (share == 1 ? 1.0f - t[p] : t[p]);
+    if (role == HF_ROLE_BEHIND) s *= spread[k < 0 ? n_layers : k];
     for (int ch = 0; ch <= channels; ++ch) {
         float v = light[ch * plane + e];
         if (ch < channels && !(fabsf(v) >= HF_DOF_NOISE * top[ch])) v = 0.0f;

@@ -17,7 +17,10 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   what p sees past the edge of its surface is the in-focus surface around it (a
   defocused foreground's edge over a sharp background fades as a lens draws it, and its
   light is not counted twice: inside its silhouette at full strength and over the
-  background too);
+  background too); so do sources behind p with smaller disks, by their share
+  (:func:`hfrender.dof_composite.seen_share`: all of one whose disk is a quarter of p's,
+  none from a half), spreading the rest of their light (no step in p's edge where a
+  background's blur passes a pixel);
 * sources at p's depth (same surface) are averaged with the weights renormalised; where
   the weight reaching p falls well short of what p's disk gathers inside the picture (a
   small surface before a farther one), the shortfall comes from what p sees behind
@@ -36,7 +39,7 @@ import logging
 
 import numpy as np
 
-from hfrender.dof_composite import composite, disk_inside, seen_top
+from hfrender.dof_composite import composite, disk_inside, seen_share, seen_top
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
@@ -130,8 +133,9 @@ class _Sums:
         self.behind_w = np.zeros((h, w), np.float32)
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
+        self.area_q = np.pad(self.area, pad, constant_values=np.iinfo(self.area.dtype).max)
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
-        self.sees = bool(self.seer.any() and (self.area == 1).any())
+        self.sees = bool(self.seer.any())
         ys, xs = (np.flatnonzero(self.seer.any(axis=a)) for a in (1, 0))
         self.seers = ((int(ys[0]), int(ys[-1]) + 1), (int(xs[0]), int(xs[-1]) + 1)) \
             if self.sees else ((0, 0), (0, 0))  # the rows and columns they lie in
@@ -149,18 +153,23 @@ class _Sums:
 
     def add_seen(self, at: tuple[slice, slice], dy: int, dx: int, d2: float,
                  d2n: float) -> None:
-        """The sources q = p + (dy, dx) in focus behind the defocused pixels ``at`` before
-        the focus plane whose own disk reaches q (``d2n``: a disk turned over), each 1 /
-        p's area, to p's back and behind sums."""
+        """The sources q = p + (dy, dx) in focus (or behind with smaller disks, by share)
+        behind the defocused pixels ``at`` before the focus plane whose own disk reaches q
+        (``d2n``: a disk turned over), each 1 / p's area, to p's back and behind sums."""
         src = self._source(at, dy, dx)
         reach_p = d2n if self.near_p is not None else d2
-        seen = self.seer[at] & (self.r2[at] >= reach_p) & self.focus_q[src]
-        wb = self.inv_area[at] * seen
+        seen = self.seer[at] & (self.r2[at] >= reach_p) & (self.focus_q[src] | (
+            (self.depth_p[src] > self.far[at]) & (self.area_q[src] < self.area[at])))
+        wb = self.inv_area[at] * seen * self._share(at, src)
         q_c = self.seen_p[src] * wb[..., None]
         self.back_w[at] += wb
         self.back[at] += q_c
         self.behind_w[at] += wb
         self.behind[at] += q_c
+
+    def _share(self, at: tuple[slice, slice], src: tuple[slice, slice]) -> np.ndarray:
+        """How much of each source q is seen by p past its edge (:func:`seen_share`)."""
+        return seen_share(np, self.area_q[src], self.area[at])
 
     def add(self, at: tuple[slice, slice], dy: int, dx: int, d2: float, d2n: float) -> None:
         """The sources q = p + (dy, dx) of the output pixels ``at``: q's disk must reach
@@ -177,6 +186,9 @@ class _Sums:
         q_w = self.w_p[src]
         wf = q_w * (covers & in_front)
         wb = q_w * (covers & visible)
+        if self.sees:  # seen by p past its edge instead, by share
+            seen = self.seer[at] & (q_depth > self.far[at]) & (self.area_q[src] < self.area[at])
+            wb *= 1.0 - self._share(at, src) * seen
         q_c = self.color_p[src]
         self.front_w[at] += wf
         self.back_w[at] += wb

@@ -211,7 +211,8 @@ class _Ops:
 
     def scatter(self, j: int, light: Light, win: Window) -> None:
         """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
-        roles = self.plan.roles[j]
+        roles, spread = self.plan.roles[j], self.plan.spread[j]
+        partly = bool((spread[roles == ROLE_BEHIND] < 1).any())  # partly seen instead
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
@@ -225,6 +226,8 @@ class _Ops:
                 mask = there & (role == which)
                 if mask.any():  # a band of the window may hold no pixel of a role
                     np.copyto(weight, mask)  # a float mask: the product takes half the time
+                    if which == ROLE_BEHIND and partly:
+                        weight *= np.take(spread, self.layer[at], mode="wrap")
                     sums[(slice(None),) + at] += np.multiply(part, weight, out=out)
 
         by_rows(rows, *win.size)
@@ -274,19 +277,21 @@ class _Ops:
         f[:, :h, w:] = 0
         return f
 
-    def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
-        """A box (y0, y1, x0, x1), in the image, around the window's pixels in focus
-        (``None``: it has none)."""
-        return self.spans_table.box(len(self.plan.layers), win.y0, win.y1, win.x0, win.x1)
+    def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
+        """A box (y0, y1, x0, x1), in the image, around the window's pixels that layer k
+        sees past its edges (``Plan.seen``; ``None``: it has none)."""
+        return self.spans_table.box(np.flatnonzero(self.plan.seen[k]), *_box(win))
 
-    def focus_window(self, win: Window) -> np.ndarray:
-        """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
+    def seen_window(self, win: Window, k: int) -> np.ndarray:
+        """The pixels layer k sees past its edges, ``[colour, 1]`` (weight 1 each; colour
+        at most :func:`.dof_composite.seen_top`), on a window's grid."""
         h, w = win.size
         if self.top is None:  # the frame's, once (:func:`.dof_composite.seen_top`)
             self.top = seen_top(np, self.lin)
         f = np.zeros((self.c + 1,) + win.shape, np.float32)
         mine = f[self.c, :h, :w]
-        np.copyto(mine, self.layer[_at(win)] == -1)
+        sees = self.plan.seen[k].astype(np.float32)  # its last column (layer -1): in focus
+        np.take(sees, self.layer[_at(win)], out=mine, mode="wrap")
         np.multiply(self.lin[(slice(None),) + _at(win)], mine, out=f[: self.c, :h, :w])
         colour = f[: min(3, self.c), :h, :w]
         np.minimum(colour, self.top, out=colour)
@@ -307,6 +312,10 @@ class _Ops:
 
         by_rows(rows, h, w)
         return out
+
+
+def _box(win: Window) -> tuple[int, int, int, int]:
+    return win.y0, win.y1, win.x0, win.x1
 
 
 def _at(win: Window) -> tuple[slice, slice]:

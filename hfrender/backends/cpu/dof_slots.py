@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from hfrender.dof_composite import composite, disk_inside_at
-from hfrender.dof_layers import Plan, role_masks
+from hfrender.dof_layers import ROLE_BACK, ROLE_BEHIND, ROLE_FRONT, Plan
 
 STILL = -2  # an unused slot's layer (never a layer, never in focus)
 
@@ -86,13 +86,17 @@ class Slots:
         self.back = light * (layer == -1)[:, None, :]
         self.behind = np.zeros_like(light)
 
-    def add(self, roles: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
+    def add(self, roles: np.ndarray, spread: np.ndarray, light: np.ndarray,
+            cols: np.ndarray) -> None:
         """Add a layer's scatter ``light`` (C + 1, len(cols)) to each slot by its role
-        (``roles``: the layer's row of the plan's roles) and weight."""
+        (``roles``: the layer's row of the plan's roles; ``spread``: of its shares that
+        reach them, the rest seen instead) and weight."""
         for s in range(self.layer.shape[0]):
             role = roles[self.layer[s, cols]]  # STILL slots weigh 0
             part = light * self.weight[s, cols]
-            for sums, which in zip((self.front, self.back, self.behind), role_masks(role),
+            behind = (role == ROLE_BEHIND) * spread[self.layer[s, cols]]
+            front, own = role == ROLE_FRONT, (role == ROLE_BACK) + behind  # back: own, behind
+            for sums, which in zip((self.front, self.back, self.behind), (front, own, behind),
                                    strict=True):
                 sums[s][:, cols] += part * which
 

@@ -121,20 +121,26 @@ class _WindowOps(_Ops):
                 f[:, y, x] = self.sources.light(cols, j, d, len(disks)) / np.float32(area)
         return out
 
-    def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
-        """Around the still pixels in focus and the moving ones in focus in a sub-frame."""
-        mask = self.layer[_at(win)] == -1
-        mask[self._moving_in(win, -1)[1:]] = True
+    def _sees(self, k: int, layer: np.ndarray) -> np.ndarray:
+        """Whether layer k sees pixels of the layers ``layer`` (-1: in focus; STILL: no)."""
+        return np.take(self.plan.seen[k], layer, mode="wrap") * (layer != STILL)
+
+    def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
+        """Around the still pixels layer k sees, and the moving ones it sees in a sub-frame."""
+        mask = self._sees(k, self.layer[_at(win)]) > 0
+        cols, y, x = self._moving_in(win)
+        mask[y, x] = (self._sees(k, self.sources.layer[:, cols]) > 0).any(axis=0)
         return box_of(mask, win)
 
-    def focus_window(self, win: Window) -> np.ndarray:
-        """The pixels in focus (a moving one: over the sub-frames it is in focus in)."""
-        f = super().focus_window(win)
-        cols, y, x = self._moving_in(win, -1)
-        if len(cols):
-            light = self.sources.light(cols, -1, 0, 1)  # [colour * w, w]: at most top * w
-            k = min(3, self.c)
-            np.minimum(light[:k], self.top * light[self.c], out=light[:k])
+    def seen_window(self, win: Window, k: int) -> np.ndarray:
+        """The pixels layer k sees (a moving one: over the sub-frames it is seen in)."""
+        f = super().seen_window(win, k)
+        cols, y, x = self._moving_in(win)
+        if len(cols):  # [colour * w, w] of the slots it sees: colour at most top * w
+            slots = self._sees(k, self.sources.layer[:, cols])
+            light = np.einsum("sm,scm->cm", slots, self.sources.sums[:, 0][..., cols])
+            n = min(3, self.c)
+            np.minimum(light[:n], self.top * light[self.c], out=light[:n])
             f[:, y, x] = light
         return f
 
@@ -145,10 +151,11 @@ class _WindowOps(_Ops):
         # back holds a pixel's own layer's light alone until ``finish`` (see ``_Ops``)
         front, own, behind = ((role == r).astype(np.float32)
                               for r in (ROLE_FRONT, ROLE_BACK, ROLE_BEHIND))
+        behind *= self.plan.spread[j][self.layer[at[1:]]]  # the rest is seen instead
         cols, y, x = self._moving_in(win)
         if len(cols):
             front[y, x] = own[y, x] = behind[y, x] = 0.0  # their sums are the slots'
-            self.slots.add(self.plan.roles[j], light[:, y, x], cols)
+            self.slots.add(self.plan.roles[j], self.plan.spread[j], light[:, y, x], cols)
         self.front[at] += light * front
         self.behind[at] += light * behind
         self.back[at] += np.multiply(light, own, out=light)

@@ -150,7 +150,7 @@ class _Ops:
         self.far: Any = None  # the far layers' light, for the layers that gather it
         self.far_rows: list[tuple[int, int, int]] = []  # (layer, y0, y1) of the far light
         self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
-        self.top: Any = None  # the in-focus light seen past edges, at most (focus_window)
+        self.top: Any = None  # the in-focus light seen past edges, at most (seen_window)
 
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
@@ -162,6 +162,8 @@ class _Ops:
         self.t = xp.empty((self.h, self.w), np.float32)
         k = len(plan.layers)
         self.roles = [xp.asarray(plan.roles[j].astype(np.int32)) for j in range(k)]
+        self.spread = [xp.asarray(plan.spread[j]) for j in range(k)]
+        self.whole = xp.ones(k + 1, np.float32)  # a gather's light: all of it behind
         largest = max((layer.hi for layer in plan.layers), default=1)  # no read of keys
         self.inside = inside_of_keys(xp, keys, largest)
         self.gathers = [xp.asarray(np.where(np.arange(k + 1) == j, ROLE_BEHIND, ROLE_NONE)
@@ -230,22 +232,26 @@ class _Ops:
             I32(len(disks)), I32(disks[0]), I32(disks[-1]), planes[0], hi))
         return planes
 
-    def _accumulate(self, light: Any, win: Window, rows: tuple[int, int], roles: Any,
-                    share: int) -> None:
+    def _accumulate(self, light: Any, win: Window, rows: tuple[int, int],
+                    cols: tuple[int, int], roles: Any, spread: Any, share: int) -> None:
         xp = self.xp  # the largest magnitudes without a window of abs
         top = xp.ascontiguousarray(xp.maximum(light.max(axis=(1, 2)), -light.min(axis=(1, 2))))
         self._window_launch("hf_dof_accumulate", win, rows, (
             light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
-            *(I32(n) for n in win.size + rows), self.layer, roles,
+            *(I32(n) for n in win.size + rows + cols), self.layer, roles, spread,
             I32(len(self.plan.layers)), top, self.t, I32(share), self.front, self.back,
             self.behind))
 
     def scatter(self, j: int, light: Any, win: Window) -> None:
-        self._accumulate(light, win, win.rows, self.roles[j], 0)
+        self._accumulate(light, win, win.rows, (0, win.size[1]), self.roles[j], self.spread[j],
+                         0)
 
     def gather(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
-        """Layer j's pixels in its box's rows (another box's windows may hold more of them)."""
-        self._accumulate(light, win, win.inner, self.gathers[j], 0 if disks == 1 else 1 + disk)
+        """Layer j's pixels in its box (another box's windows may hold more of them; past
+        it, the sums may wrap around the window's grid)."""
+        cols = win.box[2] - win.x0, win.box[3] - win.x0
+        self._accumulate(light, win, win.inner, cols, self.gathers[j], self.whole,
+                         0 if disks == 1 else 1 + disk)
 
     def add_far(self, j: int, fields: list[Any], win: Window) -> None:
         if self.far is None:
@@ -269,20 +275,23 @@ class _Ops:
                     return True
         return False
 
-    def focus_box(self, win: Window) -> tuple[int, int, int, int] | None:
-        """Around the window's pixels in focus, on the host (:meth:`spans`)."""
-        return self.spans_table.box(len(self.plan.layers), win.y0, win.y1, win.x0, win.x1)
+    def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
+        """Around the window's pixels that layer k sees, on the host (:meth:`spans`)."""
+        return self.spans_table.box(np.flatnonzero(self.plan.seen[k]), win.y0, win.y1,
+                                    win.x0, win.x1)
 
-    def focus_window(self, win: Window) -> Any:
-        """The pixels in focus, ``[colour, 1]`` (weight 1 each), on a window's grid."""
+    def seen_window(self, win: Window, k: int) -> Any:
+        """The pixels layer k sees past its edges, ``[colour, 1]`` (weight 1 each), on a
+        window's grid."""
         xp, (h, w) = self.xp, win.size
         if self.top is None:  # the frame's, once, on the device
             self.top = seen_top(xp, xp.moveaxis(self.lin, -1, 0))
         f = xp.zeros((self.c + 1,) + win.shape, np.float32)
-        mine = self.layer[win.y0:win.y1, win.x0:win.x1] == -1
+        sees = xp.asarray(self.plan.seen[k].astype(np.float32))  # the last (layer -1): focus
+        mine = sees[self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
         f[: self.c, :h, :w] = xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
-        k = min(3, self.c)
-        f[:k, :h, :w] = xp.minimum(f[:k, :h, :w], self.top)
+        n = min(3, self.c)
+        f[:n, :h, :w] = xp.minimum(f[:n, :h, :w], self.top)
         f[self.c, :h, :w] = mine
         return f
 
