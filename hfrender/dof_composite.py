@@ -42,10 +42,18 @@ def seen_share(xp: Any, area_q: Any, area_p: Any) -> Any:
     """How much of a source q behind a defocused pixel p before the focus plane p sees past
     its edge rather than q spreads (:data:`SEEN_FROM`), by the areas of their disks: the
     ratio of their radii as circles, each less a pixel's (area 1)."""
-    one, pi = np.float32(SEEN_ONE), np.float32(np.pi)
-    r_q = xp.sqrt(xp.asarray(area_q, np.float32) / pi) - one
-    r_p = xp.sqrt(xp.asarray(area_p, np.float32) / pi) - one
-    ratio = r_q / xp.maximum(r_p, np.float32(1e-6))
+    return share_of(xp, seen_radius(xp, area_q), seen_radius(xp, area_p))
+
+
+def seen_radius(xp: Any, area: Any) -> Any:
+    """The radius of a circle of ``area`` pixels, less a pixel's (float32; in focus: 0)."""
+    pi = np.float32(np.pi)
+    return xp.sqrt(xp.asarray(area, np.float32) / pi) - np.float32(SEEN_ONE)
+
+
+def share_of(xp: Any, radius_q: Any, radius_p: Any) -> Any:
+    """:func:`seen_share` from the two :func:`seen_radius`."""
+    ratio = radius_q / xp.maximum(radius_p, np.float32(1e-6))
     return xp.clip((np.float32(SEEN_UNTIL) - ratio) / np.float32(SEEN_UNTIL - SEEN_FROM),
                    0.0, 1.0).astype(np.float32)
 

@@ -322,10 +322,9 @@ def gather_by_hand(img, depth, lens, tol):
     return out.reshape(h, w, 3)
 
 
-@pytest.mark.parametrize("blades", [5, 6])
-def test_the_exact_gather_is_its_rules_written_out(rng, blades):
-    from hfrender.optics import FRONT_TOLERANCE
-
+def rules_scene(rng, blades):
+    """A far wall, a near card, a card in focus, a near strip, a card behind the near one
+    seen through whole and one seen by share: the frame, its depth and the lens."""
     h, w = 24, 32
     img = rng.random((h, w, 3), dtype=np.float32)
     img[rng.integers(0, h, 6), rng.integers(0, w, 6)] = 12.0  # highlights
@@ -343,8 +342,31 @@ def test_the_exact_gather_is_its_rules_written_out(rng, blades):
                        for k in np.floor(r2)])
     shares = np.clip((0.5 - radius[:2] / radius[2]) / 0.25, 0, 1)  # the cards behind it
     assert shares[0] == 1.0 and 0.1 < shares[1] < 0.9
+    return img, depth, lens
+
+
+@pytest.mark.parametrize("blades", [5, 6])
+def test_the_exact_gather_is_its_rules_written_out(rng, blades):
+    from hfrender.optics import FRONT_TOLERANCE
+
+    img, depth, lens = rules_scene(rng, blades)
     np.testing.assert_allclose(defocus(img, depth, lens),
                                gather_by_hand(img, depth, lens, FRONT_TOLERANCE),
+                               rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("blades", [5, 6])
+def test_the_cuda_exact_kernel_is_the_rules_written_out(dev, rng, blades):
+    """``hf_defocus`` on the emulator, on the same scene: what is seen by share and the
+    rest of it spread."""
+    from hfrender.backends.cuda import launches
+    from hfrender.optics import FRONT_TOLERANCE
+
+    img, depth, lens = rules_scene(rng, blades)
+    gpu = np.empty((1,) + img.shape, np.float32)
+    launches.fuse(dev, img[None], depth[None], hf.WindowWeights.from_dense(np.ones((1, 1))),
+                  [lens], True, gpu, dof_method="exact")
+    np.testing.assert_allclose(gpu[0], gather_by_hand(img, depth, lens, FRONT_TOLERANCE),
                                rtol=2e-5, atol=2e-6)
 
 

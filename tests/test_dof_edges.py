@@ -74,6 +74,18 @@ def dev(tmp_path_factory):
     return launches.Device(np, session_emulator(tmp_path_factory).run)
 
 
+def fused(dev, backend, img, depth, lens, method):
+    """One frame's depth of field by ``method`` on the CPU or the CUDA kernels (on the
+    emulator)."""
+    frames, depths = img[None], depth[None]
+    weights = hf.WindowWeights.from_dense(np.ones((1, 1)))
+    if backend == "cpu":
+        return CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method=method)[0]
+    out = np.empty_like(frames)
+    launches.fuse(dev, frames, depths, weights, [lens], True, out, dof_method=method)
+    return out[0]
+
+
 @pytest.mark.parametrize("method", ["fast", "exact"])
 def test_the_cuda_kernels_see_the_in_focus_wall_as_numpy_does(dev, rng, method):
     """On the CPU emulator: the exact gather's kernel and the fast method's gathers."""
@@ -88,13 +100,15 @@ def test_the_cuda_kernels_see_the_in_focus_wall_as_numpy_does(dev, rng, method):
     assert np.abs(gpu[0] - ref).max() < 2e-4
 
 
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
 @pytest.mark.parametrize("blades", [0, 5])
 def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
-        rng, blades, monkeypatch):
+        dev, rng, blades, backend, monkeypatch):
     """Focused close: the near disc's layers gather the far wall (its disks are larger)
     and the sharp card, each in its own transforms (cleaned by their own largest values:
     a bright pixel of the card would wipe out the dim wall's colour in a shared one); the
-    fast layers against the exact gather."""
+    fast layers (CPU, and the CUDA kernels on the emulator: a gather reads its box alone,
+    past it its sums wrap around the grid) against the exact gather."""
     from hfrender import dof_layers
 
     img, depth, _, mask = card(rng)
@@ -111,8 +125,8 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
                         mean=False: seen.append(mean) or real(ops, light, disks, win, side,
                                                                rows, mean))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
-    fast, exact = (hf.depth_of_field(img, depth, focus_distance=0.6, f_stop=2.8,
-                                     aperture_blades=blades, method=m) for m in ("fast", "exact"))
+    fast, exact = (fused(dev, backend if m == "fast" else "cpu", img, depth, lens, m)
+                   for m in ("fast", "exact"))
     assert True in seen and False in seen  # the card and the wall gathered
     wall = depth == np.float32(20.0)
     assert np.abs(fast - exact)[wall].max() < 1e-3  # the dim wall's light, kept
@@ -233,3 +247,65 @@ def test_a_defocused_edge_stays_soft_as_the_background_leaves_focus(rng, method)
     seen = np.abs(rings[1] - fg).max(-1).max()
     assert seen > 0.1 * float(np.abs(bg - fg).max())  # the wall shows inside the edge
     assert np.abs(rings[1] - rings[0]).max() < 1e-3  # as much as when it was in focus
+
+
+def partly_seen_highlights(rng):
+    """A near disc before a far wall it sees in part (share 0.3-0.7), a line of highlights
+    in the wall just past the disc's edge, off the rows ``seen_top`` samples (every 7th)."""
+    from hfrender.dof_composite import seen_share, seen_top
+
+    yy, xx = np.mgrid[0:H, 0:W]
+    disc = (yy - 48) ** 2 + (xx - 80) ** 2 < 20 ** 2
+    depth = np.where(disc, 0.6, 30.0).astype(np.float32)
+    lens = hf.Lens(FOCUS, 1.4, sensor_width_mm=12.0)
+    img = (rng.random((H, W, 3), dtype=np.float32) * 0.5 + 0.05).astype(np.float32)
+    img[disc] = (0.5, 0.2, 0.1)
+    rows = np.arange(20, 76)
+    img[rows[rows % 7 != 0], 103] = 100.0
+    r = lens.coc_radius_px(np.float32([0.6, 30.0]), W, H)
+    assert 0.3 < float(seen_share(np, np.pi * r[1] ** 2, np.pi * r[0] ** 2)) < 0.7
+    assert float(seen_top(np, np.moveaxis(img, -1, 0))) < 100.0  # the highlights are cut
+    return img, depth, lens
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_a_partly_seen_highlight_is_cut_as_the_exact_gather_cuts_it(dev, rng, backend):
+    """What a pixel sees past its edge is cut to ``seen_top`` before its share is taken
+    (the fast layers cut the share's light: up to 1 / share the light, 4.4e-2 off); the
+    CUDA kernels (fast and exact) on the emulator."""
+    img, depth, lens = partly_seen_highlights(rng)
+    exact = fused(dev, "cpu", img, depth, lens, "exact")
+    for method in ("fast", "exact"):
+        out = fused(dev, backend, img, depth, lens, method)
+        assert np.abs(out - exact).max() < (1e-3 if method == "fast" else 1e-5)
+    inside = (depth == np.float32(0.6)) & (np.abs(exact - img).max(-1) > 0.05)
+    assert inside.sum() > 100  # the disc's edge sees the wall
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_the_edge_changes_smoothly_as_the_background_leaves_the_seen_share(rng, method):
+    """The wall's blur swept across the share's ramp (its radius from a quarter of the
+    disc's to a half, less a pixel each): what the disc's edge sees of it falls step by
+    step, no step larger than the sweep's, and the fast layers follow the exact gather."""
+    from hfrender.dof_composite import seen_share
+
+    img, _, _, mask = card(rng)
+    lens = hf.Lens(FOCUS, 1.0, sensor_width_mm=12.0)
+    near = float(lens.coc_radius_px(np.float32([0.9]), W, H)[0])
+    edge = mask & ~np.roll(mask, 3, 0) | mask & ~np.roll(mask, -3, 0)
+    shares, rings = [], []
+    for far in np.geomspace(2.8, 6.5, 7):  # behind the focus plane (2 m): a growing blur
+        r = float(lens.coc_radius_px(np.float32([far]), W, H)[0])
+        shares.append(float(seen_share(np, np.pi * r ** 2, np.pi * near ** 2)))
+        depth = np.where(mask, 0.9, far).astype(np.float32)
+        out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=1.0,
+                                sensor_width_mm=12.0, method=method)
+        if method == "fast":
+            ref = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=1.0,
+                                    sensor_width_mm=12.0, method="exact")
+            assert np.abs(out - ref).max() < 2e-2
+        rings.append(out[edge])
+    assert shares[0] == 1.0 and shares[-1] == 0.0 and 0 < shares[3] < 1  # the whole ramp
+    steps = [float(np.abs(b - a).max()) for a, b in zip(rings, rings[1:], strict=False)]
+    assert sum(steps) > 0.05  # the edge sees the wall less as it blurs
+    assert max(steps) < 0.5 * sum(steps)  # no one step holds the change

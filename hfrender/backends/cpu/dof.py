@@ -39,7 +39,7 @@ import logging
 
 import numpy as np
 
-from hfrender.dof_composite import composite, disk_inside, seen_share, seen_top
+from hfrender.dof_composite import composite, disk_inside, seen_radius, seen_top, share_of
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
@@ -134,6 +134,8 @@ class _Sums:
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
         self.area_q = np.pad(self.area, pad, constant_values=np.iinfo(self.area.dtype).max)
+        self.radius = seen_radius(np, self.area)  # for seen_share, once
+        self.radius_q = np.pad(self.radius, pad)
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
         self.sees = bool(self.seer.any())
         ys, xs = (np.flatnonzero(self.seer.any(axis=a)) for a in (1, 0))
@@ -160,6 +162,8 @@ class _Sums:
         reach_p = d2n if self.near_p is not None else d2
         seen = self.seer[at] & (self.r2[at] >= reach_p) & (self.focus_q[src] | (
             (self.depth_p[src] > self.far[at]) & (self.area_q[src] < self.area[at])))
+        if not seen.any():
+            return
         wb = self.inv_area[at] * seen * self._share(at, src)
         q_c = self.seen_p[src] * wb[..., None]
         self.back_w[at] += wb
@@ -169,7 +173,7 @@ class _Sums:
 
     def _share(self, at: tuple[slice, slice], src: tuple[slice, slice]) -> np.ndarray:
         """How much of each source q is seen by p past its edge (:func:`seen_share`)."""
-        return seen_share(np, self.area_q[src], self.area[at])
+        return share_of(np, self.radius_q[src], self.radius[at])
 
     def add(self, at: tuple[slice, slice], dy: int, dx: int, d2: float, d2n: float) -> None:
         """The sources q = p + (dy, dx) of the output pixels ``at``: q's disk must reach
@@ -188,7 +192,9 @@ class _Sums:
         wb = q_w * (covers & visible)
         if self.sees:  # seen by p past its edge instead, by share
             seen = self.seer[at] & (q_depth > self.far[at]) & (self.area_q[src] < self.area[at])
-            wb *= 1.0 - self._share(at, src) * seen
+            seen &= covers & visible
+            if seen.any():
+                wb *= 1.0 - self._share(at, src) * seen
         q_c = self.color_p[src]
         self.front_w[at] += wf
         self.back_w[at] += wb

@@ -283,8 +283,9 @@ class _Ops:
         return self.spans_table.box(np.flatnonzero(self.plan.seen[k]), *_box(win))
 
     def seen_window(self, win: Window, k: int) -> np.ndarray:
-        """The pixels layer k sees past its edges, ``[colour, 1]`` (weight 1 each; colour
-        at most :func:`.dof_composite.seen_top`), on a window's grid."""
+        """The pixels layer k sees past its edges, ``[colour, 1]`` times the share of each
+        it sees (``Plan.seen``; colour at most :func:`.dof_composite.seen_top` times it,
+        as the exact gather cuts it before weighing it), on a window's grid."""
         h, w = win.size
         if self.top is None:  # the frame's, once (:func:`.dof_composite.seen_top`)
             self.top = seen_top(np, self.lin)
@@ -294,7 +295,7 @@ class _Ops:
         np.take(sees, self.layer[_at(win)], out=mine, mode="wrap")
         np.multiply(self.lin[(slice(None),) + _at(win)], mine, out=f[: self.c, :h, :w])
         colour = f[: min(3, self.c), :h, :w]
-        np.minimum(colour, self.top, out=colour)
+        np.minimum(colour, self.top * mine, out=colour)
         return f
 
     def finish(self) -> np.ndarray:

@@ -291,7 +291,7 @@ class _Ops:
         mine = sees[self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
         f[: self.c, :h, :w] = xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
         n = min(3, self.c)
-        f[:n, :h, :w] = xp.minimum(f[:n, :h, :w], self.top)
+        f[:n, :h, :w] = xp.minimum(f[:n, :h, :w], self.top * mine)
         f[self.c, :h, :w] = mine
         return f
 
