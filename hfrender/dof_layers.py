@@ -22,9 +22,10 @@ k's own scatter, the scatters of the layers behind k whose disks are not larger 
 and a *gather* with p's disk of the far layers whose disks are larger (the gather's
 ``min(r_q, r_p)`` rule; approximate where an odd polygon's near and far disks, not nested,
 meet); for a layer before the focus plane, also a gather with p's disk of the sources in
-focus and of the layers behind it with smaller disks (instead of their scatter), each
-weighing ``1 / area`` of the disk (what p sees past its surface's edge: the exact gather's
-rule for such sources behind a defocused pixel). Sources in focus (area
+focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the layers behind
+it with much smaller disks (that share of their scatter left out), each weighing ``1 /
+area`` of the disk (what p sees past its surface's edge: the exact gather's rule for such
+sources behind a defocused pixel). Sources in focus (area
 1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never
 makes light where the exact gather has none: weights below :data:`NOISE_W` of a layer's
 largest, and colour below :data:`NOISE` of its channel's largest, are its rounding (about
@@ -309,7 +310,7 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     pixel's own disk (both of the layer's, by its share; one between them for large disks):
     the far light kept so far, taken now, and what adds its gathers to the sums later.
     ``seen``: the pixels that layer j sees past its edges instead (``Plan.seen``: in
-    focus, or behind it with smaller disks; ``ops.seen_window``, weight 1 each), each
+    focus, or behind it with smaller disks; ``ops.seen_window``, weight its share), each
     weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
     before the focus plane: what it sees past its edges, where its own light falls short;
     over the part of the box within reach of them (``ops.seen_box``: a floor band crossed
