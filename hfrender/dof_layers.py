@@ -277,10 +277,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             spread = ops.later(_spread, ops, fields, disks, win, layer.side, add)
             pending.append(lambda j=j, win=win, spread=spread:
                            ops.scatter(j, ops.ready(spread()), win))
-            if plan.big[:, j].any():
-                pending.append(_gather(ops, j, layer, box, offsets, h, w))
-            if plan.sees(j):  # what it sees behind its edges
-                pending.append(_gather(ops, j, layer, box, offsets, h, w, seen=True))
+            pending.extend(_gathers(ops, plan, j, box, offsets, h, w))
             if plan.big[j].any():  # a far layer that nearer ones gather
                 kept.append((fields, win))
             while len(pending) > LOOKAHEAD:
@@ -304,35 +301,48 @@ def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: in
     return ops.inverse(scatter, win)
 
 
-def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
-            offsets: np.ndarray, h: int, w: int, seen: bool = False) -> Callable[[], None]:
-    """The far layers of larger disks seen through layer j's pixels, gathered with each
-    pixel's own disk (both of the layer's, by its share; one between them for large disks):
-    the far light kept so far, taken now, and what adds its gathers to the sums later.
-    ``seen``: the pixels that layer j sees past its edges instead (``Plan.seen``: in
-    focus, or behind it with smaller disks; ``ops.seen_window``, weight its share), each
-    weighing 1 / the disk's area, as the exact gather counts them behind a defocused pixel
-    before the focus plane: what it sees past its edges, where its own light falls short;
-    over the part of the box within reach of them (``ops.seen_box``: a floor band crossed
-    by a post in focus transforms a post's width, not the frame's). Apart from the far
-    light: each inverse's rounding is cleaned by its own largest values (a bright pixel in
-    focus would wipe out dim far light's colour with its own)."""
+def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
+             offsets: np.ndarray, h: int, w: int) -> list[Callable[[], None]]:
+    """What layer j's pixels gather with their own disks (both of the layer's, by each
+    pixel's share; one between them for large disks), and what adds it to the sums later:
+
+    * the far layers of larger disks seen through them (``Plan.big``): the far light kept
+      so far, taken now;
+    * what they see past their edges (``Plan.seen``: pixels in focus, or behind with much
+      smaller disks; ``ops.seen_window``, weight its share), each weighing 1 / the disk's
+      area, as the exact gather counts them behind a defocused pixel before the focus plane
+      (where its own light falls short); over the part of the box within reach of them
+      (``ops.seen_box``: a floor band crossed by a post in focus transforms a post's width,
+      not the frame's).
+
+    Over one window, the two share their inverse transforms (their spectra summed): the
+    light seen is at most :func:`hfrender.dof_composite.seen_top`, so its rounding does
+    not wipe out the far light's colour (an uncut highlight in focus did: 10% off)."""
+    layer = plan.layers[j]
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
     reach = _reach(offsets, max(disks))
     win = window(box, reach, h, w)
-    rows = win.rows
-    if seen:  # only the box's pixels within reach of a pixel it sees see one
-        around = ops.seen_box(win, j)
-        box = None if around is None else _near(box, around, reach)
-        if box is None:
-            return lambda: None
-        win = window(box, reach, h, w)
-        rows = max(0, around[0] - win.y0), min(win.y1, around[1]) - win.y0
-    elif not ops.far_in(win):  # nothing to gather near them
-        return lambda: None
-    light = ops.seen_window(win, j) if seen else ops.far_window(win)
-    spread = ops.later(_gathered, ops, light, disks, win, layer.side, rows, seen)
+    far = [(ops.far_window(win), win.rows, False)] if (
+        plan.big[:, j].any() and ops.far_in(win)) else []
+    around = ops.seen_box(win, j) if plan.sees(j) else None
+    part = None if around is None else _near(box, around, reach)
+    if part is None:
+        return [_gather(ops, j, win, far, disks, layer.side)] if far else []
+    seen_win = win if part == box else window(part, reach, h, w)
+    rows = max(0, around[0] - seen_win.y0), min(seen_win.y1, around[1]) - seen_win.y0
+    seen = [(ops.seen_window(seen_win, j), rows, True)]
+    if seen_win is win:
+        return [_gather(ops, j, win, far + seen, disks, layer.side)]
+    jobs = [_gather(ops, j, win, far, disks, layer.side)] if far else []
+    return jobs + [_gather(ops, j, seen_win, seen, disks, layer.side)]
+
+
+def _gather(ops: Any, j: int, win: Window, sources: list[tuple[Any, tuple[int, int], bool]],
+            disks: list[int], side: int) -> Callable[[], None]:
+    """Start :func:`_gathered` of ``sources`` over ``win``: what adds its light to layer
+    j's pixels' sums."""
+    spread = ops.later(_gathered, ops, sources, disks, win, side)
 
     def settle() -> None:
         for d, light in enumerate(spread()):
@@ -341,16 +351,19 @@ def _gather(ops: Any, j: int, layer: Layer, box: tuple[int, int, int, int],
     return settle
 
 
-def _gathered(ops: Any, far: Any, disks: list[int], win: Window, side: int,
-              rows: tuple[int, int], mean: bool = False) -> list[Any]:
-    """``far`` (C + 1, *win.shape; zero outside ``rows``) summed over each of ``disks``
-    (``mean``: each sum over the disk's area) around every pixel of the window."""
-    spectrum = ops.forward(far, rows)
+def _gathered(ops: Any, sources: list[tuple[Any, tuple[int, int], bool]], disks: list[int],
+              win: Window, side: int) -> list[Any]:
+    """The ``sources`` (light (C + 1, *win.shape), zero outside its rows; ``mean``: summed
+    over each disk's area) summed over each of ``disks`` around every pixel of the window."""
+    spectra = [(ops.forward(light, rows), mean) for light, rows, mean in sources]
     out = []
     for area in disks:
-        product = spectrum * ops.spectrum(area, win.shape, side)
-        if mean:
-            product *= np.float32(1.0 / area)
+        terms = [spectrum * np.float32(1.0 / area) if mean else spectrum
+                 for spectrum, mean in spectra]
+        product = terms[0] if spectra[0][1] else terms[0].copy()  # the inverse uses it up
+        for term in terms[1:]:
+            product += term
+        product *= ops.spectrum(area, win.shape, side)
         out.append(ops.inverse(product, win))
     return out
 

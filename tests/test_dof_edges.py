@@ -121,9 +121,8 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     assert 1.5 < r[0] < r[1]  # the wall's disks larger than the disc's
     seen = []
     real = dof_layers._gathered
-    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side, rows,
-                        mean=False: seen.append(mean) or real(ops, light, disks, win, side,
-                                                               rows, mean))
+    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, sources, disks, win, side: seen.extend(
+        mean for _, _, mean in sources) or real(ops, sources, disks, win, side))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
     fast, exact = (fused(dev, backend if m == "fast" else "cpu", img, depth, lens, m)
                    for m in ("fast", "exact"))
@@ -205,9 +204,9 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     assert 3 <= reach <= 12 and wall > band + 1  # the wall: behind, blurred more
     seen = []
     real = dof_layers._gathered
-    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, light, disks, win, side, rows,
-                        mean=False: (seen.append(win) if mean else None) or real(
-                            ops, light, disks, win, side, rows, mean))
+    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, sources, disks, win, side: (
+        seen.append(win) if any(mean for _, _, mean in sources) else None) or real(
+            ops, sources, disks, win, side))
     frames, depths = img[None], depth[None]
     weights = hf.WindowWeights.from_dense(np.ones((1, 1)))
     fast = np.empty_like(frames)
@@ -309,3 +308,39 @@ def test_the_edge_changes_smoothly_as_the_background_leaves_the_seen_share(rng, 
     steps = [float(np.abs(b - a).max()) for a, b in zip(rings, rings[1:], strict=False)]
     assert sum(steps) > 0.05  # the edge sees the wall less as it blurs
     assert max(steps) < 0.5 * sum(steps)  # no one step holds the change
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+@pytest.mark.parametrize("blades", [0, 5])
+def test_a_disc_gathers_a_dim_far_wall_and_a_bright_card_in_one_transform(
+        dev, rng, blades, backend, monkeypatch):
+    """A near disc whose box sees a card in focus all around it (a few 1e5 just past its
+    edge) and a dim far wall across its middle (larger disks: gathered through it): the two
+    gathers share their inverse transforms, and the picture is the exact gather's: the
+    highlights cut to the frame's usual light before they are seen (uncut: 1.3e4 off),
+    the dim wall's colour kept through the shared rounding."""
+    from hfrender import dof_layers
+
+    img, depth, _, mask = card(rng)
+    img = img + rng.random(img.shape, dtype=np.float32) * np.float32(0.3)  # texture
+    yy, xx = np.mgrid[0:H, 0:W]
+    cy = int(np.nonzero(mask)[0].mean())
+    wall = ~mask & (np.abs(yy - cy) < 4)
+    depth = np.where(mask, 0.4, np.where(wall, 20.0, 0.6)).astype(np.float32)
+    img[wall] *= np.float32(0.01)  # dim
+    beside = (depth == np.float32(0.6)) & (np.roll(mask, 2, 1) | np.roll(mask, -2, 1))
+    beside &= yy % 7 > 0  # off the rows seen_top samples: 1e5 is cut to the usual light
+    ys, xs = np.nonzero(beside)
+    img[ys[::4], xs[::4]] = 1e5  # a few just past the disc's edge, all round
+    lens = hf.Lens(0.6, 2.8, aperture_blades=blades)
+    calls = []
+    real = dof_layers._gathered
+    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, sources, disks, win, side: (
+        calls.append(sorted(mean for _, _, mean in sources))) or real(
+            ops, sources, disks, win, side))
+    fast = fused(dev, backend, img, depth, lens, "fast")
+    exact = fused(dev, "cpu", img, depth, lens, "exact")
+    assert [False, True] in calls  # the wall and the card in one transform
+    assert np.abs(fast - exact)[wall].max() < 1e-3 * float(img[wall].max()) + 1e-4
+    near = mask & (np.abs(exact - img).max(-1) > 0)
+    assert np.abs(fast - exact)[near].max() < 2e-2 * float(np.abs(exact[near]).max())
