@@ -38,7 +38,7 @@ import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -119,8 +119,15 @@ class Plan:
     big: np.ndarray  # (K, K) bool: big[j, k] = layer j is gathered with k's disks
     seen: np.ndarray  # (K, K + 1) float32: how much layer k sees of j's pixels past its
     #                   edges (column K: the pixels in focus), each 1 / the area of k's disk
-    spread: np.ndarray  # (K, K + 1) float32: how much of j's scatter reaches k's pixels
     focus: bool = False  # some pixels are in focus
+
+    @cached_property
+    def spread(self) -> np.ndarray:
+        """(K, K + 1) float32: how much of layer j's scatter reaches layer k's pixels (the
+        rest of it they see past their edges, :attr:`seen`; column K: the pixels in focus)."""
+        spread = np.ones(self.roles.shape, np.float32)
+        spread[:, : len(self.layers)] -= self.seen[:, : len(self.layers)].T
+        return spread
 
     def sees(self, k: int) -> bool:
         """Whether layer k sees the pixels of any other (and there are some)."""
@@ -175,10 +182,7 @@ def make_plan(counts: np.ndarray, max_area: int, max_d2: int,
             t = np.where(t < SNAP_T, 0.0, np.where(t > 1 - SNAP_T, 1.0, t))
             t_of[layer.side * a + max_area] = t
     roles, big, seen = _roles(layers)
-    spread = np.ones(roles.shape, np.float32)
-    spread[:, : len(layers)] -= seen[:, : len(layers)].T
-    return Plan(layers, max_area, layer_of, t_of, roles, big, seen, spread,
-                bool(counts[max_area]))
+    return Plan(layers, max_area, layer_of, t_of, roles, big, seen, bool(counts[max_area]))
 
 
 def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:

@@ -291,8 +291,8 @@ class _Ops:
             self.top = seen_top(np, self.lin)
         f = np.zeros((self.c + 1,) + win.shape, np.float32)
         mine = f[self.c, :h, :w]
-        sees = self.plan.seen[k].astype(np.float32)  # its last column (layer -1): in focus
-        np.take(sees, self.layer[_at(win)], out=mine, mode="wrap")
+        # its last column (layer -1): in focus
+        np.take(self.plan.seen[k], self.layer[_at(win)], out=mine, mode="wrap")
         np.multiply(self.lin[(slice(None),) + _at(win)], mine, out=f[: self.c, :h, :w])
         colour = f[: min(3, self.c), :h, :w]
         np.minimum(colour, self.top * mine, out=colour)

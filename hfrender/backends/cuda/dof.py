@@ -163,6 +163,7 @@ class _Ops:
         k = len(plan.layers)
         self.roles = [xp.asarray(plan.roles[j].astype(np.int32)) for j in range(k)]
         self.spread = [xp.asarray(plan.spread[j]) for j in range(k)]
+        self.sees = [xp.asarray(plan.seen[j]) for j in range(k)]  # last: in focus (layer -1)
         self.whole = xp.ones(k + 1, np.float32)  # a gather's light: all of it behind
         largest = max((layer.hi for layer in plan.layers), default=1)  # no read of keys
         self.inside = inside_of_keys(xp, keys, largest)
@@ -281,14 +282,13 @@ class _Ops:
                                     win.x0, win.x1)
 
     def seen_window(self, win: Window, k: int) -> Any:
-        """The pixels layer k sees past its edges, ``[colour, 1]`` (weight 1 each), on a
-        window's grid."""
+        """The pixels layer k sees past its edges, ``[colour, 1]`` times the share of each
+        it sees (colour at most ``seen_top`` times it), on a window's grid."""
         xp, (h, w) = self.xp, win.size
         if self.top is None:  # the frame's, once, on the device
             self.top = seen_top(xp, xp.moveaxis(self.lin, -1, 0))
         f = xp.zeros((self.c + 1,) + win.shape, np.float32)
-        sees = xp.asarray(self.plan.seen[k].astype(np.float32))  # the last (layer -1): focus
-        mine = sees[self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
+        mine = self.sees[k][self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
         f[: self.c, :h, :w] = xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
         n = min(3, self.c)
         f[:n, :h, :w] = xp.minimum(f[:n, :h, :w], self.top * mine)
