@@ -16,7 +16,7 @@ boxes have gathered (:func:`hfrender.dof_layers.blur_layers`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -36,33 +36,30 @@ class Spans:
     or read from the device at once (:meth:`of_table`: one read a frame instead of three a
     band)."""
 
-    def __init__(self, rows: np.ndarray, columns: Callable[[int, int, int], tuple]) -> None:
-        self.rows = rows
-        self._columns = columns
+    def __init__(self, first: np.ndarray, last: np.ndarray) -> None:
+        self.first, self.last = first, last  # (n + 1, H) int64
+        self.rows = first <= last
 
     def __call__(self, j: int, y0: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
         """(first, last) columns of layer j's pixels in rows ``y0:y1``."""
-        return self._columns(j, y0, y1)
+        return self.first[j, y0:y1], self.last[j, y0:y1]
 
     def box(self, layers: Iterable[int], y0: int, y1: int, x0: int,
             x1: int) -> tuple[int, int, int, int] | None:
         """A box (y0, y1, x0, x1) within the given one around the pixels in it of the
         ``layers`` (n: those in focus), or ``None`` where they have none. From the rows'
-        first and last columns alone: a row whose pixels lie on both sides of the box,
-        none in it, widens the box to its width."""
-        found = None
-        for j in layers:
-            first, last = self(j, y0, y1)
-            rows = np.flatnonzero((first < x1) & (last >= x0))
-            if not len(rows):
-                continue
-            a, b = int(rows[0]), int(rows[-1]) + 1
-            box = (y0 + a, y0 + b, max(x0, int(first[a:b].min())),
-                   min(x1, int(last[a:b].max()) + 1))
-            found = box if found is None else (
-                min(found[0], box[0]), max(found[1], box[1]), min(found[2], box[2]),
-                max(found[3], box[3]))
-        return found
+        first and last columns alone (all the layers' at once): a row whose pixels lie on
+        both sides of the box, none in it, widens the box to its width."""
+        layers = np.asarray(layers, np.intp)
+        first, last = self.first[layers, y0:y1], self.last[layers, y0:y1]
+        hit = (first < x1) & (last >= x0)
+        rows = np.flatnonzero(hit.any(axis=0))
+        if not len(rows):
+            return None
+        a, b = int(rows[0]), int(rows[-1]) + 1
+        hit = hit[:, a:b]
+        return (y0 + a, y0 + b, max(x0, int(np.where(hit, first[:, a:b], EMPTY).min())),
+                min(x1, int(np.where(hit, last[:, a:b], -1).max()) + 1))
 
     @classmethod
     def of_layers(cls, layer: np.ndarray, n: int) -> Spans:
@@ -74,9 +71,8 @@ class Spans:
         """From every layer's first and last column in every row (n, H), a row without
         the layer holding a first past its last (any value: :data:`EMPTY` is put there)."""
         there = first <= last  # int64: a band's costs (_cuts) do not overflow
-        first = np.where(there, first, EMPTY).astype(np.int64)
-        last = np.where(there, last, -1).astype(np.int64)
-        return cls(there, lambda j, y0, y1: (first[j, y0:y1], last[j, y0:y1]))
+        return cls(np.where(there, first, EMPTY).astype(np.int64),
+                   np.where(there, last, -1).astype(np.int64))
 
 
 def span_table(layer: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
