@@ -234,26 +234,36 @@ def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int
 
 def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float,
                    max_d2: int, blades: int = 0) -> Any:
-    """The fast defocus of one frame, driven through ``ops`` (a backend's field building,
-    accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``). Each layer's
-    FFTs cover its own window: a band of a slanted floor costs a band."""
+    """The fast defocus of one frame, driven through ``ops`` (a backend's classes, field
+    building, accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``).
+    Each layer's FFTs cover its own window: a band of a slanted floor costs a band."""
     h, w = (int(s) for s in r2.shape)
-    plan, keys = frame_plan(xp, r2, depth, focus_distance, max_d2, blades)
+    keys, counts = ops.classes(r2, depth, focus_distance, max_d2, blades)
+    plan = make_plan(to_host(counts), int(disk_tables(max_d2, blades)[1][-1]), max_d2,
+                     blades=blades)
     ops.start(plan, keys)
     spans = ops.spans(len(plan.layers))  # where each layer's pixels are (dof_boxes.Spans)
     return blur_layers(ops, plan, disk_tables(max_d2, blades)[0], (h, w), xp.add,
                        lambda j, reach: layer_boxes(spans, j, reach))
 
 
-def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
-               blades: int = 0) -> tuple[Plan, Any]:
-    """The plan of one frame (squared radii ``r2``) and its pixels' class keys (what its
-    cost grows with: ``len(plan.layers)``)."""
+def classes(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
+            blades: int = 0) -> tuple[Any, Any]:
+    """Each pixel's class key (:func:`class_keys`, from its squared radius ``r2``) and the
+    keys' histogram (index key + the largest area): what a frame's plan is made from."""
     _, area_of_d2, _ = disk_tables(max_d2, blades)
     area = xp.asarray(area_of_d2)[xp.minimum(xp.floor(r2).astype(xp.int32), max_d2)]
     max_area = int(area_of_d2[-1])
     keys = class_keys(xp, area, depth, focus_distance)
-    counts = xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
+    return keys, xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
+
+
+def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
+               blades: int = 0) -> tuple[Plan, Any]:
+    """The plan of one frame (squared radii ``r2``) and its pixels' class keys (what its
+    cost grows with: ``len(plan.layers)``)."""
+    keys, counts = classes(xp, r2, depth, focus_distance, max_d2, blades)
+    max_area = int(disk_tables(max_d2, blades)[1][-1])
     return make_plan(to_host(counts), max_area, max_d2, blades=blades), keys
 
 

@@ -495,3 +495,30 @@ def test_a_fork_while_an_fft_thread_holds_the_spectra_lock_leaves_the_child_its_
         assert not dof_fast._spectra_lock.locked()
         spectrum = dof_fast._spectrum(5, (16, 20), 4, 0, FAR)  # would block on the old lock
     assert spectrum.shape == (16, 11) and abs(spectrum[0, 0] - 5 * 16 * 20) < 1e-3
+
+
+@pytest.mark.parametrize("blades", [0, 5])
+def test_a_large_frames_classes_band_by_band_are_the_whole_frames(rng, monkeypatch, blades):
+    """The CPU's squared radii and class keys of a frame large enough to go band by band
+    (here: every frame past 1000 pixels, bands of 600 on two threads) are the whole-frame
+    steps' bit for bit, and so is the keys' histogram the plan is made from."""
+    from hfrender.backends.cpu import dof_fast, dof_light
+    from hfrender.backends.cpu.dof import squared_radii
+
+    monkeypatch.setattr(dof_light, "BAND_SPLIT_PIXELS", 1000)
+    monkeypatch.setattr(dof_light, "BAND_PIXELS", 600)
+    depth = (0.3 + 6.0 * rng.random((H, W))).astype(np.float32)
+    depth[rng.random((H, W)) < 0.05] = np.inf  # sky
+    depth[:10] = FOCUS  # a band in focus
+    lens = hf.Lens(FOCUS, 2.0, aperture_blades=blades, max_coc_px=40.0)
+    r2, max_d2 = squared_radii(depth, lens, W, H)
+    whole = lens.coc_radius_px(depth, W, H)
+    np.testing.assert_array_equal(r2, whole * whole)
+    assert max_d2 == int(np.floor(float((whole * whole).max()))) >= 50
+    ops = dof_fast._Ops(rng.random((H, W, 3), dtype=np.float32), max_d2, blades)
+    keys, counts = ops.classes(r2, depth, FOCUS, max_d2, blades)
+    want_keys, want_counts = dof_layers.classes(np, r2, depth, FOCUS, max_d2, blades)
+    np.testing.assert_array_equal(keys, want_keys)
+    np.testing.assert_array_equal(counts, want_counts)
+    assert counts.sum() == H * W and (keys[:10] == 0).all()
+    assert (keys < 0).any() and (keys > 0).any()  # both sides of the focus plane

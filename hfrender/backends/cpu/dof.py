@@ -39,6 +39,7 @@ import logging
 
 import numpy as np
 
+from hfrender.backends.cpu.dof_light import large_by_rows
 from hfrender.dof_composite import composite, disk_inside, seen_radius, seen_top, share_of
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
@@ -56,8 +57,13 @@ def _span(maxima: np.ndarray, d2: float) -> tuple[int, int] | None:
 def squared_radii(depth: np.ndarray, lens: Lens, w: int, h: int) -> tuple[np.ndarray, int]:
     """(every pixel's squared CoC radius in pixels, its floor's largest value): below 1
     nothing is blurred by a whole pixel."""
-    r = lens.coc_radius_px(depth, w, h)
-    r2 = r * r
+    r2 = np.empty(np.shape(depth), np.float32)
+
+    def rows(y0: int, y1: int) -> None:  # a large frame's float64 steps band by band
+        r = lens.coc_radius_px(depth[y0:y1], w, h)
+        np.multiply(r, r, out=r2[y0:y1])
+
+    large_by_rows(rows, *r2.shape)
     return r2, int(np.floor(float(r2.max())))
 
 

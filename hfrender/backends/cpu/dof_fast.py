@@ -22,7 +22,7 @@ import numpy as np
 from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import scratch, thread_pool
 from hfrender.backends.cpu.dof import squared_radii
-from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves
+from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves, large_by_rows
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys, seen_top
 from hfrender.dof_fft import Window
@@ -32,6 +32,7 @@ from hfrender.dof_layers import (
     ROLE_BEHIND,
     ROLE_FRONT,
     Plan,
+    class_keys,
     defocus_layers,
     disk_spectrum,
     disk_tables,
@@ -100,6 +101,25 @@ class _Ops:
     def __exit__(self, kind: type | None, *_: object) -> None:
         if kind is not None and self.ahead is not None:  # a failure: the FFT jobs queued
             self.ahead.abandon()  # and not started do not run
+
+    def classes(self, r2: np.ndarray, depth: np.ndarray, focus_distance: float, max_d2: int,
+                blades: int) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`hfrender.dof_layers.classes`, bit for bit; a large frame band by band (in
+        the cache, on two threads: 1080p's whole-frame steps took 26 ms, a call 8% less)."""
+        area_of_d2 = disk_tables(max_d2, blades)[1]
+        max_area = int(area_of_d2[-1])
+        keys = np.empty(r2.shape, np.int32)
+        counts: list[np.ndarray] = []  # each band's (appended from either thread)
+
+        def rows(y0: int, y1: int) -> None:
+            # floor(r2) <= max_d2 by its definition: "clip" only spares take's buffered copy
+            area = np.take(area_of_d2, r2[y0:y1].astype(np.int32), mode="clip")
+            band = keys[y0:y1]
+            np.copyto(band, class_keys(np, area, depth[y0:y1], focus_distance))
+            counts.append(np.bincount(band.ravel() + max_area, minlength=2 * max_area + 1))
+
+        large_by_rows(rows, *r2.shape)
+        return keys, np.sum(counts, axis=0)
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan

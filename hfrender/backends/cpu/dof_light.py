@@ -61,6 +61,16 @@ def by_rows(fn: Callable[[int, int], None], rows: int, cols: int) -> None:
         on_two(lambda: run(bands[: len(bands) // 2]), lambda: run(bands[len(bands) // 2:]))
 
 
+def large_by_rows(fn: Callable[[int, int], None], rows: int, cols: int) -> None:
+    """:func:`by_rows` for a frame of :data:`BAND_SPLIT_PIXELS` or more (in the cache, on
+    two threads); a smaller one whole, in one call (its steps fit in the cache already,
+    and bands would cost their calls)."""
+    if rows * cols < BAND_SPLIT_PIXELS:
+        fn(0, rows)
+    else:
+        by_rows(fn, rows, cols)
+
+
 def tops(light: np.ndarray) -> np.ndarray:
     """Each channel's largest ``|value|`` (C + 1, 1, 1), without a frame of ``abs``."""
     return np.maximum(light.max(axis=(1, 2), keepdims=True),

@@ -31,6 +31,7 @@ from hfrender.dof_layers import (
     ROLE_NONE,
     Plan,
     check_method,
+    classes,
     defocus_layers,
     disk_spectrum,
     disk_tables,
@@ -154,6 +155,11 @@ class _Ops:
 
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
+
+    def classes(self, r2: Any, depth: Any, focus_distance: float, max_d2: int,
+                blades: int) -> tuple[Any, Any]:
+        """Each pixel's class key and their histogram (:func:`.dof_layers.classes`)."""
+        return classes(self.xp, r2, depth, focus_distance, max_d2, blades)
 
     def start(self, plan: Plan, keys: Any) -> None:
         xp = self.xp
