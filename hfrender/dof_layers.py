@@ -273,11 +273,11 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     scattered, gathered where a larger disk behind sees through, composited: the loop that
     :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
 
-    A window's FFTs (and the CPU's bounds of their rounding) alone go to ``ops.later``
-    (the CPU's run on a thread of their own, up to :data:`LOOKAHEAD` jobs ahead: a few
-    long calls that leave the interpreter to this thread) while the next windows' fields
-    are made here; their light is cleaned (``ops.ready``) and added here in the loop's own
-    order, so the picture is the one a single thread makes, bit for bit."""
+    A window's FFTs alone go to ``ops.later`` (the CPU's run on a thread of their own, up
+    to :data:`LOOKAHEAD` jobs ahead: a few long calls that leave the interpreter to this
+    thread) while the next windows' fields are made here; their light is cleaned
+    (``ops.ready``) and added here in the loop's own order, so the picture is the one a
+    single thread makes, bit for bit."""
     h, w = size
     pending: deque[Callable[[], None]] = deque()
     for j in plan.order():  # far layers before the layers that see them behind

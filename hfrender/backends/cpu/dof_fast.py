@@ -10,7 +10,6 @@ whole-frame steps.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 from collections import OrderedDict
@@ -157,12 +156,14 @@ class _Ops:
             self.ahead = Ahead(thread_pool("dof-fft", FFT_THREADS))
         return self.ahead.submit(fn, *args)
 
-    def ready(self, light: Light, rows: tuple[int, int] | None = None) -> Light:
-        """An inverse FFT's light and its rounding's bounds (:meth:`inverse` finds them);
-        the sums take the rounding out of the rows they read, and leave out where its
-        weight is rounding. ``rows``: the only rows that will be read (a gather's: its
-        box's), by the whole window's largest values."""
-        return light if rows is None else dataclasses.replace(light, rows=rows)
+    def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> Light:
+        """An inverse FFT's light and its rounding's bounds (:func:`.dof_light.clean`), on
+        the calling thread (the transform thread's calls are the FFTs alone: many short
+        calls there cost more in handing the interpreter over than they spare); the sums
+        take the rounding out of the rows they read, and leave out where its weight is
+        rounding. ``rows``: the only rows that will be read (a gather's: its box's), by the
+        whole window's largest values."""
+        return clean(light, rows)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
@@ -187,13 +188,11 @@ class _Ops:
 
         return halves(one, fields, out)
 
-    def inverse(self, spectrum: np.ndarray, win: Window) -> Light:
+    def inverse(self, spectrum: np.ndarray, win: Window) -> np.ndarray:
         """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
-        spectrum is used up), with its rounding's bounds (:func:`.dof_light.clean`: two
-        reductions, made where the light was, on the transform thread: 5% of a 4 or 64 px
-        call less on the calling thread). irfft2's two passes, bit for bit, the complex one
-        in place and the real one over the window's rows alone, without irfft2's two
-        grid-sized temporaries and the copy of the corner (a third of the inverse at 1080p)."""
+        spectrum is used up): irfft2's two passes, bit for bit, the complex one in place and
+        the real one over the window's rows alone, without irfft2's two grid-sized
+        temporaries and the copy of the corner (a third of the inverse at 1080p)."""
         h, w = win.size
 
         def one(a: np.ndarray, out: np.ndarray) -> None:
@@ -201,7 +200,7 @@ class _Ops:
             np.fft.irfft(a[..., :h, :], n=win.shape[1], axis=-1, out=out)
 
         rows = np.empty((spectrum.shape[0], h, win.shape[1]), np.float32)
-        return clean(halves(one, spectrum, rows)[..., :w])
+        return halves(one, spectrum, rows)[..., :w]
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[np.ndarray]:
         """Layer j's light on each of its disks, on the window's grid: (C + 1, *shape) —
