@@ -16,7 +16,7 @@ boxes have gathered (:func:`hfrender.dof_layers.blur_layers`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,7 @@ class Spans:
         """(first, last) columns of layer j's pixels in rows ``y0:y1``."""
         return self.first[j, y0:y1], self.last[j, y0:y1]
 
-    def box(self, layers: Iterable[int], y0: int, y1: int, x0: int,
+    def box(self, layers: Sequence[int] | np.ndarray, y0: int, y1: int, x0: int,
             x1: int) -> tuple[int, int, int, int] | None:
         """A box (y0, y1, x0, x1) within the given one around the pixels in it of the
         ``layers`` (n: those in focus), or ``None`` where they have none. From the rows'

@@ -179,3 +179,29 @@ def test_a_box_of_a_layers_pixels_within_a_window_holds_them_all(rng, n):
             if len(ys):  # the frame's width: the least box
                 assert spans.box([j], y0, y1, 0, w) == (y0 + ys.min(), y0 + ys.max() + 1,
                                                       xs.min(), xs.max() + 1)
+
+
+@pytest.mark.parametrize("n", [3, 8])
+def test_a_box_of_several_layers_is_the_union_of_their_boxes(rng, n):
+    """``Spans.box`` of several layers at once (a role's, a layer's seen ones): the least box
+    around their single boxes, so it holds every pixel of each of them within the window."""
+    h, w = 50, 70
+    layer = rng.integers(-1, n, (h, w)).astype(np.int32)
+    layer[rng.random((h, w)) < 0.8] = n  # mostly none of them
+    spans = Spans.of_layers(layer, n)
+    for _ in range(40):
+        y0, x0 = int(rng.integers(0, h - 1)), int(rng.integers(0, w - 1))
+        y1, x1 = int(rng.integers(y0 + 1, h + 1)), int(rng.integers(x0 + 1, w + 1))
+        some = rng.choice(n + 1, int(rng.integers(2, n + 2)), replace=False)
+        boxes = [b for b in (spans.box([j], y0, y1, x0, x1) for j in some) if b is not None]
+        box = spans.box(some, y0, y1, x0, x1)
+        if not boxes:
+            assert box is None
+            continue
+        assert box == (min(b[0] for b in boxes), max(b[1] for b in boxes),
+                       min(b[2] for b in boxes), max(b[3] for b in boxes))
+        inside = np.isin(layer[y0:y1, x0:x1], np.where(some == n, -1, some))
+        ys, xs = np.nonzero(inside)
+        if len(ys):
+            assert box[0] <= y0 + ys.min() and y0 + ys.max() < box[1]
+            assert box[2] <= x0 + xs.min() and x0 + xs.max() < box[3]

@@ -2,7 +2,6 @@
 gather it replaces by default: quality on test scenes, the occlusion rules, energy, the
 CUDA kernels on the CPU emulator, and the method's name checked at the edge."""
 
-
 import numpy as np
 import pytest
 from cuda_emu import session_emulator

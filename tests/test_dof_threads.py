@@ -16,7 +16,6 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
     """The windows' FFTs run ahead on their own thread; their sums are added in the loop's
     order, so the picture is the serial one exactly; the light is cleaned on the calling
     thread. A failing FFT is raised to the caller."""
-    from hfrender import dof_layers
     from hfrender.backends.cpu import dof_fast
 
     img, depth = pole(rng)
@@ -78,6 +77,16 @@ def test_a_large_frames_classes_band_by_band_are_the_whole_frames(rng, monkeypat
 
     monkeypatch.setattr(dof_light, "BAND_SPLIT_PIXELS", 1000)
     monkeypatch.setattr(dof_light, "BAND_PIXELS", 600)
+    bands, threads, by_rows = [], set(), dof_light.by_rows
+
+    def counted(fn, rows, cols):  # the steps' bands, and the threads that ran them
+        def band(y0, y1):
+            bands.append((y0, y1))
+            threads.add(threading.current_thread())
+            fn(y0, y1)
+        by_rows(band, rows, cols)
+
+    monkeypatch.setattr(dof_light, "by_rows", counted)
     depth = (0.3 + 6.0 * rng.random((H, W))).astype(np.float32)
     depth[rng.random((H, W)) < 0.05] = np.inf  # sky
     depth[:10] = FOCUS  # a band in focus
@@ -93,3 +102,4 @@ def test_a_large_frames_classes_band_by_band_are_the_whole_frames(rng, monkeypat
     np.testing.assert_array_equal(counts, want_counts)
     assert counts.sum() == H * W and (keys[:10] == 0).all()
     assert (keys < 0).any() and (keys > 0).any()  # both sides of the focus plane
+    assert len(bands) == 2 * (H // 3 + (H % 3 > 0)) and len(threads) == 2  # 3 rows a band
