@@ -238,9 +238,7 @@ def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float
     building, accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``).
     Each layer's FFTs cover its own window: a band of a slanted floor costs a band."""
     h, w = (int(s) for s in r2.shape)
-    keys, counts = ops.classes(r2, depth, focus_distance, max_d2, blades)
-    plan = make_plan(to_host(counts), int(disk_tables(max_d2, blades)[1][-1]), max_d2,
-                     blades=blades)
+    plan, keys = frame_plan(xp, r2, depth, focus_distance, max_d2, blades, ops.classes)
     ops.start(plan, keys)
     spans = ops.spans(len(plan.layers))  # where each layer's pixels are (dof_boxes.Spans)
     return blur_layers(ops, plan, disk_tables(max_d2, blades)[0], (h, w), xp.add,
@@ -259,10 +257,13 @@ def classes(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
 
 
 def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
-               blades: int = 0) -> tuple[Plan, Any]:
+               blades: int = 0, count: Callable[..., tuple[Any, Any]] | None = None
+               ) -> tuple[Plan, Any]:
     """The plan of one frame (squared radii ``r2``) and its pixels' class keys (what its
-    cost grows with: ``len(plan.layers)``)."""
-    keys, counts = classes(xp, r2, depth, focus_distance, max_d2, blades)
+    cost grows with: ``len(plan.layers)``); ``count``: a backend's own :func:`classes`
+    (``ops.classes``: the same keys and histogram), else the shared one."""
+    keys, counts = (count(r2, depth, focus_distance, max_d2, blades) if count is not None
+                    else classes(xp, r2, depth, focus_distance, max_d2, blades))
     max_area = int(disk_tables(max_d2, blades)[1][-1])
     return make_plan(to_host(counts), max_area, max_d2, blades=blades), keys
 
