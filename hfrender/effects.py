@@ -7,6 +7,7 @@ one-pass entry point over a :class:`HyperFrame` that the render loop uses.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -152,8 +153,11 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     Parameters
     ----------
     frames : (N, H, W, C) or (H, W, C) array (see :func:`motion_blur`).
-    depth : (N, H, W) or (H, W) distance from the camera in metres; ``inf`` for sky.
-    focus_distance : metres to the plane in focus (> focal length).
+    depth : (N, H, W) or (H, W) distance from the camera in metres; ``inf`` for sky (a
+        depth estimator's inverse depth, or disparity, must be made metres first).
+    focus_distance : metres to the plane in focus (> focal length); nearer than all of
+        ``depth``, or farther than all of a depth with no sky, is warned of (no pixel
+        would be in focus: depth or focus in other units, most likely).
     f_stop : f-number (> 0); lower is blurrier.
     focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
@@ -185,6 +189,9 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
         arr, darr = arr[None], darr[None]
     lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
                 aperture_blades)
+    note = validate.focus_note(darr, lens.focus_distance)
+    if note:  # said, not refused: a Python warning, once per place it is called from
+        warnings.warn(note, UserWarning, stacklevel=2)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -112,6 +113,22 @@ def unlikely_metres(arr: np.ndarray) -> float | None:
         return None
     largest = float(arr.max())
     return largest if largest > UNLIKELY_METRES else None
+
+
+def focus_note(depth: Any, focus_distance: float, name: str = "depth") -> str | None:
+    """A warning when the focus plane lies nearer than every value of ``depth`` (metres,
+    NumPy or CuPy), or farther than every one of a depth with no sky (``inf``): no pixel
+    is at the focus distance, everything blurs (focus meant for other units, or depth that
+    is no distance: an inverse depth, disparity, from a depth estimator), else None. Not
+    for a depth of one plane (a plate defocused on purpose)."""
+    lo, hi = float(depth.min()), float(depth.max())
+    if lo <= focus_distance <= hi or lo == hi:
+        return None
+    side = "nearer" if focus_distance < lo else "farther"
+    return (f"the focus distance {focus_distance:g} m is {side} than all of {name} ({lo:g} "
+            f"to {hi:g} m): no pixel is in focus. Depth must be metres from the camera "
+            "(an inverse depth, or disparity, from a depth estimator is not: near is large "
+            "there)")
 
 
 def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:

@@ -84,3 +84,54 @@ def test_an_exr_depth_sequence_is_read_from_its_depth_channel(tmp_path, rng, cha
     assert main(["fx", str(seq), "-o", str(tmp_path / "got" / "%02d.png"), "--depth",
                  str(dseq / "%04d.exr"), *LENS]) == 0
     np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
+
+
+@pytest.mark.parametrize("names, chosen", [
+    (["ViewLayer.Combined.R", "ViewLayer.Denoising Depth.Z", "ViewLayer.Depth.Z",
+      "ViewLayer.Mist.Z"], "ViewLayer.Depth.Z"),
+    (["ViewLayer.Denoising Depth.Z", "ViewLayer.Mist.Z"], "ViewLayer.Denoising Depth.Z"),
+    (["ViewLayer.Mist.Z", "ViewLayer.Normal.X", "ViewLayer.Normal.Z", "ViewLayer.Vector.Z"],
+     None),
+    (["ViewLayer.Depth.Z", "Z"], "Z"),
+    (["B.Depth.Z", "A.Depth.Z", "A.Mist.Z"], "A.Depth.Z"),
+    (["Mist.Z"], "Mist.Z"),  # a file of one channel: it is the pass
+])
+def test_a_multilayer_exr_gives_its_depth_pass_not_another_z(names, chosen):
+    """Blender's multilayer EXR holds several ``.Z`` channels: the depth pass is taken
+    (``Depth.Z`` before a denoising depth, whichever sorts first), never the mist (0-1),
+    the normals' or the vectors' Z."""
+    from hfrender.io.images import depth_channel
+
+    assert depth_channel(names) == chosen
+
+
+def test_an_exr_with_a_mist_pass_but_no_depth_is_refused_and_its_pass_named(tmp_path, rng,
+                                                                           capsys, caplog):
+    """Read with the right pass among a denoising depth and a mist (fx -v says which), and
+    refused in one line where the file holds only a mist and normals."""
+    exr = pytest.importorskip("OpenEXR")
+    seq, depth = scene(tmp_path, rng)
+    for folder, extra in (("good", True), ("mist", False)):
+        (tmp_path / folder).mkdir()
+        for i, d in enumerate(depth):
+            channels = {"ViewLayer.Mist.Z": d / d.max(), "ViewLayer.Normal.Z": -np.ones_like(d)}
+            if extra:
+                channels["ViewLayer.Depth.Z"] = d
+                channels["ViewLayer.Denoising Depth.Z"] = d * 2
+            with exr.File({"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage},
+                          channels) as f:
+                f.write(str(tmp_path / folder / f"{i:04d}.exr"))
+    with caplog.at_level("INFO", logger="hfrender"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "got" / "%02d.png"), "--depth",
+                     str(tmp_path / "good" / "%04d.exr"), *LENS]) == 0
+    np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
+    assert [r.getMessage() for r in caplog.records if "channel" in r.getMessage()] == [
+        f"depth {tmp_path / 'good' / '%04d.exr'}: each EXR's channel ViewLayer.Depth.Z"]
+    capsys.readouterr()
+    assert main(["fx", str(seq), "-o", str(tmp_path / "no" / "%02d.png"), "--depth",
+                 str(tmp_path / "mist" / "%04d.exr"), *LENS]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hfrender: error: {tmp_path / 'mist' / '0000.exr'}: no depth channel (Z, "
+                   "Depth.Z, Y or R) among ViewLayer.Mist.Z, ViewLayer.Normal.Z (a mist, "
+                   "normal or vector pass is no distance: render the Z / Depth pass)\n"), err
+    assert not (tmp_path / "no").exists()

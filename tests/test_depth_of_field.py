@@ -180,7 +180,41 @@ def test_integer_depth_far_past_a_kilometre_is_warned_of_as_millimetres(dtype, s
     said = [(str(w.message), w.category, w.filename) for w in caught]
     expected = (f"depth is {np.dtype(dtype)} with values up to {int(depth.max())}, read as "
                 "metres: if these are millimetres, pass depth * 0.001")
-    assert said == ([(expected, UserWarning, __file__)] if warned else []), said
+    units = [w for w in said if "millimetres" in w[0]]
+    assert units == ([(expected, UserWarning, __file__)] if warned else []), said
+    # kilometres away, all of it: the focus at 2 m is nearer than every pixel (said too)
+    focus = [w for w in said if w[0].startswith("the focus distance 2 m is nearer")]
+    assert len(focus) == (1 if scale == 1000 else 0) and len(said) == len(units) + len(focus)
+
+
+@pytest.mark.parametrize("focus, kind, side", [
+    (0.3, "", "nearer"), (50.0, "", "farther"), (5.0, "", None), (50.0, "sky", None),
+    (0.3, "sky", "nearer"), (0.3, "plane", None)])
+def test_a_focus_outside_all_of_the_depth_is_warned_of(focus, kind, side):
+    """A focus nearer than every pixel, or farther than every one of a depth with no sky,
+    puts no pixel in focus (focus or depth in other units, or disparity given as depth):
+    one UserWarning, pointing at the call, with the depth's range; beyond the farthest
+    object of a depth with sky (a focus "at infinity") is no mistake, nor is a plate of
+    one depth defocused."""
+    import warnings
+
+    rng = np.random.default_rng(int(focus * 10) + len(kind))
+    img = rng.random((2, 12, 16, 3), dtype=np.float32)
+    depth = rng.uniform(1.0, 20.0, (2, 12, 16)).astype(np.float32)
+    if kind == "sky":
+        depth[:, :3] = np.inf
+    elif kind == "plane":
+        depth[:] = depth[0, 0, 0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = hf.depth_of_field(img, depth, focus_distance=focus, f_stop=2.8)
+    said = [(str(w.message), w.category, w.filename) for w in caught]
+    expected = (f"the focus distance {focus:g} m is {side} than all of depth "
+                f"({float(depth.min()):g} to {float(depth.max()):g} m): no pixel is in focus. "
+                "Depth must be metres from the camera (an inverse depth, or disparity, from a "
+                "depth estimator is not: near is large there)")
+    assert said == ([(expected, UserWarning, __file__)] if side else []), said
+    assert out.shape == img.shape and np.isfinite(out).all()
 
 
 @pytest.mark.parametrize("method", ["fast", "exact"])

@@ -159,8 +159,39 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
         assert main(args + (["--depth-scale", scale] if scale else [])) == 0
     said = [r.getMessage() for r in caplog.records if "--depth-scale" in r.getMessage()]
     expected = (f"depth {depth} is uint16, its first frame up to {far} m at --depth-scale 1: "
-                "if these are millimetres, pass --depth-scale 0.001")
+                "if these are millimetres, pass --depth-scale 0.001 (an inverse depth, or "
+                "disparity, from a depth estimator is no distance: near is large there; "
+                "convert it to metres)")
     assert said == ([expected] if warned else []), said
+    assert len(list((tmp_path / "out").glob("*.png"))) == n
+
+
+@pytest.mark.parametrize("focus, side", [("2.0", "farther"), ("0.06", "nearer"),
+                                         ("0.5", None)])
+def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, focus, side):
+    """A depth estimator's disparity saved as depth (near = large, here 0.1-1) with the
+    focus at 2 m: no pixel can be in focus, the whole clip blurs. One warning names the
+    focus, the first frame's depth range and what depth must be; the run still goes on."""
+    import imageio.v3 as iio
+
+    h, w, n = 12, 16, 2
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    for i in range(n):
+        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    disparity = rng.uniform(0.1, 1.0, (n, h, w)).astype(np.float32)
+    np.save(tmp_path / "disparity.npy", disparity)
+    with caplog.at_level(logging.WARNING, logger="hfrender"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "out" / "%03d.png"), "--depth",
+                     str(tmp_path / "disparity.npy"), "--focus-distance", focus, "--f-stop",
+                     "2.8", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records if "focus distance" in r.getMessage()]
+    lo, hi = float(disparity[0].min()), float(disparity[0].max())
+    expected = (f"the focus distance {float(focus):g} m is {side} than all of depth "
+                f"{tmp_path / 'disparity.npy'}'s first frame ({lo:g} to {hi:g} m): no pixel is "
+                "in focus. Depth must be metres from the camera (an inverse depth, or "
+                "disparity, from a depth estimator is not: near is large there)")
+    assert said == ([expected] if side else []), said
     assert len(list((tmp_path / "out").glob("*.png"))) == n
 
 
@@ -177,8 +208,12 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
     (["{clip}", "--depth", "{small}", "--focus-distance", "2", "--f-stop", "2"],
      r"depth .*small.npy is 32x18, the footage 64x36: they must match"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "0.01", "--f-stop", "2"],
-     r"focus_distance=0.01 must be a finite distance in metres greater than the focal "
-     r"length"),
+     r"--focus-distance 0.01 must be a finite distance in metres greater than the focal "
+     r"length \(0.05 m for --focal-length-mm 50\)"),
+    (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "0"],
+     r"--f-stop 0.0 must be a finite number > 0"),
+    (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
+      "--depth-scale", "inf"], r"--depth-scale inf: must be a finite number > 0"),
     (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
       "--aperture-blades", "2"], r"--aperture-blades=2 must be 0 \(round\) or between 3 and 64"),

@@ -13,6 +13,7 @@ from hfrender.cli.common import (
     sigterm_interrupts,
 )
 from hfrender.config import ConfigError
+from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 
@@ -22,6 +23,14 @@ LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
               ("--depth-scale", "depth_scale"),
               ("--dof-method", "dof_method"))
+
+
+def _as_flags(message: str) -> str:
+    """A :class:`hfrender.optics.Lens` error in the command line's words: ``f_stop=0.0``
+    becomes ``--f-stop 0.0``."""
+    for flag, dest in LENS_FLAGS:
+        message = message.replace(f"{dest}=", f"{flag} ")
+    return message
 
 
 def _or(value: float | None, default: float) -> float:
@@ -48,9 +57,12 @@ def cmd_fx(args: argparse.Namespace) -> int:
                                   ("--f-stop", args.f_stop)) if v is None]
         if missing:
             raise ConfigError(f"--depth needs {' and '.join(missing)}")
-        lens = Lens(args.focus_distance, args.f_stop, _or(args.focal_length_mm, 50.0),
-                    _or(args.sensor_width_mm, 36.0), args.max_coc_px,
-                    check_blades("--aperture-blades", _or(args.aperture_blades, 0)))
+        try:
+            lens = Lens(args.focus_distance, args.f_stop, _or(args.focal_length_mm, 50.0),
+                        _or(args.sensor_width_mm, 36.0), args.max_coc_px,
+                        check_blades("--aperture-blades", _or(args.aperture_blades, 0)))
+        except InputError as exc:  # the library's names (focus_distance=2) as flags
+            raise InputError(_as_flags(str(exc))) from None
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                           args.weights, not args.gamma_space, args.depth,
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,

@@ -206,8 +206,11 @@ class FxJob:
                                f"({n_frames(footage.count)})")
         if s.depth is not None:
             self.depth = open_depth(s.depth, s.depth_scale)
-            if self.depth.note:
-                log.warning("%s", self.depth.note)
+            first = f"depth {s.depth}'s first frame"
+            for note in (self.depth.note,
+                         validate.focus_note(self.depth.first, s.lens.focus_distance, first)):
+                if note:
+                    log.warning("%s", note)
             if self.depth.size != footage.size:
                 raise FootageError(f"depth {s.depth} is {self.depth.size[0]}x"
                                    f"{self.depth.size[1]}, the footage {w}x{h}: they must match")

@@ -63,7 +63,7 @@ class FxSettings:
         if self.weights not in CURVES:
             raise ConfigError(f"--weights {self.weights!r}: choose one of {', '.join(CURVES)}")
         if not _positive(self.depth_scale):
-            raise ConfigError(f"--depth-scale {self.depth_scale}: must be > 0")
+            raise ConfigError(f"--depth-scale {self.depth_scale}: must be a finite number > 0")
         if self.input_fps is not None and not _positive(self.input_fps):
             raise ConfigError(f"--fps {self.input_fps}: must be > 0")
         if (self.depth is None) != (self.lens is None):

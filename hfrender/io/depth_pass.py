@@ -5,6 +5,7 @@ or EXR sequences (the depth channel), scaled to metres, frame by frame.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,9 +13,17 @@ from pathlib import Path
 import numpy as np
 
 from hfrender import validate
+from hfrender.errors import InputError
 from hfrender.io.footage import sequence_files
-from hfrender.io.images import MissingExtra, png_colour, read_exr_depth, read_png
+from hfrender.io.images import (
+    exr_depth_channel,
+    png_colour,
+    read_exr_depth,
+    read_png,
+)
 from hfrender.io.probe import FootageError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -23,6 +32,7 @@ class DepthPass:
     count: int
     size: tuple[int, int]
     frames: Iterator[np.ndarray]  # (H, W) float32 metres
+    first: np.ndarray  # the first of them (what the units and the focus are checked on)
     note: str | None = None  # what looks wrong with the units (said, not refused)
 
 
@@ -33,7 +43,9 @@ def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
     if largest is None:
         return None
     return (f"depth {path} is {first.dtype}, its first frame up to {largest:g} m at "
-            "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001")
+            "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001 (an inverse "
+            "depth, or disparity, from a depth estimator is no distance: near is large there; "
+            "convert it to metres)")
 
 
 NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")  # .npy; .npz (a zip), empty
@@ -115,15 +127,16 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
             raise FootageError(f"{path}: depth must have shape (frames, height, width); got "
                                f"{arr.shape}")
         frames = (np.asarray(arr[i], np.float32) * np.float32(scale) for i in range(len(arr)))
+        first = np.asarray(arr[0] if len(arr) else arr, np.float32) * np.float32(scale)
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
-                         frames, _units_note(path, arr[0] if len(arr) else arr, scale))
+                         frames, first, _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
                            "sequence (a folder or a pattern such as depth/%05d.png)")
     try:
         first = _read_image(files[0])
-    except MissingExtra:
+    except InputError:  # already one line naming the file (a missing extra too)
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the plugin says
         raise FootageError(f"cannot read {files[0]}: {_one_line(exc)}") from None
@@ -132,8 +145,11 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
         for f in files:
             yield _read_image(f).astype(np.float32) * np.float32(scale)
 
+    if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
+        log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
     note = _units_note(path, first, scale)
     if first.dtype == np.uint8:  # 256 steps of depth: each step a jump in blur
         note = (f"depth {path} is 8-bit: 256 depths at most, so the blur changes in steps "
                 "along a slanted surface; write 16-bit PNG or EXR depth")
-    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), note)
+    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
+                     first.astype(np.float32) * np.float32(scale), note)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 import subprocess
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -183,21 +184,44 @@ def encode_exr(path: str | Path, frame: np.ndarray) -> None:
 DEPTH_CHANNELS = ("Z", "depth.Z", "Depth.Z", "depth", "Y", "R", "V")  # a depth pass's, in turn
 
 
+def depth_channel(names: Iterable[str]) -> str | None:
+    """The depth channel among an EXR's channel ``names``: one of :data:`DEPTH_CHANNELS`,
+    else a multilayer file's depth pass (``ViewLayer.Depth.Z``; of several view layers the
+    first by name; then a pass whose name holds "depth", such as Blender's ``Denoising
+    Depth.Z``), else the file's only channel. A layer's other ``.Z`` channels (``Mist.Z``,
+    0-1; ``Normal.Z``, ``Vector.Z``, ``Position.Z``) are no distance: never taken."""
+    names = sorted(names)
+    name = next((n for n in DEPTH_CHANNELS if n in names), None)
+    if name is not None:
+        return name
+    passes = [(n.lower().split(".")[-2], n) for n in names
+              if n.lower().endswith(".z") and n.count(".") >= 1]
+    for wanted in (lambda p: p == "depth", lambda p: "depth" in p):
+        name = next((n for p, n in passes if wanted(p)), None)
+        if name is not None:
+            return name
+    return names[0] if len(names) == 1 else None
+
+
 def read_exr_depth(path: str | Path) -> np.ndarray:
-    """An EXR depth pass (H, W): its Z channel (Blender's ``Depth.Z``, Nuke's ``depth.Z``, a
-    multilayer file's ``ViewLayer.Depth.Z``), else Y or R, else its only channel."""
+    """An EXR depth pass (H, W): its :func:`depth_channel` (Blender's ``Depth.Z``, Nuke's
+    ``depth.Z``, a multilayer file's ``ViewLayer.Depth.Z``, else Y or R, else its only
+    channel)."""
     exr = _openexr()
     with exr.File(str(path), separate_channels=True) as f:
         ch = f.channels()
-        name = next((n for n in DEPTH_CHANNELS if n in ch), None)
-        if name is None:  # a multilayer file's: ViewLayer.Depth.Z, or a layer's .Z
-            name = next((n for n in sorted(ch) if n.lower().endswith(".z")), None)
-        if name is None and len(ch) == 1:
-            name = next(iter(ch))
+        name = depth_channel(ch)
         if name is None:
-            raise InputError(f"{path}: no depth channel (Z, Y or R) among "
-                             f"{', '.join(sorted(ch))}")
+            raise InputError(f"{path}: no depth channel (Z, Depth.Z, Y or R) among "
+                             f"{', '.join(sorted(ch))} (a mist, normal or vector pass is "
+                             "no distance: render the Z / Depth pass)")
         return np.asarray(ch[name].pixels)
+
+
+def exr_depth_channel(path: str | Path) -> str | None:
+    """The name of the channel :func:`read_exr_depth` reads from ``path``."""
+    with _openexr().File(str(path), header_only=True) as f:  # its pixels not read
+        return depth_channel(c.name for c in f.header()["channels"])
 
 
 def read_exr(path: str | Path) -> np.ndarray:
