@@ -155,3 +155,23 @@ def test_batch_takes_verbose_after_its_jobs_file(monkeypatch, tmp_path):
         assert main(argv) == 0
         assert seen["o"] == {"samples": 2}  # -v is hfrender's, not a job option
         assert root.level == logging.INFO  # what hfrender -v batch ... logs
+
+
+def test_progress_in_a_log_is_a_line_every_while(capsys):
+    """Where stderr is a log or a pipe (no bar): a line every LOG_EVERY_S seconds with the
+    frames done, the rate and the time left; none at the start, none at the end (the
+    summary says it), none between."""
+    from hfrender.cli.common import progress_lines
+
+    times = iter([0.0, 10.0, 40.0, 50.0, 75.0, 200.0])
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0)
+    for done in (0, 10, 40, 50, 75, 100):
+        update(done, 100)
+    assert capsys.readouterr().err == ("fx: 40/100 frames (40%), 1.0 fps, about 1m00s left\n"
+                                       "fx: 75/100 frames (75%), 1.0 fps, about 25s left\n")
+    times = iter([5.0, 45.0])
+    update = progress_lines("rendering", clock=lambda: next(times), every=30.0)
+    update(0, 10000)
+    update(4, 10000)  # 0.1 fps: 9996 frames in 27.8 hours
+    assert capsys.readouterr().err == ("rendering: 4/10000 frames (0%), 0.1 fps, about 27h46m "
+                                       "left\n")

@@ -746,3 +746,22 @@ def test_an_8_bit_depth_pass_is_warned_of_as_steps(tmp_path, rng, caplog):
     assert said == [f"depth {depth} is 8-bit: 256 depths at most, so the blur changes in steps "
                     "along a slanted surface; write 16-bit PNG or EXR depth"], said
     assert len(list((tmp_path / "out").glob("*.png"))) == n
+
+
+def test_fx_into_a_log_says_its_progress_in_lines(tmp_path, rng, capsys, monkeypatch):
+    """stderr not a terminal (a log, a pipe): fx's progress comes as lines naming fx, the
+    frames done out of the clip's and the rate (here one after each hyperframe written: the
+    line's interval set to 0), the summary on stdout as before."""
+    from hfrender.cli import common
+
+    monkeypatch.setattr(common, "LOG_EVERY_S", 0.0)
+    clip, _ = make_clip(tmp_path, rng, n=24)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "out.mkv"), "--motion-blur", "2"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert lines and all(re.fullmatch(r"fx: (\d+)/24 frames \(\d+%\), [\d.]+ fps, about \d+s "
+                                      r"left", line) for line in lines), captured.err
+    done = [int(re.match(r"fx: (\d+)/", line).group(1)) for line in lines]
+    assert done == sorted(done) and 0 < done[0] and done[-1] < 24
+    assert captured.out.startswith(f"wrote {tmp_path / 'out.mkv'}: 24 frames at 30 fps"), \
+        captured.out

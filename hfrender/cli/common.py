@@ -8,7 +8,8 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -70,7 +71,40 @@ def interrupted_code(exc: KeyboardInterrupt) -> int:
     return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
 
 
-def progress_bar(quiet: bool):
+LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
+
+
+def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
+                   every: float | None = None) -> Callable[[int, int], None]:
+    """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
+    (:data:`LOG_EVERY_S`), as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s left``;
+    a run shorter than that says nothing more than its summary."""
+    state: dict[str, float] = {}
+    every = LOG_EVERY_S if every is None else every
+
+    def update(done: int, total: int) -> None:
+        now = clock()
+        start = state.setdefault("t0", now)
+        if now <= start or now - state.get("last", start) < every or not 0 < done < total:
+            return
+        state["last"] = now
+        rate = done / (now - start)
+        left = f", about {_span((total - done) / rate)} left" if rate > 0 else ""
+        print(f"{label}: {done}/{total} frames ({100 * done // total}%), {rate:.1f} fps{left}",
+              file=sys.stderr, flush=True)
+
+    return update
+
+
+def _span(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
+        f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s")
+
+
+def progress_bar(quiet: bool, label: str = "rendering"):
+    """``(update(done, total), finish())``: a bar on a terminal, :func:`progress_lines` in a
+    log or a pipe, nothing with ``quiet``."""
     if quiet:
         return None, lambda: None
     try:
@@ -97,16 +131,14 @@ def progress_bar(quiet: bool):
 
     console = Console(stderr=True)  # stdout keeps the summary alone
     if not console.is_terminal:  # a log or a pipe: a bar there is only a stray blank line
-        return None, lambda: None
-    bar = Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(),
+        return progress_lines(label), lambda: None
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                    transient=True, redirect_stdout=False, console=console)
     task = bar.add_task("render", total=None, rate="")
     state = {"t0": None}
 
     def update(done: int, total: int) -> None:
-        import time
-
         now = time.perf_counter()
         if state["t0"] is None:
             state["t0"] = now

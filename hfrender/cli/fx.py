@@ -71,7 +71,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
                           args.crf, args.preset, args.bitrate, args.pix_fmt)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
-    progress, finish = progress_bar(args.quiet)
+    progress, finish = progress_bar(args.quiet, "fx")
     if args.ray:
         from hfrender.engine.cluster_fx import ClusterFx
 

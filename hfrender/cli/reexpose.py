@@ -79,7 +79,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
                        1, first + s["frames"], first)
-    progress, finish = progress_bar(args.quiet)
+    progress, finish = progress_bar(args.quiet, "reexposing")
     with sigterm_interrupts():
         try:
             figures = run_exposure(store, exposure, out.writer, backend=args.backend,
