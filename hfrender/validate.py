@@ -157,5 +157,6 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:
         value = float(arr[y, x])
         what = (f"a value <= 0 ({value:g})" if count == 1
                 else f"{count} values <= 0, the first {value:g}")
+    zero = "; hfrender fx --depth-zero-is-sky reads 0 as sky" if arr[y, x] == 0 else ""
     raise InputError(f"{name} frame {index} has {what} at pixel (x={x}, y={y}); depth must be "
-                     "a distance > 0 (use inf for sky)")
+                     f"a distance > 0 (use inf for sky{zero})")

@@ -166,6 +166,46 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
     assert len(list((tmp_path / "out").glob("*.png"))) == n
 
 
+def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, capsys):
+    """A depth sensor's 16-bit millimetres, 0 where it has no reading (too far): refused in
+    one line that names --depth-zero-is-sky; with it, those pixels are sky: the picture
+    of the same depth with inf there. The flag without --depth is refused as the lens's are."""
+    import imageio.v3 as iio
+
+    h, w, n = 24, 64, 2
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"{i:04d}.png", f)
+    mm = rng.integers(800, 3000, (n, h, w)).astype(np.uint16)
+    mm[:, :8] = 0  # no reading: the sky above
+    (tmp_path / "depth").mkdir()
+    for i, d in enumerate(mm):
+        iio.imwrite(tmp_path / "depth" / f"{i:04d}.png", d)
+    args = ["fx", str(seq), "-o", str(tmp_path / "out" / "%03d.png"), "--depth",
+            str(tmp_path / "depth"), "--depth-scale", "0.001", "--focus-distance", "1.5",
+            "--f-stop", "2", "--sensor-width-mm", "9", "--quiet"]
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: depth frame 0 has 512 values <= 0, the first 0 at pixel (x=0, y=0); "
+        "depth must be a distance > 0 (use inf for sky; hfrender fx --depth-zero-is-sky "
+        "reads 0 as sky)\n")
+    assert not (tmp_path / "out").exists()
+    assert main(args + ["--depth-zero-is-sky"]) == 0
+    metres = np.where(mm == 0, np.inf, mm.astype(np.float32) * np.float32(0.001))
+    expected = hf.depth_of_field(frames, metres, focus_distance=1.5, f_stop=2.0,
+                                 sensor_width_mm=9.0)
+    got = np.stack([iio.imread(tmp_path / "out" / f"{i:03d}.png") for i in range(n)])
+    np.testing.assert_array_equal(got, expected)
+    assert not np.array_equal(got[:, :8], frames[:, :8])  # the sky is blurred, not kept
+    assert main(["fx", str(seq), "-o", str(tmp_path / "x.mp4"), "--motion-blur", "2",
+                 "--depth-zero-is-sky"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: --depth-zero-is-sky applies only with "
+                                       "--depth DEPTH (depth of field from a depth pass): give "
+                                       "--depth, or leave it out\n")
+
+
 @pytest.mark.parametrize("focus, side", [("2.0", "farther"), ("0.06", "nearer"),
                                          ("0.5", None)])
 def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, focus, side):

@@ -236,9 +236,15 @@ def test_depth_frame_names_the_frame_and_the_pixel():
     d = np.full((8, 16, 1), np.inf, np.float32)  # sky is fine, and (H, W, 1) too
     assert validate.depth_frame(d, 0).shape == (8, 16)
     d[2, 9, 0] = 0.0
-    with pytest.raises(InputError, match=r"^depth frame 0 has a value <= 0 \(0\) at pixel "
-                       r"\(x=9, y=2\); depth must be a distance > 0"):
+    with pytest.raises(InputError) as info:
         validate.depth_frame(d, 0)
+    assert str(info.value) == ("depth frame 0 has a value <= 0 (0) at pixel (x=9, y=2); depth "
+                               "must be a distance > 0 (use inf for sky; hfrender fx "
+                               "--depth-zero-is-sky reads 0 as sky)")
+    d[2, 9, 0] = -0.5  # no sensor writes that: no hint of the option
+    with pytest.raises(InputError) as info:
+        validate.depth_frame(d, 0)
+    assert str(info.value).endswith("depth must be a distance > 0 (use inf for sky)")
 
 
 def test_fx_nan_depth_names_the_frame_and_pixel(tmp_path, capsys):

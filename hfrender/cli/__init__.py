@@ -212,6 +212,8 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
     d.add_argument("--depth-scale", type=float, default=None,
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")
+    d.add_argument("--depth-zero-is-sky", action="store_true", default=None,
+                   help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
     d.add_argument("--focus-distance", type=float, default=None, metavar="M",
                    help="distance in focus, in metres")
     d.add_argument("--f-stop", type=float, default=None, metavar="N", help="aperture, e.g. 2.8")

@@ -21,7 +21,7 @@ from hfrender.io.encoding import Encoding
 LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
               ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
-              ("--depth-scale", "depth_scale"),
+              ("--depth-scale", "depth_scale"), ("--depth-zero-is-sky", "depth_zero_is_sky"),
               ("--dof-method", "dof_method"))
 
 
@@ -68,7 +68,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
                           auto_or_int("workers", _or(args.workers, "auto")), args.resume,
                           _or(args.dof_method, "fast"),
-                          args.crf, args.preset, args.bitrate, args.pix_fmt)
+                          args.crf, args.preset, args.bitrate, args.pix_fmt,
+                          bool(args.depth_zero_is_sky))
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
     progress, finish = progress_bar(args.quiet, "fx")

@@ -205,7 +205,7 @@ class FxJob:
             raise FootageError(f"--motion-blur {s.window} is longer than the input "
                                f"({n_frames(footage.count)})")
         if s.depth is not None:
-            self.depth = open_depth(s.depth, s.depth_scale)
+            self.depth = open_depth(s.depth, s.depth_scale, s.depth_zero_is_sky)
             first = f"depth {s.depth}'s first frame"
             for note in (self.depth.note,
                          validate.focus_note(self.depth.first, s.lens.focus_distance, first)):

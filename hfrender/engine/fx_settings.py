@@ -29,8 +29,9 @@ class FxSettings:
 
     ``window`` frames per output frame, ``stride`` frames between windows, ``weights`` the
     shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
-    ``depth`` a depth pass (scaled to metres by ``depth_scale``) and the ``lens`` that
-    defocuses with it; ``input_fps`` the rate of a PNG sequence; ``workers`` fusion
+    ``depth`` a depth pass (scaled to metres by ``depth_scale``; its zeros sky with
+    ``depth_zero_is_sky``) and the ``lens`` that defocuses with it; ``input_fps`` the
+    rate of a PNG sequence; ``workers`` fusion
     threads (``"auto"``: two for a depth of field on 2 or more cores, where two frames
     defocused at once take 0.8x the time of one after the other, else one); ``resume``
     continues an interrupted run of the same settings.
@@ -53,6 +54,7 @@ class FxSettings:
     preset: str | None = None
     bitrate: str | int | None = None
     pix_fmt: str | None = None  # the output's (the footage's is the manifest's input_pix_fmt)
+    depth_zero_is_sky: bool = False  # a depth of 0 (a sensor's "no reading") read as inf
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)

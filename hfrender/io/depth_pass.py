@@ -111,8 +111,18 @@ def _read_image(path: str | Path) -> np.ndarray:
     return d[..., 0] if d.ndim == 3 else d
 
 
-def open_depth(path: str, scale: float = 1.0) -> DepthPass:
-    """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence."""
+def _metres(frame: np.ndarray, scale: float, zero_is_sky: bool) -> np.ndarray:
+    """A frame of the pass in metres (float32): times ``scale``; 0 is sky (inf) with
+    ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky)."""
+    out = np.asarray(frame, np.float32) * np.float32(scale)
+    if zero_is_sky:
+        out[out == 0] = np.inf
+    return out
+
+
+def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> DepthPass:
+    """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence, in metres
+    (times ``scale``; 0 read as sky with ``zero_is_sky``)."""
     p = Path(path)
     if p.suffix.lower() in (".npy", ".npz"):
         if not p.is_file():
@@ -126,8 +136,8 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
         if arr.ndim != 3:
             raise FootageError(f"{path}: depth must have shape (frames, height, width); got "
                                f"{arr.shape}")
-        frames = (np.asarray(arr[i], np.float32) * np.float32(scale) for i in range(len(arr)))
-        first = np.asarray(arr[0] if len(arr) else arr, np.float32) * np.float32(scale)
+        frames = (_metres(arr[i], scale, zero_is_sky) for i in range(len(arr)))
+        first = _metres(arr[0] if len(arr) else arr, scale, zero_is_sky)
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
                          frames, first, _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
@@ -143,7 +153,7 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
 
     def seq() -> Iterator[np.ndarray]:
         for f in files:
-            yield _read_image(f).astype(np.float32) * np.float32(scale)
+            yield _metres(_read_image(f), scale, zero_is_sky)
 
     if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
         log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
@@ -152,4 +162,4 @@ def open_depth(path: str, scale: float = 1.0) -> DepthPass:
         note = (f"depth {path} is 8-bit: 256 depths at most, so the blur changes in steps "
                 "along a slanted surface; write 16-bit PNG or EXR depth")
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
-                     first.astype(np.float32) * np.float32(scale), note)
+                     _metres(first, scale, zero_is_sky), note)
