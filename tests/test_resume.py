@@ -314,6 +314,14 @@ def test_changed_settings_are_shown_as_they_are_given_on_the_command_line():
         "crf unset -> 30", "dof-method fast -> exact", "f-stop 2 -> 2.8",
         "fps 29.97 -> 29.970001", "frames 10:80 -> unset", "jitter off -> on", "range 10: -> 12:",
         "size 64x36 -> 32x18"]
+    # fx's lens is a group of settings: each of its own is named as its flag is (not a dict)
+    lens = {"focus_distance": 2.0, "f_stop": 2.0, "max_coc_px": None, "aperture_blades": 0}
+    fx = Manifest({"window": 1, "lens": lens}, 10, 5, 0)
+    assert fx.differences({"window": 1, "lens": {**lens, "focus_distance": 3.5,
+                                                 "aperture_blades": 6}}) == [
+        "aperture-blades 0 -> 6", "focus-distance 2 -> 3.5"]
+    assert fx.differences({"window": 1, "lens": None}) == [
+        "aperture-blades 0 -> unset", "f-stop 2 -> unset", "focus-distance 2 -> unset"]
 
 
 def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path, monkeypatch):

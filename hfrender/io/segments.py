@@ -129,15 +129,25 @@ class Manifest:
         return nxt
 
     def differences(self, other: dict) -> list[str]:
-        keys = sorted(set(self.settings) | set(other))
+        """What changed, as the command line says it (``f-stop 2 -> 2.8``; a group of
+        settings such as the lens by each of its own)."""
+        mine, theirs = _flat(self.settings), _flat(other)
         out = []
-        for k in keys:
-            a, b = self.settings.get(k), other.get(k)
+        for k in sorted(set(mine) | set(theirs)):
+            a, b = mine.get(k), theirs.get(k)
             if a != b:  # as given, unless that reads the same (29.97 against 29.970001)
                 shown = (_shown(k, a), _shown(k, b))
                 out.append(f"{k.replace('_', '-')} " + " -> ".join(
                     shown if shown[0] != shown[1] else (repr(a), repr(b))))
         return out
+
+
+def _flat(settings: dict) -> dict:
+    """``settings`` with each dict-valued one (the lens) replaced by its own entries."""
+    out = {}
+    for k, v in settings.items():
+        out.update(v if isinstance(v, dict) else {k: v})
+    return out
 
 
 def _shown(key: str, value: object) -> str:
