@@ -280,8 +280,12 @@ def _frame_bytes(size: tuple[int, int], pix_fmt: str) -> int:
 def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> SequenceFootage:
     """A PNG sequence: its size, alpha and depth from the files' headers (every file's:
     one with alpha or 16 bits decides for all); 16-bit ones are decoded by one ffmpeg."""
+    if files[0].suffix.lower() == ".exr":  # float linear light: fx works in 8/16-bit codes
+        raise FootageError(f"{path} is an EXR sequence: fx reads video and 8- or 16-bit PNG "
+                           "sequences (EXR frames are float linear light: pass them as float32 "
+                           "arrays to hf.motion_blur or hf.depth_of_field)")
     heads = [png_header(f) for f in files]
-    if heads[0] is None:  # not a PNG (EXR): as imageio reads it
+    if heads[0] is None:  # not a PNG: as imageio reads it
         h, w = _rgb8(_imread(files[0]), files[0]).shape[:2]
         return SequenceFootage(path, fps, (w, h), len(files), files)
     w, h = heads[0][:2]
