@@ -27,7 +27,9 @@ class Lens:
     Parameters
     ----------
     focus_distance : float
-        Distance of the plane in focus, in metres; must exceed the focal length.
+        Distance of the plane in focus, in metres; must exceed the focal length. ``inf``:
+        focused at infinity (the sky sharp, a point at ``s`` metres blurred by
+        ``f^2 / (N s)``).
     f_stop : float
         The f-number N (aperture diameter = focal length / N); must be > 0.
     focal_length_mm, sensor_width_mm : float
@@ -55,10 +57,10 @@ class Lens:
         _positive("sensor_width_mm", self.sensor_width_mm)
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
-        if not (_real(fd) and math.isfinite(fd) and fd > f_m):
+        if not (_real(fd) and not math.isnan(fd) and fd > f_m):
             raise _bad(fd)(
-                f"focus_distance={fd!r} must be a finite distance in metres greater than the "
-                f"focal length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g})"
+                f"focus_distance={fd!r} must be a distance in metres greater than the focal "
+                f"length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g}), or inf"
             )
         if self.max_coc_px is not None:
             _positive("max_coc_px", self.max_coc_px)
@@ -73,11 +75,15 @@ class Lens:
         """Circle-of-confusion diameter on the sensor (mm) of points at ``distance`` metres.
 
         ``c = (f/N) * |S2 - S1| / S2 * f / (S1 - f)``; ``inf`` (sky) gives the limit
-        ``(f/N) * f / (S1 - f)``.
+        ``(f/N) * f / (S1 - f)``; focused at infinity, ``(f/N) * f / S2``.
         """
         s2 = np.asarray(distance)  # taken as float64 by each operation
         s1 = self.focus_distance
         f_m = self.focal_length_mm / 1000.0
+        if math.isinf(s1):  # the limit S1 -> inf: |S2 - S1| / (S1 - f) -> 1
+            with np.errstate(divide="ignore"):
+                rel = np.divide(self.aperture_mm * f_m, s2, dtype=np.float64)
+            return rel if rel.ndim else rel[()]
         rel = np.subtract(s2, s1, dtype=np.float64, out=np.empty(s2.shape))  # in place from
         np.abs(rel, out=rel)  # here: a frame's temporaries would cost page faults of their own
         with np.errstate(divide="ignore", invalid="ignore"):

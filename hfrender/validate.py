@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from typing import Any
@@ -122,8 +123,8 @@ def focus_note(depth: Any, focus_distance: float, name: str = "depth") -> str | 
     is no distance: an inverse depth, disparity, from a depth estimator), else None. Not
     for a depth of one plane (a plate defocused on purpose)."""
     lo, hi = float(depth.min()), float(depth.max())
-    if lo <= focus_distance <= hi or lo == hi:
-        return None
+    if lo <= focus_distance <= hi or lo == hi or math.isinf(focus_distance):
+        return None  # (focused at infinity on purpose: the farthest is the sharpest)
     side = "nearer" if focus_distance < lo else "farther"
     return (f"the focus distance {focus_distance:g} m is {side} than all of {name} ({lo:g} "
             f"to {hi:g} m): no pixel is in focus. Depth must be metres from the camera "

@@ -122,13 +122,15 @@ def test_weighted_windows_equal_the_cpu(dev, rng, dtype, channels, linear):
         assert_parity(gpu, cpu, dtype, linear)  # same order of float32 operations
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
-def test_fusion_with_depth_of_field_matches_the_cpu(dev, rng, dtype):
+@pytest.mark.parametrize("dtype, last_focus", [(np.uint8, 1.5), (np.float32, 1.5),
+                                               (np.float32, np.inf)])
+def test_fusion_with_depth_of_field_matches_the_cpu(dev, rng, dtype, last_focus):
     n, h, w = 6, 21, 34
     frames = random_frames(rng, dtype, (n, h, w, 4))
     depth = rng.choice([0.6, 1.0, 2.5, np.inf], size=(n, h, w)).astype(np.float32)
     depth[:, 5:12, 8:20] = 0.7  # a near block in every sub-frame
-    lenses = [hf.Lens(1.0 + 0.1 * j, 1.4, sensor_width_mm=9.0) for j in range(n)]
+    lenses = [hf.Lens(1.0 + 0.1 * j, 1.4, sensor_width_mm=9.0) for j in range(n - 1)]
+    lenses.append(hf.Lens(last_focus, 1.4, sensor_width_mm=9.0))  # inf: focused at infinity
     ww = hf.WindowWeights.from_dense(np.array([
         [0.2, 0.3, 0.5, 0, 0, 0],
         [0, 0, 0.25, 0.25, 0.25, 0.25],

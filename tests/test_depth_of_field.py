@@ -12,6 +12,8 @@ LENS = dict(focus_distance=FOCUS, f_stop=FSTOP, sensor_width_mm=SMALL)
 
 def thin_lens_coc_px(s2, s1=FOCUS, n=FSTOP, f_mm=50.0, sensor_mm=36.0, width=WIDTH):
     f = f_mm / 1000
+    if np.isinf(s1):  # focused at infinity: the aperture times the angle f / s2
+        return 0.0 if np.isinf(s2) else (f_mm / n) * f / s2 / sensor_mm * width
     rel = 1.0 if np.isinf(s2) else abs(s2 - s1) / s2
     return (f_mm / n) * rel * f / (s1 - f) / sensor_mm * width  # sensor mm -> pixels
 
@@ -23,23 +25,51 @@ def test_coc_formula_values():
     assert lens.coc_px(3.0, WIDTH) == pytest.approx(8.911, abs=1e-3)
     assert lens.coc_px(np.inf, WIDTH) == pytest.approx(thin_lens_coc_px(np.inf))
     assert lens.coc_px(FOCUS, WIDTH) == 0.0
+    # focused at infinity: (f/N) f / s2 (the limit of a far focus), the sky sharp
+    far = hf.Lens(np.inf, FSTOP)
+    assert far.coc_px(2.0, WIDTH) == pytest.approx(35.714285 * 0.05 / 2.0 / 36 * WIDTH)
+    assert far.coc_px(2.0, WIDTH) == pytest.approx(hf.Lens(1e9, FSTOP).coc_px(2.0, WIDTH),
+                                                   rel=1e-8)
+    assert far.coc_px(np.inf, WIDTH) == 0.0
+    np.testing.assert_array_equal(far.coc_px(np.array([np.inf, 4.0]), WIDTH),
+                                  [0.0, far.coc_px(4.0, WIDTH)])
 
 
-@pytest.mark.parametrize("s2", [3.0, 6.0, np.inf, 0.6])
-def test_point_spreads_to_the_thin_lens_coc(s2):
+@pytest.mark.parametrize("s1, s2", [(FOCUS, 3.0), (FOCUS, 6.0), (FOCUS, np.inf), (FOCUS, 0.6),
+                                    (np.inf, 0.5), (np.inf, 2.0)])
+def test_point_spreads_to_the_thin_lens_coc(s1, s2):
     h = w = 64
     img = np.zeros((h, w, 1), np.float32)
     img[32, 32] = 1.0
     depth = np.full((h, w), s2, np.float32)
-    out = hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=FSTOP,
+    out = hf.depth_of_field(img, depth, focus_distance=s1, f_stop=FSTOP,
                             sensor_width_mm=36.0 * w / WIDTH)  # same angle of view as 256 px
-    c = thin_lens_coc_px(s2)  # a 9 mm sensor at 64 px = a 36 mm one at 256 px
+    c = thin_lens_coc_px(s2, s1)  # a 9 mm sensor at 64 px = a 36 mm one at 256 px
     lit = out[..., 0] > 0
     row_extent = lit[32].sum()
     area_diameter = 2 * np.sqrt(lit.sum() / np.pi)
     assert abs(row_extent - c) <= 1.5, (row_extent, c)
     assert abs(area_diameter - c) <= 1.5, (area_diameter, c)
     assert out.sum() == pytest.approx(1.0, rel=1e-5)  # energy conserved
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_focused_at_infinity_the_sky_stays_sharp_and_the_near_blurs(method):
+    """``focus_distance=inf``: the sky's pixels (inf) bit for bit, a mountain at 5 km blurred
+    by under a pixel, a tree at 2 m by (f/N) f / 2 m (6.35 px on this sensor)."""
+    rng = np.random.default_rng(11)
+    img = rng.random((48, 96, 3), dtype=np.float32)
+    depth = np.full((48, 96), np.inf, np.float32)
+    depth[20:, :] = 5000.0
+    depth[28:40, 40:56] = 2.0
+    out = hf.depth_of_field(img, depth, focus_distance=np.inf, f_stop=FSTOP, method=method,
+                            sensor_width_mm=SMALL * 96 / 64)
+    np.testing.assert_array_equal(out[:8], img[:8])  # sky beyond the tree's reach
+    np.testing.assert_array_equal(out[20:24, :30], img[20:24, :30])  # the far hills
+    assert thin_lens_coc_px(2.0, np.inf, sensor_mm=SMALL * 96 / 64, width=96) == \
+        pytest.approx(6.35, abs=0.01)
+    tree = np.abs(out[30:38, 44:52] - img[30:38, 44:52]).mean()
+    assert tree > 0.05, tree  # its texture averaged away over ~6 px
 
 
 def test_in_focus_point_stays_one_pixel():

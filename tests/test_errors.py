@@ -24,7 +24,7 @@ def test_bad_value_is_an_input_error_and_a_value_error(rng):
     assert isinstance(info.value, ValueError) and isinstance(info.value, HFRenderError)
     with pytest.raises(ValueError, match=r"^backend='gpu' is not a backend; choose one of "):
         hf.motion_blur(frames(rng), window=2, backend="gpu")
-    with pytest.raises(InputError, match=r"^focus_distance=0\.01 must be a finite distance"):
+    with pytest.raises(InputError, match=r"^focus_distance=0\.01 must be a distance in metres"):
         hf.depth_of_field(frames(rng, 1)[0], np.ones((8, 8)), focus_distance=0.01, f_stop=2.8)
 
 

@@ -248,8 +248,8 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
     (["{clip}", "--depth", "{small}", "--focus-distance", "2", "--f-stop", "2"],
      r"depth .*small.npy is 32x18, the footage 64x36: they must match"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "0.01", "--f-stop", "2"],
-     r"--focus-distance 0.01 must be a finite distance in metres greater than the focal "
-     r"length \(0.05 m for --focal-length-mm 50\)"),
+     r"--focus-distance 0.01 must be a distance in metres greater than the focal "
+     r"length \(0.05 m for --focal-length-mm 50\), or inf"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "0"],
      r"--f-stop 0.0 must be a finite number > 0"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",

@@ -321,7 +321,7 @@ def test_a_bad_sensor_fit_is_one_line(value, message):
 def test_camera_distances_stay_checked_at_every_sub_frame():
     camera = hf.Camera(f_stop=2.0)
     camera.focus_distance = 0.01  # finite and > 0, but within the 50 mm focal length
-    with pytest.raises(InputError, match=r"focus_distance=0.01 must be a finite distance"):
+    with pytest.raises(InputError, match=r"focus_distance=0.01 must be a distance in metres"):
         camera.validate()
 
 

@@ -49,14 +49,14 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
     (D, {"f_stop": 0}, ValueError, r"f_stop=0 must be a finite number > 0"),
     (D, {"f_stop": -2.0}, ValueError, r"f_stop=-2.0 must be a finite number > 0"),
     (D, {"focus_distance": 0.05}, ValueError,
-     r"focus_distance=0.05 must be a finite distance in metres greater than the focal "
-     r"length \(0.05 m for focal_length_mm=50\)"),
+     r"focus_distance=0.05 must be a distance in metres greater than the focal "
+     r"length \(0.05 m for focal_length_mm=50\), or inf"),
     (D, {"focus_distance": 0.2, "focal_length_mm": 300}, ValueError,
      r"focus_distance=0.2 .* \(0.3 m for focal_length_mm=300\)"),
     (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 must be a finite number > 0"),
     (D, {"sensor_width_mm": float("nan")}, ValueError, r"sensor_width_mm=nan must be"),
     # not numbers at all: TypeErrors too (a text field's "2" passed on as it is)
-    (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a finite distance"),
+    (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a distance in metres"),
     (D, {"f_stop": "2.8"}, TypeError, r"f_stop='2.8' must be a finite number > 0"),
     (D, {"aperture_blades": "6"}, TypeError, r"aperture_blades='6' must be 0 \(round\) or"),
 ])

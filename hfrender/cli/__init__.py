@@ -215,7 +215,7 @@ def _fx_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--depth-zero-is-sky", action="store_true", default=None,
                    help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
     d.add_argument("--focus-distance", type=float, default=None, metavar="M",
-                   help="distance in focus, in metres")
+                   help="distance in focus, in metres (inf: focused at infinity)")
     d.add_argument("--f-stop", type=float, default=None, metavar="N", help="aperture, e.g. 2.8")
     d.add_argument("--focal-length-mm", type=float, default=None, metavar="MM", help="(50)")
     d.add_argument("--sensor-width-mm", type=float, default=None, metavar="MM", help="(36)")

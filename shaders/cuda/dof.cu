@@ -13,8 +13,13 @@ extern "C" __global__ void hf_circle_of_confusion(
     long long idx = (long long)blockIdx.z * pixels + p;
     const double* L = lens + 6 * (long long)blockIdx.z;
     double s2 = (double)depth[idx];
-    double rel = isinf(s2) ? 1.0 : fabs(s2 - L[1]) / s2;
-    double coc = L[0] * rel * L[2] / (L[1] - L[2]) / L[3] * L[4];
+    double coc;
+    if (isinf(L[1])) {  // focused at infinity: (f/N) * f / s2, as Lens.coc_mm has it
+        coc = L[0] * L[2] / s2 / L[3] * L[4];
+    } else {
+        double rel = isinf(s2) ? 1.0 : fabs(s2 - L[1]) / s2;
+        coc = L[0] * rel * L[2] / (L[1] - L[2]) / L[3] * L[4];
+    }
     float r = (float)(fmin(coc, L[5]) * 0.5);
     float rr = r * r;
     r2[idx] = rr;

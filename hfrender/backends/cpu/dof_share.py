@@ -17,6 +17,7 @@ sub-frame; the pixels whose class changes are *moving*.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -99,8 +100,10 @@ def coc_shift(a: Lens, b: Lens, depths: tuple[float, float], w: int, h: int) -> 
 def _kinks(lens: Lens, w: int, h: int) -> list[float]:
     """The depths where ``lens``'s CoC radius bends: its focus plane, and where the cap
     begins on either side of it."""
-    s = lens.focus_distance
-    ratio = lens.blur_cap_px(w, h) / float(lens.coc_px(np.inf, w))  # cap / the sky's CoC
+    s, cap = lens.focus_distance, lens.blur_cap_px(w, h)
+    if math.isinf(s):  # focused at infinity, the CoC falls as 1 / depth: capped up to here
+        return [float(lens.coc_px(1.0, w)) / cap]
+    ratio = cap / float(lens.coc_px(np.inf, w))  # cap / the sky's CoC
     return [s, s / (1.0 + ratio)] + ([s / (1.0 - ratio)] if ratio < 1.0 else [])
 
 
