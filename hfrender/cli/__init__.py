@@ -37,7 +37,7 @@ from hfrender.cli.common import (  # noqa: E402
     Terminated,
     sequence_name,
 )
-from hfrender.cli.fx import cmd_fx  # noqa: E402
+from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.cli.still import cmd_still  # noqa: E402
 from hfrender.config import (  # noqa: E402
@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.set_defaults(func=cmd_still)
 
     _bench_parser(sub)
-    _fx_parser(sub)
+    add_fx_parser(sub, _encoder_options, _fps)
     _batch_parser(sub)
     add_reexpose_parser(sub, _encoder_options)
     for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
@@ -185,64 +185,6 @@ def _batch_parser(sub: argparse._SubParsersAction) -> None:
     bt.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
                     help="--summary FILE, --quiet, and overrides such as --samples 4")
     bt.set_defaults(func=cmd_batch)
-
-
-def _fx_parser(sub: argparse._SubParsersAction) -> None:
-    fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
-                        description="Apply motion blur and depth of field to a video or a "
-                        "PNG sequence (streamed: never the whole clip in memory).")
-    fx.add_argument("input", metavar="INPUT", type=sequence_name,
-                    help="a video file, or frames/%%05d.png (or frames/#####.png)")
-    fx.add_argument("-o", "--output", required=True, type=sequence_name,
-                    help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
-    g = fx.add_argument_group("motion blur")
-    g.add_argument("--motion-blur", type=int, default=None, metavar="N",
-                   help="blend windows of N frames")
-    g.add_argument("--stride", type=int, default=1, metavar="S",
-                   help="frames between windows (default 1: keep the frame rate and "
-                        "count, like tmix; S: output fps = input fps / S; --stride N with "
-                        "--motion-blur N: a 360-degree shutter)")
-    g.add_argument("--weights", choices=CURVES, default="box")
-    g.add_argument("--gamma-space", action="store_true",
-                   help="blend code values as ffmpeg tmix does (default: linear light)")
-    d = fx.add_argument_group("depth of field (from a depth pass)")
-    d.add_argument("--depth", metavar="DEPTH", type=sequence_name,
-                   help=".npy/.npz, or a 16-bit PNG or EXR sequence (a folder or "
-                        "depth/%%05d.png)")
-    # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
-    d.add_argument("--depth-scale", type=float, default=None,
-                   help="multiply depth values to get metres (1; 0.001 for millimetres)")
-    d.add_argument("--depth-zero-is-sky", action="store_true", default=None,
-                   help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
-    d.add_argument("--focus-distance", type=float, default=None, metavar="M",
-                   help="distance in focus, in metres (inf: focused at infinity)")
-    d.add_argument("--f-stop", type=float, default=None, metavar="N", help="aperture, e.g. 2.8")
-    d.add_argument("--focal-length-mm", type=float, default=None, metavar="MM", help="(50)")
-    d.add_argument("--sensor-width-mm", type=float, default=None, metavar="MM", help="(36)")
-    d.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
-                   help="cap the blur diameter (bounds its cost)")
-    d.add_argument("--aperture-blades", type=int, default=None, metavar="N",
-                   help="bokeh shape: 0 round (default), 3-64 a polygon of N blades")
-    d.add_argument("--dof-method", choices=DOF_METHODS, default=None,
-                   help="fast: depth layers blurred by FFT, cost nearly independent of the "
-                        "blur (default); exact: the gather, the reference (cost grows with "
-                        "the blur squared)")
-    o = fx.add_argument_group("engine and output")
-    o.add_argument("--backend", choices=CHOICES, default=None,
-                   help=BACKEND_HELP)
-    o.add_argument("--codec", default=None, help="any ffmpeg encoder")
-    o.add_argument("--fps", type=_fps, default=None,
-                   help="frame rate of a PNG sequence (30; 30000/1001 or 29.97)")
-    o.add_argument("--workers", default=None, metavar="auto|N",
-                   help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
-    o.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run of the same settings (video outputs)")
-    o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="encode the segments as Ray tasks: on a Ray started here (no "
-                        "ADDRESS), or on a cluster ('auto' or its address)")
-    o.add_argument("--quiet", action="store_true")
-    _encoder_options(fx)
-    fx.set_defaults(func=cmd_fx)
 
 
 def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
