@@ -206,6 +206,54 @@ def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, cap
                                        "--depth, or leave it out\n")
 
 
+def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys):
+    """--focus-pixel X,Y: autofocus on a point. A card moving from 1 to 2 m under the pixel
+    stays sharp in every frame while the wall behind it blurs, each frame as
+    hf.depth_of_field focused at the card's distance in that frame."""
+    import imageio.v3 as iio
+
+    h, w, n = 24, 64, 3
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    for i, f in enumerate(frames):
+        iio.imwrite(seq / f"{i:04d}.png", f)
+    depth = np.full((n, h, w), 4.0, np.float32)
+    card = np.float32([1.0, 1.5, 2.0])
+    depth[:, 6:18, 20:44] = card[:, None, None]
+    np.save(tmp_path / "depth.npy", depth)
+    lens = ["--f-stop", "1.4", "--sensor-width-mm", "9"]
+    args = ["fx", str(seq), "-o", str(tmp_path / "out" / "%03d.png"), "--depth",
+            str(tmp_path / "depth.npy"), *lens, "--quiet"]
+    assert main(args + ["--focus-pixel", "30,12"]) == 0
+    got = np.stack([iio.imread(tmp_path / "out" / f"{i:03d}.png") for i in range(n)])
+    for k in range(n):
+        expected = hf.depth_of_field(frames[k], depth[k], focus_distance=float(card[k]),
+                                     f_stop=1.4, sensor_width_mm=9.0)
+        np.testing.assert_array_equal(got[k], expected)
+        np.testing.assert_array_equal(got[k, 8:16, 24:40], frames[k, 8:16, 24:40])  # sharp
+        assert np.abs(got[k, 20:, :10].astype(int) - frames[k, 20:, :10]).mean() > 10  # wall
+    for extra, said in (
+            (["--focus-pixel", "30,12", "--focus-distance", "2"], "--focus-distance and "
+             "--focus-pixel: give one (the distance in focus, or the pixel whose depth is in "
+             "focus)"),
+            (["--focus-pixel", "64,3"], "--focus-pixel 64,3 is outside the 64x24 footage (x "
+             "from 0 to 63, y from 0 to 23)"),
+            ([], "--depth needs --focus-distance (or --focus-pixel X,Y)")):
+        capsys.readouterr()
+        assert main(args[:-1] + ["-o", str(tmp_path / "bad" / "%03d.png")] + extra) == 2
+        assert capsys.readouterr().err == f"hfrender: error: {said}\n"
+    assert not (tmp_path / "bad").exists()
+    depth[1, 12, 30] = 0.03  # within the 50 mm focal length: no focus there
+    np.save(tmp_path / "depth.npy", depth)
+    assert main(args[:-1] + ["-o", str(tmp_path / "bad" / "%03d.png"), "--focus-pixel",
+                             "30,12"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: --focus-pixel 30,12: the depth there "
+                                       "is 0.03 m, nearer than the lens's focal length: "
+                                       "nothing can be focused there\n")
+    assert not (tmp_path / "bad").exists()
+
+
 @pytest.mark.parametrize("focus, side", [("2.0", "farther"), ("0.06", "nearer"),
                                          ("0.5", None)])
 def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, focus, side):
@@ -242,7 +290,8 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
                                         r"frames\)"),
     (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0: must be >= 1"),
     (["{clip}"], r"nothing to do: give --motion-blur N and/or --depth DEPTH"),
-    (["{clip}", "--depth", "{short}"], r"--depth needs --focus-distance and --f-stop"),
+    (["{clip}", "--depth", "{short}"], r"--depth needs --focus-distance \(or --focus-pixel "
+     r"X,Y\) and --f-stop"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2"],
      r"depth .*short.npy has 10 frames, the footage 40: one depth frame per frame is needed"),
     (["{clip}", "--depth", "{small}", "--focus-distance", "2", "--f-stop", "2"],

@@ -356,3 +356,20 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
     monkeypatch.setattr(sys, "argv", ["hfrender", "render", "my shot.py", "-o", str(out)])
     assert commands._again(args, config) == (  # to be pasted as it is
         f"; continue with: hfrender render 'my shot.py' -o {out} --resume")
+
+
+def test_resume_compares_settings_as_the_manifest_keeps_them(tmp_path):
+    """Settings with a tuple (fx's --focus-pixel) or inf (a focus at infinity) match the
+    manifest's JSON (a list; Infinity) when nothing changed; a changed one is still named."""
+    from hfrender.errors import InputError
+    from hfrender.io.segments import Manifest, resume_from, work_dir
+
+    out = tmp_path / "o.mp4"
+    settings = {"focus_pixel": (30, 12), "lens": {"focus_distance": float("inf")}, "window": 1}
+    folder = work_dir(out)
+    folder.mkdir()
+    Manifest(settings, 10, 5, 0).save(folder)
+    start, manifest = resume_from(str(out), settings, "fx")
+    assert start == 0 and manifest.settings["focus_pixel"] == [30, 12]
+    with pytest.raises(InputError, match=r"\(focus-pixel 30,12 -> 31,12\); fx without"):
+        resume_from(str(out), {**settings, "focus_pixel": (31, 12)}, "fx")

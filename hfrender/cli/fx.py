@@ -28,6 +28,7 @@ LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
               ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
               ("--depth-scale", "depth_scale"), ("--depth-zero-is-sky", "depth_zero_is_sky"),
+              ("--focus-pixel", "focus_pixel"),
               ("--dof-method", "dof_method"))
 
 
@@ -63,6 +64,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                    help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
     d.add_argument("--focus-distance", type=float, default=None, metavar="M",
                    help="distance in focus, in metres (inf: focused at infinity)")
+    d.add_argument("--focus-pixel", type=_pixel, default=None, metavar="X,Y",
+                   help="focus each frame on its depth at this pixel (autofocus on a point; "
+                        "instead of --focus-distance)")
     d.add_argument("--f-stop", type=float, default=None, metavar="N", help="aperture, e.g. 2.8")
     d.add_argument("--focal-length-mm", type=float, default=None, metavar="MM", help="(50)")
     d.add_argument("--sensor-width-mm", type=float, default=None, metavar="MM", help="(36)")
@@ -104,11 +108,21 @@ def _or(value: float | None, default: float) -> float:
     return default if value is None else value
 
 
-def cmd_fx(args: argparse.Namespace) -> int:
-    from hfrender.engine.fx import FxJob, FxSettings
+def _pixel(text: str) -> tuple[int, int]:
+    """``--focus-pixel X,Y``: two whole numbers."""
+    try:
+        x, y = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a pixel: give X,Y (from the "
+                                         "top left corner, e.g. 320,180)") from None
+    return x, y
+
+
+def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
+    """The lens --depth's options make (None without --depth: none of them may be given).
+    With --focus-pixel its focus distance is each frame's own (engine: FxSettings.lenses)."""
     from hfrender.optics import Lens, check_blades
 
-    lens = None
     if args.depth is None:
         given = [flag for flag, dest in LENS_FLAGS if getattr(args, dest) is not None]
         if given:
@@ -117,26 +131,38 @@ def cmd_fx(args: argparse.Namespace) -> int:
             raise ConfigError(f"{names} {'applies' if one else 'apply'} only with --depth DEPTH "
                               "(depth of field from a depth pass): give --depth, or leave "
                               f"{'it' if one else 'them'} out")
-        if args.motion_blur is None:
-            raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
-    else:
-        missing = [f for f, v in (("--focus-distance", args.focus_distance),
-                                  ("--f-stop", args.f_stop)) if v is None]
-        if missing:
-            raise ConfigError(f"--depth needs {' and '.join(missing)}")
-        try:
-            lens = Lens(args.focus_distance, args.f_stop, _or(args.focal_length_mm, 50.0),
-                        _or(args.sensor_width_mm, 36.0), args.max_coc_px,
-                        check_blades("--aperture-blades", _or(args.aperture_blades, 0)))
-        except InputError as exc:  # the library's names (focus_distance=2) as flags
-            raise InputError(_as_flags(str(exc))) from None
+        return None
+    focus, pixel = args.focus_distance, args.focus_pixel
+    if focus is not None and pixel is not None:
+        raise ConfigError("--focus-distance and --focus-pixel: give one (the distance in "
+                          "focus, or the pixel whose depth is in focus)")
+    missing = [f for f, v in (("--focus-distance (or --focus-pixel X,Y)",
+                               focus if pixel is None else pixel), ("--f-stop", args.f_stop))
+               if v is None]
+    if missing:
+        raise ConfigError(f"--depth needs {' and '.join(missing)}")
+    try:
+        return Lens(float("inf") if focus is None else focus, args.f_stop,
+                    _or(args.focal_length_mm, 50.0), _or(args.sensor_width_mm, 36.0),
+                    args.max_coc_px,
+                    check_blades("--aperture-blades", _or(args.aperture_blades, 0)))
+    except InputError as exc:  # the library's names (focus_distance=2) as flags
+        raise InputError(_as_flags(str(exc))) from None
+
+
+def cmd_fx(args: argparse.Namespace) -> int:
+    from hfrender.engine.fx import FxJob, FxSettings
+
+    lens = _lens(args)
+    if lens is None and args.motion_blur is None:
+        raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
     settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                           args.weights, not args.gamma_space, args.depth,
                           _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
                           auto_or_int("workers", _or(args.workers, "auto")), args.resume,
                           _or(args.dof_method, "fast"),
                           args.crf, args.preset, args.bitrate, args.pix_fmt,
-                          bool(args.depth_zero_is_sky))
+                          bool(args.depth_zero_is_sky), args.focus_pixel)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
     progress, finish = progress_bar(args.quiet, "fx")

@@ -99,7 +99,8 @@ class FxFusion:
                               linear_light=s.linear_light, backend=s.backend, out=out)
         else:
             local = WindowWeights.sliding(self.weights, windows.count, s.stride)
-            res = fuse(HyperFrame(span, hyper.depth[lo:hi]), local, lens=s.lens,
+            res = fuse(HyperFrame(span, hyper.depth[lo:hi]), local,
+                       lens=s.lenses(hyper.depth[lo:hi]),
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
         if self.alpha == "keep":
@@ -217,6 +218,7 @@ class FxJob:
             if self.depth.count != footage.count:
                 raise FootageError(f"depth {s.depth} has {n_frames(self.depth.count)}, the footage "
                                    f"{footage.count}: one depth frame per frame is needed")
+        s.check_size(footage.size)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt)
 
     def _plan(self) -> None:

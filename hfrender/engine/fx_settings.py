@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from hfrender.backends import CHOICES
 from hfrender.config import ConfigError
@@ -30,7 +32,8 @@ class FxSettings:
     ``window`` frames per output frame, ``stride`` frames between windows, ``weights`` the
     shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
     ``depth`` a depth pass (scaled to metres by ``depth_scale``; its zeros sky with
-    ``depth_zero_is_sky``) and the ``lens`` that defocuses with it; ``input_fps`` the
+    ``depth_zero_is_sky``) and the ``lens`` that defocuses with it (``focus_pixel``: each
+    frame's focus distance its depth at that pixel, instead of the lens's); ``input_fps`` the
     rate of a PNG sequence; ``workers`` fusion
     threads (``"auto"``: two for a depth of field on 2 or more cores, where two frames
     defocused at once take 0.8x the time of one after the other, else one); ``resume``
@@ -55,6 +58,7 @@ class FxSettings:
     bitrate: str | int | None = None
     pix_fmt: str | None = None  # the output's (the footage's is the manifest's input_pix_fmt)
     depth_zero_is_sky: bool = False  # a depth of 0 (a sensor's "no reading") read as inf
+    focus_pixel: tuple[int, int] | None = None  # (x, y): each frame focused on its depth there
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -73,6 +77,7 @@ class FxSettings:
                               "lens needs --depth")
         if self.lens is not None and not isinstance(self.lens, Lens):
             raise ConfigError(f"lens={self.lens!r} must be an hfrender Lens")
+        self._check_focus_pixel()
         if self.backend is not None and self.backend not in CHOICES:  # None: the
             # environment's, read where the backend is loaded (engine/fx.py)
             raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(CHOICES)}")
@@ -87,3 +92,39 @@ class FxSettings:
             raise ConfigError(f"--workers {self.workers}: must be an integer from 1 to 64")
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
             raise ConfigError("linear_light and resume must be True or False")
+
+    def _check_focus_pixel(self) -> None:
+        pixel = self.focus_pixel
+        if pixel is None:
+            return
+        if not (isinstance(pixel, (tuple, list)) and len(pixel) == 2
+                and all(_whole(v, 0) for v in pixel)):
+            raise ConfigError(f"--focus-pixel {pixel!r}: give X,Y, two whole numbers >= 0")
+        if self.lens is None:
+            raise ConfigError("--focus-pixel needs --depth (and --f-stop)")
+        object.__setattr__(self, "focus_pixel", (int(pixel[0]), int(pixel[1])))
+
+    def check_size(self, size: tuple[int, int]) -> None:
+        """Refuse a ``focus_pixel`` outside footage of ``size`` (w, h)."""
+        if self.focus_pixel is not None:
+            (x, y), (w, h) = self.focus_pixel, size
+            if x >= w or y >= h:
+                raise ConfigError(f"--focus-pixel {x},{y} is outside the {w}x{h} footage "
+                                  f"(x from 0 to {w - 1}, y from 0 to {h - 1})")
+
+    def lenses(self, depth: np.ndarray) -> Lens | list[Lens] | None:
+        """The lens of each frame of ``depth`` (N, H, W): the one lens, or with
+        ``focus_pixel`` each frame's focused at its depth there (autofocus on that point)."""
+        if self.focus_pixel is None or self.lens is None:
+            return self.lens
+        x, y = self.focus_pixel
+        out = []
+        for d in depth:
+            at = float(d[y, x])
+            try:
+                out.append(replace(self.lens, focus_distance=at))
+            except ValueError:  # within the focal length
+                raise ConfigError(f"--focus-pixel {x},{y}: the depth there is {at:g} m, "
+                                  "nearer than the lens's focal length: nothing can be "
+                                  "focused there") from None
+        return out

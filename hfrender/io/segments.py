@@ -151,7 +151,7 @@ def _flat(settings: dict) -> dict:
 
 
 def _shown(key: str, value: object) -> str:
-    """A setting as it is given on the command line: unset, 64x36, 0:200, 2.8, fast."""
+    """A setting as it is given on the command line: unset, 64x36, 0:200, 30,12, 2.8, fast."""
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -161,7 +161,8 @@ def _shown(key: str, value: object) -> str:
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(
             v is None or isinstance(v, int) for v in value):
         a, b = ("" if v is None else v for v in value)
-        return f"{a}x{b}" if key == "size" else f"{a}:{b}"
+        sep = {"size": "x", "focus_pixel": ","}.get(key, ":")  # else a frame range
+        return f"{a}{sep}{b}"
     return str(value)
 
 
@@ -369,6 +370,7 @@ def resume_from(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
     if manifest is None:
         raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
                          f"{verb} without --resume")
+    settings = json.loads(json.dumps(settings))  # as the manifest keeps them: tuples as lists
     if manifest.settings != settings:
         changed = "; ".join(manifest.differences(settings)[:4])
         raise InputError(f"--resume: the settings changed since the interrupted {verb} "
