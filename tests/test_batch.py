@@ -220,6 +220,29 @@ def test_a_fx_job_takes_aperture_blades(folder):
         load_jobs(folder / "jobs.toml", {})  # before anything runs
 
 
+def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
+    """A jobs file's fx job takes what the command line does: focus-pixel "X,Y" (each
+    frame's focus its depth there; the lens's own distance then a placeholder) and
+    depth-zero-is-sky; a focus given both ways, or no focus, is one line before anything
+    runs, naming the fields as the file does."""
+    base = (folder / "jobs.toml").read_text()
+    text = base.replace("motion-blur = 4", 'motion-blur = 4\ndepth = "d.npy"\nf-stop = 1.4\n'
+                        'focus-pixel = "30,12"\ndepth-zero-is-sky = true')
+    (folder / "jobs.toml").write_text(text)
+    s = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx").fx_settings()
+    assert (s.focus_pixel, s.depth_zero_is_sky, s.lens.f_stop) == ((30, 12), True, 1.4)
+    depth = np.full((2, 20, 40), 3.0, np.float32)
+    depth[1, 12, 30] = 1.25
+    assert [ln.focus_distance for ln in s.lenses(depth)] == [3.0, 1.25]
+    for edit, said in (("focus-pixel = \"30,12\"", "focus-pixel = \"30,12\"\nfocus-distance = 2.0"),
+                       ("focus-pixel = \"30,12\"", "")):
+        (folder / "jobs.toml").write_text(text.replace(edit, said))
+        message = (r"focus-distance and focus-pixel: give one" if said else
+                   r"depth needs focus-distance \(or focus-pixel X,Y\)$")
+        with pytest.raises(hf.InputError, match=r"jobs\.toml: job 'smooth': " + message):
+            load_jobs(folder / "jobs.toml", {})
+
+
 def test_options_after_the_file_override_every_job(folder):
     jobs = load_jobs(folder / "jobs.toml", {"samples": 1, "jitter": True})
     assert [j.render_config().samples for j in jobs if j.kind == "render"] == [1, 1]

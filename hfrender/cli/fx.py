@@ -18,7 +18,6 @@ from hfrender.cli.common import (
     sigterm_interrupts,
 )
 from hfrender.config import DOF_METHODS, ConfigError
-from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES
@@ -64,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                    help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
     d.add_argument("--focus-distance", type=float, default=None, metavar="M",
                    help="distance in focus, in metres (inf: focused at infinity)")
-    d.add_argument("--focus-pixel", type=_pixel, default=None, metavar="X,Y",
+    d.add_argument("--focus-pixel", default=None, metavar="X,Y",
                    help="focus each frame on its depth at this pixel (autofocus on a point; "
                         "instead of --focus-distance)")
     d.add_argument("--f-stop", type=float, default=None, metavar="N", help="aperture, e.g. 2.8")
@@ -96,32 +95,13 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     fx.set_defaults(func=cmd_fx)
 
 
-def _as_flags(message: str) -> str:
-    """A :class:`hfrender.optics.Lens` error in the command line's words: ``f_stop=0.0``
-    becomes ``--f-stop 0.0``."""
-    for flag, dest in LENS_FLAGS:
-        message = message.replace(f"{dest}=", f"{flag} ")
-    return message
-
-
 def _or(value: float | None, default: float) -> float:
     return default if value is None else value
 
 
-def _pixel(text: str) -> tuple[int, int]:
-    """``--focus-pixel X,Y``: two whole numbers."""
-    try:
-        x, y = (int(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a pixel: give X,Y (from the "
-                                         "top left corner, e.g. 320,180)") from None
-    return x, y
-
-
 def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
-    """The lens --depth's options make (None without --depth: none of them may be given).
-    With --focus-pixel its focus distance is each frame's own (engine: FxSettings.lenses)."""
-    from hfrender.optics import Lens, check_blades
+    """The lens --depth's options make (None without --depth: none of them may be given)."""
+    from hfrender.engine.fx_settings import depth_lens, parse_pixel
 
     if args.depth is None:
         given = [flag for flag, dest in LENS_FLAGS if getattr(args, dest) is not None]
@@ -132,22 +112,9 @@ def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
                               "(depth of field from a depth pass): give --depth, or leave "
                               f"{'it' if one else 'them'} out")
         return None
-    focus, pixel = args.focus_distance, args.focus_pixel
-    if focus is not None and pixel is not None:
-        raise ConfigError("--focus-distance and --focus-pixel: give one (the distance in "
-                          "focus, or the pixel whose depth is in focus)")
-    missing = [f for f, v in (("--focus-distance (or --focus-pixel X,Y)",
-                               focus if pixel is None else pixel), ("--f-stop", args.f_stop))
-               if v is None]
-    if missing:
-        raise ConfigError(f"--depth needs {' and '.join(missing)}")
-    try:
-        return Lens(float("inf") if focus is None else focus, args.f_stop,
-                    _or(args.focal_length_mm, 50.0), _or(args.sensor_width_mm, 36.0),
-                    args.max_coc_px,
-                    check_blades("--aperture-blades", _or(args.aperture_blades, 0)))
-    except InputError as exc:  # the library's names (focus_distance=2) as flags
-        raise InputError(_as_flags(str(exc))) from None
+    if args.focus_pixel is not None:
+        args.focus_pixel = parse_pixel(args.focus_pixel, "--focus-pixel")
+    return depth_lens(vars(args), lambda k: "--" + k.replace("_", "-"))
 
 
 def cmd_fx(args: argparse.Namespace) -> int:

@@ -50,7 +50,8 @@ RENDER_OPTIONS: dict[str, Any] = {
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
-    "depth_scale": float, "focus_distance": float, "f_stop": float, "focal_length_mm": float,
+    "depth_scale": float, "depth_zero_is_sky": bool, "focus_distance": float,
+    "focus_pixel": str, "f_stop": float, "focal_length_mm": float,
     "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
     "dof_method": str, "backend": str, "codec": str, "fps": float,
     "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
@@ -85,18 +86,14 @@ class BatchJob:
         return RenderConfig(output=str(self.output), quiet=True, resume=resume, **values)
 
     def fx_settings(self, resume: bool = False) -> Any:
-        from hfrender.engine.fx import FxSettings
-        from hfrender.optics import Lens, check_blades
+        from hfrender.engine.fx_settings import FxSettings, depth_lens, parse_pixel
 
-        o = self.options
+        o = dict(self.options)
         lens = None
+        if o.get("focus_pixel") is not None:
+            o["focus_pixel"] = parse_pixel(o["focus_pixel"], "focus-pixel")
         if o.get("depth") is not None:
-            missing = [k for k in ("focus_distance", "f_stop") if k not in o]
-            if missing:
-                raise ConfigError(f"depth needs {' and '.join(missing)}")
-            lens = Lens(o["focus_distance"], o["f_stop"], o.get("focal_length_mm", 50.0),
-                        o.get("sensor_width_mm", 36.0), o.get("max_coc_px"),
-                        check_blades("aperture-blades", o.get("aperture_blades", 0)))
+            lens = depth_lens(o, lambda k: k.replace("_", "-"))
         if "motion_blur" not in o and lens is None:
             raise ConfigError("nothing to do: give motion-blur and/or depth")
         return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
@@ -104,7 +101,9 @@ class BatchJob:
                           o.get("depth_scale", 1.0), lens, o.get("backend"),
                           o.get("codec"), o.get("fps"), o.get("workers", AUTO), resume,
                           o.get("dof_method", "fast"),
-                          **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")})
+                          **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")},
+                          depth_zero_is_sky=o.get("depth_zero_is_sky", False),
+                          focus_pixel=o.get("focus_pixel"))
 
     def key(self) -> str:
         """What the output depends on: the options, the source (and depth) files, hfrender's

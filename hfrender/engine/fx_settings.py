@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from hfrender.backends import CHOICES
 from hfrender.config import ConfigError
+from hfrender.errors import InputError
 from hfrender.io.encoding import Encoding
-from hfrender.optics import Lens
+from hfrender.optics import Lens, check_blades
 from hfrender.sampler import CURVES
+
+LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
+                "aperture_blades")
 
 
 def _whole(value: object, low: int) -> bool:
@@ -23,6 +29,42 @@ def _whole(value: object, low: int) -> bool:
 def _positive(value: object) -> bool:
     return (isinstance(value, numbers.Real) and not isinstance(value, bool)
             and math.isfinite(value) and value > 0)
+
+
+def parse_pixel(text: str, name: str) -> tuple[int, int]:
+    """``X,Y`` (the option ``name``'s value) as two whole numbers."""
+    m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", str(text))
+    if not m:
+        raise ConfigError(f"{name} {text!r}: give X,Y, the pixel's column and row from the "
+                          "top left corner (e.g. 320,180)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
+    """The lens of fx's depth-of-field options ``o`` (``focus_distance`` or
+    ``focus_pixel``, ``f_stop`` and :data:`LENS_OPTIONS`; None: not given), for the command
+    line and a batch job alike; ``name``: an option as their messages name it. With a
+    focus pixel, its focus distance is each frame's own (:meth:`FxSettings.lenses`)."""
+    focus, pixel = o.get("focus_distance"), o.get("focus_pixel")
+    if focus is not None and pixel is not None:
+        raise ConfigError(f"{name('focus_distance')} and {name('focus_pixel')}: give one (the "
+                          "distance in focus, or the pixel whose depth is in focus)")
+    wanted = ((f"{name('focus_distance')} (or {name('focus_pixel')} X,Y)",
+               focus if pixel is None else pixel), (name("f_stop"), o.get("f_stop")))
+    missing = [what for what, value in wanted if value is None]
+    if missing:
+        raise ConfigError(f"{name('depth')} needs {' and '.join(missing)}")
+    given = {k: o.get(k) for k in LENS_OPTIONS if o.get(k) is not None}
+    blades = check_blades(name("aperture_blades"), given.pop("aperture_blades", 0))
+    try:
+        return Lens(**{"focal_length_mm": 50.0, "sensor_width_mm": 36.0, **given,
+                       "focus_distance": math.inf if focus is None else focus,
+                       "aperture_blades": blades})
+    except InputError as exc:  # the library's names (focus_distance=2) as the caller's
+        said = str(exc)
+        for k in LENS_OPTIONS:
+            said = said.replace(f"{k}=", f"{name(k)} ")
+        raise InputError(said) from None
 
 
 @dataclass(frozen=True)
