@@ -116,15 +116,23 @@ def unlikely_metres(arr: np.ndarray) -> float | None:
     return largest if largest > UNLIKELY_METRES else None
 
 
+FOCUS_MARGIN = 1.5  # a focus this far past the depth's range: even its end blurs by a third
+
+
 def focus_note(depth: Any, focus_distance: float, name: str = "depth") -> str | None:
     """A warning when the focus plane lies nearer than every value of ``depth`` (metres,
     NumPy or CuPy), or farther than every one of a depth with no sky (``inf``): no pixel
     is at the focus distance, everything blurs (focus meant for other units, or depth that
     is no distance: an inverse depth, disparity, from a depth estimator), else None. Not
-    for a depth of one plane (a plate defocused on purpose)."""
+    for a depth of one plane (a plate defocused on purpose), nor within
+    :data:`FOCUS_MARGIN` of the depth's ends (a focus just past the farthest object, as
+    for the hyperfocal distance), nor for depth with NaN (refused where it is read)."""
+    if not depth.size or math.isinf(focus_distance):  # at infinity: the farthest sharpest
+        return None
     lo, hi = float(depth.min()), float(depth.max())
-    if lo <= focus_distance <= hi or lo == hi or math.isinf(focus_distance):
-        return None  # (focused at infinity on purpose: the farthest is the sharpest)
+    if (lo / FOCUS_MARGIN <= focus_distance <= hi * FOCUS_MARGIN or lo == hi
+            or math.isnan(lo) or math.isnan(hi)):
+        return None
     side = "nearer" if focus_distance < lo else "farther"
     return (f"the focus distance {focus_distance:g} m is {side} than all of {name} ({lo:g} "
             f"to {hi:g} m): no pixel is in focus. Depth must be metres from the camera "

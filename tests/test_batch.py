@@ -234,11 +234,13 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
     depth = np.full((2, 20, 40), 3.0, np.float32)
     depth[1, 12, 30] = 1.25
     assert [ln.focus_distance for ln in s.lenses(depth)] == [3.0, 1.25]
-    for edit, said in (("focus-pixel = \"30,12\"", "focus-pixel = \"30,12\"\nfocus-distance = 2.0"),
-                       ("focus-pixel = \"30,12\"", "")):
+    for edit, said, message in (
+            ("focus-pixel = \"30,12\"", "focus-pixel = \"30,12\"\nfocus-distance = 2.0",
+             r"focus-distance and focus-pixel: give one"),
+            ("focus-pixel = \"30,12\"", "", r"depth needs focus-distance \(or focus-pixel X,Y\)$"),
+            ('depth = "d.npy"\nf-stop = 1.4\nfocus-pixel = "30,12"\n', "",
+             r"--depth-zero-is-sky needs --depth$")):
         (folder / "jobs.toml").write_text(text.replace(edit, said))
-        message = (r"focus-distance and focus-pixel: give one" if said else
-                   r"depth needs focus-distance \(or focus-pixel X,Y\)$")
         with pytest.raises(hf.InputError, match=r"jobs\.toml: job 'smooth': " + message):
             load_jobs(folder / "jobs.toml", {})
 

@@ -175,3 +175,8 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     update(4, 10000)  # 0.1 fps: 9996 frames in 27.8 hours
     assert capsys.readouterr().err == ("rendering: 4/10000 frames (0%), 0.1 fps, about 27h46m "
                                        "left\n")
+    times = iter([0.0, 30.0])  # a resumed run: 500 frames kept, 24 made in 30 s
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0)
+    update(500, 600)
+    update(524, 600)
+    assert capsys.readouterr().err == "fx: 524/600 frames (87%), 0.8 fps, about 1m35s left\n"

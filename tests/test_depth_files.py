@@ -94,12 +94,14 @@ def test_an_exr_depth_sequence_is_read_from_its_depth_channel(tmp_path, rng, cha
      None),
     (["ViewLayer.Depth.Z", "Z"], "Z"),
     (["B.Depth.Z", "A.Depth.Z", "A.Mist.Z"], "A.Depth.Z"),
-    (["Mist.Z"], "Mist.Z"),  # a file of one channel: it is the pass
+    (["Depth.V", "Image.B", "Image.G", "Image.R"], "Depth.V"),  # Blender's File Output node
+    (["distance"], "distance"),  # a file of one channel naming no pass: it is the depth
+    (["ViewLayer.Mist.Z"], None), (["ViewLayer.Normal.Z"], None),  # alone, still no depth
 ])
 def test_a_multilayer_exr_gives_its_depth_pass_not_another_z(names, chosen):
     """Blender's multilayer EXR holds several ``.Z`` channels: the depth pass is taken
     (``Depth.Z`` before a denoising depth, whichever sorts first), never the mist (0-1),
-    the normals' or the vectors' Z."""
+    the normals' or the vectors' Z, even as the file's only channel."""
     from hfrender.io.images import depth_channel
 
     assert depth_channel(names) == chosen

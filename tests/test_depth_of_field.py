@@ -219,13 +219,14 @@ def test_integer_depth_far_past_a_kilometre_is_warned_of_as_millimetres(dtype, s
 
 @pytest.mark.parametrize("focus, kind, side", [
     (0.3, "", "nearer"), (50.0, "", "farther"), (5.0, "", None), (50.0, "sky", None),
-    (0.3, "sky", "nearer"), (0.3, "plane", None)])
+    (0.3, "sky", "nearer"), (0.3, "plane", None), (25.0, "", None), (0.8, "", None)])
 def test_a_focus_outside_all_of_the_depth_is_warned_of(focus, kind, side):
     """A focus nearer than every pixel, or farther than every one of a depth with no sky,
     puts no pixel in focus (focus or depth in other units, or disparity given as depth):
     one UserWarning, pointing at the call, with the depth's range; beyond the farthest
     object of a depth with sky (a focus "at infinity") is no mistake, nor is a plate of
-    one depth defocused."""
+    one depth defocused, nor a focus within 1.5x of the depth's ends (25 m past 20 m, as
+    for the hyperfocal distance; 0.8 m before 1 m)."""
     import warnings
 
     rng = np.random.default_rng(int(focus * 10) + len(kind))
@@ -266,3 +267,18 @@ def test_straight_alpha_is_blurred_as_light_with_premultiplied_false(method):
     assert bled[..., 1][bled[..., 3] > 0].min() < 200
     with pytest.raises(hf.InputError, match="premultiplied=False is for RGBA frames"):
         hf.depth_of_field(img[..., :3], depth, premultiplied=False, **lens)
+
+
+def test_no_focus_warning_for_depth_that_is_refused_or_empty():
+    """Depth with NaN is refused where it is read (the line names the pixel): no warning
+    about its range first; an empty depth (no frames) has no range to warn of."""
+    from hfrender.validate import focus_note
+
+    depth = np.full((6, 8), 3.0, np.float32)
+    depth[2, 3] = np.nan
+    assert focus_note(depth, 50.0) is None
+    assert focus_note(np.zeros((0, 6, 8), np.float32), 2.0) is None
+    assert focus_note(np.linspace(1, 5, 48, dtype=np.float32).reshape(6, 8), 50.0) == (
+        "the focus distance 50 m is farther than all of depth (1 to 5 m): no pixel is in "
+        "focus. Depth must be metres from the camera (an inverse depth, or disparity, from a "
+        "depth estimator is not: near is large there)")

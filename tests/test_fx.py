@@ -296,6 +296,8 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
      r"depth .*short.npy has 10 frames, the footage 40: one depth frame per frame is needed"),
     (["{clip}", "--depth", "{small}", "--focus-distance", "2", "--f-stop", "2"],
      r"depth .*small.npy is 32x18, the footage 64x36: they must match"),
+    (["{clip}", "--depth", "{empty}", "--focus-distance", "2", "--f-stop", "2"],
+     r"depth .*empty.npy has 0 frames, the footage 40: one depth frame per frame is needed"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "0.01", "--f-stop", "2"],
      r"--focus-distance 0.01 must be a distance in metres greater than the focal "
      r"length \(0.05 m for --focal-length-mm 50\), or inf"),
@@ -316,9 +318,11 @@ def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, m
     clip, _ = make_clip(tmp_path, rng)
     np.save(tmp_path / "short.npy", np.ones((10, 36, 64), np.float32))
     np.save(tmp_path / "small.npy", np.ones((40, 18, 32), np.float32))
+    np.save(tmp_path / "empty.npy", np.ones((0, 36, 64), np.float32))
     (tmp_path / "notvideo.mkv").write_text("hello")
     names = dict(clip=clip, missing=tmp_path / "nope.mkv", short=tmp_path / "short.npy",
-                 small=tmp_path / "small.npy", notvideo=tmp_path / "notvideo.mkv")
+                 small=tmp_path / "small.npy", notvideo=tmp_path / "notvideo.mkv",
+                 empty=tmp_path / "empty.npy")
     before = set(tmp_path.iterdir())
     out = tmp_path / "out.mp4"
     code = main(["fx", *[a.format(**names) for a in args], "-o", str(out)])

@@ -373,3 +373,24 @@ def test_resume_compares_settings_as_the_manifest_keeps_them(tmp_path):
     assert start == 0 and manifest.settings["focus_pixel"] == [30, 12]
     with pytest.raises(InputError, match=r"\(focus-pixel 30,12 -> 31,12\); fx without"):
         resume_from(str(out), {**settings, "focus_pixel": (31, 12)}, "fx")
+
+
+def test_a_ray_run_keeps_its_segments_with_tuple_settings(tmp_path):
+    """fx --ray (and batch jobs on Ray) find an interrupted run's segments through
+    whole_segments: settings holding a tuple (--focus-pixel) are compared as the manifest
+    keeps them (was: a list against a tuple, every segment made again)."""
+    import hashlib
+
+    from hfrender.engine.cluster import keep_segment, whole_segments
+    from hfrender.io.segments import work_dir
+
+    out = str(tmp_path / "o.mp4")
+    settings = {"focus_pixel": (30, 12), "lens": {"focus_distance": float("inf")}}
+    manifest = whole_segments(out, settings, 20, 10, 0)
+    data = b"segment bytes"
+    keep_segment(manifest, work_dir(out), {"first": 0, "count": 10, "data": data,
+                                           "sha256": hashlib.sha256(data).hexdigest()}, "s0.mp4")
+    again = whole_segments(out, settings, 20, 10, 0)
+    assert [seg["file"] for seg in again.segments] == ["s0.mp4"]
+    other = whole_segments(out, {**settings, "focus_pixel": (31, 12)}, 20, 10, 0)
+    assert other.segments == [] and not (work_dir(out) / "s0.mp4").exists()

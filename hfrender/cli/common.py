@@ -84,11 +84,11 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
 
     def update(done: int, total: int) -> None:
         now = clock()
-        start = state.setdefault("t0", now)
+        start, first = state.setdefault("t0", now), state.setdefault("done0", done)
         if now <= start or now - state.get("last", start) < every or not 0 < done < total:
             return
         state["last"] = now
-        rate = done / (now - start)
+        rate = (done - first) / (now - start)  # a resumed run's kept frames made no time
         left = f", about {_span((total - done) / rate)} left" if rate > 0 else ""
         print(f"{label}: {done}/{total} frames ({100 * done // total}%), {rate:.1f} fps{left}",
               file=sys.stderr, flush=True)

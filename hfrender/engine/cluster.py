@@ -37,6 +37,7 @@ from hfrender.io import outputs
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
     Manifest,
+    as_kept,
     fresh_work_dir,
     join,
     open_segment,
@@ -334,7 +335,7 @@ def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
         old = Manifest.load(folder)
     except InputError:
         old = None
-    if old is not None and old.settings == settings:
+    if old is not None and old.settings == as_kept(settings):
         old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
                         and sha256_file(folder / seg["file"]) == seg["sha256"]]
         return old

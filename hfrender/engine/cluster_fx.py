@@ -108,6 +108,7 @@ class ClusterFx:
         if s.window > info.count:
             raise InputError(f"--motion-blur {s.window} is longer than the input "
                              f"({n_frames(info.count)})")
+        s.check_size(info.size)
         # as the workers: the footage's alpha and depth kept
         self.pix_fmt = footage_format(raw_format(s, self.output, info.native_yuv420p), info)
         alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec)[1]

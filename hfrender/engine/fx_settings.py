@@ -114,6 +114,8 @@ class FxSettings:
             raise ConfigError(f"--depth-scale {self.depth_scale}: must be a finite number > 0")
         if self.input_fps is not None and not _positive(self.input_fps):
             raise ConfigError(f"--fps {self.input_fps}: must be > 0")
+        if self.depth_zero_is_sky and self.depth is None:
+            raise ConfigError("--depth-zero-is-sky needs --depth")
         if (self.depth is None) != (self.lens is None):
             raise ConfigError("--depth needs --focus-distance and --f-stop (a lens), and a "
                               "lens needs --depth")

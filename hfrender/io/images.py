@@ -186,21 +186,22 @@ DEPTH_CHANNELS = ("Z", "depth.Z", "Depth.Z", "depth", "Y", "R", "V")  # a depth 
 
 def depth_channel(names: Iterable[str]) -> str | None:
     """The depth channel among an EXR's channel ``names``: one of :data:`DEPTH_CHANNELS`,
-    else a multilayer file's depth pass (``ViewLayer.Depth.Z``; of several view layers the
-    first by name; then a pass whose name holds "depth", such as Blender's ``Denoising
-    Depth.Z``), else the file's only channel. A layer's other ``.Z`` channels (``Mist.Z``,
-    0-1; ``Normal.Z``, ``Vector.Z``, ``Position.Z``) are no distance: never taken."""
+    else a multilayer file's depth pass (``ViewLayer.Depth.Z``, or ``Depth.V`` from
+    Blender's File Output node; of several view layers the first by name; then a pass
+    whose name holds "depth", such as Blender's ``Denoising Depth.Z``), else the file's
+    only channel if it names no pass. Other passes' channels (``Mist.Z``, 0-1;
+    ``Normal.Z``, ``Vector.Z``, ``Position.Z``) are no distance: never taken."""
     names = sorted(names)
     name = next((n for n in DEPTH_CHANNELS if n in names), None)
     if name is not None:
         return name
     passes = [(n.lower().split(".")[-2], n) for n in names
-              if n.lower().endswith(".z") and n.count(".") >= 1]
+              if n.lower().endswith((".z", ".v")) and n.count(".") >= 1]
     for wanted in (lambda p: p == "depth", lambda p: "depth" in p):
         name = next((n for p, n in passes if wanted(p)), None)
         if name is not None:
             return name
-    return names[0] if len(names) == 1 else None
+    return names[0] if len(names) == 1 and "." not in names[0] else None
 
 
 def read_exr_depth(path: str | Path) -> np.ndarray:

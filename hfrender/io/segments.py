@@ -354,6 +354,12 @@ def interrupted(output: str | Path) -> bool:
     return (work_dir(output) / MANIFEST).is_file()
 
 
+def as_kept(settings: dict) -> dict:
+    """``settings`` as a manifest's JSON keeps them (tuples as lists): what a run's own
+    settings are compared in with an interrupted run's."""
+    return json.loads(json.dumps(settings))
+
+
 def resume_from(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
     """(first frame still to make, manifest) of an interrupted run of the same
     ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
@@ -370,7 +376,7 @@ def resume_from(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
     if manifest is None:
         raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
                          f"{verb} without --resume")
-    settings = json.loads(json.dumps(settings))  # as the manifest keeps them: tuples as lists
+    settings = as_kept(settings)
     if manifest.settings != settings:
         changed = "; ".join(manifest.differences(settings)[:4])
         raise InputError(f"--resume: the settings changed since the interrupted {verb} "
