@@ -155,9 +155,10 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     frames : (N, H, W, C) or (H, W, C) array (see :func:`motion_blur`).
     depth : (N, H, W) or (H, W) distance from the camera in metres; ``inf`` for sky (a
         depth estimator's inverse depth, or disparity, must be made metres first).
-    focus_distance : metres to the plane in focus (> focal length); nearer than all of
-        ``depth``, or farther than all of a depth with no sky, is warned of (no pixel
-        would be in focus: depth or focus in other units, most likely).
+    focus_distance : metres to the plane in focus (> focal length; ``inf``: focused at
+        infinity); over 1.5x nearer than all of ``depth``, or farther than all of a depth
+        with no sky, is warned of (no pixel would be in focus: depth or focus in other
+        units, most likely).
     f_stop : f-number (> 0); lower is blurrier.
     focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
