@@ -154,7 +154,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     ----------
     frames : (N, H, W, C) or (H, W, C) array (see :func:`motion_blur`).
     depth : (N, H, W) or (H, W) distance from the camera in metres; ``inf`` for sky (a
-        depth estimator's inverse depth, or disparity, must be made metres first).
+        depth estimator's inverse depth, or disparity, must be made metres first); one
+        (H, W) depth for all N frames of a locked-off shot.
     focus_distance : metres to the plane in focus (> focal length; ``inf``: focused at
         infinity); over 1.5x nearer than all of ``depth``, or farther than all of a depth
         with no sky, is warned of (no pixel would be in focus: depth or focus in other
@@ -185,7 +186,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     validate.frames(arr, allow_single=True)
     single = arr.ndim == 3
     darr, _, _ = to_array(depth, "depth")
-    darr = validate.depth(darr, arr.shape)
+    darr = validate.depth(darr, arr.shape, one_for_all=True)
     if single:
         arr, darr = arr[None], darr[None]
     lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import numbers
 import warnings
@@ -70,11 +71,17 @@ def flag(value: object, name: str) -> bool:
     raise InputTypeError(f"{name}={value!r} must be True or False")
 
 
-def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth") -> np.ndarray:
-    """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN."""
+def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
+          one_for_all: bool = False) -> np.ndarray:
+    """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN;
+    ``one_for_all``: an ``(H, W)`` depth for every frame of a batch (a locked-off shot), as
+    a broadcast view (NumPy or CuPy)."""
     want = frames_shape[:-1]
     if arr.shape == want + (1,):
         arr = arr[..., 0]
+    if one_for_all and len(want) == 3 and arr.shape in (want[1:], want[1:] + (1,)):
+        xp = np if isinstance(arr, np.ndarray) else importlib.import_module("cupy")
+        arr = xp.broadcast_to(arr.reshape(want[1:]), want)
     if arr.shape != want:
         raise InputError(
             f"{name} has shape {arr.shape}; it must match frames {frames_shape} without the "

@@ -282,3 +282,19 @@ def test_no_focus_warning_for_depth_that_is_refused_or_empty():
         "the focus distance 50 m is farther than all of depth (1 to 5 m): no pixel is in "
         "focus. Depth must be metres from the camera (an inverse depth, or disparity, from a "
         "depth estimator is not: near is large there)")
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_one_depth_serves_every_frame_of_a_batch(method):
+    """A locked-off shot: one (H, W) depth (or (H, W, 1)) for all N frames gives each
+    frame's own call with that depth."""
+    rng = np.random.default_rng(21 + len(method))
+    frames = rng.random((3, 20, 30, 3), dtype=np.float32)
+    depth = rng.uniform(1.0, 4.0, (20, 30)).astype(np.float32)
+    lens = dict(focus_distance=2.0, f_stop=1.4, sensor_width_mm=9.0, method=method)
+    each = np.stack([hf.depth_of_field(f, depth, **lens) for f in frames])
+    assert not np.array_equal(each, frames)
+    np.testing.assert_array_equal(hf.depth_of_field(frames, depth, **lens), each)
+    np.testing.assert_array_equal(hf.depth_of_field(frames, depth[..., None], **lens), each)
+    with pytest.raises(ValueError, match=r"depth has shape \(20, 29\); it must match frames "):
+        hf.depth_of_field(frames, depth[:, :29], **lens)

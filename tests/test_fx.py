@@ -206,6 +206,32 @@ def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, cap
                                        "--depth, or leave it out\n")
 
 
+def test_one_depth_frame_serves_a_locked_off_shot(tmp_path, rng):
+    """--depth of one frame (an (H, W) .npy, or one 16-bit PNG file) is every frame's
+    depth: the picture of a per-frame pass repeating it."""
+    import imageio.v3 as iio
+
+    h, w, n = 24, 64, 3
+    seq = tmp_path / "frames"
+    seq.mkdir()
+    for i in range(n):
+        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    mm = rng.integers(800, 4000, (h, w)).astype(np.uint16)
+    np.save(tmp_path / "each.npy", np.stack([mm * np.float32(0.001)] * n))
+    np.save(tmp_path / "one.npy", mm * np.float32(0.001))
+    iio.imwrite(tmp_path / "one.png", mm)
+    lens = ["--focus-distance", "1.5", "--f-stop", "1.4", "--sensor-width-mm", "9", "--quiet"]
+    outs = []
+    for depth, scale in (("each.npy", []), ("one.npy", []), ("one.png", ["--depth-scale",
+                                                                          "0.001"])):
+        out = tmp_path / depth.replace(".", "_")
+        assert main(["fx", str(seq), "-o", str(out / "%03d.png"), "--depth",
+                     str(tmp_path / depth), *scale, *lens]) == 0
+        outs.append(np.stack([iio.imread(out / f"{i:03d}.png") for i in range(n)]))
+    np.testing.assert_array_equal(outs[1], outs[0])
+    np.testing.assert_array_equal(outs[2], outs[0])
+
+
 def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys):
     """--focus-pixel X,Y: autofocus on a point. A card moving from 1 to 2 m under the pixel
     stays sharp in every frame while the wall behind it blurs, each frame as

@@ -215,7 +215,7 @@ class FxJob:
             if self.depth.size != footage.size:
                 raise FootageError(f"depth {s.depth} is {self.depth.size[0]}x"
                                    f"{self.depth.size[1]}, the footage {w}x{h}: they must match")
-            if self.depth.count != footage.count:
+            if self.depth.count != footage.count and not self.depth.static:
                 raise FootageError(f"depth {s.depth} has {n_frames(self.depth.count)}, the footage "
                                    f"{footage.count}: one depth frame per frame is needed")
         s.check_size(footage.size)

@@ -1,10 +1,12 @@
 """Reading a depth pass for ``hfrender fx --depth``: NumPy ``.npy`` (memory-mapped) or
 ``.npz`` (its ``depth`` array, or its only one), 16-bit PNG sequences (the first channel)
-or EXR sequences (the depth channel), scaled to metres, frame by frame.
+or EXR sequences (the depth channel), scaled to metres, frame by frame; one frame (an
+(H, W) array, or one image) stands for every frame of a locked-off shot.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,6 +36,7 @@ class DepthPass:
     frames: Iterator[np.ndarray]  # (H, W) float32 metres
     first: np.ndarray  # the first of them (what the units and the focus are checked on)
     note: str | None = None  # what looks wrong with the units (said, not refused)
+    static: bool = False  # one depth frame for every frame of the footage (a locked-off shot)
 
 
 def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
@@ -120,9 +123,35 @@ def _metres(frame: np.ndarray, scale: float, zero_is_sky: bool) -> np.ndarray:
     return out
 
 
+def _note(path: str, first: np.ndarray, scale: float) -> str | None:
+    """What looks wrong with an image depth pass's first frame: 8 bits, or millimetres."""
+    if first.dtype == np.uint8:  # 256 steps of depth: each step a jump in blur
+        return (f"depth {path} is 8-bit: 256 depths at most, so the blur changes in steps "
+                "along a slanted surface; write 16-bit PNG or EXR depth")
+    return _units_note(path, first, scale)
+
+
+def _read_first(path: Path) -> np.ndarray:
+    """The first (or only) image of a depth pass; what cannot be read, one line."""
+    try:
+        return _read_image(path)
+    except InputError:  # already one line naming the file (a missing extra too)
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
+        raise FootageError(f"cannot read {path}: {_one_line(exc)}") from None
+
+
+def _static(path: str, frame: np.ndarray, scale: float, zero_is_sky: bool) -> DepthPass:
+    """One depth frame (H, W) for every frame of the footage."""
+    metres = _metres(frame, scale, zero_is_sky)
+    return DepthPass(path, 1, (int(frame.shape[1]), int(frame.shape[0])),
+                     itertools.repeat(metres), metres, _note(path, frame, scale), static=True)
+
+
 def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> DepthPass:
     """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence, in metres
-    (times ``scale``; 0 read as sky with ``zero_is_sky``)."""
+    (times ``scale``; 0 read as sky with ``zero_is_sky``); an (H, W) array or one image:
+    the depth of every frame (``static``)."""
     p = Path(path)
     if p.suffix.lower() in (".npy", ".npz"):
         if not p.is_file():
@@ -133,23 +162,23 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                                "(float32 metres)")
         if arr.ndim == 4 and arr.shape[-1] == 1:
             arr = arr[..., 0]
+        if arr.ndim == 2:  # one depth frame: every frame's
+            return _static(path, arr, scale, zero_is_sky)
         if arr.ndim != 3:
-            raise FootageError(f"{path}: depth must have shape (frames, height, width); got "
-                               f"{arr.shape}")
+            raise FootageError(f"{path}: depth must have shape (frames, height, width), or "
+                               f"(height, width) for every frame; got {arr.shape}")
         frames = (_metres(arr[i], scale, zero_is_sky) for i in range(len(arr)))
         first = _metres(arr[0] if len(arr) else arr, scale, zero_is_sky)
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
                          frames, first, _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
+    if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
+        return _static(path, _read_first(p), scale, zero_is_sky)  # one image: every frame's
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
-                           "sequence (a folder or a pattern such as depth/%05d.png)")
-    try:
-        first = _read_image(files[0])
-    except InputError:  # already one line naming the file (a missing extra too)
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
-        raise FootageError(f"cannot read {files[0]}: {_one_line(exc)}") from None
+                           "sequence (a folder or a pattern such as depth/%05d.png), or one "
+                           "such image for every frame")
+    first = _read_first(files[0])
 
     def seq() -> Iterator[np.ndarray]:
         for f in files:
@@ -157,9 +186,5 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
 
     if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
         log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
-    note = _units_note(path, first, scale)
-    if first.dtype == np.uint8:  # 256 steps of depth: each step a jump in blur
-        note = (f"depth {path} is 8-bit: 256 depths at most, so the blur changes in steps "
-                "along a slanted surface; write 16-bit PNG or EXR depth")
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
-                     _metres(first, scale, zero_is_sky), note)
+                     _metres(first, scale, zero_is_sky), _note(path, first, scale))
