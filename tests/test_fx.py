@@ -96,15 +96,24 @@ def test_audio_is_kept_and_long_clips_stream_through_hyperframes(tmp_path, rng):
     assert np.abs(got[2:].astype(int) - expected).max() <= 1  # across hyperframe boundaries
 
 
-def test_depth_pass_from_npy_and_png_sequences(tmp_path, rng):
+def png_sequence(tmp_path, rng, n, h, w):
+    """``n`` random RGB frames (h, w) written as ``tmp_path/frames/0000.png`` ..: the
+    folder and the frames."""
     import imageio.v3 as iio
 
-    h, w, n = 36, 64, 6
     seq = tmp_path / "frames"
     seq.mkdir()
     frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
     for i, f in enumerate(frames):
         iio.imwrite(seq / f"{i:04d}.png", f)
+    return seq, frames
+
+
+def test_depth_pass_from_npy_and_png_sequences(tmp_path, rng):
+    import imageio.v3 as iio
+
+    h, w, n = 36, 64, 6
+    seq, frames = png_sequence(tmp_path, rng, n, h, w)
     depth_m = np.full((n, h, w), 4.0, np.float32)
     depth_m[:, 10:26, 20:44] = 1.0  # an in-focus card over a far wall
     np.save(tmp_path / "depth.npy", depth_m)
@@ -138,10 +147,7 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
     import imageio.v3 as iio
 
     h, w, n = 12, 16, 2
-    seq = tmp_path / "frames"
-    seq.mkdir()
-    for i in range(n):
-        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    seq, _ = png_sequence(tmp_path, rng, n, h, w)
     far = int(rng.integers(2000, 9000))  # mm
     depth_mm = np.full((n, h, w), far, np.uint16)
     depth_mm[:, 4:8, 4:12] = 1000
@@ -173,11 +179,7 @@ def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, cap
     import imageio.v3 as iio
 
     h, w, n = 24, 64, 2
-    seq = tmp_path / "frames"
-    seq.mkdir()
-    frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
-    for i, f in enumerate(frames):
-        iio.imwrite(seq / f"{i:04d}.png", f)
+    seq, frames = png_sequence(tmp_path, rng, n, h, w)
     mm = rng.integers(800, 3000, (n, h, w)).astype(np.uint16)
     mm[:, :8] = 0  # no reading: the sky above
     (tmp_path / "depth").mkdir()
@@ -212,10 +214,7 @@ def test_one_depth_frame_serves_a_locked_off_shot(tmp_path, rng):
     import imageio.v3 as iio
 
     h, w, n = 24, 64, 3
-    seq = tmp_path / "frames"
-    seq.mkdir()
-    for i in range(n):
-        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    seq, _ = png_sequence(tmp_path, rng, n, h, w)
     mm = rng.integers(800, 4000, (h, w)).astype(np.uint16)
     np.save(tmp_path / "each.npy", np.stack([mm * np.float32(0.001)] * n))
     np.save(tmp_path / "one.npy", mm * np.float32(0.001))
@@ -239,11 +238,7 @@ def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys
     import imageio.v3 as iio
 
     h, w, n = 24, 64, 3
-    seq = tmp_path / "frames"
-    seq.mkdir()
-    frames = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
-    for i, f in enumerate(frames):
-        iio.imwrite(seq / f"{i:04d}.png", f)
+    seq, frames = png_sequence(tmp_path, rng, n, h, w)
     depth = np.full((n, h, w), 4.0, np.float32)
     card = np.float32([1.0, 1.5, 2.0])
     depth[:, 6:18, 20:44] = card[:, None, None]
@@ -286,13 +281,8 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
     """A depth estimator's disparity saved as depth (near = large, here 0.1-1) with the
     focus at 2 m: no pixel can be in focus, the whole clip blurs. One warning names the
     focus, the first frame's depth range and what depth must be; the run still goes on."""
-    import imageio.v3 as iio
-
     h, w, n = 12, 16, 2
-    seq = tmp_path / "frames"
-    seq.mkdir()
-    for i in range(n):
-        iio.imwrite(seq / f"{i:04d}.png", rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+    seq, _ = png_sequence(tmp_path, rng, n, h, w)
     disparity = rng.uniform(0.1, 1.0, (n, h, w)).astype(np.float32)
     np.save(tmp_path / "disparity.npy", disparity)
     with caplog.at_level(logging.WARNING, logger="hfrender"):
