@@ -231,6 +231,25 @@ def test_one_depth_frame_serves_a_locked_off_shot(tmp_path, rng):
     np.testing.assert_array_equal(outs[2], outs[0])
 
 
+def test_verbose_fx_says_the_depths_range_and_the_blur_it_makes(tmp_path, rng, caplog):
+    """-v: the first depth frame's range (sky named apart) and its largest circle of
+    confusion, so that an f-stop can be chosen knowing the blur it gives."""
+    seq, _ = png_sequence(tmp_path, rng, 2, 12, 64)
+    depth = np.full((2, 12, 64), 4.0, np.float32)
+    depth[:, :3] = np.inf
+    depth[:, 6:, 10:20] = 1.0
+    np.save(tmp_path / "d.npy", depth)
+    with caplog.at_level(logging.INFO, logger="hfrender"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+                     str(tmp_path / "d.npy"), "--focus-distance", "1.5", "--f-stop", "1.4",
+                     "--sensor-width-mm", "9", "--quiet"]) == 0
+    sky_coc = (50 / 1.4) * 0.05 / (1.5 - 0.05) / 9 * 64  # thin lens, the sky's: the largest
+    said = [r.getMessage() for r in caplog.records if "circles of confusion" in r.getMessage()]
+    assert said == [f"depth {tmp_path / 'd.npy'}'s first frame: 1 to 4 m and sky; circles of "
+                    f"confusion up to {sky_coc:.1f} px across"], said
+    assert f"{sky_coc:.1f}" == "8.8"
+
+
 def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys):
     """--focus-pixel X,Y: autofocus on a point. A card moving from 1 to 2 m under the pixel
     stays sharp in every frame while the wall behind it blurs, each frame as

@@ -40,7 +40,7 @@ from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, fre
 from hfrender.hyperframe.pool import HyperFrame, slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.io import outputs
-from hfrender.io.depth_pass import open_depth
+from hfrender.io.depth_pass import depth_for
 from hfrender.io.footage import (
     FootageError,
     open_footage,
@@ -206,18 +206,8 @@ class FxJob:
             raise FootageError(f"--motion-blur {s.window} is longer than the input "
                                f"({n_frames(footage.count)})")
         if s.depth is not None:
-            self.depth = open_depth(s.depth, s.depth_scale, s.depth_zero_is_sky)
-            first = f"depth {s.depth}'s first frame"
-            for note in (self.depth.note,
-                         validate.focus_note(self.depth.first, s.lens.focus_distance, first)):
-                if note:
-                    log.warning("%s", note)
-            if self.depth.size != footage.size:
-                raise FootageError(f"depth {s.depth} is {self.depth.size[0]}x"
-                                   f"{self.depth.size[1]}, the footage {w}x{h}: they must match")
-            if self.depth.count != footage.count and not self.depth.static:
-                raise FootageError(f"depth {s.depth} has {n_frames(self.depth.count)}, the footage "
-                                   f"{footage.count}: one depth frame per frame is needed")
+            self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
+                                   footage.count, s.lens)
         s.check_size(footage.size)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt)
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.errors import InputError
+from hfrender.frame_range import n_frames
 from hfrender.io.footage import sequence_files
 from hfrender.io.images import (
     exr_depth_channel,
@@ -24,6 +25,7 @@ from hfrender.io.images import (
     read_png,
 )
 from hfrender.io.probe import FootageError
+from hfrender.optics import Lens
 
 log = logging.getLogger(__name__)
 
@@ -188,3 +190,36 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
         log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
                      _metres(first, scale, zero_is_sky), _note(path, first, scale))
+
+
+def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
+              lens: Lens) -> DepthPass:
+    """:func:`open_depth`, checked against footage of ``size`` (w, h) and ``count`` frames
+    (one line where it does not fit); what looks wrong with its units or the focus said in
+    warnings; its range and the blur it makes (``-v``)."""
+    depth = open_depth(path, scale, zero_is_sky)
+    (w, h), (dw, dh) = size, depth.size
+    if (dw, dh) != (w, h):
+        raise FootageError(f"depth {path} is {dw}x{dh}, the footage {w}x{h}: they must match")
+    if depth.count != count and not depth.static:
+        raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
+                           "one depth frame per frame is needed")
+    first = f"depth {path}'s first frame"
+    for note in (depth.note, validate.focus_note(depth.first, lens.focus_distance, first)):
+        if note:
+            log.warning("%s", note)
+    if log.isEnabledFor(logging.INFO) and depth.first.size:
+        log.info("%s: %s", first, _summary(depth.first, lens, w, h))
+    return depth
+
+
+def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:
+    """``0.4 to 8 m and sky; circles of confusion up to 63.8 px across`` (capped)."""
+    finite = first[np.isfinite(first)]
+    span = f"{finite.min():g} to {finite.max():g} m" if finite.size else "all sky"
+    sky = " and sky" if finite.size and finite.size < first.size else ""
+    coc = float(np.nanmax(lens.coc_px(first, w)))
+    cap = lens.blur_cap_px(w, h)
+    return (f"{span}{sky}; circles of confusion up to {min(coc, cap):.1f} px across"
+            + (f" (capped at {cap:g})" if coc > cap else ""))
+
