@@ -1,6 +1,7 @@
 """Scheduling and ordering under concurrency, and retry by split."""
 
 import random
+import threading
 import time
 
 import numpy as np
@@ -205,6 +206,37 @@ def test_a_slow_writer_holds_the_producer_back_instead_of_piling_frames():
     stats = eng.finish()
     # blocks waiting for the writer: at most the hyperframes allowed in flight
     assert stats.frames_written == 300 and 1 <= peak["held"] <= eng.held
+
+
+@pytest.mark.parametrize("keep_queued", [True, False])
+def test_ctrl_c_drops_the_queue_where_the_output_is_thrown_away(keep_queued):
+    """fx into an output an interrupted run throws away (a PNG sequence, a GIF): after
+    Ctrl-C only the hyperframe being fused ends (an exact depth of field: seconds each),
+    the queued ones are dropped; where the output is kept, every queued one is fused."""
+    plan = SampleSchedule(fps=10, samples=2).plan(6)
+    fused, busy = [], threading.Event()
+
+    def fuse(h, w):
+        busy.set()
+        if not fused:  # the first holds its worker until Ctrl-C is seen (or 0.5 s)
+            end = time.monotonic() + 0.5
+            while not eng.failure.done() and time.monotonic() < end:
+                time.sleep(0.005)
+        fused.append(int(h.frames[0, 0, 0, 0]))
+        return np.stack([h.frames[s] for s in w.starts])
+
+    eng = engine(plan, fuse, workers=1)
+
+    def produce():
+        for i in range(3):
+            eng.submit(hf.HyperFrame(np.full((2, 1, 1, 3), i, np.uint8), first_index=2 * i,
+                                     timestamps=np.zeros(2)))
+        assert busy.wait(5)  # Ctrl-C while the first is being fused
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        eng.drive(produce, lambda: None, keep_queued=keep_queued)
+    assert fused == ([0, 1, 2] if keep_queued else [0])
 
 
 def test_drive_cancels_after_the_producer_fails_and_still_writes_what_was_queued():

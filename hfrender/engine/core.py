@@ -201,16 +201,21 @@ class Engine:
         self._raise_failure()
         return self.stats
 
-    def drive(self, produce: Callable[[], None], cancel: Callable[[], None]) -> EngineStats:
+    def drive(self, produce: Callable[[], None], cancel: Callable[[], None],
+              keep_queued: bool = True) -> EngineStats:
         """Run the producer on this thread, then :meth:`finish`; after a failure of the
         producer (or Ctrl-C) ``cancel()`` first, and what is queued is still fused and
-        written. The first error, the producer's or the engine's, is raised after both."""
+        written; not after Ctrl-C with ``keep_queued`` False (an output that an interrupted
+        run throws away: only the hyperframes being fused end). The first error, the
+        producer's or the engine's, is raised after both."""
         error: BaseException | None = None
         try:
             produce()
         except BaseException as exc:  # noqa: BLE001 - re-raised below, after finishing
             error = exc
             cancel()
+            if not keep_queued and isinstance(exc, KeyboardInterrupt):
+                self.fail(exc)  # the queue dropped, the writer stopped
         try:
             self.finish()
         except BaseException as exc:  # noqa: BLE001 - the first error is the one reported

@@ -260,7 +260,8 @@ class FxJob:
                         progress=self.progress, held=1 + s.workers)
         engine.start()
         try:
-            engine.drive(lambda: self._produce(builder, engine, skip), builder.cancel)
+            engine.drive(lambda: self._produce(builder, engine, skip), builder.cancel,
+                         keep_queued=self.out.segmented)  # else Ctrl-C throws it all away
         finally:
             stats.frames_out, stats.retries = engine.stats.frames_written, engine.stats.retries
 
