@@ -75,11 +75,11 @@ class FxSettings:
     shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
     ``depth`` a depth pass (scaled to metres by ``depth_scale``; its zeros sky with
     ``depth_zero_is_sky``) and the ``lens`` that defocuses with it (``focus_pixel``: each
-    frame's focus distance its depth at that pixel, instead of the lens's); ``input_fps`` the
-    rate of a PNG sequence; ``workers`` fusion
-    threads (``"auto"``: two for a depth of field on 2 or more cores, where two frames
-    defocused at once take 0.8x the time of one after the other, else one); ``resume``
-    continues an interrupted run of the same settings.
+    frame's focus distance its depth at that pixel, instead of the lens's); ``input_fps``
+    the rate of a PNG sequence; ``workers`` fusion threads (``"auto"``: two for a depth of
+    field on 2 or more cores, where two frames defocused at once take 0.8x the time of one
+    after the other, else one); ``resume`` continues an interrupted run of the same
+    settings.
     """
 
     window: int = 1
