@@ -157,9 +157,9 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
         depth estimator's inverse depth, or disparity, must be made metres first); one
         (H, W) depth for all N frames of a locked-off shot.
     focus_distance : metres to the plane in focus (> focal length; ``inf``: focused at
-        infinity); over 1.5x nearer than all of ``depth``, or farther than all of a depth
-        with no sky, is warned of (no pixel would be in focus: depth or focus in other
-        units, most likely).
+        infinity), or one for each of the N frames (a focus pull); over 1.5x nearer than all
+        of a frame's depth, or farther than all of one with no sky, is warned of (no pixel
+        would be in focus: depth or focus in other units, most likely).
     f_stop : f-number (> 0); lower is blurrier.
     focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
@@ -189,11 +189,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     darr = validate.depth(darr, arr.shape, one_for_all=True)
     if single:
         arr, darr = arr[None], darr[None]
-    lens = Lens(focus_distance, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
-                aperture_blades)
-    note = validate.focus_note(darr, lens.focus_distance)
-    if note:  # said, not refused: a Python warning, once per place it is called from
-        warnings.warn(note, UserWarning, stacklevel=2)
+    lens = _lenses(focus_distance, darr, single, f_stop, focal_length_mm, sensor_width_mm,
+                   max_coc_px, aperture_blades)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")
@@ -204,6 +201,29 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
                                                       dof_method=method)
     out = _straight(out, dtype, linear_light) if straight else out
     return back(out[0] if single else out)
+
+
+def _lenses(focus_distance: Any, depth: Any, single: bool, *lens: Any) -> Lens | list[Lens]:
+    """The lens of :func:`depth_of_field`'s frames (``depth`` (N, H, W)), or one per frame
+    where ``focus_distance`` holds one distance per frame; a focus no pixel can be in
+    (:func:`hfrender.validate.focus_note`) said in a warning."""
+    n = depth.shape[0]
+    if np.ndim(focus_distance) == 0 or single:
+        lenses = [Lens(focus_distance, *lens)] * n
+    else:
+        focus = list(np.asarray(focus_distance).ravel())
+        if len(focus) != n:
+            raise InputError(f"focus_distance has {len(focus)} values; give one distance, or "
+                             f"one for each of the {n} frames")
+        lenses = [Lens(f, *lens) for f in focus]
+    one = all(ln == lenses[0] for ln in lenses)
+    notes = ([validate.focus_note(depth, lenses[0].focus_distance)] if one else
+             (validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}")
+              for k, ln in enumerate(lenses)))
+    note = next((text for text in notes if text), None)
+    if note:  # said, not refused: a Python warning, once per place it is called from
+        warnings.warn(note, UserWarning, stacklevel=3)
+    return lenses[0] if one else lenses
 
 
 def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,

@@ -298,3 +298,32 @@ def test_one_depth_serves_every_frame_of_a_batch(method):
     np.testing.assert_array_equal(hf.depth_of_field(frames, depth[..., None], **lens), each)
     with pytest.raises(ValueError, match=r"depth has shape \(20, 29\); it must match frames "):
         hf.depth_of_field(frames, depth[:, :29], **lens)
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_a_focus_pull_gives_each_frame_its_own_focus(method):
+    """focus_distance with one distance per frame (a focus pull in one call): each frame as
+    its own call at its distance; a wrong count is one line; a frame whose focus no pixel
+    can be in is named in the warning."""
+    import warnings
+
+    rng = np.random.default_rng(31 + len(method))
+    frames = rng.random((3, 20, 30, 3), dtype=np.float32)
+    depth = rng.uniform(1.0, 4.0, (3, 20, 30)).astype(np.float32)
+    pull = [1.0, 2.0, 3.5]
+    lens = dict(f_stop=1.4, sensor_width_mm=9.0, method=method)
+    each = np.stack([hf.depth_of_field(f, d, focus_distance=s, **lens)
+                     for f, d, s in zip(frames, depth, pull, strict=True)])
+    assert not np.array_equal(each[0], each[2])
+    np.testing.assert_array_equal(hf.depth_of_field(frames, depth, focus_distance=pull, **lens),
+                                  each)
+    np.testing.assert_array_equal(
+        hf.depth_of_field(frames, depth, focus_distance=np.array(pull), **lens), each)
+    with pytest.raises(ValueError, match=r"^focus_distance has 2 values; give one distance, "
+                                         r"or one for each of the 3 frames$"):
+        hf.depth_of_field(frames, depth, focus_distance=pull[:2], **lens)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hf.depth_of_field(frames, depth, focus_distance=[2.0, 2.0, 40.0], **lens)
+    assert [str(w.message)[:60] for w in caught] == [
+        "the focus distance 40 m is farther than all of depth frame 2"]
