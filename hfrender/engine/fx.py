@@ -201,7 +201,6 @@ class FxJob:
     def _check(self) -> None:
         """Everything that can be said wrong before a frame is read; the depth pass."""
         footage, s = self.footage, self.s
-        w, h = footage.size
         if s.window > footage.count:
             raise FootageError(f"--motion-blur {s.window} is longer than the input "
                                f"({n_frames(footage.count)})")
