@@ -323,7 +323,10 @@ class FxJob:
 
 
 class ChunkOutput:
-    """A chunk's output: frames ``first ..`` into a writer its caller closes."""
+    """A chunk's output: frames ``first ..`` into a writer its caller closes (a segment,
+    kept: what is queued is fused, as :class:`FxOutput`'s segments are)."""
+
+    segmented = True
 
     def __init__(self, first: int, count: int, writer: Any) -> None:
         self.start, self.writer = first, writer
