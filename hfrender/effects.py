@@ -189,8 +189,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     darr = validate.depth(darr, arr.shape, one_for_all=True)
     if single:
         arr, darr = arr[None], darr[None]
-    lens = _lenses(focus_distance, darr, single, f_stop, focal_length_mm, sensor_width_mm,
-                   max_coc_px, aperture_blades)
+    lens = _lenses(focus_distance, darr, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
+                   aperture_blades)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")
@@ -203,27 +203,37 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     return back(out[0] if single else out)
 
 
-def _lenses(focus_distance: Any, depth: Any, single: bool, *lens: Any) -> Lens | list[Lens]:
+def _lenses(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     """The lens of :func:`depth_of_field`'s frames (``depth`` (N, H, W)), or one per frame
     where ``focus_distance`` holds one distance per frame; a focus no pixel can be in
     (:func:`hfrender.validate.focus_note`) said in a warning."""
     n = depth.shape[0]
-    if np.ndim(focus_distance) == 0 or single:
+    if np.ndim(focus_distance) == 0:
         lenses = [Lens(focus_distance, *lens)] * n
     else:
-        focus = list(np.asarray(focus_distance).ravel())
-        if len(focus) != n:
-            raise InputError(f"focus_distance has {len(focus)} values; give one distance, or "
-                             f"one for each of the {n} frames")
-        lenses = [Lens(f, *lens) for f in focus]
-    one = all(ln == lenses[0] for ln in lenses)
-    notes = ([validate.focus_note(depth, lenses[0].focus_distance)] if one else
-             (validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}")
-              for k, ln in enumerate(lenses)))
+        lenses = _pull(list(np.asarray(focus_distance).ravel()), n, lens)
+    one, focal = all(ln == lenses[0] for ln in lenses), lenses[0].focal_length_mm / 1000
+    notes = ([validate.focus_note(depth, lenses[0].focus_distance, "depth", focal)] if one
+             else (validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal)
+                   for k, ln in enumerate(lenses)))
     note = next((text for text in notes if text), None)
     if note:  # said, not refused: a Python warning, once per place it is called from
         warnings.warn(note, UserWarning, stacklevel=3)
     return lenses[0] if one else lenses
+
+
+def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:
+    """One lens per frame, focused at ``focus`` (one distance per frame of ``n``)."""
+    if len(focus) != n:
+        each = f", or one for each of the {n} frames" if n > 1 else " (one frame)"
+        raise InputError(f"focus_distance has {len(focus)} values; give one distance{each}")
+    out = []
+    for k, f in enumerate(focus):
+        try:  # NumPy's scalars said as numbers (0.03, not np.float64(0.03))
+            out.append(Lens(f.item() if isinstance(f, np.generic) else f, *lens))
+        except InputError as exc:
+            raise type(exc)(f"frame {k}: {exc}") from None
+    return out
 
 
 def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,

@@ -126,25 +126,35 @@ def unlikely_metres(arr: np.ndarray) -> float | None:
 FOCUS_MARGIN = 1.5  # a focus this far past the depth's range: even its end blurs by a third
 
 
-def focus_note(depth: Any, focus_distance: float, name: str = "depth") -> str | None:
+def focus_note(depth: Any, focus_distance: float, name: str = "depth",
+               focal_m: float = 0.0) -> str | None:
     """A warning when the focus plane lies nearer than every value of ``depth`` (metres,
     NumPy or CuPy), or farther than every one of a depth with no sky (``inf``): no pixel
     is at the focus distance, everything blurs (focus meant for other units, or depth that
     is no distance: an inverse depth, disparity, from a depth estimator), else None. Not
     for a depth of one plane (a plate defocused on purpose), nor within
     :data:`FOCUS_MARGIN` of the depth's ends (a focus just past the farthest object, as
-    for the hyperfocal distance), nor for depth with NaN (refused where it is read)."""
-    if not depth.size or math.isinf(focus_distance):  # at infinity: the farthest sharpest
+    for the hyperfocal distance), nor for depth with NaN (refused where it is read). And
+    one when depth comes nearer than the lens's focal length ``focal_m``: no lens images a
+    point there (disparity with its sky read as inf, say, where the focus cannot tell)."""
+    if not depth.size:
         return None
     lo, hi = float(depth.min()), float(depth.max())
+    if lo < focal_m:  # no lens images a point this near: not a distance (disparity, likely)
+        return (f"{name} reaches {lo:g} m, nearer than the lens's focal length "
+                f"({focal_m:g} m): no lens images that. {_NOT_METRES}")
+    if math.isinf(focus_distance):  # focused at infinity on purpose: the farthest sharpest
+        return None
     if (lo / FOCUS_MARGIN <= focus_distance <= hi * FOCUS_MARGIN or lo == hi
             or math.isnan(lo) or math.isnan(hi)):
         return None
     side = "nearer" if focus_distance < lo else "farther"
     return (f"the focus distance {focus_distance:g} m is {side} than all of {name} ({lo:g} "
-            f"to {hi:g} m): no pixel is in focus. Depth must be metres from the camera "
-            "(an inverse depth, or disparity, from a depth estimator is not: near is large "
-            "there)")
+            f"to {hi:g} m): no pixel is in focus. {_NOT_METRES}")
+
+
+_NOT_METRES = ("Depth must be metres from the camera (an inverse depth, or disparity, from "
+               "a depth estimator is not: near is large there)")
 
 
 def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:

@@ -234,6 +234,11 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
     depth = np.full((2, 20, 40), 3.0, np.float32)
     depth[1, 12, 30] = 1.25
     assert [ln.focus_distance for ln in s.lenses(depth)] == [3.0, 1.25]
+    np.save(folder / "d.npy", depth)  # the depth spelt another way: the same job
+    (folder / "sub").mkdir()
+    key = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx").key()
+    (folder / "jobs.toml").write_text(text.replace('depth = "d.npy"', 'depth = "sub/../d.npy"'))
+    assert next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx").key() == key
     for edit, said, message in (
             ("focus-pixel = \"30,12\"", "focus-pixel = \"30,12\"\nfocus-distance = 2.0",
              r"focus-distance and focus-pixel: give one"),

@@ -269,6 +269,24 @@ def test_straight_alpha_is_blurred_as_light_with_premultiplied_false(method):
         hf.depth_of_field(img[..., :3], depth, premultiplied=False, **lens)
 
 
+def test_depth_nearer_than_the_focal_length_is_warned_of():
+    """Disparity (0.01-1) with its zeros made sky: the focus cannot tell (the sky spans
+    it), but no lens images a point 1 cm away: one warning says so."""
+    import warnings
+
+    rng = np.random.default_rng(41)
+    depth = rng.uniform(0.01, 1.0, (16, 24)).astype(np.float32)
+    depth[:4] = np.inf
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hf.depth_of_field(rng.random((16, 24, 3), dtype=np.float32), depth, focus_distance=2.0,
+                          f_stop=2.8)
+    assert [str(w.message) for w in caught] == [
+        f"depth reaches {float(depth.min()):g} m, nearer than the lens's focal length (0.05 m): "
+        "no lens images that. Depth must be metres from the camera (an inverse depth, or "
+        "disparity, from a depth estimator is not: near is large there)"]
+
+
 def test_no_focus_warning_for_depth_that_is_refused_or_empty():
     """Depth with NaN is refused where it is read (the line names the pixel): no warning
     about its range first; an empty depth (no frames) has no range to warn of."""
@@ -327,3 +345,7 @@ def test_a_focus_pull_gives_each_frame_its_own_focus(method):
         hf.depth_of_field(frames, depth, focus_distance=[2.0, 2.0, 40.0], **lens)
     assert [str(w.message)[:60] for w in caught] == [
         "the focus distance 40 m is farther than all of depth frame 2"]
+    with pytest.raises(ValueError, match=r"^frame 1: focus_distance=0.03 must be a distance "):
+        hf.depth_of_field(frames, depth, focus_distance=np.array([2.0, 0.03, 2.0]), **lens)
+    np.testing.assert_array_equal(  # a single frame: one distance, in a list or not
+        hf.depth_of_field(frames[1], depth[1], focus_distance=[2.0], **lens), each[1])

@@ -243,11 +243,16 @@ def test_verbose_fx_says_the_depths_range_and_the_blur_it_makes(tmp_path, rng, c
         assert main(["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
                      str(tmp_path / "d.npy"), "--focus-distance", "1.5", "--f-stop", "1.4",
                      "--sensor-width-mm", "9", "--quiet"]) == 0
+    with caplog.at_level(logging.INFO, logger="hfrender"):  # focused on the wall (4 m)
+        assert main(["fx", str(seq), "-o", str(tmp_path / "p" / "%03d.png"), "--depth",
+                     str(tmp_path / "d.npy"), "--focus-pixel", "40,8", "--f-stop", "1.4",
+                     "--sensor-width-mm", "9", "--quiet"]) == 0
     sky_coc = (50 / 1.4) * 0.05 / (1.5 - 0.05) / 9 * 64  # thin lens, the sky's: the largest
+    card_coc = (50 / 1.4) * 3.0 * 0.05 / (4.0 - 0.05) / 9 * 64  # 1 m, focused at 4 m
     said = [r.getMessage() for r in caplog.records if "circles of confusion" in r.getMessage()]
     assert said == [f"depth {tmp_path / 'd.npy'}'s first frame: 1 to 4 m and sky; circles of "
-                    f"confusion up to {sky_coc:.1f} px across"], said
-    assert f"{sky_coc:.1f}" == "8.8"
+                    f"confusion up to {c:.1f} px across" for c in (sky_coc, card_coc)], said
+    assert (f"{sky_coc:.1f}", f"{card_coc:.1f}") == ("8.8", "9.6")
 
 
 def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys):

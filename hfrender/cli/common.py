@@ -77,15 +77,16 @@ LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
 def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
                    every: float | None = None) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
-    (:data:`LOG_EVERY_S`), as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s left``;
-    a run shorter than that says nothing more than its summary."""
-    state: dict[str, float] = {}
+    (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
+    left`` (the rate from the first frame done); a run shorter than that says nothing more
+    than its summary."""
+    state: dict[str, float] = {"last": clock()}
     every = LOG_EVERY_S if every is None else every
 
     def update(done: int, total: int) -> None:
         now = clock()
         start, first = state.setdefault("t0", now), state.setdefault("done0", done)
-        if now <= start or now - state.get("last", start) < every or not 0 < done < total:
+        if now <= start or now - state["last"] < every or not 0 < done < total:
             return
         state["last"] = now
         rate = (done - first) / (now - start)  # a resumed run's kept frames made no time

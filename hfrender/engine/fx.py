@@ -205,9 +205,9 @@ class FxJob:
             raise FootageError(f"--motion-blur {s.window} is longer than the input "
                                f"({n_frames(footage.count)})")
         if s.depth is not None:
+            s.check_size(footage.size)
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
-                                   footage.count, s.lens)
-        s.check_size(footage.size)
+                                   footage.count, s.lens_for)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt)
 
     def _plan(self) -> None:

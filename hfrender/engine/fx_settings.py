@@ -161,14 +161,17 @@ class FxSettings:
         ``focus_pixel`` each frame's focused at its depth there (autofocus on that point)."""
         if self.focus_pixel is None or self.lens is None:
             return self.lens
+        return [self.lens_for(d) for d in depth]
+
+    def lens_for(self, depth: np.ndarray) -> Lens:
+        """The lens of one frame of depth (H, W): :meth:`lenses`'."""
+        if self.focus_pixel is None:
+            return self.lens
         x, y = self.focus_pixel
-        out = []
-        for d in depth:
-            at = float(d[y, x])
-            try:
-                out.append(replace(self.lens, focus_distance=at))
-            except ValueError:  # within the focal length
-                raise ConfigError(f"--focus-pixel {x},{y}: the depth there is {at:g} m, "
-                                  "nearer than the lens's focal length: nothing can be "
-                                  "focused there") from None
-        return out
+        at = float(depth[y, x])
+        try:
+            return replace(self.lens, focus_distance=at)
+        except ValueError:  # within the focal length
+            raise ConfigError(f"--focus-pixel {x},{y}: the depth there is {at:g} m, nearer "
+                              "than the lens's focal length: nothing can be focused "
+                              "there") from None

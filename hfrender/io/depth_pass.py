@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,10 +193,10 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
 
 
 def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
-              lens: Lens) -> DepthPass:
+              lens_for: Callable[[np.ndarray], Lens]) -> DepthPass:
     """:func:`open_depth`, checked against footage of ``size`` (w, h) and ``count`` frames
     (one line where it does not fit); what looks wrong with its units or the focus said in
-    warnings; its range and the blur it makes (``-v``)."""
+    warnings; its range and the blur it makes (``-v``), with ``lens_for(first frame)``."""
     depth = open_depth(path, scale, zero_is_sky)
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) != (w, h):
@@ -204,8 +204,9 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
     if depth.count != count and not depth.static:
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
-    first = f"depth {path}'s first frame"
-    for note in (depth.note, validate.focus_note(depth.first, lens.focus_distance, first)):
+    first, lens = f"depth {path}'s first frame", lens_for(depth.first)
+    for note in (depth.note, validate.focus_note(depth.first, lens.focus_distance, first,
+                                                 lens.focal_length_mm / 1000)):
         if note:
             log.warning("%s", note)
     if log.isEnabledFor(logging.INFO) and depth.first.size:
