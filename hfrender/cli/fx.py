@@ -52,10 +52,34 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     g.add_argument("--weights", choices=CURVES, default="box")
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does (default: linear light)")
-    d = fx.add_argument_group("depth of field (from a depth pass)")
+    _dof_options(fx.add_argument_group("depth of field (from a depth pass)"))
+    o = fx.add_argument_group("engine and output")
+    o.add_argument("--backend", choices=CHOICES, default=None,
+                   help=BACKEND_HELP)
+    o.add_argument("--codec", default=None, help="any ffmpeg encoder")
+    o.add_argument("--fps", type=fps, default=None,
+                   help="frame rate of a PNG sequence (30; 30000/1001 or 29.97)")
+    o.add_argument("--workers", default=None, metavar="auto|N",
+                   help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
+    o.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run of the same settings (video outputs)")
+    o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="encode the segments as Ray tasks: on a Ray started here (no "
+                        "ADDRESS), or on a cluster ('auto' or its address)")
+    o.add_argument("--quiet", action="store_true")
+    encoder_options(fx)
+    fx.set_defaults(func=cmd_fx)
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def _dof_options(d: Any) -> None:
+    """fx's depth-of-field options, into the argument group ``d``."""
     d.add_argument("--depth", metavar="DEPTH", type=sequence_name,
                    help=".npy/.npz, or a 16-bit PNG or EXR sequence (a folder or "
-                        "depth/%%05d.png)")
+                        "depth/%%05d.png); one frame ((H, W) .npy, one image) serves all")
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
     d.add_argument("--depth-scale", type=float, default=None,
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")
@@ -77,26 +101,6 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                    help="fast: depth layers blurred by FFT, cost nearly independent of the "
                         "blur (default); exact: the gather, the reference (cost grows with "
                         "the blur squared)")
-    o = fx.add_argument_group("engine and output")
-    o.add_argument("--backend", choices=CHOICES, default=None,
-                   help=BACKEND_HELP)
-    o.add_argument("--codec", default=None, help="any ffmpeg encoder")
-    o.add_argument("--fps", type=fps, default=None,
-                   help="frame rate of a PNG sequence (30; 30000/1001 or 29.97)")
-    o.add_argument("--workers", default=None, metavar="auto|N",
-                   help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
-    o.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run of the same settings (video outputs)")
-    o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="encode the segments as Ray tasks: on a Ray started here (no "
-                        "ADDRESS), or on a cluster ('auto' or its address)")
-    o.add_argument("--quiet", action="store_true")
-    encoder_options(fx)
-    fx.set_defaults(func=cmd_fx)
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
 
 
 def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
