@@ -112,9 +112,9 @@ class BatchJob:
         ident = (hashlib.sha256(self.source.read_bytes()).hexdigest() if self.kind == "render"
                  else input_identity(self.source))
         depth = self.options.get("depth")
-        options = {k: v for k, v in self.options.items() if k != "depth"}  # spelt any way:
-        text = json.dumps({"kind": self.kind, "options": options, "source": ident,  # its
-                           # identity below says where it is
+        # the depth by its identity below, not by how the jobs file spells its path
+        options = {k: v for k, v in self.options.items() if k != "depth"}
+        text = json.dumps({"kind": self.kind, "options": options, "source": ident,
                            "depth": input_identity(Path(depth)) if depth else None,
                            "scene_class": self.scene_class, "hfrender": hfrender.__version__},
                           sort_keys=True)

@@ -169,10 +169,11 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
         if arr.ndim != 3:
             raise FootageError(f"{path}: depth must have shape (frames, height, width), or "
                                f"(height, width) for every frame; got {arr.shape}")
-        frames = (_metres(arr[i], scale, zero_is_sky) for i in range(len(arr)))
         first = _metres(arr[0] if len(arr) else arr, scale, zero_is_sky)
+        rest = (_metres(arr[i], scale, zero_is_sky) for i in range(1, len(arr)))
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
-                         frames, first, _units_note(path, arr[0] if len(arr) else arr, scale))
+                         itertools.chain([first] if len(arr) else [], rest), first,
+                         _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
         return _static(path, _read_first(p), scale, zero_is_sky)  # one image: every frame's
@@ -181,15 +182,17 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                            "sequence (a folder or a pattern such as depth/%05d.png), or one "
                            "such image for every frame")
     first = _read_first(files[0])
+    metres = _metres(first, scale, zero_is_sky)
 
     def seq() -> Iterator[np.ndarray]:
-        for f in files:
+        yield metres  # the first file read once
+        for f in files[1:]:
             yield _metres(_read_image(f), scale, zero_is_sky)
 
     if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
         log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
-    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(),
-                     _metres(first, scale, zero_is_sky), _note(path, first, scale))
+    return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), metres,
+                     _note(path, first, scale))
 
 
 def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
