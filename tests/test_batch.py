@@ -234,6 +234,11 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
     depth = np.full((2, 20, 40), 3.0, np.float32)
     depth[1, 12, 30] = 1.25
     assert [ln.focus_distance for ln in s.lenses(depth)] == [3.0, 1.25]
+    depth[1, 12, 30] = 0.01  # within the focal length: the footage's frame is named
+    with pytest.raises(hf.InputError, match=r"^--focus-pixel 30,12: in frame 41 the depth "
+                                            r"there is 0\.01 m, nearer than the lens's"):
+        s.lenses(depth, first=40)
+    depth[1, 12, 30] = 1.25
     np.save(folder / "d.npy", depth)  # the depth spelt another way: the same job
     (folder / "sub").mkdir()
     key = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx").key()

@@ -118,10 +118,12 @@ def test_still_f_is_frame_n_of_the_render(tmp_path, capsys):
               "to 14 and END at most 15 (lower them, or raise --duration)"),
     ("15:", "--frames 15:: the render has frames 0 to 14"),
 ])
-def test_bad_ranges_are_one_line(tmp_path, capsys, frames, message):
+@pytest.mark.parametrize("joined", [True, False])
+def test_bad_ranges_are_one_line(tmp_path, capsys, frames, message, joined):
+    """Either spelling; ``--frames -3:4`` too (argparse alone reads -3:4 as an option)."""
     out = tmp_path / "o.mp4"
-    assert main(["render", BAR, "-o", str(out), "--duration", "0.5", f"--frames={frames}",
-                 *SMALL]) == 2
+    given = [f"--frames={frames}"] if joined else ["--frames", frames]
+    assert main(["render", BAR, "-o", str(out), "--duration", "0.5", *given, *SMALL]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err
     assert not any(tmp_path.iterdir())

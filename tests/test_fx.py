@@ -284,6 +284,8 @@ def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys
              "focus)"),
             (["--focus-pixel", "64,3"], "--focus-pixel 64,3 is outside the 64x24 footage (x "
              "from 0 to 63, y from 0 to 23)"),
+            (["--focus-pixel", "-1,3"], "--focus-pixel '-1,3': give X,Y, the pixel's column "
+             "and row from the top left corner (e.g. 320,180)"),
             ([], "--depth needs --focus-distance (or --focus-pixel X,Y)")):
         capsys.readouterr()
         assert main(args[:-1] + ["-o", str(tmp_path / "bad" / "%03d.png")] + extra) == 2
@@ -293,9 +295,9 @@ def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys
     np.save(tmp_path / "depth.npy", depth)
     assert main(args[:-1] + ["-o", str(tmp_path / "bad" / "%03d.png"), "--focus-pixel",
                              "30,12"]) == 2
-    assert capsys.readouterr().err == ("hfrender: error: --focus-pixel 30,12: the depth there "
-                                       "is 0.03 m, nearer than the lens's focal length: "
-                                       "nothing can be focused there\n")
+    assert capsys.readouterr().err == ("hfrender: error: --focus-pixel 30,12: in frame 1 the "
+                                       "depth there is 0.03 m, nearer than the lens's focal "
+                                       "length: nothing can be focused there\n")
     assert not (tmp_path / "bad").exists()
 
 

@@ -75,7 +75,7 @@ def wait_for_segments(out, n, proc, timeout=60):
 
 
 @pytest.mark.parametrize("name", ["crash.mp4", "speed 100%.mp4"])  # a video, not a pattern
-def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, name):
+def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, monkeypatch, name):
     path = scene(tmp_path, 0.004)
     whole = tmp_path / "whole.mp4"
     assert main(["render", str(path), "-o", str(whole), *ARGS]) == 0
@@ -88,9 +88,13 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, name
     done = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
     assert 1 <= len(done) < 3 and not out.exists()  # 3 segments of 30 frames make it whole
     capsys.readouterr()
+    counts = []  # the progress bar's: it goes on from the kept frames
+    monkeypatch.setattr("hfrender.cli.commands.progress_bar", lambda *_: (
+        lambda done, total: counts.append((done, total)), lambda: None))
     assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
     said = capsys.readouterr().out
     kept = sum(s['count'] for s in done)
+    assert counts[0] == (kept + 1, 90) and counts[-1] == (90, 90)
     assert f"resumed at frame {kept}" in said
     assert f"wrote {out}: 90 frames ({90 - kept} rendered now) 64x36 at 30 fps" in said
     a, b = decoded(whole), decoded(out)
@@ -373,6 +377,23 @@ def test_resume_compares_settings_as_the_manifest_keeps_them(tmp_path):
     assert start == 0 and manifest.settings["focus_pixel"] == [30, 12]
     with pytest.raises(InputError, match=r"\(focus-pixel 30,12 -> 31,12\); fx without"):
         resume_from(str(out), {**settings, "focus_pixel": (31, 12)}, "fx")
+
+
+def test_a_focus_pixels_stand_in_focus_is_not_a_setting():
+    """With --focus-pixel the lens's focus distance is each frame's own: what an output
+    depends on leaves the stand-in out, so a refused --resume names the focus as given
+    (was: "focus-distance inf -> 2" beside the focus pixel)."""
+    import hfrender as hf
+    from hfrender.engine.fx_settings import FxSettings
+    from hfrender.io.segments import Manifest
+
+    lens = hf.Lens(float("inf"), 2.0)
+    pixel = FxSettings(depth="d.npy", lens=lens, focus_pixel=(30, 12)).output_settings()
+    assert pixel["lens"]["focus_distance"] is None and pixel["lens"]["f_stop"] == 2.0
+    assert "workers" not in pixel and "resume" not in pixel
+    distance = FxSettings(depth="d.npy", lens=hf.Lens(2.0, 2.0)).output_settings()
+    assert Manifest(pixel, 10, 5, 0).differences(distance) == [
+        "focus-distance unset -> 2", "focus-pixel 30,12 -> unset"]
 
 
 def test_a_ray_run_keeps_its_segments_with_tuple_settings(tmp_path):

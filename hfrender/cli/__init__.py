@@ -15,6 +15,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import logging  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -296,9 +297,29 @@ def _encoder_options(parser: argparse.ArgumentParser) -> None:
                    help="output pixel format, e.g. yuv444p (default yuv420p)")
 
 
+# a value argparse takes for an option (it reads only "-5" and "-1.5" as numbers)
+_DASHED_VALUE = re.compile(r"-\d[\d.]*[,:x].*")
+
+
+def _dashed_values_joined(argv: Sequence[str]) -> list[str]:
+    """``--focus-pixel -1,5`` as ``--focus-pixel=-1,5`` (``--frames -5:10`` the same), so
+    that the option's own check names the value and what is allowed, not argparse's
+    "expected one argument"."""
+    out: list[str] = []
+    for arg in argv:
+        prev = out[-1] if out else ""
+        if (_DASHED_VALUE.fullmatch(arg) and prev.startswith("-") and "=" not in prev
+                and len(prev) > 1 and not prev[1].isdigit()):
+            out[-1] = f"{prev}={arg}" if prev.startswith("--") else prev + arg
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(
+        _dashed_values_joined(sys.argv[1:] if argv is None else argv))
     if extra:  # told by the command's own parser: it knows the options to suggest
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         own = commands.choices.get(getattr(args, "command", None) or "", parser)

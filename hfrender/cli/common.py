@@ -85,16 +85,22 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
 
     def update(done: int, total: int) -> None:
         now = clock()
-        start, first = state.setdefault("t0", now), state.setdefault("done0", done)
-        if now <= start or now - state["last"] < every or not 0 < done < total:
+        rate = _rate(state, done, now)
+        if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
             return
         state["last"] = now
-        rate = (done - first) / (now - start)  # a resumed run's kept frames made no time
         left = f", about {_span((total - done) / rate)} left" if rate > 0 else ""
         print(f"{label}: {done}/{total} frames ({100 * done // total}%), {rate:.1f} fps{left}",
               file=sys.stderr, flush=True)
 
     return update
+
+
+def _rate(state: dict, done: int, now: float) -> float:
+    """Frames a second since the first count (``state`` keeps it): a resumed run's first
+    count holds the frames kept, which made no time."""
+    start, first = state.setdefault("t0", now), state.setdefault("done0", done)
+    return (done - first) / (now - start) if now > start else 0.0
 
 
 def _span(seconds: float) -> str:
@@ -137,20 +143,19 @@ def progress_bar(quiet: bool, label: str = "rendering"):
                    TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                    transient=True, redirect_stdout=False, console=console)
     task = bar.add_task("render", total=None, rate="")
-    state = {"t0": None}
+    state: dict = {}
 
     def update(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if state["t0"] is None:
-            state["t0"] = now
+        if not state:  # a resumed run's kept frames: not counted in rich's speed either
+            bar.reset(task, total=total, completed=done)
             bar.start()
-        rate = done / (now - state["t0"]) if now > state["t0"] else 0.0
+        rate = _rate(state, done, time.perf_counter())
         bar.update(task, completed=done, total=total, rate=f"{rate:.1f} fps")
 
     def stop() -> None:
-        if state["t0"] is not None:
+        if state:
             bar.stop()  # shows the cursor again, also after an error
-            state["t0"] = None
+            state.clear()
 
     return update, stop
 

@@ -124,8 +124,7 @@ class ClusterFx:
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
         self.has_audio = info.has_audio
-        self.settings = {**{k: v for k, v in asdict(s).items() if k not in ("workers", "resume")},
-                         "input": fx_output.file_identity(str(self.source)),
+        self.settings = {**s.output_settings(), "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}
         return self

@@ -123,7 +123,8 @@ class Engine:
     fusion : the job's windows and fusion
     writer : where output frames go, in order (closed by the job, not here)
     first_frame : global index of the first output frame written
-    total : output frames expected (for progress)
+    total : output frames expected (for progress), with ``kept`` ones
+    kept : output frames an interrupted run made (a resume): progress counts from there
     workers : fusion threads
     score : priority of a hyperframe (None: FIFO)
     buffers : recycled output blocks (None: each block allocated)
@@ -139,8 +140,10 @@ class Engine:
                  buffers: OutputBuffers | None = None, progress: Progress | None = None,
                  on_frame: Callable[[np.ndarray], None] | None = None,
                  held: int | None = None,
-                 before_submit: Callable[[HyperFrame], None] | None = None) -> None:
+                 before_submit: Callable[[HyperFrame], None] | None = None,
+                 kept: int = 0) -> None:
         self.fusion, self.writer, self.buffers = fusion, writer, buffers
+        self.kept = kept
         self.before_submit = before_submit
         self.progress, self.on_frame = progress, on_frame
         self.stats = EngineStats(total_frames=total)
@@ -348,4 +351,4 @@ class Engine:
         if self.on_frame is not None:
             self.on_frame(frame)
         if self.progress is not None:
-            self.progress(stats.frames_written, stats.total_frames)
+            self.progress(self.kept + stats.frames_written, stats.total_frames)

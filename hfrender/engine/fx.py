@@ -100,7 +100,7 @@ class FxFusion:
         else:
             local = WindowWeights.sliding(self.weights, windows.count, s.stride)
             res = fuse(HyperFrame(span, hyper.depth[lo:hi]), local,
-                       lens=s.lenses(hyper.depth[lo:hi]),
+                       lens=s.lenses(hyper.depth[lo:hi], hyper.first_index + lo),
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
         if self.alpha == "keep":
@@ -254,7 +254,7 @@ class FxJob:
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
         engine = Engine(FxFusion(s, self.alpha), self.out.writer,
-                        first_frame=start, total=self.end, workers=s.workers,
+                        first_frame=start, total=self.end, kept=start, workers=s.workers,
                         buffers=OutputBuffers(self.per, self.shape, self.dtype),
                         progress=self.progress, held=1 + s.workers)
         engine.start()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +118,7 @@ class FxOutput:
     def settings(self) -> dict:
         """What the output depends on: a resumed run must match all of it."""
         s = self.s
-        fields = {k: v for k, v in asdict(s).items() if k not in ("workers", "resume")}
+        fields = s.output_settings()
         fields.update(backend=self.backend, input=file_identity(self.source),
                       depth=file_identity(s.depth) if s.depth and Path(s.depth).is_file()
                       else s.depth, codec=check_output(self.output, self.footage.size, s.codec,

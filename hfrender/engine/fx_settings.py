@@ -7,7 +7,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -148,6 +148,15 @@ class FxSettings:
             raise ConfigError("--focus-pixel needs --depth (and --f-stop)")
         object.__setattr__(self, "focus_pixel", (int(pixel[0]), int(pixel[1])))
 
+    def output_settings(self) -> dict:
+        """What an output made with these settings depends on (a resumed run's manifest):
+        all but ``workers`` and ``resume``; with ``focus_pixel``, the lens's focus distance
+        is each frame's own, so its stand-in is left out (unset)."""
+        fields = {k: v for k, v in asdict(self).items() if k not in ("workers", "resume")}
+        if self.focus_pixel is not None:
+            fields["lens"]["focus_distance"] = None
+        return fields
+
     def check_size(self, size: tuple[int, int]) -> None:
         """Refuse a ``focus_pixel`` outside footage of ``size`` (w, h)."""
         if self.focus_pixel is not None:
@@ -156,15 +165,16 @@ class FxSettings:
                 raise ConfigError(f"--focus-pixel {x},{y} is outside the {w}x{h} footage "
                                   f"(x from 0 to {w - 1}, y from 0 to {h - 1})")
 
-    def lenses(self, depth: np.ndarray) -> Lens | list[Lens] | None:
-        """The lens of each frame of ``depth`` (N, H, W): the one lens, or with
-        ``focus_pixel`` each frame's focused at its depth there (autofocus on that point)."""
+    def lenses(self, depth: np.ndarray, first: int = 0) -> Lens | list[Lens] | None:
+        """The lens of each frame of ``depth`` (N, H, W), footage frames ``first``...: the
+        one lens, or with ``focus_pixel`` each frame's focused at its depth there
+        (autofocus on that point)."""
         if self.focus_pixel is None or self.lens is None:
             return self.lens
-        return [self.lens_for(d) for d in depth]
+        return [self.lens_for(d, first + i) for i, d in enumerate(depth)]
 
-    def lens_for(self, depth: np.ndarray) -> Lens:
-        """The lens of one frame of depth (H, W): :meth:`lenses`'."""
+    def lens_for(self, depth: np.ndarray, frame: int = 0) -> Lens:
+        """The lens of one frame of depth (H, W), footage frame ``frame``: :meth:`lenses`'."""
         if self.focus_pixel is None:
             return self.lens
         x, y = self.focus_pixel
@@ -172,6 +182,6 @@ class FxSettings:
         try:
             return replace(self.lens, focus_distance=at)
         except ValueError:  # within the focal length
-            raise ConfigError(f"--focus-pixel {x},{y}: the depth there is {at:g} m, nearer "
-                              "than the lens's focal length: nothing can be focused "
-                              "there") from None
+            raise ConfigError(f"--focus-pixel {x},{y}: in frame {frame} the depth there is "
+                              f"{at:g} m, nearer than the lens's focal length: nothing can "
+                              "be focused there") from None

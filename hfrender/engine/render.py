@@ -93,6 +93,7 @@ class RenderJob:
         self.settings: dict | None = None  # what the output depends on (resume checks it)
         self.manifest: Any = None
         self.nothing_left = False  # a resume whose every segment was done
+        self.resumed = 0  # output frames the interrupted run made (--resume)
         self._drawing: int | None = None  # the output frame being drawn
         self._t0 = time.perf_counter()
 
@@ -181,6 +182,7 @@ class RenderJob:
         # the keyframes continue as they were; the pool is sized afresh (the same frames)
         self.keyframe_granularity = self.manifest.granularity
         self.first_frame, self.count = self.first_frame + start, self.count - start  # range
+        self.resumed = start
         self.stats.resumed_at, self.stats.total_frames = self.first_frame, self.count
         self.nothing_left = self.count == 0
         return self.nothing_left
@@ -260,7 +262,8 @@ class RenderJob:
                                    config.transparent, dtype, self.processes,
                                    fallback=config.fusion_process == "auto"),
                       self.writer,
-                      first_frame=plan.first_frame, total=self.count,
+                      first_frame=plan.first_frame, total=self.resumed + self.count,
+                      kept=self.resumed,
                       workers=fusion_workers(config, self.processes is not None),
                       score=SCORES.get(config.schedule),
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,
