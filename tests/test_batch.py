@@ -231,6 +231,18 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
     (folder / "jobs.toml").write_text(text)
     s = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx").fx_settings()
     assert (s.focus_pixel, s.depth_zero_is_sky, s.lens.f_stop) == ((30, 12), True, 1.4)
+    for how in ("nearest", "cubic"):  # a depth pass of another size, scaled to the footage
+        (folder / "jobs.toml").write_text(text.replace(
+            "depth-zero-is-sky = true", f'depth-zero-is-sky = true\ndepth-resize = "{how}"'))
+        if how == "cubic":
+            with pytest.raises(hf.InputError, match=r"depth-resize 'cubic': choose one of "
+                                                    r"nearest, linear$"):
+                next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx"
+                     ).fx_settings()
+        else:
+            job = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx")
+            assert job.fx_settings().depth_resize == "nearest"
+    (folder / "jobs.toml").write_text(text)
     depth = np.full((2, 20, 40), 3.0, np.float32)
     depth[1, 12, 30] = 1.25
     assert [ln.focus_distance for ln in s.lenses(depth)] == [3.0, 1.25]

@@ -137,3 +137,96 @@ def test_an_exr_with_a_mist_pass_but_no_depth_is_refused_and_its_pass_named(tmp_
                    "Depth.Z, Y or R) among ViewLayer.Mist.Z, ViewLayer.Normal.Z (a mist, "
                    "normal or vector pass is no distance: render the Z / Depth pass)\n"), err
     assert not (tmp_path / "no").exists()
+
+
+def test_a_depth_pass_of_another_size_is_scaled_to_the_footage_when_asked(tmp_path, rng,
+                                                                          capsys):
+    """A depth estimator's pass at half the footage's size: refused in one line that names
+    --depth-resize; with --depth-resize nearest each depth pixel covers 2x2 of the footage
+    (the picture of that depth given at full size), with linear the picture of the depth
+    interpolated between pixel centres."""
+    seq, _ = scene(tmp_path, rng)
+    half = rng.uniform(0.8, 4.0, (3, 18, 32)).astype(np.float32)
+    half[:, :5, :8] = np.inf  # sky in a corner
+    np.save(tmp_path / "half.npy", half)
+    args = ["fx", str(seq), "--depth", str(tmp_path / "half.npy"), *LENS]
+    assert main(args + ["-o", str(tmp_path / "no" / "%02d.png")]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: depth {tmp_path / 'half.npy'} is 32x18, the footage 64x36: they "
+        "must match, or pass --depth-resize nearest (or linear) to scale the depth to the "
+        "footage\n")
+    assert not (tmp_path / "no").exists()
+    for how, full in (("nearest", half.repeat(2, axis=1).repeat(2, axis=2)),
+                      ("linear", np.stack([bilinear(d, 36, 64) for d in half]))):
+        np.save(tmp_path / f"{how}.npy", full)
+        assert main(["fx", str(seq), "--depth", str(tmp_path / f"{how}.npy"), *LENS, "-o",
+                     str(tmp_path / f"want_{how}" / "%02d.png")]) == 0
+        assert main(args + ["--depth-resize", how, "-o",
+                            str(tmp_path / how / "%02d.png")]) == 0
+        np.testing.assert_array_equal(outputs(tmp_path / how),
+                                      outputs(tmp_path / f"want_{how}"))
+    assert not np.array_equal(outputs(tmp_path / "nearest"), outputs(tmp_path / "linear"))
+    np.save(tmp_path / "one.npy", half[0])  # one frame for all (a locked-off shot)
+    np.save(tmp_path / "one_full.npy", half[0].repeat(2, axis=0).repeat(2, axis=1))
+    for name in ("one", "one_full"):
+        assert main(["fx", str(seq), "--depth", str(tmp_path / f"{name}.npy"), *LENS, "-o",
+                     str(tmp_path / name / "%02d.png"), "--depth-resize", "nearest"]) == 0
+    np.testing.assert_array_equal(outputs(tmp_path / "one"), outputs(tmp_path / "one_full"))
+
+
+def bilinear(d, h, w):
+    """``d`` (H, W) at (h, w) by pixel centres, one output pixel at a time (the reference),
+    sky wherever any of it is taken."""
+    out = np.empty((h, w), np.float32)
+    for y in range(h):
+        for x in range(w):
+            sy = min(max((y + 0.5) * d.shape[0] / h - 0.5, 0), d.shape[0] - 1)
+            sx = min(max((x + 0.5) * d.shape[1] / w - 0.5, 0), d.shape[1] - 1)
+            y0, x0 = int(sy), int(sx)
+            y1, x1 = min(y0 + 1, d.shape[0] - 1), min(x0 + 1, d.shape[1] - 1)
+            ty, tx = sy - y0, sx - x0
+            taps = [(d[y0, x0], (1 - ty) * (1 - tx)), (d[y0, x1], (1 - ty) * tx),
+                    (d[y1, x0], ty * (1 - tx)), (d[y1, x1], ty * tx)]
+            out[y, x] = sum(v * wt for v, wt in taps if wt > 0)
+    return out
+
+
+def test_resizing_keeps_sky_and_slopes():
+    """Linear scaling of a slope gives the slope between pixel centres (its ends held);
+    sky (inf) spreads over the pixels that take any of it and never becomes NaN; nearest
+    takes the pixel under each centre, also when shrinking."""
+    ramp = np.tile(np.arange(4, dtype=np.float32), (2, 1)) + 1  # 1 2 3 4 across
+    rows, cols = depth_pass._taps(2, 2, "linear"), depth_pass._taps(4, 8, "linear")
+    got = depth_pass._resample(ramp, rows, cols)
+    np.testing.assert_allclose(got[0], [1, 1.25, 1.75, 2.25, 2.75, 3.25, 3.75, 4], rtol=1e-6)
+    sky = np.float32([[1, np.inf, 1]])
+    got = depth_pass._resample(sky, depth_pass._taps(1, 1, "linear"),
+                               depth_pass._taps(3, 6, "linear"))
+    assert not np.isnan(got).any()
+    np.testing.assert_array_equal(np.isinf(got[0]), [False, True, True, True, True, False])
+    shrink = depth_pass._resample(np.arange(16, dtype=np.float32).reshape(4, 4),
+                                  depth_pass._taps(4, 2, "nearest"),
+                                  depth_pass._taps(4, 2, "nearest"))
+    np.testing.assert_array_equal(shrink, [[5, 7], [13, 15]])
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((3, 36, 36), "depth {path} is 36x36, the footage 64x36: another shape, which scaling "
+                  "would stretch; crop or pad the depth to the footage's shape first"),
+    ((3, 18, 32), "depth frame 1 is 16x9, its first 32x18: a depth pass's frames must be one "
+                  "size"),
+])
+def test_a_depth_pass_that_cannot_be_scaled_is_one_line(tmp_path, rng, capsys, shape, message):
+    import imageio.v3 as iio
+
+    seq, _ = scene(tmp_path, rng)
+    folder = tmp_path / "depth"
+    folder.mkdir()
+    for i in range(shape[0]):
+        h, w = shape[1:] if i == 0 else ((9, 16) if shape[1] == 18 else shape[1:])
+        iio.imwrite(folder / f"{i:02d}.png", np.full((h, w), 2000, np.uint16))
+    capsys.readouterr()
+    assert main(["fx", str(seq), "--depth", str(folder), "--depth-scale", "0.001",
+                 "--depth-resize", "linear", *LENS, "-o", str(tmp_path / "o" / "%02d.png")]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: {message.format(path=folder)}\n"
+    assert not (tmp_path / "o").exists()

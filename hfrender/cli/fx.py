@@ -19,6 +19,7 @@ from hfrender.cli.common import (
 )
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.frame_range import n_frames
+from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import CURVES
 
@@ -27,7 +28,7 @@ LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
               ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
               ("--depth-scale", "depth_scale"), ("--depth-zero-is-sky", "depth_zero_is_sky"),
-              ("--focus-pixel", "focus_pixel"),
+              ("--focus-pixel", "focus_pixel"), ("--depth-resize", "depth_resize"),
               ("--dof-method", "dof_method"))
 
 
@@ -85,6 +86,9 @@ def _dof_options(d: Any) -> None:
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")
     d.add_argument("--depth-zero-is-sky", action="store_true", default=None,
                    help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
+    d.add_argument("--depth-resize", choices=RESIZES, default=None,
+                   help="scale a depth pass of another size (a depth estimator's) to the "
+                        "footage: nearest keeps edges hard, linear smooths slopes")
     d.add_argument("--focus-distance", type=float, default=None, metavar="M",
                    help="distance in focus, in metres (inf: focused at infinity)")
     d.add_argument("--focus-pixel", default=None, metavar="X,Y",
@@ -133,7 +137,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
                           auto_or_int("workers", _or(args.workers, "auto")), args.resume,
                           _or(args.dof_method, "fast"),
                           args.crf, args.preset, args.bitrate, args.pix_fmt,
-                          bool(args.depth_zero_is_sky), args.focus_pixel)
+                          bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
     progress, finish = progress_bar(args.quiet, "fx")

@@ -51,7 +51,7 @@ RENDER_OPTIONS: dict[str, Any] = {
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
     "depth_scale": float, "depth_zero_is_sky": bool, "focus_distance": float,
-    "focus_pixel": str, "f_stop": float, "focal_length_mm": float,
+    "focus_pixel": str, "depth_resize": str, "f_stop": float, "focal_length_mm": float,
     "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
     "dof_method": str, "backend": str, "codec": str, "fps": float,
     "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
@@ -103,7 +103,8 @@ class BatchJob:
                           o.get("dof_method", "fast"),
                           **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")},
                           depth_zero_is_sky=o.get("depth_zero_is_sky", False),
-                          focus_pixel=o.get("focus_pixel"))
+                          focus_pixel=o.get("focus_pixel"),
+                          depth_resize=o.get("depth_resize"))
 
     def key(self) -> str:
         """What the output depends on: the options, the source (and depth) files, hfrender's

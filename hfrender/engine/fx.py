@@ -207,7 +207,7 @@ class FxJob:
         if s.depth is not None:
             s.check_size(footage.size)
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
-                                   footage.count, s.lens_for)
+                                   footage.count, s.lens_for, s.depth_resize)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt)
 
     def _plan(self) -> None:

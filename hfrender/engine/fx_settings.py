@@ -14,6 +14,7 @@ import numpy as np
 from hfrender.backends import CHOICES
 from hfrender.config import ConfigError
 from hfrender.errors import InputError
+from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.optics import Lens, check_blades
 from hfrender.sampler import CURVES
@@ -74,7 +75,8 @@ class FxSettings:
     ``window`` frames per output frame, ``stride`` frames between windows, ``weights`` the
     shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
     ``depth`` a depth pass (scaled to metres by ``depth_scale``; its zeros sky with
-    ``depth_zero_is_sky``) and the ``lens`` that defocuses with it (``focus_pixel``: each
+    ``depth_zero_is_sky``; of another size, scaled to the footage's by ``depth_resize``,
+    "nearest" or "linear") and the ``lens`` that defocuses with it (``focus_pixel``: each
     frame's focus distance its depth at that pixel, instead of the lens's); ``input_fps``
     the rate of a PNG sequence; ``workers`` fusion threads (``"auto"``: two for a depth of
     field on 2 or more cores, where two frames defocused at once take 0.8x the time of one
@@ -101,6 +103,7 @@ class FxSettings:
     pix_fmt: str | None = None  # the output's (the footage's is the manifest's input_pix_fmt)
     depth_zero_is_sky: bool = False  # a depth of 0 (a sensor's "no reading") read as inf
     focus_pixel: tuple[int, int] | None = None  # (x, y): each frame focused on its depth there
+    depth_resize: str | None = None  # a depth pass of another size: "nearest" or "linear"
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -116,6 +119,11 @@ class FxSettings:
             raise ConfigError(f"--fps {self.input_fps}: must be > 0")
         if self.depth_zero_is_sky and self.depth is None:
             raise ConfigError("--depth-zero-is-sky needs --depth")
+        if self.depth_resize is not None and self.depth_resize not in RESIZES:
+            raise ConfigError(f"--depth-resize {self.depth_resize!r}: choose one of "
+                              f"{', '.join(RESIZES)}")
+        if self.depth_resize is not None and self.depth is None:
+            raise ConfigError("--depth-resize needs --depth")
         if (self.depth is None) != (self.lens is None):
             raise ConfigError("--depth needs --focus-distance and --f-stop (a lens), and a "
                               "lens needs --depth")

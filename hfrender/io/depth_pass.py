@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -195,15 +195,20 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                      _note(path, first, scale))
 
 
+RESIZES = ("nearest", "linear")  # how a depth pass of another size is scaled to the footage
+ASPECT_SLACK = 0.02  # a resized depth's width / height within 2% of the footage's
+
+
 def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
-              lens_for: Callable[[np.ndarray], Lens]) -> DepthPass:
+              lens_for: Callable[[np.ndarray], Lens], resize: str | None = None) -> DepthPass:
     """:func:`open_depth`, checked against footage of ``size`` (w, h) and ``count`` frames
-    (one line where it does not fit); what looks wrong with its units or the focus said in
-    warnings; its range and the blur it makes (``-v``), with ``lens_for(first frame)``."""
+    (one line where it does not fit; another size scaled to it with ``resize``, one of
+    :data:`RESIZES`); what looks wrong with its units or the focus said in warnings; its
+    range and the blur it makes (``-v``), with ``lens_for(first frame)``."""
     depth = open_depth(path, scale, zero_is_sky)
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) != (w, h):
-        raise FootageError(f"depth {path} is {dw}x{dh}, the footage {w}x{h}: they must match")
+        depth = _resized(depth, size, resize)
     if depth.count != count and not depth.static:
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
@@ -215,6 +220,64 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
     return depth
+
+
+def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
+    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`); a
+    pass of another shape, or no ``how``, refused in one line."""
+    (w, h), (dw, dh) = size, depth.size
+    if how is None:
+        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
+                           "match, or pass --depth-resize nearest (or linear) to scale the "
+                           "depth to the footage")
+    if how not in RESIZES:
+        raise FootageError(f"--depth-resize {how!r}: choose one of {', '.join(RESIZES)}")
+    if abs((dw / dh) / (w / h) - 1) > ASPECT_SLACK:
+        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: another "
+                           "shape, which scaling would stretch; crop or pad the depth to the "
+                           "footage's shape first")
+    log.info("depth %s: %dx%d scaled to %dx%d (%s)", depth.path, dw, dh, w, h, how)
+    rows, cols = _taps(dh, h, how), _taps(dw, w, how)
+    first = _resample(depth.first, rows, cols)
+
+    def frames() -> Iterator[np.ndarray]:
+        for i, f in enumerate(depth.frames):
+            if f.shape != (dh, dw):  # the taps fit the first frame's size alone
+                raise FootageError(f"depth frame {i} is {f.shape[1]}x{f.shape[0]}, its first "
+                                   f"{dw}x{dh}: a depth pass's frames must be one size")
+            yield first if f is depth.first else _resample(f, rows, cols)
+
+    return replace(depth, size=size, first=first,
+                   frames=itertools.repeat(first) if depth.static else frames())
+
+
+def _taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each output row's (or column's) two source indices and the second one's weight, by
+    pixel centres (as ffmpeg's and OpenCV's scalers): nearest, the one pixel under it."""
+    x = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+    if how == "nearest":
+        i = np.clip(np.floor(x + 0.5), 0, n_in - 1).astype(np.intp)
+        return i, i, np.zeros(n_out, np.float32)
+    x = np.clip(x, 0, n_in - 1)
+    i0 = np.floor(x).astype(np.intp)
+    return i0, np.minimum(i0 + 1, n_in - 1), (x - i0).astype(np.float32)
+
+
+def _resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
+    """``frame`` (H, W) through :func:`_taps`' rows and columns; sky (inf) stays sky, and
+    spreads over the pixels that take any of it (inf times a zero weight is left out)."""
+    out = _mix(frame, *rows, axis=0)
+    return _mix(out, *cols, axis=1)
+
+
+def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray,
+         axis: int) -> np.ndarray:
+    first, second = np.take(a, i0, axis=axis), np.take(a, i1, axis=axis)
+    shape = (-1, 1) if axis == 0 else (1, -1)
+    t = t.reshape(shape)
+    with np.errstate(invalid="ignore"):  # inf * 0: replaced where the weight is 0
+        hi = np.where(t > 0, second * t, 0)  # t < 1: the first tap always weighs
+    return (first * (1 - t) + hi).astype(np.float32)
 
 
 def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:
