@@ -144,6 +144,7 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
         "interrupted", "not run", "not run"]
     stopped = json.loads(out.read_text())[0]  # what it had made, not 0 frames in 0 s
     assert 0 < stopped["frames"] < 48 and stopped["seconds"] > 0
+    assert (stopped["segments_made"], stopped["segments_reused"]) == (1, 0)  # was 0 / 0
     table = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in table[-3:]] == [
         ["bar", "interrupted"], ["smooth", "not"], ["frames", "not"]]
@@ -440,3 +441,14 @@ def test_a_ctrl_c_a_job_swallows_still_stops_the_batch(folder, monkeypatch, swal
     statuses = [r["status"] for r in json.loads(out.read_text())]
     assert statuses == [swallowed_as if swallowed_as == "done" else "interrupted", "not run",
                         "not run"]
+
+
+def test_progress_in_a_log_names_each_job(folder, monkeypatch, capsys):
+    """In a log (no terminal), a batch's progress lines name the job and its place
+    (was: "rendering:" for every job)."""
+    monkeypatch.setattr("hfrender.cli.common.LOG_EVERY_S", 0.0)
+    assert main(["batch", str(folder / "jobs.toml")]) == 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if " frames (" in ln]
+    labels = {ln.split(": ")[0] for ln in lines}
+    assert labels == {"[1/3] bar", "[2/3] smooth", "[3/3] frames"}, lines
+    assert any(ln.startswith("[1/3] bar: 6/12 frames (50%)") for ln in lines), lines

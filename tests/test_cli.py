@@ -63,6 +63,48 @@ def test_console_script_module_entry_point():
     assert res.returncode == 0 and res.stdout.strip() == f"hfrender {hfrender.__version__}"
 
 
+@pytest.mark.parametrize("stop, code", [(KeyboardInterrupt, 130), ("terminated", 143)])
+def test_a_ctrl_c_before_the_command_handles_it_is_one_line(capsys, monkeypatch, stop, code):
+    """Ctrl-C while the command line loads (its imports take ~0.2 s) or is parsed: one
+    line and 130 (SIGTERM: 143), not a traceback; the console script's own import too."""
+    import types
+
+    import hfrender.__main__ as entry
+    from hfrender import cli
+    from hfrender.cli.common import Terminated
+
+    def interrupted(*_):
+        raise Terminated() if stop == "terminated" else stop()
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["info"]) == code
+    assert capsys.readouterr().err == "hfrender: interrupted\n"
+
+    class Loading(types.ModuleType):
+        def __getattr__(self, name):
+            raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "hfrender.cli", Loading("hfrender.cli"))
+    with pytest.raises(SystemExit) as exit_:
+        entry.run()
+    assert exit_.value.code == 130 and capsys.readouterr().err == "hfrender: interrupted\n"
+
+
+def test_a_closed_output_pipe_ends_quietly(capsys, monkeypatch):
+    """hfrender info | head -1: the reader goes; the status is the shell's 141 and no
+    "internal error" (was: a BrokenPipeError reported as a bug in hfrender)."""
+    from hfrender.cli import commands
+
+    def info(_args):
+        print("hfrender x")
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(commands, "cmd_info", info)
+    monkeypatch.setattr("hfrender.cli.cmd_info", info)
+    assert main(["info"]) == 141
+    assert capsys.readouterr().err == ""
+
+
 def test_the_first_ctrl_c_is_answered_at_once_the_second_is_pythons(capsys):
     """Inside a command, Ctrl-C prints one line and interrupts; a second one is Python's
     own; after the command the handler is what it was, and an ignored Ctrl-C stays so."""

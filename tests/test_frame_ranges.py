@@ -230,3 +230,49 @@ def test_a_pattern_matches_the_names_it_prints_and_no_others(pattern):
         for n in range(0, 2000, 7):
             if (pattern % n) != printed(n):  # a name this pattern does not print
                 assert rx.match(printed(n)) is None, (pattern, other, n)
+
+
+def test_a_batch_jobs_range_outside_its_render_is_refused_before_any_job_runs(tmp_path):
+    """A job's frames past its duration (given, or the scene's own when the script says it
+    as a number) stop the batch before the first job renders (was: found when that job
+    ran, after the jobs before it)."""
+    (tmp_path / "bar.frag").write_bytes(Path(BAR).read_bytes())
+    (tmp_path / "short.py").write_text(
+        "import hfrender as hf\nclass Short(hf.Scene):\n    duration = 0.2\n"
+        "    def update(self, t):\n        pass\n")
+    jobs = ('[defaults]\nsize = "64x16"\nsamples = 2\n\n[[job]]\nname = "first"\n'
+            'scene = "bar.frag"\noutput = "first/%02d.png"\nduration = 0.1\n\n'
+            '[[job]]\nname = "part"\nscene = "{scene}"\noutput = "part/%02d.png"\n'
+            'frames = "{frames}"\n{more}')
+    for scene, frames, more, told in (
+            ("bar.frag", "4:12", "duration = 0.3", "the render has frames 0 to 8 (0.3 s at "
+                                                    "30 fps)"),
+            ("bar.frag", "130:", "", "the render has frames 0 to 119 (4 s at 30 fps)"),
+            ("short.py", "4:9", "duration = 0.1", "the render has frames 0 to 2 (0.1 s"),
+            ("short.py", "4:9", "", "the render has frames 0 to 5 (0.2 s at 30 fps)")):
+        (tmp_path / "jobs.toml").write_text(jobs.format(scene=scene, frames=frames, more=more))
+        with pytest.raises(InputError, match=rf"job 'part': --frames {frames}: "
+                                             rf"{re.escape(told)}"):
+            load_jobs(tmp_path / "jobs.toml")
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 2
+    assert not (tmp_path / "first").exists() and not (tmp_path / "part").exists()
+    (tmp_path / "jobs.toml").write_text(jobs.format(scene="short.py", frames="4:6", more=""))
+    assert [j.name for j in load_jobs(tmp_path / "jobs.toml")] == ["first", "part"]
+
+
+@pytest.mark.parametrize("body, seconds", [
+    ("class A(hf.Scene):\n    duration = 2.5\n", 2.5),
+    ("class A(hf.Scene):\n    duration: float = 3\n", 3.0),
+    ("class A(hf.Scene):\n    pass\n", 4.0),  # Scene's own
+    ("class A(hf.Scene):\n    duration = 2 * 3\n", None),  # takes running it
+    ("class Base(hf.Scene):\n    duration = 9\nclass A(Base):\n    pass\n", None),
+    ("class A(hf.Scene):\n    pass\nclass B(hf.Scene):\n    duration = 1\n", None),
+])
+def test_a_scenes_duration_is_read_without_running_it(tmp_path, body, seconds):
+    from hfrender.scene.loader import scene_duration
+
+    (tmp_path / "s.py").write_text("import hfrender as hf\n" + body)
+    assert scene_duration(tmp_path / "s.py") == seconds
+    assert scene_duration(Path(BAR)) == 4.0
+    if "class B(" in body:
+        assert scene_duration(tmp_path / "s.py", "B") == 1.0

@@ -36,6 +36,7 @@ from hfrender.cli.common import (  # noqa: E402
     EXIT_SIGTERM,
     EXIT_USAGE,
     Terminated,
+    interrupted_code,
     sequence_name,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
@@ -297,6 +298,8 @@ def _encoder_options(parser: argparse.ArgumentParser) -> None:
                    help="output pixel format, e.g. yuv444p (default yuv420p)")
 
 
+EXIT_SIGPIPE = 141  # the shell's status of a process whose output pipe closed
+
 # a value argparse takes for an option (it reads only "-5" and "-1.5" as numbers)
 _DASHED_VALUE = re.compile(r"-\d[\d.]*[,:x].*")
 
@@ -317,6 +320,20 @@ def _dashed_values_joined(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as exc:  # before (or after) a command's own handling of it
+        print("hfrender: interrupted", file=sys.stderr)
+        return interrupted_code(exc)
+    except BrokenPipeError:  # stdout's reader went (hfrender info | head): quietly, as ls
+        try:  # Python's own flush at exit would fail on it again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # no file descriptor (a captured stdout)
+            pass
+        return EXIT_SIGPIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(
         _dashed_values_joined(sys.argv[1:] if argv is None else argv))
@@ -343,6 +360,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hfrender: error: out of memory: this process may not use more; lower --size, "
               "--samples or --granularity (or --workers)", file=sys.stderr)
         return EXIT_FAILED
+    except BrokenPipeError:
+        raise
     except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
         traceback.print_exception(exc, file=sys.stderr)
         print(f"hfrender: internal error: {type(exc).__name__}: {_first_line(exc)} — this is a "

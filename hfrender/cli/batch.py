@@ -18,6 +18,7 @@ from hfrender.cli.common import (
 )
 from hfrender.config import ConfigError, parse_fps
 from hfrender.errors import nearest
+from hfrender.io.segments import segments_kept
 
 OWN = ("--summary", "--quiet", "--ray")
 
@@ -119,7 +120,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
             else:
                 for n, job in enumerate(jobs):
                     started.add(n)
-                    running.update(n=n, t0=time.perf_counter(), frames=0)
+                    running.update(n=n, t0=time.perf_counter(), frames=0,
+                                   segments=segments_kept(job.output))
                     finished[n] = _one(job, state, n + 1, len(jobs), quiet, running)
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
                         if finished[n].status == "failed":  # (or turned it into an error)
@@ -155,6 +157,9 @@ def unfinished(jobs: list, finished: dict, started: set, running: dict | None = 
         stopped = results[running["n"]]
         stopped.frames = stopped.frames_made = running["frames"]
         stopped.seconds = time.perf_counter() - running["t0"]
+        before, now = running.get("segments", 0), segments_kept(stopped.output)
+        stopped.segments_reused = min(before, now)  # fewer now: it started over
+        stopped.segments_made = now - stopped.segments_reused
     return results
 
 
@@ -165,7 +170,7 @@ def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: d
         finished[i] = result
         _tell(result, i + 1, len(jobs), quiet)
 
-    progress, finish = progress_bar(quiet)  # one bar for the whole cluster
+    progress, finish = progress_bar(quiet, "batch")  # one bar for the whole cluster
     try:  # every result comes through told(), as each job ends
         run_batch_on_ray(jobs, state, None if address is True else address, told, progress)
     finally:
@@ -176,7 +181,7 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool,
          running: dict) -> object:
     from hfrender.engine.batch import run_job
 
-    bar, finish = progress_bar(quiet)
+    bar, finish = progress_bar(quiet, f"[{n}/{total}] {job.name}")  # a log names the job
 
     def progress(done: int, frames: int) -> None:
         running["frames"] = done  # told in the table if a Ctrl-C stops the job

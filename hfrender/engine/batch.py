@@ -29,11 +29,11 @@ from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, p
 from hfrender.engine.batch_paths import check_jobs, input_identity
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.errors import HFRenderError, InputError, nearest
-from hfrender.frame_range import parse_frames
+from hfrender.frame_range import parse_frames, resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
 from hfrender.io.writers import check_output, is_sequence
-from hfrender.scene.loader import check_scene_file
+from hfrender.scene.loader import check_scene_file, scene_duration
 
 log = logging.getLogger(__name__)
 AUTO = "auto"
@@ -229,6 +229,10 @@ def _check(job: BatchJob) -> None:
     check_writable(str(job.output), "output")
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
+    if job.kind == "render" and checked.frames is not None:  # in the render, if that can
+        seconds = scene_duration(job.source, job.scene_class)  # be told without running it
+        if checked.duration is not None or seconds is not None:
+            resolve(checked.frames, checked.frame_count(seconds), checked.fps)
 
 
 def _unknown(where: str, raw: str, kind: str, known: dict) -> str:

@@ -66,11 +66,22 @@ def remove_work_dir(output: str | Path) -> None:
 def _frames_kept(folder: Path) -> int:
     """Frames in the whole segments an interrupted run's manifest lists (0: none, or none
     readable)."""
+    return sum(count for count in _segments_kept(folder))
+
+
+def segments_kept(output: str | Path) -> int:
+    """Whole segments of ``output`` an interrupted run's manifest lists (0: none)."""
+    return len(_segments_kept(work_dir(output)))
+
+
+def _segments_kept(folder: Path) -> list[int]:
+    """The frame counts of the whole segments the manifest in ``folder`` lists ([]: none,
+    or none readable)."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
-        return sum(int(seg["count"]) for seg in manifest.get("segments", []))
+        return [int(seg["count"]) for seg in manifest.get("segments", [])]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return 0
+        return []
 
 
 def sha256_file(path: Path) -> str:

@@ -99,6 +99,47 @@ def check_scene_file(path: str | Path, name: str | None = None) -> None:
         raise SceneError(_missing(f"{p}: no class named {name!r}", name, classes))
 
 
+def scene_duration(path: str | Path, name: str | None = None) -> float | None:
+    """A scene file's duration in seconds as far as it can be told without running it (a
+    batch checks frame ranges before any job runs): a shader's is the default; a Python
+    scene's the number its class sets (``duration = 2.5``), or the default where its class
+    derives from Scene alone and sets none. None where that takes running the script."""
+    p = Path(path)
+    if p.suffix.lower() in SHADER_SUFFIXES:
+        return float(Scene.duration)
+    try:
+        tree = ast.parse(p.read_bytes(), str(p))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    defined = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    scenes: set[str] = set()  # the classes that derive from Scene, through the file's own
+    while True:
+        more = {n.name for n in defined if any(
+            _names_scene(b) or (isinstance(b, ast.Name) and b.id in scenes) for b in n.bases)}
+        if more <= scenes:
+            break
+        scenes |= more
+    classes = [n for n in defined if (n.name == name if name else n.name in scenes)]
+    if len(classes) != 1:  # none, or several (load_scene wants the one named)
+        return None
+    for node in classes[0].body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+            else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == "duration":
+            value = getattr(node, "value", None)
+            number = value.value if isinstance(value, ast.Constant) else None
+            ok = isinstance(number, (int, float)) and not isinstance(number, bool)
+            return float(number) if ok else None
+    bases = classes[0].bases
+    return float(Scene.duration) if len(bases) == 1 and _names_scene(bases[0]) else None
+
+
+def _names_scene(base: ast.expr) -> bool:
+    """A class base written ``Scene``, ``hf.Scene`` or ``hfrender.Scene``."""
+    return (isinstance(base, ast.Name) and base.id == "Scene") or (
+        isinstance(base, ast.Attribute) and base.attr == "Scene")
+
+
 def _missing(said: str, name: str, names: list[str]) -> str:
     """``said`` and the names nearest ``name`` ("did you mean"), else all of them."""
     near = nearest(name, names, n=3, cutoff=0.5)  # "orbit" is Orbit
