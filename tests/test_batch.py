@@ -1,6 +1,7 @@
 """`hfrender batch JOBS.toml`: every job runs; up-to-date, resumed, failed, done."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -75,7 +76,20 @@ def test_every_job_runs_then_is_up_to_date(folder, capsys):
     assert len(list((folder / "out" / "png").glob("*.png"))) == 6
     code, again = summary(folder)
     assert code == 0 and again["bar"]["status"] == again["smooth"]["status"] == "up-to-date"
-    assert again["frames"]["status"] == "done"  # a sequence is made whole again
+    assert again["frames"]["status"] == "up-to-date"  # a sequence too (was: made again)
+    assert again["frames"]["frames"] == 6
+    png = folder / "out" / "png"
+    for change in ("gone", "touched", "added"):  # a frame deleted, rewritten, or one more
+        if change == "gone":
+            (png / "003.png").unlink()
+        elif change == "touched":
+            os.utime(png / "002.png", ns=(1, 1))
+        else:
+            (png / "100.png").write_bytes((png / "001.png").read_bytes())
+        code, then = summary(folder)
+        assert then["frames"]["status"] == "done", change
+        assert len(list(png.glob("*.png"))) == 6  # (an hfrender frame of the pattern goes)
+        assert summary(folder)[1]["frames"]["status"] == "up-to-date"
     (folder / "bar.frag").write_text(BAR.read_text() + "\n// changed\n")
     code, changed = summary(folder)
     assert changed["bar"]["status"] == "done" and changed["smooth"]["status"] == "up-to-date"
@@ -295,8 +309,11 @@ def test_options_after_the_file_override_every_job(folder):
      r"job 'bar': output /proc/hf/bar\.mp4: cannot write in /proc"),
     (lambda t: t.replace('input = "clip.mp4"', 'input = "missing.mp4"'),
      r"job 'smooth': input .*missing\.mp4 not found"),
+    (lambda t: t.replace("samples = 2", "sampels = 2"),  # not the first job's typo
+     r"jobs\.toml: \[defaults\]: unknown field 'sampels' for a render or fx job; did you "
+     r"mean 'samples'\?$"),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
-     r"jobs 'bar' and 'bar' have the same name"),
+     r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('output = "out/png/%03d.png"', 'output = "out/bar.mp4"'),
      r"jobs 'bar' and 'frames' have the same output"),
     (lambda t: t.replace('output = "out/smooth.mp4"', 'output = "out/bar.partial.mp4"'),
@@ -400,7 +417,7 @@ def test_the_summary_goes_where_asked_and_an_unwritable_one_is_said_first(folder
     code, results = summary(folder)  # (into the jobs file's folder)
     out = folder / "reports" / "today" / "s.json"  # a folder not there yet is made
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 0
-    assert [r["status"] for r in json.loads(out.read_text())] == ["up-to-date"] * 2 + ["done"]
+    assert [r["status"] for r in json.loads(out.read_text())] == ["up-to-date"] * 3
     capsys.readouterr()
     assert main(["batch", str(folder / "jobs.toml"), "--summary", "/proc/s.json"]) == 2
     assert capsys.readouterr().err.startswith("hfrender: error: --summary /proc/s.json: cannot "

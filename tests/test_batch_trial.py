@@ -52,9 +52,13 @@ def test_an_fx_job_runs_again_when_the_sequence_it_reads_is_made_again(tmp_path)
     code, first = run(tmp_path)
     assert code == 0 and first["blurred"]["status"] == "done", first["blurred"]["error"]
     assert first["frames"]["output"].endswith("frames/%04d.png")  # #### as --output takes it
+    code, again = run(tmp_path)  # the sequence is the one made: neither runs again
+    assert again["frames"]["status"] == again["blurred"]["status"] == "up-to-date"
+    frame = tmp_path / "frames" / "0002.png"
+    frame.unlink()  # a frame gone: the sequence is made again, and what reads it
     code, again = run(tmp_path)
-    assert again["frames"]["status"] == "done"  # a sequence is made whole again
-    assert again["blurred"]["status"] == "done"  # and what reads it: its frames are new
+    assert again["frames"]["status"] == "done" and frame.is_file()
+    assert again["blurred"]["status"] == "done"  # its frames are new
     dim = BAR.read_text().replace("vec3(on)", "vec3(0.25 * on)")
     write(tmp_path, SEQUENCE_THEN_FX, dim)
     code, changed = run(tmp_path)

@@ -804,9 +804,11 @@ def test_aperture_blades_shape_the_bokeh_of_the_footage(tmp_path, rng):
 
 
 @pytest.mark.parametrize("existed", [False, True])
-def test_a_failed_run_removes_the_folders_it_made_and_no_other(tmp_path, rng, capsys, existed):
-    """-o out/a/%05d.png with a bad depth frame half-way: nothing was written, and no empty
-    out/a/ is left looking like a start; a folder that was there before stays."""
+def test_a_failed_run_keeps_the_frames_it_made_apart_and_says_where(tmp_path, rng, capsys,
+                                                                    existed):
+    """-o out/a/%05d.png with a bad depth frame half-way: no frame of the output appears;
+    those made are kept in out/a/#####.png.partial/ (as render keeps them; a run goes on
+    from them with --resume once its cause is fixed), and the error line says so."""
     clip, _ = make_clip(tmp_path, rng, n=8)
     depth = np.full((8, 36, 64), 2.0, np.float32)
     depth[5, 3, 4] = 0.0
@@ -816,11 +818,15 @@ def test_a_failed_run_removes_the_folders_it_made_and_no_other(tmp_path, rng, ca
     code = main(["fx", str(clip), "-o", str(tmp_path / "out" / "a" / "%05d.png"), "--depth",
                  str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2", "--quiet"])
     assert code == 2
-    assert "depth frame 5 has a value <= 0 (0) at pixel (x=4, y=3)" in capsys.readouterr().err
-    if existed:
-        assert list((tmp_path / "out" / "a").iterdir()) == []
-    else:
-        assert not (tmp_path / "out").exists()
+    kept = tmp_path / "out" / "a" / "#####.png.partial"
+    frames = sorted(f.name for f in kept.glob("*.png"))
+    assert capsys.readouterr().err == (
+        "hfrender: error: depth frame 5 has a value <= 0 (0) at pixel (x=4, y=3); depth "
+        "must be a distance > 0 (use inf for sky; hfrender fx --depth-zero-is-sky reads 0 as "
+        f"sky); the {len(frames)} frames finished so far are in {kept / '%05d.png'} "
+        f"({tmp_path / 'out' / 'a' / '%05d.png'} is untouched)\n")
+    assert frames == [f"{i:05d}.png" for i in range(len(frames))] and 0 < len(frames) <= 5
+    assert [f.name for f in (tmp_path / "out" / "a").iterdir()] == ["#####.png.partial"]
 
 
 def test_a_depth_frame_of_another_size_is_named_in_width_x_height(tmp_path, rng, capsys):

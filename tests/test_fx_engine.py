@@ -159,6 +159,47 @@ def test_sigterm_keeps_the_segments_and_says_how_to_resume(tmp_path, rng):
     assert len(segments_done(out)) >= 1
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGKILL])
+def test_an_interrupted_image_sequence_resumes_to_the_uninterrupted_frames(tmp_path, rng,
+                                                                          stop):
+    """fx into a PNG sequence, from one numbered 1001..: Ctrl-C keeps the finished frames
+    (and fuses what is queued) in NAME.partial/, kill -9 in the hidden folder; --resume goes
+    on after them, and the sequence is the uninterrupted run's, file for file (was: Ctrl-C
+    threw every frame away; --resume was refused)."""
+    import imageio.v3 as iio
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for i, f in enumerate(rng.integers(0, 256, (60, 18, 32, 3), dtype=np.uint8)):
+        iio.imwrite(src / f"shot.{1001 + i}.png", f)
+    args = [str(src / "shot.%d.png"), "--motion-blur", "3", "--fps", "24"]
+    whole = tmp_path / "whole" / "o.%d.png"
+    assert main(["fx", *args, "-o", str(whole), "--quiet"]) == 0
+    out = tmp_path / "seq" / "o.%d.png"
+    proc = start_fx(tmp_path, [*args, "-o", str(out)], sleep=0.2)
+    hidden = tmp_path / "seq" / ".o.#.png.partial"
+    end = time.time() + 60
+    while len(list(hidden.glob("o.*.png"))) < 10 and time.time() < end and proc.poll() is None:
+        time.sleep(0.02)
+    proc.send_signal(stop)
+    _, err = proc.communicate(timeout=60)
+    kept = tmp_path / "seq" / ("o.#.png.partial" if stop == signal.SIGINT else ".o.#.png.partial")
+    n = len(list(kept.glob("o.*.png")))
+    assert 10 <= n < 60 and not list((tmp_path / "seq").glob("o.*.png"))
+    if stop == signal.SIGINT:
+        assert proc.returncode == 130
+        assert f"interrupted: the {n} frames finished so far are in {kept / 'o.%d.png'}" in err
+        assert err.rstrip().endswith(" --resume")
+    stats = run_fx(str(src / "shot.%d.png"), str(out),
+                   FxSettings(window=3, input_fps=24.0, resume=True))
+    assert stats.resumed_at == n and stats.frames_out == 60 - n
+    names = sorted(f.name for f in (tmp_path / "seq").iterdir())
+    assert names == sorted(f.name for f in (tmp_path / "whole").iterdir())
+    assert names[0] == "o.1001.png" and len(names) == 60
+    for name in names:
+        assert (tmp_path / "seq" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+
+
 def test_resume_without_an_interrupted_run_is_one_line(tmp_path, rng, capsys, monkeypatch):
     monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.1)
     clip, _ = make_clip(tmp_path, rng, n=10)
@@ -173,7 +214,10 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
     clip, _ = make_clip(tmp_path, rng, n=10)
     assert main(["fx", str(clip), "-o", str(tmp_path / "x" / "%03d.png"), "--motion-blur",
                  "2", "--resume", "--quiet"]) == 2
-    assert "--resume: " in capsys.readouterr().err
+    assert "--resume: nothing to resume for " in capsys.readouterr().err
+    assert main(["fx", str(clip), "-o", str(tmp_path / "x.gif"), "--motion-blur", "2",
+                 "--resume", "--quiet"]) == 2
+    assert "(a GIF's palette is made whole); run it again" in capsys.readouterr().err
     assert main(["fx", str(clip), "-o", str(tmp_path / "n.mp4"), "--motion-blur", "2",
                  "--resume", "--quiet"]) == 2
     assert "(a clip of up to 10 s is written in one piece); run it again" in \

@@ -124,6 +124,53 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     assert not partial.exists() and not (tmp_path / ".term.partial.mp4.hfrender").exists()
 
 
+def wait_for_files(folder, n, proc, timeout=60):
+    end = time.time() + timeout
+    while time.time() < end and proc.poll() is None:
+        if folder.is_dir() and len(list(folder.glob("*.png"))) >= n:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no {n} frames in {folder} before the timeout (exit {proc.poll()})")
+
+
+@pytest.mark.parametrize("stop", ["sigint", "kill -9"])
+def test_an_interrupted_png_sequence_resumes_to_the_uninterrupted_frames(tmp_path, capsys,
+                                                                        stop):
+    """A PNG sequence keeps its finished frames (Ctrl-C: in NAME_####.png.partial/; kill -9:
+    in the hidden folder they are written to) with the run's manifest: --resume goes on
+    after them and the sequence is the uninterrupted one, byte for byte (was: made whole
+    each time, --resume refused)."""
+    path = scene(tmp_path, 0.004)
+    whole = tmp_path / "whole" / "f_%04d.png"
+    assert main(["render", str(path), "-o", str(whole), *ARGS]) == 0
+    out = tmp_path / "seq" / "f_%04d.png"
+    proc = start(path, out)
+    wait_for_files(tmp_path / "seq" / ".f_####.png.partial", 20, proc)
+    proc.send_signal(signal.SIGINT if stop == "sigint" else signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    kept = tmp_path / "seq" / ("f_####.png.partial" if stop == "sigint" else
+                               ".f_####.png.partial")
+    n = len(list(kept.glob("f_*.png")))
+    assert 20 <= n < 90 and (kept / "manifest.json").is_file()
+    assert not list((tmp_path / "seq").glob("f_*.png"))  # nothing looks complete
+    if stop == "sigint":
+        assert proc.returncode == 130 and f"-o {out} " in err and err.rstrip().endswith(
+            "--quiet --resume")
+    capsys.readouterr()
+    assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--samples", "3",
+                 "--resume"]) == 2
+    assert "the settings changed since the interrupted render (samples 2 -> 3)" in \
+        capsys.readouterr().err
+    assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
+    assert f"wrote {out}: 90 frames ({90 - n} rendered now)" in capsys.readouterr().out
+    names = sorted(f.name for f in (tmp_path / "seq").iterdir())
+    assert names == sorted(f.name for f in (tmp_path / "whole").iterdir())  # no folder left
+    for name in names:
+        assert (tmp_path / "seq" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 2
+    assert "--resume: nothing to resume for" in capsys.readouterr().err
+
+
 def test_a_file_where_the_partial_output_would_go_is_never_written_over(tmp_path, capsys):
     """A user's NAME.partial.mp4 (or one of ours they changed) is not hfrender's to replace
     or remove: the render is refused before any work, in one line; the file is untouched."""
@@ -326,6 +373,13 @@ def test_changed_settings_are_shown_as_they_are_given_on_the_command_line():
         "aperture-blades 0 -> 6", "focus-distance 2 -> 3.5"]
     assert fx.differences({"window": 1, "lens": None}) == [
         "aperture-blades 0 -> unset", "f-stop 2 -> unset", "focus-distance 2 -> unset"]
+    # a file's checksum or identity is said changed, not shown as two hashes or a dict's
+    # entries (an fx input's size beside its depth's, both named "size")
+    files = Manifest({"scene_sha256": "a" * 64, "input": {"path": "a.mp4", "size": 1},
+                      "depth": "d" * 64, "size": [64, 36]}, 10, 5, 0)
+    assert files.differences({"scene_sha256": "b" * 64, "input": {"path": "a.mp4", "size": 2},
+                              "depth": "e" * 64, "size": [64, 36]}) == [
+        "the depth pass changed", "the input changed", "the scene file changed"]
 
 
 def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path, monkeypatch):
@@ -343,7 +397,11 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
                                              "was finished, so --resume has nothing to go on "
                                              "from")
     seq = RenderConfig(output=str(tmp_path / "f" / "%04d.png"))
-    assert commands._again(args, seq) == ""  # a sequence is made whole each time
+    assert commands._again(args, seq) == ""  # no frame was kept
+    (tmp_path / "f" / "####.png.partial").mkdir(parents=True)
+    (tmp_path / "f" / "####.png.partial" / "manifest.json").write_text("{}")
+    assert commands._again(args, seq) == f"; continue with: hfrender render s.py -o {out} " \
+        "--resume"  # (this test's argv names the video: the argv's own words come back)
     work_dir(out).mkdir()
     (work_dir(out) / "manifest.json").write_text("{}")
     again = commands._again(args, config)
@@ -366,7 +424,8 @@ def test_resume_compares_settings_as_the_manifest_keeps_them(tmp_path):
     """Settings with a tuple (fx's --focus-pixel) or inf (a focus at infinity) match the
     manifest's JSON (a list; Infinity) when nothing changed; a changed one is still named."""
     from hfrender.errors import InputError
-    from hfrender.io.segments import Manifest, resume_from, work_dir
+    from hfrender.io.resume import resume_from
+    from hfrender.io.segments import Manifest, work_dir
 
     out = tmp_path / "o.mp4"
     settings = {"focus_pixel": (30, 12), "lens": {"focus_distance": float("inf")}, "window": 1}

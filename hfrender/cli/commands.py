@@ -16,6 +16,7 @@ from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
     interrupted_code,
+    kept_apart,
     progress_bar,
     sigterm_interrupts,
 )
@@ -286,18 +287,20 @@ def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> 
 
 
 def _kept(config: RenderConfig, stats: Any) -> str:
-    return (f"the {n_frames(stats.frames_in_output)} finished so far are in {stats.partial} "
-            f"({config.output} is untouched)")
+    return kept_apart(stats.frames_in_output, stats.partial, config.output)
 
 
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
-    from hfrender.io.segments import interrupted, resumable
+    from hfrender.io.resume import interrupted
+    from hfrender.io.segments import resumable
+    from hfrender.io.writers import is_sequence
 
-    if not resumable(config.output):
-        return ""  # made whole each time: the frames made are in the partial one
+    sequence = is_sequence(config.output)
+    if not (resumable(config.output) or sequence):
+        return ""  # a GIF is made whole each time: the frames made are in the partial one
     if not interrupted(config.output):
-        return ("; no whole segment (about a second of video) was finished, so --resume has "
-                "nothing to go on from")
+        return "" if sequence else ("; no whole segment (about a second of video) was "
+                                    "finished, so --resume has nothing to go on from")
     words = sys.argv[1:] if "render" in sys.argv[1:] else [
         "render", str(args.file), "-o", config.output]
     kept, store = [], None  # a sample store holds a whole render: --resume goes on without

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from hfrender.frame_range import n_frames
+
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
 
 
@@ -64,6 +66,13 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
         if own_int:
             signal.signal(signal.SIGINT, previous_int)
+
+
+def kept_apart(frames: int, partial: str, output: str) -> str:
+    """What an interrupted or failed run kept: ``the 56 frames finished so far are in
+    PARTIAL (OUTPUT is untouched)``."""
+    return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
+            f"{partial} ({output} is untouched)")
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:

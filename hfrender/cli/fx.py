@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -13,11 +14,13 @@ from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
     interrupted_code,
+    kept_apart,
     progress_bar,
     sequence_name,
     sigterm_interrupts,
 )
 from hfrender.config import DOF_METHODS, ConfigError
+from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
@@ -153,8 +156,13 @@ def cmd_fx(args: argparse.Namespace) -> int:
             stats = job.prepare().run()
         except KeyboardInterrupt as exc:
             finish()
-            _interrupted(job.stats)
+            _interrupted(job.stats, args.output)
             return interrupted_code(exc)
+        except HFRenderError as exc:  # the one line says where the frames made are
+            if not getattr(job.stats, "partial", None):
+                raise
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise type(exc)(f"{first}; {_kept(job.stats, args.output)}") from exc
         finally:
             finish()
     if args.quiet:
@@ -171,11 +179,17 @@ def cmd_fx(args: argparse.Namespace) -> int:
     return 0
 
 
-def _interrupted(stats: object) -> None:
-    if getattr(stats, "output_kept", False):
-        again = "hfrender " + " ".join(sys.argv[1:])
-        if "--resume" not in again.split():
-            again += " --resume"
+def _kept(stats: Any, output: str) -> str:
+    return kept_apart(stats.frames_kept, stats.partial, output)
+
+
+def _interrupted(stats: object, output: str) -> None:
+    again = "hfrender " + shlex.join(sys.argv[1:])
+    if "--resume" not in sys.argv[1:]:
+        again += " --resume"
+    if getattr(stats, "partial", None):
+        print(f"interrupted: {_kept(stats, output)}; continue with: {again}", file=sys.stderr)
+    elif getattr(stats, "output_kept", False):
         print("interrupted: nothing was written to the output yet; the finished segments "
               f"are kept: continue with: {again}", file=sys.stderr)
     else:

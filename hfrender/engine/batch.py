@@ -160,8 +160,11 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
             if key in JOB_KEYS:
                 continue
             if key not in known:
-                if strict or key not in RENDER_OPTIONS and key not in FX_OPTIONS:
+                if strict:
                     raise InputError(_unknown(where, raw, kind, known))
+                if key not in RENDER_OPTIONS and key not in FX_OPTIONS:  # [defaults]' own
+                    raise InputError(_unknown(f"{path}: [defaults]", raw, "render or fx",
+                                              {**RENDER_OPTIONS, **FX_OPTIONS}))
                 continue  # a default meant for the other kind of job
             if key == "fps":  # "24000/1001" as --fps takes it
                 value = parse_fps(value, f"{where}: {raw}")
@@ -273,6 +276,9 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
         seen: dict = {}
         for job in jobs:
             value = getattr(job, attr) if attr == "name" else job.output.resolve()
+            if value in seen and attr == "name":
+                raise InputError(f"{path}: two jobs are named {job.name!r}; give each its own "
+                                 "name (the state file tells their outputs apart by it)")
             if value in seen:
                 raise InputError(f"{path}: jobs {seen[value]!r} and {job.name!r} have the same "
                                  f"{attr} ({getattr(job, attr)})")
@@ -287,7 +293,7 @@ Progress = Callable[[int, int], None]
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
     from hfrender.io.outputs import output_lock
-    from hfrender.io.segments import interrupted
+    from hfrender.io.resume import interrupted
 
     result = JobResult(job.name, output=str(job.output))
     t0 = time.perf_counter()
@@ -307,7 +313,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         with output_lock(str(job.output)):  # one writer of an output at a time
             try:
                 stats = _run(job, resume, progress)
-            except InputError as exc:  # --resume's refusals (segments.resume_from)
+            except InputError as exc:  # --resume's refusals (resume.resume_from)
                 if not resume or "--resume" not in str(exc):
                     raise
                 resume = False  # the interrupted run had other settings: start over

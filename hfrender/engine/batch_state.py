@@ -3,6 +3,7 @@ the jobs file that tells a later run which outputs are up to date."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.engine.batch_paths import stamp
+from hfrender.io.writers import is_sequence, pattern_files
 
 
 @dataclass
@@ -48,10 +50,10 @@ class BatchState:
 
     def up_to_date(self, job: Any) -> dict | None:
         rec = self.jobs.get(job.name)
-        if not rec or rec.get("key") != self.key(job) or not job.output.is_file():
+        if not rec or rec.get("key") != self.key(job):
             return None
-        st = job.output.stat()
-        if (st.st_size, st.st_mtime_ns) != (rec["size"], rec["mtime_ns"]):
+        made = _made(job.output)
+        if made is None or any(rec.get(k) != v for k, v in made.items()):
             return None
         return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
             else None  # a model the scene loaded has changed (or is gone)
@@ -65,18 +67,35 @@ class BatchState:
     def record(self, job: Any, frames: int, models: dict | None = None) -> None:
         """What ``job`` made, and the model files its scene held (``models``: each path's
         size and time when it was loaded, :func:`hfrender.scene.meshes.scene_models`)."""
-        if not job.output.is_file():  # sequences are not recorded: they run again
+        made = _made(job.output)
+        if made is None:
             return
-        st = job.output.stat()
-        self.jobs[job.name] = {"key": self.key(job), "size": st.st_size,
-                               "mtime_ns": st.st_mtime_ns,
-                               "frames": frames,
+        self.jobs[job.name] = {"key": self.key(job), **made, "frames": frames,
                                "assets": dict(sorted((models or {}).items()))}
         mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
         self.jobs = {**_records(self.path), **mine}
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.jobs, indent=1))
         os.replace(tmp, self.path)
+
+
+def _made(output: Path) -> dict | None:
+    """What an output is made of, to tell it unchanged: a file's size and time; an image
+    sequence's files of its pattern, each its name, size and time, in one checksum (a frame
+    replaced, added or gone changes it). None where there is nothing."""
+    if not is_sequence(str(output)):
+        st = stamp(output) if output.is_file() else None
+        return None if st is None else {"size": st[0], "mtime_ns": st[1]}
+    rx, folder = pattern_files(output.name), output.parent
+    if rx is None or not folder.is_dir():
+        return None
+    files = sorted(f.name for f in folder.iterdir() if rx.match(f.name))
+    if not files:
+        return None
+    h = hashlib.sha256()
+    for name in files:
+        h.update(f"{name} {stamp(folder / name)}\n".encode())
+    return {"sequence": h.hexdigest(), "files": len(files)}
 
 
 def _records(path: Path) -> dict:

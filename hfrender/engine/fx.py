@@ -73,6 +73,8 @@ class FxStats:
     retries: int = 0
     seconds: float = 0.0
     output_kept: bool = False  # an interruption kept segments for --resume
+    partial: str | None = None  # where an interrupted image sequence's frames are kept
+    frames_kept: int = 0  # how many (for --resume)
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
 
 
@@ -260,7 +262,7 @@ class FxJob:
         engine.start()
         try:
             engine.drive(lambda: self._produce(builder, engine, skip), builder.cancel,
-                         keep_queued=self.out.segmented)  # else Ctrl-C throws it all away
+                         keep_queued=self.out.keeps_work)  # else Ctrl-C throws it all away
         finally:
             stats.frames_out, stats.retries = engine.stats.frames_written, engine.stats.retries
 
@@ -326,7 +328,7 @@ class ChunkOutput:
     """A chunk's output: frames ``first ..`` into a writer its caller closes (a segment,
     kept: what is queued is fused, as :class:`FxOutput`'s segments are)."""
 
-    segmented = True
+    segmented = keeps_work = True
 
     def __init__(self, first: int, count: int, writer: Any) -> None:
         self.start, self.writer = first, writer

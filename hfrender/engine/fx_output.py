@@ -20,7 +20,7 @@ from typing import Any
 import hfrender
 from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
-from hfrender.io import outputs
+from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 from hfrender.io.footage import FootageError, sequence_start
@@ -29,7 +29,6 @@ from hfrender.io.segments import (
     SegmentedWriter,
     fresh_work_dir,
     resumable,
-    resume_from,
     work_dir,
 )
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output, is_sequence
@@ -89,12 +88,14 @@ class FxOutput:
         one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway
         self.segmented = (resumable(output) and info is not None and self.times is None
                           and self.offset == 0 and not one_piece)
+        self.sequence = is_sequence(output)  # its finished frames kept for --resume too
+        self.keeps_work = self.segmented or self.sequence
         self.start = self.reused = 0
         self.writer: Any = None
         self.tmp: str | None = None
-        if s.resume and not self.segmented:
+        if s.resume and not self.keeps_work:
             if not (resumable(output) and info is not None):
-                why = "a GIF's palette and a PNG sequence are made whole"
+                why = "a GIF's palette is made whole"
             elif one_piece:
                 why = f"a clip of up to {SEGMENT_SECONDS} s is written in one piece"
             else:
@@ -116,13 +117,16 @@ class FxOutput:
         return keep or [k / fps_out for k in range(self.stats.total)], info.start
 
     def settings(self) -> dict:
-        """What the output depends on: a resumed run must match all of it."""
+        """What the output depends on: a resumed run must match all of it (a sequence's
+        input or depth pass by each of its frames)."""
+        from hfrender.engine.batch_paths import input_identity
+
         s = self.s
         fields = s.output_settings()
-        fields.update(backend=self.backend, input=file_identity(self.source),
-                      depth=file_identity(s.depth) if s.depth and Path(s.depth).is_file()
-                      else s.depth, codec=check_output(self.output, self.footage.size, s.codec,
-                                                          pix_fmt=s.pix_fmt),
+        fields.update(backend=self.backend, input=input_identity(Path(self.source)),
+                      depth=input_identity(Path(s.depth)) if s.depth else None,
+                      codec=check_output(self.output, self.footage.size, s.codec,
+                                         pix_fmt=s.pix_fmt),
                       input_pix_fmt=self.footage.pix_fmt, total_frames=self.stats.total,
                       hfrender=hfrender.__version__)
         return fields
@@ -133,9 +137,8 @@ class FxOutput:
         if not self.segmented:
             self.tmp = outputs.temporary(self.output)
             self.made = outputs.missing_folder(self.output)
-            if is_sequence(self.output):  # numbered as the input's frames are (1001...)
-                self.writer = PngSequenceWriter(self.tmp, footage.size,
-                                                sequence_start(self.source))
+            if self.sequence:
+                self._open_sequence()
             else:
                 audio = str(Path(footage.path).resolve()) if footage.has_audio else None
                 self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,
@@ -145,7 +148,7 @@ class FxOutput:
             return
         settings = self.settings()
         if s.resume:
-            self.start, manifest = resume_from(self.output, settings, "run")
+            self.start, manifest = resume.resume_from(self.output, settings, "run")
             stats.resumed_at = self.start
             self.reused = len(manifest.segments)
         else:
@@ -156,6 +159,20 @@ class FxOutput:
                                       manifest, work_dir(self.output), self.start,
                                       pix_fmt_in=self.pix_fmt_in, audio_from=audio,
                                       join_unfinished=False, encoding=self.encoding)
+
+    def _open_sequence(self) -> None:
+        """An image sequence, numbered as the input's frames are (1001...), its manifest
+        beside the frames; ``--resume``: after those an interrupted run finished."""
+        first = sequence_start(self.source)
+        if self.s.resume:
+            self.start, _ = resume.resume_from(self.output, self.settings(), "run", first)
+            self.stats.resumed_at = self.start
+            resume.take_back(self.output)
+        else:
+            resume.begin_sequence(self.output, self.tmp,
+                                  Manifest(self.settings(), self.stats.total, 1, 0))
+        self.writer = PngSequenceWriter(self.tmp, self.footage.size, first + self.start,
+                                        self.start)
 
     def finish(self) -> None:
         """Every frame was written: finalise, and put the output in place."""
@@ -179,7 +196,10 @@ class FxOutput:
         except Exception:  # noqa: BLE001 - the error that stopped the run is the one told
             pass
         finally:
-            if self.tmp is not None:
+            if self.sequence and writer is not None and writer.frames_in_output:
+                self.stats.partial = outputs.keep_partial(self.tmp, self.output)
+                self.stats.frames_kept = writer.frames_in_output
+            elif self.tmp is not None:
                 outputs.discard(self.tmp, self.made)
             elif writer is not None:
                 self.stats.output_kept = bool(writer.manifest.segments)

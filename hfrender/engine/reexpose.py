@@ -126,14 +126,14 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
     starts, rows = np.zeros(count, np.int64), []
     for i, (a, b) in enumerate(spans):
         if not any(lo - EPS <= a and b <= hi + EPS for lo, hi in covered):
-            raise InputError(f"output frame {first + i}: its shutter ({a:.4f}-{b:.4f} s) "
+            raise InputError(f"output frame {first + i}: its shutter (from {a:.4f} to {b:.4f} s) "
                              "reaches past the kept sub-frames; a narrower shutter, or "
                              "another position, fits the store")
         j0 = int(np.searchsorted(times, a - EPS, side="left"))
         j1 = int(np.searchsorted(times, b + EPS, side="right"))
         if j1 <= j0:
             raise InputError(f"output frame {first + i}: no kept sub-frame inside its "
-                             f"shutter ({a:.4f}-{b:.4f} s); the store has too few samples "
+                             f"shutter (from {a:.4f} to {b:.4f} s); the store has too few samples "
                              "for so narrow a shutter")
         u = np.clip((times[j0:j1] - a) / max(b - a, EPS), 0.0, 1.0)
         w = curve_values(new.curve, u) if new.curve != "box" else np.ones(j1 - j0)

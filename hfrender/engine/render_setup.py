@@ -22,7 +22,7 @@ from hfrender.frame_range import start_of
 from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
-from hfrender.io import outputs
+from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
     Manifest,
@@ -30,7 +30,6 @@ from hfrender.io.segments import (
     open_segmented,
     render_segment_frames,
     resumable,
-    resume_from,
 )
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
 from hfrender.sampler import Plan, SampleSchedule
@@ -277,7 +276,7 @@ def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | 
     """(first frame to render, manifest) of an interrupted render of the same settings."""
     if not config.resume:
         return 0, None
-    return resume_from(config.output, settings, "render")
+    return resume.resume_from(config.output, settings, "render", start_of(config.frames))
 
 
 def schedule_for(config: RenderConfig, aperture_blades: int = 0) -> SampleSchedule:
@@ -311,15 +310,22 @@ class RenderOutput:
         self.keep_others = config.frames is not None  # a range: other frames stay
         encoding = Encoding.of(config)
         check_encoding(config.output, config.codec, encoding)
+        offset = start_of(config.frames)
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
             self.made = outputs.missing_folder(config.output)
-            self.writer = (PngSequenceWriter(self.tmp, config.size, start)
-                           if is_sequence(config.output) else
-                           open_writer(self.tmp, config.fps, config.size, config.codec, gop,
-                                       encoding=encoding))
+            if is_sequence(config.output):  # its manifest beside the frames, for --resume
+                if manifest is None:
+                    resume.begin_sequence(config.output, self.tmp,
+                                          Manifest(settings, total - offset, 1, granularity))
+                else:
+                    resume.take_back(config.output)
+                kept = 0 if manifest is None else start - offset
+                self.writer = PngSequenceWriter(self.tmp, config.size, start, kept)
+            else:
+                self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
+                                          gop, encoding=encoding)
             return
-        offset = start_of(config.frames)
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
             manifest = Manifest(settings, total - offset,
@@ -355,7 +361,7 @@ class RenderOutput:
         finally:
             if self.tmp is None:
                 self.partial = self.writer.partial_output
-            elif self.writer.frames_written:
+            elif self.frames:  # a resumed sequence's kept frames too
                 self.partial = outputs.keep_partial(self.tmp, self.output)
             else:
                 outputs.discard(self.tmp, self.made)

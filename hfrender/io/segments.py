@@ -146,18 +146,25 @@ class Manifest:
         out = []
         for k in sorted(set(mine) | set(theirs)):
             a, b = mine.get(k), theirs.get(k)
-            if a != b:  # as given, unless that reads the same (29.97 against 29.970001)
-                shown = (_shown(k, a), _shown(k, b))
-                out.append(f"{k.replace('_', '-')} " + " -> ".join(
-                    shown if shown[0] != shown[1] else (repr(a), repr(b))))
+            if a == b:
+                continue
+            if k.endswith("_sha256") or k in FILES:  # a file's checksum, or its identity
+                out.append(f"the {FILES.get(k, k.removesuffix('_sha256') + ' file')} changed")
+                continue
+            shown = (_shown(k, a), _shown(k, b))  # as given, unless that reads the same
+            out.append(f"{k.replace('_', '-')} " + " -> ".join(  # (29.97, 29.970001)
+                shown if shown[0] != shown[1] else (repr(a), repr(b))))
         return out
 
 
+FILES = {"input": "input", "depth": "depth pass"}  # settings that identify a file
+
+
 def _flat(settings: dict) -> dict:
-    """``settings`` with each dict-valued one (the lens) replaced by its own entries."""
+    """``settings`` with the lens (a dict) replaced by its own entries."""
     out = {}
     for k, v in settings.items():
-        out.update(v if isinstance(v, dict) else {k: v})
+        out.update(v if k == "lens" and isinstance(v, dict) else {k: v})
     return out
 
 
@@ -369,30 +376,6 @@ def as_kept(settings: dict) -> dict:
     """``settings`` as a manifest's JSON keeps them (tuples as lists): what a run's own
     settings are compared in with an interrupted run's."""
     return json.loads(json.dumps(settings))
-
-
-def resume_from(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
-    """(first frame still to make, manifest) of an interrupted run of the same
-    ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
-    command's own word in the messages ("render")."""
-    if not resumable(output):
-        raise InputError(f"--resume: {output} cannot be resumed (a GIF's palette and "
-                         f"a PNG sequence are made whole); {verb} it again")
-    folder = work_dir(output)
-    try:
-        manifest = Manifest.load(folder)
-    except InputError as exc:
-        raise InputError(f"--resume: {exc}".replace("render without", f"{verb} without")
-                         ) from None
-    if manifest is None:
-        raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
-                         f"{verb} without --resume")
-    settings = as_kept(settings)
-    if manifest.settings != settings:
-        changed = "; ".join(manifest.differences(settings)[:4])
-        raise InputError(f"--resume: the settings changed since the interrupted {verb} "
-                         f"({changed}); {verb} without --resume to start over")
-    return manifest.covered(folder), manifest
 
 
 def open_segmented(output: str, fps: float, size: tuple[int, int], codec: str | None,

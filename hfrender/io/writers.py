@@ -302,18 +302,26 @@ class PngSequenceWriter(Closing):
 
     Nothing is touched before the first frame: then the folder is made and older files
     of the same pattern that hfrender wrote (a previous render's) are removed, so the
-    folder never mixes two renders (the user's own files stay: :func:`remove_stale`).
-    Each file is written under a temporary name and renamed when complete.
+    folder never mixes two renders (the user's own files stay: :func:`remove_stale`);
+    ``kept``: frames before ``start`` that an interrupted run of the same settings wrote
+    there, kept (``--resume``). Each file is written under a temporary name and renamed
+    when complete.
     """
 
-    def __init__(self, pattern: str, size: tuple[int, int], start: int = 0) -> None:
+    def __init__(self, pattern: str, size: tuple[int, int], start: int = 0,
+                 kept: int = 0) -> None:
         check_output(pattern, size)
         self.pattern, self.size, self.index = pattern, size, start
-        self.frames_written = 0
+        self.frames_written, self.kept = 0, kept
+
+    @property
+    def frames_in_output(self) -> int:
+        return self.kept + self.frames_written
 
     def _prepare(self) -> None:
         Path(self.pattern).parent.mkdir(parents=True, exist_ok=True)
-        remove_stale(self.pattern)
+        if not self.kept:
+            remove_stale(self.pattern)
 
     def write(self, frame: np.ndarray) -> None:
         if self.frames_written == 0:

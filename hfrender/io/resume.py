@@ -1,0 +1,116 @@
+"""Where an interrupted run goes on from (``--resume``): a video's whole segments
+(:mod:`.segments`), or an image sequence's finished frames.
+
+A sequence is written into a hidden folder inside its own (:func:`.outputs.temporary`)
+with the run's manifest (its settings); an interruption moves that folder to the visible
+partial one (:func:`.outputs.partial_name`), ``kill -9`` leaves it where it is. Every frame
+there is whole (each is renamed into place when complete), so ``--resume`` takes either
+folder back and goes on after the last frame of an unbroken run from the first.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+
+from hfrender.errors import InputError
+from hfrender.io import segments
+from hfrender.io.outputs import partial_name, temporary
+from hfrender.io.segments import MANIFEST, Manifest, as_kept
+from hfrender.io.writers import is_sequence, pattern_files
+
+log = logging.getLogger(__name__)
+
+
+def _kept_folder(output: str) -> Path | None:
+    """The folder of an interrupted run's frames of sequence ``output`` (the hidden one
+    that a crash left first, else the partial one), None where neither has a manifest."""
+    for folder in (Path(temporary(output)).parent, Path(partial_name(output)).parent):
+        if (folder / MANIFEST).is_file():
+            return folder
+    return None
+
+
+def interrupted(output: str | Path) -> bool:
+    """Whether an interrupted run of ``output`` left work to go on from."""
+    if is_sequence(str(output)):
+        return _kept_folder(str(output)) is not None
+    return segments.interrupted(output)
+
+
+def resume_from(output: str, settings: dict, verb: str, offset: int = 0
+                ) -> tuple[int, Manifest]:
+    """(frames already made, counted from output frame ``offset``; manifest) of an
+    interrupted run of the same ``settings`` into ``output``; InputError naming what
+    stands in the way."""
+    if not is_sequence(output):
+        return _from_segments(output, settings, verb)
+    folder = _kept_folder(output)
+    if folder is None:
+        raise InputError(f"--resume: nothing to resume for {output} (no interrupted run's "
+                         f"frames in {Path(partial_name(output)).parent}); {verb} without "
+                         "--resume")
+    manifest = _matching(output, folder, settings, verb)
+    name, made = Path(output).name, 0
+    while made < manifest.total_frames and (folder / (name % (offset + made))).is_file():
+        made += 1
+    return made, manifest
+
+
+def _from_segments(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
+    """(first frame still to make, manifest) of an interrupted run of the same
+    ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
+    command's own word in the messages ("render")."""
+    if not segments.resumable(output):
+        raise InputError(f"--resume: {output} cannot be resumed (a GIF's palette is made "
+                         f"whole); {verb} it again")
+    folder = segments.work_dir(output)
+    manifest = _matching(output, folder, settings, verb)
+    return manifest.covered(folder), manifest
+
+
+def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
+    """The manifest an interrupted run of ``output`` left in ``folder``, of these
+    ``settings``; InputError naming what stands in the way."""
+    try:
+        manifest = Manifest.load(folder)
+    except InputError as exc:
+        raise InputError(f"--resume: {exc}".replace("render without", f"{verb} without")
+                         ) from None
+    if manifest is None:
+        raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
+                         f"{verb} without --resume")
+    settings = as_kept(settings)
+    if manifest.settings != settings:
+        changed = "; ".join(manifest.differences(settings)[:4])
+        raise InputError(f"--resume: the settings changed since the interrupted {verb} "
+                         f"({changed}); {verb} without --resume to start over")
+    return manifest
+
+
+def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
+    """A sequence's run begins afresh: its hidden folder (``tmp``: the pattern there) holds
+    its manifest, so that what it writes can be resumed. An interrupted run's frames are
+    said in a warning (work ``--resume`` would have gone on from): a crashed run's, in
+    that folder, go now; a stopped run's partial folder goes when this run ends or stops."""
+    old, rx = _kept_folder(output), pattern_files(Path(output).name)
+    frames = sum(1 for f in old.iterdir() if rx.match(f.name)) if old and rx else 0
+    if frames:
+        log.warning("starting %s over: an interrupted run's %d finished frame%s in %s are "
+                    "discarded (a run goes on from them only with the same settings and "
+                    "--resume)", output, frames, "" if frames == 1 else "s", old)
+    folder = Path(tmp).parent
+    shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest.save(folder)
+
+
+def take_back(output: str) -> None:
+    """The interrupted run's frames of sequence ``output`` moved back into its hidden
+    folder, where this run goes on writing."""
+    folder, tmp = _kept_folder(output), Path(temporary(output)).parent
+    if folder is not None and folder != tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.replace(folder, tmp)
