@@ -204,6 +204,40 @@ def test_an_interrupted_job_of_other_settings_starts_over(folder, monkeypatch):
     assert len(decode(folder / "out" / "bar.mp4")) == 48
 
 
+def test_an_up_to_date_job_says_where_an_interrupted_runs_work_of_other_settings_is(
+        folder, monkeypatch, caplog):
+    """Made, then changed and stopped half-way, then changed back: the job is up to date,
+    and a warning says where the stopped run's work stays (it is not deleted: those
+    settings may come back)."""
+    import hfrender.io.segments as seg
+
+    text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
+    (folder / "jobs.toml").write_text(text)
+    assert summary(folder)[0] == 0
+    real = seg.SegmentedWriter._finish_segment
+
+    def stop(self):
+        real(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    made = (folder / "out" / "bar.mp4").read_bytes()
+    (folder / "jobs.toml").write_text(text.replace("duration = 2.0", "duration = 2.0\n"
+                                                   "shutter = 90"))  # its segments alike
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    assert (folder / "out" / "bar.mp4").read_bytes() == made  # untouched
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+    (folder / "jobs.toml").write_text(text)
+    with caplog.at_level("WARNING", logger="hfrender.engine.batch"):
+        code, results = summary(folder)
+    assert code == 0 and results["bar"]["status"] == "up-to-date"
+    work = seg.work_dir(folder / "out" / "bar.mp4")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"job 'bar' is up to date; {work} holds an interrupted run's work of other settings "
+        "(it goes on from there if they come back; else delete it)"]
+    assert (work / "manifest.json").is_file()
+
+
 def test_a_job_takes_samples_auto_and_reconstruct(folder):
     text = (folder / "jobs.toml").read_text().replace(
         "samples = 2", 'samples = "auto"\nsamples-range = "2:6"\nreconstruct = "on"')

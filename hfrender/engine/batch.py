@@ -293,13 +293,18 @@ Progress = Callable[[int, int], None]
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
     from hfrender.io.outputs import output_lock
-    from hfrender.io.resume import interrupted
+    from hfrender.io.resume import interrupted, kept_work
 
     result = JobResult(job.name, output=str(job.output))
     t0 = time.perf_counter()
     done = state.up_to_date(job)
     if done is not None:
         result.status, result.frames = "up-to-date", done.get("frames", 0)
+        left = kept_work(job.output)  # a run of other settings, stopped: its work stays
+        if left is not None:
+            log.warning("job %r is up to date; %s holds an interrupted run's work of other "
+                        "settings (it goes on from there if they come back; else delete it)",
+                        job.name, left)
         return result
     resume = interrupted(job.output)
     try:

@@ -35,9 +35,14 @@ def _kept_folder(output: str) -> Path | None:
 
 def interrupted(output: str | Path) -> bool:
     """Whether an interrupted run of ``output`` left work to go on from."""
+    return kept_work(output) is not None
+
+
+def kept_work(output: str | Path) -> Path | None:
+    """The folder of the work an interrupted run of ``output`` left (None: none)."""
     if is_sequence(str(output)):
-        return _kept_folder(str(output)) is not None
-    return segments.interrupted(output)
+        return _kept_folder(str(output))
+    return segments.work_dir(output) if segments.interrupted(output) else None
 
 
 def resume_from(output: str, settings: dict, verb: str, offset: int = 0
