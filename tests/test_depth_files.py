@@ -204,6 +204,16 @@ def test_resizing_keeps_sky_and_slopes():
                                depth_pass._taps(3, 6, "linear"))
     assert not np.isnan(got).any()
     np.testing.assert_array_equal(np.isinf(got[0]), [False, True, True, True, True, False])
+    rng = np.random.default_rng(22)  # sizes whose centres fall on whole pixels in float64
+    for (h, w), (fh, fw) in (((56, 100), (65, 116)), *[
+            ((int(a), int(b)), (int(c), int(d))) for a, b, c, d in rng.integers(8, 130,
+                                                                                  (40, 4))]):
+        d = np.full((h, w), 3.0, np.float32)
+        d[:, : w // 2] = np.inf
+        got = depth_pass._resample(d, depth_pass._taps(h, fh, "linear"),
+                                   depth_pass._taps(w, fw, "linear"))
+        assert not np.isnan(got).any(), ((h, w), (fh, fw))
+        assert np.isinf(got[:, 0]).all() and (got[:, -1] == 3).all()
     shrink = depth_pass._resample(np.arange(16, dtype=np.float32).reshape(4, 4),
                                   depth_pass._taps(4, 2, "nearest"),
                                   depth_pass._taps(4, 2, "nearest"))

@@ -267,6 +267,12 @@ def test_a_batch_jobs_range_outside_its_render_is_refused_before_any_job_runs(tm
     ("class A(hf.Scene):\n    duration = 2 * 3\n", None),  # takes running it
     ("class Base(hf.Scene):\n    duration = 9\nclass A(Base):\n    pass\n", None),
     ("class A(hf.Scene):\n    pass\nclass B(hf.Scene):\n    duration = 1\n", None),
+    # where running it is the only way to know: none (the render checks the range)
+    ("class A(hf.Scene):\n    @property\n    def duration(self):\n        return 10.0\n", None),
+    ("class A(hf.Scene):\n    def setup(self):\n        self.duration = 9\n", None),
+    ("class A(hf.Scene):\n    if True:\n        duration = 9\n", None),
+    ("class A(hf.Scene):\n    duration = 2\n    duration = 9\n", None),
+    ("class A(hf.Scene):\n    duration = 2\n    duration += 1\n", None),
 ])
 def test_a_scenes_duration_is_read_without_running_it(tmp_path, body, seconds):
     from hfrender.scene.loader import scene_duration

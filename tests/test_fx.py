@@ -301,6 +301,24 @@ def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys
     assert not (tmp_path / "bad").exists()
 
 
+@pytest.mark.parametrize("blur", [[], ["--motion-blur", "4"], ["--motion-blur", "2",
+                                                                  "--stride", "2"]])
+def test_a_focus_pixel_within_the_focal_length_names_the_footages_frame(tmp_path, rng, capsys,
+                                                                         blur):
+    """The frame named is the footage's, with motion blur too (whose stream has frames
+    standing in before the clip: the error said frame 8 for frame 5)."""
+    h, w, n = 12, 16, 8
+    seq, _ = png_sequence(tmp_path, rng, n, h, w)
+    depth = np.full((n, h, w), 2.0, np.float32)
+    depth[5, 4, 6] = 0.01
+    np.save(tmp_path / "depth.npy", depth)
+    assert main(["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+                 str(tmp_path / "depth.npy"), "--f-stop", "2", "--focus-pixel", "6,4",
+                 "--quiet", *blur]) == 2
+    assert "hfrender: error: --focus-pixel 6,4: in frame 5 the depth there is 0.01 m" in \
+        capsys.readouterr().err
+
+
 @pytest.mark.parametrize("focus, side", [("2.0", "farther"), ("0.06", "nearer"),
                                          ("0.5", None)])
 def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, focus, side):

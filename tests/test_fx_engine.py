@@ -200,6 +200,28 @@ def test_an_interrupted_image_sequence_resumes_to_the_uninterrupted_frames(tmp_p
         assert (tmp_path / "seq" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
 
 
+def test_a_sequence_that_cannot_be_put_in_place_keeps_its_frames(tmp_path, rng, capsys):
+    """The last step (the frames moved into the output's folder) fails: every frame made
+    stays in the partial folder, said in the error line (was: all deleted)."""
+    import imageio.v3 as iio
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for i, f in enumerate(rng.integers(0, 256, (6, 8, 16, 3), dtype=np.uint8)):
+        iio.imwrite(src / f"{i:04d}.png", f)
+    (tmp_path / "o" / "0003.png").mkdir(parents=True)  # a folder of a frame's name
+    out = tmp_path / "o" / "%04d.png"
+    assert main(["fx", str(src / "%04d.png"), "-o", str(out), "--motion-blur", "2",
+                 "--quiet"]) == 1
+    kept = tmp_path / "o" / "####.png.partial"
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: cannot put {tmp_path / 'o' / '0003.png'} in "
+                          "place: Is a directory")
+    assert err.endswith(f"; the 6 frames finished so far are in {kept / '%04d.png'} ({out} "
+                        "is untouched)\n")
+    assert sorted(f.name for f in kept.glob("*.png")) == [f"{i:04d}.png" for i in range(6)]
+
+
 def test_resume_without_an_interrupted_run_is_one_line(tmp_path, rng, capsys, monkeypatch):
     monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.1)
     clip, _ = make_clip(tmp_path, rng, n=10)

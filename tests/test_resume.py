@@ -474,3 +474,29 @@ def test_a_ray_run_keeps_its_segments_with_tuple_settings(tmp_path):
     assert [seg["file"] for seg in again.segments] == ["s0.mp4"]
     other = whole_segments(out, {**settings, "focus_pixel": (31, 12)}, 20, 10, 0)
     assert other.segments == [] and not (work_dir(out) / "s0.mp4").exists()
+
+
+def test_a_sequence_started_over_says_what_it_discards(tmp_path, caplog):
+    """A run without --resume (or on Ray) where an interrupted run kept frames: a crashed
+    run's hidden folder goes, said with its count; a stopped run's partial folder stays
+    until this run replaces it; the new run's manifest is what --resume then finds."""
+    from hfrender.io import resume
+    from hfrender.io.outputs import partial_name, temporary
+    from hfrender.io.segments import Manifest
+
+    out = str(tmp_path / "seq" / "f_%04d.png")
+    hidden, shown = Path(temporary(out)).parent, Path(partial_name(out)).parent
+    for folder, n in ((hidden, 3), (shown, 5)):
+        folder.mkdir(parents=True)
+        Manifest({"samples": n}, 10, 1, 0).save(folder)
+        for k in range(n):
+            (folder / f"f_{k:04d}.png").write_bytes(b"frame")
+    assert resume.kept_work(out) == hidden  # a crash's frames are the later ones
+    with caplog.at_level("WARNING", logger="hfrender.io.resume"):
+        resume.begin_sequence(out, temporary(out), Manifest({"samples": 8}, 10, 1, 0))
+    assert [r.getMessage() for r in caplog.records] == [
+        f"starting {out} over: an interrupted run's 3 finished frames in {hidden} are "
+        "discarded (a run goes on from them only with the same settings and --resume)"]
+    assert sorted(f.name for f in hidden.iterdir()) == ["manifest.json"]
+    assert len(list(shown.glob("f_*.png"))) == 5
+    assert resume.resume_from(out, {"samples": 8}, "render") == (0, Manifest.load(hidden))

@@ -33,6 +33,7 @@ from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.store import partial_dir
+from hfrender.io.writers import is_sequence
 from hfrender.render.contexts import CONTEXTS
 
 
@@ -230,8 +231,9 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
     if stats.resumed_at is not None and not config.quiet:
         if stats.total_frames == 0:
-            print(f"every frame was already rendered: joined the segments into "
-                  f"{config.output}")
+            how = "put the frames in place as" if is_sequence(config.output) else \
+                "joined the segments into"
+            print(f"every frame was already rendered: {how} {config.output}")
             return 0
         print(f"resumed at frame {stats.resumed_at}")
     if not config.quiet:
@@ -266,7 +268,10 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
             stats = job.prepare().run()
         except KeyboardInterrupt as exc:
             finish()
-            print(f"interrupted: the finished segments of {config.output} are kept; run the "
+            print(f"interrupted: {config.output}'s frames made on Ray are not kept (a "
+                  "sequence is made whole there); run the same command again to start over"
+                  if is_sequence(config.output) else
+                  f"interrupted: the finished segments of {config.output} are kept; run the "
                   "same command again to go on", file=sys.stderr)
             return interrupted_code(exc)
         finally:
@@ -293,7 +298,6 @@ def _kept(config: RenderConfig, stats: Any) -> str:
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     from hfrender.io.resume import interrupted
     from hfrender.io.segments import resumable
-    from hfrender.io.writers import is_sequence
 
     sequence = is_sequence(config.output)
     if not (resumable(config.output) or sequence):

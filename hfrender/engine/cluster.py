@@ -33,7 +33,7 @@ from hfrender.errors import InputError
 from hfrender.frame_range import resolve, start_of
 from hfrender.hyperframe.builder import auto_granularity
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
-from hfrender.io import outputs
+from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.segments import (
     Manifest,
@@ -248,8 +248,8 @@ class ClusterRender:
             raise
 
     def abandon(self) -> None:
-        """A run that stops: PNG frames made so far go (a sequence is made whole); video
-        segments stay for the next run."""
+        """A run that stops: PNG frames made so far go (on Ray, a sequence is made whole:
+        its chunks come back in any order); video segments stay for the next run."""
         if self.sequence and getattr(self, "tmp", None):
             outputs.discard(self.tmp)
 
@@ -259,8 +259,8 @@ class ClusterRender:
         if self.sequence:  # frames, not segments: made whole under a temporary name
             self.manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
             self.tmp = outputs.temporary(self.config.output)
-            outputs.discard(self.tmp)
-            Path(self.tmp).parent.mkdir(parents=True)
+            # a local run's kept frames: said before they go (begin_sequence's warning)
+            resume.begin_sequence(self.config.output, self.tmp, self.manifest)
         else:
             self.manifest = self._manifest()
         have = {seg["first"] for seg in self.manifest.segments}

@@ -78,6 +78,12 @@ class FxStats:
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
 
 
+def stream_pad(s: FxSettings) -> int:
+    """Frames before the clip in fx's frame stream (frame 0 stands in for them): a sliding
+    window's first outputs reach before the clip; strided windows start at frame 0."""
+    return s.window - 1 if s.stride == 1 else 0
+
+
 class FxFusion:
     """fx's side of the engine: sliding windows of the (padded) frame stream. Footage with
     alpha comes premultiplied (the producer's doing); ``alpha`` ``"keep"``: the output is
@@ -86,6 +92,7 @@ class FxFusion:
     def __init__(self, s: FxSettings, alpha: str | None = None) -> None:
         self.s, self.alpha = s, alpha
         self.weights = curve_weights(s.weights, s.window)
+        self.pad = stream_pad(s)  # the stream's frame k is the footage's k - pad
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return sliding_in_span(self.weights, self.s.stride, hyper.first_index, hyper.halo,
@@ -102,7 +109,7 @@ class FxFusion:
         else:
             local = WindowWeights.sliding(self.weights, windows.count, s.stride)
             res = fuse(HyperFrame(span, hyper.depth[lo:hi]), local,
-                       lens=s.lenses(hyper.depth[lo:hi], hyper.first_index + lo),
+                       lens=s.lenses(hyper.depth[lo:hi], hyper.first_index + lo - self.pad),
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
         if self.alpha == "keep":
@@ -218,7 +225,7 @@ class FxJob:
         stats.fps_out = footage.fps / s.stride
         stats.total = (footage.count if s.stride == 1
                        else (footage.count - s.window) // s.stride + 1)
-        self.pad = s.window - 1 if s.stride == 1 else 0  # frame 0 stands in before the clip
+        self.pad = stream_pad(s)
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
         w, h = footage.size

@@ -4,9 +4,10 @@ Constant-rate video outputs (mp4, mov, mkv, webm) longer than one segment are wr
 segments of ``SEGMENT_SECONDS`` each with a manifest, in a work folder beside the output:
 after Ctrl-C, SIGTERM or ``kill -9`` the whole segments stay, ``--resume`` makes only what
 is missing, and the output is joined (with the soundtrack) once every frame is there.
-Other outputs (up to one segment long: a kill costs no more than a segment would; PNG
-sequences, GIF; footage with variable frame times, which the join would not keep exact)
-are written in one piece under a temporary name and renamed at the end.
+An image sequence keeps its finished frames with a manifest (:mod:`hfrender.io.resume`):
+``--resume`` goes on after them. Other outputs (up to one segment long: a kill costs no
+more than a segment would; GIF; footage with variable frame times, which the join would
+not keep exact) are written in one piece under a temporary name and renamed at the end.
 """
 
 from __future__ import annotations
@@ -175,13 +176,17 @@ class FxOutput:
                                         self.start)
 
     def finish(self) -> None:
-        """Every frame was written: finalise, and put the output in place."""
-        writer, self.writer = self.writer, None
+        """Every frame was written: finalise, and put the output in place (a sequence's
+        writer stays until its frames are: if that fails, :meth:`abandon` keeps them)."""
+        writer = self.writer
+        if not self.sequence:
+            self.writer = None
         writer.close()
         if self.tmp is None:
             self.stats.segments = (len(writer.manifest.segments) - self.reused, self.reused)
         if self.tmp is not None:
             outputs.commit(self.tmp, self.output)
+            self.writer = None
         elif not writer.complete:
             made = sum(seg["count"] for seg in writer.manifest.segments)
             raise FootageError(f"{self.source}: the decoder gave {made} output frames of the "

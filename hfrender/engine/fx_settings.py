@@ -174,12 +174,12 @@ class FxSettings:
                                   f"(x from 0 to {w - 1}, y from 0 to {h - 1})")
 
     def lenses(self, depth: np.ndarray, first: int = 0) -> Lens | list[Lens] | None:
-        """The lens of each frame of ``depth`` (N, H, W), footage frames ``first``...: the
-        one lens, or with ``focus_pixel`` each frame's focused at its depth there
-        (autofocus on that point)."""
+        """The lens of each frame of ``depth`` (N, H, W), footage frames ``first``... (below
+        0: frame 0, standing in before the clip): the one lens, or with ``focus_pixel``
+        each frame's focused at its depth there (autofocus on that point)."""
         if self.focus_pixel is None or self.lens is None:
             return self.lens
-        return [self.lens_for(d, first + i) for i, d in enumerate(depth)]
+        return [self.lens_for(d, max(first + i, 0)) for i, d in enumerate(depth)]
 
     def lens_for(self, depth: np.ndarray, frame: int = 0) -> Lens:
         """The lens of one frame of depth (H, W), footage frame ``frame``: :meth:`lenses`'."""

@@ -17,12 +17,13 @@ def connect(address: str | None) -> Any:
         import ray
     except ImportError:
         raise InputError("--ray needs Ray: pip install 'hfrender[ray]'") from None
+    if address is not None:  # a dead address is one line, also where Ray already runs
+        _answers(address)
     if not ray.is_initialized():
         kwargs: dict = {"include_dashboard": False, "log_to_driver": False}
         if address is None:
             kwargs["num_cpus"] = os.cpu_count() or 1
         else:
-            _answers(address)
             kwargs["address"] = address
         try:
             ray.init(**kwargs)

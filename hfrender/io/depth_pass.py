@@ -252,15 +252,16 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
 
 
 def _taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each output row's (or column's) two source indices and the second one's weight, by
-    pixel centres (as ffmpeg's and OpenCV's scalers): nearest, the one pixel under it."""
+    """Each output row's (or column's) two source indices and the second one's weight (in
+    [0, 1)), by pixel centres (as ffmpeg's and OpenCV's scalers): nearest, the one pixel
+    under it."""
     x = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
     if how == "nearest":
         i = np.clip(np.floor(x + 0.5), 0, n_in - 1).astype(np.intp)
         return i, i, np.zeros(n_out, np.float32)
     x = np.clip(x, 0, n_in - 1)
     i0 = np.floor(x).astype(np.intp)
-    return i0, np.minimum(i0 + 1, n_in - 1), (x - i0).astype(np.float32)
+    return i0, np.minimum(i0 + 1, n_in - 1), x - i0  # float64: 0.99999999 is no 1
 
 
 def _resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
@@ -276,8 +277,9 @@ def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray,
     shape = (-1, 1) if axis == 0 else (1, -1)
     t = t.reshape(shape)
     with np.errstate(invalid="ignore"):  # inf * 0: replaced where the weight is 0
-        hi = np.where(t > 0, second * t, 0)  # t < 1: the first tap always weighs
-    return (first * (1 - t) + hi).astype(np.float32)
+        lo = np.where(t < 1, first * (1 - t), 0)
+        hi = np.where(t > 0, second * t, 0)
+    return (lo + hi).astype(np.float32)
 
 
 def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:

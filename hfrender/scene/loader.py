@@ -122,16 +122,27 @@ def scene_duration(path: str | Path, name: str | None = None) -> float | None:
     classes = [n for n in defined if (n.name == name if name else n.name in scenes)]
     if len(classes) != 1:  # none, or several (load_scene wants the one named)
         return None
-    for node in classes[0].body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-            else getattr(node, "target", None)
-        if isinstance(target, ast.Name) and target.id == "duration":
-            value = getattr(node, "value", None)
-            number = value.value if isinstance(value, ast.Constant) else None
-            ok = isinstance(number, (int, float)) and not isinstance(number, bool)
-            return float(number) if ok else None
-    bases = classes[0].bases
-    return float(Scene.duration) if len(bases) == 1 and _names_scene(bases[0]) else None
+    found = [n for n in ast.walk(classes[0]) if _sets_duration(n)]
+    if not found:  # Scene's own, where the class derives from it alone
+        bases = classes[0].bases
+        return float(Scene.duration) if len(bases) == 1 and _names_scene(bases[0]) else None
+    node = found[0]  # one plain `duration = 2.5` in the class body, and nothing else
+    value = getattr(node, "value", None)
+    number = value.value if isinstance(value, ast.Constant) else None
+    plain = (len(found) == 1 and node in classes[0].body and isinstance(number, (int, float))
+             and not isinstance(number, bool))
+    return float(number) if plain else None
+
+
+def _sets_duration(node: ast.AST) -> bool:
+    """Whether ``node`` binds a ``duration``: an assignment (``duration =``,
+    ``self.duration =``), a method or property of that name."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name == "duration"
+    targets = (node.targets if isinstance(node, ast.Assign) else
+               [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+    return any((isinstance(t, ast.Name) and t.id == "duration")
+               or (isinstance(t, ast.Attribute) and t.attr == "duration") for t in targets)
 
 
 def _names_scene(base: ast.expr) -> bool:
