@@ -116,8 +116,12 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     partial = tmp_path / "term.partial.mp4"
     n = len(decoded(partial))
     assert 30 <= n < 90  # what was finished plays
+    segs = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
+    whole = sum(seg["count"] for seg in segs)  # the partial file may hold more: said
+    assert 30 <= whole <= n
     assert (f"interrupted: the {n} frames finished so far are in {partial} ({out} is "
-            f"untouched); continue with: hfrender render {path} -o {out}") in err
+            f"untouched); continue from frame {whole} with: hfrender render {path} -o {out}"
+            ) in err
     assert err.rstrip().endswith("--resume")
     assert (tmp_path / ".term.partial.mp4.hfrender").is_file()  # known as hfrender's own
     assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 0
@@ -400,24 +404,27 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
     assert commands._again(args, seq) == ""  # no frame was kept
     (tmp_path / "f" / "####.png.partial").mkdir(parents=True)
     (tmp_path / "f" / "####.png.partial" / "manifest.json").write_text("{}")
-    assert commands._again(args, seq) == f"; continue with: hfrender render s.py -o {out} " \
-        "--resume"  # (this test's argv names the video: the argv's own words come back)
+    for k in range(2):
+        (tmp_path / "f" / "####.png.partial" / f"{k:04d}.png").write_bytes(b"frame")
+    assert commands._again(args, seq) == f"; continue from frame 2 with: hfrender render " \
+        f"s.py -o {out} --resume"  # (this test's argv names the video: its words come back)
     work_dir(out).mkdir()
-    (work_dir(out) / "manifest.json").write_text("{}")
+    (work_dir(out) / "manifest.json").write_text('{"segments": [{"count": 30}, {"count": 8}]}')
     again = commands._again(args, config)
-    assert again == f"; continue with: hfrender render s.py -o {out} --resume"
+    assert again == f"; continue from frame 38 with: hfrender render s.py -o {out} --resume"
     for keep in (["--keep-samples", "k.samples"], ["--keep-samples=k.samples"],
                  ["--keep", "k.samples"], ["--keep-samples=a", "--keep-sam", "k.samples/"]):
         # --resume refuses a store (it holds a whole render): the command offered leaves it
         monkeypatch.setattr(sys, "argv", ["hfrender", "render", "s.py", "-o", str(out), *keep,
                                           "--samples", "4"])
         assert commands._again(args, config) == (
-            f"; continue with: hfrender render s.py -o {out} --samples 4 --resume (without "
+            f"; continue from frame 38 with: hfrender render s.py -o {out} --samples 4 "
+            "--resume (without "
             "--keep-samples: a sample store holds a whole render; the unfinished "
             "k.samples.partial can go)")
     monkeypatch.setattr(sys, "argv", ["hfrender", "render", "my shot.py", "-o", str(out)])
     assert commands._again(args, config) == (  # to be pasted as it is
-        f"; continue with: hfrender render 'my shot.py' -o {out} --resume")
+        f"; continue from frame 38 with: hfrender render 'my shot.py' -o {out} --resume")
 
 
 def test_resume_compares_settings_as_the_manifest_keeps_them(tmp_path):

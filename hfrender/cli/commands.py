@@ -296,7 +296,8 @@ def _kept(config: RenderConfig, stats: Any) -> str:
 
 
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
-    from hfrender.io.resume import interrupted
+    from hfrender.frame_range import start_of
+    from hfrender.io.resume import frames_kept, interrupted
     from hfrender.io.segments import resumable
 
     sequence = is_sequence(config.output)
@@ -323,4 +324,5 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
         again += " --resume"
     left = (f" (without --keep-samples: a sample store holds a whole render; the unfinished "
             f"{partial_dir(Path(store))} can go)") if store else ""
-    return f"; continue with: {again}{left}"
+    first = start_of(config.frames) + frames_kept(config.output)  # (whole segments only)
+    return f"; continue from frame {first} with: {again}{left}"

@@ -45,6 +45,15 @@ def kept_work(output: str | Path) -> Path | None:
     return segments.work_dir(output) if segments.interrupted(output) else None
 
 
+def frames_kept(output: str) -> int:
+    """Frames an interrupted run of ``output`` made that ``--resume`` goes on after (a
+    video's whole segments; a sequence's frames, each whole)."""
+    if not is_sequence(output):
+        return segments.frames_kept(output)
+    folder, rx = _kept_folder(output), pattern_files(Path(output).name)
+    return sum(1 for f in folder.iterdir() if rx.match(f.name)) if folder and rx else 0
+
+
 def resume_from(output: str, settings: dict, verb: str, offset: int = 0
                 ) -> tuple[int, Manifest]:
     """(frames already made, counted from output frame ``offset``; manifest) of an

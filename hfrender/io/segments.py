@@ -69,6 +69,11 @@ def _frames_kept(folder: Path) -> int:
     return sum(count for count in _segments_kept(folder))
 
 
+def frames_kept(output: str | Path) -> int:
+    """Frames in the whole segments of ``output`` an interrupted run's manifest lists."""
+    return _frames_kept(work_dir(output))
+
+
 def segments_kept(output: str | Path) -> int:
     """Whole segments of ``output`` an interrupted run's manifest lists (0: none)."""
     return len(_segments_kept(work_dir(output)))
