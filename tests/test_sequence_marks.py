@@ -66,3 +66,29 @@ def test_a_still_is_marked(tmp_path):
     assert main(["still", str(bar), "-o", str(tmp_path / "s.png"), "--size", "4x2",
                  "--quiet"]) == 0
     assert written_by_hfrender(tmp_path / "s.png")
+
+
+def test_a_frame_is_written_while_another_thread_holds_pillow_heifs_import_lock():
+    """A Ctrl-C inside an import of the missing pillow_heif (imageio's Pillow plugin tries
+    it at every file) can leave its import lock held: the writer thread's next PNG then
+    waited forever (fx hung on Ctrl-C). With the module marked missing, no lock is taken."""
+    import importlib._bootstrap as bootstrap
+    import importlib.util
+    import sys
+    import threading
+
+    if "pillow_heif" not in sys.modules and importlib.util.find_spec("pillow_heif"):
+        pytest.skip("pillow_heif is installed here: imageio imports it once, no search")
+    held = bootstrap._ModuleLockManager("pillow_heif")  # what an interrupted import leaves
+    held.__enter__()
+    try:
+        out = []
+        t = threading.Thread(target=lambda: out.append(png8_bytes(np.zeros((2, 3, 3),
+                                                                           np.uint8))),
+                             daemon=True)
+        t.start()
+        t.join(timeout=10)
+        assert not t.is_alive(), "the PNG writer waits on the import lock"
+        assert out[0].startswith(b"\x89PNG")
+    finally:
+        held.__exit__(None, None, None)

@@ -20,6 +20,7 @@ from hfrender.frame_range import n_frames
 from hfrender.io.footage import sequence_files
 from hfrender.io.images import (
     exr_depth_channel,
+    imageio_v3,
     png_colour,
     read_exr_depth,
     read_png,
@@ -110,9 +111,7 @@ def _read_image(path: str | Path) -> np.ndarray:
     kind = png_colour(path) if Path(path).suffix.lower() == ".png" else None
     if kind is not None and kind[0] == 16 and kind[1] in (2, 4, 6):  # Pillow: 8 bits
         return read_png(path)[..., 0]
-    import imageio.v3 as iio
-
-    d = iio.imread(path)
+    d = imageio_v3().imread(path)
     return d[..., 0] if d.ndim == 3 else d
 
 

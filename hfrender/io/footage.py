@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
-from hfrender.io.images import png_header
+from hfrender.io.images import imageio_v3, png_header
 from hfrender.io.pixels import pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.writers import FIELD, Closing, pattern_files, raw_frame_shape
@@ -312,10 +312,8 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
 def _imread(path: Path) -> np.ndarray:
     """An image file of a sequence through imageio; what it cannot read, one line (a
     YCbCr TIFF: "chroma subsampling not supported")."""
-    import imageio.v3 as iio
-
     try:
-        return iio.imread(path)
+        return imageio_v3().imread(path)
     except Exception as exc:  # noqa: BLE001 - whatever the plugin says
         said = str(exc).strip().splitlines()
         raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__} "

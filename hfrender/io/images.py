@@ -9,8 +9,10 @@ by ffmpeg (:func:`read_png`; a sequence streams through one ffmpeg, see
 
 from __future__ import annotations
 
+import importlib.util
 import struct
 import subprocess
+import sys
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,15 +84,29 @@ def encode_png16(frame: np.ndarray) -> bytes:
             + _chunk(b"IEND", b""))
 
 
+def imageio_v3():  # noqa: ANN201 - the module imageio.v3
+    """``imageio.v3``, with pillow_heif known to be missing where it is. imageio's Pillow
+    plugin imports pillow_heif at every file it opens; where it is not installed, each
+    such import searches the path under that module's import lock, and a Ctrl-C landing
+    inside the search can leave the lock held (CPython), so that the next frame written on
+    another thread waits forever: a hang on Ctrl-C. ``sys.modules[name] = None`` is
+    Python's documented mark of a module that cannot be imported (no search, no lock)."""
+    if "pillow_heif" not in sys.modules and importlib.util.find_spec("pillow_heif") is None:
+        sys.modules["pillow_heif"] = None
+    import imageio.v3 as iio
+
+    return iio
+
+
 def png8_bytes(frame: np.ndarray) -> bytes:
     """An 8-bit frame (H, W, C) as the bytes of a PNG (imageio's Pillow) marked as
     hfrender's."""
-    import imageio.v3 as iio
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
     info.add_text("Software", SOFTWARE)
-    return iio.imwrite("<bytes>", np.ascontiguousarray(frame), extension=".png", pnginfo=info)
+    return imageio_v3().imwrite("<bytes>", np.ascontiguousarray(frame), extension=".png",
+                                pnginfo=info)
 
 
 def write_png8(path: str | Path, frame: np.ndarray) -> None:
@@ -132,9 +148,7 @@ def read_png(path: str | Path) -> np.ndarray:
         raise InputError(f"{path}: not a PNG file")
     w, h, depth, alpha = head
     if depth <= 8:
-        import imageio.v3 as iio
-
-        img = iio.imread(path)
+        img = imageio_v3().imread(path)
         if img.ndim == 2:
             img = np.repeat(img[..., None], 3, axis=-1)
         elif img.shape[-1] == 2:  # grey and alpha
