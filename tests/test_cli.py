@@ -4,6 +4,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -227,3 +228,29 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     update(1, 100)
     update(12, 100)
     assert capsys.readouterr().err == "fx: 12/100 frames (12%), 1.0 fps, about 1m28s left\n"
+
+
+def test_a_warning_reads_like_an_error_line(tmp_path):
+    """``hfrender: warning: ...`` on stderr, as errors are ``hfrender: error: ...`` (was:
+    ``WARNING hfrender.io.depth_pass: ...``, a raw logger's line); -v keeps the logger's
+    name, for a bug report."""
+    import numpy as np
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    np.save(tmp_path / "d.npy", np.full((2, 8, 16), 5000, np.uint16))  # millimetres, likely
+    frames = tmp_path / "in"
+    frames.mkdir()
+    import imageio.v3 as iio
+
+    for i in range(2):
+        iio.imwrite(frames / f"{i:02d}.png", np.full((8, 16, 3), 40 * i, np.uint8))
+    args = [sys.executable, "-m", "hfrender", "fx", str(frames / "%02d.png"), "--depth",
+            str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2", "--quiet"]
+    said = "depth {} is uint16, its first frame up to 5000 m at --depth-scale 1".format(
+        tmp_path / "d.npy")
+    plain = subprocess.run(args + ["-o", str(tmp_path / "a" / "%02d.png")],
+                           capture_output=True, text=True, env=env)
+    assert plain.returncode == 0 and plain.stderr.startswith(f"hfrender: warning: {said}")
+    verbose = subprocess.run(args + ["-o", str(tmp_path / "b" / "%02d.png"), "-v"],
+                             capture_output=True, text=True, env=env)
+    assert f"WARNING hfrender.io.depth_pass: {said}" in verbose.stderr

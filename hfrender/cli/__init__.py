@@ -341,8 +341,11 @@ def _main(argv: Sequence[str] | None) -> int:
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         own = commands.choices.get(getattr(args, "command", None) or "", parser)
         own.error(f"unrecognized arguments: {' '.join(extra)}")
+    said = logging.StreamHandler()  # stderr, as the errors
+    said.setFormatter(_Said("%(levelname)s %(name)s: %(message)s" if args.verbose else
+                            "hfrender: %(levelname)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+                        handlers=[said])
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
@@ -368,6 +371,17 @@ def _main(argv: Sequence[str] | None) -> int:
               "bug in hfrender; please report it with the command and the traceback above",
               file=sys.stderr)
         return EXIT_FAILED
+
+
+class _Said(logging.Formatter):
+    """A warning as ``hfrender: warning: ...``, like an error's line (with -v, the level
+    and the logger's name, as before)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self._fmt.startswith("hfrender: "):
+            record = logging.makeLogRecord({**record.__dict__,
+                                            "levelname": record.levelname.lower()})
+        return super().format(record)
 
 
 def _first_line(exc: BaseException) -> str:
