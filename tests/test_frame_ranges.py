@@ -282,3 +282,32 @@ def test_a_scenes_duration_is_read_without_running_it(tmp_path, body, seconds):
     assert scene_duration(Path(BAR)) == 4.0
     if "class B(" in body:
         assert scene_duration(tmp_path / "s.py", "B") == 1.0
+
+
+def test_batch_jobs_that_fill_one_sequence_with_ranges_are_up_to_date(tmp_path):
+    """Two jobs files, each rendering a range of one sequence: a job is told up to date by
+    its own frames (was: by every file of the pattern, so the other's frames made it look
+    changed, and each ran every time)."""
+    import json
+
+    (tmp_path / "bar.frag").write_bytes(Path(BAR).read_bytes())
+    job = ('[defaults]\nsize = "64x16"\nsamples = 2\nduration = 0.3\n\n'
+           '[[job]]\nname = "{name}"\nscene = "bar.frag"\noutput = "seq/%02d.png"\n'
+           'frames = "{frames}"\n')
+    (tmp_path / "head.toml").write_text(job.format(name="head", frames="0:4"))
+    (tmp_path / "tail.toml").write_text(job.format(name="tail", frames="4:"))
+
+    def status(which):
+        out = tmp_path / "s.json"
+        assert main(["batch", str(tmp_path / f"{which}.toml"), "--quiet", "--summary",
+                     str(out)]) == 0
+        (result,) = json.loads(out.read_text())
+        return result["status"], result["frames"]
+
+    assert (status("head"), status("tail")) == (("done", 4), ("done", 5))
+    assert sorted(f.name for f in (tmp_path / "seq").iterdir()) == [
+        f"{k:02d}.png" for k in range(9)]
+    assert (status("head"), status("tail")) == (("up-to-date", 4), ("up-to-date", 5))
+    (tmp_path / "seq" / "06.png").unlink()
+    assert (status("head"), status("tail")) == (("up-to-date", 4), ("done", 5))
+    assert len(list((tmp_path / "seq").iterdir())) == 9

@@ -29,7 +29,7 @@ from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, p
 from hfrender.engine.batch_paths import check_jobs, input_identity
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.errors import HFRenderError, InputError, nearest
-from hfrender.frame_range import parse_frames, resolve
+from hfrender.frame_range import parse_frames, resolve, start_of
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
 from hfrender.io.writers import check_output, is_sequence
@@ -105,6 +105,13 @@ class BatchJob:
                           depth_zero_is_sky=o.get("depth_zero_is_sky", False),
                           focus_pixel=o.get("focus_pixel"),
                           depth_resize=o.get("depth_resize"))
+
+    def frame_numbers(self, frames: int) -> range | None:
+        """The numbers of the ``frames`` files a render job with a range writes into its
+        image sequence (other jobs may fill the rest of it); None: every file is its own."""
+        start = start_of(parse_frames(self.options["frames"])) if self.kind == "render" \
+            and self.options.get("frames") is not None else None
+        return None if start is None else range(start, start + frames)
 
     def key(self) -> str:
         """What the output depends on: the options, the source (and depth) files, hfrender's

@@ -52,7 +52,7 @@ class BatchState:
         rec = self.jobs.get(job.name)
         if not rec or rec.get("key") != self.key(job):
             return None
-        made = _made(job.output)
+        made = _made(job.output, job.frame_numbers(rec.get("frames", 0)))
         if made is None or any(rec.get(k) != v for k, v in made.items()):
             return None
         return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
@@ -67,7 +67,7 @@ class BatchState:
     def record(self, job: Any, frames: int, models: dict | None = None) -> None:
         """What ``job`` made, and the model files its scene held (``models``: each path's
         size and time when it was loaded, :func:`hfrender.scene.meshes.scene_models`)."""
-        made = _made(job.output)
+        made = _made(job.output, job.frame_numbers(frames))
         if made is None:
             return
         self.jobs[job.name] = {"key": self.key(job), **made, "frames": frames,
@@ -79,17 +79,21 @@ class BatchState:
         os.replace(tmp, self.path)
 
 
-def _made(output: Path) -> dict | None:
+def _made(output: Path, numbers: range | None = None) -> dict | None:
     """What an output is made of, to tell it unchanged: a file's size and time; an image
-    sequence's files of its pattern, each its name, size and time, in one checksum (a frame
-    replaced, added or gone changes it). None where there is nothing."""
+    sequence's files, each its name, size and time, in one checksum (a frame replaced,
+    added or gone changes it): the frames ``numbers`` (a job's range of the sequence),
+    else every file of its pattern. None where there is nothing."""
     if not is_sequence(str(output)):
         st = stamp(output) if output.is_file() else None
         return None if st is None else {"size": st[0], "mtime_ns": st[1]}
     rx, folder = pattern_files(output.name), output.parent
     if rx is None or not folder.is_dir():
         return None
-    files = sorted(f.name for f in folder.iterdir() if rx.match(f.name))
+    if numbers is not None:
+        files = [output.name % k for k in numbers]
+    else:
+        files = sorted(f.name for f in folder.iterdir() if rx.match(f.name))
     if not files:
         return None
     h = hashlib.sha256()
