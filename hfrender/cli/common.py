@@ -71,6 +71,8 @@ def sigterm_interrupts() -> Iterator[None]:
 def kept_apart(frames: int, partial: str, output: str) -> str:
     """What an interrupted or failed run kept: ``the 56 frames finished so far are in
     PARTIAL (OUTPUT is untouched)``."""
+    if not os.path.isabs(output):  # as the output was given: beside it, relative too
+        partial = os.path.relpath(partial)
     return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
             f"{partial} ({output} is untouched)")
 
