@@ -15,7 +15,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import logging  # noqa: E402
-import re  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -35,7 +34,9 @@ from hfrender.cli.common import (  # noqa: E402
     EXIT_SIGINT,
     EXIT_SIGTERM,
     EXIT_USAGE,
+    Said,
     Terminated,
+    dashed_values_joined,
     interrupted_code,
     sequence_name,
 )
@@ -300,24 +301,6 @@ def _encoder_options(parser: argparse.ArgumentParser) -> None:
 
 EXIT_SIGPIPE = 141  # the shell's status of a process whose output pipe closed
 
-# a value argparse takes for an option (it reads only "-5" and "-1.5" as numbers)
-_DASHED_VALUE = re.compile(r"-\d[\d.]*[,:x].*")
-
-
-def _dashed_values_joined(argv: Sequence[str]) -> list[str]:
-    """``--focus-pixel -1,5`` as ``--focus-pixel=-1,5`` (``--frames -5:10`` the same), so
-    that the option's own check names the value and what is allowed, not argparse's
-    "expected one argument"."""
-    out: list[str] = []
-    for arg in argv:
-        prev = out[-1] if out else ""
-        if (_DASHED_VALUE.fullmatch(arg) and prev.startswith("-") and "=" not in prev
-                and len(prev) > 1 and not prev[1].isdigit()):
-            out[-1] = f"{prev}={arg}" if prev.startswith("--") else prev + arg
-        else:
-            out.append(arg)
-    return out
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
@@ -336,13 +319,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(
-        _dashed_values_joined(sys.argv[1:] if argv is None else argv))
+        dashed_values_joined(sys.argv[1:] if argv is None else argv))
     if extra:  # told by the command's own parser: it knows the options to suggest
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         own = commands.choices.get(getattr(args, "command", None) or "", parser)
         own.error(f"unrecognized arguments: {' '.join(extra)}")
     said = logging.StreamHandler()  # stderr, as the errors
-    said.setFormatter(_Said("%(levelname)s %(name)s: %(message)s" if args.verbose else
+    said.setFormatter(Said("%(levelname)s %(name)s: %(message)s" if args.verbose else
                             "hfrender: %(levelname)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         handlers=[said])
@@ -371,17 +354,6 @@ def _main(argv: Sequence[str] | None) -> int:
               "bug in hfrender; please report it with the command and the traceback above",
               file=sys.stderr)
         return EXIT_FAILED
-
-
-class _Said(logging.Formatter):
-    """A warning as ``hfrender: warning: ...``, like an error's line (with -v, the level
-    and the logger's name, as before)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        if self._fmt.startswith("hfrender: "):
-            record = logging.makeLogRecord({**record.__dict__,
-                                            "levelname": record.levelname.lower()})
-        return super().format(record)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -3,13 +3,14 @@ bar, the check that a chosen encoder starts."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -233,3 +234,33 @@ def sequence_name(text: str) -> str:
     from hfrender.io.outputs import sequence_name as named
 
     return named(text)
+
+
+# a value argparse takes for an option (it reads only "-5" and "-1.5" as numbers)
+_DASHED_VALUE = re.compile(r"-\d[\d.]*[,:x].*")
+
+
+def dashed_values_joined(argv: Sequence[str]) -> list[str]:
+    """``--focus-pixel -1,5`` as ``--focus-pixel=-1,5`` (``--frames -5:10`` the same), so
+    that the option's own check names the value and what is allowed, not argparse's
+    "expected one argument"."""
+    out: list[str] = []
+    for arg in argv:
+        prev = out[-1] if out else ""
+        if (_DASHED_VALUE.fullmatch(arg) and prev.startswith("-") and "=" not in prev
+                and len(prev) > 1 and not prev[1].isdigit()):
+            out[-1] = f"{prev}={arg}" if prev.startswith("--") else prev + arg
+        else:
+            out.append(arg)
+    return out
+
+
+class Said(logging.Formatter):
+    """A warning as ``hfrender: warning: ...``, like an error's line (with -v, the level
+    and the logger's name, as before)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self._fmt.startswith("hfrender: "):
+            record = logging.makeLogRecord({**record.__dict__,
+                                            "levelname": record.levelname.lower()})
+        return super().format(record)
