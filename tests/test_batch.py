@@ -340,7 +340,8 @@ def test_options_after_the_file_override_every_job(folder):
     (lambda t: t.replace("duration = 0.5", 'duration = 0.5\nscene_class = "Bar"'),
      r"job 'bar': scene_class Bar: bar\.frag is a shader file, it has no scene classes$"),
     (lambda t: t.replace('output = "out/bar.mp4"', 'output = "/proc/hf/bar.mp4"'),
-     r"job 'bar': output /proc/hf/bar\.mp4: cannot write in /proc"),
+     r"job 'bar': output /proc/hf/bar\.mp4: cannot write in /proc: no file can be made "
+     r"there \(No such file or directory\)$"),
     (lambda t: t.replace('input = "clip.mp4"', 'input = "missing.mp4"'),
      r"job 'smooth': input .*missing\.mp4 not found"),
     (lambda t: t.replace("samples = 2", "sampels = 2"),  # not the first job's typo

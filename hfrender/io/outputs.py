@@ -233,7 +233,9 @@ def check_writable(output: str, what: str = "-o") -> None:
     except OSError as exc:
         reason = {errno.EROFS: "the file system is read-only",
                   errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                  errno.ENOSPC: "the disk is full"}.get(exc.errno, exc.strerror or str(exc))
+                  errno.ENOSPC: "the disk is full",
+                  errno.ENOENT: "no file can be made there (No such file or directory)",
+                  }.get(exc.errno, exc.strerror or str(exc))
         raise WriterError(f"{what} {output}: cannot write in {folder}: {reason}") from None
     os.close(fd)
     os.unlink(probe)
