@@ -37,6 +37,7 @@ from hfrender.cli.common import (  # noqa: E402
     Said,
     Terminated,
     dashed_values_joined,
+    first_line,
     interrupted_code,
     sequence_name,
 )
@@ -338,7 +339,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except HFRenderError as exc:  # hfrender's own: one line (-v: the traceback too)
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)
-        print(f"hfrender: error: {_first_line(exc)}", file=sys.stderr)
+        print(f"hfrender: error: {first_line(exc)}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, (InputError, ContextUnavailable)) else EXIT_FAILED
     except MemoryError as exc:  # what the checks up front could not foresee
         if args.verbose:
@@ -350,19 +351,10 @@ def _main(argv: Sequence[str] | None) -> int:
         raise
     except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
         traceback.print_exception(exc, file=sys.stderr)
-        print(f"hfrender: internal error: {type(exc).__name__}: {_first_line(exc)} — this is a "
+        print(f"hfrender: internal error: {type(exc).__name__}: {first_line(exc)} — this is a "
               "bug in hfrender; please report it with the command and the traceback above",
               file=sys.stderr)
         return EXIT_FAILED
-
-
-def _first_line(exc: BaseException) -> str:
-    """The message's first line; for an error a Ray task raised, its cause's (Ray's own
-    first line names only the task and its process)."""
-    cause = getattr(exc, "cause", None)
-    if "RayTaskError" in type(exc).__name__ and isinstance(cause, BaseException):
-        exc = cause
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
+    first_line,
     interrupted_code,
     kept_apart,
     progress_bar,
@@ -205,8 +206,7 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
         except HFRenderError as exc:  # the one line says what became of the frames made
             if not job.stats.partial:
                 raise
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise type(exc)(f"{first}; {_kept(config, job.stats)}") from exc
+            raise type(exc)(f"{first_line(exc)}; {_kept(config, job.stats)}") from exc
         finally:
             finish()
     return _summary(config, stats)

@@ -78,6 +78,15 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
             f"{partial} ({output} is untouched)")
 
 
+def first_line(exc: BaseException) -> str:
+    """The message's first line; for an error a Ray task raised, its cause's (Ray's own
+    first line names only the task and its process)."""
+    cause = getattr(exc, "cause", None)
+    if "RayTaskError" in type(exc).__name__ and isinstance(cause, BaseException):
+        exc = cause
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def interrupted_code(exc: KeyboardInterrupt) -> int:
     """The exit status of an interrupted command: 143 for SIGTERM, 130 for Ctrl-C."""
     return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT

@@ -13,6 +13,7 @@ from hfrender.cli.common import (
     BACKEND_HELP,
     auto_or_int,
     check_encoder,
+    first_line,
     interrupted_code,
     kept_apart,
     progress_bar,
@@ -66,7 +67,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     o.add_argument("--workers", default=None, metavar="auto|N",
                    help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
     o.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run of the same settings (video outputs)")
+                   help="continue an interrupted run of the same settings (video outputs "
+                        "and image sequences)")
     o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="encode the segments as Ray tasks: on a Ray started here (no "
                         "ADDRESS), or on a cluster ('auto' or its address)")
@@ -161,8 +163,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
         except HFRenderError as exc:  # the one line says where the frames made are
             if not getattr(job.stats, "partial", None):
                 raise
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise type(exc)(f"{first}; {_kept(job.stats, args.output)}") from exc
+            raise type(exc)(f"{first_line(exc)}; {_kept(job.stats, args.output)}") from exc
         finally:
             finish()
     if args.quiet:

@@ -229,8 +229,6 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
                            "match, or pass --depth-resize nearest (or linear) to scale the "
                            "depth to the footage")
-    if how not in RESIZES:
-        raise FootageError(f"--depth-resize {how!r}: choose one of {', '.join(RESIZES)}")
     if abs((dw / dh) / (w / h) - 1) > ASPECT_SLACK:
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: another "
                            "shape, which scaling would stretch; crop or pad the depth to the "
@@ -250,14 +248,14 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
                    frames=itertools.repeat(first) if depth.static else frames())
 
 
-def _taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Each output row's (or column's) two source indices and the second one's weight (in
     [0, 1)), by pixel centres (as ffmpeg's and OpenCV's scalers): nearest, the one pixel
-    under it."""
+    under it (no weight)."""
     x = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
     if how == "nearest":
         i = np.clip(np.floor(x + 0.5), 0, n_in - 1).astype(np.intp)
-        return i, i, np.zeros(n_out, np.float32)
+        return i, i, None
     x = np.clip(x, 0, n_in - 1)
     i0 = np.floor(x).astype(np.intp)
     return i0, np.minimum(i0 + 1, n_in - 1), x - i0  # float64: 0.99999999 is no 1
@@ -270,9 +268,12 @@ def _resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
     return _mix(out, *cols, axis=1)
 
 
-def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray,
+def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
          axis: int) -> np.ndarray:
-    first, second = np.take(a, i0, axis=axis), np.take(a, i1, axis=axis)
+    first = np.take(a, i0, axis=axis)
+    if t is None:  # nearest: the pixel itself
+        return first.astype(np.float32, copy=False)
+    second = np.take(a, i1, axis=axis)
     shape = (-1, 1) if axis == 0 else (1, -1)
     t = t.reshape(shape)
     with np.errstate(invalid="ignore"):  # inf * 0: replaced where the weight is 0

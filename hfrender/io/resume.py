@@ -109,12 +109,12 @@ def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
     its manifest, so that what it writes can be resumed. An interrupted run's frames are
     said in a warning (work ``--resume`` would have gone on from): a crashed run's, in
     that folder, go now; a stopped run's partial folder goes when this run ends or stops."""
-    old, rx = _kept_folder(output), pattern_files(Path(output).name)
-    frames = sum(1 for f in old.iterdir() if rx.match(f.name)) if old and rx else 0
+    frames = frames_kept(output)
     if frames:
         log.warning("starting %s over: an interrupted run's %d finished frame%s in %s are "
                     "discarded (a run goes on from them only with the same settings and "
-                    "--resume)", output, frames, "" if frames == 1 else "s", old)
+                    "--resume)", output, frames, "" if frames == 1 else "s",
+                    _kept_folder(output))
     folder = Path(tmp).parent
     shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
     folder.mkdir(parents=True, exist_ok=True)

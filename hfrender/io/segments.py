@@ -66,7 +66,7 @@ def remove_work_dir(output: str | Path) -> None:
 def _frames_kept(folder: Path) -> int:
     """Frames in the whole segments an interrupted run's manifest lists (0: none, or none
     readable)."""
-    return sum(count for count in _segments_kept(folder))
+    return sum(_segments_kept(folder))
 
 
 def frames_kept(output: str | Path) -> int:
