@@ -299,7 +299,7 @@ def test_a_store_never_touches_folders_that_are_not_its_own(scene, tmp_path):
 
 
 def test_ray_refuses_what_it_does_not_write_yet_and_tells_a_task_s_cause(tmp_path):
-    from hfrender.cli import _first_line
+    from hfrender.cli.common import first_line as _first_line
     from hfrender.engine.cluster import ClusterRender
 
     clear = tmp_path / "clear.py"
