@@ -55,3 +55,43 @@ def interrupt_after_first_segment(monkeypatch):
 
     monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
     return lambda: monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+
+
+def ctrl_c_before_the_last_frame(monkeypatch):
+    """A real Ctrl-C (SIGINT to this process, as the command's own handler takes it) while
+    the engine waits for its last frame, after every frame was handed over: the writer
+    holds that frame back until the Ctrl-C was seen. Returns the list of Ctrl-Cs seen."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from hfrender.cli.common import stop_asked
+    from hfrender.engine.core import Engine
+
+    finishing, seen = threading.Event(), []
+    real_finish, real_written = Engine.finish, Engine._written
+
+    def send():
+        finishing.wait(30)
+        time.sleep(0.05)  # finish() waits for the threads by now
+        os.kill(os.getpid(), signal.SIGINT)
+        end = time.monotonic() + 10
+        while not stop_asked() and time.monotonic() < end:
+            time.sleep(0.005)
+        seen.append(stop_asked())
+
+    def finish(self, *args, **kwargs):
+        finishing.set()
+        return real_finish(self, *args, **kwargs)
+
+    def written(self, k, frame):
+        if self.kept + self.stats.frames_written + 1 == self.stats.total_frames:
+            sender.join(20)
+        real_written(self, k, frame)
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    monkeypatch.setattr(Engine, "finish", finish)
+    monkeypatch.setattr(Engine, "_written", written)
+    return seen

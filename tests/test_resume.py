@@ -508,3 +508,34 @@ def test_a_sequence_started_over_says_what_it_discards(tmp_path, caplog):
     assert sorted(f.name for f in hidden.iterdir()) == ["manifest.json"]
     assert len(list(shown.glob("f_*.png"))) == 5
     assert resume.resume_from(out, {"samples": 8}, "render") == (0, Manifest.load(hidden))
+
+
+@pytest.mark.parametrize("kind", ["render mp4", "render png", "fx mp4"])
+def test_a_ctrl_c_after_the_last_frame_was_handed_over_leaves_the_output_whole(
+        tmp_path, monkeypatch, capsys, kind):
+    """Ctrl-C while the last frames are fused and written: "stopping after the work in
+    progress" means the rest of the output, which is put in place, said so, exit 0 (a
+    batch records the job as done, then stops). Was: the output thrown away, and "nothing
+    was written"."""
+    from render_helpers import ctrl_c_before_the_last_frame
+
+    cmd, ext = kind.split()
+    src = tmp_path / "src.mp4"
+    if cmd == "fx":
+        assert main(["render", "scenes/orbit.py", "-o", str(src), "--size", "64x36",
+                     "--duration", "1", "--samples", "1", "--quiet"]) == 0
+    out = tmp_path / ("o.mp4" if ext == "mp4" else "o_%03d.png")
+    args = (["render", "scenes/orbit.py", "--duration", "1", *ARGS] if cmd == "render" else
+            ["fx", str(src), "--motion-blur", "3", "--quiet"])
+    seen = ctrl_c_before_the_last_frame(monkeypatch)
+    assert main([*args, "-o", str(out)]) == 0
+    assert seen and seen[0] is KeyboardInterrupt
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["stopping after the work in progress (Ctrl-C again to stop at once)",
+                   f"hfrender: the interruption came after the last frame was made: {out} "
+                   "is complete"]
+    frames = decoded(out) if ext == "mp4" else sorted(tmp_path.glob("o_*.png"))
+    assert len(frames) == 30
+    assert sorted(p.name for p in tmp_path.iterdir()) == (
+        sorted(["o.mp4", "src.mp4"][: 2 if cmd == "fx" else 1]) if ext == "mp4"
+        else [f"o_{i:03d}.png" for i in range(30)])

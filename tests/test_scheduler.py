@@ -1,6 +1,8 @@
 """Scheduling and ordering under concurrency, and retry by split."""
 
+import os
 import random
+import signal
 import threading
 import time
 
@@ -255,3 +257,85 @@ def test_drive_cancels_after_the_producer_fails_and_still_writes_what_was_queued
         eng.drive(produce, lambda: cancelled.append(True))
     assert cancelled == [True]
     assert [int(f[0, 0, 0]) for f in sink.frames] == [0, 1, 2]  # nothing queued is lost
+
+
+class CtrlC:
+    """Ctrl-C (SIGINT, as Python turns it into KeyboardInterrupt) sent ``times`` times
+    while the engine's finish() waits on a fusion held back by ``gate``: each once the one
+    before was seen; then the gate opens."""
+
+    def __init__(self, eng, times, gate):
+        self.eng, self.times, self.gate, self.seen = eng, times, gate, []
+
+    def __enter__(self):
+        self.previous = signal.signal(signal.SIGINT, self._handler)
+        self.thread = threading.Thread(target=self._send, daemon=True)
+        self.thread.start()
+        return self
+
+    def _handler(self, signum, frame):
+        self.seen.append(time.monotonic())
+        raise KeyboardInterrupt
+
+    def _send(self):
+        while not self.eng._finished:  # finish() has begun
+            time.sleep(0.005)
+        for i in range(self.times):
+            time.sleep(0.05)  # it waits for the threads by now
+            os.kill(os.getpid(), signal.SIGINT)
+            while len(self.seen) <= i:
+                time.sleep(0.005)
+        self.gate.set()
+
+    def __exit__(self, *exc):
+        self.thread.join(10)
+        signal.signal(signal.SIGINT, self.previous)
+
+
+def _held_engine(workers=1):
+    """An engine of 3 hyperframes (6 output frames) whose last waits for ``gate``."""
+    plan = SampleSchedule(fps=10, samples=2).plan(6)
+    sink, gate = MemoryWriter(), threading.Event()
+
+    def fuse(h, w):
+        if int(h.frames[0, 0, 0, 0]) == 2:
+            assert gate.wait(10)
+        return np.stack([h.frames[s] for s in w.starts])
+
+    eng = engine(plan, fuse, sink, workers=workers)
+    for i in range(3):
+        eng.submit(hf.HyperFrame(np.full((4, 1, 1, 3), i, np.uint8), first_index=4 * i,
+                                 timestamps=np.zeros(4)))
+    return eng, sink, gate
+
+
+def test_a_ctrl_c_while_finishing_lets_the_work_in_progress_end():
+    """The first Ctrl-C says "stopping after the work in progress": once every frame is
+    in, that work is the rest of the output, which is then whole (was: finish() raised at
+    once, the threads still writing, and the job threw the output away)."""
+    eng, sink, gate = _held_engine()
+    with CtrlC(eng, 1, gate) as ctrl_c:
+        try:
+            stats = eng.finish()
+        except KeyboardInterrupt:  # not out of the test: pytest would stop the session
+            pytest.fail("finish() raised the Ctrl-C")
+    assert len(ctrl_c.seen) == 1 and stats.stopped_late and eng.complete
+    assert [int(f[0, 0, 0]) for f in sink.frames] == [0, 0, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("stopping", [False, True])
+def test_a_further_ctrl_c_while_finishing_stops_at_once_and_waits_for_the_threads(stopping):
+    """A second Ctrl-C (or the first, where the producer was interrupted already) stops
+    the engine: nothing more is written, and every thread has ended when finish() raises,
+    so nothing writes into an output the job then closes (Thread.join, interrupted, marks
+    a running thread as ended)."""
+    eng, sink, gate = _held_engine(workers=2)
+    with CtrlC(eng, 1 if stopping else 2, gate) as ctrl_c:
+        with pytest.raises(KeyboardInterrupt):
+            eng.finish(stopping=stopping)
+        assert all(t.ended.is_set() for t in eng._threads)
+    assert len(ctrl_c.seen) == (1 if stopping else 2)
+    written = len(sink.frames)
+    time.sleep(0.1)
+    assert written == len(sink.frames) == 4 and not eng.stats.stopped_late
+    assert [int(f[0, 0, 0]) for f in sink.frames] == [0, 0, 1, 1]

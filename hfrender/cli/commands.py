@@ -15,6 +15,7 @@ from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
+    finished_anyway,
     first_line,
     interrupted_code,
     kept_apart,
@@ -209,6 +210,7 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             raise type(exc)(f"{first_line(exc)}; {_kept(config, job.stats)}") from exc
         finally:
             finish()
+    finished_anyway(stats, config.output)
     return _summary(config, stats)
 
 

@@ -69,6 +69,14 @@ def sigterm_interrupts() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous_int)
 
 
+def finished_anyway(stats: Any, output: str) -> None:
+    """The line for a Ctrl-C that came once every frame was in: the work in progress was
+    the rest of the output, so it is complete (and the command succeeds)."""
+    if getattr(stats, "stopped_late", False):
+        print(f"hfrender: the interruption came after the last frame was made: {output} is "
+              "complete", file=sys.stderr)
+
+
 def kept_apart(frames: int, partial: str, output: str) -> str:
     """What an interrupted or failed run kept: ``the 56 frames finished so far are in
     PARTIAL (OUTPUT is untouched)``."""

@@ -13,6 +13,7 @@ from hfrender.cli.common import (
     BACKEND_HELP,
     auto_or_int,
     check_encoder,
+    finished_anyway,
     first_line,
     interrupted_code,
     kept_apart,
@@ -166,6 +167,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
             raise type(exc)(f"{first_line(exc)}; {_kept(job.stats, args.output)}") from exc
         finally:
             finish()
+    finished_anyway(stats, args.output)
     if args.quiet:
         return 0
     if args.ray:

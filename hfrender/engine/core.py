@@ -83,6 +83,7 @@ class EngineStats:
     total_frames: int = 0
     retries: int = 0  # hyperframes split after running out of memory
     latency_s: float = 0.0  # summed: first sub-frame drawn -> frame written
+    stopped_late: bool = False  # a Ctrl-C came once every frame was in: the output is whole
 
     @property
     def latency_ms(self) -> float:
@@ -113,6 +114,22 @@ class OutputBuffers:
                 and base.shape[1:] == self.shape:
             with self._lock:
                 self._free.append(base)
+
+
+class _Thread(threading.Thread):
+    """A daemon thread whose end can be waited for again after a Ctrl-C interrupted the
+    wait (``Thread.join`` cannot: interrupted, it marks a running thread as ended, 3.11's
+    bpo-45274 handling)."""
+
+    def __init__(self, target: Callable[[], None], name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.work, self.ended = target, threading.Event()
+
+    def run(self) -> None:
+        try:
+            self.work()
+        finally:
+            self.ended.set()
 
 
 class Engine:
@@ -155,10 +172,8 @@ class Engine:
         self._ends: deque[int] = deque()  # one past the outputs of each hyperframe in flight
         self._planned: dict[int, tuple] = {}  # the windows submit found, for the worker
         self._lock = threading.Lock()
-        self._threads = [threading.Thread(target=self._work, name=f"hfrender-fusion-{i}",
-                                          daemon=True) for i in range(workers)]
-        self._threads.append(threading.Thread(target=self._write, name="hfrender-writer",
-                                              daemon=True))
+        self._threads = [_Thread(self._work, f"hfrender-fusion-{i}") for i in range(workers)]
+        self._threads.append(_Thread(self._write, "hfrender-writer"))
         self._started = self._finished = False
 
     # --- the producer's side -----------------------------------------------------------
@@ -190,19 +205,55 @@ class Engine:
         """Output frame ``k``'s first sub-frame was drawn now (for the latency figure)."""
         self.first_drawn[k] = time.perf_counter()
 
-    def finish(self) -> EngineStats:
+    def finish(self, stopping: bool = False) -> EngineStats:
         """No more hyperframes: fuse what is queued, write what is in order, raise the first
-        failure (the frames before it are written)."""
+        failure (the frames before it are written).
+
+        A Ctrl-C while it waits is the one :func:`~hfrender.cli.common.on_sigint` announced
+        ("stopping after the work in progress"): the queued frames are still fused and
+        written; a further one stops that at once (nothing more is fused, the writer
+        stops; ``stopping``: the producer was interrupted already, so any Ctrl-C here is a
+        further one). Either way every thread has ended when this returns or raises:
+        nothing writes into an output the job then closes. The Ctrl-C is raised after,
+        unless every frame was written anyway (:attr:`EngineStats.stopped_late`: the
+        output is whole)."""
         if not self._finished:
             self._finished = True
             self.scheduler.close()
-            if self._started:
-                for t in self._threads[:-1]:
-                    t.join()
-                self.reorder.close()
-                self._threads[-1].join()
+        interrupt = self._join(stopping)
+        if interrupt is not None and self.complete and not self._failed_otherwise(interrupt):
+            self.stats.stopped_late = True
+            return self.stats
         self._raise_failure()
+        if interrupt is not None:
+            raise interrupt
         return self.stats
+
+    def _join(self, stopping: bool) -> KeyboardInterrupt | None:
+        """Wait for every thread; a Ctrl-C while waiting is returned, a further one makes
+        the engine fail (it stops after the hyperframes being fused)."""
+        interrupt: KeyboardInterrupt | None = None
+        while self._started:
+            try:
+                for t in self._threads[:-1]:
+                    t.ended.wait()
+                self.reorder.close()
+                self._threads[-1].ended.wait()
+                return interrupt
+            except KeyboardInterrupt as exc:
+                if interrupt is not None or stopping:
+                    self.fail(exc)
+                interrupt = interrupt or exc
+        return interrupt
+
+    @property
+    def complete(self) -> bool:
+        """Every frame the job expects (``total``, with the ``kept`` ones) is written."""
+        return self.kept + self.stats.frames_written >= self.stats.total_frames > 0
+
+    def _failed_otherwise(self, interrupt: KeyboardInterrupt) -> bool:
+        error = self.error
+        return error is not None and error is not interrupt
 
     def drive(self, produce: Callable[[], None], cancel: Callable[[], None],
               keep_queued: bool = True) -> EngineStats:
@@ -210,7 +261,8 @@ class Engine:
         producer (or Ctrl-C) ``cancel()`` first, and what is queued is still fused and
         written; not after Ctrl-C with ``keep_queued`` False (an output that an interrupted
         run throws away: only the hyperframes being fused end). The first error, the
-        producer's or the engine's, is raised after both."""
+        producer's or the engine's, is raised after both; not a Ctrl-C that came when the
+        producer had handed over every frame (:attr:`EngineStats.stopped_late`)."""
         error: BaseException | None = None
         try:
             produce()
@@ -220,9 +272,11 @@ class Engine:
             if not keep_queued and isinstance(exc, KeyboardInterrupt):
                 self.fail(exc)  # the queue dropped, the writer stopped
         try:
-            self.finish()
+            self.finish(stopping=isinstance(error, KeyboardInterrupt))
         except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
             error = error or exc
+        if isinstance(error, KeyboardInterrupt) and self.complete and self.error is None:
+            self.stats.stopped_late, error = True, None
         if error is not None:
             raise error
         return self.stats

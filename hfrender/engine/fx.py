@@ -76,6 +76,7 @@ class FxStats:
     partial: str | None = None  # where an interrupted image sequence's frames are kept
     frames_kept: int = 0  # how many (for --resume)
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
+    stopped_late: bool = False  # a Ctrl-C came once every frame was in: the output is whole
 
 
 def stream_pad(s: FxSettings) -> int:
@@ -272,6 +273,7 @@ class FxJob:
                          keep_queued=self.out.keeps_work)  # else Ctrl-C throws it all away
         finally:
             stats.frames_out, stats.retries = engine.stats.frames_written, engine.stats.retries
+            stats.stopped_late = engine.stats.stopped_late
 
     def _produce(self, builder: HyperFrameBuilder, engine: Engine, skip: int) -> None:
         """Decode into the slots: frame i of the clip is frame ``pad + i`` of the stream

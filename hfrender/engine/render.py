@@ -279,18 +279,10 @@ class RenderJob:
         stats.setup_s = time.perf_counter() - self._t0
         error: BaseException | None = None
         try:
-            self._draw(engine)
-            last = self.builder.flush_remaining()
-            if last is not None:
-                engine.submit(last)
+            engine.drive(lambda: self._produce(engine), lambda: self._salvage(engine))
         except BaseException as exc:  # noqa: BLE001 - re-raised below, after finalising
             error = exc
-            stats.interrupted = isinstance(exc, KeyboardInterrupt)
-            self._salvage(engine)
-        try:
-            engine.finish()
-        except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
-            error = error or exc
+        stats.stopped_late = engine.stats.stopped_late
         if self.keeper is not None:
             error = self.keeper.close(error, self.count, stats)
         stats.frames_written = engine.stats.frames_written
@@ -322,6 +314,13 @@ class RenderJob:
         finally:
             stats.frames_in_output, stats.partial = out.frames, out.partial
             stats.segments = out.segments
+
+    def _produce(self, engine: Engine) -> None:
+        """Every sub-frame drawn; the last hyperframe handed over, full or not."""
+        self._draw(engine)
+        last = self.builder.flush_remaining()
+        if last is not None:
+            engine.submit(last)
 
     def _salvage(self, engine: Engine) -> None:
         """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""

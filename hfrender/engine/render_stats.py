@@ -23,7 +23,7 @@ class RenderStats:
     no_velocity: bool = False  # the scene cannot give velocity (a fragment shader)
     granularity: int = 0
     device_to_host_bytes: int = 0
-    interrupted: bool = False
+    stopped_late: bool = False  # a Ctrl-C came once every frame was in: the output is whole
     interop: bool = False
     fusion_processes: int = 0  # child processes that fused (--fusion-process)
     retries: int = 0
