@@ -174,7 +174,7 @@ def local_ray():
     ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     if started:
         ray.shutdown()

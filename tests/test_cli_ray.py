@@ -1,5 +1,6 @@
 """`--ray` where no cluster answers: one line, at once, nothing written."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,24 @@ def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path, capsy
         "start one with 'ray start --head' on that machine, or give --ray alone for a Ray "
         "started here\n")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("env", [None, "10.1.2.3:6379"])
+def test_ray_alone_starts_its_own_even_beside_a_ray_start_cluster(monkeypatch, env):
+    """`--ray` alone is a Ray started here, sized to this machine, also where 'ray start'
+    began a cluster on it (Ray would join that one and refuse the CPU count: an internal
+    error); with RAY_ADDRESS, that cluster, with no CPU count."""
+    ray = pytest.importorskip("ray")
+    from hfrender.engine.ray_connect import connect
+
+    asked = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kw: asked.append(kw))
+    if env is None:
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    else:
+        monkeypatch.setenv("RAY_ADDRESS", env)
+    assert connect(None) is ray
+    common = {"include_dashboard": False, "log_to_driver": False}
+    assert asked == [{**common, "address": "local", "num_cpus": os.cpu_count()} if env is None
+                     else {**common, "address": None}]

@@ -11,8 +11,9 @@ from hfrender.errors import InputError
 
 
 def connect(address: str | None) -> Any:
-    """Ray, started here sized to this machine (``address`` None) or connected to a
-    cluster (``"auto"`` or an address); one line naming the extra when it is missing."""
+    """Ray, started here sized to this machine (``address`` None, unless ``RAY_ADDRESS``
+    names a cluster) or connected to a cluster (``"auto"`` or an address); one line naming
+    the extra when it is missing."""
     try:
         import ray
     except ImportError:
@@ -20,11 +21,12 @@ def connect(address: str | None) -> Any:
     if address is not None:  # a dead address is one line, also where Ray already runs
         _answers(address)
     if not ray.is_initialized():
-        kwargs: dict = {"include_dashboard": False, "log_to_driver": False}
-        if address is None:
-            kwargs["num_cpus"] = os.cpu_count() or 1
-        else:
-            kwargs["address"] = address
+        kwargs: dict = {"include_dashboard": False, "log_to_driver": False,
+                        "address": address}  # None: RAY_ADDRESS's cluster
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            # a Ray of its own, also beside a cluster that 'ray start' began on this
+            # machine (Ray would join that one, and refuse the CPU count)
+            kwargs.update(address="local", num_cpus=os.cpu_count() or 1)
         try:
             ray.init(**kwargs)
         except ConnectionError:  # "auto" (or RAY_ADDRESS) with no cluster to join
