@@ -214,6 +214,13 @@ class SampleSchedule:
         opens = np.asarray(ks, np.float64) / self.fps + self._open_offset()
         return np.stack([opens, opens + self.shutter_seconds], axis=1)
 
+    def frame_at(self, t: float) -> int:
+        """The output frame whose open shutter's middle is nearest ``t`` (a shader's
+        ``iFrame``): where windows overlap (above 360 degrees) a sub-frame is shared by
+        several frames, and this names one whatever range is rendered."""
+        middle = self._open_offset() + self.shutter_seconds / 2
+        return math.floor((t - middle) * self.fps + 0.5)
+
     def _open_offset(self) -> float:
         """Seconds from ``k/fps`` to the shutter opening."""
         return {"start": 0.0, "center": -0.5, "end": -1.0}[self.position] * self.shutter_seconds

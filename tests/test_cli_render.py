@@ -109,7 +109,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
                                            r"width and height; use 640x360"),
     (["render", BAR, "--codec", "nope264"], r"--codec nope264: this ffmpeg has no such encoder"),
-    (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'"),
+    (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'; use .* like "
+     r"frames/%05d\.png$"),
+    (["render", BAR, "-o", "{tmp}/x.png"], r"unknown output type '.png'; use .* like "
+     r"frames/%05d\.png \(one picture: hfrender still\)$"),
     (["render", BAR, "-o", "{tmp}"], r"-o .+ is a folder; for frames in it, give a pattern: "
                                      r".+/%05d\.png$"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
@@ -287,9 +290,9 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
      r"granularity=12: a hyperframe holds 0 carried sub-frames plus whole output frames of "
      r"8; use 8 or 16"),
     (["--samples", "4096", "-qh"],
-     r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB for 3 hyperframe "
-     r"slots of 4096 sub-frames, more than the [\d.]+ GiB this process may use: lower "
-     r"--samples or --size"),
+     r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 3 "
+     r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
+     r"frame\), more than the [\d.]+ GiB this process may use: lower --samples or --size"),
 ])
 def test_settings_that_cannot_work_are_refused_before_writing(tmp_path, capsys, args, message):
     out = tmp_path / "x.mp4"

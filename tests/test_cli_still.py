@@ -78,3 +78,23 @@ def test_still_compare_left_makes_nothing_between_sub_frames(tmp_path):
     plain = _left_panel(scene, *size)
     assert (plain > 0).any()
     np.testing.assert_array_equal(_left_panel(scene, *size, "--reconstruct", "on"), plain)
+
+
+def test_a_still_past_the_scenes_duration_within_duration(tmp_path, capsys):
+    """``-t 5 --duration 20``: frame 150 of the 20 s render (was refused: "nothing to
+    render (the scene has 120 frames)", the still's job built with the scene's 4 s)."""
+    import imageio.v3 as iio
+    from render_helpers import render_frames
+
+    clock = tmp_path / "clock.frag"
+    clock.write_text("void mainImage(out vec4 c, in vec2 p) {\n"
+                     "    c = vec4(iTime / 10.0, float(iFrame) / 255.0, 0.0, 1.0);\n}\n")
+    out = tmp_path / "s.png"
+    assert main(["still", str(clock), "-t", "5", "--duration", "20", "--size", "8x4",
+                 "--samples", "1", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}: frame 150 (t=5.000 s), dof off\n"
+    frames, _ = render_frames(clock, first_frame=150, count=1, size=(8, 4), samples=1,
+                              duration=20.0)
+    still = iio.imread(out)
+    np.testing.assert_array_equal(still, frames[0])
+    assert (still[..., 0] == 128).all() and (still[..., 1] == 150).all()

@@ -365,7 +365,9 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
      r"--f-stop 0.0 must be a finite number > 0"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
       "--depth-scale", "inf"], r"--depth-scale inf: must be a finite number > 0"),
-    (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video"),
+    (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video: "),
+    (["{scene}", "--motion-blur", "2"], r"cannot read .*bar.frag as video \(a scene: "
+     r"hfrender render\): "),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
       "--aperture-blades", "2"], r"--aperture-blades=2 must be 0 \(round\) or between 3 and 64"),
     (["{clip}", "--motion-blur", "2", "--aperture-blades", "6"],
@@ -380,9 +382,10 @@ def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, m
     np.save(tmp_path / "small.npy", np.ones((40, 18, 32), np.float32))
     np.save(tmp_path / "empty.npy", np.ones((0, 36, 64), np.float32))
     (tmp_path / "notvideo.mkv").write_text("hello")
+    (tmp_path / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }")
     names = dict(clip=clip, missing=tmp_path / "nope.mkv", short=tmp_path / "short.npy",
                  small=tmp_path / "small.npy", notvideo=tmp_path / "notvideo.mkv",
-                 empty=tmp_path / "empty.npy")
+                 empty=tmp_path / "empty.npy", scene=tmp_path / "bar.frag")
     before = set(tmp_path.iterdir())
     out = tmp_path / "out.mp4"
     code = main(["fx", *[a.format(**names) for a in args], "-o", str(out)])

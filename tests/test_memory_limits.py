@@ -73,3 +73,31 @@ def test_a_memory_error_left_is_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err == ("hfrender: error: out of memory: this process may not "
                                        "use more; lower --size, --samples or --granularity (or "
                                        "--workers)\n")
+
+
+def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatch):
+    """16384x16384 at 1 sample: the pool (3 GiB) fits 24 GiB, but drawing, fusing and
+    encoding take about 100 bytes a pixel more (25 GiB): refused in one line before any
+    memory is taken (was: the kernel's out-of-memory killer, rc 137). 8192x8192 fits."""
+    from hfrender.config import ConfigError, RenderConfig
+    from hfrender.engine import render_setup
+    from hfrender.sampler import SampleSchedule
+
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 24 << 30)
+    plan = SampleSchedule(fps=30, samples=1).plan(1)
+    for side, refused in ((16384, True), (8192, False)):
+        config = RenderConfig(size=(side, side), samples=1)
+        pixels = side * side
+        if not refused:
+            render_setup.check_granularity(config, plan, 4 * pixels)
+            continue
+        with pytest.raises(ConfigError) as err:
+            render_setup.check_granularity(config, plan, 4 * pixels)
+        assert str(err.value) == (
+            "16384x16384 with 1 sub-frames per output frame needs 28.0 GiB (3.0 GiB for 3 "
+            "hyperframe slots of 1 sub-frames and 25.0 GiB to draw, fuse and encode each "
+            "frame), more than the 24.0 GiB this process may use: lower --samples or --size")
+    with pytest.raises(ConfigError, match=r"^4096x4096 .* needs 0.2 GiB for 3 hyperframe "
+                       r"slots of 1 sub-frames, more than the 0.2 GiB of the GPU's memory"):
+        render_setup.check_granularity(RenderConfig(size=(4096, 4096), samples=1), plan,
+                                       4 * 4096 * 4096, free=200 << 20)

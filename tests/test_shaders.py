@@ -3,6 +3,8 @@ declarations of iTime and the rest compile (a mainImage of another signature and
 hfrender does not give are named: tests/test_render.py); iDate runs with iTime on a fixed
 day."""
 
+import re
+
 import numpy as np
 import pytest
 from render_helpers import render_frames
@@ -46,3 +48,119 @@ def test_idate_is_a_fixed_day_whose_clock_runs_with_itime(tmp_path):
     assert (frames[..., 0] == 255).all() and (frames[..., 2] == 0).all()
     green = frames[:, 0, 0, 1].astype(float)
     np.testing.assert_allclose(green, 2.55 * np.arange(40), atol=1)
+
+
+def _frag(tmp_path, text, name="s.frag", encoding="utf-8"):
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+def _one(path, **settings):
+    frames, _ = render_frames(path, size=(8, 4), samples=1, duration=1 / 30, **settings)
+    return frames[0]
+
+
+@pytest.mark.parametrize("before, line", [
+    ("// header\n\n\n\nuniform float iTime;\n", 8),  # blank lines before a declaration
+    ("#version 300 es\nprecision highp float;\n\nuniform vec3 iResolution;\n\n"
+     "uniform float iTime;\n", 9),
+])
+def test_blank_lines_before_a_declaration_keep_the_error_on_its_line(tmp_path, before, line):
+    """Was: the declaration's pattern took the blank lines before it along, and the
+    error was told lines too early."""
+    lines = before.count("\n")
+    body = "void mainImage(out vec4 c, in vec2 p)\n{\n    c = vec4(oops);\n}\n"
+    assert lines + 3 == line
+    path = _frag(tmp_path, before + body)
+    with pytest.raises(ShaderError, match=rf"^{path}:{line}: `oops' undeclared"):
+        _one(path)
+
+
+def test_a_declaration_keeps_the_code_after_it_on_its_line(tmp_path):
+    path = _frag(tmp_path, "uniform float iTime; float half_red = 0.5;\n"
+                 "void mainImage(out vec4 c, in vec2 p) { c = vec4(half_red, 0.0, 0.0, 1.0); }\n")
+    assert (_one(path)[..., 0] == 128).all()  # a shader's colour is the picture's code
+
+
+def test_main_image_adds_to_black_as_on_shadertoy(tmp_path):
+    """Code-golf shaders add to their colour (``O += ...``): it starts as Shadertoy's
+    wrapper sets it, black (was: an ``out`` parameter, undefined: black here, white on a
+    half the shader left alone)."""
+    path = _frag(tmp_path, "void mainImage(out vec4 O, vec2 u) {\n"
+                 "    for (int i = 0; i < 4; i++) O += vec4(0.1, 0.05, 0.02, 0.0);\n"
+                 "    if (u.x < 4.0) O.b = 1.0;\n}\n")
+    frame = _one(path)
+    left, right = frame[:, :4], frame[:, 4:]  # 0.4, 0.2, 0.08 of full: codes 102, 51, 20
+    assert (right == [102, 51, 20]).all() and (left == [102, 51, 255]).all()
+
+
+def test_the_shaders_own_macros_do_not_reach_hfrenders_main(tmp_path):
+    """``#define color ...`` broke the wrapper ("hfrender's wrapper: syntax error"), and
+    ``#define iResolution ...`` moved every fragCoord.y (the wrapper's flip used it)."""
+    path = _frag(tmp_path, "#define color vec3(1.0, 0.0, 0.0)\n"
+                 "#define iResolution vec3(800.0, 450.0, 1.0)\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(color * step(2.0, p.y), 0.0);\n}\n")
+    frame = _one(path)  # rows 0-1 of the picture are fragCoord.y 3.5 and 2.5
+    assert (frame[:2, :, 0] == 255).all() and (frame[2:, :, 0] == 0).all()
+
+
+def test_extension_lines_go_before_the_declarations_and_hw_performance_is_set(tmp_path):
+    path = _frag(tmp_path, "#extension GL_OES_standard_derivatives : enable\n"
+                 "precision highp float;\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(fwidth(p.x), 0.0, 0.0, 1.0);\n"
+                 "#if HW_PERFORMANCE == 0\n    c.g = 1.0;\n#endif\n}\n")
+    frame = _one(path)
+    assert (frame[..., 0] == 255).all() and (frame[..., 1] == 0).all()
+
+
+def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path, caplog):
+    path = _frag(tmp_path, "uniform sampler2D iChannel0;\nuniform float iSampleRate, iTime;\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(texture(iChannel0, vec2(0.5)).r, iSampleRate, 1.0, 1.0);\n}\n")
+    with caplog.at_level("WARNING"):
+        frame = _one(path, msaa=4)
+    assert (frame == [0, 0, 255]).all()
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        "--msaa 4: s.frag is a fragment shader, which colours each pixel once "
+        "(multisampling smooths the edges of geometry); ignored",
+        "s.frag declares iChannel0, iSampleRate, which hfrender does not set (no textures, "
+        "buffers or sound): they stay 0; it sets iResolution, iTime, iTimeDelta, "
+        "iFrameRate, iFrame, iMouse, iDate"]
+
+
+def test_an_overload_error_tells_its_first_candidate_and_counts_errors_only(tmp_path):
+    path = _frag(tmp_path, "void mainImage(out vec3 c, in vec2 p) { c = vec3(1.0); }\n")
+    with pytest.raises(ShaderError, match=r"^hfrender's wrapper: no matching function for call "
+                       r"to `mainImage\(vec4, vec2\)'; candidates are: void mainImage\(vec3, "
+                       r"vec2\); hfrender calls void mainImage\(out vec4 fragColor"):
+        _one(path)
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = texture(iChannel0, p) + nope;\n}\n")
+    with pytest.raises(ShaderError) as err:
+        _one(path)
+    said = re.match(rf"{path}:2: `iChannel0' undeclared \(and (\d) more errors\); iChannel0 "
+                    "is not an input hfrender gives", str(err.value))
+    assert said and int(said.group(1)) < 5  # not Mesa's 40 candidates of texture()
+
+
+def test_a_latin_1_shader_file_is_read(tmp_path):
+    """Was: an internal error (UnicodeDecodeError) for a © in a comment."""
+    path = _frag(tmp_path, "// Copyright \xa9 2020 I\xf1igo\n" + RED, encoding="latin-1")
+    assert (_one(path) == [255, 0, 0]).all()
+
+
+def test_iframe_above_360_degrees_is_the_same_whatever_range_is_rendered(tmp_path):
+    """At 720 degrees frames share sub-frames; each is given the frame whose open shutter's
+    middle is nearest (was: the frame whose window it completed, which depended on the
+    range: frame 4 was 5 in the whole render, 4 with --frames 3:5)."""
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(float(iFrame) / 255.0, 0.0, 0.0, 1.0);\n}\n")
+    settings = dict(size=(4, 2), samples=4, shutter=720.0, duration=0.2)
+    whole, _ = render_frames(path, **settings)
+    part, _ = render_frames(path, first_frame=3, count=2, **settings)
+    np.testing.assert_array_equal(part, whole[3:5])
+    assert [int(f[0, 0, 0]) for f in whole[1:]] == [1, 2, 3, 4, 5]

@@ -238,8 +238,8 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
         e.add_argument("--preview", action="store_true",
                        help="show frames in a window as they come")
         e.add_argument("--resume", action="store_true",
-                       help="continue an interrupted render of the same settings (video "
-                            "files)")
+                       help="continue an interrupted render of the same settings (videos "
+                            "and image sequences)")
     e.add_argument("--quiet", action="store_true",
                    help="no progress bar, no summary" if video else "print nothing on success")
 

@@ -25,8 +25,9 @@ def cmd_still(args: argparse.Namespace) -> int:
     if Path(args.output).suffix.lower() != ".png":
         raise ConfigError(f"-o {args.output}: a still is written as PNG")
     full = _config_from(args)
-    # one frame into memory: no video options (hfrender.toml's either), no progress bar
-    config = full.with_(output=args.output, duration=None, preview=False, resume=False,
+    # one frame into memory: no video options (hfrender.toml's either), no progress bar;
+    # the duration kept (a frame past the scene's own, in --duration's)
+    config = full.with_(output=args.output, preview=False, resume=False,
                         quiet=True, frames=None)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")

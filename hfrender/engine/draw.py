@@ -63,7 +63,8 @@ class SubframeDrawer:
             i = (s.first_frame * s.step + index) % s.per_output
             jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5)
         rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
-        draw_args = (t, k, offset, jit) if rates is None else (t, k, offset, jit, rates)
+        shown = self.stream.schedule.frame_at(t) if self.stream.schedule.overlapping else k
+        draw_args = (t, shown, offset, jit) if rates is None else (t, shown, offset, jit, rates)
         call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)
         target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]))
         self.renderer.read_into(*target)

@@ -37,6 +37,7 @@ from hfrender.engine.render_setup import (
     resolve_transparent,
     resume_point,
     schedule_for,
+    shader_notes,
     shared_arena,
 )
 from hfrender.engine.render_stats import RenderStats
@@ -159,6 +160,7 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
+        shader_notes(self.config, scene)
         asked = self.config.transparent
         self.config = resolve_transparent(self.config, scene)
         if self.own_writer and self.config.transparent and not asked:  # said as the scene's

@@ -32,6 +32,7 @@ from hfrender.io.segments import (
     resumable,
 )
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
+from hfrender.render.programs import SHADERTOY_INPUTS, unset_inputs
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 
@@ -90,6 +91,23 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
                         Path(scene.source_path).name)
         return False
     return True
+
+
+def shader_notes(config: RenderConfig, scene: Scene) -> None:
+    """Warnings for what a fragment shader leaves unused: ``--msaa N`` (a shader colours
+    every pixel once; more sub-frames smooth its motion, not its edges) and the inputs it
+    declares that hfrender does not set (``iChannel0``: they stay 0)."""
+    if not isinstance(scene, ShaderScene):
+        return
+    name = Path(scene.source_path).name
+    if isinstance(config.msaa, int) and config.msaa > 1:
+        log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
+                    "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
+    unset = unset_inputs(scene.source)
+    if unset:
+        log.warning("%s declares %s, which hfrender does not set (no textures, buffers or "
+                    "sound): %s 0; it sets %s", name, ", ".join(unset),
+                    "it stays" if len(unset) == 1 else "they stay", ", ".join(SHADERTOY_INPUTS))
 
 
 def usable_cores() -> int:
@@ -179,10 +197,17 @@ def pool_memory(storage: Any) -> int | None:
     return int(free * GPU_POOL_SHARE)
 
 
+# host memory a render takes per pixel besides its pool: GL's targets and read-back, the
+# fusion's float planes, the output frame, the encoder's process (measured at 4096x4096 with
+# llvmpipe: about 70 bytes a pixel in hfrender, 30 in ffmpeg)
+WORK_BYTES_PER_PIXEL = 100
+
+
 def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
                       free: int | None = None) -> None:
     """A granularity must hold the halo and whole output frames; the pool must fit memory
-    (``free``: bytes it may take; default: what this process may use of host memory)."""
+    (``free``: bytes it may take on the GPU; default: in host memory), and the frame's
+    own work (:data:`WORK_BYTES_PER_PIXEL`) what this process may use of host memory."""
     from hfrender.hyperframe.builder import free_memory_bytes
 
     if config.granularity != "auto":
@@ -194,16 +219,22 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
                 f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
     slots = slot_count(config.max_in_flight)
     frames = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
-    least = slots * frames * frame_bytes
-    free = free_memory_bytes() if free is None else free
-    if least > 0.8 * free:
-        lower = "--samples or --size" if config.granularity == "auto" else \
-            "--granularity, --samples or --size"
-        raise ConfigError(
-            f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output "
-            f"frame needs {least / 2**30:.1f} GiB for {slots} hyperframe slots of {frames} "
-            f"sub-frames, more than the {free / 2**30:.1f} GiB this process may use: lower "
-            f"{lower}")
+    pool = slots * frames * frame_bytes
+    work = WORK_BYTES_PER_PIXEL * config.size[0] * config.size[1]
+    host = free_memory_bytes()
+    lower = "--samples or --size" if config.granularity == "auto" else \
+        "--granularity, --samples or --size"
+    slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {frames} sub-frames"
+    drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame"
+    what = f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output frame"
+    if free is not None and pool > 0.8 * free:  # the pool in the GPU's memory
+        raise ConfigError(f"{what} needs {slotted}, more than the {free / 2**30:.1f} GiB of "
+                          f"the GPU's memory it may take: lower {lower}")
+    need = pool + work if free is None else work
+    if need > 0.8 * host:
+        parts = f"{slotted} and {drawn}" if free is None else drawn
+        raise ConfigError(f"{what} needs {need / 2**30:.1f} GiB ({parts}), more than the "
+                          f"{host / 2**30:.1f} GiB this process may use: lower {lower}")
 
 
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,

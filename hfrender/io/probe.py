@@ -55,7 +55,9 @@ def probe(path: str) -> VideoInfo:
     st = os.stat(path)
     info = _probe(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
     if isinstance(info, str):
-        raise FootageError(f"cannot read {path} as video: {info}")
+        scene = " (a scene: hfrender render)" if Path(path).suffix.lower() in (
+            ".py", ".frag", ".glsl", ".fs") else ""
+        raise FootageError(f"cannot read {path} as video{scene}: {info}")
     return info
 
 

@@ -128,8 +128,10 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         if Path(path).is_dir():
             raise WriterError(f"-o {path} is a folder; for frames in it, give a pattern: "
                               f"{Path(path) / '%05d.png'}")
+        one = " (one picture: hfrender still)" if suffix in (".png", ".exr") else ""
         raise WriterError(f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
-                          f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png")
+                          f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png"
+                          f"{one}")
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "

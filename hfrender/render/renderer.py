@@ -22,7 +22,7 @@ from hfrender.render.programs import (
     glsl,
     set_uniform,
     shadertoy_hint,
-    shadertoy_source,
+    shadertoy_program,
     surface_source,
     with_user_source,
 )
@@ -295,10 +295,9 @@ class ShaderRenderer:
                  fps: float = 30.0) -> None:
         self.ctx, self.scene, self.size, self.fps = ctx, scene, size, fps
         self.target = _Target(ctx, size, with_depth)
-        frag = with_user_source(glsl("shadertoy_header.frag"), shadertoy_source(scene.source),
-                                glsl("shadertoy_main.frag"))
         try:
-            self.prog = compile_program(ctx, glsl("fullscreen.vert"), frag, scene.source_path)
+            self.prog = compile_program(ctx, glsl("fullscreen.vert"),
+                                        shadertoy_program(scene.source), scene.source_path)
         except ShaderError as exc:
             raise ShaderError(f"{exc}{shadertoy_hint(scene.source, str(exc))}") from None
         self.vao = ctx.vertex_array(self.prog, [])

@@ -27,7 +27,7 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
     """Instantiate the scene in ``path``: the class ``name``, or the only Scene subclass."""
     p = _scene_path(path, name, "-s")
     if p.suffix.lower() in SHADER_SUFFIXES:
-        return ShaderScene(p.read_text(), str(p))
+        return ShaderScene(shader_text(p.read_bytes()), str(p))
     module = _import(p)
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
@@ -53,6 +53,15 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
         raise kind(f"scene error in {cls.__name__}(): {located(exc, p)}") from exc
     scene.source_path = str(p)
     return scene
+
+
+def shader_text(data: bytes) -> str:
+    """A shader file's text: UTF-8, else Latin-1 (an older file's \xa9 in a comment; GLSL
+    code itself is ASCII)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def _syntax(p: Path, exc: SyntaxError) -> SceneError:

@@ -1,6 +1,7 @@
 #version 330 core
 // Prepended to Shadertoy-style shaders. fragCoord has its origin at the bottom left of
 // the picture, as on shadertoy.com; iTime is the sub-frame's time in seconds.
+#define HW_PERFORMANCE 1
 uniform vec3 iResolution;
 uniform float iTime;
 uniform float iTimeDelta;

@@ -1,7 +1,9 @@
+// the shader's own macros of these names stay its own (#define iResolution vec3(800, 450, 1))
+#undef iResolution
 void main() {
-    vec4 color = vec4(0.0, 0.0, 0.0, 1.0);
+    vec4 hf_color = vec4(0.0, 0.0, 0.0, 1.0);  // Shadertoy's (mainImage's colour is inout)
     // GL's row 0 is read back first and becomes the top row of the picture
-    mainImage(color, vec2(gl_FragCoord.x, iResolution.y - gl_FragCoord.y));
-    hf_fragColor = vec4(clamp(color.rgb, 0.0, 1.0), 1.0);
+    mainImage(hf_color, vec2(gl_FragCoord.x, iResolution.y - gl_FragCoord.y));
+    hf_fragColor = vec4(clamp(hf_color.rgb, 0.0, 1.0), 1.0);
     hf_depth = uintBitsToFloat(0x7F800000u);
 }
