@@ -69,3 +69,93 @@ def test_ray_alone_starts_its_own_even_beside_a_ray_start_cluster(monkeypatch, e
     common = {"include_dashboard": False, "log_to_driver": False}
     assert asked == [{**common, "address": "local", "num_cpus": os.cpu_count()} if env is None
                      else {**common, "address": None}]
+
+
+def test_a_chunk_on_a_worker_does_not_look_for_the_drivers_output_folder(tmp_path,
+                                                                           monkeypatch):
+    """On a cluster a task runs in the worker's own folder: `-o out2/x.mp4` (relative to
+    the driver) was refused there, "folder out2 does not exist", and every video job of a
+    `batch --ray` failed. The worker encodes a segment; only the driver writes the output."""
+    from dataclasses import asdict
+
+    from hfrender.config import RenderConfig
+    from hfrender.engine import cluster, cluster_fx
+    from hfrender.engine.fx_settings import FxSettings
+
+    scene = Path(BAR).read_bytes()
+    worker = tmp_path / "worker"
+    worker.mkdir()
+    monkeypatch.chdir(worker)  # no out2/ here
+    config = {k: v for k, v in RenderConfig(output="out2/x.mp4", size=(32, 8), samples=1,
+                                            duration=0.2).__dict__.items()}
+    chunk = cluster._render_chunk({"bar.frag": scene}, "bar.frag", None, config, 0, 3, 30)
+    assert chunk["count"] == 3 and len(chunk["data"]) > 100
+    footage = tmp_path / "src.mp4"
+    assert main(["render", BAR, "-o", str(footage), "--size", "32x8", "--duration", "0.2",
+                 "--quiet"]) == 0
+    settings = asdict(FxSettings(window=2))
+    done = cluster_fx._fx_chunk({footage.name: footage.read_bytes()}, footage.name, None,
+                                "out2/y.mp4", settings, 0, 2, "rgb24")
+    assert done["count"] == 2 and len(done["data"]) > 100
+    assert list(worker.iterdir()) == []
+
+
+def test_an_address_where_another_server_answers_is_one_line_at_once(tmp_path, capsys):
+    """The dashboard's port, or any HTTP server: Ray retried it for minutes, printing its
+    own log line; hfrender asks it as a gRPC client first (Ray's GCS answers)."""
+    import http.server
+    import threading
+
+    pytest.importorskip("ray")
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):  # not on the test's stderr
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        assert main(["render", BAR, "-o", str(tmp_path / "r.mp4"), "--size", "32x8", "--ray",
+                     f"127.0.0.1:{port}"]) == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert capsys.readouterr().err == (
+        f"hfrender: error: --ray 127.0.0.1:{port}: something answers there, but not Ray (the "
+        "dashboard's port is 8265; a cluster's address is the one 'ray start --head' "
+        "printed, port 6379 by default)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ray_address_is_checked_for_auto_and_rays_own_reasons_are_told(tmp_path, capsys,
+                                                                       monkeypatch):
+    import socket
+
+    ray = pytest.importorskip("ray")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    args = ["render", BAR, "-o", str(tmp_path / "r.mp4"), "--size", "32x8", "--ray"]
+    assert main([*args, "auto"]) == 2  # was: Ray's retries, minutes
+    assert capsys.readouterr().err.startswith(
+        f"hfrender: error: --ray auto (RAY_ADDRESS='127.0.0.1:{port}'): no Ray cluster there "
+        "(Connection refused); ")
+    monkeypatch.delenv("RAY_ADDRESS")
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    reasons = iter([ValueError("Invalid address format: foo"),
+                    ConnectionError("RAY_AUTH_MODE is currently 'disabled' (not 'token')\nmore")])
+
+    def refuse(**kwargs):
+        raise next(reasons)
+
+    monkeypatch.setattr(ray, "init", refuse)
+    assert main([*args, "foo"]) == 2  # was: an internal error
+    assert capsys.readouterr().err == (
+        "hfrender: error: --ray foo: Invalid address format: foo; give HOST:PORT (as 'ray "
+        "start --head' printed it, port 6379 by default), ray://HOST:PORT, auto, or --ray "
+        "alone for a Ray started here\n")
+    assert main([*args, "auto"]) == 2  # was: "Ray found no cluster to join"
+    assert capsys.readouterr().err == (
+        "hfrender: error: --ray auto: Ray could not join the cluster: RAY_AUTH_MODE is "
+        "currently 'disabled' (not 'token')\n")

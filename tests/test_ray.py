@@ -157,6 +157,14 @@ output = "out/seq/%03d.png"
 duration = 0.2
 
 [[job]]
+name = "clear"
+scene = "slow.py"
+output = "out/clear/%03d.png"
+duration = 0.1
+transparent = true
+bit-depth = 16
+
+[[job]]
 name = "smooth"
 input = "clip.mp4"
 output = "out/smooth.mp4"
@@ -189,14 +197,20 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
                  str(tmp_path / "local" / "s.json"), args[2]]) == 1
     ray_r = {r["name"]: r for r in json.loads((tmp_path / "ray" / "s.json").read_text())}
     local_r = {r["name"]: r for r in json.loads((tmp_path / "local" / "s.json").read_text())}
-    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done", "done"]
+    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done", "done",
+                                                    "done"]
     import imageio.v3 as iio
 
     for i in range(6):  # the sequence job, on Ray too: the same pixels
         np.testing.assert_array_equal(iio.imread(tmp_path / "ray" / "out" / "seq" / f"{i:03d}.png"),
                                       iio.imread(tmp_path / "local" / "out" / "seq" /
                                                  f"{i:03d}.png"))
+    for i in range(3):  # not on Ray yet, so in the driver (was: failed, at run time)
+        np.testing.assert_array_equal(
+            iio.imread(tmp_path / "ray" / "out" / "clear" / f"{i:03d}.png"),
+            iio.imread(tmp_path / "local" / "out" / "clear" / f"{i:03d}.png"))
     assert "broken scene" in ray_r["broken"]["error"]
+    assert ray_r["broken"]["error"].endswith("broken scene (broken.py:10)")  # not the worker's
     assert ray_r["a"]["frames"] == 60 and ray_r["b"]["segments_made"] == 3
     assert ray_r["smooth"]["frames"] == 40 and ray_r["smooth"]["segments_made"] == 1
     for job in ("a", "b"):  # the same bits as the batch run here
@@ -210,7 +224,8 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
                  str(tmp_path / "ray" / "again.json"), "--quiet"]) == 1
     again = json.loads((tmp_path / "ray" / "again.json").read_text())
     assert [r["status"] for r in again] == ["up-to-date", "up-to-date", "failed",
-                                            "up-to-date", "up-to-date"]  # the sequence too
+                                            "up-to-date", "up-to-date",
+                                            "up-to-date"]  # the sequences too
     from hfrender.io.outputs import output_lock
 
     with output_lock(str(tmp_path / "ray" / "out" / "broken.mp4")):  # another run writes it

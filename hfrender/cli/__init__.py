@@ -39,6 +39,7 @@ from hfrender.cli.common import (  # noqa: E402
     dashed_values_joined,
     first_line,
     interrupted_code,
+    ray_alone_before_a_file,
     sequence_name,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
@@ -319,8 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(
-        dashed_values_joined(sys.argv[1:] if argv is None else argv))
+    args, extra = parser.parse_known_args(ray_alone_before_a_file(
+        dashed_values_joined(sys.argv[1:] if argv is None else argv)))
     if extra:  # told by the command's own parser: it knows the options to suggest
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         own = commands.choices.get(getattr(args, "command", None) or "", parser)

@@ -272,6 +272,18 @@ def dashed_values_joined(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def ray_alone_before_a_file(argv: Sequence[str]) -> list[str]:
+    """``--ray scene.py -o x.mp4``: ``--ray`` alone, the file the command's (argparse took
+    the file as the address, then asked for FILE). A Ray address is never a file there,
+    nor a frame pattern."""
+    out = list(argv)
+    for i, arg in enumerate(out[:-1]):
+        after = out[i + 1]
+        if arg == "--ray" and (os.path.exists(after) or "%" in after or "#" in after):
+            out[i] = "--ray=local"
+    return out
+
+
 class Said(logging.Formatter):
     """A warning as ``hfrender: warning: ...``, like an error's line (with -v, the level
     and the logger's name, as before)."""

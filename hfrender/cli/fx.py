@@ -172,7 +172,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
         return 0
     if args.ray:
         print(f"wrote {args.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs), "
-              f"{stats.segments_made} segments made, {stats.segments_reused} reused; "
+              f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} made, "
+              f"{stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s")
         return 0
     if stats.resumed_at is not None:

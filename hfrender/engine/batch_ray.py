@@ -98,7 +98,7 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
         render.prepare()
     except ConfigError as exc:
         lock.close()
-        if job.kind == "fx" and str(exc).startswith("--ray:"):  # in one piece, here
+        if str(exc).startswith("--ray:"):  # not on Ray (yet): in one piece, here
             return "local"
         done(i, _failed(job, exc))
         return None

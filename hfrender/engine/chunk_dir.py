@@ -17,11 +17,18 @@ from pathlib import Path
 
 @contextmanager
 def chunk_dir(kind: str = "chunk") -> Iterator[str]:
-    """A fresh ``hfrender-KIND-HOST-PID-...`` folder in the temporary folder, removed after."""
+    """A fresh ``hfrender-KIND-HOST-PID-...`` folder in the temporary folder, removed after.
+    An error's message that names a file in it names it relative to it, as the scene's
+    folder on the driver holds it (``boom.py:11``, not the worker's temporary path)."""
     sweep(kind)
     prefix = f"hfrender-{kind}-{socket.gethostname()}-{os.getpid()}-"
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        yield tmp
+        try:
+            yield tmp
+        except Exception as exc:  # its message names the scene's files as the user does
+            if exc.args and isinstance(exc.args[0], str) and tmp in exc.args[0]:
+                exc.args = (exc.args[0].replace(tmp + os.sep, ""), *exc.args[1:])
+            raise
 
 
 def sweep(kind: str, folder: str | None = None) -> list[Path]:

@@ -218,7 +218,8 @@ class FxJob:
             s.check_size(footage.size)
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
                                    footage.count, s.lens_for, s.depth_resize)
-        check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt)
+        check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
+                     folder=self.chunk is None)  # a chunk's is the driver's output
 
     def _plan(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats
