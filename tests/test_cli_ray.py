@@ -159,3 +159,22 @@ def test_ray_address_is_checked_for_auto_and_rays_own_reasons_are_told(tmp_path,
     assert capsys.readouterr().err == (
         "hfrender: error: --ray auto: Ray could not join the cluster: RAY_AUTH_MODE is "
         "currently 'disabled' (not 'token')\n")
+
+
+def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
+    """`render --ray scene.py -o x.mp4`: argparse took the file for the address and asked
+    for FILE; `batch jobs.toml --ray -ql` took -ql for one (then Ray's ValueError)."""
+    from hfrender.cli.batch import overrides_of
+    from hfrender.cli.common import ray_alone_before_a_file
+    from hfrender.config import ConfigError
+
+    assert ray_alone_before_a_file(["render", "--ray", BAR, "-o", "x.mp4"]) == [
+        "render", "--ray=local", BAR, "-o", "x.mp4"]
+    for address in ("auto", "127.0.0.1:6379", "ray://head:10001"):
+        words = ["render", BAR, "--ray", address, "-o", "x.mp4"]
+        assert ray_alone_before_a_file(words) == words
+    assert ray_alone_before_a_file(["fx", "--ray", "in/%04d.png", "-o", "o.mp4"])[1] == \
+        "--ray=local"
+    assert overrides_of(["--ray", "--samples", "4"]) == ({"ray": True}, {"samples": 4})
+    with pytest.raises(ConfigError, match=r"^'-ql': options after the jobs file are --name"):
+        overrides_of(["--ray", "-ql"])
