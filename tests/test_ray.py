@@ -68,32 +68,39 @@ def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
                                       iio.imread(tmp_path / "local" / name))
 
 
+@pytest.mark.parametrize("ctrl_c", [1, 2])
 def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, monkeypatch,
-                                                             capsys, caplog):
+                                                             capsys, caplog, ctrl_c):
+    """Ctrl-C after the first of 4 segments, with 2 CPUs: the tasks not started are
+    cancelled, the 2 running are kept ("stopping after the work in progress"; was: thrown
+    away); a second Ctrl-C, as the next one comes in, stops at once."""
     scene = slow_scene(tmp_path, 0.0)
     out = tmp_path / "cli.mp4"
     args = ["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
-            "--ray"]
+            "--duration", "4", "--ray"]
     real, kept = cluster.ClusterRender._keep, []
 
-    def stop_after_one(self, manifest, chunk):
+    def stop(self, manifest, chunk):
         real(self, manifest, chunk)
         kept.append(chunk["first"])
-        raise KeyboardInterrupt  # the driver stops after its first segment
+        if len(kept) <= ctrl_c:
+            raise KeyboardInterrupt  # the driver is interrupted as it keeps a segment
 
-    monkeypatch.setattr(cluster.ClusterRender, "_keep", stop_after_one)
+    monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
     assert main(args) == 130
     assert "interrupted: the finished segments" in capsys.readouterr().err
-    assert not out.exists() and len(kept) == 1
+    assert not out.exists() and len(kept) == (3 if ctrl_c == 1 else 2)
     monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender"):
         assert main(args) == 0
     said = capsys.readouterr().out
-    assert "wrote" in said and "2 segments rendered, 1 reused" in said, said
+    made = 4 - len(kept)
+    assert "wrote" in said and f"{made} segment{'s' if made > 1 else ''} rendered, " \
+        f"{len(kept)} reused" in said, said
     assert not [r for r in caplog.records if "over:" in r.getMessage()]  # joined, not lost
     render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
-                               quiet=True))
+                               duration=4.0, quiet=True))
     np.testing.assert_array_equal(decoded(out), decoded(tmp_path / "local.mp4"))
 
 
@@ -363,3 +370,42 @@ def test_chunk_folders_of_workers_gone_are_swept_and_no_others(tmp_path):
     with chunk_dir("chunk") as tmp:
         assert Path(tmp).name.startswith(f"hfrender-chunk-{host}-{os.getpid()}-")
     assert not Path(tmp).exists()
+
+
+def test_a_batch_on_ray_stopped_by_ctrl_c_says_what_each_job_kept(local_ray, tmp_path,
+                                                                    monkeypatch):
+    """Ctrl-C as the first chunk comes back: the running chunks end and are kept (the
+    video's segments), the table counts them (was: 0 frames, 0/0 segments), and a
+    sequence's frames go, as render --ray's do (were: left in a hidden folder, and the
+    rerun made them again)."""
+    import json
+
+    slow_scene(tmp_path, 0.0)
+    (tmp_path / "jobs.toml").write_text(
+        '[defaults]\nsize = "32x18"\nsamples = 2\n\n'
+        '[[job]]\nname = "video"\nscene = "slow.py"\noutput = "out/v.mp4"\nduration = 4.0\n\n'
+        '[[job]]\nname = "frames"\nscene = "slow.py"\noutput = "out/seq/%03d.png"\n'
+        'duration = 4.0\n')
+    real, seen = cluster.ClusterRender.accept, []
+
+    def stop_once(self, chunk):
+        real(self, chunk)
+        seen.append(chunk["first"])
+        if len(seen) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster.ClusterRender, "accept", stop_once)
+    summary = tmp_path / "s.json"
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--summary", str(summary),
+                 "--quiet"]) == 130
+    rows = {r["name"]: r for r in json.loads(summary.read_text())}
+    assert {r["status"] for r in rows.values()} == {"interrupted"}
+    manifest = json.loads((tmp_path / "out" / ".v.mp4.hfrender" / "manifest.json").read_text())
+    kept = manifest["segments"]
+    video = rows["video"]
+    assert video["segments_made"] == len(kept) >= 2  # the first and those running with it
+    assert video["frames"] == sum(g["count"] for g in kept) < 120
+    assert video["frames_made"] == video["frames"]
+    assert rows["frames"]["frames"] == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".v.mp4.hfrender", "seq"]
+    assert list((tmp_path / "out" / "seq").iterdir()) == []  # no hidden frames

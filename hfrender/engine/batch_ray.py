@@ -15,6 +15,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
+from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import HFRenderError
 from hfrender.io.outputs import output_lock
 from hfrender.io.segments import resumable
@@ -74,7 +75,11 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                     owner.update({ref: i for ref in refs})
                     if not refs:
                         _finish(i, job, running.pop(i), state, done)
-        _collect(ray, jobs, owner, running, state, done)
+        try:
+            _collect(ray, jobs, owner, running, state, done)
+        except KeyboardInterrupt:
+            _stopped(jobs, running, done)
+            raise
     for i in local:
         done(i, run_job(jobs[i], state))
     return results
@@ -126,26 +131,44 @@ def _on_cluster(job: BatchJob) -> bool:
 def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
              done: Callable) -> None:
     """Chunks as they come back, whichever job they belong to; a job is joined when its
-    last chunk is in, or failed (its other chunks cancelled) when one fails."""
-    pending = list(owner)
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1)
-        i = owner.pop(ready[0])
+    last chunk is in, or failed (its other chunks cancelled) when one fails. A first
+    Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`)."""
+
+    def take(ref: Any) -> set | None:
+        i = owner.pop(ref)
         if i not in running:  # the job failed already
-            continue
+            return None
         render, refs, _ = running[i]
-        refs.discard(ready[0])
+        refs.discard(ref)
         try:
-            render.accept(ray.get(ready[0]))
+            render.accept(ray.get(ref))
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
-            for ref in refs:
-                ray.cancel(ref)
-            pending = [r for r in pending if r not in refs]
+            for other in refs:
+                ray.cancel(other)
             running.pop(i)
             done(i, _failed(jobs[i], exc))
-            continue
+            return refs
         if not refs:
             _finish(i, jobs[i], running.pop(i), state, done)
+        return None
+
+    collect(ray, list(owner), take, lambda: running_at_most(ray))
+
+
+def _stopped(jobs: list, running: dict, done: Callable) -> None:
+    """The jobs a Ctrl-C stopped on the cluster, ``interrupted`` with what each kept: a
+    video's finished segments stay for the next run; a sequence's frames go, as
+    ``render --ray``'s do (on Ray a sequence is made whole)."""
+    for i, (render, _, t0) in list(running.items()):
+        render.abandon()
+        stats = render.stats
+        sequence = is_sequence(str(jobs[i].output))
+        made = 0 if sequence else stats.frames_made
+        kept = 0 if sequence else sum(g["count"] for g in render.manifest.segments)
+        done(i, JobResult(jobs[i].name, "interrupted", kept, stats.segments_made,
+                          stats.segments_reused, 0, time.perf_counter() - t0,
+                          str(jobs[i].output), frames_made=made))
+        running.pop(i)
 
 
 def _finish(i: int, job: BatchJob, entry: tuple, state: BatchState, done: Callable) -> None:
@@ -157,6 +180,6 @@ def _finish(i: int, job: BatchJob, entry: tuple, state: BatchState, done: Callab
         return
     result = JobResult(job.name, "resumed" if stats.segments_reused else "done", stats.frames,
                        stats.segments_made, stats.segments_reused, 0,
-                       time.perf_counter() - t0, str(job.output))
+                       time.perf_counter() - t0, str(job.output), frames_made=stats.frames_made)
     state.record(job, result.frames)
     done(i, result)

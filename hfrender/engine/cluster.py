@@ -29,6 +29,7 @@ import numpy as np
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.engine.ray_connect import connect
+from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve, start_of
 from hfrender.hyperframe.builder import auto_granularity
@@ -63,6 +64,7 @@ Progress = Callable[[int, int], None]
 class ClusterStats:
     output: str
     frames: int = 0  # frames in the output
+    frames_made: int = 0  # rendered by this run (the others came from an interrupted one)
     segments_made: int = 0
     segments_reused: int = 0
     seconds: float = 0.0
@@ -70,7 +72,8 @@ class ClusterStats:
 
     @property
     def fps(self) -> float:
-        return self.frames / self.seconds if self.seconds > 0 else 0.0
+        """This run's frames a second."""
+        return self.frames_made / self.seconds if self.seconds > 0 else 0.0
 
 
 def scene_files(folder: Path) -> dict[str, bytes]:
@@ -240,9 +243,8 @@ class ClusterRender:
         ray = connect(self.address)
         pending = self.submit(ray)
         try:
-            while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
-                self.accept(ray.get(ready[0]))
+            collect(ray, pending, lambda ref: self.accept(ray.get(ref)),
+                    lambda: running_at_most(ray, self.config.backend == "cuda"))
             return self.finish()
         except BaseException:
             self.abandon()
@@ -290,6 +292,7 @@ class ClusterRender:
         else:
             self._keep(self.manifest, chunk)
         self._done += chunk["count"]
+        self.stats.frames_made += chunk["count"]
         self.stats.segments_made += 1
         if self.progress is not None:
             self.progress(self._done, self.total)

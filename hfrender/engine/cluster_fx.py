@@ -32,6 +32,7 @@ from hfrender.engine.cluster import (
 from hfrender.engine.fx import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
+from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
@@ -132,10 +133,8 @@ class ClusterFx:
 
     def run(self) -> ClusterStats:
         ray = connect(self.address)
-        pending = self.submit(ray)
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            self.accept(ray.get(ready[0]))
+        collect(ray, self.submit(ray), lambda ref: self.accept(ray.get(ref)),
+                lambda: running_at_most(ray))
         return self.finish()
 
     def submit(self, ray: Any) -> list:
@@ -159,10 +158,14 @@ class ClusterFx:
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]
 
+    def abandon(self) -> None:
+        """A run that stops: its finished segments stay for the next run."""
+
     def accept(self, chunk: dict) -> None:
         keep_segment(self.manifest, self.folder, chunk,
                      segment_name(chunk["first"], self.codec, self.fps))
         self._done += chunk["count"]
+        self.stats.frames_made += chunk["count"]
         self.stats.segments_made += 1
         if self.progress is not None:
             self.progress(self._done, self.total)

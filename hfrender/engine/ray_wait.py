@@ -1,0 +1,58 @@
+"""Ray tasks' results as they come back, and a Ctrl-C that stops after the work in progress.
+
+Every chunk of a job is submitted at once (the cluster, or its autoscaler, sees all the work
+there is). A first Ctrl-C ("stopping after the work in progress") cancels the tasks past
+the ones running, which are the first still pending, as many as the cluster can run at
+once: Ray starts tasks of one kind in the order they were submitted. Those running finish
+and are kept (a segment each); then the Ctrl-C goes on. A second Ctrl-C stops at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def running_at_most(ray: Any, gpu: bool = False) -> int:
+    """How many tasks of one CPU (or one GPU) the cluster runs at once."""
+    resources = ray.cluster_resources()
+    return max(1, int(resources.get("GPU" if gpu else "CPU", 1)))
+
+
+def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
+            capacity: Callable[[], int]) -> None:
+    """Hand each finished task's reference to ``take`` (which may return references of
+    tasks to forget: a failed job's other chunks, which it cancels), until none is left;
+    a first Ctrl-C as the module says, raised once the work in progress is in."""
+    stop: KeyboardInterrupt | None = None
+    while pending:
+        try:
+            ready, pending = ray.wait(pending, num_returns=1)
+            drop = take(ready[0])
+            if drop:
+                gone = set(drop)
+                pending = [ref for ref in pending if ref not in gone]
+        except KeyboardInterrupt as exc:
+            if stop is not None:
+                raise
+            stop = exc
+            pending = _cancel_waiting(ray, pending, capacity())
+    if stop is not None:
+        raise stop
+
+
+def _cancel_waiting(ray: Any, pending: list, running: int) -> list:
+    """The first ``running`` of ``pending`` (those the cluster runs now); the rest are
+    cancelled before they start."""
+    for ref in pending[running:]:
+        try:
+            ray.cancel(ref)
+        except Exception as exc:  # noqa: BLE001 - a task that ended meanwhile
+            log.debug("cancelling %s: %s", ref, exc)
+    if pending[running:]:
+        log.info("stopping: waiting for the %d chunks running; %d not started are cancelled",
+                 min(running, len(pending)), len(pending) - running)
+    return pending[:running]
