@@ -178,3 +178,28 @@ def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
     assert overrides_of(["--ray", "--samples", "4"]) == ({"ray": True}, {"samples": 4})
     with pytest.raises(ConfigError, match=r"^'-ql': options after the jobs file are --name"):
         overrides_of(["--ray", "-ql"])
+
+
+def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
+    pytest.importorskip("trimesh")
+    import shutil
+
+    from hfrender.config import ConfigError, RenderConfig
+    from hfrender.engine.cluster import ClusterRender
+
+    shutil.copy(Path(__file__).parents[1] / "scenes" / "assets" / "toy.glb", tmp_path)
+    (tmp_path / "shot").mkdir()
+    scene = tmp_path / "shot" / "shot.py"
+    scene.write_text("import hfrender as hf\nclass Shot(hf.Scene):\n    def setup(self):\n"
+                     "        self.add(hf.Mesh.load('../toy.glb'))\n")
+    config = RenderConfig(output=str(tmp_path / "o.mp4"), size=(32, 18), samples=1,
+                          duration=0.2)
+    with pytest.raises(ConfigError) as err:
+        ClusterRender(scene, config).prepare()
+    assert str(err.value) == (
+        f"--ray: the scene loads {tmp_path / 'toy.glb'}, outside its folder "
+        f"{tmp_path / 'shot'} (only that folder goes to the workers); put the model in it, "
+        "or render without --ray")
+    (tmp_path / "shot" / "toy.glb").write_bytes((tmp_path / "toy.glb").read_bytes())
+    scene.write_text(scene.read_text().replace("../toy.glb", "toy.glb"))
+    assert ClusterRender(scene, config).prepare().total == 6

@@ -175,6 +175,19 @@ def _local_only(config: RenderConfig) -> None:
                           "without --ray")
 
 
+def _models_inside(scene: Any, folder: Path) -> None:
+    """The model files the scene loaded in setup() must lie in its folder, the one sent to
+    the workers (one line, before any work; was: every chunk failed, "model file not
+    found", naming the worker's temporary copy)."""
+    from hfrender.scene.meshes import scene_models
+
+    for path in scene_models(getattr(scene, "objects", [])):
+        if not Path(path).is_relative_to(folder):
+            raise ConfigError(f"--ray: the scene loads {path}, outside its folder {folder} "
+                              "(only that folder goes to the workers); put the model in it, "
+                              "or render without --ray")
+
+
 class ClusterRender:
     """A render of ``scene_file`` into ``config.output``, its chunks run on Ray."""
 
@@ -212,6 +225,7 @@ class ClusterRender:
         scene = load_scene(self.scene_file, self.scene_name)
         call_scene(scene, "setup()", scene.setup)
         _local_only(resolve_transparent(config, scene))
+        _models_inside(scene, self.scene_file.resolve().parent)
         self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
                                          config.fps)  # chunks count from self.first
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
