@@ -409,3 +409,43 @@ def test_a_batch_on_ray_stopped_by_ctrl_c_says_what_each_job_kept(local_ray, tmp
     assert rows["frames"]["frames"] == 0
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".v.mp4.hfrender", "seq"]
     assert list((tmp_path / "out" / "seq").iterdir()) == []  # no hidden frames
+
+
+def test_a_render_stopped_on_ray_resumes_here_when_its_segments_were_made_alike(
+        local_ray, tmp_path, monkeypatch, capsys):
+    """Each chunk says which GL drew it and which backend fused it; a local --resume goes
+    on from a Ray run whose segments all match this machine's (was: "the settings changed
+    (backend auto -> cpu; gl-renderer ray -> llvmpipe ...)", the user having changed
+    nothing), and is refused where one segment was made otherwise."""
+    import json
+
+    scene = slow_scene(tmp_path, 0.0)
+    out = tmp_path / "o.mp4"
+    args = ["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
+            "--duration", "4", "--quiet"]
+    real = cluster.ClusterRender._keep
+
+    def stop(self, manifest, chunk):
+        real(self, manifest, chunk)
+        monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
+    assert main([*args, "--ray"]) == 130
+    kept = out.parent / ".o.mp4.hfrender" / "manifest.json"
+    manifest = json.loads(kept.read_text())
+    assert {seg["backend"] for seg in manifest["segments"]} == {"cpu"}
+    other = json.loads(kept.read_text())
+    other["segments"][0]["gl"] = "another GPU"
+    kept.write_text(json.dumps(other))
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 2
+    assert "--resume: the settings changed since the interrupted render (backend auto -> " \
+        "cpu; gl-renderer ray -> " in capsys.readouterr().err
+    kept.write_text(json.dumps(manifest))
+    assert main([*args[:-1], "--resume"]) == 0
+    first = sum(seg["count"] for seg in manifest["segments"])
+    assert f"resumed at frame {first}" in capsys.readouterr().out and 0 < first < 120
+    render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
+                               duration=4.0, quiet=True))
+    assert out.read_bytes() == (tmp_path / "local.mp4").read_bytes()

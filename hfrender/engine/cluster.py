@@ -162,7 +162,8 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
         finally:
             writer.close()
         return {"first": first, "count": count, "data": path.read_bytes(),
-                "sha256": sha256_file(path), "gl": stats.gl_renderer}
+                "sha256": sha256_file(path), "gl": stats.gl_renderer,
+                "backend": stats.backend}
 
 
 def _local_only(config: RenderConfig) -> None:
@@ -373,7 +374,8 @@ def keep_segment(manifest: Manifest, folder: Path, chunk: dict, name: str) -> No
     part = folder / (name + ".part")
     part.write_bytes(chunk["data"])
     os.replace(part, folder / name)
+    made = {k: chunk[k] for k in ("gl", "backend") if k in chunk}  # where it was drawn, fused
     manifest.segments.append({"first": chunk["first"], "count": chunk["count"], "file": name,
-                              "sha256": chunk["sha256"]})
+                              "sha256": chunk["sha256"], **made})
     manifest.segments.sort(key=lambda seg: seg["first"])
     manifest.save(folder)

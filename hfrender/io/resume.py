@@ -97,11 +97,28 @@ def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
         raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
                          f"{verb} without --resume")
     settings = as_kept(settings)
+    if manifest.settings != settings and made_here_alike(manifest, settings):
+        manifest.settings = settings  # a Ray run's segments, drawn and fused as here
     if manifest.settings != settings:
         changed = "; ".join(manifest.differences(settings)[:4])
         raise InputError(f"--resume: the settings changed since the interrupted {verb} "
                          f"({changed}); {verb} without --resume to start over")
     return manifest
+
+
+def made_here_alike(manifest: Manifest, settings: dict) -> bool:
+    """Whether a ``render --ray`` run's segments are what a run with ``settings`` here
+    makes: its settings differ only in the GL renderer ("ray": each worker's own) and an
+    ``auto`` backend, and every segment was drawn with this GL and fused on this backend
+    (as each chunk said)."""
+    kept = manifest.settings
+    if kept.get("gl_renderer") != "ray" or kept.get("backend") not in ("auto",
+                                                                        settings["backend"]):
+        return False
+    alike = {**kept, "gl_renderer": settings["gl_renderer"], "backend": settings["backend"]}
+    return alike == settings and all(
+        seg.get("gl") == settings["gl_renderer"] and seg.get("backend") == settings["backend"]
+        for seg in manifest.segments)
 
 
 def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
