@@ -217,9 +217,10 @@ class SampleSchedule:
     def frame_at(self, t: float) -> int:
         """The output frame whose open shutter's middle is nearest ``t`` (a shader's
         ``iFrame``): where windows overlap (above 360 degrees) a sub-frame is shared by
-        several frames, and this names one whatever range is rendered."""
+        several frames, and this names one whatever range is rendered; never below 0, as
+        on Shadertoy (frame 0's first sub-frames lie before its time)."""
         middle = self._open_offset() + self.shutter_seconds / 2
-        return math.floor((t - middle) * self.fps + 0.5)
+        return max(0, math.floor((t - middle) * self.fps + 0.5))  # frames start at 0
 
     def _open_offset(self) -> float:
         """Seconds from ``k/fps`` to the shutter opening."""

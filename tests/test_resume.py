@@ -539,3 +539,26 @@ def test_a_ctrl_c_after_the_last_frame_was_handed_over_leaves_the_output_whole(
     assert sorted(p.name for p in tmp_path.iterdir()) == (
         sorted(["o.mp4", "src.mp4"][: 2 if cmd == "fx" else 1]) if ext == "mp4"
         else [f"o_{i:03d}.png" for i in range(30)])
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_batch_whose_last_job_ends_through_a_late_ctrl_c_is_done(tmp_path, monkeypatch,
+                                                                   capsys, jobs):
+    """The Ctrl-C lands as the batch's last job writes its last frames: the job is done,
+    and so is the batch, exit 0 (was: 130, "run the same command again"); with a job
+    after it, the batch stops there, 130, the next one "not run"."""
+    import json
+
+    from render_helpers import ctrl_c_before_the_last_frame
+
+    scene = Path("scenes/orbit.py").resolve()
+    text = "".join(f'[[job]]\nname = "j{i}"\nscene = "{scene}"\noutput = "o{i}.mp4"\n'
+                   f'size = "64x36"\nsamples = 1\nduration = 1.0\n\n' for i in range(jobs))
+    (tmp_path / "jobs.toml").write_text(text)
+    seen = ctrl_c_before_the_last_frame(monkeypatch)
+    summary = tmp_path / "s.json"
+    code = main(["batch", str(tmp_path / "jobs.toml"), "--quiet", "--summary", str(summary)])
+    assert seen and seen[0] is KeyboardInterrupt
+    statuses = [r["status"] for r in json.loads(summary.read_text())]
+    assert (code, statuses) == ((0, ["done"]) if jobs == 1 else (130, ["done", "not run"]))
+    assert len(decoded(tmp_path / "o0.mp4")) == 30

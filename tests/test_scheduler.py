@@ -264,8 +264,9 @@ class CtrlC:
     while the engine's finish() waits on a fusion held back by ``gate``: each once the one
     before was seen; then the gate opens."""
 
-    def __init__(self, eng, times, gate):
+    def __init__(self, eng, times, gate, open_gate=True):
         self.eng, self.times, self.gate, self.seen = eng, times, gate, []
+        self.open_gate = open_gate
 
     def __enter__(self):
         self.previous = signal.signal(signal.SIGINT, self._handler)
@@ -285,7 +286,8 @@ class CtrlC:
             os.kill(os.getpid(), signal.SIGINT)
             while len(self.seen) <= i:
                 time.sleep(0.005)
-        self.gate.set()
+        if self.open_gate:
+            self.gate.set()
 
     def __exit__(self, *exc):
         self.thread.join(10)
@@ -339,3 +341,18 @@ def test_a_further_ctrl_c_while_finishing_stops_at_once_and_waits_for_the_thread
     time.sleep(0.1)
     assert written == len(sink.frames) == 4 and not eng.stats.stopped_late
     assert [int(f[0, 0, 0]) for f in sink.frames] == [0, 0, 1, 1]
+
+
+def test_a_third_ctrl_c_stops_waiting_for_a_thread_that_hangs():
+    """A fusion (or a writer on a stalled disk) that never ends: the second Ctrl-C makes the
+    engine fail, and a third stops the wait itself (was: every later Ctrl-C and SIGTERM
+    swallowed, kill -9 the only way out)."""
+    eng, sink, gate = _held_engine()
+    with CtrlC(eng, 3, gate, open_gate=False) as ctrl_c:
+        t0 = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            eng.finish()
+        waited = time.monotonic() - t0
+    gate.set()  # the thread may end now
+    assert len(ctrl_c.seen) == 3 and waited < 5  # the fusion would hold it 10 s
+    assert eng.error is not None  # the second Ctrl-C: nothing more is fused

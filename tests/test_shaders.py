@@ -164,3 +164,40 @@ def test_iframe_above_360_degrees_is_the_same_whatever_range_is_rendered(tmp_pat
     part, _ = render_frames(path, first_frame=3, count=2, **settings)
     np.testing.assert_array_equal(part, whole[3:5])
     assert [int(f[0, 0, 0]) for f in whole[1:]] == [1, 2, 3, 4, 5]
+    from hfrender.sampler import SampleSchedule
+
+    for position in ("start", "center", "end"):  # never -1 (was, for frame 0's first)
+        schedule = SampleSchedule(fps=10, samples=4, shutter_deg=720, position=position)
+        assert min(schedule.frame_at(t) for t in schedule.plan(3).times) == 0
+
+
+@pytest.mark.parametrize("before", [
+    "/*\nuniform vec3 iResolution;\nuniform float iTime;\n*/\n",  # a commented-out list
+    "uniform vec3 iResolution; uniform float iTime;\n",  # two on one line
+    "uniform vec3 iResolution = vec3(800.0, 450.0, 1.0);\n",  # an initializer's commas
+    "#ifdef GL_ES\n#extension GL_EXT_shader_texture_lod : require\n#endif\n",  # in an #if
+    "/*\n#extension GL_FOO_bar : require\n*/\n",  # in a comment
+])
+def test_declarations_and_extensions_in_comments_ifs_and_odd_places(tmp_path, before):
+    """Each compiled before the first version of the fix and broke with it (a review's
+    cases): a nested comment, the second declaration of a line, an initializer split at
+    its commas, an #extension hoisted out of its #if or its comment."""
+    assert (_one(_frag(tmp_path, before + RED)) == [255, 0, 0]).all()
+
+
+def test_lines_stay_in_place_after_a_declaration_over_lines_and_a_hoisted_extension(tmp_path):
+    path = _frag(tmp_path, "uniform float iTime,\n    iTimeDelta;\nfloat x = oops;\n" + RED)
+    with pytest.raises(ShaderError, match=rf"^{path}:3: `oops' undeclared"):
+        _one(path)
+    path = _frag(tmp_path, "\n\n\n\n#extension GL_FOO_bar : require\n" + RED)
+    with pytest.raises(ShaderError, match=rf"^{path}:5: .*GL_FOO_bar"):
+        _one(path)
+
+
+def test_only_the_codes_unset_inputs_are_named():
+    from hfrender.render.shadertoy import unset_inputs
+
+    assert unset_inputs("// uniform sampler2D iChannel0;\n/* uniform float iSampleRate; */\n"
+                        "uniform vec3 iResolution = vec3(1, 2, 3), iChannelResolution[4];\n"
+                        "uniform float iTime; uniform sampler2D iChannel1;") == [
+        "iChannelResolution", "iChannel1"]

@@ -127,7 +127,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
                         if finished[n].status == "failed":  # (or turned it into an error)
                             finished[n].status = "interrupted"
-                        raise stop_asked()()  # the batch stops all the same
+                        # the batch stops all the same, unless that was its last job, done
+                        # (the Ctrl-C came as its last frames were written)
+                        if finished[n].status == "interrupted" or n + 1 < len(jobs):
+                            raise stop_asked()()
         except KeyboardInterrupt as exc:
             done = sum(r.status != "interrupted" for r in finished.values())
             print(f"interrupted: {done} of {len(jobs)} jobs finished; run the same "

@@ -214,9 +214,9 @@ class Engine:
         written; a further one stops that at once (nothing more is fused, the writer
         stops; ``stopping``: the producer was interrupted already, so any Ctrl-C here is a
         further one). Either way every thread has ended when this returns or raises:
-        nothing writes into an output the job then closes. The Ctrl-C is raised after,
-        unless every frame was written anyway (:attr:`EngineStats.stopped_late`: the
-        output is whole)."""
+        nothing writes into an output the job then closes; only one more Ctrl-C stops the
+        wait itself (a hung thread). The Ctrl-C is raised after, unless every frame was
+        written anyway (:attr:`EngineStats.stopped_late`: the output is whole)."""
         if not self._finished:
             self._finished = True
             self.scheduler.close()
@@ -230,21 +230,26 @@ class Engine:
         return self.stats
 
     def _join(self, stopping: bool) -> KeyboardInterrupt | None:
-        """Wait for every thread; a Ctrl-C while waiting is returned, a further one makes
-        the engine fail (it stops after the hyperframes being fused)."""
-        interrupt: KeyboardInterrupt | None = None
+        """Wait for every thread; a Ctrl-C while waiting is returned. A further one makes
+        the engine fail (it stops after the hyperframes being fused) and waits for that;
+        one more stops waiting (a thread that hangs, a writer on a stalled disk: the
+        threads are daemons, and the job's output is left as it is)."""
+        interrupts: list[KeyboardInterrupt] = []
         while self._started:
             try:
                 for t in self._threads[:-1]:
                     t.ended.wait()
                 self.reorder.close()
                 self._threads[-1].ended.wait()
-                return interrupt
+                break
             except KeyboardInterrupt as exc:
-                if interrupt is not None or stopping:
+                interrupts.append(exc)
+                asked = len(interrupts) + stopping  # Ctrl-Cs so far, the producer's too
+                if asked >= 3:
+                    raise
+                if asked == 2:
                     self.fail(exc)
-                interrupt = interrupt or exc
-        return interrupt
+        return interrupts[0] if interrupts else None
 
     @property
     def complete(self) -> bool:

@@ -32,7 +32,7 @@ from hfrender.io.segments import (
     resumable,
 )
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
-from hfrender.render.programs import SHADERTOY_INPUTS, unset_inputs
+from hfrender.render.shadertoy import SHADERTOY_INPUTS, unset_inputs
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 

@@ -21,11 +21,10 @@ from hfrender.render.programs import (
     compile_program,
     glsl,
     set_uniform,
-    shadertoy_hint,
-    shadertoy_program,
     surface_source,
     with_user_source,
 )
+from hfrender.render.shadertoy import shadertoy_hint, shadertoy_program
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import mesh

@@ -1,0 +1,142 @@
+"""A Shadertoy shader as pasted, made into hfrender's fragment shader: its lines kept in
+place (an error names the file's own line), what hfrender declares itself taken out of it,
+and what hfrender does not give named.
+
+Only the shader's code is changed, never its comments: the source is cut into code and
+comments first (a declaration inside ``/* ... */`` stays as it is)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hfrender.render.programs import glsl, with_user_source
+
+SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame", "iMouse",
+                    "iDate")  # the uniforms hfrender's header declares (shadertoy_header.frag)
+MAIN_IMAGE = "void mainImage(out vec4 fragColor, in vec2 fragCoord)"
+WRAPPER_LINE = 1000000  # lines from here on are hfrender's (programs.describe_compile_error)
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
+# a uniform declaration: "uniform [precision] type " and its variables (over lines too)
+_UNIFORM = re.compile(r"\buniform\s+((?:(?:lowp|mediump|highp)\s+)?\w+\s+)([^;]*);")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)\b[^\n]*", re.MULTILINE)
+# mainImage's colour is passed in as Shadertoy's wrapper sets it (black): code-golf shaders
+# add to it (``O += ...``), and an ``out`` parameter would start undefined
+_MAIN_OUT = re.compile(r"(\bvoid\s+mainImage\s*\(\s*)out\b")
+
+
+def shadertoy_program(source: str) -> str:
+    """The fragment shader of a Shadertoy shader as pasted: hfrender's header, the shader
+    (:func:`shadertoy_source`) numbered from its line 1, and hfrender's ``main()``. The
+    shader's ``#extension`` lines outside any ``#if`` go up into the header (GLSL takes
+    them only before any declaration), each with its own line number."""
+    source = source.removeprefix("\ufeff")
+    header = glsl("shadertoy_header.frag")
+    hoisted = [f"#line {line}\n{text.strip()}" for line, text in _extensions(source)]
+    if hoisted:
+        version, _, rest = header.partition("\n")
+        header = "\n".join([version, *hoisted, f"#line {WRAPPER_LINE}", rest])
+    return with_user_source(header, shadertoy_source(source), glsl("shadertoy_main.frag"))
+
+
+def shadertoy_source(source: str) -> str:
+    """The shader made ready for hfrender's header, its lines kept in place: a byte-order
+    mark dropped (Windows editors write one); a ``#version`` line and the ``#extension``
+    lines :func:`shadertoy_program` moves turned into comments; the shader's own
+    declarations of the inputs hfrender declares taken out (ported shaders carry them:
+    "'iTime' redeclared"), the other variables of a declaration kept; ``mainImage``'s
+    colour ``inout`` (:data:`_MAIN_OUT`)."""
+    source = source.removeprefix("\ufeff")
+    moved = {line for line, _ in _extensions(source)}
+    out = []
+    for code, text in _parts(source):
+        out.append(_MAIN_OUT.sub(r"\1inout", _UNIFORM.sub(_without_inputs, text)) if code
+                   else text)
+    lines = "".join(out).split("\n")
+    for line, name, _ in _directives(source):
+        if name == "version" or line in moved:
+            lines[line - 1] = "// (hfrender's) " + lines[line - 1].strip()
+    return "\n".join(lines)
+
+
+def unset_inputs(source: str) -> list[str]:
+    """The uniforms a Shadertoy shader's code declares that hfrender does not set
+    (``iChannel0``, ``iSampleRate``, ...): they stay 0."""
+    return [name for code, text in _parts(source) if code
+            for m in _UNIFORM.finditer(text) for name, _ in _declared(m.group(2))
+            if name and name not in SHADERTOY_INPUTS]
+
+
+def shadertoy_hint(source: str, said: str = "") -> str:
+    """What a Shadertoy shader that did not compile may have that hfrender does not take:
+    a ``main()`` of its own, a ``mainImage`` of another signature, inputs hfrender does not
+    give (``iChannel0``..``3``, ``iChannelResolution``, ...); else nothing. ``said``: the
+    compiler's message (a mainImage of another signature is told only where it is about
+    mainImage)."""
+    if re.search(r"\bvoid\s+main\s*\(", source) and "mainImage" not in source:
+        return f"; a Shadertoy-style shader defines {MAIN_IMAGE}, not main()"
+    missing = re.search(r"\b(iChannel[0-3]|iChannelResolution|iChannelTime|iSampleRate)\b",
+                        source)
+    if missing:
+        return (f"; {missing.group(1)} is not an input hfrender gives (no textures, buffers "
+                f"or sound): it gives {', '.join(SHADERTOY_INPUTS)}")
+    if "mainImage" in said:
+        return f"; hfrender calls {MAIN_IMAGE}"
+    return ""
+
+
+def _parts(source: str) -> Iterator[tuple[bool, str]]:
+    """(is it code, its text) of the source in order: code, and comments between."""
+    at = 0
+    for m in _COMMENT.finditer(source):
+        yield True, source[at:m.start()]
+        yield False, m.group()
+        at = m.end()
+    yield True, source[at:]
+
+
+def _directives(source: str) -> Iterator[tuple[int, str, int]]:
+    """(line, name, depth of #if around it) of each preprocessor line of the code."""
+    comments = [m.span() for m in _COMMENT.finditer(source)]
+    depth = 0
+    for m in _DIRECTIVE.finditer(source):
+        if any(a <= m.start() < b for a, b in comments):
+            continue
+        name = m.group(1)
+        if name == "endif":
+            depth -= 1
+        yield source.count("\n", 0, m.start()) + 1, name, depth
+        if name in ("if", "ifdef", "ifndef"):
+            depth += 1
+
+
+def _extensions(source: str) -> list[tuple[int, str]]:
+    """(line, text) of the ``#extension`` lines outside any ``#if``."""
+    lines = source.split("\n")
+    return [(line, lines[line - 1]) for line, name, depth in _directives(source)
+            if name == "extension" and depth == 0]
+
+
+def _declared(names: str) -> list[tuple[str, str]]:
+    """(the name, as written) of each variable of a declaration (``iChannelTime[4]``, ``x =
+    vec3(1, 2, 3)``): split at its commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(names + ","):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(names[start:i].strip())
+            start = i + 1
+    return [(re.match(r"\w*", part).group(), part) for part in parts]  # type: ignore[union-attr]
+
+
+def _without_inputs(m: re.Match) -> str:
+    """A uniform declaration less the inputs hfrender declares, its line breaks kept."""
+    kind, names = m.groups()
+    declared = _declared(names)
+    rest = [part for name, part in declared if name not in SHADERTOY_INPUTS]
+    if len(rest) == len(declared):
+        return m.group(0)
+    kept = f"uniform {kind}{', '.join(rest)};" if rest else ""
+    return kept + "\n" * m.group(0).count("\n")
