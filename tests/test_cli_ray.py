@@ -58,7 +58,10 @@ def test_ray_alone_starts_its_own_even_beside_a_ray_start_cluster(monkeypatch, e
     ray = pytest.importorskip("ray")
     from hfrender.engine.ray_connect import connect
 
+    import hfrender.engine.ray_connect as ray_connect
+
     asked = []
+    monkeypatch.setattr(ray_connect, "_answers", lambda *a: None)  # no network asked
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", lambda **kw: asked.append(kw))
     if env is None:
@@ -203,3 +206,32 @@ def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
     (tmp_path / "shot" / "toy.glb").write_bytes((tmp_path / "toy.glb").read_bytes())
     scene.write_text(scene.read_text().replace("../toy.glb", "toy.glb"))
     assert ClusterRender(scene, config).prepare().total == 6
+
+
+def test_a_first_ctrl_c_on_ray_keeps_the_chunks_running_and_those_ended():
+    """Chunk 1 ended before the Ctrl-C and was not taken yet; 2 and 3 run (2 CPUs); 4 and
+    5 wait. The first Ctrl-C cancels 4 and 5 only (was: 1 took a running place, and 3,
+    running, was cancelled), takes 1, 2 and 3, then goes on."""
+    from hfrender.engine.ray_wait import collect
+
+    class Cluster:
+        def __init__(self):
+            self.ended, self.cancelled, self.waits = {1}, [], 0
+
+        def wait(self, refs, num_returns=1, timeout=None):
+            if timeout == 0:
+                ready = [r for r in refs if r in self.ended]
+                return ready, [r for r in refs if r not in self.ended]
+            self.waits += 1
+            if self.waits == 2:
+                raise KeyboardInterrupt  # while waiting for the second
+            self.ended.add(refs[0])
+            return [refs[0]], refs[1:]
+
+        def cancel(self, ref):
+            self.cancelled.append(ref)
+
+    ray, taken = Cluster(), []
+    with pytest.raises(KeyboardInterrupt):
+        collect(ray, list(range(6)), taken.append, lambda: 2)
+    assert taken == [0, 1, 2, 3] and ray.cancelled == [4, 5]

@@ -201,3 +201,22 @@ def test_only_the_codes_unset_inputs_are_named():
                         "uniform vec3 iResolution = vec3(1, 2, 3), iChannelResolution[4];\n"
                         "uniform float iTime; uniform sampler2D iChannel1;") == [
         "iChannelResolution", "iChannel1"]
+
+
+def test_a_shaders_notes_are_said_once_and_where_the_user_sees_them(tmp_path, caplog):
+    """still --compare drew the frame twice and said the note twice; render --ray said it
+    only on the workers, whose logs the user does not see."""
+    from hfrender.cli import main
+    from hfrender.config import RenderConfig
+    from hfrender.engine.cluster import ClusterRender
+
+    path = _frag(tmp_path, "uniform sampler2D iChannel0;\n" + RED)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(path), "--compare", "-o", str(tmp_path / "c.png"), "--size",
+                     "8x4", "--quiet"]) == 0
+    assert [r.getMessage()[:26] for r in caplog.records] == ["s.frag declares iChannel0,"]
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        ClusterRender(path, RenderConfig(output=str(tmp_path / "r.mp4"), size=(8, 4),
+                                         duration=0.2)).prepare()
+    assert [r.getMessage()[:26] for r in caplog.records] == ["s.frag declares iChannel0,"]

@@ -210,6 +210,7 @@ class ClusterRender:
             resolve_reconstruct,
             resolve_transparent,
             schedule_for,
+            shader_notes,
         )
         from hfrender.scene.loader import call_scene, load_scene
 
@@ -227,6 +228,7 @@ class ClusterRender:
         call_scene(scene, "setup()", scene.setup)
         _local_only(resolve_transparent(config, scene))
         _models_inside(scene, self.scene_file.resolve().parent)
+        shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
                                          config.fps)  # chunks count from self.first
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)

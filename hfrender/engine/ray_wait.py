@@ -39,7 +39,9 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             if stop is not None:
                 raise
             stop = exc
-            pending = _cancel_waiting(ray, pending, capacity())
+            if pending:  # those finished and not yet taken hold no place of one running
+                ended, waiting = ray.wait(pending, num_returns=len(pending), timeout=0)
+                pending = ended + _cancel_waiting(ray, waiting, capacity())
     if stop is not None:
         raise stop
 

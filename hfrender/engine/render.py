@@ -160,7 +160,8 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
-        shader_notes(self.config, scene)
+        if self.given_scene is None:  # once: not again for still --compare's plain frame
+            shader_notes(self.config, scene)
         asked = self.config.transparent
         self.config = resolve_transparent(self.config, scene)
         if self.own_writer and self.config.transparent and not asked:  # said as the scene's
