@@ -56,9 +56,8 @@ def test_ray_alone_starts_its_own_even_beside_a_ray_start_cluster(monkeypatch, e
     began a cluster on it (Ray would join that one and refuse the CPU count: an internal
     error); with RAY_ADDRESS, that cluster, with no CPU count."""
     ray = pytest.importorskip("ray")
-    from hfrender.engine.ray_connect import connect
-
     import hfrender.engine.ray_connect as ray_connect
+    from hfrender.engine.ray_connect import connect
 
     asked = []
     monkeypatch.setattr(ray_connect, "_answers", lambda *a: None)  # no network asked

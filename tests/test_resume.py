@@ -534,7 +534,7 @@ def test_a_ctrl_c_after_the_last_frame_was_handed_over_leaves_the_output_whole(
     assert err == ["stopping after the work in progress (Ctrl-C again to stop at once)",
                    f"hfrender: the interruption came after the last frame was made: {out} "
                    "is complete"]
-    frames = decoded(out) if ext == "mp4" else sorted(tmp_path.glob("o_*.png"))
+    frames = sorted(tmp_path.glob("o_*.png")) if ext == "png" else decoded(out)
     assert len(frames) == 30
     assert sorted(p.name for p in tmp_path.iterdir()) == (
         sorted(["o.mp4", "src.mp4"][: 2 if cmd == "fx" else 1]) if ext == "mp4"
@@ -562,3 +562,38 @@ def test_a_batch_whose_last_job_ends_through_a_late_ctrl_c_is_done(tmp_path, mon
     statuses = [r["status"] for r in json.loads(summary.read_text())]
     assert (code, statuses) == ((0, ["done"]) if jobs == 1 else (130, ["done", "not run"]))
     assert len(decoded(tmp_path / "o0.mp4")) == 30
+
+
+@pytest.mark.parametrize("ext", ["mp4", "png", "fx"])
+def test_a_ctrl_c_while_the_output_is_put_in_place_waits_for_it(tmp_path, monkeypatch,
+                                                                capsys, ext):
+    """Ctrl-C during the join of the segments (a video) or the move of the frames (a
+    sequence): held until that step ends, then told; the output is whole, exit 0 (was:
+    "interrupted before the first frame: nothing was written", exit 130, with the whole
+    video in place)."""
+    import hfrender.io.outputs as outputs
+    import hfrender.io.segments as segments
+
+    src = tmp_path / "src.mp4"
+    if ext == "fx":
+        assert main(["render", "scenes/orbit.py", "-o", str(src), "--size", "64x36",
+                     "--duration", "1", "--samples", "1", "--quiet"]) == 0
+    steps = {"png": [(outputs, "commit")], "mp4": [(segments.SegmentedWriter, "close")],
+             "fx": [(outputs, "commit"), (segments.SegmentedWriter, "close")]}[ext]
+    def midway(real):
+        def interrupted_midway(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)  # the handler would run here, mid-step
+            return real(*args, **kwargs)
+        return interrupted_midway
+
+    for owner, name in steps:  # fx writes a clip this short in one piece: either step
+        monkeypatch.setattr(owner, name, midway(getattr(owner, name)))
+    out = tmp_path / ("o_%03d.png" if ext == "png" else "o.mp4")
+    assert main((["fx", str(src), "--motion-blur", "2", "--quiet"] if ext == "fx" else
+                 ["render", "scenes/orbit.py", "--duration", "1", *ARGS]) + ["-o", str(out)]) == 0
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "stopping after the work in progress (Ctrl-C again to stop at once)",
+        f"hfrender: the interruption came after the last frame was made: {out} is complete"]
+    frames = sorted(tmp_path.glob("o_*.png")) if ext == "png" else decoded(out)
+    assert len(frames) == 30

@@ -181,13 +181,15 @@ class FxOutput:
         writer = self.writer
         if not self.sequence:
             self.writer = None
-        writer.close()
-        if self.tmp is None:
+        if self.tmp is None:  # the join
+            late = outputs.uninterrupted(writer.close)
             self.stats.segments = (len(writer.manifest.segments) - self.reused, self.reused)
-        if self.tmp is not None:
-            outputs.commit(self.tmp, self.output)
+        else:  # an encoder's last frames (a Ctrl-C stops it), then the files in place
+            writer.close()
+            late = outputs.uninterrupted(lambda: outputs.commit(self.tmp, self.output))
             self.writer = None
-        elif not writer.complete:
+        self.stats.stopped_late = self.stats.stopped_late or late is not None
+        if self.tmp is None and not writer.complete:
             made = sum(seg["count"] for seg in writer.manifest.segments)
             raise FootageError(f"{self.source}: the decoder gave {made} output frames of the "
                                f"{self.stats.total} its probe promised; the video is damaged")

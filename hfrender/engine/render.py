@@ -312,6 +312,7 @@ class RenderJob:
                 except BaseException:
                     out.abandon()  # nothing hidden is left behind
                     raise
+                stats.stopped_late = stats.stopped_late or out.late is not None
             else:
                 out.abandon()
         finally:

@@ -337,6 +337,7 @@ class RenderOutput:
                  gop: int, granularity: int, total: int, start: int) -> None:
         self.output, self.tmp = config.output, None
         self.partial: str | None = None
+        self.late: KeyboardInterrupt | None = None  # a Ctrl-C while the output was put in place
         self.reused = len(manifest.segments) if manifest is not None else 0
         self.keep_others = config.frames is not None  # a range: other frames stay
         encoding = Encoding.of(config)
@@ -377,10 +378,14 @@ class RenderOutput:
         return getattr(self.writer, "frames_in_output", self.writer.frames_written)
 
     def finish(self) -> None:
-        self.writer.close()
+        """The output in place; a Ctrl-C meanwhile waits for it (:attr:`late`)."""
         if self.tmp is not None:
-            outputs.commit(self.tmp, self.output, keep_others=self.keep_others)
-        elif not self.writer.complete:  # the writer saw fewer frames than the render has
+            self.writer.close()  # an encoder's last frames: a Ctrl-C stops it
+            self.late = outputs.uninterrupted(
+                lambda: outputs.commit(self.tmp, self.output, keep_others=self.keep_others))
+        else:
+            self.late = outputs.uninterrupted(self.writer.close)  # the join
+        if self.tmp is None and not self.writer.complete:  # fewer frames than the render
             raise WriteFailed(f"{self.output}: {self.frames} of "
                               f"{self.writer.manifest.total_frames} frames were written")
 

@@ -10,8 +10,10 @@ import logging
 import os
 import re
 import shutil
+import signal
 import tempfile
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -117,6 +119,40 @@ def keep_partial(tmp: str, output: str) -> str | None:
     if not is_sequence(output):
         mark_partial(target)
     return dst
+
+
+def uninterrupted(step: Callable[[], None]) -> KeyboardInterrupt | None:
+    """``step()``, putting an output in place (segments joined by stream copy, files
+    renamed), with Ctrl-C and SIGTERM held until it ends, so that it is never left half
+    done (nor the output said not written when it was); then the held one is handled as it
+    would have been, and the interruption it raised returned (the command then knows the
+    output is whole). Handlers, not a signal mask: Python runs them in the main thread
+    whichever thread the signal reaches."""
+    if threading.current_thread() is not threading.main_thread():
+        step()
+        return None
+    came: list[int] = []
+    kinds = (signal.SIGINT, signal.SIGTERM)
+    before = {kind: signal.signal(kind, lambda signum, frame: came.append(signum))
+              for kind in kinds}
+    try:
+        step()
+    finally:
+        for kind, handler in before.items():
+            signal.signal(kind, handler)
+    return _handled(came[0], before[came[0]]) if came else None
+
+
+def _handled(signum: int, handler: object) -> KeyboardInterrupt | None:
+    """A held signal given to the handler it found (the default one: sent again)."""
+    try:
+        if callable(handler):
+            handler(signum, None)
+        elif handler == signal.SIG_DFL:
+            os.kill(os.getpid(), signum)
+    except KeyboardInterrupt as exc:
+        return exc
+    return None
 
 
 def commit(tmp: str, output: str, keep_others: bool = False) -> None:
