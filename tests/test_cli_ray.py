@@ -145,13 +145,15 @@ def test_ray_address_is_checked_for_auto_and_rays_own_reasons_are_told(tmp_path,
         "(Connection refused); ")
     monkeypatch.delenv("RAY_ADDRESS")
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
-    reasons = iter([ValueError("Invalid address format: foo"),
+    reasons = iter([ValueError("no such thing"), ValueError("Invalid address format: foo"),
                     ConnectionError("RAY_AUTH_MODE is currently 'disabled' (not 'token')\nmore")])
 
     def refuse(**kwargs):
         raise next(reasons)
 
     monkeypatch.setattr(ray, "init", refuse)
+    assert main(args) == 2  # --ray alone, RAY_ADDRESS unset: named as given
+    assert capsys.readouterr().err.startswith("hfrender: error: --ray: no such thing; ")
     assert main([*args, "foo"]) == 2  # was: an internal error
     assert capsys.readouterr().err == (
         "hfrender: error: --ray foo: Invalid address format: foo; give HOST:PORT (as 'ray "
@@ -177,6 +179,8 @@ def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
         assert ray_alone_before_a_file(words) == words
     assert ray_alone_before_a_file(["fx", "--ray", "in/%04d.png", "-o", "o.mp4"])[1] == \
         "--ray=local"
+    words = ["batch", "--ray", BAR]  # batch reads --ray after its jobs file, itself
+    assert ray_alone_before_a_file(words) == words
     assert overrides_of(["--ray", "--samples", "4"]) == ({"ray": True}, {"samples": 4})
     with pytest.raises(ConfigError, match=r"^'-ql': options after the jobs file are --name"):
         overrides_of(["--ray", "-ql"])
@@ -200,10 +204,15 @@ def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
         ClusterRender(scene, config).prepare()
     assert str(err.value) == (
         f"--ray: the scene loads {tmp_path / 'toy.glb'}, outside its folder "
-        f"{tmp_path / 'shot'} (only that folder goes to the workers); put the model in it, "
-        "or render without --ray")
+        f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
+        "put the model in it, or render without --ray")
+    (tmp_path / "shot" / ".assets").mkdir()
+    (tmp_path / "shot" / ".assets" / "toy.glb").write_bytes((tmp_path / "toy.glb").read_bytes())
+    scene.write_text(scene.read_text().replace("../toy.glb", ".assets/toy.glb"))
+    with pytest.raises(ConfigError, match=r"^--ray: the scene loads .*/shot/\.assets/toy\.glb"):
+        ClusterRender(scene, config).prepare()
     (tmp_path / "shot" / "toy.glb").write_bytes((tmp_path / "toy.glb").read_bytes())
-    scene.write_text(scene.read_text().replace("../toy.glb", "toy.glb"))
+    scene.write_text(scene.read_text().replace(".assets/toy.glb", "toy.glb"))
     assert ClusterRender(scene, config).prepare().total == 6
 
 

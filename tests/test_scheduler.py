@@ -356,3 +356,18 @@ def test_a_third_ctrl_c_stops_waiting_for_a_thread_that_hangs():
     gate.set()  # the thread may end now
     assert len(ctrl_c.seen) == 3 and waited < 5  # the fusion would hold it 10 s
     assert eng.error is not None  # the second Ctrl-C: nothing more is fused
+
+
+def test_a_library_callers_ctrl_c_stops_at_once(monkeypatch):
+    """Without the command's handler (hf.render in a script) nobody said "stopping after
+    the work in progress": the first Ctrl-C stops the engine, which waits for its threads
+    to end the hyperframe being fused, then raises."""
+    from hfrender.engine import core
+
+    monkeypatch.setattr(core, "ctrl_c_announced", lambda: False)
+    eng, sink, gate = _held_engine()
+    with CtrlC(eng, 1, gate):
+        with pytest.raises(KeyboardInterrupt):
+            eng.finish()
+        assert all(t.ended.is_set() for t in eng._threads)
+    assert eng.error is not None and len(sink.frames) == 4 and not eng.stats.stopped_late

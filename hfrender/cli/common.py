@@ -277,6 +277,9 @@ def ray_alone_before_a_file(argv: Sequence[str]) -> list[str]:
     the file as the address, then asked for FILE). A Ray address is never a file there,
     nor a frame pattern."""
     out = list(argv)
+    command = next((w for w in out if not w.startswith("-")), None)
+    if command not in ("render", "fx"):  # batch reads its own --ray, after the jobs file
+        return out
     for i, arg in enumerate(out[:-1]):
         after = out[i + 1]
         if arg == "--ray" and (os.path.exists(after) or "%" in after or "#" in after):

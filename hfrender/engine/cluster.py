@@ -183,10 +183,12 @@ def _models_inside(scene: Any, folder: Path) -> None:
     from hfrender.scene.meshes import scene_models
 
     for path in scene_models(getattr(scene, "objects", [])):
-        if not Path(path).is_relative_to(folder):
+        inside = Path(path).is_relative_to(folder) and not any(
+            part.startswith(".") for part in Path(path).relative_to(folder).parts)
+        if not inside:  # hidden folders are not sent either (scene_files)
             raise ConfigError(f"--ray: the scene loads {path}, outside its folder {folder} "
-                              "(only that folder goes to the workers); put the model in it, "
-                              "or render without --ray")
+                              "(only that folder, hidden files left out, goes to the "
+                              "workers); put the model in it, or render without --ray")
 
 
 class ClusterRender:

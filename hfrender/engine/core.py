@@ -21,6 +21,7 @@ release, a write or the failure itself signals.
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 import time
 from collections import deque
@@ -114,6 +115,13 @@ class OutputBuffers:
                 and base.shape[1:] == self.shape:
             with self._lock:
                 self._free.append(base)
+
+
+def ctrl_c_announced() -> bool:
+    """Whether a first Ctrl-C is the command's "stopping after the work in progress" (its
+    own handler is in place), not Python's plain KeyboardInterrupt (a library's caller,
+    who expects it to stop the work at once)."""
+    return signal.getsignal(signal.SIGINT) not in (signal.default_int_handler, None)
 
 
 class _Thread(threading.Thread):
@@ -211,7 +219,8 @@ class Engine:
 
         A Ctrl-C while it waits is the one :func:`~hfrender.cli.common.on_sigint` announced
         ("stopping after the work in progress"): the queued frames are still fused and
-        written; a further one stops that at once (nothing more is fused, the writer
+        written (not where no handler announced it, :func:`ctrl_c_announced`: there it is a
+        further one); a further one stops that at once (nothing more is fused, the writer
         stops; ``stopping``: the producer was interrupted already, so any Ctrl-C here is a
         further one). Either way every thread has ended when this returns or raises:
         nothing writes into an output the job then closes; only one more Ctrl-C stops the
@@ -235,6 +244,7 @@ class Engine:
         one more stops waiting (a thread that hangs, a writer on a stalled disk: the
         threads are daemons, and the job's output is left as it is)."""
         interrupts: list[KeyboardInterrupt] = []
+        stopping = stopping or not ctrl_c_announced()  # a library's caller: at once
         while self._started:
             try:
                 for t in self._threads[:-1]:

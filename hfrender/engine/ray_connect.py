@@ -26,7 +26,8 @@ def connect(address: str | None) -> Any:
     except ImportError:
         raise InputError("--ray needs Ray: pip install 'hfrender[ray]'") from None
     env = os.environ.get("RAY_ADDRESS") or None
-    given = f"--ray {address}" if address else f"--ray (RAY_ADDRESS={env!r})"
+    given = f"--ray {address}" if address else (f"--ray (RAY_ADDRESS={env!r})" if env else
+                                                 "--ray")
     if address in (None, "auto") and env:  # Ray reads it over either
         given = f"{given} (RAY_ADDRESS={env!r})" if address else given
         _answers(env, given)
