@@ -165,7 +165,8 @@ def _stopped(jobs: list, running: dict, done: Callable) -> None:
         sequence = is_sequence(str(jobs[i].output))
         made = 0 if sequence else stats.frames_made
         kept = 0 if sequence else sum(g["count"] for g in render.manifest.segments)
-        done(i, JobResult(jobs[i].name, "interrupted", kept, stats.segments_made,
+        done(i, JobResult(jobs[i].name, "interrupted", kept,
+                          0 if sequence else stats.segments_made,
                           stats.segments_reused, 0, time.perf_counter() - t0,
                           str(jobs[i].output), frames_made=made))
         running.pop(i)

@@ -262,8 +262,9 @@ class ClusterRender:
         ray = connect(self.address)
         pending = self.submit(ray)
         try:
-            collect(ray, pending, lambda ref: self.accept(ray.get(ref)),
-                    lambda: running_at_most(ray, self.config.backend == "cuda"))
+            collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
+                    lambda: 0 if self.sequence else  # frames go on a stop: nothing to wait for
+                    running_at_most(ray, self.config.backend == "cuda"))
             return self.finish()
         except BaseException:
             self.abandon()

@@ -55,6 +55,6 @@ def _cancel_waiting(ray: Any, pending: list, running: int) -> list:
         except Exception as exc:  # noqa: BLE001 - a task that ended meanwhile
             log.debug("cancelling %s: %s", ref, exc)
     if pending[running:]:
-        log.info("stopping: waiting for the %d chunks running; %d not started are cancelled",
-                 min(running, len(pending)), len(pending) - running)
+        log.info("stopping: waiting for the %d chunks running; %d others are cancelled",
+                 min(running, len(pending)), len(pending) - min(running, len(pending)))
     return pending[:running]
