@@ -212,8 +212,8 @@ class ClusterRender:
             resolve_reconstruct,
             resolve_transparent,
             schedule_for,
-            shader_notes,
         )
+        from hfrender.render.shadertoy import shader_notes
         from hfrender.scene.loader import call_scene, load_scene
 
         config = self.config

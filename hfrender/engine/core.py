@@ -28,10 +28,11 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
 from hfrender.errors import HFRenderError
 from hfrender.hyperframe.pool import HyperFrame, Status
@@ -89,32 +90,6 @@ class EngineStats:
     @property
     def latency_ms(self) -> float:
         return 1e3 * self.latency_s / max(1, self.frames_written)
-
-
-class OutputBuffers:
-    """Output blocks of ``(outputs, *shape)`` frames, recycled once written: fusion writes
-    into memory that is already mapped instead of faulting in fresh pages each hyperframe
-    (on two cores that cost more than blending). Bounded by the engine's back-pressure."""
-
-    def __init__(self, outputs: int, shape: tuple, dtype: Any) -> None:
-        self.outputs, self.shape, self.dtype = outputs, tuple(shape), np.dtype(dtype)
-        self._free: list[np.ndarray] = []
-        self._lock = threading.Lock()
-
-    def take(self, count: int) -> np.ndarray:
-        """A buffer for ``count`` frames (a view of a recycled block when one fits)."""
-        with self._lock:
-            buf = self._free.pop() if self._free and count <= self.outputs else None
-        if buf is None:
-            buf = np.empty((max(count, self.outputs),) + self.shape, self.dtype)
-        return buf[:count]
-
-    def give(self, block: np.ndarray) -> None:
-        base = block.base if block.base is not None else block
-        if isinstance(base, np.ndarray) and base.shape[0] == self.outputs \
-                and base.shape[1:] == self.shape:
-            with self._lock:
-                self._free.append(base)
 
 
 def ctrl_c_announced() -> bool:

@@ -32,7 +32,8 @@ from hfrender import validate
 from hfrender.backends import get_backend
 from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
-from hfrender.engine.core import Engine, OutputBuffers
+from hfrender.engine.buffers import OutputBuffers
+from hfrender.engine.core import Engine
 from hfrender.engine.fx_output import FxOutput, written_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.frame_range import n_frames

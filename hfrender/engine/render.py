@@ -20,7 +20,8 @@ from typing import Any
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine import deep_output
 from hfrender.engine.adaptive import adaptive_probe
-from hfrender.engine.core import Engine, OutputBuffers
+from hfrender.engine.buffers import OutputBuffers
+from hfrender.engine.core import Engine
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
 from hfrender.engine.render_fusion import RenderFusion
@@ -37,7 +38,6 @@ from hfrender.engine.render_setup import (
     resolve_transparent,
     resume_point,
     schedule_for,
-    shader_notes,
     shared_arena,
 )
 from hfrender.engine.render_stats import RenderStats
@@ -49,6 +49,7 @@ from hfrender.io.store import check_target
 from hfrender.io.writers import check_output
 from hfrender.render.contexts import ContextUnavailable, create_context
 from hfrender.render.renderer import make_renderer
+from hfrender.render.shadertoy import shader_notes
 from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import SceneError, call_scene, load_scene

@@ -32,7 +32,6 @@ from hfrender.io.segments import (
     resumable,
 )
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
-from hfrender.render.shadertoy import SHADERTOY_INPUTS, unset_inputs
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 
@@ -91,23 +90,6 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
                         Path(scene.source_path).name)
         return False
     return True
-
-
-def shader_notes(config: RenderConfig, scene: Scene) -> None:
-    """Warnings for what a fragment shader leaves unused: ``--msaa N`` (a shader colours
-    every pixel once; more sub-frames smooth its motion, not its edges) and the inputs it
-    declares that hfrender does not set (``iChannel0``: they stay 0)."""
-    if not isinstance(scene, ShaderScene):
-        return
-    name = Path(scene.source_path).name
-    if isinstance(config.msaa, int) and config.msaa > 1:
-        log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
-                    "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
-    unset = unset_inputs(scene.source)
-    if unset:
-        log.warning("%s declares %s, which hfrender does not set (no textures, buffers or "
-                    "sound): %s 0; it sets %s", name, ", ".join(unset),
-                    "it stays" if len(unset) == 1 else "they stay", ", ".join(SHADERTOY_INPUTS))
 
 
 def usable_cores() -> int:

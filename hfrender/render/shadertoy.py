@@ -7,10 +7,16 @@ comments first (a declaration inside ``/* ... */`` stays as it is)."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 from hfrender.render.programs import glsl, with_user_source
+from hfrender.scene import ShaderScene
+
+log = logging.getLogger(__name__)
 
 SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame", "iMouse",
                     "iDate")  # the uniforms hfrender's header declares (shadertoy_header.frag)
@@ -66,6 +72,23 @@ def unset_inputs(source: str) -> list[str]:
     return [name for code, text in _parts(source) if code
             for m in _UNIFORM.finditer(text) for name, _ in _declared(m.group(2))
             if name and name not in SHADERTOY_INPUTS]
+
+
+def shader_notes(config: Any, scene: Any) -> None:
+    """Warnings for what a fragment shader leaves unused: ``--msaa N`` (a shader colours
+    every pixel once; more sub-frames smooth its motion, not its edges) and the inputs it
+    declares that hfrender does not set (``iChannel0``: they stay 0)."""
+    if not isinstance(scene, ShaderScene):
+        return
+    name = Path(scene.source_path).name
+    if isinstance(config.msaa, int) and config.msaa > 1:
+        log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
+                    "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
+    unset = unset_inputs(scene.source)
+    if unset:
+        log.warning("%s declares %s, which hfrender does not set (no textures, buffers or "
+                    "sound): %s 0; it sets %s", name, ", ".join(unset),
+                    "it stays" if len(unset) == 1 else "they stay", ", ".join(SHADERTOY_INPUTS))
 
 
 def shadertoy_hint(source: str, said: str = "") -> str:
