@@ -127,8 +127,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
                         if finished[n].status == "failed":  # (or turned it into an error)
                             finished[n].status = "interrupted"
-                        # the batch stops all the same, unless that was its last job, done
-                        # (the Ctrl-C came as its last frames were written)
+                        # the batch stops all the same, unless its last job ended done
                         if finished[n].status == "interrupted" or n + 1 < len(jobs):
                             raise stop_asked()()
         except KeyboardInterrupt as exc:

@@ -97,6 +97,12 @@ def ffmpeg_encoders() -> frozenset[str]:
     return frozenset(names)
 
 
+def _unknown_type(path: str, suffix: str) -> str:
+    one = " (one picture: hfrender still)" if suffix in (".png", ".exr") else ""
+    return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
+            f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png{one}")
+
+
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
                  alpha_from: str = "--transparent", folder: bool = True,
@@ -128,10 +134,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         if Path(path).is_dir():
             raise WriterError(f"-o {path} is a folder; for frames in it, give a pattern: "
                               f"{Path(path) / '%05d.png'}")
-        one = " (one picture: hfrender still)" if suffix in (".png", ".exr") else ""
-        raise WriterError(f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
-                          f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png"
-                          f"{one}")
+        raise WriterError(_unknown_type(path, suffix))
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
