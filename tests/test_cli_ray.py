@@ -243,3 +243,39 @@ def test_a_first_ctrl_c_on_ray_keeps_the_chunks_running_and_those_ended():
     with pytest.raises(KeyboardInterrupt):
         collect(ray, list(range(6)), taken.append, lambda: 2)
     assert taken == [0, 1, 2, 3] and ray.cancelled == [4, 5]
+
+
+def test_a_ctrl_c_while_a_chunk_is_kept_comes_after_it():
+    """The Ctrl-C lands while chunk 0 is being kept (its segment written, the manifest
+    saved): held until that ends, so the chunk is not lost (was: its result dropped, and
+    the segment made again by the next run); then the first Ctrl-C's rule."""
+    import os
+    import signal
+    import time
+
+    from hfrender.engine.ray_wait import collect
+
+    class Cluster:
+        def __init__(self):
+            self.cancelled = []
+
+        def wait(self, refs, num_returns=1, timeout=None):
+            if timeout == 0:
+                return [], list(refs)
+            return [refs[0]], refs[1:]
+
+        def cancel(self, ref):
+            self.cancelled.append(ref)
+
+    taken = []
+
+    def keep(ref):
+        if ref == 0:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)  # Python's handler would raise here, mid-keep
+        taken.append(ref)
+
+    ray = Cluster()
+    with pytest.raises(KeyboardInterrupt):
+        collect(ray, list(range(5)), keep, lambda: 2)
+    assert taken == [0, 1, 2] and ray.cancelled == [3, 4]

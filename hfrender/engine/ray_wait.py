@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hfrender.io.outputs import uninterrupted
+
 log = logging.getLogger(__name__)
 
 
@@ -31,10 +33,12 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
     while pending:
         try:
             ready, pending = ray.wait(pending, num_returns=1)
-            drop = take(ready[0])
+            drop, late = _taken(take, ready[0])
             if drop:
                 gone = set(drop)
                 pending = [ref for ref in pending if ref not in gone]
+            if late is not None:
+                raise late
         except KeyboardInterrupt as exc:
             if stop is not None:
                 raise
@@ -44,6 +48,15 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
                 pending = ended + _cancel_waiting(ray, waiting, capacity())
     if stop is not None:
         raise stop
+
+
+def _taken(take: Callable[[Any], Iterable | None], ref: Any
+           ) -> tuple[Iterable | None, KeyboardInterrupt | None]:
+    """``take(ref)`` whole: a Ctrl-C meanwhile is held until it ends, then returned (the
+    chunk's segment and the manifest are written either way, not lost half-kept)."""
+    out: list = []
+    late = uninterrupted(lambda: out.append(take(ref)))
+    return out[0], late
 
 
 def _cancel_waiting(ray: Any, pending: list, running: int) -> list:
