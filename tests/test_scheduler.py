@@ -371,3 +371,28 @@ def test_a_library_callers_ctrl_c_stops_at_once(monkeypatch):
             eng.finish()
         assert all(t.ended.is_set() for t in eng._threads)
     assert eng.error is not None and len(sink.frames) == 4 and not eng.stats.stopped_late
+
+
+def test_a_ctrl_c_while_the_half_filled_hyperframe_is_handed_over_stops_at_once():
+    """After a first Ctrl-C the render hands over what its half-filled hyperframe
+    completes; a second one there (submit waits while the writer is behind) was swallowed,
+    and the engine went on fusing everything queued."""
+    from hfrender.engine.render import RenderJob
+
+    class Builder:
+        def cancel(self):
+            pass
+
+        def flush_remaining(self):
+            raise KeyboardInterrupt  # the second Ctrl-C, while it waits
+
+    class Engine:
+        failed = None
+
+        def fail(self, exc):
+            self.failed = exc
+
+    job, engine = object.__new__(RenderJob), Engine()
+    job.builder = Builder()
+    job._salvage(engine)
+    assert isinstance(engine.failed, KeyboardInterrupt)

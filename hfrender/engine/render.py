@@ -334,6 +334,8 @@ class RenderJob:
             last = self.builder.flush_remaining()
             if last is not None:
                 engine.submit(last)
+        except KeyboardInterrupt as exc:  # a further Ctrl-C (submit waits on the writer)
+            engine.fail(exc)  # stop at once, as it says
         except BaseException:  # noqa: BLE001 - the first error is the one reported
             pass
 
