@@ -931,3 +931,29 @@ def test_fx_into_a_log_says_its_progress_in_lines(tmp_path, rng, capsys, monkeyp
     assert done == sorted(done) and 0 < done[0] and done[-1] < 24
     assert captured.out.startswith(f"wrote {tmp_path / 'out.mkv'}: 24 frames at 30 fps"), \
         captured.out
+
+
+@pytest.mark.parametrize("container", ["mp4", "ts"])
+def test_a_video_starting_after_its_sound_keeps_its_place_whatever_the_files_start(
+        tmp_path, container):
+    """The video 0.5 s after the sound, in a file whose timestamps start at 10 s (a
+    broadcast cut, an .ts capture): the output's video still starts 0.5 s after its sound
+    (was: at 0, the sound 0.52 s late against the picture: the file's start taken off the
+    timestamps twice)."""
+    from hfrender.io.probe import probe
+
+    def ff(*args):
+        subprocess.run([FFMPEG, "-v", "error", "-y", *map(str, args)], check=True)
+
+    base, late = tmp_path / "base.mp4", tmp_path / "late.mp4"
+    ff("-f", "lavfi", "-i", "testsrc2=s=64x36:r=30:d=2", "-f", "lavfi", "-i",
+       "sine=f=440:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", base)
+    ff("-itsoffset", "0.5", "-i", base, "-i", base, "-map", "0:v", "-map", "1:a", "-c",
+       "copy", late)
+    shifted = tmp_path / f"shifted.{container}"
+    ff("-i", late, "-c", "copy", "-output_ts_offset", "10", shifted)
+    assert abs(probe(str(late)).start - 0.5) < 0.01
+    assert abs(probe(str(shifted)).start - 0.5) < 0.05  # was 0.0
+    out = tmp_path / "o.mp4"
+    assert main(["fx", str(shifted), "-o", str(out), "--motion-blur", "1", "--quiet"]) == 0
+    assert abs(probe(str(out)).start - probe(str(shifted)).start) < 0.01
