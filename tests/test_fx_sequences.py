@@ -147,3 +147,27 @@ def test_hashes_are_a_field_only_where_a_frame_number_goes(given, meant):
     from hfrender.cli.common import sequence_name
 
     assert sequence_name(given) == meant
+
+
+@pytest.mark.parametrize("tracks", [1, 2])
+def test_tracks_past_the_first_audio_one_are_said_to_be_left_out(tmp_path, caplog, tracks):
+    """A second audio track and a subtitle track were dropped without a word."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    (tmp_path / "s.srt").write_text("1\n00:00:00,000 --> 00:00:00,400\nhello\n")
+    clip = tmp_path / "in.mkv"
+    extra = ["-f", "lavfi", "-i", "sine=f=880:d=0.5", "-i", str(tmp_path / "s.srt")] \
+        if tracks == 2 else []
+    maps = ["-map", "0", "-map", "1", "-map", "2", "-map", "3"] if tracks == 2 else []
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=32x16:r=10:d=0.5", "-f", "lavfi", "-i",
+                    "sine=d=0.5", *extra, *maps, "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-c:s", "srt", str(clip)], check=True)
+    out = tmp_path / "o.mkv"
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ([f"{clip}: {out} keeps its first audio track only; 1 more audio track and "
+                     "1 subtitle track left out"] if tracks == 2 else [])

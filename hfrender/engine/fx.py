@@ -34,7 +34,7 @@ from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_output import FxOutput, written_format
+from hfrender.engine.fx_output import FxOutput, sound_left_out, written_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
@@ -185,10 +185,8 @@ class FxJob:
     def _alpha(self) -> None:
         """Footage with alpha: kept where the output holds it, else dropped (said once);
         and its sound, which a GIF or an image sequence cannot hold (said too)."""
-        if getattr(self.footage, "has_audio", False) and (
-                is_sequence(self.output) or Path(self.output).suffix.lower() == ".gif"):
-            log.warning("%s has sound; %s keeps none: the soundtrack is left out",
-                        self.source, self.output)
+        if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
+            sound_left_out(str(self.source), self.output, self.info)
         self.alpha = None
         if self.footage.pix_fmt in ("rgba", "rgba64le"):
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]

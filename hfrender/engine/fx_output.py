@@ -12,6 +12,7 @@ not keep exact) are written in one piece under a temporary name and renamed at t
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import replace
@@ -35,6 +36,8 @@ from hfrender.io.segments import (
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output, is_sequence
 
 SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
+
+log = logging.getLogger(__name__)
 
 
 def segment_frames(fps: float) -> int:
@@ -212,3 +215,19 @@ class FxOutput:
                 self.stats.output_kept = bool(writer.manifest.segments)
                 if not self.stats.output_kept:  # nothing whole to resume from
                     shutil.rmtree(writer.folder, ignore_errors=True)
+
+
+def sound_left_out(source: str, output: str, info: Any) -> None:
+    """A warning for the sound the output leaves out: all of it (a GIF, an image sequence),
+    or what is past the first audio track (more tracks, subtitles)."""
+    if is_sequence(output) or Path(output).suffix.lower() == ".gif":
+        if info.has_audio:
+            log.warning("%s has sound; %s keeps none: the soundtrack is left out", source,
+                        output)
+        return
+    more = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in (
+        (info.audio_tracks - 1, "more audio track"), (info.subtitle_tracks, "subtitle track"))
+        if n > 0]
+    if more:
+        log.warning("%s: %s keeps its first audio track only; %s left out", source, output,
+                    " and ".join(more))

@@ -35,6 +35,8 @@ class VideoInfo:
     vp9_alpha: bool = False  # VP9 with an alpha channel (alpha_mode 1): libvpx decodes it
     sar: str = "1:1"  # the pixels' aspect (anamorphic footage: 4:3, its picture 16:9)
     timecode: str = ""  # its first frame's, as a camera or an editor stamped it (01:00:00:00)
+    audio_tracks: int = 0
+    subtitle_tracks: int = 0
 
     @property
     def native_yuv420p(self) -> bool:
@@ -95,7 +97,13 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     stamp = re.search(r"^\s*timecode\s*:\s*(\d+:\d\d:\d\d[:;.]\d+)\s*$", head, re.M)
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
-                     stamp.group(1) if stamp else "")
+                     stamp.group(1) if stamp else "", *_tracks(head))
+
+
+def _tracks(head: str) -> tuple[int, int]:
+    """(audio tracks, subtitle tracks) of the input, as ffmpeg lists its streams."""
+    kinds = re.findall(r"^\s*Stream #\d+:\d+.*?: (Audio|Subtitle): ", head, re.M)
+    return kinds.count("Audio"), kinds.count("Subtitle")
 
 
 OTHER_STREAMS = re.compile(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ", re.M)
