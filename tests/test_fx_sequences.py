@@ -171,3 +171,28 @@ def test_tracks_past_the_first_audio_one_are_said_to_be_left_out(tmp_path, caplo
     said = [r.getMessage() for r in caplog.records]
     assert said == ([f"{clip}: {out} keeps its first audio track only; 1 more audio track and "
                      "1 subtitle track left out"] if tracks == 2 else [])
+
+
+def test_a_folder_is_read_as_its_one_sequences_pattern(tmp_path, rng, capsys):
+    """A folder given as INPUT took every PNG in it: a gap was closed without a word, a
+    slate or an earlier output beside the frames was taken in as frames (and the numbering
+    started from 0). It is now read as the pattern of its one sequence, gaps refused, and
+    one line where it holds more than one."""
+    frames = rng.integers(0, 256, (6, 8, 12, 3), dtype=np.uint8)
+    folder = tmp_path / "in"
+    write_seq(folder, frames, "f.%04d.png", 1001)
+    out = tmp_path / "o" / "%04d.png"
+    assert main(["fx", str(folder), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    assert sorted(p.name for p in out.parent.iterdir())[0] == "1001.png"  # its numbers
+    (folder / "f.1003.png").unlink()
+    assert main(["fx", str(folder), "-o", str(tmp_path / "g.mp4"), "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {folder / 'f.%04d.png'}: frame 1003 "
+                                       "is missing (the sequence jumps from 1002 to 1004)\n")
+    write_seq(folder, frames[2:3], "f.%04d.png", 1003)
+    import imageio.v3 as iio
+
+    iio.imwrite(folder / "aaa_slate.png", frames[0])
+    assert main(["fx", str(folder), "-o", str(tmp_path / "s.mp4"), "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {folder} holds more than one image sequence (aaa_slate.png, "
+        f"f.#.png); give the one to read as a pattern, e.g. {folder / 'f.%04d.png'}\n")

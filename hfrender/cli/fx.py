@@ -45,7 +45,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         description="Apply motion blur and depth of field to a video or a "
                         "PNG sequence (streamed: never the whole clip in memory).")
     fx.add_argument("input", metavar="INPUT", type=sequence_name,
-                    help="a video file, or frames/%%05d.png (or frames/#####.png)")
+                    help="a video file, or frames/%%05d.png (or frames/#####.png, or the "
+                         "folder of one sequence)")
     fx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
