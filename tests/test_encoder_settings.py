@@ -337,3 +337,25 @@ def test_ffmpeg_reads_the_joined_output(tmp_path):
     res = subprocess.run([FFMPEG, "-v", "error", "-i", str(out), "-f", "null", "-"],
                          capture_output=True, text=True)
     assert res.returncode == 0 and res.stderr == ""
+
+
+@pytest.mark.parametrize("codec, out, tagged", [
+    ("libx265", "o.mp4", True), ("libx265", "o.mov", True), ("libx265", "o.mkv", False),
+    ("libx264", "o.mp4", False)])
+def test_hevc_in_mp4_and_mov_is_tagged_for_apples_players(tmp_path, codec, out, tagged):
+    """ffmpeg tags HEVC hev1, which QuickTime, Safari and iOS do not play: hvc1, in a
+    render (segments joined) as in a single encode."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    from hfrender.cli import main
+
+    path = tmp_path / out
+    assert main(["render", str(Path(__file__).parent / "data" / "bar.frag"), "-o", str(path),
+                 "--size", "64x36", "--duration", "0.2", "--samples", "1", "--codec", codec,
+                 "--quiet"]) == 0
+    said = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(path)],
+                          capture_output=True, text=True).stderr
+    video = next(line for line in said.splitlines() if "Video:" in line)
+    assert ("(hvc1 /" in video) == tagged and ("hev1" in video) is False

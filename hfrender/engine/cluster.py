@@ -325,7 +325,9 @@ class ClusterRender:
         else:
             folder = work_dir(self.config.output)
             files = [folder / s["file"] for s in self.manifest.segments]
-            join(files, self.config.output, folder, self.config.fps)
+            join(files, self.config.output, folder, self.config.fps,
+                 codec=check_output(self.config.output, self.config.size, self.config.codec,
+                                    pix_fmt=self.config.pix_fmt))
             outputs.remove_partial(self.config.output)
             remove_work_dir(self.config.output)  # joined: its segments are the output
         stats = self.stats

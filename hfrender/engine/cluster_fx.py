@@ -174,7 +174,7 @@ class ClusterFx:
         """Every segment is here: joined, and the soundtrack muxed once, after the join."""
         audio = str(self.source.resolve()) if self.has_audio else None
         join([self.folder / g["file"] for g in self.manifest.segments], self.output,
-             self.folder, self.fps, audio)
+             self.folder, self.fps, audio, codec=self.codec)
         outputs.remove_partial(self.output)
         remove_work_dir(self.output)  # joined: its segments are the output
         self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - self._t0

@@ -171,7 +171,16 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, "-c:v", codec, "-pix_fmt", pix_fmt,
-            *params, *timing, *tags, *offset, *fmt, path]
+            *params, *timing, *tags, *apple_tag(container or path, codec), *offset, *fmt,
+            path]
+
+
+def apple_tag(output: str, codec: str) -> list[str]:
+    """``-tag:v hvc1`` for HEVC in MP4 or MOV: Apple's players (QuickTime, Safari, iOS)
+    play no other (ffmpeg writes hev1)."""
+    hevc = codec == "libx265" or codec.startswith("hevc")
+    return ["-tag:v", "hvc1"] if hevc and Path(output).suffix.lower() in (".mp4", ".mov") \
+        else []
 
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None,
@@ -236,14 +245,15 @@ def timecode_options(output: str, timecode: str) -> list[str]:
 
 def join_command(segments: list[str], output: str, rate: Fraction,
                  audio_from: str | None = None, listing: str = "join.txt",
-                 exe: str | None = None, timecode: str = "") -> list[str]:
+                 exe: str | None = None, timecode: str = "", codec: str = "") -> list[str]:
     """ffmpeg joining ``segments`` (names in the folder it runs in) into ``output`` by
     stream copy; with ``audio_from``, its soundtrack too (encoded for the container).
 
     MPEG-TS segments, stamped with their place in the whole, are joined as bytes (the
     concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
     exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
-    ``listing`` (Matroska: whole milliseconds)."""
+    ``listing`` (Matroska: whole milliseconds). ``codec``: the segments' (HEVC is tagged
+    for Apple's players, :func:`apple_tag`)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
@@ -256,7 +266,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
         cmd += ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
                 "-c:a", audio_codec]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
-        cmd += ["-video_track_timescale", str(rate.numerator)]
+        cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]
     return cmd + timecode_options(output, timecode) + [output]
 
 

@@ -270,11 +270,12 @@ class SegmentedWriter(Closing):
                 Path(writer.path).unlink(missing_ok=True)
         if files and self.complete:
             join(files, self.output, self.folder, self.fps, self.audio_from,
-                 getattr(self.encoding, "timecode", ""))
+                 getattr(self.encoding, "timecode", ""), self.codec)
             remove_partial(self.output)  # an older run's, now out of date
         elif files and self.join_unfinished:
             self.partial_output = partial_name(self.output)
-            join(files, self.partial_output, self.folder, self.fps, self.audio_from)
+            join(files, self.partial_output, self.folder, self.fps, self.audio_from,
+                 codec=self.codec)
             mark_partial(self.partial_output)  # ours: the next run may replace or remove it
         if self.complete or not self.manifest.segments:  # done, or nothing to resume from
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -346,7 +347,7 @@ def stamped(codec: str, fps: float) -> bool:
 
 
 def join(files: list[Path], output: str, folder: Path, fps: float,
-         audio_from: str | None = None, timecode: str = "") -> None:
+         audio_from: str | None = None, timecode: str = "", codec: str = "") -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added."""
     listing = folder / "join.txt"
@@ -354,7 +355,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
     cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
-                       audio_from, str(listing.name), timecode=timecode)
+                       audio_from, str(listing.name), timecode=timecode, codec=codec)
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     listing.unlink(missing_ok=True)
     if res.returncode != 0:
