@@ -196,3 +196,25 @@ def test_a_folder_is_read_as_its_one_sequences_pattern(tmp_path, rng, capsys):
     assert capsys.readouterr().err == (
         f"hfrender: error: {folder} holds more than one image sequence (aaa_slate.png, "
         f"f.#.png); give the one to read as a pattern, e.g. {folder / 'f.%04d.png'}\n")
+
+
+def test_hdr_footage_is_said_to_come_out_wrong(tmp_path, caplog):
+    """HLG phone footage was relabelled BT.709 without a word (washed-out colours)."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "hlg.mov"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=0.5", "-c:v", "libx265",
+                    "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc",
+                    "arib-std-b67", "-colorspace", "bt2020nc", "-x265-params",
+                    "colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc:"
+                    "log-level=error", str(clip)], check=True)
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / "o.mov"), "--motion-blur", "2",
+                     "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].startswith(
+        f"{clip} is HDR (HLG): fx blends and writes SDR (BT.709), so its colours come out "
+        "wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf zscale=t=linear")

@@ -34,7 +34,7 @@ from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_output import FxOutput, sound_left_out, written_format
+from hfrender.engine.fx_output import FxOutput, hdr_note, sound_left_out, written_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
@@ -187,6 +187,7 @@ class FxJob:
         and its sound, which a GIF or an image sequence cannot hold (said too)."""
         if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
             sound_left_out(str(self.source), self.output, self.info)
+            hdr_note(str(self.source), self.info.pix_fmt)
         self.alpha = None
         if self.footage.pix_fmt in ("rgba", "rgba64le"):
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]

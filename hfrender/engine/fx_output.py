@@ -231,3 +231,19 @@ def sound_left_out(source: str, output: str, info: Any) -> None:
     if more:
         log.warning("%s: %s keeps its first audio track only; %s left out", source, output,
                     " and ".join(more))
+
+
+HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg names
+
+
+def hdr_note(source: str, described: str) -> None:
+    """A warning for HDR footage (HLG, PQ; ``described`` as ffmpeg describes the stream):
+    fx reads and writes SDR BT.709, so its colours would be read wrongly and the output
+    labelled wrongly."""
+    curve = next((name for tag, name in HDR.items() if tag in described), None)
+    if curve is not None:
+        log.warning("%s is HDR (%s): fx blends and writes SDR (BT.709), so its colours come "
+                    "out wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf "
+                    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
+                    "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,"
+                    "format=yuv420p OUT)", source, curve)
