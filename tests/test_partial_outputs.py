@@ -128,3 +128,18 @@ def test_a_lock_that_cannot_be_taken_is_said_and_the_run_goes_on(tmp_path, monke
     assert ran and [r.getMessage() for r in caplog.records] == [
         f"{tmp_path / 'o.mp4'} is not locked against a second run writing it: Not a "
         "directory"]
+
+
+def test_a_join_that_fails_says_where_the_segments_are_and_how_to_go_on(tmp_path):
+    """A full disk at the join: the message named the failure only, not the kept segments
+    nor --resume (which then joined them, byte for byte)."""
+    from hfrender.io.segments import WriteFailed, join
+
+    folder = tmp_path / "w"
+    folder.mkdir()
+    with pytest.raises(WriteFailed) as err:
+        join([folder / "seg_00000000.ts"], str(tmp_path / "o.mp4"), folder, 30.0)
+    said = str(err.value)
+    assert said.startswith(f"joining 1 segment into {tmp_path / 'o.mp4'} failed: ")
+    assert said.endswith(f"(the segments stay in {folder}: once that is mended, the same "
+                         "command with --resume joins them)")

@@ -361,7 +361,10 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     if res.returncode != 0:
         tmp.unlink(missing_ok=True)
         last = (res.stderr.strip().splitlines() or ["no message"])[-1]
-        raise WriteFailed(f"joining {len(files)} segments into {output} failed: {last}")
+        raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
+                          f"{output} failed: {last} (the "
+                          f"segments stay in {folder}: once that is mended, the same command "
+                          "with --resume joins them)")
     os.replace(tmp, output)
 
 
