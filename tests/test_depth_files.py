@@ -247,3 +247,16 @@ def test_a_depth_pass_that_cannot_be_scaled_is_one_line(tmp_path, rng, capsys, s
         assert [f.name for f in (tmp_path / "o").iterdir()] == ["##.png.partial"]
     else:
         assert err.count("\n") == 1 and not (tmp_path / "o").exists()
+
+
+def test_a_depth_of_the_stored_shape_of_a_turned_clip_is_told_why(tmp_path):
+    """A phone clip stored 320x180 and played upright (180x320): the depth of the stored
+    shape was told to be scaled, then that scaling would stretch it."""
+    from hfrender.io.depth_pass import DepthPass, _resized
+    from hfrender.io.footage import FootageError
+
+    depth = DepthPass(path="d.npy", size=(32, 18), first=np.ones((18, 32), np.float32),
+                      frames=iter(()), count=1)
+    with pytest.raises(FootageError, match=r"^depth d.npy is 32x18, the footage 18x32 as it "
+                       r"plays \(turned upright by its rotation tag\): give the depth upright"):
+        _resized(depth, (18, 32), "nearest")

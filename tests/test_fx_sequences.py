@@ -218,3 +218,38 @@ def test_hdr_footage_is_said_to_come_out_wrong(tmp_path, caplog):
     assert len(said) == 1 and said[0].startswith(
         f"{clip} is HDR (HLG): fx blends and writes SDR (BT.709), so its colours come out "
         "wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf zscale=t=linear")
+
+
+def test_anamorphic_footage_into_square_pixels_is_said_squeezed(tmp_path, caplog):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "anam.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=0.5", "-vf", "setsar=4/3",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    for out in ("o.gif", "o.mp4"):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(clip), "-o", str(tmp_path / out), "--motion-blur", "2",
+                         "--quiet"]) == 0
+        assert [r.getMessage() for r in caplog.records] == (
+            [f"{clip} has pixels of aspect 4:3; {tmp_path / out} has square ones, so its "
+             "picture is squeezed (a video output keeps the aspect)"] if out == "o.gif" else [])
+
+
+def test_a_stride_longer_than_the_clip_is_refused(tmp_path, capsys):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "in.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=0.5", "-c:v", "libx264",
+                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
+                 "--stride", "6"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: --stride 6 is longer than the input "
+                                       "(5 frames)\n")
+    assert not (tmp_path / "o.mp4").exists()

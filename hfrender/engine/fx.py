@@ -34,7 +34,7 @@ from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_output import FxOutput, hdr_note, sound_left_out, written_format
+from hfrender.engine.fx_output import FxOutput, picture_notes, sound_left_out, written_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
@@ -187,7 +187,7 @@ class FxJob:
         and its sound, which a GIF or an image sequence cannot hold (said too)."""
         if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
             sound_left_out(str(self.source), self.output, self.info)
-            hdr_note(str(self.source), self.info.pix_fmt)
+            picture_notes(str(self.source), self.output, self.info)
         self.alpha = None
         if self.footage.pix_fmt in ("rgba", "rgba64le"):
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]
@@ -211,9 +211,9 @@ class FxJob:
     def _check(self) -> None:
         """Everything that can be said wrong before a frame is read; the depth pass."""
         footage, s = self.footage, self.s
-        if s.window > footage.count:
-            raise FootageError(f"--motion-blur {s.window} is longer than the input "
-                               f"({n_frames(footage.count)})")
+        if max(s.window, s.stride) > footage.count:  # not one window, or one frame a clip
+            what = f"--motion-blur {s.window}" if s.window >= s.stride else f"--stride {s.stride}"
+            raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
         if s.depth is not None:
             s.check_size(footage.size)
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,

@@ -236,14 +236,18 @@ def sound_left_out(source: str, output: str, info: Any) -> None:
 HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg names
 
 
-def hdr_note(source: str, described: str) -> None:
-    """A warning for HDR footage (HLG, PQ; ``described`` as ffmpeg describes the stream):
-    fx reads and writes SDR BT.709, so its colours would be read wrongly and the output
-    labelled wrongly."""
-    curve = next((name for tag, name in HDR.items() if tag in described), None)
+def picture_notes(source: str, output: str, info: Any) -> None:
+    """Warnings for what fx changes in the picture: HDR footage (HLG, PQ) is read and
+    written as SDR BT.709, so its colours come out wrong; pixels that are not square
+    (anamorphic footage) become square in a GIF or an image sequence, squeezing it."""
+    curve = next((name for tag, name in HDR.items() if tag in info.pix_fmt), None)
     if curve is not None:
         log.warning("%s is HDR (%s): fx blends and writes SDR (BT.709), so its colours come "
                     "out wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf "
                     "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
                     "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,"
                     "format=yuv420p OUT)", source, curve)
+    square = info.sar in ("1:1", "0:1", "")
+    if not square and (is_sequence(output) or Path(output).suffix.lower() == ".gif"):
+        log.warning("%s has pixels of aspect %s; %s has square ones, so its picture is "
+                    "squeezed (a video output keeps the aspect)", source, info.sar, output)

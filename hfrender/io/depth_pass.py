@@ -225,6 +225,10 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
     """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`); a
     pass of another shape, or no ``how``, refused in one line."""
     (w, h), (dw, dh) = size, depth.size
+    if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
+        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
+                           "plays (turned upright by its rotation tag): give the depth "
+                           "upright too, turned as the footage is")
     if how is None:
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
                            "match, or pass --depth-resize nearest (or linear) to scale the "
