@@ -89,14 +89,16 @@ def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, 
     monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
     assert main(args) == 130
     assert "interrupted: the finished segments" in capsys.readouterr().err
-    assert not out.exists() and len(kept) == (3 if ctrl_c == 1 else 2)
+    # 2 running, and (a slow machine) the last one too if it ended before the Ctrl-C was
+    # handled; a second Ctrl-C as the next comes in
+    assert not out.exists() and len(kept) in ((3, 4) if ctrl_c == 1 else (2,))
     monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender"):
         assert main(args) == 0
     said = capsys.readouterr().out
     made = 4 - len(kept)
-    assert "wrote" in said and f"{made} segment{'s' if made > 1 else ''} rendered, " \
+    assert "wrote" in said and f"{made} segment{'' if made == 1 else 's'} rendered, " \
         f"{len(kept)} reused" in said, said
     assert not [r for r in caplog.records if "over:" in r.getMessage()]  # joined, not lost
     render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
@@ -399,16 +401,24 @@ def test_a_batch_on_ray_stopped_by_ctrl_c_says_what_each_job_kept(local_ray, tmp
     assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--summary", str(summary),
                  "--quiet"]) == 130
     rows = {r["name"]: r for r in json.loads(summary.read_text())}
-    assert {r["status"] for r in rows.values()} == {"interrupted"}
-    manifest = json.loads((tmp_path / "out" / ".v.mp4.hfrender" / "manifest.json").read_text())
-    kept = manifest["segments"]
-    video = rows["video"]
-    assert video["segments_made"] == len(kept) >= 2  # the first and those running with it
-    assert video["frames"] == sum(g["count"] for g in kept) < 120
-    assert video["frames_made"] == video["frames"]
-    assert rows["frames"]["frames"] == rows["frames"]["segments_made"] == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".v.mp4.hfrender", "seq"]
-    assert list((tmp_path / "out" / "seq").iterdir()) == []  # no hidden frames
+    # a job whose chunks had all ended by the time the Ctrl-C was handled is done (a slow
+    # machine: the first chunk's keeping outlasted the others); the rest are interrupted
+    assert "interrupted" in {r["status"] for r in rows.values()}
+    video, seq = rows["video"], rows["frames"]
+    if video["status"] == "done":
+        assert len(decoded(tmp_path / "out" / "v.mp4")) == 120
+    else:
+        manifest = json.loads((tmp_path / "out" / ".v.mp4.hfrender" / "manifest.json")
+                              .read_text())
+        kept = manifest["segments"]
+        assert video["segments_made"] == len(kept) >= 2  # the first, those running with it
+        assert video["frames"] == sum(g["count"] for g in kept) < 120
+        assert video["frames_made"] == video["frames"]
+    if seq["status"] == "done":
+        assert len(list((tmp_path / "out" / "seq").glob("*.png"))) == 120
+    else:
+        assert seq["frames"] == seq["segments_made"] == 0
+        assert list((tmp_path / "out" / "seq").iterdir()) == []  # no hidden frames
 
 
 def test_a_render_stopped_on_ray_resumes_here_when_its_segments_were_made_alike(
