@@ -432,7 +432,7 @@ def test_a_render_stopped_on_ray_resumes_here_when_its_segments_were_made_alike(
     scene = slow_scene(tmp_path, 0.0)
     out = tmp_path / "o.mp4"
     args = ["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
-            "--duration", "4", "--quiet"]
+            "--duration", "8", "--quiet"]  # 8 segments: some left
     real = cluster.ClusterRender._keep
 
     def stop(self, manifest, chunk):
@@ -455,7 +455,7 @@ def test_a_render_stopped_on_ray_resumes_here_when_its_segments_were_made_alike(
     kept.write_text(json.dumps(manifest))
     assert main([*args[:-1], "--resume"]) == 0
     first = sum(seg["count"] for seg in manifest["segments"])
-    assert f"resumed at frame {first}" in capsys.readouterr().out and 0 < first < 120
+    assert f"resumed at frame {first}" in capsys.readouterr().out and 0 < first < 240
     render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
-                               duration=4.0, quiet=True))
+                               duration=8.0, quiet=True))
     assert out.read_bytes() == (tmp_path / "local.mp4").read_bytes()
