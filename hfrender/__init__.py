@@ -20,9 +20,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.hyperframe.pool import HostStorage, HyperFrame, HyperFramePool, Status
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.optics import Lens
-    from hfrender.sampler import curve_weights
     from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
     from hfrender.scene.meshes import Mesh
+    from hfrender.shutter_curve import curve_weights
 
 __version__ = "0.1.0"
 

@@ -19,7 +19,8 @@ from hfrender.backends import resolve_name
 from hfrender.errors import InputError, nearest
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
-from hfrender.sampler import CURVES, POSITIONS
+from hfrender.sampler import POSITIONS
+from hfrender.shutter_curve import CURVES
 
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")

@@ -22,7 +22,7 @@ from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
 from hfrender.optics import Lens
-from hfrender.sampler import curve_weights
+from hfrender.shutter_curve import curve_weights
 
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,

@@ -40,3 +40,12 @@ def nearest(name: str, names: object, n: int = 1, cutoff: float = 0.6) -> list[s
     for known in names:  # type: ignore[attr-defined]
         folded.setdefault(str(known).lower(), str(known))
     return [folded[m] for m in difflib.get_close_matches(str(name).lower(), folded, n, cutoff)]
+
+
+def first_line(exc: BaseException) -> str:
+    """The message's first line; for an error a Ray task raised, its cause's (Ray's own
+    first line names only the task and its process)."""
+    cause = getattr(exc, "cause", None)
+    if "RayTaskError" in type(exc).__name__ and isinstance(cause, BaseException):
+        exc = cause
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -17,62 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import check_blades, polygon_edge
+from hfrender.shutter_curve import curve_values, curve_weights
 
-CURVES = ("box", "triangle", "gaussian")
 POSITIONS = ("start", "center", "end")
 GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
-
-
-def curve_values(curve: str, u: np.ndarray) -> np.ndarray:
-    """The shutter curve at positions ``u`` in [0, 1] across the open shutter."""
-    u = np.asarray(u, np.float64)
-    if curve == "box":
-        return np.ones_like(u)
-    if curve == "triangle":
-        return 1.0 - np.abs(2.0 * u - 1.0)
-    if curve == "gaussian":
-        return np.exp(-0.5 * ((u - 0.5) / (1.0 / 6.0)) ** 2)
-    raise InputError(f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)}")
-
-
-def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
-    """Weights of ``n`` evenly spaced samples of a shutter curve, normalised to sum 1.
-
-    ``curve`` is ``"box"`` (all equal), ``"triangle"`` (a tent peaking at the centre of the
-    window; samples sit at the centres of ``n`` equal strata, so no weight is zero),
-    ``"gaussian"`` (sigma = window / 6, truncated at the window edges), or an array of
-    ``n`` non-negative weights.
-    """
-    if n < 1:
-        raise InputError(f"window={n!r} must be >= 1")
-    if isinstance(curve, str):
-        if curve not in CURVES:
-            raise InputError(
-                f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)} "
-                f"or an array of {n} weights"
-            )
-        w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
-    else:
-        try:
-            w = np.asarray(curve, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
-                                 f"an array of {n} numbers") from None
-        if w.shape != (n,):
-            raise InputError(
-                f"weights has shape {w.shape}; an array of weights must have shape ({n},), "
-                f"one per frame of the window"
-            )
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.max() <= 0:
-            shown = np.array2string(w, precision=4, threshold=8)
-            raise InputError(f"weights={shown} must be finite, >= 0, and not all zero")
-        with np.errstate(over="ignore"):
-            if not np.isfinite(w.sum()):  # [1e308, 1e308] sums past the largest float
-                w = w / w.max()
-    return w / w.sum()
 
 
 def _grid(shutter_deg: float, samples: int) -> tuple[int, int]:

@@ -57,7 +57,8 @@ from hfrender.config import (  # noqa: E402
 )
 from hfrender.errors import HFRenderError, InputError, nearest  # noqa: E402
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
-from hfrender.sampler import CURVES, POSITIONS  # noqa: E402
+from hfrender.sampler import POSITIONS  # noqa: E402
+from hfrender.shutter_curve import CURVES  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
            "build_parser", "main"]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from hfrender.errors import first_line  # noqa: F401 - the commands' own, re-exported
 from hfrender.frame_range import n_frames
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
@@ -84,15 +85,6 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
         partial = os.path.relpath(partial)
     return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
             f"{partial} ({output} is untouched)")
-
-
-def first_line(exc: BaseException) -> str:
-    """The message's first line; for an error a Ray task raised, its cause's (Ray's own
-    first line names only the task and its process)."""
-    cause = getattr(exc, "cause", None)
-    if "RayTaskError" in type(exc).__name__ and isinstance(cause, BaseException):
-        exc = cause
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:

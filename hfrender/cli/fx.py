@@ -26,7 +26,7 @@ from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.sampler import CURVES
+from hfrender.shutter_curve import CURVES
 
 # the depth-of-field options, which mean something only with --depth
 LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),

@@ -18,7 +18,8 @@ from hfrender.cli.common import (
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
-from hfrender.sampler import CURVES, POSITIONS
+from hfrender.sampler import POSITIONS
+from hfrender.shutter_curve import CURVES
 
 
 def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:

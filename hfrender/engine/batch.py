@@ -28,7 +28,7 @@ import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
 from hfrender.engine.batch_paths import check_jobs, input_identity
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.errors import HFRenderError, InputError, nearest
+from hfrender.errors import HFRenderError, InputError, first_line, nearest
 from hfrender.frame_range import parse_frames, resolve, start_of
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
@@ -336,7 +336,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         result.segments_made, result.segments_reused = stats["segments"]
         state.record(job, result.frames, stats.get("models", {}))
     except HFRenderError as exc:
-        result.error = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        result.error = first_line(exc)
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"

@@ -222,7 +222,8 @@ class ClusterRender:
             raise ConfigError(f"--ray: -o {config.output}: on Ray a render is written as "
                               "video segments or PNG frames; use .mp4, .mov, .mkv, .webm or "
                               "frames/%05d.png")
-        check_output(config.output, config.size, config.codec, pix_fmt=config.pix_fmt)
+        self.codec = check_output(config.output, config.size, config.codec,
+                                  pix_fmt=config.pix_fmt)
         check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
@@ -325,9 +326,7 @@ class ClusterRender:
         else:
             folder = work_dir(self.config.output)
             files = [folder / s["file"] for s in self.manifest.segments]
-            join(files, self.config.output, folder, self.config.fps,
-                 codec=check_output(self.config.output, self.config.size, self.config.codec,
-                                    pix_fmt=self.config.pix_fmt))
+            join(files, self.config.output, folder, self.config.fps, codec=self.codec)
             outputs.remove_partial(self.config.output)
             remove_work_dir(self.config.output)  # joined: its segments are the output
         stats = self.stats
@@ -345,10 +344,8 @@ class ClusterRender:
             os.replace(path.with_name(path.name + ".part"), path)
 
     def _keep(self, manifest: Manifest, chunk: dict) -> None:
-        codec = check_output(self.config.output, self.config.size, self.config.codec,
-                             pix_fmt=self.config.pix_fmt)
         keep_segment(manifest, work_dir(self.config.output), chunk,
-                     segment_name(chunk["first"], codec, self.config.fps))
+                     segment_name(chunk["first"], self.codec, self.config.fps))
 
 
 def whole_segments(output: str, settings: dict, total: int, segment_frames: int,

@@ -205,8 +205,7 @@ class Engine:
             self._finished = True
             self.scheduler.close()
         interrupt = self._join(stopping)
-        if interrupt is not None and self.complete and not self._failed_otherwise(interrupt):
-            self.stats.stopped_late = True
+        if self._whole_despite(interrupt):
             return self.stats
         self._raise_failure()
         if interrupt is not None:
@@ -241,9 +240,13 @@ class Engine:
         """Every frame the job expects (``total``, with the ``kept`` ones) is written."""
         return self.kept + self.stats.frames_written >= self.stats.total_frames > 0
 
-    def _failed_otherwise(self, interrupt: KeyboardInterrupt) -> bool:
-        error = self.error
-        return error is not None and error is not interrupt
+    def _whole_despite(self, interrupt: BaseException | None) -> bool:
+        """Whether ``interrupt`` is a Ctrl-C that came once every frame was in, with no
+        other failure: the output is whole (:attr:`EngineStats.stopped_late`, said so)."""
+        whole = isinstance(interrupt, KeyboardInterrupt) and self.complete and \
+            self.error in (None, interrupt)
+        self.stats.stopped_late = self.stats.stopped_late or whole
+        return whole
 
     def drive(self, produce: Callable[[], None], cancel: Callable[[], None],
               keep_queued: bool = True) -> EngineStats:
@@ -265,8 +268,8 @@ class Engine:
             self.finish(stopping=isinstance(error, KeyboardInterrupt))
         except BaseException as exc:  # noqa: BLE001 - the first error is the one reported
             error = error or exc
-        if isinstance(error, KeyboardInterrupt) and self.complete and self.error is None:
-            self.stats.stopped_late, error = True, None
+        if self._whole_despite(error):
+            error = None
         if error is not None:
             raise error
         return self.stats

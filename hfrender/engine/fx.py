@@ -34,7 +34,13 @@ from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_output import FxOutput, picture_notes, sound_left_out, written_format
+from hfrender.engine.fx_output import (
+    ChunkOutput,
+    FxOutput,
+    picture_notes,
+    sound_left_out,
+    written_format,
+)
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
@@ -51,7 +57,7 @@ from hfrender.io.footage import (
 )
 from hfrender.io.pixels import raw_dtype
 from hfrender.io.writers import check_output, ffmpeg_encoders, is_sequence, raw_frame_shape
-from hfrender.sampler import curve_weights
+from hfrender.shutter_curve import curve_weights
 
 __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
 
@@ -332,25 +338,6 @@ class FxJob:
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
-
-
-class ChunkOutput:
-    """A chunk's output: frames ``first ..`` into a writer its caller closes (a segment,
-    kept: what is queued is fused, as :class:`FxOutput`'s segments are)."""
-
-    segmented = keeps_work = True
-
-    def __init__(self, first: int, count: int, writer: Any) -> None:
-        self.start, self.writer = first, writer
-
-    def open(self) -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
-
-    def abandon(self) -> None:
-        pass
 
 
 def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:

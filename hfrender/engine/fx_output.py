@@ -217,10 +217,34 @@ class FxOutput:
                     shutil.rmtree(writer.folder, ignore_errors=True)
 
 
+class ChunkOutput:
+    """A chunk's output: frames ``first ..`` into a writer its caller closes (a segment,
+    kept: what is queued is fused, as :class:`FxOutput`'s segments are)."""
+
+    segmented = keeps_work = True
+
+    def __init__(self, first: int, count: int, writer: Any) -> None:
+        self.start, self.writer = first, writer
+
+    def open(self) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
+
+
+def _frames_alone(output: str) -> bool:
+    """A GIF or an image sequence: no sound, square pixels."""
+    return is_sequence(output) or Path(output).suffix.lower() == ".gif"
+
+
 def sound_left_out(source: str, output: str, info: Any) -> None:
     """A warning for the sound the output leaves out: all of it (a GIF, an image sequence),
     or what is past the first audio track (more tracks, subtitles)."""
-    if is_sequence(output) or Path(output).suffix.lower() == ".gif":
+    if _frames_alone(output):
         if info.has_audio:
             log.warning("%s has sound; %s keeps none: the soundtrack is left out", source,
                         output)
@@ -248,6 +272,6 @@ def picture_notes(source: str, output: str, info: Any) -> None:
                     "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,"
                     "format=yuv420p OUT)", source, curve)
     square = info.sar in ("1:1", "0:1", "")
-    if not square and (is_sequence(output) or Path(output).suffix.lower() == ".gif"):
+    if not square and _frames_alone(output):
         log.warning("%s has pixels of aspect %s; %s has square ones, so its picture is "
                     "squeezed (a video output keeps the aspect)", source, info.sar, output)

@@ -17,7 +17,7 @@ from hfrender.errors import InputError
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.optics import Lens, check_blades
-from hfrender.sampler import CURVES
+from hfrender.shutter_curve import CURVES
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
                 "aperture_blades")

@@ -8,7 +8,7 @@ import os
 import socket
 from typing import Any
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, first_line
 
 # an HTTP/2 client's first bytes: the preface and an empty SETTINGS frame; a gRPC server
 # (Ray's GCS, and Ray Client's ray://) answers with a SETTINGS frame of its own
@@ -38,10 +38,6 @@ def connect(address: str | None) -> Any:
     return ray
 
 
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [""])[0]
-
-
 def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
     kwargs: dict = {"include_dashboard": False, "log_to_driver": False,
                     "address": address}  # None: RAY_ADDRESS's cluster
@@ -52,14 +48,14 @@ def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
     try:
         ray.init(**kwargs)
     except ConnectionError as exc:  # "auto" (or RAY_ADDRESS) with no cluster to join
-        said = _first_line(exc)
-        if said and NO_CLUSTER not in said:  # e.g. its token authentication
+        said = first_line(exc)
+        if str(exc).strip() and NO_CLUSTER not in said:  # e.g. its token authentication
             raise InputError(f"{given}: Ray could not join the cluster: {said}") from None
         raise InputError(f"{given}: Ray found no cluster to join; start one with 'ray "
                          "start --head', or give --ray alone with RAY_ADDRESS unset for "
                          "a Ray started here") from None
     except ValueError as exc:  # "Invalid address format: foo"
-        raise InputError(f"{given}: {_first_line(exc)}; give HOST:PORT (as 'ray start "
+        raise InputError(f"{given}: {first_line(exc)}; give HOST:PORT (as 'ray start "
                          "--head' printed it, port 6379 by default), ray://HOST:PORT, auto, "
                          "or --ray alone for a Ray started here") from None
 

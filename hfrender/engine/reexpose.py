@@ -34,7 +34,8 @@ from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import Lens
-from hfrender.sampler import CURVES, POSITIONS, SampleSchedule, curve_values
+from hfrender.sampler import POSITIONS, SampleSchedule
+from hfrender.shutter_curve import CURVES, curve_values
 
 log = logging.getLogger(__name__)
 EPS = 1e-9  # seconds: a kept sub-frame this close to a shutter edge is inside it

@@ -85,7 +85,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
         sar = ":".join(sar.split(":")[::-1])
-    has_audio = re.search(r"^\s*Stream #\d+:\d+.*: Audio: ", head, re.M) is not None
+    audio, subtitles = _tracks(head)
     times, start = None, 0.0
     if tb and len(pts) >= 2 and min(pts) > -(2**62):  # AV_NOPTS_VALUE: no timestamps
         unit = int(tb.group(1)) / int(tb.group(2))
@@ -95,14 +95,14 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
         start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
     stamp = re.search(r"^\s*timecode\s*:\s*(\d+:\d\d:\d\d[:;.]\d+)\s*$", head, re.M)
-    return VideoInfo(fps, (w, h), len(pts), pix_fmt, has_audio, times,
+    return VideoInfo(fps, (w, h), len(pts), pix_fmt, audio > 0, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
-                     stamp.group(1) if stamp else "", *_tracks(head))
+                     stamp.group(1) if stamp else "", audio, subtitles)
 
 
 def _tracks(head: str) -> tuple[int, int]:
     """(audio tracks, subtitle tracks) of the input, as ffmpeg lists its streams."""
-    kinds = re.findall(r"^\s*Stream #\d+:\d+.*?: (Audio|Subtitle): ", head, re.M)
+    kinds = OTHER_STREAMS.findall(head)
     return kinds.count("Audio"), kinds.count("Subtitle")
 
 
