@@ -253,3 +253,48 @@ def test_a_stride_longer_than_the_clip_is_refused(tmp_path, capsys):
     assert capsys.readouterr().err == ("hfrender: error: --stride 6 is longer than the input "
                                        "(5 frames)\n")
     assert not (tmp_path / "o.mp4").exists()
+
+
+@pytest.mark.parametrize("container", ["mp4", "mkv", "ts"])
+def test_footage_cut_short_is_said_and_its_frames_used(tmp_path, caplog, capsys, container):
+    """A file cut short (an unfinished download: its index lists frames past its end) was
+    blended without a word, into a shorter video. It is now said, in ffmpeg's words; a
+    transport stream, which has no index to miss, is read as it is. Cut before its first
+    frame, the error was ffmpeg's last line, its summary ("frame=    0 fps=0.0 ...")."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    from hfrender.io.probe import probe
+
+    whole = tmp_path / f"whole.{container}"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=4", "-c:v", "libx264",
+                    "-pix_fmt", "yuv420p", *(["-movflags", "+faststart"] if container == "mp4"
+                                             else []), str(whole)], check=True)
+    data = whole.read_bytes()
+    clip = tmp_path / f"cut.{container}"
+    clip.write_bytes(data[: len(data) // 2])
+    words = {"mp4": "partial file", "mkv": "File ended prematurely"}.get(container)
+    for source in (whole, clip):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(source), "-o", str(tmp_path / f"o_{source.stem}.mp4"),
+                         "--motion-blur", "2", "--quiet"]) == 0
+        said = [r.getMessage() for r in caplog.records]
+        kept = probe(str(source)).count
+        if source == clip and words:
+            assert 5 < kept < 40, kept  # a part of the 40 frames
+            assert said == [f"{clip} is cut short (ffmpeg: {words}; an unfinished download or "
+                            f"copy?): the {kept} frames it holds are used"]
+        else:
+            assert (said, kept) == ([], 40 if source == whole else kept), said
+    if container == "mp4":  # the index is there, not one frame's data
+        moov = data.index(b"mdat") + 16
+        clip.write_bytes(data[:moov])
+        assert main(["fx", str(clip), "-o", str(tmp_path / "none.mp4"), "--motion-blur",
+                     "2"]) == 2
+        assert capsys.readouterr().err == (
+            f"hfrender: error: cannot read {clip} as video: it is cut short (ffmpeg: partial "
+            "file) before its first whole frame\n")
+        assert not (tmp_path / "none.mp4").exists()

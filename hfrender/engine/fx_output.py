@@ -263,7 +263,11 @@ HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg nam
 def picture_notes(source: str, output: str, info: Any) -> None:
     """Warnings for what fx changes in the picture: HDR footage (HLG, PQ) is read and
     written as SDR BT.709, so its colours come out wrong; pixels that are not square
-    (anamorphic footage) become square in a GIF or an image sequence, squeezing it."""
+    (anamorphic footage) become square in a GIF or an image sequence, squeezing it. And
+    for footage cut short (an unfinished download): only its frames there are read."""
+    if info.cut_short:
+        log.warning("%s is cut short (ffmpeg: %s; an unfinished download or copy?): the "
+                    "%d frames it holds are used", source, info.cut_short, info.count)
     curve = next((name for tag, name in HDR.items() if tag in info.pix_fmt), None)
     if curve is not None:
         log.warning("%s is HDR (%s): fx blends and writes SDR (BT.709), so its colours come "

@@ -37,6 +37,7 @@ class VideoInfo:
     timecode: str = ""  # its first frame's, as a camera or an editor stamped it (01:00:00:00)
     audio_tracks: int = 0
     subtitle_tracks: int = 0
+    cut_short: str = ""  # the demuxer's words where the file ends before its data does
 
     @property
     def native_yuv420p(self) -> bool:
@@ -80,7 +81,12 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     if others:  # a file ffmpeg reads, of other streams alone
         return f"no video stream (it holds {' and '.join(k.lower() for k in others)} only)"
     if res.returncode != 0 or not pts or video is None:
-        return (res.stderr.strip().splitlines() or ["no video stream"])[-1].strip()
+        cut = _cut_short(res.stderr)
+        if cut and video is not None:
+            return f"it is cut short (ffmpeg: {cut}) before its first whole frame"
+        said = [x.strip() for x in res.stderr.splitlines() if x.strip()
+                and not STATS.match(x.strip())]
+        return (said or ["no video stream"])[-1]
     fps, (w, h), pix_fmt, turn, vp9_alpha, sar = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
@@ -97,7 +103,19 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     stamp = re.search(r"^\s*timecode\s*:\s*(\d+:\d\d:\d\d[:;.]\d+)\s*$", head, re.M)
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, audio > 0, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
-                     stamp.group(1) if stamp else "", audio, subtitles)
+                     stamp.group(1) if stamp else "", audio, subtitles,
+                     _cut_short(res.stderr))
+
+
+# what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's
+# or MOV's moov, a Matroska cluster's size): an unfinished download or copy
+CUT_SHORT = re.compile(r"(?:\] |: )(partial file|File ended prematurely)$", re.I | re.M)
+
+
+def _cut_short(said: str) -> str:
+    """The demuxer's words where the packets' copy found the file cut short ("" if not)."""
+    found = CUT_SHORT.search(said.split("Stream mapping:", 1)[-1])
+    return found.group(1) if found else ""
 
 
 def _tracks(head: str) -> tuple[int, int]:
@@ -106,6 +124,7 @@ def _tracks(head: str) -> tuple[int, int]:
     return kinds.count("Audio"), kinds.count("Subtitle")
 
 
+STATS = re.compile(r"frame=|\[out#|video:\d")  # ffmpeg's summary of what it wrote: no reason
 OTHER_STREAMS = re.compile(r"^\s*Stream #\d+:\d+.*: (Audio|Subtitle|Data): ", re.M)
 
 
