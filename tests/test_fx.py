@@ -659,7 +659,7 @@ def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
         per(mb, fx.FxSettings(window=30, stride=10))
 
 
-def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng):
+def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog):
     from hfrender.io.ffmpeg import timestamps_filter
     from hfrender.io.footage import probe
 
@@ -677,9 +677,17 @@ def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng):
     got = probe(str(clip)).times
     assert got is not None and np.abs(np.array(got) - times).max() < 1.5e-3
     for out in (tmp_path / "out.mp4", tmp_path / "out.mkv"):
-        assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
         info = probe(str(out))
         assert info.count == n and np.abs(np.array(info.times) - times).max() < 1.5e-3, out
+    assert not caplog.records
+    gif = tmp_path / "out.gif"  # evenly spaced frames: the timing evens out, said
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(gif), "--motion-blur", "2", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{clip} has a variable frame rate; {gif} plays its frames evenly spaced (at "
+        f"{probe(str(clip)).fps:.4g} fps), so its timing is evened out (a video output keeps it)"]
     # with a stride, each output frame at its window's first frame's time (it was a new,
     # constant rate: a frame after a pause was shown 0.3 s early, against the sound)
     assert main(["fx", str(clip), "-o", str(tmp_path / "s.mkv"), "--motion-blur", "2",

@@ -263,8 +263,9 @@ HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg nam
 def picture_notes(source: str, output: str, info: Any) -> None:
     """Warnings for what fx changes in the picture: HDR footage (HLG, PQ) is read and
     written as SDR BT.709, so its colours come out wrong; pixels that are not square
-    (anamorphic footage) become square in a GIF or an image sequence, squeezing it. And
-    for footage cut short (an unfinished download): only its frames there are read."""
+    (anamorphic footage) become square in a GIF or an image sequence, squeezing it, and a
+    variable frame rate evens out in a GIF. And for footage cut short (an unfinished
+    download): only its frames there are read."""
     if info.cut_short:
         log.warning("%s is cut short (ffmpeg: %s; an unfinished download or copy?): the "
                     "%d frames it holds are used", source, info.cut_short, info.count)
@@ -276,6 +277,10 @@ def picture_notes(source: str, output: str, info: Any) -> None:
                     "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,"
                     "format=yuv420p OUT)", source, curve)
     square = info.sar in ("1:1", "0:1", "")
+    if info.times is not None and Path(output).suffix.lower() == ".gif":
+        log.warning("%s has a variable frame rate; %s plays its frames evenly spaced (at "
+                    "%.4g fps), so its timing is evened out (a video output keeps it)",
+                    source, output, info.fps)
     if not square and _frames_alone(output):
         log.warning("%s has pixels of aspect %s; %s has square ones, so its picture is "
                     "squeezed (a video output keeps the aspect)", source, info.sar, output)
