@@ -250,10 +250,11 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
 
 
 def test_ffmpeg_command_lines_are_built_by_pure_functions():
-    from hfrender.io.ffmpeg import decode_command, encode_command, join_command
+    from hfrender.io.ffmpeg import Soundtrack, decode_command, encode_command, join_command
 
+    pcm, aac = Soundtrack("in.mkv", "pcm_s16le"), Soundtrack("in.mkv", "aac")
     enc = encode_command("o.part.mp4", 30000 / 1001, (64, 36), "libx264", gop=8,
-                         pix_fmt_in="yuv420p", audio_from="in.mkv", container="o.mp4",
+                         pix_fmt_in="yuv420p", audio_from=pcm, container="o.mp4",
                          exe="ff")
     assert enc[:5] == ["ff", "-hide_banner", "-loglevel", "error", "-y"]
     assert enc[enc.index("-pix_fmt") + 1] == "yuv420p" and enc[enc.index("-s") + 1] == "64x36"
@@ -261,7 +262,10 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     assert enc[enc.index("-g") + 1] == "8" and "-sc_threshold" in enc
     assert enc[enc.index("-map") + 1] == "0:v:0" and enc[enc.index("-c:a") + 1] == "aac"
     assert enc[-3:] == ["-f", "mp4", "o.part.mp4"]  # the muxer of the real name
-    gif = encode_command("a.gif", 10, (8, 8), "gif", gop=8, audio_from="in.mkv", exe="ff")
+    copied = encode_command("o.part.mp4", 30, (64, 36), "libx264", audio_from=aac,
+                            container="o.mp4", exe="ff")  # the codec MP4 holds: copied
+    assert copied[copied.index("-c:a") + 1] == "copy"
+    gif = encode_command("a.gif", 10, (8, 8), "gif", gop=8, audio_from=aac, exe="ff")
     assert "-g" not in gif and "-i" in gif and "in.mkv" not in gif and "pal8" in gif
     dec = decode_command("a:b.mkv", "rgb24", exe="ff")
     assert dec[dec.index("-i") + 1] == str(Path("a:b.mkv").resolve())  # not a protocol
@@ -272,11 +276,13 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     assert ntsc[ntsc.index("-i") - 2:ntsc.index("-i") + 2] == [
         "-f", "mpegts", "-i", "concat:a.ts|b.ts"]  # stamped segments, joined as bytes
     assert ntsc[-5:] == ["-c", "copy", "-video_track_timescale", "24000", "o.mp4"]
-    webm = join_command(["a.mkv"], "o.webm", Fraction(30), "in.mkv", "l.txt", exe="ff")
+    webm = join_command(["a.mkv"], "o.webm", Fraction(30), aac, "l.txt", exe="ff")
     assert webm[webm.index("-f") + 1:webm.index("-i") + 2] == ["concat", "-safe", "0", "-i",
                                                                 "l.txt"]
     assert webm[webm.index("-c:a") + 1] == "libopus" and webm[webm.index("-c:v") + 1] == "copy"
     assert "-video_track_timescale" not in webm
+    mov = join_command(["a.mov"], "o.mov", Fraction(30), pcm, "l.txt", exe="ff")
+    assert mov[mov.index("-c:a") + 1] == "copy"  # PCM in a MOV: as it is
 
 
 @pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])

@@ -2,6 +2,8 @@
 1001..., a folder's too; a video's from 0), Blender's and Nuke's hashes, files it cannot
 read, sound an output cannot hold, a file of sound alone."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -298,3 +300,41 @@ def test_footage_cut_short_is_said_and_its_frames_used(tmp_path, caplog, capsys,
             f"hfrender: error: cannot read {clip} as video: it is cut short (ffmpeg: partial "
             "file) before its first whole frame\n")
         assert not (tmp_path / "none.mp4").exists()
+
+
+def test_a_soundtrack_the_output_holds_is_copied_bit_for_bit(tmp_path):
+    """The soundtrack was always encoded again (AAC into AAC: a generation lost, PCM in a
+    MOV turned lossy). A codec the container holds is now copied; another is encoded for
+    it (AAC, Opus in WebM)."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    ff = imageio_ffmpeg.get_ffmpeg_exe()
+
+    def sound(path):  # (codec, the audio packets' checksums)
+        said = subprocess.run([ff, "-hide_banner", "-i", str(path)], capture_output=True,
+                              text=True).stderr
+        sums = subprocess.run([ff, "-v", "error", "-i", str(path), "-map", "0:a", "-c",
+                               "copy", "-f", "framemd5", "-"], capture_output=True,
+                              text=True, check=True).stdout
+        return (re.search(r"Audio: (\w+)", said).group(1),
+                [line.rsplit(",", 1)[1].strip() for line in sums.splitlines()
+                 if line and not line.startswith("#")])
+
+    for source, codec in (("in.mp4", ["aac", "-b:a", "256k"]), ("in.mov", ["pcm_s16le"])):
+        subprocess.run([ff, "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=64x36:r=30:d=2",
+                        "-f", "lavfi", "-i", "sine=f=440:d=2", "-c:v", "libx264", "-pix_fmt",
+                        "yuv420p", "-c:a", *codec, str(tmp_path / source)], check=True)
+    aac, pcm = sound(tmp_path / "in.mp4"), sound(tmp_path / "in.mov")
+    assert aac[0] == "aac" and pcm[0] == "pcm_s16le" and len(aac[1]) > 50
+    for source, out, kept in (("in.mp4", "o.mp4", aac), ("in.mp4", "o.mkv", aac),
+                              ("in.mp4", "o.webm", "opus"), ("in.mov", "o.mov", pcm),
+                              ("in.mov", "p.mp4", "aac"), ("in.mov", "p.mkv", pcm)):
+        assert main(["fx", str(tmp_path / source), "-o", str(tmp_path / out),
+                     "--motion-blur", "2", "--quiet"]) == 0
+        got = sound(tmp_path / out)
+        if isinstance(kept, str):  # encoded for the container
+            assert got[0] == kept, (source, out)
+        else:
+            assert got == kept, (source, out)

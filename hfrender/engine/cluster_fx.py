@@ -37,7 +37,7 @@ from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
 from hfrender.io.footage import footage_format
-from hfrender.io.probe import probe
+from hfrender.io.probe import probe, soundtrack
 from hfrender.io.segments import (
     join,
     open_segment,
@@ -125,7 +125,7 @@ class ClusterFx:
             raise InputError(f"--ray: {self.source} is larger than {INPUT_LIMIT >> 30} GiB, "
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
-        self.has_audio = info.has_audio
+        self.sound = soundtrack(self.source, info)
         self.settings = {**s.output_settings(), "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}
@@ -172,9 +172,8 @@ class ClusterFx:
 
     def finish(self) -> ClusterStats:
         """Every segment is here: joined, and the soundtrack muxed once, after the join."""
-        audio = str(self.source.resolve()) if self.has_audio else None
         join([self.folder / g["file"] for g in self.manifest.segments], self.output,
-             self.folder, self.fps, audio, codec=self.codec)
+             self.folder, self.fps, self.sound, codec=self.codec)
         outputs.remove_partial(self.output)
         remove_work_dir(self.output)  # joined: its segments are the output
         self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - self._t0

@@ -26,6 +26,7 @@ from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 from hfrender.io.footage import FootageError, sequence_start
+from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
     Manifest,
     SegmentedWriter,
@@ -144,7 +145,7 @@ class FxOutput:
             if self.sequence:
                 self._open_sequence()
             else:
-                audio = str(Path(footage.path).resolve()) if footage.has_audio else None
+                audio = soundtrack(footage.path, self.info)
                 self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,
                                           audio_from=audio, container=self.output,
                                           pix_fmt_in=self.pix_fmt_in, times=self.times,
@@ -158,7 +159,7 @@ class FxOutput:
         else:
             fresh_work_dir(self.output)  # an older interrupted run's goes
             manifest = Manifest(settings, stats.total, self.segment_frames, 0)
-        audio = str(Path(footage.path).resolve()) if footage.has_audio else None
+        audio = soundtrack(footage.path, self.info)
         self.writer = SegmentedWriter(self.output, fps_out, footage.size, s.codec, None,
                                       manifest, work_dir(self.output), self.start,
                                       pix_fmt_in=self.pix_fmt_in, audio_from=audio,

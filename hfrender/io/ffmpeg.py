@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -140,11 +141,11 @@ def output_format(codec: str, gop: int | None, encoding: Any = None) -> tuple[st
 
 def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
                    gop: int | None = None, pix_fmt_in: str = "rgb24",
-                   audio_from: str | None = None, container: str | None = None,
+                   audio_from: Soundtrack | None = None, container: str | None = None,
                    timing_file: str | None = None, ts_offset: float | None = None,
                    exe: str | None = None, encoding: Any = None) -> list[str]:
     """ffmpeg reading raw ``pix_fmt_in`` frames of ``size`` on stdin and encoding them to
-    ``path`` with ``codec``. ``audio_from``: a file whose soundtrack is kept; ``container``:
+    ``path`` with ``codec``. ``audio_from``: a file's soundtrack to keep; ``container``:
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
     ``timing_file``: a filter script giving each frame its time (variable frame rate);
     ``ts_offset``: seconds added to every timestamp (a segment's place in the whole);
@@ -156,8 +157,8 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":
-        audio_codec = "libopus" if Path(container or path).suffix.lower() == ".webm" else "aac"
-        audio = ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:a", audio_codec]
+        audio = ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a:0?",
+                 *audio_options(audio_from, container or path)]
     fmt = ["-f", MUXERS[Path(container).suffix.lower()]] if container else []
     timing = []
     if timing_file is not None and codec != "gif":  # frame k is shown at its own time
@@ -173,6 +174,34 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             "-i", "-", *audio, "-c:v", codec, "-pix_fmt", pix_fmt,
             *params, *timing, *tags, *apple_tag(container or path, codec), *offset, *fmt,
             path]
+
+
+# the audio codecs each container holds as they are: a soundtrack in one of them is copied,
+# bit for bit (re-encoding AAC into AAC loses a generation); any other is encoded for it
+AUDIO_KEPT = {".mp4": {"aac", "mp3", "ac3", "eac3", "alac"},
+              ".mov": {"aac", "mp3", "ac3", "eac3", "alac", "pcm_s16le", "pcm_s24le",
+                       "pcm_s16be", "pcm_s24be", "pcm_f32le"},
+              ".mkv": {"aac", "mp3", "ac3", "eac3", "alac", "opus", "vorbis", "flac",
+                       "pcm_s16le", "pcm_s24le", "pcm_f32le"},
+              ".webm": {"opus", "vorbis"},
+              ".ts": {"aac", "mp3", "ac3", "eac3"}}
+
+
+@dataclass(frozen=True)
+class Soundtrack:
+    """A file's first audio track, to be carried into an output."""
+
+    path: str
+    codec: str = ""  # as ffmpeg names it ("aac", "pcm_s16le"); "" unknown: encoded
+
+
+def audio_options(sound: Soundtrack, output: str) -> list[str]:
+    """``-c:a`` for ``sound`` in ``output``: copied where the container holds its codec
+    (:data:`AUDIO_KEPT`), else AAC (Opus in WebM)."""
+    suffix = Path(output).suffix.lower()
+    if sound.codec in AUDIO_KEPT.get(suffix, ()):
+        return ["-c:a", "copy"]
+    return ["-c:a", "libopus" if suffix == ".webm" else "aac"]
 
 
 def apple_tag(output: str, codec: str) -> list[str]:
@@ -244,10 +273,10 @@ def timecode_options(output: str, timecode: str) -> list[str]:
 
 
 def join_command(segments: list[str], output: str, rate: Fraction,
-                 audio_from: str | None = None, listing: str = "join.txt",
+                 audio_from: Soundtrack | None = None, listing: str = "join.txt",
                  exe: str | None = None, timecode: str = "", codec: str = "") -> list[str]:
     """ffmpeg joining ``segments`` (names in the folder it runs in) into ``output`` by
-    stream copy; with ``audio_from``, its soundtrack too (encoded for the container).
+    stream copy; with ``audio_from``, a file's soundtrack too (:func:`audio_options`).
 
     MPEG-TS segments, stamped with their place in the whole, are joined as bytes (the
     concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
@@ -262,9 +291,8 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     if audio_from is None:
         cmd += ["-c", "copy"]
     else:
-        audio_codec = "libopus" if Path(output).suffix.lower() == ".webm" else "aac"
-        cmd += ["-i", audio_from, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
-                "-c:a", audio_codec]
+        cmd += ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
+                *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]
     return cmd + timecode_options(output, timecode) + [output]

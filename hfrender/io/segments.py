@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.io.ffmpeg import X264_LIKE, frame_rate, join_command
+from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate, join_command
 from hfrender.io.outputs import mark_partial, partial_name, remove_partial
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output, is_sequence
 
@@ -201,7 +201,7 @@ class SegmentedWriter(Closing):
 
     def __init__(self, output: str, fps: float, size: tuple[int, int], codec: str | None,
                  gop: int | None, manifest: Manifest, folder: Path, start: int = 0, *,
-                 pix_fmt_in: str = "rgb24", audio_from: str | None = None,
+                 pix_fmt_in: str = "rgb24", audio_from: Soundtrack | None = None,
                  join_unfinished: bool = True, encoding: Any = None) -> None:
         self.output, self.fps, self.size, self.gop = output, fps, size, gop
         self.encoding = encoding  # --crf, --preset, ...: the same in every segment
@@ -347,7 +347,7 @@ def stamped(codec: str, fps: float) -> bool:
 
 
 def join(files: list[Path], output: str, folder: Path, fps: float,
-         audio_from: str | None = None, timecode: str = "", codec: str = "") -> None:
+         audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "") -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added."""
     listing = folder / "join.txt"

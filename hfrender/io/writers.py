@@ -23,6 +23,7 @@ import numpy as np
 from hfrender.errors import HFRenderError, InputError
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
+    Soundtrack,
     encode_command,
     ffmpeg_exe,
     frame_pipe_env,
@@ -219,7 +220,7 @@ class VideoWriter(Closing):
     """
 
     def __init__(self, path: str, fps: float, size: tuple[int, int], codec: str | None = None,
-                 gop: int | None = None, audio_from: str | None = None,
+                 gop: int | None = None, audio_from: Soundtrack | None = None,
                  container: str | None = None, pix_fmt_in: str = "rgb24",
                  times: Sequence[float] | None = None, start: float = 0.0,
                  name: str | None = None, ts_offset: float | None = None,
