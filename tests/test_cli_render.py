@@ -150,7 +150,7 @@ def test_runtime_failure_exits_1_with_the_scene_line(tmp_path, capsys):
                      "        raise RuntimeError('nope')\n")
     assert main(["render", str(scene), "-o", str(tmp_path / "b.mp4"), "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert re.fullmatch(r"hfrender: error: scene error in update\(t\) at t=-0.00729167 s "
+    assert re.fullmatch(r"hfrender: error: scene error in update\(t\) at t=0 s "
                         rf"\(output frame 0\): RuntimeError: nope \({scene}:4\)\n", err)
     assert not (tmp_path / "b.mp4").exists()  # no empty video left behind
 

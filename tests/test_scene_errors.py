@@ -102,3 +102,88 @@ def test_a_target_set_after_look_at_is_not_told_as_look_ats():
     cam.target = (0.0, 0.0, 5.0)
     with pytest.raises(InputError, match=r"away from it\)$"):
         cam.basis()
+
+
+def test_add_in_update_is_refused_at_its_line(tmp_path, capsys):
+    """An object added in update(t) piled up (frame 29 drew every sphere since t=0, a
+    still drew one), without a word. add() in update, or in a helper it calls, is refused."""
+    scene = write_scene(tmp_path, """
+    def more(scene, t):
+        return scene.add(hf.Sphere(position=(t, 0, 0)))
+
+    class Piles(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.add(hf.Cube())
+
+        def update(self, t):
+            more(self, t)
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "p.mp4"), "--size", "32x18",
+                 "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: scene error in update(t) at t=0 s (output frame 0): InputError: "
+        "Piles.add() in update(t): objects are added once, in setup() (added at every update "
+        "they pile up); add it there and set its visible (or position) from t in update(t) "
+        f"({scene}:6)\n")
+    assert not (tmp_path / "p.mp4").exists()
+    built = hf.Scene()  # outside update (a library caller building a scene): as before
+    assert built.add(hf.Cube()) is built.objects[0]
+
+
+@pytest.mark.parametrize("update, said", [
+    ("self.ball.position = (random.uniform(-1, 1), 0, 0)", "ball.position"),
+    ("self.step += 1; self.camera.focus_distance = 2 + self.step", "camera.focus_distance"),
+    ("self.ball.position = (math.sin(t), 0, 0)", None),  # pure: no word
+    ("self.ball.color = (random.Random(round(t * 960)).random(), 0, 0)", None),  # seeded by t
+])
+def test_an_update_that_is_not_a_pure_function_of_t_is_said(tmp_path, caplog, update, said):
+    """A scene drawing random numbers, or keeping state, in update(t) gave different
+    pictures from run to run and between a still and the video's frame, without a word."""
+    scene = write_scene(tmp_path, f"""
+    import random
+
+    class Jitter(hf.Scene):
+        duration = 0.2
+        step = 0
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+            self.camera.f_stop = 2.0
+
+        def update(self, t):
+            {update}
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-f", "3", "-o", str(tmp_path / "j.png"), "--size",
+                     "32x18", "--samples", "2", "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if "pure function" in r.getMessage()]
+    if said is None:
+        assert told == []
+    else:
+        assert len(told) == 1 and told[0].startswith(
+            f"scene.py: update(t) is not a pure function of t: {said} at t=0.1 s was ")
+        assert told[0].endswith("when t=0.133333 s was drawn in between; sub-frames, stills "
+                                "and --resume draw any t in any order, so their pictures will "
+                                "not agree: set every property from t alone (seed random "
+                                "numbers from t)")
+
+
+def test_an_f_stop_set_in_update_gives_depth_of_field(tmp_path, capsys):
+    """--dof auto looked at the camera after setup() alone: an f_stop set in update(t)
+    turned depth of field off without a word ("dof off")."""
+    scene = write_scene(tmp_path, """
+    class Late(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.add(hf.Sphere())
+            self.camera.focus_distance = 5.0
+
+        def update(self, t):
+            self.camera.f_stop = 2.0
+    """)
+    assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18",
+                 "--samples", "2"]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'l.png'}: frame 0 (t=0.000 s), dof lens\n"

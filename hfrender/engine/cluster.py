@@ -215,6 +215,7 @@ class ClusterRender:
         )
         from hfrender.render.shadertoy import shader_notes
         from hfrender.scene.loader import call_scene, load_scene
+        from hfrender.scene.ready import first_look
 
         config = self.config
         self.sequence = is_sequence(config.output)
@@ -234,6 +235,7 @@ class ClusterRender:
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
                                          config.fps)  # chunks count from self.first
+        first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene)
         # a worker whose backend is auto may fuse on CUDA, where auto reconstructs (and a

@@ -53,6 +53,7 @@ from hfrender.render.shadertoy import shader_notes
 from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import SceneError, call_scene, load_scene
+from hfrender.scene.ready import first_look
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +156,7 @@ class RenderJob:
         scene = self.scene
         if self.given_scene is None:  # set up by the job that loaded it
             call_scene(scene, "setup()", scene.setup)
+            first_look(scene, self.first_frame, self.config.fps)  # what update(t) sets counts
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()

@@ -8,6 +8,7 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -82,7 +83,13 @@ class Scene:
         """Set every time-dependent property from ``t`` (seconds) alone."""
 
     def add(self, obj: Object3D) -> Object3D:
-        """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well."""
+        """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well.
+        Objects are added in ``setup()``: one added in ``update(t)`` would pile up, every
+        sub-frame drawing all those added before it."""
+        if _inside_update(self):
+            raise InputError(f"{type(self).__name__}.add() in update(t): objects are added "
+                             "once, in setup() (added at every update they pile up); add it "
+                             "there and set its visible (or position) from t in update(t)")
         if not isinstance(obj, Object3D):
             raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
                                  f"got {type(obj).__name__}")
@@ -100,6 +107,16 @@ class ShaderScene(Scene):
 
 
 __all__ = ["Camera", "Cube", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere"]
+
+
+def _inside_update(scene: Scene) -> bool:
+    """Whether this call comes from the scene's own ``update`` (through helpers too)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "update" and frame.f_locals.get("self") is scene:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _lighting(owner: str, name: str, value: object) -> object:

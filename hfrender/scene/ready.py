@@ -1,0 +1,93 @@
+"""A scene's first look before it is drawn: the state ``update(t)`` gives, and whether it
+gives it from ``t`` alone.
+
+hfrender draws any sub-frame time in any order, splits a render into chunks and resumes it,
+so ``update(t)`` must set everything drawn from ``t`` alone. A script that keeps state
+(``self.x += 0.01``) or draws random numbers on every call gives pictures that differ from
+run to run, between a still and the video's frame, and after ``--resume``: that was drawn
+without a word. :func:`first_look` calls ``update`` at ``t0``, at ``t1`` and at ``t0``
+again, and warns where the second look at ``t0`` differs from the first; it leaves the scene
+as it is at ``t0``, so what ``update`` sets (an ``f_stop`` there rather than in ``setup()``)
+counts when the render decides its depth of field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.color import shown
+from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.loader import call_scene
+
+log = logging.getLogger(__name__)
+
+SCENE_STATE = ("background", "light_direction", "ambient")
+SMALL = 4096  # arrays of up to this many values are copied to be compared (larger: by id)
+
+
+def first_look(scene: Scene, frame: int, fps: float) -> None:
+    """``update(t0)``, ``update(t1)``, ``update(t0)`` at output frame ``frame``'s time t0
+    and its neighbour's t1 (times the render draws); a warning where the drawn state at t0
+    differs between the two looks. A shader scene has no state to look at."""
+    if isinstance(scene, ShaderScene):
+        return
+    t0 = frame / fps
+    t1 = t0 + 1 / fps if t0 + 1 / fps <= scene.duration else max(0.0, t0 - 1 / fps)
+    call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+    first = drawn_state(scene)
+    if t1 != t0:
+        call_scene(scene, "update(t)", scene.update, t1, t=t1, frame=frame)
+    call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+    changed = _difference(first, drawn_state(scene))
+    if changed is not None:
+        what, a, b = changed
+        name = Path(scene.source_path or type(scene).__name__).name
+        log.warning("%s: update(t) is not a pure function of t: %s at t=%.6g s was %s, and "
+                    "%s when t=%.6g s was drawn in between; sub-frames, stills and --resume "
+                    "draw any t in any order, so their pictures will not agree: set every "
+                    "property from t alone (seed random numbers from t)", name, what, t0,
+                    shown(a), shown(b), t1)
+
+
+def drawn_state(scene: Scene) -> list[tuple[str, Any]]:
+    """(what, value) of everything drawn: the scene's colours and light, the camera's and
+    every object's fields (small arrays copied; large ones, a mesh's vertices, by id)."""
+    names = {id(v): k for k, v in vars(scene).items() if not k.startswith("_")}
+    state = [(name, getattr(scene, name)) for name in SCENE_STATE]
+    owners = [("camera", scene.camera)] + [
+        (names.get(id(obj), f"objects[{i}]"), obj) for i, obj in enumerate(scene.objects)]
+    for owner, obj in owners:
+        for field in dataclasses.fields(obj):
+            state.append((f"{owner}.{field.name}", _kept(getattr(obj, field.name))))
+    state.append(("the number of objects", len(scene.objects)))
+    return state
+
+
+def _kept(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.copy() if value.size <= SMALL else ("array", id(value), value.shape)
+    return value
+
+
+def _difference(a: list[tuple[str, Any]], b: list[tuple[str, Any]]
+                ) -> tuple[str, Any, Any] | None:
+    """The first (what, before, after) that differs between two states (None: none)."""
+    for (what, x), (_, y) in zip(a, b, strict=False):
+        if not _same(x, y):
+            return what, x, y
+    return None if len(a) == len(b) else ("the number of objects", len(a), len(b))
+
+
+def _same(x: Any, y: Any) -> bool:
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)
+                and x.shape == y.shape and bool(np.array_equal(x, y)))
+    try:
+        return bool(x == y)
+    except (TypeError, ValueError):  # values that do not compare: taken as the same
+        return True
