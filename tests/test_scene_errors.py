@@ -26,11 +26,13 @@ from hfrender.errors import InputError
 def test_a_mistake_in_a_scenes_init_is_the_scenes_line_not_a_bug_of_ours(tmp_path, capsys,
                                                                         line, said):
     """The scene's own ``__init__`` raised: its file and line (and, for a misspelt keyword of
-    a scene object, the nearest it takes), exit 1, not "internal error ... please report"."""
+    a scene object, the nearest it takes), not "internal error ... please report"; exit 1,
+    or 2 for a misspelt keyword (bad input, as a misspelt attribute is: it was 1)."""
     scene = tmp_path / "typo.py"
     scene.write_text("import hfrender as hf\nclass Typo(hf.Scene):\n    def __init__(self):\n"
                      f"        self.thing = {line}\n")
-    assert main(["render", str(scene), "-o", str(tmp_path / "t.mp4"), "--quiet"]) == 1
+    code = 1 if line == "1 / 0" else 2
+    assert main(["render", str(scene), "-o", str(tmp_path / "t.mp4"), "--quiet"]) == code
     err = capsys.readouterr().err
     assert err.startswith("hfrender: error: scene error in Typo(): ") and err.count("\n") == 1
     assert re.search(said.format(scene=re.escape(str(scene))), err), err
@@ -187,3 +189,57 @@ def test_an_f_stop_set_in_update_gives_depth_of_field(tmp_path, capsys):
     assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18",
                  "--samples", "2"]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 'l.png'}: frame 0 (t=0.000 s), dof lens\n"
+
+
+@pytest.mark.parametrize("t, said", [
+    ("t", "; t is before 0: the first frame's shutter opens before t = 0 (clamp t in update, "
+          "t = max(0, min(t, duration)), or give --shutter-position start)"),
+    ("0.2 - t", "; t is past the duration (0.2 s): the last frame's shutter closes after it "
+                "(clamp t in update, t = max(0, min(t, duration)), or give "
+                "--shutter-position end); the 5 frames finished so far are in "),
+    ("t - 0.05", ""),  # inside the duration: no word of it
+])
+def test_an_error_at_a_t_outside_the_duration_says_why_that_t(tmp_path, capsys, t, said):
+    """math.sqrt(t) failed at t=-0.00416667 for a still asked at t=0, with nothing said of
+    why update saw that t."""
+    scene = write_scene(tmp_path, f"""
+    class Root(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+
+        def update(self, t):
+            self.ball.position = (math.sqrt({t}), 0, 0)
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "r.mp4"), "--size", "32x18",
+                 "--samples", "8", "--shutter", "1080", "--quiet"]) == 1  # +-1.5 frames
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: scene error in update(t) at t=")
+    assert f"ValueError: math domain error ({scene}:12){said}" in err, err
+    assert said or err.endswith(f"({scene}:12)\n")
+
+
+def test_an_error_in_a_helper_module_names_its_line_and_the_scenes(tmp_path, capsys,
+                                                                    monkeypatch):
+    """An error inside a module of the user's own, beside the scene, was told at the
+    scene's calling line alone; hfrender's and Python's own frames are never named."""
+    (tmp_path / "helpers.py").write_text("import math\n\n\ndef place(t):\n"
+                                         "    return (math.log(t - t), 0, 0)\n")
+    write_scene(tmp_path, """
+    from helpers import place
+
+    class Help(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+
+        def update(self, t):
+            self.ball.position = place(t)
+    """)
+    monkeypatch.chdir(tmp_path)
+    assert main(["still", "scene.py", "-o", "h.png", "--size", "32x18"]) == 1
+    assert capsys.readouterr().err == (
+        "hfrender: error: scene error in update(t) at t=0 s (output frame 0): ValueError: "
+        "math domain error (helpers.py:5, called from scene.py:14)\n")

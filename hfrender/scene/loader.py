@@ -8,7 +8,9 @@ import importlib.util
 import inspect
 import re
 import sys
+import sysconfig
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,8 @@ def load_scene(path: str | Path, name: str | None = None) -> Scene:
     try:
         scene = cls()
     except (Exception, SystemExit) as exc:  # the scene's own __init__: its file and line
-        kind = SceneInputError if isinstance(exc, InputError) else SceneUpdateError
+        kind = SceneInputError if isinstance(exc, InputError) or _keyword_hint(exc) \
+            else SceneUpdateError
         raise kind(f"scene error in {cls.__name__}(): {located(exc, p)}") from exc
     scene.source_path = str(p)
     return scene
@@ -186,21 +189,50 @@ def _import(p: Path) -> object:
 
 
 def located(exc: BaseException, path: str | Path) -> str:
-    """``ExcType: message (file:line)`` with the deepest frame inside ``path`` (and, for a
-    misspelt keyword of one of hfrender's scene objects, the nearest it takes)."""
-    where = ""
+    """``ExcType: message (file:line)`` with the deepest frame inside ``path``, and the
+    deeper one in a module of the user's own that it called, if any (``helpers.py:2,
+    called from scene.py:9``); for a misspelt keyword of one of hfrender's scene objects,
+    the nearest it takes."""
+    where, helper = "", ""
     target = str(Path(path).resolve())
     tb = exc.__traceback__
     while tb is not None:
-        if str(Path(tb.tb_frame.f_code.co_filename).resolve()) == target:
-            where = f" ({path}:{tb.tb_lineno})"
+        name = str(Path(tb.tb_frame.f_code.co_filename).resolve())
+        if name == target:
+            where, helper = f" ({path}:{tb.tb_lineno})", ""
+        elif where and _users(name):
+            helper = f"{_shown_path(name)}:{tb.tb_lineno}"
         tb = tb.tb_next
+    if helper:
+        where = f" ({helper}, called from {where[2:]}"
     told = getattr(exc, "where", None)  # a line of a class body (checks.at_line)
     if isinstance(told, str) and str(Path(told.rsplit(":", 1)[0]).resolve()) == target:
         where = f" ({path}:{told.rsplit(':', 1)[1]})"
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
     return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
+
+
+def _users(filename: str) -> bool:
+    """Whether a traceback's file is a module of the user's own: a file, neither of
+    hfrender nor of Python's libraries (the standard library, site-packages)."""
+    p = Path(filename)
+    return p.is_file() and not any(p.is_relative_to(d) for d in _library_dirs())
+
+
+@lru_cache(maxsize=1)
+def _library_dirs() -> tuple[Path, ...]:
+    paths = sysconfig.get_paths()
+    found = {Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return (Path(scene_package.__file__).resolve().parents[1], *found)
+
+
+def _shown_path(filename: str) -> str:
+    """``filename`` relative to the working folder where it is inside it, else whole."""
+    try:
+        return str(Path(filename).relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return filename
 
 
 _UNEXPECTED = re.compile(r"(\w+)\.(?:__init__|load)\(\) got an unexpected keyword argument "
@@ -240,5 +272,18 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         where = located(exc, scene.source_path) if scene.source_path else repr(exc)
         when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
-        kind = SceneInputError if isinstance(exc, InputError) else SceneUpdateError
-        raise kind(f"scene error in {what}{when}: {where}") from exc
+        kind = SceneInputError if isinstance(exc, InputError) or _keyword_hint(exc) \
+            else SceneUpdateError
+        why = _outside(scene, t) if what == "update(t)" else ""
+        raise kind(f"scene error in {what}{when}: {where}{why}") from exc
+
+
+def _outside(scene: Scene, t: float | None) -> str:
+    """Why ``update`` sees a ``t`` before 0 or past the scene's duration, and what to do."""
+    if t is None or 0 <= t <= scene.duration:
+        return ""
+    edge, position = (("before 0: the first frame's shutter opens before t = 0", "start")
+                      if t < 0 else (f"past the duration ({scene.duration:g} s): the last "
+                                     "frame's shutter closes after it", "end"))
+    return (f"; t is {edge} (clamp t in update, t = max(0, min(t, duration)), or give "
+            f"--shutter-position {position})")
