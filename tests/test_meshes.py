@@ -259,8 +259,17 @@ def test_the_velocity_plane_of_a_moving_model(gl_context, tmp_path):
 # --- files ---------------------------------------------------------------------------------
 def test_bad_files_are_one_line_naming_the_file(tmp_path):
     missing = tmp_path / "missing.glb"
-    with pytest.raises(meshes.ModelError, match=rf"^{missing}: model file not found$"):
+    with pytest.raises(meshes.ModelError) as excinfo:
         hf.Mesh.load(missing)
+    assert str(excinfo.value) == f"{missing}: model file not found ({missing} does not exist)"
+    # a relative path: where it was looked for, beside the script and in the folder (it
+    # named neither)
+    with pytest.raises(meshes.ModelError) as excinfo:
+        hf.Mesh.load("gone.glb")
+    here, cwd = Path(__file__).parent / "gone.glb", Path.cwd() / "gone.glb"
+    assert str(excinfo.value) == (f"gone.glb: model file not found (neither {here} nor {cwd} "
+                                  "exists)" if here != cwd else
+                                  f"gone.glb: model file not found ({here} does not exist)")
     fbx = tmp_path / "model.fbx"
     fbx.write_bytes(b"x")
     with pytest.raises(meshes.ModelError, match=r"model\.fbx: unsupported model format "

@@ -33,6 +33,24 @@ def one_line(excinfo):
     (hf.Cube, "possition", "Cube has no attribute 'possition'; did you mean 'position'?"),
     (hf.Plane, "radius", "Plane has no attribute 'radius'; it has color, emissive, geometry, "
                          "position, rotation, scale, shader, visible"),
+    # Blender's names: a close spelling pointed elsewhere (lens: "call camera.lens(...)",
+    # location: "did you mean to call projection(...)?" or 'rotation', aperture_fstop:
+    # 'aperture_blades', clip_end: nothing)
+    (hf.Camera, "lens", "Camera.lens is a method; lens is another tool's name (Blender's, "
+                        "manim's): here it is 'focal_length_mm'"),
+    (hf.Camera, "location", "Camera has no attribute 'location'; location is another tool's "
+                            "name (Blender's, manim's): here it is 'position'"),
+    (hf.Sphere, "location", "Sphere has no attribute 'location'; location is another tool's "
+                            "name (Blender's, manim's): here it is 'position'"),
+    (hf.Camera, "aperture_fstop", "Camera has no attribute 'aperture_fstop'; aperture_fstop is "
+                                  "another tool's name (Blender's, manim's): here it is 'f_stop'"),
+    (hf.Camera, "clip_end", "Camera has no attribute 'clip_end'; clip_end is another tool's "
+                            "name (Blender's, manim's): here it is 'far'"),
+    (hf.Camera, "shutter", "Camera has no attribute 'shutter'; shutter is a render setting, not "
+                           "the scene's: give --shutter DEGREES (180 by default) (or set it in "
+                           "hfrender.toml)"),
+    (hf.Cube, "lens", "Cube has no attribute 'lens'; it has color, emissive, geometry, "
+                      "position, rotation, scale, shader, visible"),  # no such thing to mean
 ])
 def test_an_unknown_attribute_raises_with_a_suggestion(make, name, message):
     obj = make()
@@ -40,6 +58,26 @@ def test_an_unknown_attribute_raises_with_a_suggestion(make, name, message):
         setattr(obj, name, 1.0)
     assert one_line(excinfo) == message
     assert isinstance(excinfo.value, AttributeError) and name not in vars(obj)
+
+
+def test_render_settings_in_a_scene_class_are_said_to_be_options(tmp_path, caplog):
+    """fps = 24, shutter = 90 in a scene's class body were ignored without a word (the
+    render said 30 fps, 180 degrees); a scene's own state of any other name is its own."""
+    path = write_scene(tmp_path, """
+    class Settings(hf.Scene):
+        duration = 0.1
+        fps = 24
+        shutter = 90
+        speed = 3.0
+    """)
+    with caplog.at_level("WARNING"):
+        for _ in range(2):  # said once, however often the script is loaded
+            render_frames(path, size=(16, 16), samples=1)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Settings.fps: a render setting is not read from the scene; give --fps (or set it in "
+        "hfrender.toml)",
+        "Settings.shutter: a render setting is not read from the scene; give --shutter DEGREES "
+        "(180 by default) (or set it in hfrender.toml)"]
 
 
 def test_a_method_is_called_not_set():

@@ -7,6 +7,7 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 
 from __future__ import annotations
 
+import logging
 import math
 import sys
 
@@ -17,6 +18,9 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
+
+log = logging.getLogger(__name__)
+_SAID: set[tuple[str, str, str]] = set()  # render settings in a class body, said once
 
 
 class Scene:
@@ -50,6 +54,13 @@ class Scene:
                 raise checks.at_line(checks.UnknownAttributeError(
                     f"{cls.__name__}.{name}: Scene has no attribute {name!r}; did you mean "
                     f"{known!r}?"), cls, name)
+        for name in sorted(set(vars(cls)) & set(checks.RENDER_OPTIONS)):  # a scene's own,
+            said = (cls.__module__, cls.__qualname__, name)  # but likely meant as a setting
+            if said not in _SAID:  # once, however often the script is loaded
+                _SAID.add(said)
+                log.warning("%s.%s: a render setting is not read from the scene; give %s "
+                            "(or set it in hfrender.toml)", cls.__name__, name,
+                            checks.RENDER_OPTIONS[name])
         for name in ("background", "ambient", "light_direction"):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \

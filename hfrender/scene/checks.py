@@ -61,13 +61,44 @@ def settable_names(cls: type) -> frozenset[str]:
     return frozenset(n for n in known_names(cls) - method_names(cls) if settable(n))
 
 
+# other tools' names (Blender's, manim's) for what hfrender calls otherwise: suggested when
+# the class has the name meant (a close spelling would point elsewhere: location, rotation)
+OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fstop": "f_stop",
+               "clip_start": "near", "clip_end": "far", "hide_render": "visible",
+               "fill_color": "color", "emission_strength": "emissive",
+               "ortho_scale": "ortho_height"}
+# a render's settings, which a scene does not hold: the options that set them
+RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
+                  "shutter_angle": "--shutter DEGREES (180 by default)",
+                  "motion_blur_shutter": "--shutter DEGREES (180 by default)",
+                  "fps": "--fps", "frame_rate": "--fps", "samples": "--samples",
+                  "resolution": "--size WIDTHxHEIGHT"}
+
+
+def _other_name(cls: type, name: str) -> str | None:
+    """A hint for another tool's name of something the class has, or a render setting."""
+    meant = OTHER_NAMES.get(name)
+    if meant in known_names(cls):
+        return f"; {name} is another tool's name (Blender's, manim's): here it is {meant!r}"
+    if name in RENDER_OPTIONS:
+        return (f"; {name.replace('_', ' ')} is a render setting, not the scene's: give "
+                f"{RENDER_OPTIONS[name]} (or set it in hfrender.toml)")
+    return None
+
+
 def check_name(obj: object, name: str) -> None:
     """Refuse setting ``name`` on ``obj`` unless its class knows it (private ``_names``
-    are the object's own business); suggest the closest known name."""
+    are the object's own business); suggest the closest known name, or the name meant by
+    another tool's (Blender's ``lens``: ``focal_length_mm``)."""
     cls = type(obj)
     what = cls.__name__
     if name.startswith("_"):
         return
+    other = None if name in known_names(cls) - method_names(cls) else _other_name(cls, name)
+    if other is not None:
+        said = (f"{what}.{name} is a method" if name in method_names(cls)
+                else f"{what} has no attribute {name!r}")
+        raise UnknownAttributeError(said + other)
     if name in method_names(cls):
         raise UnknownAttributeError(f"{what}.{name} is a method: call it, "
                                     f"{what.lower()}.{name}(...), rather than set it")

@@ -264,14 +264,21 @@ class Mesh(Object3D):
         """The model in ``path`` (``.glb .gltf .obj .stl .ply``); a relative path is
         looked for beside the calling script first, then in the current folder."""
         p = Path(path)
+        looked = [p.resolve()]
         if not p.is_absolute():
             caller = Path(sys._getframe(1).f_code.co_filename).parent
+            looked = [(caller / p).resolve(), (Path.cwd() / p).resolve()]
             if (caller / p).exists():
                 p = caller / p
         try:
             obj = cls(**placement)
         except TypeError as exc:  # a misspelt placement: said of load, as it was called
             raise TypeError(str(exc).replace("__init__()", "load()")) from None
+        if not p.exists() and p.suffix.lower() in FORMATS:  # where it was looked for
+            places = list(dict.fromkeys(str(x) for x in looked))
+            raise ModelError(f"{path}: model file not found (" + (
+                f"neither {places[0]} nor {places[1]} exists)" if len(places) > 1
+                else f"{places[0]} does not exist)"))
         obj._model = load_model(p)
         return obj
 
