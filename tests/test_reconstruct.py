@@ -6,6 +6,7 @@ bit-identical to plain sampling; a still occluder stays sharp) and that hyperfra
 boundaries, overlapping shutters and depth of field do not change it.
 """
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -363,3 +364,45 @@ def test_reconstruction_with_lens_depth_of_field(scenes, tmp_path):
     assert stats.reconstruct and stats.dof == "lens"
     diff = np.abs(rec.astype(int) - plain.astype(int))
     assert diff.max() > 10 and diff.mean() < 6  # the streak filled in; the same picture
+
+
+@pytest.mark.parametrize("args, told", [([], True), (["--samples", "64"], False),
+                                        (["--dof", "depth"], False)])
+def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, told):
+    """A foreground post 0.7 m away at f/1.4, focused at 2 m: a 30 px blur drawn from 8 lens
+    positions showed as 8 copies of it, with "dof lens" alone said. A fixed count that
+    spreads them more than 8 px apart is now said, with what blurs it smoothly."""
+    from hfrender.cli import main
+
+    scene = tmp_path / "post.py"
+    scene.write_text(textwrap.dedent("""
+        import hfrender as hf
+
+        class Post(hf.Scene):
+            duration = 0.1
+
+            def setup(self):
+                self.add(hf.Cube(position=(0, 0, -0.7), scale=(0.05, 1, 0.05)))
+                self.add(hf.Plane(position=(0, 0, -2), rotation=(1.5708, 0, 0), scale=4))
+                self.camera.position = (0, 0, 0)
+                self.camera.look_at((0, 0, -1))
+                self.camera.f_stop = 1.4
+                self.camera.focus_distance = 2.0
+    """))
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
+                     *args]) == 0
+    said = [r.getMessage() for r in caplog.records if "lens positions" in r.getMessage()]
+    if not told:
+        assert said == []
+        return
+    lens = hf.Camera(f_stop=1.4, focus_distance=2.0).lens(None, aspect=16 / 9)
+    coc = float(lens.coc_px(np.array([0.675]), 640)[0])  # the post's face, the nearest thing
+    assert len(said) == 1, said
+    m = re.fullmatch(r"frame 0 blurs up to (\d+) px \(its largest circle of confusion\): 8 "
+                     r"lens positions show as copies about (\d+) px apart; --samples auto "
+                     r"\(about (\d+) here, up to --samples-range's 64\) or --dof depth blur "
+                     r"it smoothly", said[0])
+    assert m, said[0]
+    assert abs(int(m.group(1)) - coc) <= 1 and abs(int(m.group(2)) - coc / 8 ** 0.5) <= 1
+    assert abs(int(m.group(3)) - (coc / 4) ** 2) <= 0.1 * (coc / 4) ** 2  # 4 px apart

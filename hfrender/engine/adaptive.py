@@ -15,6 +15,7 @@ so their spacing shrinks with the square root of N.
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from hfrender.render.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import call_scene
+
+log = logging.getLogger(__name__)
 
 # pixels of motion between sub-frames, with reconstruction: the largest gap whose worst
 # frame stays near 1 dB above 45 dB on the quality harness (`quality.py --gaps`: 4 px
@@ -102,11 +105,33 @@ class SampleProbe:
 
 
 def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof: str,
-                   reconstruct: bool) -> SampleProbe | None:
-    """The probe of a ``--samples auto`` render (None for a fixed count)."""
+                   reconstruct: bool, first: int = 0) -> SampleProbe | None:
+    """The probe of a ``--samples auto`` render (None for a fixed count, after a hint
+    where lens depth of field at frame ``first`` wants many more: :func:`lens_hint`)."""
     if config.samples != "auto":
+        if dof == "lens" and not isinstance(scene, ShaderScene):
+            lens_hint(SampleProbe(ctx, scene, config, schedule, dof, False), first)
         return None
     if isinstance(scene, ShaderScene):
         raise ConfigError(f"--samples auto: {Path(scene.source_path).name} is a fragment "
                           "shader, with no velocity to measure its motion by; give --samples N")
     return SampleProbe(ctx, scene, config, schedule, dof, reconstruct)
+
+
+def lens_hint(probe: SampleProbe, k: int) -> None:
+    """A warning where frame ``k``'s largest circle of confusion (one probe at the middle
+    of its shutter) spreads the lens positions a frame draws more than twice
+    :data:`GAP_DOF_PX` apart: they show as separate copies (8 of a lamp at f/1.4), where
+    ``--samples auto`` or ``--dof depth`` blur it smoothly."""
+    try:
+        span = probe.schedule.shutter_spans(np.array([k]))[0]
+        coc = probe._one(k, 0.5 * float(span[0] + span[1]))[1]
+    finally:
+        probe.release()
+    count = probe.config.max_samples
+    want = needed(0.0, coc, False, (1, 10**6))
+    if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
+        log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
+                    "positions show as copies about %.0f px apart; --samples auto (about %d "
+                    "here, up to --samples-range's %d) or --dof depth blur it smoothly", k,
+                    coc, count, coc / math.sqrt(count), want, probe.config.samples_range[1])

@@ -200,7 +200,7 @@ class RenderJob:
         velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene,
                                                            self.backend.name)
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, config, schedule, self.dof,
-                                    velocity)
+                                    velocity, self.first_frame)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
         if schedule.effective_shutter_deg != config.shutter or \
                 plan.per_output != config.max_samples:
