@@ -504,3 +504,50 @@ def test_progress_in_a_log_names_each_job(folder, monkeypatch, capsys):
     labels = {ln.split(": ")[0] for ln in lines}
     assert labels == {"[1/3] bar", "[2/3] smooth", "[3/3] frames"}, lines
     assert any(ln.startswith("[1/3] bar: 6/12 frames (50%)") for ln in lines), lines
+
+
+def test_a_change_in_a_module_the_scene_imports_makes_its_job_run_again(tmp_path, capsys):
+    """A scene's colour from `from common import COLOR`: after common.py changed, the job
+    was "up-to-date" with the old colour (and a resumed render mixed the two). The modules
+    of the user's own a scene imports count, as the scene file does; a render's --resume
+    refuses them changed."""
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "helpers" / "palette.py").write_text("COLOR = (1.0, 0.4, 0.1)\n")
+    (tmp_path / "common.py").write_text("from helpers.palette import COLOR\n")
+    (tmp_path / "ball.py").write_text(
+        "import os\nimport hfrender as hf\nfrom common import COLOR\n\n"
+        "class Ball(hf.Scene):\n    duration = 0.2\n\n    def setup(self):\n"
+        "        self.add(hf.Sphere(color=COLOR))\n")
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "ball"\nscene = "ball.py"\n'
+                                        'output = "ball.mp4"\nsize = "32x18"\nsamples = 1\n')
+
+    def status():
+        out = tmp_path / "s.json"
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(out),
+                     "--quiet"]) == 0
+        return json.loads(out.read_text())[0]["status"]
+
+    def colour():
+        return decode(tmp_path / "ball.mp4")[0][9, 16].astype(int)
+
+    assert status() == "done" and status() == "up-to-date"
+    orange = colour()
+    (tmp_path / "helpers" / "palette.py").write_text("COLOR = (0.1, 1.0, 0.1)\n")  # 2 deep
+    assert status() == "done" and status() == "up-to-date"
+    green = colour()
+    assert orange[0] > 150 > green[0] and green[1] > 150 > orange[1], (orange, green)
+
+    from hfrender.config import RenderConfig
+    from hfrender.engine.render_setup import output_settings
+
+    def settings(scene):
+        return output_settings(scene, RenderConfig(), "cpu", "off", 6)
+
+    before = settings(tmp_path / "ball.py")
+    assert list(before["scene_modules"]) == ["common.py", "helpers/__init__.py",
+                                             "helpers/palette.py"]
+    (tmp_path / "helpers" / "palette.py").write_text("COLOR = (0.1, 0.1, 1.0)\n")
+    assert settings(tmp_path / "ball.py")["scene_modules"] != before["scene_modules"]
+    assert "scene_modules" not in settings(BAR)  # a scene importing nothing of its own: as
+    capsys.readouterr()  # before (an interrupted run of an older hfrender resumes)

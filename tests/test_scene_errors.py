@@ -243,3 +243,18 @@ def test_an_error_in_a_helper_module_names_its_line_and_the_scenes(tmp_path, cap
     assert capsys.readouterr().err == (
         "hfrender: error: scene error in update(t) at t=0 s (output frame 0): ValueError: "
         "math domain error (helpers.py:5, called from scene.py:14)\n")
+
+
+def test_scenes_of_two_folders_each_import_their_own_module_of_one_name(tmp_path):
+    """A batch's jobs in two folders, each scene importing its own common.py: the second
+    scene got the first one's module (imported once per process), and its folder came
+    after the first's on sys.path."""
+    from hfrender.scene.loader import load_scene
+
+    for name, value in (("a", 1.5), ("b", 2.5), ("a", 1.5)):
+        folder = tmp_path / name
+        folder.mkdir(exist_ok=True)
+        (folder / "common.py").write_text(f"SIZE = {value}\n")
+        (folder / "scene.py").write_text("import hfrender as hf\nfrom common import SIZE\n\n"
+                                         "class S(hf.Scene):\n    duration = SIZE\n")
+        assert load_scene(folder / "scene.py").duration == value, name

@@ -33,7 +33,7 @@ from hfrender.frame_range import parse_frames, resolve, start_of
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
 from hfrender.io.writers import check_output, is_sequence
-from hfrender.scene.loader import check_scene_file, scene_duration
+from hfrender.scene.loader import check_scene_file, scene_duration, scene_modules
 
 log = logging.getLogger(__name__)
 AUTO = "auto"
@@ -122,10 +122,13 @@ class BatchJob:
         depth = self.options.get("depth")
         # the depth by its identity below, not by how the jobs file spells its path
         options = {k: v for k, v in self.options.items() if k != "depth"}
-        text = json.dumps({"kind": self.kind, "options": options, "source": ident,
-                           "depth": input_identity(Path(depth)) if depth else None,
-                           "scene_class": self.scene_class, "hfrender": hfrender.__version__},
-                          sort_keys=True)
+        fields = {"kind": self.kind, "options": options, "source": ident,
+                  "depth": input_identity(Path(depth)) if depth else None,
+                  "scene_class": self.scene_class, "hfrender": hfrender.__version__}
+        modules = scene_modules(self.source) if self.kind == "render" else {}
+        if modules:  # the scene's own modules it imports (a changed common.py counts)
+            fields["modules"] = modules
+        text = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
 
 

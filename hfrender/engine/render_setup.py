@@ -34,6 +34,7 @@ from hfrender.io.segments import (
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.loader import scene_modules
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +283,9 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
     settings.update(scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)
+    modules = scene_modules(scene_file)  # the scene's own modules it imports, if any
+    if modules:
+        settings["scene_modules"] = modules
     return settings
 
 

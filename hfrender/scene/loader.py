@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import importlib.util
 import inspect
 import re
@@ -146,6 +147,58 @@ def scene_duration(path: str | Path, name: str | None = None) -> float | None:
     return float(number) if plain else None
 
 
+def scene_modules(path: str | Path) -> dict[str, str]:
+    """The modules of the user's own that a scene file imports from its folder (``from
+    common import COLOR``), and those they import in turn, each file's sha256 by its path
+    relative to that folder: what a scene's picture depends on besides its own file (a
+    resumed or up-to-date output must not mix in an older ``common.py``)."""
+    root = Path(path).resolve().parent
+    found: dict[str, str] = {}
+    todo = [Path(path).resolve()]
+    while todo:
+        f = todo.pop()
+        try:
+            tree = ast.parse(f.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        package = f.parent.relative_to(root).parts  # a relative import's starting point
+        for name in _imported(tree, package):
+            for f in _module_files(root, name):
+                key = f.relative_to(root).as_posix()
+                if key not in found:
+                    found[key] = hashlib.sha256(f.read_bytes()).hexdigest()
+                    todo.append(f)
+    return dict(sorted(found.items()))
+
+
+def _imported(tree: ast.AST, package: tuple[str, ...]) -> list[str]:
+    """Dotted names a module of ``package`` (its folder's parts under the scene's) imports:
+    ``import a.b``, ``from a import b`` ("a", "a.b": b may be a module), and relative ones
+    (``from . import c`` in pkg/: "pkg.c")."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            up = package[:len(package) - node.level + 1] if node.level else ()
+            base = ".".join([*up, *([node.module] if node.module else [])])
+            names += [base] if base else []
+            names += [f"{base}.{a.name}".lstrip(".") for a in node.names if a.name != "*"]
+    return names
+
+
+def _module_files(root: Path, name: str) -> list[Path]:
+    """The files under ``root`` that importing ``name`` runs (each package's
+    ``__init__.py`` on the way, and the module)."""
+    parts, files = name.split("."), []
+    for i in range(1, len(parts) + 1):
+        at = root.joinpath(*parts[:i])
+        for f in (at.with_suffix(".py"), at / "__init__.py"):
+            if f.is_file():
+                files.append(f.resolve())
+    return [f for f in files if f.is_relative_to(root)]
+
+
 def _sets_duration(node: ast.AST) -> bool:
     """Whether ``node`` binds a ``duration``: an assignment (``duration =``,
     ``self.duration =``), a method or property of that name."""
@@ -171,10 +224,22 @@ def _missing(said: str, name: str, names: list[str]) -> str:
     return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
 
 
+_imported_by_scenes: set[str] = set()  # modules of the user's own that scenes imported
+
+
 def _import(p: Path) -> object:
+    """The scene file's module, run afresh, and with it the modules of the user's own that
+    it imports: those an earlier scene of the process imported first (a batch's jobs) are
+    forgotten, so that a changed ``common.py``, or another folder's, is the one read (a
+    module the caller had imported itself is left alone)."""
     folder = str(p.resolve().parent)
-    if folder not in sys.path:  # a scene may import modules that sit beside it
-        sys.path.insert(0, folder)
+    for name in _imported_by_scenes:
+        sys.modules.pop(name, None)
+    _imported_by_scenes.clear()
+    if folder in sys.path:  # a scene imports the modules that sit beside it: its own
+        sys.path.remove(folder)  # folder first, before another scene's
+    sys.path.insert(0, folder)
+    before = set(sys.modules)
     mod_name = f"hfrender_scene_{abs(hash(str(p.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, p)
     module = importlib.util.module_from_spec(spec)
@@ -185,6 +250,10 @@ def _import(p: Path) -> object:
         raise _syntax(p, exc) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         raise SceneError(f"{p}: importing the scene failed: {located(exc, p)}") from exc
+    finally:
+        _imported_by_scenes.update(
+            name for name in set(sys.modules) - before
+            if _users(str(Path(getattr(sys.modules[name], "__file__", None) or "-").resolve())))
     return module
 
 
