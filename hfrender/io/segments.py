@@ -156,6 +156,12 @@ class Manifest:
             if k.endswith("_sha256") or k in FILES:  # a file's checksum, or its identity
                 out.append(f"the {FILES.get(k, k.removesuffix('_sha256') + ' file')} changed")
                 continue
+            if k == "scene_modules":  # the modules the scene imports, by their checksums
+                a, b = a or {}, b or {}
+                out += [f"the scene's module {m} "
+                        f"{'changed' if m in a and m in b else 'is new' if m in b else 'is gone'}"
+                        for m in sorted(set(a) | set(b)) if a.get(m) != b.get(m)]
+                continue
             shown = (_shown(k, a), _shown(k, b))  # as given, unless that reads the same
             out.append(f"{k.replace('_', '-')} " + " -> ".join(  # (29.97, 29.970001)
                 shown if shown[0] != shown[1] else (repr(a), repr(b))))
