@@ -554,3 +554,33 @@ def test_a_change_in_a_module_the_scene_imports_makes_its_job_run_again(tmp_path
         "the scene's module helpers/palette.py changed"]  # what --resume says of it
     assert "scene_modules" not in settings(BAR)  # a scene importing nothing of its own: as
     capsys.readouterr()  # before (an interrupted run of an older hfrender resumes)
+
+
+@pytest.mark.parametrize("where", ["at the start", "at the job's end"])
+def test_a_state_file_that_cannot_be_written_is_said_and_the_jobs_run(folder, caplog, where):
+    """A jobs file on a read-only disk (or a full one): every job ended "done: internal
+    error ... a bug in hfrender" (OSError writing the state file), and every run made
+    every job again. Now the jobs run and are done, and one line says why they will run
+    again."""
+    import os
+
+    state = folder / ".jobs.toml.state.json"
+    if where == "at the start":  # the probe write, as record() writes, fails
+        (folder / f".jobs.toml.state.json.{os.getpid()}.tmp").mkdir()
+    else:  # the state file is a folder: replacing it fails
+        state.mkdir()
+    with caplog.at_level("WARNING"):
+        code, results = summary(folder)
+    assert code == 0 and [r["status"] for r in results.values()] == ["done"] * 3
+    assert all(r["error"] is None for r in results.values())
+    said = [r.getMessage() for r in caplog.records]
+    if where == "at the start":
+        assert len(said) == 1 and said[0].startswith(f"{state} cannot be written (")
+        assert said[0].endswith("): the jobs run, but what they make is not recorded, so "
+                                "every run makes every job again; keep the jobs file in a "
+                                "folder you can write")
+    else:
+        assert [m.split(" could not")[0] for m in said] == [
+            f"job {name!r} is done, but {state}" for name in ("bar", "smooth", "frames")]
+        assert all(m.endswith("): the next run makes it again") for m in said)
+    assert not any("internal error" in m for m in said)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import Any
 
 from hfrender.engine.batch_paths import stamp
 from hfrender.io.writers import is_sequence, pattern_files
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -42,11 +45,23 @@ class BatchState:
     path: Path
     jobs: dict = field(default_factory=dict)
     keys: dict = field(default_factory=dict)  # each job's key, worked out once a run
+    writable: bool = True  # False: said once, nothing recorded (every run makes every job)
 
     @classmethod
     def load(cls, jobs_file: Path) -> BatchState:
+        """The state beside ``jobs_file``; a warning first where it cannot be written."""
         path = jobs_file.with_name(f".{jobs_file.name}.state.json")
-        return cls(path, _records(path))
+        state = cls(path, _records(path))
+        probe = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # as record() writes it
+        try:
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            state.writable = False
+            log.warning("%s cannot be written (%s): the jobs run, but what they make is not "
+                        "recorded, so every run makes every job again; keep the jobs file "
+                        "in a folder you can write", path, exc.strerror or exc)
+        return state
 
     def up_to_date(self, job: Any) -> dict | None:
         rec = self.jobs.get(job.name)
@@ -68,15 +83,20 @@ class BatchState:
         """What ``job`` made, and the model files its scene held (``models``: each path's
         size and time when it was loaded, :func:`hfrender.scene.meshes.scene_models`)."""
         made = _made(job.output, job.frame_numbers(frames))
-        if made is None:
+        if made is None or not self.writable:
             return
         self.jobs[job.name] = {"key": self.key(job), **made, "frames": frames,
                                "assets": dict(sorted((models or {}).items()))}
         mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
         self.jobs = {**_records(self.path), **mine}
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self.jobs, indent=1))
-        os.replace(tmp, self.path)
+        try:
+            tmp.write_text(json.dumps(self.jobs, indent=1))
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a full disk: the output is made, its record is not
+            tmp.unlink(missing_ok=True)
+            log.warning("job %r is done, but %s could not be written (%s): the next run "
+                        "makes it again", job.name, self.path, exc.strerror or exc)
 
 
 def _made(output: Path, numbers: range | None = None) -> dict | None:
