@@ -344,6 +344,12 @@ def test_options_after_the_file_override_every_job(folder):
      r"there \(No such file or directory\)$"),
     (lambda t: t.replace('input = "clip.mp4"', 'input = "missing.mp4"'),
      r"job 'smooth': input .*missing\.mp4 not found"),
+    # found only when the job's turn came, after the jobs before it had run
+    (lambda t: t.replace('input = "clip.mp4"', 'input = "none/%04d.png"'),
+     r"job 'smooth': input .*none/%04d\.png not found$"),
+    (lambda t: t.replace('output = "out/smooth.mp4"', 'output = "./clip.mp4"'),
+     r"job 'smooth': -o .*clip\.mp4 is the input \(.*clip\.mp4\): write the output "
+     r"elsewhere$"),
     (lambda t: t.replace("samples = 2", "sampels = 2"),  # not the first job's typo
      r"jobs\.toml: \[defaults\]: unknown field 'sampels' for a render or fx job; did you "
      r"mean 'samples'\?$"),
@@ -584,3 +590,23 @@ def test_a_state_file_that_cannot_be_written_is_said_and_the_jobs_run(folder, ca
             f"job {name!r} is done, but {state}" for name in ("bar", "smooth", "frames")]
         assert all(m.endswith("): the next run makes it again") for m in said)
     assert not any("internal error" in m for m in said)
+
+
+def test_a_scene_file_of_several_scenes_without_scene_class_is_said_first(folder, capsys):
+    """A job's scene file holding two Scene classes, and no scene_class: found when its
+    turn came ("choose one with -s NAME", the command line's words), after the jobs before
+    it had run."""
+    (folder / "ab.py").write_text("import hfrender as hf\n\nclass Base(hf.Scene):\n"
+                                  "    pass\n\nclass A(Base):\n    pass\n\n"
+                                  "class B(Base):\n    pass\n\nclass C(hf.Scene):\n"
+                                  "    pass\n")
+    (folder / "jobs.toml").write_text(JOBS + '\n[[job]]\nname = "ab"\nscene = "ab.py"\n'
+                                      'output = "out/ab.mp4"\n')
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {folder / 'jobs.toml'}: job 'ab': {folder / 'ab.py'} has several "
+        'scenes (A, B, C); choose one with scene_class = "A"\n')
+    assert not (folder / "out").exists()  # nothing ran
+    (folder / "jobs.toml").write_text(JOBS + '\n[[job]]\nname = "ab"\nscene = "ab.py"\n'
+                                      'output = "out/ab.mp4"\nscene_class = "B"\n')
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 0

@@ -31,7 +31,12 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.errors import HFRenderError, InputError, first_line, nearest
 from hfrender.frame_range import parse_frames, resolve, start_of
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.outputs import check_partial_free, check_writable, sequence_name
+from hfrender.io.outputs import (
+    check_not_input,
+    check_partial_free,
+    check_writable,
+    sequence_name,
+)
 from hfrender.io.writers import check_output, is_sequence
 from hfrender.scene.loader import check_scene_file, scene_duration, scene_modules
 
@@ -216,7 +221,7 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
     """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
     frame rate it is read at: a video's own (an fps given for it is refused), a render's
     frames at the render's rate."""
-    if not (source.exists() or is_sequence(str(source)) or maker is not None):
+    if maker is None and not source.exists() and not _frames_there(where, source):
         raise InputError(f"{where}: input {source} not found")
     video = source.is_file() or (maker is not None and not is_sequence(str(source)))
     given = any(option_name(k) == "fps" for k in entry)
@@ -227,6 +232,17 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
         del options["fps"]  # the defaults' fps is the renders' rate
     elif maker is not None and maker.kind == "render" and not given and not video:
         options["fps"] = maker.render_config().fps  # its frames, at its rate
+
+
+def _frames_there(where: str, source: Path) -> bool:
+    """Whether an image sequence's pattern finds its frames; one line for a gap, or for a
+    pattern of another width than the files beside it, as fx tells them."""
+    from hfrender.io.footage import sequence_files
+
+    try:
+        return is_sequence(str(source)) and bool(sequence_files(str(source)))
+    except HFRenderError as exc:
+        raise InputError(f"{where}: {first_line(exc)}") from None
 
 
 def _check(job: BatchJob) -> None:
@@ -240,6 +256,10 @@ def _check(job: BatchJob) -> None:
                      alpha=bool(checked.transparent), folder=False,
                      pix_fmt=getattr(checked, "pix_fmt", None))
     check_writable(str(job.output), "output")
+    if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is
+        depth = job.options.get("depth")  # told by the outputs' check
+        check_not_input(str(job.output), [("input", [job.source])] +
+                        ([("depth pass", [Path(depth)])] if depth else []))
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
     if job.kind == "render" and checked.frames is not None:  # in the render, if that can

@@ -102,6 +102,14 @@ def check_scene_file(path: str | Path, name: str | None = None) -> None:
     except SyntaxError as exc:
         raise _syntax(p, exc) from None
     if name is None:
+        defined = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+        found = _scene_classes(defined)
+        bases = {b.id for n in defined if n.name in found for b in n.bases
+                 if isinstance(b, ast.Name)}
+        leaves = sorted(found - bases) or sorted(found)  # as load_scene tells them
+        if len(leaves) > 1:
+            raise SceneError(f"{p} has several scenes ({', '.join(leaves)}); choose one with "
+                             f'scene_class = "{leaves[0]}"')
         return
     nodes = list(ast.walk(tree))
     classes = [n.name for n in nodes if isinstance(n, ast.ClassDef)]
@@ -125,13 +133,7 @@ def scene_duration(path: str | Path, name: str | None = None) -> float | None:
     except (OSError, SyntaxError, ValueError):
         return None
     defined = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-    scenes: set[str] = set()  # the classes that derive from Scene, through the file's own
-    while True:
-        more = {n.name for n in defined if any(
-            _names_scene(b) or (isinstance(b, ast.Name) and b.id in scenes) for b in n.bases)}
-        if more <= scenes:
-            break
-        scenes |= more
+    scenes = _scene_classes(defined)
     classes = [n for n in defined if (n.name == name if name else n.name in scenes)]
     if len(classes) != 1:  # none, or several (load_scene wants the one named)
         return None
@@ -197,6 +199,18 @@ def _module_files(root: Path, name: str) -> list[Path]:
             if f.is_file():
                 files.append(f.resolve())
     return [f for f in files if f.is_relative_to(root)]
+
+
+def _scene_classes(defined: list[ast.ClassDef]) -> set[str]:
+    """The names of the classes (of a file's ``defined``) that derive from Scene, through
+    the file's own classes too."""
+    scenes: set[str] = set()
+    while True:
+        more = {n.name for n in defined if any(
+            _names_scene(b) or (isinstance(b, ast.Name) and b.id in scenes) for b in n.bases)}
+        if more <= scenes:
+            return scenes
+        scenes |= more
 
 
 def _sets_duration(node: ast.AST) -> bool:
