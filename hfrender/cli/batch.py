@@ -21,6 +21,17 @@ from hfrender.errors import nearest
 from hfrender.io.segments import segments_kept
 
 OWN = ("--summary", "--quiet", "--ray")
+# options of render or fx a batch does not take, and why (a misspelling's hint misled)
+NOT_IN_A_BATCH = {
+    "resume": "a batch goes on by itself: run the same batch command again (finished jobs "
+              "are skipped, a half-done one resumes)",
+    "keep_samples": "a batch keeps no samples: render that job alone with hfrender render "
+                    "... --keep-samples",
+    "preview": "a batch shows no window: render that job alone with hfrender render ... "
+               "--preview",
+    "stats": "a batch's table and --summary FILE give each job's figures",
+    "output": "each job's output is in the jobs file (output = ...)",
+    "scene": "each job's scene is in the jobs file (scene = ...)"}
 
 
 def overrides_of(words: list[str]) -> tuple[dict, dict]:
@@ -54,6 +65,8 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             own[key] = True if value is None else value
             continue
         want = RENDER_OPTIONS.get(key, FX_OPTIONS.get(key))
+        if key in NOT_IN_A_BATCH:
+            raise ConfigError(f"--{name}: {NOT_IN_A_BATCH[key]}")
         if want is None:
             known = [k.replace("_", "-") for k in (*RENDER_OPTIONS, *FX_OPTIONS)]
             near = nearest(name, known)
@@ -121,6 +134,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             else:
                 for n, job in enumerate(jobs):
                     started.add(n)
+                    running.clear()  # (its kept frames: told by its first progress)
                     running.update(n=n, t0=time.perf_counter(), frames=0,
                                    segments=segments_kept(job.output))
                     finished[n] = _one(job, state, n + 1, len(jobs), quiet, running)
@@ -158,7 +172,8 @@ def unfinished(jobs: list, finished: dict, started: set, running: dict | None = 
                          output=str(job.output)) for i, job in enumerate(jobs)]
     if running and running["n"] not in finished:  # what the interrupted job had made
         stopped = results[running["n"]]
-        stopped.frames = stopped.frames_made = running["frames"]
+        stopped.frames = running["frames"]  # in its partial output, the kept ones too
+        stopped.frames_made = running["frames"] - running.get("kept", 0)  # by this run
         stopped.seconds = time.perf_counter() - running["t0"]
         before, now = running.get("segments", 0), segments_kept(stopped.output)
         stopped.segments_reused = min(before, now)  # fewer now: it started over
@@ -188,6 +203,7 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool,
 
     def progress(done: int, frames: int) -> None:
         running["frames"] = done  # told in the table if a Ctrl-C stops the job
+        running.setdefault("kept", done - 1)  # a resumed job counts on from those it kept
         if bar is not None:
             bar(done, frames)
 

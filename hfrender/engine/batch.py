@@ -298,6 +298,10 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     defaults, entries = data.get("defaults", {}), data.get("job", [])
     if not isinstance(defaults, dict) or not isinstance(entries, list) or not entries:
         raise InputError(f"{path}: no [[job]] entries")
+    own = next((k for k in defaults if option_name(k) in JOB_KEYS), None)
+    if own is not None:  # it was left out without a word, and the jobs told of missing it
+        raise InputError(f"{path}: [defaults]: {own} is each job's own; give it in every "
+                         "[[job]]")
     jobs: list[BatchJob] = []
     for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
         jobs.append(_job(path, i, e, defaults, overrides or {},
@@ -358,8 +362,9 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         result.frames_made = stats["made"]
         result.segments_made, result.segments_reused = stats["segments"]
         state.record(job, result.frames, stats.get("models", {}))
-    except HFRenderError as exc:
-        result.error = first_line(exc)
+    except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
+        result.error = first_line(exc).replace("the same command with --resume",
+                                                "running the batch again")
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"

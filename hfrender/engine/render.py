@@ -250,8 +250,10 @@ class RenderJob:
             self.prepare()
         try:
             if self.nothing_left:  # every segment was done: only the join is missing
-                RenderOutput(self.config, self.settings, self.manifest, 1, 1,
-                             self.first_frame, self.first_frame).finish()
+                out = RenderOutput(self.config, self.settings, self.manifest, 1, 1,
+                                   self.first_frame, self.first_frame)
+                out.finish()
+                self.stats.frames_in_output, self.stats.segments = out.frames, out.segments
             else:
                 self._run_engine()
         finally:
