@@ -685,3 +685,30 @@ def test_a_job_interrupted_again_counts_only_the_frames_this_run_made(folder, mo
         assert bar["frames"] > kept and bar["frames_made"] == bar["frames"] - kept, bar
         kept = frames_kept(str(folder / "out" / "bar.mp4"))
         assert kept > 0
+
+
+@pytest.mark.parametrize("output, then", [
+    ("out/g.gif", "'g' starts over: made whole, as a GIF is"),
+    ("out/g.mp4", "a half-done one resumes")])
+def test_an_interrupted_gif_job_is_said_to_start_over(folder, capsys, monkeypatch, output,
+                                                      then):
+    """A Ctrl-C during a GIF job promised "a half-done one resumes"; the next run started
+    it over (rightly: a GIF's palette is made whole) without a word."""
+    from hfrender.engine import batch
+
+    (folder / "jobs.toml").write_text(
+        '[[job]]\nname = "bar"\nscene = "bar.frag"\noutput = "out/bar.mp4"\nsize = "32x8"\n'
+        f'duration = 0.2\n\n[[job]]\nname = "g"\nscene = "bar.frag"\noutput = "{output}"\n'
+        'size = "32x8"\nduration = 0.2\n')
+    real = batch.run_job
+
+    def run_job(job, state, progress=None):
+        if job.name == "g":
+            raise KeyboardInterrupt
+        return real(job, state, progress)
+
+    monkeypatch.setattr(batch, "run_job", run_job)
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    assert capsys.readouterr().err.endswith(
+        "interrupted: 1 of 2 jobs finished; run the same command again to go on (finished "
+        f"jobs are skipped, {then})\n")

@@ -146,9 +146,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
                             raise stop_asked()()
         except KeyboardInterrupt as exc:
             done = sum(r.status != "interrupted" for r in finished.values())
+            then = _half_done(jobs, started, finished)
             print(f"interrupted: {done} of {len(jobs)} jobs finished; run the same "
-                  "command again to go on (finished jobs are skipped, a half-done one "
-                  "resumes)", file=sys.stderr)
+                  f"command again to go on (finished jobs are skipped, {then})",
+                  file=sys.stderr)
             code = interrupted_code(exc)
     results = unfinished(jobs, finished, started, running)
     if not quiet:
@@ -159,6 +160,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def _half_done(jobs: list, started: set, finished: dict) -> str:
+    """What the next run does with the jobs a Ctrl-C stopped: a video or a sequence goes
+    on from its finished segments or frames; a GIF (its palette made whole) starts over."""
+    from hfrender.io.segments import resumable
+    from hfrender.io.writers import is_sequence
+
+    again = [jobs[i].name for i in sorted(started - set(finished))
+             if not (resumable(str(jobs[i].output)) or is_sequence(str(jobs[i].output)))]
+    if not again:
+        return "a half-done one resumes"
+    names = ", ".join(repr(n) for n in again)
+    return f"{names} {'starts' if len(again) == 1 else 'start'} over: made whole, as a GIF is"
 
 
 def unfinished(jobs: list, finished: dict, started: set, running: dict | None = None) -> list:
