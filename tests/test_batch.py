@@ -712,3 +712,20 @@ def test_an_interrupted_gif_job_is_said_to_start_over(folder, capsys, monkeypatc
     assert capsys.readouterr().err.endswith(
         "interrupted: 1 of 2 jobs finished; run the same command again to go on (finished "
         f"jobs are skipped, {then})\n")
+
+
+def test_a_second_batch_of_one_jobs_file_is_refused_in_one_line(folder, capsys):
+    """Two batches of one jobs file (cron starting one while the last runs) each failed
+    the jobs the other was writing, and both ended with 1."""
+    import os
+
+    from hfrender.io.outputs import output_lock
+
+    jobs = folder / "jobs.toml"
+    with output_lock(str(jobs.resolve()), "batch", "is running this jobs file"):
+        assert main(["batch", str(jobs), "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: batch {jobs.resolve()}: another hfrender (pid {os.getpid()}) is "
+        "running this jobs file; wait for it to end\n")
+    assert not (folder / "out").exists()
+    assert main(["batch", str(jobs), "--quiet"]) == 0  # the lock goes with the first

@@ -101,7 +101,7 @@ def _parse(name: str, text: str | None, want: object) -> object:
 def cmd_batch(args: argparse.Namespace) -> int:
     from hfrender.engine.batch import load_jobs
     from hfrender.engine.batch_paths import check_jobs, check_summary
-    from hfrender.engine.batch_state import BatchState
+    from hfrender.io.outputs import output_lock
 
     own, overrides = overrides_of(args.options)
     if own.get("verbose"):
@@ -121,6 +121,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
             raise ConfigError(f"--summary {own['summary']} is a folder; give a file in it, "
                               f"e.g. {Path(own['summary']) / 'summary.json'}")
         check_writable(own["summary"], "--summary")
+    with output_lock(str(Path(args.jobs).resolve()), "batch",  # one batch of a jobs file
+                     "is running this jobs file; wait for it to end"):  # at a time
+        return _run_batch(args, jobs, own, quiet)
+
+
+def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> int:
+    from hfrender.engine.batch_state import BatchState
+
     state = BatchState.load(Path(args.jobs))
     finished: dict = {}  # job index -> its result, as each ends
     started: set = set()  # the jobs begun (on Ray, all at once)

@@ -306,7 +306,9 @@ class OutputBusy(InputError):
 
 
 @contextmanager
-def output_lock(output: str, what: str = "-o") -> Iterator[None]:
+def output_lock(output: str, what: str = "-o",
+                doing: str = "is writing it; wait for it to finish, or write elsewhere"
+                ) -> Iterator[None]:
     """Hold ``output`` while this run writes it: a second hfrender of this user writing the
     same file or sequence (two shells, two batches) is refused in one line, not left to mix
     its frames in. A lock file per output (keyed by its temporary name: ``%05d`` and
@@ -336,8 +338,7 @@ def output_lock(output: str, what: str = "-o") -> Iterator[None]:
         except BlockingIOError:
             fh.seek(0)
             who = fh.read().strip() or "another process"
-            raise OutputBusy(f"{what} {output}: another hfrender ({who}) is writing it; wait "
-                             "for it to finish, or write elsewhere") from None
+            raise OutputBusy(f"{what} {output}: another hfrender ({who}) {doing}") from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"pid {os.getpid()}")
