@@ -38,7 +38,8 @@ from hfrender.io.outputs import (
     sequence_name,
 )
 from hfrender.io.writers import check_output, is_sequence
-from hfrender.scene.loader import check_scene_file, scene_duration, scene_modules
+from hfrender.scene.loader import check_scene_file, scene_duration
+from hfrender.scene.sources import scene_modules
 
 log = logging.getLogger(__name__)
 AUTO = "auto"

@@ -34,7 +34,7 @@ from hfrender.io.segments import (
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.loader import scene_modules
+from hfrender.scene.sources import scene_modules
 
 log = logging.getLogger(__name__)
 

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import importlib.util
 import inspect
 import re
 import sys
-import sysconfig
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.sources import shown_path, users_file
 
 SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
 
@@ -149,58 +147,6 @@ def scene_duration(path: str | Path, name: str | None = None) -> float | None:
     return float(number) if plain else None
 
 
-def scene_modules(path: str | Path) -> dict[str, str]:
-    """The modules of the user's own that a scene file imports from its folder (``from
-    common import COLOR``), and those they import in turn, each file's sha256 by its path
-    relative to that folder: what a scene's picture depends on besides its own file (a
-    resumed or up-to-date output must not mix in an older ``common.py``)."""
-    root = Path(path).resolve().parent
-    found: dict[str, str] = {}
-    todo = [Path(path).resolve()]
-    while todo:
-        f = todo.pop()
-        try:
-            tree = ast.parse(f.read_bytes())
-        except (OSError, SyntaxError, ValueError):
-            continue
-        package = f.parent.relative_to(root).parts  # a relative import's starting point
-        for name in _imported(tree, package):
-            for f in _module_files(root, name):
-                key = f.relative_to(root).as_posix()
-                if key not in found:
-                    found[key] = hashlib.sha256(f.read_bytes()).hexdigest()
-                    todo.append(f)
-    return dict(sorted(found.items()))
-
-
-def _imported(tree: ast.AST, package: tuple[str, ...]) -> list[str]:
-    """Dotted names a module of ``package`` (its folder's parts under the scene's) imports:
-    ``import a.b``, ``from a import b`` ("a", "a.b": b may be a module), and relative ones
-    (``from . import c`` in pkg/: "pkg.c")."""
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            up = package[:len(package) - node.level + 1] if node.level else ()
-            base = ".".join([*up, *([node.module] if node.module else [])])
-            names += [base] if base else []
-            names += [f"{base}.{a.name}".lstrip(".") for a in node.names if a.name != "*"]
-    return names
-
-
-def _module_files(root: Path, name: str) -> list[Path]:
-    """The files under ``root`` that importing ``name`` runs (each package's
-    ``__init__.py`` on the way, and the module)."""
-    parts, files = name.split("."), []
-    for i in range(1, len(parts) + 1):
-        at = root.joinpath(*parts[:i])
-        for f in (at.with_suffix(".py"), at / "__init__.py"):
-            if f.is_file():
-                files.append(f.resolve())
-    return [f for f in files if f.is_relative_to(root)]
-
-
 def _scene_classes(defined: list[ast.ClassDef]) -> set[str]:
     """The names of the classes (of a file's ``defined``) that derive from Scene, through
     the file's own classes too."""
@@ -267,7 +213,7 @@ def _import(p: Path) -> object:
     finally:
         _imported_by_scenes.update(
             name for name in set(sys.modules) - before
-            if _users(str(Path(getattr(sys.modules[name], "__file__", None) or "-").resolve())))
+            if users_file(str(Path(getattr(sys.modules[name], "__file__", None) or "-").resolve())))
     return module
 
 
@@ -283,8 +229,8 @@ def located(exc: BaseException, path: str | Path) -> str:
         name = str(Path(tb.tb_frame.f_code.co_filename).resolve())
         if name == target:
             where, helper = f" ({path}:{tb.tb_lineno})", ""
-        elif where and _users(name):
-            helper = f"{_shown_path(name)}:{tb.tb_lineno}"
+        elif where and users_file(name):
+            helper = f"{shown_path(name)}:{tb.tb_lineno}"
         tb = tb.tb_next
     if helper:
         where = f" ({helper}, called from {where[2:]}"
@@ -294,28 +240,6 @@ def located(exc: BaseException, path: str | Path) -> str:
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
     return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
-
-
-def _users(filename: str) -> bool:
-    """Whether a traceback's file is a module of the user's own: a file, neither of
-    hfrender nor of Python's libraries (the standard library, site-packages)."""
-    p = Path(filename)
-    return p.is_file() and not any(p.is_relative_to(d) for d in _library_dirs())
-
-
-@lru_cache(maxsize=1)
-def _library_dirs() -> tuple[Path, ...]:
-    paths = sysconfig.get_paths()
-    found = {Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return (Path(scene_package.__file__).resolve().parents[1], *found)
-
-
-def _shown_path(filename: str) -> str:
-    """``filename`` relative to the working folder where it is inside it, else whole."""
-    try:
-        return str(Path(filename).relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return filename
 
 
 _UNEXPECTED = re.compile(r"(\w+)\.(?:__init__|load)\(\) got an unexpected keyword argument "

@@ -1,0 +1,85 @@
+"""A scene's own files beside its script: the modules of the user's own it imports (what
+its picture depends on besides the script), and which files of a traceback are the user's
+(not hfrender's, not Python's libraries)."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import sysconfig
+from functools import lru_cache
+from pathlib import Path
+
+
+def scene_modules(path: str | Path) -> dict[str, str]:
+    """The modules of the user's own that a scene file imports from its folder (``from
+    common import COLOR``), and those they import in turn, each file's sha256 by its path
+    relative to that folder: what a scene's picture depends on besides its own file (a
+    resumed or up-to-date output must not mix in an older ``common.py``)."""
+    root = Path(path).resolve().parent
+    found: dict[str, str] = {}
+    todo = [Path(path).resolve()]
+    while todo:
+        f = todo.pop()
+        try:
+            tree = ast.parse(f.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        package = f.parent.relative_to(root).parts  # a relative import's starting point
+        for name in _imported(tree, package):
+            for f in _module_files(root, name):
+                key = f.relative_to(root).as_posix()
+                if key not in found:
+                    found[key] = hashlib.sha256(f.read_bytes()).hexdigest()
+                    todo.append(f)
+    return dict(sorted(found.items()))
+
+
+def _imported(tree: ast.AST, package: tuple[str, ...]) -> list[str]:
+    """Dotted names a module of ``package`` (its folder's parts under the scene's) imports:
+    ``import a.b``, ``from a import b`` ("a", "a.b": b may be a module), and relative ones
+    (``from . import c`` in pkg/: "pkg.c")."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            up = package[:len(package) - node.level + 1] if node.level else ()
+            base = ".".join([*up, *([node.module] if node.module else [])])
+            names += [base] if base else []
+            names += [f"{base}.{a.name}".lstrip(".") for a in node.names if a.name != "*"]
+    return names
+
+
+def _module_files(root: Path, name: str) -> list[Path]:
+    """The files under ``root`` that importing ``name`` runs (each package's
+    ``__init__.py`` on the way, and the module)."""
+    parts, files = name.split("."), []
+    for i in range(1, len(parts) + 1):
+        at = root.joinpath(*parts[:i])
+        for f in (at.with_suffix(".py"), at / "__init__.py"):
+            if f.is_file():
+                files.append(f.resolve())
+    return [f for f in files if f.is_relative_to(root)]
+
+
+def users_file(filename: str) -> bool:
+    """Whether a traceback's file is a module of the user's own: a file, neither of
+    hfrender nor of Python's libraries (the standard library, site-packages)."""
+    p = Path(filename)
+    return p.is_file() and not any(p.is_relative_to(d) for d in _library_dirs())
+
+
+@lru_cache(maxsize=1)
+def _library_dirs() -> tuple[Path, ...]:
+    paths = sysconfig.get_paths()
+    found = {Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return (Path(__file__).resolve().parents[1], *found)
+
+
+def shown_path(filename: str) -> str:
+    """``filename`` relative to the working folder where it is inside it, else whole."""
+    try:
+        return str(Path(filename).relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return filename
