@@ -649,6 +649,7 @@ def test_a_failed_join_in_a_batch_says_to_run_the_batch_again(folder, monkeypatc
     assert code == 1 and results["bar"]["status"] == "failed"
     assert results["bar"]["error"].endswith(": once that is mended, running the batch again "
                                             "joins them)"), results["bar"]["error"]
+    assert results["bar"]["frames"] == 12  # kept for the next run (it said 0)
     monkeypatch.setattr(segments, "join", real)
     code, results = summary(folder)
     assert code == 0 and results["bar"]["status"] == "resumed"

@@ -328,7 +328,7 @@ Progress = Callable[[int, int], None]
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
     from hfrender.io.outputs import output_lock
-    from hfrender.io.resume import interrupted, kept_work
+    from hfrender.io.resume import frames_kept, interrupted, kept_work
 
     result = JobResult(job.name, output=str(job.output))
     t0 = time.perf_counter()
@@ -366,6 +366,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
         result.error = first_line(exc).replace("the same command with --resume",
                                                 "running the batch again")
+        result.frames = frames_kept(str(job.output))  # what the next run goes on after
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"
