@@ -508,12 +508,18 @@ def test_a_ctrl_c_a_job_swallows_still_stops_the_batch(folder, monkeypatch, swal
 def test_progress_in_a_log_names_each_job(folder, monkeypatch, capsys):
     """In a log (no terminal), a batch's progress lines name the job and its place
     (was: "rendering:" for every job)."""
+    import re
+
     monkeypatch.setattr("hfrender.cli.common.LOG_EVERY_S", 0.0)
     assert main(["batch", str(folder / "jobs.toml")]) == 0
-    lines = [ln for ln in capsys.readouterr().err.splitlines() if " frames (" in ln]
+    err = capsys.readouterr().err.splitlines()
+    lines = [ln for ln in err if " frames (" in ln]
     labels = {ln.split(": ")[0] for ln in lines}
     assert labels == {"[1/3] bar", "[2/3] smooth", "[3/3] frames"}, lines
     assert any(ln.startswith("[1/3] bar: 6/12 frames (50%)") for ln in lines), lines
+    # each line, and each job's end, with the time of day (a night's log said not when)
+    ends = [ln for ln in err if re.fullmatch(r"\[\d/3\] \w+: done \(\d\d:\d\d:\d\d\)", ln)]
+    assert len(ends) == 3 and all(re.search(r" \(\d\d:\d\d:\d\d\)$", ln) for ln in lines), err
 
 
 def test_a_change_in_a_module_the_scene_imports_makes_its_job_run_again(tmp_path, capsys):

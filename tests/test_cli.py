@@ -200,6 +200,10 @@ def test_batch_takes_verbose_after_its_jobs_file(monkeypatch, tmp_path):
         assert root.level == logging.INFO  # what hfrender -v batch ... logs
 
 
+def NOON():  # the time of day a log line ends with
+    return "12:00:00"
+
+
 def test_progress_in_a_log_is_a_line_every_while(capsys):
     """Where stderr is a log or a pipe (no bar): a line every LOG_EVERY_S seconds with the
     frames done, the rate and the time left; none at the start, none at the end (the
@@ -207,27 +211,32 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     from hfrender.cli.common import progress_lines
 
     times = iter([0.0, 0.0, 10.0, 40.0, 50.0, 75.0, 200.0])  # made, then each update
-    update = progress_lines("fx", clock=lambda: next(times), every=30.0)
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
     for done in (0, 10, 40, 50, 75, 100):
         update(done, 100)
-    assert capsys.readouterr().err == ("fx: 40/100 frames (40%), 1.0 fps, about 1m00s left\n"
-                                       "fx: 75/100 frames (75%), 1.0 fps, about 25s left\n")
+    assert capsys.readouterr().err == ("fx: 40/100 frames (40%), 1.0 fps, about 1m00s left "
+                                       "(12:00:00)\n"
+                                       "fx: 75/100 frames (75%), 1.0 fps, about 25s left "
+                                       "(12:00:00)\n")
     times = iter([5.0, 5.0, 45.0])
-    update = progress_lines("rendering", clock=lambda: next(times), every=30.0)
+    update = progress_lines("rendering", clock=lambda: next(times), every=30.0, stamp=NOON)
     update(0, 10000)
     update(4, 10000)  # 0.1 fps: 9996 frames in 27.8 hours
     assert capsys.readouterr().err == ("rendering: 4/10000 frames (0%), 0.1 fps, about 27h46m "
-                                       "left\n")
+                                       "left (12:00:00)\n")
     times = iter([0.0, 0.0, 30.0])  # a resumed run: 500 frames kept, 24 made in 30 s
-    update = progress_lines("fx", clock=lambda: next(times), every=30.0)
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
     update(500, 600)
     update(524, 600)
-    assert capsys.readouterr().err == "fx: 524/600 frames (87%), 0.8 fps, about 1m35s left\n"
+    assert capsys.readouterr().err == ("fx: 524/600 frames (87%), 0.8 fps, about 1m35s left "
+                                       "(12:00:00)\n")
     times = iter([0.0, 20.0, 31.0])  # the first frame 20 s in: the first line at 30 s all
-    update = progress_lines("fx", clock=lambda: next(times), every=30.0)  # the same
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0,  # the same
+                            stamp=NOON)
     update(1, 100)
     update(12, 100)
-    assert capsys.readouterr().err == "fx: 12/100 frames (12%), 1.0 fps, about 1m28s left\n"
+    assert capsys.readouterr().err == ("fx: 12/100 frames (12%), 1.0 fps, about 1m28s left "
+                                       "(12:00:00)\n")
 
 
 def test_a_warning_reads_like_an_error_line(tmp_path):

@@ -15,6 +15,7 @@ from hfrender.cli.common import (
     progress_bar,
     sigterm_interrupts,
     stop_asked,
+    time_of_day,
 )
 from hfrender.config import ConfigError, parse_fps
 from hfrender.errors import nearest
@@ -242,7 +243,8 @@ def _tell(result: object, n: int, total: int, quiet: bool) -> None:
     """A job's end on stderr; a failure even with --quiet (an error, not progress)."""
     if not quiet or result.error:
         why = f": {result.error}" if result.error else ""
-        print(f"[{n}/{total}] {result.name}: {result.status}{why}", file=sys.stderr)
+        print(f"[{n}/{total}] {result.name}: {result.status}{why} ({time_of_day()})",
+              file=sys.stderr)
 
 
 def table(results: list) -> str:

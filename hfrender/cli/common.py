@@ -95,12 +95,18 @@ def interrupted_code(exc: KeyboardInterrupt) -> int:
 LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
 
 
+def time_of_day() -> str:
+    """The local time, as a log line ends with it (a log of hours of work says when)."""
+    return time.strftime("%H:%M:%S")
+
+
 def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
-                   every: float | None = None) -> Callable[[int, int], None]:
+                   every: float | None = None, stamp: Callable[[], str] = time_of_day
+                   ) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
     (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
-    left`` (the rate from the first frame done); a run shorter than that says nothing more
-    than its summary."""
+    left (18:40:12)`` (the rate from the first frame done; the time of day, ``stamp``); a
+    run shorter than that says nothing more than its summary."""
     state: dict[str, float] = {"last": clock()}
     every = LOG_EVERY_S if every is None else every
 
@@ -111,8 +117,8 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
             return
         state["last"] = now
         left = f", about {_span((total - done) / rate)} left" if rate > 0 else ""
-        print(f"{label}: {done}/{total} frames ({100 * done // total}%), {rate:.1f} fps{left}",
-              file=sys.stderr, flush=True)
+        print(f"{label}: {done}/{total} frames ({100 * done // total}%), {rate:.1f} fps{left} "
+              f"({stamp()})", file=sys.stderr, flush=True)
 
     return update
 
