@@ -133,6 +133,35 @@ def test_a_focus_pull_kept_in_depth_mode_keeps_each_sub_frames_focus(tmp_path):
 
 
 @pytest.mark.usefixtures("gl_context")
+def test_a_focus_pull_kept_without_depth_of_field_keeps_it_under_a_new_f_stop(tmp_path):
+    """A --dof off store, refocused with --f-stop alone: the focus stayed at frame 0's for
+    every frame (a pull lost: 31 dB by its end). The scene's focus at each sub-frame is now
+    kept, and a new f-stop alone is the depth render of the pull at that f-stop."""
+    path = tmp_path / "pull.py"
+    path.write_text(SCENE.replace("    def update(self, t):\n",
+                                  "    def update(self, t):\n"
+                                  "        self.camera.focus_distance = 0.8 + 12 * t\n"))
+    stopped = tmp_path / "f2.py"  # the same pull through f/2
+    stopped.write_text(path.read_text().replace("f_stop = 1.4", "f_stop = 2.0"))
+    store = tmp_path / "store"
+    _keep(path, store, samples=4, dof="off", size=(160, 90))
+    kept = hf.SampleStore.open(store)
+    chunk = np.load(store / kept.chunks[0]["file"])
+    np.testing.assert_allclose(chunk["focus_m"], 0.8 + 12 * chunk["times"], rtol=1e-12)
+    assert (chunk["f_stop"] == 1.4).all()
+    depths = {}
+    for f_stop, scene_file in ((1.4, path), (2.0, stopped)):
+        depths[f_stop], _ = render_frames(scene_file, size=(160, 90), dof="depth", samples=4)
+        again = kept.expose(f_stop=f_stop)
+        assert np.abs(again.astype(int) - depths[f_stop].astype(int)).max() <= 1, f_stop
+    assert np.abs(depths[1.4].astype(int) - depths[2.0].astype(int)).max() > 8  # it shows
+    held = kept.expose(focus_distance=0.8, f_stop=1.4)  # a focus given: held, as before
+    began = np.abs(held[0].astype(int) - depths[1.4][0].astype(int)).mean()
+    ended = np.abs(held[-1].astype(int) - depths[1.4][-1].astype(int)).mean()
+    assert began < 0.5 and ended > 5 * began
+
+
+@pytest.mark.usefixtures("gl_context")
 def test_a_store_with_velocity_reconstructs_over_the_new_shutter(scene, tmp_path):
     store = tmp_path / "store"
     _keep(scene, store, samples=16, shutter=360.0, shutter_position="start",

@@ -183,9 +183,10 @@ def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | 
     def lens_of(chunk: dict, i: int) -> Lens | None:
         if base is None or "focus_m" not in chunk:
             return base
+        kept = float(chunk["f_stop"][i])  # NaN: a pinhole's (the exposure gives one)
         return replace(base, focus_distance=float(
             chunk["focus_m"][i] if e.focus_distance is None else e.focus_distance),
-            f_stop=float(chunk["f_stop"][i] if e.f_stop is None else e.f_stop))
+            f_stop=float(e.f_stop if e.f_stop is not None or kept != kept else kept))
     return lens_of
 
 

@@ -14,7 +14,8 @@ A store is a folder that NumPy reads without hfrender::
                       times    (n,)         float64 seconds
                       aperture (n, 2)       float64 the point on the unit aperture disk each
                                             sub-frame was drawn from (--dof lens)
-                      focus_m, f_stop (n,)  float64 the lens of each sub-frame (depth mode)
+                      focus_m, f_stop (n,)  float64 the lens of each sub-frame (depth mode; dof off:
+                                            the camera's, f_stop NaN for a pinhole)
 
     >>> meta = json.load(open("store/store.json"))
     >>> chunk = np.load("store/" + meta["chunks"][0]["file"]); chunk["color"].shape
