@@ -79,7 +79,7 @@ def _check_exposure(s: dict, e: Exposure) -> None:
                                       math.isfinite(e.shutter) and e.shutter > 0):
         raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0")
     if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
-        raise InputError(f"--shutter {e.shutter:g}: the store holds sub-frames over "
+        raise InputError(f"--shutter {e.shutter:.10g}: the store holds sub-frames over "
                          f"{s['shutter']:g} degrees only; expose at most that (render with "
                          "a wider shutter to choose wider ones later)")
     if e.position is not None and e.position not in POSITIONS:
@@ -87,6 +87,7 @@ def _check_exposure(s: dict, e: Exposure) -> None:
                          f"{', '.join(POSITIONS)}")
     if e.curve is not None and e.curve not in CURVES:
         raise InputError(f"--shutter-curve {e.curve!r}: choose one of {', '.join(CURVES)}")
+    _lopsided_lens(s, e)
     refocus = e.focus_distance is not None or e.f_stop is not None
     if refocus and (s.get("dof") == "lens" or not s.get("depth")):
         if s.get("dof") == "lens":
@@ -95,6 +96,20 @@ def _check_exposure(s: dict, e: Exposure) -> None:
                              "--dof depth or --dof off and --keep-samples to refocus later")
         raise InputError("--focus-distance/--f-stop: this store's sub-frames have no depth "
                          "(a shader scene draws none): only its shutter can change")
+
+
+def _lopsided_lens(s: dict, e: Exposure) -> None:
+    """A warning for a ``--dof lens`` store exposed otherwise than it was drawn: each
+    sub-frame holds one point of the aperture, spread over the whole shutter, so another
+    shutter, position or curve weighs the lens unevenly (a fresh render's 8 points are
+    spread evenly; the first 8 of 16 are not: out-of-focus parts shift a pixel or two)."""
+    narrower = e.shutter is not None and e.shutter < s["shutter"] - 1e-9
+    if s.get("dof") == "lens" and (narrower or e.curve not in (None, s.get("curve"))
+                                   or e.position not in (None, s.get("position"))):
+        log.warning("this store was drawn through the lens (--dof lens): each sub-frame holds "
+                    "one point of the aperture, so another shutter weighs them unevenly and "
+                    "out-of-focus parts shift (a pixel or two); to re-expose freely, render "
+                    "with --dof depth (or off) and --keep-samples")
 
 
 def _lens(s: dict, e: Exposure) -> Lens | None:
