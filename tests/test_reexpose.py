@@ -423,3 +423,28 @@ def test_a_lens_store_exposed_otherwise_is_said_to_weigh_its_lens_unevenly(scene
                 "--dof depth (or off) and --keep-samples"], change
     with pytest.raises(hf.InputError, match=r"^--shutter 360\.0001: the store holds "):
         kept.expose(shutter=360.0001)  # it said "--shutter 360", the limit itself
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_store_that_cannot_be_written_is_one_line(scene, tmp_path, monkeypatch, capsys):
+    """A full disk under the sample store ended in "internal error ... this is a bug in
+    hfrender" and a traceback; it is one line naming where what was kept stays."""
+    from hfrender.cli import main
+    from hfrender.io import store as io_store
+
+    real = io_store.StoreWriter.__init__
+
+    def init(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        (self.tmp / "c000001.npz").mkdir()  # the second chunk cannot be written there
+
+    monkeypatch.setattr(io_store.StoreWriter, "__init__", init)
+    store, out = tmp_path / "s.samples", tmp_path / "o.mp4"
+    assert main(["render", str(scene), "-o", str(out), "--size", "64x36", "--samples", "8",
+                 "--granularity", "8", "--keep-samples", str(store), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: --keep-samples {store}: cannot write the sample "
+                          "store: Is a directory (what was kept so far is in "
+                          f"{store}.partial; delete it, or free the space and render again)")
+    assert err.count("\n") == 1 and "internal error" not in err
+    assert not store.exists() and (tmp_path / "s.samples.partial" / "c000000.npz").is_file()

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.io.writers import WriteFailed
 
 FORMAT = "hfrender-sample-store"
 VERSION = 1
@@ -163,7 +164,10 @@ class StoreWriter:
 
     def _write(self, entry: dict, arrays: dict[str, np.ndarray]) -> None:
         data = _npz_bytes(arrays)
-        (self.tmp / entry["file"]).write_bytes(data)
+        try:
+            (self.tmp / entry["file"]).write_bytes(data)
+        except OSError as exc:  # a full disk: one line, not a bug's traceback
+            raise self.failed(exc) from None
         with self._lock:
             entry["sha256"] = hashlib.sha256(data).hexdigest()
             self.bytes += len(data)
@@ -176,14 +180,23 @@ class StoreWriter:
             self._pending = []
             self._pool.shutdown(wait=True)
 
+    def failed(self, exc: OSError) -> WriteFailed:
+        """The store's write error, in one line naming where what was kept stays."""
+        return WriteFailed(f"--keep-samples {self.path}: cannot write the sample store: "
+                           f"{exc.strerror or exc} (what was kept so far is in {self.tmp}; "
+                           "delete it, or free the space and render again)")
+
     def finish(self, frames: int) -> None:
         """Every chunk written: the manifest, then the store in place (an older one at the
         path is removed only now)."""
         self._drain()
         self.meta["frames"] = frames
-        np.save(self.tmp / "times.npy", np.concatenate(self.times) if self.times
-                else np.zeros(0))
-        (self.tmp / MANIFEST).write_text(json.dumps(self.meta, indent=1))
+        try:
+            np.save(self.tmp / "times.npy", np.concatenate(self.times) if self.times
+                    else np.zeros(0))
+            (self.tmp / MANIFEST).write_text(json.dumps(self.meta, indent=1))
+        except OSError as exc:
+            raise self.failed(exc) from None
         (self.tmp / MARKER).unlink()
         aside = None
         if self.path.exists():  # the older store: into a fresh folder of our own, then gone
