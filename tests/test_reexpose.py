@@ -448,3 +448,42 @@ def test_a_store_that_cannot_be_written_is_one_line(scene, tmp_path, monkeypatch
                           f"{store}.partial; delete it, or free the space and render again)")
     assert err.count("\n") == 1 and "internal error" not in err
     assert not store.exists() and (tmp_path / "s.samples.partial" / "c000000.npz").is_file()
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("stop", ["ctrl-c", "full disk"])
+def test_an_interrupted_or_failed_reexpose_says_what_it_kept(scene, tmp_path, monkeypatch,
+                                                             capsys, stop):
+    """A Ctrl-C ended reexpose with "stopping after the work in progress..." alone (the
+    frames made were in o.partial.mp4, unsaid); a failed join told to run "the same
+    command with --resume", an option reexpose does not have."""
+    from hfrender.cli import main
+    from hfrender.engine import reexpose
+    from hfrender.io.writers import WriteFailed
+
+    store, out = tmp_path / "s", tmp_path / "o.mp4"
+    _keep(scene, store, samples=4)
+
+    def three_then_stop(kept, exposure, sink, **kwargs):
+        for _ in range(3):
+            sink.write(np.full((36, 64, 3), 90, np.uint8))
+        if stop == "ctrl-c":
+            raise KeyboardInterrupt
+        raise WriteFailed(f"joining 1 segment into {out} failed: No space left on device (the "
+                          "segments stay in x: once that is mended, the same command with "
+                          "--resume joins them)")
+
+    monkeypatch.setattr(reexpose, "run_exposure", three_then_stop)
+    code = main(["reexpose", str(store), "-o", str(out)])
+    err = capsys.readouterr().err
+    partial = tmp_path / "o.partial.mp4"
+    assert partial.is_file() and not out.exists()
+    if stop == "ctrl-c":
+        assert code == 130 and err.endswith(
+            f"interrupted: the 3 frames finished so far are in {partial} ({out} is "
+            "untouched); run the same command again to expose it whole\n"), err
+    else:
+        assert code == 1 and err == (
+            f"hfrender: error: joining 1 segment into {out} failed: No space left on device "
+            "(the segments stay in x: once that is mended, the same command exposes it again)"
+            f"; the 3 frames finished so far are in {partial} ({out} is untouched)\n")

@@ -4,6 +4,7 @@ with depth another focus) without rendering."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,13 @@ from hfrender.cli.common import (
     BACKEND_HELP,
     check_encoder,
     interrupted_code,
+    kept_apart,
     progress_bar,
     sequence_name,
     sigterm_interrupts,
 )
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import POSITIONS
@@ -89,7 +92,20 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
             out.finish()
         except KeyboardInterrupt as exc:
             out.abandon()
+            finish()
+            print("interrupted: " + (kept_apart(out.frames, out.partial, args.output) +
+                                     "; run the same command again to expose it whole"
+                                     if out.partial else "nothing was written"),
+                  file=sys.stderr)
             return interrupted_code(exc)
+        except HFRenderError as exc:  # the one line says what became of the frames made
+            out.abandon()
+            said = first_line(exc).replace(  # reexpose has no --resume: it starts over
+                "the same command with --resume joins them", "the same command exposes it "
+                "again")
+            if out.partial:
+                said += f"; {kept_apart(out.frames, out.partial, args.output)}"
+            raise type(exc)(said) from exc
         except BaseException:
             out.abandon()
             raise
