@@ -245,16 +245,32 @@ def test_an_error_in_a_helper_module_names_its_line_and_the_scenes(tmp_path, cap
         "math domain error (helpers.py:5, called from scene.py:14)\n")
 
 
-def test_scenes_of_two_folders_each_import_their_own_module_of_one_name(tmp_path):
+def test_scenes_of_two_folders_each_import_their_own_module_of_one_name(tmp_path,
+                                                                      monkeypatch):
     """A batch's jobs in two folders, each scene importing its own common.py: the second
     scene got the first one's module (imported once per process), and its folder came
     after the first's on sys.path."""
+    import sys
+
     from hfrender.scene.loader import load_scene
 
-    for name, value in (("a", 1.5), ("b", 2.5), ("a", 1.5)):
+    lib = tmp_path / "lib"  # a library of the studio's on the path, no scene's folder
+    lib.mkdir()
+    (lib / "studio_rig.py").write_text("LOADS = []\nLOADS.append(1)\n")
+    monkeypatch.syspath_prepend(str(lib))
+    for i, (name, value) in enumerate((("a", 1.5), ("b", 2.5), ("a", 1.5))):
         folder = tmp_path / name
         folder.mkdir(exist_ok=True)
         (folder / "common.py").write_text(f"SIZE = {value}\n")
-        (folder / "scene.py").write_text("import hfrender as hf\nfrom common import SIZE\n\n"
-                                         "class S(hf.Scene):\n    duration = SIZE\n")
-        assert load_scene(folder / "scene.py").duration == value, name
+        (folder / "colour.py").write_text(f"COLOR = ({value / 3}, 0, 0)\n")
+        (folder / "scene.py").write_text(
+            "import hfrender as hf\nimport studio_rig\nfrom common import SIZE\n\n"
+            "class S(hf.Scene):\n    duration = SIZE\n\n    def setup(self):\n"
+            "        from colour import COLOR  # imported in setup() alone: as fresh\n"
+            "        self.ball = self.add(hf.Sphere(color=COLOR))\n")
+        scene = load_scene(folder / "scene.py")
+        scene.setup()
+        assert (scene.duration, scene.ball.color[0]) == (value, value / 3), name
+        if i == 0:
+            import studio_rig as rig  # the caller's too, now: left alone (it was run again)
+    assert sys.modules["studio_rig"] is rig and rig.LOADS == [1]

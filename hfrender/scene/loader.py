@@ -184,22 +184,24 @@ def _missing(said: str, name: str, names: list[str]) -> str:
     return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
 
 
-_imported_by_scenes: set[str] = set()  # modules of the user's own that scenes imported
+_scene_folders: set[Path] = set()  # the folders of the scenes loaded in this process
 
 
 def _import(p: Path) -> object:
-    """The scene file's module, run afresh, and with it the modules of the user's own that
-    it imports: those an earlier scene of the process imported first (a batch's jobs) are
-    forgotten, so that a changed ``common.py``, or another folder's, is the one read (a
-    module the caller had imported itself is left alone)."""
-    folder = str(p.resolve().parent)
-    for name in _imported_by_scenes:
-        sys.modules.pop(name, None)
-    _imported_by_scenes.clear()
-    if folder in sys.path:  # a scene imports the modules that sit beside it: its own
-        sys.path.remove(folder)  # folder first, before another scene's
-    sys.path.insert(0, folder)
-    before = set(sys.modules)
+    """The scene file's module, run afresh, and with it the modules of the user's own
+    beside it, and beside every scene loaded before (a batch's jobs), imported by a scene
+    (at its top, or in its setup()) or by its caller: they are forgotten, so that a changed
+    ``common.py``, or another folder's, is the one read. Modules elsewhere (a library on
+    PYTHONPATH, an editable install) are left alone."""
+    folder = p.resolve().parent
+    _scene_folders.add(folder)
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and _in_scene_folder(Path(file)):
+            del sys.modules[name]
+    if str(folder) in sys.path:  # a scene imports the modules that sit beside it: its own
+        sys.path.remove(str(folder))  # folder first, before another scene's
+    sys.path.insert(0, str(folder))
     mod_name = f"hfrender_scene_{abs(hash(str(p.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, p)
     module = importlib.util.module_from_spec(spec)
@@ -210,11 +212,14 @@ def _import(p: Path) -> object:
         raise _syntax(p, exc) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         raise SceneError(f"{p}: importing the scene failed: {located(exc, p)}") from exc
-    finally:
-        _imported_by_scenes.update(
-            name for name in set(sys.modules) - before
-            if users_file(str(Path(getattr(sys.modules[name], "__file__", None) or "-").resolve())))
     return module
+
+
+def _in_scene_folder(file: Path) -> bool:
+    """Whether a module's file is the user's own in a loaded scene's folder (or below it;
+    not hfrender's or a library's, should they sit there too). The scenes' folders are on
+    sys.path resolved, so their modules' files are named under them as they are."""
+    return any(file.is_relative_to(f) for f in _scene_folders) and users_file(str(file))
 
 
 def located(exc: BaseException, path: str | Path) -> str:
