@@ -608,8 +608,11 @@ def test_a_scene_file_of_several_scenes_without_scene_class_is_said_first(folder
     it had run."""
     (folder / "ab.py").write_text("import hfrender as hf\n\nclass Base(hf.Scene):\n"
                                   "    pass\n\nclass A(Base):\n    pass\n\n"
-                                  "class B(Base):\n    pass\n\nclass C(hf.Scene):\n"
-                                  "    pass\n")
+                                  "class B(Base):\n    pass\n\ntry:\n"
+                                  "    class C(hf.Scene):\n        pass\nexcept Exception:\n"
+                                  "    pass\n\ndef variant():\n"
+                                  "    class Tinted(A):  # made by a function: not a scene\n"
+                                  "        pass\n    return Tinted\n")
     (folder / "jobs.toml").write_text(JOBS + '\n[[job]]\nname = "ab"\nscene = "ab.py"\n'
                                       'output = "out/ab.mp4"\n')
     assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 2
@@ -736,3 +739,33 @@ def test_a_second_batch_of_one_jobs_file_is_refused_in_one_line(folder, capsys):
         "running this jobs file; wait for it to end\n")
     assert not (folder / "out").exists()
     assert main(["batch", str(jobs), "--quiet"]) == 0  # the lock goes with the first
+
+
+def test_a_linked_module_counts_as_the_file_it_points_to(tmp_path):
+    """A shot's common.py linked to a studio's shared file was left out of the scene's
+    modules (resolved outside the shot's folder): an edit of the shared file kept the
+    job up to date."""
+    from hfrender.scene.sources import scene_modules
+
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shot").mkdir()
+    (tmp_path / "shared" / "common.py").write_text("COLOR = (1, 0, 0)\n")
+    (tmp_path / "shot" / "common.py").symlink_to("../shared/common.py")
+    (tmp_path / "shot" / "scene.py").write_text("from common import COLOR\n")
+    before = scene_modules(tmp_path / "shot" / "scene.py")
+    assert list(before) == ["common.py"]
+    (tmp_path / "shared" / "common.py").write_text("COLOR = (0, 1, 0)\n")
+    assert scene_modules(tmp_path / "shot" / "scene.py")["common.py"] != before["common.py"]
+
+
+def test_a_scene_class_made_inside_a_function_is_not_one_of_the_files_scenes(folder):
+    """A file of one scene and a factory making variants of it inside a function ran as its
+    one scene (load_scene sees the top level); the batch's check counted the variant."""
+    (folder / "one.py").write_text("import hfrender as hf\n\nclass Main(hf.Scene):\n"
+                                   "    duration = 0.1\n\ndef variant():\n"
+                                   "    class Tinted(hf.Scene):\n        pass\n"
+                                   "    return Tinted\n")
+    (folder / "jobs.toml").write_text('[[job]]\nname = "one"\nscene = "one.py"\n'
+                                      'output = "out/one.mp4"\nsize = "32x18"\nsamples = 1\n')
+    code, results = summary(folder)
+    assert code == 0 and results["one"]["status"] == "done"

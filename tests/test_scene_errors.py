@@ -274,3 +274,59 @@ def test_scenes_of_two_folders_each_import_their_own_module_of_one_name(tmp_path
         if i == 0:
             import studio_rig as rig  # the caller's too, now: left alone (it was run again)
     assert sys.modules["studio_rig"] is rig and rig.LOADS == [1]
+
+
+@pytest.mark.parametrize("points, said", [
+    ("BASE * (1 + 0.5 * math.sin(t))", None),  # a fresh array each update, from t: pure
+    ("BASE * random.random()", "cloud.points")])
+def test_a_large_array_set_from_t_is_pure_and_one_drawn_at_random_is_not(tmp_path, caplog,
+                                                                         points, said):
+    """An object's large array (5000 points) computed afresh by update(t) was compared by
+    its id: a pure scene was told impure, with "('array', 140318374927824, ...)"."""
+    scene = write_scene(tmp_path, f"""
+    import random
+    from dataclasses import dataclass, field
+
+    import numpy as np
+
+    BASE = np.linspace(0, 1, 15000).reshape(5000, 3)
+
+    @dataclass
+    class Cloud(hf.Sphere):
+        points: np.ndarray = field(default_factory=lambda: BASE)
+
+    class Points(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.cloud = self.add(Cloud())
+
+        def update(self, t):
+            self.cloud.points = {points}
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "32x18",
+                     "--samples", "1", "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if "pure function" in r.getMessage()]
+    if said is None:
+        assert told == []
+    else:
+        assert len(told) == 1 and f": {said} at t=0 s was an array (5000, 3) of digest " in \
+            told[0] and "id" not in told[0].split("digest")[0], told
+
+
+def test_an_error_at_the_neighbouring_time_of_the_first_look_names_its_frame(tmp_path,
+                                                                             capsys):
+    """The first look's update at the next frame's time failed as "output frame 0"."""
+    scene = write_scene(tmp_path, """
+    class Late(hf.Scene):
+        duration = 0.2
+
+        def update(self, t):
+            if t > 0.02:
+                raise RuntimeError("late")
+    """)
+    assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "hfrender: error: scene error in update(t) at t=0.0333333 s (output frame 1): "
+        "RuntimeError: late")

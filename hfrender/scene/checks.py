@@ -53,6 +53,12 @@ def method_names(cls: type) -> frozenset[str]:
 
 
 @cache
+def value_names(cls: type) -> frozenset[str]:
+    """Known names that are not methods: what a script sets."""
+    return known_names(cls) - method_names(cls)
+
+
+@cache
 def settable_names(cls: type) -> frozenset[str]:
     """Known names that are neither methods nor read-only properties."""
     def settable(name: str) -> bool:
@@ -91,10 +97,10 @@ def check_name(obj: object, name: str) -> None:
     are the object's own business); suggest the closest known name, or the name meant by
     another tool's (Blender's ``lens``: ``focal_length_mm``)."""
     cls = type(obj)
-    what = cls.__name__
-    if name.startswith("_"):
+    if name.startswith("_") or name in value_names(cls):  # every set of update(t): at once
         return
-    other = None if name in known_names(cls) - method_names(cls) else _other_name(cls, name)
+    what = cls.__name__
+    other = _other_name(cls, name)
     if other is not None:
         said = (f"{what}.{name} is a method" if name in method_names(cls)
                 else f"{what} has no attribute {name!r}")
@@ -102,8 +108,6 @@ def check_name(obj: object, name: str) -> None:
     if name in method_names(cls):
         raise UnknownAttributeError(f"{what}.{name} is a method: call it, "
                                     f"{what.lower()}.{name}(...), rather than set it")
-    if name in known_names(cls):
-        return
     close = difflib.get_close_matches(name, sorted(known_names(cls)), n=1)
     if close:
         hint = (f"; did you mean to call {close[0]}(...)?" if close[0] in method_names(cls)

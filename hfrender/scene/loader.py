@@ -100,14 +100,7 @@ def check_scene_file(path: str | Path, name: str | None = None) -> None:
     except SyntaxError as exc:
         raise _syntax(p, exc) from None
     if name is None:
-        defined = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-        found = _scene_classes(defined)
-        bases = {b.id for n in defined if n.name in found for b in n.bases
-                 if isinstance(b, ast.Name)}
-        leaves = sorted(found - bases) or sorted(found)  # as load_scene tells them
-        if len(leaves) > 1:
-            raise SceneError(f"{p} has several scenes ({', '.join(leaves)}); choose one with "
-                             f'scene_class = "{leaves[0]}"')
+        _one_scene(p, tree)
         return
     nodes = list(ast.walk(tree))
     classes = [n.name for n in nodes if isinstance(n, ast.ClassDef)]
@@ -116,6 +109,34 @@ def check_scene_file(path: str | Path, name: str | None = None) -> None:
                             if isinstance(t, ast.Name)}
     if name not in bound:  # an imported class is none of the file's scenes (load_scene)
         raise SceneError(_missing(f"{p}: no class named {name!r}", name, classes))
+
+
+def _one_scene(p: Path, tree: ast.Module) -> None:
+    """Refuse a file of several scenes (a job without scene_class): the Scene classes at
+    its top level (in an ``if`` or ``try`` too; not a class made inside a function), less
+    those another extends, as :func:`load_scene` counts them."""
+    defined = [n for n in _top_level(tree.body) if isinstance(n, ast.ClassDef)]
+    found = _scene_classes(defined)
+    bases = {b.id for n in defined if n.name in found for b in n.bases
+             if isinstance(b, ast.Name)}
+    leaves = sorted(found - bases) or sorted(found)
+    if len(leaves) > 1:
+        raise SceneError(f"{p} has several scenes ({', '.join(leaves)}); choose one with "
+                         f'scene_class = "{leaves[0]}"')
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's statements that bind its own names: its body, and the bodies of its
+    ``if``, ``try``, ``with`` and loops (not of functions or classes)."""
+    out = []
+    for node in body:
+        out.append(node)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list) and not isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out += _top_level(inner)
+    return out
 
 
 def scene_duration(path: str | Path, name: str | None = None) -> float | None:

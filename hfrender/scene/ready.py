@@ -14,6 +14,7 @@ counts when the render decides its depth of field.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,8 @@ from hfrender.scene.loader import call_scene
 log = logging.getLogger(__name__)
 
 SCENE_STATE = ("background", "light_direction", "ambient")
-SMALL = 4096  # arrays of up to this many values are copied to be compared (larger: by id)
+SMALL = 4096  # arrays of up to this many values are copied to be compared (larger: by a
+#               digest of their bytes)
 
 
 def first_look(scene: Scene, frame: int, fps: float) -> None:
@@ -37,11 +39,12 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
     if isinstance(scene, ShaderScene):
         return
     t0 = frame / fps
-    t1 = t0 + 1 / fps if t0 + 1 / fps <= scene.duration else max(0.0, t0 - 1 / fps)
+    near = frame + 1 if (frame + 1) / fps <= scene.duration else max(0, frame - 1)
+    t1 = near / fps
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     first = drawn_state(scene)
     if t1 != t0:
-        call_scene(scene, "update(t)", scene.update, t1, t=t1, frame=frame)
+        call_scene(scene, "update(t)", scene.update, t1, t=t1, frame=near)
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     changed = _difference(first, drawn_state(scene))
     if changed is not None:
@@ -56,7 +59,7 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
 
 def drawn_state(scene: Scene) -> list[tuple[str, Any]]:
     """(what, value) of everything drawn: the scene's colours and light, the camera's and
-    every object's fields (small arrays copied; large ones, a mesh's vertices, by id)."""
+    every object's fields (small arrays copied; large ones by a digest)."""
     names = {id(v): k for k, v in vars(scene).items() if not k.startswith("_")}
     state = [(name, getattr(scene, name)) for name in SCENE_STATE]
     owners = [("camera", scene.camera)] + [
@@ -68,10 +71,19 @@ def drawn_state(scene: Scene) -> list[tuple[str, Any]]:
     return state
 
 
+class Digest(str):
+    """A large array as it is compared (its shape and a digest of its bytes: the same for
+    a fresh array of equal values) and said, unquoted."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def _kept(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.copy() if value.size <= SMALL else ("array", id(value), value.shape)
-    return value
+    if isinstance(value, np.ndarray) and value.size > SMALL:  # a fresh array each update
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=8)
+        return Digest(f"an array {value.shape} of digest {digest.hexdigest()}")
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def _difference(a: list[tuple[str, Any]], b: list[tuple[str, Any]]

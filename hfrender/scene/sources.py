@@ -53,14 +53,13 @@ def _imported(tree: ast.AST, package: tuple[str, ...]) -> list[str]:
 
 def _module_files(root: Path, name: str) -> list[Path]:
     """The files under ``root`` that importing ``name`` runs (each package's
-    ``__init__.py`` on the way, and the module)."""
+    ``__init__.py`` on the way, and the module), named as they are there: a link to a
+    shared ``common.py`` counts as the file it points to."""
     parts, files = name.split("."), []
     for i in range(1, len(parts) + 1):
         at = root.joinpath(*parts[:i])
-        for f in (at.with_suffix(".py"), at / "__init__.py"):
-            if f.is_file():
-                files.append(f.resolve())
-    return [f for f in files if f.is_relative_to(root)]
+        files += [f for f in (at.with_suffix(".py"), at / "__init__.py") if f.is_file()]
+    return files
 
 
 def users_file(filename: str) -> bool:
