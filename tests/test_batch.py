@@ -698,7 +698,8 @@ def test_a_job_interrupted_again_counts_only_the_frames_this_run_made(folder, mo
 
 
 @pytest.mark.parametrize("output, then", [
-    ("out/g.gif", "'g' starts over: made whole, as a GIF is"),
+    ("out/g.gif", "'g' (a GIF) starts over: it is made whole"),
+    ("out/g.ts", "'g' (a TS) starts over: it is made whole"),
     ("out/g.mp4", "a half-done one resumes")])
 def test_an_interrupted_gif_job_is_said_to_start_over(folder, capsys, monkeypatch, output,
                                                       then):

@@ -401,8 +401,15 @@ def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, to
     assert len(said) == 1, said
     m = re.fullmatch(r"frame 0 blurs up to (\d+) px \(its largest circle of confusion\): 8 "
                      r"lens positions show as copies about (\d+) px apart; --samples auto "
-                     r"\(about (\d+) here, up to --samples-range's 64\) or --dof depth blur "
-                     r"it smoothly", said[0])
+                     r"\(about (\d+) here\) or --dof depth blur it smoothly", said[0])
     assert m, said[0]
     assert abs(int(m.group(1)) - coc) <= 1 and abs(int(m.group(2)) - coc / 8 ** 0.5) <= 1
     assert abs(int(m.group(3)) - (coc / 4) ** 2) <= 0.1 * (coc / 4) ** 2  # 4 px apart
+    caplog.clear()  # nearer, past what auto draws by default: its range is named
+    scene.write_text(scene.read_text().replace("position=(0, 0, -0.7)", "position=(0, 0, -0.3)"))
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
+                     *args]) == 0
+    said = [r.getMessage() for r in caplog.records if "lens positions" in r.getMessage()]
+    assert len(said) == 1 and re.search(r"; --samples auto --samples-range 4:(\d+) \(its "
+                                        r"default stops at 64\) or --dof depth", said[0]), said

@@ -69,6 +69,10 @@ def test_render_settings_in_a_scene_class_are_said_to_be_options(tmp_path, caplo
         fps = 24
         shutter = 90
         speed = 3.0
+        resolution = 64  # a grid's of its own: not a setting
+
+        def samples(self, n):  # a method of its own
+            return n
     """)
     with caplog.at_level("WARNING"):
         for _ in range(2):  # said once, however often the script is loaded

@@ -177,12 +177,13 @@ def _half_done(jobs: list, started: set, finished: dict) -> str:
     from hfrender.io.segments import resumable
     from hfrender.io.writers import is_sequence
 
-    again = [jobs[i].name for i in sorted(started - set(finished))
+    again = [jobs[i] for i in sorted(started - set(finished))
              if not (resumable(str(jobs[i].output)) or is_sequence(str(jobs[i].output)))]
     if not again:
         return "a half-done one resumes"
-    names = ", ".join(repr(n) for n in again)
-    return f"{names} {'starts' if len(again) == 1 else 'start'} over: made whole, as a GIF is"
+    names = ", ".join(f"{job.name!r} (a {job.output.suffix.lstrip('.').upper()})"
+                      for job in again)
+    return f"{names} {'starts' if len(again) == 1 else 'start'} over: it is made whole"
 
 
 def unfinished(jobs: list, finished: dict, started: set, running: dict | None = None) -> list:

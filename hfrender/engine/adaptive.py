@@ -131,7 +131,9 @@ def lens_hint(probe: SampleProbe, k: int) -> None:
     count = probe.config.max_samples
     want = needed(0.0, coc, False, (1, 10**6))
     if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
+        most = probe.config.samples_range[1]
+        auto = (f"--samples auto (about {want} here)" if want <= most else
+                f"--samples auto --samples-range 4:{want} (its default stops at {most})")
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
-                    "positions show as copies about %.0f px apart; --samples auto (about %d "
-                    "here, up to --samples-range's %d) or --dof depth blur it smoothly", k,
-                    coc, count, coc / math.sqrt(count), want, probe.config.samples_range[1])
+                    "positions show as copies about %.0f px apart; %s or --dof depth blur it "
+                    "smoothly", k, coc, count, coc / math.sqrt(count), auto)

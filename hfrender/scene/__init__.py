@@ -56,7 +56,7 @@ class Scene:
                     f"{known!r}?"), cls, name)
         for name in sorted(set(vars(cls)) & set(checks.RENDER_OPTIONS)):  # a scene's own,
             said = (cls.__module__, cls.__qualname__, name)  # but likely meant as a setting
-            if said not in _SAID:  # once, however often the script is loaded
+            if said not in _SAID and checks.looks_like_setting(name, vars(cls)[name]):
                 _SAID.add(said)
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,

@@ -81,6 +81,18 @@ RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
                   "resolution": "--size WIDTHxHEIGHT"}
 
 
+def looks_like_setting(name: str, value: object) -> bool:
+    """Whether a scene class's ``name = value`` looks meant as the render setting of that
+    name (``fps = 24``, ``resolution = (1920, 1080)``), not as the scene's own (a method,
+    a grid's ``resolution = 64``)."""
+    if callable(value) or hasattr(value, "__get__"):
+        return False
+    if name == "resolution":
+        return (isinstance(value, str) and "x" in value) or (
+            isinstance(value, (tuple, list)) and len(value) == 2)
+    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
+
+
 def _other_name(cls: type, name: str) -> str | None:
     """A hint for another tool's name of something the class has, or a render setting."""
     meant = OTHER_NAMES.get(name)
