@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -487,3 +488,22 @@ def test_an_interrupted_or_failed_reexpose_says_what_it_kept(scene, tmp_path, mo
             f"hfrender: error: joining 1 segment into {out} failed: No space left on device "
             "(the segments stay in x: once that is mended, the same command exposes it again)"
             f"; the 3 frames finished so far are in {partial} ({out} is untouched)\n")
+
+
+@pytest.mark.parametrize("output, store", [("b.mp4", "b.mp4"), ("kk/%04d.png", "kk/0003.png"),
+                                           ("c.mp4", "c.partial.mp4")])
+def test_a_store_where_the_output_goes_is_refused_first(scene, tmp_path, monkeypatch, capsys,
+                                                        output, store):
+    """A store named as the output blamed "another hfrender (pid ...)", this one; one named
+    as a frame of the output's sequence was found after the whole render ("cannot put
+    kk/0003.png in place: Is a directory")."""
+    from hfrender.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", str(scene), "-o", output, "--size", "64x36", "--samples", "2",
+                 "--keep-samples", store]) == 2
+    folder = Path(output).parent
+    assert capsys.readouterr().err == (
+        f"hfrender: error: --keep-samples {store}: that is where the output {output} goes; "
+        f"give the store a folder of its own (e.g. {folder / 'render.samples'})\n")
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.name != "spin.py") == []

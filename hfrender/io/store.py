@@ -101,6 +101,10 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     if output is not None and p.resolve() in Path(output).resolve().parents:
         raise StoreError(f"--keep-samples {p}: the output {output} would be inside the "
                          "store; keep the store beside the output, not around it")
+    if output is not None and _one_of_the_outputs(p, output):
+        raise StoreError(f"--keep-samples {p}: that is where the output {output} goes; give "
+                         "the store a folder of its own (e.g. "
+                         f"{Path(output).parent / 'render.samples'})")
     parent = p.resolve().parent
     while not parent.exists() and parent != parent.parent:  # made with the store
         parent = parent.parent
@@ -114,6 +118,20 @@ def _ours(name: str) -> bool:
     """A file a store is made of: its manifest, sub-frame times and chunks."""
     return (name in (MANIFEST, "times.npy", ".DS_Store")  # (and a file browser's own)
             or re.fullmatch(r"c\d{6,}\.npz", name) is not None)
+
+
+def _one_of_the_outputs(store: Path, output: str) -> bool:
+    """Whether the store's path is the output itself, one of its frames (a sequence's file
+    name), or its partial output: found only at the end, after the whole render."""
+    from hfrender.io.outputs import partial_name
+    from hfrender.io.writers import is_sequence, pattern_files
+
+    here = store.resolve()
+    if here in (Path(output).resolve(), Path(partial_name(output)).resolve()):
+        return True
+    rx = pattern_files(Path(output).name) if is_sequence(output) else None
+    return rx is not None and here.parent == Path(output).resolve().parent and \
+        bool(rx.match(here.name))
 
 
 def check_not_inside(store: str | Path, output: str) -> None:
