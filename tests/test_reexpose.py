@@ -507,3 +507,19 @@ def test_a_store_where_the_output_goes_is_refused_first(scene, tmp_path, monkeyp
         f"hfrender: error: --keep-samples {store}: that is where the output {output} goes; "
         f"give the store a folder of its own (e.g. {folder / 'render.samples'})\n")
     assert sorted(p.name for p in tmp_path.rglob("*") if p.name != "spin.py") == []
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_shutter_past_the_store_says_what_it_holds_and_what_fits(scene, tmp_path):
+    """A store drawn from each frame's start, exposed centred: "a narrower shutter, or
+    another position, fits the store", where no narrower shutter can fit frame 0."""
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4, shutter=360.0, shutter_position="start")
+    kept = hf.SampleStore.open(store)
+    with pytest.raises(hf.InputError) as excinfo:
+        kept.expose(shutter=180, position="center")
+    assert str(excinfo.value) == (
+        "output frame 0: its shutter (from -0.0083 to 0.0083 s) reaches past the kept "
+        "sub-frames (from 0.0000 to 0.0333 s: the store's 360 degrees opening at each frame's "
+        "time); the store's --shutter-position start fits it")
+    assert kept.expose(shutter=180).shape[0] == 9  # as said

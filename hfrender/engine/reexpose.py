@@ -64,6 +64,10 @@ class ExposurePlan:
     used: np.ndarray  # (store sub-frames,) bool: some window takes it (the others are skipped)
 
 
+PLACED = {"start": "opening at each frame's time", "center": "centred on each frame's time",
+          "end": "closing at each frame's time"}
+
+
 def _merged(spans: np.ndarray) -> list[tuple[float, float]]:
     out: list[list[float]] = []
     for a, b in sorted(map(tuple, spans)):
@@ -142,9 +146,14 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
     starts, rows = np.zeros(count, np.int64), []
     for i, (a, b) in enumerate(spans):
         if not any(lo - EPS <= a and b <= hi + EPS for lo, hi in covered):
+            ka, kb = kept.shutter_spans(ks[i:i + 1])[0]
+            fix = (f"the store's --shutter-position {s['position']} fits it"
+                   if (e.position or s["position"]) != s["position"] else
+                   "a narrower shutter fits it")
             raise InputError(f"output frame {first + i}: its shutter (from {a:.4f} to {b:.4f} s) "
-                             "reaches past the kept sub-frames; a narrower shutter, or "
-                             "another position, fits the store")
+                             f"reaches past the kept sub-frames (from {ka:.4f} to {kb:.4f} s: "
+                             f"the store's {s['shutter']:g} degrees {PLACED[s['position']]}); "
+                             f"{fix}")
         j0 = int(np.searchsorted(times, a - EPS, side="left"))
         j1 = int(np.searchsorted(times, b + EPS, side="right"))
         if j1 <= j0:
