@@ -112,7 +112,9 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
         finally:
             finish()
     if not args.quiet:
-        print(f"wrote {args.output}: {n_frames(figures['frames'])} from {figures['subframes']} "
-              f"kept sub-frames{' (reconstructed)' if figures['reconstructed'] else ''}; "
+        used, kept = figures["used"], figures["subframes"]
+        print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
+              f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
+              f"{' (reconstructed)' if figures['reconstructed'] else ''}; "
               f"{figures['seconds']:.1f} s")
     return 0

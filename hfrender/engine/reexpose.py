@@ -271,7 +271,8 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
 
     engine.drive(produce, builder.cancel)
     return {"frames": engine.stats.frames_written, "seconds": time.perf_counter() - t0,
-            "subframes": store.subframes, "reconstructed": recon}
+            "subframes": store.subframes, "used": int(plan.used.sum()),
+            "reconstructed": recon}
 
 
 class SampleStore(io_store.SampleStore):
