@@ -323,11 +323,19 @@ def test_samples_auto_follows_the_motion():
 
 
 @pytest.mark.usefixtures("gl_context")
-def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path):
+def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path, caplog):
     still, moving = scenes
     settings = {"size": (64, 36), "duration": 0.1, "samples": "auto", "samples_range": (2, 24)}
-    _, stats = render_frames(still, **settings)
-    assert stats.subframes == 3 * 2  # three still frames at the minimum
+    with caplog.at_level("WARNING"):
+        _, stats = render_frames(still, **settings)
+    assert stats.subframes == 3 * 2 and caplog.records == []  # the minimum, nothing capped
+    with caplog.at_level("WARNING"):  # a cap of 3 is too few for the motion: said, once
+        _, stats = render_frames(moving, **{**settings, "samples_range": (2, 3)})
+    said = [r.getMessage() for r in caplog.records]
+    assert stats.subframes == 3 * 3 and len(said) == 1 and re.fullmatch(
+        r"frame 0 wants about (\d+) sub-frames \(its motion or blur\); --samples-range caps it "
+        r"at 3, so it may show steps: raise the cap \(--samples-range 2:\1\)(, or fill the "
+        r"motion between sub-frames with --reconstruct on)?", said[0]), said
     frames, stats = render_frames(moving, **settings)
     assert 3 * 2 < stats.subframes < 3 * 24 and frames.shape == (3, 36, 64, 3)
     with pytest.raises(ConfigError, match="samples=auto with shutter=540"):

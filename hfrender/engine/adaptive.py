@@ -65,6 +65,7 @@ class SampleProbe:
         self._depth = np.empty((h, w), np.float32)
         self._velocity = np.empty((h, w, 2), np.float32)
         self.probes = 0
+        self.capped = False  # a frame wanted more than --samples-range allows (said once)
         self._last: tuple[float, tuple[float, float]] = (math.nan, (0.0, 0.0))
 
     def __call__(self, first: int, count: int) -> np.ndarray:
@@ -79,6 +80,16 @@ class SampleProbe:
         seen = [self._last[1] if t == self._last[0] else self._one(k, t) for t in times]
         self._last = (times[-1], seen[-1])  # a 360-degree shutter opens where the last closed
         speed, coc = np.max(seen, axis=0)
+        most = self.config.samples_range[1]
+        want = needed(speed * (close - open_), coc, self.reconstruct, (1, 10**6))
+        if want > most and not self.capped:  # said once: the first frame it caps
+            self.capped = True
+            log.warning("frame %d wants about %d sub-frames (its motion or blur); "
+                        "--samples-range caps it at %d, so it may show steps: raise the cap "
+                        "(--samples-range %d:%d)%s", k, want, most,
+                        self.config.samples_range[0], want,
+                        "" if self.reconstruct else ", or fill the motion between sub-frames "
+                        "with --reconstruct on")
         return needed(speed * (close - open_), coc, self.reconstruct,
                       self.config.samples_range)
 
@@ -133,7 +144,8 @@ def lens_hint(probe: SampleProbe, k: int) -> None:
     if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
         most = probe.config.samples_range[1]
         auto = (f"--samples auto (about {want} here)" if want <= most else
-                f"--samples auto --samples-range 4:{want} (its default stops at {most})")
+                f"--samples auto --samples-range {probe.config.samples_range[0]}:{want} (its "
+                f"default stops at {most})")
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
                     "positions show as copies about %.0f px apart; %s or --dof depth blur it "
                     "smoothly", k, coc, count, coc / math.sqrt(count), auto)
