@@ -183,6 +183,10 @@ def test_clear_errors(scene, tmp_path):
     with pytest.raises(hf.InputError, match=r"--shutter 270: the store holds sub-frames over "
                                             r"180 degrees only"):
         kept.expose(shutter=270)
+    for bad in ({"f_stop": 0}, {"focus_distance": -1.0}):  # named as the options (it said
+        option = "--" + next(iter(bad)).replace("_", "-")  # "f_stop=0.0 must be ...")
+        with pytest.raises(hf.InputError, match=rf"^{option} -?[01](\.0)?: a finite number > 0$"):
+            kept.expose(**bad)
     lens_store = tmp_path / "lens"
     _keep(scene, lens_store, samples=4, dof="lens")
     with pytest.raises(hf.InputError, match=r"drawn through the lens \(--dof lens\)"):

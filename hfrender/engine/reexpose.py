@@ -82,6 +82,10 @@ def _check_exposure(s: dict, e: Exposure) -> None:
     if e.shutter is not None and not (isinstance(e.shutter, (int, float)) and
                                       math.isfinite(e.shutter) and e.shutter > 0):
         raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0")
+    for option, value in (("--focus-distance", e.focus_distance), ("--f-stop", e.f_stop)):
+        if value is not None and not (isinstance(value, (int, float)) and
+                                      math.isfinite(value) and value > 0):
+            raise InputError(f"{option} {value!r}: a finite number > 0")  # (f_stop=0.0 ...)
     if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
         raise InputError(f"--shutter {e.shutter:.10g}: the store holds sub-frames over "
                          f"{s['shutter']:g} degrees only; expose at most that (render with "
