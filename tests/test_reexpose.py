@@ -160,6 +160,16 @@ def test_a_focus_pull_kept_without_depth_of_field_keeps_it_under_a_new_f_stop(tm
     began = np.abs(held[0].astype(int) - depths[1.4][0].astype(int)).mean()
     ended = np.abs(held[-1].astype(int) - depths[1.4][-1].astype(int)).mean()
     assert began < 0.5 and ended > 5 * began
+    assert np.array_equal(kept.expose(f_stop=np.float32(2.0)), kept.expose(f_stop=2.0))  # a
+    # NumPy number, as a library caller gives one (the options' check refused it)
+    pinhole = tmp_path / "later.py"  # a camera that drops its f-stop after t = 0.1
+    pinhole.write_text(path.read_text().replace(
+        "    def update(self, t):\n", "    def update(self, t):\n"
+        "        self.camera.f_stop = 1.4 if t < 0.1 else None\n"))
+    later = tmp_path / "later.samples"
+    _keep(pinhole, later, samples=4, dof="off", size=(160, 90))
+    refocused = hf.SampleStore.open(later).expose(focus_distance=4.0)  # it was TypeError:
+    assert refocused.shape == (9, 90, 160, 3)  # float(None), "a bug in hfrender"
 
 
 @pytest.mark.usefixtures("gl_context")
@@ -528,3 +538,18 @@ def test_a_shutter_past_the_store_says_what_it_holds_and_what_fits(scene, tmp_pa
         "sub-frames (from 0.0000 to 0.0333 s: the store's 360 degrees opening at each frame's "
         "time); the store's --shutter-position start fits it")
     assert kept.expose(shutter=180).shape[0] == 9  # as said
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_keeping_a_store_calls_no_update_of_its_own(tmp_path):
+    """Keeping a --dof off store's focus called update(t) once more for every sub-frame:
+    the render paid the scene's update twice, and a scene keeping state (warned of, but
+    drawn) came out other pictures with --keep-samples than without."""
+    path = tmp_path / "count.py"
+    path.write_text(SCENE.replace("    def update(self, t):\n",
+                                  "    calls = 0\n\n    def update(self, t):\n"
+                                  "        self.calls += 1\n"
+                                  "        self.ball.color = (0.2, 0.4, self.calls / 200)\n"))
+    plain, _ = render_frames(path, size=SIZE, dof="off", samples=4, granularity=4)
+    kept, _ = _keep(path, tmp_path / "store", samples=4, granularity=4)  # a hyperframe a
+    assert np.array_equal(plain, kept)  # frame: the store's after each, between drawings

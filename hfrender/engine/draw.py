@@ -10,6 +10,7 @@ straight into the slot (``read_into``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ class SubframeDrawer:
         self.scene, self.renderer, self.builder = scene, renderer, builder
         self.stream, self.config, self.dof, self.velocity = stream, config, dof, velocity
         self.mesh = not isinstance(scene, ShaderScene)
+        self.focus_log: dict[float, tuple[float, float]] | None = None  # a store's (keep.py)
 
     def draw(self, plan: Plan, j: int, index: int, k: int) -> tuple[Any, int]:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) for output frame ``k``:
@@ -56,6 +58,10 @@ class SubframeDrawer:
         scene, config = self.scene, self.config
         t = float(plan.times[j])
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        if self.focus_log is not None:  # the camera's focus now, for a sample store
+            cam = scene.camera
+            self.focus_log[t] = (cam.focus_distance, math.nan if cam.f_stop is None
+                                 else cam.f_stop)
         offset = self._lens_offset(plan, j, t, k) if self.mesh else (0.0, 0.0)
         jit = (0.0, 0.0)
         if config.antialias and self.mesh:  # the same pattern in every window, chunks agree

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,7 +12,6 @@ import numpy as np
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.io.store import StoreWriter
 from hfrender.scene import ShaderScene
-from hfrender.scene.loader import call_scene
 
 
 def _host(a: Any) -> np.ndarray:
@@ -48,20 +46,10 @@ def keeper_for(config: Any, scene: Any, dof: str, schedule: Any, first: int, cou
     if config.keep_samples is None:
         return None
     settings = store_settings(config, scene, dof, schedule, first, count, depth)
-    focus = None
-    if dof == "off" and not isinstance(scene, ShaderScene):  # refocused later: the scene's
-        focus = scene_focus(scene, config.fps)  # focus at each sub-frame (a pull) kept too
+    # refocused later, a --dof off store keeps the scene's focus at each sub-frame too (a
+    # pull): the drawer notes it (SubframeDrawer.focus_log) as it draws
+    focus = {} if dof == "off" and not isinstance(scene, ShaderScene) else None
     return SampleKeeper(config.keep_samples, settings, config.size, focus)
-
-
-def scene_focus(scene: Any, fps: float) -> Callable[[float], tuple[float, float]]:
-    """``t -> (focus distance, f-stop or NaN)`` of the scene's camera at ``t`` (the scene is
-    left at ``t``: the drawing sets each sub-frame's own before it draws it)."""
-    def at(t: float) -> tuple[float, float]:
-        call_scene(scene, "update(t)", scene.update, t, t=t, frame=int(round(t * fps)))
-        cam = scene.camera
-        return cam.focus_distance, math.nan if cam.f_stop is None else cam.f_stop
-    return at
 
 
 def keeps_depth(config: Any, scene: Any) -> bool:
@@ -74,10 +62,10 @@ class SampleKeeper:
     fuses it: the slot is still the producer's)."""
 
     def __init__(self, path: str, settings: dict, size: tuple[int, int],
-                 focus: Callable[[float], tuple[float, float]] | None = None) -> None:
+                 focus: dict[float, tuple[float, float]] | None = None) -> None:
         self.writer = StoreWriter(path, settings, size)
         self.path = path
-        self.focus = focus  # a --dof off render's: the scene's focus at a sub-frame's time
+        self.focus = focus  # a --dof off render's: sub-frame time -> (focus, f-stop or NaN)
         self.open = True  # until close()
 
     def add(self, hyper: HyperFrame) -> None:
@@ -97,7 +85,8 @@ class SampleKeeper:
             arrays["focus_m"] = np.array([x.focus_distance for x in lenses], np.float64)
             arrays["f_stop"] = np.array([x.f_stop for x in lenses], np.float64)
         elif self.focus is not None:  # drawn without depth of field: the scene's, each
-            kept = np.array([self.focus(float(t)) for t in arrays["times"]], np.float64)
+            kept = np.array([self.focus.pop(float(t), (math.nan, math.nan))
+                             for t in arrays["times"]], np.float64).reshape(-1, 2)
             arrays["focus_m"], arrays["f_stop"] = kept[:, 0], kept[:, 1]
         if len(arrays["times"]):
             self.writer.add(arrays)

@@ -21,6 +21,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -83,8 +84,8 @@ def _check_exposure(s: dict, e: Exposure) -> None:
                                       math.isfinite(e.shutter) and e.shutter > 0):
         raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0")
     for option, value in (("--focus-distance", e.focus_distance), ("--f-stop", e.f_stop)):
-        if value is not None and not (isinstance(value, (int, float)) and
-                                      math.isfinite(value) and value > 0):
+        if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
+                                      and math.isfinite(value) and value > 0):
             raise InputError(f"{option} {value!r}: a finite number > 0")  # (f_stop=0.0 ...)
     if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
         raise InputError(f"--shutter {e.shutter:.10g}: the store holds sub-frames over "
@@ -211,10 +212,11 @@ def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | 
     def lens_of(chunk: dict, i: int) -> Lens | None:
         if base is None or "focus_m" not in chunk:
             return base
-        kept = float(chunk["f_stop"][i])  # NaN: a pinhole's (the exposure gives one)
-        return replace(base, focus_distance=float(
-            chunk["focus_m"][i] if e.focus_distance is None else e.focus_distance),
-            f_stop=float(e.f_stop if e.f_stop is not None or kept != kept else kept))
+        kept = float(chunk["f_stop"][i])  # NaN: a pinhole's there (the base's instead)
+        f_stop = e.f_stop if e.f_stop is not None else kept if kept == kept else base.f_stop
+        focus = float(chunk["focus_m"][i]) if e.focus_distance is None else e.focus_distance
+        return replace(base, focus_distance=focus if focus == focus else base.focus_distance,
+                       f_stop=float(f_stop))
     return lens_of
 
 

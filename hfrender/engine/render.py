@@ -242,6 +242,8 @@ class RenderJob:
         drawn = replace(config, msaa=self.renderer.target.msaa)  # what auto came to
         self.keeper = keeper_for(drawn, self.scene, self.dof, schedule, self.first_frame,
                                  self.count, depth or velocity or keep)
+        if self.keeper is not None:  # the focus the drawer notes, for the store
+            self.drawer.focus_log = self.keeper.focus
 
     # --- drawing ---------------------------------------------------------------------------
     def run(self) -> RenderStats:
