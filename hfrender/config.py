@@ -27,6 +27,7 @@ INTEROP = ("auto", "on", "off")
 RECONSTRUCT = ("auto", "on", "off")
 FUSION_PROCESS = ("auto", "on", "off")
 DOF_METHODS = ("fast", "exact")
+MAX_SAMPLES = 4096  # sub-frames an output frame may draw at most (--samples, --samples-range)
 MSAA = (1, 2, 4, 8, 16)  # samples per pixel OpenGL may offer (the context says how many)
 MSAA_CHOICES = ("auto", *map(str, MSAA))
 SCHEDULES = ("fifo", "motion")
@@ -98,12 +99,12 @@ class RenderConfig:
         if self.duration is not None:
             _number("duration", self.duration, low=0, exclusive=True)
         if self.samples != "auto":
-            _integer("samples", self.samples, 1, 4096)
+            _integer("samples", self.samples, 1, MAX_SAMPLES)
         lo_hi = self.samples_range
         if not (isinstance(lo_hi, tuple) and len(lo_hi) == 2 and all(_is_int(v) for v in lo_hi)
-                and 1 <= lo_hi[0] <= lo_hi[1] <= 4096):
+                and 1 <= lo_hi[0] <= lo_hi[1] <= MAX_SAMPLES):
             raise ConfigError(f"samples_range={lo_hi!r} must be MIN:MAX with 1 <= MIN <= MAX "
-                              "<= 4096")
+                              f"<= {MAX_SAMPLES}")
         if self.samples == "auto" and self.shutter > 360:
             raise ConfigError(f"samples=auto with shutter={self.shutter:g}: an adaptive count "
                               "needs a shutter of at most 360 degrees; give --samples N")

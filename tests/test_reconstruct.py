@@ -332,10 +332,12 @@ def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path,
     with caplog.at_level("WARNING"):  # a cap of 3 is too few for the motion: said, once
         _, stats = render_frames(moving, **{**settings, "samples_range": (2, 3)})
     said = [r.getMessage() for r in caplog.records]
-    assert stats.subframes == 3 * 3 and len(said) == 1 and re.fullmatch(
-        r"frame 0 wants about (\d+) sub-frames \(its motion or blur\); --samples-range caps it "
-        r"at 3, so it may show steps: raise the cap \(--samples-range 2:\1\)(, or fill the "
-        r"motion between sub-frames with --reconstruct on)?", said[0]), said
+    assert stats.subframes == 3 * 3 and len(said) == 1, said
+    m = re.fullmatch(r"(\d) frames? wanted more sub-frames than --samples-range allows \(3\), "
+                     r"frame (\d) the most: about (\d+), for its motion, so they may show "
+                     r"steps; raise the cap \(--samples-range 2:\3\)(, or --reconstruct on)?",
+                     said[0])
+    assert m and 1 <= int(m.group(1)) <= 3 and int(m.group(3)) > 3, said  # the most, once
     frames, stats = render_frames(moving, **settings)
     assert 3 * 2 < stats.subframes < 3 * 24 and frames.shape == (3, 36, 64, 3)
     with pytest.raises(ConfigError, match="samples=auto with shutter=540"):
@@ -419,5 +421,43 @@ def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, to
         assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
                      *args]) == 0
     said = [r.getMessage() for r in caplog.records if "lens positions" in r.getMessage()]
-    assert len(said) == 1 and re.search(r"; --samples auto --samples-range 4:(\d+) \(its "
-                                        r"default stops at 64\) or --dof depth", said[0]), said
+    assert len(said) == 1 and re.search(r"; --samples auto --samples-range 4:(\d+) "
+                                        r"\(--samples-range stops at 64\) or --dof depth",
+                                        said[0]), said
+    caplog.clear()  # nearer still: more than any count, --dof depth alone
+    scene.write_text(scene.read_text().replace("position=(0, 0, -0.3)", "position=(0, 0, -0.12)"))
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
+                     *args]) == 0
+    said = [r.getMessage() for r in caplog.records if "lens positions" in r.getMessage()]
+    assert len(said) == 1 and re.search(r"; --dof depth blurs it smoothly \(about (\d+) lens "
+                                        r"positions would\)$", said[0]), said
+    assert int(re.search(r"about (\d+) lens positions would", said[0]).group(1)) > 4096
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_cut_under_samples_auto_is_not_told_to_raise_the_range_past_its_limit(tmp_path,
+                                                                               caplog):
+    """A box jumping at a frame's time (a cut) made the probe see a speed of millions of
+    pixels a second: "raise the cap (--samples-range 4:296297)", a range refused (4096 at
+    most)."""
+    path = tmp_path / "cut.py"
+    path.write_text(textwrap.dedent("""
+        import hfrender as hf
+
+        class Cut(hf.Scene):
+            duration = 0.2
+
+            def setup(self):
+                self.box = self.add(hf.Cube())
+
+            def update(self, t):
+                self.box.position = (0, 0, 0) if t < 0.1 else (1.5, 0, 0)
+    """))
+    with caplog.at_level("WARNING"):
+        render_frames(path, size=(64, 36), samples="auto")
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].endswith(
+        "for its motion, so they may show steps; more than any count (4096): a cut between "
+        "two sub-frames (nothing to mend: its frame draws the most) or an object faster than "
+        "they can follow"), said

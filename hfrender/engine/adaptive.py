@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.config import ConfigError
+from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.render.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
@@ -65,7 +65,8 @@ class SampleProbe:
         self._depth = np.empty((h, w), np.float32)
         self._velocity = np.empty((h, w, 2), np.float32)
         self.probes = 0
-        self.capped = False  # a frame wanted more than --samples-range allows (said once)
+        self.capped = 0  # frames that wanted more than --samples-range allows
+        self.wanted: tuple[int, int, str] = (0, 0, "")  # the most: (count, frame, cause)
         self._last: tuple[float, tuple[float, float]] = (math.nan, (0.0, 0.0))
 
     def __call__(self, first: int, count: int) -> np.ndarray:
@@ -80,18 +81,33 @@ class SampleProbe:
         seen = [self._last[1] if t == self._last[0] else self._one(k, t) for t in times]
         self._last = (times[-1], seen[-1])  # a 360-degree shutter opens where the last closed
         speed, coc = np.max(seen, axis=0)
-        most = self.config.samples_range[1]
-        want = needed(speed * (close - open_), coc, self.reconstruct, (1, 10**6))
-        if want > most and not self.capped:  # said once: the first frame it caps
-            self.capped = True
-            log.warning("frame %d wants about %d sub-frames (its motion or blur); "
-                        "--samples-range caps it at %d, so it may show steps: raise the cap "
-                        "(--samples-range %d:%d)%s", k, want, most,
-                        self.config.samples_range[0], want,
-                        "" if self.reconstruct else ", or fill the motion between sub-frames "
-                        "with --reconstruct on")
+        motion = needed(speed * (close - open_), 0.0, self.reconstruct, (1, 10**9))
+        blur = needed(0.0, coc, self.reconstruct, (1, 10**9))
+        if max(motion, blur) > self.config.samples_range[1]:  # told once, at the end
+            self.capped += 1
+            self.wanted = max(self.wanted, (max(motion, blur), k, "blur" if blur > motion
+                                            else "motion"))
         return needed(speed * (close - open_), coc, self.reconstruct,
                       self.config.samples_range)
+
+    def told(self) -> str | None:
+        """What the range's cap left short (None: nothing): the frames it capped, the most
+        one wanted, and what gives it."""
+        if not self.capped:
+            return None
+        want, k, cause = self.wanted
+        lo, hi = self.config.samples_range
+        frames = f"{self.capped} frame{'s' if self.capped > 1 else ''}"
+        said = (f"{frames} wanted more sub-frames than --samples-range allows ({hi}), frame "
+                f"{k} the most: about {want}, for its {cause}, so they may show steps; ")
+        if want > MAX_SAMPLES:  # past any range: a jump between two probes, or a blur
+            return said + (f"more than any count ({MAX_SAMPLES}): a cut between two "
+                           "sub-frames (nothing to mend: its frame draws the most) or an "
+                           "object faster than they can follow" if cause == "motion" else
+                           f"more than any count ({MAX_SAMPLES}): give --dof depth")
+        other = (", or --dof depth" if cause == "blur" else
+                 "" if self.reconstruct else ", or --reconstruct on")
+        return said + f"raise the cap (--samples-range {lo}:{want}){other}"
 
     def _one(self, k: int, t: float) -> tuple[float, float]:
         """(the largest speed in pixels per second, the largest circle of confusion) in a
@@ -112,7 +128,12 @@ class SampleProbe:
         return speed, coc
 
     def release(self) -> None:
+        """The GL objects go; what the cap left short is said, once a render."""
         self.renderer.release()
+        said = self.told()
+        if said is not None:
+            log.warning("%s", said)
+            self.capped = 0
 
 
 def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof: str,
@@ -142,10 +163,12 @@ def lens_hint(probe: SampleProbe, k: int) -> None:
     count = probe.config.max_samples
     want = needed(0.0, coc, False, (1, 10**6))
     if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
-        most = probe.config.samples_range[1]
-        auto = (f"--samples auto (about {want} here)" if want <= most else
-                f"--samples auto --samples-range {probe.config.samples_range[0]}:{want} (its "
-                f"default stops at {most})")
+        lo, most = probe.config.samples_range
+        fix = (f"--samples auto (about {want} here) or --dof depth blur it smoothly"
+               if want <= most else
+               f"--samples auto --samples-range {lo}:{want} (--samples-range stops at "
+               f"{most}) or --dof depth blur it smoothly" if want <= MAX_SAMPLES else
+               f"--dof depth blurs it smoothly (about {want} lens positions would)")
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
-                    "positions show as copies about %.0f px apart; %s or --dof depth blur it "
-                    "smoothly", k, coc, count, coc / math.sqrt(count), auto)
+                    "positions show as copies about %.0f px apart; %s", k, coc, count,
+                    coc / math.sqrt(count), fix)
