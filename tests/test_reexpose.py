@@ -505,10 +505,12 @@ def test_an_interrupted_or_failed_reexpose_says_what_it_kept(scene, tmp_path, mo
             f"; the 3 frames finished so far are in {partial} ({out} is untouched)\n")
 
 
-@pytest.mark.parametrize("output, store", [("b.mp4", "b.mp4"), ("kk/%04d.png", "kk/0003.png"),
-                                           ("c.mp4", "c.partial.mp4")])
+@pytest.mark.parametrize("output, store, what", [
+    ("b.mp4", "b.mp4", "the output b.mp4"),
+    ("kk/%04d.png", "kk/0003.png", "a frame of the output kk/%04d.png"),
+    ("c.mp4", "c.partial.mp4", "the partial output of c.mp4 (an interrupted render's frames)")])
 def test_a_store_where_the_output_goes_is_refused_first(scene, tmp_path, monkeypatch, capsys,
-                                                        output, store):
+                                                        output, store, what):
     """A store named as the output blamed "another hfrender (pid ...)", this one; one named
     as a frame of the output's sequence was found after the whole render ("cannot put
     kk/0003.png in place: Is a directory")."""
@@ -519,8 +521,8 @@ def test_a_store_where_the_output_goes_is_refused_first(scene, tmp_path, monkeyp
                  "--keep-samples", store]) == 2
     folder = Path(output).parent
     assert capsys.readouterr().err == (
-        f"hfrender: error: --keep-samples {store}: that is where the output {output} goes; "
-        f"give the store a folder of its own (e.g. {folder / 'render.samples'})\n")
+        f"hfrender: error: --keep-samples {store}: that is where {what} goes; give the store "
+        f"a folder of its own (e.g. {folder / 'render.samples'})\n")
     assert sorted(p.name for p in tmp_path.rglob("*") if p.name != "spin.py") == []
 
 

@@ -183,7 +183,8 @@ def _half_done(jobs: list, started: set, finished: dict) -> str:
         return "a half-done one resumes"
     names = ", ".join(f"{job.name!r} (a {job.output.suffix.lstrip('.').upper()})"
                       for job in again)
-    return f"{names} {'starts' if len(again) == 1 else 'start'} over: it is made whole"
+    return f"{names} " + ("starts over: it is made whole" if len(again) == 1 else
+                          "start over: each is made whole")
 
 
 def unfinished(jobs: list, finished: dict, started: set, running: dict | None = None) -> list:

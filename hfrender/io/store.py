@@ -101,10 +101,10 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     if output is not None and p.resolve() in Path(output).resolve().parents:
         raise StoreError(f"--keep-samples {p}: the output {output} would be inside the "
                          "store; keep the store beside the output, not around it")
-    if output is not None and _one_of_the_outputs(p, output):
-        raise StoreError(f"--keep-samples {p}: that is where the output {output} goes; give "
-                         "the store a folder of its own (e.g. "
-                         f"{Path(output).parent / 'render.samples'})")
+    what = _one_of_the_outputs(p, output) if output is not None else None
+    if what is not None:
+        raise StoreError(f"--keep-samples {p}: that is where {what} goes; give the store a "
+                         f"folder of its own (e.g. {Path(output).parent / 'render.samples'})")
     parent = p.resolve().parent
     while not parent.exists() and parent != parent.parent:  # made with the store
         parent = parent.parent
@@ -120,18 +120,22 @@ def _ours(name: str) -> bool:
             or re.fullmatch(r"c\d{6,}\.npz", name) is not None)
 
 
-def _one_of_the_outputs(store: Path, output: str) -> bool:
-    """Whether the store's path is the output itself, one of its frames (a sequence's file
-    name), or its partial output: found only at the end, after the whole render."""
+def _one_of_the_outputs(store: Path, output: str) -> str | None:
+    """What of the output's the store's path is (None: none of it): the output itself, one
+    of its frames (a sequence's file name), or its partial output; found only at the end,
+    after the whole render."""
     from hfrender.io.outputs import partial_name
     from hfrender.io.writers import is_sequence, pattern_files
 
     here = store.resolve()
-    if here in (Path(output).resolve(), Path(partial_name(output)).resolve()):
-        return True
+    if here == Path(output).resolve():
+        return f"the output {output}"
+    if here == Path(partial_name(output)).resolve():
+        return f"the partial output of {output} (an interrupted render's frames)"
     rx = pattern_files(Path(output).name) if is_sequence(output) else None
-    return rx is not None and here.parent == Path(output).resolve().parent and \
-        bool(rx.match(here.name))
+    if rx is not None and here.parent == Path(output).resolve().parent and rx.match(here.name):
+        return f"a frame of the output {output}"
+    return None
 
 
 def check_not_inside(store: str | Path, output: str) -> None:
