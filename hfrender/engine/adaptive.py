@@ -142,7 +142,7 @@ def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, 
     where lens depth of field at frame ``first`` wants many more: :func:`lens_hint`)."""
     if config.samples != "auto":
         if dof == "lens" and not isinstance(scene, ShaderScene):
-            lens_hint(SampleProbe(ctx, scene, config, schedule, dof, False), first)
+            lens_hint(ctx, scene, config, schedule, first)
         return None
     if isinstance(scene, ShaderScene):
         raise ConfigError(f"--samples auto: {Path(scene.source_path).name} is a fragment "
@@ -150,20 +150,32 @@ def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, 
     return SampleProbe(ctx, scene, config, schedule, dof, reconstruct)
 
 
-def lens_hint(probe: SampleProbe, k: int) -> None:
-    """A warning where frame ``k``'s largest circle of confusion (one probe at the middle
-    of its shutter) spreads the lens positions a frame draws more than twice
-    :data:`GAP_DOF_PX` apart: they show as separate copies (8 of a lamp at f/1.4), where
-    ``--samples auto`` or ``--dof depth`` blur it smoothly."""
+def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: int) -> None:
+    """A warning where frame ``k``'s largest circle of confusion (its depth at the middle
+    of its shutter, drawn at a quarter of the size: the depths are the same) spreads the
+    lens positions a frame draws more than twice :data:`GAP_DOF_PX` apart: they show as
+    separate copies (8 of a lamp at f/1.4), where ``--samples auto`` or ``--dof depth``
+    blur it smoothly."""
+    w, h = config.size
+    small = (max(1, w // 4), max(1, h // 4))
+    renderer = SceneRenderer(ctx, scene, small, True)
     try:
-        span = probe.schedule.shutter_spans(np.array([k]))[0]
-        coc = probe._one(k, 0.5 * float(span[0] + span[1]))[1]
+        renderer.prepare()
+        span = schedule.shutter_spans(np.array([k]))[0]
+        t = 0.5 * float(span[0] + span[1])
+        call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        depth = np.empty(small[::-1], np.float32)
+        renderer.draw(t, k)
+        renderer.read_into(np.empty((small[1], small[0], 4), np.uint8), depth)
     finally:
-        probe.release()
-    count = probe.config.max_samples
-    want = needed(0.0, coc, False, (1, 10**6))
+        renderer.release()
+    finite = depth[np.isfinite(depth)]
+    lens = scene.camera.lens(None, aspect=w / h)
+    coc = float(np.max(lens.coc_px(finite, w))) if finite.size else 0.0
+    count = config.max_samples
+    want = needed(0.0, coc, False, (1, 10**9))
     if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
-        lo, most = probe.config.samples_range
+        lo, most = config.samples_range
         fix = (f"--samples auto (about {want} here) or --dof depth blur it smoothly"
                if want <= most else
                f"--samples auto --samples-range {lo}:{want} (--samples-range stops at "

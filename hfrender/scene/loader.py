@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import importlib.util
 import inspect
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -205,7 +206,10 @@ def _missing(said: str, name: str, names: list[str]) -> str:
     return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
 
 
-_scene_folders: set[Path] = set()  # the folders of the scenes loaded in this process
+# the folders of the scenes loaded in this process (on sys.path resolved, so their modules'
+# files are named under them as they are); their modules of the user's own (not hfrender's
+# or a library's, should those sit there too) are read afresh at every load
+_scene_folders: set[Path] = set()
 
 
 def _import(p: Path) -> object:
@@ -216,9 +220,10 @@ def _import(p: Path) -> object:
     PYTHONPATH, an editable install) are left alone."""
     folder = p.resolve().parent
     _scene_folders.add(folder)
+    inside = tuple(os.path.join(str(f), "") for f in _scene_folders)  # "/a/b/": a prefix
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if file and _in_scene_folder(Path(file)):
+        if isinstance(file, str) and file.startswith(inside) and users_file(file):
             del sys.modules[name]
     if str(folder) in sys.path:  # a scene imports the modules that sit beside it: its own
         sys.path.remove(str(folder))  # folder first, before another scene's
@@ -234,13 +239,6 @@ def _import(p: Path) -> object:
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         raise SceneError(f"{p}: importing the scene failed: {located(exc, p)}") from exc
     return module
-
-
-def _in_scene_folder(file: Path) -> bool:
-    """Whether a module's file is the user's own in a loaded scene's folder (or below it;
-    not hfrender's or a library's, should they sit there too). The scenes' folders are on
-    sys.path resolved, so their modules' files are named under them as they are."""
-    return any(file.is_relative_to(f) for f in _scene_folders) and users_file(str(file))
 
 
 def located(exc: BaseException, path: str | Path) -> str:
