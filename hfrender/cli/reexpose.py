@@ -57,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
 
 
 def cmd_reexpose(args: argparse.Namespace) -> int:
-    from hfrender.engine.reexpose import Exposure, SampleStore, run_exposure
+    from hfrender.engine.reexpose import Exposure, SampleStore
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.outputs import check_partial_free
     from hfrender.io.store import check_not_inside
@@ -84,6 +84,24 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
                        1, first + s["frames"], first)
+    figures = _expose(args, store, exposure, out)
+    if isinstance(figures, int):  # interrupted: its exit status
+        return figures
+    if not args.quiet:
+        used, kept = figures["used"], figures["subframes"]
+        print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
+              f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
+              f"{' (reconstructed)' if figures['reconstructed'] else ''}; "
+              f"{figures['seconds']:.1f} s")
+    return 0
+
+
+def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> dict | int:
+    """The exposure written through ``out``: its figures, or the exit status of a Ctrl-C
+    (said with where the frames made are); an error names them too."""
+    from hfrender.engine.reexpose import run_exposure
+    from hfrender.io.segments import JOIN_AGAIN
+
     progress, finish = progress_bar(args.quiet, "reexposing")
     with sigterm_interrupts():
         try:
@@ -91,6 +109,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                                    workers=args.workers, dof_method=args.dof_method,
                                    progress=progress)
             out.finish()
+            return figures
         except KeyboardInterrupt as exc:
             out.abandon()
             finish()
@@ -100,10 +119,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says what became of the frames made
-            out.abandon()
-            said = first_line(exc).replace(  # reexpose has no --resume: it starts over
-                "the same command with --resume joins them", "the same command exposes it "
-                "again")
+            out.abandon()  # (reexpose has no --resume: it starts over)
+            said = first_line(exc).replace(JOIN_AGAIN, "the same command exposes it again")
             if out.partial:
                 said += f"; {kept_apart(out.frames, out.partial, args.output)}"
             raise type(exc)(said) from exc
@@ -112,10 +129,3 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
             raise
         finally:
             finish()
-    if not args.quiet:
-        used, kept = figures["used"], figures["subframes"]
-        print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
-              f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
-              f"{' (reconstructed)' if figures['reconstructed'] else ''}; "
-              f"{figures['seconds']:.1f} s")
-    return 0

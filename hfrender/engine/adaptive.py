@@ -83,12 +83,12 @@ class SampleProbe:
         speed, coc = np.max(seen, axis=0)
         motion = needed(speed * (close - open_), 0.0, self.reconstruct, (1, 10**9))
         blur = needed(0.0, coc, self.reconstruct, (1, 10**9))
-        if max(motion, blur) > self.config.samples_range[1]:  # told once, at the end
+        lo, hi = self.config.samples_range
+        if max(motion, blur) > hi:  # told once, at the end
             self.capped += 1
             self.wanted = max(self.wanted, (max(motion, blur), k, "blur" if blur > motion
                                             else "motion"))
-        return needed(speed * (close - open_), coc, self.reconstruct,
-                      self.config.samples_range)
+        return min(max(motion, blur, lo), hi)  # needed() of both, within the range
 
     def told(self) -> str | None:
         """What the range's cap left short (None: nothing): the frames it capped, the most

@@ -37,6 +37,7 @@ from hfrender.io.outputs import (
     check_writable,
     sequence_name,
 )
+from hfrender.io.segments import JOIN_AGAIN
 from hfrender.io.writers import check_output, is_sequence
 from hfrender.scene.loader import check_scene_file, scene_duration
 from hfrender.scene.sources import scene_modules
@@ -364,8 +365,8 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         result.segments_made, result.segments_reused = stats["segments"]
         state.record(job, result.frames, stats.get("models", {}))
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
-        result.error = first_line(exc).replace("the same command with --resume",
-                                                "running the batch again")
+        result.error = first_line(exc).replace(JOIN_AGAIN, "running the batch again joins "
+                                                            "them")
         result.frames = frames_kept(str(job.output))  # what the next run goes on after
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others

@@ -352,6 +352,11 @@ def stamped(codec: str, fps: float) -> bool:
     return (codec in X264_LIKE or codec.startswith(("h264", "hevc"))) and fps < 1000
 
 
+# how a failed join is gone on from, as render and fx say it (batch and reexpose put their
+# own way in its place)
+JOIN_AGAIN = "the same command with --resume joins them"
+
+
 def join(files: list[Path], output: str, folder: Path, fps: float,
          audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "") -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
@@ -369,8 +374,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
         last = (res.stderr.strip().splitlines() or ["no message"])[-1]
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last} (the "
-                          f"segments stay in {folder}: once that is mended, the same command "
-                          "with --resume joins them)")
+                          f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
     os.replace(tmp, output)
 
 

@@ -49,7 +49,8 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.io.writers import WriteFailed
+from hfrender.io.outputs import partial_name
+from hfrender.io.writers import WriteFailed, is_sequence, pattern_files
 
 FORMAT = "hfrender-sample-store"
 VERSION = 1
@@ -124,9 +125,6 @@ def _one_of_the_outputs(store: Path, output: str) -> str | None:
     """What of the output's the store's path is (None: none of it): the output itself, one
     of its frames (a sequence's file name), or its partial output; found only at the end,
     after the whole render."""
-    from hfrender.io.outputs import partial_name
-    from hfrender.io.writers import is_sequence, pattern_files
-
     here = store.resolve()
     if here == Path(output).resolve():
         return f"the output {output}"
