@@ -24,6 +24,7 @@ from hfrender.shutter_curve import CURVES
 
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")
+HDR_MODES = ("auto", "on", "off")  # float sub-frames: light past white kept through the blur
 RECONSTRUCT = ("auto", "on", "off")
 FUSION_PROCESS = ("auto", "on", "off")
 DOF_METHODS = ("fast", "exact")
@@ -71,6 +72,7 @@ class RenderConfig:
     quiet: bool = False
     antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
     msaa: int | str = "auto"  # coverage samples per pixel per sub-frame (auto: 4 on a GPU)
+    hdr: str = "auto"  # float sub-frames (auto: for EXR, or a light past white in the scene)
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)
     workers: int | str = "auto"  # fusion threads or processes (auto: 2 processes, or 1)
     fusion_process: str = "auto"  # CPU fusion in child processes (auto: the heavy kinds)
@@ -121,6 +123,7 @@ class RenderConfig:
             raise ConfigError(f"msaa={self.msaa!r}: choose auto or one of "
                               f"{', '.join(map(str, MSAA))}")
         _choice("interop", self.interop, INTEROP)
+        _choice("hdr", self.hdr, HDR_MODES)
         if self.workers != "auto":
             _integer("workers", self.workers, 1, 64)
         _choice("fusion_process", self.fusion_process, FUSION_PROCESS)

@@ -16,7 +16,8 @@ from test_render import write_scene
 import hfrender as hf
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.draw import SubframeDrawer
-from hfrender.render.renderer import SceneRenderer, msaa_samples
+from hfrender.render.msaa import msaa_samples
+from hfrender.render.renderer import SceneRenderer
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 

@@ -310,7 +310,7 @@ def test_a_gpu_job_on_a_cluster_without_one_fails_at_once(local_ray, tmp_path):
 def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_path,
                                                                            monkeypatch):
     """Memory-bound ``--granularity auto`` on the driver counts the depth and velocity
-    planes a reconstructing worker keeps (16 bytes a pixel, not 4)."""
+    planes a reconstructing worker keeps (16 bytes a pixel, not 4), and float colour."""
     from hfrender.hyperframe import builder
     from hfrender.hyperframe.builder import auto_granularity
     from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
@@ -318,9 +318,9 @@ def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_
     size = (320, 180)
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 60 * 320 * 180 * 16)
 
-    def granularity(reconstruct):
+    def granularity(reconstruct, hdr="off"):
         config = RenderConfig(output=str(tmp_path / "g.mp4"), size=size, samples=4,
-                              backend="cpu", reconstruct=reconstruct)
+                              backend="cpu", reconstruct=reconstruct, hdr=hdr)
         return cluster.ClusterRender(SCENES / "propeller.py", config).prepare().config.granularity
 
     slots = slot_count(RenderConfig.max_in_flight)
@@ -331,6 +331,10 @@ def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_
     assert granularity("off") == auto_granularity(sub_frame_bytes(shape, np.uint8),
                                                   frames_per_output=4, slots=slots)
     assert granularity("off") > with_planes
+    # the propeller's glowing tips pass white: --hdr auto draws float colour (16 bytes)
+    assert granularity("off", "auto") == auto_granularity(sub_frame_bytes(shape, np.float32),
+                                                          frames_per_output=4, slots=slots)
+    assert granularity("off", "auto") < granularity("off")
 
 
 @pytest.mark.parametrize("granularity", ["auto", 16])

@@ -256,6 +256,8 @@ def test_resume_refuses_changed_settings(tmp_path, capsys):
     assert code == 2 and "--resume: the settings changed since the interrupted render " \
                          "(samples 2 -> 4); render without --resume to start over" in err
     assert not out.exists()
+    code = main(["render", str(path), "-o", str(out), *ARGS, "--hdr", "on", "--resume"])
+    assert code == 2 and "(hdr auto -> on)" in capsys.readouterr().err  # float sub-frames
     assert main(["render", str(path), "-o", str(tmp_path / "none.mp4"), "--resume"]) == 2
     assert "--resume: nothing to resume for" in capsys.readouterr().err
 

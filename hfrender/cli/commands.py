@@ -17,6 +17,7 @@ from hfrender.cli.common import (
     check_encoder,
     finished_anyway,
     first_line,
+    hdr_note,
     interrupted_code,
     kept_apart,
     progress_bar,
@@ -44,7 +45,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     import numpy as np
 
     from hfrender.render.contexts import create_context
-    from hfrender.render.renderer import most_samples, msaa_samples
+    from hfrender.render.msaa import most_samples, msaa_samples
 
     print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
           f"NumPy {np.__version__}, {platform.machine()})")
@@ -111,6 +112,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
              "codec": getattr(args, "codec", None), "max_coc_px": args.max_coc_px,
              "jitter": args.jitter or None,
              "msaa": args.msaa if args.msaa in (None, "auto") else int(args.msaa),
+             "hdr": getattr(args, "hdr", None),
              "preview": getattr(args, "preview", False) or None,
              "quiet": args.quiet or None, "interop": args.interop,
              "stats": getattr(args, "stats", False) or None, "workers": args.workers,
@@ -248,7 +250,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
         print(f"wrote {stats.output}: {n_frames(held)}"
               f"{f' ({made} rendered now)' if held != made else ''} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
-              f"{_reconstruction(config, stats)}, dof {stats.dof}; "
+              f"{_reconstruction(config, stats)}, dof {stats.dof}{hdr_note(stats)}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"

@@ -95,6 +95,14 @@ def interrupted_code(exc: KeyboardInterrupt) -> int:
 LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
 
 
+def hdr_note(stats: Any) -> str:
+    """How a summary says the sub-frames were float (``--hdr``), and why where auto chose it."""
+    if not getattr(stats, "hdr", False):
+        return ""
+    why = stats.hdr_why
+    return ", hdr" if why.startswith("--hdr") else f", hdr ({why})"
+
+
 def time_of_day() -> str:
     """The local time, as a log line ends with it (a log of hours of work says when)."""
     return time.strftime("%H:%M:%S")

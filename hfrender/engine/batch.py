@@ -53,7 +53,7 @@ RENDER_OPTIONS: dict[str, Any] = {
     "granularity": (int, AUTO), "workers": (int, AUTO), "fusion_process": str,
     "schedule": str, "seed": int, "codec": str, "interop": str,
     "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
-    "bit_depth": int, "transparent": bool, "msaa": (int, AUTO),
+    "bit_depth": int, "transparent": bool, "msaa": (int, AUTO), "hdr": str,
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,

@@ -205,6 +205,7 @@ class ClusterRender:
     def prepare(self) -> ClusterRender:
         """What every chunk must agree on, decided once here: frames, granularity (so
         keyframes and segments fall where a local render puts them), the manifest."""
+        from hfrender.engine import deep_output
         from hfrender.engine.render_setup import (
             keyframe_interval,
             output_settings,
@@ -238,22 +239,25 @@ class ClusterRender:
         first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene)
+        hdr = deep_output.resolve_hdr(config.hdr, config.output, scene)[0]  # for every chunk
+        self.config_hdr, config = config.hdr, config.with_(hdr="on" if hdr else "off")
         # a worker whose backend is auto may fuse on CUDA, where auto reconstructs (and a
         # fragment shader's --reconstruct on is told here, where the user sees it)
         velocity = resolve_reconstruct(config.reconstruct, scene,
                                        "cuda" if config.backend == "auto" else config.backend)
         if config.granularity == "auto":  # fixed here: every chunk cuts hyperframes alike
             w, h = config.size
-            frame_bytes = sub_frame_bytes((h, w, 4), np.uint8, dof == "depth" or velocity,
-                                          velocity)
+            frame_bytes = sub_frame_bytes((h, w, 4), np.float32 if hdr else np.uint8,
+                                          dof == "depth" or velocity, velocity)
             config = config.with_(granularity=auto_granularity(
                 frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
                 slots=slot_count(config.max_in_flight)))
         self.config = config
         self.gop = keyframe_interval(config.granularity, plan)
         self.segment_frames = render_segment_frames(self.gop, config.fps)
-        self.settings = output_settings(self.scene_file, config, config.backend, dof,
-                                        self.total, "ray")
+        # as given (auto too): a local --resume of the same command must find them equal
+        self.settings = output_settings(self.scene_file, config.with_(hdr=self.config_hdr),
+                                        config.backend, dof, self.total, "ray")
         return self
 
     def _manifest(self) -> Manifest:

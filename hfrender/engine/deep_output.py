@@ -7,6 +7,10 @@ alpha (as EXR defines it; PNG alpha is straight). The renderer's sub-frames are 
 before fusion a hyperframe is widened losslessly (uint8 code ``c`` -> uint16 ``257 c``,
 the same sRGB value; for EXR the decoded linear float32, alpha / 255), so the fusion's
 sums are rounded once, to the output's own precision.
+
+With ``--hdr`` the sub-frames are float32 linear light already (values past 1 kept): they
+are fused as they are, and the finished frames are encoded to the output's codes (clipped
+at white only then) or kept as they are in EXR.
 """
 
 from __future__ import annotations
@@ -16,11 +20,25 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.backends.cpu.color import Transfer
 from hfrender.color import decode_table, straight_alpha
 from hfrender.config import ConfigError
 from hfrender.io.writers import is_sequence
+from hfrender.scene import Scene, past_white
 
 DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
+
+
+def resolve_hdr(mode: str, output: str, scene: Scene) -> tuple[bool, str]:
+    """Whether sub-frames are drawn in float linear light, and why: ``on``; ``auto`` for an
+    EXR output (linear light past 1 is what it holds) or a scene with an object brighter
+    than white (:func:`past_white`, as the scene is at its first frame)."""
+    if mode != "auto":
+        return mode == "on", f"--hdr {mode}"
+    if Path(output).suffix.lower() == ".exr":
+        return True, "an EXR output"
+    bright = past_white(scene)
+    return bright is not None, bright or "nothing in the scene passes white"
 
 
 def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
@@ -51,16 +69,18 @@ def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
     return np.dtype(np.uint8 if depth == 8 else np.uint16)
 
 
-def fused_dtype(dtype: np.dtype) -> np.dtype:
-    """What the fusion computes for an output of ``dtype`` (EXR halves: float32)."""
-    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+def fused_dtype(dtype: np.dtype, hdr: bool = False) -> np.dtype:
+    """What the fusion computes for an output of ``dtype`` (EXR halves: float32; float
+    sub-frames, ``hdr``: float32 whatever the output)."""
+    return np.dtype(np.float32) if hdr or dtype == np.float16 else np.dtype(dtype)
 
 
 def widen(frames: Any, dtype: np.dtype) -> Any:
     """RGBA8 sub-frames (NumPy or CuPy) as ``dtype`` for the fusion: uint16 sRGB codes
-    (``257 c``), or float32 linear light (colour decoded, alpha / 255)."""
+    (``257 c``), or float32 linear light (colour decoded, alpha / 255); frames of
+    ``dtype`` already (float sub-frames) as they are."""
     xp = np if isinstance(frames, np.ndarray) else __import__("cupy")
-    if dtype == np.uint8:
+    if frames.dtype == dtype:
         return frames
     if dtype == np.uint16:
         return frames.astype(np.uint16) * np.uint16(257)
@@ -73,7 +93,12 @@ def widen(frames: Any, dtype: np.dtype) -> Any:
 
 def finish(frames: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Fused frames (host) as written: RGBA made straight for PNG; EXR keeps
-    premultiplied linear light, in its float type."""
+    premultiplied linear light, in its float type; float frames for an integer output
+    (``--hdr``) encoded to its sRGB codes, clipped at white."""
     if dtype.kind == "f":
         return frames.astype(dtype, copy=False)
-    return straight_alpha(frames) if frames.shape[-1] == 4 else frames
+    if frames.shape[-1] == 4:
+        frames = straight_alpha(frames)  # float: straight linear light
+    if frames.dtype.kind != "f":
+        return frames
+    return Transfer(dtype, frames.shape[-1], True).encode(frames, np.empty(frames.shape, dtype))

@@ -10,6 +10,7 @@ straight into the slot (``read_into``).
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
@@ -17,9 +18,10 @@ import numpy as np
 
 from hfrender.render.renderer import clip_rates
 from hfrender.sampler import Plan, PlanStream
-from hfrender.scene import ShaderScene
+from hfrender.scene import ShaderScene, past_white
 from hfrender.scene.loader import call_scene
 
+log = logging.getLogger(__name__)
 VELOCITY_DT = 1e-5  # seconds either side of a sub-frame for the velocity's difference
 
 
@@ -50,6 +52,8 @@ class SubframeDrawer:
         self.stream, self.config, self.dof, self.velocity = stream, config, dof, velocity
         self.mesh = not isinstance(scene, ShaderScene)
         self.focus_log: dict[float, tuple[float, float]] | None = None  # a store's (keep.py)
+        self.watch_white = False  # 8-bit sub-frames chosen by --hdr auto: say once if an
+        #                           object's light passes white later in the render
 
     def draw(self, plan: Plan, j: int, index: int, k: int) -> tuple[Any, int]:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) for output frame ``k``:
@@ -58,6 +62,8 @@ class SubframeDrawer:
         scene, config = self.scene, self.config
         t = float(plan.times[j])
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+        if self.watch_white:
+            self._watch_white(t)
         if self.focus_log is not None:  # the camera's focus now, for a sample store
             cam = scene.camera
             self.focus_log[t] = (cam.focus_distance, math.nan if cam.f_stop is None
@@ -76,6 +82,14 @@ class SubframeDrawer:
         self.renderer.read_into(*target)
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host
+
+    def _watch_white(self, t: float) -> None:
+        bright = past_white(self.scene)
+        if bright is not None:
+            self.watch_white = False
+            log.warning("at t=%.3f s %s: the sub-frames are 8-bit (--hdr auto saw nothing "
+                        "past white at the first frame), so its light is clipped before the "
+                        "blur; render with --hdr on to keep it", t, bright)
 
     def skip(self, plan: Plan, j: int) -> Any:
         """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer

@@ -25,6 +25,7 @@ def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int,
          "position": config.shutter_position, "curve": config.shutter_curve,
          "samples": schedule.window, "jitter": config.jitter, "seed": config.seed,
          "antialias": config.antialias, "msaa": config.msaa, "dof": dof, "depth": depth,
+         "hdr": config.hdr == "on",
          "transparent": bool(config.transparent),
          "first_frame": first, "frames": count, "scene": str(scene.source_path)}
     if not isinstance(scene, ShaderScene) and scene.camera.f_stop is not None:
@@ -72,7 +73,8 @@ class SampleKeeper:
         drawn = np.isfinite(hyper.timestamps)  # --samples auto leaves slots undrawn: NaN
         drawn[: hyper.halo] = False
         new = np.flatnonzero(drawn)
-        arrays = {"color": _host(hyper.frames[new]),
+        color = _host(hyper.frames[new])  # --hdr: float linear light, kept as half floats
+        arrays = {"color": color.astype(np.float16) if color.dtype.kind == "f" else color,
                   "times": np.asarray(hyper.timestamps[new], np.float64)}
         if hyper.apertures is not None:
             arrays["aperture"] = np.asarray(hyper.apertures[new], np.float64)

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.color import straight_alpha
 from hfrender.effects import fuse
+from hfrender.engine import deep_output
 from hfrender.engine.core import Engine
 from hfrender.errors import InputError
 from hfrender.hyperframe.builder import HyperFrameBuilder
@@ -202,7 +202,9 @@ class ReexposeFusion:
                     [None] * hyper.frame_count]
         frames = fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
                       shutter=shutter, dof_method=self.dof_method)
-        return straight_alpha(frames) if self.transparent else frames[..., :3]
+        # RGBA made straight; a --hdr store's float light encoded, clipped at white only now
+        return deep_output.finish(frames[..., : 4 if self.transparent else 3],
+                                  np.dtype(np.uint8))
 
 
 def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | None]:
@@ -263,7 +265,7 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
     planes = store.planes
     recon = "velocity" in planes and "depth" in planes
     builder = HyperFrameBuilder.create(
-        (h, w, 4), np.uint8, frames_per_output=1, halo=plan.halo, granularity="auto",
+        (h, w, 4), store.color_dtype, frames_per_output=1, halo=plan.halo, granularity="auto",
         depth=recon or plan.lens is not None, velocity=recon, max_in_flight=1 + workers)
     count = plan.weights.count
     transparent = bool(store.settings.get("transparent"))
@@ -292,7 +294,7 @@ class SampleStore(io_store.SampleStore):
     def hyperframes(self, granularity: int = 64) -> Iterator[HyperFrame]:
         """The kept sub-frames in hyperframes of ``granularity`` (free-standing copies)."""
         builder = HyperFrameBuilder.create(
-            (self.size[1], self.size[0], 4), np.uint8, granularity=granularity,
+            (self.size[1], self.size[0], 4), self.color_dtype, granularity=granularity,
             depth="depth" in self.planes, velocity="velocity" in self.planes)
         for hyper in replay(self, builder):
             copy = replace(hyper, frames=np.array(hyper.frames),

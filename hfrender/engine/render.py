@@ -163,6 +163,8 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
+        self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
+            self.config.hdr, self.config.output, scene)
         if self.given_scene is None:  # once: not again for still --compare's plain frame
             shader_notes(self.config, scene)
         asked = self.config.transparent
@@ -211,7 +213,7 @@ class RenderJob:
         stats.no_velocity = isinstance(self.scene, ShaderScene)
         keep = keeps_depth(config, self.scene)
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
-                                      config.fps, velocity, config.msaa)
+                                      config.fps, velocity, config.msaa, stats.hdr)
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
@@ -219,9 +221,11 @@ class RenderJob:
         arena = None if gl is not None else shared_arena(config, self.backend.name,
                                                          depth or velocity)
         self.builder, self.storage = make_builder(config, plan, arena if gl is None else gl,
-                                                  depth or velocity or keep, velocity)
+                                                  depth or velocity or keep, velocity,
+                                                  self.renderer.target.color_dtype)
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, velocity)
+        self.drawer.watch_white = not stats.hdr and config.hdr == "auto"
         stats.interop = self.storage is not None and self.storage is not arena
         self.processes = fusion_processes(config, self.storage, plan, self.builder.pool.capacity)
         stats.fusion_processes = 0 if self.processes is None else len(self.processes.children)
@@ -239,7 +243,8 @@ class RenderJob:
 
             self.preview = Preview(self.glctx, config.size)
         # last: its folder and thread exist only once nothing else can refuse the render
-        drawn = replace(config, msaa=self.renderer.target.msaa)  # what auto came to
+        drawn = replace(config, msaa=self.renderer.target.msaa,  # what auto came to
+                        hdr="on" if stats.hdr else "off")
         self.keeper = keeper_for(drawn, self.scene, self.dof, schedule, self.first_frame,
                                  self.count, depth or velocity or keep)
         if self.keeper is not None:  # the focus the drawer notes, for the store
@@ -278,7 +283,7 @@ class RenderJob:
                       score=SCORES.get(config.schedule),
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,
                                             self.builder.pool.frame_shape,
-                                            deep_output.fused_dtype(dtype)),
+                                            deep_output.fused_dtype(dtype, self.stats.hdr)),
                       progress=self.progress,
                       on_frame=None if preview is None else preview.offer,
                       before_submit=None if self.keeper is None else self.keeper.add)

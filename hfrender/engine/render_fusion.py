@@ -25,9 +25,10 @@ def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shut
                 dof_method: str, channels: slice, dtype: np.dtype,
                 out: np.ndarray | None = None) -> np.ndarray:
     """A hyperframe's finished frames (``dtype``, ``channels`` of RGBA), in host memory
-    (from the GPU only they come back); a fusion process runs this same function."""
-    wide = deep_output.fused_dtype(dtype)
-    if wide != np.uint8:
+    (from the GPU only they come back); a fusion process runs this same function. Float
+    sub-frames (``--hdr``) are fused in float and encoded at the end."""
+    wide = deep_output.fused_dtype(dtype, hyper.frames.dtype.kind == "f")
+    if wide != hyper.frames.dtype:
         # a view of the same sub-frames, widened (lenses and all kept; not a slot's)
         hyper = replace(hyper, frames=deep_output.widen(hyper.frames, wide),
                         slot=None, pool=None)

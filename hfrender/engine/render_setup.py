@@ -221,18 +221,19 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
 
 
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
-                 velocity: bool = False) -> tuple[HyperFrameBuilder, Any]:
+                 velocity: bool = False, color: Any = np.uint8) -> tuple[HyperFrameBuilder, Any]:
     """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
     from the GPU's free memory) or in host memory; ``--interop auto`` falls back to host
     memory when the GL buffers cannot be made or registered (``on`` says why, in one line).
+    ``color``: the sub-frames' colour dtype (uint8 sRGB codes, float32 with --hdr).
     Returns (builder, the storage it uses)."""
     w, h = config.size
     free = pool_memory(storage)
-    check_granularity(config, plan, sub_frame_bytes((h, w, 4), np.uint8, depth, velocity),
+    check_granularity(config, plan, sub_frame_bytes((h, w, 4), color, depth, velocity),
                       free)
     try:
         return HyperFrameBuilder.create(
-            (h, w, 4), np.uint8, frames_per_output=plan.step, halo=plan.overlap,
+            (h, w, 4), color, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=depth, velocity=velocity,
             max_in_flight=config.max_in_flight, storage=storage, free_bytes=free,
             cap=pipeline_cap(plan, storage)), storage
@@ -243,7 +244,7 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
         if config.interop == "on":
             raise ConfigError(f"--interop on: {exc}") from None
         log.warning("--interop auto: %s; sub-frames go through host memory", exc)
-        return make_builder(config, plan, None, depth, velocity)
+        return make_builder(config, plan, None, depth, velocity, color)
 
 
 def gl_mapper(kind: str) -> Any:

@@ -17,6 +17,8 @@ class RenderStats:
     setup_s: float = 0.0
     gl_renderer: str = ""
     msaa: int = 1  # coverage samples per pixel the sub-frames were drawn with
+    hdr: bool = False  # float sub-frames of linear light (--hdr), and why
+    hdr_why: str = ""
     backend: str = ""
     dof: str = "off"
     reconstruct: bool = False  # the motion between sub-frames reconstructed from velocity

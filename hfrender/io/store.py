@@ -8,7 +8,8 @@ A store is a folder that NumPy reads without hfrender::
                                  "sha256": "..."}, ...]}
     times.npy       (N,) float64: every sub-frame's time in seconds, in drawing order
     c000000.npz     one chunk of sub-frames (a zip of .npy files, deflate level 1):
-                      color    (n, H, W, 4) uint8   sRGB-encoded, as drawn
+                      color    (n, H, W, 4) uint8   sRGB-encoded, as drawn (--hdr:
+                                            float16, linear light, past 1 where brighter)
                       depth    (n, H, W)    float32 metres along the view axis, inf: sky
                       velocity (n, H, W, 2) float32 pixels per second (x right, y down)
                       times    (n,)         float64 seconds
@@ -270,6 +271,12 @@ class SampleStore:
     @property
     def subframes(self) -> int:
         return int(self.meta["subframes"])
+
+    @property
+    def color_dtype(self) -> np.dtype:
+        """What its colour is replayed as: float32 linear light for a ``--hdr`` store (kept
+        as float16), else uint8 sRGB codes."""
+        return np.dtype(np.float32 if self.settings.get("hdr") else np.uint8)
 
     def read(self, index: int, planes: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
         """Chunk ``index``'s arrays (only ``planes`` of the images, with the per-sub-frame

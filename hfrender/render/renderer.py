@@ -1,10 +1,11 @@
 """Drawing one sub-frame of a scene into an offscreen target, and reading it back in place.
 
 The target has up to three colour attachments: RGBA8 (sRGB-encoded colour, the display
-values the fusion decodes), R32F (linear depth along the view axis, +inf for the
-background) and RG32F (velocity: each pixel's screen motion in pixels per second, from the
-scene's own motion, written by the same draw). ``read_into`` copies them into
-caller-provided memory (a hyperframe slot): no allocation per sub-frame.
+values the fusion decodes; with ``hdr`` RGBA32F, linear light that may pass 1), R32F
+(linear depth along the view axis, +inf for the background) and RG32F (velocity: each
+pixel's screen motion in pixels per second, from the scene's own motion, written by the
+same draw). ``read_into`` copies them into caller-provided memory (a hyperframe slot): no
+allocation per sub-frame.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.color import srgb_color
 from hfrender.render.models import ModelDrawer
+from hfrender.render.msaa import msaa_samples
 from hfrender.render.programs import (
     ShaderError,
     compile_program,
@@ -56,10 +58,11 @@ def _read(fbo: Any, dest: Any, components: int, attachment: int, dtype: str) -> 
 
 
 def _planes(ctx: Any, size: tuple[int, int], with_depth: bool, with_velocity: bool,
-            samples: int) -> list[Any]:
-    """Colour, then depth and velocity where asked (velocity sits at attachment 2, after
-    depth): ``samples`` per pixel (0: single-sample textures)."""
-    planes = [ctx.texture(size, 4, dtype="f1", samples=samples)]
+            samples: int, color: str = "f1") -> list[Any]:
+    """Colour (``color``: "f1" sRGB codes, "f4" linear light), then depth and velocity
+    where asked (velocity sits at attachment 2, after depth): ``samples`` per pixel (0:
+    single-sample textures)."""
+    planes = [ctx.texture(size, 4, dtype=color, samples=samples)]
     if with_depth or with_velocity:
         planes.append(ctx.texture(size, 1, dtype="f4", samples=samples))
     if with_velocity:
@@ -70,19 +73,22 @@ def _planes(ctx: Any, size: tuple[int, int], with_depth: bool, with_velocity: bo
 class _Target:
     """Where a sub-frame is drawn (``draw_fbo``) and read from (``fbo``). With ``msaa`` > 1
     the draw goes to multisampled planes and :meth:`resolve` averages them into the
-    single-sample ones (``shaders/glsl/msaa_resolve.frag``)."""
+    single-sample ones (``shaders/glsl/msaa_resolve.frag``). ``hdr``: colour in float
+    linear light (``color_dtype`` float32), else sRGB codes (uint8)."""
 
     def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool,
-                 with_velocity: bool = False, msaa: int = 1) -> None:
-        self.ctx, self.size, self.msaa = ctx, size, msaa
-        planes = _planes(ctx, size, with_depth, with_velocity, 0)
+                 with_velocity: bool = False, msaa: int = 1, hdr: bool = False) -> None:
+        self.ctx, self.size, self.msaa, self.hdr = ctx, size, msaa, hdr
+        self.read_as = "f4" if hdr else "f1"
+        self.color_dtype = np.dtype(np.float32 if hdr else np.uint8)
+        planes = _planes(ctx, size, with_depth, with_velocity, 0, self.read_as)
         self.color = planes[0]
         self.depth = planes[1] if len(planes) > 1 else None
         self.velocity = planes[2] if len(planes) > 2 else None
         self.ms_planes: list[Any] = []
         self.resolver = self.resolve_vao = None
         if msaa > 1:
-            self.ms_planes = _planes(ctx, size, with_depth, with_velocity, msaa)
+            self.ms_planes = _planes(ctx, size, with_depth, with_velocity, msaa, self.read_as)
             self.zbuffer = ctx.depth_renderbuffer(size, samples=msaa)
             self.draw_fbo = ctx.framebuffer(self.ms_planes, self.zbuffer)
             self.fbo = ctx.framebuffer(planes)
@@ -106,12 +112,13 @@ class _Target:
         for unit, (plane, name) in enumerate(zip(self.ms_planes, names, strict=True)):
             plane.use(unit)
             set_uniform(self.resolver, name, unit)
+        set_uniform(self.resolver, "hf_linear_out", int(self.hdr))
         self.resolve_vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         """Copy the sub-frame into ``color`` (and ``depth``, ``velocity``): host arrays, or
         GL regions (a buffer and an offset: then the copy stays on the GPU)."""
-        _read(self.fbo, color, 4, 0, "f1")
+        _read(self.fbo, color, 4, 0, self.read_as)
         for dest, plane, what, components, attachment in (
                 (depth, self.depth, "depth", 1, 1), (velocity, self.velocity, "velocity", 2, 2)):
             if dest is None:
@@ -148,9 +155,9 @@ class SceneRenderer:
     transparent = False  # draw no background: alpha 0 there (set by the render job)
 
     def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
-                 with_velocity: bool = False, msaa: int = 1) -> None:
+                 with_velocity: bool = False, msaa: int = 1, hdr: bool = False) -> None:
         self.ctx, self.scene, self.size = ctx, scene, size
-        self.target = _Target(ctx, size, with_depth, with_velocity, msaa)
+        self.target = _Target(ctx, size, with_depth, with_velocity, msaa, hdr)
         self.scene_dir = Path(scene.source_path).parent if scene.source_path else None
         self.background = compile_program(ctx, glsl("fullscreen.vert"), glsl("background.frag"),
                                           None)
@@ -228,7 +235,8 @@ class SceneRenderer:
         shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
                   "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
-                  "u_orthographic": int(cam.orthographic), "u_time": float(t)}
+                  "u_orthographic": int(cam.orthographic), "u_time": float(t),
+                  "hf_linear_out": int(self.target.hdr)}
         self._draw_objects(shared, _NO_RATES if clip_rates is None else clip_rates)
         self.target.resolve()
 
@@ -242,8 +250,9 @@ class SceneRenderer:
         self.target.draw_fbo.clear(depth=1.0)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         clear = scene.background is None or self.transparent
-        set_uniform(self.background, "u_background",
-             (0.0, 0.0, 0.0) if clear else tuple(float(c) for c in scene.background[:3]))
+        colour = (0.0, 0.0, 0.0) if clear else tuple(float(c) for c in scene.background[:3])
+        set_uniform(self.background, "u_background",  # sRGB codes, or linear light
+                    srgb_color(colour) if self.target.hdr else colour)
         set_uniform(self.background, "u_alpha", 0.0 if clear else 1.0)
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
 
@@ -291,9 +300,9 @@ class ShaderRenderer:
     has_velocity = False
 
     def __init__(self, ctx: Any, scene: ShaderScene, size: tuple[int, int], with_depth: bool,
-                 fps: float = 30.0) -> None:
+                 fps: float = 30.0, hdr: bool = False) -> None:
         self.ctx, self.scene, self.size, self.fps = ctx, scene, size, fps
-        self.target = _Target(ctx, size, with_depth)
+        self.target = _Target(ctx, size, with_depth, hdr=hdr)
         try:
             self.prog = compile_program(ctx, glsl("fullscreen.vert"),
                                         shadertoy_program(scene.source), scene.source_path)
@@ -318,6 +327,7 @@ class ShaderRenderer:
         set_uniform(self.prog, "iFrameRate", float(self.fps))
         set_uniform(self.prog, "iFrame", int(frame))
         set_uniform(self.prog, "iMouse", (0.0, 0.0, 0.0, 0.0))  # no mouse in a render
+        set_uniform(self.prog, "hf_linear_out", int(self.target.hdr))
         # a fixed day (2000-01-01; months from 0, as in JavaScript) whose clock runs with
         # iTime: a clock shader moves, and the render stays a function of time alone
         set_uniform(self.prog, "iDate", (2000.0, 0.0, 1.0, float(t)))
@@ -351,44 +361,14 @@ def clip_rates(before: np.ndarray, after: np.ndarray, dt: float,
     return rates
 
 
-SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe",
-            "microsoft basic render", "apple software renderer", "gdi generic")
-AUTO_MSAA = 4  # samples per pixel of msaa="auto" on a GPU
-
-
-def most_samples(ctx: Any) -> int:
-    """The most samples per pixel the context offers for what the renderer makes: float
-    colour textures as well as renderbuffers (a GPU may offer fewer for textures)."""
-    most = int(getattr(ctx, "max_samples", 1) or 1)
-    info = getattr(ctx, "info", {}) or {}
-    for key in ("GL_MAX_COLOR_TEXTURE_SAMPLES", "GL_MAX_FRAMEBUFFER_SAMPLES"):
-        if info.get(key):
-            most = min(most, int(info[key]))
-    return max(1, most)
-
-
-def msaa_samples(ctx: Any, msaa: int | str) -> int:
-    """The samples per pixel ``msaa`` means on this context ("auto": :data:`AUTO_MSAA` on a
-    GPU, 1 on a software rasteriser, which shades every sample), or one line saying how
-    many the context offers."""
-    most = most_samples(ctx)
-    if msaa == "auto":
-        renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
-        return 1 if any(name in renderer for name in SOFTWARE) else min(AUTO_MSAA, most)
-    if msaa > most:
-        renderer = ctx.info.get("GL_RENDERER", "this OpenGL")
-        raise InputError(f"msaa={msaa}: {renderer} offers at most {most} samples per pixel; "
-                         f"give --msaa {most} or less")
-    return int(msaa)
-
-
 def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
-                  fps: float, with_velocity: bool = False,
-                  msaa: int | str = 1) -> SceneRenderer | ShaderRenderer:
+                  fps: float, with_velocity: bool = False, msaa: int | str = 1,
+                  hdr: bool = False) -> SceneRenderer | ShaderRenderer:
     """The renderer for ``scene``; ``msaa`` samples per pixel for meshes (a shader draws one
-    colour per pixel whatever the samples: it gets none)."""
+    colour per pixel whatever the samples: it gets none); ``hdr``: float sub-frames of
+    linear light (``renderer.target.color_dtype``)."""
     samples = msaa_samples(ctx, msaa)  # a shader draws one colour a pixel, but a value the
     if isinstance(scene, ShaderScene):  # context cannot give is refused all the same
-        return ShaderRenderer(ctx, scene, size, with_depth, fps)
-    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, samples)
+        return ShaderRenderer(ctx, scene, size, with_depth, fps, hdr)
+    return SceneRenderer(ctx, scene, size, with_depth, with_velocity, samples, hdr)
 

@@ -117,7 +117,22 @@ class ShaderScene(Scene):
         self.source_path = path
 
 
-__all__ = ["Camera", "Cube", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere"]
+def past_white(scene: Scene) -> str | None:
+    """The first visible object whose light can pass white (its linear colour times ``1 +
+    emissive``: lit, plus its own light), described; ``None`` when no object's can."""
+    if isinstance(scene, ShaderScene):
+        return None
+    for obj in scene.objects:
+        if obj.visible and obj.emissive > 0:
+            top = max(obj.linear_color()) * (1.0 + obj.emissive)
+            if top > 1.0:
+                return (f"a {type(obj).__name__} with emissive {obj.emissive:g} reaches "
+                        f"{top:.3g}x white")
+    return None
+
+
+__all__ = ["Camera", "Cube", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere",
+           "past_white"]
 
 
 def _inside_update(scene: Scene) -> bool:

@@ -1,6 +1,6 @@
 #version 330 core
 // Prepended to every surface shader (shaders/glsl/*.glsl or a scene's own): the inputs,
-// the outputs (sRGB colour, linear depth, screen velocity) and helpers. A surface shader defines
+// the outputs (sRGB colour, or linear light with --hdr; linear depth, screen velocity) and helpers. A surface shader defines
 //     vec3 shade(vec3 normal, vec3 world, vec3 color)
 // returning linear light; `normal` faces the camera, `color` is the object's linear colour.
 uniform vec3 u_color;        // linear
@@ -12,6 +12,7 @@ uniform vec3 u_forward;       // the camera's view direction
 uniform int u_orthographic;
 uniform float u_time;
 uniform vec2 u_half_size;     // half the image size in pixels
+uniform int hf_linear_out;    // 1: a float target (--hdr) takes linear light, past 1 too
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -38,4 +39,9 @@ vec3 hf_to_eye(vec3 world) {
 vec3 hf_encode_srgb(vec3 c) {
     c = clamp(c, 0.0, 1.0);
     return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}
+
+// what the colour target holds: linear light (a float target) or its sRGB code
+vec3 hf_target(vec3 lin) {
+    return hf_linear_out != 0 ? max(lin, vec3(0.0)) : hf_encode_srgb(lin);
 }

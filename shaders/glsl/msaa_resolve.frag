@@ -1,7 +1,7 @@
 #version 330 core
 // Resolves a multisampled sub-frame into its single-sample planes: colour averaged in
 // linear light (the samples hold sRGB-encoded, premultiplied colour, as the mesh and
-// background shaders write it), depth and velocity taken from the nearest sample (a
+// background shaders write it; with hf_linear_out, linear light already), depth and velocity taken from the nearest sample (a
 // pixel on a silhouette moves, and is defocused, with the surface in front).
 // The renderer puts HF_SAMPLES, and HF_DEPTH / HF_VELOCITY where it has those planes,
 // after the version line.
@@ -15,6 +15,7 @@ uniform sampler2DMS u_velocity;
 layout(location = 2) out vec2 f_velocity;
 #endif
 layout(location = 0) out vec4 f_color;
+uniform int hf_linear_out;  // 1: float planes of linear light (--hdr), averaged as they are
 
 vec3 decode_srgb(vec3 c) {
     return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
@@ -33,11 +34,11 @@ void main() {
     for (int s = 0; s < HF_SAMPLES; ++s) {
         vec4 c = texelFetch(u_color, p, s);
         same = same && c == first;
-        sum += vec4(decode_srgb(c.rgb), c.a);
+        sum += hf_linear_out != 0 ? c : vec4(decode_srgb(c.rgb), c.a);
     }
     // a pixel every sample agrees on keeps its value exactly (no round trip through linear)
-    f_color = same ? first : vec4(encode_srgb(sum.rgb / float(HF_SAMPLES)),
-                                  sum.a / float(HF_SAMPLES));
+    vec4 mean = sum / float(HF_SAMPLES);
+    f_color = same ? first : hf_linear_out != 0 ? mean : vec4(encode_srgb(mean.rgb), mean.a);
 #ifdef HF_DEPTH
     // the nearest sample with a depth in front of the camera: a triangle that covers a
     // pixel in part is shaded once for it, and a rasteriser may interpolate there beyond

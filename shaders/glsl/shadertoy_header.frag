@@ -9,5 +9,6 @@ uniform float iFrameRate;
 uniform int iFrame;
 uniform vec4 iMouse;
 uniform vec4 iDate;
+uniform int hf_linear_out;  // 1: a float target (--hdr): the display colour decoded to linear light
 layout(location = 0) out vec4 hf_fragColor;
 layout(location = 1) out float hf_depth;

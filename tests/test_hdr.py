@@ -1,0 +1,234 @@
+"""--hdr: float sub-frames of linear light, so light past white keeps its strength through
+the blur and is clipped only in the finished frame (8-bit sub-frames clip it first)."""
+
+import json
+import subprocess
+import sys
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+from render_helpers import linear, render_frames
+
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine import deep_output
+from hfrender.engine.render import render
+from hfrender.io.images import read_exr
+from hfrender.scene import Plane, Scene, past_white
+
+# a white plane lit by ambient light alone: every pixel it covers is exactly 1 + emissive
+# (linear), the background 0; it slides across the picture within each frame's shutter
+SCENE = '''
+import hfrender as hf
+
+class Lamp(hf.Scene):
+    duration = 0.2
+    background = (0, 0, 0)
+    ambient = 1.0
+    def setup(self):
+        self.lamp = self.add(hf.Plane(scale=0.3, color=(1, 1, 1), emissive={emissive}))
+        self.camera.position = (0, 0, 4)
+    def update(self, t):
+        self.lamp.position = (-0.6 + 4 * t, 0, 0)
+        {later}
+'''
+SIZE = (96, 54)
+
+
+def _scene(tmp_path, emissive, later="pass", name="lamp"):
+    path = tmp_path / f"{name}.py"
+    path.write_text(SCENE.format(emissive=emissive, later=later))
+    return path
+
+
+def _exr(tmp_path, scene, name, **settings):
+    """Frames (N, H, W, 3) float32 of an EXR render, and its stats."""
+    out = tmp_path / name
+    out.mkdir()
+    config = RenderConfig(output=str(out / "%04d.exr"), size=SIZE, samples=16, shutter=360,
+                          quiet=True, **settings)
+    stats = render(str(scene), config)
+    files = sorted(out.glob("*.exr"))
+    return np.stack([read_exr(f).astype(np.float32) for f in files]), stats
+
+
+@pytest.fixture
+def coverage(tmp_path):
+    """Each pixel's share of the shutter under the plane (an emissive-0 white plane: its
+    pixels are exactly 1, so the blurred value is the share itself)."""
+    frames, stats = _exr(tmp_path, _scene(tmp_path, 0.0, name="white"), "white")
+    assert stats.hdr and stats.hdr_why == "an EXR output"
+    assert frames.max() == 1.0 and 0 < frames[(frames > 0) & (frames < 1)].size
+    return frames
+
+
+def test_a_streak_keeps_the_light_of_a_lamp_past_white(tmp_path, coverage):
+    lamp = _scene(tmp_path, 7.0)
+    hdr, stats = _exr(tmp_path, lamp, "hdr")
+    # emissive 7 on white: 8x white wherever the plane is, so 8x the share, past 1 too
+    np.testing.assert_allclose(hdr, 8 * coverage, rtol=2e-3, atol=1e-4)
+    assert hdr.max() == pytest.approx(8.0, rel=1e-3)
+    assert ((hdr > 1.5) & (coverage < 0.5)).any()  # a faint part of the streak, now bright
+    clipped, stats = _exr(tmp_path, lamp, "clipped", hdr="off")
+    assert not stats.hdr
+    np.testing.assert_allclose(clipped, coverage, atol=2e-3)  # 8-bit: clipped to white first
+
+
+def test_the_finished_frame_is_clipped_only_after_the_blur(tmp_path, coverage):
+    lamp = _scene(tmp_path, 7.0)
+    frames, stats = render_frames(lamp, size=SIZE, samples=16, shutter=360)
+    assert stats.hdr and stats.hdr_why == "a Plane with emissive 7 reaches 8x white"
+    want = np.rint(np.asarray(deep_output.finish(np.minimum(8 * coverage, 1), np.dtype(
+        np.uint8)), np.float64))
+    assert np.abs(frames.astype(int) - want).max() <= 1
+    old, _ = render_frames(lamp, size=SIZE, samples=16, shutter=360, hdr="off")
+    faint = (coverage > 0.05) & (coverage < 0.12)  # one or two of the 16 sub-frames
+    assert faint.any()
+    # the share times 8 (0.5-0.9 of white) against the share of white (0.06-0.12)
+    assert (linear(frames[faint]) > 0.45).all() and (linear(old[faint]) < 0.15).all()
+
+
+def test_multisampled_edges_average_the_float_light(tmp_path):
+    one, _ = _exr(tmp_path, _scene(tmp_path, 0.0, name="white"), "white", msaa=4)
+    eight, _ = _exr(tmp_path, _scene(tmp_path, 7.0), "lamp", msaa=4)
+    edge = (one > 0.01) & (one < 0.99)
+    assert edge.sum() > 20
+    np.testing.assert_allclose(eight, 8 * one, rtol=2e-3, atol=1e-4)
+
+
+def test_auto_chooses_by_output_and_scene_and_says_why(tmp_path):
+    grey = _scene(tmp_path, 0.2, name="grey").read_text().replace(
+        "(1, 1, 1)", "(0.5, 0.5, 0.5)").replace("(0, 0, 0)", "(0.2, 0.6, 1.0)")
+    (tmp_path / "grey.py").write_text(grey)
+    frames, stats = render_frames(tmp_path / "grey.py", size=SIZE, samples=2)
+    assert not stats.hdr  # 0.21 x 1.2 stays below white: 8-bit sub-frames
+    assert frames.dtype == np.uint8
+    # in float, nothing past white: the same picture (the background decoded to linear too)
+    floats, stats = render_frames(tmp_path / "grey.py", size=SIZE, samples=2, hdr="on")
+    assert stats.hdr and stats.hdr_why == "--hdr on"
+    assert np.abs(floats.astype(int) - frames.astype(int)).max() <= 1
+    assert tuple(frames[0, 0, 0]) == (51, 153, 255)  # the background's own codes
+    _, stats = render_frames(_scene(tmp_path, 0.2), size=SIZE, samples=2)
+    assert stats.hdr and stats.hdr_why == "a Plane with emissive 0.2 reaches 1.2x white"
+    _, stats = render_frames(_scene(tmp_path, 7.0), size=SIZE, samples=2, hdr="off")
+    assert not stats.hdr and stats.hdr_why == "--hdr off"
+
+
+def test_past_white_reads_each_visible_objects_colour_and_emissive():
+    class Bare(Scene):
+        pass
+
+    scene = Bare()
+    scene.add(Plane(color=(1, 1, 1)))  # white, but no light of its own
+    scene.add(Plane(color=(1, 0, 0), emissive=9, visible=False))
+    assert past_white(scene) is None
+    scene.add(Plane(color=(0.5, 0.5, 0.5), emissive=3.0))  # linear 0.214 x 4 = 0.86
+    assert past_white(scene) is None
+    scene.objects[1].visible = True
+    assert past_white(scene) == "a Plane with emissive 9 reaches 10x white"
+
+
+def test_a_lamp_lit_later_is_told_once(tmp_path, caplog):
+    later = "self.lamp.emissive = 0.0 if t < 0.1 else 5.0"
+    scene = _scene(tmp_path, 0.0, later=later)
+    _, stats = render_frames(scene, size=SIZE, samples=2)
+    assert not stats.hdr
+    said = [r.getMessage() for r in caplog.records if "past white" in r.getMessage()
+            or "passes white" in r.getMessage() or "reaches" in r.getMessage()]
+    assert len(said) == 1, said
+    assert "a Plane with emissive 5 reaches 6x white" in said[0]
+    assert "--hdr on" in said[0]
+    caplog.clear()
+    _, stats = render_frames(scene, size=SIZE, samples=2, hdr="off")
+    assert not [r for r in caplog.records if "reaches" in r.getMessage()]
+
+
+def test_shader_scenes_draw_the_same_picture_in_float(tmp_path):
+    shader = tmp_path / "ramp.frag"
+    shader.write_text("void mainImage(out vec4 c, in vec2 p) {\n"
+                      "    c = vec4(p.x / iResolution.x, p.y / iResolution.y, 0.5, 1.0);\n}\n")
+    plain, stats = render_frames(shader, size=SIZE, samples=2, duration=0.1)
+    assert not stats.hdr  # auto: a shader's colours are display values, never past white
+    hdr, stats = render_frames(shader, size=SIZE, samples=2, duration=0.1, hdr="on")
+    assert stats.hdr
+    assert np.abs(hdr.astype(int) - plain.astype(int)).max() <= 1
+    assert plain[..., 0].max() - plain[..., 0].min() > 200  # a ramp, not a flat colour
+
+
+def test_a_transparent_float_render_writes_straight_alpha(tmp_path):
+    scene = _scene(tmp_path, 7.0).read_text().replace("background = (0, 0, 0)",
+                                                     "background = None")
+    (tmp_path / "clear.py").write_text(scene)
+    out = tmp_path / "png"
+    out.mkdir()
+    config = RenderConfig(output=str(out / "%04d.png"), size=SIZE, samples=16, shutter=360,
+                          quiet=True)
+    stats = render(str(tmp_path / "clear.py"), config)
+    assert stats.hdr
+    frame = iio.imread(sorted(out.glob("*.png"))[2])
+    assert frame.shape[-1] == 4
+    alpha = frame[..., 3]
+    part = (alpha > 10) & (alpha < 245)
+    assert part.sum() > 10  # the streak's partly covered pixels
+    # straight colour: the lamp's own (white, clipped) wherever it covers a pixel at all
+    assert (frame[part][:, :3] == 255).all()
+    assert (frame[alpha == 0][:, :3] == 0).all()
+
+
+def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path):
+    lamp = _scene(tmp_path, 7.0)
+    store = tmp_path / "kept"
+    frames, stats = render_frames(lamp, size=SIZE, samples=8, keep_samples=str(store))
+    assert stats.hdr
+    meta = json.loads((store / "store.json").read_text())
+    assert meta["settings"]["hdr"] is True
+    chunk = np.load(store / meta["chunks"][0]["file"])
+    assert chunk["color"].dtype == np.float16
+    assert chunk["color"][..., :3].max() == pytest.approx(8.0, rel=1e-3)
+    import hfrender as hf
+
+    again = hf.SampleStore.open(store).expose(workers=1)
+    assert np.abs(again.astype(int) - frames.astype(int)).max() <= 1
+    assert (again == 255).sum() > (frames == 255).sum() * 0.9
+
+
+def test_bad_hdr_values_get_one_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"hdr='yes': choose one of auto, on, off"):
+        RenderConfig(output="x.mp4", hdr="yes")
+    bad = subprocess.run([sys.executable, "-m", "hfrender", "render", "x.py", "--hdr", "1"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "--hdr: invalid choice: '1' (choose from 'auto', 'on', 'off')" in bad.stderr
+
+
+def test_finish_encodes_float_light_clipped_at_white(rng):
+    light = rng.uniform(0, 3, (2, 5, 7, 4)).astype(np.float32)
+    light[..., 3] = rng.uniform(0.2, 1, (2, 5, 7))
+    rgb = deep_output.finish(light[..., :3].copy(), np.dtype(np.uint8))
+    top = np.minimum(light[..., :3], 1.0)
+    want = np.rint(255 * np.where(top <= 0.0031308, 12.92 * top,
+                                  1.055 * top ** (1 / 2.4) - 0.055))
+    assert rgb.dtype == np.uint8 and np.abs(rgb - want).max() <= 1
+    rgba = deep_output.finish(light.copy(), np.dtype(np.uint16))
+    straight = np.minimum(light[..., :3] / light[..., 3:], 1.0)
+    want16 = np.rint(65535 * np.where(straight <= 0.0031308, 12.92 * straight,
+                                      1.055 * straight ** (1 / 2.4) - 0.055))
+    assert rgba.dtype == np.uint16 and np.abs(rgba[..., :3] - want16).max() <= 2
+    assert np.abs(rgba[..., 3] - np.rint(65535 * light[..., 3])).max() <= 1
+
+
+def test_the_summaries_say_hdr_and_why(tmp_path, capsys):
+    from hfrender.cli import main
+
+    lamp = _scene(tmp_path, 7.0)
+    assert main(["render", str(lamp), "-o", str(tmp_path / "l.mp4"), "--size", "64x36",
+                 "--samples", "2"]) == 0
+    said = capsys.readouterr().out
+    assert "dof off, hdr (a Plane with emissive 7 reaches 8x white); " in said
+    assert main(["still", str(lamp), "-o", str(tmp_path / "l.png"), "--size", "64x36",
+                 "--hdr", "on"]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'l.png'}: frame 0 "
+                                              "(t=0.000 s), dof off, hdr\n")
+    assert main(["still", str(lamp), "-o", str(tmp_path / "m.png"), "--size", "64x36",
+                 "--hdr", "off"]) == 0
+    assert capsys.readouterr().out.endswith("m.png: frame 0 (t=0.000 s), dof off\n")
