@@ -38,7 +38,13 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
 
 
 def finite(arr: np.ndarray, name: str) -> None:
-    """Float frames must hold no NaN or inf: one line with how many and the first's index."""
+    """Float frames must hold no NaN or inf: one line with how many and the first's index.
+
+    One pass in the common case: a NaN or inf anywhere makes the sum NaN or inf (so a
+    finite sum clears them all; one that overflowed is looked at value by value)."""
+    with np.errstate(all="ignore"):
+        if math.isfinite(float(arr.sum(dtype=np.float32))):
+            return
     bad = ~np.isfinite(arr)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])

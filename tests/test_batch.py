@@ -256,6 +256,16 @@ def test_a_job_takes_compositing_outputs(folder):
     assert (config.render_config().bit_depth, config.render_config().transparent) == (16, True)
 
 
+def test_a_job_takes_hdr_and_a_bad_value_is_one_line(folder):
+    jobs = folder / "jobs.toml"
+    jobs.write_text(jobs.read_text().replace("samples = 2", 'samples = 2\nhdr = "on"'))
+    config = next(j for j in load_jobs(jobs, {}) if j.kind == "render").render_config()
+    assert config.hdr == "on"
+    jobs.write_text(jobs.read_text().replace('hdr = "on"', "hdr = true"))
+    with pytest.raises(ValueError, match=r"job .\w+.: hdr = True must be a string"):
+        load_jobs(jobs, {})
+
+
 def test_a_fx_job_takes_aperture_blades(folder):
     text = (folder / "jobs.toml").read_text().replace(
         "motion-blur = 4", 'motion-blur = 4\ndepth = "d.npy"\nfocus-distance = 2.0\n'

@@ -233,6 +233,7 @@ def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
 @pytest.mark.parametrize("settings", [
     {"samples": 8, "shutter": 720},  # halo frames carried with copy_buffer
     {"samples": 4, "dof": "depth", "scene": "focus"},  # depth planes in the GL buffers too
+    {"samples": 8, "shutter": 720, "hdr": "on"},  # float colour (--hdr), halos too
 ])
 def test_gl_buffer_slots_give_the_same_frames(monkeypatch, settings):
     """The interop path's slot logic (GL buffers, offsets, halo copies, publish/reclaim) on

@@ -141,6 +141,24 @@ def test_from_linear_refuses_nan_and_names_where():
     assert hf.from_linear(lin).dtype == np.uint8
 
 
+def test_finite_frames_whose_sum_overflows_pass_and_an_inf_among_them_is_named():
+    """The check sums the frames (one pass): a sum past float32's range is looked at value
+    by value, so large finite light passes and a lone inf among it is still found."""
+    from hfrender import validate
+
+    rng = np.random.default_rng(32)
+    big = rng.uniform(1e37, 3e38, (2, 6, 7, 3)).astype(np.float32)
+    validate.finite(big, "frames")  # no error: every value is finite
+    big[1, 4, 2, 1] = np.inf
+    with pytest.raises(ValueError, match=r"^frames has 1 non-finite value\(s\) \(NaN or inf\), "
+                                         r"the first at index \(1, 4, 2, 1\)"):
+        validate.finite(big, "frames")
+    small = rng.random((2, 6, 7, 3), dtype=np.float32)
+    small[0, 1, 2] = (np.inf, -np.inf, 0.5)  # inf - inf: the sum is NaN, not inf
+    with pytest.raises(ValueError, match=r"has 2 non-finite value\(s\)"):
+        validate.finite(small, "frames")
+
+
 def test_fuse_and_window_weights_name_what_they_take():
     """What the README's users pass by mistake is one line, not an AttributeError; lists
     are taken as arrays."""

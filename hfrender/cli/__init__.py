@@ -271,8 +271,9 @@ def _effect_options(r: argparse.ArgumentParser) -> None:
                         "white keeps its brightness through the blur (a bright streak, a "
                         "bright bokeh disc; values past 1 in EXR) and is clipped only in the "
                         "finished frame; auto (default): on for EXR outputs and for scenes "
-                        "with an object whose own light passes white (emissive x colour > "
-                        "1); off: 8-bit display colour, about 10-25%% cheaper")
+                        "with an emissive object whose light passes white (colour x (1 + "
+                        "emissive) > 1); off: 8-bit display colour (on costs a CPU render "
+                        "1.1-1.2x the time)")
     m.add_argument("--dof", choices=DOF_MODES, default=None,
                    help="lens: move the camera across the aperture (exact); depth: thin-lens "
                         "gather from each sub-frame's depth; auto: lens if the camera has an "

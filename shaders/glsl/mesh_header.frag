@@ -41,7 +41,10 @@ vec3 hf_encode_srgb(vec3 c) {
     return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
 }
 
-// what the colour target holds: linear light (a float target) or its sRGB code
+// what the colour target holds: linear light (a float target; a surface shader's NaN as
+// black, and no more than a half float holds, 65504x white) or its sRGB code
 vec3 hf_target(vec3 lin) {
-    return hf_linear_out != 0 ? max(lin, vec3(0.0)) : hf_encode_srgb(lin);
+    if (hf_linear_out == 0)
+        return hf_encode_srgb(lin);
+    return clamp(mix(lin, vec3(0.0), isnan(lin)), 0.0, 65504.0);
 }

@@ -186,7 +186,9 @@ def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
         np.multiply(acc, scale, out=mean, casting="unsafe")
         tf.encode(mean, out[k])
 
-    _running(frames, window, stride, out.shape[0], acc, 0, lambda f: tf.decode(f, lin), emit)
+    # float32 frames are linear light already: added as they are (no copy a frame)
+    value = (lambda f: f) if frames.dtype == np.float32 else (lambda f: tf.decode(f, lin))
+    _running(frames, window, stride, out.shape[0], acc, 0, value, emit)
     return out
 
 
@@ -239,7 +241,8 @@ def fuse_windows(frames: np.ndarray, weights: WindowWeights, tf: Transfer, out: 
         users = [(k, rows[k, j - starts[k]]) for k in active
                  if j < ends[k] and rows[k, j - starts[k]] != 0]
         if users:
-            src = tf.decode(frames[j], lin)
+            src = frames[j] if frames.dtype == np.float32 and defocus is None \
+                else tf.decode(frames[j], lin)
             if defocus is not None:
                 src = defocus(src, j)
             for k, wk in users:
