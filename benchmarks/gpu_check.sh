@@ -4,9 +4,10 @@
 # the GPU figures the open issues wait for (15: the fast depth of field on CUDA, `fx
 # --depth` on 720p against the decoder; 14: reconstruction's wall time and time to
 # quality with the CUDA kernel), fusion throughput next to a device-to-device copy, and a
-# 1080p render with and without GL-CUDA interop. Every section has a time limit inside
-# one deadline (GPU_CHECK_SECONDS, 540 by default: the device tool allows 600 a command),
-# so a slow part costs its own figures, not the run's; a short table closes it.
+# 1080p render with and without GL-CUDA interop, and with float sub-frames (--hdr on).
+# Every section has a time limit inside one deadline (GPU_CHECK_SECONDS, 540 by default:
+# the device tool allows 600 a command), so a slow part costs its own figures, not the
+# run's; a short table closes it.
 #   here, once per machine: bash benchmarks/gpu_prepare.sh   (wheels and GL loaders)
 #   device tool: carry [".whl", ".gl"], timeout_s 600,
 #                command: source .gl/preamble.sh && bash benchmarks/gpu_check.sh
@@ -87,6 +88,10 @@ for mode in on off; do
         -o "$OUT/render_$mode.mp4" --size 1920x1080 --samples 16 --duration 2 \
         --backend "$backend" --interop "$mode" --stats
 done
+echo "== the same with float sub-frames (--hdr on: RGBA32F slots in the GL buffers)"
+section 30 render_hdr.log $py -m hfrender render scenes/showcase.py \
+    -o "$OUT/render_hdr.mp4" --size 1920x1080 --samples 16 --duration 2 \
+    --backend "$backend" --interop on --hdr on --stats
 echo "== summary ($SECONDS s)"
 grep -h "passed\|failed\|error" "$OUT/tests.log" | tail -3
 grep -h "px / 4 px\|1920x1080 / 640x360\|depth / lens\|fx --depth --backend\|fx --depth / decode" "$OUT/dof.log"
