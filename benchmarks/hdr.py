@@ -2,9 +2,9 @@
 ``--hdr on`` (RGBA32F, linear light past white kept through the blur).
 
 The demo (``scenes/showcase.py``) and the propeller (whose glowing tips pass white, so
-``--hdr auto`` draws it in float), 640x360, 8 samples, 2 s, rendered in this process into
-memory, round robin, medians of ``--runs``; also the sub-frames alone (draw and read back)
-and the fusion alone. Prints each time and the ratio.
+``--hdr auto`` draws it in float), 640x360, 8 samples, 2 s, each rendered into memory in
+a fresh process, round robin, medians of ``--runs``; also the fusion alone (in this
+process). Prints each time and the ratio.
 
     python benchmarks/hdr.py [--runs 3]
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,16 +25,25 @@ SCENES = HERE.parent / "scenes"
 MODES = ("off", "on")
 
 
-def render_seconds(scene: Path, hdr: str, msaa: int = 1) -> float:
-    from hfrender.config import RenderConfig
-    from hfrender.engine.render import render
-    from hfrender.io.writers import MemoryWriter
+# one render in a fresh process, as a user's command runs (memory is new to it: a process
+# that rendered before reuses pages, which hides what a first touch costs)
+CHILD = """
+import sys, time
+from hfrender.config import RenderConfig
+from hfrender.engine.render import render
+from hfrender.io.writers import MemoryWriter
+config = RenderConfig(output="memory.mp4", size=(640, 360), duration=2.0, hdr=sys.argv[2],
+                      quiet=True, backend="cpu")
+start = time.perf_counter()
+render(sys.argv[1], config, writer=MemoryWriter())
+print(time.perf_counter() - start)
+"""
 
-    config = RenderConfig(output="memory.mp4", size=(640, 360), duration=2.0, hdr=hdr,
-                          msaa=msaa, quiet=True, backend="cpu")
-    start = time.perf_counter()
-    render(str(scene), config, writer=MemoryWriter())
-    return time.perf_counter() - start
+
+def render_seconds(scene: Path, hdr: str) -> float:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(scene), hdr], check=True,
+                         capture_output=True, text=True).stdout
+    return float(out)
 
 
 def fusion_seconds(hdr: bool, runs: int) -> float:
@@ -68,7 +78,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     for name in ("showcase.py", "propeller.py"):
         times: dict[str, list[float]] = {m: [] for m in MODES}
-        render_seconds(SCENES / name, "off")  # warm up: shader compilation, imports
         for k in range(args.runs):
             for mode in MODES if k % 2 == 0 else MODES[::-1]:
                 times[mode].append(render_seconds(SCENES / name, mode))

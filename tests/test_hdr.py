@@ -78,7 +78,7 @@ def test_a_streak_keeps_the_light_of_a_lamp_past_white(tmp_path, coverage):
 def test_the_finished_frame_is_clipped_only_after_the_blur(tmp_path, coverage):
     lamp = _scene(tmp_path, 7.0)
     frames, stats = render_frames(lamp, size=SIZE, samples=16, shutter=360)
-    assert stats.hdr and stats.hdr_why == "a Plane with emissive 7 reaches 8x white"
+    assert stats.hdr and stats.hdr_why == "a Plane at (-0.6, 0, 0) with emissive 7 reaches 8x white"
     want = np.rint(np.asarray(deep_output.finish(np.minimum(8 * coverage, 1), np.dtype(
         np.uint8)), np.float64))
     assert np.abs(frames.astype(int) - want).max() <= 1
@@ -110,7 +110,8 @@ def test_auto_chooses_by_output_and_scene_and_says_why(tmp_path):
     assert np.abs(floats.astype(int) - frames.astype(int)).max() <= 1
     assert tuple(frames[0, 0, 0]) == (51, 153, 255)  # the background's own codes
     _, stats = render_frames(_scene(tmp_path, 0.2), size=SIZE, samples=2)
-    assert stats.hdr and stats.hdr_why == "a Plane with emissive 0.2 reaches 1.2x white"
+    assert stats.hdr
+    assert stats.hdr_why == "a Plane at (-0.6, 0, 0) with emissive 0.2 reaches 1.2x white"
     _, stats = render_frames(_scene(tmp_path, 7.0), size=SIZE, samples=2, hdr="off")
     assert not stats.hdr and stats.hdr_why == "--hdr off"
 
@@ -126,7 +127,7 @@ def test_past_white_reads_each_visible_objects_colour_and_emissive():
     scene.add(Plane(color=(0.5, 0.5, 0.5), emissive=3.0))  # linear 0.214 x 4 = 0.86
     assert past_white(scene) is None
     scene.objects[1].visible = True
-    assert past_white(scene) == "a Plane with emissive 9 reaches 10x white"
+    assert past_white(scene) == "a Plane at (0, 0, 0) with emissive 9 reaches 10x white"
 
 
 def test_a_lamp_lit_later_is_told_once(tmp_path, caplog):
@@ -137,7 +138,7 @@ def test_a_lamp_lit_later_is_told_once(tmp_path, caplog):
     said = [r.getMessage() for r in caplog.records if "past white" in r.getMessage()
             or "passes white" in r.getMessage() or "reaches" in r.getMessage()]
     assert len(said) == 1, said
-    assert "a Plane with emissive 5 reaches 6x white" in said[0]
+    assert "with emissive 5 reaches 6x white" in said[0] and "s a Plane at (" in said[0]
     assert "--hdr on" in said[0]
     caplog.clear()
     _, stats = render_frames(scene, size=SIZE, samples=2, hdr="off")
@@ -188,6 +189,7 @@ def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path):
     assert chunk["color"][..., :3].max() == pytest.approx(8.0, rel=1e-3)
     import hfrender as hf
 
+    assert meta["version"] == 2  # an hfrender reading only version 1 refuses it
     again = hf.SampleStore.open(store).expose(workers=1)
     assert np.abs(again.astype(int) - frames.astype(int)).max() <= 1
     assert (again == 255).sum() > (frames == 255).sum() * 0.9
@@ -225,7 +227,7 @@ def test_the_summaries_say_hdr_and_why(tmp_path, capsys):
     assert main(["render", str(lamp), "-o", str(tmp_path / "l.mp4"), "--size", "64x36",
                  "--samples", "2"]) == 0
     said = capsys.readouterr().out
-    assert "dof off, hdr (a Plane with emissive 7 reaches 8x white); " in said
+    assert "dof off, hdr (a Plane at (-0.6, 0, 0) with emissive 7 reaches 8x white); " in said
     assert main(["still", str(lamp), "-o", str(tmp_path / "l.png"), "--size", "64x36",
                  "--hdr", "on"]) == 0
     assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'l.png'}: frame 0 "
@@ -298,3 +300,45 @@ def test_a_surface_shaders_nan_and_inf_stay_out_of_the_float_light(tmp_path):
     assert stats.hdr and np.isfinite(frames).all()
     middle = frames[0, 27, 48]  # on the cube: NaN as black, inf as a half float's most
     assert tuple(middle) == (0.0, 65504.0, 0.0)
+
+
+def test_skipped_slots_of_samples_auto_hold_no_stale_float(tmp_path, monkeypatch):
+    """--samples auto leaves slots undrawn (weight 0): their float colour must not be
+    whatever the memory held (bytes of 0xFF read as NaN)."""
+    from hfrender.hyperframe import pool
+
+    real = pool.HostStorage.allocate
+
+    def dirty(self, n):
+        arena = real(self, n)
+        arena[...] = 0xFF
+        return arena
+
+    monkeypatch.setattr(pool.HostStorage, "allocate", dirty)
+    lamp = _scene(tmp_path, 7.0)
+    frames, stats = render_frames(lamp, size=SIZE, samples="auto", samples_range=(2, 16),
+                                  shutter=360)
+    assert stats.hdr and stats.subframes < 16 * len(frames)  # some slots were skipped
+    assert frames.max() == 255 and np.isfinite(frames).all()
+
+
+def test_float_blends_are_encoded_into_recycled_blocks(tmp_path, monkeypatch):
+    """--hdr into 8 bits: each hyperframe's frames are encoded into a block the engine
+    recycles (fresh pages each time cost more than the blend), not a new array."""
+    from hfrender.engine import buffers
+
+    made = []
+    real = buffers.OutputBuffers.take
+
+    def take(self, count):
+        fresh = not self._free
+        block = real(self, count)
+        made.append((fresh, self.dtype))
+        return block
+
+    monkeypatch.setattr(buffers.OutputBuffers, "take", take)
+    lamp = _scene(tmp_path, 7.0)
+    render_frames(lamp, size=SIZE, samples=4, granularity=4, fusion_process="off",
+                  duration=0.4)
+    assert len(made) >= 10 and {dtype for _, dtype in made} == {np.dtype(np.uint8)}
+    assert sum(fresh for fresh, _ in made) <= 3, made  # one a fusion thread, and one ahead

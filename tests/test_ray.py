@@ -337,6 +337,21 @@ def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_
     assert granularity("off", "auto") < granularity("off")
 
 
+def test_the_driver_decides_hdr_once_and_keeps_auto_in_the_settings(tmp_path):
+    """Every chunk draws as the driver decided at the first frame (on/off), while the
+    settings keep what was given: a local --resume of the same command matches them."""
+    def prepared(scene, hdr):
+        config = RenderConfig(output=str(tmp_path / "h.mp4"), size=(32, 18), samples=2,
+                              backend="cpu", hdr=hdr)
+        return cluster.ClusterRender(SCENES / scene, config).prepare()
+
+    bright, plain = prepared("propeller.py", "auto"), prepared("showcase.py", "auto")
+    assert (bright.config.hdr, bright.settings["hdr"]) == ("on", "auto")
+    assert (plain.config.hdr, plain.settings["hdr"]) == ("off", "auto")
+    forced = prepared("showcase.py", "on")
+    assert (forced.config.hdr, forced.settings["hdr"]) == ("on", "on")
+
+
 @pytest.mark.parametrize("granularity", ["auto", 16])
 def test_the_driver_says_a_fragment_shader_keeps_plain_sub_frames(tmp_path, caplog,
                                                                     granularity):

@@ -273,7 +273,7 @@ def _effect_options(r: argparse.ArgumentParser) -> None:
                         "finished frame; auto (default): on for EXR outputs and for scenes "
                         "with an emissive object whose light passes white (colour x (1 + "
                         "emissive) > 1); off: 8-bit display colour (on costs a CPU render "
-                        "1.1-1.2x the time)")
+                        "about 1.25x the time)")
     m.add_argument("--dof", choices=DOF_MODES, default=None,
                    help="lens: move the camera across the aperture (exact); depth: thin-lens "
                         "gather from each sub-frame's depth; auto: lens if the camera has an "

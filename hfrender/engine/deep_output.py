@@ -91,14 +91,23 @@ def widen(frames: Any, dtype: np.dtype) -> Any:
     return out
 
 
-def finish(frames: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def finish(frames: np.ndarray, dtype: np.dtype, into: np.ndarray | None = None) -> np.ndarray:
     """Fused frames (host) as written: RGBA made straight for PNG; EXR keeps
     premultiplied linear light, in its float type; float frames for an integer output
-    (``--hdr``) encoded to its sRGB codes, clipped at white."""
+    (``--hdr``) encoded to its sRGB codes, clipped at white (into ``into`` where given:
+    ``frames`` are then used up)."""
     if dtype.kind == "f":
         return frames.astype(dtype, copy=False)
     if frames.shape[-1] == 4:
         frames = straight_alpha(frames)  # float: straight linear light
     if frames.dtype.kind != "f":
         return frames
-    return Transfer(dtype, frames.shape[-1], True).encode(frames, np.empty(frames.shape, dtype))
+    into = np.empty(frames.shape, dtype) if into is None else into
+    return Transfer(dtype, frames.shape[-1], True).encode(frames, into)
+
+
+def block_dtype(dtype: np.dtype, hdr: bool) -> np.dtype:
+    """What the engine's recycled output blocks hold: the output's codes where float
+    sub-frames are encoded into them (``--hdr`` into 8 or 16 bits), else what the fusion
+    computes."""
+    return np.dtype(dtype) if hdr and np.dtype(dtype).kind == "u" else fused_dtype(dtype, hdr)

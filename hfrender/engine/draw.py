@@ -96,7 +96,10 @@ class SubframeDrawer:
         sub-frames than it holds; its weight is 0; its time NaN: drawn at no time, which a
         sample store reads as "skip"). Returns the full hyperframe or None."""
         target = self.builder.reserve(float("nan"), self._depth_lens())
-        for plane, value in ((target.depth, np.inf), (target.velocity, 0.0)):
+        # float colour (--hdr) too: a slot's old bytes may read as NaN, which a weight of
+        # 0 does not take away (and the fusion's check refuses)
+        color = target.color if self.renderer.target.hdr else None
+        for plane, value in ((color, 0.0), (target.depth, np.inf), (target.velocity, 0.0)):
             if plane is not None:  # valid, though weightless: sky, still
                 _fill(plane, value)
         return self.builder.commit()

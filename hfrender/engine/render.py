@@ -283,7 +283,7 @@ class RenderJob:
                       score=SCORES.get(config.schedule),
                       buffers=OutputBuffers(-(-capacity // plan.step) + 1,
                                             self.builder.pool.frame_shape,
-                                            deep_output.fused_dtype(dtype, self.stats.hdr)),
+                                            deep_output.block_dtype(dtype, self.stats.hdr)),
                       progress=self.progress,
                       on_frame=None if preview is None else preview.offer,
                       before_submit=None if self.keeper is None else self.keeper.add)

@@ -26,17 +26,34 @@ def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shut
                 out: np.ndarray | None = None) -> np.ndarray:
     """A hyperframe's finished frames (``dtype``, ``channels`` of RGBA), in host memory
     (from the GPU only they come back); a fusion process runs this same function. Float
-    sub-frames (``--hdr``) are fused in float and encoded at the end."""
+    sub-frames (``--hdr``) are fused in float and encoded at the end (into ``out``, a
+    recycled block of the output's codes, where given)."""
     wide = deep_output.fused_dtype(dtype, hyper.frames.dtype.kind == "f")
     if wide != hyper.frames.dtype:
         # a view of the same sub-frames, widened (lenses and all kept; not a slot's)
         hyper = replace(hyper, frames=deep_output.widen(hyper.frames, wide),
                         slot=None, pool=None)
+    into = None
+    if out is not None and out.dtype != wide:  # blended in this thread's float block
+        into, out = out[..., channels], _float_block(out.shape)
     frames = fuse(hyper, windows, lens=hyper.lenses, backend=backend, out=out,
                   shutter=shutter, dof_method=dof_method)[..., channels]
     if not isinstance(frames, np.ndarray):
         frames = frames.get()
-    return deep_output.finish(frames, dtype)
+    return deep_output.finish(frames, dtype, into)
+
+
+_BLOCKS = threading.local()
+
+
+def _float_block(shape: tuple) -> np.ndarray:
+    """A float32 block of ``shape`` that this thread blends into before encoding (``--hdr``
+    into 8 or 16 bits), kept for its next hyperframe: fresh pages each time cost more than
+    the blend on two cores (:class:`hfrender.engine.buffers.OutputBuffers`)."""
+    block = getattr(_BLOCKS, "block", None)
+    if block is None or block.shape[0] < shape[0] or block.shape[1:] != tuple(shape[1:]):
+        block = _BLOCKS.block = np.empty(shape, np.float32)
+    return block[: shape[0]]
 
 
 class RenderFusion:
@@ -68,8 +85,9 @@ class RenderFusion:
                    channels=self.channels, dtype=self.dtype)
         if not isinstance(hyper.frames, np.ndarray):  # on the GPU
             frames = fuse_frames(hyper, windows, **how)
-            with self._lock:
-                self.stats.device_to_host_bytes += frames.nbytes
+            moved = deep_output.fused_dtype(self.dtype, hyper.frames.dtype.kind == "f")
+            with self._lock:  # what crossed: the fused frames, before they were encoded
+                self.stats.device_to_host_bytes += frames.size * moved.itemsize
             return frames
         processes = self.processes
         if processes is not None:

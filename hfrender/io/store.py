@@ -2,7 +2,8 @@
 
 A store is a folder that NumPy reads without hfrender::
 
-    store.json      {"format": "hfrender-sample-store", "version": 1, "settings": {...},
+    store.json      {"format": "hfrender-sample-store", "version": 1 (2: float16 colour,
+                     --hdr), "settings": {...},
                      "size": [W, H], "subframes": N, "planes": ["color", "depth", ...],
                      "chunks": [{"file": "c000000.npz", "first": 0, "count": 60,
                                  "sha256": "..."}, ...]}
@@ -55,6 +56,9 @@ from hfrender.io.writers import WriteFailed, is_sequence, pattern_files
 
 FORMAT = "hfrender-sample-store"
 VERSION = 1
+FLOAT_VERSION = 2  # a store of float16 colour (--hdr): one an hfrender that reads only
+#                    version 1 refuses, instead of reading its colour as 8-bit codes
+VERSIONS = (VERSION, FLOAT_VERSION)
 MANIFEST = "store.json"
 MARKER = ".hfrender-store-partial"  # in DIR.partial: ours to remove (a user's never is)
 LEVEL = 1  # deflate level of the chunks
@@ -155,7 +159,8 @@ class StoreWriter:
             shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)
         (self.tmp / MARKER).write_text("an hfrender sample store being written\n")
-        self.meta: dict[str, Any] = {"format": FORMAT, "version": VERSION,
+        version = FLOAT_VERSION if settings.get("hdr") else VERSION
+        self.meta: dict[str, Any] = {"format": FORMAT, "version": version,
                                      "settings": settings, "size": list(size), "subframes": 0,
                                      "planes": [], "chunks": []}
         self.times: list[np.ndarray] = []
@@ -259,9 +264,9 @@ class SampleStore:
             raise StoreError(f"{manifest}: unreadable ({exc})") from None
         if meta.get("format") != FORMAT:
             raise StoreError(f"{p}: {MANIFEST} is not an hfrender sample store")
-        if meta.get("version") != VERSION:
+        if meta.get("version") not in VERSIONS:
             raise StoreError(f"{p}: sample store version {meta.get('version')!r}; this "
-                             f"hfrender reads version {VERSION}")
+                             f"hfrender reads versions {' and '.join(map(str, VERSIONS))}")
         try:
             times = np.load(p / "times.npy")
         except (OSError, ValueError) as exc:

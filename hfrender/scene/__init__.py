@@ -119,15 +119,18 @@ class ShaderScene(Scene):
 
 def past_white(scene: Scene) -> str | None:
     """The first visible object whose light can pass white (its linear colour times ``1 +
-    emissive``: lit, plus its own light), described; ``None`` when no object's can."""
+    emissive``: lit, plus its own light), described with where it is; ``None`` when no
+    object's can. (A surface shader of the scene's own may return more than its colour:
+    that is not seen here.)"""
     if isinstance(scene, ShaderScene):
         return None
     for obj in scene.objects:
         if obj.visible and obj.emissive > 0:
             top = max(obj.linear_color()) * (1.0 + obj.emissive)
             if top > 1.0:
-                return (f"a {type(obj).__name__} with emissive {obj.emissive:g} reaches "
-                        f"{top:.3g}x white")
+                at = ", ".join(f"{float(v):.3g}" for v in obj.position)
+                return (f"a {type(obj).__name__} at ({at}) with emissive {obj.emissive:g} "
+                        f"reaches {top:.3g}x white")
     return None
 
 
