@@ -269,3 +269,18 @@ def test_fuse_checks_out():
         hf.fuse(h, ww, out=np.zeros((2, 2, 2, 3), np.float32))
     out = np.full((2, 2, 2, 3), 9, np.uint8)
     assert hf.fuse(h, ww, out=out) is out and out.max() == 0
+
+
+def test_a_host_arena_is_page_aligned_pages_of_its_own():
+    """Not NumPy's array: NumPy asks the kernel for huge pages on large arrays, and with
+    THP's defrag = madvise (Ubuntu's default) the first touch of a pool could stall for
+    seconds while memory was compacted (benchmarks/RESULTS.md, hdr.py)."""
+    import mmap
+
+    from hfrender.hyperframe.pool import ALIGN, HostStorage
+
+    arena = HostStorage().allocate(3 * 2**20 + 5)
+    assert arena.size == 3 * 2**20 + 5 and arena.ctypes.data % ALIGN == 0
+    assert isinstance(arena.base, memoryview) and isinstance(arena.base.obj, mmap.mmap)
+    arena[::4096] = 7  # writable, every page
+    assert int(arena[::4096].sum()) == 7 * len(range(0, arena.size, 4096))
