@@ -285,7 +285,8 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
         finally:
             finish()
     if not config.quiet:
-        print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs), "
+        print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
+              f"{hdr_note(stats)}, "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} "
               f"rendered, {stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")

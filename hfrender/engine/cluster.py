@@ -69,6 +69,8 @@ class ClusterStats:
     segments_reused: int = 0
     seconds: float = 0.0
     workers: int = 0  # CPUs the cluster offered
+    hdr: bool = False  # float sub-frames (--hdr), decided once for every chunk, and why
+    hdr_why: str = ""
 
     @property
     def fps(self) -> float:
@@ -239,7 +241,8 @@ class ClusterRender:
         first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene)
-        hdr = deep_output.resolve_hdr(config.hdr, config.output, scene)[0]  # for every chunk
+        hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene)
+        self.stats.hdr = hdr  # one choice for every chunk
         self.config_hdr, config = config.hdr, config.with_(hdr="on" if hdr else "off")
         # a worker whose backend is auto may fuse on CUDA, where auto reconstructs (and a
         # fragment shader's --reconstruct on is told here, where the user sees it)
