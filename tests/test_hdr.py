@@ -342,3 +342,19 @@ def test_float_blends_are_encoded_into_recycled_blocks(tmp_path, monkeypatch):
                   duration=0.4)
     assert len(made) >= 10 and {dtype for _, dtype in made} == {np.dtype(np.uint8)}
     assert sum(fresh for fresh, _ in made) <= 3, made  # one a fusion thread, and one ahead
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_the_device_encoding_gives_the_hosts_codes(rng, channels):
+    """On a GPU float blends are encoded to 8 bits before they cross to the host; the same
+    code (NumPy here) gives finish's codes bit for bit, RGBA made straight alike."""
+    light = rng.uniform(-0.1, 3, (2, 9, 11, channels)).astype(np.float32)
+    if channels == 4:
+        light[..., 3] = rng.uniform(0, 1.2, (2, 9, 11))
+        light[0, 0, :4, 3] = 0  # nothing there: colour 0
+        light[..., :3] *= np.minimum(light[..., 3:], 1)  # premultiplied, as blended
+    want = deep_output.finish(light.copy(), np.dtype(np.uint8))
+    got = deep_output.encode8(light)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+    assert (got[..., :3] == 255).any() and (got[..., :3] == 0).any()

@@ -38,7 +38,9 @@ def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shut
         into, out = out[..., channels], _float_block(out.shape)
     frames = fuse(hyper, windows, lens=hyper.lenses, backend=backend, out=out,
                   shutter=shutter, dof_method=dof_method)[..., channels]
-    if not isinstance(frames, np.ndarray):
+    if not isinstance(frames, np.ndarray):  # on the GPU: encoded there where it can be
+        if frames.dtype.kind == "f" and dtype == np.uint8:
+            return deep_output.encode8(frames).get()
         frames = frames.get()
     return deep_output.finish(frames, dtype, into)
 
@@ -85,8 +87,9 @@ class RenderFusion:
                    channels=self.channels, dtype=self.dtype)
         if not isinstance(hyper.frames, np.ndarray):  # on the GPU
             frames = fuse_frames(hyper, windows, **how)
-            moved = deep_output.fused_dtype(self.dtype, hyper.frames.dtype.kind == "f")
-            with self._lock:  # what crossed: the fused frames, before they were encoded
+            moved = self.dtype if self.dtype == np.uint8 else deep_output.fused_dtype(
+                self.dtype, hyper.frames.dtype.kind == "f")
+            with self._lock:  # what crossed: 8-bit codes, else the fused frames
                 self.stats.device_to_host_bytes += frames.size * moved.itemsize
             return frames
         processes = self.processes
