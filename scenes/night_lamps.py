@@ -7,8 +7,12 @@ lanterns leave streaks as bright as the lamps themselves, and the street lamps o
 bright discs (bokeh). With ``--hdr off`` (8-bit sub-frames) every light is cut to white
 before the blur: faint streaks, dim discs.
 
-    hfrender render scenes/night_lamps.py -o night_lamps.mp4
-    hfrender still scenes/night_lamps.py -t 0.5 -o lamps.png --hdr off   # to compare
+Lights this bright show every lens position as a copy of their own until the copies are
+many: draw the discs in one pass with ``--dof depth``, or give the lens many samples.
+
+    hfrender render scenes/night_lamps.py -o night_lamps.mp4 --dof depth
+    hfrender still scenes/night_lamps.py -t 0 -o lamps.png --samples 256   # lens discs
+    hfrender still scenes/night_lamps.py -t 0 -o off.png --samples 256 --hdr off   # compare
 """
 
 import math

@@ -157,24 +157,31 @@ def test_shader_scenes_draw_the_same_picture_in_float(tmp_path):
     assert plain[..., 0].max() - plain[..., 0].min() > 200  # a ramp, not a flat colour
 
 
-def test_a_transparent_float_render_writes_straight_alpha(tmp_path):
-    scene = _scene(tmp_path, 7.0).read_text().replace("background = (0, 0, 0)",
-                                                     "background = None")
-    (tmp_path / "clear.py").write_text(scene)
-    out = tmp_path / "png"
-    out.mkdir()
-    config = RenderConfig(output=str(out / "%04d.png"), size=SIZE, samples=16, shutter=360,
-                          quiet=True)
-    stats = render(str(tmp_path / "clear.py"), config)
-    assert stats.hdr
-    frame = iio.imread(sorted(out.glob("*.png"))[2])
-    assert frame.shape[-1] == 4
-    alpha = frame[..., 3]
-    part = (alpha > 10) & (alpha < 245)
-    assert part.sum() > 10  # the streak's partly covered pixels
-    # straight colour: the lamp's own (white, clipped) wherever it covers a pixel at all
-    assert (frame[part][:, :3] == 255).all()
-    assert (frame[alpha == 0][:, :3] == 0).all()
+def test_a_transparent_float_render_over_black_is_the_opaque_render(tmp_path):
+    """Straight alpha cannot hold more light than its coverage: a streak 8x white over 0.3
+    of a pixel is written with its alpha raised to its (clipped) light, so the PNG laid
+    over black gives the opaque render's pixels; divided, it had come out as the 8-bit
+    render's, cut to white in each sub-frame."""
+    def pngs(scene, name, **settings):
+        out = tmp_path / name
+        out.mkdir()
+        config = RenderConfig(output=str(out / "%04d.png"), size=SIZE, samples=16,
+                              shutter=360, quiet=True, **settings)
+        stats = render(str(scene), config)
+        return np.stack([iio.imread(f) for f in sorted(out.glob("*.png"))]), stats
+
+    lamp = _scene(tmp_path, 7.0)
+    clear = tmp_path / "clear.py"
+    clear.write_text(lamp.read_text().replace("background = (0, 0, 0)", "background = None"))
+    rgba, stats = pngs(clear, "rgba")
+    assert stats.hdr and rgba.shape[-1] == 4
+    opaque, _ = pngs(lamp, "opaque")
+    over_black = linear(rgba[..., :3]) * (rgba[..., 3:] / 255.0)
+    assert np.abs(over_black - linear(opaque)).max() < 0.01
+    old, _ = pngs(clear, "old", hdr="off")
+    faint = (old[..., 3] > 0) & (old[..., 3] < 40)  # one or two sub-frames of 16
+    assert faint.any() and (rgba[..., 3][faint] > 100).all()  # 8x the light: 8x the alpha
+    assert (rgba[..., 3] == 0).sum() == (old[..., 3] == 0).sum()  # nothing made of nothing
 
 
 def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path):
@@ -213,11 +220,15 @@ def test_finish_encodes_float_light_clipped_at_white(rng):
                                   1.055 * top ** (1 / 2.4) - 0.055))
     assert rgb.dtype == np.uint8 and np.abs(rgb - want).max() <= 1
     rgba = deep_output.finish(light.copy(), np.dtype(np.uint16))
-    straight = np.minimum(light[..., :3] / light[..., 3:], 1.0)
+    # light past its coverage becomes coverage: alpha the larger of the two (at most 1)
+    clipped = np.minimum(light[..., :3], 1.0)
+    alpha = np.minimum(np.maximum(light[..., 3], clipped.max(axis=-1)), 1.0)
+    straight = clipped / alpha[..., None]
     want16 = np.rint(65535 * np.where(straight <= 0.0031308, 12.92 * straight,
                                       1.055 * straight ** (1 / 2.4) - 0.055))
     assert rgba.dtype == np.uint16 and np.abs(rgba[..., :3] - want16).max() <= 2
-    assert np.abs(rgba[..., 3] - np.rint(65535 * light[..., 3])).max() <= 1
+    assert np.abs(rgba[..., 3] - np.rint(65535 * alpha)).max() <= 1
+    assert (alpha > light[..., 3]).any() and (alpha == light[..., 3]).any()
 
 
 def test_the_summaries_say_hdr_and_why(tmp_path, capsys):
@@ -357,3 +368,58 @@ def test_the_device_encoding_gives_the_hosts_codes(rng, channels):
     assert got.dtype == np.uint8
     np.testing.assert_array_equal(got, want)
     assert (got[..., :3] == 255).any() and (got[..., :3] == 0).any()
+
+
+def test_a_still_and_a_range_choose_as_the_whole_render_does(tmp_path):
+    """--hdr auto looks at the animation's start (t = 0) whatever frames are drawn: a lamp
+    lit at t = 0.1 leaves the whole render 8-bit (and warns), so a still or a range of its
+    later frames is 8-bit too, the very pixels of the whole render's frames."""
+    later = "self.lamp.emissive = 0.0 if t < 0.1 else 5.0"
+    scene = _scene(tmp_path, 0.0, later=later)
+    whole, stats = render_frames(scene, size=SIZE, samples=2)
+    assert not stats.hdr and stats.hdr_why == "nothing in the scene passes white"
+    part, stats = render_frames(scene, first_frame=4, count=2, size=SIZE, samples=2)
+    assert not stats.hdr
+    np.testing.assert_array_equal(part, whole[4:6])
+    lit = _scene(tmp_path, 5.0, name="lit")  # lit from the start: float for any range
+    _, stats = render_frames(lit, first_frame=4, count=1, size=SIZE, samples=2)
+    assert stats.hdr and stats.hdr_why.startswith("a Plane at (-0.6, 0, 0) with emissive 5")
+
+
+def test_a_still_asked_for_in_exr_is_told_how(tmp_path, capsys):
+    from hfrender.cli import main
+
+    lamp = _scene(tmp_path, 7.0)
+    assert main(["still", str(lamp), "-o", str(tmp_path / "x.exr")]) == 2
+    assert ("a still is written as PNG; for one frame in EXR (linear light, past white with "
+            "--hdr) render it: hfrender render FILE --frames N:N+1 -o frames/%04d.exr"
+            in capsys.readouterr().err)
+
+
+def test_lens_copies_of_a_light_past_white_are_warned_of_sooner(tmp_path, caplog):
+    """8-bit copies of a lamp fade into one another; float ones stay brighter than white
+    each, so the hint speaks up at a quarter of the spacing and names --dof depth."""
+    import re
+
+    blurred = tmp_path / "blurred.py"
+    blurred.write_text(BOKEH.format(focus=0.5))
+    # the thin lens: 85 mm f/1.4 focused at 0.5 m, the lamp 4 m away; 36 mm over 192 px
+    coc = (85 / 1.4) * (3.5 / 4) * (85 / (500 - 85)) / 36 * 192  # 58.0 px
+    with caplog.at_level("WARNING", logger="hfrender.engine.adaptive"):
+        render_frames(blurred, size=(192, 108), samples=64, dof="lens", duration=0.05)
+    said = [r.getMessage() for r in caplog.records if r.name == "hfrender.engine.adaptive"]
+    assert len(said) == 1, said
+    got = re.fullmatch(r"frame 0 blurs up to (\d+) px \(its largest circle of confusion\): a "
+                       r"light brighter than white shows each of the 64 lens positions as a "
+                       r"copy about (\d+) px apart \(each copy still brighter than white\); "
+                       r"--dof depth blurs it into a disc in one pass, or --samples (\d+)",
+                       said[0])
+    assert got, said[0]
+    blur, apart, want = (int(v) for v in got.groups())
+    assert abs(blur - coc) <= 1.5 and abs(apart - coc / 8) <= 1
+    assert abs(want - (coc / 2) ** 2) <= 0.06 * (coc / 2) ** 2  # copies 2 px apart at most
+    caplog.clear()  # 8-bit copies 7 px apart fade into one another: no word
+    with caplog.at_level("WARNING", logger="hfrender.engine.adaptive"):
+        render_frames(blurred, size=(192, 108), samples=64, dof="lens", duration=0.05,
+                      hdr="off")
+    assert not [r for r in caplog.records if r.name == "hfrender.engine.adaptive"]

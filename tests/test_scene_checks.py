@@ -197,7 +197,8 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Plane, "scale", (1, NAN, 1), "Plane.scale=(1, nan, 1) must be 3 finite numbers "
                                      "(x, y, z), or one number"),
     (hf.Sphere, "radius", NAN, "Sphere.radius=nan must be a finite number >= 0"),
-    (hf.Sphere, "emissive", INF, "Sphere.emissive=inf must be a finite number"),
+    (hf.Sphere, "emissive", INF, "Sphere.emissive=inf must be a finite number >= 0"),
+    (hf.Cube, "emissive", -5, "Cube.emissive=-5 must be a finite number >= 0"),  # was black
     (hf.Camera, "position", np.array([0.0, NAN, 1.0]), "camera.position=[0.0, nan, 1.0] "
                                                        "must be 3 finite numbers (x, y, z) "
                                                        "in metres"),

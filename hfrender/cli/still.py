@@ -24,7 +24,10 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.io.writers import MemoryWriter
 
     if Path(args.output).suffix.lower() != ".png":
-        raise ConfigError(f"-o {args.output}: a still is written as PNG")
+        other = ("; for one frame in EXR (linear light, past white with --hdr) render it: "
+                 "hfrender render FILE --frames N:N+1 -o frames/%04d.exr"
+                 if Path(args.output).suffix.lower() == ".exr" else "")
+        raise ConfigError(f"-o {args.output}: a still is written as PNG{other}")
     full = _config_from(args)
     # one frame into memory: no video options (hfrender.toml's either), no progress bar;
     # the duration kept (a frame past the scene's own, in --duration's)

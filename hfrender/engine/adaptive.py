@@ -26,7 +26,7 @@ from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.render.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
-from hfrender.scene import ShaderScene
+from hfrender.scene import ShaderScene, past_white
 from hfrender.scene.loader import call_scene
 
 log = logging.getLogger(__name__)
@@ -173,6 +173,9 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
     lens = scene.camera.lens(None, aspect=w / h)
     coc = float(np.max(lens.coc_px(finite, w))) if finite.size else 0.0
     count = config.max_samples
+    if config.hdr != "off" and past_white(scene) is not None:
+        _bright_hint(k, coc, count)
+        return
     want = needed(0.0, coc, False, (1, 10**9))
     if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
         lo, most = config.samples_range
@@ -184,3 +187,17 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
                     "positions show as copies about %.0f px apart; %s", k, coc, count,
                     coc / math.sqrt(count), fix)
+
+
+def _bright_hint(k: int, coc: float, count: int) -> None:
+    """:func:`lens_hint` for a scene with light past white (``--hdr``): each lens position's
+    copy of such a light is still brighter than white where 8-bit copies would fade into
+    one another, so copies show from :data:`GAP_DOF_PX` / 2 apart."""
+    gap = coc / math.sqrt(count)
+    if gap <= GAP_DOF_PX / 2:
+        return
+    want = min(MAX_SAMPLES, math.ceil((coc / (GAP_DOF_PX / 2)) ** 2))
+    log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): a light "
+                "brighter than white shows each of the %d lens positions as a copy about "
+                "%.0f px apart (each copy still brighter than white); --dof depth blurs it "
+                "into a disc in one pass, or --samples %d", k, coc, count, gap, want)

@@ -241,7 +241,8 @@ class ClusterRender:
         first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene)
-        hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene)
+        hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene,
+                                                          self.first, config.fps)
         self.stats.hdr = hdr  # one choice for every chunk
         self.config_hdr, config = config.hdr, config.with_(hdr="on" if hdr else "off")
         # a worker whose backend is auto may fuse on CUDA, where auto reconstructs (and a

@@ -24,20 +24,29 @@ from hfrender.backends.cpu.color import Transfer
 from hfrender.color import ENCODE_INDEX_MAX, decode_table, encode8_table, straight_alpha
 from hfrender.config import ConfigError
 from hfrender.io.writers import is_sequence
-from hfrender.scene import Scene, past_white
+from hfrender.scene import Scene, ShaderScene, past_white
+from hfrender.scene.loader import call_scene
 
 DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
 
 
-def resolve_hdr(mode: str, output: str, scene: Scene) -> tuple[bool, str]:
+def resolve_hdr(mode: str, output: str, scene: Scene, frame: int = 0,
+                fps: float = 30.0) -> tuple[bool, str]:
     """Whether sub-frames are drawn in float linear light, and why: ``on``; ``auto`` for an
     EXR output (linear light past 1 is what it holds) or a scene with an object brighter
-    than white (:func:`past_white`, as the scene is at its first frame)."""
+    than white (:func:`past_white`) at the animation's start, t = 0, whatever frames are
+    drawn: a still, a range or a chunk chooses as the whole render does. The scene is left
+    as it was, at output frame ``frame`` (its time ``frame / fps``)."""
     if mode != "auto":
         return mode == "on", f"--hdr {mode}"
     if Path(output).suffix.lower() == ".exr":
         return True, "an EXR output"
+    if frame and not isinstance(scene, ShaderScene):
+        call_scene(scene, "update(t)", scene.update, 0.0, t=0.0, frame=0)
     bright = past_white(scene)
+    if frame and not isinstance(scene, ShaderScene):
+        t = frame / fps
+        call_scene(scene, "update(t)", scene.update, t, t=t, frame=frame)
     return bright is not None, bright or "nothing in the scene passes white"
 
 
@@ -99,6 +108,8 @@ def finish(frames: np.ndarray, dtype: np.dtype, into: np.ndarray | None = None) 
     if dtype.kind == "f":
         return frames.astype(dtype, copy=False)
     if frames.shape[-1] == 4:
+        if frames.dtype.kind == "f":  # --hdr: light past its coverage kept as coverage
+            frames = light_as_coverage(np, frames)
         frames = straight_alpha(frames)  # float: straight linear light
     if frames.dtype.kind != "f":
         return frames
@@ -106,11 +117,25 @@ def finish(frames: np.ndarray, dtype: np.dtype, into: np.ndarray | None = None) 
     return Transfer(dtype, frames.shape[-1], True).encode(frames, into)
 
 
+def light_as_coverage(xp: Any, frames: Any) -> Any:
+    """Premultiplied float RGBA (``--hdr``) for a straight-alpha file: colour clipped at
+    white, and alpha raised to the colour's largest channel where the light passes its
+    coverage (a lamp's streak or disc, 20x white over 0.4 of a pixel), so the file
+    composited over black gives the render's own light, clipped at white (straight colour
+    cannot hold more light than its alpha: divided, it would be cut to white, and lose it).
+    """
+    rgb = xp.clip(frames[..., :3], np.float32(0), np.float32(1))
+    alpha = xp.maximum(frames[..., 3:], rgb.max(axis=-1, keepdims=True))
+    return xp.concatenate([rgb, xp.minimum(alpha, np.float32(1))], axis=-1)
+
+
 def encode8(frames: Any) -> Any:
     """Float linear light (RGB, or RGBA premultiplied) -> 8-bit sRGB codes (RGBA: straight
     alpha), the very codes :func:`finish` gives, in the frames' own array family: on the
     GPU, so that a quarter of the bytes cross to the host (``--hdr`` into 8 bits)."""
     xp = np if isinstance(frames, np.ndarray) else __import__("cupy")
+    if frames.shape[-1] == 4:
+        frames = light_as_coverage(xp, frames)
     rgb = frames[..., :3]
     if frames.shape[-1] == 4:  # straight colour, as straight_alpha divides it
         alpha = frames[..., 3:]

@@ -164,7 +164,7 @@ class RenderJob:
                 raise SceneError(f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
-            self.config.hdr, self.config.output, scene)
+            self.config.hdr, self.config.output, scene, self.first_frame, self.config.fps)
         if self.given_scene is None:  # once: not again for still --compare's plain frame
             shader_notes(self.config, scene)
         asked = self.config.transparent

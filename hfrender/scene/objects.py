@@ -114,7 +114,7 @@ _CHECKS = {
     "rotation": lambda what, v: checks.vector3(what, v, "(x, y, z) in radians"),
     "scale": checks.scale,
     "color": lambda what, v: display_color(v, what),
-    "emissive": checks.finite,
+    "emissive": lambda what, v: checks.finite(what, v, low=0.0),  # light of its own: none is 0
     "radius": lambda what, v: checks.finite(what, v, low=0.0),
 }
 
