@@ -423,3 +423,16 @@ def test_lens_copies_of_a_light_past_white_are_warned_of_sooner(tmp_path, caplog
         render_frames(blurred, size=(192, 108), samples=64, dof="lens", duration=0.05,
                       hdr="off")
     assert not [r for r in caplog.records if r.name == "hfrender.engine.adaptive"]
+
+
+def test_samples_auto_gives_a_light_past_white_four_times_the_lens_positions(tmp_path):
+    blurred = tmp_path / "blurred.py"
+    blurred.write_text(BOKEH.format(focus=0.5))  # a disc about 29 px across at 96x54
+    counts = {}
+    for hdr in ("on", "off"):
+        _, stats = render_frames(blurred, size=SIZE, samples="auto", samples_range=(1, 4096),
+                                 dof="lens", duration=0.05, hdr=hdr)
+        counts[hdr] = stats.subframes / stats.frames_written
+    # (CoC / 4 px)^2 lens positions for 8-bit copies, (CoC / 2 px)^2 for float ones
+    assert 40 <= counts["off"] <= 70 and counts["on"] == pytest.approx(4 * counts["off"],
+                                                                      rel=0.05)

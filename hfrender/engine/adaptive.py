@@ -82,6 +82,8 @@ class SampleProbe:
         self._last = (times[-1], seen[-1])  # a 360-degree shutter opens where the last closed
         speed, coc = np.max(seen, axis=0)
         motion = needed(speed * (close - open_), 0.0, self.reconstruct, (1, 10**9))
+        if coc and self.config.hdr != "off" and past_white(self.scene) is not None:
+            coc *= 2  # float copies of a light past white stay apart: half the spacing
         blur = needed(0.0, coc, self.reconstruct, (1, 10**9))
         lo, hi = self.config.samples_range
         if max(motion, blur) > hi:  # told once, at the end
