@@ -63,16 +63,20 @@ def coverage(tmp_path):
     return frames
 
 
-def test_a_streak_keeps_the_light_of_a_lamp_past_white(tmp_path, coverage):
+def test_a_streak_keeps_the_light_of_a_lamp_past_white(tmp_path, coverage, caplog):
     lamp = _scene(tmp_path, 7.0)
     hdr, stats = _exr(tmp_path, lamp, "hdr")
     # emissive 7 on white: 8x white wherever the plane is, so 8x the share, past 1 too
     np.testing.assert_allclose(hdr, 8 * coverage, rtol=2e-3, atol=1e-4)
     assert hdr.max() == pytest.approx(8.0, rel=1e-3)
     assert ((hdr > 1.5) & (coverage < 0.5)).any()  # a faint part of the streak, now bright
-    clipped, stats = _exr(tmp_path, lamp, "clipped", hdr="off")
+    with caplog.at_level("WARNING", logger="hfrender.engine.deep_output"):
+        clipped, stats = _exr(tmp_path, lamp, "clipped", hdr="off")
     assert not stats.hdr
     np.testing.assert_allclose(clipped, coverage, atol=2e-3)  # 8-bit: clipped to white first
+    assert [r.getMessage() for r in caplog.records if "--hdr off" in r.getMessage()] == [
+        f"--hdr off: -o {tmp_path / 'clipped' / '%04d.exr'} holds no light past white (8-bit "
+        "sub-frames clip it before the blur); --hdr auto draws EXR in float"]
 
 
 def test_the_finished_frame_is_clipped_only_after_the_blur(tmp_path, coverage):
@@ -184,7 +188,7 @@ def test_a_transparent_float_render_over_black_is_the_opaque_render(tmp_path):
     assert (rgba[..., 3] == 0).sum() == (old[..., 3] == 0).sum()  # nothing made of nothing
 
 
-def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path):
+def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path, capsys):
     lamp = _scene(tmp_path, 7.0)
     store = tmp_path / "kept"
     frames, stats = render_frames(lamp, size=SIZE, samples=8, keep_samples=str(store))
@@ -198,6 +202,10 @@ def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path):
 
     assert meta["version"] == 2  # an hfrender reading only version 1 refuses it
     again = hf.SampleStore.open(store).expose(workers=1)
+    from hfrender.cli import main
+
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "re.mp4")]) == 0
+    assert " kept sub-frames, hdr; " in capsys.readouterr().out
     assert np.abs(again.astype(int) - frames.astype(int)).max() <= 1
     assert (again == 255).sum() > (frames == 255).sum() * 0.9
 

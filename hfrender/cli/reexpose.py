@@ -91,7 +91,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
         used, kept = figures["used"], figures["subframes"]
         print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
               f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
-              f"{' (reconstructed)' if figures['reconstructed'] else ''}; "
+              f"{' (reconstructed)' if figures['reconstructed'] else ''}"
+              f"{', hdr' if s.get('hdr') else ''}; "
               f"{figures['seconds']:.1f} s")
     return 0
 

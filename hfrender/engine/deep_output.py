@@ -15,6 +15,7 @@ at white only then) or kept as they are in EXR.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from hfrender.io.writers import is_sequence
 from hfrender.scene import Scene, ShaderScene, past_white
 from hfrender.scene.loader import call_scene
 
+log = logging.getLogger(__name__)
 DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
 
 
@@ -37,9 +39,13 @@ def resolve_hdr(mode: str, output: str, scene: Scene, frame: int = 0,
     than white (:func:`past_white`) at the animation's start, t = 0, whatever frames are
     drawn: a still, a range or a chunk chooses as the whole render does. The scene is left
     as it was, at output frame ``frame`` (its time ``frame / fps``)."""
+    exr = Path(output).suffix.lower() == ".exr"
+    if mode == "off" and exr:
+        log.warning("--hdr off: -o %s holds no light past white (8-bit sub-frames clip it "
+                    "before the blur); --hdr auto draws EXR in float", output)
     if mode != "auto":
         return mode == "on", f"--hdr {mode}"
-    if Path(output).suffix.lower() == ".exr":
+    if exr:
         return True, "an EXR output"
     if frame and not isinstance(scene, ShaderScene):
         call_scene(scene, "update(t)", scene.update, 0.0, t=0.0, frame=0)
