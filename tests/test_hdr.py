@@ -206,6 +206,12 @@ def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path, cap
 
     assert main(["reexpose", str(store), "-o", str(tmp_path / "re.mp4")]) == 0
     assert " kept sub-frames, hdr; " in capsys.readouterr().out
+    # into EXR the kept light stays past white: the render's own EXR, within a half float
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "re" / "%04d.exr")]) == 0
+    exposed = np.stack([read_exr(f) for f in sorted((tmp_path / "re").glob("*.exr"))])
+    direct, _ = _exr(tmp_path, lamp, "direct", samples=8, shutter=180)
+    assert exposed.max() == pytest.approx(8.0, rel=1e-3)
+    np.testing.assert_allclose(exposed.astype(np.float32), direct, rtol=2e-3, atol=2e-3)
     assert np.abs(again.astype(int) - frames.astype(int)).max() <= 1
     assert (again == 255).sum() > (frames == 255).sum() * 0.9
 

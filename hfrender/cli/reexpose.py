@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
@@ -17,7 +16,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
-from hfrender.config import ConfigError, RenderConfig
+from hfrender.config import RenderConfig
 from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
@@ -61,13 +60,10 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.outputs import check_partial_free
     from hfrender.io.store import check_not_inside
-    from hfrender.io.writers import check_output, is_sequence
+    from hfrender.io.writers import check_output
 
     store = SampleStore.open(args.store)
     check_not_inside(args.store, args.output)
-    if is_sequence(args.output) and Path(args.output).suffix.lower() == ".exr":
-        raise ConfigError(f"-o {args.output}: reexpose writes 8-bit frames (a PNG sequence or "
-                          "a video); EXR comes from hfrender render -o frames/%04d.exr")
     s = store.settings
     config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
                           codec=args.codec, workers=args.workers, quiet=args.quiet,
@@ -100,6 +96,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
 def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> dict | int:
     """The exposure written through ``out``: its figures, or the exit status of a Ctrl-C
     (said with where the frames made are); an error names them too."""
+    from hfrender.engine.deep_output import output_dtype
     from hfrender.engine.reexpose import run_exposure
     from hfrender.io.segments import JOIN_AGAIN
 
@@ -108,7 +105,8 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> di
         try:
             figures = run_exposure(store, exposure, out.writer, backend=args.backend,
                                    workers=args.workers, dof_method=args.dof_method,
-                                   progress=progress)
+                                   progress=progress,
+                                   dtype=output_dtype(args.output, None))
             out.finish()
             return figures
         except KeyboardInterrupt as exc:

@@ -185,10 +185,12 @@ class ReexposeFusion:
     """The exposure's windows over the kept sub-frames, fused by the backend."""
 
     def __init__(self, plan: ExposurePlan, backend: str, reconstruct: bool,
-                 dof_method: str = "fast", transparent: bool = False) -> None:
+                 dof_method: str = "fast", transparent: bool = False,
+                 dtype: Any = np.uint8) -> None:
         self.plan, self.backend = plan, backend
         self.reconstruct, self.dof_method = reconstruct, dof_method
         self.transparent = transparent  # RGBA out, straight alpha (as the render wrote)
+        self.dtype = np.dtype(dtype)  # what is written: uint8, or an EXR's float16/32
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.weights.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
@@ -200,11 +202,14 @@ class ReexposeFusion:
         if self.plan.lens is not None:  # each sub-frame's own (a focus pull), else the one
             lens = [x if x is not None else self.plan.lens for x in hyper.lenses or
                     [None] * hyper.frame_count]
+        wide = deep_output.fused_dtype(self.dtype, hyper.frames.dtype.kind == "f")
+        if wide != hyper.frames.dtype:  # an 8-bit store into EXR: its light decoded first
+            hyper, out = replace(hyper, frames=deep_output.widen(hyper.frames, wide)), None
         frames = fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
                       shutter=shutter, dof_method=self.dof_method)
-        # RGBA made straight; a --hdr store's float light encoded, clipped at white only now
-        return deep_output.finish(frames[..., : 4 if self.transparent else 3],
-                                  np.dtype(np.uint8))
+        # RGBA made straight; a --hdr store's float light encoded, clipped at white only
+        # now (kept past it in EXR)
+        return deep_output.finish(frames[..., : 4 if self.transparent else 3], self.dtype)
 
 
 def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | None]:
@@ -257,8 +262,10 @@ def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
 
 def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
                  backend: str | None = None, workers: int = 1, dof_method: str = "fast",
-                 progress: Callable[[int, int], None] | None = None) -> dict:
-    """Expose ``store`` with ``e`` into ``writer`` (frames in order); the figures."""
+                 progress: Callable[[int, int], None] | None = None,
+                 dtype: Any = np.uint8) -> dict:
+    """Expose ``store`` with ``e`` into ``writer`` (frames in order, of ``dtype``: uint8,
+    or float16/32 linear light for EXR); the figures."""
     t0 = time.perf_counter()
     plan = plan_exposure(store, e)
     w, h = store.size
@@ -269,7 +276,8 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
         depth=recon or plan.lens is not None, velocity=recon, max_in_flight=1 + workers)
     count = plan.weights.count
     transparent = bool(store.settings.get("transparent"))
-    engine = Engine(ReexposeFusion(plan, backend, recon, dof_method, transparent), writer,
+    engine = Engine(ReexposeFusion(plan, backend, recon, dof_method, transparent, dtype),
+                    writer,
                     first_frame=0,
                     total=count, workers=workers, progress=progress).start()
 
