@@ -5,9 +5,10 @@ Whole processes: ``hfrender fx in.mp4 -o out.mp4 --motion-blur 8 --gamma-space``
 out.mp4`` (the encoder and settings hfrender uses). Both blend the code values of the
 4:2:0 planes as stored. Prints the median seconds, the ratio (also the median of the
 per-pair ratios, with a 95% bootstrap interval: on a noisy machine, whether 1 is in it tells
-"the same speed" from "slower"), the largest difference
-between the decoded videos, and between RGB blends written as PNG (``format=gbrp,tmix``
-against hfrender's RGB path): code-value mode must match tmix within 1.
+"the same speed" from "slower"), the largest difference between the decoded videos, and
+between RGB blends written as PNG (``format=gbrp,tmix``, the clip read with BT.709's
+matrix as fx reads untagged HD, against hfrender's RGB path): code-value mode must match
+tmix within 1.
 
     python benchmarks/fx_vs_ffmpeg.py [--frames 240] [--repeats 5]
 
@@ -91,8 +92,11 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "hfrender", "fx", str(clip), "-o",
                         str(d / "hfp" / "%05d.png"), "--motion-blur", "8", "--gamma-space",
                         "--quiet"], check=True)
+        # the clip has no colour tags: fx reads HD as BT.709, as players do (ffmpeg's own
+        # default is BT.601's matrix, 33-40 codes apart on these colours)
         subprocess.run([FF, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
-                        "format=gbrp,tmix=frames=8,format=rgb24", str(d / "ffp" / "%05d.png")],
+                        "scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=gbrp,"
+                        "tmix=frames=8,format=rgb24", str(d / "ffp" / "%05d.png")],
                        check=True)
         blend_diff = int(np.abs(pngs(d / "hfp").astype(int) - pngs(d / "ffp")).max())
     print(f"{args.frames} frames {W}x{H} (H.264 in, libx264 crf 18 medium out), median of "
