@@ -450,3 +450,39 @@ def test_samples_auto_gives_a_light_past_white_four_times_the_lens_positions(tmp
     # (CoC / 4 px)^2 lens positions for 8-bit copies, (CoC / 2 px)^2 for float ones
     assert 40 <= counts["off"] <= 70 and counts["on"] == pytest.approx(4 * counts["off"],
                                                                       rel=0.05)
+
+
+def test_samples_auto_counts_by_what_auto_decided(tmp_path):
+    """A lamp lit after t = 0 leaves --hdr auto at 8-bit sub-frames: --samples auto then
+    counts lens positions as for 8-bit copies (4x for float ones it does not draw was 3x
+    the cost for the same picture)."""
+    late = BOKEH.format(focus=0.5).replace("emissive=49))", "emissive=49))\n"
+                                           "    def update(self, t):\n"
+                                           "        self.objects[0].emissive = 0 if t < 0.02"
+                                           " else 49")
+    (tmp_path / "late.py").write_text(late)
+    counts = {}
+    for hdr in ("auto", "off"):
+        _, stats = render_frames(tmp_path / "late.py", size=SIZE, samples="auto",
+                                 samples_range=(1, 4096), dof="lens", duration=0.1, hdr=hdr)
+        assert not stats.hdr
+        counts[hdr] = stats.subframes
+    assert counts["auto"] == counts["off"] > 0
+
+
+def test_auto_looks_at_t_0_and_leaves_the_scene_at_the_frame(tmp_path):
+    """The look at t = 0 puts the scene back at the frame drawn; a scene whose update
+    cannot run at t = 0 (it divides by t) still renders a later range, deciding there."""
+    from hfrender.engine.deep_output import resolve_hdr
+    from hfrender.scene.loader import load_scene
+
+    scene = load_scene(_scene(tmp_path, 7.0))
+    scene.setup()
+    scene.update(5 / 30)
+    assert resolve_hdr("auto", "x.mp4", scene, 5, 30.0)[0]
+    assert scene.lamp.position == pytest.approx((-0.6 + 4 * 5 / 30, 0, 0))  # frame 5's
+    divides = _scene(tmp_path, 7.0, later="self.lamp.scale = 0.3 + 0.0 * (1 / t)",
+                     name="divides")
+    frames, stats = render_frames(divides, first_frame=3, count=2, size=SIZE, samples=2)
+    assert stats.hdr and stats.hdr_why.startswith("a Plane at (-0.2, 0, 0)")  # frame 3's
+    assert frames.max() == 255

@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("store", metavar="STORE", help="a sample store folder")
     rx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or "
-                    "frames/#####.png)")
+                    "frames/#####.png), or frames/%%05d.exr (linear light)")
     rx.add_argument("--shutter", type=float, default=None, metavar="DEG",
                     help="shutter angle (default: the store's; at most the store's)")
     rx.add_argument("--shutter-position", choices=POSITIONS, default=None,

@@ -198,8 +198,9 @@ def _bright_hint(k: int, coc: float, count: int) -> None:
     gap = coc / math.sqrt(count)
     if gap <= GAP_DOF_PX / 2:
         return
-    want = min(MAX_SAMPLES, math.ceil((coc / (GAP_DOF_PX / 2)) ** 2))
+    want = math.ceil((coc / (GAP_DOF_PX / 2)) ** 2)
     log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): a light "
                 "brighter than white shows each of the %d lens positions as a copy about "
                 "%.0f px apart (each copy still brighter than white); --dof depth blurs it "
-                "into a disc in one pass, or --samples %d", k, coc, count, gap, want)
+                "into a disc in one pass%s", k, coc, count, gap,
+                f", or --samples {want}" if want <= MAX_SAMPLES else "")

@@ -26,7 +26,7 @@ from hfrender.color import ENCODE_INDEX_MAX, decode_table, encode8_table, straig
 from hfrender.config import ConfigError
 from hfrender.io.writers import is_sequence
 from hfrender.scene import Scene, ShaderScene, past_white
-from hfrender.scene.loader import call_scene
+from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 
 log = logging.getLogger(__name__)
 DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
@@ -40,20 +40,30 @@ def resolve_hdr(mode: str, output: str, scene: Scene, frame: int = 0,
     drawn: a still, a range or a chunk chooses as the whole render does. The scene is left
     as it was, at output frame ``frame`` (its time ``frame / fps``)."""
     exr = Path(output).suffix.lower() == ".exr"
-    if mode == "off" and exr:
+    if mode == "off" and exr and past_white(scene) is not None:
         log.warning("--hdr off: -o %s holds no light past white (8-bit sub-frames clip it "
                     "before the blur); --hdr auto draws EXR in float", output)
     if mode != "auto":
         return mode == "on", f"--hdr {mode}"
     if exr:
         return True, "an EXR output"
-    if frame and not isinstance(scene, ShaderScene):
-        call_scene(scene, "update(t)", scene.update, 0.0, t=0.0, frame=0)
-    bright = past_white(scene)
-    if frame and not isinstance(scene, ShaderScene):
-        t = frame / fps
-        call_scene(scene, "update(t)", scene.update, t, t=t, frame=frame)
+    bright = _bright_at_start(scene, frame, fps)
     return bright is not None, bright or "nothing in the scene passes white"
+
+
+def _bright_at_start(scene: Scene, frame: int, fps: float) -> str | None:
+    """:func:`past_white` at t = 0, the scene left at output frame ``frame``'s time; where
+    update(t) fails at t = 0 (a later range of a scene that divides by t), at that frame."""
+    if isinstance(scene, ShaderScene):
+        return None
+    try:
+        call_scene(scene, "update(t)", scene.update, 0.0, t=0.0, frame=0)
+        looked, bright = True, past_white(scene)
+    except (SceneError, SceneUpdateError):
+        looked, bright = False, None
+    t = frame / fps
+    call_scene(scene, "update(t)", scene.update, t, t=t, frame=frame)
+    return bright if looked else past_white(scene)
 
 
 def output_dtype(output: str, bit_depth: int | None) -> np.dtype:

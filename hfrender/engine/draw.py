@@ -88,8 +88,8 @@ class SubframeDrawer:
         if bright is not None:
             self.watch_white = False
             log.warning("at t=%.3f s %s: the sub-frames are 8-bit (--hdr auto saw nothing "
-                        "past white at the first frame), so its light is clipped before the "
-                        "blur; render with --hdr on to keep it", t, bright)
+                        "past white at t = 0, the animation's start), so its light is clipped "
+                        "before the blur; render with --hdr on to keep it", t, bright)
 
     def skip(self, plan: Plan, j: int) -> Any:
         """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer

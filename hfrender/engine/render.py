@@ -201,7 +201,8 @@ class RenderJob:
         schedule = schedule_for(config, self.scene.camera.aperture_blades)
         velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene,
                                                            self.backend.name)
-        self.probe = adaptive_probe(self.glctx.ctx, self.scene, config, schedule, self.dof,
+        decided = replace(config, hdr="on" if stats.hdr else "off")  # what auto came to
+        self.probe = adaptive_probe(self.glctx.ctx, self.scene, decided, schedule, self.dof,
                                     velocity, self.first_frame)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
         if schedule.effective_shutter_deg != config.shutter or \
@@ -243,8 +244,7 @@ class RenderJob:
 
             self.preview = Preview(self.glctx, config.size)
         # last: its folder and thread exist only once nothing else can refuse the render
-        drawn = replace(config, msaa=self.renderer.target.msaa,  # what auto came to
-                        hdr="on" if stats.hdr else "off")
+        drawn = replace(decided, msaa=self.renderer.target.msaa)  # what auto came to
         self.keeper = keeper_for(drawn, self.scene, self.dof, schedule, self.first_frame,
                                  self.count, depth or velocity or keep)
         if self.keeper is not None:  # the focus the drawer notes, for the store
