@@ -82,7 +82,7 @@ class SampleProbe:
         self._last = (times[-1], seen[-1])  # a 360-degree shutter opens where the last closed
         speed, coc = np.max(seen, axis=0)
         motion = needed(speed * (close - open_), 0.0, self.reconstruct, (1, 10**9))
-        if coc and self.config.hdr != "off" and past_white(self.scene) is not None:
+        if coc and _float_light(self.config, self.scene):
             coc *= 2  # float copies of a light past white stay apart: half the spacing
         blur = needed(0.0, coc, self.reconstruct, (1, 10**9))
         lo, hi = self.config.samples_range
@@ -175,7 +175,7 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
     lens = scene.camera.lens(None, aspect=w / h)
     coc = float(np.max(lens.coc_px(finite, w))) if finite.size else 0.0
     count = config.max_samples
-    if config.hdr != "off" and past_white(scene) is not None:
+    if _float_light(config, scene):
         _bright_hint(k, coc, count)
         return
     want = needed(0.0, coc, False, (1, 10**9))
@@ -189,6 +189,12 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
                     "positions show as copies about %.0f px apart; %s", k, coc, count,
                     coc / math.sqrt(count), fix)
+
+
+def _float_light(config: Any, scene: Any) -> bool:
+    """Whether the sub-frames are float (``config.hdr``, as decided) and hold light past
+    white as the scene is now: its lens copies stay apart where 8-bit ones fade together."""
+    return config.hdr != "off" and past_white(scene) is not None
 
 
 def _bright_hint(k: int, coc: float, count: int) -> None:

@@ -244,7 +244,7 @@ class ClusterRender:
         hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene,
                                                           self.first, config.fps)
         self.stats.hdr = hdr  # one choice for every chunk
-        self.config_hdr, config = config.hdr, config.with_(hdr="on" if hdr else "off")
+        given, config = config.hdr, config.with_(hdr="on" if hdr else "off")
         # a worker whose backend is auto may fuse on CUDA, where auto reconstructs (and a
         # fragment shader's --reconstruct on is told here, where the user sees it)
         velocity = resolve_reconstruct(config.reconstruct, scene,
@@ -260,7 +260,7 @@ class ClusterRender:
         self.gop = keyframe_interval(config.granularity, plan)
         self.segment_frames = render_segment_frames(self.gop, config.fps)
         # as given (auto too): a local --resume of the same command must find them equal
-        self.settings = output_settings(self.scene_file, config.with_(hdr=self.config_hdr),
+        self.settings = output_settings(self.scene_file, config.with_(hdr=given),
                                         config.backend, dof, self.total, "ray")
         return self
 
