@@ -59,27 +59,6 @@ def test_an_image_sequence_imageio_cannot_read_is_one_line(tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("given", ["seq/%04d.exr", "seq"])
-def test_an_exr_sequence_as_footage_is_refused_in_one_line(tmp_path, capsys, given):
-    """EXR frames are float linear light; fx works in 8/16-bit codes: refused before any
-    work, naming what fx reads and where float frames go (was: imageio's SPE plugin took
-    the file for a spectrum and fx said "float32 images are not supported")."""
-    exr = pytest.importorskip("OpenEXR")
-    (tmp_path / "seq").mkdir()
-    rng = np.random.default_rng(5)
-    for i in range(2):
-        with exr.File({"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage},
-                      {"RGB": rng.random((18, 32, 3), dtype=np.float32)}) as f:
-            f.write(str(tmp_path / "seq" / f"{i:04d}.exr"))
-    path = str(tmp_path / given)
-    assert main(["fx", path, "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2"]) == 2
-    assert capsys.readouterr().err == (
-        f"hfrender: error: {path} is an EXR sequence: fx reads video and 8- or 16-bit PNG "
-        "sequences (EXR frames are float linear light: pass them as float32 arrays to "
-        "hf.motion_blur or hf.depth_of_field)\n")
-    assert not (tmp_path / "o.mp4").exists()
-
-
 def test_a_window_longer_than_a_one_frame_clip_counts_one_frame(tmp_path, rng, capsys):
     write_seq(tmp_path / "in", rng.integers(0, 256, (1, 4, 4, 3), dtype=np.uint8), "%02d.png", 0)
     assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "o.mp4"), "--motion-blur",

@@ -42,11 +42,13 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     """``hfrender fx`` and its options (``encoder_options``: --crf and the others, as
     render has them; ``fps``: the type of ``--fps``)."""
     fx = sub.add_parser("fx", help="motion blur / depth of field on existing footage",
-                        description="Apply motion blur and depth of field to a video or a "
-                        "PNG sequence (streamed: never the whole clip in memory).")
+                        description="Apply motion blur and depth of field to a video, a "
+                        "PNG sequence or an EXR sequence (streamed: never the whole clip in "
+                        "memory).")
     fx.add_argument("input", metavar="INPUT", type=sequence_name,
                     help="a video file, or frames/%%05d.png (or frames/#####.png, or the "
-                         "folder of one sequence)")
+                         "folder of one sequence), or frames/%%04d.exr: float linear light, "
+                         "kept as float into -o out/%%04d.exr (16-bit codes into PNG, video)")
     fx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
@@ -65,7 +67,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                    help=BACKEND_HELP)
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
     o.add_argument("--fps", type=fps, default=None,
-                   help="frame rate of a PNG sequence (30; 30000/1001 or 29.97)")
+                   help="frame rate of an image sequence (30; 30000/1001 or 29.97)")
     o.add_argument("--workers", default=None, metavar="auto|N",
                    help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
     o.add_argument("--resume", action="store_true",

@@ -29,7 +29,7 @@ from hfrender.engine.cluster import (
     lay_out,
     whole_segments,
 )
-from hfrender.engine.fx import raw_format
+from hfrender.engine.fx_output import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import collect, running_at_most

@@ -19,6 +19,7 @@ way the output appears only when it is complete.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,7 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.backends import get_backend
+from hfrender.backends.cpu.color import Transfer
 from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import OutputBuffers
@@ -38,6 +40,7 @@ from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
     picture_notes,
+    raw_format,
     sound_left_out,
     written_format,
 )
@@ -55,8 +58,8 @@ from hfrender.io.footage import (
     sequence_files,
     start_decoding,
 )
-from hfrender.io.pixels import raw_dtype
-from hfrender.io.writers import check_output, ffmpeg_encoders, is_sequence, raw_frame_shape
+from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
+from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
 from hfrender.shutter_curve import curve_weights
 
 __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
@@ -95,10 +98,13 @@ def stream_pad(s: FxSettings) -> int:
 class FxFusion:
     """fx's side of the engine: sliding windows of the (padded) frame stream. Footage with
     alpha comes premultiplied (the producer's doing); ``alpha`` ``"keep"``: the output is
-    made straight again, ``"drop"``: its colour is the premultiplied one (over black)."""
+    made straight again, ``"drop"``: its colour is the premultiplied one (over black).
+    ``codes``: float footage (EXR) written as these sRGB codes (uint16): blended in float,
+    then encoded."""
 
-    def __init__(self, s: FxSettings, alpha: str | None = None) -> None:
-        self.s, self.alpha = s, alpha
+    def __init__(self, s: FxSettings, alpha: str | None = None, codes: Any = None) -> None:
+        self.s, self.alpha, self.codes = s, alpha, codes
+        self.light = threading.local()  # with ``codes``: each fusion thread's float block
         self.weights = curve_weights(s.weights, s.window)
         self.pad = stream_pad(s)  # the stream's frame k is the footage's k - pad
 
@@ -108,7 +114,12 @@ class FxFusion:
 
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
              first: int = 0) -> np.ndarray:
-        s = self.s
+        s, codes = self.s, out
+        if self.codes is not None:  # float light first, into a block kept per thread
+            block = getattr(self.light, "block", None)
+            if block is None or block.shape != out.shape:
+                self.light.block = block = np.empty(out.shape, np.float32)
+            out = block
         lo, hi = int(windows.starts[0]), int(windows.starts[-1]) + s.window
         span = hyper.frames[lo:hi]
         if s.lens is None:
@@ -122,6 +133,8 @@ class FxFusion:
                        dof_method=s.dof_method)
         if self.alpha == "keep":
             res[...] = straight_alpha(res, s.linear_light)
+        if self.codes is not None:  # (the float block is the encoder's to clobber)
+            res = Transfer(np.dtype(self.codes), res.shape[-1], True).encode(res, codes)
         return res[..., :3] if self.alpha == "drop" else res
 
 
@@ -195,7 +208,8 @@ class FxJob:
             sound_left_out(str(self.source), self.output, self.info)
             picture_notes(str(self.source), self.output, self.info)
         self.alpha = None
-        if self.footage.pix_fmt in ("rgba", "rgba64le"):
+        exr = self.footage.pix_fmt in FLOAT and self.output.lower().endswith(".exr")
+        if self.footage.pix_fmt in ALPHA and not exr:  # an EXR keeps it premultiplied
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]
             self.alpha = "keep" if kept else "drop"
             if not kept:
@@ -225,7 +239,11 @@ class FxJob:
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
                                    footage.count, s.lens_for, s.depth_resize)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
-                     folder=self.chunk is None)  # a chunk's is the driver's output
+                     folder=self.chunk is None,  # a chunk's is the driver's output
+                     float_in=footage.pix_fmt in FLOAT)
+        if footage.pix_fmt in FLOAT and not s.linear_light:
+            raise FootageError(f"--gamma-space: {self.source} is float linear light (EXR), "
+                               "with no code values to blend")
 
     def _plan(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats
@@ -236,6 +254,9 @@ class FxJob:
         self.pad = stream_pad(s)
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
+        # what is written: float footage's light as 16-bit codes, but into an EXR sequence
+        self.codes = np.dtype(raw_dtype(written_format(footage.pix_fmt, self.output,
+                                                       s.codec)[0]))
         w, h = footage.size
         frame_bytes = int(np.prod(self.shape)) * self.dtype.itemsize + \
             (h * w * 4 if self.depth else 0)
@@ -270,9 +291,10 @@ class FxJob:
             self.shape, self.dtype, frames_per_output=s.stride, halo=s.window - 1,
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
-        engine = Engine(FxFusion(s, self.alpha), self.out.writer,
+        codes = self.codes if self.codes != self.dtype else None
+        engine = Engine(FxFusion(s, self.alpha, codes), self.out.writer,
                         first_frame=start, total=self.end, kept=start, workers=s.workers,
-                        buffers=OutputBuffers(self.per, self.shape, self.dtype),
+                        buffers=OutputBuffers(self.per, self.shape, self.codes),
                         progress=self.progress, held=1 + s.workers)
         engine.start()
         try:
@@ -331,24 +353,13 @@ class FxJob:
         """Straight alpha (as PNG, ProRes 4444 and VP9 hold it) -> premultiplied in the
         space the fusion blends in (linear light, or code values with --gamma-space), in
         place (``hf.motion_blur(premultiplied=False)`` does it in float32)."""
-        if self.alpha is not None:
+        if self.alpha is not None and self.footage.pix_fmt not in FLOAT:  # EXR's is already
             frame[...] = premultiply(frame, self.s.linear_light)
 
     @staticmethod
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
-
-
-def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:
-    """What the decoder hands the engine: the 4:2:0 planes as stored when code values are
-    blended into a video (as tmix does: no colour conversion either way, half the bytes
-    through the pipes), else ``rgb``: RGB (RGBA with alpha) at the footage's depth (8 or
-    16 bits, :func:`hfrender.io.footage.footage_format`). ``native_yuv420p``: the footage
-    is stored so (before the probe: whether it is a video file at all)."""
-    planes = (not s.linear_light and s.depth is None and not is_sequence(output)
-              and Path(output).suffix.lower() != ".gif" and native_yuv420p)
-    return "yuv420p" if planes else "rgb"
 
 
 def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:

@@ -26,6 +26,7 @@ from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 from hfrender.io.footage import FootageError, sequence_start
+from hfrender.io.pixels import ALPHA, FLOAT
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
     Manifest,
@@ -54,10 +55,25 @@ def keeps_alpha(output: str, codec: str | None) -> bool:
 
 def written_format(pix_fmt: str, output: str, codec: str | None) -> tuple[str, bool]:
     """(raw format of the frames written, alpha kept) for footage decoded to ``pix_fmt``:
-    an output without alpha takes RGB (the premultiplied colour: over black)."""
-    if pix_fmt not in ("rgba", "rgba64le") or keeps_alpha(output, codec):
-        return pix_fmt, pix_fmt in ("rgba", "rgba64le")
-    return ("rgb24" if pix_fmt == "rgba" else "rgb48le"), False
+    an output without alpha takes RGB (the premultiplied colour: over black). Float
+    footage (EXR) stays float into an EXR sequence; anything else takes its light encoded
+    as 16-bit sRGB codes (a 16-bit PNG; a video's encoder makes its own depth from them)."""
+    if pix_fmt in FLOAT and not output.lower().endswith(".exr"):
+        pix_fmt = "rgba64le" if pix_fmt == "rgbaf32" else "rgb48le"
+    if pix_fmt not in ALPHA or keeps_alpha(output, codec):
+        return pix_fmt, pix_fmt in ALPHA
+    return {"rgba": "rgb24", "rgba64le": "rgb48le", "rgbaf32": "rgbf32"}[pix_fmt], False
+
+
+def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:
+    """What the decoder hands the engine: the 4:2:0 planes as stored when code values are
+    blended into a video (as tmix does: no colour conversion either way, half the bytes
+    through the pipes), else ``rgb``: RGB (RGBA with alpha) at the footage's depth (8 or
+    16 bits, :func:`hfrender.io.footage.footage_format`). ``native_yuv420p``: the footage
+    is stored so (before the probe: whether it is a video file at all)."""
+    planes = (not s.linear_light and s.depth is None and not is_sequence(output)
+              and Path(output).suffix.lower() != ".gif" and native_yuv420p)
+    return "yuv420p" if planes else "rgb"
 
 
 def fx_encoding(s: FxSettings, alpha: bool, info: Any) -> Encoding:

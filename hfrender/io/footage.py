@@ -1,9 +1,10 @@
 """Reading existing footage for ``hfrender fx``: frames, streamed.
 
 Video through imageio-ffmpeg (any format its ffmpeg reads), PNG sequences (a pattern such
-as ``in/%05d.png`` or a folder of PNGs). Frames keep their alpha and their bit depth
-(``pix_fmt="rgb"``: RGB or RGBA, uint8, or uint16 where the footage has more than 8 bits:
-10-bit video, 16-bit PNGs; see :mod:`hfrender.io.pixels`). Nothing holds the whole clip in
+as ``in/%05d.png`` or a folder of PNGs), EXR sequences. Frames keep their alpha and their
+bit depth (``pix_fmt="rgb"``: RGB or RGBA, uint8, or uint16 where the footage has more than
+8 bits: 10-bit video, 16-bit PNGs; float32 linear light from EXR, alpha premultiplied as
+EXR holds it; see :mod:`hfrender.io.pixels`). Nothing holds the whole clip in
 memory. Depth passes: :mod:`hfrender.io.depth_pass`.
 """
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header
-from hfrender.io.pixels import pix_fmt_facts, raw_dtype, raw_format
+from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.writers import FIELD, Closing, pattern_files, raw_frame_shape
 
@@ -69,7 +70,8 @@ class SequenceFootage(Closing):
         if self._next >= len(self.files):
             return False
         f = self.files[self._next]
-        img = _rgb8(_imread(f), f, alpha=buf.shape[-1] == 4)
+        img = _exr_frame(f, buf.shape[-1]) if self.pix_fmt in FLOAT else \
+            _rgb8(_imread(f), f, alpha=buf.shape[-1] == 4)
         if img.shape[:2] != (self.size[1], self.size[0]):
             raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
                                f"starts at {self.size[0]}x{self.size[1]}")
@@ -313,10 +315,8 @@ def _frame_bytes(size: tuple[int, int], pix_fmt: str) -> int:
 def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> SequenceFootage:
     """A PNG sequence: its size, alpha and depth from the files' headers (every file's:
     one with alpha or 16 bits decides for all); 16-bit ones are decoded by one ffmpeg."""
-    if files[0].suffix.lower() == ".exr":  # float linear light: fx works in 8/16-bit codes
-        raise FootageError(f"{path} is an EXR sequence: fx reads video and 8- or 16-bit PNG "
-                           "sequences (EXR frames are float linear light: pass them as float32 "
-                           "arrays to hf.motion_blur or hf.depth_of_field)")
+    if files[0].suffix.lower() == ".exr":
+        return _open_exr(path, files, fps)
     heads = [png_header(f) for f in files]
     if heads[0] is None:  # not a PNG: as imageio reads it
         h, w = _rgb8(_imread(files[0]), files[0]).shape[:2]
@@ -340,6 +340,38 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
                 "file '{}'\n".format(str(f.resolve()).replace("'", "'\\''")) for f in files))
         decoder = _Decoder(path, fmt, _frame_bytes((w, h), fmt), listing=listing)
     return SequenceFootage(path, fps, (w, h), len(files), files, pix_fmt=fmt, decoder=decoder)
+
+
+def _open_exr(path: str, files: list[Path], fps: float) -> SequenceFootage:
+    """An EXR sequence: float32 linear light, RGBA where its first frame has alpha (what
+    fx asks of any footage, ``pix_fmt="rgb"``: its own alpha and depth)."""
+    first = _exr_frame(files[0], 0)
+    h, w, c = first.shape
+    return SequenceFootage(path, fps, (w, h), len(files), files,
+                           pix_fmt="rgbaf32" if c == 4 else "rgbf32")
+
+
+def _exr_frame(path: Path, channels: int) -> np.ndarray:
+    """An EXR file's RGB(A) as float32 (with ``channels`` 4 and none in the file: opaque;
+    0: as the file has them); NaN or infinite values are one line naming the file."""
+    from hfrender.io.images import read_exr
+
+    try:
+        img = read_exr(path).astype(np.float32, copy=False)
+    except Exception as exc:  # noqa: BLE001 - OpenEXR's message, or no R, G, B
+        said = str(exc).strip().splitlines()
+        raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__}"
+                           ) from None
+    if channels == 4 and img.shape[-1] == 3:
+        img = np.concatenate([img, np.ones(img.shape[:2] + (1,), np.float32)], axis=-1)
+    elif channels == 3 and img.shape[-1] == 4:
+        raise FootageError(f"{path} has alpha, but the sequence's first frame has none")
+    bad = ~np.isfinite(img)
+    if bad.any():
+        y, x = (int(v) for v in np.argwhere(bad)[0][:2])
+        raise FootageError(f"{path}: {int(bad.sum())} NaN or infinite value(s), the first at "
+                           f"pixel ({x}, {y}); fx needs finite light")
+    return img
 
 
 def _imread(path: Path) -> np.ndarray:

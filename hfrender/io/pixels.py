@@ -2,10 +2,12 @@
 
 Raw formats between ffmpeg and hfrender: ``rgb24``/``rgba`` (uint8), ``rgb48le``/
 ``rgba64le`` (uint16, the 16-bit working format for footage with more than 8 bits), and
-``yuv420p`` planes (the tmix-exact path). A video's own pixel format (what the probe
-prints, such as ``yuv422p10le(tv, progressive)``) says whether it has alpha and more than
-8 bits: ffmpeg's table of pixel formats (``ffmpeg -pix_fmts``: components and bit depths)
-is read once per process, and only for formats other than the common 8-bit ones.
+``yuv420p`` planes (the tmix-exact path); ``rgbf32``/``rgbaf32``: float32 linear light
+with premultiplied alpha, an EXR sequence's frames (read by hfrender, never by ffmpeg).
+A video's own pixel format (what the probe prints, such as ``yuv422p10le(tv,
+progressive)``) says whether it has alpha and more than 8 bits: ffmpeg's table of pixel
+formats (``ffmpeg -pix_fmts``: components and bit depths) is read once per process, and
+only for formats other than the common 8-bit ones.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import numpy as np
 
 # raw format -> (channels, dtype)
 RAW = {"rgb24": (3, np.uint8), "rgba": (4, np.uint8), "rgb48le": (3, np.uint16),
-       "rgba64le": (4, np.uint16)}
+       "rgba64le": (4, np.uint16), "rgbf32": (3, np.float32), "rgbaf32": (4, np.float32)}
+FLOAT = ("rgbf32", "rgbaf32")  # linear light, alpha premultiplied (as EXR holds it)
+ALPHA = ("rgba", "rgba64le", "rgbaf32")
 PLAIN = frozenset({"yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p",
                    "nv12", "nv21", "rgb24", "bgr24", "gray", "yuv411p", "yuv410p",
                    "yuyv422", "uyvy422", "gbrp", "0rgb", "rgb0", "bgr0", "0bgr"})

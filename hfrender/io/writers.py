@@ -107,7 +107,7 @@ def _unknown_type(path: str, suffix: str) -> str:
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
                  alpha_from: str = "--transparent", folder: bool = True,
-                 pix_fmt: str | None = None) -> str:
+                 pix_fmt: str | None = None, float_in: bool = False) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
@@ -115,14 +115,17 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
     asked for it, begins the message of an output that cannot. ``folder``: the output's
     folder must exist (a jobs file's are made when its job runs). ``pix_fmt``: the
-    output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be."""
+    output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be.
+    ``float_in``: the footage is float light (EXR), which an EXR sequence keeps."""
     from hfrender.io.encoding import chosen_encoder
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 
     suffix = Path(path).suffix.lower()
     if is_sequence(path):
-        if suffix != ".png" and (suffix != ".exr" or for_footage):
-            also = "" if for_footage else " (or EXR, frames/%05d.exr)"
+        exr = not for_footage or float_in  # fx writes EXR from EXR footage alone
+        if suffix != ".png" and (suffix != ".exr" or not exr):
+            also = " (or EXR, frames/%05d.exr)" if exr else " (EXR from EXR footage alone: " \
+                "this footage's light stops at white)" if suffix == ".exr" else ""
             raise WriterError(f"-o {path}: an image sequence is written as PNG{also}: use a "
                               "name like frames/%05d.png")
         try:

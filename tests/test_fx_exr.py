@@ -1,0 +1,137 @@
+"""fx on EXR sequences: float linear light in (a compositor's render, highlights past white,
+alpha premultiplied as EXR holds it), float out to an EXR sequence, 16-bit sRGB codes to a
+PNG sequence, a video from those; what it refuses, in one line."""
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.cli import main
+
+pytest.importorskip("OpenEXR")
+from hfrender.io.images import encode_exr, read_exr, read_png  # noqa: E402
+
+H, W = 40, 64
+
+
+def shot(tmp_path, rng, n=6, alpha=False):
+    """``n`` frames of float light (a lamp 400x white moving; with ``alpha``, a column half
+    covered, premultiplied), as ``tmp_path/in/%04d.exr``, and a depth pass (a card at 1 m
+    before a wall at 20 m)."""
+    frames = (rng.random((n, H, W, 4 if alpha else 3), dtype=np.float32) * np.float32(0.3))
+    for i in range(n):
+        frames[i, 12, 30 + 2 * i, :3] = 400.0
+    depth = np.full((H, W), 20.0, np.float32)
+    depth[10:30, 5:20] = 1.0
+    if alpha:
+        frames[..., 3] = 1.0
+        frames[:, :, 56:] *= np.float32(0.5)
+    (tmp_path / "in").mkdir()
+    for i, f in enumerate(frames):
+        encode_exr(tmp_path / "in" / f"{i:04d}.exr", f)
+    np.save(tmp_path / "depth.npy", depth)
+    return frames, depth
+
+
+def outputs(folder, n, suffix):
+    files = [folder / f"{i:04d}{suffix}" for i in range(n)]
+    return np.stack([read_exr(f) if suffix == ".exr" else read_png(f) for f in files])
+
+
+LENS = dict(focus_distance=1.0, f_stop=1.4, sensor_width_mm=10.0)
+DOF = ["--depth", "depth.npy", "--focus-distance", "1", "--f-stop", "1.4",
+       "--sensor-width-mm", "10", "--quiet"]
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+def test_an_exr_shot_defocused_into_exr_is_the_libraries_light(tmp_path, rng, monkeypatch,
+                                                                method):
+    """The lamp's bokeh keeps its light past white (8-bit footage clips it at the source);
+    each frame is ``hf.depth_of_field`` of it, as float32."""
+    frames, depth = shot(tmp_path, rng)
+    monkeypatch.chdir(tmp_path)
+    assert main(["fx", "in/%04d.exr", "-o", "out/%04d.exr", "--dof-method", method,
+                 *DOF]) == 0
+    got = outputs(tmp_path / "out", 6, ".exr")
+    assert got.dtype == np.float32
+    want = hf.depth_of_field(frames, depth, method=method, **LENS)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    lit = got[0, ..., 0] > 1.0
+    assert lit.sum() > 9  # a disc past white, not the lamp's one pixel
+    np.testing.assert_allclose(got[0].sum(), frames[0].sum(), rtol=1e-3)
+
+
+def test_an_exr_shot_blurred_into_png_is_16_bit_codes_of_the_light(tmp_path, rng):
+    frames, _ = shot(tmp_path, rng)
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "png" / "%04d.png"),
+                 "--motion-blur", "3", "--stride", "3", "--quiet"]) == 0
+    got = outputs(tmp_path / "png", 2, ".png")
+    assert got.dtype == np.uint16
+    want = hf.from_linear(hf.motion_blur(frames, 3), np.uint16)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_premultiplied_alpha_stays_in_exr_and_goes_straight_in_png(tmp_path, rng):
+    """A still shot through a window of 2: EXR gives back the premultiplied frames; a PNG
+    (straight alpha) the colour over its alpha: the half-covered column's colour as full."""
+    frames, _ = shot(tmp_path, rng, alpha=True)
+    frames[:] = frames[0]
+    for i, f in enumerate(frames):
+        encode_exr(tmp_path / "in" / f"{i:04d}.exr", f)
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "e" / "%04d.exr"),
+                 "--motion-blur", "2", "--quiet"]) == 0
+    np.testing.assert_allclose(outputs(tmp_path / "e", 6, ".exr"), frames, rtol=1e-6)
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "p" / "%04d.png"),
+                 "--motion-blur", "2", "--quiet"]) == 0
+    png = outputs(tmp_path / "p", 6, ".png")
+    straight = frames[0].copy()
+    straight[:, 56:, :3] /= np.float32(0.5)
+    np.testing.assert_array_equal(png[0], hf.from_linear(straight, np.uint16))
+    assert png[0, 0, 60, 3] == 32768 and png[0, 0, 0, 3] == 65535
+
+
+def test_an_exr_shot_into_a_video_is_its_light_encoded(tmp_path, rng):
+    import imageio.v3 as iio
+
+    frames, _ = shot(tmp_path, rng)
+    frames[..., :3] = np.linspace(0, 1, W, dtype=np.float32)[None, None, :, None]  # a ramp
+    for i, f in enumerate(frames):
+        encode_exr(tmp_path / "in" / f"{i:04d}.exr", f)
+    out = tmp_path / "o.mp4"
+    assert main(["fx", str(tmp_path / "in"), "-o", str(out), "--motion-blur", "2",
+                 "--pix-fmt", "yuv444p", "--crf", "0", "--quiet"]) == 0
+    video = np.stack(list(iio.imiter(out)))
+    assert video.shape == (6, H, W, 3)
+    off = np.abs(video[3].astype(int) - hf.from_linear(frames[0], np.uint8))
+    assert off.max() <= 3 and off.mean() < 1  # the encoder's YUV round trip
+
+
+def test_what_fx_refuses_of_exr_is_one_line(tmp_path, rng, capsys):
+    frames, _ = shot(tmp_path, rng)
+    src = str(tmp_path / "in")
+    assert main(["fx", src, "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
+                 "--gamma-space"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: --gamma-space: {src} is float "
+                                       "linear light (EXR), with no code values to blend\n")
+    bad = frames[2].copy()
+    bad[3, 7, 1] = np.nan
+    encode_exr(tmp_path / "in" / "0002.exr", bad)
+    assert main(["fx", src, "-o", str(tmp_path / "n" / "%04d.exr"), "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"hfrender: error: {tmp_path / 'in' / '0002.exr'}: 1 NaN or infinite value(s), the "
+        "first at pixel (7, 3); fx needs finite light")
+    assert not list((tmp_path).glob("n/0*.exr"))  # nothing half-written looks complete
+
+
+def test_png_footage_into_exr_is_refused_in_one_line(tmp_path, rng, capsys):
+    import imageio.v3 as iio
+
+    (tmp_path / "in").mkdir()
+    for i in range(3):
+        iio.imwrite(tmp_path / "in" / f"{i:04d}.png", rng.integers(0, 256, (8, 8, 3), np.uint8))
+    out = str(tmp_path / "o" / "%04d.exr")
+    assert main(["fx", str(tmp_path / "in"), "-o", out, "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out}: an image sequence is written as PNG (EXR from EXR "
+        "footage alone: this footage's light stops at white): use a name like "
+        "frames/%05d.png\n")
