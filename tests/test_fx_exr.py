@@ -135,3 +135,30 @@ def test_png_footage_into_exr_is_refused_in_one_line(tmp_path, rng, capsys):
         f"hfrender: error: -o {out}: an image sequence is written as PNG (EXR from EXR "
         "footage alone: this footage's light stops at white): use a name like "
         "frames/%05d.png\n")
+
+
+def test_half_floats_stay_half_and_light_past_coverage_is_kept_in_png(tmp_path, rng):
+    """A half-float shot comes out half (float32 in, float32 out: above); a lamp 20x white
+    over nothing, streaked over 4 frames (light 5x its coverage of 0.25) into a straight-
+    alpha PNG: its alpha raised to the light, as ``render --hdr`` writes it (divided, it
+    would be cut to white at 0.25 coverage: a quarter of its light over black)."""
+    frames = np.zeros((4, 8, 12, 4), np.float32)
+    for i in range(4):
+        frames[i, 3, 2 + i] = (20.0, 20.0, 20.0, 1.0)
+        frames[i, 6, 1:11, :] = rng.random((10, 4), dtype=np.float32) * np.float32(0.5)
+        frames[i, 6, 1:11, :3] *= frames[i, 6, 1:11, 3:]  # premultiplied
+    (tmp_path / "in").mkdir()
+    for i, f in enumerate(frames.astype(np.float16)):
+        encode_exr(tmp_path / "in" / f"{i:04d}.exr", f)
+    args = ["--motion-blur", "4", "--stride", "4", "--quiet"]
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "e" / "%04d.exr"),
+                 *args]) == 0
+    half = read_exr(tmp_path / "e" / "0000.exr")
+    assert half.dtype == np.float16
+    blend = hf.motion_blur(frames.astype(np.float16).astype(np.float32), 4)[0]
+    np.testing.assert_array_equal(half, blend.astype(np.float16))
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "p" / "%04d.png"),
+                 *args]) == 0
+    png = read_png(tmp_path / "p" / "0000.png")
+    assert png[3, 2:6].tolist() == [[65535] * 4] * 4  # 5x its coverage: white, opaque
+    assert png[3, 0, 3] == 0 and png[6, 0, 3] == 0  # nothing there

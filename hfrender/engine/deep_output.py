@@ -120,9 +120,12 @@ def finish(frames: np.ndarray, dtype: np.dtype, into: np.ndarray | None = None) 
     """Fused frames (host) as written: RGBA made straight for PNG; EXR keeps
     premultiplied linear light, in its float type; float frames for an integer output
     (``--hdr``) encoded to its sRGB codes, clipped at white (into ``into`` where given:
-    ``frames`` are then used up)."""
+    ``frames`` are then used up; EXR's halves too)."""
     if dtype.kind == "f":
-        return frames.astype(dtype, copy=False)
+        if into is None or frames.dtype == dtype:
+            return frames.astype(dtype, copy=False)
+        into[...] = frames
+        return into
     if frames.shape[-1] == 4:
         if frames.dtype.kind == "f":  # --hdr: light past its coverage kept as coverage
             frames = light_as_coverage(np, frames)

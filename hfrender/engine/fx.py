@@ -31,11 +31,11 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.backends import get_backend
-from hfrender.backends.cpu.color import Transfer
 from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
+from hfrender.engine.deep_output import finish
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
@@ -131,10 +131,12 @@ class FxFusion:
                        lens=s.lenses(hyper.depth[lo:hi], hyper.first_index + lo - self.pad),
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
+        if self.codes is not None:  # float footage, as written (its light encoded, straight
+            if self.alpha == "drop":  # alpha past its coverage as render's; or halves)
+                return finish(res[..., :3], self.codes)
+            return finish(res, self.codes, codes)  # (the float block is finish's to clobber)
         if self.alpha == "keep":
             res[...] = straight_alpha(res, s.linear_light)
-        if self.codes is not None:  # (the float block is the encoder's to clobber)
-            res = Transfer(np.dtype(self.codes), res.shape[-1], True).encode(res, codes)
         return res[..., :3] if self.alpha == "drop" else res
 
 
@@ -254,9 +256,11 @@ class FxJob:
         self.pad = stream_pad(s)
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
-        # what is written: float footage's light as 16-bit codes, but into an EXR sequence
+        # what is written: float footage's light as 16-bit codes, or as its EXR's floats
         self.codes = np.dtype(raw_dtype(written_format(footage.pix_fmt, self.output,
                                                        s.codec)[0]))
+        if self.codes.kind == "f":
+            self.codes = np.dtype(getattr(footage, "stored", None) or self.codes)
         w, h = footage.size
         frame_bytes = int(np.prod(self.shape)) * self.dtype.itemsize + \
             (h * w * 4 if self.depth else 0)

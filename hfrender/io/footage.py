@@ -59,6 +59,7 @@ class SequenceFootage(Closing):
     has_audio: bool = False
     pix_fmt: str = "rgb24"
     decoder: _Decoder | None = None  # 16-bit PNGs: ffmpeg decodes the whole sequence
+    stored: Any = None  # an EXR sequence's float type (its first frame's): float16, float32
 
     def __post_init__(self) -> None:
         self._next = 0
@@ -348,16 +349,17 @@ def _open_exr(path: str, files: list[Path], fps: float) -> SequenceFootage:
     first = _exr_frame(files[0], 0)
     h, w, c = first.shape
     return SequenceFootage(path, fps, (w, h), len(files), files,
-                           pix_fmt="rgbaf32" if c == 4 else "rgbf32")
+                           pix_fmt="rgbaf32" if c == 4 else "rgbf32", stored=first.dtype)
 
 
 def _exr_frame(path: Path, channels: int) -> np.ndarray:
     """An EXR file's RGB(A) as float32 (with ``channels`` 4 and none in the file: opaque;
-    0: as the file has them); NaN or infinite values are one line naming the file."""
+    0: as the file has them, in its float type); NaN or infinite values are one line."""
     from hfrender.io.images import read_exr
 
     try:
-        img = read_exr(path).astype(np.float32, copy=False)
+        img = read_exr(path)
+        img = img.astype(np.float32, copy=False) if channels else img
     except Exception as exc:  # noqa: BLE001 - OpenEXR's message, or no R, G, B
         said = str(exc).strip().splitlines()
         raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__}"
