@@ -12,8 +12,8 @@ that share keeps its pixels at the lamp's full brightness (+24% light and twice 
 a lens render, ``benchmarks/bokeh.py``). So where the weight reaching p falls well short of
 what p's disk can gather inside the picture, the shortfall is taken from what p sees
 behind, as a lens would see it: from none at a shortfall of :data:`FILL_FROM` to all of it
-at :data:`FILL_FULL`. A smaller shortfall comes from the gather's own rules (on a slanted
-floor, say), and there the back light is
+at :data:`FILL_FULL`. A smaller shortfall comes from the gather's own rules (a slanted
+floor's farther, larger disks count only inside p's), and there the back light is
 normalised as it always was: the exact gather and the fast layers, whose "behind" differ
 within a merged layer, stay within the same few dB of each other.
 """

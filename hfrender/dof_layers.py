@@ -19,15 +19,13 @@ The fast method turns classes into layers, nearest first, with a radius-independ
 
 Per output pixel p (of layer k): front = the scatters of the layers in front of k; back =
 k's own scatter, the scatters of the layers behind k whose disks are not larger than p's,
-and a *gather* with p's disk of the far layers whose disks are larger, each source weighing
-``1 / area`` of p's disk (the gather's ``min(r_q, r_p)`` rule: what p's disk sees past its
-surface, as a lens sees a farther background through it; approximate where an odd
-polygon's near and far disks, not nested, meet); for a layer before the focus plane, also
-a gather with p's disk of the sources in focus and, by their share
-(:func:`hfrender.dof_composite.seen_share`), of the layers behind it with much smaller
-disks (that share of their scatter left out), each weighing ``1 / area`` of the disk (what
-p sees past its surface's edge: the exact gather's rule for such sources behind a
-defocused pixel). Sources in focus (area
+and a *gather* with p's disk of the far layers whose disks are larger (the gather's
+``min(r_q, r_p)`` rule; approximate where an odd polygon's near and far disks, not nested,
+meet); for a layer before the focus plane, also a gather with p's disk of the sources in
+focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the layers behind
+it with much smaller disks (that share of their scatter left out), each weighing ``1 /
+area`` of the disk (what p sees past its surface's edge: the exact gather's rule for such
+sources behind a defocused pixel). Sources in focus (area
 1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never
 makes light where the exact gather has none: weights below :data:`NOISE_W` of a layer's
 largest, and colour below :data:`NOISE` of its channel's largest, are its rounding (about
@@ -300,7 +298,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             while len(pending) > LOOKAHEAD:
                 pending.popleft()()
         for fields, win in kept:  # after all the layer's gathers: its own light (in any of
-            ops.add_far(j, fields, win, disks)  # its boxes, windows overlapping) isn't behind
+            ops.add_far(j, fields, win)  # its boxes, whose windows overlap) is not behind it
     while pending:
         pending.popleft()()
     return ops.finish()
@@ -340,7 +338,7 @@ def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
     reach = _reach(offsets, max(disks))
     win = window(box, reach, h, w)
-    far = [(ops.far_window(win), win.rows, "far")] if (
+    far = [(ops.far_window(win), win.rows, False)] if (
         plan.big[:, j].any() and ops.far_in(win)) else []
     around = ops.seen_box(win, j) if plan.sees(j) else None
     part = None if around is None else _near(box, around, reach)
@@ -348,14 +346,14 @@ def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
         return [_gather(ops, j, win, far, disks, layer.side)] if far else []
     seen_win = win if part == box else window(part, reach, h, w)
     rows = max(0, around[0] - seen_win.y0), min(seen_win.y1, around[1]) - seen_win.y0
-    seen = [(ops.seen_window(seen_win, j), rows, "seen")]
+    seen = [(ops.seen_window(seen_win, j), rows, True)]
     if seen_win is win:
         return [_gather(ops, j, win, far + seen, disks, layer.side)]
     jobs = [_gather(ops, j, win, far, disks, layer.side)] if far else []
     return jobs + [_gather(ops, j, seen_win, seen, disks, layer.side)]
 
 
-def _gather(ops: Any, j: int, win: Window, sources: list[tuple[Any, tuple[int, int], str]],
+def _gather(ops: Any, j: int, win: Window, sources: list[tuple[Any, tuple[int, int], bool]],
             disks: list[int], side: int) -> Callable[[], None]:
     """Start :func:`_gathered` of ``sources`` over ``win``: what adds its light to layer
     j's pixels' sums."""
@@ -368,18 +366,18 @@ def _gather(ops: Any, j: int, win: Window, sources: list[tuple[Any, tuple[int, i
     return settle
 
 
-def _gathered(ops: Any, sources: list[tuple[Any, tuple[int, int], str]], disks: list[int],
+def _gathered(ops: Any, sources: list[tuple[Any, tuple[int, int], bool]], disks: list[int],
               win: Window, side: int) -> list[Any]:
-    """The ``sources`` (light (C + 1, *win.shape), zero outside its rows; the kind: "far"
-    or "seen") summed over each of ``disks`` around every pixel of the window, over the
-    disk's area: each source weighs 1 / the area of the disk that sees it."""
-    spectra = [ops.forward(light, rows) for light, rows, _ in sources]
-    total = spectra[0]
-    for spectrum in spectra[1:]:
-        total += spectrum
+    """The ``sources`` (light (C + 1, *win.shape), zero outside its rows; ``mean``: summed
+    over each disk's area) summed over each of ``disks`` around every pixel of the window."""
+    spectra = [(ops.forward(light, rows), mean) for light, rows, mean in sources]
     out = []
     for area in disks:
-        product = total * np.float32(1.0 / area)  # a new array: the inverse uses it up
+        terms = [spectrum * np.float32(1.0 / area) if mean else spectrum
+                 for spectrum, mean in spectra]
+        product = terms[0] if spectra[0][1] else terms[0].copy()  # the inverse uses it up
+        for term in terms[1:]:
+            product += term
         product *= ops.spectrum(area, win.shape, side)
         out.append(ops.inverse(product, win))
     return out

@@ -122,11 +122,11 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     seen = []
     real = dof_layers._gathered
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, sources, disks, win, side: seen.extend(
-        kind for _, _, kind in sources) or real(ops, sources, disks, win, side))
+        mean for _, _, mean in sources) or real(ops, sources, disks, win, side))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
     fast, exact = (fused(dev, backend if m == "fast" else "cpu", img, depth, lens, m)
                    for m in ("fast", "exact"))
-    assert "seen" in seen and "far" in seen  # the card and the wall gathered
+    assert True in seen and False in seen  # the card and the wall gathered
     wall = depth == np.float32(20.0)
     assert np.abs(fast - exact)[wall].max() < 1e-3  # the dim wall's light, kept
     near = mask & (np.abs(exact - img).max(-1) > 0)
@@ -205,7 +205,7 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     seen = []
     real = dof_layers._gathered
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, sources, disks, win, side: (
-        seen.append(win) if any(kind == "seen" for _, _, kind in sources) else None) or real(
+        seen.append(win) if any(mean for _, _, mean in sources) else None) or real(
             ops, sources, disks, win, side))
     frames, depths = img[None], depth[None]
     weights = hf.WindowWeights.from_dense(np.ones((1, 1)))
@@ -336,11 +336,11 @@ def test_a_disc_gathers_a_dim_far_wall_and_a_bright_card_in_one_transform(
     calls = []
     real = dof_layers._gathered
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, sources, disks, win, side: (
-        calls.append(sorted(kind for _, _, kind in sources))) or real(
+        calls.append(sorted(mean for _, _, mean in sources))) or real(
             ops, sources, disks, win, side))
     fast = fused(dev, backend, img, depth, lens, "fast")
     exact = fused(dev, "cpu", img, depth, lens, "exact")
-    assert ["far", "seen"] in calls  # the wall and the card in one transform
+    assert [False, True] in calls  # the wall and the card in one transform
     assert np.abs(fast - exact)[wall].max() < 1e-3 * float(img[wall].max()) + 1e-4
     near = mask & (np.abs(exact - img).max(-1) > 0)
     assert np.abs(fast - exact)[near].max() < 2e-2 * float(np.abs(exact[near]).max())

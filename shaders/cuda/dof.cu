@@ -111,8 +111,7 @@ extern "C" __global__ void hf_defocus(
         if (r2[q] < d2) continue;  // q's disk does not reach p
         bool in_front = q_depth < near_p;
         bool visible = !in_front && (q_depth <= far_p || r2_p >= reach_p[o]);
-        // behind p and seen through p's disk: a larger disk's source weighs 1 / p's area
-        float w = (q_depth > far_p ? fmaxf(inv_area[q], inv_p) : inv_area[q]) * (1.0f - seen);
+        float w = inv_area[q] * (1.0f - seen);
         const float* c = lin + q * channels;
         if (in_front) {
             front_w += w;

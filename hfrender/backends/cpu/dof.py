@@ -10,10 +10,7 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   weights``: a defocused foreground spreads over a sharp background;
 * sources clearly behind p count only where p's own disk also covers them (p is
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
-  background bleeds onto it; seen through p's disk, one whose own disk is larger weighs
-  ``1 / area_p``, not ``1 / area_q``: what a lens sees of a farther background through the
-  aperture around a small far surface (a lamp's pixels over a sky more blurred than the
-  lamp were 1.1-1.7x its bokeh elsewhere, ``tests/test_bokeh_shape.py``);
+  background bleeds onto it;
 * sources in focus behind a defocused p in front of the focus plane count where p's own
   disk covers them, each weighing ``1 / area_p`` (its colour at most
   :func:`hfrender.dof_composite.seen_top`): they spread no light of their own, and
@@ -198,8 +195,7 @@ class _Sums:
         visible = ~in_front & ((q_depth <= self.far[at]) | (self.r2[at] >= reach_p))
         q_w = self.w_p[src]
         wf = q_w * (covers & in_front)
-        behind = q_depth > self.far[at]  # seen through p's disk: larger ones 1 / p's area
-        wb = np.maximum(q_w, self.inv_area[at] * behind) * (covers & visible)
+        wb = q_w * (covers & visible)
         if self.sees:  # seen by p past its edge instead, by share
             seen = self.seer[at] & (q_depth > self.far[at]) & (self.area_q[src] < self.area[at])
             seen &= covers & visible
@@ -210,7 +206,7 @@ class _Sums:
         self.back_w[at] += wb
         self.front[at] += q_c * wf[..., None]
         self.back[at] += q_c * wb[..., None]
-        wh = wb * behind
+        wh = wb * (q_depth > self.far[at])
         self.behind_w[at] += wh
         self.behind[at] += q_c * wh[..., None]
 

@@ -272,18 +272,17 @@ class _Ops:
 
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, x1 - x0)
 
-    def add_far(self, j: int, fields: list[np.ndarray], win: Window, disks: list[int]) -> None:
+    def add_far(self, j: int, fields: list[np.ndarray], win: Window) -> None:
         """Keep far layer j's light (all its disks' parts: in its box's rows, see
-        :meth:`fields`) for the layers that gather it, each source weighing its share (not
-        divided by its disk's area: a nearer pixel sees it through its own disk)."""
+        :meth:`fields`) for the layers that gather it."""
         if self.far is None:
             self.far = np.zeros_like(self.front)
         w = win.size[1]
         r0, r1 = win.inner
 
         def rows(y0: int, y1: int) -> None:
-            for f, area in zip(fields, disks, strict=True):
-                self.far[(slice(None),) + _rows(win, y0, y1)] += f[:, y0:y1, :w] * area
+            for f in fields:
+                self.far[(slice(None),) + _rows(win, y0, y1)] += f[:, y0:y1, :w]
 
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
 

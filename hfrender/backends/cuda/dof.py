@@ -260,12 +260,12 @@ class _Ops:
         self._accumulate(light, win, win.inner, cols, self.gathers[j], self.whole,
                          0 if disks == 1 else 1 + disk)
 
-    def add_far(self, j: int, fields: list[Any], win: Window, disks: list[int]) -> None:
+    def add_far(self, j: int, fields: list[Any], win: Window) -> None:
         if self.far is None:
             self.far = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         h, w = win.size
-        for f, area in zip(fields, disks, strict=True):  # undivided: as in the CPU's
-            self.far[:, win.y0:win.y1, win.x0:win.x1] += f[:, :h, :w] * np.float32(area)
+        for f in fields:
+            self.far[:, win.y0:win.y1, win.x0:win.x1] += f[:, :h, :w]
         self.far_rows.append((j, win.y0 + win.inner[0], win.y0 + win.inner[1]))
 
     def far_in(self, win: Window) -> bool:
