@@ -162,3 +162,55 @@ def test_half_floats_stay_half_and_light_past_coverage_is_kept_in_png(tmp_path, 
     png = read_png(tmp_path / "p" / "0000.png")
     assert png[3, 2:6].tolist() == [[65535] * 4] * 4  # 5x its coverage: white, opaque
     assert png[3, 0, 3] == 0 and png[6, 0, 3] == 0  # nothing there
+
+
+def test_an_exr_with_a_bounding_box_and_one_file_alone_are_read_as_pictures(tmp_path, rng):
+    """A compositor's EXR keeps its pixels in a data window (a bounding box) inside its
+    display window: read where they lie, transparent black around them (they were read as
+    the picture, moved to its corner); an EXR file alone is one frame of float light (it
+    went to ffmpeg, which took its light for codes: up to 53153 of 65535 off)."""
+    import OpenEXR as exr
+
+    box = rng.random((6, 8, 4), dtype=np.float32)
+    (tmp_path / "in").mkdir()
+    for i in range(2):
+        header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
+                  "dataWindow": ((2 + i, 1), (9 + i, 6)), "displayWindow": ((0, 0), (15, 11))}
+        with exr.File(header, {"RGBA": box}) as f:
+            f.write(str(tmp_path / "in" / f"{i:04d}.exr"))
+    want = np.zeros((2, 12, 16, 4), np.float32)
+    want[0, 1:7, 2:10], want[1, 1:7, 3:11] = box, box
+    np.testing.assert_array_equal(read_exr(tmp_path / "in" / "0001.exr"), want[1])
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "o" / "%04d.exr"),
+                 "--motion-blur", "2", "--stride", "2", "--quiet"]) == 0
+    np.testing.assert_allclose(read_exr(tmp_path / "o" / "0000.exr"), want.mean(0), rtol=1e-6)
+    one = str(tmp_path / "in" / "0001.exr")
+    np.save(tmp_path / "d.npy", np.ones((12, 16), np.float32))  # all in focus: as it is
+    assert main(["fx", one, "-o", str(tmp_path / "s" / "%04d.exr"), "--depth",
+                 str(tmp_path / "d.npy"), "--focus-distance", "1", "--f-stop", "2",
+                 "--quiet"]) == 0
+    np.testing.assert_array_equal(read_exr(tmp_path / "s" / "0000.exr"), want[1])
+
+
+def test_exr_frames_of_no_float_type_or_of_two_types_are_one_line(tmp_path, rng, capsys):
+    import OpenEXR as exr
+
+    (tmp_path / "u").mkdir()
+    for i in range(2):
+        with exr.File({"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage},
+                      {"RGB": rng.integers(0, 9, (4, 6, 3)).astype(np.uint32)}) as f:
+            f.write(str(tmp_path / "u" / f"{i:04d}.exr"))
+    assert main(["fx", str(tmp_path / "u"), "-o", str(tmp_path / "uo" / "%04d.exr"),
+                 "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {tmp_path / 'u' / '0000.exr'}: "
+                                       "uint32 channels; fx reads EXR light as half or "
+                                       "32-bit float\n")
+    (tmp_path / "m").mkdir()
+    frame = rng.random((4, 6, 3), dtype=np.float32)
+    encode_exr(tmp_path / "m" / "0000.exr", frame.astype(np.float16))
+    encode_exr(tmp_path / "m" / "0001.exr", frame * np.float32(1e5))  # past half's largest
+    assert main(["fx", str(tmp_path / "m"), "-o", str(tmp_path / "mo" / "%04d.exr"),
+                 "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"hfrender: error: {tmp_path / 'm' / '0001.exr'} is float32, but the sequence's "
+        "first frame is half (float16), which the output keeps")

@@ -51,6 +51,7 @@ from hfrender.hyperframe.pool import HyperFrame, slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.io import outputs
 from hfrender.io.depth_pass import depth_for
+from hfrender.io.exr_footage import is_exr_file
 from hfrender.io.footage import (
     FootageError,
     open_footage,
@@ -169,7 +170,7 @@ class FxJob:
         encoders, backend = setup.submit(ffmpeg_encoders), setup.submit(get_backend, s.backend)
         early = None
         try:
-            video = Path(self.source).is_file()  # else an image sequence
+            video = Path(self.source).is_file() and not is_exr_file(self.source)  # or frames
             # ffmpeg starts decoding while the probe runs, in the format it will most
             # likely allow
             early = start_decoding(self.source, raw_format(s, self.output, video))

@@ -131,8 +131,8 @@ def _put(params: list[str], option: str, value: str) -> None:
 
 
 def _what(codec: str) -> str:
-    return "a PNG sequence (lossless)" if codec == "png" else "a GIF (its palette is made " \
-        "from the clip)" if codec == "gif" else codec
+    return {"png": "a PNG sequence (lossless)", "exr": "an EXR sequence (lossless float)",
+            "gif": "a GIF (its palette is made from the clip)"}.get(codec, codec)
 
 
 @dataclass(frozen=True)

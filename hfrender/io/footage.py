@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hfrender.io.exr_footage import exr_frame, is_exr_file
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
@@ -71,7 +72,7 @@ class SequenceFootage(Closing):
         if self._next >= len(self.files):
             return False
         f = self.files[self._next]
-        img = _exr_frame(f, buf.shape[-1]) if self.pix_fmt in FLOAT else \
+        img = exr_frame(f, buf.shape[-1], self.stored) if self.pix_fmt in FLOAT else \
             _rgb8(_imread(f), f, alpha=buf.shape[-1] == 4)
         if img.shape[:2] != (self.size[1], self.size[0]):
             raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
@@ -249,7 +250,7 @@ def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
     the result to :func:`open_footage`. None for what is not a file. ``rgb``: 8-bit RGB,
     the likeliest (a deeper or transparent video stops it and starts afresh)."""
     return _Decoder(path, "rgb24" if pix_fmt == "rgb" else pix_fmt) \
-        if Path(path).is_file() else None
+        if Path(path).is_file() and not is_exr_file(path) else None
 
 
 def footage_format(pix_fmt: str, info: VideoInfo) -> str:
@@ -287,7 +288,7 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     no colour conversion is needed on either side. ``decoder``: one already started by
     :func:`start_decoding` (used if it decodes to the format chosen, else stopped).
     """
-    files = sequence_files(path)
+    files = sequence_files(path) if not is_exr_file(path) else [Path(path)]  # one frame
     if files is not None or not Path(path).is_file():
         if decoder is not None:
             decoder.close()
@@ -346,34 +347,10 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
 def _open_exr(path: str, files: list[Path], fps: float) -> SequenceFootage:
     """An EXR sequence: float32 linear light, RGBA where its first frame has alpha (what
     fx asks of any footage, ``pix_fmt="rgb"``: its own alpha and depth)."""
-    first = _exr_frame(files[0], 0)
+    first = exr_frame(files[0], 0)
     h, w, c = first.shape
     return SequenceFootage(path, fps, (w, h), len(files), files,
                            pix_fmt="rgbaf32" if c == 4 else "rgbf32", stored=first.dtype)
-
-
-def _exr_frame(path: Path, channels: int) -> np.ndarray:
-    """An EXR file's RGB(A) as float32 (with ``channels`` 4 and none in the file: opaque;
-    0: as the file has them, in its float type); NaN or infinite values are one line."""
-    from hfrender.io.images import read_exr
-
-    try:
-        img = read_exr(path)
-        img = img.astype(np.float32, copy=False) if channels else img
-    except Exception as exc:  # noqa: BLE001 - OpenEXR's message, or no R, G, B
-        said = str(exc).strip().splitlines()
-        raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__}"
-                           ) from None
-    if channels == 4 and img.shape[-1] == 3:
-        img = np.concatenate([img, np.ones(img.shape[:2] + (1,), np.float32)], axis=-1)
-    elif channels == 3 and img.shape[-1] == 4:
-        raise FootageError(f"{path} has alpha, but the sequence's first frame has none")
-    bad = ~np.isfinite(img)
-    if bad.any():
-        y, x = (int(v) for v in np.argwhere(bad)[0][:2])
-        raise FootageError(f"{path}: {int(bad.sum())} NaN or infinite value(s), the first at "
-                           f"pixel ({x}, {y}); fx needs finite light")
-    return img
 
 
 def _imread(path: Path) -> np.ndarray:

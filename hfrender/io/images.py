@@ -230,7 +230,23 @@ def read_exr_depth(path: str | Path) -> np.ndarray:
             raise InputError(f"{path}: no depth channel (Z, Depth.Z, Y or R) among "
                              f"{', '.join(sorted(ch))} (a mist, normal or vector pass is "
                              "no distance: render the Z / Depth pass)")
-        return np.asarray(ch[name].pixels)
+        return displayed(f.header(), np.asarray(ch[name].pixels), np.inf)  # nothing: sky
+
+
+def displayed(header: dict, pixels: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """An EXR's pixels (its data window: a compositor's bounding box) where they lie in
+    its display window, the picture's frame, ``fill`` around them (EXR's own reading:
+    transparent black)."""
+    (dx0, dy0), (dx1, dy1) = ((int(v[0]), int(v[1])) for v in header["dataWindow"])
+    (wx0, wy0), (wx1, wy1) = ((int(v[0]), int(v[1])) for v in header["displayWindow"])
+    if (dx0, dy0, dx1, dy1) == (wx0, wy0, wx1, wy1):
+        return pixels
+    out = np.full((wy1 - wy0 + 1, wx1 - wx0 + 1) + pixels.shape[2:], fill, pixels.dtype)
+    y0, x0, y1, x1 = max(dy0, wy0), max(dx0, wx0), min(dy1, wy1), min(dx1, wx1)
+    if y0 <= y1 and x0 <= x1:
+        out[y0 - wy0:y1 - wy0 + 1, x0 - wx0:x1 - wx0 + 1] = \
+            pixels[y0 - dy0:y1 - dy0 + 1, x0 - dx0:x1 - dx0 + 1]
+    return out
 
 
 def exr_depth_channel(path: str | Path) -> str | None:
@@ -240,11 +256,12 @@ def exr_depth_channel(path: str | Path) -> str | None:
 
 
 def read_exr(path: str | Path) -> np.ndarray:
-    """An EXR's RGB(A) channels as (H, W, 3|4), in the file's float type."""
+    """An EXR's RGB(A) channels as (H, W, 3|4), in the file's own type, over its display
+    window (:func:`displayed`)."""
     exr = _openexr()
     with exr.File(str(path), separate_channels=True) as f:
         ch = f.channels()
         names = [n for n in "RGBA" if n in ch]
         if names[:3] != ["R", "G", "B"]:
             raise InputError(f"{path}: no R, G, B channels (has {', '.join(sorted(ch))})")
-        return np.stack([ch[n].pixels for n in names], axis=-1)
+        return displayed(f.header(), np.stack([ch[n].pixels for n in names], axis=-1))

@@ -1,0 +1,51 @@
+"""EXR frames as footage (``hfrender fx``): float linear light, one file a frame, checked
+as it is read (NaN or infinite values, channels of no float type, a sequence of two
+types); an EXR file alone is a sequence of one frame."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.io.probe import FootageError
+
+
+def is_exr_file(path: str) -> bool:
+    """An EXR file (one frame, read as a sequence of one; ffmpeg would take its light for
+    codes)."""
+    return Path(path).suffix.lower() == ".exr" and Path(path).is_file()
+
+
+
+def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
+    """An EXR file's RGB(A) as float32 (with ``channels`` 4 and none in the file: opaque;
+    0: as the file has them, in its float type); NaN or infinite values, channels of no
+    float type, and 32-bit light in a sequence that starts in half (``stored``: it is
+    written as half) are one line each."""
+    from hfrender.io.images import read_exr
+
+    try:
+        img = read_exr(path)
+    except Exception as exc:  # noqa: BLE001 - OpenEXR's message, or no R, G, B
+        said = str(exc).strip().splitlines()
+        raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__}"
+                           ) from None
+    if img.dtype.kind != "f":
+        raise FootageError(f"{path}: {img.dtype} channels; fx reads EXR light as half or "
+                           "32-bit float")
+    if stored == np.float16 and img.dtype != np.float16:
+        raise FootageError(f"{path} is {img.dtype}, but the sequence's first frame is half "
+                           "(float16), which the output keeps: save the sequence in one type")
+    img = img.astype(np.float32, copy=False) if channels else img
+    if channels == 4 and img.shape[-1] == 3:
+        img = np.concatenate([img, np.ones(img.shape[:2] + (1,), np.float32)], axis=-1)
+    elif channels == 3 and img.shape[-1] == 4:
+        raise FootageError(f"{path} has alpha, but the sequence's first frame has none")
+    bad = ~np.isfinite(img)
+    if bad.any():
+        y, x = (int(v) for v in np.argwhere(bad)[0][:2])
+        raise FootageError(f"{path}: {int(bad.sum())} NaN or infinite value(s), the first at "
+                           f"pixel ({x}, {y}); fx needs finite light")
+    return img
