@@ -5,17 +5,19 @@ nearer than p (*front*), from p's own surface and behind it (*back*), and from b
 (*behind*, a part of back). The exact gather (``hfrender/backends/cpu/dof.py``) forms them
 source by source, the fast layers (:mod:`hfrender.dof_layers`) layer by layer.
 
-What is in front covers p up to its weight; under it, the back light, normalised. A
-surface before a farther one hides the light behind itself: a small lamp far behind the
-focus plane covers only a share of its own pixels' disks, and normalising its light over
-that share keeps its pixels at the lamp's full brightness (+24% light and twice the peak of
-a lens render, ``benchmarks/bokeh.py``). So where the weight reaching p falls well short of
-what p's disk can gather inside the picture, the shortfall is taken from what p sees
-behind, as a lens would see it: from none at a shortfall of :data:`FILL_FROM` to all of it
-at :data:`FILL_FULL`. A smaller shortfall comes from the gather's own rules (a slanted
-floor's farther, larger disks count only inside p's), and there the back light is
-normalised as it always was: the exact gather and the fast layers, whose "behind" differ
-within a merged layer, stay within the same few dB of each other.
+What is in front covers p up to its weight; under it, the back light, normalised. First,
+what p's disk sees past p's surface (the weight it falls short by) is filled from the far
+light of larger disks behind p (``far``: their own spread at p, each source ``1 / its
+area``), as far as that light covers p: a lens sees a farther, more blurred background
+through the part of its aperture that p's surface leaves open. What is still missing (a
+surface whose background the depth pass hides, or that has none: a lamp before nothing
+farther) is normalised, or, where the weight reaching p falls well short of what p's disk
+can gather inside the picture, taken from what p sees behind: from none at a shortfall of
+:data:`FILL_FROM` to all of it at :data:`FILL_FULL` (a small lamp far behind the focus
+plane normalised over its share of its pixels' disks kept them at its full brightness:
++24% light and twice the peak of a lens render, ``benchmarks/bokeh.py``). The exact gather
+and the fast layers, whose "behind" differ within a merged layer, stay within the same few
+dB of each other.
 """
 
 from __future__ import annotations
@@ -59,11 +61,20 @@ def share_of(xp: Any, radius_q: Any, radius_p: Any) -> Any:
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
-              behind_w: Any, inside: Any, out: Any = None) -> Any:
+              behind_w: Any, inside: Any, out: Any = None, far: Any = None) -> Any:
     """The picture (C, ...) from colour sums (C, ...) and their weights (...) of the light
     in front of each pixel, of its surface and behind it, and behind it alone; ``inside``:
     the share of each pixel's disk inside the picture (:func:`disk_inside`); ``out``: where
-    to write it (a new array if None). The fill is computed only where it is not zero."""
+    to write it (a new array if None); ``far`` (C + 1, ...): the far light of larger disks
+    (``[sum c * w, sum w]``), which fills the shortfall first (``back`` and ``back_w`` take
+    it in place). The fills are computed only where they are not zero."""
+    if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
+        short = inside - front_w - back_w
+        pick = (far[-1] > 0) & (short > np.float32(1e-4))
+        if bool(pick.any()):  # it fills what p's disk sees past p's surface, as far as it
+            s = xp.minimum(short[pick], far[-1, pick])  # covers p (not a far edge's share)
+            back[:, pick] += s * (far[:-1, pick] / far[-1, pick])  # (the rest of the
+            back_w[pick] += s  # shortfall, if any, is filled from behind as it was)
     out = xp.divide(back, back_w, out=out)
     short = inside - front_w - back_w
     pick = (behind_w > 0) & (short > FILL_FROM)

@@ -54,6 +54,7 @@ DOF_METHODS = ("fast", "exact")
 MAX_LAYERS = 16  # blurred layers (both sides of the focus plane) at most: the cost
 NEAR, FOCUS, FAR = -1, 0, 1
 ROLE_NONE, ROLE_FRONT, ROLE_BACK, ROLE_BEHIND = 0, 1, 2, 3  # behind: back, and apart too
+ROLE_FAR = 4  # farther, larger disks: what p's disk sees past p's surface (its shortfall)
 NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
 NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
 LOOKAHEAD = 4  # FFT jobs (a window's scatter, and its gather) that may run ahead of the
@@ -116,7 +117,7 @@ class Plan:
     layer_of_key: np.ndarray  # int32; -1: in focus (never blurred)
     t_of_key: np.ndarray  # float32, the share of a source's light on its layer's hi disk
     roles: np.ndarray  # (K, K + 1) int8: what layer j's scatter is to layer k's pixels
-    big: np.ndarray  # (K, K) bool: big[j, k] = layer j is gathered with k's disks
+    big: np.ndarray  # (K, K) bool: big[j, k] = layer j is far light to k (ROLE_FAR)
     seen: np.ndarray  # (K, K + 1) float32: how much layer k sees of j's pixels past its
     #                   edges (column K: the pixels in focus), each 1 / the area of k's disk
     focus: bool = False  # some pixels are in focus
@@ -195,11 +196,11 @@ def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
 def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What layer j's scatter is to the pixels of layer k (column K: pixels in focus):
     front (j nearer), back (j itself), behind (the layers behind whose disks are as large:
-    back, and summed apart for :func:`hfrender.dof_composite.composite`), or nothing: far
-    layers with larger disks (gathered with k's disks instead, also behind), and, for a
-    layer k before the focus plane, the layers behind it with smaller disks (``seen``: k's
-    pixels see theirs past their edges, each 1 / the area of k's disk, as they see the
-    pixels in focus)."""
+    back, and summed apart for :func:`hfrender.dof_composite.composite`), far (far layers
+    with larger disks: summed apart, the light that fills what k's pixels' disks see past
+    their surface), or nothing: for a layer k before the focus plane, the layers behind it
+    with smaller disks (``seen``: k's pixels see theirs past their edges, each 1 / the area
+    of k's disk, as they see the pixels in focus)."""
     n = len(layers)
     side = np.array([q.side for q in layers])
     size = np.array([q.radius2 for q in layers])
@@ -211,7 +212,8 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     seen[:, n] = side == NEAR
     roles = np.empty((n, n + 1), np.int8)
     roles[:, :n] = np.where(j < k, ROLE_FRONT, np.where(
-        big | (seen[:, :n].T == 1), ROLE_NONE, np.where(j == k, ROLE_BACK, ROLE_BEHIND)))
+        big, ROLE_FAR, np.where(seen[:, :n].T == 1, ROLE_NONE,
+                                np.where(j == k, ROLE_BACK, ROLE_BEHIND))))
     roles[:, n] = np.where(side == NEAR, ROLE_FRONT, ROLE_NONE)
     return roles, big, seen
 
@@ -285,7 +287,6 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
         reach = _reach(offsets, layer.hi)
-        kept = []
         for box in boxes(j, reach):
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
@@ -293,12 +294,8 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             pending.append(lambda j=j, win=win, spread=spread:
                            ops.scatter(j, ops.ready(spread()), win))
             pending.extend(_gathers(ops, plan, j, box, offsets, h, w))
-            if plan.big[j].any():  # a far layer that nearer ones gather
-                kept.append((fields, win))
             while len(pending) > LOOKAHEAD:
                 pending.popleft()()
-        for fields, win in kept:  # after all the layer's gathers: its own light (in any of
-            ops.add_far(j, fields, win)  # its boxes, whose windows overlap) is not behind it
     while pending:
         pending.popleft()()
     return ops.finish()
@@ -320,44 +317,33 @@ def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
              offsets: np.ndarray, h: int, w: int) -> list[Callable[[], None]]:
     """What layer j's pixels gather with their own disks (both of the layer's, by each
     pixel's share; one between them for large disks), and what adds it to the sums later:
-
-    * the far layers of larger disks seen through them (``Plan.big``): the far light kept
-      so far, taken now;
-    * what they see past their edges (``Plan.seen``: pixels in focus, or behind with much
-      smaller disks; ``ops.seen_window``, weight its share), each weighing 1 / the disk's
-      area, as the exact gather counts them behind a defocused pixel before the focus plane
-      (where its own light falls short); over the part of the box within reach of them
-      (``ops.seen_box``: a floor band crossed by a post in focus transforms a post's width,
-      not the frame's).
-
-    Over one window, the two share their inverse transforms (their spectra summed): the
-    light seen is at most :func:`hfrender.dof_composite.seen_top`, so its rounding does
-    not wipe out the far light's colour (an uncut highlight in focus did: 10% off)."""
+    what they see past their edges (``Plan.seen``: pixels in focus, or behind with much
+    smaller disks; ``ops.seen_window``, weight its share), each weighing 1 / the disk's
+    area, as the exact gather counts them behind a defocused pixel before the focus plane
+    (where its own light falls short); over the part of the box within reach of them
+    (``ops.seen_box``: a floor band crossed by a post in focus transforms a post's width,
+    not the frame's). (The far layers of larger disks are not gathered: their own scatter,
+    ``ROLE_FAR``, fills what the pixels' disks see past their surface.)"""
     layer = plan.layers[j]
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
     disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
     reach = _reach(offsets, max(disks))
     win = window(box, reach, h, w)
-    far = [(ops.far_window(win), win.rows, False)] if (
-        plan.big[:, j].any() and ops.far_in(win)) else []
     around = ops.seen_box(win, j) if plan.sees(j) else None
     part = None if around is None else _near(box, around, reach)
     if part is None:
-        return [_gather(ops, j, win, far, disks, layer.side)] if far else []
+        return []
     seen_win = win if part == box else window(part, reach, h, w)
     rows = max(0, around[0] - seen_win.y0), min(seen_win.y1, around[1]) - seen_win.y0
-    seen = [(ops.seen_window(seen_win, j), rows, True)]
-    if seen_win is win:
-        return [_gather(ops, j, win, far + seen, disks, layer.side)]
-    jobs = [_gather(ops, j, win, far, disks, layer.side)] if far else []
-    return jobs + [_gather(ops, j, seen_win, seen, disks, layer.side)]
+    return [_gather(ops, j, seen_win, (ops.seen_window(seen_win, j), rows), disks,
+                    layer.side)]
 
 
-def _gather(ops: Any, j: int, win: Window, sources: list[tuple[Any, tuple[int, int], bool]],
+def _gather(ops: Any, j: int, win: Window, source: tuple[Any, tuple[int, int]],
             disks: list[int], side: int) -> Callable[[], None]:
-    """Start :func:`_gathered` of ``sources`` over ``win``: what adds its light to layer
+    """Start :func:`_gathered` of ``source`` over ``win``: what adds its light to layer
     j's pixels' sums."""
-    spread = ops.later(_gathered, ops, sources, disks, win, side)
+    spread = ops.later(_gathered, ops, source, disks, win, side)
 
     def settle() -> None:
         for d, light in enumerate(spread()):
@@ -366,18 +352,14 @@ def _gather(ops: Any, j: int, win: Window, sources: list[tuple[Any, tuple[int, i
     return settle
 
 
-def _gathered(ops: Any, sources: list[tuple[Any, tuple[int, int], bool]], disks: list[int],
-              win: Window, side: int) -> list[Any]:
-    """The ``sources`` (light (C + 1, *win.shape), zero outside its rows; ``mean``: summed
-    over each disk's area) summed over each of ``disks`` around every pixel of the window."""
-    spectra = [(ops.forward(light, rows), mean) for light, rows, mean in sources]
+def _gathered(ops: Any, source: tuple[Any, tuple[int, int]], disks: list[int], win: Window,
+              side: int) -> list[Any]:
+    """The ``source``'s light ((C + 1, *win.shape), zero outside its rows) summed over each
+    of ``disks`` around every pixel of the window, over the disk's area."""
+    spectrum = ops.forward(*source)
     out = []
     for area in disks:
-        terms = [spectrum * np.float32(1.0 / area) if mean else spectrum
-                 for spectrum, mean in spectra]
-        product = terms[0] if spectra[0][1] else terms[0].copy()  # the inverse uses it up
-        for term in terms[1:]:
-            product += term
+        product = spectrum * np.float32(1.0 / area)  # a new array: the inverse uses it up
         product *= ops.spectrum(area, win.shape, side)
         out.append(ops.inverse(product, win))
     return out

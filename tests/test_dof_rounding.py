@@ -42,7 +42,8 @@ def test_rounding_around_a_gathers_box_stays_dark(seed):
     assert np.isfinite(fast).all()
     assert fast.min() >= 0 and fast.max() <= img.max() * 1.0001  # none made, none negative
     line = np.abs(fast[80] - exact[80]).max()
-    assert line < 0.5  # the merged layers' own error (~0.33); rounding as light: 14 and more
+    assert line < 0.6  # the merged layers' own error (0.33, and 0.51-0.53 since the far
+    #                    light fills what a pixel's disk sees past it); rounding as light: 14
 
 
 def test_the_window_path_keeps_it_dark_too():
@@ -53,4 +54,4 @@ def test_the_window_path_keeps_it_dark_too():
                             True)[0]
     exact = defocus(img, depth, LENS)
     assert np.isfinite(out).all() and out.min() >= 0 and out.max() <= img.max() * 1.0001
-    assert np.abs(out[80] - exact[80]).max() < 0.5
+    assert np.abs(out[80] - exact[80]).max() < 0.6  # as the per-frame test says

@@ -293,11 +293,12 @@ def test_a_bright_lamps_bokeh_keeps_its_light(tmp_path, dof):
     lit = disc[0, ..., 0] > 0.01
     assert lit.sum() > 20 * (focused[0, ..., 0] > 0.01).sum()  # a disc, many times the lamp
     assert disc[0, ..., 0][lit].max() > 1.0  # still past white all over the disc
-    # depth: the gather's rule for the lamp's own pixels (a surface seen over the sky)
-    # adds 0.7% there (the exact gather's figure too); lens: each sub-frame rasterises the
-    # small lamp anew (a pixel more or less of it)
+    # lens: each sub-frame rasterises the small lamp anew (a pixel more or less of it)
     np.testing.assert_allclose(disc[0].sum(), focused[0].sum(),
-                               rtol=1e-2 if dof == "depth" else 5e-2)
+                               rtol=1e-3 if dof == "depth" else 5e-2)
+    if dof == "depth":  # one level over the disc: the lamp's own pixels seen over the sky
+        red = disc[0, ..., 0]  # were 1.3x the rest of it (1.56 against 1.20)
+        assert red.max() < 1.001 * np.median(red[red > 0.5 * red.max()])
     clipped, _ = _exr(tmp_path, blurred, "clipped", hdr="off", **settings)
     assert clipped[0].sum() < focused[0].sum() / 40  # what the 8-bit sub-frames kept
 

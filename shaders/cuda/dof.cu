@@ -29,11 +29,19 @@ extern "C" __global__ void hf_circle_of_confusion(
 }
 
 // One channel of hfrender.dof_composite.composite: front over the back light, normalised;
-// where the weight reaching the pixel falls short of what its disk gathers inside the
-// picture by more than HF_DOF_FILL_FROM, the shortfall taken from what is seen behind
-// (all of it from HF_DOF_FILL_FULL); float32 operations in NumPy's order.
+// what the pixel's disk sees past its surface (its shortfall) filled, all of it, from the
+// far light of larger disks (far, far_w: their own spread at the pixel); where the weight
+// still falls short of what its disk gathers inside the picture by more than
+// HF_DOF_FILL_FROM, the shortfall taken from what is seen behind (all of it from
+// HF_DOF_FILL_FULL); float32 operations in NumPy's order.
 __device__ float hf_dof_mix(float front, float front_w, float back, float back_w,
-                            float behind, float behind_w, float inside) {
+                            float behind, float behind_w, float inside, float far, float far_w) {
+    float short_far = inside - front_w - back_w;
+    if (far_w > 0.0f && short_far > 1e-4f) {
+        short_far = fminf(short_far, far_w);  // as far as that light covers the pixel
+        back += short_far * (far / far_w);
+        back_w += short_far;
+    }
     bool seen = behind_w > 0.0f;
     float short_w = seen ? fmaxf(inside - front_w - back_w, 0.0f) : 0.0f;
     float ramp = (short_w - HF_DOF_FILL_FROM) / (HF_DOF_FILL_FULL - HF_DOF_FILL_FROM);
@@ -79,6 +87,8 @@ extern "C" __global__ void hf_defocus(
     float back[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the part of back behind p's surface
     float front_w = 0.0f, back_w = 0.0f, behind_w = 0.0f;
+    float far[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // behind p with larger disks: their own spread
+    float far_w = 0.0f;
     // defocused before the focus plane: sources in focus within its own disk, and those
     // behind it with smaller disks by hf_seen_share, are what it sees behind, each 1 / its
     // area (in focus, they spread no light of their own; the others, the rest of theirs)
@@ -110,10 +120,14 @@ extern "C" __global__ void hf_defocus(
         float d2 = q_depth < focus ? offset_d2_near[o] : offset_d2[o];
         if (r2[q] < d2) continue;  // q's disk does not reach p
         bool in_front = q_depth < near_p;
-        bool visible = !in_front && (q_depth <= far_p || r2_p >= reach_p[o]);
+        bool big = !in_front && q_depth > far_p && inv_area[q] < inv_p;
+        bool visible = !in_front && !big && (q_depth <= far_p || r2_p >= reach_p[o]);
         float w = inv_area[q] * (1.0f - seen);
         const float* c = lin + q * channels;
-        if (in_front) {
+        if (big) {
+            far_w += w;
+            for (int ch = 0; ch < channels; ++ch) far[ch] += c[ch] * w;
+        } else if (in_front) {
             front_w += w;
             for (int ch = 0; ch < channels; ++ch) front[ch] += c[ch] * w;
         } else if (visible) {
@@ -128,7 +142,7 @@ extern "C" __global__ void hf_defocus(
     float* o = out + (base + p) * channels;
     for (int ch = 0; ch < channels; ++ch)
         o[ch] = hf_dof_mix(front[ch], front_w, back[ch], back_w, behind[ch], behind_w,
-                           inside[base + p]);
+                           inside[base + p], far[ch], far_w);
 }
 
 // ---- The fast method: layers by circle of confusion, disks by FFT (hfrender/dof_layers.py,
@@ -215,7 +229,7 @@ extern "C" __global__ void hf_dof_accumulate(
         const float* light, long long pixels, int width, int channels, int y0, int x0,
         int win_h, int win_w, int r0, int r1, int c0, int c1, const int* layer,
         const int* roles, const float* spread, int n_layers, const float* top, const float* t,
-        int share, float* front, float* back, float* behind) {
+        int share, float* front, float* back, float* behind, float* far) {
     long long plane = (long long)win_h * win_w;
     long long e = (long long)r0 * win_w + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)r1 * win_w) return;
@@ -225,8 +239,9 @@ extern "C" __global__ void hf_dof_accumulate(
     long long p = (y0 + e / win_w) * width + x0 + col;
     int k = layer[p];
     int role = roles[k < 0 ? n_layers : k];
-    if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK && role != HF_ROLE_BEHIND) return;
-    float* sums = role == HF_ROLE_FRONT ? front : back;
+    if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK && role != HF_ROLE_BEHIND &&
+        role != HF_ROLE_FAR) return;
+    float* sums = role == HF_ROLE_FRONT ? front : (role == HF_ROLE_FAR ? far : back);
     float s = share == 0 ? 1.0f : (share == 1 ? 1.0f - t[p] : t[p]);
     if (role == HF_ROLE_BEHIND) s *= spread[k < 0 ? n_layers : k];
     for (int ch = 0; ch <= channels; ++ch) {
@@ -240,13 +255,14 @@ extern "C" __global__ void hf_dof_accumulate(
 // The exact gather's composite (hf_dof_mix), interleaved (pixels, channels).
 extern "C" __global__ void hf_dof_composite(
         const float* front, const float* back, const float* behind, const float* inside,
-        long long pixels, int channels, float* out) {
+        const float* far, int has_far, long long pixels, int channels, float* out) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
     long long w = channels * pixels + p;
     for (int ch = 0; ch < channels; ++ch) {
         long long at = ch * pixels + p;
         out[p * channels + ch] = hf_dof_mix(front[at], front[w], back[at], back[w], behind[at],
-                                            behind[w], inside[p]);
+                                            behind[w], inside[p], has_far ? far[at] : 0.0f,
+                                            has_far ? far[w] : 0.0f);
     }
 }

@@ -10,7 +10,11 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   weights``: a defocused foreground spreads over a sharp background;
 * sources clearly behind p count only where p's own disk also covers them (p is
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
-  background bleeds onto it;
+  background bleeds onto it; those whose own disk is larger than p's are summed apart
+  instead, as they spread (wherever their disk covers p, ``1 / area_q``), and fill what
+  p's disk sees past its surface (its shortfall, as far as they cover p): what a lens sees
+  of a farther, more blurred background around a small far surface (a lamp's pixels are
+  not brightened) or past a nearer blurred edge (a far highlight's bokeh keeps its level);
 * sources in focus behind a defocused p in front of the focus plane count where p's own
   disk covers them, each weighing ``1 / area_p`` (its colour at most
   :func:`hfrender.dof_composite.seen_top`): they spread no light of their own, and
@@ -103,8 +107,9 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
             if s0 < s1 and t0 < t1:
                 sums.add_seen((slice(s0, s1), slice(t0, t1)), int(dy), int(dx), d2, d2n)
     planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
+    far = np.concatenate([np.moveaxis(sums.far, -1, 0), sums.far_w[None]])
     out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
-                    sums.behind_w, disk_inside(np, sums.area))
+                    sums.behind_w, disk_inside(np, sums.area), far=far)
     return np.ascontiguousarray(np.moveaxis(out, 0, -1))
 
 
@@ -127,7 +132,7 @@ class _Sums:
         depth_f = np.asarray(depth, np.float32)
         self.depth_p = np.pad(depth_f, pad, constant_values=np.inf)
         self.near = depth_f * np.float32(1.0 - FRONT_TOLERANCE)
-        self.far = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
+        self.far_d = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
         # an odd polygon: in front of the focus plane it is turned over
         self.near_p = depth_f < lens.focus_distance if turned else None
         self.near_q = np.pad(self.near_p, pad) if turned else None
@@ -137,6 +142,8 @@ class _Sums:
         self.back_w = np.zeros((h, w), np.float32)
         self.behind = np.zeros_like(lin)  # the part of back that lies behind p's surface
         self.behind_w = np.zeros((h, w), np.float32)
+        self.far = np.zeros_like(lin)  # behind p, larger disks: their own spread at p
+        self.far_w = np.zeros((h, w), np.float32)
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
         self.area_q = np.pad(self.area, pad, constant_values=np.iinfo(self.area.dtype).max)
@@ -167,7 +174,7 @@ class _Sums:
         src = self._source(at, dy, dx)
         reach_p = d2n if self.near_p is not None else d2
         seen = self.seer[at] & (self.r2[at] >= reach_p) & (self.focus_q[src] | (
-            (self.depth_p[src] > self.far[at]) & (self.area_q[src] < self.area[at])))
+            (self.depth_p[src] > self.far_d[at]) & (self.area_q[src] < self.area[at])))
         if not seen.any():
             return
         wb = self.inv_area[at] * seen * self._share(at, src)
@@ -192,12 +199,16 @@ class _Sums:
         q_depth = self.depth_p[src]
         in_front = q_depth < self.near[at]
         # behind p: only where p's own disk reaches q (p is see-through there)
-        visible = ~in_front & ((q_depth <= self.far[at]) | (self.r2[at] >= reach_p))
+        big = ~in_front & (q_depth > self.far_d[at]) & (self.area_q[src] > self.area[at])
+        visible = ~in_front & ~big & ((q_depth <= self.far_d[at]) | (self.r2[at] >= reach_p))
         q_w = self.w_p[src]
         wf = q_w * (covers & in_front)
         wb = q_w * (covers & visible)
+        wg = q_w * (covers & big)
+        self.far_w[at] += wg
+        self.far[at] += self.color_p[src] * wg[..., None]
         if self.sees:  # seen by p past its edge instead, by share
-            seen = self.seer[at] & (q_depth > self.far[at]) & (self.area_q[src] < self.area[at])
+            seen = self.seer[at] & (q_depth > self.far_d[at]) & (self.area_q[src] < self.area[at])
             seen &= covers & visible
             if seen.any():
                 wb *= 1.0 - self._share(at, src) * seen
@@ -206,7 +217,7 @@ class _Sums:
         self.back_w[at] += wb
         self.front[at] += q_c * wf[..., None]
         self.back[at] += q_c * wb[..., None]
-        wh = wb * (q_depth > self.far[at])
+        wh = wb * (q_depth > self.far_d[at])
         self.behind_w[at] += wh
         self.behind[at] += q_c * wh[..., None]
 

@@ -29,6 +29,7 @@ from hfrender.dof_layers import (
     FAR,
     ROLE_BACK,
     ROLE_BEHIND,
+    ROLE_FAR,
     ROLE_FRONT,
     Plan,
     class_keys,
@@ -78,8 +79,9 @@ def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
 class _Ops:
     """Per-frame state of the fast defocus: ``lin`` (H, W, C) and the front, own and behind
     sums ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W) (``back`` holds the light of
-    a pixel's own layer until :meth:`finish` adds what is behind it); the light of the far
-    layers visited so far (the same), which nearer layers gather."""
+    a pixel's own layer until :meth:`finish` adds what is behind it); ``far``, the same of
+    the far layers with larger disks (``ROLE_FAR``), which fills what a pixel's disk sees
+    past its surface."""
 
     def __init__(self, lin: np.ndarray, max_d2: int, blades: int = 0) -> None:
         self.lin = np.moveaxis(lin, -1, 0)  # planar view (C, H, W)
@@ -122,6 +124,8 @@ class _Ops:
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
+        if plan.big.any():
+            self.far = np.zeros_like(self.front)
         self.inside = inside_of_keys(np, keys)
         self.layer = np.empty(keys.shape, np.int32)  # -1: in focus
         self.t = np.empty(keys.shape, np.float32)
@@ -206,7 +210,7 @@ class _Ops:
         """Layer j's light on each of its disks, on the window's grid: (C + 1, *shape) —
         colour * weight and the weight (its share of the source / the disk's area) — in
         its box's rows (zero past the window's columns); the other rows are not read
-        (:meth:`forward`, :meth:`add_far`), nor cleared: a memset of every grid."""
+        (:meth:`forward`), nor cleared: a memset of every grid."""
         w = win.size[1]
         r0, r1 = win.inner  # the layer's pixels are in its box's rows
         out = [np.empty((self.c + 1,) + win.shape, np.float32) for _ in disks]
@@ -242,7 +246,9 @@ class _Ops:
             out = scratch("dof.part", part.shape, np.float32)
             weight = scratch("dof.mask", there.shape, np.float32)
             for sums, which in ((self.front, ROLE_FRONT), (self.back, ROLE_BACK),
-                                (self.behind, ROLE_BEHIND)):  # back: the layer's own pixels
+                                (self.behind, ROLE_BEHIND), (self.far, ROLE_FAR)):
+                if sums is None:  # back: the layer's own pixels; far: none in the plan
+                    continue
                 mask = there & (role == which)
                 if mask.any():  # a band of the window may hold no pixel of a role
                     np.copyto(weight, mask)  # a float mask: the product takes half the time
@@ -271,31 +277,6 @@ class _Ops:
             self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
 
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, x1 - x0)
-
-    def add_far(self, j: int, fields: list[np.ndarray], win: Window) -> None:
-        """Keep far layer j's light (all its disks' parts: in its box's rows, see
-        :meth:`fields`) for the layers that gather it."""
-        if self.far is None:
-            self.far = np.zeros_like(self.front)
-        w = win.size[1]
-        r0, r1 = win.inner
-
-        def rows(y0: int, y1: int) -> None:
-            for f in fields:
-                self.far[(slice(None),) + _rows(win, y0, y1)] += f[:, y0:y1, :w]
-
-        by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, w)
-
-    def far_in(self, win: Window) -> bool:
-        return self.far is not None and bool(self.far[(-1,) + _at(win)].any())
-
-    def far_window(self, win: Window) -> np.ndarray:
-        """The far light kept so far, on a window's grid."""
-        h, w = win.size
-        f = np.empty((self.c + 1,) + win.shape, np.float32)  # the rows past h are not read
-        f[:, :h, :w] = self.far[(slice(None),) + _at(win)]
-        f[:, :h, w:] = 0
-        return f
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """A box (y0, y1, x0, x1), in the image, around the window's pixels that layer k
@@ -328,7 +309,8 @@ class _Ops:
             f, b, k = (s[:, y0:y1] for s in (self.front, self.back, self.behind))
             b += k  # own light and what is behind
             part = composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c], self.inside[y0:y1],
-                             out=scratch("dof.out", (c, y1 - y0, w), np.float32))
+                             out=scratch("dof.out", (c, y1 - y0, w), np.float32),
+                             far=None if self.far is None else self.far[:, y0:y1])
             out[y0:y1] = np.moveaxis(part, 0, -1)
 
         by_rows(rows, h, w)

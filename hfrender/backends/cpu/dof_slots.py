@@ -5,9 +5,9 @@ kept per *slot*: each pixel's distinct layers over the window.
   its light ``[colour, 1]`` over the sub-frames in which it is in that layer, plain and
   times its share ``t`` of the layer's second disk. A layer's fields at the pixel are then
   one look-up (the sums are linear in the light and in ``t``), exact for the scatter.
-* :class:`Slots` is their receiving side: per slot its own front,
-  back and behind sums, composited per slot (a pixel that is a sharp spoke in some sub-frames and
-  blurred sky in others is renormalised as each, as the per-sub-frame defocus does).
+* :class:`Slots` is their receiving side: per slot its own front, back, behind and far
+  sums, composited per slot (a pixel that is a sharp spoke in some sub-frames and blurred
+  sky in others is renormalised as each, as the per-sub-frame defocus does).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from hfrender.dof_composite import composite, disk_inside_at
-from hfrender.dof_layers import ROLE_BACK, ROLE_BEHIND, ROLE_FRONT, Plan
+from hfrender.dof_layers import ROLE_BACK, ROLE_BEHIND, ROLE_FAR, ROLE_FRONT, Plan
 
 STILL = -2  # an unused slot's layer (never a layer, never in focus)
 
@@ -85,6 +85,7 @@ class Slots:
         self.front = np.zeros_like(light)
         self.back = light * (layer == -1)[:, None, :]
         self.behind = np.zeros_like(light)
+        self.far = np.zeros_like(light)  # far layers of larger disks (``ROLE_FAR``)
 
     def add(self, roles: np.ndarray, spread: np.ndarray, light: np.ndarray,
             cols: np.ndarray) -> None:
@@ -96,8 +97,8 @@ class Slots:
             part = light * self.weight[s, cols]
             behind = (role == ROLE_BEHIND) * spread[self.layer[s, cols]]
             front, own = role == ROLE_FRONT, (role == ROLE_BACK) + behind  # back: own, behind
-            for sums, which in zip((self.front, self.back, self.behind), (front, own, behind),
-                                   strict=True):
+            for sums, which in zip((self.front, self.back, self.behind, self.far),
+                                   (front, own, behind, role == ROLE_FAR), strict=True):
                 sums[s][:, cols] += part * which
 
     def add_behind(self, slot: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
@@ -113,7 +114,8 @@ class Slots:
         for s in range(self.layer.shape[0]):
             wgt = self.weight[s]
             keep = (wgt > 0) & (self.back[s, c] > 0)
-            f, b, k = (x[s][:, keep] / wgt[keep] for x in (self.front, self.back, self.behind))
+            f, b, k, g = (x[s][:, keep] / wgt[keep]
+                          for x in (self.front, self.back, self.behind, self.far))
             out[:, keep] += composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],
-                                      self.inside[s, keep]) * wgt[keep]
+                                      self.inside[s, keep], far=g) * wgt[keep]
         return out.T

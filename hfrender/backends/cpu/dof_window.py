@@ -52,6 +52,7 @@ from hfrender.dof_fft import Window
 from hfrender.dof_layers import (
     ROLE_BACK,
     ROLE_BEHIND,
+    ROLE_FAR,
     ROLE_FRONT,
     Plan,
     blur_layers,
@@ -88,6 +89,8 @@ class _WindowOps(_Ops):
         pixels that change layer."""
         super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
+        if plan.big.any():
+            self.far = np.zeros_like(self.front)
         self.inside = inside_of_keys(np, cls.keys)
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
@@ -149,15 +152,17 @@ class _WindowOps(_Ops):
         at = (slice(None),) + _at(win)
         role = self.plan.roles[j][self.layer[at[1:]]]  # STILL: zeroed below
         # back holds a pixel's own layer's light alone until ``finish`` (see ``_Ops``)
-        front, own, behind = ((role == r).astype(np.float32)
-                              for r in (ROLE_FRONT, ROLE_BACK, ROLE_BEHIND))
+        front, own, behind, far = ((role == r).astype(np.float32)
+                                   for r in (ROLE_FRONT, ROLE_BACK, ROLE_BEHIND, ROLE_FAR))
         behind *= self.plan.spread[j][self.layer[at[1:]]]  # the rest is seen instead
         cols, y, x = self._moving_in(win)
         if len(cols):
-            front[y, x] = own[y, x] = behind[y, x] = 0.0  # their sums are the slots'
+            front[y, x] = own[y, x] = behind[y, x] = far[y, x] = 0.0  # the slots' sums
             self.slots.add(self.plan.roles[j], self.plan.spread[j], light[:, y, x], cols)
         self.front[at] += light * front
         self.behind[at] += light * behind
+        if self.far is not None:
+            self.far[at] += light * far
         self.back[at] += np.multiply(light, own, out=light)
 
     def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:

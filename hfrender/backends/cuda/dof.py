@@ -148,8 +148,7 @@ class _Ops:
         self.back = self.xp.empty((self.c + 1, self.h, self.w), np.float32)
         self.behind = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
-        self.far: Any = None  # the far layers' light, for the layers that gather it
-        self.far_rows: list[tuple[int, int, int]] = []  # (layer, y0, y1) of the far light
+        self.far: Any = None  # the far layers of larger disks (ROLE_FAR), if the plan has any
         self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
         self.top: Any = None  # the in-focus light seen past edges, at most (seen_window)
 
@@ -164,6 +163,8 @@ class _Ops:
     def start(self, plan: Plan, keys: Any) -> None:
         xp = self.xp
         self.plan = plan
+        if plan.big.any():
+            self.far = xp.zeros((self.c + 1, self.h, self.w), np.float32)
         self.layer = xp.empty((self.h, self.w), np.int32)
         self.t = xp.empty((self.h, self.w), np.float32)
         k = len(plan.layers)
@@ -182,8 +183,8 @@ class _Ops:
 
     def spans(self, n: int) -> Spans:
         """Every layer's first and last column in every row (``hf_dof_spans``), read in one
-        copy: the host places the windows (and answers :meth:`far_in`) without waiting on
-        the device again this frame."""
+        copy: the host places the windows without waiting on the device again this
+        frame."""
         xp = self.xp
         table = xp.empty((2, n + 1, self.h), np.int32)  # entry n: the pixels in focus
         table[0] = self.w
@@ -247,7 +248,7 @@ class _Ops:
             light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
             *(I32(n) for n in win.size + rows + cols), self.layer, roles, spread,
             I32(len(self.plan.layers)), top, self.t, I32(share), self.front, self.back,
-            self.behind))
+            self.behind, self.none if self.far is None else self.far))
 
     def scatter(self, j: int, light: Any, win: Window) -> None:
         self._accumulate(light, win, win.rows, (0, win.size[1]), self.roles[j], self.spread[j],
@@ -259,28 +260,6 @@ class _Ops:
         cols = win.box[2] - win.x0, win.box[3] - win.x0
         self._accumulate(light, win, win.inner, cols, self.gathers[j], self.whole,
                          0 if disks == 1 else 1 + disk)
-
-    def add_far(self, j: int, fields: list[Any], win: Window) -> None:
-        if self.far is None:
-            self.far = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
-        h, w = win.size
-        for f in fields:
-            self.far[:, win.y0:win.y1, win.x0:win.x1] += f[:, :h, :w]
-        self.far_rows.append((j, win.y0 + win.inner[0], win.y0 + win.inner[1]))
-
-    def far_in(self, win: Window) -> bool:
-        """Whether any far light kept so far may lie in the window, answered on the host.
-        A far layer's light is on its own pixels alone, so: does a far layer kept so far
-        have, in a row of the window, its first column before the window's end and its
-        last column after its start (:meth:`spans`)? A row whose pixels of the layer lie
-        on both sides of the window, none in it, answers yes: the gather then adds zeros."""
-        for j, y0, y1 in self.far_rows:
-            a, b = max(y0, win.y0), min(y1, win.y1)
-            if a < b:
-                first, last = self.spans_table(j, a, b)
-                if ((first < win.x1) & (last >= win.x0)).any():
-                    return True
-        return False
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """Around the window's pixels that layer k sees, on the host (:meth:`spans`)."""
@@ -301,14 +280,10 @@ class _Ops:
         f[self.c, :h, :w] = mine
         return f
 
-    def far_window(self, win: Window) -> Any:
-        h, w = win.size
-        f = self.xp.zeros((self.c + 1,) + win.shape, np.float32)
-        f[:, :h, :w] = self.far[:, win.y0:win.y1, win.x0:win.x1]
-        return f
-
     def finish(self) -> Any:
         out = self.xp.empty((self.h, self.w, self.c), np.float32)
-        self._launch("hf_dof_composite", (self.front, self.back, self.behind, self.inside,
-                                          I64(self.pixels), I32(self.c), out))
+        far = self.none if self.far is None else self.far
+        self._launch("hf_dof_composite", (self.front, self.back, self.behind, self.inside, far,
+                                          I32(self.far is not None), I64(self.pixels),
+                                          I32(self.c), out))
         return out
