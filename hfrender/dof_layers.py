@@ -18,10 +18,11 @@ The fast method turns classes into layers, nearest first, with a radius-independ
   its light between those two disks, matching its own disk's mean squared radius.
 
 Per output pixel p (of layer k): front = the scatters of the layers in front of k; back =
-k's own scatter, the scatters of the layers behind k whose disks are not larger than p's,
-and a *gather* with p's disk of the far layers whose disks are larger (the gather's
-``min(r_q, r_p)`` rule; approximate where an odd polygon's near and far disks, not nested,
-meet); for a layer before the focus plane, also a gather with p's disk of the sources in
+k's own scatter, the scatters of the layers behind k whose disks are not larger than p's;
+far = the scatters of the far layers whose disks are larger, summed apart: they fill what
+p's disk sees past its surface (:func:`hfrender.dof_composite.composite`), as the exact
+gather takes such sources (approximate where an odd polygon's near and far disks, not
+nested, meet); for a layer before the focus plane, also a gather with p's disk of the sources in
 focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the layers behind
 it with much smaller disks (that share of their scatter left out), each weighing ``1 /
 area`` of the disk (what p sees past its surface's edge: the exact gather's rule for such
@@ -91,7 +92,7 @@ def disk_tables(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray, n
 @dataclass(frozen=True)
 class Layer:
     """Sources of one side with areas in [lo, hi]: disks ``lo`` and ``hi`` (equal: one
-    disk) scatter its light; disk ``mid`` gathers the far layers seen through its pixels."""
+    disk) scatter its light; disk ``mid`` gathers for its pixels where one disk does."""
 
     side: int
     lo: int
@@ -135,8 +136,7 @@ class Plan:
         return bool(self.seen[k, : len(self.layers)].any() or (self.seen[k, -1] and self.focus))
 
     def order(self) -> list[int]:
-        """Layers by decreasing disk size (near before far at a tie): the far layers
-        gathered by each layer are then exactly the far layers already visited."""
+        """Layers by decreasing disk size (near before far at a tie)."""
         return sorted(range(len(self.layers)),
                       key=lambda j: (-self.layers[j].radius2, self.layers[j].side))
 
@@ -273,7 +273,7 @@ def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
 def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int], add: Any,
                 boxes: Any) -> Any:
     """Every layer blurred by its disk over each of its ``boxes(j, reach)`` (FFTs per box),
-    scattered, gathered where a larger disk behind sees through, composited: the loop that
+    scattered, gathered where a pixel sees past its edge, composited: the loop that
     :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
 
     A window's FFTs alone go to ``ops.later`` (the CPU's run on a thread of their own, up
@@ -283,7 +283,7 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     single thread makes, bit for bit."""
     h, w = size
     pending: deque[Callable[[], None]] = deque()
-    for j in plan.order():  # far layers before the layers that see them behind
+    for j in plan.order():
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
         reach = _reach(offsets, layer.hi)

@@ -29,8 +29,8 @@ extern "C" __global__ void hf_circle_of_confusion(
 }
 
 // One channel of hfrender.dof_composite.composite: front over the back light, normalised;
-// what the pixel's disk sees past its surface (its shortfall) filled, all of it, from the
-// far light of larger disks (far, far_w: their own spread at the pixel); where the weight
+// what the pixel's disk sees past its surface (its shortfall) filled from the far light of
+// larger disks (far, far_w: their own spread at the pixel) as far as it covers it; where the weight
 // still falls short of what its disk gathers inside the picture by more than
 // HF_DOF_FILL_FROM, the shortfall taken from what is seen behind (all of it from
 // HF_DOF_FILL_FULL); float32 operations in NumPy's order.
