@@ -342,3 +342,28 @@ def test_a_disc_gathers_a_dim_far_wall_and_a_bright_card_in_one_transform(
     assert np.abs(fast - exact)[wall].max() < 1e-3 * float(img[wall].max()) + 1e-4
     near = mask & (np.abs(exact - img).max(-1) > 0)
     assert np.abs(fast - exact)[near].max() < 2e-2 * float(np.abs(exact[near]).max())
+
+
+def test_the_far_fill_takes_the_shortfall_as_far_as_the_far_light_covers(dev):
+    """``composite`` and ``hf_dof_composite`` (the CUDA kernel, on the emulator) by hand: a
+    pixel whose own light weighs 0.3 of its disk (inside 1) takes far light of colour 4 for
+    the rest where that light covers it (weight 0.9: fill 0.7), for its weight where it
+    covers less (0.2: fill 0.2, the rest normalised), and none under a shortfall of 1e-4
+    (in focus and rounding: the pixel bit for bit)."""
+    from hfrender.backends.cuda.launches import BLOCK, I32, I64, _grid
+    from hfrender.dof_composite import composite
+
+    own, far_w = np.float32([0.3, 0.3, 1.0 - 5e-5]), np.float32([0.9, 0.2, 0.5])
+    front = np.zeros((2, 3), np.float32)
+    back = np.stack([own * np.float32(0.5), own])  # colour 0.5
+    behind = np.zeros((2, 3), np.float32)
+    far = np.stack([far_w * np.float32(4.0), far_w])  # colour 4
+    inside = np.ones(3, np.float32)
+    want = np.float32([(0.15 + 0.7 * 4) / 1.0, (0.15 + 0.2 * 4) / 0.5, 0.5])
+    got = composite(np, front[:1], front[1], back[:1].copy(), back[1].copy(), behind[:1],
+                    behind[1], inside, far=far)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    out = np.empty(3, np.float32)
+    dev.launch("hf_dof_composite", _grid(3), (BLOCK, 1, 1),
+               (front, back.copy(), behind, inside, far, I32(1), I64(3), I32(1), out))
+    np.testing.assert_allclose(out, want, rtol=1e-6)
