@@ -32,3 +32,17 @@ class OutputBuffers:
                 and base.shape[1:] == self.shape:
             with self._lock:
                 self._free.append(base)
+
+
+_BLOCKS = threading.local()
+
+
+def float_block(shape: tuple) -> np.ndarray:
+    """A float32 block of ``shape`` that this thread blends into before encoding (render's
+    ``--hdr`` into 8 or 16 bits, fx's EXR footage into 16-bit codes), kept for its next
+    hyperframe: fresh pages each time cost more than the blend on two cores
+    (:class:`OutputBuffers`)."""
+    block = getattr(_BLOCKS, "block", None)
+    if block is None or block.shape[0] < shape[0] or block.shape[1:] != tuple(shape[1:]):
+        block = _BLOCKS.block = np.empty(shape, np.float32)
+    return block[: shape[0]]

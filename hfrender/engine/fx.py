@@ -19,7 +19,6 @@ way the output appears only when it is complete.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +32,7 @@ from hfrender import validate
 from hfrender.backends import get_backend
 from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
-from hfrender.engine.buffers import OutputBuffers
+from hfrender.engine.buffers import OutputBuffers, float_block
 from hfrender.engine.core import Engine
 from hfrender.engine.deep_output import finish
 from hfrender.engine.fx_output import (
@@ -105,7 +104,6 @@ class FxFusion:
 
     def __init__(self, s: FxSettings, alpha: str | None = None, codes: Any = None) -> None:
         self.s, self.alpha, self.codes = s, alpha, codes
-        self.light = threading.local()  # with ``codes``: each fusion thread's float block
         self.weights = curve_weights(s.weights, s.window)
         self.pad = stream_pad(s)  # the stream's frame k is the footage's k - pad
 
@@ -117,10 +115,7 @@ class FxFusion:
              first: int = 0) -> np.ndarray:
         s, codes = self.s, out
         if self.codes is not None:  # float light first, into a block kept per thread
-            block = getattr(self.light, "block", None)
-            if block is None or block.shape != out.shape:
-                self.light.block = block = np.empty(out.shape, np.float32)
-            out = block
+            out = float_block(out.shape)
         lo, hi = int(windows.starts[0]), int(windows.starts[-1]) + s.window
         span = hyper.frames[lo:hi]
         if s.lens is None:

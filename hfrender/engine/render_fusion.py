@@ -12,6 +12,7 @@ import numpy as np
 
 from hfrender.effects import fuse
 from hfrender.engine import deep_output
+from hfrender.engine.buffers import float_block
 from hfrender.engine.offload import FusionProcessUnavailable
 from hfrender.engine.render_stats import RenderStats
 from hfrender.hyperframe.pool import HyperFrame
@@ -35,7 +36,7 @@ def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shut
                         slot=None, pool=None)
     into = None
     if out is not None and out.dtype != wide:  # blended in this thread's float block
-        into, out = out[..., channels], _float_block(out.shape)
+        into, out = out[..., channels], float_block(out.shape)
     frames = fuse(hyper, windows, lens=hyper.lenses, backend=backend, out=out,
                   shutter=shutter, dof_method=dof_method)[..., channels]
     if not isinstance(frames, np.ndarray):  # on the GPU: encoded there where it can be
@@ -43,19 +44,6 @@ def fuse_frames(hyper: HyperFrame, windows: WindowWeights, *, backend: str, shut
             return deep_output.encode8(frames).get()
         frames = frames.get()
     return deep_output.finish(frames, dtype, into)
-
-
-_BLOCKS = threading.local()
-
-
-def _float_block(shape: tuple) -> np.ndarray:
-    """A float32 block of ``shape`` that this thread blends into before encoding (``--hdr``
-    into 8 or 16 bits), kept for its next hyperframe: fresh pages each time cost more than
-    the blend on two cores (:class:`hfrender.engine.buffers.OutputBuffers`)."""
-    block = getattr(_BLOCKS, "block", None)
-    if block is None or block.shape[0] < shape[0] or block.shape[1:] != tuple(shape[1:]):
-        block = _BLOCKS.block = np.empty(shape, np.float32)
-    return block[: shape[0]]
 
 
 class RenderFusion:

@@ -18,7 +18,6 @@ def is_exr_file(path: str) -> bool:
     return Path(path).suffix.lower() == ".exr" and Path(path).is_file()
 
 
-
 def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
     """An EXR file's RGB(A) as float32 (with ``channels`` 4 and none in the file: opaque;
     0: as the file has them, in its float type); NaN or infinite values, channels of no

@@ -104,6 +104,23 @@ def _unknown_type(path: str, suffix: str) -> str:
             f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png{one}")
 
 
+def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
+    """An image sequence's "codec" (png, exr), or one line: PNG, or EXR where ``exr``
+    allows it, and a pattern with one integer field."""
+    if suffix != ".png" and (suffix != ".exr" or not exr):
+        also = " (or EXR, frames/%05d.exr)" if exr else ""
+        if suffix == ".exr":  # (and not exr)
+            also = " (EXR from EXR footage alone: this footage's light stops at white)"
+        raise WriterError(f"-o {path}: an image sequence is written as PNG{also}: use a "
+                          "name like frames/%05d.png")
+    try:
+        _ = Path(path).name % 0
+    except (TypeError, ValueError):
+        raise WriterError(f"-o {path}: the pattern needs one integer field such as %05d"
+                          ) from None
+    return suffix[1:]
+
+
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
                  alpha_from: str = "--transparent", folder: bool = True,
@@ -121,19 +138,8 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 
     suffix = Path(path).suffix.lower()
-    if is_sequence(path):
-        exr = not for_footage or float_in  # fx writes EXR from EXR footage alone
-        if suffix != ".png" and (suffix != ".exr" or not exr):
-            also = " (or EXR, frames/%05d.exr)" if exr else " (EXR from EXR footage alone: " \
-                "this footage's light stops at white)" if suffix == ".exr" else ""
-            raise WriterError(f"-o {path}: an image sequence is written as PNG{also}: use a "
-                              "name like frames/%05d.png")
-        try:
-            _ = Path(path).name % 0
-        except (TypeError, ValueError):
-            raise WriterError(f"-o {path}: the pattern needs one integer field such as %05d"
-                              ) from None
-        return suffix[1:]
+    if is_sequence(path):  # fx writes EXR from EXR footage alone
+        return _sequence_codec(path, suffix, exr=not for_footage or float_in)
     if suffix not in VIDEO_SUFFIXES:
         if Path(path).is_dir():
             raise WriterError(f"-o {path} is a folder; for frames in it, give a pattern: "

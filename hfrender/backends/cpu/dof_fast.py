@@ -122,10 +122,13 @@ class _Ops:
         large_by_rows(rows, *r2.shape)
         return keys, np.sum(counts, axis=0)
 
+    def keep_far(self, plan: Plan) -> None:
+        """The far sums, where the plan has far light of larger disks (``ROLE_FAR``)."""
+        self.far = np.zeros_like(self.front) if plan.big.any() else None
+
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
-        if plan.big.any():
-            self.far = np.zeros_like(self.front)
+        self.keep_far(plan)
         self.inside = inside_of_keys(np, keys)
         self.layer = np.empty(keys.shape, np.int32)  # -1: in focus
         self.t = np.empty(keys.shape, np.float32)

@@ -89,8 +89,7 @@ class _WindowOps(_Ops):
         pixels that change layer."""
         super().__init__(mean, cls.max_d2, cls.blades)
         self.plan = plan
-        if plan.big.any():
-            self.far = np.zeros_like(self.front)
+        self.keep_far(plan)
         self.inside = inside_of_keys(np, cls.keys)
         self.layer = plan.layer_of_key[cls.keys + cls.max_area]
         self.t = plan.t_of_key[cls.keys + cls.max_area]
