@@ -119,3 +119,75 @@ def test_cuda_error_strings_are_decoded():
     with pytest.raises(BackendUnavailable, match=r"^cudaGraphicsMapResources failed: an "
                                                  r"illegal memory access was encountered$"):
         mapper._check((700,), "cudaGraphicsMapResources")
+
+
+class FakeRuntime:
+    """cuda.bindings.runtime's graphics calls, as tuples (error, results...), recording
+    what is mapped and registered; ``mapped_size``: the bytes a mapped pointer gives."""
+
+    class cudaGraphicsRegisterFlags:  # noqa: N801 - the binding's name
+        cudaGraphicsRegisterFlagsReadOnly = 1
+
+    def __init__(self, mapped_size, pointer_error=0):
+        self.mapped_size, self.pointer_error = mapped_size, pointer_error
+        self.registered, self.mapped = set(), set()
+
+    def cudaGetErrorString(self, err):  # noqa: N802
+        return (0, b"invalid resource handle")
+
+    def cudaGraphicsGLRegisterBuffer(self, glo, flags):  # noqa: N802
+        self.registered.add(glo)
+        return (0, glo)
+
+    def cudaGraphicsUnregisterResource(self, res):  # noqa: N802
+        self.registered.discard(res)
+        return (0,)
+
+    def cudaGraphicsMapResources(self, n, res, stream):  # noqa: N802
+        self.mapped.add(res)
+        return (0,)
+
+    def cudaGraphicsUnmapResources(self, n, res, stream):  # noqa: N802
+        self.mapped.discard(res)
+        return (0,)
+
+    def cudaGraphicsResourceGetMappedPointer(self, res):  # noqa: N802
+        return (self.pointer_error, 0x7F0000000000, self.mapped_size)
+
+
+def fake_mapper(rt):
+    mapper = object.__new__(CudaMapper)
+    mapper.rt, mapper.stream = rt, 0
+    return mapper
+
+
+class FakeBuffer:
+    def __init__(self, glo, size):
+        self.glo, self.size = glo, size
+
+
+def test_a_buffer_cuda_maps_in_full_is_registered_and_left_unmapped():
+    size = int(np.random.default_rng().integers(1 << 20, 1 << 30))
+    rt = FakeRuntime(size)
+    assert fake_mapper(rt).register(FakeBuffer(7, size)) == 7
+    assert rt.registered == {7} and rt.mapped == set()
+
+
+@pytest.mark.parametrize("mapped", [2**64 - 4096, 2**31 - 4096])
+def test_a_buffer_cuda_does_not_map_in_full_is_refused_and_unregistered(mapped):
+    # on the H200 (2026-12-04) a 1080p --hdr slot of more than 2 GiB mapped to a size that
+    # overflowed CuPy mid-render; now it is refused where --interop auto falls back
+    rt = FakeRuntime(mapped)
+    size = 2**31 + 8192
+    with pytest.raises(BackendUnavailable, match=rf"^CUDA maps {mapped} bytes of a GL buffer "
+                                                 rf"of {size} \(2\.00 GiB\)$"):
+        fake_mapper(rt).register(FakeBuffer(9, size))
+    assert rt.registered == set() and rt.mapped == set()
+
+
+def test_a_mapped_pointer_that_fails_leaves_the_buffer_unmapped_and_unregistered():
+    rt = FakeRuntime(4096, pointer_error=400)
+    with pytest.raises(BackendUnavailable, match=r"^cudaGraphicsResourceGetMappedPointer "
+                                                 r"failed: invalid resource handle$"):
+        fake_mapper(rt).register(FakeBuffer(3, 4096))
+    assert rt.registered == set() and rt.mapped == set()

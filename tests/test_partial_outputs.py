@@ -143,3 +143,38 @@ def test_a_join_that_fails_says_where_the_segments_are_and_how_to_go_on(tmp_path
     assert said.startswith(f"joining 1 segment into {tmp_path / 'o.mp4'} failed: ")
     assert said.endswith(f"(the segments stay in {folder}: once that is mended, the same "
                          "command with --resume joins them)")
+
+
+@pytest.mark.parametrize("signal_name", ["SEGV", "ABRT"])
+def test_a_join_whose_ffmpeg_crashes_names_the_signal_and_the_way_out(tmp_path, monkeypatch,
+                                                                        signal_name):
+    """imageio-ffmpeg 0.6/0.7's ffmpeg 7.0.2 died of SIGSEGV at every join on the H200
+    machine (and here): the message said "failed: no message"."""
+    from hfrender.io.segments import WriteFailed, join
+
+    crash = tmp_path / "ffmpeg"
+    crash.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")
+    crash.chmod(0o755)
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(crash))
+    folder = tmp_path / "w"
+    folder.mkdir()
+    (folder / "seg_00000000.ts").write_bytes(b"\x47" * 188)
+    with pytest.raises(WriteFailed) as err:
+        join([folder / "seg_00000000.ts"], str(tmp_path / "o.mp4"), folder, 24.0)
+    assert str(err.value) == (
+        f"joining 1 segment into {tmp_path / 'o.mp4'} failed: ffmpeg crashed (SIG"
+        f"{signal_name}): imageio-ffmpeg before 0.8 brings an ffmpeg that crashes copying "
+        "MPEG-TS on some processors; pip install -U 'imageio-ffmpeg>=0.8', or set "
+        f"IMAGEIO_FFMPEG_EXE to another ffmpeg (the segments stay in {folder}: once that is "
+        "mended, the same command with --resume joins them)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ffmpeg", "w"]  # no output at all
+    assert (folder / "seg_00000000.ts").stat().st_size == 188
+
+
+def test_an_ffmpeg_that_exits_says_what_it_said_or_its_status():
+    from hfrender.io.ffmpeg import crashed
+
+    assert crashed(1, "Invalid data found when processing input") == \
+        "Invalid data found when processing input"
+    assert crashed(183) == "ffmpeg exit 183"
+    assert crashed(-200).startswith("ffmpeg crashed (signal 200): imageio-ffmpeg before 0.8")

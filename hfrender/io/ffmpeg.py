@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,6 +32,23 @@ def ffmpeg_exe(exe: str | None = None) -> str:
     import imageio_ffmpeg
 
     return imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def crashed(code: int, said: str = "") -> str:
+    """What to tell of an ffmpeg run that ended with ``code``: ``said`` (its complaint) or
+    its exit status; where a signal killed it, which, and the way out when that is the
+    known one: the static ffmpeg 4.2.2 and 7.0.2 builds of imageio-ffmpeg before 0.8
+    crash copying an MPEG-TS stream (every join of a render's segments) on some recent
+    processors (seen on Xeon Sapphire Rapids, and on an H200 server)."""
+    if code >= 0:
+        return said or f"ffmpeg exit {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return (f"ffmpeg crashed ({name}){': ' + said if said else ''}: imageio-ffmpeg before "
+            "0.8 brings an ffmpeg that crashes copying MPEG-TS on some processors; pip "
+            "install -U 'imageio-ffmpeg>=0.8', or set IMAGEIO_FFMPEG_EXE to another ffmpeg")
 
 
 NTSC_SLACK = 0.005  # 23.976 and 23.98 are 24000/1001 fps, 29.97 is 30000/1001, 59.94 ...

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate, join_command
+from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, crashed, frame_rate, join_command
 from hfrender.io.outputs import mark_partial, partial_name, remove_partial
 from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output, is_sequence
 
@@ -371,7 +371,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     listing.unlink(missing_ok=True)
     if res.returncode != 0:
         tmp.unlink(missing_ok=True)
-        last = (res.stderr.strip().splitlines() or ["no message"])[-1]
+        last = crashed(res.returncode, (res.stderr.strip().splitlines() or [""])[-1])
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last} (the "
                           f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")

@@ -24,6 +24,7 @@ from hfrender.errors import HFRenderError, InputError
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
+    crashed,
     encode_command,
     ffmpeg_exe,
     frame_pipe_env,
@@ -272,7 +273,7 @@ class VideoWriter(Closing):
         self._log.seek(0)
         lines = [re.sub(r"^(\[[^\]]*\]\s*)+", "", s.strip())
                  for s in self._log.read().decode(errors="replace").splitlines()]
-        return next((s for s in lines if s), "no message")
+        return next((s for s in lines if s), "")
 
     def write(self, frame: np.ndarray) -> None:
         if frame.shape != self.shape or frame.dtype != self.dtype:
@@ -281,9 +282,9 @@ class VideoWriter(Closing):
         try:
             self._proc.stdin.write(np.ascontiguousarray(frame).data)
         except (BrokenPipeError, OSError):
-            self._proc.wait()
+            code = self._proc.wait()
             raise WriteFailed(f"ffmpeg stopped writing {self.name} after {self.frames_written} "
-                              f"frames: {self._ffmpeg_says()}") from None
+                              f"frames: {crashed(code, self._ffmpeg_says())}") from None
         self.frames_written += 1
 
     def close(self) -> None:
@@ -308,7 +309,7 @@ class VideoWriter(Closing):
             out.unlink(missing_ok=True)  # no video at all: nothing that looks like one
         if code != 0:  # (what becomes of what it wrote, the caller says: kept or not)
             raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): "
-                              f"{self._ffmpeg_says()}")
+                              f"{crashed(code, self._ffmpeg_says())}")
 
 
 class PngSequenceWriter(Closing):

@@ -169,24 +169,48 @@ class CudaMapper:
         return result[1:]
 
     def register(self, buffer: Any) -> Any:
+        """The buffer registered with CUDA, mapped once to check that CUDA sees all of it (a
+        size CUDA does not give back is refused here, where ``--interop auto`` can still
+        fall back to host memory, not mid-render)."""
         flags = self.rt.cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly
         (resource,) = self._check(self.rt.cudaGraphicsGLRegisterBuffer(buffer.glo, flags),
                                   "cudaGraphicsGLRegisterBuffer")
+        try:
+            size = self._mapped(resource)[1]
+            self._unmap(resource)
+        except BaseException:
+            self.rt.cudaGraphicsUnregisterResource(resource)
+            raise
+        if size != buffer.size:
+            self.rt.cudaGraphicsUnregisterResource(resource)
+            raise BackendUnavailable(f"CUDA maps {size} bytes of a GL buffer of {buffer.size} "
+                                     f"({buffer.size / 2**30:.2f} GiB)")
         return resource
 
-    def map(self, slot: GLSlot) -> Any:
-        self._check(self.rt.cudaGraphicsMapResources(1, slot.handle, self.stream),
+    def _mapped(self, resource: Any) -> tuple[int, int]:
+        """(device pointer, bytes) of ``resource``, mapped (unmapped again if that fails)."""
+        self._check(self.rt.cudaGraphicsMapResources(1, resource, self.stream),
                     "cudaGraphicsMapResources")
-        ptr, size = self._check(self.rt.cudaGraphicsResourceGetMappedPointer(slot.handle),
-                                "cudaGraphicsResourceGetMappedPointer")
+        try:
+            ptr, size = self._check(self.rt.cudaGraphicsResourceGetMappedPointer(resource),
+                                    "cudaGraphicsResourceGetMappedPointer")
+        except BaseException:
+            self._unmap(resource)
+            raise
+        return int(ptr), int(size)
+
+    def map(self, slot: GLSlot) -> Any:
+        ptr, size = self._mapped(slot.handle)
         self._stream.synchronize()  # mapped before any kernel reads it
-        mem = self.cupy.cuda.UnownedMemory(int(ptr), int(size), slot)
-        return self.cupy.ndarray((int(size),), self.cupy.uint8,
-                                 self.cupy.cuda.MemoryPointer(mem, 0))
+        mem = self.cupy.cuda.UnownedMemory(ptr, size, slot)
+        return self.cupy.ndarray((size,), self.cupy.uint8, self.cupy.cuda.MemoryPointer(mem, 0))
+
+    def _unmap(self, resource: Any) -> None:
+        self._check(self.rt.cudaGraphicsUnmapResources(1, resource, self.stream),
+                    "cudaGraphicsUnmapResources")
 
     def unmap(self, slot: GLSlot) -> None:
-        self._check(self.rt.cudaGraphicsUnmapResources(1, slot.handle, self.stream),
-                    "cudaGraphicsUnmapResources")
+        self._unmap(slot.handle)
 
     def unregister(self, slot: GLSlot) -> None:
         if slot.handle is not None:
