@@ -180,7 +180,8 @@ def test_a_buffer_cuda_does_not_map_in_full_is_refused_and_unregistered(mapped):
     rt = FakeRuntime(mapped)
     size = 2**31 + 8192
     with pytest.raises(BackendUnavailable, match=rf"^CUDA maps {mapped} bytes of a GL buffer "
-                                                 rf"of {size} \(2\.00 GiB\)$"):
+                                                 rf"of {size} \(2\.00 GiB; it maps those under 2 GiB "
+                                                 rf"in full\)$"):
         fake_mapper(rt).register(FakeBuffer(9, size))
     assert rt.registered == set() and rt.mapped == set()
 
@@ -191,3 +192,31 @@ def test_a_mapped_pointer_that_fails_leaves_the_buffer_unmapped_and_unregistered
                                                  r"failed: invalid resource handle$"):
         fake_mapper(rt).register(FakeBuffer(3, 4096))
     assert rt.registered == set() and rt.mapped == set()
+
+
+@pytest.mark.parametrize("fits", [5, 9])
+def test_gl_slots_hold_no_more_sub_frames_than_cuda_maps_in_full(monkeypatch, fits):
+    """--granularity auto in GL buffers stays under MAX_SLOT_BYTES (2 GiB on a GPU; here
+    made room for ``fits`` sub-frames): whole output frames of 2 sub-frames, plus the halo,
+    and the same frames as host slots give."""
+    from hfrender.hyperframe.pool import ALIGN, sub_frame_bytes
+    from hfrender.render import gl_slots
+
+    plain, plain_stats = render_frames(BAR, count=12, size=(32, 8), samples=2)
+    made = []
+
+    class Recording(GLBufferStorage):
+        def make_slots(self, layout, count):
+            made.append(layout)
+            return super().make_slots(layout, count)
+
+    one = sub_frame_bytes((8, 32, 4), np.uint8)
+    monkeypatch.setattr(gl_slots, "MAX_SLOT_BYTES", fits * one + 3 * ALIGN)
+    monkeypatch.setattr(render_job, "gl_storage", lambda config, glctx, backend: Recording(
+        glctx.ctx, HostMapper()))
+    frames, stats = render_frames(BAR, count=12, size=(32, 8), samples=2)
+    assert plain_stats.granularity > fits  # the cap is what cut it
+    assert stats.granularity == made[0].capacity <= fits
+    assert stats.granularity >= fits - 1  # as many as fit, in whole output frames
+    assert made[0].slot_bytes <= gl_slots.MAX_SLOT_BYTES
+    np.testing.assert_array_equal(frames, plain)

@@ -229,14 +229,17 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
     Returns (builder, the storage it uses)."""
     w, h = config.size
     free = pool_memory(storage)
-    check_granularity(config, plan, sub_frame_bytes((h, w, 4), color, depth, velocity),
-                      free)
+    frame_bytes = sub_frame_bytes((h, w, 4), color, depth, velocity)
+    check_granularity(config, plan, frame_bytes, free)
+    cap = pipeline_cap(plan, storage)
+    if hasattr(storage, "most_frames"):  # GL buffers: what CUDA maps in full
+        cap = min(cap, storage.most_frames(frame_bytes))
     try:
         return HyperFrameBuilder.create(
             (h, w, 4), color, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=depth, velocity=velocity,
             max_in_flight=config.max_in_flight, storage=storage, free_bytes=free,
-            cap=pipeline_cap(plan, storage)), storage
+            cap=cap), storage
     except BackendUnavailable as exc:
         if storage is None:
             raise

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import BackendUnavailable
-from hfrender.hyperframe.pool import FrameTarget, Slot, SlotLayout
+from hfrender.hyperframe.pool import ALIGN, FrameTarget, Slot, SlotLayout
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +86,22 @@ class GLSlot(Slot):
                 log.warning("releasing GL slot %d: %s", self.index, exc)
 
 
+# CUDA gives the mapped size of a GL buffer as a 32-bit int (the H200's driver 580, 2026-12-04:
+# 2 GiB + 1 MiB came back as 2**64 - 2**31 + 1 MiB, 4 GiB + 1 MiB as 1 MiB): slots stay under
+MAX_SLOT_BYTES = 2**31 - 2**20
+
+
 class GLBufferStorage:
     """A pool's slots as GL buffers of the render context (call from the render thread)."""
 
     name = "gl"
+
+    @staticmethod
+    def most_frames(sub_frame_bytes: int) -> int:
+        """The most sub-frames of ``sub_frame_bytes`` a slot holds under
+        :data:`MAX_SLOT_BYTES` (each of its three planes aligned: at most three pages
+        more), at least 1."""
+        return max(1, (MAX_SLOT_BYTES - 3 * ALIGN) // sub_frame_bytes)
 
     def __init__(self, ctx: Any, mapper: Any) -> None:
         self.ctx, self.mapper = ctx, mapper
@@ -184,7 +196,8 @@ class CudaMapper:
         if size != buffer.size:
             self.rt.cudaGraphicsUnregisterResource(resource)
             raise BackendUnavailable(f"CUDA maps {size} bytes of a GL buffer of {buffer.size} "
-                                     f"({buffer.size / 2**30:.2f} GiB)")
+                                     f"({buffer.size / 2**30:.2f} GiB; it maps those under "
+                                     "2 GiB in full)")
         return resource
 
     def _mapped(self, resource: Any) -> tuple[int, int]:
