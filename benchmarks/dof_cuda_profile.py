@@ -1,7 +1,8 @@
 """Where ``hf.depth_of_field``'s time goes on the CUDA backend: the host's time against
 the device's (``cupyx.profiler.benchmark``: a call's wall time on the host, and the time
-its kernels keep the GPU busy), for the fast method and the exact gather, then cProfile's
-top functions over a few fast calls. The first GPU run (2026-12-04) found the fast method
+its kernels keep the GPU busy), for the fast method as a call gets it (the exact gather
+where a frame's taps are few), its layers forced, and the exact gather, then cProfile's
+top functions over a few calls of the layers. The first GPU run (2026-12-04) found the fast method
 8x slower than the exact gather at 640x360 (71 ms against 8.7 ms at 64 px): this says
 whether the host (Python, the plan, launches, waits) or the kernels take it.
 
@@ -13,6 +14,7 @@ On a machine without CUDA, ``--backend cpu`` profiles the CPU path (no device ti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import pstats
@@ -41,6 +43,23 @@ def device_split(call, calls: int, backend: str) -> str:
             f"device {np.median(res.gpu_times) * 1e3:.1f} ms (medians of {calls})")
 
 
+@contextlib.contextmanager
+def layers_only(backend: str, on: bool = True):
+    """The CUDA backend's fast method as its layers, whatever the frame's taps
+    (``Device.exact_taps`` 0: a small frame gathers exactly there otherwise)."""
+    if backend != "cuda" or not on:
+        yield
+        return
+    from hfrender.backends import load
+
+    dev = load("cuda").device()
+    kept, dev.exact_taps = dev.exact_taps, 0
+    try:
+        yield
+    finally:
+        dev.exact_taps = kept
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="640x360")
@@ -51,24 +70,29 @@ def main() -> None:
     w, h = (int(v) for v in args.size.split("x"))
     img, depth = scene(h, w)
     stop = lens_for(depth, args.blur).f_stop
-    for method in ("fast", "exact") if args.backend == "cuda" else ("fast",):  # (exact on
-        # 2 CPU cores: a minute a call at 64 px)
-        def call(m=method):
+    methods = ("fast", "layers", "exact") if args.backend == "cuda" else ("fast",)
+    for method in methods:  # (no exact on 2 CPU cores: a minute a call at 64 px)
+        given = "exact" if method == "exact" else "fast"
+
+        def call(m=given):
             return hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=stop,
                                      backend=args.backend, method=m)
-        call()
-        split = device_split(call, args.calls, args.backend)
+        with layers_only(args.backend, method == "layers"):
+            call()
+            split = device_split(call, args.calls, args.backend)
         print(f"{args.size} CoC {args.blur} px, {method}: {split}", flush=True)
     prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(args.calls):
-        hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=stop, backend=args.backend)
-    prof.disable()
+    with layers_only(args.backend):
+        prof.enable()
+        for _ in range(args.calls):
+            hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=stop,
+                              backend=args.backend)
+        prof.disable()
     for key in ("tottime", "cumtime"):
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats(key).print_stats(18)
         text = out.getvalue()
-        print(f"-- fast, {args.calls} calls, by {key}:")
+        print(f"-- the fast method's layers, {args.calls} calls, by {key}:")
         print(text[text.find("ncalls"):].rstrip(), flush=True)
 
 

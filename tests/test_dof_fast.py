@@ -413,3 +413,51 @@ def test_a_gathers_light_cleaned_in_its_box_rows_alone_gives_the_whole_windows_p
     monkeypatch.setattr(dof_fast._Ops, "ready", everywhere)
     assert np.array_equal(in_rows, defocus_fast(img, depth, lens))
     assert any(rows is not None for rows in asked)
+
+
+def test_the_cuda_fast_method_gathers_exactly_where_a_frame_has_few_enough_taps(dev, rng):
+    """On a GPU the exact gather beats the layers up to a frame's pixels x gather offsets
+    of ``Device.exact_taps`` (the H200: 8x sooner at 640x360, 64 px): there "fast" gives
+    the exact gather's frames; one tap more, the layers'."""
+    import dataclasses
+
+    from hfrender.backends.cuda import dof as cuda_dof
+    from hfrender.optics import gather_offsets
+
+    img, depth = slanted(rng)
+    lens = lens_for(depth, 16)
+    lin, depths = np.ascontiguousarray(img[None]), np.ascontiguousarray(depth[None])
+    max_d2 = cuda_dof.max_d2_of(np.array([[depth.min(), depth.max()]]), [lens], W, H)
+    taps = H * W * len(gather_offsets(max_d2)[0])
+    exact = cuda_dof.defocus_frames(dev, lin, depths, [lens], method="exact")
+    layers = cuda_dof.defocus_frames(dev, lin, depths, [lens])  # the emulator: never exact
+    assert np.abs(layers - exact).max() > 1e-3
+    for budget, want in ((taps, exact), (taps - 1, layers)):
+        got = cuda_dof.defocus_frames(dataclasses.replace(dev, exact_taps=budget), lin, depths,
+                                      [lens])
+        np.testing.assert_array_equal(got, want)
+
+
+def test_the_fast_layers_keep_a_thread_enough_cufft_plans():
+    from hfrender.backends.cuda import dof as cuda_dof
+
+    class Cache:
+        def __init__(self, size):
+            self.size, self.memsize = size, -1
+
+        def get_size(self):
+            return self.size
+
+        def set_size(self, n):
+            self.size = n
+
+        def set_memsize(self, n):
+            self.memsize = n
+
+    for start, want in ((16, (128, 2**30)), (512, (512, -1))):  # CuPy's 16; a user's more
+        cache = Cache(start)
+        xp = type("xp", (), {"fft": type("fft", (), {"config": type("config", (), {
+            "get_plan_cache": staticmethod(lambda cache=cache: cache)})})})
+        cuda_dof._keep_plans(xp)
+        assert (cache.size, cache.memsize) == want
+    cuda_dof._keep_plans(np)  # NumPy's FFTs (the emulator) keep no plans: nothing to do

@@ -179,9 +179,9 @@ def test_a_buffer_cuda_does_not_map_in_full_is_refused_and_unregistered(mapped):
     # overflowed CuPy mid-render; now it is refused where --interop auto falls back
     rt = FakeRuntime(mapped)
     size = 2**31 + 8192
-    with pytest.raises(BackendUnavailable, match=rf"^CUDA maps {mapped} bytes of a GL buffer "
-                                                 rf"of {size} \(2\.00 GiB; it maps those under 2 GiB "
-                                                 rf"in full\)$"):
+    said = (rf"^CUDA maps {mapped} bytes of a GL buffer of {size} \(2\.00 GiB; it maps those "
+            r"under 2 GiB in full\)$")
+    with pytest.raises(BackendUnavailable, match=said):
         fake_mapper(rt).register(FakeBuffer(9, size))
     assert rt.registered == set() and rt.mapped == set()
 

@@ -18,6 +18,16 @@ except BackendUnavailable as exc:
 CPU = CPUBackend()
 
 
+@pytest.fixture
+def layers_on_gpu():
+    """The fast method's layers on the GPU whatever the frame's taps (small frames gather
+    exactly there: Device.exact_taps), to compare them with the CPU's."""
+    dev = CUDA.device()
+    kept, dev.exact_taps = dev.exact_taps, 0
+    yield
+    dev.exact_taps = kept
+
+
 def frames_for(rng, dtype, shape):
     if dtype == np.float32:
         return rng.random(shape, dtype=np.float32) * 2
@@ -48,7 +58,7 @@ def test_motion_blur_matches_the_cpu(rng, dtype, channels, linear, weights, wind
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
-def test_depth_of_field_matches_the_cpu(rng, dtype):
+def test_depth_of_field_matches_the_cpu(rng, dtype, layers_on_gpu):
     frames = frames_for(rng, dtype, (3, 61, 83, 4))
     depth = rng.choice([0.6, 1.2, 3.0, np.inf], size=(3, 61, 83)).astype(np.float32)
     kw = dict(focus_distance=1.2, f_stop=1.4, sensor_width_mm=9.0)
@@ -56,7 +66,7 @@ def test_depth_of_field_matches_the_cpu(rng, dtype):
     close(gpu, hf.depth_of_field(frames, depth, backend="cpu", **kw))
 
 
-def test_fuse_hyperframe_on_the_gpu(rng):
+def test_fuse_hyperframe_on_the_gpu(rng, layers_on_gpu):
     frames = frames_for(rng, np.uint8, (8, 40, 50, 4))
     depth = rng.choice([0.7, 1.0, 2.5], size=(8, 40, 50)).astype(np.float32)
     lenses = [hf.Lens(1.0 + 0.05 * j, 1.4, sensor_width_mm=9.0) for j in range(8)]
@@ -235,7 +245,7 @@ def test_reconstruction_matches_the_cpu(rng, dtype):
     assert (diff > 0).mean() < 1e-3, (diff > 0).mean()
 
 
-def test_fast_depth_of_field_at_64_px_matches_the_cpu(rng):
+def test_fast_depth_of_field_at_64_px_matches_the_cpu(rng, layers_on_gpu):
     """The fast method at the issue's frame size and largest blur: the CUDA layers against
     the CPU's (cuFFT and pocketfft round differently), and both against the exact gather."""
     h, w = 180, 320
@@ -257,3 +267,22 @@ def test_fast_depth_of_field_at_64_px_matches_the_cpu(rng):
     assert psnr(gpu, cpu) >= 60, psnr(gpu, cpu)
     assert psnr(gpu, exact) >= 40, psnr(gpu, exact)
     np.testing.assert_allclose(gpu.sum(axis=(0, 1)), cpu.sum(axis=(0, 1)), rtol=1e-4)
+
+
+def test_a_small_frame_gathers_exactly_on_the_gpu(rng):
+    """Where a frame's taps are few (320x180 at 64 px: 0.2 G taps, under the budget of any
+    GPU of 4 multiprocessors or more) the fast method is the exact gather: the CPU's
+    exact frames, to float rounding, and not the CPU's layers."""
+    assert CUDA.device().exact_taps >= 4 * 6e7
+    h, w = 180, 320
+    img = (rng.random((h, w, 3), dtype=np.float32) * 0.8).astype(np.float32)
+    img[rng.integers(0, h, 40), rng.integers(0, w, 40)] = 12.0
+    depth = np.full((h, w), 6.0, np.float32)
+    depth[h // 2:] = np.linspace(0.5, 6.0, h - h // 2, dtype=np.float32)[::-1, None]
+    widest = float(hf.Lens(1.0, 1.0).coc_px(depth, w).max())
+    kw = dict(focus_distance=1.0, f_stop=widest / 64)
+    gpu = cupy.asnumpy(hf.depth_of_field(cupy.asarray(img), cupy.asarray(depth), **kw))
+    exact = hf.depth_of_field(img, depth, backend="cpu", method="exact", **kw)
+    layers = hf.depth_of_field(img, depth, backend="cpu", **kw)
+    np.testing.assert_allclose(gpu, exact, rtol=1e-4, atol=1e-5)
+    assert np.abs(layers - exact).max() > 1e-3

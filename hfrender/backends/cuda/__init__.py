@@ -158,7 +158,12 @@ class CUDABackend:
                         kernels[name] = module.get_function(name)
                     kernels[name](grid, block, args)
 
-                self._launcher = launches.Device(self.cupy, run)
+                from hfrender.backends.cuda.dof import EXACT_TAPS_PER_SM
+
+                props = self.cupy.cuda.runtime.getDeviceProperties(self.index)
+                self._launcher = launches.Device(
+                    self.cupy, run,
+                    exact_taps=EXACT_TAPS_PER_SM * int(props.get("multiProcessorCount", 0)))
         return self._launcher
 
     def _in(self, a: Any) -> tuple[Any, bool]:

@@ -39,6 +39,15 @@ from hfrender.dof_layers import (
 from hfrender.optics import Lens, disk_offsets, gather_offsets
 
 KEEP_DISKS = 32  # disk spectra kept on the device
+# On a GPU the exact gather is quick where its taps are few: on the H200 (132
+# multiprocessors, 2026-12-04) 6-10 ms at 640x360 and 18-47 ms at 1920x1080 up to 64 px
+# (about 230 billion taps a second past a floor), against 55-160 ms for the fast layers,
+# whose launches, FFT plans and host waits do not shrink with the frame. So "fast" gathers
+# exactly (the reference, sooner) where a frame's pixels times its gather offsets stay
+# under this many per multiprocessor (the H200: 7.9e9, 1080p up to a 70 px blur)
+EXACT_TAPS_PER_SM = 6e7
+PLAN_CACHE = 128, 2**30  # cuFFT plans kept per thread, and their memory at most: CuPy's 16
+# made the fast layers make a plan at most FFTs (0.56 ms each, 38 of 95 ms a frame there)
 
 
 def lens_rows(lenses: Sequence[Lens], width: int, height: int) -> np.ndarray:
@@ -86,10 +95,11 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
         dev.launch("hf_circle_of_confusion", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
                    (depth[z0:z1], I64(h * w), rows[z0:z1], area, I32(max_d2), r2[z0:z1],
                     inv_area[z0:z1]))
-    if check_method(method) == "exact":
+    table = gather_offsets(max_d2, blades)
+    if check_method(method) == "exact" or h * w * len(table[0]) <= dev.exact_taps:
         inside = disk_inside(xp, xp.rint(1.0 / inv_area))
-        return _gather(dev, lin, depth, r2, inv_area, rows, gather_offsets(max_d2, blades),
-                       inside)
+        return _gather(dev, lin, depth, r2, inv_area, rows, table, inside)
+    _keep_plans(xp)
     out = xp.empty_like(lin)
     for z in range(n):
         frame_d2 = int(np.floor(float(_host(xp, r2[z].max()))))
@@ -100,6 +110,18 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
         out[z] = defocus_layers(ops, xp, r2[z], depth[z], lenses[z].focus_distance, frame_d2,
                                 blades)
     return out
+
+
+def _keep_plans(xp: Any) -> None:
+    """This thread's cuFFT plan cache (CuPy's) as large as :data:`PLAN_CACHE`: a frame's
+    layers and windows take dozens of grid shapes."""
+    config = getattr(getattr(xp, "fft", None), "config", None)
+    if config is None:  # NumPy (the emulator)
+        return
+    cache = config.get_plan_cache()
+    if cache.get_size() < PLAN_CACHE[0]:
+        cache.set_size(PLAN_CACHE[0])
+        cache.set_memsize(PLAN_CACHE[1])
 
 
 def _by_blades(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens], method: str,

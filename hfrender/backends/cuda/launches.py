@@ -35,6 +35,10 @@ class Device:
     xp: Any
     run: Callable[[str, tuple, tuple, Sequence], None]
     _tables: dict = field(default_factory=dict)
+    # the taps (pixels x gather offsets) of a frame up to which the depth of field's
+    # "fast" method gathers exactly, there sooner (a GPU's: hfrender.backends.cuda.dof's
+    # EXACT_TAPS_PER_SM times its multiprocessors); 0: never (the emulator)
+    exact_taps: float = 0.0
 
     def launch(self, name: str, grid: tuple, block: tuple, args: Sequence) -> None:
         """``run`` after checking that every array argument is in C order: a kernel gets
