@@ -184,26 +184,48 @@ def render_depth_vs_lens(out: Path, scenes: list[str], size: str, duration: floa
 
 
 def fx_vs_decode(out: Path, frames: int, backend: str = "cpu") -> None:
-    """hfrender fx --depth on a 720p clip against decoding the clip (imageio-ffmpeg), and
+    """hfrender fx --depth on 720p clips against decoding them (imageio-ffmpeg), and
     against ``fx --motion-blur 1`` (the same decoding, colour conversion and encoding with
-    no visible effect: about the least any ``fx`` run costs), in turns (pass, depth, pass,
-    depth), both on 2 fusion threads (``--workers auto`` with ``--depth``). What ``--depth``
-    adds a frame (the difference: start-up cancels out) keeps up with the decoder where it
-    is no more than decoding a frame once ffmpeg has started (the frames after the first)."""
+    no visible effect: about the least any ``fx`` run costs), in turns, both on 2 fusion
+    threads (``--workers auto`` with ``--depth``). What ``--depth`` adds a frame is the
+    slope between a clip of ``frames`` and one of three times as many (the difference
+    between fx --depth and the pass, per frame): the start-up (a GPU's context, its
+    kernels, the first calls) cancels out, which over 30 frames alone it did not (on the
+    H200 it was most of the 41 ms a frame first measured). It keeps up with the decoder
+    where it is no more than decoding a frame once ffmpeg has started."""
     h, w = 720, 1280
     img, depth = scene(h, w)
-    clip = out / "clip.mp4"
     code = hf.from_linear(np.clip(img, 0, 1), np.uint8)
-    writer = imageio_ffmpeg.write_frames(str(clip), (w, h), fps=30, quality=8,
-                                         macro_block_size=16)
-    writer.send(None)
-    for j in range(frames):
-        writer.send(np.ascontiguousarray(np.roll(code, 4 * j, axis=1)))
-    writer.close()
     dpath = out / "depth.npy"
-    np.save(dpath, np.broadcast_to(depth, (frames, h, w)))
-    decode = [_decode_seconds(clip) for _ in range(2)]
+    np.save(dpath, np.broadcast_to(depth, (h, w)))  # one depth frame serves all
     f_stop = lens_for(depth, 64).f_stop
+    added = {}
+    for n in (frames, 3 * frames):
+        clip = out / f"clip{n}.mp4"
+        writer = imageio_ffmpeg.write_frames(str(clip), (w, h), fps=30, quality=8,
+                                             macro_block_size=16)
+        writer.send(None)
+        for j in range(n):
+            writer.send(np.ascontiguousarray(np.roll(code, 4 * j, axis=1)))
+        writer.close()
+        t_decode, a_frame = min(_decode_seconds(clip) for _ in range(2))
+        t_pass, t_fx = _fx_seconds(out, clip, dpath, f_stop, backend)
+        added[n] = t_fx - t_pass
+        print(f"  fx --depth --backend {backend} 1280x720 x {n} frames (CoC up to 64 px): "
+              f"{t_fx:6.2f} s ({n / t_fx:5.1f} fps); fx --motion-blur 1 (no effect) "
+              f"{t_pass:5.2f} s; decoding alone {t_decode:5.2f} s ({n / t_decode:6.1f} fps) "
+              "(the least of two runs each; start-up included)", flush=True)
+    slope = (added[3 * frames] - added[frames]) / (2 * frames)
+    verdict = (f"{slope / a_frame:.1f}x (goal <= 1: keeps up with the decoder)" if slope > 0
+               else "within the runs' noise (keeps up with the decoder)")
+    print(f"  fx --depth / decode: what --depth adds a frame (between {frames} and "
+          f"{3 * frames} frames: start-up left out) {slope * 1e3:.1f} ms against "
+          f"{a_frame * 1e3:.1f} ms decoding one after the first: {verdict}")
+
+
+def _fx_seconds(out: Path, clip: Path, dpath: Path, f_stop: float,
+                backend: str) -> tuple[float, float]:
+    """(fx --motion-blur 1, fx --depth) on ``clip``: the least of two runs each, in turns."""
     common = [str(clip), "--backend", backend, "--workers", "2", "--quiet"]
     runs: dict[str, list[float]] = {"pass": [], "depth": []}
     for _ in range(2):
@@ -212,17 +234,7 @@ def fx_vs_decode(out: Path, frames: int, backend: str = "cpu") -> None:
         runs["depth"].append(cli_seconds(["fx", *common, "-o", str(out / "dof.mp4"),
                                           "--depth", str(dpath), "--focus-distance",
                                           str(FOCUS), "--f-stop", f"{f_stop:.4f}"]))
-    (t_decode, a_frame), t_pass, t_fx = min(decode), min(runs["pass"]), min(runs["depth"])
-    added = (t_fx - t_pass) / frames
-    print(f"  fx --depth --backend {backend} 1280x720 x {frames} frames (CoC up to 64 px): "
-          f"{t_fx:6.2f} s ({frames / t_fx:5.1f} fps); fx --motion-blur 1 (no effect: "
-          f"decoding, conversion, encoding) {t_pass:5.2f} s; decoding alone {t_decode:5.2f} s "
-          f"({frames / t_decode:6.1f} fps) (the least of two runs each; start-up included)")
-    verdict = (f"{added / a_frame:.1f}x (goal <= 1: keeps up with the decoder)" if added > 0
-               else "within the runs' noise (keeps up with the decoder)")
-    print(f"  fx --depth / decode = {t_fx / t_decode:.1f}x the time (the pass alone: "
-          f"{t_pass / t_decode:.1f}x); what --depth adds a frame {added * 1e3:.1f} ms against "
-          f"{a_frame * 1e3:.1f} ms decoding one after the first: {verdict}")
+    return min(runs["pass"]), min(runs["depth"])
 
 
 def _decode_seconds(clip: Path) -> tuple[float, float]:
@@ -238,33 +250,41 @@ def _decode_seconds(clip: Path) -> tuple[float, float]:
     return total, (total - first) / max(count - 2, 1)
 
 
+def library(runs: int, exact_1080: int, backend: str) -> None:
+    """hf.depth_of_field's sweep at 640x360 and 1920x1080, and the goals' ratios."""
+    print(f"hf.depth_of_field, {backend.upper()} backend (medians"
+          + ("; NumPy in and out, transfers included" if backend == "cuda" else "") + "):")
+    small = sweep(360, 640, runs, BLURS[-1], backend)
+    large = sweep(1080, 1920, runs, exact_1080, backend)  # a median of 2: noise
+    print(f"  fast 64 px / 4 px: 640x360 {small[64][0] / small[4][0]:.2f}x, "
+          f"1920x1080 {large[64][0] / large[4][0]:.2f}x (goal <= 2)")
+    print("  fast 1920x1080 / 640x360: " + ", ".join(
+        f"{b} px {large[b][0] / small[b][0]:.2f}x" for b in BLURS) + " (goal <= 9)")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--exact-1080", type=int, default=16,
                    help="largest blur (px) at which the exact gather runs at 1080p")
     p.add_argument("--skip-cli", action="store_true")
-    p.add_argument("--scenes", default="focus_pull,showcase")
+    p.add_argument("--skip-library", action="store_true",
+                   help="only the command lines (render, fx)")
+    p.add_argument("--scenes", default="focus_pull,showcase",
+                   help="the scenes render --dof depth runs on ('': none)")
     p.add_argument("--render-size", default="320x180")
     p.add_argument("--render-duration", type=float, default=1.0)
     p.add_argument("--fx-frames", type=int, default=30)
     p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu",
                    help="the backend every part runs on (cuda: a GPU)")
     args = p.parse_args()
-    print(f"hf.depth_of_field, {args.backend.upper()} backend (medians"
-          + ("; NumPy in and out, transfers included" if args.backend == "cuda" else "")
-          + "):")
-    small = sweep(360, 640, args.runs, BLURS[-1], args.backend)
-    large = sweep(1080, 1920, args.runs, args.exact_1080, args.backend)  # a median of 2: noise
-    print(f"  fast 64 px / 4 px: 640x360 {small[64][0] / small[4][0]:.2f}x, "
-          f"1920x1080 {large[64][0] / large[4][0]:.2f}x (goal <= 2)")
-    print("  fast 1920x1080 / 640x360: " + ", ".join(
-        f"{b} px {large[b][0] / small[b][0]:.2f}x" for b in BLURS) + " (goal <= 9)")
+    if not args.skip_library:
+        library(args.runs, args.exact_1080, args.backend)
     if args.skip_cli:
         return
     with tempfile.TemporaryDirectory() as tmp:
-        render_depth_vs_lens(Path(tmp), args.scenes.split(","), args.render_size,
-                             args.render_duration, args.backend)
+        render_depth_vs_lens(Path(tmp), [s for s in args.scenes.split(",") if s],
+                             args.render_size, args.render_duration, args.backend)
         fx_vs_decode(Path(tmp), args.fx_frames, args.backend)
 
 
