@@ -156,6 +156,8 @@ def test_fx_takes_the_settings(tmp_path, rng):
 RENDER_ERRORS = [
     ("frames/%03d.png", ["--crf", "20"], "--crf 20: a PNG sequence (lossless) has no quality "
      "settings; leave it out, or write a video (.mp4, .webm)"),
+    ("frames/%03d.exr", ["--crf", "20"], "--crf 20: an EXR sequence (lossless float) has no "
+     "quality settings; leave it out, or write a video (.mp4, .webm)"),  # (said a PNG's)
     ("a.gif", ["--crf", "20", "--preset", "slow"], "--crf 20 --preset slow: a GIF (its "
      "palette is made from the clip) has no quality settings; leave them out"),
     ("a.webm", ["--preset", "fast"], "--preset fast: libvpx-vp9 has no presets; leave "

@@ -87,7 +87,7 @@ class Encoding:
             pix_fmt, params = _with_alpha(codec, pix_fmt, params)
         if not self:
             return pix_fmt, params
-        if codec in ("gif", "png"):
+        if codec in ("gif", "png", "exr"):
             them = "them" if " --" in self.given() else "it"
             raise EncodingError(f"{self.given()}: {_what(codec)} has no quality settings; "
                                 f"leave {them} out, or write a video (.mp4, .webm)")
@@ -188,13 +188,13 @@ def _num(text: str | None) -> float | None:
 
 def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:
     """The encoder an output uses: ``codec``, the suffix's default (with ``alpha``: the one
-    that keeps it), ``png`` for a sequence (None for an output type
+    that keeps it), ``png`` or ``exr`` for a sequence (None for an output type
     :func:`~hfrender.io.writers.check_output` refuses)."""
     from hfrender.io.ffmpeg import ALPHA_CODECS, VIDEO_SUFFIXES
     from hfrender.io.writers import is_sequence  # (writers imports this module's names)
 
     if is_sequence(output):
-        return "png"
+        return "exr" if Path(output).suffix.lower() == ".exr" else "png"
     suffix = Path(output).suffix.lower()
     if codec is None and alpha and suffix in ALPHA_CODECS:
         return ALPHA_CODECS[suffix]
