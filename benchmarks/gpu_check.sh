@@ -21,7 +21,9 @@ set -uo pipefail
 OUT=${OUT:-/tmp/gpu_check}
 # the videos beside, not under $OUT: the device tool brings back at most 8 files (the 8 logs)
 VIDEOS=${VIDEOS:-$(mktemp -d)}
+trap 'rm -rf "$VIDEOS"' EXIT
 mkdir -p "$OUT" "$VIDEOS"
+rm -f "$OUT"/*.log  # sections add to their logs: a run's own, not the last run's too
 export PYTHONUNBUFFERED=1
 py=${PY:-python3}
 backend=cuda

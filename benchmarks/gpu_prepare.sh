@@ -24,12 +24,14 @@ ls .whl/flip_evaluator-*.whl >/dev/null
 # MB) is over what a run carries, so its package goes in .ffmpeg/ with its ffmpeg 9
 # compressed (about 50 MB), and gpu_check.sh unpacks it there
 rm -f .whl/imageio_ffmpeg-*.whl
-grep -qxF /.ffmpeg/ .git/info/exclude || echo /.ffmpeg/ >>.git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # (a worktree's .git is a file)
+grep -qxF /.ffmpeg/ "$exclude" || echo /.ffmpeg/ >>"$exclude"
 if [[ ! -f .ffmpeg/ffmpeg.xz ]]; then
     tmp=$(mktemp -d)
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
         --implementation cp --platform manylinux_2_28_x86_64 -d "$tmp" "imageio-ffmpeg>=0.8" \
         2>&1 | grep -v "is ignored" || true
+    ls "$tmp"/imageio_ffmpeg-*.whl >/dev/null  # (stops here, .ffmpeg/ as it was, if none)
     rm -rf .ffmpeg && mkdir -p .ffmpeg
     (cd "$tmp" && python3 -m zipfile -e imageio_ffmpeg-*.whl unpacked)
     mv "$tmp"/unpacked/imageio_ffmpeg .ffmpeg/

@@ -415,35 +415,45 @@ def test_a_gathers_light_cleaned_in_its_box_rows_alone_gives_the_whole_windows_p
     assert any(rows is not None for rows in asked)
 
 
-def test_the_cuda_fast_method_gathers_exactly_where_a_frame_has_few_enough_taps(dev, rng):
-    """On a GPU the exact gather beats the layers up to a frame's pixels x gather offsets
-    of ``Device.exact_taps`` (the H200: 8x sooner at 640x360, 64 px): there "fast" gives
-    the exact gather's frames; one tap more, the layers'."""
+@pytest.mark.parametrize("frames", [1, 2])
+def test_the_cuda_fast_method_gathers_exactly_where_a_frame_has_few_enough_taps(
+        dev, rng, monkeypatch, frames):
+    """On a GPU the exact gather beats the layers up to a frame's pixels x disk offsets of
+    ``Device.exact_taps`` (the H200: 8x sooner at 640x360, 64 px): there "fast" gives
+    the exact gather's frames (a frame's taps, however many frames); one tap more, the
+    layers' (which keep their cuFFT plans: :func:`_keep_plans`, once a call)."""
     import dataclasses
 
     from hfrender.backends.cuda import dof as cuda_dof
-    from hfrender.optics import gather_offsets
+    from hfrender.optics import disk_offsets
 
     img, depth = slanted(rng)
     lens = lens_for(depth, 16)
-    lin, depths = np.ascontiguousarray(img[None]), np.ascontiguousarray(depth[None])
-    max_d2 = cuda_dof.max_d2_of(np.array([[depth.min(), depth.max()]]), [lens], W, H)
-    taps = H * W * len(gather_offsets(max_d2)[0])
-    exact = cuda_dof.defocus_frames(dev, lin, depths, [lens], method="exact")
-    layers = cuda_dof.defocus_frames(dev, lin, depths, [lens])  # the emulator: never exact
-    assert np.abs(layers - exact).max() > 1e-3
-    for budget, want in ((taps, exact), (taps - 1, layers)):
+    lin = np.ascontiguousarray(np.stack([img, img[:, ::-1]][:frames]))
+    depths = np.ascontiguousarray(np.stack([depth, depth[:, ::-1]][:frames]))
+    max_d2 = cuda_dof.max_d2_of(np.array([[depth.min(), depth.max()]] * frames),
+                                [lens] * frames, W, H)
+    taps = H * W * len(disk_offsets(max_d2)[1])
+    kept = []
+    monkeypatch.setattr(cuda_dof, "_keep_plans", kept.append)
+    exact = cuda_dof.defocus_frames(dev, lin, depths, [lens] * frames, method="exact")
+    layers = cuda_dof.defocus_frames(dev, lin, depths, [lens] * frames)  # the emulator: 0
+    assert np.abs(layers - exact).max() > 1e-3 and kept == [np]
+    for budget, want, plans in ((taps, exact, 1), (taps - 1, layers, 2)):
         got = cuda_dof.defocus_frames(dataclasses.replace(dev, exact_taps=budget), lin, depths,
-                                      [lens])
+                                      [lens] * frames)
         np.testing.assert_array_equal(got, want)
+        assert len(kept) == plans
 
 
 def test_the_fast_layers_keep_a_thread_enough_cufft_plans():
+    """CuPy keeps 16 plans (no memory limit) a thread: made 128 (1 GiB); a user's larger
+    cache, memory limit, no limit (-1) or no cache (0) is kept."""
     from hfrender.backends.cuda import dof as cuda_dof
 
     class Cache:
-        def __init__(self, size):
-            self.size, self.memsize = size, -1
+        def __init__(self, size, memsize):
+            self.size, self.memsize = size, memsize
 
         def get_size(self):
             return self.size
@@ -451,13 +461,17 @@ def test_the_fast_layers_keep_a_thread_enough_cufft_plans():
         def set_size(self, n):
             self.size = n
 
+        def get_memsize(self):
+            return self.memsize
+
         def set_memsize(self, n):
             self.memsize = n
 
-    for start, want in ((16, (128, 2**30)), (512, (512, -1))):  # CuPy's 16; a user's more
-        cache = Cache(start)
+    for start, want in (((16, -1), (128, 2**30)), ((16, 8 * 2**30), (128, 8 * 2**30)),
+                        ((512, -1), (512, -1)), ((-1, -1), (-1, -1)), ((0, -1), (0, -1))):
+        cache = Cache(*start)
         xp = type("xp", (), {"fft": type("fft", (), {"config": type("config", (), {
             "get_plan_cache": staticmethod(lambda cache=cache: cache)})})})
         cuda_dof._keep_plans(xp)
-        assert (cache.size, cache.memsize) == want
+        assert (cache.size, cache.memsize) == want, start
     cuda_dof._keep_plans(np)  # NumPy's FFTs (the emulator) keep no plans: nothing to do

@@ -1,6 +1,7 @@
 """GL-CUDA interop falls back instead of failing, and cleans up after itself."""
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -219,4 +220,36 @@ def test_gl_slots_hold_no_more_sub_frames_than_cuda_maps_in_full(monkeypatch, fi
     assert stats.granularity == made[0].capacity <= fits
     assert stats.granularity >= fits - 1  # as many as fit, in whole output frames
     assert made[0].slot_bytes <= gl_slots.MAX_SLOT_BYTES
+    np.testing.assert_array_equal(frames, plain)
+
+
+@pytest.mark.parametrize("interop", ["auto", "on"])
+@pytest.mark.parametrize("granularity", ["auto", 8])
+def test_a_hyperframe_over_what_cuda_maps_goes_through_host_memory_or_is_refused(
+        monkeypatch, caplog, interop, granularity):
+    """Where even a hyperframe's least (its carried sub-frames and one output frame's, or
+    the --granularity given) is over MAX_SLOT_BYTES, auto uses host slots (the same
+    frames) and says why; on refuses in one line. (--granularity auto's least here: 2.)"""
+    from hfrender.hyperframe.pool import ALIGN, sub_frame_bytes
+    from hfrender.render import gl_slots
+
+    plain, _ = render_frames(BAR, count=4, size=(32, 8), samples=2)
+    one = sub_frame_bytes((8, 32, 4), np.uint8)
+    fits = 1 if granularity == "auto" else 6
+    monkeypatch.setattr(gl_slots, "MAX_SLOT_BYTES", fits * one + 3 * ALIGN)
+    monkeypatch.setattr(render_job, "gl_storage", lambda config, glctx, backend: GLBufferStorage(
+        glctx.ctx, HostMapper()))
+    least = 2 if granularity == "auto" else 8
+    said = (rf"a hyperframe of {least} sub-frames \(0\.00 GiB\) is over the 2 GiB a GL buffer "
+            r"shared with CUDA can be \(CUDA maps no more of it\): lower --samples, --size or "
+            r"--granularity, or --interop off")
+    if interop == "on":
+        with pytest.raises(ConfigError, match=rf"^--interop on: {said}$"):
+            render_frames(BAR, count=4, size=(32, 8), samples=2, interop="on",
+                          granularity=granularity)
+        return
+    with caplog.at_level(logging.WARNING):
+        frames, stats = render_frames(BAR, count=4, size=(32, 8), samples=2,
+                                      granularity=granularity)
+    assert not stats.interop and re.search(said, caplog.text)
     np.testing.assert_array_equal(frames, plain)

@@ -232,9 +232,10 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
     frame_bytes = sub_frame_bytes((h, w, 4), color, depth, velocity)
     check_granularity(config, plan, frame_bytes, free)
     cap = pipeline_cap(plan, storage)
-    if hasattr(storage, "most_frames"):  # GL buffers: what CUDA maps in full
-        cap = min(cap, storage.most_frames(frame_bytes))
+    least = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     try:
+        if hasattr(storage, "most_frames"):  # GL buffers: what CUDA maps in full
+            cap = min(cap, storage.most_frames(frame_bytes, least))
         return HyperFrameBuilder.create(
             (h, w, 4), color, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=depth, velocity=velocity,

@@ -34,21 +34,32 @@ def ffmpeg_exe(exe: str | None = None) -> str:
     return imageio_ffmpeg.get_ffmpeg_exe()
 
 
-def crashed(code: int, said: str = "") -> str:
-    """What to tell of an ffmpeg run that ended with ``code``: ``said`` (its complaint) or
-    its exit status; where a signal killed it, which, and the way out when that is the
-    known one: the static ffmpeg 4.2.2 and 7.0.2 builds of imageio-ffmpeg before 0.8
-    crash copying an MPEG-TS stream (every join of a render's segments) on some recent
-    processors (seen on Xeon Sapphire Rapids, and on an H200 server)."""
+CRASHES = ("SIGSEGV", "SIGILL", "SIGBUS", "SIGABRT")  # a fault in ffmpeg itself
+
+
+def crashed(code: int, said: str = "", copying: bool = False) -> str:
+    """What to tell of an ffmpeg run that ended with ``code``: for an exit status,
+    ``said`` (its complaint; "no message"); for a signal, which, with the way out where
+    it is known: ffmpeg faulting while ``copying`` streams (a join) is most likely the
+    static ffmpeg of imageio-ffmpeg before 0.8 (7.0.2 faults on any stream copy from
+    MPEG-TS, 4.2.2 on the concat protocol; seen on a Xeon Sapphire Rapids and on an H200
+    server); SIGKILL is the kernel's out-of-memory killer or a ``kill -9``."""
     if code >= 0:
-        return said or f"ffmpeg exit {code}"
+        return said or "no message"
     try:
         name = signal.Signals(-code).name
     except ValueError:
         name = f"signal {-code}"
-    return (f"ffmpeg crashed ({name}){': ' + said if said else ''}: imageio-ffmpeg before "
-            "0.8 brings an ffmpeg that crashes copying MPEG-TS on some processors; pip "
-            "install -U 'imageio-ffmpeg>=0.8', or set IMAGEIO_FFMPEG_EXE to another ffmpeg")
+    told = f": {said}" if said else ""
+    if name == "SIGKILL":
+        return f"ffmpeg was killed (SIGKILL: out of memory, or kill -9){told}"
+    if name not in CRASHES:
+        return f"ffmpeg was stopped by {name}{told}"
+    if not copying:
+        return f"ffmpeg crashed ({name}){told}"
+    return (f"ffmpeg crashed ({name}){told}: imageio-ffmpeg before 0.8 brings an ffmpeg that "
+            "crashes copying MPEG-TS on some processors; pip install -U "
+            "'imageio-ffmpeg>=0.8', or point IMAGEIO_FFMPEG_EXE at another ffmpeg")
 
 
 NTSC_SLACK = 0.005  # 23.976 and 23.98 are 24000/1001 fps, 29.97 is 30000/1001, 59.94 ...

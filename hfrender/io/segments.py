@@ -371,7 +371,8 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     listing.unlink(missing_ok=True)
     if res.returncode != 0:
         tmp.unlink(missing_ok=True)
-        last = crashed(res.returncode, (res.stderr.strip().splitlines() or [""])[-1])
+        last = crashed(res.returncode, (res.stderr.strip().splitlines() or [""])[-1],
+                       copying=True)
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last} (the "
                           f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")

@@ -97,11 +97,18 @@ class GLBufferStorage:
     name = "gl"
 
     @staticmethod
-    def most_frames(sub_frame_bytes: int) -> int:
+    def most_frames(sub_frame_bytes: int, least: int = 1) -> int:
         """The most sub-frames of ``sub_frame_bytes`` a slot holds under
         :data:`MAX_SLOT_BYTES` (each of its three planes aligned: at most three pages
-        more), at least 1."""
-        return max(1, (MAX_SLOT_BYTES - 3 * ALIGN) // sub_frame_bytes)
+        more); :class:`BackendUnavailable` where that is fewer than ``least`` (a hyperframe's
+        carried sub-frames and one output frame's, or the --granularity given)."""
+        most = (MAX_SLOT_BYTES - 3 * ALIGN) // sub_frame_bytes
+        if most < least:
+            raise BackendUnavailable(
+                f"a hyperframe of {least} sub-frames ({least * sub_frame_bytes / 2**30:.2f} GiB) "
+                "is over the 2 GiB a GL buffer shared with CUDA can be (CUDA maps no more of "
+                "it): lower --samples, --size or --granularity, or --interop off")
+        return most
 
     def __init__(self, ctx: Any, mapper: Any) -> None:
         self.ctx, self.mapper = ctx, mapper

@@ -125,7 +125,7 @@ VIEWS = {"channels": lambda a: a[..., :3], "step": lambda a: a[::2],
 
 
 @pytest.mark.parametrize("view", list(VIEWS.values()), ids=list(VIEWS))
-def test_strided_device_arrays_match_the_cpu(rng, view):
+def test_strided_device_arrays_match_the_cpu(rng, view, layers_on_gpu):
     frames = frames_for(rng, np.uint8, (12, 33, 47, 4))
     # the depth of the same frames as a strided view too (the first of 4 channels)
     depth4 = rng.choice([0.6, 1.2, 3.0], size=(12, 33, 47, 4)).astype(np.float32)

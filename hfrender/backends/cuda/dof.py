@@ -40,14 +40,16 @@ from hfrender.optics import Lens, disk_offsets, gather_offsets
 
 KEEP_DISKS = 32  # disk spectra kept on the device
 # On a GPU the exact gather is quick where its taps are few: on the H200 (132
-# multiprocessors, 2026-12-04) 6-10 ms at 640x360 and 18-47 ms at 1920x1080 up to 64 px
-# (about 230 billion taps a second past a floor), against 55-160 ms for the fast layers,
-# whose launches, FFT plans and host waits do not shrink with the frame. So "fast" gathers
-# exactly (the reference, sooner) where a frame's pixels times its gather offsets stay
-# under this many per multiprocessor (the H200: 7.9e9, 1080p up to a 70 px blur)
+# multiprocessors, 2026-12-04) 5-10 ms at 640x360 and 18-47 ms at 1920x1080 for 4-64 px
+# (about 230 billion taps a second past a floor), against 38 ms (640x360) and 46 ms
+# (1080p) at 64 px for the layers, whose launches and host work do not shrink with the
+# frame. So "fast" gathers exactly (the reference) where a frame's pixels times its disk's
+# offsets stay under this many per multiprocessor (the H200: 7.9e9, 1080p up to a 70 px
+# blur; at 64 px there the two are even, 47.7 against 46.2 ms: the edge is the crossover)
 EXACT_TAPS_PER_SM = 6e7
 PLAN_CACHE = 128, 2**30  # cuFFT plans kept per thread, and their memory at most: CuPy's 16
-# made the fast layers make a plan at most FFTs (0.56 ms each, 38 of 95 ms a frame there)
+# made the fast layers make a plan at most FFTs (0.56 ms each, 38 of 95 ms a frame there;
+# with 128, 1 GiB, no plan was made again at 1080p)
 
 
 def lens_rows(lenses: Sequence[Lens], width: int, height: int) -> np.ndarray:
@@ -95,10 +97,12 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
         dev.launch("hf_circle_of_confusion", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
                    (depth[z0:z1], I64(h * w), rows[z0:z1], area, I32(max_d2), r2[z0:z1],
                     inv_area[z0:z1]))
-    table = gather_offsets(max_d2, blades)
-    if check_method(method) == "exact" or h * w * len(table[0]) <= dev.exact_taps:
+    # the gather's taps a frame: its pixels x the disk's offsets (an odd number of blades
+    # gathers a few more, over both sides' disks: close enough to choose by)
+    if check_method(method) == "exact" or h * w * len(d2s) <= dev.exact_taps:
         inside = disk_inside(xp, xp.rint(1.0 / inv_area))
-        return _gather(dev, lin, depth, r2, inv_area, rows, table, inside)
+        return _gather(dev, lin, depth, r2, inv_area, rows, gather_offsets(max_d2, blades),
+                       inside)
     _keep_plans(xp)
     out = xp.empty_like(lin)
     for z in range(n):
@@ -119,9 +123,10 @@ def _keep_plans(xp: Any) -> None:
     if config is None:  # NumPy (the emulator)
         return
     cache = config.get_plan_cache()
-    if cache.get_size() < PLAN_CACHE[0]:
+    if 0 < cache.get_size() < PLAN_CACHE[0]:  # (0: turned off, -1: no limit, by the user)
         cache.set_size(PLAN_CACHE[0])
-        cache.set_memsize(PLAN_CACHE[1])
+        if cache.get_memsize() == -1:  # CuPy's default: no limit; a user's is kept
+            cache.set_memsize(PLAN_CACHE[1])
 
 
 def _by_blades(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens], method: str,
