@@ -24,7 +24,7 @@ from hfrender.backends.cpu.dof import squared_radii
 from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves, large_by_rows
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys, seen_top
-from hfrender.dof_fft import Window
+from hfrender.dof_fft import Window, trim
 from hfrender.dof_layers import (
     FAR,
     ROLE_BACK,
@@ -43,8 +43,7 @@ from hfrender.optics import Lens
 # than of one block; a copy to one block costs less below this many values
 SMALL_STRIDED = 1 << 18
 FFT_THREADS = max(1, (os.cpu_count() or 2) // 2)  # the windows' FFTs run on these
-SPECTRA_BYTES = 256 << 20  # the disks' spectra kept for the next frames and calls, at most
-_spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last
+_spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last (dof_fft.trim)
 _spectra_lock = threading.Lock()
 
 
@@ -60,8 +59,7 @@ if hasattr(os, "register_at_fork"):
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
               side: int) -> np.ndarray:
     """The disk's spectrum on a grid, kept (least recently used out first, within
-    :data:`SPECTRA_BYTES`): a frame's plan needs some thirty, and a clip's frames, or calls
-    at several blurs, share them (each one costs an FFT of its grid)."""
+    :data:`hfrender.dof_fft.SPECTRA_BYTES`; each one costs an FFT of its grid)."""
     key = (area, shape, max_d2, blades, side)
     with _spectra_lock:
         if key in _spectra:
@@ -70,9 +68,7 @@ def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
     spectrum = disk_spectrum(np, disk_tables(max_d2, blades)[0], area, shape, side)
     with _spectra_lock:
         _spectra[key] = spectrum
-        kept = sum(a.nbytes for a in _spectra.values())
-        while kept > SPECTRA_BYTES and len(_spectra) > 1:
-            kept -= _spectra.popitem(last=False)[1].nbytes
+        trim(_spectra)
     return spectrum
 
 

@@ -15,6 +15,7 @@ histogram, the layers' rows and columns): everything else is queued.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import disk_inside, inside_of_keys, seen_top
-from hfrender.dof_fft import Window, forward, inverse
+from hfrender.dof_fft import Window, forward, inverse, trim
 from hfrender.dof_layers import (
     FAR,
     ROLE_BEHIND,
@@ -38,7 +39,6 @@ from hfrender.dof_layers import (
 )
 from hfrender.optics import Lens, disk_offsets, gather_offsets
 
-KEEP_DISKS = 32  # disk spectra kept on the device
 # On a GPU the exact gather is quick where its taps are few: on the H200 (132
 # multiprocessors, 2026-12-04) 5-10 ms at 640x360 and 18-47 ms at 1920x1080 for 4-64 px
 # (about 230 billion taps a second past a floor), against 38 ms (640x360) and 46 ms
@@ -224,16 +224,18 @@ class _Ops:
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> Any:
         """The disk's spectrum on the device (turned over in front of the focus plane), kept
-        for the next frames (the newest :data:`KEEP_DISKS` of them: a plan's disks change
-        from frame to frame)."""
-        kept = self.dev._tables.setdefault("dof-disks", {})
+        for the next frames and calls as on the CPU (:func:`hfrender.dof_fft.trim`: the 32
+        newest had been kept, fewer than a 640x360 frame's 35 at 64 px on the H200, so
+        every call made all of them again: 13 of its 38 ms)."""
+        kept = self.dev._tables.setdefault("dof-disks", OrderedDict())
         side = side if self.blades % 2 else FAR  # a round or even disk turned over is itself
-        key = (area, shape, self.blades, side)
-        if key not in kept:
-            if len(kept) >= KEEP_DISKS:
-                kept.pop(next(iter(kept)))
-            kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2, self.blades)[0], area,
-                                      shape, side)
+        key = (area, shape, self.blades, side)  # (a disk's first offsets: any max_d2's)
+        if key in kept:
+            kept.move_to_end(key)
+            return kept[key]
+        kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2, self.blades)[0], area,
+                                  shape, side)
+        trim(kept)
         return kept[key]
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
