@@ -216,7 +216,7 @@ def test_a_range_on_ray_is_the_local_range(tmp_path, local_ray):
 def test_a_pattern_matches_the_names_it_prints_and_no_others(pattern):
     """Every frame number's name (and its .part) is the pattern's, read back as the number;
     the names another width prints are not (where the two name a frame alike, it is)."""
-    from hfrender.io.writers import pattern_files
+    from hfrender.io.sequence_names import pattern_files
 
     rx = pattern_files(pattern, r"(\.part)?")
     rng = np.random.default_rng(len(pattern))

@@ -175,7 +175,7 @@ def _half_done(jobs: list, started: set, finished: dict) -> str:
     """What the next run does with the jobs a Ctrl-C stopped: a video or a sequence goes
     on from its finished segments or frames; a GIF (its palette made whole) starts over."""
     from hfrender.io.segments import resumable
-    from hfrender.io.writers import is_sequence
+    from hfrender.io.sequence_names import is_sequence
 
     again = [jobs[i] for i in sorted(started - set(finished))
              if not (resumable(str(jobs[i].output)) or is_sequence(str(jobs[i].output)))]

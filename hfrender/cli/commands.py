@@ -35,8 +35,8 @@ from hfrender.config import (
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
+from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
-from hfrender.io.writers import is_sequence
 from hfrender.render.contexts import CONTEXTS
 
 

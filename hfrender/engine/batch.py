@@ -38,7 +38,8 @@ from hfrender.io.outputs import (
     sequence_name,
 )
 from hfrender.io.segments import JOIN_AGAIN
-from hfrender.io.writers import check_output, is_sequence
+from hfrender.io.sequence_names import is_sequence
+from hfrender.io.writers import check_output
 from hfrender.scene.loader import check_scene_file, scene_duration
 from hfrender.scene.sources import scene_modules
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from hfrender.errors import HFRenderError, InputError
 from hfrender.io.outputs import partial_name
-from hfrender.io.writers import is_sequence, pattern_files
+from hfrender.io.sequence_names import is_sequence, pattern_files
 
 
 def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:

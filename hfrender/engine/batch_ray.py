@@ -19,7 +19,7 @@ from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import HFRenderError
 from hfrender.io.outputs import output_lock
 from hfrender.io.segments import resumable
-from hfrender.io.writers import is_sequence
+from hfrender.io.sequence_names import is_sequence
 
 
 def _failed(job: BatchJob, exc: BaseException) -> JobResult:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.engine.batch_paths import stamp
-from hfrender.io.writers import is_sequence, pattern_files
+from hfrender.io.sequence_names import is_sequence, pattern_files
 
 log = logging.getLogger(__name__)
 

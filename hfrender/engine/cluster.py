@@ -50,7 +50,8 @@ from hfrender.io.segments import (
     sha256_file,
     work_dir,
 )
-from hfrender.io.writers import check_output, is_sequence
+from hfrender.io.sequence_names import is_sequence
+from hfrender.io.writers import check_output
 from hfrender.sampler import PlanStream
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ import numpy as np
 from hfrender.backends.cpu.color import Transfer
 from hfrender.color import ENCODE_INDEX_MAX, decode_table, encode8_table, straight_alpha
 from hfrender.config import ConfigError
-from hfrender.io.writers import is_sequence
+from hfrender.io.sequence_names import is_sequence
 from hfrender.scene import Scene, ShaderScene, past_white
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 

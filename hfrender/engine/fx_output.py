@@ -35,7 +35,8 @@ from hfrender.io.segments import (
     resumable,
     work_dir,
 )
-from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output, is_sequence
+from hfrender.io.sequence_names import is_sequence
+from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 
 SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
 

@@ -31,7 +31,8 @@ from hfrender.io.segments import (
     render_segment_frames,
     resumable,
 )
-from hfrender.io.writers import PngSequenceWriter, WriteFailed, is_sequence, open_writer
+from hfrender.io.sequence_names import is_sequence
+from hfrender.io.writers import PngSequenceWriter, WriteFailed, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.sources import scene_modules

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.errors import InputError
+from hfrender.io.sequence_names import is_sequence
 
 FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
 CRF_MAX = 63  # the widest range of any encoder (VP9, AV1); each encoder's own is checked too
@@ -191,7 +192,6 @@ def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str |
     that keeps it), ``png`` or ``exr`` for a sequence (None for an output type
     :func:`~hfrender.io.writers.check_output` refuses)."""
     from hfrender.io.ffmpeg import ALPHA_CODECS, VIDEO_SUFFIXES
-    from hfrender.io.writers import is_sequence  # (writers imports this module's names)
 
     if is_sequence(output):
         return "exr" if Path(output).suffix.lower() == ".exr" else "png"

@@ -24,7 +24,8 @@ from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, 
 from hfrender.io.images import imageio_v3, png_header
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
-from hfrender.io.writers import FIELD, Closing, pattern_files, raw_frame_shape
+from hfrender.io.sequence_names import FIELD, pattern_files
+from hfrender.io.writers import Closing, raw_frame_shape
 
 
 class FrameReader(Protocol):

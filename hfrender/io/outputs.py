@@ -18,14 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from hfrender.errors import InputError
-from hfrender.io.writers import (
-    FIELD,
-    WriteFailed,
-    WriterError,
-    is_sequence,
-    pattern_files,
-    remove_stale,
-)
+from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
+from hfrender.io.writers import WriteFailed, WriterError, remove_stale
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from hfrender.errors import InputError
 from hfrender.io import segments
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segments import MANIFEST, Manifest, as_kept
-from hfrender.io.writers import is_sequence, pattern_files
+from hfrender.io.sequence_names import is_sequence, pattern_files
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,8 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, crashed, frame_rate, join_command
 from hfrender.io.outputs import mark_partial, partial_name, remove_partial
-from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output, is_sequence
+from hfrender.io.sequence_names import is_sequence
+from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
 
 MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)

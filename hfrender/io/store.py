@@ -52,7 +52,8 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.io.outputs import partial_name
-from hfrender.io.writers import WriteFailed, is_sequence, pattern_files
+from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.writers import WriteFailed
 
 FORMAT = "hfrender-sample-store"
 VERSION = 1

@@ -1,0 +1,39 @@
+"""Names of image sequences: a pattern such as ``frames/%05d.png``, whether an output is
+one, and the file names it prints (as ffmpeg reads them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+FIELD = re.compile(r"%(0?)(\d*)d")  # a sequence pattern's number: %d, %04d, %5d
+
+
+def is_sequence(path: str) -> bool:
+    """Whether ``path`` names an image sequence: a ``%d`` field in its file name (a
+    video named ``speed 100%.mp4`` is a video)."""
+    return FIELD.search(Path(path).name) is not None
+
+
+def pattern_files(name: str, suffix: str = "", any_width: bool = False) -> re.Pattern | None:
+    """The file names of an image-sequence pattern such as ``%05d.png`` (the number as group
+    1, then ``suffix``, a regex); None if ``name`` has no ``%d``. Only the names the pattern
+    prints, as ffmpeg reads them: ``%04d`` is 0012 or 12345, never 00012 (a ``%05d``
+    sequence beside it is another one, not frames to replace); ``any_width``: numbers of
+    any count of digits (what a pattern of another width would read)."""
+    m = FIELD.search(name)
+    if m is None:
+        return None
+    width = int(m.group(2) or 0)
+    if any_width:
+        number = r"(\d+)"
+    elif m.group(1) and width > 1:  # zero-padded: exactly the width, or longer with no lead 0
+        number = rf"(\d{{{width}}}|[1-9]\d{{{width},}})"
+    elif width > 1:  # space-padded: exactly the width, or longer
+        short = [" " * (width - k) + (r"\d" if k == 1 else rf"[1-9]\d{{{k - 1}}}")
+                 for k in range(1, width + 1)]
+        number = "(" + "|".join(short + [rf"[1-9]\d{{{width},}}"]) + ")"
+    else:
+        number = r"(0|[1-9]\d*)"
+    return re.compile(re.escape(name[: m.start()]) + number + re.escape(name[m.end():])
+                      + suffix + "$")
