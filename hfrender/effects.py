@@ -170,10 +170,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     method : ``"fast"`` (default: depth layers blurred by FFT, a cost that does not grow
         with the blur; 46-74 dB from the exact gather on ``benchmarks/dof.py``'s frame, at
         least 40 dB on the test scenes) or ``"exact"`` (the gather over every pixel of each
-        circle of confusion: the reference, cost O(blur^2)). On a GPU, ``"fast"`` gathers
-        exactly where a frame's pixels times its disk's area are few enough for that to be
-        sooner there (an H200: 1080p up to a 70 px blur; ``EXACT_TAPS_PER_SM`` in
-        :mod:`hfrender.backends.cuda.dof`).
+        circle of confusion: the reference, cost O(blur^2)). On a GPU ``"fast"`` gathers
+        exactly where that is sooner (an H200: 1080p up to 70 px; ``cuda.dof.EXACT_TAPS_PER_SM``).
 
     Returns
     -------

@@ -43,42 +43,41 @@ def test_every_option_it_passes_is_one_the_benchmark_takes():
     assert {"gpu_interop_probe.py", "dof_cuda_profile.py"} <= names, names
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None,
-                    reason="needs bash and timeout")
-def test_a_section_stops_at_its_limit_and_the_deadline_skips_the_rest(tmp_path):
+def _sections(tmp_path, setup: str, calls: str) -> dict[str, str]:
+    """The script's ``section`` run by a driver (``setup``: its variables, the deadline;
+    ``calls``: section lines) in ``tmp_path``: {log name: its text}."""
     body = re.search(r"^section\(\) \{.*?^\}", SCRIPT.read_text(), re.S | re.M).group(0)
-    driver = f"""OUT={tmp_path}
-deadline=$((SECONDS + 16))
-{body}
+    driver = f"OUT={tmp_path}\n{setup}\n{body}\n{calls}"
+    out = subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return {p.name: p.read_text() for p in tmp_path.glob("*.log")}
+
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None,
+                                reason="needs bash and timeout")
+
+
+@needs_bash
+def test_a_section_stops_at_its_limit_and_the_deadline_skips_the_rest(tmp_path):
+    logs = _sections(tmp_path, "deadline=$((SECONDS + 16))", """
 section 30 a.log bash -c 'echo quick'
 section 3 b.log bash -c 'echo slow; sleep 20; echo never'
 section 30 c.log bash -c 'echo rest'
-"""
-    out = subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    logs = {p.name: p.read_text() for p in tmp_path.glob("*.log")}
+""")
     assert logs["a.log"] == "quick\n"
     assert logs["b.log"] == "slow\n(stopped after 3 s: the section's limit)\n"
     assert logs["c.log"] == "(skipped: the deadline is reached)\n", logs["c.log"]
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None,
-                    reason="needs bash and timeout")
+@needs_bash
 def test_gpu_check_skip_leaves_the_named_sections_out_and_a_log_gathers_its_sections(tmp_path):
-    body = re.search(r"^section\(\) \{.*?^\}", SCRIPT.read_text(), re.S | re.M).group(0)
-    driver = f"""OUT={tmp_path}
-GPU_CHECK_SKIP="quality fusion"
-deadline=$((SECONDS + 60))
-{body}
+    logs = _sections(tmp_path, 'GPU_CHECK_SKIP="quality fusion"\ndeadline=$((SECONDS + 60))', """
 section 30 quality.log bash -c 'echo measured'
 section 30 render.log bash -c 'echo on'
 section 30 render.log bash -c 'echo off'
 section 30 fusion.log bash -c 'echo measured'
 section 30 qual.log bash -c 'echo measured'
-"""
-    out = subprocess.run(["bash", "-c", driver], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    logs = {p.name: p.read_text() for p in tmp_path.glob("*.log")}
+""")
     assert logs == {"quality.log": "(skipped: GPU_CHECK_SKIP)\n",
                     "fusion.log": "(skipped: GPU_CHECK_SKIP)\n",
                     "render.log": "on\noff\n", "qual.log": "measured\n"}
