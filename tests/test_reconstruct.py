@@ -422,7 +422,7 @@ def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, to
                      *args]) == 0
     said = [r.getMessage() for r in caplog.records if "lens positions" in r.getMessage()]
     assert len(said) == 1 and re.search(r"; --samples auto --samples-range 4:(\d+) "
-                                        r"\(--samples-range stops at 64\) or --dof depth",
+                                        r"\(the range now stops at 64\) or --dof depth",
                                         said[0]), said
     caplog.clear()  # nearer still: more than any count, --dof depth alone
     scene.write_text(scene.read_text().replace("position=(0, 0, -0.3)", "position=(0, 0, -0.12)"))

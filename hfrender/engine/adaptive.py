@@ -183,7 +183,7 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
         lo, most = config.samples_range
         fix = (f"--samples auto (about {want} here) or --dof depth blur it smoothly"
                if want <= most else
-               f"--samples auto --samples-range {lo}:{want} (--samples-range stops at "
+               f"--samples auto --samples-range {lo}:{want} (the range now stops at "
                f"{most}) or --dof depth blur it smoothly" if want <= MAX_SAMPLES else
                f"--dof depth blurs it smoothly (about {want} lens positions would)")
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
