@@ -291,8 +291,9 @@ def _effect_options(r: argparse.ArgumentParser) -> None:
                         "on where fusion runs on CUDA, for scenes with geometry")
     m.add_argument("--dof-method", choices=DOF_METHODS, default=None,
                    help="--dof depth: fast, depth layers blurred by FFT, cost nearly "
-                        "independent of the blur (default); exact, the gather, the reference "
-                        "(cost grows with the blur squared)")
+                        "independent of the blur (default; on a GPU the gather where that is "
+                        "sooner); exact, the gather, the reference (cost grows with the blur "
+                        "squared)")
     m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
 

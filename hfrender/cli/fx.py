@@ -112,8 +112,8 @@ def _dof_options(d: Any) -> None:
                    help="bokeh shape: 0 round (default), 3-64 a polygon of N blades")
     d.add_argument("--dof-method", choices=DOF_METHODS, default=None,
                    help="fast: depth layers blurred by FFT, cost nearly independent of the "
-                        "blur (default); exact: the gather, the reference (cost grows with "
-                        "the blur squared)")
+                        "blur (default; on a GPU the gather where that is sooner); exact: the "
+                        "gather, the reference (cost grows with the blur squared)")
 
 
 def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
