@@ -194,17 +194,16 @@ class CudaMapper:
         flags = self.rt.cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly
         (resource,) = self._check(self.rt.cudaGraphicsGLRegisterBuffer(buffer.glo, flags),
                                   "cudaGraphicsGLRegisterBuffer")
-        try:
+        try:  # refused or failed: the registration goes too
             size = self._mapped(resource)[1]
             self._unmap(resource)
+            if size != buffer.size:
+                raise BackendUnavailable(f"CUDA maps {size} bytes of a GL buffer of "
+                                         f"{buffer.size} ({buffer.size / 2**30:.2f} GiB; it "
+                                         "maps those under 2 GiB in full)")
         except BaseException:
             self.rt.cudaGraphicsUnregisterResource(resource)
             raise
-        if size != buffer.size:
-            self.rt.cudaGraphicsUnregisterResource(resource)
-            raise BackendUnavailable(f"CUDA maps {size} bytes of a GL buffer of {buffer.size} "
-                                     f"({buffer.size / 2**30:.2f} GiB; it maps those under "
-                                     "2 GiB in full)")
         return resource
 
     def _mapped(self, resource: Any) -> tuple[int, int]:
