@@ -8,8 +8,10 @@ source by source, the fast layers (:mod:`hfrender.dof_layers`) layer by layer.
 What is in front covers p up to its weight; under it, the back light, normalised. First,
 what p's disk sees past p's surface (the weight it falls short by) is filled from the far
 light of larger disks behind p (``far``: their own spread at p, each source ``1 / its
-area``), as far as that light covers p: a lens sees a farther, more blurred background
-through the part of its aperture that p's surface leaves open. What is still missing (a
+area``), as far as that light covers p and as far as it lies within p's own disk (``open_``):
+a lens sees a farther, more blurred background through the part of its aperture that p's
+surface leaves open, not where a nearer object of the depth pass hides p's surface (and
+with it that background). What is still missing (a
 surface whose background the depth pass hides, or that has none: a lamp before nothing
 farther) is normalised, or, where the weight reaching p falls well short of what p's disk
 can gather inside the picture, taken from what p sees behind: from none at a shortfall of
@@ -61,18 +63,24 @@ def share_of(xp: Any, radius_q: Any, radius_p: Any) -> Any:
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
-              behind_w: Any, inside: Any, out: Any = None, far: Any = None) -> Any:
+              behind_w: Any, inside: Any, out: Any = None, far: Any = None,
+              open_: Any = None) -> Any:
     """The picture (C, ...) from colour sums (C, ...) and their weights (...) of the light
     in front of each pixel, of its surface and behind it, and behind it alone; ``inside``:
     the share of each pixel's disk inside the picture (:func:`disk_inside`); ``out``: where
     to write it (a new array if None); ``far`` (C + 1, ...): the far light of larger disks
     (``[sum c * w, sum w]``), which fills the shortfall first (``back`` and ``back_w`` take
-    it in place). The fills are computed only where they are not zero."""
+    it in place), at most ``open_`` (...): the share of each pixel's own disk where those
+    sources lie (a nearer surface of the depth pass that hides the pixel's own far
+    surface hides the far light too; ``None``: no such cap). The fills are computed only
+    where they are not zero."""
     if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
         short = inside - front_w - back_w
         pick = (far[-1] > 0) & (short > np.float32(1e-4))
         if bool(pick.any()):  # it fills what p's disk sees past p's surface, as far as it
             s = xp.minimum(short[pick], far[-1, pick])  # covers p (not a far edge's share)
+            if open_ is not None:  # and as far as p's disk reaches it (not where a nearer
+                s = xp.minimum(s, open_[pick])  # object hides p's own surface)
             back[:, pick] += s * (far[:-1, pick] / far[-1, pick])  # (the rest of the
             back_w[pick] += s  # shortfall, if any, is filled from behind as it was)
     out = xp.divide(back, back_w, out=out)

@@ -20,8 +20,9 @@ The fast method turns classes into layers, nearest first, with a radius-independ
 Per output pixel p (of layer k): front = the scatters of the layers in front of k; back =
 k's own scatter, the scatters of the layers behind k whose disks are not larger than p's;
 far = the scatters of the far layers whose disks are larger, summed apart: they fill what
-p's disk sees past its surface (:func:`hfrender.dof_composite.composite`), as the exact
-gather takes such sources (approximate where an odd polygon's near and far disks, not
+p's disk sees past its surface (:func:`hfrender.dof_composite.composite`) at most as much
+as they fill of p's disk (a gather with p's disk of their pixels, a weight alone), as the
+exact gather takes such sources (approximate where an odd polygon's near and far disks, not
 nested, meet); for a layer before the focus plane, also a gather with p's disk of the sources in
 focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the layers behind
 it with much smaller disks (that share of their scatter left out), each weighing ``1 /
@@ -275,6 +276,8 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     """Every layer blurred by its disk over each of its ``boxes(j, reach)`` (FFTs per box),
     scattered, gathered where a pixel sees past its edge, composited: the loop that
     :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
+    Once every layer has scattered, the pixels whose shortfall the far light may fill
+    (``ops.open_spans``) gather how much of their disks it fills (:func:`_gathers`).
 
     A window's FFTs alone go to ``ops.later`` (the CPU's run on a thread of their own, up
     to :data:`LOOKAHEAD` jobs ahead: a few long calls that leave the interpreter to this
@@ -283,6 +286,12 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     single thread makes, bit for bit."""
     h, w = size
     pending: deque[Callable[[], None]] = deque()
+
+    def queue(jobs: list[Callable[[], None]]) -> None:
+        pending.extend(jobs)
+        while len(pending) > LOOKAHEAD:
+            pending.popleft()()
+
     for j in plan.order():
         layer = plan.layers[j]
         disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
@@ -291,11 +300,17 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
             spread = ops.later(_spread, ops, fields, disks, win, layer.side, add)
-            pending.append(lambda j=j, win=win, spread=spread:
-                           ops.scatter(j, ops.ready(spread()), win))
-            pending.extend(_gathers(ops, plan, j, box, offsets, h, w))
-            while len(pending) > LOOKAHEAD:
-                pending.popleft()()
+            queue([lambda j=j, win=win, spread=spread:
+                   ops.scatter(j, ops.ready(spread()), win)]
+                  + _gathers(ops, plan, j, box, offsets, h, w))
+    while pending:
+        pending.popleft()()
+    wanted = ops.open_spans(len(plan.layers)) if plan.big.any() else None
+    for j in plan.order() if wanted is not None else ():
+        if plan.big[:, j].any():  # far light of larger disks to its pixels
+            reach = _reach(offsets, max(_gather_disks(plan.layers[j])))
+            for box in layer_boxes(wanted, j, reach):
+                queue(_gathers(ops, plan, j, box, offsets, h, w, opened=True))
     while pending:
         pending.popleft()()
     return ops.finish()
@@ -313,49 +328,61 @@ def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: in
     return ops.inverse(scatter, win)
 
 
-def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
-             offsets: np.ndarray, h: int, w: int) -> list[Callable[[], None]]:
-    """What layer j's pixels gather with their own disks (both of the layer's, by each
-    pixel's share; one between them for large disks), and what adds it to the sums later:
-    what they see past their edges (``Plan.seen``: pixels in focus, or behind with much
-    smaller disks; ``ops.seen_window``, weight its share), each weighing 1 / the disk's
-    area, as the exact gather counts them behind a defocused pixel before the focus plane
-    (where its own light falls short); over the part of the box within reach of them
-    (``ops.seen_box``: a floor band crossed by a post in focus transforms a post's width,
-    not the frame's). (The far layers of larger disks are not gathered: their own scatter,
-    ``ROLE_FAR``, fills what the pixels' disks see past their surface.)"""
-    layer = plan.layers[j]
+def _gather_disks(layer: Layer) -> list[int]:
+    """The disks a layer's pixels gather with: both of the layer's (by each pixel's share),
+    one between them for large disks."""
     disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
-    disks = disks if layer.lo < GATHER_BOTH else [layer.mid]
+    return disks if layer.lo < GATHER_BOTH else [layer.mid]
+
+
+def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
+             offsets: np.ndarray, h: int, w: int, opened: bool = False
+             ) -> list[Callable[[], None]]:
+    """What layer j's pixels in ``box`` gather with their own disks
+    (:func:`_gather_disks`), and what adds it to the sums later: what they see past their
+    edges (``Plan.seen``: pixels in focus, or behind with much smaller disks;
+    ``ops.seen_window``, weight its share), each weighing 1 / the disk's area, as the exact
+    gather counts them behind a defocused pixel before the focus plane (where its own light
+    falls short); or (``opened``) how much of their disks the far layers of larger disks
+    fill (``Plan.big``; ``ops.open_window``, a weight alone): their scatter (``ROLE_FAR``)
+    fills what a pixel's disk sees past its surface at most that much. Over the part of the
+    box within reach of those pixels (``ops.seen_box``, ``ops.open_box``: a floor band
+    crossed by a post in focus transforms a post's width, not the frame's)."""
+    layer = plan.layers[j]
+    disks = _gather_disks(layer)
     reach = _reach(offsets, max(disks))
     win = window(box, reach, h, w)
-    around = ops.seen_box(win, j) if plan.sees(j) else None
+    if opened:
+        around, source_of, add = ops.open_box(win, j), ops.open_window, ops.gather_open
+    else:
+        around = ops.seen_box(win, j) if plan.sees(j) else None
+        source_of, add = ops.seen_window, ops.gather
     part = None if around is None else _near(box, around, reach)
     if part is None:
         return []
-    seen_win = win if part == box else window(part, reach, h, w)
-    rows = max(0, around[0] - seen_win.y0), min(seen_win.y1, around[1]) - seen_win.y0
-    return [_gather(ops, j, seen_win, (ops.seen_window(seen_win, j), rows), disks,
-                    layer.side)]
+    part_win = win if part == box else window(part, reach, h, w)
+    rows = max(0, around[0] - part_win.y0), min(part_win.y1, around[1]) - part_win.y0
+    return [_gather(ops, j, part_win, (source_of(part_win, j), rows), disks, layer.side, add)]
 
 
 def _gather(ops: Any, j: int, win: Window, source: tuple[Any, tuple[int, int]],
-            disks: list[int], side: int) -> Callable[[], None]:
+            disks: list[int], side: int, add: Callable[..., None]) -> Callable[[], None]:
     """Start :func:`_gathered` of ``source`` over ``win``: what adds its light to layer
-    j's pixels' sums."""
+    j's pixels' sums (``add``: ``ops.gather`` or ``ops.gather_open``)."""
     spread = ops.later(_gathered, ops, source, disks, win, side)
 
     def settle() -> None:
         for d, light in enumerate(spread()):
-            ops.gather(j, ops.ready(light, win.inner), win, d, len(disks))
+            add(j, ops.ready(light, win.inner), win, d, len(disks))
 
     return settle
 
 
 def _gathered(ops: Any, source: tuple[Any, tuple[int, int]], disks: list[int], win: Window,
               side: int) -> list[Any]:
-    """The ``source``'s light ((C + 1, *win.shape), zero outside its rows) summed over each
-    of ``disks`` around every pixel of the window, over the disk's area."""
+    """The ``source``'s light ((C + 1, *win.shape) or a weight alone (1, *win.shape), zero
+    outside its rows) summed over each of ``disks`` around every pixel of the window, over
+    the disk's area."""
     spectrum = ops.forward(*source)
     out = []
     for area in disks:

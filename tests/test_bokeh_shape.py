@@ -270,7 +270,8 @@ def gather_by_hand(img, depth, lens, tol):
     every source q), apart from hfrender's tables: q covers p when p - q lies in q's bokeh
     (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
     counts where p - q lies in p's own bokeh too (if q's disk is larger, it spreads apart
-    instead: its light fills what p's disk misses, as far as it covers p), and so does a
+    instead: its light fills what p's disk misses, as far as it covers p and no more than
+    the share of p's own bokeh such sources lie in), and so does a
     source in focus behind a defocused p before the focus plane, weighing 1 / p's area (it
     spreads no light of its own; its colour at most 4x the 99.9th percentile of every 7th
     row's, or 1), and so does a source behind p with a smaller disk, by its share (its
@@ -316,9 +317,11 @@ def gather_by_hand(img, depth, lens, tol):
     k, kw = (wh[..., None] * colour + ws[..., None] * seen_colour).sum(1), (wh + ws).sum(1)
     inside = disk_inside(np, np.rint(1.0 / weight[0].reshape(h, w))).reshape(-1)
     # what the pixel's disk sees past its surface: the larger far light's own spread, as
-    # far as it covers the pixel
+    # far as it covers the pixel, and no more than the share of its own bokeh it lies in
     g, gw = (wg[..., None] * colour).sum(1), wg.sum(1)
-    sg = np.where((gw > 0) & (inside - fw - bw > 1e-4), np.minimum(inside - fw - bw, gw), 0)
+    opened = (p_weight * (covers & big & in_bokeh(pn, pr2))).sum(1)
+    sg = np.where((gw > 0) & (inside - fw - bw > 1e-4),
+                  np.minimum(np.minimum(inside - fw - bw, gw), opened), 0)
     b, bw = b + sg[:, None] * g / np.where(gw > 0, gw, 1)[:, None], bw + sg
     # what it still misses, beyond a few tenths, is what it sees behind
     short = np.where(kw > 0, np.maximum(inside - fw - bw, 0), 0)

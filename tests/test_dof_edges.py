@@ -120,8 +120,10 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     assert 1.5 < r[0] < r[1]  # the wall's disks larger than the disc's
     seen = []
     real = dof_layers._gathered
+    opened = []  # the gathers of how much of the band's disks the wall fills: a weight alone
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, source, disks, win, side: (
-        seen.append(win)) or real(ops, source, disks, win, side))
+        (seen if source[0].shape[0] > 1 else opened).append(win))
+        or real(ops, source, disks, win, side))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
     fast, exact = (fused(dev, backend if m == "fast" else "cpu", img, depth, lens, m)
                    for m in ("fast", "exact"))
@@ -204,8 +206,10 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     assert 3 <= reach <= 12 and wall > band + 1  # the wall: behind, blurred more
     seen = []
     real = dof_layers._gathered
+    opened = []  # the gathers of how much of the band's disks the wall fills: a weight alone
     monkeypatch.setattr(dof_layers, "_gathered", lambda ops, source, disks, win, side: (
-        seen.append(win)) or real(ops, source, disks, win, side))
+        (seen if source[0].shape[0] > 1 else opened).append(win))
+        or real(ops, source, disks, win, side))
     frames, depths = img[None], depth[None]
     weights = hf.WindowWeights.from_dense(np.ones((1, 1)))
     fast = np.empty_like(frames)
@@ -214,7 +218,8 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     else:
         fast = CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method="fast")
     exact = CPUBackend().fuse(frames, depths, weights, [lens], True, dof_method="exact")
-    assert len(seen) == 1
+    assert len(seen) == 1 and len(opened) == 1  # the wall lies around the whole band
+    assert opened[0].x0 == 0 and opened[0].x1 >= depth.shape[1]
     win = seen[0]
     assert win.x0 >= post - 2 * reach - 1 and win.x1 <= post + 2 * reach + 2  # was 0 and W
     band = depth == np.float32(1.2)
@@ -348,22 +353,25 @@ def test_the_far_fill_takes_the_shortfall_as_far_as_the_far_light_covers(dev):
     """``composite`` and ``hf_dof_composite`` (the CUDA kernel, on the emulator) by hand: a
     pixel whose own light weighs 0.3 of its disk (inside 1) takes far light of colour 4 for
     the rest where that light covers it (weight 0.9: fill 0.7), for its weight where it
-    covers less (0.2: fill 0.2, the rest normalised), and none under a shortfall of 1e-4
-    (in focus and rounding: the pixel bit for bit)."""
+    covers less (0.2: fill 0.2, the rest normalised), for the share of its own disk where
+    that light lies where that is less (0.1: a nearer object hides the rest, fill 0.1),
+    and none under a shortfall of 1e-4 (in focus and rounding: the pixel bit for bit)."""
     from hfrender.backends.cuda.launches import BLOCK, I32, I64, _grid
     from hfrender.dof_composite import composite
 
-    own, far_w = np.float32([0.3, 0.3, 1.0 - 5e-5]), np.float32([0.9, 0.2, 0.5])
-    front = np.zeros((2, 3), np.float32)
+    own = np.float32([0.3, 0.3, 1.0 - 5e-5, 0.3])
+    far_w, opened = np.float32([0.9, 0.2, 0.5, 0.9]), np.float32([1.0, 1.0, 1.0, 0.1])
+    front = np.zeros((2, 4), np.float32)
     back = np.stack([own * np.float32(0.5), own])  # colour 0.5
-    behind = np.zeros((2, 3), np.float32)
+    behind = np.zeros((2, 4), np.float32)
     far = np.stack([far_w * np.float32(4.0), far_w])  # colour 4
-    inside = np.ones(3, np.float32)
-    want = np.float32([(0.15 + 0.7 * 4) / 1.0, (0.15 + 0.2 * 4) / 0.5, 0.5])
+    inside = np.ones(4, np.float32)
+    want = np.float32([(0.15 + 0.7 * 4) / 1.0, (0.15 + 0.2 * 4) / 0.5, 0.5,
+                       (0.15 + 0.1 * 4) / 0.4])
     got = composite(np, front[:1], front[1], back[:1].copy(), back[1].copy(), behind[:1],
-                    behind[1], inside, far=far)[0]
+                    behind[1], inside, far=far, open_=opened)[0]
     np.testing.assert_allclose(got, want, rtol=1e-6)
-    out = np.empty(3, np.float32)
-    dev.launch("hf_dof_composite", _grid(3), (BLOCK, 1, 1),
-               (front, back.copy(), behind, inside, far, I32(1), I64(3), I32(1), out))
+    out = np.empty(4, np.float32)
+    dev.launch("hf_dof_composite", _grid(4), (BLOCK, 1, 1),
+               (front, back.copy(), behind, inside, far, opened, I32(1), I64(4), I32(1), out))
     np.testing.assert_allclose(out, want, rtol=1e-6)

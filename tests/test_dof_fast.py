@@ -123,8 +123,11 @@ def test_bokeh_of_bright_points_keeps_its_energy_and_shape(rng):
         win = (slice(y - 14, y + 15), slice(x - 14, x + 15))
         if d is None:  # on the floor the gather renormalises by the sources it sees (and
             # fills what a pixel's disk sees past the floor from the farther floor's spread,
-            # pixel by pixel, where the layers take a layer's: 3.2% apart here, 1.6% before)
-            np.testing.assert_allclose(fast[win].sum(), exact[win].sum(), rtol=0.04)
+            # as far as it lies in the pixel's disk, pixel by pixel, where the layers take
+            # the other layers' alone: 5.9% apart here; 3.2% before that share, 1.6% before
+            # the fill); the layers keep 90.6% of the point's light, the gather 96.3%
+            np.testing.assert_allclose(fast[win].sum(), exact[win].sum(), rtol=0.07)
+            assert fast[win].sum() >= 0.88 * img[y, x].sum()
         else:  # on a plane: all of the point's light, as the gather
             np.testing.assert_allclose(fast[win].sum(), exact[win].sum(), rtol=1e-4)
             np.testing.assert_allclose(fast[win].sum(), img[y, x].sum(), rtol=1e-4)
@@ -276,11 +279,12 @@ def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype, scene, mo
 
 
 @pytest.mark.parametrize("scene", ["slanted", "far pole"])
-def test_the_cuda_fast_path_waits_on_the_device_three_times_a_frame(dev, rng, scene,
-                                                                     monkeypatch):
-    """The host reads the device once a call (the depths' range) and three times a frame
-    (the largest blur, the classes' histogram, every layer's rows and columns) however
-    many layers and windows there are."""
+def test_the_cuda_fast_path_waits_on_the_device_four_times_a_frame(dev, rng, scene,
+                                                                    monkeypatch):
+    """The host reads the device once a call (the depths' range) and four times a frame
+    (the largest blur, the classes' histogram, every layer's rows and columns, and once
+    every layer has scattered, the rows and columns of the pixels the far light of larger
+    disks may fill: both scenes have some) however many layers and windows there are."""
     from hfrender.backends.cuda import dof as cuda_dof
 
     monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)  # more boxes, more windows
@@ -301,8 +305,8 @@ def test_the_cuda_fast_path_waits_on_the_device_three_times_a_frame(dev, rng, sc
     real_window = dof_layers.window
     monkeypatch.setattr(dof_layers, "window", lambda *a: windows.append(a) or real_window(*a))
     got = cuda_dof.defocus_frames(dev, lin, depths, [lens, lens])
-    assert len(reads) == 1 + 3 * 2, len(reads)
-    assert len(windows) > 20  # many windows, still three reads a frame
+    assert len(reads) == 1 + 4 * 2, len(reads)
+    assert len(windows) > 20  # many windows, still four reads a frame
     assert floats == []  # nor read by a float() of a device value (disk_inside's reach)
     for z in range(2):
         np.testing.assert_allclose(got[z], defocus_fast(lin[z], depths[z], lens), rtol=1e-5,

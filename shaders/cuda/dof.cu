@@ -30,15 +30,18 @@ extern "C" __global__ void hf_circle_of_confusion(
 
 // One channel of hfrender.dof_composite.composite: front over the back light, normalised;
 // what the pixel's disk sees past its surface (its shortfall) filled from the far light of
-// larger disks (far, far_w: their own spread at the pixel) as far as it covers it; where the weight
-// still falls short of what its disk gathers inside the picture by more than
+// larger disks (far, far_w: their own spread at the pixel) as far as it covers it and as far
+// as it lies within the pixel's own disk (open: not where a nearer object of the depth pass
+// hides the pixel's surface and that light with it); where the weight still falls short of what its disk gathers inside the picture by more than
 // HF_DOF_FILL_FROM, the shortfall taken from what is seen behind (all of it from
 // HF_DOF_FILL_FULL); float32 operations in NumPy's order.
 __device__ float hf_dof_mix(float front, float front_w, float back, float back_w,
-                            float behind, float behind_w, float inside, float far, float far_w) {
+                            float behind, float behind_w, float inside, float far, float far_w,
+                            float open) {
     float short_far = inside - front_w - back_w;
     if (far_w > 0.0f && short_far > 1e-4f) {
-        short_far = fminf(short_far, far_w);  // as far as that light covers the pixel
+        short_far = fminf(fminf(short_far, far_w), open);  // as far as that light covers
+        // the pixel, and lies within its disk
         back += short_far * (far / far_w);
         back_w += short_far;
     }
@@ -88,7 +91,7 @@ extern "C" __global__ void hf_defocus(
     float behind[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // the part of back behind p's surface
     float front_w = 0.0f, back_w = 0.0f, behind_w = 0.0f;
     float far[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // behind p with larger disks: their own spread
-    float far_w = 0.0f;
+    float far_w = 0.0f, open = 0.0f;  // open: the share of p's own disk they lie in
     // defocused before the focus plane: sources in focus within its own disk, and those
     // behind it with smaller disks by hf_seen_share, are what it sees behind, each 1 / its
     // area (in focus, they spread no light of their own; the others, the rest of theirs)
@@ -126,6 +129,7 @@ extern "C" __global__ void hf_defocus(
         const float* c = lin + q * channels;
         if (big) {
             far_w += w;
+            if (r2_p >= reach_p[o]) open += inv_p;
             for (int ch = 0; ch < channels; ++ch) far[ch] += c[ch] * w;
         } else if (in_front) {
             front_w += w;
@@ -142,7 +146,7 @@ extern "C" __global__ void hf_defocus(
     float* o = out + (base + p) * channels;
     for (int ch = 0; ch < channels; ++ch)
         o[ch] = hf_dof_mix(front[ch], front_w, back[ch], back_w, behind[ch], behind_w,
-                           inside[base + p], far[ch], far_w);
+                           inside[base + p], far[ch], far_w, open);
 }
 
 // ---- The fast method: layers by circle of confusion, disks by FFT (hfrender/dof_layers.py,
@@ -224,7 +228,8 @@ extern "C" __global__ void hf_dof_fields(
 // of the light that reaches it (spread, by layer as roles; the rest it sees past its edge).
 // The FFT's rounding is taken out: where the weight is below HF_DOF_NOISE_W of its largest
 // magnitude top[channels] (over the window), nothing; colour below HF_DOF_NOISE of its
-// channel's top[ch]: zero.
+// channel's top[ch]: zero. With channels 0, a weight alone (the share of a pixel's disk
+// that the far light fills, gathered: roles HF_ROLE_FAR, into far).
 extern "C" __global__ void hf_dof_accumulate(
         const float* light, long long pixels, int width, int channels, int y0, int x0,
         int win_h, int win_w, int r0, int r1, int c0, int c1, const int* layer,
@@ -255,7 +260,8 @@ extern "C" __global__ void hf_dof_accumulate(
 // The exact gather's composite (hf_dof_mix), interleaved (pixels, channels).
 extern "C" __global__ void hf_dof_composite(
         const float* front, const float* back, const float* behind, const float* inside,
-        const float* far, int has_far, long long pixels, int channels, float* out) {
+        const float* far, const float* open, int has_far, long long pixels, int channels,
+        float* out) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
     long long w = channels * pixels + p;
@@ -263,6 +269,7 @@ extern "C" __global__ void hf_dof_composite(
         long long at = ch * pixels + p;
         out[p * channels + ch] = hf_dof_mix(front[at], front[w], back[at], back[w], behind[at],
                                             behind[w], inside[p], has_far ? far[at] : 0.0f,
-                                            has_far ? far[w] : 0.0f);
+                                            has_far ? far[w] : 0.0f,
+                                            has_far ? open[p] : 0.0f);
     }
 }

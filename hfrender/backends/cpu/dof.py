@@ -12,7 +12,8 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
   background bleeds onto it; those whose own disk is larger than p's are summed apart
   instead, as they spread (wherever their disk covers p, ``1 / area_q``), and fill what
-  p's disk sees past its surface (its shortfall, as far as they cover p): what a lens sees
+  p's disk sees past its surface (its shortfall, as far as they cover p and lie within
+  p's own disk: not where a nearer object hides p's surface): what a lens sees
   of a farther, more blurred background around a small far surface (a lamp's pixels are
   not brightened) or past a nearer blurred edge (a far highlight's bokeh keeps its level);
 * sources in focus behind a defocused p in front of the focus plane count where p's own
@@ -109,7 +110,7 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
     far = np.concatenate([np.moveaxis(sums.far, -1, 0), sums.far_w[None]])
     out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
-                    sums.behind_w, disk_inside(np, sums.area), far=far)
+                    sums.behind_w, disk_inside(np, sums.area), far=far, open_=sums.open)
     return np.ascontiguousarray(np.moveaxis(out, 0, -1))
 
 
@@ -144,6 +145,7 @@ class _Sums:
         self.behind_w = np.zeros((h, w), np.float32)
         self.far = np.zeros_like(lin)  # behind p, larger disks: their own spread at p
         self.far_w = np.zeros((h, w), np.float32)
+        self.open = np.zeros((h, w), np.float32)  # the share of p's own disk they lie in
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
         self.area_q = np.pad(self.area, pad, constant_values=np.iinfo(self.area.dtype).max)
@@ -206,6 +208,7 @@ class _Sums:
         wb = q_w * (covers & visible)
         wg = q_w * (covers & big)
         self.far_w[at] += wg
+        self.open[at] += self.inv_area[at] * (covers & big & (self.r2[at] >= reach_p))
         self.far[at] += self.color_p[src] * wg[..., None]
         if self.sees:  # seen by p past its edge instead, by share
             seen = self.seer[at] & (q_depth > self.far_d[at]) & (self.area_q[src] < self.area[at])

@@ -88,6 +88,7 @@ class _Ops:
         self.back = np.zeros((c + 1, h, w), np.float32)
         self.behind = np.zeros((c + 1, h, w), np.float32)
         self.far: np.ndarray | None = None
+        self.open: np.ndarray | None = None  # the share of a pixel's disk the far light fills
         self.ahead: Ahead | None = None
         self.top: np.ndarray | None = None  # the in-focus light seen past edges, at most
         self.spans_table: Spans | None = None  # where the layers are (:meth:`spans`)
@@ -119,8 +120,10 @@ class _Ops:
         return keys, np.sum(counts, axis=0)
 
     def keep_far(self, plan: Plan) -> None:
-        """The far sums, where the plan has far light of larger disks (``ROLE_FAR``)."""
+        """The far sums, where the plan has far light of larger disks (``ROLE_FAR``), and
+        the share of each pixel's disk where it lies (:meth:`gather_open`)."""
         self.far = np.zeros_like(self.front) if plan.big.any() else None
+        self.open = None if self.far is None else np.zeros(self.front.shape[1:], np.float32)
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
@@ -260,6 +263,16 @@ class _Ops:
     def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
         """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
         the layer's ``disks``: each pixel takes its share of each (behind it)."""
+        self._gathered(j, light, win, disk, disks, self.behind)
+
+    def gather_open(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
+        """Add how much of layer j's pixels' disks the far layers of larger disks fill (a
+        gather of :meth:`open_window`), as :meth:`gather`."""
+        self._gathered(j, light, win, disk, disks, self.open[None])
+
+    def _gathered(self, j: int, light: Light, win: Window, disk: int, disks: int,
+                  sums: np.ndarray) -> None:
+        """Add a gather's ``light`` to the ``sums`` of layer j's pixels in the window's box."""
         r0, r1 = win.inner  # the layer's pixels are in its box's rows
         x0, x1 = win.box[2:]
         cols = slice(x0 - win.x0, x1 - win.x0)
@@ -273,9 +286,31 @@ class _Ops:
                 share = share * (1.0 - t if disk == 0 else t)
             else:  # a float mask: the product takes half the time
                 share = share.astype(np.float32)
-            self.behind[(slice(None),) + at] += np.multiply(part, share, out=part)
+            sums[(slice(None),) + at] += np.multiply(part, share, out=part)
 
         by_rows(lambda y0, y1: rows(r0 + y0, r0 + y1), r1 - r0, x1 - x0)
+
+    def open_spans(self, n: int) -> Spans:
+        """Where the plan's ``n`` layers' pixels may take far light (:meth:`gather_open`),
+        once every layer has scattered: it reaches them and their own light falls short."""
+        c = self.c
+        short = self.inside - self.front[c] - self.back[c] - self.behind[c]
+        wanted = (self.far[c] > 0) & (short > np.float32(1e-4))
+        return Spans.of_layers(np.where(wanted, self.layer, n + 1), n)  # n + 1: not there
+
+    def open_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
+        """A box (y0, y1, x0, x1), in the image, around the window's pixels of the far
+        layers of larger disks than layer k's (``Plan.big``; ``None``: it has none)."""
+        return self.spans_table.box(np.flatnonzero(self.plan.big[:, k]), *_box(win))
+
+    def open_window(self, win: Window, k: int) -> np.ndarray:
+        """(1, *shape): 1 at the pixels of the far layers of larger disks than layer k's,
+        on a window's grid (what :meth:`gather_open` gathers)."""
+        h, w = win.size
+        f = np.zeros((1,) + win.shape, np.float32)
+        big = np.append(self.plan.big[:, k], False).astype(np.float32)  # last: in focus
+        np.take(big, self.layer[_at(win)], out=f[0, :h, :w], mode="wrap")
+        return f
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """A box (y0, y1, x0, x1), in the image, around the window's pixels that layer k
@@ -309,7 +344,8 @@ class _Ops:
             b += k  # own light and what is behind
             part = composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c], self.inside[y0:y1],
                              out=scratch("dof.out", (c, y1 - y0, w), np.float32),
-                             far=None if self.far is None else self.far[:, y0:y1])
+                             far=None if self.far is None else self.far[:, y0:y1],
+                             open_=None if self.open is None else self.open[y0:y1])
             out[y0:y1] = np.moveaxis(part, 0, -1)
 
         by_rows(rows, h, w)

@@ -36,8 +36,8 @@ def on_two(first: Callable[[], object], second: Callable[[], object]) -> None:
 
 def halves(fn, a: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``out[i] = fn(a[i])`` over the channels (axis 0), in two halves on two threads (one,
-    for a grid too small to be worth a thread)."""
-    if a[0].size < SPLIT_PIXELS:
+    for a grid too small to be worth a thread, or one plane)."""
+    if a[0].size < SPLIT_PIXELS or a.shape[0] < 2:
         fn(a, out)
         return out
     half = (a.shape[0] + 1) // 2

@@ -125,14 +125,40 @@ class _WindowOps(_Ops):
 
     def _sees(self, k: int, layer: np.ndarray) -> np.ndarray:
         """Whether layer k sees pixels of the layers ``layer`` (-1: in focus; STILL: no)."""
-        return np.take(self.plan.seen[k], layer, mode="wrap") * (layer != STILL)
+        return _by_layer(self.plan.seen[k], layer)
+
+    def _big(self, k: int, layer: np.ndarray) -> np.ndarray:
+        """Whether the layers ``layer`` are far light of larger disks to layer k."""
+        return _by_layer(np.append(self.plan.big[:, k], False).astype(np.float32), layer)
+
+    def _box_of(self, win: Window, of: Callable[[np.ndarray], np.ndarray]
+                ) -> tuple[int, int, int, int] | None:
+        """Around the still pixels where ``of(layers) > 0``, and the moving ones where it
+        is in some sub-frame."""
+        mask = of(self.layer[_at(win)]) > 0
+        cols, y, x = self._moving_in(win)
+        mask[y, x] = (of(self.sources.layer[:, cols]) > 0).any(axis=0)
+        return box_of(mask, win)
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """Around the still pixels layer k sees, and the moving ones it sees in a sub-frame."""
-        mask = self._sees(k, self.layer[_at(win)]) > 0
+        return self._box_of(win, lambda layer: self._sees(k, layer))
+
+    def open_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
+        """Around the pixels of the far layers of larger disks than k's (in a sub-frame)."""
+        return self._box_of(win, lambda layer: self._big(k, layer))
+
+    def open_window(self, win: Window, k: int) -> np.ndarray:
+        """The far pixels of larger disks than layer k's (a moving one: the window weight
+        of the sub-frames it is one in), on a window's grid."""
+        h, w = win.size
+        f = np.zeros((1,) + win.shape, np.float32)
+        f[0, :h, :w] = self._big(k, self.layer[_at(win)])
         cols, y, x = self._moving_in(win)
-        mask[y, x] = (self._sees(k, self.sources.layer[:, cols]) > 0).any(axis=0)
-        return box_of(mask, win)
+        if len(cols):
+            f[0, y, x] = np.einsum("sm,sm->m", self._big(k, self.sources.layer[:, cols]),
+                                   self.sources.sums[:, 0, self.c][:, cols])
+        return f
 
     def seen_window(self, win: Window, k: int) -> np.ndarray:
         """The pixels layer k sees (a moving one: over the sub-frames it is seen in)."""
@@ -186,6 +212,11 @@ class _WindowOps(_Ops):
         out = super().finish()
         out.reshape(-1, self.c)[self.index] = self.slots.composite(self.c)
         return out
+
+
+def _by_layer(row: np.ndarray, layer: np.ndarray) -> np.ndarray:
+    """``row``'s entry of each of the layers ``layer`` (-1, in focus: its last; STILL: 0)."""
+    return np.take(row, layer, mode="wrap") * (layer != STILL)
 
 
 def box_of(mask: np.ndarray, win: Window) -> tuple[int, int, int, int] | None:

@@ -10,7 +10,9 @@ NumPy's in the emulator tests), and the per-pixel steps by the kernels of
 ``hf_dof_accumulate``, ``hf_dof_composite``), step for step as
 ``hfrender/backends/cpu/dof_fast.py``. The host waits on the device once a call (the
 depths' range) and three times a frame (the largest circle of confusion, the classes'
-histogram, the layers' rows and columns): everything else is queued.
+histogram, the layers' rows and columns), four where far light of larger disks reaches
+some pixels (once every layer has scattered, the rows and columns of those it may fill):
+everything else is queued.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from hfrender.dof_fft import Window, forward, inverse, trim
 from hfrender.dof_layers import (
     FAR,
     ROLE_BEHIND,
+    ROLE_FAR,
     ROLE_NONE,
     Plan,
     check_method,
@@ -176,6 +179,7 @@ class _Ops:
         self.behind = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
         self.far: Any = None  # the far layers of larger disks (ROLE_FAR), if the plan has any
+        self.open: Any = None  # and the share of each pixel's disk they fill (gather_open)
         self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
         self.top: Any = None  # the in-focus light seen past edges, at most (seen_window)
 
@@ -192,6 +196,7 @@ class _Ops:
         self.plan = plan
         if plan.big.any():
             self.far = xp.zeros((self.c + 1, self.h, self.w), np.float32)
+            self.open = xp.zeros((self.h, self.w), np.float32)
         self.layer = xp.empty((self.h, self.w), np.int32)
         self.t = xp.empty((self.h, self.w), np.float32)
         k = len(plan.layers)
@@ -205,6 +210,10 @@ class _Ops:
         self.inside = inside_of_keys(xp, keys, largest)
         own = np.arange(k + 1)[None, :] == np.arange(k)[:, None]  # layer j's own column
         self.gathers = list(xp.asarray(np.where(own, ROLE_BEHIND, ROLE_NONE).astype(np.int32)))
+        self.opens = list(xp.asarray(np.where(own, ROLE_FAR, ROLE_NONE).astype(np.int32)))
+        big = np.zeros((k, k + 1), np.float32)  # row k: the layers far light to k's pixels
+        big[:, :k] = plan.big.T  # (last column: in focus, never)
+        self.bigs = list(xp.asarray(big))
         self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
                                       I64(self.pixels), I32(self.c), I32(plan.max_area),
                                       xp.asarray(plan.layer_of_key), xp.asarray(plan.t_of_key),
@@ -212,17 +221,29 @@ class _Ops:
 
     def spans(self, n: int) -> Spans:
         """Every layer's first and last column in every row (``hf_dof_spans``), read in one
-        copy: the host places the windows without waiting on the device again this
-        frame."""
+        copy: the host places the windows without waiting on the device again until every
+        layer has scattered (:meth:`open_spans`)."""
+        self.spans_table = self._spans(n, self.layer)
+        return self.spans_table
+
+    def open_spans(self, n: int) -> Spans:
+        """Where the layers' pixels may take far light (:meth:`gather_open`): it reaches
+        them and their own light falls short (as the CPU's)."""
+        xp, c = self.xp, self.c
+        wanted = (self.far[c] > 0) & (self.inside - self.front[c] - self.back[c]
+                                      > np.float32(1e-4))
+        return self._spans(n, xp.where(wanted, self.layer, np.int32(n + 1)))
+
+    def _spans(self, n: int, layer: Any) -> Spans:
+        """:class:`Spans` of ``layer`` (H, W) int32 (n and past: none), read in one copy."""
         xp = self.xp
         table = xp.empty((2, n + 1, self.h), np.int32)  # entry n: the pixels in focus
         table[0] = self.w
         table[1] = -1
         self.dev.launch("hf_dof_spans", _grid(self.h), (BLOCK, 1, 1),
-                        (self.layer, I32(self.h), I32(self.w), I32(n), table[0], table[1]))
+                        (layer, I32(self.h), I32(self.w), I32(n), table[0], table[1]))
         host = _host(xp, table)
-        self.spans_table = Spans.of_table(host[0], host[1])
-        return self.spans_table
+        return Spans.of_table(host[0], host[1])
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> Any:
         """The disk's spectrum on the device (turned over in front of the focus plane), kept
@@ -272,14 +293,19 @@ class _Ops:
         return planes
 
     def _accumulate(self, light: Any, win: Window, rows: tuple[int, int],
-                    cols: tuple[int, int], roles: Any, spread: Any, share: int) -> None:
+                    cols: tuple[int, int], roles: Any, spread: Any, share: int,
+                    weight_into: Any = None) -> None:
+        """``hf_dof_accumulate``: into the front, back, behind and far sums by role, or a
+        weight alone (``light`` (1, ...)) into ``weight_into`` (roles ``ROLE_FAR``)."""
         xp = self.xp  # the largest magnitudes without a window of abs
         top = xp.ascontiguousarray(xp.maximum(light.max(axis=(1, 2)), -light.min(axis=(1, 2))))
+        sums = (self.front, self.back, self.behind, self.none if self.far is None else self.far)
+        if weight_into is not None:
+            sums = (self.none, self.none, self.none, weight_into)
         self._window_launch("hf_dof_accumulate", win, rows, (
-            light, I64(self.pixels), I32(self.w), I32(self.c), I32(win.y0), I32(win.x0),
-            *(I32(n) for n in win.size + rows + cols), self.layer, roles, spread,
-            I32(len(self.plan.layers)), top, self.t, I32(share), self.front, self.back,
-            self.behind, self.none if self.far is None else self.far))
+            light, I64(self.pixels), I32(self.w), I32(0 if weight_into is not None else self.c),
+            I32(win.y0), I32(win.x0), *(I32(n) for n in win.size + rows + cols), self.layer,
+            roles, spread, I32(len(self.plan.layers)), top, self.t, I32(share), *sums))
 
     def scatter(self, j: int, light: Any, win: Window) -> None:
         self._accumulate(light, win, win.rows, (0, win.size[1]), self.roles[j], self.spread[j],
@@ -291,6 +317,24 @@ class _Ops:
         cols = win.box[2] - win.x0, win.box[3] - win.x0
         self._accumulate(light, win, win.inner, cols, self.gathers[j], self.whole,
                          0 if disks == 1 else 1 + disk)
+
+    def gather_open(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
+        """How much of layer j's pixels' disks the far light fills, as :meth:`gather`."""
+        cols = win.box[2] - win.x0, win.box[3] - win.x0
+        self._accumulate(light, win, win.inner, cols, self.opens[j], self.whole,
+                         0 if disks == 1 else 1 + disk, weight_into=self.open)
+
+    def open_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
+        """Around the window's pixels of the far layers of larger disks than k's."""
+        return self.spans_table.box(np.flatnonzero(self.plan.big[:, k]), win.y0, win.y1,
+                                    win.x0, win.x1)
+
+    def open_window(self, win: Window, k: int) -> Any:
+        """(1, *shape): 1 at the pixels of the far layers of larger disks than k's."""
+        (h, w) = win.size
+        f = self.xp.zeros((1,) + win.shape, np.float32)
+        f[0, :h, :w] = self.bigs[k][self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
+        return f
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """Around the window's pixels that layer k sees, on the host (:meth:`spans`)."""
@@ -314,7 +358,8 @@ class _Ops:
     def finish(self) -> Any:
         out = self.xp.empty((self.h, self.w, self.c), np.float32)
         far = self.none if self.far is None else self.far
+        opened = self.none if self.open is None else self.open
         self._launch("hf_dof_composite", (self.front, self.back, self.behind, self.inside, far,
-                                          I32(self.far is not None), I64(self.pixels),
+                                          opened, I32(self.far is not None), I64(self.pixels),
                                           I32(self.c), out))
         return out
