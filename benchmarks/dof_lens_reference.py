@@ -16,6 +16,11 @@ scenes made for one question its figure:
 * ``highlight_edge``: a lamp 200x white at 100 m, 4 px beside the edge of a dark object at
   3 m: the lamp's bokeh on the object's blurred edge over its level with nothing before it
   (a lens: about 1.0; a rule that weighs such light by the nearer pixel's own disk: 2x).
+* ``three_depths``: a dark card at 3 m inside a grey one (0.3) at 5 m before a sky of 10:
+  the grey card's largest value where its own disk holds no sky (a lens: 0.3 at most; far
+  light filling what the dark card's front weight leaves short: up to 0.79);
+* ``dark_top_border_over_sky``: a dark object (0.05) at 3 m touching the frame's top
+  border before a sky of 10: its top row's middle (a lens: 0.05).
 
     python benchmarks/dof_lens_reference.py [--samples 900] [--scenes a,b]
 
@@ -65,6 +70,7 @@ def scenes() -> dict[str, list]:
     ftex = (0.3 + 0.4 * rng.random((H, W, 3))).astype(np.float32)
     ftex[rng.random((H, W)) < 0.01] = 30.0
     post = (XX >= 60) & (XX < 66) & (YY >= 20)
+    mid, card = _three_depths()
     return {
         "lamp_core": [plane(2.2, [9, 6, 3], lamp), plane(2.7, sky)],
         "highlight_edge": [plane(3.0, [0.05] * 3, XX < 66), plane(100.0, spot)],
@@ -76,7 +82,18 @@ def scenes() -> dict[str, list]:
         "slanted_floor_sky": [plane(floor.astype(np.float32), ftex), plane(np.inf, [3, 4, 6])],
         "post_before_floor": [plane(4.0, [0.1] * 3, post), plane(floor.astype(np.float32), ftex),
                               plane(np.inf, [3, 4, 6])],
+        "three_depths": [plane(3.0, [0.05] * 3, card), plane(5.0, [0.3] * 3, mid),
+                         plane(100.0, [10] * 3)],
+        "dark_top_border_over_sky": [plane(3.0, [0.05] * 3, (YY < 40) & (XX >= 30) & (XX < 98)),
+                                     plane(100.0, [10] * 3)],
     }
+
+
+def _three_depths() -> tuple[np.ndarray, np.ndarray]:
+    """A grey card at 5 m and a dark one at 3 m inside it: what hides part of the grey card
+    hides the sky behind it too."""
+    mid = (YY >= 25) & (YY < 75) & (XX >= 20) & (XX < 100)
+    return mid, (YY >= 35) & (YY < 65) & (XX >= 45) & (XX < 75)
 
 
 def flatten(layers):
@@ -144,6 +161,13 @@ def figure(name: str, out: np.ndarray, draw) -> str:
         spot = scenes()["highlight_edge"][1]
         alone = draw([spot])[48, 70, 0]
         return f"its bokeh on the object's edge / in the open {out[48, 55:66, 0].max() / alone:.2f}"
+    if name == "three_depths":  # the grey card's pixels whose disk holds no sky
+        mid = _three_depths()[0]
+        to_sky = np.minimum.reduce([YY - 24, 75 - YY, XX - 19, 100 - XX])
+        hidden = mid & (to_sky > 15)  # its radius at 5 m, 13.7 px, and a pixel and a half
+        return f"the grey card where its disk holds no sky: at most {out[hidden, 0].max():.3f}"
+    if name == "dark_top_border_over_sky":
+        return f"the dark object's top row, its middle: {out[0, 50:78, 0].mean():.3f}"
     return ""
 
 
