@@ -11,7 +11,7 @@ exactly one box (its light is transformed once, its gathers are made once), and 
 rows hold all the layer's pixels of those rows. Their windows may overlap, and hold pixels
 of the layer's other boxes: what a box scatters reaches them too, as it would in one box,
 and a far layer's light joins the far light that nearer layers gather only once all its
-boxes have gathered (:func:`hfrender.dof_layers.blur_layers`).
+boxes have gathered (:func:`hfrender.dof_frame.blur_layers`).
 """
 
 from __future__ import annotations

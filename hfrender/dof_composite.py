@@ -77,6 +77,8 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
         short = inside - front_w - back_w
         pick = (far[-1] > 0) & (short > np.float32(1e-4))
+        if open_ is not None:
+            pick &= open_ > 0
         if bool(pick.any()):  # it fills what p's disk sees past p's surface, as far as it
             s = xp.minimum(short[pick], far[-1, pick])  # covers p (not a far edge's share)
             if open_ is not None:  # and as far as p's disk reaches it (not where a nearer

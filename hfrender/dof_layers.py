@@ -1,4 +1,5 @@
-"""Depth of field by layers: the plan and the FFT maths shared by every backend's fast method.
+"""Depth of field by layers: the plan and the FFT maths shared by every backend's fast method
+(the loop over a frame: :mod:`hfrender.dof_frame`).
 
 The exact gather (``hfrender/backends/cpu/dof.py``) lets every source pixel q spread
 ``1 / area`` over the whole pixels of its disk (the circle of confusion); an output pixel p
@@ -23,9 +24,9 @@ far = the scatters of the far layers whose disks are larger, summed apart: they 
 p's disk sees past its surface (:func:`hfrender.dof_composite.composite`) at most as much
 as they fill of p's disk (a gather with p's disk of their pixels, a weight alone), as the
 exact gather takes such sources (approximate where an odd polygon's near and far disks, not
-nested, meet); for a layer before the focus plane, also a gather with p's disk of the sources in
-focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the layers behind
-it with much smaller disks (that share of their scatter left out), each weighing ``1 /
+nested, meet); for a layer before the focus plane, also a gather with p's disk of the
+sources in focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the
+layers behind it with much smaller disks (that share of their scatter left out), each weighing ``1 /
 area`` of the disk (what p sees past its surface's edge: the exact gather's rule for such
 sources behind a defocused pixel). Sources in focus (area
 1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never
@@ -37,7 +38,6 @@ largest, and colour below :data:`NOISE` of its channel's largest, are its roundi
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -45,10 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.dof_boxes import layer_boxes, to_host
+from hfrender.dof_boxes import to_host
 from hfrender.dof_cells import PEAK_WINDOW, groups, split
 from hfrender.dof_composite import seen_share
-from hfrender.dof_fft import Window, window
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
 
@@ -59,10 +58,6 @@ ROLE_NONE, ROLE_FRONT, ROLE_BACK, ROLE_BEHIND = 0, 1, 2, 3  # behind: back, and 
 ROLE_FAR = 4  # farther, larger disks: what p's disk sees past p's surface (its shortfall)
 NOISE = 4e-6  # colour below this share of its channel's largest value in a layer is zero
 NOISE_W = 2e-6  # weight below this share of the largest in a layer: the layer is not there
-LOOKAHEAD = 4  # FFT jobs (a window's scatter, and its gather) that may run ahead of the
-#                adding of their sums: two to four windows
-GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its share);
-#                   larger ones with the disk between them
 SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that disk alone:
 #                no share of a source weighs less than SNAP_T / area (~1e-5 at a 64 px blur)
 
@@ -131,6 +126,15 @@ class Plan:
         spread = np.ones(self.roles.shape, np.float32)
         spread[:, : len(self.layers)] -= self.seen[:, : len(self.layers)].T
         return spread
+
+    @cached_property
+    def far_of(self) -> np.ndarray:
+        """(K, K + 1) float32: row k, 1 for the layers that are far light of larger disks
+        to layer k's pixels (:attr:`big`; last column: the pixels in focus, never)."""
+        k = len(self.layers)
+        table = np.zeros((k, k + 1), np.float32)
+        table[:, :k] = self.big.T
+        return table
 
     def sees(self, k: int) -> bool:
         """Whether layer k sees the pixels of any other (and there are some)."""
@@ -235,19 +239,6 @@ def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int
     return xp.asarray(spec.astype(np.complex64))
 
 
-def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float,
-                   max_d2: int, blades: int = 0) -> Any:
-    """The fast defocus of one frame, driven through ``ops`` (a backend's classes, field
-    building, accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``).
-    Each layer's FFTs cover its own window: a band of a slanted floor costs a band."""
-    h, w = (int(s) for s in r2.shape)
-    plan, keys = frame_plan(xp, r2, depth, focus_distance, max_d2, blades, ops.classes)
-    ops.start(plan, keys)
-    spans = ops.spans(len(plan.layers))  # where each layer's pixels are (dof_boxes.Spans)
-    return blur_layers(ops, plan, disk_tables(max_d2, blades)[0], (h, w), xp.add,
-                       lambda j, reach: layer_boxes(spans, j, reach))
-
-
 def classes(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
             blades: int = 0) -> tuple[Any, Any]:
     """Each pixel's class key (:func:`class_keys`, from its squared radius ``r2``) and the
@@ -269,146 +260,3 @@ def frame_plan(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
                     else classes(xp, r2, depth, focus_distance, max_d2, blades))
     max_area = int(disk_tables(max_d2, blades)[1][-1])
     return make_plan(to_host(counts), max_area, max_d2, blades=blades), keys
-
-
-def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int], add: Any,
-                boxes: Any) -> Any:
-    """Every layer blurred by its disk over each of its ``boxes(j, reach)`` (FFTs per box),
-    scattered, gathered where a pixel sees past its edge, composited: the loop that
-    :func:`defocus_layers` and the window path (``backends/cpu/dof_window.py``) share.
-    Once every layer has scattered, the pixels whose shortfall the far light may fill
-    (``ops.open_spans``) gather how much of their disks it fills (:func:`_gathers`).
-
-    A window's FFTs alone go to ``ops.later`` (the CPU's run on a thread of their own, up
-    to :data:`LOOKAHEAD` jobs ahead: a few long calls that leave the interpreter to this
-    thread) while the next windows' fields are made here; their light is cleaned
-    (``ops.ready``) and added here in the loop's own order, so the picture is the one a
-    single thread makes, bit for bit."""
-    h, w = size
-    pending: deque[Callable[[], None]] = deque()
-
-    def queue(jobs: list[Callable[[], None]]) -> None:
-        pending.extend(jobs)
-        while len(pending) > LOOKAHEAD:
-            pending.popleft()()
-
-    for j in plan.order():
-        layer = plan.layers[j]
-        disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
-        reach = _reach(offsets, layer.hi)
-        for box in boxes(j, reach):
-            win = window(box, reach, h, w)
-            fields = ops.fields(j, win, disks)
-            spread = ops.later(_spread, ops, fields, disks, win, layer.side, add)
-            queue([lambda j=j, win=win, spread=spread:
-                   ops.scatter(j, ops.ready(spread()), win)]
-                  + _gathers(ops, plan, j, box, offsets, h, w))
-    while pending:
-        pending.popleft()()
-    wanted = ops.open_spans(len(plan.layers)) if plan.big.any() else None
-    for j in plan.order() if wanted is not None else ():
-        if plan.big[:, j].any():  # far light of larger disks to its pixels
-            reach = _reach(offsets, max(_gather_disks(plan.layers[j])))
-            for box in layer_boxes(wanted, j, reach):
-                queue(_gathers(ops, plan, j, box, offsets, h, w, opened=True))
-    while pending:
-        pending.popleft()()
-    return ops.finish()
-
-
-def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: int,
-            add: Any) -> Any:
-    """A window's light spread by its disks (for ``ops.ready``): the FFTs of its fields,
-    times the disks' spectra, summed, transformed back."""
-    scatter = None
-    for f, area in zip(fields, disks, strict=True):
-        part = ops.forward(f, win.inner)
-        part *= ops.spectrum(area, win.shape, side)
-        scatter = part if scatter is None else add(scatter, part, out=scatter)
-    return ops.inverse(scatter, win)
-
-
-def _gather_disks(layer: Layer) -> list[int]:
-    """The disks a layer's pixels gather with: both of the layer's (by each pixel's share),
-    one between them for large disks."""
-    disks = [layer.lo] if layer.hi == layer.lo else [layer.lo, layer.hi]
-    return disks if layer.lo < GATHER_BOTH else [layer.mid]
-
-
-def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
-             offsets: np.ndarray, h: int, w: int, opened: bool = False
-             ) -> list[Callable[[], None]]:
-    """What layer j's pixels in ``box`` gather with their own disks
-    (:func:`_gather_disks`), and what adds it to the sums later: what they see past their
-    edges (``Plan.seen``: pixels in focus, or behind with much smaller disks;
-    ``ops.seen_window``, weight its share), each weighing 1 / the disk's area, as the exact
-    gather counts them behind a defocused pixel before the focus plane (where its own light
-    falls short); or (``opened``) how much of their disks the far layers of larger disks
-    fill (``Plan.big``; ``ops.open_window``, a weight alone): their scatter (``ROLE_FAR``)
-    fills what a pixel's disk sees past its surface at most that much. Over the part of the
-    box within reach of those pixels (``ops.seen_box``, ``ops.open_box``: a floor band
-    crossed by a post in focus transforms a post's width, not the frame's)."""
-    layer = plan.layers[j]
-    disks = _gather_disks(layer)
-    reach = _reach(offsets, max(disks))
-    win = window(box, reach, h, w)
-    if opened:
-        around, source_of, add = ops.open_box(win, j), ops.open_window, ops.gather_open
-    else:
-        around = ops.seen_box(win, j) if plan.sees(j) else None
-        source_of, add = ops.seen_window, ops.gather
-    part = None if around is None else _near(box, around, reach)
-    if part is None:
-        return []
-    part_win = win if part == box else window(part, reach, h, w)
-    rows = max(0, around[0] - part_win.y0), min(part_win.y1, around[1]) - part_win.y0
-    return [_gather(ops, j, part_win, (source_of(part_win, j), rows), disks, layer.side, add,
-                    now=opened)]
-
-
-def _gather(ops: Any, j: int, win: Window, source: tuple[Any, tuple[int, int]],
-            disks: list[int], side: int, add: Callable[..., None], now: bool = False
-            ) -> Callable[[], None]:
-    """Start :func:`_gathered` of ``source`` over ``win`` (``ops.later``; ``now``: here,
-    once every layer has scattered and there is nothing to overlap it with: 1.5 ms of a
-    64 px call's 5.5 in handing over to the FFT thread): what adds its light to layer j's
-    pixels' sums (``add``: ``ops.gather`` or ``ops.gather_open``)."""
-    if now:
-        light = _gathered(ops, source, disks, win, side)
-        spread: Callable[[], Any] = lambda: light  # noqa: E731
-    else:
-        spread = ops.later(_gathered, ops, source, disks, win, side)
-
-    def settle() -> None:
-        for d, light in enumerate(spread()):
-            add(j, ops.ready(light, win.inner), win, d, len(disks))
-
-    return settle
-
-
-def _gathered(ops: Any, source: tuple[Any, tuple[int, int]], disks: list[int], win: Window,
-              side: int) -> list[Any]:
-    """The ``source``'s light ((C + 1, *win.shape) or a weight alone (1, *win.shape), zero
-    outside its rows) summed over each of ``disks`` around every pixel of the window, over
-    the disk's area."""
-    spectrum = ops.forward(*source)
-    out = []
-    for area in disks:
-        product = spectrum * np.float32(1.0 / area)  # a new array: the inverse uses it up
-        product *= ops.spectrum(area, win.shape, side)
-        out.append(ops.inverse(product, win))
-    return out
-
-
-def _near(box: tuple[int, int, int, int], around: tuple[int, int, int, int],
-          reach: int) -> tuple[int, int, int, int] | None:
-    """The part of ``box`` (y0, y1, x0, x1) within ``reach`` of the box ``around`` (``None``:
-    none of it)."""
-    y0, y1 = max(box[0], around[0] - reach), min(box[1], around[1] + reach)
-    x0, x1 = max(box[2], around[2] - reach), min(box[3], around[3] + reach)
-    return (y0, y1, x0, x1) if y0 < y1 and x0 < x1 else None
-
-
-def _reach(offsets: np.ndarray, area: int) -> int:
-    return int(np.abs(offsets[:area]).max())
-

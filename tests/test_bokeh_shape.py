@@ -319,7 +319,7 @@ def gather_by_hand(img, depth, lens, tol):
     # what the pixel's disk sees past its surface: the larger far light's own spread, as
     # far as it covers the pixel, and no more than the share of its own bokeh it lies in
     g, gw = (wg[..., None] * colour).sum(1), wg.sum(1)
-    opened = (p_weight * (covers & big & in_bokeh(pn, pr2))).sum(1)
+    opened = (p_weight * (big & in_bokeh(pn, pr2))).sum(1)
     sg = np.where((gw > 0) & (inside - fw - bw > 1e-4),
                   np.minimum(np.minimum(inside - fw - bw, gw), opened), 0)
     b, bw = b + sg[:, None] * g / np.where(gw > 0, gw, 1)[:, None], bw + sg

@@ -105,10 +105,11 @@ def test_the_cuda_kernels_see_the_in_focus_wall_as_numpy_does(dev, rng, method):
 def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
         dev, rng, blades, backend, monkeypatch):
     """Focused close: the near disc's layers gather the sharp card (the far wall, whose
-    disks are larger, fills what they see past the disc from its own spread: no gather); the
+    disks are larger, fills what they see past the disc from its own spread, at most the
+    share of their disks it lies in: a gather of its pixels' weight alone); the
     fast layers (CPU, and the CUDA kernels on the emulator: a gather reads its box alone,
     past it its sums wrap around the grid) against the exact gather."""
-    from hfrender import dof_layers
+    from hfrender import dof_frame
 
     img, depth, _, mask = card(rng)
     img = img + rng.random(img.shape, dtype=np.float32) * np.float32(0.3)  # texture
@@ -119,16 +120,16 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     r = lens.coc_radius_px(np.float32([0.4, 20.0]), W, H)
     assert 1.5 < r[0] < r[1]  # the wall's disks larger than the disc's
     seen = []
-    real = dof_layers._gathered
-    opened = []  # the gathers of how much of the band's disks the wall fills: a weight alone
-    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, source, disks, win, side: (
+    real = dof_frame._gathered
+    opened = []  # the gathers of how much of the disc's disks the wall fills: a weight alone
+    monkeypatch.setattr(dof_frame, "_gathered", lambda ops, source, disks, win, side: (
         (seen if source[0].shape[0] > 1 else opened).append(win))
         or real(ops, source, disks, win, side))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
     fast, exact = (fused(dev, backend if m == "fast" else "cpu", img, depth, lens, m)
                    for m in ("fast", "exact"))
-    assert seen  # the card gathered (the wall is not: its own spread fills what the disc's
-    # pixels see past its edge, ROLE_FAR)
+    assert seen and opened  # the card gathered (the wall's light is not: its own spread
+    # fills what the disc's pixels see past its edge, ROLE_FAR; its pixels' weight alone is)
     wall = depth == np.float32(20.0)
     assert np.abs(fast - exact)[wall].max() < 1e-3  # the dim wall's light, kept
     near = mask & (np.abs(exact - img).max(-1) > 0)
@@ -197,7 +198,7 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     """The band sees the post past its pixels' edges only within reach of it, and its
     gather of the light in focus is transformed over that part alone (it was the whole
     band's width); the picture is the exact gather's (the CUDA kernels on the emulator)."""
-    from hfrender import dof_layers
+    from hfrender import dof_frame
 
     img, depth, post = post_and_band(rng)
     lens = hf.Lens(FOCUS, 1.4, aperture_blades=blades)
@@ -205,9 +206,9 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     reach = int(np.ceil(band))
     assert 3 <= reach <= 12 and wall > band + 1  # the wall: behind, blurred more
     seen = []
-    real = dof_layers._gathered
+    real = dof_frame._gathered
     opened = []  # the gathers of how much of the band's disks the wall fills: a weight alone
-    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, source, disks, win, side: (
+    monkeypatch.setattr(dof_frame, "_gathered", lambda ops, source, disks, win, side: (
         (seen if source[0].shape[0] > 1 else opened).append(win))
         or real(ops, source, disks, win, side))
     frames, depths = img[None], depth[None]
@@ -323,7 +324,7 @@ def test_a_disc_gathers_a_dim_far_wall_and_a_bright_card_in_one_transform(
     disc's pixels see past it), and the picture is the exact gather's: the
     highlights cut to the frame's usual light before they are seen (uncut: 1.3e4 off),
     the dim wall's colour kept through the shared rounding."""
-    from hfrender import dof_layers
+    from hfrender import dof_frame
 
     img, depth, _, mask = card(rng)
     img = img + rng.random(img.shape, dtype=np.float32) * np.float32(0.3)  # texture
@@ -338,8 +339,8 @@ def test_a_disc_gathers_a_dim_far_wall_and_a_bright_card_in_one_transform(
     img[ys[::4], xs[::4]] = 1e5  # a few just past the disc's edge, all round
     lens = hf.Lens(0.6, 2.8, aperture_blades=blades)
     calls = []
-    real = dof_layers._gathered
-    monkeypatch.setattr(dof_layers, "_gathered", lambda ops, source, disks, win, side: (
+    real = dof_frame._gathered
+    monkeypatch.setattr(dof_frame, "_gathered", lambda ops, source, disks, win, side: (
         calls.append(win)) or real(ops, source, disks, win, side))
     fast = fused(dev, backend, img, depth, lens, "fast")
     exact = fused(dev, "cpu", img, depth, lens, "exact")

@@ -7,7 +7,7 @@ import pytest
 from cuda_emu import session_emulator
 
 import hfrender as hf
-from hfrender import dof_boxes, dof_composite, dof_layers
+from hfrender import dof_boxes, dof_composite, dof_frame, dof_layers
 from hfrender.backends.cpu import CPUBackend
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
@@ -302,8 +302,8 @@ def test_the_cuda_fast_path_waits_on_the_device_four_times_a_frame(dev, rng, sce
     depths = np.ascontiguousarray(np.stack([depth, depth[:, ::-1]]))
     lens = lens_for(depth, 20)
     windows = []
-    real_window = dof_layers.window
-    monkeypatch.setattr(dof_layers, "window", lambda *a: windows.append(a) or real_window(*a))
+    real_window = dof_frame.window
+    monkeypatch.setattr(dof_frame, "window", lambda *a: windows.append(a) or real_window(*a))
     got = cuda_dof.defocus_frames(dev, lin, depths, [lens, lens])
     assert len(reads) == 1 + 4 * 2, len(reads)
     assert len(windows) > 20  # many windows, still four reads a frame

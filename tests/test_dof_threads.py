@@ -9,7 +9,7 @@ import pytest
 from test_dof_fast import FAR, FOCUS, H, W, defocus_fast, lens_for, pole
 
 import hfrender as hf
-from hfrender import dof_layers
+from hfrender import dof_frame, dof_layers
 
 
 def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeypatch):
@@ -38,7 +38,7 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
         return lambda: value
 
     monkeypatch.setattr(dof_fast._Ops, "later", now)
-    monkeypatch.setattr(dof_layers, "LOOKAHEAD", 0)
+    monkeypatch.setattr(dof_frame, "LOOKAHEAD", 0)
     serial = defocus_fast(img, depth, lens)
     assert {"_spread", "_gathered"} <= set(calls)
     assert np.array_equal(ahead, serial)

@@ -32,14 +32,15 @@ extern "C" __global__ void hf_circle_of_confusion(
 // what the pixel's disk sees past its surface (its shortfall) filled from the far light of
 // larger disks (far, far_w: their own spread at the pixel) as far as it covers it and as far
 // as it lies within the pixel's own disk (open: not where a nearer object of the depth pass
-// hides the pixel's surface and that light with it); where the weight still falls short of what its disk gathers inside the picture by more than
-// HF_DOF_FILL_FROM, the shortfall taken from what is seen behind (all of it from
-// HF_DOF_FILL_FULL); float32 operations in NumPy's order.
+// hides the pixel's surface and that light with it); where the weight still falls short of
+// what its disk gathers inside the picture by more than HF_DOF_FILL_FROM, the shortfall
+// taken from what is seen behind (all of it from HF_DOF_FILL_FULL); float32 operations in
+// NumPy's order.
 __device__ float hf_dof_mix(float front, float front_w, float back, float back_w,
                             float behind, float behind_w, float inside, float far, float far_w,
                             float open) {
     float short_far = inside - front_w - back_w;
-    if (far_w > 0.0f && short_far > 1e-4f) {
+    if (far_w > 0.0f && short_far > 1e-4f && open > 0.0f) {
         short_far = fminf(fminf(short_far, far_w), open);  // as far as that light covers
         // the pixel, and lies within its disk
         back += short_far * (far / far_w);
@@ -120,6 +121,9 @@ extern "C" __global__ void hf_defocus(
             }
             if (seen == 1.0f) continue;
         }
+        if (!(q_depth < near_p) && q_depth > far_p && inv_area[q] < inv_p &&
+            r2_p >= reach_p[o])  // far, larger: in p's own disk, whether or not it covers p
+            open += inv_p;
         float d2 = q_depth < focus ? offset_d2_near[o] : offset_d2[o];
         if (r2[q] < d2) continue;  // q's disk does not reach p
         bool in_front = q_depth < near_p;
@@ -129,7 +133,6 @@ extern "C" __global__ void hf_defocus(
         const float* c = lin + q * channels;
         if (big) {
             far_w += w;
-            if (r2_p >= reach_p[o]) open += inv_p;
             for (int ch = 0; ch < channels; ++ch) far[ch] += c[ch] * w;
         } else if (in_front) {
             front_w += w;

@@ -208,7 +208,9 @@ class _Sums:
         wb = q_w * (covers & visible)
         wg = q_w * (covers & big)
         self.far_w[at] += wg
-        self.open[at] += self.inv_area[at] * (covers & big & (self.r2[at] >= reach_p))
+        # (not ``covers``: the layers gather far pixels with p's disk alone, and an odd
+        # polygon's turned disk and q's do not nest)
+        self.open[at] += self.inv_area[at] * (big & (self.r2[at] >= reach_p))
         self.far[at] += self.color_p[src] * wg[..., None]
         if self.sees:  # seen by p past its edge instead, by share
             seen = self.seer[at] & (q_depth > self.far_d[at]) & (self.area_q[src] < self.area[at])

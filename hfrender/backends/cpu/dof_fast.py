@@ -25,6 +25,7 @@ from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves, large
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys, seen_top
 from hfrender.dof_fft import Window, trim
+from hfrender.dof_frame import defocus_layers
 from hfrender.dof_layers import (
     FAR,
     ROLE_BACK,
@@ -33,7 +34,6 @@ from hfrender.dof_layers import (
     ROLE_FRONT,
     Plan,
     class_keys,
-    defocus_layers,
     disk_spectrum,
     disk_tables,
 )
@@ -77,7 +77,8 @@ class _Ops:
     sums ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W) (``back`` holds the light of
     a pixel's own layer until :meth:`finish` adds what is behind it); ``far``, the same of
     the far layers with larger disks (``ROLE_FAR``), which fills what a pixel's disk sees
-    past its surface."""
+    past its surface, at most ``open`` (H, W): the share of the pixel's disk where those
+    layers' pixels lie (:meth:`gather_open`)."""
 
     def __init__(self, lin: np.ndarray, max_d2: int, blades: int = 0) -> None:
         self.lin = np.moveaxis(lin, -1, 0)  # planar view (C, H, W)
@@ -294,7 +295,7 @@ class _Ops:
         """Where the plan's ``n`` layers' pixels may take far light (:meth:`gather_open`),
         once every layer has scattered: it reaches them and their own light falls short."""
         c = self.c
-        short = self.inside - self.front[c] - self.back[c] - self.behind[c]
+        short = self.inside - self.front[c] - (self.back[c] + self.behind[c])  # as finish
         wanted = (self.far[c] > 0) & (short > np.float32(1e-4))
         return Spans.of_layers(np.where(wanted, self.layer, n + 1), n)  # n + 1: not there
 
@@ -308,8 +309,7 @@ class _Ops:
         on a window's grid (what :meth:`gather_open` gathers)."""
         h, w = win.size
         f = np.zeros((1,) + win.shape, np.float32)
-        big = np.append(self.plan.big[:, k], False).astype(np.float32)  # last: in focus
-        np.take(big, self.layer[_at(win)], out=f[0, :h, :w], mode="wrap")
+        np.take(self.plan.far_of[k], self.layer[_at(win)], out=f[0, :h, :w], mode="wrap")
         return f
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:

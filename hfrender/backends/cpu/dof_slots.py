@@ -116,6 +116,6 @@ class Slots:
             keep = (wgt > 0) & (self.back[s, c] > 0)
             f, b, k, g = (x[s][:, keep] / wgt[keep]
                           for x in (self.front, self.back, self.behind, self.far))
-            out[:, keep] += composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],
-                                      self.inside[s, keep], far=g) * wgt[keep]
+            out[:, keep] += composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],  # (no cap
+                                      self.inside[s, keep], far=g) * wgt[keep]  # by open_)
         return out.T

@@ -18,7 +18,9 @@ field_j``, so each layer is blurred once per output frame instead of once per su
   changes layer adds each sub-frame's light to the layers it belongs to, with the window
   weights (exact for the scatter), and keeps a front and back sum per distinct layer it
   takes (a *slot*, :mod:`.dof_slots`), composited per slot: an approximation where the
-  classes change. ``benchmarks/dof_render.py`` measures it.
+  classes change (the far light of larger disks fills a slot's shortfall without the cap
+  by the share of its disk where that light lies, which the still pixels gather).
+  ``benchmarks/dof_render.py`` measures it.
 
 :func:`fuse_windows_dof` is the CPU backend's fuse path for ``dof_method="fast"``: it
 groups each window's sub-frames by lens (:func:`.dof_share.lens_groups`: equal lenses, and
@@ -49,13 +51,13 @@ from hfrender.backends.cpu.dof_slots import STILL, Sources
 from hfrender.dof_boxes import bands
 from hfrender.dof_composite import inside_of_keys
 from hfrender.dof_fft import Window
+from hfrender.dof_frame import blur_layers
 from hfrender.dof_layers import (
     ROLE_BACK,
     ROLE_BEHIND,
     ROLE_FAR,
     ROLE_FRONT,
     Plan,
-    blur_layers,
     disk_tables,
     make_plan,
 )
@@ -129,7 +131,7 @@ class _WindowOps(_Ops):
 
     def _big(self, k: int, layer: np.ndarray) -> np.ndarray:
         """Whether the layers ``layer`` are far light of larger disks to layer k."""
-        return _by_layer(np.append(self.plan.big[:, k], False).astype(np.float32), layer)
+        return _by_layer(self.plan.far_of[k], layer)
 
     def _box_of(self, win: Window, of: Callable[[np.ndarray], np.ndarray]
                 ) -> tuple[int, int, int, int] | None:
@@ -251,7 +253,7 @@ def _members(ops: _WindowOps, n: int) -> np.ndarray:
 
 
 def _run(ops: _WindowOps, plan: Plan) -> np.ndarray:
-    """The driver of :func:`hfrender.dof_layers.defocus_layers`, over the window's layers."""
+    """The driver of :func:`hfrender.dof_frame.defocus_layers`, over the window's layers."""
     h, w = ops.layer.shape
     offsets = disk_tables(ops.max_d2, ops.blades)[0]
     member = _members(ops, len(plan.layers))

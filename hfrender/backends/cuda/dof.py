@@ -28,6 +28,7 @@ from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _hos
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import disk_inside, inside_of_keys, seen_top
 from hfrender.dof_fft import Window, forward, inverse, trim
+from hfrender.dof_frame import defocus_layers
 from hfrender.dof_layers import (
     FAR,
     ROLE_BEHIND,
@@ -36,7 +37,6 @@ from hfrender.dof_layers import (
     Plan,
     check_method,
     classes,
-    defocus_layers,
     disk_spectrum,
     disk_tables,
 )
@@ -211,9 +211,7 @@ class _Ops:
         own = np.arange(k + 1)[None, :] == np.arange(k)[:, None]  # layer j's own column
         self.gathers = list(xp.asarray(np.where(own, ROLE_BEHIND, ROLE_NONE).astype(np.int32)))
         self.opens = list(xp.asarray(np.where(own, ROLE_FAR, ROLE_NONE).astype(np.int32)))
-        big = np.zeros((k, k + 1), np.float32)  # row k: the layers far light to k's pixels
-        big[:, :k] = plan.big.T  # (last column: in focus, never)
-        self.bigs = list(xp.asarray(big))
+        self.bigs = list(xp.asarray(plan.far_of))  # row k: the layers far light to k's
         self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
                                       I64(self.pixels), I32(self.c), I32(plan.max_area),
                                       xp.asarray(plan.layer_of_key), xp.asarray(plan.t_of_key),
