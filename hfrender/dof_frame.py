@@ -73,8 +73,8 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
     while pending:
         pending.popleft()()
     wanted = ops.open_spans(len(plan.layers)) if plan.big.any() else None
-    for j in plan.order() if wanted is not None else ():
-        if plan.big[:, j].any():  # far light of larger disks to its pixels
+    for j in plan.order():
+        if wanted is not None and plan.big[:, j].any():  # far light of larger disks to it
             reach = _reach(offsets, max(_gather_disks(plan.layers[j])))
             for box in layer_boxes(wanted, j, reach):
                 queue(_gathers(ops, plan, j, box, offsets, h, w, opened=True))

@@ -202,7 +202,8 @@ class _Sums:
         in_front = q_depth < self.near[at]
         # behind p: only where p's own disk reaches q (p is see-through there)
         big = ~in_front & (q_depth > self.far_d[at]) & (self.area_q[src] > self.area[at])
-        visible = ~in_front & ~big & ((q_depth <= self.far_d[at]) | (self.r2[at] >= reach_p))
+        reaches = self.r2[at] >= reach_p  # p's own disk reaches q
+        visible = ~in_front & ~big & ((q_depth <= self.far_d[at]) | reaches)
         q_w = self.w_p[src]
         wf = q_w * (covers & in_front)
         wb = q_w * (covers & visible)
@@ -210,7 +211,7 @@ class _Sums:
         self.far_w[at] += wg
         # (not ``covers``: the layers gather far pixels with p's disk alone, and an odd
         # polygon's turned disk and q's do not nest)
-        self.open[at] += self.inv_area[at] * (big & (self.r2[at] >= reach_p))
+        self.open[at] += self.inv_area[at] * (big & reaches)
         self.far[at] += self.color_p[src] * wg[..., None]
         if self.sees:  # seen by p past its edge instead, by share
             seen = self.seer[at] & (q_depth > self.far_d[at]) & (self.area_q[src] < self.area[at])
