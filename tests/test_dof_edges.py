@@ -356,23 +356,25 @@ def test_the_far_fill_takes_the_shortfall_as_far_as_the_far_light_covers(dev):
     the rest where that light covers it (weight 0.9: fill 0.7), for its weight where it
     covers less (0.2: fill 0.2, the rest normalised), for the share of its own disk where
     that light lies where that is less (0.1: a nearer object hides the rest, fill 0.1),
-    and none under a shortfall of 1e-4 (in focus and rounding: the pixel bit for bit)."""
+    and none under a shortfall of 1e-4 (in focus and rounding: the pixel bit for bit) or
+    where no far light reaches it (its own light normalised; no 0 / 0 of the far light)."""
     from hfrender.backends.cuda.launches import BLOCK, I32, I64, _grid
     from hfrender.dof_composite import composite
 
-    own = np.float32([0.3, 0.3, 1.0 - 5e-5, 0.3])
-    far_w, opened = np.float32([0.9, 0.2, 0.5, 0.9]), np.float32([1.0, 1.0, 1.0, 0.1])
-    front = np.zeros((2, 4), np.float32)
+    own = np.float32([0.3, 0.3, 1.0 - 5e-5, 0.3, 0.3])
+    far_w = np.float32([0.9, 0.2, 0.5, 0.9, 0.0])
+    opened = np.float32([1.0, 1.0, 1.0, 0.1, 1.0])
+    front = np.zeros((2, 5), np.float32)
     back = np.stack([own * np.float32(0.5), own])  # colour 0.5
-    behind = np.zeros((2, 4), np.float32)
+    behind = np.zeros((2, 5), np.float32)
     far = np.stack([far_w * np.float32(4.0), far_w])  # colour 4
-    inside = np.ones(4, np.float32)
+    inside = np.ones(5, np.float32)
     want = np.float32([(0.15 + 0.7 * 4) / 1.0, (0.15 + 0.2 * 4) / 0.5, 0.5,
-                       (0.15 + 0.1 * 4) / 0.4])
+                       (0.15 + 0.1 * 4) / 0.4, 0.5])
     got = composite(np, front[:1], front[1], back[:1].copy(), back[1].copy(), behind[:1],
                     behind[1], inside, far=far, open_=opened)[0]
     np.testing.assert_allclose(got, want, rtol=1e-6)
-    out = np.empty(4, np.float32)
-    dev.launch("hf_dof_composite", _grid(4), (BLOCK, 1, 1),
-               (front, back.copy(), behind, inside, far, opened, I32(1), I64(4), I32(1), out))
+    out = np.empty(5, np.float32)
+    dev.launch("hf_dof_composite", _grid(5), (BLOCK, 1, 1),
+               (front, back.copy(), behind, inside, far, opened, I32(1), I64(5), I32(1), out))
     np.testing.assert_allclose(out, want, rtol=1e-6)
