@@ -19,6 +19,7 @@ from hfrender.backends import resolve_name
 from hfrender.errors import InputError, nearest
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
+from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
 
@@ -130,6 +131,7 @@ class RenderConfig:
         _choice("schedule", self.schedule, SCHEDULES)
         if self.max_coc_px is not None:
             _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
+            check_blur_cap("max_coc_px", self.max_coc_px)
         if self.granularity != "auto":
             _integer("granularity", self.granularity, 1, 1 << 20)
         _integer("max_in_flight", self.max_in_flight, 1, 64)

@@ -217,10 +217,20 @@ def _lenses(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     notes = ([validate.focus_note(depth, lenses[0].focus_distance, "depth", focal)] if one
              else (validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal)
                    for k, ln in enumerate(lenses)))
-    note = next((text for text in notes if text), None)
+    note = next((text for text in notes if text), None) or _blur_note(depth, lenses)
     if note:  # said, not refused: a Python warning, once per place it is called from
         warnings.warn(note, UserWarning, stacklevel=3)
     return lenses[0] if one else lenses
+
+
+def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
+    """:func:`hfrender.validate.blur_note` where no frame's lens blurs any depth of the
+    frames by a pixel (each lens over the whole depth's range: never said where some
+    frame blurs)."""
+    h, w = (int(s) for s in depth.shape[-2:])
+    lo, hi = float(depth.min()), float(depth.max())
+    largest = max(ln.largest_blur_px(lo, hi, w, h) for ln in set(lenses))
+    return validate.blur_note(largest, "depth" if depth.shape[0] == 1 else "every frame")
 
 
 def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:

@@ -16,6 +16,11 @@ import numpy as np
 from hfrender.errors import InputError, InputTypeError
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
+# the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
+# pixel's disk is the pixels within its radius (radius 1: the pixel and its four
+# neighbours), so under 2 px across a pixel keeps its own light, and the blur grows in
+# steps of whole pixels (5, 9, 13, 21, ... pixels)
+MIN_BLUR_PX = 2.0
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,7 @@ class Lens:
                 f"length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g}), or inf"
             )
         if self.max_coc_px is not None:
-            _positive("max_coc_px", self.max_coc_px)
+            check_blur_cap("max_coc_px", self.max_coc_px)
         check_blades("aperture_blades", self.aperture_blades)
 
     @property
@@ -101,6 +106,14 @@ class Lens:
         coc *= image_width
         return coc
 
+    def largest_blur_px(self, nearest: float, farthest: float, width: int,
+                        height: int) -> float:
+        """The largest circle of confusion (diameter, pixels, capped) of depths from
+        ``nearest`` to ``farthest`` metres: that of one of the two (it grows away from the
+        focus plane on either side)."""
+        coc = self.coc_px(np.array([nearest, farthest], np.float64), width)
+        return min(float(np.max(coc)), self.blur_cap_px(width, height))
+
     def blur_cap_px(self, width: int, height: int) -> float:
         """The largest circle of confusion (diameter, pixels) a gather uses: ``max_coc_px``,
         else the image diagonal."""
@@ -113,6 +126,17 @@ class Lens:
                          out=coc if isinstance(coc, np.ndarray) else None)
         coc *= 0.5
         return coc.astype(np.float32)
+
+
+def check_blur_cap(what: str, value: object) -> None:
+    """One clear line where ``value`` (a cap on the circle of confusion's diameter) is no
+    number > 0, or one under :data:`MIN_BLUR_PX`, which would turn depth of field off
+    without a word."""
+    _positive(what, value)
+    if value < MIN_BLUR_PX:
+        raise InputError(f"{what}={value!r} blurs nothing: under {MIN_BLUR_PX:g} px across a "
+                         "circle of confusion leaves every pixel as it is (a pixel's disk is "
+                         f"whole pixels); give at least {MIN_BLUR_PX:g}, or no depth of field")
 
 
 def check_blades(what: str, value: object) -> int:

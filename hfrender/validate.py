@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
+from hfrender.optics import MIN_BLUR_PX
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
@@ -157,6 +158,17 @@ def focus_note(depth: Any, focus_distance: float, name: str = "depth",
     side = "nearer" if focus_distance < lo else "farther"
     return (f"the focus distance {focus_distance:g} m is {side} than all of {name} ({lo:g} "
             f"to {hi:g} m): no pixel is in focus. {_NOT_METRES}")
+
+
+def blur_note(largest_px: float, name: str = "depth") -> str | None:
+    """A warning when the largest circle of confusion of ``name`` (``largest_px``: its
+    diameter in pixels, :meth:`hfrender.optics.Lens.largest_blur_px`) blurs nothing: under
+    :data:`hfrender.optics.MIN_BLUR_PX` a pixel's disk is the pixel alone; else None."""
+    if largest_px >= MIN_BLUR_PX:
+        return None
+    return (f"the circles of confusion of {name} reach only {largest_px:.2g} px across: "
+            f"under {MIN_BLUR_PX:g} px nothing is blurred (a pixel's disk is whole pixels); a "
+            "lower f-stop or a longer focal length blurs more")
 
 
 _NOT_METRES = ("Depth must be metres from the camera (an inverse depth, or disparity, from "

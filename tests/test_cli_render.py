@@ -119,6 +119,9 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--granularity", "many"], r"granularity='many' must be 'auto' or an integer"),
     (["still", BAR, "-o", "{tmp}/s.png", "--bit-depth", "16"], r"--bit-depth 16: -o .*s\.png "
      r"is a single picture; --bit-depth is for PNG \(8, 16\) and EXR \(16, 32\) sequences"),
+    (["render", BAR, "--dof", "depth", "--max-coc-px", "1.5"], r"max_coc_px=1.5 blurs nothing: "
+     r"under 2 px across a circle of confusion leaves every pixel as it is \(a pixel's disk is "
+     r"whole pixels\); give at least 2, or no depth of field$"),
     (["render", BAR, "--max-coc-px", "4"], r"--max-coc-px applies only with --dof depth \(the "
      r"depth of field from each sub-frame's depth\); --dof is auto: give --dof depth, or leave "
      r"it out$"),

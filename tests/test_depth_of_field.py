@@ -3,6 +3,7 @@ import pytest
 from conftest import srgb_decode
 
 import hfrender as hf
+from hfrender.errors import InputError
 
 # 50 mm f/1.4 focused at 1 m; a 3 m plane on a 256 px wide 36 mm sensor
 FOCUS, FSTOP, WIDTH = 1.0, 1.4, 256
@@ -214,7 +215,12 @@ def test_integer_depth_far_past_a_kilometre_is_warned_of_as_millimetres(dtype, s
     assert units == ([(expected, UserWarning, __file__)] if warned else []), said
     # kilometres away, all of it: the focus at 2 m is nearer than every pixel (said too)
     focus = [w for w in said if w[0].startswith("the focus distance 2 m is nearer")]
-    assert len(focus) == (1 if scale == 1000 else 0) and len(said) == len(units) + len(focus)
+    assert len(focus) == (1 if scale == 1000 else 0)
+    # metres: a 16 px wide frame at f/2.8 blurs nothing by a pixel (said where the focus is
+    # not: the focus note tells the likelier cause)
+    blur = [w for w in said if "nothing is blurred" in w[0]]
+    assert len(blur) == (0 if scale == 1000 else 1)
+    assert len(said) == len(units) + len(focus) + len(blur)
 
 
 @pytest.mark.parametrize("focus, kind, side", [
@@ -239,13 +245,48 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(focus, kind, side):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = hf.depth_of_field(img, depth, focus_distance=focus, f_stop=2.8)
-    said = [(str(w.message), w.category, w.filename) for w in caught]
+    said = [(str(w.message), w.category, w.filename) for w in caught  # (a 16 px frame at
+            if "nothing is blurred" not in str(w.message)]  # f/2.8 blurs nothing: below)
     expected = (f"the focus distance {focus:g} m is {side} than all of depth "
                 f"({float(depth.min()):g} to {float(depth.max()):g} m): no pixel is in focus. "
                 "Depth must be metres from the camera (an inverse depth, or disparity, from a "
                 "depth estimator is not: near is large there)")
     assert said == ([(expected, UserWarning, __file__)] if side else []), said
     assert out.shape == img.shape and np.isfinite(out).all()
+
+
+def test_a_blur_under_two_pixels_is_said_to_blur_nothing(rng):
+    """A pixel's disk is whole pixels: under 2 px across a circle of confusion leaves every
+    pixel as it is; said in a UserWarning with the largest one, where no frame blurs (a
+    focus pull whose last frame blurs: nothing said); a cap under 2 px is refused."""
+    import warnings
+
+    img = np.zeros((2, 90, 160, 3), np.float32)
+    img[:, 45, 80] = rng.uniform(1.0, 2.0)
+    depth = np.full((90, 160), 10.0, np.float32)  # 1.52 px at f/3, 2.28 px at f/2
+
+    def blurred(f_stop, focus=2.0):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = hf.depth_of_field(img, depth, focus_distance=focus, f_stop=f_stop)
+        return int((out[1, ..., 0] > 0).sum()), [str(w.message) for w in caught]
+
+    lit, said = blurred(3.0)
+    assert lit == 1 and said == [
+        "the circles of confusion of every frame reach only 1.5 px across: under 2 px "
+        "nothing is blurred (a pixel's disk is whole pixels); a lower f-stop or a longer "
+        "focal length blurs more"]
+    assert blurred(2.0) == (5, [])  # the pixel and its four neighbours
+    assert blurred(2.0, focus=[9.5, 2.0]) == (5, [])  # a pull whose last frame blurs
+    lit, said = blurred(2.0, focus=[9.5, 9.0])  # nor any frame of this one
+    assert lit == 1 and len(said) == 1 and said[0].startswith(
+        "the circles of confusion of every frame reach only 0.062 px across")  # (at 9 m:
+    # 25 mm * (1 m / 10 m) * 0.05 / 8.95 = 0.01397 mm on a 36 mm sensor, 160 px wide)
+    with pytest.raises(InputError, match=r"^max_coc_px=1.5 blurs nothing: under 2 px across a "
+                       r"circle of confusion leaves every pixel as it is .* give at least 2, "
+                       r"or no depth of field$"):
+        hf.depth_of_field(img, depth, focus_distance=2.0, f_stop=1.0, max_coc_px=1.5)
+    assert hf.Lens(2.0, 1.0, max_coc_px=2.0).max_coc_px == 2.0
 
 
 @pytest.mark.parametrize("method", ["fast", "exact"])

@@ -220,6 +220,62 @@ def test_npz_without_arrays_and_text_depth(tmp_path):
         open_depth(str(tmp_path / "s.npy"))
 
 
+def test_a_truncated_npz_is_one_line(tmp_path):
+    path = tmp_path / "d.npz"
+    np.savez(path, depth=np.full((2, 8, 16), 2.0, np.float32))
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(FootageError, match=rf"^{path}: not a NumPy \.npy/\.npz file "
+                       r"\(BadZipFile: "):
+        open_depth(str(path))
+
+
+@pytest.mark.parametrize(("bad", "head", "why"), [
+    (0, b"", "damaged, or another format"),  # no image plugin opens it
+    (2, b"", "damaged, or another format"),
+    (2, b"\x89PNG\r\n\x1a\n", "broken PNG file (chunk b'age ')")])  # Pillow's words
+def test_a_damaged_depth_image_is_one_line_naming_it_wherever_it_is(tmp_path, capsys, bad,
+                                                                   head, why):
+    """A damaged image in a depth sequence, its first or a later one (read mid-run): one
+    line naming the file, exit 2, and no output (a later one: an internal error before)."""
+    import imageio.v3 as iio
+
+    seq = png_sequence(tmp_path / "seq")
+    depth = tmp_path / "depth"
+    depth.mkdir()
+    for i in range(3):
+        iio.imwrite(depth / f"{i:03d}.png", np.full((8, 16), 2000, np.uint16))
+    damaged = depth / f"{bad:03d}.png"
+    damaged.write_bytes(head + b"garbage " * 8)
+    out = tmp_path / "o.mp4"
+    assert main(["fx", seq, "-o", str(out), "--depth", str(depth / "%03d.png"),
+                 "--depth-scale", "0.001", "--focus-distance", "1", "--f-stop", "2"]) == 2
+    assert error_line(capsys) == (f"hfrender: error: cannot read depth {damaged}: it is no "
+                                  f"readable PNG image ({why})")
+    assert not out.exists()
+
+
+def test_a_depth_blur_under_two_pixels_is_refused_as_a_cap_and_said_of_the_depth(tmp_path,
+                                                                                capsys, caplog):
+    """fx: a --max-coc-px under 2 px would turn the depth of field off without a word;
+    a depth whose first frame blurs by no whole pixel (0.23 px at 10 m, focus 2 m, f/2, a
+    16 px wide frame) is said in a warning, and the clip is made."""
+    seq = png_sequence(tmp_path / "seq")
+    np.save(tmp_path / "d.npy", np.full((3, 8, 16), 10.0, np.float32))
+    args = ["fx", seq, "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+            str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2"]
+    assert main(args + ["--max-coc-px", "1.5"]) == 2
+    assert error_line(capsys) == (
+        "hfrender: error: --max-coc-px 1.5 blurs nothing: under 2 px across a circle of "
+        "confusion leaves every pixel as it is (a pixel's disk is whole pixels); give at "
+        "least 2, or no depth of field")
+    assert main(args) == 0
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert said == [f"the circles of confusion of depth {tmp_path / 'd.npy'}'s first frame "
+                    "reach only 0.23 px across: under 2 px nothing is blurred (a pixel's disk "
+                    "is whole pixels); a lower f-stop or a longer focal length blurs more"]
+    assert len(list((tmp_path / "o").glob("*.png"))) == 3
+
+
 def test_depth_frame_names_the_frame_and_the_pixel():
     d = np.full((8, 16), 2.0, np.float32)
     assert validate.depth_frame(d, 12) is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -93,8 +94,8 @@ def _load_numpy(p: Path, path: str) -> np.ndarray:
         if "pickle" in str(exc) or "Python objects" in str(exc):
             raise refuse("it holds Python objects, not numbers") from None
         raise refuse(_one_line(exc)) from None
-    except (OSError, EOFError, KeyError) as exc:  # a damaged header or a truncated archive
-        raise refuse(_one_line(exc)) from None
+    except (OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:  # a damaged header,
+        raise refuse(_one_line(exc)) from None  # a truncated file or archive
 
 
 def _one_line(exc: BaseException) -> str:
@@ -132,14 +133,29 @@ def _note(path: str, first: np.ndarray, scale: float) -> str | None:
     return _units_note(path, first, scale)
 
 
-def _read_first(path: Path) -> np.ndarray:
-    """The first (or only) image of a depth pass; what cannot be read, one line."""
+def _read_one(path: Path) -> np.ndarray:
+    """One image of a depth pass, the first or any later one; what cannot be read (a
+    damaged file: imageio finds no plugin that opens it), one line naming the file."""
     try:
         return _read_image(path)
     except InputError:  # already one line naming the file (a missing extra too)
         raise
+    except OSError as exc:
+        if exc.strerror:  # the file itself: permissions, a folder, a disk error
+            raise FootageError(f"cannot read depth {path}: {exc.strerror}") from None
+        raise FootageError(_unreadable(path, exc)) from None
     except Exception as exc:  # noqa: BLE001 - whatever the plugin says
-        raise FootageError(f"cannot read {path}: {_one_line(exc)}") from None
+        raise FootageError(_unreadable(path, exc)) from None
+
+
+def _unreadable(path: Path, exc: Exception) -> str:
+    """One line for an image that its plugin could not decode (imageio found none that
+    opens it, or Pillow's "broken PNG file")."""
+    lines = str(exc).strip().splitlines()
+    why = ("damaged, or another format" if not lines or "Could not find a backend" in lines[0]
+           else lines[0])
+    kind = path.suffix.lstrip(".").upper() or "an"
+    return f"cannot read depth {path}: it is no readable {kind} image ({why})"
 
 
 def _static(path: str, frame: np.ndarray, scale: float, zero_is_sky: bool) -> DepthPass:
@@ -175,18 +191,18 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                          _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
-        return _static(path, _read_first(p), scale, zero_is_sky)  # one image: every frame's
+        return _static(path, _read_one(p), scale, zero_is_sky)  # one image: every frame's
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
                            "sequence (a folder or a pattern such as depth/%05d.png), or one "
                            "such image for every frame")
-    first = _read_first(files[0])
+    first = _read_one(files[0])
     metres = _metres(first, scale, zero_is_sky)
 
     def seq() -> Iterator[np.ndarray]:
         yield metres  # the first file read once
         for f in files[1:]:
-            yield _metres(_read_image(f), scale, zero_is_sky)
+            yield _metres(_read_one(f), scale, zero_is_sky)
 
     if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
         log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
@@ -212,13 +228,23 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
-    for note in (depth.note, validate.focus_note(depth.first, lens.focus_distance, first,
-                                                 lens.focal_length_mm / 1000)):
+    focus = validate.focus_note(depth.first, lens.focus_distance, first,
+                                lens.focal_length_mm / 1000)
+    for note in (depth.note, focus or _blur_note(depth.first, lens, first)):
         if note:
             log.warning("%s", note)
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
     return depth
+
+
+def _blur_note(first: np.ndarray, lens: Lens, name: str) -> str | None:
+    """:func:`hfrender.validate.blur_note` of the depth's first frame."""
+    if not first.size:
+        return None
+    h, w = first.shape
+    return validate.blur_note(lens.largest_blur_px(float(first.min()), float(first.max()),
+                                                   w, h), name)
 
 
 def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
