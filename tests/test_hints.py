@@ -276,6 +276,23 @@ def test_a_depth_blur_under_two_pixels_is_refused_as_a_cap_and_said_of_the_depth
     assert len(list((tmp_path / "o").glob("*.png"))) == 3
 
 
+def test_a_bad_value_in_the_first_depth_frame_is_the_error_not_a_note(tmp_path, capsys,
+                                                                       caplog):
+    """fx: a negative depth in the first frame is refused before any note is made of it
+    (it had first been said to be nearer than the lens's focal length)."""
+    seq = png_sequence(tmp_path / "seq")
+    depth = np.full((3, 8, 16), 10.0, np.float32)
+    depth[0, 3, 4] = -2.0
+    np.save(tmp_path / "d.npy", depth)
+    assert main(["fx", seq, "-o", str(tmp_path / "o.mp4"), "--depth", str(tmp_path / "d.npy"),
+                 "--focus-distance", "2", "--f-stop", "2"]) == 2
+    assert error_line(capsys) == ("hfrender: error: depth frame 0 has a value <= 0 (-2) at "
+                                  "pixel (x=4, y=3); depth must be a distance > 0 (use inf "
+                                  "for sky)")
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
+    assert not (tmp_path / "o.mp4").exists()
+
+
 def test_depth_frame_names_the_frame_and_the_pixel():
     d = np.full((8, 16), 2.0, np.float32)
     assert validate.depth_frame(d, 12) is not None

@@ -227,6 +227,8 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
     if depth.count != count and not depth.static:
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
+    if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
+        validate.depth_frame(depth.first, 0)
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
     focus = validate.focus_note(depth.first, lens.focus_distance, first,
                                 lens.focal_length_mm / 1000)
