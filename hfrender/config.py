@@ -131,7 +131,8 @@ class RenderConfig:
         _choice("schedule", self.schedule, SCHEDULES)
         if self.max_coc_px is not None:
             _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
-            check_blur_cap("max_coc_px", self.max_coc_px)
+            if self.dof == "depth" or self.keep_samples:  # else it is said to do nothing
+                check_blur_cap("max_coc_px", self.max_coc_px)  # (cli: --dof depth alone)
         if self.granularity != "auto":
             _integer("granularity", self.granularity, 1, 1 << 20)
         _integer("max_in_flight", self.max_in_flight, 1, 64)

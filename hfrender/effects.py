@@ -228,9 +228,8 @@ def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
     frames by a pixel (each lens over the whole depth's range: never said where some
     frame blurs)."""
     h, w = (int(s) for s in depth.shape[-2:])
-    lo, hi = float(depth.min()), float(depth.max())
-    largest = max(ln.largest_blur_px(lo, hi, w, h) for ln in set(lenses))
-    return validate.blur_note(largest, "depth" if depth.shape[0] == 1 else "every frame")
+    return validate.blur_note(set(lenses), float(depth.min()), float(depth.max()), w, h,
+                              "depth" if depth.shape[0] == 1 else "every frame")
 
 
 def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:

@@ -106,13 +106,14 @@ class Lens:
         coc *= image_width
         return coc
 
-    def largest_blur_px(self, nearest: float, farthest: float, width: int,
-                        height: int) -> float:
-        """The largest circle of confusion (diameter, pixels, capped) of depths from
-        ``nearest`` to ``farthest`` metres: that of one of the two (it grows away from the
-        focus plane on either side)."""
-        coc = self.coc_px(np.array([nearest, farthest], np.float64), width)
-        return min(float(np.max(coc)), self.blur_cap_px(width, height))
+    def largest_d2(self, nearest: float, farthest: float, width: int, height: int) -> float:
+        """The largest squared radius (pixels, capped) of the circles of confusion of depths
+        from ``nearest`` to ``farthest`` metres, in float32 as the gather finds it per
+        pixel: that of one of the two (the circle grows away from the focus plane on
+        either side). Its floor is the largest disk's (``max_d2``)."""
+        r = self.coc_radius_px(np.array([nearest, farthest], np.float32).astype(np.float64),
+                               width, height)
+        return float((r * r).max())
 
     def blur_cap_px(self, width: int, height: int) -> float:
         """The largest circle of confusion (diameter, pixels) a gather uses: ``max_coc_px``,

@@ -6,12 +6,13 @@ import importlib
 import math
 import numbers
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
-from hfrender.optics import MIN_BLUR_PX
+from hfrender.optics import MIN_BLUR_PX, Lens
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
@@ -160,13 +161,21 @@ def focus_note(depth: Any, focus_distance: float, name: str = "depth",
             f"to {hi:g} m): no pixel is in focus. {_NOT_METRES}")
 
 
-def blur_note(largest_px: float, name: str = "depth") -> str | None:
-    """A warning when the largest circle of confusion of ``name`` (``largest_px``: its
-    diameter in pixels, :meth:`hfrender.optics.Lens.largest_blur_px`) blurs nothing: under
-    :data:`hfrender.optics.MIN_BLUR_PX` a pixel's disk is the pixel alone; else None."""
-    if largest_px >= MIN_BLUR_PX:
+def blur_note(lenses: Iterable[Lens], nearest: float, farthest: float, width: int,
+              height: int, name: str = "depth") -> str | None:
+    """A warning when none of ``lenses`` blurs depths from ``nearest`` to ``farthest``
+    metres by a pixel in a ``width`` x ``height`` frame: each pixel's disk is the pixels
+    within its radius, squared and floored as the gather takes it
+    (:meth:`hfrender.optics.Lens.largest_d2`), and under 1 that is the pixel alone (a
+    circle of confusion under :data:`hfrender.optics.MIN_BLUR_PX` across); else None
+    (and where all of it is in focus)."""
+    r2 = max(lens.largest_d2(nearest, farthest, width, height) for lens in lenses)
+    if r2 >= 1.0 or r2 == 0.0:  # (0: all of it in focus, a plate at its own distance)
         return None
-    return (f"the circles of confusion of {name} reach only {largest_px:.2g} px across: "
+    across = 2.0 * math.sqrt(r2)  # said short of 2 px where rounding would reach it
+    text = (f"{across:.2g}" if float(f"{across:.2g}") < MIN_BLUR_PX
+            else f"{math.floor(across * 100) / 100:.2f}")
+    return (f"the circles of confusion of {name} reach only {text} px across: "
             f"under {MIN_BLUR_PX:g} px nothing is blurred (a pixel's disk is whole pixels); a "
             "lower f-stop or a longer focal length blurs more")
 

@@ -289,6 +289,55 @@ def test_a_blur_under_two_pixels_is_said_to_blur_nothing(rng):
     assert hf.Lens(2.0, 1.0, max_coc_px=2.0).max_coc_px == 2.0
 
 
+@pytest.mark.parametrize("base, far, near, said", [
+    (2.2, 10.0, None, None),  # a patch at 10 m: 2.28 px across, the farthest blurs
+    (2.2, None, 1.2, "1.9"),  # 1.2 m: 25 mm * 0.8 / 1.2 * 0.05 / 1.95 = 0.427 mm, 1.90 px
+    (2.2, None, 1.1, None),  # 1.1 m: 0.524 mm, 2.33 px: the nearest blurs
+    (2.2, None, None, "0.26"),  # 2.2 m alone: 25 * 0.2 / 2.2 * 0.05 / 1.95 = 0.0583 mm
+    (2.0, None, None, None)])  # all of it in focus (a plate at its own distance): nothing said
+def test_the_blur_note_takes_the_nearest_and_the_farthest_depth(rng, base, far, near, said):
+    """The largest circle of confusion is at the nearest or the farthest depth (it grows
+    away from the focus plane on either side), whichever it is; focus 2 m, f/2, 50 mm, a
+    160 px wide frame."""
+    import warnings
+
+    img = rng.uniform(0.1, 1.0, (90, 160, 3)).astype(np.float32)
+    depth = np.full((90, 160), base, np.float32)
+    if far is not None:
+        depth[10:30, 20:50] = far
+    if near is not None:
+        depth[60:70, 100:110] = near
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = hf.depth_of_field(img, depth, focus_distance=2.0, f_stop=2.0)
+    notes = [str(w.message) for w in caught]
+    if said is None:
+        assert notes == []
+    else:
+        assert notes == [f"the circles of confusion of depth reach only {said} px across: "
+                         "under 2 px nothing is blurred (a pixel's disk is whole pixels); a "
+                         "lower f-stop or a longer focal length blurs more"]
+    blurs = far is not None or near == 1.1
+    assert (np.abs(out - img).max() > 1e-3) == blurs
+
+
+@pytest.mark.parametrize("r2, said", [(1.0, None), (0.9999, "1.99"), (0.9, "1.9"),
+                                      (0.0025, "0.1"), (0.0, None)])
+def test_the_blur_note_is_said_short_of_2_px_under_a_whole_pixel(r2, said):
+    """From a squared radius of 1 (2 px across) the gather blurs; under it the note never
+    rounds to "2 px" (1.9999 px across is said 1.99)."""
+    from hfrender import validate
+
+    class Lens:  # the one thing the note asks of a lens
+        def largest_d2(self, nearest, farthest, width, height):
+            return r2
+
+    note = validate.blur_note([Lens()], 1.0, 2.0, 160, 90)
+    assert note == (None if said is None else f"the circles of confusion of depth reach only "
+                    f"{said} px across: under 2 px nothing is blurred (a pixel's disk is whole "
+                    "pixels); a lower f-stop or a longer focal length blurs more")
+
+
 @pytest.mark.parametrize("method", ["fast", "exact"])
 def test_straight_alpha_is_blurred_as_light_with_premultiplied_false(method):
     """Transparent red beside opaque white (a PNG's straight colour): with

@@ -12,6 +12,7 @@ from render_helpers import linear, render_frames
 import hfrender as hf
 from hfrender.config import RenderConfig
 from hfrender.engine.render import render
+from hfrender.errors import InputError
 from hfrender.io.store import StoreError, partial_dir
 from hfrender.io.writers import MemoryWriter
 
@@ -559,3 +560,19 @@ def test_keeping_a_store_calls_no_update_of_its_own(tmp_path):
     plain, _ = render_frames(path, size=SIZE, dof="off", samples=4, granularity=4)
     kept, _ = _keep(path, tmp_path / "store", samples=4, granularity=4)  # a hyperframe a
     assert np.array_equal(plain, kept)  # frame: the store's after each, between drawings
+
+
+def test_a_store_kept_with_a_cap_that_blurs_nothing_exposes_as_it_rendered():
+    """A store kept before a --max-coc-px under 2 px was refused: its depth mode blurred
+    nothing, so it exposes again without depth of field, as it rendered; refocusing it is
+    refused in one line that says what to do."""
+    from hfrender.engine.reexpose import Exposure, _lens
+
+    kept = {"dof": "depth", "lens": {"focus_distance": 2.0, "f_stop": 2.0, "max_coc_px": 1.5}}
+    assert _lens(kept, Exposure(shutter=90.0)) is None
+    with pytest.raises(InputError, match=r"^the store's depth of field is capped at "
+                       r"max_coc_px=1\.5, which blurs nothing: it cannot be refocused; keep it "
+                       r"again with --max-coc-px 2 or more$"):
+        _lens(kept, Exposure(f_stop=1.4))
+    kept["lens"]["max_coc_px"] = 6.0
+    assert _lens(kept, Exposure(shutter=90.0)).max_coc_px == 6.0

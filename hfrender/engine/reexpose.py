@@ -34,7 +34,7 @@ from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.pool import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
-from hfrender.optics import Lens
+from hfrender.optics import MIN_BLUR_PX, Lens
 from hfrender.sampler import POSITIONS, SampleSchedule
 from hfrender.shutter_curve import CURVES, curve_values
 
@@ -127,6 +127,13 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
     if e.focus_distance is None and e.f_stop is None and s.get("dof") != "depth":
         return None
     lens = s.get("lens") or {}
+    cap = lens.get("max_coc_px")
+    if cap is not None and cap < MIN_BLUR_PX:  # kept before such caps were refused
+        if e.focus_distance is None and e.f_stop is None:
+            return None  # as it rendered: its depth blurred nothing
+        raise InputError(f"the store's depth of field is capped at max_coc_px={cap:g}, which "
+                         f"blurs nothing: it cannot be refocused; keep it again with "
+                         f"--max-coc-px {MIN_BLUR_PX:g} or more")
     focus = e.focus_distance if e.focus_distance is not None else lens.get("focus_distance")
     f_stop = e.f_stop if e.f_stop is not None else lens.get("f_stop")
     if focus is None or f_stop is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import logging
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -94,8 +95,8 @@ def _load_numpy(p: Path, path: str) -> np.ndarray:
         if "pickle" in str(exc) or "Python objects" in str(exc):
             raise refuse("it holds Python objects, not numbers") from None
         raise refuse(_one_line(exc)) from None
-    except (OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:  # a damaged header,
-        raise refuse(_one_line(exc)) from None  # a truncated file or archive
+    except (OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:  # a damaged
+        raise refuse(_one_line(exc)) from None  # header, a truncated file or archive
 
 
 def _one_line(exc: BaseException) -> str:
@@ -232,21 +233,14 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
     focus = validate.focus_note(depth.first, lens.focus_distance, first,
                                 lens.focal_length_mm / 1000)
-    for note in (depth.note, focus or _blur_note(depth.first, lens, first)):
+    blur = None if focus or not depth.first.size else validate.blur_note(
+        [lens], float(depth.first.min()), float(depth.first.max()), w, h, first)
+    for note in (depth.note, focus or blur):
         if note:
             log.warning("%s", note)
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
     return depth
-
-
-def _blur_note(first: np.ndarray, lens: Lens, name: str) -> str | None:
-    """:func:`hfrender.validate.blur_note` of the depth's first frame."""
-    if not first.size:
-        return None
-    h, w = first.shape
-    return validate.blur_note(lens.largest_blur_px(float(first.min()), float(first.max()),
-                                                   w, h), name)
 
 
 def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:

@@ -10,6 +10,7 @@ by ffmpeg (:func:`read_png`; a sequence streams through one ffmpeg, see
 from __future__ import annotations
 
 import importlib.util
+import re
 import struct
 import subprocess
 import sys
@@ -162,8 +163,10 @@ def read_png(path: str | Path) -> np.ndarray:
                          capture_output=True, check=False)
     c = 4 if alpha else 3
     if res.returncode != 0 or len(res.stdout) != w * h * c * 2:
-        said = res.stderr.decode(errors="replace").strip().splitlines()
-        raise InputError(f"cannot read {path}: {said[-1] if said else 'a damaged PNG'}")
+        said = res.stderr.decode(errors="replace").strip().splitlines()  # its decoder's
+        first = re.sub(r"^\[[^]]*\]\s*", "", said[0]) if said else ""  # line, not "Nothing
+        raise InputError(f"cannot read {path}: a damaged PNG"  # was written" at the end
+                         + (f" (ffmpeg: {first})" if first else ""))
     return np.frombuffer(res.stdout, "<u2").reshape(h, w, c).copy()
 
 

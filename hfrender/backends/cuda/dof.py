@@ -67,11 +67,8 @@ def max_d2_of(depth_host_range: np.ndarray, lenses: Sequence[Lens], width: int,
               height: int) -> int:
     """floor of the largest squared CoC radius, from each frame's nearest and farthest depth
     (the CoC is monotonic on each side of the focus plane): as the CPU finds it per frame."""
-    best = 0
-    for (lo, hi), lens in zip(depth_host_range, lenses, strict=True):
-        r = lens.coc_radius_px(np.array([lo, hi], np.float32).astype(np.float64), width, height)
-        best = max(best, int(np.floor(float((r * r).max()))))
-    return best
+    return max((int(np.floor(lens.largest_d2(lo, hi, width, height)))
+                for (lo, hi), lens in zip(depth_host_range, lenses, strict=True)), default=0)
 
 
 def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
