@@ -96,6 +96,10 @@ def test_refocus_a_store_with_depth_equals_a_depth_render(scene, tmp_path):
     assert np.abs(same.astype(int) - depth.astype(int)).max() <= 1
     near = kept.expose(focus_distance=0.6, f_stop=1.4)
     assert np.abs(near.astype(int) - same.astype(int)).mean() > 0.5  # another focus
+    far = kept.expose(focus_distance=np.inf, f_stop=0.2)  # at infinity (as fx and the
+    # library take it): the limit of a focus ever farther (the thin lens's formula there)
+    assert np.abs(far.astype(int) - kept.expose(focus_distance=1e6, f_stop=0.2)).max() <= 1
+    assert np.abs(far.astype(int) - kept.expose(focus_distance=4.0, f_stop=0.2)).mean() > 0.5
 
 
 def test_a_store_refocuses_with_the_cameras_aperture_blades(tmp_path):
@@ -194,9 +198,13 @@ def test_clear_errors(scene, tmp_path):
     with pytest.raises(hf.InputError, match=r"--shutter 270: the store holds sub-frames over "
                                             r"180 degrees only"):
         kept.expose(shutter=270)
-    for bad in ({"f_stop": 0}, {"focus_distance": -1.0}):  # named as the options (it said
-        option = "--" + next(iter(bad)).replace("_", "-")  # "f_stop=0.0 must be ...")
-        with pytest.raises(hf.InputError, match=rf"^{option} -?[01](\.0)?: a finite number > 0$"):
+    for bad, allowed in (({"f_stop": 0}, "a finite number > 0"), ({"f_stop": np.inf},
+                         "a finite number > 0"), ({"focus_distance": -1.0}, "a distance > 0 in "
+                         "metres, or inf"), ({"focus_distance": np.nan}, "a distance > 0 in "
+                         "metres, or inf")):  # named as the options (it said "f_stop=0.0 ...")
+        option = "--" + next(iter(bad)).replace("_", "-")
+        value = next(iter(bad.values()))
+        with pytest.raises(hf.InputError, match=rf"^{option} {value!r}: {allowed}$"):
             kept.expose(**bad)
     lens_store = tmp_path / "lens"
     _keep(scene, lens_store, samples=4, dof="lens")

@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--shutter-curve", choices=CURVES, default=None,
                     help="the shutter's weights over time (default: the store's)")
     rx.add_argument("--focus-distance", type=float, default=None, metavar="M",
-                    help="refocus (a store with depth), metres")
+                    help="refocus (a store with depth), metres; inf: at infinity")
     rx.add_argument("--f-stop", type=float, default=None, metavar="N",
                     help="another aperture (a store with depth)")
     rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast")

@@ -83,10 +83,12 @@ def _check_exposure(s: dict, e: Exposure) -> None:
     if e.shutter is not None and not (isinstance(e.shutter, (int, float)) and
                                       math.isfinite(e.shutter) and e.shutter > 0):
         raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0")
-    for option, value in (("--focus-distance", e.focus_distance), ("--f-stop", e.f_stop)):
+    for option, value, inf in (("--focus-distance", e.focus_distance, True),
+                               ("--f-stop", e.f_stop, False)):  # focused at infinity: inf
         if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
-                                      and math.isfinite(value) and value > 0):
-            raise InputError(f"{option} {value!r}: a finite number > 0")  # (f_stop=0.0 ...)
+                                      and (math.isfinite(value) or inf) and value > 0):
+            raise InputError(f"{option} {value!r}: " + ("a distance > 0 in metres, or inf"
+                             if inf else "a finite number > 0"))  # (f_stop=0.0 ...)
     if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
         raise InputError(f"--shutter {e.shutter:.10g}: the store holds sub-frames over "
                          f"{s['shutter']:g} degrees only; expose at most that (render with "
