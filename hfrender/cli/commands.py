@@ -311,11 +311,14 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     from hfrender.io.segments import resumable
 
     sequence = is_sequence(config.output)
+    store = config.keep_samples and partial_dir(Path(config.keep_samples))
+    unfinished = (f"; the unfinished sample store {store} can go (a store holds a whole "
+                  "render)") if store and store.exists() else ""
     if not (resumable(config.output) or sequence):
-        return ""  # a GIF is made whole each time: the frames made are in the partial one
+        return unfinished  # a GIF is made whole each time: its frames are in the partial one
     if not interrupted(config.output):
-        return "" if sequence else ("; no whole segment (about a second of video) was "
-                                    "finished, so --resume has nothing to go on from")
+        return ("" if sequence else "; no whole segment (about a second of video) was "
+                "finished, so --resume has nothing to go on from") + unfinished
     words = sys.argv[1:] if "render" in sys.argv[1:] else [
         "render", str(args.file), "-o", config.output]
     kept, store = [], None  # a sample store holds a whole render: --resume goes on without

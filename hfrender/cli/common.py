@@ -16,6 +16,7 @@ from typing import Any
 
 from hfrender.errors import first_line  # noqa: F401 - the commands' own, re-exported
 from hfrender.frame_range import n_frames
+from hfrender.io.sequence_names import is_sequence
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
 
@@ -80,11 +81,13 @@ def finished_anyway(stats: Any, output: str) -> None:
 
 def kept_apart(frames: int, partial: str, output: str) -> str:
     """What an interrupted or failed run kept: ``the 56 frames finished so far are in
-    PARTIAL (OUTPUT is untouched)``."""
+    PARTIAL (OUTPUT is untouched)``, or ``(OUTPUT is not written)`` where there was none
+    (a sequence's pattern names frames that may be there: untouched)."""
     if not os.path.isabs(output):  # as the output was given: beside it, relative too
         partial = os.path.relpath(partial)
+    fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
     return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
-            f"{partial} ({output} is untouched)")
+            f"{partial} ({output} {fate})")
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:
