@@ -780,3 +780,38 @@ def test_a_scene_class_made_inside_a_function_is_not_one_of_the_files_scenes(fol
                                       'output = "out/one.mp4"\nsize = "32x18"\nsamples = 1\n')
     code, results = summary(folder)
     assert code == 0 and results["one"]["status"] == "done"
+
+
+BREAKS = """
+import math
+import hfrender as hf
+
+class Breaks(hf.Scene):
+    duration = 2.0
+
+    def setup(self):
+        self.box = self.add(hf.Cube(color=(0.9, 0.5, 0.2)))
+        self.camera.position = (0, 0, 4)
+
+    def update(self, t):
+        assert t < 0.9, "the scene broke"
+        self.box.position = (math.sin(3 * t), 0, 0)
+"""
+
+
+def test_a_failed_render_job_names_the_frames_it_kept(folder):
+    """A render job that fails after some frames keeps them in its partial output, as a
+    render does, and its error says where (a trial found it unsaid in the table and the
+    summary)."""
+    (folder / "breaks.py").write_text(BREAKS)
+    with (folder / "jobs.toml").open("a") as jobs:
+        jobs.write('\n[[job]]\nname = "breaks"\nscene = "breaks.py"\noutput = "out/b.mp4"\n'
+                   'duration = 2.0\n')
+    code, results = summary(folder)
+    partial = (folder / "out" / "b.partial.mp4").resolve()
+    assert code == 1 and results["breaks"]["status"] == "failed"
+    assert partial.is_file() and len(decode(partial)) >= 8
+    error = results["breaks"]["error"]
+    assert "the scene broke" in error and error.endswith(
+        f"; the frames finished so far are in {partial}"), error
+    assert [results[n]["status"] for n in ("bar", "smooth", "frames")] == ["done"] * 3

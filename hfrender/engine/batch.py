@@ -329,7 +329,7 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.outputs import kept_partial, output_lock
     from hfrender.io.resume import frames_kept, interrupted, kept_work
 
     result = JobResult(job.name, output=str(job.output))
@@ -368,6 +368,9 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
         result.error = first_line(exc).replace(JOIN_AGAIN, "running the batch again joins "
                                                             "them")
+        kept = kept_partial(str(job.output)) if job.kind == "render" else None
+        if kept:  # (fx keeps no partial output: its segments, for --resume)
+            result.error += f"; the frames finished so far are in {kept}"
         result.frames = frames_kept(str(job.output))  # what the next run goes on after
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others

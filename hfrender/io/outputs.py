@@ -97,6 +97,17 @@ def remove_partial(output: str) -> None:
         _record(old).unlink(missing_ok=True)
 
 
+def kept_partial(output: str) -> str | None:
+    """The partial output an unfinished run of ``output`` left (:func:`keep_partial`): a
+    video hfrender wrote, or a sequence's folder with frames in it; None where there is
+    none."""
+    partial = Path(partial_name(output))
+    if is_sequence(output):
+        there = partial.parent.is_dir() and any(partial.parent.iterdir())
+        return str(partial) if there else None
+    return str(partial) if _ours(partial) else None
+
+
 def keep_partial(tmp: str, output: str) -> str | None:
     """Move what an unfinished run wrote under ``tmp`` to :func:`partial_name`; its path
     (None when there was nothing to keep)."""
