@@ -274,8 +274,8 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
     done = subprocess.run(run + ["reexpose", str(store), "-o", str(out), "--shutter", "90"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "wrote" in done.stdout and "9 frames from 18 of the 72 kept sub-frames" in \
-        done.stdout  # 90 of 360 degrees (it said "from 72")
+    assert "wrote" in done.stdout and "9 frames from 18 of the 72 kept sub-frames, shutter 90 " \
+        "degrees; " in done.stdout  # 90 of 360 degrees (it said "from 72"), and what changed
     assert len(list((tmp_path / "r").glob("*.png"))) == 9
     small = subprocess.run(run + ["reexpose", str(store), "-o", str(tmp_path / "q.mp4"),
                                   "--crf", "40", "--quiet"], capture_output=True, text=True)
@@ -603,3 +603,13 @@ def test_a_render_stopped_before_a_whole_segment_names_its_unfinished_store(tmp_
     said = commands._again(argparse.Namespace(file="s.py"), config)
     assert said.endswith(f"; the unfinished sample store {partial_dir(keep)} can go (a store "
                          "holds a whole render)")
+
+
+def test_reexposes_summary_says_what_the_exposure_changed():
+    from hfrender.cli.reexpose import _exposed
+    from hfrender.engine.reexpose import Exposure
+
+    assert _exposed(Exposure()) == ""  # as kept
+    assert _exposed(Exposure(90.0, "end", "triangle", 2.5, 1.4)) == (
+        ", shutter 90 degrees, shutter position end, triangle shutter curve, focus 2.5 m, f/1.4")
+    assert _exposed(Exposure(focus_distance=float("inf"))) == ", focus at infinity"

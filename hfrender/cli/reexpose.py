@@ -88,9 +88,21 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
               f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
               f"{' (reconstructed)' if figures['reconstructed'] else ''}"
-              f"{', hdr' if s.get('hdr') else ''}; "
+              f"{', hdr' if s.get('hdr') else ''}{_exposed(exposure)}; "
               f"{figures['seconds']:.1f} s")
     return 0
+
+
+def _exposed(e: Any) -> str:
+    """What the exposure changed, as said after the figures: ``, shutter 90 degrees,
+    focus 2 m, f/2`` (nothing: as kept)."""
+    said = [f"shutter {e.shutter:g} degrees" if e.shutter is not None else "",
+            f"shutter position {e.position}" if e.position is not None else "",
+            f"{e.curve} shutter curve" if e.curve is not None else "",
+            "" if e.focus_distance is None else "focus at infinity"
+            if e.focus_distance == float("inf") else f"focus {e.focus_distance:g} m",
+            f"f/{e.f_stop:g}" if e.f_stop is not None else ""]
+    return "".join(f", {part}" for part in said if part)
 
 
 def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> dict | int:
