@@ -270,6 +270,8 @@ def test_cli_keeps_and_reexposes(scene, tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr  # the cap is kept for refocusing, not refused
     assert f"kept 72 sub-frames in {store}:" in done.stdout
+    assert done.stdout.rstrip().endswith(f"hfrender reexpose {store} -o OUTPUT --shutter "
+                                         "DEG")  # drawn through the lens: no new focus
     assert json.loads((store / "store.json").read_text())["settings"]["lens"]["max_coc_px"] == 6
     done = subprocess.run(run + ["reexpose", str(store), "-o", str(out), "--shutter", "90"],
                           capture_output=True, text=True)
@@ -613,3 +615,19 @@ def test_reexposes_summary_says_what_the_exposure_changed():
     assert _exposed(Exposure(90.0, "end", "triangle", 2.5, 1.4)) == (
         ", shutter 90 degrees, shutter position end, triangle shutter curve, focus 2.5 m, f/1.4")
     assert _exposed(Exposure(focus_distance=float("inf"))) == ", focus at infinity"
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_kept_stores_hint_offers_a_new_focus_where_it_can_be_refocused(scene, tmp_path):
+    """render --keep-samples ends on how to reexpose the store: a new shutter, and a new
+    focus and f-stop where the store can take them (depth kept, not drawn through the
+    lens); a lens store is offered the shutter alone."""
+    from hfrender.cli.commands import _refocusable
+
+    depth_store, lens_store = tmp_path / "d", tmp_path / "l"
+    _keep(scene, depth_store, samples=2, dof="depth")
+    _keep(scene, lens_store, samples=2, dof="lens")
+    assert _refocusable(str(depth_store)) and not _refocusable(str(lens_store))
+    with pytest.raises(hf.InputError, match=r"drawn through the lens"):  # as reexpose says
+        hf.SampleStore.open(lens_store).expose(focus_distance=2.0)
+    assert hf.SampleStore.open(depth_store).expose(focus_distance=2.0).shape[0] > 0

@@ -260,8 +260,19 @@ def _summary(config: RenderConfig, stats: Any) -> int:
         per = stats.store_bytes / max(1, stats.frames_written)
         print(f"kept {stats.subframes} sub-frames in {config.keep_samples}: "
               f"{stats.store_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output frame); "
-              f"hfrender reexpose {config.keep_samples} -o OUTPUT --shutter DEG")
+              f"hfrender reexpose {config.keep_samples} -o OUTPUT --shutter DEG"
+              + (" (or --focus-distance M, --f-stop N)" if _refocusable(config.keep_samples)
+                 else ""))
     return 0
+
+
+def _refocusable(store: str) -> bool:
+    """Whether the kept store can be refocused: it has depth, and its sub-frames were not
+    drawn through the lens (``reexpose``'s own test)."""
+    from hfrender.io.store import SampleStore
+
+    settings = SampleStore.open(store).settings
+    return bool(settings.get("depth")) and settings.get("dof") != "lens"
 
 
 def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
