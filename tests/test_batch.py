@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import imageio_ffmpeg
@@ -815,3 +816,29 @@ def test_a_failed_render_job_names_the_frames_it_kept(folder):
     assert "the scene broke" in error and error.endswith(
         f"; the frames finished so far are in {partial}"), error
     assert [results[n]["status"] for n in ("bar", "smooth", "frames")] == ["done"] * 3
+    time.sleep(0.1)  # failing at once, a later run keeps nothing: the older partial not named
+    (folder / "breaks.py").write_text(BREAKS.replace("t < 0.9", "t < -1.0"))
+    code, results = summary(folder)
+    assert code == 1 and partial.is_file() and "the scene broke" in results["breaks"]["error"]
+    assert "finished so far" not in results["breaks"]["error"], results["breaks"]["error"]
+
+
+def test_a_partial_output_is_named_only_where_this_run_kept_it(tmp_path):
+    """``kept_partial``: a video hfrender wrote, or a sequence's folder of frames, written
+    since the run began; not a file of that name hfrender did not write, nor an older
+    run's."""
+    from hfrender.io.outputs import kept_partial, mark_partial, partial_name
+
+    video, frames = str(tmp_path / "v.mp4"), str(tmp_path / "f" / "%03d.png")
+    began = time.time() - 0.05
+    assert kept_partial(video, began) is None and kept_partial(frames, began) is None
+    Path(partial_name(video)).write_bytes(b"frames")  # not hfrender's: no record of it
+    assert kept_partial(video, began) is None
+    mark_partial(partial_name(video))
+    assert kept_partial(video, began) == partial_name(video)
+    assert kept_partial(video, time.time() + 10) is None  # an older run's
+    Path(partial_name(frames)).parent.mkdir(parents=True)
+    assert kept_partial(frames, began) is None  # an empty folder
+    (Path(partial_name(frames)).parent / "001.png").write_bytes(b"png")
+    assert kept_partial(frames, began) == partial_name(frames)
+    assert kept_partial(frames, time.time() + 10) is None

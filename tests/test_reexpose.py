@@ -628,6 +628,7 @@ def test_the_kept_stores_hint_offers_a_new_focus_where_it_can_be_refocused(scene
     _keep(scene, depth_store, samples=2, dof="depth")
     _keep(scene, lens_store, samples=2, dof="lens")
     assert _refocusable(str(depth_store)) and not _refocusable(str(lens_store))
+    assert not _refocusable(str(tmp_path / "gone"))  # no store to read: no hint, no error
     with pytest.raises(hf.InputError, match=r"drawn through the lens"):  # as reexpose says
         hf.SampleStore.open(lens_store).expose(focus_distance=2.0)
     assert hf.SampleStore.open(depth_store).expose(focus_distance=2.0).shape[0] > 0

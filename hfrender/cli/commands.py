@@ -269,9 +269,12 @@ def _summary(config: RenderConfig, stats: Any) -> int:
 def _refocusable(store: str) -> bool:
     """Whether the kept store can be refocused: it has depth, and its sub-frames were not
     drawn through the lens (``reexpose``'s own test)."""
-    from hfrender.io.store import SampleStore
+    from hfrender.io.store import SampleStore, StoreError
 
-    settings = SampleStore.open(store).settings
+    try:
+        settings = SampleStore.open(store).settings
+    except (StoreError, OSError):  # the render is done: a hint is no reason to fail it
+        return False
     return bool(settings.get("depth")) and settings.get("dof") != "lens"
 
 
@@ -322,9 +325,9 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     from hfrender.io.segments import resumable
 
     sequence = is_sequence(config.output)
-    store = config.keep_samples and partial_dir(Path(config.keep_samples))
-    unfinished = (f"; the unfinished sample store {store} can go (a store holds a whole "
-                  "render)") if store and store.exists() else ""
+    kept_store = config.keep_samples and partial_dir(Path(config.keep_samples))
+    unfinished = (f"; the unfinished sample store {kept_store} can go (a store holds a whole "
+                  "render)") if kept_store and kept_store.exists() else ""
     if not (resumable(config.output) or sequence):
         return unfinished  # a GIF is made whole each time: its frames are in the partial one
     if not interrupted(config.output):

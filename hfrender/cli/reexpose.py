@@ -96,12 +96,12 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
 def _exposed(e: Any) -> str:
     """What the exposure changed, as said after the figures: ``, shutter 90 degrees,
     focus 2 m, f/2`` (nothing: as kept)."""
-    said = [f"shutter {e.shutter:g} degrees" if e.shutter is not None else "",
+    said = [f"shutter {e.shutter:.10g} degrees" if e.shutter is not None else "",
             f"shutter position {e.position}" if e.position is not None else "",
             f"{e.curve} shutter curve" if e.curve is not None else "",
             "" if e.focus_distance is None else "focus at infinity"
-            if e.focus_distance == float("inf") else f"focus {e.focus_distance:g} m",
-            f"f/{e.f_stop:g}" if e.f_stop is not None else ""]
+            if e.focus_distance == float("inf") else f"focus {e.focus_distance:.10g} m",
+            f"f/{e.f_stop:.10g}" if e.f_stop is not None else ""]
     return "".join(f", {part}" for part in said if part)
 
 

@@ -333,7 +333,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     from hfrender.io.resume import frames_kept, interrupted, kept_work
 
     result = JobResult(job.name, output=str(job.output))
-    t0 = time.perf_counter()
+    t0, began = time.perf_counter(), time.time() - 0.05  # (a file time: a coarser clock)
     done = state.up_to_date(job)
     if done is not None:
         result.status, result.frames = "up-to-date", done.get("frames", 0)
@@ -368,8 +368,8 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
         result.error = first_line(exc).replace(JOIN_AGAIN, "running the batch again joins "
                                                             "them")
-        kept = kept_partial(str(job.output)) if job.kind == "render" else None
-        if kept:  # (fx keeps no partial output: its segments, for --resume)
+        kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
+        if kept:
             result.error += f"; the frames finished so far are in {kept}"
         result.frames = frames_kept(str(job.output))  # what the next run goes on after
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)

@@ -97,15 +97,17 @@ def remove_partial(output: str) -> None:
         _record(old).unlink(missing_ok=True)
 
 
-def kept_partial(output: str) -> str | None:
-    """The partial output an unfinished run of ``output`` left (:func:`keep_partial`): a
-    video hfrender wrote, or a sequence's folder with frames in it; None where there is
-    none."""
+def kept_partial(output: str, since: float) -> str | None:
+    """The partial output an unfinished run of ``output`` that began at ``since`` (a
+    ``time.time()``) kept (:func:`keep_partial`): a video hfrender wrote, or a sequence's
+    folder of frames, written since then (an older run's is not this one's); None where
+    there is none."""
     partial = Path(partial_name(output))
     if is_sequence(output):
-        there = partial.parent.is_dir() and any(partial.parent.iterdir())
-        return str(partial) if there else None
-    return str(partial) if _ours(partial) else None
+        files = list(partial.parent.iterdir()) if partial.parent.is_dir() else []
+        new = any(f.stat().st_mtime >= since for f in files)
+        return str(partial) if new else None
+    return str(partial) if _ours(partial) and partial.stat().st_mtime >= since else None
 
 
 def keep_partial(tmp: str, output: str) -> str | None:
