@@ -155,8 +155,8 @@ def _unreadable(path: Path, exc: Exception) -> str:
     lines = str(exc).strip().splitlines()
     why = ("damaged, or another format" if not lines or "Could not find a backend" in lines[0]
            else lines[0])
-    kind = path.suffix.lstrip(".").upper() or "an"
-    return f"cannot read depth {path}: it is no readable {kind} image ({why})"
+    kind = f"{path.suffix.lstrip('.').upper()} " if path.suffix else ""
+    return f"cannot read depth {path}: it is no readable {kind}image ({why})"
 
 
 def _static(path: str, frame: np.ndarray, scale: float, zero_is_sky: bool) -> DepthPass:

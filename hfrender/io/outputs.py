@@ -103,11 +103,15 @@ def kept_partial(output: str, since: float) -> str | None:
     folder of frames, written since then (an older run's is not this one's); None where
     there is none."""
     partial = Path(partial_name(output))
-    if is_sequence(output):
-        files = list(partial.parent.iterdir()) if partial.parent.is_dir() else []
-        new = any(f.stat().st_mtime >= since for f in files)
-        return str(partial) if new else None
-    return str(partial) if _ours(partial) and partial.stat().st_mtime >= since else None
+    try:  # (what cannot be read is not named: this is said beside an error)
+        if is_sequence(output):
+            files = list(partial.parent.iterdir()) if partial.parent.is_dir() else []
+            new = any(f.stat().st_mtime >= since for f in files)
+        else:
+            new = _ours(partial) and partial.stat().st_mtime >= since
+    except OSError:
+        return None
+    return str(partial) if new else None
 
 
 def keep_partial(tmp: str, output: str) -> str | None:
