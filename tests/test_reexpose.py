@@ -478,6 +478,7 @@ def test_a_store_that_cannot_be_written_is_one_line(scene, tmp_path, monkeypatch
                           "store: Is a directory (what was kept so far is in "
                           f"{store}.partial; delete it, or free the space and render again)")
     assert err.count("\n") == 1 and "internal error" not in err
+    assert err.count(f"{store}.partial") == 1  # named once, by the store's own line
     assert not store.exists() and (tmp_path / "s.samples.partial" / "c000000.npz").is_file()
 
 
@@ -588,7 +589,8 @@ def test_a_store_kept_with_a_cap_that_blurs_nothing_exposes_as_it_rendered():
     assert _lens(kept, Exposure(shutter=90.0)).max_coc_px == 6.0
 
 
-def test_a_render_stopped_before_a_whole_segment_names_its_unfinished_store(tmp_path):
+def test_a_render_stopped_before_a_whole_segment_names_its_unfinished_store(tmp_path,
+                                                                             capsys):
     """Stopped before a second of video was finished, a render kept with --keep-samples
     left its sub-frames so far in STORE.partial (11 MB for 13 frames at 320x180 in a
     trial), unsaid: it is named, as the resumable case names it."""
@@ -605,6 +607,11 @@ def test_a_render_stopped_before_a_whole_segment_names_its_unfinished_store(tmp_
     said = commands._again(argparse.Namespace(file="s.py"), config)
     assert said.endswith(f"; the unfinished sample store {partial_dir(keep)} can go (a store "
                          "holds a whole render)")
+    commands._interrupted(argparse.Namespace(file="s.py"), config,
+                          argparse.Namespace(partial=None))  # before the first frame
+    assert capsys.readouterr().err == (
+        "interrupted before the first frame: no frame was written; the unfinished sample "
+        f"store {partial_dir(keep)} can go (a store holds a whole render)\n")
 
 
 def test_reexposes_summary_says_what_the_exposure_changed():
@@ -632,3 +639,24 @@ def test_the_kept_stores_hint_offers_a_new_focus_where_it_can_be_refocused(scene
     with pytest.raises(hf.InputError, match=r"drawn through the lens"):  # as reexpose says
         hf.SampleStore.open(lens_store).expose(focus_distance=2.0)
     assert hf.SampleStore.open(depth_store).expose(focus_distance=2.0).shape[0] > 0
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_failed_render_names_its_unfinished_store(scene, tmp_path, capsys):
+    """A scene error part way through a render kept with --keep-samples: the one line names
+    the frames finished and the unfinished store (a store holds a whole render)."""
+    from hfrender.cli import main
+    from hfrender.io.store import partial_dir
+
+    broken = tmp_path / "broken.py"
+    broken.write_text(SCENE.replace("    def update(self, t):\n",
+                                    "    def update(self, t):\n"
+                                    "        assert t < 0.2, 'the scene broke'\n"))
+    store, out = tmp_path / "k.samples", tmp_path / "o.mp4"
+    assert main(["render", str(broken), "-o", str(out), "--size", "64x36", "--samples", "4",
+                 "--granularity", "4", "--keep-samples", str(store), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "the scene broke" in err and err.count("\n") == 1, err
+    assert err.rstrip().endswith(f"; the unfinished sample store {partial_dir(store)} can go "
+                                 "(a store holds a whole render)"), err
+    assert partial_dir(store).is_dir() and not store.exists()

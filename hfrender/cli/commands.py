@@ -211,9 +211,12 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             _interrupted(args, config, job.stats)
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says what became of the frames made
-            if not job.stats.partial:
+            store = _unfinished_store(config)  # (unless the store's own error names it)
+            said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else "")
+                    + ("" if f"{config.keep_samples}.partial" in str(exc) else store))
+            if not said:
                 raise
-            raise type(exc)(f"{first_line(exc)}; {_kept(config, job.stats)}") from exc
+            raise type(exc)(f"{first_line(exc)}{said}") from exc
         finally:
             finish()
     finished_anyway(stats, config.output)
@@ -310,7 +313,10 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
     if not stats.partial:
-        print("interrupted before the first frame: nothing was written", file=sys.stderr)
+        store = _unfinished_store(config)
+        print("interrupted before the first frame: "
+              + (f"no frame was written{store}" if store else "nothing was written"),
+              file=sys.stderr)
         return
     print(f"interrupted: {_kept(config, stats)}{_again(args, config)}", file=sys.stderr)
 
@@ -319,15 +325,22 @@ def _kept(config: RenderConfig, stats: Any) -> str:
     return kept_apart(stats.frames_in_output, stats.partial, config.output)
 
 
+def _unfinished_store(config: RenderConfig) -> str:
+    """``; the unfinished sample store STORE.partial can go (...)`` where a stopped or failed
+    render with --keep-samples left one (a store holds a whole render: none to go on from),
+    else ``""``."""
+    kept = config.keep_samples and partial_dir(Path(config.keep_samples))
+    return (f"; the unfinished sample store {kept} can go (a store holds a whole render)"
+            if kept and kept.exists() else "")
+
+
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     from hfrender.frame_range import start_of
     from hfrender.io.resume import frames_kept, interrupted
     from hfrender.io.segments import resumable
 
     sequence = is_sequence(config.output)
-    kept_store = config.keep_samples and partial_dir(Path(config.keep_samples))
-    unfinished = (f"; the unfinished sample store {kept_store} can go (a store holds a whole "
-                  "render)") if kept_store and kept_store.exists() else ""
+    unfinished = _unfinished_store(config)
     if not (resumable(config.output) or sequence):
         return unfinished  # a GIF is made whole each time: its frames are in the partial one
     if not interrupted(config.output):
