@@ -211,9 +211,9 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             _interrupted(args, config, job.stats)
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says what became of the frames made
-            store = _unfinished_store(config)  # (unless the store's own error names it)
+            unfinished = _unfinished_store(config)  # (unless the store's error names it)
             said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else "")
-                    + ("" if f"{config.keep_samples}.partial" in str(exc) else store))
+                    + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
             if not said:
                 raise
             raise type(exc)(f"{first_line(exc)}{said}") from exc
@@ -313,9 +313,9 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
     if not stats.partial:
-        store = _unfinished_store(config)
+        unfinished = _unfinished_store(config)
         print("interrupted before the first frame: "
-              + (f"no frame was written{store}" if store else "nothing was written"),
+              + (f"no frame was written{unfinished}" if unfinished else "nothing was written"),
               file=sys.stderr)
         return
     print(f"interrupted: {_kept(config, stats)}{_again(args, config)}", file=sys.stderr)
