@@ -64,8 +64,8 @@ class Lens:
         fd = self.focus_distance
         if not (_real(fd) and not math.isnan(fd) and fd > f_m):
             raise _bad(fd)(
-                f"focus_distance={fd!r} must be a distance in metres greater than the focal "
-                f"length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g}), or inf"
+                f"focus_distance={_number(fd)} must be a distance in metres greater than the "
+                f"focal length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g}), or inf"
             )
         if self.max_coc_px is not None:
             check_blur_cap("max_coc_px", self.max_coc_px)
@@ -219,6 +219,12 @@ def _bad(value: object) -> type[InputError]:
     """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
     what is not a number at all (``"2"``)."""
     return InputError if _real(value) else InputTypeError
+
+
+def _number(value: object) -> str:
+    """A number to 10 digits (a focus pull's ``0.021875000000000033`` as ``0.021875``);
+    what is not one, as its repr."""
+    return f"{value:.10g}" if _real(value) else repr(value)
 
 
 def _positive(name: str, value: object) -> None:

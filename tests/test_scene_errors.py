@@ -96,6 +96,33 @@ def test_a_camera_that_looks_at_its_own_position_names_both_and_the_look_at_line
                      r"scene\.py:8\)$", err.strip()), err
 
 
+@pytest.mark.parametrize("focal, focus, said", [
+    ("", "0.03", r"camera.focus_distance=0.03 must be a distance in metres greater than the "
+     r"focal length \(0.05 m for focal_length_mm=50\), or inf \(\S*scene\.py:9\)$"),
+    ("self.camera.focal_length_mm = 200", "0.15",  # the focus first, then a longer lens
+     r"camera.focus_distance=0.15 must be a distance in metres greater than the focal length "
+     r"\(0.2 m for focal_length_mm=200\), or inf \(\S*scene\.py:9\)$"),
+])
+def test_a_focus_within_the_focal_length_names_the_line_that_set_it(tmp_path, capsys, focal,
+                                                                    focus, said):
+    """A distance > 0 within the focal length is refused only when the lens is made (before
+    the first frame): the message names the camera's value and the scene's line."""
+    scene = write_scene(tmp_path, f"""
+    class Near(hf.Scene):
+        def setup(self):
+            self.add(hf.Cube())
+            self.camera.f_stop = 2.8
+            self.camera.focus_distance = {focus}
+            {focal or "pass"}
+    """)
+    out = tmp_path / "n.mp4"
+    assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--duration", "0.1",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"hfrender: error: {scene}: ") and re.search(said, err), err
+    assert not out.exists()
+
+
 def test_a_target_set_after_look_at_is_not_told_as_look_ats():
     cam = hf.Camera()
     cam.look_at((0, 0, 5))  # the default position: looks nowhere

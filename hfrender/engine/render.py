@@ -52,7 +52,7 @@ from hfrender.render.renderer import make_renderer
 from hfrender.render.shadertoy import shader_notes
 from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import ShaderScene
-from hfrender.scene.loader import SceneError, call_scene, load_scene
+from hfrender.scene.loader import SceneError, call_scene, load_scene, told_line
 from hfrender.scene.ready import first_look
 
 log = logging.getLogger(__name__)
@@ -161,7 +161,8 @@ class RenderJob:
             try:
                 scene.camera.validate()
             except InputError as exc:
-                raise SceneError(f"{scene.source_path}: {exc}") from None
+                raise SceneError(f"{scene.source_path}: {exc}"
+                                 f"{told_line(exc, scene.source_path)}") from None
         self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
             self.config.hdr, self.config.output, scene, self.first_frame, self.config.fps)

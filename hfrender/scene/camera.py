@@ -64,6 +64,10 @@ class Camera(checks.Checked):
         if name == "target":  # set anew: no longer where a look_at call put it
             object.__setattr__(self, "_aimed_at", None)
         super().__setattr__(name, value)
+        if name in _LENS_NAMES:  # where, for the lens's error (a distance within the focal
+            caller = sys._getframe(1)  # length is refused only when the lens is made)
+            self.__dict__.setdefault("_set_at", {})[name] = (
+                f"{caller.f_code.co_filename}:{caller.f_lineno}")
 
     def look_at(self, target: tuple) -> None:
         self.target = target
@@ -100,8 +104,16 @@ class Camera(checks.Checked):
         if self.f_stop is None:
             raise InputError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
         width_mm = self.sensor_width_mm if aspect is None else self.picture_width_mm(aspect)
-        return Lens(self.focus_distance, self.f_stop, self.focal_length_mm, width_mm,
-                    max_coc_px, self.aperture_blades)
+        try:
+            return Lens(self.focus_distance, self.f_stop, self.focal_length_mm, width_mm,
+                        max_coc_px, self.aperture_blades)
+        except InputError as exc:  # named as the camera's, at the line that set the value
+            name = str(exc).split("=", 1)[0]
+            if name not in _LENS_NAMES:
+                raise
+            told = type(exc)(f"camera.{exc}")
+            told.where = self.__dict__.get("_set_at", {}).get(name)
+            raise told from None
 
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(right, up, forward) unit vectors in world space.
@@ -197,6 +209,9 @@ class Camera(checks.Checked):
             self.lens()  # validates f_stop and focus_distance
         _blades("camera.aperture_blades", self.aperture_blades)
         checks.choice("camera.sensor_fit", self.sensor_fit, SENSOR_FITS)
+
+
+_LENS_NAMES = ("focus_distance", "focal_length_mm", "f_stop")  # what a lens is made of
 
 
 def _blades(what: str, value: object) -> int:

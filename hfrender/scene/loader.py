@@ -258,12 +258,21 @@ def located(exc: BaseException, path: str | Path) -> str:
         tb = tb.tb_next
     if helper:
         where = f" ({helper}, called from {where[2:]}"
-    told = getattr(exc, "where", None)  # a line of a class body (checks.at_line)
-    if isinstance(told, str) and str(Path(told.rsplit(":", 1)[0]).resolve()) == target:
-        where = f" ({path}:{told.rsplit(':', 1)[1]})"
+    where = told_line(exc, path) or where
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
     return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
+
+
+def told_line(exc: BaseException, path: str | Path | None) -> str:
+    """`` (file:line)`` where ``exc`` says it was caused in ``path`` (its ``where``: a
+    class body's line, ``checks.at_line``, or the line that set a camera's value), else
+    ``""``."""
+    told = getattr(exc, "where", None)
+    if not path or not isinstance(told, str) or ":" not in told:
+        return ""
+    name, line = told.rsplit(":", 1)
+    return f" ({path}:{line})" if str(Path(name).resolve()) == str(Path(path).resolve()) else ""
 
 
 _UNEXPECTED = re.compile(r"(\w+)\.(?:__init__|load)\(\) got an unexpected keyword argument "
