@@ -210,6 +210,12 @@ def test_clear_errors(scene, tmp_path):
     _keep(scene, lens_store, samples=4, dof="lens")
     with pytest.raises(hf.InputError, match=r"drawn through the lens \(--dof lens\)"):
         hf.SampleStore.open(lens_store).expose(focus_distance=2.0)
+    # nor is its depth kept: its sub-frames are defocused already (it was half the bytes)
+    assert hf.SampleStore.open(lens_store).planes == ["color"]
+    assert sum(f.stat().st_size for f in lens_store.glob("*.npz")) < \
+        0.8 * sum(f.stat().st_size for f in store.glob("*.npz"))
+    _keep(scene, tmp_path / "lens_recon", samples=4, dof="lens", reconstruct="on")
+    assert hf.SampleStore.open(tmp_path / "lens_recon").planes == ["color", "depth", "velocity"]
     meta = json.loads((store / "store.json").read_text())
     chunk = store / meta["chunks"][-1]["file"]
     data = bytearray(chunk.read_bytes())

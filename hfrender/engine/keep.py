@@ -53,9 +53,12 @@ def keeper_for(config: Any, scene: Any, dof: str, schedule: Any, first: int, cou
     return SampleKeeper(config.keep_samples, settings, config.size, focus)
 
 
-def keeps_depth(config: Any, scene: Any) -> bool:
-    """A kept mesh render keeps its depth too (a new focus later needs it)."""
-    return config.keep_samples is not None and not isinstance(scene, ShaderScene)
+def keeps_depth(config: Any, scene: Any, dof: str) -> bool:
+    """A kept mesh render keeps its depth too (a new focus later needs it), but not one of
+    ``--dof lens``: its sub-frames are defocused already, and never refocused (the depth
+    was half a store's bytes, unused; ``--reconstruct`` draws and keeps it anyway)."""
+    return config.keep_samples is not None and not isinstance(scene, ShaderScene) \
+        and dof != "lens"
 
 
 class SampleKeeper:

@@ -213,7 +213,7 @@ class RenderJob:
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
         stats.no_velocity = isinstance(self.scene, ShaderScene)
-        keep = keeps_depth(config, self.scene)
+        keep = keeps_depth(config, self.scene, self.dof)
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
                                       config.fps, velocity, config.msaa, stats.hdr)
         stats.msaa = self.renderer.target.msaa
