@@ -205,7 +205,12 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Camera, "target", (0, 0), "camera.target=(0, 0) must be 3 finite numbers (x, y, z) "
                                   "in metres"),
     (hf.Camera, "up", (0, INF, 0), "camera.up=(0, inf, 0) must be 3 finite numbers (x, y, z)"),
-    (hf.Camera, "focus_distance", NAN, "camera.focus_distance=nan must be a finite number > 0"),
+    (hf.Camera, "focus_distance", NAN, "camera.focus_distance=nan must be a distance > 0 in "
+                                       "metres, or inf"),
+    (hf.Camera, "focus_distance", -INF, "camera.focus_distance=-inf must be a distance > 0 in "
+                                        "metres, or inf"),
+    (hf.Camera, "focus_distance", "3", "camera.focus_distance='3' must be a distance > 0 in "
+                                       "metres, or inf"),
     (hf.Camera, "f_stop", NAN, "camera.f_stop=nan must be None (a pinhole) or a finite number "
                                "> 0"),
     (hf.Camera, "focal_length_mm", INF, "camera.focal_length_mm=inf must be a finite number "
@@ -245,9 +250,10 @@ def test_good_values_are_stored_as_floats():
      r"^scene error in update\(t\) at t=0\.0\d+ s \(output frame 2\): InputError: "
      r"Sphere.position=\(0, 0, nan\) must be 3 finite numbers \(x, y, z\) in metres "
      r"\(\S*scene.py:12\)$"),
-    ("pass", "self.camera.focus_distance = math.inf",
+    ("pass", "self.camera.focus_distance = -math.inf",
      r"^scene error in update\(t\) at t=0 s \(output frame 0\): InputError: "
-     r"camera.focus_distance=inf must be a finite number > 0 \(\S*scene.py:12\)$"),
+     r"camera.focus_distance=-inf must be a distance > 0 in metres, or inf "
+     r"\(\S*scene.py:12\)$"),
     # within the focal length: refused only when the lens is made, told at the line anyway
     ("self.camera.f_stop = 2.8", "self.camera.focus_distance = 0.2 - 2.5 * t",
      r"^scene error in the camera at t=0\.0\d+ s \(output frame 2\): InputError: "
@@ -364,6 +370,29 @@ def test_a_bad_sensor_fit_is_one_line(value, message):
     assert one_line(excinfo) == message
     with pytest.raises(InputError, match=r"^camera.sensor_height_mm=nan must be a finite "):
         hf.Camera(sensor_height_mm=NAN)
+
+
+@pytest.mark.parametrize("dof", ["lens", "depth"])
+def test_a_camera_focused_at_infinity_renders_as_one_focused_far_away(tmp_path, dof):
+    """``focus_distance = math.inf`` (a lens focused at infinity, as reexpose and fx take):
+    the near cube blurred (sharp focused on it, 1 m away), the frame that of a focus a
+    thousand kilometres away; was refused as "must be a finite number > 0"."""
+    frames = {}
+    for focus in ("math.inf", "1e6", "1.0"):
+        path = write_scene(tmp_path, f"""
+        class Far(hf.Scene):
+            duration = 0.05
+            background = (0.2, 0.3, 0.4)
+            def setup(self):
+                self.add(hf.Cube(position=(0.3, 0, 4), scale=0.3, color="orange"))
+                self.add(hf.Sphere(position=(-1, 0, -4), radius=0.8, color="white"))
+                self.camera.f_stop = 1.4
+                self.camera.focus_distance = {focus}
+        """, name=f"far_{len(frames)}.py")
+        frames[focus] = render_frames(path, size=(96, 64), samples=8, dof=dof)[0][0]
+    far, inf, near = (frames[k].astype(int) for k in ("1e6", "math.inf", "1.0"))
+    assert np.abs(inf - far).max() <= 1
+    assert np.abs(inf - near).max() > 40  # the focus did move
 
 
 def test_camera_distances_stay_checked_at_every_sub_frame():

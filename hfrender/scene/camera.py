@@ -27,8 +27,9 @@ class Camera(checks.Checked):
     """A perspective (or orthographic) camera with a physical lens.
 
     Defaults follow Blender's camera: 50 mm lens on a 36 mm sensor. ``f_stop=None`` is a
-    pinhole (everything sharp); set it (and ``focus_distance``, metres along the view axis)
-    for depth of field. ``aperture_blades`` 0 gives round bokeh, 3 or more a polygon.
+    pinhole (everything sharp); set it (and ``focus_distance``, metres along the view axis,
+    or ``math.inf``) for depth of field. ``aperture_blades`` 0 gives round bokeh, 3 or more
+    a polygon.
 
     ``sensor_fit`` is Blender's: ``"auto"`` fits ``sensor_width_mm`` to the longer side of
     the picture, ``"horizontal"`` to its width, ``"vertical"`` fits ``sensor_height_mm``
@@ -159,7 +160,8 @@ class Camera(checks.Checked):
         if not self.has_dof:
             return 0.0
         f = self.focal_length_mm / 1000.0
-        return f / self.f_stop / 2.0 * self.focus_distance / (self.focus_distance - f)
+        s = self.focus_distance  # at infinity, s / (s - f) is 1
+        return f / self.f_stop / 2.0 * (1.0 if math.isinf(s) else s / (s - f))
 
     def projection(self, aspect: float, lens_offset_m: tuple[float, float] = (0.0, 0.0),
                    jitter_ndc: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
@@ -231,6 +233,16 @@ def _positive(what: str, value: object) -> float:
     return checks.finite(what, value, above=0.0)
 
 
+def _distance(what: str, value: object) -> float:
+    """A focus distance: metres > 0, or inf (focused at infinity, as a lens can be)."""
+    if checks.real(value) and value == math.inf:
+        return math.inf
+    if not (checks.real(value) and math.isfinite(value) and value > 0):
+        raise InputError(f"{what}={checks.shown(value)} must be a distance > 0 in metres, or "
+                         "inf")
+    return float(value)
+
+
 _CHECKS = {
     "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
     "target": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
@@ -240,7 +252,7 @@ _CHECKS = {
     "sensor_height_mm": _positive,
     "sensor_fit": lambda what, v: checks.choice(what, v, SENSOR_FITS),
     "f_stop": _f_stop,
-    "focus_distance": _positive,
+    "focus_distance": _distance,
     "aperture_blades": _blades,
     "orthographic": checks.flag,
     "ortho_height": _positive,
