@@ -270,7 +270,7 @@ def _number(name: str, v: object, low: float, exclusive: bool = False,
         span = f"> {low:g}" if exclusive else f">= {low:g}"
         if high is not None:
             span += f" and <= {high:g}"
-        raise ConfigError(f"{name}={v!r} must be a number {span}")
+        raise ConfigError(f"{name}={v!r} must be a finite number {span}")
 
 
 def _integer(name: str, v: object, low: int, high: int) -> None:

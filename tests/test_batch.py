@@ -376,9 +376,9 @@ def test_options_after_the_file_override_every_job(folder):
      r"job 'bar' would keep an interrupted run's frames in .*out/bar\.partial\.mp4, the "
      r"output of job 'smooth': name one of them otherwise$"),
     (lambda t: t.replace("duration = 0.25", "duration = -1"),
-     r"job 'frames': duration=-1\.0 must be a number > 0"),
+     r"job 'frames': duration=-1\.0 must be a finite number > 0"),
     (lambda t: t.replace("fps = 24", "fps = 5000"),
-     r"job 'bar': fps=5000\.0 must be a number >= 0\.001 and <= 1000"),
+     r"job 'bar': fps=5000\.0 must be a finite number >= 0\.001 and <= 1000"),
     (lambda t: t.replace('output = "out/bar.mp4"', 'output = "out/bar.avi"'),
      r"job 'bar': -o .*out/bar\.avi: unknown output type '\.avi'"),
     (lambda t: t.replace('size = "32x8"', 'size = "33x8"'),

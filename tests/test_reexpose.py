@@ -1,6 +1,7 @@
 """Sample stores (--keep-samples) and re-exposure: another shutter, another focus, later."""
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -198,6 +199,10 @@ def test_clear_errors(scene, tmp_path):
     with pytest.raises(hf.InputError, match=r"--shutter 270: the store holds sub-frames over "
                                             r"180 degrees only"):
         kept.expose(shutter=270)
+    for bad in (0, -90.0, math.inf, math.nan):  # the upper limit said too
+        with pytest.raises(hf.InputError, match=rf"^--shutter {bad!r}: an angle in degrees > 0, "
+                                                r"at most the 180 the store holds$"):
+            kept.expose(shutter=bad)
     for bad, allowed in (({"f_stop": 0}, "a finite number > 0"), ({"f_stop": np.inf},
                          "a finite number > 0"), ({"focus_distance": -1.0}, "a distance > 0 in "
                          "metres, or inf"), ({"focus_distance": np.nan}, "a distance > 0 in "

@@ -82,7 +82,8 @@ def _merged(spans: np.ndarray) -> list[tuple[float, float]]:
 def _check_exposure(s: dict, e: Exposure) -> None:
     if e.shutter is not None and not (isinstance(e.shutter, (int, float)) and
                                       math.isfinite(e.shutter) and e.shutter > 0):
-        raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0")
+        raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0, at most the "
+                         f"{s['shutter']:g} the store holds")
     for option, value, inf in (("--focus-distance", e.focus_distance, True),
                                ("--f-stop", e.f_stop, False)):  # focused at infinity: inf
         if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
