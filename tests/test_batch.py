@@ -181,6 +181,40 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
     assert results[0]["frames"] == 48 and results[2]["frames"] == 0
 
 
+def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, monkeypatch):
+    """Ctrl-C 5 frames into bar's second segment (32 frames each): a rest under MIN_SEGMENT
+    is left out of the partial video, and the table said the frames fused (36), not the 32
+    it holds; stopped
+    again later, after starting over with other settings, the segments it made were told
+    as reused (0/1: it had found one of the older run's)."""
+    import hfrender.io.segments as seg
+
+    text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
+    (folder / "jobs.toml").write_text(text)
+    real, calls = seg.SegmentedWriter.write, {"n": 0, "at": 37}
+
+    def stop(self, frame):
+        real(self, frame)
+        calls["n"] += 1
+        if calls["n"] == calls["at"]:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "write", stop)
+    out = folder / "s.json"
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
+    bar = json.loads(out.read_text())[0]
+    held = len(decode(folder / "out" / "bar.partial.mp4"))
+    assert bar["status"] == "interrupted" and bar["frames"] == held == 32, bar
+    assert bar["frames_made"] == 36 and (bar["segments_made"], bar["segments_reused"]) == (1, 0)
+    (folder / "jobs.toml").write_text(text.replace('name = "bar"', 'name = "bar"\n'
+                                                   'shutter_curve = "triangle"'))
+    calls.update(n=0, at=42)  # starts over (its curve changed): a rest of 10 is joined
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
+    bar = json.loads(out.read_text())[0]
+    assert (bar["segments_made"], bar["segments_reused"]) == (1, 0), bar
+    assert bar["frames"] == len(decode(folder / "out" / "bar.partial.mp4")) == 42
+
+
 def test_an_interrupted_job_of_other_settings_starts_over(folder, monkeypatch):
     """A job stopped half-way, then changed (another sample count, or its scene fixed):
     its segments are another render's, so the job starts over rather than failing on every
@@ -377,6 +411,9 @@ def test_options_after_the_file_override_every_job(folder):
      r"output of job 'smooth': name one of them otherwise$"),
     (lambda t: t.replace("duration = 0.25", "duration = -1"),
      r"job 'frames': duration=-1\.0 must be a finite number > 0"),
+    (lambda t: t.replace("duration = 0.25", "duration = 1e9"),  # was found as it ran
+     r"job 'frames': duration=1e\+09 s at 24 fps is 24,000,000,000 frames; hfrender renders "
+     r"at most [\d,]+ in one output"),
     (lambda t: t.replace("fps = 24", "fps = 5000"),
      r"job 'bar': fps=5000\.0 must be a finite number >= 0\.001 and <= 1000"),
     (lambda t: t.replace('output = "out/bar.mp4"', 'output = "out/bar.avi"'),
@@ -703,7 +740,10 @@ def test_a_job_interrupted_again_counts_only_the_frames_this_run_made(folder, mo
                      "--quiet"]) == 130
         bar = json.loads(out.read_text())[0]
         assert bar["status"] == "interrupted"
-        assert bar["frames"] > kept and bar["frames_made"] == bar["frames"] - kept, bar
+        assert bar["frames"] == len(decode(folder / "out" / "bar.partial.mp4")) > kept, bar
+        # this run's, not the kept ones (the frame being written when Ctrl-C came: not told
+        # as fused, but in the partial output)
+        assert bar["frames"] - kept - 1 <= bar["frames_made"] <= bar["frames"] - kept, bar
         kept = frames_kept(str(folder / "out" / "bar.mp4"))
         assert kept > 0
 

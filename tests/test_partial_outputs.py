@@ -133,7 +133,7 @@ def test_a_lock_that_cannot_be_taken_is_said_and_the_run_goes_on(tmp_path, monke
 def test_a_join_that_fails_says_where_the_segments_are_and_how_to_go_on(tmp_path):
     """A full disk at the join: the message named the failure only, not the kept segments
     nor --resume (which then joined them, byte for byte)."""
-    from hfrender.io.segments import WriteFailed, join
+    from hfrender.io.join import WriteFailed, join
 
     folder = tmp_path / "w"
     folder.mkdir()
@@ -150,7 +150,7 @@ def test_a_join_whose_ffmpeg_crashes_names_the_signal_and_the_way_out(tmp_path, 
                                                                         signal_name):
     """imageio-ffmpeg 0.6/0.7's ffmpeg 7.0.2 died of SIGSEGV at every join on the H200
     machine (and here): the message said "failed: no message"."""
-    from hfrender.io.segments import WriteFailed, join
+    from hfrender.io.join import WriteFailed, join
 
     crash = tmp_path / "ffmpeg"
     crash.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")

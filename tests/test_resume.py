@@ -128,6 +128,47 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     assert not partial.exists() and not (tmp_path / ".term.partial.mp4.hfrender").exists()
 
 
+def test_a_second_ctrl_c_during_the_partial_join_says_what_is_kept(tmp_path, capsys,
+                                                                     monkeypatch):
+    """Ctrl-C at frame 70 of 90, and again while the finished segments are joined into
+    NAME.partial.mp4: it said the frames "are in" a partial file that was never made, or
+    "nothing was written" while two segments were kept; the half-joined file and the join's
+    list stayed behind."""
+    path = tmp_path / "stop.py"
+    stop = tmp_path / "stop.flag"
+    stop.touch()
+    path.write_text(textwrap.dedent(SLOW).replace("time.sleep(SLEEP)", (
+        f"if t > 70 / 30 and os.path.exists({str(stop)!r}): raise KeyboardInterrupt")).replace(
+        "import math, time", "import math, os"))  # Ctrl-C at frame 70, while the flag is
+    out = tmp_path / "stop.mp4"
+
+    run = subprocess.run
+
+    def stopped_again(cmd, *args, **kwargs):
+        if any(str(word).startswith("concat") for word in cmd):  # the second Ctrl-C, while
+            # ffmpeg joins
+            (tmp_path / ".stop.partial.mp4.joining.mp4").write_bytes(b"half")
+            raise KeyboardInterrupt
+        return run(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", stopped_again)
+    assert main(["render", str(path), "-o", str(out), *ARGS]) == 130
+    err = capsys.readouterr().err
+    segs = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
+    kept = sum(seg["count"] for seg in segs)
+    assert kept == 60  # two whole segments of 30 frames
+    assert (f"interrupted: {kept} frames in whole segments are kept for --resume (no partial "
+            f"video was joined); continue from frame {kept} with: hfrender render") in err
+    assert not (tmp_path / "stop.partial.mp4").exists() and not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".stop.mp4.hfrender", "stop.flag",
+                                                          "stop.py"]
+    assert not (work_dir(out) / "join.txt").exists()
+    monkeypatch.undo()
+    stop.unlink()
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 0
+    assert len(decoded(out)) == 90
+
+
 def wait_for_files(folder, n, proc, timeout=60):
     end = time.time() + timeout
     while time.time() < end and proc.poll() is None:
@@ -260,6 +301,11 @@ def test_resume_refuses_changed_settings(tmp_path, capsys):
     assert code == 2 and "(hdr auto -> on)" in capsys.readouterr().err  # float sub-frames
     assert main(["render", str(path), "-o", str(tmp_path / "none.mp4"), "--resume"]) == 2
     assert "--resume: nothing to resume for" in capsys.readouterr().err
+    assert main(["render", str(path), "-o", str(tmp_path / "none.mp4"), *ARGS]) == 0
+    assert main(["render", str(path), "-o", str(tmp_path / "none.mp4"), "--resume"]) == 2
+    assert capsys.readouterr().err.strip().endswith(  # a finished one: said so
+        f"--resume: nothing to resume for {tmp_path / 'none.mp4'} ({tmp_path / 'none.mp4'} is "
+        "there, and no run of it was interrupted); render without --resume to make it again")
 
 
 def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, caplog):

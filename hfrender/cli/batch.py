@@ -154,6 +154,8 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                         if finished[n].status == "interrupted" or n + 1 < len(jobs):
                             raise stop_asked()()
         except KeyboardInterrupt as exc:
+            if running:  # the job running here (none on Ray): what its partial output holds
+                running["held"] = getattr(exc, "frames_kept", None)
             done = sum(r.status != "interrupted" for r in finished.values())
             then = _half_done(jobs, started, finished)
             print(f"interrupted: {done} of {len(jobs)} jobs finished; run the same "
@@ -192,17 +194,20 @@ def unfinished(jobs: list, finished: dict, started: set, running: dict | None = 
     begun and not finished (on Ray, all begin at once) ``interrupted``, with what it made
     (``running``: the job running here, its frames and start), one never begun ``not run``."""
     from hfrender.engine.batch_state import JobResult
+    from hfrender.io.resume import frames_kept
 
     results = [finished[i] if i in finished else
                JobResult(job.name, "interrupted" if i in started else "not run",
                          output=str(job.output)) for i, job in enumerate(jobs)]
     if running and running["n"] not in finished:  # what the interrupted job had made
         stopped = results[running["n"]]
-        stopped.frames = running["frames"]  # in its partial output, the kept ones too
-        stopped.frames_made = running["frames"] - running.get("kept", 0)  # by this run
+        held = running.get("held")  # in its partial output (else kept for --resume), the
+        stopped.frames = frames_kept(stopped.output) if held is None else held  # earlier too
+        stopped.frames_made = max(0, running["frames"] - running.get("kept", 0))  # by this run
         stopped.seconds = time.perf_counter() - running["t0"]
         before, now = running.get("segments", 0), segments_kept(stopped.output)
-        stopped.segments_reused = min(before, now)  # fewer now: it started over
+        went_on = running.get("kept", 1) > 0  # its first frame after kept ones (0: anew)
+        stopped.segments_reused = min(before, now) if went_on else 0  # fewer: started over
         stopped.segments_made = now - stopped.segments_reused
     return results
 

@@ -312,6 +312,13 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
+    from hfrender.io.resume import frames_kept, interrupted
+
+    if not stats.partial and interrupted(config.output):  # a second Ctrl-C stopped its join
+        print(f"interrupted: {n_frames(frames_kept(config.output))} in whole segments "
+              f"{'is' if frames_kept(config.output) == 1 else 'are'} kept for --resume (no "
+              f"partial video was joined){_again(args, config)}", file=sys.stderr)
+        return
     if not stats.partial:
         unfinished = _unfinished_store(config)
         print("interrupted before the first frame: "

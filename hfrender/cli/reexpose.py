@@ -110,7 +110,7 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> di
     (said with where the frames made are); an error names them too."""
     from hfrender.engine.deep_output import output_dtype
     from hfrender.engine.reexpose import run_exposure
-    from hfrender.io.segments import JOIN_AGAIN
+    from hfrender.io.join import JOIN_AGAIN
 
     progress, finish = progress_bar(args.quiet, "reexposing")
     with sigterm_interrupts():

@@ -26,21 +26,14 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
-from hfrender.engine.batch_paths import check_jobs, input_identity
+from hfrender.engine.batch_paths import check_job, check_jobs, input_identity
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.errors import HFRenderError, InputError, first_line, nearest
-from hfrender.frame_range import parse_frames, resolve, start_of
-from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.outputs import (
-    check_not_input,
-    check_partial_free,
-    check_writable,
-    sequence_name,
-)
-from hfrender.io.segments import JOIN_AGAIN
+from hfrender.frame_range import parse_frames, start_of
+from hfrender.io.join import JOIN_AGAIN
+from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
-from hfrender.io.writers import check_output
-from hfrender.scene.loader import check_scene_file, scene_duration
+from hfrender.scene.loader import check_scene_file
 from hfrender.scene.sources import scene_modules
 
 log = logging.getLogger(__name__)
@@ -213,7 +206,7 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
-        _check(job)
+        check_job(job)
     except (InputError, ValueError) as exc:
         raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
     return job
@@ -246,29 +239,6 @@ def _frames_there(where: str, source: Path) -> bool:
         return is_sequence(str(source)) and bool(sequence_files(str(source)))
     except HFRenderError as exc:
         raise InputError(f"{where}: {first_line(exc)}") from None
-
-
-def _check(job: BatchJob) -> None:
-    """Every value of ``job`` checked as the command would check it, now: its settings,
-    encoder, a render's output type, size and alpha (an fx job's size is its footage's),
-    and that its output's folder takes files (it is made when the job runs)."""
-    checked = job.render_config() if job.kind == "render" else job.fx_settings()
-    check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
-    if job.kind == "render":
-        check_output(str(job.output), checked.size, checked.codec,
-                     alpha=bool(checked.transparent), folder=False,
-                     pix_fmt=getattr(checked, "pix_fmt", None))
-    check_writable(str(job.output), "output")
-    if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is
-        depth = job.options.get("depth")  # told by the outputs' check
-        check_not_input(str(job.output), [("input", [job.source])] +
-                        ([("depth pass", [Path(depth)])] if depth else []))
-    if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
-        check_partial_free(str(job.output), "output")
-    if job.kind == "render" and checked.frames is not None:  # in the render, if that can
-        seconds = scene_duration(job.source, job.scene_class)  # be told without running it
-        if checked.duration is not None or seconds is not None:
-            resolve(checked.frames, checked.frame_count(seconds), checked.fps)
 
 
 def _unknown(where: str, raw: str, kind: str, known: dict) -> str:
@@ -388,7 +358,11 @@ def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
 
         render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
                            progress=progress).prepare()
-        s = render.run()
+        try:
+            s = render.run()
+        except KeyboardInterrupt as exc:  # the table says what its partial output holds
+            exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
+            raise
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
                 "retries": s.retries, "segments": s.segments,
                 "models": scene_models(render.scene.objects)}

@@ -1,4 +1,5 @@
-"""The files a batch's jobs read and write, against each other (:mod:`.batch`): where an
+"""The checks of a batch's jobs before any runs (:mod:`.batch`): each job's values as its
+command checks them, and the files the jobs read and write, against each other: where an
 interrupted job would keep its frames must be no other job's file, a job may read what an
 earlier job writes (not on Ray, where they run at once), and the summary is none of them;
 and what identifies a job's input and the files its scene loaded, for the up-to-date check."""
@@ -11,8 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.errors import HFRenderError, InputError
-from hfrender.io.outputs import partial_name
+from hfrender.frame_range import resolve
+from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.outputs import check_not_input, check_partial_free, check_writable, partial_name
 from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.writers import check_output
+from hfrender.scene.loader import scene_duration
 
 
 def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:
@@ -110,3 +115,28 @@ def _a_frame_of(sequence: Path, file: Path) -> bool:
         return file.parent == sequence
     rx = pattern_files(sequence.name) if is_sequence(str(sequence)) else None
     return rx is not None and file.parent == sequence.parent and bool(rx.match(file.name))
+
+
+def check_job(job: Any) -> None:
+    """Every value of ``job`` checked as the command would check it, now: its settings,
+    encoder, a render's output type, size and alpha (an fx job's size is its footage's),
+    and that its output's folder takes files (it is made when the job runs)."""
+    checked = job.render_config() if job.kind == "render" else job.fx_settings()
+    check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
+    if job.kind == "render":
+        check_output(str(job.output), checked.size, checked.codec,
+                     alpha=bool(checked.transparent), folder=False,
+                     pix_fmt=getattr(checked, "pix_fmt", None))
+    check_writable(str(job.output), "output")
+    if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is
+        depth = job.options.get("depth")  # told by the outputs' check
+        check_not_input(str(job.output), [("input", [job.source])] +
+                        ([("depth pass", [Path(depth)])] if depth else []))
+    if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
+        check_partial_free(str(job.output), "output")
+    if job.kind == "render":  # its frames (and --frames in them), where that can be told
+        seconds = scene_duration(job.source, job.scene_class)  # without running the scene
+        if checked.duration is not None or seconds is not None:
+            count = checked.frame_count(seconds)  # (a duration of 1e9 s: too many)
+            if checked.frames is not None:
+                resolve(checked.frames, count, checked.fps)

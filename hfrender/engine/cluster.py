@@ -36,18 +36,17 @@ from hfrender.hyperframe.builder import auto_granularity
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.join import join, sha256_file
 from hfrender.io.segments import (
     Manifest,
     as_kept,
     fresh_work_dir,
-    join,
     open_segment,
     remove_work_dir,
     render_segment_frames,
     resumable,
     segment_name,
     segment_ranges,
-    sha256_file,
     work_dir,
 )
 from hfrender.io.sequence_names import is_sequence

@@ -37,15 +37,14 @@ from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
 from hfrender.io.footage import footage_format
+from hfrender.io.join import join, sha256_file
 from hfrender.io.probe import probe, soundtrack
 from hfrender.io.segments import (
-    join,
     open_segment,
     remove_work_dir,
     resumable,
     segment_name,
     segment_ranges,
-    sha256_file,
     work_dir,
 )
 from hfrender.io.writers import check_output, raw_frame_shape

@@ -94,8 +94,11 @@ def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
         raise InputError(f"--resume: {exc}".replace("render without", f"{verb} without")
                          ) from None
     if manifest is None:
-        raise InputError(f"--resume: nothing to resume for {output} (no {folder}); "
-                         f"{verb} without --resume")
+        done = Path(output).exists()  # finished: its work folder went when it was joined
+        why, again = ((f"{output} is there, and no run of it was interrupted",
+                       " to make it again") if done else (f"no {folder}", ""))
+        raise InputError(f"--resume: nothing to resume for {output} ({why}); {verb} without "
+                         f"--resume{again}")
     settings = as_kept(settings)
     if manifest.settings != settings and made_here_alike(manifest, settings):
         manifest.settings = settings  # a Ray run's segments, drawn and fused as here

@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -26,10 +25,11 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, crashed, frame_rate, join_command
+from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate
+from hfrender.io.join import join, sha256_file
 from hfrender.io.outputs import mark_partial, partial_name, remove_partial
 from hfrender.io.sequence_names import is_sequence
-from hfrender.io.writers import Closing, VideoWriter, WriteFailed, check_output
+from hfrender.io.writers import Closing, VideoWriter, check_output
 
 MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
@@ -88,14 +88,6 @@ def _segments_kept(folder: Path) -> list[int]:
         return [int(seg["count"]) for seg in manifest.get("segments", [])]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return []
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass
@@ -264,14 +256,14 @@ class SegmentedWriter(Closing):
         (:attr:`partial_output`).
         """
         files = [self.folder / s["file"] for s in self.manifest.segments]
+        rest = 0  # frames of an unfinished segment, for the partial output
         if self._current is not None:  # interrupted mid-segment: finalise it for the join
             writer, self._current = self._current, None
             writer.close()
             # a rest of a few frames would join with a gap (see MIN_SEGMENT): left out
             if self.join_unfinished and (writer.frames_written >= MIN_SEGMENT
                                          or (writer.frames_written and not files)):
-                self._partial = Path(writer.path)
-                self._partial_frames = writer.frames_written
+                self._partial, rest = Path(writer.path), writer.frames_written
                 files.append(self._partial)
             else:
                 Path(writer.path).unlink(missing_ok=True)
@@ -279,11 +271,11 @@ class SegmentedWriter(Closing):
             join(files, self.output, self.folder, self.fps, self.audio_from,
                  getattr(self.encoding, "timecode", ""), self.codec)
             remove_partial(self.output)  # an older run's, now out of date
-        elif files and self.join_unfinished:
-            self.partial_output = partial_name(self.output)
-            join(files, self.partial_output, self.folder, self.fps, self.audio_from,
-                 codec=self.codec)
-            mark_partial(self.partial_output)  # ours: the next run may replace or remove it
+        elif files and self.join_unfinished:  # named once it is there (a second Ctrl-C
+            partial = partial_name(self.output)  # may stop the join)
+            join(files, partial, self.folder, self.fps, self.audio_from, codec=self.codec)
+            mark_partial(partial)  # ours: the next run may replace or remove it
+            self.partial_output, self._partial_frames = partial, rest
         if self.complete or not self.manifest.segments:  # done, or nothing to resume from
             shutil.rmtree(self.folder, ignore_errors=True)
         elif self._partial is not None:
@@ -351,33 +343,6 @@ def stamped(codec: str, fps: float) -> bool:
     1000 fps (there ffmpeg's guess of the rate of a TS stream cuts the last frame off the
     joined MP4's duration; at 1000 fps Matroska's milliseconds are exact anyway)."""
     return (codec in X264_LIKE or codec.startswith(("h264", "hevc"))) and fps < 1000
-
-
-# how a failed join is gone on from, as render and fx say it (batch and reexpose put their
-# own way in its place)
-JOIN_AGAIN = "the same command with --resume joins them"
-
-
-def join(files: list[Path], output: str, folder: Path, fps: float,
-         audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "") -> None:
-    """Concatenate segments into ``output`` without re-encoding the video (atomic
-    replace); the soundtrack of ``audio_from``, if any, is added."""
-    listing = folder / "join.txt"
-    # names relative to the list (all segments sit beside it): no quoting of the path
-    listing.write_text("".join(f"file '{f.name}'\n" for f in files))
-    tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
-    cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
-                       audio_from, str(listing.name), timecode=timecode, codec=codec)
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
-    listing.unlink(missing_ok=True)
-    if res.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        last = crashed(res.returncode, (res.stderr.strip().splitlines() or [""])[-1],
-                       copying=True)
-        raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
-                          f"{output} failed: {last} (the "
-                          f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
-    os.replace(tmp, output)
 
 
 def resumable(output: str) -> bool:

@@ -1,0 +1,53 @@
+"""Segments joined into one video without re-encoding (ffmpeg's concat demuxer and stream
+copy), and the checksums a segment is recorded with (:mod:`hfrender.io.segments`, and the
+Ray renders' segments, ``hfrender/engine/cluster.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+from hfrender.io.ffmpeg import Soundtrack, crashed, frame_rate, join_command
+from hfrender.io.writers import WriteFailed
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# how a failed join is gone on from, as render and fx say it (batch and reexpose put their
+# own way in its place)
+JOIN_AGAIN = "the same command with --resume joins them"
+
+
+def join(files: list[Path], output: str, folder: Path, fps: float,
+         audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "") -> None:
+    """Concatenate segments into ``output`` without re-encoding the video (atomic
+    replace); the soundtrack of ``audio_from``, if any, is added."""
+    listing = folder / "join.txt"
+    # names relative to the list (all segments sit beside it): no quoting of the path
+    listing.write_text("".join(f"file '{f.name}'\n" for f in files))
+    tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
+    cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
+                       audio_from, str(listing.name), timecode=timecode, codec=codec)
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+    except BaseException:  # a Ctrl-C: no half-joined file is left
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        listing.unlink(missing_ok=True)
+    if res.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        last = crashed(res.returncode, (res.stderr.strip().splitlines() or [""])[-1],
+                       copying=True)
+        raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
+                          f"{output} failed: {last} (the "
+                          f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
+    os.replace(tmp, output)
