@@ -181,7 +181,8 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
     assert results[0]["frames"] == 48 and results[2]["frames"] == 0
 
 
-def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, monkeypatch):
+def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, monkeypatch,
+                                                                        capsys):
     """Ctrl-C 5 frames into bar's second segment (32 frames each): a rest under MIN_SEGMENT
     is left out of the partial video, and the table said the frames fused (36), not the 32
     it holds; stopped
@@ -203,7 +204,10 @@ def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, m
     out = folder / "s.json"
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
     bar = json.loads(out.read_text())[0]
-    held = len(decode(folder / "out" / "bar.partial.mp4"))
+    partial = folder / "out" / "bar.partial.mp4"  # named (the table names the output)
+    assert capsys.readouterr().err.rstrip().endswith(
+        f"a half-done one resumes); job 'bar''s frames so far are in {partial}")
+    held = len(decode(partial))
     assert bar["status"] == "interrupted" and bar["frames"] == held == 32, bar
     assert bar["frames_made"] == 36 and (bar["segments_made"], bar["segments_reused"]) == (1, 0)
     (folder / "jobs.toml").write_text(text.replace('name = "bar"', 'name = "bar"\n'
@@ -882,3 +886,17 @@ def test_a_partial_output_is_named_only_where_this_run_kept_it(tmp_path):
     (Path(partial_name(frames)).parent / "001.png").write_bytes(b"png")
     assert kept_partial(frames, began) == partial_name(frames)
     assert kept_partial(frames, time.time() + 10) is None
+
+
+def test_a_batch_on_ray_whose_jobs_are_all_up_to_date_connects_to_no_cluster(folder,
+                                                                            monkeypatch):
+    """Every job up to date: ``--ray`` skipped them all but first started a local Ray
+    (some 4 s, and Ray's own warnings) for nothing."""
+    assert summary(folder)[0] == 0  # made here
+
+    def no_cluster(address):
+        raise AssertionError(f"connected to Ray ({address}) for up-to-date jobs")
+
+    monkeypatch.setattr("hfrender.engine.batch_ray.connect", no_cluster)
+    code, results = summary(folder, "--ray")
+    assert code == 0 and [r["status"] for r in results.values()] == ["up-to-date"] * 3

@@ -145,6 +145,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                     started.add(n)
                     running.clear()  # (its kept frames: told by its first progress)
                     running.update(n=n, t0=time.perf_counter(), frames=0,
+                                   began=time.time() - 0.05,  # (a file time: coarser)
                                    segments=segments_kept(job.output))
                     finished[n] = _one(job, state, n + 1, len(jobs), quiet, running)
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
@@ -159,8 +160,8 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
             done = sum(r.status != "interrupted" for r in finished.values())
             then = _half_done(jobs, started, finished)
             print(f"interrupted: {done} of {len(jobs)} jobs finished; run the same "
-                  f"command again to go on (finished jobs are skipped, {then})",
-                  file=sys.stderr)
+                  f"command again to go on (finished jobs are skipped, {then})"
+                  f"{_partial_of(jobs, running)}", file=sys.stderr)
             code = interrupted_code(exc)
     results = unfinished(jobs, finished, started, running)
     if not quiet:
@@ -171,6 +172,18 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def _partial_of(jobs: list, running: dict) -> str:
+    """``; job 'bar''s frames so far are in out/bar.partial.mp4``: where the job running
+    here when a Ctrl-C came kept what it had made (``""``: none, or on Ray)."""
+    from hfrender.io.outputs import kept_partial
+
+    if "n" not in running:
+        return ""
+    job = jobs[running["n"]]
+    kept = kept_partial(str(job.output), running["began"])
+    return f"; job {job.name!r}'s frames so far are in {kept}" if kept else ""
 
 
 def _half_done(jobs: list, started: set, finished: dict) -> str:

@@ -39,7 +39,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                      progress: Callable[[int, int], None] | None = None) -> list:
     """Every job's result, in the jobs file's order; ``on_result(index, result)`` as each
     ends; ``progress(frames, total)`` over every job on the cluster (one bar)."""
-    ray = connect(address)
+    ray = None  # connected for the first job the cluster runs (none: all up to date)
     frames = {"done": {}, "total": 0}
 
     def told(i: int) -> Callable[[int, int], None]:
@@ -66,6 +66,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             elif state.up_to_date(job) is not None:
                 done(i, run_job(job, state))  # up-to-date: skipped at once
             else:
+                ray = ray or connect(address)
                 started = _start(ray, job, told(i), frames, done, i, held)
                 if started == "local":
                     local.append(i)
@@ -76,7 +77,8 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                     if not refs:
                         _finish(i, job, running.pop(i), state, done)
         try:
-            _collect(ray, jobs, owner, running, state, done)
+            if owner:
+                _collect(ray, jobs, owner, running, state, done)
         except KeyboardInterrupt:
             _stopped(jobs, running, done)
             raise
