@@ -184,6 +184,10 @@ def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
     assert overrides_of(["--ray", "--samples", "4"]) == ({"ray": True}, {"samples": 4})
     with pytest.raises(ConfigError, match=r"^'-ql': options after the jobs file are --name"):
         overrides_of(["--ray", "-ql"])
+    for short, what in (("-o", "output"), ("-s", "scene")):  # render's: said as the long one
+        with pytest.raises(ConfigError, match=rf"^{short}: each job's {what} is in the jobs "
+                                              rf"file \({what} = \.\.\.\)$"):
+            overrides_of(["--samples", "4", short, "x"])
 
 
 def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):

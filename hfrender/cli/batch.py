@@ -33,6 +33,7 @@ NOT_IN_A_BATCH = {
     "stats": "a batch's table and --summary FILE give each job's figures",
     "output": "each job's output is in the jobs file (output = ...)",
     "scene": "each job's scene is in the jobs file (scene = ...)"}
+SHORT = {"-o": "output", "-s": "scene"}
 
 
 def overrides_of(words: list[str]) -> tuple[dict, dict]:
@@ -48,6 +49,8 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
         if word in ("-v", "--verbose"):  # hfrender's own, after the file as before it
             own["verbose"], i = True, i + 1
             continue
+        if word in SHORT:  # render's and fx's -o and -s: each job's own
+            raise ConfigError(f"{word}: {NOT_IN_A_BATCH[SHORT[word]]}")
         if not word.startswith("--"):
             raise ConfigError(f"{word!r}: options after the jobs file are --name value")
         name, _, value = word[2:].partition("=")
