@@ -64,9 +64,14 @@ def test_render_prints_a_summary(tmp_path, capsys):
     assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("wrote ") and text.count("\n") == 1  # no bar's blank line first
+    assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples, dof off; "
+                     r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text), text
+    # reconstruction asked of a shader: said why it is plain (auto on the CPU asks none)
+    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2",
+                 "--reconstruct", "on"]) == 0
     assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples \(plain: a shader "
-                     r"has no velocity to reconstruct the motion from\), dof off; "
-                     r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text)
+                     r"has no velocity to reconstruct the motion from\), dof off; ",
+                     capsys.readouterr().out)
 
 
 def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
@@ -80,7 +85,7 @@ def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
     assert said.count("samples") == 1
     assert main(["render", BAR, "-o", out, "--size", "32x8", "--duration", "0.2",
                  "--samples", "1"]) == 0
-    assert "at 30 fps, 1 sample (" in capsys.readouterr().out
+    assert "at 30 fps, 1 sample, dof off;" in capsys.readouterr().out
 
 
 def test_quality_presets(tmp_path):

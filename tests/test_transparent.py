@@ -1,5 +1,6 @@
 """Transparent output: no background, alpha blended like light, straight alpha written."""
 
+import re
 import subprocess
 import sys
 
@@ -92,6 +93,25 @@ def test_transparent_flag_and_the_video_formats(scenes, tmp_path):
     webm = np.frombuffer(raw, np.uint8).reshape(-1, 36, 64, 4)
     assert webm.shape[0] == 6
     assert np.abs(webm[..., 3].astype(int) - png[..., 3]).mean() < 3  # VP9's alpha plane
+
+
+def test_the_summary_says_the_output_keeps_alpha(scenes, tmp_path, capsys):
+    """A transparent render or still said nothing of it: a scene's background None made
+    one without a flag, unseen until the file was opened."""
+    from hfrender.cli import main
+
+    for scene, flags, said in ((scenes["clear"], [], True), (scenes["grey"], [], False),
+                               (scenes["grey"], ["--transparent"], True)):
+        assert main(["render", str(scene), "-o", str(tmp_path / "t" / "%02d.png"),
+                     "--size", "32x18", *flags]) == 0
+        line = capsys.readouterr().out
+        assert re.search(r", dof off, hdr \(.* white\), transparent; [\d.]+ s " if said else
+                         r", dof off, hdr \(.* white\); [\d.]+ s ", line), line
+    assert main(["still", str(scenes["clear"]), "-o", str(tmp_path / "s.png"), "--size",
+                 "32x18"]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith(f"wrote {tmp_path / 's.png'}: frame 0 (t=0.000 s), dof off, hdr (")
+    assert line.rstrip().endswith("white), transparent"), line
 
 
 def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):

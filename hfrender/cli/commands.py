@@ -17,9 +17,9 @@ from hfrender.cli.common import (
     check_encoder,
     finished_anyway,
     first_line,
-    hdr_note,
     interrupted_code,
     kept_apart,
+    output_notes,
     progress_bar,
     sigterm_interrupts,
 )
@@ -169,7 +169,9 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
     """How the summary tells whether the motion between sub-frames was reconstructed."""
     if stats.reconstruct:
         return " + reconstruction"
-    if config.reconstruct != "off" and stats.no_velocity:
+    would = config.reconstruct == "on" or (config.reconstruct == "auto"  # (auto: on CUDA)
+                                            and stats.backend == "cuda")
+    if would and stats.no_velocity:
         return " (plain: a shader has no velocity to reconstruct the motion from)"
     return ""
 
@@ -253,7 +255,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
         print(f"wrote {stats.output}: {n_frames(held)}"
               f"{f' ({made} rendered now)' if held != made else ''} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
-              f"{_reconstruction(config, stats)}, dof {stats.dof}{hdr_note(stats)}; "
+              f"{_reconstruction(config, stats)}, dof {stats.dof}{output_notes(stats)}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
@@ -303,7 +305,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
             finish()
     if not config.quiet:
         print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
-              f"{hdr_note(stats)}, "
+              f"{output_notes(stats)}, "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} "
               f"rendered, {stats.segments_reused} reused; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")

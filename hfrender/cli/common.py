@@ -99,12 +99,15 @@ LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
 RATE_AFTER_S = 1.0  # the bar says a rate from this long after its first frames on
 
 
-def hdr_note(stats: Any) -> str:
-    """How a summary says the sub-frames were float (``--hdr``), and why where auto chose it."""
+def output_notes(stats: Any) -> str:
+    """How a summary says the sub-frames were float (``--hdr``, and why where auto chose
+    it), and that the output keeps alpha (``--transparent``, or a scene's background
+    None)."""
+    alpha = ", transparent" if getattr(stats, "transparent", False) else ""
     if not getattr(stats, "hdr", False):
-        return ""
+        return alpha
     why = stats.hdr_why
-    return ", hdr" if why.startswith("--hdr") else f", hdr ({why})"
+    return (", hdr" if why.startswith("--hdr") else f", hdr ({why})") + alpha
 
 
 def time_of_day() -> str:

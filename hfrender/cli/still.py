@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 from hfrender.cli.commands import _config_from
-from hfrender.cli.common import hdr_note
+from hfrender.cli.common import output_notes
 from hfrender.config import ConfigError, RenderConfig, nearest_frame
 
 # --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
@@ -53,7 +53,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     outputs.write_image(args.output, np.concatenate(panels, axis=1))
     if not args.quiet:
         print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
-              f"{hdr_note(stats)}" + (", left: without effects" if args.compare else ""))
+              f"{output_notes(stats)}" + (", left: without effects" if args.compare else ""))
     return 0
 
 

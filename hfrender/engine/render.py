@@ -170,6 +170,7 @@ class RenderJob:
             shader_notes(self.config, scene)
         asked = self.config.transparent
         self.config = resolve_transparent(self.config, scene)
+        self.stats.transparent = bool(self.config.transparent)
         if self.own_writer and self.config.transparent and not asked:  # said as the scene's
             check_output(self.config.output, self.config.size, self.config.codec, alpha=True,
                          pix_fmt=self.config.pix_fmt,

@@ -19,6 +19,7 @@ class RenderStats:
     msaa: int = 1  # coverage samples per pixel the sub-frames were drawn with
     hdr: bool = False  # float sub-frames of linear light (--hdr), and why
     hdr_why: str = ""
+    transparent: bool = False  # RGBA output (--transparent, or a scene's background None)
     backend: str = ""
     dof: str = "off"
     reconstruct: bool = False  # the motion between sub-frames reconstructed from velocity
