@@ -82,8 +82,7 @@ class RenderJob:
         self.scene_file, self.config, self.scene_name = scene_file, config, scene_name
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
-        self.gl_device = gl_device
-        self.given_scene = scene
+        self.gl_device, self.given_scene = gl_device, scene
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
@@ -121,9 +120,8 @@ class RenderJob:
             outputs.check_partial_free(config.output)
         if config.keep_samples is not None:
             check_target(config.keep_samples, config.output if self.own_writer else None)
-        stats.total_frames = self.count
         self.backend = get_backend(config.backend)
-        stats.backend = self.backend.name
+        stats.total_frames, stats.backend = self.count, self.backend.name
         self._open_context()
         try:
             self._prepare_scene()
