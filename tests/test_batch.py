@@ -481,7 +481,7 @@ def _scene_job(folder, source, scene_class):
 
 
 @pytest.mark.parametrize("source,scene_class,message", [
-    (SCENES, "Orbt", r"job 'bar': .*scenes\.py: no class named 'Orbt'; did you mean Orbit$"),
+    (SCENES, "Orbt", r"job 'bar': .*scenes\.py: no class named 'Orbt'; did you mean Orbit\?$"),
     (SCENES, "Zzz", r"job 'bar': .*scenes\.py: no class named 'Zzz'; found Orbit, Spin, "
                     r"Fallback, Fallback$"),
     (SCENES, "Tau", r"job 'bar': .*scenes\.py: no class named 'Tau'; found Orbit, "),

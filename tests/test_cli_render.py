@@ -104,7 +104,7 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r"empty.py: no Scene subclass found \(write `class MyScene\(hf.Scene\):`\)"),
     (["render", "{several}"], r"several.py has several scenes \(A, B\); choose one with -s NAME"),
     (["render", "{several}", "-s", "C"], r"several.py: no Scene named 'C'; found A, B"),
-    (["render", "{several}", "-s", "a"], r"several.py: no Scene named 'a'; did you mean A$"),
+    (["render", "{several}", "-s", "a"], r"several.py: no Scene named 'a'; did you mean A\?$"),
     (["render", BAR, "--fps", "0"], r"fps=0.0 must be a finite number >= 0.001 and <= 1000"),
     (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a finite number >= 0.001 and <= 1000"),
     (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096"),

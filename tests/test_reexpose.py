@@ -233,6 +233,10 @@ def test_clear_errors(scene, tmp_path):
     with pytest.raises(StoreError, match="sample store version 99; this hfrender reads "
                                          "versions 1 and 2$"):
         hf.SampleStore.open(store)
+    for where, why in (("gone", "no such folder"), ("", r"not a sample store \(no store.json\)")):
+        with pytest.raises(StoreError, match=rf"^{tmp_path / where}: {why}; make one with "
+                                             r"hfrender render \.\.\. --keep-samples DIR$"):
+            hf.SampleStore.open(tmp_path / where)  # (it said "not a sample store" for both)
     (tmp_path / "busy.partial").mkdir()
     with pytest.raises(StoreError, match="still being written"):
         hf.SampleStore.open(tmp_path / "busy")

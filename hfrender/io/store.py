@@ -257,8 +257,9 @@ class SampleStore:
                              "was interrupted): it has no manifest yet")
         manifest = p / MANIFEST
         if not manifest.is_file():
-            raise StoreError(f"{p}: not a sample store (no {MANIFEST}); make one with "
-                             "hfrender render ... --keep-samples DIR")
+            why = f"not a sample store (no {MANIFEST})" if p.exists() else "no such folder"
+            raise StoreError(f"{p}: {why}; make one with hfrender render ... --keep-samples "
+                             "DIR")
         try:
             meta = json.loads(manifest.read_text())
         except (OSError, ValueError) as exc:

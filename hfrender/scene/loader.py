@@ -203,7 +203,9 @@ def _missing(said: str, name: str, names: list[str]) -> str:
     near = nearest(name, names, n=3, cutoff=0.5)  # "orbit" is Orbit
     if not names:
         return f"{said}; it defines no classes"
-    return f"{said}; {'did you mean' if near else 'found'} {', '.join(near or names)}"
+    if near:
+        return f"{said}; did you mean {' or '.join(near)}?"
+    return f"{said}; found {', '.join(names)}"
 
 
 # the folders of the scenes loaded in this process (on sys.path resolved, so their modules'
