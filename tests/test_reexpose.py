@@ -675,3 +675,22 @@ def test_a_failed_render_names_its_unfinished_store(scene, tmp_path, capsys):
     assert err.rstrip().endswith(f"; the unfinished sample store {partial_dir(store)} can go "
                                  "(a store holds a whole render)"), err
     assert partial_dir(store).is_dir() and not store.exists()
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_store_about_to_be_replaced_is_said_before_the_render(scene, tmp_path, caplog):
+    """--keep-samples into a folder holding a store replaced it without a word (a kept
+    render of another scene, 16.7 MB, in the trial); said before the work, not after."""
+    from hfrender.cli import main
+
+    store, out = tmp_path / "s.samples", tmp_path / "o.mp4"
+    args = ["render", str(scene), "-o", str(out), "--size", "64x36", "--samples", "2",
+            "--keep-samples", str(store)]
+    with caplog.at_level("WARNING", logger="hfrender.io.store"):
+        assert main(args) == 0
+        assert not caplog.records  # a new folder: nothing to say
+        subframes = json.loads((store / "store.json").read_text())["subframes"]
+        assert main(args) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"--keep-samples {store}: the store there ({subframes} sub-frames of spin.py) is "
+        "replaced once this render completes; give another folder to keep it"]

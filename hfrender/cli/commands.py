@@ -188,9 +188,10 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")
     if config.keep_samples:  # the output's own path: said so (not "another hfrender")
-        from hfrender.io.store import check_target
+        from hfrender.io.store import check_target, warn_replacing
 
         check_target(config.keep_samples, config.output)
+        warn_replacing(config.keep_samples)
     with ExitStack() as held:  # one writer of the output, and of the store, at a time
         for path, what in ((config.output, "-o"), (config.keep_samples, "--keep-samples")):
             if path:

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -55,6 +56,7 @@ from hfrender.io.outputs import partial_name
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import WriteFailed
 
+log = logging.getLogger(__name__)
 FORMAT = "hfrender-sample-store"
 VERSION = 1
 FLOAT_VERSION = 2  # a store of float16 colour (--hdr): one an hfrender that reads only
@@ -119,6 +121,18 @@ def check_target(path: str | Path, output: str | None = None) -> None:
         raise StoreError(f"--keep-samples {p}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK):
         raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
+
+
+def warn_replacing(path: str | Path) -> None:
+    """A warning where ``path`` holds a complete store: this render replaces it once it
+    completes (said before the work: a kept render may have taken hours)."""
+    try:
+        meta = json.loads((Path(path) / MANIFEST).read_text())
+        held = f"{meta['subframes']} sub-frames of {Path(meta['settings']['scene']).name}"
+    except (OSError, ValueError, TypeError, KeyError):
+        return  # no store there (or not one to read: check_target refuses what it must)
+    log.warning("--keep-samples %s: the store there (%s) is replaced once this render "
+                "completes; give another folder to keep it", path, held)
 
 
 def _ours(name: str) -> bool:
