@@ -102,7 +102,7 @@ class RenderConfig:
         if self.duration is not None:
             _number("duration", self.duration, low=0, exclusive=True)
         if self.samples != "auto":
-            _integer("samples", self.samples, 1, MAX_SAMPLES)
+            _integer("samples", self.samples, 1, MAX_SAMPLES, " or 'auto'")
         lo_hi = self.samples_range
         if not (isinstance(lo_hi, tuple) and len(lo_hi) == 2 and all(_is_int(v) for v in lo_hi)
                 and 1 <= lo_hi[0] <= lo_hi[1] <= MAX_SAMPLES):
@@ -126,7 +126,7 @@ class RenderConfig:
         _choice("interop", self.interop, INTEROP)
         _choice("hdr", self.hdr, HDR_MODES)
         if self.workers != "auto":
-            _integer("workers", self.workers, 1, 64)
+            _integer("workers", self.workers, 1, 64, " or 'auto'")
         _choice("fusion_process", self.fusion_process, FUSION_PROCESS)
         _choice("schedule", self.schedule, SCHEDULES)
         if self.max_coc_px is not None:
@@ -273,9 +273,9 @@ def _number(name: str, v: object, low: float, exclusive: bool = False,
         raise ConfigError(f"{name}={v!r} must be a finite number {span}")
 
 
-def _integer(name: str, v: object, low: int, high: int) -> None:
+def _integer(name: str, v: object, low: int, high: int, also: str = "") -> None:
     if not (_is_int(v) and low <= v <= high):
-        raise ConfigError(f"{name}={v!r} must be an integer from {low} to {high}")
+        raise ConfigError(f"{name}={v!r} must be an integer from {low} to {high}{also}")
 
 
 def _choice(name: str, v: object, allowed: tuple) -> None:

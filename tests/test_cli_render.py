@@ -107,7 +107,7 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", "{several}", "-s", "a"], r"several.py: no Scene named 'a'; did you mean A\?$"),
     (["render", BAR, "--fps", "0"], r"fps=0.0 must be a finite number >= 0.001 and <= 1000"),
     (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a finite number >= 0.001 and <= 1000"),
-    (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096"),
+    (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096 or 'auto'$"),
     (["render", BAR, "--duration", "inf"], r"duration=inf must be a finite number > 0$"),
     (["render", BAR, "--shutter", "0"], r"shutter=0: for no motion blur \(an instant "
      r"shutter\) give --samples 1; a shutter is > 0 and <= 5760 degrees$"),

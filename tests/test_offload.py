@@ -312,7 +312,8 @@ def test_workers_auto_is_two_fusion_processes_or_one_thread(monkeypatch):
     assert render_setup.fusion_workers(_config(workers=3), processes=True) == 3
     monkeypatch.setattr(render_setup, "usable_cores", lambda: 1)
     assert render_setup.fusion_workers(_config(), processes=True) == 1
-    with pytest.raises(ConfigError, match="workers='many' must be an integer from 1 to 64"):
+    with pytest.raises(ConfigError,
+                       match="workers='many' must be an integer from 1 to 64 or 'auto'$"):
         _config(workers="many")
 
 
