@@ -162,7 +162,8 @@ def test_scene_state_errors_name_time_and_frame(tmp_path):
     """)
     with pytest.raises(SceneUpdateError, match=r"scene error in the camera at t=0\.6625 s "
                                                r"\(output frame 20\): \w*Error: "
-                                               r"focus_distance=0\.0\d+ must be"):
+                                               r"camera\.focus_distance=0\.0125 must be .* or "
+                                               r"inf \(\S*scene\.py:11\)$"):
         render_frames(path, size=(32, 18), samples=2)
 
 
