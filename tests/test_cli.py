@@ -237,6 +237,12 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     update(12, 100)
     assert capsys.readouterr().err == ("fx: 12/100 frames (12%), 1.0 fps, about 1m28s left "
                                        "(12:00:00)\n")
+    times = iter([0.0, 45.0, 45.0002])  # a slow render's first frames, 45 s in, at once: it
+    update = progress_lines("rendering", clock=lambda: next(times), every=30.0,  # said
+                            stamp=NOON)                                  # "11345.6 fps"
+    update(1, 6)
+    update(2, 6)
+    assert capsys.readouterr().err == "rendering: 2/6 frames (33%) (12:00:00)\n"
 
 
 def test_the_bars_rate_waits_a_second_past_its_first_frames():

@@ -120,20 +120,22 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
                    ) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
     (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
-    left (18:40:12)`` (the rate from the first frame done; the time of day, ``stamp``); a
-    run shorter than that says nothing more than its summary."""
+    left (18:40:12)`` (the rate from the first frame done, once :data:`RATE_AFTER_S` have
+    passed since: not a burst's; the time of day, ``stamp``); a run shorter than that says
+    nothing more than its summary."""
     state: dict[str, float] = {"last": clock()}
     every = LOG_EVERY_S if every is None else every
 
     def update(done: int, total: int) -> None:
         now = clock()
-        rate = _rate(state, done, now)
+        rate = rate_text(state, done, now)  # none yet a moment after the first frames
         if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
             return
         state["last"] = now
-        left = f", about {_span((total - done) / rate)} left" if rate > 0 else ""
-        print(f"{label}: {done}/{total} frames ({100 * done // total}%), {rate:.1f} fps{left} "
-              f"({stamp()})", file=sys.stderr, flush=True)
+        per_s = _rate(state, done, now)
+        left = f", about {_span((total - done) / per_s)} left" if rate and per_s > 0 else ""
+        print(f"{label}: {done}/{total} frames ({100 * done // total}%)"
+              f"{', ' + rate if rate else ''}{left} ({stamp()})", file=sys.stderr, flush=True)
 
     return update
 
