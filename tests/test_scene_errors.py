@@ -20,6 +20,10 @@ from hfrender.errors import InputError
     ("hf.Mesh.load('m.glb', postion=(0, 1, 0))", r"Mesh.load\(\) got an unexpected keyword "
      r"argument 'postion' \({scene}:4\); did you mean position=\?"),
     ("1 / 0", r"ZeroDivisionError: division by zero \({scene}:4\)\n"),
+    # Blender's name: position, as for an attribute (difflib's nearest was rotation=)
+    ("hf.Sphere(location=(0, 1, 0))", r"'location' \({scene}:4\); did you mean position=\?"),
+    ("hf.Mesh.load('m.glb', location=(0, 1, 0))", r"'location' \({scene}:4\); did you mean "
+     r"position=\?"),
 ])
 
 

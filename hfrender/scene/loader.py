@@ -15,7 +15,7 @@ from typing import Any
 
 import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError, nearest
-from hfrender.scene import Scene, ShaderScene
+from hfrender.scene import Scene, ShaderScene, checks
 from hfrender.scene.sources import shown_path, users_file
 
 SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
@@ -292,7 +292,8 @@ def _keyword_hint(exc: BaseException) -> str:
     if cls is None or not dataclasses.is_dataclass(cls):
         return ""
     names = [f.name for f in dataclasses.fields(cls) if f.init]
-    near = nearest(m.group(2), names)
+    other = checks.OTHER_NAMES.get(m.group(2))  # location=: Blender's name of position
+    near = [other] if other in names else nearest(m.group(2), names)
     return f"; did you mean {near[0]}=?" if near else f"; {m.group(1)} takes {', '.join(names)}"
 
 
