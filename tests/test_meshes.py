@@ -303,6 +303,15 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path):
         hf.Mesh.load(empty)
     with pytest.raises(meshes.ModelError, match=r"no model: make it with hf.Mesh.load"):
         hf.Mesh().geometry  # noqa: B018
+    # the API slips: a path given to the class (it said "Mesh.position='box.glb' must be 3
+    # finite numbers"), no path at all (Path's own TypeError)
+    with pytest.raises(meshes.ModelError, match=r"^hf.Mesh\('box.glb'\): a model is loaded "
+                                                r"with hf.Mesh.load\('box.glb'\)$"):
+        hf.Mesh("box.glb")
+    with pytest.raises(meshes.ModelError, match=r"^Mesh.load\(None\): give the model file's "
+                                                r"path \(a str or Path\)"):
+        hf.Mesh.load(None)
+    assert hf.Mesh(position=(0, 1, 2)).position == (0.0, 1.0, 2.0)  # a place is a place
 
 
 def test_without_trimesh_the_error_names_the_extra(tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ renderer shades each triangle flat.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterable
@@ -259,10 +260,19 @@ class Mesh(Object3D):
 
     color: tuple = (1.0, 1.0, 1.0)
 
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "position" and isinstance(value, (str, os.PathLike)):  # hf.Mesh("a.glb")
+            raise ModelError(f"hf.Mesh({str(value)!r}): a model is loaded with "
+                             f"hf.Mesh.load({str(value)!r})")
+        super().__setattr__(name, value)
+
     @classmethod
     def load(cls, path: str | Path, **placement: Any) -> Mesh:
         """The model in ``path`` (``.glb .gltf .obj .stl .ply``); a relative path is
         looked for beside the calling script first, then in the current folder."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise ModelError(f"Mesh.load({path!r}): give the model file's path (a str or "
+                             "Path), e.g. hf.Mesh.load('assets/toy.glb')")
         p = Path(path)
         looked = [p.resolve()]
         if not p.is_absolute():
