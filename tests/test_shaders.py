@@ -130,6 +130,14 @@ def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path
         "s.frag declares iChannel0, iSampleRate, which hfrender does not set (no textures, "
         "buffers or sound): they stay 0; it sets iResolution, iTime, iTimeDelta, "
         "iFrameRate, iFrame, iMouse, iDate"]
+    other = _frag(tmp_path, "uniform float time;\nuniform vec2 resolution;\n"  # glslsandbox's
+                  "void mainImage(out vec4 c, in vec2 p) { c = vec4(time, 0.0, 1.0, 1.0); }\n")
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        _one(other)
+    assert [r.getMessage() for r in caplog.records] == [  # not "no textures, ... or sound"
+        "s.frag declares time, resolution, which hfrender does not set: they stay 0; it sets "
+        "iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate"]
 
 
 def test_an_overload_error_tells_its_first_candidate_and_counts_errors_only(tmp_path):

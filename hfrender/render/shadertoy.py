@@ -85,10 +85,12 @@ def shader_notes(config: Any, scene: Any) -> None:
         log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
                     "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
     unset = unset_inputs(scene.source)
-    if unset:
-        log.warning("%s declares %s, which hfrender does not set (no textures, buffers or "
-                    "sound): %s 0; it sets %s", name, ", ".join(unset),
-                    "it stays" if len(unset) == 1 else "they stay", ", ".join(SHADERTOY_INPUTS))
+    if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
+        why = (" (no textures, buffers or sound)" if all(
+            n.startswith(("iChannel", "iSampleRate")) for n in unset) else "")
+        log.warning("%s declares %s, which hfrender does not set%s: %s 0; it sets %s", name,
+                    ", ".join(unset), why, "it stays" if len(unset) == 1 else "they stay",
+                    ", ".join(SHADERTOY_INPUTS))
 
 
 def shadertoy_hint(source: str, said: str = "") -> str:
