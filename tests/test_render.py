@@ -188,6 +188,12 @@ def test_shader_compile_error_names_the_file_and_line(tmp_path):
      r"buffers or sound\): it gives iResolution, iTime"),
     ("void mainImage(out vec3 c, in vec2 p) {\n    c = vec3(1.0);\n}\n",
      r"; hfrender calls void mainImage\(out vec4 fragColor, in vec2 fragCoord\)$"),
+    # a surface shader (shaders/glsl/toon.glsl's kind) given as a scene: undeclared names
+    ("vec3 shade(vec3 normal, vec3 world, vec3 color) {\n"
+     "    return color * max(dot(normal, u_light_dir), 0.0);\n}\n",
+     r"bad\.frag:2: .*u_light_dir.*; it defines shade\(\): a surface shader, for an object of "
+     r"a Python scene \(shader=\"NAME\.glsl\"\), not a scene of its own \(which defines void "
+     r"mainImage\(out vec4 fragColor, in vec2 fragCoord\)\)$"),
     ("void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(iChannelResolution[0], 1.0);\n}\n",
      r"; iChannelResolution is not an input hfrender gives \(no textures, buffers or "
      r"sound\): it gives iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate$"),

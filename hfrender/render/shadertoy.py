@@ -95,12 +95,17 @@ def shader_notes(config: Any, scene: Any) -> None:
 
 def shadertoy_hint(source: str, said: str = "") -> str:
     """What a Shadertoy shader that did not compile may have that hfrender does not take:
-    a ``main()`` of its own, a ``mainImage`` of another signature, inputs hfrender does not
+    a ``main()`` of its own, a surface shader's ``shade()`` (one given as a scene), a
+    ``mainImage`` of another signature, inputs hfrender does not
     give (``iChannel0``..``3``, ``iChannelResolution``, ...); else nothing. ``said``: the
     compiler's message (a mainImage of another signature is told only where it is about
     mainImage)."""
     if re.search(r"\bvoid\s+main\s*\(", source) and "mainImage" not in source:
         return f"; a Shadertoy-style shader defines {MAIN_IMAGE}, not main()"
+    if re.search(r"\bvec3\s+shade\s*\(", source) and "mainImage" not in source:
+        return ("; it defines shade(): a surface shader, for an object of a Python scene "
+                "(shader=\"NAME.glsl\"), not a scene of its own (which defines "
+                f"{MAIN_IMAGE})")
     missing = re.search(r"\b(iChannel[0-3]|iChannelResolution|iChannelTime|iSampleRate)\b",
                         source)
     if missing:
