@@ -92,6 +92,36 @@ def test_surface_shader_error_names_its_file(tmp_path):
             card_width(tmp_path, 2.0, False, extra=f', shader="{typo}"')
 
 
+@pytest.mark.parametrize("setup, update, said", [
+    ('self.add(hf.Cube(shader="tooon"))', "pass",  # compiled before the first frame
+     r"^hfrender: error: \S*scene\.py: shader='tooon': no such surface shader \(did you mean "
+     r"'toon'\? looked for .*\) \(\S*scene\.py:8\)$"),
+    ("self.c = self.add(hf.Cube())", 'self.c.shader = "nope" if t > 0.05 else None',
+     r"^hfrender: error: scene error in drawing at t=0\.0\d+ s \(output frame 2\): "
+     r"NoSurfaceShader: shader='nope': no such surface shader \(looked for .*\) "
+     r"\(\S*scene\.py:10\); the 2 frames finished so far"),
+])
+def test_a_surface_shader_no_file_answers_is_told_at_the_scenes_line(tmp_path, capsys, setup,
+                                                                     update, said):
+    """Named in Mesh.load or an object's keywords, or set in update: a ShaderError with no
+    line of the scene, exit 1 (as a shader that does not compile); now bad input (exit 2)
+    at the line that named it."""
+    from hfrender.cli import main
+
+    path = write_scene(tmp_path, f"""
+    class S(hf.Scene):
+        duration = 0.2
+        def setup(self):
+            {setup}
+        def update(self, t):
+            {update}
+    """)
+    assert main(["render", str(path), "-o", str(tmp_path / "s.mp4"), "--size", "32x18",
+                 "--samples", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(said, err.strip()), err
+
+
 def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):
     from hfrender.render import renderer as rmod
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, nearest
+from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
 
@@ -19,6 +19,11 @@ _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
 
 class ShaderError(HFRenderError):
     """A shader did not compile; the message names the file and line."""
+
+
+class NoSurfaceShader(ShaderError, InputError):
+    """An object's ``shader`` names no file: bad input (exit 2), told at the scene's line
+    that set it where known (its ``where``)."""
 
 
 def set_uniform(prog: Any, name: str, value: Any) -> None:
@@ -92,5 +97,5 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
                     for f in d.glob("*.glsl")})
     near = nearest(name, known)
     hint = f"did you mean {near[0]!r}? " if near else ""
-    raise ShaderError(f"shader={name!r}: no such surface shader ({hint}looked for "
+    raise NoSurfaceShader(f"shader={name!r}: no such surface shader ({hint}looked for "
                       f"{', '.join(str(c) for c in candidates)})")

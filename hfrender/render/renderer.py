@@ -19,6 +19,7 @@ from hfrender.color import srgb_color
 from hfrender.render.models import ModelDrawer
 from hfrender.render.msaa import msaa_samples
 from hfrender.render.programs import (
+    NoSurfaceShader,
     ShaderError,
     compile_program,
     glsl,
@@ -28,6 +29,7 @@ from hfrender.render.programs import (
 )
 from hfrender.render.shadertoy import shadertoy_hint, shadertoy_program
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import mesh
 
@@ -139,6 +141,13 @@ class _Target:
                 obj.release()
 
 
+def _at(exc: BaseException, obj: Any) -> BaseException:
+    """``exc`` with its ``where``: the line that set ``obj.shader``
+    (:func:`hfrender.scene.checks.caller_line`)."""
+    exc.where = getattr(obj, "_shader_at", None)  # type: ignore[attr-defined]
+    return exc
+
+
 def _resolve_program(ctx: Any, msaa: int, planes: int) -> Any:
     defines = [f"#define HF_SAMPLES {msaa}"]
     defines += ["#define HF_DEPTH"] if planes > 1 else []
@@ -190,12 +199,28 @@ class SceneRenderer:
         return self.vaos[key]
 
     def prepare(self) -> None:
-        """Compile every program the scene uses now, so errors come before any drawing."""
+        """Compile every program the scene uses now, so errors come before any drawing (a
+        shader no file answers: at the scene's line that named it)."""
         for obj in self.scene.objects:
-            if is_model(obj.geometry):
-                self.models.prepare(obj.shader, obj.geometry)
-            else:
-                self._vao(self._program(obj.shader), obj.geometry)
+            try:
+                if is_model(obj.geometry):
+                    self.models.prepare(obj.shader, obj.geometry)
+                else:
+                    self._vao(self._program(obj.shader), obj.geometry)
+            except NoSurfaceShader as exc:
+                path = self.scene.source_path
+                raise NoSurfaceShader(f"{path}: {exc}{told_line(_at(exc, obj), path)}") \
+                    from None
+
+    def _program_of(self, obj: Any) -> Any:
+        """The program drawing ``obj`` (a shader first named now, in ``update``: its error
+        at the line that named it, as the drawing's error tells it)."""
+        try:
+            return (self.models.program(obj.shader) if is_model(obj.geometry)
+                    else self._program(obj.shader))
+        except NoSurfaceShader as exc:
+            _at(exc, obj)
+            raise
 
     def clip_matrices(self, lens_offset_m: tuple[float, float] = (0.0, 0.0),
                       jitter_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
@@ -266,7 +291,7 @@ class SceneRenderer:
             if not obj.visible:
                 continue
             model_file = is_model(obj.geometry)
-            prog = self.models.program(obj.shader) if model_file else self._program(obj.shader)
+            prog = self._program_of(obj)
             if id(prog) not in ready:
                 ready.add(id(prog))
                 for name, value in shared.items():

@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import inspect
 import math
+import sys
 from collections.abc import Sequence
 from functools import cache
 from numbers import Integral, Real
@@ -183,6 +184,21 @@ def _edits(a: str, b: str) -> int:
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
     return d[len(a)][len(b)]
+
+
+_PACKAGE = str(Path(__file__).resolve().parents[1])  # hfrender's own files
+
+
+def caller_line() -> str | None:
+    """``file:line`` of the nearest caller outside hfrender (a scene's line that set a
+    value, through a dataclass's ``__init__`` or ``hf.Mesh.load``), if any."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(("<", _PACKAGE)):
+            return f"{name}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
 
 
 # --- values ----------------------------------------------------------------------------

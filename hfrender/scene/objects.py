@@ -41,6 +41,11 @@ class Object3D(checks.Checked):
     def value_checks(cls) -> dict:
         return _CHECKS
 
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, value)
+        if name == "shader":  # where, for a name no file answers (found as it compiles)
+            object.__setattr__(self, "_shader_at", checks.caller_line())
+
     def model_matrix(self) -> np.ndarray:
         """The 4x4 object-to-world matrix, a fresh array the caller may change (a subclass
         may scale ``super().model_matrix()`` in place); computed once while the object keeps
