@@ -13,10 +13,12 @@ renderer shades each triangle flat.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from hfrender.color import srgb_to_linear
 from hfrender.errors import InputError
 from hfrender.scene.objects import Object3D
 
+log = logging.getLogger(__name__)
 FORMATS = (".glb", ".gltf", ".obj", ".stl", ".ply")
 PREFIX = "model:"  # geometry names of loaded models start with it
 VERTEX = np.dtype([("position", "f4", 3), ("normal", "f4", 3), ("uv", "f4", 2),
@@ -127,12 +130,43 @@ def _check_gltf(shown: Path, path: Path) -> None:
             raise ModelError(f"{shown}: not a glTF file: invalid JSON ({exc})") from None
 
 
+@contextmanager
+def _missing_files() -> Iterator[list[str]]:
+    """The files a model names that trimesh could not find while loading it (a texture
+    image): trimesh logs them at debug level, each with its FileNotFoundError."""
+    found: list[str] = []
+    logger = logging.getLogger("trimesh")
+    shown = logger.getEffectiveLevel()  # what the user would have seen of trimesh's log
+
+    class Missing(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            exc = record.exc_info[1] if record.exc_info else None
+            cause = exc if isinstance(exc, FileNotFoundError) else getattr(exc, "__context__",
+                                                                            None)
+            if isinstance(cause, FileNotFoundError):
+                found.append(Path(str(cause).strip("'\"")).name)
+            if record.levelno >= shown:  # the rest of trimesh's log as before
+                logging.getLogger().handle(record)
+
+    handler, level, propagate = Missing(), logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        yield found
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+
+
 def _read(shown: Path, path: Path, key: str) -> ModelData:
     trimesh = _trimesh()
     if path.suffix.lower() in (".glb", ".gltf"):
         _check_gltf(shown, path)
     try:
-        scene = trimesh.load_scene(str(path), process=False)
+        with _missing_files() as missing:
+            scene = trimesh.load_scene(str(path), process=False)
     except Exception as exc:  # trimesh raises many kinds for a broken file
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
@@ -146,6 +180,10 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
             parts.append(_part(geom, np.asarray(transform, np.float64), gltf))
     if not parts:
         raise ModelError(f"{shown}: the file has no triangles (a model needs a triangle mesh)")
+    if missing:  # trimesh goes on without them, and says so only in its debug log
+        log.warning("%s: %s %s not there (beside the model); drawn without %s, in the "
+                    "model's colours", shown, ", ".join(missing),
+                    "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
     parts = _merged(parts)
     positions = np.concatenate([p.vertices["position"] for p in parts])
     return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
