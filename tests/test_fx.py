@@ -929,6 +929,7 @@ def test_fx_into_a_log_says_its_progress_in_lines(tmp_path, rng, capsys, monkeyp
     from hfrender.cli import common
 
     monkeypatch.setattr(common, "LOG_EVERY_S", 0.0)
+    monkeypatch.setattr(common, "RATE_AFTER_S", 0.0)  # a rate from the first line on
     clip, _ = make_clip(tmp_path, rng, n=24)
     assert main(["fx", str(clip), "-o", str(tmp_path / "out.mkv"), "--motion-blur", "2"]) == 0
     captured = capsys.readouterr()
