@@ -900,3 +900,17 @@ def test_a_batch_on_ray_whose_jobs_are_all_up_to_date_connects_to_no_cluster(fol
     monkeypatch.setattr("hfrender.engine.batch_ray.connect", no_cluster)
     code, results = summary(folder, "--ray")
     assert code == 0 and [r["status"] for r in results.values()] == ["up-to-date"] * 3
+
+
+def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
+    """``batch jobs.toml --samples 0`` blamed the jobs file ("jobs.toml: job 'bar':
+    samples=0 ...") for a value given on the command line."""
+    assert main(["batch", str(folder / "jobs.toml"), "--samples", "0"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "hfrender: error: --samples (after the jobs file), for job 'bar': samples=0 must be an "
+        "integer from 1 to 4096 or 'auto'")
+    (folder / "jobs.toml").write_text(JOBS.replace("samples = 2", "samples = 0"))
+    assert main(["batch", str(folder / "jobs.toml")]) == 2  # the file's own: the file's
+    assert capsys.readouterr().err.strip().endswith(
+        "jobs.toml: job 'bar': samples=0 must be an integer from 1 to 4096 or 'auto'")
+    assert not (folder / "out").exists()

@@ -208,7 +208,11 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
     try:
         check_job(job)
     except (InputError, ValueError) as exc:
-        raise InputError(f"{where}: {str(exc).splitlines()[0]}") from None
+        said = str(exc).splitlines()[0]
+        key = said.split("=", 1)[0]  # a value given after the jobs file: said as such
+        if key in overrides:
+            where = f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
+        raise InputError(f"{where}: {said}") from None
     return job
 
 
