@@ -909,6 +909,9 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     assert capsys.readouterr().err.strip() == (
         "hfrender: error: --samples (after the jobs file), for job 'bar': samples=0 must be an "
         "integer from 1 to 4096 or 'auto'")
+    assert main(["batch", str(folder / "jobs.toml"), "--size", "33x8"]) == 2  # "size 33x8: "
+    assert capsys.readouterr().err.startswith(
+        "hfrender: error: --size (after the jobs file), for job 'bar': size 33x8: libx264 ")
     (folder / "jobs.toml").write_text(JOBS.replace("samples = 2", "samples = 0"))
     assert main(["batch", str(folder / "jobs.toml")]) == 2  # the file's own: the file's
     assert capsys.readouterr().err.strip().endswith(

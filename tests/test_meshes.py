@@ -318,17 +318,18 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path):
 def test_a_texture_that_is_not_there_is_warned_of(tmp_path, caplog):
     """An OBJ whose material names a missing image drew a plain model without a word
     (trimesh says it only in its debug log); its other log lines are not shown."""
-    (tmp_path / "m.mtl").write_text("newmtl mat\nKd 1 1 1\nmap_Kd gone.png\n")
+    (tmp_path / "m.mtl").write_text("newmtl mat\nKd 1 1 1\nmap_Kd tex/gone.png\n")
     (tmp_path / "tri.obj").write_text("mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\n"
                                       "vt 1 0\nvt 0 1\nusemtl mat\nf 1/1 2/2 3/3\n")
     with caplog.at_level("INFO"):  # as -v shows it
         model = hf.Mesh.load(tmp_path / "tri.obj")
     assert model.triangles == 1
     said = [(r.name, r.getMessage()) for r in caplog.records if r.levelno >= 30]
-    assert said == [("hfrender.scene.meshes", f"{tmp_path / 'tri.obj'}: gone.png is not there "
-                     "(beside the model); drawn without it, in the model's colours")]
+    assert said == [("hfrender.scene.meshes", f"{tmp_path / 'tri.obj'}: tex/gone.png is not "
+                     "there (beside the model); drawn without it, in the model's colours")]
     assert not [r for r in caplog.records if r.name.startswith("trimesh")]
-    iio.imwrite(tmp_path / "gone.png", np.full((2, 2, 3), 200, np.uint8))  # there now
+    (tmp_path / "tex").mkdir()
+    iio.imwrite(tmp_path / "tex" / "gone.png", np.full((2, 2, 3), 200, np.uint8))  # there now
     with open(tmp_path / "tri.obj", "a") as f:
         f.write("# read again\n")  # (its size changed: not the model kept from before)
     caplog.clear()

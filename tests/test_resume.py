@@ -128,17 +128,18 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     assert not partial.exists() and not (tmp_path / ".term.partial.mp4.hfrender").exists()
 
 
+@pytest.mark.parametrize("at", [70, 20])  # two whole segments of 30 frames; none
 def test_a_second_ctrl_c_during_the_partial_join_says_what_is_kept(tmp_path, capsys,
-                                                                     monkeypatch):
+                                                                     monkeypatch, at):
     """Ctrl-C at frame 70 of 90, and again while the finished segments are joined into
     NAME.partial.mp4: it said the frames "are in" a partial file that was never made, or
     "nothing was written" while two segments were kept; the half-joined file and the join's
-    list stayed behind."""
+    list stayed behind. At frame 20 (no whole segment): nothing kept, and said so."""
     path = tmp_path / "stop.py"
     stop = tmp_path / "stop.flag"
     stop.touch()
     path.write_text(textwrap.dedent(SLOW).replace("time.sleep(SLEEP)", (
-        f"if t > 70 / 30 and os.path.exists({str(stop)!r}): raise KeyboardInterrupt")).replace(
+        f"if t > {at} / 30 and os.path.exists({str(stop)!r}): raise KeyboardInterrupt")).replace(
         "import math, time", "import math, os"))  # Ctrl-C at frame 70, while the flag is
     out = tmp_path / "stop.mp4"
 
@@ -154,6 +155,12 @@ def test_a_second_ctrl_c_during_the_partial_join_says_what_is_kept(tmp_path, cap
     monkeypatch.setattr(subprocess, "run", stopped_again)
     assert main(["render", str(path), "-o", str(out), *ARGS]) == 130
     err = capsys.readouterr().err
+    if at == 20:  # made, and none kept: said so (not "before the first frame"), no folder
+        assert err.rstrip().endswith(
+            "interrupted: the 20 frames made are not kept (no whole segment was finished, and "
+            "the partial video's join was stopped)"), err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["stop.flag", "stop.py"]
+        return
     segs = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
     kept = sum(seg["count"] for seg in segs)
     assert kept == 60  # two whole segments of 30 frames

@@ -127,6 +127,23 @@ def test_a_focus_within_the_focal_length_names_the_line_that_set_it(tmp_path, ca
     assert not out.exists()
 
 
+def test_a_camera_made_with_a_bad_focus_names_the_line_that_made_it(tmp_path, capsys):
+    """``hf.Camera(focus_distance=0.03, ...)``: its values are set by the dataclass's own
+    ``__init__`` (a frame of no file), so the line told is the scene's that called it."""
+    scene = write_scene(tmp_path, """
+    class Near(hf.Scene):
+        def setup(self):
+            self.add(hf.Cube())
+            self.camera = hf.Camera(f_stop=2.8,
+                                    focus_distance=0.03)
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "n.mp4"), "--size", "32x18",
+                 "--duration", "0.1", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert re.search(r"camera\.focus_distance=0\.03 must be a distance in metres greater "
+                     r"than the focal length .* or inf \(\S*scene\.py:[89]\)$", err), err
+
+
 def test_a_target_set_after_look_at_is_not_told_as_look_ats():
     cam = hf.Camera()
     cam.look_at((0, 0, 5))  # the default position: looks nowhere

@@ -148,7 +148,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                     started.add(n)
                     running.clear()  # (its kept frames: told by its first progress)
                     running.update(n=n, t0=time.perf_counter(), frames=0,
-                                   began=time.time() - 0.05,  # (a file time: coarser)
+                                   began=time.time() - 2,  # (file times: 1-2 s coarse)
                                    segments=segments_kept(job.output))
                     finished[n] = _one(job, state, n + 1, len(jobs), quiet, running)
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:

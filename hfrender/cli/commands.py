@@ -169,9 +169,9 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
     """How the summary tells whether the motion between sub-frames was reconstructed."""
     if stats.reconstruct:
         return " + reconstruction"
-    would = config.reconstruct == "on" or (config.reconstruct == "auto"  # (auto: on CUDA)
-                                            and stats.backend == "cuda")
-    if would and stats.no_velocity:
+    from hfrender.engine.render_setup import asks_reconstruct
+
+    if asks_reconstruct(config.reconstruct, stats.backend) and stats.no_velocity:
         return " (plain: a shader has no velocity to reconstruct the motion from)"
     return ""
 
@@ -315,16 +315,20 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
-    from hfrender.io.resume import frames_kept, interrupted
+    from hfrender.io.segments import frames_kept
 
-    if not stats.partial and interrupted(config.output):  # a second Ctrl-C stopped its join
-        print(f"interrupted: {n_frames(frames_kept(config.output))} in whole segments "
-              f"{'is' if frames_kept(config.output) == 1 else 'are'} kept for --resume (no "
-              f"partial video was joined){_again(args, config)}", file=sys.stderr)
+    kept = 0 if stats.partial or is_sequence(config.output) else frames_kept(config.output)
+    if kept:  # a video's whole segments, but no partial one: a second Ctrl-C stopped its join
+        print(f"interrupted: {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
+              f" kept for --resume (no partial video was joined){_again(args, config)}",
+              file=sys.stderr)
         return
     if not stats.partial:
         unfinished = _unfinished_store(config)
-        print("interrupted before the first frame: "
+        made = stats.frames_written  # (made, and not kept: their join was stopped)
+        print(f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} not "
+              f"kept (no whole segment was finished, and the partial video's join was "
+              f"stopped){unfinished}" if made else "interrupted before the first frame: "
               + (f"no frame was written{unfinished}" if unfinished else "nothing was written"),
               file=sys.stderr)
         return

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -209,11 +210,18 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
         check_job(job)
     except (InputError, ValueError) as exc:
         said = str(exc).splitlines()[0]
-        key = said.split("=", 1)[0]  # a value given after the jobs file: said as such
-        if key in overrides:
-            where = f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
-        raise InputError(f"{where}: {said}") from None
+        raise InputError(f"{_blamed(where, said, overrides, name)}: {said}") from None
     return job
+
+
+def _blamed(where: str, said: str, overrides: dict, name: str) -> str:
+    """Where a job's bad value came from: ``where`` in the jobs file, or the option given
+    after it (``samples=0 ...``, ``--crf 99: ...``, ``size 33x8: ...`` name their key)."""
+    m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
+    key = m.group(1).replace("-", "_") if m else None
+    if key in overrides:
+        return f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
+    return where
 
 
 def _fx_input(where: str, entry: dict, source: Path, options: dict,

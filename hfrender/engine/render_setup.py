@@ -83,7 +83,7 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
     CPU the NumPy reconstruction costs several times the drawing: there it is asked for).
     A fragment shader has no velocity, so it keeps plain sub-frames (a warning with
     ``on``; the summary says so)."""
-    if mode == "off" or (mode == "auto" and backend != "cuda"):
+    if not asks_reconstruct(mode, backend):
         return False
     if isinstance(scene, ShaderScene):
         if mode == "on":
@@ -92,6 +92,12 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
                         Path(scene.source_path).name)
         return False
     return True
+
+
+def asks_reconstruct(mode: str, backend: str) -> bool:
+    """Whether ``--reconstruct MODE`` asks for reconstruction with this fusion backend:
+    ``on``, or ``auto`` on CUDA (what a scene without velocity then goes without)."""
+    return mode == "on" or (mode == "auto" and backend == "cuda")
 
 
 def usable_cores() -> int:

@@ -267,19 +267,23 @@ class SegmentedWriter(Closing):
                 files.append(self._partial)
             else:
                 Path(writer.path).unlink(missing_ok=True)
-        if files and self.complete:
+        if files and self.complete:  # (a failed join keeps the segments for --resume)
             join(files, self.output, self.folder, self.fps, self.audio_from,
                  getattr(self.encoding, "timecode", ""), self.codec)
             remove_partial(self.output)  # an older run's, now out of date
-        elif files and self.join_unfinished:  # named once it is there (a second Ctrl-C
-            partial = partial_name(self.output)  # may stop the join)
-            join(files, partial, self.folder, self.fps, self.audio_from, codec=self.codec)
-            mark_partial(partial)  # ours: the next run may replace or remove it
-            self.partial_output, self._partial_frames = partial, rest
-        if self.complete or not self.manifest.segments:  # done, or nothing to resume from
             shutil.rmtree(self.folder, ignore_errors=True)
-        elif self._partial is not None:
-            self._partial.unlink(missing_ok=True)
+            return
+        try:
+            if files and self.join_unfinished:  # named once it is there (a second Ctrl-C
+                partial = partial_name(self.output)  # may stop the join)
+                join(files, partial, self.folder, self.fps, self.audio_from, codec=self.codec)
+                mark_partial(partial)  # ours: the next run may replace or remove it
+                self.partial_output, self._partial_frames = partial, rest
+        finally:  # the whole segments stay for --resume; none: nothing to resume from
+            if not self.manifest.segments:
+                shutil.rmtree(self.folder, ignore_errors=True)
+            elif self._partial is not None:
+                self._partial.unlink(missing_ok=True)
 
     @property
     def frames_in_output(self) -> int:

@@ -7,7 +7,6 @@ the camera looks down its -z axis, as in OpenGL.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,15 +64,14 @@ class Camera(checks.Checked):
         if name == "target":  # set anew: no longer where a look_at call put it
             object.__setattr__(self, "_aimed_at", None)
         super().__setattr__(name, value)
-        if name in _LENS_NAMES:  # where, for the lens's error (a distance within the focal
-            caller = sys._getframe(1)  # length is refused only when the lens is made)
-            self.__dict__.setdefault("_set_at", {})[name] = (
-                f"{caller.f_code.co_filename}:{caller.f_lineno}")
+        if name in _LENS_NAMES:  # where, for the lens's error: a distance within the focal
+            # length is refused only when the lens is made
+            self.__dict__.setdefault("_set_at", {})[name] = checks.caller_line()
 
     def look_at(self, target: tuple) -> None:
         self.target = target
-        caller = sys._getframe(1)  # where it was asked, for the error if it looks nowhere
-        object.__setattr__(self, "_aimed_at", f"{caller.f_code.co_filename}:{caller.f_lineno}")
+        # where it was asked, for the error if it looks nowhere
+        object.__setattr__(self, "_aimed_at", checks.caller_line())
 
     @property
     def has_dof(self) -> bool:

@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import inspect
 import math
+import os
 import sys
 from collections.abc import Sequence
 from functools import cache
@@ -186,7 +187,14 @@ def _edits(a: str, b: str) -> int:
     return d[len(a)][len(b)]
 
 
-_PACKAGE = str(Path(__file__).resolve().parents[1])  # hfrender's own files
+_PACKAGE = os.path.realpath(Path(__file__).parents[1]) + os.sep  # hfrender's own files
+
+
+@cache
+def _ours(filename: str) -> bool:
+    """Whether code of ``filename`` is hfrender's own (or generated: ``<string>``, a
+    dataclass's ``__init__``), however it was imported (a symlink, a relative path)."""
+    return filename.startswith("<") or os.path.realpath(filename).startswith(_PACKAGE)
 
 
 def caller_line() -> str | None:
@@ -194,9 +202,8 @@ def caller_line() -> str | None:
     value, through a dataclass's ``__init__`` or ``hf.Mesh.load``), if any."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_code.co_filename
-        if not name.startswith(("<", _PACKAGE)):
-            return f"{name}:{frame.f_lineno}"
+        if not _ours(frame.f_code.co_filename):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None
 

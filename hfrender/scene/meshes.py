@@ -143,8 +143,8 @@ def _missing_files() -> Iterator[list[str]]:
             exc = record.exc_info[1] if record.exc_info else None
             cause = exc if isinstance(exc, FileNotFoundError) else getattr(exc, "__context__",
                                                                             None)
-            if isinstance(cause, FileNotFoundError):
-                found.append(Path(str(cause).strip("'\"")).name)
+            if isinstance(cause, FileNotFoundError):  # the name as the model gives it
+                found.append(str(cause.filename or (cause.args or ("?",))[0]))
             if record.levelno >= shown:  # the rest of trimesh's log as before
                 logging.getLogger().handle(record)
 

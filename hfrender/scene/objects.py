@@ -43,8 +43,8 @@ class Object3D(checks.Checked):
 
     def __setattr__(self, name: str, value: object) -> None:
         super().__setattr__(name, value)
-        if name == "shader":  # where, for a name no file answers (found as it compiles)
-            object.__setattr__(self, "_shader_at", checks.caller_line())
+        if name == "shader" and value is not None:  # where, for a name no file answers
+            object.__setattr__(self, "_shader_at", checks.caller_line())  # (as it compiles)
 
     def model_matrix(self) -> np.ndarray:
         """The 4x4 object-to-world matrix, a fresh array the caller may change (a subclass
