@@ -422,3 +422,23 @@ def test_lighting_is_checked_where_the_script_sets_it(name, value, message):
     scene = S()
     setattr(scene, name, np.array(0.5) if name == "ambient" else np.array([0, 2, 0]))
     assert getattr(scene, name) == (0.5 if name == "ambient" else (0.0, 2.0, 0.0))
+
+
+def test_a_scenes_line_is_found_past_hfrenders_own_frames(tmp_path):
+    """caller_line skips hfrender's files and generated ones (a dataclass's __init__), and
+    only those: a scene in a folder whose name begins like hfrender's is the scene's, and
+    hfrender's own files seen through a symlink are still its own."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from hfrender.scene import checks, objects
+
+    package = Path(objects.__file__).resolve().parents[1]
+    assert checks._ours(objects.__file__) and checks._ours("<string>")
+    assert not checks._ours(str(package.parent / "hfrender_scenes" / "scene.py"))
+    link = tmp_path / "linked"
+    os.symlink(package, link)
+    assert checks._ours(str(link / "scene" / "objects.py"))
+    cube, line = hf.Cube(shader="toon"), sys._getframe().f_lineno  # through its __init__
+    assert cube._shader_at == f"{__file__}:{line}"
