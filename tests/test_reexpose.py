@@ -623,7 +623,7 @@ def test_a_render_stopped_before_a_whole_segment_names_its_unfinished_store(tmp_
     assert said.endswith(f"; the unfinished sample store {partial_dir(keep)} can go (a store "
                          "holds a whole render)")
     commands._interrupted(argparse.Namespace(file="s.py"), config,
-                          argparse.Namespace(partial=None))  # before the first frame
+                          argparse.Namespace(partial=None, frames_written=0))  # before frame 0
     assert capsys.readouterr().err == (
         "interrupted before the first frame: no frame was written; the unfinished sample "
         f"store {partial_dir(keep)} can go (a store holds a whole render)\n")
