@@ -211,6 +211,16 @@ def test_render_16_bit_png_and_exr_match_the_8_bit_render(tmp_path):
     np.testing.assert_array_equal(exrt, exr)
 
 
+def test_a_transparent_webm_of_hfrenders_keeps_its_alpha_in_fx(tmp_path):
+    """render's VP9 with alpha is tagged ALPHA_MODE (upper case, as its muxer writes it):
+    fx took it for an opaque video and wrote RGB, with no word of the alpha it lost."""
+    _render(tmp_path, tmp_path / "clear.webm")
+    assert probe(str(tmp_path / "clear.webm")).vp9_alpha
+    _fx(tmp_path / "clear.webm", tmp_path / "out" / "%03d.png")
+    got = _read_pngs(tmp_path / "out")
+    assert got.shape[-1] == 4 and got[..., 3].min() == 0 and got[..., 3].max() == 255
+
+
 def test_bit_depth_where_it_does_not_apply_is_one_line(tmp_path, capsys):
     scene = tmp_path / "slide.py"
     scene.write_text(SCENE.format(background="None"))

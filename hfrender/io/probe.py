@@ -193,8 +193,8 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, s
                 break
             block.append(more)
         turn = re.search(r"rotation of (-?[\d.]+) degrees", "\n".join(block))
-        vp9_alpha = fields[0].startswith("vp9") and re.search(
-            r"^\s*alpha_mode\s*:\s*1\s*$", "\n".join(block), re.M) is not None
+        vp9_alpha = fields[0].startswith("vp9") and re.search(  # ALPHA_MODE as hfrender's
+            r"^\s*alpha_mode\s*:\s*1\s*$", "\n".join(block), re.M | re.I) is not None  # own
         # "[SAR 4:3 DAR 16:9]" is the codec's; a container's own follows it, unbracketed,
         # and players use that one
         sar = re.findall(r"SAR ([1-9]\d*):([1-9]\d*) ", line)
