@@ -211,6 +211,15 @@ def test_render_16_bit_png_and_exr_match_the_8_bit_render(tmp_path):
     np.testing.assert_array_equal(exrt, exr)
 
 
+def test_odd_sized_prores_4444_goes_through_fx_into_mov(tmp_path):
+    """ProRes takes odd sizes, and a .mov keeps alpha: fx refused 65x37 footage as if the
+    output were libx264 in yuv420p (the check before the alpha was known)."""
+    _render(tmp_path, tmp_path / "odd.mov", "--size", "65x37", "--transparent")
+    _fx(tmp_path / "odd.mov", tmp_path / "out.mov")
+    out = probe(str(tmp_path / "out.mov"))
+    assert out.size == (65, 37) and out.pix_fmt.startswith("yuva444p")
+
+
 def test_a_transparent_webm_of_hfrenders_keeps_its_alpha_in_fx(tmp_path):
     """render's VP9 with alpha is tagged ALPHA_MODE (upper case, as its muxer writes it):
     fx took it for an opaque video and wrote RGB, with no word of the alpha it lost."""

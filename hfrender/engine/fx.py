@@ -149,11 +149,10 @@ class FxJob:
         if not isinstance(settings, FxSettings):
             raise TypeError(f"settings must be FxSettings, not {type(settings).__name__}")
         self.source, self.output, self.s, self.progress = source, output, settings, progress
-        self.chunk = chunk
+        self.chunk, self._t0 = chunk, time.perf_counter()
         self.footage = self.depth = self.out = None
         self.alpha: str | None = None  # footage with alpha: "keep" or "drop" (FxFusion)
         self.stats = FxStats()
-        self._t0 = time.perf_counter()
 
     def prepare(self) -> FxJob:
         # the encoder list and the fusion backend (the CUDA check imports CuPy) load while
@@ -238,7 +237,8 @@ class FxJob:
                                    footage.count, s.lens_for, s.depth_resize)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      folder=self.chunk is None,  # a chunk's is the driver's output
-                     float_in=footage.pix_fmt in FLOAT)
+                     float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
+                     alpha=written_format(footage.pix_fmt, self.output, s.codec)[1])
         if footage.pix_fmt in FLOAT and not s.linear_light:
             raise FootageError(f"--gamma-space: {self.source} is float linear light (EXR), "
                                "with no code values to blend")
