@@ -338,6 +338,25 @@ def test_a_texture_that_is_not_there_is_warned_of(tmp_path, caplog):
     assert not caplog.records
 
 
+def test_a_models_errors_name_it_as_the_scene_gives_it(tmp_path, capsys):
+    """A model found beside the scene was named by its absolute path in its errors (the
+    README quotes ``model.fbx: unsupported model format ...``)."""
+    from test_render import write_scene
+
+    from hfrender.cli import main
+
+    (tmp_path / "model.fbx").write_bytes(b"x")
+    scene = write_scene(tmp_path, """
+    class M(hf.Scene):
+        def setup(self):
+            self.add(hf.Mesh.load("model.fbx"))
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "m.mp4"), "--size", "32x18",
+                 "--quiet"]) == 2
+    assert ": ModelError: model.fbx: unsupported model format '.fbx'; use one of .glb, " \
+        in capsys.readouterr().err
+
+
 def test_without_trimesh_the_error_names_the_extra(tmp_path, monkeypatch):
     path = write(trimesh.creation.box(), tmp_path / "box.stl")
     monkeypatch.setitem(__import__("sys").modules, "trimesh", None)

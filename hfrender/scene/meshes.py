@@ -87,23 +87,25 @@ def scene_models(objects: Iterable[Any]) -> dict[str, list[int]]:
     return found
 
 
-def load_model(path: str | Path) -> ModelData:
-    """The model in ``path``, read once per process (again only after the file changed)."""
+def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
+    """The model in ``path``, read once per process (again only after the file changed);
+    its errors name it as ``shown`` (as the scene gave it), else as ``path``."""
     p = Path(path)
+    said = Path(shown) if shown is not None else p
     if p.suffix.lower() not in FORMATS:
-        raise ModelError(f"{p}: unsupported model format {p.suffix or '(no suffix)'!r}; "
+        raise ModelError(f"{said}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                          f"use one of {', '.join(FORMATS)}")
     try:
         resolved = p.resolve(strict=True)
         stat = resolved.stat()
     except OSError:
-        raise ModelError(f"{p}: model file not found") from None
+        raise ModelError(f"{said}: model file not found") from None
     if not resolved.is_file():
-        raise ModelError(f"{p}: not a file")
+        raise ModelError(f"{said}: not a file")
     key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
     with _LOCK:
         if key not in _CACHE:
-            _CACHE[key] = _read(p, resolved, key)
+            _CACHE[key] = _read(said, resolved, key)
         return _CACHE[key]
 
 
@@ -327,7 +329,7 @@ class Mesh(Object3D):
             raise ModelError(f"{path}: model file not found (" + (
                 f"neither {places[0]} nor {places[1]} exists)" if len(places) > 1
                 else f"{places[0]} does not exist)"))
-        obj._model = load_model(p)
+        obj._model = load_model(p, path)
         return obj
 
     @property
