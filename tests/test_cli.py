@@ -248,13 +248,16 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
 def test_the_bars_rate_waits_a_second_past_its_first_frames():
     """Frames finish in bursts (a hyperframe's at once): the bar says no rate for the
     first second after its first count, then the frames made since it over the time."""
-    from hfrender.cli.common import RATE_AFTER_S, rate_text
+    from hfrender.cli.common import RATE_AFTER_S, left_text, rate_text
 
     state: dict = {}
     assert rate_text(state, 0, 100.0) == ""
     assert rate_text(state, 10, 100.02) == ""  # a burst: 500 fps for a moment
+    assert left_text(state, 10, 96, 100.02) == ""  # (rich's own column said 0:00:01)
     assert rate_text(state, 10, 100.0 + 0.99 * RATE_AFTER_S) == ""
     assert rate_text(state, 16, 102.0) == "8.0 fps"
+    assert left_text(state, 16, 96, 102.0) == "about 10s left"
+    assert left_text(state, 96, 96, 112.0) == ""  # done: nothing left to say
     resumed: dict = {}
     assert rate_text(resumed, 500, 7.0) == ""  # 500 frames kept: they made no time
     assert rate_text(resumed, 530, 17.0) == "3.0 fps"

@@ -132,10 +132,9 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
         if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
             return
         state["last"] = now
-        per_s = _rate(state, done, now)
-        left = f", about {_span((total - done) / per_s)} left" if rate and per_s > 0 else ""
-        print(f"{label}: {done}/{total} frames ({100 * done // total}%)"
-              f"{', ' + rate if rate else ''}{left} ({stamp()})", file=sys.stderr, flush=True)
+        told = "".join(f", {x}" for x in (rate, left_text(state, done, total, now)) if x)
+        print(f"{label}: {done}/{total} frames ({100 * done // total}%){told} ({stamp()})",
+              file=sys.stderr, flush=True)
 
     return update
 
@@ -155,6 +154,14 @@ def rate_text(state: dict, done: int, now: float) -> str:
     return f"{rate:.1f} fps" if now - state["t0"] >= RATE_AFTER_S else ""
 
 
+def left_text(state: dict, done: int, total: int, now: float) -> str:
+    """``about 1m08s left`` at the rate :func:`rate_text` tells (none: ``""``)."""
+    per_s = _rate(state, done, now)
+    if not rate_text(state, done, now) or per_s <= 0 or done >= total:
+        return ""
+    return f"about {_span((total - done) / per_s)} left"
+
+
 def _span(seconds: float) -> str:
     s = int(round(seconds))
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
@@ -172,7 +179,6 @@ def progress_bar(quiet: bool, label: str = "rendering"):
             MofNCompleteColumn,
             Progress,
             TextColumn,
-            TimeRemainingColumn,
         )
     except ImportError:  # without rich: a plain line instead
         shown = [False]
@@ -191,18 +197,19 @@ def progress_bar(quiet: bool, label: str = "rendering"):
     console = Console(stderr=True)  # stdout keeps the summary alone
     if not console.is_terminal:  # a log or a pipe: a bar there is only a stray blank line
         return progress_lines(label), lambda: None
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
-                   transient=True, redirect_stdout=False, console=console)
-    task = bar.add_task("render", total=None, rate="")
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),  # the rate and
+                   TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
+                   transient=True, redirect_stdout=False, console=console)  # time left: ours
+    task = bar.add_task("render", total=None, rate="", left="")
     state: dict = {}
 
     def update(done: int, total: int) -> None:
         if not state:  # a resumed run's kept frames: not counted in rich's speed either
             bar.reset(task, total=total, completed=done)
             bar.start()
-        bar.update(task, completed=done, total=total,
-                   rate=rate_text(state, done, time.perf_counter()))
+        now = time.perf_counter()
+        bar.update(task, completed=done, total=total, rate=rate_text(state, done, now),
+                   left=left_text(state, done, total, now))
 
     def stop() -> None:
         if state:
