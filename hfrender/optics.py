@@ -133,8 +133,10 @@ def check_blur_cap(what: str, value: object) -> None:
     """One clear line where ``value`` (a cap on the circle of confusion's diameter) is no
     number > 0, or one under :data:`MIN_BLUR_PX`, which would turn depth of field off
     without a word."""
-    _positive(what, value)
-    if value < MIN_BLUR_PX:
+    if not (_real(value) and math.isfinite(value)):
+        raise _bad(value)(f"{what}={value!r} must be a finite number of pixels, at least "
+                          f"{MIN_BLUR_PX:g}")
+    if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
         raise InputError(f"{what}={value!r} blurs nothing: under {MIN_BLUR_PX:g} px across a "
                          "circle of confusion leaves every pixel as it is (a pixel's disk is "
                          f"whole pixels); give at least {MIN_BLUR_PX:g}, or no depth of field")

@@ -262,8 +262,30 @@ def test_a_depth_of_the_stored_shape_of_a_turned_clip_is_told_why(tmp_path):
     depth = DepthPass(path="d.npy", size=(32, 18), first=np.ones((18, 32), np.float32),
                       frames=iter(()), count=1)
     with pytest.raises(FootageError, match=r"^depth d.npy is 32x18, the footage 18x32 as it "
-                       r"plays \(turned upright by its rotation tag\): give the depth upright"):
+                       r"plays: turned a quarter \(or its rows and columns swapped\); give the "
+                       r"depth as the footage plays \(a phone's clip is turned upright by its "
+                       r"rotation tag\)$"):  # (a PNG sequence has none: not blamed on one)
         _resized(depth, (18, 32), "nearest")
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_a_depth_array_with_a_channel_axis_is_one_frame(tmp_path, rng, channels):
+    """An (H, W, 1) .npy was read as H frames of W x 1 ("depth d.npy is 1x32, the footage
+    32x18 ... --depth-resize"); the library takes it as one frame. (H, W, 3): one line."""
+    from hfrender.io.depth_pass import open_depth
+    from hfrender.io.footage import FootageError
+
+    depth = rng.uniform(1, 9, (18, 32, channels)).astype(np.float32)
+    np.save(tmp_path / "d.npy", depth)
+    if channels == 3:
+        with pytest.raises(FootageError, match=r"d\.npy: depth has shape \(18, 32, 3\), 3 "
+                           r"channels; a depth pass is one: \(frames, height, width\), or "
+                           r"\(height, width\) for every frame$"):
+            open_depth(str(tmp_path / "d.npy"))
+        return
+    got = open_depth(str(tmp_path / "d.npy"))
+    assert got.size == (32, 18) and got.static
+    np.testing.assert_array_equal(got.first, depth[..., 0])
 
 
 def test_a_damaged_16_bit_colour_png_depth_says_what_its_decoder_said(tmp_path, rng):

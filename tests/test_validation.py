@@ -53,7 +53,11 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
      r"length \(0.05 m for focal_length_mm=50\), or inf"),
     (D, {"focus_distance": 0.2, "focal_length_mm": 300}, ValueError,
      r"focus_distance=0.2 .* \(0.3 m for focal_length_mm=300\)"),
-    (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 must be a finite number > 0"),
+    # 0 blurs nothing, as 1.5 does: the same line, naming the least that blurs (it said
+    # "must be a finite number > 0", which 1 is)
+    (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 blurs nothing: .* give at least 2, or "),
+    (D, {"max_coc_px": float("inf")}, ValueError,
+     r"max_coc_px=inf must be a finite number of pixels, at least 2$"),
     (D, {"sensor_width_mm": float("nan")}, ValueError, r"sensor_width_mm=nan must be"),
     # not numbers at all: TypeErrors too (a text field's "2" passed on as it is)
     (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a distance in metres"),

@@ -180,6 +180,12 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                                "(float32 metres)")
         if arr.ndim == 4 and arr.shape[-1] == 1:
             arr = arr[..., 0]
+        if arr.ndim == 3 and arr.shape[-1] <= 4 < arr.shape[-2]:  # (H, W, C): no width of 4
+            if arr.shape[-1] != 1:
+                raise FootageError(f"{path}: depth has shape {arr.shape}, {arr.shape[-1]} "
+                                   "channels; a depth pass is one: (frames, height, width), "
+                                   "or (height, width) for every frame")
+            arr = arr[..., 0]  # one frame, one channel: every frame's
         if arr.ndim == 2:  # one depth frame: every frame's
             return _static(path, arr, scale, zero_is_sky)
         if arr.ndim != 3:
@@ -249,8 +255,9 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
-                           "plays (turned upright by its rotation tag): give the depth "
-                           "upright too, turned as the footage is")
+                           "plays: turned a quarter (or its rows and columns swapped); give "
+                           "the depth as the footage plays (a phone's clip is turned upright "
+                           "by its rotation tag)")
     if how is None:
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
                            "match, or pass --depth-resize nearest (or linear) to scale the "
