@@ -324,13 +324,15 @@ def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> 
               file=sys.stderr)
         return
     if not stats.partial:
-        unfinished = _unfinished_store(config)
-        made = stats.frames_written  # (made, and not kept: their join was stopped)
-        print(f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} not "
-              f"kept (no whole segment was finished, and the partial video's join was "
-              f"stopped){unfinished}" if made else "interrupted before the first frame: "
-              + (f"no frame was written{unfinished}" if unfinished else "nothing was written"),
-              file=sys.stderr)
+        unfinished, made = _unfinished_store(config), stats.frames_written
+        if made:  # made, and not kept: their join was stopped
+            said = (f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} "
+                    "not kept (no whole segment was finished, and the partial video's join "
+                    f"was stopped){unfinished}")
+        else:
+            said = "interrupted before the first frame: " + (
+                f"no frame was written{unfinished}" if unfinished else "nothing was written")
+        print(said, file=sys.stderr)
         return
     print(f"interrupted: {_kept(config, stats)}{_again(args, config)}", file=sys.stderr)
 

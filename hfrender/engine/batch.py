@@ -164,25 +164,7 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
     kind = "render" if "scene" in entry else "fx" if "input" in entry else None
     if kind is None or ("scene" in entry and "input" in entry):
         raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
-    known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
-    options: dict = {}
-    for table, strict in ((defaults, False), (entry, True), (overrides, False)):
-        for raw, value in table.items():
-            key = option_name(raw)
-            if key in JOB_KEYS:
-                continue
-            if key not in known:
-                if strict:
-                    raise InputError(_unknown(where, raw, kind, known))
-                if key not in RENDER_OPTIONS and key not in FX_OPTIONS:  # [defaults]' own
-                    raise InputError(_unknown(f"{path}: [defaults]", raw, "render or fx",
-                                              {**RENDER_OPTIONS, **FX_OPTIONS}))
-                continue  # a default meant for the other kind of job
-            if key == "fps":  # "24000/1001" as --fps takes it
-                value = parse_fps(value, f"{where}: {raw}")
-            elif key == "depth" and isinstance(value, str):
-                value = sequence_name(value)  # depth/####.png as --depth takes it
-            options[key] = _typed(where, raw, value, known[key])
+    options = _options(path, where, kind, (defaults, entry, overrides))
     files = {}
     for key in ("scene", "input", "output"):
         if key == ("input" if kind == "render" else "scene"):
@@ -212,6 +194,31 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
         said = str(exc).splitlines()[0]
         raise InputError(f"{_blamed(where, said, overrides, name)}: {said}") from None
     return job
+
+
+def _options(path: Path, where: str, kind: str, tables: tuple[dict, dict, dict]) -> dict:
+    """A job's options, typed: ``[defaults]``, its own table (every key one of its kind's),
+    then the options given after the jobs file, each over the one before."""
+    known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
+    options: dict = {}
+    for table, strict in zip(tables, (False, True, False), strict=True):
+        for raw, value in table.items():
+            key = option_name(raw)
+            if key in JOB_KEYS:
+                continue
+            if key not in known:
+                if strict:
+                    raise InputError(_unknown(where, raw, kind, known))
+                if key not in RENDER_OPTIONS and key not in FX_OPTIONS:  # [defaults]' own
+                    raise InputError(_unknown(f"{path}: [defaults]", raw, "render or fx",
+                                              {**RENDER_OPTIONS, **FX_OPTIONS}))
+                continue  # a default meant for the other kind of job
+            if key == "fps":  # "24000/1001" as --fps takes it
+                value = parse_fps(value, f"{where}: {raw}")
+            elif key == "depth" and isinstance(value, str):
+                value = sequence_name(value)  # depth/####.png as --depth takes it
+            options[key] = _typed(where, raw, value, known[key])
+    return options
 
 
 def _blamed(where: str, said: str, overrides: dict, name: str) -> str:

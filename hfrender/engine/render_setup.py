@@ -95,8 +95,7 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
 
 
 def asks_reconstruct(mode: str, backend: str) -> bool:
-    """Whether ``--reconstruct MODE`` asks for reconstruction with this fusion backend:
-    ``on``, or ``auto`` on CUDA (what a scene without velocity then goes without)."""
+    """Whether ``--reconstruct MODE`` asks for it with this backend: on, or auto on CUDA."""
     return mode == "on" or (mode == "auto" and backend == "cuda")
 
 

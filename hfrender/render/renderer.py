@@ -212,12 +212,11 @@ class SceneRenderer:
                 raise NoSurfaceShader(f"{path}: {exc}{told_line(_at(exc, obj), path)}") \
                     from None
 
-    def _program_of(self, obj: Any) -> Any:
+    def _program_of(self, obj: Any, model_file: bool) -> Any:
         """The program drawing ``obj`` (a shader first named now, in ``update``: its error
         at the line that named it, as the drawing's error tells it)."""
         try:
-            return (self.models.program(obj.shader) if is_model(obj.geometry)
-                    else self._program(obj.shader))
+            return self.models.program(obj.shader) if model_file else self._program(obj.shader)
         except NoSurfaceShader as exc:
             _at(exc, obj)
             raise
@@ -291,7 +290,7 @@ class SceneRenderer:
             if not obj.visible:
                 continue
             model_file = is_model(obj.geometry)
-            prog = self._program_of(obj)
+            prog = self._program_of(obj, model_file)
             if id(prog) not in ready:
                 ready.add(id(prog))
                 for name, value in shared.items():
