@@ -20,7 +20,10 @@ scenes made for one question its figure:
   the grey card's largest value where its own disk holds no sky (a lens: 0.3 at most; far
   light filling what the dark card's front weight leaves short: up to 0.79);
 * ``dark_top_border_over_sky``: a dark object (0.05) at 3 m touching the frame's top
-  border before a sky of 10: its top row's middle (a lens: 0.05).
+  border before a sky of 10: its top row's middle (a lens: 0.05);
+* ``checker_floor_to_the_borders``: a checker floor from 0.45 m (the bottom row) to
+  0.95 m, the whole frame, all of it before the focus plane: what the border strips'
+  PSNR (every scene's, in brackets) is about.
 
     python benchmarks/dof_lens_reference.py [--samples 900] [--scenes a,b]
 
@@ -46,6 +49,8 @@ H, W = 96, 128
 LENS = dict(focus_distance=1.0, f_stop=1.4, sensor_width_mm=7.0)
 MARGIN, SPLIT = 40, 2
 YY, XX = np.mgrid[0:H, 0:W]
+EDGE = 8  # the border strip whose PSNR is given apart (what lies past the border is unknown)
+BORDER = np.minimum(np.minimum(YY, H - 1 - YY), np.minimum(XX, W - 1 - XX)) < EDGE
 
 
 def plane(z, colour, mask=None):
@@ -71,6 +76,8 @@ def scenes() -> dict[str, list]:
     ftex[rng.random((H, W)) < 0.01] = 30.0
     post = (XX >= 60) & (XX < 66) & (YY >= 20)
     mid, card = _three_depths()
+    checker = np.where((YY // 8 + XX // 8) % 2, 0.9, 0.1)[..., None].repeat(3, -1)
+    near_floor = 0.45 * (0.95 / 0.45) ** ((H - 1 - YY) / (H - 1))  # 0.45 m at the bottom
     return {
         "lamp_core": [plane(2.2, [9, 6, 3], lamp), plane(2.7, sky)],
         "highlight_edge": [plane(3.0, [0.05] * 3, XX < 66), plane(100.0, spot)],
@@ -86,6 +93,7 @@ def scenes() -> dict[str, list]:
                          plane(100.0, [10] * 3)],
         "dark_top_border_over_sky": [plane(3.0, [0.05] * 3, (YY < 40) & (XX >= 30) & (XX < 98)),
                                      plane(100.0, [10] * 3)],
+        "checker_floor_to_the_borders": [plane(near_floor.astype(np.float32), checker)],
     }
 
 
@@ -142,7 +150,10 @@ def reference(layers, lens: hf.Lens, samples: int) -> np.ndarray:
     return (acc / np.maximum(count, 1)[:, None]).reshape(H, W, 3).astype(np.float32)
 
 
-def psnr(a: np.ndarray, ref: np.ndarray) -> float:
+def psnr(a: np.ndarray, ref: np.ndarray, where: np.ndarray | None = None) -> float:
+    """PSNR of ``a`` against ``ref`` (peak: ``ref``'s largest value), over ``where`` alone."""
+    if where is not None:
+        a, ref = a[where], ref[where]
     mse = float(np.mean((a.astype(np.float64) - ref) ** 2))
     return 10 * np.log10(float(ref.max()) ** 2 / mse) if mse > 0 else float("inf")
 
@@ -189,7 +200,8 @@ def main() -> None:
         img, depth = flatten(layers)
         for label, method in (("exact", defocus), ("fast", defocus_fast)):
             out = method(img, depth, lens)
-            line = (f"  {label:5s} {psnr(out, ref):6.2f} dB against the lens, light "
+            line = (f"  {label:5s} {psnr(out, ref):6.2f} dB against the lens ("
+                    f"{psnr(out, ref, BORDER):.2f} dB in the outer {EDGE} px), light "
                     f"{out.sum() / ref.sum():.3f}x the lens's")
             more = figure(name, out, lambda ls, m=method: m(*flatten(ls), lens))
             print(line + (f"; {more}" if more else ""), flush=True)
