@@ -5,10 +5,7 @@ nearer than p (*front*), from p's own surface and behind it (*back*), and from b
 (*behind*, a part of back). The exact gather (``hfrender/backends/cpu/dof.py``) forms them
 source by source, the fast layers (:mod:`hfrender.dof_layers`) layer by layer.
 
-What is in front covers p up to its weight over ``inside`` (the share of p's disk inside the
-picture: by the border only that share of the front's sources are in the picture, and what
-lies past the border is taken to be like what lies inside it, as the back light's
-normalisation takes it); under it, the back light, normalised. First,
+What is in front covers p up to its weight; under it, the back light, normalised. First,
 what p's disk sees past p's surface (the weight it falls short by) is filled from the far
 light of larger disks behind p (``far``: their own spread at p, each source ``1 / its
 area``), as far as that light covers p and as far as it lies within p's own disk (``open_``):
@@ -76,9 +73,7 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     it in place), at most ``open_`` (...): the share of each pixel's own disk where those
     sources lie (a nearer surface of the depth pass that hides the pixel's own far
     surface hides the far light too; ``None``: no such cap). The fill from behind is
-    computed only where it is not zero. The front's coverage is its weight over ``inside``:
-    a horizon of a nearer surface running into the border covers a pixel there as it does
-    in the middle of the picture (it was half as much, without the division)."""
+    computed only where it is not zero."""
     if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
         _fill_far(xp, back, back_w, inside - front_w - back_w, far, open_)
     out = xp.divide(back, back_w, out=out)
@@ -90,8 +85,8 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
                      0.0, 1.0)
         fill = behind[:, pick] / behind_w[pick]
         out[:, pick] = (back[:, pick] + s * fill) / (back_w[pick] + s)
-    out *= 1.0 - xp.minimum(front_w / inside, 1.0)  # inside is 1 away from the border
-    out += front / xp.maximum(front_w, inside)
+    out *= 1.0 - xp.minimum(front_w, 1.0)
+    out += front / xp.maximum(front_w, 1.0)
     return out
 
 

@@ -276,8 +276,7 @@ def gather_by_hand(img, depth, lens, tol):
     spreads no light of its own; its colour at most 4x the 99.9th percentile of every 7th
     row's, or 1), and so does a source behind p with a smaller disk, by its share (its
     radius as a circle less a pixel's against p's: all of it up to a quarter, none from a
-    half; its own light, the rest); front (its weight over the share of p's disk inside
-    the picture) over the normalised rest."""
+    half; its own light, the rest); front over the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
     near = depth < np.float32(lens.focus_distance)
@@ -329,7 +328,7 @@ def gather_by_hand(img, depth, lens, tol):
     short *= np.clip((short - FILL_FROM) / (FILL_FULL - FILL_FROM), 0, 1)
     fill = k / np.where(kw > 0, kw, 1)[:, None]
     under = (b + short[:, None] * fill) / (bw + short)[:, None]
-    out = under * (1 - np.minimum(fw / inside, 1))[:, None] + f / np.maximum(fw, inside)[:, None]
+    out = under * (1 - np.minimum(fw, 1))[:, None] + f / np.maximum(fw, 1)[:, None]
     return out.reshape(h, w, 3)
 
 

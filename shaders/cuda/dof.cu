@@ -28,8 +28,7 @@ extern "C" __global__ void hf_circle_of_confusion(
     inv_area[idx] = (float)(1.0 / (double)area_by_d2[d2]);
 }
 
-// One channel of hfrender.dof_composite.composite: front (its weight over the share of the
-// pixel's disk inside the picture) over the back light, normalised;
+// One channel of hfrender.dof_composite.composite: front over the back light, normalised;
 // what the pixel's disk sees past its surface (its shortfall) filled from the far light of
 // larger disks (far, far_w: their own spread at the pixel) as far as it covers it and as far
 // as it lies within the pixel's own disk (open: not where a nearer object of the depth pass
@@ -53,8 +52,8 @@ __device__ float hf_dof_mix(float front, float front_w, float back, float back_w
     short_w *= fminf(fmaxf(ramp, 0.0f), 1.0f);
     float fill = behind / (seen ? behind_w : 1.0f);
     float o = (back + short_w * fill) / (back_w + short_w);
-    o *= 1.0f - fminf(front_w / inside, 1.0f);  // by the border, of what is inside it
-    return o + front / fmaxf(front_w, inside);
+    o *= 1.0f - fminf(front_w, 1.0f);
+    return o + front / fmaxf(front_w, 1.0f);
 }
 
 // How much of a source behind a defocused pixel before the focus plane the pixel sees past

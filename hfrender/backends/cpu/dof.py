@@ -7,8 +7,7 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
 
 * sources clearly in front of p (nearer by more than ``FRONT_TOLERANCE``) form a front
   layer that is composited over the rest, with coverage ``alpha = sum of their
-  weights`` (over the share of p's disk inside the picture, by the border):
-  a defocused foreground spreads over a sharp background;
+  weights``: a defocused foreground spreads over a sharp background;
 * sources clearly behind p count only where p's own disk also covers them (p is
   blurred enough to be see-through there): an in-focus foreground stays sharp and no
   background bleeds onto it; those whose own disk is larger than p's are summed apart
