@@ -125,7 +125,7 @@ def check_job(job: Any) -> None:
     check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
     if job.kind == "render":
         check_output(str(job.output), checked.size, checked.codec,
-                     alpha=bool(checked.transparent), folder=False,
+                     alpha=bool(checked.transparent),
                      pix_fmt=getattr(checked, "pix_fmt", None))
     check_writable(str(job.output), "output")
     if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is

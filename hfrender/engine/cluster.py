@@ -148,8 +148,7 @@ def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, c
     from hfrender.engine.render import RenderJob
 
     cfg = _task_config(config)
-    codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt,
-                         folder=False)  # the driver's path: the worker writes no output
+    codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
     with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)

@@ -67,8 +67,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
                           "resume": False})
         info = probe(str(Path(tmp) / source))
         pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec)
-        codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt,
-                             folder=False)  # the driver's path: the worker writes no output
+        codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt)
         fps = info.fps / s.stride
         path = Path(tmp) / segment_name(first, codec, fps)
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,

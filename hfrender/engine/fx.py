@@ -236,7 +236,6 @@ class FxJob:
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
                                    footage.count, s.lens_for, s.depth_resize)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
-                     folder=self.chunk is None,  # a chunk's is the driver's output
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
                      alpha=written_format(footage.pix_fmt, self.output, s.codec)[1])
         if footage.pix_fmt in FLOAT and not s.linear_light:

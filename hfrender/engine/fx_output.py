@@ -158,7 +158,7 @@ class FxOutput:
         fps_out = self.fps_out
         if not self.segmented:
             self.tmp = outputs.temporary(self.output)
-            self.made = outputs.missing_folder(self.output)
+            self.made = outputs.make_folder(self.output)
             if self.sequence:
                 self._open_sequence()
             else:

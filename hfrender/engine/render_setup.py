@@ -342,7 +342,7 @@ class RenderOutput:
         offset = start_of(config.frames)
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
-            self.made = outputs.missing_folder(config.output)
+            self.made = outputs.make_folder(config.output)
             if is_sequence(config.output):  # its manifest beside the frames, for --resume
                 if manifest is None:
                     resume.begin_sequence(config.output, self.tmp,

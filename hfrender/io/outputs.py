@@ -216,6 +216,21 @@ def missing_folder(output: str) -> Path | None:
     return top
 
 
+def make_folder(output: str) -> Path | None:
+    """Make ``output``'s folder where it is missing (as a batch, an image sequence and a
+    sample store make theirs); returns the outermost folder made (:func:`missing_folder`),
+    which :func:`discard` removes again when a run leaves nothing there. One line where it
+    cannot be made (:func:`check_writable` said why before any work, as a rule)."""
+    made = missing_folder(output)
+    if made is not None:
+        try:
+            Path(output).resolve().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WriterError(f"-o {output}: cannot make folder {Path(output).parent}: "
+                              f"{exc.strerror or exc}") from None
+    return made
+
+
 def discard(tmp: str, made: Path | None = None) -> None:
     """Remove what an unfinished run wrote under ``tmp``, and the folders it made for it
     (``made``, :func:`missing_folder` before the run) where they are left empty."""
@@ -223,7 +238,8 @@ def discard(tmp: str, made: Path | None = None) -> None:
         shutil.rmtree(Path(tmp).parent, ignore_errors=True)
     else:
         Path(tmp).unlink(missing_ok=True)
-    folder = Path(tmp).resolve().parent.parent if is_sequence(tmp) else None
+    folder = Path(tmp).resolve().parent
+    folder = folder.parent if is_sequence(tmp) else folder
     while made is not None and folder is not None and folder.is_relative_to(made):
         try:
             folder.rmdir()  # only an empty one
@@ -289,10 +305,8 @@ def check_writable(output: str, what: str = "-o") -> None:
 
 
 def check_image_output(output: str) -> None:
-    """A single picture (``hfrender still``): its folder exists and takes files."""
-    parent = Path(output).parent
-    if str(parent) not in ("", ".") and not parent.is_dir():
-        raise WriterError(f"-o {output}: folder {parent} does not exist")
+    """A single picture (``hfrender still``): files can be made where it goes (its folder
+    is made when it is written, where missing)."""
     check_writable(output)
 
 
@@ -304,11 +318,12 @@ def write_image(output: str, image: object) -> None:
 
     out = Path(output)
     tmp = Path(temporary(output))
+    made = make_folder(output)
     try:
         write_png8(tmp, np.asarray(image))
         os.replace(tmp, out)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        discard(str(tmp), made)
         raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None
 
 

@@ -92,15 +92,15 @@ def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
 
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
-                 alpha_from: str = "--transparent", folder: bool = True,
+                 alpha_from: str = "--transparent",
                  pix_fmt: str | None = None, float_in: bool = False) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
     size is what the user can do to the footage. ``alpha`` (``--transparent``): the output
     must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
-    asked for it, begins the message of an output that cannot. ``folder``: the output's
-    folder must exist (a jobs file's are made when its job runs). ``pix_fmt``: the
+    asked for it, begins the message of an output that cannot (a missing folder is made
+    when writing starts: :func:`hfrender.io.outputs.make_folder`). ``pix_fmt``: the
     output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be.
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps."""
     from hfrender.io.encoding import chosen_encoder
@@ -137,9 +137,6 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         also = ", or --pix-fmt yuv444p" if "444" not in fmt else ""
         raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in {fmt} needs {what}; "
                           f"{fix}{also}, or write a PNG sequence (-o {seq})")
-    parent = Path(path).parent
-    if folder and str(parent) not in ("", ".") and not parent.is_dir():
-        raise WriterError(f"-o {path}: folder {parent} does not exist")
     return chosen
 
 

@@ -1,0 +1,80 @@
+"""An output's missing folders are made, as a batch, an image sequence and a sample store
+make theirs (``-o renders/shot1.mp4`` was refused: "folder renders does not exist"); a run
+that leaves nothing there removes the folders it made; a file in the way is one line."""
+
+from pathlib import Path
+
+import imageio.v3 as iio
+import pytest
+from render_helpers import decode_video
+
+from hfrender.cli import main
+
+DATA = Path(__file__).parent / "data"
+BAR = str(DATA / "bar.frag")
+SMALL = ["--size", "32x8", "--samples", "2", "--duration", "0.2", "--quiet"]
+
+
+@pytest.mark.parametrize("name", ["shot.mp4", "shot.gif"])
+def test_a_render_into_folders_that_do_not_exist_makes_them(tmp_path, name):
+    """A video (made of segments) and a GIF (made whole under a hidden name) alike."""
+    out = tmp_path / "renders" / "day 1" / name
+    assert main(["render", BAR, "-o", str(out), *SMALL]) == 0
+    frames = decode_video(out) if name.endswith(".mp4") else iio.imread(out, index=None)
+    assert frames.shape[:3] == (6, 8, 32)  # 0.2 s at 30 fps
+    assert sorted(p.name for p in out.parent.iterdir()) == [name]  # nothing else left
+
+
+def test_a_still_and_fx_write_into_new_folders(tmp_path):
+    still = tmp_path / "stills" / "a" / "t0.png"
+    assert main(["still", BAR, "-o", str(still), "--size", "32x8", "--quiet"]) == 0
+    assert iio.imread(still).shape == (8, 32, 3)
+    clip = tmp_path / "clip.mp4"
+    assert main(["render", BAR, "-o", str(clip), *SMALL]) == 0
+    blurred = tmp_path / "fx out" / "b.mp4"
+    assert main(["fx", str(clip), "--motion-blur", "2", "-o", str(blurred), "--quiet"]) == 0
+    assert decode_video(blurred).shape[:3] == (6, 8, 32)  # the count kept, as tmix keeps it
+
+
+@pytest.mark.parametrize("name", ["x.mp4", "x.gif"])
+def test_a_run_that_fails_before_its_first_frame_leaves_no_folder(tmp_path, capsys, name):
+    scene = tmp_path / "bad.py"
+    scene.write_text("import hfrender as hf\nclass Bad(hf.Scene):\n    duration = 0.2\n"
+                     "    def setup(self):\n        self.add(hf.Cube())\n"
+                     "    def update(self, t):\n        raise RuntimeError('boom')\n")
+    (tmp_path / "out").mkdir()
+    assert main(["render", str(scene), "-o", str(tmp_path / "out" / "new" / "deeper" / name),
+                 "--size", "32x8", "--samples", "1", "--quiet"]) == 1
+    assert "RuntimeError: boom" in capsys.readouterr().err
+    assert list((tmp_path / "out").iterdir()) == []  # out/ was there: it stays
+
+
+def test_a_file_where_a_folder_should_be_is_one_line(tmp_path, capsys):
+    (tmp_path / "notes").write_text("mine")
+    out = tmp_path / "notes" / "x.mp4"
+    assert main(["render", BAR, "-o", str(out), *SMALL]) == 2
+    err = capsys.readouterr().err.strip()
+    notes = tmp_path / "notes"
+    assert err == f"hfrender: error: -o {out}: cannot write in {notes}: Not a directory"
+    assert (tmp_path / "notes").read_text() == "mine"
+
+
+@pytest.mark.parametrize("name", ["x.gif", "x.png", "f/%03d.png"])
+def test_the_folders_made_for_an_output_go_with_a_run_that_leaves_nothing(tmp_path, name):
+    """``make_folder`` makes them when writing starts; ``discard`` (a run that ends with
+    nothing kept) removes those it made, and only while they are empty."""
+    from hfrender.io import outputs
+
+    out = tmp_path / "a" / "b" / name
+    made = outputs.make_folder(str(out))
+    assert made == tmp_path / "a" and (tmp_path / "a" / "b").is_dir()
+    tmp = Path(outputs.temporary(str(out)))
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_bytes(b"half")
+    outputs.discard(str(tmp), made)
+    assert list(tmp_path.iterdir()) == []
+    again = outputs.make_folder(str(out))
+    (tmp_path / "a" / "mine.txt").write_text("keep")  # the user's file: a/ stays, b/ goes
+    outputs.discard(str(tmp), again)
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["mine.txt"]
+    assert outputs.make_folder(str(tmp_path / "here.gif")) is None  # nothing to make
