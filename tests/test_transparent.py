@@ -184,3 +184,17 @@ def test_a_16_bit_render_keeps_depth_of_field(tmp_path):
     assert a16.dtype == np.uint16
     assert np.abs(a16.astype(int) / 257 - a8).max() <= 1.01  # the same picture, defocused
     assert (a16 % 257 != 0).any()  # with the bits 8-bit has not
+
+
+def test_an_odd_size_mov_of_a_scene_whose_background_is_none_is_prores_4444(scenes, tmp_path):
+    """Its alpha makes it ProRes 4444, which takes an odd size: the output was refused as
+    libx264's 4:2:0 ("needs an even width") before the scene said it was transparent."""
+    from hfrender.io.probe import probe
+
+    out = tmp_path / "odd.mov"
+    _render(scenes["clear"], out, "--size", "65x37")
+    info = probe(str(out))
+    assert (info.size, info.pix_fmt.split("(")[0], info.count) == ((65, 37), "yuva444p12le", 6)
+    done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / "g.mov"), "--size",
+                           "65x37"], capture_output=True, text=True)  # opaque: 4:2:0 H.264
+    assert done.returncode == 2 and "libx264 video in yuv420p needs an even width" in done.stderr

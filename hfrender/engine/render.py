@@ -71,9 +71,8 @@ class RenderJob:
                  progress: Progress | None = None, writer: Any = None,
                  gl_device: int | None = None, scene: Any = None) -> None:
         """``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
-        which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: the
-        scene of ``scene_file`` already loaded and set up by another job (``still
-        --compare`` draws one frame twice; ``setup()`` runs once)."""
+        which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: already
+        loaded and set up by another job (``still --compare``: ``setup()`` runs once)."""
         if config.resume and config.keep_samples:
             raise ConfigError("--keep-samples with --resume: a sample store holds a whole "
                               "render; render without --resume to keep its sub-frames")
@@ -113,9 +112,8 @@ class RenderJob:
                               f"nothing to render (the scene has {self.total} frames at "
                               f"{config.fps:g} fps)")
         deep_output.output_dtype(config.output, config.bit_depth)  # --bit-depth, OpenEXR
-        if self.own_writer:
-            check_output(config.output, config.size, config.codec, alpha=config.transparent,
-                         pix_fmt=config.pix_fmt)
+        if self.own_writer:  # a class's background None: transparent (setup()'s: later)
+            self._check_output(resolve_transparent(config, self.scene), config.transparent)
             outputs.check_writable(config.output)
             outputs.check_partial_free(config.output)
         if config.keep_samples is not None:
@@ -169,11 +167,14 @@ class RenderJob:
         asked = self.config.transparent
         self.config = resolve_transparent(self.config, scene)
         self.stats.transparent = bool(self.config.transparent)
-        if self.own_writer and self.config.transparent and not asked:  # said as the scene's
-            check_output(self.config.output, self.config.size, self.config.codec, alpha=True,
-                         pix_fmt=self.config.pix_fmt,
-                         alpha_from=f"{Path(scene.source_path).name} has background = None "
-                         "(a transparent render)")
+        if self.own_writer and self.config.transparent and not asked:
+            self._check_output(self.config, asked)
+
+    def _check_output(self, config: RenderConfig, asked: bool) -> None:
+        """The output as ``config`` has it (alpha ``asked`` by --transparent, or the scene's)."""
+        said = f"{Path(self.scene.source_path).name} has background = None (a transparent render)"
+        check_output(config.output, config.size, config.codec, alpha=config.transparent,
+                     pix_fmt=config.pix_fmt, alpha_from="--transparent" if asked else said)
 
     def _resume(self) -> bool:
         """Where a --resume starts (True: every segment was done, only the join is left)."""
@@ -388,8 +389,7 @@ class RenderJob:
                 log.warning("releasing %s: %s", type(part).__name__, exc)
         if self.keeper is not None and self.keeper.open:  # a render that never ran
             self.keeper.close(KeyboardInterrupt(), 0, self.stats)
-        self.storage = self.preview = self.renderer = self.probe = None
-        self.glctx = None
+        self.storage = self.preview = self.renderer = self.probe = self.glctx = None
 
 
 def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | None = None,
@@ -398,3 +398,4 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
     """``RenderJob(...).prepare().run()``: see :class:`RenderJob`."""
     return RenderJob(scene_file, config, scene_name=scene_name, first_frame=first_frame,
                      count=count, progress=progress, writer=writer).prepare().run()
+
