@@ -57,7 +57,8 @@ def probe(path: str) -> VideoInfo:
     header of that run gives the rest. Cached per file version: a second look is free.
     """
     st = os.stat(path)
-    info = _probe(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+    info = "it is empty (0 bytes)" if st.st_size == 0 else _probe(
+        str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
     if isinstance(info, str):
         scene = " (a scene: hfrender render)" if Path(path).suffix.lower() in (
             ".py", ".frag", ".glsl", ".fs") else ""
@@ -85,9 +86,18 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         cut = _cut_short(res.stderr)
         if cut and video is not None:
             return f"it is cut short (ffmpeg: {cut}) before its first whole frame"
+        if video is None and "matches no streams" in res.stderr:
+            return "it holds no video stream (no frames)"
+        if "moov atom not found" in res.stderr and _boxes(path):
+            return (f"its index (the MP4's moov atom) is missing: a {Path(path).suffix} cut short "
+                    "before it was finished (a stopped recording, an unfinished copy) can be "
+                    "read only when written with its index first (-movflags +faststart)")
         said = [x.strip() for x in res.stderr.splitlines() if x.strip()
                 and not STATS.match(x.strip())]
-        return (said or ["no video stream"])[-1]
+        last = (said or ["no video stream"])[-1]
+        if last.endswith("Invalid data found when processing input"):
+            return "no video file ffmpeg can read (damaged, or another kind of file)"
+        return last
     fps, (w, h), pix_fmt, turn, vp9_alpha, sar = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
@@ -204,3 +214,9 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, s
     return None
 
 
+def _boxes(path: str) -> bool:
+    """Whether ``path`` begins as an MP4/MOV does: a box of a type those files open with
+    (a cut-short one's first boxes are whole; a text file renamed .mp4 has none)."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+    return head[4:8] in (b"ftyp", b"mdat", b"free", b"wide", b"skip", b"moov", b"pnot")

@@ -1,0 +1,60 @@
+"""Footage ffmpeg cannot read is one line saying why in the user's words, not ffmpeg's
+last log line ("Error opening output files: Invalid argument" for a clip of no frames)."""
+
+import subprocess
+
+import pytest
+from test_fx import FFMPEG
+
+from hfrender.cli import main
+
+
+def _zero_frames(path):
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    "color=c=red:s=32x18:r=30", "-frames:v", "0", str(path)], check=True)
+
+
+def _cut_short(path, faststart):
+    """A 60-frame MP4 cut to its first half: with its index (moov) at the end, as ffmpeg
+    and cameras write it by default, or at the front."""
+    whole = path.with_name("whole.mp4")
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc=s=64x36:r=30:d=2", "-c:v", "libx264", "-g", "10",
+                    *(["-movflags", "+faststart"] if faststart else []), str(whole)],
+                   check=True)
+    data = whole.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize("kind, said", [
+    ("empty", "it is empty (0 bytes)"),
+    ("text", "no video file ffmpeg can read (damaged, or another kind of file)"),
+    ("zero", "it holds no video stream (no frames)"),
+    ("cut", "its index (the MP4's moov atom) is missing: a .mp4 cut short before it was "
+            "finished (a stopped recording, an unfinished copy) can be read only when "
+            "written with its index first (-movflags +faststart)"),
+])
+def test_footage_ffmpeg_cannot_read_says_why(tmp_path, capsys, kind, said):
+    clip = tmp_path / f"{kind}.mp4"
+    if kind == "empty":
+        clip.write_bytes(b"")
+    elif kind == "text":
+        clip.write_text("hello, not a video\n" * 20)
+    elif kind == "zero":
+        _zero_frames(clip)
+    else:
+        _cut_short(clip, faststart=False)
+    out = tmp_path / "out.mp4"
+    assert main(["fx", str(clip), "--motion-blur", "2", "-o", str(out), "--quiet"]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: cannot read {clip} as video: {said}\n"
+    assert not out.exists()
+
+
+def test_a_cut_short_mp4_with_its_index_first_is_read_to_its_last_whole_frame(tmp_path):
+    """What the README says of a cut-short MP4 holds where its index comes first."""
+    from hfrender.io.probe import probe
+
+    clip = tmp_path / "fast.mp4"
+    _cut_short(clip, faststart=True)
+    info = probe(str(clip))
+    assert 10 <= info.count < 60 and info.cut_short
