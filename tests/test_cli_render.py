@@ -122,7 +122,7 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "-o", "{tmp}"], r"-o .+ is a folder; for frames in it, give a pattern: "
                                      r".+/%05d\.png$"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
-    (["render", BAR, "--granularity", "many"], r"granularity='many' must be 'auto' or an integer"),
+    (["render", BAR, "--granularity", "many"], r"--granularity many: must be 'auto' or an integer"),
     (["still", BAR, "-o", "{tmp}/s.png", "--bit-depth", "16"], r"--bit-depth 16: -o .*s\.png "
      r"is a single picture; --bit-depth is for PNG \(8, 16\) and EXR \(16, 32\) sequences"),
     (["render", BAR, "--dof", "depth", "--max-coc-px", "1.5"], r"max_coc_px=1.5 blurs nothing: "

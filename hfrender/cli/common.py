@@ -273,7 +273,7 @@ def auto_or_int(name: str, text: str) -> int | str:
     try:
         return int(text)
     except ValueError:
-        raise ConfigError(f"{name}={text!r} must be 'auto' or an integer") from None
+        raise ConfigError(f"--{name} {text}: must be 'auto' or an integer") from None
 
 
 def sequence_name(text: str) -> str:
