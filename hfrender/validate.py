@@ -23,7 +23,10 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     """Validate ``(N, H, W, C)`` frames (or ``(H, W, C)`` if ``allow_single``)."""
     want = "(N, H, W, C) or (H, W, C)" if allow_single else "(N, H, W, C)"
     if arr.ndim not in ((3, 4) if allow_single else (4,)):
-        raise InputError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}")
+        grey = (f" (one (H, W, C) frame: {name}[None]; (N, H, W) grey frames: {name}[..., None])"
+                if arr.ndim == 3 and not allow_single else "")
+        raise InputError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}"
+                         f"{grey}")
     if arr.size == 0:
         raise InputError(f"{name} is empty (shape {arr.shape}); every dimension must be >= 1")
     if arr.shape[-1] not in CHANNELS:
