@@ -327,7 +327,7 @@ def test_a_damaged_compressed_npz_is_one_line(tmp_path, rng):
 @pytest.mark.parametrize(("bad", "head", "why"), [
     (0, b"", "damaged, or another format"),  # no image plugin opens it
     (2, b"", "damaged, or another format"),
-    (2, b"\x89PNG\r\n\x1a\n", "broken PNG file (chunk b'age ')")])  # Pillow's words
+    (2, b"\x89PNG\r\n\x1a\n", "damaged: broken PNG file (chunk b'age ')")])  # Pillow's words
 def test_a_damaged_depth_image_is_one_line_naming_it_wherever_it_is(tmp_path, capsys, bad,
                                                                    head, why):
     """A damaged image in a depth sequence, its first or a later one (read mid-run): one

@@ -55,7 +55,8 @@ def test_an_image_sequence_imageio_cannot_read_is_one_line(tmp_path, capsys):
                  "2"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"hfrender: error: cannot read {tmp_path / 'in' / '001.tif'}: ")
-    assert err.endswith(" (save the sequence as RGB PNG)\n") and err.count("\n") == 1
+    assert ": it is no readable TIF image (" in err and err.count("\n") == 1
+    assert err.endswith("; save the sequence as RGB PNG)\n")  # the plugin named a reason
     assert not out.exists()
 
 

@@ -58,3 +58,24 @@ def test_a_cut_short_mp4_with_its_index_first_is_read_to_its_last_whole_frame(tm
     _cut_short(clip, faststart=True)
     info = probe(str(clip))
     assert 10 <= info.count < 60 and info.cut_short
+
+
+def test_a_damaged_frame_of_a_png_sequence_is_one_line(tmp_path, capsys):
+    """(It said imageio's "Could not find a backend to open ... with iomode `r`", and
+    told the user to save the sequence as RGB PNG, which it was.)"""
+    import imageio.v3 as iio
+    import numpy as np
+
+    (tmp_path / "in").mkdir()
+    for k in range(4):
+        iio.imwrite(tmp_path / "in" / f"shot.{1001 + k}.png", np.full((8, 16, 3), 40 * k,
+                                                                   np.uint8))
+    bad = tmp_path / "in" / "shot.1003.png"
+    bad.write_text("not a picture")
+    out = tmp_path / "o.mp4"
+    assert main(["fx", str(tmp_path / "in" / "shot.%04d.png"), "--fps", "24", "-o", str(out),
+                 "--motion-blur", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hfrender: error: cannot read {bad}: it is no readable PNG image (damaged, "
+                   "or another format)\n")
+    assert not out.exists()

@@ -26,6 +26,7 @@ from hfrender.io.images import (
     png_colour,
     read_exr_depth,
     read_png,
+    unreadable,
 )
 from hfrender.io.probe import FootageError
 from hfrender.optics import Lens
@@ -144,19 +145,11 @@ def _read_one(path: Path) -> np.ndarray:
     except OSError as exc:
         if exc.strerror:  # the file itself: permissions, a folder, a disk error
             raise FootageError(f"cannot read depth {path}: {exc.strerror}") from None
-        raise FootageError(_unreadable(path, exc)) from None
+        raise FootageError(unreadable(path, exc, "depth ")) from None
     except Exception as exc:  # noqa: BLE001 - whatever the plugin says
-        raise FootageError(_unreadable(path, exc)) from None
+        raise FootageError(unreadable(path, exc, "depth ")) from None
 
 
-def _unreadable(path: Path, exc: Exception) -> str:
-    """One line for an image that its plugin could not decode (imageio found none that
-    opens it, or Pillow's "broken PNG file")."""
-    lines = str(exc).strip().splitlines()
-    why = ("damaged, or another format" if not lines or "Could not find a backend" in lines[0]
-           else lines[0])
-    kind = f"{path.suffix.lstrip('.').upper()} " if path.suffix else ""
-    return f"cannot read depth {path}: it is no readable {kind}image ({why})"
 
 
 def _static(path: str, frame: np.ndarray, scale: float, zero_is_sky: bool) -> DepthPass:

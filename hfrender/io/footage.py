@@ -21,7 +21,7 @@ import numpy as np
 
 from hfrender.io.exr_footage import exr_frame, is_exr_file
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
-from hfrender.io.images import imageio_v3, png_header
+from hfrender.io.images import imageio_v3, png_header, unreadable
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.sequence_names import FIELD, pattern_files
@@ -360,9 +360,8 @@ def _imread(path: Path) -> np.ndarray:
     try:
         return imageio_v3().imread(path)
     except Exception as exc:  # noqa: BLE001 - whatever the plugin says
-        said = str(exc).strip().splitlines()
-        raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__} "
-                           "(save the sequence as RGB PNG)") from None
+        raise FootageError(unreadable(path, exc, hint="; save the sequence as RGB PNG")
+                           ) from None
 
 
 def _rgb8(img: np.ndarray, where: Any, alpha: bool = False) -> np.ndarray:

@@ -268,3 +268,15 @@ def read_exr(path: str | Path) -> np.ndarray:
         if names[:3] != ["R", "G", "B"]:
             raise InputError(f"{path}: no R, G, B channels (has {', '.join(sorted(ch))})")
         return displayed(f.header(), np.stack([ch[n].pixels for n in names], axis=-1))
+
+
+def unreadable(path: Path, exc: Exception, what: str = "", hint: str = "") -> str:
+    """One line for an image that its plugin could not decode (imageio found none that
+    opens it: damaged, or another format; or the plugin's own reason, then ``hint``)."""
+    lines = str(exc).strip().splitlines()
+    said = lines[0] if lines else ""
+    why = ("damaged, or another format" if not said or "Could not find a backend" in said else
+           f"damaged: {said}" if re.search(r"truncat|broken|corrupt", said, re.I) else
+           said + hint)
+    kind = f"{path.suffix.lstrip('.').upper()} " if path.suffix else ""
+    return f"cannot read {what}{path}: it is no readable {kind}image ({why})"
