@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from hfrender.errors import first_line  # noqa: F401 - the commands' own, re-exported
@@ -235,7 +236,7 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
         return
     from hfrender.config import ConfigError
     from hfrender.io.encoding import check_encoding
-    from hfrender.io.ffmpeg import encode_command
+    from hfrender.io.ffmpeg import MUXERS, encode_command
     from hfrender.io.writers import check_output
 
     alpha = bool(getattr(encoding, "alpha", False))
@@ -244,8 +245,10 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     check_encoding(output, chosen, encoding)
     if chosen in ("gif", "png"):
         return
-    cmd = encode_command(os.devnull, fps, size, chosen, container="probe.mkv",
-                         encoding=encoding, pix_fmt_in="rgba" if alpha else "rgb24")
+    suffix = Path(output).suffix.lower()  # the output's own muxer: it may refuse the codec
+    cmd = encode_command(os.devnull, fps, size, chosen, encoding=encoding,
+                         container="probe" + (suffix if suffix in MUXERS else ".mkv"),
+                         pix_fmt_in="rgba" if alpha else "rgb24")
     try:
         res = subprocess.run(cmd, input=bytes(size[0] * size[1] * (4 if alpha else 3)),
                              capture_output=True,
@@ -257,6 +260,10 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x).strip()  # without "[h264_nvenc @ 0x...]"
             for x in res.stderr.decode(errors="replace").splitlines()]
     why = next((x for x in said if x), f"ffmpeg exit {res.returncode}")
+    held = next((x for x in said if "supports only" in x or "Could not find tag for codec" in x
+                 or "supported for WebM" in x), None)
+    if held is not None:  # the container's muxer, not the encoder
+        raise ConfigError(f"--codec {chosen}: -o {output} cannot hold it (ffmpeg: {held})")
     if codec is None:
         raise ConfigError(f"{encoding.given()}: {chosen} does not start with these settings: "
                           f"{why}")
