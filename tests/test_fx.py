@@ -659,7 +659,7 @@ def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
         per(mb, fx.FxSettings(window=30, stride=10))
 
 
-def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog):
+def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog, capsys):
     from hfrender.io.ffmpeg import timestamps_filter
     from hfrender.io.footage import probe
 
@@ -695,6 +695,13 @@ def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog
     info = probe(str(tmp_path / "s.mkv"))
     assert info.count == (n - 2) // 2 + 1
     assert np.abs(np.array(info.times) - times[::2][:info.count]).max() < 1.5e-3
+    capsys.readouterr()
+    assert main(["fx", str(clip), "-o", str(tmp_path / "t.mkv"), "--motion-blur", "2",
+                 "--stride", "2"]) == 0  # the summary: no one rate (it said "at 15 fps")
+    fps = probe(str(clip)).fps
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"wrote {tmp_path / 't.mkv'}: {info.count} frames at about {fps / 2:g} fps from {n} at "
+        f"a variable rate (about {fps:g} fps), each at its frame's time")
 
 
 def _filter_file(folder, text):

@@ -87,6 +87,7 @@ class FxStats:
     frames_kept: int = 0  # how many (for --resume)
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
     stopped_late: bool = False  # a Ctrl-C came once every frame was in: the output is whole
+    variable: bool = False  # the footage's frame rate varies: each frame keeps its time
 
 
 def stream_pad(s: FxSettings) -> int:

@@ -105,6 +105,7 @@ class FxOutput:
         self.encoding = fx_encoding(s, alpha, info)
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
+        stats.variable = info is not None and info.times is not None
         self.fps_out = footage.fps / s.stride
         self.segment_frames = segment_frames(self.fps_out)
         one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway
