@@ -344,12 +344,14 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
     assert sorted(p.name for p in folder.iterdir()) == [f"{i:03d}.png" for i in range(30)]
     (folder / "025.png").write_bytes(b"mine")  # the user's own frame
     (folder / "notes.txt").write_text("keep me")
-    with caplog.at_level("WARNING", logger="hfrender.io.outputs"):
+    with caplog.at_level("WARNING", logger="hfrender.io"):
         assert main([*args, "--duration", "0.2"]) == 0
     assert sorted(p.name for p in folder.iterdir()) == [f"{i:03d}.png" for i in range(6)] + [
         "025.png", "notes.txt"]
     assert (folder / "025.png").read_bytes() == b"mine"
     assert [r.getMessage() for r in caplog.records] == [
+        f"{folder}: 23 frames of an older render of the pattern that this one does not write "
+        "(006.png .. 029.png) are removed",  # (not 025.png, the user's)
         f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
         "user's own, or an hfrender's from before it marked its frames: 025.png): kept "
         "beside this render's frames"]

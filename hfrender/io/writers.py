@@ -337,14 +337,22 @@ def remove_stale(pattern: str, keep: Collection[str] = ()) -> tuple[list[str], l
     stale = pattern_files(Path(pattern).name, r"(\.part)?") if folder.is_dir() else None
     kept: list[str] = []
     replaced: list[str] = []
+    gone: list[str] = []  # hfrender's older frames that no frame about to come replaces
     for old in sorted(folder.iterdir()) if stale is not None else []:
         if not (stale.match(old.name) and old.is_file()):
             continue
         if written_by_hfrender(old) or (old.name.endswith(".part")
                                         and old.stat().st_size == 0):
             old.unlink()
+            if keep and old.name not in keep and not old.name.endswith(".part"):
+                gone.append(old.name)
         else:
             (replaced if old.name in keep else kept).append(old.name)
+    if gone:  # (a re-render of the same frames replaces them: nothing to say)
+        log.warning("%s: %d frame%s of an older render of the pattern that this one does not "
+                    "write (%s) %s removed", folder, len(gone), "" if len(gone) == 1 else "s",
+                    gone[0] if len(gone) == 1 else f"{gone[0]} .. {gone[-1]}",
+                    "is" if len(gone) == 1 else "are")
     return kept, replaced
 
 
