@@ -45,6 +45,37 @@ def test_acquire_blocks_until_release_and_times_out():
     assert got == [slot] and pool.waits == 2
 
 
+def test_a_stream_that_never_releases_a_hyperframe_is_told_while_it_waits(monkeypatch, caplog):
+    """A builder's pool with every slot in flight and none ever released waits for ever
+    (a single-threaded user who forgot ``release()``): after ``STUCK_S`` it says so, once,
+    and goes on waiting; a pool that has had a slot back (a slow fusion) says nothing."""
+    from hfrender.hyperframe import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "STUCK_S", 0.1)
+    pool = make_pool(slots=1)
+    slot = pool.acquire()
+    got = []
+    with caplog.at_level("WARNING", logger="hfrender.hyperframe.pool"):
+        t = threading.Thread(target=lambda: got.append(pool.acquire()))
+        t.start()
+        time.sleep(0.4)
+        assert got == [] and t.is_alive()  # still waiting, for ever
+        pool.release(slot)
+        t.join(2)
+        assert got == [slot]
+        assert [r.getMessage() for r in caplog.records] == [
+            "waiting 0.1 s for a free hyperframe slot: all 1 are in flight and none has been "
+            "released yet (each hyperframe goes back to its pool once fused: hf.fuse releases "
+            "it, or call its .release())"]
+        caplog.clear()
+        t = threading.Thread(target=lambda: got.append(pool.acquire()))
+        t.start()
+        time.sleep(0.3)  # one slot came back before: a slow consumer, not a stuck one
+        pool.release(slot)
+        t.join(2)
+    assert len(got) == 2 and caplog.records == []
+
+
 def test_release_twice_is_an_error():
     pool = make_pool()
     slot = pool.acquire()

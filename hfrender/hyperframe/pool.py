@@ -9,6 +9,7 @@ GL buffer or CUDA memory plug in the same way).
 
 from __future__ import annotations
 
+import logging
 import math
 import mmap
 import threading
@@ -24,6 +25,10 @@ from hfrender.errors import InputError, InputTypeError
 FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
 ALIGN = 4096  # slots and their depth planes start on page boundaries
+# a wait this long for a slot of a pool that has had none released yet is told once: a
+# stream whose hyperframes are never released (hf.fuse, or .release()) waits for ever
+STUCK_S = 30.0
+log = logging.getLogger(__name__)
 
 
 class Status(str, Enum):
@@ -242,6 +247,7 @@ class HyperFramePool:
         self._free = list(reversed(self._slots))
         self._cond = threading.Condition()
         self.waits = 0  # acquires that had to block: a back-pressure counter
+        self.releases = 0  # slots that came back (none: the stream may never release one)
 
     @property
     def slot_count(self) -> int:
@@ -261,7 +267,7 @@ class HyperFramePool:
         with self._cond:
             if not self._free:
                 self.waits += 1
-                if not self._cond.wait_for(lambda: self._free, timeout):
+                if not self._wait(timeout):
                     raise TimeoutError(
                         f"no free hyperframe slot after {timeout:g} s: all {self.slot_count} "
                         "slots are in flight; release finished hyperframes or raise max_in_flight"
@@ -269,6 +275,20 @@ class HyperFramePool:
             slot = self._free.pop()
             slot.refs = 1
             return slot
+
+    def _wait(self, timeout: float | None) -> bool:
+        """Wait (holding the condition) for a free slot; with no ``timeout``, said once
+        after :data:`STUCK_S` where no slot has ever been released."""
+        if timeout is not None or self.releases:
+            return self._cond.wait_for(lambda: self._free, timeout)
+        if self._cond.wait_for(lambda: self._free, STUCK_S):
+            return True
+        if not self.releases:
+            log.warning("waiting %g s for a free hyperframe slot: all %d are in flight and none "
+                        "has been released yet (each hyperframe goes back to its pool once "
+                        "fused: hf.fuse releases it, or call its .release())", STUCK_S,
+                        self.slot_count)
+        return self._cond.wait_for(lambda: self._free)
 
     def retain(self, slot: Slot) -> None:
         """One more reference to ``slot`` (two views of it now hold what one held)."""
@@ -284,6 +304,7 @@ class HyperFramePool:
                 raise ValueError(f"slot {slot.index} is not in use in this pool")
             slot.refs -= 1
             if slot.refs == 0:
+                self.releases += 1
                 self._free.append(slot)
                 self._cond.notify()
 
