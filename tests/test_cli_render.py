@@ -389,6 +389,8 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
         assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
                      "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
     assert [r.getMessage() for r in caplog.records] == [
+        f"{folder}: 2 frames of an older render of the pattern that this one does not write "
+        "(005.png .. 1000.png) are removed",
         f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
         "user's own, or an hfrender's from before it marked its frames: 009.png): kept "
         "beside this render's frames",
