@@ -7,7 +7,6 @@ one-pass entry point over a :class:`HyperFrame` that the render loop uses.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -67,10 +66,7 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr)
     n = arr.shape[0]
-    if isinstance(window, numbers.Integral) and not isinstance(window, bool) and window > n:
-        raise InputError(f"window={window} is longer than the {n} frame{'s' * (n != 1)} given: "
-                         f"give at least {window} frames, or a window of at most {n}")
-    window = validate.integer(window, "window", 1, n)
+    window = validate.window(window, n)
     stride = window if stride is None else validate.integer(stride, "stride", 1)
     w = curve_weights(weights, window)
     linear_light = validate.flag(linear_light, "linear_light")

@@ -67,6 +67,14 @@ def convert_hint(dtype: np.dtype, name: str) -> str:
             f"torch tensor's {name}.float())")
 
 
+def window(value: object, n: int) -> int:
+    """``window`` frames of the ``n`` given: a whole number from 1 to ``n``."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > n:
+        raise InputError(f"window={value} is longer than the {n} frame{'s' * (n != 1)} given: "
+                         f"give at least {value} frames, or a window of at most {n}")
+    return integer(value, "window", 1, n)
+
+
 def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     """An int in ``[low, high]``; bools and floats are refused."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
