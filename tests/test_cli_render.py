@@ -117,6 +117,8 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--codec", "nope264"], r"--codec nope264: this ffmpeg has no such encoder"),
     (["render", BAR, "-o", "{tmp}/x.gif", "--codec", "libx264"], r"--codec libx264: -o .*x\.gif "
      r"cannot hold it \(ffmpeg: gif muxer supports only codec gif for type video\)$"),
+    (["render", BAR, "-o", "{tmp}/x.mov", "--codec", "libvpx-vp9"], r"--codec libvpx-vp9: -o "
+     r".*x\.mov cannot hold it \(ffmpeg: vp9 only supported in MP4\.\)$"),
     (["render", BAR, "-o", "{tmp}/x.mp4", "--codec", "prores_ks"], r"--codec prores_ks: -o "
      r".*x\.mp4 cannot hold it \(ffmpeg: Could not find tag for codec prores in stream #0"),
     (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'; use .* like "

@@ -702,6 +702,9 @@ def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"wrote {tmp_path / 't.mkv'}: {info.count} frames at about {fps / 2:g} fps from {n} at "
         f"a variable rate (about {fps:g} fps), each at its frame's time")
+    assert main(["fx", str(clip), "-o", str(tmp_path / "t.gif"), "--motion-blur", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (  # a GIF evens the timing out
+        f"wrote {tmp_path / 't.gif'}: {n} frames at {fps:g} fps from {n} at {fps:g} fps")
 
 
 def _filter_file(folder, text):

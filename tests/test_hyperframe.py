@@ -74,6 +74,16 @@ def test_a_stream_that_never_releases_a_hyperframe_is_told_while_it_waits(monkey
         pool.release(slot)
         t.join(2)
     assert len(got) == 2 and caplog.records == []
+    # hfrender's own runs (render, fx, reexpose) wait on a slow first fusion: no warning
+    own = hf.HyperFrameBuilder.create((6, 5, 3), np.uint8, granularity=4, max_in_flight=1)
+    held = [own.pool.acquire() for _ in range(own.pool.slot_count)]
+    t = threading.Thread(target=lambda: got.append(own.pool.acquire()))
+    with caplog.at_level("WARNING", logger="hfrender.hyperframe.pool"):
+        t.start()
+        time.sleep(0.3)
+        own.pool.release(held[0])
+        t.join(2)
+    assert len(got) == 3 and caplog.records == []
 
 
 def test_release_twice_is_an_error():

@@ -68,6 +68,23 @@ def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
                                       iio.imread(tmp_path / "local" / name))
 
 
+def test_a_sequence_on_ray_that_fails_takes_back_the_folders_it_made(local_ray, tmp_path):
+    """Its missing folders are made (as a local run makes them), and go with a run whose
+    frames all go."""
+    scene = tmp_path / "late.py"
+    scene.write_text("import hfrender as hf\nclass Late(hf.Scene):\n    duration = 0.5\n"
+                     "    def setup(self):\n        self.add(hf.Cube())\n"
+                     "    def update(self, t):\n        if t > 0.3:\n"
+                     "            raise RuntimeError('late')\n")
+    (tmp_path / "out").mkdir()
+    job = cluster.ClusterRender(scene, RenderConfig(
+        output=str(tmp_path / "out" / "new" / "seq" / "%03d.png"), size=(32, 18), samples=1,
+        quiet=True))
+    with pytest.raises(Exception, match="late"):
+        job.prepare().run()
+    assert list((tmp_path / "out").iterdir()) == []
+
+
 @pytest.mark.parametrize("ctrl_c", [1, 2])
 def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, monkeypatch,
                                                              capsys, caplog, ctrl_c):

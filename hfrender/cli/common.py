@@ -260,8 +260,9 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x).strip()  # without "[h264_nvenc @ 0x...]"
             for x in res.stderr.decode(errors="replace").splitlines()]
     why = next((x for x in said if x), f"ffmpeg exit {res.returncode}")
-    held = next((x for x in said if "supports only" in x or "Could not find tag for codec" in x
-                 or "supported for WebM" in x), None)
+    held = next((x for x in said if re.search(
+        r"supports only|Could not find tag for codec|supported for WebM|only supported in|"
+        r"muxing is currently not supported", x)), None)
     if held is not None:  # the container's muxer, not the encoder
         raise ConfigError(f"--codec {chosen}: -o {output} cannot hold it (ffmpeg: {held})")
     if codec is None:

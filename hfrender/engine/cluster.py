@@ -284,7 +284,7 @@ class ClusterRender:
         """A run that stops: PNG frames made so far go (on Ray, a sequence is made whole:
         its chunks come back in any order); video segments stay for the next run."""
         if self.sequence and getattr(self, "tmp", None):
-            outputs.discard(self.tmp)
+            outputs.discard(self.tmp, getattr(self, "made", None))
 
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""
@@ -292,6 +292,7 @@ class ClusterRender:
         if self.sequence:  # frames, not segments: made whole under a temporary name
             self.manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
             self.tmp = outputs.temporary(self.config.output)
+            self.made = outputs.missing_folder(self.config.output)  # taken back with a failure
             # a local run's kept frames: said before they go (begin_sequence's warning)
             resume.begin_sequence(self.config.output, self.tmp, self.manifest)
         else:

@@ -105,7 +105,8 @@ class FxOutput:
         self.encoding = fx_encoding(s, alpha, info)
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
-        stats.variable = info is not None and info.times is not None
+        stats.variable = (info is not None and info.times is not None and not is_sequence(output)
+                          and Path(output).suffix.lower() != ".gif")  # they keep no times
         self.fps_out = footage.fps / s.stride
         self.segment_frames = segment_frames(self.fps_out)
         one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway

@@ -398,4 +398,3 @@ def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | No
     """``RenderJob(...).prepare().run()``: see :class:`RenderJob`."""
     return RenderJob(scene_file, config, scene_name=scene_name, first_frame=first_frame,
                      count=count, progress=progress, writer=writer).prepare().run()
-

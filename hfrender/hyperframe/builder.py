@@ -185,6 +185,7 @@ class HyperFrameBuilder:
             )
         pool = HyperFramePool(frame_shape, dtype, capacity, depth=depth, velocity=velocity,
                               max_in_flight=max_in_flight, storage=storage)
+        pool.warn_stuck = False  # render, fx, reexpose: a slow first fusion waits, rightly
         return cls(pool, halo=halo, acquire_timeout=acquire_timeout, first_index=first_index,
                    lead_in=lead_in, full_capacity=full)
 

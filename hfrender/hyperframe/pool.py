@@ -248,6 +248,7 @@ class HyperFramePool:
         self._cond = threading.Condition()
         self.waits = 0  # acquires that had to block: a back-pressure counter
         self.releases = 0  # slots that came back (none: the stream may never release one)
+        self.warn_stuck = True  # a library user's pool (hfrender's own runs: False)
 
     @property
     def slot_count(self) -> int:
@@ -278,8 +279,9 @@ class HyperFramePool:
 
     def _wait(self, timeout: float | None) -> bool:
         """Wait (holding the condition) for a free slot; with no ``timeout``, said once
-        after :data:`STUCK_S` where no slot has ever been released."""
-        if timeout is not None or self.releases:
+        after :data:`STUCK_S` where no slot has ever been released (a library user's pool:
+        hfrender's own runs wait on a slow first fusion, which is no mistake)."""
+        if timeout is not None or self.releases or not self.warn_stuck:
             return self._cond.wait_for(lambda: self._free, timeout)
         if self._cond.wait_for(lambda: self._free, STUCK_S):
             return True

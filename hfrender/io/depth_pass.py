@@ -150,8 +150,6 @@ def _read_one(path: Path) -> np.ndarray:
         raise FootageError(unreadable(path, exc, "depth ")) from None
 
 
-
-
 def _static(path: str, frame: np.ndarray, scale: float, zero_is_sky: bool) -> DepthPass:
     """One depth frame (H, W) for every frame of the footage."""
     metres = _metres(frame, scale, zero_is_sky)

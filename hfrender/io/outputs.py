@@ -222,9 +222,10 @@ def make_folder(output: str) -> Path | None:
     which :func:`discard` removes again when a run leaves nothing there. One line where it
     cannot be made (:func:`check_writable` said why before any work, as a rule)."""
     made = missing_folder(output)
-    if made is not None:
+    parent = Path(output).absolute().parent  # as the system reads it: "new/../x.gif" too
+    if not parent.is_dir():
         try:
-            Path(output).resolve().parent.mkdir(parents=True, exist_ok=True)
+            parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise WriterError(f"-o {output}: cannot make folder {Path(output).parent}: "
                               f"{exc.strerror or exc}") from None

@@ -89,7 +89,8 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         if video is None and "matches no streams" in res.stderr:
             return "it holds no video stream (no frames)"
         if "moov atom not found" in res.stderr and _boxes(path):
-            return (f"its index (the MP4's moov atom) is missing: a {Path(path).suffix} cut short "
+            kind = Path(path).suffix or "file"
+            return (f"its index (the MP4's moov atom) is missing: a {kind} cut short "
                     "before it was finished (a stopped recording, an unfinished copy) can be "
                     "read only when written with its index first (-movflags +faststart)")
         said = [x.strip() for x in res.stderr.splitlines() if x.strip()

@@ -349,6 +349,7 @@ def remove_stale(pattern: str, keep: Collection[str] = ()) -> tuple[list[str], l
         else:
             (replaced if old.name in keep else kept).append(old.name)
     if gone:  # (a re-render of the same frames replaces them: nothing to say)
+        gone.sort(key=lambda name: (len(name), name))  # 9.png before 10.png
         log.warning("%s: %d frame%s of an older render of the pattern that this one does not "
                     "write (%s) %s removed", folder, len(gone), "" if len(gone) == 1 else "s",
                     gone[0] if len(gone) == 1 else f"{gone[0]} .. {gone[-1]}",

@@ -1,0 +1,1 @@
+hfrender: error: input not found: clip.mp4
