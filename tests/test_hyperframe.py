@@ -65,8 +65,8 @@ def test_a_stream_that_never_releases_a_hyperframe_is_told_while_it_waits(monkey
         assert got == [slot]
         assert [r.getMessage() for r in caplog.records] == [
             "waiting 0.1 s for a free hyperframe slot: all 1 are in flight and none has been "
-            "released yet (each hyperframe goes back to its pool once fused: hf.fuse releases "
-            "it, or call its .release())"]
+            "released yet (call each hyperframe's .release() once it is fused: its slot goes "
+            "back to the pool)"]
         caplog.clear()
         t = threading.Thread(target=lambda: got.append(pool.acquire()))
         t.start()

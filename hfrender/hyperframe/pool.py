@@ -26,7 +26,7 @@ FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
 ALIGN = 4096  # slots and their depth planes start on page boundaries
 # a wait this long for a slot of a pool that has had none released yet is told once: a
-# stream whose hyperframes are never released (hf.fuse, or .release()) waits for ever
+# stream whose hyperframes are never released (.release(), once fused) waits for ever
 STUCK_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -287,8 +287,8 @@ class HyperFramePool:
             return True
         if not self.releases:
             log.warning("waiting %g s for a free hyperframe slot: all %d are in flight and none "
-                        "has been released yet (each hyperframe goes back to its pool once "
-                        "fused: hf.fuse releases it, or call its .release())", STUCK_S,
+                        "has been released yet (call each hyperframe's .release() once it is "
+                        "fused: its slot goes back to the pool)", STUCK_S,
                         self.slot_count)
         return self._cond.wait_for(lambda: self._free)
 
