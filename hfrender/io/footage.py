@@ -158,6 +158,7 @@ class _Decoder:
             self.proc.kill()
         self.proc.wait()
         self.proc.stdout.close()
+        self.log.close()  # ffmpeg's log: its errors were read where they came
         listing = getattr(self, "listing", None)
         if listing is not None:
             Path(listing).unlink(missing_ok=True)

@@ -272,9 +272,10 @@ class VideoWriter(Closing):
         empty = not out.is_file() or out.stat().st_size == 0
         if self.frames_written == 0 or (code != 0 and empty):
             out.unlink(missing_ok=True)  # no video at all: nothing that looks like one
+        said = crashed(code, self._ffmpeg_says()) if code != 0 else ""
+        self._log.close()  # ffmpeg's log (a temporary file): read, and no longer needed
         if code != 0:  # (what becomes of what it wrote, the caller says: kept or not)
-            raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): "
-                              f"{crashed(code, self._ffmpeg_says())}")
+            raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): {said}")
 
 
 class PngSequenceWriter(Closing):
