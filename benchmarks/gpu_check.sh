@@ -105,6 +105,9 @@ for size in 640x360 1920x1080; do
     section 40 dof_profile.log $py benchmarks/dof_cuda_profile.py --backend "$backend" \
         --size $size --calls 10
 done
+echo "== issue 15: frames that share a plan of the layers (a 720p pan of 8 frames)"
+section 60 dof_profile.log $py benchmarks/dof_cuda_profile.py --backend "$backend" \
+    --size 1280x720 --calls 5 --frames 8
 echo "== issue 14: reconstruction with the CUDA kernel (msaa auto: 4 on a GPU)"
 section 180 quality.log $py benchmarks/quality.py --runs 3 --skip-adaptive --backend "$backend"
 echo "== fusion kernels vs device-to-device copy"
@@ -126,6 +129,6 @@ grep -h "^plain 8 \|^plain 32 \|^recon 8 \|time to quality\|moving frames" "$OUT
 grep -h "GB/s\|of copy" "$OUT/fusion.log" | tail -6
 grep -h "frames/s\|device-to-host\|error" "$OUT/render.log"
 grep -h "GL buffer of" "$OUT/interop.log"
-grep -h "host .* ms, device" "$OUT/dof_profile.log"
+grep -h "host .* ms, device\|a plan a frame / shared" "$OUT/dof_profile.log"
 grep -h "stopped after\|skipped: the deadline" "$OUT"/*.log
 exit 0

@@ -26,12 +26,16 @@ GATHER_BOTH = 64  # layers of smaller disks gather with both (each pixel by its 
 
 
 def defocus_layers(ops: Any, xp: Any, r2: Any, depth: Any, focus_distance: float,
-                   max_d2: int, blades: int = 0) -> Any:
+                   max_d2: int, blades: int = 0, planned: tuple[Plan, Any] | None = None
+                   ) -> Any:
     """The fast defocus of one frame, driven through ``ops`` (a backend's classes, field
     building, accumulation and compositing; see ``hfrender/backends/cpu/dof_fast.py``).
-    Each layer's FFTs cover its own window: a band of a slanted floor costs a band."""
-    h, w = (int(s) for s in r2.shape)
-    plan, keys = frame_plan(xp, r2, depth, focus_distance, max_d2, blades, ops.classes)
+    Each layer's FFTs cover its own window: a band of a slanted floor costs a band. Frames
+    that share one plan (the CUDA backend's, ``backends/cuda/dof_plans.py``): ``r2`` and
+    ``depth`` (F, H, W), and the plan and class keys ``planned`` already."""
+    h, w = (int(s) for s in r2.shape[-2:])
+    plan, keys = planned or frame_plan(xp, r2, depth, focus_distance, max_d2, blades,
+                                       ops.classes)
     ops.start(plan, keys)
     spans = ops.spans(len(plan.layers))  # where each layer's pixels are (dof_boxes.Spans)
     return blur_layers(ops, plan, disk_tables(max_d2, blades)[0], (h, w), xp.add,

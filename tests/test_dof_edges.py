@@ -123,7 +123,7 @@ def test_a_near_disc_before_a_sharp_card_and_a_far_wall_is_the_gathers_picture(
     real = dof_frame._gathered
     opened = []  # the gathers of how much of the disc's disks the wall fills: a weight alone
     monkeypatch.setattr(dof_frame, "_gathered", lambda ops, source, disks, win, side: (
-        (seen if source[0].shape[0] > 1 else opened).append(win))
+        (seen if source[0].shape[-3] > 1 else opened).append(win))
         or real(ops, source, disks, win, side))
     img[(depth == np.float32(0.6)) & (xx == cx - 20)] = 1e4  # a bright line on the card
     fast, exact = (fused(dev, backend if m == "fast" else "cpu", img, depth, lens, m)
@@ -209,7 +209,7 @@ def test_a_near_band_gathers_what_is_in_focus_only_around_it(dev, rng, blades, b
     real = dof_frame._gathered
     opened = []  # the gathers of how much of the band's disks the wall fills: a weight alone
     monkeypatch.setattr(dof_frame, "_gathered", lambda ops, source, disks, win, side: (
-        (seen if source[0].shape[0] > 1 else opened).append(win))
+        (seen if source[0].shape[-3] > 1 else opened).append(win))
         or real(ops, source, disks, win, side))
     frames, depths = img[None], depth[None]
     weights = hf.WindowWeights.from_dense(np.ones((1, 1)))

@@ -2,6 +2,8 @@
 gather it replaces by default: quality on test scenes, the occlusion rules, energy, the
 CUDA kernels on the CPU emulator, and the method's name checked at the edge."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from cuda_emu import session_emulator
@@ -279,18 +281,22 @@ def test_the_cuda_kernels_match_numpy_on_the_emulator(dev, rng, dtype, scene, mo
 
 
 @pytest.mark.parametrize("scene", ["slanted", "far pole"])
-def test_the_cuda_fast_path_waits_on_the_device_four_times_a_frame(dev, rng, scene,
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_cuda_fast_path_waits_on_the_device_three_times_a_plan(dev, rng, scene, shared,
                                                                     monkeypatch):
-    """The host reads the device once a call (the depths' range) and four times a frame
-    (the largest blur, the classes' histogram, every layer's rows and columns, and once
-    every layer has scattered, the rows and columns of the pixels the far light of larger
-    disks may fill: both scenes have some) however many layers and windows there are."""
+    """The host reads the device three times a call (the depths' range, each frame's
+    largest blur, each frame's classes' histogram) and twice a plan (every layer's rows and
+    columns, and once every layer has scattered, the rows and columns of the pixels the far
+    light of larger disks may fill: both scenes have some) however many layers and windows
+    there are; a plan a frame (the emulator's default, as the CPU), or both frames' one plan
+    (``shared``: mirrored frames have the same classes, so the same plan and picture)."""
     from hfrender.backends.cuda import dof as cuda_dof
+    from hfrender.backends.cuda import dof_plans
 
     monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)  # more boxes, more windows
     img, depth = pole(rng, FAR_FOOT) if scene == "far pole" else slanted(rng)
     reads = []
-    for module, name in ((cuda_dof, "_host"), (dof_layers, "to_host"),
+    for module, name in ((cuda_dof, "_host"), (dof_plans, "_host"), (dof_layers, "to_host"),
                          (dof_boxes, "to_host")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, real=real: reads.append(1) or real(*a))
@@ -304,8 +310,9 @@ def test_the_cuda_fast_path_waits_on_the_device_four_times_a_frame(dev, rng, sce
     windows = []
     real_window = dof_frame.window
     monkeypatch.setattr(dof_frame, "window", lambda *a: windows.append(a) or real_window(*a))
-    got = cuda_dof.defocus_frames(dev, lin, depths, [lens, lens])
-    assert len(reads) == 1 + 4 * 2, len(reads)
+    own = dataclasses.replace(dev, dof_plan_pixels=depths[0].size * 2 if shared else 0)
+    got = cuda_dof.defocus_frames(own, lin, depths, [lens, lens])
+    assert len(reads) == 3 + 2 * (1 if shared else 2), len(reads)
     assert len(windows) > 20  # many windows, still four reads a frame
     assert floats == []  # nor read by a float() of a device value (disk_inside's reach)
     for z in range(2):
@@ -426,8 +433,6 @@ def test_the_cuda_fast_method_gathers_exactly_where_a_frame_has_few_enough_taps(
     ``Device.exact_taps`` (the H200: 8x sooner at 640x360, 64 px): there "fast" gives
     the exact gather's frames (a frame's taps, however many frames); one tap more, the
     layers' (which keep their cuFFT plans: :func:`_keep_plans`, once a call)."""
-    import dataclasses
-
     from hfrender.backends.cuda import dof as cuda_dof
     from hfrender.optics import disk_offsets
 

@@ -201,17 +201,19 @@ extern "C" __global__ void hf_dof_spans(
 // Layer j's light on its one or two disks, in rows r0 .. r1 of a window of the image (its
 // box's rows: rows y0 .., columns x0 .., win_w pixels wide) into zeroed planes (channels + 1,
 // grid_h, grid_w) whose corner is the window's: colour * weight and the weight (share / area).
+// Frames that share one plan: blockIdx.z is the frame, frame_pixels apart in the image and
+// (channels + 1) planes apart in lo and hi (frames, channels + 1, grid_h, grid_w).
 extern "C" __global__ void hf_dof_fields(
-        const float* lin, const int* layer, const float* t, int j, int width, int channels,
-        int y0, int x0, int r0, int r1, int win_w, int grid_h, int grid_w, int disks,
-        int area_lo, int area_hi, float* lo, float* hi) {
+        const float* lin, const int* layer, const float* t, int j, long long frame_pixels,
+        int width, int channels, int y0, int x0, int r0, int r1, int win_w, int grid_h,
+        int grid_w, int disks, int area_lo, int area_hi, float* lo, float* hi) {
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)(r1 - r0) * win_w) return;
     long long wy = r0 + e / win_w, wx = e % win_w;
-    long long p = (y0 + wy) * width + x0 + wx;
+    long long p = (long long)blockIdx.z * frame_pixels + (y0 + wy) * width + x0 + wx;
     if (layer[p] != j) return;
     long long plane = (long long)grid_h * grid_w;
-    long long at = wy * grid_w + wx;
+    long long at = (long long)blockIdx.z * (channels + 1) * plane + wy * grid_w + wx;
     for (int d = 0; d < disks; ++d) {
         float share = disks == 2 ? (d == 0 ? 1.0f - t[p] : t[p]) : 1.0f;
         if (!(share > 0.0f)) continue;
@@ -232,10 +234,12 @@ extern "C" __global__ void hf_dof_fields(
 // The FFT's rounding is taken out: where the weight is below HF_DOF_NOISE_W of its largest
 // magnitude top[channels] (over the window), nothing; colour below HF_DOF_NOISE of its
 // channel's top[ch]: zero. With channels 0, a weight alone (the share of a pixel's disk
-// that the far light fills, gathered: roles HF_ROLE_FAR, into far).
+// that the far light fills, gathered: roles HF_ROLE_FAR, into far). Frames that share one
+// plan: blockIdx.z is the frame, frame_pixels apart in the sums (pixels: all the frames'),
+// (channels + 1) planes apart in light (frames, channels + 1, win_h, win_w) and top.
 extern "C" __global__ void hf_dof_accumulate(
-        const float* light, long long pixels, int width, int channels, int y0, int x0,
-        int win_h, int win_w, int r0, int r1, int c0, int c1, const int* layer,
+        const float* light, long long pixels, long long frame_pixels, int width, int channels,
+        int y0, int x0, int win_h, int win_w, int r0, int r1, int c0, int c1, const int* layer,
         const int* roles, const float* spread, int n_layers, const float* top, const float* t,
         int share, float* front, float* back, float* behind, float* far) {
     long long plane = (long long)win_h * win_w;
@@ -243,8 +247,10 @@ extern "C" __global__ void hf_dof_accumulate(
     if (e >= (long long)r1 * win_w) return;
     int col = (int)(e % win_w);
     if (col < c0 || col >= c1) return;
+    light += (long long)blockIdx.z * (channels + 1) * plane;
+    top += (long long)blockIdx.z * (channels + 1);
     if (!(light[channels * plane + e] >= HF_DOF_NOISE_W * top[channels])) return;
-    long long p = (y0 + e / win_w) * width + x0 + col;
+    long long p = (long long)blockIdx.z * frame_pixels + (y0 + e / win_w) * width + x0 + col;
     int k = layer[p];
     int role = roles[k < 0 ? n_layers : k];
     if (role != HF_ROLE_FRONT && role != HF_ROLE_BACK && role != HF_ROLE_BEHIND &&

@@ -159,11 +159,13 @@ class CUDABackend:
                     kernels[name](grid, block, args)
 
                 from hfrender.backends.cuda.dof import EXACT_TAPS_PER_SM
+                from hfrender.backends.cuda.dof_plans import plan_pixels
 
                 props = self.cupy.cuda.runtime.getDeviceProperties(self.index)
                 self._launcher = launches.Device(
                     self.cupy, run,
-                    exact_taps=EXACT_TAPS_PER_SM * int(props.get("multiProcessorCount", 0)))
+                    exact_taps=EXACT_TAPS_PER_SM * int(props.get("multiProcessorCount", 0)),
+                    dof_plan_pixels=plan_pixels(int(props.get("totalGlobalMem", 0))))
         return self._launcher
 
     def _in(self, a: Any) -> tuple[Any, bool]:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cuda import launches
+from hfrender.backends.cuda.dof_plans import frame_classes, plan_of, plan_runs
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import disk_inside, inside_of_keys, seen_top
@@ -36,7 +37,6 @@ from hfrender.dof_layers import (
     ROLE_NONE,
     Plan,
     check_method,
-    classes,
     disk_spectrum,
     disk_tables,
 )
@@ -105,14 +105,18 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
                        inside)
     _keep_plans(xp)
     out = xp.empty_like(lin)
-    for z in range(n):
-        frame_d2 = int(np.floor(float(_host(xp, r2[z].max()))))
-        if frame_d2 < 1:
-            out[z] = lin[z]
+    most = np.floor(_host(xp, r2.reshape(n, -1).max(axis=1))).astype(np.int64)  # each frame's
+    keys, counts = frame_classes(xp, r2, depth, np.array([ln.focus_distance for ln in lenses]),
+                                 max_d2, blades)
+    for z0, z1 in plan_runs(counts, most, lenses, h * w, dev.dof_plan_pixels):
+        frame_d2 = int(most[z0:z1].max())
+        if frame_d2 < 1:  # frames in focus throughout
+            out[z0:z1] = lin[z0:z1]
             continue
-        ops = _Ops(dev, lin[z], frame_d2, blades)
-        out[z] = defocus_layers(ops, xp, r2[z], depth[z], lenses[z].focus_distance, frame_d2,
-                                blades)
+        ops = _Ops(dev, lin[z0:z1], frame_d2, blades)
+        planned = plan_of(counts[z0:z1], frame_d2, blades), keys[z0:z1]
+        out[z0:z1] = defocus_layers(ops, xp, r2[z0:z1], depth[z0:z1], 0.0, frame_d2, blades,
+                                    planned)
     return out
 
 
@@ -164,16 +168,20 @@ def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any
 
 
 class _Ops:
-    """The fast method's per-pixel steps for one frame ``lin`` (H, W, C) on the device."""
+    """The fast method's per-pixel steps for frames ``lin`` (F, H, W, C) that share one plan
+    (:func:`plan_runs`) on the device: each array has the frames first, the kernels take
+    the frame as their grid's z."""
 
     def __init__(self, dev: Device, lin: Any, max_d2: int, blades: int = 0) -> None:
         self.dev, self.xp, self.lin, self.max_d2 = dev, dev.xp, lin, max_d2
         self.blades = blades
-        self.h, self.w, self.c = (int(s) for s in lin.shape)
-        self.pixels = self.h * self.w
-        self.front = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
-        self.back = self.xp.empty((self.c + 1, self.h, self.w), np.float32)
-        self.behind = self.xp.zeros((self.c + 1, self.h, self.w), np.float32)
+        self.frames, self.h, self.w, self.c = (int(s) for s in lin.shape)
+        self.frame_pixels = self.h * self.w
+        self.pixels = self.frames * self.frame_pixels
+        self.size = (self.frames, self.h, self.w)
+        self.front = self.xp.zeros((self.c + 1,) + self.size, np.float32)
+        self.back = self.xp.empty((self.c + 1,) + self.size, np.float32)
+        self.behind = self.xp.zeros((self.c + 1,) + self.size, np.float32)
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
         self.far: Any = None  # the far layers of larger disks (ROLE_FAR), if the plan has any
         self.open: Any = None  # and the share of each pixel's disk they fill (gather_open)
@@ -183,19 +191,14 @@ class _Ops:
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
 
-    def classes(self, r2: Any, depth: Any, focus_distance: float, max_d2: int,
-                blades: int) -> tuple[Any, Any]:
-        """Each pixel's class key and their histogram (:func:`.dof_layers.classes`)."""
-        return classes(self.xp, r2, depth, focus_distance, max_d2, blades)
-
     def start(self, plan: Plan, keys: Any) -> None:
         xp = self.xp
         self.plan = plan
         if plan.big.any():
-            self.far = xp.zeros((self.c + 1, self.h, self.w), np.float32)
-            self.open = xp.zeros((self.h, self.w), np.float32)
-        self.layer = xp.empty((self.h, self.w), np.int32)
-        self.t = xp.empty((self.h, self.w), np.float32)
+            self.far = xp.zeros((self.c + 1,) + self.size, np.float32)
+            self.open = xp.zeros(self.size, np.float32)
+        self.layer = xp.empty(self.size, np.int32)
+        self.t = xp.empty(self.size, np.float32)
         k = len(plan.layers)
         # each table copied once, a layer's row a view of it (contiguous): a copy a layer
         # each was some 60 small copies a frame, 0.1 ms each on the H200
@@ -230,13 +233,17 @@ class _Ops:
         return self._spans(n, xp.where(wanted, self.layer, np.int32(n + 1)))
 
     def _spans(self, n: int, layer: Any) -> Spans:
-        """:class:`Spans` of ``layer`` (H, W) int32 (n and past: none), read in one copy."""
-        xp = self.xp
-        table = xp.empty((2, n + 1, self.h), np.int32)  # entry n: the pixels in focus
+        """:class:`Spans` of ``layer`` (F, H, W) int32 (n and past: none), read in one copy:
+        the frames' together (a layer's first column in a row is its first in any frame)."""
+        xp, rows = self.xp, self.frames * self.h
+        table = xp.empty((2, n + 1, rows), np.int32)  # entry n: the pixels in focus
         table[0] = self.w
         table[1] = -1
-        self.dev.launch("hf_dof_spans", _grid(self.h), (BLOCK, 1, 1),
-                        (layer, I32(self.h), I32(self.w), I32(n), table[0], table[1]))
+        self.dev.launch("hf_dof_spans", _grid(rows), (BLOCK, 1, 1),
+                        (layer, I32(rows), I32(self.w), I32(n), table[0], table[1]))
+        if self.frames > 1:
+            each = table.reshape(2, n + 1, self.frames, self.h)
+            table = xp.stack([each[0].min(axis=1), each[1].max(axis=1)])
         host = _host(xp, table)
         return Spans.of_table(host[0], host[1])
 
@@ -275,14 +282,17 @@ class _Ops:
     def _window_launch(self, name: str, win: Window, rows: tuple[int, int],
                        args: tuple) -> None:
         """A kernel over ``rows`` of a window (their first and last come after ``args``'
-        window origin)."""
-        self.dev.launch(name, _grid((rows[1] - rows[0]) * win.size[1]), (BLOCK, 1, 1), args)
+        window origin) in each frame."""
+        self.dev.launch(name, _grid((rows[1] - rows[0]) * win.size[1], self.frames),
+                        (BLOCK, 1, 1), args)
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[Any]:
-        planes = [self.xp.zeros((self.c + 1,) + win.shape, np.float32) for _ in disks]
+        planes = [self.xp.zeros((self.frames, self.c + 1) + win.shape, np.float32)
+                  for _ in disks]
         hi = planes[1] if len(planes) == 2 else self.none
         self._window_launch("hf_dof_fields", win, win.inner, (  # the layer's: its box's rows
-            self.lin, self.layer, self.t, I32(j), I32(self.w), I32(self.c), I32(win.y0),
+            self.lin, self.layer, self.t, I32(j), I64(self.frame_pixels), I32(self.w),
+            I32(self.c), I32(win.y0),
             I32(win.x0), *(I32(n) for n in win.inner + win.size[1:] + win.shape),
             I32(len(disks)), I32(disks[0]), I32(disks[-1]), planes[0], hi))
         return planes
@@ -292,13 +302,15 @@ class _Ops:
                     weight_into: Any = None) -> None:
         """``hf_dof_accumulate``: into the front, back, behind and far sums by role, or a
         weight alone (``light`` (1, ...)) into ``weight_into`` (roles ``ROLE_FAR``)."""
-        xp = self.xp  # the largest magnitudes without a window of abs
-        top = xp.ascontiguousarray(xp.maximum(light.max(axis=(1, 2)), -light.min(axis=(1, 2))))
+        xp = self.xp  # the largest magnitudes without a window of abs (F, planes)
+        top = xp.ascontiguousarray(xp.maximum(light.max(axis=(-2, -1)),
+                                              -light.min(axis=(-2, -1))))
         sums = (self.front, self.back, self.behind, self.none if self.far is None else self.far)
         if weight_into is not None:
             sums = (self.none, self.none, self.none, weight_into)
         self._window_launch("hf_dof_accumulate", win, rows, (
-            light, I64(self.pixels), I32(self.w), I32(0 if weight_into is not None else self.c),
+            light, I64(self.pixels), I64(self.frame_pixels), I32(self.w),
+            I32(0 if weight_into is not None else self.c),
             I32(win.y0), I32(win.x0), *(I32(n) for n in win.size + rows + cols), self.layer,
             roles, spread, I32(len(self.plan.layers)), top, self.t, I32(share), *sums))
 
@@ -325,10 +337,10 @@ class _Ops:
                                     win.x0, win.x1)
 
     def open_window(self, win: Window, k: int) -> Any:
-        """(1, *shape): 1 at the pixels of the far layers of larger disks than k's."""
+        """(F, 1, *shape): 1 at the pixels of the far layers of larger disks than k's."""
         (h, w) = win.size
-        f = self.xp.zeros((1,) + win.shape, np.float32)
-        f[0, :h, :w] = self.bigs[k][self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
+        f = self.xp.zeros((self.frames, 1) + win.shape, np.float32)
+        f[:, 0, :h, :w] = self.bigs[k][self.layer[:, win.y0:win.y1, win.x0:win.x1]]  # -1: last
         return f
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
@@ -340,18 +352,20 @@ class _Ops:
         """The pixels layer k sees past its edges, ``[colour, 1]`` times the share of each
         it sees (colour at most ``seen_top`` times it), on a window's grid."""
         xp, (h, w) = self.xp, win.size
-        if self.top is None:  # the frame's, once, on the device
-            self.top = seen_top(xp, xp.moveaxis(self.lin, -1, 0))
-        f = xp.zeros((self.c + 1,) + win.shape, np.float32)
-        mine = self.sees[k][self.layer[win.y0:win.y1, win.x0:win.x1]]  # -1: the last
-        f[: self.c, :h, :w] = xp.moveaxis(self.lin[win.y0:win.y1, win.x0:win.x1], -1, 0) * mine
+        if self.top is None:  # each frame's, once, on the device
+            self.top = xp.stack([seen_top(xp, xp.moveaxis(frame, -1, 0))
+                                 for frame in self.lin]).reshape(-1, 1, 1, 1)
+        f = xp.zeros((self.frames, self.c + 1) + win.shape, np.float32)
+        mine = self.sees[k][self.layer[:, win.y0:win.y1, win.x0:win.x1]][:, None]  # -1: last
+        f[:, : self.c, :h, :w] = xp.moveaxis(self.lin[:, win.y0:win.y1, win.x0:win.x1], -1,
+                                             1) * mine
         n = min(3, self.c)
-        f[:n, :h, :w] = xp.minimum(f[:n, :h, :w], self.top * mine)
-        f[self.c, :h, :w] = mine
+        f[:, :n, :h, :w] = xp.minimum(f[:, :n, :h, :w], self.top * mine)
+        f[:, self.c:, :h, :w] = mine
         return f
 
     def finish(self) -> Any:
-        out = self.xp.empty((self.h, self.w, self.c), np.float32)
+        out = self.xp.empty(self.size + (self.c,), np.float32)
         far = self.none if self.far is None else self.far
         opened = self.none if self.open is None else self.open
         self._launch("hf_dof_composite", (self.front, self.back, self.behind, self.inside, far,

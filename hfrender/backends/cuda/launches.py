@@ -39,6 +39,10 @@ class Device:
     # "fast" method gathers exactly, there sooner (a GPU's: hfrender.backends.cuda.dof's
     # EXACT_TAPS_PER_SM times its multiprocessors); 0: never (the emulator)
     exact_taps: float = 0.0
+    # the pixels of frames that share one plan of the fast depth of field (its layers and
+    # windows: hfrender.backends.cuda.dof.plan_runs); 0: a plan a frame, as the CPU (the
+    # emulator, whose results the tests compare with the CPU's frame by frame)
+    dof_plan_pixels: int = 0
 
     def launch(self, name: str, grid: tuple, block: tuple, args: Sequence) -> None:
         """``run`` after checking that every array argument is in C order: a kernel gets
