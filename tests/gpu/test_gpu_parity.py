@@ -286,3 +286,36 @@ def test_a_small_frame_gathers_exactly_on_the_gpu(rng):
     layers = hf.depth_of_field(img, depth, backend="cpu", **kw)
     np.testing.assert_allclose(gpu, exact, rtol=1e-4, atol=1e-5)
     assert np.abs(layers - exact).max() > 1e-3
+
+
+def test_a_pans_frames_share_a_plan_on_the_gpu_and_match_the_cpu(rng, layers_on_gpu,
+                                                                 monkeypatch):
+    """Six frames of a pan over a slanted floor (the same classes) share one plan of the
+    layers on a GPU (``backends/cuda/dof_plans.py``): each frame is the CPU's of that frame
+    alone, to cuFFT's rounding, and as near the exact gather."""
+    from hfrender.backends.cuda import dof as cuda_dof
+
+    h, w, n = 180, 320, 6
+    img = (rng.random((h, w, 3), dtype=np.float32) * 0.8).astype(np.float32)
+    img[rng.integers(0, h, 40), rng.integers(0, w, 40)] = 12.0
+    depth = np.full((h, w), 6.0, np.float32)
+    depth[h // 2:] = np.linspace(0.5, 6.0, h - h // 2, dtype=np.float32)[::-1, None]
+    depth[40:90, 100:160] = 1.0
+    frames = np.stack([np.roll(img, 3 * z, axis=1) for z in range(n)])
+    depths = np.stack([np.roll(depth, 3 * z, axis=1) for z in range(n)])
+    assert CUDA.device().dof_plan_pixels >= n * h * w
+    runs = []
+    real = cuda_dof.plan_runs
+    monkeypatch.setattr(cuda_dof, "plan_runs", lambda *a: runs.append(real(*a)) or runs[-1])
+    kw = dict(focus_distance=1.0, f_stop=float(hf.Lens(1.0, 1.0).coc_px(depth, w).max()) / 32)
+    gpu = cupy.asnumpy(hf.depth_of_field(cupy.asarray(frames), cupy.asarray(depths), **kw))
+    assert runs == [[(0, n)]]
+    cpu = hf.depth_of_field(frames, depths, backend="cpu", **kw)
+
+    def psnr(a, b):
+        return 10 * np.log10(1.0 / np.mean((np.clip(a, 0, 1) - np.clip(b, 0, 1)) ** 2))
+
+    for z in range(n):
+        assert psnr(gpu[z], cpu[z]) >= 60, (z, psnr(gpu[z], cpu[z]))
+    exact = hf.depth_of_field(frames[-1:], depths[-1:], backend="cpu", method="exact", **kw)
+    assert psnr(gpu[-1], exact[0]) >= 40

@@ -3,16 +3,17 @@
 :func:`defocus_frames` is what :func:`hfrender.backends.cuda.launches.fuse` calls for
 ``--dof depth``: every sub-frame's circle of confusion (``hf_circle_of_confusion``), then
 either the exact gather (``hf_defocus``, one launch per chunk of frames) or the fast
-method of :mod:`hfrender.dof_layers`, frame by frame: the plan on the host (from a
-histogram of the frame's classes), the FFTs by the array module (cuFFT through CuPy;
-NumPy's in the emulator tests), and the per-pixel steps by the kernels of
+method of :mod:`hfrender.dof_layers`, by runs of frames that share a plan
+(:mod:`hfrender.backends.cuda.dof_plans`; one frame a run in the emulator, as the CPU): the
+plan on the host (from a histogram of their classes), the FFTs by the array module (cuFFT
+through CuPy; NumPy's in the emulator tests), and the per-pixel steps by the kernels of
 ``shaders/cuda/dof.cu`` (``hf_dof_start``, ``hf_dof_spans``, ``hf_dof_fields``,
 ``hf_dof_accumulate``, ``hf_dof_composite``), step for step as
-``hfrender/backends/cpu/dof_fast.py``. The host waits on the device once a call (the
-depths' range) and three times a frame (the largest circle of confusion, the classes'
-histogram, the layers' rows and columns), four where far light of larger disks reaches
-some pixels (once every layer has scattered, the rows and columns of those it may fill):
-everything else is queued.
+``hfrender/backends/cpu/dof_fast.py``. The host waits on the device three times a call (the
+depths' range, each frame's largest circle of confusion, each frame's classes' histogram)
+and once a plan (the layers' rows and columns), twice where far light of larger disks
+reaches some pixels (once every layer has scattered, the rows and columns of those it may
+fill): everything else is queued.
 """
 
 from __future__ import annotations
