@@ -68,9 +68,11 @@ def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
                                       iio.imread(tmp_path / "local" / name))
 
 
-def test_a_sequence_on_ray_that_fails_takes_back_the_folders_it_made(local_ray, tmp_path):
+@pytest.mark.parametrize("output", ["seq/%03d.png", "late.mp4"])
+def test_a_render_on_ray_that_fails_takes_back_the_folders_it_made(local_ray, tmp_path, output):
     """Its missing folders are made (as a local run makes them), and go with a run whose
-    frames all go."""
+    frames all go: a sequence's, or a video's that failed before any segment was whole
+    (its work folder too: nothing to go on from)."""
     scene = tmp_path / "late.py"
     scene.write_text("import hfrender as hf\nclass Late(hf.Scene):\n    duration = 0.5\n"
                      "    def setup(self):\n        self.add(hf.Cube())\n"
@@ -78,7 +80,7 @@ def test_a_sequence_on_ray_that_fails_takes_back_the_folders_it_made(local_ray, 
                      "            raise RuntimeError('late')\n")
     (tmp_path / "out").mkdir()
     job = cluster.ClusterRender(scene, RenderConfig(
-        output=str(tmp_path / "out" / "new" / "seq" / "%03d.png"), size=(32, 18), samples=1,
+        output=str(tmp_path / "out" / "new" / output), size=(32, 18), samples=1,
         quiet=True))
     with pytest.raises(Exception, match="late"):
         job.prepare().run()

@@ -282,17 +282,22 @@ class ClusterRender:
 
     def abandon(self) -> None:
         """A run that stops: PNG frames made so far go (on Ray, a sequence is made whole:
-        its chunks come back in any order); video segments stay for the next run."""
+        its chunks come back in any order); video segments stay for the next run (none: the
+        work folder goes, as a local run's), and the folders made for them where empty."""
+        made, kept = getattr(self, "made", None), getattr(self, "manifest", None)
         if self.sequence and getattr(self, "tmp", None):
-            outputs.discard(self.tmp, getattr(self, "made", None))
+            outputs.discard(self.tmp, made)
+        elif kept is not None and not self.sequence and not kept.segments:
+            remove_work_dir(self.config.output)
+            outputs.take_back(Path(self.config.output).absolute().parent, made)
 
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""
         self._t0 = time.perf_counter()
+        self.made = outputs.missing_folder(self.config.output)  # taken back with a failure
         if self.sequence:  # frames, not segments: made whole under a temporary name
             self.manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
             self.tmp = outputs.temporary(self.config.output)
-            self.made = outputs.missing_folder(self.config.output)  # taken back with a failure
             # a local run's kept frames: said before they go (begin_sequence's warning)
             resume.begin_sequence(self.config.output, self.tmp, self.manifest)
         else:

@@ -240,13 +240,19 @@ def discard(tmp: str, made: Path | None = None) -> None:
     else:
         Path(tmp).unlink(missing_ok=True)
     folder = Path(tmp).resolve().parent
-    folder = folder.parent if is_sequence(tmp) else folder
-    while made is not None and folder is not None and folder.is_relative_to(made):
+    take_back(folder.parent if is_sequence(tmp) else folder, made)
+
+
+def take_back(folder: Path, made: Path | None) -> None:
+    """The folders a run made (``made``: :func:`missing_folder` before it), from ``folder``
+    up to ``made``, where they are left empty."""
+    at: Path | None = folder.resolve()
+    while made is not None and at is not None and at.is_relative_to(made):
         try:
-            folder.rmdir()  # only an empty one
+            at.rmdir()  # only an empty one
         except OSError:
             return
-        folder = None if folder == made else folder.parent
+        at = None if at == made else at.parent
 
 
 def replaced_files(output: str) -> list[Path]:
