@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cuda import launches
-from hfrender.backends.cuda.dof_plans import frame_classes, plan_of, plan_runs
+from hfrender.backends.cuda.dof_plans import frame_classes, plan_runs
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import disk_inside, inside_of_keys, seen_top
@@ -109,15 +109,14 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
     most = np.floor(_host(xp, r2.reshape(n, -1).max(axis=1))).astype(np.int64)  # each frame's
     keys, counts = frame_classes(xp, r2, depth, np.array([ln.focus_distance for ln in lenses]),
                                  max_d2, blades)
-    for z0, z1 in plan_runs(counts, most, lenses, h * w, dev.dof_plan_pixels):
-        frame_d2 = int(most[z0:z1].max())
-        if frame_d2 < 1:  # frames in focus throughout
+    for (z0, z1), plan in plan_runs(counts, most, blades, h * w, dev.dof_plan_pixels):
+        if plan is None:  # frames in focus throughout
             out[z0:z1] = lin[z0:z1]
             continue
+        frame_d2 = int(most[z0:z1].max())
         ops = _Ops(dev, lin[z0:z1], frame_d2, blades)
-        planned = plan_of(counts[z0:z1], frame_d2, blades), keys[z0:z1]
         out[z0:z1] = defocus_layers(ops, xp, r2[z0:z1], depth[z0:z1], 0.0, frame_d2, blades,
-                                    planned)
+                                    (plan, keys[z0:z1]))
     return out
 
 
