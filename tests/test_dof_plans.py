@@ -49,8 +49,13 @@ FLOOR = {int(a): 50 for a in AREAS[:40]}  # a slanted floor: 40 classes, merged 
 
 def test_frames_with_the_same_plan_share_it_as_many_as_the_pixels_hold(monkeypatch):
     counts, most = histograms(*[FLOOR] * 7), np.full(7, MOST)
+    made = []  # the same histogram as the frame before: its plan (one depth frame a shot)
+    monkeypatch.setattr(dof_plans, "make_plan", lambda *a, **k: made.append(1) or make_plan(
+        *a, **k))
     runs = plan_runs(counts, most, 0, 100, 300)
-    assert [r for r, _ in runs] == [(0, 3), (3, 6), (6, 7)]
+    assert [r for r, _ in runs] == [(0, 3), (3, 6), (6, 7)] and len(made) == 1
+    counts[4, SIZE // 2 + int(AREAS[0])] += 1  # a pixel more in one frame: its plan is made
+    assert len(plan_runs(counts, most, 0, 100, 300)) == 3 and len(made) == 4
     assert runs[0][1].layers == plan_of(counts[0], MOST, 0).layers
     assert [r for r, _ in plan_runs(counts, most, 0, 100, 0)] == [(z, z + 1) for z in range(7)]
     assert [r for r, _ in plan_runs(counts, most, 0, 100, 10**6)] == [(0, 7)]

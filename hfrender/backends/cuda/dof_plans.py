@@ -73,8 +73,11 @@ def plan_runs(counts: np.ndarray, most: np.ndarray, blades: int, frame_pixels: i
     ``plan_pixels`` hold (at least one, at most a launch's grid z)."""
     most_frames = min(MAX_GRID_Z, max(1, plan_pixels // max(1, frame_pixels)))
     runs: list[tuple[tuple[int, int], Plan | None]] = []
+    plan = None
     for z in range(len(most)):
-        plan = plan_of(counts[z], int(most[z]), blades) if most[z] >= 1 else None
+        same = z and most[z] == most[z - 1] and np.array_equal(counts[z], counts[z - 1])
+        if not same:  # (one depth frame for a shot: one plan made, 1.2 ms at 64 px)
+            plan = plan_of(counts[z], int(most[z]), blades) if most[z] >= 1 else None
         if runs:
             (z0, _), first = runs[-1]
             if (z - z0 < most_frames and (plan is None) == (first is None)
