@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from test_hints import error_line, png_sequence
 
+import hfrender as hf
 from hfrender.cli import main
 from hfrender.errors import InputError
 from hfrender.io import depth_pass
@@ -386,3 +387,25 @@ def test_a_depth_blur_under_two_pixels_is_refused_as_a_cap_and_said_of_the_depth
                     "reach only 0.23 px across: under 2 px nothing is blurred (a pixel's disk "
                     "is whole pixels); a lower f-stop or a longer focal length blurs more"]
     assert len(list((tmp_path / "o").glob("*.png"))) == 3
+
+
+def test_each_depth_frame_is_checked_as_it_is_read(tmp_path, rng, monkeypatch):
+    """A pass of several frames: each checked as it comes, a bad one named by its number."""
+    from hfrender import validate
+
+    depth = rng.uniform(0.5, 9.0, (4, 6, 8)).astype(np.float32)
+    depth[3, 2, 5] = -1.0
+    np.save(tmp_path / "d.npy", depth)
+    checked = []
+    real = validate.depth_frame
+    monkeypatch.setattr(validate, "depth_frame",
+                        lambda arr, i, *a: checked.append(i) or real(arr, i, *a))
+    lens = hf.Lens(2.0, 2.8)
+    got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, False, (8, 6), 4, lambda d: lens)
+    frames_read = iter(got.frames)
+    for i in range(3):
+        np.testing.assert_array_equal(next(frames_read), depth[i])
+    assert checked[0] == 0 and checked[-2:] == [1, 2]
+    with pytest.raises(InputError, match=r"depth frame 3 has a value <= 0 \(-1\) at "
+                                         r"pixel \(x=5, y=2\)"):
+        next(frames_read)

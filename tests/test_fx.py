@@ -231,6 +231,22 @@ def test_one_depth_frame_serves_a_locked_off_shot(tmp_path, rng):
     np.testing.assert_array_equal(outs[2], outs[0])
 
 
+def test_one_depth_frame_for_a_shot_is_checked_once(tmp_path, rng, monkeypatch):
+    """Not once a frame (0.23 ms a 1280x720 frame): the same frame each time."""
+    from hfrender import validate
+
+    clip, _ = make_clip(tmp_path, rng, n=6)
+    np.save(tmp_path / "d.npy", rng.uniform(0.5, 9.0, (36, 64)).astype(np.float32))
+    checked = []
+    real = validate.depth_frame
+    monkeypatch.setattr(validate, "depth_frame",
+                        lambda arr, i, *a: checked.append(i) or real(arr, i, *a))
+    assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--depth",
+                 str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2",
+                 "--quiet"]) == 0
+    assert checked == [0] and decode(tmp_path / "o.mp4")[0].shape[0] == 6
+
+
 def test_verbose_fx_says_the_depths_range_and_the_blur_it_makes(tmp_path, rng, caplog):
     """-v: the first depth frame's range (sky named apart) and its largest circle of
     confusion, so that an f-stop can be chosen knowing the blur it gives."""

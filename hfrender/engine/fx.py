@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from hfrender import validate
 from hfrender.backends import get_backend
 from hfrender.color import premultiply, straight_alpha
 from hfrender.effects import fuse, motion_blur
@@ -363,7 +362,8 @@ class FxJob:
 
 
 def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:
-    """The depth of frame ``i`` (None without a depth pass), checked against ``shape``."""
+    """The depth of frame ``i`` (None without a depth pass; its values checked as it is
+    read: ``depth_pass.depth_for``), checked against ``shape``."""
     if frames is None:
         return None
     d = next(frames, None)
@@ -372,7 +372,7 @@ def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:
     if shape is not None and d.shape != tuple(shape):
         raise FootageError(f"depth frame {i} is {d.shape[1]}x{d.shape[0]}, the footage "
                            f"{shape[1]}x{shape[0]}: they must match")
-    return validate.depth_frame(d, i)
+    return d
 
 
 def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:

@@ -237,7 +237,15 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
             log.warning("%s", note)
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
-    return depth
+    return replace(depth, frames=_checked(depth))
+
+
+def _checked(depth: DepthPass) -> Iterator[np.ndarray]:
+    """``depth``'s frames, each checked as it is read (:func:`hfrender.validate.depth_frame`,
+    named by its frame number); the first, checked already, not again: one depth frame for a
+    shot is checked once, not once a frame (0.23 ms a 1280x720 frame)."""
+    for i, frame in enumerate(depth.frames):
+        yield frame if frame is depth.first else validate.depth_frame(frame, i)
 
 
 def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
