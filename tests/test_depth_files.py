@@ -2,6 +2,8 @@
 is read through ffmpeg) and an EXR's depth channel give the picture of the same depths as a
 ``.npy``; damaged files, wherever in a sequence, and depth that blurs nothing, in one line."""
 
+import itertools
+
 import numpy as np
 import pytest
 from test_hints import error_line, png_sequence
@@ -409,3 +411,25 @@ def test_each_depth_frame_is_checked_as_it_is_read(tmp_path, rng, monkeypatch):
     with pytest.raises(InputError, match=r"depth frame 3 has a value <= 0 \(-1\) at "
                                          r"pixel \(x=5, y=2\)"):
         next(frames_read)
+
+
+def test_a_depth_reader_fills_a_plane_with_a_one_frame_pass_once():
+    """A static pass's plane is written once (the pool's planes keep it); a pass of many
+    frames writes each."""
+    from hfrender.io.depth_pass import DepthPass, DepthReader
+
+    one = np.full((2, 3), 4.0, np.float32)
+    plane = np.zeros((2, 3), np.float32)
+    static = DepthReader(DepthPass("d", 1, (3, 2), itertools.repeat(one), one, static=True))
+    static.into(plane, 0)
+    assert (plane == 4.0).all()
+    plane[0, 0] = 7.0  # (nothing else writes a plane: this shows it is not written again)
+    static.into(plane, 1)
+    assert plane[0, 0] == 7.0
+    frames = [one, one * 2, one * 3]
+    moving = DepthReader(DepthPass("d", 3, (3, 2), iter(frames), one))
+    for i, want in enumerate(frames):
+        moving.into(plane, i)
+        np.testing.assert_array_equal(plane, want)
+    with pytest.raises(FootageError, match="the depth pass ends at frame 3, the footage goes"):
+        moving.into(plane, 3)

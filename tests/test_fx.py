@@ -247,6 +247,34 @@ def test_one_depth_frame_for_a_shot_is_checked_once(tmp_path, rng, monkeypatch):
     assert checked == [0] and decode(tmp_path / "o.mp4")[0].shape[0] == 6
 
 
+def test_one_depth_frame_over_many_hyperframes_is_each_frames_depth(tmp_path, rng,
+                                                                    monkeypatch):
+    """30 frames, 8 a hyperframe: the pool's slots come round again, and their planes,
+    filled with a one-frame pass once, keep it (written 30 times before): the pictures of
+    a per-frame pass repeating it."""
+    import imageio.v3 as iio
+
+    from hfrender.io.depth_pass import DepthReader
+
+    seq, _ = png_sequence(tmp_path, rng, 30, 24, 64)
+    one = rng.uniform(0.5, 6.0, (24, 64)).astype(np.float32)
+    np.save(tmp_path / "one.npy", one)
+    np.save(tmp_path / "each.npy", np.stack([one] * 30))
+    writes = []
+    real = DepthReader.into
+    monkeypatch.setattr(DepthReader, "into", lambda self, plane, i: (
+        writes.append(len(self.filled)), real(self, plane, i)))
+    outs = []
+    for name in ("each.npy", "one.npy"):
+        out = tmp_path / name.replace(".", "_")
+        assert main(["fx", str(seq), "-o", str(out / "%03d.png"), "--depth",
+                     str(tmp_path / name), "--focus-distance", "1.5", "--f-stop", "1.4",
+                     "--sensor-width-mm", "9", "--quiet"]) == 0
+        outs.append(np.stack([iio.imread(out / f"{i:03d}.png") for i in range(30)]))
+    np.testing.assert_array_equal(outs[1], outs[0])
+    assert len(writes) == 2 * 29 and max(writes) < 29  # planes filled: fewer than frames
+
+
 def test_verbose_fx_says_the_depths_range_and_the_blur_it_makes(tmp_path, rng, caplog):
     """-v: the first depth frame's range (sky named apart) and its largest circle of
     confusion, so that an f-stop can be chosen knowing the blur it gives."""

@@ -48,7 +48,7 @@ from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, fre
 from hfrender.hyperframe.pool import HyperFrame, slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.io import outputs
-from hfrender.io.depth_pass import depth_for
+from hfrender.io.depth_pass import DepthReader, depth_for
 from hfrender.io.exr_footage import is_exr_file
 from hfrender.io.footage import (
     FootageError,
@@ -307,7 +307,7 @@ class FxJob:
         """Decode into the slots: frame i of the clip is frame ``pad + i`` of the stream
         (frame 0 fills 0..pad); frames before ``skip`` are read and dropped."""
         footage, pad, s = self.footage, self.pad, self.s
-        depth_frames = iter(self.depth.frames) if self.depth is not None else None
+        depth = DepthReader(self.depth) if self.depth is not None else None
         scratch = None
         i = 0
         early = EARLY_OUTPUTS if skip == 0 else 0
@@ -319,13 +319,14 @@ class FxJob:
                 scratch = np.empty(self.shape, self.dtype) if scratch is None else scratch
                 if not footage.read_into(scratch):
                     break
-                _next_depth(depth_frames, i, None)
+                if depth is not None:
+                    depth.next(i)
             elif i == 0:  # frame 0, and where it stands in for the frames before the clip
                 color = np.empty(self.shape, self.dtype)
                 if not footage.read_into(color):
                     break
                 self._premultiply(color)
-                d = _next_depth(depth_frames, 0, self.shape[:2])
+                d = depth.next(0, self.shape[:2]) if depth is not None else None
                 for q in range(skip, pad + 1):
                     self._submit(engine, builder.push(color, float(q), d))
                 if early and pad + 1 >= s.window:  # output 0 is complete
@@ -338,7 +339,7 @@ class FxJob:
                     break
                 self._premultiply(color)
                 if dplane is not None:
-                    dplane[...] = _next_depth(depth_frames, i, dplane.shape)
+                    depth.into(dplane, i)
                 hyper = builder.commit()
                 if hyper is None and early and p >= s.window - 1 \
                         and (p - s.window + 1) % s.stride == 0:  # an output is complete
@@ -359,20 +360,6 @@ class FxJob:
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
-
-
-def _next_depth(frames: Any, i: int, shape: tuple | None) -> np.ndarray | None:
-    """The depth of frame ``i`` (None without a depth pass; its values checked as it is
-    read: ``depth_pass.depth_for``), checked against ``shape``."""
-    if frames is None:
-        return None
-    d = next(frames, None)
-    if d is None:
-        raise FootageError(f"the depth pass ends at frame {i}, the footage goes on")
-    if shape is not None and d.shape != tuple(shape):
-        raise FootageError(f"depth frame {i} is {d.shape[1]}x{d.shape[0]}, the footage "
-                           f"{shape[1]}x{shape[0]}: they must match")
-    return d
 
 
 def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
