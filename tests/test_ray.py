@@ -68,11 +68,12 @@ def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
                                       iio.imread(tmp_path / "local" / name))
 
 
-@pytest.mark.parametrize("output", ["seq/%03d.png", "late.mp4"])
+@pytest.mark.parametrize("output", ["seq/%03d.png", "late.mp4", "gone/../late.mp4"])
 def test_a_render_on_ray_that_fails_takes_back_the_folders_it_made(local_ray, tmp_path, output):
     """Its missing folders are made (as a local run makes them), and go with a run whose
     frames all go: a sequence's, or a video's that failed before any segment was whole
-    (its work folder too: nothing to go on from)."""
+    (its work folder too: nothing to go on from), a folder named only to be left by
+    ``..`` too."""
     scene = tmp_path / "late.py"
     scene.write_text("import hfrender as hf\nclass Late(hf.Scene):\n    duration = 0.5\n"
                      "    def setup(self):\n        self.add(hf.Cube())\n"
@@ -317,13 +318,19 @@ def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
 
 
-def test_a_gpu_job_on_a_cluster_without_one_fails_at_once(local_ray, tmp_path):
+@pytest.mark.parametrize("output", ["new/g.mp4", "new/seq/%03d.png"])
+def test_a_gpu_job_on_a_cluster_without_one_fails_at_once(local_ray, tmp_path, output):
+    """Not waiting forever for a GPU that is not there; and before any folder is made or
+    work folder started (a review: a manifest of no frames, a sequence's folders, were
+    left), or an earlier crashed run's kept frames removed."""
     from hfrender.config import ConfigError
 
+    (tmp_path / "out").mkdir()
     job = cluster.ClusterRender(SCENES / "showcase.py", RenderConfig(
-        output=str(tmp_path / "g.mp4"), size=(32, 18), backend="cuda")).prepare()
+        output=str(tmp_path / "out" / output), size=(32, 18), backend="cuda")).prepare()
     with pytest.raises(ConfigError, match=r"^--backend cuda on Ray: the cluster has no GPU "):
-        job.submit(local_ray)  # not waiting forever for a GPU that is not there
+        job.run()
+    assert list((tmp_path / "out").iterdir()) == []
 
 
 def test_the_driver_sizes_auto_granularity_with_the_planes_the_workers_keep(tmp_path,

@@ -270,8 +270,8 @@ class ClusterRender:
     def run(self) -> ClusterStats:
         """Every missing segment as a Ray task, kept as it comes back; the output joined."""
         ray = connect(self.address)
-        pending = self.submit(ray)
         try:
+            pending = self.submit(ray)
             collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
                     lambda: 0 if self.sequence else  # frames go on a stop: nothing to wait for
                     running_at_most(ray, self.config.backend == "cuda"))
@@ -289,11 +289,17 @@ class ClusterRender:
             outputs.discard(self.tmp, made)
         elif kept is not None and not self.sequence and not kept.segments:
             remove_work_dir(self.config.output)
-            outputs.take_back(Path(self.config.output).absolute().parent, made)
+            outputs.take_back(made)
 
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""
         self._t0 = time.perf_counter()
+        options: dict = {"max_retries": MAX_RETRIES, "retry_exceptions": False}
+        if self.config.backend == "cuda":  # (before any folder is made or frame removed)
+            if not ray.cluster_resources().get("GPU"):
+                raise ConfigError("--backend cuda on Ray: the cluster has no GPU "
+                                  f"({ray.cluster_resources()}); use --backend cpu")
+            options["num_gpus"] = 1
         self.made = outputs.missing_folder(self.config.output)  # taken back with a failure
         if self.sequence:  # frames, not segments: made whole under a temporary name
             self.manifest = Manifest(self.settings, self.total, self.segment_frames, 0)
@@ -306,12 +312,6 @@ class ClusterRender:
         stats = self.stats
         stats.segments_reused = len(self.manifest.segments)
         stats.workers = int(ray.cluster_resources().get("CPU", 0))
-        options: dict = {"max_retries": MAX_RETRIES, "retry_exceptions": False}
-        if self.config.backend == "cuda":
-            if not ray.cluster_resources().get("GPU"):
-                raise ConfigError("--backend cuda on Ray: the cluster has no GPU "
-                                  f"({ray.cluster_resources()}); use --backend cpu")
-            options["num_gpus"] = 1
         task = ray.remote(_render_frames if self.sequence else _render_chunk).options(**options)
         config = {**asdict(self.config), "quiet": True, "resume": False}
         files = ray.put(self.files)  # once in the object store, for every chunk

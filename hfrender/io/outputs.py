@@ -210,7 +210,7 @@ def missing_folder(output: str) -> Path | None:
     """The outermost of ``output``'s folders that does not exist yet (a sequence's folders
     are made when its first frame is written), or None: what :func:`discard` removes
     again when a run leaves nothing there."""
-    folder, top = Path(output).resolve().parent, None
+    folder, top = Path(output).absolute().parent, None  # as the system reads it: "new/.."
     while not folder.exists() and folder != folder.parent:
         folder, top = folder.parent, folder
     return top
@@ -239,20 +239,19 @@ def discard(tmp: str, made: Path | None = None) -> None:
         shutil.rmtree(Path(tmp).parent, ignore_errors=True)
     else:
         Path(tmp).unlink(missing_ok=True)
-    folder = Path(tmp).resolve().parent
-    take_back(folder.parent if is_sequence(tmp) else folder, made)
+    take_back(made)
 
 
-def take_back(folder: Path, made: Path | None) -> None:
-    """The folders a run made (``made``: :func:`missing_folder` before it), from ``folder``
-    up to ``made``, where they are left empty."""
-    at: Path | None = folder.resolve()
-    while made is not None and at is not None and at.is_relative_to(made):
+def take_back(made: Path | None) -> None:
+    """The folders a run made (``made``: :func:`missing_folder` before it; all below it are
+    the run's), deepest first, where they are left empty."""
+    if made is None:
+        return
+    for folder, _, _ in os.walk(made, topdown=False):  # (made last; links not followed)
         try:
-            at.rmdir()  # only an empty one
+            os.rmdir(folder)  # only an empty one
         except OSError:
-            return
-        at = None if at == made else at.parent
+            pass
 
 
 def replaced_files(output: str) -> list[Path]:
