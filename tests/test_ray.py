@@ -108,10 +108,12 @@ def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, 
 
     monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
     assert main(args) == 130
-    assert "interrupted: the finished segments" in capsys.readouterr().err
+    err = capsys.readouterr().err
     # 2 running, and (a slow machine) the last one too if it ended before the Ctrl-C was
     # handled; a second Ctrl-C as the next comes in
     assert not out.exists() and len(kept) in ((3, 4) if ctrl_c == 1 else (2,))
+    assert f"interrupted: the {len(kept)} finished segments of {out} are kept; run the " \
+        "same command again to go on" in err, err
     monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender"):
@@ -124,6 +126,24 @@ def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, 
     render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
                                duration=4.0, quiet=True))
     np.testing.assert_array_equal(decoded(out), decoded(tmp_path / "local.mp4"))
+
+
+def test_a_ray_render_interrupted_before_any_segment_says_nothing_is_kept(local_ray, tmp_path,
+                                                                         monkeypatch, capsys):
+    """Ctrl-C twice before any segment is kept: it says so (it said "the finished segments
+    are kept"), and no work folder of no frames is left."""
+    scene = slow_scene(tmp_path, 0.0)
+    out = tmp_path / "none.mp4"
+
+    def stop(self, manifest, chunk):
+        raise KeyboardInterrupt  # each time, before the segment is kept
+
+    monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
+    assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "1",
+                 "--duration", "4", "--ray"]) == 130
+    assert f"interrupted: no segment of {out} was finished; nothing is kept" in \
+        capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [scene.name]
 
 
 def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):

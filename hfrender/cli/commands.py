@@ -284,6 +284,18 @@ def _refocusable(store: str) -> bool:
     return bool(settings.get("depth")) and settings.get("dof") != "lens"
 
 
+def _ray_interrupted(job: object, output: str) -> str:
+    """What an interrupted ``render --ray`` kept: a video's finished segments, if any."""
+    if is_sequence(output):
+        return (f"interrupted: {output}'s frames made on Ray are not kept (a sequence is made "
+                "whole there); run the same command again to start over")
+    kept = len(getattr(getattr(job, "manifest", None), "segments", None) or [])
+    if not kept:
+        return f"interrupted: no segment of {output} was finished; nothing is kept"
+    return (f"interrupted: the {kept} finished segment{'' if kept == 1 else 's'} of {output} "
+            f"{'is' if kept == 1 else 'are'} kept; run the same command again to go on")
+
+
 def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
     """``render --ray``: the segments as Ray tasks, joined here."""
     from hfrender.engine.cluster import ClusterRender
@@ -296,11 +308,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
             stats = job.prepare().run()
         except KeyboardInterrupt as exc:
             finish()
-            print(f"interrupted: {config.output}'s frames made on Ray are not kept (a "
-                  "sequence is made whole there); run the same command again to start over"
-                  if is_sequence(config.output) else
-                  f"interrupted: the finished segments of {config.output} are kept; run the "
-                  "same command again to go on", file=sys.stderr)
+            print(_ray_interrupted(job, config.output), file=sys.stderr)
             return interrupted_code(exc)
         finally:
             finish()
