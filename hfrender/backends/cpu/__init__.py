@@ -10,6 +10,7 @@ from hfrender.backends.cpu.blur import box_running, fuse_windows, in_bands
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
+from hfrender.backends.cpu.dof_plan import LastFrame
 from hfrender.backends.cpu.dof_window import fuse_windows_dof
 from hfrender.backends.cpu.memory import keep_freed_memory
 from hfrender.backends.cpu.recon_cells import frame_speeds, moves
@@ -102,10 +103,11 @@ def _defocus_fn(depth: np.ndarray, lens: Lens | list[Lens],
                 method: str = "fast") -> Callable[[np.ndarray, int], np.ndarray]:
     """``f(linear_frame, j)``: frame ``j`` defocused with its depth and lens (``method``:
     ``"fast"`` or ``"exact"``)."""
-    gather = defocus_fast if check_method(method) == "fast" else defocus
+    fast, last = check_method(method) == "fast", LastFrame()  # (this call's frames)
 
     def dof(lin: np.ndarray, j: int) -> np.ndarray:
-        return gather(lin, depth[j], lens if isinstance(lens, Lens) else lens[j])
+        one = lens if isinstance(lens, Lens) else lens[j]
+        return defocus_fast(lin, depth[j], one, last) if fast else defocus(lin, depth[j], one)
 
     return dof
 

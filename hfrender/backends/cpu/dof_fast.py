@@ -20,8 +20,8 @@ import numpy as np
 
 from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import scratch, thread_pool
-from hfrender.backends.cpu.dof import squared_radii
-from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves, large_by_rows
+from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves
+from hfrender.backends.cpu.dof_plan import LastFrame, banded_classes, depth_steps
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys, seen_top
 from hfrender.dof_fft import Window, trim
@@ -33,7 +33,6 @@ from hfrender.dof_layers import (
     ROLE_FAR,
     ROLE_FRONT,
     Plan,
-    class_keys,
     disk_spectrum,
     disk_tables,
 )
@@ -101,24 +100,7 @@ class _Ops:
         if kind is not None and self.ahead is not None:  # a failure: the FFT jobs queued
             self.ahead.abandon()  # and not started do not run
 
-    def classes(self, r2: np.ndarray, depth: np.ndarray, focus_distance: float, max_d2: int,
-                blades: int) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`hfrender.dof_layers.classes`, bit for bit; a large frame band by band (in
-        the cache, on two threads: 1080p's whole-frame steps took 26 ms, a call 8% less)."""
-        area_of_d2 = disk_tables(max_d2, blades)[1]
-        max_area = int(area_of_d2[-1])
-        keys = np.empty(r2.shape, np.int32)
-        counts: list[np.ndarray] = []  # each band's (appended from either thread)
-
-        def rows(y0: int, y1: int) -> None:
-            # floor(r2) <= max_d2 by its definition: "clip" only spares take's buffered copy
-            area = np.take(area_of_d2, r2[y0:y1].astype(np.int32), mode="clip")
-            band = keys[y0:y1]
-            np.copyto(band, class_keys(np, area, depth[y0:y1], focus_distance))
-            counts.append(np.bincount(band.ravel() + max_area, minlength=2 * max_area + 1))
-
-        large_by_rows(rows, *r2.shape)
-        return keys, np.sum(counts, axis=0)
+    classes = staticmethod(banded_classes)  # (the plan's classes: dof_plan.py)
 
     def keep_far(self, plan: Plan) -> None:
         """The far sums, where the plan has far light of larger disks (``ROLE_FAR``), and
@@ -379,13 +361,15 @@ def with_alpha(colour: np.ndarray, alpha: float | None) -> np.ndarray:
     return np.concatenate([colour, np.full(colour.shape[:-1] + (1,), alpha, np.float32)], -1)
 
 
-def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
+def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens,
+                 last: LastFrame | None = None) -> np.ndarray:
     """Defocus one linear-light frame ``lin`` (H, W, C float32) with ``depth`` (H, W) metres,
     by layers (cost independent of the blur size). Returns a new (H, W, C) float32 array.
     An RGBA frame's alpha that is one constant is not blurred: the defocus of a constant
-    is that constant (a fifth of the FFTs)."""
+    is that constant (a fifth of the FFTs). ``last``: a call's memory of its frame before
+    (:mod:`.dof_plan`: the same depth and lens, the same plan)."""
     h, w, c = lin.shape
-    r2, max_d2 = squared_radii(depth, lens, w, h)
+    r2, max_d2, planned = depth_steps(depth, lens, w, h, last)
     if max_d2 < 1:
         return lin.copy()
     alpha = opaque([lin[..., 3]]) if c == 4 else None
@@ -393,5 +377,5 @@ def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     ops = _Ops(lin if alpha is None else lin[..., :3], max_d2, lens.aperture_blades)
     with ops:
         light = defocus_layers(ops, np, r2, depth, lens.focus_distance, max_d2,
-                               lens.aperture_blades)
+                               lens.aperture_blades, planned)
     return with_alpha(light, alpha)

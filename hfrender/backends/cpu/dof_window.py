@@ -39,6 +39,7 @@ import numpy as np
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
 from hfrender.backends.cpu.dof_light import Light
+from hfrender.backends.cpu.dof_plan import LastFrame
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
     Classes,
@@ -333,7 +334,7 @@ def fuse_windows_dof(frames: np.ndarray, depth: np.ndarray, weights: WindowWeigh
     shared one; see :func:`defocus_window`). ``group_lenses=False`` (an experiment) takes
     a window of different lenses as one: each sub-frame's classes from its own lens, so a
     focus pull's pixels move between classes."""
-    shape = frames.shape[1:]
+    shape, last = frames.shape[1:], LastFrame()  # (this call's frames: dof_plan.py)
     lin = np.empty(shape, np.float32)
     acc = np.empty(shape, np.float32)
     tmp = np.empty(shape, np.float32)
@@ -358,7 +359,7 @@ def fuse_windows_dof(frames: np.ndarray, depth: np.ndarray, weights: WindowWeigh
                 acc += tmp
                 continue
             for j, wk in group:  # one sub-frame, or too much moving: defocus each
-                src = defocus_fast(tf.decode(frames[j], lin), depth[j], lens_of(lens, j))
+                src = defocus_fast(tf.decode(frames[j], lin), depth[j], lens_of(lens, j), last)
                 np.multiply(src, np.float32(wk), out=tmp)
                 acc += tmp
         tf.encode(acc, out[k])
