@@ -239,14 +239,20 @@ def disk_spectrum(xp: Any, offsets: np.ndarray, area: int, shape: tuple[int, int
     return xp.asarray(spec.astype(np.complex64))
 
 
-def classes(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
-            blades: int = 0) -> tuple[Any, Any]:
-    """Each pixel's class key (:func:`class_keys`, from its squared radius ``r2``) and the
-    keys' histogram (index key + the largest area): what a frame's plan is made from."""
+def pixel_classes(xp: Any, r2: Any, depth: Any, focus_distance: Any, max_d2: int,
+                  blades: int = 0) -> tuple[Any, int]:
+    """Each pixel's class key (:func:`class_keys`, from its squared radius ``r2``), and the
+    largest area (the histograms' offset)."""
     _, area_of_d2, _ = disk_tables(max_d2, blades)
     area = xp.asarray(area_of_d2)[xp.minimum(xp.floor(r2).astype(xp.int32), max_d2)]
-    max_area = int(area_of_d2[-1])
-    keys = class_keys(xp, area, depth, focus_distance)
+    return class_keys(xp, area, depth, focus_distance), int(area_of_d2[-1])
+
+
+def classes(xp: Any, r2: Any, depth: Any, focus_distance: float, max_d2: int,
+            blades: int = 0) -> tuple[Any, Any]:
+    """Each pixel's class key (:func:`pixel_classes`) and the keys' histogram (index key +
+    the largest area): what a frame's plan is made from."""
+    keys, max_area = pixel_classes(xp, r2, depth, focus_distance, max_d2, blades)
     return keys, xp.bincount(keys.ravel() + max_area, minlength=2 * max_area + 1)
 
 

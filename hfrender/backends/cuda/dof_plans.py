@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cuda.launches import MAX_GRID_Z, _host
-from hfrender.dof_layers import Plan, class_keys, disk_tables, make_plan
+from hfrender.dof_layers import Plan, disk_tables, make_plan, pixel_classes
 
 PLAN_BYTES_PER_PIXEL = 512  # device memory a plan holds per pixel of its frames, about:
 #                             the frames, their sums, a window's grids and spectra
@@ -40,11 +40,9 @@ def frame_classes(xp: Any, r2: Any, depth: Any, focus: np.ndarray, max_d2: int,
     """Every pixel's class key (N, H, W) on the device, and each frame's histogram of them
     (N, 2 * largest area + 1; index key + largest area), read in one copy a pass of at
     most :data:`COUNTS_AT_ONCE` bins (one for any usual clip and blur)."""
-    _, area_of_d2, _ = disk_tables(max_d2, blades)
-    area = xp.asarray(area_of_d2)[xp.minimum(xp.floor(r2).astype(xp.int32), max_d2)]
-    max_area = int(area_of_d2[-1])
+    keys, max_area = pixel_classes(xp, r2, depth, xp.asarray(focus, depth.dtype).reshape(
+        -1, 1, 1), max_d2, blades)
     n, size = int(r2.shape[0]), 2 * max_area + 1
-    keys = class_keys(xp, area, depth, xp.asarray(focus, depth.dtype).reshape(-1, 1, 1))
     step = max(1, COUNTS_AT_ONCE // size)
     counts = np.empty((n, size), np.int64)
     for z0 in range(0, n, step):
