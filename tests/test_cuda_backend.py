@@ -134,6 +134,23 @@ def test_the_edge_makes_arrays_contiguous_without_copying_contiguous_ones(rng):
     assert d.dtype == np.float32 and d.flags.c_contiguous
 
 
+def test_one_plane_repeated_on_the_host_crosses_to_the_device_once(rng):
+    """A broadcast (one depth frame for a shot's frames): its plane is sent, and repeated
+    on the device; planes that only look alike are all sent."""
+    plane = rng.uniform(0.5, 9.0, (5, 7))
+    sent = []
+    xp = types.SimpleNamespace(
+        asarray=lambda a, dtype=None: sent.append(a.shape) or np.asarray(a, dtype),
+        ascontiguousarray=np.ascontiguousarray, broadcast_to=np.broadcast_to)
+    got = _contiguous(xp, np.broadcast_to(plane, (4, 5, 7)), np.float32)
+    assert sent == [(5, 7)]
+    assert got.shape == (4, 5, 7) and got.dtype == np.float32 and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, np.stack([plane.astype(np.float32)] * 4))
+    sent.clear()
+    np.testing.assert_array_equal(_contiguous(xp, np.stack([plane] * 4), np.float32), got)
+    assert sent == [(4, 5, 7)]
+
+
 @pytest.mark.parametrize("view", list(VIEWS.values()), ids=list(VIEWS))
 @pytest.mark.parametrize("on_device", [True, False], ids=["device", "host"])
 def test_strided_frames_blend_as_the_cpu(emu, rng, view, on_device):

@@ -251,9 +251,11 @@ def test_one_depth_frame_over_many_hyperframes_is_each_frames_depth(tmp_path, rn
                                                                     monkeypatch):
     """30 frames, 8 a hyperframe: the pool's slots come round again, and their planes,
     filled with a one-frame pass once, keep it (written 30 times before): the pictures of
-    a per-frame pass repeating it."""
+    a per-frame pass repeating it. The fusion is given that plane as every frame's (a
+    stride of 0: a GPU takes it across once), a per-frame pass's planes as they are."""
     import imageio.v3 as iio
 
+    from hfrender.engine import fx as fx_engine
     from hfrender.io.depth_pass import DepthReader
 
     seq, _ = png_sequence(tmp_path, rng, 30, 24, 64)
@@ -264,6 +266,10 @@ def test_one_depth_frame_over_many_hyperframes_is_each_frames_depth(tmp_path, rn
     real = DepthReader.into
     monkeypatch.setattr(DepthReader, "into", lambda self, plane, i: (
         writes.append(len(self.filled)), real(self, plane, i)))
+    strides = {}
+    fuse = fx_engine.fuse
+    monkeypatch.setattr(fx_engine, "fuse", lambda hyper, *a, **k: (
+        strides.setdefault(name, set()).add(hyper.depth.strides[0]), fuse(hyper, *a, **k))[1])
     outs = []
     for name in ("each.npy", "one.npy"):
         out = tmp_path / name.replace(".", "_")
@@ -273,6 +279,7 @@ def test_one_depth_frame_over_many_hyperframes_is_each_frames_depth(tmp_path, rn
         outs.append(np.stack([iio.imread(out / f"{i:03d}.png") for i in range(30)]))
     np.testing.assert_array_equal(outs[1], outs[0])
     assert len(writes) == 2 * 29 and max(writes) < 29  # planes filled: fewer than frames
+    assert strides == {"each.npy": {24 * 64 * 4}, "one.npy": {0}}
 
 
 def test_verbose_fx_says_the_depths_range_and_the_blur_it_makes(tmp_path, rng, caplog):

@@ -102,8 +102,10 @@ class FxFusion:
     ``codes``: float footage (EXR) written as these sRGB codes (uint16): blended in float,
     then encoded."""
 
-    def __init__(self, s: FxSettings, alpha: str | None = None, codes: Any = None) -> None:
+    def __init__(self, s: FxSettings, alpha: str | None = None, codes: Any = None,
+                 static_depth: bool = False) -> None:
         self.s, self.alpha, self.codes = s, alpha, codes
+        self.static_depth = static_depth  # every depth plane holds one frame for the shot
         self.weights = curve_weights(s.weights, s.window)
         self.pad = stream_pad(s)  # the stream's frame k is the footage's k - pad
 
@@ -123,8 +125,11 @@ class FxFusion:
                               linear_light=s.linear_light, backend=s.backend, out=out)
         else:
             local = WindowWeights.sliding(self.weights, windows.count, s.stride)
-            res = fuse(HyperFrame(span, hyper.depth[lo:hi]), local,
-                       lens=s.lenses(hyper.depth[lo:hi], hyper.first_index + lo - self.pad),
+            depth = hyper.depth[lo:hi]
+            if self.static_depth:  # one plane, seen as all: a GPU takes it across once
+                depth = np.broadcast_to(depth[0], depth.shape)
+            res = fuse(HyperFrame(span, depth), local,
+                       lens=s.lenses(depth, hyper.first_index + lo - self.pad),
                        linear_light=s.linear_light, backend=s.backend, out=out,
                        dof_method=s.dof_method)
         if self.codes is not None:  # float footage, as written (its light encoded, straight
@@ -291,7 +296,8 @@ class FxJob:
             granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
         codes = self.codes if self.codes != self.dtype else None
-        engine = Engine(FxFusion(s, self.alpha, codes), self.out.writer,
+        static = self.depth is not None and self.depth.static
+        engine = Engine(FxFusion(s, self.alpha, codes, static), self.out.writer,
                         first_frame=start, total=self.end, kept=start, workers=s.workers,
                         buffers=OutputBuffers(self.per, self.shape, self.codes),
                         progress=self.progress, held=1 + s.workers)

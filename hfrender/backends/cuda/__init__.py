@@ -92,8 +92,19 @@ def _cuda_major(cupy: Any) -> int:
 def _contiguous(xp: Any, a: Any, dtype: Any = None) -> Any:
     """``a`` as a C-contiguous array of ``xp`` (CuPy; NumPy in the tests): no copy when it
     is one already, else a contiguous copy (a strided view's raw pointer is what a kernel
-    would get otherwise)."""
+    would get otherwise). A host array that repeats one plane along its first axis (a
+    broadcast: one depth frame for a shot) crosses to the device once, as that plane, and
+    is repeated there (CuPy would copy every repeat on the host and send them all)."""
+    if _repeats_one(a):
+        one = xp.asarray(a[0], dtype)
+        return xp.ascontiguousarray(xp.broadcast_to(one, (a.shape[0],) + one.shape))
     return xp.ascontiguousarray(xp.asarray(a, dtype))
+
+
+def _repeats_one(a: Any) -> bool:
+    """Whether ``a`` is a host array of several planes that are one plane (stride 0)."""
+    return (type(a) is np.ndarray and a.ndim > 1 and a.shape[0] > 1 and a.strides[0] == 0
+            and a.size > 0)
 
 
 def driver_missing() -> str | None:
