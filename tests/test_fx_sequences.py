@@ -318,3 +318,52 @@ def test_a_soundtrack_the_output_holds_is_copied_bit_for_bit(tmp_path):
             assert got[0] == kept, (source, out)
         else:
             assert got == kept, (source, out)
+
+
+@pytest.mark.parametrize("damage", ["text", "cut", "garbled"])
+@pytest.mark.parametrize("depth", [16, 8])
+def test_a_damaged_file_of_a_png_sequence_is_named_not_passed_over(tmp_path, rng, capsys,
+                                                                   damage, depth):
+    """16-bit files are decoded by one ffmpeg, which passed over a file it could not read:
+    the next file stood in for it and the output came out a frame short, said whole (a
+    trial); 8-bit ones are read file by file. Either way: the file, in one line."""
+    from hfrender.io.images import encode_png16
+
+    hi = np.iinfo(np.uint16 if depth == 16 else np.uint8).max
+    frames = rng.integers(0, hi + 1, (6, 16, 24, 3)).astype(f"uint{depth}")
+    if depth == 8:
+        write_seq(tmp_path / "in", frames, "f.%04d.png", 1)
+    else:
+        (tmp_path / "in").mkdir()
+        for i, f in enumerate(frames):
+            (tmp_path / "in" / f"f.{i + 1:04d}.png").write_bytes(encode_png16(f))
+    bad = tmp_path / "in" / "f.0004.png"
+    data = bad.read_bytes()
+    if damage == "garbled":  # its chunks whole, its pixels' data not: found at the end
+        at = data.index(b"IDAT")
+        n = int.from_bytes(data[at - 4:at], "big")
+        data = data[:at + 4] + rng.integers(0, 256, n, dtype=np.uint8).tobytes() + data[at + 4 + n:]
+    bad.write_bytes({"text": b"not a picture\n", "cut": data[: len(data) // 3]}.get(damage, data))
+    out = tmp_path / "o"
+    assert main(["fx", str(tmp_path / "in" / "f.%04d.png"), "-o", str(out / "%04d.png"),
+                 "--motion-blur", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    if damage == "garbled" and depth == 16:
+        assert err.startswith(f"hfrender: error: {tmp_path / 'in' / 'f.%04d.png'}: ffmpeg "
+                              "decoded 5 of its 6 files: one of them is damaged; "), err
+    else:
+        assert err.startswith(f"hfrender: error: cannot read {bad}: it is no readable PNG "
+                              "image ("), err
+    assert err.count("\n") == 1
+    assert not out.exists() or not any(out.glob("*.png"))  # (a partial folder for --resume)
+
+
+def test_png_whole_tells_a_cut_file_from_a_whole_one(tmp_path, rng):
+    from hfrender.io.images import encode_png16, png_whole
+
+    data = encode_png16(rng.integers(0, 65536, (9, 7, 3), dtype=np.uint16))
+    for name, body, whole in (("whole", data, True), ("cut", data[:-1], False),
+                              ("no_end", data[:-12], False), ("text", b"abc", False),
+                              ("long", data + b"\0" * 4, True)):
+        (tmp_path / name).write_bytes(body)
+        assert png_whole(tmp_path / name) is whole, name

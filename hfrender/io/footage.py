@@ -21,7 +21,7 @@ import numpy as np
 
 from hfrender.io.exr_footage import exr_frame, is_exr_file
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
-from hfrender.io.images import imageio_v3, png_header, unreadable
+from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.sequence_names import FIELD, pattern_files
@@ -69,7 +69,7 @@ class SequenceFootage(Closing):
     def read_into(self, buf: np.ndarray) -> bool:
         """Fill ``buf`` with the next frame; False at the end."""
         if self.decoder is not None:
-            return self.decoder.read_into(buf)
+            return self._decoded_into(buf)
         if self._next >= len(self.files):
             return False
         f = self.files[self._next]
@@ -80,6 +80,22 @@ class SequenceFootage(Closing):
                                f"starts at {self.size[0]}x{self.size[1]}")
         buf[...] = img
         self._next += 1
+        return True
+
+    def _decoded_into(self, buf: np.ndarray) -> bool:
+        """The next frame from the one ffmpeg of 16-bit files. Its concat demuxer passes
+        over a file it cannot decode, and the next file would stand in for it: each file
+        is looked over as its frame comes (:func:`.images.png_whole`), and a sequence that
+        ends short of its files is an error."""
+        k = self.decoder.frames_read
+        if not self.decoder.read_into(buf):
+            if k < len(self.files):
+                raise FootageError(f"{self.path}: ffmpeg decoded {k} of its {len(self.files)} "
+                                   "files: one of them is damaged")
+            return False
+        if k < len(self.files) and not png_whole(self.files[k]):
+            self.decoder.close()
+            raise FootageError(unreadable(self.files[k], Exception("truncated, or overwritten")))
         return True
 
     def close(self) -> None:
@@ -335,7 +351,10 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
     fmt = raw_format(any(hd is not None and hd[3] for hd in heads),
                      any(hd is not None and hd[2] > 8 for hd in heads))
     decoder = None
-    if fmt in ("rgb48le", "rgba64le"):
+    if fmt in ("rgb48le", "rgba64le"):  # ffmpeg would pass over a file that is no PNG
+        bad = next((f for f, head in zip(files, heads, strict=True) if head is None), None)
+        if bad is not None:
+            raise FootageError(unreadable(bad, Exception("")))
         import tempfile
 
         fd, listing = tempfile.mkstemp(prefix="hfrender-", suffix=".ffconcat")

@@ -10,6 +10,7 @@ by ffmpeg (:func:`read_png`; a sequence streams through one ffmpeg, see
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import struct
 import subprocess
@@ -54,6 +55,23 @@ def png_header(path: str | Path) -> tuple[int, int, int, bool] | None:
         return None
     w, h, depth, kind = head
     return w, h, depth, COLOR_TYPES.get(kind, (3, False))[1]
+
+
+def png_whole(path: str | Path) -> bool:
+    """Whether a PNG's chunks run whole to its ``IEND`` (a cut or overwritten file's do
+    not): their lengths alone are read, not their data (a few reads a file)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        if fh.read(8) != PNG_MAGIC:
+            return False
+        at = 8
+        while at + 12 <= size:
+            fh.seek(at)
+            length, kind = struct.unpack(">I4s", fh.read(8))
+            at += 12 + length
+            if kind == b"IEND":
+                return at <= size
+    return False
 
 
 def png_colour(path: str | Path) -> tuple[int, int] | None:
