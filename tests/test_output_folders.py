@@ -78,3 +78,27 @@ def test_the_folders_made_for_an_output_go_with_a_run_that_leaves_nothing(tmp_pa
     outputs.discard(str(tmp), again)
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["mine.txt"]
     assert outputs.make_folder(str(tmp_path / "here.gif")) is None  # nothing to make
+
+
+@pytest.mark.parametrize("command, name", [("render", "a.mp4"), ("render", "a.webm"),
+                                           ("render", "a.gif"), ("still", "b.png"),
+                                           ("fx", "c.mp4")])
+def test_a_folder_where_the_output_goes_is_one_line_before_any_work(tmp_path, capsys,
+                                                                     command, name):
+    """A trial: the whole render ran, then renaming onto the folder was an internal error,
+    a finished hidden video left beside it."""
+    clip = tmp_path / "clip.mp4"
+    if command == "fx":
+        assert main(["render", BAR, "-o", str(clip), *SMALL]) == 0
+    out = tmp_path / name
+    (out / "mine").mkdir(parents=True)
+    args = {"render": ["render", BAR, "-o", str(out), *SMALL],
+            "still": ["still", BAR, "-o", str(out), "--size", "32x8", "--quiet"],
+            "fx": ["fx", str(clip), "--motion-blur", "2", "-o", str(out), "--quiet"]}[command]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hfrender: error: -o {out} is a folder, which the output cannot replace: "
+                   "name another file, or move the folder away\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({name, clip.name} - (
+        set() if command == "fx" else {clip.name}))
+    assert [p.name for p in out.iterdir()] == ["mine"]

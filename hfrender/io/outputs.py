@@ -293,7 +293,11 @@ def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -
 
 def check_writable(output: str, what: str = "-o") -> None:
     """Can a file be made where ``output`` goes? One line naming the folder and why not
-    (a read-only folder or mount, /proc, a missing folder), before any work is done."""
+    (a read-only folder or mount, /proc, a missing folder, a folder where the file goes),
+    before any work is done."""
+    if Path(output).is_dir() and not is_sequence(output):  # (renamed onto at the end)
+        raise WriterError(f"{what} {output} is a folder, which the output cannot replace: "
+                          "name another file, or move the folder away")
     folder = Path(output).resolve().parent
     while not folder.exists() and folder != folder.parent:  # made when writing starts
         folder = folder.parent
