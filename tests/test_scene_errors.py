@@ -378,3 +378,30 @@ def test_an_error_at_the_neighbouring_time_of_the_first_look_names_its_frame(tmp
     assert capsys.readouterr().err.startswith(
         "hfrender: error: scene error in update(t) at t=0.0333333 s (output frame 1): "
         "RuntimeError: late")
+
+
+def test_duration_given_is_the_scenes_own_and_its_hints(tmp_path, capsys):
+    """--duration 0.4 over a class's 0.2: the scene's own ``self.duration`` stayed 0.2, and
+    an error at t = 0.3 was said to be past the duration with a clamp to 0.2 (a trial)."""
+    scene = write_scene(tmp_path, """
+    class Long(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+            print("setup sees", self.duration)
+
+        def update(self, t):
+            if t > 0.3:
+                raise RuntimeError(f"t={t:.3f} of {self.duration}")
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "r.mp4"), "--size", "32x18",
+                 "--samples", "2", "--duration", "0.4", "--quiet"]) == 1
+    out, err = capsys.readouterr()
+    assert "setup sees 0.4\n" in out
+    assert "RuntimeError: t=0.30" in err and " of 0.4 (" in err, err
+    assert "past the duration" not in err
+    assert main(["render", str(scene), "-o", str(tmp_path / "s.mp4"), "--size", "32x18",
+                 "--samples", "8", "--duration", "0.3", "--shutter", "1080", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "; t is past the duration (0.3 s): the last frame's shutter closes after it" in err

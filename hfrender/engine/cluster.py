@@ -230,7 +230,7 @@ class ClusterRender:
         check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
-        scene = load_scene(self.scene_file, self.scene_name)
+        scene = load_scene(self.scene_file, self.scene_name, config.duration)
         call_scene(scene, "setup()", scene.setup)
         _local_only(resolve_transparent(config, scene))
         _models_inside(scene, self.scene_file.resolve().parent)

@@ -104,7 +104,8 @@ class RenderJob:
         from hfrender.backends import get_backend
 
         config, stats = self.config, self.stats
-        self.scene = self.given_scene or load_scene(self.scene_file, self.scene_name)
+        self.scene = self.given_scene or load_scene(self.scene_file, self.scene_name,
+                                                    config.duration)
         self.total = config.frame_count(self.scene.duration)
         self.first_frame, self.count = frame_chunk(config, self.total, self.first_frame, self.count)
         if self.count < 1 or self.first_frame < 0 or self.first_frame + self.count > self.total:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import importlib.util
 import inspect
@@ -25,8 +26,19 @@ class SceneError(InputError):
     """The scene script cannot be used as given (one line for the user)."""
 
 
-def load_scene(path: str | Path, name: str | None = None) -> Scene:
-    """Instantiate the scene in ``path``: the class ``name``, or the only Scene subclass."""
+def load_scene(path: str | Path, name: str | None = None,
+               duration: float | None = None) -> Scene:
+    """Instantiate the scene in ``path``: the class ``name``, or the only Scene subclass.
+    ``duration`` (``--duration``): the scene's own, as its ``setup``, ``update`` and the
+    hints about ``t`` see it (a class's ``duration`` property is left as it is)."""
+    scene = _instance(path, name)
+    if duration is not None:
+        with contextlib.suppress(AttributeError):  # a property of that name, read-only
+            scene.duration = float(duration)
+    return scene
+
+
+def _instance(path: str | Path, name: str | None) -> Scene:
     p = _scene_path(path, name, "-s")
     if p.suffix.lower() in SHADER_SUFFIXES:
         return ShaderScene(shader_text(p.read_bytes()), str(p))
