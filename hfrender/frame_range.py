@@ -69,6 +69,15 @@ def resolve(frames: FrameRange | None, total: int, fps: float) -> tuple[int, int
     return start, end - start
 
 
+def kept_as(frames: FrameRange | None, total: int) -> list[int] | None:
+    """A range as a resumable output's settings keep it: ``[first, end]``, and None for the
+    whole render however it was given (none, ``:``, ``0:600`` of 600 frames)."""
+    if frames is None:
+        return None
+    first, end = frames[0] or 0, total if frames[1] is None else frames[1]
+    return None if (first, end) == (0, total) else [first, end]
+
+
 def start_of(frames: FrameRange | None) -> int:
     """The first output frame of a range (0 without one): what a resumable output's
     segments count from."""

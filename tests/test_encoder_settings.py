@@ -361,3 +361,25 @@ def test_hevc_in_mp4_and_mov_is_tagged_for_apples_players(tmp_path, codec, out, 
                           capture_output=True, text=True).stderr
     video = next(line for line in said.splitlines() if "Video:" in line)
     assert ("(hvc1 /" in video) == tagged and ("hev1" in video) is False
+
+
+def test_the_encoder_settings_an_output_gets_fill_in_each_default():
+    """What a resumed output compares: a default given by name equals it left out."""
+    from types import SimpleNamespace
+
+    from hfrender.io.encoding import effective
+
+    def of(output, **given):
+        fields = dict(codec=None, crf=None, preset=None, bitrate=None, pix_fmt=None)
+        return effective(output, SimpleNamespace(**{**fields, **given}))
+
+    mp4 = {"codec": "libx264", "pix_fmt": "yuv420p", "crf": "18", "preset": "medium",
+           "bitrate": None}
+    assert of("a.mp4") == of("a.mp4", crf=18, preset="medium", codec="libx264",
+                             pix_fmt="yuv420p") == mp4
+    assert of("a.mp4", crf=20) == {**mp4, "crf": "20"}
+    assert of("a.mp4", bitrate="8M") == {**mp4, "crf": None, "bitrate": "8M"}
+    assert of("a.webm") == {"codec": "libvpx-vp9", "pix_fmt": "yuv420p", "crf": "32",
+                            "preset": None, "bitrate": "0"}
+    assert of("a.mov", transparent=True)["codec"] != of("a.mov")["codec"]
+    assert of("a.gif") == of("f/%04d.png") == {}

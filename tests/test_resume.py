@@ -652,3 +652,17 @@ def test_a_ctrl_c_while_the_output_is_put_in_place_waits_for_it(tmp_path, monkey
         f"hfrender: the interruption came after the last frame was made: {out} is complete"]
     frames = sorted(tmp_path.glob("o_*.png")) if ext == "png" else decoded(out)
     assert len(frames) == 30
+
+
+def test_resume_takes_defaults_given_by_name_as_left_out(tmp_path, capsys):
+    """--crf 18, --preset medium, --pix-fmt yuv420p, --codec libx264 and --frames : are what
+    an .mp4 gets without them: --resume refused them as changed settings (a trial); a
+    value the encoder would not get is still one."""
+    path, out = killed_after_a_segment(tmp_path)
+    code = main(["render", str(path), "-o", str(out), *ARGS, "--crf", "20", "--resume"])
+    assert code == 2 and "(crf 18 -> 20)" in capsys.readouterr().err
+    assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--crf", "18", "--preset",
+                 "medium", "--pix-fmt", "yuv420p", "--codec", "libx264", "--frames", ":",
+                 "--resume"]) == 0
+    assert "resumed at frame " in capsys.readouterr().out
+    assert decoded(out).shape[0] == 90

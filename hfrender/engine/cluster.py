@@ -235,8 +235,8 @@ class ClusterRender:
         _local_only(resolve_transparent(config, scene))
         _models_inside(scene, self.scene_file.resolve().parent)
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
-        self.first, self.total = resolve(config.frames, config.frame_count(scene.duration),
-                                         config.fps)  # chunks count from self.first
+        whole = config.frame_count(scene.duration)
+        self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
         first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene)
@@ -260,7 +260,7 @@ class ClusterRender:
         self.segment_frames = render_segment_frames(self.gop, config.fps)
         # as given (auto too): a local --resume of the same command must find them equal
         self.settings = output_settings(self.scene_file, config.with_(hdr=given),
-                                        config.backend, dof, self.total, "ray")
+                                        config.backend, dof, self.total, "ray", whole)
         return self
 
     def _manifest(self) -> Manifest:

@@ -36,6 +36,7 @@ from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
+from hfrender.io.encoding import effective
 from hfrender.io.footage import footage_format
 from hfrender.io.join import join, sha256_file
 from hfrender.io.probe import probe, soundtrack
@@ -124,7 +125,8 @@ class ClusterFx:
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
         self.sound = soundtrack(self.source, info)
-        self.settings = {**s.output_settings(), "input": fx_output.file_identity(str(self.source)),
+        self.settings = {**s.output_settings(), **effective(self.output, s),
+                         "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}
         return self

@@ -23,7 +23,7 @@ import hfrender
 from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
-from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder
+from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 from hfrender.io.footage import FootageError, sequence_start
 from hfrender.io.pixels import ALPHA, FLOAT
@@ -146,7 +146,7 @@ class FxOutput:
         from hfrender.engine.batch_paths import input_identity
 
         s = self.s
-        fields = s.output_settings()
+        fields = {**s.output_settings(), **effective(self.output, s)}  # (defaults as left out)
         fields.update(backend=self.backend, input=input_identity(Path(self.source)),
                       depth=input_identity(Path(s.depth)) if s.depth else None,
                       codec=check_output(self.output, self.footage.size, s.codec,

@@ -18,12 +18,12 @@ import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.offload import FusionProcessError, FusionProcesses
 from hfrender.errors import BackendUnavailable
-from hfrender.frame_range import start_of
+from hfrender.frame_range import kept_as, start_of
 from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs, resume
-from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.encoding import Encoding, check_encoding, effective
 from hfrender.io.segments import (
     Manifest,
     fresh_work_dir,
@@ -285,13 +285,14 @@ def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
 
 
 def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, dof: str,
-                    total: int, gl_renderer: str = "") -> dict:
-    """What the output depends on: a resumed render must match all of it."""
+                    total: int, gl_renderer: str = "", whole: int | None = None) -> dict:
+    """What the output depends on: a resumed render must match all of it. ``whole``: the
+    render's frames, where ``total`` is its range's."""
     settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
     settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
-    if config.frames is not None:  # as the manifest's JSON keeps it
-        settings["frames"] = list(config.frames)
-    settings.update(scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
+    settings["frames"] = kept_as(config.frames, whole or total)  # (the whole: as left out)
+    settings.update(effective(config.output, config),
+                    scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)
     modules = scene_modules(scene_file)  # the scene's own modules it imports, if any

@@ -187,6 +187,23 @@ def _num(text: str | None) -> float | None:
         return None
 
 
+def effective(output: str, settings: Any) -> dict:
+    """The encoder settings ``output`` gets from a RenderConfig's or FxSettings' ``codec``,
+    ``crf``, ``preset``, ``bitrate`` and ``pix_fmt``, each default filled in (a video's;
+    none for GIF and frames): what a resumed output compares, so that a default given by
+    its name (``--crf 18``, ``--preset medium``) is the default left out."""
+    from hfrender.io.ffmpeg import codec_params
+
+    encoding = Encoding.of(settings)
+    codec = chosen_encoder(output, getattr(settings, "codec", None), encoding.alpha)
+    if codec is None or codec in ("gif", "png", "exr"):
+        return {}
+    pix_fmt, params = encoding.apply(codec, *codec_params(codec, None))
+    given = dict(zip(params[::2], params[1::2], strict=False))  # (GIF's alone are not pairs)
+    return {"codec": codec, "pix_fmt": pix_fmt, "crf": given.get("-crf"),
+            "preset": given.get("-preset"), "bitrate": given.get("-b:v")}
+
+
 def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:
     """The encoder an output uses: ``codec``, the suffix's default (with ``alpha``: the one
     that keeps it), ``png`` or ``exr`` for a sequence (None for an output type
