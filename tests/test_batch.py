@@ -917,3 +917,31 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     assert capsys.readouterr().err.strip().endswith(
         "jobs.toml: job 'bar': samples=0 must be an integer from 1 to 4096 or 'auto'")
     assert not (folder / "out").exists()
+
+
+def test_an_interrupted_batch_counts_failed_jobs_apart_from_finished_ones(folder, capsys,
+                                                                         monkeypatch):
+    """Two failed jobs were counted among "2 of 4 jobs finished ... skipped" (a trial); the
+    next run runs them again."""
+    from hfrender.engine import batch
+
+    (folder / "bad.py").write_text("import hfrender as hf\nclass Bad(hf.Scene):\n"
+                                   "    duration = 0.1\n    def update(self, t):\n"
+                                   "        raise RuntimeError('no')\n")
+    (folder / "jobs.toml").write_text("".join(
+        f'[[job]]\nname = "{name}"\nscene = "{scene}"\noutput = "out/{name}.mp4"\n'
+        'size = "32x8"\nduration = 0.1\nsamples = 2\n\n'
+        for name, scene in (("a", "bad.py"), ("b", "bar.frag"), ("c", "bad.py"),
+                            ("d", "bar.frag"))))
+    real = batch.run_job
+
+    def run_job(job, state, progress=None):
+        if job.name == "d":
+            raise KeyboardInterrupt
+        return real(job, state, progress)
+
+    monkeypatch.setattr(batch, "run_job", run_job)
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    assert capsys.readouterr().err.endswith(
+        "interrupted: 1 of 4 jobs finished, 2 failed; run the same command again to go on "
+        "(finished jobs are skipped, failed ones run again, a half-done one resumes)\n")

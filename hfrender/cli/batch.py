@@ -160,10 +160,13 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
         except KeyboardInterrupt as exc:
             if running:  # the job running here (none on Ray): what its partial output holds
                 running["held"] = getattr(exc, "frames_kept", None)
-            done = sum(r.status != "interrupted" for r in finished.values())
+            done = sum(r.status in ("done", "up-to-date", "resumed") for r in finished.values())
+            failed = sum(r.status == "failed" for r in finished.values())
             then = _half_done(jobs, started, finished)
-            print(f"interrupted: {done} of {len(jobs)} jobs finished; run the same "
-                  f"command again to go on (finished jobs are skipped, {then})"
+            print(f"interrupted: {done} of {len(jobs)} jobs finished"
+                  f"{f', {failed} failed' if failed else ''}; run the same command again to "
+                  f"go on (finished jobs are skipped{', failed ones run again' if failed else ''}"
+                  f", {then})"
                   f"{_partial_of(jobs, running)}", file=sys.stderr)
             code = interrupted_code(exc)
     results = unfinished(jobs, finished, started, running)
