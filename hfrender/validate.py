@@ -195,10 +195,12 @@ _NOT_METRES = ("Depth must be metres from the camera (an inverse depth, or dispa
                "a depth estimator is not: near is large there)")
 
 
-def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:
+def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object = None
+                ) -> np.ndarray:
     """One frame ``(H, W)`` (or ``(H, W, 1)``) of a depth pass, checked as it is read:
     every value a distance > 0 (inf for sky). A bad value is named by the frame number
-    ``index`` of the clip and the pixel (x, y) in it; returns the frame as float32."""
+    ``index`` of the clip (and the ``file`` it came from: a sequence's) and the pixel
+    (x, y) in it; returns the frame as float32."""
     if arr.ndim == 3 and arr.shape[-1] == 1:
         arr = arr[..., 0]
     if arr.ndim != 2:
@@ -222,5 +224,6 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth") -> np.ndarray:
         what = (f"a value <= 0 ({value:g})" if count == 1
                 else f"{count} values <= 0, the first {value:g}")
     zero = "; hfrender fx --depth-zero-is-sky reads 0 as sky" if arr[y, x] == 0 else ""
-    raise InputError(f"{name} frame {index} has {what} at pixel (x={x}, y={y}); depth must be "
+    name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
+    raise InputError(f"{name} has {what} at pixel (x={x}, y={y}); depth must be "
                      f"a distance > 0 (use inf for sky{zero})")

@@ -1028,3 +1028,22 @@ def test_a_video_starting_after_its_sound_keeps_its_place_whatever_the_files_sta
     out = tmp_path / "o.mp4"
     assert main(["fx", str(shifted), "-o", str(out), "--motion-blur", "1", "--quiet"]) == 0
     assert abs(probe(str(out)).start - probe(str(shifted)).start) < 0.01
+
+
+def test_a_bad_value_in_a_depth_sequence_names_its_file(tmp_path, rng, capsys):
+    """A sequence numbered from 1001: "depth frame 3" left the user to count to the file."""
+    import imageio.v3 as iio
+
+    seq, _ = png_sequence(tmp_path, rng, 5, 18, 32)
+    folder = tmp_path / "depth"
+    folder.mkdir()
+    for i in range(5):
+        mm = np.full((18, 32), 2000, np.uint16)
+        mm[7, 9] = 0 if i == 3 else 2000
+        iio.imwrite(folder / f"d.{1001 + i}.png", mm)
+    assert main(["fx", str(seq), "-o", str(tmp_path / "o.mp4"), "--depth",
+                 str(folder / "d.%04d.png"), "--depth-scale", "0.001", "--focus-distance", "2",
+                 "--f-stop", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: depth frame 3 ({folder / 'd.1004.png'}) has a "
+                          "value <= 0 (0) at pixel (x=9, y=7); depth must be a distance > 0"), err

@@ -43,6 +43,10 @@ class DepthPass:
     first: np.ndarray  # the first of them (what the units and the focus are checked on)
     note: str | None = None  # what looks wrong with the units (said, not refused)
     static: bool = False  # one depth frame for every frame of the footage (a locked-off shot)
+    files: list[Path] | None = None  # a sequence's, each frame's (named in its errors)
+
+    def file(self, i: int) -> Path | None:
+        return None if self.files is None else self.files[i]
 
 
 def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
@@ -205,7 +209,7 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
     if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
         log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), metres,
-                     _note(path, first, scale))
+                     _note(path, first, scale), files=files)
 
 
 RESIZES = ("nearest", "linear")  # how a depth pass of another size is scaled to the footage
@@ -226,7 +230,7 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
     if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
-        validate.depth_frame(depth.first, 0)
+        validate.depth_frame(depth.first, 0, file=depth.file(0))
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
     focus = validate.focus_note(depth.first, lens.focus_distance, first,
                                 lens.focal_length_mm / 1000)
@@ -275,7 +279,8 @@ def _checked(depth: DepthPass) -> Iterator[np.ndarray]:
     named by its frame number); the first, checked already, not again: one depth frame for a
     shot is checked once, not once a frame (0.23 ms a 1280x720 frame)."""
     for i, frame in enumerate(depth.frames):
-        yield frame if frame is depth.first else validate.depth_frame(frame, i)
+        yield frame if frame is depth.first else validate.depth_frame(frame, i,
+                                                                      file=depth.file(i))
 
 
 def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
