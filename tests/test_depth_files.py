@@ -401,7 +401,7 @@ def test_each_depth_frame_is_checked_as_it_is_read(tmp_path, rng, monkeypatch):
     checked = []
     real = validate.depth_frame
     monkeypatch.setattr(validate, "depth_frame",
-                        lambda arr, i, *a: checked.append(i) or real(arr, i, *a))
+                        lambda arr, i, *a, **k: checked.append(i) or real(arr, i, *a, **k))
     lens = hf.Lens(2.0, 2.8)
     got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, False, (8, 6), 4, lambda d: lens)
     frames_read = iter(got.frames)

@@ -190,9 +190,9 @@ def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, cap
             "--f-stop", "2", "--sensor-width-mm", "9", "--quiet"]
     assert main(args) == 2
     assert capsys.readouterr().err == (
-        "hfrender: error: depth frame 0 has 512 values <= 0, the first 0 at pixel (x=0, y=0); "
-        "depth must be a distance > 0 (use inf for sky; hfrender fx --depth-zero-is-sky "
-        "reads 0 as sky)\n")
+        f"hfrender: error: depth frame 0 ({tmp_path / 'depth' / '0000.png'}) has 512 values "
+        "<= 0, the first 0 at pixel (x=0, y=0); depth must be a distance > 0 (use inf for "
+        "sky; hfrender fx --depth-zero-is-sky reads 0 as sky)\n")
     assert not (tmp_path / "out").exists()
     assert main(args + ["--depth-zero-is-sky"]) == 0
     metres = np.where(mm == 0, np.inf, mm.astype(np.float32) * np.float32(0.001))
@@ -240,7 +240,7 @@ def test_one_depth_frame_for_a_shot_is_checked_once(tmp_path, rng, monkeypatch):
     checked = []
     real = validate.depth_frame
     monkeypatch.setattr(validate, "depth_frame",
-                        lambda arr, i, *a: checked.append(i) or real(arr, i, *a))
+                        lambda arr, i, *a, **k: checked.append(i) or real(arr, i, *a, **k))
     assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--depth",
                  str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2",
                  "--quiet"]) == 0
