@@ -367,3 +367,14 @@ def test_png_whole_tells_a_cut_file_from_a_whole_one(tmp_path, rng):
                               ("long", data + b"\0" * 4, True)):
         (tmp_path / name).write_bytes(body)
         assert png_whole(tmp_path / name) is whole, name
+
+
+def test_an_empty_folder_as_input_is_said_to_hold_no_images(tmp_path, capsys):
+    """It was "input not found" for a folder that is there (a trial)."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("not a frame")
+    assert main(["fx", str(tmp_path / "empty"), "-o", str(tmp_path / "o.mp4"),
+                 "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: input {tmp_path / 'empty'} is a folder with no PNG or EXR images "
+        "in it (a sequence's folder, or a pattern such as in/%05d.png)\n")

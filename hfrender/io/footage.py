@@ -310,6 +310,9 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     if files is not None or not Path(path).is_file():
         if decoder is not None:
             decoder.close()
+        if files is None and Path(path).is_dir():
+            raise FootageError(f"input {path} is a folder with no PNG or EXR images in it "
+                               "(a sequence's folder, or a pattern such as in/%05d.png)")
         if files is None:
             raise FootageError(f"input not found: {path}")
         return _open_sequence(path, files, fps or 30.0, pix_fmt)
