@@ -283,3 +283,34 @@ def test_a_ctrl_c_while_a_chunk_is_kept_comes_after_it():
     with pytest.raises(KeyboardInterrupt):
         collect(ray, list(range(5)), keep, lambda: 2)
     assert taken == [0, 1, 2] and ray.cancelled == [3, 4]
+
+
+def test_a_failed_chunk_cancels_the_others_and_reads_what_they_raised():
+    """Two chunks of a render failing: the second's error, never read, was printed by Ray
+    with its traceback after hfrender's one line (a trial: 81 lines of stderr)."""
+    from hfrender.engine.ray_wait import collect
+
+    class Cluster:
+        def __init__(self):
+            self.cancelled, self.read = [], []
+
+        def wait(self, refs, num_returns=1, timeout=None):
+            if num_returns == len(refs) and timeout is not None:  # the others, cancelled:
+                return [r for r in refs if r != 4], [4]  # 4 does not end in time
+            return [refs[0]], refs[1:]
+
+        def cancel(self, ref):
+            self.cancelled.append(ref)
+
+        def get(self, ref):
+            self.read.append(ref)
+            raise RuntimeError(f"chunk {ref} cancelled")
+
+    def take(ref):
+        if ref == 1:
+            raise RuntimeError("chunk 1 failed")
+
+    ray = Cluster()
+    with pytest.raises(RuntimeError, match="^chunk 1 failed$"):
+        collect(ray, list(range(5)), take, lambda: 2)
+    assert ray.cancelled == [2, 3, 4] and ray.read == [2, 3]

@@ -16,6 +16,7 @@ from typing import Any
 from hfrender.io.outputs import uninterrupted
 
 log = logging.getLogger(__name__)
+FORGET_WAIT_S = 10.0  # how long a failed run waits for its other chunks' cancellations
 
 
 def running_at_most(ray: Any, gpu: bool = False) -> int:
@@ -39,6 +40,9 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
                 pending = [ref for ref in pending if ref not in gone]
             if late is not None:
                 raise late
+        except Exception:  # a chunk failed: the run fails with its error alone
+            forget(ray, pending)
+            raise
         except KeyboardInterrupt as exc:
             if stop is not None:
                 raise
@@ -48,6 +52,23 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
                 pending = ended + _cancel_waiting(ray, waiting, capacity())
     if stop is not None:
         raise stop
+
+
+def forget(ray: Any, refs: list, wait_s: float = FORGET_WAIT_S) -> None:
+    """Cancel the tasks of ``refs`` and read what those that end within ``wait_s`` raised:
+    an error nobody reads, Ray prints with its traceback (a failed render's other chunks
+    printed 100 lines after its one)."""
+    for ref in refs:
+        try:
+            ray.cancel(ref)
+        except Exception as exc:  # noqa: BLE001 - ended already, or its node gone
+            log.debug("cancelling %s: %s", ref, exc)
+    ended = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0] if refs else []
+    for ref in ended:
+        try:
+            ray.get(ref)
+        except Exception as exc:  # noqa: BLE001 - cancelled, or its own failure: read
+            log.debug("a chunk after the failure: %s", exc)
 
 
 def _taken(take: Callable[[Any], Iterable | None], ref: Any
