@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from hfrender import dof_highlights as highlights
 from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import scratch, thread_pool
-from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves
+from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves, tops
 from hfrender.backends.cpu.dof_plan import LastFrame, banded_classes, depth_steps
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys, seen_top
@@ -92,6 +93,14 @@ class _Ops:
         self.ahead: Ahead | None = None
         self.top: np.ndarray | None = None  # the in-focus light seen past edges, at most
         self.spans_table: Spans | None = None  # where the layers are (:meth:`spans`)
+        self.cuts = highlights.edges(float(self.lin.max()) if self.lin.size else 0.0,
+                                     self._usual)  # (dof_highlights: none, mostly)
+
+    def _usual(self) -> np.ndarray:
+        """The frame's usual light (:func:`.dof_composite.seen_top`), once."""
+        if self.top is None:
+            self.top = seen_top(np, self.lin)
+        return self.top
 
     def __enter__(self) -> _Ops:
         return self
@@ -145,14 +154,31 @@ class _Ops:
             self.ahead = Ahead(thread_pool("dof-fft", FFT_THREADS))
         return self.ahead.submit(fn, *args)
 
+    def split(self, fields: list[np.ndarray]) -> list[np.ndarray]:
+        """A window's fields (one a disk) with its highlights' parts
+        (:func:`.dof_highlights.split`) where the frame has any; the parts past the window's
+        brightest, all zero, left out (the same sums: a window without highlights keeps its
+        fields as they are)."""
+        if not self.cuts:
+            return fields
+        c, cut = self.c, [highlights.split(np, f, self.cuts, self.c) for f in fields]
+        n = max(next((k for k in range(len(self.cuts))
+                      if not f[c + 1 + k * c:c + 1 + (k + 1) * c].any()), len(self.cuts))
+                for f in cut)
+        return fields if n == 0 else [f[:c + 1 + n * c] for f in cut]
+
     def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> Light:
         """An inverse FFT's light and its rounding's bounds (:func:`.dof_light.clean`), on
         the calling thread (the transform thread's calls are the FFTs alone: many short
         calls there cost more in handing the interpreter over than they spare); the sums
         take the rounding out of the rows they read, and leave out where its weight is
         rounding. ``rows``: the only rows that will be read (a gather's: its box's), by the
-        whole window's largest values."""
-        return clean(light, rows)
+        whole window's largest values. Highlights' parts (:meth:`split`) are each cleaned by
+        their own and added to the colour first; its bounds are the colour's own."""
+        if highlights.parts(light, self.c) < 1:
+            return clean(light, rows)
+        top = tops(light[:self.c + 1])
+        return clean(highlights.fold(np, light, self.c), rows, top)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
@@ -304,8 +330,7 @@ class _Ops:
         it sees (``Plan.seen``; colour at most :func:`.dof_composite.seen_top` times it,
         as the exact gather cuts it before weighing it), on a window's grid."""
         h, w = win.size
-        if self.top is None:  # the frame's, once (:func:`.dof_composite.seen_top`)
-            self.top = seen_top(np, self.lin)
+        self._usual()  # the frame's, once (:func:`.dof_composite.seen_top`)
         f = np.zeros((self.c + 1,) + win.shape, np.float32)
         mine = f[self.c, :h, :w]
         # its last column (layer -1): in focus

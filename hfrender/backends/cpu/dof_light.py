@@ -111,11 +111,13 @@ class Light:
         return np.multiply(self.planes, self.there(self.planes), out=self.planes)
 
 
-def clean(light: np.ndarray, rows: tuple[int, int] | None = None) -> Light:
+def clean(light: np.ndarray, rows: tuple[int, int] | None = None,
+          top: np.ndarray | None = None) -> Light:
     """``light`` to be read in ``rows`` (all, if ``None``), with its rounding's bounds: by
     the largest values of all its rows, even those not read (the FFT spreads its rounding
     over the whole grid: a gather's box rows may hold nothing else, and bounded by their
-    own values it would pass for light; ``tests/test_dof_rounding.py``)."""
-    top = tops(light)
+    own values it would pass for light; ``tests/test_dof_rounding.py``); or by ``top``
+    (:func:`tops`), taken before highlights were added to it."""
+    top = tops(light) if top is None else top
     return Light(light, NOISE * top[:-1], float(NOISE_W * top[-1, 0, 0]),
                  (0, light.shape[1]) if rows is None else rows)

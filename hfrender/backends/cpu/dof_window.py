@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from hfrender import dof_highlights as highlights
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
 from hfrender.backends.cpu.dof_light import Light
@@ -91,6 +92,9 @@ class _WindowOps(_Ops):
         """``changes``: :func:`layer_changes`; ``mlin`` the light (N, M', C) of the M'
         pixels that change layer."""
         super().__init__(mean, cls.max_d2, cls.blades)
+        if mlin.size:  # the pixels that change layer bring their own light
+            self.cuts = highlights.edges(max(float(mean.max()), float(mlin.max())),
+                                         self._usual)
         self.plan = plan
         self.keep_far(plan)
         self.inside = inside_of_keys(np, cls.keys)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender import dof_highlights as highlights
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.dof_plans import frame_classes, plan_runs
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
@@ -106,7 +107,11 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
                        inside)
     _keep_plans(xp)
     out = xp.empty_like(lin)
-    most = np.floor(_host(xp, r2.reshape(n, -1).max(axis=1))).astype(np.int64)  # each frame's
+    tops = _host(xp, xp.stack([r2.reshape(n, -1).max(axis=1),  # each frame's blur and light
+                               lin[..., :min(3, c)].max(axis=(1, 2, 3))], axis=1))
+    most = np.floor(tops[:, 0]).astype(np.int64)
+    cuts = [highlights.edges(float(tops[i, 1]), lambda i=i: float(
+        _host(xp, seen_top(xp, xp.moveaxis(lin[i], -1, 0))))) for i in range(n)]
     keys, counts = frame_classes(xp, r2, depth, np.array([ln.focus_distance for ln in lenses]),
                                  max_d2, blades)
     for (z0, z1), plan in plan_runs(counts, most, blades, h * w, dev.dof_plan_pixels):
@@ -115,9 +120,15 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
             continue
         frame_d2 = int(most[z0:z1].max())
         ops = _Ops(dev, lin[z0:z1], frame_d2, blades)
+        ops.cuts = highlights.run_cuts(xp, cuts[z0:z1])
         out[z0:z1] = defocus_layers(ops, xp, r2[z0:z1], depth[z0:z1], 0.0, frame_d2, blades,
                                     (plan, keys[z0:z1]))
     return out
+
+
+def _tops(xp: Any, light: Any) -> Any:
+    """The largest magnitudes of each (frame, plane) of ``light``, without a window of abs."""
+    return xp.ascontiguousarray(xp.maximum(light.max(axis=(-2, -1)), -light.min(axis=(-2, -1))))
 
 
 def _keep_plans(xp: Any) -> None:
@@ -187,6 +198,7 @@ class _Ops:
         self.open: Any = None  # and the share of each pixel's disk they fill (gather_open)
         self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
         self.top: Any = None  # the in-focus light seen past edges, at most (seen_window)
+        self.cuts: list[Any] | None = None  # where highlights are cut (dof_highlights)
 
     def _launch(self, name: str, args: tuple) -> None:
         self.dev.launch(name, _grid(self.pixels), (BLOCK, 1, 1), args)
@@ -268,9 +280,20 @@ class _Ops:
         value = fn(*args)
         return lambda: value
 
+    def split(self, fields: list[Any]) -> list[Any]:
+        """Each frame's highlights apart (:func:`.dof_highlights.split`), where the run has."""
+        if self.cuts is None:
+            return fields
+        return [highlights.split(self.xp, f, self.cuts, self.c) for f in fields]
+
     def ready(self, light: Any, rows: tuple[int, int] | None = None) -> Any:
-        """As it is: the accumulating kernel takes the FFT's rounding out."""
-        return light
+        """As it is: the accumulating kernel takes the FFT's rounding out. Highlights' parts
+        are cleaned by their own and added to the colour here first, the colour's own
+        bounds kept for the kernel."""
+        if highlights.parts(light, self.c) < 1:
+            return light
+        top = _tops(self.xp, light[:, :self.c + 1])
+        return self.xp.ascontiguousarray(highlights.fold(self.xp, light, self.c)), top
 
     def forward(self, fields: Any, rows: tuple[int, int]) -> Any:
         """The whole grid's rfft2: cuFFT's one 2-D plan (the CPU's skips the zero rows)."""
@@ -302,9 +325,8 @@ class _Ops:
                     weight_into: Any = None) -> None:
         """``hf_dof_accumulate``: into the front, back, behind and far sums by role, or a
         weight alone (``light`` (1, ...)) into ``weight_into`` (roles ``ROLE_FAR``)."""
-        xp = self.xp  # the largest magnitudes without a window of abs (F, planes)
-        top = xp.ascontiguousarray(xp.maximum(light.max(axis=(-2, -1)),
-                                              -light.min(axis=(-2, -1))))
+        xp = self.xp
+        light, top = light if isinstance(light, tuple) else (light, _tops(xp, light))
         sums = (self.front, self.back, self.behind, self.none if self.far is None else self.far)
         if weight_into is not None:
             sums = (self.none, self.none, self.none, weight_into)
