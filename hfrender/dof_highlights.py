@@ -27,10 +27,20 @@ from typing import Any
 import numpy as np
 
 from hfrender.dof_layers import NOISE
+from hfrender.errors import InputError
 
 SPLIT_RANGE = 100.0  # a frame's largest colour past this many times its usual light: cut
 LEVEL_RATIO = 1000.0  # each edge this many times the one before
 NONE = float(np.finfo(np.float32).max)  # an edge a frame of a run does not have
+
+
+def check_summable(largest: float, pixels: int) -> None:
+    """One line where a frame's largest colour times its pixels passes float32's range:
+    the FFTs sum its light over windows of the frame, and would give inf or NaN."""
+    if largest * max(pixels, 1) >= NONE:
+        raise InputError(f"frames hold light up to {largest:g}: the fast depth of field's "
+                         f"sums of {pixels:,} pixels of it pass float32's range; scale the "
+                         "light down, or use method='exact' (--dof-method exact)")
 
 
 def edges(largest: float, usual: Any) -> list[float]:

@@ -146,3 +146,37 @@ def test_the_cuda_kernels_cut_highlights_as_numpy_on_the_emulator(dev, rng):
     np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
     assert (gpu[..., 0] > 0).all()
     np.testing.assert_array_equal(cpu[1], blur(plain, depth))  # the plain frame: not cut
+
+
+def test_light_whose_sums_overflow_float32_is_one_line(tmp_path, dev, capsys):
+    """A value near float32's largest (3e38) gave NaN over the frame, without a word; the
+    exact gather, which sums a disk's pixels only, takes it."""
+    from hfrender.cli import main
+    from hfrender.errors import InputError
+    from hfrender.io.images import encode_exr
+
+    img = np.full((90, 160, 3), 0.05, np.float32)
+    img[45, 40] = 3e38
+    depth = np.full((90, 160), 6.0, np.float32)
+    lens = hf.Lens(focus_distance=1.5, f_stop=1.4)
+    said = (r"^frames hold light up to 3e\+38: the fast depth of field's sums of 14,400 pixels "
+            r"of it pass float32's range; scale the light down, or use method='exact' "
+            r"\(--dof-method exact\)$")
+    with pytest.raises(InputError, match=said):
+        hf.depth_of_field(img, depth, focus_distance=1.5, f_stop=1.4, backend="cpu")
+    with pytest.raises(InputError, match=said):
+        launches.fuse(dev, img[None], depth[None], hf.WindowWeights.from_dense(np.eye(1)),
+                      [lens], True, np.empty((1, 90, 160, 3), np.float32), dof_method="fast")
+    assert np.isfinite(hf.depth_of_field(img, depth, focus_distance=1.5, f_stop=1.4,
+                                         backend="cpu", method="exact")).all()
+    (tmp_path / "in").mkdir()
+    for i in range(3):
+        encode_exr(tmp_path / "in" / f"{i:04d}.exr", img)
+    np.save(tmp_path / "d.npy", depth)
+    out = tmp_path / "o" / "%04d.exr"
+    assert main(["fx", str(tmp_path / "in"), "-o", str(out), "--depth", str(tmp_path / "d.npy"),
+                 "--focus-distance", "1.5", "--f-stop", "1.4", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: frames hold light up to 3e+38: ") and \
+        err.count("\n") == 1, err
+    assert not list(tmp_path.glob("o/0*.exr"))

@@ -93,8 +93,9 @@ class _Ops:
         self.ahead: Ahead | None = None
         self.top: np.ndarray | None = None  # the in-focus light seen past edges, at most
         self.spans_table: Spans | None = None  # where the layers are (:meth:`spans`)
-        self.cuts = highlights.edges(float(self.lin.max()) if self.lin.size else 0.0,
-                                     self._usual)  # (dof_highlights: none, mostly)
+        largest = float(self.lin.max()) if self.lin.size else 0.0
+        highlights.check_summable(largest, h * w)
+        self.cuts = highlights.edges(largest, self._usual)  # (dof_highlights: none, mostly)
 
     def _usual(self) -> np.ndarray:
         """The frame's usual light (:func:`.dof_composite.seen_top`), once."""
