@@ -92,7 +92,7 @@ def _spread(ops: Any, fields: list[Any], disks: list[int], win: Window, side: in
     """A window's light spread by its disks (for ``ops.ready``): the FFTs of its fields,
     times the disks' spectra, summed, transformed back."""
     scatter = None
-    for f, area in zip(ops.split(fields), disks, strict=True):  # highlights apart
+    for f, area in zip(ops.split(fields, win.inner), disks, strict=True):  # highlights apart
         part = ops.forward(f, win.inner)
         part *= ops.spectrum(area, win.shape, side)
         scatter = part if scatter is None else add(scatter, part, out=scatter)

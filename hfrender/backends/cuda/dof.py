@@ -281,7 +281,7 @@ class _Ops:
         value = fn(*args)
         return lambda: value
 
-    def split(self, fields: list[Any]) -> list[Any]:
+    def split(self, fields: list[Any], rows: tuple[int, int]) -> list[Any]:
         """Each frame's highlights apart (:func:`.dof_highlights.split`), where the run has."""
         if self.cuts is None:
             return fields
