@@ -378,3 +378,20 @@ def test_an_empty_folder_as_input_is_said_to_hold_no_images(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"hfrender: error: input {tmp_path / 'empty'} is a folder with no PNG or EXR images "
         "in it (a sequence's folder, or a pattern such as in/%05d.png)\n")
+
+
+@pytest.mark.parametrize("fps, stride", [("1e9", "1"), ("0", "1"), ("2500", "2")])
+def test_a_sequences_rate_past_what_a_video_holds_is_one_line(tmp_path, rng, capsys, fps,
+                                                               stride):
+    """--fps 1e9 was taken, said to be written at 1e+09 fps, and the file held 1001k fps
+    (a trial); the output's rate is bounded as render's --fps is."""
+    write_seq(tmp_path / "in", rng.integers(0, 256, (4, 8, 12, 3), dtype=np.uint8),
+              "%04d.png", 0)
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "o.mp4"), "--motion-blur",
+                 "2", "--fps", fps, "--stride", stride]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: --fps {float(fps):g}: the output's rate (--fps / --stride {stride}) "
+        "must be from 0.001 to 1000 fps\n")
+    assert not (tmp_path / "o.mp4").exists()
+    assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "p.mp4"), "--motion-blur",
+                 "2", "--fps", "2000", "--stride", "2", "--quiet"]) == 0  # 1000 fps out

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from hfrender.backends import CHOICES
-from hfrender.config import ConfigError
+from hfrender.config import MAX_FPS, MIN_FPS, ConfigError
 from hfrender.errors import InputError
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
@@ -115,8 +115,10 @@ class FxSettings:
             raise ConfigError(f"--weights {self.weights!r}: choose one of {', '.join(CURVES)}")
         if not _positive(self.depth_scale):
             raise ConfigError(f"--depth-scale {self.depth_scale}: must be a finite number > 0")
-        if self.input_fps is not None and not _positive(self.input_fps):
-            raise ConfigError(f"--fps {self.input_fps}: must be > 0")
+        if self.input_fps is not None and not (_positive(self.input_fps) and MIN_FPS
+                                               <= self.input_fps / self.stride <= MAX_FPS):
+            raise ConfigError(f"--fps {self.input_fps:g}: the output's rate (--fps / --stride "
+                              f"{self.stride}) must be from {MIN_FPS:g} to {MAX_FPS:g} fps")
         if self.depth_zero_is_sky and self.depth is None:
             raise ConfigError("--depth-zero-is-sky needs --depth")
         if self.depth_resize is not None and self.depth_resize not in RESIZES:
