@@ -123,8 +123,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r".*x\.mp4 cannot hold it \(ffmpeg: Could not find tag for codec prores in stream #0"),
     (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'; use .* like "
      r"frames/%05d\.png$"),
-    (["render", BAR, "-o", "{tmp}/x.png"], r"unknown output type '.png'; use .* like "
-     r"frames/%05d\.png \(one picture: hfrender still\)$"),
+    (["render", BAR, "-o", "{tmp}/x.png"], r"unknown output type '.png'; use .*\.ts or a PNG "
+     r"or EXR pattern like frames/%05d\.png \(one picture: hfrender still\)$"),
+    (["render", BAR, "-o", "{tmp}/f/%05x.png"], r"-o .*/f/%05x\.png: %05x is no frame-number "
+     r"field; an image sequence is named with one such as %05d \(frames/%05d\.png\)$"),
     (["render", BAR, "-o", "{tmp}"], r"-o .+ is a folder; for frames in it, give a pattern: "
                                      r".+/%05d\.png$"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),

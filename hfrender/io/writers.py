@@ -67,10 +67,15 @@ def ffmpeg_encoders() -> frozenset[str]:
     return frozenset(names)
 
 
-def _unknown_type(path: str, suffix: str) -> str:
+def _unknown_type(path: str, suffix: str, exr: bool) -> str:
+    field = re.search(r"%\d*[a-zA-Z]", Path(path).name)
+    if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
+        return (f"-o {path}: {field.group()} is no frame-number field; an image sequence "
+                f"is named with one such as %05d (frames/%05d{suffix})")
     one = " (one picture: hfrender still)" if suffix in (".png", ".exr") else ""
+    images = "a PNG or EXR pattern" if exr else "a PNG pattern"
     return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
-            f"{', '.join(VIDEO_SUFFIXES)} or a PNG pattern like frames/%05d.png{one}")
+            f"{', '.join(VIDEO_SUFFIXES)} or {images} like frames/%05d.png{one}")
 
 
 def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
@@ -113,7 +118,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         if Path(path).is_dir():
             raise WriterError(f"-o {path} is a folder; for frames in it, give a pattern: "
                               f"{Path(path) / '%05d.png'}")
-        raise WriterError(_unknown_type(path, suffix))
+        raise WriterError(_unknown_type(path, suffix, not for_footage or float_in))
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
