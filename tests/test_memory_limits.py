@@ -101,3 +101,11 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
                        r"slots of 1 sub-frames, more than the 0.2 GiB of the GPU's memory"):
         render_setup.check_granularity(RenderConfig(size=(4096, 4096), samples=1), plan,
                                        4 * 4096 * 4096, free=200 << 20)
+
+
+def test_a_still_sizes_the_pool_for_its_one_frame(tmp_path):
+    """A still holds one output frame: one hyperframe in flight, 2 slots (it sized a
+    render's 3, and refused a 1024-sample 1080p still a render's memory: a trial)."""
+    res = run_limited(["still", BAR, "-o", str(tmp_path / "s.png"), "--size", "16384x16384"])
+    assert res.returncode == 2, res.stderr
+    assert " GiB for 2 hyperframe slots of " in res.stderr, res.stderr

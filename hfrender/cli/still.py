@@ -30,9 +30,10 @@ def cmd_still(args: argparse.Namespace) -> int:
         raise ConfigError(f"-o {args.output}: a still is written as PNG{other}")
     full = _config_from(args)
     # one frame into memory: no video options (hfrender.toml's either), no progress bar;
-    # the duration kept (a frame past the scene's own, in --duration's)
+    # the duration kept (a frame past the scene's own, in --duration's); one hyperframe
+    # in flight (its pool 2 slots, not a render's 3)
     config = full.with_(output=args.output, preview=False, resume=False,
-                        quiet=True, frames=None)
+                        quiet=True, frames=None, max_in_flight=1)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
     from hfrender.io import outputs
