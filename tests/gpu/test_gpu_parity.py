@@ -319,3 +319,21 @@ def test_a_pans_frames_share_a_plan_on_the_gpu_and_match_the_cpu(rng, layers_on_
         assert psnr(gpu[z], cpu[z]) >= 60, (z, psnr(gpu[z], cpu[z]))
     exact = hf.depth_of_field(frames[-1:], depths[-1:], backend="cpu", method="exact", **kw)
     assert psnr(gpu[-1], exact[0]) >= 40
+
+
+def test_highlights_a_million_times_the_light_keep_it_on_the_gpu(rng, layers_on_gpu):
+    """A 0.05 background beside points up to 1e6 (an EXR's fireflies): the cut highlights'
+    parts (hfrender/dof_highlights.py) through cuFFT, against the CPU and the exact
+    gather; a clip of two frames, one without points (its cuts padded)."""
+    h, w = 90, 160
+    img = np.full((h, w, 3), 0.05, np.float32)
+    img[45, 40], img[20, 120], img[70, 90] = 1e6, 1e4, 150.0
+    depth = np.full((h, w), 6.0, np.float32)
+    clip = np.stack([img, np.full_like(img, 0.05)])
+    kw = dict(focus_distance=1.5, f_stop=1.4)
+    gpu = cupy.asnumpy(hf.depth_of_field(cupy.asarray(clip), cupy.asarray(depth), **kw))
+    cpu = hf.depth_of_field(clip, depth, backend="cpu", **kw)
+    exact = hf.depth_of_field(img, depth, backend="cpu", method="exact", **kw)
+    assert (gpu[..., 0] > 0.04).all()  # none black
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(gpu[0], exact, rtol=1e-3)
