@@ -79,6 +79,22 @@ def split(xp: Any, fields: Any, cuts: list[Any], c: int) -> Any:
     return out
 
 
+def split_used(fields: list[np.ndarray], cuts: list[float], c: int, rows: tuple[int, int]
+               ) -> list[np.ndarray]:
+    """:func:`split` of a window's NumPy fields (one a disk; their light in ``rows``, the
+    other rows unread and uncleared), the parts past the window's brightest, all zero, left
+    out (the same sums: a window without highlights keeps its fields as they are; a
+    window's disks keep as many parts)."""
+    r0, r1 = rows
+    out = [np.empty((f.shape[0] + c * len(cuts),) + f.shape[1:], f.dtype) for f in fields]
+    for f, o in zip(fields, out, strict=True):
+        o[:, r0:r1] = split(np, f[:, r0:r1], cuts, c)
+    n = max(next((k for k in range(len(cuts))
+                  if not o[c + 1 + k * c:c + 1 + (k + 1) * c, r0:r1].any()), len(cuts))
+            for o in out)
+    return fields if n == 0 else [o[:c + 1 + n * c] for o in out]
+
+
 def parts(light: Any, c: int) -> int:
     """How many colour parts past the first ``light`` (..., planes, h, w) holds."""
     return (int(light.shape[-3]) - c - 1) // c

@@ -752,6 +752,21 @@ def test_a_job_interrupted_again_counts_only_the_frames_this_run_made(folder, mo
         assert kept > 0
 
 
+def interrupted_at(monkeypatch, folder, name):
+    """``batch folder/jobs.toml --quiet`` with a Ctrl-C when job ``name`` starts: its code."""
+    from hfrender.engine import batch
+
+    real = batch.run_job
+
+    def run_job(job, state, progress=None):
+        if job.name == name:
+            raise KeyboardInterrupt
+        return real(job, state, progress)
+
+    monkeypatch.setattr(batch, "run_job", run_job)
+    return main(["batch", str(folder / "jobs.toml"), "--quiet"])
+
+
 @pytest.mark.parametrize("output, then", [
     ("out/g.gif", "'g' (a GIF) starts over: it is made whole"),
     ("out/g.ts", "'g' (a TS) starts over: it is made whole"),
@@ -760,21 +775,12 @@ def test_an_interrupted_gif_job_is_said_to_start_over(folder, capsys, monkeypatc
                                                       then):
     """A Ctrl-C during a GIF job promised "a half-done one resumes"; the next run started
     it over (rightly: a GIF's palette is made whole) without a word."""
-    from hfrender.engine import batch
 
     (folder / "jobs.toml").write_text(
         '[[job]]\nname = "bar"\nscene = "bar.frag"\noutput = "out/bar.mp4"\nsize = "32x8"\n'
         f'duration = 0.2\n\n[[job]]\nname = "g"\nscene = "bar.frag"\noutput = "{output}"\n'
         'size = "32x8"\nduration = 0.2\n')
-    real = batch.run_job
-
-    def run_job(job, state, progress=None):
-        if job.name == "g":
-            raise KeyboardInterrupt
-        return real(job, state, progress)
-
-    monkeypatch.setattr(batch, "run_job", run_job)
-    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    assert interrupted_at(monkeypatch, folder, "g") == 130
     assert capsys.readouterr().err.endswith(
         "interrupted: 1 of 2 jobs finished; run the same command again to go on (finished "
         f"jobs are skipped, {then})\n")
@@ -923,7 +929,6 @@ def test_an_interrupted_batch_counts_failed_jobs_apart_from_finished_ones(folder
                                                                          monkeypatch):
     """Two failed jobs were counted among "2 of 4 jobs finished ... skipped" (a trial); the
     next run runs them again."""
-    from hfrender.engine import batch
 
     (folder / "bad.py").write_text("import hfrender as hf\nclass Bad(hf.Scene):\n"
                                    "    duration = 0.1\n    def update(self, t):\n"
@@ -933,15 +938,7 @@ def test_an_interrupted_batch_counts_failed_jobs_apart_from_finished_ones(folder
         'size = "32x8"\nduration = 0.1\nsamples = 2\n\n'
         for name, scene in (("a", "bad.py"), ("b", "bar.frag"), ("c", "bad.py"),
                             ("d", "bar.frag"))))
-    real = batch.run_job
-
-    def run_job(job, state, progress=None):
-        if job.name == "d":
-            raise KeyboardInterrupt
-        return real(job, state, progress)
-
-    monkeypatch.setattr(batch, "run_job", run_job)
-    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 130
+    assert interrupted_at(monkeypatch, folder, "d") == 130
     assert capsys.readouterr().err.endswith(
         "interrupted: 1 of 4 jobs finished, 2 failed; run the same command again to go on "
         "(finished jobs are skipped, failed ones run again, a half-done one resumes)\n")

@@ -156,21 +156,9 @@ class _Ops:
         return self.ahead.submit(fn, *args)
 
     def split(self, fields: list[np.ndarray], rows: tuple[int, int]) -> list[np.ndarray]:
-        """A window's fields (one a disk; their light in ``rows``, the rest unread) with its
-        highlights' parts (:func:`.dof_highlights.split`) where the frame has any; the
-        parts past the window's brightest, all zero, left out (the same sums: a window
-        without highlights keeps its fields as they are)."""
-        if not self.cuts:
-            return fields
-        c, (r0, r1) = self.c, rows
-        cut = [np.empty((f.shape[0] + c * len(self.cuts),) + f.shape[1:], f.dtype)
-               for f in fields]
-        for f, out in zip(fields, cut, strict=True):
-            out[:, r0:r1] = highlights.split(np, f[:, r0:r1], self.cuts, c)
-        n = max(next((k for k in range(len(self.cuts))
-                      if not f[c + 1 + k * c:c + 1 + (k + 1) * c, r0:r1].any()), len(self.cuts))
-                for f in cut)
-        return fields if n == 0 else [f[:c + 1 + n * c] for f in cut]
+        """A window's fields with its highlights' parts, where the frame has any
+        (:func:`.dof_highlights.split_used`)."""
+        return highlights.split_used(fields, self.cuts, self.c, rows) if self.cuts else fields
 
     def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> Light:
         """An inverse FFT's light and its rounding's bounds (:func:`.dof_light.clean`), on
