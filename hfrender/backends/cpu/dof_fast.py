@@ -95,13 +95,7 @@ class _Ops:
         self.spans_table: Spans | None = None  # where the layers are (:meth:`spans`)
         largest = float(self.lin.max()) if self.lin.size else 0.0
         highlights.check_summable(largest, h * w)
-        self.cuts = highlights.edges(largest, self._usual)  # (dof_highlights: none, mostly)
-
-    def _usual(self) -> np.ndarray:
-        """The frame's usual light (:func:`.dof_composite.seen_top`), once."""
-        if self.top is None:
-            self.top = seen_top(np, self.lin)
-        return self.top
+        self.cuts = highlights.edges(largest, lambda: highlights.usual(np, self.lin))
 
     def __enter__(self) -> _Ops:
         return self
@@ -323,7 +317,8 @@ class _Ops:
         it sees (``Plan.seen``; colour at most :func:`.dof_composite.seen_top` times it,
         as the exact gather cuts it before weighing it), on a window's grid."""
         h, w = win.size
-        self._usual()  # the frame's, once (:func:`.dof_composite.seen_top`)
+        if self.top is None:  # the frame's, once (:func:`.dof_composite.seen_top`)
+            self.top = seen_top(np, self.lin)
         f = np.zeros((self.c + 1,) + win.shape, np.float32)
         mine = f[self.c, :h, :w]
         # its last column (layer -1): in focus

@@ -111,8 +111,8 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
                                lin[..., :min(3, c)].max(axis=(1, 2, 3))], axis=1))
     most = np.floor(tops[:, 0]).astype(np.int64)
     highlights.check_summable(float(tops[:, 1].max()), h * w)
-    cuts = [highlights.edges(float(tops[i, 1]), lambda i=i: float(
-        _host(xp, seen_top(xp, xp.moveaxis(lin[i], -1, 0))))) for i in range(n)]
+    cuts = [highlights.edges(float(tops[i, 1]), lambda i=i: highlights.usual(
+        xp, xp.moveaxis(lin[i], -1, 0))) for i in range(n)]
     keys, counts = frame_classes(xp, r2, depth, np.array([ln.focus_distance for ln in lenses]),
                                  max_d2, blades)
     for (z0, z1), plan in plan_runs(counts, most, blades, h * w, dev.dof_plan_pixels):
