@@ -367,11 +367,11 @@ def test_the_encoder_settings_an_output_gets_fill_in_each_default():
     """What a resumed output compares: a default given by name equals it left out."""
     from types import SimpleNamespace
 
-    from hfrender.io.encoding import effective
+    from hfrender.io.encoding import Encoding, effective
 
-    def of(output, **given):
-        fields = dict(codec=None, crf=None, preset=None, bitrate=None, pix_fmt=None)
-        return effective(output, SimpleNamespace(**{**fields, **given}))
+    def of(output, codec=None, **given):
+        fields = dict(crf=None, preset=None, bitrate=None, pix_fmt=None)
+        return effective(output, codec, Encoding.of(SimpleNamespace(**{**fields, **given})))
 
     mp4 = {"codec": "libx264", "pix_fmt": "yuv420p", "crf": "18", "preset": "medium",
            "bitrate": None}

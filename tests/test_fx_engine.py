@@ -59,6 +59,9 @@ def test_settings_are_checked_when_built_with_the_cli_message():
         FxSettings(window=0)
     with pytest.raises(ConfigError, match=r"^--workers 0: must be an integer from 1 to 64$"):
         FxSettings(window=2, workers=0)
+    with pytest.raises(ConfigError, match=r"^--fps '24': the output's rate \(--fps / --stride "
+                                          r"1\) must be from 0.001 to 1000 fps$"):
+        FxSettings(window=2, input_fps="24")  # a library caller's text (a review)
     s = FxSettings(window=2)
     with pytest.raises(AttributeError):
         s.stride = 0  # frozen
@@ -244,6 +247,15 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
                  "--resume", "--quiet"]) == 2
     assert "(a clip of up to 10 s is written in one piece); run it again" in \
         capsys.readouterr().err
+    import imageio.v3 as iio  # an image sequence into a video (it said "a GIF's palette")
+
+    (tmp_path / "seq").mkdir()
+    for i in range(3):
+        iio.imwrite(tmp_path / "seq" / f"{i:04d}.png", rng.integers(0, 256, (8, 8, 3), np.uint8))
+    assert main(["fx", str(tmp_path / "seq"), "-o", str(tmp_path / "s.webm"), "--motion-blur",
+                 "2", "--resume", "--quiet"]) == 2
+    assert "(a video from an image sequence is written in one piece; frames (out/%05d.png) " \
+        "can be resumed); run it again" in capsys.readouterr().err
     out = tmp_path / "c.mp4"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     assert len(decode(out)[0]) == 10 and not work_dir(out).exists()
@@ -370,3 +382,31 @@ def test_workers_fuse_hyperframes_at_the_same_time(tmp_path, rng, monkeypatch):
         run_fx(str(clip), str(tmp_path / f"w{workers}" / "%03d.png"),
                FxSettings(window=4, workers=workers))
         assert (peak[0] >= 2) == (most > 1) and peak[0] <= most, (workers, peak[0])
+
+
+def test_a_resumed_output_compares_the_alpha_its_encoder_keeps(tmp_path, rng):
+    """RGBA footage into .webm keeps its alpha (yuva420p); with --pix-fmt yuv420p it does
+    not: a resume must tell the two apart (the encoder's settings compared with alpha
+    left out took them as one, and the joined video lost its alpha after the first
+    segment: a review), and tell --pix-fmt yuva420p from the default it is."""
+    import imageio.v3 as iio
+
+    from hfrender.engine.fx import FxJob
+
+    (tmp_path / "in").mkdir()
+    for i in range(4):
+        iio.imwrite(tmp_path / "in" / f"{i:04d}.png",
+                    rng.integers(0, 256, (16, 24, 4), dtype=np.uint8))
+    out = str(tmp_path / "o.webm")
+
+    def settings(**given):
+        job = FxJob(str(tmp_path / "in"), out, FxSettings(window=2, **given)).prepare()
+        try:
+            return job.out.settings()
+        finally:
+            job.footage.close()
+
+    kept, dropped, named = (settings(), settings(pix_fmt="yuv420p"),
+                            settings(pix_fmt="yuva420p"))
+    assert kept["pix_fmt"] == "yuva420p" and dropped["pix_fmt"] == "yuv420p"
+    assert kept == named and kept != dropped

@@ -125,7 +125,8 @@ class ClusterFx:
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
         self.sound = soundtrack(self.source, info)
-        self.settings = {**s.output_settings(), **effective(self.output, s),
+        encoding = fx_output.fx_encoding(s, alpha, info)  # (defaults as left out)
+        self.settings = {**s.output_settings(), **effective(self.output, s.codec, encoding),
                          "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}

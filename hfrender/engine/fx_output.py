@@ -118,8 +118,12 @@ class FxOutput:
         self.writer: Any = None
         self.tmp: str | None = None
         if s.resume and not self.keeps_work:
-            if not (resumable(output) and info is not None):
-                why = "a GIF's palette is made whole"
+            if not resumable(output):
+                why = ("a GIF's palette is made whole" if output.lower().endswith(".gif")
+                       else "this kind of video is written in one piece")
+            elif info is None:
+                why = ("a video from an image sequence is written in one piece; frames "
+                       "(out/%05d.png) can be resumed")
             elif one_piece:
                 why = f"a clip of up to {SEGMENT_SECONDS} s is written in one piece"
             else:
@@ -146,7 +150,7 @@ class FxOutput:
         from hfrender.engine.batch_paths import input_identity
 
         s = self.s
-        fields = {**s.output_settings(), **effective(self.output, s)}  # (defaults as left out)
+        fields = {**s.output_settings(), **effective(self.output, s.codec, self.encoding)}
         fields.update(backend=self.backend, input=input_identity(Path(self.source)),
                       depth=input_identity(Path(s.depth)) if s.depth else None,
                       codec=check_output(self.output, self.footage.size, s.codec,

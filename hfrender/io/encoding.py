@@ -187,15 +187,14 @@ def _num(text: str | None) -> float | None:
         return None
 
 
-def effective(output: str, settings: Any) -> dict:
-    """The encoder settings ``output`` gets from a RenderConfig's or FxSettings' ``codec``,
-    ``crf``, ``preset``, ``bitrate`` and ``pix_fmt``, each default filled in (a video's;
-    none for GIF and frames): what a resumed output compares, so that a default given by
-    its name (``--crf 18``, ``--preset medium``) is the default left out."""
+def effective(output: str, codec: str | None, encoding: Encoding) -> dict:
+    """The encoder settings ``output`` gets from ``--codec`` and ``encoding`` (its alpha
+    kept or not: a render's --transparent, the footage's in fx), each default filled in
+    (a video's; none for GIF and frames): what a resumed output compares, so that a
+    default given by its name (``--crf 18``, ``--preset medium``) is the default left out."""
     from hfrender.io.ffmpeg import codec_params
 
-    encoding = Encoding.of(settings)
-    codec = chosen_encoder(output, getattr(settings, "codec", None), encoding.alpha)
+    codec = chosen_encoder(output, codec, encoding.alpha)
     if codec is None or codec in ("gif", "png", "exr"):
         return {}
     pix_fmt, params = encoding.apply(codec, *codec_params(codec, None))
