@@ -525,3 +525,32 @@ def test_a_render_stopped_on_ray_resumes_here_when_its_segments_were_made_alike(
     render(scene, RenderConfig(output=str(tmp_path / "local.mp4"), size=(32, 18), samples=2,
                                duration=8.0, quiet=True))
     assert out.read_bytes() == (tmp_path / "local.mp4").read_bytes()
+
+
+@pytest.mark.parametrize("ray_frames, local_frames", [
+    ([], []),
+    (["--frames", ":"], []),  # the whole render, given as a range or not
+    ([], ["--frames", "0:"]),
+    (["--frames", "24:200"], ["--frames", "24:200"]),  # a range: its settings' total was
+    (["--frames", "24:"], ["--frames", "24:"]),         # the range's on Ray, the whole here
+])
+def test_a_ray_runs_segments_go_on_here_with_resume(local_ray, tmp_path, monkeypatch, capsys,
+                                                    ray_frames, local_frames):
+    """A review: a range's segments made on Ray were refused by a local --resume of the
+    same command ("total-frames 176 -> 240")."""
+    scene = slow_scene(tmp_path, 0.0)
+    out = tmp_path / "o.mp4"
+    args = ["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
+            "--duration", "8", "--quiet"]
+    real = cluster.ClusterRender._keep
+
+    def stop(self, manifest, chunk):  # a Ctrl-C once the first chunk is kept
+        real(self, manifest, chunk)
+        monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
+    assert main([*args, *ray_frames, "--ray"]) == 130
+    capsys.readouterr()
+    assert main([*args, *local_frames, "--resume"]) == 0, capsys.readouterr().err
+    assert out.exists() and not work_dir(out).exists()

@@ -285,13 +285,13 @@ def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
 
 
 def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, dof: str,
-                    total: int, gl_renderer: str = "", whole: int | None = None) -> dict:
-    """What the output depends on: a resumed render must match all of it. ``whole``: the
-    render's frames, where ``total`` is its range's."""
+                    total: int, gl_renderer: str = "") -> dict:
+    """What the output depends on: a resumed render must match all of it. ``total``: the
+    whole render's frames (a range's are its ``frames``)."""
     settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
     settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
-    settings["frames"] = kept_as(config.frames, whole or total)  # (the whole: as left out)
-    settings.update(effective(config.output, config),
+    settings["frames"] = kept_as(config.frames, total)  # (the whole: as left out)
+    settings.update(effective(config.output, config.codec, Encoding.of(config)),
                     scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)
