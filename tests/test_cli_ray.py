@@ -314,3 +314,27 @@ def test_a_failed_chunk_cancels_the_others_and_reads_what_they_raised():
     with pytest.raises(RuntimeError, match="^chunk 1 failed$"):
         collect(ray, list(range(5)), take, lambda: 2)
     assert ray.cancelled == [2, 3, 4] and ray.read == [2, 3]
+
+
+def test_a_cluster_gone_while_a_chunk_fails_leaves_the_chunks_error():
+    """forget's own wait failing (the cluster unreachable) hid the chunk's error (a
+    review)."""
+    from hfrender.engine.ray_wait import collect
+
+    class Cluster:
+        waits = 0
+
+        def wait(self, refs, num_returns=1, timeout=None):
+            self.waits += 1
+            if self.waits > 1:
+                raise ConnectionError("GCS connection lost")
+            return [refs[0]], refs[1:]
+
+        def cancel(self, ref):
+            pass
+
+    def take(ref):
+        raise RuntimeError(f"chunk {ref} failed: the real error")
+
+    with pytest.raises(RuntimeError, match="^chunk 0 failed: the real error$"):
+        collect(Cluster(), list(range(3)), take, lambda: 2)

@@ -117,7 +117,9 @@ class FxSettings:
             raise ConfigError(f"--depth-scale {self.depth_scale}: must be a finite number > 0")
         if self.input_fps is not None and not (_positive(self.input_fps) and MIN_FPS
                                                <= self.input_fps / self.stride <= MAX_FPS):
-            raise ConfigError(f"--fps {self.input_fps:g}: the output's rate (--fps / --stride "
+            fps = (f"{self.input_fps:g}" if isinstance(self.input_fps, numbers.Real)
+                   else repr(self.input_fps))
+            raise ConfigError(f"--fps {fps}: the output's rate (--fps / --stride "
                               f"{self.stride}) must be from {MIN_FPS:g} to {MAX_FPS:g} fps")
         if self.depth_zero_is_sky and self.depth is None:
             raise ConfigError("--depth-zero-is-sky needs --depth")

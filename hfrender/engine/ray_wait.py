@@ -16,7 +16,7 @@ from typing import Any
 from hfrender.io.outputs import uninterrupted
 
 log = logging.getLogger(__name__)
-FORGET_WAIT_S = 10.0  # how long a failed run waits for its other chunks' cancellations
+FORGET_WAIT_S = 5.0  # how long a failed run waits for its other chunks' cancellations
 
 
 def running_at_most(ray: Any, gpu: bool = False) -> int:
@@ -63,7 +63,11 @@ def forget(ray: Any, refs: list, wait_s: float = FORGET_WAIT_S) -> None:
             ray.cancel(ref)
         except Exception as exc:  # noqa: BLE001 - ended already, or its node gone
             log.debug("cancelling %s: %s", ref, exc)
-    ended = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0] if refs else []
+    try:
+        ended = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0] if refs else []
+    except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands
+        log.debug("waiting for the chunks after a failure: %s", exc)
+        return
     for ref in ended:
         try:
             ray.get(ref)
