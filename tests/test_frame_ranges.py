@@ -311,3 +311,44 @@ def test_batch_jobs_that_fill_one_sequence_with_ranges_are_up_to_date(tmp_path):
     (tmp_path / "seq" / "06.png").unlink()
     assert (status("head"), status("tail")) == (("up-to-date", 4), ("done", 5))
     assert len(list((tmp_path / "seq").iterdir())) == 9
+
+
+def test_dof_auto_is_the_whole_renders_in_a_range_and_a_still(tmp_path, caplog):
+    """An f-stop set by update(t) only after t = 0.2: --dof auto decided at a range's first
+    frame (lens) where the whole render decided at t = 0 (off), and their pixels differed
+    by 88 codes (a trial); now every run decides at t = 0, and says the f-stop is left out."""
+    import logging
+    import textwrap
+
+    scene = tmp_path / "late.py"
+    scene.write_text(textwrap.dedent("""
+        import hfrender as hf
+
+        class Late(hf.Scene):
+            duration = 0.4
+
+            def setup(self):
+                self.add(hf.Sphere(radius=0.5)).position = (-0.8, 0, 0)
+                self.add(hf.Sphere(radius=0.5, color=(0.2, 0.4, 1))).position = (0.8, 0, -3)
+                self.camera.position = (0, 0, 5)
+                self.camera.focus_distance = 5
+
+            def update(self, t):
+                self.camera.f_stop = 1.4 if t > 0.2 else None
+    """))
+    whole, part = tmp_path / "whole" / "%03d.png", tmp_path / "part" / "%03d.png"
+    still = tmp_path / "s.png"
+    with caplog.at_level(logging.WARNING, logger="hfrender"):
+        assert main(["render", str(scene), "-o", str(whole), *SMALL]) == 0
+        assert main(["render", str(scene), "-o", str(part), "--frames", "8:10", *SMALL]) == 0
+        assert main(["still", str(scene), "-o", str(still), "-f", "9", "--size", "64x36",
+                     "--samples", "3", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records if "has an f-stop" in r.getMessage()]
+    assert len(said) == 3 and said[0].startswith("at t=0.2")
+    assert all(m.endswith(" the camera has an f-stop: --dof auto saw none at t = 0, the "
+                          "animation's start, and renders without depth of field; set f_stop "
+                          "from t = 0 (in setup()), or give --dof lens") for m in said), said
+    every, some = pngs(whole.parent), pngs(part.parent)
+    for name in ("008.png", "009.png"):
+        np.testing.assert_array_equal(some[name], every[name])
+    np.testing.assert_array_equal(iio.imread(still), every["009.png"])

@@ -239,7 +239,7 @@ class ClusterRender:
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
         first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
-        dof = resolve_dof(config.dof, scene)
+        dof = resolve_dof(config.dof, scene, self.first, config.fps)
         hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene,
                                                           self.first, config.fps)
         self.stats.hdr = hdr  # one choice for every chunk

@@ -26,7 +26,7 @@ from hfrender.color import ENCODE_INDEX_MAX, decode_table, encode8_table, straig
 from hfrender.config import ConfigError
 from hfrender.io.sequence_names import is_sequence
 from hfrender.scene import Scene, ShaderScene, past_white
-from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
+from hfrender.scene.ready import looked_at
 
 log = logging.getLogger(__name__)
 DEPTHS = {".png": (8, 16), ".exr": (16, 32)}  # the first: the default
@@ -56,14 +56,8 @@ def _bright_at_start(scene: Scene, frame: int, fps: float) -> str | None:
     update(t) fails at t = 0 (a later range of a scene that divides by t), at that frame."""
     if isinstance(scene, ShaderScene):
         return None
-    try:
-        call_scene(scene, "update(t)", scene.update, 0.0, t=0.0, frame=0)
-        looked, bright = True, past_white(scene)
-    except (SceneError, SceneUpdateError):
-        looked, bright = False, None
-    t = frame / fps
-    call_scene(scene, "update(t)", scene.update, t, t=t, frame=frame)
-    return bright if looked else past_white(scene)
+    looked = looked_at(scene, lambda s: (past_white(s),), [0.0], frame, fps)[0]
+    return past_white(scene) if looked is None else looked[0]
 
 
 def output_dtype(output: str, bit_depth: int | None) -> np.dtype:

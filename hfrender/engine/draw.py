@@ -54,6 +54,7 @@ class SubframeDrawer:
         self.focus_log: dict[float, tuple[float, float]] | None = None  # a store's (keep.py)
         self.watch_white = False  # 8-bit sub-frames chosen by --hdr auto: say once if an
         #                           object's light passes white later in the render
+        self.watch_dof = False  # --dof auto saw no f-stop at t = 0: say once if one is set
 
     def draw(self, plan: Plan, j: int, index: int, k: int) -> tuple[Any, int]:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) for output frame ``k``:
@@ -64,6 +65,11 @@ class SubframeDrawer:
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
         if self.watch_white:
             self._watch_white(t)
+        if self.watch_dof and scene.camera.has_dof:
+            self.watch_dof = False
+            log.warning("at t=%.3f s the camera has an f-stop: --dof auto saw none at t = 0, "
+                        "the animation's start, and renders without depth of field; set "
+                        "f_stop from t = 0 (in setup()), or give --dof lens", t)
         if self.focus_log is not None:  # the camera's focus now, for a sample store
             cam = scene.camera
             self.focus_log[t] = (cam.focus_distance, math.nan if cam.f_stop is None

@@ -160,7 +160,8 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}"
                                  f"{told_line(exc, scene.source_path)}") from None
-        self.dof = self.stats.dof = resolve_dof(self.config.dof, scene)
+        self.dof = self.stats.dof = resolve_dof(self.config.dof, scene, self.first_frame,
+                                                self.config.fps)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
             self.config.hdr, self.config.output, scene, self.first_frame, self.config.fps)
         if self.given_scene is None:  # once: not again for still --compare's plain frame
@@ -229,6 +230,7 @@ class RenderJob:
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, velocity)
         self.drawer.watch_white = not stats.hdr and config.hdr == "auto"
+        self.drawer.watch_dof = self.dof == "off" and config.dof == "auto" and self.drawer.mesh
         stats.interop = self.storage is not None and self.storage is not arena
         self.processes = fusion_processes(config, self.storage, plan, self.builder.pool.capacity)
         stats.fusion_processes = 0 if self.processes is None else len(self.processes.children)

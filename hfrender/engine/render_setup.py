@@ -35,6 +35,7 @@ from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, open_writer
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.ready import dof_from_start
 from hfrender.scene.sources import scene_modules
 
 log = logging.getLogger(__name__)
@@ -45,15 +46,16 @@ NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "
                  "max_in_flight", "resume", "gl", "interop", "fusion_process")
 
 
-def resolve_dof(mode: str, scene: Scene) -> str:
-    """``auto`` -> lens when the camera has an f-stop; explicit modes must make sense."""
+def resolve_dof(mode: str, scene: Scene, frame: int = 0, fps: float = 30.0) -> str:
+    """``auto`` -> lens when the camera has an f-stop at t = 0 (``dof_from_start``; the
+    scene left at output frame ``frame``'s time); explicit modes must make sense."""
     if isinstance(scene, ShaderScene):
         if mode in ("lens", "depth"):
             raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
                               "without a camera or depth; use --dof off")
         return "off"
     if mode == "auto":
-        return "lens" if scene.camera.has_dof else "off"
+        return "lens" if dof_from_start(scene, frame, fps) else "off"
     if mode != "off" and scene.camera.orthographic:
         raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
                           "orthographic camera has no depth of field; use --dof off")

@@ -7,8 +7,9 @@ so ``update(t)`` must set everything drawn from ``t`` alone. A script that keeps
 run to run, between a still and the video's frame, and after ``--resume``: that was drawn
 without a word. :func:`first_look` calls ``update`` at ``t0``, at ``t1`` and at ``t0``
 again, and warns where the second look at ``t0`` differs from the first; it leaves the scene
-as it is at ``t0``, so what ``update`` sets (an ``f_stop`` there rather than in ``setup()``)
-counts when the render decides its depth of field.
+as it is at ``t0``. What ``update`` sets (an ``f_stop`` there rather than in ``setup()``)
+counts when the render decides its depth of field, at ``t = 0`` whatever frames are drawn
+(:func:`dof_from_start`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.loader import call_scene
+from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,33 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
                     "draw any t in any order, so their pictures will not agree: set every "
                     "property from t alone (seed random numbers from t)", name, what, t0,
                     shown(a), shown(b), t1)
+
+
+def looked_at(scene: Scene, look: Any, times: list[float], frame: int, fps: float) -> list:
+    """``look(scene)`` after ``update(t)`` at each of ``times`` (None where update fails
+    there: a scene that divides by t), the scene left as it is at output frame ``frame``'s
+    time: what a still, a range or a chunk decides as the whole render does."""
+    seen = []
+    for t in times:
+        try:
+            call_scene(scene, "update(t)", scene.update, t, t=t, frame=round(t * fps))
+            seen.append(look(scene))
+        except (SceneError, SceneUpdateError):
+            seen.append(None)
+    t = frame / fps
+    call_scene(scene, "update(t)", scene.update, t, t=t, frame=frame)
+    return seen
+
+
+def dof_from_start(scene: Scene, frame: int, fps: float) -> bool:
+    """Whether the camera has an f-stop at the animation's start, t = 0 (``--dof auto``),
+    whatever frames are drawn: a range or a still of a later frame had depth of field where
+    the whole render had none (a trial). (One set later is said as it is drawn:
+    :class:`hfrender.engine.draw.SubframeDrawer`.)"""
+    if isinstance(scene, ShaderScene):
+        return False
+    start = looked_at(scene, lambda s: s.camera.has_dof, [0.0], frame, fps)[0]
+    return bool(scene.camera.has_dof if start is None else start)
 
 
 def drawn_state(scene: Scene) -> list[tuple[str, Any]]:
