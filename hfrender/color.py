@@ -7,6 +7,7 @@ device). Integer frames are sRGB-encoded; float32 frames are linear; alpha is li
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from numbers import Real
@@ -131,6 +132,17 @@ def shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _css_alpha(text: str) -> tuple[str, float | None]:
+    """``rgba(r, g, b, a)`` as CSS writes it, its alpha 0..1 or a percentage (PIL reads an
+    alpha of 1 as 1/255): (``rgb(r, g, b)``, alpha); any other text as it is, None."""
+    m = re.fullmatch(r"rgba\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([0-9.]+)(%?)\s*\)", text,
+                     re.IGNORECASE)
+    if m is None:
+        return text, None
+    a = float(m.group(4)) / (100.0 if m.group(5) else 1.0)
+    return f"rgb({m.group(1)}, {m.group(2)}, {m.group(3)})", (a if a <= 1 else a / 255)
+
+
 def display_color(value: object, what: str = "color") -> tuple[float, float, float]:
     """A colour as manim, CSS and Blender users write it -> ``(r, g, b)`` display floats.
 
@@ -148,14 +160,20 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
         from PIL import ImageColor
 
         try:
-            rgba = ImageColor.getrgb(value.strip())
+            text, css_alpha = _css_alpha(value.strip())
+            rgba = ImageColor.getrgb(text)
         except ValueError:
             import difflib
 
             close = difflib.get_close_matches(value.strip().lower(), ImageColor.colormap, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; use {allowed}"
             raise InputError(f"{what}={value!r} is not a colour{hint}") from None
-        rgb, alpha = [c / 255 for c in rgba[:3]], (rgba[3] / 255 if len(rgba) > 3 else 1.0)
+        if max(rgba[:3]) > 255:  # (PIL keeps what rgb() is given)
+            raise InputError(f"{what}={value!r}: an rgb() colour's values are 0..255 (or "
+                             "0%..100%)")
+        rgb = [c / 255 for c in rgba[:3]]
+        alpha = css_alpha if css_alpha is not None else (rgba[3] / 255 if len(rgba) > 3
+                                                         else 1.0)
     elif isinstance(value, (list, tuple, np.ndarray)):
         items = list(np.asarray(value).ravel()) if isinstance(value, np.ndarray) else value
         if len(items) not in (3, 4) or (isinstance(value, np.ndarray) and value.ndim != 1):

@@ -98,3 +98,17 @@ def test_a_still_past_the_scenes_duration_within_duration(tmp_path, capsys):
     still = iio.imread(out)
     np.testing.assert_array_equal(still, frames[0])
     assert (still[..., 0] == 128).all() and (still[..., 1] == 150).all()
+
+
+@pytest.mark.parametrize("duration", ['"2"', "None"])
+def test_a_scene_duration_that_is_no_number_is_one_line(tmp_path, capsys, duration):
+    """It was an internal error: the message formatted the duration before it was checked
+    (a trial)."""
+    scene = tmp_path / "d.py"
+    scene.write_text("import hfrender as hf\nclass D(hf.Scene):\n"
+                     f"    duration = {duration}\n    def setup(self):\n"
+                     "        self.add(hf.Cube())\n")
+    assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: duration=") and " must be a finite number > 0" \
+        in err and err.count("\n") == 1, err

@@ -157,6 +157,9 @@ def test_a_scene_class_body_is_checked_when_the_class_is_made(body, message):
     ((1, 0.5, 0), (1.0, 0.5, 0.0)), ([0.2, 0.4, 0.6], (0.2, 0.4, 0.6)),
     (np.array([0.2, 0.4, 0.6], np.float32), tuple(np.float32([0.2, 0.4, 0.6]).tolist())),
     ((0.2, 0.4, 0.6, 1.0), (0.2, 0.4, 0.6)),  # an opaque alpha is accepted and dropped
+    ("rgba(255, 136, 0, 1)", (1.0, 136 / 255, 0.0)),  # CSS's alpha runs 0..1 (a trial)
+    ("rgba(255, 136, 0, 100%)", (1.0, 136 / 255, 0.0)),
+    ("rgba(255, 136, 0, 255)", (1.0, 136 / 255, 0.0)),  # as PIL writes it
 ])
 def test_colours_as_manim_and_css_users_write_them(value, expected):
     sphere = hf.Sphere(color=value)
@@ -179,6 +182,10 @@ def test_colours_as_manim_and_css_users_write_them(value, expected):
     ((True, 0, 0), InputError, "Cube.color=(True, 0, 0): the values must be numbers 0..1"),
     (0.5, InputTypeError, "Cube.color=0.5 is not a colour; use a name ('red'), hex "
                           "('#ff8800', '#f80') or 3 numbers 0..1 (r, g, b)"),
+    ("rgba(255, 0, 0, 0.5)", InputError, "Cube.color='rgba(255, 0, 0, 0.5)' has alpha 0.5; "
+                                         "colours here are opaque: give (r, g, b), or alpha 1"),
+    ("rgb(1000, 1000, 1000)", InputError, "Cube.color='rgb(1000, 1000, 1000)': an rgb() "
+                                          "colour's values are 0..255 (or 0%..100%)"),  # a light
 ])
 def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, message):
     cube = hf.Cube()
@@ -219,6 +226,11 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Camera, "near", -1.0, "camera.near=-1.0 must be a finite number > 0"),
     (hf.Camera, "aperture_blades", 2, "camera.aperture_blades=2 must be 0 (round) or between "
                                       "3 and 64"),
+    (hf.Sphere, "visible", "False", "Sphere.visible='False' must be True or False"),  # drawn
+    (hf.Sphere, "shader", 123, "Sphere.shader=123 must be a shader's name or file (such as "
+                               "'toon' or 'glow.glsl'), or None for the built-in lighting"),
+    (hf.Cube, "geometry", "cylinder", "Cube.geometry='cylinder' must be one of 'cube', "
+                                      "'plane', 'sphere'"),  # (an internal error when drawn)
 ])
 def test_nan_infinite_and_out_of_range_values_are_refused_when_set(make, name, value,
                                                                      message):
@@ -442,3 +454,50 @@ def test_a_scenes_line_is_found_past_hfrenders_own_frames(tmp_path):
     assert checks._ours(str(link / "scene" / "objects.py"))
     cube, line = hf.Cube(shader="toon"), sys._getframe().f_lineno  # through its __init__
     assert cube._shader_at == f"{__file__}:{line}"
+
+
+def test_a_camera_is_aimed_and_its_depth_range_runs_near_to_far():
+    """A trial's: the camera's rotation was hinted as projection(...), its near past its far
+    drew the scene upside down in depth (near == far: a ZeroDivisionError)."""
+    cam = hf.Camera()
+    with pytest.raises(InputError) as excinfo:
+        cam.rotation = (0, 0.5, 0)
+    assert one_line(excinfo) == ("Camera has no attribute 'rotation'; it is aimed, not "
+                                 "turned: look_at((x, y, z)), or set its target")
+    with pytest.raises(InputError, match=r"here it is 'aperture_blades'$"):
+        cam.blades = 6
+    for near, far in ((20.0, 0.1), (1.0, 1.0)):
+        cam.near, cam.far = near, far
+        with pytest.raises(InputError) as excinfo:
+            cam.validate()
+        assert one_line(excinfo) == (f"camera.near={near!r} must be less than camera.far="
+                                     f"{far!r}: what is drawn lies between them")
+    cam.near, cam.far = 0.1, 20.0
+    cam.validate()
+
+
+def test_a_scenes_camera_is_a_camera_and_an_init_of_its_own_keeps_it(tmp_path):
+    """``self.camera = "main"`` and an ``__init__`` without ``super().__init__()`` (as a
+    manim scene may have) were internal errors (a trial)."""
+
+    class Own(hf.Scene):
+        def __init__(self):
+            self.speed = 2.0
+
+    scene = Own()
+    assert isinstance(scene.camera, hf.Camera) and scene.objects == []
+    scene.add(hf.Cube())
+    with pytest.raises(InputError) as excinfo:
+        scene.camera = "main"
+    assert one_line(excinfo) == ("Own.camera='main' must be an hf.Camera (or set the camera's "
+                                 "own fields: self.camera.position = ...)")
+    path = write_scene(tmp_path, """
+    class Own(hf.Scene):
+        duration = 0.1
+        def __init__(self):
+            self.speed = 2.0
+        def update(self, t):
+            self.camera.position = (0, 0, 4 + self.speed * t)
+    """)
+    frames, _ = render_frames(path, size=(32, 18))
+    assert frames.shape[0] == 3

@@ -65,14 +65,12 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
     from hfrender.scene.loader import load_scene
 
     t, fps = (0.0 if args.time is None else args.time), config.fps
-    if config.duration is not None:
-        seconds = config.duration
-        source = (f"--duration {seconds:g}" if args.duration is not None
-                  else f"the duration {seconds:g} s of hfrender.toml")
-    else:
-        seconds = load_scene(args.file, args.scene).duration
-        source = f"the scene's duration {seconds:g} s"
-    n = config.frame_count(seconds)
+    given = config.duration is not None
+    seconds = config.duration if given else load_scene(args.file, args.scene).duration
+    n = config.frame_count(seconds)  # (first: a scene's duration that is no number, one line)
+    source = ((f"--duration {seconds:g}" if args.duration is not None
+               else f"the duration {seconds:g} s of hfrender.toml") if given
+              else f"the scene's duration {seconds:g} s")
     if getattr(args, "frame", None) is not None:
         if 0 <= args.frame < n:
             return args.frame

@@ -72,15 +72,26 @@ class Scene:
             except InputError as exc:
                 raise checks.at_line(exc, cls, name) from None
 
+    def __new__(cls, *args: object, **kwargs: object) -> Scene:
+        """The camera and the object list, before any ``__init__``: a subclass's own that
+        does not call ``super().__init__()`` (as a manim scene may) still has them."""
+        self = super().__new__(cls)
+        object.__setattr__(self, "camera", Camera())
+        object.__setattr__(self, "objects", [])
+        return self
+
     def __init__(self) -> None:
-        self.camera = Camera()
-        self.objects: list[Object3D] = []
+        self.objects: list[Object3D] = self.objects  # (made by __new__)
 
     def __setattr__(self, name: str, value: object) -> None:
         known = checks.scene_misspelling(type(self), name)
         if known is not None:
             raise checks.UnknownAttributeError(
                 f"{type(self).__name__} has no attribute {name!r}; did you mean {known!r}?")
+        if name == "camera" and not isinstance(value, Camera):
+            raise InputError(f"{type(self).__name__}.camera={checks.shown(value)} must be an "
+                             "hf.Camera (or set the camera's own fields: self.camera.position "
+                             "= ...)")
         if name == "background" and value is not None:
             value = display_color(value, f"{type(self).__name__}.background")
         if name in ("ambient", "light_direction"):

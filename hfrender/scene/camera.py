@@ -205,6 +205,9 @@ class Camera(checks.Checked):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise InputError(f"camera.{name}={v!r} must be a number > 0")
+        if not self.near < self.far:  # the depth range drawn: it was drawn upside down
+            raise InputError(f"camera.near={self.near!r} must be less than camera.far="
+                             f"{self.far!r}: what is drawn lies between them")
         if self.has_dof:
             self.lens()  # validates f_stop and focus_distance
         _blades("camera.aperture_blades", self.aperture_blades)

@@ -74,7 +74,8 @@ def settable_names(cls: type) -> frozenset[str]:
 OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fstop": "f_stop",
                "clip_start": "near", "clip_end": "far", "hide_render": "visible",
                "fill_color": "color", "emission_strength": "emissive",
-               "ortho_scale": "ortho_height"}
+               "ortho_scale": "ortho_height", "blades": "aperture_blades"}
+TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
                   "shutter_angle": "--shutter DEGREES (180 by default)",
@@ -98,6 +99,8 @@ def looks_like_setting(name: str, value: object) -> bool:
 def _other_name(cls: type, name: str) -> str | None:
     """A hint for another tool's name of something the class has, or a render setting."""
     meant = OTHER_NAMES.get(name)
+    if name in TURNS and "target" in known_names(cls):
+        return "; it is aimed, not turned: look_at((x, y, z)), or set its target"
     if meant in known_names(cls):
         return f"; {name} is another tool's name (Blender's, manim's): here it is {meant!r}"
     if name in RENDER_OPTIONS:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import numpy as np
 
 from hfrender.color import display_color, srgb_color
+from hfrender.errors import InputError
 from hfrender.scene import checks
 
 
@@ -114,7 +116,21 @@ class Sphere(Object3D):
         return s * r if isinstance(s, float | int) else tuple(float(v) * r for v in s)
 
 
+GEOMETRIES = ("cube", "plane", "sphere")  # built in (a loaded model's: Mesh)
+
+
+def _shader(what: str, value: object) -> object:
+    """A shader's name or file (``"toon"``, ``"glow.glsl"``), or None: the built-in one."""
+    if value is None or (isinstance(value, (str, os.PathLike)) and str(value).strip()):
+        return value
+    raise InputError(f"{what}={checks.shown(value)} must be a shader's name or file (such as "
+                     "'toon' or 'glow.glsl'), or None for the built-in lighting")
+
+
 _CHECKS = {
+    "visible": checks.flag,
+    "shader": _shader,
+    "geometry": lambda what, v: checks.choice(what, v, GEOMETRIES),
     "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
     "rotation": lambda what, v: checks.vector3(what, v, "(x, y, z) in radians"),
     "scale": checks.scale,
