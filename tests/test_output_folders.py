@@ -102,3 +102,20 @@ def test_a_folder_where_the_output_goes_is_one_line_before_any_work(tmp_path, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({name, clip.name} - (
         set() if command == "fx" else {clip.name}))
     assert [p.name for p in out.iterdir()] == ["mine"]
+
+
+@pytest.mark.parametrize("name", ["x.mp4", "x.webm", "x.gif", "%04d.png"])
+def test_a_run_that_fails_at_its_first_sub_frame_leaves_no_folder(tmp_path, capsys, name):
+    """The first sub-frame drawn (t < 0, before the frame's own time) fails once the output
+    is open: a video's folders stayed (made for its segments, never recorded), a GIF's and
+    a sequence's went (a docs trial)."""
+    scene = tmp_path / "neg.py"
+    scene.write_text("import math\nimport hfrender as hf\nclass Neg(hf.Scene):\n"
+                     "    duration = 0.2\n    def setup(self):\n"
+                     "        self.ball = self.add(hf.Sphere())\n    def update(self, t):\n"
+                     "        self.ball.position = (math.sqrt(t), 0, 0)\n")
+    (tmp_path / "out").mkdir()
+    assert main(["render", str(scene), "-o", str(tmp_path / "out" / "a" / "b" / name),
+                 "--size", "32x8", "--samples", "2", "--quiet"]) == 1
+    assert "ValueError: math domain error" in capsys.readouterr().err
+    assert list((tmp_path / "out").iterdir()) == []

@@ -169,7 +169,7 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
     """How the summary tells whether the motion between sub-frames was reconstructed."""
     if stats.reconstruct:
         return " + reconstruction"
-    from hfrender.engine.render_setup import asks_reconstruct
+    from hfrender.engine.render_modes import asks_reconstruct
 
     if asks_reconstruct(config.reconstruct, stats.backend) and stats.no_velocity:
         return " (plain: a shader has no velocity to reconstruct the motion from)"

@@ -25,6 +25,7 @@ from hfrender.engine.core import Engine
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
 from hfrender.engine.render_fusion import RenderFusion
+from hfrender.engine.render_modes import resolve_dof, resolve_reconstruct, resolve_transparent
 from hfrender.engine.render_setup import (
     RenderOutput,
     fusion_processes,
@@ -33,9 +34,6 @@ from hfrender.engine.render_setup import (
     keyframe_interval,
     make_builder,
     output_settings,
-    resolve_dof,
-    resolve_reconstruct,
-    resolve_transparent,
     resume_point,
     schedule_for,
     shared_arena,

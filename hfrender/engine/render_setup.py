@@ -27,6 +27,7 @@ from hfrender.io.encoding import Encoding, check_encoding, effective
 from hfrender.io.segments import (
     Manifest,
     fresh_work_dir,
+    interrupted,
     open_segmented,
     render_segment_frames,
     resumable,
@@ -34,8 +35,6 @@ from hfrender.io.segments import (
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, open_writer
 from hfrender.sampler import Plan, SampleSchedule
-from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.ready import dof_from_start
 from hfrender.scene.sources import scene_modules
 
 log = logging.getLogger(__name__)
@@ -44,61 +43,6 @@ log = logging.getLogger(__name__)
 NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "granularity",
                  "keep_samples",
                  "max_in_flight", "resume", "gl", "interop", "fusion_process")
-
-
-def resolve_dof(mode: str, scene: Scene, frame: int = 0, fps: float = 30.0) -> str:
-    """``auto`` -> lens when the camera has an f-stop at t = 0 (``dof_from_start``; the
-    scene left at output frame ``frame``'s time); explicit modes must make sense."""
-    if isinstance(scene, ShaderScene):
-        if mode in ("lens", "depth"):
-            raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
-                              "without a camera or depth; use --dof off")
-        return "off"
-    if mode == "auto":
-        return "lens" if dof_from_start(scene, frame, fps) else "off"
-    if mode != "off" and scene.camera.orthographic:
-        raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
-                          "orthographic camera has no depth of field; use --dof off")
-    if mode != "off" and not scene.camera.has_dof:
-        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
-                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
-    return mode
-
-
-def resolve_transparent(config: RenderConfig, scene: Scene) -> RenderConfig:
-    """``--transparent``, or a scene whose ``background`` is None: RGBA output with straight
-    alpha; a fragment shader draws every pixel, so it has no background to leave out."""
-    if isinstance(scene, ShaderScene):
-        if config.transparent:
-            raise ConfigError(f"--transparent: {Path(scene.source_path).name} is a fragment "
-                              "shader, which draws every pixel: there is no background to "
-                              "leave out")
-        return config
-    if scene.background is None and not config.transparent:
-        return config.with_(transparent=True)
-    return config
-
-
-def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
-    """Whether the render draws velocity and reconstructs the motion between sub-frames:
-    ``on`` where the scene has geometry; ``auto`` too when the fusion runs on CUDA (on the
-    CPU the NumPy reconstruction costs several times the drawing: there it is asked for).
-    A fragment shader has no velocity, so it keeps plain sub-frames (a warning with
-    ``on``; the summary says so)."""
-    if not asks_reconstruct(mode, backend):
-        return False
-    if isinstance(scene, ShaderScene):
-        if mode == "on":
-            log.warning("--reconstruct on: %s is a fragment shader, with no geometry and so "
-                        "no velocity to reconstruct the motion from; plain sub-frames",
-                        Path(scene.source_path).name)
-        return False
-    return True
-
-
-def asks_reconstruct(mode: str, backend: str) -> bool:
-    """Whether ``--reconstruct MODE`` asks for it with this backend: on, or auto on CUDA."""
-    return mode == "on" or (mode == "auto" and backend == "cuda")
 
 
 def usable_cores() -> int:
@@ -358,6 +302,7 @@ class RenderOutput:
                 self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
                                           gop, encoding=encoding)
             return
+        self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
             manifest = Manifest(settings, total - offset,
@@ -397,6 +342,8 @@ class RenderOutput:
         finally:
             if self.tmp is None:
                 self.partial = self.writer.partial_output
+                if self.partial is None and not interrupted(self.output):  # nothing kept
+                    outputs.take_back(self.made)
             elif self.frames:  # a resumed sequence's kept frames too
                 self.partial = outputs.keep_partial(self.tmp, self.output)
             else:

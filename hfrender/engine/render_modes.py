@@ -1,0 +1,69 @@
+"""What a render's modes come to for its scene, before any sub-frame is drawn: depth of
+field (``--dof``), transparency (``--transparent``, a scene's ``background = None``) and the
+reconstruction of motion between sub-frames (``--reconstruct``)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from hfrender.config import ConfigError, RenderConfig
+from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.ready import dof_from_start
+
+log = logging.getLogger(__name__)
+
+
+def resolve_dof(mode: str, scene: Scene, frame: int = 0, fps: float = 30.0) -> str:
+    """``auto`` -> lens when the camera has an f-stop at t = 0 (``dof_from_start``; the
+    scene left at output frame ``frame``'s time); explicit modes must make sense."""
+    if isinstance(scene, ShaderScene):
+        if mode in ("lens", "depth"):
+            raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
+                              "without a camera or depth; use --dof off")
+        return "off"
+    if mode == "auto":
+        return "lens" if dof_from_start(scene, frame, fps) else "off"
+    if mode != "off" and scene.camera.orthographic:
+        raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
+                          "orthographic camera has no depth of field; use --dof off")
+    if mode != "off" and not scene.camera.has_dof:
+        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
+                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
+    return mode
+
+
+def resolve_transparent(config: RenderConfig, scene: Scene) -> RenderConfig:
+    """``--transparent``, or a scene whose ``background`` is None: RGBA output with straight
+    alpha; a fragment shader draws every pixel, so it has no background to leave out."""
+    if isinstance(scene, ShaderScene):
+        if config.transparent:
+            raise ConfigError(f"--transparent: {Path(scene.source_path).name} is a fragment "
+                              "shader, which draws every pixel: there is no background to "
+                              "leave out")
+        return config
+    if scene.background is None and not config.transparent:
+        return config.with_(transparent=True)
+    return config
+
+
+def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
+    """Whether the render draws velocity and reconstructs the motion between sub-frames:
+    ``on`` where the scene has geometry; ``auto`` too when the fusion runs on CUDA (on the
+    CPU the NumPy reconstruction costs several times the drawing: there it is asked for).
+    A fragment shader has no velocity, so it keeps plain sub-frames (a warning with
+    ``on``; the summary says so)."""
+    if not asks_reconstruct(mode, backend):
+        return False
+    if isinstance(scene, ShaderScene):
+        if mode == "on":
+            log.warning("--reconstruct on: %s is a fragment shader, with no geometry and so "
+                        "no velocity to reconstruct the motion from; plain sub-frames",
+                        Path(scene.source_path).name)
+        return False
+    return True
+
+
+def asks_reconstruct(mode: str, backend: str) -> bool:
+    """Whether ``--reconstruct MODE`` asks for it with this backend: on, or auto on CUDA."""
+    return mode == "on" or (mode == "auto" and backend == "cuda")
