@@ -38,7 +38,7 @@ system_python() {
 }
 
 ensure_venv() {  # ensure_venv EXTRAS
-    local extras=$1 sys_py stamp want
+    local extras=$1 sys_py stamp sum
     if [ ! -x "$PY" ]; then
         sys_py=$(system_python)
         if ! "$sys_py" -c 'import ensurepip, venv' 2>/dev/null; then
@@ -50,14 +50,24 @@ ensure_venv() {  # ensure_venv EXTRAS
         "$sys_py" -m venv "$VENV"
     fi
     stamp="$VENV/.hfrender-installed"
-    want="$extras $(cat pyproject.toml | cksum)"
-    if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    sum=$(cksum <pyproject.toml)
+    if ! installed "$stamp" "$extras" "$sum"; then
         say "installing hfrender[$extras] into $VENV"
         "$PY" -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" >&2 || true
         "$PY" -m pip install -q -e ".[$extras]" 2>&1 | grep -v "is ignored" >&2 || true
         "$PY" -c "import hfrender" || { say "installing hfrender failed"; exit 1; }
-        echo "$want" >"$stamp"
+        echo "$extras $sum" >"$stamp"
     fi
+}
+
+installed() {  # installed STAMP EXTRAS SUM: this pyproject.toml, with these extras or more
+    local have_extras have_sum e
+    [ -f "$1" ] || return 1
+    read -r have_extras have_sum <"$1"
+    [ "$have_sum" = "$3" ] || return 1
+    for e in ${2//,/ }; do
+        case ",$have_extras," in *",$e,"*) ;; *) return 1 ;; esac
+    done
 }
 
 ensure_torch_cpu() {  # best effort: the DLPack example's test uses torch when present
