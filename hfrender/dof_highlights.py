@@ -62,7 +62,7 @@ def edges(largest: float, usual: Any) -> list[float]:
     usual light, then :data:`LEVEL_RATIO` times each edge while the ``largest`` colour
     passes it. ``usual`` is called only where the largest passes the range's least (it
     is at least white)."""
-    if not largest > SPLIT_RANGE:  # usual light is at least 1 (seen_top's floor)
+    if not largest > SPLIT_RANGE:  # the usual light is at least 1 (white)
         return []
     first = float(usual())
     if not largest > SPLIT_RANGE * first:
