@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hfrender.errors import InputError
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
-from hfrender.io.writers import WriteFailed, WriterError, remove_stale
+from hfrender.io.writers import WriteFailed, WriterError, folder_output, remove_stale
 
 log = logging.getLogger(__name__)
 
@@ -296,8 +296,7 @@ def check_writable(output: str, what: str = "-o") -> None:
     (a read-only folder or mount, /proc, a missing folder, a folder where the file goes),
     before any work is done."""
     if Path(output).is_dir() and not is_sequence(output):  # (renamed onto at the end)
-        raise WriterError(f"{what} {output} is a folder, which the output cannot replace: "
-                          "name another file, or move the folder away")
+        raise WriterError(folder_output(output, what))
     folder = Path(output).resolve().parent
     while not folder.exists() and folder != folder.parent:  # made when writing starts
         folder = folder.parent

@@ -67,6 +67,15 @@ def ffmpeg_encoders() -> frozenset[str]:
     return frozenset(names)
 
 
+def folder_output(path: str, what: str = "-o") -> str:
+    """The line for an output ``path`` that is an existing folder."""
+    if not Path(path).suffix:  # meant for frames in it
+        return f"{what} {path} is a folder; for frames in it, give a pattern: " \
+            f"{Path(path) / '%05d.png'}"
+    return (f"{what} {path} is a folder, which the output cannot replace: name another file, "
+            "or move the folder away")
+
+
 def _unknown_type(path: str, suffix: str, exr: bool) -> str:
     field = re.search(r"%\d*[a-zA-Z]", Path(path).name)
     if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
@@ -116,8 +125,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         return _sequence_codec(path, suffix, exr=not for_footage or float_in)
     if suffix not in VIDEO_SUFFIXES:
         if Path(path).is_dir():
-            raise WriterError(f"-o {path} is a folder; for frames in it, give a pattern: "
-                              f"{Path(path) / '%05d.png'}")
+            raise WriterError(folder_output(path))
         raise WriterError(_unknown_type(path, suffix, not for_footage or float_in))
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if alpha and chosen not in ALPHA_PIX_FMTS:
