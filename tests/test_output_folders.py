@@ -110,3 +110,11 @@ def test_a_folder_where_the_output_goes_is_one_line_before_any_work(tmp_path, ca
         set() if command == "fx" else {clip.name}))
     assert [p.name for p in out.iterdir()] == ["mine"]
 
+
+
+def test_a_folder_without_a_suffix_as_the_output_is_told_to_take_a_pattern(tmp_path, capsys):
+    (tmp_path / "frames").mkdir()
+    assert main(["render", BAR, "-o", str(tmp_path / "frames"), *SMALL]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {tmp_path / 'frames'} is a folder; for frames in it, give a "
+        f"pattern: {tmp_path / 'frames' / '%05d.png'}\n")
