@@ -60,6 +60,7 @@ class SampleProbe:
         self.renderer = SceneRenderer(ctx, scene, config.size, True, with_velocity=True)
         self.renderer.prepare()
         self.drawer = SubframeDrawer(scene, self.renderer, None, None, config, dof, True)
+        self.drawer.watch_dof = False  # (the render's own drawer says it, once)
         w, h = config.size
         self._color = np.empty((h, w, 4), np.uint8)
         self._depth = np.empty((h, w), np.float32)

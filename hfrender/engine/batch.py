@@ -252,7 +252,7 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
 def _frames_there(where: str, source: Path) -> bool:
     """Whether an image sequence's pattern finds its frames; one line for a gap, or for a
     pattern of another width than the files beside it, as fx tells them."""
-    from hfrender.io.footage import sequence_files
+    from hfrender.io.sequence_files import sequence_files
 
     try:
         return is_sequence(str(source)) and bool(sequence_files(str(source)))

@@ -87,7 +87,7 @@ def input_identity(path: Path) -> Any:
     time, each frame's of a sequence (a folder or a %d pattern); its name where it is
     neither (not there yet)."""
     from hfrender.engine.fx_output import file_identity
-    from hfrender.io.footage import sequence_files
+    from hfrender.io.sequence_files import sequence_files
 
     if path.is_file():
         return file_identity(str(path))

@@ -54,7 +54,8 @@ class SubframeDrawer:
         self.focus_log: dict[float, tuple[float, float]] | None = None  # a store's (keep.py)
         self.watch_white = False  # 8-bit sub-frames chosen by --hdr auto: say once if an
         #                           object's light passes white later in the render
-        self.watch_dof = False  # --dof auto saw no f-stop at t = 0: say once if one is set
+        # --dof auto saw no f-stop at t = 0: say once if one is set later
+        self.watch_dof = dof == "off" and getattr(config, "dof", None) == "auto" and self.mesh
 
     def draw(self, plan: Plan, j: int, index: int, k: int) -> tuple[Any, int]:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) for output frame ``k``:

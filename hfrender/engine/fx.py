@@ -54,10 +54,10 @@ from hfrender.io.footage import (
     FootageError,
     open_footage,
     probe,
-    sequence_files,
     start_decoding,
 )
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
+from hfrender.io.sequence_files import sequence_files
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
 from hfrender.shutter_curve import curve_weights
 

@@ -25,7 +25,7 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
-from hfrender.io.footage import FootageError, sequence_start
+from hfrender.io.footage import FootageError
 from hfrender.io.pixels import ALPHA, FLOAT
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
@@ -35,6 +35,7 @@ from hfrender.io.segments import (
     resumable,
     work_dir,
 )
+from hfrender.io.sequence_files import sequence_start
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 

@@ -228,7 +228,6 @@ class RenderJob:
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, velocity)
         self.drawer.watch_white = not stats.hdr and config.hdr == "auto"
-        self.drawer.watch_dof = self.dof == "off" and config.dof == "auto" and self.drawer.mesh
         stats.interop = self.storage is not None and self.storage is not arena
         self.processes = fusion_processes(config, self.storage, plan, self.builder.pool.capacity)
         stats.fusion_processes = 0 if self.processes is None else len(self.processes.children)

@@ -19,7 +19,6 @@ import numpy as np
 from hfrender import validate
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
-from hfrender.io.footage import sequence_files
 from hfrender.io.images import (
     exr_depth_channel,
     imageio_v3,
@@ -29,6 +28,7 @@ from hfrender.io.images import (
     unreadable,
 )
 from hfrender.io.probe import FootageError
+from hfrender.io.sequence_files import sequence_files
 from hfrender.optics import Lens
 
 log = logging.getLogger(__name__)
