@@ -49,10 +49,15 @@ def test_bench_rejects_bad_lists(capsys):
     (["--resume"], "--resume: bench writes no video to resume"),
     (["--granularity", "8"], "--granularity 8: bench tries its own: give --outputs"),
     (["--workers", "2"], "--workers 2: bench tries its own: give --grid-workers"),
+    # was: the grid's header printed, then "-o bench.mp4 is a video" (bench has no -o)
+    (["--bit-depth", "16"], "--bit-depth 16: bench discards its frames, no file is written"),
+    (["--repeats", "0"], "--repeats 0: must be an integer >= 1"),  # was: an internal error
+    (["--repeats", "-2"], "--repeats -2: must be an integer >= 1"),
+    (["--frames", "0"], "--frames 0: must be an integer >= 1"),
 ])
 
 
 def test_bench_refuses_the_render_options_it_would_ignore(capsys, given, said):
     assert main(["bench", BAR, *given]) == 2
-    err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and said in err, err
+    out, err = capsys.readouterr()
+    assert len(err.splitlines()) == 1 and said in err and not out, (out, err)

@@ -131,8 +131,18 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
                                      r".+/%05d\.png$"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
     (["render", BAR, "--granularity", "many"], r"--granularity many: must be 'auto' or an integer"),
-    (["still", BAR, "-o", "{tmp}/s.png", "--bit-depth", "16"], r"--bit-depth 16: -o .*s\.png "
-     r"is a single picture; --bit-depth is for PNG \(8, 16\) and EXR \(16, 32\) sequences"),
+    (["still", BAR, "-o", "{tmp}/s.png", "--bit-depth", "32"], r"--bit-depth 32: PNG frames "
+     r"are 8 or 16 bits$"),
+    (["render", BAR, "-o", "{tmp}/x.ts", "--resume"], r"--resume: .*x\.ts cannot be resumed "
+     r"\(a \.ts video is written in one piece; \.mp4, \.mov, \.mkv and \.webm are written in "
+     r"segments that resume\); render it again$"),  # was: "(a GIF's palette is made whole)"
+    # was: rendered, then "cannot write st/c%04d.png"; #### wrote a file named so
+    (["still", BAR, "-o", "{tmp}/c%04d.png"], r"-o .*/c%04d\.png: a still is one picture, not "
+     r"a sequence's pattern; name the file, or render the frame into the sequence: hfrender "
+     r"render FILE --frames N:N\+1 -o .*/c%04d\.png$"),
+    (["still", BAR, "-o", "{tmp}/####.exr"], r"-o .*/####\.exr: a still is one picture"),
+    (["still", BAR, "-o", "{tmp}/s.jpg"], r"-o .*s\.jpg: a still is written as PNG \(8 or 16 "
+     r"bits: --bit-depth\) or EXR \(linear light\)$"),
     (["render", BAR, "--dof", "depth", "--max-coc-px", "1.5"], r"max_coc_px=1.5 blurs nothing: "
      r"under 2 px across a circle of confusion leaves every pixel as it is \(a pixel's disk is "
      r"whole pixels\); give at least 2, or no depth of field$"),
@@ -301,6 +311,7 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: --preview needs a window: GLFW could not start "
                         r"\(.*DISPLAY.*\).*; render without --preview\n", err), err
+    assert "--gl egl" not in err  # was: "or use the headless context (--gl egl)", given or not
     assert not (tmp_path / "p.mp4").exists()
 
 

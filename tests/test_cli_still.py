@@ -112,3 +112,19 @@ def test_a_scene_duration_that_is_no_number_is_one_line(tmp_path, capsys, durati
     err = capsys.readouterr().err
     assert err.startswith("hfrender: error: duration=") and " must be a finite number > 0" \
         in err and err.count("\n") == 1, err
+
+
+def test_a_16_bit_still_is_the_8_bit_one_with_finer_steps(tmp_path, capsys):
+    """Was: ``still --bit-depth`` refused every value, 8 too (the help offers it). The bar's
+    streak at 16 bits is the 8-bit picture within half a code, and holds values between
+    its codes."""
+    from hfrender.io.images import png_header, read_png
+
+    common = [BAR, "-t", "0.1", "--size", "96x8", "--samples", "16", "--quiet"]
+    assert main(["still", *common, "-o", str(tmp_path / "a.png"), "--bit-depth", "8"]) == 0
+    assert main(["still", *common, "-o", str(tmp_path / "b.png"), "--bit-depth", "16"]) == 0
+    assert png_header(tmp_path / "a.png")[2] == 8 and png_header(tmp_path / "b.png")[2] == 16
+    eight, sixteen = read_png(tmp_path / "a.png"), read_png(tmp_path / "b.png")
+    assert sixteen.dtype == np.uint16 and eight.dtype == np.uint8
+    assert np.abs(sixteen / 257.0 - eight).max() <= 0.5 + 1e-9
+    assert (sixteen % 257 != 0).any() and 0 < (eight[4, :, 0] > 0).sum() < 96

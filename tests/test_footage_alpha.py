@@ -239,4 +239,4 @@ def test_bit_depth_where_it_does_not_apply_is_one_line(tmp_path, capsys):
     assert code != 0 and "--bit-depth 16" in err and "\n" not in err
     code = main(["render", str(scene), "-o", str(tmp_path / "f" / "%02d.exr"),
                  "--bit-depth", "8", "--size", "64x36", "--quiet"])
-    assert code != 0 and "EXR sequences are 16 or 32 bits" in capsys.readouterr().err
+    assert code != 0 and "EXR frames are 16 or 32 bits" in capsys.readouterr().err

@@ -243,6 +243,10 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
     assert main(["fx", str(clip), "-o", str(tmp_path / "x.gif"), "--motion-blur", "2",
                  "--resume", "--quiet"]) == 2
     assert "(a GIF's palette is made whole); run it again" in capsys.readouterr().err
+    assert main(["fx", str(clip), "-o", str(tmp_path / "x.ts"), "--motion-blur", "2",
+                 "--resume", "--quiet"]) == 2  # was: "(a GIF's palette is made whole)"
+    assert ("(a .ts video is written in one piece; .mp4, .mov, .mkv and .webm are written in "
+            "segments that resume); run it again") in capsys.readouterr().err
     assert main(["fx", str(clip), "-o", str(tmp_path / "n.mp4"), "--motion-blur", "2",
                  "--resume", "--quiet"]) == 2
     assert "(a clip of up to 10 s is written in one piece); run it again" in \

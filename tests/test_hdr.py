@@ -401,14 +401,29 @@ def test_a_still_and_a_range_choose_as_the_whole_render_does(tmp_path):
     assert stats.hdr and stats.hdr_why.startswith("a Plane at (-0.6, 0, 0) with emissive 5")
 
 
-def test_a_still_asked_for_in_exr_is_told_how(tmp_path, capsys):
+def test_a_still_in_exr_is_the_renders_frame_in_linear_light(tmp_path, capsys):
+    """Was: refused ("a still is written as PNG"). An EXR still is float16 linear light, its
+    lamp past white, the pixels of the EXR sequence's frame 3; ``--bit-depth 32`` float32;
+    a depth EXR does not have is one line."""
     from hfrender.cli import main
 
     lamp = _scene(tmp_path, 7.0)
-    assert main(["still", str(lamp), "-o", str(tmp_path / "x.exr")]) == 2
-    assert ("a still is written as PNG; for one frame in EXR (linear light, past white with "
-            "--hdr) render it: hfrender render FILE --frames N:N+1 -o frames/%04d.exr"
-            in capsys.readouterr().err)
+    frames, _ = _exr(tmp_path, lamp, "seq", samples=4)
+    common = ["--size", "96x54", "--samples", "4", "--shutter", "360", "-f", "3"]
+    assert main(["still", str(lamp), "-o", str(tmp_path / "x.exr"), *common]) == 0
+    assert "hdr (an EXR output)" in capsys.readouterr().out
+    half = read_exr(tmp_path / "x.exr")
+    assert half.dtype == np.float16 and half.max() > 7.0
+    np.testing.assert_array_equal(half.astype(np.float32), frames[3])
+    assert main(["still", str(lamp), "-o", str(tmp_path / "y.exr"), "--bit-depth", "32",
+                 *common]) == 0
+    full = read_exr(tmp_path / "y.exr")
+    assert full.dtype == np.float32
+    np.testing.assert_allclose(full, frames[3], rtol=1e-3)
+    assert main(["still", str(lamp), "-o", str(tmp_path / "z.exr"), "--bit-depth", "8"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "hfrender: error: --bit-depth 8: EXR frames are 16 or 32 bits")
+    assert not (tmp_path / "z.exr").exists()
 
 
 def test_lens_copies_of_a_light_past_white_are_warned_of_sooner(tmp_path, caplog):

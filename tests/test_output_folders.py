@@ -62,7 +62,7 @@ def test_a_file_where_a_folder_should_be_is_one_line(tmp_path, capsys):
     assert main(["render", BAR, "-o", str(out), *SMALL]) == 2
     err = capsys.readouterr().err.strip()
     notes = tmp_path / "notes"
-    assert err == f"hfrender: error: -o {out}: cannot write in {notes}: Not a directory"
+    assert err == f"hfrender: error: -o {out}: cannot make folder {notes}: it is a file"
     assert (tmp_path / "notes").read_text() == "mine"
 
 
@@ -118,3 +118,36 @@ def test_a_folder_without_a_suffix_as_the_output_is_told_to_take_a_pattern(tmp_p
     assert capsys.readouterr().err == (
         f"hfrender: error: -o {tmp_path / 'frames'} is a folder; for frames in it, give a "
         f"pattern: {tmp_path / 'frames' / '%05d.png'}\n")
+
+
+@pytest.mark.parametrize("command", [["render", BAR], ["still", BAR]])
+def test_a_name_too_long_for_what_is_written_beside_it_is_one_line_before_any_work(
+        tmp_path, capsys, command):
+    """249 bytes is a name the file system takes, but not ``.NAME.partial.mp4.hfrender``
+    beside it (was: an internal error, "File name too long", once frames were made);
+    a path past PATH_MAX alike. 230 bytes renders."""
+    small = SMALL if command[0] == "render" else ["--size", "32x8", "--quiet"]
+    suffix = ".mp4" if command[0] == "render" else ".png"
+    long = tmp_path / ("L" * 245 + suffix)
+    assert main([*command, "-o", str(long), *small]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f": the name is too long: hfrender writes .LLLLLLLLLLLLLLLLLLLLLLL... "
+                        f"({245 + len(suffix) + 18} bytes) beside it, past this file "
+                        "system's 255; give a shorter name\n") and len(err.splitlines()) == 1
+    deep = tmp_path.joinpath(*["D" * 200] * 25, "a" + suffix)
+    assert main([*command, "-o", str(deep), *small]) == 2
+    assert "the path is too long: hfrender writes" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    fits = tmp_path / ("L" * 230 + suffix)
+    assert main([*command, "-o", str(fits), *small]) == 0 and fits.is_file()
+
+
+@pytest.mark.parametrize("name", ["a.mp4", "%04d.png"])
+def test_a_folder_that_is_a_broken_link_is_one_line_before_any_work(tmp_path, capsys, name):
+    """Was: a video's run failed with an internal error (FileExistsError) once it began."""
+    (tmp_path / "sl").symlink_to(tmp_path / "gone")
+    assert main(["render", BAR, "-o", str(tmp_path / "sl" / "x" / name), *SMALL]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {tmp_path / 'sl' / 'x' / name}: cannot make folder "
+        f"{tmp_path / 'sl'}: it is a link to {tmp_path / 'gone'}, which does not exist\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sl"]

@@ -4,6 +4,7 @@ hfrender does not give are named: tests/test_render.py); iDate runs with iTime o
 day."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -228,3 +229,76 @@ def test_a_shaders_notes_are_said_once_and_where_the_user_sees_them(tmp_path, ca
         ClusterRender(path, RenderConfig(output=str(tmp_path / "r.mp4"), size=(8, 4),
                                          duration=0.2)).prepare()
     assert [r.getMessage()[:26] for r in caplog.records] == ["s.frag declares iChannel0,"]
+
+
+def test_gl_fragcoord_is_fragcoord_and_dfdy_points_up_as_on_shadertoy(tmp_path):
+    """shadertoy.com calls mainImage with gl_FragCoord.xy; dFdx and dFdy follow the
+    picture's right and up (was: gl_FragCoord.y ran from the top, and dFdy(fragCoord.y) was
+    -1: screen-space normals and bump maps flipped). Red: gl_FragCoord is fragCoord and
+    dFdx(fragCoord.x) is 1; green: fragCoord.y / 4 (rows from the top: 3.5, 2.5, 1.5, 0.5);
+    blue: 0.5 + 0.25 * dFdy(fragCoord.y)."""
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    bool same = all(lessThan(abs(gl_FragCoord.xy - p), vec2(1e-3)));\n"
+                 "    bool right = abs(dFdx(p.x) - 1.0) < 1e-3;\n"
+                 "    c = vec4(same && right ? 1.0 : 0.0, p.y / 4.0,\n"
+                 "             0.5 + 0.25 * dFdy(p.y), 1.0);\n}\n")
+    frame = _one(path).astype(int)
+    assert (frame[..., 0] == 255).all()
+    np.testing.assert_array_equal(frame[:, 0, 1], np.rint([223.1, 159.4, 95.6, 31.9]))
+    assert (frame[..., 2] == 191).all()  # dFdy(fragCoord.y) = +1 (0.75: code 191)
+
+
+def test_itime_is_never_below_0_as_on_shadertoy(tmp_path):
+    """A centred shutter opens frame 0 before t = 0; a shader's iTime stays at 0 there
+    (was: half of frame 0's sub-frames at iTime < 0, where sqrt(iTime) is NaN: black).
+    Red: iTime below 0; green: sqrt(iTime) + 0.5, every sub-frame's at most 1/60 s."""
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(iTime < 0.0 ? 1.0 : 0.0, sqrt(iTime) + 0.5, iDate.w, 1.0);\n}\n")
+    frames, _ = render_frames(path, size=(4, 2), samples=8, duration=2 / 30)
+    assert (frames[..., 0] == 0).all()
+    frame0 = frames[0].astype(int)
+    assert ((frame0[..., 1] >= 128) & (frame0[..., 1] <= 128 + 34)).all()  # sqrt(1/60) 0.13
+
+
+def test_a_comment_between_a_declarations_names_does_not_hide_them(tmp_path):
+    """Was: "`iTime' redeclared": the declaration was looked for in the code between
+    comments, and a comment inside it cut it in two."""
+    path = _frag(tmp_path, "uniform float iTime, /* t */\n   iTimeDelta, gain; // x\n"
+                 "/* uniform float iFrame; */\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(0.5, 0.0, 0.0, 1.0);\n"
+                 "    c.g = gain;\n    c.b = nope;\n}\n")
+    with pytest.raises(ShaderError, match=rf"^{path}:7: `nope' undeclared$"):
+        _one(path)  # its line kept: the declaration's line break stays
+
+
+@pytest.mark.parametrize("source", [
+    "// ported from a shader that read iChannel0\n",  # in a comment
+    "uniform sampler2D iChannel0;\n",  # declared: it stays 0, as a warning says
+])
+def test_an_input_hfrender_does_not_give_is_blamed_only_where_the_compiler_names_it(
+        tmp_path, source):
+    """Was: "...; iChannel0 is not an input hfrender gives" after any error of a shader
+    whose text held the name."""
+    path = _frag(tmp_path, source + "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(iTim);\n}\n")
+    with pytest.raises(ShaderError) as err:
+        _one(path)
+    assert re.fullmatch(rf"{path}:3: `iTim' undeclared( \(and \d+ more errors?\))?",
+                        str(err.value)), str(err.value)
+
+
+@pytest.mark.parametrize("samples_range, count", [((4, 64), 8), ((12, 20), 12), ((2, 5), 5)])
+def test_samples_auto_draws_a_shader_at_the_default_count(tmp_path, caplog, samples_range,
+                                                          count):
+    """Was: refused ("no velocity to measure its motion by"), so an hfrender.toml with
+    ``samples = "auto"`` failed every shader. The bar's streak is the fixed count's, said
+    in a warning; the count stays within --samples-range."""
+    bar = Path(__file__).parent / "data" / "bar.frag"
+    common = dict(size=(96, 8), duration=3 / 30, shutter=360)
+    with caplog.at_level("WARNING"):
+        auto, _ = render_frames(bar, samples="auto", samples_range=samples_range, **common)
+    fixed, _ = render_frames(bar, samples=count, **common)
+    np.testing.assert_array_equal(auto, fixed)
+    assert not np.array_equal(fixed, render_frames(bar, samples=count + 1, **common)[0])
+    assert (f"--samples auto: bar.frag is a fragment shader, with no geometry to measure its "
+            f"motion by; {count} sub-frames a frame" in caplog.text)

@@ -146,9 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "ADDRESS), or on a cluster ('auto' or its address)")
     r.set_defaults(func=cmd_render)
 
-    st = sub.add_parser("still", help="render one frame to a PNG (optionally beside the same "
-                        "frame without effects)")
-    st.add_argument("-o", "--output", default="still.png", help="PNG to write (still.png)")
+    st = sub.add_parser("still", help="render one frame to a PNG or EXR (optionally beside "
+                        "the same frame without effects)")
+    st.add_argument("-o", "--output", default="still.png",
+                    help="PNG (8 or 16 bits: --bit-depth) or EXR (linear light) to write "
+                         "(still.png)")
     when = st.add_mutually_exclusive_group()
     when.add_argument("-t", "--time", type=float, default=None, metavar="S",
                       help="the frame at this time, in seconds (0)")
@@ -241,8 +243,8 @@ def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
         e.add_argument("--preview", action="store_true",
                        help="show frames in a window as they come")
         e.add_argument("--resume", action="store_true",
-                       help="continue an interrupted render of the same settings (videos "
-                            "and image sequences)")
+                       help="continue an interrupted render of the same settings (.mp4, "
+                            ".mov, .mkv and .webm videos, and image sequences)")
     e.add_argument("--quiet", action="store_true",
                    help="no progress bar, no summary" if video else "print nothing on success")
 
@@ -282,9 +284,9 @@ def _effect_options(r: argparse.ArgumentParser) -> None:
                    help="no background: RGBA with straight alpha, blended like light by "
                         "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
     m.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
-                   help="image sequences for compositing: PNG 8 (default) or 16 bits; EXR "
-                        "(-o frames/%%04d.exr: linear light, premultiplied alpha) 16 (half, "
-                        "default) or 32 (float)")
+                   help="image sequences and stills for compositing: PNG 8 (default) or 16 "
+                        "bits; EXR (-o frames/%%04d.exr: linear light, premultiplied alpha) "
+                        "16 (half, default) or 32 (float)")
     m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
                    help="reconstruct the motion between sub-frames from the renderer's "
                         "velocity and depth (few sub-frames, smooth blur); auto (default): "

@@ -17,6 +17,7 @@ BENCH_IGNORES = {
     "stats": "bench prints its own figures: leave it out",
     "granularity": "bench tries its own: give --outputs (output frames per hyperframe)",
     "workers": "bench tries its own: give --grid-workers",
+    "bit_depth": "bench discards its frames, no file is written: leave it out",
 }
 
 
@@ -27,13 +28,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         value = getattr(args, key)
         if value not in (None, False):
             given = "" if value is True else f" {value}"
-            raise ConfigError(f"--{key}{given}: {instead}")
+            raise ConfigError(f"--{key.replace('_', '-')}{given}: {instead}")
     args.quiet = True
     config = _config_from(args)
     if not Path(args.file).is_file():
         raise ConfigError(f"scene file not found: {args.file}")
-    if args.frames < 1:
-        raise ConfigError(f"frames={args.frames} must be >= 1")
+    for name in ("frames", "repeats"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")
     outputs = _int_list("outputs", args.outputs)
     workers = _int_list("grid-workers", args.grid_workers)
     if args.plot:

@@ -1,4 +1,4 @@
-"""``hfrender still``: one output frame as a PNG, and ``--compare``'s pinhole beside it."""
+"""``hfrender still``: one output frame as a PNG or EXR, and ``--compare``'s pinhole beside it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from pathlib import Path
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import output_notes
 from hfrender.config import ConfigError, RenderConfig, nearest_frame
+from hfrender.io.outputs import sequence_name
+from hfrender.io.sequence_names import is_sequence
 
 # --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
 # sub-frame at the middle of a shutter of at most 360 degrees, nothing made between
@@ -23,11 +25,13 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
-    if Path(args.output).suffix.lower() != ".png":
-        other = ("; for one frame in EXR (linear light, past white with --hdr) render it: "
-                 "hfrender render FILE --frames N:N+1 -o frames/%04d.exr"
-                 if Path(args.output).suffix.lower() == ".exr" else "")
-        raise ConfigError(f"-o {args.output}: a still is written as PNG{other}")
+    if Path(args.output).suffix.lower() not in (".png", ".exr"):
+        raise ConfigError(f"-o {args.output}: a still is written as PNG (8 or 16 bits: "
+                          "--bit-depth) or EXR (linear light)")
+    if is_sequence(sequence_name(args.output)):  # was: rendered, then "cannot write"
+        raise ConfigError(f"-o {args.output}: a still is one picture, not a sequence's "
+                          "pattern; name the file, or render the frame into the sequence: "
+                          f"hfrender render FILE --frames N:N+1 -o {args.output}")
     full = _config_from(args)
     # one frame into memory: no video options (hfrender.toml's either), no progress bar;
     # the duration kept (a frame past the scene's own, in --duration's); one hyperframe

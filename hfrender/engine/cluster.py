@@ -210,6 +210,7 @@ class ClusterRender:
         from hfrender.engine.render_modes import (
             resolve_dof,
             resolve_reconstruct,
+            resolve_samples,
             resolve_transparent,
         )
         from hfrender.engine.render_setup import keyframe_interval, output_settings, schedule_for
@@ -231,6 +232,7 @@ class ClusterRender:
         scene = load_scene(self.scene_file, self.scene_name, config.duration)
         call_scene(scene, "setup()", scene.setup)
         _local_only(resolve_transparent(config, scene))
+        config = resolve_samples(config, scene)  # (said here, not in the workers' logs)
         _models_inside(scene, self.scene_file.resolve().parent)
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)

@@ -24,7 +24,6 @@ import numpy as np
 from hfrender.backends.cpu.color import Transfer
 from hfrender.color import ENCODE_INDEX_MAX, decode_table, encode8_table, straight_alpha
 from hfrender.config import ConfigError
-from hfrender.io.sequence_names import is_sequence
 from hfrender.scene import Scene, ShaderScene, past_white
 from hfrender.scene.ready import looked_at
 
@@ -61,24 +60,20 @@ def _bright_at_start(scene: Scene, frame: int, fps: float) -> str | None:
 
 
 def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
-    """The dtype of a render's finished frames: uint8, uint16 (16-bit PNG), float16 or
-    float32 (EXR); ``--bit-depth`` elsewhere is refused in one line."""
+    """The dtype of a render's finished frames (or a still's picture): uint8, uint16
+    (16-bit PNG), float16 or float32 (EXR); ``--bit-depth`` for a video is refused in one
+    line."""
     suffix = Path(output).suffix.lower()
-    sequence = is_sequence(output)
-    if not sequence and suffix in DEPTHS and bit_depth is not None:  # hfrender still's
-        raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a single picture; "
-                          "--bit-depth is for PNG (8, 16) and EXR (16, 32) sequences "
-                          "(hfrender render -o frames/%04d.png)")
-    if not sequence or suffix not in DEPTHS:
+    if suffix not in DEPTHS:  # (a single PNG or EXR: hfrender still's)
         if bit_depth is not None:
             raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a video, whose "
                               "encoder's pixel format decides (e.g. --pix-fmt yuv420p10le); "
-                              "--bit-depth is for PNG (8, 16) and EXR (16, 32) sequences")
+                              "--bit-depth is for PNG (8, 16) and EXR (16, 32) outputs")
         return np.dtype(np.uint8)
     allowed = DEPTHS[suffix]
     depth = allowed[0] if bit_depth is None else bit_depth
     if depth not in allowed:
-        raise ConfigError(f"--bit-depth {bit_depth}: {suffix[1:].upper()} sequences are "
+        raise ConfigError(f"--bit-depth {bit_depth}: {suffix[1:].upper()} frames are "
                           f"{' or '.join(map(str, allowed))} bits")
     if suffix == ".exr":
         from hfrender.io.images import check_exr

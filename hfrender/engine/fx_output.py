@@ -32,6 +32,7 @@ from hfrender.io.segments import (
     Manifest,
     SegmentedWriter,
     fresh_work_dir,
+    one_piece_why,
     resumable,
     work_dir,
 )
@@ -120,8 +121,7 @@ class FxOutput:
         self.tmp: str | None = None
         if s.resume and not self.keeps_work:
             if not resumable(output):
-                why = ("a GIF's palette is made whole" if output.lower().endswith(".gif")
-                       else "this kind of video is written in one piece")
+                why = one_piece_why(output)
             elif info is None:
                 why = ("a video from an image sequence is written in one piece; frames "
                        "(out/%05d.png) can be resumed")

@@ -19,13 +19,13 @@ from typing import Any
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine import deep_output
+from hfrender.engine import render_modes as modes
 from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
 from hfrender.engine.render_fusion import RenderFusion
-from hfrender.engine.render_modes import resolve_dof, resolve_reconstruct, resolve_transparent
 from hfrender.engine.render_setup import (
     RenderOutput,
     fusion_processes,
@@ -112,7 +112,7 @@ class RenderJob:
                               f"{config.fps:g} fps)")
         deep_output.output_dtype(config.output, config.bit_depth)  # --bit-depth, OpenEXR
         if self.own_writer:  # a class's background None: transparent (setup()'s: later)
-            self._check_output(resolve_transparent(config, self.scene), config.transparent)
+            self._check_output(modes.resolve_transparent(config, self.scene), config.transparent)
             outputs.check_writable(config.output)
             outputs.check_partial_free(config.output)
         if config.keep_samples is not None:
@@ -158,14 +158,14 @@ class RenderJob:
             except InputError as exc:
                 raise SceneError(f"{scene.source_path}: {exc}"
                                  f"{told_line(exc, scene.source_path)}") from None
-        self.dof = self.stats.dof = resolve_dof(self.config.dof, scene, self.first_frame,
-                                                self.config.fps)
+        self.dof = self.stats.dof = modes.resolve_dof(self.config.dof, scene, self.first_frame,
+                                                      self.config.fps)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
             self.config.hdr, self.config.output, scene, self.first_frame, self.config.fps)
         if self.given_scene is None:  # once: not again for still --compare's plain frame
             shader_notes(self.config, scene)
         asked = self.config.transparent
-        self.config = resolve_transparent(self.config, scene)
+        self.config = modes.resolve_samples(modes.resolve_transparent(self.config, scene), scene)
         self.stats.transparent = bool(self.config.transparent)
         if self.own_writer and self.config.transparent and not asked:
             self._check_output(self.config, asked)
@@ -200,8 +200,8 @@ class RenderJob:
         config, stats = self.config, self.stats
         depth = self.dof == "depth"
         schedule = schedule_for(config, self.scene.camera.aperture_blades)
-        velocity = stats.reconstruct = resolve_reconstruct(config.reconstruct, self.scene,
-                                                           self.backend.name)
+        velocity = stats.reconstruct = modes.resolve_reconstruct(config.reconstruct, self.scene,
+                                                                 self.backend.name)
         decided = replace(config, hdr="on" if stats.hdr else "off")  # what auto came to
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, decided, schedule, self.dof,
                                     velocity, self.first_frame)

@@ -1,10 +1,12 @@
 """What a render's modes come to for its scene, before any sub-frame is drawn: depth of
-field (``--dof``), transparency (``--transparent``, a scene's ``background = None``) and the
-reconstruction of motion between sub-frames (``--reconstruct``)."""
+field (``--dof``), transparency (``--transparent``, a scene's ``background = None``), the
+reconstruction of motion between sub-frames (``--reconstruct``), and ``--samples auto`` for a
+fragment shader."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import fields
 from pathlib import Path
 
 from hfrender.config import ConfigError, RenderConfig
@@ -67,3 +69,19 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
 def asks_reconstruct(mode: str, backend: str) -> bool:
     """Whether ``--reconstruct MODE`` asks for it with this backend: on, or auto on CUDA."""
     return mode == "on" or (mode == "auto" and backend == "cuda")
+
+
+def resolve_samples(config: RenderConfig, scene: Scene) -> RenderConfig:
+    """``--samples auto`` measures each frame's motion from the scene's geometry; a fragment
+    shader has none, so it draws the default count (within ``--samples-range``), said in a
+    warning (was: refused, so an hfrender.toml with ``samples = "auto"`` failed every
+    shader's render)."""
+    if config.samples != "auto" or not isinstance(scene, ShaderScene):
+        return config
+    lo, hi = config.samples_range
+    count = min(max(next(f.default for f in fields(RenderConfig) if f.name == "samples"), lo),
+                hi)
+    log.warning("--samples auto: %s is a fragment shader, with no geometry to measure its "
+                "motion by; %d sub-frames a frame (give --samples N for another count)",
+                Path(scene.source_path).name, count)
+    return config.with_(samples=count)

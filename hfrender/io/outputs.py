@@ -295,11 +295,16 @@ def check_writable(output: str, what: str = "-o") -> None:
     """Can a file be made where ``output`` goes? One line naming the folder and why not
     (a read-only folder or mount, /proc, a missing folder, a folder where the file goes),
     before any work is done."""
+    folder = Path(output).absolute().parent
+    while not os.path.lexists(folder) and folder != folder.parent:  # made when writing starts
+        folder = folder.parent
+    _names_fit(output, what, folder)  # (first: a path past the limit fails any look at it)
     if Path(output).is_dir() and not is_sequence(output):  # (renamed onto at the end)
         raise WriterError(folder_output(output, what))
-    folder = Path(output).resolve().parent
-    while not folder.exists() and folder != folder.parent:  # made when writing starts
-        folder = folder.parent
+    if not folder.is_dir():  # was: an internal error (FileExistsError) once the work began
+        why = (f"it is a link to {os.readlink(folder)}, which does not exist"
+               if folder.is_symlink() and not folder.exists() else "it is a file")
+        raise WriterError(f"{what} {output}: cannot make folder {folder}: {why}")
     try:
         fd, probe = tempfile.mkstemp(prefix=".hfrender-probe-", dir=folder)
     except OSError as exc:
@@ -313,6 +318,31 @@ def check_writable(output: str, what: str = "-o") -> None:
     os.unlink(probe)
 
 
+def _names_fit(output: str, what: str, folder: Path) -> None:
+    """The names hfrender writes beside ``output`` (the longest: ``.NAME.partial.EXT``'s
+    record, ``.NAME.partial.EXT.hfrender``) fit the file system's limits, checked before
+    any work (was: an internal error, "File name too long", once frames were made)."""
+    longest = str(_record(Path(partial_name(output))))
+    name_max, path_max = _limit(folder, "PC_NAME_MAX", 255), _limit(folder, "PC_PATH_MAX", 4096)
+    too_long = [part for part in Path(longest).parts if len(os.fsencode(part)) > name_max]
+    if too_long:
+        raise WriterError(f"{what} {output}: the name is too long: hfrender writes "
+                          f"{Path(too_long[-1]).name[:24]}... ({len(os.fsencode(too_long[-1]))} "
+                          f"bytes) beside it, past this file system's {name_max}; give a "
+                          "shorter name")
+    if len(os.fsencode(longest)) >= path_max:
+        raise WriterError(f"{what} {output}: the path is too long: hfrender writes "
+                          f"{len(os.fsencode(longest))} bytes' paths beside it, past this "
+                          f"system's {path_max - 1}; give a shorter one")
+
+
+def _limit(folder: Path, name: str, default: int) -> int:
+    try:
+        return os.pathconf(folder, name)
+    except (OSError, ValueError):
+        return default
+
+
 def check_image_output(output: str) -> None:
     """A single picture (``hfrender still``): files can be made where it goes (its folder
     is made when it is written, where missing)."""
@@ -320,16 +350,22 @@ def check_image_output(output: str) -> None:
 
 
 def write_image(output: str, image: object) -> None:
-    """Write a PNG whole or not at all (a temporary name beside it, then renamed)."""
+    """Write a PNG (8 or 16 bits, as ``image``'s dtype) or an EXR (float16 or float32)
+    whole or not at all (a temporary name beside it, then renamed)."""
     import numpy as np
 
-    from hfrender.io.images import write_png8
+    from hfrender.io.images import encode_exr, encode_png16, write_png8
 
-    out = Path(output)
+    out, image = Path(output), np.asarray(image)
     tmp = Path(temporary(output))
     made = make_folder(output)
     try:
-        write_png8(tmp, np.asarray(image))
+        if image.dtype.kind == "f":
+            encode_exr(tmp, image)
+        elif image.dtype == np.uint16:
+            tmp.write_bytes(encode_png16(image))
+        else:
+            write_png8(tmp, image)
         os.replace(tmp, out)
     except OSError as exc:
         discard(str(tmp), made)

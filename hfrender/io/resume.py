@@ -78,8 +78,8 @@ def _from_segments(output: str, settings: dict, verb: str) -> tuple[int, Manifes
     ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
     command's own word in the messages ("render")."""
     if not segments.resumable(output):
-        raise InputError(f"--resume: {output} cannot be resumed (a GIF's palette is made "
-                         f"whole); {verb} it again")
+        raise InputError(f"--resume: {output} cannot be resumed "
+                         f"({segments.one_piece_why(output)}); {verb} it again")
     folder = segments.work_dir(output)
     manifest = _matching(output, folder, settings, verb)
     return manifest.covered(folder), manifest

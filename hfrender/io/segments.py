@@ -356,6 +356,16 @@ def resumable(output: str) -> bool:
         not is_sequence(output)
 
 
+def one_piece_why(output: str) -> str:
+    """Why ``output`` (not :func:`resumable`) is written in one piece, for --resume's
+    refusal."""
+    suffix = Path(output).suffix.lower()
+    if suffix == ".gif":
+        return "a GIF's palette is made whole"
+    return (f"a {suffix or 'suffix-less'} video is written in one piece; .mp4, .mov, .mkv and "
+            ".webm are written in segments that resume")
+
+
 def interrupted(output: str | Path) -> bool:
     """Whether an interrupted run of ``output`` left whole segments to go on from (its work
     folder and manifest stay only then)."""

@@ -138,7 +138,7 @@ def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: st
     glfw.ERROR_REPORTING = "ignore"  # errors are reported below, in one line
     if not glfw.init():
         raise ContextUnavailable(f"GLFW could not start ({_glfw_error(glfw)}): no display? "
-                                 "Set DISPLAY, or use the headless context (--gl egl)")
+                                 "Set DISPLAY; or use the headless context (--gl egl)")
     window = None
     # EGL first: Mesa cannot make a GLX context current in a process that used EGL before
     for api in (glfw.EGL_CONTEXT_API, glfw.NATIVE_CONTEXT_API):

@@ -2,8 +2,9 @@
 place (an error names the file's own line), what hfrender declares itself taken out of it,
 and what hfrender does not give named.
 
-Only the shader's code is changed, never its comments: the source is cut into code and
-comments first (a declaration inside ``/* ... */`` stays as it is)."""
+Only the shader's code is changed, never its comments: they are blanked before any search
+(a declaration inside ``/* ... */`` stays as it is, and one between a declaration's names
+does not hide them)."""
 
 from __future__ import annotations
 
@@ -55,11 +56,13 @@ def shadertoy_source(source: str) -> str:
     colour ``inout`` (:data:`_MAIN_OUT`)."""
     source = source.removeprefix("\ufeff")
     moved = {line for line, _ in _extensions(source)}
-    out = []
-    for code, text in _parts(source):
-        out.append(_MAIN_OUT.sub(r"\1inout", _UNIFORM.sub(_without_inputs, text)) if code
-                   else text)
-    lines = "".join(out).split("\n")
+    code = _code(source)
+    edits = [(m.span(), m.group(1) + "inout") for m in _MAIN_OUT.finditer(code)]
+    edits += [(m.span(), kept) for m in _UNIFORM.finditer(code)
+              if (kept := _without_inputs(m)) is not None]
+    for (start, end), text in sorted(edits, reverse=True):
+        source = source[:start] + text + source[end:]
+    lines = source.split("\n")
     for line, name, _ in _directives(source):
         if name == "version" or line in moved:
             lines[line - 1] = "// (hfrender's) " + lines[line - 1].strip()
@@ -69,8 +72,7 @@ def shadertoy_source(source: str) -> str:
 def unset_inputs(source: str) -> list[str]:
     """The uniforms a Shadertoy shader's code declares that hfrender does not set
     (``iChannel0``, ``iSampleRate``, ...): they stay 0."""
-    return [name for code, text in _parts(source) if code
-            for m in _UNIFORM.finditer(text) for name, _ in _declared(m.group(2))
+    return [name for m in _UNIFORM.finditer(_code(source)) for name, _ in _declared(m.group(2))
             if name and name not in SHADERTOY_INPUTS]
 
 
@@ -98,16 +100,18 @@ def shadertoy_hint(source: str, said: str = "") -> str:
     a ``main()`` of its own, a surface shader's ``shade()`` (one given as a scene), a
     ``mainImage`` of another signature, inputs hfrender does not
     give (``iChannel0``..``3``, ``iChannelResolution``, ...); else nothing. ``said``: the
-    compiler's message (a mainImage of another signature is told only where it is about
-    mainImage)."""
+    compiler's message (a mainImage of another signature, or an input, is told only where
+    it names it)."""
     if re.search(r"\bvoid\s+main\s*\(", source) and "mainImage" not in source:
         return f"; a Shadertoy-style shader defines {MAIN_IMAGE}, not main()"
     if re.search(r"\bvec3\s+shade\s*\(", source) and "mainImage" not in source:
         return ("; it defines shade(): a surface shader, for an object of a Python scene "
                 "(shader=\"NAME.glsl\"), not a scene of its own (which defines "
                 f"{MAIN_IMAGE})")
-    missing = re.search(r"\b(iChannel[0-3]|iChannelResolution|iChannelTime|iSampleRate)\b",
-                        source)
+    # named by the compiler (Mesa: `iChannel0', NVIDIA: 'iChannel0'), not in the source:
+    # one in a comment, or declared (a warning says it stays 0), is not why it failed
+    missing = re.search(r"[`'\"](iChannel[0-3]|iChannelResolution|iChannelTime|iSampleRate)"
+                        r"\b", said)
     if missing:
         return (f"; {missing.group(1)} is not an input hfrender gives (no textures, buffers "
                 f"or sound): it gives {', '.join(SHADERTOY_INPUTS)}")
@@ -116,27 +120,21 @@ def shadertoy_hint(source: str, said: str = "") -> str:
     return ""
 
 
-def _parts(source: str) -> Iterator[tuple[bool, str]]:
-    """(is it code, its text) of the source in order: code, and comments between."""
-    at = 0
-    for m in _COMMENT.finditer(source):
-        yield True, source[at:m.start()]
-        yield False, m.group()
-        at = m.end()
-    yield True, source[at:]
+def _code(source: str) -> str:
+    """``source`` with its comments blanked (their line breaks kept): the same length, each
+    declaration's place the same, and nothing inside a comment taken for code (a comment
+    between a declaration's names does not hide them)."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
 
 
 def _directives(source: str) -> Iterator[tuple[int, str, int]]:
     """(line, name, depth of #if around it) of each preprocessor line of the code."""
-    comments = [m.span() for m in _COMMENT.finditer(source)]
-    depth = 0
-    for m in _DIRECTIVE.finditer(source):
-        if any(a <= m.start() < b for a, b in comments):
-            continue
+    code, depth = _code(source), 0
+    for m in _DIRECTIVE.finditer(code):
         name = m.group(1)
         if name == "endif":
             depth -= 1
-        yield source.count("\n", 0, m.start()) + 1, name, depth
+        yield code.count("\n", 0, m.start()) + 1, name, depth
         if name in ("if", "ifdef", "ifndef"):
             depth += 1
 
@@ -161,12 +159,13 @@ def _declared(names: str) -> list[tuple[str, str]]:
     return [(re.match(r"\w*", part).group(), part) for part in parts]  # type: ignore[union-attr]
 
 
-def _without_inputs(m: re.Match) -> str:
-    """A uniform declaration less the inputs hfrender declares, its line breaks kept."""
+def _without_inputs(m: re.Match) -> str | None:
+    """A uniform declaration less the inputs hfrender declares, its line breaks kept (and
+    the comments inside it dropped); None where it declares none of them."""
     kind, names = m.groups()
     declared = _declared(names)
     rest = [part for name, part in declared if name not in SHADERTOY_INPUTS]
     if len(rest) == len(declared):
-        return m.group(0)
+        return None
     kept = f"uniform {kind}{', '.join(rest)};" if rest else ""
     return kept + "\n" * m.group(0).count("\n")

@@ -134,6 +134,8 @@ extern "C" __global__ void hf_box_running_u8(
     }
 }
 
+#define HF_RUNNING_LIMIT 1048576.0  // 2^20 (hfrender/backends/cpu/blur.py RUNNING_LIMIT)
+
 // 16-bit code values: exact 64-bit sums. 16-bit linear light and float32: double sums of
 // the decoded values, mean rounded to float32 and encoded (as the CPU's _box_float).
 template <typename T>
@@ -150,7 +152,13 @@ __device__ void hf_box_running(const T* __restrict__ frames, long long frame_ele
     for (int k = 0; k < count; ++k) {
         long long s = (long long)k * stride;
         long long add0 = s, add1 = s + window, sub0 = 0, sub1 = 0;
-        if (k == 0 || !incremental) {
+        bool fresh = k == 0 || !incremental;
+        // light past HF_RUNNING_LIMIT leaves by a fresh sum: a double keeps 2^-53 of it, and
+        // its subtraction would take the dim light beside it along (the CPU's _box_float)
+        for (long long j = s - stride; !fresh && !exact && j < s; ++j)
+            fresh = fabs((double)hf_decode<T>(frames[j * frame_elems + e], mode, alpha, top,
+                                              lut)) >= HF_RUNNING_LIMIT;
+        if (fresh) {
             iacc = (unsigned long long)(window / 2);
             facc = 0.0;
         } else {

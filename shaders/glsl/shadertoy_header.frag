@@ -10,5 +10,9 @@ uniform int iFrame;
 uniform vec4 iMouse;
 uniform vec4 iDate;
 uniform int hf_linear_out;  // 1: a float target (--hdr): the display colour decoded to linear light
+// gl_FragCoord as the shader's fragCoord (origin at the picture's bottom left), and dFdy
+// along the picture's up, as on shadertoy.com: GL's row 0 is read back as the top row
+layout(origin_upper_left) in vec4 gl_FragCoord;
+#define dFdy(p) (-dFdy(p))
 layout(location = 0) out vec4 hf_fragColor;
 layout(location = 1) out float hf_depth;

@@ -1,9 +1,6 @@
-// the shader's own macros of these names stay its own (#define iResolution vec3(800, 450, 1))
-#undef iResolution
 void main() {
     vec4 hf_color = vec4(0.0, 0.0, 0.0, 1.0);  // Shadertoy's (mainImage's colour is inout)
-    // GL's row 0 is read back first and becomes the top row of the picture
-    mainImage(hf_color, vec2(gl_FragCoord.x, iResolution.y - gl_FragCoord.y));
+    mainImage(hf_color, gl_FragCoord.xy);  // upper-left origin: the header's
     // a display colour, as shadertoy.com shows it (a NaN as black: clamp leaves it to the GPU)
     vec3 c = clamp(mix(hf_color.rgb, vec3(0.0), isnan(hf_color.rgb)), 0.0, 1.0);
     if (hf_linear_out != 0)

@@ -170,8 +170,16 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
             np.add(quot[..., 3], np.uint32(128), out=alpha32)
             np.floor_divide(alpha32, np.uint32(257), out=out[k][..., 3], casting="unsafe")
 
-    _running(frames, window, stride, out.shape[0], acc, window // 2, as_int, emit)
+    _running(frames, window, stride, out.shape[0], acc, window // 2,
+             lambda j: as_int(frames[j]), emit)
     return out
+
+
+# light this bright leaves a pixel's running sum by a fresh sum of the window, not by a
+# subtraction: float64 keeps 2**-53 of it, which would take the dim light beside it along
+# (0.05 after a frame of 1e16 came out 0.0125 to the clip's end); under it, a subtraction
+# is off by at most 1e-10 (shaders/cuda/fusion.cu's HF_RUNNING_LIMIT: the same pixels)
+RUNNING_LIMIT = float(2 ** 20)
 
 
 def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
@@ -181,33 +189,56 @@ def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
     lin = scratch("lin", shape, np.float32)
     mean = scratch("mean", shape, np.float32)
     scale = 1.0 / window
+    bright: set[int] = set()  # float32 frames with light past RUNNING_LIMIT
+    looked: set[int] = set()
 
     def emit(k: int) -> None:
         np.multiply(acc, scale, out=mean, casting="unsafe")
         tf.encode(mean, out[k])
 
-    # float32 frames are linear light already: added as they are (no copy a frame)
-    value = (lambda f: f) if frames.dtype == np.float32 else (lambda f: tf.decode(f, lin))
-    _running(frames, window, stride, out.shape[0], acc, 0, value, emit)
+    def value(j: int) -> np.ndarray:
+        if frames.dtype != np.float32:  # (16-bit and half light stay under the limit)
+            return tf.decode(frames[j], lin)
+        if j not in looked:  # (once a frame: as it enters the window)
+            looked.add(j)
+            if max(frames[j].max(), -frames[j].min()) >= RUNNING_LIMIT:
+                bright.add(j)
+        return frames[j]  # linear light already: added as it is (no copy a frame)
+
+    def refresh(gone: range, s: int) -> None:
+        """The pixels where light past the limit left: their window summed afresh."""
+        if bright.isdisjoint(gone):
+            return
+        where = np.nonzero(np.logical_or.reduce(
+            [np.abs(frames[j]) >= RUNNING_LIMIT for j in bright.intersection(gone)]))
+        acc[where] = 0.0
+        for j in range(s, s + window):
+            acc[where] += frames[j][where]
+
+    _running(frames, window, stride, out.shape[0], acc, 0, value, emit, refresh)
     return out
 
 
 def _running(frames: np.ndarray, window: int, stride: int, count: int, acc: np.ndarray,
-             bias: int, value: Callable[[np.ndarray], np.ndarray],
-             emit: Callable[[int], None]) -> None:
-    """Drive a running sum over ``count`` windows; ``emit(k)`` reads ``acc`` for output k."""
+             bias: int, value: Callable[[int], np.ndarray], emit: Callable[[int], None],
+             refresh: Callable[[range, int], None] | None = None) -> None:
+    """Drive a running sum over ``count`` windows; ``emit(k)`` reads ``acc`` for output k.
+    ``value(j)``: frame j as it is summed; ``refresh(gone, s)``: mends the sums after the
+    frames ``gone`` left the window that now starts at ``s``."""
     incremental = stride < window  # else a fresh sum costs less than add + subtract
     for k in range(count):
         s = k * stride
         if k == 0 or not incremental:
             acc.fill(bias)
             for j in range(s, s + window):
-                np.add(acc, value(frames[j]), out=acc, casting="unsafe")
+                np.add(acc, value(j), out=acc, casting="unsafe")
         else:
             for j in range(s - stride, s):
-                np.subtract(acc, value(frames[j]), out=acc, casting="unsafe")
+                np.subtract(acc, value(j), out=acc, casting="unsafe")
             for j in range(s - stride + window, s + window):
-                np.add(acc, value(frames[j]), out=acc, casting="unsafe")
+                np.add(acc, value(j), out=acc, casting="unsafe")
+            if refresh is not None:
+                refresh(range(s - stride, s), s)
         emit(k)
 
 
