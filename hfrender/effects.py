@@ -190,16 +190,16 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     darr = validate.depth(darr, arr.shape, one_for_all=True)
     if single:
         arr, darr = arr[None], darr[None]
-    lens = _lenses(focus_distance, darr, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
-                   aperture_blades)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")
     dtype = arr.dtype
     if straight:
         arr = _premultiplied(arr, on_device, linear_light)
-    out = _backend(backend, on_device).depth_of_field(arr, darr, lens, linear_light,
-                                                      dof_method=method)
+    fusion = _backend(backend, on_device)  # every argument checked before the lens's notes
+    lens = _lenses(focus_distance, darr, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
+                   aperture_blades)
+    out = fusion.depth_of_field(arr, darr, lens, linear_light, dof_method=method)
     out = _straight(out, dtype, linear_light) if straight else out
     return back(out[0] if single else out)
 
@@ -209,8 +209,9 @@ def _lenses(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     where ``focus_distance`` holds one distance per frame; a focus no pixel can be in
     (:func:`hfrender.validate.focus_note`) said in a warning."""
     n = depth.shape[0]
+    lens = tuple(_scalar(v) for v in lens)  # a 0-d array or tensor is its number
     if np.ndim(focus_distance) == 0:
-        lenses = [Lens(focus_distance, *lens)] * n
+        lenses = [Lens(_scalar(focus_distance), *lens)] * n
     else:
         lenses = _pull(list(np.asarray(focus_distance).ravel()), n, lens)
     one, focal = all(ln == lenses[0] for ln in lenses), lenses[0].focal_length_mm / 1000
@@ -221,6 +222,12 @@ def _lenses(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     if note:  # said, not refused: a Python warning, once per place it is called from
         warnings.warn(note, UserWarning, stacklevel=3)
     return lenses[0] if one else lenses
+
+
+def _scalar(value: Any) -> Any:
+    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number (was: refused)."""
+    item = getattr(value, "item", None)
+    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
 
 
 def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
@@ -267,6 +274,9 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     if not isinstance(weights, WindowWeights):
         raise InputTypeError(f"weights is {type(weights).__name__}; fuse takes hf.WindowWeights "
                              "(e.g. hf.WindowWeights.sliding(np.ones(4) / 4, count, stride))")
+    if getattr(hyperframe, "released", False):  # (was: fused the next one's frames)
+        raise InputError("this hyperframe was released: its slot holds another's frames now; "
+                         "fuse it before release()")
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
     if weights.count and weights.frames_needed() > frames.shape[0]:
         raise InputError(

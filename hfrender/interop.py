@@ -87,6 +87,14 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         return _native(np.stack(x)), _same
     if isinstance(x, (list, tuple)) and not x:
         raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
+    if isinstance(x, (list, tuple)):  # (was: "... or a list of NumPy frames; got list")
+        item = next(f for f in x if not isinstance(f, np.ndarray))
+        kind = f"{type(item).__module__}.{type(item).__name__}"
+        instead = ("stack them into one array or tensor (torch.stack(frames))"
+                   if hasattr(item, "__dlpack__") else
+                   "give an array of a pixel type (np.asarray(frames, np.uint8))")
+        raise InputTypeError(f"{name} is a {type(x).__name__} holding {kind}; a list takes "
+                             f"NumPy frames: {instead}")
     raise InputTypeError(
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
         f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"

@@ -791,7 +791,7 @@ def test_a_second_batch_of_one_jobs_file_is_refused_in_one_line(folder, capsys):
     the jobs the other was writing, and both ended with 1."""
     import os
 
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     jobs = folder / "jobs.toml"
     with output_lock(str(jobs.resolve()), "batch", "is running this jobs file"):

@@ -94,6 +94,22 @@ def test_release_twice_is_an_error():
         pool.release(slot)
 
 
+def test_a_released_hyperframe_is_not_fused(rng):
+    """Was: fused, reading the frames the pool's next hyperframe put in its slot."""
+    pool = make_pool(capacity=4)
+    b = hf.HyperFrameBuilder(pool, halo=0)
+    w = hf.WindowWeights.sliding(np.ones(2) / 2, 2, 2)
+    for j in range(4):
+        first = b.push(np.full((6, 5, 3), 10, np.uint8), t=j)
+    np.testing.assert_array_equal(hf.fuse(first, w, linear_light=False), 10)
+    first.release()
+    for j in range(4):
+        b.push(np.full((6, 5, 3), 200, np.uint8), t=4 + j)
+    with pytest.raises(hf.InputError, match=r"^this hyperframe was released: its slot holds "
+                       r"another's frames now; fuse it before release\(\)$"):
+        hf.fuse(first, w, linear_light=False)
+
+
 def test_split_returns_views_and_shares_the_slot(rng):
     pool = make_pool(capacity=10, depth=True)
     b = hf.HyperFrameBuilder(pool, halo=0)

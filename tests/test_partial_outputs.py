@@ -74,7 +74,7 @@ def test_a_second_writer_of_an_output_is_refused(tmp_path, capsys, name):
     one holds it, another render, fx or reexpose of it is refused, and nothing is touched."""
     import os
 
-    from hfrender.io.outputs import OutputBusy, output_lock
+    from hfrender.io.output_lock import OutputBusy, output_lock
 
     out = tmp_path / name
     bar = tmp_path / "bar.frag"
@@ -96,7 +96,7 @@ def test_a_second_writer_of_an_output_is_refused(tmp_path, capsys, name):
 def test_a_render_holds_its_resolved_output_and_its_store(tmp_path, monkeypatch, capsys):
     """A render without -o holds out.mp4 (or hfrender.toml's output); --keep-samples holds
     its store too (a second render into one store deleted the first's chunks)."""
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     monkeypatch.chdir(tmp_path)
     bar = tmp_path / "bar.frag"
@@ -117,7 +117,7 @@ def test_a_lock_that_cannot_be_taken_is_said_and_the_run_goes_on(tmp_path, monke
     """No writable temporary folder (another user's, full, read-only) must not stop a run."""
     import tempfile
 
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
@@ -214,3 +214,23 @@ def test_an_encoder_that_dies_of_a_signal_says_which(tmp_path, when):
     if when == "writing":  # the close tells the same crash
         with pytest.raises(WriteFailed, match=r"\(exit -11\): ffmpeg crashed \(SIGSEGV\)$"):
             writer.close()
+
+
+def test_a_partial_touched_or_copied_is_still_hfrenders_and_one_edited_is_not(tmp_path):
+    """Was: ``touch`` (or a copy, whose time is new) made hfrender's own partial output a
+    stranger's, and --resume was refused with "is not a partial output this hfrender
+    wrote". Its content decides now; a file of the same size with other bytes stays the
+    user's."""
+    import os
+
+    out = str(tmp_path / "p.mp4")
+    partial = tmp_path / "p.partial.mp4"
+    partial.write_bytes(bytes(range(256)) * 4096 + b"tail")  # past the fingerprint's 1 MiB
+    outputs.mark_partial(partial)
+    os.utime(partial, ns=(1, 10**9))  # touch: another time, the same bytes
+    outputs.check_partial_free(out)
+    partial.write_bytes(bytes(range(256)) * 4096 + b"TAIL")  # the same size, other bytes
+    with pytest.raises(outputs.WriterError, match="is not a partial output this hfrender"):
+        outputs.check_partial_free(out)
+    outputs.remove_partial(out)
+    assert partial.read_bytes().endswith(b"TAIL")  # the user's: kept

@@ -275,7 +275,7 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
     assert [r["status"] for r in again] == ["up-to-date", "up-to-date", "failed",
                                             "up-to-date", "up-to-date",
                                             "up-to-date"]  # the sequences too
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     with output_lock(str(tmp_path / "ray" / "out" / "broken.mp4")):  # another run writes it
         assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", "--summary",

@@ -461,3 +461,33 @@ def test_a_cut_under_samples_auto_is_not_told_to_raise_the_range_past_its_limit(
         "for its motion, so they may show steps; more than any count (4096): a cut between "
         "two sub-frames (nothing to mend: its frame draws the most) or an object faster than "
         "they can follow"), said
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_copies_of_a_lamp_a_few_pixels_across_are_warned_of(tmp_path, caplog):
+    """The lens hint looks at the frame's depth at the render's size (was: at a quarter of
+    it, where a lamp 3 px across was no pixel, and its 8 copies went unsaid)."""
+    from hfrender.cli import main
+
+    scene = tmp_path / "lamp.py"
+    scene.write_text(textwrap.dedent("""
+        import hfrender as hf
+
+        class Lamp(hf.Scene):
+            duration = 0.1
+            background = (0, 0, 0)
+
+            def setup(self):
+                self.add(hf.Sphere(position=(0, 0, -0.5), radius=0.0018))
+                self.camera.position = (0, 0, 0)
+                self.camera.look_at((0, 0, -1))
+                self.camera.f_stop = 1.4
+                self.camera.focus_distance = 2.0
+    """))
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "320x180",
+                     "--samples", "8"]) == 0
+    said = [r.getMessage() for r in caplog.records if "lens positions" in r.getMessage()]
+    lens = hf.Camera(f_stop=1.4, focus_distance=2.0).lens(None, aspect=16 / 9)
+    coc = float(lens.coc_px(np.array([0.4982]), 320)[0])  # the lamp's near face
+    assert len(said) == 1 and re.match(rf"frame 0 blurs up to {round(coc)} px", said[0]), said

@@ -205,3 +205,82 @@ def test_what_an_effects_library_user_passes_wrong_is_one_clear_line():
         with pytest.raises(InputError, match=message):
             call()
     np.testing.assert_array_equal(hf.curve_weights(np.array([1e308, 1e308]), 2), [0.5, 0.5])
+
+
+@pytest.mark.parametrize("call, message", [
+    # was: [0.333 0.667 0.] (3 weights, one zero), [0.5 0.5], a bare TypeError
+    (lambda: hf.curve_weights("triangle", 2.5), r"^window=2\.5 must be an integer >= 1$"),
+    (lambda: hf.curve_weights("box", 1.5), r"^window=1\.5 must be an integer >= 1$"),
+    (lambda: hf.curve_weights("box", "3"), r"^window='3' must be an integer >= 1$"),
+    # was: ZeroDivisionError; 3 outputs of no windows; numpy's TypeError; accepted
+    (lambda: hf.sliding_in_span(np.ones(4) / 4, 0, 0, 0, 8), r"^stride=0 must be an integer "
+     r">= 1$"),
+    (lambda: hf.sliding_in_span(np.ones(4) / 4, -1, 0, 0, 8), r"^stride=-1 must be"),
+    (lambda: hf.sliding_in_span(np.ones(4) / 4, 1.5, 0, 0, 8), r"^stride=1\.5 must be"),
+    (lambda: hf.sliding_in_span(np.ones(4) / 4, 1, 0, 5, 3), r"^halo=5 must be at most "
+     r"frame_count=3"),
+    (lambda: hf.sliding_in_span(np.ones(4) / 4, 1, -2, 0, 3), r"^first_index=-2 must be"),
+])
+def test_window_helpers_refuse_what_is_not_a_whole_count(call, message):
+    from hfrender.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        call()
+    k0, windows = hf.sliding_in_span(np.ones(4) / 4, 2, 4, 3, 6)  # frames 4..9, 7.. new
+    assert (k0, windows.count, list(windows.starts)) == (2, 2, [0, 2])
+    assert hf.curve_weights("box", np.int64(3)).tolist() == [1 / 3] * 3
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(method="bogus"), r"^dof method='bogus' is not one of"),
+    (dict(backend="nope"), r"^backend='nope' is not a backend"),
+    (dict(premultiplied=False), r"^premultiplied=False is for RGBA frames"),
+])
+def test_depth_of_field_refuses_an_argument_before_any_note_on_the_lens(bad, message):
+    """Was: "the circles of confusion ... reach only 0.95 px" warned, then the refusal."""
+    import warnings
+
+    from hfrender.errors import InputError
+
+    frame = np.full((8, 8, 3), 0.5, np.float32)
+    depth = np.full((8, 8), 3.0, np.float32)  # past the focus: a blur far under a pixel
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with pytest.raises(InputError, match=message):
+            hf.depth_of_field(frame, depth, focus_distance=2, f_stop=8, **bad)
+        assert said == []
+        hf.depth_of_field(frame, depth, focus_distance=2, f_stop=8)
+    assert "reach only" in str(said[0].message)  # the note itself, for a call that runs
+
+
+def test_a_list_of_what_is_not_a_numpy_frame_says_what_it_holds_and_what_to_give():
+    """Was: "... or a list of NumPy frames; got builtins.list" (the README takes a list)."""
+    from hfrender.errors import InputTypeError
+
+    class Tensor:  # a frame of another library: DLPack, not NumPy
+        def __dlpack__(self, stream=None):
+            raise BufferError("not used")
+
+    frames = np.zeros((4, 2, 2, 3), np.uint8)
+    with pytest.raises(InputTypeError, match=r"^frames is a list holding test_validation\."
+                       r"Tensor; a list takes NumPy frames: stack them into one array or "
+                       r"tensor \(torch\.stack\(frames\)\)$"):
+        hf.motion_blur([frames[0], Tensor()], window=2)
+    with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
+                       r"list takes NumPy frames: give an array of a pixel type"):
+        hf.motion_blur(frames.tolist(), window=2)
+
+
+def test_scalars_in_0_d_arrays_are_their_numbers():
+    """Was: ``focus_distance=np.array(2.0)`` refused as "not a distance" (``[2.0]`` taken)."""
+    rng = np.random.default_rng(7)
+    frame = rng.random((16, 16, 3), dtype=np.float32)
+    depth = np.linspace(1, 5, 256, dtype=np.float32).reshape(16, 16)
+    lens = dict(sensor_width_mm=2.0)  # 16 px across 2 mm: a blur of pixels
+    plain = hf.depth_of_field(frame, depth, focus_distance=2.0, f_stop=1.4, **lens)
+    boxed = hf.depth_of_field(frame, depth, focus_distance=np.array(2.0),
+                              f_stop=np.array(1.4), aperture_blades=np.array(6)[()], **lens)
+    np.testing.assert_array_equal(boxed, hf.depth_of_field(frame, depth, focus_distance=2.0,
+                                                           f_stop=1.4, aperture_blades=6,
+                                                           **lens))
+    assert np.abs(plain - frame).max() > 0.05  # blurred: the numbers were used

@@ -96,9 +96,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _holding(args: argparse.Namespace) -> ContextManager[None]:
     """The output an fx or reexpose writes, held for the run (one writer at a time:
-    :func:`hfrender.io.outputs.output_lock`; a render holds its own once its settings are
+    :func:`hfrender.io.output_lock.output_lock`; a render holds its own once its settings are
     resolved: ``-o`` may come from hfrender.toml)."""
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     output = getattr(args, "output", None)  # render's: its config's (cmd_render)
     if args.command in ("fx", "reexpose") and output:

@@ -105,7 +105,7 @@ def _parse(name: str, text: str | None, want: object) -> object:
 def cmd_batch(args: argparse.Namespace) -> int:
     from hfrender.engine.batch import load_jobs
     from hfrender.engine.batch_paths import check_jobs, check_summary
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     own, overrides = overrides_of(args.options)
     if own.get("verbose"):

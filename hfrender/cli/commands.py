@@ -177,7 +177,7 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from hfrender.io.outputs import output_lock
+    from hfrender.io.output_lock import output_lock
 
     config = _config_from(args)
     if not Path(args.file).is_file():

@@ -42,7 +42,7 @@ def cmd_still(args: argparse.Namespace) -> int:
         raise ConfigError(f"scene file not found: {args.file}")
     from hfrender.io import outputs
 
-    outputs.check_image_output(args.output)
+    outputs.check_writable(args.output)  # (its folder is made when it is written)
     k = _still_frame(args, full)
     picture = MemoryWriter()
     job = RenderJob(args.file, config, scene_name=args.scene, first_frame=k, count=1,

@@ -318,7 +318,8 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.outputs import kept_partial, output_lock
+    from hfrender.io.output_lock import output_lock
+    from hfrender.io.outputs import kept_partial
     from hfrender.io.resume import frames_kept, interrupted, kept_work
 
     result = JobResult(job.name, output=str(job.output))

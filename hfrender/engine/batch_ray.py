@@ -17,7 +17,7 @@ from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import HFRenderError
-from hfrender.io.outputs import output_lock
+from hfrender.io.output_lock import output_lock
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
 
@@ -91,7 +91,7 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
            i: int, held: ExitStack) -> Any:
     """Prepare a job for the cluster and start its tasks: (its runner, their references);
     "local" for a job only a run here can do; None if it failed (told through ``done``).
-    Its output is held in ``held`` (:func:`hfrender.io.outputs.output_lock`), taken before
+    Its output is held in ``held`` (:func:`hfrender.io.output_lock.output_lock`), taken before
     anything of the output's is touched; a job run here instead takes it there."""
     lock = ExitStack()
     try:

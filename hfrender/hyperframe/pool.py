@@ -337,6 +337,7 @@ class HyperFrame:
     apertures: np.ndarray | None = field(default=None, repr=False)  # (N, 2) lens points
     slot: Slot | None = field(default=None, repr=False)
     pool: HyperFramePool | None = field(default=None, repr=False)
+    released: bool = field(default=False, repr=False)  # its slot back in the pool
 
     def __post_init__(self) -> None:
         if self.timestamps is None:
@@ -394,3 +395,4 @@ class HyperFrame:
         if self.pool is not None and self.slot is not None:
             self.pool.release(self.slot)
             self.slot = None
+            self.released = True  # its frames are the next hyperframe's (fuse refuses it)

@@ -13,8 +13,7 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hfrender.errors import InputError
@@ -62,16 +61,32 @@ def _record(partial: Path) -> Path:
 def mark_partial(partial: str | Path) -> None:
     """Record ``partial`` (just written) as hfrender's own, to replace or remove later."""
     st = Path(partial).stat()
-    _record(Path(partial)).write_text(f"{st.st_size} {st.st_mtime_ns}\n")
+    _record(Path(partial)).write_text(f"{st.st_size} {st.st_mtime_ns} "
+                                      f"{_fingerprint(Path(partial))}\n")
+
+
+def _fingerprint(path: Path, span: int = 1 << 20) -> str:
+    """A hash of the file's first and last ``span`` bytes: the same file after ``touch`` or
+    a copy (whose time is new), without reading all of a long video."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        digest.update(fh.read(span))
+        fh.seek(max(0, path.stat().st_size - span))
+        digest.update(fh.read(span))
+    return digest.hexdigest()[:32]
 
 
 def _ours(partial: Path) -> bool:
+    """Whether ``partial`` is the file hfrender recorded: its size, and its time or (was:
+    refused after a ``touch`` or a copy) its content."""
     try:
-        size, mtime = _record(partial).read_text().split()
+        size, mtime, *print_ = _record(partial).read_text().split()
         st = partial.stat()
+        if st.st_size != int(size):
+            return False
+        return st.st_mtime_ns == int(mtime) or print_ == [_fingerprint(partial)]
     except (OSError, ValueError):
         return False
-    return (st.st_size, st.st_mtime_ns) == (int(size), int(mtime))
 
 
 def check_partial_free(output: str, what: str = "-o") -> None:
@@ -343,12 +358,6 @@ def _limit(folder: Path, name: str, default: int) -> int:
         return default
 
 
-def check_image_output(output: str) -> None:
-    """A single picture (``hfrender still``): files can be made where it goes (its folder
-    is made when it is written, where missing)."""
-    check_writable(output)
-
-
 def write_image(output: str, image: object) -> None:
     """Write a PNG (8 or 16 bits, as ``image``'s dtype) or an EXR (float16 or float32)
     whole or not at all (a temporary name beside it, then renamed)."""
@@ -370,51 +379,6 @@ def write_image(output: str, image: object) -> None:
     except OSError as exc:
         discard(str(tmp), made)
         raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None
-
-
-class OutputBusy(InputError):
-    """Another hfrender is writing the same output."""
-
-
-@contextmanager
-def output_lock(output: str, what: str = "-o",
-                doing: str = "is writing it; wait for it to finish, or write elsewhere"
-                ) -> Iterator[None]:
-    """Hold ``output`` while this run writes it: a second hfrender of this user writing the
-    same file or sequence (two shells, two batches) is refused in one line, not left to mix
-    its frames in. A lock file per output (keyed by its temporary name: ``%05d`` and
-    ``%5d`` are one) in the user's own folder of the temporary folder, ``flock``ed: the
-    system lets it go when the process ends, however it ends. Where it cannot be taken
-    (no ``fcntl``, the temporary folder not writable), the run goes on unlocked, said once."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    key = hashlib.sha1(str(Path(temporary(output)).parent if is_sequence(output)
-                           else temporary(output)).encode()).hexdigest()[:20]
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    try:
-        folder = Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        fh = open(folder / f"{key}.lock", "a+")
-    except OSError as exc:
-        log.warning("%s is not locked against a second run writing it: %s", output,
-                    exc.strerror or exc)
-        yield
-        return
-    with fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            who = fh.read().strip() or "another process"
-            raise OutputBusy(f"{what} {output}: another hfrender ({who}) {doing}") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"pid {os.getpid()}")
-        fh.flush()
-        yield
 
 
 def sequence_name(text: str) -> str:

@@ -115,6 +115,7 @@ class Scene:
         if not isinstance(obj, Object3D):
             raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
                                  f"got {type(obj).__name__}")
+        obj.geometry  # noqa: B018 - a Mesh made without load() refused here, at add()'s line
         self.objects.append(obj)
         return obj
 

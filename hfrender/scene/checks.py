@@ -74,7 +74,8 @@ def settable_names(cls: type) -> frozenset[str]:
 OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fstop": "f_stop",
                "clip_start": "near", "clip_end": "far", "hide_render": "visible",
                "fill_color": "color", "emission_strength": "emissive",
-               "ortho_scale": "ortho_height", "blades": "aperture_blades"}
+               "ortho_scale": "ortho_height", "blades": "aperture_blades",
+               "aperture": "f_stop", "dof": "f_stop", "use_dof": "f_stop"}
 TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
@@ -101,6 +102,9 @@ def _other_name(cls: type, name: str) -> str | None:
     meant = OTHER_NAMES.get(name)
     if name in TURNS and "target" in known_names(cls):
         return "; it is aimed, not turned: look_at((x, y, z)), or set its target"
+    if name in ("dof", "use_dof") and meant in known_names(cls):
+        return ("; depth of field is on where the camera has an f-stop: set f_stop (e.g. 2.8) "
+                "and focus_distance")
     if meant in known_names(cls):
         return f"; {name} is another tool's name (Blender's, manim's): here it is {meant!r}"
     if name in RENDER_OPTIONS:
@@ -114,9 +118,12 @@ def check_name(obj: object, name: str) -> None:
     are the object's own business); suggest the closest known name, or the name meant by
     another tool's (Blender's ``lens``: ``focal_length_mm``)."""
     cls = type(obj)
-    if name.startswith("_") or name in value_names(cls):  # every set of update(t): at once
+    if name.startswith("_") or name in settable_names(cls):  # every set of update(t): at once
         return
     what = cls.__name__
+    if name in value_names(cls):  # a read-only property (was: Python's "has no setter")
+        meant = " (it follows f_stop: set that)" if name == "has_dof" else ""
+        raise UnknownAttributeError(f"{what}.{name} is read-only{meant}")
     other = _other_name(cls, name)
     if other is not None:
         said = (f"{what}.{name} is a method" if name in method_names(cls)
@@ -125,7 +132,9 @@ def check_name(obj: object, name: str) -> None:
     if name in method_names(cls):
         raise UnknownAttributeError(f"{what}.{name} is a method: call it, "
                                     f"{what.lower()}.{name}(...), rather than set it")
-    close = difflib.get_close_matches(name, sorted(known_names(cls)), n=1)
+    # (not a read-only property: camera.dof suggested has_dof, which cannot be set)
+    close = difflib.get_close_matches(name, sorted(settable_names(cls) | method_names(cls)),
+                                      n=1)
     if close:
         hint = (f"; did you mean to call {close[0]}(...)?" if close[0] in method_names(cls)
                 else f"; did you mean {close[0]!r}?")

@@ -162,6 +162,27 @@ def _missing_files() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
+def _why_none(path: Path) -> str:
+    """Why trimesh found no triangles in ``path``, where its format tells (was: "no
+    triangles" for a binary STL cut short, or another file named .stl or .obj)."""
+    suffix, data = path.suffix.lower(), path.read_bytes()
+    if suffix == ".stl" and not data.lstrip().startswith(b"solid"):
+        if all(32 <= b < 127 or b in b"\t\r\n" for b in data[:84]):
+            return ": text that is not an ASCII STL (which begins 'solid'): not an STL file?"
+        count = int.from_bytes(data[80:84], "little")
+        if len(data) != 84 + 50 * count:
+            return (f": not a whole binary STL file (its header says {count:,} triangles, "
+                    f"{84 + 50 * count:,} bytes; the file has {len(data):,}): cut short, or "
+                    "not an STL file")
+    if suffix == ".obj":
+        lines = {line.split(maxsplit=1)[0] for line in data.splitlines() if line.strip()}
+        if b"v" not in lines:
+            return ": no vertex lines ('v x y z'): not an OBJ file?"
+        if b"f" not in lines:
+            return ": vertices but no face lines ('f ...'): points or lines, not a mesh"
+    return " (a model needs a triangle mesh)"
+
+
 def _read(shown: Path, path: Path, key: str) -> ModelData:
     trimesh = _trimesh()
     if path.suffix.lower() in (".glb", ".gltf"):
@@ -181,7 +202,7 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
         if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
             parts.append(_part(geom, np.asarray(transform, np.float64), gltf))
     if not parts:
-        raise ModelError(f"{shown}: the file has no triangles (a model needs a triangle mesh)")
+        raise ModelError(f"{shown}: the file has no triangles{_why_none(path)}")
     if missing:  # trimesh goes on without them, and says so only in its debug log
         log.warning("%s: %s %s not there (beside the model); drawn without %s, in the "
                     "model's colours", shown, ", ".join(missing),
@@ -301,7 +322,8 @@ class Mesh(Object3D):
     color: tuple = (1.0, 1.0, 1.0)
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name == "position" and isinstance(value, (str, os.PathLike)):  # hf.Mesh("a.glb")
+        if name == "position" and isinstance(value, (str, os.PathLike)) and \
+                "rotation" not in self.__dict__:  # hf.Mesh("a.glb"), not m.position = "1, 2"
             raise ModelError(f"hf.Mesh({str(value)!r}): a model is loaded with "
                              f"hf.Mesh.load({str(value)!r})")
         super().__setattr__(name, value)
@@ -333,17 +355,22 @@ class Mesh(Object3D):
         return obj
 
     @property
-    def geometry(self) -> str:  # type: ignore[override]
+    def model(self) -> ModelData:
+        """The model read from the file; a Mesh made without :meth:`load` has none."""
         model = getattr(self, "_model", None)
         if model is None:
             raise ModelError("this Mesh has no model: make it with hf.Mesh.load(path)")
-        return model.key
+        return model
+
+    @property
+    def geometry(self) -> str:  # type: ignore[override]
+        return self.model.key
 
     @property
     def bounds(self) -> np.ndarray:
         """(2, 3): the model's min and max corners in its own units (before placing)."""
-        return self._model.bounds.copy()
+        return self.model.bounds.copy()
 
     @property
     def triangles(self) -> int:
-        return self._model.triangles
+        return self.model.triangles

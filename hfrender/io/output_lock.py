@@ -1,0 +1,63 @@
+"""One writer of an output at a time: a second hfrender of this user writing the same file
+or sequence (two shells, two batches) is refused in one line."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hfrender.errors import InputError
+from hfrender.io.outputs import temporary
+from hfrender.io.sequence_names import is_sequence
+
+log = logging.getLogger(__name__)
+
+
+class OutputBusy(InputError):
+    """Another hfrender is writing the same output."""
+
+
+@contextmanager
+def output_lock(output: str, what: str = "-o",
+                doing: str = "is writing it; wait for it to finish, or write elsewhere"
+                ) -> Iterator[None]:
+    """Hold ``output`` while this run writes it: a second hfrender of this user writing the
+    same file or sequence (two shells, two batches) is refused in one line, not left to mix
+    its frames in. A lock file per output (keyed by its temporary name: ``%05d`` and
+    ``%5d`` are one) in the user's own folder of the temporary folder, ``flock``ed: the
+    system lets it go when the process ends, however it ends. Where it cannot be taken
+    (no ``fcntl``, the temporary folder not writable), the run goes on unlocked, said once."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    key = hashlib.sha1(str(Path(temporary(output)).parent if is_sequence(output)
+                           else temporary(output)).encode()).hexdigest()[:20]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    try:
+        folder = Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        fh = open(folder / f"{key}.lock", "a+")
+    except OSError as exc:
+        log.warning("%s is not locked against a second run writing it: %s", output,
+                    exc.strerror or exc)
+        yield
+        return
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            who = fh.read().strip() or "another process"
+            raise OutputBusy(f"{what} {output}: another hfrender ({who}) {doing}") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        yield
