@@ -1,5 +1,6 @@
 """``python -m hfrender`` and the ``hfrender`` command."""
 
+import signal
 import sys
 
 
@@ -11,7 +12,12 @@ def run() -> None:
     except KeyboardInterrupt:
         print("hfrender: interrupted", file=sys.stderr)
         sys.exit(130)
-    sys.exit(main())
+    code = main()
+    # done: a Ctrl-C or SIGTERM as the interpreter ends (its threads joined, files closed)
+    # changes nothing (was: 130, or "Exception ignored ... KeyboardInterrupt", exit 0 said)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

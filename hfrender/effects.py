@@ -46,7 +46,8 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     premultiplied : how RGBA frames carry alpha. ``True`` (default): colour is
         premultiplied (as hfrender renders it): every channel is blended alike, which is
         how light and coverage blend. ``False``: straight colour (as PNG files hold it):
-        premultiplied in float32 (a copy of the frames) in the space it is blended in,
+        premultiplied in float32 (a copy of the frames: 4x an 8-bit clip's memory, with
+        the blend's own working copies about 6x) in the space it is blended in,
         and made straight again after: a fully transparent pixel's colour does not count,
         and a still clip comes back as it was, faint pixels too.
         Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
@@ -108,10 +109,8 @@ def _apart(out: Any, *inputs: Any) -> Any:
 def _device_span(a: Any) -> tuple[int, int] | None:
     """The device addresses ``a`` spans (a CUDA array's data pointer and size), if any."""
     face = getattr(a, "__cuda_array_interface__", None)
-    if face is None:
-        return None
-    start = int(face["data"][0])
-    return start, start + int(a.nbytes)
+    start = None if face is None else int(face["data"][0])
+    return None if start is None else (start, start + int(a.nbytes))
 
 
 def _straight(light: np.ndarray, dtype: np.dtype, linear_light: bool) -> np.ndarray:

@@ -38,6 +38,11 @@ def test_info_reports_versions_backends_and_ffmpeg(capsys):
     assert "backend cpu: cpu (NumPy " in out
     check_cuda_line(out)  # true on machines with and without a GPU
     assert "ffmpeg: /" in out and "(version " in out
+    assert "(-v: every video encoder)" in out and "ffmpeg video encoders:" not in out
+    assert main(["info", "-v"]) == 0  # every video encoder, as the --codec error says
+    listed = capsys.readouterr().out.split("ffmpeg video encoders: ")[1].strip().split(", ")
+    assert {"libx264", "libvpx-vp9", "prores_ks", "ffv1"} <= set(listed)
+    assert "=" not in listed and "aac" not in listed and listed == sorted(listed)
 
 
 def test_info_names_the_gpu_where_cuda_works(capsys, monkeypatch):
@@ -55,7 +60,8 @@ def test_info_names_the_gpu_where_cuda_works(capsys, monkeypatch):
 
 def test_no_command_prints_help_and_exits_2(capsys):
     assert main([]) == 2
-    assert "info" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "info" in err and not out  # usage, as an error is (was: on stdout, exit 2)
 
 
 def test_console_script_module_entry_point():
@@ -123,7 +129,7 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
             signal.sigtimedwait([], 0.5)  # (delivered at once; this never returns first)
-        assert capsys.readouterr().err == f"\n{stopping}\n"
+        assert capsys.readouterr().err == f"{stopping}\n"  # not a tty: no blank line first
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)

@@ -114,7 +114,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--size", "640by360"], r"size='640by360' must be WIDTHxHEIGHT, e.g. 640x360"),
     (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
                                            r"width and height; use 640x360"),
-    (["render", BAR, "--codec", "nope264"], r"--codec nope264: this ffmpeg has no such encoder"),
+    (["render", BAR, "--codec", "zzz"], r"--codec zzz: this ffmpeg has no such encoder "
+     r"\(hfrender info -v lists its video encoders\)$"),  # was: "info lists them" (7 of 230)
+    (["render", BAR, "--codec", "libx246"], r"--codec libx246: this ffmpeg has no such encoder "
+     r"\(did you mean libx26[45]\? hfrender info -v lists its video encoders\)$"),
     (["render", BAR, "-o", "{tmp}/x.gif", "--codec", "libx264"], r"--codec libx264: -o .*x\.gif "
      r"cannot hold it \(ffmpeg: gif muxer supports only codec gif for type video\)$"),
     (["render", BAR, "-o", "{tmp}/x.mov", "--codec", "libvpx-vp9"], r"--codec libvpx-vp9: -o "

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import imageio.v3 as iio
 import numpy as np
 import pytest
 from render_helpers import linear, render_frames
@@ -694,3 +695,23 @@ def test_a_store_about_to_be_replaced_is_said_before_the_render(scene, tmp_path,
     assert [r.getMessage() for r in caplog.records] == [
         f"--keep-samples {store}: the store there ({subframes} sub-frames of spin.py) is "
         "replaced once this render completes; give another folder to keep it"]
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_reexpose_workers_takes_auto_as_its_errors_say(scene, tmp_path, capsys):
+    """Was: ``--workers auto`` refused by argparse, while ``--workers 0`` said "an integer
+    from 1 to 64 or 'auto'". auto is the default, 2; the same frames with 1."""
+    from hfrender.cli import main
+
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4, shutter=180.0)
+    outs = []
+    for workers in ("auto", "1"):
+        out = tmp_path / f"w{workers}" / "%03d.png"
+        assert main(["reexpose", str(store), "-o", str(out), "--workers", workers,
+                     "--quiet"]) == 0
+        outs.append([iio.imread(f) for f in sorted(out.parent.glob("*.png"))])
+    assert len(outs[0]) == len(outs[1]) > 0
+    assert all(np.array_equal(a, b) for a, b in zip(*outs, strict=True))
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "x.mp4"), "--workers", "0"]) == 2
+    assert "workers" in capsys.readouterr().err

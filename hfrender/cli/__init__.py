@@ -36,11 +36,13 @@ from hfrender.cli.common import (  # noqa: E402
     EXIT_USAGE,
     Said,
     Terminated,
+    complete,
     dashed_values_joined,
     first_line,
     interrupted_code,
     ray_alone_before_a_file,
     sequence_name,
+    was_complete,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
@@ -318,17 +320,25 @@ EXIT_SIGPIPE = 141  # the shell's status of a process whose output pipe closed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    complete(False)
     try:
         return _main(argv)
     except KeyboardInterrupt as exc:  # before (or after) a command's own handling of it
+        if was_complete():  # its output in place already: nothing was stopped
+            return 0
         print("hfrender: interrupted", file=sys.stderr)
         return interrupted_code(exc)
     except BrokenPipeError:  # stdout's reader went (hfrender info | head): quietly, as ls
-        try:  # Python's own flush at exit would fail on it again
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):  # no file descriptor (a captured stdout)
-            pass
+        _quiet_stdout()  # Python's own flush at exit would fail on it again
         return EXIT_SIGPIPE
+
+
+def _quiet_stdout() -> None:
+    """stdout sent to /dev/null from here on (a pipe gone, a full disk)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a captured stdout)
+        pass
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -344,8 +354,8 @@ def _main(argv: Sequence[str] | None) -> int:
                             "hfrender: %(levelname)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         handlers=[said])
-    if not getattr(args, "func", None):
-        parser.print_help()
+    if not getattr(args, "func", None):  # usage, as an error is (was: on stdout)
+        parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
         with _holding(args):
@@ -364,6 +374,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
+        if isinstance(exc, OSError) and was_complete():  # the report, not the work, failed
+            print(f"hfrender: error: the output is complete, but its report could not be "
+                  f"printed: {exc.strerror or exc}", file=sys.stderr)
+            _quiet_stdout()  # (Python's own flush at exit would fail on it again)
+            return EXIT_FAILED
         traceback.print_exception(exc, file=sys.stderr)
         print(f"hfrender: internal error: {type(exc).__name__}: {first_line(exc)} — this is a "
               "bug in hfrender; please report it with the command and the traceback above",

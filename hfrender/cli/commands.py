@@ -74,7 +74,10 @@ def cmd_info(args: argparse.Namespace) -> int:
                              "gif", "png") if e in enc]
         print(f"ffmpeg: {imageio_ffmpeg.get_ffmpeg_exe()} "
               f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
-              f"{len(enc)} encoders, among them: {', '.join(video)}")
+              f"{len(enc)} encoders, among them: {', '.join(video)}"
+              + ("" if getattr(args, "verbose", False) else " (-v: every video encoder)"))
+        if getattr(args, "verbose", False):
+            print(f"ffmpeg video encoders: {', '.join(sorted(ffmpeg_encoders('V')))}")
     except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
         print(f"ffmpeg: unavailable: {exc}")
     return 0

@@ -51,7 +51,8 @@ def on_sigint(signum, frame):  # noqa: ANN001 - signal handler signature
     Python does."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     _asked.append(KeyboardInterrupt)
-    print(f"\n{STOPPING}", file=sys.stderr, flush=True)
+    # (a line of its own after a progress bar; in a log, no blank line before it)
+    print(("\n" if sys.stderr.isatty() else "") + STOPPING, file=sys.stderr, flush=True)
     raise KeyboardInterrupt
 
 
@@ -72,9 +73,24 @@ def sigterm_interrupts() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous_int)
 
 
+_COMPLETE = {"done": False}
+
+
+def complete(done: bool = True) -> None:
+    """The command's output is in place: a Ctrl-C from here on (in its last line, or as it
+    returns) changes nothing, and :func:`hfrender.cli.main` exits 0 (was: 130, or a
+    traceback, in the 0.1 s after "wrote ..."). ``done=False``: a new command begins."""
+    _COMPLETE["done"] = done
+
+
+def was_complete() -> bool:
+    return _COMPLETE["done"]
+
+
 def finished_anyway(stats: Any, output: str) -> None:
     """The line for a Ctrl-C that came once every frame was in: the work in progress was
     the rest of the output, so it is complete (and the command succeeds)."""
+    complete()
     if getattr(stats, "stopped_late", False):
         print(f"hfrender: the interruption came after the last frame was made: {output} is "
               "complete", file=sys.stderr)

@@ -9,7 +9,9 @@ from typing import Any
 
 from hfrender.cli.common import (
     BACKEND_HELP,
+    auto_or_int,
     check_encoder,
+    complete,
     interrupted_code,
     kept_apart,
     progress_bar,
@@ -48,8 +50,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--backend", default=None, choices=("auto", "cpu", "cuda"),
                     help=BACKEND_HELP)
     rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
-    rx.add_argument("--workers", type=int, default=2,
-                    help="fusion threads (2: nothing is drawn, they have the cores)")
+    rx.add_argument("--workers", default="auto", metavar="auto|N",
+                    help="fusion threads (auto: 2, nothing is drawn, they have the cores)")
     rx.add_argument("--quiet", action="store_true")
     encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
@@ -62,6 +64,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.io.store import check_not_inside
     from hfrender.io.writers import check_output
 
+    workers = auto_or_int("workers", args.workers)  # (was: auto refused, named in errors)
+    args.workers = 2 if workers == "auto" else workers
     store = SampleStore.open(args.store)
     check_not_inside(args.store, args.output)
     s = store.settings
@@ -83,6 +87,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     figures = _expose(args, store, exposure, out)
     if isinstance(figures, int):  # interrupted: its exit status
         return figures
+    complete()
     if not args.quiet:
         used, kept = figures["used"], figures["subframes"]
         print(f"wrote {args.output}: {n_frames(figures['frames'])} from "

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 from hfrender.cli.commands import _config_from
-from hfrender.cli.common import output_notes
+from hfrender.cli.common import complete, output_notes
 from hfrender.config import ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
@@ -56,6 +56,7 @@ def cmd_still(args: argparse.Namespace) -> int:
                   scene=job.scene).prepare().run()
         panels.insert(0, plain.frames[0])
     outputs.write_image(args.output, np.concatenate(panels, axis=1))
+    complete()
     if not args.quiet:
         print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
               f"{output_notes(stats)}" + (", left: without effects" if args.compare else ""))

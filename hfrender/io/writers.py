@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, InputError
+from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -55,14 +55,14 @@ def raw_frame_shape(size: tuple[int, int], pix_fmt: str) -> tuple[int, int, int]
 
 
 @cache
-def ffmpeg_encoders() -> frozenset[str]:
-    """Names of the encoders of imageio-ffmpeg's ffmpeg binary."""
+def ffmpeg_encoders(kinds: str = "VAS") -> frozenset[str]:
+    """Names of the encoders of imageio-ffmpeg's ffmpeg binary (``kinds``: "V" video only)."""
     res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-encoders"],
                          capture_output=True, text=True, check=False)
     names = set()
     for line in res.stdout.splitlines():
         parts = line.split()
-        if len(parts) >= 2 and len(parts[0]) == 6 and parts[0][0] in "VAS":
+        if len(parts) >= 2 and len(parts[0]) == 6 and parts[0][0] in kinds and parts[1] != "=":
             names.add(parts[1])
     return frozenset(names)
 
@@ -131,9 +131,11 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
                           "(ProRes 4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
-    if chosen not in ffmpeg_encoders():
-        raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder (hfrender info "
-                          "lists them)")
+    if chosen not in ffmpeg_encoders():  # (was: "hfrender info lists them": 7 of 230)
+        near = nearest(chosen, sorted(ffmpeg_encoders("V")))
+        raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder ("
+                          + (f"did you mean {near[0]}? " if near else "")
+                          + "hfrender info -v lists its video encoders)")
     fmt = pix_fmt or "yuv420p"
     sw, sh = _chroma_steps(chosen, fmt)
     if size[0] % sw or size[1] % sh:
