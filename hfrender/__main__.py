@@ -1,5 +1,6 @@
 """``python -m hfrender`` and the ``hfrender`` command."""
 
+import os
 import signal
 import sys
 
@@ -14,9 +15,11 @@ def run() -> None:
         sys.exit(130)
     code = main()
     # done: a Ctrl-C or SIGTERM as the interpreter ends (its threads joined, files closed)
-    # changes nothing (was: 130, or "Exception ignored ... KeyboardInterrupt", exit 0 said)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # ends the process at once with main's status (was: 130, or "Exception ignored ...
+    # KeyboardInterrupt", the output complete); not ignored: a hung ending still stops
+    sys.stdout.flush()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: os._exit(code))
     sys.exit(code)
 
 

@@ -21,6 +21,11 @@ INV_GAMMA = 1 / 2.4  # the encoding curve's exponent (float32 in the kernels, as
 # weighted sums of code values whose weights are not exact binary fractions land a few
 # float32 ulps from exact halves; this bias sends those ties up, as integer arithmetic does
 TIE_BIAS = 1.0 / 4096
+# light this bright leaves a pixel's running box sum by a fresh sum of its window, not by a
+# subtraction: float64 keeps 2**-53 of it, which would take the dim light beside it along
+# (0.05 after a frame of 1e16 came out 0.0125 to the clip's end); under it, a subtraction
+# is off by at most 1e-10 (the CPU's backends/cpu/blur.py and the kernels' HF_RUNNING_LIMIT)
+RUNNING_LIMIT = float(2 ** 20)
 
 
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:

@@ -3,10 +3,9 @@ gaussian, or the caller's own weights), shared by the sampler and the effects li
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from hfrender import validate
 from hfrender.errors import InputError, InputTypeError
 
 CURVES = ("box", "triangle", "gaussian")
@@ -32,9 +31,7 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     ``"gaussian"`` (sigma = window / 6, truncated at the window edges), or an array of
     ``n`` non-negative weights.
     """
-    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 1:
-        # was: 2.5 gave 3 weights, one zero; '3' a bare TypeError
-        raise InputError(f"window={n!r} must be an integer >= 1")
+    n = validate.integer(n, "window", 1)  # (was: 2.5 gave 3 weights, one zero)
     if isinstance(curve, str):
         if curve not in CURVES:
             raise InputError(

@@ -151,3 +151,14 @@ def test_a_folder_that_is_a_broken_link_is_one_line_before_any_work(tmp_path, ca
         f"hfrender: error: -o {tmp_path / 'sl' / 'x' / name}: cannot make folder "
         f"{tmp_path / 'sl'}: it is a link to {tmp_path / 'gone'}, which does not exist\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sl"]
+
+
+def test_an_output_that_links_where_nothing_can_be_written_is_refused_up_front(tmp_path,
+                                                                                capsys):
+    """The review's: the check looked in the link's folder, the file went through the link
+    (/proc): the still rendered, then "cannot write"."""
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "out.png").symlink_to("/proc/hfrender-out.png")
+    assert main(["still", BAR, "-o", str(tmp_path / "w" / "out.png"), "--size", "32x8"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"hfrender: error: -o {tmp_path / 'w' / 'out.png'}: cannot write in /proc: ")

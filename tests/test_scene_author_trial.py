@@ -95,3 +95,19 @@ def test_a_mesh_made_without_load_is_refused_at_the_add_that_takes_it(tmp_path, 
     with pytest.raises(meshes.ModelError, match=r"^this Mesh has no model"):
         hf.Mesh().bounds  # noqa: B018 - the lookup is the test
     assert not (tmp_path / "x.png").exists()
+
+
+def test_a_mesh_subclass_keeps_a_field_of_its_own_named_model(ico):
+    """The review's: a public ``Mesh.model`` property took the name from a subclass's field
+    (``Car.load(p)``: "'str' object has no attribute 'key'")."""
+    from dataclasses import dataclass
+
+    @dataclass(eq=False)
+    class Car(hf.Mesh):
+        model: str = "sedan"
+
+    car = Car.load(ico)
+    assert car.model == "sedan" and car.triangles == 80
+    assert car.geometry == hf.Mesh.load(ico).geometry
+    scene = hf.Scene()
+    assert scene.add(car) is car

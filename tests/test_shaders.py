@@ -248,16 +248,18 @@ def test_gl_fragcoord_is_fragcoord_and_dfdy_points_up_as_on_shadertoy(tmp_path):
     assert (frame[..., 2] == 191).all()  # dFdy(fragCoord.y) = +1 (0.75: code 191)
 
 
-def test_itime_is_never_below_0_as_on_shadertoy(tmp_path):
-    """A centred shutter opens frame 0 before t = 0; a shader's iTime stays at 0 there
-    (was: half of frame 0's sub-frames at iTime < 0, where sqrt(iTime) is NaN: black).
-    Red: iTime below 0; green: sqrt(iTime) + 0.5, every sub-frame's at most 1/60 s."""
+def test_itime_follows_the_shutter_before_0_and_a_start_shutter_keeps_it_at_0_on(tmp_path):
+    """The centred shutter opens frame 0 before t = 0: iTime < 0 there (kept: drawing those
+    sub-frames at 0 stuck a copy of every moving shader at its t = 0 place); the README's
+    remedy for a shader that cannot take it, ``--shutter-position start``, keeps iTime at
+    0 and on. Red: iTime below 0."""
     path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
-                 "    c = vec4(iTime < 0.0 ? 1.0 : 0.0, sqrt(iTime) + 0.5, iDate.w, 1.0);\n}\n")
+                 "    c = vec4(iTime < 0.0 ? 1.0 : 0.0, 0.0, 0.0, 1.0);\n}\n")
     frames, _ = render_frames(path, size=(4, 2), samples=8, duration=2 / 30)
-    assert (frames[..., 0] == 0).all()
-    frame0 = frames[0].astype(int)
-    assert ((frame0[..., 1] >= 128) & (frame0[..., 1] <= 128 + 34)).all()  # sqrt(1/60) 0.13
+    assert (frames[0, ..., 0] > 100).all() and (frames[1, ..., 0] == 0).all()
+    start, _ = render_frames(path, size=(4, 2), samples=8, duration=2 / 30,
+                             shutter_position="start")
+    assert (start[..., 0] == 0).all()
 
 
 def test_a_comment_between_a_declarations_names_does_not_hide_them(tmp_path):
@@ -302,3 +304,12 @@ def test_samples_auto_draws_a_shader_at_the_default_count(tmp_path, caplog, samp
     assert not np.array_equal(fixed, render_frames(bar, samples=count + 1, **common)[0])
     assert (f"--samples auto: bar.frag is a fragment shader, with no geometry to measure its "
             f"motion by; {count} sub-frames a frame" in caplog.text)
+
+
+def test_dfdy_fine_and_coarse_point_up_as_dfdy_does(tmp_path):
+    """The review's: with GL_ARB_derivative_control, dFdyFine was -1 where dFdy was +1."""
+    path = _frag(tmp_path, "#extension GL_ARB_derivative_control : enable\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = vec4(0.5 + 0.25 * dFdyFine(p.y), 0.5 + 0.25 * dFdyCoarse(p.y),\n"
+                 "             0.5 + 0.25 * dFdy(p.y), 1.0);\n}\n")
+    assert (_one(path) == 191).all()  # each +1: 0.75, code 191

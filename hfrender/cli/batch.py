@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from hfrender.cli.common import (
+    complete,
     interrupted_code,
     progress_bar,
     sigterm_interrupts,
@@ -170,11 +171,13 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                   f"{_partial_of(jobs, running)}", file=sys.stderr)
             code = interrupted_code(exc)
     results = unfinished(jobs, finished, started, running)
-    if not quiet:
-        print(table(results))
     if own.get("summary"):
         Path(own["summary"]).parent.mkdir(parents=True, exist_ok=True)
         Path(own["summary"]).write_text(summary_json(results) + "\n")
+    if not code:  # every job ran and the summary is written: a Ctrl-C now changes nothing
+        complete()
+    if not quiet:
+        print(table(results))
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0

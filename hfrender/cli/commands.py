@@ -15,6 +15,7 @@ from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
+    complete,
     finished_anyway,
     first_line,
     interrupted_code,
@@ -315,6 +316,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
             return interrupted_code(exc)
         finally:
             finish()
+    complete()  # (the review's: a Ctrl-C in the line below said 130 of a finished render)
     if not config.quiet:
         print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
               f"{output_notes(stats)}, "

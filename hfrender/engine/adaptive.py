@@ -160,16 +160,16 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
     lens positions a frame draws more than twice :data:`GAP_DOF_PX` apart: they show as
     separate copies (8 of a lamp at f/1.4), where ``--samples auto`` or ``--dof depth``
     blur it smoothly."""
-    w, h = small = config.size
-    renderer = SceneRenderer(ctx, scene, small, True)
+    w, h = config.size
+    renderer = SceneRenderer(ctx, scene, (w, h), True)
     try:
         renderer.prepare()
         span = schedule.shutter_spans(np.array([k]))[0]
         t = 0.5 * float(span[0] + span[1])
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
-        depth = np.empty(small[::-1], np.float32)
+        depth = np.empty((h, w), np.float32)
         renderer.draw(t, k)
-        renderer.read_into(np.empty((small[1], small[0], 4), np.uint8), depth)
+        renderer.read_into(np.empty((h, w, 4), np.uint8), depth)
     finally:
         renderer.release()
     finite = depth[np.isfinite(depth)]

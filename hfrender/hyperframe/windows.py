@@ -7,11 +7,11 @@ last frame is new (not halo), so every output frame is computed exactly once.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from hfrender import validate
 from hfrender.errors import InputError
 
 
@@ -137,8 +137,7 @@ def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: in
     # (was: stride 0 a ZeroDivisionError, -1 no windows and no word)
     for name, value, low in (("stride", stride, 1), ("first_index", first_index, 0),
                              ("halo", halo, 0), ("frame_count", frame_count, 1)):
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-            raise InputError(f"{name}={value!r} must be an integer >= {low}")
+        validate.integer(value, name, low)
     if halo > frame_count:
         raise InputError(f"halo={halo} must be at most frame_count={frame_count} (the "
                          "carried frames are among the hyperframe's)")

@@ -320,6 +320,9 @@ def check_writable(output: str, what: str = "-o") -> None:
         why = (f"it is a link to {os.readlink(folder)}, which does not exist"
                if folder.is_symlink() and not folder.exists() else "it is a file")
         raise WriterError(f"{what} {output}: cannot make folder {folder}: {why}")
+    folder = Path(temporary(output)).parent  # where it is written (through links)
+    while not folder.exists() and folder != folder.parent:  # made when writing starts
+        folder = folder.parent
     try:
         fd, probe = tempfile.mkstemp(prefix=".hfrender-probe-", dir=folder)
     except OSError as exc:
@@ -354,7 +357,7 @@ def _names_fit(output: str, what: str, folder: Path) -> None:
 def _limit(folder: Path, name: str, default: int) -> int:
     try:
         return os.pathconf(folder, name)
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # (AttributeError: Windows has none)
         return default
 
 

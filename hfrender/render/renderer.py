@@ -342,13 +342,11 @@ class ShaderRenderer:
         import moderngl
 
         w, h = self.size
-        # never before 0, as on shadertoy.com (was: sqrt(iTime) NaN, frame 0 darkened)
-        t = max(float(t), 0.0)
         self.target.fbo.use()
         self.ctx.viewport = (0, 0, w, h)
         self.ctx.disable(moderngl.DEPTH_TEST)
         set_uniform(self.prog, "iResolution", (float(w), float(h), 1.0))
-        set_uniform(self.prog, "iTime", t)
+        set_uniform(self.prog, "iTime", float(t))
         set_uniform(self.prog, "iTimeDelta", 1.0 / self.fps)
         set_uniform(self.prog, "iFrameRate", float(self.fps))
         set_uniform(self.prog, "iFrame", int(frame))

@@ -354,9 +354,9 @@ class Mesh(Object3D):
         obj._model = load_model(p, path)
         return obj
 
-    @property
-    def model(self) -> ModelData:
-        """The model read from the file; a Mesh made without :meth:`load` has none."""
+    def _loaded(self) -> ModelData:
+        """The model read from the file; a Mesh made without :meth:`load` has none. (Not a
+        public name: a subclass's own field ``model`` stays its own.)"""
         model = getattr(self, "_model", None)
         if model is None:
             raise ModelError("this Mesh has no model: make it with hf.Mesh.load(path)")
@@ -364,13 +364,13 @@ class Mesh(Object3D):
 
     @property
     def geometry(self) -> str:  # type: ignore[override]
-        return self.model.key
+        return self._loaded().key
 
     @property
     def bounds(self) -> np.ndarray:
         """(2, 3): the model's min and max corners in its own units (before placing)."""
-        return self.model.bounds.copy()
+        return self._loaded().bounds.copy()
 
     @property
     def triangles(self) -> int:
-        return self.model.triangles
+        return self._loaded().triangles

@@ -134,8 +134,6 @@ extern "C" __global__ void hf_box_running_u8(
     }
 }
 
-#define HF_RUNNING_LIMIT 1048576.0  // 2^20 (hfrender/backends/cpu/blur.py RUNNING_LIMIT)
-
 // 16-bit code values: exact 64-bit sums. 16-bit linear light and float32: double sums of
 // the decoded values, mean rounded to float32 and encoded (as the CPU's _box_float).
 template <typename T>
@@ -156,8 +154,8 @@ __device__ void hf_box_running(const T* __restrict__ frames, long long frame_ele
         // light past HF_RUNNING_LIMIT leaves by a fresh sum: a double keeps 2^-53 of it, and
         // its subtraction would take the dim light beside it along (the CPU's _box_float)
         for (long long j = s - stride; !fresh && !exact && j < s; ++j)
-            fresh = fabs((double)hf_decode<T>(frames[j * frame_elems + e], mode, alpha, top,
-                                              lut)) >= HF_RUNNING_LIMIT;
+            fresh = !(fabs((double)hf_decode<T>(frames[j * frame_elems + e], mode, alpha, top,
+                                                lut)) < HF_RUNNING_LIMIT);  // a NaN too
         if (fresh) {
             iacc = (unsigned long long)(window / 2);
             facc = 0.0;

@@ -14,5 +14,7 @@ uniform int hf_linear_out;  // 1: a float target (--hdr): the display colour dec
 // along the picture's up, as on shadertoy.com: GL's row 0 is read back as the top row
 layout(origin_upper_left) in vec4 gl_FragCoord;
 #define dFdy(p) (-dFdy(p))
+#define dFdyFine(p) (-dFdyFine(p))
+#define dFdyCoarse(p) (-dFdyCoarse(p))
 layout(location = 0) out vec4 hf_fragColor;
 layout(location = 1) out float hf_depth;

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numpy as np
 
 from hfrender.backends.cpu.color import LOOKUP_CHUNK, Transfer, lookup
-from hfrender.color import decode16_table, encode8_table
+from hfrender.color import RUNNING_LIMIT, decode16_table, encode8_table
 from hfrender.hyperframe.windows import WindowWeights
 
 MIN_BAND_ROWS = 16  # rows per thread, at least
@@ -175,11 +175,6 @@ def _box_band(frames: np.ndarray, window: int, stride: int, linear_light: bool,
     return out
 
 
-# light this bright leaves a pixel's running sum by a fresh sum of the window, not by a
-# subtraction: float64 keeps 2**-53 of it, which would take the dim light beside it along
-# (0.05 after a frame of 1e16 came out 0.0125 to the clip's end); under it, a subtraction
-# is off by at most 1e-10 (shaders/cuda/fusion.cu's HF_RUNNING_LIMIT: the same pixels)
-RUNNING_LIMIT = float(2 ** 20)
 
 
 def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
@@ -199,24 +194,40 @@ def _box_float(frames: np.ndarray, window: int, stride: int, tf: Transfer,
     def value(j: int) -> np.ndarray:
         if frames.dtype != np.float32:  # (16-bit and half light stay under the limit)
             return tf.decode(frames[j], lin)
-        if j not in looked:  # (once a frame: as it enters the window)
-            looked.add(j)
-            if max(frames[j].max(), -frames[j].min()) >= RUNNING_LIMIT:
+        if j not in looked and stride < window:  # once a frame, as it enters (a sum of
+            looked.add(j)  # its own a window, with nothing subtracted, needs no look)
+            if _past_limit(frames[j]):
                 bright.add(j)
         return frames[j]  # linear light already: added as it is (no copy a frame)
 
     def refresh(gone: range, s: int) -> None:
-        """The pixels where light past the limit left: their window summed afresh."""
+        """The pixels where light past the limit (or a NaN) left: their window summed
+        afresh."""
         if bright.isdisjoint(gone):
             return
         where = np.nonzero(np.logical_or.reduce(
-            [np.abs(frames[j]) >= RUNNING_LIMIT for j in bright.intersection(gone)]))
+            [~(np.abs(frames[j]) < RUNNING_LIMIT) for j in bright.intersection(gone)]))
         acc[where] = 0.0
         for j in range(s, s + window):
             acc[where] += frames[j][where]
 
     _running(frames, window, stride, out.shape[0], acc, 0, value, emit, refresh)
     return out
+
+
+_LIMIT_BITS = np.array(RUNNING_LIMIT, np.float32).view(np.uint32)
+
+
+def _past_limit(frame: np.ndarray) -> bool:
+    """Whether a float32 frame may hold light of magnitude RUNNING_LIMIT or more, or a NaN
+    (which, subtracted, would stay in the sum to the clip's end; the pixels are then found
+    one by one): one pass over its bits where no sign bit is set (their order is the
+    numbers' there, a NaN's past any: half the cost of a max and a min), else a look at
+    every magnitude."""
+    top = frame.view(np.uint32).max()
+    if top < 0x80000000:
+        return bool(top >= _LIMIT_BITS)
+    return bool((~(np.abs(frame) < RUNNING_LIMIT)).any())
 
 
 def _running(frames: np.ndarray, window: int, stride: int, count: int, acc: np.ndarray,

@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, TIE_BIAS
+from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, RUNNING_LIMIT, TIE_BIAS
 from hfrender.dof_composite import FILL_FROM, FILL_FULL, SEEN_FROM, SEEN_ONE, SEEN_UNTIL
 from hfrender.dof_layers import NOISE, NOISE_W, ROLE_BACK, ROLE_BEHIND, ROLE_FAR, ROLE_FRONT
 from hfrender.optics import FRONT_TOLERANCE
@@ -36,7 +36,8 @@ def constants() -> dict[str, int | float]:
             "HF_ROLE_BACK": ROLE_BACK, "HF_ROLE_BEHIND": ROLE_BEHIND, "HF_ROLE_FAR": ROLE_FAR,
             "HF_DOF_FILL_FROM": FILL_FROM, "HF_DOF_FILL_FULL": FILL_FULL,
             "HF_PI": float(np.float32(np.pi)), "HF_DOF_SEEN_ONE": SEEN_ONE,
-            "HF_DOF_SEEN_FROM": SEEN_FROM, "HF_DOF_SEEN_UNTIL": SEEN_UNTIL}
+            "HF_DOF_SEEN_FROM": SEEN_FROM, "HF_DOF_SEEN_UNTIL": SEEN_UNTIL,
+            "HF_RUNNING_LIMIT": RUNNING_LIMIT}
 
 
 def defines() -> str:
