@@ -109,8 +109,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a finite number >= 0.001 and <= 1000"),
     (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096 or 'auto'$"),
     (["render", BAR, "--duration", "inf"], r"duration=inf must be a finite number > 0$"),
-    (["render", BAR, "--shutter", "0"], r"shutter=0: for no motion blur \(an instant "
-     r"shutter\) give --samples 1; a shutter is > 0 and <= 5760 degrees$"),
+    # was: "... give --samples 1", to a user who had (the shutter is what to leave)
+    (["render", BAR, "--shutter", "0", "--samples", "1"], r"shutter=0: for no motion blur "
+     r"\(an instant shutter\) leave the shutter as it is and give --samples 1 \(one "
+     r"sub-frame a frame, at its time\); a shutter is > 0 and <= 5760 degrees$"),
     (["render", BAR, "--size", "640by360"], r"size='640by360' must be WIDTHxHEIGHT, e.g. 640x360"),
     (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
                                            r"width and height; use 640x360"),

@@ -433,3 +433,49 @@ def test_a_depth_reader_fills_a_plane_with_a_one_frame_pass_once():
         np.testing.assert_array_equal(plane, want)
     with pytest.raises(FootageError, match="the depth pass ends at frame 3, the footage goes"):
         moving.into(plane, 3)
+
+
+def test_a_depth_sequence_is_paired_with_the_footage_by_frame_number(tmp_path, rng, capsys,
+                                                                    caplog):
+    """A compositor's trial: footage shot.1001-1003 with depth z.0999-1004 took z.0999 for
+    1001 (by place), and z.1003-1005 was taken silently too. Now each frame takes the depth
+    of its number; a frame with none is one line."""
+    import shutil
+
+    seq, depth = scene(tmp_path, rng)
+    shot = tmp_path / "shot"
+    shot.mkdir()
+    for i, f in enumerate(sorted(seq.iterdir())):
+        shutil.copy(f, shot / f"shot.{1001 + i}.png")
+    dseq = tmp_path / "z"
+    dseq.mkdir()
+    wrong = np.full_like(depth[0], 0.6)  # a depth nobody should read: another blur
+    for number in range(999, 1005):
+        d = depth[number - 1001] if 1001 <= number <= 1003 else wrong
+        (dseq / f"z.{number}.png").write_bytes(  # millimetres, as a compositor saves them
+            encode_png16(np.stack([np.rint(d * 1000).astype(np.uint16)] * 3, axis=-1)))
+    got = tmp_path / "got" / "%02d.png"
+    assert main(["fx", str(shot / "shot.%04d.png"), "-o", str(got), "--depth",
+                 str(dseq / "z.%04d.png"), "--depth-scale", "0.001", *LENS]) == 0
+    np.testing.assert_array_equal(outputs(got.parent), outputs(tmp_path / "want"))
+    for number in (999, 1000):
+        (dseq / f"z.{number}.png").unlink()
+    (dseq / "z.1001.png").unlink()  # z.1002-1004: 1001 has none (they overlap: refused)
+    assert main(["fx", str(shot / "shot.%04d.png"), "-o", str(tmp_path / "bad" / "%02d.png"),
+                 "--depth", str(dseq / "z.%04d.png"), "--depth-scale", "0.001", *LENS]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: depth {dseq / 'z.%04d.png'} holds frames 1002..1004, the footage "
+        "1001..1003: each frame takes the depth frame of its number\n")
+    # numbers apart from the footage's altogether (depth 2001..): in order, said
+    apart = tmp_path / "apart"
+    apart.mkdir()
+    for i, d in enumerate(depth):
+        (apart / f"z.{2001 + i}.png").write_bytes(
+            encode_png16(np.stack([np.rint(d * 1000).astype(np.uint16)] * 3, axis=-1)))
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(shot / "shot.%04d.png"), "-o", str(tmp_path / "order" /
+                     "%02d.png"), "--depth", str(apart / "z.%04d.png"), "--depth-scale",
+                     "0.001", *LENS]) == 0
+    np.testing.assert_array_equal(outputs(tmp_path / "order"), outputs(tmp_path / "want"))
+    assert ("holds frames 2001..2003, the footage 1001..1003: none of the same number, so "
+            "they pair in order (the footage's first with z.2001.png)") in caplog.text

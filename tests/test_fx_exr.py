@@ -214,3 +214,51 @@ def test_exr_frames_of_no_float_type_or_of_two_types_are_one_line(tmp_path, rng,
     assert capsys.readouterr().err.startswith(
         f"hfrender: error: {tmp_path / 'm' / '0001.exr'} is float32, but the sequence's "
         "first frame is half (float16), which the output keeps")
+
+
+def _parts(path, *parts):
+    """A multi-part EXR of ``parts``: (name, {channel: (H, W) float32})."""
+    import OpenEXR
+
+    OpenEXR.File([OpenEXR.Part({"compression": OpenEXR.ZIP_COMPRESSION, "name": name,
+                                "type": OpenEXR.scanlineimage}, channels)
+                  for name, channels in parts]).write(str(path))
+
+
+def test_multi_part_exrs_give_their_depth_part_and_their_colour_part(tmp_path, rng, capsys):
+    """A compositor's trial: a depth part beside the beauty was not read (the beauty's R
+    was, as depth); a colour part after another was not found ("no R, G, B (has Z)")."""
+    frames, depth = shot(tmp_path, rng, n=2)
+    (tmp_path / "mp").mkdir()
+    (tmp_path / "cp").mkdir()
+    for i, f in enumerate(frames):
+        colour = {c: np.ascontiguousarray(f[..., k]) for k, c in enumerate("RGB")}
+        _parts(tmp_path / "mp" / f"{i:04d}.exr", ("rgba", colour), ("depth", {"Z": depth}))
+        _parts(tmp_path / "cp" / f"{i:04d}.exr", ("depth", {"Z": depth}), ("rgba", colour))
+    from hfrender.io.images import exr_depth_channel, read_exr_depth
+
+    np.testing.assert_array_equal(read_exr_depth(tmp_path / "mp" / "0000.exr"), depth)
+    assert exr_depth_channel(tmp_path / "mp" / "0000.exr") == "Z (of part 'depth')"
+    for footage, name in (("in", "a"), ("cp", "b")):
+        assert main(["fx", str(tmp_path / footage / "%04d.exr"), "-o",
+                     str(tmp_path / name / "%04d.exr"), "--depth",
+                     str(tmp_path / "mp" / "%04d.exr"), *DOF[2:]]) == 0
+    want = hf.depth_of_field(frames, depth, **LENS)
+    for name in ("a", "b"):
+        np.testing.assert_allclose(outputs(tmp_path / name, 2, ".exr"), want, rtol=1e-6,
+                                   atol=1e-6)
+    _parts(tmp_path / "rg.exr", ("rg", {"R": depth, "G": depth}))
+    with pytest.raises(hf.InputError, match=r"^no B channel \(it has G, R\): a colour EXR "
+                                            r"holds R, G and B$"):
+        read_exr(tmp_path / "rg.exr")
+
+
+def test_an_exr_cut_short_is_said_damaged(tmp_path, rng, capsys):
+    """Was: "cannot read X: Invalid part index '0': file has 0 parts." alone."""
+    shot(tmp_path, rng, n=3)
+    cut = tmp_path / "in" / "0001.exr"
+    cut.write_bytes(cut.read_bytes()[:len(cut.read_bytes()) // 2])
+    assert main(["fx", str(tmp_path / "in" / "%04d.exr"), "-o",
+                 str(tmp_path / "o" / "%04d.exr"), "--motion-blur", "2", "--quiet"]) != 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"cannot read {cut}: damaged or cut short (OpenEXR" in last, last

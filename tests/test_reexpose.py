@@ -715,3 +715,28 @@ def test_reexpose_workers_takes_auto_as_its_errors_say(scene, tmp_path, capsys):
     assert all(np.array_equal(a, b) for a, b in zip(*outs, strict=True))
     assert main(["reexpose", str(store), "-o", str(tmp_path / "x.mp4"), "--workers", "0"]) == 2
     assert "workers" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_reexpose_writes_16_bit_png_and_warns_of_an_8_bit_stores_exr(scene, tmp_path, caplog):
+    """A compositor's trial: reexpose had no --bit-depth (a 16-bit render's store came back
+    as 8-bit PNG), and an 8-bit store's EXR said nothing of its light stopping at white."""
+    from hfrender.cli import main
+    from hfrender.io.images import read_png
+
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4, shutter=180.0)
+    out = tmp_path / "deep" / "%03d.png"
+    assert main(["reexpose", str(store), "-o", str(out), "--bit-depth", "16", "--quiet"]) == 0
+    deep = np.stack([read_png(f) for f in sorted(out.parent.glob("*.png"))])
+    codes = hf.SampleStore.open(store).expose()
+    assert deep.dtype == np.uint16 and deep.shape == codes.shape
+    assert np.abs(deep / 257.0 - codes).max() <= 0.5 + 1 / 257 and (deep % 257 != 0).any()
+    with caplog.at_level("WARNING"):
+        assert main(["reexpose", str(store), "-o", str(tmp_path / "x" / "%03d.exr"),
+                     "--quiet"]) == 0
+    assert f"{store} holds 8-bit sub-frames (rendered without --hdr): the EXR's light stops " \
+           "at white" in caplog.text
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "v.mp4"), "--bit-depth",
+                 "16"]) == 2
+    assert not (tmp_path / "v.mp4").exists()

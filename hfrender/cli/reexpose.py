@@ -4,7 +4,9 @@ with depth another focus) without rendering."""
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
@@ -24,6 +26,8 @@ from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
+
+log = logging.getLogger(__name__)
 
 
 def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
@@ -52,12 +56,16 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
     rx.add_argument("--workers", default="auto", metavar="auto|N",
                     help="fusion threads (auto: 2, nothing is drawn, they have the cores)")
+    rx.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
+                    help="image sequences: PNG 8 (default) or 16 bits; EXR 16 (half, "
+                         "default) or 32 (float)")
     rx.add_argument("--quiet", action="store_true")
     encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
 
 
 def cmd_reexpose(args: argparse.Namespace) -> int:
+    from hfrender.engine.deep_output import output_dtype
     from hfrender.engine.reexpose import Exposure, SampleStore
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.outputs import check_partial_free
@@ -72,7 +80,12 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
                           codec=args.codec, workers=args.workers, quiet=args.quiet,
                           crf=args.crf, preset=args.preset, bitrate=args.bitrate,
-                          pix_fmt=args.pix_fmt, transparent=bool(s.get("transparent")))
+                          pix_fmt=args.pix_fmt, transparent=bool(s.get("transparent")),
+                          bit_depth=args.bit_depth)  # (was: none; 8-bit PNG, half EXR)
+    output_dtype(args.output, args.bit_depth)  # (a video's is refused, before any work)
+    if Path(args.output).suffix.lower() == ".exr" and not s.get("hdr"):
+        log.warning("%s holds 8-bit sub-frames (rendered without --hdr): the EXR's light "
+                    "stops at white", args.store)
     exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
                         args.focus_distance, args.f_stop)
     check_output(config.output, config.size, config.codec, alpha=config.transparent,
@@ -123,7 +136,7 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> di
             figures = run_exposure(store, exposure, out.writer, backend=args.backend,
                                    workers=args.workers, dof_method=args.dof_method,
                                    progress=progress,
-                                   dtype=output_dtype(args.output, None))
+                                   dtype=output_dtype(args.output, args.bit_depth))
             out.finish()
             return figures
         except KeyboardInterrupt as exc:

@@ -57,7 +57,7 @@ from hfrender.io.footage import (
     start_decoding,
 )
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
-from hfrender.io.sequence_files import sequence_files
+from hfrender.io.sequence_files import sequence_files, sequence_start
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
 from hfrender.shutter_curve import curve_weights
 
@@ -238,8 +238,10 @@ class FxJob:
             raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
         if s.depth is not None:
             s.check_size(footage.size)
+            numbered = not Path(self.source).is_file()  # a sequence: its frames' numbers
             self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
-                                   footage.count, s.lens_for, s.depth_resize)
+                                   footage.count, s.lens_for, s.depth_resize,
+                                   sequence_start(self.source) if numbered else None)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
                      alpha=written_format(footage.pix_fmt, self.output, s.codec)[1])

@@ -28,7 +28,7 @@ from hfrender.io.images import (
     unreadable,
 )
 from hfrender.io.probe import FootageError
-from hfrender.io.sequence_files import sequence_files
+from hfrender.io.sequence_files import sequence_files, sequence_start
 from hfrender.optics import Lens
 
 log = logging.getLogger(__name__)
@@ -198,6 +198,11 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
                            "sequence (a folder or a pattern such as depth/%05d.png), or one "
                            "such image for every frame")
+    return _sequence(path, files, scale, zero_is_sky)
+
+
+def _sequence(path: str, files: list[Path], scale: float, zero_is_sky: bool) -> DepthPass:
+    """The depth pass of an image sequence's ``files``, in order."""
     first = _read_one(files[0])
     metres = _metres(first, scale, zero_is_sky)
 
@@ -212,17 +217,43 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                      _note(path, first, scale), files=files)
 
 
+def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | None,
+               count: int) -> DepthPass:
+    """A depth sequence's frames paired with a numbered footage's by their numbers (was:
+    by place: shot.1001 defocused with z.1003), the depth's other frames left out; numbers
+    that overlap but miss some of the footage's are one line; numbers apart from them
+    altogether (frames 0.. beside depth 1001..) pair by place, said in a warning."""
+    if depth.files is None or depth.static or first is None:
+        return depth
+    start = sequence_start(depth.path)
+    if start == first:
+        return depth
+    skip, end = first - start, start + depth.count - 1
+    if 0 <= skip and skip + count <= depth.count:
+        return _sequence(depth.path, depth.files[skip:skip + count], scale, zero_is_sky)
+    if start <= first + count - 1 and first <= end:
+        raise FootageError(f"depth {depth.path} holds frames {start}..{end}, the footage "
+                           f"{first}..{first + count - 1}: each frame takes the depth frame "
+                           "of its number")
+    log.warning("depth %s holds frames %d..%d, the footage %d..%d: none of the same number, "
+                "so they pair in order (the footage's first with %s)", depth.path, start, end,
+                first, first + count - 1, depth.files[0].name)
+    return depth
+
+
 RESIZES = ("nearest", "linear")  # how a depth pass of another size is scaled to the footage
 ASPECT_SLACK = 0.02  # a resized depth's width / height within 2% of the footage's
 
 
 def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
-              lens_for: Callable[[np.ndarray], Lens], resize: str | None = None) -> DepthPass:
+              lens_for: Callable[[np.ndarray], Lens], resize: str | None = None,
+              first: int | None = None) -> DepthPass:
     """:func:`open_depth`, checked against footage of ``size`` (w, h) and ``count`` frames
     (one line where it does not fit; another size scaled to it with ``resize``, one of
-    :data:`RESIZES`); what looks wrong with its units or the focus said in warnings; its
-    range and the blur it makes (``-v``), with ``lens_for(first frame)``."""
-    depth = open_depth(path, scale, zero_is_sky)
+    :data:`RESIZES`), a sequence's frames by number where the footage's are numbered from
+    ``first``; what looks wrong with its units or the focus said in warnings; its range and
+    the blur it makes (``-v``), with ``lens_for(first frame)``."""
+    depth = _by_number(open_depth(path, scale, zero_is_sky), scale, zero_is_sky, first, count)
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) != (w, h):
         depth = _resized(depth, size, resize)

@@ -4,6 +4,7 @@ types); an EXR file alone is a sequence of one frame."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,10 @@ def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
     try:
         img = read_exr(path)
     except Exception as exc:  # noqa: BLE001 - OpenEXR's message, or no R, G, B
-        said = str(exc).strip().splitlines()
-        raise FootageError(f"cannot read {path}: {said[0] if said else type(exc).__name__}"
-                           ) from None
+        said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        if re.search(r"part|chunk|scanline|corrupt|truncat|unexpected end", said, re.I):
+            said = f"damaged or cut short (OpenEXR: {said})"  # (was: its words alone)
+        raise FootageError(f"cannot read {path}: {said}") from None
     if img.dtype.kind != "f":
         raise FootageError(f"{path}: {img.dtype} channels; fx reads EXR light as half or "
                            "32-bit float")

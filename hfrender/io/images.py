@@ -226,17 +226,31 @@ def depth_channel(names: Iterable[str]) -> str | None:
     whose name holds "depth", such as Blender's ``Denoising Depth.Z``), else the file's
     only channel if it names no pass. Other passes' channels (``Mist.Z``, 0-1;
     ``Normal.Z``, ``Vector.Z``, ``Position.Z``) are no distance: never taken."""
+    return _depth_choice(names)[1]
+
+
+def _depth_choice(names: Iterable[str]) -> tuple[int, str | None]:
+    """(how sure, 0 most, the name) of :func:`depth_channel`: a Z or a depth pass is 0; Y,
+    R, V or a lone channel 1 (in a multi-part file another part's Z comes first)."""
     names = sorted(names)
     name = next((n for n in DEPTH_CHANNELS if n in names), None)
     if name is not None:
-        return name
+        return int(name in ("Y", "R", "V")), name
     passes = [(n.lower().split(".")[-2], n) for n in names
               if n.lower().endswith((".z", ".v")) and n.count(".") >= 1]
     for wanted in (lambda p: p == "depth", lambda p: "depth" in p):
         name = next((n for p, n in passes if wanted(p)), None)
         if name is not None:
-            return name
-    return names[0] if len(names) == 1 and "." not in names[0] else None
+            return 0, name
+    return 1, names[0] if len(names) == 1 and "." not in names[0] else None
+
+
+def _depth_part(parts: list[Iterable[str]]) -> tuple[int, str | None]:
+    """(part, channel) of a file's depth: the surest of its parts' (was: part 0's alone,
+    so a multi-part file's beauty R was read as depth beside its depth part's Z)."""
+    ranked = [(*_depth_choice(names), i) for i, names in enumerate(parts)]
+    sure, name, part = min(ranked, key=lambda r: (r[1] is None, r[0], r[2]))
+    return part, name
 
 
 def read_exr_depth(path: str | Path) -> np.ndarray:
@@ -245,13 +259,14 @@ def read_exr_depth(path: str | Path) -> np.ndarray:
     channel)."""
     exr = _openexr()
     with exr.File(str(path), separate_channels=True) as f:
-        ch = f.channels()
-        name = depth_channel(ch)
+        part, name = _depth_part([p.channels for p in f.parts])
         if name is None:
+            names = sorted({n for p in f.parts for n in p.channels})
             raise InputError(f"{path}: no depth channel (Z, Depth.Z, Y or R) among "
-                             f"{', '.join(sorted(ch))} (a mist, normal or vector pass is "
+                             f"{', '.join(names)} (a mist, normal or vector pass is "
                              "no distance: render the Z / Depth pass)")
-        return displayed(f.header(), np.asarray(ch[name].pixels), np.inf)  # nothing: sky
+        chosen = f.parts[part]  # (nothing in its data window: sky)
+        return displayed(chosen.header, np.asarray(chosen.channels[name].pixels), np.inf)
 
 
 def displayed(header: dict, pixels: np.ndarray, fill: float = 0.0) -> np.ndarray:
@@ -273,19 +288,26 @@ def displayed(header: dict, pixels: np.ndarray, fill: float = 0.0) -> np.ndarray
 def exr_depth_channel(path: str | Path) -> str | None:
     """The name of the channel :func:`read_exr_depth` reads from ``path``."""
     with _openexr().File(str(path), header_only=True) as f:  # its pixels not read
-        return depth_channel(c.name for c in f.header()["channels"])
+        part, name = _depth_part([[c.name for c in p.header["channels"]] for p in f.parts])
+        own = f.parts[part].header.get("name") if len(f.parts) > 1 else None
+        return None if name is None else f"{name} (of part {own!r})" if own else name
 
 
 def read_exr(path: str | Path) -> np.ndarray:
     """An EXR's RGB(A) channels as (H, W, 3|4), in the file's own type, over its display
     window (:func:`displayed`)."""
     exr = _openexr()
-    with exr.File(str(path), separate_channels=True) as f:
-        ch = f.channels()
-        names = [n for n in "RGBA" if n in ch]
-        if names[:3] != ["R", "G", "B"]:
-            raise InputError(f"{path}: no R, G, B channels (has {', '.join(sorted(ch))})")
-        return displayed(f.header(), np.stack([ch[n].pixels for n in names], axis=-1))
+    with exr.File(str(path), separate_channels=True) as f:  # of a multi-part file, the
+        part = next((p for p in f.parts if {"R", "G", "B"} <= set(p.channels)), None)  # first
+        if not f.parts:  # (OpenEXR reads a file cut short as one of no parts)
+            raise InputError("damaged or cut short (OpenEXR finds no part in it)")
+        if part is None:  # part with colour (was: part 0's alone)
+            has = sorted({n for p in f.parts for n in p.channels})
+            lack = [n for n in "RGB" if n not in has]
+            raise InputError(f"no {', '.join(lack)} channel{'s' * (len(lack) > 1)} (it has "
+                             f"{', '.join(has)}): a colour EXR holds R, G and B")
+        names = [n for n in "RGBA" if n in part.channels]
+        return displayed(part.header, np.stack([part.channels[n].pixels for n in names], -1))
 
 
 def unreadable(path: Path, exc: Exception, what: str = "", hint: str = "") -> str:
