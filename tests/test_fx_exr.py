@@ -262,3 +262,27 @@ def test_an_exr_cut_short_is_said_damaged(tmp_path, rng, capsys):
                  str(tmp_path / "o" / "%04d.exr"), "--motion-blur", "2", "--quiet"]) != 0
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert f"cannot read {cut}: damaged or cut short (OpenEXR" in last, last
+
+
+def test_an_exr_shot_keeps_its_pixel_aspect_and_primaries(tmp_path, rng):
+    """A compositor's trial: fx EXR -> EXR wrote pixel aspect 1 and no chromaticities,
+    so an anamorphic ACES plate came back square and Rec. 709 in Nuke."""
+    import OpenEXR
+
+    from hfrender.io.images import exr_kept
+
+    aces = (0.713, 0.293, 0.165, 0.830, 0.128, 0.044, 0.32168, 0.33767)
+    look = {"pixelAspectRatio": 2.0, "chromaticities": aces}
+    frames = rng.random((4, H, W, 3), dtype=np.float32)
+    (tmp_path / "in").mkdir()
+    for i, f in enumerate(frames):
+        encode_exr(tmp_path / "in" / f"{i:04d}.exr", f, look)
+    assert main(["fx", str(tmp_path / "in" / "%04d.exr"), "-o",
+                 str(tmp_path / "out" / "%04d.exr"), "--motion-blur", "2", "--quiet"]) == 0
+    got = exr_kept(tmp_path / "out" / "0000.exr")
+    assert got["pixelAspectRatio"] == 2.0
+    np.testing.assert_allclose(got["chromaticities"], aces, rtol=1e-6)
+    with OpenEXR.File(str(tmp_path / "out" / "0001.exr"), header_only=True) as f:
+        assert f.header()["pixelAspectRatio"] == 2.0
+    assert main(["fx", str(tmp_path / "in" / "%04d.exr"), "-o",
+                 str(tmp_path / "png" / "%04d.png"), "--motion-blur", "2", "--quiet"]) == 0

@@ -26,6 +26,7 @@ from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
 from hfrender.io.footage import FootageError
+from hfrender.io.images import exr_kept
 from hfrender.io.pixels import ALPHA, FLOAT
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
@@ -36,7 +37,7 @@ from hfrender.io.segments import (
     resumable,
     work_dir,
 )
-from hfrender.io.sequence_files import sequence_start
+from hfrender.io.sequence_files import sequence_files, sequence_start
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 
@@ -200,8 +201,12 @@ class FxOutput:
         else:
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
+        source = Path(self.source) if Path(self.source).is_file() else \
+            sequence_files(self.source)[0]  # (was: an EXR's pixel aspect, primaries lost)
+        kept = exr_kept(source) if self.output.lower().endswith(".exr") and \
+            source.suffix.lower() == ".exr" else None
         self.writer = PngSequenceWriter(self.tmp, self.footage.size, first + self.start,
-                                        self.start)
+                                        self.start, kept)
 
     def finish(self) -> None:
         """Every frame was written: finalise, and put the output in place (a sequence's

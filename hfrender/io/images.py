@@ -202,16 +202,29 @@ def check_exr() -> None:
     _openexr()
 
 
-def encode_exr(path: str | Path, frame: np.ndarray) -> None:
+# what an EXR says of its picture that a blurred copy of it keeps (a compositor reads an
+# anamorphic plate's pixel aspect, and its primaries, from them)
+EXR_KEPT = ("pixelAspectRatio", "chromaticities", "whiteLuminance", "adoptedNeutral")
+
+
+def exr_kept(path: str | Path) -> dict:
+    """The :data:`EXR_KEPT` attributes of an EXR's header (its pixels not read)."""
+    with _openexr().File(str(path), header_only=True) as f:
+        header = f.header()
+        return {k: header[k] for k in EXR_KEPT if k in header}
+
+
+def encode_exr(path: str | Path, frame: np.ndarray, kept: dict | None = None) -> None:
     """A (H, W, 3|4) float16/float32 frame of linear light (premultiplied alpha, as EXR
-    defines it) into an EXR file (ZIP compression, scanlines)."""
+    defines it) into an EXR file (ZIP compression, scanlines); ``kept``: the input's
+    :func:`exr_kept` attributes, written too."""
     exr = _openexr()
     if frame.dtype not in (np.float16, np.float32) or frame.shape[-1] not in (3, 4):
         raise ValueError(f"frame is {frame.dtype} {frame.shape}; EXR takes float16 or "
                          "float32 (H, W, 3 or 4)")
     name = "RGBA" if frame.shape[-1] == 4 else "RGB"
     header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
-              "software": SOFTWARE}
+              "software": SOFTWARE, **(kept or {})}
     with exr.File(header, {name: np.ascontiguousarray(frame)}) as f:
         f.write(str(path))
 

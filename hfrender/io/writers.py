@@ -306,9 +306,9 @@ class PngSequenceWriter(Closing):
     """
 
     def __init__(self, pattern: str, size: tuple[int, int], start: int = 0,
-                 kept: int = 0) -> None:
-        check_output(pattern, size)
-        self.pattern, self.size, self.index = pattern, size, start
+                 kept: int = 0, exr_kept: dict | None = None) -> None:
+        check_output(pattern, size)  # (exr_kept: an EXR input's pixel aspect, primaries)
+        self.pattern, self.size, self.index, self.exr_kept = pattern, size, start, exr_kept
         self.frames_written, self.kept = 0, kept
 
     @property
@@ -327,7 +327,7 @@ class PngSequenceWriter(Closing):
         tmp = f"{path}.part"
         try:
             if path.lower().endswith(".exr"):
-                encode_exr(tmp, frame)
+                encode_exr(tmp, frame, self.exr_kept)
             elif frame.dtype == np.uint16:
                 Path(tmp).write_bytes(encode_png16(frame))
             else:
