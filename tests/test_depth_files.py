@@ -479,3 +479,24 @@ def test_a_depth_sequence_is_paired_with_the_footage_by_frame_number(tmp_path, r
     np.testing.assert_array_equal(outputs(tmp_path / "order"), outputs(tmp_path / "want"))
     assert ("holds frames 2001..2003, the footage 1001..1003: none of the same number, so "
             "they pair in order (the footage's first with z.2001.png)") in caplog.text
+
+
+@pytest.mark.parametrize("channel, warned", [("G", True), ("Z", False), ("R", False)])
+def test_an_exr_depth_of_a_lone_channel_that_names_no_depth_is_warned_of(tmp_path, rng,
+                                                                         caplog, channel,
+                                                                         warned):
+    """A compositor's trial: a G-only EXR was taken as depth without a word."""
+    exr = pytest.importorskip("OpenEXR")
+    seq, depth = scene(tmp_path, rng)
+    dseq = tmp_path / "depth"
+    dseq.mkdir()
+    for i, d in enumerate(depth):
+        with exr.File({"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage},
+                      {channel: d}) as f:
+            f.write(str(dseq / f"{i:04d}.exr"))
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "got" / "%02d.png"), "--depth",
+                     str(dseq / "%04d.exr"), *LENS]) == 0
+    said = "each EXR's channel G, its only one, which names no depth (Z, depth.Z, Y or R)"
+    assert (said in caplog.text) == warned
+    np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))

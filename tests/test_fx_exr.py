@@ -286,3 +286,16 @@ def test_an_exr_shot_keeps_its_pixel_aspect_and_primaries(tmp_path, rng):
         assert f.header()["pixelAspectRatio"] == 2.0
     assert main(["fx", str(tmp_path / "in" / "%04d.exr"), "-o",
                  str(tmp_path / "png" / "%04d.png"), "--motion-blur", "2", "--quiet"]) == 0
+
+
+def test_an_exr_of_another_size_in_a_sequence_is_refused_before_any_work(tmp_path, rng,
+                                                                         capsys):
+    """A compositor's trial: it was found mid-stream ("the 4 frames finished so far are
+    in ..."); a PNG sequence's was refused up front, as this is now."""
+    frames, _ = shot(tmp_path, rng)
+    encode_exr(tmp_path / "in" / "0004.exr", frames[4][:, :32])
+    out = tmp_path / "o" / "%04d.exr"
+    assert main(["fx", str(tmp_path / "in"), "-o", str(out), "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {tmp_path / 'in' / '0004.exr'}: "
+                                       f"32x{H}, but the sequence starts at {W}x{H}\n")
+    assert not (tmp_path / "o").exists()

@@ -162,3 +162,21 @@ def test_an_output_that_links_where_nothing_can_be_written_is_refused_up_front(t
     assert main(["still", BAR, "-o", str(tmp_path / "w" / "out.png"), "--size", "32x8"]) == 2
     assert capsys.readouterr().err.startswith(
         f"hfrender: error: -o {tmp_path / 'w' / 'out.png'}: cannot write in /proc: ")
+
+
+@pytest.mark.parametrize("name", ["a.mp4", "a.gif", "a.png"])
+def test_an_output_that_is_a_link_is_written_through_it(tmp_path, name):
+    """A CLI trial: the link was replaced by a file of its own (its target left stale). Now
+    the link stays, and the file it points to is the new output."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / name).write_bytes(b"old")
+    link = tmp_path / name
+    link.symlink_to(tmp_path / "real" / name)
+    command = ["still", BAR, "--size", "32x8", "--quiet"] if name.endswith(".png") else \
+        ["render", BAR, *SMALL]
+    assert main([*command, "-o", str(link)]) == 0
+    assert link.is_symlink() and link.resolve() == tmp_path / "real" / name
+    target = tmp_path / "real" / name
+    got = (decode_video(target) if name.endswith(".mp4") else iio.imread(target, index=None))
+    assert got.shape[-3:-1] == (8, 32) and target.stat().st_size > 3
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == [name]

@@ -20,6 +20,7 @@ from hfrender import validate
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io.images import (
+    DEPTH_CHANNELS,
     exr_depth_channel,
     imageio_v3,
     png_colour,
@@ -212,7 +213,11 @@ def _sequence(path: str, files: list[Path], scale: float, zero_is_sky: bool) -> 
             yield _metres(_read_one(f), scale, zero_is_sky)
 
     if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
-        log.info("depth %s: each EXR's channel %s", path, exr_depth_channel(files[0]))
+        channel = exr_depth_channel(files[0]) or ""
+        lone = channel.split(" ")[0] not in DEPTH_CHANNELS and "depth" not in channel.lower()
+        (log.warning if lone else log.info)(  # (was: a lone G or A taken without a word)
+            "depth %s: each EXR's channel %s%s", path, channel,
+            ", its only one, which names no depth (Z, depth.Z, Y or R)" if lone else "")
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), metres,
                      _note(path, first, scale), files=files)
 

@@ -50,3 +50,21 @@ def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
         raise FootageError(f"{path}: {int(bad.sum())} NaN or infinite value(s), the first at "
                            f"pixel ({x}, {y}); fx needs finite light")
     return img
+
+
+def check_exr_sizes(files: list[Path], size: tuple[int, int]) -> None:
+    """Every EXR of a sequence pictures ``size`` (w, h), told from the headers before any
+    work (was: found mid-stream, after frames were made); a header that cannot be read is
+    left to the frame's own read, which says why."""
+    import OpenEXR
+
+    for f in files[1:]:
+        try:
+            with OpenEXR.File(str(f), header_only=True) as exr:
+                (x0, y0), (x1, y1) = exr.header()["displayWindow"]
+        except Exception:  # noqa: BLE001 - damaged: said when the frame is read
+            continue
+        w, h = int(x1) - int(x0) + 1, int(y1) - int(y0) + 1
+        if (w, h) != tuple(size):
+            raise FootageError(f"{f}: {w}x{h}, but the sequence starts at "
+                               f"{size[0]}x{size[1]}")

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.io.exr_footage import exr_frame, is_exr_file
+from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_exr_file
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
@@ -274,6 +274,7 @@ def _open_exr(path: str, files: list[Path], fps: float) -> SequenceFootage:
     fx asks of any footage, ``pix_fmt="rgb"``: its own alpha and depth)."""
     first = exr_frame(files[0], 0)
     h, w, c = first.shape
+    check_exr_sizes(files, (w, h))
     return SequenceFootage(path, fps, (w, h), len(files), files,
                            pix_fmt="rgbaf32" if c == 4 else "rgbf32", stored=first.dtype)
 

@@ -33,7 +33,8 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     listing = folder / "join.txt"
     # names relative to the list (all segments sit beside it): no quoting of the path
     listing.write_text("".join(f"file '{f.name}'\n" for f in files))
-    tmp = Path(output).with_name(f".{Path(output).name}.joining{Path(output).suffix}")
+    final = Path(output).resolve()  # through a link at the output, to its file
+    tmp = final.with_name(f".{final.name}.joining{final.suffix}")
     cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
                        audio_from, str(listing.name), timecode=timecode, codec=codec)
     try:
@@ -50,4 +51,4 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last} (the "
                           f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
-    os.replace(tmp, output)
+    os.replace(tmp, final)

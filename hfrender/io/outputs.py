@@ -203,8 +203,8 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
             for f in frames:
                 os.replace(f, dst / f.name)
             shutil.rmtree(src, ignore_errors=True)
-        else:
-            os.replace(tmp, output)
+        else:  # through a link at the output, to its file (was: the link replaced)
+            os.replace(tmp, Path(output).resolve())
     except OSError as exc:
         where = exc.filename2 or exc.filename or output
         raise WriteFailed(f"cannot put {where} in place: {exc.strerror or exc}") from None
@@ -368,7 +368,7 @@ def write_image(output: str, image: object) -> None:
 
     from hfrender.io.images import encode_exr, encode_png16, write_png8
 
-    out, image = Path(output), np.asarray(image)
+    out, image = Path(output).resolve(), np.asarray(image)  # (through a link, as commit)
     tmp = Path(temporary(output))
     made = make_folder(output)
     try:
