@@ -262,6 +262,7 @@ def test_an_exr_cut_short_is_said_damaged(tmp_path, rng, capsys):
                  str(tmp_path / "o" / "%04d.exr"), "--motion-blur", "2", "--quiet"]) != 0
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert f"cannot read {cut}: damaged or cut short (OpenEXR" in last, last
+    assert last.count("damaged") == 1, last  # (the review's: "damaged ... (OpenEXR: damaged")
 
 
 def test_an_exr_shot_keeps_its_pixel_aspect_and_primaries(tmp_path, rng):
@@ -299,3 +300,21 @@ def test_an_exr_of_another_size_in_a_sequence_is_refused_before_any_work(tmp_pat
     assert capsys.readouterr().err == (f"hfrender: error: {tmp_path / 'in' / '0004.exr'}: "
                                        f"32x{H}, but the sequence starts at {W}x{H}\n")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_blender_multilayer_exr_gives_its_combined_pass_as_colour(tmp_path, rng):
+    """A README reader's trial: ``ViewLayer.Combined.R/G/B`` beside ``ViewLayer.Depth.Z``
+    was refused as footage ("no R, G, B channels"), though read as depth."""
+    frames, depth = shot(tmp_path, rng, n=2)
+    (tmp_path / "ml").mkdir()
+    for i, f in enumerate(frames):
+        layers = {f"ViewLayer.Combined.{c}": np.ascontiguousarray(f[..., k])
+                  for k, c in enumerate("RGB")}
+        layers.update({f"ViewLayer.Normal.{c}": np.zeros_like(depth) for c in "RGB"})
+        _parts(tmp_path / "ml" / f"{i:04d}.exr", ("ViewLayer", {**layers,
+                                                              "ViewLayer.Depth.Z": depth}))
+    np.testing.assert_array_equal(read_exr(tmp_path / "ml" / "0001.exr"), frames[1])
+    assert main(["fx", str(tmp_path / "ml" / "%04d.exr"), "-o", str(tmp_path / "o" / "%04d.exr"),
+                 "--depth", str(tmp_path / "ml" / "%04d.exr"), *DOF[2:]]) == 0
+    np.testing.assert_allclose(outputs(tmp_path / "o", 2, ".exr"),
+                               hf.depth_of_field(frames, depth, **LENS), rtol=1e-6, atol=1e-6)

@@ -30,7 +30,8 @@ def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
         img = read_exr(path)
     except Exception as exc:  # noqa: BLE001 - OpenEXR's message, or no R, G, B
         said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        if re.search(r"part|chunk|scanline|corrupt|truncat|unexpected end", said, re.I):
+        if not said.startswith("damaged") and \
+                re.search(r"part|chunk|scanline|corrupt|truncat|unexpected end", said, re.I):
             said = f"damaged or cut short (OpenEXR: {said})"  # (was: its words alone)
         raise FootageError(f"cannot read {path}: {said}") from None
     if img.dtype.kind != "f":

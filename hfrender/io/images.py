@@ -310,17 +310,30 @@ def read_exr(path: str | Path) -> np.ndarray:
     """An EXR's RGB(A) channels as (H, W, 3|4), in the file's own type, over its display
     window (:func:`displayed`)."""
     exr = _openexr()
-    with exr.File(str(path), separate_channels=True) as f:  # of a multi-part file, the
-        part = next((p for p in f.parts if {"R", "G", "B"} <= set(p.channels)), None)  # first
+    with exr.File(str(path), separate_channels=True) as f:
         if not f.parts:  # (OpenEXR reads a file cut short as one of no parts)
             raise InputError("damaged or cut short (OpenEXR finds no part in it)")
-        if part is None:  # part with colour (was: part 0's alone)
+        found = next(((p, layer) for p in f.parts for layer in _colour_layers(p.channels)),
+                     None)  # the first part, and layer, with colour (was: part 0's R, G, B)
+        if found is None:
             has = sorted({n for p in f.parts for n in p.channels})
             lack = [n for n in "RGB" if n not in has]
-            raise InputError(f"no {', '.join(lack)} channel{'s' * (len(lack) > 1)} (it has "
-                             f"{', '.join(has)}): a colour EXR holds R, G and B")
-        names = [n for n in "RGBA" if n in part.channels]
+            raise InputError(f"no {', '.join(lack) or 'R, G, B'} channel"
+                             f"{'s' * (len(lack) != 1)} (it has {', '.join(has)}): a colour "
+                             "EXR holds R, G and B")
+        part, layer = found
+        names = [layer + n for n in "RGBA" if layer + n in part.channels]
         return displayed(part.header, np.stack([part.channels[n].pixels for n in names], -1))
+
+
+def _colour_layers(channels: Iterable[str]) -> list[str]:
+    """The prefixes of ``channels`` that hold R, G and B: "" (plain), then a multilayer
+    file's (Blender's ``ViewLayer.Combined.``: its Combined pass first)."""
+    names = set(channels)
+    layers = sorted({n[:-1] for n in names if n.endswith(".R")} | ({""} if "R" in names else
+                                                                    set()))
+    whole = [p for p in layers if p + "G" in names and p + "B" in names]
+    return sorted(whole, key=lambda p: (p != "", "combined" not in p.lower(), p))
 
 
 def unreadable(path: Path, exc: Exception, what: str = "", hint: str = "") -> str:

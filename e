@@ -1,1 +1,0 @@
-hfrender: error: input not found: clip.mp4
