@@ -1,5 +1,6 @@
 """``python -m hfrender`` and the ``hfrender`` command."""
 
+import atexit
 import os
 import signal
 import sys
@@ -8,6 +9,7 @@ import sys
 def run() -> None:
     """The command, a Ctrl-C while it loads included: one line and exit status 130, not a
     traceback from inside an import (loading the command line takes about 0.2 s)."""
+    atexit.register(_held_at_the_end)  # (registered first: run last, after Ray's and all)
     try:
         from hfrender.cli import main
     except KeyboardInterrupt:
@@ -21,6 +23,14 @@ def run() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: os._exit(code))
     sys.exit(code)
+
+
+def _held_at_the_end() -> None:
+    """Past every other exit step, SIGINT and SIGTERM are held until the process is gone:
+    Python's own ending puts their default actions back, and one landing then killed a
+    finished run (exit -2, its "done" printed)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 if __name__ == "__main__":

@@ -206,7 +206,7 @@ def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, m
     bar = json.loads(out.read_text())[0]
     partial = folder / "out" / "bar.partial.mp4"  # named (the table names the output)
     assert capsys.readouterr().err.rstrip().endswith(
-        f"a half-done one resumes); job 'bar''s frames so far are in {partial}")
+        f"a half-done one resumes); the frames of job 'bar' so far are in {partial}")
     held = len(decode(partial))
     assert bar["status"] == "interrupted" and bar["frames"] == held == 32, bar
     assert bar["frames_made"] == 36 and (bar["segments_made"], bar["segments_reused"]) == (1, 0)
@@ -942,3 +942,20 @@ def test_an_interrupted_batch_counts_failed_jobs_apart_from_finished_ones(folder
     assert capsys.readouterr().err.endswith(
         "interrupted: 1 of 4 jobs finished, 2 failed; run the same command again to go on "
         "(finished jobs are skipped, failed ones run again, a half-done one resumes)\n")
+
+
+def test_a_job_whose_output_another_hfrender_writes_counts_none_of_its_frames(folder,
+                                                                              monkeypatch):
+    """A batch trial: the summary gave the other run's 20 frames (and 13,192 fps) to a job
+    refused because another hfrender was writing its output."""
+    import hfrender.io.resume
+    from hfrender.io.output_lock import output_lock
+
+    monkeypatch.setattr(hfrender.io.resume, "frames_kept", lambda output: 20)  # the other's
+    out = folder / "summary.json"
+    with output_lock(str((folder / "out" / "bar.mp4").resolve())):
+        assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out),
+                     "--quiet"]) == 1
+    bar = next(r for r in json.loads(out.read_text()) if r["name"] == "bar")
+    assert bar["status"] == "failed" and "another hfrender" in bar["error"]
+    assert bar["frames"] == 0

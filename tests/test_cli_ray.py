@@ -338,3 +338,28 @@ def test_a_cluster_gone_while_a_chunk_fails_leaves_the_chunks_error():
 
     with pytest.raises(RuntimeError, match="^chunk 0 failed: the real error$"):
         collect(Cluster(), list(range(3)), take, lambda: 2)
+
+
+def test_rays_own_sigterm_handler_gives_way_to_the_commands(monkeypatch):
+    """A batch-and-Ray trial: ``ray.init`` installs a SIGTERM handler of its own (a crash
+    dump, exit 1 or 15, no segment kept, no line said); the command's, in place before it,
+    is put back (exit 143 and "interrupted: the N finished segments ... are kept")."""
+    import signal
+
+    ray = pytest.importorskip("ray")
+    import hfrender.engine.ray_connect as ray_connect
+    from hfrender.cli.common import sigterm_interrupts
+
+    def init(**kwargs):  # as Ray's core does
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    monkeypatch.setattr(ray_connect, "_answers", lambda *a: None)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    with sigterm_interrupts():
+        ours = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+        assert ray_connect.connect(None) is ray
+        assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == ours
+    assert ours[0] not in (signal.SIG_DFL, None)

@@ -109,3 +109,17 @@ def test_a_ctrl_c_in_a_batchs_table_exits_0_its_summary_written(tmp_path, monkey
     assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(summary)]) == 0
     assert json.loads(summary.read_text())[0]["status"] == "done"
     assert (tmp_path / "out" / "bar.mp4").stat().st_size > 0
+
+
+def test_past_every_exit_step_a_signal_is_held_until_the_process_is_gone():
+    """A batch-and-Ray trial: a SIGINT as Python ended (its default actions back) killed a
+    finished batch, exit -2 after "done". The last exit step holds the signals."""
+    import subprocess
+    import sys
+
+    code = ("import os, signal\nfrom hfrender.__main__ import _held_at_the_end\n"
+            "_held_at_the_end()\nos.kill(os.getpid(), signal.SIGINT)\n"
+            "os.kill(os.getpid(), signal.SIGTERM)\nprint('alive', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=30)
+    assert (done.returncode, done.stdout) == (0, "alive\n")

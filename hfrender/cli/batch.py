@@ -184,7 +184,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
 
 
 def _partial_of(jobs: list, running: dict) -> str:
-    """``; job 'bar''s frames so far are in out/bar.partial.mp4``: where the job running
+    """``; the frames of job 'bar' so far are in out/bar.partial.mp4``: where the job running
     here when a Ctrl-C came kept what it had made (``""``: none, or on Ray)."""
     from hfrender.io.outputs import kept_partial
 
@@ -192,7 +192,7 @@ def _partial_of(jobs: list, running: dict) -> str:
         return ""
     job = jobs[running["n"]]
     kept = kept_partial(str(job.output), running["began"])
-    return f"; job {job.name!r}'s frames so far are in {kept}" if kept else ""
+    return f"; the frames of job {job.name!r} so far are in {kept}" if kept else ""
 
 
 def _half_done(jobs: list, started: set, finished: dict) -> str:

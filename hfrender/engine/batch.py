@@ -318,7 +318,7 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.output_lock import output_lock
+    from hfrender.io.output_lock import OutputBusy, output_lock
     from hfrender.io.outputs import kept_partial
     from hfrender.io.resume import frames_kept, interrupted, kept_work
 
@@ -361,7 +361,8 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
         if kept:
             result.error += f"; the frames finished so far are in {kept}"
-        result.frames = frames_kept(str(job.output))  # what the next run goes on after
+        # what the next run goes on after (not another hfrender's, writing it now)
+        result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
         log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"

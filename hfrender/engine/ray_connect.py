@@ -5,7 +5,9 @@ where something else listens, for minutes)."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import threading
 from typing import Any
 
 from hfrender.errors import InputError, first_line
@@ -45,8 +47,12 @@ def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
         # a Ray of its own, also beside a cluster that 'ray start' began on this machine
         # (Ray would join that one, and refuse the CPU count)
         kwargs.update(address="local", num_cpus=os.cpu_count() or 1)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         ray.init(**kwargs)
+        for sig, handler in handlers.items():  # Ray's own SIGTERM handler (a crash dump,
+            if handler is not None and threading.current_thread() is threading.main_thread():
+                signal.signal(sig, handler)  # exit 1, no segment kept) gives way to ours
     except ConnectionError as exc:  # "auto" (or RAY_ADDRESS) with no cluster to join
         said = first_line(exc)
         if str(exc).strip() and NO_CLUSTER not in said:  # e.g. its token authentication

@@ -132,8 +132,9 @@ def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
     frames = frames_kept(output)
     if frames:
         log.warning("starting %s over: an interrupted run's %d finished frame%s in %s are "
-                    "discarded (a run goes on from them only with the same settings and "
-                    "--resume)", output, frames, "" if frames == 1 else "s",
+                    "discarded (a run goes on from them only with the same settings: "
+                    "render's and fx's --resume, a batch's same job)", output, frames,
+                    "" if frames == 1 else "s",
                     _kept_folder(output))
     folder = Path(tmp).parent
     shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
