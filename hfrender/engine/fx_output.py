@@ -37,7 +37,7 @@ from hfrender.io.segments import (
     resumable,
     work_dir,
 )
-from hfrender.io.sequence_files import sequence_files, sequence_start
+from hfrender.io.sequence_files import sequence_start
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 
@@ -201,10 +201,9 @@ class FxOutput:
         else:
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
-        source = Path(self.source) if Path(self.source).is_file() else \
-            sequence_files(self.source)[0]  # (was: an EXR's pixel aspect, primaries lost)
-        kept = exr_kept(source) if self.output.lower().endswith(".exr") and \
-            source.suffix.lower() == ".exr" else None
+        files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)
+        kept = exr_kept(files[0]) if files and self.output.lower().endswith(".exr") and \
+            files[0].suffix.lower() == ".exr" else None
         self.writer = PngSequenceWriter(self.tmp, self.footage.size, first + self.start,
                                         self.start, kept)
 

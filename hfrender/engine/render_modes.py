@@ -6,7 +6,6 @@ fragment shader."""
 from __future__ import annotations
 
 import logging
-from dataclasses import fields
 from pathlib import Path
 
 from hfrender.config import ConfigError, RenderConfig
@@ -79,8 +78,7 @@ def resolve_samples(config: RenderConfig, scene: Scene) -> RenderConfig:
     if config.samples != "auto" or not isinstance(scene, ShaderScene):
         return config
     lo, hi = config.samples_range
-    count = min(max(next(f.default for f in fields(RenderConfig) if f.name == "samples"), lo),
-                hi)
+    count = min(max(RenderConfig.samples, lo), hi)  # the default, within the range
     log.warning("--samples auto: %s is a fragment shader, with no geometry to measure its "
                 "motion by; %d sub-frames a frame (give --samples N for another count)",
                 Path(scene.source_path).name, count)

@@ -133,6 +133,17 @@ def write_png8(path: str | Path, frame: np.ndarray) -> None:
     Path(path).write_bytes(png8_bytes(frame))
 
 
+def write_picture(path: str | Path, frame: np.ndarray, exr_kept: dict | None = None) -> None:
+    """A finished frame as its dtype is written: float as EXR (with ``exr_kept``, see
+    :func:`encode_exr`), uint16 as a 16-bit PNG, uint8 as an 8-bit PNG."""
+    if frame.dtype.kind == "f":
+        encode_exr(path, frame, exr_kept)
+    elif frame.dtype == np.uint16:
+        Path(path).write_bytes(encode_png16(frame))
+    else:
+        write_png8(path, frame)
+
+
 EXR_MAGIC = b"\x76\x2f\x31\x01"
 EXR_MARK = b"software\0string\0" + struct.pack("<i", len(SOFTWARE)) + SOFTWARE.encode()
 
@@ -262,7 +273,7 @@ def _depth_part(parts: list[Iterable[str]]) -> tuple[int, str | None]:
     """(part, channel) of a file's depth: the surest of its parts' (was: part 0's alone,
     so a multi-part file's beauty R was read as depth beside its depth part's Z)."""
     ranked = [(*_depth_choice(names), i) for i, names in enumerate(parts)]
-    sure, name, part = min(ranked, key=lambda r: (r[1] is None, r[0], r[2]))
+    _, name, part = min(ranked, key=lambda r: (r[1] is None, r[0], r[2]))
     return part, name
 
 

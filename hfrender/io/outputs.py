@@ -366,18 +366,13 @@ def write_image(output: str, image: object) -> None:
     whole or not at all (a temporary name beside it, then renamed)."""
     import numpy as np
 
-    from hfrender.io.images import encode_exr, encode_png16, write_png8
+    from hfrender.io.images import write_picture
 
-    out, image = Path(output).resolve(), np.asarray(image)  # (through a link, as commit)
+    out = Path(output).resolve()  # (through a link, as commit)
     tmp = Path(temporary(output))
     made = make_folder(output)
     try:
-        if image.dtype.kind == "f":
-            encode_exr(tmp, image)
-        elif image.dtype == np.uint16:
-            tmp.write_bytes(encode_png16(image))
-        else:
-            write_png8(tmp, image)
+        write_picture(tmp, np.asarray(image))
         os.replace(tmp, out)
     except OSError as exc:
         discard(str(tmp), made)

@@ -31,7 +31,7 @@ from hfrender.io.ffmpeg import (
     timing_script,
     widen_pipe,
 )
-from hfrender.io.images import encode_exr, encode_png16, write_png8, written_by_hfrender
+from hfrender.io.images import write_picture, written_by_hfrender
 from hfrender.io.pixels import raw_dtype
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
@@ -326,12 +326,7 @@ class PngSequenceWriter(Closing):
         path = self.pattern % self.index
         tmp = f"{path}.part"
         try:
-            if path.lower().endswith(".exr"):
-                encode_exr(tmp, frame, self.exr_kept)
-            elif frame.dtype == np.uint16:
-                Path(tmp).write_bytes(encode_png16(frame))
-            else:
-                write_png8(tmp, frame)
+            write_picture(tmp, frame, self.exr_kept)
             os.replace(tmp, path)  # a file either is a whole frame or is not there
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
