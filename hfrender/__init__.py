@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
     from hfrender.errors import BackendUnavailable, HFRenderError, InputError, InputTypeError
     from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity
-    from hfrender.hyperframe.pool import HostStorage, HyperFrame, HyperFramePool, Status
+    from hfrender.hyperframe.frame import HyperFrame, Status
+    from hfrender.hyperframe.pool import HostStorage, HyperFramePool
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.optics import Lens
     from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
@@ -40,8 +41,8 @@ _HOME = {
     "depth_of_field": "effects", "from_linear": "effects", "fuse": "effects",
     "motion_blur": "effects", "to_linear": "effects", "BackendUnavailable": "errors",
     "HFRenderError": "errors", "InputError": "errors", "InputTypeError": "errors",
-    "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.pool",
-    "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.pool", "Lens": "optics",
+    "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.frame",
+    "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.frame", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
     "WindowWeights": "hyperframe.windows",

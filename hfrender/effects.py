@@ -18,7 +18,7 @@ from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
 from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError
-from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
 from hfrender.optics import Lens

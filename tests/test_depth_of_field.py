@@ -42,6 +42,19 @@ def test_coc_formula_values():
                                   [0.0, far.coc_px(4.0, WIDTH)])
 
 
+@pytest.mark.parametrize("focus", [FOCUS, np.inf])
+@pytest.mark.parametrize("distance, shown", [(-3.0, "-3"), (0.0, "0"), (np.nan, "nan"),
+                                             (np.array([2.0, -0.5, 1.0]), "-0.5")])
+def test_coc_of_a_distance_not_before_the_lens_is_refused(focus, distance, shown):
+    # a point at or behind the lens has no circle of confusion: a negative size was returned
+    with pytest.raises(InputError, match=rf"^distance {shown} is not a distance > 0 in "
+                                         r"metres from the camera \(use inf for sky\)$"):
+        hf.Lens(focus, FSTOP).coc_px(distance, WIDTH)
+    with pytest.raises(TypeError, match="distance '3' is not a number"):
+        hf.Lens(focus, FSTOP).coc_mm("3")
+    assert hf.Lens(focus, FSTOP).coc_px(np.array([], np.float32), WIDTH).shape == (0,)
+
+
 @pytest.mark.parametrize("s1, s2", [(FOCUS, 3.0), (FOCUS, 6.0), (FOCUS, np.inf), (FOCUS, 0.6),
                                     (np.inf, 0.5), (np.inf, 2.0)])
 def test_point_spreads_to_the_thin_lens_coc(s1, s2):

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hfrender as hf
-from hfrender.hyperframe.pool import Status
+from hfrender.hyperframe.frame import Status
 
 
 def make_pool(capacity=8, slots=3, shape=(6, 5, 3), depth=False, dtype=np.uint8):
@@ -131,6 +131,30 @@ def test_split_returns_views_and_shares_the_slot(rng):
     with pytest.raises(ValueError, match=r"split index i=10 must be in \[1, 9\]"):
         hf_.split(10)
 
+
+
+def test_a_split_hyperframe_is_released_with_its_last_part(rng):
+    """Was: the parent stayed fusable after both halves gave the slot back, reading the
+    frames the pool's next hyperframe put there."""
+    pool = make_pool(capacity=4)
+    b = hf.HyperFrameBuilder(pool, halo=0)
+    w = hf.WindowWeights.sliding(np.ones(2) / 2, 2, 2)
+    for j in range(4):
+        whole = b.push(np.full((6, 5, 3), 10 + 20 * j, np.uint8), t=j)
+    first, second = whole.split(2, halo=0)
+    left, right = second.split(1, halo=0)  # a part split again
+    first.release()
+    left.release()
+    assert not whole.released and not second.released
+    np.testing.assert_array_equal(hf.fuse(whole, w, linear_light=False)[:, 0, 0, 0],
+                                  [20, 60])
+    right.release()
+    assert second.released and whole.released
+    for j in range(4):
+        b.push(np.full((6, 5, 3), 200, np.uint8), t=4 + j)
+    for released in (whole, second):
+        with pytest.raises(hf.InputError, match=r"^this hyperframe was released: "):
+            hf.fuse(released, w, linear_light=False)
 
 def test_builder_carries_halo_frames_and_flushes_the_rest(rng):
     pool = make_pool(capacity=6)

@@ -118,7 +118,7 @@ def test_every_entry_point_takes_the_environments_backend(monkeypatch, tmp_path,
     commands' settings): a wrong one is refused by name, a right one is the one used."""
     from hfrender.config import RenderConfig
     from hfrender.engine.fx_settings import FxSettings
-    from hfrender.hyperframe.pool import HyperFrame
+    from hfrender.hyperframe.frame import HyperFrame
 
     rng = np.random.default_rng()
     frames = rng.integers(0, 256, (4, 6, 8, 3), np.uint8)

@@ -300,7 +300,7 @@ def test_an_out_that_is_part_of_the_input_gets_the_result_numpy_would(rng, dtype
 
 
 def test_fuse_into_an_out_that_is_part_of_the_hyperframe_gets_the_fresh_result(rng):
-    from hfrender.hyperframe.pool import HyperFrame
+    from hfrender.hyperframe.frame import HyperFrame
 
     frames = rng.integers(0, 256, (6, 4, 5, 3), dtype=np.uint8)
     ww = hf.WindowWeights.sliding(np.ones(3) / 3, 4, 1)

@@ -18,7 +18,8 @@ from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine import offload, render_setup
 from hfrender.engine.offload import FusionProcessError, FusionProcesses
 from hfrender.engine.render_fusion import fuse_frames
-from hfrender.hyperframe.pool import HyperFrame, HyperFramePool
+from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.pool import HyperFramePool
 from hfrender.hyperframe.shared import ArrayRef, SharedArena, describe
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens

@@ -35,7 +35,7 @@ import numpy as np
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
 from hfrender.errors import HFRenderError
-from hfrender.hyperframe.pool import HyperFrame, Status
+from hfrender.hyperframe.frame import HyperFrame, Status
 from hfrender.hyperframe.windows import WindowWeights
 
 log = logging.getLogger(__name__)

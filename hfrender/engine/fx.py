@@ -45,7 +45,8 @@ from hfrender.engine.fx_output import (
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
-from hfrender.hyperframe.pool import HyperFrame, slot_count
+from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.pool import slot_count
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.io import outputs
 from hfrender.io.depth_pass import DepthReader, depth_for

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
 from hfrender.io.store import StoreWriter
 from hfrender.scene import ShaderScene
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.errors import HFRenderError
-from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.shared import SharedArena, describe, open_arena
 
 log = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from hfrender.engine import deep_output
 from hfrender.engine.core import Engine
 from hfrender.errors import InputError
 from hfrender.hyperframe.builder import HyperFrameBuilder
-from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import MIN_BLUR_PX, Lens

@@ -15,7 +15,7 @@ from hfrender.engine import deep_output
 from hfrender.engine.buffers import float_block
 from hfrender.engine.offload import FusionProcessUnavailable
 from hfrender.engine.render_stats import RenderStats
-from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.sampler import PlanStream
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.hyperframe.pool import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
 
 Score = Callable[[HyperFrame], float]
 

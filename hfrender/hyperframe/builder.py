@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import (
     ArenaStorage,
     FrameTarget,
-    HyperFrame,
     HyperFramePool,
     Slot,
     slot_count,

@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hfrender.hyperframe.pool import HostStorage, HyperFrame
+from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.pool import HostStorage
 
 ARRAYS = ("frames", "depth", "velocity", "timestamps", "apertures")  # HyperFrame's arrays
 SCALARS = ("first_index", "halo", "overlap", "lenses")  # what else the fusion reads

@@ -1,0 +1,119 @@
+"""A hyperframe: a view of many frames in one slot of a pool, with what fusion needs of
+them (depth, velocity, timestamps, the halo carried from the previous one)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hfrender.errors import InputError
+
+if TYPE_CHECKING:
+    from hfrender.hyperframe.pool import HyperFramePool, Slot
+
+
+class Status(str, Enum):
+    PENDING = "pending"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+
+@dataclass(eq=False)
+class HyperFrame:
+    """Frames ``(N, H, W, C)`` + optional depth ``(N, H, W)`` and velocity ``(N, H, W, 2)``
+    (pixels per second along x and y) + per-frame timestamps.
+
+    ``first_index`` is the global index of ``frames[0]``; the first ``halo`` frames were
+    carried over from the previous hyperframe so that windows crossing the boundary see
+    their frames; ``overlap`` is how many earlier frames a window may need (what
+    :meth:`split` carries into its second half).
+    """
+
+    frames: np.ndarray
+    depth: np.ndarray | None = None
+    timestamps: np.ndarray | None = None
+    velocity: np.ndarray | None = None
+    first_index: int = 0
+    halo: int = 0
+    overlap: int = 0
+    priority: float = 0.0
+    status: Status = Status.PENDING
+    retry_count: int = 0
+    created_at: float = field(default_factory=time.monotonic)
+    lenses: list | None = field(default=None, repr=False)  # per-frame Lens (depth of field)
+    apertures: np.ndarray | None = field(default=None, repr=False)  # (N, 2) lens points
+    slot: Slot | None = field(default=None, repr=False)
+    pool: HyperFramePool | None = field(default=None, repr=False)
+    _released: bool = field(default=False, init=False, repr=False)  # its slot given back
+    _parts: tuple = field(default=(), init=False, repr=False)  # split's views of its frames
+
+    def __post_init__(self) -> None:
+        if self.timestamps is None:
+            self.timestamps = np.arange(self.frame_count, dtype=np.float64)
+
+    @property
+    def released(self) -> bool:
+        """Its slot is back in the pool (its own, or, once split, both parts'): its frames
+        may be another hyperframe's now."""
+        return self._released or (bool(self._parts) and all(p.released for p in self._parts))
+
+    @property
+    def frame_count(self) -> int:
+        return int(self.frames.shape[0])
+
+    @property
+    def new_frames(self) -> int:
+        """Frames that are not halo (each global frame is new in exactly one hyperframe)."""
+        return self.frame_count - self.halo
+
+    @property
+    def size_bytes(self) -> int:
+        planes = sum(0 if p is None else p.nbytes for p in (self.depth, self.velocity))
+        return int(self.frames.nbytes + planes)
+
+    def split(self, i: int, halo: int | None = None) -> tuple[HyperFrame, HyperFrame]:
+        """Two hyperframes that are views of this one: frames ``[:i]`` and ``[i:]``.
+
+        The second one starts ``halo`` frames early (default: ``overlap``) so that its
+        windows still see their frames. Both share this one's slot: release each of them,
+        not this one (whose ``release`` becomes a no-op).
+        """
+        if not 0 < i < self.frame_count:
+            raise InputError(f"split index i={i!r} must be in [1, {self.frame_count - 1}]")
+        h = self.overlap if halo is None else halo
+        if h < 0:
+            raise InputError(f"halo={halo!r} must be >= 0")
+        start = max(0, i - h)
+        parts = []
+        second_halo = max(i, self.halo) - start  # frames before i, or carried, are not new
+        spans = ((0, i, min(self.halo, i)), (start, self.frame_count, second_halo))
+        for lo, hi, part_halo in spans:
+            parts.append(HyperFrame(
+                frames=self.frames[lo:hi],
+                depth=None if self.depth is None else self.depth[lo:hi],
+                velocity=None if self.velocity is None else self.velocity[lo:hi],
+                timestamps=self.timestamps[lo:hi],
+                first_index=self.first_index + lo, halo=part_halo, overlap=self.overlap,
+                priority=self.priority, retry_count=self.retry_count,
+                created_at=self.created_at, slot=self.slot, pool=self.pool,
+                lenses=None if self.lenses is None else self.lenses[lo:hi],
+                apertures=None if self.apertures is None else self.apertures[lo:hi],
+            ))
+        if self.slot is not None and self.pool is not None:
+            self.pool.retain(self.slot)  # two views now hold what one held
+        self.slot = self.pool = None  # the parent no longer owns the slot
+        self._parts = (parts[0], parts[1])
+        return parts[0], parts[1]
+
+    def release(self) -> None:
+        """Give this hyperframe's slot back to its pool (no-op for free-standing ones)."""
+        if self.pool is not None and self.slot is not None:
+            self.pool.release(self.slot)
+            self.slot = None
+            self._released = True  # its frames are the next hyperframe's (fuse refuses it)
