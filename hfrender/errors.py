@@ -31,6 +31,11 @@ class BackendUnavailable(HFRenderError, RuntimeError):
     """
 
 
+class ToolUnavailable(HFRenderError, RuntimeError):
+    """A program or package this work needs is missing or broken here (ffmpeg, an optional
+    package): the command says which and how to get it, before any work (exit 2)."""
+
+
 def nearest(name: str, names: object, n: int = 1, cutoff: float = 0.6) -> list[str]:
     """The ``n`` of ``names`` nearest ``name`` (difflib's ratio at least ``cutoff``),
     nearest first, whatever the case of either: what a "did you mean" offers."""

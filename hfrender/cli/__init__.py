@@ -40,6 +40,7 @@ from hfrender.cli.common import (  # noqa: E402
     dashed_values_joined,
     first_line,
     interrupted_code,
+    printable_streams,
     ray_alone_before_a_file,
     sequence_name,
     was_complete,
@@ -58,7 +59,13 @@ from hfrender.config import (  # noqa: E402
     RECONSTRUCT,
     SCHEDULES,
 )
-from hfrender.errors import HFRenderError, InputError, nearest  # noqa: E402
+from hfrender.errors import (  # noqa: E402
+    BackendUnavailable,
+    HFRenderError,
+    InputError,
+    ToolUnavailable,
+    nearest,
+)
 from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
 from hfrender.sampler import POSITIONS  # noqa: E402
 from hfrender.shutter_curve import CURVES  # noqa: E402
@@ -321,6 +328,7 @@ EXIT_SIGPIPE = 141  # the shell's status of a process whose output pipe closed
 
 def main(argv: Sequence[str] | None = None) -> int:
     complete(False)
+    printable_streams()
     try:
         return _main(argv)
     except KeyboardInterrupt as exc:  # before (or after) a command's own handling of it
@@ -364,7 +372,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)
         print(f"hfrender: error: {first_line(exc)}", file=sys.stderr)
-        return EXIT_USAGE if isinstance(exc, (InputError, ContextUnavailable)) else EXIT_FAILED
+        refused = (InputError, ContextUnavailable, BackendUnavailable, ToolUnavailable)
+        return EXIT_USAGE if isinstance(exc, refused) else EXIT_FAILED
     except MemoryError as exc:  # what the checks up front could not foresee
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)

@@ -38,11 +38,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")
     outputs = _int_list("outputs", args.outputs)
     workers = _int_list("grid-workers", args.grid_workers)
-    if args.plot:
-        try:
-            import matplotlib  # noqa: F401 - checked before the grid runs, not after
-        except ImportError:
-            raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
+    if args.plot:  # checked before the grid runs, not after
+        from hfrender.engine.bench import pyplot
+
+        pyplot()
     print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
           f"{config.samples} samples, fusion {config.backend_name}")
     cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,

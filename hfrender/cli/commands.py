@@ -68,12 +68,13 @@ def cmd_info(args: argparse.Namespace) -> int:
     try:
         import imageio_ffmpeg
 
+        from hfrender.io.ffmpeg_binary import ffmpeg_exe
         from hfrender.io.writers import ffmpeg_encoders
 
         enc = ffmpeg_encoders()
         video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
                              "gif", "png") if e in enc]
-        print(f"ffmpeg: {imageio_ffmpeg.get_ffmpeg_exe()} "
+        print(f"ffmpeg: {ffmpeg_exe()} "
               f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
               f"{len(enc)} encoders, among them: {', '.join(video)}"
               + ("" if getattr(args, "verbose", False) else " (-v: every video encoder)"))

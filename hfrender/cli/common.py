@@ -22,6 +22,16 @@ from hfrender.io.sequence_names import is_sequence
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
 
 
+def printable_streams() -> None:
+    """stdout and stderr write what their encoding lacks as escapes (a name in UTF-8 on an
+    ASCII terminal, ``PYTHONIOENCODING=ascii``): a report never fails on an output's name
+    once the output is written. Where Python already passes a file name's undecodable
+    bytes through (``surrogateescape``: its C locale), they stay as they are."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM: stop like Ctrl-C (finish what was drawn, finalise), exit 143."""
 

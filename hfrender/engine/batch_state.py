@@ -118,7 +118,7 @@ def _made(output: Path, numbers: range | None = None) -> dict | None:
         return None
     h = hashlib.sha256()
     for name in files:
-        h.update(f"{name} {stamp(folder / name)}\n".encode())
+        h.update(f"{name} {stamp(folder / name)}\n".encode(errors="surrogateescape"))
     return {"sequence": h.hexdigest(), "files": len(files)}
 
 

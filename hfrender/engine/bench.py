@@ -86,14 +86,25 @@ def table(cells: list[Cell], auto: Cell) -> str:
     return "\n".join(lines)
 
 
-def plot(cells: list[Cell], auto: Cell, path: str) -> None:
+def pyplot() -> Any:
+    """matplotlib's pyplot (drawing to files), or one :class:`ConfigError` saying why not:
+    not installed, or installed but failing to import (one built for another NumPy)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
+    except ImportError as exc:
+        if exc.name == "matplotlib":
+            raise ConfigError("--plot needs matplotlib: pip install 'hfrender[plot]'") from None
+        why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ConfigError(f"--plot: matplotlib is installed but does not import ({why}): "
+                          "pip install -U 'hfrender[plot]'") from None
+    return plt
+
+
+def plot(cells: list[Cell], auto: Cell, path: str) -> None:
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for w in sorted({c.workers for c in cells}):
         row = [c for c in cells if c.workers == w]

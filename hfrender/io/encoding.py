@@ -147,7 +147,7 @@ class EncoderInfo:
 @cache
 def encoder_info(codec: str) -> EncoderInfo:
     """The pixel formats and private options of ``codec`` in imageio-ffmpeg's ffmpeg."""
-    from hfrender.io.ffmpeg import ffmpeg_exe
+    from hfrender.io.ffmpeg_binary import ffmpeg_exe
 
     try:
         res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-h", f"encoder={codec}"],

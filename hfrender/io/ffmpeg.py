@@ -15,6 +15,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from hfrender.io.ffmpeg_binary import ffmpeg_exe
+
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
                   ".webm": "libvpx-vp9", ".gif": "gif", ".ts": "libx264"}
 X264_LIKE = ("libx264", "libx264rgb", "libx265")
@@ -24,14 +26,6 @@ ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
                   "libvpx-vp9": ("yuva420p", [])}
 MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif",
           ".ts": "mpegts"}
-
-
-def ffmpeg_exe(exe: str | None = None) -> str:
-    if exe is not None:
-        return exe
-    import imageio_ffmpeg
-
-    return imageio_ffmpeg.get_ffmpeg_exe()
 
 
 CRASHES = ("SIGSEGV", "SIGILL", "SIGBUS", "SIGABRT")  # a fault in ffmpeg itself

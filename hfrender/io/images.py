@@ -184,7 +184,7 @@ def read_png(path: str | Path) -> np.ndarray:
         elif img.shape[-1] == 2:  # grey and alpha
             img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], -1)
         return img
-    from hfrender.io.ffmpeg import ffmpeg_exe
+    from hfrender.io.ffmpeg_binary import ffmpeg_exe
 
     fmt = "rgba64le" if alpha else "rgb48le"
     res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i",

@@ -37,8 +37,8 @@ def output_lock(output: str, what: str = "-o",
     except ImportError:
         yield
         return
-    key = hashlib.sha1(str(Path(temporary(output)).parent if is_sequence(output)
-                           else temporary(output)).encode()).hexdigest()[:20]
+    held = str(Path(temporary(output)).parent if is_sequence(output) else temporary(output))
+    key = hashlib.sha1(os.fsencode(held)).hexdigest()[:20]  # (a name not in UTF-8 too)
     uid = os.getuid() if hasattr(os, "getuid") else 0
     try:
         folder = Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}"

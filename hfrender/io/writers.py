@@ -26,11 +26,11 @@ from hfrender.io.ffmpeg import (
     Soundtrack,
     crashed,
     encode_command,
-    ffmpeg_exe,
     frame_pipe_env,
     timing_script,
     widen_pipe,
 )
+from hfrender.io.ffmpeg_binary import ffmpeg_exe
 from hfrender.io.images import write_picture, written_by_hfrender
 from hfrender.io.pixels import raw_dtype
 from hfrender.io.sequence_names import is_sequence, pattern_files
