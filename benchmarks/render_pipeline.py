@@ -25,12 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from hfrender.config import RenderConfig, parse_size
-from hfrender.engine.draw import halton
 from hfrender.engine.render import render
 from hfrender.io.writers import open_writer
 from hfrender.render.contexts import create_context
 from hfrender.render.renderer import make_renderer
-from hfrender.sampler import SampleSchedule
+from hfrender.sampler import SampleSchedule, pixel_offsets
 from hfrender.scene.loader import load_scene
 
 SCENES = Path(__file__).resolve().parents[1] / "scenes"
@@ -82,7 +81,7 @@ def draw(scene, renderer, plan, j):
     scene.update(t)
     i = j % plan.per_output
     renderer.draw(t, int(plan.output[j]), tuple(plan.lens[j]),
-                  (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5))
+                  tuple(pixel_offsets(plan.per_output)[i]))
 
 
 def run_naive(scene_file, out, size, samples, frames):

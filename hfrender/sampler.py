@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,6 +25,31 @@ from hfrender.shutter_curve import curve_values, curve_weights
 
 POSITIONS = ("start", "center", "end")
 GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+
+
+def halton(i: int, base: int) -> float:
+    """The ``i``-th point (from 1) of the radical inverse in ``base``: in [0, 1)."""
+    f, r = 1.0, 0.0
+    while i > 0:
+        f /= base
+        r += f * (i % base)
+        i //= base
+    return r
+
+
+@lru_cache(maxsize=64)
+def pixel_offsets(n: int) -> np.ndarray:
+    """The sub-pixel offsets ``(n, 2)`` (x, y in pixels, in (-0.5, 0.5)) of a window of
+    ``n`` sub-frames, for antialiasing: in each axis one per ``1/n`` strip of the pixel, at
+    its middle (the strips taken in the order of Halton's points in base 2 and 3). Their
+    mean is exactly 0 (was: Halton's points less 0.5, whose mean sat up to a sixth of a
+    pixel off, so that an edge moved with the sample count); one sub-frame is the pixel's
+    centre."""
+    order = np.arange(1, n + 1)
+    xy = [np.argsort(np.argsort([halton(int(i), b) for i in order])) for b in (2, 3)]
+    out = (np.stack(xy, axis=1) + 0.5) / n - 0.5
+    out.setflags(write=False)
+    return out
 
 
 def _grid(shutter_deg: float, samples: int) -> tuple[int, int]:

@@ -274,3 +274,49 @@ def test_a_kept_store_records_the_samples_drawn_and_shaders_are_held_to_the_limi
     assert main(["render", str(shader), "-o", str(tmp_path / "s.mp4"), "--size", "64x36",
                  "--msaa", str(bad), "--quiet"]) == 2
     assert not (tmp_path / "s.mp4").exists()
+
+
+# cards whose edge crosses a pixel at a known fraction: ortho_height 32 at 32x32 is one
+# pixel a metre; card i's right edge (x) or top edge (y) covers FRACTIONS[i] of its pixel
+FRACTIONS = (0.1, 0.25, 0.4, 0.6, 0.75, 0.9)
+EDGES = """
+class Edges(hf.Scene):
+    duration = 0.1
+    background = (0, 0, 0)
+    ambient = 1.0
+
+    def setup(self):
+        for i, f in enumerate({fractions}):
+            across, along = f - 10, -14.5 + 5 * i  # a 20 x 3 card, edge at f, 5 px apart
+            white = dict(color=(1, 1, 1), scale=(20, 3, 1) if "{axis}" == "x" else (3, 20, 1))
+            if "{axis}" == "x":
+                self.add(hf.Cube(position=(across, along, 0), **white))
+            else:
+                self.add(hf.Cube(position=(along, across, 0), **white))
+        self.camera.position = (0, 0, 5)
+        self.camera.look_at((0, 0, 0))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 32
+"""
+
+
+@pytest.mark.parametrize("axis", ["x", "y"])
+@pytest.mark.parametrize("samples", [1, 8, 16])
+def test_the_antialiasing_pattern_keeps_an_edge_where_it_is(tmp_path, axis, samples):
+    """The sub-frames' sub-pixel offsets average to the pixel's centre (was: Halton's points
+    less 0.5, a sixth of a pixel off at 1 sub-frame, 1/16 at 16: every edge of a mesh
+    render moved with the sample count). Each edge pixel's coverage is its fraction to
+    within half a strip (1 / 2n), and their errors average out; one sub-frame samples the
+    pixel's centre."""
+    path = write_scene(tmp_path, EDGES.format(fractions=FRACTIONS, axis=axis),
+                       f"edges_{axis}.py")
+    frames, _ = render_frames(path, count=1, size=(32, 32), samples=samples, msaa=1)
+    cover = linear(frames[0][..., 0])
+    got = np.array([cover[30 - 5 * i, 16] if axis == "x" else cover[15, 5 * i + 1]
+                    for i in range(len(FRACTIONS))])  # the edge pixel of each card's middle
+    want = np.array(FRACTIONS)
+    if samples == 1:
+        np.testing.assert_array_equal(got, (want > 0.5).astype(float))
+    else:
+        assert np.abs(got - want).max() <= 1 / (2 * samples) + 0.005, got
+        assert abs(float((got - want).mean())) < 0.01, got

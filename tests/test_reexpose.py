@@ -55,16 +55,19 @@ def _keep(scene, store, **settings):
 @pytest.mark.usefixtures("gl_context")
 def test_a_narrower_shutter_equals_a_fresh_render(scene, tmp_path):
     store = tmp_path / "store"
-    _, stats = _keep(scene, store, samples=16, shutter=360.0, shutter_position="start")
+    # (without antialiasing: a window's sub-pixel offsets are centred on the pixel, and
+    # the first 8 of 16 are not the 8 of a fresh render's window)
+    _, stats = _keep(scene, store, samples=16, shutter=360.0, shutter_position="start",
+                     antialias=False)
     assert stats.store_bytes > 0 and (store / "store.json").is_file()
     kept = hf.SampleStore.open(store)
     half = kept.expose(shutter=180)  # the first 8 of each frame's 16 sub-frames
     fresh, _ = render_frames(scene, size=SIZE, dof="off", samples=8, shutter=180.0,
-                             shutter_position="start")
+                             shutter_position="start", antialias=False)
     assert half.shape == fresh.shape == (9, 36, 64, 3)
     assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1
     whole, _ = render_frames(scene, size=SIZE, dof="off", samples=16, shutter=360.0,
-                             shutter_position="start")
+                             shutter_position="start", antialias=False)
     assert np.array_equal(kept.expose(), whole)  # the store's own exposure
     assert not np.array_equal(half, whole)  # the shutter did change
 
@@ -183,12 +186,12 @@ def test_a_focus_pull_kept_without_depth_of_field_keeps_it_under_a_new_f_stop(tm
 def test_a_store_with_velocity_reconstructs_over_the_new_shutter(scene, tmp_path):
     store = tmp_path / "store"
     _keep(scene, store, samples=16, shutter=360.0, shutter_position="start",
-          reconstruct="on")
+          reconstruct="on", antialias=False)
     kept = hf.SampleStore.open(store)
     assert kept.planes == ["color", "depth", "velocity"]
     half = kept.expose(shutter=180)
     fresh, _ = render_frames(scene, size=SIZE, dof="off", samples=8, shutter=180.0,
-                             shutter_position="start", reconstruct="on")
+                             shutter_position="start", reconstruct="on", antialias=False)
     assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1
 
 
@@ -319,10 +322,11 @@ def test_a_transparent_store_exposes_with_its_alpha(scene, tmp_path):
     clear.write_text(SCENE.replace("self.add(hf.Plane(position=(0, 0, -1), scale=8, "
                                    "color=(0.3, 0.5, 0.3)))", "pass"))
     store = tmp_path / "store"
-    _keep(clear, store, samples=16, shutter=360.0, shutter_position="start", transparent=True)
+    _keep(clear, store, samples=16, shutter=360.0, shutter_position="start", transparent=True,
+          antialias=False)
     half = hf.SampleStore.open(store).expose(shutter=180)
     fresh, _ = render_frames(clear, size=SIZE, dof="off", samples=8, shutter=180.0,
-                             shutter_position="start", transparent=True)
+                             shutter_position="start", transparent=True, antialias=False)
     assert half.shape == fresh.shape == (9, 36, 64, 4)
     assert half[..., 3].min() == 0 and half[..., 3].max() == 255  # alpha kept, straight
     assert np.abs(half.astype(int) - fresh.astype(int)).max() <= 1
@@ -740,3 +744,29 @@ def test_reexpose_writes_16_bit_png_and_warns_of_an_8_bit_stores_exr(scene, tmp_
     assert main(["reexpose", str(store), "-o", str(tmp_path / "v.mp4"), "--bit-depth",
                  "16"]) == 2
     assert not (tmp_path / "v.mp4").exists()
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_an_angle_between_the_stores_sub_frames_weighs_the_edge_ones_in_part(scene, tmp_path):
+    """16 sub-frames over 360 degrees stand for 22.5 degrees each: a centred 160 degrees
+    takes 6 whole and two 12.5-degree parts (was: 8 whole, the pictures of 180 degrees,
+    with 160 in the summary)."""
+    from hfrender.engine.reexpose import Exposure, plan_exposure
+
+    store = tmp_path / "store"
+    _keep(scene, store, samples=16, shutter=360.0)
+    kept = hf.SampleStore.open(store)
+    for angle, part in ((160, 12.5), (120, 15.0), (180, 22.5)):
+        plan = plan_exposure(kept, Exposure(shutter=angle))
+        row = plan.weights.rows[4]
+        used = row[row > 0]
+        whole = (angle - 2 * part) / 22.5
+        np.testing.assert_allclose(used, [part / angle, *[22.5 / angle] * round(whole),
+                                          part / angle], rtol=1e-9)
+        start = kept.times[np.flatnonzero(plan.used)][plan.weights.starts[4]]
+        centre = float((row[: len(used)] * kept.times[np.searchsorted(kept.times, start):][
+            : len(used)]).sum())
+        assert centre == pytest.approx(4 / 30, abs=1e-9)  # frame 4's time, centred
+    pictures = [kept.expose(shutter=a) for a in (160, 180, 200)]
+    assert not np.array_equal(pictures[0], pictures[1])
+    assert not np.array_equal(pictures[1], pictures[2])

@@ -17,21 +17,12 @@ from typing import Any
 import numpy as np
 
 from hfrender.render.renderer import clip_rates
-from hfrender.sampler import Plan, PlanStream
+from hfrender.sampler import Plan, PlanStream, pixel_offsets
 from hfrender.scene import ShaderScene, past_white
 from hfrender.scene.loader import call_scene
 
 log = logging.getLogger(__name__)
 VELOCITY_DT = 1e-5  # seconds either side of a sub-frame for the velocity's difference
-
-
-def halton(i: int, base: int) -> float:
-    f, r = 1.0, 0.0
-    while i > 0:
-        f /= base
-        r += f * (i % base)
-        i //= base
-    return r
 
 
 def _fill(plane: Any, value: float) -> None:
@@ -78,9 +69,7 @@ class SubframeDrawer:
         offset = self._lens_offset(plan, j, t, k) if self.mesh else (0.0, 0.0)
         jit = (0.0, 0.0)
         if config.antialias and self.mesh:  # the same pattern in every window, chunks agree
-            s = self.stream
-            i = (s.first_frame * s.step + index) % s.per_output
-            jit = (halton(i + 1, 2) - 0.5, halton(i + 1, 3) - 0.5)
+            jit = self._pixel_offset(plan, j, index)
         rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
         shown = self.stream.schedule.frame_at(t) if self.stream.schedule.overlapping else k
         draw_args = (t, shown, offset, jit) if rates is None else (t, shown, offset, jit, rates)
@@ -89,6 +78,17 @@ class SubframeDrawer:
         self.renderer.read_into(*target)
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host
+
+    def _pixel_offset(self, plan: Plan, j: int, index: int) -> tuple[float, float]:
+        """Sub-frame ``j``'s antialiasing offset: its place in its window's pattern, of as
+        many points as the window draws (``--samples auto``: its count, the first slots)."""
+        s = self.stream
+        n, i = s.per_output, (s.first_frame * s.step + index) % s.per_output
+        if plan.drawn is not None:  # (windows of at most 360 degrees: they do not overlap)
+            start = j - j % n
+            n = int(plan.drawn[start:start + n].sum())
+        x, y = pixel_offsets(n)[i]
+        return float(x), float(y)
 
     def _watch_white(self, t: float) -> None:
         bright = past_white(self.scene)

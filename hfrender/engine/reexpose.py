@@ -2,10 +2,12 @@
 shutter and, where the store has depth, another focus, without rendering anything.
 
 Output frame ``k`` of the new exposure opens its shutter at ``k / fps`` plus the position's
-offset for the new angle, and takes the kept sub-frames whose times fall inside it,
-weighted by the new shutter curve at their place in it. Where those are the times a fresh
-render with these settings would draw (16 samples over 360 degrees re-exposed at 180 from
-the shutter's start: the first 8), the frames are a fresh render's. A store with velocity
+offset for the new angle, and takes the kept sub-frames whose strata of the store's
+shutter it covers, each weighted by the new shutter curve over the part it covers (a
+shutter edge between two sub-frames' times takes the one there in part). Where those are
+the times a fresh render with these settings would draw (16 samples over 360 degrees
+re-exposed at 180 from the shutter's start: the first 8), the frames are a fresh render's
+but for the sub-pixel antialiasing pattern, whose offsets are a window's. A store with velocity
 reconstructs the motion between the kept sub-frames over the new shutter
 (:mod:`hfrender.backends.cpu.reconstruct`); a store with depth (``--dof depth`` or ``off``)
 can be defocused with a new focus and f-stop by the depth gather.
@@ -77,6 +79,31 @@ def _merged(spans: np.ndarray) -> list[tuple[float, float]]:
         else:
             out.append([a, b])
     return [(a, b) for a, b in out]
+
+
+def _cells(times: np.ndarray, covered: list[tuple[float, float]]
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """(from, to): the time each kept sub-frame stands for, its stratum of the shutter it
+    was drawn in: half way to its neighbours, within that shutter."""
+    t = np.asarray(times, np.float64)
+    mids = (t[1:] + t[:-1]) / 2
+    lo, hi = np.concatenate([[-np.inf], mids]), np.concatenate([mids, [np.inf]])
+    spans = np.asarray(covered, np.float64).reshape(-1, 2)
+    which = np.clip(np.searchsorted(spans[:, 0], t + EPS, side="right") - 1, 0, len(spans) - 1)
+    return np.maximum(lo, spans[which, 0]), np.minimum(hi, spans[which, 1])
+
+
+def _weights(lo: np.ndarray, hi: np.ndarray, a: float, b: float, curve: str) -> np.ndarray:
+    """The weights of sub-frames standing for ``[lo, hi]`` in a shutter open over
+    ``[a, b]``: the curve over the part of each inside it (at that part's middle), so that
+    a shutter between two sub-frames' times takes its edge ones in part: it is the angle
+    asked for (was: rounded to whole sub-frames, 160 degrees exposed as 180), not the
+    store's nearest."""
+    lo, hi = np.maximum(lo, a), np.minimum(hi, b)
+    w = np.clip(hi - lo, 0.0, None)
+    if curve != "box":
+        w = w * curve_values(curve, np.clip(((lo + hi) / 2 - a) / max(b - a, EPS), 0.0, 1.0))
+    return w / w.sum()
 
 
 def _check_exposure(s: dict, e: Exposure) -> None:
@@ -158,6 +185,7 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
     spans = new.shutter_spans(ks)
     covered = _merged(kept.shutter_spans(ks))
     times = store.times
+    cells = _cells(times, covered)
     starts, rows = np.zeros(count, np.int64), []
     for i, (a, b) in enumerate(spans):
         if not any(lo - EPS <= a and b <= hi + EPS for lo, hi in covered):
@@ -175,10 +203,10 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
             raise InputError(f"output frame {first + i}: no kept sub-frame inside its "
                              f"shutter (from {a:.4f} to {b:.4f} s); the store has too few samples "
                              "for so narrow a shutter")
-        u = np.clip((times[j0:j1] - a) / max(b - a, EPS), 0.0, 1.0)
-        w = curve_values(new.curve, u) if new.curve != "box" else np.ones(j1 - j0)
+        j0 -= int(j0 > 0 and cells[1][j0 - 1] > a + EPS)  # a neighbour's span reaches in
+        j1 += int(j1 < len(times) and cells[0][j1] < b - EPS)
         starts[i] = j0
-        rows.append(w / w.sum())
+        rows.append(_weights(cells[0][j0:j1], cells[1][j0:j1], a, b, new.curve))
     width = max(len(r) for r in rows)
     dense = np.zeros((count, width))
     used = np.zeros(len(times), bool)
