@@ -19,6 +19,7 @@ from hfrender.backends import resolve_name
 from hfrender.errors import InputError, nearest
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
+from hfrender.io.ffmpeg import frame_rate
 from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
@@ -94,6 +95,9 @@ class RenderConfig:
         if self.frames is not None:
             check_frames(self.frames)
         _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
+        # the rate the file is stamped at is the rate drawn at (was: 23.98 drawn at k / 23.98
+        # s, stamped at k * 1001 / 24000 s: 0.6 s apart after an hour)
+        object.__setattr__(self, "fps", float(frame_rate(self.fps)))
         if not (isinstance(self.size, tuple) and len(self.size) == 2
                 and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
             shown = ("x".join(map(str, self.size)) if isinstance(self.size, tuple)

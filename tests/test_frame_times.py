@@ -63,6 +63,24 @@ def test_ntsc_rates_as_typed_are_ntsc(tmp_path, given):
     assert len(durations) == 1 and next(iter(durations)) * tb == Fraction(1001, 24000)
 
 
+@pytest.mark.parametrize("given, exact", [(23.98, Fraction(24000, 1001)),
+                                          (29.97, Fraction(30000, 1001)),
+                                          (59.94, Fraction(60000, 1001)), (12.5, Fraction(25, 2)),
+                                          (24.0, Fraction(24))])
+def test_a_rate_is_drawn_at_the_rate_it_is_stamped_at(given, exact):
+    """Was: --fps 23.98 drew frame k at k / 23.98 s and stamped it at k * 1001 / 24000 s
+    (14 ms apart at frame 2000, 0.6 s after an hour): the scene's times now run on the
+    file's clock, as the still's "frame 24 (t=1.001 s)" says."""
+    from hfrender.config import RenderConfig
+    from hfrender.sampler import SampleSchedule
+
+    config = RenderConfig(fps=given)
+    assert Fraction(config.fps) == Fraction(float(exact))
+    plan = SampleSchedule(config.fps, 180.0, "start", "box", 1).plan(1, first_frame=2000)
+    want = 2000 / exact + Fraction(1, 4) / exact  # the one sample: the shutter's middle
+    assert float(plan.times[0]) == pytest.approx(float(want), abs=1e-9)
+    assert RenderConfig(fps=config.fps).fps == config.fps  # as a resumed render sees it
+
 def test_frame_times_stay_exact_after_resume(tmp_path, capsys):
     out = tmp_path / "r.mp4"
     args = ["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1", "--fps",
