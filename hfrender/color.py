@@ -189,7 +189,9 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
         numbers = [float(v) for v in items]
         if not all(0.0 <= v <= 1.0 for v in numbers):  # also refuses nan
             hint = ("; 0..255 values? write hex ('#ff8800') or divide by 255"
-                    if all(0.0 <= v <= 255.0 for v in numbers) else "")
+                    if all(0.0 <= v <= 255.0 for v in numbers) and max(numbers) > 2 else
+                    "; a value just past 0..1 (an interpolation's overshoot?): clamp it, "
+                    "min(max(v, 0), 1)" if all(-0.05 <= v <= 1.05 for v in numbers) else "")
             raise InputError(f"{what}={shown(value)}: the values must be numbers 0..1{hint}")
         rgb, alpha = numbers[:3], (numbers[3] if len(numbers) > 3 else 1.0)
     else:

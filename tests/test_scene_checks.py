@@ -36,8 +36,8 @@ def one_line(excinfo):
     # Blender's names: a close spelling pointed elsewhere (lens: "call camera.lens(...)",
     # location: "did you mean to call projection(...)?" or 'rotation', aperture_fstop:
     # 'aperture_blades', clip_end: nothing)
-    (hf.Camera, "lens", "Camera.lens is a method; lens is another tool's name (Blender's, "
-                        "manim's): here it is 'focal_length_mm'"),
+    (hf.Camera, "lens", "Camera.lens cannot be set; lens is another tool's name (Blender's, "
+                        "manim's): here it is 'focal_length_mm'"),  # (was: "is a method")
     (hf.Camera, "location", "Camera has no attribute 'location'; location is another tool's "
                             "name (Blender's, manim's): here it is 'position'"),
     (hf.Sphere, "location", "Sphere has no attribute 'location'; location is another tool's "
@@ -176,6 +176,10 @@ def test_colours_as_manim_and_css_users_write_them(value, expected):
                                  "opaque: give (r, g, b), or alpha 1"),
     ((255, 136, 0), InputError, "Cube.color=(255, 136, 0): the values must be numbers 0..1; "
                                 "0..255 values? write hex ('#ff8800') or divide by 255"),
+    ((0.2, 0.8, 1.0012), InputError, "Cube.color=(0.2, 0.8, 1.0012): the values must be "
+                                      "numbers 0..1; a value just past 0..1 (an "
+                                      "interpolation's overshoot?): clamp it, min(max(v, 0), 1)"),
+    ((1, 1, 1.5), InputError, "Cube.color=(1, 1, 1.5): the values must be numbers 0..1"),
     ((1, 0), InputError, "Cube.color=(1, 0) must be a name ('red'), hex ('#ff8800', '#f80') "
                          "or 3 numbers 0..1 (r, g, b)"),
     ((NAN, 0, 0), InputError, "Cube.color=(nan, 0, 0): the values must be numbers 0..1"),

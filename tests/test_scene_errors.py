@@ -405,3 +405,38 @@ def test_duration_given_is_the_scenes_own_and_its_hints(tmp_path, capsys):
                  "--samples", "8", "--duration", "0.3", "--shutter", "1080", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "; t is past the duration (0.3 s): the last frame's shutter closes after it" in err
+
+
+@pytest.mark.parametrize("defined, shown, call, want", [
+    ("def update(self):", "update()", "update(t)", "def update(self, t)"),
+    ("def update(self, t, dt):", "update(t, dt)", "update(t)", "def update(self, t)"),
+    ("def setup(self, scene):", "setup(scene)", "setup()", "def setup(self)"),
+])
+def test_a_setup_or_update_that_takes_other_arguments_is_told_at_its_def(tmp_path, capsys,
+                                                                          defined, shown,
+                                                                          call, want):
+    """Was: Python's "takes 1 positional argument but 2 were given" from the first frame,
+    the only scene mistake with no line of the scene's (exit 1)."""
+    body = {"update": "    def update(self, t):\n        pass\n",
+            "setup": "    def setup(self):\n        self.add(hf.Cube())\n"}
+    which = "update" if "update" in defined else "setup"
+    body[which] = f"    {defined}\n        pass\n"
+    scene = tmp_path / "sig.py"
+    scene.write_text("import hfrender as hf\n\nclass Sig(hf.Scene):\n    duration = 0.1\n"
+                     + body["setup"] + body["update"])
+    line = 5 if which == "setup" else 7
+    out = tmp_path / "s.mp4"
+    assert main(["render", str(scene), "-o", str(out), "--size", "32x18"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: Sig.{shown} is called as {call}: "
+                                       f"write {want} ({scene}:{line})\n")
+    assert not out.exists()
+
+
+def test_update_may_take_t_by_any_name_or_as_a_default(tmp_path):
+    for defined in ("def update(self, time):", "def update(self, t=0.0):",
+                    "def update(self, *args):"):
+        scene = tmp_path / "ok.py"
+        scene.write_text("import hfrender as hf\n\nclass Ok(hf.Scene):\n    duration = 0.1\n"
+                         f"    {defined}\n        pass\n")
+        assert main(["render", str(scene), "-o", str(tmp_path / "ok.mp4"), "--size", "32x18",
+                     "--quiet"]) == 0

@@ -126,8 +126,8 @@ def check_name(obj: object, name: str) -> None:
         raise UnknownAttributeError(f"{what}.{name} is read-only{meant}")
     other = _other_name(cls, name)
     if other is not None:
-        said = (f"{what}.{name} is a method" if name in method_names(cls)
-                else f"{what} has no attribute {name!r}")
+        said = (f"{what}.{name} cannot be set" if name in method_names(cls)
+                else f"{what} has no attribute {name!r}")  # (lens: a method of its own)
         raise UnknownAttributeError(said + other)
     if name in method_names(cls):
         raise UnknownAttributeError(f"{what}.{name} is a method: call it, "

@@ -67,7 +67,28 @@ def _instance(path: str | Path, name: str | None) -> Scene:
             else SceneUpdateError
         raise kind(f"scene error in {cls.__name__}(): {located(exc, p)}") from exc
     scene.source_path = str(p)
+    _check_calls(scene, p)
     return scene
+
+
+def _check_calls(scene: Scene, p: Path) -> None:
+    """``setup()`` and ``update(t)`` take what they are called with: one line at the
+    scene's ``def`` (was: Python's "takes 1 positional argument but 2 were given", from
+    the first frame, with no line of the scene's)."""
+    for name, args, want in (("setup", (), "def setup(self)"),
+                             ("update", (0.0,), "def update(self, t)")):
+        fn = getattr(scene, name, None)
+        try:
+            inspect.signature(fn).bind(*args)
+        except TypeError:
+            code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+            line = f" ({p}:{code.co_firstlineno})" if code is not None and \
+                Path(code.co_filename).resolve() == p.resolve() else ""
+            raise SceneInputError(f"{type(scene).__name__}.{name}{inspect.signature(fn)} is "
+                                  f"called as {name}({'t' if args else ''}): write "
+                                  f"{want}{line}") from None
+        except ValueError:  # no signature to read (a builtin): its call will tell
+            pass
 
 
 def shader_text(data: bytes) -> str:
