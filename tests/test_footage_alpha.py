@@ -175,6 +175,28 @@ def test_an_output_without_alpha_composites_over_black_and_says_so(tmp_path, rng
     np.testing.assert_array_equal(got, want[..., :3])
 
 
+@pytest.mark.parametrize("kind", ["gif", "rgba png"])
+def test_footage_with_alpha_that_covers_every_pixel_is_not_warned_of(tmp_path, rng, caplog,
+                                                                      kind):
+    """An opaque GIF (a GIF always decodes as RGBA) or an RGBA sequence whose alpha is all
+    255 loses nothing over black (was: "has alpha ... composited over black" for each)."""
+    frames = _straight_rgba(rng)
+    frames[..., 3] = 255
+    src = _write_pngs(tmp_path / "in", frames)
+    if kind == "gif":
+        _ffmpeg("-framerate", "24", "-i", src, tmp_path / "in.gif")
+        src = tmp_path / "in.gif"
+    with caplog.at_level(logging.WARNING):
+        _fx(src, tmp_path / "out.mp4")
+    assert not [r.getMessage() for r in caplog.records if "has alpha" in r.getMessage()]
+    frames[0, 0, 0, 3] = 254  # one pixel of one frame: said, once
+    src = _write_pngs(tmp_path / "in2", frames)
+    with caplog.at_level(logging.WARNING):
+        _fx(src, tmp_path / "out2.mp4")
+    assert [r.getMessage() for r in caplog.records if "has alpha" in r.getMessage()] == [
+        f"{src} has alpha; {tmp_path / 'out2.mp4'} keeps none: it is composited over black "
+        "(write .mov, .webm or a PNG sequence to keep it)"]
+
 def _render(tmp_path, output, *flags):
     """test_transparent's sliding plane without a background, rendered to ``output``."""
     scene = tmp_path / "slide.py"

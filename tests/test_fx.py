@@ -4,6 +4,7 @@ import logging
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import imageio_ffmpeg
 import numpy as np
@@ -255,7 +256,6 @@ def test_one_depth_frame_over_many_hyperframes_is_each_frames_depth(tmp_path, rn
     stride of 0: a GPU takes it across once), a per-frame pass's planes as they are."""
     import imageio.v3 as iio
 
-    from hfrender.engine import fx as fx_engine
     from hfrender.io.depth_pass import DepthReader
 
     seq, _ = png_sequence(tmp_path, rng, 30, 24, 64)
@@ -267,8 +267,10 @@ def test_one_depth_frame_over_many_hyperframes_is_each_frames_depth(tmp_path, rn
     monkeypatch.setattr(DepthReader, "into", lambda self, plane, i: (
         writes.append(len(self.filled)), real(self, plane, i)))
     strides = {}
-    fuse = fx_engine.fuse
-    monkeypatch.setattr(fx_engine, "fuse", lambda hyper, *a, **k: (
+    from hfrender.engine import fx_fusion
+
+    fuse = fx_fusion.fuse
+    monkeypatch.setattr(fx_fusion, "fuse", lambda hyper, *a, **k: (
         strides.setdefault(name, set()).add(hyper.depth.strides[0]), fuse(hyper, *a, **k))[1])
     outs = []
     for name in ("each.npy", "one.npy"):
@@ -451,10 +453,10 @@ def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, m
 
 def test_a_failure_midway_leaves_no_output_that_looks_complete(tmp_path, rng, monkeypatch):
     clip, _ = make_clip(tmp_path, rng)
-    from hfrender.engine import fx
+    from hfrender.engine import fx, fx_fusion
 
     calls = {"n": 0}
-    real = fx.motion_blur
+    real = fx_fusion.motion_blur
 
     def flaky(*args, **kwargs):
         calls["n"] += 1
@@ -462,7 +464,7 @@ def test_a_failure_midway_leaves_no_output_that_looks_complete(tmp_path, rng, mo
             raise RuntimeError("disk gone")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(fx, "motion_blur", flaky)
+    monkeypatch.setattr(fx_fusion, "motion_blur", flaky)
     out = tmp_path / "out.mp4"
     with pytest.raises(RuntimeError, match="disk gone"):
         fx.run_fx(str(clip), str(out), fx.FxSettings(window=4))
@@ -476,9 +478,9 @@ def test_a_fusion_error_ends_the_run_instead_of_hanging(tmp_path, rng, monkeypat
     import time
 
     clip, _ = make_clip(tmp_path, rng)
-    from hfrender.engine import fx
+    from hfrender.engine import fx, fx_fusion
 
-    real = fx.motion_blur
+    real = fx_fusion.motion_blur
 
     def failing(frames, *args, **kwargs):
         if len(frames) > window:  # a hyperframe, not a lead-in window
@@ -486,7 +488,7 @@ def test_a_fusion_error_ends_the_run_instead_of_hanging(tmp_path, rng, monkeypat
             raise RuntimeError("fusion failed")
         return real(frames, *args, **kwargs)
 
-    monkeypatch.setattr(fx, "motion_blur", failing)
+    monkeypatch.setattr(fx_fusion, "motion_blur", failing)
     out = tmp_path / "out.mp4"
     raised = []
 
@@ -751,8 +753,9 @@ def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog
                  "--stride", "2"]) == 0  # the summary: no one rate (it said "at 15 fps")
     fps = probe(str(clip)).fps
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"wrote {tmp_path / 't.mkv'}: {info.count} frames at about {fps / 2:g} fps from {n} at "
-        f"a variable rate (about {fps:g} fps), each at its frame's time")
+        f"wrote {tmp_path / 't.mkv'}: {info.count} frames at about {fps / 2:.3g} fps from {n} "
+        f"at a variable rate (about {fps:.3g} fps), each at its frame's time")
+    assert n / (times[-1] * (1 + 2 / (n - 1))) <= fps <= n / times[-1]  # the mean rate
     assert main(["fx", str(clip), "-o", str(tmp_path / "t.gif"), "--motion-blur", "2"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (  # a GIF evens the timing out
         f"wrote {tmp_path / 't.gif'}: {n} frames at {fps:g} fps from {n} at {fps:g} fps")
@@ -1047,3 +1050,16 @@ def test_a_bad_value_in_a_depth_sequence_names_its_file(tmp_path, rng, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"hfrender: error: depth frame 3 ({folder / 'd.1004.png'}) has a "
                           "value <= 0 (0) at pixel (x=9, y=7); depth must be a distance > 0"), err
+
+
+def test_a_24_fps_gif_is_read_at_about_24_fps(tmp_path, capsys):
+    """A GIF's delays are hundredths (40, 40 and 50 ms at 24 fps): ffmpeg guesses 25 fps;
+    the summary said "at about 25 fps" for hfrender's own 24 fps GIF."""
+    gif, out = tmp_path / "o.gif", tmp_path / "o.mp4"
+    assert main(["render", str(Path(__file__).parent / "data" / "bar.frag"), "-o", str(gif),
+                 "--size", "32x8", "--samples", "1", "--fps", "24", "--duration", "0.5",
+                 "--quiet"]) == 0
+    assert main(["fx", str(gif), "-o", str(out), "--motion-blur", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"wrote {out}: 12 frames at about 24 fps from 12 at a variable rate (about 24 fps), "
+        "each at its frame's time")

@@ -16,7 +16,7 @@ from test_fx import decode, make_clip, read_pngs
 
 from hfrender.cli import main
 from hfrender.config import ConfigError
-from hfrender.engine import fx
+from hfrender.engine import fx_fusion
 from hfrender.engine.fx import FxSettings, run_fx
 from hfrender.io.segments import work_dir
 
@@ -38,7 +38,7 @@ def test_more_workers_give_the_same_frames(tmp_path, rng, gamma):
 def test_out_of_memory_splits_the_hyperframe_and_keeps_the_frames(tmp_path, rng, monkeypatch):
     clip, _ = make_clip(tmp_path, rng, n=40)
     whole = run_fx(str(clip), str(tmp_path / "a" / "%03d.png"), FxSettings(window=4))
-    real, sizes = fx.motion_blur, []
+    real, sizes = fx_fusion.motion_blur, []
 
     def picky(frames, *args, **kwargs):
         sizes.append(len(frames))
@@ -46,7 +46,7 @@ def test_out_of_memory_splits_the_hyperframe_and_keeps_the_frames(tmp_path, rng,
             raise MemoryError("simulated")
         return real(frames, *args, **kwargs)
 
-    monkeypatch.setattr(fx, "motion_blur", picky)
+    monkeypatch.setattr(fx_fusion, "motion_blur", picky)
     split = run_fx(str(clip), str(tmp_path / "b" / "%03d.png"), FxSettings(window=4))
     assert split.retries >= 2 and whole.retries == 0 and max(sizes) > 6
     np.testing.assert_array_equal(read_pngs(tmp_path / "a"), read_pngs(tmp_path / "b"))
@@ -85,13 +85,13 @@ def test_workers_auto_defocuses_two_frames_at_once_on_two_cores(monkeypatch):
 SLOW_FX = """
 import sys, time
 import hfrender.engine.fx_output as out
-import hfrender.engine.fx as fx
+import hfrender.engine.fx_fusion as fx_fusion
 out.SEGMENT_SECONDS = {seconds}
-real = fx.motion_blur
+real = fx_fusion.motion_blur
 def slow(*args, **kwargs):
     time.sleep({sleep})
     return real(*args, **kwargs)
-fx.motion_blur = slow
+fx_fusion.motion_blur = slow
 from hfrender.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -367,7 +367,7 @@ def test_workers_fuse_hyperframes_at_the_same_time(tmp_path, rng, monkeypatch):
     import threading
 
     clip, _ = make_clip(tmp_path, rng, n=48)
-    real, lock, now, peak = fx.motion_blur, threading.Lock(), [0], [0]
+    real, lock, now, peak = fx_fusion.motion_blur, threading.Lock(), [0], [0]
 
     def slow(*args, **kwargs):
         with lock:
@@ -380,7 +380,7 @@ def test_workers_fuse_hyperframes_at_the_same_time(tmp_path, rng, monkeypatch):
             with lock:
                 now[0] -= 1
 
-    monkeypatch.setattr(fx, "motion_blur", slow)
+    monkeypatch.setattr(fx_fusion, "motion_blur", slow)
     for workers, most in ((1, 1), (3, 3)):
         peak[0] = 0
         run_fx(str(clip), str(tmp_path / f"w{workers}" / "%03d.png"),

@@ -29,11 +29,10 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends import get_backend
-from hfrender.color import premultiply, straight_alpha
-from hfrender.effects import fuse, motion_blur
-from hfrender.engine.buffers import OutputBuffers, float_block
+from hfrender.color import premultiply
+from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.deep_output import finish
+from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
@@ -47,7 +46,6 @@ from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import slot_count
-from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.io import outputs
 from hfrender.io.depth_pass import DepthReader, depth_for
 from hfrender.io.exr_footage import is_exr_file
@@ -60,7 +58,6 @@ from hfrender.io.footage import (
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
 from hfrender.io.sequence_files import sequence_files, sequence_start
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
-from hfrender.shutter_curve import curve_weights
 
 __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
 
@@ -90,58 +87,6 @@ class FxStats:
     variable: bool = False  # the footage's frame rate varies: each frame keeps its time
 
 
-def stream_pad(s: FxSettings) -> int:
-    """Frames before the clip in fx's frame stream (frame 0 stands in for them): a sliding
-    window's first outputs reach before the clip; strided windows start at frame 0."""
-    return s.window - 1 if s.stride == 1 else 0
-
-
-class FxFusion:
-    """fx's side of the engine: sliding windows of the (padded) frame stream. Footage with
-    alpha comes premultiplied (the producer's doing); ``alpha`` ``"keep"``: the output is
-    made straight again, ``"drop"``: its colour is the premultiplied one (over black).
-    ``codes``: float footage (EXR) written as these sRGB codes (uint16): blended in float,
-    then encoded."""
-
-    def __init__(self, s: FxSettings, alpha: str | None = None, codes: Any = None,
-                 static_depth: bool = False) -> None:
-        self.s, self.alpha, self.codes = s, alpha, codes
-        self.static_depth = static_depth  # every depth plane holds one frame for the shot
-        self.weights = curve_weights(s.weights, s.window)
-        self.pad = stream_pad(s)  # the stream's frame k is the footage's k - pad
-
-    def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
-        return sliding_in_span(self.weights, self.s.stride, hyper.first_index, hyper.halo,
-                               hyper.frame_count)
-
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
-             first: int = 0) -> np.ndarray:
-        s, codes = self.s, out
-        if self.codes is not None:  # float light first, into a block kept per thread
-            out = float_block(out.shape)
-        lo, hi = int(windows.starts[0]), int(windows.starts[-1]) + s.window
-        span = hyper.frames[lo:hi]
-        if s.lens is None:
-            res = motion_blur(span, s.window, stride=s.stride, weights=self.weights,
-                              linear_light=s.linear_light, backend=s.backend, out=out)
-        else:
-            local = WindowWeights.sliding(self.weights, windows.count, s.stride)
-            depth = hyper.depth[lo:hi]
-            if self.static_depth:  # one plane, seen as all: a GPU takes it across once
-                depth = np.broadcast_to(depth[0], depth.shape)
-            res = fuse(HyperFrame(span, depth), local,
-                       lens=s.lenses(depth, hyper.first_index + lo - self.pad),
-                       linear_light=s.linear_light, backend=s.backend, out=out,
-                       dof_method=s.dof_method)
-        if self.codes is not None:  # float footage, as written (its light encoded, straight
-            if self.alpha == "drop":  # alpha past its coverage as render's; or halves)
-                return finish(res[..., :3], self.codes)
-            return finish(res, self.codes, codes)  # (the float block is finish's to clobber)
-        if self.alpha == "keep":
-            res[...] = straight_alpha(res, s.linear_light)
-        return res[..., :3] if self.alpha == "drop" else res
-
-
 class FxJob:
     """Effects on ``source`` into ``output``: ``prepare()`` opens and checks everything
     (errors before a frame is read), ``run()`` streams it through the engine."""
@@ -158,6 +103,7 @@ class FxJob:
         self.chunk, self._t0 = chunk, time.perf_counter()
         self.footage = self.depth = self.out = None
         self.alpha: str | None = None  # footage with alpha: "keep" or "drop" (FxFusion)
+        self.alpha_note: str | None = None  # its warning, once a frame is see-through
         self.stats = FxStats()
 
     def prepare(self) -> FxJob:
@@ -210,15 +156,15 @@ class FxJob:
         if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
             sound_left_out(str(self.source), self.output, self.info)
             picture_notes(str(self.source), self.output, self.info)
-        self.alpha = None
+        self.alpha, self.alpha_note = None, None
         exr = self.footage.pix_fmt in FLOAT and self.output.lower().endswith(".exr")
         if self.footage.pix_fmt in ALPHA and not exr:  # an EXR keeps it premultiplied
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]
             self.alpha = "keep" if kept else "drop"
-            if not kept:
-                log.warning("%s has alpha; %s keeps none: it is composited over black (write "
-                            ".mov, .webm or a PNG sequence to keep it)", self.source,
-                            self.output)
+            if not kept:  # said by the fusion once a frame is seen to be see-through
+                self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it "
+                                   "is composited over black (write .mov, .webm or a PNG "
+                                   "sequence to keep it)")
 
     def _check_files(self) -> None:
         """The output must not replace an input of this run, and must be writable: both
@@ -300,7 +246,8 @@ class FxJob:
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
         codes = self.codes if self.codes != self.dtype else None
         static = self.depth is not None and self.depth.static
-        engine = Engine(FxFusion(s, self.alpha, codes, static), self.out.writer,
+        engine = Engine(FxFusion(s, self.alpha, codes, static, self.alpha_note),
+                        self.out.writer,
                         first_frame=start, total=self.end, kept=start, workers=s.workers,
                         buffers=OutputBuffers(self.per, self.shape, self.codes),
                         progress=self.progress, held=1 + s.workers)

@@ -110,6 +110,8 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         order = sorted(pts)
         times = _uneven([(p - order[0]) * unit for p in order])
         fps = _exact_rate(fps, (order[-1] - order[0]) * unit, len(order) - 1, unit)
+        if times is not None:  # no one rate: its mean (ffmpeg's guess said 25 for a GIF of
+            fps = _mean_rate(times, head)  # 24 fps, its delays 40, 40 and 50 ms)
         begin = re.search(r"Duration: .*?, start: (-?[\d.]+)", head)  # the file's start
         start = max(0.0, order[0] * unit - float(begin.group(1))) if begin else 0.0
     stamp = re.search(r"^\s*timecode\s*:\s*(\d+:\d\d:\d\d[:;.]\d+)\s*$", head, re.M)
@@ -163,6 +165,20 @@ def _uneven(t: list[float]) -> tuple[float, ...] | None:
     if max(abs(x - k * step) for k, x in enumerate(t)) <= min(1e-3, step / 4):
         return None
     return tuple(t)
+
+
+def _mean_rate(times: tuple[float, ...], head: str) -> float:
+    """Frames a second of variable-rate footage: its frames over its duration where the
+    file's duration is the video's (its last frame's time and about one frame more: a GIF's
+    last delay counted), else its intervals over their span."""
+    n, span = len(times), times[-1] - times[0]
+    said = re.search(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)", head)
+    if said:
+        h, m, sec = said.groups()
+        duration = int(h) * 3600 + int(m) * 60 + float(sec)
+        if span < duration <= span + 2 * span / (n - 1):
+            return n / duration
+    return (n - 1) / span
 
 
 def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
