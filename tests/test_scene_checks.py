@@ -208,6 +208,18 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Plane, "scale", (1, NAN, 1), "Plane.scale=(1, nan, 1) must be 3 finite numbers "
                                      "(x, y, z), or one number"),
     (hf.Sphere, "radius", NAN, "Sphere.radius=nan must be a finite number >= 0"),
+    # past 1e18: was drawn nowhere, or lit wrong, with NumPy's overflow warning
+    (hf.Cube, "scale", 1e20, "Cube.scale=1e+20: 1e+20 is past 1e+18, more than the GPU's "
+                             "float32 can draw; scale the scene down (and camera.far with it)"),
+    (hf.Plane, "scale", (1, -3e19, 1), "Plane.scale=(1, -3e+19, 1): 3e+19 is past 1e+18, more "
+                                       "than the GPU's float32 can draw; scale the scene down "
+                                       "(and camera.far with it)"),
+    (hf.Sphere, "radius", 1e30, "Sphere.radius=1e+30: 1e+30 is past 1e+18, more than the "
+                                "GPU's float32 can draw; scale the scene down (and camera.far "
+                                "with it)"),
+    (hf.Sphere, "position", (0, 0, 2e18), "Sphere.position=(0, 0, 2e+18): 2e+18 is past "
+                                          "1e+18, more than the GPU's float32 can draw; scale "
+                                          "the scene down (and camera.far with it)"),
     (hf.Sphere, "emissive", INF, "Sphere.emissive=inf must be a finite number >= 0"),
     (hf.Cube, "emissive", -5, "Cube.emissive=-5 must be a finite number >= 0"),  # was black
     (hf.Camera, "position", np.array([0.0, NAN, 1.0]), "camera.position=[0.0, nan, 1.0] "

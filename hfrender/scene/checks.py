@@ -236,12 +236,28 @@ def finite(what: str, value: object, *, low: float | None = None,
     return float(value)
 
 
+# a place, size or turn past this is refused: the GPU draws in float32, whose largest
+# number (3.4e38) a normal matrix's products of two scales pass beyond 1.8e19
+LARGEST = 1e18
+
+
+def drawable(what: str, value: object, numbers: Sequence[float]) -> None:
+    """One line where a number of ``value`` is past :data:`LARGEST` (was: the object
+    silently gone, or lit wrong, with NumPy's overflow warning from hfrender's code)."""
+    big = max((abs(v) for v in numbers), default=0.0)
+    if big > LARGEST:
+        raise InputError(f"{what}={shown(value)}: {big:g} is past {LARGEST:g}, more than the "
+                         "GPU's float32 can draw; scale the scene down (and camera.far with "
+                         "it)")
+
+
 def vector3(what: str, value: object, meaning: str = "(x, y, z)") -> tuple[float, ...]:
-    """``value`` as a tuple of 3 finite floats."""
+    """``value`` as a tuple of 3 finite floats, each within :data:`LARGEST`."""
     items = value.tolist() if isinstance(value, np.ndarray) else value
     if not (isinstance(items, Sequence) and not isinstance(items, str) and len(items) == 3
             and all(real(v) and math.isfinite(v) for v in items)):
         raise InputError(f"{what}={shown(value)} must be 3 finite numbers {meaning}")
+    drawable(what, value, items)
     return tuple(float(v) for v in items)
 
 
@@ -253,6 +269,7 @@ def scale(what: str, value: object) -> float | tuple[float, ...]:
         return vector3(what, value, "(x, y, z), or one number")
     if not (real(value) and math.isfinite(value)):
         raise InputError(f"{what}={shown(value)} must be a finite number, or 3 (x, y, z)")
+    drawable(what, value, [value])
     return float(value)
 
 

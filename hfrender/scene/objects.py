@@ -136,7 +136,8 @@ _CHECKS = {
     "scale": checks.scale,
     "color": lambda what, v: display_color(v, what),
     "emissive": lambda what, v: checks.finite(what, v, low=0.0),  # light of its own: none is 0
-    "radius": lambda what, v: checks.finite(what, v, low=0.0),
+    "radius": lambda what, v: checks.drawable(what, v, [checks.finite(what, v, low=0.0)])
+    or float(v),
 }
 
 
