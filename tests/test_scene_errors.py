@@ -440,3 +440,24 @@ def test_update_may_take_t_by_any_name_or_as_a_default(tmp_path):
                          f"    {defined}\n        pass\n")
         assert main(["render", str(scene), "-o", str(tmp_path / "ok.mp4"), "--size", "32x18",
                      "--quiet"]) == 0
+
+
+def test_an_object_added_twice_is_refused_at_the_second_add(tmp_path, capsys):
+    """Was taken: the object drawn twice in one place (its light counted twice where the
+    scene's own shader adds it up)."""
+    scene = write_scene(tmp_path, """
+    class Twice(hf.Scene):
+        duration = 0.1
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+            self.add(self.ball)
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "t.mp4"), "--size", "32x18",
+                 "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: scene error in setup(): InputError: add(): this Sphere was added "
+        f"already; add a second one (hf.Sphere(...)) to draw two ({scene}:10)\n")
+    two = hf.Scene()
+    a, b = two.add(hf.Cube()), two.add(hf.Cube())  # equal, not the same: both drawn
+    assert a == b and two.objects == [a, b]

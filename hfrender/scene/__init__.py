@@ -116,6 +116,9 @@ class Scene:
             raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
                                  f"got {type(obj).__name__}")
         obj.geometry  # noqa: B018 - a Mesh made without load() refused here, at add()'s line
+        if any(o is obj for o in self.objects):  # (was: drawn twice, in one place)
+            raise InputError(f"add(): this {type(obj).__name__} was added already; add a "
+                             f"second one (hf.{type(obj).__name__}(...)) to draw two")
         self.objects.append(obj)
         return obj
 
