@@ -459,5 +459,5 @@ def test_an_object_added_twice_is_refused_at_the_second_add(tmp_path, capsys):
         "hfrender: error: scene error in setup(): InputError: add(): this Sphere was added "
         f"already; add a second one (hf.Sphere(...)) to draw two ({scene}:10)\n")
     two = hf.Scene()
-    a, b = two.add(hf.Cube()), two.add(hf.Cube())  # equal, not the same: both drawn
-    assert a == b and two.objects == [a, b]
+    a, b = two.add(hf.Cube()), two.add(hf.Cube())  # alike, not the same: both drawn
+    assert two.objects == [a, b] and a is not b
