@@ -153,7 +153,9 @@ def test_a_join_whose_ffmpeg_crashes_names_the_signal_and_the_way_out(tmp_path, 
     from hfrender.io.join import WriteFailed, join
 
     crash = tmp_path / "ffmpeg"
-    crash.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")
+    crash.write_text("#!/bin/sh\n"  # it starts (its -version), and dies at the join
+                     "[ \"$1\" = -version ] && echo 'ffmpeg version 7.0.2' && exit 0\n"
+                     f"kill -{signal_name} $$\n")
     crash.chmod(0o755)
     monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(crash))
     folder = tmp_path / "w"

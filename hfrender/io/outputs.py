@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hfrender.errors import InputError
+from hfrender.io.sequence_commit import commit_sequence
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
-from hfrender.io.writers import WriteFailed, WriterError, folder_output, remove_stale
+from hfrender.io.writers import WriteFailed, WriterError, folder_output
 
 log = logging.getLogger(__name__)
 
@@ -187,38 +188,13 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
     pattern's other files stay); an older partial output goes."""
     try:
         if is_sequence(output):
-            src, dst = Path(tmp).parent, Path(output).resolve().parent
-            dst.mkdir(parents=True, exist_ok=True)
-            rx = pattern_files(Path(output).name)
-            frames = [f for f in sorted(src.iterdir()) if rx is not None and rx.match(f.name)]
-            for f in frames:  # what would stop the move half-way, found before any change
-                if (dst / f.name).is_dir():
-                    raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
-                                            str(dst / f.name))
-            if not keep_others:  # an older render's frames go; the user's own stay
-                kept, replaced = remove_stale(str(dst / Path(output).name),
-                                              {f.name for f in frames})
-                _foreign(dst, kept, "kept beside this render's frames")
-                _foreign(dst, replaced, "replaced by this render's frames of their names")
-            for f in frames:
-                os.replace(f, dst / f.name)
-            shutil.rmtree(src, ignore_errors=True)
+            commit_sequence(tmp, output, keep_others)
         else:  # through a link at the output, to its file (was: the link replaced)
             os.replace(tmp, Path(output).resolve())
     except OSError as exc:
         where = exc.filename2 or exc.filename or output
         raise WriteFailed(f"cannot put {where} in place: {exc.strerror or exc}") from None
     remove_partial(output)
-
-
-def _foreign(folder: Path, names: list[str], fate: str) -> None:
-    """Warn of the files of a sequence's pattern that were not hfrender's, and their fate."""
-    if names:
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        log.warning("%s holds %d file%s of the output's pattern without hfrender's mark "
-                    "(the user's own, or an hfrender's from before it marked its frames: "
-                    "%s): %s", folder, len(names), "" if len(names) == 1 else "s", shown,
-                    fate)
 
 
 def missing_folder(output: str) -> Path | None:

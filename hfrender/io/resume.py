@@ -19,6 +19,7 @@ from hfrender.errors import InputError
 from hfrender.io import segments
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segments import MANIFEST, Manifest, as_kept
+from hfrender.io.sequence_commit import committing
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,9 @@ def frames_kept(output: str) -> int:
     if not is_sequence(output):
         return segments.frames_kept(output)
     folder, rx = _kept_folder(output), pattern_files(Path(output).name)
+    moving = committing(folder) if folder else None
+    if moving is not None:
+        return len(moving)
     return sum(1 for f in folder.iterdir() if rx.match(f.name)) if folder and rx else 0
 
 
@@ -67,6 +71,8 @@ def resume_from(output: str, settings: dict, verb: str, offset: int = 0
                          f"frames in {Path(partial_name(output)).parent}); {verb} without "
                          "--resume")
     manifest = _matching(output, folder, settings, verb)
+    if committing(folder) is not None:  # every frame was made; their move was cut short
+        return manifest.total_frames, manifest
     name, made = Path(output).name, 0
     while made < manifest.total_frames and (folder / (name % (offset + made))).is_file():
         made += 1

@@ -338,19 +338,20 @@ class PngSequenceWriter(Closing):
         pass
 
 
-def remove_stale(pattern: str, keep: Collection[str] = ()) -> tuple[list[str], list[str]]:
+def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str] = ()
+                 ) -> tuple[list[str], list[str]]:
     """Remove an older render's frames of an image-sequence pattern: the files of the
     pattern that hfrender wrote (:func:`.images.written_by_hfrender`), and unfinished
-    ``.part`` ones of its own (marked, or empty). The user's own files of the pattern stay:
-    (the names of those that stay, of those ``keep`` names: the frames about to replace
-    them)."""
+    ``.part`` ones of its own (marked, or empty), but those named in ``spare`` (a run's
+    frames, already in place). The user's own files of the pattern stay: (the names of
+    those that stay, of those ``keep`` names: the frames about to replace them)."""
     folder = Path(pattern).parent
     stale = pattern_files(Path(pattern).name, r"(\.part)?") if folder.is_dir() else None
     kept: list[str] = []
     replaced: list[str] = []
     gone: list[str] = []  # hfrender's older frames that no frame about to come replaces
     for old in sorted(folder.iterdir()) if stale is not None else []:
-        if not (stale.match(old.name) and old.is_file()):
+        if not (stale.match(old.name) and old.is_file()) or old.name in spare:
             continue
         if written_by_hfrender(old) or (old.name.endswith(".part")
                                         and old.stat().st_size == 0):

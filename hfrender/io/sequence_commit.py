@@ -1,0 +1,71 @@
+"""Putting a finished image sequence in place so that no kill loses it: the run's list of
+frames is written first (``committing.json`` in its hidden folder), then each frame is
+renamed over the older one of its name, and only then do the older render's other frames
+go. A run killed in between (``kill -9``, a closed terminal) leaves that list beside the
+frames still to move: ``--resume`` finishes the move instead of drawing them all again
+(was: the older frames removed first, and the run's frames, all finished, redrawn from
+frame 0)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+from hfrender.io.images import written_by_hfrender
+from hfrender.io.sequence_names import pattern_files
+from hfrender.io.writers import remove_stale
+
+log = logging.getLogger(__name__)
+COMMITTING = "committing.json"  # the frames a run is putting in place (its hidden folder)
+
+
+def committing(folder: Path) -> list[str] | None:
+    """The frames an interrupted move into place was putting there (None: no move began)."""
+    try:
+        names = json.loads((folder / COMMITTING).read_text())["frames"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return [str(n) for n in names] if isinstance(names, list) else None
+
+
+def commit_sequence(tmp: str, output: str, keep_others: bool = False) -> None:
+    """The frames in ``tmp``'s folder in place of ``output``'s (see module); with
+    ``keep_others`` (a range of frames) the pattern's other files stay."""
+    src, dst = Path(tmp).parent, Path(output).resolve().parent
+    dst.mkdir(parents=True, exist_ok=True)
+    pattern = str(dst / Path(output).name)
+    names, replaced = committing(src), []
+    if names is None:  # a move begins
+        rx = pattern_files(Path(output).name)
+        names = [f.name for f in sorted(src.iterdir()) if rx is not None and rx.match(f.name)]
+        for name in names:  # what would stop the move half-way, found before any change
+            if (dst / name).is_dir():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
+                                        str(dst / name))
+        replaced = [n for n in names if (dst / n).is_file()
+                    and not written_by_hfrender(dst / n)] if not keep_others else []
+        part = src / f"{COMMITTING}.part"
+        part.write_text(json.dumps({"output": output, "frames": names}))
+        os.replace(part, src / COMMITTING)
+    for name in names:
+        if (src / name).exists():  # (a resumed move: those moved before are in place)
+            os.replace(src / name, dst / name)
+    if not keep_others:  # an older render's other frames go; the user's own stay
+        kept, _ = remove_stale(pattern, set(names), spare=set(names))
+        _foreign(dst, kept, "kept beside this render's frames")
+        _foreign(dst, replaced, "replaced by this render's frames of their names")
+    shutil.rmtree(src, ignore_errors=True)
+
+
+def _foreign(folder: Path, names: list[str], fate: str) -> None:
+    """Warn of the files of a sequence's pattern that were not hfrender's, and their fate."""
+    if names:
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        log.warning("%s holds %d file%s of the output's pattern without hfrender's mark "
+                    "(the user's own, or an hfrender's from before it marked its frames: "
+                    "%s): %s", folder, len(names), "" if len(names) == 1 else "s", shown,
+                    fate)

@@ -1,0 +1,63 @@
+"""A long-render user's trial: a kill while a finished sequence is put in place, a scene's
+shader file changed between a stop and --resume, kept frames that a crash cut short, a full
+disk, and a closed terminal."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+SMALL = ["--size", "32x8", "--samples", "2", "--duration", "0.3", "--quiet"]
+
+# the render, killed (os._exit, as kill -9) once it has moved 3 of its frames into place
+DIES_MOVING = """
+import os, sys
+import hfrender.io.sequence_commit as sc
+real, moved = os.replace, [0]
+def dying(a, b):
+    if str(b).endswith(".png"):
+        moved[0] += 1
+        if moved[0] > 3:
+            os._exit(9)
+    return real(a, b)
+sc.os = type("Os", (), {"replace": staticmethod(dying), "strerror": os.strerror})
+from hfrender.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _frames(folder):
+    return {f.name: f.read_bytes() for f in sorted(folder.iterdir()) if f.is_file()}
+
+
+def test_a_kill_while_frames_are_put_in_place_loses_none(tmp_path, capsys, caplog):
+    """Was: the older render's frames removed first, then the run's moved one by one; a
+    kill in between left 5 files, and --resume drew every frame again from frame 0."""
+    out = tmp_path / "out" / "f_%04d.png"
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1",
+                 "--duration", "0.5", "--quiet"]) == 0  # an older render: 15 frames
+    older = _frames(out.parent)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    died = subprocess.run([sys.executable, "-c", DIES_MOVING, "render", BAR, "-o", str(out),
+                           *SMALL], env=env, capture_output=True, text=True, timeout=240)
+    assert died.returncode == 9, died.stderr
+    assert sorted(_frames(out.parent)) == sorted(older)  # none gone: 3 new, 12 older
+    left = out.parent / ".f_####.png.partial"
+    assert sorted(_frames(left)) == ["committing.json", *[f"f_{k:04d}.png" for k in range(3, 9)],
+                                     "manifest.json"]
+    capsys.readouterr()
+    with caplog.at_level("WARNING"):
+        assert main(["render", BAR, "-o", str(out), *SMALL[:-1], "--resume"]) == 0
+    assert "every frame was already rendered: put the frames in place" in capsys.readouterr().out
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{out.parent}: 6 frames of an older render of the pattern that this one does not "
+        "write (f_0009.png .. f_0014.png) are removed"]
+    fresh = tmp_path / "fresh" / "f_%04d.png"
+    assert main(["render", BAR, "-o", str(fresh), *SMALL]) == 0
+    assert _frames(out.parent) == _frames(fresh.parent)  # the uninterrupted run's, byte for byte
