@@ -61,3 +61,55 @@ def test_a_kill_while_frames_are_put_in_place_loses_none(tmp_path, capsys, caplo
     fresh = tmp_path / "fresh" / "f_%04d.png"
     assert main(["render", BAR, "-o", str(fresh), *SMALL]) == 0
     assert _frames(out.parent) == _frames(fresh.parent)  # the uninterrupted run's, byte for byte
+
+
+GLOWING = """
+import os
+import hfrender as hf
+
+class Glowing(hf.Scene):
+    duration = 0.3
+
+    def setup(self):
+        self.add(hf.Sphere(color=(0.9, 0.5, 0.2), shader="glow.glsl"))
+        self.camera.position = (0, 0, 3)
+
+    def update(self, t):
+        if t > 0.15 and os.environ.get("HF_TEST_STOP"):
+            raise KeyboardInterrupt  # as a Ctrl-C halfway
+"""
+GLOW = "vec3 shade(vec3 normal, vec3 world, vec3 color) {{ return {}; }}\n"
+
+
+def test_a_change_in_the_scenes_shader_file_is_refused_by_resume_and_reruns_a_batch_job(
+        tmp_path, capsys, monkeypatch):
+    """Was: --resume mixed the old shader's frames with the new one's (exit 0), and a
+    batch called the job up-to-date. The files a scene's objects read (its shaders, its
+    models) count as its modules do."""
+    (tmp_path / "glowing.py").write_text(GLOWING)
+    (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
+    out = tmp_path / "seq" / "f_%04d.png"
+    args = ["render", str(tmp_path / "glowing.py"), "-o", str(out), *SMALL]
+    monkeypatch.setenv("HF_TEST_STOP", "1")
+    assert main(args) == 130
+    monkeypatch.delenv("HF_TEST_STOP")
+    (tmp_path / "glow.glsl").write_text(GLOW.format("vec3(0.0, 1.0, 0.0)"))
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --resume: the settings changed since the interrupted render (the "
+        "scene's file glow.glsl changed); render without --resume to start over\n")
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "g"\nscene = "glowing.py"\n'
+                                        'output = "g.mp4"\nsize = "32x18"\nsamples = 1\n')
+
+    def status():
+        summary = tmp_path / "s.json"
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(summary),
+                     "--quiet"]) == 0
+        import json
+
+        return json.loads(summary.read_text())[0]["status"]
+
+    assert status() == "done" and status() == "up-to-date"
+    (tmp_path / "glow.glsl").write_text(GLOW.format("vec3(0.0, 0.0, 1.0)"))
+    assert status() == "done" and status() == "up-to-date"

@@ -27,7 +27,7 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
-from hfrender.engine.batch_paths import check_job, check_jobs, input_identity
+from hfrender.engine.batch_paths import check_job, check_jobs, input_identity, stamp
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.errors import HFRenderError, InputError, first_line, nearest
 from hfrender.frame_range import parse_frames, start_of
@@ -376,6 +376,7 @@ def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
     if job.kind == "render":
         from hfrender.engine.render import RenderJob
         from hfrender.scene.meshes import scene_models
+        from hfrender.scene.sources import asset_files
 
         render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
                            progress=progress).prepare()
@@ -386,7 +387,8 @@ def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
             raise
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
                 "retries": s.retries, "segments": s.segments,
-                "models": scene_models(render.scene.objects)}
+                "models": {**{str(f): stamp(f) for f in asset_files(render.scene)},
+                           **scene_models(render.scene.objects)}}  # (its shaders too)
     from hfrender.engine.fx import FxJob
 
     f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)

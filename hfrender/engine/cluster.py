@@ -260,7 +260,7 @@ class ClusterRender:
         self.segment_frames = render_segment_frames(self.gop, config.fps)
         # as given (auto too): a local --resume of the same command must find them equal
         self.settings = output_settings(self.scene_file, config.with_(hdr=given),
-                                        config.backend, dof, whole, "ray")  # as here
+                                        config.backend, dof, whole, "ray", scene)  # as here
         return self
 
     def _manifest(self) -> Manifest:

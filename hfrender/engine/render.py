@@ -180,7 +180,7 @@ class RenderJob:
         """Where a --resume starts (True: every segment was done, only the join is left)."""
         config = self.config
         self.settings = output_settings(self.scene_file, config, self.backend.name, self.dof,
-                                        self.total, self.stats.gl_renderer)
+                                        self.total, self.stats.gl_renderer, self.scene)
         start, self.manifest = resume_point(config, self.settings)
         if self.manifest is None:
             return False

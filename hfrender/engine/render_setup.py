@@ -35,7 +35,7 @@ from hfrender.io.segments import (
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, open_writer
 from hfrender.sampler import Plan, SampleSchedule
-from hfrender.scene.sources import scene_modules
+from hfrender.scene.sources import scene_assets, scene_modules
 
 log = logging.getLogger(__name__)
 
@@ -231,9 +231,10 @@ def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
 
 
 def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, dof: str,
-                    total: int, gl_renderer: str = "") -> dict:
+                    total: int, gl_renderer: str = "", scene: Any = None) -> dict:
     """What the output depends on: a resumed render must match all of it. ``total``: the
-    whole render's frames (a range's are its ``frames``)."""
+    whole render's frames (a range's are its ``frames``); ``scene``, set up: the files its
+    objects read (its shaders, models)."""
     settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
     settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
     settings["frames"] = kept_as(config.frames, total)  # (the whole: as left out)
@@ -244,6 +245,9 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
     modules = scene_modules(scene_file)  # the scene's own modules it imports, if any
     if modules:
         settings["scene_modules"] = modules
+    files = scene_assets(scene) if scene is not None else {}
+    if files:
+        settings["scene_files"] = files
     return settings
 
 

@@ -149,9 +149,9 @@ class Manifest:
             if k.endswith("_sha256") or k in FILES:  # a file's checksum, or its identity
                 out.append(f"the {FILES.get(k, k.removesuffix('_sha256') + ' file')} changed")
                 continue
-            if k == "scene_modules":  # the modules the scene imports, by their checksums
-                a, b = a or {}, b or {}
-                out += [f"the scene's module {m} "
+            if k in ("scene_modules", "scene_files"):  # by their checksums
+                a, b, what = a or {}, b or {}, "module" if k == "scene_modules" else "file"
+                out += [f"the scene's {what} {m} "
                         f"{'changed' if m in a and m in b else 'is new' if m in b else 'is gone'}"
                         for m in sorted(set(a) | set(b)) if a.get(m) != b.get(m)]
                 continue

@@ -11,6 +11,7 @@ import numpy as np
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
+from hfrender.scene.sources import surface_files
 
 # Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."
 _MESA = re.compile(r"^\s*\d+:(\d+)\(\d+\):\s*(error|warning):(.*)$")
@@ -88,7 +89,7 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
     name = name or "lambert"
     candidates = []
     if scene_dir is not None:
-        candidates += [scene_dir / name, scene_dir / f"{name}.glsl"]
+        candidates += surface_files(name, scene_dir)
     candidates += [shader_dir() / "glsl" / name, shader_dir() / "glsl" / f"{name}.glsl"]
     for c in candidates:
         if c.is_file():

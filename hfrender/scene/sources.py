@@ -82,3 +82,37 @@ def shown_path(filename: str) -> str:
         return str(Path(filename).relative_to(Path.cwd().resolve()))
     except ValueError:
         return filename
+
+
+def surface_files(name: str, scene_dir: Path) -> list[Path]:
+    """Where a surface shader ``name`` of the scene's own would be, in the order looked:
+    ``NAME`` or ``NAME.glsl`` beside the scene (the renderer's lookup, before its own)."""
+    return [scene_dir / name, scene_dir / f"{name}.glsl"]
+
+
+def asset_files(scene: object) -> list[Path]:
+    """The files the scene's objects read besides its script and modules: its surface
+    shaders beside it and its model files (a built-in shader is hfrender's own)."""
+    source = getattr(scene, "source_path", None)
+    root = Path(source).resolve().parent if source else None
+    found: set[Path] = set()
+    for obj in getattr(scene, "objects", []):
+        shader = getattr(obj, "shader", None)
+        own = next((f for f in surface_files(shader, root) if f.is_file()), None) \
+            if shader and root is not None else None
+        if own is not None:
+            found.add(own.resolve())
+        model = getattr(obj, "_model", None)
+        if model is not None and Path(model.path).is_file():
+            found.add(Path(model.path).resolve())
+    return sorted(found)
+
+
+def scene_assets(scene: object) -> dict[str, str]:
+    """:func:`asset_files`' sha256 by path (relative to the scene's folder where inside
+    it): what a resumed render must find unchanged (was: a changed ``glow.glsl`` mixed its
+    frames in after --resume)."""
+    source = getattr(scene, "source_path", None)
+    root = Path(source).resolve().parent if source else None
+    return {(f.relative_to(root).as_posix() if root and f.is_relative_to(root) else str(f)):
+            hashlib.sha256(f.read_bytes()).hexdigest() for f in asset_files(scene)}
