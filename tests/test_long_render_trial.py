@@ -113,3 +113,30 @@ def test_a_change_in_the_scenes_shader_file_is_refused_by_resume_and_reruns_a_ba
     assert status() == "done" and status() == "up-to-date"
     (tmp_path / "glow.glsl").write_text(GLOW.format("vec3(0.0, 0.0, 1.0)"))
     assert status() == "done" and status() == "up-to-date"
+
+
+@pytest.mark.parametrize("damage", ["empty", "cut"])
+def test_a_kept_frame_cut_short_by_a_crash_is_rendered_again(tmp_path, capsys, caplog,
+                                                            monkeypatch, damage):
+    """Was: --resume counted every kept file as a frame; a 0-byte or cut PNG (a power cut
+    before the disk had it) stayed in the finished sequence, exit 0."""
+    (tmp_path / "glowing.py").write_text(GLOWING)
+    (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
+    out = tmp_path / "seq" / "f_%04d.png"
+    args = ["render", str(tmp_path / "glowing.py"), "-o", str(out), *SMALL]
+    monkeypatch.setenv("HF_TEST_STOP", "1")
+    assert main(args) == 130
+    monkeypatch.delenv("HF_TEST_STOP")
+    kept = tmp_path / "seq" / "f_####.png.partial"
+    frames = sorted(kept.glob("f_*.png"))
+    assert len(frames) >= 3
+    bad = frames[1]
+    bad.write_bytes(b"" if damage == "empty" else bad.read_bytes()[:-20])
+    with caplog.at_level("WARNING"):
+        assert main([*args, "--resume"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{bad}, kept by the interrupted run, is cut short (a crash before the disk had it "
+        "all): it and the frames after it are rendered again"]
+    fresh = tmp_path / "fresh" / "f_%04d.png"
+    assert main(["render", str(tmp_path / "glowing.py"), "-o", str(fresh), *SMALL]) == 0
+    assert _frames(out.parent) == _frames(fresh.parent)

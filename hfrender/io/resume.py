@@ -75,8 +75,35 @@ def resume_from(output: str, settings: dict, verb: str, offset: int = 0
         return manifest.total_frames, manifest
     name, made = Path(output).name, 0
     while made < manifest.total_frames and (folder / (name % (offset + made))).is_file():
+        if not whole_picture(folder / (name % (offset + made))):
+            log.warning("%s, kept by the interrupted run, is cut short (a crash before the "
+                        "disk had it all): it and the frames after it are rendered again",
+                        folder / (name % (offset + made)))
+            break
         made += 1
     return made, manifest
+
+
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # a PNG's last chunk, empty
+EXR_MAGIC = b"\x76\x2f\x31\x01"
+
+
+def whole_picture(path: Path) -> bool:
+    """Whether a kept frame is whole as far as its ends tell: a PNG from its signature to
+    its IEND chunk, an EXR with its magic number (was: a 0-byte frame of a crash kept,
+    and the resumed sequence finished with it)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - len(PNG_END)))
+            tail = f.read()
+    except OSError:
+        return False
+    if path.suffix.lower() == ".png":
+        return head == b"\x89PNG\r\n\x1a\n" and tail == PNG_END
+    return head[:4] == EXR_MAGIC and size > 64 if path.suffix.lower() == ".exr" else size > 0
 
 
 def _from_segments(output: str, settings: dict, verb: str) -> tuple[int, Manifest]:
