@@ -5,6 +5,8 @@ import os
 import signal
 import sys
 
+from hfrender.signals import STOPS
+
 
 def run() -> None:
     """The command, a Ctrl-C while it loads included: one line and exit status 130, not a
@@ -20,7 +22,7 @@ def run() -> None:
     # ends the process at once with main's status (was: 130, or "Exception ignored ...
     # KeyboardInterrupt", the output complete); not ignored: a hung ending still stops
     sys.stdout.flush()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOPS:
         signal.signal(signum, lambda *_: os._exit(code))
     sys.exit(code)
 
@@ -30,7 +32,7 @@ def _held_at_the_end() -> None:
     Python's own ending puts their default actions back, and one landing then killed a
     finished run (exit -2, its "done" printed)."""
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(STOPS))
 
 
 if __name__ == "__main__":

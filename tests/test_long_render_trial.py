@@ -140,3 +140,23 @@ def test_a_kept_frame_cut_short_by_a_crash_is_rendered_again(tmp_path, capsys, c
     fresh = tmp_path / "fresh" / "f_%04d.png"
     assert main(["render", str(tmp_path / "glowing.py"), "-o", str(fresh), *SMALL]) == 0
     assert _frames(out.parent) == _frames(fresh.parent)
+
+
+def test_a_closed_terminal_stops_a_render_as_sigterm_does(tmp_path):
+    """SIGHUP (the terminal closed, `timeout -s HUP`) killed the render as kill -9 does:
+    nothing said, the partial output not put in place. Now: as SIGTERM, exit 129."""
+    import signal
+
+    from test_resume import scene, start, wait_for_segments
+
+    out = tmp_path / "h.mp4"
+    proc = start(scene(tmp_path, 0.004), out)
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 129, err
+    assert "interrupted: the " in err and f"are in {tmp_path / 'h.partial.mp4'}" in err
+    assert err.rstrip().endswith("--resume") and (tmp_path / "h.partial.mp4").is_file()
+    assert main(["render", str(tmp_path / "slow.py"), "-o", str(out), "--size", "64x36",
+                 "--samples", "2", "--granularity", "12", "--quiet", "--resume"]) == 0
+    assert out.is_file() and not (tmp_path / "h.partial.mp4").exists()

@@ -19,7 +19,7 @@ from hfrender.errors import first_line  # noqa: F401 - the commands' own, re-exp
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 
-EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM = 2, 1, 130, 143
+EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SIGHUP = 2, 1, 130, 143, 129
 
 
 def printable_streams() -> None:
@@ -36,6 +36,10 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM: stop like Ctrl-C (finish what was drawn, finalise), exit 143."""
 
 
+class HungUp(Terminated):
+    """SIGHUP, the terminal closed: stop as SIGTERM does, exit 129."""
+
+
 BACKEND_HELP = "fusion backend (auto; or the HFRENDER_BACKEND environment variable)"
 # the stop asked for inside sigterm_interrupts(), if any: what raised it, kept even where a
 # library the work called swallowed the exception (a batch then stops between its jobs)
@@ -48,8 +52,9 @@ def stop_asked() -> type[KeyboardInterrupt] | None:
 
 
 def on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
-    _asked.append(Terminated)
-    raise Terminated()
+    stop = HungUp if signum == getattr(signal, "SIGHUP", None) else Terminated
+    _asked.append(stop)
+    raise stop()
 
 
 STOPPING = "stopping after the work in progress (Ctrl-C again to stop at once)"
@@ -75,12 +80,17 @@ def sigterm_interrupts() -> Iterator[None]:
     previous = signal.signal(signal.SIGTERM, on_sigterm)
     own_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     previous_int = signal.signal(signal.SIGINT, on_sigint) if own_int else None
+    hup = getattr(signal, "SIGHUP", None)  # as SIGTERM, unless ignored (nohup)
+    own_hup = hup is not None and signal.getsignal(hup) == signal.SIG_DFL
+    previous_hup = signal.signal(hup, on_sigterm) if own_hup else None
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
         if own_int:
             signal.signal(signal.SIGINT, previous_int)
+        if own_hup:
+            signal.signal(hup, previous_hup)
 
 
 _COMPLETE = {"done": False}
@@ -118,7 +128,10 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:
-    """The exit status of an interrupted command: 143 for SIGTERM, 130 for Ctrl-C."""
+    """The exit status of an interrupted command: 143 for SIGTERM, 129 for SIGHUP, 130
+    for Ctrl-C."""
+    if isinstance(exc, HungUp):
+        return EXIT_SIGHUP
     return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
 
 

@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from hfrender.errors import InputError, first_line
+from hfrender.signals import STOPS
 
 # an HTTP/2 client's first bytes: the preface and an empty SETTINGS frame; a gRPC server
 # (Ray's GCS, and Ray Client's ray://) answers with a SETTINGS frame of its own
@@ -47,7 +48,7 @@ def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
         # a Ray of its own, also beside a cluster that 'ray start' began on this machine
         # (Ray would join that one, and refuse the CPU count)
         kwargs.update(address="local", num_cpus=os.cpu_count() or 1)
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    handlers = {sig: signal.getsignal(sig) for sig in STOPS}
     try:
         ray.init(**kwargs)
         for sig, handler in handlers.items():  # Ray's own SIGTERM handler (a crash dump,

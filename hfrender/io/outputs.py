@@ -20,6 +20,7 @@ from hfrender.errors import InputError
 from hfrender.io.sequence_commit import commit_sequence
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
 from hfrender.io.writers import WriteFailed, WriterError, folder_output
+from hfrender.signals import STOPS
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +151,7 @@ def keep_partial(tmp: str, output: str) -> str | None:
 
 def uninterrupted(step: Callable[[], None]) -> KeyboardInterrupt | None:
     """``step()``, putting an output in place (segments joined by stream copy, files
-    renamed), with Ctrl-C and SIGTERM held until it ends, so that it is never left half
+    renamed), with Ctrl-C, SIGTERM and SIGHUP held until it ends, so that it is never left half
     done (nor the output said not written when it was); then the held one is handled as it
     would have been, and the interruption it raised returned (the command then knows the
     output is whole). Handlers, not a signal mask: Python runs them in the main thread
@@ -159,7 +160,7 @@ def uninterrupted(step: Callable[[], None]) -> KeyboardInterrupt | None:
         step()
         return None
     came: list[int] = []
-    kinds = (signal.SIGINT, signal.SIGTERM)
+    kinds = STOPS
     before = {kind: signal.signal(kind, lambda signum, frame: came.append(signum))
               for kind in kinds}
     try:
