@@ -160,3 +160,99 @@ def test_a_closed_terminal_stops_a_render_as_sigterm_does(tmp_path):
     assert main(["render", str(tmp_path / "slow.py"), "-o", str(out), "--size", "64x36",
                  "--samples", "2", "--granularity", "12", "--quiet", "--resume"]) == 0
     assert out.is_file() and not (tmp_path / "h.partial.mp4").exists()
+
+
+# an ffmpeg that starts and lists what the real one does, but dies of a full disk once it
+# has taken some frames to encode, leaving the file it began cut short
+FULL_DISK_FFMPEG = """#!/bin/sh
+case "$*" in
+  *rawvideo*)
+    for last in "$@"; do :; done
+    head -c 60000 > /dev/null
+    printf 'GIF89a cut short' > "$last"
+    echo "Error submitting a packet to the muxer: No space left on device" >&2
+    exit 228;;
+esac
+exec {real} "$@"
+"""
+
+
+def test_a_gif_cut_short_by_a_full_disk_is_not_kept_to_block_the_next_run(tmp_path, capsys,
+                                                                        monkeypatch):
+    """Was: the cut GIF kept as out.partial.gif, its record not written (the disk full):
+    "internal error", and every later render refused as "not a partial output this
+    hfrender wrote"."""
+    import imageio_ffmpeg
+
+    from hfrender.io import ffmpeg_binary
+
+    fake = tmp_path / "ffmpeg"
+    fake.write_text(FULL_DISK_FFMPEG.format(real=imageio_ffmpeg.get_ffmpeg_exe()))
+    fake.chmod(0o755)
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(fake))
+    ffmpeg_binary.checked.cache_clear()
+    out = tmp_path / "out.gif"
+    args = ["render", BAR, "-o", str(out), "--size", "64x36", "--samples", "1",
+            "--duration", "2"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: ffmpeg ") and f"{out}" in err
+    assert "No space left on device" in err and "internal error" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ffmpeg"]  # no partial, no record
+    monkeypatch.delenv("IMAGEIO_FFMPEG_EXE")
+    ffmpeg_binary.checked.cache_clear()
+    assert main([*args, "--quiet"]) == 0 and out.stat().st_size > 1000
+
+
+def test_a_partial_output_whose_record_cannot_be_written_is_not_left(tmp_path, caplog,
+                                                                     monkeypatch):
+    import errno
+
+    from hfrender.io import outputs
+
+    def full(partial):
+        raise OSError(errno.ENOSPC, "No space left on device", str(partial))
+
+    (tmp_path / "glowing.py").write_text(GLOWING)
+    (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
+    monkeypatch.setattr(outputs, "mark_partial", full)
+    monkeypatch.setenv("HF_TEST_STOP", "1")
+    out = tmp_path / "g.gif"
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(tmp_path / "glowing.py"), "-o", str(out), *SMALL]) == 130
+    assert "the unfinished output could not be kept (No space left on device)" in \
+        [r.getMessage() for r in caplog.records]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["glow.glsl", "glowing.py"]
+
+
+def test_an_exr_on_a_full_disk_is_one_line(tmp_path, capsys, monkeypatch):
+    """OpenEXR's RuntimeError "... No space left on device." was an internal error."""
+    import OpenEXR
+
+    def full(self, path):
+        raise RuntimeError(f'Failed to write pixel data to image file "{path}". No space '
+                           "left on device.")
+
+    monkeypatch.setattr(OpenEXR.File, "write", full)
+    out = tmp_path / "s.exr"
+    assert main(["still", BAR, "-o", str(out), "--size", "32x8"]) == 1
+    assert capsys.readouterr().err == f"hfrender: error: cannot write {out}: No space left " \
+                                      "on device\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_what_the_system_refuses_midway_is_one_line_not_a_bug(tmp_path, capsys, monkeypatch):
+    """An OSError of a full disk or a folder made read-only under the run, from wherever
+    it came: one line, exit 1 (was "internal error ... a bug in hfrender")."""
+    import errno
+
+    from hfrender.engine.render import RenderJob
+
+    def refused(self):
+        raise PermissionError(errno.EPERM, "Operation not permitted", "/x/.f_####.png.partial")
+
+    monkeypatch.setattr(RenderJob, "run", refused)
+    assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), *SMALL]) == 1
+    assert capsys.readouterr().err == (
+        "hfrender: error: /x/.f_####.png.partial: Operation not permitted (the system's word, "
+        "not a bug of hfrender's)\n")

@@ -14,22 +14,20 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import errno  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from contextlib import AbstractContextManager as ContextManager  # noqa: E402
 from contextlib import nullcontext  # noqa: E402
-from fractions import Fraction  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
-from hfrender.backends import CHOICES  # noqa: E402
 from hfrender.cli.batch import cmd_batch  # noqa: E402
 from hfrender.cli.bench import cmd_bench  # noqa: E402
 from hfrender.cli.commands import cmd_info, cmd_render  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
-    BACKEND_HELP,
     EXIT_FAILED,
     EXIT_SIGINT,
     EXIT_SIGTERM,
@@ -46,19 +44,9 @@ from hfrender.cli.common import (  # noqa: E402
     was_complete,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
+from hfrender.cli.options import encoder_options, fps_arg, render_options  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.cli.still import cmd_still  # noqa: E402
-from hfrender.config import (  # noqa: E402
-    DOF_METHODS,
-    DOF_MODES,
-    FUSION_PROCESS,
-    HDR_MODES,
-    INTEROP,
-    MSAA_CHOICES,
-    PRESETS,
-    RECONSTRUCT,
-    SCHEDULES,
-)
 from hfrender.errors import (  # noqa: E402
     BackendUnavailable,
     HFRenderError,
@@ -66,9 +54,7 @@ from hfrender.errors import (  # noqa: E402
     ToolUnavailable,
     nearest,
 )
-from hfrender.render.contexts import CONTEXTS, ContextUnavailable  # noqa: E402
-from hfrender.sampler import POSITIONS  # noqa: E402
-from hfrender.shutter_curve import CURVES  # noqa: E402
+from hfrender.render.contexts import ContextUnavailable  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
            "build_parser", "main"]
@@ -115,15 +101,6 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
     return nullcontext()
 
 
-def _fps(text: str) -> float:
-    """``--fps``: a number (29.97) or a fraction (30000/1001)."""
-    try:
-        return float(Fraction(text.strip()))
-    except (ValueError, ZeroDivisionError, OverflowError):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a frame rate: give a number "
-                                         "(29.97) or a fraction (30000/1001)") from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hfrender",
@@ -140,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-o", "--output", default=None, type=sequence_name,
                    help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or %%05d.exr: "
                         "linear light) (default out.mp4)")
-    _render_options(r)
-    _encoder_options(r)
+    render_options(r)
+    encoder_options(r)
     r.add_argument("--frames", default=None, metavar="START:END",
                    help="render only output frames START..END-1 (either side may be empty: "
                         "10: or :20); a video of them starts at time 0, PNG files keep "
@@ -167,13 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output frame N (at the render's fps; frame N is at N/fps s)")
     st.add_argument("--compare", action="store_true",
                     help="put the frame without effects (pinhole, instant shutter) on the left")
-    _render_options(st, video=False)
+    render_options(st, video=False)
     st.set_defaults(func=cmd_still)
 
     _bench_parser(sub)
-    add_fx_parser(sub, _encoder_options, _fps)
+    add_fx_parser(sub, encoder_options, fps_arg)
     _batch_parser(sub)
-    add_reexpose_parser(sub, _encoder_options)
+    add_reexpose_parser(sub, encoder_options)
     for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
         command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                              help="log what hfrender decides; an error's traceback too")
@@ -190,7 +167,7 @@ def _bench_parser(sub: argparse._SubParsersAction) -> None:
                    help="fusion worker counts to try (1,2)")
     b.add_argument("--repeats", type=int, default=1, help="runs per cell, the best kept (1)")
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
-    _render_options(b)
+    render_options(b)
     b.set_defaults(func=cmd_bench, output="bench.mp4")
 
 
@@ -203,124 +180,6 @@ def _batch_parser(sub: argparse._SubParsersAction) -> None:
     bt.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
                     help="--summary FILE, --quiet, and overrides such as --samples 4")
     bt.set_defaults(func=cmd_batch)
-
-
-def _render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
-    """The scene, size, time, effects and engine options; ``video=False`` (``still``: one
-    frame to a PNG) leaves out what only a video render uses: --schedule, --codec,
-    --stats, --preview, --resume."""
-    r.add_argument("file", metavar="FILE",
-                   help="a scene script (.py) or a Shadertoy-style shader (.frag, .glsl, .fs)")
-    r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
-    q = r.add_argument_group("size and time")
-    q.add_argument("--fps", type=_fps, default=None,
-                   help="output frames per second (30; 24000/1001 or 23.976)")
-    q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
-    q.add_argument("--duration", type=float, default=None, metavar="S",
-                   help="seconds (default: the scene's duration)")
-    preset = q.add_mutually_exclusive_group()
-    for key, ((pw, ph), pfps) in PRESETS.items():
-        preset.add_argument(f"-q{key}", dest="quality", action="store_const", const=key,
-                            help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
-    _effect_options(r)
-    e = r.add_argument_group("engine")
-    e.add_argument("--backend", choices=CHOICES, default=None,
-                   help=BACKEND_HELP)
-    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
-    e.add_argument("--granularity", default=None, metavar="auto|N",
-                   help="sub-frames per hyperframe (auto: from free memory)")
-    e.add_argument("--workers", default=None, metavar="auto|N",
-                   help="fusion workers: threads, or child processes with --fusion-process "
-                        "(auto: 2 processes where the fusion runs in processes, else 1 thread)")
-    e.add_argument("--fusion-process", choices=FUSION_PROCESS, default=None,
-                   help="fuse on the CPU in a child process per worker, beside the drawing "
-                        "(auto: for --reconstruct and --dof depth, with 2+ cores and 2+ "
-                        "hyperframes)")
-    if video:
-        e.add_argument("--schedule", choices=SCHEDULES, default=None,
-                       help="order of fusion: fifo, or motion (most motion first); frames "
-                            "are always written in order")
-    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
-    if video:
-        e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
-    e.add_argument("--interop", choices=INTEROP, default=None,
-                   help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
-                        "fusing with CUDA on NVIDIA")
-    if video:
-        e.add_argument("--stats", action="store_true",
-                       help="print bytes copied device-to-host and other figures at the end")
-        e.add_argument("--preview", action="store_true",
-                       help="show frames in a window as they come")
-        e.add_argument("--resume", action="store_true",
-                       help="continue an interrupted render of the same settings (.mp4, "
-                            ".mov, .mkv and .webm videos, and image sequences)")
-    e.add_argument("--quiet", action="store_true",
-                   help="no progress bar, no summary" if video else "print nothing on success")
-
-
-def _effect_options(r: argparse.ArgumentParser) -> None:
-    """Motion blur and depth of field (and what they are drawn into)."""
-    m = r.add_argument_group("motion blur and depth of field")
-    m.add_argument("--samples", default=None, metavar="N|auto",
-                   help="sub-frames per output frame (8); auto: each frame as many as its "
-                        "motion (and lens blur) needs, within --samples-range")
-    m.add_argument("--samples-range", default=None, metavar="MIN:MAX",
-                   help="bounds of --samples auto (4:64)")
-    m.add_argument("--shutter", type=float, default=None, metavar="DEG",
-                   help="shutter angle in degrees (180); above 360 windows overlap")
-    m.add_argument("--shutter-position", choices=POSITIONS, default=None,
-                   help="where the open shutter sits around each frame's time (center)")
-    m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
-    m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
-    m.add_argument("--msaa", default=None, choices=MSAA_CHOICES, metavar="auto|N",
-                   help="coverage samples per pixel in each sub-frame (1, 2, 4, 8, 16), "
-                        "averaged in linear light: smooth edges, moving ones at their "
-                        "sub-pixel place; 1: off; auto (default): 4 on a GPU, 1 on a "
-                        "software rasteriser such as llvmpipe (where 4 costs about 2.4x)")
-    m.add_argument("--hdr", choices=HDR_MODES, default=None,
-                   help="draw sub-frames in float linear light, so a light brighter than "
-                        "white keeps its brightness through the blur (a bright streak, a "
-                        "bright bokeh disc; values past 1 in EXR) and is clipped only in the "
-                        "finished frame; auto (default): on for EXR outputs and for scenes "
-                        "with an emissive object whose light passes white (colour x (1 + "
-                        "emissive) > 1); off: 8-bit display colour (on costs a CPU render "
-                        "about 1.25x the time)")
-    m.add_argument("--dof", choices=DOF_MODES, default=None,
-                   help="lens: move the camera across the aperture (exact); depth: thin-lens "
-                        "gather from each sub-frame's depth; auto: lens if the camera has an "
-                        "f-stop (default)")
-    m.add_argument("--transparent", action="store_true",
-                   help="no background: RGBA with straight alpha, blended like light by "
-                        "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
-    m.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
-                   help="image sequences and stills for compositing: PNG 8 (default) or 16 "
-                        "bits; EXR (-o frames/%%04d.exr: linear light, premultiplied alpha) "
-                        "16 (half, default) or 32 (float)")
-    m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
-                   help="reconstruct the motion between sub-frames from the renderer's "
-                        "velocity and depth (few sub-frames, smooth blur); auto (default): "
-                        "on where fusion runs on CUDA, for scenes with geometry")
-    m.add_argument("--dof-method", choices=DOF_METHODS, default=None,
-                   help="--dof depth: fast, depth layers blurred by FFT, cost nearly "
-                        "independent of the blur (default; on a GPU the gather where that is "
-                        "sooner); exact, the gather, the reference (cost grows with the blur "
-                        "squared)")
-    m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
-                   help="cap the depth-mode blur diameter (bounds its cost)")
-
-
-def _encoder_options(parser: argparse.ArgumentParser) -> None:
-    """--crf, --preset, --bitrate, --pix-fmt (default: the output's own settings)."""
-    g = parser.add_argument_group("encoder quality (video outputs; default: the output's)")
-    g.add_argument("--crf", type=int, default=None, metavar="N",
-                   help="constant quality, lower is better (libx264/libx265 0-51, default "
-                        "18; libvpx-vp9 0-63, default 32)")
-    g.add_argument("--preset", default=None, metavar="NAME",
-                   help="encoder speed preset, e.g. slow (libx264/libx265: medium)")
-    g.add_argument("--bitrate", default=None, metavar="RATE",
-                   help="average bitrate in bits per second, e.g. 8M, 2500k")
-    g.add_argument("--pix-fmt", default=None, metavar="NAME",
-                   help="output pixel format, e.g. yuv444p (default yuv420p)")
 
 
 EXIT_SIGPIPE = 141  # the shell's status of a process whose output pipe closed
@@ -347,6 +206,12 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):  # no file descriptor (a captured stdout)
         pass
+
+
+# what the system says of a file that a run cannot write or read as it goes (a full disk,
+# a folder made read-only or replaced under it): one line, not an "internal error"
+SYSTEM_SAID = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES,
+               errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ENAMETOOLONG}
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -383,6 +248,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
+        if isinstance(exc, OSError) and exc.errno in SYSTEM_SAID and not was_complete():
+            print(f"hfrender: error: {exc.filename or 'a file'}: {exc.strerror or exc} "
+                  "(the system's word, not a bug of hfrender's)", file=sys.stderr)
+            return EXIT_FAILED
         if isinstance(exc, OSError) and was_complete():  # the report, not the work, failed
             print(f"hfrender: error: the output is complete, but its report could not be "
                   f"printed: {exc.strerror or exc}", file=sys.stderr)

@@ -22,6 +22,7 @@ from hfrender.cli.common import (
     kept_apart,
     output_notes,
     progress_bar,
+    segments_kept,
     sigterm_interrupts,
 )
 from hfrender.config import (
@@ -220,7 +221,8 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says what became of the frames made
             unfinished = _unfinished_store(config)  # (unless the store's error names it)
-            said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else "")
+            said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else
+                     "" if "--resume" in str(exc) else segments_kept(config.output))
                     + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
             if not said:
                 raise

@@ -127,6 +127,18 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
             f"{partial} ({output} {fate})")
 
 
+def segments_kept(output: str) -> str:
+    """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
+    ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
+    them), else ``""``."""
+    from hfrender.io.segments import frames_kept, resumable
+
+    kept = frames_kept(output) if not is_sequence(output) and resumable(output) else 0
+    return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept: "
+            "once that is mended, the same command with --resume goes on from them"
+            if kept else "")
+
+
 def interrupted_code(exc: KeyboardInterrupt) -> int:
     """The exit status of an interrupted command: 143 for SIGTERM, 129 for SIGHUP, 130
     for Ctrl-C."""

@@ -304,7 +304,7 @@ class RenderOutput:
                 self.writer = PngSequenceWriter(self.tmp, config.size, start, kept)
             else:
                 self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
-                                          gop, encoding=encoding)
+                                          gop, encoding=encoding, name=config.output)
             return
         self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
         if manifest is None:
@@ -348,7 +348,8 @@ class RenderOutput:
                 self.partial = self.writer.partial_output
                 if self.partial is None and not interrupted(self.output):  # nothing kept
                     outputs.take_back(self.made)
-            elif self.frames:  # a resumed sequence's kept frames too
-                self.partial = outputs.keep_partial(self.tmp, self.output)
+            elif self.frames and not getattr(self.writer, "failed", False):  # (a GIF whose
+                self.partial = outputs.keep_partial(self.tmp, self.output)  # ffmpeg failed,
+            #                            a full disk: cut short, unplayable; was kept as one)
             else:
                 outputs.discard(self.tmp, self.made)

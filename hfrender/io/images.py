@@ -237,7 +237,21 @@ def encode_exr(path: str | Path, frame: np.ndarray, kept: dict | None = None) ->
     header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
               "software": SOFTWARE, **(kept or {})}
     with exr.File(header, {name: np.ascontiguousarray(frame)}) as f:
-        f.write(str(path))
+        try:
+            f.write(str(path))
+        except RuntimeError as exc:  # OpenEXR's own: "Failed to write ... No space left"
+            said = str(exc).strip().splitlines()[-1] if str(exc).strip() else "failed"
+            raise OSError(_errno_of(said), said.rsplit(". ", 1)[-1].rstrip("."),
+                          str(path)) from None
+
+
+def _errno_of(said: str) -> int:
+    """The errno of a system error OpenEXR words in its message (EIO where none is)."""
+    import errno
+    import os
+
+    return next((n for n in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS)
+                 if os.strerror(n) in said), errno.EIO)
 
 
 DEPTH_CHANNELS = ("Z", "depth.Z", "Depth.Z", "depth", "Y", "R", "V")  # a depth pass's, in turn

@@ -143,9 +143,16 @@ def keep_partial(tmp: str, output: str) -> str | None:
         shutil.rmtree(target, ignore_errors=True)  # an older run's partial frames
     elif target.exists() and not _ours(target):  # checked before the run: not since?
         raise WriteFailed(f"{target} is not hfrender's: the unfinished frames stay in {src}")
-    os.replace(src, target)
-    if not is_sequence(output):
-        mark_partial(target)
+    try:
+        os.replace(src, target)  # (a folder made read-only under the run: it stays in src)
+        if not is_sequence(output):
+            mark_partial(target)
+    except OSError as exc:  # a full disk: unrecorded, it would stand in the next run's way
+        if not is_sequence(output) and target.exists():  # as a file not hfrender's
+            target.unlink(missing_ok=True)
+            _record(target).unlink(missing_ok=True)
+        log.warning("the unfinished output could not be kept (%s)", exc.strerror or exc)
+        return None
     return dst
 
 

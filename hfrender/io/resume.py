@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hfrender.errors import InputError
 from hfrender.io import segments
+from hfrender.io.images import EXR_MAGIC
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segments import MANIFEST, Manifest, as_kept
 from hfrender.io.sequence_commit import committing
@@ -85,7 +86,6 @@ def resume_from(output: str, settings: dict, verb: str, offset: int = 0
 
 
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # a PNG's last chunk, empty
-EXR_MAGIC = b"\x76\x2f\x31\x01"
 
 
 def whole_picture(path: Path) -> bool:

@@ -246,6 +246,7 @@ class VideoWriter(Closing):
                                       env=frame_pipe_env())
         widen_pipe(self._proc.stdin)
         self.frames_written = 0
+        self.failed = False  # ffmpeg stopped or ended with an error: the file is cut short
 
     def _ffmpeg_says(self) -> str:
         """ffmpeg's first complaint (the cause; its last line is often "Nothing was
@@ -262,7 +263,7 @@ class VideoWriter(Closing):
         try:
             self._proc.stdin.write(np.ascontiguousarray(frame).data)
         except (BrokenPipeError, OSError):
-            code = self._proc.wait()
+            code, self.failed = self._proc.wait(), True
             raise WriteFailed(f"ffmpeg stopped writing {self.name} after {self.frames_written} "
                               f"frames: {crashed(code, self._ffmpeg_says())}") from None
         self.frames_written += 1
@@ -290,6 +291,7 @@ class VideoWriter(Closing):
         said = crashed(code, self._ffmpeg_says()) if code != 0 else ""
         self._log.close()  # ffmpeg's log (a temporary file): read, and no longer needed
         if code != 0:  # (what becomes of what it wrote, the caller says: kept or not)
+            self.failed = True
             raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): {said}")
 
 
@@ -370,12 +372,14 @@ def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
-                gop: int | None = None, encoding: object = None) -> FrameWriter:
+                gop: int | None = None, encoding: object = None,
+                name: str | None = None) -> FrameWriter:
     """A PNG sequence for a ``%d`` pattern (lossless: ``codec`` and ``gop`` do not apply),
-    else a video."""
+    else a video (``name``: what its messages call it, the output a temporary ``path``
+    becomes)."""
     if is_sequence(path):
         return PngSequenceWriter(path, size)
-    return VideoWriter(path, fps, size, codec, gop, encoding=encoding)
+    return VideoWriter(path, fps, size, codec, gop, encoding=encoding, name=name)
 
 
 class MemoryWriter(Closing):

@@ -1,0 +1,151 @@
+"""The options the commands share: a render's scene, size, time, effects and engine
+(``render``, ``still``, ``batch``'s overrides), and a video encoder's quality."""
+
+from __future__ import annotations
+
+import argparse
+from fractions import Fraction
+
+from hfrender.backends import CHOICES
+from hfrender.cli.common import BACKEND_HELP
+from hfrender.config import (
+    DOF_METHODS,
+    DOF_MODES,
+    FUSION_PROCESS,
+    HDR_MODES,
+    INTEROP,
+    MSAA_CHOICES,
+    PRESETS,
+    RECONSTRUCT,
+    SCHEDULES,
+)
+from hfrender.render.contexts import CONTEXTS
+from hfrender.sampler import POSITIONS
+from hfrender.shutter_curve import CURVES
+
+
+def fps_arg(text: str) -> float:
+    """``--fps``: a number (29.97) or a fraction (30000/1001)."""
+    try:
+        return float(Fraction(text.strip()))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a frame rate: give a number "
+                                         "(29.97) or a fraction (30000/1001)") from None
+
+
+def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
+    """The scene, size, time, effects and engine options; ``video=False`` (``still``: one
+    frame to a PNG) leaves out what only a video render uses: --schedule, --codec,
+    --stats, --preview, --resume."""
+    r.add_argument("file", metavar="FILE",
+                   help="a scene script (.py) or a Shadertoy-style shader (.frag, .glsl, .fs)")
+    r.add_argument("-s", "--scene", metavar="NAME", help="the Scene class, if FILE has several")
+    q = r.add_argument_group("size and time")
+    q.add_argument("--fps", type=fps_arg, default=None,
+                   help="output frames per second (30; 24000/1001 or 23.976)")
+    q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
+    q.add_argument("--duration", type=float, default=None, metavar="S",
+                   help="seconds (default: the scene's duration)")
+    preset = q.add_mutually_exclusive_group()
+    for key, ((pw, ph), pfps) in PRESETS.items():
+        preset.add_argument(f"-q{key}", dest="quality", action="store_const", const=key,
+                            help=f"{ph}p{pfps:g}: {pw}x{ph} at {pfps:g} fps")
+    effect_options(r)
+    e = r.add_argument_group("engine")
+    e.add_argument("--backend", choices=CHOICES, default=None,
+                   help=BACKEND_HELP)
+    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
+    e.add_argument("--granularity", default=None, metavar="auto|N",
+                   help="sub-frames per hyperframe (auto: from free memory)")
+    e.add_argument("--workers", default=None, metavar="auto|N",
+                   help="fusion workers: threads, or child processes with --fusion-process "
+                        "(auto: 2 processes where the fusion runs in processes, else 1 thread)")
+    e.add_argument("--fusion-process", choices=FUSION_PROCESS, default=None,
+                   help="fuse on the CPU in a child process per worker, beside the drawing "
+                        "(auto: for --reconstruct and --dof depth, with 2+ cores and 2+ "
+                        "hyperframes)")
+    if video:
+        e.add_argument("--schedule", choices=SCHEDULES, default=None,
+                       help="order of fusion: fifo, or motion (most motion first); frames "
+                            "are always written in order")
+    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
+    if video:
+        e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+    e.add_argument("--interop", choices=INTEROP, default=None,
+                   help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
+                        "fusing with CUDA on NVIDIA")
+    if video:
+        e.add_argument("--stats", action="store_true",
+                       help="print bytes copied device-to-host and other figures at the end")
+        e.add_argument("--preview", action="store_true",
+                       help="show frames in a window as they come")
+        e.add_argument("--resume", action="store_true",
+                       help="continue an interrupted render of the same settings (.mp4, "
+                            ".mov, .mkv and .webm videos, and image sequences)")
+    e.add_argument("--quiet", action="store_true",
+                   help="no progress bar, no summary" if video else "print nothing on success")
+
+
+def effect_options(r: argparse.ArgumentParser) -> None:
+    """Motion blur and depth of field (and what they are drawn into)."""
+    m = r.add_argument_group("motion blur and depth of field")
+    m.add_argument("--samples", default=None, metavar="N|auto",
+                   help="sub-frames per output frame (8); auto: each frame as many as its "
+                        "motion (and lens blur) needs, within --samples-range")
+    m.add_argument("--samples-range", default=None, metavar="MIN:MAX",
+                   help="bounds of --samples auto (4:64)")
+    m.add_argument("--shutter", type=float, default=None, metavar="DEG",
+                   help="shutter angle in degrees (180); above 360 windows overlap")
+    m.add_argument("--shutter-position", choices=POSITIONS, default=None,
+                   help="where the open shutter sits around each frame's time (center)")
+    m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
+    m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
+    m.add_argument("--msaa", default=None, choices=MSAA_CHOICES, metavar="auto|N",
+                   help="coverage samples per pixel in each sub-frame (1, 2, 4, 8, 16), "
+                        "averaged in linear light: smooth edges, moving ones at their "
+                        "sub-pixel place; 1: off; auto (default): 4 on a GPU, 1 on a "
+                        "software rasteriser such as llvmpipe (where 4 costs about 2.4x)")
+    m.add_argument("--hdr", choices=HDR_MODES, default=None,
+                   help="draw sub-frames in float linear light, so a light brighter than "
+                        "white keeps its brightness through the blur (a bright streak, a "
+                        "bright bokeh disc; values past 1 in EXR) and is clipped only in the "
+                        "finished frame; auto (default): on for EXR outputs and for scenes "
+                        "with an emissive object whose light passes white (colour x (1 + "
+                        "emissive) > 1); off: 8-bit display colour (on costs a CPU render "
+                        "about 1.25x the time)")
+    m.add_argument("--dof", choices=DOF_MODES, default=None,
+                   help="lens: move the camera across the aperture (exact); depth: thin-lens "
+                        "gather from each sub-frame's depth; auto: lens if the camera has an "
+                        "f-stop (default)")
+    m.add_argument("--transparent", action="store_true",
+                   help="no background: RGBA with straight alpha, blended like light by "
+                        "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
+    m.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
+                   help="image sequences and stills for compositing: PNG 8 (default) or 16 "
+                        "bits; EXR (-o frames/%%04d.exr: linear light, premultiplied alpha) "
+                        "16 (half, default) or 32 (float)")
+    m.add_argument("--reconstruct", choices=RECONSTRUCT, default=None,
+                   help="reconstruct the motion between sub-frames from the renderer's "
+                        "velocity and depth (few sub-frames, smooth blur); auto (default): "
+                        "on where fusion runs on CUDA, for scenes with geometry")
+    m.add_argument("--dof-method", choices=DOF_METHODS, default=None,
+                   help="--dof depth: fast, depth layers blurred by FFT, cost nearly "
+                        "independent of the blur (default; on a GPU the gather where that is "
+                        "sooner); exact, the gather, the reference (cost grows with the blur "
+                        "squared)")
+    m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
+                   help="cap the depth-mode blur diameter (bounds its cost)")
+
+
+def encoder_options(parser: argparse.ArgumentParser) -> None:
+    """--crf, --preset, --bitrate, --pix-fmt (default: the output's own settings)."""
+    g = parser.add_argument_group("encoder quality (video outputs; default: the output's)")
+    g.add_argument("--crf", type=int, default=None, metavar="N",
+                   help="constant quality, lower is better (libx264/libx265 0-51, default "
+                        "18; libvpx-vp9 0-63, default 32)")
+    g.add_argument("--preset", default=None, metavar="NAME",
+                   help="encoder speed preset, e.g. slow (libx264/libx265: medium)")
+    g.add_argument("--bitrate", default=None, metavar="RATE",
+                   help="average bitrate in bits per second, e.g. 8M, 2500k")
+    g.add_argument("--pix-fmt", default=None, metavar="NAME",
+                   help="output pixel format, e.g. yuv444p (default yuv420p)")
