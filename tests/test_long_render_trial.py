@@ -81,11 +81,9 @@ class Glowing(hf.Scene):
 GLOW = "vec3 shade(vec3 normal, vec3 world, vec3 color) {{ return {}; }}\n"
 
 
-def test_a_change_in_the_scenes_shader_file_is_refused_by_resume_and_reruns_a_batch_job(
-        tmp_path, capsys, monkeypatch):
-    """Was: --resume mixed the old shader's frames with the new one's (exit 0), and a
-    batch called the job up-to-date. The files a scene's objects read (its shaders, its
-    models) count as its modules do."""
+def _stopped_halfway(tmp_path, monkeypatch):
+    """(output, command) of GLOWING rendered to a PNG sequence and stopped (as by Ctrl-C)
+    halfway: its finished frames kept for --resume."""
     (tmp_path / "glowing.py").write_text(GLOWING)
     (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
     out = tmp_path / "seq" / "f_%04d.png"
@@ -93,6 +91,15 @@ def test_a_change_in_the_scenes_shader_file_is_refused_by_resume_and_reruns_a_ba
     monkeypatch.setenv("HF_TEST_STOP", "1")
     assert main(args) == 130
     monkeypatch.delenv("HF_TEST_STOP")
+    return out, args
+
+
+def test_a_change_in_the_scenes_shader_file_is_refused_by_resume_and_reruns_a_batch_job(
+        tmp_path, capsys, monkeypatch):
+    """Was: --resume mixed the old shader's frames with the new one's (exit 0), and a
+    batch called the job up-to-date. The files a scene's objects read (its shaders, its
+    models) count as its modules do."""
+    out, args = _stopped_halfway(tmp_path, monkeypatch)
     (tmp_path / "glow.glsl").write_text(GLOW.format("vec3(0.0, 1.0, 0.0)"))
     capsys.readouterr()
     assert main([*args, "--resume"]) == 2
@@ -120,13 +127,7 @@ def test_a_kept_frame_cut_short_by_a_crash_is_rendered_again(tmp_path, capsys, c
                                                             monkeypatch, damage):
     """Was: --resume counted every kept file as a frame; a 0-byte or cut PNG (a power cut
     before the disk had it) stayed in the finished sequence, exit 0."""
-    (tmp_path / "glowing.py").write_text(GLOWING)
-    (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
-    out = tmp_path / "seq" / "f_%04d.png"
-    args = ["render", str(tmp_path / "glowing.py"), "-o", str(out), *SMALL]
-    monkeypatch.setenv("HF_TEST_STOP", "1")
-    assert main(args) == 130
-    monkeypatch.delenv("HF_TEST_STOP")
+    out, args = _stopped_halfway(tmp_path, monkeypatch)
     kept = tmp_path / "seq" / "f_####.png.partial"
     frames = sorted(kept.glob("f_*.png"))
     assert len(frames) >= 3
@@ -256,3 +257,28 @@ def test_what_the_system_refuses_midway_is_one_line_not_a_bug(tmp_path, capsys, 
     assert capsys.readouterr().err == (
         "hfrender: error: /x/.f_####.png.partial: Operation not permitted (the system's word, "
         "not a bug of hfrender's)\n")
+
+
+def test_a_closed_terminal_that_cannot_be_written_still_exits_129(tmp_path):
+    """A real closed terminal: SIGHUP, and every write to it fails (EIO). The progress
+    bar's end then failed, and the run exited 1 (a review found it with a pty)."""
+    import pty
+    import signal
+
+    from test_resume import scene, wait_for_segments
+
+    out = tmp_path / "t.mp4"
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "hfrender", "render",
+                             str(scene(tmp_path, 0.004)), "-o", str(out), "--size", "64x36",
+                             "--samples", "2", "--granularity", "12"], env=env,
+                            stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    try:
+        wait_for_segments(out, 1, proc)
+    finally:
+        os.close(master)  # the terminal is gone: writes to it fail
+    proc.send_signal(signal.SIGHUP)
+    assert proc.wait(timeout=120) == 129
+    assert (tmp_path / "t.partial.mp4").is_file()

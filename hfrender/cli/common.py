@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -53,8 +54,22 @@ def stop_asked() -> type[KeyboardInterrupt] | None:
 
 def on_sigterm(signum, frame):  # noqa: ANN001 - signal handler signature
     stop = HungUp if signum == getattr(signal, "SIGHUP", None) else Terminated
+    if stop is HungUp:
+        _terminal_gone()
     _asked.append(stop)
     raise stop()
+
+
+def _terminal_gone() -> None:
+    """stdout and stderr that were the closed terminal go to /dev/null: what the run says
+    from here on (its progress bar's end, the partial output kept) would fail there (EIO),
+    and the run ended as a failure, exit 1, not 129 (a log or a pipe stays as it is)."""
+    for fd in (1, 2):
+        try:  # (a hung-up terminal is no longer a tty to isatty: a character device)
+            if stat.S_ISCHR(os.fstat(fd).st_mode):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+        except OSError:
+            pass
 
 
 STOPPING = "stopping after the work in progress (Ctrl-C again to stop at once)"

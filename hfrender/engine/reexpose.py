@@ -81,28 +81,35 @@ def _merged(spans: np.ndarray) -> list[tuple[float, float]]:
     return [(a, b) for a, b in out]
 
 
-def _cells(times: np.ndarray, covered: list[tuple[float, float]]
+def _cells(times: np.ndarray, spans: list[tuple[float, float]]
            ) -> tuple[np.ndarray, np.ndarray]:
-    """(from, to): the time each kept sub-frame stands for, its stratum of the shutter it
-    was drawn in: half way to its neighbours, within that shutter."""
+    """(from, to): the stratum of the shutter each kept sub-frame was drawn in: each of
+    ``spans`` (a window's shutter; windows past 360 degrees, which share their sub-frames,
+    merged) cut into as many equal parts as it holds kept sub-frames, in order (a jittered
+    one lies in its part; a --samples auto window's count is its own)."""
     t = np.asarray(times, np.float64)
-    mids = (t[1:] + t[:-1]) / 2
-    lo, hi = np.concatenate([[-np.inf], mids]), np.concatenate([mids, [np.inf]])
-    spans = np.asarray(covered, np.float64).reshape(-1, 2)
-    which = np.clip(np.searchsorted(spans[:, 0], t + EPS, side="right") - 1, 0, len(spans) - 1)
-    return np.maximum(lo, spans[which, 0]), np.minimum(hi, spans[which, 1])
+    lo, hi = np.full(len(t), -np.inf), np.full(len(t), np.inf)
+    span = np.asarray(spans, np.float64).reshape(-1, 2)
+    which = np.searchsorted(span[:, 0], t, side="right") - 1
+    for w in np.unique(which[which >= 0]):
+        idx = np.flatnonzero(which == w)
+        edges = np.linspace(span[w, 0], span[w, 1], len(idx) + 1)
+        lo[idx], hi[idx] = edges[:-1], edges[1:]
+    return lo, hi
 
 
-def _weights(lo: np.ndarray, hi: np.ndarray, a: float, b: float, curve: str) -> np.ndarray:
-    """The weights of sub-frames standing for ``[lo, hi]`` in a shutter open over
-    ``[a, b]``: the curve over the part of each inside it (at that part's middle), so that
-    a shutter between two sub-frames' times takes its edge ones in part: it is the angle
-    asked for (was: rounded to whole sub-frames, 160 degrees exposed as 180), not the
-    store's nearest."""
+def _weights(t: np.ndarray, lo: np.ndarray, hi: np.ndarray, a: float, b: float,
+             curve: str) -> np.ndarray:
+    """The weights of sub-frames at times ``t`` standing for ``[lo, hi]`` in a shutter open
+    over ``[a, b]``: the part of each inside it, times the curve there (at the sub-frame's
+    time where that is inside, as a render weighs it, else at the part's middle), so that a
+    shutter edge between two sub-frames' times takes the one there in part: the angle asked
+    for (was: rounded to whole sub-frames, 160 degrees exposed as 180)."""
     lo, hi = np.maximum(lo, a), np.minimum(hi, b)
     w = np.clip(hi - lo, 0.0, None)
     if curve != "box":
-        w = w * curve_values(curve, np.clip(((lo + hi) / 2 - a) / max(b - a, EPS), 0.0, 1.0))
+        at = np.where((lo <= t) & (t <= hi), t, (lo + hi) / 2)
+        w = w * curve_values(curve, np.clip((at - a) / max(b - a, EPS), 0.0, 1.0))
     return w / w.sum()
 
 
@@ -178,14 +185,17 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
     s = store.settings
     _check_exposure(s, e)
     fps, first, count = s["fps"], s["first_frame"], s["frames"]
-    kept = SampleSchedule(fps, s["shutter"], s["position"], "box", 1)
+    # the store's count: past 360 degrees it picks the grid, and so the angle, a render of
+    # these settings draws (was 1: 540 degrees spanned 720, its own exposure 55 codes off)
+    n = s["samples"] if isinstance(s["samples"], int) else 1  # (auto: at most 360 degrees)
+    kept = SampleSchedule(fps, s["shutter"], s["position"], "box", n)
     new = SampleSchedule(fps, e.shutter if e.shutter is not None else s["shutter"],
-                         e.position or s["position"], e.curve or s["curve"], 1)
+                         e.position or s["position"], e.curve or s["curve"], n)
     ks = first + np.arange(count)
     spans = new.shutter_spans(ks)
     covered = _merged(kept.shutter_spans(ks))
     times = store.times
-    cells = _cells(times, covered)
+    cells = _cells(times, covered if s["shutter"] > 360 else kept.shutter_spans(ks).tolist())
     starts, rows = np.zeros(count, np.int64), []
     for i, (a, b) in enumerate(spans):
         if not any(lo - EPS <= a and b <= hi + EPS for lo, hi in covered):
@@ -206,7 +216,8 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
         j0 -= int(j0 > 0 and cells[1][j0 - 1] > a + EPS)  # a neighbour's span reaches in
         j1 += int(j1 < len(times) and cells[0][j1] < b - EPS)
         starts[i] = j0
-        rows.append(_weights(cells[0][j0:j1], cells[1][j0:j1], a, b, new.curve))
+        rows.append(_weights(times[j0:j1], cells[0][j0:j1], cells[1][j0:j1], a, b,
+                             new.curve))
     width = max(len(r) for r in rows)
     dense = np.zeros((count, width))
     used = np.zeros(len(times), bool)
