@@ -100,13 +100,13 @@ def test_a_ctrl_c_before_the_command_handles_it_is_one_line(capsys, monkeypatch,
 def test_a_closed_output_pipe_ends_quietly(capsys, monkeypatch):
     """hfrender info | head -1: the reader goes; the status is the shell's 141 and no
     "internal error" (was: a BrokenPipeError reported as a bug in hfrender)."""
-    from hfrender.cli import commands
+    from hfrender.cli import info as info_module
 
     def info(_args):
         print("hfrender x")
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr(commands, "cmd_info", info)
+    monkeypatch.setattr(info_module, "cmd_info", info)
     monkeypatch.setattr("hfrender.cli.cmd_info", info)
     assert main(["info"]) == 141
     assert capsys.readouterr().err == ""
@@ -214,7 +214,7 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     """Where stderr is a log or a pipe (no bar): a line every LOG_EVERY_S seconds with the
     frames done, the rate and the time left; none at the start, none at the end (the
     summary says it), none between."""
-    from hfrender.cli.common import progress_lines
+    from hfrender.cli.progress import progress_lines
 
     times = iter([0.0, 0.0, 10.0, 40.0, 50.0, 75.0, 200.0])  # made, then each update
     update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
@@ -254,7 +254,7 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
 def test_the_bars_rate_waits_a_second_past_its_first_frames():
     """Frames finish in bursts (a hyperframe's at once): the bar says no rate for the
     first second after its first count, then the frames made since it over the time."""
-    from hfrender.cli.common import RATE_AFTER_S, left_text, rate_text
+    from hfrender.cli.progress import RATE_AFTER_S, left_text, rate_text
 
     state: dict = {}
     assert rate_text(state, 0, 100.0) == ""

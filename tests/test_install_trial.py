@@ -163,3 +163,19 @@ def test_the_declared_floors_are_what_the_code_needs():
     core = text.split("dependencies = [", 1)[1].split("]", 1)[0]
     assert '"pillow>=' in core and "OpenEXR" not in core and "trimesh" not in core
     assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+
+
+def test_an_ffmpeg_named_as_a_command_on_path_is_found(tmp_path, monkeypatch, fresh_check):
+    """IMAGEIO_FFMPEG_EXE=ffmpeg (imageio-ffmpeg's own fallback when it brings no binary
+    is the bare name too) was refused as "no such file" by the check (a review)."""
+    import imageio_ffmpeg
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "ffmpeg").symlink_to(imageio_ffmpeg.get_ffmpeg_exe())
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", "ffmpeg")
+    assert ffmpeg_binary.ffmpeg_exe() == str(tmp_path / "bin" / "ffmpeg")
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", "no-such-ffmpeg")
+    with pytest.raises(ToolUnavailable, match="^no ffmpeg at IMAGEIO_FFMPEG_EXE=no-such-ffmpeg: "
+                                              "no such file; "):
+        ffmpeg_binary.ffmpeg_exe()

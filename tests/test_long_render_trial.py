@@ -250,13 +250,23 @@ def test_what_the_system_refuses_midway_is_one_line_not_a_bug(tmp_path, capsys, 
     from hfrender.engine.render import RenderJob
 
     def refused(self):
-        raise PermissionError(errno.EPERM, "Operation not permitted", "/x/.f_####.png.partial")
+        raise PermissionError(errno.EPERM, "Operation not permitted", "/x/.f_####.png.partial",
+                              None, "/x/f_####.png.partial")
 
     monkeypatch.setattr(RenderJob, "run", refused)
     assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), *SMALL]) == 1
     assert capsys.readouterr().err == (
-        "hfrender: error: /x/.f_####.png.partial: Operation not permitted (the system's word, "
-        "not a bug of hfrender's)\n")
+        "hfrender: error: cannot write /x/.f_####.png.partial -> /x/f_####.png.partial: "
+        "Operation not permitted\n")
+    assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), *SMALL, "-v"]) == 1
+    assert "Traceback (most recent call last)" in capsys.readouterr().err  # -v: as promised
+
+    def wrong_path(self):  # not what the system says of a full disk: a bug, told as one
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", "/x/y")
+
+    monkeypatch.setattr(RenderJob, "run", wrong_path)
+    assert main(["render", BAR, "-o", str(tmp_path / "o.mp4"), *SMALL]) == 1
+    assert "internal error: FileNotFoundError" in capsys.readouterr().err
 
 
 def test_a_closed_terminal_that_cannot_be_written_still_exits_129(tmp_path):
@@ -282,3 +292,47 @@ def test_a_closed_terminal_that_cannot_be_written_still_exits_129(tmp_path):
     proc.send_signal(signal.SIGHUP)
     assert proc.wait(timeout=120) == 129
     assert (tmp_path / "t.partial.mp4").is_file()
+
+
+def test_a_full_disk_midway_says_what_work_is_kept(tmp_path, capsys, monkeypatch):
+    """The manifest's save failing of a full disk after some segments: one line naming the
+    kept work and --resume (was: the system's words alone, the kept segments unsaid)."""
+    import errno
+
+    from hfrender.io.segments import Manifest
+
+    real, saves = Manifest.save, [0]
+
+    def filling(self, folder):
+        saves[0] += 1
+        if saves[0] > 3:
+            raise OSError(errno.ENOSPC, "No space left on device", str(folder / "x.tmp"))
+        return real(self, folder)
+
+    monkeypatch.setattr(Manifest, "save", filling)
+    out = tmp_path / "o.mp4"
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1",
+                 "--duration", "4", "--granularity", "8", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: cannot write ") and "No space left" in err
+    assert "--resume" in err and ("whole segments" in err or "finished so far" in err), err
+
+
+def test_frames_moved_in_place_then_deleted_are_not_resumed_over(tmp_path, capsys):
+    """A kill mid-move, then some of the frames already moved deleted by hand: --resume
+    said every frame was made and finished with holes (a review). Now refused."""
+    from hfrender.io.segments import MANIFEST
+
+    out = tmp_path / "out" / "f_%04d.png"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    died = subprocess.run([sys.executable, "-c", DIES_MOVING, "render", BAR, "-o", str(out),
+                           *SMALL], env=env, capture_output=True, text=True, timeout=240)
+    assert died.returncode == 9, died.stderr
+    assert MANIFEST == "manifest.json"
+    (out.parent / "f_0001.png").unlink()
+    capsys.readouterr()
+    assert main(["render", BAR, "-o", str(out), *SMALL, "--resume"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --resume: 1 frame(s) of the interrupted run, put in place before "
+        "it stopped, are gone (f_0001.png ...); render without --resume to make them all "
+        "again\n")

@@ -62,12 +62,13 @@ def test_a_pool_larger_than_the_address_limit_is_one_line(tmp_path, flags, lower
 
 
 def test_a_memory_error_left_is_one_line(monkeypatch, capsys):
-    from hfrender.cli import commands, main
+    from hfrender.cli import info as info_module
+    from hfrender.cli import main
 
     def no_memory(args):
         raise MemoryError()
 
-    monkeypatch.setattr(commands, "cmd_info", no_memory)
+    monkeypatch.setattr(info_module, "cmd_info", no_memory)
     monkeypatch.setattr("hfrender.cli.cmd_info", no_memory)
     assert main(["info"]) == 1
     assert capsys.readouterr().err == ("hfrender: error: out of memory: this process may not "

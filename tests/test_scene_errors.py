@@ -461,3 +461,13 @@ def test_an_object_added_twice_is_refused_at_the_second_add(tmp_path, capsys):
     two = hf.Scene()
     a, b = two.add(hf.Cube()), two.add(hf.Cube())  # alike, not the same: both drawn
     assert two.objects == [a, b] and a is not b
+
+
+def test_an_update_that_is_not_a_method_is_one_line(tmp_path, capsys):
+    """`update = None` in the class body: an internal error (a review)."""
+    scene = tmp_path / "none.py"
+    scene.write_text("import hfrender as hf\n\nclass NoUpdate(hf.Scene):\n    duration = 0.1\n"
+                     "    update = None\n")
+    assert main(["render", str(scene), "-o", str(tmp_path / "n.mp4"), "--size", "32x18"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: NoUpdate.update is None, not a method: "
+                                       "write def update(self, t)\n")

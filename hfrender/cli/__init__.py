@@ -14,7 +14,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import errno  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
 import traceback  # noqa: E402
@@ -26,7 +25,7 @@ from typing import NoReturn  # noqa: E402
 import hfrender  # noqa: E402
 from hfrender.cli.batch import cmd_batch  # noqa: E402
 from hfrender.cli.bench import cmd_bench  # noqa: E402
-from hfrender.cli.commands import cmd_info, cmd_render  # noqa: E402
+from hfrender.cli.commands import cmd_render  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
     EXIT_FAILED,
     EXIT_SIGINT,
@@ -41,9 +40,11 @@ from hfrender.cli.common import (  # noqa: E402
     printable_streams,
     ray_alone_before_a_file,
     sequence_name,
+    system_refused,
     was_complete,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
+from hfrender.cli.info import cmd_info  # noqa: E402
 from hfrender.cli.options import encoder_options, fps_arg, render_options  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.cli.still import cmd_still  # noqa: E402
@@ -208,12 +209,6 @@ def _quiet_stdout() -> None:
         pass
 
 
-# what the system says of a file that a run cannot write or read as it goes (a full disk,
-# a folder made read-only or replaced under it): one line, not an "internal error"
-SYSTEM_SAID = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES,
-               errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ENAMETOOLONG}
-
-
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(ray_alone_before_a_file(
@@ -232,7 +227,13 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     try:
         with _holding(args):
-            return int(args.func(args))
+            try:
+                return int(args.func(args))
+            except OSError as exc:  # a full disk, a folder changed under the run: one line
+                refused = None if was_complete() else system_refused(exc)
+                if refused is None:
+                    raise
+                raise refused from exc
     except HFRenderError as exc:  # hfrender's own: one line (-v: the traceback too)
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)
@@ -248,10 +249,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except Exception as exc:  # anything else (a plain ValueError too) is a bug in hfrender
-        if isinstance(exc, OSError) and exc.errno in SYSTEM_SAID and not was_complete():
-            print(f"hfrender: error: {exc.filename or 'a file'}: {exc.strerror or exc} "
-                  "(the system's word, not a bug of hfrender's)", file=sys.stderr)
-            return EXIT_FAILED
         if isinstance(exc, OSError) and was_complete():  # the report, not the work, failed
             print(f"hfrender: error: the output is complete, but its report could not be "
                   f"printed: {exc.strerror or exc}", file=sys.stderr)

@@ -13,11 +13,10 @@ from pathlib import Path
 from hfrender.cli.common import (
     complete,
     interrupted_code,
-    progress_bar,
     sigterm_interrupts,
     stop_asked,
-    time_of_day,
 )
+from hfrender.cli.progress import progress_bar, time_of_day
 from hfrender.config import ConfigError, parse_fps
 from hfrender.errors import nearest
 from hfrender.io.segments import segments_kept

@@ -1,17 +1,14 @@
-"""``hfrender info``, ``render`` and ``still``: settings in, the work handed on."""
+"""``hfrender render`` (and ``still``'s settings): settings in, the work handed on."""
 
 from __future__ import annotations
 
 import argparse
-import platform
 import shlex
 import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import hfrender
-from hfrender.backends import BACKENDS, load
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
@@ -21,10 +18,11 @@ from hfrender.cli.common import (
     interrupted_code,
     kept_apart,
     output_notes,
-    progress_bar,
     segments_kept,
     sigterm_interrupts,
+    system_refused,
 )
+from hfrender.cli.progress import progress_bar
 from hfrender.config import (
     PRESETS,
     ConfigError,
@@ -34,71 +32,11 @@ from hfrender.config import (
     parse_size,
     project_settings,
 )
-from hfrender.errors import BackendUnavailable, HFRenderError
+from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
-from hfrender.render.contexts import CONTEXTS
-
-
-def cmd_info(args: argparse.Namespace) -> int:
-    """What this machine offers hfrender: versions, GL contexts, fusion backends, ffmpeg."""
-    import numpy as np
-
-    from hfrender.render.contexts import create_context
-    from hfrender.render.msaa import most_samples, msaa_samples
-
-    print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
-          f"NumPy {np.__version__}, {platform.machine()})")
-    for name in CONTEXTS:
-        try:
-            glctx = create_context(name, size=(64, 64))
-            most = most_samples(glctx.ctx)
-            print(f"gl {name}: {glctx.renderer}; msaa up to {most} samples, auto "
-                  f"{msaa_samples(glctx.ctx, 'auto')}")
-            glctx.release()
-        except HFRenderError as exc:
-            print(f"gl {name}: unavailable: {exc}")
-    for name in BACKENDS:
-        try:
-            print(f"backend {name}: {load(name).describe()}")
-        except BackendUnavailable as exc:
-            print(f"backend {name}: unavailable: {exc}")
-    print(f"fusion processes: {_fusion_processes_offered()}")
-    try:
-        import imageio_ffmpeg
-
-        from hfrender.io.ffmpeg_binary import ffmpeg_exe
-        from hfrender.io.writers import ffmpeg_encoders
-
-        enc = ffmpeg_encoders()
-        video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
-                             "gif", "png") if e in enc]
-        print(f"ffmpeg: {ffmpeg_exe()} "
-              f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
-              f"{len(enc)} encoders, among them: {', '.join(video)}"
-              + ("" if getattr(args, "verbose", False) else " (-v: every video encoder)"))
-        if getattr(args, "verbose", False):
-            print(f"ffmpeg video encoders: {', '.join(sorted(ffmpeg_encoders('V')))}")
-    except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
-        print(f"ffmpeg: unavailable: {exc}")
-    return 0
-
-
-def _fusion_processes_offered() -> str:
-    """What ``--fusion-process auto`` does on this machine (``hfrender info``)."""
-    from hfrender.engine.render_setup import fusion_workers, usable_cores
-    from hfrender.hyperframe import shared
-
-    cores = usable_cores()
-    if not shared.available():
-        return "unavailable (no memfd: Linux 3.17+); the CPU fusion runs in the render's process"
-    if cores < 2:
-        return f"not used by auto ({cores} usable core); --fusion-process on runs them"
-    n = fusion_workers(RenderConfig(), processes=True)
-    return (f"{n} beside the drawing for --reconstruct and --dof depth on the CPU "
-            f"({cores} usable cores)")
 
 
 def _config_from(args: argparse.Namespace) -> RenderConfig:
@@ -219,10 +157,14 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             finish()
             _interrupted(args, config, job.stats)
             return interrupted_code(exc)
-        except HFRenderError as exc:  # the one line says what became of the frames made
+        except (HFRenderError, OSError) as exc:  # one line: what became of the frames made
+            if isinstance(exc, OSError):
+                exc = system_refused(exc) or exc
+                if not isinstance(exc, HFRenderError):
+                    raise
             unfinished = _unfinished_store(config)  # (unless the store's error names it)
-            said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else
-                     "" if "--resume" in str(exc) else segments_kept(config.output))
+            said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else "")
+                    + ("" if "--resume" in str(exc) else segments_kept(config.output))
                     + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
             if not said:
                 raise

@@ -3,6 +3,7 @@ bar, the check that a chosen encoder starts."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -10,13 +11,15 @@ import signal
 import stat
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import first_line  # noqa: F401 - the commands' own, re-exported
+from hfrender.errors import (
+    HFRenderError,
+    first_line,  # noqa: F401 - the commands' own, re-exported
+)
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 
@@ -142,6 +145,25 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
             f"{partial} ({output} {fate})")
 
 
+# what the system says of a file a run cannot write as it goes (a full disk, a folder made
+# read-only or replaced by a file under it): one line, not an "internal error"
+SYSTEM_SAID = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES,
+               errno.EPERM, errno.EISDIR, errno.ENOTDIR}
+
+
+class SystemRefused(HFRenderError):
+    """An OSError of :data:`SYSTEM_SAID` met midway, said as one line (-v: its traceback)."""
+
+
+def system_refused(exc: BaseException) -> SystemRefused | None:
+    """``exc`` as one line where it is what the system says of a file (see above), else
+    None: ``cannot write A (-> B): No space left on device``."""
+    if not (isinstance(exc, OSError) and exc.errno in SYSTEM_SAID):
+        return None
+    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f) or "a file"
+    return SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
+
+
 def segments_kept(output: str) -> str:
     """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
     ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
@@ -162,10 +184,6 @@ def interrupted_code(exc: KeyboardInterrupt) -> int:
     return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
 
 
-LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
-RATE_AFTER_S = 1.0  # the bar says a rate from this long after its first frames on
-
-
 def output_notes(stats: Any) -> str:
     """How a summary says the sub-frames were float (``--hdr``, and why where auto chose
     it), and that the output keeps alpha (``--transparent``, or a scene's background
@@ -175,117 +193,6 @@ def output_notes(stats: Any) -> str:
         return alpha
     why = stats.hdr_why
     return (", hdr" if why.startswith("--hdr") else f", hdr ({why})") + alpha
-
-
-def time_of_day() -> str:
-    """The local time, as a log line ends with it (a log of hours of work says when)."""
-    return time.strftime("%H:%M:%S")
-
-
-def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
-                   every: float | None = None, stamp: Callable[[], str] = time_of_day
-                   ) -> Callable[[int, int], None]:
-    """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
-    (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
-    left (18:40:12)`` (the rate from the first frame done, once :data:`RATE_AFTER_S` have
-    passed since: not a burst's; the time of day, ``stamp``); a run shorter than that says
-    nothing more than its summary."""
-    state: dict[str, float] = {"last": clock()}
-    every = LOG_EVERY_S if every is None else every
-
-    def update(done: int, total: int) -> None:
-        now = clock()
-        rate = rate_text(state, done, now)  # none yet a moment after the first frames
-        if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
-            return
-        state["last"] = now
-        told = "".join(f", {x}" for x in (rate, left_text(state, done, total, now)) if x)
-        print(f"{label}: {done}/{total} frames ({100 * done // total}%){told} ({stamp()})",
-              file=sys.stderr, flush=True)
-
-    return update
-
-
-def _rate(state: dict, done: int, now: float) -> float:
-    """Frames a second since the first count (``state`` keeps it): a resumed run's first
-    count holds the frames kept, which made no time."""
-    start, first = state.setdefault("t0", now), state.setdefault("done0", done)
-    return (done - first) / (now - start) if now > start else 0.0
-
-
-def rate_text(state: dict, done: int, now: float) -> str:
-    """The bar's ``7.1 fps`` (:func:`_rate`), once :data:`RATE_AFTER_S` have passed since
-    the first count: frames finish in bursts (a hyperframe's at once), and a burst's
-    first hundredths of a second made a bar say ``495.0 fps``."""
-    rate = _rate(state, done, now)
-    return f"{rate:.1f} fps" if now - state["t0"] >= RATE_AFTER_S else ""
-
-
-def left_text(state: dict, done: int, total: int, now: float) -> str:
-    """``about 1m08s left`` at the rate :func:`rate_text` tells (none: ``""``)."""
-    per_s = _rate(state, done, now)
-    if not rate_text(state, done, now) or per_s <= 0 or done >= total:
-        return ""
-    return f"about {_span((total - done) / per_s)} left"
-
-
-def _span(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
-        f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s")
-
-
-def progress_bar(quiet: bool, label: str = "rendering"):
-    """``(update(done, total), finish())``: a bar on a terminal, :func:`progress_lines` in a
-    log or a pipe, nothing with ``quiet``."""
-    if quiet:
-        return None, lambda: None
-    try:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-        )
-    except ImportError:  # without rich: a plain line instead
-        shown = [False]
-
-        def plain(done: int, total: int) -> None:
-            shown[0] = True
-            print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
-
-        def end() -> None:
-            if shown[0]:
-                print(file=sys.stderr)
-                shown[0] = False
-        return plain, end
-    from rich.console import Console
-
-    console = Console(stderr=True)  # stdout keeps the summary alone
-    if not console.is_terminal:  # a log or a pipe: a bar there is only a stray blank line
-        return progress_lines(label), lambda: None
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),  # the rate and
-                   TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
-                   transient=True, redirect_stdout=False, console=console)  # time left: ours
-    task = bar.add_task("render", total=None, rate="", left="")
-    state: dict = {}
-
-    def update(done: int, total: int) -> None:
-        if not state:  # a resumed run's kept frames: not counted in rich's speed either
-            bar.reset(task, total=total, completed=done)
-            bar.start()
-        now = time.perf_counter()
-        bar.update(task, completed=done, total=total, rate=rate_text(state, done, now),
-                   left=left_text(state, done, total, now))
-
-    def stop() -> None:
-        if state:
-            bar.stop()  # shows the cursor again, also after an error
-            state.clear()
-
-    return update, stop
-
-
 
 
 def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 360),

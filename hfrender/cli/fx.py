@@ -17,10 +17,10 @@ from hfrender.cli.common import (
     first_line,
     interrupted_code,
     kept_apart,
-    progress_bar,
     sequence_name,
     sigterm_interrupts,
 )
+from hfrender.cli.progress import progress_bar
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames

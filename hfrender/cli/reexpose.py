@@ -16,10 +16,10 @@ from hfrender.cli.common import (
     complete,
     interrupted_code,
     kept_apart,
-    progress_bar,
     sequence_name,
     sigterm_interrupts,
 )
+from hfrender.cli.progress import progress_bar
 from hfrender.config import RenderConfig
 from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames

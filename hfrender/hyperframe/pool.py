@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
+from hfrender.hyperframe.frame import HyperFrame, Status  # noqa: F401 - their old home
 
 FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 

@@ -5,6 +5,7 @@ traceback from the first pipe opened to it."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from functools import cache
 
@@ -34,6 +35,8 @@ def checked(env: str | None) -> str:
                               f"it): {GET_ONE}") from exc
     where = f"{ENV}={env}" if env else f"imageio-ffmpeg's {exe}"
     fix = SET_ONE if env else GET_ONE
+    if os.sep not in exe:  # a command's name, found on PATH (imageio-ffmpeg's fallback)
+        exe = shutil.which(exe) or exe
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         why = "no such file" if not os.path.exists(exe) else "not an executable file"
         raise ToolUnavailable(f"no ffmpeg at {where}: {why}; {fix}")

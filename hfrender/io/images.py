@@ -240,18 +240,18 @@ def encode_exr(path: str | Path, frame: np.ndarray, kept: dict | None = None) ->
         try:
             f.write(str(path))
         except RuntimeError as exc:  # OpenEXR's own: "Failed to write ... No space left"
-            said = str(exc).strip().splitlines()[-1] if str(exc).strip() else "failed"
-            raise OSError(_errno_of(said), said.rsplit(". ", 1)[-1].rstrip("."),
-                          str(path)) from None
+            code = _errno_of(str(exc))
+            if code is None:  # not the system's: raised as it is
+                raise
+            raise OSError(code, os.strerror(code), str(path)) from None
 
 
-def _errno_of(said: str) -> int:
-    """The errno of a system error OpenEXR words in its message (EIO where none is)."""
+def _errno_of(said: str) -> int | None:
+    """The errno of a system error OpenEXR words in its message, if it words one."""
     import errno
-    import os
 
-    return next((n for n in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS)
-                 if os.strerror(n) in said), errno.EIO)
+    return next((n for n in (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS,
+                             errno.EIO) if os.strerror(n) in said), None)
 
 
 DEPTH_CHANNELS = ("Z", "depth.Z", "Depth.Z", "depth", "Y", "R", "V")  # a depth pass's, in turn

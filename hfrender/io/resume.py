@@ -20,7 +20,7 @@ from hfrender.io import segments
 from hfrender.io.images import EXR_MAGIC
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segments import MANIFEST, Manifest, as_kept
-from hfrender.io.sequence_commit import committing
+from hfrender.io.sequence_commit import committing, moved_away
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,11 @@ def resume_from(output: str, settings: dict, verb: str, offset: int = 0
                          "--resume")
     manifest = _matching(output, folder, settings, verb)
     if committing(folder) is not None:  # every frame was made; their move was cut short
+        gone = moved_away(folder, output)
+        if gone:
+            raise InputError(f"--resume: {len(gone)} frame(s) of the interrupted run, put in "
+                             f"place before it stopped, are gone ({gone[0]} ...); {verb} "
+                             "without --resume to make them all again")
         return manifest.total_frames, manifest
     name, made = Path(output).name, 0
     while made < manifest.total_frames and (folder / (name % (offset + made))).is_file():

@@ -21,6 +21,7 @@ from hfrender.io.writers import remove_stale
 
 log = logging.getLogger(__name__)
 COMMITTING = "committing.json"  # the frames a run is putting in place (its hidden folder)
+MANIFEST = "manifest.json"  # the run's settings beside them (segments.MANIFEST)
 
 
 def committing(folder: Path) -> list[str] | None:
@@ -49,7 +50,7 @@ def commit_sequence(tmp: str, output: str, keep_others: bool = False) -> None:
         replaced = [n for n in names if (dst / n).is_file()
                     and not written_by_hfrender(dst / n)] if not keep_others else []
         part = src / f"{COMMITTING}.part"
-        part.write_text(json.dumps({"output": output, "frames": names}))
+        part.write_text(json.dumps({"frames": names}))
         os.replace(part, src / COMMITTING)
     for name in names:
         if (src / name).exists():  # (a resumed move: those moved before are in place)
@@ -58,7 +59,16 @@ def commit_sequence(tmp: str, output: str, keep_others: bool = False) -> None:
         kept, _ = remove_stale(pattern, set(names), spare=set(names))
         _foreign(dst, kept, "kept beside this render's frames")
         _foreign(dst, replaced, "replaced by this render's frames of their names")
-    shutil.rmtree(src, ignore_errors=True)
+    (src / MANIFEST).unlink(missing_ok=True)  # first: a kill in the rmtree leaves no
+    shutil.rmtree(src, ignore_errors=True)  # manifest without its list (all redrawn)
+
+
+def moved_away(folder: Path, output: str) -> list[str]:
+    """Of the frames an interrupted move was putting in place (:func:`committing`), those
+    neither still in ``folder`` nor in the output's folder (moved, then deleted by hand)."""
+    dst = Path(output).resolve().parent
+    return [n for n in committing(folder) or []
+            if not (folder / n).is_file() and not (dst / n).is_file()]
 
 
 def _foreign(folder: Path, names: list[str], fate: str) -> None:

@@ -116,10 +116,11 @@ class Scene:
             raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
                                  f"got {type(obj).__name__}")
         obj.geometry  # noqa: B018 - a Mesh made without load() refused here, at add()'s line
-        if any(o is obj for o in self.objects):  # (was: drawn twice, in one place)
+        if getattr(obj, "_added_to", None) is self and any(o is obj for o in self.objects):
             raise InputError(f"add(): this {type(obj).__name__} was added already; add a "
                              f"second one (hf.{type(obj).__name__}(...)) to draw two")
         self.objects.append(obj)
+        object.__setattr__(obj, "_added_to", self)  # (was: drawn twice, in one place)
         return obj
 
 

@@ -78,6 +78,9 @@ def _check_calls(scene: Scene, p: Path) -> None:
     for name, args, want in (("setup", (), "def setup(self)"),
                              ("update", (0.0,), "def update(self, t)")):
         fn = getattr(scene, name, None)
+        if not callable(fn):  # (was: an internal error from inspect)
+            raise SceneInputError(f"{type(scene).__name__}.{name} is {fn!r}, not a method: "
+                                  f"write {want}")
         try:
             inspect.signature(fn).bind(*args)
         except TypeError:

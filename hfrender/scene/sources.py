@@ -115,4 +115,13 @@ def scene_assets(scene: object) -> dict[str, str]:
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
     return {(f.relative_to(root).as_posix() if root and f.is_relative_to(root) else str(f)):
-            hashlib.sha256(f.read_bytes()).hexdigest() for f in asset_files(scene)}
+            _sha256(f) for f in asset_files(scene)}
+
+
+def _sha256(path: Path) -> str:
+    """A file's sha256, read a MiB at a time (a model of a GB is not held in memory)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

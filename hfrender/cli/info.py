@@ -1,0 +1,72 @@
+"""``hfrender info``: what this machine offers hfrender (versions, GL contexts, fusion
+backends, fusion processes, ffmpeg and its encoders)."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+
+import hfrender
+from hfrender.backends import BACKENDS, load
+from hfrender.config import RenderConfig
+from hfrender.errors import BackendUnavailable, HFRenderError
+from hfrender.render.contexts import CONTEXTS
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """What this machine offers hfrender: versions, GL contexts, fusion backends, ffmpeg."""
+    import numpy as np
+
+    from hfrender.render.contexts import create_context
+    from hfrender.render.msaa import most_samples, msaa_samples
+
+    print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, {platform.machine()})")
+    for name in CONTEXTS:
+        try:
+            glctx = create_context(name, size=(64, 64))
+            most = most_samples(glctx.ctx)
+            print(f"gl {name}: {glctx.renderer}; msaa up to {most} samples, auto "
+                  f"{msaa_samples(glctx.ctx, 'auto')}")
+            glctx.release()
+        except HFRenderError as exc:
+            print(f"gl {name}: unavailable: {exc}")
+    for name in BACKENDS:
+        try:
+            print(f"backend {name}: {load(name).describe()}")
+        except BackendUnavailable as exc:
+            print(f"backend {name}: unavailable: {exc}")
+    print(f"fusion processes: {_fusion_processes_offered()}")
+    try:
+        import imageio_ffmpeg
+
+        from hfrender.io.ffmpeg_binary import ffmpeg_exe
+        from hfrender.io.writers import ffmpeg_encoders
+
+        enc = ffmpeg_encoders()
+        video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
+                             "gif", "png") if e in enc]
+        print(f"ffmpeg: {ffmpeg_exe()} "
+              f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
+              f"{len(enc)} encoders, among them: {', '.join(video)}"
+              + ("" if getattr(args, "verbose", False) else " (-v: every video encoder)"))
+        if getattr(args, "verbose", False):
+            print(f"ffmpeg video encoders: {', '.join(sorted(ffmpeg_encoders('V')))}")
+    except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
+        print(f"ffmpeg: unavailable: {exc}")
+    return 0
+
+
+def _fusion_processes_offered() -> str:
+    """What ``--fusion-process auto`` does on this machine (``hfrender info``)."""
+    from hfrender.engine.render_setup import fusion_workers, usable_cores
+    from hfrender.hyperframe import shared
+
+    cores = usable_cores()
+    if not shared.available():
+        return "unavailable (no memfd: Linux 3.17+); the CPU fusion runs in the render's process"
+    if cores < 2:
+        return f"not used by auto ({cores} usable core); --fusion-process on runs them"
+    n = fusion_workers(RenderConfig(), processes=True)
+    return (f"{n} beside the drawing for --reconstruct and --dof depth on the CPU "
+            f"({cores} usable cores)")

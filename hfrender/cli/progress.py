@@ -1,0 +1,120 @@
+"""The progress of a long run: a bar on a terminal, a line every so often in a log or a
+pipe (with the rate and the time left), nothing with --quiet."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
+RATE_AFTER_S = 1.0  # the bar says a rate from this long after its first frames on
+
+
+def time_of_day() -> str:
+    """The local time, as a log line ends with it (a log of hours of work says when)."""
+    return time.strftime("%H:%M:%S")
+
+
+def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
+                   every: float | None = None, stamp: Callable[[], str] = time_of_day
+                   ) -> Callable[[int, int], None]:
+    """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
+    (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
+    left (18:40:12)`` (the rate from the first frame done, once :data:`RATE_AFTER_S` have
+    passed since: not a burst's; the time of day, ``stamp``); a run shorter than that says
+    nothing more than its summary."""
+    state: dict[str, float] = {"last": clock()}
+    every = LOG_EVERY_S if every is None else every
+
+    def update(done: int, total: int) -> None:
+        now = clock()
+        rate = rate_text(state, done, now)  # none yet a moment after the first frames
+        if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
+            return
+        state["last"] = now
+        told = "".join(f", {x}" for x in (rate, left_text(state, done, total, now)) if x)
+        print(f"{label}: {done}/{total} frames ({100 * done // total}%){told} ({stamp()})",
+              file=sys.stderr, flush=True)
+
+    return update
+
+
+def _rate(state: dict, done: int, now: float) -> float:
+    """Frames a second since the first count (``state`` keeps it): a resumed run's first
+    count holds the frames kept, which made no time."""
+    start, first = state.setdefault("t0", now), state.setdefault("done0", done)
+    return (done - first) / (now - start) if now > start else 0.0
+
+
+def rate_text(state: dict, done: int, now: float) -> str:
+    """The bar's ``7.1 fps`` (:func:`_rate`), once :data:`RATE_AFTER_S` have passed since
+    the first count: frames finish in bursts (a hyperframe's at once), and a burst's
+    first hundredths of a second made a bar say ``495.0 fps``."""
+    rate = _rate(state, done, now)
+    return f"{rate:.1f} fps" if now - state["t0"] >= RATE_AFTER_S else ""
+
+
+def left_text(state: dict, done: int, total: int, now: float) -> str:
+    """``about 1m08s left`` at the rate :func:`rate_text` tells (none: ``""``)."""
+    per_s = _rate(state, done, now)
+    if not rate_text(state, done, now) or per_s <= 0 or done >= total:
+        return ""
+    return f"about {_span((total - done) / per_s)} left"
+
+
+def _span(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
+        f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s")
+
+
+def progress_bar(quiet: bool, label: str = "rendering"):
+    """``(update(done, total), finish())``: a bar on a terminal, :func:`progress_lines` in a
+    log or a pipe, nothing with ``quiet``."""
+    if quiet:
+        return None, lambda: None
+    try:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+        )
+    except ImportError:  # without rich: a plain line instead
+        shown = [False]
+
+        def plain(done: int, total: int) -> None:
+            shown[0] = True
+            print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
+
+        def end() -> None:
+            if shown[0]:
+                print(file=sys.stderr)
+                shown[0] = False
+        return plain, end
+    from rich.console import Console
+
+    console = Console(stderr=True)  # stdout keeps the summary alone
+    if not console.is_terminal:  # a log or a pipe: a bar there is only a stray blank line
+        return progress_lines(label), lambda: None
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),  # the rate and
+                   TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
+                   transient=True, redirect_stdout=False, console=console)  # time left: ours
+    task = bar.add_task("render", total=None, rate="", left="")
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        if not state:  # a resumed run's kept frames: not counted in rich's speed either
+            bar.reset(task, total=total, completed=done)
+            bar.start()
+        now = time.perf_counter()
+        bar.update(task, completed=done, total=total, rate=rate_text(state, done, now),
+                   left=left_text(state, done, total, now))
+
+    def stop() -> None:
+        if state:
+            bar.stop()  # shows the cursor again, also after an error
+            state.clear()
+
+    return update, stop
