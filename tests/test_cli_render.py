@@ -422,3 +422,48 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
     assert all(iio.imread(folder / name).shape == (1, 1, 3) for name in theirs)
     assert iio.imread(folder / "001.png").shape == (8, 32, 3)  # a frame of its name
     assert (folder / "009.png").read_bytes() == b"mine"
+
+
+@pytest.mark.parametrize("output, flags", [
+    ("t/%04d.png", ["--transparent"]),
+    ("d/%04d.png", ["--bit-depth", "16"]),
+    ("e/%04d.exr", []),
+])
+def test_preview_shows_any_output_as_8_bit_rgb(tmp_path, x_display, output, flags):
+    """--preview with a transparent, 16-bit or EXR output was an internal error ("data size
+    mismatch": the window's texture is 8-bit RGB), its finished frames left hidden."""
+    from hfrender.render.preview import Preview
+
+    drawn, real_show = [], Preview.show
+
+    def show(self):
+        before = self.shown
+        ok = real_show(self)
+        if self.shown > before:
+            drawn.append(np.frombuffer(self.texture.read(), np.uint8).reshape(8, 32, 3))
+        return ok
+
+    scene = tmp_path / "ball.py"  # a mesh scene: --transparent takes it
+    scene.write_text("import hfrender as hf\n\nclass Ball(hf.Scene):\n    duration = 0.1\n"
+                     "    background = None\n\n    def setup(self):\n"
+                     "        self.add(hf.Sphere(radius=1.2, color=(1, 1, 1)))\n"
+                     "        self.camera.position = (0, 0, 4)\n")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Preview, "show", show)
+        assert main(["render", str(scene), "-o", str(tmp_path / output), "--preview",
+                     "--size", "32x8", "--samples", "1", "--quiet", *flags]) == 0
+    assert len(list((tmp_path / output).parent.glob("0*"))) == 3 and drawn
+    assert drawn[-1].max() > 100 and drawn[-1][0, 0].max() == 0  # the ball, black around
+
+
+def test_displayable_makes_every_written_frame_8_bit_rgb():
+    from hfrender.render.preview import displayable
+
+    rgba = np.zeros((1, 2, 4), np.uint8)
+    rgba[0, 0] = (255, 0, 0, 255)
+    rgba[0, 1] = (255, 255, 255, 0)  # transparent: over black
+    np.testing.assert_array_equal(displayable(rgba), [[[255, 0, 0], [0, 0, 0]]])
+    np.testing.assert_array_equal(displayable(np.full((1, 1, 3), 0x8080, np.uint16)),
+                                  [[[128, 128, 128]]])
+    half = displayable(np.full((1, 1, 4), 0.5, np.float32))  # linear 0.5: sRGB 188
+    np.testing.assert_array_equal(half, [[[188, 188, 188]]])

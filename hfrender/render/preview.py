@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from hfrender.color import linear_to_srgb, premultiply
 from hfrender.render.contexts import GLContext
 from hfrender.render.programs import compile_program, glsl
 
@@ -26,6 +27,20 @@ void main() {
     f_color = vec4(texture(u_frame, vec2(uv.x, 1.0 - uv.y)).rgb, 1.0);  // rows top-down
 }
 """
+
+
+def displayable(frame: np.ndarray) -> np.ndarray:
+    """A written frame as (H, W, 3) uint8 sRGB to show: 16-bit codes to 8, float linear
+    light (EXR) encoded, a straight alpha (PNG, WebM, ProRes) over black (was: any but
+    8-bit RGB an internal error, "data size mismatch", the output left unfinished)."""
+    f = np.asarray(frame)
+    if f.dtype.kind == "f":  # linear light, premultiplied alpha: over black as it is
+        return np.rint(linear_to_srgb(f[..., :3]) * 255).astype(np.uint8)
+    if f.dtype == np.uint16:
+        f = (f >> 8).astype(np.uint8)
+    if f.shape[-1] == 4:  # straight colour: premultiplied in linear light, over black
+        f = premultiply(f)
+    return np.ascontiguousarray(f[..., :3], dtype=np.uint8).copy()
 
 
 class Preview:
@@ -42,9 +57,11 @@ class Preview:
         self.shown = 0
 
     def offer(self, frame: np.ndarray) -> None:
-        """From any thread: the newest finished frame (H, W, 3 uint8), copied."""
+        """From any thread: the newest finished frame, as written (any of the outputs'),
+        made 8-bit RGB to show."""
+        shown = displayable(frame)
         with self._lock:
-            self._latest = np.ascontiguousarray(frame).copy()
+            self._latest = shown
 
     def show(self) -> bool:
         """From the render thread: draw the newest frame; False once the window is closed."""
