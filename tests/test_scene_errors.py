@@ -471,3 +471,18 @@ def test_an_update_that_is_not_a_method_is_one_line(tmp_path, capsys):
     assert main(["render", str(scene), "-o", str(tmp_path / "n.mp4"), "--size", "32x18"]) == 2
     assert capsys.readouterr().err == ("hfrender: error: NoUpdate.update is None, not a method: "
                                        "write def update(self, t)\n")
+
+
+@pytest.mark.parametrize("args", [["still", "-f", "29"], ["render", "--frames", "29:"]])
+def test_a_frame_the_video_renders_renders_alone(tmp_path, capsys, args):
+    """update(t) refusing t >= 1 (the duration): the video rendered every frame, but a
+    still of frame 29, or --frames 29:, failed in the pure-function check's look at the
+    next frame's time, t = 1 s, which no frame draws (a trial)."""
+    scene = tmp_path / "upto.py"
+    scene.write_text("import hfrender as hf\n\nclass UpTo(hf.Scene):\n    duration = 1.0\n\n"
+                     "    def setup(self):\n        self.ball = self.add(hf.Sphere())\n\n"
+                     "    def update(self, t):\n        assert 0 <= t < 1.0, t\n"
+                     "        self.ball.position = (t, 0, 0)\n")
+    out = tmp_path / ("s.png" if args[0] == "still" else "r/%02d.png")
+    assert main([args[0], str(scene), *args[1:], "-o", str(out), "--size", "32x18",
+                 "--samples", "2", "--shutter-position", "start", "--quiet"]) == 0

@@ -45,7 +45,11 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     first = drawn_state(scene)
     if t1 != t0:
-        call_scene(scene, "update(t)", scene.update, t1, t=t1, frame=near)
+        try:
+            call_scene(scene, "update(t)", scene.update, t1, t=t1, frame=near)
+        except (SceneError, SceneUpdateError):  # a time this frame does not draw: not
+            call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)  # looked
+            return  # at (was: a still of the frame before the one that fails refused)
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     changed = _difference(first, drawn_state(scene))
     if changed is not None:
