@@ -293,3 +293,26 @@ def test_a_warning_reads_like_an_error_line(tmp_path):
     verbose = subprocess.run(args + ["-o", str(tmp_path / "b" / "%02d.png"), "-v"],
                              capture_output=True, text=True, env=env)
     assert f"WARNING hfrender.io.depth_pass: {said}" in verbose.stderr
+
+
+def test_a_renders_option_given_to_fx_or_a_jobs_file_says_what_it_is(tmp_path, capsys):
+    """fx --preview suggested --preset, and a jobs file's preview = true 'did you mean
+    preset?' (a trial): each now says what the option is and where it belongs."""
+    with pytest.raises(SystemExit) as leaving:
+        main(["fx", "in.mp4", "-o", str(tmp_path / "o.mp4"), "--preview"])
+    assert leaving.value.code == 2 and capsys.readouterr().err == (
+        "hfrender fx: error: unrecognized arguments: --preview; --preview is a render's "
+        "window of its frames; this command shows none (see hfrender fx --help)\n")
+    from hfrender.engine.batch import load_jobs
+    from hfrender.errors import InputError
+
+    for field, why in (("preview", "a batch shows no window"),
+                       ("resume", "a batch goes on by itself"),
+                       ("keep_samples", "a batch keeps no samples")):
+        jobs = tmp_path / f"{field}.toml"
+        bar = Path(__file__).parent / "data" / "bar.frag"
+        jobs.write_text(f'[[job]]\nname = "a"\nscene = "{bar}"\noutput = "a.mp4"\n'
+                        f"{field} = true\n")
+        with pytest.raises(InputError, match=rf"^{jobs}: job 'a': '{field}' is not a job's "
+                                             rf"field: {why}"):
+            load_jobs(jobs)

@@ -315,7 +315,8 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
     assert main(["render", BAR, "-o", str(tmp_path / "p.mp4"), "--preview"]) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: --preview needs a window: GLFW could not start "
-                        r"\(.*DISPLAY.*\).*; render without --preview\n", err), err
+                        r"\(.*DISPLAY.*\).*; render without --preview \(or hfrender.toml's "
+                        r"preview = true\)\n", err), err
     assert "--gl egl" not in err  # was: "or use the headless context (--gl egl)", given or not
     assert not (tmp_path / "p.mp4").exists()
 
@@ -467,3 +468,12 @@ def test_displayable_makes_every_written_frame_8_bit_rgb():
                                   [[[128, 128, 128]]])
     half = displayable(np.full((1, 1, 4), 0.5, np.float32))  # linear 0.5: sRGB 188
     np.testing.assert_array_equal(half, [[[188, 188, 188]]])
+
+
+def test_preview_with_ray_is_refused_before_ray_starts(tmp_path, capsys):
+    """Was: a local Ray started (7.6 s), then the workers refused the window (or, with a
+    display, the render ran with no preview at all)."""
+    assert main(["render", BAR, "-o", str(tmp_path / "r.mp4"), "--preview", "--ray"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --preview with --ray: the frames are drawn on Ray's workers, not in "
+        "a window here; render without --ray to watch it\n")

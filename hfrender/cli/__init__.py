@@ -68,6 +68,12 @@ _OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "
                 "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"]}
 
 
+# options of another command, not this one's: what they are (was: "did you mean
+# --preset?" for fx's --preview)
+ELSEWHERE = {"preview": "--preview is a render's window of its frames; this command shows none",
+             "keep-samples": "--keep-samples is a render's: this command keeps no sub-frames"}
+
+
 def _meant(name: str, known: list[str]) -> list[str]:
     """The options ``known`` that a misspelt or another tool's ``name`` may mean (another
     tool's that this command lacks, none: fx's --width is not its --depth)."""
@@ -83,9 +89,11 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
-        near = [f"--{m}" for w in words if w.startswith("--")  # the names, not their dashes
-                for m in _meant(w[2:].partition("=")[0], known)]
-        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        names = [w[2:].partition("=")[0] for w in words if w.startswith("--")]
+        near = [f"--{m}" for n in names for m in _meant(n, known)]  # (not their dashes)
+        other = [ELSEWHERE[n] for n in names if n in ELSEWHERE and n not in known]
+        hint = f"; {other[0]}" if other else f"; did you mean {', '.join(near)}?" if near \
+            else ""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
 

@@ -18,21 +18,11 @@ from hfrender.cli.common import (
 )
 from hfrender.cli.progress import progress_bar, time_of_day
 from hfrender.config import ConfigError, parse_fps
+from hfrender.engine.batch_paths import NOT_IN_A_BATCH
 from hfrender.errors import nearest
 from hfrender.io.segments import segments_kept
 
 OWN = ("--summary", "--quiet", "--ray")
-# options of render or fx a batch does not take, and why (a misspelling's hint misled)
-NOT_IN_A_BATCH = {
-    "resume": "a batch goes on by itself: run the same batch command again (finished jobs "
-              "are skipped, a half-done one resumes)",
-    "keep_samples": "a batch keeps no samples: render that job alone with hfrender render "
-                    "... --keep-samples",
-    "preview": "a batch shows no window: render that job alone with hfrender render ... "
-               "--preview",
-    "stats": "a batch's table and --summary FILE give each job's figures",
-    "output": "each job's output is in the jobs file (output = ...)",
-    "scene": "each job's scene is in the jobs file (scene = ...)"}
 SHORT = {"-o": "output", "-s": "scene"}
 
 

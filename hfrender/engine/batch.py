@@ -27,9 +27,15 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
-from hfrender.engine.batch_paths import check_job, check_jobs, input_identity, stamp
+from hfrender.engine.batch_paths import (
+    check_job,
+    check_jobs,
+    input_identity,
+    stamp,
+    unknown_field,
+)
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.errors import HFRenderError, InputError, first_line, nearest
+from hfrender.errors import HFRenderError, InputError, first_line
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.join import JOIN_AGAIN
 from hfrender.io.outputs import sequence_name
@@ -208,9 +214,9 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, dict, dict])
                 continue
             if key not in known:
                 if strict:
-                    raise InputError(_unknown(where, raw, kind, known))
+                    raise InputError(unknown_field(where, raw, kind, known))
                 if key not in RENDER_OPTIONS and key not in FX_OPTIONS:  # [defaults]' own
-                    raise InputError(_unknown(f"{path}: [defaults]", raw, "render or fx",
+                    raise InputError(unknown_field(f"{path}: [defaults]", raw, "render or fx",
                                               {**RENDER_OPTIONS, **FX_OPTIONS}))
                 continue  # a default meant for the other kind of job
             if key == "fps":  # "24000/1001" as --fps takes it
@@ -258,15 +264,6 @@ def _frames_there(where: str, source: Path) -> bool:
         return is_sequence(str(source)) and bool(sequence_files(str(source)))
     except HFRenderError as exc:
         raise InputError(f"{where}: {first_line(exc)}") from None
-
-
-def _unknown(where: str, raw: str, kind: str, known: dict) -> str:
-    """A job's field it does not take: the one meant, else every one it does."""
-    names = sorted(k.replace("_", "-") for k in known)
-    near = nearest(raw.replace("_", "-"), names)
-    if near:
-        return f"{where}: unknown field {raw!r} for a {kind} job; did you mean {near[0]!r}?"
-    return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"
 
 
 def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import HFRenderError, InputError
+from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_not_input, check_partial_free, check_writable, partial_name
@@ -140,3 +140,29 @@ def check_job(job: Any) -> None:
             count = checked.frame_count(seconds)  # (a duration of 1e9 s: too many)
             if checked.frames is not None:
                 resolve(checked.frames, count, checked.fps)
+
+
+# options of render or fx a batch does not take, and why (a misspelling's hint misled)
+NOT_IN_A_BATCH = {
+    "resume": "a batch goes on by itself: run the same batch command again (finished jobs "
+              "are skipped, a half-done one resumes)",
+    "keep_samples": "a batch keeps no samples: render that job alone with hfrender render "
+                    "... --keep-samples",
+    "preview": "a batch shows no window: render that job alone with hfrender render ... "
+               "--preview",
+    "stats": "a batch's table and --summary FILE give each job's figures",
+    "output": "each job's output is in the jobs file (output = ...)",
+    "scene": "each job's scene is in the jobs file (scene = ...)"}
+
+
+def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
+    """A job's field it does not take: why, where it is a run's option a batch does not
+    take (was: "did you mean 'preset'?" for preview); else the one meant, else every one."""
+    why = NOT_IN_A_BATCH.get(raw.replace("-", "_"))
+    if why is not None:
+        return f"{where}: {raw!r} is not a job's field: {why}"
+    names = sorted(k.replace("_", "-") for k in known)
+    near = nearest(raw.replace("_", "-"), names)
+    if near:
+        return f"{where}: unknown field {raw!r} for a {kind} job; did you mean {near[0]!r}?"
+    return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"

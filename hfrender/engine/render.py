@@ -143,8 +143,9 @@ class RenderJob:
         except ContextUnavailable as exc:
             if not config.preview:
                 raise
-            raise ContextUnavailable(f"--preview needs a window: {exc.args[0].split(';')[0]}; "
-                                     "render without --preview") from None
+            why = exc.args[0].split(";")[0]
+            raise ContextUnavailable(f"--preview needs a window: {why}; render without "
+                                     "--preview (or hfrender.toml's preview = true)") from None
         self.stats.gl_renderer = self.glctx.renderer
 
     def _prepare_scene(self) -> None:
