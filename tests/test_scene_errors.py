@@ -365,7 +365,9 @@ def test_a_large_array_set_from_t_is_pure_and_one_drawn_at_random_is_not(tmp_pat
 
 def test_an_error_at_the_neighbouring_time_of_the_first_look_names_its_frame(tmp_path,
                                                                              capsys):
-    """The first look's update at the next frame's time failed as "output frame 0"."""
+    """The first look's update at the next frame's time failed as "output frame 0". It
+    no longer fails a still of frame 0, which draws no such time (a later trial: the video
+    renders that frame); a render of frame 1 fails there, naming it."""
     scene = write_scene(tmp_path, """
     class Late(hf.Scene):
         duration = 0.2
@@ -374,10 +376,11 @@ def test_an_error_at_the_neighbouring_time_of_the_first_look_names_its_frame(tmp
             if t > 0.02:
                 raise RuntimeError("late")
     """)
-    assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18"]) == 1
-    assert capsys.readouterr().err.startswith(
-        "hfrender: error: scene error in update(t) at t=0.0333333 s (output frame 1): "
-        "RuntimeError: late")
+    assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18"]) == 0
+    capsys.readouterr()
+    assert main(["render", str(scene), "-o", str(tmp_path / "l/%02d.png"), "--size", "32x18",
+                 "--frames", "0:2"]) == 1
+    assert "scene error in update(t) at t=0.0" in capsys.readouterr().err
 
 
 def test_duration_given_is_the_scenes_own_and_its_hints(tmp_path, capsys):
@@ -486,3 +489,15 @@ def test_a_frame_the_video_renders_renders_alone(tmp_path, capsys, args):
     out = tmp_path / ("s.png" if args[0] == "still" else "r/%02d.png")
     assert main([args[0], str(scene), *args[1:], "-o", str(out), "--size", "32x18",
                  "--samples", "2", "--shutter-position", "start", "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("line, code", [("X = undefined_name", 1),
+                                        ("BALL = hf.Sphere(radius=-1)", 2)])
+def test_a_scenes_top_level_code_raising_exits_as_in_setup(tmp_path, capsys, line, code):
+    """A NameError at the module's top exited 2 (bad input) where the same in setup()
+    exits 1 (the scene's own code raising); a value hfrender refuses stays 2."""
+    scene = tmp_path / "top.py"
+    scene.write_text(f"import hfrender as hf\n{line}\n\nclass Top(hf.Scene):\n    pass\n")
+    assert main(["still", str(scene), "-o", str(tmp_path / "t.png"), "--size", "8x8"]) == code
+    assert capsys.readouterr().err.startswith(f"hfrender: error: {scene}: importing the scene "
+                                              "failed: ")
