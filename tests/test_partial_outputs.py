@@ -236,3 +236,31 @@ def test_a_partial_touched_or_copied_is_still_hfrenders_and_one_edited_is_not(tm
         outputs.check_partial_free(out)
     outputs.remove_partial(out)
     assert partial.read_bytes().endswith(b"TAIL")  # the user's: kept
+
+
+def test_an_outputs_lock_file_goes_when_it_is_let_go(tmp_path):
+    """Each output left its lock file in the temporary folder for ever (57,109 of them in
+    a trial's /tmp): it is removed by its holder, and the next run locks a new file."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path as P
+
+    from hfrender.io.output_lock import OutputBusy, lock_path, output_lock
+
+    held = lock_path(str(tmp_path / "a.mp4"))
+    with output_lock(str(tmp_path / "a.mp4")):
+        assert held.read_text() == f"pid {os.getpid()}"
+        root = P(__file__).resolve().parents[1]  # another process is refused meanwhile
+        other = subprocess.run([sys.executable, "-c", (
+            "import sys; from hfrender.io.output_lock import output_lock\n"
+            f"with output_lock({str(tmp_path / 'a.mp4')!r}): pass")],
+            env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True)
+        assert other.returncode == 1 and "OutputBusy" in other.stderr
+    assert not held.exists()
+    with output_lock(str(tmp_path / "a.mp4")):
+        assert held.exists()  # taken again: a new file
+        with pytest.raises(OutputBusy):
+            with output_lock(str(tmp_path / "a.mp4")):
+                pass
+    assert not held.exists()

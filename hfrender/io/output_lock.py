@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 from hfrender.errors import InputError
 from hfrender.io.outputs import temporary
@@ -37,27 +38,54 @@ def output_lock(output: str, what: str = "-o",
     except ImportError:
         yield
         return
-    held = str(Path(temporary(output)).parent if is_sequence(output) else temporary(output))
-    key = hashlib.sha1(os.fsencode(held)).hexdigest()[:20]  # (a name not in UTF-8 too)
-    uid = os.getuid() if hasattr(os, "getuid") else 0
+    path = lock_path(output)
     try:
-        folder = Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        fh = open(folder / f"{key}.lock", "a+")
+        fh = _locked(path, fcntl)
+    except BlockingIOError as busy:
+        raise OutputBusy(f"{what} {output}: another hfrender ({busy}) {doing}") from None
     except OSError as exc:
         log.warning("%s is not locked against a second run writing it: %s", output,
                     exc.strerror or exc)
         yield
         return
     with fh:
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        try:
+            yield
+        finally:  # removed while held (was: a file an output, never removed: 57,109 of
+            path.unlink(missing_ok=True)  # them in a trial's temporary folder)
+
+
+def lock_path(output: str) -> Path:
+    """The lock file of ``output`` (keyed by its temporary name) in the user's own folder
+    of the temporary folder."""
+    held = str(Path(temporary(output)).parent if is_sequence(output) else temporary(output))
+    key = hashlib.sha1(os.fsencode(held)).hexdigest()[:20]  # (a name not in UTF-8 too)
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}" / f"{key}.lock"
+
+
+def _locked(path: Path, fcntl: Any) -> IO[str]:
+    """``path`` opened and ``flock``ed, the file still the one at ``path`` once locked (a
+    run that let it go removed it: the next one's is a new file); BlockingIOError naming
+    the holder where another process holds it."""
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    for _ in range(100):
+        fh = open(path, "a+")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
             who = fh.read().strip() or "another process"
-            raise OutputBusy(f"{what} {output}: another hfrender ({who}) {doing}") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"pid {os.getpid()}")
-        fh.flush()
-        yield
+            fh.close()
+            raise BlockingIOError(who) from None
+        try:
+            if os.fstat(fh.fileno()).st_ino == os.stat(path).st_ino:
+                return fh
+        except FileNotFoundError:  # removed by its holder as this one took it: again
+            pass
+        fh.close()
+    raise OSError(f"{path} keeps changing")
