@@ -13,6 +13,7 @@ from test_transparent import RUN, SCENE
 import hfrender as hf
 from hfrender.cli import main
 from hfrender.color import decode_table, premultiply
+from hfrender.io.ffmpeg import EXACT_SWS
 from hfrender.io.images import encode_png16, read_png
 from hfrender.io.probe import probe
 
@@ -59,8 +60,9 @@ def _ffmpeg(*args):
 
 
 def _decode(path, pix_fmt, c, dtype, *before):
+    """The frames as fx decodes them (its exact YUV -> RGB: :data:`EXACT_SWS`)."""
     raw = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", *before, "-i",
-                          str(path), "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
+                          str(path), *EXACT_SWS, "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
                          capture_output=True, check=True).stdout
     return np.frombuffer(raw, dtype).reshape(-1, H, W, c)
 

@@ -1063,3 +1063,27 @@ def test_a_24_fps_gif_is_read_at_about_24_fps(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"wrote {out}: 12 frames at about 24 fps from 12 at a variable rate (about 24 fps), "
         "each at its frame's time")
+
+
+@pytest.mark.parametrize("colour", ["0xC03020", "0x20E040", "0xB4B4B4"])
+def test_a_still_flat_colour_comes_back_within_one_code(tmp_path, colour):
+    """An 8-bit 4:2:0 clip of one colour through fx (linear light, no motion) came back 1-2
+    luma codes darker (swscale's default YUV <-> RGB: truncated, chroma interpolated
+    coarsely): (81, 107, 192) -> (79, 107, 192) for 0xC03020 (a video editor's trial)."""
+    clip, out = tmp_path / "flat.mp4", tmp_path / "out.mkv"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    f"color=c={colour}:size=64x36:rate=30", "-t", "0.2", "-vf",
+                    "scale=out_color_matrix=bt709,setparams=colorspace=bt709:"
+                    "color_primaries=bt709:color_trc=bt709:range=tv", "-pix_fmt", "yuv420p",
+                    "-c:v", "libx264", "-qp", "0", str(clip)], check=True)
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--codec", "libx264",
+                 "--crf", "0", "--pix-fmt", "yuv420p", "--quiet"]) == 0
+
+    def planes(path):
+        raw = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
+                              "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"],
+                             capture_output=True, check=True).stdout
+        return np.frombuffer(raw, np.uint8).astype(int)
+
+    a, b = planes(clip), planes(out)
+    assert a.size == b.size and np.abs(a - b).max() <= 1
