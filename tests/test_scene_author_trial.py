@@ -111,3 +111,43 @@ def test_a_mesh_subclass_keeps_a_field_of_its_own_named_model(ico):
     assert car.geometry == hf.Mesh.load(ico).geometry
     scene = hf.Scene()
     assert scene.add(car) is car
+
+
+PINHOLE_LATER = """
+import hfrender as hf
+
+class Pin(hf.Scene):
+    duration = 0.5
+
+    def setup(self):
+        self.add(hf.Plane(position=(0, 0, -3), scale=4, color=(0.2, 0.6, 0.9)))
+        self.add(hf.Sphere(position=(0.5, 0, 0), radius=0.3, color=(1, 0.5, 0.1)))
+        self.camera.position = (0, 0, 3)
+        self.camera.f_stop, self.camera.focus_distance = 1.4, 3.0
+
+    def update(self, t):
+        self.camera.f_stop = 1.4 if t < 0.25 else None
+"""
+
+
+def test_a_camera_that_becomes_a_pinhole_renders_sharp_in_depth_mode(tmp_path):
+    """--dof depth refused ("camera.f_stop is None (a pinhole)", no t or frame) a camera
+    whose f-stop update(t) takes away, where --dof lens renders those frames sharp; a still
+    of such a frame was told to set the f-stop in setup(), which it did (a DoF trial)."""
+    import imageio.v3 as iio
+    import numpy as np
+
+    from hfrender.cli import main
+
+    scene = tmp_path / "pin.py"
+    scene.write_text(PINHOLE_LATER)
+    small = ["--size", "64x36", "--samples", "4", "--quiet"]
+    for mode in ("lens", "depth"):
+        assert main(["render", str(scene), "-o", str(tmp_path / mode / "%02d.png"), "--dof",
+                     mode, *small]) == 0
+    lens, depth = (iio.imread(tmp_path / m / "14.png") for m in ("lens", "depth"))
+    np.testing.assert_array_equal(lens, depth)  # the pinhole's frame: sharp in both
+    assert main(["still", str(scene), "-t", "0.4", "--dof", "depth", "-o",
+                 str(tmp_path / "s.png"), *small]) == 0
+    np.testing.assert_array_equal(iio.imread(tmp_path / "s.png"),
+                                  iio.imread(tmp_path / "depth" / "12.png"))

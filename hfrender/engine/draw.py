@@ -116,7 +116,8 @@ class SubframeDrawer:
         if self.dof != "depth":
             return None
         config = self.config
-        return self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1])
+        return self.scene.camera.lens(config.max_coc_px, aspect=config.size[0] / config.size[1],
+                                      pinhole=True)  # (f_stop None at this time: sharp)
 
     def _clip_rates(self, t: float, k: int, offset: tuple, jit: tuple) -> np.ndarray:
         """d/dt of every object's clip matrix at ``t``; the scene is left at ``t``."""

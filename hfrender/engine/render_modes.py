@@ -28,7 +28,7 @@ def resolve_dof(mode: str, scene: Scene, frame: int = 0, fps: float = 30.0) -> s
     if mode != "off" and scene.camera.orthographic:
         raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
                           "orthographic camera has no depth of field; use --dof off")
-    if mode != "off" and not scene.camera.has_dof:
+    if mode != "off" and not (scene.camera.has_dof or dof_from_start(scene, frame, fps)):
         raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
                           "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
     return mode

@@ -21,6 +21,9 @@ SENSOR_FITS = ("auto", "horizontal", "vertical")
 
 
 
+PINHOLE_F_STOP = 1e12  # a lens this closed blurs nothing: its disk is one pixel at any depth
+
+
 @dataclass
 class Camera(checks.Checked):
     """A perspective (or orthographic) camera with a physical lens.
@@ -91,7 +94,8 @@ class Camera(checks.Checked):
         side, size = self.sensor_fitted(aspect)
         return size if side == "horizontal" else size * aspect
 
-    def lens(self, max_coc_px: float | None = None, aspect: float | None = None) -> Lens:
+    def lens(self, max_coc_px: float | None = None, aspect: float | None = None,
+             pinhole: bool = False) -> Lens:
         """The thin lens of this camera (for depth-of-field fusion).
 
         ``aspect`` is the picture's width / height: the lens's ``sensor_width_mm`` is then
@@ -100,11 +104,12 @@ class Camera(checks.Checked):
         ``None`` takes the sensor width as the picture's width (right for a landscape
         picture with ``"auto"`` or ``"horizontal"``).
         """
-        if self.f_stop is None:
+        if self.f_stop is None and not pinhole:
             raise InputError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
         width_mm = self.sensor_width_mm if aspect is None else self.picture_width_mm(aspect)
-        try:
-            return Lens(self.focus_distance, self.f_stop, self.focal_length_mm, width_mm,
+        f_stop = PINHOLE_F_STOP if self.f_stop is None else self.f_stop  # (``pinhole``: a
+        try:  # sub-frame of a camera that drops its f-stop: everything sharp, as with lens)
+            return Lens(self.focus_distance, f_stop, self.focal_length_mm, width_mm,
                         max_coc_px, self.aperture_blades)
         except InputError as exc:  # named as the camera's, at the line that set the value
             name = str(exc).split("=", 1)[0]
