@@ -275,7 +275,7 @@ def _import(p: Path) -> object:
     except SyntaxError as exc:
         raise _syntax(p, exc) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
-        kind = SceneInputError if isinstance(exc, InputError) or _keyword_hint(exc) \
+        kind = SceneError if isinstance(exc, InputError) or _keyword_hint(exc) \
             else SceneUpdateError  # the scene's own code raising: exit 1, as in setup()
         raise kind(f"{p}: importing the scene failed: {located(exc, p)}") from exc
     return module
