@@ -92,6 +92,8 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         kind = f"{type(item).__module__}.{type(item).__name__}"
         instead = ("stack them into one array or tensor (torch.stack(frames))"
                    if hasattr(item, "__dlpack__") else
+                   f"give an array of metres (np.asarray({name}, np.float32))"
+                   if name.startswith("depth") else  # (was: told to make metres uint8)
                    "give an array of a pixel type (np.asarray(frames, np.uint8))")
         raise InputTypeError(f"{name} is a {type(x).__name__} holding {kind}; a list takes "
                              f"NumPy frames: {instead}")

@@ -458,3 +458,12 @@ def test_a_focus_pull_gives_each_frame_its_own_focus(method):
         hf.depth_of_field(frames, depth, focus_distance=np.array([2.0, 0.03, 2.0]), **lens)
     np.testing.assert_array_equal(  # a single frame: one distance, in a list or not
         hf.depth_of_field(frames[1], depth[1], focus_distance=[2.0], **lens), each[1])
+
+
+def test_a_depth_given_as_nested_lists_is_told_to_be_float_metres():
+    """It was told "np.asarray(frames, np.uint8)", which would round metres to whole ones
+    (a DoF trial)."""
+    img, depth = np.zeros((8, 8, 3), np.float32), np.full((8, 8), 2.0, np.float32)
+    with pytest.raises(hf.InputTypeError, match=r"give an array of metres "
+                                                r"\(np.asarray\(depth, np.float32\)\)$"):
+        hf.depth_of_field(img, depth.tolist(), focus_distance=2.0, f_stop=2.0)

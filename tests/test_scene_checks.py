@@ -36,6 +36,17 @@ def one_line(excinfo):
     # Blender's names: a close spelling pointed elsewhere (lens: "call camera.lens(...)",
     # location: "did you mean to call projection(...)?" or 'rotation', aperture_fstop:
     # 'aperture_blades', clip_end: nothing)
+    # a DoF trial: aperture_rotation / aperture_ratio suggested the internal
+    # aperture_radius_m(), aperture_size the blade count, sensor_size sensor_fit
+    (hf.Camera, "aperture_rotation", "Camera has no attribute 'aperture_rotation'; "
+                                     "aperture_rotation is another tool's: the bokeh polygon's "
+                                     "turn is fixed: a corner at 0 degrees behind the focus "
+                                     "plane (README, Depth of field)"),
+    (hf.Camera, "aperture_size", "Camera has no attribute 'aperture_size'; aperture_size is "
+                                 "another tool's name (Blender's, manim's): here it is "
+                                 "'f_stop'"),
+    (hf.Camera, "sensor_size", "Camera has no attribute 'sensor_size'; sensor_size is another "
+                               "tool's name (Blender's, manim's): here it is 'sensor_width_mm'"),
     (hf.Camera, "lens", "Camera.lens cannot be set; lens is another tool's name (Blender's, "
                         "manim's): here it is 'focal_length_mm'"),  # (was: "is a method")
     (hf.Camera, "location", "Camera has no attribute 'location'; location is another tool's "
@@ -517,3 +528,16 @@ def test_a_scenes_camera_is_a_camera_and_an_init_of_its_own_keeps_it(tmp_path):
     """)
     frames, _ = render_frames(path, size=(32, 18))
     assert frames.shape[0] == 3
+
+
+def test_reading_another_tools_name_is_told_too():
+    """Blender's camera.dof.focus_distance read: a bare AttributeError (a DoF trial)."""
+    from hfrender.scene.checks import UnknownAttributeError
+
+    with pytest.raises(UnknownAttributeError, match=r"^Camera has no attribute 'dof'; depth of "
+                                                    r"field is on where the camera has an "
+                                                    r"f-stop"):
+        hf.Camera().dof  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^'Sphere' object has no attribute 'wobble'$"):
+        hf.Sphere().wobble  # noqa: B018
+    assert getattr(hf.Sphere(), "location", "none") == "none"  # getattr's default still works

@@ -75,7 +75,14 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "clip_start": "near", "clip_end": "far", "hide_render": "visible",
                "fill_color": "color", "emission_strength": "emissive",
                "ortho_scale": "ortho_height", "blades": "aperture_blades",
-               "aperture": "f_stop", "dof": "f_stop", "use_dof": "f_stop"}
+               "aperture": "f_stop", "dof": "f_stop", "use_dof": "f_stop",
+               "aperture_size": "f_stop", "sensor_size": "sensor_width_mm",
+               "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm"}
+# another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
+NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
+                                 "behind the focus plane (README, Depth of field)",
+            "aperture_ratio": "the aperture is round or a regular polygon: no anamorphic "
+                              "ratio"}
 TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
@@ -99,6 +106,8 @@ def looks_like_setting(name: str, value: object) -> bool:
 
 def _other_name(cls: type, name: str) -> str | None:
     """A hint for another tool's name of something the class has, or a render setting."""
+    if name in NOT_HERE:
+        return f"; {name} is another tool's: {NOT_HERE[name]}"
     meant = OTHER_NAMES.get(name)
     if name in TURNS and "target" in known_names(cls):
         return "; it is aimed, not turned: look_at((x, y, z)), or set its target"
@@ -153,6 +162,12 @@ class Checked:
 
     def _label(self, name: str) -> str:
         return f"{type(self).__name__}.{name}"
+
+    def __getattr__(self, name: str) -> object:  # only for a name not found: read, a
+        other = None if name.startswith("_") else _other_name(type(self), name)  # hint too
+        if other is None:  # (camera.dof, Blender's: was a bare AttributeError)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise UnknownAttributeError(f"{type(self).__name__} has no attribute {name!r}{other}")
 
     def __setattr__(self, name: str, value: object) -> None:
         check_name(self, name)
