@@ -79,3 +79,20 @@ def test_a_damaged_frame_of_a_png_sequence_is_one_line(tmp_path, capsys):
     assert err == (f"hfrender: error: cannot read {bad}: it is no readable PNG image (damaged, "
                    "or another format)\n")
     assert not out.exists()
+
+
+def test_a_codec_this_ffmpeg_cannot_decode_names_the_cause(tmp_path, capsys):
+    """ffmpeg's last line, "Error opening output files: Invalid argument", was said; its
+    cause is the line that names the decoder (a video editor's trial)."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "a64.mkv"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=320x200:rate=25", "-t", "1", "-c:v", "a64multi",
+                    str(clip)], check=True)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "3"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {clip}: decoding stopped after 0 "
+                                       "frames: Decoding requested, but no decoder found for: "
+                                       "none\n")

@@ -11,6 +11,7 @@ memory. Depth passes: :mod:`hfrender.io.depth_pass`.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,9 +160,12 @@ class _Decoder:
         code = self.proc.wait()
         if got or code != 0:
             self.log.seek(0)
-            said = [x.strip() for x in self.log.read().decode(errors="replace").splitlines()]
-            why = next((x for x in reversed(said) if x), "the video ended in the middle of a "
-                       "frame")
+            said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x.strip())  # ("[vist#0:0 @ 0x...]")
+                    for x in self.log.read().decode(errors="replace").splitlines()]
+            why = next((x for x in said if "decoder" in x.lower()), None) or next(
+                (x for x in reversed(said) if x), "the video ended in the middle of a frame")
+            # (ffmpeg's cause, "no decoder found for: none", before its last line's
+            # "Error opening output files: Invalid argument")
             self.close()
             raise FootageError(f"{self.path}: decoding stopped after {self.frames_read} "
                                f"frames: {why}")
