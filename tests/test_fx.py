@@ -1087,3 +1087,32 @@ def test_a_still_flat_colour_comes_back_within_one_code(tmp_path, colour):
 
     a, b = planes(clip), planes(out)
     assert a.size == b.size and np.abs(a - b).max() <= 1
+
+
+def test_interlaced_footage_and_a_timecode_left_out_are_said(tmp_path, caplog):
+    """Interlaced footage came out flagged progressive, fields mixed, and a timecode was
+    dropped at --stride 2 or into .mkv, each without a word (a video editor's trial)."""
+    inter, timed = tmp_path / "inter.mp4", tmp_path / "tc.mov"
+    run = [FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i"]
+    subprocess.run([*run, "testsrc2=size=64x36:rate=25", "-t", "0.4", "-pix_fmt", "yuv420p",
+                    "-c:v", "libx264", "-flags", "+ilme+ildct", "-x264opts", "tff=1",
+                    str(inter)], check=True)
+    subprocess.run([*run, "testsrc2=size=64x36:rate=30000/1001", "-t", "0.4", "-c:v",
+                    "prores_ks", "-timecode", "01:00:00;00", str(timed)], check=True)
+
+    def said(*args):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["fx", *map(str, args), "--motion-blur", "2", "--quiet"]) == 0
+        return [r.getMessage() for r in caplog.records]
+
+    assert said(inter, "-o", tmp_path / "i.mp4") == [
+        f"{inter} is interlaced (top first): fx blends whole frames, so its fields mix and "
+        f"{tmp_path / 'i.mp4'} is progressive; deinterlace it first (ffmpeg -i IN -vf bwdif "
+        "OUT)"]
+    dropped = (f"{timed} has timecode 01:00:00;00; {{}} keeps none (fx keeps it at --stride 1 "
+               "in .mov and .mp4)")
+    assert said(timed, "-o", tmp_path / "t.mkv") == [dropped.format(tmp_path / "t.mkv")]
+    assert said(timed, "-o", tmp_path / "s.mov", "--stride", "2") == [
+        dropped.format(tmp_path / "s.mov")]
+    assert said(timed, "-o", tmp_path / "k.mov") == []  # kept: nothing to say

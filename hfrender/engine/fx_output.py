@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +25,7 @@ from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
-from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
+from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, timecode_options
 from hfrender.io.footage import FootageError
 from hfrender.io.images import exr_kept
 from hfrender.io.pixels import ALPHA, FLOAT
@@ -289,7 +290,7 @@ def sound_left_out(source: str, output: str, info: Any) -> None:
 HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg names
 
 
-def picture_notes(source: str, output: str, info: Any) -> None:
+def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
     """Warnings for what fx changes in the picture: HDR footage (HLG, PQ) is read and
     written as SDR BT.709, so its colours come out wrong; pixels that are not square
     (anamorphic footage) become square in a GIF or an image sequence, squeezing it, and a
@@ -313,3 +314,11 @@ def picture_notes(source: str, output: str, info: Any) -> None:
     if not square and _frames_alone(output):
         log.warning("%s has pixels of aspect %s; %s has square ones, so its picture is "
                     "squeezed (a video output keeps the aspect)", source, info.sar, output)
+    order = re.search(r"(top|bottom) (coded )?first", info.pix_fmt)
+    if order:  # (was: written progressive without a word)
+        log.warning("%s is interlaced (%s): fx blends whole frames, so its fields mix and %s "
+                    "is progressive; deinterlace it first (ffmpeg -i IN -vf bwdif OUT)",
+                    source, order.group(0), output)
+    if info.timecode and (stride != 1 or not timecode_options(output, info.timecode)):
+        log.warning("%s has timecode %s; %s keeps none (fx keeps it at --stride 1 in .mov "
+                    "and .mp4)", source, info.timecode, output)
