@@ -1116,3 +1116,22 @@ def test_interlaced_footage_and_a_timecode_left_out_are_said(tmp_path, caplog):
     assert said(timed, "-o", tmp_path / "s.mov", "--stride", "2") == [
         dropped.format(tmp_path / "s.mov")]
     assert said(timed, "-o", tmp_path / "k.mov") == []  # kept: nothing to say
+
+
+def test_deep_footage_written_with_8_bits_is_said(tmp_path, caplog):
+    """10-bit ProRes into .mov came out 8-bit H.264 without a word, under a README heading
+    "fx keeps the footage's ... bit depth" (a video editor's trial)."""
+    clip = tmp_path / "pr.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=64x36:rate=30", "-t", "0.3", "-pix_fmt", "yuv422p10le",
+                    "-c:v", "prores_ks", str(clip)], check=True)
+    for extra, warned in (([], True), (["--codec", "prores_ks"], False)):
+        caplog.clear()
+        out = tmp_path / f"o{len(extra)}.mov"
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet",
+                         *extra]) == 0
+        assert [r.getMessage() for r in caplog.records] == ([
+            f"{clip} has more than 8 bits; {out} is written with 8 (its encoder's default): "
+            "give --codec prores_ks (.mov), or --codec libx265 --pix-fmt yuv420p10le, to keep "
+            "them"] if warned else [])
