@@ -1135,3 +1135,26 @@ def test_deep_footage_written_with_8_bits_is_said(tmp_path, caplog):
             f"{clip} has more than 8 bits; {out} is written with 8 (its encoder's default): "
             "give --codec prores_ks (.mov), or --codec libx265 --pix-fmt yuv420p10le, to keep "
             "them"] if warned else [])
+
+
+def test_frames_the_decoder_skips_are_said_and_not_counted(tmp_path, caplog, capsys):
+    """A clip damaged in the middle: fx wrote fewer frames than its summary said ("wrote
+    60 frames" of 58), its picture ahead of its sound from the damage on, without a word."""
+    clip, out = tmp_path / "pr.mov", tmp_path / "o.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=160x90:rate=30", "-t", "2", "-pix_fmt", "yuv422p10le",
+                    "-c:v", "prores_ks", str(clip)], check=True)
+    data = bytearray(clip.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 30000] = b"\xff" * 30000  # a frame or two gone
+    clip.write_bytes(bytes(data))
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--codec",
+                     "prores_ks"]) == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    made = int(re.match(rf"wrote {re.escape(str(out))}: (\d+) frames at 30 fps from 60 at 30 "
+                        r"fps$", said).group(1))
+    assert 50 <= made < 60
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{clip}: the decoder gave fewer than the 60 frames its index lists (damaged ones are "
+        f"skipped), so {out} has {made} frames of 60, and from the first damaged frame on its "
+        "picture runs ahead of its sound; repair the footage to keep them in step"]

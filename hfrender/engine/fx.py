@@ -234,6 +234,7 @@ class FxJob:
                 self._stream(start)
             if stats.frames_out == 0 and start == 0:
                 raise FootageError(f"{self.source}: no frame came out of the decoder")
+            self._short(start)
             self.out.finish()
         except BaseException:
             self.out.abandon()
@@ -242,6 +243,20 @@ class FxJob:
             self.footage.close()
             stats.seconds = time.perf_counter() - self._t0
         return stats
+
+    def _short(self, start: int) -> None:
+        """Fewer frames out than the probe listed (damaged frames the decoder skips): said,
+        and counted as made (was: "wrote 90 frames" of 60, the picture ahead of the sound
+        from the damage on, without a word; a video editor's trial)."""
+        stats, want = self.stats, self.end - start
+        if self.chunk is not None or stats.frames_out >= want:
+            return
+        log.warning("%s: the decoder gave fewer than the %d frames its index lists (damaged "
+                    "ones are skipped), so %s has %d frames of %d, and from the first damaged "
+                    "frame on its picture runs ahead of its sound; repair the footage to keep "
+                    "them in step", self.source, self.footage.count, self.output,
+                    start + stats.frames_out, self.end)
+        stats.total = start + stats.frames_out
 
     def _stream(self, start: int) -> None:
         s, stats = self.s, self.stats
