@@ -197,9 +197,10 @@ def test_hdr_footage_is_said_to_come_out_wrong(tmp_path, caplog):
         assert main(["fx", str(clip), "-o", str(tmp_path / "o.mov"), "--motion-blur", "2",
                      "--quiet"]) == 0
     said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and said[0].startswith(
+    assert len(said) == 2 and said[0].startswith(
         f"{clip} is HDR (HLG): fx blends and writes SDR (BT.709), so its colours come out "
         "wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf zscale=t=linear")
+    assert said[1].startswith(f"{clip} has more than 8 bits; ")  # 10-bit HLG into 8 bits
 
 
 def test_anamorphic_footage_into_square_pixels_is_said_squeezed(tmp_path, caplog):

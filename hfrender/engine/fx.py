@@ -251,12 +251,15 @@ class FxJob:
         stats, want = self.stats, self.end - start
         if self.chunk is not None or stats.frames_out >= want:
             return
+        cut = getattr(getattr(self, "info", None), "cut_short", "")  # (its end said already)
+        stats.total = start + stats.frames_out
+        if cut:
+            return
         log.warning("%s: the decoder gave fewer than the %d frames its index lists (damaged "
                     "ones are skipped), so %s has %d frames of %d, and from the first damaged "
                     "frame on its picture runs ahead of its sound; repair the footage to keep "
                     "them in step", self.source, self.footage.count, self.output,
                     start + stats.frames_out, self.end)
-        stats.total = start + stats.frames_out
 
     def _stream(self, start: int) -> None:
         s, stats = self.s, self.stats
