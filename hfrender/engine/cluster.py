@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.engine.ray_connect import connect
@@ -36,7 +37,7 @@ from hfrender.hyperframe.builder import auto_granularity
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.join import join, sha256_file
+from hfrender.io.join import join
 from hfrender.io.segments import (
     Manifest,
     as_kept,

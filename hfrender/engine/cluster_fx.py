@@ -18,6 +18,7 @@ from typing import Any
 
 import hfrender
 from hfrender.backends import resolve_name
+from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError
 from hfrender.engine import fx_output
 from hfrender.engine.chunk_dir import chunk_dir
@@ -38,7 +39,7 @@ from hfrender.frame_range import n_frames
 from hfrender.io import outputs
 from hfrender.io.encoding import effective
 from hfrender.io.footage import footage_format
-from hfrender.io.join import join, sha256_file
+from hfrender.io.join import join
 from hfrender.io.probe import probe, soundtrack
 from hfrender.io.segments import (
     open_segment,

@@ -4,22 +4,12 @@ Ray renders' segments, ``hfrender/engine/cluster.py``)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from pathlib import Path
 
 from hfrender.io.ffmpeg import Soundtrack, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
 
 # how a failed join is gone on from, as render and fx say it (batch and reexpose put their
 # own way in its place)

@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.checksum import sha256_file
 from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate
-from hfrender.io.join import join, sha256_file
+from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, partial_name, remove_partial
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import Closing, VideoWriter, check_output

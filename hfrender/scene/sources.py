@@ -10,6 +10,8 @@ import sysconfig
 from functools import lru_cache
 from pathlib import Path
 
+from hfrender.checksum import sha256_file
+
 
 def scene_modules(path: str | Path) -> dict[str, str]:
     """The modules of the user's own that a scene file imports from its folder (``from
@@ -115,13 +117,4 @@ def scene_assets(scene: object) -> dict[str, str]:
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
     return {(f.relative_to(root).as_posix() if root and f.is_relative_to(root) else str(f)):
-            _sha256(f) for f in asset_files(scene)}
-
-
-def _sha256(path: Path) -> str:
-    """A file's sha256, read a MiB at a time (a model of a GB is not held in memory)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            sha256_file(f) for f in asset_files(scene)}
