@@ -477,3 +477,16 @@ def test_preview_with_ray_is_refused_before_ray_starts(tmp_path, capsys):
     assert capsys.readouterr().err == (
         "hfrender: error: --preview with --ray: the frames are drawn on Ray's workers, not in "
         "a window here; render without --ray to watch it\n")
+
+
+def test_hfrender_tomls_preview_does_not_stop_a_render_on_ray(tmp_path, monkeypatch, capsys):
+    """A project file's preview = true refused every --ray render, with no way to turn it
+    off (a review): it is for the renders here; --preview itself is refused with --ray."""
+    import hfrender.cli.commands as commands
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hfrender.toml").write_text("[render]\npreview = true\n")
+    seen = {}
+    monkeypatch.setattr(commands, "_render_on_ray",
+                        lambda args, config: seen.update(preview=config.preview) or 0)
+    assert main(["render", BAR, "-o", "r.mp4", "--ray"]) == 0 and seen == {"preview": False}

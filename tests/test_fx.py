@@ -1159,3 +1159,21 @@ def test_frames_the_decoder_skips_are_said_and_not_counted(tmp_path, caplog, cap
         f"{clip}: the decoder gave fewer than the 60 frames its index lists (damaged ones are "
         f"skipped), so {out} has {made} frames of 60, and from the first damaged frame on its "
         "picture runs ahead of its sound; repair the footage to keep them in step"]
+
+
+def test_a_field_order_in_nested_parentheses_is_read(tmp_path, caplog):
+    """"yuv420p(tv, bt709, top coded first (swapped))" was cut at "(tv" by the probe: the
+    colour tags and the field order lost, no interlace warning (a review)."""
+    from hfrender.io.probe import probe
+
+    clip = tmp_path / "il.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc=size=64x36:rate=25", "-t", "0.4", "-c:v", "mpeg2video",
+                    "-flags", "+ilme+ildct", "-field_order", "tt", "-color_primaries", "bt709",
+                    "-color_trc", "bt709", "-colorspace", "bt709", str(clip)], check=True)
+    info = probe(str(clip))
+    assert "coded first" in info.pix_fmt and "bt709" in info.pix_fmt, info.pix_fmt
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
+                     "--quiet"]) == 0
+    assert any("is interlaced" in r.getMessage() for r in caplog.records)

@@ -151,3 +151,13 @@ def test_a_camera_that_becomes_a_pinhole_renders_sharp_in_depth_mode(tmp_path):
                  str(tmp_path / "s.png"), *small]) == 0
     np.testing.assert_array_equal(iio.imread(tmp_path / "s.png"),
                                   iio.imread(tmp_path / "depth" / "12.png"))
+    for mode in ("lens", "auto"):  # (a review: the lens hint refused the pinhole there)
+        assert main(["still", str(scene), "-t", "0.4", "--dof", mode, "-o",
+                     str(tmp_path / f"{mode}.png"), "--samples", "auto", *small[:2],
+                     "--quiet"]) == 0
+    # a pinhole's focus means nothing: one within the focal length is not refused
+    scene.write_text(PINHOLE_LATER.replace("else None", "else None\n"
+                                           "        if t >= 0.25:\n"
+                                           "            self.camera.focus_distance = 0.04"))
+    assert main(["still", str(scene), "-t", "0.4", "--dof", "depth", "-o",
+                 str(tmp_path / "f.png"), *small]) == 0

@@ -541,3 +541,16 @@ def test_reading_another_tools_name_is_told_too():
     with pytest.raises(AttributeError, match=r"^'Sphere' object has no attribute 'wobble'$"):
         hf.Sphere().wobble  # noqa: B018
     assert getattr(hf.Sphere(), "location", "none") == "none"  # getattr's default still works
+
+
+def test_a_propertys_own_missing_name_is_the_one_told():
+    """Reading another tool's names gives a hint (camera.dof); any other missing name keeps
+    Python's own error, a property's inner one included (a review: the property's name
+    was told instead of the typo inside it)."""
+    class Lamp(hf.Sphere):
+        @property
+        def glow(self):
+            return self.brightnes * 2
+
+    with pytest.raises(AttributeError, match="brightnes"):
+        Lamp().glow  # noqa: B018

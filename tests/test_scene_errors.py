@@ -501,3 +501,21 @@ def test_a_scenes_top_level_code_raising_exits_as_in_setup(tmp_path, capsys, lin
     assert main(["still", str(scene), "-o", str(tmp_path / "t.png"), "--size", "8x8"]) == code
     assert capsys.readouterr().err.startswith(f"hfrender: error: {scene}: importing the scene "
                                               "failed: ")
+
+
+def test_an_impure_update_is_told_where_the_next_frames_time_fails(tmp_path, caplog):
+    """The pure-function check skipped its look where update(t) failed at the next
+    frame's time, hiding an impure scene (a review): it now looks at the frame before."""
+    scene = tmp_path / "impure.py"
+    scene.write_text("import hfrender as hf\n\nclass Impure(hf.Scene):\n    duration = 1.0\n\n"
+                     "    def setup(self):\n        self.n = 0\n"
+                     "        self.ball = self.add(hf.Sphere())\n\n"
+                     "    def update(self, t):\n        if t >= 0.5:\n"
+                     "            raise RuntimeError('late')\n        self.n += 1\n"
+                     "        self.ball.position = (self.n * 0.01, 0, 0)\n")
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-f", "14", "-o", str(tmp_path / "s.png"),
+                     "--size", "32x18", "--samples", "1", "--shutter-position", "start",
+                     "--quiet"]) == 0
+    assert any("update(t) is not a pure function of t" in r.getMessage()
+               for r in caplog.records)

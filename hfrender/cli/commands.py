@@ -128,9 +128,11 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise ConfigError(f"scene file not found: {args.file}")
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
-    if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers,
-        raise ConfigError("--preview with --ray: the frames are drawn on Ray's workers, "  # or
-                          "not in a window here; render without --ray to watch it")  # unsaid)
+    if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers)
+        if getattr(args, "preview", False):
+            raise ConfigError("--preview with --ray: the frames are drawn on Ray's workers, "
+                              "not in a window here; render without --ray to watch it")
+        config = config.with_(preview=False)  # hfrender.toml's: for the renders here
     if getattr(args, "ray", None) and config.keep_samples:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")

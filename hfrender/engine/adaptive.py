@@ -124,7 +124,7 @@ class SampleProbe:
         speed = float(np.sqrt((self._velocity.astype(np.float64) ** 2).sum(-1)).max())
         coc = 0.0
         if self.dof == "lens":
-            lens = scene.camera.lens(None, aspect=w / h)
+            lens = scene.camera.lens(None, aspect=w / h, pinhole=True)
             finite = self._depth[np.isfinite(self._depth)]
             if finite.size:
                 coc = float(np.max(lens.coc_px(finite, w)))
@@ -173,7 +173,7 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
     finally:
         renderer.release()
     finite = depth[np.isfinite(depth)]
-    lens = scene.camera.lens(None, aspect=w / h)
+    lens = scene.camera.lens(None, aspect=w / h, pinhole=True)
     coc = float(np.max(lens.coc_px(finite, w))) if finite.size else 0.0
     count = config.max_samples
     if _float_light(config, scene):

@@ -196,6 +196,19 @@ def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
     return near if abs(near - measured) <= tolerance else printed
 
 
+def _top_level(text: str) -> list[str]:
+    """``text`` split at its commas outside parentheses, nested ones too: "yuv420p(tv,
+    bt709, top coded first (swapped))" is one field (was cut at "(tv", its tags and field
+    order lost)."""
+    fields, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            fields.append(text[start:i].strip())
+            start = i + 1
+    return [*fields, text[start:].strip()]
+
+
 def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, str] | None:
     """Rate, size, pixel format, display rotation, VP9 alpha and pixel aspect of the first
     video stream (not a cover picture) in ffmpeg's description of an input; None if it has
@@ -206,7 +219,7 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, s
             continue
         # "h264 (High) (avc1 / 0x31637661), yuv420p(tv, progressive), 1280x720 [SAR 1:1
         # DAR 16:9], 2 kb/s, 29.97 fps, 29.97 tbr, 30k tbn": commas inside () do not split
-        fields = [f.strip() for f in re.split(r",\s*(?![^()]*\))", line.split(" Video: ", 1)[1])]
+        fields = _top_level(line.split(" Video: ", 1)[1])
         size = next((m for f in fields if (m := re.match(r"(\d+)x(\d+)\b", f))), None)
         rate: dict[str, float] = {}
         for f in fields:

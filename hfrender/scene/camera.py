@@ -108,8 +108,11 @@ class Camera(checks.Checked):
             raise InputError("camera.f_stop is None (a pinhole): set an f-stop for depth of field")
         width_mm = self.sensor_width_mm if aspect is None else self.picture_width_mm(aspect)
         f_stop = PINHOLE_F_STOP if self.f_stop is None else self.f_stop  # (``pinhole``: a
-        try:  # sub-frame of a camera that drops its f-stop: everything sharp, as with lens)
-            return Lens(self.focus_distance, f_stop, self.focal_length_mm, width_mm,
+        # sub-frame of a camera that drops its f-stop: everything sharp, as with lens; its
+        # focus then means nothing: at infinity, whatever focus_distance holds)
+        focus = math.inf if self.f_stop is None else self.focus_distance
+        try:
+            return Lens(focus, f_stop, self.focal_length_mm, width_mm,
                         max_coc_px, self.aperture_blades)
         except InputError as exc:  # named as the camera's, at the line that set the value
             name = str(exc).split("=", 1)[0]

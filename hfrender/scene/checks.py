@@ -164,9 +164,11 @@ class Checked:
         return f"{type(self).__name__}.{name}"
 
     def __getattr__(self, name: str) -> object:  # only for a name not found: read, a
-        other = None if name.startswith("_") else _other_name(type(self), name)  # hint too
-        if other is None:  # (camera.dof, Blender's: was a bare AttributeError)
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name not in OTHER_NAMES and name not in NOT_HERE:  # hint too (camera.dof)
+            return object.__getattribute__(self, name)  # Python's own error (a property's
+        other = _other_name(type(self), name)  # inner one too), its suggestion kept
+        if other is None:
+            return object.__getattribute__(self, name)
         raise UnknownAttributeError(f"{type(self).__name__} has no attribute {name!r}{other}")
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -40,16 +40,18 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
     if isinstance(scene, ShaderScene):
         return
     t0 = frame / fps
-    near = frame + 1 if (frame + 1) / fps <= scene.duration else max(0, frame - 1)
-    t1 = near / fps
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     first = drawn_state(scene)
-    if t1 != t0:
-        try:
-            call_scene(scene, "update(t)", scene.update, t1, t=t1, frame=near)
-        except (SceneError, SceneUpdateError):  # a time this frame does not draw: not
-            call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)  # looked
-            return  # at (was: a still of the frame before the one that fails refused)
+    nears = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
+    t1 = t0
+    for near in nears:  # the next frame's time, else the one before (a scene may refuse a
+        try:  # time this frame does not draw: was a still of the frame before it refused)
+            call_scene(scene, "update(t)", scene.update, near / fps, t=near / fps,
+                       frame=near)
+            t1 = near / fps
+            break
+        except (SceneError, SceneUpdateError):
+            continue
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     changed = _difference(first, drawn_state(scene))
     if changed is not None:
