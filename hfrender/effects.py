@@ -28,11 +28,10 @@ from hfrender.shutter_curve import curve_weights
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
                 weights: str | np.ndarray = "box", linear_light: bool = True,
                 backend: str | None = None, out: Any = None, premultiplied: bool = True) -> Any:
-    """Blend sliding windows of frames into motion-blurred frames.
-
-    ``out[k] = sum_j w[j] * frames[k * stride + j]`` for ``j < window``: ``(N - window) //
-    stride + 1`` frames (``ffmpeg -vf tmix=frames=window`` gives N, its first ``window - 1``
-    with frame 0 repeated; its frame ``k * stride + window - 1`` is ``out[k]``).
+    """Blend sliding windows of frames into motion-blurred frames: ``out[k] = sum_j w[j] *
+    frames[k * stride + j]`` for ``j < window``, ``(N - window) // stride + 1`` frames
+    (``ffmpeg -vf tmix=frames=window`` gives N, its first ``window - 1`` with frame 0
+    repeated; its frame ``k * stride + window - 1`` is ``out[k]``).
 
     Parameters
     ----------

@@ -91,10 +91,13 @@ def _cells(times: np.ndarray, spans: list[tuple[float, float]]
     lo, hi = np.full(len(t), -np.inf), np.full(len(t), np.inf)
     span = np.asarray(spans, np.float64).reshape(-1, 2)
     which = np.searchsorted(span[:, 0], t, side="right") - 1
-    for w in np.unique(which[which >= 0]):
-        idx = np.flatnonzero(which == w)
-        edges = np.linspace(span[w, 0], span[w, 1], len(idx) + 1)
-        lo[idx], hi[idx] = edges[:-1], edges[1:]
+    idx = np.flatnonzero(which >= 0)  # the times are in order: a window's run together
+    ws = which[idx]  # (one pass, not one per window: a long store has thousands)
+    _, first, count = np.unique(ws, return_index=True, return_counts=True)
+    group = np.repeat(np.arange(len(first)), count)
+    part = (span[ws, 1] - span[ws, 0]) / count[group]
+    lo[idx] = span[ws, 0] + (np.arange(len(ws)) - first[group]) * part
+    hi[idx] = lo[idx] + part
     return lo, hi
 
 
