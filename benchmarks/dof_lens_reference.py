@@ -21,6 +21,13 @@ scenes made for one question its figure:
   light filling what the dark card's front weight leaves short: up to 0.79);
 * ``dark_top_border_over_sky``: a dark object (0.05) at 3 m touching the frame's top
   border before a sky of 10: its top row's middle (a lens: 0.05);
+* ``white_card_0.4m_over_dark_sky``, ``white_card_0.3m_over_wall_0.6m``: a white card
+  before the focus plane over a background less blurred than itself (its disk 0.66x and
+  0.29x the card's): the card's light over its light in focus (a lens: 1.0), and a pixel
+  12 px inside its edge (what a pixel sees past the card's edge is hidden behind the card
+  in the depth pass);
+* ``dark_bar_0.45m_over_highlights``: the same question over the textured far plane with
+  highlights (the bar's disk 21 px, the plane's 17);
 * ``checker_floor_to_the_borders``: a checker floor from 0.45 m (the bottom row) to
   0.95 m, the whole frame, all of it before the focus plane: what the border strips'
   PSNR (every scene's, in brackets) is about.
@@ -50,6 +57,7 @@ LENS = dict(focus_distance=1.0, f_stop=1.4, sensor_width_mm=7.0)
 MARGIN, SPLIT = 40, 2
 YY, XX = np.mgrid[0:H, 0:W]
 EDGE = 8  # the border strip whose PSNR is given apart (what lies past the border is unknown)
+CARD = (YY >= 28) & (YY < 68) & (XX >= 39) & (XX < 89)  # a card before the focus plane
 BORDER = np.minimum(np.minimum(YY, H - 1 - YY), np.minimum(XX, W - 1 - XX)) < EDGE
 
 
@@ -77,6 +85,7 @@ def scenes() -> dict[str, list]:
     post = (XX >= 60) & (XX < 66) & (YY >= 20)
     mid, card = _three_depths()
     checker = np.where((YY // 8 + XX // 8) % 2, 0.9, 0.1)[..., None].repeat(3, -1)
+    wall = (0.05 + 0.1 * rng.random((H, W, 3))).astype(np.float32)
     near_floor = 0.45 * (0.95 / 0.45) ** ((H - 1 - YY) / (H - 1))  # 0.45 m at the bottom
     return {
         "lamp_core": [plane(2.2, [9, 6, 3], lamp), plane(2.7, sky)],
@@ -94,6 +103,11 @@ def scenes() -> dict[str, list]:
         "dark_top_border_over_sky": [plane(3.0, [0.05] * 3, (YY < 40) & (XX >= 30) & (XX < 98)),
                                      plane(100.0, [10] * 3)],
         "checker_floor_to_the_borders": [plane(near_floor.astype(np.float32), checker)],
+        "white_card_0.4m_over_dark_sky": [plane(0.4, [1.0] * 3, CARD), plane(100.0, [0.02] * 3)],
+        "white_card_0.3m_over_wall_0.6m": [plane(0.3, [1.0] * 3, CARD),
+                                           plane(0.6, wall)],
+        "dark_bar_0.45m_over_highlights": [plane(0.45, [0.05] * 3, (XX >= 40) & (XX < 70)),
+                                           plane(100.0, tex)],
     }
 
 
@@ -177,6 +191,12 @@ def figure(name: str, out: np.ndarray, draw) -> str:
         to_sky = np.minimum.reduce([YY - 24, 75 - YY, XX - 19, 100 - XX])
         hidden = mid & (to_sky > 15)  # its radius at 5 m, 13.7 px, and a pixel and a half
         return f"the grey card where its disk holds no sky: at most {out[hidden, 0].max():.3f}"
+    if name.startswith("white_card"):  # its light: the picture less the background alone
+        back = scenes()[name][1]
+        alone, img = draw([back]), flatten([back])[0]
+        light = (out - alone).sum() / (1.0 - img[CARD]).sum()
+        return (f"the card's light over its light in focus {light:.3f}, 12 px inside its "
+                f"edge {out[48, 39 + 12, 0]:.3f}")
     if name == "dark_top_border_over_sky":
         return f"the dark object's top row, its middle: {out[0, 50:78, 0].mean():.3f}"
     return ""

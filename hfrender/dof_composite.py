@@ -8,18 +8,23 @@ source by source, the fast layers (:mod:`hfrender.dof_layers`) layer by layer.
 What is in front covers p up to its weight; under it, the back light, normalised. First,
 what p's disk sees past p's surface (the weight it falls short by) is filled from the far
 light of larger disks behind p (``far``: their own spread at p, each source ``1 / its
-area``), as far as that light covers p and as far as it lies within p's own disk (``open_``):
-a lens sees a farther, more blurred background through the part of its aperture that p's
-surface leaves open, not where a nearer object of the depth pass hides p's surface (and
-with it that background). What is still missing (a
-surface whose background the depth pass hides, or that has none: a lamp before nothing
-farther) is normalised, or, where the weight reaching p falls well short of what p's disk
-can gather inside the picture, taken from what p sees behind: from none at a shortfall of
-:data:`FILL_FROM` to all of it at :data:`FILL_FULL` (a small lamp far behind the focus
-plane normalised over its share of its pixels' disks kept them at its full brightness:
-+24% light and twice the peak of a lens render, ``benchmarks/bokeh.py``). The exact gather
-and the fast layers, whose "behind" differ within a merged layer, stay within the same few
-dB of each other.
+area``), as far as that light covers p and as far as it lies within p's own disk
+(``open_``): a lens sees a farther, more blurred background through the part of its
+aperture that p's surface leaves open, not where a nearer object of the depth pass hides
+p's surface (and with it that background). Then, for a defocused pixel before the focus
+plane, from what its disk sees behind it (``hid``: the pixels in focus, or behind with
+smaller disks, within its own disk, each ``1 / its area``), their mean colour as far as
+they lie within its disk: what the depth pass hides behind p's surface is taken to look
+like what lies behind it around its edge (normalised over its own surface instead, a white
+card at 0.4 m before a dark sky kept 1.10x its light and a hard edge,
+``benchmarks/dof_lens_reference.py``). What is still missing (a surface whose background
+the depth pass hides, or that has none: a lamp before nothing farther) is normalised, or,
+where the weight reaching p falls well short of what p's disk can gather inside the
+picture, taken from what p sees behind: from none at a shortfall of :data:`FILL_FROM` to
+all of it at :data:`FILL_FULL` (a small lamp far behind the focus plane normalised over its
+share of its pixels' disks kept them at its full brightness: +24% light and twice the peak
+of a lens render, ``benchmarks/bokeh.py``). The exact gather and the fast layers, whose
+"behind" differ within a merged layer, stay within the same few dB of each other.
 """
 
 from __future__ import annotations
@@ -34,37 +39,11 @@ FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully,
 # highlight is cut down, a surface's own texture never reaches it
 SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.9, 4.0, 7
 SEEN_FLOOR = 1.0  # and never below white: only light brighter than white is ever cut
-# a source behind a defocused pixel p before the focus plane, its disk's radius past a
-# pixel's this share of p's or less (in focus: none), is seen by p past its edge (within
-# p's disk, 1 / p's area); from SEEN_UNTIL on it spreads its own light (a floor's next
-# pixels); between, by share: no step where a background's blur passes a pixel
-SEEN_FROM, SEEN_UNTIL = 0.25, 0.5
-SEEN_ONE = float(np.float32(np.sqrt(1.0 / np.pi)))  # a pixel's radius as a circle
-
-
-def seen_share(xp: Any, area_q: Any, area_p: Any) -> Any:
-    """How much of a source q behind a defocused pixel p before the focus plane p sees past
-    its edge rather than q spreads (:data:`SEEN_FROM`), by the areas of their disks: the
-    ratio of their radii as circles, each less a pixel's (area 1)."""
-    return share_of(xp, seen_radius(xp, area_q), seen_radius(xp, area_p))
-
-
-def seen_radius(xp: Any, area: Any) -> Any:
-    """The radius of a circle of ``area`` pixels, less a pixel's (float32; in focus: 0)."""
-    pi = np.float32(np.pi)
-    return xp.sqrt(xp.asarray(area, np.float32) / pi) - np.float32(SEEN_ONE)
-
-
-def share_of(xp: Any, radius_q: Any, radius_p: Any) -> Any:
-    """:func:`seen_share` from the two :func:`seen_radius`."""
-    ratio = radius_q / xp.maximum(radius_p, np.float32(1e-6))
-    return xp.clip((np.float32(SEEN_UNTIL) - ratio) / np.float32(SEEN_UNTIL - SEEN_FROM),
-                   0.0, 1.0).astype(np.float32)
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
               behind_w: Any, inside: Any, out: Any = None, far: Any = None,
-              open_: Any = None) -> Any:
+              open_: Any = None, hid: Any = None) -> Any:
     """The picture (C, ...) from colour sums (C, ...) and their weights (...) of the light
     in front of each pixel, of its surface and behind it, and behind it alone; ``inside``:
     the share of each pixel's disk inside the picture (:func:`disk_inside`); ``out``: where
@@ -72,10 +51,13 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     (``[sum c * w, sum w]``), which fills the shortfall first (``back`` and ``back_w`` take
     it in place), at most ``open_`` (...): the share of each pixel's own disk where those
     sources lie (a nearer surface of the depth pass that hides the pixel's own far
-    surface hides the far light too; ``None``: no such cap). The fill from behind is
-    computed only where it is not zero."""
+    surface hides the far light too; ``None``: no such cap); ``hid`` (C + 1, ...): what
+    a defocused pixel before the focus plane sees behind it (:func:`_fill_hid`), which
+    fills what is left next. The fill from behind is computed only where it is not zero."""
     if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
         _fill_far(xp, back, back_w, inside - front_w - back_w, far, open_)
+    if hid is not None:  # (C + 1, ...): what a defocused pixel's disk sees behind it
+        _fill_hid(xp, back, back_w, inside - front_w - back_w, hid)
     out = xp.divide(back, back_w, out=out)
     short = inside - front_w - back_w
     pick = (behind_w > 0) & (short > FILL_FROM)
@@ -106,6 +88,24 @@ def _fill_far(xp: Any, back: Any, back_w: Any, short: Any, far: Any, open_: Any)
         xp.minimum(s, open_, out=s)
     s *= pick  # (short is finite: 0 where it does not fill)
     light = far[:-1] / xp.where(pick, far[-1], np.float32(1))
+    light *= s
+    back += light
+    back_w += s
+
+
+def _fill_hid(xp: Any, back: Any, back_w: Any, short: Any, hid: Any) -> None:
+    """:func:`composite`'s fill of what a defocused pixel before the focus plane sees past
+    its surface's edge, in place: p's shortfall ``short`` filled with the mean colour of
+    the pixels behind p that p's disk reaches (``hid``: ``[sum c * w, sum w]``, each 1 /
+    p's area), at most as far as they lie within p's disk. What the depth pass hides
+    behind p's surface is taken to look like what lies behind it around its edge."""
+    w = hid[-1]
+    pick = (w > 0) & (short > np.float32(1e-4))
+    if not bool(pick.any()):
+        return
+    s = xp.minimum(short, w, out=short)
+    s *= pick
+    light = hid[:-1] / xp.where(pick, w, np.float32(1))
     light *= s
     back += light
     back_w += s

@@ -114,15 +114,15 @@ def _gathers(ops: Any, plan: Plan, j: int, box: tuple[int, int, int, int],
              offsets: np.ndarray, h: int, w: int, opened: bool = False
              ) -> list[Callable[[], None]]:
     """What layer j's pixels in ``box`` gather with their own disks
-    (:func:`_gather_disks`), and what adds it to the sums later: what they see past their
-    edges (``Plan.seen``: pixels in focus, or behind with much smaller disks;
-    ``ops.seen_window``, weight its share), each weighing 1 / the disk's area, as the exact
-    gather counts them behind a defocused pixel before the focus plane (where its own light
-    falls short); or (``opened``) how much of their disks the far layers of larger disks
-    fill (``Plan.big``; ``ops.open_window``, a weight alone): their scatter (``ROLE_FAR``)
-    fills what a pixel's disk sees past its surface at most that much. Over the part of the
-    box within reach of those pixels (``ops.seen_box``, ``ops.open_box``: a floor band
-    crossed by a post in focus transforms a post's width, not the frame's)."""
+    (:func:`_gather_disks`), and what adds it to the sums later: what they see behind them
+    (``Plan.seen``: pixels in focus, or behind with smaller disks; ``ops.seen_window``),
+    each weighing 1 / the disk's area, as the exact gather counts them behind a defocused
+    pixel before the focus plane (their mean fills what its disk sees past its edge); or
+    (``opened``) how much of their disks the far layers of larger disks fill (``Plan.big``;
+    ``ops.open_window``, a weight alone): their scatter (``ROLE_FAR``) fills what a pixel's
+    disk sees past its surface at most that much. Over the part of the box within reach of
+    those pixels (``ops.seen_box``, ``ops.open_box``: a floor band crossed by a post in
+    focus transforms a post's width, not the frame's)."""
     layer = plan.layers[j]
     disks = _gather_disks(layer)
     reach = _reach(offsets, max(disks))

@@ -25,10 +25,10 @@ p's disk sees past its surface (:func:`hfrender.dof_composite.composite`) at mos
 as they fill of p's disk (a gather with p's disk of their pixels, a weight alone), as the
 exact gather takes such sources (approximate where an odd polygon's near and far disks, not
 nested, meet); for a layer before the focus plane, also a gather with p's disk of the
-sources in focus and, by their share (:func:`hfrender.dof_composite.seen_share`), of the
-layers behind it with much smaller disks (that share of their scatter left out), each weighing ``1 /
-area`` of the disk (what p sees past its surface's edge: the exact gather's rule for such
-sources behind a defocused pixel). Sources in focus (area
+sources in focus and of the layers behind it with smaller disks, each weighing ``1 /
+area`` of the disk, summed apart (*hid*: what p sees behind it, whose mean fills what p's
+disk sees past its surface's edge; the exact gather's rule for such sources behind a
+defocused pixel). Sources in focus (area
 1) are never blurred: their pixel is their own light, bit for bit. The FFT's rounding never
 makes light where the exact gather has none: weights below :data:`NOISE_W` of a layer's
 largest, and colour below :data:`NOISE` of its channel's largest, are its rounding (about
@@ -47,7 +47,6 @@ import numpy as np
 
 from hfrender.dof_boxes import to_host
 from hfrender.dof_cells import PEAK_WINDOW, groups, split
-from hfrender.dof_composite import seen_share
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets
 
@@ -115,17 +114,9 @@ class Plan:
     t_of_key: np.ndarray  # float32, the share of a source's light on its layer's hi disk
     roles: np.ndarray  # (K, K + 1) int8: what layer j's scatter is to layer k's pixels
     big: np.ndarray  # (K, K) bool: big[j, k] = layer j is far light to k (ROLE_FAR)
-    seen: np.ndarray  # (K, K + 1) float32: how much layer k sees of j's pixels past its
-    #                   edges (column K: the pixels in focus), each 1 / the area of k's disk
+    seen: np.ndarray  # (K, K + 1) float32: 1 where layer k sees j's pixels behind it
+    #                   (column K: the pixels in focus), each 1 / the area of k's disk
     focus: bool = False  # some pixels are in focus
-
-    @cached_property
-    def spread(self) -> np.ndarray:
-        """(K, K + 1) float32: how much of layer j's scatter reaches layer k's pixels (the
-        rest of it they see past their edges, :attr:`seen`; column K: the pixels in focus)."""
-        spread = np.ones(self.roles.shape, np.float32)
-        spread[:, : len(self.layers)] -= self.seen[:, : len(self.layers)].T
-        return spread
 
     @cached_property
     def far_of(self) -> np.ndarray:
@@ -203,9 +194,9 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     front (j nearer), back (j itself), behind (the layers behind whose disks are as large:
     back, and summed apart for :func:`hfrender.dof_composite.composite`), far (far layers
     with larger disks: summed apart, the light that fills what k's pixels' disks see past
-    their surface), or nothing: for a layer k before the focus plane, the layers behind it
-    with smaller disks (``seen``: k's pixels see theirs past their edges, each 1 / the area
-    of k's disk, as they see the pixels in focus)."""
+    their surface); and, for a layer k before the focus plane, the layers behind it with
+    smaller disks and the pixels in focus are what k's pixels see behind them (``seen``:
+    gathered with k's disk, each 1 / its area)."""
     n = len(layers)
     side = np.array([q.side for q in layers])
     size = np.array([q.radius2 for q in layers])
@@ -213,12 +204,11 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     big = (j > k) & (side[:, None] == FAR) & (size[:, None] > size[None, :])
     seen = np.zeros((n, n + 1), np.float32)
     behind = (j > k) & (side[None, :] == NEAR) & (size[:, None] < size[None, :])
-    seen[:, :n] = (seen_share(np, size[:, None], size[None, :]) * behind).T
+    seen[:, :n] = behind.T
     seen[:, n] = side == NEAR
     roles = np.empty((n, n + 1), np.int8)
     roles[:, :n] = np.where(j < k, ROLE_FRONT, np.where(
-        big, ROLE_FAR, np.where(seen[:, :n].T == 1, ROLE_NONE,
-                                np.where(j == k, ROLE_BACK, ROLE_BEHIND))))
+        big, ROLE_FAR, np.where(j == k, ROLE_BACK, ROLE_BEHIND)))
     roles[:, n] = np.where(side == NEAR, ROLE_FRONT, ROLE_NONE)
     return roles, big, seen
 

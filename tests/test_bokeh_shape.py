@@ -271,12 +271,12 @@ def gather_by_hand(img, depth, lens, tol):
     (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
     counts where p - q lies in p's own bokeh too (if q's disk is larger, it spreads apart
     instead: its light fills what p's disk misses, as far as it covers p and no more than
-    the share of p's own bokeh such sources lie in), and so does a
-    source in focus behind a defocused p before the focus plane, weighing 1 / p's area (it
-    spreads no light of its own; its colour at most 4x the 99.9th percentile of every 7th
-    row's, or 1), and so does a source behind p with a smaller disk, by its share (its
-    radius as a circle less a pixel's against p's: all of it up to a quarter, none from a
-    half; its own light, the rest); front over the normalised rest."""
+    the share of p's own bokeh such sources lie in); a source in focus, or behind p with a
+    smaller disk, within the bokeh of a defocused p before the focus plane is what p sees
+    behind it, weighing 1 / p's area (its colour at most 4x the 99.9th percentile of every
+    7th row's, or 1): their mean fills what p's disk still misses, no more than their
+    weight (besides their own light, which the one in focus spreads to itself alone);
+    front over the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
     near = depth < np.float32(lens.focus_distance)
@@ -301,20 +301,17 @@ def gather_by_hand(img, depth, lens, tol):
     colour = img.reshape(1, -1, 3)
     behind = visible & (qd > pd * np.float32(1 + tol))
     wf, wb, wh, wg = (weight * (covers & m) for m in (front, visible, behind, big))
-    one = math.sqrt(1 / math.pi)  # a pixel's radius as a circle
-    ratio = (np.sqrt(1 / weight / math.pi) - one) / np.maximum(
-        np.sqrt(1 / p_weight / math.pi) - one, 1e-6)
     smaller = (qd > pd * np.float32(1 + tol)) & (weight > p_weight)  # behind, smaller disk
-    share = np.where(qr2 < 1, 1.0, np.clip((0.5 - ratio) / 0.25, 0, 1) * smaller)
     seer = pn & (pr2 >= 1)
-    wb, wh = (x * (1 - share * seer) for x in (wb, wh))  # what p sees of q, q does not spread
-    seen = share * (seer & (dy | dx != 0) & in_bokeh(pn, pr2))
+    seen = (qr2 < 1) | smaller
+    seen &= seer & (dy | dx != 0) & in_bokeh(pn, pr2)
     top = np.float32(max(np.percentile(img[::7].max(-1), 99.9) * 4.0, 1.0))  # every 7th row
     seen_colour = np.minimum(img, top).reshape(1, -1, 3)
     f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
     ws = p_weight * seen
-    b, bw = (wb[..., None] * colour + ws[..., None] * seen_colour).sum(1), (wb + ws).sum(1)
-    k, kw = (wh[..., None] * colour + ws[..., None] * seen_colour).sum(1), (wh + ws).sum(1)
+    d, dw = (ws[..., None] * seen_colour).sum(1), ws.sum(1)
+    b, bw = (wb[..., None] * colour).sum(1), wb.sum(1)
+    k, kw = (wh[..., None] * colour).sum(1), wh.sum(1)
     inside = disk_inside(np, np.rint(1.0 / weight[0].reshape(h, w))).reshape(-1)
     # what the pixel's disk sees past its surface: the larger far light's own spread, as
     # far as it covers the pixel, and no more than the share of its own bokeh it lies in
@@ -323,6 +320,9 @@ def gather_by_hand(img, depth, lens, tol):
     sg = np.where((gw > 0) & (inside - fw - bw > 1e-4),
                   np.minimum(np.minimum(inside - fw - bw, gw), opened), 0)
     b, bw = b + sg[:, None] * g / np.where(gw > 0, gw, 1)[:, None], bw + sg
+    # then what it sees behind, as far as that lies within its bokeh
+    sd = np.where((dw > 0) & (inside - fw - bw > 1e-4), np.minimum(inside - fw - bw, dw), 0)
+    b, bw = b + sd[:, None] * d / np.where(dw > 0, dw, 1)[:, None], bw + sd
     # what it still misses, beyond a few tenths, is what it sees behind
     short = np.where(kw > 0, np.maximum(inside - fw - bw, 0), 0)
     short *= np.clip((short - FILL_FROM) / (FILL_FULL - FILL_FROM), 0, 1)
@@ -333,8 +333,9 @@ def gather_by_hand(img, depth, lens, tol):
 
 
 def rules_scene(rng, blades):
-    """A far wall, a near card, a card in focus, a near strip, a card behind the near one
-    seen through whole and one seen by share: the frame, its depth and the lens."""
+    """A far wall, a near card, a card in focus, a near strip, and behind the near card a
+    card of a much smaller disk and one of a disk over half its own: the frame, its depth
+    and the lens."""
     h, w = 24, 32
     img = rng.random((h, w, 3), dtype=np.float32)
     img[rng.integers(0, h, 6), rng.integers(0, w, 6)] = 12.0  # highlights
@@ -348,10 +349,8 @@ def rules_scene(rng, blades):
     assert 8 < float(lens.coc_radius_px(depth, w, h).max()) < 20
     r2 = lens.coc_radius_px(depth[[0, 20, 6], [5, 5, 6]], w, h).astype(np.float64) ** 2
     area = areas(r2, blades)
-    radius = np.array([np.sqrt(area[int(k)] / np.pi) - np.sqrt(1 / np.pi)
-                       for k in np.floor(r2)])
-    shares = np.clip((0.5 - radius[:2] / radius[2]) / 0.25, 0, 1)  # the cards behind it
-    assert shares[0] == 1.0 and 0.1 < shares[1] < 0.9
+    sizes = [area[int(k)] for k in np.floor(r2)]
+    assert 1 < sizes[0] < sizes[2] / 32 and sizes[2] / 8 < sizes[1] < sizes[2]  # the cards
     return img, depth, lens
 
 
@@ -367,8 +366,8 @@ def test_the_exact_gather_is_its_rules_written_out(rng, blades):
 
 @pytest.mark.parametrize("blades", [5, 6])
 def test_the_cuda_exact_kernel_is_the_rules_written_out(dev, rng, blades):
-    """``hf_defocus`` on the emulator, on the same scene: what is seen by share and the
-    rest of it spread."""
+    """``hf_defocus`` on the emulator, on the same scene: what the near card sees behind
+    it, and what spreads."""
     from hfrender.backends.cuda import launches
     from hfrender.optics import FRONT_TOLERANCE
 

@@ -32,19 +32,26 @@ extern "C" __global__ void hf_circle_of_confusion(
 // what the pixel's disk sees past its surface (its shortfall) filled from the far light of
 // larger disks (far, far_w: their own spread at the pixel) as far as it covers it and as far
 // as it lies within the pixel's own disk (open: not where a nearer object of the depth pass
-// hides the pixel's surface and that light with it); where the weight still falls short of
-// what its disk gathers inside the picture by more than HF_DOF_FILL_FROM, the shortfall
-// taken from what is seen behind (all of it from HF_DOF_FILL_FULL); float32 operations in
-// NumPy's order.
+// hides the pixel's surface and that light with it); then, before the focus plane, from the
+// mean of what its disk sees behind it (hid, hid_w) as far as that lies within its disk;
+// where the weight still falls short of what its disk gathers inside the picture by more
+// than HF_DOF_FILL_FROM, the shortfall taken from what is seen behind (all of it from
+// HF_DOF_FILL_FULL); float32 operations in NumPy's order.
 __device__ float hf_dof_mix(float front, float front_w, float back, float back_w,
                             float behind, float behind_w, float inside, float far, float far_w,
-                            float open) {
+                            float open, float hid, float hid_w) {
     float short_far = inside - front_w - back_w;
     if (far_w > 0.0f && short_far > 1e-4f && open > 0.0f) {
         short_far = fminf(fminf(short_far, far_w), open);  // as far as that light covers
         // the pixel, and lies within its disk
         back += short_far * (far / far_w);
         back_w += short_far;
+    }
+    float short_hid = inside - front_w - back_w;
+    if (hid_w > 0.0f && short_hid > 1e-4f) {
+        short_hid = fminf(short_hid, hid_w);
+        back += (hid / hid_w) * short_hid;
+        back_w += short_hid;
     }
     bool seen = behind_w > 0.0f;
     float short_w = seen ? fmaxf(inside - front_w - back_w, 0.0f) : 0.0f;
@@ -54,16 +61,6 @@ __device__ float hf_dof_mix(float front, float front_w, float back, float back_w
     float o = (back + short_w * fill) / (back_w + short_w);
     o *= 1.0f - fminf(front_w, 1.0f);
     return o + front / fmaxf(front_w, 1.0f);
-}
-
-// How much of a source behind a defocused pixel before the focus plane the pixel sees past
-// its edge rather than the source spreads, by their disks' areas (dof_composite.seen_share).
-__device__ float hf_seen_share(float area_q, float area_p) {
-    float r_q = sqrtf(area_q / HF_PI) - HF_DOF_SEEN_ONE;
-    float r_p = sqrtf(area_p / HF_PI) - HF_DOF_SEEN_ONE;
-    float ratio = r_q / fmaxf(r_p, 1e-6f);
-    float s = (HF_DOF_SEEN_UNTIL - ratio) / (HF_DOF_SEEN_UNTIL - HF_DOF_SEEN_FROM);
-    return fminf(fmaxf(s, 0.0f), 1.0f);
 }
 
 // The depth-aware gather of hfrender/backends/cpu/dof.py, one thread per pixel, grid z =
@@ -94,8 +91,9 @@ extern "C" __global__ void hf_defocus(
     float far[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // behind p with larger disks: their own spread
     float far_w = 0.0f, open = 0.0f;  // open: the share of p's own disk they lie in
     // defocused before the focus plane: sources in focus within its own disk, and those
-    // behind it with smaller disks by hf_seen_share, are what it sees behind, each 1 / its
-    // area (in focus, they spread no light of their own; the others, the rest of theirs)
+    // behind it with smaller disks, are what it sees behind (hid), each 1 / its area
+    float hid[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float hid_w = 0.0f;
     float inv_p = inv_area[base + p];
     bool sees = d_p < focus && inv_p < 1.0f;
     for (int o = 0; o < n_offsets; ++o) {
@@ -103,23 +101,14 @@ extern "C" __global__ void hf_defocus(
         if (qy < 0 || qy >= height || qx < 0 || qx >= width) continue;
         long long q = base + (long long)qy * width + qx;
         float q_depth = depth[q];
-        float seen = 0.0f;
-        if (sees && q != base + p && r2_p >= reach_p[o]) {
-            if (inv_area[q] == 1.0f) seen = 1.0f;
-            else if (q_depth > far_p && inv_area[q] > inv_p)
-                seen = hf_seen_share(1.0f / inv_area[q], 1.0f / inv_p);
-        }
-        if (seen > 0.0f) {
-            float w = inv_p * seen;
+        if (sees && q != base + p && r2_p >= reach_p[o] &&
+            (inv_area[q] == 1.0f || (q_depth > far_p && inv_area[q] > inv_p))) {
             const float* c = lin + q * channels;
-            back_w += w;
-            behind_w += w;
+            hid_w += inv_p;
             for (int ch = 0; ch < channels; ++ch) {  // colour at most the usual in-focus light
                 float v = ch < 3 ? fminf(c[ch], seen_top[blockIdx.z]) : c[ch];
-                back[ch] += v * w;
-                behind[ch] += v * w;
+                hid[ch] += v * inv_p;
             }
-            if (seen == 1.0f) continue;
         }
         if (!(q_depth < near_p) && q_depth > far_p && inv_area[q] < inv_p &&
             r2_p >= reach_p[o])  // far, larger: in p's own disk, whether or not it covers p
@@ -129,7 +118,7 @@ extern "C" __global__ void hf_defocus(
         bool in_front = q_depth < near_p;
         bool big = !in_front && q_depth > far_p && inv_area[q] < inv_p;
         bool visible = !in_front && !big && (q_depth <= far_p || r2_p >= reach_p[o]);
-        float w = inv_area[q] * (1.0f - seen);
+        float w = inv_area[q];
         const float* c = lin + q * channels;
         if (big) {
             far_w += w;
@@ -149,7 +138,7 @@ extern "C" __global__ void hf_defocus(
     float* o = out + (base + p) * channels;
     for (int ch = 0; ch < channels; ++ch)
         o[ch] = hf_dof_mix(front[ch], front_w, back[ch], back_w, behind[ch], behind_w,
-                           inside[base + p], far[ch], far_w, open);
+                           inside[base + p], far[ch], far_w, open, hid[ch], hid_w);
 }
 
 // ---- The fast method: layers by circle of confusion, disks by FFT (hfrender/dof_layers.py,
@@ -229,8 +218,7 @@ extern "C" __global__ void hf_dof_fields(
 // win_h, win_w) to the front or back sums (channels + 1, pixels) of each of their pixels
 // (behind: to back and to the behind sums) by the role of the pixel's layer (a gather: its
 // box alone) (roles[n_layers]: pixels in focus), times the pixel's share of that disk
-// (share: 0 all of it, 1 the smaller disk's 1 - t, 2 the larger's t) and, behind, the share
-// of the light that reaches it (spread, by layer as roles; the rest it sees past its edge).
+// (share: 0 all of it, 1 the smaller disk's 1 - t, 2 the larger's t).
 // The FFT's rounding is taken out: where the weight is below HF_DOF_NOISE_W of its largest
 // magnitude top[channels] (over the window), nothing; colour below HF_DOF_NOISE of its
 // channel's top[ch]: zero. With channels 0, a weight alone (the share of a pixel's disk
@@ -240,7 +228,7 @@ extern "C" __global__ void hf_dof_fields(
 extern "C" __global__ void hf_dof_accumulate(
         const float* light, long long pixels, long long frame_pixels, int width, int channels,
         int y0, int x0, int win_h, int win_w, int r0, int r1, int c0, int c1, const int* layer,
-        const int* roles, const float* spread, int n_layers, const float* top, const float* t,
+        const int* roles, int n_layers, const float* top, const float* t,
         int share, float* front, float* back, float* behind, float* far) {
     long long plane = (long long)win_h * win_w;
     long long e = (long long)r0 * win_w + (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -257,7 +245,6 @@ extern "C" __global__ void hf_dof_accumulate(
         role != HF_ROLE_FAR) return;
     float* sums = role == HF_ROLE_FRONT ? front : (role == HF_ROLE_FAR ? far : back);
     float s = share == 0 ? 1.0f : (share == 1 ? 1.0f - t[p] : t[p]);
-    if (role == HF_ROLE_BEHIND) s *= spread[k < 0 ? n_layers : k];
     for (int ch = 0; ch <= channels; ++ch) {
         float v = light[ch * plane + e];
         if (ch < channels && !(fabsf(v) >= HF_DOF_NOISE * top[ch])) v = 0.0f;
@@ -266,11 +253,12 @@ extern "C" __global__ void hf_dof_accumulate(
     }
 }
 
-// The exact gather's composite (hf_dof_mix), interleaved (pixels, channels).
+// The exact gather's composite (hf_dof_mix), interleaved (pixels, channels); hid: what
+// pixels before the focus plane see behind them (has_hid), planar as the sums.
 extern "C" __global__ void hf_dof_composite(
         const float* front, const float* back, const float* behind, const float* inside,
-        const float* far, const float* open, int has_far, long long pixels, int channels,
-        float* out) {
+        const float* far, const float* open, int has_far, const float* hid, int has_hid,
+        long long pixels, int channels, float* out) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= pixels) return;
     long long w = channels * pixels + p;
@@ -279,6 +267,8 @@ extern "C" __global__ void hf_dof_composite(
         out[p * channels + ch] = hf_dof_mix(front[at], front[w], back[at], back[w], behind[at],
                                             behind[w], inside[p], has_far ? far[at] : 0.0f,
                                             has_far ? far[w] : 0.0f,
-                                            has_far ? open[p] : 0.0f);
+                                            has_far ? open[p] : 0.0f,
+                                            has_hid ? hid[at] : 0.0f,
+                                            has_hid ? hid[w] : 0.0f);
     }
 }

@@ -16,16 +16,16 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   p's own disk: not where a nearer object hides p's surface): what a lens sees
   of a farther, more blurred background around a small far surface (a lamp's pixels are
   not brightened) or past a nearer blurred edge (a far highlight's bokeh keeps its level);
-* sources in focus behind a defocused p in front of the focus plane count where p's own
-  disk covers them, each weighing ``1 / area_p`` (its colour at most
-  :func:`hfrender.dof_composite.seen_top`): they spread no light of their own, and
-  what p sees past the edge of its surface is the in-focus surface around it (a
-  defocused foreground's edge over a sharp background fades as a lens draws it, and its
-  light is not counted twice: inside its silhouette at full strength and over the
-  background too); so do sources behind p with smaller disks, by their share
-  (:func:`hfrender.dof_composite.seen_share`: all of one whose disk is a quarter of p's,
-  none from a half), spreading the rest of their light (no step in p's edge where a
-  background's blur passes a pixel);
+* sources in focus, or behind with smaller disks, behind a defocused p in front of the
+  focus plane are, besides their own spread (in focus: none), what p sees behind it:
+  where p's own disk covers them, each weighing ``1 / area_p`` (its colour at most
+  :func:`hfrender.dof_composite.seen_top`), summed apart (*hid*). They fill what p's disk
+  sees past its surface's edge (its shortfall) with their mean colour, at most as far as
+  they lie within p's disk: the lens sees there what the depth pass hides behind p's
+  surface, taken to look like what lies behind it around its edge. A defocused
+  foreground's edge over a sharp or less blurred background fades as a lens draws it,
+  and its light is conserved (it was renormalised over its own surface: a white card at
+  0.4 m over a dark sky at 100 m had 1.10x its light, ``benchmarks/dof_lens_reference.py``);
 * sources at p's depth (same surface) are averaged with the weights renormalised; where
   the weight reaching p falls well short of what p's disk gathers inside the picture (a
   small surface before a farther one), the shortfall comes from what p sees behind
@@ -45,7 +45,7 @@ import logging
 import numpy as np
 
 from hfrender.backends.cpu.dof_light import large_by_rows
-from hfrender.dof_composite import composite, disk_inside, seen_radius, seen_top, share_of
+from hfrender.dof_composite import composite, disk_inside, seen_top
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
@@ -109,8 +109,11 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
                 sums.add_seen((slice(s0, s1), slice(t0, t1)), int(dy), int(dx), d2, d2n)
     planar = [np.moveaxis(a, -1, 0) for a in (sums.front, sums.back, sums.behind)]
     far = np.concatenate([np.moveaxis(sums.far, -1, 0), sums.far_w[None]])
+    hid = np.concatenate([np.moveaxis(sums.hid, -1, 0), sums.hid_w[None]]) if sums.sees \
+        else None
     out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
-                    sums.behind_w, disk_inside(np, sums.area), far=far, open_=sums.open)
+                    sums.behind_w, disk_inside(np, sums.area), far=far, open_=sums.open,
+                    hid=hid)
     return np.ascontiguousarray(np.moveaxis(out, 0, -1))
 
 
@@ -149,8 +152,6 @@ class _Sums:
         self.inv_area = inv_area
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
         self.area_q = np.pad(self.area, pad, constant_values=np.iinfo(self.area.dtype).max)
-        self.radius = seen_radius(np, self.area)  # for seen_share, once
-        self.radius_q = np.pad(self.radius, pad)
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
         self.sees = bool(self.seer.any())
         ys, xs = (np.flatnonzero(self.seer.any(axis=a)) for a in (1, 0))
@@ -159,6 +160,7 @@ class _Sums:
         if self.sees:  # their colour as seen: at most the usual light
             top = seen_top(np, np.moveaxis(lin, -1, 0))
             self.seen_p = self.color_p.copy()
+            self.hid, self.hid_w = np.zeros_like(lin), np.zeros((h, w), np.float32)
             k = min(3, lin.shape[-1])
             np.minimum(self.seen_p[..., :k], top, out=self.seen_p[..., :k])
 
@@ -170,25 +172,18 @@ class _Sums:
 
     def add_seen(self, at: tuple[slice, slice], dy: int, dx: int, d2: float,
                  d2n: float) -> None:
-        """The sources q = p + (dy, dx) in focus (or behind with smaller disks, by share)
-        behind the defocused pixels ``at`` before the focus plane whose own disk reaches q
-        (``d2n``: a disk turned over), each 1 / p's area, to p's back and behind sums."""
+        """The sources q = p + (dy, dx) in focus or behind with smaller disks behind the
+        defocused pixels ``at`` before the focus plane whose own disk reaches q (``d2n``: a
+        disk turned over), each 1 / p's area, to p's hid sums."""
         src = self._source(at, dy, dx)
         reach_p = d2n if self.near_p is not None else d2
         seen = self.seer[at] & (self.r2[at] >= reach_p) & (self.focus_q[src] | (
             (self.depth_p[src] > self.far_d[at]) & (self.area_q[src] < self.area[at])))
         if not seen.any():
             return
-        wb = self.inv_area[at] * seen * self._share(at, src)
-        q_c = self.seen_p[src] * wb[..., None]
-        self.back_w[at] += wb
-        self.back[at] += q_c
-        self.behind_w[at] += wb
-        self.behind[at] += q_c
-
-    def _share(self, at: tuple[slice, slice], src: tuple[slice, slice]) -> np.ndarray:
-        """How much of each source q is seen by p past its edge (:func:`seen_share`)."""
-        return share_of(np, self.radius_q[src], self.radius[at])
+        wb = self.inv_area[at] * seen
+        self.hid_w[at] += wb
+        self.hid[at] += self.seen_p[src] * wb[..., None]
 
     def add(self, at: tuple[slice, slice], dy: int, dx: int, d2: float, d2n: float) -> None:
         """The sources q = p + (dy, dx) of the output pixels ``at``: q's disk must reach
@@ -213,11 +208,6 @@ class _Sums:
         # polygon's turned disk and q's do not nest)
         self.open[at] += self.inv_area[at] * (big & reaches)
         self.far[at] += self.color_p[src] * wg[..., None]
-        if self.sees:  # seen by p past its edge instead, by share
-            seen = self.seer[at] & (q_depth > self.far_d[at]) & (self.area_q[src] < self.area[at])
-            seen &= covers & visible
-            if seen.any():
-                wb *= 1.0 - self._share(at, src) * seen
         q_c = self.color_p[src]
         self.front_w[at] += wf
         self.back_w[at] += wb

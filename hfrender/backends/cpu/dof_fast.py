@@ -89,6 +89,7 @@ class _Ops:
         self.back = np.zeros((c + 1, h, w), np.float32)
         self.behind = np.zeros((c + 1, h, w), np.float32)
         self.far: np.ndarray | None = None
+        self.hid: np.ndarray | None = None  # what pixels before the focus plane see behind
         self.open: np.ndarray | None = None  # the share of a pixel's disk the far light fills
         self.ahead: Ahead | None = None
         self.top: np.ndarray | None = None  # the in-focus light seen past edges, at most
@@ -233,8 +234,7 @@ class _Ops:
 
     def scatter(self, j: int, light: Light, win: Window) -> None:
         """Add layer j's scatter to the front, own or behind sums of each pixel by its role."""
-        roles, spread = self.plan.roles[j], self.plan.spread[j]
-        partly = bool((spread[roles == ROLE_BEHIND] < 1).any())  # partly seen instead
+        roles = self.plan.roles[j]
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
@@ -250,16 +250,21 @@ class _Ops:
                 mask = there & (role == which)
                 if mask.any():  # a band of the window may hold no pixel of a role
                     np.copyto(weight, mask)  # a float mask: the product takes half the time
-                    if which == ROLE_BEHIND and partly:
-                        weight *= np.take(spread, self.layer[at], mode="wrap")
                     sums[(slice(None),) + at] += np.multiply(part, weight, out=out)
 
         by_rows(rows, *win.size)
 
     def gather(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
-        """Add the far layers seen through layer j's pixels, gathered with disk ``disk`` of
-        the layer's ``disks``: each pixel takes its share of each (behind it)."""
-        self._gathered(j, light, win, disk, disks, self.behind)
+        """Add what layer j's pixels see behind them, gathered with disk ``disk`` of the
+        layer's ``disks`` (each pixel takes its share of each), to their hid sums."""
+        self._gathered(j, light, win, disk, disks, self.hid_sums())
+
+    def hid_sums(self) -> np.ndarray:
+        """The sums of what pixels before the focus plane see behind them, made at the
+        first gather of them (a frame with none before the focus plane has none)."""
+        if self.hid is None:
+            self.hid = np.zeros_like(self.front)
+        return self.hid
 
     def gather_open(self, j: int, light: Light, win: Window, disk: int, disks: int) -> None:
         """Add how much of layer j's pixels' disks the far layers of larger disks fill (a
@@ -309,13 +314,13 @@ class _Ops:
 
     def seen_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """A box (y0, y1, x0, x1), in the image, around the window's pixels that layer k
-        sees past its edges (``Plan.seen``; ``None``: it has none)."""
+        sees behind it (``Plan.seen``; ``None``: it has none)."""
         return self.spans_table.box(np.flatnonzero(self.plan.seen[k]), *_box(win))
 
     def seen_window(self, win: Window, k: int) -> np.ndarray:
-        """The pixels layer k sees past its edges, ``[colour, 1]`` times the share of each
-        it sees (``Plan.seen``; colour at most :func:`.dof_composite.seen_top` times it,
-        as the exact gather cuts it before weighing it), on a window's grid."""
+        """The pixels layer k sees behind it, ``[colour, 1]`` (``Plan.seen``; colour at
+        most :func:`.dof_composite.seen_top`, as the exact gather cuts it before weighing
+        it), on a window's grid."""
         h, w = win.size
         if self.top is None:  # the frame's, once (:func:`.dof_composite.seen_top`)
             self.top = seen_top(np, self.lin)
@@ -340,7 +345,8 @@ class _Ops:
             part = composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c], self.inside[y0:y1],
                              out=scratch("dof.out", (c, y1 - y0, w), np.float32),
                              far=None if self.far is None else self.far[:, y0:y1],
-                             open_=None if self.open is None else self.open[y0:y1])
+                             open_=None if self.open is None else self.open[y0:y1],
+                             hid=None if self.hid is None else self.hid[:, y0:y1])
             out[y0:y1] = np.moveaxis(part, 0, -1)
 
         by_rows(rows, h, w)

@@ -86,26 +86,24 @@ class Slots:
         self.back = light * (layer == -1)[:, None, :]
         self.behind = np.zeros_like(light)
         self.far = np.zeros_like(light)  # far layers of larger disks (``ROLE_FAR``)
+        self.hid = np.zeros_like(light)  # what a slot before the focus plane sees behind
 
-    def add(self, roles: np.ndarray, spread: np.ndarray, light: np.ndarray,
-            cols: np.ndarray) -> None:
+    def add(self, roles: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
         """Add a layer's scatter ``light`` (C + 1, len(cols)) to each slot by its role
-        (``roles``: the layer's row of the plan's roles; ``spread``: of its shares that
-        reach them, the rest seen instead) and weight."""
+        (``roles``: the layer's row of the plan's roles) and weight."""
         for s in range(self.layer.shape[0]):
             role = roles[self.layer[s, cols]]  # STILL slots weigh 0
             part = light * self.weight[s, cols]
-            behind = (role == ROLE_BEHIND) * spread[self.layer[s, cols]]
-            front, own = role == ROLE_FRONT, (role == ROLE_BACK) + behind  # back: own, behind
+            behind = role == ROLE_BEHIND
+            front, own = role == ROLE_FRONT, (role == ROLE_BACK) | behind  # back: own, behind
             for sums, which in zip((self.front, self.back, self.behind, self.far),
                                    (front, own, behind, role == ROLE_FAR), strict=True):
                 sums[s][:, cols] += part * which
 
-    def add_behind(self, slot: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
-        """Add far light gathered through the pixels ``cols`` ((len(cols), C + 1), each
-        pixel's share of it already) to their slot ``slot``'s back and behind sums."""
-        self.back[slot, :, cols] += light
-        self.behind[slot, :, cols] += light
+    def add_hid(self, slot: np.ndarray, light: np.ndarray, cols: np.ndarray) -> None:
+        """Add what the pixels ``cols`` see behind them, gathered ((len(cols), C + 1), each
+        pixel's share of it already), to their slot ``slot``'s sums of it."""
+        self.hid[slot, :, cols] += light
 
     def composite(self, c: int) -> np.ndarray:
         """(M, C): the sum over slots of weight x the gather's composite of the slot's sums
@@ -114,8 +112,8 @@ class Slots:
         for s in range(self.layer.shape[0]):
             wgt = self.weight[s]
             keep = (wgt > 0) & (self.back[s, c] > 0)
-            f, b, k, g = (x[s][:, keep] / wgt[keep]
-                          for x in (self.front, self.back, self.behind, self.far))
+            f, b, k, g, d = (x[s][:, keep] / wgt[keep]
+                             for x in (self.front, self.back, self.behind, self.far, self.hid))
             out[:, keep] += composite(np, f[:c], f[c], b[:c], b[c], k[:c], k[c],  # (no cap
-                                      self.inside[s, keep], far=g) * wgt[keep]  # by open_)
+                                      self.inside[s, keep], far=g, hid=d) * wgt[keep]  # by open_)
         return out.T

@@ -186,11 +186,10 @@ class _WindowOps(_Ops):
         # back holds a pixel's own layer's light alone until ``finish`` (see ``_Ops``)
         front, own, behind, far = ((role == r).astype(np.float32)
                                    for r in (ROLE_FRONT, ROLE_BACK, ROLE_BEHIND, ROLE_FAR))
-        behind *= self.plan.spread[j][self.layer[at[1:]]]  # the rest is seen instead
         cols, y, x = self._moving_in(win)
         if len(cols):
             front[y, x] = own[y, x] = behind[y, x] = far[y, x] = 0.0  # the slots' sums
-            self.slots.add(self.plan.roles[j], self.plan.spread[j], light[:, y, x], cols)
+            self.slots.add(self.plan.roles[j], light[:, y, x], cols)
         self.front[at] += light * front
         self.behind[at] += light * behind
         if self.far is not None:
@@ -211,8 +210,8 @@ class _WindowOps(_Ops):
         if len(cols):
             shares = self.sources.light(cols, j, disk, disks)[self.c]
             slot = self.sources.slot(cols, j)
-            self.slots.add_behind(slot, (light[:, y, x] * shares).T, cols)
-        self.behind[(slice(None),) + at] += np.multiply(light, share, out=light)
+            self.slots.add_hid(slot, (light[:, y, x] * shares).T, cols)
+        self.hid_sums()[(slice(None),) + at] += np.multiply(light, share, out=light)
 
     def finish(self) -> np.ndarray:
         self.back[self.c].reshape(-1)[self.index] = 1.0  # their composite is the slots'

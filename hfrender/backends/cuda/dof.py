@@ -34,7 +34,7 @@ from hfrender.dof_fft import Window, forward, inverse, trim
 from hfrender.dof_frame import defocus_layers
 from hfrender.dof_layers import (
     FAR,
-    ROLE_BEHIND,
+    ROLE_BACK,
     ROLE_FAR,
     ROLE_NONE,
     Plan,
@@ -197,6 +197,7 @@ class _Ops:
         self.none = self.xp.zeros(1, np.float32)  # the unused second disk's planes
         self.far: Any = None  # the far layers of larger disks (ROLE_FAR), if the plan has any
         self.open: Any = None  # and the share of each pixel's disk they fill (gather_open)
+        self.hid: Any = None  # what pixels before the focus plane see behind (gather)
         self.spans_table: Spans | None = None  # the frame's, read once (:meth:`spans`)
         self.top: Any = None  # the in-focus light seen past edges, at most (seen_window)
         self.cuts: list[Any] | None = None  # where highlights are cut (dof_highlights)
@@ -216,13 +217,11 @@ class _Ops:
         # each table copied once, a layer's row a view of it (contiguous): a copy a layer
         # each was some 60 small copies a frame, 0.1 ms each on the H200
         self.roles = list(xp.asarray(plan.roles.astype(np.int32)))
-        self.spread = list(xp.asarray(plan.spread))
         self.sees = list(xp.asarray(plan.seen))  # last column: in focus (layer -1)
-        self.whole = xp.ones(k + 1, np.float32)  # a gather's light: all of it behind
         largest = max((layer.hi for layer in plan.layers), default=1)  # no read of keys
         self.inside = inside_of_keys(xp, keys, largest)
         own = np.arange(k + 1)[None, :] == np.arange(k)[:, None]  # layer j's own column
-        self.gathers = list(xp.asarray(np.where(own, ROLE_BEHIND, ROLE_NONE).astype(np.int32)))
+        self.gathers = list(xp.asarray(np.where(own, ROLE_BACK, ROLE_NONE).astype(np.int32)))
         self.opens = list(xp.asarray(np.where(own, ROLE_FAR, ROLE_NONE).astype(np.int32)))
         self.bigs = list(xp.asarray(plan.far_of))  # row k: the layers far light to k's
         self._launch("hf_dof_start", (self.lin, xp.ascontiguousarray(keys, np.int32),
@@ -322,36 +321,41 @@ class _Ops:
         return planes
 
     def _accumulate(self, light: Any, win: Window, rows: tuple[int, int],
-                    cols: tuple[int, int], roles: Any, spread: Any, share: int,
-                    weight_into: Any = None) -> None:
+                    cols: tuple[int, int], roles: Any, share: int, weight_into: Any = None,
+                    back: Any = None) -> None:
         """``hf_dof_accumulate``: into the front, back, behind and far sums by role, or a
-        weight alone (``light`` (1, ...)) into ``weight_into`` (roles ``ROLE_FAR``)."""
+        weight alone (``light`` (1, ...)) into ``weight_into`` (roles ``ROLE_FAR``), or
+        into ``back`` alone (roles ``ROLE_BACK``)."""
         xp = self.xp
         light, top = light if isinstance(light, tuple) else (light, _tops(xp, light))
         sums = (self.front, self.back, self.behind, self.none if self.far is None else self.far)
         if weight_into is not None:
             sums = (self.none, self.none, self.none, weight_into)
+        elif back is not None:
+            sums = (self.none, back, self.none, self.none)
         self._window_launch("hf_dof_accumulate", win, rows, (
             light, I64(self.pixels), I64(self.frame_pixels), I32(self.w),
             I32(0 if weight_into is not None else self.c),
             I32(win.y0), I32(win.x0), *(I32(n) for n in win.size + rows + cols), self.layer,
-            roles, spread, I32(len(self.plan.layers)), top, self.t, I32(share), *sums))
+            roles, I32(len(self.plan.layers)), top, self.t, I32(share), *sums))
 
     def scatter(self, j: int, light: Any, win: Window) -> None:
-        self._accumulate(light, win, win.rows, (0, win.size[1]), self.roles[j], self.spread[j],
-                         0)
+        self._accumulate(light, win, win.rows, (0, win.size[1]), self.roles[j], 0)
 
     def gather(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
-        """Layer j's pixels in its box (another box's windows may hold more of them; past
-        it, the sums may wrap around the window's grid)."""
+        """What layer j's pixels in its box see behind them, into their hid sums (another
+        box's windows may hold more of them; past it, the sums may wrap around the window's
+        grid)."""
+        if self.hid is None:
+            self.hid = self.xp.zeros_like(self.front)
         cols = win.box[2] - win.x0, win.box[3] - win.x0
-        self._accumulate(light, win, win.inner, cols, self.gathers[j], self.whole,
-                         0 if disks == 1 else 1 + disk)
+        self._accumulate(light, win, win.inner, cols, self.gathers[j],
+                         0 if disks == 1 else 1 + disk, back=self.hid)
 
     def gather_open(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
         """How much of layer j's pixels' disks the far light fills, as :meth:`gather`."""
         cols = win.box[2] - win.x0, win.box[3] - win.x0
-        self._accumulate(light, win, win.inner, cols, self.opens[j], self.whole,
+        self._accumulate(light, win, win.inner, cols, self.opens[j],
                          0 if disks == 1 else 1 + disk, weight_into=self.open)
 
     def open_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
@@ -372,8 +376,8 @@ class _Ops:
                                     win.x0, win.x1)
 
     def seen_window(self, win: Window, k: int) -> Any:
-        """The pixels layer k sees past its edges, ``[colour, 1]`` times the share of each
-        it sees (colour at most ``seen_top`` times it), on a window's grid."""
+        """The pixels layer k sees behind it, ``[colour, 1]`` (colour at most ``seen_top``),
+        on a window's grid."""
         xp, (h, w) = self.xp, win.size
         if self.top is None:  # each frame's, once, on the device
             self.top = xp.stack([seen_top(xp, xp.moveaxis(frame, -1, 0))
@@ -391,7 +395,9 @@ class _Ops:
         out = self.xp.empty(self.size + (self.c,), np.float32)
         far = self.none if self.far is None else self.far
         opened = self.none if self.open is None else self.open
+        hid = self.none if self.hid is None else self.hid
         self._launch("hf_dof_composite", (self.front, self.back, self.behind, self.inside, far,
-                                          opened, I32(self.far is not None), I64(self.pixels),
+                                          opened, I32(self.far is not None), hid,
+                                          I32(self.hid is not None), I64(self.pixels),
                                           I32(self.c), out))
         return out
