@@ -303,6 +303,12 @@ def test_a_renders_option_given_to_fx_or_a_jobs_file_says_what_it_is(tmp_path, c
     assert leaving.value.code == 2 and capsys.readouterr().err == (
         "hfrender fx: error: unrecognized arguments: --preview; --preview is a render's "
         "window of its frames; this command shows none (see hfrender fx --help)\n")
+    with pytest.raises(SystemExit):  # and a misspelt one beside it keeps its hint
+        main(["fx", "in.mp4", "-o", str(tmp_path / "o.mp4"), "--preview", "--motion-blurr", "2"])
+    assert capsys.readouterr().err == (
+        "hfrender fx: error: unrecognized arguments: --preview --motion-blurr 2; --preview is "
+        "a render's window of its frames; this command shows none; did you mean "
+        "--motion-blur? (see hfrender fx --help)\n")
     from hfrender.engine.batch import load_jobs
     from hfrender.errors import InputError
 

@@ -1140,25 +1140,35 @@ def test_deep_footage_written_with_8_bits_is_said(tmp_path, caplog):
 
 def test_frames_the_decoder_skips_are_said_and_not_counted(tmp_path, caplog, capsys):
     """A clip damaged in the middle: fx wrote fewer frames than its summary said ("wrote
-    60 frames" of 58), its picture ahead of its sound from the damage on, without a word."""
-    clip, out = tmp_path / "pr.mov", tmp_path / "o.mov"
-    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
-                    "testsrc2=size=160x90:rate=30", "-t", "2", "-pix_fmt", "yuv422p10le",
-                    "-c:v", "prores_ks", str(clip)], check=True)
-    data = bytearray(clip.read_bytes())
-    data[len(data) // 2: len(data) // 2 + 30000] = b"\xff" * 30000  # a frame or two gone
-    clip.write_bytes(bytes(data))
-    with caplog.at_level("WARNING"):
-        assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--codec",
-                     "prores_ks"]) == 0
-    said = capsys.readouterr().out.splitlines()[-1]
-    made = int(re.match(rf"wrote {re.escape(str(out))}: (\d+) frames at 30 fps from 60 at 30 "
-                        r"fps$", said).group(1))
-    assert 50 <= made < 60
-    assert [r.getMessage() for r in caplog.records] == [
-        f"{clip}: the decoder gave fewer than the 60 frames its index lists (damaged ones are "
-        f"skipped), so {out} has {made} frames of 60, and from the first damaged frame on its "
-        "picture runs ahead of its sound; repair the footage to keep them in step"]
+    60 frames" of 58), its picture ahead of its sound from the damage on, without a word.
+    Of a clip without sound, or into an output without it, the frames come early (it spoke
+    of sound there too)."""
+    for sound in (True, False):
+        clip, out = tmp_path / f"pr{sound}.mov", tmp_path / f"o{sound}.mov"
+        audio = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a",
+                 "pcm_s16le"] if sound else []
+        subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                        "testsrc2=size=160x90:rate=30", *audio, "-t", "2", "-pix_fmt",
+                        "yuv422p10le", "-c:v", "prores_ks", str(clip)], check=True)
+        data = bytearray(clip.read_bytes())
+        at = len(data) // 3 if sound else len(data) // 2
+        data[at: at + 30000] = b"\xff" * 30000  # a frame or two gone
+        clip.write_bytes(bytes(data))
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "3", "--codec",
+                         "prores_ks"]) == 0
+        said = capsys.readouterr().out.splitlines()[-1]
+        made = int(re.match(rf"wrote {re.escape(str(out))}: (\d+) frames at 30 fps from 60 at "
+                            r"30 fps$", said).group(1))
+        assert 50 <= made < 60
+        sync = ("picture runs ahead of its sound; repair the footage to keep them in step"
+                if sound else "frames come earlier than the footage's; repair the footage to "
+                "keep its timing")
+        assert [r.getMessage() for r in caplog.records] == [
+            f"{clip}: the decoder gave fewer than the 60 frames its index lists (damaged ones "
+            f"are skipped), so {out} has {made} frames of 60, and from the first damaged "
+            f"frame on its {sync}"]
 
 
 def test_a_field_order_in_nested_parentheses_is_read(tmp_path, caplog):

@@ -96,3 +96,22 @@ def test_a_codec_this_ffmpeg_cannot_decode_names_the_cause(tmp_path, capsys):
     assert capsys.readouterr().err == (f"hfrender: error: {clip}: decoding stopped after 0 "
                                        "frames: Decoding requested, but no decoder found for: "
                                        "none\n")
+
+
+def test_the_cause_of_a_stop_is_the_no_decoder_line_not_a_damaged_packets():
+    """The first line naming "decoder" was taken: an earlier damaged packet's "Error
+    submitting packet to decoder" hid the cause, or stood for it where there was none (a
+    review)."""
+    from hfrender.io.footage import stopped_why
+
+    damaged = "[vist#0:0/h264 @ 0x5] Error submitting packet to decoder: Invalid data found"
+    for log, why in (
+            (f"{damaged}\n[vost#0:0 @ 0x6] Decoding requested, but no decoder found for: "
+             "none\nError opening output files: Invalid argument",
+             "Decoding requested, but no decoder found for: none"),
+            (f"{damaged}\nDecoder (codec none) not found for input stream #0:0\n",
+             "Decoder (codec none) not found for input stream #0:0"),
+            (f"{damaged}\n[out#0/rawvideo @ 0x7] Error muxing a packet\n",
+             "Error muxing a packet"),
+            ("", "the video ended in the middle of a frame")):
+        assert stopped_why(log) == why

@@ -336,3 +336,43 @@ def test_frames_moved_in_place_then_deleted_are_not_resumed_over(tmp_path, capsy
         "hfrender: error: --resume: 1 frame(s) of the interrupted run, put in place before "
         "it stopped, are gone (f_0001.png ...); render without --resume to make them all "
         "again\n")
+
+
+def test_a_finished_output_reaches_the_disk_before_and_after_its_rename(tmp_path, monkeypatch):
+    """A power cut soon after a render could leave the output's name on a file of zeros
+    (its data not yet written) or lose a sequence's renames: nothing was synced. The order
+    now, for a video, a still and a sequence: the data synced, then renamed, then the
+    folder synced."""
+    import numpy as np
+
+    from hfrender.io import outputs
+
+    events = []
+    real_replace = os.replace
+    monkeypatch.setattr(outputs, "sync_file", lambda p: events.append(("data", Path(p).name)))
+    monkeypatch.setattr(outputs, "sync_all", lambda: events.append(("data", "all")))
+    monkeypatch.setattr(outputs, "sync_folder", lambda p: events.append(("folder", str(p))))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("rename", Path(b).name)),
+                                                     real_replace(a, b)))
+    video = tmp_path / "v.mp4"
+    tmp = outputs.temporary(str(video))
+    Path(tmp).write_bytes(b"frames")
+    outputs.commit(tmp, str(video))
+    assert events == [("data", Path(tmp).name), ("rename", "v.mp4"),
+                      ("folder", str(tmp_path))] and video.read_bytes() == b"frames"
+    events.clear()
+    outputs.write_image(str(tmp_path / "s.png"), np.full((4, 4, 3), 200, np.uint8))
+    assert [e[0] for e in events] == ["data", "rename", "folder"]
+    assert events[1][1] == "s.png" and events[2][1] == str(tmp_path)
+    events.clear()
+    seq = tmp_path / "seq" / "f_%03d.png"
+    tmp = Path(outputs.temporary(str(seq)))
+    tmp.parent.mkdir(parents=True)
+    for k in range(3):
+        (tmp.parent / f"f_{k:03d}.png").write_bytes(b"png")
+    outputs.commit(str(tmp), str(seq))
+    renames = [e for e in events if e[0] == "rename" and e[1].startswith("f_")]
+    assert events[0] == ("data", "all") and len(renames) == 3
+    assert events[-1] == ("folder", str(seq.parent))
+    assert sorted(p.name for p in seq.parent.iterdir()) == ["f_000.png", "f_001.png",
+                                                             "f_002.png"]

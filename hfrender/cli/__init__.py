@@ -90,10 +90,11 @@ class _Parser(argparse.ArgumentParser):
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
         names = [w[2:].partition("=")[0] for w in words if w.startswith("--")]
-        near = [f"--{m}" for n in names for m in _meant(n, known)]  # (not their dashes)
         other = [ELSEWHERE[n] for n in names if n in ELSEWHERE and n not in known]
-        hint = f"; {other[0]}" if other else f"; did you mean {', '.join(near)}?" if near \
-            else ""
+        near = [f"--{m}" for n in names if n not in ELSEWHERE
+                for m in _meant(n, known)]  # (not their dashes)
+        hint = "".join(f"; {h}" for h in other[:1]) + (
+            f"; did you mean {', '.join(near)}?" if near else "")
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
 

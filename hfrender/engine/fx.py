@@ -36,6 +36,7 @@ from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
+    keeps_sound,
     picture_notes,
     raw_format,
     sound_left_out,
@@ -255,11 +256,14 @@ class FxJob:
         stats.total = start + stats.frames_out
         if cut:
             return
+        sync = ("its picture runs ahead of its sound; repair the footage to keep them in step"
+                if keeps_sound(self.output, getattr(self, "info", None)) else
+                "its frames come earlier than the footage's; repair the footage to keep its "
+                "timing")
         log.warning("%s: the decoder gave fewer than the %d frames its index lists (damaged "
                     "ones are skipped), so %s has %d frames of %d, and from the first damaged "
-                    "frame on its picture runs ahead of its sound; repair the footage to keep "
-                    "them in step", self.source, self.footage.count, self.output,
-                    start + stats.frames_out, self.end)
+                    "frame on %s", self.source, self.footage.count, self.output,
+                    start + stats.frames_out, self.end, sync)
 
     def _stream(self, start: int) -> None:
         s, stats = self.s, self.stats

@@ -271,6 +271,12 @@ def _frames_alone(output: str) -> bool:
     return is_sequence(output) or Path(output).suffix.lower() == ".gif"
 
 
+def keeps_sound(output: str, info: Any) -> bool:
+    """Whether ``output`` holds the sound of footage probed as ``info`` (None: not a video
+    file, no sound)."""
+    return info is not None and info.has_audio and not _frames_alone(output)
+
+
 def sound_left_out(source: str, output: str, info: Any) -> None:
     """A warning for the sound the output leaves out: all of it (a GIF, an image sequence),
     or what is past the first audio track (more tracks, subtitles)."""

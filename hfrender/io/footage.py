@@ -27,6 +27,9 @@ from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.sequence_files import sequence_files
 from hfrender.io.writers import Closing, raw_frame_shape
 
+# ffmpeg 7's "no decoder found for: none", ffmpeg 6's "Decoder (codec none) not found"
+NO_DECODER = re.compile(r"no decoder found|decoder \(.*\) not found", re.IGNORECASE)
+
 
 class FrameReader(Protocol):
     """The contract of every footage reader: what it holds, frames into the caller's
@@ -160,12 +163,7 @@ class _Decoder:
         code = self.proc.wait()
         if got or code != 0:
             self.log.seek(0)
-            said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x.strip())  # ("[vist#0:0 @ 0x...]")
-                    for x in self.log.read().decode(errors="replace").splitlines()]
-            why = next((x for x in said if "decoder" in x.lower()), None) or next(
-                (x for x in reversed(said) if x), "the video ended in the middle of a frame")
-            # (ffmpeg's cause, "no decoder found for: none", before its last line's
-            # "Error opening output files: Invalid argument")
+            why = stopped_why(self.log.read().decode(errors="replace"))
             self.close()
             raise FootageError(f"{self.path}: decoding stopped after {self.frames_read} "
                                f"frames: {why}")
@@ -181,6 +179,17 @@ class _Decoder:
         listing = getattr(self, "listing", None)
         if listing is not None:
             Path(listing).unlink(missing_ok=True)
+
+
+def stopped_why(log: str) -> str:
+    """What stopped a decoder, from ffmpeg's ``log``: the line saying it has no decoder
+    ("no decoder found for: none", before its last line's "Error opening output files:
+    Invalid argument"; not a damaged packet's "Error submitting packet to decoder" before
+    it), else its last line."""
+    said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x.strip())  # ("[vist#0:0 @ 0x...]")
+            for x in log.splitlines()]
+    return next((x for x in said if NO_DECODER.search(x)), None) or next(
+        (x for x in reversed(said) if x), "the video ended in the middle of a frame")
 
 
 def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hfrender.errors import InputError
+from hfrender.io.durable import sync_all, sync_file, sync_folder
 from hfrender.io.sequence_commit import commit_sequence
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
 from hfrender.io.writers import WriteFailed, WriterError, folder_output
@@ -196,9 +197,12 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
     pattern's other files stay); an older partial output goes."""
     try:
         if is_sequence(output):
+            sync_all()  # its frames' data on the disk before any is renamed (io/durable.py)
             commit_sequence(tmp, output, keep_others)
         else:  # through a link at the output, to its file (was: the link replaced)
+            sync_file(tmp)
             os.replace(tmp, Path(output).resolve())
+        sync_folder(Path(output).resolve().parent)  # and the renames
     except OSError as exc:
         where = exc.filename2 or exc.filename or output
         raise WriteFailed(f"cannot put {where} in place: {exc.strerror or exc}") from None
@@ -357,7 +361,9 @@ def write_image(output: str, image: object) -> None:
     made = make_folder(output)
     try:
         write_picture(tmp, np.asarray(image))
+        sync_file(tmp)
         os.replace(tmp, out)
+        sync_folder(out.parent)
     except OSError as exc:
         discard(str(tmp), made)
         raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None

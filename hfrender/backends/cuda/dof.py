@@ -321,21 +321,17 @@ class _Ops:
         return planes
 
     def _accumulate(self, light: Any, win: Window, rows: tuple[int, int],
-                    cols: tuple[int, int], roles: Any, share: int, weight_into: Any = None,
-                    back: Any = None) -> None:
-        """``hf_dof_accumulate``: into the front, back, behind and far sums by role, or a
-        weight alone (``light`` (1, ...)) into ``weight_into`` (roles ``ROLE_FAR``), or
-        into ``back`` alone (roles ``ROLE_BACK``)."""
+                    cols: tuple[int, int], roles: Any, share: int, into: tuple | None = None,
+                    weight: bool = False) -> None:
+        """``hf_dof_accumulate``: into the front, back, behind and far sums by role (or the
+        four of ``into``); ``weight``: a weight alone (``light`` (1, ...))."""
         xp = self.xp
         light, top = light if isinstance(light, tuple) else (light, _tops(xp, light))
-        sums = (self.front, self.back, self.behind, self.none if self.far is None else self.far)
-        if weight_into is not None:
-            sums = (self.none, self.none, self.none, weight_into)
-        elif back is not None:
-            sums = (self.none, back, self.none, self.none)
+        sums = into or (self.front, self.back, self.behind,
+                        self.none if self.far is None else self.far)
         self._window_launch("hf_dof_accumulate", win, rows, (
             light, I64(self.pixels), I64(self.frame_pixels), I32(self.w),
-            I32(0 if weight_into is not None else self.c),
+            I32(0 if weight else self.c),
             I32(win.y0), I32(win.x0), *(I32(n) for n in win.size + rows + cols), self.layer,
             roles, I32(len(self.plan.layers)), top, self.t, I32(share), *sums))
 
@@ -350,13 +346,13 @@ class _Ops:
             self.hid = self.xp.zeros_like(self.front)
         cols = win.box[2] - win.x0, win.box[3] - win.x0
         self._accumulate(light, win, win.inner, cols, self.gathers[j],
-                         0 if disks == 1 else 1 + disk, back=self.hid)
+                         0 if disks == 1 else 1 + disk, (self.none, self.hid) + (self.none,) * 2)
 
     def gather_open(self, j: int, light: Any, win: Window, disk: int, disks: int) -> None:
         """How much of layer j's pixels' disks the far light fills, as :meth:`gather`."""
         cols = win.box[2] - win.x0, win.box[3] - win.x0
         self._accumulate(light, win, win.inner, cols, self.opens[j],
-                         0 if disks == 1 else 1 + disk, weight_into=self.open)
+                         0 if disks == 1 else 1 + disk, (self.none,) * 3 + (self.open,), True)
 
     def open_box(self, win: Window, k: int) -> tuple[int, int, int, int] | None:
         """Around the window's pixels of the far layers of larger disks than k's."""
