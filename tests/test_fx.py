@@ -1136,6 +1136,19 @@ def test_deep_footage_written_with_8_bits_is_said(tmp_path, caplog):
             f"{clip} has more than 8 bits; {out} is written with 8 (its encoder's default): "
             "give --codec prores_ks (.mov), or --codec libx265 --pix-fmt yuv420p10le, to keep "
             "them"] if warned else [])
+    alpha = tmp_path / "pa.mov"  # 10-bit ProRes 4444 with alpha: .mov keeps both, .webm not
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=64x36:rate=30,format=yuva444p10le", "-t", "0.3",
+                    "-pix_fmt", "yuva444p10le", "-c:v", "prores_ks", "-profile:v", "4444",
+                    str(alpha)], check=True)
+    for suffix, warned in ((".webm", True), (".mov", False)):
+        caplog.clear()
+        out = tmp_path / f"a{suffix}"
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(alpha), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+        assert [r.getMessage() for r in caplog.records if "bits" in r.getMessage()] == ([
+            f"{alpha} has more than 8 bits; {out} is written with 8 (VP9 keeps its alpha with "
+            "8 alone): write .mov (ProRes 4444) to keep both"] if warned else [])
 
 
 def test_frames_the_decoder_skips_are_said_and_not_counted(tmp_path, caplog, capsys):

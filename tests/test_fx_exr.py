@@ -318,3 +318,19 @@ def test_a_blender_multilayer_exr_gives_its_combined_pass_as_colour(tmp_path, rn
                  "--depth", str(tmp_path / "ml" / "%04d.exr"), *DOF[2:]]) == 0
     np.testing.assert_allclose(outputs(tmp_path / "o", 2, ".exr"),
                                hf.depth_of_field(frames, depth, **LENS), rtol=1e-6, atol=1e-6)
+
+
+def test_an_exr_shot_into_a_default_video_is_said_to_lose_its_depth(tmp_path, rng, caplog):
+    """Float light into an .mp4 of the default encoder is 8 bits: said, as for 10-bit
+    video footage (it was unsaid for EXR); with --codec prores_ks, not."""
+    shot(tmp_path, rng)
+    for extra, warned in (([], True), (["--codec", "prores_ks"], False)):
+        caplog.clear()
+        out = tmp_path / f"o{len(extra)}.{'mov' if extra else 'mp4'}"
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(tmp_path / "in"), "-o", str(out), "--motion-blur", "2",
+                         "--quiet", *extra]) == 0
+        assert [r.getMessage() for r in caplog.records if "bits" in r.getMessage()] == ([
+            f"{tmp_path / 'in'} has more than 8 bits; {out} is written with 8 (its encoder's "
+            "default): give --codec prores_ks (.mov), or --codec libx265 --pix-fmt "
+            "yuv420p10le, to keep them"] if warned else [])

@@ -36,6 +36,7 @@ from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
+    deep_note,
     keeps_sound,
     picture_notes,
     raw_format,
@@ -166,12 +167,8 @@ class FxJob:
                 self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it "
                                    "is composited over black (write .mov, .webm or a PNG "
                                    "sequence to keep it)")
-        video = Path(self.output).suffix.lower() in (".mp4", ".mov", ".mkv", ".ts", ".webm")
-        if (self.footage.pix_fmt in ("rgb48le", "rgba64le") and self.alpha != "keep" and video
-                and self.s.codec is None and self.s.pix_fmt is None):  # (was: unsaid)
-            log.warning("%s has more than 8 bits; %s is written with 8 (its encoder's "
-                        "default): give --codec prores_ks (.mov), or --codec libx265 "
-                        "--pix-fmt yuv420p10le, to keep them", self.source, self.output)
+        if self.s.codec is None and self.s.pix_fmt is None:
+            deep_note(str(self.source), self.output, self.footage.pix_fmt, self.alpha == "keep")
 
     def _check_files(self) -> None:
         """The output must not replace an input of this run, and must be writable: both

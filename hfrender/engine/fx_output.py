@@ -271,6 +271,24 @@ def _frames_alone(output: str) -> bool:
     return is_sequence(output) or Path(output).suffix.lower() == ".gif"
 
 
+def deep_note(source: str, output: str, pix_fmt: str, alpha: bool) -> None:
+    """A warning where footage of more than 8 bits (16-bit or float, decoded as
+    ``pix_fmt``) goes into a video whose default encoder writes 8 (given no --codec or
+    --pix-fmt); ``alpha``: its alpha is kept (ProRes 4444 in a .mov keeps 10 bits, VP9 in
+    a .webm 8)."""
+    suffix = Path(output).suffix.lower()
+    deep = pix_fmt in ("rgb48le", "rgba64le", *FLOAT)
+    if not deep or suffix not in (".mp4", ".mov", ".mkv", ".ts", ".webm"):
+        return
+    if not alpha:
+        log.warning("%s has more than 8 bits; %s is written with 8 (its encoder's default): "
+                    "give --codec prores_ks (.mov), or --codec libx265 --pix-fmt "
+                    "yuv420p10le, to keep them", source, output)
+    elif suffix == ".webm":  # (was: unsaid, as for EXR footage)
+        log.warning("%s has more than 8 bits; %s is written with 8 (VP9 keeps its alpha "
+                    "with 8 alone): write .mov (ProRes 4444) to keep both", source, output)
+
+
 def keeps_sound(output: str, info: Any) -> bool:
     """Whether ``output`` holds the sound of footage probed as ``info`` (None: not a video
     file, no sound)."""
