@@ -183,6 +183,28 @@ def test_a_focus_pull_kept_without_depth_of_field_keeps_it_under_a_new_f_stop(tm
 
 
 @pytest.mark.usefixtures("gl_context")
+def test_a_depth_store_whose_camera_drops_its_f_stop_exposes_as_it_rendered(tmp_path):
+    """A --dof depth render draws a sub-frame whose camera has no f-stop sharp, and its
+    store exposes as it rendered; a --dof off store of it, refocused, blurred those
+    sub-frames with the first frame's f-stop: not the depth render at that focus."""
+    path = tmp_path / "pin.py"
+    path.write_text(SCENE.replace("focus_distance = 4.0", "focus_distance = 1.0").replace(
+        "    def update(self, t):\n", "    def update(self, t):\n"
+        "        self.camera.f_stop = 1.0 if t < 0.1 else None\n"))
+    store = tmp_path / "store"
+    rendered, _ = _keep(path, store, samples=4, dof="depth", size=(160, 90))
+    sharp, _ = render_frames(path, size=(160, 90), dof="off", samples=4)
+    assert np.abs(rendered[-1].astype(int) - sharp[-1].astype(int)).max() <= 1  # a pinhole
+    assert np.abs(rendered[0].astype(int) - sharp[0].astype(int)).max() > 20  # blurred
+    again = hf.SampleStore.open(store).expose()
+    assert np.abs(again.astype(int) - rendered.astype(int)).max() <= 1
+    off = tmp_path / "off.samples"
+    _keep(path, off, samples=4, dof="off", size=(160, 90))
+    refocused = hf.SampleStore.open(off).expose(focus_distance=1.0)
+    assert np.abs(refocused.astype(int) - rendered.astype(int)).max() <= 1
+
+
+@pytest.mark.usefixtures("gl_context")
 def test_a_store_with_velocity_reconstructs_over_the_new_shutter(scene, tmp_path):
     store = tmp_path / "store"
     _keep(scene, store, samples=16, shutter=360.0, shutter_position="start",

@@ -34,10 +34,12 @@ def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int,
                  lens={"focus_distance": lens.focus_distance, "f_stop": lens.f_stop,
                        "max_coc_px": config.max_coc_px,
                        "aperture_blades": lens.aperture_blades})
-    elif not isinstance(scene, ShaderScene):
-        cam = scene.camera
+    elif not isinstance(scene, ShaderScene):  # a pinhole at first: no focus, no f-stop
+        cam = scene.camera  # (each sub-frame keeps its own, a later one's an f-stop)
         s.update(focal_length_mm=cam.focal_length_mm,
-                 width_mm=cam.picture_width_mm(config.size[0] / config.size[1]))
+                 width_mm=cam.picture_width_mm(config.size[0] / config.size[1]),
+                 lens={"max_coc_px": config.max_coc_px,
+                       "aperture_blades": cam.aperture_blades})
     return s
 
 

@@ -38,6 +38,7 @@ from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import MIN_BLUR_PX, Lens
 from hfrender.sampler import POSITIONS, SampleSchedule
+from hfrender.scene.camera import PINHOLE_F_STOP
 from hfrender.shutter_curve import CURVES, curve_values
 
 log = logging.getLogger(__name__)
@@ -176,7 +177,9 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
                          f"--max-coc-px {MIN_BLUR_PX:g} or more")
     focus = e.focus_distance if e.focus_distance is not None else lens.get("focus_distance")
     f_stop = e.f_stop if e.f_stop is not None else lens.get("f_stop")
-    if focus is None or f_stop is None:
+    if focus is None and f_stop is None:  # a --dof depth store's camera was a pinhole at
+        focus, f_stop = math.inf, PINHOLE_F_STOP  # first: sharp, each sub-frame its own lens
+    elif focus is None or f_stop is None:
         raise InputError("the store's camera has no f-stop: give both --focus-distance and "
                          "--f-stop")
     return Lens(focus, f_stop, s.get("focal_length_mm", 50.0), s.get("width_mm", 36.0),
@@ -271,8 +274,10 @@ def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | 
     def lens_of(chunk: dict, i: int) -> Lens | None:
         if base is None or "focus_m" not in chunk:
             return base
-        kept = float(chunk["f_stop"][i])  # NaN: a pinhole's there (the base's instead)
-        f_stop = e.f_stop if e.f_stop is not None else kept if kept == kept else base.f_stop
+        kept = float(chunk["f_stop"][i])  # NaN: a pinhole there, sharp as it was drawn
+        if e.f_stop is None and kept != kept:
+            return replace(base, focus_distance=math.inf, f_stop=PINHOLE_F_STOP)
+        f_stop = e.f_stop if e.f_stop is not None else kept
         focus = float(chunk["focus_m"][i]) if e.focus_distance is None else e.focus_distance
         return replace(base, focus_distance=focus if focus == focus else base.focus_distance,
                        f_stop=float(f_stop))
