@@ -21,11 +21,18 @@ scenes made for one question its figure:
   light filling what the dark card's front weight leaves short: up to 0.79);
 * ``dark_top_border_over_sky``: a dark object (0.05) at 3 m touching the frame's top
   border before a sky of 10: its top row's middle (a lens: 0.05);
+* ``near_floor_with_highlights``: the same floor, a texture with 1% of highlights at 30x;
 * ``white_card_0.4m_over_dark_sky``, ``white_card_0.3m_over_wall_0.6m``: a white card
   before the focus plane over a background less blurred than itself (its disk 0.66x and
   0.29x the card's): the card's light over its light in focus (a lens: 1.0), and a pixel
   12 px inside its edge (what a pixel sees past the card's edge is hidden behind the card
   in the depth pass);
+* ``dark_card_0.4m_over_lines_0.5m``: a dark card before a dark wall whose disk is 0.66x
+  its own, with two lines of highlights 17 and 25 px past its edge: the light on the card
+  (a pixel sees the wall behind it only within the wall's own blur);
+* ``dark_pillar_0.4m_beside_lamps``: a dark pillar (disk 26 px) before a night sky with
+  three lamps 3 px past its edge (disk 17 px): the lamps' light on the pillar's columns
+  (what its edge sees of the sky behind it: the lamps only within the sky's own disk);
 * ``dark_bar_0.45m_over_highlights``: the same question over the textured far plane with
   highlights (the bar's disk 21 px, the plane's 17);
 * ``checker_floor_to_the_borders``: a checker floor from 0.45 m (the bottom row) to
@@ -57,6 +64,7 @@ LENS = dict(focus_distance=1.0, f_stop=1.4, sensor_width_mm=7.0)
 MARGIN, SPLIT = 40, 2
 YY, XX = np.mgrid[0:H, 0:W]
 EDGE = 8  # the border strip whose PSNR is given apart (what lies past the border is unknown)
+PILLAR = (XX >= 60) & (XX < 74)  # a dark pillar before the focus plane
 CARD = (YY >= 28) & (YY < 68) & (XX >= 39) & (XX < 89)  # a card before the focus plane
 BORDER = np.minimum(np.minimum(YY, H - 1 - YY), np.minimum(XX, W - 1 - XX)) < EDGE
 
@@ -85,6 +93,11 @@ def scenes() -> dict[str, list]:
     post = (XX >= 60) & (XX < 66) & (YY >= 20)
     mid, card = _three_depths()
     checker = np.where((YY // 8 + XX // 8) % 2, 0.9, 0.1)[..., None].repeat(3, -1)
+    lines = np.full((H, W, 3), 0.02, np.float32)  # lines of highlights 17 and 25 px from
+    lines[20:77, [14, 22]] = 30.0  # the card's edge (a review's)
+    lamps = np.full((H, W, 3), 0.005, np.float32)  # a night sky, lamps beside the pillar
+    for y in (20, 48, 76):
+        lamps[y - 1:y + 1, 77:79] = 30.0
     wall = (0.05 + 0.1 * rng.random((H, W, 3))).astype(np.float32)
     near_floor = 0.45 * (0.95 / 0.45) ** ((H - 1 - YY) / (H - 1))  # 0.45 m at the bottom
     return {
@@ -103,9 +116,12 @@ def scenes() -> dict[str, list]:
         "dark_top_border_over_sky": [plane(3.0, [0.05] * 3, (YY < 40) & (XX >= 30) & (XX < 98)),
                                      plane(100.0, [10] * 3)],
         "checker_floor_to_the_borders": [plane(near_floor.astype(np.float32), checker)],
+        "near_floor_with_highlights": [plane(near_floor.astype(np.float32), ftex)],
         "white_card_0.4m_over_dark_sky": [plane(0.4, [1.0] * 3, CARD), plane(100.0, [0.02] * 3)],
         "white_card_0.3m_over_wall_0.6m": [plane(0.3, [1.0] * 3, CARD),
                                            plane(0.6, wall)],
+        "dark_card_0.4m_over_lines_0.5m": [plane(0.4, [0.05] * 3, CARD), plane(0.5, lines)],
+        "dark_pillar_0.4m_beside_lamps": [plane(0.4, [0.004] * 3, PILLAR), plane(100.0, lamps)],
         "dark_bar_0.45m_over_highlights": [plane(0.45, [0.05] * 3, (XX >= 40) & (XX < 70)),
                                            plane(100.0, tex)],
     }
@@ -197,6 +213,12 @@ def figure(name: str, out: np.ndarray, draw) -> str:
         light = (out - alone).sum() / (1.0 - img[CARD]).sum()
         return (f"the card's light over its light in focus {light:.3f}, 12 px inside its "
                 f"edge {out[48, 39 + 12, 0]:.3f}")
+    if name == "dark_card_0.4m_over_lines_0.5m":
+        return (f"the light on the card {out[CARD].sum():.1f}, 1-8 px inside its edge "
+                f"{out[48, 40:48, 0].mean():.3f}")
+    if name == "dark_pillar_0.4m_beside_lamps":
+        on = out[:, 60:74].sum() - 0.004 * 3 * H * 14
+        return f"the light on the pillar's columns, less its own: {on:.1f}"
     if name == "dark_top_border_over_sky":
         return f"the dark object's top row, its middle: {out[0, 50:78, 0].mean():.3f}"
     return ""

@@ -234,7 +234,7 @@ def test_a_defocused_edge_stays_soft_as_the_background_leaves_focus(rng, method)
     """A defocused disc before a wall: the wall seen past the disc's edge whether it is in
     focus or blurred by a pixel (its blur passing a pixel made the edge hard at once; now
     a source behind a defocused pixel with a smaller disk is seen like one in focus, and
-    its own spread, a pixel here, weighs its nearest pixels a little more)."""
+    its own spread, a pixel here, weighs its nearest pixels a little more: 7e-3)."""
     img, _, _, mask = card(rng)
     lens = hf.Lens(FOCUS, 1.4)
     yy, xx = np.mgrid[0:H, 0:W]
@@ -253,7 +253,7 @@ def test_a_defocused_edge_stays_soft_as_the_background_leaves_focus(rng, method)
     assert np.abs(rings[1] - rings[0]).max() < 1e-2  # as much as when it was in focus
 
 
-def partly_seen_highlights(rng):
+def highlights_past_an_edge(rng):
     """A near disc before a far wall of a smaller disk (under 0.7 of its radius: what the
     disc sees behind it, and its own light spread), a line of highlights in the wall just
     past the disc's edge, off the rows ``seen_top`` samples (every 7th)."""
@@ -274,11 +274,11 @@ def partly_seen_highlights(rng):
 
 
 @pytest.mark.parametrize("backend", ["cpu", "cuda"])
-def test_a_partly_seen_highlight_is_cut_as_the_exact_gather_cuts_it(dev, rng, backend):
-    """What a pixel sees past its edge is cut to ``seen_top`` before its share is taken
-    (the fast layers cut the share's light: up to 1 / share the light, 4.4e-2 off); the
-    CUDA kernels (fast and exact) on the emulator."""
-    img, depth, lens = partly_seen_highlights(rng)
+def test_a_highlight_seen_past_an_edge_is_cut_as_the_exact_gather_cuts_it(dev, rng, backend):
+    """What a pixel sees behind it past its edge is cut to ``seen_top`` before it is
+    weighed, by the fast layers as by the gather; the CUDA kernels (fast and exact) on the
+    emulator."""
+    img, depth, lens = highlights_past_an_edge(rng)
     exact = fused(dev, "cpu", img, depth, lens, "exact")
     for method in ("fast", "exact"):
         out = fused(dev, backend, img, depth, lens, method)
@@ -382,27 +382,34 @@ def test_what_a_near_pixel_sees_behind_fills_its_shortfall_as_far_as_it_lies(dev
     background for its shortfall (a lens: 0.7 + 0.3 x 0.2; normalised over its own
     surface, 1.0); for less where the background lies in less of its disk (0.1: the rest
     normalised); after the far light (0.1 of it, colour 4); and none under a shortfall of
-    1e-4 or with no background in its disk (its own light normalised, no 0 / 0)."""
+    1e-4 or with no background in its disk (its own light normalised, no 0 / 0). Where
+    light behind it on its own side reaches it (``behind``, 0.1 of colour 0.5: a less
+    blurred surface's own spread), that light over 0.03 of the mean; where it misses less
+    (0.1: a surface's rounding, not an edge, from 0.05 to 0.15), by share."""
     from hfrender.backends.cuda.launches import BLOCK, I32, I64, _grid
     from hfrender.dof_composite import composite
 
-    own = np.float32([0.7, 0.7, 1.0 - 5e-5, 0.7, 0.7])
-    hid_w = np.float32([0.3, 0.1, 0.3, 0.0, 0.3])
-    far_w = np.float32([0.0, 0.0, 0.0, 0.0, 0.1])
-    front = np.zeros((2, 5), np.float32)
-    back = np.stack([own, own])  # colour 1
-    behind = np.zeros((2, 5), np.float32)
+    own = np.float32([0.7, 0.7, 1.0 - 5e-5, 0.7, 0.7, 0.7, 0.85])
+    hid_w = np.float32([0.3, 0.1, 0.3, 0.0, 0.3, 0.3, 0.3])
+    far_w = np.float32([0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0])
+    behind_w = np.float32([0, 0, 0, 0, 0, 0.1, 0.05])
+    front = np.zeros((2, 7), np.float32)
+    behind = np.stack([behind_w * np.float32(0.5), behind_w])
+    back = np.stack([own, own]) + behind  # colour 1, and what is behind it
     far = np.stack([far_w * np.float32(4.0), far_w])
-    opened = np.ones(5, np.float32)
+    opened = np.ones(7, np.float32)
     hid = np.stack([hid_w * np.float32(0.2), hid_w])
-    inside = np.ones(5, np.float32)
+    inside = np.ones(7, np.float32)
+    mixed = (0.1 * 0.5 + 0.03 * 0.3 * 0.2) / (0.1 + 0.03 * 0.3)
+    half = 0.2 + 0.5 * ((0.05 * 0.5 + 0.03 * 0.3 * 0.2) / (0.05 + 0.03 * 0.3) - 0.2)
     want = np.float32([0.7 + 0.3 * 0.2, (0.7 + 0.1 * 0.2) / 0.8, 1.0, 1.0,
-                       0.7 + 0.1 * 4 + 0.2 * 0.2])
+                       0.7 + 0.1 * 4 + 0.2 * 0.2, 0.7 + 0.1 * 0.5 + 0.2 * mixed,
+                       0.85 + 0.05 * 0.5 + 0.1 * half])
     got = composite(np, front[:1], front[1], back[:1].copy(), back[1].copy(), behind[:1],
                     behind[1], inside, far=far, open_=opened, hid=hid)[0]
     np.testing.assert_allclose(got, want, rtol=1e-6)
-    out = np.empty(5, np.float32)
-    dev.launch("hf_dof_composite", _grid(5), (BLOCK, 1, 1),
-               (front, back.copy(), behind, inside, far, opened, I32(1), hid, I32(1), I64(5),
+    out = np.empty(7, np.float32)
+    dev.launch("hf_dof_composite", _grid(7), (BLOCK, 1, 1),
+               (front, back.copy(), behind, inside, far, opened, I32(1), hid, I32(1), I64(7),
                 I32(1), out))
     np.testing.assert_allclose(out, want, rtol=1e-6)
