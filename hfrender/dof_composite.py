@@ -34,11 +34,6 @@ from typing import Any
 import numpy as np
 
 FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully, behind fills it
-# what a defocused pixel before the focus plane sees past its surface's edge: the light of
-# its own side behind it that reaches it (its own blur's), over HID_LOCAL times the mean of
-# all that lies behind it within its disk, from a shortfall of LOCAL_FROM to LOCAL_FULL
-# (under it a surface's own rounding, not an edge: the mean alone; :func:`_fill_hid`)
-HID_LOCAL, LOCAL_FROM, LOCAL_FULL = 0.03, 0.05, 0.15
 # what a defocused pixel sees in focus past its edge is taken at most SEEN_FACTOR times this
 # percentile of the frame's brightness, over every SEEN_STEP-th row (:func:`seen_top`): a
 # highlight is cut down, a surface's own texture never reaches it
@@ -62,7 +57,7 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
         _fill_far(xp, back, back_w, inside - front_w - back_w, far, open_)
     if hid is not None:  # (C + 1, ...): what a defocused pixel's disk sees behind it
-        _fill_hid(xp, back, back_w, inside - front_w - back_w, hid, behind, behind_w)
+        _fill_hid(xp, back, back_w, inside - front_w - back_w, hid)
     out = xp.divide(back, back_w, out=out)
     short = inside - front_w - back_w
     pick = (behind_w > 0) & (short > FILL_FROM)
@@ -98,34 +93,19 @@ def _fill_far(xp: Any, back: Any, back_w: Any, short: Any, far: Any, open_: Any)
     back_w += s
 
 
-def _fill_hid(xp: Any, back: Any, back_w: Any, short: Any, hid: Any, behind: Any,
-              behind_w: Any) -> None:
+def _fill_hid(xp: Any, back: Any, back_w: Any, short: Any, hid: Any) -> None:
     """:func:`composite`'s fill of what a defocused pixel before the focus plane sees past
-    its surface's edge, in place: p's shortfall ``short`` filled, at most as far as they
-    lie within p's disk, with the pixels behind p that p's disk reaches (``hid``: ``[sum c
-    * w, sum w]``, each 1 / p's area). What the depth pass hides behind p's surface is
-    taken to look like what lies behind it around its edge: at an edge (a shortfall from
-    :data:`LOCAL_FROM` on, all of it from :data:`LOCAL_FULL`), where the light of its own
-    side behind it reaches p (``behind``: of a less blurred surface there, its own spread),
-    that light, which a lens sees there (:data:`HID_LOCAL` of the mean of ``hid`` with it;
-    the mean alone drew a line of highlights 17 px past a dark card's edge onto it, 1.37x
-    the lens's light on the card); else the mean of ``hid``. Light from past the focus
-    plane, a lens sees past the edge through the other side of its aperture: there the
-    mean of ``hid`` alone (``benchmarks/dof_lens_reference.py``). Under the gate, a
-    continuous surface's small shortfall (its classes' rounding) would take a bright
-    point's spread again: 1.04x its light on a slanted floor, the layers 6% from the
-    gather."""
+    its surface's edge, in place: p's shortfall ``short`` filled with the mean colour of
+    the pixels behind p that p's disk reaches (``hid``: ``[sum c * w, sum w]``, each 1 /
+    p's area), at most as far as they lie within p's disk. What the depth pass hides
+    behind p's surface is taken to look like what lies behind it around its edge."""
     w = hid[-1]
     pick = (w > 0) & (short > np.float32(1e-4))
     if not bool(pick.any()):
         return
-    s = xp.minimum(short, w) * pick
-    e = np.float32(HID_LOCAL)
-    local = (behind + e * hid[:-1]) / xp.where(pick, behind_w + e * w, np.float32(1))
-    mean = hid[:-1] / xp.where(pick, w, np.float32(1))
-    edge = xp.clip((short - np.float32(LOCAL_FROM)) / np.float32(LOCAL_FULL - LOCAL_FROM),
-                   0.0, 1.0)
-    light = mean + edge * (local - mean)
+    s = xp.minimum(short, w, out=short)
+    s *= pick
+    light = hid[:-1] / xp.where(pick, w, np.float32(1))
     light *= s
     back += light
     back_w += s

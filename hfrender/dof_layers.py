@@ -191,9 +191,8 @@ def _middle(disks: np.ndarray, moment: np.ndarray, lo: int, hi: int) -> int:
 
 def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What layer j's scatter is to the pixels of layer k (column K: pixels in focus):
-    front (j nearer), back (j itself; and the layers behind a layer k before the focus
-    plane on the other side), behind (the other layers behind: back, and summed apart for
-    :func:`hfrender.dof_composite.composite`), far (far layers
+    front (j nearer), back (j itself), behind (the layers behind whose disks are as large:
+    back, and summed apart for :func:`hfrender.dof_composite.composite`), far (far layers
     with larger disks: summed apart, the light that fills what k's pixels' disks see past
     their surface); and, for a layer k before the focus plane, the layers behind it with
     smaller disks and the pixels in focus are what k's pixels see behind them (``seen``:
@@ -208,12 +207,8 @@ def _roles(layers: list[Layer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     seen[:, :n] = behind.T
     seen[:, n] = side == NEAR
     roles = np.empty((n, n + 1), np.int8)
-    # behind a layer before the focus plane, only what lies on its side is "behind" (a
-    # farther side's light at its pixels is what the lens sees through the other side of
-    # the aperture: no local guess of what it hides, dof_composite._fill_hid)
-    apart = (j > k) & ((side[:, None] == NEAR) | (side[None, :] == FAR))
     roles[:, :n] = np.where(j < k, ROLE_FRONT, np.where(
-        big, ROLE_FAR, np.where(apart, ROLE_BEHIND, ROLE_BACK)))
+        big, ROLE_FAR, np.where(j == k, ROLE_BACK, ROLE_BEHIND)))
     roles[:, n] = np.where(side == NEAR, ROLE_FRONT, ROLE_NONE)
     return roles, big, seen
 

@@ -274,10 +274,8 @@ def gather_by_hand(img, depth, lens, tol):
     the share of p's own bokeh such sources lie in); a source in focus, or behind p with a
     smaller disk, within the bokeh of a defocused p before the focus plane is what p sees
     behind it, weighing 1 / p's area (its colour at most 4x the 99.9th percentile of every
-    7th row's, or 1): they fill what p's disk still misses, no more than their weight
-    (besides their own light, which the one in focus spreads to itself alone), with the
-    light behind p on its own side that reaches p, over 0.03 times their mean (where p
-    misses more than 0.15 of its disk; their mean alone under 0.05, between by share);
+    7th row's, or 1): their mean fills what p's disk still misses, no more than their
+    weight (besides their own light, which the one in focus spreads to itself alone);
     front over the normalised rest."""
     h, w, _ = img.shape
     r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
@@ -301,10 +299,10 @@ def gather_by_hand(img, depth, lens, tol):
     big = ~front & (qd > pd * np.float32(1 + tol)) & (weight < p_weight)  # behind, larger
     visible = ~front & ~big & ((qd <= pd * np.float32(1 + tol)) | in_bokeh(pn, pr2))
     colour = img.reshape(1, -1, 3)
-    seer = pn & (pr2 >= 1)
-    behind = visible & (qd > pd * np.float32(1 + tol)) & (~seer | qn)  # (its own side)
+    behind = visible & (qd > pd * np.float32(1 + tol))
     wf, wb, wh, wg = (weight * (covers & m) for m in (front, visible, behind, big))
     smaller = (qd > pd * np.float32(1 + tol)) & (weight > p_weight)  # behind, smaller disk
+    seer = pn & (pr2 >= 1)
     seen = (qr2 < 1) | smaller
     seen &= seer & (dy | dx != 0) & in_bokeh(pn, pr2)
     top = np.float32(max(np.percentile(img[::7].max(-1), 99.9) * 4.0, 1.0))  # every 7th row
@@ -323,12 +321,8 @@ def gather_by_hand(img, depth, lens, tol):
                   np.minimum(np.minimum(inside - fw - bw, gw), opened), 0)
     b, bw = b + sg[:, None] * g / np.where(gw > 0, gw, 1)[:, None], bw + sg
     # then what it sees behind, as far as that lies within its bokeh
-    short_d = inside - fw - bw
-    sd = np.where((dw > 0) & (short_d > 1e-4), np.minimum(short_d, dw), 0)
-    mean = d / np.where(dw > 0, dw, 1)[:, None]
-    local = (k + 0.03 * d) / np.where(dw > 0, kw + 0.03 * dw, 1)[:, None]
-    edge = np.clip((short_d - 0.05) / 0.1, 0, 1)[:, None]  # an edge, not a surface's rounding
-    b, bw = b + sd[:, None] * (mean + edge * (local - mean)), bw + sd
+    sd = np.where((dw > 0) & (inside - fw - bw > 1e-4), np.minimum(inside - fw - bw, dw), 0)
+    b, bw = b + sd[:, None] * d / np.where(dw > 0, dw, 1)[:, None], bw + sd
     # what it still misses, beyond a few tenths, is what it sees behind
     short = np.where(kw > 0, np.maximum(inside - fw - bw, 0), 0)
     short *= np.clip((short - FILL_FROM) / (FILL_FULL - FILL_FROM), 0, 1)

@@ -48,14 +48,10 @@ __device__ float hf_dof_mix(float front, float front_w, float back, float back_w
         back_w += short_far;
     }
     float short_hid = inside - front_w - back_w;
-    if (hid_w > 0.0f && short_hid > 1e-4f) {  // at an edge, the light of its own side
-        // behind it that reaches it, over a little of the mean; else the mean
-        float s = fminf(short_hid, hid_w);
-        float local = (behind + HF_DOF_HID_LOCAL * hid) / (behind_w + HF_DOF_HID_LOCAL * hid_w);
-        float mean = hid / hid_w;
-        float edge = fminf(fmaxf((short_hid - HF_DOF_LOCAL_FROM) / HF_DOF_LOCAL_SPAN, 0.0f), 1.0f);
-        back += (mean + edge * (local - mean)) * s;
-        back_w += s;
+    if (hid_w > 0.0f && short_hid > 1e-4f) {
+        short_hid = fminf(short_hid, hid_w);
+        back += (hid / hid_w) * short_hid;
+        back_w += short_hid;
     }
     bool seen = behind_w > 0.0f;
     float short_w = seen ? fmaxf(inside - front_w - back_w, 0.0f) : 0.0f;
@@ -133,8 +129,7 @@ extern "C" __global__ void hf_defocus(
         } else if (visible) {
             back_w += w;
             for (int ch = 0; ch < channels; ++ch) back[ch] += c[ch] * w;
-            if (q_depth > far_p && (!sees || q_depth < focus)) {  // before the focus plane:
-                // on its own side alone (dof_composite._fill_hid)
+            if (q_depth > far_p) {
                 behind_w += w;
                 for (int ch = 0; ch < channels; ++ch) behind[ch] += c[ch] * w;
             }

@@ -20,11 +20,9 @@ within the largest radius and takes the sources whose disk covers p. Occlusion:
   focus plane are, besides their own spread (in focus: none), what p sees behind it:
   where p's own disk covers them, each weighing ``1 / area_p`` (its colour at most
   :func:`hfrender.dof_composite.seen_top`), summed apart (*hid*). They fill what p's disk
-  sees past its surface's edge (its shortfall), at most as far as they lie within p's
-  disk: the lens sees there what the depth pass hides behind p's surface, taken to look
-  like what lies behind it around its edge, and most like the light behind it on its own
-  side that reaches p (p's *behind* sums hold that side's alone:
-  :func:`hfrender.dof_composite._fill_hid`). A defocused
+  sees past its surface's edge (its shortfall) with their mean colour, at most as far as
+  they lie within p's disk: the lens sees there what the depth pass hides behind p's
+  surface, taken to look like what lies behind it around its edge. A defocused
   foreground's edge over a sharp or less blurred background fades as a lens draws it,
   and its light is conserved (it was renormalised over its own surface: a white card at
   0.4 m over a dark sky at 100 m had 1.10x its light, ``benchmarks/dof_lens_reference.py``);
@@ -152,7 +150,6 @@ class _Sums:
         self.far_w = np.zeros((h, w), np.float32)
         self.open = np.zeros((h, w), np.float32)  # the share of p's own disk they lie in
         self.inv_area = inv_area
-        self.nearside_q = np.pad(depth_f < lens.focus_distance, pad)
         self.focus_q = np.pad(self.area == 1, pad)  # sources in focus (seen, not spread)
         self.area_q = np.pad(self.area, pad, constant_values=np.iinfo(self.area.dtype).max)
         self.seer = (depth_f < lens.focus_distance) & (self.area > 1)  # defocused, in front
@@ -217,8 +214,6 @@ class _Sums:
         self.front[at] += q_c * wf[..., None]
         self.back[at] += q_c * wb[..., None]
         wh = wb * (q_depth > self.far_d[at])
-        if self.sees:  # before the focus plane: what lies behind it on its own side alone
-            wh *= ~self.seer[at] | self.nearside_q[src]
         self.behind_w[at] += wh
         self.behind[at] += q_c * wh[..., None]
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from functools import cache
 
-import numpy as np
-
 from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, RUNNING_LIMIT, TIE_BIAS
-from hfrender.dof_composite import FILL_FROM, FILL_FULL, HID_LOCAL, LOCAL_FROM, LOCAL_FULL
+from hfrender.dof_composite import FILL_FROM, FILL_FULL
 from hfrender.dof_layers import NOISE, NOISE_W, ROLE_BACK, ROLE_BEHIND, ROLE_FAR, ROLE_FRONT
 from hfrender.optics import FRONT_TOLERANCE
 from hfrender.resources import shader_path
@@ -35,8 +33,6 @@ def constants() -> dict[str, int | float]:
             "HF_DOF_NOISE_W": NOISE_W, "HF_DOF_NOISE": NOISE, "HF_ROLE_FRONT": ROLE_FRONT,
             "HF_ROLE_BACK": ROLE_BACK, "HF_ROLE_BEHIND": ROLE_BEHIND, "HF_ROLE_FAR": ROLE_FAR,
             "HF_DOF_FILL_FROM": FILL_FROM, "HF_DOF_FILL_FULL": FILL_FULL,
-            "HF_DOF_HID_LOCAL": HID_LOCAL, "HF_DOF_LOCAL_FROM": LOCAL_FROM,
-            "HF_DOF_LOCAL_SPAN": float(np.float32(LOCAL_FULL - LOCAL_FROM)),
             "HF_RUNNING_LIMIT": RUNNING_LIMIT}
 
 
