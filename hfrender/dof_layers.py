@@ -47,7 +47,7 @@ import numpy as np
 
 from hfrender.dof_boxes import to_host
 from hfrender.dof_cells import PEAK_WINDOW, groups, split
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 from hfrender.optics import disk_offsets
 
 DOF_METHODS = ("fast", "exact")
@@ -65,7 +65,8 @@ def check_method(method: object) -> str:
     """``method`` if it is one of :data:`DOF_METHODS`, else one clear :class:`InputError`."""
     if not isinstance(method, str) or method not in DOF_METHODS:
         allowed = ", ".join(repr(m) for m in DOF_METHODS)
-        raise InputError(f"dof method={method!r} is not one of {allowed}")
+        kind = InputError if isinstance(method, str) else InputTypeError
+        raise kind(f"dof method={method!r} is not one of {allowed}")
     return method
 
 

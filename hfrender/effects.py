@@ -46,10 +46,10 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     premultiplied : how RGBA frames carry alpha. ``True`` (default): colour is
         premultiplied (as hfrender renders it): every channel is blended alike, which is
         how light and coverage blend. ``False``: straight colour (as PNG files hold it):
-        premultiplied in float32 (a copy of the frames: 4x an 8-bit clip's memory, with
-        the blend's own working copies about 6x) in the space it is blended in,
-        and made straight again after: a fully transparent pixel's colour does not count,
-        and a still clip comes back as it was, faint pixels too.
+        premultiplied in float32 (4x an 8-bit clip's memory, about 6x with the blend's
+        working copies, and 3-14x the time) in the space it is blended in, and made
+        straight again after: a fully transparent pixel's colour does not count (it comes
+        back 0), and a still clip's other pixels come back as they were, faint ones too.
         Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
         ``(255, 188, 188, 128)`` as premultiplied values, ``(255, 255, 255, 128)`` with
         ``premultiplied=False``. Host arrays only.
@@ -158,7 +158,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     focus_distance : metres to the plane in focus (> focal length; ``inf``: focused at
         infinity), or one for each of the N frames (a focus pull); over 1.5x nearer than all
         of a frame's depth, or farther than all of one with no sky, is warned of (no pixel
-        would be in focus: depth or focus in other units, most likely).
+        in focus: other units, most likely; not a depth of one plane: a plate, or sky).
     f_stop : f-number (> 0); lower is blurrier.
     focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
@@ -253,9 +253,8 @@ def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:
 
 
 def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
-         lens: Lens | Sequence[Lens] | None = None,
-         linear_light: bool = True, backend: str | None = None,
-         out: np.ndarray | None = None, shutter: Any = None,
+         lens: Lens | Sequence[Lens] | None = None, linear_light: bool = True,
+         backend: str | None = None, out: np.ndarray | None = None, shutter: Any = None,
          dof_method: str = "fast") -> np.ndarray:
     """Turn one hyperframe's windows into output frames in one pass.
 
@@ -266,10 +265,12 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     ``dof_method``: ``"fast"`` or ``"exact"``, as ``method`` of :func:`depth_of_field`.
 
     ``shutter`` ``(count, 2)``: when each window's shutter opens and closes (seconds, the
-    clock of ``hyperframe.timestamps``). With it, and a hyperframe with velocity and depth
-    planes, the motion between sub-frames is reconstructed from their velocity
-    (``--reconstruct``: see :mod:`hfrender.backends.cpu.reconstruct`).
+    clock of ``hyperframe.timestamps``). With it, and velocity and depth planes, the motion
+    between sub-frames is reconstructed (``--reconstruct``: :mod:`.backends.cpu.reconstruct`).
     """
+    if not isinstance(hyperframe, HyperFrame):  # (frames alone: motion_blur, depth_of_field)
+        raise InputTypeError(f"hyperframe is {type(hyperframe).__name__}; fuse takes an "
+                             "hf.HyperFrame (frames alone: hf.motion_blur, hf.depth_of_field)")
     if not isinstance(weights, WindowWeights):
         raise InputTypeError(f"weights is {type(weights).__name__}; fuse takes hf.WindowWeights "
                              "(e.g. hf.WindowWeights.sliding(np.ones(4) / 4, count, stride))")

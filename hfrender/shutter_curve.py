@@ -42,6 +42,8 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     else:
         try:
             w = np.asarray(curve, dtype=np.float64)
+            if w.ndim == 0:  # (None, 5: not an array of weights)
+                raise TypeError
         except (TypeError, ValueError):
             raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
                                  f"an array of {n} numbers") from None

@@ -81,7 +81,8 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     if ok and value >= low and (high is None or value <= high):
         return int(value)
     span = f"[{low}, {high}]" if high is not None else f">= {low}"
-    raise InputError(f"{name}={value!r} must be an integer {span}")
+    kind = InputError if ok else InputTypeError  # (a str or float: a TypeError too)
+    raise kind(f"{name}={value!r} must be an integer {span}")
 
 
 def flag(value: object, name: str) -> bool:

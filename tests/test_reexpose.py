@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from hfrender.io.writers import MemoryWriter
 
 SCENE = '''
 import math
+import re
 import hfrender as hf
 
 class Spin(hf.Scene):
@@ -218,25 +220,35 @@ def test_a_store_with_velocity_reconstructs_over_the_new_shutter(scene, tmp_path
 
 
 @pytest.mark.usefixtures("gl_context")
-def test_clear_errors(scene, tmp_path):
+def test_clear_errors(scene, tmp_path, capsys):
     store = tmp_path / "store"
     _keep(scene, store, samples=4, shutter=180.0)
     kept = hf.SampleStore.open(store)
-    with pytest.raises(hf.InputError, match=r"--shutter 270: the store holds sub-frames over "
+    with pytest.raises(hf.InputError, match=r"^shutter=270: the store holds sub-frames over "
                                             r"180 degrees only"):
         kept.expose(shutter=270)
     for bad in (0, -90.0, math.inf, math.nan):  # the upper limit said too
-        with pytest.raises(hf.InputError, match=rf"^--shutter {bad!r}: an angle in degrees > 0, "
+        with pytest.raises(hf.InputError, match=rf"^shutter={bad!r}: an angle in degrees > 0, "
                                                 r"at most the 180 the store holds$"):
             kept.expose(shutter=bad)
     for bad, allowed in (({"f_stop": 0}, "a finite number > 0"), ({"f_stop": np.inf},
                          "a finite number > 0"), ({"focus_distance": -1.0}, "a distance > 0 in "
                          "metres, or inf"), ({"focus_distance": np.nan}, "a distance > 0 in "
-                         "metres, or inf")):  # named as the options (it said "f_stop=0.0 ...")
-        option = "--" + next(iter(bad)).replace("_", "-")
-        value = next(iter(bad.values()))
-        with pytest.raises(hf.InputError, match=rf"^{option} {value!r}: {allowed}$"):
+                         "metres, or inf")):  # named as this call's keywords (a library
+        name, value = next(iter(bad.items()))  # user was told the command's options)
+        with pytest.raises(hf.InputError, match=rf"^{name}={value!r}: {allowed}$"):
             kept.expose(**bad)
+    for bad, said in (({"curve": "tri"}, "curve='tri': choose one of box, triangle, "
+                       "gaussian"), ({"position": "middle"}, "position='middle': choose one of"),
+                      ({"workers": 0}, "workers=0 must be an integer >= 1")):  # (0: NumPy's
+        with pytest.raises(hf.InputError, match="^" + re.escape(said)):  # "need at least one
+            kept.expose(**bad)  # array to stack", -1: a pool's internal names)
+    with pytest.raises(hf.InputTypeError, match=r"^workers='2' must be an integer >= 1$"):
+        kept.expose(workers="2")
+    from hfrender.cli import main  # the command names its options
+
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4"), "--shutter", "270"]) == 2
+    assert "error: --shutter 270: the store holds sub-frames over 180" in capsys.readouterr().err
     lens_store = tmp_path / "lens"
     _keep(scene, lens_store, samples=4, dof="lens")
     with pytest.raises(hf.InputError, match=r"drawn through the lens \(--dof lens\)"):
@@ -457,7 +469,7 @@ def test_a_shader_stores_refocus_is_refused_without_advice_it_cannot_follow(tmp_
     render_frames(shader, keep_samples=str(store), size=SIZE, samples=2, duration=0.1)
     with pytest.raises(hf.InputError) as info:
         hf.SampleStore.open(store).expose(focus_distance=2.0)
-    assert str(info.value) == ("--focus-distance/--f-stop: this store's sub-frames have no "
+    assert str(info.value) == ("focus_distance/f_stop: this store's sub-frames have no "
                                "depth (a shader scene draws none): only its shutter can change")
 
 
@@ -494,7 +506,7 @@ def test_a_lens_store_exposed_otherwise_is_said_to_weigh_its_lens_unevenly(scene
                 "point of the aperture, so another shutter weighs them unevenly and "
                 "out-of-focus parts shift (a pixel or two); to re-expose freely, render with "
                 "--dof depth (or off) and --keep-samples"], change
-    with pytest.raises(hf.InputError, match=r"^--shutter 360\.0001: the store holds "):
+    with pytest.raises(hf.InputError, match=r"^shutter=360\.0001: the store holds "):
         kept.expose(shutter=360.0001)  # it said "--shutter 360", the limit itself
 
 
@@ -596,7 +608,7 @@ def test_a_shutter_past_the_store_says_what_it_holds_and_what_fits(scene, tmp_pa
     assert str(excinfo.value) == (
         "output frame 0: its shutter (from -0.0083 to 0.0083 s) reaches past the kept "
         "sub-frames (from 0.0000 to 0.0333 s: the store's 360 degrees opening at each frame's "
-        "time); the store's --shutter-position start fits it")
+        "time); the store's position='start' fits it")
     assert kept.expose(shutter=180).shape[0] == 9  # as said
 
 

@@ -284,3 +284,24 @@ def test_scalars_in_0_d_arrays_are_their_numbers():
                                                            f_stop=1.4, aperture_blades=6,
                                                            **lens))
     assert np.abs(plain - frame).max() > 0.05  # blurred: the numbers were used
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: hf.motion_blur(F, "2"), r"^window='2' must be an integer \[1, 5\]$"),
+    (lambda: hf.motion_blur(F, 2, stride="1"), r"^stride='1' must be an integer >= 1$"),
+    (lambda: hf.motion_blur(F, 2, backend=1), r"^backend=1 is not a backend; choose one of "),
+    (lambda: hf.motion_blur(F, 2, weights=None), r"^weights=None must be one of box, triangle, "
+     r"gaussian or an array of 2 numbers$"),
+    (lambda: hf.motion_blur(F, 2, weights=5), r"^weights=5 must be one of "),
+    (lambda: hf.depth_of_field(F[0], D[0], method=None, **LENS),
+     r"^dof method=None is not one of 'fast', 'exact'$"),
+    (lambda: hf.fuse(F, hf.WindowWeights.sliding(np.ones(2) / 2, 1, 1)),
+     r"^hyperframe is ndarray; fuse takes an hf.HyperFrame \(frames alone: hf.motion_blur, "),
+])
+def test_a_wrong_type_is_a_type_error_too(call, message):
+    """A str where a number goes, None or a number where weights go, an array where a
+    hyperframe goes: one line, and a TypeError too, as the README says of wrong types (they
+    were ValueErrors alone, or an AttributeError of the array's missing 'frames': a library
+    user's trial)."""
+    with pytest.raises(hf.InputTypeError, match=message):
+        call()

@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from hfrender.errors import BackendUnavailable, InputError
+from hfrender.errors import BackendUnavailable, InputError, InputTypeError
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,8 @@ def resolve_name(name: str | None = None) -> str:
     if name is None:
         name, source = os.environ.get(ENV_VAR) or "auto", ENV_VAR
     if name not in CHOICES:
-        raise InputError(f"{source}={name!r} is not a backend; choose one of {', '.join(CHOICES)}")
+        kind = InputError if isinstance(name, str) else InputTypeError
+        raise kind(f"{source}={name!r} is not a backend; choose one of {', '.join(CHOICES)}")
     return name
 
 

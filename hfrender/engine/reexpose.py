@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -376,9 +377,27 @@ class SampleStore(io_store.SampleStore):
                workers: int = 2) -> np.ndarray:
         """The output frames of another exposure, ``(N, H, W, 3)`` uint8 (``workers``
         fusion threads: nothing is drawn, so they have the cores)."""
+        from hfrender import validate
         from hfrender.io.writers import MemoryWriter
 
-        sink = MemoryWriter()
-        run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop), sink,
-                     backend=backend, workers=workers)
+        workers = validate.integer(workers, "workers", 1)  # (0 was NumPy's "need at least
+        sink = MemoryWriter()  # one array to stack", -1 a pool's internal names)
+        try:
+            run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),
+                         sink, backend=backend, workers=workers)
+        except InputError as exc:  # named as this call's keywords, not the command's options
+            raise type(exc)(as_keywords(str(exc))) from None
         return np.stack(sink.frames)
+
+
+def as_keywords(message: str) -> str:
+    """``message`` with the reexpose command's options named as :meth:`SampleStore.expose`'s
+    keywords (``--shutter 720`` -> ``shutter=720``)."""
+    names = {"shutter-position": "position", "shutter-curve": "curve", "shutter": "shutter",
+             "focus-distance": "focus_distance", "f-stop": "f_stop"}
+    message = re.sub(rf"--(shutter-position|shutter-curve) ({'|'.join(POSITIONS + CURVES)})\b",
+                     lambda m: f"{names[m.group(1)]}={m.group(2)!r}", message)
+    return re.sub(r"--(shutter-position|shutter-curve|shutter|focus-distance|f-stop)"
+                  r"(?: (?=[\d'\".-]|inf|nan|None))?",
+                  lambda m: names[m.group(1)] + ("=" if m.group(0).endswith(" ") else ""),
+                  message)
