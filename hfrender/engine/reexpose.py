@@ -397,7 +397,5 @@ def as_keywords(message: str) -> str:
              "focus-distance": "focus_distance", "f-stop": "f_stop"}
     message = re.sub(rf"--(shutter-position|shutter-curve) ({'|'.join(POSITIONS + CURVES)})\b",
                      lambda m: f"{names[m.group(1)]}={m.group(2)!r}", message)
-    return re.sub(r"--(shutter-position|shutter-curve|shutter|focus-distance|f-stop)"
-                  r"(?: (?=[\d'\".-]|inf|nan|None))?",
-                  lambda m: names[m.group(1)] + ("=" if m.group(0).endswith(" ") else ""),
-                  message)
+    return re.sub(rf"--({'|'.join(names)})(?: (?=[\d'\".-]|inf|nan|None))?", lambda m: names[
+        m.group(1)] + "=" * m.group(0).endswith(" "), message)
