@@ -217,8 +217,9 @@ def parse_fps(value: object, name: str = "fps") -> object:
     return value
 
 
-def project_settings(folder: Path | None = None) -> dict[str, Any]:
-    """The ``[render]`` table of ``hfrender.toml`` in ``folder`` (default: here), if any."""
+def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str, Any]:
+    """The ``[render]`` table of ``hfrender.toml`` in ``folder`` (default: here), if any,
+    checked; ``raw``: its values as the file gives them (a batch's jobs type their own)."""
     path = (folder or Path.cwd()) / PROJECT_FILE
     if not path.is_file():
         return {}
@@ -248,6 +249,7 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
     if per_run:  # a project file's keep_samples replaced one store with every shot's
         raise ConfigError(f"{path}: [render] {per_run[0]} belongs to one run, not to every "
                           "render of the project: give it on the command line")
+    given = dict(table)
     parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
                "fps": parse_fps}
     for key in set(table) & set(parsers):
@@ -260,7 +262,7 @@ def project_settings(folder: Path | None = None) -> dict[str, Any]:
             RenderConfig(**{key: value})
         except (InputError, TypeError) as exc:  # the encoder settings' errors too
             raise ConfigError(f"{path}: [render] {exc}") from None
-    return table
+    return given if raw else table
 
 
 def _is_int(v: object) -> bool:

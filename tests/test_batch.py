@@ -13,6 +13,7 @@ from render_helpers import decode_video as decode
 
 import hfrender as hf
 from hfrender.cli import main
+from hfrender.config import ConfigError
 from hfrender.engine.batch import load_jobs
 
 pytestmark = pytest.mark.usefixtures("gl_context")
@@ -959,3 +960,42 @@ def test_a_job_whose_output_another_hfrender_writes_counts_none_of_its_frames(fo
     bar = next(r for r in json.loads(out.read_text()) if r["name"] == "bar")
     assert bar["status"] == "failed" and "another hfrender" in bar["error"]
     assert bar["frames"] == 0
+
+
+def test_hfrender_toml_here_goes_under_a_render_jobs_defaults(folder, monkeypatch):
+    """hfrender.toml's [render] settings in the current folder were not read by a batch
+    (its size and fps left at 640x360, 30 fps, and a typo in it unsaid, where a render
+    takes them and refuses the typo): now under [defaults], for render jobs, its output
+    and preview being one run's (a batch user's trial)."""
+    jobs = folder / "jobs.toml"
+    jobs.write_text(jobs.read_text().replace('fps = 24\nsize = "32x8"\n', ""))
+    monkeypatch.chdir(folder)
+    (folder / "hfrender.toml").write_text(
+        '[render]\nsize = "48x16"\nfps = 12\nshutter = 90\noutput = "x.mp4"\npreview = true\n')
+    by_name = {j.name: j for j in load_jobs(jobs, {})}
+    bar = by_name["bar"].render_config()
+    assert (bar.size, bar.fps, bar.shutter, bar.preview) == ((48, 16), 12, 90.0, False)
+    assert by_name["bar"].output == folder / "out/bar.mp4"
+    assert "shutter" not in by_name["smooth"].options  # not an fx job's
+    jobs.write_text(jobs.read_text().replace('duration = 0.25', 'duration = 0.25\nsize = "16x8"'))
+    frames = {j.name: j for j in load_jobs(jobs, {})}["frames"].render_config()
+    assert frames.size == (16, 8) and frames.fps == 12  # the job's own over the file's
+    (folder / "hfrender.toml").write_text('[render]\nsampels = 2\n')
+    with pytest.raises(ConfigError, match=r"hfrender.toml: unknown setting\(s\) in \[render\]: "
+                                          r"did you mean sampels -> samples\?"):
+        load_jobs(jobs, {})
+
+
+def test_an_interrupted_ray_batch_says_its_sequences_start_over():
+    """On Ray a PNG sequence is written whole, so a stopped one starts over; the message
+    named the GIF alone and said the rest resume (a batch user's trial)."""
+    from types import SimpleNamespace
+
+    from hfrender.cli.batch import _half_done
+
+    jobs = [SimpleNamespace(name=n, output=Path(o)) for n, o in
+            (("v", "o.mp4"), ("s", "f/%04d.png"), ("g", "o.gif"))]
+    assert _half_done(jobs, {0, 1, 2}, {}) == "'g' (a GIF) starts over: it is made whole"
+    assert _half_done(jobs, {0, 1, 2}, {}, on_ray=True) == (
+        "'s' (a PNG sequence), 'g' (a GIF) start over: each is made whole")
+    assert _half_done(jobs[:1], {0}, {}, on_ray=True) == "a half-done one resumes"

@@ -152,7 +152,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                 running["held"] = getattr(exc, "frames_kept", None)
             done = sum(r.status in ("done", "up-to-date", "resumed") for r in finished.values())
             failed = sum(r.status == "failed" for r in finished.values())
-            then = _half_done(jobs, started, finished)
+            then = _half_done(jobs, started, finished, "ray" in own)
             print(f"interrupted: {done} of {len(jobs)} jobs finished"
                   f"{f', {failed} failed' if failed else ''}; run the same command again to "
                   f"go on (finished jobs are skipped{', failed ones run again' if failed else ''}"
@@ -184,18 +184,20 @@ def _partial_of(jobs: list, running: dict) -> str:
     return f"; the frames of job {job.name!r} so far are in {kept}" if kept else ""
 
 
-def _half_done(jobs: list, started: set, finished: dict) -> str:
+def _half_done(jobs: list, started: set, finished: dict, on_ray: bool = False) -> str:
     """What the next run does with the jobs a Ctrl-C stopped: a video or a sequence goes
-    on from its finished segments or frames; a GIF (its palette made whole) starts over."""
+    on from its finished segments or frames; a GIF (its palette made whole) starts over,
+    and on Ray a sequence too (written whole there: a trial found it said "resumes")."""
     from hfrender.io.segments import resumable
     from hfrender.io.sequence_names import is_sequence
 
     again = [jobs[i] for i in sorted(started - set(finished))
-             if not (resumable(str(jobs[i].output)) or is_sequence(str(jobs[i].output)))]
+             if not (resumable(str(jobs[i].output))
+                     or (is_sequence(str(jobs[i].output)) and not on_ray))]
     if not again:
         return "a half-done one resumes"
-    names = ", ".join(f"{job.name!r} (a {job.output.suffix.lstrip('.').upper()})"
-                      for job in again)
+    names = ", ".join(f"{job.name!r} (a {job.output.suffix.lstrip('.').upper()}"
+                      f"{' sequence' if is_sequence(str(job.output)) else ''})" for job in again)
     return f"{names} " + ("starts over: it is made whole" if len(again) == 1 else
                           "start over: each is made whole")
 

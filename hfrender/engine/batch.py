@@ -4,8 +4,9 @@ A jobs file (TOML) has a ``[defaults]`` table and ``[[job]]`` entries. A job has
 ``name``, a ``scene`` (a .py or .frag file, optionally ``scene_class``) for a render or an
 ``input`` (a video or PNG sequence) for an fx job, an ``output``, and any option of
 ``hfrender render`` / ``hfrender fx`` by its long name (dashes or underscores). Relative
-paths are relative to the jobs file. Every job is checked before any runs (its values, its
-scene file read but not run, its output's folder writable).
+paths are relative to the jobs file; ``hfrender.toml``'s ``[render]`` settings here, as
+a render reads them, go under a render job's ``[defaults]``. Every job is checked before
+any runs (its values, its scene file read but not run, its output's folder writable).
 
 Each job then runs in turn: skipped as ``up-to-date`` when its output is the one the same
 settings made (a state file beside the jobs file records what each job made), continued as
@@ -31,6 +32,7 @@ from hfrender.engine.batch_paths import (
     check_job,
     check_jobs,
     input_identity,
+    project_defaults,
     stamp,
     unknown_field,
 )
@@ -157,9 +159,10 @@ def _typed(where: str, key: str, value: Any, want: Any) -> Any:
     raise InputError(f"{where}: {key} = {value!r} must be {names}")
 
 
-def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
+def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overrides: dict,
          made: dict[Path, BatchJob]) -> BatchJob:
-    """The job of ``entry``, checked; ``made``: the jobs before it, by their outputs."""
+    """The job of ``entry``, checked; ``defaults``: hfrender.toml's render settings, then
+    the jobs file's [defaults]; ``made``: the jobs before it, by their outputs."""
     if not isinstance(entry, dict):
         raise InputError(f"{path}: [[job]] number {index + 1} is not a table")
     name = entry.get("name")
@@ -170,7 +173,8 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
     kind = "render" if "scene" in entry else "fx" if "input" in entry else None
     if kind is None or ("scene" in entry and "input" in entry):
         raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
-    options = _options(path, where, kind, (defaults, entry, overrides))
+    project = defaults[0] if kind == "render" else {}
+    options = _options(path, where, kind, (project, defaults[1], entry, overrides))
     files = {}
     for key in ("scene", "input", "output"):
         if key == ("input" if kind == "render" else "scene"):
@@ -202,12 +206,13 @@ def _job(path: Path, index: int, entry: Any, defaults: dict, overrides: dict,
     return job
 
 
-def _options(path: Path, where: str, kind: str, tables: tuple[dict, dict, dict]) -> dict:
-    """A job's options, typed: ``[defaults]``, its own table (every key one of its kind's),
-    then the options given after the jobs file, each over the one before."""
+def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dict:
+    """A job's options, typed: hfrender.toml's, ``[defaults]``, its own table (every key
+    one of its kind's), then the options given after the jobs file, each over the one
+    before."""
     known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
     options: dict = {}
-    for table, strict in zip(tables, (False, True, False), strict=True):
+    for table, strict in zip(tables, (False, False, True, False), strict=True):
         for raw, value in table.items():
             key = option_name(raw)
             if key in JOB_KEYS:
@@ -291,9 +296,10 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     if own is not None:  # it was left out without a word, and the jobs told of missing it
         raise InputError(f"{path}: [defaults]: {own} is each job's own; give it in every "
                          "[[job]]")
+    project = project_defaults(RENDER_OPTIONS)  # hfrender.toml here (was: unread)
     jobs: list[BatchJob] = []
     for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
-        jobs.append(_job(path, i, e, defaults, overrides or {},
+        jobs.append(_job(path, i, e, (project, defaults), overrides or {},
                          {j.output.resolve(): j for j in jobs}))
     for attr in ("name", "output"):
         seen: dict = {}

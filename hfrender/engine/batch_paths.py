@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hfrender.config import project_settings
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
@@ -166,3 +167,11 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     if near:
         return f"{where}: unknown field {raw!r} for a {kind} job; did you mean {near[0]!r}?"
     return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"
+
+
+def project_defaults(known: Any) -> dict:
+    """The settings of ``hfrender.toml`` here (checked as a render checks them) that a
+    render job takes, among ``known``, as the file gives them (its ``output``, ``preview``
+    and the like are one run's): under the jobs file's ``[defaults]``."""
+    return {k: v for k, v in project_settings(raw=True).items()
+            if k.replace("-", "_") in known}
