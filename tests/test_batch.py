@@ -963,18 +963,21 @@ def test_a_job_whose_output_another_hfrender_writes_counts_none_of_its_frames(fo
 
 
 def test_hfrender_toml_here_goes_under_a_render_jobs_defaults(folder, monkeypatch):
-    """hfrender.toml's [render] settings in the current folder were not read by a batch
-    (its size and fps left at 640x360, 30 fps, and a typo in it unsaid, where a render
-    takes them and refuses the typo): now under [defaults], for render jobs, its output
-    and preview being one run's (a batch user's trial)."""
+    """hfrender.toml's [render] settings were not read by a batch (its size and fps left at
+    640x360, 30 fps, and a typo in it unsaid, where a render takes them and refuses the
+    typo): those beside the jobs file now go under [defaults], for render jobs, its output,
+    preview and frames being one run's (a batch user's trial), wherever the batch runs
+    from, and a batch of fx jobs alone does not read it (a review)."""
     jobs = folder / "jobs.toml"
     jobs.write_text(jobs.read_text().replace('fps = 24\nsize = "32x8"\n', ""))
-    monkeypatch.chdir(folder)
+    monkeypatch.chdir(folder.parent)  # not here: beside the jobs file
     (folder / "hfrender.toml").write_text(
-        '[render]\nsize = "48x16"\nfps = 12\nshutter = 90\noutput = "x.mp4"\npreview = true\n')
+        '[render]\nsize = "48x16"\nfps = 12\nshutter = 90\noutput = "x.mp4"\npreview = true\n'
+        'antialias = false\nframes = "1:"\n')
     by_name = {j.name: j for j in load_jobs(jobs, {})}
     bar = by_name["bar"].render_config()
     assert (bar.size, bar.fps, bar.shutter, bar.preview) == ((48, 16), 12, 90.0, False)
+    assert (bar.antialias, bar.frames) == (False, None)
     assert by_name["bar"].output == folder / "out/bar.mp4"
     assert "shutter" not in by_name["smooth"].options  # not an fx job's
     jobs.write_text(jobs.read_text().replace('duration = 0.25', 'duration = 0.25\nsize = "16x8"'))
@@ -984,6 +987,10 @@ def test_hfrender_toml_here_goes_under_a_render_jobs_defaults(folder, monkeypatc
     with pytest.raises(ConfigError, match=r"hfrender.toml: unknown setting\(s\) in \[render\]: "
                                           r"did you mean sampels -> samples\?"):
         load_jobs(jobs, {})
+    only_fx = folder / "fx.toml"
+    only_fx.write_text('[[job]]\nname = "smooth"\ninput = "clip.mp4"\noutput = "s.mp4"\n'
+                       "motion-blur = 4\n")
+    assert [j.name for j in load_jobs(only_fx, {})] == ["smooth"]
 
 
 def test_an_interrupted_ray_batch_says_its_sequences_start_over():
@@ -999,3 +1006,6 @@ def test_an_interrupted_ray_batch_says_its_sequences_start_over():
     assert _half_done(jobs, {0, 1, 2}, {}, on_ray=True) == (
         "'s' (a PNG sequence), 'g' (a GIF) start over: each is made whole")
     assert _half_done(jobs[:1], {0}, {}, on_ray=True) == "a half-done one resumes"
+    exr = [SimpleNamespace(name="e", output=Path("f/%04d.exr"))]
+    assert _half_done(exr, {0}, {}, on_ray=True) == ("'e' (an EXR sequence) starts over: it "
+                                                     "is made whole")

@@ -350,7 +350,7 @@ def test_a_finished_output_reaches_the_disk_before_and_after_its_rename(tmp_path
     events = []
     real_replace = os.replace
     monkeypatch.setattr(outputs, "sync_file", lambda p: events.append(("data", Path(p).name)))
-    monkeypatch.setattr(outputs, "sync_all", lambda: events.append(("data", "all")))
+    monkeypatch.setattr(outputs, "sync_all", lambda p: events.append(("data", "all")))
     monkeypatch.setattr(outputs, "sync_folder", lambda p: events.append(("folder", str(p))))
     monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("rename", Path(b).name)),
                                                      real_replace(a, b)))
@@ -376,3 +376,39 @@ def test_a_finished_output_reaches_the_disk_before_and_after_its_rename(tmp_path
     assert events[-1] == ("folder", str(seq.parent))
     assert sorted(p.name for p in seq.parent.iterdir()) == ["f_000.png", "f_001.png",
                                                              "f_002.png"]
+    from hfrender.io import join  # a render's video: its segments joined (was: no sync)
+
+    monkeypatch.setattr(join, "sync_file", lambda p: events.append(("data", Path(p).name)))
+    monkeypatch.setattr(join, "sync_folder", lambda p: events.append(("folder", str(p))))
+    events.clear()
+    assert main(["render", BAR, "-o", str(tmp_path / "r.mp4"), "--size", "32x16",
+                 "--duration", "0.2", "--samples", "1", "--quiet"]) == 0
+    at = events.index(("rename", "r.mp4"))
+    assert events[at - 1][0] == "data" and events[at + 1] == ("folder", str(tmp_path))
+
+
+def test_a_file_system_that_cannot_sync_keeps_the_output_and_one_that_fails_says_so(
+        tmp_path, monkeypatch):
+    """fsync is best effort where a file system has none (EINVAL: the finished render was
+    refused, "cannot put ... in place: Invalid argument"), and an error where it could
+    not write (EIO)."""
+    import errno
+
+    from hfrender.io import outputs
+    from hfrender.io.writers import WriteFailed
+
+    for code, kept in ((errno.EINVAL, True), (errno.EIO, False)):
+        def refuse(fd, code=code):
+            raise OSError(code, os.strerror(code))
+
+        monkeypatch.setattr(os, "fsync", refuse)
+        out = tmp_path / f"v{code}.mp4"
+        tmp = outputs.temporary(str(out))
+        Path(tmp).write_bytes(b"frames")
+        if kept:
+            outputs.commit(tmp, str(out))
+            assert out.read_bytes() == b"frames"
+        else:
+            with pytest.raises(WriteFailed, match=r"in place: Input/output error"):
+                outputs.commit(tmp, str(out))
+            assert not out.exists()

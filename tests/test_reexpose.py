@@ -21,7 +21,6 @@ from hfrender.io.writers import MemoryWriter
 
 SCENE = '''
 import math
-import re
 import hfrender as hf
 
 class Spin(hf.Scene):
@@ -245,6 +244,9 @@ def test_clear_errors(scene, tmp_path, capsys):
             kept.expose(**bad)  # array to stack", -1: a pool's internal names)
     with pytest.raises(hf.InputTypeError, match=r"^workers='2' must be an integer >= 1$"):
         kept.expose(workers="2")
+    for bad in (True, "90"):  # (True passed as 1 degree; "90" was no TypeError)
+        with pytest.raises(hf.InputTypeError, match=rf"^shutter={bad!r}: an angle in degrees"):
+            kept.expose(shutter=bad)
     from hfrender.cli import main  # the command names its options
 
     assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4"), "--shutter", "270"]) == 2

@@ -196,8 +196,10 @@ def _half_done(jobs: list, started: set, finished: dict, on_ray: bool = False) -
                      or (is_sequence(str(jobs[i].output)) and not on_ray))]
     if not again:
         return "a half-done one resumes"
-    names = ", ".join(f"{job.name!r} (a {job.output.suffix.lstrip('.').upper()}"
-                      f"{' sequence' if is_sequence(str(job.output)) else ''})" for job in again)
+    kinds = [job.output.suffix.lstrip(".").upper() for job in again]
+    names = ", ".join(f"{job.name!r} ({'an' if k[:1] in 'AEFHILMNORSX' else 'a'} {k}"
+                      f"{' sequence' if is_sequence(str(job.output)) else ''})"
+                      for job, k in zip(again, kinds, strict=True))
     return f"{names} " + ("starts over: it is made whole" if len(again) == 1 else
                           "start over: each is made whole")
 

@@ -4,8 +4,8 @@ A jobs file (TOML) has a ``[defaults]`` table and ``[[job]]`` entries. A job has
 ``name``, a ``scene`` (a .py or .frag file, optionally ``scene_class``) for a render or an
 ``input`` (a video or PNG sequence) for an fx job, an ``output``, and any option of
 ``hfrender render`` / ``hfrender fx`` by its long name (dashes or underscores). Relative
-paths are relative to the jobs file; ``hfrender.toml``'s ``[render]`` settings here, as
-a render reads them, go under a render job's ``[defaults]``. Every job is checked before
+paths are relative to the jobs file; ``hfrender.toml``'s ``[render]`` settings beside it
+go under a render job's ``[defaults]``. Every job is checked before
 any runs (its values, its scene file read but not run, its output's folder writable).
 
 Each job then runs in turn: skipped as ``up-to-date`` when its output is the one the same
@@ -57,6 +57,7 @@ RENDER_OPTIONS: dict[str, Any] = {
     "schedule": str, "seed": int, "codec": str, "interop": str,
     "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
     "bit_depth": int, "transparent": bool, "msaa": (int, AUTO), "hdr": str,
+    "antialias": bool, "max_in_flight": int,
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
@@ -296,7 +297,8 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     if own is not None:  # it was left out without a word, and the jobs told of missing it
         raise InputError(f"{path}: [defaults]: {own} is each job's own; give it in every "
                          "[[job]]")
-    project = project_defaults(RENDER_OPTIONS)  # hfrender.toml here (was: unread)
+    project = project_defaults(RENDER_OPTIONS, path.parent) if any(  # (fx jobs alone: none)
+        isinstance(e, dict) and "scene" in e for e in entries) else {}
     jobs: list[BatchJob] = []
     for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
         jobs.append(_job(path, i, e, (project, defaults), overrides or {},

@@ -169,9 +169,10 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"
 
 
-def project_defaults(known: Any) -> dict:
-    """The settings of ``hfrender.toml`` here (checked as a render checks them) that a
-    render job takes, among ``known``, as the file gives them (its ``output``, ``preview``
-    and the like are one run's): under the jobs file's ``[defaults]``."""
-    return {k: v for k, v in project_settings(raw=True).items()
-            if k.replace("-", "_") in known}
+def project_defaults(known: Any, folder: Path) -> dict:
+    """The settings of ``hfrender.toml`` in ``folder`` (the jobs file's: the same records
+    wherever a batch runs from; checked as a render checks them) that a render job takes,
+    among ``known``, as the file gives them (its ``output``, ``preview``, ``frames`` and the
+    like are one run's): under the jobs file's ``[defaults]``."""
+    return {k: v for k, v in project_settings(folder, raw=True).items()
+            if k.replace("-", "_") in known and k != "frames"}

@@ -281,9 +281,10 @@ def deep_note(source: str, output: str, pix_fmt: str, alpha: bool) -> None:
     if not deep or suffix not in (".mp4", ".mov", ".mkv", ".ts", ".webm"):
         return
     if not alpha:
+        keep = ("--pix-fmt yuv420p10le (VP9)" if suffix == ".webm" else "--codec prores_ks "
+                "(.mov), or --codec libx265 --pix-fmt yuv420p10le,")
         log.warning("%s has more than 8 bits; %s is written with 8 (its encoder's default): "
-                    "give --codec prores_ks (.mov), or --codec libx265 --pix-fmt "
-                    "yuv420p10le, to keep them", source, output)
+                    "give %s to keep them", source, output, keep)
     elif suffix == ".webm":  # (was: unsaid, as for EXR footage)
         log.warning("%s has more than 8 bits; %s is written with 8 (VP9 keeps its alpha "
                     "with 8 alone): write .mov (ProRes 4444) to keep both", source, output)

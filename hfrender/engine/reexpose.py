@@ -32,7 +32,7 @@ import numpy as np
 from hfrender.effects import fuse
 from hfrender.engine import deep_output
 from hfrender.engine.core import Engine
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
@@ -119,10 +119,11 @@ def _weights(t: np.ndarray, lo: np.ndarray, hi: np.ndarray, a: float, b: float,
 
 
 def _check_exposure(s: dict, e: Exposure) -> None:
-    if e.shutter is not None and not (isinstance(e.shutter, (int, float)) and
-                                      math.isfinite(e.shutter) and e.shutter > 0):
-        raise InputError(f"--shutter {e.shutter!r}: an angle in degrees > 0, at most the "
-                         f"{s['shutter']:g} the store holds")
+    number = isinstance(e.shutter, Real) and not isinstance(e.shutter, bool)
+    if e.shutter is not None and not (number and math.isfinite(e.shutter) and e.shutter > 0):
+        raise (InputError if number else InputTypeError)(
+            f"--shutter {e.shutter!r}: an angle in degrees > 0, at most the "
+            f"{s['shutter']:g} the store holds")
     for option, value, inf in (("--focus-distance", e.focus_distance, True),
                                ("--f-stop", e.f_stop, False)):  # focused at infinity: inf
         if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
@@ -373,15 +374,14 @@ class SampleStore(io_store.SampleStore):
 
     def expose(self, *, shutter: float | None = None, curve: str | None = None,
                position: str | None = None, focus_distance: float | None = None,
-               f_stop: float | None = None, backend: str | None = None,
-               workers: int = 2) -> np.ndarray:
+               f_stop: float | None = None, backend: str | None = None, workers: int = 2
+               ) -> np.ndarray:
         """The output frames of another exposure, ``(N, H, W, 3)`` uint8 (``workers``
         fusion threads: nothing is drawn, so they have the cores)."""
         from hfrender import validate
         from hfrender.io.writers import MemoryWriter
-
-        workers = validate.integer(workers, "workers", 1)  # (0 was NumPy's "need at least
-        sink = MemoryWriter()  # one array to stack", -1 a pool's internal names)
+        workers, sink = validate.integer(workers, "workers", 1), MemoryWriter()  # (0 was a
+        # NumPy "need at least one array to stack", -1 a pool's internal names)
         try:
             run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),
                          sink, backend=backend, workers=workers)
@@ -394,8 +394,9 @@ def as_keywords(message: str) -> str:
     """``message`` with the reexpose command's options named as :meth:`SampleStore.expose`'s
     keywords (``--shutter 720`` -> ``shutter=720``)."""
     names = {"shutter-position": "position", "shutter-curve": "curve", "shutter": "shutter",
-             "focus-distance": "focus_distance", "f-stop": "f_stop"}
+             "focus-distance": "focus_distance", "f-stop": "f_stop"}  # (longest first)
     message = re.sub(rf"--(shutter-position|shutter-curve) ({'|'.join(POSITIONS + CURVES)})\b",
                      lambda m: f"{names[m.group(1)]}={m.group(2)!r}", message)
-    return re.sub(rf"--({'|'.join(names)})(?: (?=[\d'\".-]|inf|nan|None))?", lambda m: names[
-        m.group(1)] + "=" * m.group(0).endswith(" "), message)
+    value = r"(?: (?=[\d'\".-]|inf|nan|None|True|False))?"  # a value follows: name=value
+    return re.sub(rf"--({'|'.join(names)}){value}",
+                  lambda m: names[m.group(1)] + "=" * m.group(0).endswith(" "), message)

@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from hfrender.io.durable import sync_file, sync_folder
 from hfrender.io.ffmpeg import Soundtrack, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
 
@@ -41,4 +42,6 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last} (the "
                           f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
+    sync_file(tmp)  # its data on the disk before it takes the output's name (io/durable.py)
     os.replace(tmp, final)
+    sync_folder(final.parent)

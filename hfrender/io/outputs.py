@@ -197,7 +197,7 @@ def commit(tmp: str, output: str, keep_others: bool = False) -> None:
     pattern's other files stay); an older partial output goes."""
     try:
         if is_sequence(output):
-            sync_all()  # its frames' data on the disk before any is renamed (io/durable.py)
+            sync_all(Path(tmp).parent)  # its frames' data on the disk before any is renamed
             commit_sequence(tmp, output, keep_others)
         else:  # through a link at the output, to its file (was: the link replaced)
             sync_file(tmp)
