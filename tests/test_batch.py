@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ import hfrender as hf
 from hfrender.cli import main
 from hfrender.config import ConfigError
 from hfrender.engine.batch import load_jobs
+from hfrender.errors import InputError
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 BAR = Path(__file__).parent / "data" / "bar.frag"
@@ -1009,3 +1011,17 @@ def test_an_interrupted_ray_batch_says_its_sequences_start_over():
     exr = [SimpleNamespace(name="e", output=Path("f/%04d.exr"))]
     assert _half_done(exr, {0}, {}, on_ray=True) == ("'e' (an EXR sequence) starts over: it "
                                                      "is made whole")
+
+
+def test_a_bad_value_from_hfrender_toml_is_blamed_on_it(folder):
+    """A value hfrender.toml gave a job that its output cannot take was said to be the
+    jobs file's, which holds no such key (a review)."""
+    (folder / "hfrender.toml").write_text('[render]\ncrf = 20\n')
+    jobs = folder / "jobs.toml"
+    jobs.write_text(jobs.read_text().replace('output = "out/bar.mp4"', 'output = "out/bar.gif"'))
+    with pytest.raises(InputError, match=rf"^{re.escape(str(folder / 'hfrender.toml'))}, for "
+                                         r"job 'bar': --crf 20: "):
+        load_jobs(jobs, {})
+    jobs.write_text(jobs.read_text().replace('name = "bar"', 'name = "bar"\ncrf = 20'))
+    with pytest.raises(InputError, match=rf"^{re.escape(str(jobs))}: job 'bar': --crf 20: "):
+        load_jobs(jobs, {})  # given in the jobs file too: its own

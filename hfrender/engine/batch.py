@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
 from hfrender.engine.batch_paths import (
+    blamed,
     check_job,
     check_jobs,
     input_identity,
@@ -71,7 +71,7 @@ JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
 STATUSES = ("done", "up-to-date", "resumed", "failed", "interrupted", "not run")
 
 
-def option_name(key: str) -> str:
+def option_name(key: str) -> str:  # (a TOML key, dashes or underscores)
     return key.replace("-", "_")
 
 
@@ -202,15 +202,15 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     try:
         check_job(job)
     except (InputError, ValueError) as exc:
-        said = str(exc).splitlines()[0]
-        raise InputError(f"{_blamed(where, said, overrides, name)}: {said}") from None
+        said, given = str(exc).splitlines()[0], {option_name(k) for k in (*defaults[1], *entry)}
+        toml = {option_name(k): path.parent / "hfrender.toml" for k in project}
+        raise InputError(f"{blamed(where, said, overrides, name, toml, given)}: {said}") from None
     return job
 
 
 def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dict:
-    """A job's options, typed: hfrender.toml's, ``[defaults]``, its own table (every key
-    one of its kind's), then the options given after the jobs file, each over the one
-    before."""
+    """A job's options, typed: hfrender.toml's, ``[defaults]``, its own table (each key
+    its kind's), then the options given after the jobs file, each over the one before."""
     known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
     options: dict = {}
     for table, strict in zip(tables, (False, False, True, False), strict=True):
@@ -231,16 +231,6 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                 value = sequence_name(value)  # depth/####.png as --depth takes it
             options[key] = _typed(where, raw, value, known[key])
     return options
-
-
-def _blamed(where: str, said: str, overrides: dict, name: str) -> str:
-    """Where a job's bad value came from: ``where`` in the jobs file, or the option given
-    after it (``samples=0 ...``, ``--crf 99: ...``, ``size 33x8: ...`` name their key)."""
-    m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
-    key = m.group(1).replace("-", "_") if m else None
-    if key in overrides:
-        return f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
-    return where
 
 
 def _fx_input(where: str, entry: dict, source: Path, options: dict,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +177,14 @@ def project_defaults(known: Any, folder: Path) -> dict:
     like are one run's): under the jobs file's ``[defaults]``."""
     return {k: v for k, v in project_settings(folder, raw=True).items()
             if k.replace("-", "_") in known and k != "frames"}
+
+
+def blamed(where: str, said: str, overrides: dict, name: str, toml: dict, given: set) -> str:
+    """Where a job's bad value came from: ``where`` in the jobs file, the option given
+    after it (``samples=0 ...``, ``--crf 99: ...``, ``size 33x8: ...`` name their key), or
+    ``toml``'s hfrender.toml where the jobs file ``given`` has it not."""
+    m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
+    key = m.group(1).replace("-", "_") if m else None
+    if key in overrides:
+        return f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
+    return f"{toml[key]}, for job {name!r}" if key in toml and key not in given else where
