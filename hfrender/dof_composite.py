@@ -52,12 +52,12 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     it in place), at most ``open_`` (...): the share of each pixel's own disk where those
     sources lie (a nearer surface of the depth pass that hides the pixel's own far
     surface hides the far light too; ``None``: no such cap); ``hid`` (C + 1, ...): what
-    a defocused pixel before the focus plane sees behind it (:func:`_fill_hid`), which
+    a defocused pixel before the focus plane sees behind it (its mean: :func:`_fill`), which
     fills what is left next. The fill from behind is computed only where it is not zero."""
     if far is not None:  # (C + 1, ...): the larger-disk far light's own spread at p
-        _fill_far(xp, back, back_w, inside - front_w - back_w, far, open_)
+        _fill(xp, back, back_w, inside - front_w - back_w, far, open_)
     if hid is not None:  # (C + 1, ...): what a defocused pixel's disk sees behind it
-        _fill_hid(xp, back, back_w, inside - front_w - back_w, hid)
+        _fill(xp, back, back_w, inside - front_w - back_w, hid)
     out = xp.divide(back, back_w, out=out)
     short = inside - front_w - back_w
     pick = (behind_w > 0) & (short > FILL_FROM)
@@ -72,40 +72,25 @@ def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind:
     return out
 
 
-def _fill_far(xp: Any, back: Any, back_w: Any, short: Any, far: Any, open_: Any) -> None:
-    """:func:`composite`'s far fill, in place: p's shortfall ``short`` (used up) filled from
-    the far light as far as it covers p (not a far edge's share) and, with ``open_``, as
-    far as p's disk reaches it. Over every pixel, zero where it does not fill: where it
-    does (a tenth of a 64 px blur's pixels) that takes 0.4x the time of picking them out,
-    and it is the same sum bit for bit."""
-    pick = (far[-1] > 0) & (short > np.float32(1e-4))
-    if open_ is not None:
-        pick &= open_ > 0
+def _fill(xp: Any, back: Any, back_w: Any, short: Any, sums: Any, cap: Any = None) -> None:
+    """:func:`composite`'s fills, in place: p's shortfall ``short`` (used up) filled with
+    the light of ``sums`` (C + 1, ...: ``[sum c * w, sum w]``) as far as its weight goes,
+    and, with ``cap``, no further than that. The far light of larger disks: as far as it
+    covers p (not a far edge's share) and lies within p's disk (``open_``); what a defocused
+    pixel before the focus plane sees behind it (``hid``, each 1 / p's area): its mean, as
+    far as it lies within p's disk. Over every pixel, zero where it does not fill: where
+    it does (a tenth of a 64 px blur's pixels) that takes 0.4x the time of picking them
+    out, and it is the same sum bit for bit."""
+    pick = (sums[-1] > 0) & (short > np.float32(1e-4))
+    if cap is not None:
+        pick &= cap > 0
     if not bool(pick.any()):
         return
-    s = xp.minimum(short, far[-1], out=short)
-    if open_ is not None:
-        xp.minimum(s, open_, out=s)
+    s = xp.minimum(short, sums[-1], out=short)
+    if cap is not None:
+        xp.minimum(s, cap, out=s)
     s *= pick  # (short is finite: 0 where it does not fill)
-    light = far[:-1] / xp.where(pick, far[-1], np.float32(1))
-    light *= s
-    back += light
-    back_w += s
-
-
-def _fill_hid(xp: Any, back: Any, back_w: Any, short: Any, hid: Any) -> None:
-    """:func:`composite`'s fill of what a defocused pixel before the focus plane sees past
-    its surface's edge, in place: p's shortfall ``short`` filled with the mean colour of
-    the pixels behind p that p's disk reaches (``hid``: ``[sum c * w, sum w]``, each 1 /
-    p's area), at most as far as they lie within p's disk. What the depth pass hides
-    behind p's surface is taken to look like what lies behind it around its edge."""
-    w = hid[-1]
-    pick = (w > 0) & (short > np.float32(1e-4))
-    if not bool(pick.any()):
-        return
-    s = xp.minimum(short, w, out=short)
-    s *= pick
-    light = hid[:-1] / xp.where(pick, w, np.float32(1))
+    light = sums[:-1] / xp.where(pick, sums[-1], np.float32(1))
     light *= s
     back += light
     back_w += s

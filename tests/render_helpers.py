@@ -1,5 +1,8 @@
 """Helpers for render tests: run a render into memory, decode sRGB exactly."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from hfrender.config import RenderConfig
@@ -95,3 +98,13 @@ def ctrl_c_before_the_last_frame(monkeypatch):
     monkeypatch.setattr(Engine, "finish", finish)
     monkeypatch.setattr(Engine, "_written", written)
     return seen
+
+
+def batch_status(jobs: Path) -> str:
+    """``hfrender batch`` of the jobs file ``jobs`` (it must succeed): its first job's
+    status, from the summary written beside it."""
+    from hfrender.cli import main
+
+    summary = Path(jobs).parent / "s.json"
+    assert main(["batch", str(jobs), "--summary", str(summary), "--quiet"]) == 0
+    return json.loads(summary.read_text())[0]["status"]

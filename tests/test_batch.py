@@ -10,6 +10,7 @@ from pathlib import Path
 import imageio_ffmpeg
 import numpy as np
 import pytest
+from render_helpers import batch_status
 from render_helpers import decode_video as decode
 
 import hfrender as hf
@@ -594,10 +595,7 @@ def test_a_change_in_a_module_the_scene_imports_makes_its_job_run_again(tmp_path
                                         'output = "ball.mp4"\nsize = "32x18"\nsamples = 1\n')
 
     def status():
-        out = tmp_path / "s.json"
-        assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(out),
-                     "--quiet"]) == 0
-        return json.loads(out.read_text())[0]["status"]
+        return batch_status(tmp_path / "jobs.toml")
 
     def colour():
         return decode(tmp_path / "ball.mp4")[0][9, 16].astype(int)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from render_helpers import batch_status
 
 from hfrender.cli import main
 
@@ -110,12 +111,7 @@ def test_a_change_in_the_scenes_shader_file_is_refused_by_resume_and_reruns_a_ba
                                         'output = "g.mp4"\nsize = "32x18"\nsamples = 1\n')
 
     def status():
-        summary = tmp_path / "s.json"
-        assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(summary),
-                     "--quiet"]) == 0
-        import json
-
-        return json.loads(summary.read_text())[0]["status"]
+        return batch_status(tmp_path / "jobs.toml")
 
     assert status() == "done" and status() == "up-to-date"
     (tmp_path / "glow.glsl").write_text(GLOW.format("vec3(0.0, 0.0, 1.0)"))

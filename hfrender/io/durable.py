@@ -12,6 +12,7 @@ import ctypes
 import errno
 import os
 import sys
+from functools import cache
 from pathlib import Path
 
 # what a file system answers when it does not sync at all: not a failure to write
@@ -61,6 +62,7 @@ def sync_all(folder: str | Path) -> None:
         os.sync()
 
 
+@cache
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None

@@ -28,6 +28,17 @@ extern "C" __global__ void hf_circle_of_confusion(
     inv_area[idx] = (float)(1.0 / (double)area_by_d2[d2]);
 }
 
+// One of hfrender.dof_composite._fill: the shortfall short_w filled with the light of
+// (light, light_w) as far as its weight goes, and no further than cap (far light: the share
+// of the pixel's own disk it lies in; what is seen behind: none, the largest float).
+__device__ void hf_dof_fill(float* back, float* back_w, float short_w, float light,
+                            float light_w, float cap) {
+    if (!(light_w > 0.0f && short_w > 1e-4f && cap > 0.0f)) return;
+    short_w = fminf(fminf(short_w, light_w), cap);
+    *back += short_w * (light / light_w);
+    *back_w += short_w;
+}
+
 // One channel of hfrender.dof_composite.composite: front over the back light, normalised;
 // what the pixel's disk sees past its surface (its shortfall) filled from the far light of
 // larger disks (far, far_w: their own spread at the pixel) as far as it covers it and as far
@@ -40,19 +51,8 @@ extern "C" __global__ void hf_circle_of_confusion(
 __device__ float hf_dof_mix(float front, float front_w, float back, float back_w,
                             float behind, float behind_w, float inside, float far, float far_w,
                             float open, float hid, float hid_w) {
-    float short_far = inside - front_w - back_w;
-    if (far_w > 0.0f && short_far > 1e-4f && open > 0.0f) {
-        short_far = fminf(fminf(short_far, far_w), open);  // as far as that light covers
-        // the pixel, and lies within its disk
-        back += short_far * (far / far_w);
-        back_w += short_far;
-    }
-    float short_hid = inside - front_w - back_w;
-    if (hid_w > 0.0f && short_hid > 1e-4f) {
-        short_hid = fminf(short_hid, hid_w);
-        back += (hid / hid_w) * short_hid;
-        back_w += short_hid;
-    }
+    hf_dof_fill(&back, &back_w, inside - front_w - back_w, far, far_w, open);
+    hf_dof_fill(&back, &back_w, inside - front_w - back_w, hid, hid_w, 3.402823466e38f);
     bool seen = behind_w > 0.0f;
     float short_w = seen ? fmaxf(inside - front_w - back_w, 0.0f) : 0.0f;
     float ramp = (short_w - HF_DOF_FILL_FROM) / (HF_DOF_FILL_FULL - HF_DOF_FILL_FROM);
