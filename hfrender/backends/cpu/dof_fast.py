@@ -155,17 +155,19 @@ class _Ops:
         (:func:`.dof_highlights.split_used`)."""
         return highlights.split_used(fields, self.cuts, self.c, rows) if self.cuts else fields
 
-    def ready(self, light: np.ndarray, rows: tuple[int, int] | None = None) -> Light:
-        """An inverse FFT's light and its rounding's bounds (:func:`.dof_light.clean`), on
-        the calling thread (the transform thread's calls are the FFTs alone: many short
-        calls there cost more in handing the interpreter over than they spare); the sums
-        take the rounding out of the rows they read, and leave out where its weight is
-        rounding. ``rows``: the only rows that will be read (a gather's: its box's), by the
-        whole window's largest values. Highlights' parts (:meth:`split`) are each cleaned by
+    def ready(self, inverse: tuple[np.ndarray, np.ndarray],
+              rows: tuple[int, int] | None = None) -> Light:
+        """An inverse FFT's light (:meth:`inverse`: the planes and their bounds) and its
+        rounding's bounds (:func:`.dof_light.clean`), on the calling thread (the transform
+        thread's calls are the FFTs and the bounds' two reductions: many short calls there
+        cost more in handing the interpreter over than they spare); the sums take the
+        rounding out of the rows they read, and leave out where its weight is rounding.
+        ``rows``: the only rows that will be read (a gather's: its box's), by the whole
+        window's largest values. Highlights' parts (:meth:`split`) are each cleaned by
         their own and added to the colour first; its bounds are the colour's own."""
+        light, top = inverse
         if highlights.parts(light, self.c) < 1:
-            return clean(light, rows)
-        top = tops(light[:self.c + 1])
+            return clean(light, rows, top)
         return clean(highlights.fold(np, light, self.c), rows, top)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
@@ -191,11 +193,14 @@ class _Ops:
 
         return halves(one, fields, out)
 
-    def inverse(self, spectrum: np.ndarray, win: Window) -> np.ndarray:
+    def inverse(self, spectrum: np.ndarray, win: Window) -> tuple[np.ndarray, np.ndarray]:
         """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
         spectrum is used up): irfft2's two passes, bit for bit, the complex one in place and
         the real one over the window's rows alone, without irfft2's two grid-sized
-        temporaries and the copy of the corner (a third of the inverse at 1080p)."""
+        temporaries and the copy of the corner (a third of the inverse at 1080p); and the
+        bounds of its light and weight (:func:`.dof_light.tops`, before any highlight's
+        part is added: :meth:`ready`), made here on the transform thread (two passes over
+        the corner: at 64 px a twentieth of a 640x360 call, off the calling thread)."""
         h, w = win.size
 
         def one(a: np.ndarray, out: np.ndarray) -> None:
@@ -203,7 +208,8 @@ class _Ops:
             np.fft.irfft(a[..., :h, :], n=win.shape[1], axis=-1, out=out)
 
         rows = np.empty((spectrum.shape[0], h, win.shape[1]), np.float32)
-        return halves(one, spectrum, rows)[..., :w]
+        light = halves(one, spectrum, rows)[..., :w]
+        return light, tops(light[:self.c + 1])
 
     def fields(self, j: int, win: Window, disks: list[int]) -> list[np.ndarray]:
         """Layer j's light on each of its disks, on the window's grid: (C + 1, *shape) —
