@@ -1,11 +1,9 @@
 """The fast depth of field on the CPU: layers by circle of confusion, disks by FFT.
 
 The plan and the FFT maths are :mod:`hfrender.dof_layers` (shared with the CUDA backend);
-this module is the NumPy side of it: each layer's fields (``[colour, 1] * weight``,
-zero-padded for the FFT), the per-pixel front and back sums, and the
-final composite, with the exact gather's formula (``hfrender/backends/cpu/dof.py``).
-The per-pixel passes run in bands of rows (:func:`.dof_light.by_rows`), bit for bit the
-whole-frame steps.
+this module is the NumPy side of it: each layer's fields (``[colour, 1] * weight``), the
+per-pixel sums, and the exact gather's composite (``hfrender/backends/cpu/dof.py``), in
+bands of rows (:func:`.dof_light.by_rows`), bit for bit the whole-frame steps.
 """
 
 from __future__ import annotations
@@ -140,12 +138,11 @@ class _Ops:
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
         """``fn(*args)`` (a window's FFTs) on a transform thread: what gives its result.
-        A window's FFTs and the next window's fields are then made side by side on two
-        cores, however small the window (the FFTs' own halves pay only on large grids).
-        The threads are half the cores, shared: the FFTs are about half of the work, and
-        callers fusing frames side by side (``fx --workers``) do the other half. A job
-        the thread has not started when its result is wanted runs here, and so do the
-        next ones while this thread would wait (:class:`.ahead.Ahead`)."""
+        A window's FFTs and the next window's fields are made side by side on two cores,
+        however small the window. The threads are half the cores, shared (callers fusing
+        frames side by side, ``fx --workers``, do the other half). A job not started when
+        its result is wanted runs here, and so do the next ones while this thread would
+        wait (:class:`.ahead.Ahead`)."""
         if self.ahead is None:
             self.ahead = Ahead(thread_pool("dof-fft", FFT_THREADS))
         return self.ahead.submit(fn, *args)
@@ -157,18 +154,16 @@ class _Ops:
 
     def ready(self, inverse: tuple[np.ndarray, np.ndarray],
               rows: tuple[int, int] | None = None) -> Light:
-        """An inverse FFT's light (:meth:`inverse`: the planes and their bounds) and its
-        rounding's bounds (:func:`.dof_light.clean`), on the calling thread (the transform
-        thread's calls are the FFTs and the bounds' two reductions: many short calls there
-        cost more in handing the interpreter over than they spare); the sums take the
-        rounding out of the rows they read, and leave out where its weight is rounding.
-        ``rows``: the only rows that will be read (a gather's: its box's), by the whole
-        window's largest values. Highlights' parts (:meth:`split`) are each cleaned by
-        their own and added to the colour first; its bounds are the colour's own."""
+        """An inverse FFT's light, with its bounds (:meth:`inverse`), to be read without its
+        rounding (:func:`.dof_light.clean`), on the calling thread (many short calls on
+        the transform thread cost more in handing the interpreter over than they spare):
+        the sums take the rounding out of the rows they read (``rows``: a gather's box's;
+        by the whole window's bounds) and leave out where its weight is rounding.
+        Highlights' parts (:meth:`split`) are cleaned by their own and added to the colour
+        first; its bounds are the colour's own."""
         light, top = inverse
-        if highlights.parts(light, self.c) < 1:
-            return clean(light, rows, top)
-        return clean(highlights.fold(np, light, self.c), rows, top)
+        folded = highlights.fold(np, light, self.c) if highlights.parts(light, self.c) else light
+        return clean(folded, rows, top)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
@@ -197,10 +192,9 @@ class _Ops:
         """The window's (C + 1, h, w) corner of the inverse of ``spectrum`` (a view; the
         spectrum is used up): irfft2's two passes, bit for bit, the complex one in place and
         the real one over the window's rows alone, without irfft2's two grid-sized
-        temporaries and the copy of the corner (a third of the inverse at 1080p); and the
-        bounds of its light and weight (:func:`.dof_light.tops`, before any highlight's
-        part is added: :meth:`ready`), made here on the transform thread (two passes over
-        the corner: at 64 px a twentieth of a 640x360 call, off the calling thread)."""
+        temporaries and the copy of the corner (a third of the inverse at 1080p); and its
+        colour's and weight's bounds (:func:`.dof_light.tops`), two long calls that leave
+        the calling thread (3% of a 64 px call at 640x360)."""
         h, w = win.size
 
         def one(a: np.ndarray, out: np.ndarray) -> None:
