@@ -23,6 +23,15 @@ class InputTypeError(InputError, TypeError):
     """
 
 
+class InputErrors(InputError):
+    """Several bad inputs found together (the jobs of a jobs file, each checked): ``lines``,
+    one line each (the same line once), the first of them first in the message."""
+
+    def __init__(self, errors: list[BaseException]) -> None:
+        self.lines = list(dict.fromkeys(first_line(e) for e in errors))
+        super().__init__("\n".join(self.lines))
+
+
 class BackendUnavailable(HFRenderError, RuntimeError):
     """A backend cannot run here (missing package, no device, not built for this input).
 
@@ -45,6 +54,22 @@ def nearest(name: str, names: object, n: int = 1, cutoff: float = 0.6) -> list[s
     for known in names:  # type: ignore[attr-defined]
         folded.setdefault(str(known).lower(), str(known))
     return [folded[m] for m in difflib.get_close_matches(str(name).lower(), folded, n, cutoff)]
+
+
+# options of the tools hfrender is compared with, far in spelling from hfrender's own
+OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "res": ["size"],
+               "frame-rate": ["fps"], "framerate": ["fps"], "frame_rate": ["fps"],
+               "motion-blur-samples": ["samples"], "spp": ["samples"],
+               "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"]}
+
+
+def meant(name: str, known: list[str]) -> list[str]:
+    """The options ``known`` (spelt with dashes) that a misspelt or another tool's ``name``
+    may mean (another tool's that this command lacks, none: fx's --width is not its
+    --depth)."""
+    if name in OTHER_TOOLS:
+        return [m for m in OTHER_TOOLS[name] if m in known]
+    return nearest(name, known)
 
 
 def first_line(exc: BaseException) -> str:

@@ -305,7 +305,8 @@ def test_a_job_takes_hdr_and_a_bad_value_is_one_line(folder):
     config = next(j for j in load_jobs(jobs, {}) if j.kind == "render").render_config()
     assert config.hdr == "on"
     jobs.write_text(jobs.read_text().replace('hdr = "on"', "hdr = true"))
-    with pytest.raises(ValueError, match=r"job .\w+.: hdr = True must be a string"):
+    with pytest.raises(ValueError, match=r"jobs\.toml: \[defaults\]: hdr = True must be a "
+                                         "string"):
         load_jobs(jobs, {})
 
 
@@ -385,7 +386,9 @@ def test_options_after_the_file_override_every_job(folder):
     (lambda t: t.replace("motion-blur = 4", "motion-blur = 4\nzzz = 4"),
      r"job 'smooth': unknown field 'zzz' for a fx job; known: aperture-blades, backend, "
      r"bitrate"),
-    (lambda t: t.replace("samples = 2", 'samples = "two"'),
+    (lambda t: t.replace("samples = 2", 'samples = "two"'),  # once, for every job
+     r"jobs\.toml: \[defaults\]: samples = 'two' must be an integer"),
+    (lambda t: t.replace('duration = 0.5', 'duration = 0.5\nsamples = "two"'),
      r"job 'bar': samples = 'two' must be an integer"),
     (lambda t: t.replace('scene = "bar.frag"\noutput = "out/bar.mp4"',
                          'scene = "nope.py"\noutput = "out/bar.mp4"'),
@@ -422,7 +425,7 @@ def test_options_after_the_file_override_every_job(folder):
     (lambda t: t.replace("duration = 0.25", "duration = 1e9"),  # was found as it ran
      r"job 'frames': duration=1e\+09 s at 24 fps is 24,000,000,000 frames; hfrender renders "
      r"at most [\d,]+ in one output"),
-    (lambda t: t.replace("fps = 24", "fps = 5000"),
+    (lambda t: t.replace("duration = 0.5", "duration = 0.5\nfps = 5000"),
      r"job 'bar': fps=5000\.0 must be a finite number >= 0\.001 and <= 1000"),
     (lambda t: t.replace('output = "out/bar.mp4"', 'output = "out/bar.avi"'),
      r"job 'bar': -o .*out/bar\.avi: unknown output type '\.avi'"),
@@ -913,16 +916,17 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     """``batch jobs.toml --samples 0`` blamed the jobs file ("jobs.toml: job 'bar':
     samples=0 ...") for a value given on the command line."""
     assert main(["batch", str(folder / "jobs.toml"), "--samples", "0"]) == 2
-    assert capsys.readouterr().err.strip() == (
-        "hfrender: error: --samples (after the jobs file), for job 'bar': samples=0 must be an "
-        "integer from 1 to 4096 or 'auto'")
+    assert capsys.readouterr().err.splitlines() == [  # each render job's
+        f"hfrender: error: --samples (after the jobs file), for job {job!r}: samples=0 must be "
+        "an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
     assert main(["batch", str(folder / "jobs.toml"), "--size", "33x8"]) == 2  # "size 33x8: "
     assert capsys.readouterr().err.startswith(
         "hfrender: error: --size (after the jobs file), for job 'bar': size 33x8: libx264 ")
     (folder / "jobs.toml").write_text(JOBS.replace("samples = 2", "samples = 0"))
     assert main(["batch", str(folder / "jobs.toml")]) == 2  # the file's own: the file's
-    assert capsys.readouterr().err.strip().endswith(
-        "jobs.toml: job 'bar': samples=0 must be an integer from 1 to 4096 or 'auto'")
+    assert capsys.readouterr().err.splitlines() == [  # [defaults]', for each render job
+        f"hfrender: error: {folder / 'jobs.toml'}: [defaults], for job {job!r}: samples=0 must "
+        "be an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
     assert not (folder / "out").exists()
 
 
@@ -1023,3 +1027,46 @@ def test_a_bad_value_from_hfrender_toml_is_blamed_on_it(folder):
     jobs.write_text(jobs.read_text().replace('name = "bar"', 'name = "bar"\ncrf = 20'))
     with pytest.raises(InputError, match=rf"^{re.escape(str(jobs))}: job 'bar': --crf 20: "):
         load_jobs(jobs, {})  # given in the jobs file too: its own
+
+
+def test_every_wrong_job_is_told_at_once_one_line_each(folder, capsys):
+    """A jobs file's wrong jobs are told together (was: the first, then the next after
+    fixing it); an fx job reading a wrong job's output is that job's error, and a
+    [defaults] error every job meets is told once."""
+    path = folder / "jobs.toml"
+    text = path.read_text().replace("duration = 0.5", "duration = 0.5\nsamples = 0")
+    text = text.replace("duration = 0.25", "duration = -1")
+    path.write_text(text + '\n[[job]]\nname = "again"\ninput = "out/bar.mp4"\n'
+                    'output = "out/again.mp4"\nmotion-blur = 2\n')
+    assert main(["batch", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2, lines
+    assert re.search(r"job 'bar': samples=0 must be an integer from 1 to 4096", lines[0])
+    assert re.search(r"job 'frames': duration=-1\.0 must be a finite number > 0", lines[1])
+    assert all(line.startswith("hfrender: error: ") for line in lines)
+    assert not (folder / "out").exists()
+    with pytest.raises(InputError) as told:  # the library's: each line, the first first
+        load_jobs(path, {})
+    assert len(told.value.lines) == 2 and str(told.value).splitlines() == told.value.lines
+    path.write_text(text.replace("samples = 2", "samples = 2\nwidth = 32"))
+    assert main(["batch", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"hfrender: error: {path}: [defaults]: unknown field 'width' for a "
+                     "render or fx job; did you mean 'size'?"]
+    path.write_text(text.replace("fps = 24", "fps = 5000").replace("samples = 0", "samples = 1")
+                    .replace("duration = -1", "duration = 0.25"))
+    assert main(["batch", str(path)]) == 2  # a [defaults] value out of range: each render's
+    lines = capsys.readouterr().err.splitlines()
+    assert [re.search(r"\[defaults\], for job '(\w+)': fps=5000\.0 must be a finite "
+                      "number", x)[1] for x in lines] == ["bar", "frames"]
+
+
+def test_many_wrong_jobs_are_counted_past_twenty_lines(folder, capsys):
+    path = folder / "jobs.toml"
+    path.write_text("".join(f'[[job]]\nname = "j{i}"\nscene = "none{i}.py"\noutput = '
+                            f'"out/{i}.mp4"\n\n' for i in range(23)))
+    assert main(["batch", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 21 and lines[-1] == "hfrender: error: and 3 more"
+    assert [re.search(r"job '(j\d+)': scene file not found", x)[1] for x in lines[:20]] == \
+        [f"j{i}" for i in range(20)]

@@ -53,7 +53,7 @@ from hfrender.errors import (  # noqa: E402
     HFRenderError,
     InputError,
     ToolUnavailable,
-    nearest,
+    meant,
 )
 from hfrender.render.contexts import ContextUnavailable  # noqa: E402
 
@@ -61,25 +61,10 @@ __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminat
            "build_parser", "main"]
 
 
-# options of the tools hfrender is compared with, far in spelling from hfrender's own
-_OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "res": ["size"],
-                "frame-rate": ["fps"], "framerate": ["fps"], "frame_rate": ["fps"],
-                "motion-blur-samples": ["samples"], "spp": ["samples"],
-                "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"]}
-
-
 # options of another command, not this one's: what they are (was: "did you mean
 # --preset?" for fx's --preview)
 ELSEWHERE = {"preview": "--preview is a render's window of its frames; this command shows none",
              "keep-samples": "--keep-samples is a render's: this command keeps no sub-frames"}
-
-
-def _meant(name: str, known: list[str]) -> list[str]:
-    """The options ``known`` that a misspelt or another tool's ``name`` may mean (another
-    tool's that this command lacks, none: fx's --width is not its --depth)."""
-    if name in _OTHER_TOOLS:
-        return [m for m in _OTHER_TOOLS[name] if m in known]
-    return nearest(name, known)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -92,7 +77,7 @@ class _Parser(argparse.ArgumentParser):
         names = [w[2:].partition("=")[0] for w in words if w.startswith("--")]
         other = [ELSEWHERE[n] for n in names if n in ELSEWHERE and n not in known]
         near = [f"--{m}" for n in names if n not in ELSEWHERE
-                for m in _meant(n, known)]  # (not their dashes)
+                for m in meant(n, known)]  # (not their dashes)
         hint = "".join(f"; {h}" for h in other[:1]) + (
             f"; did you mean {', '.join(near)}?" if near else "")
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
@@ -193,6 +178,7 @@ def _batch_parser(sub: argparse._SubParsersAction) -> None:
 
 
 EXIT_SIGPIPE = 141  # the shell's status of a process whose output pipe closed
+MAX_ERRORS = 20  # lines of errors found together (a jobs file's): the rest counted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -246,7 +232,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except HFRenderError as exc:  # hfrender's own: one line (-v: the traceback too)
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)
-        print(f"hfrender: error: {first_line(exc)}", file=sys.stderr)
+        lines = getattr(exc, "lines", None) or [first_line(exc)]  # InputErrors: each one
+        for line in lines[:MAX_ERRORS]:
+            print(f"hfrender: error: {line}", file=sys.stderr)
+        if len(lines) > MAX_ERRORS:
+            print(f"hfrender: error: and {len(lines) - MAX_ERRORS} more", file=sys.stderr)
         refused = (InputError, ContextUnavailable, BackendUnavailable, ToolUnavailable)
         return EXIT_USAGE if isinstance(exc, refused) else EXIT_FAILED
     except MemoryError as exc:  # what the checks up front could not foresee

@@ -3,10 +3,9 @@
 A jobs file (TOML) has a ``[defaults]`` table and ``[[job]]`` entries. A job has a
 ``name``, a ``scene`` (a .py or .frag file, optionally ``scene_class``) for a render or an
 ``input`` (a video or PNG sequence) for an fx job, an ``output``, and any option of
-``hfrender render`` / ``hfrender fx`` by its long name (dashes or underscores). Relative
-paths are relative to the jobs file; ``hfrender.toml``'s ``[render]`` settings beside it
-go under a render job's ``[defaults]``. Every job is checked before
-any runs (its values, its scene file read but not run, its output's folder writable).
+``hfrender render`` / ``hfrender fx`` by its long name (dashes or underscores), paths
+relative to the jobs file (``hfrender.toml``'s ``[render]`` beside it: under a render
+job's ``[defaults]``). Every job is checked before any runs, the wrong ones told together.
 
 Each job then runs in turn: skipped as ``up-to-date`` when its output is the one the same
 settings made (a state file beside the jobs file records what each job made), continued as
@@ -32,12 +31,13 @@ from hfrender.engine.batch_paths import (
     check_job,
     check_jobs,
     input_identity,
+    option_name,
     project_defaults,
     stamp,
     unknown_field,
 )
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.errors import HFRenderError, InputError, first_line
+from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.join import JOIN_AGAIN
 from hfrender.io.outputs import sequence_name
@@ -69,10 +69,6 @@ FX_OPTIONS: dict[str, Any] = {
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
 STATUSES = ("done", "up-to-date", "resumed", "failed", "interrupted", "not run")
-
-
-def option_name(key: str) -> str:  # (a TOML key, dashes or underscores)
-    return key.replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -183,8 +179,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         value = entry.get(key)
         if not isinstance(value, str) or not value:
             raise InputError(f"{where}: {key} is missing (a path)")
-        value = sequence_name(value)  # frames/####.png, as the commands take it
-        files[key] = Path(value) if Path(value).is_absolute() else path.parent / value
+        files[key] = _file(path, value)
     source = files["scene" if kind == "render" else "input"]
     scene_class = entry.get("scene_class")
     if scene_class is not None and not isinstance(scene_class, str):
@@ -202,10 +197,22 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     try:
         check_job(job)
     except (InputError, ValueError) as exc:
-        said, given = str(exc).splitlines()[0], {option_name(k) for k in (*defaults[1], *entry)}
-        toml = {option_name(k): path.parent / "hfrender.toml" for k in project}
-        raise InputError(f"{blamed(where, said, overrides, name, toml, given)}: {said}") from None
+        said = str(exc).splitlines()[0]
+        blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))
+        raise InputError(f"{blame}: {said}") from None
     return job
+
+
+def _file(path: Path, value: str) -> Path:
+    """A job's file, as the commands take it (``frames/####.png``), beside the jobs file."""
+    value = sequence_name(value)
+    return Path(value) if Path(value).is_absolute() else path.parent / value
+
+
+def _declared(path: Path, entry: Any, key: str) -> Path | None:
+    """A job's file ``key`` (resolved) as its entry gives it, if it is a path at all."""
+    value = entry.get(key) if isinstance(entry, dict) else None
+    return _file(path, value).resolve() if isinstance(value, str) and value else None
 
 
 def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dict:
@@ -213,7 +220,8 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
     its kind's), then the options given after the jobs file, each over the one before."""
     known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
     options: dict = {}
-    for table, strict in zip(tables, (False, False, True, False), strict=True):
+    wheres = (str(path.parent / "hfrender.toml"), f"{path}: [defaults]", where, where)
+    for table, strict, at in zip(tables, (False, False, True, False), wheres, strict=True):
         for raw, value in table.items():
             key = option_name(raw)
             if key in JOB_KEYS:
@@ -226,10 +234,10 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                                               {**RENDER_OPTIONS, **FX_OPTIONS}))
                 continue  # a default meant for the other kind of job
             if key == "fps":  # "24000/1001" as --fps takes it
-                value = parse_fps(value, f"{where}: {raw}")
+                value = parse_fps(value, f"{at}: {raw}")
             elif key == "depth" and isinstance(value, str):
                 value = sequence_name(value)  # depth/####.png as --depth takes it
-            options[key] = _typed(where, raw, value, known[key])
+            options[key] = _typed(at, raw, value, known[key])  # (where it was given)
     return options
 
 
@@ -263,8 +271,9 @@ def _frames_there(where: str, source: Path) -> bool:
 
 
 def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:
-    """The jobs of a jobs file, every one checked; InputError (one line naming the job and
-    the field) for the first that is wrong."""
+    """The jobs of a jobs file, every one checked: InputError (one line naming the job and
+    the field) for a job that is wrong, :class:`InputErrors` for several (an fx job that
+    reads a wrong job's output is that job's error)."""
     try:
         import tomllib
     except ImportError:  # Python 3.10
@@ -290,20 +299,18 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     project = project_defaults(RENDER_OPTIONS, path.parent) if any(  # (fx jobs alone: none)
         isinstance(e, dict) and "scene" in e for e in entries) else {}
     jobs: list[BatchJob] = []
+    errors: list[InputError] = []  # every job's, told together
+    wrong: set[Path | None] = set()  # the outputs of the jobs found wrong
     for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
-        jobs.append(_job(path, i, e, (project, defaults), overrides or {},
-                         {j.output.resolve(): j for j in jobs}))
-    for attr in ("name", "output"):
-        seen: dict = {}
-        for job in jobs:
-            value = getattr(job, attr) if attr == "name" else job.output.resolve()
-            if value in seen and attr == "name":
-                raise InputError(f"{path}: two jobs are named {job.name!r}; give each its own "
-                                 "name (the state file tells their outputs apart by it)")
-            if value in seen:
-                raise InputError(f"{path}: jobs {seen[value]!r} and {job.name!r} have the same "
-                                 f"{attr} ({getattr(job, attr)})")
-            seen[value] = job.name
+        try:
+            jobs.append(_job(path, i, e, (project, defaults), overrides or {},
+                             {j.output.resolve(): j for j in jobs}))
+        except InputError as exc:
+            if _declared(path, e, "input") not in wrong:  # else: it is that job's error
+                errors.append(exc)
+            wrong.add(_declared(path, e, "output"))
+    if errors:
+        raise errors[0] if len(errors) == 1 else InputErrors(errors)
     check_jobs(path, jobs)
     return jobs
 

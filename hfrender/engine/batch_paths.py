@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.config import project_settings
-from hfrender.errors import HFRenderError, InputError, nearest
+from hfrender.errors import HFRenderError, InputError, meant
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import check_not_input, check_partial_free, check_writable, partial_name
@@ -46,8 +46,10 @@ def _partial(job: Any) -> Path | None:
 
 
 def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
-    """One line for a job whose interrupted frames would go where another job's file is,
-    or (``on_ray``: every job at once) one that reads another's output."""
+    """One line for two jobs of one name or one output, a job whose interrupted frames would
+    go where another job's file is, or (``on_ray``: every job at once) one that reads
+    another's output."""
+    _distinct(jobs_file, jobs)
     taken = roles(jobs_file, jobs)
     for job in jobs:
         partial = _partial(job)
@@ -61,6 +63,21 @@ def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
             raise InputError(f"{jobs_file}: job {job.name!r} reads the output of job "
                              f"{outputs[job.source.resolve()]!r}, and on Ray the jobs run "
                              "at once: run the batch without --ray, or in two")
+
+
+def _distinct(jobs_file: Path, jobs: list[Any]) -> None:
+    """One line for two jobs of one name or one output."""
+    for attr in ("name", "output"):
+        seen: dict = {}
+        for job in jobs:
+            value = job.name if attr == "name" else job.output.resolve()
+            if value in seen and attr == "name":
+                raise InputError(f"{jobs_file}: two jobs are named {job.name!r}; give each "
+                                 "its own name (the state file tells their outputs apart by it)")
+            if value in seen:
+                raise InputError(f"{jobs_file}: jobs {seen[value]!r} and {job.name!r} have "
+                                 f"the same {attr} ({getattr(job, attr)})")
+            seen[value] = job.name
 
 
 def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
@@ -164,7 +181,7 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     if why is not None:
         return f"{where}: {raw!r} is not a job's field: {why}"
     names = sorted(k.replace("_", "-") for k in known)
-    near = nearest(raw.replace("_", "-"), names)
+    near = meant(raw.replace("_", "-"), names)
     if near:
         return f"{where}: unknown field {raw!r} for a {kind} job; did you mean {near[0]!r}?"
     return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"
@@ -179,12 +196,22 @@ def project_defaults(known: Any, folder: Path) -> dict:
             if k.replace("-", "_") in known and k != "frames"}
 
 
-def blamed(where: str, said: str, overrides: dict, name: str, toml: dict, given: set) -> str:
-    """Where a job's bad value came from: ``where`` in the jobs file, the option given
-    after it (``samples=0 ...``, ``--crf 99: ...``, ``size 33x8: ...`` name their key), or
-    ``toml``'s hfrender.toml where the jobs file ``given`` has it not."""
+def option_name(key: str) -> str:  # (a TOML key, dashes or underscores)
+    return key.replace("-", "_")
+
+
+def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
+           tables: tuple[dict, dict, dict]) -> str:
+    """Where a job's bad value came from: ``where``, the job's own table (the last of
+    ``tables``), the option given after the jobs file ``path`` (``samples=0 ...``, ``--crf
+    99: ...``, ``size 33x8: ...`` name their key), or the table the job took it from:
+    hfrender.toml's or the jobs file's [defaults] (the first two)."""
+    origin = {**{option_name(k): path.parent / "hfrender.toml" for k in tables[0]},
+              **{option_name(k): f"{path}: [defaults]" for k in tables[1]}}
+    for k in tables[2]:
+        origin.pop(option_name(k), None)
     m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
     key = m.group(1).replace("-", "_") if m else None
     if key in overrides:
         return f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
-    return f"{toml[key]}, for job {name!r}" if key in toml and key not in given else where
+    return f"{origin[key]}, for job {name!r}" if key in origin else where
