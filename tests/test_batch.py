@@ -1070,3 +1070,14 @@ def test_many_wrong_jobs_are_counted_past_twenty_lines(folder, capsys):
     assert len(lines) == 21 and lines[-1] == "hfrender: error: and 3 more"
     assert [re.search(r"job '(j\d+)': scene file not found", x)[1] for x in lines[:20]] == \
         [f"j{i}" for i in range(20)]
+
+
+def test_the_table_gives_no_rate_where_the_run_made_no_frame():
+    """An up-to-date job's row read "0.0" fps, as a render that stalled would."""
+    from hfrender.cli.batch import table
+    from hfrender.engine.batch_state import JobResult
+
+    rows = table([JobResult("a", "done", frames=12, seconds=2.0, output="a.mp4"),
+                  JobResult("b", "up-to-date", frames=12, output="b.mp4"),
+                  JobResult("c", "failed", frames=0, seconds=0.5, output="c.mp4")]).splitlines()
+    assert [row.split()[6] for row in rows] == ["fps", "6.0", "-", "-"]

@@ -270,11 +270,13 @@ def _tell(result: object, n: int, total: int, quiet: bool) -> None:
 
 
 def table(results: list) -> str:
-    """The summary: job, status, frames, segments made / reused, retries, time, fps, output."""
+    """The summary: job, status, frames, segments made / reused, retries, time, fps ("-"
+    where this run made no frame: an up-to-date job's 0.0 read as a stalled render), output."""
     head = ("job", "status", "frames", "segments", "retries", "seconds", "fps", "output")
     rows = [head] + [(r.name, r.status, str(r.frames),
                       f"{r.segments_made}/{r.segments_reused}", str(r.retries),
-                      f"{r.seconds:.1f}", f"{r.fps:.1f}", r.output) for r in results]
+                      f"{r.seconds:.1f}", f"{r.fps:.1f}" if r.fps > 0 else "-", r.output)
+                     for r in results]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
                      for row in rows)
