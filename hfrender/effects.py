@@ -7,7 +7,6 @@ one-pass entry point over a :class:`HyperFrame` that the render loop uses.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
+from hfrender.lens_args import frame_lenses, lenses_of
 from hfrender.optics import Lens
 from hfrender.shutter_curve import curve_weights
 
@@ -196,60 +196,11 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     if straight:
         arr = _premultiplied(arr, on_device, linear_light)
     fusion = _backend(backend, on_device)  # every argument checked before the lens's notes
-    lens = _lenses(focus_distance, darr, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
+    lens = lenses_of(focus_distance, darr, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
                    aperture_blades)
     out = fusion.depth_of_field(arr, darr, lens, linear_light, dof_method=method)
     out = _straight(out, dtype, linear_light) if straight else out
     return back(out[0] if single else out)
-
-
-def _lenses(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
-    """The lens of :func:`depth_of_field`'s frames (``depth`` (N, H, W)), or one per frame
-    where ``focus_distance`` holds one distance per frame; a focus no pixel can be in
-    (:func:`hfrender.validate.focus_note`) said in a warning."""
-    n = depth.shape[0]
-    lens = tuple(_scalar(v) for v in lens)  # a 0-d array or tensor is its number
-    if np.ndim(focus_distance) == 0:
-        lenses = [Lens(_scalar(focus_distance), *lens)] * n
-    else:
-        lenses = _pull(list(np.asarray(focus_distance).ravel()), n, lens)
-    one, focal = all(ln == lenses[0] for ln in lenses), lenses[0].focal_length_mm / 1000
-    notes = ([validate.focus_note(depth, lenses[0].focus_distance, "depth", focal)] if one
-             else (validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal)
-                   for k, ln in enumerate(lenses)))
-    note = next((text for text in notes if text), None) or _blur_note(depth, lenses)
-    if note:  # said, not refused: a Python warning, once per place it is called from
-        warnings.warn(note, UserWarning, stacklevel=3)
-    return lenses[0] if one else lenses
-
-
-def _scalar(value: Any) -> Any:
-    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number (was: refused)."""
-    item = getattr(value, "item", None)
-    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
-
-
-def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
-    """:func:`hfrender.validate.blur_note` where no frame's lens blurs any depth of the
-    frames by a pixel (each lens over the whole depth's range: never said where some
-    frame blurs)."""
-    h, w = (int(s) for s in depth.shape[-2:])
-    return validate.blur_note(set(lenses), float(depth.min()), float(depth.max()), w, h,
-                              "depth" if depth.shape[0] == 1 else "every frame")
-
-
-def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:
-    """One lens per frame, focused at ``focus`` (one distance per frame of ``n``)."""
-    if len(focus) != n:
-        each = f", or one for each of the {n} frames" if n > 1 else " (one frame)"
-        raise InputError(f"focus_distance has {len(focus)} values; give one distance{each}")
-    out = []
-    for k, f in enumerate(focus):
-        try:  # NumPy's scalars said as numbers (0.03, not np.float64(0.03))
-            out.append(Lens(f.item() if isinstance(f, np.generic) else f, *lens))
-        except InputError as exc:
-            raise type(exc)(f"frame {k}: {exc}") from None
-    return out
 
 
 def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
@@ -287,14 +238,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     if lens is not None:
         if hyperframe.depth is None:
             raise InputError("lens given but the hyperframe has no depth plane")
-        if not isinstance(lens, Lens):
-            if not isinstance(lens, (Sequence, np.ndarray)):
-                raise InputTypeError(f"lens={lens!r} must be a hf.Lens, a sequence of one per "
-                                     "frame, or None")
-            lens = list(lens)
-            if len(lens) != frames.shape[0] or not all(isinstance(x, Lens) for x in lens):
-                raise InputError(f"lens: a sequence needs one Lens per frame ({frames.shape[0]}); "
-                                 f"got {len(lens)} items")
+        lens = frame_lenses(lens, frames.shape[0])
         depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
     on_device = not isinstance(frames, np.ndarray)
     if out is not None:

@@ -70,6 +70,11 @@ class Lens:
         if self.max_coc_px is not None:
             check_blur_cap("max_coc_px", self.max_coc_px)
         check_blades("aperture_blades", self.aperture_blades)
+        for name in ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm",
+                     "max_coc_px"):  # Python's floats from here (a Fraction, NumPy's scalars)
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, float(value))
 
     @property
     def aperture_mm(self) -> float:
@@ -142,7 +147,7 @@ def check_blur_cap(what: str, value: object) -> None:
     number > 0, or one under :data:`MIN_BLUR_PX`, which would turn depth of field off
     without a word."""
     if not (_real(value) and math.isfinite(value)):
-        raise _bad(value)(f"{what}={value!r} must be a finite number of pixels, at least "
+        raise _bad(value)(f"{what}={_said(value)} must be a finite number of pixels, at least "
                           f"{MIN_BLUR_PX:g}")
     if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
         raise InputError(f"{what}={value!r} blurs nothing: under {MIN_BLUR_PX:g} px across a "
@@ -221,22 +226,37 @@ def gather_offsets(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray
 
 
 def _real(value: object) -> bool:
-    """A real number (Python or NumPy scalar), not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    """A real number (Python or NumPy scalar, a Fraction) that is a float, not a bool (an
+    integer past float's range is none: 10**400)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def _bad(value: object) -> type[InputError]:
     """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
     what is not a number at all (``"2"``)."""
-    return InputError if _real(value) else InputTypeError
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    return InputError if real else InputTypeError
 
 
 def _number(value: object) -> str:
     """A number to 10 digits (a focus pull's ``0.021875000000000033`` as ``0.021875``);
     what is not one, as its repr."""
-    return f"{value:.10g}" if _real(value) else repr(value)
+    return f"{value:.10g}" if _real(value) else _said(value)
+
+
+def _said(value: object) -> str:
+    """``value``'s repr; an integer past float's range by its first digits and length."""
+    if isinstance(value, numbers.Integral) and not _real(value) and not isinstance(value, bool):
+        return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"
+    return repr(value)
 
 
 def _positive(name: str, value: object) -> None:
     if not (_real(value) and math.isfinite(value) and value > 0):
-        raise _bad(value)(f"{name}={value!r} must be a finite number > 0")
+        raise _bad(value)(f"{name}={_said(value)} must be a finite number > 0")

@@ -105,7 +105,7 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     if arr.shape != want:
         raise InputError(
             f"{name} has shape {arr.shape}; it must match frames {frames_shape} without the "
-            f"channel axis: {want}"
+            f"channel axis: {want}{_resize_hint(arr.shape, want)}"
         )
     if arr.dtype.kind not in "fiu":
         raise InputTypeError(
@@ -144,6 +144,18 @@ def unlikely_metres(arr: np.ndarray) -> float | None:
 
 
 FOCUS_MARGIN = 1.5  # a focus this far past the depth's range: even its end blurs by a third
+
+
+def _resize_hint(shape: tuple, want: tuple) -> str:
+    """Where a depth is of the frames' shape at another size (a depth estimator's, often
+    smaller): that it must be scaled first, and how."""
+    if len(shape) < 2 or len(want) < 2 or shape[-2:] == want[-2:] or 0 in shape[-2:]:
+        return ""
+    (h, w), (fh, fw) = shape[-2:], want[-2:]
+    if abs((w / h) / (fw / fh) - 1) > 0.02:
+        return ""
+    return ("; scale a depth pass of another size to the frames first (nearest neighbour: "
+            "hard edges), as hfrender fx --depth-resize does")
 
 
 def focus_note(depth: Any, focus_distance: float, name: str = "depth",

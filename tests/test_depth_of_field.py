@@ -467,3 +467,38 @@ def test_a_depth_given_as_nested_lists_is_told_to_be_float_metres():
     with pytest.raises(hf.InputTypeError, match=r"give an array of metres "
                                                 r"\(np.asarray\(depth, np.float32\)\)$"):
         hf.depth_of_field(img, depth.tolist(), focus_distance=2.0, f_stop=2.0)
+
+
+def test_a_focus_list_names_its_bad_item_and_a_frame_of_other_units_is_warned_of(rng):
+    """A trial's: ``focus_distance=[2.0, "3"]`` blamed frame 0's "2.0" (the list made one
+    array of strings); one focus over frames each with its own depth, one of them in
+    millimetres, gave no warning (the frames' depth was looked at as one)."""
+    import warnings
+
+    frames = rng.random((3, 12, 16, 3), dtype=np.float32)
+    depth = rng.uniform(2.0, 8.0, (3, 12, 16)).astype(np.float32)
+    with pytest.raises(TypeError, match=r"^frame 1: focus_distance='3' must be a distance "):
+        hf.depth_of_field(frames[:2], depth[:2], focus_distance=[2.0, "3"], f_stop=1.8)
+    depth[2] *= 1000
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hf.depth_of_field(frames, depth, focus_distance=3.0, f_stop=1.8)
+        hf.depth_of_field(frames, depth[0], focus_distance=3.0, f_stop=1.8)  # one depth
+    told = [str(w.message) for w in _told(caught) if "nothing is blurred" not in str(w.message)]
+    assert told == [f"the focus distance 3 m is nearer than all of depth frame 2 "
+                    f"({float(depth[2].min()):g} to {float(depth[2].max()):g} m): no pixel is "
+                    "in focus. Depth must be metres from the camera (an inverse depth, or "
+                    "disparity, from a depth estimator is not: near is large there)"]
+
+
+def test_a_lens_takes_fractions_and_refuses_integers_past_floats_range():
+    """``Fraction(5, 2)`` failed deep in NumPy ("Cannot cast ufunc 'subtract' input 1 from
+    dtype('O')") and ``10**400`` raised a bare OverflowError (a trial)."""
+    from fractions import Fraction
+
+    lens = hf.Lens(Fraction(5, 2), Fraction(14, 10))
+    assert lens == hf.Lens(2.5, 1.4) and type(lens.focus_distance) is float
+    for field in ("focus_distance", "f_stop", "focal_length_mm", "max_coc_px"):
+        values = {"focus_distance": 2.0, "f_stop": 2.0, field: 10**400}
+        with pytest.raises(InputError, match=rf"^{field}=100000\.\.\. \(401 digits\) must be "):
+            hf.Lens(**values)

@@ -40,3 +40,24 @@ def test_window_weights_dense_round_trip(rng):
     ww = hf.WindowWeights.from_dense(dense)
     assert ww.starts.tolist() == [0, 2, 6] and ww.width == 5
     np.testing.assert_array_equal(ww.to_dense(9), dense)
+
+
+def test_a_bad_lens_sequence_names_the_item_that_is_no_lens(rng):
+    """``lens=[Lens, None]`` and ``lens="ab"`` both said "a sequence needs one Lens per
+    frame (2); got 2 items" (a trial): a string is no sequence of lenses, and an item that
+    is no lens is named."""
+    import pytest
+
+    hyper = hf.HyperFrame(rng.random((2, 6, 8, 3), dtype=np.float32),
+                          np.full((2, 6, 8), 2.0, np.float32))
+    ww = hf.WindowWeights.from_dense(np.array([[0.5, 0.5]]))
+    with pytest.raises(TypeError, match=r"^lens\[1\]=None must be a hf\.Lens \(one per "
+                                        r"frame\)$"):
+        hf.fuse(hyper, ww, lens=[LENS, None])
+    with pytest.raises(TypeError, match=r"^lens='ab' must be a hf\.Lens, a sequence of one "):
+        hf.fuse(hyper, ww, lens="ab")
+    with pytest.raises(ValueError, match=r"^lens: a sequence needs one Lens per frame \(2\); "
+                                         r"got 3$"):
+        hf.fuse(hyper, ww, lens=[LENS] * 3)
+    np.testing.assert_array_equal(hf.fuse(hyper, ww, lens=[LENS, LENS]),
+                                  hf.fuse(hyper, ww, lens=LENS))

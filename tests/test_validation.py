@@ -99,6 +99,12 @@ def test_single_frame_needs_matching_single_depth():
     with pytest.raises(ValueError, match=r"depth has shape \(3, 4\); it must match frames "
                                          r"\(4, 4, 3\) without the channel axis: \(4, 4\)"):
         hf.depth_of_field(F[0], np.full((3, 4), 2.0), **LENS)
+    with pytest.raises(ValueError, match=r"depth has shape \(2, 2\); it must match frames "
+                                         r"\(4, 4, 3\) without the channel axis: \(4, 4\); scale "
+                                         r"a depth pass of another size to the frames first "):
+        hf.depth_of_field(F[0], np.full((2, 2), 2.0), **LENS)  # (its shape: a hint)
+    with pytest.raises(ValueError, match=r"without the channel axis: \(4, 4\)$"):
+        hf.depth_of_field(F[0], np.full((3, 4), 2.0), **LENS)  # (another shape: none)
     # (H, W, 1) depth passes as well as (H, W)
     a = hf.depth_of_field(F[0], np.full((4, 4, 1), 2.0), **LENS)
     b = hf.depth_of_field(F[0], np.full((4, 4), 2.0), **LENS)

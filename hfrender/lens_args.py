@@ -1,0 +1,87 @@
+"""The lenses of the effects library's calls (:mod:`hfrender.effects`): one lens, or one
+per frame (a focus pull: a distance per frame; ``fuse``'s sequence of lenses), each value
+checked, and the warnings for a focus no pixel is in or a blur under a pixel."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from hfrender import validate
+from hfrender.errors import InputError, InputTypeError
+from hfrender.optics import Lens
+
+
+def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
+    """The lens of ``depth_of_field``'s frames (``depth`` (N, H, W)), or one per frame where
+    ``focus_distance`` holds one distance per frame; a focus no pixel of a frame can be in
+    (:func:`hfrender.validate.focus_note`, each frame's own depth) said in a warning."""
+    n = depth.shape[0]
+    lens = tuple(_scalar(v) for v in lens)  # a 0-d array or tensor is its number
+    if np.ndim(focus_distance) == 0:
+        lenses = [Lens(_scalar(focus_distance), *lens)] * n
+    else:  # a list's items as they are (all of them as an array: "2.0" for a "3" beside it)
+        each = np.asarray(focus_distance, object if isinstance(focus_distance, (list, tuple))
+                          else None)
+        lenses = _pull(list(each.ravel()), n, lens)
+    one, focal = all(ln == lenses[0] for ln in lenses), lenses[0].focal_length_mm / 1000
+    shared = n == 1 or getattr(depth, "strides", (0,))[0] == 0  # one depth for every frame
+    pooled = [validate.focus_note(depth, lenses[0].focus_distance, "depth", focal)] if one \
+        else []  # all of the frames at once, then each frame's own (one of other units)
+    notes = chain(pooled, () if shared else (
+        validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal)
+        for k, ln in enumerate(lenses)))
+    note = next((text for text in notes if text), None) or _blur_note(depth, lenses)
+    if note:  # said, not refused: a Python warning, once per place it is called from
+        warnings.warn(note, UserWarning, stacklevel=3)
+    return lenses[0] if one else lenses
+
+
+def _scalar(value: Any) -> Any:
+    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number (was: refused)."""
+    item = getattr(value, "item", None)
+    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
+
+
+def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
+    """:func:`hfrender.validate.blur_note` where no frame's lens blurs any depth of the
+    frames by a pixel (each lens over the whole depth's range: never said where some
+    frame blurs)."""
+    h, w = (int(s) for s in depth.shape[-2:])
+    return validate.blur_note(set(lenses), float(depth.min()), float(depth.max()), w, h,
+                              "depth" if depth.shape[0] == 1 else "every frame")
+
+
+def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:
+    """One lens per frame, focused at ``focus`` (one distance per frame of ``n``)."""
+    if len(focus) != n:
+        each = f", or one for each of the {n} frames" if n > 1 else " (one frame)"
+        raise InputError(f"focus_distance has {len(focus)} values; give one distance{each}")
+    out = []
+    for k, f in enumerate(focus):
+        try:  # NumPy's scalars said as numbers (0.03, not np.float64(0.03))
+            out.append(Lens(_scalar(f), *lens))
+        except InputError as exc:
+            raise type(exc)(f"frame {k}: {exc}") from None
+    return out
+
+
+def frame_lenses(lens: Any, count: int) -> Lens | list[Lens]:
+    """``fuse``'s ``lens``: one Lens, or a sequence of one for each of ``count`` frames."""
+    if isinstance(lens, Lens):
+        return lens
+    if isinstance(lens, (str, bytes)) or not isinstance(lens, (Sequence, np.ndarray)):
+        raise InputTypeError(f"lens={lens!r} must be a hf.Lens, a sequence of one per frame, "
+                             "or None")
+    lens = list(lens)
+    bad = next((k for k, x in enumerate(lens) if not isinstance(x, Lens)), None)
+    if bad is not None:
+        raise InputTypeError(f"lens[{bad}]={lens[bad]!r} must be a hf.Lens (one per frame)")
+    if len(lens) != count:
+        raise InputError(f"lens: a sequence needs one Lens per frame ({count}); got "
+                         f"{len(lens)}")
+    return lens
