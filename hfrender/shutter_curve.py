@@ -41,12 +41,13 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
         w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
         try:
-            w = np.asarray(curve, dtype=np.float64)
-            if w.ndim == 0:  # (None, 5: not an array of weights)
-                raise TypeError
+            w = np.asarray(curve)
+            if w.ndim == 0 or w.dtype.kind not in "iuf":  # (None, 5, ["1", "1"], [None, 1],
+                raise TypeError  # complex: not an array of weights, said as given)
+            w = w.astype(np.float64)
         except (TypeError, ValueError):
             raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
-                                 f"an array of {n} numbers") from None
+                                 f"an array of {n} real numbers") from None
         if w.shape != (n,):
             raise InputError(
                 f"weights has shape {w.shape}; an array of weights must have shape ({n},), "

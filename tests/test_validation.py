@@ -202,7 +202,7 @@ def test_what_an_effects_library_user_passes_wrong_is_one_clear_line():
     frames = np.zeros((4, 2, 2, 3), np.uint8)
     cases = [(lambda: hf.motion_blur(frames, window=2, weights=np.array(["a", "b"])),
               r"^weights=array\(\['a', 'b'\].* must be one of box, triangle, gaussian or an "
-              r"array of 2 numbers$"),
+              r"array of 2 real numbers$"),
              (lambda: hf.from_linear(np.zeros((2, 2, 3), np.float32), "u9"),
               r"^dtype='u9' must be uint8 or uint16$"),
              (lambda: hf.motion_blur([], window=2),
@@ -297,8 +297,13 @@ def test_scalars_in_0_d_arrays_are_their_numbers():
     (lambda: hf.motion_blur(F, 2, stride="1"), r"^stride='1' must be an integer >= 1$"),
     (lambda: hf.motion_blur(F, 2, backend=1), r"^backend=1 is not a backend; choose one of "),
     (lambda: hf.motion_blur(F, 2, weights=None), r"^weights=None must be one of box, triangle, "
-     r"gaussian or an array of 2 numbers$"),
+     r"gaussian or an array of 2 real numbers$"),
     (lambda: hf.motion_blur(F, 2, weights=5), r"^weights=5 must be one of "),
+    # items that are no real numbers, said as given (was: [None, 1] as "[nan  1.]", and
+    # ["1", "1"] or complex weights taken)
+    (lambda: hf.motion_blur(F, 2, weights=[None, 1]), r"^weights=\[None, 1\] must be one of "),
+    (lambda: hf.motion_blur(F, 2, weights=["1", "1"]), r"^weights=\['1', '1'\] must be one "),
+    (lambda: hf.motion_blur(F, 2, weights=[1j, 1]), r"^weights=\[1j, 1\] must be one of "),
     (lambda: hf.depth_of_field(F[0], D[0], method=None, **LENS),
      r"^dof method=None is not one of 'fast', 'exact'$"),
     (lambda: hf.fuse(F, hf.WindowWeights.sliding(np.ones(2) / 2, 1, 1)),
