@@ -281,13 +281,20 @@ def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
     """``out`` must be a writable C-contiguous array of ``shape`` and ``dtype``, on the host
     (or, for frames on the GPU, on the host or the GPU)."""
     host = isinstance(out, np.ndarray)
-    flags = getattr(out, "flags", None)
-    if ((not host and not (on_device and hasattr(out, "__cuda_array_interface__")))
-            or tuple(out.shape) != tuple(shape) or out.dtype != dtype
-            or not flags.c_contiguous or (host and not flags.writeable)):
-        what = f"{out.dtype} {tuple(out.shape)}" if hasattr(out, "shape") else type(out).__name__
-        raise InputError(f"out is {what}; expected a writable C-contiguous {np.dtype(dtype)} "
-                         f"{'NumPy ' if not on_device else ''}array of shape {tuple(shape)}")
+    if not host and not (on_device and hasattr(out, "__cuda_array_interface__")):
+        kind = InputTypeError  # (a list, a tensor: no array this call writes into)
+        why = f"out is {type(out).__name__}"
+    else:
+        kind, flags = InputError, out.flags
+        why = next((f"out is {text}" for bad, text in (
+            (tuple(out.shape) != tuple(shape) or out.dtype != dtype,
+             f"{out.dtype} {tuple(out.shape)}"),
+            (not flags.c_contiguous, "a strided view, not C-contiguous"),
+            (host and not flags.writeable, "read-only")) if bad), None)
+        if why is None:
+            return
+    raise kind(f"{why}; expected a writable C-contiguous {np.dtype(dtype)} "
+               f"{'NumPy ' if not on_device else ''}array of shape {tuple(shape)}")
 
 
 def _backend(name: str | None, on_device: bool) -> Any:

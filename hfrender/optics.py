@@ -159,8 +159,7 @@ def check_blades(what: str, value: object) -> int:
     """``value`` if it is 0 (round) or a whole number from 3 to 64, else one clear line."""
     if not (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
             and (value == 0 or 3 <= value <= 64)):
-        bad = InputError if isinstance(value, numbers.Real) else InputTypeError
-        raise bad(f"{what}={value!r} must be 0 (round) or between 3 and 64")
+        raise _bad(value)(f"{what}={_said(value)} must be 0 (round) or between 3 and 64")
     return int(value)
 
 

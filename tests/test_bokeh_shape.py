@@ -122,8 +122,10 @@ def test_a_bad_blade_count_is_one_clear_error(rng, bad):
     said = f"aperture_blades={bad!r} must be 0 (round) or between 3 and 64"
     with pytest.raises(InputError, match=f"^{re.escape(said)}$"):
         hf.Lens(FOCUS, 2.0, aperture_blades=bad)
-    with pytest.raises(InputError, match=f"^{re.escape(said)}$"):
+    with pytest.raises(InputError, match=f"^{re.escape(said)}$") as told:
         hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.0, aperture_blades=bad)
+    # no number of blades (True, "6"): a TypeError too, as f_stop=True is (was: True not)
+    assert isinstance(told.value, TypeError) == (bad is True or isinstance(bad, str))
 
 
 def test_depth_of_field_takes_the_blades(rng):

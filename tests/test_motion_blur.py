@@ -273,10 +273,15 @@ def test_out_receives_the_result_and_is_checked(rng):
     np.testing.assert_array_equal(out9, tri)
     for bad, what in [(np.empty((4, 9, 7, 3), np.uint8), r"uint8 \(4, 9, 7, 3\)"),
                       (np.empty((5, 9, 7, 3), np.uint16), r"uint16 \(5, 9, 7, 3\)"),
-                      (np.empty((5, 9, 7, 3, 2), np.uint8)[..., 0], r"uint8 \(5, 9, 7, 3\)")]:
+                      (np.empty((5, 9, 7, 3, 2), np.uint8)[..., 0],  # each rule it breaks
+                       r"a strided view, not C-contiguous"),  # said (was: its dtype and
+                      (np.zeros((5, 9, 7, 3), np.uint8).view(), "read-only")]:  # shape alone)
+        bad.flags.writeable = what != "read-only"
         with pytest.raises(ValueError, match=rf"out is {what}; expected a writable C-contiguous "
                                              r"uint8 NumPy array of shape \(5, 9, 7, 3\)"):
             hf.motion_blur(frames, 4, stride=2, out=bad)
+    with pytest.raises(TypeError, match=r"^out is list; expected a writable "):
+        hf.motion_blur(frames, 4, stride=2, out=[])
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
