@@ -128,3 +128,34 @@ def test_a_16_bit_still_is_the_8_bit_one_with_finer_steps(tmp_path, capsys):
     assert sixteen.dtype == np.uint16 and eight.dtype == np.uint8
     assert np.abs(sixteen / 257.0 - eight).max() <= 0.5 + 1e-9
     assert (sixteen % 257 != 0).any() and 0 < (eight[4, :, 0] > 0).sum() < 96
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_ctrl_c_stops_a_still_at_once_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    """A still's one picture is all of its work in progress: the first Ctrl-C stops it at
+    once (was: an exact gather of minutes went on to its end, then the picture was thrown
+    away, exit 130; a second Ctrl-C was needed), and the file there is left as it was."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from hfrender.backends.cpu import CPUBackend
+
+    def slow(self, *args, **kwargs):  # a fusion of minutes: each second, a frame
+        for _ in range(8):
+            time.sleep(1.0)
+        return real(self, *args, **kwargs)
+
+    real = CPUBackend.fuse
+    monkeypatch.setattr(CPUBackend, "fuse", slow)
+    out = tmp_path / "s.png"
+    out.write_bytes(b"an earlier picture")
+    threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    began = time.monotonic()
+    assert main(["still", BAR, "-o", str(out), "--size", "32x8", "--samples", "2",
+                 "--backend", "cpu"]) == 130
+    assert time.monotonic() - began < 4.0  # not the fusion's 8 s
+    assert capsys.readouterr().err.splitlines() == [
+        f"interrupted: {out} is not written (the file there is as it was)"]
+    assert out.read_bytes() == b"an earlier picture"

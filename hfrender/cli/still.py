@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 
 from hfrender.cli.commands import _config_from
-from hfrender.cli.common import complete, output_notes
+from hfrender.cli.common import (
+    finished_anyway,
+    interrupted_code,
+    output_notes,
+)
 from hfrender.config import ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
+from hfrender.signals import stop_at_once
 
 # --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
 # sub-frame at the middle of a shutter of at most 360 degrees, nothing made between
@@ -47,16 +53,21 @@ def cmd_still(args: argparse.Namespace) -> int:
     picture = MemoryWriter()
     job = RenderJob(args.file, config, scene_name=args.scene, first_frame=k, count=1,
                     writer=picture).prepare()
-    stats = job.run()
-    panels = [picture.frames[0]]
-    if args.compare:  # the same frame of the same scene (set up once), without effects
-        plain = MemoryWriter()
-        RenderJob(args.file, config.with_(**PINHOLE), scene_name=args.scene, first_frame=k,
-                  count=1, writer=plain,
-                  scene=job.scene).prepare().run()
-        panels.insert(0, plain.frames[0])
+    with stop_at_once():  # the first Ctrl-C stops it (was: a minutes-long exact gather went
+        try:  # on to its end, then threw the picture away)
+            stats = job.run()
+            panels = [picture.frames[0]]
+            if args.compare:  # the same frame of the same scene (set up once), without effects
+                plain = MemoryWriter()
+                RenderJob(args.file, config.with_(**PINHOLE), scene_name=args.scene,
+                          first_frame=k, count=1, writer=plain, scene=job.scene).prepare().run()
+                panels.insert(0, plain.frames[0])
+        except KeyboardInterrupt as exc:
+            there = " (the file there is as it was)" if Path(args.output).exists() else ""
+            print(f"interrupted: {args.output} is not written{there}", file=sys.stderr)
+            return interrupted_code(exc)
     outputs.write_image(args.output, np.concatenate(panels, axis=1))
-    complete()
+    finished_anyway(stats, args.output)  # (complete: a Ctrl-C after the last sub-frame)
     if not args.quiet:
         print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
               f"{output_notes(stats)}" + (", left: without effects" if args.compare else ""))

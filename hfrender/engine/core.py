@@ -2,10 +2,9 @@
 
 A job's producer (the GL draw loop of a render, the decoder of ``hfrender fx``) fills
 hyperframes from a pool on the calling thread and hands each full one to
-:meth:`Engine.submit`. ``workers`` fusion threads take them from a
-:class:`~hfrender.engine.scheduler.Scheduler` (FIFO, or by a score) and turn their windows
-into blocks of output frames; a :class:`~hfrender.engine.scheduler.ReorderBuffer` hands
-the blocks, strictly in frame order, to one writer thread.
+:meth:`Engine.submit`. ``workers`` fusion threads take them from a :class:`~.Scheduler`
+(FIFO, or by a score) and turn their windows into blocks of output frames; a
+:class:`~.ReorderBuffer` hands them, in frame order, to one writer thread.
 
 What a job brings is a :class:`Fusion`: which outputs a hyperframe computes and how. A
 hyperframe whose fusion runs out of memory (``MemoryError``, CUDA out-of-memory) is split
@@ -37,6 +36,7 @@ from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
 from hfrender.errors import HFRenderError
 from hfrender.hyperframe.frame import HyperFrame, Status
 from hfrender.hyperframe.windows import WindowWeights
+from hfrender.signals import at_once
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ class Engine:
             except KeyboardInterrupt as exc:
                 interrupts.append(exc)
                 asked = len(interrupts) + stopping  # Ctrl-Cs so far, the producer's too
-                if asked >= 3:
+                if asked >= 3 or at_once():  # (a still's: its one picture is all in progress)
                     raise
                 if asked == 2:
                     self.fail(exc)
