@@ -313,7 +313,7 @@ def test_batch_jobs_that_fill_one_sequence_with_ranges_are_up_to_date(tmp_path):
     assert len(list((tmp_path / "seq").iterdir())) == 9
 
 
-def test_dof_auto_is_the_whole_renders_in_a_range_and_a_still(tmp_path, caplog):
+def test_dof_auto_is_the_whole_renders_in_a_range_and_a_still(tmp_path, caplog, capsys):
     """An f-stop set by update(t) only after t = 0.2: --dof auto decided at a range's first
     frame (lens) where the whole render decided at t = 0 (off), and their pixels differed
     by 88 codes (a trial); now every run decides at t = 0, and says the f-stop is left out."""
@@ -352,3 +352,17 @@ def test_dof_auto_is_the_whole_renders_in_a_range_and_a_still(tmp_path, caplog):
     for name in ("008.png", "009.png"):
         np.testing.assert_array_equal(some[name], every[name])
     np.testing.assert_array_equal(iio.imread(still), every["009.png"])
+    # the warning's advice holds (was: "--dof lens: the scene's camera has no f-stop"): the
+    # frames with an f-stop blurred, those before it sharp as the pinhole draws them
+    lens = tmp_path / "lens" / "%03d.png"
+    assert main(["render", str(scene), "-o", str(lens), "--dof", "lens", *SMALL]) == 0
+    blurred = pngs(lens.parent)
+    np.testing.assert_array_equal(blurred["003.png"], every["003.png"])
+    assert np.abs(blurred["009.png"].astype(int) - every["009.png"]).max() > 20
+    scene.write_text(scene.read_text().replace("1.4 if t > 0.2 else None", "None"))
+    capsys.readouterr()
+    assert main(["render", str(scene), "-o", str(lens), "--dof", "lens", *SMALL]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --dof lens: the scene's camera has no f-stop (at t = 0, nor at 64 "
+        "times across the animation); set self.camera.f_stop (e.g. 2.8) and focus_distance in "
+        "setup()\n")

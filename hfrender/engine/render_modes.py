@@ -10,7 +10,7 @@ from pathlib import Path
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.ready import dof_from_start
+from hfrender.scene.ready import dof_from_start, looked_at
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +28,27 @@ def resolve_dof(mode: str, scene: Scene, frame: int = 0, fps: float = 30.0) -> s
     if mode != "off" and scene.camera.orthographic:
         raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
                           "orthographic camera has no depth of field; use --dof off")
-    if mode != "off" and not (scene.camera.has_dof or dof_from_start(scene, frame, fps)):
-        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop; set "
-                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
+    if mode != "off" and not (scene.camera.has_dof or dof_from_start(scene, frame, fps)
+                              or _dof_later(scene, frame, fps)):
+        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop (at t = 0, nor at "
+                          f"{LOOKS} times across the animation); set self.camera.f_stop (e.g. "
+                          "2.8) and focus_distance in setup()")
     return mode
+
+
+LOOKS = 64  # times across an animation looked at for an f-stop set later
+
+
+def _dof_later(scene: Scene, frame: int, fps: float) -> bool:
+    """Whether the camera has an f-stop at any of :data:`LOOKS` times across the scene's
+    duration: an explicit ``--dof`` then draws the frames that have one with it (the
+    others sharp), as ``--dof auto``'s warning of an f-stop set later advises (was:
+    refused)."""
+    duration = getattr(scene, "duration", None)
+    if not (isinstance(duration, (int, float)) and 0 < duration < float("inf")):
+        return False
+    times = [duration * i / LOOKS for i in range(1, LOOKS + 1)]
+    return any(looked_at(scene, lambda s: s.camera.has_dof, times, frame, fps))
 
 
 def resolve_transparent(config: RenderConfig, scene: Scene) -> RenderConfig:
