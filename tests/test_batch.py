@@ -311,6 +311,7 @@ def test_a_job_takes_hdr_and_a_bad_value_is_one_line(folder):
 
 
 def test_a_fx_job_takes_aperture_blades(folder):
+    np.save(folder / "d.npy", np.full((12, 16, 32), 3.0, np.float32))  # the clip's frames
     text = (folder / "jobs.toml").read_text().replace(
         "motion-blur = 4", 'motion-blur = 4\ndepth = "d.npy"\nfocus-distance = 2.0\n'
         "f-stop = 1.4\naperture-blades = 7")
@@ -329,6 +330,7 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
     depth-zero-is-sky; a focus given both ways, or no focus, is one line before anything
     runs, naming the fields as the file does."""
     base = (folder / "jobs.toml").read_text()
+    np.save(folder / "d.npy", np.full((12, 16, 32), 3.0, np.float32))  # the clip's frames
     text = base.replace("motion-blur = 4", 'motion-blur = 4\ndepth = "d.npy"\nf-stop = 1.4\n'
                         'focus-pixel = "30,12"\ndepth-zero-is-sky = true')
     (folder / "jobs.toml").write_text(text)
@@ -353,8 +355,7 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
     with pytest.raises(hf.InputError, match=r"^--focus-pixel 30,12: in frame 41 the depth "
                                             r"there is 0\.01 m, nearer than the lens's"):
         s.lenses(depth, first=40)
-    depth[1, 12, 30] = 1.25
-    np.save(folder / "d.npy", depth)  # the depth spelt another way: the same job
+    depth[1, 12, 30] = 1.25  # the depth spelt another way: the same job
     (folder / "sub").mkdir()
     key = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx").key()
     (folder / "jobs.toml").write_text(text.replace('depth = "d.npy"', 'depth = "sub/../d.npy"'))

@@ -86,3 +86,36 @@ def test_a_state_file_that_is_not_ours_is_read_as_none(folder):
     assert BatchState.load(folder / "jobs.toml").jobs == {}
     code, results = summary(folder)
     assert code == 0 and {r["status"] for r in results.values()} == {"done"}
+
+
+def test_an_fx_jobs_depth_pass_is_checked_before_any_job_runs(folder, capsys):
+    """A missing depth pass, one of another size, a focus pixel outside the footage: told
+    with the other jobs' errors before anything runs (was: found when the job's turn came,
+    after the renders before it, exit 1); a depth pass for an input an earlier job makes is
+    checked when that job has made it."""
+    import re
+
+    import numpy as np
+
+    np.save(folder / "depth.npy", np.full((12, 16, 32), 3.0, np.float32))  # clip: 32x16 x 12
+    np.save(folder / "half.npy", np.full((12, 8, 16), 3.0, np.float32))
+    path = folder / "jobs.toml"
+    base = path.read_text()
+    fx = '\n[[job]]\nname = "{0}"\ninput = "{1}"\noutput = "out/{0}.mp4"\ndepth = "{2}"\n' \
+         'f-stop = 2\n{3}\n'
+    path.write_text(base + fx.format("gone", "clip.mp4", "none.npy", "focus-distance = 3")
+                    + fx.format("half", "clip.mp4", "half.npy", "focus-distance = 3")
+                    + fx.format("pixel", "clip.mp4", "depth.npy", 'focus-pixel = "40,2"')
+                    + fx.format("later", "out/bar.mp4", "half.npy", "focus-distance = 3"))
+    assert main(["batch", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [re.search(r"job '(\w+)': (.*)", x).groups() for x in lines] == [
+        ("gone", f"depth not found: {folder / 'none.npy'}"),
+        ("half", f"depth {folder / 'half.npy'} is 16x8, the footage 32x16: they must match, "
+                 "or pass --depth-resize nearest (or linear) to scale the depth to the footage"),
+        ("pixel", "--focus-pixel 40,2 is outside the 32x16 footage (x from 0 to 31, y from 0 "
+                  "to 15)")]
+    assert not (folder / "out").exists()
+    path.write_text(base + fx.format("fine", "clip.mp4", "depth.npy", "focus-distance = 3"))
+    code, results = summary(folder)
+    assert code == 0 and results["fine"]["status"] == "done" and results["fine"]["frames"] == 12

@@ -136,10 +136,11 @@ def _a_frame_of(sequence: Path, file: Path) -> bool:
     return rx is not None and file.parent == sequence.parent and bool(rx.match(file.name))
 
 
-def check_job(job: Any) -> None:
+def check_job(job: Any, earlier: bool = False) -> None:
     """Every value of ``job`` checked as the command would check it, now: its settings,
     encoder, a render's output type, size and alpha (an fx job's size is its footage's),
-    and that its output's folder takes files (it is made when the job runs)."""
+    that its output's folder takes files (it is made when the job runs), and an fx job's
+    depth pass against its input (not where an ``earlier`` job makes that input)."""
     checked = job.render_config() if job.kind == "render" else job.fx_settings()
     check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
     if job.kind == "render":
@@ -151,6 +152,10 @@ def check_job(job: Any) -> None:
         depth = job.options.get("depth")  # told by the outputs' check
         check_not_input(str(job.output), [("input", [job.source])] +
                         ([("depth pass", [Path(depth)])] if depth else []))
+        if depth and not earlier:  # its path, size, frames, focus pixel (was: found only
+            from hfrender.engine.fx import check_depth  # when the job's turn came)
+
+            check_depth(str(job.source), checked)
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
     if job.kind == "render":  # its frames (and --frames in them), where that can be told

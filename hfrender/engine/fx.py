@@ -188,11 +188,7 @@ class FxJob:
             what = f"--motion-blur {s.window}" if s.window >= s.stride else f"--stride {s.stride}"
             raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
         if s.depth is not None:
-            s.check_size(footage.size)
-            numbered = not Path(self.source).is_file()  # a sequence: its frames' numbers
-            self.depth = depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, footage.size,
-                                   footage.count, s.lens_for, s.depth_resize,
-                                   sequence_start(self.source) if numbered else None)
+            self.depth = _depth_pass(str(self.source), s, footage.size, footage.count)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
                      alpha=written_format(footage.pix_fmt, self.output, s.codec)[1])
@@ -341,6 +337,35 @@ class FxJob:
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
+
+
+def _depth_pass(source: str, s: FxSettings, size: tuple[int, int], count: int) -> Any:
+    """The depth pass of ``s`` for footage ``source`` of ``size`` and ``count`` frames,
+    checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage."""
+    s.check_size(size)
+    numbered = not Path(source).is_file()  # a sequence: its frames' numbers
+    return depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, size, count, s.lens_for,
+                     s.depth_resize, sequence_start(source) if numbered else None)
+
+
+def check_depth(source: str, s: FxSettings) -> None:
+    """What fx says of its depth pass before a frame is read, said now without reading the
+    footage's frames (``hfrender batch``'s checks, before any job runs): the footage's size
+    and length from its headers; the warnings left to the run."""
+    if Path(source).is_file() and not is_exr_file(source):
+        info = probe(source)
+        size, count = info.size, info.count
+    else:
+        footage = open_footage(source, s.input_fps)
+        size, count = footage.size, footage.count
+        footage.close()
+    quiet = logging.getLogger("hfrender")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        _depth_pass(source, s, size, count)
+    finally:
+        quiet.setLevel(level)
 
 
 def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
