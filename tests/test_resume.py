@@ -334,6 +334,18 @@ def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, capl
     with caplog.at_level("WARNING", logger="hfrender.io.segments"):  # nothing kept: no word
         assert main(["render", str(path), "-o", str(out), *ARGS, "--duration", "0.2"]) == 0
     assert not [r for r in caplog.records if r.name == "hfrender.io.segments"]
+    from hfrender.io.outputs import mark_partial
+
+    partial = tmp_path / "c.partial.mp4"  # an interrupted run's frames to watch (a trial:
+    partial.write_bytes(out.read_bytes())  # removed by the next whole run without a word)
+    mark_partial(partial)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="hfrender.io.segments"):
+        assert main(["render", str(path), "-o", str(out), *ARGS, "--duration", "0.2"]) == 0
+    assert [r.getMessage() for r in caplog.records if r.name == "hfrender.io.segments"] == [
+        f"starting {out} over: c.partial.mp4, an interrupted run's frames to watch, is "
+        "removed once this run is complete (move it elsewhere to keep it)"]
+    assert not partial.exists()
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".webm"])

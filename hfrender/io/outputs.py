@@ -104,6 +104,13 @@ def check_partial_free(output: str, what: str = "-o") -> None:
                           "partial output can be deleted)")
 
 
+def ours_partial(output: str) -> Path | None:
+    """A video ``output``'s partial output (:func:`partial_name`) that hfrender wrote, if
+    there is one (what :func:`remove_partial` removes once the output is complete)."""
+    old = Path(partial_name(output))
+    return old if not is_sequence(output) and old.exists() and _ours(old) else None
+
+
 def remove_partial(output: str) -> None:
     """An older run's :func:`partial_name`, once the output itself is complete (a file of
     that name that hfrender did not write stays)."""

@@ -28,7 +28,7 @@ from hfrender.checksum import sha256_file
 from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate
 from hfrender.io.join import join
-from hfrender.io.outputs import mark_partial, partial_name, remove_partial
+from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import Closing, VideoWriter, check_output
 
@@ -47,17 +47,28 @@ def work_dir(output: str | Path) -> Path:
 
 def fresh_work_dir(output: str | Path) -> Path:
     """The work folder of ``output``, emptied of an older interrupted run's segments (said
-    in a warning: they are work a ``--resume`` would have gone on from)."""
+    in a warning: they are work a ``--resume`` would have gone on from; and its playable
+    partial output, which this run removes once it is complete: was unsaid)."""
     folder = work_dir(output)
+    kept = _frames_kept(folder) if folder.exists() else 0
+    partial = ours_partial(str(output))
+    if kept:
+        log.warning("starting %s over: an interrupted run's %d finished frame%s there "
+                    "(%s) are discarded (a run goes on from them only with the same "
+                    "settings: render's and fx's --resume, a batch's same job)%s", output,
+                    kept, "" if kept == 1 else "s", folder.name, _goes(partial, "; "))
+    elif partial is not None:
+        log.warning("starting %s over%s", output, _goes(partial, ": "))
     if folder.exists():
-        kept = _frames_kept(folder)
-        if kept:
-            log.warning("starting %s over: an interrupted run's %d finished frame%s there "
-                        "(%s) are discarded (a run goes on from them only with the same "
-                        "settings: render's and fx's --resume, a batch's same job)", output,
-                        kept, "" if kept == 1 else "s", folder.name)
         shutil.rmtree(folder)
     return folder
+
+
+def _goes(partial: Path | None, lead: str) -> str:
+    """What becomes of an interrupted run's partial output (none: nothing)."""
+    return "" if partial is None else (
+        f"{lead}{partial.name}, an interrupted run's frames to watch, is removed once this "
+        "run is complete (move it elsewhere to keep it)")
 
 
 def remove_work_dir(output: str | Path) -> None:
