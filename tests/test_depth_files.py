@@ -11,7 +11,7 @@ from test_hints import error_line, png_sequence
 import hfrender as hf
 from hfrender.cli import main
 from hfrender.errors import InputError
-from hfrender.io import depth_pass
+from hfrender.io import depth_pass, depth_scale
 from hfrender.io.depth_pass import open_depth
 from hfrender.io.images import encode_png16, read_exr_depth
 from hfrender.io.probe import FootageError
@@ -136,6 +136,12 @@ def test_an_exr_with_a_mist_pass_but_no_depth_is_refused_and_its_pass_named(tmp_
     np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
     assert [r.getMessage() for r in caplog.records if "channel" in r.getMessage()] == [
         f"depth {tmp_path / 'good' / '%04d.exr'}: each EXR's channel ViewLayer.Depth.Z"]
+    caplog.clear()  # one EXR for every frame: said too (was: a sequence's alone)
+    with caplog.at_level("INFO", logger="hfrender"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "one" / "%02d.png"), "--depth",
+                     str(tmp_path / "good" / "0000.exr"), *LENS]) == 0
+    assert [r.getMessage() for r in caplog.records if "channel" in r.getMessage()] == [
+        f"depth {tmp_path / 'good' / '0000.exr'}: its channel ViewLayer.Depth.Z"]
     capsys.readouterr()
     assert main(["fx", str(seq), "-o", str(tmp_path / "no" / "%02d.png"), "--depth",
                  str(tmp_path / "mist" / "%04d.exr"), *LENS]) == 2
@@ -203,12 +209,12 @@ def test_resizing_keeps_sky_and_slopes():
     sky (inf) spreads over the pixels that take any of it and never becomes NaN; nearest
     takes the pixel under each centre, also when shrinking."""
     ramp = np.tile(np.arange(4, dtype=np.float32), (2, 1)) + 1  # 1 2 3 4 across
-    rows, cols = depth_pass._taps(2, 2, "linear"), depth_pass._taps(4, 8, "linear")
-    got = depth_pass._resample(ramp, rows, cols)
+    rows, cols = depth_scale.taps(2, 2, "linear"), depth_scale.taps(4, 8, "linear")
+    got = depth_scale.resample(ramp, rows, cols)
     np.testing.assert_allclose(got[0], [1, 1.25, 1.75, 2.25, 2.75, 3.25, 3.75, 4], rtol=1e-6)
     sky = np.float32([[1, np.inf, 1]])
-    got = depth_pass._resample(sky, depth_pass._taps(1, 1, "linear"),
-                               depth_pass._taps(3, 6, "linear"))
+    got = depth_scale.resample(sky, depth_scale.taps(1, 1, "linear"),
+                               depth_scale.taps(3, 6, "linear"))
     assert not np.isnan(got).any()
     np.testing.assert_array_equal(np.isinf(got[0]), [False, True, True, True, True, False])
     rng = np.random.default_rng(22)  # sizes whose centres fall on whole pixels in float64
@@ -217,13 +223,13 @@ def test_resizing_keeps_sky_and_slopes():
                                                                                   (40, 4))]):
         d = np.full((h, w), 3.0, np.float32)
         d[:, : w // 2] = np.inf
-        got = depth_pass._resample(d, depth_pass._taps(h, fh, "linear"),
-                                   depth_pass._taps(w, fw, "linear"))
+        got = depth_scale.resample(d, depth_scale.taps(h, fh, "linear"),
+                                   depth_scale.taps(w, fw, "linear"))
         assert not np.isnan(got).any(), ((h, w), (fh, fw))
         assert np.isinf(got[:, 0]).all() and (got[:, -1] == 3).all()
-    shrink = depth_pass._resample(np.arange(16, dtype=np.float32).reshape(4, 4),
-                                  depth_pass._taps(4, 2, "nearest"),
-                                  depth_pass._taps(4, 2, "nearest"))
+    shrink = depth_scale.resample(np.arange(16, dtype=np.float32).reshape(4, 4),
+                                  depth_scale.taps(4, 2, "nearest"),
+                                  depth_scale.taps(4, 2, "nearest"))
     np.testing.assert_array_equal(shrink, [[5, 7], [13, 15]])
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
+from hfrender.io.depth_scale import resample, taps
 from hfrender.io.images import (
     DEPTH_CHANNELS,
     exr_depth_channel,
@@ -194,6 +195,7 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                          _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
+        _say_channel(path, p, "its")  # (was: said of a sequence alone)
         return _static(path, _read_one(p), scale, zero_is_sky)  # one image: every frame's
     if files is None:
         raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
@@ -212,14 +214,21 @@ def _sequence(path: str, files: list[Path], scale: float, zero_is_sky: bool) -> 
         for f in files[1:]:
             yield _metres(_read_one(f), scale, zero_is_sky)
 
-    if files[0].suffix.lower() == ".exr":  # which pass of a multilayer file (-v)
-        channel = exr_depth_channel(files[0]) or ""
-        lone = channel.split(" ")[0] not in DEPTH_CHANNELS and "depth" not in channel.lower()
-        (log.warning if lone else log.info)(  # (was: a lone G or A taken without a word)
-            "depth %s: each EXR's channel %s%s", path, channel,
-            ", its only one, which names no depth (Z, depth.Z, Y or R)" if lone else "")
+    _say_channel(path, files[0], "each EXR's")
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), metres,
                      _note(path, first, scale), files=files)
+
+
+def _say_channel(path: str, file: Path, whose: str) -> None:
+    """Which channel of an EXR depth ``file`` is read (``-v``; a warning where it is a lone
+    channel that names no depth: was a lone G or A taken without a word)."""
+    if file.suffix.lower() != ".exr":
+        return
+    channel = exr_depth_channel(file) or ""
+    lone = channel.split(" ")[0] not in DEPTH_CHANNELS and "depth" not in channel.lower()
+    (log.warning if lone else log.info)(
+        "depth %s: %s channel %s%s", path, whose, channel,
+        ", its only one, which names no depth (Z, depth.Z, Y or R)" if lone else "")
 
 
 def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | None,
@@ -337,52 +346,18 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
                            "shape, which scaling would stretch; crop or pad the depth to the "
                            "footage's shape first")
     log.info("depth %s: %dx%d scaled to %dx%d (%s)", depth.path, dw, dh, w, h, how)
-    rows, cols = _taps(dh, h, how), _taps(dw, w, how)
-    first = _resample(depth.first, rows, cols)
+    rows, cols = taps(dh, h, how), taps(dw, w, how)
+    first = resample(depth.first, rows, cols)
 
     def frames() -> Iterator[np.ndarray]:
         for i, f in enumerate(depth.frames):
             if f.shape != (dh, dw):  # the taps fit the first frame's size alone
                 raise FootageError(f"depth frame {i} is {f.shape[1]}x{f.shape[0]}, its first "
                                    f"{dw}x{dh}: a depth pass's frames must be one size")
-            yield first if f is depth.first else _resample(f, rows, cols)
+            yield first if f is depth.first else resample(f, rows, cols)
 
     return replace(depth, size=size, first=first,
                    frames=itertools.repeat(first) if depth.static else frames())
-
-
-def _taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Each output row's (or column's) two source indices and the second one's weight (in
-    [0, 1)), by pixel centres (as ffmpeg's and OpenCV's scalers): nearest, the one pixel
-    under it (no weight)."""
-    x = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
-    if how == "nearest":
-        i = np.clip(np.floor(x + 0.5), 0, n_in - 1).astype(np.intp)
-        return i, i, None
-    x = np.clip(x, 0, n_in - 1)
-    i0 = np.floor(x).astype(np.intp)
-    return i0, np.minimum(i0 + 1, n_in - 1), x - i0  # float64: 0.99999999 is no 1
-
-
-def _resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
-    """``frame`` (H, W) through :func:`_taps`' rows and columns; sky (inf) stays sky, and
-    spreads over the pixels that take any of it (inf times a zero weight is left out)."""
-    out = _mix(frame, *rows, axis=0)
-    return _mix(out, *cols, axis=1)
-
-
-def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
-         axis: int) -> np.ndarray:
-    first = np.take(a, i0, axis=axis)
-    if t is None:  # nearest: the pixel itself
-        return first.astype(np.float32, copy=False)
-    second = np.take(a, i1, axis=axis)
-    shape = (-1, 1) if axis == 0 else (1, -1)
-    t = t.reshape(shape)
-    with np.errstate(invalid="ignore"):  # inf * 0: replaced where the weight is 0
-        lo = np.where(t < 1, first * (1 - t), 0)
-        hi = np.where(t > 0, second * t, 0)
-    return (lo + hi).astype(np.float32)
 
 
 def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:

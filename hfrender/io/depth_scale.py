@@ -1,0 +1,41 @@
+"""Scaling a depth pass of another size to its footage (``fx --depth-resize``), frame by
+frame: nearest (each depth pixel held: hard edges) or linear (between pixel centres), sky
+(inf) kept sky."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Each output row's (or column's) two source indices and the second one's weight (in
+    [0, 1)), by pixel centres (as ffmpeg's and OpenCV's scalers): nearest, the one pixel
+    under it (no weight)."""
+    x = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+    if how == "nearest":
+        i = np.clip(np.floor(x + 0.5), 0, n_in - 1).astype(np.intp)
+        return i, i, None
+    x = np.clip(x, 0, n_in - 1)
+    i0 = np.floor(x).astype(np.intp)
+    return i0, np.minimum(i0 + 1, n_in - 1), x - i0  # float64: 0.99999999 is no 1
+
+
+def resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
+    """``frame`` (H, W) through :func:`taps`' rows and columns; sky (inf) stays sky, and
+    spreads over the pixels that take any of it (inf times a zero weight is left out)."""
+    out = _mix(frame, *rows, axis=0)
+    return _mix(out, *cols, axis=1)
+
+
+def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
+         axis: int) -> np.ndarray:
+    first = np.take(a, i0, axis=axis)
+    if t is None:  # nearest: the pixel itself
+        return first.astype(np.float32, copy=False)
+    second = np.take(a, i1, axis=axis)
+    shape = (-1, 1) if axis == 0 else (1, -1)
+    t = t.reshape(shape)
+    with np.errstate(invalid="ignore"):  # inf * 0: replaced where the weight is 0
+        lo = np.where(t < 1, first * (1 - t), 0)
+        hi = np.where(t > 0, second * t, 0)
+    return (lo + hi).astype(np.float32)
