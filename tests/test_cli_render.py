@@ -100,6 +100,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
 
 @pytest.mark.parametrize("args, message", [
     (["render", "missing.py"], r"scene file not found: missing.py"),
+    # a folder that is there (was: "scene file not found"): its scene files named
+    (["render", "{tmp}"], r"hfrender: error: .+ is a folder, not a scene file: name the "
+                          r"scene's file \(in it: empty\.py, several\.py\)$"),
+    (["still", "{tmp}", "-o", "{tmp}/s.png"], r"is a folder, not a scene file: name the "),
     (["render", "{empty}"],
      r"empty.py: no Scene subclass found \(write `class MyScene\(hf.Scene\):`\)"),
     (["render", "{several}"], r"several.py has several scenes \(A, B\); choose one with -s NAME"),

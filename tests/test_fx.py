@@ -918,9 +918,10 @@ def test_a_failed_run_keeps_the_frames_it_made_apart_and_says_where(tmp_path, rn
     kept = tmp_path / "out" / "a" / "#####.png.partial"
     frames = sorted(f.name for f in kept.glob("*.png"))
     assert capsys.readouterr().err == (
-        "hfrender: error: depth frame 5 has a value <= 0 (0) at pixel (x=4, y=3); depth "
-        "must be a distance > 0 (use inf for sky; hfrender fx --depth-zero-is-sky reads 0 as "
-        f"sky); the {len(frames)} frames finished so far are in {kept / '%05d.png'} "
+        f"hfrender: error: depth frame 5 ({tmp_path / 'd.npy'}) has a value <= 0 (0) at pixel "
+        "(x=4, y=3); depth must be a distance > 0 (use inf for sky; hfrender fx "
+        f"--depth-zero-is-sky reads 0 as sky); the {len(frames)} frames finished so far are "
+        f"in {kept / '%05d.png'} "
         f"({tmp_path / 'out' / 'a' / '%05d.png'} is untouched)\n")
     assert frames == [f"{i:05d}.png" for i in range(len(frames))] and 0 < len(frames) <= 5
     assert [f.name for f in (tmp_path / "out" / "a").iterdir()] == ["#####.png.partial"]
@@ -1200,3 +1201,14 @@ def test_a_field_order_in_nested_parentheses_is_read(tmp_path, caplog):
         assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
                      "--quiet"]) == 0
     assert any("is interlaced" in r.getMessage() for r in caplog.records)
+
+
+def test_a_single_picture_output_is_told_the_pattern_fx_writes(tmp_path, rng, capsys):
+    """``fx clip -o x.png`` was told "(one picture: hfrender still)", and still renders
+    scenes, not footage: fx names the sequence it would write instead."""
+    clip, _ = make_clip(tmp_path, rng, n=4)
+    assert main(["fx", str(clip), "--motion-blur", "2", "-o", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: -o {tmp_path / 'x.png'}: unknown output type "
+                          "'.png'; use ") and err.endswith(" (each frame a picture: "
+                                                           "x_%05d.png)\n"), err

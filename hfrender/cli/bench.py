@@ -32,7 +32,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     args.quiet = True
     config = _config_from(args)
     if not Path(args.file).is_file():
-        raise ConfigError(f"scene file not found: {args.file}")
+        from hfrender.scene.loader import missing_scene
+
+        raise ConfigError(missing_scene(args.file))
     for name in ("frames", "repeats"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")

@@ -125,7 +125,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     config = _config_from(args)
     if not Path(args.file).is_file():
-        raise ConfigError(f"scene file not found: {args.file}")
+        from hfrender.scene.loader import missing_scene
+
+        raise ConfigError(missing_scene(args.file))
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers)

@@ -45,7 +45,9 @@ def cmd_still(args: argparse.Namespace) -> int:
     config = full.with_(output=args.output, preview=False, resume=False,
                         quiet=True, frames=None, max_in_flight=1)
     if not Path(args.file).is_file():
-        raise ConfigError(f"scene file not found: {args.file}")
+        from hfrender.scene.loader import missing_scene
+
+        raise ConfigError(missing_scene(args.file))
     from hfrender.io import outputs
 
     outputs.check_writable(args.output)  # (its folder is made when it is written)

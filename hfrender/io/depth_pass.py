@@ -47,8 +47,9 @@ class DepthPass:
     static: bool = False  # one depth frame for every frame of the footage (a locked-off shot)
     files: list[Path] | None = None  # a sequence's, each frame's (named in its errors)
 
-    def file(self, i: int) -> Path | None:
-        return None if self.files is None else self.files[i]
+    def file(self, i: int) -> Path:
+        """The file frame ``i`` is read from (a sequence's, or the pass's one file)."""
+        return Path(self.path) if self.files is None else self.files[i]
 
 
 def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:

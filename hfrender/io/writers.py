@@ -1,11 +1,9 @@
 """Writing finished frames: video through imageio-ffmpeg, or a lossless PNG sequence.
 
 The format follows the output name: ``.mp4``/``.mov``/``.mkv`` (H.264, yuv420p), ``.webm``
-(VP9), ``.gif`` (a palette made from the whole clip), or a pattern such as
-``frames/%05d.png``. Frames are written at exactly the requested size (imageio-ffmpeg's
-silent rescale to multiples of 16 is turned off). Closing the writer finalises the file
-so it plays, also after an error or Ctrl-C mid-render.
-"""
+(VP9), ``.gif`` (a palette of the whole clip), or a pattern such as ``frames/%05d.png``, at
+exactly the size asked (imageio-ffmpeg's silent rescale to multiples of 16 turned off);
+closed, a file plays, also after an error or Ctrl-C mid-render."""
 
 from __future__ import annotations
 
@@ -76,12 +74,14 @@ def folder_output(path: str, what: str = "-o") -> str:
             "or move the folder away")
 
 
-def _unknown_type(path: str, suffix: str, exr: bool) -> str:
+def _unknown_type(path: str, suffix: str, exr: bool, footage: bool = False) -> str:
     field = re.search(r"%\d*[a-zA-Z]", Path(path).name)
     if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
         return (f"-o {path}: {field.group()} is no frame-number field; an image sequence "
                 f"is named with one such as %05d (frames/%05d{suffix})")
-    one = " (one picture: hfrender still)" if suffix in (".png", ".exr") else ""
+    one = "" if suffix not in (".png", ".exr") else (  # (still renders scenes, not footage)
+        f" (each frame a picture: {Path(path).stem}_%05d{suffix})" if footage
+        else " (one picture: hfrender still)")
     images = "a PNG or EXR pattern" if exr else "a PNG pattern"
     return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
             f"{', '.join(VIDEO_SUFFIXES)} or {images} like frames/%05d.png{one}")
@@ -126,7 +126,8 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if suffix not in VIDEO_SUFFIXES:
         if Path(path).is_dir():
             raise WriterError(folder_output(path))
-        raise WriterError(_unknown_type(path, suffix, not for_footage or float_in))
+        raise WriterError(_unknown_type(path, suffix, not for_footage or float_in,
+                                        for_footage))
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "

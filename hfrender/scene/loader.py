@@ -107,12 +107,25 @@ def _syntax(p: Path, exc: SyntaxError) -> SceneError:
     return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}")
 
 
+def missing_scene(path: str | Path) -> str:
+    """The line for a scene ``path`` that is no file: a folder's scene files named (was:
+    "scene file not found" of a folder that is there)."""
+    p = Path(path)
+    if not p.is_dir():
+        return f"scene file not found: {path}"
+    found = sorted(f.name for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                   and f.suffix.lower() in (".py", *SHADER_SUFFIXES))
+    listed = f" (in it: {', '.join(found[:6])}{', ...' if len(found) > 6 else ''})" \
+        if found else " (it holds no .py or shader file)"
+    return f"{path} is a folder, not a scene file: name the scene's file{listed}"
+
+
 def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:
     """``path`` if it is a scene's kind of file, with no class ``name`` asked of a shader
     (``flag``: how the name was given, ``-s`` or ``scene_class``); else one line."""
     p = Path(path)
     if not p.is_file():
-        raise SceneError(f"scene file not found: {p}")
+        raise SceneError(missing_scene(p))
     if p.suffix.lower() in SHADER_SUFFIXES:
         if name:
             raise SceneError(f"{flag} {name}: {p.name} is a shader file, it has no scene "
