@@ -155,6 +155,11 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["render", "x.frag", "--width", "320"], r"^hfrender render: error: unrecognized "
      r"arguments: --width 320; did you mean --size\? "),  # other tools' names
     (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
+    # the lens of footage's options on a scene (was: "unrecognized arguments" alone)
+    (["render", "x.frag", "--f-stop", "2"], r"^hfrender render: error: unrecognized "
+     r"arguments: --f-stop 2; a scene's lens is its camera's: self\.camera\.f_stop in "
+     r"setup\(\) or update\(t\) \(--f-stop is fx's, for footage, and reexpose's\) \(see "),
+    (["still", "x.frag", "--focus-distance=3"], r"self\.camera\.focus_distance in setup"),
     (["fx", "in.mp4", "-o", "o.mp4", "--width", "3"], r"^hfrender fx: error: "
      r"unrecognized arguments: --width 3 \(see"),  # fx has no --size (nor is --depth meant)
     (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender render: error: argument "

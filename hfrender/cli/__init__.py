@@ -63,8 +63,12 @@ __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminat
 
 # options of another command, not this one's: what they are (was: "did you mean
 # --preset?" for fx's --preview)
+_CAMERA = ("a scene's lens is its camera's: self.camera.{} in setup() or update(t) (--{} is "
+           "fx's, for footage, and reexpose's)")
 ELSEWHERE = {"preview": "--preview is a render's window of its frames; this command shows none",
-             "keep-samples": "--keep-samples is a render's: this command keeps no sub-frames"}
+             "keep-samples": "--keep-samples is a render's: this command keeps no sub-frames",
+             **{o: _CAMERA.format(o.replace("-", "_"), o) for o in (
+                 "f-stop", "focus-distance", "aperture-blades", "focal-length-mm")}}
 
 
 class _Parser(argparse.ArgumentParser):
