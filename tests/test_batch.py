@@ -210,7 +210,8 @@ def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, m
     bar = json.loads(out.read_text())[0]
     partial = folder / "out" / "bar.partial.mp4"  # named (the table names the output)
     assert capsys.readouterr().err.rstrip().endswith(
-        f"a half-done one resumes); the frames of job 'bar' so far are in {partial}")
+        f"a half-done one resumes); the frames of job 'bar' so far are in {partial} (the next "
+        "run goes on after the 32 in whole segments)")  # (where it resumes: a trial)
     held = len(decode(partial))
     assert bar["status"] == "interrupted" and bar["frames"] == held == 32, bar
     assert bar["frames_made"] == 36 and (bar["segments_made"], bar["segments_reused"]) == (1, 0)

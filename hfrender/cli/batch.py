@@ -176,12 +176,20 @@ def _partial_of(jobs: list, running: dict) -> str:
     """``; the frames of job 'bar' so far are in out/bar.partial.mp4``: where the job running
     here when a Ctrl-C came kept what it had made (``""``: none, or on Ray)."""
     from hfrender.io.outputs import kept_partial
+    from hfrender.io.segments import frames_kept
+    from hfrender.io.sequence_names import is_sequence
 
     if "n" not in running:
         return ""
     job = jobs[running["n"]]
     kept = kept_partial(str(job.output), running["began"])
-    return f"; the frames of job {job.name!r} so far are in {kept}" if kept else ""
+    if not kept:
+        return ""
+    whole = None if is_sequence(str(job.output)) else frames_kept(job.output)  # what it
+    goes_on = ("" if whole is None else  # resumes from: whole segments (a trial counted the
+               f" (the next run goes on after the {whole} in whole segments)" if whole  # table's
+               else " (no segment was whole: the next run starts it over)")  # frames there)
+    return f"; the frames of job {job.name!r} so far are in {kept}{goes_on}"
 
 
 def _half_done(jobs: list, started: set, finished: dict, on_ray: bool = False) -> str:
