@@ -281,7 +281,8 @@ def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
     """``out`` must be a writable C-contiguous array of ``shape`` and ``dtype``, on the host
     (or, for frames on the GPU, on the host or the GPU)."""
     host = isinstance(out, np.ndarray)
-    if not host and not (on_device and hasattr(out, "__cuda_array_interface__")):
+    if not host and not (on_device and hasattr(out, "__cuda_array_interface__")
+                         and hasattr(out, "flags")):  # (a CuPy array; a tensor has none)
         kind = InputTypeError  # (a list, a tensor: no array this call writes into)
         why = f"out is {type(out).__name__}"
     else:

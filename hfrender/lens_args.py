@@ -32,7 +32,7 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     shared = n == 1 or getattr(depth, "strides", (0,))[0] == 0  # one depth for every frame
     pooled = [validate.focus_note(depth, lenses[0].focus_distance, "depth", focal)] if one \
         else []  # all of the frames at once, then each frame's own (one of other units)
-    notes = chain(pooled, () if shared else (
+    notes = chain(pooled, () if one and shared else (  # (a pull: each frame's distance
         validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal)
         for k, ln in enumerate(lenses)))
     note = next((text for text in notes if text), None) or _blur_note(depth, lenses)

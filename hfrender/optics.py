@@ -246,7 +246,7 @@ def _bad(value: object) -> type[InputError]:
 def _number(value: object) -> str:
     """A number to 10 digits (a focus pull's ``0.021875000000000033`` as ``0.021875``);
     what is not one, as its repr."""
-    return f"{value:.10g}" if _real(value) else _said(value)
+    return f"{float(value):.10g}" if _real(value) else _said(value)  # (a Fraction too)
 
 
 def _said(value: object) -> str:

@@ -3,6 +3,9 @@ gaussian, or the caller's own weights), shared by the sampler and the effects li
 
 from __future__ import annotations
 
+import numbers
+from decimal import Decimal
+
 import numpy as np
 
 from hfrender import validate
@@ -42,6 +45,9 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     else:
         try:
             w = np.asarray(curve)
+            if w.dtype.kind == "O" and all(isinstance(x, (numbers.Real, Decimal)) and not
+                                           isinstance(x, bool) for x in w.ravel()):
+                w = w.astype(np.float64)  # (Fractions, Decimals)
             if w.ndim == 0 or w.dtype.kind not in "iuf":  # (None, 5, ["1", "1"], [None, 1],
                 raise TypeError  # complex: not an array of weights, said as given)
             w = w.astype(np.float64)

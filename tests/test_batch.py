@@ -1083,3 +1083,22 @@ def test_the_table_gives_no_rate_where_the_run_made_no_frame():
                   JobResult("b", "up-to-date", frames=12, output="b.mp4"),
                   JobResult("c", "failed", frames=0, seconds=0.5, output="c.mp4")]).splitlines()
     assert [row.split()[6] for row in rows] == ["fps", "6.0", "-", "-"]
+
+
+def test_a_job_without_output_hides_no_other_jobs_error_and_a_made_depth_waits(folder,
+                                                                               capsys):
+    """A review's: a render job with no output made every later render job's error look
+    like its own (their inputs, none, were "the wrong job's output"); an fx job whose depth
+    pass an earlier job writes is checked once it is written, not refused before."""
+    path = folder / "jobs.toml"
+    text = path.read_text()
+    path.write_text(text.replace('output = "out/bar.mp4"\n', "", 1)
+                    .replace("duration = 0.25", "duration = 0.25\nsamples = 0"))
+    assert main(["batch", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [re.search(r"job '(\w+)': (\w+)", x).groups() for x in lines] == [
+        ("bar", "output"), ("frames", "samples")], lines
+    path.write_text(text + '\n[[job]]\nname = "focus"\ninput = "clip.mp4"\noutput = '
+                    '"out/focus.mp4"\ndepth = "out/png/%03d.png"\nf-stop = 2\n'
+                    "focus-distance = 1\n")
+    assert [j.name for j in load_jobs(path, {})] == ["bar", "smooth", "frames", "focus"]

@@ -160,6 +160,10 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"arguments: --f-stop 2; a scene's lens is its camera's: self\.camera\.f_stop in "
      r"setup\(\) or update\(t\) \(--f-stop is fx's, for footage, and reexpose's\) \(see "),
     (["still", "x.frag", "--focus-distance=3"], r"self\.camera\.focus_distance in setup"),
+    (["render", "x.frag", "--aperture-blades", "6"], r"\(--aperture-blades is fx's, for "
+     r"footage\) \(see"),
+    (["reexpose", "s", "-o", "o.mp4", "--aperture-blades", "6"], r"^hfrender reexpose: error: "
+     r"unrecognized arguments: --aperture-blades 6 \(see"),  # no scene there: no camera
     (["fx", "in.mp4", "-o", "o.mp4", "--width", "3"], r"^hfrender fx: error: "
      r"unrecognized arguments: --width 3 \(see"),  # fx has no --size (nor is --depth meant)
     (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender render: error: argument "

@@ -502,3 +502,22 @@ def test_a_lens_takes_fractions_and_refuses_integers_past_floats_range():
         values = {"focus_distance": 2.0, "f_stop": 2.0, field: 10**400}
         with pytest.raises(InputError, match=rf"^{field}=100000\.\.\. \(401 digits\) must be "):
             hf.Lens(**values)
+
+
+def test_a_focus_pull_over_one_depth_warns_of_its_frame_no_pixel_is_in_focus(rng):
+    """A review's: one (H, W) depth for every frame and a distance per frame: the frame
+    whose focus is past all of it was left unsaid."""
+    import warnings
+
+    frames = rng.random((3, 12, 16, 3), dtype=np.float32)
+    depth = rng.uniform(2.0, 8.0, (12, 16)).astype(np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hf.depth_of_field(frames, depth, focus_distance=[3.0, 3.0, 500.0], f_stop=1.8)
+    told = [str(w.message) for w in _told(caught) if "nothing is blurred" not in str(w.message)]
+    assert len(told) == 1 and told[0].startswith(
+        "the focus distance 500 m is farther than all of depth frame 2 ")
+    with pytest.raises(InputError, match=r"^focus_distance=0\.01 must be a distance in metres "):
+        from fractions import Fraction
+
+        hf.Lens(Fraction(1, 100), 2.8)  # (a Fraction said as a number: it failed to format)

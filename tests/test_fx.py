@@ -1210,5 +1210,5 @@ def test_a_single_picture_output_is_told_the_pattern_fx_writes(tmp_path, rng, ca
     assert main(["fx", str(clip), "--motion-blur", "2", "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"hfrender: error: -o {tmp_path / 'x.png'}: unknown output type "
-                          "'.png'; use ") and err.endswith(" (each frame a picture: "
-                                                           "x_%05d.png)\n"), err
+                          "'.png'; use ") and err.endswith(
+        f" (each frame a picture: {tmp_path / 'x_%05d.png'})\n"), err  # (in its folder)

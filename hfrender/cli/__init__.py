@@ -63,12 +63,16 @@ __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminat
 
 # options of another command, not this one's: what they are (was: "did you mean
 # --preset?" for fx's --preview)
-_CAMERA = ("a scene's lens is its camera's: self.camera.{} in setup() or update(t) (--{} is "
-           "fx's, for footage, and reexpose's)")
 ELSEWHERE = {"preview": "--preview is a render's window of its frames; this command shows none",
-             "keep-samples": "--keep-samples is a render's: this command keeps no sub-frames",
-             **{o: _CAMERA.format(o.replace("-", "_"), o) for o in (
-                 "f-stop", "focus-distance", "aperture-blades", "focal-length-mm")}}
+             "keep-samples": "--keep-samples is a render's: this command keeps no sub-frames"}
+# the lens options of footage and sample stores, on a scene's command: where its lens is
+SCENE_COMMANDS = ("render", "still", "bench")
+CAMERA = {o: f"a scene's lens is its camera's: self.camera.{o.replace('-', '_')} in setup() "
+             f"or update(t) (--{o} is {whose})" for o, whose in (
+                 ("f-stop", "fx's, for footage, and reexpose's"),
+                 ("focus-distance", "fx's, for footage, and reexpose's"),
+                 ("aperture-blades", "fx's, for footage"),
+                 ("focal-length-mm", "fx's, for footage"))}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,7 +83,8 @@ class _Parser(argparse.ArgumentParser):
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
         names = [w[2:].partition("=")[0] for w in words if w.startswith("--")]
-        other = [ELSEWHERE[n] for n in names if n in ELSEWHERE and n not in known]
+        told = {**ELSEWHERE, **(CAMERA if self.prog.split()[-1] in SCENE_COMMANDS else {})}
+        other = [told[n] for n in names if n in told and n not in known]
         near = [f"--{m}" for n in names if n not in ELSEWHERE
                 for m in meant(n, known)]  # (not their dashes)
         hint = "".join(f"; {h}" for h in other[:1]) + (

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from hfrender.cli.commands import _config_from
+from hfrender.cli.common import check_scene_path
 from hfrender.config import ConfigError
 
 # render options that bench would take and do nothing with: what to give instead
@@ -31,10 +32,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise ConfigError(f"--{key.replace('_', '-')}{given}: {instead}")
     args.quiet = True
     config = _config_from(args)
-    if not Path(args.file).is_file():
-        from hfrender.scene.loader import missing_scene
-
-        raise ConfigError(missing_scene(args.file))
+    check_scene_path(args.file)
     for name in ("frames", "repeats"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")

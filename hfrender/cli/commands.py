@@ -12,6 +12,7 @@ from typing import Any
 from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
+    check_scene_path,
     complete,
     finished_anyway,
     first_line,
@@ -124,10 +125,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from hfrender.io.output_lock import output_lock
 
     config = _config_from(args)
-    if not Path(args.file).is_file():
-        from hfrender.scene.loader import missing_scene
-
-        raise ConfigError(missing_scene(args.file))
+    check_scene_path(args.file)
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers)

@@ -307,3 +307,13 @@ class Said(logging.Formatter):
             record = logging.makeLogRecord({**record.__dict__,
                                             "levelname": record.levelname.lower()})
         return super().format(record)
+
+
+def check_scene_path(path: str) -> None:
+    """One line where a command's scene ``path`` is no file (a folder: its scene files
+    named, :func:`hfrender.scene.loader.missing_scene`)."""
+    if not Path(path).is_file():
+        from hfrender.config import ConfigError
+        from hfrender.scene.loader import missing_scene
+
+        raise ConfigError(missing_scene(path))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import (
+    check_scene_path,
     finished_anyway,
     interrupted_code,
     output_notes,
@@ -44,10 +45,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     # in flight (its pool 2 slots, not a render's 3)
     config = full.with_(output=args.output, preview=False, resume=False,
                         quiet=True, frames=None, max_in_flight=1)
-    if not Path(args.file).is_file():
-        from hfrender.scene.loader import missing_scene
-
-        raise ConfigError(missing_scene(args.file))
+    check_scene_path(args.file)
     from hfrender.io import outputs
 
     outputs.check_writable(args.output)  # (its folder is made when it is written)

@@ -30,7 +30,10 @@ from hfrender.engine.batch_paths import (
     blamed,
     check_job,
     check_jobs,
+    declared,
+    depth_made,
     input_identity,
+    job_file,
     option_name,
     project_defaults,
     stamp,
@@ -179,7 +182,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         value = entry.get(key)
         if not isinstance(value, str) or not value:
             raise InputError(f"{where}: {key} is missing (a path)")
-        files[key] = _file(path, value)
+        files[key] = job_file(path, value)
     source = files["scene" if kind == "render" else "input"]
     scene_class = entry.get("scene_class")
     if scene_class is not None and not isinstance(scene_class, str):
@@ -195,24 +198,12 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
-        check_job(job, earlier=made.get(source.resolve()) is not None)
+        check_job(job, earlier=made.get(source.resolve()) is not None or depth_made(options, made))
     except (InputError, ValueError) as exc:
         said = str(exc).splitlines()[0]
         blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))
         raise InputError(f"{blame}: {said}") from None
     return job
-
-
-def _file(path: Path, value: str) -> Path:
-    """A job's file, as the commands take it (``frames/####.png``), beside the jobs file."""
-    value = sequence_name(value)
-    return Path(value) if Path(value).is_absolute() else path.parent / value
-
-
-def _declared(path: Path, entry: Any, key: str) -> Path | None:
-    """A job's file ``key`` (resolved) as its entry gives it, if it is a path at all."""
-    value = entry.get(key) if isinstance(entry, dict) else None
-    return _file(path, value).resolve() if isinstance(value, str) and value else None
 
 
 def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dict:
@@ -300,15 +291,16 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
         isinstance(e, dict) and "scene" in e for e in entries) else {}
     jobs: list[BatchJob] = []
     errors: list[InputError] = []  # every job's, told together
-    wrong: set[Path | None] = set()  # the outputs of the jobs found wrong
+    wrong: set[Path | None] = set()  # the outputs of the jobs found wrong (None: none)
     for i, e in enumerate(entries):  # an fx job may read what an earlier job writes
         try:
             jobs.append(_job(path, i, e, (project, defaults), overrides or {},
                              {j.output.resolve(): j for j in jobs}))
         except InputError as exc:
-            if _declared(path, e, "input") not in wrong:  # else: it is that job's error
+            read = declared(path, e, "input")
+            if read is None or read not in wrong:  # else: it is that job's error
                 errors.append(exc)
-            wrong.add(_declared(path, e, "output"))
+            wrong.add(declared(path, e, "output"))
     if errors:
         raise errors[0] if len(errors) == 1 else InputErrors(errors)
     check_jobs(path, jobs)

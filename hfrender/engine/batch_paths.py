@@ -16,7 +16,13 @@ from hfrender.config import project_settings
 from hfrender.errors import HFRenderError, InputError, meant
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.outputs import check_not_input, check_partial_free, check_writable, partial_name
+from hfrender.io.outputs import (
+    check_not_input,
+    check_partial_free,
+    check_writable,
+    partial_name,
+    sequence_name,
+)
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import check_output
 from hfrender.scene.loader import scene_duration
@@ -78,6 +84,30 @@ def _distinct(jobs_file: Path, jobs: list[Any]) -> None:
                 raise InputError(f"{jobs_file}: jobs {seen[value]!r} and {job.name!r} have "
                                  f"the same {attr} ({getattr(job, attr)})")
             seen[value] = job.name
+
+
+def depth_made(options: dict, made: dict) -> bool:
+    """Whether an earlier job writes the fx job's depth pass (it is checked when made)."""
+    depth = options.get("depth")
+    try:
+        return depth is not None and Path(depth).resolve() in made
+    except (OSError, ValueError):
+        return False
+
+
+def job_file(path: Path, value: str) -> Path:
+    """A job's file, as the commands take it (``frames/####.png``), beside the jobs file."""
+    value = sequence_name(value)
+    return Path(value) if Path(value).is_absolute() else path.parent / value
+
+
+def declared(path: Path, entry: Any, key: str) -> Path | None:
+    """A job's file ``key`` (resolved) as its entry gives it, if it is a path at all."""
+    value = entry.get(key) if isinstance(entry, dict) else None
+    try:
+        return job_file(path, value).resolve() if isinstance(value, str) and value else None
+    except (OSError, ValueError):  # (a NUL in it: told by the job's own check)
+        return None
 
 
 def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:

@@ -229,10 +229,10 @@ class Engine:
             except KeyboardInterrupt as exc:
                 interrupts.append(exc)
                 asked = len(interrupts) + stopping  # Ctrl-Cs so far, the producer's too
-                if asked >= 3 or at_once():  # (a still's: its one picture is all in progress)
-                    raise
-                if asked == 2:
+                if asked == 2 or at_once():  # (a still's: its one picture is all in progress)
                     self.fail(exc)
+                if asked >= 3 or at_once():
+                    raise
         return interrupts[0] if interrupts else None
 
     @property

@@ -361,7 +361,7 @@ def check_depth(source: str, s: FxSettings) -> None:
         footage.close()
     quiet = logging.getLogger("hfrender")
     level = quiet.level
-    quiet.setLevel(logging.ERROR)
+    quiet.setLevel(max(level, logging.ERROR))
     try:
         _depth_pass(source, s, size, count)
     finally:

@@ -80,7 +80,8 @@ def _unknown_type(path: str, suffix: str, exr: bool, footage: bool = False) -> s
         return (f"-o {path}: {field.group()} is no frame-number field; an image sequence "
                 f"is named with one such as %05d (frames/%05d{suffix})")
     one = "" if suffix not in (".png", ".exr") else (  # (still renders scenes, not footage)
-        f" (each frame a picture: {Path(path).stem}_%05d{suffix})" if footage
+        f" (each frame a picture: {Path(path).with_name(Path(path).stem + '_%05d' + suffix)})"
+        if footage
         else " (one picture: hfrender still)")
     images = "a PNG or EXR pattern" if exr else "a PNG pattern"
     return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "

@@ -162,8 +162,8 @@ class _Ops:
         Highlights' parts (:meth:`split`) are cleaned by their own and added to the colour
         first; its bounds are the colour's own."""
         light, top = inverse
-        folded = highlights.fold(np, light, self.c) if highlights.parts(light, self.c) else light
-        return clean(folded, rows, top)
+        many = highlights.parts(light, self.c) >= 1  # (-1: a weight alone, an open gather's)
+        return clean(highlights.fold(np, light, self.c) if many else light, rows, top)
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> np.ndarray:
         side = side if self.blades % 2 else FAR  # turned over, a round or even disk is itself
