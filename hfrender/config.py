@@ -134,10 +134,11 @@ class RenderConfig:
             _integer("workers", self.workers, 1, 64, " or 'auto'")
         _choice("fusion_process", self.fusion_process, FUSION_PROCESS)
         _choice("schedule", self.schedule, SCHEDULES)
-        if self.max_coc_px is not None:
-            _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
+        if self.max_coc_px is not None:  # (a negative one said as fx says it: blurs nothing)
             if self.dof == "depth" or self.keep_samples:  # else it is said to do nothing
                 check_blur_cap("max_coc_px", self.max_coc_px)  # (cli: --dof depth alone)
+            else:
+                _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
         if self.granularity != "auto":
             _integer("granularity", self.granularity, 1, 1 << 20)
         _integer("max_in_flight", self.max_in_flight, 1, 64)

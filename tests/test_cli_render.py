@@ -155,6 +155,8 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "--dof", "depth", "--max-coc-px", "1.5"], r"max_coc_px=1.5 blurs nothing: "
      r"under 2 px across a circle of confusion leaves every pixel as it is \(a pixel's disk is "
      r"whole pixels\); give at least 2, or no depth of field$"),
+    (["render", BAR, "--dof", "depth", "--max-coc-px=-5"], r"max_coc_px=-5\.0 blurs nothing: "
+     r"under 2 px"),  # as fx says it (was: "must be a finite number > 0", beside 1.5's line)
     (["render", BAR, "--max-coc-px", "1.5"], r"--max-coc-px applies only with --dof depth "
      r"\(the depth of field from each sub-frame's depth\); --dof is auto"),
     (["render", BAR, "--max-coc-px", "4"], r"--max-coc-px applies only with --dof depth \(the "
