@@ -496,3 +496,24 @@ def test_hfrender_tomls_preview_does_not_stop_a_render_on_ray(tmp_path, monkeypa
     monkeypatch.setattr(commands, "_render_on_ray",
                         lambda args, config: seen.update(preview=config.preview) or 0)
     assert main(["render", BAR, "-o", "r.mp4", "--ray"]) == 0 and seen == {"preview": False}
+
+
+def test_a_duration_set_in_setup_is_refused_with_its_line(tmp_path, capsys):
+    """A trial's: ``self.duration = 1`` in setup() was left out without a word (the frames
+    counted from the class's 4 s before setup() ran), and the render failed past the
+    scene's end with advice about the shutter. Now one line names the line that set it;
+    the same duration given as --duration is no change."""
+    scene = tmp_path / "keys.py"
+    scene.write_text("import hfrender as hf\n\n\nclass S(hf.Scene):\n    def setup(self):\n"
+                     "        self.s = self.add(hf.Sphere())\n        self.duration = 1\n\n"
+                     "    def update(self, t):\n        assert t <= 1.05, t\n")
+    out = tmp_path / "k.mp4"
+    assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: setup() set duration = 1 (keys.py:7), but the frames are counted "
+        "from the duration before setup() (4 s): set duration in the class body (duration = "
+        "...), or give --duration\n")
+    assert not out.exists()
+    assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "1",
+                 "--duration", "1", "--quiet"]) == 0
+    assert out.exists()

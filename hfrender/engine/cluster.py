@@ -216,8 +216,8 @@ class ClusterRender:
         )
         from hfrender.engine.render_setup import keyframe_interval, output_settings, schedule_for
         from hfrender.render.shadertoy import shader_notes
-        from hfrender.scene.loader import call_scene, load_scene
-        from hfrender.scene.ready import first_look
+        from hfrender.scene.loader import load_scene
+        from hfrender.scene.ready import first_look, set_up
 
         config = self.config
         self.sequence = is_sequence(config.output)
@@ -231,7 +231,7 @@ class ClusterRender:
         outputs.check_writable(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name, config.duration)
-        call_scene(scene, "setup()", scene.setup)
+        set_up(scene)
         _local_only(resolve_transparent(config, scene))
         config = resolve_samples(config, scene)  # (said here, not in the workers' logs)
         _models_inside(scene, self.scene_file.resolve().parent)

@@ -50,8 +50,8 @@ from hfrender.render.renderer import make_renderer
 from hfrender.render.shadertoy import shader_notes
 from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import ShaderScene
-from hfrender.scene.loader import SceneError, call_scene, load_scene, told_line
-from hfrender.scene.ready import first_look
+from hfrender.scene.loader import SceneError, load_scene, told_line
+from hfrender.scene.ready import first_look, set_up
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ class RenderJob:
     def _prepare_scene(self) -> None:
         scene = self.scene
         if self.given_scene is None:  # set up by the job that loaded it
-            call_scene(scene, "setup()", scene.setup)
+            set_up(scene)
             first_look(scene, self.first_frame, self.config.fps)  # what update(t) sets counts
         if not isinstance(scene, ShaderScene):
             try:

@@ -96,6 +96,8 @@ class Scene:
             value = display_color(value, f"{type(self).__name__}.background")
         if name in ("ambient", "light_direction"):
             value = _lighting(type(self).__name__, name, value)
+        if name == "duration":  # where, for set_up's line (a render counts frames before it)
+            object.__setattr__(self, "_duration_at", checks.caller_line())
         object.__setattr__(self, name, value)
 
     def setup(self) -> None:

@@ -33,6 +33,23 @@ SMALL = 4096  # arrays of up to this many values are copied to be compared (larg
 #               digest of their bytes)
 
 
+def set_up(scene: Scene) -> None:
+    """``setup()``, and one line where it changed ``duration``: a render has counted its
+    frames, a still its times and a range its bounds from the duration before it (the
+    class's, or ``--duration``), so the one set there was left out without a word (a trial:
+    a 1 s scene drawn for the default 4 s, failing past its end)."""
+    before = scene.duration
+    call_scene(scene, "setup()", scene.setup)
+    after = scene.duration
+    if after == before or isinstance(scene, ShaderScene):
+        return
+    where = getattr(scene, "_duration_at", None)
+    at = f" ({Path(where.rsplit(':', 1)[0]).name}:{where.rsplit(':', 1)[1]})" if where else ""
+    raise SceneError(f"setup() set duration = {after!r}{at}, but the frames are counted from "
+                     f"the duration before setup() ({before:g} s): set duration in the class "
+                     "body (duration = ...), or give --duration")
+
+
 def first_look(scene: Scene, frame: int, fps: float) -> None:
     """``update(t0)``, ``update(t1)``, ``update(t0)`` at output frame ``frame``'s time t0
     and its neighbour's t1 (times the render draws); a warning where the drawn state at t0
