@@ -491,3 +491,53 @@ def test_the_copies_of_a_lamp_a_few_pixels_across_are_warned_of(tmp_path, caplog
     lens = hf.Camera(f_stop=1.4, focus_distance=2.0).lens(None, aspect=16 / 9)
     coc = float(lens.coc_px(np.array([0.4982]), 320)[0])  # the lamp's near face
     assert len(said) == 1 and re.match(rf"frame 0 blurs up to {round(coc)} px", said[0]), said
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, caplog):
+    """A trial's propeller strobed as 8 copies 19 px apart without a word, where lens depth
+    of field's copies were said: a fixed count whose sub-frames lie more than 8 px apart at
+    the frame's fastest pixels says so, with what blurs it (not with --samples auto, nor
+    where reconstruction fills gaps that size, nor for slow motion)."""
+    import re
+    import textwrap
+
+    from hfrender.cli import main
+
+    scene = tmp_path / "fast.py"
+    source = textwrap.dedent("""
+        import hfrender as hf
+
+        class Fast(hf.Scene):
+            duration = 0.2
+
+            def setup(self):
+                self.bar = self.add(hf.Cube(scale=(0.05, 1, 0.05)))
+                self.camera.position = (0, 0, 5)
+                self.camera.look_at((0, 0, 0))
+
+            def update(self, t):
+                self.bar.position = (SPEED * (t - 0.1), 0, 0)
+    """)
+
+    def told(speed, *args):
+        scene.write_text(source.replace("SPEED", f"{speed:.1f}"))
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "-t", "0.1",
+                         "--size", "640x360", *args]) == 0
+        return [r.getMessage() for r in caplog.records if "sub-frames show" in r.getMessage()]
+
+    # 640 px over 5 m * 36 / 50 = 3.6 m at the bar: 177.8 px/m; 30 m/s over 1/60 s: 88.9 px
+    said = told(30.0)
+    assert len(said) == 1, said
+    m = re.fullmatch(r"frame 3 moves up to (\d+) px while the shutter is open: its 8 "
+                     r"sub-frames show as copies about (\d+) px apart; --samples auto \(about "
+                     r"(\d+) here\) or --reconstruct on blur it smoothly", said[0])
+    assert m, said[0]
+    moved = int(m.group(1))
+    assert abs(moved - 88.9) <= 5 and abs(int(m.group(2)) - moved / 8) <= 1
+    assert abs(int(m.group(3)) - moved) <= 2  # a sub-frame a pixel apart
+    assert told(30.0, "--samples", "auto") == []
+    assert told(30.0, "--reconstruct", "on") == []  # 11 px: reconstruction fills it
+    assert told(6.0) == []  # 18 px over 8 sub-frames: 2 px apart

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 GAP_RECON_PX = 6.0
 GAP_PLAIN_PX = 1.0  # without it (plain sampling strobes beyond about a pixel)
 GAP_DOF_PX = 4.0  # spacing of lens positions across the largest circle of confusion
+# sub-frames this far apart at a frame's fastest pixels show as copies: said (motion_hint)
+COPIES_PLAIN_PX = 8.0
+COPIES_RECON_PX = 4 * GAP_RECON_PX
+HINT_WIDTH = 640  # the widest probe the hint draws
 
 
 def needed(displacement_px: float, coc_px: float, reconstruct: bool,
@@ -53,15 +57,15 @@ class SampleProbe:
     from the thread that owns the GL context)."""
 
     def __init__(self, ctx: Any, scene: Any, config: Any, schedule: SampleSchedule,
-                 dof: str, reconstruct: bool) -> None:
+                 dof: str, reconstruct: bool, size: tuple[int, int] | None = None) -> None:
         self.scene, self.config, self.schedule = scene, config, schedule
         self.dof, self.reconstruct = dof, reconstruct
-        self.size = config.size
-        self.renderer = SceneRenderer(ctx, scene, config.size, True, with_velocity=True)
+        self.size = size or config.size  # (a hint's probe: smaller, its speeds scaled back)
+        self.renderer = SceneRenderer(ctx, scene, self.size, True, with_velocity=True)
         self.renderer.prepare()
         self.drawer = SubframeDrawer(scene, self.renderer, None, None, config, dof, True)
         self.drawer.watch_dof = False  # (the render's own drawer says it, once)
-        w, h = config.size
+        w, h = self.size
         self._color = np.empty((h, w, 4), np.uint8)
         self._depth = np.empty((h, w), np.float32)
         self._velocity = np.empty((h, w, 2), np.float32)
@@ -146,6 +150,11 @@ def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, 
     if config.samples != "auto":
         if dof == "lens" and not isinstance(scene, ShaderScene):
             lens_hint(ctx, scene, config, schedule, first)
+        if not isinstance(scene, ShaderScene) and config.max_samples > 1:
+            w, h = config.size  # (drawn at most HINT_WIDTH wide: 0.42 s a 1080p render else)
+            f = max(1, math.ceil(w / HINT_WIDTH))
+            motion_hint(SampleProbe(ctx, scene, config, schedule, dof, reconstruct,
+                                    (max(1, w // f), max(1, h // f))), first, f)
         return None
     if isinstance(scene, ShaderScene):
         raise ConfigError(f"--samples auto: {Path(scene.source_path).name} is a fragment "
@@ -190,6 +199,29 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
                     "positions show as copies about %.0f px apart; %s", k, coc, count,
                     coc / math.sqrt(count), fix)
+
+
+def motion_hint(probe: SampleProbe, k: int, scale: float = 1.0) -> None:
+    """A warning where frame ``k``'s fastest pixels move so far while the shutter is open
+    that the render's sub-frames show as separate copies (:data:`COPIES_PLAIN_PX` apart, or
+    :data:`COPIES_RECON_PX` with reconstruction: a propeller's blades as 8 copies 19 px
+    apart went unsaid, where lens depth of field's copies were said, a trial), and how many
+    would blur it. ``scale``: the render's size over the probe's."""
+    try:
+        span = probe.schedule.shutter_spans(np.array([k]))[0]
+        open_, close = float(span[0]), float(span[1])
+        times = (open_, 0.5 * (open_ + close), close) if close > open_ else ()
+        speed = max((probe._one(k, t)[0] for t in times), default=0.0)
+    finally:
+        probe.release()
+    moved, count = speed * scale * (close - open_), probe.config.max_samples
+    if moved / count <= (COPIES_RECON_PX if probe.reconstruct else COPIES_PLAIN_PX):
+        return
+    want = needed(moved, 0.0, probe.reconstruct, (1, 10**9))
+    fix = (f"--samples auto (about {min(want, MAX_SAMPLES)} here)"
+           + ("" if probe.reconstruct else " or --reconstruct on") + " blur it smoothly")
+    log.warning("frame %d moves up to %.0f px while the shutter is open: its %d sub-frames "
+                "show as copies about %.0f px apart; %s", k, moved, count, moved / count, fix)
 
 
 def _float_light(config: Any, scene: Any) -> bool:
