@@ -81,6 +81,11 @@ def test_render_settings_in_a_scene_class_are_said_to_be_options(tmp_path, caplo
         shutter = 90
         speed = 3.0
         resolution = 64  # a grid's of its own: not a setting
+        size = 3  # nor a size, or a wall's width, of its own
+        width = 2.5
+        transparent = True  # (a trial: these went unsaid)
+        height = 720
+        output = "x.mp4"
 
         def samples(self, n):  # a method of its own
             return n
@@ -88,11 +93,14 @@ def test_render_settings_in_a_scene_class_are_said_to_be_options(tmp_path, caplo
     with caplog.at_level("WARNING"):
         for _ in range(2):  # said once, however often the script is loaded
             render_frames(path, size=(16, 16), samples=1)
+    said = "a render setting is not read from the scene; give"
     assert [r.getMessage() for r in caplog.records] == [
-        "Settings.fps: a render setting is not read from the scene; give --fps (or set it in "
+        f"Settings.fps: {said} --fps (or set it in hfrender.toml)",
+        f"Settings.height: {said} --size WIDTHxHEIGHT (or set it in hfrender.toml)",
+        f"Settings.output: {said} -o FILE (or set it in hfrender.toml)",
+        f"Settings.shutter: {said} --shutter DEGREES (180 by default) (or set it in "
         "hfrender.toml)",
-        "Settings.shutter: a render setting is not read from the scene; give --shutter DEGREES "
-        "(180 by default) (or set it in hfrender.toml)"]
+        f"Settings.transparent: {said} --transparent (or set it in hfrender.toml)"]
 
 
 def test_a_method_is_called_not_set():

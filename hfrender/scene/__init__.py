@@ -54,13 +54,13 @@ class Scene:
                 raise checks.at_line(checks.UnknownAttributeError(
                     f"{cls.__name__}.{name}: Scene has no attribute {name!r}; did you mean "
                     f"{known!r}?"), cls, name)
-        for name in sorted(set(vars(cls)) & set(checks.RENDER_OPTIONS)):  # a scene's own,
+        for name in sorted(set(vars(cls)) & set(checks.CLASS_SETTINGS)):  # a scene's own,
             said = (cls.__module__, cls.__qualname__, name)  # but likely meant as a setting
             if said not in _SAID and checks.looks_like_setting(name, vars(cls)[name]):
                 _SAID.add(said)
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,
-                            checks.RENDER_OPTIONS[name])
+                            checks.CLASS_SETTINGS[name])
         for name in ("background", "ambient", "light_direction"):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \

@@ -90,6 +90,11 @@ RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
                   "motion_blur_shutter": "--shutter DEGREES (180 by default)",
                   "fps": "--fps", "frame_rate": "--fps", "samples": "--samples",
                   "resolution": "--size WIDTHxHEIGHT"}
+# and in a scene's class body (an object's size or width is no render setting)
+CLASS_SETTINGS = {**RENDER_OPTIONS, "size": "--size WIDTHxHEIGHT",
+                  "width": "--size WIDTHxHEIGHT", "height": "--size WIDTHxHEIGHT",
+                  "transparent": "--transparent", "output": "-o FILE"}
+PIXELS = ("resolution", "size")  # a pair, or "WxH": other values are a scene's own
 
 
 def looks_like_setting(name: str, value: object) -> bool:
@@ -98,9 +103,13 @@ def looks_like_setting(name: str, value: object) -> bool:
     a grid's ``resolution = 64``)."""
     if callable(value) or hasattr(value, "__get__"):
         return False
-    if name == "resolution":
+    if name in PIXELS:
         return (isinstance(value, str) and "x" in value) or (
             isinstance(value, (tuple, list)) and len(value) == 2)
+    if name in ("width", "height"):  # pixels (width = 320), not a wall's metres (2.5)
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 64
+    if name == "transparent":
+        return isinstance(value, bool)
     return isinstance(value, (int, float, str)) and not isinstance(value, bool)
 
 
