@@ -1212,3 +1212,27 @@ def test_a_single_picture_output_is_told_the_pattern_fx_writes(tmp_path, rng, ca
     assert err.startswith(f"hfrender: error: -o {tmp_path / 'x.png'}: unknown output type "
                           "'.png'; use ") and err.endswith(
         f" (each frame a picture: {tmp_path / 'x_%05d.png'})\n"), err  # (in its folder)
+
+
+def test_a_pattern_of_videos_is_one_line_and_a_file_of_that_name_is_itself(tmp_path, rng,
+                                                                        capsys):
+    """A trial's: ``fx 'vids/%d.mp4'`` read each video as one frame and crashed ("could not
+    broadcast ..."); a video literally named ``a%d.mp4`` was read as the pattern whenever
+    ``a3.mp4`` sat beside it."""
+    import shutil
+
+    import imageio.v3 as iio
+
+    clip, _ = make_clip(tmp_path, rng, n=6)
+    (tmp_path / "vids").mkdir()
+    for name in ("1.mp4", "2.mp4", "a%d.mp4", "a3.mp4"):
+        shutil.copy(clip, tmp_path / "vids" / name)
+    out = tmp_path / "o.mp4"
+    assert main(["fx", str(tmp_path / "vids" / "%d.mp4"), "-o", str(out), "--motion-blur",
+                 "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {tmp_path / 'vids' / '%d.mp4'}: a sequence's frames are images (PNG "
+        "or EXR: frames/%05d.png), not .mp4\n")
+    assert main(["fx", str(tmp_path / "vids" / "a%d.mp4"), "-o", str(out), "--motion-blur",
+                 "2", "--quiet"]) == 0
+    assert len(iio.imread(out)) == 6  # the file's 6 frames, not a3.mp4 as one

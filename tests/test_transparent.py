@@ -121,6 +121,14 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
         assert done.returncode == 2
         assert "keeps no alpha; write .mov (ProRes 4444), .webm (VP9) or a PNG sequence" \
             in done.stderr
+    for out, fmt, alpha in (("a.webm", "yuv420p", "yuva420p"),  # a pixel format with no
+                            ("a.mov", "yuv422p10le", "yuva444p10le")):  # alpha: was dropped
+        done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / out),
+                               "--transparent", "--pix-fmt", fmt], capture_output=True,
+                              text=True)
+        assert done.returncode == 2 and done.stderr == (
+            f"hfrender: error: --transparent: --pix-fmt {fmt} keeps no alpha; give one with "
+            f"alpha ({alpha}), or leave --pix-fmt out\n")
     done = subprocess.run([*RUN, str(scenes["clear"]), "-o", str(tmp_path / "c.mp4")],
                           capture_output=True, text=True)  # no --transparent: the scene's
     assert done.returncode == 2 and not (tmp_path / "c.mp4").exists()

@@ -68,7 +68,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
                           "lens": lens, "depth": depth and str(Path(tmp) / depth),
                           "resume": False})
         info = probe(str(Path(tmp) / source))
-        pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec)
+        pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec, s.pix_fmt)
         codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt)
         fps = info.fps / s.stride
         path = Path(tmp) / segment_name(first, codec, fps)
@@ -113,7 +113,7 @@ class ClusterFx:
         s.check_size(info.size)
         # as the workers: the footage's alpha and depth kept
         self.pix_fmt = footage_format(raw_format(s, self.output, info.native_yuv420p), info)
-        alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec)[1]
+        alpha = fx_output.written_format(self.pix_fmt, self.output, s.codec, s.pix_fmt)[1]
         self.codec = check_output(self.output, info.size, s.codec, for_footage=True,
                                   alpha=alpha, pix_fmt=s.pix_fmt)
         self.fps = info.fps / s.stride

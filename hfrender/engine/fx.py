@@ -37,6 +37,7 @@ from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
     deep_note,
+    keeps_alpha,
     keeps_sound,
     picture_notes,
     raw_format,
@@ -161,12 +162,15 @@ class FxJob:
         self.alpha, self.alpha_note = None, None
         exr = self.footage.pix_fmt in FLOAT and self.output.lower().endswith(".exr")
         if self.footage.pix_fmt in ALPHA and not exr:  # an EXR keeps it premultiplied
-            kept = written_format(self.footage.pix_fmt, self.output, self.s.codec)[1]
+            kept = written_format(self.footage.pix_fmt, self.output, self.s.codec,
+                                  self.s.pix_fmt)[1]
             self.alpha = "keep" if kept else "drop"
+            fix = ("write .mov, .webm or a PNG sequence" if not keeps_alpha(
+                self.output, self.s.codec) else f"--pix-fmt {self.s.pix_fmt} has none: leave "
+                "it out, or give one with alpha,")
             if not kept:  # said by the fusion once a frame is seen to be see-through
                 self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it "
-                                   "is composited over black (write .mov, .webm or a PNG "
-                                   "sequence to keep it)")
+                                   f"is composited over black ({fix} to keep it)")
         if self.s.codec is None and self.s.pix_fmt is None:
             deep_note(str(self.source), self.output, self.footage.pix_fmt, self.alpha == "keep")
 
@@ -191,7 +195,7 @@ class FxJob:
             self.depth = _depth_pass(str(self.source), s, footage.size, footage.count)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
-                     alpha=written_format(footage.pix_fmt, self.output, s.codec)[1])
+                     alpha=written_format(footage.pix_fmt, self.output, s.codec, s.pix_fmt)[1])
         if footage.pix_fmt in FLOAT and not s.linear_light:
             raise FootageError(f"--gamma-space: {self.source} is float linear light (EXR), "
                                "with no code values to blend")
@@ -207,7 +211,7 @@ class FxJob:
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
         # what is written: float footage's light as 16-bit codes, or as its EXR's floats
         self.codes = np.dtype(raw_dtype(written_format(footage.pix_fmt, self.output,
-                                                       s.codec)[0]))
+                                                       s.codec, s.pix_fmt)[0]))
         if self.codes.kind == "f":
             self.codes = np.dtype(getattr(footage, "stored", None) or self.codes)
         w, h = footage.size

@@ -25,7 +25,7 @@ from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
-from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, timecode_options
+from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha, timecode_options
 from hfrender.io.footage import FootageError
 from hfrender.io.images import exr_kept
 from hfrender.io.pixels import ALPHA, FLOAT
@@ -52,20 +52,25 @@ def segment_frames(fps: float) -> int:
     return max(1, round(SEGMENT_SECONDS * fps))
 
 
-def keeps_alpha(output: str, codec: str | None) -> bool:
+def keeps_alpha(output: str, codec: str | None, out_pix_fmt: str | None = None) -> bool:
     """Whether ``output`` keeps alpha: a PNG sequence, or a video whose encoder has an
-    alpha format (.mov: ProRes 4444, .webm: VP9, unless ``codec`` says otherwise)."""
-    return is_sequence(output) or chosen_encoder(output, codec, True) in ALPHA_PIX_FMTS
+    alpha format (.mov: ProRes 4444, .webm: VP9, unless ``codec`` says otherwise) and no
+    ``out_pix_fmt`` (--pix-fmt) without alpha (was: its straight colour written unsaid)."""
+    if is_sequence(output):
+        return True
+    return chosen_encoder(output, codec, True) in ALPHA_PIX_FMTS and (
+        out_pix_fmt is None or holds_alpha(out_pix_fmt))
 
 
-def written_format(pix_fmt: str, output: str, codec: str | None) -> tuple[str, bool]:
+def written_format(pix_fmt: str, output: str, codec: str | None,
+                   out_pix_fmt: str | None = None) -> tuple[str, bool]:
     """(raw format of the frames written, alpha kept) for footage decoded to ``pix_fmt``:
     an output without alpha takes RGB (the premultiplied colour: over black). Float
     footage (EXR) stays float into an EXR sequence; anything else takes its light encoded
     as 16-bit sRGB codes (a 16-bit PNG; a video's encoder makes its own depth from them)."""
     if pix_fmt in FLOAT and not output.lower().endswith(".exr"):
         pix_fmt = "rgba64le" if pix_fmt == "rgbaf32" else "rgb48le"
-    if pix_fmt not in ALPHA or keeps_alpha(output, codec):
+    if pix_fmt not in ALPHA or keeps_alpha(output, codec, out_pix_fmt):
         return pix_fmt, pix_fmt in ALPHA
     return {"rgba": "rgb24", "rgba64le": "rgb48le", "rgbaf32": "rgbf32"}[pix_fmt], False
 
@@ -104,7 +109,7 @@ class FxOutput:
             footage, info
         self.backend, self.stats = backend, stats
         # the footage's alpha and depth, kept where the output holds them
-        self.pix_fmt_in, alpha = written_format(footage.pix_fmt, output, s.codec)
+        self.pix_fmt_in, alpha = written_format(footage.pix_fmt, output, s.codec, s.pix_fmt)
         # --crf, --preset, --bitrate, --pix-fmt; the colour tags of the video's planes
         self.encoding = fx_encoding(s, alpha, info)
         check_encoding(output, s.codec, self.encoding)

@@ -261,3 +261,21 @@ def _check_preset(codec: str, info: EncoderInfo, preset: str) -> None:
         if not (re.fullmatch(r"-?\d+", preset) and low <= int(preset) <= high):
             raise EncodingError(f"--preset {preset}: {codec} presets are the integers "
                                 f"{low:g} to {high:g}")
+
+
+RGB_CODECS = ("gif", "png", "qtrle", "bmp", "tiff", "libx264rgb")  # no chroma planes
+
+
+def chroma_steps(codec: str, pix_fmt: str) -> tuple[int, int]:
+    """What ``codec`` in ``pix_fmt`` needs the (width, height) to be multiples of: its
+    chroma subsampling's (4:2:0 2, 2; 4:2:2 2, 1; 4:1:1 4, 1; 4:1:0 4, 4); none in VP9,
+    ProRes and RGB."""
+    if codec in RGB_CODECS or codec in ("prores_ks", "libvpx-vp9") or \
+            pix_fmt.startswith(("rgb", "bgr", "gbr", "gray", "ya", "pal")):
+        return 1, 1
+    for marks, steps in ((("444", "nv24", "nv42", "p41"), (1, 1)),
+                         (("422", "nv16", "nv20", "p21", "y21", "yuyv", "uyvy", "yvyu"), (2, 1)),
+                         (("411",), (4, 1)), (("410",), (4, 4))):
+        if any(m in pix_fmt for m in marks):
+            return steps
+    return 2, 2  # 4:2:0, the default

@@ -24,6 +24,14 @@ X264_LIKE = ("libx264", "libx264rgb", "libx265")
 ALPHA_CODECS = {".mov": "prores_ks", ".webm": "libvpx-vp9"}
 ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
                   "libvpx-vp9": ("yuva420p", [])}
+ALPHA_FORMATS = ("yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya", "pal8")
+
+
+def holds_alpha(pix_fmt: str) -> bool:
+    """Whether an ffmpeg pixel format (``--pix-fmt``) has an alpha plane."""
+    return pix_fmt.startswith(ALPHA_FORMATS)
+
+
 MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif",
           ".ts": "mpegts"}
 

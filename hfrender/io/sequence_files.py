@@ -9,6 +9,8 @@ from pathlib import Path
 from hfrender.io.probe import FootageError
 from hfrender.io.sequence_names import FIELD, pattern_files
 
+IMAGE_SUFFIXES = (".png", ".exr", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+
 
 def sequence_files(path: str) -> list[Path] | None:
     """The files of an image sequence (a folder, or a pattern such as ``in/%05d.png``) in
@@ -19,8 +21,11 @@ def sequence_files(path: str) -> list[Path] | None:
         return sequence_files(str(p / pattern)) if pattern else None
     if "%" in p.name:
         rx = pattern_files(p.name)
-        if rx is None:
+        if rx is None or p.is_file():  # a file of that very name is itself (a%d.mp4)
             return None
+        if p.suffix.lower() not in IMAGE_SUFFIXES:  # (was: videos read as frames, a crash)
+            raise FootageError(f"{path}: a sequence's frames are images (PNG or EXR: "
+                               f"frames/%05d.png), not {p.suffix or 'files without a type'}")
         there = list(p.parent.iterdir()) if p.parent.is_dir() else []
         found = sorted((int(mm.group(1)), f) for f in there if (mm := rx.match(f.name)))
         if not found:

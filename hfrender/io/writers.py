@@ -118,8 +118,8 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     when writing starts: :func:`hfrender.io.outputs.make_folder`). ``pix_fmt``: the
     output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be.
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps."""
-    from hfrender.io.encoding import chosen_encoder
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
+    from hfrender.io.encoding import chosen_encoder, chroma_steps
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha
 
     suffix = Path(path).suffix.lower()
     if is_sequence(path):  # fx writes EXR from EXR footage alone
@@ -133,19 +133,21 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
                           "(ProRes 4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
+    if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
+        raise WriterError(f"{alpha_from}: --pix-fmt {pix_fmt} keeps no alpha; give one with "
+                          f"alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave --pix-fmt out")
     if chosen not in ffmpeg_encoders():  # (was: "hfrender info lists them": 7 of 230)
         near = nearest(chosen, sorted(ffmpeg_encoders("V")))
         raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder ("
                           + (f"did you mean {near[0]}? " if near else "")
                           + "hfrender info -v lists its video encoders)")
     fmt = pix_fmt or "yuv420p"
-    sw, sh = _chroma_steps(chosen, fmt)
+    sw, sh = chroma_steps(chosen, fmt)
     if size[0] % sw or size[1] % sh:
         what, size_is = {(2, 2): ("an even width and height", "an even size"),
                          (2, 1): ("an even width", "an even width"),
                          (4, 1): ("a width that is a multiple of 4", "a width of 4n"),
-                         (4, 4): ("a width and height that are multiples of 4",
-                                  "a size of multiples of 4")}[sw, sh]
+                         (4, 4): ("sides that are multiples of 4", "sides of 4n")}[sw, sh]
         if for_footage:
             fix, seq = f"crop or pad the footage to {size_is}", "out/%05d.png"
         else:
@@ -155,24 +157,6 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in {fmt} needs {what}; "
                           f"{fix}{also}, or write a PNG sequence (-o {seq})")
     return chosen
-
-
-RGB_CODECS = ("gif", "png", "qtrle", "bmp", "tiff", "libx264rgb")  # no chroma planes
-
-
-def _chroma_steps(codec: str, pix_fmt: str) -> tuple[int, int]:
-    """What ``codec`` in ``pix_fmt`` needs the (width, height) to be a multiple of: its
-    chroma planes' subsampling (4:2:0 2 and 2, 4:2:2 2 and 1, 4:1:1 4 and 1, 4:1:0 4 and
-    4); VP9 (libvpx) rounds them up, ProRes and RGB have none."""
-    if codec in RGB_CODECS or codec in ("prores_ks", "libvpx-vp9") or \
-            pix_fmt.startswith(("rgb", "bgr", "gbr", "gray", "ya", "pal")):
-        return 1, 1
-    for marks, steps in ((("444", "nv24", "nv42", "p41"), (1, 1)),
-                         (("422", "nv16", "nv20", "p21", "y21", "yuyv", "uyvy", "yvyu"), (2, 1)),
-                         (("411",), (4, 1)), (("410",), (4, 4))):
-        if any(m in pix_fmt for m in marks):
-            return steps
-    return 2, 2  # 4:2:0, the default
 
 
 class WriteFailed(HFRenderError):
