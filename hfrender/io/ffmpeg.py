@@ -70,6 +70,7 @@ def crashed(code: int, said: str = "", copying: bool = False) -> str:
 # frame, beside the encoder's)
 EXACT_SWS = ("-sws_flags", "accurate_rnd+full_chroma_int+full_chroma_inp")
 NTSC_SLACK = 0.005  # 23.976 and 23.98 are 24000/1001 fps, 29.97 is 30000/1001, 59.94 ...
+STRIDES = 1001  # an NTSC rate over up to this stride (fx --stride) is said exactly
 
 
 def frame_rate(fps: float) -> Fraction:
@@ -80,6 +81,10 @@ def frame_rate(fps: float) -> Fraction:
     off = abs(fps - whole * 1000 / 1001)  # nearer that than the whole number itself
     if fps != int(fps) and off < min(NTSC_SLACK, abs(fps - whole) / 2):
         return Fraction(whole * 1000, 1001)
+    for k in range(2, STRIDES):  # such a rate over a stride (23.976 / 7: 24000/7007, was
+        whole = round(fps * k * 1.001)  # 167/572, a few ms an hour off)
+        if whole and abs(fps * k - whole * 1000 / 1001) < 1e-9 * fps * k:
+            return Fraction(whole * 1000, 1001 * k)
     return Fraction(fps).limit_denominator(1001) or Fraction(fps).limit_denominator(1 << 24)
 
 
