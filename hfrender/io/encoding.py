@@ -268,9 +268,9 @@ RGB_CODECS = ("gif", "png", "qtrle", "bmp", "tiff", "libx264rgb")  # no chroma p
 
 def chroma_steps(codec: str, pix_fmt: str) -> tuple[int, int]:
     """What ``codec`` in ``pix_fmt`` needs the (width, height) to be multiples of: its
-    chroma subsampling's (4:2:0 2, 2; 4:2:2 2, 1; 4:1:1 4, 1; 4:1:0 4, 4); none in VP9,
-    ProRes and RGB."""
-    if codec in RGB_CODECS or codec in ("prores_ks", "libvpx-vp9") or \
+    chroma subsampling's (4:2:0 2, 2; 4:2:2 2, 1; 4:1:1 4, 1; 4:1:0 4, 4); none in VP8,
+    VP9, ProRes, FFV1 (lossless: odd sizes too, a trial) and RGB."""
+    if codec in RGB_CODECS or codec in ("prores_ks", "libvpx-vp9", "libvpx", "ffv1") or \
             pix_fmt.startswith(("rgb", "bgr", "gbr", "gray", "ya", "pal")):
         return 1, 1
     for marks, steps in ((("444", "nv24", "nv42", "p41"), (1, 1)),
