@@ -464,6 +464,13 @@ def test_an_object_added_twice_is_refused_at_the_second_add(tmp_path, capsys):
     two = hf.Scene()
     a, b = two.add(hf.Cube()), two.add(hf.Cube())  # alike, not the same: both drawn
     assert two.objects == [a, b] and a is not b
+    c, d = two.add(hf.Sphere(), hf.Plane())  # several at once, as manim takes them (a
+    assert two.objects == [a, b, c, d]  # trial: a bare TypeError, exit 1)
+    with pytest.raises(TypeError, match=r"^add\(\) takes an object: call the class, "
+                                        r"hf\.Sphere\(\), rather than pass it$"):
+        two.add(hf.Sphere)
+    with pytest.raises(InputError, match="was added already"):
+        two.add(hf.Cube(), c)  # (each checked)
 
 
 def test_an_update_that_is_not_a_method_is_one_line(tmp_path, capsys):

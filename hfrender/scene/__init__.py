@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -106,10 +107,16 @@ class Scene:
     def update(self, t: float) -> None:
         """Set every time-dependent property from ``t`` (seconds) alone."""
 
-    def add(self, obj: Object3D) -> Object3D:
-        """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well.
-        Objects are added in ``setup()``: one added in ``update(t)`` would pile up, every
-        sub-frame drawing all those added before it."""
+    def add(self, obj: Object3D, *more: Object3D) -> Any:
+        """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well;
+        several (``self.add(a, b)``, as manim takes them: was a bare TypeError) each in turn,
+        returned as a tuple. Objects are added in ``setup()``: one added in ``update(t)``
+        would pile up, every sub-frame drawing all those added before it."""
+        if more:
+            return tuple(self.add(o) for o in (obj, *more))
+        if isinstance(obj, type) and issubclass(obj, Object3D):  # hf.Sphere, not hf.Sphere()
+            raise InputTypeError(f"add() takes an object: call the class, "
+                                 f"hf.{obj.__name__}(), rather than pass it")
         if _inside_update(self):
             raise InputError(f"{type(self).__name__}.add() in update(t): objects are added "
                              "once, in setup() (added at every update they pile up); add it "
