@@ -502,7 +502,9 @@ def test_a_duration_set_in_setup_is_refused_with_its_line(tmp_path, capsys):
     """A trial's: ``self.duration = 1`` in setup() was left out without a word (the frames
     counted from the class's 4 s before setup() ran), and the render failed past the
     scene's end with advice about the shutter. Now one line names the line that set it;
-    the same duration given as --duration is no change."""
+    a --duration given stands over it, as the README says."""
+    import imageio.v3 as iio
+
     scene = tmp_path / "keys.py"
     scene.write_text("import hfrender as hf\n\n\nclass S(hf.Scene):\n    def setup(self):\n"
                      "        self.s = self.add(hf.Sphere())\n        self.duration = 1\n\n"
@@ -515,8 +517,8 @@ def test_a_duration_set_in_setup_is_refused_with_its_line(tmp_path, capsys):
         "...), or give --duration\n")
     assert not out.exists()
     assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "1",
-                 "--duration", "1", "--quiet"]) == 0
-    assert out.exists()
+                 "--duration", "0.5", "--quiet"]) == 0  # --duration stands over it (a review)
+    assert out.exists() and len(iio.imread(out)) == 15
 
 
 def test_ffv1_takes_an_odd_size(tmp_path):

@@ -115,7 +115,8 @@ def test_frame_times_stay_exact_after_resume(tmp_path, capsys):
 @pytest.mark.parametrize("fps, exact", [(24000 / 1001 / 7, Fraction(24000, 7007)),
                                         (30000 / 1001 / 3, Fraction(10000, 1001)),
                                         (60000 / 1001 / 2, Fraction(30000, 1001)),
-                                        (30 / 7, Fraction(30, 7)), (3.42515, Fraction(572, 167))])
+                                        (30 / 7, Fraction(30, 7)), (3.42515, Fraction(572, 167)),
+                                        (25.06, Fraction(1253, 50))])  # (not over 917: a review)
 def test_an_ntsc_rate_over_a_stride_is_said_exactly(fps, exact):
     """fx --stride 7 on 23.976 footage wrote 167/572 s a frame (a trial: a few ms an hour
     off), not 7007/24000; a rate typed as it is stays as it was."""

@@ -1232,7 +1232,18 @@ def test_a_pattern_of_videos_is_one_line_and_a_file_of_that_name_is_itself(tmp_p
                  "2"]) == 2
     assert capsys.readouterr().err == (
         f"hfrender: error: {tmp_path / 'vids' / '%d.mp4'}: a sequence's frames are images (PNG "
-        "or EXR: frames/%05d.png), not .mp4\n")
+        "or EXR: frames/%05d.png), not .mp4 videos\n")
     assert main(["fx", str(tmp_path / "vids" / "a%d.mp4"), "-o", str(out), "--motion-blur",
                  "2", "--quiet"]) == 0
     assert len(iio.imread(out)) == 6  # the file's 6 frames, not a3.mp4 as one
+
+
+def test_a_pattern_of_other_images_is_still_a_sequence(tmp_path, rng):
+    """A review's: the video suffixes' refusal must leave the images imageio reads (a
+    .webp, .tga or .gif pattern) as sequences."""
+    from hfrender.io.sequence_files import sequence_files
+
+    for i in range(3):
+        (tmp_path / f"f{i:03d}.webp").write_bytes(b"x")
+    assert [f.name for f in sequence_files(str(tmp_path / "f%03d.webp"))] == [
+        "f000.webp", "f001.webp", "f002.webp"]

@@ -532,8 +532,9 @@ def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, capl
     said = told(30.0)
     assert len(said) == 1, said
     m = re.fullmatch(r"frame 3 moves up to (\d+) px while the shutter is open: its 8 "
-                     r"sub-frames show as copies about (\d+) px apart; --samples auto \(about "
-                     r"(\d+) here\) or --reconstruct on blur it smoothly", said[0])
+                     r"sub-frames show as copies about (\d+) px apart; --samples auto "
+                     r"--samples-range 4:(\d+) \(the range now stops at 64\) or --reconstruct "
+                     r"on blur it smoothly", said[0])  # (past auto's range: a review)
     assert m, said[0]
     moved = int(m.group(1))
     assert abs(moved - 88.9) <= 5 and abs(int(m.group(2)) - moved / 8) <= 1
@@ -541,3 +542,32 @@ def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, capl
     assert told(30.0, "--samples", "auto") == []
     assert told(30.0, "--reconstruct", "on") == []  # 11 px: reconstruction fills it
     assert told(6.0) == []  # 18 px over 8 sub-frames: 2 px apart
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_motion_hint_draws_only_times_the_render_draws(tmp_path, caplog):
+    """A review's: a scene undefined before t = 0 rendered with --shutter-position start
+    (as the README advises) failed in the hint, which drew the shutter's very opening and
+    a step before it; the hint never fails a render."""
+    import textwrap
+
+    from hfrender.cli import main
+
+    scene = tmp_path / "root.py"
+    scene.write_text(textwrap.dedent("""
+        import math
+        import hfrender as hf
+
+        class Root(hf.Scene):
+            duration = 0.2
+
+            def setup(self):
+                self.bar = self.add(hf.Cube(scale=(0.05, 1, 0.05)))
+
+            def update(self, t):
+                self.bar.position = (20 * math.sqrt(t), 0, -5)
+    """))
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(scene), "-o", str(tmp_path / "r.mp4"), "--size", "64x36",
+                     "--samples", "4", "--shutter-position", "start", "--quiet"]) == 0
+    assert (tmp_path / "r.mp4").exists()

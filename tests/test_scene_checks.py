@@ -562,3 +562,21 @@ def test_a_propertys_own_missing_name_is_the_one_told():
 
     with pytest.raises(AttributeError, match="brightnes"):
         Lamp().glow  # noqa: B018
+
+
+def test_a_scenes_own_size_or_output_is_no_render_setting(tmp_path, caplog):
+    """A review's: a plane's size = (2.0, 1.0) metres, a mix's output = 0.8 or "mix", a
+    height = 100 were told they are render settings."""
+    path = write_scene(tmp_path, """
+    class Own(hf.Scene):
+        duration = 0.1
+        size = (2.0, 1.0)
+        output = 0.8
+        height = 100
+
+        def setup(self):
+            self.mode = "mix"
+    """)
+    with caplog.at_level("WARNING"):
+        render_frames(path, size=(16, 16), samples=1)
+    assert [r.getMessage() for r in caplog.records if "render setting" in r.getMessage()] == []

@@ -129,6 +129,10 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
         assert done.returncode == 2 and done.stderr == (
             f"hfrender: error: --transparent: --pix-fmt {fmt} keeps no alpha; give one with "
             f"alpha ({alpha}), or leave --pix-fmt out\n")
+        done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / out),
+                               "--transparent", "--pix-fmt", alpha], capture_output=True,
+                              text=True)  # the advice taken (was: "libx264 keeps no alpha")
+        assert done.returncode == 0, done.stderr
     done = subprocess.run([*RUN, str(scenes["clear"]), "-o", str(tmp_path / "c.mp4")],
                           capture_output=True, text=True)  # no --transparent: the scene's
     assert done.returncode == 2 and not (tmp_path / "c.mp4").exists()

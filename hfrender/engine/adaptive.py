@@ -24,6 +24,7 @@ import numpy as np
 
 from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
+from hfrender.errors import HFRenderError
 from hfrender.render.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene import ShaderScene, past_white
@@ -151,10 +152,7 @@ def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, 
         if dof == "lens" and not isinstance(scene, ShaderScene):
             lens_hint(ctx, scene, config, schedule, first)
         if not isinstance(scene, ShaderScene) and config.max_samples > 1:
-            w, h = config.size  # (drawn at most HINT_WIDTH wide: 0.42 s a 1080p render else)
-            f = max(1, math.ceil(w / HINT_WIDTH))
-            motion_hint(SampleProbe(ctx, scene, config, schedule, dof, reconstruct,
-                                    (max(1, w // f), max(1, h // f))), first, f)
+            motion_hint(ctx, scene, config, schedule, dof, reconstruct, first)
         return None
     if isinstance(scene, ShaderScene):
         raise ConfigError(f"--samples auto: {Path(scene.source_path).name} is a fragment "
@@ -201,27 +199,52 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
                     coc / math.sqrt(count), fix)
 
 
-def motion_hint(probe: SampleProbe, k: int, scale: float = 1.0) -> None:
+def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof: str,
+                reconstruct: bool, k: int) -> None:
     """A warning where frame ``k``'s fastest pixels move so far while the shutter is open
-    that the render's sub-frames show as separate copies (:data:`COPIES_PLAIN_PX` apart, or
-    :data:`COPIES_RECON_PX` with reconstruction: a propeller's blades as 8 copies 19 px
-    apart went unsaid, where lens depth of field's copies were said, a trial), and how many
-    would blur it. ``scale``: the render's size over the probe's."""
+    that the render's fixed sub-frames show as separate copies (:data:`COPIES_PLAIN_PX`
+    apart, or :data:`COPIES_RECON_PX` with reconstruction: a propeller's blades as 8 copies
+    19 px apart went unsaid, where lens depth of field's copies were said, a trial), and
+    what would blur it. Probed at most :data:`HINT_WIDTH` wide (0.42 s at 1080p else), at
+    its first, middle and last sub-frames' times (the render's own: not the shutter's
+    ends, which a scene may not take); a hint, so a scene that fails there is left to the
+    render to say."""
+    w, h = config.size
+    f = max(1, math.ceil(w / HINT_WIDTH))
+    span = schedule.shutter_spans(np.array([k]))[0]
+    open_, close, count = float(span[0]), float(span[1]), config.max_samples
+    step = (close - open_) / count
+    probe = None
     try:
-        span = probe.schedule.shutter_spans(np.array([k]))[0]
-        open_, close = float(span[0]), float(span[1])
-        times = (open_, 0.5 * (open_ + close), close) if close > open_ else ()
+        probe = SampleProbe(ctx, scene, config, schedule, dof, reconstruct,
+                            (max(1, w // f), max(1, h // f)))
+        times = (open_ + step / 2, 0.5 * (open_ + close), close - step / 2) if step else ()
         speed = max((probe._one(k, t)[0] for t in times), default=0.0)
-    finally:
-        probe.release()
-    moved, count = speed * scale * (close - open_), probe.config.max_samples
-    if moved / count <= (COPIES_RECON_PX if probe.reconstruct else COPIES_PLAIN_PX):
+    except HFRenderError as exc:  # (said by the render where it draws that time)
+        log.debug("no motion hint: %s", exc)
         return
-    want = needed(moved, 0.0, probe.reconstruct, (1, 10**9))
-    fix = (f"--samples auto (about {min(want, MAX_SAMPLES)} here)"
-           + ("" if probe.reconstruct else " or --reconstruct on") + " blur it smoothly")
-    log.warning("frame %d moves up to %.0f px while the shutter is open: its %d sub-frames "
-                "show as copies about %.0f px apart; %s", k, moved, count, moved / count, fix)
+    finally:
+        if probe is not None:
+            probe.release()
+    moved = speed * f * (close - open_)
+    if moved / count > (COPIES_RECON_PX if reconstruct else COPIES_PLAIN_PX):
+        log.warning("frame %d moves up to %.0f px while the shutter is open: its %d "
+                    "sub-frames show as copies about %.0f px apart; %s", k, moved, count,
+                    moved / count, _motion_fix(config, reconstruct, moved))
+
+
+def _motion_fix(config: Any, reconstruct: bool, moved: float) -> str:
+    """What blurs motion of ``moved`` px a frame smoothly: ``--samples auto`` (within its
+    range, or the range to give it), ``--reconstruct on``."""
+    want = needed(moved, 0.0, reconstruct, (1, 10**9))
+    lo, most = config.samples_range
+    auto = (f"--samples auto (about {want} here)" if want <= most else
+            f"--samples auto --samples-range {lo}:{want} (the range now stops at {most})"
+            if want <= MAX_SAMPLES else None)
+    ways = [w for w in (auto, None if reconstruct else "--reconstruct on") if w]
+    if not ways:
+        return "more than any count of sub-frames would: an object faster than they follow"
+    return " or ".join(ways) + (" blur it smoothly" if len(ways) > 1 else " blurs it smoothly")
 
 
 def _float_light(config: Any, scene: Any) -> bool:

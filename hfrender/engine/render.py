@@ -151,7 +151,7 @@ class RenderJob:
     def _prepare_scene(self) -> None:
         scene = self.scene
         if self.given_scene is None:  # set up by the job that loaded it
-            set_up(scene)
+            set_up(scene, self.config.duration)
             first_look(scene, self.first_frame, self.config.fps)  # what update(t) sets counts
         if not isinstance(scene, ShaderScene):
             try:

@@ -221,8 +221,8 @@ def check_encoding(output: str, codec: str | None, encoding: Encoding | None) ->
     """Refuse, in one line, settings that ``output``'s encoder (``codec``, else the
     output's default) does not take: a CRF out of its range or where it has none, a preset
     it does not know or where it has none, a pixel format it does not take."""
-    chosen = chosen_encoder(output, codec)
-    if not encoding or chosen is None:
+    chosen = chosen_encoder(output, codec, bool(encoding and encoding.alpha))  # (.mov with
+    if not encoding or chosen is None:  # alpha: ProRes 4444, whose pixel formats count)
         return
     encoding.apply(chosen, "", [])  # GIF, PNG, --crf with --bitrate
     info = encoder_info(chosen)

@@ -81,11 +81,14 @@ def frame_rate(fps: float) -> Fraction:
     off = abs(fps - whole * 1000 / 1001)  # nearer that than the whole number itself
     if fps != int(fps) and off < min(NTSC_SLACK, abs(fps - whole) / 2):
         return Fraction(whole * 1000, 1001)
+    near = Fraction(fps).limit_denominator(1001)
+    if near and float(near) == fps:  # 25.06 is 1253/50 (not an NTSC rate over 917)
+        return near
     for k in range(2, STRIDES):  # such a rate over a stride (23.976 / 7: 24000/7007, was
         whole = round(fps * k * 1.001)  # 167/572, a few ms an hour off)
-        if whole and abs(fps * k - whole * 1000 / 1001) < 1e-9 * fps * k:
+        if whole and abs(fps * k - whole * 1000 / 1001) < 1e-12 * fps * k:
             return Fraction(whole * 1000, 1001 * k)
-    return Fraction(fps).limit_denominator(1001) or Fraction(fps).limit_denominator(1 << 24)
+    return near or Fraction(fps).limit_denominator(1 << 24)
 
 
 def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:

@@ -9,7 +9,8 @@ from pathlib import Path
 from hfrender.io.probe import FootageError
 from hfrender.io.sequence_names import FIELD, pattern_files
 
-IMAGE_SUFFIXES = (".png", ".exr", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+VIDEO_FILES = (".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mxf", ".ts", ".mts",
+               ".m2ts", ".mpg", ".mpeg", ".wmv", ".flv", ".3gp", ".ogv")  # no frames of one
 
 
 def sequence_files(path: str) -> list[Path] | None:
@@ -23,9 +24,9 @@ def sequence_files(path: str) -> list[Path] | None:
         rx = pattern_files(p.name)
         if rx is None or p.is_file():  # a file of that very name is itself (a%d.mp4)
             return None
-        if p.suffix.lower() not in IMAGE_SUFFIXES:  # (was: videos read as frames, a crash)
+        if p.suffix.lower() in VIDEO_FILES:  # (was: each video read as a frame, a crash)
             raise FootageError(f"{path}: a sequence's frames are images (PNG or EXR: "
-                               f"frames/%05d.png), not {p.suffix or 'files without a type'}")
+                               f"frames/%05d.png), not {p.suffix} videos")
         there = list(p.parent.iterdir()) if p.parent.is_dir() else []
         found = sorted((int(mm.group(1)), f) for f in there if (mm := rx.match(f.name)))
         if not found:

@@ -14,6 +14,7 @@ counts when the render decides its depth of field, at ``t = 0`` whatever frames 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -33,15 +34,20 @@ SMALL = 4096  # arrays of up to this many values are copied to be compared (larg
 #               digest of their bytes)
 
 
-def set_up(scene: Scene) -> None:
+def set_up(scene: Scene, given: float | None = None) -> None:
     """``setup()``, and one line where it changed ``duration``: a render has counted its
     frames, a still its times and a range its bounds from the duration before it (the
-    class's, or ``--duration``), so the one set there was left out without a word (a trial:
-    a 1 s scene drawn for the default 4 s, failing past its end)."""
+    class's), so the one set there was left out without a word (a trial: a 1 s scene drawn
+    for the default 4 s, failing past its end); ``given`` (``--duration``) stands over it
+    (the scene sees the value given)."""
     before = scene.duration
     call_scene(scene, "setup()", scene.setup)
     after = scene.duration
     if after == before or isinstance(scene, ShaderScene):
+        return
+    if given is not None:
+        with contextlib.suppress(AttributeError):  # (a read-only property: as loaded)
+            scene.duration = float(given)
         return
     where = getattr(scene, "_duration_at", None)
     at = f" ({Path(where.rsplit(':', 1)[0]).name}:{where.rsplit(':', 1)[1]})" if where else ""
