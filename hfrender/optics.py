@@ -224,10 +224,15 @@ def gather_offsets(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray
     return offsets, far, (d2_near[keep][order].astype(np.float32) if blades % 2 else far)
 
 
+def _numeric(value: object) -> bool:
+    """A number of the real line's kind (Python or NumPy scalar, a Fraction), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
 def _real(value: object) -> bool:
     """A real number (Python or NumPy scalar, a Fraction) that is a float, not a bool (an
     integer past float's range is none: 10**400)."""
-    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+    if not _numeric(value):
         return False
     try:
         float(value)
@@ -239,8 +244,7 @@ def _real(value: object) -> bool:
 def _bad(value: object) -> type[InputError]:
     """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
     what is not a number at all (``"2"``)."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-    return InputError if real else InputTypeError
+    return InputError if _numeric(value) else InputTypeError
 
 
 def _number(value: object) -> str:

@@ -50,7 +50,7 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
                 w = w.astype(np.float64)  # (Fractions, Decimals)
             if w.ndim == 0 or w.dtype.kind not in "iuf":  # (None, 5, ["1", "1"], [None, 1],
                 raise TypeError  # complex: not an array of weights, said as given)
-            w = w.astype(np.float64)
+            w = w.astype(np.float64, copy=False)
         except (TypeError, ValueError):
             raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
                                  f"an array of {n} real numbers") from None

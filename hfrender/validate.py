@@ -146,13 +146,21 @@ def unlikely_metres(arr: np.ndarray) -> float | None:
 FOCUS_MARGIN = 1.5  # a focus this far past the depth's range: even its end blurs by a third
 
 
+ASPECT_SLACK = 0.02  # a depth pass scaled to frames: width / height within 2% of theirs
+
+
+def same_shape(size: tuple, other: tuple) -> bool:
+    """Whether two (height, width) sizes have one shape, within :data:`ASPECT_SLACK` (what
+    scaling may take from one to the other without stretching)."""
+    (h, w), (oh, ow) = size, other
+    return abs((w / h) / (ow / oh) - 1) <= ASPECT_SLACK
+
+
 def _resize_hint(shape: tuple, want: tuple) -> str:
     """Where a depth is of the frames' shape at another size (a depth estimator's, often
     smaller): that it must be scaled first, and how."""
-    if len(shape) < 2 or len(want) < 2 or shape[-2:] == want[-2:] or 0 in shape[-2:]:
-        return ""
-    (h, w), (fh, fw) = shape[-2:], want[-2:]
-    if abs((w / h) / (fw / fh) - 1) > 0.02:
+    if len(shape) < 2 or len(want) < 2 or shape[-2:] == want[-2:] or 0 in shape[-2:] or \
+            not same_shape(shape[-2:], want[-2:]):
         return ""
     return ("; scale a depth pass of another size to the frames first (nearest neighbour: "
             "hard edges), as hfrender fx --depth-resize does")

@@ -198,7 +198,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
-        check_job(job, earlier=made.get(source.resolve()) is not None or depth_made(options, made))
+        check_job(job, earlier=source.resolve() in made or depth_made(options, made))
     except (InputError, ValueError) as exc:
         said = str(exc).splitlines()[0]
         blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))

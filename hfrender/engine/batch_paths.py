@@ -89,10 +89,7 @@ def _distinct(jobs_file: Path, jobs: list[Any]) -> None:
 def depth_made(options: dict, made: dict) -> bool:
     """Whether an earlier job writes the fx job's depth pass (it is checked when made)."""
     depth = options.get("depth")
-    try:
-        return depth is not None and Path(depth).resolve() in made
-    except (OSError, ValueError):
-        return False
+    return depth is not None and _resolved(Path(depth)) in made
 
 
 def job_file(path: Path, value: str) -> Path:
@@ -104,9 +101,15 @@ def job_file(path: Path, value: str) -> Path:
 def declared(path: Path, entry: Any, key: str) -> Path | None:
     """A job's file ``key`` (resolved) as its entry gives it, if it is a path at all."""
     value = entry.get(key) if isinstance(entry, dict) else None
+    return _resolved(job_file(path, value)) if isinstance(value, str) and value else None
+
+
+def _resolved(path: Path) -> Path | None:
+    """``path`` resolved; None where it cannot be (a NUL in it: told by the job's own
+    check)."""
     try:
-        return job_file(path, value).resolve() if isinstance(value, str) and value else None
-    except (OSError, ValueError):  # (a NUL in it: told by the job's own check)
+        return path.resolve()
+    except (OSError, ValueError):
         return None
 
 

@@ -165,10 +165,10 @@ class FxJob:
             kept = written_format(self.footage.pix_fmt, self.output, self.s.codec,
                                   self.s.pix_fmt)[1]
             self.alpha = "keep" if kept else "drop"
-            fix = ("write .mov, .webm or a PNG sequence" if not keeps_alpha(
-                self.output, self.s.codec) else f"--pix-fmt {self.s.pix_fmt} has none: leave "
-                "it out, or give one with alpha,")
             if not kept:  # said by the fusion once a frame is seen to be see-through
+                fix = ("write .mov, .webm or a PNG sequence" if not keeps_alpha(
+                    self.output, self.s.codec) else f"--pix-fmt {self.s.pix_fmt} has none: "
+                    "leave it out, or give one with alpha,")
                 self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it "
                                    f"is composited over black ({fix} to keep it)")
         if self.s.codec is None and self.s.pix_fmt is None:

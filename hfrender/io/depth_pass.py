@@ -257,7 +257,6 @@ def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | N
 
 
 RESIZES = ("nearest", "linear")  # how a depth pass of another size is scaled to the footage
-ASPECT_SLACK = 0.02  # a resized depth's width / height within 2% of the footage's
 
 
 def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
@@ -342,7 +341,7 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
                            "match, or pass --depth-resize nearest (or linear) to scale the "
                            "depth to the footage")
-    if abs((dw / dh) / (w / h) - 1) > ASPECT_SLACK:
+    if not validate.same_shape((dh, dw), (h, w)):
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: another "
                            "shape, which scaling would stretch; crop or pad the depth to the "
                            "footage's shape first")

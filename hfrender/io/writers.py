@@ -79,10 +79,9 @@ def _unknown_type(path: str, suffix: str, exr: bool, footage: bool = False) -> s
     if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
         return (f"-o {path}: {field.group()} is no frame-number field; an image sequence "
                 f"is named with one such as %05d (frames/%05d{suffix})")
-    one = "" if suffix not in (".png", ".exr") else (  # (still renders scenes, not footage)
-        f" (each frame a picture: {Path(path).with_name(Path(path).stem + '_%05d' + suffix)})"
-        if footage
-        else " (one picture: hfrender still)")
+    each = Path(path).with_name(f"{Path(path).stem}_%05d{suffix}")  # (still renders scenes,
+    one = "" if suffix not in (".png", ".exr") else (  # not footage)
+        f" (each frame a picture: {each})" if footage else " (one picture: hfrender still)")
     images = "a PNG or EXR pattern" if exr else "a PNG pattern"
     return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
             f"{', '.join(VIDEO_SUFFIXES)} or {images} like frames/%05d.png{one}")

@@ -104,16 +104,22 @@ def looks_like_setting(name: str, value: object) -> bool:
     if callable(value) or hasattr(value, "__get__"):
         return False
     if name in PIXELS:  # "1920x1080", (1920, 1080): not a plane's (2.0, 1.0) metres
-        return (isinstance(value, str) and "x" in value) or (
-            isinstance(value, (tuple, list)) and len(value) == 2 and (name == "resolution" or all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value)))
+        if isinstance(value, str):
+            return "x" in value
+        pair = isinstance(value, (tuple, list)) and len(value) == 2
+        return pair and (name == "resolution" or all(_pixels(v, 16) for v in value))
     if name in ("width", "height"):  # pixels (width = 320), not a wall's metres (2.5)
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 144
+        return _pixels(value, 144)
     if name == "transparent":
         return isinstance(value, bool)
     if name == "output":  # a file's name, not a mix's level (0.8) or a mode ("mix")
         return isinstance(value, str) and ("%" in value or "." in value.rsplit("/", 1)[-1])
     return isinstance(value, (int, float, str)) and not isinstance(value, bool)
+
+
+def _pixels(value: object, least: int) -> bool:
+    """Whether ``value`` reads as a count of pixels: a whole number, at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 def _other_name(cls: type, name: str) -> str | None:

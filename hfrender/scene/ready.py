@@ -49,8 +49,9 @@ def set_up(scene: Scene, given: float | None = None) -> None:
         with contextlib.suppress(AttributeError):  # (a read-only property: as loaded)
             scene.duration = float(given)
         return
-    where = getattr(scene, "_duration_at", None)
-    at = f" ({Path(where.rsplit(':', 1)[0]).name}:{where.rsplit(':', 1)[1]})" if where else ""
+    where = getattr(scene, "_duration_at", None)  # file:line
+    file, _, line = (where or "").rpartition(":")
+    at = f" ({Path(file).name}:{line})" if where else ""
     raise SceneError(f"setup() set duration = {after!r}{at}, but the frames are counted from "
                      f"the duration before setup() ({before:g} s): set duration in the class "
                      "body (duration = ...), or give --duration")
