@@ -155,6 +155,10 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["render", "x.frag", "--width", "320"], r"^hfrender render: error: unrecognized "
      r"arguments: --width 320; did you mean --size\? "),  # other tools' names
     (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
+    (["render", "x.frag", "-r", "24", "-t", "2"], r"^hfrender render: error: unrecognized "
+     r"arguments: -r 24 -t 2; did you mean --fps, --duration\? "),  # ffmpeg's (was: alone)
+    (["fx", "in.mp4", "-o", "o.mp4", "-c:v", "prores_ks"], r"^hfrender fx: error: "
+     r"unrecognized arguments: -c:v prores_ks; did you mean --codec\? "),
     # the lens of footage's options on a scene (was: "unrecognized arguments" alone)
     (["render", "x.frag", "--f-stop", "2"], r"^hfrender render: error: unrecognized "
      r"arguments: --f-stop 2; a scene's lens is its camera's: self\.camera\.f_stop in "

@@ -48,15 +48,20 @@ def test_png_sequence_is_lossless(tmp_path):
         np.testing.assert_array_equal(iio.imread(f), frame)
 
 
-def test_gop_is_aligned_to_hyperframes(tmp_path):
+@pytest.mark.parametrize("granularity, keys", [
+    (12, [0, 30]),  # 4 samples a frame: 3 frames a hyperframe, 10 of them a second
+    (28, [0, 35]),  # 7 frames a hyperframe: 5 of them, the whole ones nearest past a second
+])
+def test_gop_is_whole_hyperframes_about_a_second(tmp_path, granularity, keys):
+    """Keyframes fall on hyperframe boundaries, one a segment of about a second (was: one
+    every hyperframe: an all-keyframe video, 4.4x the bytes, at a small granularity)."""
     out = tmp_path / "gop.mp4"
-    # 4 samples per frame, 12 sub-frames per hyperframe: a keyframe every 3 output frames
-    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.4",
-                 "--samples", "4", "--granularity", "12", "--quiet"]) == 0
+    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "1.4",
+                 "--samples", "4", "--granularity", str(granularity), "--quiet"]) == 0
     log = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-i", str(out), "-vf", "showinfo",
                           "-f", "null", "-"], capture_output=True, text=True).stderr
-    keys = [int(m.group(1)) for m in re.finditer(r"n:\s*(\d+) .*?iskey:1", log)]
-    assert keys == [0, 3, 6, 9]
+    found = [int(m.group(1)) for m in re.finditer(r"n:\s*(\d+) .*?iskey:1", log)]
+    assert found == keys
 
 
 def test_render_prints_a_summary(tmp_path, capsys):
@@ -109,6 +114,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", "{several}"], r"several.py has several scenes \(A, B\); choose one with -s NAME"),
     (["render", "{several}", "-s", "C"], r"several.py: no Scene named 'C'; found A, B"),
     (["render", "{several}", "-s", "a"], r"several.py: no Scene named 'a'; did you mean A\?$"),
+    (["render", "{several}", "-s", "320x180"], r"-s 320x180: -s names the scene class; the "
+     r"size is --size 320x180$"),  # ffmpeg's -s (was: no Scene named '320x180')
+    (["render", BAR, "-s", "320:180"], r"-s 320:180: -s names the scene class; the size is "
+     r"--size 320x180$"),  # (was: "bar.frag is a shader file, it has no scene classes")
     (["render", BAR, "--fps", "0"], r"fps=0.0 must be a finite number >= 0.001 and <= 1000"),
     (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a finite number >= 0.001 and <= 1000"),
     (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096 or 'auto'$"),
@@ -166,6 +175,11 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
       "4"],
      r"--dof-method and --max-coc-px apply only with --dof depth .*; --dof is off: give --dof "
      r"depth, or leave them out$"),
+    (["render", BAR, "--samples-range", "16:64"], r"--samples-range 16:64 applies only with "
+     r"--samples auto \(a count per frame from its motion\); --samples is 8: give --samples "
+     r"auto, or leave --samples-range out$"),  # (was: ignored without a word)
+    (["still", BAR, "-o", "{tmp}/s.png", "--samples", "4", "--samples-range", "2:6"],
+     r"--samples-range 2:6 applies only with --samples auto .*; --samples is 4: "),
 ])
 def test_cli_errors_are_one_line_and_leave_nothing(tmp_path, capsys, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)

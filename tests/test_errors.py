@@ -1,5 +1,7 @@
 """Bad input is its own exception type; the command line tells it apart from a bug."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -68,6 +70,30 @@ def test_cli_unreadable_input_is_one_line_and_exit_2(tmp_path, capsys):
     missing = tmp_path / "in.mp4"
     code = main(["fx", str(missing), "-o", str(tmp_path / "out.mp4"), "--motion-blur", "2"])
     assert (code, _stderr_lines(capsys)) == (2, [f"hfrender: error: input not found: {missing}"])
+
+
+def test_cli_piped_input_is_told_to_be_a_file(tmp_path, capsys):
+    """A pipe (``cat x.mp4 | hfrender fx /dev/stdin``, or ``-``) was "input not found"."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for given in (str(fifo), "-"):
+        code = main(["fx", given, "-o", str(tmp_path / "out.mp4"), "--motion-blur", "2"])
+        assert (code, _stderr_lines(capsys)) == (2, [
+            f"hfrender: error: input {given}: footage is read from a file, not a pipe or "
+            "device (it is probed before it is decoded); save it to a file first"])
+    assert not (tmp_path / "out.mp4").exists()
+
+
+@pytest.mark.parametrize("command", [["render", "scene.py"], ["still", "scene.py"],
+                                     ["fx", "in.mp4", "--motion-blur", "2"]])
+def test_an_empty_output_path_is_said_so(tmp_path, capsys, command):
+    """``-o ''`` was "is a folder" (the current one, as pathlib has it)."""
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "-o", ""])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and err == [
+        f"hfrender {command[0]}: error: argument -o/--output: '' is an empty path; name a file "
+        f"(out.mp4) or frames (frames/%05d.png) (see hfrender {command[0]} --help)"]
 
 
 def test_cli_verbose_bad_input_also_prints_the_traceback(tmp_path, capsys):

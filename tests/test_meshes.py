@@ -336,6 +336,14 @@ def test_a_texture_that_is_not_there_is_warned_of(tmp_path, caplog):
     with caplog.at_level("WARNING"):
         hf.Mesh.load(tmp_path / "tri.obj")
     assert not caplog.records
+    (tmp_path / "m.mtl").unlink()  # the material library itself (was: not a word)
+    with open(tmp_path / "tri.obj", "a") as f:
+        f.write("# and again\n")
+    with caplog.at_level("WARNING"):
+        assert hf.Mesh.load(tmp_path / "tri.obj").triangles == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{tmp_path / 'tri.obj'}: m.mtl is not there (beside the model); drawn without it, in "
+        "the model's colours"]
 
 
 def test_a_models_errors_name_it_as_the_scene_gives_it(tmp_path, capsys):

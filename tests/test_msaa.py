@@ -221,11 +221,11 @@ def test_the_resolve_takes_the_nearest_sample_in_front_of_the_camera(gl_context)
     import moderngl
 
     from hfrender.render.programs import glsl
-    from hfrender.render.renderer import _Target
+    from hfrender.render.target import Target
 
     glctx = gl_context(size=(8, 8))
     ctx = glctx.ctx
-    target = _Target(ctx, (8, 8), True, True, msaa=4)
+    target = Target(ctx, (8, 8), True, True, msaa=4)
     prog = ctx.program(vertex_shader=glsl("fullscreen.vert"), fragment_shader=SAMPLE_WRITER)
     vao = ctx.vertex_array(prog, [])
     depth = np.empty((8, 8), np.float32)

@@ -274,6 +274,11 @@ def test_clear_errors(scene, tmp_path, capsys):
     chunk.write_bytes(bytes(data))
     with pytest.raises(StoreError, match=r"c00000\d\.npz: damaged \(its SHA-256 differs"):
         hf.SampleStore.open(store).expose()
+    chunk.unlink()  # one chunk gone: said before any frame is written (was: midway)
+    with pytest.raises(StoreError, match=rf"^{store}: {chunk.name} of its "
+                       rf"{len(meta['chunks'])} chunks missing; render it again with "
+                       r"--keep-samples$"):
+        hf.SampleStore.open(store)
     meta["version"] = 99
     (store / "store.json").write_text(json.dumps(meta))
     with pytest.raises(StoreError, match="sample store version 99; this hfrender reads "
@@ -286,6 +291,13 @@ def test_clear_errors(scene, tmp_path, capsys):
     (tmp_path / "busy.partial").mkdir()
     with pytest.raises(StoreError, match="still being written"):
         hf.SampleStore.open(tmp_path / "busy")
+    with pytest.raises(StoreError, match=rf"^{tmp_path / 'gone.partial'}: no such folder; "):
+        hf.SampleStore.open(tmp_path / "gone.partial")  # (was: "still being written")
+    with pytest.raises(StoreError, match=r"^--keep-samples .*/my\.partial: a name ending "
+                       r"\.partial is a store's while it is written; give another \(e\.g\. "
+                       r".*/my\.samples\)$"):  # (was: kept, then refused by reexpose)
+        _keep(scene, tmp_path / "my.partial", samples=4)
+    assert not (tmp_path / "my.partial").exists()
     from hfrender.engine.render import RenderJob
 
     with pytest.raises(hf.InputError, match="--keep-samples with --resume"):
@@ -602,6 +614,24 @@ def test_a_store_where_the_output_goes_is_refused_first(scene, tmp_path, monkeyp
         f"hfrender: error: --keep-samples {store}: that is where {what} goes; give the store "
         f"a folder of its own (e.g. {folder / 'render.samples'})\n")
     assert sorted(p.name for p in tmp_path.rglob("*") if p.name != "spin.py") == []
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_reexpose_into_a_place_no_file_can_be_made_is_one_line(scene, tmp_path, capsys):
+    """``-o /proc/x.mp4`` was an internal error (FileNotFoundError), and a file where a
+    folder goes "cannot write ...: Not a directory"; as render says them now."""
+    from hfrender.cli import main
+
+    store = tmp_path / "s.samples"
+    _keep(scene, store, samples=2)
+    (tmp_path / "f.mp4").write_bytes(b"mine")
+    for out, said in (("/proc/x.mp4", "-o /proc/x.mp4: cannot write in /proc: no file can be "
+                       "made there (No such file or directory)"),
+                      (f"{tmp_path}/f.mp4/x.mp4", f"-o {tmp_path}/f.mp4/x.mp4: cannot make "
+                       f"folder {tmp_path}/f.mp4: it is a file")):
+        assert main(["reexpose", str(store), "-o", out]) == 2
+        assert capsys.readouterr().err == f"hfrender: error: {said}\n"
+    assert (tmp_path / "f.mp4").read_bytes() == b"mine"
 
 
 @pytest.mark.usefixtures("gl_context")

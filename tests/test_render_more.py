@@ -123,16 +123,16 @@ def test_a_surface_shader_no_file_answers_is_told_at_the_scenes_line(tmp_path, c
 
 
 def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):
-    from hfrender.render import renderer as rmod
+    from hfrender.render import target as rmod
 
     seen = []
-    original = rmod._Target.read_into
+    original = rmod.Target.read_into
 
     def spy(self, color, depth, velocity=None):
         seen.append((color.ctypes.data, color.base is not None, color.flags.writeable))
         original(self, color, depth, velocity)
 
-    monkeypatch.setattr(rmod._Target, "read_into", spy)
+    monkeypatch.setattr(rmod.Target, "read_into", spy)
     frames, stats = render_frames(BAR, size=(32, 8), samples=4, duration=0.4, granularity=8)
     addresses = {a for a, _, _ in seen}
     assert len(seen) == stats.subframes == 48

@@ -89,6 +89,9 @@ def test_render_settings_in_a_scene_class_are_said_to_be_options(tmp_path, caplo
 
         def samples(self, n):  # a method of its own
             return n
+
+        def setup(self):
+            self.add(hf.Cube())
     """)
     with caplog.at_level("WARNING"):
         for _ in range(2):  # said once, however often the script is loaded

@@ -471,6 +471,21 @@ def test_an_object_added_twice_is_refused_at_the_second_add(tmp_path, capsys):
         two.add(hf.Sphere)
     with pytest.raises(InputError, match="was added already"):
         two.add(hf.Cube(), c)  # (each checked)
+    with pytest.raises(TypeError, match=r"^add\(\) takes a Plane, Cube, Sphere or other "
+                       r"Object3D; got str \(a model: hf\.Mesh\.load\('torus\.obj'\)\)$"):
+        two.add("torus.obj")
+
+
+def test_a_mesh_added_twice_is_told_to_be_loaded_again(tmp_path):
+    """Was: "add a second one (hf.Mesh(...))", which is refused (a model is loaded)."""
+    import trimesh
+
+    trimesh.creation.box().export(tmp_path / "box.obj")
+    scene, box = hf.Scene(), hf.Mesh.load(str(tmp_path / "box.obj"))
+    scene.add(box)
+    with pytest.raises(InputError, match=r"^add\(\): this Mesh was added already; add a second "
+                                         r"one \(hf\.Mesh\.load\(\.\.\.\)\) to draw two$"):
+        scene.add(box)
 
 
 def test_an_update_that_is_not_a_method_is_one_line(tmp_path, capsys):
@@ -526,3 +541,32 @@ def test_an_impure_update_is_told_where_the_next_frames_time_fails(tmp_path, cap
                      "--quiet"]) == 0
     assert any("update(t) is not a pure function of t" in r.getMessage()
                for r in caplog.records)
+
+
+@pytest.mark.parametrize("setup, said", [
+    ("self.ball = hf.Sphere()\n            self.add(hf.Cube())",
+     "Lost: self.ball (a Sphere) never added, so not drawn: self.add(self.ball) in setup() "
+     "draws it"),
+    ("self.rings = [self.add(hf.Cube()), hf.Cube()]\n            self.parts = {'a': hf.Plane()}",
+     "Lost: self.rings[1] (a Cube), self.parts['a'] (a Plane) never added, so not drawn: "
+     "self.add(self.rings[1]) in setup() draws it"),
+    ("ball = hf.Sphere()",
+     "Lost: setup() added no object: the frames show the background alone "
+     "(self.add(hf.Sphere(...)) adds one)"),
+    ("self.ball = self.add(hf.Sphere())", None),
+])
+def test_an_object_made_but_never_added_is_said(tmp_path, caplog, setup, said):
+    """An object kept but never added (manim adds it as it plays; hfrender draws what
+    setup() adds) rendered the background alone without a word (a trial)."""
+    scene = write_scene(tmp_path, f"""
+    class Lost(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            {setup}
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18",
+                     "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Lost:")]
+    assert told == ([] if said is None else [said])

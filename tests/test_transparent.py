@@ -95,6 +95,29 @@ def test_transparent_flag_and_the_video_formats(scenes, tmp_path):
     assert np.abs(webm[..., 3].astype(int) - png[..., 3]).mean() < 3  # VP9's alpha plane
 
 
+@pytest.mark.parametrize("codec, out, fmt", [("ffv1", "g.mkv", "gbrap16le"),
+                                             ("utvideo", "g.mkv", "gbrap")])
+def test_lossless_codecs_with_alpha_keep_it_through_render_and_fx(scenes, tmp_path, codec,
+                                                                 out, fmt):
+    """FFV1 and Ut Video hold alpha: --transparent refused them, and fx composited alpha
+    footage over black for them, saying to write .mov or .webm."""
+    from hfrender.cli import main
+
+    _render(scenes["grey"], tmp_path / "g" / "%02d.png", "--transparent")
+    _render(scenes["grey"], tmp_path / out, "--transparent", "--codec", codec)
+    assert probe(str(tmp_path / out)).pix_fmt.startswith(fmt)
+    assert main(["fx", str(tmp_path / out), "--motion-blur", "1", "--codec", codec, "-o",
+                 str(tmp_path / ("fx_" + out))]) == 0
+    png = _pngs(tmp_path / "g")
+    for made in (out, "fx_" + out):
+        raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i",
+                              str(tmp_path / made), "-f", "rawvideo", "-pix_fmt", "rgba", "-"],
+                             capture_output=True, check=True).stdout
+        video = np.frombuffer(raw, np.uint8).reshape(-1, 36, 64, 4)
+        assert video.shape[0] == 6 and png[..., 3].max() == 255 and png[..., 3].min() == 0
+        assert np.abs(video[..., 3].astype(int) - png[..., 3]).max() <= 1  # lossless
+
+
 def test_the_summary_says_the_output_keeps_alpha(scenes, tmp_path, capsys):
     """A transparent render or still said nothing of it: a scene's background None made
     one without a flag, unseen until the file was opened."""

@@ -37,6 +37,7 @@ from hfrender.cli.common import (  # noqa: E402
     dashed_values_joined,
     first_line,
     interrupted_code,
+    output_name,
     printable_streams,
     ray_alone_before_a_file,
     sequence_name,
@@ -73,6 +74,9 @@ CAMERA = {o: f"a scene's lens is its camera's: self.camera.{o.replace('-', '_')}
                  ("focus-distance", "fx's, for footage, and reexpose's"),
                  ("aperture-blades", "fx's, for footage"),
                  ("focal-length-mm", "fx's, for footage"))}
+# ffmpeg's own flags, as its users type them (was: "unrecognized arguments: -r 24" alone)
+FFMPEG_FLAGS = {"-r": "fps", "-t": "duration", "-c:v": "codec", "-vcodec": "codec",
+                "-pix_fmt": "pix-fmt", "-b:v": "bitrate", "-preset": "preset"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,6 +91,7 @@ class _Parser(argparse.ArgumentParser):
         other = [told[n] for n in names if n in told and n not in known]
         near = [f"--{m}" for n in names if n not in ELSEWHERE
                 for m in meant(n, known)]  # (not their dashes)
+        near += [f"--{FFMPEG_FLAGS[w]}" for w in words if FFMPEG_FLAGS.get(w) in known]
         hint = "".join(f"; {h}" for h in other[:1]) + (
             f"; did you mean {', '.join(near)}?" if near else "")
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
@@ -138,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     st = sub.add_parser("still", help="render one frame to a PNG or EXR (optionally beside "
                         "the same frame without effects)")
-    st.add_argument("-o", "--output", default="still.png",
+    st.add_argument("-o", "--output", default="still.png", type=output_name,
                     help="PNG (8 or 16 bits: --bit-depth) or EXR (linear light) to write "
                          "(still.png)")
     when = st.add_mutually_exclusive_group()

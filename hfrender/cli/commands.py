@@ -79,6 +79,11 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
     values.update({k: v for k, v in flags.items() if v is not None})
     config = RenderConfig(**values)
     _depth_only(args, config)
+    if getattr(args, "samples_range", None) is not None and config.samples != "auto":
+        lo, hi = config.samples_range  # (was: ignored without a word)
+        raise ConfigError(f"--samples-range {lo}:{hi} applies only with --samples auto (a "
+                          f"count per frame from its motion); --samples is {config.samples}: "
+                          "give --samples auto, or leave --samples-range out")
     return config
 
 

@@ -3,6 +3,7 @@ bar, the check that a chosen encoder starts."""
 
 from __future__ import annotations
 
+import argparse
 import errno
 import logging
 import os
@@ -257,11 +258,21 @@ def auto_or_int(name: str, text: str) -> int | str:
         raise ConfigError(f"--{name} {text}: must be 'auto' or an integer") from None
 
 
+def output_name(text: str) -> str:
+    """``still -o``'s type: a path that is not empty (``-o ''`` was called a folder: the
+    current one, as the path library has it)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name a file (out.mp4) "
+                                          "or frames (frames/%05d.png)")
+    return text
+
+
 def sequence_name(text: str) -> str:
-    """``-o``'s type: :func:`hfrender.io.outputs.sequence_name` (imported when used)."""
+    """``-o``'s type: :func:`output_name`, then
+    :func:`hfrender.io.outputs.sequence_name` (imported when used)."""
     from hfrender.io.outputs import sequence_name as named
 
-    return named(text)
+    return named(output_name(text))
 
 
 # a value argparse takes for an option (it reads only "-5" and "-1.5" as numbers)

@@ -68,7 +68,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.deep_output import output_dtype
     from hfrender.engine.reexpose import Exposure, SampleStore
     from hfrender.engine.render_setup import RenderOutput
-    from hfrender.io.outputs import check_partial_free
+    from hfrender.io.outputs import check_partial_free, check_writable
     from hfrender.io.store import check_not_inside
     from hfrender.io.writers import check_output
 
@@ -93,6 +93,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     check_partial_free(config.output)
+    check_writable(config.output)  # (was: an internal error for -o /proc/x.mp4)
     gop = max(1, round(s["fps"]))  # a keyframe a second
     first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,

@@ -17,6 +17,7 @@ from hfrender.cli.common import (
 from hfrender.config import ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
+from hfrender.scene import ShaderScene
 from hfrender.signals import stop_at_once
 
 # --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
@@ -82,17 +83,20 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
 
     t, fps = (0.0 if args.time is None else args.time), config.fps
     given = config.duration is not None
-    seconds = config.duration if given else load_scene(args.file, args.scene).duration
+    scene = None if given else load_scene(args.file, args.scene)
+    seconds = config.duration if scene is None else scene.duration
     n = config.frame_count(seconds)  # (first: a scene's duration that is no number, one line)
     source = ((f"--duration {seconds:g}" if args.duration is not None
                else f"the duration {seconds:g} s of hfrender.toml") if given
+              else f"a shader's default duration {seconds:g} s" if isinstance(scene, ShaderScene)
               else f"the scene's duration {seconds:g} s")
+    longer = "" if args.duration is not None else " (--duration makes it longer)"
     if getattr(args, "frame", None) is not None:
         if 0 <= args.frame < n:
             return args.frame
         where = "before the start (frames are >= 0)" if args.frame < 0 else "past the end"
         raise ConfigError(f"-f {args.frame}: {where}; {source} at {fps:g} fps has frames "
-                          f"0..{n - 1}")
+                          f"0..{n - 1}{longer if args.frame >= n else ''}")
     k = nearest_frame(t, fps) if math.isfinite(t) else None  # as frame_count rounds
     if k is None:
         problem = "not a time (give seconds, a finite number >= 0)"
@@ -102,8 +106,9 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
         problem = f"frame {k}, past the end"
     else:
         return k
+    more = longer if k is not None and k >= n else ""
     raise ConfigError(f"-t {t:g}: {problem}; {source} at {fps:g} fps has frames 0..{n - 1} "
-                      f"(-t 0 to {_seconds((n - 1) / fps)})")
+                      f"(-t 0 to {_seconds((n - 1) / fps)}){more}")
 
 
 def _seconds(x: float) -> str:

@@ -238,7 +238,7 @@ class ClusterRender:
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
-        first_look(scene, self.first, config.fps)  # update(t)'s settings count (said once)
+        first_look(scene, self.first, config.fps, config.size)  # said once, here
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene, self.first, config.fps)
         hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene,
@@ -257,8 +257,9 @@ class ClusterRender:
                 frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
                 slots=slot_count(config.max_in_flight)))
         self.config = config
-        self.gop = keyframe_interval(config.granularity, plan)
-        self.segment_frames = render_segment_frames(self.gop, config.fps)
+        # segments (and keyframes, one each) of whole hyperframes, about a second
+        self.segment_frames = render_segment_frames(keyframe_interval(config.granularity, plan),
+                                                    config.fps)
         # as given (auto too): a local --resume of the same command must find them equal
         self.settings = output_settings(self.scene_file, config.with_(hdr=given),
                                         config.backend, dof, whole, "ray", scene)  # as here
@@ -318,7 +319,7 @@ class ClusterRender:
         files = ray.put(self.files)  # once in the object store, for every chunk
         self._done = sum(seg["count"] for seg in self.manifest.segments)
         return [task.remote(files, self.scene_file.name, self.scene_name, config, first, count,
-                            self.gop)
+                            self.segment_frames)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]
 

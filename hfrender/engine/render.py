@@ -152,7 +152,7 @@ class RenderJob:
         scene = self.scene
         if self.given_scene is None:  # set up by the job that loaded it
             set_up(scene, self.config.duration)
-            first_look(scene, self.first_frame, self.config.fps)  # what update(t) sets counts
+            first_look(scene, self.first_frame, self.config.fps, self.config.size)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()

@@ -291,6 +291,10 @@ class RenderOutput:
         encoding = Encoding.of(config)
         check_encoding(config.output, config.codec, encoding)
         offset = start_of(config.frames)
+        # a keyframe every segment: whole hyperframes (``gop`` frames each), about a second
+        # (was: every hyperframe, an all-keyframe video at 8 sub-frames a hyperframe)
+        gop = manifest.segment_frames if manifest is not None else \
+            render_segment_frames(gop, config.fps)
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
             self.made = outputs.make_folder(config.output)
@@ -309,8 +313,7 @@ class RenderOutput:
         self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
-            manifest = Manifest(settings, total - offset,
-                                render_segment_frames(gop, config.fps), granularity)
+            manifest = Manifest(settings, total - offset, gop, granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
                                      manifest, start - offset, encoding=encoding)
 

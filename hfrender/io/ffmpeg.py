@@ -22,8 +22,12 @@ VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
 X264_LIKE = ("libx264", "libx264rgb", "libx265")
 # with --transparent: the encoder of each output type that keeps alpha (straight alpha)
 ALPHA_CODECS = {".mov": "prores_ks", ".webm": "libvpx-vp9"}
+# (and the lossless FFV1 and Ut Video, asked for by --codec; was: their alpha composited
+# over black, said to need .mov or .webm. QuickTime Animation's argb loses its alpha in the
+# Matroska segments a render is written in: not here)
 ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
-                  "libvpx-vp9": ("yuva420p", [])}
+                  "libvpx-vp9": ("yuva420p", []), "ffv1": ("rgba64le", []),
+                  "utvideo": ("gbrap", [])}
 ALPHA_FORMATS = ("yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya", "pal8")
 
 

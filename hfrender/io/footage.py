@@ -227,6 +227,10 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
         if files is None and Path(path).is_dir():
             raise FootageError(f"input {path} is a folder with no PNG or EXR images in it "
                                "(a sequence's folder, or a pattern such as in/%05d.png)")
+        if files is None and (path == "-" or Path(path).exists()):  # (was: "not found")
+            raise FootageError(f"input {path}: footage is read from a file, not a pipe or "
+                               "device (it is probed before it is decoded); save it to a file "
+                               "first")
         if files is None:
             raise FootageError(f"input not found: {path}")
         return _open_sequence(path, files, fps or 30.0, pix_fmt)

@@ -93,6 +93,9 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     around ``output`` (replacing the store would take the output with it); anything else
     is refused before any work."""
     p = Path(path)
+    if p.name.endswith(".partial"):  # (was: kept, then refused by reexpose as one unfinished)
+        raise StoreError(f"--keep-samples {p}: a name ending .partial is a store's while it is "
+                         f"written; give another (e.g. {p.with_name(p.stem + '.samples')})")
     if p.exists() and not p.is_dir():
         raise StoreError(f"--keep-samples {p}: a file is there; give a folder for the store")
     if p.is_dir() and any(p.iterdir()) and not (p / MANIFEST).is_file():
@@ -266,7 +269,9 @@ class SampleStore:
     @classmethod
     def open(cls, path: str | Path) -> SampleStore:
         p = Path(path)
-        if p.name.endswith(".partial") or (not p.exists() and partial_dir(p).is_dir()):
+        # one being written (its name alone was taken for it: a missing one is no folder)
+        writing = p.name.endswith(".partial") and (p / MARKER).is_file()
+        if writing or (not p.exists() and partial_dir(p).is_dir()):
             raise StoreError(f"{p}: this sample store is still being written (or its render "
                              "was interrupted): it has no manifest yet")
         manifest = p / MANIFEST
@@ -287,6 +292,11 @@ class SampleStore:
             times = np.load(p / "times.npy")
         except (OSError, ValueError) as exc:
             raise StoreError(f"{p}: times.npy unreadable ({exc})") from None
+        gone = [c["file"] for c in meta.get("chunks", []) if not (p / c["file"]).is_file()]
+        if gone:  # (was: found where the exposure reached it, frames written before it)
+            raise StoreError(f"{p}: {gone[0]}{f' and {len(gone) - 1} more' if gone[1:] else ''}"
+                             f" of its {len(meta['chunks'])} chunks missing; render it again "
+                             "with --keep-samples")
         return cls(p, meta, times)
 
     @property

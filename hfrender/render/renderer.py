@@ -20,14 +20,14 @@ from hfrender.render.models import ModelDrawer
 from hfrender.render.msaa import msaa_samples
 from hfrender.render.programs import (
     NoSurfaceShader,
-    ShaderError,
     compile_program,
     glsl,
     set_uniform,
     surface_source,
     with_user_source,
 )
-from hfrender.render.shadertoy import shadertoy_hint, shadertoy_program
+from hfrender.render.shader_renderer import ShaderRenderer
+from hfrender.render.target import Target
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
@@ -51,110 +51,11 @@ def _cofactor(m: np.ndarray) -> np.ndarray:
     return np.array([_cross(r1, r2), _cross(r2, r0), _cross(r0, r1)])
 
 
-def _read(fbo: Any, dest: Any, components: int, attachment: int, dtype: str) -> None:
-    if hasattr(dest, "buffer") and hasattr(dest, "offset"):  # a GLRegion
-        fbo.read_into(dest.buffer, components=components, attachment=attachment, dtype=dtype,
-                      write_offset=dest.offset)
-    else:
-        fbo.read_into(dest, components=components, attachment=attachment, dtype=dtype)
-
-
-def _planes(ctx: Any, size: tuple[int, int], with_depth: bool, with_velocity: bool,
-            samples: int, color: str = "f1") -> list[Any]:
-    """Colour (``color``: "f1" sRGB codes, "f4" linear light), then depth and velocity
-    where asked (velocity sits at attachment 2, after depth): ``samples`` per pixel (0:
-    single-sample textures)."""
-    planes = [ctx.texture(size, 4, dtype=color, samples=samples)]
-    if with_depth or with_velocity:
-        planes.append(ctx.texture(size, 1, dtype="f4", samples=samples))
-    if with_velocity:
-        planes.append(ctx.texture(size, 2, dtype="f4", samples=samples))
-    return planes
-
-
-class _Target:
-    """Where a sub-frame is drawn (``draw_fbo``) and read from (``fbo``). With ``msaa`` > 1
-    the draw goes to multisampled planes and :meth:`resolve` averages them into the
-    single-sample ones (``shaders/glsl/msaa_resolve.frag``). ``hdr``: colour in float
-    linear light (``color_dtype`` float32), else sRGB codes (uint8)."""
-
-    def __init__(self, ctx: Any, size: tuple[int, int], with_depth: bool,
-                 with_velocity: bool = False, msaa: int = 1, hdr: bool = False) -> None:
-        self.ctx, self.size, self.msaa, self.hdr = ctx, size, msaa, hdr
-        self.read_as = "f4" if hdr else "f1"
-        self.color_dtype = np.dtype(np.float32 if hdr else np.uint8)
-        planes = _planes(ctx, size, with_depth, with_velocity, 0, self.read_as)
-        self.color = planes[0]
-        self.depth = planes[1] if len(planes) > 1 else None
-        self.velocity = planes[2] if len(planes) > 2 else None
-        self.ms_planes: list[Any] = []
-        self.resolver = self.resolve_vao = None
-        if msaa > 1:
-            self.ms_planes = _planes(ctx, size, with_depth, with_velocity, msaa, self.read_as)
-            self.zbuffer = ctx.depth_renderbuffer(size, samples=msaa)
-            self.draw_fbo = ctx.framebuffer(self.ms_planes, self.zbuffer)
-            self.fbo = ctx.framebuffer(planes)
-            self.resolver = _resolve_program(ctx, msaa, len(planes))
-            self.resolve_vao = ctx.vertex_array(self.resolver, [])
-        else:
-            self.zbuffer = ctx.depth_renderbuffer(size)
-            self.fbo = self.draw_fbo = ctx.framebuffer(planes, self.zbuffer)
-
-    def resolve(self) -> None:
-        """The multisampled draw into the planes :meth:`read_into` reads (nothing to do
-        without MSAA)."""
-        if self.resolver is None:
-            return
-        import moderngl
-
-        self.fbo.use()
-        self.ctx.viewport = (0, 0, *self.size)
-        self.ctx.disable(moderngl.DEPTH_TEST)
-        names = ("u_color", "u_depth", "u_velocity")[: len(self.ms_planes)]
-        for unit, (plane, name) in enumerate(zip(self.ms_planes, names, strict=True)):
-            plane.use(unit)
-            set_uniform(self.resolver, name, unit)
-        set_uniform(self.resolver, "hf_linear_out", int(self.hdr))
-        self.resolve_vao.render(moderngl.TRIANGLES, vertices=3)
-
-    def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
-        """Copy the sub-frame into ``color`` (and ``depth``, ``velocity``): host arrays, or
-        GL regions (a buffer and an offset: then the copy stays on the GPU)."""
-        _read(self.fbo, color, 4, 0, self.read_as)
-        for dest, plane, what, components, attachment in (
-                (depth, self.depth, "depth", 1, 1), (velocity, self.velocity, "velocity", 2, 2)):
-            if dest is None:
-                continue
-            if plane is None:
-                raise ValueError(f"{what} requested but the renderer was made without it")
-            _read(self.fbo, dest, components, attachment, "f4")
-
-    def release(self) -> None:
-        # unbind it first: moderngl rebinds the framebuffer bound before it makes one, and
-        # the next one made on this context would get GL_INVALID_OPERATION for a deleted one
-        if self.ctx.fbo in (self.fbo, self.draw_fbo):
-            self.ctx.detect_framebuffer(0).use()
-        fbos = [self.fbo] if self.fbo is self.draw_fbo else [self.fbo, self.draw_fbo]
-        for obj in (*fbos, self.resolve_vao, self.resolver, self.color, self.depth,
-                    self.velocity, *self.ms_planes, self.zbuffer):
-            if obj is not None:
-                obj.release()
-
-
 def _at(exc: BaseException, obj: Any) -> BaseException:
     """``exc`` with its ``where``: the line that set ``obj.shader``
     (:func:`hfrender.scene.checks.caller_line`)."""
     exc.where = getattr(obj, "_shader_at", None)  # type: ignore[attr-defined]
     return exc
-
-
-def _resolve_program(ctx: Any, msaa: int, planes: int) -> Any:
-    defines = [f"#define HF_SAMPLES {msaa}"]
-    defines += ["#define HF_DEPTH"] if planes > 1 else []
-    defines += ["#define HF_VELOCITY"] if planes > 2 else []
-    version, _, body = glsl("msaa_resolve.frag").partition("\n")
-    return compile_program(ctx, glsl("fullscreen.vert"),
-                           "\n".join([version, *defines, body]), None)
 
 
 class SceneRenderer:
@@ -166,7 +67,7 @@ class SceneRenderer:
     def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
                  with_velocity: bool = False, msaa: int = 1, hdr: bool = False) -> None:
         self.ctx, self.scene, self.size = ctx, scene, size
-        self.target = _Target(ctx, size, with_depth, with_velocity, msaa, hdr)
+        self.target = Target(ctx, size, with_depth, with_velocity, msaa, hdr)
         self.scene_dir = Path(scene.source_path).parent if scene.source_path else None
         self.background = compile_program(ctx, glsl("fullscreen.vert"), glsl("background.frag"),
                                           None)
@@ -314,55 +215,6 @@ class SceneRenderer:
                     *self.programs.values(), self.empty_vao, self.background]:
             obj.release()
         self.models.release()
-        self.target.release()
-
-
-class ShaderRenderer:
-    """Draws a Shadertoy-style fragment shader; ``iTime`` is the sub-frame's time. A shader
-    has no geometry, hence no velocity plane."""
-
-    has_velocity = False
-
-    def __init__(self, ctx: Any, scene: ShaderScene, size: tuple[int, int], with_depth: bool,
-                 fps: float = 30.0, hdr: bool = False) -> None:
-        self.ctx, self.scene, self.size, self.fps = ctx, scene, size, fps
-        self.target = _Target(ctx, size, with_depth, hdr=hdr)
-        try:
-            self.prog = compile_program(ctx, glsl("fullscreen.vert"),
-                                        shadertoy_program(scene.source), scene.source_path)
-        except ShaderError as exc:
-            raise ShaderError(f"{exc}{shadertoy_hint(scene.source, str(exc))}") from None
-        self.vao = ctx.vertex_array(self.prog, [])
-
-    def prepare(self) -> None:
-        """Nothing to do: the shader compiled in the constructor."""
-
-    def draw(self, t: float, frame: int, lens_offset_m: tuple[float, float] = (0.0, 0.0),
-             jitter_px: tuple[float, float] = (0.0, 0.0)) -> None:
-        import moderngl
-
-        w, h = self.size
-        self.target.fbo.use()
-        self.ctx.viewport = (0, 0, w, h)
-        self.ctx.disable(moderngl.DEPTH_TEST)
-        set_uniform(self.prog, "iResolution", (float(w), float(h), 1.0))
-        set_uniform(self.prog, "iTime", float(t))
-        set_uniform(self.prog, "iTimeDelta", 1.0 / self.fps)
-        set_uniform(self.prog, "iFrameRate", float(self.fps))
-        set_uniform(self.prog, "iFrame", int(frame))
-        set_uniform(self.prog, "iMouse", (0.0, 0.0, 0.0, 0.0))  # no mouse in a render
-        set_uniform(self.prog, "hf_linear_out", int(self.target.hdr))
-        # a fixed day (2000-01-01; months from 0, as in JavaScript) whose clock runs with
-        # iTime: a clock shader moves, and the render stays a function of time alone
-        set_uniform(self.prog, "iDate", (2000.0, 0.0, 1.0, float(t)))
-        self.vao.render(moderngl.TRIANGLES, vertices=3)
-
-    def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
-        self.target.read_into(color, depth, velocity)
-
-    def release(self) -> None:
-        self.vao.release()
-        self.prog.release()
         self.target.release()
 
 

@@ -8,6 +8,7 @@ does not hide them)."""
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 from collections.abc import Iterator
@@ -21,6 +22,14 @@ log = logging.getLogger(__name__)
 
 SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame", "iMouse",
                     "iDate")  # the uniforms hfrender's header declares (shadertoy_header.frag)
+# shadertoy.com's inputs hfrender does not give, declared for a shader that uses them without
+# (as shadertoy.com's own shaders do: was "`iChannel0' undeclared"), each channel a texture
+# of one black texel (:class:`hfrender.render.shader_renderer.ShaderRenderer`)
+CHANNELS = {"iChannel0": "sampler2D iChannel0", "iChannel1": "sampler2D iChannel1",
+            "iChannel2": "sampler2D iChannel2", "iChannel3": "sampler2D iChannel3",
+            "iChannelResolution": "vec3 iChannelResolution[4]",
+            "iChannelTime": "float iChannelTime[4]", "iSampleRate": "float iSampleRate"}
+OLD_NAMES = ("iGlobalTime",)  # Shadertoy's old iTime: a #define of the header
 MAIN_IMAGE = "void mainImage(out vec4 fragColor, in vec2 fragCoord)"
 WRAPPER_LINE = 1000000  # lines from here on are hfrender's (programs.describe_compile_error)
 
@@ -39,7 +48,8 @@ def shadertoy_program(source: str) -> str:
     shader's ``#extension`` lines outside any ``#if`` go up into the header (GLSL takes
     them only before any declaration), each with its own line number."""
     source = source.removeprefix("\ufeff")
-    header = glsl("shadertoy_header.frag")
+    header = glsl("shadertoy_header.frag") + "".join(
+        f"\nuniform {CHANNELS[name]};" for name in _used_undeclared(source))
     hoisted = [f"#line {line}\n{text.strip()}" for line, text in _extensions(source)]
     if hoisted:
         version, _, rest = header.partition("\n")
@@ -71,9 +81,17 @@ def shadertoy_source(source: str) -> str:
 
 def unset_inputs(source: str) -> list[str]:
     """The uniforms a Shadertoy shader's code declares that hfrender does not set
-    (``iChannel0``, ``iSampleRate``, ...): they stay 0."""
+    (``iChannel0``, ``iSampleRate``, ...), and the channels it uses undeclared: they stay 0."""
     return [name for m in _UNIFORM.finditer(_code(source)) for name, _ in _declared(m.group(2))
-            if name and name not in SHADERTOY_INPUTS]
+            if name and name not in SHADERTOY_INPUTS + OLD_NAMES] + _used_undeclared(source)
+
+
+def _used_undeclared(source: str) -> list[str]:
+    """The names of :data:`CHANNELS` the code uses and does not declare."""
+    code = _code(source)
+    declared = {name for m in _UNIFORM.finditer(code) for name, _ in _declared(m.group(2))}
+    return [name for name in CHANNELS
+            if name not in declared and re.search(rf"\b{name}\b", code)]
 
 
 def shader_notes(config: Any, scene: Any) -> None:
@@ -90,34 +108,40 @@ def shader_notes(config: Any, scene: Any) -> None:
     if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
         why = (" (no textures, buffers or sound)" if all(
             n.startswith(("iChannel", "iSampleRate")) for n in unset) else "")
-        log.warning("%s declares %s, which hfrender does not set%s: %s 0; it sets %s", name,
+        log.warning("%s reads %s, which hfrender does not set%s: %s 0; it sets %s", name,
                     ", ".join(unset), why, "it stays" if len(unset) == 1 else "they stay",
                     ", ".join(SHADERTOY_INPUTS))
 
 
-def shadertoy_hint(source: str, said: str = "") -> str:
-    """What a Shadertoy shader that did not compile may have that hfrender does not take:
-    a ``main()`` of its own, a surface shader's ``shade()`` (one given as a scene), a
-    ``mainImage`` of another signature, inputs hfrender does not
-    give (``iChannel0``..``3``, ``iChannelResolution``, ...); else nothing. ``said``: the
-    compiler's message (a mainImage of another signature, or an input, is told only where
-    it names it)."""
-    if re.search(r"\bvoid\s+main\s*\(", source) and "mainImage" not in source:
-        return f"; a Shadertoy-style shader defines {MAIN_IMAGE}, not main()"
-    if re.search(r"\bvec3\s+shade\s*\(", source) and "mainImage" not in source:
-        return ("; it defines shade(): a surface shader, for an object of a Python scene "
-                "(shader=\"NAME.glsl\"), not a scene of its own (which defines "
-                f"{MAIN_IMAGE})")
-    # named by the compiler (Mesa: `iChannel0', NVIDIA: 'iChannel0'), not in the source:
-    # one in a comment, or declared (a warning says it stays 0), is not why it failed
-    missing = re.search(r"[`'\"](iChannel[0-3]|iChannelResolution|iChannelTime|iSampleRate)"
-                        r"\b", said)
-    if missing:
-        return (f"; {missing.group(1)} is not an input hfrender gives (no textures, buffers "
-                f"or sound): it gives {', '.join(SHADERTOY_INPUTS)}")
-    if "mainImage" in said:
-        return f"; hfrender calls {MAIN_IMAGE}"
-    return ""
+def no_main_image(source: str) -> str | None:
+    """What a shader that defines no ``mainImage`` is instead (empty, a Python script, a
+    ``main()`` of its own, a surface shader's ``shade()``, a misspelt name), said before it
+    is compiled (was: "hfrender's wrapper: no function with name 'mainImage'"); ``None``
+    where it defines one."""
+    code = _code(source)
+    if re.search(r"\bmainImage\s*\(", code):
+        return None
+    if not code.strip():
+        return f"is empty; a Shadertoy-style shader defines {MAIN_IMAGE}"
+    if re.search(r"^(import\s+\w|from\s+[\w.]+\s+import\b|class\s+\w+\s*\(.*\)\s*:)",
+                 source, re.MULTILINE):
+        return ("is a Python script, read as a shader for its suffix: a scene script is named "
+                ".py")
+    if re.search(r"\bvoid\s+main\s*\(", code):
+        return f"defines main(); a Shadertoy-style shader defines {MAIN_IMAGE}"
+    if re.search(r"\bvec3\s+shade\s*\(", code):
+        return ("defines shade(): a surface shader, for an object of a Python scene (shader="
+                f"\"NAME.glsl\"), not a scene of its own (which defines {MAIN_IMAGE})")
+    defined = re.findall(r"\b\w+\s+(\w+)\s*\([^)]*\)\s*\{", code)
+    near = difflib.get_close_matches("mainImage", defined, 1, 0.7)
+    meant = f" (did you mean {near[0]}?)" if near else ""
+    return f"defines no mainImage{meant}; hfrender calls {MAIN_IMAGE}"
+
+
+def shadertoy_hint(said: str) -> str:
+    """What to add to a compile error: the signature hfrender calls, where the compiler
+    names mainImage (one of another signature)."""
+    return f"; hfrender calls {MAIN_IMAGE}" if "mainImage" in said else ""
 
 
 def _code(source: str) -> str:
@@ -164,7 +188,7 @@ def _without_inputs(m: re.Match) -> str | None:
     the comments inside it dropped); None where it declares none of them."""
     kind, names = m.groups()
     declared = _declared(names)
-    rest = [part for name, part in declared if name not in SHADERTOY_INPUTS]
+    rest = [part for name, part in declared if name not in SHADERTOY_INPUTS + OLD_NAMES]
     if len(rest) == len(declared):
         return None
     kept = f"uniform {kind}{', '.join(rest)};" if rest else ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -122,12 +123,17 @@ class Scene:
                              "once, in setup() (added at every update they pile up); add it "
                              "there and set its visible (or position) from t in update(t)")
         if not isinstance(obj, Object3D):
+            from hfrender.scene.meshes import FORMATS
+
+            model = f" (a model: hf.Mesh.load({str(obj)!r}))" if isinstance(obj, (str, Path)) \
+                and Path(obj).suffix.lower() in FORMATS else ""
             raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
-                                 f"got {type(obj).__name__}")
+                                 f"got {type(obj).__name__}{model}")
         obj.geometry  # noqa: B018 - a Mesh made without load() refused here, at add()'s line
         if getattr(obj, "_added_to", None) is self and any(o is obj for o in self.objects):
+            made = "Mesh.load" if type(obj).__name__ == "Mesh" else type(obj).__name__
             raise InputError(f"add(): this {type(obj).__name__} was added already; add a "
-                             f"second one (hf.{type(obj).__name__}(...)) to draw two")
+                             f"second one (hf.{made}(...)) to draw two")
         self.objects.append(obj)
         object.__setattr__(obj, "_added_to", self)  # (was: drawn twice, in one place)
         return obj

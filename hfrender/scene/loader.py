@@ -41,7 +41,12 @@ def load_scene(path: str | Path, name: str | None = None,
 def _instance(path: str | Path, name: str | None) -> Scene:
     p = _scene_path(path, name, "-s")
     if p.suffix.lower() in SHADER_SUFFIXES:
-        return ShaderScene(shader_text(p.read_bytes()), str(p))
+        data = p.read_bytes()
+        if b"\0" in data:  # (was: the compiler's "unexpected end of file" at the NUL)
+            line = data[:data.index(b"\0")].count(b"\n") + 1
+            raise SceneError(f"{p}: not a text file (a NUL byte on line {line}); a shader is "
+                             "GLSL text defining void mainImage(out vec4, in vec2)")
+        return ShaderScene(shader_text(data), str(p))
     module = _import(p)
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
@@ -104,7 +109,12 @@ def shader_text(data: bytes) -> str:
 
 
 def _syntax(p: Path, exc: SyntaxError) -> SceneError:
-    return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}")
+    """A Python scene's syntax error; one that is GLSL is told to be named as a shader."""
+    glsl = re.search(r"\bvoid\s+main(Image)?\s*\(", exc.text or "") or re.search(
+        r"\bvoid\s+mainImage\s*\(", p.read_text(errors="replace"))
+    said = (f"; it reads as a Shadertoy-style shader (mainImage): name it {p.stem}.frag"
+            if glsl else "")
+    return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}{said}")
 
 
 def missing_scene(path: str | Path) -> str:
@@ -126,6 +136,10 @@ def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:
     p = Path(path)
     if not p.is_file():
         raise SceneError(missing_scene(p))
+    size = re.fullmatch(r"(\d+)\s*[xX:*]\s*(\d+)", name or "")
+    if size and flag == "-s":  # ffmpeg's -s (was: no class or no scene classes of that name)
+        raise SceneError(f"-s {name}: -s names the scene class; the size is --size "
+                         f"{size.group(1)}x{size.group(2)}")
     if p.suffix.lower() in SHADER_SUFFIXES:
         if name:
             raise SceneError(f"{flag} {name}: {p.name} is a shader file, it has no scene "

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -132,10 +133,14 @@ def _check_gltf(shown: Path, path: Path) -> None:
             raise ModelError(f"{shown}: not a glTF file: invalid JSON ({exc})") from None
 
 
+_NO_MTL = re.compile(r"unable to load materials from: (.+)")  # trimesh's OBJ loader
+
+
 @contextmanager
 def _missing_files() -> Iterator[list[str]]:
     """The files a model names that trimesh could not find while loading it (a texture
-    image): trimesh logs them at debug level, each with its FileNotFoundError."""
+    image, an OBJ's ``.mtl``): trimesh logs them at debug level, each with its
+    FileNotFoundError (a ``.mtl``: by its message alone)."""
     found: list[str] = []
     logger = logging.getLogger("trimesh")
     shown = logger.getEffectiveLevel()  # what the user would have seen of trimesh's log
@@ -147,6 +152,9 @@ def _missing_files() -> Iterator[list[str]]:
                                                                             None)
             if isinstance(cause, FileNotFoundError):  # the name as the model gives it
                 found.append(str(cause.filename or (cause.args or ("?",))[0]))
+            said = _NO_MTL.match(record.getMessage())  # an OBJ's .mtl: said without the
+            if said and exc is None:  # error (one that is there but broken: with it)
+                found.append(said.group(1))
             if record.levelno >= shown:  # the rest of trimesh's log as before
                 logging.getLogger().handle(record)
 

@@ -25,7 +25,9 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.in_view import say_what_is_seen
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
+from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +59,16 @@ def set_up(scene: Scene, given: float | None = None) -> None:
                      "body (duration = ...), or give --duration")
 
 
-def first_look(scene: Scene, frame: int, fps: float) -> None:
+def first_look(scene: Scene, frame: int, fps: float,
+               size: tuple[int, int] | None = None) -> None:
     """``update(t0)``, ``update(t1)``, ``update(t0)`` at output frame ``frame``'s time t0
     and its neighbour's t1 (times the render draws); a warning where the drawn state at t0
-    differs between the two looks. A shader scene has no state to look at."""
+    differs between the two looks, and for objects never added; with the picture's
+    ``size``, for a picture at t0 with nothing in view, or coarse (:mod:`.in_view`). A
+    shader scene has no state to look at."""
     if isinstance(scene, ShaderScene):
         return
+    _say_unadded(scene)
     t0 = frame / fps
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     first = drawn_state(scene)
@@ -77,6 +83,8 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
         except (SceneError, SceneUpdateError):
             continue
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+    if size is not None:
+        say_what_is_seen(scene, size, t0)
     changed = _difference(first, drawn_state(scene))
     if changed is not None:
         what, a, b = changed
@@ -86,6 +94,33 @@ def first_look(scene: Scene, frame: int, fps: float) -> None:
                     "draw any t in any order, so their pictures will not agree: set every "
                     "property from t alone (seed random numbers from t)", name, what, t0,
                     shown(a), shown(b), t1)
+
+
+def unadded(scene: Scene) -> list[tuple[str, str]]:
+    """(where, kind) of the scene's attributes (``self.ball``, ``self.balls[2]``) holding
+    objects never added: they are not drawn (a trial: ``self.ball = hf.Sphere()`` rendered
+    the background alone, without a word)."""
+    added = {id(o) for o in scene.objects}
+    lost = []
+    for name, value in vars(scene).items():
+        items = value.items() if isinstance(value, dict) else \
+            enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
+        lost += [(f"self.{name}" + ("" if key is None else f"[{key!r}]"), type(o).__name__)
+                 for key, o in items if isinstance(o, Object3D) and id(o) not in added]
+    return lost
+
+
+def _say_unadded(scene: Scene) -> None:
+    """A warning naming objects made but never added, or that the scene has none."""
+    lost, name = unadded(scene), type(scene).__name__
+    if lost:
+        said = ", ".join(f"{where} (a {kind})" for where, kind in lost[:3])
+        more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
+        log.warning("%s: %s%s never added, so not drawn: self.add(%s) in setup() draws it",
+                    name, said, more, lost[0][0])
+    elif not scene.objects:
+        log.warning("%s: setup() added no object: the frames show the background alone "
+                    "(self.add(hf.Sphere(...)) adds one)", name)
 
 
 def looked_at(scene: Scene, look: Any, times: list[float], frame: int, fps: float) -> list:

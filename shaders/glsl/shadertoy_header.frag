@@ -1,4 +1,6 @@
 #version 330 core
+// GLSL ES 3.00's packHalf2x16 and friends, as on shadertoy.com (a warning where not there)
+#extension GL_ARB_shading_language_packing : enable
 // Prepended to Shadertoy-style shaders. fragCoord has its origin at the bottom left of
 // the picture, as on shadertoy.com; iTime is the sub-frame's time in seconds.
 #define HW_PERFORMANCE 1
@@ -9,6 +11,7 @@ uniform float iFrameRate;
 uniform int iFrame;
 uniform vec4 iMouse;
 uniform vec4 iDate;
+#define iGlobalTime iTime
 uniform int hf_linear_out;  // 1: a float target (--hdr): the display colour decoded to linear light
 // gl_FragCoord as the shader's fragCoord (origin at the picture's bottom left), and dFdy
 // along the picture's up, as on shadertoy.com: GL's row 0 is read back as the top row
