@@ -22,26 +22,61 @@ def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
         plot = None
     assert main(args) == 0
     out = capsys.readouterr().out
+    assert out.startswith("bar.frag: 6 frames 32x8 x 2 samples, fusion ")
+    assert "(one run a cell: --repeats 3 steadies the figures)\n" in out
     rows = [line.split() for line in out.splitlines() if re.match(r"\s+(\d+|auto=\d+)\s", line)]
-    assert [(r[0], r[1]) for r in rows[:4]] == [("2", "1"), ("2", "2"), ("4", "1"), ("4", "2")]
+    # granularity (sub-frames), its output frames (--outputs: 2 samples a frame), workers
+    assert [tuple(r[:3]) for r in rows[:4]] == [("2", "1", "1"), ("2", "1", "2"),
+                                                ("4", "2", "1"), ("4", "2", "2")]
     assert rows[-1][0].startswith("auto=") and len(rows) == 5
+    assert int(rows[-1][1]) == int(rows[-1][0][5:]) // 2
     best = [r for r in rows if r[-1] == "best"]
-    assert len(best) == 1 and rows[-1][1] == best[0][1]  # auto runs with the best's workers
-    fps = [float(r[2]) for r in rows]
-    assert all(f > 0 for f in fps) and all(float(r[3]) > 0 for r in rows)  # fps, latency
+    assert len(best) == 1 and rows[-1][2] == best[0][2]  # auto runs with the best's workers
+    fps = [float(r[3]) for r in rows]
+    assert all(f > 0 for f in fps) and all(float(r[4]) > 0 for r in rows)  # fps, latency
     # the best is the grid's highest throughput (auto, measured beside it, is not a candidate)
-    assert float(best[0][2]) == max(fps[:4]) and best[0] in rows[:4]
-    assert [float(r[4]) for r in rows[:4]] == sorted(float(r[4]) for r in rows[:4])  # memory
+    assert float(best[0][3]) == max(fps[:4]) and best[0] in rows[:4]
+    assert [float(r[5]) for r in rows[:4]] == sorted(float(r[5]) for r in rows[:4])  # memory
     ratio = float(re.search(r"auto / best = (\d+\.\d\d)\n", out).group(1))
     assert ratio == pytest.approx(fps[-1] / max(fps[:4]), rel=0.01, abs=0.01)
+    assert f"\nfastest here: hfrender render {BAR} --samples 2 --granularity {best[0][0]} " \
+        f"--workers {best[0][2]}\n" in out
     if plot is not None:
         assert plot.stat().st_size > 1000
 
 
+def test_bench_says_a_warning_every_cell_gives_once(capsys, caplog, tmp_path):
+    """The scene's motion warning was said once a cell (11 times by default)."""
+    from test_render import write_scene
+
+    scene = write_scene(tmp_path, """
+    class Fast(hf.Scene):
+        duration = 1.0
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere(radius=0.2))
+            self.camera.position = (0, 0, 4)
+
+        def update(self, t):
+            self.ball.position = (-1 + 90 * t, 0, 0)
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["bench", str(scene), "--frames", "2", "--outputs", "1,2",
+                     "--grid-workers", "1", "--size", "64x36", "--samples", "2"]) == 0
+    told = [r.getMessage() for r in caplog.records]
+    assert len(told) == 1 and told[0].startswith("frame 0 moves up to "), told
+
+
 def test_bench_rejects_bad_lists(capsys):
-    assert main(["bench", BAR, "--outputs", "1,x"]) == 2
-    assert "outputs='1,x' must be a comma-separated list of integers >= 1" in \
-        capsys.readouterr().err
+    for given, said in ((["--outputs", "1,x"], "--outputs 1,x: must be a comma-separated "
+                         "list of integers >= 1"),
+                        (["--outputs", "1,,2"], "--outputs 1,,2: must be a comma-separated "
+                         "list of integers >= 1"),  # (was: taken as 1,2)
+                        (["--grid-workers", "1,99"], "--grid-workers 1,99: must be a "
+                         "comma-separated list of integers >= 1 and <= 64")):
+        assert main(["bench", BAR, *given]) == 2
+        out, err = capsys.readouterr()
+        assert err == f"hfrender: error: {said}\n" and out == ""  # before the header
 
 
 @pytest.mark.parametrize("given,said", [

@@ -544,3 +544,17 @@ def test_ffv1_takes_an_odd_size(tmp_path):
     assert main(["render", BAR, "-o", str(out), "--size", "33x9", "--samples", "1",
                  "--duration", "0.1", "--codec", "ffv1", "--quiet"]) == 0
     assert iio.imread(out, index=0).shape == (9, 33, 3)
+
+
+@pytest.mark.parametrize("fps, past", [(60, False), (200, True)])
+def test_a_fast_gif_is_said_to_play_slower_and_why(tmp_path, caplog, fps, past):
+    """Over 100 fps a GIF cannot even say its delays (whole hundredths of a second): a
+    200 fps GIF of 0.1 s played 0.2 s, said only as browsers' 20 ms floor (a trial)."""
+    with caplog.at_level("WARNING"):
+        assert main(["render", BAR, "-o", str(tmp_path / "g.gif"), "--size", "16x8", "--fps",
+                     str(fps), "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+    also = (" (and a GIF's delays are whole hundredths of a second: none is shorter than "
+            "10 ms)") if past else ""
+    assert [r.getMessage() for r in caplog.records] == [
+        f"a GIF at {fps} fps: browsers show its frames shorter than 20 ms for 100 ms{also}: "
+        "the clip plays slower; --fps 50 or less keeps its speed"]

@@ -253,6 +253,12 @@ def test_clear_errors(scene, tmp_path, capsys):
     for bad in (True, "90"):  # (True passed as 1 degree; "90" was no TypeError)
         with pytest.raises(hf.InputTypeError, match=rf"^shutter={bad!r}: an angle in degrees"):
             kept.expose(shutter=bad)
+    with pytest.raises(hf.InputError, match=r"^output frame 0: no kept sub-frame inside its "
+                       r"shutter \(from -0\.0005 to 0\.0005 s\); the store's 4 sub-frames a "
+                       r"frame over 180 degrees lie 45 degrees apart: a shutter of 45 or more "
+                       r"holds one \(or keep more --samples\)$"):  # (was: no figure)
+        kept.expose(shutter=10)  # centred between the middle two (+-22.5 degrees)
+    assert len(kept.expose(shutter=45)) == len(kept.expose())
     from hfrender.cli import main  # the command names its options
 
     assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4"), "--shutter", "270"]) == 2
@@ -669,7 +675,7 @@ def test_a_store_kept_with_a_cap_that_blurs_nothing_exposes_as_it_rendered():
     """A store kept before a --max-coc-px under 2 px was refused: its depth mode blurred
     nothing, so it exposes again without depth of field, as it rendered; refocusing it is
     refused in one line that says what to do."""
-    from hfrender.engine.reexpose import Exposure, _lens
+    from hfrender.engine.exposure import Exposure, _lens
 
     kept = {"dof": "depth", "lens": {"focus_distance": 2.0, "f_stop": 2.0, "max_coc_px": 1.5}}
     assert _lens(kept, Exposure(shutter=90.0)) is None
@@ -708,7 +714,7 @@ def test_a_render_stopped_before_a_whole_segment_names_its_unfinished_store(tmp_
 
 def test_reexposes_summary_says_what_the_exposure_changed():
     from hfrender.cli.reexpose import _exposed
-    from hfrender.engine.reexpose import Exposure
+    from hfrender.engine.exposure import Exposure
 
     assert _exposed(Exposure()) == ""  # as kept
     assert _exposed(Exposure(90.0, "end", "triangle", 2.5, 1.4)) == (
@@ -823,7 +829,7 @@ def test_an_angle_between_the_stores_sub_frames_weighs_the_edge_ones_in_part(sce
     """16 sub-frames over 360 degrees stand for 22.5 degrees each: a centred 160 degrees
     takes 6 whole and two 12.5-degree parts (was: 8 whole, the pictures of 180 degrees,
     with 160 in the summary)."""
-    from hfrender.engine.reexpose import Exposure, plan_exposure
+    from hfrender.engine.exposure import Exposure, plan_exposure
 
     store = tmp_path / "store"
     _keep(scene, store, samples=16, shutter=360.0)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path
+from hfrender.cli.progress import progress_bar
 from hfrender.config import ConfigError
 
 # render options that bench would take and do nothing with: what to give instead
@@ -37,27 +38,40 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")
     outputs = _int_list("outputs", args.outputs)
-    workers = _int_list("grid-workers", args.grid_workers)
+    # (was: checked after the header, as "workers=99 ... or 'auto'")
+    workers = _int_list("grid-workers", args.grid_workers, top=64)
     if args.plot:  # checked before the grid runs, not after
         from hfrender.engine.bench import pyplot
 
         pyplot()
+    noisy = " (one run a cell: --repeats 3 steadies the figures)" if args.repeats == 1 else ""
     print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
-          f"{config.samples} samples, fusion {config.backend_name}")
-    cells, auto = bench.run_grid(args.file, config, args.frames, outputs, workers, args.scene,
-                                 args.repeats)
-    print(bench.table(cells, auto))
+          f"{config.samples} samples, fusion {config.backend_name}{noisy}", flush=True)
+    progress, finish = progress_bar(False, "benchmarking")
+    try:
+        cells, auto, plan = bench.run_grid(args.file, config, args.frames, outputs, workers,
+                                           args.scene, args.repeats, progress)
+    finally:
+        finish()
+    print(bench.table(cells, auto, plan))
+    best = max(cells, key=lambda c: c.fps)
+    print(f"fastest here: hfrender render {args.file} --samples {config.samples} "  # (its
+          f"--granularity {best.granularity} --workers {best.workers}")  # sub-frames' count)
     if args.plot:
         bench.plot(cells, auto, args.plot)
         print(f"wrote {args.plot}")
     return 0
 
 
-def _int_list(name: str, text: str) -> list[int]:
+def _int_list(name: str, text: str, top: int | None = None) -> list[int]:
+    """``--NAME 1,2,4``'s integers, each >= 1 (and at most ``top``); one line if not (an
+    empty item too: ``1,,2`` was taken as ``1,2``)."""
     try:
-        values = [int(v) for v in text.split(",") if v.strip()]
+        values = [int(v) for v in text.split(",")]
     except ValueError:
         values = []
-    if not values or min(values) < 1:
-        raise ConfigError(f"{name}={text!r} must be a comma-separated list of integers >= 1")
+    if not values or min(values) < 1 or (top is not None and max(values) > top):
+        most = f" and <= {top}" if top is not None else ""
+        raise ConfigError(f"--{name} {text}: must be a comma-separated list of integers "
+                          f">= 1{most}")
     return values

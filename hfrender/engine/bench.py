@@ -9,6 +9,9 @@ cell's number of workers (it is the granularity that is on trial).
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,32 +58,73 @@ def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: s
 
 
 def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list[int],
-             workers: list[int], scene_name: str | None = None,
-             repeats: int = 1) -> tuple[list[Cell], Cell]:
-    """The grid (granularities in whole output frames per hyperframe) and the auto cell."""
+             workers: list[int], scene_name: str | None = None, repeats: int = 1,
+             progress: Callable[[int, int], None] | None = None
+             ) -> tuple[list[Cell], Cell, Any]:
+    """The grid (granularities in whole output frames per hyperframe), the auto cell and
+    the schedule's plan; ``progress(frames done, frames in all)`` after each cell. A warning
+    the scene gives every cell is said once (was: once a cell, 11 times)."""
     from hfrender.engine.render_setup import schedule_for
 
     plan = schedule_for(config).plan(1)
-    cells = []
-    for g in aligned_granularities(plan.step, plan.overlap, outputs):
-        for w in workers:
-            cells.append(run_cell(scene, config.with_(granularity=g, workers=w), frames,
-                                  scene_name, repeats))
-    # auto granularity with the workers of the best cell: it is the granularity on trial
-    best = max(cells, key=lambda c: c.fps)
-    auto = run_cell(scene, config.with_(granularity="auto", workers=best.workers), frames,
-                    scene_name, repeats)
-    return cells, auto
+    runs = [(g, w) for g in aligned_granularities(plan.step, plan.overlap, outputs)
+            for w in workers]
+    cells: list[Cell] = []
+
+    def cell(granularity: int | str, w: int) -> Cell:
+        done = run_cell(scene, config.with_(granularity=granularity, workers=w), frames,
+                        scene_name, repeats)
+        if progress is not None:
+            progress(frames * (len(cells) + 1), frames * (len(runs) + 1))
+        return done
+
+    with _said_once():
+        for g, w in runs:
+            cells.append(cell(g, w))
+        # auto granularity with the workers of the best cell: it is the granularity on trial
+        auto = cell("auto", max(cells, key=lambda c: c.fps).workers)
+    return cells, auto, plan
 
 
-def table(cells: list[Cell], auto: Cell) -> str:
+class _Once(logging.Filter):
+    """Each message once through one handler (each handler its own: a record passes
+    every handler's filter in turn)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.levelno, record.getMessage())
+        new = key not in self.seen
+        self.seen.add(key)
+        return new
+
+
+@contextmanager
+def _said_once() -> Iterator[None]:
+    """Each log message once while this lasts (a filter on each of the root's handlers)."""
+    filters = [(h, _Once()) for h in logging.getLogger().handlers]
+    for h, once in filters:
+        h.addFilter(once)
+    try:
+        yield
+    finally:
+        for h, once in filters:
+            h.removeFilter(once)
+
+
+def table(cells: list[Cell], auto: Cell, plan: Any) -> str:
+    """The grid, the best marked, with each granularity's output frames per hyperframe
+    (what --outputs gives), and auto's share of the best."""
     best = max(cells, key=lambda c: c.fps)
-    lines = [f"{'granularity':>11} {'workers':>7} {'fps':>8} {'latency ms':>10} "
+    lines = [f"{'granularity':>11} {'frames':>6} {'workers':>7} {'fps':>8} {'latency ms':>10} "
              f"{'memory MB':>9}"]
     for c in [*cells, auto]:
         mark = " best" if c is best else ""
         name = f"auto={c.used}" if c is auto else str(c.granularity)
-        lines.append(f"{name:>11} {c.workers:>7} {c.fps:8.1f} {c.latency_ms:10.1f} "
+        per = max(1, (c.used - plan.overlap) // plan.step)
+        lines.append(f"{name:>11} {per:>6} {c.workers:>7} {c.fps:8.1f} {c.latency_ms:10.1f} "
                      f"{c.memory_mb:9.1f}{mark}")
     lines.append(f"auto / best = {auto.fps / best.fps:.2f}")
     return "\n".join(lines)

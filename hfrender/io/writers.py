@@ -210,9 +210,11 @@ class VideoWriter(Closing):
         self.codec = check_output(container or path, size, codec, alpha=alpha,
                                   pix_fmt=getattr(encoding, "pix_fmt", None))
         if self.codec == "gif" and fps > GIF_MAX_FPS:
+            past = (" (and a GIF's delays are whole hundredths of a second: none is shorter "
+                    "than 10 ms)") if fps > 100 else ""
             log.warning("a GIF at %g fps: browsers show its frames shorter than 20 ms for "
-                        "100 ms (the clip plays slower); --fps %d or less keeps its speed",
-                        fps, GIF_MAX_FPS)
+                        "100 ms%s: the clip plays slower; --fps %d or less keeps its speed",
+                        fps, past, GIF_MAX_FPS)
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
