@@ -302,6 +302,14 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path):
     empty.write_text('{"asset": {"version": "2.0"}}')
     with pytest.raises(meshes.ModelError, match="empty.gltf: the file has no triangles"):
         hf.Mesh.load(empty)
+    (tmp_path / "zero.stl").write_bytes(b"")  # (was: "text that is not an ASCII STL")
+    with pytest.raises(meshes.ModelError, match=r"zero\.stl: the file has no triangles: it "
+                                                r"is empty$"):
+        hf.Mesh.load(tmp_path / "zero.stl")
+    for given in ("", "  "):  # (was: ".: unsupported model format '(no suffix)'")
+        with pytest.raises(meshes.ModelError, match=rf"^Mesh\.load\({given!r}\): give the "
+                                                    r"model file's path"):
+            hf.Mesh.load(given)
     with pytest.raises(meshes.ModelError, match=r"no model: make it with hf.Mesh.load"):
         hf.Mesh().geometry  # noqa: B018
     # the API slips: a path given to the class (it said "Mesh.position='box.glb' must be 3
@@ -414,3 +422,29 @@ def test_a_scene_loading_a_bad_model_is_bad_input_exit_2(tmp_path, capsys):
                                                "ModelError: ")
     assert "bad.glb: not a glTF 2.0 binary file" in err[0] and "uses_bad.py:7)" in err[0]
     assert not (tmp_path / "o.mp4").exists()
+
+
+def test_a_model_path_from_home_is_expanded(tmp_path, monkeypatch):
+    """``hf.Mesh.load("~/models/box.obj")`` was looked for in a folder named ``~``."""
+    trimesh = pytest.importorskip("trimesh")
+    (tmp_path / "models").mkdir()
+    trimesh.creation.box().export(tmp_path / "models" / "box.obj")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert hf.Mesh.load("~/models/box.obj").triangles == 12
+
+
+def test_a_model_with_nan_vertices_is_said_and_bounded_by_the_rest(tmp_path, caplog):
+    """A PLY with a NaN vertex loaded silently with bounds of NaN: a user centring it from
+    them was refused at their own line, the file unnamed."""
+    (tmp_path / "nan.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 2 0\nv nan 0 0\n"
+                                      "f 1 2 3\nf 1 2 4\n")
+    with caplog.at_level("WARNING"):
+        model = hf.Mesh.load(tmp_path / "nan.obj")
+    np.testing.assert_array_equal(model.bounds, [[0, 0, 0], [1, 2, 0]])
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{tmp_path / 'nan.obj'}: 1 of its 4 vertices are NaN or infinite: the triangles "
+        "using them are not drawn, and its bounds are the other vertices'"]
+    (tmp_path / "all.obj").write_text("v nan 0 0\nv 1 inf 0\nv 0 0 nan\nf 1 2 3\n")
+    with pytest.raises(meshes.ModelError, match=r"all\.obj: no vertex of it is a finite "
+                                                r"number \(NaN or infinity\)$"):
+        hf.Mesh.load(tmp_path / "all.obj")

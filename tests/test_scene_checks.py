@@ -2,6 +2,7 @@
 the camera's sensor fit (Blender's), each bad value one line with the script's file:line."""
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -506,10 +507,12 @@ def test_a_camera_is_aimed_and_its_depth_range_runs_near_to_far():
         cam.blades = 6
     for near, far in ((20.0, 0.1), (1.0, 1.0)):
         cam.near, cam.far = near, far
+        line = sys._getframe().f_lineno - 1
         with pytest.raises(InputError) as excinfo:
             cam.validate()
-        assert one_line(excinfo) == (f"camera.near={near!r} must be less than camera.far="
-                                     f"{far!r}: what is drawn lies between them")
+        assert one_line(excinfo) == (f"camera.near={near:g} must be less than camera.far="
+                                     f"{far:g}: what is drawn lies between them")
+        assert excinfo.value.where.endswith(f"test_scene_checks.py:{line}")  # far's, set last
     cam.near, cam.far = 0.1, 20.0
     cam.validate()
 

@@ -123,7 +123,9 @@ def test_a_focus_within_the_focal_length_names_the_line_that_set_it(tmp_path, ca
     assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--duration", "0.1",
                  "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"hfrender: error: {scene}: ") and re.search(said, err), err
+    # the file named once, by its line (was: "{scene}: camera... ({scene}:9)")
+    assert err.startswith("hfrender: error: camera.focus_distance=") and \
+        re.search(said, err), err
     assert not out.exists()
 
 
@@ -570,3 +572,19 @@ def test_an_object_made_but_never_added_is_said(tmp_path, caplog, setup, said):
                      "--quiet"]) == 0
     told = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Lost:")]
     assert told == ([] if said is None else [said])
+
+
+def test_a_camera_range_upside_down_names_the_line_that_made_it(tmp_path, capsys):
+    """``near = 10; far = 1`` was told without a line, as ``10.0`` where 10 was written."""
+    scene = write_scene(tmp_path, """
+    class Range(hf.Scene):
+        def setup(self):
+            self.add(hf.Cube())
+            self.camera.near = 10
+            self.camera.far = 1
+    """)
+    assert main(["still", str(scene), "-o", str(tmp_path / "r.png"), "--size", "32x18"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: camera.near=10 must be less than camera.far=1: what is drawn lies "
+        f"between them ({scene}:9)\n")
+    assert not (tmp_path / "r.png").exists()

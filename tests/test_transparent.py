@@ -233,3 +233,13 @@ def test_an_odd_size_mov_of_a_scene_whose_background_is_none_is_prores_4444(scen
     done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / "g.mov"), "--size",
                            "65x37"], capture_output=True, text=True)  # opaque: 4:2:0 H.264
     assert done.returncode == 2 and "libx264 video in yuv420p needs an even width" in done.stderr
+
+
+def test_a_misspelt_codec_is_told_before_what_alpha_needs(scenes, tmp_path):
+    """``--transparent --codec prores_kss`` was "keeps no alpha"; the codec is the mistake."""
+    done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / "a.mov"),
+                           "--transparent", "--codec", "prores_kss"], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and done.stderr == (
+        "hfrender: error: --codec prores_kss: this ffmpeg has no such encoder (did you mean "
+        "prores_ks? hfrender info -v lists its video encoders)\n")

@@ -156,9 +156,9 @@ class RenderJob:
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()
-            except InputError as exc:
-                raise SceneError(f"{scene.source_path}: {exc}"
-                                 f"{told_line(exc, scene.source_path)}") from None
+            except InputError as exc:  # the file named once: by its line, where it is told
+                at = told_line(exc, scene.source_path)
+                raise SceneError(f"{exc}{at}" if at else f"{scene.source_path}: {exc}") from None
         self.dof = self.stats.dof = modes.resolve_dof(self.config.dof, scene, self.first_frame,
                                                       self.config.fps)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(

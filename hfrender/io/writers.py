@@ -129,17 +129,17 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         raise WriterError(_unknown_type(path, suffix, not for_footage or float_in,
                                         for_footage))
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
+    if chosen not in ffmpeg_encoders():  # first (a misspelt one was said to keep no alpha)
+        near = nearest(chosen, sorted(ffmpeg_encoders("V")))
+        raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder ("
+                          + (f"did you mean {near[0]}? " if near else "")
+                          + "hfrender info -v lists its video encoders)")
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
                           "(ProRes 4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
     if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
         raise WriterError(f"{alpha_from}: --pix-fmt {pix_fmt} keeps no alpha; give one with "
                           f"alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave --pix-fmt out")
-    if chosen not in ffmpeg_encoders():  # (was: "hfrender info lists them": 7 of 230)
-        near = nearest(chosen, sorted(ffmpeg_encoders("V")))
-        raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder ("
-                          + (f"did you mean {near[0]}? " if near else "")
-                          + "hfrender info -v lists its video encoders)")
     fmt = pix_fmt or "yuv420p"
     sw, sh = chroma_steps(chosen, fmt)
     if size[0] % sw or size[1] % sh:

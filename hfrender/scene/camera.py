@@ -67,9 +67,11 @@ class Camera(checks.Checked):
         if name == "target":  # set anew: no longer where a look_at call put it
             object.__setattr__(self, "_aimed_at", None)
         super().__setattr__(name, value)
-        if name in _LENS_NAMES:  # where, for the lens's error: a distance within the focal
-            # length is refused only when the lens is made
-            self.__dict__.setdefault("_set_at", {})[name] = checks.caller_line()
+        if name in _LENS_NAMES + ("near", "far"):  # where, for the lens's error (a distance
+            # within the focal length is refused only when the lens is made) and the range's
+            set_at = self.__dict__.setdefault("_set_at", {})
+            set_at.pop(name, None)  # the last set last
+            set_at[name] = checks.caller_line()
 
     def look_at(self, target: tuple) -> None:
         self.target = target
@@ -214,8 +216,12 @@ class Camera(checks.Checked):
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise InputError(f"camera.{name}={v!r} must be a number > 0")
         if not self.near < self.far:  # the depth range drawn: it was drawn upside down
-            raise InputError(f"camera.near={self.near!r} must be less than camera.far="
-                             f"{self.far!r}: what is drawn lies between them")
+            told = InputError(f"camera.near={self.near:g} must be less than camera.far="
+                              f"{self.far:g}: what is drawn lies between them")
+            set_at = [at for n, at in self.__dict__.get("_set_at", {}).items()
+                      if n in ("near", "far")]
+            told.where = set_at[-1] if set_at else None  # the line that set the later one
+            raise told
         if self.has_dof:
             self.lens()  # validates f_stop and focus_distance
         _blades("camera.aperture_blades", self.aperture_blades)

@@ -174,6 +174,8 @@ def _why_none(path: Path) -> str:
     """Why trimesh found no triangles in ``path``, where its format tells (was: "no
     triangles" for a binary STL cut short, or another file named .stl or .obj)."""
     suffix, data = path.suffix.lower(), path.read_bytes()
+    if not data.strip():  # (was: "text that is not an ASCII STL" of an empty .stl)
+        return ": it is empty"
     if suffix == ".stl" and not data.lstrip().startswith(b"solid"):
         if all(32 <= b < 127 or b in b"\t\r\n" for b in data[:84]):
             return ": text that is not an ASCII STL (which begins 'solid'): not an STL file?"
@@ -217,8 +219,15 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
     parts = _merged(parts)
     positions = np.concatenate([p.vertices["position"] for p in parts])
+    finite = positions[np.isfinite(positions).all(1)]
+    if len(finite) < len(positions):  # (was: bounds of NaN, refused later at the user's line)
+        if not len(finite):
+            raise ModelError(f"{shown}: no vertex of it is a finite number (NaN or infinity)")
+        log.warning("%s: %d of its %d vertices are NaN or infinite: the triangles using them "
+                    "are not drawn, and its bounds are the other vertices'", shown,
+                    len(positions) - len(finite), len(positions))
     return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
-                     np.stack([positions.min(0), positions.max(0)]).astype(np.float64))
+                     np.stack([finite.min(0), finite.max(0)]).astype(np.float64))
 
 
 def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
@@ -240,7 +249,8 @@ def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
         faces = np.arange(len(corners)).reshape(-1, 3)
     v = np.zeros(len(positions), VERTEX)
     m = transform[:3, :3]
-    v["position"] = positions @ m.T + transform[:3, 3]
+    with np.errstate(invalid="ignore"):  # a NaN vertex stays NaN (said by _read)
+        v["position"] = positions @ m.T + transform[:3, 3]
     if normals is not None:
         normals = normals @ _cofactor(m).T
         v["normal"] = normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True),
@@ -340,10 +350,10 @@ class Mesh(Object3D):
     def load(cls, path: str | Path, **placement: Any) -> Mesh:
         """The model in ``path`` (``.glb .gltf .obj .stl .ply``); a relative path is
         looked for beside the calling script first, then in the current folder."""
-        if not isinstance(path, (str, os.PathLike)):
+        if not isinstance(path, (str, os.PathLike)) or not str(path).strip():  # (and '')
             raise ModelError(f"Mesh.load({path!r}): give the model file's path (a str or "
                              "Path), e.g. hf.Mesh.load('assets/toy.glb')")
-        p = Path(path)
+        p = Path(path).expanduser()  # ~/models/x.glb, as a shell would (was: not found)
         looked = [p.resolve()]
         if not p.is_absolute():
             caller = Path(sys._getframe(1).f_code.co_filename).parent
