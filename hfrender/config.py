@@ -236,7 +236,14 @@ def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str,
     if others:
         raise ConfigError(f"{path}: unknown table or key {others[0]!r}; hfrender.toml holds a "
                           "[render] table of render settings")
-    table = data.get("render", {})
+    table: dict = {}  # keys as the long options spell them too (pix-fmt), as batch takes them
+    spelt: dict[str, str] = {}
+    for key, value in data.get("render", {}).items():
+        name = key.replace("-", "_")
+        if name in table:
+            raise ConfigError(f"{path}: [render] {spelt[name]} and {key} are one setting; "
+                              "give it once")
+        table[name], spelt[name] = value, key
     known = {f.name for f in fields(RenderConfig)}
     unknown = sorted(set(table) - known)
     if unknown:

@@ -30,10 +30,13 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
         lenses = _pull(list(each.ravel()), n, lens)
     one, focal = all(ln == lenses[0] for ln in lenses), lenses[0].focal_length_mm / 1000
     shared = n == 1 or getattr(depth, "strides", (0,))[0] == 0  # one depth for every frame
-    pooled = [validate.focus_note(depth, lenses[0].focus_distance, "depth", focal)] if one \
+    width = depth.shape[-1]
+    pooled = [validate.focus_note(depth, lenses[0].focus_distance, "depth", focal,
+                                  lenses[0].sky_blur_px(width))] if one \
         else []  # all of the frames at once, then each frame's own (one of other units)
     notes = chain(pooled, () if one and shared else (  # (a pull: each frame's distance
-        validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal)
+        validate.focus_note(depth[k], ln.focus_distance, f"depth frame {k}", focal,
+                            ln.sky_blur_px(width))
         for k, ln in enumerate(lenses)))
     note = next((text for text in notes if text), None) or _blur_note(depth, lenses)
     if note:  # said, not refused: a Python warning, once per place it is called from

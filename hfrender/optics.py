@@ -119,6 +119,10 @@ class Lens:
         coc *= image_width
         return coc
 
+    def sky_blur_px(self, image_width: int) -> float:
+        """The circle of confusion (pixels across) of the sky, at infinity."""
+        return float(self.coc_px(np.array([np.inf]), image_width)[0])
+
     def largest_d2(self, nearest: float, farthest: float, width: int, height: int) -> float:
         """The largest squared radius (pixels, capped) of the circles of confusion of depths
         from ``nearest`` to ``farthest`` metres, in float32 as the gather finds it per

@@ -167,7 +167,7 @@ def _resize_hint(shape: tuple, want: tuple) -> str:
 
 
 def focus_note(depth: Any, focus_distance: float, name: str = "depth",
-               focal_m: float = 0.0) -> str | None:
+               focal_m: float = 0.0, sky_blur_px: float | None = None) -> str | None:
     """A warning when the focus plane lies nearer than every value of ``depth`` (metres,
     NumPy or CuPy), or farther than every one of a depth with no sky (``inf``): no pixel
     is at the focus distance, everything blurs (focus meant for other units, or depth that
@@ -176,10 +176,16 @@ def focus_note(depth: Any, focus_distance: float, name: str = "depth",
     :data:`FOCUS_MARGIN` of the depth's ends (a focus just past the farthest object, as
     for the hyperfocal distance), nor for depth with NaN (refused where it is read). And
     one when depth comes nearer than the lens's focal length ``focal_m``: no lens images a
-    point there (disparity with its sky read as inf, say, where the focus cannot tell)."""
+    point there (disparity with its sky read as inf, say, where the focus cannot tell).
+    Depth with sky: a focus farther than all the rest is said where the sky blurs too,
+    ``sky_blur_px`` (its circle of confusion) :data:`MIN_BLUR_PX` or more (was: never, and
+    an inverse depth read with --depth-zero-is-sky blurred the whole frame unsaid)."""
     if not depth.size:
         return None
     lo, hi = float(depth.min()), float(depth.max())
+    if math.isinf(hi) and sky_blur_px is not None and sky_blur_px >= MIN_BLUR_PX:
+        rest = depth[depth < math.inf]
+        hi = float(rest.max()) if rest.size else hi  # the sky too blurred: the rest's end
     if lo < focal_m:  # no lens images a point this near: not a distance (disparity, likely)
         return (f"{name} reaches {lo:g} m, nearer than the lens's focal length "
                 f"({focal_m:g} m): no lens images that. {_NOT_METRES}")
@@ -189,8 +195,10 @@ def focus_note(depth: Any, focus_distance: float, name: str = "depth",
             or math.isnan(lo) or math.isnan(hi)):
         return None
     side = "nearer" if focus_distance < lo else "farther"
+    sky = (f" and sky, blurred {sky_blur_px:.3g} px across" if math.isinf(float(depth.max()))
+           and side == "farther" else "")
     return (f"the focus distance {focus_distance:g} m is {side} than all of {name} ({lo:g} "
-            f"to {hi:g} m): no pixel is in focus. {_NOT_METRES}")
+            f"to {hi:g} m{sky}): no pixel is in focus. {_NOT_METRES}")
 
 
 def blur_note(lenses: Iterable[Lens], nearest: float, farthest: float, width: int,

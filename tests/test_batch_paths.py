@@ -119,3 +119,17 @@ def test_an_fx_jobs_depth_pass_is_checked_before_any_job_runs(folder, capsys):
     path.write_text(base + fx.format("fine", "clip.mp4", "depth.npy", "focus-distance = 3"))
     code, results = summary(folder)
     assert code == 0 and results["fine"]["status"] == "done" and results["fine"]["frames"] == 12
+
+
+def test_an_fx_job_whose_input_job_failed_is_not_run(folder):
+    """The render failing, its fx job ran on the render's older output ("up-to-date"), or,
+    with none, failed "input not found" (a trial)."""
+    path = folder / "jobs.toml"
+    path.write_text(path.read_text().replace('input = "clip.mp4"', 'input = "out/bar.mp4"'))
+    assert summary(folder)[0] == 0  # an older output of bar's, and smooth's on it
+    (folder / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = nope; }\n")
+    code, results = summary(folder)
+    assert code == 1 and results["bar"]["status"] == "failed"
+    assert (results["smooth"]["status"], results["smooth"]["error"]) == (
+        "not run", "it reads the output of job 'bar', which failed")
+    assert results["frames"]["status"] == "failed"  # (the same scene: its own failure)

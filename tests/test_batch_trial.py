@@ -282,3 +282,22 @@ def test_a_scene_that_exits_while_samples_auto_probes_it_fails_its_job(tmp_path)
     assert code == 1 and results["bar"]["status"] == "done"
     assert results["exits"]["status"] == "failed"
     assert "it called sys.exit(3)" in results["exits"]["error"]
+
+
+def test_a_jobs_warnings_name_the_job(tmp_path, caplog):
+    """A batch's log said a job's warning between two jobs' lines, whose it was unsaid."""
+    (tmp_path / "jobs.toml").write_text(
+        f'[[job]]\nname = "fast"\nscene = "{BAR}"\noutput = "fast.gif"\nfps = 60\n'
+        'size = "32x8"\nduration = 0.1\n'
+        f'[[job]]\nname = "calm"\nscene = "{BAR}"\noutput = "calm.gif"\nfps = 10\n'
+        'size = "32x8"\nduration = 0.1\n')
+    with caplog.at_level("WARNING"):
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records]
+    assert told == ["job 'fast': a GIF at 60 fps: browsers show its frames shorter than 20 ms "
+                    "for 100 ms: the clip plays slower; --fps 50 or less keeps its speed"]
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(BAR), "-o", str(tmp_path / "alone.gif"), "--size", "32x8",
+                     "--duration", "0.1", "--fps", "60", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records][0].startswith("a GIF at 60 fps")

@@ -69,12 +69,14 @@ def test_render_prints_a_summary(tmp_path, capsys):
     assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("wrote ") and text.count("\n") == 1  # no bar's blank line first
-    assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples, dof off; "
+    assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples over 180 "
+                     r"degrees, dof off; "
                      r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text), text
     # reconstruction asked of a shader: said why it is plain (auto on the CPU asks none)
     assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2",
                  "--reconstruct", "on"]) == 0
-    assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples \(plain: a shader "
+    assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples over 180 "
+                     r"degrees \(plain: a shader "
                      r"has no velocity to reconstruct the motion from\), dof off; ",
                      capsys.readouterr().out)
 
@@ -90,7 +92,7 @@ def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
     assert said.count("samples") == 1
     assert main(["render", BAR, "-o", out, "--size", "32x8", "--duration", "0.2",
                  "--samples", "1"]) == 0
-    assert "at 30 fps, 1 sample, dof off;" in capsys.readouterr().out
+    assert "at 30 fps, 1 sample (no motion blur), dof off;" in capsys.readouterr().out
 
 
 def test_quality_presets(tmp_path):
@@ -335,7 +337,7 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
     assert main(["render", BAR, "-o", str(tmp_path / "p.mp4"), "--preview"]) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: --preview needs a window: GLFW could not start "
-                        r"\(.*DISPLAY.*\).*; render without --preview \(or hfrender.toml's "
+                        r"\(.*DISPLAY.*\).*; render without --preview \(nor hfrender.toml's "
                         r"preview = true\)\n", err), err
     assert "--gl egl" not in err  # was: "or use the headless context (--gl egl)", given or not
     assert not (tmp_path / "p.mp4").exists()

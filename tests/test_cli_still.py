@@ -92,7 +92,8 @@ def test_a_still_past_the_scenes_duration_within_duration(tmp_path, capsys):
     out = tmp_path / "s.png"
     assert main(["still", str(clock), "-t", "5", "--duration", "20", "--size", "8x4",
                  "--samples", "1", "-o", str(out)]) == 0
-    assert capsys.readouterr().out == f"wrote {out}: frame 150 (t=5.000 s), dof off\n"
+    assert capsys.readouterr().out == (f"wrote {out}: frame 150 (t=5.000 s), 1 sample (no "
+                                       "motion blur), dof off\n")
     frames, _ = render_frames(clock, first_frame=150, count=1, size=(8, 4), samples=1,
                               duration=20.0)
     still = iio.imread(out)

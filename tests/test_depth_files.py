@@ -506,3 +506,37 @@ def test_an_exr_depth_of_a_lone_channel_that_names_no_depth_is_warned_of(tmp_pat
     said = "each EXR's channel G, its only one, which names no depth (Z, depth.Z, Y or R)"
     assert (said in caplog.text) == warned
     np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
+
+
+@pytest.mark.parametrize("given, said", [
+    ("nope/%04d.exr", "depth not found: {tmp}/nope/%04d.exr"),  # (each was the formats'
+    ("nope", "depth not found: {tmp}/nope"),  # list, as if the one given were none of them)
+    ("z/%04d.png", "depth {tmp}/z/%04d.png: {tmp}/z holds no .png images (it holds .exr)"),
+    ("z.mp4", "depth {tmp}/z.mp4: a video is not read as depth (8-bit, compressed: its steps "
+              "would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy"),
+])
+def test_a_depth_path_that_gives_none_says_why(tmp_path, given, said):
+    (tmp_path / "z").mkdir()
+    (tmp_path / "z" / "0001.exr").write_bytes(b"")
+    (tmp_path / "z.mp4").write_bytes(b"")
+    with pytest.raises(FootageError) as err:
+        open_depth(str(tmp_path / given))
+    assert str(err.value) == said.format(tmp=tmp_path)
+
+
+def test_one_frame_of_a_depth_sequence_given_for_all_is_said(tmp_path, caplog):
+    """``--depth zexr/1001.exr``, meant as ``zexr/%04d.exr``: every frame took frame 1001's
+    depth without a word, even with -v (a compositor's trial)."""
+    (tmp_path / "z").mkdir()
+    grey = np.stack([np.full((4, 6), 2000, np.uint16)] * 3, axis=-1)
+    for k in (1001, 1002, 1003):
+        (tmp_path / "z" / f"{k}.png").write_bytes(encode_png16(grey))
+    (tmp_path / "plate.png").write_bytes(encode_png16(grey))
+    with caplog.at_level("WARNING"):
+        one = open_depth(str(tmp_path / "z" / "1002.png"))
+        plate = open_depth(str(tmp_path / "plate.png"))  # a plate alone: as it was
+    assert one.static and plate.static
+    assert [r.getMessage() for r in caplog.records] == [
+        f"depth {tmp_path / 'z' / '1002.png'} is one frame of a sequence ({tmp_path / 'z'} "
+        f"holds 3 like it): every frame takes it; for each its own, give "
+        f"{tmp_path / 'z' / '%04d.png'}"]

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 from conftest import srgb_decode
@@ -409,6 +411,33 @@ def test_no_focus_warning_for_depth_that_is_refused_or_empty():
         "the focus distance 50 m is farther than all of depth (1 to 5 m): no pixel is in "
         "focus. Depth must be metres from the camera (an inverse depth, or disparity, from a "
         "depth estimator is not: near is large there)")
+
+
+@pytest.mark.parametrize("focus, f_stop, said", [
+    (2.0, 2.0, True),  # disparity 0.1-0.5 read with its zeros as sky: everything blurs
+    (50.0, 8.0, False),  # the sky nearly in focus: a landscape focused past its hills
+    (0.3, 2.0, False),  # within the rest
+])
+def test_a_focus_past_all_but_a_blurred_sky_is_said(focus, f_stop, said):
+    """A focus farther than every finite depth was never said where the depth had sky
+    (inf): an inverse depth with --depth-zero-is-sky blurred the whole frame, sky too.
+    The sky's blur at 50 mm on 36 mm over 240 px: f^2 / (N (S - f)) / 36 * 240."""
+    rng = np.random.default_rng(43)
+    depth = rng.uniform(0.1, 0.5, (12, 240)).astype(np.float32)
+    depth[:4] = np.inf
+    sky = 50.0 ** 2 / (f_stop * (focus * 1000 - 50.0)) / 36 * 240
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hf.depth_of_field(rng.random((12, 240, 3), dtype=np.float32), depth,
+                          focus_distance=focus, f_stop=f_stop)
+    told = [str(w.message) for w in _told(caught) if "focus distance" in str(w.message)]
+    lo, hi = float(depth.min()), float(depth[4:].max())
+    assert told == ([
+        f"the focus distance {focus:g} m is farther than all of depth ({lo:g} to {hi:g} m "
+        f"and sky, blurred {sky:.3g} px across): no pixel is in focus. Depth must be metres "
+        "from the camera (an inverse depth, or disparity, from a depth estimator is not: near "
+        "is large there)"] if said else []), told
+    assert (sky >= 2) == (focus != 50.0)  # the landscape's sky is sharp, the others' not
 
 
 @pytest.mark.parametrize("method", ["fast", "exact"])

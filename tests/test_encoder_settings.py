@@ -243,6 +243,13 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == (f"hfrender: error: {toml}: unknown setting(s) in "
                                        "[render]: did you mean sampels -> samples, shuter -> "
                                        "shutter?\n")
+    toml.write_text('[render]\npix-fmt = "yuv444p"\nsize = "64x16"\nduration = 0.1\n')
+    assert main(["render", BAR, "-o", "dash.mp4", "--quiet"]) == 0  # as the option is spelt
+    assert pix_fmt("dash.mp4") == "yuv444p"  # (was: "did you mean pix-fmt -> pix_fmt?")
+    toml.write_text('[render]\npix-fmt = "yuv444p"\npix_fmt = "yuv420p"\n')
+    assert main(["render", BAR, "-o", "b.mp4"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {toml}: [render] pix-fmt and "
+                                       "pix_fmt are one setting; give it once\n")
     toml.write_text('[render]\nzzz = 4\n')  # nothing near: the names there are
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
     assert "unknown setting(s) zzz in [render]; known: antialias, " in capsys.readouterr().err

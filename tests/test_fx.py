@@ -939,7 +939,8 @@ def test_a_depth_frame_of_another_size_is_named_in_width_x_height(tmp_path, rng,
                  "--depth-scale", "0.001", "--focus-distance", "2", "--f-stop", "2"])
     assert code == 2
     assert capsys.readouterr().err.endswith(
-        "hfrender: error: depth frame 2 is 32x18, the footage 64x36: they must match\n")
+        f"hfrender: error: depth frame 2 ({folder / '02.png'}) is 32x18, the first 64x36: a "
+        "depth pass is one size\n")  # named by its file (was: by its number alone)
     assert main(["fx", str(clip), "-o", str(tmp_path / "s.mp4"), "--motion-blur", "3",
                  "--stride", "3"]) == 0  # one output frame: counted as one
     assert capsys.readouterr().out.strip() == (f"wrote {tmp_path / 's.mp4'}: 1 frame at 10 fps "

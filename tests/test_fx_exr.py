@@ -334,3 +334,24 @@ def test_an_exr_shot_into_a_default_video_is_said_to_lose_its_depth(tmp_path, rn
             f"{tmp_path / 'in'} has more than 8 bits; {out} is written with 8 (its encoder's "
             "default): give --codec prores_ks (.mov), or --codec libx265 --pix-fmt "
             "yuv420p10le, to keep them"] if warned else [])
+
+
+def test_passes_beside_the_colour_are_said_to_be_left_out(tmp_path, rng, caplog):
+    """A multilayer EXR's Z and normals were dropped from the output without a word (a
+    compositor's trial); the colour alone is written, and that is said once."""
+    import OpenEXR
+
+    (tmp_path / "ml").mkdir()
+    for i in range(2):
+        channels = {c: rng.random((4, 6), dtype=np.float32) for c in
+                    ("Combined.R", "Combined.G", "Combined.B", "Depth.Z", "Normal.X")}
+        OpenEXR.File({"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage},
+                     channels).write(str(tmp_path / "ml" / f"{i:04d}.exr"))
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(tmp_path / "ml"), "-o", str(tmp_path / "o" / "%04d.exr"),
+                     "--motion-blur", "2", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        "0000.exr holds Depth.Z, Normal.X besides its colour: the output's EXRs hold the "
+        "colour alone"]
+    with OpenEXR.File(str(tmp_path / "o" / "0000.exr"), header_only=True) as f:
+        assert sorted(c.name for c in f.parts[0].header["channels"]) == ["B", "G", "R"]

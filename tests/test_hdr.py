@@ -256,10 +256,12 @@ def test_the_summaries_say_hdr_and_why(tmp_path, capsys):
     assert main(["still", str(lamp), "-o", str(tmp_path / "l.png"), "--size", "64x36",
                  "--hdr", "on"]) == 0
     assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'l.png'}: frame 0 "
-                                              "(t=0.000 s), dof off, hdr\n")
+                                              "(t=0.000 s), 8 samples over 180 degrees, dof "
+                                              "off, hdr\n")
     assert main(["still", str(lamp), "-o", str(tmp_path / "m.png"), "--size", "64x36",
                  "--hdr", "off"]) == 0
-    assert capsys.readouterr().out.endswith("m.png: frame 0 (t=0.000 s), dof off\n")
+    assert capsys.readouterr().out.endswith("m.png: frame 0 (t=0.000 s), 8 samples over 180 "
+                                                    "degrees, dof off\n")
 
 
 BOKEH = '''

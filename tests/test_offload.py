@@ -465,7 +465,7 @@ def test_a_video_does_not_depend_on_where_it_was_fused(tmp_path):
 
 
 def test_a_ray_task_fuses_in_its_own_process():
-    from hfrender.engine.cluster import _task_config
+    from hfrender.engine.cluster_tasks import task_config as _task_config
 
     assert _task_config({"size": [64, 36]}).fusion_process == "off"
     assert _task_config({"size": [64, 36], "fusion_process": "auto"}).fusion_process == "off"

@@ -14,7 +14,7 @@ from render_helpers import decode_video as decoded
 
 from hfrender.cli import main
 from hfrender.config import RenderConfig
-from hfrender.engine import cluster
+from hfrender.engine import cluster, cluster_tasks
 from hfrender.engine.render import render
 from hfrender.io.segments import work_dir
 
@@ -162,7 +162,7 @@ def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):
                     cmd = Path(f"/proc/{p}/cmdline").read_bytes()
                 except OSError:
                     continue
-                if b"_render_chunk" in cmd:
+                if b"render_chunk" in cmd:
                     os.kill(p, signal.SIGKILL)
                     killed.append(p)
                     return
@@ -309,7 +309,7 @@ def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
     monkeypatch.setattr(render_job, "create_context", context)
     monkeypatch.setattr(ray, "get_gpu_ids", lambda: [3])
     job = render_job.RenderJob(SCENES / "showcase.py", RenderConfig(size=(32, 18)),
-                               writer=object(), count=1, gl_device=cluster._task_gpu())
+                               writer=object(), count=1, gl_device=cluster_tasks._task_gpu())
     with pytest.raises(Stop):
         job.prepare()
     assert seen["cuda_device"] == 3
@@ -554,3 +554,21 @@ def test_a_ray_runs_segments_go_on_here_with_resume(local_ray, tmp_path, monkeyp
     capsys.readouterr()
     assert main([*args, *local_frames, "--resume"]) == 0, capsys.readouterr().err
     assert out.exists() and not work_dir(out).exists()
+
+
+def test_a_batch_job_whose_folder_is_too_large_for_ray_runs_here_said(local_ray, tmp_path,
+                                                                      monkeypatch, caplog):
+    """A scene folder past what is sent to the workers failed its job mid-batch; it runs
+    in the driver, as a job Ray does not take does, and that is said (was: unsaid)."""
+    monkeypatch.setattr(cluster, "WORKING_DIR_LIMIT", 100)  # the scene file alone is past
+    slow_scene(tmp_path, 0.0)
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "big"\nscene = "slow.py"\n'
+                                        'output = "o.mp4"\nsize = "32x18"\nsamples = 1\n'
+                                        'duration = 0.2\n')
+    with caplog.at_level("WARNING"):
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"job 'big' runs here, not on Ray: {tmp_path} (the scene's folder, sent to every "
+        "worker) holds more than 0 MiB; move the scene into a folder of its own with only "
+        "the files it needs"]
+    assert len(decoded(tmp_path / "o.mp4")) == 6

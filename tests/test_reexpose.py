@@ -867,3 +867,21 @@ def test_a_stores_own_exposure_is_its_render_with_jitter_and_auto_counts(scene, 
     fresh, _ = render_frames(scene, size=SIZE, dof="off", **settings)
     own = hf.SampleStore.open(store).expose()
     assert np.abs(own.astype(int) - fresh.astype(int)).max() <= 1
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_an_interrupted_stores_leftover_is_said_as_it_is_removed(scene, tmp_path, caplog):
+    """The interrupted render said its unfinished store "can go"; the next one removed it
+    without a word."""
+    from hfrender.io.store import MARKER
+
+    left = tmp_path / "s.samples.partial"
+    left.mkdir()
+    (left / MARKER).write_text("an hfrender sample store being written\n")
+    (left / "c000000.npz").write_bytes(b"old")
+    with caplog.at_level("WARNING"):
+        _keep(scene, tmp_path / "s.samples", samples=2)
+    assert [r.getMessage() for r in caplog.records if "removing" in r.getMessage()] == [
+        f"--keep-samples {tmp_path / 's.samples'}: removing {left}, an interrupted render's "
+        "unfinished store (a store cannot be resumed)"]
+    assert not left.exists() and (tmp_path / "s.samples" / "store.json").is_file()

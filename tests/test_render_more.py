@@ -259,6 +259,8 @@ def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
     from hfrender.scene.loader import load_scene
 
     assert type(load_scene(path)).__name__ == "Real"
+    # named, it is one (was: "no Scene named 'Base'; found Real")
+    assert type(load_scene(path, "Base")).__name__ == "Base"
 
 
 @pytest.mark.parametrize("settings", [

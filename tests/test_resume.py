@@ -679,3 +679,19 @@ def test_resume_takes_defaults_given_by_name_as_left_out(tmp_path, capsys):
                  "--resume"]) == 0
     assert "resumed at frame " in capsys.readouterr().out
     assert decoded(out).shape[0] == 90
+
+
+def test_a_ray_runs_own_gl_and_backend_are_not_told_as_changes(tmp_path):
+    """A local --resume of segments made on Ray with other samples listed "backend auto ->
+    cpu; gl-renderer ray -> llvmpipe", which the user never changed, before the change."""
+    from hfrender.errors import InputError
+    from hfrender.io.resume import _matching
+    from hfrender.io.segments import Manifest
+
+    kept = {"backend": "auto", "gl_renderer": "ray", "samples": 64, "fps": 30.0}
+    Manifest(kept, 30, 30, 64).save(tmp_path)
+    here = {"backend": "cpu", "gl_renderer": "llvmpipe", "samples": 32, "fps": 30.0}
+    with pytest.raises(InputError) as err:
+        _matching("o.mp4", tmp_path, here, "render")
+    assert str(err.value) == ("--resume: the settings changed since the interrupted render "
+                              "(samples 64 -> 32); render without --resume to start over")

@@ -238,7 +238,8 @@ def test_an_f_stop_set_in_update_gives_depth_of_field(tmp_path, capsys):
     """)
     assert main(["still", str(scene), "-o", str(tmp_path / "l.png"), "--size", "32x18",
                  "--samples", "2"]) == 0
-    assert capsys.readouterr().out == f"wrote {tmp_path / 'l.png'}: frame 0 (t=0.000 s), dof lens\n"
+    assert capsys.readouterr().out == (
+        f"wrote {tmp_path / 'l.png'}: frame 0 (t=0.000 s), 2 samples over 180 degrees, dof lens\n")
 
 
 @pytest.mark.parametrize("t, said", [

@@ -133,7 +133,8 @@ def test_the_summary_says_the_output_keeps_alpha(scenes, tmp_path, capsys):
     assert main(["still", str(scenes["clear"]), "-o", str(tmp_path / "s.png"), "--size",
                  "32x18"]) == 0
     line = capsys.readouterr().out
-    assert line.startswith(f"wrote {tmp_path / 's.png'}: frame 0 (t=0.000 s), dof off, hdr (")
+    assert line.startswith(f"wrote {tmp_path / 's.png'}: frame 0 (t=0.000 s), 8 samples "
+                           "over 180 degrees, dof off, hdr (")
     assert line.rstrip().endswith("white), transparent"), line
 
 

@@ -8,7 +8,10 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from hfrender.cli.common import (
     complete,
@@ -140,7 +143,10 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                     running.update(n=n, t0=time.perf_counter(), frames=0,
                                    began=time.time() - 2,  # (file times: 1-2 s coarse)
                                    segments=segments_kept(job.output))
-                    finished[n] = _one(job, state, n + 1, len(jobs), quiet, running)
+                    failed = _input_failed(job, jobs[:n], finished)
+                    finished[n] = failed or _one(job, state, n + 1, len(jobs), quiet, running)
+                    if failed:
+                        _tell(failed, n + 1, len(jobs), quiet)
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
                         if finished[n].status == "failed":  # (or turned it into an error)
                             finished[n].status = "interrupted"
@@ -170,6 +176,24 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def _input_failed(job: Any, before: list, finished: dict) -> Any:
+    """An fx job's result, not run, where its input or depth pass is the output of an
+    earlier job that failed or was not run (was: run on that job's older output, "up to
+    date", or "input not found")."""
+    from hfrender.engine.batch_state import JobResult
+
+    if job.kind != "fx":
+        return None
+    reads = {Path(p).resolve() for p in (job.source, job.options.get("depth")) if p}
+    for k, other in enumerate(before):
+        status = finished[k].status
+        if status in ("failed", "not run") and other.output.resolve() in reads:
+            return JobResult(job.name, "not run", output=str(job.output),
+                             error=f"it reads the output of job {other.name!r}, which "
+                                   f"{'failed' if status == 'failed' else 'did not run'}")
+    return None
 
 
 def _partial_of(jobs: list, running: dict) -> str:
@@ -262,11 +286,41 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool,
             bar(done, frames)
 
     try:
-        result = run_job(job, state, progress)
+        with _named(job.name):
+            result = run_job(job, state, progress)
     finally:
         finish()
     _tell(result, n, total, quiet)
     return result
+
+
+class _JobNamed(logging.Filter):
+    """A job's warnings begin with its name (a batch's log said them between two jobs'
+    lines, whose they were unsaid); a record once, whichever handler sees it first."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.prefix = f"job {name!r}: "
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING and not getattr(record, "hf_job", False):
+            record.hf_job = True  # (one naming the job already: as it is)
+            if not record.getMessage().startswith(self.prefix[:-2]):
+                record.msg = self.prefix + str(record.msg)
+        return True
+
+
+@contextmanager
+def _named(name: str) -> Iterator[None]:
+    """:class:`_JobNamed` on the root's handlers while a job runs."""
+    named, handlers = _JobNamed(name), list(logging.getLogger().handlers)
+    for h in handlers:
+        h.addFilter(named)
+    try:
+        yield
+    finally:
+        for h in handlers:
+            h.removeFilter(named)
 
 
 def _tell(result: object, n: int, total: int, quiet: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path
@@ -44,9 +45,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from hfrender.engine.bench import pyplot
 
         pyplot()
+    asked, args.frames = args.frames, _frames_there(args, config)
+    cut = f" (the scene's all; --frames {asked} asked)" if args.frames < asked else ""
     noisy = " (one run a cell: --repeats 3 steadies the figures)" if args.repeats == 1 else ""
-    print(f"{Path(args.file).name}: {args.frames} frames {config.size[0]}x{config.size[1]} x "
-          f"{config.samples} samples, fusion {config.backend_name}{noisy}", flush=True)
+    print(f"{Path(args.file).name}: {args.frames} frames{cut} {config.size[0]}x"
+          f"{config.size[1]} x {config.samples} samples, fusion {config.backend_name}{noisy}",
+          flush=True)
     progress, finish = progress_bar(False, "benchmarking")
     try:
         cells, auto, plan = bench.run_grid(args.file, config, args.frames, outputs, workers,
@@ -54,13 +58,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
     finally:
         finish()
     print(bench.table(cells, auto, plan))
-    best = max(cells, key=lambda c: c.fps)
-    print(f"fastest here: hfrender render {args.file} --samples {config.samples} "  # (its
-          f"--granularity {best.granularity} --workers {best.workers}")  # sub-frames' count)
+    best = max([*cells, auto], key=lambda c: c.fps)  # auto too: the default, if it is
+    grain = "" if best is auto else f" --granularity {best.granularity}"
+    print(f"fastest here: hfrender render {args.file} --samples {config.samples}{grain} "
+          f"--workers {best.workers}" + (" (granularity auto, the default)" if best is auto
+                                         else ""))
     if args.plot:
         bench.plot(cells, auto, args.plot)
         print(f"wrote {args.plot}")
     return 0
+
+
+def _frames_there(args: argparse.Namespace, config: Any) -> int:
+    """``--frames`` (a count, from frame 0), at most the scene's (was: "frames 0..47:
+    nothing to render" after the header, for a scene of 15)."""
+    from hfrender.scene.loader import load_scene
+
+    seconds = config.duration or load_scene(args.file, args.scene).duration
+    return min(args.frames, config.frame_count(seconds))
 
 
 def _int_list(name: str, text: str, top: int | None = None) -> list[int]:

@@ -13,7 +13,6 @@ from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
     check_scene_path,
-    complete,
     finished_anyway,
     first_line,
     interrupted_code,
@@ -103,16 +102,20 @@ def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:
                           " out")
 
 
-def _samples(config: RenderConfig, stats: Any) -> str:
+def samples_said(config: RenderConfig, stats: Any) -> str:
+    """The summary's sub-frames and the shutter they span (was: the count alone, the
+    shutter said only past 360 degrees): ``8 samples over 180 degrees``."""
     if config.samples != "auto":
         if stats.shutter:  # a shutter past 360 degrees: windows on a shared grid
             deg, per = stats.shutter
             return (f"{per} sample{'' if per == 1 else 's'} ({config.samples} asked: shutter "
                     f"{deg:g} degrees on a shared grid)")
-        return f"{config.samples} sample{'' if config.samples == 1 else 's'}"
+        if config.samples == 1:
+            return "1 sample (no motion blur)"
+        return f"{config.samples} samples over {config.shutter:g} degrees"
     lo, hi = config.samples_range
     per = stats.subframes / max(1, stats.frames_written)
-    return f"samples auto {lo}:{hi} ({per:.1f} per frame)"
+    return f"samples auto {lo}:{hi} ({per:.1f} per frame) over {config.shutter:g} degrees"
 
 
 def _reconstruction(config: RenderConfig, stats: Any) -> str:
@@ -214,7 +217,8 @@ def _summary(config: RenderConfig, stats: Any) -> int:
         held = stats.frames_in_output if stats.resumed_at is not None else made
         print(f"wrote {stats.output}: {n_frames(held)}"
               f"{f' ({made} rendered now)' if held != made else ''} "
-              f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, {_samples(config, stats)}"
+              f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, "
+              f"{samples_said(config, stats)}"
               f"{_reconstruction(config, stats)}, dof {stats.dof}{output_notes(stats)}; "
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
@@ -271,7 +275,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
             return interrupted_code(exc)
         finally:
             finish()
-    complete()  # (the review's: a Ctrl-C in the line below said 130 of a finished render)
+    finished_anyway(stats, stats.output)  # (a Ctrl-C in the lines below: not 130 of it)
     if not config.quiet:
         print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
               f"{output_notes(stats)}, "

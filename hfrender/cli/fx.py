@@ -60,7 +60,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         "--motion-blur N: a 360-degree shutter)")
     g.add_argument("--weights", choices=CURVES, default="box")
     g.add_argument("--gamma-space", action="store_true",
-                   help="blend code values as ffmpeg tmix does (default: linear light)")
+                   help="blend code values as ffmpeg tmix does, the depth of field's too "
+                        "(default: linear light)")
     _dof_options(fx.add_argument_group("depth of field (from a depth pass)"))
     o = fx.add_argument_group("engine and output")
     o.add_argument("--backend", choices=CHOICES, default=None,

@@ -7,7 +7,7 @@ import math
 import sys
 from pathlib import Path
 
-from hfrender.cli.commands import _config_from
+from hfrender.cli.commands import _config_from, samples_said
 from hfrender.cli.common import (
     check_scene_path,
     finished_anyway,
@@ -70,7 +70,8 @@ def cmd_still(args: argparse.Namespace) -> int:
     outputs.write_image(args.output, np.concatenate(panels, axis=1))
     finished_anyway(stats, args.output)  # (complete: a Ctrl-C after the last sub-frame)
     if not args.quiet:
-        print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), dof {stats.dof}"
+        print(f"wrote {args.output}: frame {k} (t={k / config.fps:.3f} s), "
+              f"{samples_said(config, stats)}, dof {stats.dof}"
               f"{output_notes(stats)}" + (", left: without effects" if args.compare else ""))
     return 0
 

@@ -4,6 +4,7 @@ sequences, GIFs) runs here, one after the other, as ``hfrender batch`` runs it."
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -20,6 +21,8 @@ from hfrender.errors import HFRenderError
 from hfrender.io.output_lock import output_lock
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
+
+log = logging.getLogger(__name__)
 
 
 def _failed(job: BatchJob, exc: BaseException) -> JobResult:
@@ -77,8 +80,8 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                     if not refs:
                         _finish(i, job, running.pop(i), state, done)
         try:
-            if owner:
-                _collect(ray, jobs, owner, running, state, done)
+            if owner and _collect(ray, jobs, owner, running, state, done) and local:
+                raise KeyboardInterrupt  # (a Ctrl-C once every chunk ran: the jobs here not)
         except KeyboardInterrupt:
             _stopped(jobs, running, done)
             raise
@@ -105,7 +108,9 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
         render.prepare()
     except ConfigError as exc:
         lock.close()
-        if str(exc).startswith("--ray:"):  # not on Ray (yet): in one piece, here
+        if str(exc).startswith("--ray:"):  # not on Ray (yet): in one piece, here, said
+            log.warning("job %r runs here, not on Ray: %s", job.name,  # (was: unsaid)
+                        str(exc).removeprefix("--ray: "))
             return "local"
         done(i, _failed(job, exc))
         return None
@@ -131,10 +136,11 @@ def _on_cluster(job: BatchJob) -> bool:
 
 
 def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
-             done: Callable) -> None:
+             done: Callable) -> bool:
     """Chunks as they come back, whichever job they belong to; a job is joined when its
     last chunk is in, or failed (its other chunks cancelled) when one fails. A first
-    Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`)."""
+    Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`); True where
+    it came once every chunk was running (all of them done)."""
 
     def take(ref: Any) -> set | None:
         i = owner.pop(ref)
@@ -154,7 +160,7 @@ def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState
             _finish(i, jobs[i], running.pop(i), state, done)
         return None
 
-    collect(ray, list(owner), take, lambda: running_at_most(ray))
+    return collect(ray, list(owner), take, lambda: running_at_most(ray))
 
 
 def _stopped(jobs: list, running: dict, done: Callable) -> None:

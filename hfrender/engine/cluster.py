@@ -20,7 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +28,11 @@ import numpy as np
 
 from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.engine.chunk_dir import chunk_dir
+from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import InputError
-from hfrender.frame_range import resolve, start_of
+from hfrender.frame_range import resolve
 from hfrender.hyperframe.builder import auto_granularity
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs, resume
@@ -42,7 +42,6 @@ from hfrender.io.segments import (
     Manifest,
     as_kept,
     fresh_work_dir,
-    open_segment,
     remove_work_dir,
     render_segment_frames,
     resumable,
@@ -72,6 +71,7 @@ class ClusterStats:
     workers: int = 0  # CPUs the cluster offered
     hdr: bool = False  # float sub-frames (--hdr), decided once for every chunk, and why
     hdr_why: str = ""
+    stopped_late: bool = False  # a Ctrl-C came once every chunk was running: the output whole
 
     @property
     def fps(self) -> float:
@@ -88,84 +88,12 @@ def scene_files(folder: Path) -> dict[str, bytes]:
         if any(p.startswith(".") or p == "__pycache__" for p in rel.parts) or not f.is_file():
             continue
         size += f.stat().st_size
-        if size > WORKING_DIR_LIMIT:
-            raise InputError(f"--ray: {folder} (the scene's folder, sent to every worker) "
+        if size > WORKING_DIR_LIMIT:  # (a ConfigError: a batch --ray's job runs here)
+            raise ConfigError(f"--ray: {folder} (the scene's folder, sent to every worker) "
                              f"holds more than {WORKING_DIR_LIMIT >> 20} MiB; move the scene "
                              "into a folder of its own with only the files it needs")
         files[str(rel)] = f.read_bytes()
     return files
-
-
-def _task_gpu() -> int | None:
-    """The GPU Ray gave this task, as EGL numbers devices (all of them), or None."""
-    try:
-        import ray
-
-        ids = ray.get_gpu_ids()
-    except Exception:  # noqa: BLE001 - not in a Ray task, or no GPU asked
-        return None
-    return int(ids[0]) if ids else None
-
-
-def lay_out(files: dict[str, bytes], folder: Path) -> None:
-    """Write a sent folder's files (relative names) into ``folder``."""
-    for rel, data in files.items():
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_bytes(data)
-
-
-def _task_config(config: dict) -> RenderConfig:
-    """A chunk's settings on its worker. ``--fusion-process auto`` fuses there in the task's
-    process: a task holds one CPU, and the cluster's parallelism is its tasks (fusion
-    processes in every task would put three busy processes on each core)."""
-    fusion = "off" if config.get("fusion_process", "auto") == "auto" else config["fusion_process"]
-    return RenderConfig(**{**config, "size": tuple(config["size"]), "fusion_process": fusion})
-
-
-def _render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
-                   first: int, count: int, gop: int) -> dict:
-    """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
-    sequence's chunk); their bytes and one checksum."""
-    from hfrender.engine.render import RenderJob
-    from hfrender.io.images import png8_bytes
-    from hfrender.io.writers import MemoryWriter
-
-    cfg = _task_config(config)
-    with chunk_dir() as tmp:
-        lay_out(files, Path(tmp))
-        memory = MemoryWriter()
-        RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                  first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
-                  gl_device=_task_gpu()).prepare().run()
-    pngs = [png8_bytes(frame) for frame in memory.frames]  # hfrender's, marked
-    return {"first": first, "count": count, "pngs": pngs,
-            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
-
-
-def _render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
-                  first: int, count: int, gop: int) -> dict:
-    """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
-    1`` rendered as one segment; its bytes and checksum."""
-    from hfrender.engine.render import RenderJob
-
-    cfg = _task_config(config)
-    codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
-    with chunk_dir() as tmp:
-        lay_out(files, Path(tmp))
-        path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
-        path.parent.mkdir()
-        writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
-                              encoding=Encoding.of(cfg))
-        try:  # ``first`` counts from the output's first frame (--frames: the range's)
-            stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                              first_frame=start_of(cfg.frames) + first, count=count,
-                              writer=writer,
-                              gl_device=_task_gpu()).prepare().run()
-        finally:
-            writer.close()
-        return {"first": first, "count": count, "data": path.read_bytes(),
-                "sha256": sha256_file(path), "gl": stats.gl_renderer,
-                "backend": stats.backend}
 
 
 def _local_only(config: RenderConfig) -> None:
@@ -185,12 +113,14 @@ def _models_inside(scene: Any, folder: Path) -> None:
     from hfrender.scene.meshes import scene_models
 
     for path in scene_models(getattr(scene, "objects", [])):
-        inside = Path(path).is_relative_to(folder) and not any(
-            part.startswith(".") for part in Path(path).relative_to(folder).parts)
-        if not inside:  # hidden folders are not sent either (scene_files)
-            raise ConfigError(f"--ray: the scene loads {path}, outside its folder {folder} "
-                              "(only that folder, hidden files left out, goes to the "
-                              "workers); put the model in it, or render without --ray")
+        within = Path(path).is_relative_to(folder)
+        hidden = within and any(p.startswith(".") for p in Path(path).relative_to(folder).parts)
+        if not within or hidden:  # hidden folders are not sent either (scene_files)
+            where = (f"in a hidden folder of {folder}, which is not sent" if hidden else
+                     f"outside its folder {folder}")
+            raise ConfigError(f"--ray: the scene loads {path}, {where} (only that folder, "
+                              "hidden files left out, goes to the workers); put the model "
+                              "in it, or render without --ray")
 
 
 class ClusterRender:
@@ -257,9 +187,8 @@ class ClusterRender:
                 frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
                 slots=slot_count(config.max_in_flight)))
         self.config = config
-        # segments (and keyframes, one each) of whole hyperframes, about a second
-        self.segment_frames = render_segment_frames(keyframe_interval(config.granularity, plan),
-                                                    config.fps)
+        hyper = keyframe_interval(config.granularity, plan)  # segments (a keyframe each) of
+        self.segment_frames = render_segment_frames(hyper, config.fps)  # whole ones, ~1 s
         # as given (auto too): a local --resume of the same command must find them equal
         self.settings = output_settings(self.scene_file, config.with_(hdr=given),
                                         config.backend, dof, whole, "ray", scene)  # as here
@@ -274,10 +203,10 @@ class ClusterRender:
         ray = connect(self.address)
         try:
             pending = self.submit(ray)
-            collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
-                    lambda: 0 if self.sequence else  # frames go on a stop: nothing to wait for
-                    running_at_most(ray, self.config.backend == "cuda"))
-            return self.finish()
+            late = collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
+                           lambda: 0 if self.sequence else  # frames go on a stop: no wait
+                           running_at_most(ray, self.config.backend == "cuda"))
+            return replace(self.finish(), stopped_late=late)
         except BaseException:
             self.abandon()
             raise
@@ -314,7 +243,7 @@ class ClusterRender:
         stats = self.stats
         stats.segments_reused = len(self.manifest.segments)
         stats.workers = int(ray.cluster_resources().get("CPU", 0))
-        task = ray.remote(_render_frames if self.sequence else _render_chunk).options(**options)
+        task = ray.remote(render_frames if self.sequence else render_chunk).options(**options)
         config = {**asdict(self.config), "quiet": True, "resume": False}
         files = ray.put(self.files)  # once in the object store, for every chunk
         self._done = sum(seg["count"] for seg in self.manifest.segments)

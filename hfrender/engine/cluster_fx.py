@@ -27,9 +27,9 @@ from hfrender.engine.cluster import (
     ClusterStats,
     Progress,
     keep_segment,
-    lay_out,
     whole_segments,
 )
+from hfrender.engine.cluster_tasks import lay_out
 from hfrender.engine.fx_output import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
@@ -135,9 +135,9 @@ class ClusterFx:
 
     def run(self) -> ClusterStats:
         ray = connect(self.address)
-        collect(ray, self.submit(ray), lambda ref: self.accept(ray.get(ref)),
-                lambda: running_at_most(ray))
-        return self.finish()
+        late = collect(ray, self.submit(ray), lambda ref: self.accept(ray.get(ref)),
+                       lambda: running_at_most(ray))  # (True: a Ctrl-C once all were running)
+        return replace(self.finish(), stopped_late=late)
 
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""

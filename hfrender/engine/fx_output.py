@@ -27,7 +27,7 @@ from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha, timecode_options
 from hfrender.io.footage import FootageError
-from hfrender.io.images import exr_kept
+from hfrender.io.images import exr_kept, exr_other_channels
 from hfrender.io.pixels import ALPHA, FLOAT
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
@@ -210,6 +210,11 @@ class FxOutput:
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)
         kept = exr_kept(files[0]) if files and self.output.lower().endswith(".exr") and \
             files[0].suffix.lower() == ".exr" else None
+        others = exr_other_channels(files[0]) if kept is not None else []
+        if others:  # (was: dropped unsaid: a multilayer file's passes)
+            log.warning("%s holds %s besides its colour: the output's EXRs hold the colour "
+                        "alone", files[0].name, ", ".join(others[:6]) + (
+                            f" and {len(others) - 6} more" if len(others) > 6 else ""))
         self.writer = PngSequenceWriter(self.tmp, self.footage.size, first + self.start,
                                         self.start, kept)
 

@@ -4,6 +4,7 @@ where something else listens, for minutes)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -42,8 +43,11 @@ def connect(address: str | None) -> Any:
 
 
 def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
+    verbose = logging.getLogger("hfrender").isEnabledFor(logging.INFO)  # -v: Ray's own too
     kwargs: dict = {"include_dashboard": False, "log_to_driver": False,
-                    "address": address}  # None: RAY_ADDRESS's cluster
+                    "address": address,  # None: RAY_ADDRESS's cluster
+                    "logging_level": logging.INFO if verbose else logging.ERROR}  # (was:
+    # "Started a local Ray instance." and its token warning on every run, --quiet too)
     if address is None and not env:
         # a Ray of its own, also beside a cluster that 'ray start' began on this machine
         # (Ray would join that one, and refuse the CPU count)

@@ -26,11 +26,14 @@ def running_at_most(ray: Any, gpu: bool = False) -> int:
 
 
 def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
-            capacity: Callable[[], int]) -> None:
+            capacity: Callable[[], int]) -> bool:
     """Hand each finished task's reference to ``take`` (which may return references of
     tasks to forget: a failed job's other chunks, which it cancels), until none is left;
-    a first Ctrl-C as the module says, raised once the work in progress is in."""
+    a first Ctrl-C as the module says, raised once the work in progress is in, unless it
+    was all of the work (no task cancelled: True, the work whole, as a local render's
+    interruption after its last frame; was: thrown away as interrupted)."""
     stop: KeyboardInterrupt | None = None
+    cancelled = False
     while pending:
         try:
             ready, pending = ray.wait(pending, num_returns=1)
@@ -49,9 +52,12 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             stop = exc
             if pending:  # those finished and not yet taken hold no place of one running
                 ended, waiting = ray.wait(pending, num_returns=len(pending), timeout=0)
-                pending = ended + _cancel_waiting(ray, waiting, capacity())
-    if stop is not None:
+                kept = _cancel_waiting(ray, waiting, capacity())
+                cancelled = len(kept) < len(waiting)
+                pending = ended + kept
+    if stop is not None and cancelled:
         raise stop
+    return stop is not None
 
 
 def forget(ray: Any, refs: list, wait_s: float = FORGET_WAIT_S) -> None:

@@ -145,7 +145,7 @@ class RenderJob:
                 raise
             why = exc.args[0].split(";")[0]
             raise ContextUnavailable(f"--preview needs a window: {why}; render without "
-                                     "--preview (or hfrender.toml's preview = true)") from None
+                                     "--preview (nor hfrender.toml's preview = true)") from None
         self.stats.gl_renderer = self.glctx.renderer
 
     def _prepare_scene(self) -> None:

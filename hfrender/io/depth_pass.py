@@ -19,10 +19,9 @@ import numpy as np
 from hfrender import validate
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
+from hfrender.io.depth_paths import no_depth, say_channel, say_one_of_many
 from hfrender.io.depth_scale import resample, taps
 from hfrender.io.images import (
-    DEPTH_CHANNELS,
-    exr_depth_channel,
     imageio_v3,
     png_colour,
     read_exr_depth,
@@ -196,12 +195,11 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                          _units_note(path, arr[0] if len(arr) else arr, scale))
     files = sequence_files(path)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
-        _say_channel(path, p, "its")  # (was: said of a sequence alone)
+        say_channel(path, p, "its")  # (was: said of a sequence alone)
+        say_one_of_many(path, p)
         return _static(path, _read_one(p), scale, zero_is_sky)  # one image: every frame's
     if files is None:
-        raise FootageError(f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR "
-                           "sequence (a folder or a pattern such as depth/%05d.png), or one "
-                           "such image for every frame")
+        raise FootageError(no_depth(path))
     return _sequence(path, files, scale, zero_is_sky)
 
 
@@ -215,21 +213,9 @@ def _sequence(path: str, files: list[Path], scale: float, zero_is_sky: bool) -> 
         for f in files[1:]:
             yield _metres(_read_one(f), scale, zero_is_sky)
 
-    _say_channel(path, files[0], "each EXR's")
+    say_channel(path, files[0], "each EXR's")
     return DepthPass(path, len(files), (first.shape[1], first.shape[0]), seq(), metres,
                      _note(path, first, scale), files=files)
-
-
-def _say_channel(path: str, file: Path, whose: str) -> None:
-    """Which channel of an EXR depth ``file`` is read (``-v``; a warning where it is a lone
-    channel that names no depth: was a lone G or A taken without a word)."""
-    if file.suffix.lower() != ".exr":
-        return
-    channel = exr_depth_channel(file) or ""
-    lone = channel.split(" ")[0] not in DEPTH_CHANNELS and "depth" not in channel.lower()
-    (log.warning if lone else log.info)(
-        "depth %s: %s channel %s%s", path, whose, channel,
-        ", its only one, which names no depth (Z, depth.Z, Y or R)" if lone else "")
 
 
 def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | None,
@@ -278,7 +264,7 @@ def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int],
         validate.depth_frame(depth.first, 0, file=depth.file(0))
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
     focus = validate.focus_note(depth.first, lens.focus_distance, first,
-                                lens.focal_length_mm / 1000)
+                                lens.focal_length_mm / 1000, lens.sky_blur_px(w))
     blur = None if focus or not depth.first.size else validate.blur_note(
         [lens], float(depth.first.min()), float(depth.first.max()), w, h, first)
     for note in (depth.note, focus or blur):
@@ -324,6 +310,10 @@ def _checked(depth: DepthPass) -> Iterator[np.ndarray]:
     named by its frame number); the first, checked already, not again: one depth frame for a
     shot is checked once, not once a frame (0.23 ms a 1280x720 frame)."""
     for i, frame in enumerate(depth.frames):
+        if frame.shape != depth.first.shape:  # named by its file (was: by its number alone)
+            raise FootageError(f"depth frame {i} ({depth.file(i)}) is {frame.shape[1]}x"
+                               f"{frame.shape[0]}, the first {depth.first.shape[1]}x"
+                               f"{depth.first.shape[0]}: a depth pass is one size")
         yield frame if frame is depth.first else validate.depth_frame(frame, i,
                                                                       file=depth.file(i))
 

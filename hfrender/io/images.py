@@ -323,6 +323,18 @@ def displayed(header: dict, pixels: np.ndarray, fill: float = 0.0) -> np.ndarray
     return out
 
 
+def exr_other_channels(path: str | Path) -> list[str]:
+    """The channels of an EXR besides the colour :func:`read_exr` reads (a multilayer
+    file's passes: ``Depth.Z``, ``Normal.X``, ...), from its header alone."""
+    with _openexr().File(str(path), header_only=True) as f:
+        parts = [[c.name for c in p.header["channels"]] for p in f.parts]
+    found = next(((i, layer) for i, names in enumerate(parts)
+                  for layer in _colour_layers(names)), None)
+    colour = set() if found is None else {found[1] + n for n in "RGBA"}
+    return [n for i, names in enumerate(parts) for n in names
+            if found is None or i != found[0] or n not in colour]
+
+
 def exr_depth_channel(path: str | Path) -> str | None:
     """The name of the channel :func:`read_exr_depth` reads from ``path``."""
     with _openexr().File(str(path), header_only=True) as f:  # its pixels not read

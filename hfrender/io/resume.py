@@ -141,7 +141,10 @@ def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
     if manifest.settings != settings and made_here_alike(manifest, settings):
         manifest.settings = settings  # a Ray run's segments, drawn and fused as here
     if manifest.settings != settings:
-        changed = "; ".join(manifest.differences(settings)[:4])
+        told = manifest.differences(settings)
+        if manifest.settings.get("gl_renderer") == "ray":  # a Ray run's GL and backend are
+            told = [d for d in told if not d.startswith(("backend ", "gl-renderer "))] or told
+        changed = "; ".join(told[:4])  # the workers' own: not what the user changed
         raise InputError(f"--resume: the settings changed since the interrupted {verb} "
                          f"({changed}); {verb} without --resume to start over")
     return manifest

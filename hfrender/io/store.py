@@ -174,6 +174,8 @@ class StoreWriter:
         check_target(path)
         self.path, self.tmp = Path(path), partial_dir(path)
         if self.tmp.is_dir():  # an older interrupted store of ours (check_target saw MARKER)
+            log.warning("--keep-samples %s: removing %s, an interrupted render's unfinished "
+                        "store (a store cannot be resumed)", path, self.tmp)  # (was: unsaid)
             shutil.rmtree(self.tmp)
         self.tmp.mkdir(parents=True)
         (self.tmp / MARKER).write_text("an hfrender sample store being written\n")

@@ -51,9 +51,10 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
              and c.__module__ == module.__name__}
-    # a base class that another scene of the file extends is not a scene of its own
+    # a base class that another scene of the file extends is not a scene of its own, unless
+    # named (-s Alpha, with Beta(Alpha) beside it: was "no Scene named 'Alpha'")
     bases = {b for c in found.values() for b in c.__mro__[1:]}
-    found = {n: c for n, c in found.items() if c not in bases} or found
+    found = {n: c for n, c in found.items() if c not in bases or n == name} or found
     if not found:
         raise SceneError(f"{p}: no Scene subclass found (write `class MyScene(hf.Scene):`)")
     if name is None:

@@ -1,0 +1,88 @@
+"""What a Ray task of a render runs on its worker (:mod:`hfrender.engine.cluster` submits
+them): the scene's folder laid out afresh, a chunk of frames rendered with the task's own
+GPU, if any, and given back as bytes with their checksum (a segment, or lossless PNGs)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from hfrender.checksum import sha256_file
+from hfrender.config import RenderConfig
+from hfrender.engine.chunk_dir import chunk_dir
+from hfrender.frame_range import start_of
+from hfrender.io.encoding import Encoding
+from hfrender.io.segments import open_segment, segment_name
+from hfrender.io.writers import check_output
+
+
+def _task_gpu() -> int | None:
+    """The GPU Ray gave this task, as EGL numbers devices (all of them), or None."""
+    try:
+        import ray
+
+        ids = ray.get_gpu_ids()
+    except Exception:  # noqa: BLE001 - not in a Ray task, or no GPU asked
+        return None
+    return int(ids[0]) if ids else None
+
+
+def lay_out(files: dict[str, bytes], folder: Path) -> None:
+    """Write a sent folder's files (relative names) into ``folder``."""
+    for rel, data in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+
+
+def task_config(config: dict) -> RenderConfig:
+    """A chunk's settings on its worker. ``--fusion-process auto`` fuses there in the task's
+    process: a task holds one CPU, and the cluster's parallelism is its tasks (fusion
+    processes in every task would put three busy processes on each core)."""
+    fusion = "off" if config.get("fusion_process", "auto") == "auto" else config["fusion_process"]
+    return RenderConfig(**{**config, "size": tuple(config["size"]), "fusion_process": fusion})
+
+
+def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
+                   first: int, count: int, gop: int) -> dict:
+    """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
+    sequence's chunk); their bytes and one checksum."""
+    from hfrender.engine.render import RenderJob
+    from hfrender.io.images import png8_bytes
+    from hfrender.io.writers import MemoryWriter
+
+    cfg = task_config(config)
+    with chunk_dir() as tmp:
+        lay_out(files, Path(tmp))
+        memory = MemoryWriter()
+        RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                  first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
+                  gl_device=_task_gpu()).prepare().run()
+    pngs = [png8_bytes(frame) for frame in memory.frames]  # hfrender's, marked
+    return {"first": first, "count": count, "pngs": pngs,
+            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
+
+
+def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
+                  first: int, count: int, gop: int) -> dict:
+    """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
+    1`` rendered as one segment; its bytes and checksum."""
+    from hfrender.engine.render import RenderJob
+
+    cfg = task_config(config)
+    codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
+    with chunk_dir() as tmp:
+        lay_out(files, Path(tmp))
+        path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
+        path.parent.mkdir()
+        writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
+                              encoding=Encoding.of(cfg))
+        try:  # ``first`` counts from the output's first frame (--frames: the range's)
+            stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                              first_frame=start_of(cfg.frames) + first, count=count,
+                              writer=writer,
+                              gl_device=_task_gpu()).prepare().run()
+        finally:
+            writer.close()
+        return {"first": first, "count": count, "data": path.read_bytes(),
+                "sha256": sha256_file(path), "gl": stats.gl_renderer,
+                "backend": stats.backend}

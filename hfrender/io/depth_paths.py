@@ -1,0 +1,62 @@
+"""What a depth path is, said where it is not what was meant (:mod:`.depth_pass`): not
+there, a video, a folder of other images, one frame of a sequence given for all, an EXR's
+lone channel that names no depth."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from hfrender.io.images import DEPTH_CHANNELS, exr_depth_channel
+from hfrender.io.sequence_files import VIDEO_FILES
+
+log = logging.getLogger("hfrender.io.depth_pass")  # (said as the depth pass's own)
+
+
+def say_one_of_many(path: str, p: Path) -> None:
+    """A warning where one depth image given is a frame of a sequence beside it
+    (``zexr/1001.exr`` meant as ``zexr/%04d.exr``: every frame took the first's depth,
+    unsaid, a trial)."""
+    m = re.fullmatch(r"(.*?)(\d+)", p.stem)
+    if m is None:
+        return
+    like = re.compile(re.escape(m.group(1)) + rf"\d{{{len(m.group(2))}}}")
+    n = sum(1 for f in p.parent.iterdir() if f.suffix == p.suffix and like.fullmatch(f.stem))
+    if n > 1:
+        pattern = p.with_name(f"{m.group(1)}%0{len(m.group(2))}d{p.suffix}")
+        log.warning("depth %s is one frame of a sequence (%s holds %d like it): every frame "
+                    "takes it; for each its own, give %s", path, p.parent, n, pattern)
+
+
+DEPTH_KINDS = (".png", ".exr")
+
+
+def no_depth(path: str) -> str:
+    """Why ``path`` gives no depth: not there, a video, or a folder of other images (was:
+    the formats listed for each, as if the one given were none of them)."""
+    p = Path(path)
+    folder = p if p.is_dir() else p.parent
+    if p.suffix.lower() in (*VIDEO_FILES, ".gif"):
+        return (f"depth {path}: a video is not read as depth (8-bit, compressed: its steps "
+                "would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy")
+    if not p.exists() and ("%" not in p.name or not folder.is_dir()):
+        return f"depth not found: {path}"
+    kinds = sorted({f.suffix.lower() for f in folder.iterdir() if f.suffix.lower() in
+                    DEPTH_KINDS}) if folder.is_dir() else []
+    if kinds and p.suffix.lower() not in kinds and not p.is_dir():
+        return f"depth {path}: {folder} holds no {p.suffix} images (it holds {', '.join(kinds)})"
+    return (f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR sequence (a folder "
+            "or a pattern such as depth/%05d.png), or one such image for every frame")
+
+
+def say_channel(path: str, file: Path, whose: str) -> None:
+    """Which channel of an EXR depth ``file`` is read (``-v``; a warning where it is a lone
+    channel that names no depth: was a lone G or A taken without a word)."""
+    if file.suffix.lower() != ".exr":
+        return
+    channel = exr_depth_channel(file) or ""
+    lone = channel.split(" ")[0] not in DEPTH_CHANNELS and "depth" not in channel.lower()
+    (log.warning if lone else log.info)(
+        "depth %s: %s channel %s%s", path, whose, channel,
+        ", its only one, which names no depth (Z, depth.Z, Y or R)" if lone else "")
