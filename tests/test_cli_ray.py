@@ -228,30 +228,34 @@ def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
     assert ClusterRender(scene, config).prepare().total == 6
 
 
+class _CtrlCCluster:
+    """Ray's wait and cancel as a first Ctrl-C meets them: chunk 1 ended before it, each
+    wait ends the first pending chunk, the second wait is interrupted."""
+
+    def __init__(self):
+        self.ended, self.cancelled, self.waits = {1}, [], 0
+
+    def wait(self, refs, num_returns=1, timeout=None):
+        if timeout == 0:
+            ready = [r for r in refs if r in self.ended]
+            return ready, [r for r in refs if r not in self.ended]
+        self.waits += 1
+        if self.waits == 2:
+            raise KeyboardInterrupt  # while waiting for the second
+        self.ended.add(refs[0])
+        return [refs[0]], refs[1:]
+
+    def cancel(self, ref):
+        self.cancelled.append(ref)
+
+
 def test_a_first_ctrl_c_on_ray_keeps_the_chunks_running_and_those_ended():
     """Chunk 1 ended before the Ctrl-C and was not taken yet; 2 and 3 run (2 CPUs); 4 and
     5 wait. The first Ctrl-C cancels 4 and 5 only (was: 1 took a running place, and 3,
     running, was cancelled), takes 1, 2 and 3, then goes on."""
     from hfrender.engine.ray_wait import collect
 
-    class Cluster:
-        def __init__(self):
-            self.ended, self.cancelled, self.waits = {1}, [], 0
-
-        def wait(self, refs, num_returns=1, timeout=None):
-            if timeout == 0:
-                ready = [r for r in refs if r in self.ended]
-                return ready, [r for r in refs if r not in self.ended]
-            self.waits += 1
-            if self.waits == 2:
-                raise KeyboardInterrupt  # while waiting for the second
-            self.ended.add(refs[0])
-            return [refs[0]], refs[1:]
-
-        def cancel(self, ref):
-            self.cancelled.append(ref)
-
-    ray, taken = Cluster(), []
+    ray, taken = _CtrlCCluster(), []
     with pytest.raises(KeyboardInterrupt):
         collect(ray, list(range(6)), taken.append, lambda: 2)
     assert taken == [0, 1, 2, 3] and ray.cancelled == [4, 5]
@@ -264,31 +268,14 @@ def test_a_ctrl_c_once_every_chunk_runs_leaves_the_work_whole(chunks, cancelled)
     output joined, exit 130); with 6, two are cancelled and the Ctrl-C goes on."""
     from hfrender.engine.ray_wait import collect
 
-    class Cluster:
-        def __init__(self):
-            self.ended, self.cancelled, self.waits = {1}, [], 0
-
-        def wait(self, refs, num_returns=1, timeout=None):
-            if timeout == 0:
-                ready = [r for r in refs if r in self.ended]
-                return ready, [r for r in refs if r not in self.ended]
-            self.waits += 1
-            if self.waits == 2:
-                raise KeyboardInterrupt
-            self.ended.add(refs[0])
-            return [refs[0]], refs[1:]
-
-        def cancel(self, ref):
-            self.cancelled.append(ref)
-
-    ray, taken = Cluster(), []
+    ray, taken = _CtrlCCluster(), []
     if cancelled:
         with pytest.raises(KeyboardInterrupt):
             collect(ray, list(range(chunks)), taken.append, lambda: 2)
     else:
         assert collect(ray, list(range(chunks)), taken.append, lambda: 2) is True
     assert taken == [0, 1, 2, 3] and ray.cancelled == ([4, 5] if cancelled else [])
-    assert collect(Cluster(), [0], [].append, lambda: 2) is False  # no Ctrl-C
+    assert collect(_CtrlCCluster(), [0], [].append, lambda: 2) is False  # no Ctrl-C
 
 
 def test_a_ctrl_c_while_a_chunk_is_kept_comes_after_it():
