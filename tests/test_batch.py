@@ -1083,6 +1083,11 @@ def test_the_table_gives_no_rate_where_the_run_made_no_frame():
                   JobResult("b", "up-to-date", frames=12, output="b.mp4"),
                   JobResult("c", "failed", frames=0, seconds=0.5, output="c.mp4")]).splitlines()
     assert [row.split()[6] for row in rows] == ["fps", "6.0", "-", "-"]
+    from hfrender.cli.batch import summary_json
+
+    assert [r["fps"] for r in json.loads(summary_json([
+        JobResult("a", "done", frames=12, seconds=2.0), JobResult("b", "up-to-date", frames=12),
+        JobResult("c", "failed", seconds=0.5)]))] == [6.0, None, None]  # (was 0.0 for b, c)
 
 
 def test_a_job_without_output_hides_no_other_jobs_error_and_a_made_depth_waits(folder,

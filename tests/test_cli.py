@@ -335,3 +335,17 @@ def test_a_renders_option_given_to_fx_or_a_jobs_file_says_what_it_is(tmp_path, c
         with pytest.raises(InputError, match=rf"^{jobs}: job 'a': '{field}' is not a job's "
                                              rf"field: {why}"):
             load_jobs(jobs)
+
+
+@pytest.mark.parametrize("argv", [["render", "{bar}", "-o", "{tmp}/a.mp4"],
+                                  ["still", "{bar}", "-o", "{tmp}/a.png"]])
+def test_dash_q_is_quiet(tmp_path, capsys, argv):
+    """``-q`` was "ambiguous option: -q could match -ql, -qm, -qh" (and unknown to fx)."""
+    bar = Path(__file__).parent / "data" / "bar.frag"
+    argv = [a.format(bar=bar, tmp=tmp_path) for a in argv]
+    assert main([*argv, "--size", "16x8", "--duration", "0.1", "-q"]) == 0
+    assert capsys.readouterr() == ("", "")
+    if argv[0] == "render":  # fx on the render
+        assert main(["fx", str(tmp_path / "a.mp4"), "-o", str(tmp_path / "b.mp4"),
+                     "--motion-blur", "2", "-q"]) == 0
+        assert capsys.readouterr() == ("", "")

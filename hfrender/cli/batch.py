@@ -42,6 +42,9 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
         if word in ("-v", "--verbose"):  # hfrender's own, after the file as before it
             own["verbose"], i = True, i + 1
             continue
+        if word == "-q":  # --quiet, as the commands take it
+            own["quiet"], i = True, i + 1
+            continue
         if word in SHORT:  # render's and fx's -o and -s: each job's own
             raise ConfigError(f"{word}: {NOT_IN_A_BATCH[SHORT[word]]}")
         if not word.startswith("--"):
@@ -345,7 +348,9 @@ def table(results: list) -> str:
 
 
 def summary_json(results: list) -> str:
-    """``--summary``: every job's result, its fps rounded."""
+    """``--summary``: every job's result, its fps rounded (null where the run made no frame,
+    as the table's "-": was 0.0, a stalled render's)."""
     from dataclasses import asdict
 
-    return json.dumps([{**asdict(r), "fps": round(r.fps, 3)} for r in results], indent=1)
+    return json.dumps([{**asdict(r), "fps": round(r.fps, 3) if r.fps > 0 else None}
+                       for r in results], indent=1)

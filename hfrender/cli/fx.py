@@ -77,7 +77,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="encode the segments as Ray tasks: on a Ray started here (no "
                         "ADDRESS), or on a cluster ('auto' or its address)")
-    o.add_argument("--quiet", action="store_true")
+    o.add_argument("-q", "--quiet", action="store_true")
     encoder_options(fx)
     fx.set_defaults(func=cmd_fx)
 

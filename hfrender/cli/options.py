@@ -82,7 +82,7 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
         e.add_argument("--resume", action="store_true",
                        help="continue an interrupted render of the same settings (.mp4, "
                             ".mov, .mkv and .webm videos, and image sequences)")
-    e.add_argument("--quiet", action="store_true",
+    e.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar, no summary" if video else "print nothing on success")
 
 

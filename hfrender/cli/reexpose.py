@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
                     help="image sequences: PNG 8 (default) or 16 bits; EXR 16 (half, "
                          "default) or 32 (float)")
-    rx.add_argument("--quiet", action="store_true")
+    rx.add_argument("-q", "--quiet", action="store_true")
     encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
 
