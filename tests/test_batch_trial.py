@@ -287,14 +287,14 @@ def test_a_scene_that_exits_while_samples_auto_probes_it_fails_its_job(tmp_path)
 def test_a_jobs_warnings_name_the_job(tmp_path, caplog):
     """A batch's log said a job's warning between two jobs' lines, whose it was unsaid."""
     (tmp_path / "jobs.toml").write_text(
-        f'[[job]]\nname = "fast"\nscene = "{BAR}"\noutput = "fast.gif"\nfps = 60\n'
+        f'[[job]]\nname = "fast 50%"\nscene = "{BAR}"\noutput = "fast.gif"\nfps = 60\n'
         'size = "32x8"\nduration = 0.1\n'
         f'[[job]]\nname = "calm"\nscene = "{BAR}"\noutput = "calm.gif"\nfps = 10\n'
         'size = "32x8"\nduration = 0.1\n')
     with caplog.at_level("WARNING"):
         assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 0
     told = [r.getMessage() for r in caplog.records]
-    assert told == ["job 'fast': a GIF at 60 fps: browsers show its frames shorter than 20 ms "
+    assert told == ["job 'fast 50%': a GIF at 60 fps: browsers show its frames shorter than 20 ms "
                     "for 100 ms: the clip plays slower; --fps 50 or less keeps its speed"]
     caplog.clear()
     with caplog.at_level("WARNING"):

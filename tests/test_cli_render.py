@@ -337,7 +337,7 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
     assert main(["render", BAR, "-o", str(tmp_path / "p.mp4"), "--preview"]) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: --preview needs a window: GLFW could not start "
-                        r"\(.*DISPLAY.*\).*; render without --preview \(nor hfrender.toml's "
+                        r"\(.*DISPLAY.*\).*; render without --preview \(and hfrender.toml's "
                         r"preview = true\)\n", err), err
     assert "--gl egl" not in err  # was: "or use the headless context (--gl egl)", given or not
     assert not (tmp_path / "p.mp4").exists()

@@ -514,11 +514,14 @@ def test_an_exr_depth_of_a_lone_channel_that_names_no_depth_is_warned_of(tmp_pat
     ("z/%04d.png", "depth {tmp}/z/%04d.png: {tmp}/z holds no .png images (it holds .exr)"),
     ("z.mp4", "depth {tmp}/z.mp4: a video is not read as depth (8-bit, compressed: its steps "
               "would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy"),
+    ("z.tiff", "depth {tmp}/z.tiff: .tiff is no depth format; use a .npy or .npz file, or a "
+               "16-bit PNG / EXR sequence"),  # (a review: "z holds no .tiff images")
 ])
 def test_a_depth_path_that_gives_none_says_why(tmp_path, given, said):
     (tmp_path / "z").mkdir()
     (tmp_path / "z" / "0001.exr").write_bytes(b"")
     (tmp_path / "z.mp4").write_bytes(b"")
+    (tmp_path / "z.tiff").write_bytes(b"")
     with pytest.raises(FootageError) as err:
         open_depth(str(tmp_path / given))
     assert str(err.value) == said.format(tmp=tmp_path)

@@ -355,3 +355,19 @@ def test_passes_beside_the_colour_are_said_to_be_left_out(tmp_path, rng, caplog)
         "colour alone"]
     with OpenEXR.File(str(tmp_path / "o" / "0000.exr"), header_only=True) as f:
         assert sorted(c.name for c in f.parts[0].header["channels"]) == ["B", "G", "R"]
+
+
+def test_the_passes_of_other_parts_are_named_with_their_part(tmp_path, rng, caplog):
+    """A multi-part EXR's other parts' channels were listed bare ("B, G, R, Z"), as if the
+    colour itself were dropped (a review)."""
+    (tmp_path / "mp").mkdir()
+    for i in range(2):
+        plane = {c: rng.random((4, 6), dtype=np.float32) for c in "RGB"}
+        _parts(tmp_path / "mp" / f"{i:04d}.exr", ("beauty", plane), ("diffuse", dict(plane)),
+               ("depth", {"Z": plane["R"]}))
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(tmp_path / "mp"), "-o", str(tmp_path / "o" / "%04d.exr"),
+                     "--motion-blur", "2", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        "0000.exr holds diffuse.B, diffuse.G, diffuse.R, depth.Z besides its colour: the "
+        "output's EXRs hold the colour alone"]

@@ -504,3 +504,31 @@ def test_auto_looks_at_t_0_and_leaves_the_scene_at_the_frame(tmp_path):
     frames, stats = render_frames(divides, first_frame=3, count=2, size=SIZE, samples=2)
     assert stats.hdr and stats.hdr_why.startswith("a Plane at (-0.2, 0, 0)")  # frame 3's
     assert frames.max() == 255
+
+
+def test_a_ten_bit_video_gets_ten_bits_of_a_float_render(tmp_path):
+    """--pix-fmt yuv420p10le (and ProRes) were handed 8-bit RGB: grey patches 0.0012 apart
+    came out on two 10-bit codes, 8 bits' steps (a colourist's trial). Now 16-bit frames:
+    each patch its own code, Y = 64 + 876 v (limited range, grey: Y' is the sRGB value)."""
+    import imageio_ffmpeg
+
+    from hfrender.cli import main
+
+    scene = tmp_path / "steps.py"
+    scene.write_text(
+        "import hfrender as hf\n\nclass Steps(hf.Scene):\n    duration = 0.1\n"
+        "    background = (0, 0, 0)\n    ambient = 1.0\n\n    def setup(self):\n"
+        "        for i in range(8):\n            v = 0.1 + 0.0012 * i\n"
+        "            self.add(hf.Plane(position=(-1.75 + 0.5 * i, 0, 0), scale=(0.5, 2, 1),\n"
+        "                              color=(v, v, v)))\n"
+        "        self.camera.position = (0, 0, 4)\n")
+    out = tmp_path / "s.mp4"
+    assert main(["render", str(scene), "-o", str(out), "--size", "320x180", "--samples", "1",
+                 "--hdr", "on", "--pix-fmt", "yuv420p10le", "--quiet"]) == 0
+    raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(out),
+                          "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-"],
+                         capture_output=True, check=True).stdout
+    y = np.frombuffer(raw, np.uint16)[:180 * 320].reshape(180, 320)
+    seen = sorted({int(v) for v in y[90, 5:315]})
+    # 36 mm at 50 mm, 4 m away: 2.88 m across; patches 1..6 are in the picture
+    assert seen == [round(64 + 876 * (0.1 + 0.0012 * i)) for i in range(1, 7)]

@@ -442,7 +442,7 @@ def test_a_model_with_nan_vertices_is_said_and_bounded_by_the_rest(tmp_path, cap
         model = hf.Mesh.load(tmp_path / "nan.obj")
     np.testing.assert_array_equal(model.bounds, [[0, 0, 0], [1, 2, 0]])
     assert [r.getMessage() for r in caplog.records] == [
-        f"{tmp_path / 'nan.obj'}: 1 of its 4 vertices are NaN or infinite: the triangles "
+        f"{tmp_path / 'nan.obj'}: 1 of its 4 vertices is NaN or infinite: the triangles "
         "using them are not drawn, and its bounds are the other vertices'"]
     (tmp_path / "all.obj").write_text("v nan 0 0\nv 1 inf 0\nv 0 0 nan\nf 1 2 3\n")
     with pytest.raises(meshes.ModelError, match=r"all\.obj: no vertex of it is a finite "

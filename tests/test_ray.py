@@ -107,8 +107,13 @@ def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, 
             raise KeyboardInterrupt  # the driver is interrupted as it keeps a segment
 
     monkeypatch.setattr(cluster.ClusterRender, "_keep", stop)
-    assert main(args) == 130
+    code = main(args)
     err = capsys.readouterr().err
+    if ctrl_c == 1 and len(kept) == 4 and code == 0:  # (a loaded machine: every chunk had
+        # started when the Ctrl-C was handled; none cancelled: the work whole, joined)
+        assert out.exists() and "the interruption came after the last frame was made" in err
+        return
+    assert code == 130
     # 2 running, and (a slow machine) the last one too if it ended before the Ctrl-C was
     # handled; a second Ctrl-C as the next comes in
     assert not out.exists() and len(kept) in ((3, 4) if ctrl_c == 1 else (2,))
@@ -162,7 +167,7 @@ def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):
                     cmd = Path(f"/proc/{p}/cmdline").read_bytes()
                 except OSError:
                     continue
-                if b"render_chunk" in cmd:
+                if cmd.startswith(b"ray::render_chunk"):  # the task's worker
                     os.kill(p, signal.SIGKILL)
                     killed.append(p)
                     return

@@ -254,9 +254,9 @@ def test_clear_errors(scene, tmp_path, capsys):
         with pytest.raises(hf.InputTypeError, match=rf"^shutter={bad!r}: an angle in degrees"):
             kept.expose(shutter=bad)
     with pytest.raises(hf.InputError, match=r"^output frame 0: no kept sub-frame inside its "
-                       r"shutter \(from -0\.0005 to 0\.0005 s\); the store's 4 sub-frames a "
-                       r"frame over 180 degrees lie 45 degrees apart: a shutter of 45 or more "
-                       r"holds one \(or keep more --samples\)$"):  # (was: no figure)
+                       r"shutter \(from -0\.0005 to 0\.0005 s\); the kept sub-frames around "
+                       r"it lie 45 degrees apart \(-0\.0021 and 0\.0021 s\): a shutter of 45 "
+                       r"degrees or more holds one \(or keep more --samples\)$"):  # (no figure)
         kept.expose(shutter=10)  # centred between the middle two (+-22.5 degrees)
     assert len(kept.expose(shutter=45)) == len(kept.expose())
     from hfrender.cli import main  # the command names its options

@@ -353,3 +353,33 @@ def test_a_binary_shader_file_and_glsl_named_py_are_told_apart(tmp_path, capsys)
         f"hfrender: error: {glsl}:1: syntax error: invalid syntax; it reads as a "
         "Shadertoy-style shader (mainImage): name it plasma.frag\n")
     assert not (tmp_path / "b.png").exists()
+
+
+@pytest.mark.parametrize("own", [
+    "const float iSampleRate = 0.5;\n",  # a global of its own, named as shadertoy's input
+    "#define iGlobalTime 0.5\n",  # its own macro of the old name
+    "float iGlobalTime = 0.5;\n",
+    "struct S { float iChannelTime; };\nconst S s = S(0.5);\n",  # a field of that name
+])
+def test_a_shaders_own_name_of_an_input_stays_its_own(tmp_path, own):
+    """Declaring what a shader uses undeclared broke those that had one of their own
+    (a review: "'iSampleRate' redeclared", "Redefinition of macro iGlobalTime")."""
+    name = re.findall(r"iSampleRate|iGlobalTime|iChannelTime", own)[0]
+    use = "s.iChannelTime" if "struct" in own else name
+    frame = _one(_frag(tmp_path, own + "void mainImage(out vec4 c, in vec2 p) {\n"
+                       f"    c = vec4({use}, 0.0, 0.0, 1.0);\n}}\n"))
+    assert (frame[..., 0] == 128).all()  # 0.5, a display colour
+
+
+def test_a_cube_map_channel_used_undeclared_is_told_how_to_declare_it(tmp_path):
+    """Declared as a 2D texture, a cube map's channel fails to compile: the hint says how
+    to declare it (was: the compiler's overload error alone)."""
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = texture(iChannel0, vec3(1.0));\n}\n")
+    with pytest.raises(ShaderError, match=r"^.*s\.frag:2: no matching function for call to "
+                       r"`texture\(sampler2D, vec3\)'.*; hfrender declares a channel the "
+                       r"shader uses undeclared as a 2D texture \(black\): for a cube map, "
+                       r"declare it: uniform samplerCube iChannel0;$"):
+        _one(path)
+    cube = _frag(tmp_path, "uniform samplerCube iChannel0;\n" + path.read_text(), "c.frag")
+    assert (_one(cube)[..., :3] == 0).all()  # declared so: black, as the hint says

@@ -143,7 +143,8 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
         done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / out),
                                "--transparent"], capture_output=True, text=True)
         assert done.returncode == 2
-        assert "keeps no alpha; write .mov (ProRes 4444), .webm (VP9) or a PNG sequence" \
+        assert "keeps no alpha; write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, " \
+            "or a PNG sequence" \
             in done.stderr
     for out, fmt, alpha in (("a.webm", "yuv420p", "yuva420p"),  # a pixel format with no
                             ("a.mov", "yuv422p10le", "yuva444p10le")):  # alpha: was dropped
@@ -162,8 +163,8 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
     assert done.returncode == 2 and not (tmp_path / "c.mp4").exists()
     assert done.stderr == (f"hfrender: error: clear.py has background = None (a transparent "
                            f"render): -o {tmp_path / 'c.mp4'} (libx264) keeps no alpha; write "
-                           ".mov (ProRes 4444), .webm (VP9) or a PNG sequence "
-                           "(frames/%05d.png)\n")
+                           ".mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, or a PNG "
+                           "sequence (frames/%05d.png)\n")
     (tmp_path / "s.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }")
     done = subprocess.run([*RUN, str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.mov"),
                            "--transparent"], capture_output=True, text=True)

@@ -75,8 +75,8 @@ CAMERA = {o: f"a scene's lens is its camera's: self.camera.{o.replace('-', '_')}
                  ("aperture-blades", "fx's, for footage"),
                  ("focal-length-mm", "fx's, for footage"))}
 # ffmpeg's own flags, as its users type them (was: "unrecognized arguments: -r 24" alone)
-FFMPEG_FLAGS = {"-r": "fps", "-t": "duration", "-c:v": "codec", "-vcodec": "codec",
-                "-pix_fmt": "pix-fmt", "-b:v": "bitrate", "-preset": "preset"}
+FFMPEG_FLAGS = {"-r": "fps", "-t": "duration", "-c:v": "codec",  # (-vcodec: argparse reads
+                "-pix_fmt": "pix-fmt", "-b:v": "bitrate", "-preset": "preset"}  # -v there)
 
 
 class _Parser(argparse.ArgumentParser):

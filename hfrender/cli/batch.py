@@ -8,8 +8,6 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
 from hfrender.errors import nearest
 from hfrender.io.segments import segments_kept
+from hfrender.logs import filtered
 
 OWN = ("--summary", "--quiet", "--ray")
 SHORT = {"-o": "output", "-s": "scene"}
@@ -289,7 +288,7 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool,
             bar(done, frames)
 
     try:
-        with _named(job.name):
+        with filtered(lambda: _JobNamed(job.name)):
             result = run_job(job, state, progress)
     finally:
         finish()
@@ -308,22 +307,10 @@ class _JobNamed(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno >= logging.WARNING and not getattr(record, "hf_job", False):
             record.hf_job = True  # (one naming the job already: as it is)
-            if not record.getMessage().startswith(self.prefix[:-2]):
-                record.msg = self.prefix + str(record.msg)
+            said = record.getMessage()  # formatted first: a name may hold "%"
+            if not said.startswith(self.prefix[:-2]):
+                record.msg, record.args = self.prefix + said, None
         return True
-
-
-@contextmanager
-def _named(name: str) -> Iterator[None]:
-    """:class:`_JobNamed` on the root's handlers while a job runs."""
-    named, handlers = _JobNamed(name), list(logging.getLogger().handlers)
-    for h in handlers:
-        h.addFilter(named)
-    try:
-        yield
-    finally:
-        for h in handlers:
-            h.removeFilter(named)
 
 
 def _tell(result: object, n: int, total: int, quiet: bool) -> None:

@@ -59,10 +59,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         finish()
     print(bench.table(cells, auto, plan))
     best = max([*cells, auto], key=lambda c: c.fps)  # auto too: the default, if it is
-    grain = "" if best is auto else f" --granularity {best.granularity}"
-    print(f"fastest here: hfrender render {args.file} --samples {config.samples}{grain} "
-          f"--workers {best.workers}" + (" (granularity auto, the default)" if best is auto
-                                         else ""))
+    grain = "" if best is auto else f"--granularity {best.granularity} "
+    # the options alone (a command line printed lacked the bench's -s, --size, ...)
+    print(f"fastest here: {grain}--workers {best.workers}"
+          + (" (granularity auto, the default)" if best is auto else "")
+          + ", beside the render settings benched")
     if args.plot:
         bench.plot(cells, auto, args.plot)
         print(f"wrote {args.plot}")

@@ -65,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
 
 
 def cmd_reexpose(args: argparse.Namespace) -> int:
-    from hfrender.engine.deep_output import output_dtype
+    from hfrender.engine.deep_output import render_dtype
     from hfrender.engine.reexpose import Exposure, SampleStore
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.outputs import check_partial_free, check_writable
@@ -82,7 +82,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                           crf=args.crf, preset=args.preset, bitrate=args.bitrate,
                           pix_fmt=args.pix_fmt, transparent=bool(s.get("transparent")),
                           bit_depth=args.bit_depth)  # (was: none; 8-bit PNG, half EXR)
-    output_dtype(args.output, args.bit_depth)  # (a video's is refused, before any work)
+    dtype = render_dtype(config)  # (--bit-depth for a video refused, before any work;
+    # a video of more than 8 bits takes 16-bit frames)
     if Path(args.output).suffix.lower() == ".exr" and not s.get("hdr"):
         log.warning("%s holds 8-bit sub-frames (rendered without --hdr): the EXR's light "
                     "stops at white", args.store)
@@ -98,7 +99,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
                        1, first + s["frames"], first)
-    figures = _expose(args, store, exposure, out)
+    figures = _expose(args, store, exposure, out, dtype)
     if isinstance(figures, int):  # interrupted: its exit status
         return figures
     complete()
@@ -124,10 +125,10 @@ def _exposed(e: Any) -> str:
     return "".join(f", {part}" for part in said if part)
 
 
-def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> dict | int:
+def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any,
+            dtype: Any) -> dict | int:
     """The exposure written through ``out``: its figures, or the exit status of a Ctrl-C
     (said with where the frames made are); an error names them too."""
-    from hfrender.engine.deep_output import output_dtype
     from hfrender.engine.reexpose import run_exposure
     from hfrender.io.join import JOIN_AGAIN
 
@@ -137,7 +138,7 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any) -> di
             figures = run_exposure(store, exposure, out.writer, backend=args.backend,
                                    workers=args.workers, dof_method=args.dof_method,
                                    progress=progress,
-                                   dtype=output_dtype(args.output, args.bit_depth))
+                                   dtype=dtype)
             out.finish()
             return figures
         except KeyboardInterrupt as exc:

@@ -10,13 +10,13 @@ cell's number of workers (it is the granularity that is on trial).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.logs import filtered
 
 
 @dataclass
@@ -78,7 +78,7 @@ def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list
             progress(frames * (len(cells) + 1), frames * (len(runs) + 1))
         return done
 
-    with _said_once():
+    with filtered(_Once):
         for g, w in runs:
             cells.append(cell(g, w))
         # auto granularity with the workers of the best cell: it is the granularity on trial
@@ -99,19 +99,6 @@ class _Once(logging.Filter):
         new = key not in self.seen
         self.seen.add(key)
         return new
-
-
-@contextmanager
-def _said_once() -> Iterator[None]:
-    """Each log message once while this lasts (a filter on each of the root's handlers)."""
-    filters = [(h, _Once()) for h in logging.getLogger().handlers]
-    for h, once in filters:
-        h.addFilter(once)
-    try:
-        yield
-    finally:
-        for h, once in filters:
-            h.removeFilter(once)
 
 
 def table(cells: list[Cell], auto: Cell, plan: Any) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from hfrender.checksum import sha256_file
 from hfrender.config import RenderConfig
 from hfrender.engine.chunk_dir import chunk_dir
+from hfrender.engine.render_setup import frames_format
 from hfrender.frame_range import start_of
 from hfrender.io.encoding import Encoding
 from hfrender.io.segments import open_segment, segment_name
@@ -75,7 +76,7 @@ def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, co
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
         path.parent.mkdir()
         writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
-                              encoding=Encoding.of(cfg))
+                              frames_format(cfg), encoding=Encoding.of(cfg))
         try:  # ``first`` counts from the output's first frame (--frames: the range's)
             stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
                               first_frame=start_of(cfg.frames) + first, count=count,

@@ -59,17 +59,17 @@ def _bright_at_start(scene: Scene, frame: int, fps: float) -> str | None:
     return past_white(scene) if looked is None else looked[0]
 
 
-def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
+def output_dtype(output: str, bit_depth: int | None, deep: bool = False) -> np.dtype:
     """The dtype of a render's finished frames (or a still's picture): uint8, uint16
-    (16-bit PNG), float16 or float32 (EXR); ``--bit-depth`` for a video is refused in one
-    line."""
+    (16-bit PNG; a video whose encoder writes more than 8 bits, ``deep``), float16 or
+    float32 (EXR); ``--bit-depth`` for a video is refused in one line."""
     suffix = Path(output).suffix.lower()
     if suffix not in DEPTHS:  # (a single PNG or EXR: hfrender still's)
         if bit_depth is not None:
             raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a video, whose "
                               "encoder's pixel format decides (e.g. --pix-fmt yuv420p10le); "
                               "--bit-depth is for PNG (8, 16) and EXR (16, 32) outputs")
-        return np.dtype(np.uint8)
+        return np.dtype(np.uint16 if deep else np.uint8)
     allowed = DEPTHS[suffix]
     depth = allowed[0] if bit_depth is None else bit_depth
     if depth not in allowed:
@@ -81,6 +81,16 @@ def output_dtype(output: str, bit_depth: int | None) -> np.dtype:
         check_exr()
         return np.dtype(np.float16 if depth == 16 else np.float32)
     return np.dtype(np.uint8 if depth == 8 else np.uint16)
+
+
+def render_dtype(config: Any) -> np.dtype:
+    """:func:`output_dtype` of a render's (or re-exposure's) settings: its video deep where
+    its encoder writes more than 8 bits (:func:`hfrender.io.encoding.deep_video`)."""
+    from hfrender.io.encoding import Encoding, deep_video
+
+    video = Path(config.output).suffix.lower() not in DEPTHS
+    deep = video and deep_video(config.output, config.codec, Encoding.of(config))
+    return output_dtype(config.output, config.bit_depth, deep)
 
 
 def fused_dtype(dtype: np.dtype, hdr: bool = False) -> np.dtype:

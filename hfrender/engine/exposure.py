@@ -173,6 +173,17 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
                 lens.get("max_coc_px"), lens.get("aperture_blades", 0))
 
 
+def _apart(times: np.ndarray, j: int, fps: float) -> str:
+    """How far apart the kept sub-frames around a shutter that holds none lie (``j``: the
+    first after it): their own times, jittered or of --samples auto's count too."""
+    if not 0 < j < len(times):
+        return "the store has too few samples for so narrow a shutter"
+    t0, t1 = float(times[j - 1]), float(times[j])
+    deg = (t1 - t0) * fps * 360
+    return (f"the kept sub-frames around it lie {deg:.4g} degrees apart ({t0:.4f} and "
+            f"{t1:.4f} s): a shutter of {deg:.4g} degrees or more holds one")
+
+
 def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
     """Which kept sub-frames each output frame takes, with what weight (see module)."""
     s = store.settings
@@ -203,13 +214,9 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
         j0 = int(np.searchsorted(times, a - EPS, side="left"))
         j1 = int(np.searchsorted(times, b + EPS, side="right"))
         if j1 <= j0:  # (was: "too few samples for so narrow a shutter", no figure)
-            apart = s["shutter"] / n
-            why = (f"the store's {n} sub-frames a frame over {s['shutter']:g} degrees lie "
-                   f"{apart:.4g} degrees apart: a shutter of {apart:.4g} or more holds one"
-                   if isinstance(s["samples"], int) else "its sub-frames lie farther apart")
             raise InputError(f"output frame {first + i}: no kept sub-frame inside its "
-                             f"shutter (from {a:.4f} to {b:.4f} s); {why} (or keep more "
-                             "--samples)")
+                             f"shutter (from {a:.4f} to {b:.4f} s); {_apart(times, j0, fps)} "
+                             "(or keep more --samples)")
         j0 -= int(j0 > 0 and cells[1][j0 - 1] > a + EPS)  # a neighbour's span reaches in
         j1 += int(j1 < len(times) and cells[0][j1] < b - EPS)
         starts[i] = j0

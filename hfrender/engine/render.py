@@ -110,7 +110,7 @@ class RenderJob:
             raise ConfigError(f"frames {self.first_frame}..{self.first_frame + self.count - 1}: "
                               f"nothing to render (the scene has {self.total} frames at "
                               f"{config.fps:g} fps)")
-        deep_output.output_dtype(config.output, config.bit_depth)  # --bit-depth, OpenEXR
+        deep_output.render_dtype(config)  # --bit-depth, OpenEXR
         if self.own_writer:  # a class's background None: transparent (setup()'s: later)
             self._check_output(modes.resolve_transparent(config, self.scene), config.transparent)
             outputs.check_writable(config.output)
@@ -145,7 +145,7 @@ class RenderJob:
                 raise
             why = exc.args[0].split(";")[0]
             raise ContextUnavailable(f"--preview needs a window: {why}; render without "
-                                     "--preview (nor hfrender.toml's preview = true)") from None
+                                     "--preview (and hfrender.toml's preview = true)") from None
         self.stats.gl_renderer = self.glctx.renderer
 
     def _prepare_scene(self) -> None:
@@ -274,7 +274,7 @@ class RenderJob:
         plan, config = self.plan, self.config
         capacity = self.builder.pool.capacity
         preview = self.preview
-        dtype = deep_output.output_dtype(config.output, config.bit_depth)
+        dtype = deep_output.render_dtype(config)
         return Engine(RenderFusion(plan, self.backend.name, self.stats, config.dof_method,
                                    config.transparent, dtype, self.processes,
                                    fallback=config.fusion_process == "auto"),

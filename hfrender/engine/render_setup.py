@@ -265,6 +265,15 @@ def schedule_for(config: RenderConfig, aperture_blades: int = 0) -> SampleSchedu
                           aperture_blades)
 
 
+def frames_format(config: RenderConfig) -> str:
+    """The raw format a render's video frames go to ffmpeg in: 16-bit codes where its
+    encoder writes more than 8 bits (:func:`.deep_output.render_dtype`), RGBA with alpha."""
+    from hfrender.engine.deep_output import render_dtype
+    from hfrender.io.pixels import raw_format
+
+    return raw_format(config.transparent, render_dtype(config) == np.uint16)
+
+
 def keyframe_interval(granularity: int, plan: Plan) -> int:
     """Output frames per hyperframe: keyframes (and segments) align with hyperframes."""
     return max(1, (granularity - plan.overlap) // plan.step)
@@ -308,14 +317,16 @@ class RenderOutput:
                 self.writer = PngSequenceWriter(self.tmp, config.size, start, kept)
             else:
                 self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
-                                          gop, encoding=encoding, name=config.output)
+                                          gop, encoding=encoding, name=config.output,
+                                          pix_fmt_in=frames_format(config))
             return
         self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
             manifest = Manifest(settings, total - offset, gop, granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
-                                     manifest, start - offset, encoding=encoding)
+                                     manifest, start - offset, encoding=encoding,
+                                     pix_fmt_in=frames_format(config))
 
     @property
     def segments(self) -> tuple[int, int]:

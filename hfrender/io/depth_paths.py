@@ -23,7 +23,7 @@ def say_one_of_many(path: str, p: Path) -> None:
         return
     like = re.compile(re.escape(m.group(1)) + rf"\d{{{len(m.group(2))}}}")
     n = sum(1 for f in p.parent.iterdir() if f.suffix == p.suffix and like.fullmatch(f.stem))
-    if n > 1:
+    if n > 2:  # (two: depth_v1 and depth_v2, versions more likely than frames)
         pattern = p.with_name(f"{m.group(1)}%0{len(m.group(2))}d{p.suffix}")
         log.warning("depth %s is one frame of a sequence (%s holds %d like it): every frame "
                     "takes it; for each its own, give %s", path, p.parent, n, pattern)
@@ -37,6 +37,9 @@ def no_depth(path: str) -> str:
     the formats listed for each, as if the one given were none of them)."""
     p = Path(path)
     folder = p if p.is_dir() else p.parent
+    if p.is_file() and p.suffix.lower() not in (*VIDEO_FILES, ".gif", *DEPTH_KINDS):
+        return (f"depth {path}: {p.suffix or 'a file without a suffix'} is no depth format; "
+                "use a .npy or .npz file, or a 16-bit PNG / EXR sequence")
     if p.suffix.lower() in (*VIDEO_FILES, ".gif"):
         return (f"depth {path}: a video is not read as depth (8-bit, compressed: its steps "
                 "would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy")

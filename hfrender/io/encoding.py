@@ -112,13 +112,12 @@ class Encoding:
 
 def _with_alpha(codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[str]]:
     """The pixel format and options that keep alpha (``--transparent``)."""
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA
 
     if codec in ("png", "exr"):  # an image sequence keeps its alpha channel
         return pix_fmt, params
     if codec not in ALPHA_PIX_FMTS:
-        raise EncodingError(f"--transparent: {codec} keeps no alpha; write .mov (ProRes "
-                            "4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
+        raise EncodingError(f"--transparent: {codec} keeps no alpha; {KEEPS_ALPHA}")
     fmt, extra = ALPHA_PIX_FMTS[codec]
     return fmt, [*params, *extra]
 
@@ -201,6 +200,26 @@ def effective(output: str, codec: str | None, encoding: Encoding) -> dict:
     given = dict(zip(params[::2], params[1::2], strict=False))  # (GIF's alone are not pairs)
     return {"codec": codec, "pix_fmt": pix_fmt, "crf": given.get("-crf"),
             "preset": given.get("-preset"), "bitrate": given.get("-b:v")}
+
+
+def deep_video(output: str, codec: str | None, encoding: Encoding) -> bool:
+    """Whether ``output`` is a video whose encoder writes more than 8 bits (``--pix-fmt
+    yuv420p10le``, ProRes): its frames are handed over as 16-bit codes (was: 8-bit, its
+    10 bits holding 8 bits' steps). A pixel format the encoder does not take is one it
+    picks for itself: deep where all it takes are."""
+    from hfrender.io.pixels import pix_fmt_facts
+
+    chosen = chosen_encoder(output, codec, encoding.alpha)
+    if chosen is None or chosen in ("gif", "png", "exr"):
+        return False
+    try:
+        pix_fmt = effective(output, codec, encoding)["pix_fmt"]
+        takes = encoder_info(chosen).pix_fmts
+    except EncodingError:  # settings the encoder refuses: said where the output is checked
+        return False
+    if takes and pix_fmt not in takes:
+        return all(pix_fmt_facts(p)[1] for p in takes)
+    return pix_fmt_facts(pix_fmt)[1]
 
 
 def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:

@@ -28,6 +28,8 @@ ALPHA_CODECS = {".mov": "prores_ks", ".webm": "libvpx-vp9"}
 ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
                   "libvpx-vp9": ("yuva420p", []), "ffv1": ("rgba64le", []),
                   "utvideo": ("gbrap", [])}
+KEEPS_ALPHA = ("write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, or a PNG "
+               "sequence (frames/%05d.png)")  # what to write instead, where alpha is lost
 ALPHA_FORMATS = ("yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya", "pal8")
 
 

@@ -328,10 +328,12 @@ def exr_other_channels(path: str | Path) -> list[str]:
     file's passes: ``Depth.Z``, ``Normal.X``, ...), from its header alone."""
     with _openexr().File(str(path), header_only=True) as f:
         parts = [[c.name for c in p.header["channels"]] for p in f.parts]
+        named = [str(p.header.get("name") or i) for i, p in enumerate(f.parts)]
     found = next(((i, layer) for i, names in enumerate(parts)
                   for layer in _colour_layers(names)), None)
     colour = set() if found is None else {found[1] + n for n in "RGBA"}
-    return [n for i, names in enumerate(parts) for n in names
+    part = (lambda i: f"{named[i]}.") if len(parts) > 1 else (lambda i: "")  # its part's too
+    return [part(i) + n for i, names in enumerate(parts) for n in names
             if found is None or i != found[0] or n not in colour]
 
 

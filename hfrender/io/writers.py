@@ -118,7 +118,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be.
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps."""
     from hfrender.io.encoding import chosen_encoder, chroma_steps
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha
 
     suffix = Path(path).suffix.lower()
     if is_sequence(path):  # fx writes EXR from EXR footage alone
@@ -135,8 +135,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                           + (f"did you mean {near[0]}? " if near else "")
                           + "hfrender info -v lists its video encoders)")
     if alpha and chosen not in ALPHA_PIX_FMTS:
-        raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; write .mov "
-                          "(ProRes 4444), .webm (VP9) or a PNG sequence (frames/%05d.png)")
+        raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; {KEEPS_ALPHA}")
     if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
         raise WriterError(f"{alpha_from}: --pix-fmt {pix_fmt} keeps no alpha; give one with "
                           f"alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave --pix-fmt out")
@@ -360,13 +359,14 @@ def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                 gop: int | None = None, encoding: object = None,
-                name: str | None = None) -> FrameWriter:
+                name: str | None = None, pix_fmt_in: str = "rgb24") -> FrameWriter:
     """A PNG sequence for a ``%d`` pattern (lossless: ``codec`` and ``gop`` do not apply),
     else a video (``name``: what its messages call it, the output a temporary ``path``
     becomes)."""
     if is_sequence(path):
         return PngSequenceWriter(path, size)
-    return VideoWriter(path, fps, size, codec, gop, encoding=encoding, name=name)
+    return VideoWriter(path, fps, size, codec, gop, encoding=encoding, name=name,
+                       pix_fmt_in=pix_fmt_in)
 
 
 class MemoryWriter(Closing):

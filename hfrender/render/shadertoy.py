@@ -29,7 +29,7 @@ CHANNELS = {"iChannel0": "sampler2D iChannel0", "iChannel1": "sampler2D iChannel
             "iChannel2": "sampler2D iChannel2", "iChannel3": "sampler2D iChannel3",
             "iChannelResolution": "vec3 iChannelResolution[4]",
             "iChannelTime": "float iChannelTime[4]", "iSampleRate": "float iSampleRate"}
-OLD_NAMES = ("iGlobalTime",)  # Shadertoy's old iTime: a #define of the header
+OLD_NAMES = ("iGlobalTime",)  # Shadertoy's old iTime: a #define of the header, where used
 MAIN_IMAGE = "void mainImage(out vec4 fragColor, in vec2 fragCoord)"
 WRAPPER_LINE = 1000000  # lines from here on are hfrender's (programs.describe_compile_error)
 
@@ -49,7 +49,8 @@ def shadertoy_program(source: str) -> str:
     them only before any declaration), each with its own line number."""
     source = source.removeprefix("\ufeff")
     header = glsl("shadertoy_header.frag") + "".join(
-        f"\nuniform {CHANNELS[name]};" for name in _used_undeclared(source))
+        f"\nuniform {CHANNELS[name]};" if name in CHANNELS else f"\n#define {name} iTime"
+        for name in _used_undeclared(source))
     hoisted = [f"#line {line}\n{text.strip()}" for line, text in _extensions(source)]
     if hoisted:
         version, _, rest = header.partition("\n")
@@ -83,15 +84,29 @@ def unset_inputs(source: str) -> list[str]:
     """The uniforms a Shadertoy shader's code declares that hfrender does not set
     (``iChannel0``, ``iSampleRate``, ...), and the channels it uses undeclared: they stay 0."""
     return [name for m in _UNIFORM.finditer(_code(source)) for name, _ in _declared(m.group(2))
-            if name and name not in SHADERTOY_INPUTS + OLD_NAMES] + _used_undeclared(source)
+            if name and name not in SHADERTOY_INPUTS + OLD_NAMES] + [
+                n for n in _used_undeclared(source) if n in CHANNELS]
 
 
 def _used_undeclared(source: str) -> list[str]:
-    """The names of :data:`CHANNELS` the code uses and does not declare."""
+    """The names of :data:`CHANNELS` and :data:`OLD_NAMES` the code uses (not as a field,
+    ``s.iChannel0``) and does not declare itself: as a uniform (an old name's uniform is
+    taken out, :func:`shadertoy_source`), or as anything else (a ``const``, a variable,
+    a ``#define``: its own, which the header's would break)."""
     code = _code(source)
-    declared = {name for m in _UNIFORM.finditer(code) for name, _ in _declared(m.group(2))}
-    return [name for name in CHANNELS
-            if name not in declared and re.search(rf"\b{name}\b", code)]
+    uniforms = {name for m in _UNIFORM.finditer(code) for name, _ in _declared(m.group(2))}
+    return [name for name in (*CHANNELS, *OLD_NAMES)
+            if re.search(rf"(?<![.\w]){name}\b", code)
+            and (name in OLD_NAMES or name not in uniforms) and not _own(code, name)]
+
+
+def _own(code: str, name: str) -> bool:
+    """Whether ``code`` makes ``name`` its own: a macro, or a declaration other than a
+    uniform (a type, maybe qualified, then the name)."""
+    return bool(re.search(rf"#\s*define\s+{name}\b", code) or re.search(
+        rf"(?<!uniform )\b(?:const\s+)?(?:(?:lowp|mediump|highp)\s+)?"
+        rf"(?:float|int|uint|bool|[iub]?vec[234]|mat[234](?:x[234])?|sampler\w*)"
+        rf"\s+{name}\b", code))
 
 
 def shader_notes(config: Any, scene: Any) -> None:
@@ -140,8 +155,14 @@ def no_main_image(source: str) -> str | None:
 
 def shadertoy_hint(said: str) -> str:
     """What to add to a compile error: the signature hfrender calls, where the compiler
-    names mainImage (one of another signature)."""
-    return f"; hfrender calls {MAIN_IMAGE}" if "mainImage" in said else ""
+    names mainImage (one of another signature); a channel's type, where it names a channel
+    or a 2D sampler given 3D coordinates (a cube map's channel, declared here as 2D)."""
+    if "mainImage" in said:
+        return f"; hfrender calls {MAIN_IMAGE}"
+    if re.search(r"iChannel\d|sampler2D, vec3", said):
+        return ("; hfrender declares a channel the shader uses undeclared as a 2D texture "
+                "(black): for a cube map, declare it: uniform samplerCube iChannel0;")
+    return ""
 
 
 def _code(source: str) -> str:

@@ -21,34 +21,53 @@ from hfrender.scene.objects import Object3D, mesh
 log = logging.getLogger(__name__)
 
 COARSE = 0.25  # a step of 32-bit world positions over this share of a pixel: noisy shading
+NEAR_ORIGIN_M = 1000.0  # an object whose box lies within this of the origin is fine-grained
 SHOWN = 3  # objects named in a warning
 
 
-def say_what_is_seen(scene: Scene, size: tuple[int, int], t: float) -> None:
-    """Warnings at time ``t`` for a picture of ``size``: nothing in view (each object's
-    why), and objects whose 32-bit positions step coarser than :data:`COARSE` of a pixel."""
+def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
+    """Why each visible object is not in a picture of ``size`` (``the Sphere at (0, 0, 10)
+    is behind the camera``), where none is; None where one is (or the camera is one the
+    render refuses in its own words, or there is no object: said elsewhere)."""
     try:
-        seen = [(obj, _where(scene, obj, size)) for obj in scene.objects if obj.visible]
-    except Exception:  # noqa: BLE001 - a camera or object the render refuses in its own words
+        scene.camera.validate()
+        seen = []
+        for obj in scene.objects:
+            if obj.visible:
+                why = _where(scene, obj, size)
+                if why is None:  # one in view: enough (a scene of thousands, at once)
+                    return None
+                seen.append(f"{_named(obj)} {why}")
+    except Exception:  # noqa: BLE001 - a camera or object the render refuses in its words
+        return None
+    return seen or None
+
+
+def say_nothing_seen(name: str, whys: list[str], times: list[float]) -> None:
+    """The warning of :func:`nothing_seen` at each of ``times``."""
+    more = f" (and {len(whys) - SHOWN} more)" if len(whys) > SHOWN else ""
+    at = ", ".join(f"{t:g}" for t in times)
+    log.warning("%s: no object is in view at t=%s s: %s%s; the frames show the background "
+                "alone", name, at, "; ".join(whys[:SHOWN]), more)
+
+
+def say_coarse(scene: Scene, size: tuple[int, int]) -> None:
+    """A warning for the first object whose 32-bit world positions, where it comes nearest
+    the camera, step more than :data:`COARSE` of a pixel there."""
+    try:
+        for obj in scene.objects:
+            if not obj.visible or _reach(obj) < NEAR_ORIGIN_M:  # (cheap: most objects)
+                continue
+            step, pixel, far = _coarseness(scene, obj, size)
+            if step > COARSE * pixel:
+                log.warning("%s: %s is %.3g m from the origin, where 32-bit positions step "
+                            "%.2g mm, %.2g px at its distance from the camera: its shading "
+                            "will be noisy; move the scene near the origin (a model's "
+                            "position = -its bounds' centre)", type(scene).__name__,
+                            _named(obj), far, step * 1e3, step / pixel)
+                return
+    except Exception:  # noqa: BLE001 - as nothing_seen
         return
-    if not seen:
-        return
-    name = type(scene).__name__
-    if not any(why is None for _, why in seen):
-        said = "; ".join(f"{_named(obj)} {why}" for obj, why in seen[:SHOWN])
-        more = f" (and {len(seen) - SHOWN} more)" if len(seen) > SHOWN else ""
-        log.warning("%s: no object is in view at t=%g s: %s%s; the frames show the "
-                    "background alone", name, t, said, more)
-        return
-    for obj, _ in seen:
-        step, pixel, far = _coarseness(scene, obj, size)
-        if step > COARSE * pixel:
-            log.warning("%s: %s is %.3g m from the origin, where 32-bit positions step %.2g "
-                        "mm, %.2g px at its distance from the camera: its shading will be "
-                        "noisy; move the scene near the origin (a model's position = "
-                        "-its bounds' centre)", name, _named(obj), far, step * 1e3,
-                        step / pixel)
-            return
 
 
 def _named(obj: Object3D) -> str:
@@ -59,13 +78,26 @@ def _named(obj: Object3D) -> str:
     return f"the {type(obj).__name__} at ({at})"
 
 
-def _corners(obj: Object3D) -> np.ndarray:
-    """(8, 4): the corners of the box around the object, placed in the world."""
+def _bounds(obj: Object3D) -> np.ndarray:
+    """(2, 3): the object's own box (a model's from its file, a built-in's geometry)."""
     bounds = getattr(obj, "bounds", None)
     if bounds is None:
         v = mesh(obj.geometry)[0][:, :3]
         bounds = np.stack([v.min(0), v.max(0)])
-    lo, hi = np.asarray(bounds, np.float64)
+    return np.asarray(bounds, np.float64)
+
+
+def _reach(obj: Object3D) -> float:
+    """How far from the origin the object may reach, at most: its place, plus its box
+    scaled (a rotation moves no corner farther than that)."""
+    scale = float(np.max(np.abs(np.broadcast_to(np.asarray(obj._matrix_scale(),
+                                                           np.float64), (3,)))))
+    return float(np.abs(obj.position).max() + np.abs(_bounds(obj)).max() * scale * 2)
+
+
+def _corners(obj: Object3D) -> np.ndarray:
+    """(8, 4): the corners of the box around the object, placed in the world."""
+    lo, hi = _bounds(obj)
     box = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
                     for z in (lo[2], hi[2])])
     return box @ obj.model_matrix().T
@@ -97,13 +129,17 @@ def _where(scene: Scene, obj: Object3D, size: tuple[int, int]) -> str | None:
 
 def _coarseness(scene: Scene, obj: Object3D, size: tuple[int, int]) -> tuple[float, float,
                                                                                  float]:
-    """(a step of 32-bit positions at the object, metres; a pixel's width there, metres;
-    the object's farthest corner's distance from the origin)."""
+    """(a step of 32-bit positions where the object comes nearest the camera, metres; a
+    pixel's width there, metres; that point's distance from the origin). The nearest
+    point of its box, not its farthest corner: a floor of 10 km around the origin is fine
+    where it is seen close (a review: it was said to be noisy)."""
     corners = _corners(obj)[:, :3]
-    far = float(np.abs(corners).max())
-    step = float(np.spacing(np.float32(far)))
     cam = scene.camera
+    eye = np.asarray(cam.position, np.float64)
+    nearest = np.clip(eye, corners.min(0), corners.max(0))
+    far = float(np.abs(nearest).max())
+    step = float(np.spacing(np.float32(far)))
     p11 = abs(cam.projection(size[0] / size[1])[1, 1])  # 2 / picture height at depth 1
-    depth = max(float(np.linalg.norm(corners.mean(0) - np.asarray(cam.position))), cam.near)
+    depth = max(float(np.linalg.norm(nearest - eye)), cam.near)
     pixel = 2 / (p11 * size[1]) * (1.0 if cam.orthographic else depth)
     return step, pixel, far

@@ -223,9 +223,10 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     if len(finite) < len(positions):  # (was: bounds of NaN, refused later at the user's line)
         if not len(finite):
             raise ModelError(f"{shown}: no vertex of it is a finite number (NaN or infinity)")
-        log.warning("%s: %d of its %d vertices are NaN or infinite: the triangles using them "
-                    "are not drawn, and its bounds are the other vertices'", shown,
-                    len(positions) - len(finite), len(positions))
+        bad = len(positions) - len(finite)
+        log.warning("%s: %d of its %d vertices %s NaN or infinite: the triangles using them "
+                    "are not drawn, and its bounds are the other vertices'", shown, bad,
+                    len(positions), "is" if bad == 1 else "are")
     return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
                      np.stack([finite.min(0), finite.max(0)]).astype(np.float64))
 

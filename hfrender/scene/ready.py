@@ -25,7 +25,7 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.scene import Scene, ShaderScene
-from hfrender.scene.in_view import say_what_is_seen
+from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 from hfrender.scene.objects import Object3D
 
@@ -83,8 +83,6 @@ def first_look(scene: Scene, frame: int, fps: float,
         except (SceneError, SceneUpdateError):
             continue
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
-    if size is not None:
-        say_what_is_seen(scene, size, t0)
     changed = _difference(first, drawn_state(scene))
     if changed is not None:
         what, a, b = changed
@@ -94,6 +92,23 @@ def first_look(scene: Scene, frame: int, fps: float,
                     "draw any t in any order, so their pictures will not agree: set every "
                     "property from t alone (seed random numbers from t)", name, what, t0,
                     shown(a), shown(b), t1)
+    if size is not None:
+        _say_in_view(scene, size, frame, fps)
+
+
+def _say_in_view(scene: Scene, size: tuple[int, int], frame: int, fps: float) -> None:
+    """Nothing in view at the first frame's time, its middle's and its last's (one that
+    flies in later is no mistake: a review), said; else objects too far from the origin
+    for their 32-bit positions (:mod:`.in_view`). The scene left at the first frame's."""
+    whys = nothing_seen(scene, size)
+    if whys is None:
+        say_coarse(scene, size)
+        return
+    t0 = frame / fps
+    later = sorted({scene.duration / 2, max(t0, scene.duration - 1 / fps)} - {t0})
+    if all(w is not None for w in looked_at(scene, lambda s: nothing_seen(s, size), later,
+                                            frame, fps)):
+        say_nothing_seen(type(scene).__name__, whys, [t0, *later])
 
 
 def unadded(scene: Scene) -> list[tuple[str, str]]:

@@ -1,0 +1,23 @@
+"""Filters on the root logger's handlers for a while: what each handler shows of the log
+records of a stretch of work (a bench's warnings once, a batch job's named)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def filtered(make: Callable[[], logging.Filter]) -> Iterator[None]:
+    """Each of the root logger's handlers filtered by a ``make()`` of its own while this
+    lasts (a record passes every handler's filter in turn; records of every logger reach
+    them), taken off after, an error too."""
+    filters = [(h, make()) for h in logging.getLogger().handlers]
+    for h, f in filters:
+        h.addFilter(f)
+    try:
+        yield
+    finally:
+        for h, f in filters:
+            h.removeFilter(f)
