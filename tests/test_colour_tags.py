@@ -149,3 +149,34 @@ def test_fx_keeps_the_footages_timecode(tmp_path, name):
     assert main(["fx", str(clip), "-o", str(tmp_path / f"s{name}"), "--motion-blur", "2",
                  "--stride", "2", "--quiet"]) == 0
     assert probe(str(tmp_path / f"s{name}")).timecode == ""
+
+
+@pytest.mark.parametrize("codec, pix_fmt, name", [("libx264rgb", None, "a.mp4"),
+                                                  ("ffv1", "bgr0", "a.mkv")])
+def test_an_rgb_video_is_tagged_srgb(tmp_path, codec, pix_fmt, name):
+    """RGB outputs (libx264rgb, FFV1 bgr0) were tagged gbr/unknown/unknown (a colourist's
+    trial): hfrender's frames are sRGB, BT.709's primaries and the sRGB transfer."""
+    shader = tmp_path / "bars.frag"
+    shader.write_text(SHADER)
+    out = tmp_path / name
+    assert main(["render", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--duration",
+                 "0.1", "--samples", "1", "--codec", codec, "--quiet",
+                 *(["--pix-fmt", pix_fmt] if pix_fmt else [])]) == 0
+    assert "(pc, gbr/bt709/iec61966-2-1, " in probe(str(out)).pix_fmt
+
+
+@pytest.mark.parametrize("bits", ["8", "16"])
+def test_a_png_says_it_is_srgb(tmp_path, bits):
+    """PNGs had no colour chunk (a colourist's trial): an sRGB chunk says their codes are."""
+    import io
+
+    from PIL import Image
+
+    shader = tmp_path / "bars.frag"
+    shader.write_text(SHADER)
+    out = tmp_path / "s.png"
+    assert main(["still", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--samples", "1",
+                 "--bit-depth", bits, "--quiet"]) == 0
+    data = out.read_bytes()
+    assert data[24] == int(bits)  # IHDR's bit depth
+    assert Image.open(io.BytesIO(data)).info["srgb"] == 0  # perceptual intent

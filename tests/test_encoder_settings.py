@@ -250,6 +250,14 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
     assert capsys.readouterr().err == (f"hfrender: error: {toml}: [render] pix-fmt and "
                                        "pix_fmt are one setting; give it once\n")
+    toml.write_text('[render]\ncrf = 12\npix_fmt = "yuv420p10le"\nbit_depth = 16\n'
+                    'size = "64x16"\nduration = 0.1\n')  # a project's video and frame defaults
+    assert main(["render", BAR, "-o", "fr/%02d.png", "--quiet"]) == 0  # (was: "--crf 12
+    assert main(["render", BAR, "-o", "v.mp4", "--quiet"]) == 0  # --pix-fmt ...: an EXR...")
+    assert pix_fmt("v.mp4") == "yuv420p10le"  # each where it fits: 10-bit video, 16-bit PNG
+    assert (tmp_path / "fr" / "00.png").read_bytes()[24] == 16  # IHDR: 16 bits a channel
+    assert main(["render", BAR, "-o", "v.mp4", "--bit-depth", "16"]) == 2  # a flag: refused
+    assert "--bit-depth 16: -o v.mp4 is a video" in capsys.readouterr().err
     toml.write_text('[render]\nzzz = 4\n')  # nothing near: the names there are
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
     assert "unknown setting(s) zzz in [render]; known: antialias, " in capsys.readouterr().err

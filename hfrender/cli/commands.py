@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
 from contextlib import ExitStack
@@ -37,6 +38,8 @@ from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
+
+log = logging.getLogger(__name__)
 
 
 def _config_from(args: argparse.Namespace) -> RenderConfig:
@@ -76,6 +79,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
     if args.granularity is not None:
         flags["granularity"] = auto_or_int("granularity", args.granularity)
     values.update({k: v for k, v in flags.items() if v is not None})
+    _project_fits(values, flags)
     config = RenderConfig(**values)
     _depth_only(args, config)
     if getattr(args, "samples_range", None) is not None and config.samples != "auto":
@@ -84,6 +88,22 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
                           f"count per frame from its motion); --samples is {config.samples}: "
                           "give --samples auto, or leave --samples-range out")
     return config
+
+
+VIDEO_ONLY = ("crf", "preset", "bitrate", "pix_fmt", "codec")  # a video encoder's settings
+
+
+def _project_fits(values: dict, flags: dict) -> None:
+    """hfrender.toml's defaults that do not fit this render's output left out (a video
+    encoder's for frames, ``bit_depth`` for a video), said at -v: a project's ``crf``
+    refused every EXR render in words of flags the user never gave (a trial)."""
+    output = str(values.get("output") or "out.mp4")
+    frames = Path(output).suffix.lower() in (".png", ".exr")  # a sequence's, or a still
+    unfit = [k for k in (VIDEO_ONLY if frames else ("bit_depth",))
+             if k in values and flags.get(k) is None]
+    for key in unfit:
+        log.info("hfrender.toml's %s = %r left out: -o %s is %s", key, values.pop(key),
+                 output, "image frames" if frames else "a video")
 
 
 def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:

@@ -32,6 +32,7 @@ ZLIB_LEVEL = 6  # Pillow's default
 SOFTWARE = "hfrender"
 MARK_BYTES = 4096  # where the mark is looked for: the header, before any pixel data
 PNG_MARK = b"Software\0" + SOFTWARE.encode()  # a tEXt chunk's keyword and text
+SRGB_INTENT = b"\0"  # a PNG's sRGB chunk (perceptual): its codes are sRGB (was: untagged)
 
 
 class MissingExtra(InputError):
@@ -98,7 +99,8 @@ def encode_png16(frame: np.ndarray) -> bytes:
     filtered[:, 1:1 + bpp] = rows[:, :bpp]
     np.subtract(rows[:, bpp:], rows[:, :-bpp], out=filtered[:, 1 + bpp:])
     ihdr = struct.pack(">IIBBBBB", w, h, 16, 6 if c == 4 else 2, 0, 0, 0)
-    return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"tEXt", PNG_MARK)
+    return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"sRGB", SRGB_INTENT)
+            + _chunk(b"tEXt", PNG_MARK)
             + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), ZLIB_LEVEL))
             + _chunk(b"IEND", b""))
 
@@ -123,6 +125,7 @@ def png8_bytes(frame: np.ndarray) -> bytes:
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
+    info.add(b"sRGB", SRGB_INTENT)
     info.add_text("Software", SOFTWARE)
     return imageio_v3().imwrite("<bytes>", np.ascontiguousarray(frame), extension=".png",
                                 pnginfo=info)
