@@ -1020,12 +1020,15 @@ def test_an_interrupted_ray_batch_says_its_sequences_start_over():
 def test_a_bad_value_from_hfrender_toml_is_blamed_on_it(folder):
     """A value hfrender.toml gave a job that its output cannot take was said to be the
     jobs file's, which holds no such key (a review)."""
-    (folder / "hfrender.toml").write_text('[render]\ncrf = 20\n')
+    (folder / "hfrender.toml").write_text('[render]\ncodec = "nope"\n')
     jobs = folder / "jobs.toml"
-    jobs.write_text(jobs.read_text().replace('output = "out/bar.mp4"', 'output = "out/bar.gif"'))
     with pytest.raises(InputError, match=rf"^{re.escape(str(folder / 'hfrender.toml'))}, for "
-                                         r"job 'bar': --crf 20: "):
-        load_jobs(jobs, {})
+                                         r"job 'bar': --codec nope: this ffmpeg has no such "):
+        load_jobs(jobs, {})  # a bad value of the project's: refused, blamed on it
+    jobs.write_text(jobs.read_text().replace('output = "out/bar.mp4"', 'output = "out/bar.gif"'))
+    (folder / "hfrender.toml").write_text('[render]\ncrf = 20\n')  # a GIF takes no CRF: the
+    assert "crf" not in {j.name: j for j in load_jobs(jobs, {})}["bar"].options  # project's
+    # left out for it (a review), where the job's own is refused
     jobs.write_text(jobs.read_text().replace('name = "bar"', 'name = "bar"\ncrf = 20'))
     with pytest.raises(InputError, match=rf"^{re.escape(str(jobs))}: job 'bar': --crf 20: "):
         load_jobs(jobs, {})  # given in the jobs file too: its own
@@ -1107,3 +1110,14 @@ def test_a_job_without_output_hides_no_other_jobs_error_and_a_made_depth_waits(f
                     '"out/focus.mp4"\ndepth = "out/png/%03d.png"\nf-stop = 2\n'
                     "focus-distance = 1\n")
     assert [j.name for j in load_jobs(path, {})] == ["bar", "smooth", "frames", "focus"]
+
+
+def test_a_projects_defaults_a_jobs_output_refuses_are_left_out(folder):
+    """hfrender.toml's crf refused a PNG sequence job and bit_depth a video job, blamed on
+    the project file, where a render of either takes them where they fit (a review)."""
+    (folder / "hfrender.toml").write_text('[render]\ncrf = 20\nbit_depth = 16\n')
+    code, results = summary(folder)
+    assert code == 0, results
+    assert {r["status"] for r in results.values()} == {"done"}
+    png = sorted((folder / "out" / "png").glob("*.png"))[0]
+    assert png.read_bytes()[24] == 16  # the PNG job took bit_depth: 16 bits a channel

@@ -258,6 +258,13 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "fr" / "00.png").read_bytes()[24] == 16  # IHDR: 16 bits a channel
     assert main(["render", BAR, "-o", "v.mp4", "--bit-depth", "16"]) == 2  # a flag: refused
     assert "--bit-depth 16: -o v.mp4 is a video" in capsys.readouterr().err
+    toml.write_text('[render]\ncrf = 20\ncodec = "libx265"\npreset = "slow"\nbit_depth = 8\n'
+                    'size = "64x16"\nduration = 0.1\n')  # (a review: each refused these)
+    for out in ("g.gif", "w.webm", "e/%02d.exr"):
+        assert main(["render", BAR, "-o", out, "--quiet"]) == 0, capsys.readouterr().err
+    assert main(["render", BAR, "-o", "h.mp4", "--quiet"]) == 0  # where it fits: libx265
+    assert "hevc" in subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i",
+                                     "h.mp4"], capture_output=True, text=True).stderr
     toml.write_text('[render]\nzzz = 4\n')  # nothing near: the names there are
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
     assert "unknown setting(s) zzz in [render]; known: antialias, " in capsys.readouterr().err

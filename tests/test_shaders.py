@@ -383,3 +383,13 @@ def test_a_cube_map_channel_used_undeclared_is_told_how_to_declare_it(tmp_path):
         _one(path)
     cube = _frag(tmp_path, "uniform samplerCube iChannel0;\n" + path.read_text(), "c.frag")
     assert (_one(cube)[..., :3] == 0).all()  # declared so: black, as the hint says
+
+
+@pytest.mark.parametrize("declared", ["uniform highp float iGlobalTime;\n",
+                                      "uniform  float iGlobalTime;\n"])
+def test_the_old_itime_declared_as_a_uniform_is_itime(tmp_path, declared):
+    """A precision or a second space in its uniform declaration made the old name count as
+    the shader's own: left undeclared once the uniform was taken out (a review)."""
+    frame = _one(_frag(tmp_path, declared + "void mainImage(out vec4 c, in vec2 p) {\n"
+                       "    c = vec4(iGlobalTime == iTime ? 1.0 : 0.0, 0.0, 0.0, 1.0);\n}\n"))
+    assert (frame[..., 0] == 255).all()

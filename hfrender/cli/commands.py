@@ -33,6 +33,7 @@ from hfrender.config import (
     parse_size,
     project_settings,
 )
+from hfrender.engine.project_fit import fitted
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 def _config_from(args: argparse.Namespace) -> RenderConfig:
     """Defaults, then hfrender.toml, then flags: validated once, here at the edge."""
     values = project_settings()
+    project = set(values)
     if args.quality:
         (values["size"], values["fps"]) = PRESETS[args.quality]
     flags = {"output": args.output, "fps": args.fps, "duration": args.duration,
@@ -79,7 +81,9 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
     if args.granularity is not None:
         flags["granularity"] = auto_or_int("granularity", args.granularity)
     values.update({k: v for k, v in flags.items() if v is not None})
-    _project_fits(values, flags)
+    values = fitted(values, {k for k in project if flags.get(k) is None},  # (what fits)
+                    lambda c: check_encoder(c.output, c.codec, c.size, c.fps,
+                                            encoding=Encoding.of(c)))
     config = RenderConfig(**values)
     _depth_only(args, config)
     if getattr(args, "samples_range", None) is not None and config.samples != "auto":
@@ -88,22 +92,6 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
                           f"count per frame from its motion); --samples is {config.samples}: "
                           "give --samples auto, or leave --samples-range out")
     return config
-
-
-VIDEO_ONLY = ("crf", "preset", "bitrate", "pix_fmt", "codec")  # a video encoder's settings
-
-
-def _project_fits(values: dict, flags: dict) -> None:
-    """hfrender.toml's defaults that do not fit this render's output left out (a video
-    encoder's for frames, ``bit_depth`` for a video), said at -v: a project's ``crf``
-    refused every EXR render in words of flags the user never gave (a trial)."""
-    output = str(values.get("output") or "out.mp4")
-    frames = Path(output).suffix.lower() in (".png", ".exr")  # a sequence's, or a still
-    unfit = [k for k in (VIDEO_ONLY if frames else ("bit_depth",))
-             if k in values and flags.get(k) is None]
-    for key in unfit:
-        log.info("hfrender.toml's %s = %r left out: -o %s is %s", key, values.pop(key),
-                 output, "image frames" if frames else "a video")
 
 
 def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:

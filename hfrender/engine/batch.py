@@ -40,6 +40,7 @@ from hfrender.engine.batch_paths import (
     unknown_field,
 )
 from hfrender.engine.batch_state import BatchState, JobResult
+from hfrender.engine.project_fit import fitted_table
 from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.join import JOIN_AGAIN
@@ -174,6 +175,10 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     if kind is None or ("scene" in entry and "input" in entry):
         raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
     project = defaults[0] if kind == "render" else {}
+    if project and isinstance(entry.get("output"), str):  # what of it fits the job's output
+        given = {option_name(k) for t in (defaults[1], entry, overrides) for k in t}
+        project = fitted_table(project, str(job_file(path, entry["output"])), given,
+                               bool({**defaults[1], **entry}.get("transparent")))
     options = _options(path, where, kind, (project, defaults[1], entry, overrides))
     files = {}
     for key in ("scene", "input", "output"):

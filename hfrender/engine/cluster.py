@@ -168,7 +168,8 @@ class ClusterRender:
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
-        first_look(scene, self.first, config.fps, config.size)  # said once, here
+        first_look(scene, self.first, config.fps, config.size,  # said once, here
+                   self.first + self.total - 1)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene, self.first, config.fps)
         hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene,

@@ -149,20 +149,19 @@ class RenderJob:
         self.stats.gl_renderer = self.glctx.renderer
 
     def _prepare_scene(self) -> None:
-        scene = self.scene
+        scene, first, config = self.scene, self.first_frame, self.config
         if self.given_scene is None:  # set up by the job that loaded it
-            set_up(scene, self.config.duration)
-            first_look(scene, self.first_frame, self.config.fps, self.config.size)
+            set_up(scene, config.duration)
+            first_look(scene, first, config.fps, config.size, first + self.count - 1)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()
             except InputError as exc:  # the file named once: by its line, where it is told
                 at = told_line(exc, scene.source_path)
                 raise SceneError(f"{exc}{at}" if at else f"{scene.source_path}: {exc}") from None
-        self.dof = self.stats.dof = modes.resolve_dof(self.config.dof, scene, self.first_frame,
-                                                      self.config.fps)
+        self.dof = self.stats.dof = modes.resolve_dof(config.dof, scene, first, config.fps)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
-            self.config.hdr, self.config.output, scene, self.first_frame, self.config.fps)
+            config.hdr, config.output, scene, first, config.fps)
         if self.given_scene is None:  # once: not again for still --compare's plain frame
             shader_notes(self.config, scene)
         asked = self.config.transparent

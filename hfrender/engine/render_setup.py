@@ -242,6 +242,9 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
                     scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)
+    # 16-bit frames into a deep video: a run that handed it 8-bit ones is not resumed
+    if frames_format(config) in ("rgb48le", "rgba64le") and not is_sequence(config.output):
+        settings["frames_in"] = frames_format(config)
     modules = scene_modules(scene_file)  # the scene's own modules it imports, if any
     if modules:
         settings["scene_modules"] = modules

@@ -121,10 +121,17 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
 
 
 def output_format(codec: str, gop: int | None, encoding: Any = None) -> tuple[str, list[str]]:
-    """(output pixel format, encoder options) of ``codec`` with ``encoding``'s settings."""
+    """(output pixel format, encoder options) of ``codec`` with ``encoding``'s settings; a
+    default format the encoder does not take is its own first (QuickTime Animation's
+    rgb24: was yuv420p asked, its colour converted and tagged as YUV, a review)."""
     pix_fmt, params = codec_params(codec, gop)
     if encoding is not None:
         pix_fmt, params = encoding.apply(codec, pix_fmt, params)
+    if getattr(encoding, "pix_fmt", None) is None and codec not in ("gif", "png", "exr"):
+        from hfrender.io.encoding import encoder_info
+
+        takes = encoder_info(codec).pix_fmts
+        pix_fmt = pix_fmt if not takes or pix_fmt in takes else takes[0]
     return pix_fmt, params
 
 

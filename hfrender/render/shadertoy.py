@@ -102,11 +102,12 @@ def _used_undeclared(source: str) -> list[str]:
 
 def _own(code: str, name: str) -> bool:
     """Whether ``code`` makes ``name`` its own: a macro, or a declaration other than a
-    uniform (a type, maybe qualified, then the name)."""
-    return bool(re.search(rf"#\s*define\s+{name}\b", code) or re.search(
-        rf"(?<!uniform )\b(?:const\s+)?(?:(?:lowp|mediump|highp)\s+)?"
-        rf"(?:float|int|uint|bool|[iub]?vec[234]|mat[234](?:x[234])?|sampler\w*)"
-        rf"\s+{name}\b", code))
+    uniform (a type, maybe qualified, then the name; the uniforms blanked first: ``uniform
+    highp float iGlobalTime`` is no own name, a review)."""
+    rest = _UNIFORM.sub(" ", code)
+    return bool(re.search(rf"#\s*define\s+{name}\b", rest) or re.search(
+        rf"\b(?:float|int|uint|bool|[iub]?vec[234]|mat[234](?:x[234])?|sampler\w*)"
+        rf"\s+{name}\b", rest))
 
 
 def shader_notes(config: Any, scene: Any) -> None:

@@ -11,6 +11,7 @@ background, or noise, without a word. Each object is taken by the box around it,
 from __future__ import annotations
 
 import logging
+from functools import cache
 
 import numpy as np
 
@@ -31,10 +32,10 @@ def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
     render refuses in its own words, or there is no object: said elsewhere)."""
     try:
         scene.camera.validate()
-        seen = []
+        seen, view = [], scene.camera.view_matrix()  # (once: not an object's)
         for obj in scene.objects:
             if obj.visible:
-                why = _where(scene, obj, size)
+                why = _where(scene, obj, size, view)
                 if why is None:  # one in view: enough (a scene of thousands, at once)
                     return None
                 seen.append(f"{_named(obj)} {why}")
@@ -44,11 +45,12 @@ def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
 
 
 def say_nothing_seen(name: str, whys: list[str], times: list[float]) -> None:
-    """The warning of :func:`nothing_seen` at each of ``times``."""
+    """The warning of :func:`nothing_seen` at each of ``times`` (the first's whys)."""
     more = f" (and {len(whys) - SHOWN} more)" if len(whys) > SHOWN else ""
-    at = ", ".join(f"{t:g}" for t in times)
-    log.warning("%s: no object is in view at t=%s s: %s%s; the frames show the background "
-                "alone", name, at, "; ".join(whys[:SHOWN]), more)
+    at = (f"at t={times[0]:g} s" if len(times) == 1 else
+          f"at any of {len(times)} times from t={times[0]:g} to {times[-1]:g} s")
+    log.warning("%s: no object is in view %s: %s%s; the frames show the background alone",
+                name, at, "; ".join(whys[:SHOWN]), more)
 
 
 def say_coarse(scene: Scene, size: tuple[int, int]) -> None:
@@ -81,10 +83,14 @@ def _named(obj: Object3D) -> str:
 def _bounds(obj: Object3D) -> np.ndarray:
     """(2, 3): the object's own box (a model's from its file, a built-in's geometry)."""
     bounds = getattr(obj, "bounds", None)
-    if bounds is None:
-        v = mesh(obj.geometry)[0][:, :3]
-        bounds = np.stack([v.min(0), v.max(0)])
-    return np.asarray(bounds, np.float64)
+    return _built_in(obj.geometry) if bounds is None else np.asarray(bounds, np.float64)
+
+
+@cache
+def _built_in(kind: str) -> np.ndarray:
+    """A built-in geometry's box, once (a scene of thousands of spheres asks each)."""
+    v = mesh(kind)[0][:, :3]
+    return np.stack([v.min(0), v.max(0)]).astype(np.float64)
 
 
 def _reach(obj: Object3D) -> float:
@@ -103,10 +109,12 @@ def _corners(obj: Object3D) -> np.ndarray:
     return box @ obj.model_matrix().T
 
 
-def _where(scene: Scene, obj: Object3D, size: tuple[int, int]) -> str | None:
-    """Why the object is not in view (``None``: it is)."""
+def _where(scene: Scene, obj: Object3D, size: tuple[int, int],
+           camera_view: np.ndarray) -> str | None:
+    """Why the object is not in view (``None``: it is); ``camera_view``: the camera's view
+    matrix."""
     cam = scene.camera
-    view = _corners(obj) @ cam.view_matrix().T
+    view = _corners(obj) @ camera_view.T
     depth = -view[:, 2]  # along the view axis
     if depth.max() <= 0:
         return "is behind the camera"

@@ -60,12 +60,12 @@ def set_up(scene: Scene, given: float | None = None) -> None:
 
 
 def first_look(scene: Scene, frame: int, fps: float,
-               size: tuple[int, int] | None = None) -> None:
+               size: tuple[int, int] | None = None, last: int | None = None) -> None:
     """``update(t0)``, ``update(t1)``, ``update(t0)`` at output frame ``frame``'s time t0
     and its neighbour's t1 (times the render draws); a warning where the drawn state at t0
     differs between the two looks, and for objects never added; with the picture's
-    ``size``, for a picture at t0 with nothing in view, or coarse (:mod:`.in_view`). A
-    shader scene has no state to look at."""
+    ``size``, for frames ``frame`` .. ``last`` with nothing in view, or coarse
+    (:mod:`.in_view`). A shader scene has no state to look at."""
     if isinstance(scene, ShaderScene):
         return
     _say_unadded(scene)
@@ -93,22 +93,27 @@ def first_look(scene: Scene, frame: int, fps: float,
                     "property from t alone (seed random numbers from t)", name, what, t0,
                     shown(a), shown(b), t1)
     if size is not None:
-        _say_in_view(scene, size, frame, fps)
+        _say_in_view(scene, size, frame, fps, frame if last is None else last)
 
 
-def _say_in_view(scene: Scene, size: tuple[int, int], frame: int, fps: float) -> None:
-    """Nothing in view at the first frame's time, its middle's and its last's (one that
-    flies in later is no mistake: a review), said; else objects too far from the origin
-    for their 32-bit positions (:mod:`.in_view`). The scene left at the first frame's."""
+LOOKS = 8  # times of the frames drawn that the in-view check looks at
+
+
+def _say_in_view(scene: Scene, size: tuple[int, int], frame: int, fps: float,
+                 last: int) -> None:
+    """Nothing in view at any of :data:`LOOKS` times over frames ``frame`` .. ``last`` (the
+    render's own: one that flies in later is no mistake, a review), said; else objects
+    too far from the origin for their 32-bit positions (:mod:`.in_view`). The scene left
+    at the first frame's."""
     whys = nothing_seen(scene, size)
     if whys is None:
         say_coarse(scene, size)
         return
-    t0 = frame / fps
-    later = sorted({scene.duration / 2, max(t0, scene.duration - 1 / fps)} - {t0})
+    picks = sorted({round(frame + (last - frame) * i / (LOOKS - 1)) for i in range(LOOKS)})
+    later = [k / fps for k in picks if k != frame]
     if all(w is not None for w in looked_at(scene, lambda s: nothing_seen(s, size), later,
                                             frame, fps)):
-        say_nothing_seen(type(scene).__name__, whys, [t0, *later])
+        say_nothing_seen(type(scene).__name__, whys, [frame / fps, *later])
 
 
 def unadded(scene: Scene) -> list[tuple[str, str]]:

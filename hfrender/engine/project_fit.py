@@ -1,0 +1,80 @@
+"""hfrender.toml's ``[render]`` defaults as one output takes them: a project's encoder
+settings (``crf``, ``pix_fmt``, ...) and ``bit_depth`` are each meant for some outputs, and
+one that this output refuses is left out (said at -v), not refused in the words of a flag
+the user never gave (a trial: a project's ``crf = 12`` refused every EXR render; a review:
+every GIF, and ``bit_depth = 8`` every EXR). The command line's own are refused as ever.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from hfrender.errors import HFRenderError
+
+log = logging.getLogger(__name__)
+
+# what an output says of a setting it does not take at all (not of a bad value)
+NOT_TAKEN = ("no quality settings", "no presets", "no CRF", "presets are", "is a video",
+             "cannot hold it", "frames are", "keeps no alpha", " takes ")
+# the settings a project may give that only some outputs take, as their flags are spelt
+FLAGS = {"codec": "--codec", "crf": "--crf", "preset": "--preset", "bitrate": "--bitrate",
+         "pix_fmt": "--pix-fmt", "bit_depth": "--bit-depth"}
+
+
+def fitted(values: dict, from_project: set[str],
+           probe: Callable[[Any], None] | None = None) -> dict:
+    """``values`` (a render's settings) less those of ``from_project`` (hfrender.toml's,
+    given by no flag) that its output refuses, one at a time, as its refusal names them;
+    ``probe(config)``: a further check (the command's: the encoder started into the
+    output's container, which may refuse the codec)."""
+    values = dict(values)
+    theirs = [k for k in FLAGS if k in from_project and k in values]
+    while theirs:
+        said = _refusal(values, probe)
+        if said and " with --" in said:  # two of them at odds (--crf with --bitrate): the
+            break  # project's own mistake, refused as it is
+        head = (said or "").split(": ")[0]  # what it refuses, before why (which may name
+        key = next((k for k in theirs if f"{FLAGS[k]} " in head), None)  # another flag)
+        if key is not None and not any(w in said for w in NOT_TAKEN):  # a bad value: the
+            break  # project's mistake (codec = "nope"), refused as it is
+        if key is None:
+            break
+        log.info("hfrender.toml's %s = %r left out: %s", key, values.pop(key), said)
+        theirs.remove(key)
+    return values
+
+
+def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
+    """What the output's checks refuse of ``values`` (the first line), else None."""
+    from hfrender.config import RenderConfig
+    from hfrender.engine.deep_output import output_dtype
+    from hfrender.io.encoding import Encoding, check_encoding
+    from hfrender.io.writers import check_output
+
+    try:
+        config: Any = RenderConfig(**values)
+        output_dtype(config.output, config.bit_depth)
+        check_encoding(config.output, config.codec, Encoding.of(config))
+        check_output(config.output, config.size, config.codec, alpha=config.transparent,
+                     pix_fmt=config.pix_fmt)
+        if probe is not None:
+            probe(config)
+    except HFRenderError as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+def fitted_table(project: dict, output: str, given: set[str], transparent: bool) -> dict:
+    """A batch job's share of hfrender.toml's table (as the file spells it): those of its
+    settings the job's ``output`` refuses left out, unless the job, ``[defaults]`` or the
+    command line gives them (``given``, underscored), as :func:`fitted`."""
+    mine = {k.replace("-", "_"): k for k in project}
+    values = {k: project[raw] for k, raw in mine.items() if k in FLAGS}
+    if not values:
+        return project
+    kept = fitted({**values, "output": output, "transparent": transparent},
+                  set(values) - given)
+    return {raw: v for raw, v in project.items()
+            if raw.replace("-", "_") not in FLAGS or raw.replace("-", "_") in kept}
