@@ -228,6 +228,8 @@ def test_lines_stay_in_place_after_a_declaration_over_lines_and_a_hoisted_extens
 def test_only_the_codes_unset_inputs_are_named():
     from hfrender.render.shadertoy import unset_inputs
 
+    assert unset_inputs("#ifdef A\nuniform sampler2D iChannel0;\n#else\n"
+                        "uniform sampler2D iChannel0;\n#endif\n") == ["iChannel0"]  # once
     assert unset_inputs("// uniform sampler2D iChannel0;\n/* uniform float iSampleRate; */\n"
                         "uniform vec3 iResolution = vec3(1, 2, 3), iChannelResolution[4];\n"
                         "uniform float iTime; uniform sampler2D iChannel1;") == [

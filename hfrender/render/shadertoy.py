@@ -82,10 +82,11 @@ def shadertoy_source(source: str) -> str:
 
 def unset_inputs(source: str) -> list[str]:
     """The uniforms a Shadertoy shader's code declares that hfrender does not set
-    (``iChannel0``, ``iSampleRate``, ...), and the channels it uses undeclared: they stay 0."""
-    return [name for m in _UNIFORM.finditer(_code(source)) for name, _ in _declared(m.group(2))
-            if name and name not in SHADERTOY_INPUTS + OLD_NAMES] + [
-                n for n in _used_undeclared(source) if n in CHANNELS]
+    (``iChannel0``, ``iSampleRate``, ...), and the channels it uses undeclared: they stay 0;
+    each once (declared in both arms of an ``#ifdef``: was named twice)."""
+    names = [name for m in _UNIFORM.finditer(_code(source)) for name, _ in _declared(m.group(2))
+             if name and name not in SHADERTOY_INPUTS + OLD_NAMES]
+    return list(dict.fromkeys(names + [n for n in _used_undeclared(source) if n in CHANNELS]))
 
 
 def _used_undeclared(source: str) -> list[str]:
