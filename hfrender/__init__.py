@@ -32,7 +32,7 @@ __all__ = [
     "Object3D", "Plane", "Scene", "Sphere", "HostStorage", "HyperFrame", "HyperFrameBuilder",
     "HyperFramePool", "Lens", "Status", "WindowWeights", "auto_granularity", "curve_weights",
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
-    "to_linear", "SampleStore", "Mesh", "__version__",
+    "to_linear", "SampleStore", "StoreError", "Mesh", "__version__",
 ]
 
 _HOME = {
@@ -47,6 +47,7 @@ _HOME = {
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
+    "StoreError": "io.store",
 }
 
 

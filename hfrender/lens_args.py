@@ -61,6 +61,8 @@ def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
 
 def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:
     """One lens per frame, focused at ``focus`` (one distance per frame of ``n``)."""
+    if len(focus) == 1:  # [2.0]: one distance, for every frame
+        focus = focus * n
     if len(focus) != n:
         each = f", or one for each of the {n} frames" if n > 1 else " (one frame)"
         raise InputError(f"focus_distance has {len(focus)} values; give one distance{each}")

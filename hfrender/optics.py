@@ -152,7 +152,7 @@ def check_blur_cap(what: str, value: object) -> None:
     without a word."""
     if not (_real(value) and math.isfinite(value)):
         raise _bad(value)(f"{what}={_said(value)} must be a finite number of pixels, at least "
-                          f"{MIN_BLUR_PX:g}")
+                          f"{MIN_BLUR_PX:g} (no cap: None)")
     if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
         raise InputError(f"{what}={value!r} blurs nothing: under {MIN_BLUR_PX:g} px across a "
                          "circle of confusion leaves every pixel as it is (a pixel's disk is "

@@ -30,10 +30,12 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     if arr.size == 0:
         raise InputError(f"{name} is empty (shape {arr.shape}); every dimension must be >= 1")
     if arr.shape[-1] not in CHANNELS:
+        first = arr.ndim >= 3 and arr.shape[-3] in CHANNELS  # (N, C, H, W), as torch has them
         raise InputError(
             f"{name} has C={arr.shape[-1]} channels (shape {arr.shape}); allowed: "
-            "1 (gray), 3 (RGB), 4 (RGBA)"
-        )
+            "1 (gray), 3 (RGB), 4 (RGBA)" + (f"; channels first? move them last: "
+                                             f"{name}.permute(0, 2, 3, 1) (torch) or "
+                                             f"numpy.moveaxis({name}, -3, -1)" if first else ""))
     if arr.dtype not in DTYPES:
         raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32"
                              f"{convert_hint(arr.dtype, name)}")
@@ -99,6 +101,8 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     want = frames_shape[:-1]
     if arr.shape == want + (1,):
         arr = arr[..., 0]
+    if arr.shape == (1,) + want:  # one frame's depth, batched as a tool batches it
+        arr = arr[0]
     if one_for_all and len(want) == 3 and arr.shape in (want[1:], want[1:] + (1,)):
         xp = np if isinstance(arr, np.ndarray) else importlib.import_module("cupy")
         arr = xp.broadcast_to(arr.reshape(want[1:]), want)

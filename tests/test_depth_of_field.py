@@ -478,6 +478,9 @@ def test_a_focus_pull_gives_each_frame_its_own_focus(method):
     with pytest.raises(ValueError, match=r"^focus_distance has 2 values; give one distance, "
                                          r"or one for each of the 3 frames$"):
         hf.depth_of_field(frames, depth, focus_distance=pull[:2], **lens)
+    np.testing.assert_array_equal(  # a list of one: that distance for every frame (a trial)
+        hf.depth_of_field(frames, depth, focus_distance=[2.0], **lens),
+        hf.depth_of_field(frames, depth, focus_distance=2.0, **lens))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         hf.depth_of_field(frames, depth, focus_distance=[2.0, 2.0, 40.0], **lens)

@@ -365,3 +365,15 @@ def test_a_host_arena_is_page_aligned_pages_of_its_own():
     assert isinstance(arena.base, memoryview) and isinstance(arena.base.obj, mmap.mmap)
     arena[::4096] = 7  # writable, every page
     assert int(arena[::4096].sum()) == 7 * len(range(0, arena.size, 4096))
+
+
+def test_a_hyperframes_repr_is_its_shapes_not_its_arrays():
+    """The dataclass repr dumped every array: 874 characters for 2 frames of 4x4 (a trial),
+    in every log line or debugger view."""
+    import hfrender as hf
+
+    h = hf.HyperFrame(np.zeros((2, 4, 4, 3), np.uint8), depth=np.ones((2, 4, 4), np.float32),
+                      timestamps=np.array([0.5, 0.75]), first_index=8, halo=1)
+    assert repr(h) == ("HyperFrame((2, 4, 4, 3) uint8, depth (2, 4, 4), t 0.5..0.75 s, "
+                       "first 8, halo 1, pending)")
+    assert issubclass(hf.StoreError, hf.InputError)  # exported, to be caught by name

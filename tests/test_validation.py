@@ -59,7 +59,7 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
     # "must be a finite number > 0", which 1 is)
     (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 blurs nothing: .* give at least 2, or "),
     (D, {"max_coc_px": float("inf")}, ValueError,
-     r"max_coc_px=inf must be a finite number of pixels, at least 2$"),
+     r"max_coc_px=inf must be a finite number of pixels, at least 2 \(no cap: None\)$"),
     (D, {"sensor_width_mm": float("nan")}, ValueError, r"sensor_width_mm=nan must be"),
     # not numbers at all: TypeErrors too (a text field's "2" passed on as it is)
     (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a distance in metres"),
@@ -108,6 +108,8 @@ def test_single_frame_needs_matching_single_depth():
     # (H, W, 1) depth passes as well as (H, W)
     a = hf.depth_of_field(F[0], np.full((4, 4, 1), 2.0), **LENS)
     b = hf.depth_of_field(F[0], np.full((4, 4), 2.0), **LENS)
+    # and (1, H, W): one frame's, batched as a tool batches it (was refused, a trial)
+    np.testing.assert_array_equal(hf.depth_of_field(F[0], np.full((1, 4, 4), 2.0), **LENS), b)
     assert a.shape == (4, 4, 3) and np.array_equal(a, b)
 
 
@@ -316,3 +318,13 @@ def test_a_wrong_type_is_a_type_error_too(call, message):
     user's trial)."""
     with pytest.raises(hf.InputTypeError, match=message):
         call()
+
+
+def test_channels_first_frames_are_told_to_move_them_last():
+    """(N, C, H, W), as torch holds frames, was refused for its W channels, no hint."""
+    nchw = np.zeros((2, 3, 8, 16), np.float32)
+    with pytest.raises(ValueError, match=r"^frames has C=16 channels \(shape \(2, 3, 8, 16\)\); "
+                       r"allowed: 1 \(gray\), 3 \(RGB\), 4 \(RGBA\); channels first\? move "
+                       r"them last: frames\.permute\(0, 2, 3, 1\) \(torch\) or "
+                       r"numpy\.moveaxis\(frames, -3, -1\)$"):
+        hf.motion_blur(nchw, 2)

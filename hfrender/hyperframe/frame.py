@@ -57,6 +57,15 @@ class HyperFrame:
         if self.timestamps is None:
             self.timestamps = np.arange(self.frame_count, dtype=np.float64)
 
+    def __repr__(self) -> str:
+        """Shapes and times, not the arrays (a log line held them all, a trial)."""
+        planes = "".join(f", {n} {tuple(a.shape)}" for n, a in (("depth", self.depth),
+                         ("velocity", self.velocity)) if a is not None)
+        t = self.timestamps
+        span = f"t {float(t[0]):.6g}..{float(t[-1]):.6g} s" if len(t) else "no frames"
+        return (f"HyperFrame({tuple(self.frames.shape)} {self.frames.dtype}{planes}, {span}, "
+                f"first {self.first_index}, halo {self.halo}, {self.status.name.lower()})")
+
     @property
     def released(self) -> bool:
         """Its slot is back in the pool (its own, or, once split, both parts'): its frames
