@@ -33,14 +33,12 @@ def fitted(values: dict, from_project: set[str],
     theirs = [k for k in FLAGS if k in from_project and k in values]
     while theirs:
         said = _refusal(values, probe)
-        if said and " with --" in said:  # two of them at odds (--crf with --bitrate): the
-            break  # project's own mistake, refused as it is
-        head = (said or "").split(": ")[0]  # what it refuses, before why (which may name
-        key = next((k for k in theirs if f"{FLAGS[k]} " in head), None)  # another flag)
-        if key is not None and not any(w in said for w in NOT_TAKEN):  # a bad value: the
-            break  # project's mistake (codec = "nope"), refused as it is
-        if key is None:
-            break
+        if not said or " with --" in said:  # (two at odds, --crf with --bitrate: the
+            break  # project's own mistake, refused as it is)
+        head = said.split(": ")[0]  # what it refuses, before why (which may name another)
+        key = next((k for k in theirs if f"{FLAGS[k]} " in head), None)
+        if key is None or not any(w in said for w in NOT_TAKEN):  # none of these, or a bad
+            break  # value (codec = "nope"): refused as it is
         log.info("hfrender.toml's %s = %r left out: %s", key, values.pop(key), said)
         theirs.remove(key)
     return values

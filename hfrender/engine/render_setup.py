@@ -243,8 +243,9 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
                     hfrender=hfrender.__version__, backend=backend, dof=dof,
                     total_frames=total, gl_renderer=gl_renderer)
     # 16-bit frames into a deep video: a run that handed it 8-bit ones is not resumed
-    if frames_format(config) in ("rgb48le", "rgba64le") and not is_sequence(config.output):
-        settings["frames_in"] = frames_format(config)
+    frames_in = frames_format(config)
+    if frames_in in ("rgb48le", "rgba64le") and not is_sequence(config.output):
+        settings["frames_in"] = frames_in
     modules = scene_modules(scene_file)  # the scene's own modules it imports, if any
     if modules:
         settings["scene_modules"] = modules
@@ -307,6 +308,7 @@ class RenderOutput:
         # (was: every hyperframe, an all-keyframe video at 8 sub-frames a hyperframe)
         gop = manifest.segment_frames if manifest is not None else \
             render_segment_frames(gop, config.fps)
+        frames_in = frames_format(config)
         if not resumable(config.output):
             self.tmp = outputs.temporary(config.output)
             self.made = outputs.make_folder(config.output)
@@ -321,7 +323,7 @@ class RenderOutput:
             else:
                 self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
                                           gop, encoding=encoding, name=config.output,
-                                          pix_fmt_in=frames_format(config))
+                                          pix_fmt_in=frames_in)
             return
         self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
         if manifest is None:
@@ -329,7 +331,7 @@ class RenderOutput:
             manifest = Manifest(settings, total - offset, gop, granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
                                      manifest, start - offset, encoding=encoding,
-                                     pix_fmt_in=frames_format(config))
+                                     pix_fmt_in=frames_in)
 
     @property
     def segments(self) -> tuple[int, int]:

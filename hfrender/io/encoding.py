@@ -205,21 +205,18 @@ def effective(output: str, codec: str | None, encoding: Encoding) -> dict:
 def deep_video(output: str, codec: str | None, encoding: Encoding) -> bool:
     """Whether ``output`` is a video whose encoder writes more than 8 bits (``--pix-fmt
     yuv420p10le``, ProRes): its frames are handed over as 16-bit codes (was: 8-bit, its
-    10 bits holding 8 bits' steps). A pixel format the encoder does not take is one it
-    picks for itself: deep where all it takes are."""
+    10 bits holding 8 bits' steps): the pixel format its command line asks
+    (:func:`hfrender.io.ffmpeg.output_format`, the encoder's own where it takes no other)."""
+    from hfrender.io.ffmpeg import output_format
     from hfrender.io.pixels import pix_fmt_facts
 
     chosen = chosen_encoder(output, codec, encoding.alpha)
     if chosen is None or chosen in ("gif", "png", "exr"):
         return False
     try:
-        pix_fmt = effective(output, codec, encoding)["pix_fmt"]
-        takes = encoder_info(chosen).pix_fmts
+        return pix_fmt_facts(output_format(chosen, None, encoding)[0])[1]
     except EncodingError:  # settings the encoder refuses: said where the output is checked
         return False
-    if takes and pix_fmt not in takes:
-        return all(pix_fmt_facts(p)[1] for p in takes)
-    return pix_fmt_facts(pix_fmt)[1]
 
 
 def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:

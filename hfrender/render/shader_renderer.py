@@ -33,6 +33,8 @@ class ShaderRenderer:
         self.channels = [n for n in (f"iChannel{i}" for i in range(4)) if self.prog.get(n, None)]
         # shadertoy.com's channels read black: one texel of 0 (nothing else bound there)
         self.black = ctx.texture((1, 1), 4, bytes(4)) if self.channels else None
+        for name in self.channels:  # each its own unit: one may be a samplerCube
+            set_uniform(self.prog, name, int(name[-1]))
 
     def prepare(self) -> None:
         """Nothing to do: the shader compiled in the constructor."""
@@ -55,9 +57,8 @@ class ShaderRenderer:
         # a fixed day (2000-01-01; months from 0, as in JavaScript) whose clock runs with
         # iTime: a clock shader moves, and the render stays a function of time alone
         set_uniform(self.prog, "iDate", (2000.0, 0.0, 1.0, float(t)))
-        for name in self.channels:  # each its own unit: one may be a samplerCube
+        for name in self.channels:  # (another texture may have been bound there since)
             self.black.use(location=int(name[-1]))
-            set_uniform(self.prog, name, int(name[-1]))
         self.vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:

@@ -32,10 +32,11 @@ def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
     render refuses in its own words, or there is no object: said elsewhere)."""
     try:
         scene.camera.validate()
-        seen, view = [], scene.camera.view_matrix()  # (once: not an object's)
+        cam = scene.camera  # its matrices once, not an object's
+        seen, to_clip = [], (cam.view_matrix(), cam.projection(size[0] / size[1]))
         for obj in scene.objects:
             if obj.visible:
-                why = _where(scene, obj, size, view)
+                why = _where(scene, obj, size, to_clip)
                 if why is None:  # one in view: enough (a scene of thousands, at once)
                     return None
                 seen.append(f"{_named(obj)} {why}")
@@ -110,11 +111,11 @@ def _corners(obj: Object3D) -> np.ndarray:
 
 
 def _where(scene: Scene, obj: Object3D, size: tuple[int, int],
-           camera_view: np.ndarray) -> str | None:
-    """Why the object is not in view (``None``: it is); ``camera_view``: the camera's view
-    matrix."""
+           to_clip: tuple[np.ndarray, np.ndarray]) -> str | None:
+    """Why the object is not in view (``None``: it is); ``to_clip``: the camera's view and
+    projection matrices."""
     cam = scene.camera
-    view = _corners(obj) @ camera_view.T
+    view = _corners(obj) @ to_clip[0].T
     depth = -view[:, 2]  # along the view axis
     if depth.max() <= 0:
         return "is behind the camera"
@@ -124,7 +125,7 @@ def _where(scene: Scene, obj: Object3D, size: tuple[int, int],
         return f"is nearer than camera.near ({cam.near:g} m)"
     if depth.min() <= 0:  # around the camera: some of it in view, as far as is told here
         return None
-    clip = view @ cam.projection(size[0] / size[1]).T
+    clip = view @ to_clip[1].T
     ndc = clip[:, :2] / clip[:, 3:]
     lo, hi = ndc.min(0), ndc.max(0)
     if (hi < -1).any() or (lo > 1).any():
