@@ -332,3 +332,14 @@ def test_what_an_odd_size_needs_follows_the_pixel_format(tmp_path, capsys, size,
         assert code == 0
     else:
         assert code == 2 and said in error_line(capsys)
+
+
+def test_odd_size_names_the_encoders_own_pixel_format():
+    """DNxHD takes no yuv420p: its message names the 4:2:2 it is written in (was
+    'dnxhd video in yuv420p ... even width and height')."""
+    with pytest.raises(WriterError) as info:
+        check_output("out.mov", (161, 90), "dnxhd")
+    assert str(info.value) == ("size 161x90: dnxhd video in yuv422p needs an even width; "
+                               "use 160x90, or --pix-fmt yuv444p, or write a PNG sequence "
+                               "(-o frames/%05d.png)")
+    assert check_output("out.mov", (160, 91), "dnxhd") == "dnxhd"  # 4:2:2: odd height taken

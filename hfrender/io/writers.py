@@ -115,10 +115,10 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
     asked for it, begins the message of an output that cannot (a missing folder is made
     when writing starts: :func:`hfrender.io.outputs.make_folder`). ``pix_fmt``: the
-    output's (--pix-fmt; None: 4:2:0), which decides what an odd size may be.
+    output's (--pix-fmt; None: the encoder's default), which decides what an odd size may be.
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps."""
     from hfrender.io.encoding import chosen_encoder, chroma_steps
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha, output_format
 
     suffix = Path(path).suffix.lower()
     if is_sequence(path):  # fx writes EXR from EXR footage alone
@@ -139,7 +139,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
         raise WriterError(f"{alpha_from}: --pix-fmt {pix_fmt} keeps no alpha; give one with "
                           f"alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave --pix-fmt out")
-    fmt = pix_fmt or "yuv420p"
+    fmt = pix_fmt or output_format(chosen, None)[0]  # the encoder's own where not 4:2:0
     sw, sh = chroma_steps(chosen, fmt)
     if size[0] % sw or size[1] % sh:
         what, size_is = {(2, 2): ("an even width and height", "an even size"),
