@@ -11,6 +11,7 @@ import pytest
 from render_helpers import linear, render_frames
 
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.errors import InputError
 from hfrender.engine import deep_output
 from hfrender.engine.render import render
 from hfrender.io.images import read_exr
@@ -214,6 +215,22 @@ def test_a_sample_store_keeps_the_float_light_and_exposes_it_again(tmp_path, cap
     np.testing.assert_allclose(exposed.astype(np.float32), direct, rtol=2e-3, atol=2e-3)
     assert np.abs(again.astype(int) - frames.astype(int)).max() <= 1
     assert (again == 255).sum() > (frames == 255).sum() * 0.9
+    # the library's float32 exposure keeps it too (was uint8 only: clipped at white)
+    light = hf.SampleStore.open(store).expose(workers=1, dtype=np.float32)
+    assert light.dtype == np.float32 and light.max() == pytest.approx(8.0, rel=1e-3)
+    np.testing.assert_allclose(light, exposed.astype(np.float32), rtol=1e-3, atol=1e-3)
+    codes16 = hf.SampleStore.open(store).expose(workers=1, dtype="uint16")
+    assert codes16.dtype == np.uint16
+    assert np.abs(codes16.astype(float) / 257 - again).max() <= 1
+
+
+@pytest.mark.parametrize("bad", ["int8", np.float64, "rgb", 3])
+def test_expose_dtype_is_checked_first(tmp_path, bad):
+    from hfrender.engine.reexpose import SampleStore
+
+    with pytest.raises(InputError, match=r"^dtype=.*: exposed frames are uint8, uint16, "
+                                         r"float16, float32$"):
+        SampleStore.__new__(SampleStore).expose(dtype=bad)
 
 
 def test_bad_hdr_values_get_one_line(tmp_path):

@@ -177,20 +177,39 @@ class SampleStore(io_store.SampleStore):
 
     def expose(self, *, shutter: float | None = None, curve: str | None = None,
                position: str | None = None, focus_distance: float | None = None,
-               f_stop: float | None = None, backend: str | None = None, workers: int = 2
-               ) -> np.ndarray:
-        """The output frames of another exposure, ``(N, H, W, 3)`` uint8 (``workers``
-        fusion threads: nothing is drawn, so they have the cores)."""
+               f_stop: float | None = None, backend: str | None = None, workers: int = 2,
+               dtype: Any = np.uint8) -> np.ndarray:
+        """The output frames of another exposure, ``(N, H, W, 3)`` (RGBA, straight alpha,
+        from a ``--transparent`` render's store) of ``dtype``: ``uint8`` or ``uint16``
+        sRGB codes, or ``float16``/``float32`` linear light (an ``--hdr`` store's light
+        past white kept, as EXR keeps it). ``workers`` fusion threads: nothing is drawn,
+        so they have the cores."""
         from hfrender import validate
         from hfrender.io.writers import MemoryWriter
         workers, sink = validate.integer(workers, "workers", 1), MemoryWriter()  # (0 was a
         # NumPy "need at least one array to stack", -1 a pool's internal names)
+        dtype = _exposed_dtype(dtype)
         try:
             run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),
-                         sink, backend=backend, workers=workers)
+                         sink, backend=backend, workers=workers, dtype=dtype)
         except InputError as exc:  # named as this call's keywords, not the command's options
             raise type(exc)(as_keywords(str(exc))) from None
         return np.stack(sink.frames)
+
+
+EXPOSED_DTYPES = ("uint8", "uint16", "float16", "float32")
+
+
+def _exposed_dtype(dtype: Any) -> np.dtype:
+    """``dtype`` of :meth:`SampleStore.expose`, one of :data:`EXPOSED_DTYPES`."""
+    try:
+        named = np.dtype(dtype)
+    except TypeError:
+        named = None
+    if named is None or named.name not in EXPOSED_DTYPES:
+        raise InputError(f"dtype={dtype!r}: exposed frames are "
+                         f"{', '.join(EXPOSED_DTYPES)}")
+    return named
 
 
 def as_keywords(message: str) -> str:
