@@ -6,7 +6,8 @@
 2. Per example scene: a render over a 360-degree shutter with 16 samples and
    ``--keep-samples``, then a 180-degree exposure of the store against a fresh render at 180
    degrees with 8 samples (the same frames): times (median of 3), the ratio, store size per
-   output frame, read speed.
+   output frame, read speed; for focus_pull, a refocus of its store with the fusion in
+   child processes against threads.
 
     python benchmarks/reexpose.py [--size 640x360] [--frames 30]
 """
@@ -91,6 +92,23 @@ def scene_figures(scene, size, frames, tmp):
     return opened
 
 
+def refocus_processes(opened, rounds=5):
+    """A depth store refocused with the fusion in child processes against threads (the
+    rounds alternate the two ways; medians): frames identical, the time ratio."""
+    times = {"on": [], "off": []}
+    frames = {}
+    for _ in range(rounds):
+        for mode in times:
+            t0 = time.perf_counter()
+            frames[mode] = opened.expose(focus_distance=2.0, f_stop=1.4, fusion_process=mode)
+            times[mode].append(time.perf_counter() - t0)
+    on, off = (statistics.median(times[m]) for m in ("on", "off"))
+    same = np.array_equal(frames["on"], frames["off"])
+    print(f"  refocus (2 m, f/1.4) of the store: fusion in 2 child processes {on:.2f} s, in "
+          f"2 threads {off:.2f} s: threads / processes = {off / on:.2f}x "
+          f"(frames {'identical' if same else 'DIFFER'}; {rounds} rounds, medians)")
+
+
 def misaligned(opened, scene, size, frames):
     """Exposures whose times a store does not hold exactly: PSNR against fresh renders."""
     base = {"size": size, "quiet": True, "duration": frames / 30.0, "output": "memory.mp4",
@@ -119,6 +137,8 @@ def main() -> None:
         for name in ("showcase.py", "focus_pull.py", "propeller.py"):
             opened = scene_figures(SCENES / name, size, args.frames, tmp)
             first = first or opened.read(0)
+            if name == "focus_pull.py":
+                refocus_processes(opened)
             if name == "propeller.py":
                 print("exposures between the kept times (a 360-degree store from the start, "
                       "16 samples):")

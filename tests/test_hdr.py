@@ -11,9 +11,9 @@ import pytest
 from render_helpers import linear, render_frames
 
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.errors import InputError
 from hfrender.engine import deep_output
 from hfrender.engine.render import render
+from hfrender.errors import InputError
 from hfrender.io.images import read_exr
 from hfrender.scene import Plane, Scene, past_white
 

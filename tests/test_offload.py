@@ -214,12 +214,12 @@ def _config(**kw):
 
 
 def test_auto_uses_processes_for_heavy_cpu_fusion_of_two_hyperframes_or_more(monkeypatch):
-    auto = _config()
+    auto = "auto"
     assert isinstance(render_setup.shared_arena(auto, "cpu", heavy=True), SharedArena)
     assert render_setup.shared_arena(auto, "cpu", heavy=False) is None  # plain blending
     assert render_setup.shared_arena(auto, "cuda", heavy=True) is None
-    assert render_setup.shared_arena(_config(fusion_process="off"), "cpu", True) is None
-    assert isinstance(render_setup.shared_arena(_config(fusion_process="on"), "cpu", False),
+    assert render_setup.shared_arena("off", "cpu", True) is None
+    assert isinstance(render_setup.shared_arena("on", "cpu", False),
                       SharedArena)
     monkeypatch.setattr(render_setup, "usable_cores", lambda: 1)
     assert render_setup.shared_arena(auto, "cpu", heavy=True) is None  # nothing to overlap
@@ -227,7 +227,7 @@ def test_auto_uses_processes_for_heavy_cpu_fusion_of_two_hyperframes_or_more(mon
 
 def test_fusion_process_on_where_there_can_be_none_is_refused_in_one_line():
     with pytest.raises(ConfigError) as info:
-        render_setup.shared_arena(_config(fusion_process="on"), "cuda", heavy=True)
+        render_setup.shared_arena("on", "cuda", heavy=True)
     assert str(info.value) == ("--fusion-process on: the fusion backend is cuda, and fusion "
                                "processes fuse on the CPU; use auto or off")
     with pytest.raises(ConfigError, match="fusion_process='twice'"):
@@ -420,9 +420,9 @@ def test_without_a_usable_memfd_auto_fuses_here_and_on_is_refused(monkeypatch):
     shared.available.cache_clear()
     try:
         assert not shared.available()
-        assert render_setup.shared_arena(_config(), "cpu", heavy=True) is None
+        assert render_setup.shared_arena("auto", "cpu", heavy=True) is None
         with pytest.raises(ConfigError, match="cannot make a memfd"):
-            render_setup.shared_arena(_config(fusion_process="on"), "cpu", heavy=True)
+            render_setup.shared_arena("on", "cpu", heavy=True)
     finally:
         shared.available.cache_clear()
 

@@ -885,3 +885,52 @@ def test_an_interrupted_stores_leftover_is_said_as_it_is_removed(scene, tmp_path
         f"--keep-samples {tmp_path / 's.samples'}: removing {left}, an interrupted render's "
         "unfinished store (a store cannot be resumed)"]
     assert not left.exists() and (tmp_path / "s.samples" / "store.json").is_file()
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_refocus_fuses_in_child_processes_the_same_frames(scene, tmp_path, monkeypatch,
+                                                             capsys):
+    """A depth store's refocus fuses in child processes (as a render does: threads share
+    one interpreter, and re-exposing took as long as rendering), frames identical, the
+    children ended after it."""
+    from hfrender.cli import main
+    from hfrender.engine import reexpose, render_setup
+    from hfrender.engine.exposure import Exposure
+
+    store = tmp_path / "store"
+    _keep(scene, store, samples=8)  # 9 frames x 8: 72 sub-frames, more than a hyperframe's
+    kept = hf.SampleStore.open(store)
+    started = []
+    monkeypatch.setattr(reexpose, "start_processes",
+                        lambda *a: started.append(render_setup.start_processes(*a))
+                        or started[-1])
+    monkeypatch.setattr(render_setup, "usable_cores", lambda: 2)
+    figures = {}
+    for mode in ("on", "off", "auto"):
+        sink = MemoryWriter()
+        figures[mode] = reexpose.run_exposure(kept, Exposure(None, None, None, 1.0, 1.4), sink,
+                                              workers=2, processes=mode)
+        figures[mode]["frames"] = np.stack(sink.frames)
+    assert [figures[m]["processes"] for m in ("on", "off", "auto")] == [2, 0, 2]
+    assert np.array_equal(figures["on"]["frames"], figures["off"]["frames"])
+    assert np.array_equal(figures["auto"]["frames"], figures["off"]["frames"])
+    assert np.abs(figures["off"]["frames"].astype(int) - kept.expose().astype(int)).mean() > .5
+    assert len(started) == 2 and all(c.proc.poll() is not None for p in started
+                                     for c in p.children or [])
+    assert all(not Path(f"/proc/{pid}").exists() or _zombie(pid)
+               for p in started for pid in p.pids)
+    out = tmp_path / "re.mp4"
+    assert main(["reexpose", str(store), "-o", str(out), "--f-stop", "2"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(", fused in 2 child processes")
+    assert main(["reexpose", str(store), "-o", str(out), "--f-stop", "2",
+                 "--fusion-process", "off"]) == 0
+    assert "child process" not in capsys.readouterr().out
+    small = tmp_path / "small"  # one hyperframe's sub-frames: auto fuses in threads
+    _keep(scene, small, samples=4)
+    sink = MemoryWriter()
+    assert reexpose.run_exposure(hf.SampleStore.open(small), Exposure(None, None, None, 1.0,
+                                 1.4), sink, workers=2)["processes"] == 0
+
+
+def _zombie(pid):
+    return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"

@@ -16,6 +16,7 @@ from hfrender.cli.common import (
     check_scene_path,
     finished_anyway,
     first_line,
+    in_processes,
     interrupted_code,
     kept_apart,
     output_notes,
@@ -196,13 +197,6 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
     return _summary(config, stats)
 
 
-def _fusion_processes(count: int) -> str:
-    """Where the fusion ran, when not in the render's own process (--fusion-process)."""
-    if not count:
-        return ""
-    return " in a child process" if count == 1 else f" in {count} child processes"
-
-
 def _summary(config: RenderConfig, stats: Any) -> int:
     """What a finished render prints: figures (--stats), the output, the kept store."""
     if config.stats:
@@ -231,7 +225,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
-              f"{_fusion_processes(stats.fusion_processes)}"
+              f"{in_processes(stats.fusion_processes)}"
               + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))
     if config.keep_samples and not config.quiet:
         per = stats.store_bytes / max(1, stats.frames_written)

@@ -328,3 +328,10 @@ def check_scene_path(path: str) -> None:
         from hfrender.scene.loader import missing_scene
 
         raise ConfigError(missing_scene(path))
+
+
+def in_processes(count: int) -> str:
+    """Where the fusion ran, when not in the command's own process (--fusion-process)."""
+    if not count:
+        return ""
+    return " in a child process" if count == 1 else f" in {count} child processes"

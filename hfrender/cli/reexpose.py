@@ -14,13 +14,14 @@ from hfrender.cli.common import (
     auto_or_int,
     check_encoder,
     complete,
+    in_processes,
     interrupted_code,
     kept_apart,
     sequence_name,
     sigterm_interrupts,
 )
 from hfrender.cli.progress import progress_bar
-from hfrender.config import RenderConfig
+from hfrender.config import FUSION_PROCESS, RenderConfig
 from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
@@ -59,6 +60,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
                     help="image sequences: PNG 8 (default) or 16 bits; EXR 16 (half, "
                          "default) or 32 (float)")
+    rx.add_argument("--fusion-process", choices=FUSION_PROCESS, default="auto",
+                    help="fuse on the CPU in a child process per worker (auto: where the "
+                         "store is defocused or reconstructed, with 2+ cores)")
     rx.add_argument("-q", "--quiet", action="store_true")
     encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
@@ -105,11 +109,12 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     complete()
     if not args.quiet:
         used, kept = figures["used"], figures["subframes"]
+        where = ", fused" + in_processes(figures["processes"]) if figures["processes"] else ""
         print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
               f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
               f"{' (reconstructed)' if figures['reconstructed'] else ''}"
               f"{', hdr' if s.get('hdr') else ''}{_exposed(exposure)}; "
-              f"{figures['seconds']:.1f} s")
+              f"{figures['seconds']:.1f} s{where}")
     return 0
 
 
@@ -137,8 +142,8 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any,
         try:
             figures = run_exposure(store, exposure, out.writer, backend=args.backend,
                                    workers=args.workers, dof_method=args.dof_method,
-                                   progress=progress,
-                                   dtype=dtype)
+                                   progress=progress, dtype=dtype,
+                                   processes=args.fusion_process)
             out.finish()
             return figures
         except KeyboardInterrupt as exc:

@@ -26,12 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.effects import fuse
-from hfrender.engine import deep_output
+from hfrender.config import FUSION_PROCESS
 from hfrender.engine.core import Engine
 from hfrender.engine.exposure import Exposure, ExposurePlan, plan_exposure
+from hfrender.engine.offload import FusionProcesses
+from hfrender.engine.render_fusion import RenderFusion
+from hfrender.engine.render_setup import PIPELINE, shared_arena, start_processes
+from hfrender.engine.render_stats import RenderStats
 from hfrender.errors import InputError
-from hfrender.hyperframe.builder import HyperFrameBuilder
+from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
@@ -41,35 +44,23 @@ from hfrender.scene.camera import PINHOLE_F_STOP
 from hfrender.shutter_curve import CURVES
 
 log = logging.getLogger(__name__)
-class ReexposeFusion:
-    """The exposure's windows over the kept sub-frames, fused by the backend."""
+class ReexposeFusion(RenderFusion):
+    """The exposure's windows over the kept sub-frames, fused as a render's are (here, or
+    in fusion processes: ``processes``): the motion between them reconstructed over the
+    new shutter where the store has velocity, each defocused with the lens
+    :func:`kept_lenses` gave it."""
 
-    def __init__(self, plan: ExposurePlan, backend: str, reconstruct: bool,
-                 dof_method: str = "fast", transparent: bool = False,
-                 dtype: Any = np.uint8) -> None:
-        self.plan, self.backend = plan, backend
-        self.reconstruct, self.dof_method = reconstruct, dof_method
-        self.transparent = transparent  # RGBA out, straight alpha (as the render wrote)
-        self.dtype = np.dtype(dtype)  # what is written: uint8, or an EXR's float16/32
+    def __init__(self, plan: ExposurePlan, backend: str, dof_method: str = "fast",
+                 transparent: bool = False, dtype: Any = np.uint8,
+                 processes: Any = None) -> None:
+        super().__init__(plan, backend, RenderStats(output=""), dof_method, transparent,
+                         dtype, processes)  # RGBA out straight, as the render wrote it
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.weights.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
 
-    def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
-             first: int = 0) -> np.ndarray:
-        shutter = self.plan.spans[first : first + windows.count] if self.reconstruct else None
-        lens = None
-        if self.plan.lens is not None:  # each sub-frame's own (a focus pull), else the one
-            lens = [x if x is not None else self.plan.lens for x in hyper.lenses or
-                    [None] * hyper.frame_count]
-        wide = deep_output.fused_dtype(self.dtype, hyper.frames.dtype.kind == "f")
-        if wide != hyper.frames.dtype:  # an 8-bit store into EXR: its light decoded first
-            hyper, out = replace(hyper, frames=deep_output.widen(hyper.frames, wide)), None
-        frames = fuse(hyper, windows, lens=lens, backend=self.backend, out=out,
-                      shutter=shutter, dof_method=self.dof_method)
-        # RGBA made straight; a --hdr store's float light encoded, clipped at white only
-        # now (kept past it in EXR)
-        return deep_output.finish(frames[..., : 4 if self.transparent else 3], self.dtype)
+    def shutter_spans(self, first: int, count: int) -> np.ndarray:
+        return self.plan.spans[first : first + count]
 
 
 def kept_lenses(base: Lens | None, e: Exposure) -> Callable[[dict, int], Lens | None]:
@@ -125,32 +116,60 @@ def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
 def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
                  backend: str | None = None, workers: int = 1, dof_method: str = "fast",
                  progress: Callable[[int, int], None] | None = None,
-                 dtype: Any = np.uint8) -> dict:
+                 dtype: Any = np.uint8, processes: str = "auto") -> dict:
     """Expose ``store`` with ``e`` into ``writer`` (frames in order, of ``dtype``: uint8,
-    or float16/32 linear light for EXR); the figures."""
+    or float16/32 linear light for EXR); the figures. ``processes`` (``--fusion-process``):
+    a heavy exposure (depth of field, reconstruction) on the CPU fuses in ``workers``
+    child processes (``auto``, with two cores or more), as a render does: threads share
+    one interpreter, and re-exposing a depth store took as long as rendering it."""
+    from hfrender.backends import get_backend
+
     t0 = time.perf_counter()
     plan = plan_exposure(store, e)
-    w, h = store.size
-    planes = store.planes
-    recon = "velocity" in planes and "depth" in planes
-    builder = HyperFrameBuilder.create(
-        (h, w, 4), store.color_dtype, frames_per_output=1, halo=plan.halo, granularity="auto",
-        depth=recon or plan.lens is not None, velocity=recon, max_in_flight=1 + workers)
-    count = plan.weights.count
-    transparent = bool(store.settings.get("transparent"))
-    engine = Engine(ReexposeFusion(plan, backend, recon, dof_method, transparent, dtype),
-                    writer,
-                    first_frame=0,
-                    total=count, workers=workers, progress=progress).start()
+    recon = "velocity" in store.planes and "depth" in store.planes
+    backend = get_backend(backend).name
+    builder, children = _exposure_pool(store, plan, recon, backend, workers, processes)
+    count = 0 if children is None else len(children.children)
+    try:
+        engine = Engine(ReexposeFusion(plan, backend, dof_method,
+                                       bool(store.settings.get("transparent")), dtype,
+                                       children),
+                        writer, first_frame=0, total=plan.weights.count, workers=workers,
+                        progress=progress).start()
 
-    def produce() -> None:
-        for hyper in replay(store, builder, plan.used, kept_lenses(plan.lens, e)):
-            engine.submit(hyper)
+        def produce() -> None:
+            for hyper in replay(store, builder, plan.used, kept_lenses(plan.lens, e)):
+                engine.submit(hyper)
 
-    engine.drive(produce, builder.cancel)
+        engine.drive(produce, builder.cancel)
+    finally:
+        if children is not None:  # before the arena they map goes
+            children.close()
     return {"frames": engine.stats.frames_written, "seconds": time.perf_counter() - t0,
             "subframes": store.subframes, "used": int(plan.used.sum()),
-            "reconstructed": recon}
+            "reconstructed": recon,
+            "processes": count}
+
+
+def _exposure_pool(store: io_store.SampleStore, plan: ExposurePlan, recon: bool,
+                   backend: str, workers: int, processes: str
+                   ) -> tuple[HyperFrameBuilder, FusionProcesses | None]:
+    """The pool the kept sub-frames are pushed into and, where ``processes`` says so, the
+    fusion processes that map it (``auto``: for more than one hyperframe's sub-frames);
+    then hyperframes of a sixth of the sub-frames used at most, so that the chunks'
+    reading overlaps the fusion and the last one is short."""
+    used = int(plan.used.sum())  # auto: not for one hyperframe's (a child's start costs
+    # about what threads fuse of it)
+    mode = "off" if processes == "auto" and used <= DEFAULT_CAP else processes
+    arena = shared_arena(mode, backend, recon or plan.lens is not None)
+    cap = DEFAULT_CAP if arena is None else min(DEFAULT_CAP,
+                                                plan.halo + max(1, -(-used // PIPELINE)))
+    w, h = store.size
+    builder = HyperFrameBuilder.create(
+        (h, w, 4), store.color_dtype, frames_per_output=1, halo=plan.halo, granularity="auto",
+        depth=recon or plan.lens is not None, velocity=recon, max_in_flight=1 + workers,
+        storage=arena, cap=cap)
+    return builder, None if arena is None else start_processes(processes, arena, workers)
 
 
 class SampleStore(io_store.SampleStore):
@@ -178,20 +197,25 @@ class SampleStore(io_store.SampleStore):
     def expose(self, *, shutter: float | None = None, curve: str | None = None,
                position: str | None = None, focus_distance: float | None = None,
                f_stop: float | None = None, backend: str | None = None, workers: int = 2,
-               dtype: Any = np.uint8) -> np.ndarray:
+               dtype: Any = np.uint8, fusion_process: str = "auto") -> np.ndarray:
         """The output frames of another exposure, ``(N, H, W, 3)`` (RGBA, straight alpha,
         from a ``--transparent`` render's store) of ``dtype``: ``uint8`` or ``uint16``
         sRGB codes, or ``float16``/``float32`` linear light (an ``--hdr`` store's light
-        past white kept, as EXR keeps it). ``workers`` fusion threads: nothing is drawn,
-        so they have the cores."""
+        past white kept, as EXR keeps it). ``workers`` fusion threads, or processes
+        (``fusion_process``: ``auto`` for a refocused or reconstructed store on the CPU,
+        ``on``, ``off``): nothing is drawn, so they have the cores."""
         from hfrender import validate
         from hfrender.io.writers import MemoryWriter
         workers, sink = validate.integer(workers, "workers", 1), MemoryWriter()  # (0 was a
         # NumPy "need at least one array to stack", -1 a pool's internal names)
         dtype = _exposed_dtype(dtype)
+        if fusion_process not in FUSION_PROCESS:
+            raise InputError(f"fusion_process={fusion_process!r}: choose one of "
+                             f"{', '.join(FUSION_PROCESS)}")
         try:
             run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),
-                         sink, backend=backend, workers=workers, dtype=dtype)
+                         sink, backend=backend, workers=workers, dtype=dtype,
+                         processes=fusion_process)
         except InputError as exc:  # named as this call's keywords, not the command's options
             raise type(exc)(as_keywords(str(exc))) from None
         return np.stack(sink.frames)

@@ -220,7 +220,7 @@ class RenderJob:
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
         gl = self.storage = gl_storage(config, self.glctx, self.backend.name)
-        arena = None if gl is not None else shared_arena(config, self.backend.name,
+        arena = None if gl is not None else shared_arena(config.fusion_process, self.backend.name,
                                                          depth or velocity)
         self.builder, self.storage = make_builder(config, plan, arena if gl is None else gl,
                                                   depth or velocity or keep, velocity,

@@ -66,11 +66,16 @@ class RenderFusion:
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
 
+    def shutter_spans(self, first: int, count: int) -> np.ndarray:
+        """Output frames ``first..first + count - 1``'s shutters, what the motion between
+        the sub-frames is reconstructed over."""
+        return self.plan.schedule.shutter_spans(first + np.arange(count))
+
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
              first: int = 0) -> np.ndarray:
         shutter = None
         if hyper.velocity is not None and windows.count:
-            shutter = self.plan.schedule.shutter_spans(first + np.arange(windows.count))
+            shutter = self.shutter_spans(first, windows.count)
         how = dict(backend=self.backend, shutter=shutter, dof_method=self.dof_method,
                    channels=self.channels, dtype=self.dtype)
         if not isinstance(hyper.frames, np.ndarray):  # on the GPU

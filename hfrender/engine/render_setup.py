@@ -52,11 +52,11 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def shared_arena(config: RenderConfig, backend: str, heavy: bool) -> shared.SharedArena | None:
-    """A pool arena that fusion processes can map, where ``--fusion-process`` may use them:
-    ``on``, or ``auto`` for a heavy fusion (reconstruction, depth of field from depth) on the
-    CPU backend with two cores or more. ``on`` where there can be none is refused."""
-    mode = config.fusion_process
+def shared_arena(mode: str, backend: str, heavy: bool) -> shared.SharedArena | None:
+    """A pool arena that fusion processes can map, where ``--fusion-process`` (``mode``)
+    may use them: ``on``, or ``auto`` for a heavy fusion (reconstruction, depth of field
+    from depth) on the CPU backend with two cores or more. ``on`` where there can be none
+    is refused."""
     if mode == "off":
         return None
     if backend != "cpu" or not shared.available():
@@ -107,12 +107,17 @@ def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
     new = max(1, capacity - plan.overlap)  # sub-frames a hyperframe adds
     if config.fusion_process == "auto" and math.ceil(plan.subframes / new) < 2:
         return None
+    return start_processes(config.fusion_process, arena, fusion_workers(config, True))
+
+
+def start_processes(mode: str, arena: shared.SharedArena, count: int) -> FusionProcesses | None:
+    """``count`` fusion processes mapping ``arena``; where none can start, None (said) for
+    ``--fusion-process auto``, refused in one line for ``on``."""
     try:
-        return FusionProcesses(arena, fusion_workers(config, True),
-                               preload=("hfrender.engine.render_fusion",
-                                        "hfrender.backends.cpu"))
+        return FusionProcesses(arena, count, preload=("hfrender.engine.render_fusion",
+                                                      "hfrender.backends.cpu"))
     except OSError as exc:  # no process could start (a process limit, no memory)
-        if config.fusion_process == "on":
+        if mode == "on":
             raise FusionProcessError(f"--fusion-process on: no fusion process could start "
                                      f"({exc})") from None
         log.warning("no fusion process could start (%s): fusing in this process", exc)
