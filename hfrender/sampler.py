@@ -288,8 +288,10 @@ class SampleSchedule:
         return perm[np.asarray(idx) % window]
 
     def _lens_points(self, m: np.ndarray, window: int, rotation: float) -> np.ndarray:
-        """Point ``m`` of ``window`` stratified points on the unit aperture (Vogel spiral)."""
-        r = np.sqrt((m + 0.5) / window)
+        """Point ``m`` of ``window`` stratified points on the unit aperture (Vogel spiral);
+        one point alone is the centre (was 0.71 of the radius off it: a still of one
+        sample moved whatever is out of focus, a trial)."""
+        r = np.sqrt((m + 0.5) / window) if window > 1 else np.zeros(np.shape(m))
         theta = m * GOLDEN_ANGLE + rotation
         if self.aperture_blades:
             r = r * polygon_edge(theta, self.aperture_blades)

@@ -408,6 +408,16 @@ def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, to
         return
     lens = hf.Camera(f_stop=1.4, focus_distance=2.0).lens(None, aspect=16 / 9)
     coc = float(lens.coc_px(np.array([0.675]), 640)[0])  # the post's face, the nearest thing
+    caplog.clear()  # one sample: the aperture's centre, no depth of field (was "1 lens
+    with caplog.at_level("WARNING"):  # positions show as copies", drawn off the centre)
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
+                     *args, "--samples", "1"]) == 0
+    one = [r.getMessage() for r in caplog.records if "one lens position" in r.getMessage()]
+    assert len(one) == 1 and re.fullmatch(
+        r"frame 0 blurs up to (\d+) px \(its largest circle of confusion\), but one sample "
+        r"is one lens position, its centre: no depth of field; --samples (\d+), or --dof "
+        r"depth \(from one sample\)", one[0]), one
+    assert abs(int(re.search(r"up to (\d+)", one[0]).group(1)) - coc) <= 1
     assert len(said) == 1, said
     m = re.fullmatch(r"frame 0 blurs up to (\d+) px \(its largest circle of confusion\): 8 "
                      r"lens positions show as copies about (\d+) px apart; --samples auto "

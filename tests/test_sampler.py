@@ -51,6 +51,16 @@ def test_overlapping_windows_share_one_grid():
             1.5 / 10 * 5 / 6)
 
 
+@pytest.mark.parametrize("blades", [0, 6])
+def test_one_sample_looks_through_the_apertures_centre(blades):
+    """One lens position was 0.71 of the radius off the centre: a still of --samples 1
+    moved whatever was out of focus (7 px at f/1, a trial); it is a pinhole's view now."""
+    plan = SampleSchedule(samples=1, aperture_blades=blades, jitter=True).plan(5)
+    assert plan.lens.shape == (5, 2) and not plan.lens.any()
+    two = SampleSchedule(samples=2).plan(1).lens  # two: the stratified points as before
+    np.testing.assert_allclose(np.sort(np.hypot(*two.T)), [0.5, 0.75 ** 0.5])
+
+
 def test_lens_points_are_stratified_on_the_aperture():
     plan = SampleSchedule(samples=64).plan(2)
     pts = plan.lens[:64]

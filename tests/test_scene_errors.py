@@ -4,6 +4,7 @@ that looks nowhere."""
 
 import re
 
+import numpy as np
 import pytest
 from test_render import write_scene
 
@@ -189,6 +190,9 @@ def test_add_in_update_is_refused_at_its_line(tmp_path, capsys):
     ("self.step += 1; self.camera.focus_distance = 2 + self.step", "camera.focus_distance"),
     ("self.ball.position = (math.sin(t), 0, 0)", None),  # pure: no word
     ("self.ball.color = (random.Random(round(t * 960)).random(), 0, 0)", None),  # seeded by t
+    # set past a time and never set back: a still of a later frame saw it from t = 0 on
+    # (with --dof auto a range had depth of field where the whole render had none, a trial)
+    ("if t > 0.05: self.camera.focus_distance = 5.0", "camera.focus_distance"),
 ])
 def test_an_update_that_is_not_a_pure_function_of_t_is_said(tmp_path, caplog, update, said):
     """A scene drawing random numbers, or keeping state, in update(t) gave different
@@ -215,8 +219,8 @@ def test_an_update_that_is_not_a_pure_function_of_t_is_said(tmp_path, caplog, up
         assert told == []
     else:
         assert len(told) == 1 and told[0].startswith(
-            f"scene.py: update(t) is not a pure function of t: {said} at t=0.1 s was ")
-        assert told[0].endswith("when t=0.133333 s was drawn in between; sub-frames, stills "
+            f"scene.py: update(t) is not a pure function of t: {said} at t=0 s was ")
+        assert told[0].endswith("when t=0.1 s was drawn in between; sub-frames, stills "
                                 "and --resume draw any t in any order, so their pictures will "
                                 "not agree: set every property from t alone (seed random "
                                 "numbers from t)")
@@ -589,3 +593,41 @@ def test_a_camera_range_upside_down_names_the_line_that_made_it(tmp_path, capsys
         "hfrender: error: camera.near=10 must be less than camera.far=1: what is drawn lies "
         f"between them ({scene}:9)\n")
     assert not (tmp_path / "r.png").exists()
+
+
+def test_a_focus_set_late_and_never_set_back_is_said_by_a_range_and_the_whole(tmp_path,
+                                                                              caplog):
+    """An f-stop set only past t = 1 (never set back): the whole render had no depth of
+    field and a range of later frames had it, 59 codes apart, without a word (a trial).
+    Both now say the update is not a pure function of t, and their frames agree."""
+    scene = write_scene(tmp_path, """
+    class LateFocus(hf.Scene):
+        duration = 2.0
+
+        def setup(self):
+            self.add(hf.Sphere(radius=0.3, position=(-0.5, 0, 2)))
+            self.add(hf.Cube(position=(0.5, 0, -4)))
+            self.camera.position = (0, 0, 5)
+
+        def update(self, t):
+            if t > 1.0:
+                self.camera.f_stop = 1.4
+                self.camera.focus_distance = 3.0
+    """)
+    told = {}
+    for name, extra in (("whole", []), ("range", ["--frames", "6:8"])):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["render", str(scene), "-o", str(tmp_path / name / "%02d.png"),
+                         "--size", "64x36", "--fps", "4", "--samples", "4", "--quiet",
+                         *extra]) == 0
+        told[name] = [r.getMessage() for r in caplog.records if "pure function" in
+                      r.getMessage()]
+    assert [len(t) for t in told.values()] == [1, 1]
+    assert told["range"][0].startswith("scene.py: update(t) is not a pure function of t: "
+                                       "camera.f_stop at t=0 s was None, and 1.4 when "
+                                       "t=1.5 s was drawn in between;")
+    import imageio.v3 as iio
+
+    whole, part = (iio.imread(tmp_path / n / "06.png") for n in ("whole", "range"))
+    assert np.array_equal(whole, part)

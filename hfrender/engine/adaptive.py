@@ -187,7 +187,11 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
         _bright_hint(k, coc, count)
         return
     want = needed(0.0, coc, False, (1, 10**9))
-    if coc / math.sqrt(count) > 2 * GAP_DOF_PX:
+    if count == 1 and coc > 2 * GAP_DOF_PX:
+        log.warning("frame %d blurs up to %.0f px (its largest circle of confusion), but one "
+                    "sample is one lens position, its centre: no depth of field; --samples "
+                    "%d, or --dof depth (from one sample)", k, coc, max(8, want))
+    elif coc / math.sqrt(count) > 2 * GAP_DOF_PX:
         lo, most = config.samples_range
         fix = (f"--samples auto (about {want} here) or --dof depth blur it smoothly"
                if want <= most else

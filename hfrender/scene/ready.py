@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -61,39 +62,59 @@ def set_up(scene: Scene, given: float | None = None) -> None:
 
 def first_look(scene: Scene, frame: int, fps: float,
                size: tuple[int, int] | None = None, last: int | None = None) -> None:
-    """``update(t0)``, ``update(t1)``, ``update(t0)`` at output frame ``frame``'s time t0
-    and its neighbour's t1 (times the render draws); a warning where the drawn state at t0
-    differs between the two looks, and for objects never added; with the picture's
+    """``update(a)``, ``update(b)``, ``update(a)``: first at output frame ``frame``'s time
+    and the animation's far end (its last frame, or its first from a later frame; the
+    earlier of the two is ``a``: a property set only past some time and never set back, a
+    trial's focus), then at the frame's time and its neighbour's (times the render
+    draws); a warning where the drawn state at ``a`` differs between the two looks, and
+    for objects never added; with the picture's
     ``size``, for frames ``frame`` .. ``last`` with nothing in view, or coarse
     (:mod:`.in_view`). A shader scene has no state to look at."""
     if isinstance(scene, ShaderScene):
         return
     _say_unadded(scene)
+    duration = scene.duration if math.isfinite(scene.duration) else frame / fps
+    end = max(0, math.ceil(duration * fps) - 1)  # the last frame
+    far = end if frame * 2 <= end else 0  # the earlier first: a property set only past
+    # some time is seen fresh there before the later time sets it
+    near = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
+    for at, between in ((min(frame, far), [max(frame, far)]), (frame, near)):
+        changed = _look_between(scene, at, fps, between)
+        if changed is not None:
+            what, a, b, t1 = changed
+            name = Path(scene.source_path or type(scene).__name__).name
+            log.warning("%s: update(t) is not a pure function of t: %s at t=%.6g s was %s, "
+                        "and %s when t=%.6g s was drawn in between; sub-frames, stills and "
+                        "--resume draw any t in any order, so their pictures will not "
+                        "agree: set every property from t alone (seed random numbers from "
+                        "t)", name, what, at / fps, shown(a), shown(b), t1)
+            break
+    if size is not None:
+        _say_in_view(scene, size, frame, fps, frame if last is None else last)
+
+
+def _look_between(scene: Scene, frame: int, fps: float,
+                  between: list[int]) -> tuple[str, Any, Any, float] | None:
+    """The drawn state at frame ``frame``'s time t0, then at the first of the frames
+    ``between`` whose update succeeds (a scene may refuse a time this frame does not draw:
+    a still of the frame before it was refused), then at t0 again: (what, before, after,
+    the time in between) of the first difference, or None."""
     t0 = frame / fps
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     first = drawn_state(scene)
-    nears = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
     t1 = t0
-    for near in nears:  # the next frame's time, else the one before (a scene may refuse a
-        try:  # time this frame does not draw: was a still of the frame before it refused)
-            call_scene(scene, "update(t)", scene.update, near / fps, t=near / fps,
-                       frame=near)
-            t1 = near / fps
+    for k in between:
+        if k == frame:
+            continue
+        try:
+            call_scene(scene, "update(t)", scene.update, k / fps, t=k / fps, frame=k)
+            t1 = k / fps
             break
         except (SceneError, SceneUpdateError):
             continue
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     changed = _difference(first, drawn_state(scene))
-    if changed is not None:
-        what, a, b = changed
-        name = Path(scene.source_path or type(scene).__name__).name
-        log.warning("%s: update(t) is not a pure function of t: %s at t=%.6g s was %s, and "
-                    "%s when t=%.6g s was drawn in between; sub-frames, stills and --resume "
-                    "draw any t in any order, so their pictures will not agree: set every "
-                    "property from t alone (seed random numbers from t)", name, what, t0,
-                    shown(a), shown(b), t1)
-    if size is not None:
-        _say_in_view(scene, size, frame, fps, frame if last is None else last)
+    return None if changed is None else (*changed, t1)
 
 
 LOOKS = 8  # times of the frames drawn that the in-view check looks at
