@@ -176,6 +176,25 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"--bogus \(see hfrender render --help\)$"),  # nothing near: no guess from the dashes
     (["batch", "jobs.toml", "--samlpes", "3"], r"^hfrender: error: --samlpes: not an option "
      r"of hfrender render or fx; did you mean --samples\?$"),
+    # manim's habits (a trial; was "unrecognized arguments" alone, and -r 320,180 --fps)
+    (["render", "x.py", "-r", "320,180"], r"^hfrender render: error: unrecognized arguments: "
+     r"-r 320,180; manim's -r W,H is --size 320x180 \(see"),
+    (["render", "x.py", "-p"], r"arguments: -p; --preview shows the frames as they are "
+     r"drawn \(manim's -p opens the file after\) \(see"),
+    (["render", "x.py", "--format", "gif"], r"arguments: --format gif; the output's name "
+     r"chooses its format: -o out\.gif "),
+    (["render", "x.py", "-n", "3,10"], r"arguments: -n 3,10; --frames START:END renders "
+     r"output frames START\.\.END-1 \(see"),
+    (["render", "x.py", "Orbit"], r"arguments: Orbit; the scene class is chosen with -s "
+     r"Orbit \(see"),
+    (["render", "x.py", "-t"], r"arguments: -t; a transparent background is --transparent "
+     r"\(see"),
+    (["render", "x.py", "-s"], r"^hfrender render: error: argument -s/--scene: expected one "
+     r"argument; -s names the scene class \(manim's -s, the last frame, is hfrender still "
+     r"FILE -f N\) \(see"),
+    (["x.py", "-o", "o.mp4"], r"^hfrender: error: argument COMMAND: invalid choice: 'x\.py' "
+     r"\(choose from .*\); did you mean hfrender render x\.py\? \(see hfrender --help\)$"),
+    (["fx", "in.mp4", "-o", "o.mp4", "-p"], r"arguments: -p \(see"),  # no scene: no manim
 ])
 def test_a_command_line_argparse_refuses_is_one_line_too(capsys, tmp_path, monkeypatch, argv,
                                                           said):

@@ -560,3 +560,20 @@ def test_a_fast_gif_is_said_to_play_slower_and_why(tmp_path, caplog, fps, past):
     assert [r.getMessage() for r in caplog.records] == [
         f"a GIF at {fps} fps: browsers show its frames shorter than 20 ms for 100 ms{also}: "
         "the clip plays slower; --fps 50 or less keeps its speed"]
+
+
+@pytest.mark.parametrize("shutter, said", [
+    ("0.5", "--shutter 0.5 is in degrees: a shutter open 0.14% of the frame, all but no "
+            "motion blur; Blender's shutter of 0.5 frames is --shutter 180"),
+    ("2", "--shutter 2 is in degrees: a shutter open 0.56% of the frame, all but no motion "
+          "blur; Blender's shutter of 2 frames is --shutter 720"),
+    ("2.5", None), ("180", None),
+])
+def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
+    """Blender's shutter is in frames (0.5 its default): --shutter 0.5 rendered half a
+    degree, the motion blur all but gone, without a word (a trial)."""
+    with caplog.at_level("WARNING"):
+        assert main(["still", BAR, "--shutter", shutter, "--samples", "2", "--size", "16x16",
+                     "-o", str(tmp_path / "s.png"), "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if "is in degrees" in r.getMessage()]
+    assert told == ([] if said is None else [said])

@@ -251,6 +251,13 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Camera, "target", (0, 0), "camera.target=(0, 0) must be 3 finite numbers (x, y, z) "
                                   "in metres"),
     (hf.Camera, "up", (0, INF, 0), "camera.up=(0, inf, 0) must be 3 finite numbers (x, y, z)"),
+    # an object where a point is meant (Blender's "track to"; was its repr, cut short)
+    (hf.Camera, "target", hf.Sphere(), "camera.target=Sphere(...): a point, not an object: "
+                                       "give its position (e.g. self.ball.position), set in "
+                                       "update(t) to follow it as it moves"),
+    (hf.Cube, "position", hf.Cube(), "Cube.position=Cube(...): a point, not an object: give "
+                                     "its position (e.g. self.ball.position), set in "
+                                     "update(t) to follow it as it moves"),
     (hf.Camera, "focus_distance", NAN, "camera.focus_distance=nan must be a distance > 0 in "
                                        "metres, or inf"),
     (hf.Camera, "focus_distance", -INF, "camera.focus_distance=-inf must be a distance > 0 in "

@@ -561,6 +561,11 @@ def test_an_impure_update_is_told_where_the_next_frames_time_fails(tmp_path, cap
      "Lost: setup() added no object: the frames show the background alone "
      "(self.add(hf.Sphere(...)) adds one)"),
     ("self.ball = self.add(hf.Sphere())", None),
+    # manim's construct(): never called (a trial; was the background alone, said so only)
+    ("pass\n\n        def construct(self):\n            self.add(hf.Sphere())",
+     "Lost: setup() added no object: the frames show the background alone "
+     "(self.add(hf.Sphere(...)) adds one); construct() is manim's, never called here: "
+     "setup() adds the objects once, update(t) sets them from t"),
 ])
 def test_an_object_made_but_never_added_is_said(tmp_path, caplog, setup, said):
     """An object kept but never added (manim adds it as it plays; hfrender draws what

@@ -45,6 +45,7 @@ from hfrender.cli.common import (  # noqa: E402
     was_complete,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
+from hfrender.cli.habits import ffmpeg_options, habit_hints  # noqa: E402
 from hfrender.cli.info import cmd_info  # noqa: E402
 from hfrender.cli.options import encoder_options, fps_arg, render_options  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
@@ -74,9 +75,6 @@ CAMERA = {o: f"a scene's lens is its camera's: self.camera.{o.replace('-', '_')}
                  ("focus-distance", "fx's, for footage, and reexpose's"),
                  ("aperture-blades", "fx's, for footage"),
                  ("focal-length-mm", "fx's, for footage"))}
-# ffmpeg's own flags, as its users type them (was: "unrecognized arguments: -r 24" alone)
-FFMPEG_FLAGS = {"-r": "fps", "-t": "duration", "-c:v": "codec",  # (-vcodec: argparse reads
-                "-pix_fmt": "pix-fmt", "-b:v": "bitrate", "-preset": "preset"}  # -v there)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,9 +89,11 @@ class _Parser(argparse.ArgumentParser):
         other = [told[n] for n in names if n in told and n not in known]
         near = [f"--{m}" for n in names if n not in ELSEWHERE
                 for m in meant(n, known)]  # (not their dashes)
-        near += [f"--{FFMPEG_FLAGS[w]}" for w in words if FFMPEG_FLAGS.get(w) in known]
+        command = self.prog.split()[-1] if " " in self.prog else ""
+        near += ffmpeg_options(words, known, command)
         hint = "".join(f"; {h}" for h in other[:1]) + (
-            f"; did you mean {', '.join(near)}?" if near else "")
+            f"; did you mean {', '.join(near)}?" if near else "") + "".join(
+            f"; {h}" for h in habit_hints(message, words, known, command))
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
 

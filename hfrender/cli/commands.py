@@ -24,6 +24,7 @@ from hfrender.cli.common import (
     sigterm_interrupts,
     system_refused,
 )
+from hfrender.cli.habits import shutter_in_frames
 from hfrender.cli.progress import progress_bar
 from hfrender.config import (
     PRESETS,
@@ -87,6 +88,8 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
                                             encoding=Encoding.of(c)))
     config = RenderConfig(**values)
     _depth_only(args, config)
+    if args.shutter is not None:
+        shutter_in_frames(args.shutter)
     if getattr(args, "samples_range", None) is not None and config.samples != "auto":
         lo, hi = config.samples_range  # (was: ignored without a word)
         raise ConfigError(f"--samples-range {lo}:{hi} applies only with --samples auto (a "

@@ -289,6 +289,10 @@ def drawable(what: str, value: object, numbers: Sequence[float]) -> None:
 def vector3(what: str, value: object, meaning: str = "(x, y, z)") -> tuple[float, ...]:
     """``value`` as a tuple of 3 finite floats, each within :data:`LARGEST`."""
     items = value.tolist() if isinstance(value, np.ndarray) else value
+    if hasattr(value, "position") and not isinstance(value, (Sequence, np.ndarray)):
+        raise InputError(f"{what}={type(value).__name__}(...): a point, not an object: give "
+                         "its position (e.g. self.ball.position), set in update(t) to follow "
+                         "it as it moves")  # (was: the object's whole repr, cut short)
     if not (isinstance(items, Sequence) and not isinstance(items, str) and len(items) == 3
             and all(real(v) and math.isfinite(v) for v in items)):
         raise InputError(f"{what}={shown(value)} must be 3 finite numbers {meaning}")

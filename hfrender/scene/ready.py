@@ -160,8 +160,11 @@ def _say_unadded(scene: Scene) -> None:
         log.warning("%s: %s%s never added, so not drawn: self.add(%s) in setup() draws it",
                     name, said, more, lost[0][0])
     elif not scene.objects:
+        manim = ("; construct() is manim's, never called here: setup() adds the objects "
+                 "once, update(t) sets them from t") if callable(
+                     getattr(scene, "construct", None)) else ""
         log.warning("%s: setup() added no object: the frames show the background alone "
-                    "(self.add(hf.Sphere(...)) adds one)", name)
+                    "(self.add(hf.Sphere(...)) adds one)%s", name, manim)
 
 
 def looked_at(scene: Scene, look: Any, times: list[float], frame: int, fps: float) -> list:

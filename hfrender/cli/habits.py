@@ -1,0 +1,74 @@
+"""Other tools' command-line habits, as their users type them into hfrender: ffmpeg's
+flags (``-r 24``, ``-c:v``) and manim's (``-p``, ``--format gif``, ``-n``, a scene class
+named after the file), each answered with hfrender's own way (was: "unrecognized
+arguments" alone, or ``--fps`` for manim's ``-r 320,180``)."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+log = logging.getLogger(__name__)
+
+# ffmpeg's own flags (-vcodec: argparse reads -v there)
+FFMPEG_FLAGS = {"-r": "fps", "-t": "duration", "-c:v": "codec", "-pix_fmt": "pix-fmt",
+                "-b:v": "bitrate", "-preset": "preset"}
+# manim's, on a scene's command: what hfrender does instead
+MANIM_FLAGS = {
+    "-p": "--preview shows the frames as they are drawn (manim's -p opens the file after)",
+    "--format": "the output's name chooses its format: -o out.gif (.mp4, .webm, .mov, "
+                "frames/%05d.png)",
+    "-n": "--frames START:END renders output frames START..END-1",
+    "-a": "one scene a render: -s NAME, once for each",
+    "--save_last_frame": "a frame alone is hfrender still FILE -f N",
+    "-t": "a transparent background is --transparent",
+}
+SCRIPT = re.compile(r".+\.(py|frag|glsl|fs)$")
+
+
+def _manim(word: str, after: str, scene: bool) -> bool:
+    """Whether ``word`` (followed by ``after``) is manim's flag rather than ffmpeg's:
+    ``-r W,H``, or ``-t`` with no value."""
+    return scene and (word == "-r" and re.fullmatch(r"\d+,\d+", after) is not None or
+                      word == "-t" and after[:1] in ("", "-"))
+
+
+def ffmpeg_options(words: list[str], known: list[str], command: str) -> list[str]:
+    """hfrender's options for the ffmpeg flags among ``words``, where ``command`` has them."""
+    scene = command in ("render", "still", "bench")
+    return [f"--{FFMPEG_FLAGS[w]}" for i, w in enumerate(words)
+            if FFMPEG_FLAGS.get(w) in known and not _manim(w, "".join(words[i + 1 : i + 2]),
+                                                           scene)]
+
+
+def habit_hints(message: str, words: list[str], known: list[str], command: str) -> list[str]:
+    """Hints for manim's habits among ``words`` (the unrecognized ones of ``command``,
+    whose long options are ``known``) or in argparse's ``message`` itself."""
+    scene = command in ("render", "still", "bench")
+    hints = []
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word == "-r" and _manim(word, after, scene) and "size" in known:
+            hints.append(f"manim's -r W,H is --size {after.replace(',', 'x')}")
+        elif word in MANIM_FLAGS and scene and (word != "-t" or _manim(word, after, scene)):
+            hints.append(MANIM_FLAGS[word])
+    extra = [w for w in words if not w.startswith("-")]
+    if scene and extra and words[0] == extra[0] and extra[0].isidentifier():
+        hints.append(f"the scene class is chosen with -s {extra[0]}")
+    if command == "" and (m := re.search(r"invalid choice: '([^']+)'", message)) and \
+            SCRIPT.match(m.group(1)):
+        hints.append(f"did you mean hfrender render {m.group(1)}?")
+    if scene and message.startswith("argument -s/--scene: expected one argument"):
+        hints.append("-s names the scene class (manim's -s, the last frame, is hfrender "
+                     "still FILE -f N)")
+    return hints
+
+
+def shutter_in_frames(shutter: float) -> None:
+    """A warning for ``--shutter`` of 2 degrees or less: Blender's shutter is in frames
+    (0.5 is its default), hfrender's in degrees (was: 0.5 degrees drawn, the motion blur
+    all but gone without a word)."""
+    if 0 < shutter <= 2:
+        log.warning("--shutter %g is in degrees: a shutter open %.2g%% of the frame, all but "
+                    "no motion blur; Blender's shutter of %g frames is --shutter %g", shutter,
+                    shutter / 3.6, shutter, shutter * 360)
