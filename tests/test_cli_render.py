@@ -71,7 +71,7 @@ def test_render_prints_a_summary(tmp_path, capsys):
     assert text.startswith("wrote ") and text.count("\n") == 1  # no bar's blank line first
     assert re.search(r"wrote .*a\.mp4: 6 frames 64x16 at 30 fps, 8 samples over 180 "
                      r"degrees, dof off; "
-                     r"[\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text), text
+                     r"rendered in [\d.]+ s \([\d.]+ frames/s\) on llvmpipe", text), text
     # reconstruction asked of a shader: said why it is plain (auto on the CPU asks none)
     assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.2",
                  "--reconstruct", "on"]) == 0
@@ -93,6 +93,12 @@ def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
     assert main(["render", BAR, "-o", out, "--size", "32x8", "--duration", "0.2",
                  "--samples", "1"]) == 0
     assert "at 30 fps, 1 sample (no motion blur), dof off;" in capsys.readouterr().out
+    # the shutter's position and curve where not centred and box (a still said neither)
+    assert main(["still", BAR, "-o", str(tmp_path / "s.png"), "--size", "32x8", "--samples",
+                 "4", "--shutter-position", "end", "--shutter-curve", "triangle"]) == 0
+    assert capsys.readouterr().out.endswith(
+        ": frame 0 (t=0.000 s), 4 samples over 180 degrees, closing at the frame's time, "
+        "triangle curve, dof off\n")
 
 
 def test_quality_presets(tmp_path):

@@ -552,6 +552,19 @@ def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, capl
     assert told(30.0, "--samples", "auto") == []
     assert told(30.0, "--reconstruct", "on") == []  # 11 px: reconstruction fills it
     assert told(6.0) == []  # 18 px over 8 sub-frames: 2 px apart
+    # a jump at frame 3's time (mid-shutter): a cut, not motion to reconstruct (a trial's
+    # "moves up to 166667 px ... --reconstruct on blurs it smoothly")
+    source = source.replace("SPEED * (t - 0.1)", "(-1 if t < 0.1 else 1) * SPEED / 30")
+    assert told(30.0) == []
+    jumps = [r.getMessage() for r in caplog.records if "jumps" in r.getMessage()]
+    assert len(jumps) == 1 and re.fullmatch(
+        r"frame 3: something jumps while the shutter is open \((\d+) times the picture's "
+        r"width at once\): a cut\? it shows as copies from both sides of it; a cut falls "
+        r"between two frames' shutters at a frame's time k / fps with --shutter-position "
+        r"start, at \(k \+ 1/2\) / fps with the centred shutter \(of at most 360 degrees\)",
+        jumps[0]), jumps
+    told(30.0, "--shutter-position", "start")  # the cut at the shutter's opening: unsaid
+    assert not [r for r in caplog.records if "jumps" in r.getMessage()]
 
 
 @pytest.mark.usefixtures("gl_context")

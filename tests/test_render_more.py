@@ -261,6 +261,9 @@ def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
     assert type(load_scene(path)).__name__ == "Real"
     # named, it is one (was: "no Scene named 'Base'; found Real")
     assert type(load_scene(path, "Base")).__name__ == "Base"
+    from hfrender.scene.loader import SceneError  # a misspelt name lists both (was "found
+    with pytest.raises(SceneError, match=r"no Scene named 'Other'; found Base, Real$"):
+        load_scene(path, "Other")  # Real" alone, though -s Base renders)
 
 
 @pytest.mark.parametrize("settings", [

@@ -128,8 +128,9 @@ def test_the_summary_says_the_output_keeps_alpha(scenes, tmp_path, capsys):
         assert main(["render", str(scene), "-o", str(tmp_path / "t" / "%02d.png"),
                      "--size", "32x18", *flags]) == 0
         line = capsys.readouterr().out
-        assert re.search(r", dof off, hdr \(.* white\), transparent; [\d.]+ s " if said else
-                         r", dof off, hdr \(.* white\); [\d.]+ s ", line), line
+        assert re.search(r", dof off, hdr \(.* white\), transparent; rendered in [\d.]+ s "
+                         if said else r", dof off, hdr \(.* white\); rendered in [\d.]+ s ",
+                         line), line
     assert main(["still", str(scenes["clear"]), "-o", str(tmp_path / "s.png"), "--size",
                  "32x18"]) == 0
     line = capsys.readouterr().out

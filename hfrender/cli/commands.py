@@ -116,18 +116,31 @@ def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:
 
 def samples_said(config: RenderConfig, stats: Any) -> str:
     """The summary's sub-frames and the shutter they span (was: the count alone, the
-    shutter said only past 360 degrees): ``8 samples over 180 degrees``."""
+    shutter said only past 360 degrees): ``8 samples over 180 degrees``, its position and
+    curve where not the default's (``opening at the frame's time``, ``triangle curve``) and the
+    reconstruction (was: a still said neither, a trial)."""
     if config.samples != "auto":
         if stats.shutter:  # a shutter past 360 degrees: windows on a shared grid
             deg, per = stats.shutter
             return (f"{per} sample{'' if per == 1 else 's'} ({config.samples} asked: shutter "
-                    f"{deg:g} degrees on a shared grid)")
+                    f"{deg:g} degrees on a shared grid){_shutter(config)}"
+                    f"{_reconstruction(config, stats)}")
         if config.samples == 1:
             return "1 sample (no motion blur)"
-        return f"{config.samples} samples over {config.shutter:g} degrees"
-    lo, hi = config.samples_range
-    per = stats.subframes / max(1, stats.frames_written)
-    return f"samples auto {lo}:{hi} ({per:.1f} per frame) over {config.shutter:g} degrees"
+        said = f"{config.samples} samples over {config.shutter:g} degrees"
+    else:
+        lo, hi = config.samples_range
+        per = stats.subframes / max(1, stats.frames_written)
+        said = f"samples auto {lo}:{hi} ({per:.1f} per frame) over {config.shutter:g} degrees"
+    return said + _shutter(config) + _reconstruction(config, stats)
+
+
+def _shutter(config: RenderConfig) -> str:
+    """The shutter's position and curve, where not centred and box."""
+    opens = {"start": "opening at the frame's time", "end": "closing at the frame's time"}
+    said = [opens.get(config.shutter_position, ""),
+            f"{config.shutter_curve} curve" if config.shutter_curve != "box" else ""]
+    return "".join(f", {part}" for part in said if part)
 
 
 def _reconstruction(config: RenderConfig, stats: Any) -> str:
@@ -223,9 +236,8 @@ def _summary(config: RenderConfig, stats: Any) -> int:
         print(f"wrote {stats.output}: {n_frames(held)}"
               f"{f' ({made} rendered now)' if held != made else ''} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, "
-              f"{samples_said(config, stats)}"
-              f"{_reconstruction(config, stats)}, dof {stats.dof}{output_notes(stats)}; "
-              f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
+              f"{samples_said(config, stats)}, dof {stats.dof}{output_notes(stats)}; "
+              f"rendered in {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
               f"{in_processes(stats.fusion_processes)}"
@@ -286,7 +298,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
               f"{output_notes(stats)}, "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} "
               f"rendered, {stats.segments_reused} reused; "
-              f"{stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")
+              f"in {stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")
     return 0
 
 

@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 GAP_RECON_PX = 6.0
 GAP_PLAIN_PX = 1.0  # without it (plain sampling strobes beyond about a pixel)
 GAP_DOF_PX = 4.0  # spacing of lens positions across the largest circle of confusion
+JUMP = 2  # motion past this many picture sides while the shutter is open: a jump (a cut)
 # sub-frames this far apart at a frame's fastest pixels show as copies: said (motion_hint)
 COPIES_PLAIN_PX = 8.0
 COPIES_RECON_PX = 4 * GAP_RECON_PX
@@ -231,7 +232,14 @@ def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof
         if probe is not None:
             probe.release()
     moved = speed * f * (close - open_)
-    if moved / count > (COPIES_RECON_PX if reconstruct else COPIES_PLAIN_PX):
+    if moved > JUMP * max(w, h):  # no motion a shutter blurs: a jump, which no count or
+        # reconstruction smooths (was: "166667 px ... --reconstruct on blurs it", a trial)
+        log.warning("frame %d: something jumps while the shutter is open (%.0f times the "
+                    "picture's width at once): a cut? it shows as copies from both sides of "
+                    "it; a cut falls between two frames' shutters at a frame's time k / fps "
+                    "with --shutter-position start, at (k + 1/2) / fps with the centred "
+                    "shutter (of at most 360 degrees)", k, moved / w)
+    elif moved / count > (COPIES_RECON_PX if reconstruct else COPIES_PLAIN_PX):
         log.warning("frame %d moves up to %.0f px while the shutter is open: its %d "
                     "sub-frames show as copies about %.0f px apart; %s", k, moved, count,
                     moved / count, _motion_fix(config, reconstruct, moved))

@@ -54,6 +54,7 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     # a base class that another scene of the file extends is not a scene of its own, unless
     # named (-s Alpha, with Beta(Alpha) beside it: was "no Scene named 'Alpha'")
     bases = {b for c in found.values() for b in c.__mro__[1:]}
+    every = sorted(found)  # (a misspelt -s lists the bases too: each may be named)
     found = {n: c for n, c in found.items() if c not in bases or n == name} or found
     if not found:
         raise SceneError(f"{p}: no Scene subclass found (write `class MyScene(hf.Scene):`)")
@@ -65,7 +66,7 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     elif name in found:
         cls = found[name]
     else:
-        raise SceneError(_missing(f"{p}: no Scene named {name!r}", name, sorted(found)))
+        raise SceneError(_missing(f"{p}: no Scene named {name!r}", name, every))
     try:
         scene = cls()
     except (Exception, SystemExit) as exc:  # the scene's own __init__: its file and line
