@@ -79,7 +79,7 @@ def first_look(scene: Scene, frame: int, fps: float,
     # some time is seen fresh there before the later time sets it
     near = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
     for at, between in ((min(frame, far), [max(frame, far)]), (frame, near)):
-        changed = _look_between(scene, at, fps, between)
+        changed = _look_between(scene, at, fps, between, far=at != frame)
         if changed is not None:
             what, a, b, t1 = changed
             name = Path(scene.source_path or type(scene).__name__).name
@@ -93,14 +93,20 @@ def first_look(scene: Scene, frame: int, fps: float,
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
 
 
-def _look_between(scene: Scene, frame: int, fps: float,
-                  between: list[int]) -> tuple[str, Any, Any, float] | None:
+def _look_between(scene: Scene, frame: int, fps: float, between: list[int],
+                  far: bool = False) -> tuple[str, Any, Any, float] | None:
     """The drawn state at frame ``frame``'s time t0, then at the first of the frames
     ``between`` whose update succeeds (a scene may refuse a time this frame does not draw:
     a still of the frame before it was refused), then at t0 again: (what, before, after,
-    the time in between) of the first difference, or None."""
+    the time in between) of the first difference, or None. ``far``: t0 is not a time the
+    render draws, and where update fails there, there is no look."""
     t0 = frame / fps
-    call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+    try:
+        call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+    except (SceneError, SceneUpdateError):
+        if not far:  # the frame drawn: its error is the render's
+            raise
+        return None  # (a time this render does not draw: a scene that divides by t)
     first = drawn_state(scene)
     t1 = t0
     for k in between:
