@@ -139,7 +139,8 @@ def test_a_second_ctrl_c_during_the_partial_join_says_what_is_kept(tmp_path, cap
     stop = tmp_path / "stop.flag"
     stop.touch()
     path.write_text(textwrap.dedent(SLOW).replace("time.sleep(SLEEP)", (
-        f"if t > {at} / 30 and os.path.exists({str(stop)!r}): raise KeyboardInterrupt")).replace(
+        f"if {at} / 30 < t < {at + 5} / 30 and os.path.exists({str(stop)!r}): "
+        "raise KeyboardInterrupt")).replace(
         "import math, time", "import math, os"))  # Ctrl-C at frame 70, while the flag is
     out = tmp_path / "stop.mp4"
 
