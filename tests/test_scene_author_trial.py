@@ -157,7 +157,7 @@ def test_a_camera_that_becomes_a_pinhole_renders_sharp_in_depth_mode(tmp_path):
                      "--quiet"]) == 0
     # a pinhole's focus means nothing: one within the focal length is not refused
     scene.write_text(PINHOLE_LATER.replace("else None", "else None\n"
-                                           "        if t >= 0.25:\n"
-                                           "            self.camera.focus_distance = 0.04"))
+                                           "        self.camera.focus_distance = 0.04 if "
+                                           "t >= 0.25 else 3.0"))
     assert main(["still", str(scene), "-t", "0.4", "--dof", "depth", "-o",
                  str(tmp_path / "f.png"), *small]) == 0
