@@ -9,7 +9,8 @@ from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
 from hfrender.cli import main
-from hfrender.io.images import encode_png16, png8_bytes, written_by_hfrender
+from hfrender.io.frame_marks import written_by_hfrender
+from hfrender.io.images import encode_png16, png8_bytes
 from hfrender.io.writers import remove_stale
 
 
@@ -92,3 +93,32 @@ def test_a_frame_is_written_while_another_thread_holds_pillow_heifs_import_lock(
         assert out[0].startswith(b"\x89PNG")
     finally:
         held.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("dtype, suffix", [(np.uint8, "png"), (np.uint16, "png"),
+                                           (np.float16, "exr")])
+def test_a_pattern_of_another_width_beside_it_is_another_sequence(tmp_path, dtype, suffix):
+    """shot_%d.png removed shot_%03d.png's frames 100 and on as an older render of its own
+    pattern (its names are those %d prints too): data lost, the other sequence looking
+    whole (a trial). Each frame now says which sequence it is of."""
+    from hfrender.io.frame_marks import sequence_id, sequence_of
+    from hfrender.io.writers import PngSequenceWriter
+
+    rng = np.random.default_rng(len(suffix) + np.dtype(dtype).itemsize)
+    frame = (rng.random((4, 6, 3)) * (1 if dtype == np.float16 else 200)).astype(dtype)
+    wide, plain = str(tmp_path / f"shot_%03d.{suffix}"), str(tmp_path / f"shot_%d.{suffix}")
+    with PngSequenceWriter(wide, (6, 4), start=98) as w:  # shot_098 .. shot_101
+        for _ in range(4):
+            w.write(frame)
+    assert sequence_of(tmp_path / f"shot_100.{suffix}") == sequence_id(wide) != \
+        sequence_id(plain)
+    older = tmp_path / f"shot_7.{suffix}"  # an older render of shot_%d, marked before
+    with PngSequenceWriter(plain, (6, 4), start=7) as w:  # frames carried their sequence
+        w.write(frame)
+    assert sequence_of(older) == sequence_id(plain)
+    with PngSequenceWriter(plain, (6, 4), start=0) as w:  # a new render of shot_%d: 0, 1
+        w.write(frame)
+        w.write(frame)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted([f"shot_{n}.{suffix}" for n in ("098", "099", "100", "101", "0",
+                                                            "1")])

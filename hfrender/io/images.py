@@ -22,16 +22,17 @@ from pathlib import Path
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.io.frame_marks import (  # (hfrender's marks: frame_marks)
+    EXR_SEQUENCE,
+    PNG_MAGIC,
+    PNG_MARK,
+    SOFTWARE,
+    png_sequence_chunk,
+)
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # PNG colour type -> (channels, alpha)
 COLOR_TYPES = {0: (1, False), 2: (3, False), 3: (3, False), 4: (2, True), 6: (4, True)}
 ZLIB_LEVEL = 6  # Pillow's default
-# every image file hfrender writes says so in its header (a PNG's tEXt "Software", an EXR's
-# "software" attribute): an older render's frames are told from the user's own files by it
-SOFTWARE = "hfrender"
-MARK_BYTES = 4096  # where the mark is looked for: the header, before any pixel data
-PNG_MARK = b"Software\0" + SOFTWARE.encode()  # a tEXt chunk's keyword and text
 SRGB_INTENT = b"\0"  # a PNG's sRGB chunk (perceptual): its codes are sRGB (was: untagged)
 
 
@@ -86,8 +87,9 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
         ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
-def encode_png16(frame: np.ndarray) -> bytes:
-    """A (H, W, 3|4) uint16 frame as the bytes of a 16-bit RGB(A) PNG."""
+def encode_png16(frame: np.ndarray, sequence: str | None = None) -> bytes:
+    """A (H, W, 3|4) uint16 frame as the bytes of a 16-bit RGB(A) PNG (``sequence``: the
+    mark of the sequence it is a frame of, :func:`.frame_marks.sequence_id`)."""
     h, w, c = frame.shape
     if frame.dtype != np.uint16 or c not in (3, 4):
         raise ValueError(f"frame is {frame.dtype} {frame.shape}; a 16-bit PNG takes uint16 "
@@ -101,6 +103,7 @@ def encode_png16(frame: np.ndarray) -> bytes:
     ihdr = struct.pack(">IIBBBBB", w, h, 16, 6 if c == 4 else 2, 0, 0, 0)
     return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"sRGB", SRGB_INTENT)
             + _chunk(b"tEXt", PNG_MARK)
+            + (_chunk(b"tEXt", png_sequence_chunk(sequence)) if sequence else b"")
             + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), ZLIB_LEVEL))
             + _chunk(b"IEND", b""))
 
@@ -119,14 +122,16 @@ def imageio_v3():  # noqa: ANN201 - the module imageio.v3
     return iio
 
 
-def png8_bytes(frame: np.ndarray) -> bytes:
+def png8_bytes(frame: np.ndarray, sequence: str | None = None) -> bytes:
     """An 8-bit frame (H, W, C) as the bytes of a PNG (imageio's Pillow) marked as
-    hfrender's."""
+    hfrender's (and ``sequence``'s frame, where given)."""
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
     info.add(b"sRGB", SRGB_INTENT)
     info.add_text("Software", SOFTWARE)
+    if sequence:
+        info.add(b"tEXt", png_sequence_chunk(sequence))
     return imageio_v3().imwrite("<bytes>", np.ascontiguousarray(frame), extension=".png",
                                 pnginfo=info)
 
@@ -136,41 +141,18 @@ def write_png8(path: str | Path, frame: np.ndarray) -> None:
     Path(path).write_bytes(png8_bytes(frame))
 
 
-def write_picture(path: str | Path, frame: np.ndarray, exr_kept: dict | None = None) -> None:
+def write_picture(path: str | Path, frame: np.ndarray, exr_kept: dict | None = None,
+                  sequence: str | None = None) -> None:
     """A finished frame as its dtype is written: float as EXR (with ``exr_kept``, see
-    :func:`encode_exr`), uint16 as a 16-bit PNG, uint8 as an 8-bit PNG."""
+    :func:`encode_exr`), uint16 as a 16-bit PNG, uint8 as an 8-bit PNG; ``sequence``: the
+    mark of the sequence it is a frame of."""
     if frame.dtype.kind == "f":
-        encode_exr(path, frame, exr_kept)
+        mark = {EXR_SEQUENCE: sequence} if sequence else {}
+        encode_exr(path, frame, {**(exr_kept or {}), **mark})
     elif frame.dtype == np.uint16:
-        Path(path).write_bytes(encode_png16(frame))
+        Path(path).write_bytes(encode_png16(frame, sequence))
     else:
-        write_png8(path, frame)
-
-
-EXR_MAGIC = b"\x76\x2f\x31\x01"
-EXR_MARK = b"software\0string\0" + struct.pack("<i", len(SOFTWARE)) + SOFTWARE.encode()
-
-
-def written_by_hfrender(path: str | Path) -> bool:
-    """Whether the image file at ``path`` is hfrender's: a PNG whose ``tEXt`` chunk
-    ``Software`` (before its pixels) is exactly ``hfrender``, or an EXR whose ``software``
-    attribute is (not a file that merely mentions hfrender)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(MARK_BYTES)
-    except OSError:
-        return False
-    if head.startswith(EXR_MAGIC):
-        return EXR_MARK in head
-    pos = len(PNG_MAGIC) if head.startswith(PNG_MAGIC) else len(head)
-    while pos + 8 <= len(head):
-        size, kind = struct.unpack(">I4s", head[pos:pos + 8])
-        if kind in (b"IDAT", b"IEND"):
-            break
-        if kind == b"tEXt" and head[pos + 8:pos + 8 + size] == PNG_MARK:
-            return True
-        pos += 12 + size
-    return False
+        Path(path).write_bytes(png8_bytes(frame, sequence))
 
 
 def read_png(path: str | Path) -> np.ndarray:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hfrender.errors import InputError
 from hfrender.io import segments
-from hfrender.io.images import EXR_MAGIC
+from hfrender.io.frame_marks import EXR_MAGIC
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segments import MANIFEST, Manifest, as_kept
 from hfrender.io.sequence_commit import committing, moved_away

@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from hfrender.io.images import written_by_hfrender
+from hfrender.io.frame_marks import written_by_hfrender
 from hfrender.io.sequence_names import pattern_files
 from hfrender.io.writers import remove_stale
 
