@@ -36,6 +36,7 @@ from hfrender.io.segments import (
     fresh_work_dir,
     one_piece_why,
     resumable,
+    say_partial_goes,
     work_dir,
 )
 from hfrender.io.sequence_files import sequence_start
@@ -176,6 +177,7 @@ class FxOutput:
             if self.sequence:
                 self._open_sequence()
             else:
+                say_partial_goes(self.output)  # a GIF's: not resumed, said it goes
                 audio = soundtrack(footage.path, self.info)
                 self.writer = VideoWriter(self.tmp, fps_out, footage.size, s.codec,
                                           audio_from=audio, container=self.output,

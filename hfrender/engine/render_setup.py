@@ -31,6 +31,7 @@ from hfrender.io.segments import (
     open_segmented,
     render_segment_frames,
     resumable,
+    say_partial_goes,
 )
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, open_writer
@@ -315,6 +316,8 @@ class RenderOutput:
             render_segment_frames(gop, config.fps)
         frames_in = frames_format(config)
         if not resumable(config.output):
+            if not is_sequence(config.output):  # a GIF's: not resumed, said it goes
+                say_partial_goes(config.output)
             self.tmp = outputs.temporary(config.output)
             self.made = outputs.make_folder(config.output)
             if is_sequence(config.output):  # its manifest beside the frames, for --resume

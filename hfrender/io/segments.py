@@ -57,11 +57,20 @@ def fresh_work_dir(output: str | Path) -> Path:
                     "(%s) are discarded (a run goes on from them only with the same "
                     "settings: render's and fx's --resume, a batch's same job)%s", output,
                     kept, "" if kept == 1 else "s", folder.name, _goes(partial, "; "))
-    elif partial is not None:
-        log.warning("starting %s over%s", output, _goes(partial, ": "))
+    else:
+        say_partial_goes(output, partial)
     if folder.exists():
         shutil.rmtree(folder)
     return folder
+
+
+def say_partial_goes(output: str | Path, partial: Path | None = None) -> None:
+    """A warning where an interrupted run of ``output`` kept a partial output that this run
+    removes once it is complete (was: unsaid for a GIF, which cannot be resumed: the
+    partial one the only copy of that work, a trial)."""
+    partial = partial or ours_partial(str(output))
+    if partial is not None:
+        log.warning("starting %s over%s", output, _goes(partial, ": "))
 
 
 def _goes(partial: Path | None, lead: str) -> str:
