@@ -934,3 +934,23 @@ def test_a_refocus_fuses_in_child_processes_the_same_frames(scene, tmp_path, mon
 
 def _zombie(pid):
     return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_store_replaced_while_it_is_read_is_said_so_not_damaged(scene, tmp_path):
+    """A render putting a new store where a reexpose was reading one: the reexpose called
+    the (sound) new store's chunk "damaged" (a never-lose-work trial): a user told so may
+    delete it. Now it says the store was replaced."""
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4)
+    opened = hf.SampleStore.open(store)
+    first = opened.read(0)  # reading has begun
+    _keep(scene, store, samples=8)  # another render's --keep-samples finishes into it
+    with pytest.raises(StoreError) as info:
+        opened.read(0)
+    assert str(info.value) == (f"{store}: the store was replaced while it was read (a render "
+                               "with --keep-samples put a new one there); run this again to "
+                               "read the new one")
+    again = hf.SampleStore.open(store).read(0)
+    assert len(again["times"]) != len(first["times"]) or not np.array_equal(
+        again["times"], first["times"])

@@ -263,6 +263,7 @@ class SampleStore:
 
     def __init__(self, path: Path, meta: dict, times: np.ndarray) -> None:
         self.path, self.meta, self.times = path, meta, times
+        self.opened = _identity(path / MANIFEST)  # which store.json was read
         self.settings: dict = meta["settings"]
         self.size: tuple[int, int] = tuple(meta["size"])  # type: ignore[assignment]
         self.planes: list[str] = meta["planes"]
@@ -319,12 +320,23 @@ class SampleStore:
         try:
             data = f.read_bytes()
         except OSError as exc:
+            self._check_same()
             raise StoreError(f"{f}: unreadable ({exc})") from None
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            self._check_same()
             raise StoreError(f"{f}: damaged (its SHA-256 differs from {MANIFEST}'s)")
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             return {k: z[k] for k in z.files
                     if planes is None or k in planes or k not in PLANES}
+
+    def _check_same(self) -> None:
+        """A chunk that does not match: where the store itself was replaced since it was
+        opened (a render's --keep-samples finished into it), said so (was: "damaged", of a
+        sound store, a trial)."""
+        if _identity(self.path / MANIFEST) != self.opened:
+            raise StoreError(f"{self.path}: the store was replaced while it was read (a render "
+                             "with --keep-samples put a new one there); run this again to "
+                             "read the new one")
 
     def __iter__(self) -> Iterator[dict[str, np.ndarray]]:
         for i in range(len(self.chunks)):
@@ -332,3 +344,12 @@ class SampleStore:
 
     def nbytes(self) -> int:
         return sum((self.path / c["file"]).stat().st_size for c in self.chunks)
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file is at ``path`` (its inode, time and size), None where there is none."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
