@@ -264,3 +264,45 @@ def test_an_outputs_lock_file_goes_when_it_is_let_go(tmp_path):
             with output_lock(str(tmp_path / "a.mp4")):
                 pass
     assert not held.exists()
+
+
+def test_what_an_fx_or_reexpose_reads_is_not_written_meanwhile(tmp_path, capsys):
+    """An fx read a sequence while a render replaced it and wrote a clip of old, new and
+    mixed frames, exit 0 (a never-lose-work trial): the input is held for reading, shared
+    between readers, never beside a writer."""
+    import os
+
+    from hfrender.io.output_lock import OutputBusy, input_lock, output_lock
+
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    seq = tmp_path / "s" / "%04d.png"
+    render = ["render", str(bar), "-o", str(seq), "--size", "8x4", "--duration", "0.2",
+              "--samples", "1", "--quiet"]
+    assert main(render) == 0
+    fx = ["fx", str(seq), "--motion-blur", "2", "-o", str(tmp_path / "b.mp4"), "--quiet"]
+    with output_lock(str(seq)):  # a render replacing it
+        assert main(fx) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: INPUT {seq}: another hfrender (pid {os.getpid()}) is writing it; "
+        "wait for it to finish\n")
+    assert not (tmp_path / "b.mp4").exists()
+    with input_lock(str(seq), "INPUT"), input_lock(str(seq), "INPUT"):  # two readers
+        assert main(render) == 2  # and a render that would replace it meanwhile
+        with pytest.raises(OutputBusy, match=r"another hfrender is reading it \(an fx of "):
+            with output_lock(str(seq)):
+                pass
+    assert "another hfrender is reading it (an fx of it, a reexpose of a store); wait " \
+        "for it to finish, or write elsewhere\n" in capsys.readouterr().err
+    assert main(fx) == 0 and (tmp_path / "b.mp4").is_file()  # let go: it runs
+    from hfrender.io.output_lock import lock_path
+
+    assert not lock_path(str(seq)).exists()  # the last reader took its lock file away
+    store = tmp_path / "k.samples"  # a reexpose's store, as a render replaces it
+    assert main([*render[:3], str(tmp_path / "k.mp4"), *render[4:], "--keep-samples",
+                 str(store)]) == 0
+    with output_lock(str(store), "--keep-samples"):
+        assert main(["reexpose", str(store), "-o", str(tmp_path / "r.mp4"), "-q"]) == 2
+    assert capsys.readouterr().err.startswith(f"hfrender: error: STORE {store}: another "
+                                              f"hfrender (pid {os.getpid()}) is writing it")
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "r.mp4"), "-q"]) == 0

@@ -19,7 +19,7 @@ import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from contextlib import AbstractContextManager as ContextManager  # noqa: E402
-from contextlib import nullcontext  # noqa: E402
+from contextlib import ExitStack, nullcontext  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
@@ -101,13 +101,19 @@ class _Parser(argparse.ArgumentParser):
 def _holding(args: argparse.Namespace) -> ContextManager[None]:
     """The output an fx or reexpose writes, held for the run (one writer at a time:
     :func:`hfrender.io.output_lock.output_lock`; a render holds its own once its settings are
-    resolved: ``-o`` may come from hfrender.toml)."""
-    from hfrender.io.output_lock import output_lock
+    resolved: ``-o`` may come from hfrender.toml), and what it reads (no writer meanwhile:
+    :func:`hfrender.io.output_lock.input_lock`)."""
+    from hfrender.io.output_lock import input_lock, lock_path, output_lock
 
     output = getattr(args, "output", None)  # render's: its config's (cmd_render)
-    if args.command in ("fx", "reexpose") and output:
-        return output_lock(output)
-    return nullcontext()
+    if args.command not in ("fx", "reexpose") or not output:
+        return nullcontext()
+    held = ExitStack()
+    source = args.input if args.command == "fx" else args.store
+    if lock_path(source) != lock_path(output):  # (onto its input: refused as such, later)
+        held.enter_context(input_lock(source, "INPUT" if args.command == "fx" else "STORE"))
+    held.enter_context(output_lock(output))
+    return held
 
 
 def build_parser() -> argparse.ArgumentParser:

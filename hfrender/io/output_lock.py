@@ -42,6 +42,10 @@ def output_lock(output: str, what: str = "-o",
     try:
         fh = _locked(path, fcntl)
     except BlockingIOError as busy:
+        if not str(busy):  # held by readers (they write no pid): an fx, a reexpose
+            raise OutputBusy(f"{what} {output}: another hfrender is reading it (an fx of "
+                             "it, a reexpose of a store); wait for it to finish, or write "
+                             "elsewhere") from None
         raise OutputBusy(f"{what} {output}: another hfrender ({busy}) {doing}") from None
     except OSError as exc:
         log.warning("%s is not locked against a second run writing it: %s", output,
@@ -68,18 +72,51 @@ def lock_path(output: str) -> Path:
     return Path(tempfile.gettempdir()) / f"hfrender-locks-{uid}" / f"{key}.lock"
 
 
-def _locked(path: Path, fcntl: Any) -> IO[str]:
-    """``path`` opened and ``flock``ed, the file still the one at ``path`` once locked (a
-    run that let it go removed it: the next one's is a new file); BlockingIOError naming
-    the holder where another process holds it."""
+@contextmanager
+def input_lock(path: str, what: str) -> Iterator[None]:
+    """Hold ``path`` (an fx's footage, a reexpose's sample store) while it is read, as
+    :func:`output_lock` holds an output, but shared: readers together, never beside a
+    writer. One writing it already: refused in one line (was: an fx read a sequence while
+    a render replaced it, and wrote a clip of old, new and mixed frames, a trial); one
+    that would write it meanwhile is refused. Where it cannot be taken, unlocked."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    lock = lock_path(path)
+    try:
+        fh = _locked(lock, fcntl, shared=True)
+    except BlockingIOError as busy:
+        raise OutputBusy(f"{what} {path}: another hfrender ({busy}) is writing it; wait for "
+                         "it to finish") from None
+    except OSError:
+        yield
+        return
+    with fh:
+        try:
+            yield
+        finally:  # the last reader removes it (a writer waiting takes a new one)
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                lock.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def _locked(path: Path, fcntl: Any, shared: bool = False) -> IO[str]:
+    """``path`` opened and ``flock``ed (``shared``: a reader's lock), the file still the
+    one at ``path`` once locked (a run that let it go removed it: the next one's is a new
+    file); BlockingIOError naming the holder where another process holds it (empty: its
+    readers)."""
     path.parent.mkdir(mode=0o700, exist_ok=True)
     for _ in range(100):
         fh = open(path, "a+")
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
-            who = fh.read().strip() or "another process"
+            who = fh.read().strip() or ("another process" if shared else "")
             fh.close()
             raise BlockingIOError(who) from None
         try:
