@@ -306,3 +306,46 @@ def test_what_an_fx_or_reexpose_reads_is_not_written_meanwhile(tmp_path, capsys)
     assert capsys.readouterr().err.startswith(f"hfrender: error: STORE {store}: another "
                                               f"hfrender (pid {os.getpid()}) is writing it")
     assert main(["reexpose", str(store), "-o", str(tmp_path / "r.mp4"), "-q"]) == 0
+
+
+@pytest.mark.parametrize("output, taken, kind", [
+    ("q/f_%04d.png", "q/f_####.png.partial", "folder"),
+    ("q/f_%04d.png", "q/.f_####.png.partial", "folder"),
+    ("q/x.mp4", "q/.x.mp4.hfrender", "folder"),
+    ("q/x.mp4", "q/.x.mp4.joining.mp4", "notes"),
+    ("q/x.mp4", "q/.x.mp4.partial.mp4", "notes"),
+])
+def test_a_users_file_at_a_work_name_is_refused_not_removed(tmp_path, capsys, output, taken,
+                                                             kind):
+    """Folders and files of the user's at the names hfrender keeps its work under were
+    removed without a word (a never-lose-work trial); refused now, before any work, as a
+    foreign NAME.partial.mp4 was. hfrender's own leftovers there are still taken."""
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    path = tmp_path / taken
+    if kind == "folder":
+        (path / "sub").mkdir(parents=True)
+        (path / "sub" / "b.txt").write_text("mine")
+    else:
+        path.parent.mkdir(parents=True)
+        path.write_text("my notes")
+    run = ["render", str(bar), "-o", str(tmp_path / output), "--size", "8x4", "--duration",
+           "0.2", "--samples", "1", "--quiet"]
+    assert main(run) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {tmp_path / output}: {path} is there and is not hfrender's, but "
+        "hfrender keeps its work for this output under that name and would remove it: move "
+        "it, or write to another name\n")
+    assert (path / "sub" / "b.txt" if kind == "folder" else path).read_text() in ("mine",
+                                                                                  "my notes")
+    import shutil
+
+    shutil.rmtree(path) if kind == "folder" else path.unlink()
+    if kind == "folder":  # hfrender's own leftovers there: a manifest, a marked frame
+        path.mkdir()
+        (path / "manifest.json").write_text("{}")
+    else:
+        path.write_bytes(b"\x1a\x45\xdf\xa3 a segment's start")
+    assert main(run) == 0 and (tmp_path / output.replace("%04d", "0000")).is_file()
+    assert not path.exists() or kind != "folder"  # (the folders go; a video's file stays
+    # where this run did not need the name)

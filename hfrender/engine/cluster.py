@@ -159,6 +159,7 @@ class ClusterRender:
                                   pix_fmt=config.pix_fmt)
         check_encoding(config.output, config.codec, Encoding.of(config))
         outputs.check_writable(config.output)
+        outputs.check_partial_free(config.output)
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name, config.duration)
         set_up(scene, config.duration)

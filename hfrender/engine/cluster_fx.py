@@ -49,6 +49,7 @@ from hfrender.io.segments import (
     segment_ranges,
     work_dir,
 )
+from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, raw_frame_shape
 
 INPUT_LIMIT = 2 * 2**30  # footage sent to the workers through the object store, at most
@@ -102,6 +103,7 @@ class ClusterFx:
         outputs.check_not_input(self.output, [("input", [self.source])] +
                                 ([("depth input", [Path(s.depth)])] if s.depth else []))
         outputs.check_writable(self.output)
+        check_work_names(self.output)  # (fx keeps no NAME.partial.EXT: its own names)
         info = probe(str(self.source))
         if info.times is not None or info.start > 0:
             raise ConfigError(f"--ray: {self.source} has variable frame times (or starts after "

@@ -60,6 +60,7 @@ from hfrender.io.footage import (
 )
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
 from hfrender.io.sequence_files import sequence_files, sequence_start
+from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
 
 __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
@@ -184,6 +185,7 @@ class FxJob:
                 inputs.append((what, files or []))
         outputs.check_not_input(self.output, inputs)
         outputs.check_writable(self.output)
+        check_work_names(self.output)  # (fx keeps no NAME.partial.EXT: its own names)
 
     def _check(self) -> None:
         """Everything that can be said wrong before a frame is read; the depth pass."""

@@ -96,6 +96,9 @@ def check_partial_free(output: str, what: str = "-o") -> None:
     """Where an interrupted run of ``output`` would keep its frames (:func:`partial_name`)
     holds no file but hfrender's own: a file of that name that is not (a user's, another
     job's output) is one line, before any work, never written over."""
+    from hfrender.io.work_names import check_work_names
+
+    check_work_names(output, what)  # (its hidden folders and files: removed unsaid before)
     partial = Path(partial_name(output))
     if not is_sequence(output) and partial.exists() and not _ours(partial):
         raise WriterError(f"{what} {output}: {partial} exists and is not a partial output "

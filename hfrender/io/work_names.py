@@ -1,0 +1,70 @@
+"""The names hfrender keeps its work under beside an output: a sequence's hidden folder
+(``.f_####.png.partial/``) and partial folder (``f_####.png.partial/``), a video's hidden
+file (``.x.mp4.partial.mp4``), work folder (``.x.mp4.hfrender/``) and joining file
+(``.x.mp4.joining.mp4``). A run removes or replaces what is there, so where one is there
+and is not hfrender's (a folder holding anything but its manifests, segments and marked
+frames; a file that is not a video), the run is refused before any work (was: removed
+without a word, a never-lose-work trial), as a foreign ``NAME.partial.mp4`` was."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hfrender.io.frame_marks import written_by_hfrender
+from hfrender.io.outputs import partial_name, temporary
+from hfrender.io.segments import work_dir
+from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.writers import WriterError
+
+# what hfrender writes in its folders besides frames: manifests, a move's list, segments
+KNOWN = re.compile(r"(manifest\.json(\.tmp)?|committing\.json(\.part)?|join\.txt|"
+                   r"seg_\d{8}(\.part)?\.(mkv|ts))$")
+# the first bytes of what hfrender's hidden files hold: Matroska/WebM, MP4/MOV, GIF, TS
+MEDIA = (b"\x1a\x45\xdf\xa3", b"GIF8", b"\x47")
+
+
+def work_names(output: str) -> list[Path]:
+    """The names ``output``'s runs keep their work under (see module)."""
+    if is_sequence(output):
+        return [Path(temporary(output)).parent, Path(partial_name(output)).parent]
+    final = Path(output).resolve()
+    return [Path(temporary(output)), work_dir(final),
+            final.with_name(f".{final.name}.joining{final.suffix}")]
+
+
+def check_work_names(output: str, what: str = "-o") -> None:
+    """Each of ``output``'s work names (:func:`work_names`) that is there is hfrender's:
+    else one line, before any work."""
+    frames = pattern_files(Path(output).name, r"(\.part)?") if is_sequence(output) else None
+    for path in work_names(output):
+        if (path.exists() or path.is_symlink()) and not _ours(path, frames):
+            raise WriterError(f"{what} {output}: {path} is there and is not hfrender's, but "
+                              "hfrender keeps its work for this output under that name and "
+                              "would remove it: move it, or write to another name")
+
+
+def _ours(path: Path, frames: re.Pattern | None) -> bool:
+    """Whether ``path`` holds nothing but what hfrender keeps there."""
+    if path.is_symlink():
+        return False
+    if path.is_file():
+        return _media(path)
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return False
+    return all(e.is_file() and not e.is_symlink() and (
+        KNOWN.match(e.name) or (frames is not None and frames.match(e.name) and (
+            written_by_hfrender(e) or e.stat().st_size == 0))) for e in entries)
+
+
+def _media(path: Path) -> bool:
+    """An empty file, or one whose first bytes are a video's or a GIF's."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+    except OSError:
+        return False
+    return not head or head.startswith(MEDIA) or head[4:8] in (b"ftyp", b"moov", b"wide",
+                                                                b"mdat", b"free")
