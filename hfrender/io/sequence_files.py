@@ -31,12 +31,27 @@ def sequence_files(path: str) -> list[Path] | None:
         found = sorted((int(mm.group(1)), f) for f in there if (mm := rx.match(f.name)))
         if not found:
             _near_miss(path, there)
+        _moving(path)
         for (a, _), (b, _) in zip(found, found[1:], strict=False):
             if b != a + 1:
                 raise FootageError(f"{path}: frame {a + 1} is missing (the sequence jumps "
                                    f"from {a} to {b})")
         return [f for _, f in found] or None
     return None
+
+
+def _moving(path: str) -> None:
+    """One line where a render was putting its frames in place over the sequence when it
+    was killed (its list of them is still there): its frames and an older render's are
+    mixed, the whole length there (was: read as it was, a never-lose-work trial)."""
+    from hfrender.io.outputs import temporary
+    from hfrender.io.sequence_commit import COMMITTING
+
+    listing = Path(temporary(path)).parent / COMMITTING
+    if listing.is_file():
+        raise FootageError(f"{path}: a render was putting its frames in place over these "
+                           f"when it stopped ({listing} lists them), so they mix two renders; "
+                           "run that render again with --resume to finish the move")
 
 
 def folder_pattern(folder: Path) -> str | None:
