@@ -154,7 +154,10 @@ def test_a_ctrl_c_stops_a_still_at_once_and_writes_nothing(tmp_path, capsys, mon
     real, stopped = CPUBackend.fuse, threading.Event()
     monkeypatch.setattr(CPUBackend, "fuse", slow)
     out = tmp_path / "s.png"
-    out.write_bytes(b"an earlier picture")
+    from hfrender.io.images import png8_bytes
+
+    earlier = png8_bytes(np.full((2, 2, 3), 7, np.uint8))  # an earlier still of hfrender's
+    out.write_bytes(earlier)
     began = time.monotonic()
     assert main(["still", BAR, "-o", str(out), "--size", "32x8", "--samples", "2",
                  "--backend", "cpu"]) == 130
@@ -162,4 +165,4 @@ def test_a_ctrl_c_stops_a_still_at_once_and_writes_nothing(tmp_path, capsys, mon
     stopped.set()
     assert capsys.readouterr().err.splitlines() == [
         f"interrupted: {out} is not written (the file there is as it was)"]
-    assert out.read_bytes() == b"an earlier picture"
+    assert out.read_bytes() == earlier

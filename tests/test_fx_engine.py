@@ -277,7 +277,8 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     assert enc[enc.index("-r") + 1] == "30000/1001"  # NTSC exactly
     assert enc[enc.index("-g") + 1] == "8" and "-sc_threshold" in enc
     assert enc[enc.index("-map") + 1] == "0:v:0" and enc[enc.index("-c:a") + 1] == "aac"
-    assert enc[-3:] == ["-f", "mp4", "o.part.mp4"]  # the muxer of the real name
+    assert enc[-5:] == ["-f", "mp4", "-metadata", "comment=hfrender", "o.part.mp4"]  # the
+    # muxer of the real name; the mark of hfrender's videos (a foreign one is not replaced)
     copied = encode_command("o.part.mp4", 30, (64, 36), "libx264", audio_from=aac,
                             container="o.mp4", exe="ff")  # the codec MP4 holds: copied
     assert copied[copied.index("-c:a") + 1] == "copy"
@@ -291,7 +292,8 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     ntsc = join_command(["a.ts", "b.ts"], "o.mp4", Fraction(24000, 1001), exe="ff")
     assert ntsc[ntsc.index("-i") - 2:ntsc.index("-i") + 2] == [
         "-f", "mpegts", "-i", "concat:a.ts|b.ts"]  # stamped segments, joined as bytes
-    assert ntsc[-5:] == ["-c", "copy", "-video_track_timescale", "24000", "o.mp4"]
+    assert ntsc[-7:] == ["-c", "copy", "-video_track_timescale", "24000", "-metadata",
+                         "comment=hfrender", "o.mp4"]
     webm = join_command(["a.mkv"], "o.webm", Fraction(30), aac, "l.txt", exe="ff")
     assert webm[webm.index("-f") + 1:webm.index("-i") + 2] == ["concat", "-safe", "0", "-i",
                                                                 "l.txt"]

@@ -5,10 +5,12 @@ that leaves nothing there removes the folders it made; a file in the way is one 
 from pathlib import Path
 
 import imageio.v3 as iio
+import numpy as np
 import pytest
 from render_helpers import decode_video
 
 from hfrender.cli import main
+from hfrender.io.images import png8_bytes
 
 DATA = Path(__file__).parent / "data"
 BAR = str(DATA / "bar.frag")
@@ -169,7 +171,8 @@ def test_an_output_that_is_a_link_is_written_through_it(tmp_path, name):
     """A CLI trial: the link was replaced by a file of its own (its target left stale). Now
     the link stays, and the file it points to is the new output."""
     (tmp_path / "real").mkdir()
-    (tmp_path / "real" / name).write_bytes(b"old")
+    (tmp_path / "real" / name).write_bytes(  # an older output of hfrender's (marked)
+        png8_bytes(np.zeros((2, 2, 3), np.uint8)) if name.endswith(".png") else b"old hfrender")
     link = tmp_path / name
     link.symlink_to(tmp_path / "real" / name)
     command = ["still", BAR, "--size", "32x8", "--quiet"] if name.endswith(".png") else \

@@ -349,3 +349,44 @@ def test_a_users_file_at_a_work_name_is_refused_not_removed(tmp_path, capsys, ou
     assert main(run) == 0 and (tmp_path / output.replace("%04d", "0000")).is_file()
     assert not path.exists() or kind != "folder"  # (the folders go; a video's file stays
     # where this run did not need the name)
+
+
+@pytest.mark.parametrize("name, command", [("notes.mp4", "render"), ("clip.webm", "render"),
+                                           ("pic.png", "still"), ("pic.exr", "still")])
+def test_a_file_hfrender_did_not_write_is_not_replaced(tmp_path, capsys, name, command):
+    """A user's own video or picture at -o was replaced without a word (a never-lose-work
+    trial): refused now, before any work; hfrender's own (marked) is replaced as before."""
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    out = tmp_path / name
+    out.write_bytes(b"my own footage, not a render")
+    run = [command, str(bar), "-o", str(out), "--size", "8x4", "--quiet"] + (
+        ["--duration", "0.2", "--samples", "1"] if command == "render" else [])
+    assert main(run) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out}: a file is there that hfrender did not write (or an "
+        "hfrender of before 2026-12-06 did, unmarked); hfrender replaces only its own: remove "
+        "it, or write to another name\n")
+    assert out.read_bytes() == b"my own footage, not a render"
+    out.unlink()
+    assert main(run) == 0  # hfrender's own output, then replaced by the next run
+    first = out.stat()
+    assert main(run) == 0
+    assert (out.stat().st_ino, out.stat().st_mtime_ns) != (first.st_ino, first.st_mtime_ns)
+
+
+def test_a_folder_at_a_frames_name_or_at_a_stills_is_one_line_first(tmp_path, capsys):
+    """A folder at a frame's name was found once the whole render was done (exit 1); a
+    still onto a folder was told its format (a never-lose-work trial)."""
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    (tmp_path / "p" / "0001.png").mkdir(parents=True)
+    assert main(["render", str(bar), "-o", str(tmp_path / "p" / "%04d.png"), "--size", "8x4",
+                 "--duration", "0.2", "--samples", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {tmp_path / 'p' / '%04d.png'}: {tmp_path / 'p' / '0001.png'} is "
+        "a folder, where a frame of the sequence would go: move it, or write to another name\n")
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["0001.png"]
+    assert main(["still", str(bar), "-o", str(tmp_path / "p"), "--size", "8x4"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: -o {tmp_path / 'p'}: a folder is "
+                                       f"there; name the picture (-o {tmp_path / 'p'}/still.png)\n")

@@ -106,13 +106,13 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, monk
 def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     path = scene(tmp_path, 0.004)
     out = tmp_path / "term.mp4"
-    out.write_bytes(b"an older render")
+    out.write_bytes(b"an older render (comment=hfrender)")  # hfrender's mark: replaceable
     proc = start(path, out)
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143
-    assert out.read_bytes() == b"an older render"  # the file at the path is untouched
+    assert out.read_bytes() == b"an older render (comment=hfrender)"  # untouched
     partial = tmp_path / "term.partial.mp4"
     n = len(decoded(partial))
     assert 30 <= n < 90  # what was finished plays

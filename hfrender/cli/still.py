@@ -17,6 +17,7 @@ from hfrender.cli.common import (
 from hfrender.config import ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
+from hfrender.io.work_names import check_not_foreign
 from hfrender.scene import ShaderScene
 from hfrender.signals import stop_at_once
 
@@ -33,6 +34,9 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
+    if Path(args.output).is_dir():  # (was: "a still is written as PNG ...", a trial)
+        raise ConfigError(f"-o {args.output}: a folder is there; name the picture (-o "
+                          f"{Path(args.output) / 'still.png'})")
     if Path(args.output).suffix.lower() not in (".png", ".exr"):
         raise ConfigError(f"-o {args.output}: a still is written as PNG (8 or 16 bits: "
                           "--bit-depth) or EXR (linear light)")
@@ -50,6 +54,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.io import outputs
 
     outputs.check_writable(args.output)  # (its folder is made when it is written)
+    check_not_foreign(args.output)  # (was: a user's picture replaced unsaid, a trial)
     k = _still_frame(args, full)
     picture = MemoryWriter()
     job = RenderJob(args.file, config, scene_name=args.scene, first_frame=k, count=1,

@@ -169,7 +169,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, *EXACT_SWS, "-c:v", codec, "-pix_fmt", pix_fmt,
             *params, *timing, *tags, *apple_tag(container or path, codec), *offset, *fmt,
-            path]
+            *MARK, path]
 
 
 # the audio codecs each container holds as they are: a soundtrack in one of them is copied,
@@ -268,6 +268,11 @@ def timecode_options(output: str, timecode: str) -> list[str]:
     return []
 
 
+# every video hfrender writes says so (a GIF cannot): a file at an output that does not is
+# the user's (hfrender.io.work_names.check_not_foreign)
+MARK = ["-metadata", "comment=hfrender"]
+
+
 def join_command(segments: list[str], output: str, rate: Fraction,
                  audio_from: Soundtrack | None = None, listing: str = "join.txt",
                  exe: str | None = None, timecode: str = "", codec: str = "") -> list[str]:
@@ -291,7 +296,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]
-    return cmd + timecode_options(output, timecode) + [output]
+    return cmd + timecode_options(output, timecode) + MARK + [output]
 
 
 def widen_pipe(stream: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hfrender.io.frame_marks import written_by_hfrender
+from hfrender.io.frame_marks import SOFTWARE, written_by_hfrender
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segments import work_dir
 from hfrender.io.sequence_names import is_sequence, pattern_files
@@ -34,9 +34,17 @@ def work_names(output: str) -> list[Path]:
 
 
 def check_work_names(output: str, what: str = "-o") -> None:
-    """Each of ``output``'s work names (:func:`work_names`) that is there is hfrender's:
-    else one line, before any work."""
+    """Each of ``output``'s work names (:func:`work_names`) that is there is hfrender's, and
+    so is a file at ``output`` itself (:func:`check_not_foreign`): else one line, before
+    any work."""
+    check_not_foreign(output, what)
     frames = pattern_files(Path(output).name, r"(\.part)?") if is_sequence(output) else None
+    folder = Path(output).parent
+    if frames is not None and folder.is_dir():  # a folder at a frame's name (was: found
+        for entry in folder.iterdir():  # once the whole render was done, a trial)
+            if entry.is_dir() and frames.match(entry.name):
+                raise WriterError(f"{what} {output}: {entry} is a folder, where a frame of "
+                                  "the sequence would go: move it, or write to another name")
     for path in work_names(output):
         if (path.exists() or path.is_symlink()) and not _ours(path, frames):
             raise WriterError(f"{what} {output}: {path} is there and is not hfrender's, but "
@@ -68,3 +76,37 @@ def _media(path: Path) -> bool:
         return False
     return not head or head.startswith(MEDIA) or head[4:8] in (b"ftyp", b"moov", b"wide",
                                                                 b"mdat", b"free")
+
+
+VIDEO_MARK = f"{SOFTWARE}".encode()  # the comment every video of hfrender's holds
+SPAN = 1 << 18  # where it is looked for: a file's first and last 256 KiB (MP4's moov, its
+# metadata, may be at either end; Matroska's tags near the start)
+
+
+def check_not_foreign(output: str, what: str = "-o") -> None:
+    """A file at ``output`` (a video, a still) that hfrender did not write is refused, not
+    replaced (was: a user's own video, or picture, replaced without a word, a
+    never-lose-work trial). A GIF holds no mark: it is replaced as before."""
+    path = Path(output)
+    if is_sequence(output) or not path.is_file() or path.stat().st_size == 0 or \
+            path.suffix.lower() == ".gif":
+        return
+    if path.suffix.lower() in (".png", ".exr"):
+        ours = written_by_hfrender(path)
+    else:
+        ours = _video_marked(path)
+    if not ours:
+        raise WriterError(f"{what} {output}: a file is there that hfrender did not write (or "
+                          "an hfrender of before 2026-12-06 did, unmarked); hfrender replaces "
+                          "only its own: remove it, or write to another name")
+
+
+def _video_marked(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SPAN)
+            fh.seek(max(0, path.stat().st_size - SPAN))
+            tail = fh.read(SPAN)
+    except OSError:
+        return True  # (what cannot be read is said by the writer, not here)
+    return VIDEO_MARK in head or VIDEO_MARK in tail
