@@ -382,7 +382,7 @@ def test_ffmpeg_failure_is_an_error_not_a_success(tmp_path, capsys, monkeypatch)
 
 
 def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path, capsys,
-                                                                       caplog):
+                                                                       caplog, monkeypatch):
     """A shorter render replaces a longer one's frames, all of them: the ones past its
     end go too. A file of the pattern that hfrender did not write (the user's own 025.png)
     stays, with a warning, and so does every other file."""
@@ -406,9 +406,15 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
         "beside this render's frames"]
     (folder / "025.png").unlink()
     (folder / "003.png").unlink()
-    (folder / "003.png").mkdir()  # a folder where a frame must go: the write fails
-    assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
-                 "--duration", "0.2", "--samples", "1", "--quiet"]) == 1
+    (folder / "003.png").mkdir()  # a folder where a frame must go: refused first, and
+    run = ["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8", "--duration",
+           "0.2", "--samples", "1", "--quiet"]
+    assert main(run) == 2 and "003.png is a folder, where a frame of the sequence would " \
+        "go" in capsys.readouterr().err
+    import hfrender.io.work_names as names  # where one comes while it renders, the write
+
+    monkeypatch.setattr(names, "check_work_names", lambda *a: None)  # fails then
+    assert main(run) == 1
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: cannot put .*seq/003\.png in place: Is a "
                         r"directory; the 6 frames finished so far are in .*seq/###\.png\.partial/"

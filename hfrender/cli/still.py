@@ -34,7 +34,8 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
-    if Path(args.output).is_dir():  # (was: "a still is written as PNG ...", a trial)
+    if Path(args.output).suffix.lower() not in (".png", ".exr") and _folder(args.output):
+        # (was: "a still is written as PNG ...", a trial; b.png/: said as a folder below)
         raise ConfigError(f"-o {args.output}: a folder is there; name the picture (-o "
                           f"{Path(args.output) / 'still.png'})")
     if Path(args.output).suffix.lower() not in (".png", ".exr"):
@@ -120,3 +121,10 @@ def _still_frame(args: argparse.Namespace, config: RenderConfig) -> int:
 def _seconds(x: float) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".")
 
+
+def _folder(path: str) -> bool:
+    """Whether a folder is at ``path`` (a name too long: not, said by its own check)."""
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False

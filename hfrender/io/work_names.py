@@ -88,8 +88,11 @@ def check_not_foreign(output: str, what: str = "-o") -> None:
     replaced (was: a user's own video, or picture, replaced without a word, a
     never-lose-work trial). A GIF holds no mark: it is replaced as before."""
     path = Path(output)
-    if is_sequence(output) or not path.is_file() or path.stat().st_size == 0 or \
-            path.suffix.lower() == ".gif":
+    try:  # (a name too long, a folder not searchable: said by the checks of the path)
+        if is_sequence(output) or not path.is_file() or path.stat().st_size == 0 or \
+                path.suffix.lower() == ".gif":
+            return
+    except OSError:
         return
     if path.suffix.lower() in (".png", ".exr"):
         ours = written_by_hfrender(path)
