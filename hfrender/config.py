@@ -246,6 +246,11 @@ def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str,
         table[name], spelt[name] = value, key
     known = {f.name for f in fields(RenderConfig)}
     unknown = sorted(set(table) - known)
+    if "quality" in unknown:  # (was: "did you mean quality -> quiet?", a trial)
+        raise ConfigError(f"{path}: [render] quality: the presets -ql, -qm, -qh are the "
+                          "command line's (a size and a frame rate); in hfrender.toml give "
+                          f"size and fps (-ql is size = \"{PRESETS['l'][0][0]}x"
+                          f"{PRESETS['l'][0][1]}\", fps = {PRESETS['l'][1]:g})")
     if unknown:
         near = {u: nearest(u.replace("-", "_"), known) for u in unknown}
         if all(near.values()):  # each a misspelling: the names meant, not the whole list

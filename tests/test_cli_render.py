@@ -589,3 +589,19 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                      "-o", str(tmp_path / "s.png"), "--quiet"]) == 0
     told = [r.getMessage() for r in caplog.records if "is in degrees" in r.getMessage()]
     assert told == ([] if said is None else [said])
+
+
+@pytest.mark.parametrize("key, said", [
+    ('quality = "low"', r"\[render\] quality: the presets -ql, -qm, -qh are the command "
+                        r"line's \(a size and a frame rate\); in hfrender.toml give size and "
+                        r'fps \(-ql is size = "854x480", fps = 15\)$'),
+    ("samlpes = 4", r"unknown setting\(s\) in \[render\]: did you mean samlpes -> samples\?$"),
+])
+def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, capsys, key,
+                                                        said):
+    """manim's quality in hfrender.toml was "did you mean quality -> quiet?" (a trial)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hfrender.toml").write_text(f"[render]\n{key}\n")
+    assert main(["render", BAR, "-o", str(tmp_path / "o.mp4")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(said, err.rstrip("\n")), err
