@@ -195,6 +195,8 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["x.py", "-o", "o.mp4"], r"^hfrender: error: argument COMMAND: invalid choice: 'x\.py' "
      r"\(choose from .*\); did you mean hfrender render x\.py\? \(see hfrender --help\)$"),
     (["fx", "in.mp4", "-o", "o.mp4", "-p"], r"arguments: -p \(see"),  # no scene: no manim
+    (["still", "x.py", "-n", "3,5"], r"arguments: -n 3,5 \(see"),  # no option it has (a
+    (["bench", "x.py", "--format", "gif"], r"arguments: --format gif \(see"),  # review)
 ])
 def test_a_command_line_argparse_refuses_is_one_line_too(capsys, tmp_path, monkeypatch, argv,
                                                           said):

@@ -589,6 +589,14 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                      "-o", str(tmp_path / "s.png"), "--quiet"]) == 0
     told = [r.getMessage() for r in caplog.records if "is in degrees" in r.getMessage()]
     assert told == ([] if said is None else [said])
+    caplog.clear()  # hfrender.toml's too (a review: the flag's alone was looked at)
+    (tmp_path / "hfrender.toml").write_text(f"[render]\nshutter = {shutter}\n")
+    with caplog.at_level("WARNING"), pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        assert main(["still", BAR, "--samples", "2", "--size", "16x16", "-o",
+                     str(tmp_path / "s.png"), "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if "is in degrees" in r.getMessage()]
+    assert told == ([] if said is None else [said])
 
 
 @pytest.mark.parametrize("key, said", [

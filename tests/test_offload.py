@@ -548,7 +548,7 @@ def test_auto_fuses_in_the_render_when_its_children_cannot(monkeypatch, tmp_path
     here, _ = render_frames(QUALITY, fusion_process="off", **common)
     monkeypatch.setattr(offload, "PACKAGE", tmp_path / "hfrender")  # as if another copy
     there, stats = render_frames(QUALITY, **common)
-    assert "imported hfrender from" in caplog.text and "fusing in the render's process" \
+    assert "imported hfrender from" in caplog.text and "fusing in this process" \
         in caplog.text
     assert stats.fusion_processes == 0
     np.testing.assert_array_equal(there, here)

@@ -294,6 +294,9 @@ def test_what_an_fx_or_reexpose_reads_is_not_written_meanwhile(tmp_path, capsys)
                 pass
     assert "another hfrender is reading it (an fx of it, a reexpose of a store); wait " \
         "for it to finish, or write elsewhere\n" in capsys.readouterr().err
+    with output_lock(str(seq)):  # the folder given: held as its pattern (a review)
+        assert main([*fx[:1], str(seq.parent), *fx[2:]]) == 2
+    assert f"INPUT {seq}: another hfrender" in capsys.readouterr().err
     assert main(fx) == 0 and (tmp_path / "b.mp4").is_file()  # let go: it runs
     from hfrender.io.output_lock import lock_path
 
@@ -352,6 +355,8 @@ def test_a_users_file_at_a_work_name_is_refused_not_removed(tmp_path, capsys, ou
 
 
 @pytest.mark.parametrize("name, command", [("notes.mp4", "render"), ("clip.webm", "render"),
+                                           ("clip.mov", "render"), ("clip.mkv", "render"),
+                                           ("clip.ts", "render"),  # (its mark: a review)
                                            ("pic.png", "still"), ("pic.exr", "still")])
 def test_a_file_hfrender_did_not_write_is_not_replaced(tmp_path, capsys, name, command):
     """A user's own video or picture at -o was replaced without a word (a never-lose-work
@@ -365,8 +370,8 @@ def test_a_file_hfrender_did_not_write_is_not_replaced(tmp_path, capsys, name, c
     assert main(run) == 2
     assert capsys.readouterr().err == (
         f"hfrender: error: -o {out}: a file is there that hfrender did not write (or an "
-        "hfrender of before 2026-12-06 did, unmarked); hfrender replaces only its own: remove "
-        "it, or write to another name\n")
+        "older hfrender did, before it marked its outputs); hfrender replaces only its own: "
+        "remove it, or write to another name\n")
     assert out.read_bytes() == b"my own footage, not a render"
     out.unlink()
     assert main(run) == 0  # hfrender's own output, then replaced by the next run

@@ -66,6 +66,9 @@ def test_a_png_sequence_on_ray_is_the_local_one(local_ray, tmp_path):
     for name in names:
         np.testing.assert_array_equal(iio.imread(tmp_path / "ray" / name),
                                       iio.imread(tmp_path / "local" / name))
+    from hfrender.io.frame_marks import sequence_id, sequence_of  # each frame's sequence
+    assert {sequence_of(tmp_path / d / n) for d in ("ray", "local") for n in names} == {
+        sequence_id("%03d.png")}  # on Ray too (a review: unmarked there)
 
 
 @pytest.mark.parametrize("output", ["seq/%03d.png", "late.mp4", "gone/../late.mp4"])

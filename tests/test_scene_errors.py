@@ -4,7 +4,6 @@ that looks nowhere."""
 
 import re
 
-import numpy as np
 import pytest
 from test_render import write_scene
 
@@ -632,7 +631,35 @@ def test_a_focus_set_late_and_never_set_back_is_said_by_a_range_and_the_whole(tm
     assert told["range"][0].startswith("scene.py: update(t) is not a pure function of t: "
                                        "camera.f_stop at t=0 s was None, and 1.4 when "
                                        "t=1.5 s was drawn in between;")
+    assert told["whole"][0].startswith("scene.py: update(t) is not a pure function of t: "
+                                       "camera.f_stop at t=0 s was None, and 1.4 when "
+                                       "t=1.75 s was drawn in between;")  # its last frame
+
+
+def test_the_look_at_the_far_end_leaves_the_scene_drawn_as_it_was(tmp_path, caplog):
+    """The far look ran update(end) on the scene drawn: a colour set past t = 0.8 and never
+    set back was then every frame's, frame 0 too (a review); it looks at a copy now."""
     import imageio.v3 as iio
 
-    whole, part = (iio.imread(tmp_path / n / "06.png") for n in ("whole", "range"))
-    assert np.array_equal(whole, part)
+    scene = write_scene(tmp_path, """
+    class Late(hf.Scene):
+        duration = 1.0
+        background = (0, 0, 0)
+        ambient = 1.0
+
+        def setup(self):
+            self.card = self.add(hf.Plane(scale=8, color=(0.5, 0.5, 0.5)))
+            self.camera.position = (0, 0, 3)
+
+        def update(self, t):
+            if t > 0.8:
+                self.card.color = (1.0, 0.0, 0.0)
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(scene), "-o", str(tmp_path / "f" / "%02d.png"), "--size",
+                     "16x8", "--fps", "10", "--samples", "1", "--quiet"]) == 0
+    assert any("card.color at t=0 s was (0.5, 0.5, 0.5), and (1.0, 0.0, 0.0) when t=0.9 s"
+               in r.getMessage() for r in caplog.records)
+    first, last = (iio.imread(tmp_path / "f" / f"{k:02d}.png")[4, 8] for k in (0, 9))
+    assert first.tolist() == [128, 128, 128] and last.tolist() == [255, 0, 0]  # display
+    # colours as given (ambient 1): 0.5 is code 128; frame 0 as the author meant it

@@ -122,3 +122,25 @@ def test_a_pattern_of_another_width_beside_it_is_another_sequence(tmp_path, dtyp
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == sorted([f"shot_{n}.{suffix}" for n in ("098", "099", "100", "101", "0",
                                                             "1")])
+
+
+def test_a_render_does_not_replace_another_sequences_frames_of_its_names(tmp_path, capsys):
+    """shot_%d.png over 105 frames took shot_100 .. shot_104 of shot_%03d.png (the names
+    both print) without a word (a review): the move is refused before it begins, the
+    run's frames kept."""
+    from hfrender.io.frame_marks import sequence_id, sequence_of
+
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    run = ["render", str(bar), "--size", "8x4", "--samples", "1", "--duration", "3.5",
+           "--quiet", "-o"]
+    assert main([*run, str(tmp_path / "m" / "s_%03d.png")]) == 0
+    assert main([*run, str(tmp_path / "m" / "s_%d.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: cannot put {tmp_path / 'm' / 's_100.png'} in "
+                          "place: a frame of another sequence (another pattern printing the "
+                          "same names and 4 more) is there; the 105 frames finished so far "
+                          "are in "), err
+    assert {sequence_of(tmp_path / "m" / f"s_{k}.png") for k in range(100, 105)} == {
+        sequence_id("s_%03d.png")}
+    assert len(list((tmp_path / "m").glob("s_*.png"))) == 105

@@ -20,6 +20,7 @@ import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from contextlib import AbstractContextManager as ContextManager  # noqa: E402
 from contextlib import ExitStack, nullcontext  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
@@ -110,10 +111,24 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
         return nullcontext()
     held = ExitStack()
     source = args.input if args.command == "fx" else args.store
+    if args.command == "fx":  # a folder of frames: held as its pattern, as it is written
+        source = _as_pattern(source)
     if lock_path(source) != lock_path(output):  # (onto its input: refused as such, later)
         held.enter_context(input_lock(source, "INPUT" if args.command == "fx" else "STORE"))
     held.enter_context(output_lock(output))
     return held
+
+
+def _as_pattern(path: str) -> str:
+    """A folder of one image sequence as its pattern (``fr/`` -> ``fr/%04d.png``: what a
+    render writing it holds; a review), else ``path``."""
+    from hfrender.io.sequence_files import folder_pattern
+
+    try:
+        pattern = folder_pattern(Path(path)) if Path(path).is_dir() else None
+    except (OSError, HFRenderError):  # (said by fx itself)
+        pattern = None
+    return str(Path(path) / pattern) if pattern else path
 
 
 def build_parser() -> argparse.ArgumentParser:

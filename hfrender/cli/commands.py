@@ -88,8 +88,7 @@ def _config_from(args: argparse.Namespace) -> RenderConfig:
                                             encoding=Encoding.of(c)))
     config = RenderConfig(**values)
     _depth_only(args, config)
-    if args.shutter is not None:
-        shutter_in_frames(args.shutter)
+    shutter_in_frames(config.shutter)  # the flag's or hfrender.toml's (a review)
     if getattr(args, "samples_range", None) is not None and config.samples != "auto":
         lo, hi = config.samples_range  # (was: ignored without a word)
         raise ConfigError(f"--samples-range {lo}:{hi} applies only with --samples auto (a "

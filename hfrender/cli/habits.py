@@ -23,6 +23,8 @@ MANIM_FLAGS = {
     "--save_last_frame": "a frame alone is hfrender still FILE -f N",
     "-t": "a transparent background is --transparent",
 }
+NEEDS = {"-p": "preview", "-n": "frames", "-t": "transparent", "--format": "output"}  # the
+# option a hint names, where the command has it (still has no --frames, bench no -o)
 SCRIPT = re.compile(r".+\.(py|frag|glsl|fs)$")
 
 
@@ -50,7 +52,8 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str) 
         after = words[i + 1] if i + 1 < len(words) else ""
         if word == "-r" and _manim(word, after, scene) and "size" in known:
             hints.append(f"manim's -r W,H is --size {after.replace(',', 'x')}")
-        elif word in MANIM_FLAGS and scene and (word != "-t" or _manim(word, after, scene)):
+        elif word in MANIM_FLAGS and scene and (word != "-t" or _manim(word, after, scene)) \
+                and NEEDS.get(word, "output") in known:
             hints.append(MANIM_FLAGS[word])
     extra = [w for w in words if not w.startswith("-")]
     if scene and extra and words[0] == extra[0] and extra[0].isidentifier():

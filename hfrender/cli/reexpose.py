@@ -20,6 +20,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
+from hfrender.cli.habits import shutter_in_frames
 from hfrender.cli.progress import progress_bar
 from hfrender.config import FUSION_PROCESS, RenderConfig
 from hfrender.errors import HFRenderError, first_line
@@ -56,13 +57,15 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                     help=BACKEND_HELP)
     rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
     rx.add_argument("--workers", default="auto", metavar="auto|N",
-                    help="fusion threads (auto: 2, nothing is drawn, they have the cores)")
+                    help="fusion workers: child processes (--fusion-process), else threads "
+                         "(auto: 2; nothing is drawn, they have the cores)")
     rx.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
                     help="image sequences: PNG 8 (default) or 16 bits; EXR 16 (half, "
                          "default) or 32 (float)")
     rx.add_argument("--fusion-process", choices=FUSION_PROCESS, default="auto",
                     help="fuse on the CPU in a child process per worker (auto: where the "
-                         "store is defocused or reconstructed, with 2+ cores)")
+                         "store is defocused or reconstructed, over 64 sub-frames are used, "
+                         "with 2+ cores)")
     rx.add_argument("-q", "--quiet", action="store_true")
     encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
@@ -93,6 +96,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                     "stops at white", args.store)
     exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
                         args.focus_distance, args.f_stop)
+    if args.shutter is not None:
+        shutter_in_frames(args.shutter)
     check_output(config.output, config.size, config.codec, alpha=config.transparent,
                  pix_fmt=config.pix_fmt, alpha_from=f"{args.store} (a --transparent render)")
     check_encoder(config.output, config.codec, config.size, config.fps,

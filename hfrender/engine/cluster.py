@@ -181,14 +181,7 @@ class ClusterRender:
         # fragment shader's --reconstruct on is told here, where the user sees it)
         velocity = resolve_reconstruct(config.reconstruct, scene,
                                        "cuda" if config.backend == "auto" else config.backend)
-        if config.granularity == "auto":  # fixed here: every chunk cuts hyperframes alike
-            w, h = config.size
-            frame_bytes = sub_frame_bytes((h, w, 4), np.float32 if hdr else np.uint8,
-                                          dof == "depth" or velocity, velocity)
-            config = config.with_(granularity=auto_granularity(
-                frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
-                slots=slot_count(config.max_in_flight)))
-        self.config = config
+        self.config = config = _fixed_granularity(config, plan, hdr, dof == "depth", velocity)
         hyper = keyframe_interval(config.granularity, plan)  # segments (a keyframe each) of
         self.segment_frames = render_segment_frames(hyper, config.fps)  # whole ones, ~1 s
         # as given (auto too): a local --resume of the same command must find them equal
@@ -315,6 +308,20 @@ def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
     manifest = Manifest(settings, total, segment_frames, granularity)
     manifest.save(folder)
     return manifest
+
+
+def _fixed_granularity(config: RenderConfig, plan: PlanStream, hdr: bool, depth: bool,
+                       velocity: bool) -> RenderConfig:
+    """``--granularity auto`` fixed here, from the driver's memory: every chunk cuts its
+    hyperframes alike (keyframes and segments where a local render puts them)."""
+    if config.granularity != "auto":
+        return config
+    w, h = config.size
+    frame_bytes = sub_frame_bytes((h, w, 4), np.float32 if hdr else np.uint8,
+                                  depth or velocity, velocity)
+    return config.with_(granularity=auto_granularity(
+        frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
+        slots=slot_count(config.max_in_flight)))
 
 
 def keep_segment(manifest: Manifest, folder: Path, chunk: dict, name: str) -> None:

@@ -48,6 +48,7 @@ def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, c
     """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
     sequence's chunk); their bytes and one checksum."""
     from hfrender.engine.render import RenderJob
+    from hfrender.io.frame_marks import sequence_id
     from hfrender.io.images import png8_bytes
     from hfrender.io.writers import MemoryWriter
 
@@ -58,7 +59,8 @@ def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, c
         RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
                   first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
                   gl_device=_task_gpu()).prepare().run()
-    pngs = [png8_bytes(frame) for frame in memory.frames]  # hfrender's, marked
+    mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
+    pngs = [png8_bytes(frame, mark) for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
             "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
 

@@ -52,9 +52,9 @@ class ReexposeFusion(RenderFusion):
 
     def __init__(self, plan: ExposurePlan, backend: str, dof_method: str = "fast",
                  transparent: bool = False, dtype: Any = np.uint8,
-                 processes: Any = None) -> None:
+                 processes: Any = None, fallback: bool = True) -> None:
         super().__init__(plan, backend, RenderStats(output=""), dof_method, transparent,
-                         dtype, processes)  # RGBA out straight, as the render wrote it
+                         dtype, processes, fallback)  # RGBA out straight, as rendered
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
         return self.plan.weights.in_span(hyper.first_index, hyper.halo, hyper.frame_count)
@@ -130,11 +130,10 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
     backend = get_backend(backend).name
     builder, children = _exposure_pool(store, plan, recon, backend, workers, processes)
     count = 0 if children is None else len(children.children)
+    fusion = ReexposeFusion(plan, backend, dof_method, bool(store.settings.get("transparent")),
+                            dtype, children, fallback=processes == "auto")
     try:
-        engine = Engine(ReexposeFusion(plan, backend, dof_method,
-                                       bool(store.settings.get("transparent")), dtype,
-                                       children),
-                        writer, first_frame=0, total=plan.weights.count, workers=workers,
+        engine = Engine(fusion, writer, first_frame=0, total=plan.weights.count, workers=workers,
                         progress=progress).start()
 
         def produce() -> None:
@@ -148,7 +147,7 @@ def run_exposure(store: io_store.SampleStore, e: Exposure, writer: Any, *,
     return {"frames": engine.stats.frames_written, "seconds": time.perf_counter() - t0,
             "subframes": store.subframes, "used": int(plan.used.sum()),
             "reconstructed": recon,
-            "processes": count}
+            "processes": count if fusion.processes is not None else 0}  # (fell back: 0)
 
 
 def _exposure_pool(store: io_store.SampleStore, plan: ExposurePlan, recon: bool,

@@ -94,6 +94,6 @@ class RenderFusion:
                     raise
                 with self._lock:
                     if self.processes is not None:
-                        log.warning("%s: fusing in the render's process", exc)
+                        log.warning("%s: fusing in this process", exc)
                         self.processes, self.stats.fusion_processes = None, 0
         return fuse_frames(hyper, windows, out=out, **how)

@@ -169,7 +169,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, *EXACT_SWS, "-c:v", codec, "-pix_fmt", pix_fmt,
             *params, *timing, *tags, *apple_tag(container or path, codec), *offset, *fmt,
-            *MARK, path]
+            *mark_options(container or path), path]
 
 
 # the audio codecs each container holds as they are: a soundtrack in one of them is copied,
@@ -268,9 +268,14 @@ def timecode_options(output: str, timecode: str) -> list[str]:
     return []
 
 
-# every video hfrender writes says so (a GIF cannot): a file at an output that does not is
-# the user's (hfrender.io.work_names.check_not_foreign)
-MARK = ["-metadata", "comment=hfrender"]
+def mark_options(name: str) -> list[str]:
+    """The mark every video hfrender writes carries (a GIF cannot): a file at an output
+    without it is the user's (:func:`hfrender.io.work_names.check_not_foreign`). MPEG-TS
+    keeps no comment: its service provider says it (a review: every re-render of a .ts
+    was refused)."""
+    if Path(name).suffix.lower() == ".ts":
+        return ["-metadata", "service_provider=hfrender"]
+    return ["-metadata", "comment=hfrender"]
 
 
 def join_command(segments: list[str], output: str, rate: Fraction,
@@ -296,7 +301,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]
-    return cmd + timecode_options(output, timecode) + MARK + [output]
+    return cmd + timecode_options(output, timecode) + mark_options(output) + [output]
 
 
 def widen_pipe(stream: Any) -> None:

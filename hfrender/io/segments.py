@@ -50,7 +50,7 @@ def fresh_work_dir(output: str | Path) -> Path:
     in a warning: they are work a ``--resume`` would have gone on from; and its playable
     partial output, which this run removes once it is complete: was unsaid)."""
     folder = work_dir(output)
-    kept = _frames_kept(folder) if folder.exists() else 0
+    kept = sum(_segments_kept(folder)) if folder.exists() else 0
     partial = ours_partial(str(output))
     if kept:
         log.warning("starting %s over: an interrupted run's %d finished frame%s there "
@@ -85,15 +85,9 @@ def remove_work_dir(output: str | Path) -> None:
     shutil.rmtree(work_dir(output), ignore_errors=True)
 
 
-def _frames_kept(folder: Path) -> int:
-    """Frames in the whole segments an interrupted run's manifest lists (0: none, or none
-    readable)."""
-    return sum(_segments_kept(folder))
-
-
 def frames_kept(output: str | Path) -> int:
     """Frames in the whole segments of ``output`` an interrupted run's manifest lists."""
-    return _frames_kept(work_dir(output))
+    return sum(_segments_kept(work_dir(output)))
 
 
 def segments_kept(output: str | Path) -> int:

@@ -19,9 +19,10 @@ from hfrender.io.writers import WriterError
 
 # what hfrender writes in its folders besides frames: manifests, a move's list, segments
 KNOWN = re.compile(r"(manifest\.json(\.tmp)?|committing\.json(\.part)?|join\.txt|"
-                   r"seg_\d{8}(\.part)?\.(mkv|ts))$")
-# the first bytes of what hfrender's hidden files hold: Matroska/WebM, MP4/MOV, GIF, TS
-MEDIA = (b"\x1a\x45\xdf\xa3", b"GIF8", b"\x47")
+                   r"seg_\d{8}(\.part)?\.(mkv|ts)(\.part)?)$")  # (.ts.part: a Ray chunk's)
+# the first bytes of what hfrender's hidden files hold: Matroska/WebM, MP4/MOV, GIF (a TS:
+# its sync byte every 188 bytes)
+MEDIA = (b"\x1a\x45\xdf\xa3", b"GIF8")
 
 
 def work_names(output: str) -> list[Path]:
@@ -46,13 +47,13 @@ def check_work_names(output: str, what: str = "-o") -> None:
                 raise WriterError(f"{what} {output}: {entry} is a folder, where a frame of "
                                   "the sequence would go: move it, or write to another name")
     for path in work_names(output):
-        if (path.exists() or path.is_symlink()) and not _ours(path, frames):
+        if (path.exists() or path.is_symlink()) and not _holds_ours(path, frames):
             raise WriterError(f"{what} {output}: {path} is there and is not hfrender's, but "
                               "hfrender keeps its work for this output under that name and "
                               "would remove it: move it, or write to another name")
 
 
-def _ours(path: Path, frames: re.Pattern | None) -> bool:
+def _holds_ours(path: Path, frames: re.Pattern | None) -> bool:
     """Whether ``path`` holds nothing but what hfrender keeps there."""
     if path.is_symlink():
         return False
@@ -71,11 +72,12 @@ def _media(path: Path) -> bool:
     """An empty file, or one whose first bytes are a video's or a GIF's."""
     try:
         with open(path, "rb") as fh:
-            head = fh.read(12)
+            head = fh.read(377)
     except OSError:
         return False
-    return not head or head.startswith(MEDIA) or head[4:8] in (b"ftyp", b"moov", b"wide",
-                                                                b"mdat", b"free")
+    ts = len(head) == 377 and head[0] == head[188] == head[376] == 0x47
+    return not head or ts or head.startswith(MEDIA) or head[4:8] in (
+        b"ftyp", b"moov", b"wide", b"mdat", b"free")
 
 
 VIDEO_MARK = f"{SOFTWARE}".encode()  # the comment every video of hfrender's holds
@@ -100,8 +102,8 @@ def check_not_foreign(output: str, what: str = "-o") -> None:
         ours = _video_marked(path)
     if not ours:
         raise WriterError(f"{what} {output}: a file is there that hfrender did not write (or "
-                          "an hfrender of before 2026-12-06 did, unmarked); hfrender replaces "
-                          "only its own: remove it, or write to another name")
+                          "an older hfrender did, before it marked its outputs); hfrender "
+                          "replaces only its own: remove it, or write to another name")
 
 
 def _video_marked(path: Path) -> bool:

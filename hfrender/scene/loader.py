@@ -52,9 +52,9 @@ def _instance(path: str | Path, name: str | None) -> Scene:
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
              and c.__module__ == module.__name__}
     # a base class that another scene of the file extends is not a scene of its own, unless
-    # named (-s Alpha, with Beta(Alpha) beside it: was "no Scene named 'Alpha'")
-    bases = {b for c in found.values() for b in c.__mro__[1:]}
-    every = sorted(found)  # (a misspelt -s lists the bases too: each may be named)
+    # named (-s Alpha, with Beta(Alpha) beside it: was "no Scene named 'Alpha'"); a misspelt
+    # -s lists them too
+    bases, every = {b for c in found.values() for b in c.__mro__[1:]}, sorted(found)
     found = {n: c for n, c in found.items() if c not in bases or n == name} or found
     if not found:
         raise SceneError(f"{p}: no Scene subclass found (write `class MyScene(hf.Scene):`)")
@@ -268,9 +268,8 @@ def _missing(said: str, name: str, names: list[str]) -> str:
     near = nearest(name, names, n=3, cutoff=0.5)  # "orbit" is Orbit
     if not names:
         return f"{said}; it defines no classes"
-    if near:
-        return f"{said}; did you mean {' or '.join(near)}?"
-    return f"{said}; found {', '.join(names)}"
+    return f"{said}; did you mean {' or '.join(near)}?" if near else \
+        f"{said}; found {', '.join(names)}"
 
 
 # the folders of the scenes loaded in this process (on sys.path resolved, so their modules'

@@ -15,6 +15,7 @@ counts when the render decides its depth of field, at ``t = 0`` whatever frames 
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import hashlib
 import logging
@@ -78,8 +79,11 @@ def first_look(scene: Scene, frame: int, fps: float,
     far = end if frame * 2 <= end else 0  # the earlier first: a property set only past
     # some time is seen fresh there before the later time sets it
     near = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
-    for at, between in ((min(frame, far), [max(frame, far)]), (frame, near)):
-        changed = _look_between(scene, at, fps, between, far=at != frame)
+    looks = ((_copy(scene), min(frame, far), [max(frame, far)]), (scene, frame, near))
+    for seen, at, between in looks:  # the far one on a copy: the scene drawn never sees
+        if seen is None:  # a time it may latch on (a review: an impure scene's frames all
+            continue  # took its late state)
+        changed = _look_between(seen, at, fps, between, far=at != frame)
         if changed is not None:
             what, a, b, t1 = changed
             name = Path(scene.source_path or type(scene).__name__).name
@@ -91,6 +95,21 @@ def first_look(scene: Scene, frame: int, fps: float,
             break
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
+
+
+def _copy(scene: Scene) -> Scene | None:
+    """A copy of ``scene`` to look at other times with (its large arrays shared: a model's
+    vertices, never changed in place by update); None where it cannot be copied (a scene
+    holding a module, a file)."""
+    memo: dict[int, Any] = {}
+    for obj in scene.objects:
+        for value in vars(obj).values():
+            if isinstance(value, np.ndarray) and value.size > SMALL:
+                memo[id(value)] = value
+    try:
+        return copy.deepcopy(scene, memo)
+    except Exception:  # noqa: BLE001 - no copy, no far look: a hint only
+        return None
 
 
 def _look_between(scene: Scene, frame: int, fps: float, between: list[int],
@@ -108,7 +127,7 @@ def _look_between(scene: Scene, frame: int, fps: float, between: list[int],
             raise
         return None  # (a time this render does not draw: a scene that divides by t)
     first = drawn_state(scene)
-    t1 = t0
+    t1 = None
     for k in between:
         if k == frame:
             continue
@@ -118,6 +137,8 @@ def _look_between(scene: Scene, frame: int, fps: float, between: list[int],
             break
         except (SceneError, SceneUpdateError):
             continue
+    if t1 is None:  # no other time drawn (one failing partway: no sound look, a review)
+        return None
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     changed = _difference(first, drawn_state(scene))
     return None if changed is None else (*changed, t1)
