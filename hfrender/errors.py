@@ -79,3 +79,10 @@ def first_line(exc: BaseException) -> str:
     if "RayTaskError" in type(exc).__name__ and isinstance(cause, BaseException):
         exc = cause
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """MemoryError, a backend's '...OutOfMemory...' (CuPy's), a thread that cannot start
+    (what an address-space limit gives: was an internal error, a trial)."""
+    return isinstance(exc, MemoryError) or "OutOfMemory" in type(exc).__name__ or \
+        isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)

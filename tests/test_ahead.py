@@ -121,3 +121,21 @@ def test_a_failed_caller_abandons_the_jobs_nobody_started(pool):
     assert ran == []
     with pytest.raises(CancelledError):
         queued[0]()
+
+
+def test_a_pool_that_cannot_start_a_thread_leaves_the_job_to_its_caller():
+    """Under `ulimit -v` no thread could start: the submit's RuntimeError was an internal
+    error (a trial). The caller runs the job itself, as it does one the pool never took;
+    elsewhere the engine takes such an error as out of memory (its hyperframe split)."""
+    from hfrender.errors import out_of_memory
+
+    class NoThreads:
+        def submit(self, fn, *args):
+            raise RuntimeError("can't start new thread")
+
+    ahead, ran = Ahead(NoThreads()), []
+    get = ahead.submit(lambda x: ran.append(threading.current_thread()) or x + 1, 41)
+    assert get() == 42 and ran == [threading.current_thread()]
+    assert out_of_memory(RuntimeError("can't start new thread"))
+    assert not out_of_memory(RuntimeError("cannot schedule new futures after shutdown"))
+    assert out_of_memory(MemoryError()) and not out_of_memory(ValueError("x"))

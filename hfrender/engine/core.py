@@ -33,7 +33,7 @@ import numpy as np
 
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, out_of_memory
 from hfrender.hyperframe.frame import HyperFrame, Status
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.signals import at_once
@@ -45,11 +45,6 @@ Progress = Callable[[int, int], None]
 
 class FusionError(HFRenderError):
     """Fusing a hyperframe failed for a reason the user can act on (the message says why)."""
-
-
-def out_of_memory(exc: BaseException) -> bool:
-    """MemoryError, and CuPy's OutOfMemoryError (or any '...OutOfMemory...' of a backend)."""
-    return isinstance(exc, MemoryError) or "OutOfMemory" in type(exc).__name__
 
 
 class Fusion(Protocol):

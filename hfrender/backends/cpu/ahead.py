@@ -70,7 +70,10 @@ class Ahead:
         """Start ``fn(*args)`` on the pool: what gives its result (or raises its error)."""
         job = Job(fn, args)
         self.jobs.append(job)
-        self.pool.submit(job.run)
+        try:
+            self.pool.submit(job.run)
+        except RuntimeError:  # no thread could start (an address-space limit, `ulimit -v`:
+            pass  # was an internal error, a trial): the caller runs the job itself
         return lambda: self.result(job)
 
     def abandon(self) -> None:
