@@ -255,34 +255,50 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     for done in (0, 10, 40, 50, 75, 100):
         update(done, 100)
     assert capsys.readouterr().err == ("fx: 40/100 frames (40%), 1.0 fps, about 1m00s left "
-                                       "(12:00:00)\n"
+                                       "(now 12:00:00)\n"
                                        "fx: 75/100 frames (75%), 1.0 fps, about 25s left "
-                                       "(12:00:00)\n")
+                                       "(now 12:00:00)\n")
     times = iter([5.0, 5.0, 45.0])
     update = progress_lines("rendering", clock=lambda: next(times), every=30.0, stamp=NOON)
     update(0, 10000)
     update(4, 10000)  # 0.1 fps: 9996 frames in 27.8 hours
     assert capsys.readouterr().err == ("rendering: 4/10000 frames (0%), 0.1 fps, about 27h46m "
-                                       "left (12:00:00)\n")
+                                       "left (now 12:00:00)\n")
     times = iter([0.0, 0.0, 30.0])  # a resumed run: 500 frames kept, 24 made in 30 s
     update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
     update(500, 600)
     update(524, 600)
     assert capsys.readouterr().err == ("fx: 524/600 frames (87%), 0.8 fps, about 1m35s left "
-                                       "(12:00:00)\n")
+                                       "(now 12:00:00)\n")
     times = iter([0.0, 20.0, 31.0])  # the first frame 20 s in: the first line at 30 s all
     update = progress_lines("fx", clock=lambda: next(times), every=30.0,  # the same
                             stamp=NOON)
     update(1, 100)
     update(12, 100)
     assert capsys.readouterr().err == ("fx: 12/100 frames (12%), 1.0 fps, about 1m28s left "
-                                       "(12:00:00)\n")
+                                       "(now 12:00:00)\n")
     times = iter([0.0, 45.0, 45.0002])  # a slow render's first frames, 45 s in, at once: it
     update = progress_lines("rendering", clock=lambda: next(times), every=30.0,  # said
                             stamp=NOON)                                  # "11345.6 fps"
     update(1, 6)
     update(2, 6)
-    assert capsys.readouterr().err == "rendering: 2/6 frames (33%) (12:00:00)\n"
+    assert capsys.readouterr().err == "rendering: 2/6 frames (33%) (now 12:00:00)\n"
+
+
+def test_a_long_runs_rate_and_time_left_are_the_last_minutes(capsys):
+    """Frames growing heavier: the rate since the start said 6.0 fps and 29 s left where
+    the last minute's was 2.8 fps and 54 s were left (a trial). Once a run is a minute
+    long, its rate is the last minute's."""
+    from hfrender.cli.progress import RECENT_S, left_text, rate_text
+
+    state: dict = {}
+    for t in range(0, 61):  # 10 fps for a minute, then 2 fps
+        rate_text(state, 10 * t, float(t))
+    for t in range(61, 121):
+        rate_text(state, 600 + 2 * (t - 60), float(t))
+    assert RECENT_S == 60.0
+    assert rate_text(state, 720, 120.0) == "2.0 fps"  # (the average: 6.0)
+    assert left_text(state, 720, 840, 120.0) == "about 1m00s left"  # (at 6.0: 20 s)
 
 
 def test_the_bars_rate_waits_a_second_past_its_first_frames():

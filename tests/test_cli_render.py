@@ -613,3 +613,13 @@ def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, 
     assert main(["render", BAR, "-o", str(tmp_path / "o.mp4")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(said, err.rstrip("\n")), err
+
+
+@pytest.mark.parametrize("fps, said", [(30.84, "30.8 frames/s"), (1.0, "1.0 frames/s"),
+                                       (1 / 127.7, "127.7 s a frame"), (0.0, "no frame made"),
+                                       (None, "no frame made")])
+def test_a_summarys_speed_says_seconds_a_frame_below_one_a_second(fps, said):
+    """A 4K frame of 127.7 s was "(0.0 frames/s)" (a long/large-render trial)."""
+    from hfrender.cli.common import per_frame
+
+    assert per_frame(fps) == said

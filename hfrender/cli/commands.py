@@ -20,6 +20,7 @@ from hfrender.cli.common import (
     interrupted_code,
     kept_apart,
     output_notes,
+    per_frame,
     segments_kept,
     sigterm_interrupts,
     system_refused,
@@ -236,7 +237,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"{f' ({made} rendered now)' if held != made else ''} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, "
               f"{samples_said(config, stats)}, dof {stats.dof}{output_notes(stats)}; "
-              f"rendered in {stats.seconds:.1f} s ({stats.fps:.1f} frames/s) "
+              f"rendered in {stats.seconds:.1f} s ({per_frame(stats.fps)}) "
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
               f"{in_processes(stats.fusion_processes)}"
@@ -297,7 +298,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
               f"{output_notes(stats)}, "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} "
               f"rendered, {stats.segments_reused} reused; "
-              f"in {stats.seconds:.1f} s ({stats.fps:.1f} frames/s)")
+              f"in {stats.seconds:.1f} s ({per_frame(stats.fps)})")
     return 0
 
 

@@ -335,3 +335,11 @@ def in_processes(count: int) -> str:
     if not count:
         return ""
     return " in a child process" if count == 1 else f" in {count} child processes"
+
+
+def per_frame(fps: float | None) -> str:
+    """A summary's speed: ``30.8 frames/s``, or under a frame a second ``127.7 s a frame``
+    (was ``0.0 frames/s`` for a 4K frame, a trial)."""
+    if not fps:
+        return "no frame made"
+    return f"{fps:.1f} frames/s" if fps >= 1 else f"{1 / fps:.1f} s a frame"

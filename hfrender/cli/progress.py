@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
 RATE_AFTER_S = 1.0  # the bar says a rate from this long after its first frames on
+RECENT_S = 60.0  # once a run is this long, its rate is the last minute's (frames that grow
+# heavier: the average since the start said 6.0 fps and 29 s left at 2.8 fps, 54 s left)
 
 
 def time_of_day() -> str:
@@ -21,10 +23,10 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
                    ) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
     (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
-    left (18:40:12)`` (the rate from the first frame done, once :data:`RATE_AFTER_S` have
-    passed since: not a burst's; the time of day, ``stamp``); a run shorter than that says
+    left (now 18:40:12)`` (the rate from the first frame done, once :data:`RATE_AFTER_S`
+    have passed since: not a burst's; the time of day, ``stamp``); a run shorter than that says
     nothing more than its summary."""
-    state: dict[str, float] = {"last": clock()}
+    state: dict = {"last": clock()}
     every = LOG_EVERY_S if every is None else every
 
     def update(done: int, total: int) -> None:
@@ -34,16 +36,24 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
             return
         state["last"] = now
         told = "".join(f", {x}" for x in (rate, left_text(state, done, total, now)) if x)
-        print(f"{label}: {done}/{total} frames ({100 * done // total}%){told} ({stamp()})",
-              file=sys.stderr, flush=True)
+        print(f"{label}: {done}/{total} frames ({100 * done // total}%){told} (now "
+              f"{stamp()})", file=sys.stderr, flush=True)  # (was the time alone: read as
+        # the end's, a trial)
 
     return update
 
 
 def _rate(state: dict, done: int, now: float) -> float:
-    """Frames a second since the first count (``state`` keeps it): a resumed run's first
-    count holds the frames kept, which made no time."""
+    """Frames a second since the first count (``state`` keeps it: a resumed run's first
+    count holds the frames kept, which made no time), or over the last :data:`RECENT_S`
+    once the run is that long."""
     start, first = state.setdefault("t0", now), state.setdefault("done0", done)
+    marks = state.setdefault("marks", [])  # (time, done), the oldest a window back
+    marks.append((now, done))
+    while len(marks) > 2 and now - marks[1][0] >= RECENT_S:
+        del marks[0]
+    if now - marks[0][0] >= RECENT_S:
+        start, first = marks[0]
     return (done - first) / (now - start) if now > start else 0.0
 
 

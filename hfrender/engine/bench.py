@@ -106,7 +106,7 @@ def table(cells: list[Cell], auto: Cell, plan: Any) -> str:
     (what --outputs gives), and auto's share of the best."""
     best = max(cells, key=lambda c: c.fps)
     lines = [f"{'granularity':>11} {'frames':>6} {'workers':>7} {'fps':>8} {'latency ms':>10} "
-             f"{'memory MB':>9}"]
+             f"{'pool MB':>9}"]
     for c in [*cells, auto]:
         mark = " best" if c is best else ""
         name = f"auto={c.used}" if c is auto else str(c.granularity)
