@@ -92,9 +92,15 @@ def scene_figures(scene, size, frames, tmp):
     return opened
 
 
-def refocus_processes(opened, rounds=5):
-    """A depth store refocused with the fusion in child processes against threads (the
-    rounds alternate the two ways; medians): frames identical, the time ratio."""
+def refocus_processes(scene, size, frames, tmp, rounds=5):
+    """A depth store (``--dof depth``, 16 samples) refocused with the fusion in child
+    processes against threads (the rounds alternate the two ways; medians): frames
+    identical, the time ratio."""
+    store = Path(tmp) / f"{scene.stem}.depth.samples"
+    render(str(scene), RenderConfig(size=size, quiet=True, duration=frames / 30.0,
+                                    output="memory.mp4", samples=16, dof="depth",
+                                    keep_samples=str(store)), writer=MemoryWriter())
+    opened = SampleStore.open(store)
     times = {"on": [], "off": []}
     frames = {}
     for _ in range(rounds):
@@ -138,7 +144,7 @@ def main() -> None:
             opened = scene_figures(SCENES / name, size, args.frames, tmp)
             first = first or opened.read(0)
             if name == "focus_pull.py":
-                refocus_processes(opened)
+                refocus_processes(SCENES / name, size, args.frames, tmp)
             if name == "propeller.py":
                 print("exposures between the kept times (a 360-degree store from the start, "
                       "16 samples):")
