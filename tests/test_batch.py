@@ -580,7 +580,7 @@ def test_progress_in_a_log_names_each_job(folder, monkeypatch, capsys):
     assert any(ln.startswith("[1/3] bar: 6/12 frames (50%)") for ln in lines), lines
     # each line, and each job's end, with the time of day (a night's log said not when)
     ends = [ln for ln in err if re.fullmatch(r"\[\d/3\] \w+: done \(\d\d:\d\d:\d\d\)", ln)]
-    assert len(ends) == 3 and all(re.search(r" \(\d\d:\d\d:\d\d\)$", ln) for ln in lines), err
+    assert len(ends) == 3 and all(re.search(r" \(now \d\d:\d\d:\d\d\)$", ln) for ln in lines), err
 
 
 def test_a_change_in_a_module_the_scene_imports_makes_its_job_run_again(tmp_path, capsys):

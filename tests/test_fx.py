@@ -1001,7 +1001,7 @@ def test_fx_into_a_log_says_its_progress_in_lines(tmp_path, rng, capsys, monkeyp
     captured = capsys.readouterr()
     lines = captured.err.splitlines()
     assert lines and all(re.fullmatch(r"fx: (\d+)/24 frames \(\d+%\), [\d.]+ fps, about \d+s "
-                                      r"left \(\d\d:\d\d:\d\d\)", line) for line in lines), \
+                                      r"left \(now \d\d:\d\d:\d\d\)", line) for line in lines), \
         captured.err
     done = [int(re.match(r"fx: (\d+)/", line).group(1)) for line in lines]
     assert done == sorted(done) and 0 < done[0] and done[-1] < 24
