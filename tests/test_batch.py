@@ -83,6 +83,8 @@ def test_every_job_runs_then_is_up_to_date(folder, capsys):
     assert code == 0 and again["bar"]["status"] == again["smooth"]["status"] == "up-to-date"
     assert again["frames"]["status"] == "up-to-date"  # a sequence too (was: made again)
     assert again["frames"]["frames"] == 6
+    assert [again[j]["frames_made"] for j in ("bar", "smooth", "frames")] == [0, 0, 0]  # (was
+    assert again["bar"]["fps"] is None  # null: none made by this run, a trial)
     png = folder / "out" / "png"
     for change in ("gone", "touched", "added"):  # a frame deleted, rewritten, or one more
         if change == "gone":

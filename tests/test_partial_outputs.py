@@ -297,6 +297,10 @@ def test_what_an_fx_or_reexpose_reads_is_not_written_meanwhile(tmp_path, capsys)
     with output_lock(str(seq)):  # the folder given: held as its pattern (a review)
         assert main([*fx[:1], str(seq.parent), *fx[2:]]) == 2
     assert f"INPUT {seq}: another hfrender" in capsys.readouterr().err
+    with output_lock(str(seq)):  # a depth pass being written: held too
+        assert main(["fx", str(tmp_path / "b.mp4"), "--depth", str(seq), "-o",
+                     str(tmp_path / "d.mp4"), "--quiet"]) == 2
+    assert f"--depth {seq}: another hfrender" in capsys.readouterr().err
     assert main(fx) == 0 and (tmp_path / "b.mp4").is_file()  # let go: it runs
     from hfrender.io.output_lock import lock_path
 

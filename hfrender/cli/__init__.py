@@ -110,11 +110,14 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
     if args.command not in ("fx", "reexpose") or not output:
         return nullcontext()
     held = ExitStack()
-    source = args.input if args.command == "fx" else args.store
-    if args.command == "fx":  # a folder of frames: held as its pattern, as it is written
-        source = _as_pattern(source)
-    if lock_path(source) != lock_path(output):  # (onto its input: refused as such, later)
-        held.enter_context(input_lock(source, "INPUT" if args.command == "fx" else "STORE"))
+    sources = [("STORE", args.store)] if args.command == "reexpose" else [
+        ("INPUT", _as_pattern(args.input))] + (  # a folder of frames: held as its pattern
+        [("--depth", _as_pattern(args.depth))] if getattr(args, "depth", None) else [])
+    locks = {lock_path(output)}  # (onto its input: refused as such, later)
+    for what, source in sources:
+        if lock_path(source) not in locks:
+            locks.add(lock_path(source))
+            held.enter_context(input_lock(source, what))
     held.enter_context(output_lock(output))
     return held
 

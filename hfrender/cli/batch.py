@@ -336,8 +336,10 @@ def table(results: list) -> str:
 
 def summary_json(results: list) -> str:
     """``--summary``: every job's result, its fps rounded (null where the run made no frame,
-    as the table's "-": was 0.0, a stalled render's)."""
+    as the table's "-": was 0.0, a stalled render's); an up-to-date job made 0 frames (was
+    null, a trial)."""
     from dataclasses import asdict
 
-    return json.dumps([{**asdict(r), "fps": round(r.fps, 3) if r.fps > 0 else None}
+    return json.dumps([{**asdict(r), "fps": round(r.fps, 3) if r.fps > 0 else None,
+                        **({"frames_made": 0} if r.status == "up-to-date" else {})}
                        for r in results], indent=1)

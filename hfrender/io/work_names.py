@@ -80,7 +80,7 @@ def _media(path: Path) -> bool:
         b"ftyp", b"moov", b"wide", b"mdat", b"free")
 
 
-VIDEO_MARK = f"{SOFTWARE}".encode()  # the comment every video of hfrender's holds
+VIDEO_MARK = SOFTWARE.encode()  # the comment every video of hfrender's holds
 SPAN = 1 << 18  # where it is looked for: a file's first and last 256 KiB (MP4's moov, its
 # metadata, may be at either end; Matroska's tags near the start)
 
