@@ -623,3 +623,17 @@ def test_a_summarys_speed_says_seconds_a_frame_below_one_a_second(fps, said):
     from hfrender.cli.common import per_frame
 
     assert per_frame(fps) == said
+
+
+def test_verbose_says_the_pool_and_where_the_fusion_runs(tmp_path, caplog):
+    """-v logged the backend alone: not the pool, nor why no fusion process ran (a
+    long/large-render trial)."""
+    with caplog.at_level("INFO", logger="hfrender"):
+        assert main(["render", BAR, "-o", str(tmp_path / "v.mp4"), "--size", "32x8",
+                     "--duration", "0.2", "--samples", "2", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records if r.name == "hfrender.engine.render_setup"]
+    pool = [m for m in said if m.startswith("hyperframe pool: ")]
+    assert len(pool) == 1 and re.fullmatch(r"hyperframe pool: (\d+) sub-frames a hyperframe, "
+                                            r"[\d.]+ MB in all", pool[0]), said
+    assert "fusion in this process: --fusion-process auto takes processes for --dof depth or " \
+        "reconstruction" in said

@@ -67,6 +67,8 @@ def shared_arena(mode: str, backend: str, heavy: bool) -> shared.SharedArena | N
             raise ConfigError(f"--fusion-process on: {why}; use auto or off")
         return None
     if mode == "auto" and not (heavy and usable_cores() >= 2):
+        log.info("fusion in this process: %s", "one usable core" if heavy else
+                 "--fusion-process auto takes processes for --dof depth or reconstruction")
         return None
     return shared.SharedArena()
 
@@ -107,6 +109,7 @@ def fusion_processes(config: RenderConfig, arena: Any, plan: Plan,
         return None
     new = max(1, capacity - plan.overlap)  # sub-frames a hyperframe adds
     if config.fusion_process == "auto" and math.ceil(plan.subframes / new) < 2:
+        log.info("fusion in this process: one hyperframe (drawing and fusion cannot overlap)")
         return None
     return start_processes(config.fusion_process, arena, fusion_workers(config, True))
 
@@ -203,11 +206,14 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
     try:
         if hasattr(storage, "most_frames"):  # GL buffers: what CUDA maps in full
             cap = min(cap, storage.most_frames(frame_bytes, least))
-        return HyperFrameBuilder.create(
+        made = HyperFrameBuilder.create(
             (h, w, 4), color, frames_per_output=plan.step, halo=plan.overlap,
             granularity=config.granularity, depth=depth, velocity=velocity,
             max_in_flight=config.max_in_flight, storage=storage, free_bytes=free,
-            cap=cap), storage
+            cap=cap)
+        log.info("hyperframe pool: %d sub-frames a hyperframe, %.1f MB in all",  # (-v: a
+                 made.pool.capacity, made.pool.nbytes / 2**20)  # trial missed it)
+        return made, storage
     except BackendUnavailable as exc:
         if storage is None:
             raise
