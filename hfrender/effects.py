@@ -53,16 +53,15 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
         Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
         ``(255, 188, 188, 128)`` as premultiplied values, ``(255, 255, 255, 128)`` with
         ``premultiplied=False``. Host arrays only.
-    backend : ``"auto"`` (CUDA when it can run, else the CPU), ``"cpu"`` or ``"cuda"``;
-        ``None`` (default): the ``HFRENDER_BACKEND`` environment variable, else ``"auto"``.
+    backend : ``"auto"`` (CUDA if it can run, else CPU), ``"cpu"``, ``"cuda"``; ``None``
+        (default): ``HFRENDER_BACKEND``, else ``"auto"``.
     out : optional preallocated result, as NumPy's ``out=``: a writable C-contiguous array
         of the frames' dtype and shape ``(M, H, W, C)`` (NumPy for host frames; NumPy or
         CuPy for GPU frames). Streaming callers reuse one and allocate nothing per call.
 
     Returns
     -------
-    Array of the input's family and dtype, shape ``(M, H, W, C)``, rounded to nearest
-    (``out`` itself when given).
+    The input's family and dtype, ``(M, H, W, C)``, rounded (``out`` itself when given).
     """
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 
 LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
@@ -48,10 +49,10 @@ def _rate(state: dict, done: int, now: float) -> float:
     count holds the frames kept, which made no time), or over the last :data:`RECENT_S`
     once the run is that long."""
     start, first = state.setdefault("t0", now), state.setdefault("done0", done)
-    marks = state.setdefault("marks", [])  # (time, done), the oldest a window back
+    marks = state.setdefault("marks", deque())  # (time, done), the oldest a window back
     marks.append((now, done))
     while len(marks) > 2 and now - marks[1][0] >= RECENT_S:
-        del marks[0]
+        marks.popleft()
     if now - marks[0][0] >= RECENT_S:
         start, first = marks[0]
     return (done - first) / (now - start) if now > start else 0.0

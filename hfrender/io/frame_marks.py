@@ -49,28 +49,31 @@ def _png_texts(head: bytes) -> list[bytes]:
     return texts
 
 
-def written_by_hfrender(path: str | Path) -> bool:
-    """Whether the image file at ``path`` is hfrender's: a PNG whose ``tEXt`` chunk
-    ``Software`` (before its pixels) is exactly ``hfrender``, or an EXR whose ``software``
-    attribute is (not a file that merely mentions hfrender)."""
-    head = _head(path)
-    if head.startswith(EXR_MAGIC):
-        return EXR_MARK in head
-    return PNG_MARK in _png_texts(head)
-
-
-def sequence_of(path: str | Path) -> str | None:
-    """The sequence mark (:func:`sequence_id`) of the frame at ``path``; None where it has
-    none (not a sequence's frame, or one written before frames carried it)."""
+def marks(path: str | Path) -> tuple[bool, str | None]:
+    """The file at ``path``'s marks, its header read once: whether it is hfrender's (a PNG
+    whose ``tEXt`` chunk ``Software``, before its pixels, is exactly ``hfrender``, or an EXR
+    whose ``software`` attribute is: not a file that merely mentions hfrender), and its
+    sequence mark (:func:`sequence_id`; None where it has none: not a sequence's frame, or
+    one written before frames carried it)."""
     head = _head(path)
     if head.startswith(EXR_MAGIC):
         key = EXR_SEQUENCE.encode() + b"\0string\0" + struct.pack("<i", 16)
         at = head.find(key)
-        return head[at + len(key):at + len(key) + 16].decode("ascii", "replace") \
-            if at >= 0 else None
-    lead = SEQUENCE_KEY.encode() + b"\0"
-    marks = [t[len(lead):] for t in _png_texts(head) if t.startswith(lead)]
-    return marks[0].decode("ascii", "replace") if marks else None
+        return EXR_MARK in head, (head[at + len(key):at + len(key) + 16].decode(
+            "ascii", "replace") if at >= 0 else None)
+    texts, lead = _png_texts(head), SEQUENCE_KEY.encode() + b"\0"
+    sequence = [t[len(lead):].decode("ascii", "replace") for t in texts if t.startswith(lead)]
+    return PNG_MARK in texts, (sequence[0] if sequence else None)
+
+
+def written_by_hfrender(path: str | Path) -> bool:
+    """Whether the image file at ``path`` is hfrender's (:func:`marks`)."""
+    return marks(path)[0]
+
+
+def sequence_of(path: str | Path) -> str | None:
+    """The sequence mark of the frame at ``path`` (:func:`marks`)."""
+    return marks(path)[1]
 
 
 def png_sequence_chunk(sequence: str) -> bytes:

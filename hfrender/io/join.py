@@ -17,11 +17,14 @@ from hfrender.io.writers import WriteFailed
 JOIN_AGAIN = "the same command with --resume joins them"
 
 
+JOIN_LIST = "join.txt"  # the concat demuxer's list, beside the segments while they join
+
+
 def join(files: list[Path], output: str, folder: Path, fps: float,
          audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "") -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added."""
-    listing = folder / "join.txt"
+    listing = folder / JOIN_LIST
     # names relative to the list (all segments sit beside it): no quoting of the path
     listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     final = Path(output).resolve()  # through a link at the output, to its file

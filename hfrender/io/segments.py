@@ -46,9 +46,8 @@ def work_dir(output: str | Path) -> Path:
 
 
 def fresh_work_dir(output: str | Path) -> Path:
-    """The work folder of ``output``, emptied of an older interrupted run's segments (said
-    in a warning: they are work a ``--resume`` would have gone on from; and its playable
-    partial output, which this run removes once it is complete: was unsaid)."""
+    """The work folder of ``output``, emptied of an older interrupted run's segments, said
+    (work ``--resume`` would go on from), and of the partial output this run removes."""
     folder = work_dir(output)
     kept = sum(_segments_kept(folder)) if folder.exists() else 0
     partial = ours_partial(str(output))
@@ -65,9 +64,8 @@ def fresh_work_dir(output: str | Path) -> Path:
 
 
 def say_partial_goes(output: str | Path, partial: Path | None = None) -> None:
-    """A warning where an interrupted run of ``output`` kept a partial output that this run
-    removes once it is complete (was: unsaid for a GIF, which cannot be resumed: the
-    partial one the only copy of that work, a trial)."""
+    """Said where an interrupted run of ``output`` kept a partial output this run removes
+    once complete (was unsaid for a GIF, not resumed: that work's only copy, a trial)."""
     partial = partial or ours_partial(str(output))
     if partial is not None:
         log.warning("starting %s over%s", output, _goes(partial, ": "))
@@ -324,6 +322,9 @@ def segment_name(first: int, codec: str, fps: float, part: bool = False) -> str:
     would carry edit lists that the concat demuxer turns into gaps."""
     suffix = ".ts" if stamped(codec, fps) else ".mkv"
     return f"seg_{first:08d}{'.part' if part else ''}{suffix}"
+
+
+SEGMENT_FILE = r"seg_\d{8}(\.part)?\.(mkv|ts)(\.part)?"  # segment_name's (a Ray chunk's: .part)
 
 
 def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop: int | None,

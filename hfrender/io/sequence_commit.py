@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from hfrender.io.frame_marks import sequence_id, sequence_of, written_by_hfrender
+from hfrender.io.frame_marks import marks, sequence_id
 from hfrender.io.sequence_names import pattern_files
 from hfrender.io.writers import remove_stale
 
@@ -47,9 +47,9 @@ def commit_sequence(tmp: str, output: str, keep_others: bool = False) -> None:
             if (dst / name).is_dir():
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR),
                                         str(dst / name))
-        replaced = [n for n in names if (dst / n).is_file()
-                    and not written_by_hfrender(dst / n)] if not keep_others else []
-        _others(dst, names, sequence_id(output))  # (before any change, as the folders)
+        there = {n: marks(dst / n) for n in names if (dst / n).is_file()}  # (read once)
+        replaced = [n for n, (ours, _) in there.items() if not ours] if not keep_others else []
+        _others(dst, there, sequence_id(output))  # (before any change, as the folders)
         part = src / f"{COMMITTING}.part"
         part.write_text(json.dumps({"frames": names}))
         os.replace(part, src / COMMITTING)
@@ -72,12 +72,12 @@ def moved_away(folder: Path, output: str) -> list[str]:
             if not (folder / n).is_file() and not (dst / n).is_file()]
 
 
-def _others(folder: Path, names: list[str], mine: str) -> None:
+def _others(folder: Path, there: dict[str, tuple[bool, str | None]], mine: str) -> None:
     """Frames of another sequence (``%03d``'s, where this is ``%d``) at names this one's
-    would take (both patterns print them) are not replaced: the move is refused before it
-    begins, the run's frames kept where they are (a review: replaced without a word)."""
-    theirs = [n for n in names if (folder / n).is_file()
-              and sequence_of(folder / n) not in (None, mine)]
+    would take (both patterns print them; ``there``: the marks of the files at them) are
+    not replaced: the move is refused before it begins, the run's frames kept where they
+    are (a review: replaced without a word)."""
+    theirs = [n for n, (_, sequence) in there.items() if sequence not in (None, mine)]
     if theirs:
         more = f" and {len(theirs) - 1} more" if theirs[1:] else ""
         raise FileExistsError(errno.EEXIST, f"a frame of another sequence (another pattern "

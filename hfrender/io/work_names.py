@@ -12,14 +12,16 @@ import re
 from pathlib import Path
 
 from hfrender.io.frame_marks import SOFTWARE, written_by_hfrender
+from hfrender.io.join import JOIN_LIST
 from hfrender.io.outputs import partial_name, temporary
-from hfrender.io.segments import work_dir
+from hfrender.io.segments import MANIFEST, SEGMENT_FILE, work_dir
+from hfrender.io.sequence_commit import COMMITTING
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import WriterError
 
 # what hfrender writes in its folders besides frames: manifests, a move's list, segments
-KNOWN = re.compile(r"(manifest\.json(\.tmp)?|committing\.json(\.part)?|join\.txt|"
-                   r"seg_\d{8}(\.part)?\.(mkv|ts)(\.part)?)$")  # (.ts.part: a Ray chunk's)
+KNOWN = re.compile(rf"({re.escape(MANIFEST)}(\.tmp)?|{re.escape(COMMITTING)}(\.part)?|"
+                   rf"{re.escape(JOIN_LIST)}|{SEGMENT_FILE})$")
 # the first bytes of what hfrender's hidden files hold: Matroska/WebM, MP4/MOV, GIF (a TS:
 # its sync byte every 188 bytes)
 MEDIA = (b"\x1a\x45\xdf\xa3", b"GIF8")

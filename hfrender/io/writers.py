@@ -29,7 +29,7 @@ from hfrender.io.ffmpeg import (
     widen_pipe,
 )
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
-from hfrender.io.frame_marks import sequence_id, sequence_of, written_by_hfrender
+from hfrender.io.frame_marks import marks, sequence_id
 from hfrender.io.images import write_picture
 from hfrender.io.pixels import raw_dtype
 from hfrender.io.sequence_names import is_sequence, pattern_files
@@ -330,11 +330,11 @@ class PngSequenceWriter(Closing):
 def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str] = ()
                  ) -> tuple[list[str], list[str]]:
     """Remove an older render's frames of an image-sequence pattern: the files of the
-    pattern that hfrender wrote (:func:`.images.written_by_hfrender`), and unfinished
+    pattern that hfrender wrote (:func:`.frame_marks.marks`), and unfinished
     ``.part`` ones of its own (marked, or empty), but those named in ``spare`` (a run's
     frames, already in place). The user's own files of the pattern stay, and so do
     hfrender's frames of another sequence whose names this pattern's could be (``%d``
-    beside ``%03d``: :func:`.frame_marks.sequence_of`): (the names of the user's that stay,
+    beside ``%03d``: their sequence mark): (the names of the user's that stay,
     of those ``keep`` names: the frames about to replace them)."""
     folder = Path(pattern).parent
     stale = pattern_files(Path(pattern).name, r"(\.part)?") if folder.is_dir() else None
@@ -343,11 +343,12 @@ def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str
     replaced: list[str] = []
     gone: list[str] = []  # hfrender's older frames that no frame about to come replaces
     for old in sorted(folder.iterdir()) if stale is not None else []:
-        if not (stale.match(old.name) and old.is_file()) or old.name in spare or \
-                sequence_of(old) not in (None, mine):
+        if not (stale.match(old.name) and old.is_file()) or old.name in spare:
             continue
-        if written_by_hfrender(old) or (old.name.endswith(".part")
-                                        and old.stat().st_size == 0):
+        ours, sequence = marks(old)
+        if sequence not in (None, mine):  # another sequence's frame: not this one's to go
+            continue
+        if ours or (old.name.endswith(".part") and old.stat().st_size == 0):
             old.unlink()
             if keep and old.name not in keep and not old.name.endswith(".part"):
                 gone.append(old.name)
