@@ -1123,3 +1123,24 @@ def test_a_projects_defaults_a_jobs_output_refuses_are_left_out(folder):
     assert {r["status"] for r in results.values()} == {"done"}
     png = sorted((folder / "out" / "png").glob("*.png"))[0]
     assert png.read_bytes()[24] == 16  # the PNG job took bit_depth: 16 bits a channel
+
+
+def test_an_fx_jobs_input_being_written_is_not_read(folder):
+    """A batch's fx jobs took no hold of their footage (the fx command did: a clip of old,
+    new and mixed frames when a render replaced it meanwhile, a trial): a job whose input
+    another hfrender is writing fails in one line, the other jobs run; let go, it runs."""
+    import hfrender.io.output_lock as locks
+
+    out = folder / "summary.json"
+    with locks.output_lock(str((folder / "clip.mp4").resolve())):
+        assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out),
+                     "--quiet"]) == 1
+    rows = {r["name"]: r for r in json.loads(out.read_text())}
+    assert rows["smooth"]["status"] == "failed" and rows["smooth"]["frames"] == 0
+    assert rows["smooth"]["error"] == (f"input {(folder / 'clip.mp4').resolve()}: another "
+                                       f"hfrender (pid {os.getpid()}) is writing it; wait "
+                                       "for it to finish")
+    assert not (folder / "out" / "smooth.mp4").exists()
+    assert rows["bar"]["status"] == rows["frames"]["status"] == "done"
+    code, again = summary(folder)
+    assert code == 0 and again["smooth"]["status"] == "done" and again["smooth"]["frames"] == 12

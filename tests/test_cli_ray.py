@@ -3,6 +3,7 @@
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hfrender.cli import main
@@ -392,3 +393,25 @@ def test_rays_own_sigterm_handler_gives_way_to_the_commands(monkeypatch):
         assert ray_connect.connect(None) is ray
         assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == ours
     assert ours[0] not in (signal.SIG_DFL, None)
+
+
+def test_another_sequences_frames_at_its_names_are_refused_before_any_work(tmp_path):
+    """A Ray render of shot_%d.png whose frames 100 on are shot_%03d.png's is refused in
+    its preparation, before Ray is asked for anything (as a local render is)."""
+    from hfrender.config import RenderConfig
+    from hfrender.engine.cluster import ClusterRender
+    from hfrender.io.writers import PngSequenceWriter, WriterError
+
+    rng = np.random.default_rng(5)
+    with PngSequenceWriter(str(tmp_path / "s_%03d.png"), (8, 4), start=101) as w:
+        w.write((rng.random((4, 8, 3)) * 255).astype(np.uint8))
+    frag = tmp_path / "bar.frag"
+    frag.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    config = RenderConfig(output=str(tmp_path / "s_%d.png"), size=(8, 4), samples=1,
+                          duration=3.5)
+    with pytest.raises(WriterError, match=rf"^-o {tmp_path / 's_%d.png'}: "
+                                          rf"{tmp_path / 's_101.png'} is a frame of another "
+                                          r"sequence \(another pattern printing the same "
+                                          r"names\), which hfrender does not replace"):
+        ClusterRender(frag, config).prepare()
+    assert ClusterRender(frag, config.with_(frames=(0, 101))).prepare().total == 101

@@ -421,3 +421,29 @@ def test_a_resumed_output_compares_the_alpha_its_encoder_keeps(tmp_path, rng):
                             settings(pix_fmt="yuva420p"))
     assert kept["pix_fmt"] == "yuva420p" and dropped["pix_fmt"] == "yuv420p"
     assert kept == named and kept != dropped
+
+
+def test_fx_refuses_another_sequences_frames_at_its_names_before_reading(tmp_path, rng,
+                                                                        capsys):
+    """fx into out_%d.png where out_%03d.png's frame 100 would be replaced: one line, before
+    a frame is fused, the other sequence's frame as it was."""
+    import imageio.v3 as iio
+
+    from hfrender.io.writers import PngSequenceWriter
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, f in enumerate(rng.integers(0, 256, (3, 4, 8, 3), dtype=np.uint8), start=99):
+        iio.imwrite(folder / f"{i:05d}.png", f)
+    with PngSequenceWriter(str(tmp_path / "out_%03d.png"), (8, 4), start=100) as w:
+        w.write(rng.integers(0, 256, (4, 8, 3), dtype=np.uint8))
+    theirs = (tmp_path / "out_100.png").read_bytes()
+    out = str(tmp_path / "out_%d.png")
+    assert main(["fx", str(folder / "%05d.png"), "-o", out, "--motion-blur", "1",
+                 "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out}: {tmp_path / 'out_100.png'} is a frame of another "
+        "sequence (another pattern printing the same names), which hfrender does not "
+        "replace: remove it, or write to another name\n")
+    assert (tmp_path / "out_100.png").read_bytes() == theirs
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out_100.png"]

@@ -3,6 +3,8 @@ takes the pattern): a PNG whose tEXt Software is exactly hfrender, an EXR whose 
 attribute is; not a file that merely mentions hfrender. Every PNG hfrender writes carries
 it: sequences, stills, the frames of a render on Ray."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -126,8 +128,9 @@ def test_a_pattern_of_another_width_beside_it_is_another_sequence(tmp_path, dtyp
 
 def test_a_render_does_not_replace_another_sequences_frames_of_its_names(tmp_path, capsys):
     """shot_%d.png over 105 frames took shot_100 .. shot_104 of shot_%03d.png (the names
-    both print) without a word (a review): the move is refused before it begins, the
-    run's frames kept."""
+    both print) without a word (a review); then it was refused only at the move, once the
+    whole render was done. Now before any frame is drawn; a range that prints none of
+    those names is not refused."""
     from hfrender.io.frame_marks import sequence_id, sequence_of
 
     bar = tmp_path / "bar.frag"
@@ -135,12 +138,42 @@ def test_a_render_does_not_replace_another_sequences_frames_of_its_names(tmp_pat
     run = ["render", str(bar), "--size", "8x4", "--samples", "1", "--duration", "3.5",
            "--quiet", "-o"]
     assert main([*run, str(tmp_path / "m" / "s_%03d.png")]) == 0
-    assert main([*run, str(tmp_path / "m" / "s_%d.png")]) == 1
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "m").iterdir()}
+    assert main([*run, str(tmp_path / "m" / "s_%d.png")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"hfrender: error: cannot put {tmp_path / 'm' / 's_100.png'} in "
-                          "place: a frame of another sequence (another pattern printing the "
-                          "same names and 4 more) is there; the 105 frames finished so far "
-                          "are in "), err
+    assert err == (f"hfrender: error: -o {tmp_path / 'm' / 's_%d.png'}: "
+                   f"{tmp_path / 'm' / 's_100.png'} is a frame of another sequence (another "
+                   "pattern printing the same names and 4 more), which hfrender does not "
+                   "replace: remove it, or write to another name\n"), err
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "m").iterdir()} == before
     assert {sequence_of(tmp_path / "m" / f"s_{k}.png") for k in range(100, 105)} == {
         sequence_id("s_%03d.png")}
-    assert len(list((tmp_path / "m").glob("s_*.png"))) == 105
+    assert main([*run, str(tmp_path / "m" / "s_%d.png"), "--frames", "0:100"]) == 0
+    assert sequence_of(tmp_path / "m" / "s_99.png") == sequence_id("s_%d.png")
+    assert len(list((tmp_path / "m").glob("s_*.png"))) == 205
+
+
+def test_the_move_itself_refuses_another_sequences_frames(tmp_path):
+    """What the run's first check did not see (another sequence's frames written at its
+    names while it rendered) stops the move before any file is replaced, the run's frames
+    kept."""
+    from hfrender.io.outputs import temporary
+    from hfrender.io.sequence_commit import commit_sequence
+    from hfrender.io.writers import PngSequenceWriter
+
+    rng = np.random.default_rng(11)
+    frame = (rng.random((4, 6, 3)) * 255).astype(np.uint8)
+    with PngSequenceWriter(str(tmp_path / "s_%03d.png"), (6, 4), start=100) as w:
+        w.write(frame)
+    tmp = temporary(str(tmp_path / "s_%d.png"))
+    work = Path(tmp).parent
+    with PngSequenceWriter(tmp, (6, 4), start=100) as w:
+        w.write(frame[::-1].copy())
+    theirs = (tmp_path / "s_100.png").read_bytes()
+    with pytest.raises(FileExistsError, match="a frame of another sequence") as e:
+        commit_sequence(tmp, str(tmp_path / "s_%d.png"))
+    assert e.value.filename == str(tmp_path / "s_100.png")
+    assert (tmp_path / "s_100.png").read_bytes() == theirs
+    assert (work / "s_100.png").is_file()
+
+

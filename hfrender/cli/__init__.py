@@ -19,8 +19,7 @@ import sys  # noqa: E402
 import traceback  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from contextlib import AbstractContextManager as ContextManager  # noqa: E402
-from contextlib import ExitStack, nullcontext  # noqa: E402
-from pathlib import Path  # noqa: E402
+from contextlib import nullcontext  # noqa: E402
 from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
@@ -104,34 +103,14 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
     :func:`hfrender.io.output_lock.output_lock`; a render holds its own once its settings are
     resolved: ``-o`` may come from hfrender.toml), and what it reads (no writer meanwhile:
     :func:`hfrender.io.output_lock.input_lock`)."""
-    from hfrender.io.output_lock import input_lock, lock_path, output_lock
+    from hfrender.io.output_lock import fx_sources, holding
 
     output = getattr(args, "output", None)  # render's: its config's (cmd_render)
     if args.command not in ("fx", "reexpose") or not output:
         return nullcontext()
-    held = ExitStack()
-    sources = [("STORE", args.store)] if args.command == "reexpose" else [
-        ("INPUT", _as_pattern(args.input))] + (  # a folder of frames: held as its pattern
-        [("--depth", _as_pattern(args.depth))] if getattr(args, "depth", None) else [])
-    locks = {lock_path(output)}  # (onto its input: refused as such, later)
-    for what, source in sources:
-        if lock_path(source) not in locks:
-            locks.add(lock_path(source))
-            held.enter_context(input_lock(source, what))
-    held.enter_context(output_lock(output))
-    return held
-
-
-def _as_pattern(path: str) -> str:
-    """A folder of one image sequence as its pattern (``fr/`` -> ``fr/%04d.png``: what a
-    render writing it holds; a review), else ``path``."""
-    from hfrender.io.sequence_files import folder_pattern
-
-    try:
-        pattern = folder_pattern(Path(path)) if Path(path).is_dir() else None
-    except (OSError, HFRenderError):  # (said by fx itself)
-        pattern = None
-    return str(Path(path) / pattern) if pattern else path
+    if args.command == "reexpose":
+        return holding(output, [("STORE", args.store)])
+    return holding(output, fx_sources(args.input, getattr(args, "depth", None)))
 
 
 def build_parser() -> argparse.ArgumentParser:

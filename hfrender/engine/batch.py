@@ -317,7 +317,7 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.output_lock import OutputBusy, output_lock
+    from hfrender.io.output_lock import OutputBusy, fx_sources, holding
     from hfrender.io.outputs import kept_partial
     from hfrender.io.resume import frames_kept, interrupted, kept_work
 
@@ -341,7 +341,9 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         except OSError as exc:
             raise InputError(f"-o {job.output}: cannot make {folder}: "
                              f"{exc.strerror or exc}") from None
-        with output_lock(str(job.output)):  # one writer of an output at a time
+        reads = [] if job.kind == "render" else fx_sources(
+            str(job.source), job.options.get("depth"), ("input", "depth"))
+        with holding(str(job.output), reads):  # one writer at a time, an fx's inputs read
             try:
                 stats = _run(job, resume, progress)
             except InputError as exc:  # --resume's refusals (resume.resume_from)

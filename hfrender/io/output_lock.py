@@ -8,7 +8,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -102,6 +102,46 @@ def input_lock(path: str, what: str) -> Iterator[None]:
                 lock.unlink(missing_ok=True)
             except OSError:
                 pass
+
+
+def holding(output: str, sources: list[tuple[str, str | None]],
+            what: str = "-o") -> ExitStack:
+    """``output`` held for writing (:func:`output_lock`) and each of ``sources`` (what names
+    it, its path; None: none), read by the run, held for reading (:func:`input_lock`):
+    an fx's footage and depth pass (:func:`fx_sources`), a reexpose's store, from the
+    command line and in a batch alike."""
+    held = ExitStack()
+    try:
+        locks = {lock_path(output)}  # (onto its input: refused as such, later)
+        for name, source in sources:
+            if source and lock_path(source) not in locks:
+                locks.add(lock_path(source))
+                held.enter_context(input_lock(source, name))
+        held.enter_context(output_lock(output, what))
+    except BaseException:
+        held.close()
+        raise
+    return held
+
+
+def fx_sources(footage: str, depth: str | None, names: tuple[str, str] = ("INPUT", "--depth")
+               ) -> list[tuple[str, str | None]]:
+    """What an fx reads, for :func:`holding` (``names``: how the run names them): a folder
+    of frames as its pattern."""
+    return [(names[0], _as_pattern(footage)), (names[1], depth and _as_pattern(depth))]
+
+
+def _as_pattern(path: str) -> str:
+    """A folder of one image sequence as its pattern (``fr/`` -> ``fr/%04d.png``: what a
+    render writing it holds; a review), else ``path``."""
+    from hfrender.errors import HFRenderError
+    from hfrender.io.sequence_files import folder_pattern
+
+    try:
+        pattern = folder_pattern(Path(path)) if Path(path).is_dir() else None
+    except (OSError, HFRenderError):  # (said by fx itself)
+        pattern = None
+    return str(Path(path) / pattern) if pattern else path
 
 
 def _locked(path: Path, fcntl: Any, shared: bool = False) -> IO[str]:

@@ -16,8 +16,8 @@ import shutil
 from pathlib import Path
 
 from hfrender.io.frame_marks import marks, sequence_id
-from hfrender.io.sequence_names import pattern_files
-from hfrender.io.writers import remove_stale
+from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.writers import WriterError, remove_stale
 
 log = logging.getLogger(__name__)
 COMMITTING = "committing.json"  # the frames a run is putting in place (its hidden folder)
@@ -72,17 +72,47 @@ def moved_away(folder: Path, output: str) -> list[str]:
             if not (folder / n).is_file() and not (dst / n).is_file()]
 
 
+def check_other_sequence(output: str, first: int, count: int, what: str = "-o") -> None:
+    """Before any work: no frame of another sequence is at a name this run of ``output``
+    (an image sequence; else nothing to check) would write, its output frames ``first`` on:
+    ``shot_%d.png`` over ``shot_%03d.png``'s frame 100 was refused only at the move, once
+    the whole render was done (its frames kept)."""
+    if not is_sequence(output):
+        return
+    folder = Path(output).parent
+    try:
+        present = {e.name for e in folder.iterdir()}
+    except OSError:
+        return  # (no folder yet: nothing of anyone's there)
+    wanted = {Path(output).name % n for n in range(first, first + count)} & present
+    there = {n: marks(folder / n) for n in sorted(wanted) if (folder / n).is_file()}
+    theirs = _theirs(there, sequence_id(output))
+    if theirs:
+        raise WriterError(f"{what} {output}: {folder / theirs[0]} is a frame of another "
+                          f"sequence (another pattern printing the same names{_more(theirs)}"
+                          "), which hfrender does not replace: remove it, or write to "
+                          "another name")
+
+
 def _others(folder: Path, there: dict[str, tuple[bool, str | None]], mine: str) -> None:
     """Frames of another sequence (``%03d``'s, where this is ``%d``) at names this one's
     would take (both patterns print them; ``there``: the marks of the files at them) are
     not replaced: the move is refused before it begins, the run's frames kept where they
     are (a review: replaced without a word)."""
-    theirs = [n for n, (_, sequence) in there.items() if sequence not in (None, mine)]
+    theirs = _theirs(there, mine)
     if theirs:
-        more = f" and {len(theirs) - 1} more" if theirs[1:] else ""
         raise FileExistsError(errno.EEXIST, f"a frame of another sequence (another pattern "
-                              f"printing the same names{more}) is there",
+                              f"printing the same names{_more(theirs)}) is there",
                               str(folder / theirs[0]))
+
+
+def _theirs(there: dict[str, tuple[bool, str | None]], mine: str) -> list[str]:
+    """Of the files ``there`` (their marks), those of another sequence than ``mine``."""
+    return [n for n, (_, sequence) in there.items() if sequence not in (None, mine)]
+
+
+def _more(names: list[str]) -> str:
+    return f" and {len(names) - 1} more" if names[1:] else ""
 
 
 def _foreign(folder: Path, names: list[str], fate: str) -> None:
