@@ -37,6 +37,7 @@ from hfrender.config import (
     project_settings,
 )
 from hfrender.engine.project_fit import fitted
+from hfrender.engine.render_stats import peak_memory
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
@@ -223,6 +224,11 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"interop {'on' if stats.interop else 'off'}; device-to-host "
               f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
+        peak = peak_memory()
+        if peak is not None:  # (what to give a machine for it: a trial)
+            print(f"peak memory (resident): this process {peak[0] / 1e6:.0f} MB, the largest "
+                  f"of its child processes {peak[1] / 1e6:.0f} MB (fusion processes, ffmpeg; "
+                  "what a child shares with this process counted in both)")
     if stats.resumed_at is not None and not config.quiet:
         if stats.total_frames == 0:
             how = "put the frames in place as" if is_sequence(config.output) else \

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 
@@ -43,3 +44,16 @@ class RenderStats:
     @property
     def fps(self) -> float:
         return self.frames_written / self.seconds if self.seconds > 0 else 0.0
+
+
+def peak_memory() -> tuple[int, int] | None:
+    """(bytes, bytes): the most memory this process and the largest of its ended child
+    processes (fusion processes, ffmpeg) held at once (resident), or None where the system
+    does not say (``resource``: Unix)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * unit)
