@@ -14,6 +14,7 @@ from render_helpers import decode_video as decode
 from render_helpers import interrupt_after_first_segment, render_frames
 
 from hfrender.cli import main
+from hfrender.config import RenderConfig
 from hfrender.engine.batch import load_jobs
 from hfrender.errors import InputError
 from hfrender.frame_range import FrameRangeError, parse_frames, resolve
@@ -366,3 +367,22 @@ def test_dof_auto_is_the_whole_renders_in_a_range_and_a_still(tmp_path, caplog, 
         "hfrender: error: --dof lens: the scene's camera has no f-stop (at t = 0, nor at 64 "
         "times across the animation); set self.camera.f_stop (e.g. 2.8) and focus_distance in "
         "setup()\n")
+
+
+def test_a_one_frame_render_takes_a_stills_pool(tmp_path):
+    """A one-frame render has one hyperframe in flight: its pool holds 2 slots as a still's
+    does, not 3 (a trial: a one-frame 1080p render at 256 samples was refused for 3 slots
+    where still drew it); two frames keep the render's 3."""
+    from hfrender.engine.render import RenderJob
+
+    frag = tmp_path / "bar.frag"
+    frag.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    slots = {}
+    for frames in ((4, 5), (4, 6)):
+        job = RenderJob(frag, RenderConfig(output=str(tmp_path / "o.mp4"), size=(16, 8),
+                                           samples=4, frames=frames, quiet=True)).prepare()
+        try:
+            slots[frames] = (job.builder.pool.slot_count, job.config.max_in_flight)
+        finally:
+            job.release()
+    assert slots == {(4, 5): (2, 1), (4, 6): (3, 2)}

@@ -111,6 +111,8 @@ class RenderJob:
             raise ConfigError(f"frames {self.first_frame}..{self.first_frame + self.count - 1}: "
                               f"nothing to render (the scene has {self.total} frames at "
                               f"{config.fps:g} fps)")
+        if self.count == 1:  # one hyperframe: a still's pool of 2 slots (a trial: 1080p at
+            self.config = config = config.with_(max_in_flight=1)  # 256 refused for 3)
         deep_output.render_dtype(config)  # --bit-depth, OpenEXR
         if self.own_writer:  # a class's background None: transparent (setup()'s: later)
             self._check_output(modes.resolve_transparent(config, self.scene), config.transparent)
