@@ -1144,3 +1144,18 @@ def test_an_fx_jobs_input_being_written_is_not_read(folder):
     assert rows["bar"]["status"] == rows["frames"]["status"] == "done"
     code, again = summary(folder)
     assert code == 0 and again["smooth"]["status"] == "done" and again["smooth"]["frames"] == 12
+
+
+def test_every_conflict_between_jobs_is_told_at_once(folder, capsys):
+    """Two jobs of one name and two of one output were told a pair a run (fix one, run, be
+    told of the next: a trial): every pair now, one line each, before anything runs."""
+    path = folder / "jobs.toml"
+    path.write_text(path.read_text().replace('name = "frames"', 'name = "bar"').replace(
+        'output = "out/smooth.mp4"', 'output = "out/bar.mp4"'))
+    assert main(["batch", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"hfrender: error: {path}: two jobs are named 'bar'; give each its own name (the "
+        "state file tells their outputs apart by it)",
+        f"hfrender: error: {path}: jobs 'bar' and 'smooth' have the same output "
+        f"({folder / 'out' / 'bar.mp4'})"]
+    assert not (folder / "out").exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.config import project_settings
-from hfrender.errors import HFRenderError, InputError, meant
+from hfrender.errors import HFRenderError, InputError, InputErrors, meant
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import (
@@ -52,38 +52,43 @@ def _partial(job: Any) -> Path | None:
 
 
 def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
-    """One line for two jobs of one name or one output, a job whose interrupted frames would
-    go where another job's file is, or (``on_ray``: every job at once) one that reads
-    another's output."""
-    _distinct(jobs_file, jobs)
+    """One line for each pair of jobs of one name or one output, job whose interrupted
+    frames would go where another job's file is, or (``on_ray``: every job at once) job
+    that reads another's output, all told at once (was: one a run)."""
+    errors = _distinct(jobs_file, jobs)
     taken = roles(jobs_file, jobs)
     for job in jobs:
         partial = _partial(job)
         if partial is not None and partial in taken:
-            raise InputError(f"{jobs_file}: job {job.name!r} would keep an interrupted run's "
-                             f"frames in {partial}, {taken[partial]}: name one of them "
-                             "otherwise")
+            errors.append(InputError(f"{jobs_file}: job {job.name!r} would keep an interrupted"
+                                     f" run's frames in {partial}, {taken[partial]}: name one "
+                                     "of them otherwise"))
     outputs = {job.output.resolve(): job.name for job in jobs}
     for job in jobs if on_ray else ():
         if job.source.resolve() in outputs:
-            raise InputError(f"{jobs_file}: job {job.name!r} reads the output of job "
-                             f"{outputs[job.source.resolve()]!r}, and on Ray the jobs run "
-                             "at once: run the batch without --ray, or in two")
+            errors.append(InputError(f"{jobs_file}: job {job.name!r} reads the output of job "
+                                     f"{outputs[job.source.resolve()]!r}, and on Ray the jobs "
+                                     "run at once: run the batch without --ray, or in two"))
+    if errors:
+        raise errors[0] if len(errors) == 1 else InputErrors(errors)
 
 
-def _distinct(jobs_file: Path, jobs: list[Any]) -> None:
-    """One line for two jobs of one name or one output."""
+def _distinct(jobs_file: Path, jobs: list[Any]) -> list[InputError]:
+    """A line for each two jobs of one name or one output."""
+    errors = []
     for attr in ("name", "output"):
         seen: dict = {}
         for job in jobs:
             value = job.name if attr == "name" else job.output.resolve()
             if value in seen and attr == "name":
-                raise InputError(f"{jobs_file}: two jobs are named {job.name!r}; give each "
-                                 "its own name (the state file tells their outputs apart by it)")
-            if value in seen:
-                raise InputError(f"{jobs_file}: jobs {seen[value]!r} and {job.name!r} have "
-                                 f"the same {attr} ({getattr(job, attr)})")
-            seen[value] = job.name
+                errors.append(InputError(f"{jobs_file}: two jobs are named {job.name!r}; give "
+                                         "each its own name (the state file tells their "
+                                         "outputs apart by it)"))
+            elif value in seen:
+                errors.append(InputError(f"{jobs_file}: jobs {seen[value]!r} and {job.name!r} "
+                                         f"have the same {attr} ({getattr(job, attr)})"))
+            seen.setdefault(value, job.name)
+    return errors
 
 
 def depth_made(options: dict, made: dict) -> bool:
