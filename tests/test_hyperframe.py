@@ -55,7 +55,8 @@ def test_a_stream_that_never_releases_a_hyperframe_is_told_while_it_waits(monkey
     pool = make_pool(slots=1)
     slot = pool.acquire()
     got = []
-    with caplog.at_level("WARNING", logger="hfrender.hyperframe.pool"):
+    with caplog.at_level("WARNING", logger="hfrender.hyperframe.pool"), \
+            pytest.warns(RuntimeWarning, match=r"^waiting 0\.1 s for a free hyperframe slot"):
         t = threading.Thread(target=lambda: got.append(pool.acquire()))
         t.start()
         time.sleep(0.4)
@@ -377,3 +378,29 @@ def test_a_hyperframes_repr_is_its_shapes_not_its_arrays():
     assert repr(h) == ("HyperFrame((2, 4, 4, 3) uint8, depth (2, 4, 4), t 0.5..0.75 s, "
                        "first 8, halo 1, pending)")
     assert issubclass(hf.StoreError, hf.InputError)  # exported, to be caught by name
+
+
+def test_a_single_threaded_user_who_never_releases_is_told_at_once(monkeypatch):
+    """A library user's loop that never calls release() hung without a word (the notice was
+    a log line, silent unless logging is set up): with no other thread to release a slot,
+    the wait is refused at once; with one, the notice after STUCK_S is a Python warning."""
+    from hfrender.errors import InputError
+    from hfrender.hyperframe import pool as pool_module
+
+    pool = make_pool(slots=2)
+    held = [pool.acquire(), pool.acquire()]
+    monkeypatch.setattr(pool_module.threading, "active_count", lambda: 1)
+    with pytest.raises(InputError, match=r"^all 2 hyperframe slots are in flight and no other "
+                                         r"thread runs to release one: call each hyperframe's "
+                                         r"\.release\(\) once it is fused"):
+        pool.acquire()
+    with pytest.raises(TimeoutError):  # a timeout given: its own answer
+        pool.acquire(timeout=0.05)
+    monkeypatch.setattr(pool_module.threading, "active_count", lambda: 2)
+    monkeypatch.setattr(pool_module, "STUCK_S", 0.05)
+    timer = threading.Timer(0.3, pool.release, [held[0]])
+    timer.start()
+    with pytest.warns(RuntimeWarning, match=r"^waiting 0\.05 s for a free hyperframe slot: "
+                                            r"all 2 are in flight"):
+        assert pool.acquire() is held[0]
+    timer.join()

@@ -13,6 +13,7 @@ import logging
 import math
 import mmap
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -270,18 +271,26 @@ class HyperFramePool:
             return slot
 
     def _wait(self, timeout: float | None) -> bool:
-        """Wait (holding the condition) for a free slot; with no ``timeout``, said once
-        after :data:`STUCK_S` where no slot has ever been released (a library user's pool:
-        hfrender's own runs wait on a slow first fusion, which is no mistake)."""
+        """Wait (holding the condition) for a free slot. A library user's pool (hfrender's
+        own runs wait on a slow first fusion, which is no mistake), with no ``timeout``:
+        where no other thread runs, none can release one, so the wait is refused at once
+        (was: a silent hang, a library user's trial); else said once after :data:`STUCK_S`
+        where no slot has ever been released, as a Python warning (a library's log is
+        silent unless its caller sets logging up) and in the log."""
+        if self.warn_stuck and timeout is None and threading.active_count() == 1:
+            raise InputError(f"all {self.slot_count} hyperframe slots are in flight and no "
+                             "other thread runs to release one: call each hyperframe's "
+                             ".release() once it is fused (its slot goes back to the pool)")
         if timeout is not None or self.releases or not self.warn_stuck:
             return self._cond.wait_for(lambda: self._free, timeout)
         if self._cond.wait_for(lambda: self._free, STUCK_S):
             return True
         if not self.releases:
-            log.warning("waiting %g s for a free hyperframe slot: all %d are in flight and none "
-                        "has been released yet (call each hyperframe's .release() once it is "
-                        "fused: its slot goes back to the pool)", STUCK_S,
-                        self.slot_count)
+            said = (f"waiting {STUCK_S:g} s for a free hyperframe slot: all {self.slot_count} "
+                    "are in flight and none has been released yet (call each hyperframe's "
+                    ".release() once it is fused: its slot goes back to the pool)")
+            log.warning("%s", said)
+            warnings.warn(said, RuntimeWarning, stacklevel=2)
         return self._cond.wait_for(lambda: self._free)
 
     def retain(self, slot: Slot) -> None:
