@@ -341,6 +341,8 @@ def from_linear(linear: Any, dtype: Any = np.uint8) -> Any:
 
 def _check_pixels(arr: np.ndarray, name: str = "frames",
                   dtypes: tuple[np.dtype, ...] = validate.DTYPES) -> None:
+    if arr.ndim >= 1 and arr.size == 0 and arr.shape[-1] in validate.CHANNELS:
+        raise InputError(f"{name} has shape {arr.shape}: no pixels (an empty array)")
     if arr.ndim < 1 or arr.size == 0 or arr.shape[-1] not in validate.CHANNELS:
         raise InputError(f"{name} has shape {arr.shape}; expected pixels with 1, 3 or 4 "
                          "channels last (a 1-D ramp of values: [..., None])")

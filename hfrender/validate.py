@@ -93,16 +93,20 @@ def flag(value: object, name: str) -> bool:
     raise InputTypeError(f"{name}={value!r} must be True or False")
 
 
+def _unit_axes(shape: tuple) -> tuple:
+    """``shape`` without its axes of length 1."""
+    return tuple(n for n in shape if n != 1)
+
+
 def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
           one_for_all: bool = False) -> np.ndarray:
     """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN;
     ``one_for_all``: an ``(H, W)`` depth for every frame of a batch (a locked-off shot), as
     a broadcast view (NumPy or CuPy)."""
     want = frames_shape[:-1]
-    if arr.shape == want + (1,):
-        arr = arr[..., 0]
-    if arr.shape == (1,) + want:  # one frame's depth, batched as a tool batches it
-        arr = arr[0]
+    if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
+            arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
+        arr = arr.reshape(want)  # (a view)
     if one_for_all and len(want) == 3 and arr.shape in (want[1:], want[1:] + (1,)):
         xp = np if isinstance(arr, np.ndarray) else importlib.import_module("cupy")
         arr = xp.broadcast_to(arr.reshape(want[1:]), want)
@@ -119,7 +123,8 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     if far is not None:  # a warning of Python's: once per place it is called from
         warnings.warn(f"{name} is {arr.dtype} with values up to {far:g}, read as metres: if "
                       f"these are millimetres, pass {name} * 0.001", UserWarning, stacklevel=3)
-    arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
+    with np.errstate(over="ignore"):  # float64 past float32's range: inf, the sky
+        arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     nan = np.isnan(arr)
     if nan.any():
         where = tuple(int(i) for i in np.argwhere(nan)[0])

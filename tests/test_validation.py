@@ -328,3 +328,39 @@ def test_channels_first_frames_are_told_to_move_them_last():
                        r"them last: frames\.permute\(0, 2, 3, 1\) \(torch\) or "
                        r"numpy\.moveaxis\(frames, -3, -1\)$"):
         hf.motion_blur(nchw, 2)
+
+
+def test_a_tools_depth_shapes_pass_and_odd_arguments_are_told():
+    """A library user's trial: a tensor's (1, 1, H, W) and (1, H, W, 1) depth and a batch's
+    (N, 1, H, W) were refused; a (2, 2) focus_distance was flattened into 4 frames'; a
+    float64 depth past float32's range leaked NumPy's overflow warning; an empty frame was
+    told it lacked channels."""
+    import warnings
+
+    rng = np.random.default_rng(17)
+    img = (rng.random((3, 12, 16, 3)) * 255).astype(np.uint8)
+    depth = rng.uniform(0.5, 6.0, (3, 12, 16)).astype(np.float32)
+    kw = dict(focus_distance=1.0, f_stop=1.4, focal_length_mm=85, sensor_width_mm=10)
+    one = hf.depth_of_field(img[0], depth[0], **kw)
+    assert (one != img[0]).mean() > 0.5  # (it blurs)
+    for shape in ((1, 1, 12, 16), (1, 12, 16, 1)):
+        np.testing.assert_array_equal(hf.depth_of_field(img[0], depth[0].reshape(shape), **kw),
+                                      one)
+    np.testing.assert_array_equal(hf.depth_of_field(img, depth[:, None], **kw),
+                                  hf.depth_of_field(img, depth, **kw))
+    with pytest.raises(ValueError, match=r"^depth has shape \(3, 2, 12, 8\); it must match"):
+        hf.depth_of_field(img, depth.reshape(3, 2, 12, 8), **kw)  # (not only unit axes)
+    with pytest.raises(ValueError, match=r"^focus_distance has shape \(3, 1\); give one "
+                                         r"distance, or a 1-D list of one for each of the 3 "
+                                         r"frames$"):
+        hf.depth_of_field(img, depth, **{**kw, "focus_distance": np.ones((3, 1))})
+    far = depth[0].astype(np.float64)
+    far[0, 0] = 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = hf.depth_of_field(img[0], far, **kw)
+    np.testing.assert_array_equal(got, hf.depth_of_field(img[0], np.where(far > 1e30, np.inf,
+                                                                            far), **kw))
+    with pytest.raises(ValueError, match=r"^frames has shape \(0, 3\): no pixels \(an empty "
+                                         r"array\)$"):
+        hf.to_linear(np.zeros((0, 3), np.uint8))
