@@ -183,6 +183,10 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
                                    "channels; a depth pass is one: (frames, height, width), "
                                    "or (height, width) for every frame")
             arr = arr[..., 0]  # one frame, one channel: every frame's
+        if arr.ndim == 4 and arr.shape[1] == 1:  # a tensor's (N, 1, H, W)
+            arr = arr[:, 0]
+        if arr.ndim == 3 and arr.shape[0] == 1:  # one frame, batched: as hf.depth_of_field
+            arr = arr[0]  # takes it (was: "has 1 frame, the footage 48", a trial)
         if arr.ndim == 2:  # one depth frame: every frame's
             return _static(path, arr, scale, zero_is_sky)
         if arr.ndim != 3:
@@ -351,12 +355,13 @@ def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthP
 
 
 def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:
-    """``0.4 to 8 m and sky; circles of confusion up to 63.8 px across`` (capped)."""
+    """``0.4 to 8 m and sky; circles of confusion up to 63.8 px across`` (capped; 1.95 px
+    not rounded to the 2.0 under which nothing is blurred, a trial)."""
     finite = first[np.isfinite(first)]
     span = f"{finite.min():g} to {finite.max():g} m" if finite.size else "all sky"
     sky = " and sky" if finite.size and finite.size < first.size else ""
     coc = float(np.nanmax(lens.coc_px(first, w)))
     cap = lens.blur_cap_px(w, h)
-    return (f"{span}{sky}; circles of confusion up to {min(coc, cap):.1f} px across"
+    return (f"{span}{sky}; circles of confusion up to {min(coc, cap):.3g} px across"
             + (f" (capped at {cap:g})" if coc > cap else ""))
 
