@@ -1254,3 +1254,20 @@ def test_a_pattern_of_other_images_is_still_a_sequence(tmp_path, rng):
         (tmp_path / f"f{i:03d}.webp").write_bytes(b"x")
     assert [f.name for f in sequence_files(str(tmp_path / "f%03d.webp"))] == [
         "f000.webp", "f001.webp", "f002.webp"]
+
+
+def test_one_png_file_is_one_frame_at_the_sequences_rate(tmp_path, rng, capsys):
+    """One PNG file was read by ffmpeg as a video at its image demuxer's 25 fps, and --fps
+    refused as "a video's" (a library user's trial): it is a sequence of one frame, at 30
+    fps unless --fps says, its pixels kept."""
+    import imageio.v3 as iio
+
+    frame = rng.integers(0, 256, (8, 16, 3), dtype=np.uint8)
+    still = tmp_path / "shot.1001.png"
+    iio.imwrite(still, frame)
+    for extra, fps in (([], 30), (["--fps", "24"], 24)):
+        out = tmp_path / f"o{fps}" / "%04d.png"
+        assert main(["fx", str(still), "-o", str(out), "--motion-blur", "1", *extra]) == 0
+        assert capsys.readouterr().out == (f"wrote {out}: 1 frame at {fps} fps from 1 at "
+                                           f"{fps} fps\n")
+        np.testing.assert_array_equal(iio.imread(tmp_path / f"o{fps}" / "0000.png"), frame)

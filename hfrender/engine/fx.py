@@ -51,7 +51,7 @@ from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
 from hfrender.io.depth_pass import DepthReader, depth_for
-from hfrender.io.exr_footage import is_exr_file
+from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import (
     FootageError,
     open_footage,
@@ -120,7 +120,7 @@ class FxJob:
         encoders, backend = setup.submit(ffmpeg_encoders), setup.submit(get_backend, s.backend)
         early = None
         try:
-            video = Path(self.source).is_file() and not is_exr_file(self.source)  # or frames
+            video = Path(self.source).is_file() and not is_one_image(self.source)  # or frames
             # ffmpeg starts decoding while the probe runs, in the format it will most
             # likely allow
             early = start_decoding(self.source, raw_format(s, self.output, video))
@@ -358,7 +358,7 @@ def check_depth(source: str, s: FxSettings) -> None:
     """What fx says of its depth pass before a frame is read, said now without reading the
     footage's frames (``hfrender batch``'s checks, before any job runs): the footage's size
     and length from its headers; the warnings left to the run."""
-    if Path(source).is_file() and not is_exr_file(source):
+    if Path(source).is_file() and not is_one_image(source):
         info = probe(source)
         size, count = info.size, info.count
     else:

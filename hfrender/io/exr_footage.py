@@ -13,10 +13,11 @@ import numpy as np
 from hfrender.io.probe import FootageError
 
 
-def is_exr_file(path: str) -> bool:
-    """An EXR file (one frame, read as a sequence of one; ffmpeg would take its light for
-    codes)."""
-    return Path(path).suffix.lower() == ".exr" and Path(path).is_file()
+def is_one_image(path: str) -> bool:
+    """A PNG or EXR file: footage of one frame, read as a sequence of one (at ``--fps``, 30
+    unless given; ffmpeg reads a PNG as a video at its image demuxer's 25 fps, and an EXR's
+    light as codes)."""
+    return Path(path).suffix.lower() in (".png", ".exr") and Path(path).is_file()
 
 
 def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:

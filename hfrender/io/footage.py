@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_exr_file
+from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
@@ -197,7 +197,7 @@ def start_decoding(path: str, pix_fmt: str) -> _Decoder | None:
     the result to :func:`open_footage`. None for what is not a file. ``rgb``: 8-bit RGB,
     the likeliest (a deeper or transparent video stops it and starts afresh)."""
     return _Decoder(path, "rgb24" if pix_fmt == "rgb" else pix_fmt) \
-        if Path(path).is_file() and not is_exr_file(path) else None
+        if Path(path).is_file() and not is_one_image(path) else None
 
 
 def footage_format(pix_fmt: str, info: VideoInfo) -> str:
@@ -220,7 +220,7 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     no colour conversion is needed on either side. ``decoder``: one already started by
     :func:`start_decoding` (used if it decodes to the format chosen, else stopped).
     """
-    files = sequence_files(path) if not is_exr_file(path) else [Path(path)]  # one frame
+    files = sequence_files(path) if not is_one_image(path) else [Path(path)]  # one frame
     if files is not None or not Path(path).is_file():
         if decoder is not None:
             decoder.close()
