@@ -73,9 +73,11 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     res = subprocess.run(probe_command(path), capture_output=True, text=True,
                          errors="replace")
     # packets an edit list hides (flag 0x4, "discard": a stream-copied trim) never decode
-    pts = [int(m.group(1)) for m in re.finditer(
-        r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)
-        if not (m.group(2) and int(m.group(2), 16) & 4)]
+    packets = [(int(m.group(1)), int(m.group(2) or "0", 16)) for m in re.finditer(
+        r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)]
+    if packets and packets[-1][1] & 2:  # a file cut short: its last packet, corrupt (0x2),
+        packets.pop()  # gives no frame (was: counted, and its time made the rate variable)
+    pts = [p for p, flags in packets if not flags & 4]
     tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
     head = res.stderr.split("Stream mapping:")[0]  # the input's streams
     video = _first_video(head)
