@@ -445,6 +445,13 @@ def test_ray_refuses_what_it_does_not_write_yet_and_tells_a_task_s_cause(tmp_pat
     with pytest.raises(hf.InputError, match=r"--ray: --transparent \(or background = None\) "
                                             "is rendered locally only"):
         job.prepare()
+    exr = str(tmp_path / "f" / "%04d.exr")  # float frames (was: every chunk's internal error)
+    with pytest.raises(hf.InputError, match=rf"^--ray: -o {re.escape(exr)} \(OpenEXR frames\) "
+                                            r"is rendered locally only for now; render "
+                                            r"without --ray$"):
+        opaque = tmp_path / "opaque.py"
+        opaque.write_text(SCENE)
+        ClusterRender(opaque, RenderConfig(output=exr, size=SIZE)).prepare()
 
     class RayTaskError(Exception):  # what Ray raises in the driver for a task's error
         cause = StoreError("the real reason")

@@ -99,10 +99,13 @@ def scene_files(folder: Path) -> dict[str, bytes]:
 
 def _local_only(config: RenderConfig) -> None:
     """What a render on Ray does not write yet: alpha (a transparent scene or
-    ``--transparent``) and more than 8 bits (``--bit-depth``); one line, before any work."""
-    if config.transparent or config.bit_depth not in (None, 8):
+    ``--transparent``), more than 8 bits (``--bit-depth``) and OpenEXR frames (float light:
+    was an internal error in every chunk, a batch user's trial); one line, before any
+    work."""
+    exr = config.output.lower().endswith(".exr")
+    if config.transparent or config.bit_depth not in (None, 8) or exr:
         what = "--transparent (or background = None)" if config.transparent else \
-            f"--bit-depth {config.bit_depth}"
+            f"-o {config.output} (OpenEXR frames)" if exr else f"--bit-depth {config.bit_depth}"
         raise ConfigError(f"--ray: {what} is rendered locally only for now; render "
                           "without --ray")
 
