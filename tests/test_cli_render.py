@@ -429,7 +429,9 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
     """-o seq/%03d.png replaces hfrender's 000.png..., and only those: 0000.png... (a %04d
     sequence, hfrender's too) and 00.png are other files, 1000.png is what %03d writes for
     frame 1000 (an older render's, removed), and the user's own 001.png and 009.png
-    (not hfrender's: no mark) are replaced only by a frame of their name."""
+    (not hfrender's: no mark) are kept; one at a name the render writes (001.png) was
+    replaced by its frame, said after (a batch user's trial): the render is refused before
+    any work now."""
     from hfrender.io.images import write_png8
 
     folder = tmp_path / "seq"
@@ -440,18 +442,20 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
         write_png8(folder / name, pixel)  # hfrender's (marked)
     for name in ("001.png", "009.png"):
         (folder / name).write_bytes(b"mine")
+    render = ["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8", "--duration",
+              "0.1", "--samples", "1", "--quiet"]
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert main(render) == 2
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    (folder / "001.png").rename(tmp_path / "001.png")  # the user moves theirs away
     with caplog.at_level("WARNING", logger="hfrender.io.outputs"):
-        assert main(["render", BAR, "-o", str(folder / "%03d.png"), "--size", "32x8",
-                     "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+        assert main(render) == 0
     assert [r.getMessage() for r in caplog.records] == [
         f"{folder}: 2 frames of an older render of the pattern that this one does not write "
         "(005.png .. 1000.png) are removed",
         f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
         "user's own, or an hfrender's from before it marked its frames: 009.png): kept "
-        "beside this render's frames",
-        f"{folder} holds 1 file of the output's pattern without hfrender's mark (the "
-        "user's own, or an hfrender's from before it marked its frames: 001.png): replaced "
-        "by this render's frames of their names"]
+        "beside this render's frames"]
     ours = [f"{i:03d}.png" for i in range(3)]
     assert sorted(p.name for p in folder.iterdir()) == sorted(theirs + ours + ["009.png"])
     assert all(iio.imread(folder / name).shape == (1, 1, 3) for name in theirs)

@@ -405,15 +405,19 @@ def _failing_scene(tmp_path):
 
 def test_a_relative_sequence_keeps_its_partial_frames_beside_it(tmp_path, monkeypatch,
                                                                  capsys):
+    from hfrender.io.writers import PngSequenceWriter
+
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "0000.png").write_bytes(b"an older frame")
+    with PngSequenceWriter(str(tmp_path / "%04d.png"), (4, 2)) as w:  # an older render's
+        w.write(np.full((2, 4, 3), 7, np.uint8))
+    older = (tmp_path / "0000.png").read_bytes()
     args = ["--size", "32x18", "--samples", "1", "--quiet"]
     assert main(["render", str(_failing_scene(tmp_path)), "-o", "%04d.png", *args]) == 1
     partial = tmp_path / "####.png.partial"
     # named as the output was: relative (was: absolute beside a relative output)
     assert "are in ####.png.partial/%04d.png (%04d.png is untouched)" in capsys.readouterr().err
     assert sorted(p.name for p in partial.iterdir())[:2] == ["0000.png", "0001.png"]
-    assert (tmp_path / "0000.png").read_bytes() == b"an older frame"  # untouched
+    assert (tmp_path / "0000.png").read_bytes() == older  # untouched
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())  # nothing hidden left
     assert main(["render", str(scene(tmp_path, 0.0)), "-o", "%04d.png", *args,
                  "--duration", "0.2"]) == 0

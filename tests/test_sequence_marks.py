@@ -177,3 +177,32 @@ def test_the_move_itself_refuses_another_sequences_frames(tmp_path):
     assert (work / "s_100.png").is_file()
 
 
+
+
+def test_a_users_picture_at_a_frames_name_is_refused_before_any_work(tmp_path, capsys):
+    """A user's own 0003.png in the sequence's folder was replaced by frame 3, said only
+    afterwards (a batch user's trial; the README says a picture not hfrender's is refused):
+    refused before any work now, the file as it was; an empty file holds nothing to lose."""
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    out = tmp_path / "seq" / "%04d.png"
+    out.parent.mkdir()
+    rng = np.random.default_rng(23)
+    Image.fromarray((rng.random((4, 8, 3)) * 255).astype(np.uint8)).save(out.parent /
+                                                                          "0003.png")
+    (out.parent / "0004.png").write_bytes(b"mine too")
+    mine = {n: (out.parent / n).read_bytes() for n in ("0003.png", "0004.png")}
+    run = ["render", str(bar), "-o", str(out), "--size", "8x4", "--samples", "1",
+           "--duration", "0.2", "--quiet"]
+    assert main(run) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out}: {out.parent / '0003.png'} and 1 more are there and "
+        "hfrender did not write them (or an older hfrender did, before it marked its "
+        "frames); hfrender replaces only its own: remove them, or write to another name\n")
+    assert {n: (out.parent / n).read_bytes() for n in ("0003.png", "0004.png")} == mine
+    assert sorted(p.name for p in out.parent.iterdir()) == ["0003.png", "0004.png"]
+    for name in mine:
+        (out.parent / name).write_bytes(b"")  # emptied: nothing to lose
+    assert main(run) == 0
+    assert written_by_hfrender(out.parent / "0003.png")
+    assert len(list(out.parent.glob("*.png"))) == 6

@@ -49,7 +49,7 @@ from hfrender.io.segments import (
     segment_ranges,
     work_dir,
 )
-from hfrender.io.sequence_commit import check_other_sequence
+from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import check_output
 from hfrender.sampler import PlanStream
@@ -173,7 +173,7 @@ class ClusterRender:
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
-        check_other_sequence(config.output, self.first, self.total)
+        check_frames_there(config.output, self.first, self.total)
         first_look(scene, self.first, config.fps, config.size,  # said once, here
                    self.first + self.total - 1)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)

@@ -39,7 +39,7 @@ from hfrender.io.segments import (
     say_partial_goes,
     work_dir,
 )
-from hfrender.io.sequence_commit import check_other_sequence
+from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_files import sequence_start
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
@@ -208,7 +208,7 @@ class FxOutput:
             self.stats.resumed_at = self.start
             resume.take_back(self.output)
         else:
-            check_other_sequence(self.output, first, self.stats.total)
+            check_frames_there(self.output, first, self.stats.total)
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)

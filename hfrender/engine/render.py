@@ -43,7 +43,7 @@ from hfrender.engine.scheduler import SCORES
 from hfrender.errors import InputError
 from hfrender.frame_range import frame_chunk
 from hfrender.io import outputs
-from hfrender.io.sequence_commit import check_other_sequence
+from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.store import check_target
 from hfrender.io.writers import check_output
 from hfrender.render.contexts import ContextUnavailable, create_context
@@ -118,7 +118,7 @@ class RenderJob:
             self._check_output(modes.resolve_transparent(config, self.scene), config.transparent)
             outputs.check_writable(config.output)
             outputs.check_partial_free(config.output)
-            check_other_sequence(config.output, self.first_frame, self.count)
+            check_frames_there(config.output, self.first_frame, self.count)
         if config.keep_samples is not None:
             check_target(config.keep_samples, config.output if self.own_writer else None)
         self.backend = get_backend(config.backend)

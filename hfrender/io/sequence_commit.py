@@ -72,11 +72,12 @@ def moved_away(folder: Path, output: str) -> list[str]:
             if not (folder / n).is_file() and not (dst / n).is_file()]
 
 
-def check_other_sequence(output: str, first: int, count: int, what: str = "-o") -> None:
-    """Before any work: no frame of another sequence is at a name this run of ``output``
-    (an image sequence; else nothing to check) would write, its output frames ``first`` on:
-    ``shot_%d.png`` over ``shot_%03d.png``'s frame 100 was refused only at the move, once
-    the whole render was done (its frames kept)."""
+def check_frames_there(output: str, first: int, count: int, what: str = "-o") -> None:
+    """Before any work: the files at the names this run of ``output`` (an image sequence;
+    else nothing to check) would write, its output frames ``first`` on, are this sequence's
+    own frames: a user's picture there (not hfrender's: its mark) was replaced, said only
+    after (a batch user's trial); a frame of another sequence (``shot_%03d.png``'s 100 where
+    this is ``shot_%d.png``) was refused only at the move, once all was rendered."""
     if not is_sequence(output):
         return
     folder = Path(output).parent
@@ -85,13 +86,29 @@ def check_other_sequence(output: str, first: int, count: int, what: str = "-o") 
     except OSError:
         return  # (no folder yet: nothing of anyone's there)
     wanted = {Path(output).name % n for n in range(first, first + count)} & present
-    there = {n: marks(folder / n) for n in sorted(wanted) if (folder / n).is_file()}
+    there = {n: marks(folder / n) for n in sorted(wanted) if _filled(folder / n)}
     theirs = _theirs(there, sequence_id(output))
     if theirs:
         raise WriterError(f"{what} {output}: {folder / theirs[0]} is a frame of another "
                           f"sequence (another pattern printing the same names{_more(theirs)}"
                           "), which hfrender does not replace: remove it, or write to "
                           "another name")
+    foreign = [n for n, (ours, _) in there.items() if not ours]
+    if foreign:
+        one = len(foreign) == 1
+        raise WriterError(f"{what} {output}: {folder / foreign[0]}{_more(foreign)} "
+                          f"{'is' if one else 'are'} there and hfrender did not write "
+                          f"{'it' if one else 'them'} (or an older hfrender did, before it "
+                          "marked its frames); hfrender replaces only its own: remove "
+                          f"{'it' if one else 'them'}, or write to another name")
+
+
+def _filled(path: Path) -> bool:
+    """A file with something in it (an empty one holds nothing to lose)."""
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _others(folder: Path, there: dict[str, tuple[bool, str | None]], mine: str) -> None:
