@@ -80,8 +80,12 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                     if not refs:
                         _finish(i, job, running.pop(i), state, done)
         try:
-            if owner and _collect(ray, jobs, owner, running, state, done) and local:
-                raise KeyboardInterrupt  # (a Ctrl-C once every chunk ran: the jobs here not)
+            late = _collect(ray, jobs, owner, running, state, done) if owner else None
+            if late is not None and local:  # a Ctrl-C (SIGTERM: 143) once every chunk ran:
+                raise late  # the jobs here are not run
+            if late is not None:  # (was: unsaid, the stop seemingly ignored)
+                log.warning("the interruption came once every chunk was running: the jobs "
+                            "on the cluster are complete")
         except KeyboardInterrupt:
             _stopped(jobs, running, done)
             raise
@@ -136,11 +140,11 @@ def _on_cluster(job: BatchJob) -> bool:
 
 
 def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
-             done: Callable) -> bool:
+             done: Callable) -> KeyboardInterrupt | None:
     """Chunks as they come back, whichever job they belong to; a job is joined when its
     last chunk is in, or failed (its other chunks cancelled) when one fails. A first
-    Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`); True where
-    it came once every chunk was running (all of them done)."""
+    Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`); returned
+    where it came once every chunk was running (all of them done)."""
 
     def take(ref: Any) -> set | None:
         i = owner.pop(ref)

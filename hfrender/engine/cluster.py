@@ -206,7 +206,7 @@ class ClusterRender:
             late = collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
                            lambda: 0 if self.sequence else  # frames go on a stop: no wait
                            running_at_most(ray, self.config.backend == "cuda"))
-            return replace(self.finish(), stopped_late=late)
+            return replace(self.finish(), stopped_late=late is not None)
         except BaseException:
             self.abandon()
             raise

@@ -138,8 +138,8 @@ class ClusterFx:
     def run(self) -> ClusterStats:
         ray = connect(self.address)
         late = collect(ray, self.submit(ray), lambda ref: self.accept(ray.get(ref)),
-                       lambda: running_at_most(ray))  # (True: a Ctrl-C once all were running)
-        return replace(self.finish(), stopped_late=late)
+                       lambda: running_at_most(ray))  # (a Ctrl-C once all were running)
+        return replace(self.finish(), stopped_late=late is not None)
 
     def submit(self, ray: Any) -> list:
         """Start the tasks of the segments still missing; their object references."""

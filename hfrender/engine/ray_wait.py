@@ -26,12 +26,12 @@ def running_at_most(ray: Any, gpu: bool = False) -> int:
 
 
 def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
-            capacity: Callable[[], int]) -> bool:
+            capacity: Callable[[], int]) -> KeyboardInterrupt | None:
     """Hand each finished task's reference to ``take`` (which may return references of
     tasks to forget: a failed job's other chunks, which it cancels), until none is left;
     a first Ctrl-C as the module says, raised once the work in progress is in, unless it
-    was all of the work (no task cancelled: True, the work whole, as a local render's
-    interruption after its last frame; was: thrown away as interrupted)."""
+    was all of the work (no task cancelled: returned, the work whole, as a local render's
+    interruption after its last frame; was: thrown away as interrupted). None: no stop."""
     stop: KeyboardInterrupt | None = None
     cancelled = False
     while pending:
@@ -57,7 +57,7 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
                 pending = ended + kept
     if stop is not None and cancelled:
         raise stop
-    return stop is not None
+    return stop
 
 
 def forget(ray: Any, refs: list, wait_s: float = FORGET_WAIT_S) -> None:
