@@ -1159,3 +1159,20 @@ def test_every_conflict_between_jobs_is_told_at_once(folder, capsys):
         f"hfrender: error: {path}: jobs 'bar' and 'smooth' have the same output "
         f"({folder / 'out' / 'bar.mp4'})"]
     assert not (folder / "out").exists()
+
+
+@pytest.mark.parametrize("damage", ['{"bar": "x", "smooth": 3}', '{"bar": {"key": 1', '[1]'])
+def test_a_damaged_state_file_is_said_and_its_jobs_run(folder, caplog, damage):
+    """A state file whose records are not records gave an internal error and no table; a
+    truncated one made every job again without a word (a batch user's trial)."""
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 0
+    state = folder / ".jobs.toml.state.json"
+    good = json.loads(state.read_text())
+    state.write_text(damage)
+    with caplog.at_level("WARNING", logger="hfrender.engine.batch_state"):
+        code, rows = summary(folder)
+    assert code == 0 and [r["status"] for r in rows.values()] == ["done"] * 3
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{state} is not a batch state hfrender can read in full (damaged, or edited?): the "
+        "jobs it does not record run again"]
+    assert set(json.loads(state.read_text())) == set(good)  # recorded again, whole

@@ -51,7 +51,7 @@ class BatchState:
     def load(cls, jobs_file: Path) -> BatchState:
         """The state beside ``jobs_file``; a warning first where it cannot be written."""
         path = jobs_file.with_name(f".{jobs_file.name}.state.json")
-        state = cls(path, _records(path))
+        state = cls(path, _records(path, say=True))
         probe = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # as record() writes it
         try:
             probe.write_text("")
@@ -122,10 +122,19 @@ def _made(output: Path, numbers: range | None = None) -> dict | None:
     return {"sequence": h.hexdigest(), "files": len(files)}
 
 
-def _records(path: Path) -> dict:
-    """A state file's records (none where it is missing, unreadable or not ours)."""
+def _records(path: Path, say: bool = False) -> dict:
+    """A state file's records (none where it is missing, unreadable or not ours; a record
+    that is not one is left out: was an internal error, a batch user's trial); ``say``:
+    a file there that holds none is said (every job then runs again)."""
     try:
         jobs = json.loads(path.read_text())
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return {}
-    return jobs if isinstance(jobs, dict) else {}
+    except (OSError, ValueError) as exc:
+        jobs = exc
+    records = {k: v for k, v in jobs.items() if isinstance(v, dict)} \
+        if isinstance(jobs, dict) else {}
+    if say and (not isinstance(jobs, dict) or len(records) < len(jobs)):
+        log.warning("%s is not a batch state hfrender can read in full (damaged, or edited?):"
+                    " the jobs it does not record run again", path)
+    return records
