@@ -171,7 +171,7 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
         ["bar", "interrupted"], ["smooth", "not"], ["frames", "not"]]
     import hfrender.engine.batch as batch
 
-    real_run = batch._run
+    real_run = batch.run_one
 
     def run(job, resume, progress):  # the next run: bar resumes, Ctrl-C during the fx job
         if job.name == "smooth":
@@ -179,7 +179,7 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
         return real_run(job, resume, progress)
 
     stop_in["name"] = None
-    monkeypatch.setattr(batch, "_run", run)
+    monkeypatch.setattr(batch, "run_one", run)
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out)]) == 130
     results = json.loads(out.read_text())
     assert [(r["name"], r["status"]) for r in results] == [
@@ -550,7 +550,7 @@ def test_a_ctrl_c_a_job_swallows_still_stops_the_batch(folder, monkeypatch, swal
     import hfrender.engine.batch as batch
     from hfrender.cli import common
 
-    real = batch._run
+    real = batch.run_one
 
     def run(job, resume, progress):
         try:
@@ -560,7 +560,7 @@ def test_a_ctrl_c_a_job_swallows_still_stops_the_batch(folder, monkeypatch, swal
                 raise TypeError("unsupported operand type(s) for |") from None
         return real(job, resume, progress)
 
-    monkeypatch.setattr(batch, "_run", run)
+    monkeypatch.setattr(batch, "run_one", run)
     out = folder / "summary.json"
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
     statuses = [r["status"] for r in json.loads(out.read_text())]
@@ -719,6 +719,9 @@ def test_a_failed_join_in_a_batch_says_to_run_the_batch_again(folder, monkeypatc
     assert results["bar"]["error"].endswith(": once that is mended, running the batch again "
                                             "joins them)"), results["bar"]["error"]
     assert results["bar"]["frames"] == 12  # kept for the next run (it said 0)
+    made = len(list(segments.work_dir(folder / "out" / "bar.mp4").glob("seg_*")))
+    assert made >= 1 and (results["bar"]["frames_made"], results["bar"]["segments_made"],
+                          results["bar"]["segments_reused"]) == (12, made, 0)  # (was: null, 0)
     monkeypatch.setattr(segments, "join", real)
     code, results = summary(folder)
     assert code == 0 and results["bar"]["status"] == "resumed"

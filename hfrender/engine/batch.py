@@ -36,14 +36,13 @@ from hfrender.engine.batch_paths import (
     job_file,
     option_name,
     project_defaults,
-    stamp,
     unknown_field,
 )
+from hfrender.engine.batch_run import failed, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
 from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
 from hfrender.frame_range import parse_frames, start_of
-from hfrender.io.join import JOIN_AGAIN
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
 from hfrender.scene.loader import check_scene_file
@@ -317,9 +316,9 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.output_lock import OutputBusy, fx_sources, holding
-    from hfrender.io.outputs import kept_partial
+    from hfrender.io.output_lock import fx_sources, holding
     from hfrender.io.resume import frames_kept, interrupted, kept_work
+    from hfrender.io.segments import segments_kept
 
     result = JobResult(job.name, output=str(job.output))
     t0, began = time.perf_counter(), time.time() - 0.05  # (a file time: a coarser clock)
@@ -333,6 +332,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
                         job.name, left)
         return result
     resume = interrupted(job.output)
+    before = (frames_kept(str(job.output)), segments_kept(job.output))  # a failure's made
     try:
         folder = job.output.parent.parent if is_sequence(str(job.output)) else \
             job.output.parent
@@ -345,54 +345,22 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
             str(job.source), job.options.get("depth"), ("input", "depth"))
         with holding(str(job.output), reads):  # one writer at a time, an fx's inputs read
             try:
-                stats = _run(job, resume, progress)
+                stats = run_one(job, resume, progress)
             except InputError as exc:  # --resume's refusals (resume.resume_from)
                 if not resume or "--resume" not in str(exc):
                     raise
                 resume = False  # the interrupted run had other settings: start over
-                stats = _run(job, False, progress)
+                stats = run_one(job, False, progress)
         result.status = "resumed" if resume else "done"
         result.frames, result.retries = stats["frames"], stats["retries"]
         result.frames_made = stats["made"]
         result.segments_made, result.segments_reused = stats["segments"]
         state.record(job, result.frames, stats.get("models", {}))
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
-        result.error = first_line(exc).replace(JOIN_AGAIN, "running the batch again joins "
-                                                            "them")
-        kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
-        if kept:
-            result.error += f"; the frames finished so far are in {kept}"
-        # what the next run goes on after (not another hfrender's, writing it now)
-        result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
-        log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
+        failed(result, job, exc, began, before)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"
         log.warning("job %r: internal error, a bug in hfrender; please report it with the "
                     "jobs file and this traceback:", job.name, exc_info=exc)
     result.seconds = time.perf_counter() - t0
     return result
-
-
-def _run(job: BatchJob, resume: bool, progress: Progress | None) -> dict:
-    if job.kind == "render":
-        from hfrender.engine.render import RenderJob
-        from hfrender.scene.meshes import scene_models
-        from hfrender.scene.sources import asset_files
-
-        render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
-                           progress=progress).prepare()
-        try:
-            s = render.run()
-        except KeyboardInterrupt as exc:  # the table says what its partial output holds
-            exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
-            raise
-        return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
-                "retries": s.retries, "segments": s.segments,
-                "models": {**{str(f): stamp(f) for f in asset_files(render.scene)},
-                           **scene_models(render.scene.objects)}}  # (its shaders too)
-    from hfrender.engine.fx import FxJob
-
-    f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)
-    s = f.prepare().run()
-    return {"frames": s.total, "made": s.total - (s.resumed_at or 0), "retries": s.retries,
-            "segments": s.segments}

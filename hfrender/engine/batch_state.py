@@ -128,9 +128,9 @@ def _records(path: Path, say: bool = False) -> dict:
     a file there that holds none is said (every job then runs again)."""
     try:
         jobs = json.loads(path.read_text())
-    except FileNotFoundError:
+    except OSError:  # (missing; a folder, unreadable: said where it cannot be written)
         return {}
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:  # not JSON: damaged
         jobs = exc
     records = {k: v for k, v in jobs.items() if isinstance(v, dict)} \
         if isinstance(jobs, dict) else {}

@@ -1,0 +1,64 @@
+"""One job of a batch run (:func:`hfrender.engine.batch.run_job`): its command (a render or
+an fx) and, where it fails, what its result says."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from hfrender.engine.batch_paths import stamp
+from hfrender.engine.batch_state import JobResult
+from hfrender.errors import HFRenderError, first_line
+from hfrender.io.join import JOIN_AGAIN
+
+log = logging.getLogger("hfrender.engine.batch")  # (the batch's: as its warnings always were)
+
+
+def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
+            before: tuple[int, int]) -> None:
+    """``result`` of a job that failed with ``exc``: its line, what the next run goes on
+    after (not another hfrender's, writing it now), and what this run made of it (``before``:
+    the frames and segments kept when it began; was: segments 0/0, frames_made null, the fps
+    of every kept frame)."""
+    from hfrender.io.output_lock import OutputBusy
+    from hfrender.io.outputs import kept_partial
+    from hfrender.io.resume import frames_kept
+    from hfrender.io.segments import segments_kept
+
+    result.error = first_line(exc).replace(JOIN_AGAIN, "running the batch again joins them")
+    kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
+    if kept:
+        result.error += f"; the frames finished so far are in {kept}"
+    result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
+    result.frames_made = max(0, result.frames - before[0])
+    result.segments_reused = before[1] if result.frames else 0
+    result.segments_made = max(0, segments_kept(job.output) - before[1])
+    log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
+
+
+def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None) -> dict:
+    """Run ``job``'s command: its figures (frames, made, retries, segments; a render's
+    models)."""
+    if job.kind == "render":
+        from hfrender.engine.render import RenderJob
+        from hfrender.scene.meshes import scene_models
+        from hfrender.scene.sources import asset_files
+
+        render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
+                           progress=progress).prepare()
+        try:
+            s = render.run()
+        except KeyboardInterrupt as exc:  # the table says what its partial output holds
+            exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
+            raise
+        return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
+                "retries": s.retries, "segments": s.segments,
+                "models": {**{str(f): stamp(f) for f in asset_files(render.scene)},
+                           **scene_models(render.scene.objects)}}  # (its shaders too)
+    from hfrender.engine.fx import FxJob
+
+    f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)
+    s = f.prepare().run()
+    return {"frames": s.total, "made": s.total - (s.resumed_at or 0), "retries": s.retries,
+            "segments": s.segments}
