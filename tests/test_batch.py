@@ -1179,3 +1179,42 @@ def test_a_damaged_state_file_is_said_and_its_jobs_run(folder, caplog, damage):
         f"{state} is not a batch state hfrender can read in full (damaged, or edited?): the "
         "jobs it does not record run again"]
     assert set(json.loads(state.read_text())) == set(good)  # recorded again, whole
+
+
+def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch, capsys):
+    """The cluster gone mid-batch (ray stop, a node lost): every job on it was an "internal
+    error", and no table nor --summary came (a batch user's trial). Ray's own error fails
+    the jobs on the cluster in one line each; the table and the summary are written."""
+    import hfrender.engine.batch_ray as batch_ray
+
+    LocalRayletDiedError = type("LocalRayletDiedError", (Exception,),
+                                {"__module__": "ray.exceptions"})
+    abandoned = []
+
+    class Render:
+        def abandon(self):
+            abandoned.append(self)
+
+    def start(ray, job, progress, frames, done, i, held):
+        return Render(), [f"chunk of {job.name}"]
+
+    def collect(*args):
+        raise LocalRayletDiedError("The task's local raylet died. Check raylet.out for more "
+                                   "information.")
+
+    monkeypatch.setattr(batch_ray, "connect", lambda address: object())
+    monkeypatch.setattr(batch_ray, "_start", start)
+    monkeypatch.setattr(batch_ray, "_collect", collect)
+    out = folder / "summary.json"
+    assert main(["batch", str(folder / "jobs.toml"), "--ray", "--summary", str(out)]) == 1
+    rows = json.loads(out.read_text())
+    assert [(r["name"], r["status"], r["error"]) for r in rows] == [
+        (name, "failed", "the Ray cluster failed (LocalRayletDiedError): The task's local "
+                         "raylet died. Check raylet.out for more information.")
+        for name in ("bar", "smooth", "frames")]
+    assert len(abandoned) == 3
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:2] == ["job", "status"] and len(table) == 4
+    # a task's own error is not the cluster's: still an internal error where not hfrender's
+    assert batch_ray._failed(load_jobs(folder / "jobs.toml")[0], ValueError("x")).error == \
+        "internal error: ValueError: x"

@@ -31,10 +31,30 @@ def _failed(job: BatchJob, exc: BaseException) -> JobResult:
     if isinstance(cause, BaseException):
         exc = cause
     said = str(exc).strip().splitlines()
-    if not isinstance(exc, HFRenderError):
+    if _from_ray(exc):  # the cluster's own failure (a node died): not a bug of hfrender's
+        said = [f"the Ray cluster failed ({type(exc).__name__}): {said[0] if said else ''}"]
+    elif not isinstance(exc, HFRenderError):
         said = [f"internal error: {type(exc).__name__}: {said[0] if said else ''}"]
     return JobResult(job.name, "failed", output=str(job.output),
                      error=said[0] if said else type(exc).__name__)
+
+
+def _from_ray(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ray's own (``ray.exceptions``: a raylet or node gone, an object
+    lost), not a task's error (its ``cause``) nor hfrender's."""
+    return type(exc).__module__.split(".")[0] == "ray"
+
+
+def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> None:
+    """Every job on the cluster failed with Ray's ``exc`` (was: an internal error, and no
+    table nor summary, a batch user's trial): what each kept stays for the next run."""
+    for i, (render, _, _) in list(running.items()):
+        try:
+            render.abandon()
+        except Exception as gone:  # noqa: BLE001 - its files said by the next run
+            log.debug("abandoning %s: %s", jobs[i].name, gone)
+        running.pop(i)
+        done(i, _failed(jobs[i], exc))
 
 
 def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | None,
@@ -80,7 +100,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                     if not refs:
                         _finish(i, job, running.pop(i), state, done)
         try:
-            late = _collect(ray, jobs, owner, running, state, done) if owner else None
+            late = _gathered(ray, jobs, owner, running, state, done) if owner else None
             if late is not None and local:  # a Ctrl-C (SIGTERM: 143) once every chunk ran:
                 raise late  # the jobs here are not run
             if late is not None:  # (was: unsaid, the stop seemingly ignored)
@@ -137,6 +157,19 @@ def _on_cluster(job: BatchJob) -> bool:
     if job.kind == "render":
         return video or is_sequence(str(job.output))
     return video and job.source.is_file()
+
+
+def _gathered(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
+              done: Callable) -> KeyboardInterrupt | None:
+    """:func:`_collect`, where the cluster itself failing (Ray's own error) fails the jobs
+    on it, in their results (:func:`_cluster_lost`): the jobs here still run."""
+    try:
+        return _collect(ray, jobs, owner, running, state, done)
+    except Exception as exc:
+        if not _from_ray(exc):
+            raise
+        _cluster_lost(jobs, running, done, exc)
+        return None
 
 
 def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
