@@ -1218,3 +1218,17 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
     # a task's own error is not the cluster's: still an internal error where not hfrender's
     assert batch_ray._failed(load_jobs(folder / "jobs.toml")[0], ValueError("x")).error == \
         "internal error: ValueError: x"
+
+
+def test_a_batchs_options_may_come_before_its_jobs_file(folder, capsys):
+    """``batch --summary s.json -q jobs.toml`` (and ``batch --ray jobs.toml``) were
+    "unrecognized arguments" (a batch user's trial); batch --help names --ray."""
+    out = folder / "s.json"
+    assert main(["batch", "--summary", str(out), "-q", "--samples", "1",
+                 str(folder / "jobs.toml")]) == 0
+    assert [r["status"] for r in json.loads(out.read_text())] == ["done"] * 3
+    assert capsys.readouterr().out == ""  # -q taken
+    with pytest.raises(SystemExit):
+        main(["batch", "--help"])
+    assert "--ray [ADDRESS] runs the jobs' chunks on a Ray cluster" in \
+        " ".join(capsys.readouterr().out.split())

@@ -33,6 +33,7 @@ from hfrender.cli.common import (  # noqa: E402
     EXIT_USAGE,
     Said,
     Terminated,
+    batch_file_first,
     complete,
     dashed_values_joined,
     first_line,
@@ -186,11 +187,14 @@ def _bench_parser(sub: argparse._SubParsersAction) -> None:
 def _batch_parser(sub: argparse._SubParsersAction) -> None:
     bt = sub.add_parser("batch", help="run the render and fx jobs of a jobs file",
                         description="Run every job of JOBS (TOML: [defaults] and [[job]] "
-                        "entries). Options after the file override it for every job; "
-                        "--summary FILE writes the results as JSON; --quiet.")
+                        "entries). Options (before or after the file) override it for every "
+                        "job; --summary FILE writes the results as JSON; --ray [ADDRESS] "
+                        "runs the jobs' chunks on a Ray cluster (alone: a Ray started here; "
+                        "auto: the one 'ray start' began); --quiet.")
     bt.add_argument("jobs", metavar="JOBS", help="a jobs file (.toml)")
     bt.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
-                    help="--summary FILE, --quiet, and overrides such as --samples 4")
+                    help="--summary FILE, --ray [ADDRESS], --quiet, and overrides such as "
+                    "--samples 4")
     bt.set_defaults(func=cmd_batch)
 
 
@@ -223,8 +227,8 @@ def _quiet_stdout() -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(ray_alone_before_a_file(
-        dashed_values_joined(sys.argv[1:] if argv is None else argv)))
+    args, extra = parser.parse_known_args(batch_file_first(ray_alone_before_a_file(
+        dashed_values_joined(sys.argv[1:] if argv is None else argv))))
     if extra:  # told by the command's own parser: it knows the options to suggest
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         own = commands.choices.get(getattr(args, "command", None) or "", parser)

@@ -294,6 +294,21 @@ def dashed_values_joined(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def batch_file_first(argv: Sequence[str]) -> list[str]:
+    """``batch --ray jobs.toml``: a batch's options given before its jobs file go after it,
+    where the batch reads them (was: "unrecognized arguments: --ray", a batch user's
+    trial). The jobs file: the first word after ``batch`` that names a ``.toml``."""
+    out = list(argv)
+    at = next((i for i, w in enumerate(out) if not w.startswith("-")), None)
+    if at is None or out[at] != "batch":
+        return out
+    file = next((i for i in range(at + 1, len(out)) if out[i].lower().endswith(".toml")
+                 and not out[i].startswith("-")), None)
+    if file is None or file == at + 1:
+        return out
+    return out[:at + 1] + [out[file]] + out[at + 1:file] + out[file + 1:]
+
+
 def ray_alone_before_a_file(argv: Sequence[str]) -> list[str]:
     """``--ray scene.py -o x.mp4``: ``--ray`` alone, the file the command's (argparse took
     the file as the address, then asked for FILE). A Ray address is never a file there,
