@@ -148,6 +148,11 @@ def test_ray_address_is_checked_for_auto_and_rays_own_reasons_are_told(tmp_path,
     assert capsys.readouterr().err.startswith(
         f"hfrender: error: --ray auto (RAY_ADDRESS='127.0.0.1:{port}'): no Ray cluster there "
         "(Connection refused); ")
+    assert main(args) == 2  # --ray alone, RAY_ADDRESS set: its advice is to unset it
+    assert capsys.readouterr().err.endswith(
+        f"(RAY_ADDRESS='127.0.0.1:{port}'): no Ray cluster there (Connection refused); start "
+        "one with 'ray start --head' on that machine, or unset RAY_ADDRESS and give --ray "
+        "alone for a Ray started here\n")
     monkeypatch.delenv("RAY_ADDRESS")
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     reasons = iter([ValueError("no such thing"), ValueError("Invalid address format: foo"),
@@ -164,10 +169,13 @@ def test_ray_address_is_checked_for_auto_and_rays_own_reasons_are_told(tmp_path,
         "hfrender: error: --ray foo: Invalid address format: foo; give HOST:PORT (as 'ray "
         "start --head' printed it, port 6379 by default), ray://HOST:PORT, auto, or --ray "
         "alone for a Ray started here\n")
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
     assert main([*args, "auto"]) == 2  # was: "Ray found no cluster to join"
-    assert capsys.readouterr().err == (
-        "hfrender: error: --ray auto: Ray could not join the cluster: RAY_AUTH_MODE is "
-        "currently 'disabled' (not 'token')\n")
+    assert capsys.readouterr().err == (  # how a token's cluster is joined (a trial: the
+        "hfrender: error: --ray auto: Ray could not join the cluster: RAY_AUTH_MODE is "  # README
+        "currently 'disabled' (not 'token') (a cluster with token authentication is joined "
+        "with RAY_AUTH_MODE=token set here, and its token: RAY_AUTH_TOKEN, or the file "
+        "~/.ray/auth_token)\n")  # named RAY_AUTH_TOKEN alone)
 
 
 def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):

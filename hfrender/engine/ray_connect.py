@@ -61,7 +61,11 @@ def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
     except ConnectionError as exc:  # "auto" (or RAY_ADDRESS) with no cluster to join
         said = first_line(exc)
         if str(exc).strip() and NO_CLUSTER not in said:  # e.g. its token authentication
-            raise InputError(f"{given}: Ray could not join the cluster: {said}") from None
+            token = "" if os.environ.get("RAY_AUTH_MODE") else (
+                " (a cluster with token authentication is joined with RAY_AUTH_MODE=token "
+                "set here, and its token: RAY_AUTH_TOKEN, or the file ~/.ray/auth_token)")
+            raise InputError(f"{given}: Ray could not join the cluster: {said}{token}"
+                             ) from None
         raise InputError(f"{given}: Ray found no cluster to join; start one with 'ray "
                          "start --head', or give --ray alone with RAY_ADDRESS unset for "
                          "a Ray started here") from None
@@ -87,9 +91,11 @@ def _answers(address: str, given: str, timeout: float = 5.0) -> None:
     except OSError as exc:
         why = f"nothing answered in {timeout:g} s" if isinstance(exc, TimeoutError) else (
             exc.strerror or str(exc))
+        alone = ("unset RAY_ADDRESS and give --ray alone" if "RAY_ADDRESS=" in given else
+                 "give --ray alone")  # (was: "--ray alone" to one who gave it, a trial)
         raise InputError(f"{given}: no Ray cluster there ({why}); start one with 'ray start "
-                         "--head' on that machine, or give --ray alone for a Ray started "
-                         "here") from None
+                         f"--head' on that machine, or {alone} for a Ray started here"
+                         ) from None
     if not grpc:
         raise InputError(f"{given}: something answers there, but not Ray (the dashboard's "
                          "port is 8265; a cluster's address is the one 'ray start --head' "
