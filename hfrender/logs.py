@@ -21,3 +21,20 @@ def filtered(make: Callable[[], logging.Filter]) -> Iterator[None]:
     finally:
         for h, f in filters:
             h.removeFilter(f)
+
+
+class JobNamed(logging.Filter):
+    """A job's warnings begin with its name (a batch's log said them between two jobs'
+    lines, whose they were unsaid); a record once, whichever handler sees it first."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.prefix = f"job {name!r}: "
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING and not getattr(record, "hf_job", False):
+            record.hf_job = True  # (one naming the job already: as it is)
+            said = record.getMessage()  # formatted first: a name may hold "%"
+            if not said.startswith(self.prefix[:-2]):
+                record.msg, record.args = self.prefix + said, None
+        return True

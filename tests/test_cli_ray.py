@@ -434,3 +434,68 @@ def test_another_sequences_frames_at_its_names_are_refused_before_any_work(tmp_p
                                           r"names\), which hfrender does not replace"):
         ClusterRender(frag, config).prepare()
     assert ClusterRender(frag, config.with_(frames=(0, 101))).prepare().total == 101
+
+
+def test_a_local_runs_segments_on_ray_are_said_why_they_are_not_taken(tmp_path, caplog):
+    """A batch stopped here and run again with --ray started over, told the settings were
+    not the same (they were: a batch user's trial); its segments were drawn with this
+    machine's GL and backend, which a Ray run's chunks each record for themselves."""
+    from hfrender.engine.cluster import whole_segments
+    from hfrender.io.segments import Manifest, work_dir
+
+    out = tmp_path / "o.mp4"
+    local = {"size": [32, 8], "samples": 4, "gl_renderer": "llvmpipe", "backend": "cpu"}
+    folder = work_dir(out)
+    folder.mkdir()
+    (folder / "seg_00000000.ts").write_bytes(b"frames")
+    Manifest(local, 60, 30, 30, [{"file": "seg_00000000.ts", "start": 0, "count": 30,
+                                  "sha256": "x"}]).save(folder)
+    for ray, why in (({**local, "gl_renderer": "ray", "backend": "auto"},
+                      "drawn here, with this machine's GL and fusion backend: on Ray each "
+                      "chunk is its worker's; a run goes on from them without --ray"),
+                     ({**local, "samples": 8, "gl_renderer": "ray", "backend": "auto"},
+                      "a run goes on from them only with the same settings: render's and "
+                      "fx's --resume, a batch's same job")):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            fresh = whole_segments(str(out), ray, 60, 30, 30)
+        assert fresh.segments == [] and fresh.settings == ray
+        assert [r.getMessage() for r in caplog.records] == [
+            f"starting {out} over: an interrupted run's 30 finished frames there "
+            f"(.o.mp4.hfrender) are discarded ({why})"]
+        Manifest(local, 60, 30, 30, [{"file": "seg_00000000.ts", "start": 0, "count": 30,
+                                      "sha256": "x"}]).save(folder)
+
+
+def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplog):
+    """A job's warnings in a batch begin with its name; on Ray its preparation's did not."""
+    import logging
+    from contextlib import ExitStack
+
+    import hfrender.engine.batch_ray as batch_ray
+    from hfrender.engine.batch import BatchJob
+
+    class Render:
+        total = 3
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def prepare(self):
+            logging.getLogger("hfrender.io.segments").warning("starting it over")
+
+        def submit(self, ray):
+            logging.getLogger("hfrender.engine.cluster").warning("%d%% of it here", 50)
+            return ["ref"]
+
+    monkeypatch.setattr(batch_ray, "ClusterRender", Render)
+    job = BatchJob("shot", "render", tmp_path / "s.py", tmp_path / "o.mp4", {})
+    with caplog.at_level("WARNING"), ExitStack() as held:
+        failed = []
+        started = batch_ray._start(object(), job, lambda *a: None, {"total": 0},
+                                   lambda i, result: failed.append(result), 0, held)
+    assert failed == [] and started[1] == ["ref"]
+    assert [r.getMessage() for r in caplog.records] == ["job 'shot': starting it over",
+                                                        "job 'shot': 50% of it here"]
+    logging.getLogger("hfrender").warning("after it")  # the filter taken off after
+    assert caplog.records[-1].getMessage() == "after it"

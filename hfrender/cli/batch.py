@@ -22,7 +22,7 @@ from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
 from hfrender.errors import nearest
 from hfrender.io.segments import segments_kept
-from hfrender.logs import filtered
+from hfrender.logs import JobNamed, filtered
 
 OWN = ("--summary", "--quiet", "--ray")
 SHORT = {"-o": "output", "-s": "scene"}
@@ -288,29 +288,12 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool,
             bar(done, frames)
 
     try:
-        with filtered(lambda: _JobNamed(job.name)):
+        with filtered(lambda: JobNamed(job.name)):
             result = run_job(job, state, progress)
     finally:
         finish()
     _tell(result, n, total, quiet)
     return result
-
-
-class _JobNamed(logging.Filter):
-    """A job's warnings begin with its name (a batch's log said them between two jobs'
-    lines, whose they were unsaid); a record once, whichever handler sees it first."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.prefix = f"job {name!r}: "
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.WARNING and not getattr(record, "hf_job", False):
-            record.hf_job = True  # (one naming the job already: as it is)
-            said = record.getMessage()  # formatted first: a name may hold "%"
-            if not said.startswith(self.prefix[:-2]):
-                record.msg, record.args = self.prefix + said, None
-        return True
 
 
 def _tell(result: object, n: int, total: int, quiet: bool) -> None:

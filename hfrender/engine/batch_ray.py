@@ -21,6 +21,7 @@ from hfrender.errors import HFRenderError
 from hfrender.io.output_lock import output_lock
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
+from hfrender.logs import JobNamed, filtered
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,9 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
     Its output is held in ``held`` (:func:`hfrender.io.output_lock.output_lock`), taken before
     anything of the output's is touched; a job run here instead takes it there."""
     lock = ExitStack()
+    def named() -> Any:  # its warnings begin with its name, as a job's here do (were
+        return filtered(lambda: JobNamed(job.name))  # unnamed on Ray, a trial)
+
     try:
         lock.enter_context(output_lock(str(job.output)))
         job.output.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +133,8 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
                   if job.kind == "render" else
                   ClusterFx(str(job.source), str(job.output), job.fx_settings(),
                             progress=progress))
-        render.prepare()
+        with named():
+            render.prepare()
     except ConfigError as exc:
         lock.close()
         if str(exc).startswith("--ray:"):  # not on Ray (yet): in one piece, here, said
@@ -145,7 +150,8 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
     held.enter_context(lock)
     frames["total"] += render.total
     try:
-        return render, render.submit(ray)
+        with named():
+            return render, render.submit(ray)
     except Exception as exc:  # noqa: BLE001 - as above
         done(i, _failed(job, exc))
         return None

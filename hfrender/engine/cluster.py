@@ -308,7 +308,12 @@ def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
         old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
                         and sha256_file(folder / seg["file"]) == seg["sha256"]]
         return old
-    fresh_work_dir(output)
+    here = old is not None and {k: v for k, v in old.settings.items() if k not in (
+        "gl_renderer", "backend")} == {k: v for k, v in as_kept(settings).items()
+                                       if k not in ("gl_renderer", "backend")}
+    fresh_work_dir(output, "drawn here, with this machine's GL and fusion backend: on Ray "
+                           "each chunk is its worker's; a run goes on from them without "
+                           "--ray" if here else None)  # (was: "only with the same settings")
     folder.mkdir(parents=True)
     manifest = Manifest(settings, total, segment_frames, granularity)
     manifest.save(folder)

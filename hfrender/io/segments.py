@@ -45,17 +45,19 @@ def work_dir(output: str | Path) -> Path:
     return out.with_name(f".{out.name}.hfrender")
 
 
-def fresh_work_dir(output: str | Path) -> Path:
+def fresh_work_dir(output: str | Path, why: str | None = None) -> Path:
     """The work folder of ``output``, emptied of an older interrupted run's segments, said
-    (work ``--resume`` would go on from), and of the partial output this run removes."""
+    (work ``--resume`` would go on from; ``why``: why they are not, where it is not their
+    settings), and of the partial output this run removes."""
     folder = work_dir(output)
     kept = sum(_segments_kept(folder)) if folder.exists() else 0
     partial = ours_partial(str(output))
     if kept:
         log.warning("starting %s over: an interrupted run's %d finished frame%s there "
-                    "(%s) are discarded (a run goes on from them only with the same "
-                    "settings: render's and fx's --resume, a batch's same job)%s", output,
-                    kept, "" if kept == 1 else "s", folder.name, _goes(partial, "; "))
+                    "(%s) are discarded (%s)%s", output, kept, "" if kept == 1 else "s",
+                    folder.name, why or "a run goes on from them only with the same "
+                    "settings: render's and fx's --resume, a batch's same job",
+                    _goes(partial, "; "))
     else:
         say_partial_goes(output, partial)
     if folder.exists():
