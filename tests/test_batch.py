@@ -386,9 +386,9 @@ def test_options_after_the_file_override_every_job(folder):
 @pytest.mark.parametrize("edit,message", [
     (lambda t: t + "\n[[job\n", r"jobs\.toml: not a TOML file: "),
     (lambda t: t.replace("motion-blur = 4", "motion-blurr = 4"),
-     r"job 'smooth': unknown field 'motion-blurr' for a fx job; did you mean 'motion-blur'\?$"),
+     r"job 'smooth': unknown field 'motion-blurr' for an fx job; did you mean 'motion-blur'\?$"),
     (lambda t: t.replace("motion-blur = 4", "motion-blur = 4\nzzz = 4"),
-     r"job 'smooth': unknown field 'zzz' for a fx job; known: aperture-blades, backend, "
+     r"job 'smooth': unknown field 'zzz' for an fx job; known: aperture-blades, backend, "
      r"bitrate"),
     (lambda t: t.replace("samples = 2", 'samples = "two"'),  # once, for every job
      r"jobs\.toml: \[defaults\]: samples = 'two' must be an integer"),
@@ -419,6 +419,12 @@ def test_options_after_the_file_override_every_job(folder):
      r"mean 'samples'\?$"),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
+    (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"
+     r"\[\[job\]\] number 3: name = 5 must be a string of some characters \(name = "
+     r"\"shot\"\)$"),
+    (lambda t: t.replace("[[job]]", "[job]", 1).split("[[job]]")[0],  # was: "no [[job]]"
+     r"jobs\.toml: \[job\] is one table; each job is a \[\[job\]\] entry \(two brackets\), "
+     r"even where there is one$"),
     (lambda t: t.replace('output = "out/png/%03d.png"', 'output = "out/bar.mp4"'),
      r"jobs 'bar' and 'frames' have the same output"),
     (lambda t: t.replace('output = "out/smooth.mp4"', 'output = "out/bar.partial.mp4"'),
@@ -1232,3 +1238,18 @@ def test_a_batchs_options_may_come_before_its_jobs_file(folder, capsys):
         main(["batch", "--help"])
     assert "--ray [ADDRESS] runs the jobs' chunks on a Ray cluster" in \
         " ".join(capsys.readouterr().out.split())
+
+
+def test_an_option_no_job_takes_is_said(folder, capsys):
+    """``--motion-blur 3`` after a jobs file of renders alone was left out without a word
+    (a batch user's trial)."""
+    path = folder / "jobs.toml"
+    path.write_text(JOBS.split("[[job]]\nname = \"smooth\"")[0] + JOBS.split(
+        "motion-blur = 4\n")[1])
+    assert [j.kind for j in load_jobs(path)] == ["render", "render"]
+    assert main(["batch", str(path), "--motion-blur", "3"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: --motion-blur: an option of fx "
+                                       "jobs, and the jobs file has none (its jobs: "
+                                       "render)\n")
+    assert not (folder / "out").exists()
+    assert main(["batch", str(path), "--samples", "1", "--quiet"]) == 0  # one they take

@@ -168,8 +168,10 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     name = entry.get("name")
     where = f"{path}: job {name!r}" if isinstance(name, str) else \
         f"{path}: [[job]] number {index + 1}"
-    if not isinstance(name, str) or not name:
-        raise InputError(f"{where}: name is missing (a string)")
+    if not isinstance(name, str) or not name:  # (name = 5 was said missing, a trial)
+        raise InputError(f"{where}: name is missing (a string)" if name is None else
+                         f"{where}: name = {name!r} must be a string of some characters "
+                         "(name = \"shot\")")
     kind = "render" if "scene" in entry else "fx" if "input" in entry else None
     if kind is None or ("scene" in entry and "input" in entry):
         raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
@@ -285,6 +287,9 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
         raise InputError(f"{path}: unknown table {unknown[0]!r}; a jobs file has [defaults] "
                          "and [[job]] entries")
     defaults, entries = data.get("defaults", {}), data.get("job", [])
+    if isinstance(entries, dict):  # [job], one table (was: "no [[job]] entries", a trial)
+        raise InputError(f"{path}: [job] is one table; each job is a [[job]] entry (two "
+                         "brackets), even where there is one")
     if not isinstance(defaults, dict) or not isinstance(entries, list) or not entries:
         raise InputError(f"{path}: no [[job]] entries")
     own = next((k for k in defaults if option_name(k) in JOB_KEYS), None)
@@ -307,8 +312,21 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
             wrong.add(declared(path, e, "output"))
     if errors:
         raise errors[0] if len(errors) == 1 else InputErrors(errors)
+    _taken_by_some(overrides or {}, jobs)
     check_jobs(path, jobs)
     return jobs
+
+
+def _taken_by_some(overrides: dict, jobs: list[BatchJob]) -> None:
+    """An option after the jobs file that no job of it takes (``--motion-blur 3`` where
+    every job is a render) is one line (was: left out without a word, a trial)."""
+    kinds = {job.kind for job in jobs}
+    for key in overrides:
+        takes = [k for k, known in (("render", RENDER_OPTIONS), ("fx", FX_OPTIONS))
+                 if key in known]
+        if takes and not kinds & set(takes):
+            raise ConfigError(f"--{key.replace('_', '-')}: an option of {takes[0]} jobs, and "
+                              f"the jobs file has none (its jobs: {', '.join(sorted(kinds))})")
 
 
 Progress = Callable[[int, int], None]

@@ -226,8 +226,13 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     names = sorted(k.replace("_", "-") for k in known)
     near = meant(raw.replace("_", "-"), names)
     if near:
-        return f"{where}: unknown field {raw!r} for a {kind} job; did you mean {near[0]!r}?"
-    return f"{where}: unknown field {raw!r} for a {kind} job; known: {', '.join(names)}"
+        return f"{where}: unknown field {raw!r} for {_a(kind)} job; did you mean {near[0]!r}?"
+    return f"{where}: unknown field {raw!r} for {_a(kind)} job; known: {', '.join(names)}"
+
+
+def _a(kind: str) -> str:
+    """``a render``, ``an fx`` (was: "a fx", a trial)."""
+    return f"an {kind}" if kind.startswith("fx") else f"a {kind}"
 
 
 def project_defaults(known: Any, folder: Path) -> dict:

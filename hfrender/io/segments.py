@@ -47,8 +47,7 @@ def work_dir(output: str | Path) -> Path:
 
 def fresh_work_dir(output: str | Path, why: str | None = None) -> Path:
     """The work folder of ``output``, emptied of an older interrupted run's segments, said
-    (work ``--resume`` would go on from; ``why``: why they are not, where it is not their
-    settings), and of the partial output this run removes."""
+    (``why`` they are not gone on from), and of the partial output this run removes."""
     folder = work_dir(output)
     kept = sum(_segments_kept(folder)) if folder.exists() else 0
     partial = ours_partial(str(output))
