@@ -1253,3 +1253,17 @@ def test_an_option_no_job_takes_is_said(folder, capsys):
                                        "render)\n")
     assert not (folder / "out").exists()
     assert main(["batch", str(path), "--samples", "1", "--quiet"]) == 0  # one they take
+
+
+def test_a_failed_job_takes_back_the_folders_it_made(folder):
+    """A job failing in its scene's setup() left the new, empty folders of its output
+    (a batch user's trial; render takes its own back)."""
+    (folder / "bad.py").write_text("import hfrender as hf\n\n\nclass Bad(hf.Scene):\n"
+                                   "    def setup(self):\n        raise RuntimeError('no')\n")
+    path = folder / "jobs.toml"
+    path.write_text(JOBS + '\n[[job]]\nname = "bad"\nscene = "bad.py"\n'
+                           'output = "deep/er/bad.mp4"\nduration = 0.5\n')
+    code, rows = summary(folder)
+    assert code == 1 and rows["bad"]["status"] == "failed" and "no" in rows["bad"]["error"]
+    assert not (folder / "deep").exists()
+    assert rows["bar"]["status"] == "done" and (folder / "out" / "bar.mp4").is_file()

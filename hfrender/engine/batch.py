@@ -38,7 +38,7 @@ from hfrender.engine.batch_paths import (
     project_defaults,
     unknown_field,
 )
-from hfrender.engine.batch_run import failed, run_one
+from hfrender.engine.batch_run import failed, output_folders, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
 from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
@@ -351,14 +351,9 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         return result
     resume = interrupted(job.output)
     before = (frames_kept(str(job.output)), segments_kept(job.output))  # a failure's made
+    made: list = []  # the output folders this run made (a failure takes them back)
     try:
-        folder = job.output.parent.parent if is_sequence(str(job.output)) else \
-            job.output.parent
-        try:  # a jobs file's output folders are made (the commands refuse a missing one)
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"-o {job.output}: cannot make {folder}: "
-                             f"{exc.strerror or exc}") from None
+        made.append(output_folders(job))
         reads = [] if job.kind == "render" else fx_sources(
             str(job.source), job.options.get("depth"), ("input", "depth"))
         with holding(str(job.output), reads):  # one writer at a time, an fx's inputs read
@@ -375,7 +370,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         result.segments_made, result.segments_reused = stats["segments"]
         state.record(job, result.frames, stats.get("models", {}))
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
-        failed(result, job, exc, began, before)
+        failed(result, job, exc, began, before, made)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
         result.error = f"internal error: {type(exc).__name__}: {exc}"
         log.warning("job %r: internal error, a bug in hfrender; please report it with the "

@@ -5,24 +5,42 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
-from hfrender.errors import HFRenderError, first_line
+from hfrender.errors import HFRenderError, InputError, first_line
 from hfrender.io.join import JOIN_AGAIN
+from hfrender.io.sequence_names import is_sequence
 
 log = logging.getLogger("hfrender.engine.batch")  # (the batch's: as its warnings always were)
 
 
+def output_folders(job: Any) -> Path | None:
+    """A jobs file's output folders are made (the commands refuse a missing one): the
+    outermost it made (:func:`hfrender.io.outputs.missing_folder`)."""
+    from hfrender.io.outputs import missing_folder
+
+    folder = job.output.parent.parent if is_sequence(str(job.output)) else job.output.parent
+    made = missing_folder(str(folder / "x"))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"-o {job.output}: cannot make {folder}: "
+                         f"{exc.strerror or exc}") from None
+    return made
+
+
 def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
-            before: tuple[int, int]) -> None:
+           before: tuple[int, int], made: list) -> None:
     """``result`` of a job that failed with ``exc``: its line, what the next run goes on
     after (not another hfrender's, writing it now), and what this run made of it (``before``:
     the frames and segments kept when it began; was: segments 0/0, frames_made null, the fps
-    of every kept frame)."""
+    of every kept frame); the folders it made (``made``) taken back where left empty (were
+    left, a trial)."""
     from hfrender.io.output_lock import OutputBusy
-    from hfrender.io.outputs import kept_partial
+    from hfrender.io.outputs import kept_partial, take_back
     from hfrender.io.resume import frames_kept
     from hfrender.io.segments import segments_kept
 
@@ -34,6 +52,8 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     result.frames_made = max(0, result.frames - before[0])
     result.segments_reused = before[1] if result.frames else 0
     result.segments_made = max(0, segments_kept(job.output) - before[1])
+    for folder in made:
+        take_back(folder)
     log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
 
 
