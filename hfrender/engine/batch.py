@@ -335,6 +335,7 @@ Progress = Callable[[int, int], None]
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
     from hfrender.io.output_lock import fx_sources, holding
+    from hfrender.io.outputs import ours_partial
     from hfrender.io.resume import frames_kept, interrupted, kept_work
     from hfrender.io.segments import segments_kept
 
@@ -348,6 +349,10 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
             log.warning("job %r is up to date; %s holds an interrupted run's work of other "
                         "settings (it goes on from there if they come back; else delete it)",
                         job.name, left)
+        watch = ours_partial(str(job.output))  # (was left unsaid for ever, a trial)
+        if watch is not None:
+            log.warning("job %r is up to date; %s, an interrupted run's frames to watch, is "
+                        "left beside it (delete it once seen)", job.name, watch.name)
         return result
     resume = interrupted(job.output)
     before = (frames_kept(str(job.output)), segments_kept(job.output))  # a failure's made
