@@ -26,8 +26,10 @@ from hfrender.logs import JobNamed, filtered
 log = logging.getLogger(__name__)
 
 
-def _failed(job: BatchJob, exc: BaseException) -> JobResult:
-    """The job's one-line reason: the task's own exception, not Ray's wrapping of it."""
+def _failed(job: BatchJob, exc: BaseException, t0: float | None = None) -> JobResult:
+    """The job's one-line reason: the task's own exception, not Ray's wrapping of it; its
+    seconds since ``t0`` (a ``time.perf_counter()``: when it began on the cluster; were
+    0.0, a trial)."""
     cause = getattr(exc, "cause", None)
     if isinstance(cause, BaseException):
         exc = cause
@@ -37,7 +39,8 @@ def _failed(job: BatchJob, exc: BaseException) -> JobResult:
     elif not isinstance(exc, HFRenderError):
         said = [f"internal error: {type(exc).__name__}: {said[0] if said else ''}"]
     return JobResult(job.name, "failed", output=str(job.output),
-                     error=said[0] if said else type(exc).__name__)
+                     error=said[0] if said else type(exc).__name__,
+                     seconds=0.0 if t0 is None else time.perf_counter() - t0)
 
 
 def _from_ray(exc: BaseException) -> bool:
@@ -49,13 +52,13 @@ def _from_ray(exc: BaseException) -> bool:
 def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> None:
     """Every job on the cluster failed with Ray's ``exc`` (was: an internal error, and no
     table nor summary, a batch user's trial): what each kept stays for the next run."""
-    for i, (render, _, _) in list(running.items()):
+    for i, (render, _, t0) in list(running.items()):
         try:
             render.abandon()
         except Exception as gone:  # noqa: BLE001 - its files said by the next run
             log.debug("abandoning %s: %s", jobs[i].name, gone)
         running.pop(i)
-        done(i, _failed(jobs[i], exc))
+        done(i, _failed(jobs[i], exc, t0))
 
 
 def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | None,
@@ -189,7 +192,7 @@ def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState
         i = owner.pop(ref)
         if i not in running:  # the job failed already
             return None
-        render, refs, _ = running[i]
+        render, refs, t0 = running[i]
         refs.discard(ref)
         try:
             render.accept(ray.get(ref))
@@ -197,7 +200,7 @@ def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState
             for other in refs:
                 ray.cancel(other)
             running.pop(i)
-            done(i, _failed(jobs[i], exc))
+            done(i, _failed(jobs[i], exc, t0))
             return refs
         if not refs:
             _finish(i, jobs[i], running.pop(i), state, done)
@@ -228,7 +231,7 @@ def _finish(i: int, job: BatchJob, entry: tuple, state: BatchState, done: Callab
     try:
         stats = render.finish()
     except Exception as exc:  # noqa: BLE001 - as above
-        done(i, _failed(job, exc))
+        done(i, _failed(job, exc, t0))
         return
     result = JobResult(job.name, "resumed" if stats.segments_reused else "done", stats.frames,
                        stats.segments_made, stats.segments_reused, 0,
