@@ -27,10 +27,11 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     else:  # a list's items as they are (all of them as an array: "2.0" for a "3" beside it)
         each = np.asarray(focus_distance, object if isinstance(focus_distance, (list, tuple))
                           else None)
-        if each.ndim > 1:  # (was: flattened, a (2, 2) taken as 4 frames' distances)
+        if sum(k > 1 for k in each.shape) > 1:  # (was: flattened, a (2, 2) taken as 4
+            frames = f"each of the {n} frames" if n > 1 else "the one frame"  # frames')
             raise InputError(f"focus_distance has shape {each.shape}; give one distance, or "
-                             f"a 1-D list of one for each of the {n} frames")
-        lenses = _pull(list(each), n, lens)
+                             f"a 1-D list of one for {frames}")
+        lenses = _pull(list(each.ravel()), n, lens)  # ((3, 1): a tool's column, as 3)
     one, focal = all(ln == lenses[0] for ln in lenses), lenses[0].focal_length_mm / 1000
     shared = n == 1 or getattr(depth, "strides", (0,))[0] == 0  # one depth for every frame
     width = depth.shape[-1]

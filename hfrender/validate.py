@@ -107,7 +107,8 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
             arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
         arr = arr.reshape(want)  # (a view)
-    if one_for_all and len(want) == 3 and arr.shape in (want[1:], want[1:] + (1,)):
+    if one_for_all and len(want) == 3 and arr.shape != want and arr.ndim <= 4 and \
+            _unit_axes(arr.shape) == _unit_axes(want[1:]):  # (H, W), (1, H, W), (H, W, 1)
         xp = np if isinstance(arr, np.ndarray) else importlib.import_module("cupy")
         arr = xp.broadcast_to(arr.reshape(want[1:]), want)
     if arr.shape != want:

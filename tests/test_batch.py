@@ -1270,3 +1270,29 @@ def test_a_failed_job_takes_back_the_folders_it_made(folder):
     assert code == 1 and rows["bad"]["status"] == "failed" and "no" in rows["bad"]["error"]
     assert not (folder / "deep").exists()
     assert rows["bar"]["status"] == "done" and (folder / "out" / "bar.mp4").is_file()
+
+
+def test_an_fx_job_on_one_png_reads_it_at_the_jobs_rate(folder):
+    """One PNG file is a sequence of one frame in a batch too (was: a video, its fps
+    refused, a [defaults] fps left out: 30 fps written; a review), and on Ray it runs here
+    (ffmpeg read it as a 25 fps video there)."""
+    import imageio.v3 as iio
+
+    from hfrender.config import ConfigError
+    from hfrender.engine.cluster_fx import ClusterFx
+    from hfrender.engine.fx_settings import FxSettings
+
+    rng = np.random.default_rng(31)
+    iio.imwrite(folder / "still.png", rng.integers(0, 256, (8, 32, 3), dtype=np.uint8))
+    path = folder / "jobs.toml"
+    path.write_text('[[job]]\nname = "one"\ninput = "still.png"\noutput = "out/one.mp4"\n'
+                    'motion-blur = 1\nfps = 24\n')
+    code, rows = summary(folder)
+    assert code == 0 and rows["one"]["status"] == "done" and rows["one"]["frames"] == 1
+    probe = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-i", str(folder / "out" /
+                                                                      "one.mp4")],
+                           capture_output=True, text=True).stderr
+    assert " 24 fps" in probe, probe
+    with pytest.raises(ConfigError, match=r"^--ray: fx on Ray takes a video file"):
+        ClusterFx(str(folder / "still.png"), str(folder / "r.mp4"),
+                  FxSettings(window=1)).prepare()

@@ -1271,3 +1271,10 @@ def test_one_png_file_is_one_frame_at_the_sequences_rate(tmp_path, rng, capsys):
         assert capsys.readouterr().out == (f"wrote {out}: 1 frame at {fps} fps from 1 at "
                                            f"{fps} fps\n")
         np.testing.assert_array_equal(iio.imread(tmp_path / f"o{fps}" / "0000.png"), frame)
+    anim = tmp_path / "anim.png"  # an animated PNG is a video: its frames, its rate (a review)
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "lavfi", "-i",
+                    "testsrc=size=16x8:rate=10", "-frames:v", "5", "-f", "apng", str(anim)],
+                   check=True)
+    assert main(["fx", str(anim), "-o", str(tmp_path / "a.mp4"), "--motion-blur", "2"]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'a.mp4'}: 5 frames at 10 fps from 5 " \
+                                      "at 10 fps\n"

@@ -403,3 +403,26 @@ def test_a_sequences_rate_past_what_a_video_holds_is_one_line(tmp_path, rng, cap
     assert not (tmp_path / "o.mp4").exists()
     assert main(["fx", str(tmp_path / "in"), "-o", str(tmp_path / "p.mp4"), "--motion-blur",
                  "2", "--fps", "2000", "--stride", "2", "--quiet"]) == 0  # 1000 fps out
+
+
+def test_an_intra_frame_video_cut_short_keeps_its_part_decoded_last_frame(tmp_path):
+    """MJPEG's last, cut packet still decodes (part of a picture), where H.264's does not: it
+    is counted as ffmpeg decodes it (a review: one short at most cut points)."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    from hfrender.io.probe import probe
+
+    whole = tmp_path / "m.mov"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "lavfi", "-i",
+                    "testsrc=size=160x90:rate=10", "-frames:v", "31", "-c:v", "mjpeg",
+                    "-movflags", "+faststart", str(whole)], check=True)
+    data = whole.read_bytes()
+    for share in (0.4, 0.5, 0.7):
+        cut = tmp_path / f"cut{share}.mov"
+        cut.write_bytes(data[: int(len(data) * share)])
+        decoded = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "quiet", "-i",
+                                  str(cut), "-f", "framecrc", "-"], capture_output=True,
+                                 text=True).stdout.count("\n0,")
+        assert 5 < decoded < 31 and probe(str(cut)).count == decoded, share

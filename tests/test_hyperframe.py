@@ -401,6 +401,7 @@ def test_a_single_threaded_user_who_never_releases_is_told_at_once(monkeypatch):
     timer = threading.Timer(0.3, pool.release, [held[0]])
     timer.start()
     with pytest.warns(RuntimeWarning, match=r"^waiting 0\.05 s for a free hyperframe slot: "
-                                            r"all 2 are in flight"):
+                                            r"all 2 are in flight") as said:
         assert pool.acquire() is held[0]
     timer.join()
+    assert said[0].filename == __file__  # the user's line that waits, not the pool's

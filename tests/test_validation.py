@@ -348,12 +348,21 @@ def test_a_tools_depth_shapes_pass_and_odd_arguments_are_told():
                                       one)
     np.testing.assert_array_equal(hf.depth_of_field(img, depth[:, None], **kw),
                                   hf.depth_of_field(img, depth, **kw))
+    still = hf.depth_of_field(img, depth[0], **kw)  # one depth for the batch, batched too
+    for shape in ((1, 12, 16), (1, 1, 12, 16)):
+        np.testing.assert_array_equal(hf.depth_of_field(img, depth[0].reshape(shape), **kw),
+                                      still)
     with pytest.raises(ValueError, match=r"^depth has shape \(3, 2, 12, 8\); it must match"):
         hf.depth_of_field(img, depth.reshape(3, 2, 12, 8), **kw)  # (not only unit axes)
-    with pytest.raises(ValueError, match=r"^focus_distance has shape \(3, 1\); give one "
+    with pytest.raises(ValueError, match=r"^focus_distance has shape \(3, 3\); give one "
                                          r"distance, or a 1-D list of one for each of the 3 "
                                          r"frames$"):
-        hf.depth_of_field(img, depth, **{**kw, "focus_distance": np.ones((3, 1))})
+        hf.depth_of_field(img, depth, **{**kw, "focus_distance": np.ones((3, 3))})
+    pull = np.array([1.0, 1.5, 2.0])  # a tool's column or row of them: as the list
+    for shape in ((3, 1), (1, 3)):
+        np.testing.assert_array_equal(
+            hf.depth_of_field(img, depth, **{**kw, "focus_distance": pull.reshape(shape)}),
+            hf.depth_of_field(img, depth, **{**kw, "focus_distance": list(pull)}))
     far = depth[0].astype(np.float64)
     far[0, 0] = 1e300
     with warnings.catch_warnings():

@@ -226,9 +226,8 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
         peak = peak_memory()
         if peak is not None:  # (what to give a machine for it: a trial)
-            print(f"peak memory (resident): this process {peak[0] / 1e6:.0f} MB, the largest "
-                  f"of its child processes {peak[1] / 1e6:.0f} MB (fusion processes, ffmpeg; "
-                  "what a child shares with this process counted in both)")
+            print(f"peak memory (resident) of this process: {peak / 1e6:.0f} MB (its fusion "
+                  "processes and ffmpeg not counted)")
     if stats.resumed_at is not None and not config.quiet:
         if stats.total_frames == 0:
             how = "put the frames in place as" if is_sequence(config.output) else \

@@ -43,6 +43,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
 from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
 from hfrender.frame_range import parse_frames, start_of
+from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
 from hfrender.scene.loader import check_scene_file
@@ -245,7 +246,8 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
     frames at the render's rate."""
     if maker is None and not source.exists() and not _frames_there(where, source):
         raise InputError(f"{where}: input {source} not found")
-    video = source.is_file() or (maker is not None and not is_sequence(str(source)))
+    video = (source.is_file() and not is_one_image(str(source))) or (  # (one PNG: frames)
+        maker is not None and not is_sequence(str(source)))
     given = any(option_name(k) == "fps" for k in entry)
     if video and "fps" in options:
         if given:

@@ -84,7 +84,7 @@ def _distinct(jobs_file: Path, jobs: list[Any]) -> list[InputError]:
                 errors.append(InputError(f"{jobs_file}: two jobs are named {job.name!r}; give "
                                          "each its own name (the state file tells their "
                                          "outputs apart by it)"))
-            elif value in seen:
+            elif value in seen and seen[value] != job.name:  # (one name: said already)
                 errors.append(InputError(f"{jobs_file}: jobs {seen[value]!r} and {job.name!r} "
                                          f"have the same {attr} ({getattr(job, attr)})"))
             seen.setdefault(value, job.name)

@@ -18,7 +18,8 @@ from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import HFRenderError
-from hfrender.io.output_lock import output_lock
+from hfrender.io.exr_footage import is_one_image
+from hfrender.io.output_lock import fx_sources, holding
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
 from hfrender.logs import JobNamed, filtered
@@ -129,7 +130,9 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
         return filtered(lambda: JobNamed(job.name))  # unnamed on Ray, a trial)
 
     try:
-        lock.enter_context(output_lock(str(job.output)))
+        reads = [] if job.kind == "render" else fx_sources(  # (as a job here: a review)
+            str(job.source), job.options.get("depth"), ("input", "depth"))
+        lock.enter_context(holding(str(job.output), reads))
         job.output.parent.mkdir(parents=True, exist_ok=True)
         render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
                                 progress)
@@ -165,7 +168,7 @@ def _on_cluster(job: BatchJob) -> bool:
     video = resumable(str(job.output))
     if job.kind == "render":
         return video or is_sequence(str(job.output))
-    return video and job.source.is_file()
+    return video and job.source.is_file() and not is_one_image(str(job.source))
 
 
 def _gathered(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,

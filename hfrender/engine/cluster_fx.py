@@ -38,6 +38,7 @@ from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
 from hfrender.io.encoding import effective
+from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import footage_format
 from hfrender.io.join import join
 from hfrender.io.probe import probe, soundtrack
@@ -96,7 +97,8 @@ class ClusterFx:
 
     def prepare(self) -> ClusterFx:
         s = self.s
-        if not (self.source.is_file() and resumable(self.output)):
+        if not (self.source.is_file() and not is_one_image(str(self.source)) and
+                resumable(self.output)):
             raise ConfigError(f"--ray: fx on Ray takes a video file into a video output "
                               f"(.mp4 .mov .mkv .webm); {self.source} -> {self.output}: run "
                               "it without --ray")

@@ -203,12 +203,12 @@ class FxOutput:
         """An image sequence, numbered as the input's frames are (1001...), its manifest
         beside the frames; ``--resume``: after those an interrupted run finished."""
         first = sequence_start(self.source)
+        check_frames_there(self.output, first, self.stats.total)  # (--resume too: a review)
         if self.s.resume:
             self.start, _ = resume.resume_from(self.output, self.settings(), "run", first)
             self.stats.resumed_at = self.start
             resume.take_back(self.output)
         else:
-            check_frames_there(self.output, first, self.stats.total)
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)

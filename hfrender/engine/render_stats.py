@@ -46,14 +46,13 @@ class RenderStats:
         return self.frames_written / self.seconds if self.seconds > 0 else 0.0
 
 
-def peak_memory() -> tuple[int, int] | None:
-    """(bytes, bytes): the most memory this process and the largest of its ended child
-    processes (fusion processes, ffmpeg) held at once (resident), or None where the system
-    does not say (``resource``: Unix)."""
+def peak_memory() -> int | None:
+    """The most memory this process held at once (resident bytes), or None where the system
+    does not say (``resource``: Unix). Not its child processes': a child started by fork
+    and exec keeps its parent's figure (a review: 625 MB said for ``true``)."""
     try:
         import resource
     except ImportError:
         return None
     unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * unit)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import math
 import mmap
+import os
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -29,6 +31,16 @@ ALIGN = 4096  # slots and their depth planes start on page boundaries
 # stream whose hyperframes are never released (.release(), once fused) waits for ever
 STUCK_S = 30.0
 log = logging.getLogger(__name__)
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` of the first frame outside hfrender (a warning names the user's
+    line that waits, not the pool's: a review)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def slot_count(max_in_flight: int) -> int:
@@ -290,7 +302,7 @@ class HyperFramePool:
                     "are in flight and none has been released yet (call each hyperframe's "
                     ".release() once it is fused: its slot goes back to the pool)")
             log.warning("%s", said)
-            warnings.warn(said, RuntimeWarning, stacklevel=2)
+            warnings.warn(said, RuntimeWarning, stacklevel=_callers_level())
         return self._cond.wait_for(lambda: self._free)
 
     def retain(self, slot: Slot) -> None:

@@ -16,8 +16,22 @@ from hfrender.io.probe import FootageError
 def is_one_image(path: str) -> bool:
     """A PNG or EXR file: footage of one frame, read as a sequence of one (at ``--fps``, 30
     unless given; ffmpeg reads a PNG as a video at its image demuxer's 25 fps, and an EXR's
-    light as codes)."""
-    return Path(path).suffix.lower() in (".png", ".exr") and Path(path).is_file()
+    light as codes). An animated PNG (APNG) is a video: ffmpeg reads its frames."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".png", ".exr") or not Path(path).is_file():
+        return False
+    return suffix == ".exr" or not _animated(Path(path))
+
+
+def _animated(path: Path) -> bool:
+    """Whether a PNG file is an APNG: an ``acTL`` chunk before its first ``IDAT``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    at = head.find(b"acTL")
+    return at >= 0 and (head.find(b"IDAT") < 0 or at < head.find(b"IDAT"))
 
 
 def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:

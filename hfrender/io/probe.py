@@ -75,11 +75,12 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     # packets an edit list hides (flag 0x4, "discard": a stream-copied trim) never decode
     packets = [(int(m.group(1)), int(m.group(2) or "0", 16)) for m in re.finditer(
         r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)]
-    if packets and packets[-1][1] & 2:  # a file cut short: its last packet, corrupt (0x2),
-        packets.pop()  # gives no frame (was: counted, and its time made the rate variable)
-    pts = [p for p, flags in packets if not flags & 4]
-    tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
     head = res.stderr.split("Stream mapping:")[0]  # the input's streams
+    if packets and packets[-1][1] & 2 and _cut_short(res.stderr) and \
+            re.search(r"Video: (h264|hevc)\b", head):  # cut short, its last packet corrupt:
+        packets.pop()  # H.264's decoder drops it (was counted, and its time made the rate
+    pts = [p for p, flags in packets if not flags & 4]  # variable; MJPEG's draws it, part)
+    tb = re.search(r"^#tb 0: (\d+)/(\d+)", res.stdout, re.M)
     video = _first_video(head)
     others = sorted(set(OTHER_STREAMS.findall(head))) if video is None else []
     if others:  # a file ffmpeg reads, of other streams alone

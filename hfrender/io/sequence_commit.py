@@ -80,12 +80,13 @@ def check_frames_there(output: str, first: int, count: int, what: str = "-o") ->
     this is ``shot_%d.png``) was refused only at the move, once all was rendered."""
     if not is_sequence(output):
         return
-    folder = Path(output).parent
-    try:
-        present = {e.name for e in folder.iterdir()}
+    folder, rx = Path(output).parent, pattern_files(Path(output).name)
+    try:  # the folder's names, not the run's (10 million frames: no list of their names)
+        present = [e.name for e in folder.iterdir()]
     except OSError:
         return  # (no folder yet: nothing of anyone's there)
-    wanted = {Path(output).name % n for n in range(first, first + count)} & present
+    wanted = [n for n in present if (m := rx.match(n)) and first <= int(m.group(1).strip())
+              < first + count]
     there = {n: marks(folder / n) for n in sorted(wanted) if _filled(folder / n)}
     theirs = _theirs(there, sequence_id(output))
     if theirs:
