@@ -10,7 +10,7 @@ from typing import Any
 
 from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
-from hfrender.errors import HFRenderError, InputError, first_line
+from hfrender.errors import HFRenderError, first_line
 from hfrender.io.join import JOIN_AGAIN
 from hfrender.io.sequence_names import is_sequence
 
@@ -19,17 +19,11 @@ log = logging.getLogger("hfrender.engine.batch")  # (the batch's: as its warning
 
 def output_folders(job: Any) -> Path | None:
     """A jobs file's output folders are made (the commands refuse a missing one): the
-    outermost it made (:func:`hfrender.io.outputs.missing_folder`)."""
-    from hfrender.io.outputs import missing_folder
+    outermost it made (:func:`hfrender.io.outputs.make_folder`)."""
+    from hfrender.io.outputs import make_folder
 
-    folder = job.output.parent.parent if is_sequence(str(job.output)) else job.output.parent
-    made = missing_folder(str(folder / "x"))
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"-o {job.output}: cannot make {folder}: "
-                         f"{exc.strerror or exc}") from None
-    return made
+    sequence = is_sequence(str(job.output))  # (its own folder: made by its first frame)
+    return make_folder(str(job.output.parent if sequence else job.output))
 
 
 def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
