@@ -1173,7 +1173,9 @@ def test_every_conflict_between_jobs_is_told_at_once(folder, capsys):
     assert not (folder / "out").exists()
 
 
-@pytest.mark.parametrize("damage", ['{"bar": "x", "smooth": 3}', '{"bar": {"key": 1', '[1]'])
+@pytest.mark.parametrize("damage", ['{"bar": "x", "smooth": 3}', '{"bar": {"key": 1', '[1]',
+                                    '{"bar": {"key": "k", "frames": 12, "assets": [1]}}',
+                                    '{"bar": {"key": "k", "frames": "x"}}'])
 def test_a_damaged_state_file_is_said_and_its_jobs_run(folder, caplog, damage):
     """A state file whose records are not records gave an internal error and no table; a
     truncated one made every job again without a word (a batch user's trial)."""
@@ -1194,13 +1196,18 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
     """The cluster gone mid-batch (ray stop, a node lost): every job on it was an "internal
     error", and no table nor --summary came (a batch user's trial). Ray's own error fails
     the jobs on the cluster in one line each; the table and the summary are written."""
+    from types import SimpleNamespace
+
     import hfrender.engine.batch_ray as batch_ray
 
     LocalRayletDiedError = type("LocalRayletDiedError", (Exception,),
                                 {"__module__": "ray.exceptions"})
     abandoned = []
 
-    class Render:
+    class Render:  # each kept a segment of 24 frames before the cluster went
+        stats = SimpleNamespace(frames_made=24, segments_made=1, segments_reused=0)
+        manifest = SimpleNamespace(segments=[{"count": 24}])
+
         def abandon(self):
             abandoned.append(self)
 
@@ -1222,6 +1229,8 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
                          "raylet died. Check raylet.out for more information.")
         for name in ("bar", "smooth", "frames")]
     assert len(abandoned) == 3 and all(r["seconds"] > 0 for r in rows)  # (were 0.0)
+    assert [(r["frames"], r["frames_made"], r["segments_made"]) for r in rows] == [
+        (24, 24, 1), (24, 24, 1), (0, None, 0)]  # what each kept (a sequence: none on Ray)
     table = capsys.readouterr().out.splitlines()
     assert table[0].split()[:2] == ["job", "status"] and len(table) == 4
     # a task's own error is not the cluster's: still an internal error where not hfrender's
@@ -1241,6 +1250,12 @@ def test_a_batchs_options_may_come_before_its_jobs_file(folder, capsys):
         main(["batch", "--help"])
     assert "--ray [ADDRESS] runs the jobs' chunks on a Ray cluster" in \
         " ".join(capsys.readouterr().out.split())
+    jobs = (folder / "jobs.toml").read_text()  # --summary's value is never the jobs file
+    (folder / "more.toml").write_text(jobs)  # (a review: it ran more.toml, and wrote its
+    assert main(["batch", "--summary", str(folder / "more.toml"),  # JSON over jobs.toml)
+                 str(folder / "jobs.toml"), "-q"]) == 2
+    assert "--summary " in capsys.readouterr().err
+    assert (folder / "jobs.toml").read_text() == (folder / "more.toml").read_text() == jobs
 
 
 def test_an_option_no_job_takes_is_said(folder, capsys):
@@ -1296,3 +1311,53 @@ def test_an_fx_job_on_one_png_reads_it_at_the_jobs_rate(folder):
     with pytest.raises(ConfigError, match=r"^--ray: fx on Ray takes a video file"):
         ClusterFx(str(folder / "still.png"), str(folder / "r.mp4"),
                   FxSettings(window=1)).prepare()
+
+
+def test_a_sigterm_turned_into_a_plain_ctrl_c_still_exits_143(folder, monkeypatch):
+    """Ray's wait catches the handler's Terminated and raises a plain KeyboardInterrupt: a
+    batch on Ray exited 130 on SIGTERM (a review). The exit status is the signal's."""
+    import signal
+
+    import hfrender.engine.batch as batch
+    from hfrender.cli import common
+
+    def run(job, resume, progress):
+        try:
+            common.on_sigterm(signal.SIGTERM, None)
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt from None  # what Ray makes of it
+
+    monkeypatch.setattr(batch, "run_one", run)
+    assert main(["batch", str(folder / "jobs.toml"), "--quiet"]) == 143
+
+
+def test_a_failed_job_that_started_over_counts_all_it_kept_as_made(folder):
+    """Failed, then run with other settings (its work discarded) and failed again: the
+    second result subtracted the first run's kept frames from its own (frames_made 32 of
+    96, segments 2/1; a review)."""
+    from hfrender.io import segments
+
+    (folder / "late.py").write_text(  # (fails after so many calls: the look ahead at the
+        "import hfrender as hf\nfrom pathlib import Path\n\nCALLS = [0]\n\n\n"  # end passes)
+        "class Late(hf.Scene):\n"
+        "    def setup(self):\n        self.add(hf.Sphere(radius=0.5))\n\n"
+        "    def update(self, t):\n        CALLS[0] += 1\n"
+        "        if CALLS[0] > int((Path(__file__).parent / 'fail_at').read_text()):\n"
+        "            raise RuntimeError('late')\n")
+    path = folder / "jobs.toml"
+    path.write_text('[[job]]\nname = "late"\nscene = "late.py"\noutput = "out/late.mp4"\n'
+                    'size = "32x8"\nsamples = 1\nduration = 4\nfps = 24\n')
+    (folder / "fail_at").write_text("80")
+    code, first = summary(folder)
+    out = folder / "out" / "late.mp4"
+    kept = segments.frames_kept(out)
+    assert code == 1 and first["late"]["status"] == "failed" and kept >= 32
+    assert first["late"]["frames_made"] == first["late"]["frames"] == kept
+    path.write_text(path.read_text().replace("samples = 1", "samples = 2"))
+    (folder / "fail_at").write_text("200")
+    code, again = summary(folder)
+    now = segments.frames_kept(out)
+    assert code == 1 and now >= kept
+    assert (again["late"]["frames"], again["late"]["frames_made"],
+            again["late"]["segments_made"], again["late"]["segments_reused"]) == (
+        now, now, segments.segments_kept(out), 0)

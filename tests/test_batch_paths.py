@@ -39,6 +39,7 @@ def test_an_fx_job_may_read_what_an_earlier_job_writes(folder, capsys):
     ("out/bar.partial.mp4", r"is where job 'bar' keeps an interrupted run's frames"),
     (".jobs.toml.state.json", r"is the batch's state file"),
     ("hfrender.toml", r"is the settings file hfrender reads: write the summary elsewhere$"),
+    ("results.toml", r"is a TOML file's name; the summary is JSON \(--summary results\.json\)"),
     (None, r"--summary needs a file: --summary FILE$"),
 ])
 def test_the_summary_is_none_of_the_batchs_own_files(folder, capsys, where, said):

@@ -445,26 +445,25 @@ def test_a_local_runs_segments_on_ray_are_said_why_they_are_not_taken(tmp_path, 
 
     out = tmp_path / "o.mp4"
     local = {"size": [32, 8], "samples": 4, "gl_renderer": "llvmpipe", "backend": "cpu"}
-    folder = work_dir(out)
-    folder.mkdir()
-    (folder / "seg_00000000.ts").write_bytes(b"frames")
-    Manifest(local, 60, 30, 30, [{"file": "seg_00000000.ts", "start": 0, "count": 30,
-                                  "sha256": "x"}]).save(folder)
-    for ray, why in (({**local, "gl_renderer": "ray", "backend": "auto"},
-                      "drawn here, with this machine's GL and fusion backend: on Ray each "
-                      "chunk is its worker's; a run goes on from them without --ray"),
-                     ({**local, "samples": 8, "gl_renderer": "ray", "backend": "auto"},
-                      "a run goes on from them only with the same settings: render's and "
-                      "fx's --resume, a batch's same job")):
+    ray = {**local, "gl_renderer": "ray", "backend": "auto"}
+    here = ("drawn here, with this machine's GL and fusion backend: on Ray each chunk is "
+            "its worker's; a run goes on from them without --ray")
+    other = ("a run goes on from them only with the same settings: render's and fx's "
+             "--resume, a batch's same job")
+    for old, new, why in ((local, ray, here), (local, {**ray, "samples": 8}, other),
+                          ({**ray, "backend": "cuda"}, ray, other)):  # (an earlier Ray run's:
+        folder = work_dir(out)  # not "drawn here", a review)
+        folder.mkdir(exist_ok=True)
+        (folder / "seg_00000000.ts").write_bytes(b"frames")
+        Manifest(old, 60, 30, 30, [{"file": "seg_00000000.ts", "start": 0, "count": 30,
+                                    "sha256": "x"}]).save(folder)
         caplog.clear()
         with caplog.at_level("WARNING"):
-            fresh = whole_segments(str(out), ray, 60, 30, 30)
-        assert fresh.segments == [] and fresh.settings == ray
+            fresh = whole_segments(str(out), new, 60, 30, 30)
+        assert fresh.segments == [] and fresh.settings == new
         assert [r.getMessage() for r in caplog.records] == [
             f"starting {out} over: an interrupted run's 30 finished frames there "
             f"(.o.mp4.hfrender) are discarded ({why})"]
-        Manifest(local, 60, 30, 30, [{"file": "seg_00000000.ts", "start": 0, "count": 30,
-                                      "sha256": "x"}]).save(folder)
 
 
 def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplog):

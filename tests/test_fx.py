@@ -1278,3 +1278,15 @@ def test_one_png_file_is_one_frame_at_the_sequences_rate(tmp_path, rng, capsys):
     assert main(["fx", str(anim), "-o", str(tmp_path / "a.mp4"), "--motion-blur", "2"]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 'a.mp4'}: 5 frames at 10 fps from 5 " \
                                       "at 10 fps\n"
+    from PIL import Image, PngImagePlugin
+
+    from hfrender.io.exr_footage import is_one_image
+
+    text = PngImagePlugin.PngInfo()  # 70 KB of text before its acTL (a review: missed)
+    text.add_text("Comment", "x" * 70000)
+    pictures = [Image.fromarray(f) for f in rng.integers(0, 256, (3, 8, 16, 3), np.uint8)]
+    pictures[0].save(tmp_path / "big.png", save_all=True, append_images=pictures[1:],
+                     pnginfo=text)
+    pictures[0].save(tmp_path / "one.png", pnginfo=text)
+    assert (is_one_image(str(tmp_path / "big.png")), is_one_image(str(tmp_path / "one.png")),
+            is_one_image(str(anim)), is_one_image(str(still))) == (False, True, False, True)

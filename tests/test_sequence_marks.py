@@ -225,3 +225,26 @@ def test_the_check_of_a_long_sequences_names_reads_the_folder_not_every_name(tmp
     with pytest.raises(WriterError, match=r"x_9999998\.png is a frame of another sequence"):
         check_frames_there(str(tmp_path / "x_%07d.png"), 0, 10_000_000)
     check_frames_there(str(tmp_path / "x_%07d.png"), 0, 9_999_998)  # (a range short of it)
+
+
+def test_reexpose_refuses_a_users_picture_at_a_frames_name_too(tmp_path, capsys):
+    """reexpose into a sequence replaced a user's picture at a frame's name, said after
+    (a review: render, fx and Ray refused it)."""
+    bar = tmp_path / "bar.frag"
+    bar.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(p.x / 8.0); }\n")
+    store = tmp_path / "k.samples"
+    assert main(["render", str(bar), "-o", str(tmp_path / "k.mp4"), "--size", "8x4",
+                 "--samples", "2", "--duration", "0.2", "--keep-samples", str(store),
+                 "--quiet"]) == 0
+    out = tmp_path / "rx" / "%04d.png"
+    out.parent.mkdir()
+    Image.fromarray(np.full((4, 8, 3), 9, np.uint8)).save(out.parent / "0003.png")
+    mine = (out.parent / "0003.png").read_bytes()
+    assert main(["reexpose", str(store), "-o", str(out), "--shutter", "90", "-q"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"hfrender: error: -o {out}: {out.parent / '0003.png'} is there and hfrender did not "
+        "write it")
+    assert (out.parent / "0003.png").read_bytes() == mine
+    (out.parent / "0003.png").unlink()
+    assert main(["reexpose", str(store), "-o", str(out), "--shutter", "90", "-q"]) == 0
+    assert len(list(out.parent.glob("*.png"))) == 6

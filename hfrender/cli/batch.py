@@ -166,7 +166,8 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                   f"go on (finished jobs are skipped{', failed ones run again' if failed else ''}"
                   f", {then})"
                   f"{_partial_of(jobs, running)}", file=sys.stderr)
-            code = interrupted_code(exc)
+            # the signal that came (Ray's wait turns a SIGTERM into a plain KeyboardInterrupt:
+            code = interrupted_code(stop_asked()() if stop_asked() else exc)  # was 130, a review)
     results = unfinished(jobs, finished, started, running)
     if own.get("summary"):
         Path(own["summary"]).parent.mkdir(parents=True, exist_ok=True)

@@ -76,6 +76,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.reexpose import Exposure, SampleStore
     from hfrender.engine.render_setup import RenderOutput
     from hfrender.io.outputs import check_partial_free, check_writable
+    from hfrender.io.sequence_commit import check_frames_there
     from hfrender.io.store import check_not_inside
     from hfrender.io.writers import check_output
 
@@ -106,6 +107,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     check_writable(config.output)  # (was: an internal error for -o /proc/x.mp4)
     gop = max(1, round(s["fps"]))  # a keyframe a second
     first = int(s["first_frame"])  # a store of --frames A:B: PNG files keep their numbers
+    check_frames_there(config.output, first, int(s["frames"]))  # (a user's picture there,
+    # another sequence's frame: as a render refuses them, a review)
     out = RenderOutput(config, {"reexpose": str(args.store), **exposure.__dict__}, None, gop,
                        1, first + s["frames"], first)
     figures = _expose(args, store, exposure, out, dtype)

@@ -370,6 +370,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
                 if not resume or "--resume" not in str(exc):
                     raise
                 resume = False  # the interrupted run had other settings: start over
+                before = (0, 0)  # (its work discarded: none of it this run's, a review)
                 stats = run_one(job, False, progress)
         result.status = "resumed" if resume else "done"
         result.frames, result.retries = stats["frames"], stats["retries"]

@@ -130,6 +130,8 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
     there = taken.get(Path(summary).resolve())
     if there is None and Path(summary).name == "hfrender.toml":  # (JSON there broke the
         there = "the settings file hfrender reads"  # next run's settings, a trial)
+    if there is None and Path(summary).suffix.lower() == ".toml":  # (a jobs file's name)
+        there = "a TOML file's name; the summary is JSON (--summary results.json)"
     for job in jobs if there is None else ():  # a frame of a sequence the batch reads or
         depth = job.options.get("depth")  # writes: its pattern's, or a folder's file
         for what, file in (("output", job.output), ("depth", Path(depth) if depth else None),

@@ -59,7 +59,13 @@ def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> 
         except Exception as gone:  # noqa: BLE001 - its files said by the next run
             log.debug("abandoning %s: %s", jobs[i].name, gone)
         running.pop(i)
-        done(i, _failed(jobs[i], exc, t0))
+        result = _failed(jobs[i], exc, t0)
+        if not is_sequence(str(jobs[i].output)):  # what it kept (was: 0, a review)
+            stats, manifest = render.stats, getattr(render, "manifest", None)
+            result.frames = sum(g["count"] for g in manifest.segments) if manifest else 0
+            result.frames_made, result.segments_made = stats.frames_made, stats.segments_made
+            result.segments_reused = stats.segments_reused
+        done(i, result)
 
 
 def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | None,
@@ -109,8 +115,8 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             if late is not None and local:  # a Ctrl-C (SIGTERM: 143) once every chunk ran:
                 raise late  # the jobs here are not run
             if late is not None:  # (was: unsaid, the stop seemingly ignored)
-                log.warning("the interruption came once every chunk was running: the jobs "
-                            "on the cluster are complete")
+                log.warning("the interruption came once every chunk was running: every "
+                            "chunk on the cluster ran to its end")
         except KeyboardInterrupt:
             _stopped(jobs, running, done)
             raise

@@ -122,6 +122,14 @@ def _made(output: Path, numbers: range | None = None) -> dict | None:
     return {"sequence": h.hexdigest(), "files": len(files)}
 
 
+def _a_record(rec: object) -> bool:
+    """Whether ``rec`` is a job's record as :meth:`BatchState.record` writes it (its key,
+    frames, and its model files' stamps; a review: "assets": [1] was an internal error)."""
+    return isinstance(rec, dict) and isinstance(rec.get("key"), str) and \
+        type(rec.get("frames", 0)) is int and isinstance(rec.get("assets", {}), dict) and \
+        all(s is None or isinstance(s, list) for s in rec.get("assets", {}).values())
+
+
 def _records(path: Path, say: bool = False) -> dict:
     """A state file's records (none where it is missing, unreadable or not ours; a record
     that is not one is left out: was an internal error, a batch user's trial); ``say``:
@@ -132,8 +140,8 @@ def _records(path: Path, say: bool = False) -> dict:
         return {}
     except ValueError as exc:  # not JSON: damaged
         jobs = exc
-    records = {k: v for k, v in jobs.items() if isinstance(v, dict)} \
-        if isinstance(jobs, dict) else {}
+    records = {k: v for k, v in jobs.items() if _a_record(v)} if isinstance(jobs, dict) \
+        else {}
     if say and (not isinstance(jobs, dict) or len(records) < len(jobs)):
         log.warning("%s is not a batch state hfrender can read in full (damaged, or edited?):"
                     " the jobs it does not record run again", path)

@@ -308,16 +308,24 @@ def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
         old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
                         and sha256_file(folder / seg["file"]) == seg["sha256"]]
         return old
-    here = old is not None and {k: v for k, v in old.settings.items() if k not in (
-        "gl_renderer", "backend")} == {k: v for k, v in as_kept(settings).items()
-                                       if k not in ("gl_renderer", "backend")}
     fresh_work_dir(output, "drawn here, with this machine's GL and fusion backend: on Ray "
                            "each chunk is its worker's; a run goes on from them without "
-                           "--ray" if here else None)  # (was: "only with the same settings")
+                           "--ray" if _drawn_here(old, settings) else None)  # (was: "only
+    # with the same settings", a trial)
     folder.mkdir(parents=True)
     manifest = Manifest(settings, total, segment_frames, granularity)
     manifest.save(folder)
     return manifest
+
+
+def _drawn_here(old: Manifest | None, settings: dict) -> bool:
+    """Whether ``old`` is a local run's of these ``settings`` but for its GL and backend
+    (which a Ray run's chunks each record for themselves)."""
+    def rest(kept: dict) -> dict:
+        return {k: v for k, v in kept.items() if k not in ("gl_renderer", "backend")}
+
+    return old is not None and old.settings.get("gl_renderer") != "ray" and \
+        rest(old.settings) == rest(as_kept(settings))
 
 
 def _fixed_granularity(config: RenderConfig, plan: PlanStream, hdr: bool, depth: bool,

@@ -91,8 +91,8 @@ def _answers(address: str, given: str, timeout: float = 5.0) -> None:
     except OSError as exc:
         why = f"nothing answered in {timeout:g} s" if isinstance(exc, TimeoutError) else (
             exc.strerror or str(exc))
-        alone = ("unset RAY_ADDRESS and give --ray alone" if "RAY_ADDRESS=" in given else
-                 "give --ray alone")  # (was: "--ray alone" to one who gave it, a trial)
+        alone = ("unset RAY_ADDRESS and give --ray alone" if os.environ.get("RAY_ADDRESS")
+                 else "give --ray alone")  # (was: "--ray alone", which joins RAY_ADDRESS's)
         raise InputError(f"{given}: no Ray cluster there ({why}); start one with 'ray start "
                          f"--head' on that machine, or {alone} for a Ray started here"
                          ) from None

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 def _callers_level() -> int:
     """The ``stacklevel`` of the first frame outside hfrender (a warning names the user's
     line that waits, not the pool's: a review)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1

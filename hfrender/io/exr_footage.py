@@ -24,14 +24,19 @@ def is_one_image(path: str) -> bool:
 
 
 def _animated(path: Path) -> bool:
-    """Whether a PNG file is an APNG: an ``acTL`` chunk before its first ``IDAT``."""
+    """Whether a PNG file is an APNG: an ``acTL`` chunk before its first ``IDAT`` (its
+    chunks walked, however much text comes first: a review)."""
     try:
         with open(path, "rb") as fh:
-            head = fh.read(1 << 16)
+            fh.seek(8)  # the signature
+            while len(head := fh.read(8)) == 8:
+                kind = head[4:]
+                if kind in (b"acTL", b"IDAT", b"IEND"):
+                    return kind == b"acTL"
+                fh.seek(int.from_bytes(head[:4], "big") + 4, 1)  # its data and CRC
     except OSError:
-        return False
-    at = head.find(b"acTL")
-    return at >= 0 and (head.find(b"IDAT") < 0 or at < head.find(b"IDAT"))
+        pass
+    return False
 
 
 def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
