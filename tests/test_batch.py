@@ -933,11 +933,11 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     samples=0 ...") for a value given on the command line."""
     assert main(["batch", str(folder / "jobs.toml"), "--samples", "0"]) == 2
     assert capsys.readouterr().err.splitlines() == [  # each render job's
-        f"hfrender: error: --samples (after the jobs file), for job {job!r}: samples=0 must be "
+        f"hfrender: error: --samples (on the command line), for job {job!r}: samples=0 must be "
         "an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
     assert main(["batch", str(folder / "jobs.toml"), "--size", "33x8"]) == 2  # "size 33x8: "
     assert capsys.readouterr().err.startswith(
-        "hfrender: error: --size (after the jobs file), for job 'bar': size 33x8: libx264 ")
+        "hfrender: error: --size (on the command line), for job 'bar': size 33x8: libx264 ")
     (folder / "jobs.toml").write_text(JOBS.replace("samples = 2", "samples = 0"))
     assert main(["batch", str(folder / "jobs.toml")]) == 2  # the file's own: the file's
     assert capsys.readouterr().err.splitlines() == [  # [defaults]', for each render job
@@ -1361,3 +1361,19 @@ def test_a_failed_job_that_started_over_counts_all_it_kept_as_made(folder):
     assert (again["late"]["frames"], again["late"]["frames_made"],
             again["late"]["segments_made"], again["late"]["segments_reused"]) == (
         now, now, segments.segments_kept(out), 0)
+
+
+def test_a_users_picture_at_a_jobs_frame_is_told_before_any_job_runs(folder, capsys):
+    """A user's picture at a name a render job's sequence takes made that job fail when its
+    turn came, the jobs before it run (a README audit: every job is checked before any
+    runs); and a flag before -q is a flag (--jitter -q: "'-q': not a valid value")."""
+    from PIL import Image
+
+    (folder / "out" / "png").mkdir(parents=True)
+    Image.fromarray(np.full((8, 32, 3), 5, np.uint8)).save(folder / "out" / "png" / "003.png")
+    assert main(["batch", str(folder / "jobs.toml"), "--jitter", "-q"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"hfrender: error: {folder / 'jobs.toml'}: job 'frames': output "
+        f"{folder / 'out' / 'png' / '%03d.png'}: {folder / 'out' / 'png' / '003.png'} is there "
+        "and hfrender did not write it")
+    assert not (folder / "out" / "bar.mp4").exists()  # nothing ran

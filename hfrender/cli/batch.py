@@ -54,7 +54,7 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             own["quiet"], i = True, i + 1
             continue
         if not value and (i + 1 >= len(words) or words[i + 1].startswith("--")
-                          or words[i + 1] == "-v"  # --ray -v: two flags
+                          or words[i + 1] in ("-v", "-q")  # --ray -v: two flags
                           or (name == "ray" and words[i + 1].startswith("-"))):
             value = None
         elif not value:

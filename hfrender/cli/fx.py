@@ -47,8 +47,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         "memory).")
     fx.add_argument("input", metavar="INPUT", type=sequence_name,
                     help="a video file, or frames/%%05d.png (or frames/#####.png, or the "
-                         "folder of one sequence), or frames/%%04d.exr: float linear light, "
-                         "kept as float into -o out/%%04d.exr (16-bit codes into PNG, video)")
+                         "folder of one sequence; one PNG file: one frame), or "
+                         "frames/%%04d.exr: float linear light, kept as float into -o "
+                         "out/%%04d.exr (16-bit codes into PNG, video)")
     fx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
@@ -90,7 +91,8 @@ def _dof_options(d: Any) -> None:
     """fx's depth-of-field options, into the argument group ``d``."""
     d.add_argument("--depth", metavar="DEPTH", type=sequence_name,
                    help=".npy/.npz, or a 16-bit PNG or EXR sequence (a folder or "
-                        "depth/%%05d.png); one frame ((H, W) .npy, one image) serves all")
+                        "depth/%%05d.png); one frame ((H, W) or (1, H, W) .npy, one image) "
+                        "serves all")
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
     d.add_argument("--depth-scale", type=float, default=None,
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")

@@ -76,7 +76,8 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                         "fusing with CUDA on NVIDIA")
     if video:
         e.add_argument("--stats", action="store_true",
-                       help="print bytes copied device-to-host and other figures at the end")
+                       help="print bytes copied device-to-host, peak memory and other "
+                       "figures at the end")
         e.add_argument("--preview", action="store_true",
                        help="show frames in a window as they come")
         e.add_argument("--resume", action="store_true",

@@ -23,6 +23,7 @@ from hfrender.io.outputs import (
     partial_name,
     sequence_name,
 )
+from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import check_output
 from hfrender.scene.loader import scene_duration
@@ -204,8 +205,10 @@ def check_job(job: Any, earlier: bool = False) -> None:
         seconds = scene_duration(job.source, job.scene_class)  # without running the scene
         if checked.duration is not None or seconds is not None:
             count = checked.frame_count(seconds)  # (a duration of 1e9 s: too many)
-            if checked.frames is not None:
-                resolve(checked.frames, count, checked.fps)
+            first, count = resolve(checked.frames, count, checked.fps) \
+                if checked.frames is not None else (0, count)
+            check_frames_there(str(job.output), first, count, "output")  # (was: that job
+            # failed when its turn came, a README audit)
 
 
 # options of render or fx a batch does not take, and why (a misspelling's hint misled)
@@ -265,5 +268,5 @@ def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
     m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
     key = m.group(1).replace("-", "_") if m else None
     if key in overrides:
-        return f"--{key.replace('_', '-')} (after the jobs file), for job {name!r}"
+        return f"--{key.replace('_', '-')} (on the command line), for job {name!r}"
     return f"{origin[key]}, for job {name!r}" if key in origin else where
