@@ -471,6 +471,8 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
     import logging
     from contextlib import ExitStack
 
+    from types import SimpleNamespace
+
     import hfrender.engine.batch_ray as batch_ray
     from hfrender.engine.batch import BatchJob
 
@@ -498,3 +500,18 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
                                                         "job 'shot': 50% of it here"]
     logging.getLogger("hfrender").warning("after it")  # the filter taken off after
     assert caplog.records[-1].getMessage() == "after it"
+
+    class Joined(Render):  # its join's warnings: named too
+        stats = None
+
+        def finish(self):
+            logging.getLogger("hfrender.io.join").warning("a segment was joined again")
+            return SimpleNamespace(segments_reused=0, frames=3, segments_made=1,
+                                   frames_made=3)
+
+    results = []
+    with caplog.at_level("WARNING"):
+        batch_ray._finish(0, job, (Joined(), set(), 0.0), SimpleNamespace(
+            record=lambda *a: None), lambda i, r: results.append(r))
+    assert caplog.records[-1].getMessage() == "job 'shot': a segment was joined again"
+    assert results[0].status == "done" and results[0].frames == 3

@@ -238,7 +238,8 @@ def _stopped(jobs: list, running: dict, done: Callable) -> None:
 def _finish(i: int, job: BatchJob, entry: tuple, state: BatchState, done: Callable) -> None:
     render, _, t0 = entry
     try:
-        stats = render.finish()
+        with filtered(lambda: JobNamed(job.name)):  # (its join's warnings: named too)
+            stats = render.finish()
     except Exception as exc:  # noqa: BLE001 - as above
         done(i, _failed(job, exc, t0))
         return
