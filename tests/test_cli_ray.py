@@ -470,7 +470,6 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
     """A job's warnings in a batch begin with its name; on Ray its preparation's did not."""
     import logging
     from contextlib import ExitStack
-
     from types import SimpleNamespace
 
     import hfrender.engine.batch_ray as batch_ray
@@ -515,3 +514,31 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
             record=lambda *a: None), lambda i, r: results.append(r))
     assert caplog.records[-1].getMessage() == "job 'shot': a segment was joined again"
     assert results[0].status == "done" and results[0].frames == 3
+
+
+def test_a_job_that_cannot_start_on_ray_takes_back_its_folders(tmp_path, monkeypatch):
+    """A job whose scene's setup() raised in its preparation for Ray left its new, empty
+    output folders (a review; a job here takes them back)."""
+    from contextlib import ExitStack
+
+    import hfrender.engine.batch_ray as batch_ray
+    from hfrender.engine.batch import BatchJob
+    from hfrender.scene.loader import SceneError
+
+    class Render:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def prepare(self):
+            raise SceneError("scene error in setup(): RuntimeError: no")
+
+    monkeypatch.setattr(batch_ray, "ClusterRender", Render)
+    (tmp_path / "kept").mkdir()
+    failed = []
+    for output in (tmp_path / "deep" / "er" / "o.mp4", tmp_path / "kept" / "o.mp4"):
+        job = BatchJob("shot", "render", tmp_path / "s.py", output, {})
+        with ExitStack() as held:
+            assert batch_ray._start(object(), job, lambda *a: None, {"total": 0},
+                                    lambda i, result: failed.append(result), 0, held) is None
+    assert [r.error for r in failed] == ["scene error in setup(): RuntimeError: no"] * 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"]  # (its own folder stays)

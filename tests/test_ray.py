@@ -492,7 +492,8 @@ def test_a_batch_on_ray_stopped_by_ctrl_c_says_what_each_job_kept(local_ray, tmp
         assert len(list((tmp_path / "out" / "seq").glob("*.png"))) == 120
     else:
         assert seq["frames"] == seq["segments_made"] == 0
-        assert list((tmp_path / "out" / "seq").iterdir()) == []  # no hidden frames
+        folder = tmp_path / "out" / "seq"  # no hidden frames (its folder, made for them,
+        assert not folder.exists() or list(folder.iterdir()) == []  # taken back or empty)
 
 
 def test_a_render_stopped_on_ray_resumes_here_when_its_segments_were_made_alike(

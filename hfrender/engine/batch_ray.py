@@ -12,6 +12,7 @@ from typing import Any
 
 from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, run_job
+from hfrender.engine.batch_run import output_folders
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
@@ -20,6 +21,7 @@ from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.output_lock import fx_sources, holding
+from hfrender.io.outputs import take_back
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
 from hfrender.logs import JobNamed, filtered
@@ -132,14 +134,16 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
     Its output is held in ``held`` (:func:`hfrender.io.output_lock.output_lock`), taken before
     anything of the output's is touched; a job run here instead takes it there."""
     lock = ExitStack()
+
     def named() -> Any:  # its warnings begin with its name, as a job's here do (were
         return filtered(lambda: JobNamed(job.name))  # unnamed on Ray, a trial)
 
-    try:
+    made = None  # the output folders it made: taken back, left empty, if it cannot start
+    try:  # (as a failure's here are; were left, a review)
         reads = [] if job.kind == "render" else fx_sources(  # (as a job here: a review)
             str(job.source), job.options.get("depth"), ("input", "depth"))
         lock.enter_context(holding(str(job.output), reads))
-        job.output.parent.mkdir(parents=True, exist_ok=True)
+        made = output_folders(job)
         render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
                                 progress)
                   if job.kind == "render" else
@@ -149,6 +153,7 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
             render.prepare()
     except ConfigError as exc:
         lock.close()
+        take_back(made)
         if str(exc).startswith("--ray:"):  # not on Ray (yet): in one piece, here, said
             log.warning("job %r runs here, not on Ray: %s", job.name,  # (was: unsaid)
                         str(exc).removeprefix("--ray: "))
@@ -157,6 +162,7 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
         return None
     except Exception as exc:  # noqa: BLE001 - a job that cannot start fails alone
         lock.close()
+        take_back(made)
         done(i, _failed(job, exc))
         return None
     held.enter_context(lock)
