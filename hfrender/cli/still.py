@@ -47,10 +47,10 @@ def cmd_still(args: argparse.Namespace) -> int:
                           f"hfrender render FILE --frames N:N+1 -o {args.output}")
     full = _config_from(args)
     # one frame into memory: no video options (hfrender.toml's either), no progress bar;
-    # the duration kept (a frame past the scene's own, in --duration's); one hyperframe
-    # in flight (its pool 2 slots, not a render's 3)
+    # the duration kept (a frame past the scene's own, in --duration's); one frame's
+    # render takes one hyperframe in flight itself (its pool 2 slots, not 3)
     config = full.with_(output=args.output, preview=False, resume=False,
-                        quiet=True, frames=None, max_in_flight=1)
+                        quiet=True, frames=None)
     check_scene_path(args.file)
     from hfrender.io import outputs
 

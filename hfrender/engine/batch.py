@@ -38,7 +38,7 @@ from hfrender.engine.batch_paths import (
     project_defaults,
     unknown_field,
 )
-from hfrender.engine.batch_run import failed, output_folders, run_one
+from hfrender.engine.batch_run import failed, hold, output_folders, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
 from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
@@ -336,7 +336,6 @@ Progress = Callable[[int, int], None]
 
 def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
     """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
-    from hfrender.io.output_lock import fx_sources, holding
     from hfrender.io.outputs import ours_partial
     from hfrender.io.resume import frames_kept, interrupted, kept_work
     from hfrender.io.segments import segments_kept
@@ -358,12 +357,10 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         return result
     resume = interrupted(job.output)
     before = (frames_kept(str(job.output)), segments_kept(job.output))  # a failure's made
-    made: list = []  # the output folders this run made (a failure takes them back)
+    made = None  # the output folders this run made (a failure takes them back)
     try:
-        made.append(output_folders(job))
-        reads = [] if job.kind == "render" else fx_sources(
-            str(job.source), job.options.get("depth"), ("input", "depth"))
-        with holding(str(job.output), reads):  # one writer at a time, an fx's inputs read
+        made = output_folders(job)
+        with hold(job):  # one writer at a time, an fx's inputs read
             try:
                 stats = run_one(job, resume, progress)
             except InputError as exc:  # --resume's refusals (resume.resume_from)

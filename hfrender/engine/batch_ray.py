@@ -12,7 +12,7 @@ from typing import Any
 
 from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, run_job
-from hfrender.engine.batch_run import output_folders
+from hfrender.engine.batch_run import hold, output_folders
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
@@ -20,7 +20,6 @@ from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import collect, running_at_most
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
-from hfrender.io.output_lock import fx_sources, holding
 from hfrender.io.outputs import take_back
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
@@ -62,12 +61,19 @@ def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> 
             log.debug("abandoning %s: %s", jobs[i].name, gone)
         running.pop(i)
         result = _failed(jobs[i], exc, t0)
-        if not is_sequence(str(jobs[i].output)):  # what it kept (was: 0, a review)
-            stats, manifest = render.stats, getattr(render, "manifest", None)
-            result.frames = sum(g["count"] for g in manifest.segments) if manifest else 0
-            result.frames_made, result.segments_made = stats.frames_made, stats.segments_made
-            result.segments_reused = stats.segments_reused
+        _kept_by(result, jobs[i], render)  # (was: 0, a review)
         done(i, result)
+
+
+def _kept_by(result: JobResult, job: BatchJob, render: Any) -> None:
+    """``result`` says what ``render`` kept of a video (its whole segments, for the next
+    run) and made; a sequence's frames go (on Ray a sequence is made whole)."""
+    if is_sequence(str(job.output)):
+        return
+    stats, manifest = render.stats, getattr(render, "manifest", None)
+    result.frames = sum(g["count"] for g in manifest.segments) if manifest else 0
+    result.frames_made, result.segments_made = stats.frames_made, stats.segments_made
+    result.segments_reused = stats.segments_reused
 
 
 def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | None,
@@ -140,9 +146,7 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
 
     made = None  # the output folders it made: taken back, left empty, if it cannot start
     try:  # (as a failure's here are; were left, a review)
-        reads = [] if job.kind == "render" else fx_sources(  # (as a job here: a review)
-            str(job.source), job.options.get("depth"), ("input", "depth"))
-        lock.enter_context(holding(str(job.output), reads))
+        lock.enter_context(hold(job))  # (its inputs too, as a job here: a review)
         made = output_folders(job)
         render = (ClusterRender(job.source, job.render_config(), None, job.scene_class,
                                 progress)
@@ -230,14 +234,12 @@ def _stopped(jobs: list, running: dict, done: Callable) -> None:
     ``render --ray``'s do (on Ray a sequence is made whole)."""
     for i, (render, _, t0) in list(running.items()):
         render.abandon()
-        stats = render.stats
-        sequence = is_sequence(str(jobs[i].output))
-        made = 0 if sequence else stats.frames_made
-        kept = 0 if sequence else sum(g["count"] for g in render.manifest.segments)
-        done(i, JobResult(jobs[i].name, "interrupted", kept,
-                          0 if sequence else stats.segments_made,
-                          stats.segments_reused, 0, time.perf_counter() - t0,
-                          str(jobs[i].output), frames_made=made))
+        result = JobResult(jobs[i].name, "interrupted",
+                           segments_reused=render.stats.segments_reused,
+                           seconds=time.perf_counter() - t0, output=str(jobs[i].output),
+                           frames_made=0)
+        _kept_by(result, jobs[i], render)
+        done(i, result)
         running.pop(i)
 
 

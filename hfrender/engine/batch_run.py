@@ -17,6 +17,16 @@ from hfrender.io.sequence_names import is_sequence
 log = logging.getLogger("hfrender.engine.batch")  # (the batch's: as its warnings always were)
 
 
+def hold(job: Any) -> Any:
+    """``job``'s output held for writing, an fx job's footage and depth pass for reading
+    (:func:`hfrender.io.output_lock.holding`), here and on Ray alike."""
+    from hfrender.io.output_lock import fx_sources, holding
+
+    reads = [] if job.kind == "render" else fx_sources(
+        str(job.source), job.options.get("depth"), ("input", "depth"))
+    return holding(str(job.output), reads)
+
+
 def output_folders(job: Any) -> Path | None:
     """A jobs file's output folders are made (the commands refuse a missing one): the
     outermost it made (:func:`hfrender.io.outputs.make_folder`)."""
@@ -27,7 +37,7 @@ def output_folders(job: Any) -> Path | None:
 
 
 def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
-           before: tuple[int, int], made: list) -> None:
+           before: tuple[int, int], made: Path | None) -> None:
     """``result`` of a job that failed with ``exc``: its line, what the next run goes on
     after (not another hfrender's, writing it now), and what this run made of it (``before``:
     the frames and segments kept when it began; was: segments 0/0, frames_made null, the fps
@@ -46,8 +56,7 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     result.frames_made = max(0, result.frames - before[0])
     result.segments_reused = before[1] if result.frames else 0
     result.segments_made = max(0, segments_kept(job.output) - before[1])
-    for folder in made:
-        take_back(folder)
+    take_back(made)
     log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
 
 

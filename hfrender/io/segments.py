@@ -46,8 +46,8 @@ def work_dir(output: str | Path) -> Path:
 
 
 def fresh_work_dir(output: str | Path, why: str | None = None) -> Path:
-    """The work folder of ``output``, emptied of an older interrupted run's segments, said
-    (``why`` they are not gone on from), and of the partial output this run removes."""
+    """``output``'s work folder, emptied of an older interrupted run's segments, said (``why``
+    they are not gone on from), and of the partial output this run removes."""
     folder = work_dir(output)
     kept = sum(_segments_kept(folder)) if folder.exists() else 0
     partial = ours_partial(str(output))
