@@ -1211,7 +1211,7 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
         def abandon(self):
             abandoned.append(self)
 
-    def start(ray, job, progress, frames, done, i, held):
+    def start(ray, gate, job, progress, frames, done, i, held):
         return Render(), [f"chunk of {job.name}"]
 
     def collect(*args):
@@ -1219,6 +1219,7 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
                                    "information.")
 
     monkeypatch.setattr(batch_ray, "connect", lambda address: object())
+    monkeypatch.setattr(batch_ray, "Gate", lambda ray: object())
     monkeypatch.setattr(batch_ray, "_start", start)
     monkeypatch.setattr(batch_ray, "_collect", collect)
     out = folder / "summary.json"

@@ -237,6 +237,11 @@ def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
     assert ClusterRender(scene, config).prepare().total == 6
 
 
+def _two_run(waiting: list) -> list:
+    """The chunks running at a Ctrl-C (the gate's answer): the first two still waiting."""
+    return waiting[:2]
+
+
 class _CtrlCCluster:
     """Ray's wait and cancel as a first Ctrl-C meets them: chunk 1 ended before it, each
     wait ends the first pending chunk, the second wait is interrupted."""
@@ -266,7 +271,7 @@ def test_a_first_ctrl_c_on_ray_keeps_the_chunks_running_and_those_ended():
 
     ray, taken = _CtrlCCluster(), []
     with pytest.raises(KeyboardInterrupt):
-        collect(ray, list(range(6)), taken.append, lambda: 2)
+        collect(ray, list(range(6)), taken.append, _two_run)
     assert taken == [0, 1, 2, 3] and ray.cancelled == [4, 5]
 
 
@@ -280,9 +285,9 @@ def test_a_ctrl_c_once_every_chunk_runs_leaves_the_work_whole(chunks, cancelled)
     ray, taken = _CtrlCCluster(), []
     if cancelled:
         with pytest.raises(KeyboardInterrupt):
-            collect(ray, list(range(chunks)), taken.append, lambda: 2)
+            collect(ray, list(range(chunks)), taken.append, _two_run)
     else:  # returned as it came (a SIGTERM's stays one: a batch exits 143 on it, was 130)
-        assert type(collect(ray, list(range(chunks)), taken.append, lambda: 2)) is \
+        assert type(collect(ray, list(range(chunks)), taken.append, _two_run)) is \
             KeyboardInterrupt
         from hfrender.cli.common import Terminated
 
@@ -293,9 +298,9 @@ def test_a_ctrl_c_once_every_chunk_runs_leaves_the_work_whole(chunks, cancelled)
                 except KeyboardInterrupt:
                     raise Terminated from None
 
-        assert type(collect(Termed(), list(range(chunks)), [].append, lambda: 2)) is Terminated
+        assert type(collect(Termed(), list(range(chunks)), [].append, _two_run)) is Terminated
     assert taken == [0, 1, 2, 3] and ray.cancelled == ([4, 5] if cancelled else [])
-    assert collect(_CtrlCCluster(), [0], [].append, lambda: 2) is None  # no Ctrl-C
+    assert collect(_CtrlCCluster(), [0], [].append, _two_run) is None  # no Ctrl-C
 
 
 def test_a_ctrl_c_while_a_chunk_is_kept_comes_after_it():
@@ -330,7 +335,7 @@ def test_a_ctrl_c_while_a_chunk_is_kept_comes_after_it():
 
     ray = Cluster()
     with pytest.raises(KeyboardInterrupt):
-        collect(ray, list(range(5)), keep, lambda: 2)
+        collect(ray, list(range(5)), keep, _two_run)
     assert taken == [0, 1, 2] and ray.cancelled == [3, 4]
 
 
@@ -361,7 +366,7 @@ def test_a_failed_chunk_cancels_the_others_and_reads_what_they_raised():
 
     ray = Cluster()
     with pytest.raises(RuntimeError, match="^chunk 1 failed$"):
-        collect(ray, list(range(5)), take, lambda: 2)
+        collect(ray, list(range(5)), take, _two_run)
     assert ray.cancelled == [2, 3, 4] and ray.read == [2, 3]
 
 
@@ -386,7 +391,7 @@ def test_a_cluster_gone_while_a_chunk_fails_leaves_the_chunks_error():
         raise RuntimeError(f"chunk {ref} failed: the real error")
 
     with pytest.raises(RuntimeError, match="^chunk 0 failed: the real error$"):
-        collect(Cluster(), list(range(3)), take, lambda: 2)
+        collect(Cluster(), list(range(3)), take, _two_run)
 
 
 def test_rays_own_sigterm_handler_gives_way_to_the_commands(monkeypatch):
@@ -484,7 +489,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
         def prepare(self):
             logging.getLogger("hfrender.io.segments").warning("starting it over")
 
-        def submit(self, ray):
+        def submit(self, ray, gate):
             logging.getLogger("hfrender.engine.cluster").warning("%d%% of it here", 50)
             return ["ref"]
 
@@ -492,7 +497,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
     job = BatchJob("shot", "render", tmp_path / "s.py", tmp_path / "o.mp4", {})
     with caplog.at_level("WARNING"), ExitStack() as held:
         failed = []
-        started = batch_ray._start(object(), job, lambda *a: None, {"total": 0},
+        started = batch_ray._start(object(), object(), job, lambda *a: None, {"total": 0},
                                    lambda i, result: failed.append(result), 0, held)
     assert failed == [] and started[1] == ["ref"]
     assert [r.getMessage() for r in caplog.records] == ["job 'shot': starting it over",
@@ -538,7 +543,66 @@ def test_a_job_that_cannot_start_on_ray_takes_back_its_folders(tmp_path, monkeyp
     for output in (tmp_path / "deep" / "er" / "o.mp4", tmp_path / "kept" / "o.mp4"):
         job = BatchJob("shot", "render", tmp_path / "s.py", output, {})
         with ExitStack() as held:
-            assert batch_ray._start(object(), job, lambda *a: None, {"total": 0},
+            assert batch_ray._start(object(), object(), job, lambda *a: None, {"total": 0},
                                     lambda i, result: failed.append(result), 0, held) is None
     assert [r.error for r in failed] == ["scene error in setup(): RuntimeError: no"] * 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"]  # (its own folder stays)
+
+
+def test_a_first_ctrl_c_keeps_the_chunk_running_out_of_order_on_a_real_ray(local_ray,
+                                                                            tmp_path):
+    """A Ray trial: tasks of several shapes (a batch's) run out of the order they were sent.
+    One CPU held, two tasks of two CPUs wait, the third task (one CPU) runs: the first
+    Ctrl-C keeps it and cancels the two waiting (was: the first two kept, the one running
+    cancelled, its work lost). The gate also says which began when asked straight."""
+    import time
+
+    from hfrender.engine.ray_wait import Gate, collect
+
+    ray = local_ray
+
+    def hold(marker: str, seconds: float) -> str:
+        Path(marker).write_text("began")
+        time.sleep(seconds)
+        return marker
+
+    blocker = ray.remote(num_cpus=1)(hold).remote(str(tmp_path / "blocker"), 60)
+    _until(lambda: (tmp_path / "blocker").exists())
+    gate = Gate(ray)
+    wide = [gate.task(hold, num_cpus=2)(str(tmp_path / f"wide{k}"), 0) for k in range(2)]
+    narrow = gate.task(hold, num_cpus=1)(str(tmp_path / "narrow"), 2)
+    _until(lambda: (tmp_path / "narrow").exists())
+
+    class CtrlC:  # Ray, but its first wait is interrupted
+        waits = 0
+
+        def __getattr__(self, name):
+            return getattr(ray, name)
+
+        def wait(self, refs, **kw):
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt
+            return ray.wait(refs, **kw)
+
+    taken: list = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            collect(CtrlC(), [*wide, narrow], lambda ref: taken.append(ray.get(ref)),
+                    gate.running)
+    finally:
+        ray.cancel(blocker, force=True)
+    assert taken == [str(tmp_path / "narrow")]
+    for ref in wide:
+        with pytest.raises(ray.exceptions.TaskCancelledError):
+            ray.get(ref, timeout=30)
+    assert not (tmp_path / "wide0").exists() and not (tmp_path / "wide1").exists()
+
+
+def _until(ready, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.time() + timeout
+    while not ready():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.05)

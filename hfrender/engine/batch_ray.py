@@ -17,7 +17,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import collect, running_at_most
+from hfrender.engine.ray_wait import Gate, collect
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import take_back
@@ -81,7 +81,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                      progress: Callable[[int, int], None] | None = None) -> list:
     """Every job's result, in the jobs file's order; ``on_result(index, result)`` as each
     ends; ``progress(frames, total)`` over every job on the cluster (one bar)."""
-    ray = None  # connected for the first job the cluster runs (none: all up to date)
+    ray = gate = None  # connected for the first job the cluster runs (none: all up to date)
     frames = {"done": {}, "total": 0}
 
     def told(i: int) -> Callable[[int, int], None]:
@@ -108,8 +108,10 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             elif state.up_to_date(job) is not None:
                 done(i, run_job(job, state))  # up-to-date: skipped at once
             else:
-                ray = ray or connect(address)
-                started = _start(ray, job, told(i), frames, done, i, held)
+                if ray is None:
+                    ray = connect(address)
+                    gate = Gate(ray)  # (every job's tasks pass it)
+                started = _start(ray, gate, job, told(i), frames, done, i, held)
                 if started == "local":
                     local.append(i)
                 elif started is not None:
@@ -119,7 +121,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                     if not refs:
                         _finish(i, job, running.pop(i), state, done)
         try:
-            late = _gathered(ray, jobs, owner, running, state, done) if owner else None
+            late = _gathered(ray, gate, jobs, owner, running, state, done) if owner else None
             if late is not None and local:  # a Ctrl-C (SIGTERM: 143) once every chunk ran:
                 raise late  # the jobs here are not run
             if late is not None:  # (was: unsaid, the stop seemingly ignored)
@@ -133,8 +135,8 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
     return results
 
 
-def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Callable,
-           i: int, held: ExitStack) -> Any:
+def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict,
+           done: Callable, i: int, held: ExitStack) -> Any:
     """Prepare a job for the cluster and start its tasks: (its runner, their references);
     "local" for a job only a run here can do; None if it failed (told through ``done``).
     Its output is held in ``held`` (:func:`hfrender.io.output_lock.output_lock`), taken before
@@ -173,7 +175,7 @@ def _start(ray: Any, job: BatchJob, progress: Callable, frames: dict, done: Call
     frames["total"] += render.total
     try:
         with named():
-            return render, render.submit(ray)
+            return render, render.submit(ray, gate)
     except Exception as exc:  # noqa: BLE001 - as above
         done(i, _failed(job, exc))
         return None
@@ -187,12 +189,12 @@ def _on_cluster(job: BatchJob) -> bool:
     return video and job.source.is_file() and not is_one_image(str(job.source))
 
 
-def _gathered(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
-              done: Callable) -> KeyboardInterrupt | None:
+def _gathered(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict,
+              state: BatchState, done: Callable) -> KeyboardInterrupt | None:
     """:func:`_collect`, where the cluster itself failing (Ray's own error) fails the jobs
     on it, in their results (:func:`_cluster_lost`): the jobs here still run."""
     try:
-        return _collect(ray, jobs, owner, running, state, done)
+        return _collect(ray, gate, jobs, owner, running, state, done)
     except Exception as exc:
         if not _from_ray(exc):
             raise
@@ -200,7 +202,7 @@ def _gathered(ray: Any, jobs: list, owner: dict, running: dict, state: BatchStat
         return None
 
 
-def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState,
+def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state: BatchState,
              done: Callable) -> KeyboardInterrupt | None:
     """Chunks as they come back, whichever job they belong to; a job is joined when its
     last chunk is in, or failed (its other chunks cancelled) when one fails. A first
@@ -225,7 +227,7 @@ def _collect(ray: Any, jobs: list, owner: dict, running: dict, state: BatchState
             _finish(i, jobs[i], running.pop(i), state, done)
         return None
 
-    return collect(ray, list(owner), take, lambda: running_at_most(ray))
+    return collect(ray, list(owner), take, gate.running)
 
 
 def _stopped(jobs: list, running: dict, done: Callable) -> None:

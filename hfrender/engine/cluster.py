@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import collect, running_at_most
+from hfrender.engine.ray_wait import Gate, collect
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve
 from hfrender.hyperframe.builder import auto_granularity
@@ -202,10 +203,11 @@ class ClusterRender:
         """Every missing segment as a Ray task, kept as it comes back; the output joined."""
         ray = connect(self.address)
         try:
-            pending = self.submit(ray)
+            gate = Gate(ray)
+            pending = self.submit(ray, gate)
             late = collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
-                           lambda: 0 if self.sequence else  # frames go on a stop: no wait
-                           running_at_most(ray, self.config.backend == "cuda"))
+                           (lambda waiting: []) if self.sequence else  # frames go on a
+                           partial(gate.running, gpu=self.config.backend == "cuda"))  # stop
             return replace(self.finish(), stopped_late=late is not None)
         except BaseException:
             self.abandon()
@@ -222,8 +224,9 @@ class ClusterRender:
             remove_work_dir(self.config.output)
             outputs.take_back(made)
 
-    def submit(self, ray: Any) -> list:
-        """Start the tasks of the segments still missing; their object references."""
+    def submit(self, ray: Any, gate: Gate) -> list:
+        """Start the tasks of the segments still missing, through ``gate``; their object
+        references."""
         self._t0 = time.perf_counter()
         options: dict = {"max_retries": MAX_RETRIES, "retry_exceptions": False}
         if self.config.backend == "cuda":  # (before any folder is made or frame removed)
@@ -243,11 +246,11 @@ class ClusterRender:
         stats = self.stats
         stats.segments_reused = len(self.manifest.segments)
         stats.workers = int(ray.cluster_resources().get("CPU", 0))
-        task = ray.remote(render_frames if self.sequence else render_chunk).options(**options)
+        task = gate.task(render_frames if self.sequence else render_chunk, **options)
         config = {**asdict(self.config), "quiet": True, "resume": False}
         files = ray.put(self.files)  # once in the object store, for every chunk
         self._done = sum(seg["count"] for seg in self.manifest.segments)
-        return [task.remote(files, self.scene_file.name, self.scene_name, config, first, count,
+        return [task(files, self.scene_file.name, self.scene_name, config, first, count,
                             self.segment_frames)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]

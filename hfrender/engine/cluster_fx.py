@@ -33,7 +33,7 @@ from hfrender.engine.cluster_tasks import lay_out
 from hfrender.engine.fx_output import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import collect, running_at_most
+from hfrender.engine.ray_wait import Gate, collect
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
@@ -139,12 +139,14 @@ class ClusterFx:
 
     def run(self) -> ClusterStats:
         ray = connect(self.address)
-        late = collect(ray, self.submit(ray), lambda ref: self.accept(ray.get(ref)),
-                       lambda: running_at_most(ray))  # (a Ctrl-C once all were running)
+        gate = Gate(ray)
+        late = collect(ray, self.submit(ray, gate), lambda ref: self.accept(ray.get(ref)),
+                       gate.running)  # (a Ctrl-C once all were running)
         return replace(self.finish(), stopped_late=late is not None)
 
-    def submit(self, ray: Any) -> list:
-        """Start the tasks of the segments still missing; their object references."""
+    def submit(self, ray: Any, gate: Gate) -> list:
+        """Start the tasks of the segments still missing, through ``gate``; their object
+        references."""
         self._t0 = time.perf_counter()
         self.folder = work_dir(self.output)
         manifest = whole_segments(self.output, self.settings, self.total, self.segment_frames,
@@ -153,13 +155,13 @@ class ClusterFx:
         have = {g["first"] for g in manifest.segments}
         self.stats.segments_reused = len(have)
         self.stats.workers = int(ray.cluster_resources().get("CPU", 0))
-        task = ray.remote(_fx_chunk).options(max_retries=MAX_RETRIES, retry_exceptions=False)
+        task = gate.task(_fx_chunk, max_retries=MAX_RETRIES, retry_exceptions=False)
         files = ray.put(self.files)
         names = list(self.files)
         settings = asdict(self.s)
         settings["lens"] = asdict(self.s.lens) if self.s.lens else None
         self._done = sum(g["count"] for g in manifest.segments)
-        return [task.remote(files, names[0], names[1] if len(names) > 1 else None,
+        return [task(files, names[0], names[1] if len(names) > 1 else None,
                             self.output, settings, first, count, self.pix_fmt)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]

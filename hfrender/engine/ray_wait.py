@@ -1,10 +1,12 @@
 """Ray tasks' results as they come back, and a Ctrl-C that stops after the work in progress.
 
 Every chunk of a job is submitted at once (the cluster, or its autoscaler, sees all the work
-there is). A first Ctrl-C ("stopping after the work in progress") cancels the tasks past
-the ones running, which are the first still pending, as many as the cluster can run at
-once: Ray starts tasks of one kind in the order they were submitted. Those running finish
-and are kept (a segment each); then the Ctrl-C goes on. A second Ctrl-C stops at once.
+there is). A first Ctrl-C ("stopping after the work in progress") cancels the tasks not yet
+begun. Which have begun, a :class:`Gate` knows: a small actor each task passes on starting,
+closed by the stop, after which a task that starts returns at once (was: a guess, the first
+pending as many as the cluster runs at once, which cancelled a running chunk where Ray ran
+them out of order, a batch's of several kinds: a trial). Those running finish and are kept
+(a segment each); then the Ctrl-C goes on. A second Ctrl-C stops at once.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hfrender.io.outputs import uninterrupted
 
 log = logging.getLogger(__name__)
 FORGET_WAIT_S = 5.0  # how long a failed run waits for its other chunks' cancellations
+CLOSE_WAIT_S = 10.0  # how long a stop waits for the gate to say which tasks began
 
 
 def running_at_most(ray: Any, gpu: bool = False) -> int:
@@ -25,8 +28,76 @@ def running_at_most(ray: Any, gpu: bool = False) -> int:
     return max(1, int(resources.get("GPU" if gpu else "CPU", 1)))
 
 
+class _Keeper:
+    """The gate's actor: the tasks that began, and whether the gate is closed."""
+
+    def __init__(self) -> None:
+        self.began: set[str] = set()
+        self.closed = False
+
+    def enter(self, task: str) -> bool:
+        if task in self.began:  # a retry of a task that began before the stop goes on
+            return True
+        if not self.closed:
+            self.began.add(task)
+        return not self.closed
+
+    def close(self) -> set[str]:
+        self.closed = True
+        return self.began
+
+
+def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
+    """On a worker: ``fn(*args)``, unless the gate closed before this task began (None: the
+    driver cancelled it, and never reads it). An unreachable gate lets it through."""
+    import ray
+
+    try:
+        go = ray.get(keeper.enter.remote(ray.get_runtime_context().get_task_id()))
+    except Exception as exc:  # noqa: BLE001 - its node gone: the task runs, as before
+        log.debug("the gate: %s", exc)
+        go = True
+    return fn(*args) if go else None
+
+
+class Gate:
+    """Tasks that pass it as they begin, and a stop that closes it (the module's Ctrl-C)."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.keeper = ray.remote(num_cpus=0)(_Keeper).options(**_beside_driver(ray)).remote()
+
+    def task(self, fn: Callable, **options: Any) -> Callable[..., Any]:
+        """``fn`` as a Ray task (``options``: Ray's) that passes the gate as it begins."""
+        remote = self.ray.remote(gated).options(name=fn.__name__, **options)
+        return lambda *args: remote.remote(self.keeper, fn, *args)
+
+    def running(self, waiting: list, gpu: bool = False) -> list:
+        """Close the gate: those of ``waiting`` (references) that began. Where the gate
+        does not answer, the first of them, as many as the cluster runs at once."""
+        try:
+            began = self.ray.get(self.keeper.close.remote(), timeout=CLOSE_WAIT_S)
+        except Exception as exc:  # noqa: BLE001 - its actor gone
+            log.debug("closing the gate: %s", exc)
+            return waiting[:running_at_most(self.ray, gpu)]
+        return [ref for ref in waiting if ref.task_id().hex() in began]
+
+
+def _beside_driver(ray: Any) -> dict:
+    """An actor's options that put it on the driver's node, where Ray says which that is
+    (not through Ray Client, say: then anywhere)."""
+    try:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        node = ray.get_runtime_context().get_node_id()
+        return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node, soft=True)}
+    except Exception as exc:  # noqa: BLE001 - no node of its own
+        log.debug("the gate's node: %s", exc)
+        return {}
+
+
 def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
-            capacity: Callable[[], int]) -> KeyboardInterrupt | None:
+            running: Callable[[list], list]) -> KeyboardInterrupt | None:
     """Hand each finished task's reference to ``take`` (which may return references of
     tasks to forget: a failed job's other chunks, which it cancels), until none is left;
     a first Ctrl-C as the module says, raised once the work in progress is in, unless it
@@ -52,7 +123,7 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             stop = exc
             if pending:  # those finished and not yet taken hold no place of one running
                 ended, waiting = ray.wait(pending, num_returns=len(pending), timeout=0)
-                kept = _cancel_waiting(ray, waiting, capacity())
+                kept = _cancel_waiting(ray, waiting, running(waiting))
                 cancelled = len(kept) < len(waiting)
                 pending = ended + kept
     if stop is not None and cancelled:
@@ -90,15 +161,17 @@ def _taken(take: Callable[[Any], Iterable | None], ref: Any
     return out[0], late
 
 
-def _cancel_waiting(ray: Any, pending: list, running: int) -> list:
-    """The first ``running`` of ``pending`` (those the cluster runs now); the rest are
-    cancelled before they start."""
-    for ref in pending[running:]:
+def _cancel_waiting(ray: Any, pending: list, running: list) -> list:
+    """``running`` (those of ``pending`` the cluster runs now) kept; the rest cancelled
+    before they start."""
+    kept = set(running)
+    others = [ref for ref in pending if ref not in kept]
+    for ref in others:
         try:
             ray.cancel(ref)
         except Exception as exc:  # noqa: BLE001 - a task that ended meanwhile
             log.debug("cancelling %s: %s", ref, exc)
-    if pending[running:]:
+    if others:
         log.info("stopping: waiting for the %d chunks running; %d others are cancelled",
-                 min(running, len(pending)), len(pending) - min(running, len(pending)))
-    return pending[:running]
+                 len(pending) - len(others), len(others))
+    return [ref for ref in pending if ref in kept]
