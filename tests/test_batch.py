@@ -1212,7 +1212,8 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
             abandoned.append(self)
 
     def start(ray, gate, job, progress, frames, done, i, held):
-        return Render(), [f"chunk of {job.name}"]
+        return batch_ray._OnCluster(Render(), {f"chunk of {job.name}"}, time.perf_counter(),
+                                    None)
 
     def collect(*args):
         raise LocalRayletDiedError("The task's local raylet died. Check raylet.out for more "

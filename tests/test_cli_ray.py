@@ -499,7 +499,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
         failed = []
         started = batch_ray._start(object(), object(), job, lambda *a: None, {"total": 0},
                                    lambda i, result: failed.append(result), 0, held)
-    assert failed == [] and started[1] == ["ref"]
+    assert failed == [] and started.refs == {"ref"}
     assert [r.getMessage() for r in caplog.records] == ["job 'shot': starting it over",
                                                         "job 'shot': 50% of it here"]
     logging.getLogger("hfrender").warning("after it")  # the filter taken off after
@@ -515,8 +515,9 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
 
     results = []
     with caplog.at_level("WARNING"):
-        batch_ray._finish(0, job, (Joined(), set(), 0.0), SimpleNamespace(
-            record=lambda *a: None), lambda i, r: results.append(r))
+        batch_ray._finish(0, job, batch_ray._OnCluster(Joined(), set(), 0.0, None),
+                          SimpleNamespace(record=lambda *a: None),
+                          lambda i, r: results.append(r))
     assert caplog.records[-1].getMessage() == "job 'shot': a segment was joined again"
     assert results[0].status == "done" and results[0].frames == 3
 

@@ -582,3 +582,29 @@ def test_a_batch_job_whose_folder_is_too_large_for_ray_runs_here_said(local_ray,
         "worker) holds more than 0 MiB; move the scene into a folder of its own with only "
         "the files it needs"]
     assert len(decoded(tmp_path / "o.mp4")) == 6
+
+
+def test_a_batch_job_failing_on_ray_takes_back_what_it_made(local_ray, tmp_path):
+    """A job whose chunks fail on the workers: its new output folders are taken back and a
+    sequence's frames made so far go, as a job failing here does (were left: an empty
+    folder, and a hidden folder of PNG frames; a review); the table says it kept none."""
+    import json
+    import os
+
+    slow_scene(tmp_path, 0.0)
+    (tmp_path / "broken.py").write_text((tmp_path / "slow.py").read_text().replace(
+        "time.sleep(0.0)", f"assert __import__('os').getpid() == {os.getpid()}, 'on a worker'"))
+    (tmp_path / "jobs.toml").write_text(
+        '[defaults]\nsize = "32x18"\nsamples = 1\nduration = 1.0\n\n'
+        '[[job]]\nname = "video"\nscene = "broken.py"\noutput = "out/v/v.mp4"\n\n'
+        '[[job]]\nname = "frames"\nscene = "broken.py"\noutput = "out/seq/%03d.png"\n')
+    (tmp_path / "out").mkdir()
+    summary = tmp_path / "s.json"
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--summary", str(summary),
+                 "--quiet"]) == 1
+    rows = json.loads(summary.read_text())
+    assert [(r["name"], r["status"], r["frames"]) for r in rows] == [
+        ("video", "failed", 0), ("frames", "failed", 0)]
+    assert all(r["error"].startswith("scene error in update") and "on a worker" in r["error"]
+               for r in rows), rows
+    assert list((tmp_path / "out").iterdir()) == []

@@ -8,6 +8,8 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hfrender.config import ConfigError
@@ -51,18 +53,37 @@ def _from_ray(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0] == "ray"
 
 
+@dataclass
+class _OnCluster:
+    """A job whose chunks run on the cluster: its runner, the references of its chunks not
+    yet in, when it began, and the outermost output folder its start made (or None)."""
+
+    render: Any
+    refs: set
+    t0: float
+    made: Path | None
+
+
 def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> None:
     """Every job on the cluster failed with Ray's ``exc`` (was: an internal error, and no
     table nor summary, a batch user's trial): what each kept stays for the next run."""
-    for i, (render, _, t0) in list(running.items()):
-        try:
-            render.abandon()
-        except Exception as gone:  # noqa: BLE001 - its files said by the next run
-            log.debug("abandoning %s: %s", jobs[i].name, gone)
-        running.pop(i)
-        result = _failed(jobs[i], exc, t0)
-        _kept_by(result, jobs[i], render)  # (was: 0, a review)
-        done(i, result)
+    for i in list(running):
+        _given_up(i, jobs[i], running.pop(i), exc, done)
+
+
+def _given_up(i: int, job: BatchJob, entry: _OnCluster, exc: BaseException,
+              done: Callable) -> None:
+    """A job on the cluster failed with ``exc``: a sequence's frames made so far go, and the
+    folders it made where left empty, as a failure's here do (were left: a review); a
+    video's whole segments stay for the next run, and its result says them."""
+    try:
+        entry.render.abandon()
+        take_back(entry.made)
+    except Exception as gone:  # noqa: BLE001 - its files said by the next run
+        log.debug("abandoning %s: %s", job.name, gone)
+    result = _failed(job, exc, entry.t0)
+    _kept_by(result, job, entry.render)  # (was: 0, a review)
+    done(i, result)
 
 
 def _kept_by(result: JobResult, job: BatchJob, render: Any) -> None:
@@ -93,7 +114,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
 
     results: list[JobResult | None] = [None] * len(jobs)
     owner: dict[Any, int] = {}  # object reference -> the job it belongs to
-    running: dict[int, tuple[ClusterRender, set, float]] = {}
+    running: dict[int, _OnCluster] = {}
     local = []
 
     def done(i: int, result: JobResult) -> None:
@@ -115,10 +136,9 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
                 if started == "local":
                     local.append(i)
                 elif started is not None:
-                    render, refs = started
-                    running[i] = (render, set(refs), time.perf_counter())
-                    owner.update({ref: i for ref in refs})
-                    if not refs:
+                    running[i] = started
+                    owner.update({ref: i for ref in started.refs})
+                    if not started.refs:
                         _finish(i, job, running.pop(i), state, done)
         try:
             late = _gathered(ray, gate, jobs, owner, running, state, done) if owner else None
@@ -137,8 +157,8 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
 
 def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict,
            done: Callable, i: int, held: ExitStack) -> Any:
-    """Prepare a job for the cluster and start its tasks: (its runner, their references);
-    "local" for a job only a run here can do; None if it failed (told through ``done``).
+    """Prepare a job for the cluster and start its tasks (:class:`_OnCluster`); "local"
+    for a job only a run here can do; None if it failed (told through ``done``).
     Its output is held in ``held`` (:func:`hfrender.io.output_lock.output_lock`), taken before
     anything of the output's is touched; a job run here instead takes it there."""
     lock = ExitStack()
@@ -175,8 +195,9 @@ def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict
     frames["total"] += render.total
     try:
         with named():
-            return render, render.submit(ray, gate)
+            return _OnCluster(render, set(render.submit(ray, gate)), time.perf_counter(), made)
     except Exception as exc:  # noqa: BLE001 - as above
+        take_back(made)
         done(i, _failed(job, exc))
         return None
 
@@ -213,17 +234,16 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
         i = owner.pop(ref)
         if i not in running:  # the job failed already
             return None
-        render, refs, t0 = running[i]
-        refs.discard(ref)
+        entry = running[i]
+        entry.refs.discard(ref)
         try:
-            render.accept(ray.get(ref))
+            entry.render.accept(ray.get(ref))
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
-            for other in refs:
+            for other in entry.refs:
                 ray.cancel(other)
-            running.pop(i)
-            done(i, _failed(jobs[i], exc, t0))
-            return refs
-        if not refs:
+            _given_up(i, jobs[i], running.pop(i), exc, done)
+            return entry.refs
+        if not entry.refs:
             _finish(i, jobs[i], running.pop(i), state, done)
         return None
 
@@ -234,19 +254,21 @@ def _stopped(jobs: list, running: dict, done: Callable) -> None:
     """The jobs a Ctrl-C stopped on the cluster, ``interrupted`` with what each kept: a
     video's finished segments stay for the next run; a sequence's frames go, as
     ``render --ray``'s do (on Ray a sequence is made whole)."""
-    for i, (render, _, t0) in list(running.items()):
-        render.abandon()
+    for i, entry in list(running.items()):
+        entry.render.abandon()
+        take_back(entry.made)  # (where left empty: a sequence's)
         result = JobResult(jobs[i].name, "interrupted",
-                           segments_reused=render.stats.segments_reused,
-                           seconds=time.perf_counter() - t0, output=str(jobs[i].output),
-                           frames_made=0)
-        _kept_by(result, jobs[i], render)
+                           segments_reused=entry.render.stats.segments_reused,
+                           seconds=time.perf_counter() - entry.t0,
+                           output=str(jobs[i].output), frames_made=0)
+        _kept_by(result, jobs[i], entry.render)
         done(i, result)
         running.pop(i)
 
 
-def _finish(i: int, job: BatchJob, entry: tuple, state: BatchState, done: Callable) -> None:
-    render, _, t0 = entry
+def _finish(i: int, job: BatchJob, entry: _OnCluster, state: BatchState,
+            done: Callable) -> None:
+    render, t0 = entry.render, entry.t0
     try:
         with filtered(lambda: JobNamed(job.name)):  # (its join's warnings: named too)
             stats = render.finish()
