@@ -181,3 +181,74 @@ def test_a_png_says_it_is_srgb(tmp_path, bits):
     data = out.read_bytes()
     assert data[24] == int(bits)  # IHDR's bit depth
     assert Image.open(io.BytesIO(data)).info["srgb"] == 0  # perceptual intent
+
+
+LEVELS = np.array([(255, 255, 255), (128, 128, 128), (255, 102, 26), (0, 0, 0)])
+LEVELS_SHADER = """void mainImage(out vec4 fragColor, in vec2 fragCoord) {
+    float x = fragCoord.x / iResolution.x;
+    vec3 c = x < 0.25 ? vec3(255.0) : x < 0.5 ? vec3(128.0) : x < 0.75
+           ? vec3(255.0, 102.0, 26.0) : vec3(0.0);
+    fragColor = vec4(c / 255.0, 1.0);
+}
+"""
+
+
+def bt709_codes(rgb, bits):
+    """Y, Cb, Cr of 8-bit sRGB codes in BT.709 limited range at ``bits`` (from the
+    standard: Y 16..235, chroma 16..240 of 8 bits, times 2^(bits - 8))."""
+    r, g, b = (np.asarray(rgb, float) / 255).T
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    scale = 2 ** (bits - 8)
+    return np.rint(np.stack([(16 + 219 * y), 128 + 224 * (b - y) / 1.8556,
+                             128 + 224 * (r - y) / 1.5748], -1) * scale).astype(int)
+
+
+def planes_of(path, pix_fmt, planes):
+    """The first frame of ``path`` as its 16-bit ``pix_fmt`` planes (no conversion; one
+    "plane" of packed RGB)."""
+    out = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
+                          "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"],
+                         capture_output=True, check=True).stdout
+    return np.frombuffer(out, "<u2").reshape(planes, H, -1)
+
+
+@pytest.mark.parametrize("name, flags, pix_fmt, bits", [
+    ("l.mkv", ["--codec", "ffv1", "--pix-fmt", "yuv444p10le"], "yuv444p10le", 10),
+    ("l.mov", ["--codec", "prores_ks", "--pix-fmt", "yuva444p10le"], "yuva444p12le", 12),
+])  # (ProRes 4444 holds 12 bits)
+def test_a_deep_yuv_video_has_the_standards_levels(tmp_path, name, flags, pix_fmt, bits):
+    """An audit: 16-bit frames into 10-bit YUV made white Y 943, not 940 (ProRes 12-bit
+    3772, not 3760): ffmpeg's scaler takes 16-bit RGB's white as 65280."""
+    shader = tmp_path / "levels.frag"
+    shader.write_text(LEVELS_SHADER)
+    out = tmp_path / name
+    assert main(["render", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--duration",
+                 "0.1", "--samples", "1", "--quiet", *flags]) == 0
+    planes = planes_of(out, pix_fmt, 4 if "yuva" in pix_fmt else 3)
+    got = planes[:3, H // 2, [W // 8 + i * W // 4 for i in range(4)]].T
+    if bits == 10:  # lossless: the standard's codes exactly
+        np.testing.assert_array_equal(got, bt709_codes(LEVELS, bits))
+    else:  # ProRes: lossy, within a code or two of 4096
+        assert np.abs(got - bt709_codes(LEVELS, bits)).max() <= 2, got
+        assert (planes[3] == 4095).all()
+
+
+def test_deep_yuv_footage_reads_white_as_white(tmp_path):
+    """A 10-bit clip's white (Y 940) was read as 65283 of 65535, and 16-bit PNGs of it held
+    65283; its levels read are the standard's inverse (black 0, white 65535)."""
+    clip = tmp_path / "w.mkv"
+    raw = np.broadcast_to(np.repeat(LEVELS, W // 4, axis=0)[None], (H, W, 3)).astype("<u2")
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                    "-pix_fmt", "rgb48le", "-s", f"{W}x{H}", "-r", "30", "-i", "-", "-vf",
+                    "zscale=matrix=709:range=limited", "-c:v", "ffv1", "-pix_fmt",
+                    "yuv444p10le", str(clip)], input=(raw * 257).tobytes() * 3, check=True)
+    np.testing.assert_array_equal(  # (zscale made the standard's codes)
+        planes_of(clip, "yuv444p10le", 3)[:, H // 2, [W // 8 + i * W // 4 for i in range(4)]].T,
+        bt709_codes(LEVELS, 10))
+    assert main(["fx", str(clip), "-o", str(tmp_path / "o" / "%02d.png"), "--motion-blur",
+                 "2", "--quiet"]) == 0
+    frame = planes_of(tmp_path / "o" / "01.png", "rgb48le", 1)  # (Pillow reads 8 bits)
+    bars = frame.reshape(H, W, 3)[H // 2, [W // 8 + i * W // 4 for i in range(4)]]
+    bars = bars.astype(int)
+    assert bars[0].tolist() == [65535] * 3 and bars[3].tolist() == [0] * 3
+    assert np.abs(bars - LEVELS * 257).max() <= 80  # 10 bits' steps: 64 of 16 bits

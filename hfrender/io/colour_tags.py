@@ -17,6 +17,14 @@ YUV = ("yuv", "nv", "p0", "p2", "p4", "y2", "yuyv", "uyvy", "yvyu")  # luma and 
 RGB = ("rgb", "bgr", "gbr", "argb", "abgr", "0rgb", "0bgr", "x2rgb", "x2bgr")  # no matrix
 SRGB = "color_primaries=bt709:color_trc=iec61966-2-1"  # an RGB output's: as it is drawn
 SPEC = re.compile(r"[a-z][a-z0-9-]*(/[a-z][a-z0-9-]*/[a-z][a-z0-9-]*)?")
+# ffmpeg's scaler converts 16-bit RGB to and from YUV as if white were 65280 (an 8-bit code
+# shifted up), not 65535: hfrender's white made Y 943 of 10 bits, not 940 (0.4% too bright,
+# ProRes's 3772 of 12 bits, not 3760), and a 10-bit 940 read as 65283 (an audit). These
+# put its colour on its scale about the conversion (alpha, which it scales right, is left;
+# lutrgb truncates its expression: + 0.5 rounds)
+WIDE = ("rgb48le", "rgba64le")
+TO_SCALER = "lutrgb=" + ":".join(f"{c}=val*256/257+0.5" for c in "rgb")
+FROM_SCALER = "lutrgb=" + ":".join(f"{c}=min(val*257/256+0.5\\,65535)" for c in "rgb")
 
 
 def colour_options(pix_fmt_in: str, pix_fmt: str, source: str = "") -> tuple[str | None,
@@ -38,6 +46,8 @@ def colour_options(pix_fmt_in: str, pix_fmt: str, source: str = "") -> tuple[str
         scale = []
     else:
         colour, scale = BT709, ["scale=out_color_matrix=bt709:out_range=tv"]
+        if pix_fmt_in in WIDE:
+            scale.insert(0, TO_SCALER)
     if not colour:
         return None, []
     said = ":".join(f"{k}={v}" for k, v in colour.items())

@@ -14,7 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from hfrender.io.colour_tags import YUV, output_filters, source_colour
+from hfrender.io.colour_tags import FROM_SCALER, WIDE, YUV, output_filters, source_colour
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
 
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
@@ -210,16 +210,20 @@ def apple_tag(output: str, codec: str) -> list[str]:
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None,
                    decoder: str | None = None, listing: bool = False,
-                   matrix: str | None = None) -> list[str]:
+                   matrix: str | None = None, yuv: bool = False) -> list[str]:
     """ffmpeg decoding the first video stream of ``path`` to raw frames on stdout, every
     frame once (variable frame rate too). ``decoder``: the decoder to use (libvpx-vp9
     decodes VP9's alpha, ffmpeg's own vp9 does not); ``listing``: ``path`` is an ffconcat
     list of image files (a 16-bit PNG sequence); ``matrix``: the YUV matrix to read an
-    untagged video with (:func:`untagged_matrix`)."""
+    untagged video with (:func:`untagged_matrix`); ``yuv``: the video is YUV (into 16-bit
+    RGB, its white made 65535: :data:`~hfrender.io.colour_tags.FROM_SCALER`)."""
     before = ["-c:v", decoder] if decoder else []
     if listing:
         before += ["-f", "concat", "-safe", "0"]
-    convert = ["-vf", f"scale=in_color_matrix={matrix}"] if matrix else []
+    filters = [f"scale=in_color_matrix={matrix}"] if matrix else []
+    if yuv and pix_fmt in WIDE:
+        filters += [f"format={pix_fmt}", FROM_SCALER]
+    convert = ["-vf", ",".join(filters)] if filters else []
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", *before,
             "-i", str(Path(path).resolve()),  # absolute: a "name:x" is not a protocol
             "-map", "0:V:0", "-fps_mode", "passthrough", *convert, *EXACT_SWS,

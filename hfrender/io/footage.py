@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from hfrender.io.colour_tags import WIDE, YUV
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
@@ -132,17 +133,18 @@ class _Decoder:
 
     def __init__(self, path: str, pix_fmt: str, frame_bytes: int = 0,
                  decoder: str | None = None, listing: str | None = None,
-                 matrix: str | None = None) -> None:
+                 matrix: str | None = None, yuv: bool = False) -> None:
         import tempfile
 
         self.path, self.pix_fmt, self.frame_bytes = path, pix_fmt, frame_bytes
         self.codec, self.listing = decoder, listing  # listing: an ffconcat file, removed
         self.matrix = matrix  # an untagged HD video's: BT.709, as players read it
+        self.yuv = yuv and pix_fmt in WIDE  # 16-bit RGB from YUV: its white made 65535
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             decode_command(listing or path, pix_fmt, decoder=decoder,
-                           listing=listing is not None, matrix=matrix),
+                           listing=listing is not None, matrix=matrix, yuv=yuv),
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
             env=frame_pipe_env())
         widen_pipe(self.proc.stdout)
@@ -238,12 +240,13 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     fmt = footage_format(pix_fmt, info)
     codec = "libvpx-vp9" if info.vp9_alpha and fmt in ("rgba", "rgba64le") else None
     matrix = untagged_matrix(info.pix_fmt, info.size, fmt)
-    if decoder is not None and (decoder.pix_fmt, decoder.codec, decoder.matrix) != (
-            fmt, codec, matrix):
+    yuv = info.pix_fmt.startswith(YUV) and fmt in WIDE
+    if decoder is not None and (decoder.pix_fmt, decoder.codec, decoder.matrix,
+                                decoder.yuv) != (fmt, codec, matrix, yuv):
         decoder.close()
         decoder = None
     if decoder is None:
-        decoder = _Decoder(path, fmt, decoder=codec, matrix=matrix)
+        decoder = _Decoder(path, fmt, decoder=codec, matrix=matrix, yuv=yuv)
     decoder.frame_bytes = _frame_bytes(info.size, fmt)
     return VideoFootage(path, info.fps, info.size, info.count, info.has_audio, decoder,
                         fmt, info.pix_fmt)
