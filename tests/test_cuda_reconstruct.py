@@ -112,46 +112,67 @@ def test_holes_show_the_still_pixels_behind_them_as_the_cpu(launched, rng, monke
     times, ww, spans = one_window(3)
     gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
     assert_close(gpu, cpu)
-    monkeypatch.setattr(cpu_rc, "_fill", lambda *args: None)
+    monkeypatch.setattr(cpu_rc, "fill", lambda *args: None)
     unfilled = CPU.reconstruct(frames, depth, velocity, times, ww, spans, None, True)
     assert np.abs(unfilled - cpu).max() > 1e-3
 
 
-def _fill_by_loop(color, depth, hole, surface, w):
-    """The fill rule written out pixel by pixel (right, left, down, up; float32 sums)."""
+def _fill_by_loop(color, depth, hole, surface, w, rings):
+    """The fill rule written out pixel by pixel, ring by ring (right, left, down, up;
+    float32 sums; a ring reads no hole or one an earlier ring filled)."""
     out, h = color.copy(), len(hole) // w
-    for p in np.flatnonzero(hole):
-        y, x = divmod(int(p), w)
-        total, count = np.zeros(color.shape[1], np.float32), 0
-        for inside, q in ((x < w - 1, p + 1), (x > 0, p - 1), (y < h - 1, p + w), (y > 0, p - w)):
-            if inside and not hole[q] and depth[q] > surface[p]:
-                total, count = (total + color[q]).astype(np.float32), count + 1
-        if count:
-            out[p] = total / np.float32(count)
+    ready = ~hole
+    for _ in range(rings):
+        now, filled = out.copy(), []
+        for p in np.flatnonzero(hole & ~ready):
+            y, x = divmod(int(p), w)
+            total, count = np.zeros(color.shape[1], np.float32), 0
+            for inside, q in ((x < w - 1, p + 1), (x > 0, p - 1), (y < h - 1, p + w),
+                              (y > 0, p - w)):
+                if inside and ready[q] and depth[q] > surface[p]:
+                    total, count = (total + now[q]).astype(np.float32), count + 1
+            if count:
+                out[p] = total / np.float32(count)
+                filled.append(p)
+        ready[filled] = True
     return out
 
 
-@pytest.mark.parametrize("shape", [(1, 7), (6, 1), (2, 2), (5, 8)])
+def _fill_on_the_kernel(emu, color, depth, hole, surface, shape, rings):
+    """``hf_rc_fill`` a ring at a time, as the backend runs it."""
+    h, w = shape
+    n, gpu = h * w, color.copy()
+    level = np.where(hole, 0x7FFFFFFF, 0).astype(np.int32)
+    for ring in range(1, rings + 1):
+        changed = np.zeros(1, np.int32)
+        emu.run("hf_rc_fill", ((n + 255) // 256, 1, 1), (256, 1, 1),
+                (surface, depth, launches.I32(ring), launches.I32(h), launches.I32(w),
+                 launches.I32(color.shape[1]), level, changed, gpu))
+        if not changed[0]:
+            break
+    return gpu
+
+
+@pytest.mark.parametrize("shape", [(1, 7), (6, 1), (2, 2), (5, 8), (9, 11)])
 @pytest.mark.parametrize("channels", [3, 4])
 def test_the_fill_kernel_is_the_cpu_fill_at_the_edges_and_at_ties(emu, rng, shape, channels):
-    """Holes in the first and last rows and columns, one-row and one-column frames, and
-    neighbours at the hole's own depth (not behind it): bit for bit the CPU's, and both
-    the rule written out."""
+    """Holes in the first and last rows and columns, one-row and one-column frames,
+    neighbours at the hole's own depth (not behind it), holes several rings deep: bit for
+    bit the CPU's, and both the rule written out."""
     h, w = shape
     n = h * w
-    for _ in range(20):
-        hole = rng.random(n) < 0.5
+    for case in range(20):
+        hole = rng.random(n) < (0.5 if case % 2 else 0.85)  # (deep holes: most pixels)
         color = rng.random((n, channels), dtype=np.float32)
         levels = np.array([0.5, 1.0, 2.0, np.inf], np.float32)
         depth, surface = levels[rng.integers(0, 4, n)], levels[rng.integers(0, 3, n)]
         depth[hole] = np.inf
+        rings = int(rng.integers(1, 5))
         cpu = color.copy()
-        cpu_rc._fill(cpu, depth, hole, surface, np.flatnonzero(hole), w)
-        np.testing.assert_array_equal(cpu, _fill_by_loop(color, depth, hole, surface, w))
-        gpu = color.copy()
-        emu.run("hf_rc_fill", ((n + 255) // 256, 1, 1), (256, 1, 1),
-                (surface, hole.astype(np.uint8), depth, launches.I32(h), launches.I32(w),
-                 launches.I32(channels), gpu))
+        cpu_rc.fill(cpu, depth, hole, surface, np.flatnonzero(hole), w, rings)
+        np.testing.assert_array_equal(cpu, _fill_by_loop(color, depth, hole, surface, w,
+                                                         rings))
+        gpu = _fill_on_the_kernel(emu, color, depth, hole, surface, shape, rings)
         np.testing.assert_array_equal(gpu.view(np.uint32), cpu.view(np.uint32))
 
 

@@ -171,12 +171,14 @@ extern "C" __global__ void hf_rc_accumulate(
     acc[e] += sum;
 }
 
+#define HF_RC_UNFILLED 0x7fffffff
+
 // NumPy's _base: the first of `order` (own, then by time) whose pixel is still; else own's
-// colour at infinite depth (a hole, marked in `holes`)
+// colour at infinite depth (a hole, marked in `holes`, and its `level` unfilled; 0 others)
 extern "C" __global__ void hf_rc_base(
         const float* lin, const float* depth, const unsigned char* moving,
         const long long* order, int count, long long hw, int channels, float* base_color,
-        float* base_depth, unsigned char* holes) {
+        float* base_depth, unsigned char* holes, int* level) {
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= hw) return;
     long long src = -1;
@@ -184,27 +186,30 @@ extern "C" __global__ void hf_rc_base(
         if (!moving[order[i] * hw + p]) src = order[i];
     base_depth[p] = src < 0 ? __uint_as_float(0x7f800000u) : depth[src * hw + p];
     holes[p] = src < 0;
+    level[p] = src < 0 ? HF_RC_UNFILLED : 0;
     long long from = src < 0 ? order[0] : src;
     for (int c = 0; c < channels; ++c)
         base_color[p * channels + c] = lin[(from * hw + p) * channels + c];
 }
 
-// NumPy's _fill: a hole shows the mean of its neighbours (right, left, down, up, summed in
-// that order in float) that are no hole and lie behind its own surface (own's depth); one
-// with none keeps its colour. Only holes are written, only other pixels read: in place.
+// NumPy's fill (recon_fill.py), its pass `ring` (1, 2, ...): a hole not yet filled shows
+// the mean of its neighbours (right, left, down, up, summed in that order in float) that lie
+// behind its own surface (own's depth) and are no hole (level 0) or were filled by an
+// earlier pass (level < ring); one with none waits. Only this pass's holes are written, only
+// earlier passes' pixels read: in place. `changed` says a pass filled one.
 extern "C" __global__ void hf_rc_fill(
-        const float* own_depth, const unsigned char* holes, const float* base_depth,
-        int height, int width, int channels, float* base_color) {
+        const float* own_depth, const float* base_depth, int ring, int height, int width,
+        int channels, int* level, int* changed, float* base_color) {
     long long hw = (long long)height * width;
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= hw || !holes[p]) return;
+    if (p >= hw || level[p] != HF_RC_UNFILLED) return;
     long long x = p % width;
     long long nb[4] = {p + 1, p - 1, p + width, p - width};
     bool inside[4] = {x < width - 1, x > 0, p < hw - width, p >= width};
     bool ok[4];
     int count = 0;
     for (int i = 0; i < 4; ++i) {
-        ok[i] = inside[i] && !holes[nb[i]] && base_depth[nb[i]] > own_depth[p];
+        ok[i] = inside[i] && level[nb[i]] < ring && base_depth[nb[i]] > own_depth[p];
         count += ok[i];
     }
     if (!count) return;
@@ -214,6 +219,8 @@ extern "C" __global__ void hf_rc_fill(
             if (ok[i]) sum += base_color[nb[i] * channels + c];
         base_color[p * channels + c] = sum / (float)count;
     }
+    level[p] = ring;
+    *changed = 1;
 }
 
 // picture += part * factor, part the half-cell's mean (base + acc / steps, rounded to

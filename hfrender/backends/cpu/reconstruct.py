@@ -15,9 +15,10 @@ show the source's moving layer sampled where the pixel's centre was at the sourc
 (:mod:`~hfrender.backends.cpu.recon_layer`: edges at their sub-pixel place, one-pixel
 cracks filled).
 Still pixels take part where they are; a hole (a moving surface left it
-in every sub-frame) shows what its still neighbours behind that surface show (the
-background no sub-frame saw there: the first pixel of a streak at the shutter's ends; one
-pixel deep), else ``j``'s colour. Colour is blended in linear light (premultiplied).
+in every sub-frame) shows the still pixels behind that surface around it (the background
+no sub-frame saw there: a streak's ends at the shutter's edges, where sub-frames overlap;
+as deep as a surface moves in the cell, :mod:`~hfrender.backends.cpu.recon_fill`), else
+``j``'s colour. Colour is blended in linear light (premultiplied).
 
 Where nothing moves the cell is ``f_j`` itself, and a hyperframe without motion is fused by
 the plain path: bit-identical to plain sampling.
@@ -41,6 +42,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds, half_steps
+from hfrender.backends.cpu.recon_fill import fill, fill_rings
 from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
 from hfrender.hyperframe.windows import WindowWeights
 
@@ -103,15 +105,17 @@ def _rows(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype((np.void, a.shape[1] * a.itemsize))).reshape(-1)
 
 
-def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _base(own: _Frame, by_time: list[_Frame], rings: int = 1
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What a pixel shows before any moving surface lands on it: ``own``'s still pixel;
     where ``own`` moves, the still pixel of the window's sub-frame nearest in time that has
     one there (``by_time``: what the moving surface uncovers); else a hole at infinite
-    depth (any splat fills it) showing its still neighbours behind it (:func:`_fill`), or
-    ``own``'s colour where it has none. ``own`` comes first even where another is
-    nearer: still edges differ between sub-frames by their sub-pixel jitter, and each
-    sub-frame keeps its own. Returns (colour, depth, holes): the sky is at infinite depth
-    too, but it is no hole. Only ``own``'s moving pixels are looked at."""
+    depth (any splat fills it) showing the still pixels behind it, up to ``rings`` pixels
+    away (:func:`~.recon_fill.fill`), or ``own``'s colour where none is that near. ``own``
+    comes first even where another is nearer: still edges differ between sub-frames by
+    their sub-pixel jitter, and each sub-frame keeps its own. Returns (colour, depth,
+    holes): the sky is at infinite depth too, but it is no hole. Only ``own``'s moving
+    pixels are looked at."""
     h, w, c = own.lin.shape
     idx = own.splats.idx
     depth = own.depth.copy()
@@ -130,29 +134,8 @@ def _base(own: _Frame, by_time: list[_Frame]) -> tuple[np.ndarray, np.ndarray, n
         open_ = open_[~still]
     hole = np.zeros(h * w, bool)
     hole[open_] = True
-    _fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w)
+    fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w, rings)
     return color, depth, hole.reshape(h, w)
-
-
-def _fill(color: np.ndarray, depth: np.ndarray, hole: np.ndarray, surface: np.ndarray,
-          idx: np.ndarray, w: int) -> None:
-    """The colour of the holes ``idx`` (in place): the mean of their neighbours (right,
-    left, down, up, summed in that order in float32) that are no hole and lie behind the
-    hole's own surface (``surface``, own's depth); a hole with none keeps its colour. Its
-    depth stays infinite: any splat still lands there."""
-    if not len(idx):
-        return
-    n = len(hole)
-    x = idx % w
-    total = np.zeros((len(idx), color.shape[1]), np.float32)
-    count = np.zeros(len(idx), np.float32)
-    for step, inside in ((1, x < w - 1), (-1, x > 0), (w, idx < n - w), (-w, idx >= w)):
-        nb = np.where(inside, idx + step, idx)
-        ok = inside & ~hole[nb] & (depth[nb] > surface[idx])
-        total += np.take(color, nb, axis=0) * ok[:, None]
-        count += ok
-    some = count > 0
-    color[idx[some]] = total[some] / count[some, None]
 
 
 def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
@@ -339,7 +322,7 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
     if total <= 0:
         return own.lin
     by_time = sorted((f for f in frames if f is not own), key=lambda f: abs(f.t - own.t))
-    base = _base(own, by_time)
+    base = _base(own, by_time, fill_rings(max(steps for *_, steps in halves)))
     picture = np.zeros_like(own.lin)
     for length, other, edge, steps in halves:
         if length <= 0:

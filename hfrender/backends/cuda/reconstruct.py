@@ -20,10 +20,10 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
   source's time, over the base, or for a winner from inside its surface
   ``recon_layer.resampled``, its colour alone.
 
-``hf_rc_base`` and ``hf_rc_fill`` are ``_base``; ``hf_rc_cell_add`` adds each half-cell's
-mean, weighted by its length, into the cell's picture; the weighted sum over a window's
-cells and the encode are :func:`launches.fuse_windows` on those pictures (``linear_in``),
-one launch per window. A hyperframe without motion (:func:`moves`) is plain
+``hf_rc_base`` and ``hf_rc_fill`` (a ring at a time) are ``_base``; ``hf_rc_cell_add``
+adds each half-cell's mean, weighted by its length, into the cell's picture; the weighted
+sum over a window's cells and the encode are :func:`launches.fuse_windows` on those pictures
+(``linear_in``), one launch per window. A hyperframe without motion (:func:`moves`) is plain
 :func:`launches.fuse`, bit for bit.
 """
 
@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, half_steps, moves
+from hfrender.backends.cpu.recon_fill import fill_rings
 from hfrender.backends.cpu.recon_layer import inner
 from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS
 from hfrender.backends.cuda import launches
@@ -170,12 +171,13 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
     base_c = xp.empty((h, w, c), np.float32)
     base_d = xp.empty((h, w), np.float32)
     holes = xp.empty((h, w), np.uint8)
+    level = xp.empty((h, w), np.int32)
     chain = xp.asarray(np.array([own, *by_time], np.int64))
     dev.launch("hf_rc_base", _grid(h * w), (BLOCK, 1, 1),
                (st.lin, st.depth, st.moving, chain, I32(len(chain)), I64(h * w), I32(c),
-                base_c, base_d, holes))
-    dev.launch("hf_rc_fill", _grid(h * w), (BLOCK, 1, 1),
-               (st.depth[own], holes, base_d, I32(h), I32(w), I32(c), base_c))
+                base_c, base_d, holes, level))
+    _fill(dev, st.depth[own], base_d, level, base_c,
+          fill_rings(max(steps for *_, steps in halves)))
     picture[...] = 0.0
     no_acc = dev.table("none-f64", lambda: np.zeros(1, np.float64))
     for length, other, edge, steps in halves:
@@ -186,6 +188,21 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
         dev.launch("hf_rc_cell_add", _grid(h * w * c), (BLOCK, 1, 1),
                    (st.lin[own], acc, base_c, I32(steps > 0), I32(max(steps, 1)),
                     F32(length / total), I64(h * w * c), picture))
+
+
+def _fill(dev: Device, own_depth: Any, base_d: Any, level: Any, base_c: Any,
+          rings: int) -> None:
+    """:func:`~hfrender.backends.cpu.recon_fill.fill`: ``hf_rc_fill`` a ring at a time,
+    until a ring fills nothing or ``rings`` are done."""
+    h, w, c = base_c.shape
+    changed = dev.xp.zeros(1, np.int32)
+    for ring in range(1, rings + 1):
+        dev.launch("hf_rc_fill", _grid(h * w), (BLOCK, 1, 1),
+                   (own_depth, base_d, I32(ring), I32(h), I32(w), I32(c), level, changed,
+                    base_c))
+        if not int(changed[0]):
+            return
+        changed[...] = 0
 
 
 def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float, steps: int,
