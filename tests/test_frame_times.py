@@ -52,6 +52,21 @@ def test_every_frame_lasts_one_frame_period(tmp_path, fps, frames, shown):
     assert rates(out) == (shown, shown)  # r_frame_rate = avg_frame_rate = the fps
 
 
+@pytest.mark.parametrize("name", ["t.mkv", "t.webm"])
+@pytest.mark.parametrize("frames", [1, 2, 3])
+def test_a_matroska_of_a_frame_or_two_says_its_frame_rate(tmp_path, name, frames):
+    """An audit: a 1- or 2-frame .mkv at 10 fps said 20 fps (the join guessed it from its
+    one or two packets); every frame 100 ms apart, as ever."""
+    out = tmp_path / name
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1",
+                 "--fps", "10", "--duration", str(frames / 10), "--quiet"]) == 0
+    assert rates(out) == (10, 10)
+    log = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(out), "-vf", "showinfo",
+                          "-f", "null", "-"], capture_output=True, text=True).stderr
+    assert [float(t) for t in re.findall(r"pts_time:([\d.]+)", log)] == [
+        k / 10 for k in range(frames)]
+
+
 @pytest.mark.parametrize("given", ["23.976", "23.98", "24000/1001"])
 def test_ntsc_rates_as_typed_are_ntsc(tmp_path, given):
     """23.976 (and 23.98) is 24000/1001 fps, as editors mean it, not 2997/125; the fraction

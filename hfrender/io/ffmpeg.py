@@ -291,7 +291,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     MPEG-TS segments, stamped with their place in the whole, are joined as bytes (the
     concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
     exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
-    ``listing`` (Matroska: whole milliseconds). ``codec``: the segments' (HEVC is tagged
+    ``listing`` (Matroska: whole milliseconds, and ``rate`` its declared frame rate). ``codec``: the segments' (HEVC is tagged
     for Apple's players, :func:`apple_tag`)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
@@ -305,6 +305,8 @@ def join_command(segments: list[str], output: str, rate: Fraction,
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]
+    elif Path(output).suffix.lower() in (".mkv", ".webm"):  # its frame rate, said (of one or
+        cmd += ["-r", str(rate)]  # two frames it guessed twice the rate: an audit)
     return cmd + timecode_options(output, timecode) + mark_options(output) + [output]
 
 
