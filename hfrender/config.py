@@ -118,7 +118,9 @@ class RenderConfig:
         if self.shutter == 0:  # what a user wanting no blur tries first
             raise ConfigError("shutter=0: for no motion blur (an instant shutter) leave the "
                               "shutter as it is and give --samples 1 (one sub-frame a frame, "
-                              "at its time); a shutter is > 0 and <= 5760 degrees")
+                              "at the shutter's middle: the frame's time with the default "
+                              "--shutter-position center); a shutter is > 0 and <= 5760 "
+                              "degrees")
         _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)

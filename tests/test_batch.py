@@ -189,8 +189,8 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
 
 def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, monkeypatch,
                                                                         capsys):
-    """Ctrl-C 5 frames into bar's second segment (32 frames each): a rest under MIN_SEGMENT
-    is left out of the partial video, and the table said the frames fused (36), not the 32
+    """Ctrl-C 5 frames into bar's second segment (24 frames each): a rest under MIN_SEGMENT
+    is left out of the partial video, and the table said the frames fused (28), not the 24
     it holds; stopped
     again later, after starting over with other settings, the segments it made were told
     as reused (0/1: it had found one of the older run's)."""
@@ -198,7 +198,7 @@ def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, m
 
     text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
     (folder / "jobs.toml").write_text(text)
-    real, calls = seg.SegmentedWriter.write, {"n": 0, "at": 37}
+    real, calls = seg.SegmentedWriter.write, {"n": 0, "at": 29}
 
     def stop(self, frame):
         real(self, frame)
@@ -213,13 +213,13 @@ def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, m
     partial = folder / "out" / "bar.partial.mp4"  # named (the table names the output)
     assert capsys.readouterr().err.rstrip().endswith(
         f"a half-done one resumes); the frames of job 'bar' so far are in {partial} (the next "
-        "run goes on after the 32 in whole segments)")  # (where it resumes: a trial)
+        "run goes on after the 24 in whole segments)")  # (where it resumes: a trial)
     held = len(decode(partial))
-    assert bar["status"] == "interrupted" and bar["frames"] == held == 32, bar
-    assert bar["frames_made"] == 36 and (bar["segments_made"], bar["segments_reused"]) == (1, 0)
+    assert bar["status"] == "interrupted" and bar["frames"] == held == 24, bar
+    assert bar["frames_made"] == 28 and (bar["segments_made"], bar["segments_reused"]) == (1, 0)
     (folder / "jobs.toml").write_text(text.replace('name = "bar"', 'name = "bar"\n'
                                                    'shutter_curve = "triangle"'))
-    calls.update(n=0, at=42)  # starts over (its curve changed): a rest of 10 is joined
+    calls.update(n=0, at=42)  # starts over (its curve changed): a rest of 18 is joined
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
     bar = json.loads(out.read_text())[0]
     assert (bar["segments_made"], bar["segments_reused"]) == (1, 0), bar

@@ -99,6 +99,15 @@ def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
     assert capsys.readouterr().out.endswith(
         ": frame 0 (t=0.000 s), 4 samples over 180 degrees, closing at the frame's time, "
         "triangle curve, dof off\n")
+    # one sample is drawn at the shutter's middle: half a shutter off the frame's time
+    # where the shutter opens or closes at it (was: unsaid, an audit); 90 degrees at 30 fps
+    for position, side, opens in (("start", "after", "opening"), ("end", "before", "closing")):
+        assert main(["still", BAR, "-o", str(tmp_path / "s.png"), "--size", "32x8",
+                     "--samples", "1", "--shutter", "90", "--shutter-position",
+                     position]) == 0
+        assert capsys.readouterr().out.endswith(
+            f": frame 0 (t=0.000 s), 1 sample (no motion blur), drawn 0.004167 s {side} the "
+            f"frame's time (the middle of a shutter {opens} at it), dof off\n")
 
 
 def test_quality_presets(tmp_path):
@@ -133,7 +142,8 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     # was: "... give --samples 1", to a user who had (the shutter is what to leave)
     (["render", BAR, "--shutter", "0", "--samples", "1"], r"shutter=0: for no motion blur "
      r"\(an instant shutter\) leave the shutter as it is and give --samples 1 \(one "
-     r"sub-frame a frame, at its time\); a shutter is > 0 and <= 5760 degrees$"),
+     r"sub-frame a frame, at the shutter's middle: the frame's time with the default "
+     r"--shutter-position center\); a shutter is > 0 and <= 5760 degrees$"),
     (["render", BAR, "--size", "640by360"], r"size='640by360' must be WIDTHxHEIGHT, e.g. 640x360"),
     (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
                                            r"width and height; use 640x360"),

@@ -52,6 +52,22 @@ def test_every_frame_lasts_one_frame_period(tmp_path, fps, frames, shown):
     assert rates(out) == (shown, shown)  # r_frame_rate = avg_frame_rate = the fps
 
 
+@pytest.mark.parametrize("samples, fps, keyframes", [
+    ("1", "10", [0, 10, 20]),  # hyperframes of 64 frames: keyframes 6.4 s apart, were
+    ("1", "24", [0, 24, 48]),  # (2.67 s at 24 fps; an audit)
+    ("8", "24", [0, 24, 48]),  # whole hyperframes of 8 frames: three a second
+])
+def test_a_keyframe_every_second(tmp_path, samples, fps, keyframes):
+    out = tmp_path / "k.mp4"
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", samples,
+                 "--fps", fps, "--duration", "3", "--quiet"]) == 0
+    log = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(out), "-vf",
+                          "showinfo", "-f", "null", "-"], capture_output=True, text=True).stderr
+    types = re.findall(r" n: *(\d+) .*? type:([IPB])", log)
+    assert len(types) == 3 * int(fps)
+    assert [int(n) for n, kind in types if kind == "I"] == keyframes
+
+
 @pytest.mark.parametrize("name", ["t.mkv", "t.webm"])
 @pytest.mark.parametrize("frames", [1, 2, 3])
 def test_a_matroska_of_a_frame_or_two_says_its_frame_rate(tmp_path, name, frames):

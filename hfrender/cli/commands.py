@@ -127,13 +127,25 @@ def samples_said(config: RenderConfig, stats: Any) -> str:
                     f"{deg:g} degrees on a shared grid){_shutter(config)}"
                     f"{_reconstruction(config, stats)}")
         if config.samples == 1:
-            return "1 sample (no motion blur)"
+            return "1 sample (no motion blur)" + _one_sample_at(config)
         said = f"{config.samples} samples over {config.shutter:g} degrees"
     else:
         lo, hi = config.samples_range
         per = stats.subframes / max(1, stats.frames_written)
         said = f"samples auto {lo}:{hi} ({per:.1f} per frame) over {config.shutter:g} degrees"
     return said + _shutter(config) + _reconstruction(config, stats)
+
+
+def _one_sample_at(config: RenderConfig) -> str:
+    """Where one sample a frame is drawn when the shutter is not centred: at its middle,
+    half a shutter after (or before) the frame's time (was: unsaid, the summary naming
+    the frame's time alone, an audit)."""
+    if config.shutter_position == "center":
+        return ""
+    half = config.shutter / 360 / float(config.fps) / 2
+    side = "after" if config.shutter_position == "start" else "before"
+    return (f", drawn {half:.4g} s {side} the frame's time (the middle of a shutter "
+            f"{'opening' if side == 'after' else 'closing'} at it)")
 
 
 def _shutter(config: RenderConfig) -> str:

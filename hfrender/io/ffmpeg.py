@@ -291,8 +291,8 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     MPEG-TS segments, stamped with their place in the whole, are joined as bytes (the
     concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
     exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
-    ``listing`` (Matroska: whole milliseconds, and ``rate`` its declared frame rate). ``codec``: the segments' (HEVC is tagged
-    for Apple's players, :func:`apple_tag`)."""
+    ``listing`` (Matroska: whole milliseconds, and ``rate`` its declared frame rate).
+    ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`apple_tag`)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
