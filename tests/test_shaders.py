@@ -107,6 +107,28 @@ def test_the_shaders_own_macros_do_not_reach_hfrenders_main(tmp_path):
     assert (frame[:2, :, 0] == 255).all() and (frame[2:, :, 0] == 0).all()
 
 
+@pytest.mark.parametrize("own", [
+    "#define c 0.5\n",  # the wrapper's colour was c
+    "#define mix(a,b,t) ((a)+((b)-(a))*(t))\n",
+    "#define step(a, b) 0.0\n#define clamp(x, a, b) x\n#define isnan(x) x\n"
+    "#define pow(a, b) a\n#  define hf_color 0\n#define main hf\n",
+    "float step(float a, float b) { return 0.0; }\n"  # a function hides GLSL's of its name
+    "float clamp(float x, float a, float b) { return x; }\nvec3 mix(vec3 a) { return a; }\n",
+])
+@pytest.mark.parametrize("hdr", ["off", "on"])  # on: the wrapper decodes with pow and step
+def test_no_macro_or_function_of_the_shaders_reaches_hfrenders_main(tmp_path, own, hdr):
+    """Was (a trial): "hfrender's wrapper: syntax error, unexpected FLOATCONSTANT" for
+    ``#define c 0.5``, and the wrapper's mix, step, clamp, isnan, pow were the shader's.
+    Its errors keep their lines (a define before them)."""
+    path = _frag(tmp_path, own + "void mainImage(out vec4 o, in vec2 p) {\n"
+                 "    o = vec4(0.5, 0.0, 2.0, 1.0);\n}\n")
+    red = 128 if hdr == "off" else 127  # (0.5 through linear light: 127.5 rounds down)
+    assert (_one(path, hdr=hdr) == [red, 0, 255]).all()
+    path.write_text(own + "void mainImage(out vec4 o, in vec2 p) {\n    o = vec4(oops);\n}\n")
+    with pytest.raises(ShaderError, match=rf"^{path}:{own.count(chr(10)) + 2}: `oops' "):
+        _one(path)
+
+
 def test_extension_lines_go_before_the_declarations_and_hw_performance_is_set(tmp_path):
     path = _frag(tmp_path, "#extension GL_OES_standard_derivatives : enable\n"
                  "precision highp float;\n"

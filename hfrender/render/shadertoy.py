@@ -37,6 +37,7 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 # a uniform declaration: "uniform [precision] type " and its variables (over lines too)
 _UNIFORM = re.compile(r"\buniform\s+((?:(?:lowp|mediump|highp)\s+)?\w+\s+)([^;]*);")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)\b[^\n]*", re.MULTILINE)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 # mainImage's colour is passed in as Shadertoy's wrapper sets it (black): code-golf shaders
 # add to it (``O += ...``), and an ``out`` parameter would start undefined
 _MAIN_OUT = re.compile(r"(\bvoid\s+mainImage\s*\(\s*)out\b")
@@ -55,7 +56,9 @@ def shadertoy_program(source: str) -> str:
     if hoisted:
         version, _, rest = header.partition("\n")
         header = "\n".join([version, *hoisted, f"#line {WRAPPER_LINE}", rest])
-    return with_user_source(header, shadertoy_source(source), glsl("shadertoy_main.frag"))
+    undone = "".join(f"#undef {name}\n" for name in _own_macros(source))
+    return with_user_source(header, shadertoy_source(source),
+                            undone + glsl("shadertoy_main.frag"))
 
 
 def shadertoy_source(source: str) -> str:
@@ -109,6 +112,16 @@ def _own(code: str, name: str) -> bool:
     return bool(re.search(rf"#\s*define\s+{name}\b", rest) or re.search(
         rf"\b(?:float|int|uint|bool|[iub]?vec[234]|mat[234](?:x[234])?|sampler\w*)"
         rf"\s+{name}\b", rest))
+
+
+def _own_macros(source: str) -> list[str]:
+    """The names the shader's code ``#define``s, each once, to be ``#undef``'d before
+    hfrender's ``main()`` (was: ``#define c 0.5`` or ``#define mix(a,b,t) ...`` reached it,
+    "hfrender's wrapper: syntax error", a trial); not ``mainImage`` (a shader that renames
+    it by a macro is called by its macro, as on shadertoy.com), nor a ``GL_`` name (GLSL
+    refuses to #undef one, and the shader cannot define one)."""
+    names = dict.fromkeys(m.group(1) for m in _DEFINE.finditer(_code(source)))
+    return [name for name in names if name != "mainImage" and not name.startswith("GL_")]
 
 
 def shader_notes(config: Any, scene: Any) -> None:

@@ -20,3 +20,14 @@ layout(origin_upper_left) in vec4 gl_FragCoord;
 #define dFdyCoarse(p) (-dFdyCoarse(p))
 layout(location = 0) out vec4 hf_fragColor;
 layout(location = 1) out float hf_depth;
+// mainImage's colour written out: defined here, before the shader's code, so that no macro
+// or function of the shader's own (#define c ..., float step(...)) reaches what it calls
+// (was: after the shader's code, a trial: "hfrender's wrapper: syntax error")
+void hf_write(vec4 color) {
+    // a display colour, as shadertoy.com shows it (a NaN as black: clamp leaves it to the GPU)
+    vec3 c = clamp(mix(color.rgb, vec3(0.0), isnan(color.rgb)), 0.0, 1.0);
+    if (hf_linear_out != 0)
+        c = mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+    hf_fragColor = vec4(c, 1.0);
+    hf_depth = uintBitsToFloat(0x7F800000u);
+}
