@@ -129,6 +129,31 @@ def test_no_macro_or_function_of_the_shaders_reaches_hfrenders_main(tmp_path, ow
         _one(path)
 
 
+@pytest.mark.parametrize("out, main", [
+    ("out vec4 outColor;", "void main() { mainImage(outColor, gl_FragCoord.xy); }"),
+    ("layout(location = 0)\n  out vec4 o;", "void main(void)\n{\n    o = vec4(0.0);\n"
+     "    { mainImage(gl_FragColor, gl_FragCoord.xy); }\n}"),  # braces in it, over lines
+])
+def test_a_standalone_exports_main_is_left_unused_and_said_so(tmp_path, caplog, out, main):
+    """A shader with mainImage and a main() of its own (a standalone export) failed:
+    "hfrender's wrapper: function `main' redefined" (a trial). hfrender's main() calls
+    mainImage; the shader's is not used, said once at its line; lines keep their place."""
+    head = f"#version 300 es\nprecision highp float;\nuniform float iTime;\n{out}\n"
+    path = _frag(tmp_path, head + RED.replace("1.0, 0.0, 0.0", "1.0, 0.0, 0.5")
+                 + f"{main}\nfloat x = nope;\n", name="standalone.frag")
+    line = head.count("\n") + RED.count("\n") + 1
+    with pytest.raises(ShaderError, match=rf"^{path}:{line + main.count(chr(10)) + 1}: "
+                       "`nope' undeclared"):
+        _one(path)
+    path.write_text(path.read_text().replace("float x = nope;\n", ""))
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert (_one(path) == [255, 0, 128]).all()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"standalone.frag:{line}: defines main() as well as mainImage; hfrender supplies "
+        "main() (which calls mainImage), so this one is not used"]
+
+
 def test_extension_lines_go_before_the_declarations_and_hw_performance_is_set(tmp_path):
     path = _frag(tmp_path, "#extension GL_OES_standard_derivatives : enable\n"
                  "precision highp float;\n"

@@ -41,6 +41,9 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 # mainImage's colour is passed in as Shadertoy's wrapper sets it (black): code-golf shaders
 # add to it (``O += ...``), and an ``out`` parameter would start undefined
 _MAIN_OUT = re.compile(r"(\bvoid\s+mainImage\s*\(\s*)out\b")
+_MAIN = re.compile(r"\bvoid(\s+)main(\s*\()")
+# a declaration's ``out`` (and its layout), as a standalone export declares its colour
+_OUT = re.compile(r"\b(?:layout\s*\([^)]*\)\s*)?out\b")
 
 
 def shadertoy_program(source: str) -> str:
@@ -74,6 +77,8 @@ def shadertoy_source(source: str) -> str:
     edits = [(m.span(), m.group(1) + "inout") for m in _MAIN_OUT.finditer(code)]
     edits += [(m.span(), kept) for m in _UNIFORM.finditer(code)
               if (kept := _without_inputs(m)) is not None]
+    if own_main(source) is not None:
+        edits += _standalone_edits(code)
     for (start, end), text in sorted(edits, reverse=True):
         source = source[:start] + text + source[end:]
     lines = source.split("\n")
@@ -124,16 +129,70 @@ def _own_macros(source: str) -> list[str]:
     return [name for name in names if name != "mainImage" and not name.startswith("GL_")]
 
 
+def own_main(source: str) -> int | None:
+    """The line of the ``main()`` a shader defines besides ``mainImage`` (a standalone
+    export's: ``void main() { mainImage(outColor, gl_FragCoord.xy); }``), else ``None``."""
+    code = _code(source)
+    found = _MAIN.search(code)
+    if found is None or not re.search(r"\bmainImage\s*\(", code):
+        return None
+    return code.count("\n", 0, found.start()) + 1
+
+
+def _standalone_edits(code: str) -> list[tuple[tuple[int, int], str]]:
+    """A standalone export made a Shadertoy shader: its ``main()`` blanked (its line
+    breaks kept), as hfrender's calls mainImage (was: "hfrender's wrapper: function `main'
+    redefined", a trial; blanked, not renamed: one that writes gl_FragColor would not
+    compile beside hfrender's outputs), and its outputs (``layout(location = 0) out vec4
+    outColor;``) made plain globals: the ``out``s outside any braces or brackets, not on
+    a preprocessor line."""
+    edits = []
+    for m in _MAIN.finditer(code):
+        end = _definition_end(code, m.end())
+        if end is not None:
+            edits.append(((m.start(), end), "\n" * code.count("\n", m.start(), end)))
+    for m in _OUT.finditer(code):
+        before = code[:m.start()]
+        line = before[before.rfind("\n") + 1:]
+        if (before.count("{") == before.count("}") and before.count("(") == before.count(")")
+                and not line.lstrip().startswith("#")):
+            edits.append((m.span(), "\n" * m.group().count("\n")))
+    return edits
+
+
+def _definition_end(code: str, start: int) -> int | None:
+    """Where the function whose parameters open at ``start`` ends: after its body's
+    closing brace, or its prototype's ``;``; None where the code ends first."""
+    close = code.find(")", start)
+    rest = re.match(r"\s*([;{])", code[close + 1:]) if close >= 0 else None
+    if rest is None:
+        return None
+    at = close + 1 + rest.end()
+    if rest.group(1) == ";":
+        return at
+    depth = 1
+    for i in range(at, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return i + 1
+    return None
+
+
 def shader_notes(config: Any, scene: Any) -> None:
     """Warnings for what a fragment shader leaves unused: ``--msaa N`` (a shader colours
-    every pixel once; more sub-frames smooth its motion, not its edges) and the inputs it
-    declares that hfrender does not set (``iChannel0``: they stay 0)."""
+    every pixel once; more sub-frames smooth its motion, not its edges), a ``main()`` of
+    its own beside mainImage (:func:`own_main`) and the inputs it declares that hfrender
+    does not set (``iChannel0``: they stay 0)."""
     if not isinstance(scene, ShaderScene):
         return
     name = Path(scene.source_path).name
     if isinstance(config.msaa, int) and config.msaa > 1:
         log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
                     "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
+    line = own_main(scene.source)
+    if line is not None:
+        log.warning("%s:%d: defines main() as well as mainImage; hfrender supplies main() "
+                    "(which calls mainImage), so this one is not used", name, line)
     unset = unset_inputs(scene.source)
     if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
         why = (" (no textures, buffers or sound)" if all(
