@@ -203,6 +203,37 @@ def test_an_overload_error_tells_its_first_candidate_and_counts_errors_only(tmp_
     assert said and int(said.group(2) or 0) < 5, str(err.value)
 
 
+def test_verbose_lists_every_compile_error_at_its_line(tmp_path, capsys):
+    """Was: only the first, "(and 2 more errors)", with -v too (a trial); without -v one
+    line stays. A candidate list stays with its error, the hint with the first."""
+    from hfrender.cli import main
+
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(nope);\n"
+                 "    float x = nope2;\n    float y = step(vec3(1.0));\n}\n")
+    out = str(tmp_path / "s.png")
+    said = [f"{path}:2: `nope' undeclared",
+            f"{path}:2: cannot construct `vec4' from a non-numeric data type",
+            f"{path}:3: `nope2' undeclared",
+            rf"{path}:4: no matching function for call to `step\(vec3\)'; candidates are: "
+            r"float step\(float, float\) \(and \d+ more\)"]
+    assert main(["still", str(path), "-o", out, "--size", "8x4", "-v"]) == 1
+    errors = [line for line in capsys.readouterr().err.splitlines()
+              if line.startswith("hfrender: error: ")]
+    assert [line.removeprefix("hfrender: error: ") for line in errors[:3]] == said[:3]
+    assert len(errors) == 4 and re.fullmatch(said[3], errors[3][17:]), errors
+    assert main(["still", str(path), "-o", out, "--size", "8x4"]) == 1
+    assert capsys.readouterr().err == f"hfrender: error: {said[0]} (and 3 more errors)\n"
+    cube = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = texture(iChannel0, vec3(1.0)) + vec4(nope);\n}\n")
+    with pytest.raises(ShaderError) as err:
+        _one(cube)
+    hint = ("; hfrender declares a channel the shader uses undeclared as a 2D texture "
+            "(black): for a cube map, declare it: uniform samplerCube iChannel0;")
+    first, *more = err.value.errors
+    assert first.endswith(hint) and more[0] == f"{cube}:2: `nope' undeclared"
+    assert str(err.value) == first.removesuffix(hint) + f" (and {len(more)} more errors){hint}"
+
+
 def test_shadertoys_channels_used_undeclared_read_black_as_on_shadertoy(tmp_path, caplog):
     """shadertoy.com declares iChannel0..3 itself: a pasted shader that reads one failed
     ("`iChannel0' undeclared"); GLSL ES 3.00's packHalf2x16 was missing, and the old name

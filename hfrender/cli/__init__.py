@@ -254,6 +254,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)
         lines = getattr(exc, "lines", None) or [first_line(exc)]  # InputErrors: each one
+        if args.verbose:  # a shader's compile errors: each one (one line without -v)
+            lines = getattr(exc, "errors", None) or lines
         for line in lines[:MAX_ERRORS]:
             print(f"hfrender: error: {line}", file=sys.stderr)
         if len(lines) > MAX_ERRORS:

@@ -19,7 +19,13 @@ _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
 
 
 class ShaderError(HFRenderError):
-    """A shader did not compile; the message names the file and line."""
+    """A shader did not compile; the message names the file and line of the first error,
+    ``errors`` each of them so (``-v`` lists them: was the first alone, "(and 1 more
+    error)", a trial)."""
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = list(errors) if errors else [message]
 
 
 class NoSurfaceShader(ShaderError, InputError):
@@ -53,13 +59,14 @@ def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path 
     try:
         return ctx.program(vertex_shader=vertex, fragment_shader=fragment)
     except Exception as exc:  # moderngl.Error; its text holds the compiler log
-        raise ShaderError(describe_compile_error(str(exc), user_file)) from None
+        errors = compile_errors(str(exc), user_file)
+        raise ShaderError(describe_compile_error(str(exc), user_file), errors) from None
 
 
-def describe_compile_error(log: str, user_file: str | Path | None) -> str:
-    """The compiler's first error as ``file:line: message``, and how many more. Mesa's
-    indented lines under an error (an overload's candidates) belong to it: the first is
-    told with it, none is counted as an error of its own."""
+def compile_errors(log: str, user_file: str | Path | None) -> list[str]:
+    """Each of the compiler's errors as ``file:line: message``. Mesa's indented lines under
+    an error (an overload's candidates) belong to it: the first is told with it, none is
+    counted as an error of its own. A log of no error in a known form: one line of it."""
     where = str(user_file) if user_file else "hfrender shader"
     found: list[list[str]] = []
     for line in log.splitlines():
@@ -75,13 +82,17 @@ def describe_compile_error(log: str, user_file: str | Path | None) -> str:
         found.append([f"{place}: {said.strip()}"])
     if not found:
         body = " ".join(s.strip() for s in log.splitlines() if s.strip())
-        return f"{where}: shader compilation failed: {body}"
-    first, *under = found[0]
-    if under:
-        first += f" {under[0]}" + (f" (and {len(under) - 1} more)" if len(under) > 1 else "")
-    extra = f" (and {len(found) - 1} more error{'s' if len(found) > 2 else ''})" \
-        if len(found) > 1 else ""
-    return f"{first}{extra}"
+        return [f"{where}: shader compilation failed: {body}"]
+    return [first + (f" {under[0]}" + (f" (and {len(under) - 1} more)" if len(under) > 1
+                                         else "") if under else "")
+            for first, *under in found]
+
+
+def describe_compile_error(log: str, user_file: str | Path | None) -> str:
+    """The compiler's first error (:func:`compile_errors`), and how many more."""
+    first, *more = compile_errors(log, user_file)
+    return first + (f" (and {len(more)} more error{'s' if len(more) > 1 else ''})"
+                    if more else "")
 
 
 def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]:

@@ -28,7 +28,9 @@ class ShaderRenderer:
             self.prog = compile_program(ctx, glsl("fullscreen.vert"),
                                         shadertoy_program(scene.source), scene.source_path)
         except ShaderError as exc:
-            raise ShaderError(f"{exc}{shadertoy_hint(str(exc))}") from None
+            hint = shadertoy_hint(str(exc))
+            raise ShaderError(f"{exc}{hint}", [exc.errors[0] + hint, *exc.errors[1:]]) \
+                from None
         self.vao = ctx.vertex_array(self.prog, [])
         self.channels = [n for n in (f"iChannel{i}" for i in range(4)) if self.prog.get(n, None)]
         # shadertoy.com's channels read black: one texel of 0 (nothing else bound there)
