@@ -179,7 +179,8 @@ def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path
         "buffers or sound): they stay 0; it sets iResolution, iTime, iTimeDelta, "
         "iFrameRate, iFrame, iMouse, iDate"]
     other = _frag(tmp_path, "uniform float time;\nuniform vec2 resolution;\n"  # glslsandbox's
-                  "void mainImage(out vec4 c, in vec2 p) { c = vec4(time, 0.0, 1.0, 1.0); }\n")
+                  "void mainImage(out vec4 c, in vec2 p) {\n"
+                  "    c = vec4(time, resolution.x, 1.0, 1.0);\n}\n")
     caplog.clear()
     with caplog.at_level("WARNING"):
         _one(other)
@@ -307,11 +308,33 @@ def test_only_the_codes_unset_inputs_are_named():
     from hfrender.render.shadertoy import unset_inputs
 
     assert unset_inputs("#ifdef A\nuniform sampler2D iChannel0;\n#else\n"
-                        "uniform sampler2D iChannel0;\n#endif\n") == ["iChannel0"]  # once
+                        "uniform sampler2D iChannel0;\n#endif\n"
+                        "vec4 f() { return texture(iChannel0, vec2(0.0)); }") == ["iChannel0"]
     assert unset_inputs("// uniform sampler2D iChannel0;\n/* uniform float iSampleRate; */\n"
                         "uniform vec3 iResolution = vec3(1, 2, 3), iChannelResolution[4];\n"
-                        "uniform float iTime; uniform sampler2D iChannel1;") == [
-        "iChannelResolution", "iChannel1"]
+                        "uniform float iTime; uniform sampler2D iChannel1;\n"
+                        "float f() { return iChannelResolution[0].x + iChannelTime[0]; }\n"
+                        "vec4 g() { return texture(iChannel1, vec2(iSampleRate)); }") == [
+        "iChannelResolution", "iChannel1", "iChannelTime", "iSampleRate"]
+
+
+@pytest.mark.parametrize("declared", [
+    "uniform float gain = 0.5;\n",  # given a value: it keeps it
+    "uniform float iChannelTime[4];\nuniform vec3 iChannelResolution[4];\n"  # shadertoy.com's
+    "uniform float iSampleRate;\nuniform sampler2D iChannel0;\n",  # inputs, pasted, unread
+    "uniform vec2 gain2 = vec2(0.5, 1.0), unread;\n",
+])
+def test_an_initialised_or_unread_uniform_is_not_said_to_stay_0(tmp_path, caplog, declared):
+    """Was: "s.frag reads gain, which hfrender does not set: it stays 0" for a uniform
+    that keeps 0.5, and "reads" for each of shadertoy.com's inputs pasted unread (a
+    trial); the picture's red is 0.5 either way."""
+    gain = re.search(r"gain2?", declared)
+    use = "0.5" if gain is None else gain.group() + (".x" if "2" in gain.group() else "")
+    path = _frag(tmp_path, declared + "void mainImage(out vec4 c, in vec2 p) {\n"
+                 f"    c = vec4({use}, 0.0, 0.0, 1.0);\n}}\n")
+    with caplog.at_level("WARNING"):
+        frame = _one(path)
+    assert (frame == [128, 0, 0]).all() and caplog.records == []
 
 
 def test_a_shaders_notes_are_said_once_and_where_the_user_sees_them(tmp_path, caplog):
@@ -321,7 +344,8 @@ def test_a_shaders_notes_are_said_once_and_where_the_user_sees_them(tmp_path, ca
     from hfrender.config import RenderConfig
     from hfrender.engine.cluster import ClusterRender
 
-    path = _frag(tmp_path, "uniform sampler2D iChannel0;\n" + RED)
+    path = _frag(tmp_path, "uniform sampler2D iChannel0;\n"
+                 + RED.replace("1.0, 0.0", "1.0 + texture(iChannel0, vec2(0.0)).r, 0.0", 1))
     with caplog.at_level("WARNING"):
         assert main(["still", str(path), "--compare", "-o", str(tmp_path / "c.png"), "--size",
                      "8x4", "--quiet"]) == 0
@@ -377,7 +401,7 @@ def test_a_comment_between_a_declarations_names_does_not_hide_them(tmp_path):
 
 @pytest.mark.parametrize("source", [
     "// ported from a shader that read iChannel0\n",  # in a comment
-    "uniform sampler2D iChannel0;\n",  # declared: it stays 0, as a warning says
+    "uniform sampler2D iChannel0;\n",  # declared (unread: no warning)
 ])
 def test_an_input_hfrender_does_not_give_is_blamed_only_where_the_compiler_names_it(
         tmp_path, source):

@@ -89,11 +89,17 @@ def shadertoy_source(source: str) -> str:
 
 
 def unset_inputs(source: str) -> list[str]:
-    """The uniforms a Shadertoy shader's code declares that hfrender does not set
-    (``iChannel0``, ``iSampleRate``, ...), and the channels it uses undeclared: they stay 0;
-    each once (declared in both arms of an ``#ifdef``: was named twice)."""
-    names = [name for m in _UNIFORM.finditer(_code(source)) for name, _ in _declared(m.group(2))
-             if name and name not in SHADERTOY_INPUTS + OLD_NAMES]
+    """The uniforms a Shadertoy shader's code declares and reads that hfrender does not set
+    (``iChannel0``, ``iSampleRate``, ...), and the channels it uses undeclared: they stay
+    0; each once (declared in both arms of an ``#ifdef``: was named twice). Not one given a
+    value (``uniform float gain = 0.5;`` keeps it), nor one declared and never read
+    (shadertoy.com's list of inputs, pasted): both were said to be read and stay 0 (a
+    trial)."""
+    code = _code(source)
+    rest = _UNIFORM.sub(" ", code)  # where the code reads a uniform: outside declarations
+    names = [name for m in _UNIFORM.finditer(code) for name, part in _declared(m.group(2))
+             if name and name not in SHADERTOY_INPUTS + OLD_NAMES and "=" not in part
+             and re.search(rf"(?<![.\w]){name}\b", rest)]
     return list(dict.fromkeys(names + [n for n in _used_undeclared(source) if n in CHANNELS]))
 
 
