@@ -101,6 +101,37 @@ def test_a_still_past_the_scenes_duration_within_duration(tmp_path, capsys):
     assert (still[..., 0] == 128).all() and (still[..., 1] == 150).all()
 
 
+@pytest.mark.parametrize("when", [["-t", "10"], ["-f", "300"]])
+def test_a_shaders_still_is_drawn_at_any_time(tmp_path, capsys, when):
+    """A shader is a pure function of time: ``-t 10`` with no duration given is frame 300
+    (was: "past the end; a shader's default duration 4 s", a trial); the render's frame
+    300 in a 20 s render is the same picture. A Python scene's own duration still bounds
+    it, as the error says."""
+    import imageio.v3 as iio
+    from render_helpers import render_frames
+
+    clock = tmp_path / "clock.frag"
+    clock.write_text("void mainImage(out vec4 c, in vec2 p) {\n"
+                     "    c = vec4(iTime / 20.0, float(iFrame) / 1020.0, 0.0, 1.0);\n}\n")
+    out = tmp_path / "s.png"
+    assert main(["still", str(clock), *when, "--size", "8x4", "--samples", "1", "-o",
+                 str(out)]) == 0
+    assert capsys.readouterr().out == (f"wrote {out}: frame 300 (t=10.000 s), 1 sample (no "
+                                       "motion blur), dof off\n")
+    frames, _ = render_frames(clock, first_frame=300, count=1, size=(8, 4), samples=1,
+                              duration=20.0)
+    still = iio.imread(out)
+    np.testing.assert_array_equal(still, frames[0])
+    assert (still[..., 0] == 128).all() and (still[..., 1] == 75).all()
+    scene = tmp_path / "one.py"
+    scene.write_text("import hfrender as hf\nclass One(hf.Scene):\n    duration = 1\n"
+                     "    def setup(self):\n        self.add(hf.Cube())\n")
+    assert main(["still", str(scene), "-t", "10", "-o", str(out), "--size", "8x4"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: -t 10: frame 300, past the end; the scene's duration 1 s at 30 fps "
+        "has frames 0..29 (-t 0 to 0.967) (--duration makes it longer)\n")
+
+
 @pytest.mark.parametrize("duration", ['"2"', "None"])
 def test_a_scene_duration_that_is_no_number_is_one_line(tmp_path, capsys, duration):
     """It was an internal error: the message formatted the duration before it was checked

@@ -133,18 +133,20 @@ def test_fx_encoder_that_cannot_start_is_one_line(tmp_path, capsys):
 # 4. still: -t checked against the frames that exist, --quiet, no video options ---------------
 
 @pytest.mark.parametrize(("argv", "line"), [
-    (["-t", "nan"], "-t nan: not a time (give seconds, a finite number >= 0); a shader's "
-     "default duration 4 s at 30 fps has frames 0..119 (-t 0 to 3.967)"),
-    (["-t", "inf"], "-t inf: not a time (give seconds, a finite number >= 0); a shader's "
-     "default duration 4 s at 30 fps has frames 0..119 (-t 0 to 3.967)"),
+    (["-t", "nan"], "-t nan: not a time (give seconds, a finite number >= 0); a shader at 30 "
+     "fps has frames 0..9999999 (-t 0 to 333333.3)"),  # any time: a pure function of time
+    (["-t", "inf"], "-t inf: not a time (give seconds, a finite number >= 0); a shader at 30 "
+     "fps has frames 0..9999999 (-t 0 to 333333.3)"),
     (["-t", "-5", "--duration", "0.3"], "-t -5: before the start (times are >= 0 s); "
      "--duration 0.3 at 30 fps has frames 0..8 (-t 0 to 0.267)"),
     (["-t", "0.3", "--duration", "0.3"], "-t 0.3: frame 9, past the end; --duration 0.3 at "
      "30 fps has frames 0..8 (-t 0 to 0.267)"),
-    (["-t", "100"], "-t 100: frame 3000, past the end; a shader's default duration 4 s at "
-     "30 fps has frames 0..119 (-t 0 to 3.967) (--duration makes it longer)"),
-    (["-t", "3.99", "--fps", "10"], "-t 3.99: frame 40, past the end; a shader's default "
-     "duration 4 s at 10 fps has frames 0..39 (-t 0 to 3.9) (--duration makes it longer)"),
+    (["-t", "100", "--duration", "4"], "-t 100: frame 3000, past the end; --duration 4 at "
+     "30 fps has frames 0..119 (-t 0 to 3.967)"),
+    (["-t", "3.99", "--fps", "10", "--duration", "4"], "-t 3.99: frame 40, past the end; "
+     "--duration 4 at 10 fps has frames 0..39 (-t 0 to 3.9)"),
+    (["-t", "1e6"], "-t 1e+06: frame 30000000, past the end; a shader at 30 fps has frames "
+     "0..9999999 (-t 0 to 333333.3)"),
 ])
 def test_still_time_must_be_a_frame_that_exists(tmp_path, capsys, argv, line):
     out = tmp_path / "s.png"
