@@ -96,6 +96,7 @@ def frame_chunk(config: Any, total: int, first: int = 0,
     return first, (total - first if count is None else count)
 
 
-def n_frames(n: int) -> str:
-    """``n frames``, and ``1 frame``: what the summaries and messages count."""
-    return f"{n} frame{'' if n == 1 else 's'}"
+def n_frames(n: int, noun: str = "frame") -> str:
+    """``n frames``, and ``1 frame``: what the summaries and messages count (``noun``:
+    another, ``1 sub-frame``)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

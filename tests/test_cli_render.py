@@ -339,12 +339,28 @@ def test_preview_window_is_offered_every_frame_and_shows_the_last(tmp_path, x_di
     assert main(["render", BAR, "-o", str(out), "--preview", "--size", "96x32",
                  "--duration", "0.5", "--granularity", "8"]) == 0
     text = capsys.readouterr().out
-    shown = int(re.search(r"preview showed (\d+) frames", text).group(1))
+    shown = int(re.search(r"preview showed (\d+) frames?", text).group(1))
     assert video_info(out) == ((96, 32), 15)
     assert len(offered) == 15 and len(looks) >= 15 * 8  # 8 samples a frame: 120 sub-frames
     assert 1 <= shown == len(drawn) <= 15
     np.testing.assert_array_equal(drawn[-1], offered[-1])  # the last frame stays on screen
     assert all(any(np.array_equal(d, o) for o in offered) for d in drawn)
+
+
+@pytest.mark.parametrize("n, said", [(1, "1 frame"), (2, "2 frames")])
+def test_the_summary_counts_the_previews_frames_in_words(capsys, n, said):
+    """Was: "preview showed 1 frames" (a trial)."""
+    from hfrender.cli.commands import _summary
+    from hfrender.config import RenderConfig
+    from hfrender.engine.render_stats import RenderStats
+
+    stats = RenderStats(output="o.mp4", frames_written=n, preview_frames=n, seconds=1.0,
+                        gl_renderer="llvmpipe", backend="cpu")
+    assert _summary(RenderConfig(output="o.mp4", preview=True, size=(8, 4), samples=1),
+                    stats) == 0
+    assert capsys.readouterr().out == (
+        f"wrote o.mp4: {said} 8x4 at 30 fps, 1 sample (no motion blur), dof off; rendered "
+        f"in 1.0 s ({n:.1f} frames/s) on llvmpipe, fusion cpu; preview showed {said}\n")
 
 
 def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, capsys):

@@ -95,8 +95,8 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
         with pytest.raises(ConfigError) as err:
             render_setup.check_granularity(config, plan, 4 * pixels)
         assert str(err.value) == (
-            "16384x16384 with 1 sub-frames per output frame needs 28.0 GiB (3.0 GiB for 3 "
-            "hyperframe slots of 1 sub-frames and 25.0 GiB to draw, fuse and encode each "
+            "16384x16384 with 1 sub-frame per output frame needs 28.0 GiB (3.0 GiB for 3 "
+            "hyperframe slots of 1 sub-frame and 25.0 GiB to draw, fuse and encode each "
             "frame), more than the 19.2 GiB this process may use: lower --samples or --size")
     # (was "the 24.0 GiB": 80% of it compared, the whole said, a trial)
     # a heavy fusion's windows (--dof depth, reconstruction) in each of two fusion workers:
@@ -111,7 +111,7 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
         "use: lower --samples or --size (or --reconstruct off, or --dof lens)")
     assert "needs 2.4 GiB" in str(err.value)  # (3 x 8 x 16 + 100 + 2 x 48 x 8) B a pixel
     with pytest.raises(ConfigError, match=r"^4096x4096 .* needs 0.2 GiB for 3 hyperframe "
-                       r"slots of 1 sub-frames, more than the 0.2 GiB of the GPU's memory"):
+                       r"slots of 1 sub-frame, more than the 0.2 GiB of the GPU's memory"):
         render_setup.check_granularity(RenderConfig(size=(4096, 4096), samples=1), plan,
                                        4 * 4096 * 4096, free=200 << 20)
 

@@ -258,7 +258,8 @@ def _summary(config: RenderConfig, stats: Any) -> int:
               f"on {stats.gl_renderer}"
               f"{f' ({stats.msaa}x MSAA)' if stats.msaa > 1 else ''}, fusion {stats.backend}"
               f"{in_processes(stats.fusion_processes)}"
-              + (f"; preview showed {stats.preview_frames} frames" if config.preview else ""))
+              + (f"; preview showed {n_frames(stats.preview_frames)}" if config.preview
+                 else ""))  # (was: "showed 1 frames", a trial)
     if config.keep_samples and not config.quiet:
         per = stats.store_bytes / max(1, stats.frames_written)
         print(f"kept {stats.subframes} sub-frames in {config.keep_samples}: "

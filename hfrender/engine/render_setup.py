@@ -18,7 +18,7 @@ import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.offload import FusionProcessError, FusionProcesses
 from hfrender.errors import BackendUnavailable
-from hfrender.frame_range import kept_as, start_of
+from hfrender.frame_range import kept_as, n_frames, start_of
 from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
@@ -176,9 +176,11 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     lower = ("--samples or --size" if config.granularity == "auto" else
              "--granularity, --samples or --size") + (
         " (or --reconstruct off, or --dof lens)" if heavy else "")
-    slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {frames} sub-frames"
+    sub = "sub-frame"  # (was: "slots of 1 sub-frames", "with 1 sub-frames per ...", a trial)
+    slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {n_frames(frames, sub)}"
     drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame"
-    what = f"{config.size[0]}x{config.size[1]} with {plan.per_output} sub-frames per output frame"
+    w, h = config.size
+    what = f"{w}x{h} with {n_frames(plan.per_output, sub)} per output frame"
     if free is not None and pool > 0.8 * free:  # the pool in the GPU's memory
         raise ConfigError(f"{what} needs {slotted}, more than the {free / 2**30:.1f} GiB of "
                           f"the GPU's memory it may take: lower {lower}")
