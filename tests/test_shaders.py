@@ -497,3 +497,29 @@ def test_the_old_itime_declared_as_a_uniform_is_itime(tmp_path, declared):
     frame = _one(_frag(tmp_path, declared + "void mainImage(out vec4 c, in vec2 p) {\n"
                        "    c = vec4(iGlobalTime == iTime ? 1.0 : 0.0, 0.0, 0.0, 1.0);\n}\n"))
     assert (frame[..., 0] == 255).all()
+
+
+def test_the_readmes_loop_limit_is_llvmpipes_for_all_of_a_pixels_loops(tmp_path):
+    """The README said "a loop stops after 65,535 iterations"; on llvmpipe the limit is
+    shared by all the loops of one pixel (a trial measured it): its figures, measured.
+    The count is written as two 8-bit codes (high, low)."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    said = re.search(r"300 x 300 nested loops stop at about ([\d,]+) of their 90,000, two "
+                     r"loops of 40,000 in a row at ([\d,]+); 200 x 200 runs whole",
+                     " ".join(readme.split()))
+    assert said, "the README's sentence on llvmpipe's loop limit"
+    nested = "for (int i = 0; i < N + iFrame; i++) for (int j = 0; j < N + iFrame; j++) k++;"
+    row = "for (int i = 0; i < 40000 + iFrame; i++) k++; for (int j = 0; j < 40000; j++) k++;"
+    counts = {}
+    for name, code in (("nested", nested.replace("N", "300")), ("in a row", row),
+                       ("whole", nested.replace("N", "200"))):
+        path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n    float k = 0.0;\n"
+                     f"    {code}\n    c = vec4(floor(k / 256.0), mod(k, 256.0), 0.0, 255.0)"
+                     " / 255.0;\n}\n")
+        frames, stats = render_frames(path, size=(2, 2), samples=1, duration=1 / 30)
+        if "llvmpipe" not in stats.gl_renderer:
+            pytest.skip(f"the README's figures are llvmpipe's, not {stats.gl_renderer}'s")
+        r, g = frames[0, 0, 0, :2].astype(int)
+        counts[name] = 256 * r + g
+    assert counts == {"nested": pytest.approx(int(said.group(1).replace(",", "")), abs=100),
+                      "in a row": int(said.group(2).replace(",", "")), "whole": 40000}
