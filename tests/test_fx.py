@@ -790,7 +790,8 @@ def test_progress_counts_every_output_frame_from_the_first(tmp_path, rng):
     stats = run_fx(str(clip), str(tmp_path / "o.mkv"), FxSettings(window=5),
                    progress=lambda done, total: calls.append((done, total)))
     assert stats.frames_out == 30 and calls[-1] == (30, 30)
-    assert calls[:4] == [(1, 30), (2, 30), (3, 30), (4, 30)]  # the lead-in, frame by frame
+    # told at the start (0: a bar from then), then the lead-in frame by frame
+    assert calls[:5] == [(0, 30), (1, 30), (2, 30), (3, 30), (4, 30)]
     done = [d for d, _ in calls]
     assert done == sorted(set(done)) and {t for _, t in calls} == {30}
     calls.clear()

@@ -143,11 +143,35 @@ def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):
 
 
 def test_progress_reports_every_frame_in_order():
+    """Told first as the drawing starts (0 of 9: a bar from the start, its rate measured
+    from there; was: from the first frame written, a trial), then every frame in order."""
     calls = []
     sink = MemoryWriter()
+
+    def told(done, total):
+        calls.append((done, total, len(sink.frames)))
+
     render(BAR, RenderConfig(size=(32, 8), samples=2, duration=0.3, quiet=True),
-           progress=lambda done, total: calls.append((done, total)), writer=sink)
-    assert calls == [(k, 9) for k in range(1, 10)]
+           progress=told, writer=sink)
+    assert calls == [(0, 9, 0)] + [(k, 9, k) for k in range(1, 10)]
+
+
+def test_a_progress_line_measures_its_rate_from_the_start(capsys):
+    """A log's line: 8 frames 4 s after the start (told at 0), the first of them written
+    3 s in: 2.0 fps and 2 s left for 4 more (was: a rate from the first frame written,
+    8 frames in 1 s, 8.0 fps)."""
+    from hfrender.cli.progress import progress_lines
+
+    now = [100.0]
+    update = progress_lines("rendering", clock=lambda: now[0], every=0.5,
+                            stamp=lambda: "12:00:00")
+    update(0, 12)
+    now[0] = 103.0
+    update(1, 12)
+    now[0] = 104.0
+    update(8, 12)
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "rendering: 8/12 frames (66%), 2.0 fps, about 2s left (now 12:00:00)")
 
 
 def test_an_error_mid_render_keeps_a_playable_partial_file(tmp_path):

@@ -94,7 +94,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, monk
     assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
     said = capsys.readouterr().out
     kept = sum(s['count'] for s in done)
-    assert counts[0] == (kept + 1, 90) and counts[-1] == (90, 90)
+    assert counts[:2] == [(kept, 90), (kept + 1, 90)] and counts[-1] == (90, 90)
     assert f"resumed at frame {kept}" in said
     assert f"wrote {out}: 90 frames ({90 - kept} rendered now) 64x36 at 30 fps" in said
     a, b = decoded(whole), decoded(out)

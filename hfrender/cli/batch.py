@@ -284,7 +284,7 @@ def _one(job: object, state: object, n: int, total: int, quiet: bool,
 
     def progress(done: int, frames: int) -> None:
         running["frames"] = done  # told in the table if a Ctrl-C stops the job
-        running.setdefault("kept", done - 1)  # a resumed job counts on from those it kept
+        running.setdefault("kept", done)  # told first as it starts: the frames it kept
         if bar is not None:
             bar(done, frames)
 

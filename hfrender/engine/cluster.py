@@ -250,6 +250,8 @@ class ClusterRender:
         config = {**asdict(self.config), "quiet": True, "resume": False}
         files = ray.put(self.files)  # once in the object store, for every chunk
         self._done = sum(seg["count"] for seg in self.manifest.segments)
+        if self.progress is not None:  # a bar from the start (the segments kept, of all)
+            self.progress(self._done, self.total)
         return [task(files, self.scene_file.name, self.scene_name, config, first, count,
                             self.segment_frames)
                 for first, count in segment_ranges(self.total, self.segment_frames)

@@ -161,6 +161,8 @@ class ClusterFx:
         settings = asdict(self.s)
         settings["lens"] = asdict(self.s.lens) if self.s.lens else None
         self._done = sum(g["count"] for g in manifest.segments)
+        if self.progress is not None:  # a bar from the start (the segments kept, of all)
+            self.progress(self._done, self.total)
         return [task(files, names[0], names[1] if len(names) > 1 else None,
                             self.output, settings, first, count, self.pix_fmt)
                 for first, count in segment_ranges(self.total, self.segment_frames)
