@@ -72,7 +72,7 @@ class RenderConfig:
     codec: str | None = None
     preview: bool = False
     quiet: bool = False
-    antialias: bool = True  # sub-pixel jitter per sub-frame (mesh scenes)
+    antialias: bool = True  # sub-pixel jitter per sub-frame (a shader's fragCoord too)
     msaa: int | str = "auto"  # coverage samples per pixel per sub-frame (auto: 4 on a GPU)
     hdr: str = "auto"  # float sub-frames (auto: for EXR, or a light past white in the scene)
     interop: str = "auto"  # sub-frames in GL buffers mapped into CUDA (auto: with cuda+NVIDIA)

@@ -11,7 +11,7 @@ from render_helpers import linear, render_frames
 
 from hfrender.config import RenderConfig
 from hfrender.engine.render import render
-from hfrender.sampler import SampleSchedule
+from hfrender.sampler import SampleSchedule, pixel_offsets
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 DATA = Path(__file__).parent / "data"
@@ -31,10 +31,13 @@ def test_streak_is_speed_times_shutter_and_a_linear_light_ramp():
     # energy is the bar's width; the plateau height is width / travel: travel = sum / max
     assert lin.sum() == pytest.approx(BAR_W, abs=0.05)
     assert abs(lin.sum() / lin.max() - SPEED * shutter_s) <= 1.0
-    # the profile equals the average of the sub-frames' bars, in linear light
+    # the profile equals the average of the sub-frames' bars, in linear light, each seen
+    # at the pixel's centre moved by its sub-frame's antialiasing offset (a shader's too)
     x = np.arange(96) + 0.5
     times = SampleSchedule(30, 180, "center", "box", 32).plan(1, 3).times
-    expected = np.mean([(x >= 20 + SPEED * t) & (x < 20 + BAR_W + SPEED * t) for t in times], 0)
+    dx = pixel_offsets(32)[:, 0]
+    expected = np.mean([(x + d >= 20 + SPEED * t) & (x + d < 20 + BAR_W + SPEED * t)
+                        for t, d in zip(times, dx, strict=True)], 0)
     np.testing.assert_allclose(lin, expected, atol=0.004)
 
 

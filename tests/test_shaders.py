@@ -523,3 +523,28 @@ def test_the_readmes_loop_limit_is_llvmpipes_for_all_of_a_pixels_loops(tmp_path)
         counts[name] = 256 * r + g
     assert counts == {"nested": pytest.approx(int(said.group(1).replace(",", "")), abs=100),
                       "in a row": int(said.group(2).replace(",", "")), "whole": 40000}
+
+
+@pytest.mark.parametrize("antialias", [True, False])
+def test_a_shaders_sub_frames_sample_the_pixel_as_a_meshs_do(tmp_path, antialias):
+    """A trial: a shader drew the pixel's centre in every sub-frame (16 sub-frames of a
+    still circle: codes 0 and 255 alone). Each sub-frame's fragCoord moves by its place in
+    the window's antialiasing pattern (x right, y up): a pixel is the share of its 16
+    points inside the circle (linear light); ``antialias = false`` keeps the centres."""
+    from render_helpers import linear
+
+    from hfrender.sampler import pixel_offsets
+
+    cx, cy, r = 13.3, 17.6, 7.2  # (off the pixel grid: the pattern's orientation shows)
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) {\n"
+                 f"    c = vec4(vec3(length(p - vec2({cx}, {cy})) < {r} ? 1.0 : 0.0), 1.0);\n"
+                 "}\n")
+    frames, _ = render_frames(path, size=(32, 32), samples=16, duration=1 / 30,
+                              antialias=antialias)
+    x = np.arange(32) + 0.5
+    y = 32 - (np.arange(32) + 0.5)  # rows from the top; fragCoord's y runs up
+    points = pixel_offsets(16) if antialias else np.zeros((1, 2))
+    share = np.mean([np.hypot(x[None, :] + dx - cx, y[:, None] + dy - cy) < r
+                     for dx, dy in points], axis=0)
+    np.testing.assert_allclose(linear(frames[0, ..., 0]), share, atol=0.004)
+    assert len(np.unique(frames[0])) == (2 if not antialias else len(np.unique(share)))

@@ -56,6 +56,9 @@ class ShaderRenderer:
         set_uniform(self.prog, "iFrame", int(frame))
         set_uniform(self.prog, "iMouse", (0.0, 0.0, 0.0, 0.0))  # no mouse in a render
         set_uniform(self.prog, "hf_linear_out", int(self.target.hdr))
+        # the sub-frame's antialiasing offset (its place in the window's pattern), added to
+        # fragCoord: the sub-frames sample the pixel, as a mesh's do (y up, as fragCoord's)
+        set_uniform(self.prog, "hf_jitter", (float(jitter_px[0]), float(jitter_px[1])))
         # a fixed day (2000-01-01; months from 0, as in JavaScript) whose clock runs with
         # iTime: a clock shader moves, and the render stays a function of time alone
         set_uniform(self.prog, "iDate", (2000.0, 0.0, 1.0, float(t)))

@@ -11,6 +11,7 @@ uniform float iFrameRate;
 uniform int iFrame;
 uniform vec4 iMouse;
 uniform vec4 iDate;
+uniform vec2 hf_jitter;  // the sub-frame's sub-pixel offset of fragCoord (antialiasing)
 uniform int hf_linear_out;  // 1: a float target (--hdr): the display colour decoded to linear light
 // gl_FragCoord as the shader's fragCoord (origin at the picture's bottom left), and dFdy
 // along the picture's up, as on shadertoy.com: GL's row 0 is read back as the top row
