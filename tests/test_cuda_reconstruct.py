@@ -117,14 +117,15 @@ def test_holes_show_the_still_pixels_behind_them_as_the_cpu(launched, rng, monke
     assert np.abs(unfilled - cpu).max() > 1e-3
 
 
-def _fill_by_loop(color, depth, hole, surface, w, rings):
+def _fill_by_loop(color, depth, hole, surface, w, reach):
     """The fill rule written out pixel by pixel, ring by ring (right, left, down, up;
-    float32 sums; a ring reads no hole or one an earlier ring filled)."""
+    float32 sums; a ring reads no hole or one an earlier ring filled; a hole is filled by
+    ring k only where its ``reach`` is at least k)."""
     out, h = color.copy(), len(hole) // w
     ready = ~hole
-    for _ in range(rings):
+    for ring in range(1, int(reach.max()) + 1):
         now, filled = out.copy(), []
-        for p in np.flatnonzero(hole & ~ready):
+        for p in np.flatnonzero(hole & ~ready & (reach >= ring)):
             y, x = divmod(int(p), w)
             total, count = np.zeros(color.shape[1], np.float32), 0
             for inside, q in ((x < w - 1, p + 1), (x > 0, p - 1), (y < h - 1, p + w),
@@ -138,15 +139,15 @@ def _fill_by_loop(color, depth, hole, surface, w, rings):
     return out
 
 
-def _fill_on_the_kernel(emu, color, depth, hole, surface, shape, rings):
-    """``hf_rc_fill`` a ring at a time, as the backend runs it."""
+def _fill_on_the_kernel(emu, color, depth, hole, surface, shape, reach):
+    """``hf_rc_fill`` a ring at a time, as the backend runs it: until one fills nothing."""
     h, w = shape
     n, gpu = h * w, color.copy()
     level = np.where(hole, 0x7FFFFFFF, 0).astype(np.int32)
-    for ring in range(1, rings + 1):
+    for ring in range(1, n + 2):
         changed = np.zeros(1, np.int32)
         emu.run("hf_rc_fill", ((n + 255) // 256, 1, 1), (256, 1, 1),
-                (surface, depth, launches.I32(ring), launches.I32(h), launches.I32(w),
+                (surface, depth, reach, launches.I32(ring), launches.I32(h), launches.I32(w),
                  launches.I32(color.shape[1]), level, changed, gpu))
         if not changed[0]:
             break
@@ -167,12 +168,12 @@ def test_the_fill_kernel_is_the_cpu_fill_at_the_edges_and_at_ties(emu, rng, shap
         levels = np.array([0.5, 1.0, 2.0, np.inf], np.float32)
         depth, surface = levels[rng.integers(0, 4, n)], levels[rng.integers(0, 3, n)]
         depth[hole] = np.inf
-        rings = int(rng.integers(1, 5))
+        reach = rng.integers(1, 5, n).astype(np.int32)  # each hole's own depth of rings
         cpu = color.copy()
-        cpu_rc.fill(cpu, depth, hole, surface, np.flatnonzero(hole), w, rings)
+        cpu_rc.fill(cpu, depth, hole, surface, np.flatnonzero(hole), w, reach)
         np.testing.assert_array_equal(cpu, _fill_by_loop(color, depth, hole, surface, w,
-                                                         rings))
-        gpu = _fill_on_the_kernel(emu, color, depth, hole, surface, shape, rings)
+                                                         reach))
+        gpu = _fill_on_the_kernel(emu, color, depth, hole, surface, shape, reach)
         np.testing.assert_array_equal(gpu.view(np.uint32), cpu.view(np.uint32))
 
 

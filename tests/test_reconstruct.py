@@ -107,6 +107,25 @@ def test_a_bar_whose_streak_is_its_width_keeps_its_light_with_few_sub_frames(rng
     assert top.sum() <= 1
 
 
+def test_a_hole_is_filled_as_deep_as_its_surface_moves_in_the_cell():
+    """A surface moving |v| px/s over a cell half of ``span`` s uncovers pixels up to
+    |v| span from its edge: 1.5 times that in rings (a diagonal's steps) plus the first;
+    a still or slow one (a propeller's hub) one ring, its own colour inside."""
+    from hfrender.backends.cpu.recon_fill import fill, reach
+
+    v = np.zeros((1, 5, 2), np.float32)
+    v[0, :, 0], v[0, 4] = [0, 30, 300, 3000, 0], (180, 240)  # the last: 300 px/s, diagonal
+    assert reach(np, v, 1 / 60).tolist() == [1, 2, 9, 76, 9]
+    # a row of holes behind a still pixel: filled 1 and 3 rings deep
+    for rings, grey in ((1, [0.5, 0.5, 0.9, 0.9, 0.9]), (3, [0.5, 0.5, 0.5, 0.5, 0.9])):
+        color = np.array([[0.5]] + [[0.9]] * 4, np.float32)
+        hole = np.array([False, True, True, True, True])
+        depth = np.array([5.0, np.inf, np.inf, np.inf, np.inf], np.float32)
+        fill(color, depth, hole, np.full(5, 1.0, np.float32), np.flatnonzero(hole), 5,
+             np.full(5, rings, np.int32))
+        np.testing.assert_array_equal(color[:, 0], np.float32(grey))
+
+
 @pytest.mark.parametrize("samples", [4, 8])
 def test_a_bar_entering_the_frame_brings_its_streak_in_with_it(rng, samples):
     """At the first sub-frame the bar is still outside the frame, at the last it has left

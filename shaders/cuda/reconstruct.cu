@@ -192,17 +192,18 @@ extern "C" __global__ void hf_rc_base(
         base_color[p * channels + c] = lin[(from * hw + p) * channels + c];
 }
 
-// NumPy's fill (recon_fill.py), its pass `ring` (1, 2, ...): a hole not yet filled shows
-// the mean of its neighbours (right, left, down, up, summed in that order in float) that lie
-// behind its own surface (own's depth) and are no hole (level 0) or were filled by an
-// earlier pass (level < ring); one with none waits. Only this pass's holes are written, only
-// earlier passes' pixels read: in place. `changed` says a pass filled one.
+// NumPy's fill (recon_fill.py), its pass `ring` (1, 2, ...): a hole not yet filled, and
+// `reach` at least `ring` deep, shows the mean of its neighbours (right, left, down, up,
+// summed in that order in float) that lie behind its own surface (own's depth) and are no
+// hole (level 0) or were filled by an earlier pass (level < ring); one with none waits.
+// Only this pass's holes are written, only earlier passes' pixels read: in place.
+// `changed` says a pass filled one.
 extern "C" __global__ void hf_rc_fill(
-        const float* own_depth, const float* base_depth, int ring, int height, int width,
-        int channels, int* level, int* changed, float* base_color) {
+        const float* own_depth, const float* base_depth, const int* reach, int ring,
+        int height, int width, int channels, int* level, int* changed, float* base_color) {
     long long hw = (long long)height * width;
     long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= hw || level[p] != HF_RC_UNFILLED) return;
+    if (p >= hw || level[p] != HF_RC_UNFILLED || reach[p] < ring) return;
     long long x = p % width;
     long long nb[4] = {p + 1, p - 1, p + width, p - width};
     bool inside[4] = {x < width - 1, x > 0, p < hw - width, p >= width};

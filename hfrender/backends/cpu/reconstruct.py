@@ -42,7 +42,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds, half_steps
-from hfrender.backends.cpu.recon_fill import fill, fill_rings
+from hfrender.backends.cpu.recon_fill import fill, reach
 from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
 from hfrender.hyperframe.windows import WindowWeights
 
@@ -105,13 +105,13 @@ def _rows(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype((np.void, a.shape[1] * a.itemsize))).reshape(-1)
 
 
-def _base(own: _Frame, by_time: list[_Frame], rings: int = 1
+def _base(own: _Frame, by_time: list[_Frame], span: float = 0.0
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What a pixel shows before any moving surface lands on it: ``own``'s still pixel;
     where ``own`` moves, the still pixel of the window's sub-frame nearest in time that has
     one there (``by_time``: what the moving surface uncovers); else a hole at infinite
-    depth (any splat fills it) showing the still pixels behind it, up to ``rings`` pixels
-    away (:func:`~.recon_fill.fill`), or ``own``'s colour where none is that near. ``own``
+    depth (any splat fills it) showing the still pixels behind it, as far as its surface
+    moves in ``span`` seconds (:func:`~.recon_fill.fill`), else ``own``'s colour. ``own``
     comes first even where another is nearer: still edges differ between sub-frames by
     their sub-pixel jitter, and each sub-frame keeps its own. Returns (colour, depth,
     holes): the sky is at infinite depth too, but it is no hole. Only ``own``'s moving
@@ -134,7 +134,8 @@ def _base(own: _Frame, by_time: list[_Frame], rings: int = 1
         open_ = open_[~still]
     hole = np.zeros(h * w, bool)
     hole[open_] = True
-    fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w, rings)
+    fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w,
+         reach(np, own.velocity, span) if len(open_) else 1)
     return color, depth, hole.reshape(h, w)
 
 
@@ -322,7 +323,7 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
     if total <= 0:
         return own.lin
     by_time = sorted((f for f in frames if f is not own), key=lambda f: abs(f.t - own.t))
-    base = _base(own, by_time, fill_rings(max(steps for *_, steps in halves)))
+    base = _base(own, by_time, max(length for length, *_ in halves))
     picture = np.zeros_like(own.lin)
     for length, other, edge, steps in halves:
         if length <= 0:

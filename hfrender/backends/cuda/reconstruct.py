@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, half_steps, moves
-from hfrender.backends.cpu.recon_fill import fill_rings
+from hfrender.backends.cpu.recon_fill import reach
 from hfrender.backends.cpu.recon_layer import inner
 from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS
 from hfrender.backends.cuda import launches
@@ -177,7 +177,7 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
                (st.lin, st.depth, st.moving, chain, I32(len(chain)), I64(h * w), I32(c),
                 base_c, base_d, holes, level))
     _fill(dev, st.depth[own], base_d, level, base_c,
-          fill_rings(max(steps for *_, steps in halves)))
+          reach(xp, st.velocity[own], max(length for length, *_ in halves)))
     picture[...] = 0.0
     no_acc = dev.table("none-f64", lambda: np.zeros(1, np.float64))
     for length, other, edge, steps in halves:
@@ -191,18 +191,18 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
 
 
 def _fill(dev: Device, own_depth: Any, base_d: Any, level: Any, base_c: Any,
-          rings: int) -> None:
-    """:func:`~hfrender.backends.cpu.recon_fill.fill`: ``hf_rc_fill`` a ring at a time,
-    until a ring fills nothing or ``rings`` are done."""
+          rings: Any) -> None:
+    """:func:`~hfrender.backends.cpu.recon_fill.fill`: ``hf_rc_fill`` a ring at a time
+    (``rings``: each pixel's reach), until a ring fills nothing."""
     h, w, c = base_c.shape
-    changed = dev.xp.zeros(1, np.int32)
-    for ring in range(1, rings + 1):
-        dev.launch("hf_rc_fill", _grid(h * w), (BLOCK, 1, 1),
-                   (own_depth, base_d, I32(ring), I32(h), I32(w), I32(c), level, changed,
-                    base_c))
-        if not int(changed[0]):
-            return
+    changed = dev.xp.ones(1, np.int32)
+    ring = 1
+    while int(changed[0]):
         changed[...] = 0
+        dev.launch("hf_rc_fill", _grid(h * w), (BLOCK, 1, 1),
+                   (own_depth, base_d, rings, I32(ring), I32(h), I32(w), I32(c), level,
+                    changed, base_c))
+        ring += 1
 
 
 def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float, steps: int,
