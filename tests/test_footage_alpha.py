@@ -203,13 +203,16 @@ def test_footage_with_alpha_that_covers_every_pixel_is_not_warned_of(tmp_path, r
         _fx(src, tmp_path / "out2.mp4")
     assert [r.getMessage() for r in caplog.records if "has alpha" in r.getMessage()] == [
         f"{src} has alpha; {tmp_path / 'out2.mp4'} keeps none: it is composited over black "
-        "(write .mov, .webm or a PNG sequence to keep it)"]
+        "in linear light (write .mov, .webm or a PNG sequence to keep it; half alpha over "
+        "black is not half the code value, as in an editor that composites code values)"]
     caplog.clear()  # a .webm with a pixel format of no alpha: composited too, and said (a
     with caplog.at_level(logging.WARNING):  # trial: its straight colour was written unsaid)
         _fx(src, tmp_path / "out3.webm", "--pix-fmt", "yuv420p")
     assert [r.getMessage() for r in caplog.records if "has alpha" in r.getMessage()] == [
         f"{src} has alpha; {tmp_path / 'out3.webm'} keeps none: it is composited over black "
-        "(--pix-fmt yuv420p has none: leave it out, or give one with alpha, to keep it)"]
+        "in linear light (--pix-fmt yuv420p has none: leave it out, or give one with alpha, "
+        "to keep it; half alpha over black is not half the code value, as in an editor that "
+        "composites code values)"]
     src = _write_pngs(tmp_path / "in3", _straight_rgba(rng))  # rows 0-3 transparent
     _fx(src, tmp_path / "out4.webm", "--pix-fmt", "yuv420p")
     clear = iio.imread(tmp_path / "out4.webm", index=0)[:3].astype(int)  # black, not their

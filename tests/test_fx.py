@@ -1116,16 +1116,48 @@ def test_interlaced_footage_and_a_timecode_left_out_are_said(tmp_path, caplog):
         return [r.getMessage() for r in caplog.records if "more than 8 bits" not in
                 r.getMessage()]
 
+    hint = ("is progressive; deinterlace it first, a frame a frame (ffmpeg -i IN -vf "
+            "bwdif=mode=send_frame OUT; bwdif alone makes a frame of each field, twice the "
+            "rate)")
     assert said(inter, "-o", tmp_path / "i.mp4") == [
         f"{inter} is interlaced (top first): fx blends whole frames, so its fields mix and "
-        f"{tmp_path / 'i.mp4'} is progressive; deinterlace it first (ffmpeg -i IN -vf bwdif "
-        "OUT)"]
+        f"{tmp_path / 'i.mp4'} {hint}"]
     dropped = (f"{timed} has timecode 01:00:00;00; {{}} keeps none (fx keeps it at --stride 1 "
                "in .mov and .mp4)")
     assert said(timed, "-o", tmp_path / "t.mkv") == [dropped.format(tmp_path / "t.mkv")]
     assert said(timed, "-o", tmp_path / "s.mov", "--stride", "2") == [
         dropped.format(tmp_path / "s.mov")]
     assert said(timed, "-o", tmp_path / "k.mov") == []  # kept: nothing to say
+
+
+@pytest.mark.parametrize("size, rate, pix, fps", [
+    ("720x576", "25", "yuv420p", 25.0), ("720x480", "30000/1001", "yuv411p", 30000 / 1001)])
+def test_a_raw_dv_file_is_read_at_its_rate_and_said_interlaced(tmp_path, caplog, size, rate,
+                                                                pix, fps):
+    """A footage trial: ffmpeg prints "60k fps" for a raw .dv file (25 tbr): it was read at
+    60000 fps ("fps 60000 is too large" into .mp4, a 1 ms .mkv), and DV outside .mov, which
+    says no field order, was not said to be interlaced."""
+    from hfrender.io.probe import probe
+
+    dv = tmp_path / "cam.dv"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    f"testsrc2=size={size}:rate={rate}", "-frames:v", "6", "-pix_fmt", pix,
+                    "-c:v", "dvvideo",
+                    "-f", "dv", str(dv)], check=True)
+    head = subprocess.run([FFMPEG, "-hide_banner", "-i", str(dv)], capture_output=True,
+                          text=True).stderr
+    assert "60k fps" in head  # (what ffmpeg says)
+    assert probe(str(dv)).fps == pytest.approx(fps, rel=1e-9)
+    out = tmp_path / "o.mp4"
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(dv), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    # (6 frames' timestamps allow 29.97 as printed for 30000/1001: it stands, as ever)
+    assert probe(str(out)).fps == pytest.approx(fps, rel=1e-4) and probe(str(out)).count == 6
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{dv} is interlaced (DV, bottom first unless shot progressive): fx blends whole "
+        f"frames, so its fields mix and {out} is progressive; deinterlace it first, a frame "
+        "a frame (ffmpeg -i IN -vf bwdif=mode=send_frame OUT; bwdif alone makes a frame of "
+        "each field, twice the rate)"]
 
 
 def test_deep_footage_written_with_8_bits_is_said(tmp_path, caplog):

@@ -201,6 +201,40 @@ def test_hdr_footage_is_said_to_come_out_wrong(tmp_path, caplog):
         f"{clip} is HDR (HLG): fx blends and writes SDR (BT.709), so its colours come out "
         "wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf zscale=t=linear")
     assert said[1].startswith(f"{clip} has more than 8 bits; ")  # 10-bit HLG into 8 bits
+    assert "hable:desat=0,zscale" in said[0]  # HLG's own peak (PQ's: 10,000 nits, below)
+
+
+@pytest.mark.parametrize("primaries, trc, said", [
+    ("bt2020", "bt2020-10", "BT.2020"), ("smpte432", "bt709", "Display P3"),
+    ("bt709", "bt709", None), ("bt2020", "smpte2084", "PQ")])
+def test_wide_gamut_footage_is_said_with_the_command_that_converts_it(tmp_path, caplog,
+                                                                      primaries, trc, said):
+    """A footage trial: BT.2020 SDR footage came out tagged BT.709, an orange 43 codes off,
+    without a word; PQ's hint took 1,000 nits for white (4,000 came out at Y 255)."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    clip = tmp_path / "wide.mkv"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=0.3", "-vf",
+                    f"setparams=color_primaries={primaries}:color_trc={trc}:"
+                    "colorspace=bt709", "-c:v", "ffv1", "-pix_fmt", "yuv420p", str(clip)],
+                   check=True)
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "2",
+                     "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records]
+    if said is None:
+        assert told == []
+    elif said == "PQ":
+        assert len(told) == 1 and told[0].startswith(f"{clip} is HDR (PQ (HDR10)): ")
+        assert "tonemap=tonemap=hable:desat=0:peak=100,zscale" in told[0]
+    else:
+        assert told == [
+            f"{clip} has {said} primaries (a wider gamut than BT.709's): fx reads and writes "
+            "BT.709, so its colours come out washed out; convert it first (ffmpeg -i IN -vf "
+            "zscale=p=709:t=709:m=709,format=yuv420p10le OUT)"]
 
 
 def test_anamorphic_footage_into_square_pixels_is_said_squeezed(tmp_path, caplog):

@@ -171,7 +171,9 @@ class FxJob:
                     self.output, self.s.codec) else f"--pix-fmt {self.s.pix_fmt} has none: "
                     "leave it out, or give one with alpha,")
                 self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it "
-                                   f"is composited over black ({fix} to keep it)")
+                                   f"is composited over black in linear light ({fix} to "
+                                   "keep it; half alpha over black is not half the code "
+                                   "value, as in an editor that composites code values)")
         if self.s.codec is None and self.s.pix_fmt is None:
             deep_note(str(self.source), self.output, self.footage.pix_fmt, self.alpha == "keep")
 

@@ -24,6 +24,7 @@ import hfrender
 from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
+from hfrender.io.colour_tags import source_colour
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha, timecode_options
 from hfrender.io.footage import FootageError
@@ -327,6 +328,30 @@ def sound_left_out(source: str, output: str, info: Any) -> None:
 
 
 HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg names
+WIDE_GAMUT = {"bt2020": "BT.2020", "smpte431": "DCI-P3", "smpte432": "Display P3"}
+
+
+def _colour_notes(source: str, info: Any) -> None:
+    """HDR footage (HLG, PQ), and wide-gamut SDR (BT.2020's or P3's primaries: was read as
+    BT.709's and tagged so without a word, an orange 43 codes off, a footage trial): fx
+    blends and writes SDR BT.709, so their colours come out wrong; the command that
+    converts them first."""
+    curve = next((name for tag, name in HDR.items() if tag in info.pix_fmt), None)
+    if curve is not None:
+        peak = ":peak=100" if curve.startswith("PQ") else ""  # PQ's 10,000 nits (without:
+        # past 1,000 came out above white, Y 255 of limited range, a footage trial)
+        log.warning("%s is HDR (%s): fx blends and writes SDR (BT.709), so its colours come "
+                    "out wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf "
+                    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
+                    "tonemap=tonemap=hable:desat=0%s,zscale=t=bt709:m=bt709:r=tv,"
+                    "format=yuv420p OUT)", source, curve, peak)
+        return
+    primaries = source_colour(info.pix_fmt).get("color_primaries", "")
+    if primaries in WIDE_GAMUT:
+        log.warning("%s has %s primaries (a wider gamut than BT.709's): fx reads and writes "
+                    "BT.709, so its colours come out washed out; convert it first (ffmpeg -i "
+                    "IN -vf zscale=p=709:t=709:m=709,format=yuv420p10le OUT)", source,
+                    WIDE_GAMUT[primaries])
 
 
 def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
@@ -338,13 +363,7 @@ def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
     if info.cut_short:
         log.warning("%s is cut short (ffmpeg: %s; an unfinished download or copy?): the "
                     "%d frames it holds are used", source, info.cut_short, info.count)
-    curve = next((name for tag, name in HDR.items() if tag in info.pix_fmt), None)
-    if curve is not None:
-        log.warning("%s is HDR (%s): fx blends and writes SDR (BT.709), so its colours come "
-                    "out wrong; convert it to SDR first (e.g. ffmpeg -i IN -vf "
-                    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
-                    "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,"
-                    "format=yuv420p OUT)", source, curve)
+    _colour_notes(source, info)
     square = info.sar in ("1:1", "0:1", "")
     if info.times is not None and Path(output).suffix.lower() == ".gif":
         log.warning("%s has a variable frame rate; %s plays its frames evenly spaced (at "
@@ -354,10 +373,13 @@ def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
         log.warning("%s has pixels of aspect %s; %s has square ones, so its picture is "
                     "squeezed (a video output keeps the aspect)", source, info.sar, output)
     order = re.search(r"(top|bottom) (coded )?first", info.pix_fmt)
-    if order:  # (was: written progressive without a word)
+    said = order.group(0) if order else (  # DV in AVI or Matroska says no order, but is
+        "DV, bottom first unless shot progressive" if info.codec == "dvvideo" else "")
+    if said:  # interlaced (was: DV there unsaid, a footage trial; all written progressive)
         log.warning("%s is interlaced (%s): fx blends whole frames, so its fields mix and %s "
-                    "is progressive; deinterlace it first (ffmpeg -i IN -vf bwdif OUT)",
-                    source, order.group(0), output)
+                    "is progressive; deinterlace it first, a frame a frame (ffmpeg -i IN -vf "
+                    "bwdif=mode=send_frame OUT; bwdif alone makes a frame of each field, "
+                    "twice the rate)", source, said, output)
     if info.timecode and (stride != 1 or not timecode_options(output, info.timecode)):
         log.warning("%s has timecode %s; %s keeps none (fx keeps it at --stride 1 in .mov "
                     "and .mp4)", source, info.timecode, output)

@@ -39,6 +39,7 @@ class VideoInfo:
     subtitle_tracks: int = 0
     cut_short: str = ""  # the demuxer's words where the file ends before its data does
     audio_codec: str = ""  # the first audio track's, as ffmpeg names it ("aac", "pcm_s16le")
+    codec: str = ""  # the video's, as ffmpeg names it ("h264", "dvvideo")
 
     @property
     def native_yuv420p(self) -> bool:
@@ -102,7 +103,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
         if last.endswith("Invalid data found when processing input"):
             return "no video file ffmpeg can read (damaged, or another kind of file)"
         return last
-    fps, (w, h), pix_fmt, turn, vp9_alpha, sar = video
+    fps, (w, h), pix_fmt, turn, vp9_alpha, sar, codec = video
     if round(abs(turn)) % 180 == 90:  # decoding turns the picture upright
         w, h = h, w
         sar = ":".join(sar.split(":")[::-1])
@@ -121,7 +122,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, audio > 0, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
                      stamp.group(1) if stamp else "", audio, subtitles,
-                     _cut_short(res.stderr), _audio_codec(head))
+                     _cut_short(res.stderr), _audio_codec(head), codec)
 
 
 # what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's
@@ -187,16 +188,20 @@ def _mean_rate(times: tuple[float, ...], head: str) -> float:
 def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
     """ffmpeg prints "23.98 fps" for 24000/1001. When the timestamps (``steps`` frame
     intervals over ``span`` seconds, each rounded to ``unit``) rule the printed rate out,
-    its whole number or that x 1000/1001, whichever they allow, is taken instead."""
+    its whole number or that x 1000/1001, whichever they allow, is taken instead; where
+    neither fits, the timestamps' own rate (a raw DV file printed "60k fps" for 25: read
+    at 60000 fps, a footage trial), as a whole number or x 1000/1001 where it is one."""
     if span <= 0:
         return printed
     measured = steps / span
     tolerance = measured * unit / span * 1.01  # both ends rounded to the unit
     if abs(printed - measured) <= tolerance:
         return printed
-    whole = round(printed)
-    near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))
-    return near if abs(near - measured) <= tolerance else printed
+    for whole in (round(printed), round(measured)):
+        near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))
+        if whole and abs(near - measured) <= tolerance:
+            return near
+    return measured
 
 
 def _top_level(text: str) -> list[str]:
@@ -212,10 +217,11 @@ def _top_level(text: str) -> list[str]:
     return [*fields, text[start:].strip()]
 
 
-def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, str] | None:
-    """Rate, size, pixel format, display rotation, VP9 alpha and pixel aspect of the first
-    video stream (not a cover picture) in ffmpeg's description of an input; None if it has
-    none."""
+def _first_video(head: str
+                 ) -> tuple[float, tuple[int, int], str, float, bool, str, str] | None:
+    """Rate, size, pixel format, display rotation, VP9 alpha, pixel aspect and codec of the
+    first video stream (not a cover picture) in ffmpeg's description of an input; None if
+    it has none."""
     lines = head.splitlines()
     for i, line in enumerate(lines):
         if not re.match(r"\s*Stream #\d+:\d+.*: Video: ", line) or "(attached pic)" in line:
@@ -243,7 +249,7 @@ def _first_video(head: str) -> tuple[float, tuple[int, int], str, float, bool, s
         sar = re.findall(r"SAR ([1-9]\d*):([1-9]\d*) ", line)
         return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
                 fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0,
-                vp9_alpha, ":".join(sar[-1]) if sar else "1:1")
+                vp9_alpha, ":".join(sar[-1]) if sar else "1:1", fields[0].split(" ")[0])
     return None
 
 
