@@ -203,6 +203,27 @@ def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
             overrides_of(["--samples", "4", short, "x"])
 
 
+def test_a_shaders_picture_outside_its_folder_is_refused_before_any_work(tmp_path):
+    import imageio.v3 as iio
+
+    from hfrender.config import ConfigError, RenderConfig
+    from hfrender.engine.cluster import ClusterRender
+
+    iio.imwrite(tmp_path / "noise.png", np.zeros((2, 2, 3), np.uint8))
+    (tmp_path / "shot").mkdir()
+    shader = tmp_path / "shot" / "s.frag"
+    shader.write_text("// hfrender: iChannel0 = ../noise.png\n"
+                      "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    config = RenderConfig(output=str(tmp_path / "o.mp4"), size=(32, 18), samples=1,
+                          duration=0.2)
+    with pytest.raises(ConfigError) as err:
+        ClusterRender(shader, config).prepare()
+    assert str(err.value) == (
+        f"--ray: the scene loads {tmp_path / 'noise.png'}, outside its folder "
+        f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
+        "put the picture in it, or render without --ray")
+
+
 def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
     pytest.importorskip("trimesh")
     import shutil

@@ -175,7 +175,8 @@ def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path
     assert said == [
         "--msaa 4: s.frag is a fragment shader, which colours each pixel once "
         "(multisampling smooths the edges of geometry); ignored",
-        "s.frag reads iChannel0, iSampleRate, which hfrender does not set (no textures, "
+        "s.frag reads iChannel0, iSampleRate, which hfrender does not set (a line `// "
+        "hfrender: iChannel0 = noise.png` in the shader gives a channel a picture; no "
         "buffers or sound): they stay 0; it sets iResolution, iTime, iTimeDelta, "
         "iFrameRate, iFrame, iMouse, iDate"]
     other = _frag(tmp_path, "uniform float time;\nuniform vec2 resolution;\n"  # glslsandbox's
@@ -184,7 +185,7 @@ def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path
     caplog.clear()
     with caplog.at_level("WARNING"):
         _one(other)
-    assert [r.getMessage() for r in caplog.records] == [  # not "no textures, ... or sound"
+    assert [r.getMessage() for r in caplog.records] == [  # not "... no buffers or sound"
         "s.frag reads time, resolution, which hfrender does not set: they stay 0; it sets "
         "iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate"]
 
@@ -253,7 +254,8 @@ def test_shadertoys_channels_used_undeclared_read_black_as_on_shadertoy(tmp_path
     np.testing.assert_array_equal(frames[1], np.broadcast_to([128, 64, 32], (4, 8, 3)))
     assert [r.getMessage() for r in caplog.records] == [
         "s.frag reads iChannel0, iChannel1, iChannel2, iChannel3, iChannelResolution, which "
-        "hfrender does not set (no textures, buffers or sound): they stay 0; it sets "
+        "hfrender does not set (a line `// hfrender: iChannel0 = noise.png` in the shader "
+        "gives a channel a picture; no buffers or sound): they stay 0; it sets "
         "iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate"]
 
 
@@ -548,3 +550,57 @@ def test_a_shaders_sub_frames_sample_the_pixel_as_a_meshs_do(tmp_path, antialias
                      for dx, dy in points], axis=0)
     np.testing.assert_allclose(linear(frames[0, ..., 0]), share, atol=0.004)
     assert len(np.unique(frames[0])) == (2 if not antialias else len(np.unique(share)))
+
+
+def test_a_channel_shows_the_picture_its_shader_names(tmp_path, caplog):
+    """A trial: every channel read black, so a shader of shadertoy.com that samples a
+    texture could not be rendered as it looks there. A line ``// hfrender: iChannel0 =
+    FILE`` gives a channel a picture, sampled as shadertoy.com samples its textures: its
+    bottom row at v = 0, repeated, its size in iChannelResolution; a grey or 16-bit picture
+    as its codes. Red and blue: the picture at uv (its top row red, its bottom row blue);
+    green: iChannel1's (a grey 16-bit picture of 40000) plus its width / 64."""
+    import imageio.v3 as iio
+
+    picture = np.zeros((4, 8, 3), np.uint8)
+    picture[0], picture[-1] = (255, 0, 0), (0, 0, 255)
+    (tmp_path / "tex").mkdir()
+    iio.imwrite(tmp_path / "tex" / "a.png", picture)
+    iio.imwrite(tmp_path / "grey.png", np.full((2, 16), 40000, np.uint16))
+    path = _frag(tmp_path, "// hfrender: iChannel0 = tex/a.png\n"
+                 "//hfrender:iChannel1=\"grey.png\"\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    vec2 uv = vec2(0.5, (floor(p.y) + 0.5) / 4.0);\n"
+                 "    vec3 a = texture(iChannel0, uv).rgb;\n"
+                 "    float g = texture(iChannel1, vec2(0.3, 0.7)).g;\n"
+                 "    c = vec4(a.r, g * 0.5 + iChannelResolution[1].x / 64.0, a.b, 1.0);\n}\n")
+    with caplog.at_level("WARNING"):
+        frame = _one(path)
+    assert caplog.records == []  # nothing said to stay 0
+    # rows from the top: the picture's rows 0 (red), 1, 2 and 3 (blue), texel centres
+    assert frame[:, 4, 0].tolist() == [255, 0, 0, 0] and frame[:, 4, 2].tolist() == \
+        [0, 0, 0, 255]
+    grey = round(40000 * 255 / 65535) / 255  # a 16-bit picture's code, 8-bit (155)
+    assert (frame[..., 1] == round((grey * 0.5 + 16 / 64) * 255)).all()
+
+
+def test_a_channels_picture_missing_or_unread_is_said_at_its_line(tmp_path, caplog):
+    path = _frag(tmp_path, "void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n"
+                 "// hfrender: iChannel2 = none.png\n")
+    with pytest.raises(ShaderError, match=rf"^{path}:2: iChannel2 = {tmp_path / 'none.png'}: "
+                                          r"no such file \(a path from the shader's folder\)$"):
+        _one(path)
+    (tmp_path / "none.png").write_text("not a picture")
+    with pytest.raises(ShaderError, match=rf"^{path}:2: iChannel2 = .*: not a picture "
+                                          r"hfrender reads \(PNG, JPEG, \.\.\.\) \(a path"):
+        _one(path)
+    import imageio.v3 as iio
+
+    iio.imwrite(tmp_path / "none.png", np.zeros((2, 2, 3), np.uint8))
+    from hfrender.render.shadertoy import shader_notes
+    from hfrender.scene import ShaderScene
+
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        shader_notes(type("C", (), {"msaa": 1})(), ShaderScene(path.read_text(), str(path)))
+    assert [r.getMessage() for r in caplog.records] == [
+        "s.frag gives iChannel2 a picture, which its code never reads"]

@@ -112,19 +112,24 @@ def _local_only(config: RenderConfig) -> None:
 
 
 def _models_inside(scene: Any, folder: Path) -> None:
-    """The model files the scene loaded in setup() must lie in its folder, the one sent to
-    the workers (one line, before any work; was: every chunk failed, "model file not
-    found", naming the worker's temporary copy)."""
+    """The model files the scene loaded in setup(), and the pictures a shader gives its
+    channels, must lie in its folder, the one sent to the workers (one line, before any
+    work; was: every chunk failed, "model file not found", naming the worker's temporary
+    copy)."""
+    from hfrender.scene import ShaderScene
     from hfrender.scene.meshes import scene_models
 
-    for path in scene_models(getattr(scene, "objects", [])):
-        within = Path(path).is_relative_to(folder)
-        hidden = within and any(p.startswith(".") for p in Path(path).relative_to(folder).parts)
+    files = [(Path(path), "model") for path in scene_models(getattr(scene, "objects", []))]
+    if isinstance(scene, ShaderScene):
+        files += [(path.resolve(), "picture") for path, _ in scene.channel_files().values()]
+    for path, kind in files:
+        within = path.is_relative_to(folder)
+        hidden = within and any(p.startswith(".") for p in path.relative_to(folder).parts)
         if not within or hidden:  # hidden folders are not sent either (scene_files)
             where = (f"in a hidden folder of {folder}, which is not sent" if hidden else
                      f"outside its folder {folder}")
             raise ConfigError(f"--ray: the scene loads {path}, {where} (only that folder, "
-                              "hidden files left out, goes to the workers); put the model "
+                              f"hidden files left out, goes to the workers); put the {kind} "
                               "in it, or render without --ray")
 
 

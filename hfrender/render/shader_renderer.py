@@ -1,9 +1,13 @@
 """Drawing a Shadertoy-style fragment shader (:mod:`hfrender.render.shadertoy` makes its
-program): ``iTime`` the sub-frame's time, shadertoy.com's channels black."""
+program): ``iTime`` the sub-frame's time; a channel the picture its shader names
+(``// hfrender: iChannel0 = noise.png``), else black."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from hfrender.render.programs import ShaderError, compile_program, glsl, set_uniform
 from hfrender.render.shadertoy import no_main_image, shadertoy_hint, shadertoy_program
@@ -33,10 +37,17 @@ class ShaderRenderer:
                 from None
         self.vao = ctx.vertex_array(self.prog, [])
         self.channels = [n for n in (f"iChannel{i}" for i in range(4)) if self.prog.get(n, None)]
-        # shadertoy.com's channels read black: one texel of 0 (nothing else bound there)
+        # a channel the shader gives no picture reads black: one texel of 0
         self.black = ctx.texture((1, 1), 4, bytes(4)) if self.channels else None
+        self.pictures = {i: channel_texture(ctx, path, f"{scene.source_path}:{line}", i)
+                         for i, (path, line) in scene.channel_files().items()}
         for name in self.channels:  # each its own unit: one may be a samplerCube
             set_uniform(self.prog, name, int(name[-1]))
+        sizes = self.prog.get("iChannelResolution", None)  # an array, as long as the
+        if sizes is not None:  # compiler kept it (up to the last element read)
+            sizes.write(np.array([(t.width, t.height, 1) if (t := self.pictures.get(i)) else
+                                  (0, 0, 0) for i in range(sizes.array_length)],
+                                 "f4").tobytes())
 
     def prepare(self) -> None:
         """Nothing to do: the shader compiled in the constructor."""
@@ -63,7 +74,7 @@ class ShaderRenderer:
         # iTime: a clock shader moves, and the render stays a function of time alone
         set_uniform(self.prog, "iDate", (2000.0, 0.0, 1.0, float(t)))
         for name in self.channels:  # (another texture may have been bound there since)
-            self.black.use(location=int(name[-1]))
+            self.pictures.get(int(name[-1]), self.black).use(location=int(name[-1]))
         self.vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
@@ -73,5 +84,45 @@ class ShaderRenderer:
         self.vao.release()
         self.prog.release()
         self.target.release()
-        if self.black is not None:
-            self.black.release()
+        for texture in [self.black, *self.pictures.values()]:
+            if texture is not None:
+                texture.release()
+
+
+def channel_texture(ctx: Any, path: Path, where: str, channel: int) -> Any:
+    """A picture for a channel as shadertoy.com samples its textures: 8-bit RGBA, its bottom
+    row at v = 0, repeated, mipmapped (``where``: the shader's line that gives it)."""
+    import imageio.v3 as iio
+    import moderngl
+
+    try:
+        picture = np.asarray(iio.imread(path, index=0))  # (an animation's first frame)
+    except Exception:  # noqa: BLE001 - missing, or no picture: said at its line
+        why = "no such file" if not path.is_file() else "not a picture hfrender reads " \
+            "(PNG, JPEG, ...)"
+        raise ShaderError(f"{where}: iChannel{channel} = {path}: {why} (a path from the "
+                          "shader's folder)") from None
+    rgba = _rgba8(picture)
+    h, w = rgba.shape[:2]
+    texture = ctx.texture((w, h), 4, np.ascontiguousarray(rgba[::-1]).tobytes())
+    texture.repeat_x = texture.repeat_y = True
+    texture.build_mipmaps()
+    texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+    return texture
+
+
+def _rgba8(picture: np.ndarray) -> np.ndarray:
+    """A picture as (H, W, 4) uint8 codes: grey spread to RGB, opaque where it has no
+    alpha, 16-bit and float scaled (as a browser shows them: codes, not light)."""
+    if picture.dtype == np.uint16:
+        picture = (picture.astype(np.uint32) * 255 + 32767) // 65535
+    elif picture.dtype.kind == "f":
+        picture = np.clip(picture, 0.0, 1.0) * 255 + 0.5
+    picture = picture.astype(np.uint8)
+    if picture.ndim == 2:
+        picture = picture[..., None]
+    c = picture.shape[-1]
+    colour = picture[..., :1].repeat(3, -1) if c < 3 else picture[..., :3]
+    alpha = picture[..., 3:4] if c == 4 else picture[..., 1:2] if c == 2 else \
+        np.full(picture.shape[:2] + (1,), 255, np.uint8)
+    return np.concatenate([colour, alpha], axis=-1)

@@ -103,6 +103,13 @@ def unset_inputs(source: str) -> list[str]:
     return list(dict.fromkeys(names + [n for n in _used_undeclared(source) if n in CHANNELS]))
 
 
+def _reads(source: str) -> list[str]:
+    """The channels the code reads (not as a field, ``s.iChannel0``), declared or not."""
+    code = _UNIFORM.sub(" ", _code(source))
+    return [n for n in (f"iChannel{i}" for i in range(4))
+            if re.search(rf"(?<![.\w]){n}\b", code)]
+
+
 def _used_undeclared(source: str) -> list[str]:
     """The names of :data:`CHANNELS` and :data:`OLD_NAMES` the code uses (not as a field,
     ``s.iChannel0``) and does not declare itself: as a uniform (an old name's uniform is
@@ -199,13 +206,20 @@ def shader_notes(config: Any, scene: Any) -> None:
     if line is not None:
         log.warning("%s:%d: defines main() as well as mainImage; hfrender supplies main() "
                     "(which calls mainImage), so this one is not used", name, line)
-    unset = unset_inputs(scene.source)
+    given = {f"iChannel{i}" for i in scene.channel_files()}
+    unset = [n for n in unset_inputs(scene.source)
+             if n not in given and not (given and n == "iChannelResolution")]
     if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
-        why = (" (no textures, buffers or sound)" if all(
-            n.startswith(("iChannel", "iSampleRate")) for n in unset) else "")
+        why = (" (a line `// hfrender: iChannel0 = noise.png` in the shader gives a channel "
+               "a picture; no buffers or sound)" if all(
+                   n.startswith(("iChannel", "iSampleRate")) for n in unset) else "")
         log.warning("%s reads %s, which hfrender does not set%s: %s 0; it sets %s", name,
                     ", ".join(unset), why, "it stays" if len(unset) == 1 else "they stay",
                     ", ".join(SHADERTOY_INPUTS))
+    unread = sorted(given - set(_reads(scene.source)))
+    if unread:
+        log.warning("%s gives %s a picture, which its code never reads", name,
+                    ", ".join(unread))
 
 
 def no_main_image(source: str) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,11 @@ class Scene:
         return obj
 
 
+# a shader's picture for a channel, in a comment of its own: "// hfrender: iChannel0 = a.png"
+CHANNEL_LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*iChannel([0-3])[ \t]*=[ \t]*"
+                          r"(\S[^\n]*?)[ \t]*$", re.MULTILINE)
+
+
 class ShaderScene(Scene):
     """A Shadertoy-style fragment shader: ``mainImage(out vec4, in vec2)``, no camera."""
 
@@ -146,6 +152,14 @@ class ShaderScene(Scene):
         super().__init__()
         self.source = source
         self.source_path = path
+
+    def channel_files(self) -> dict[int, tuple[Path, int]]:
+        """The pictures its lines ``// hfrender: iChannel0 = noise.png`` give its channels
+        (a path from the shader's folder, quotes allowed): channel -> (path, line)."""
+        folder = Path(self.source_path).parent
+        return {int(m.group(1)): (folder / m.group(2).strip("\"'"),
+                                  self.source.count("\n", 0, m.start()) + 1)
+                for m in CHANNEL_LINE.finditer(self.source)}
 
 
 def past_white(scene: Scene) -> str | None:
