@@ -18,6 +18,7 @@ from hfrender.cli import main
 from hfrender.config import ConfigError
 from hfrender.engine.batch import load_jobs
 from hfrender.errors import InputError
+from hfrender.io.probe import probe
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 BAR = Path(__file__).parent / "data" / "bar.frag"
@@ -386,6 +387,20 @@ def test_options_after_the_file_override_every_job(folder):
     assert code == 0 and results["bar"]["status"] == "done"
 
 
+def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(folder):
+    """[defaults] fps = 24 is the renders' rate: the smooth job on a 30 fps video keeps its
+    own; the job's own fps reads its frames at that rate (was refused, as "a PNG
+    sequence's frame rate"; a footage trial)."""
+    code, first = summary(folder)
+    assert code == 0 and probe(str(folder / "out" / "smooth.mp4")).fps == pytest.approx(30)
+    path = folder / "jobs.toml"
+    path.write_text(path.read_text().replace("motion-blur = 4", "motion-blur = 4\nfps = 25"))
+    code, second = summary(folder)
+    assert code == 0 and second["smooth"]["status"] == "done"
+    assert second["smooth"]["frames"] == 12
+    assert probe(str(folder / "out" / "smooth.mp4")).fps == pytest.approx(25)
+
+
 @pytest.mark.parametrize("edit,message", [
     (lambda t: t + "\n[[job\n", r"jobs\.toml: not a TOML file: "),
     (lambda t: t.replace("motion-blur = 4", "motion-blurr = 4"),
@@ -446,11 +461,6 @@ def test_options_after_the_file_override_every_job(folder):
      r"job 'bar': size 33x8: libx264 video in yuv420p needs an even width and height"),
     (lambda t: t.replace('duration = 0.5', 'duration = 0.5\ntransparent = true'),
      r"job 'bar': --transparent: -o .*out/bar\.mp4 \(libx264\) keeps no alpha"),
-    # [defaults] fps = 24 is the renders' rate (the smooth job on a video runs with it); the
-    # video job's own fps is refused before anything runs
-    (lambda t: t.replace("motion-blur = 4", "motion-blur = 4\nfps = 25"),
-     r"job 'smooth': fps 25 is a PNG sequence's frame rate; input .*clip\.mp4 is a video, "
-     r"kept at its own rate: leave fps out"),
 ])
 def test_a_bad_jobs_file_is_one_line_before_anything_runs(folder, capsys, edit, message):
     import re

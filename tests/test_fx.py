@@ -435,9 +435,6 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
       "--aperture-blades", "2"], r"--aperture-blades=2 must be 0 \(round\) or between 3 and 64"),
     (["{clip}", "--motion-blur", "2", "--aperture-blades", "6"],
      r"--aperture-blades applies only with --depth DEPTH"),
-    (["{clip}", "--motion-blur", "2", "--fps", "24"], r"--fps 24 is a PNG sequence's frame "
-     r"rate; .*in.mkv is a video at 30 fps, kept as it is \(--stride N divides it\): leave "
-     r"--fps out"),
 ])
 def test_bad_input_is_one_line_and_leaves_nothing(tmp_path, rng, capsys, args, message):
     clip, _ = make_clip(tmp_path, rng)
@@ -1323,3 +1320,31 @@ def test_one_png_file_is_one_frame_at_the_sequences_rate(tmp_path, rng, capsys):
     pictures[0].save(tmp_path / "one.png", pnginfo=text)
     assert (is_one_image(str(tmp_path / "big.png")), is_one_image(str(tmp_path / "one.png")),
             is_one_image(str(anim)), is_one_image(str(still))) == (False, True, False, True)
+
+
+def test_fps_conforms_a_video_read_at_another_rate(tmp_path, caplog):
+    """A footage trial: a raw H.264 stream carries no rate ffmpeg reads (25 fps, for 30),
+    and --fps, "a PNG sequence's frame rate", was refused for a video. Now it reads the
+    video's frames at that rate, every frame once (as an editor's "interpret footage");
+    with sound, that they part is said."""
+    from hfrender.io.probe import probe
+
+    clip, raw = tmp_path / "c.mp4", tmp_path / "c.h264"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=64x36:rate=30", "-f", "lavfi", "-i", "sine=d=1",
+                    "-frames:v", "30", "-pix_fmt", "yuv420p", "-shortest", str(clip)],
+                   check=True)
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(clip), "-map",
+                    "0:v", "-c", "copy", "-bsf:v", "h264_mp4toannexb", str(raw)], check=True)
+    assert probe(str(raw)).fps == 25  # ffmpeg's guess for a raw stream
+    out = tmp_path / "o.mp4"
+    assert main(["fx", str(raw), "-o", str(out), "--fps", "30", "--motion-blur", "2",
+                 "--quiet"]) == 0
+    assert probe(str(out)).fps == 30 and probe(str(out)).count == 30
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / "s.mp4"), "--fps", "24",
+                     "--motion-blur", "2", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{clip}: --fps 24 reads its 30 frames over 1.250 s (its own rate, 30 fps: 1.000 s); "
+        "its sound is kept as it is, so they part"]
+    assert probe(str(tmp_path / "s.mp4")).fps == 24

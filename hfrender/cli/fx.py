@@ -69,7 +69,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                    help=BACKEND_HELP)
     o.add_argument("--codec", default=None, help="any ffmpeg encoder")
     o.add_argument("--fps", type=fps, default=None,
-                   help="frame rate of an image sequence (30; 30000/1001 or 29.97)")
+                   help="frame rate of an image sequence (30; 30000/1001 or 29.97); for a "
+                   "video, the rate its frames are read at instead of its own (conformed: "
+                   "a raw stream's, a mislabelled file's)")
     o.add_argument("--workers", default=None, metavar="auto|N",
                    help="fusion threads (auto: 2 with --depth on 2+ cores, else 1)")
     o.add_argument("--resume", action="store_true",

@@ -242,17 +242,14 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
 def _fx_input(where: str, entry: dict, source: Path, options: dict,
               maker: BatchJob | None) -> None:
     """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
-    frame rate it is read at: a video's own (an fps given for it is refused), a render's
+    frame rate it is read at: a video's own (or the job's own fps: conformed), a render's
     frames at the render's rate."""
     if maker is None and not source.exists() and not _frames_there(where, source):
         raise InputError(f"{where}: input {source} not found")
     video = (source.is_file() and not is_one_image(str(source))) or (  # (one PNG: frames)
         maker is not None and not is_sequence(str(source)))
     given = any(option_name(k) == "fps" for k in entry)
-    if video and "fps" in options:
-        if given:
-            raise InputError(f"{where}: fps {options['fps']:g} is a PNG sequence's frame rate; "
-                             f"input {source} is a video, kept at its own rate: leave fps out")
+    if video and "fps" in options and not given:  # (the job's own: its rate conformed)
         del options["fps"]  # the defaults' fps is the renders' rate
     elif maker is not None and maker.kind == "render" and not given and not video:
         options["fps"] = maker.render_config().fps  # its frames, at its rate

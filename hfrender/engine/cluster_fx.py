@@ -107,6 +107,8 @@ class ClusterFx:
         outputs.check_writable(self.output)
         check_work_names(self.output)  # (fx keeps no NAME.partial.EXT: its own names)
         info = probe(str(self.source))
+        if s.input_fps is not None:  # conformed (--fps), as on the workers
+            info = fx_output.conformed(str(self.source), info, s.input_fps)
         if info.times is not None or info.start > 0:
             raise ConfigError(f"--ray: {self.source} has variable frame times (or starts after "
                               "its sound), which only a run in one piece keeps: run it "

@@ -36,6 +36,7 @@ from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
+    conformed,
     deep_note,
     keeps_alpha,
     keeps_sound,
@@ -126,9 +127,7 @@ class FxJob:
             early = start_decoding(self.source, raw_format(s, self.output, video))
             self.info = probe(self.source) if video else None
             if self.info is not None and s.input_fps is not None:
-                raise FootageError(f"--fps {s.input_fps:g} is a PNG sequence's frame rate; "
-                                   f"{self.source} is a video at {self.info.fps:g} fps, kept "
-                                   "as it is (--stride N divides it): leave --fps out")
+                self.info = conformed(self.source, self.info, s.input_fps)
             self.footage = open_footage(
                 self.source, s.input_fps,
                 raw_format(s, self.output, self.info is not None and self.info.native_yuv420p),

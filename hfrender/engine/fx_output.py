@@ -331,6 +331,17 @@ HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg nam
 WIDE_GAMUT = {"bt2020": "BT.2020", "smpte431": "DCI-P3", "smpte432": "Display P3"}
 
 
+def conformed(source: str, info: Any, fps: float) -> Any:
+    """A video's frames read at ``fps`` (``--fps``: as an editor's "interpret footage",
+    every frame once, evenly: a raw stream's or a mislabelled file's rate; was refused, a
+    footage trial); its sound kept as it is, said where their lengths then part."""
+    if info.has_audio and abs(fps - info.fps) > info.fps * 1e-3:
+        log.warning("%s: --fps %g reads its %d frames over %.3f s (its own rate, %.4g fps: "
+                    "%.3f s); its sound is kept as it is, so they part", source, fps,
+                    info.count, info.count / fps, info.fps, info.count / info.fps)
+    return replace(info, fps=float(fps), times=None)
+
+
 def _colour_notes(source: str, info: Any) -> None:
     """HDR footage (HLG, PQ), and wide-gamut SDR (BT.2020's or P3's primaries: was read as
     BT.709's and tagged so without a word, an orange 43 codes off, a footage trial): fx

@@ -213,7 +213,8 @@ def footage_format(pix_fmt: str, info: VideoInfo) -> str:
 
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
                  decoder: _Decoder | None = None) -> FrameReader:
-    """A reader of a video file or a PNG sequence (``fps`` for sequences, default 30).
+    """A reader of a video file or a PNG sequence (``fps`` for sequences, default 30; for a
+    video, the rate its frames are read at instead of its own: conformed, every frame once).
 
     ``pix_fmt="rgb"`` keeps the footage's alpha and bit depth (rgb24, rgba, rgb48le or
     rgba64le: see :func:`footage_format`); ``"rgb24"`` is 8-bit RGB whatever the footage.
@@ -248,7 +249,7 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     if decoder is None:
         decoder = _Decoder(path, fmt, decoder=codec, matrix=matrix, yuv=yuv)
     decoder.frame_bytes = _frame_bytes(info.size, fmt)
-    return VideoFootage(path, info.fps, info.size, info.count, info.has_audio, decoder,
+    return VideoFootage(path, fps or info.fps, info.size, info.count, info.has_audio, decoder,
                         fmt, info.pix_fmt)
 
 
