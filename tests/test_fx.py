@@ -744,6 +744,15 @@ def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog
     assert [r.getMessage() for r in caplog.records] == [
         f"{clip} has a variable frame rate; {gif} plays its frames evenly spaced (at "
         f"{probe(str(clip)).fps:.4g} fps), so its timing is evened out (a video output keeps it)"]
+    caplog.clear()  # a sequence's too (was unsaid, and the summary named one rate, a trial)
+    pngs = tmp_path / "png" / "%03d.png"
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(pngs), "--motion-blur", "2"]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{clip} has a variable frame rate; {pngs} numbers its frames evenly spaced (at "
+        f"{probe(str(clip)).fps:.4g} fps), so its timing is evened out (a video output keeps it)"]
+    assert capsys.readouterr().out.splitlines()[-1].endswith(
+        f"from {n} at a variable rate (about {probe(str(clip)).fps:.3g} fps)")
     # with a stride, each output frame at its window's first frame's time (it was a new,
     # constant rate: a frame after a pause was shown 0.3 s early, against the sound)
     assert main(["fx", str(clip), "-o", str(tmp_path / "s.mkv"), "--motion-blur", "2",
@@ -761,7 +770,8 @@ def test_variable_frame_rate_footage_keeps_its_frame_times(tmp_path, rng, caplog
     assert n / (times[-1] * (1 + 2 / (n - 1))) <= fps <= n / times[-1]  # the mean rate
     assert main(["fx", str(clip), "-o", str(tmp_path / "t.gif"), "--motion-blur", "2"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (  # a GIF evens the timing out
-        f"wrote {tmp_path / 't.gif'}: {n} frames at {fps:g} fps from {n} at {fps:g} fps")
+        f"wrote {tmp_path / 't.gif'}: {n} frames at {fps:g} fps from {n} at a variable rate "
+        f"(about {fps:.3g} fps)")  # (was "from 24 at 20 fps": a constant rate, a trial)
 
 
 def _filter_file(folder, text):

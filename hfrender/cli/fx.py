@@ -186,8 +186,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
         return 0
     if stats.resumed_at is not None:
         print(f"resumed at output frame {stats.resumed_at}")
-    rate = (f"at a variable rate (about {stats.fps_in:.3g} fps), each at its frame's time"
-            if stats.variable else f"at {stats.fps_in:g} fps")
+    rate = (f"at a variable rate (about {stats.fps_in:.3g} fps)" if stats.variable_in else
+            f"at {stats.fps_in:g} fps") + (", each at its frame's time" if stats.variable else "")
     out_rate = f"about {stats.fps_out:.3g}" if stats.variable else f"{stats.fps_out:g}"
     print(f"wrote {args.output}: {n_frames(stats.total)} at {out_rate} fps from "
           f"{stats.frames_in} {rate}")

@@ -90,6 +90,7 @@ class FxStats:
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
     stopped_late: bool = False  # a Ctrl-C came once every frame was in: the output is whole
     variable: bool = False  # the footage's frame rate varies: each frame keeps its time
+    variable_in: bool = False  # the footage's frame rate varies (kept or not)
 
 
 class FxJob:

@@ -117,8 +117,8 @@ class FxOutput:
         self.encoding = fx_encoding(s, alpha, info)
         check_encoding(output, s.codec, self.encoding)
         self.times, self.offset = self._timing()
-        stats.variable = (info is not None and info.times is not None and not is_sequence(output)
-                          and Path(output).suffix.lower() != ".gif")  # they keep no times
+        stats.variable_in = info is not None and info.times is not None
+        stats.variable = stats.variable_in and not _frames_alone(output)  # they keep no times
         self.fps_out = footage.fps / s.stride
         self.segment_frames = segment_frames(self.fps_out)
         one_piece = stats.total <= self.segment_frames  # a kill -9 costs a segment anyway
@@ -376,10 +376,11 @@ def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
                     "%d frames it holds are used", source, info.cut_short, info.count)
     _colour_notes(source, info)
     square = info.sar in ("1:1", "0:1", "")
-    if info.times is not None and Path(output).suffix.lower() == ".gif":
-        log.warning("%s has a variable frame rate; %s plays its frames evenly spaced (at "
+    if info.times is not None and _frames_alone(output):  # (a sequence's: was unsaid, a
+        log.warning("%s has a variable frame rate; %s %s its frames evenly spaced (at "  # trial)
                     "%.4g fps), so its timing is evened out (a video output keeps it)",
-                    source, output, info.fps)
+                    source, output, "plays" if output.lower().endswith(".gif") else "numbers",
+                    info.fps)
     if not square and _frames_alone(output):
         log.warning("%s has pixels of aspect %s; %s has square ones, so its picture is "
                     "squeezed (a video output keeps the aspect)", source, info.sar, output)
