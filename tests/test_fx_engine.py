@@ -275,7 +275,7 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
 def test_ffmpeg_command_lines_are_built_by_pure_functions():
     from hfrender.io.ffmpeg import Soundtrack, decode_command, encode_command, join_command
 
-    pcm, aac = Soundtrack("in.mkv", "pcm_s16le"), Soundtrack("in.mkv", "aac")
+    pcm, aac = Soundtrack("in.mkv", ("pcm_s16le",)), Soundtrack("in.mkv", ("aac", "aac"))
     enc = encode_command("o.part.mp4", 30000 / 1001, (64, 36), "libx264", gop=8,
                          pix_fmt_in="yuv420p", audio_from=pcm, container="o.mp4",
                          exe="ff")
@@ -289,6 +289,10 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     copied = encode_command("o.part.mp4", 30, (64, 36), "libx264", audio_from=aac,
                             container="o.mp4", exe="ff")  # the codec MP4 holds: copied
     assert copied[copied.index("-c:a") + 1] == "copy"
+    assert copied[copied.index("1:a?") - 1] == "-map"  # every audio track (was the first)
+    mixed = encode_command("o.part.mp4", 30, (64, 36), "libx264", container="o.mp4", exe="ff",
+                           audio_from=Soundtrack("in.mkv", ("aac", "pcm_s24le")))
+    assert mixed[mixed.index("-c:a") + 1] == "aac"  # one MP4 cannot hold: all encoded
     gif = encode_command("a.gif", 10, (8, 8), "gif", gop=8, audio_from=aac, exe="ff")
     assert "-g" not in gif and "-i" in gif and "in.mkv" not in gif and "pal8" in gif
     dec = decode_command("a:b.mkv", "rgb24", exe="ff")

@@ -132,8 +132,10 @@ def test_hashes_are_a_field_only_where_a_frame_number_goes(given, meant):
 
 
 @pytest.mark.parametrize("tracks", [1, 2])
-def test_tracks_past_the_first_audio_one_are_said_to_be_left_out(tmp_path, caplog, tracks):
-    """A second audio track and a subtitle track were dropped without a word."""
+def test_every_audio_track_is_kept_and_subtitles_said_left_out(tmp_path, caplog, tracks):
+    """A second audio track and a subtitle track were dropped without a word; then the
+    second audio track was said left out (a camera's channel 2 on a track of its own, a
+    footage trial). Every audio track is kept; subtitles are said left out."""
     import subprocess
 
     import imageio_ffmpeg
@@ -151,8 +153,12 @@ def test_tracks_past_the_first_audio_one_are_said_to_be_left_out(tmp_path, caplo
     with caplog.at_level("WARNING"):
         assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     said = [r.getMessage() for r in caplog.records]
-    assert said == ([f"{clip}: {out} keeps its first audio track only; 1 more audio track and "
-                     "1 subtitle track left out"] if tracks == 2 else [])
+    assert said == ([f"{clip}: {out} keeps its sound, not its subtitles: 1 subtitle track "
+                     "left out"] if tracks == 2 else [])
+    from hfrender.io.probe import probe
+
+    assert probe(str(out)).audio_codecs == ("aac",) * tracks  # copied, each of them
+    assert probe(str(out)).subtitle_tracks == 0
 
 
 def test_a_folder_is_read_as_its_one_sequences_pattern(tmp_path, rng, capsys):

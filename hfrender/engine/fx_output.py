@@ -313,18 +313,16 @@ def keeps_sound(output: str, info: Any) -> bool:
 
 def sound_left_out(source: str, output: str, info: Any) -> None:
     """A warning for the sound the output leaves out: all of it (a GIF, an image sequence),
-    or what is past the first audio track (more tracks, subtitles)."""
+    or its subtitles (every audio track is kept)."""
     if _frames_alone(output):
         if info.has_audio:
             log.warning("%s has sound; %s keeps none: the soundtrack is left out", source,
                         output)
         return
-    more = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in (
-        (info.audio_tracks - 1, "more audio track"), (info.subtitle_tracks, "subtitle track"))
-        if n > 0]
-    if more:
-        log.warning("%s: %s keeps its first audio track only; %s left out", source, output,
-                    " and ".join(more))
+    n = info.subtitle_tracks
+    if n:
+        log.warning("%s: %s keeps its sound, not its subtitles: %d subtitle track%s left out",
+                    source, output, n, "" if n == 1 else "s")
 
 
 HDR = {"arib-std-b67": "HLG", "smpte2084": "PQ (HDR10)"}  # transfers ffmpeg names

@@ -153,7 +153,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":
-        audio = ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a:0?",
+        audio = ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a?",
                  *audio_options(audio_from, container or path)]
     fmt = ["-f", MUXERS[Path(container).suffix.lower()]] if container else []
     timing = []
@@ -185,17 +185,18 @@ AUDIO_KEPT = {".mp4": {"aac", "mp3", "ac3", "eac3", "alac"},
 
 @dataclass(frozen=True)
 class Soundtrack:
-    """A file's first audio track, to be carried into an output."""
+    """A file's audio tracks, to be carried into an output (every one: a camera's channels
+    on tracks of their own; was the first alone, a footage trial)."""
 
     path: str
-    codec: str = ""  # as ffmpeg names it ("aac", "pcm_s16le"); "" unknown: encoded
+    codecs: tuple[str, ...] = ()  # as ffmpeg names them ("aac", "pcm_s16le"); none: encoded
 
 
 def audio_options(sound: Soundtrack, output: str) -> list[str]:
-    """``-c:a`` for ``sound`` in ``output``: copied where the container holds its codec
-    (:data:`AUDIO_KEPT`), else AAC (Opus in WebM)."""
+    """``-c:a`` for ``sound`` in ``output``: copied where the container holds every track's
+    codec (:data:`AUDIO_KEPT`), else AAC (Opus in WebM)."""
     suffix = Path(output).suffix.lower()
-    if sound.codec in AUDIO_KEPT.get(suffix, ()):
+    if sound.codecs and set(sound.codecs) <= AUDIO_KEPT.get(suffix, set()):
         return ["-c:a", "copy"]
     return ["-c:a", "libopus" if suffix == ".webm" else "aac"]
 
@@ -301,7 +302,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     if audio_from is None:
         cmd += ["-c", "copy"]
     else:
-        cmd += ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a:0?", "-c:v", "copy",
+        cmd += ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a?", "-c:v", "copy",
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]

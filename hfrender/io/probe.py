@@ -38,7 +38,7 @@ class VideoInfo:
     audio_tracks: int = 0
     subtitle_tracks: int = 0
     cut_short: str = ""  # the demuxer's words where the file ends before its data does
-    audio_codec: str = ""  # the first audio track's, as ffmpeg names it ("aac", "pcm_s16le")
+    audio_codecs: tuple[str, ...] = ()  # each audio track's, as ffmpeg names it ("aac")
     codec: str = ""  # the video's, as ffmpeg names it ("h264", "dvvideo")
 
     @property
@@ -122,7 +122,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, audio > 0, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
                      stamp.group(1) if stamp else "", audio, subtitles,
-                     _cut_short(res.stderr), _audio_codec(head), codec)
+                     _cut_short(res.stderr), _audio_codecs(head), codec)
 
 
 # what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's
@@ -137,11 +137,11 @@ def _cut_short(said: str) -> str:
 
 
 def soundtrack(path: str | Path, info: VideoInfo | None) -> Soundtrack | None:
-    """The first audio track of the video at ``path`` (``info``: its probe; ``None``: not
-    a video), to carry into an output; ``None`` where it has none."""
+    """The audio tracks of the video at ``path`` (``info``: its probe; ``None``: not a
+    video), to carry into an output; ``None`` where it has none."""
     if info is None or not info.has_audio:
         return None
-    return Soundtrack(str(Path(path).resolve()), info.audio_codec)
+    return Soundtrack(str(Path(path).resolve()), info.audio_codecs)
 
 
 def _tracks(head: str) -> tuple[int, int]:
@@ -150,10 +150,9 @@ def _tracks(head: str) -> tuple[int, int]:
     return kinds.count("Audio"), kinds.count("Subtitle")
 
 
-def _audio_codec(head: str) -> str:
-    """The first audio track's codec, as ffmpeg names it ("" without one)."""
-    found = re.search(r"^\s*Stream #\d+:\d+.*: Audio: (\w+)", head, re.M)
-    return found.group(1) if found else ""
+def _audio_codecs(head: str) -> tuple[str, ...]:
+    """Each audio track's codec, as ffmpeg names it."""
+    return tuple(re.findall(r"^\s*Stream #\d+:\d+.*: Audio: (\w+)", head, re.M))
 
 
 STATS = re.compile(r"frame=|\[out#|video:\d")  # ffmpeg's summary of what it wrote: no reason
