@@ -162,6 +162,28 @@ def test_shader_scenes_draw_the_same_picture_in_float(tmp_path):
     assert plain[..., 0].max() - plain[..., 0].min() > 200  # a ramp, not a flat colour
 
 
+def test_a_shaders_values_past_1_are_light_past_white_with_hdr_on(tmp_path):
+    """A trial: fragColor was clamped to 0..1 whatever --hdr said, so a bright bar's streak
+    dimmed as it blurred. With --hdr on, 2.0 is light past white (the sRGB curve carried
+    on: 4.95x); a bar 2 px wide moving 32 px over a 360 degree shutter spreads it to 0.31
+    of white a pixel, where the clamped value gave 0.0625 (as --hdr off still does)."""
+    shader = tmp_path / "bright.frag"
+    shader.write_text("void mainImage(out vec4 c, in vec2 p) {\n"
+                      "    float x = 8.0 + 32.0 * 30.0 * iTime;\n"
+                      "    c = vec4(vec3(p.x >= x && p.x < x + 2.0 ? 2.0 : 0.0), 1.0);\n}\n")
+    from render_helpers import linear
+
+    settings = dict(size=(64, 4), samples=32, shutter=360, duration=1 / 30, antialias=False,
+                    shutter_position="start")  # (x from 8 to 40: all in the picture)
+    on, _ = render_frames(shader, hdr="on", **settings)
+    off, _ = render_frames(shader, hdr="off", **settings)
+    light = ((2.0 + 0.055) / 1.055) ** 2.4  # the value's light: 4.95x white
+    streak = linear(on[0, 2, :, 0])
+    assert streak.sum() == pytest.approx(2 * light, rel=0.02)  # every bit of its light
+    assert linear(off[0, 2, :, 0]).sum() == pytest.approx(2.0, rel=0.02)  # white's, clamped
+    assert streak.max() == pytest.approx(2 * light / 32, rel=0.1)
+
+
 def test_a_transparent_float_render_over_black_is_the_opaque_render(tmp_path):
     """Straight alpha cannot hold more light than its coverage: a streak 8x white over 0.3
     of a pixel is written with its alpha raised to its (clipped) light, so the PNG laid

@@ -25,10 +25,15 @@ layout(location = 1) out float hf_depth;
 // or function of the shader's own (#define c ..., float step(...)) reaches what it calls
 // (was: after the shader's code, a trial: "hfrender's wrapper: syntax error")
 void hf_write(vec4 color) {
-    // a display colour, as shadertoy.com shows it (a NaN as black: clamp leaves it to the GPU)
-    vec3 c = clamp(mix(color.rgb, vec3(0.0), isnan(color.rgb)), 0.0, 1.0);
+    // a display colour, as shadertoy.com shows it (a NaN as black: clamp leaves it to the
+    // GPU); into a float target (--hdr on) past 1 too, light past white, its sRGB curve
+    // carried on (was clamped there too: a bright streak lost its light, a trial)
+    vec3 c = max(mix(color.rgb, vec3(0.0), isnan(color.rgb)), 0.0);
     if (hf_linear_out != 0)
-        c = mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+        c = mix(c / 12.92, pow((min(c, 65504.0) + 0.055) / 1.055, vec3(2.4)),
+                step(0.04045, c));
+    else
+        c = min(c, 1.0);
     hf_fragColor = vec4(c, 1.0);
     hf_depth = uintBitsToFloat(0x7F800000u);
 }
