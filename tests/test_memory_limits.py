@@ -97,8 +97,9 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
         assert str(err.value) == (
             "16384x16384 with 1 sub-frame per output frame needs 28.0 GiB (3.0 GiB for 3 "
             "hyperframe slots of 1 sub-frame and 25.0 GiB to draw, fuse and encode each "
-            "frame), more than the 19.2 GiB this process may use: lower --samples or --size")
-    # (was "the 24.0 GiB": 80% of it compared, the whole said, a trial)
+            "frame), more than the 19.2 GiB this process may use: lower --size")
+    # (was "the 24.0 GiB": 80% of it compared, the whole said, a trial; and "lower --samples
+    # or --size" with one sample already, a trial)
     # a heavy fusion's windows (--dof depth, reconstruction) in each of two fusion workers:
     # 1080p at 8 samples took 3.2 GB in all where 0.9 GiB was said, then ran out (a trial)
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 2 << 30)

@@ -200,6 +200,12 @@ SIGNATURE = r"void mainImage\(out vec4 fragColor, in vec2 fragCoord\)"
      rf"^{{bad}}: defines no mainImage \(did you mean mainImag\?\); hfrender calls "  # wrapper:")
      rf"{SIGNATURE}$"),
     ("// nothing yet\n\n", rf"^{{bad}}: is empty; a Shadertoy-style shader defines {SIGNATURE}$"),
+    # shadertoy.com's Sound and Cube tabs (was: "defines no mainImage", a trial)
+    ("vec2 mainSound(int samp, float time) {\n    return vec2(sin(time));\n}\n",
+     rf"^{{bad}}: defines mainSound\(\): a Sound tab's shader, which hfrender does not draw; "
+     rf"it draws the Image tab's {SIGNATURE}$"),
+    ("void mainCubemap(out vec4 c, in vec2 p, in vec3 o, in vec3 d) {\n    c = vec4(1.0);\n}"
+     "\n", r"^{bad}: defines mainCubemap\(\): a Cube A tab's shader, which hfrender does not "),
     ("import hfrender as hf\n\nclass S(hf.Scene):\n    pass\n",
      r"^{bad}: is a Python script, read as a shader for its suffix: a scene script is named "
      r"\.py$"),

@@ -173,8 +173,9 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     per = WORK_BYTES_PER_PIXEL + heavy * workers * HEAVY_BYTES_PER_SAMPLE * plan.per_output
     work = per * config.size[0] * config.size[1]
     host = free_memory_bytes() * 0.8  # (was: compared with 80%, the whole said, a trial)
-    lower = ("--samples or --size" if config.granularity == "auto" else
-             "--granularity, --samples or --size") + (
+    knobs = (["--granularity"] if config.granularity != "auto" else []) + (
+        ["--samples"] if plan.per_output > 1 else []) + ["--size"]  # (--samples at 1 too, was)
+    lower = (", ".join(knobs[:-1]) + " or " if len(knobs) > 1 else "") + knobs[-1] + (
         " (or --reconstruct off, or --dof lens)" if heavy else "")
     sub = "sub-frame"  # (was: "slots of 1 sub-frames", "with 1 sub-frames per ...", a trial)
     slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {n_frames(frames, sub)}"

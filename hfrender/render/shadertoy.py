@@ -238,6 +238,12 @@ def no_main_image(source: str) -> str | None:
                 ".py")
     if re.search(r"\bvoid\s+main\s*\(", code):
         return f"defines main(); a Shadertoy-style shader defines {MAIN_IMAGE}"
+    other = re.search(r"\b(mainSound|mainCubemap|mainVR)\s*\(", code)
+    if other:  # shadertoy.com's other tabs (was: "defines no mainImage", a trial)
+        what = {"mainSound": "a Sound tab's shader", "mainCubemap": "a Cube A tab's shader",
+                "mainVR": "a VR shader"}[other.group(1)]
+        return (f"defines {other.group(1)}(): {what}, which hfrender does not draw; it draws "
+                f"the Image tab's {MAIN_IMAGE}")
     if re.search(r"\bvec3\s+shade\s*\(", code):
         return ("defines shade(): a surface shader, for an object of a Python scene (shader="
                 f"\"NAME.glsl\"), not a scene of its own (which defines {MAIN_IMAGE})")
