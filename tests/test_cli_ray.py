@@ -206,22 +206,27 @@ def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
 def test_a_shaders_picture_outside_its_folder_is_refused_before_any_work(tmp_path):
     import imageio.v3 as iio
 
-    from hfrender.config import ConfigError, RenderConfig
-    from hfrender.engine.cluster import ClusterRender
-
     iio.imwrite(tmp_path / "noise.png", np.zeros((2, 2, 3), np.uint8))
     (tmp_path / "shot").mkdir()
     shader = tmp_path / "shot" / "s.frag"
     shader.write_text("// hfrender: iChannel0 = ../noise.png\n"
                       "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
-    config = RenderConfig(output=str(tmp_path / "o.mp4"), size=(32, 18), samples=1,
-                          duration=0.2)
-    with pytest.raises(ConfigError) as err:
-        ClusterRender(shader, config).prepare()
-    assert str(err.value) == (
+    assert _refused_on_ray(shader, tmp_path) == (
         f"--ray: the scene loads {tmp_path / 'noise.png'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
         "put the picture in it, or render without --ray")
+
+
+def _refused_on_ray(scene: Path, tmp_path: Path) -> str:
+    """Why ``--ray`` refuses to render ``scene``, in one line, before any work."""
+    from hfrender.config import ConfigError, RenderConfig
+    from hfrender.engine.cluster import ClusterRender
+
+    config = RenderConfig(output=str(tmp_path / "o.mp4"), size=(32, 18), samples=1,
+                          duration=0.2)
+    with pytest.raises(ConfigError) as err:
+        ClusterRender(scene, config).prepare()
+    return str(err.value)
 
 
 def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
@@ -238,9 +243,7 @@ def test_a_model_outside_the_scenes_folder_is_refused_before_any_work(tmp_path):
                      "        self.add(hf.Mesh.load('../toy.glb'))\n")
     config = RenderConfig(output=str(tmp_path / "o.mp4"), size=(32, 18), samples=1,
                           duration=0.2)
-    with pytest.raises(ConfigError) as err:
-        ClusterRender(scene, config).prepare()
-    assert str(err.value) == (
+    assert _refused_on_ray(scene, tmp_path) == (
         f"--ray: the scene loads {tmp_path / 'toy.glb'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
         "put the model in it, or render without --ray")
