@@ -90,7 +90,7 @@ class FxStats:
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
     stopped_late: bool = False  # a Ctrl-C came once every frame was in: the output is whole
     variable: bool = False  # the footage's frame rate varies: each frame keeps its time
-    variable_in: bool = False  # the footage's frame rate varies (kept or not)
+    variable_in: bool = False  # it varies, kept or not
 
 
 class FxJob:
@@ -170,10 +170,10 @@ class FxJob:
                 fix = ("write .mov, .webm or a PNG sequence" if not keeps_alpha(
                     self.output, self.s.codec) else f"--pix-fmt {self.s.pix_fmt} has none: "
                     "leave it out, or give one with alpha,")
-                self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it "
-                                   f"is composited over black in linear light ({fix} to "
-                                   "keep it; half alpha over black is not half the code "
-                                   "value, as in an editor that composites code values)")
+                self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it is "
+                                   f"composited over black in linear light ({fix} to keep it; "
+                                   "half alpha over black is not half the code value, as in an "
+                                   "editor that composites code values)")
         if self.s.codec is None and self.s.pix_fmt is None:
             deep_note(str(self.source), self.output, self.footage.pix_fmt, self.alpha == "keep")
 

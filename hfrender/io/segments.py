@@ -340,8 +340,7 @@ def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop:
 
 
 def render_segment_frames(gop: int, fps: float) -> int:
-    """Frames per segment (a keyframe each): whole hyperframes of ``gop`` frames shorter
-    than a second, else a second's (was: 64 at one sample a frame, 6.4 s at 10 fps)."""
+    """Frames per segment (a keyframe each): whole hyperframes under a second, else 1 s's."""
     per_second = max(1, round(fps))
     return gop * -(-per_second // gop) if gop < per_second else per_second
 
