@@ -631,3 +631,18 @@ def _until(ready, timeout: float = 60.0) -> None:
     while not ready():
         assert time.time() < deadline, "timed out"
         time.sleep(0.05)
+
+
+def test_segments_that_do_not_make_the_frames_once_each_are_never_joined():
+    """A review: segments cut two ways overlapped in a join (147 frames for 90); before a
+    join they are checked to make frames 0..total - 1 once each, in order."""
+    from hfrender.engine.cluster import tiled
+
+    def seg(first, count):
+        return {"first": first, "count": count}
+
+    assert tiled([seg(36, 54), seg(0, 36)], 90) == [seg(0, 36), seg(36, 54)]
+    for bad in ([seg(0, 36), seg(32, 58)], [seg(0, 36)], [seg(0, 36), seg(36, 60)],
+                [seg(1, 89)], []):
+        with pytest.raises(RuntimeError, match=r"do not make frames 0\.\.89 once each$"):
+            tiled(bad, 90)

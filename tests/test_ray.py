@@ -608,3 +608,31 @@ def test_a_batch_job_failing_on_ray_takes_back_what_it_made(local_ray, tmp_path)
     assert all(r["error"].startswith("scene error in update") and "on a worker" in r["error"]
                for r in rows), rows
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_ray_run_goes_on_with_the_segments_its_interrupted_run_cut(local_ray, tmp_path,
+                                                                      monkeypatch):
+    """A review: a run stopped before its join at --granularity 24 (segments of 36 frames)
+    went on at --granularity 16 cutting segments of 32 anew, and the join took both: 147
+    frames for 90. It cuts them as the interrupted run did: the output is a run's in one go
+    at --granularity 24, bit for bit."""
+    import json
+
+    scene = slow_scene(tmp_path, 0.0)
+    out = tmp_path / "o.mp4"
+    args = ["render", str(scene), "-o", str(out), "--ray", "--size", "32x18", "--samples",
+            "2", "--duration", "3", "--quiet"]
+
+    def stopped(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster.ClusterRender, "finish", stopped)
+    assert main([*args, "--granularity", "24"]) == 130
+    manifest = json.loads((tmp_path / ".o.mp4.hfrender" / "manifest.json").read_text())
+    assert manifest["segment_frames"] == 36 and len(manifest["segments"]) == 3
+    monkeypatch.undo()
+    assert main([*args, "--granularity", "16"]) == 0
+    whole = tmp_path / "whole.mp4"
+    assert main(["render", str(scene), "-o", str(whole), "--size", "32x18", "--samples", "2",
+                 "--duration", "3", "--granularity", "24", "--quiet"]) == 0
+    np.testing.assert_array_equal(decoded(out), decoded(whole))  # (its keyframes too)

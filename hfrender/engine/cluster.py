@@ -247,6 +247,10 @@ class ClusterRender:
             resume.begin_sequence(self.config.output, self.tmp, self.manifest)
         else:
             self.manifest = self._manifest()
+            # an interrupted run's segments are cut as it cut them (another --granularity,
+            # or an older hfrender's rule; was: cut anew, segments overlapping in the join,
+            # 147 frames for 90, a review)
+            self.segment_frames = self.manifest.segment_frames
         have = {seg["first"] for seg in self.manifest.segments}
         stats = self.stats
         stats.segments_reused = len(self.manifest.segments)
@@ -281,7 +285,7 @@ class ClusterRender:
                            keep_others=self.config.frames is not None)
         else:
             folder = work_dir(self.config.output)
-            files = [folder / s["file"] for s in self.manifest.segments]
+            files = [folder / s["file"] for s in tiled(self.manifest.segments, self.total)]
             join(files, self.config.output, folder, self.config.fps, codec=self.codec)
             outputs.remove_partial(self.config.output)
             remove_work_dir(self.config.output)  # joined: its segments are the output
@@ -326,6 +330,18 @@ def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
     manifest = Manifest(settings, total, segment_frames, granularity)
     manifest.save(folder)
     return manifest
+
+
+def tiled(segments: list[dict], total: int) -> list[dict]:
+    """``segments`` in order, where each starts as the one before ends and the last ends at
+    ``total``; else a bug, raised before any output is written (segments cut two ways
+    overlapped in a join, 147 frames for 90: a review)."""
+    order = sorted(segments, key=lambda seg: seg["first"])
+    ends = [seg["first"] + seg["count"] for seg in order]
+    if [seg["first"] for seg in order] != [0, *ends[:-1]] or ends[-1:] != [total]:
+        raise RuntimeError(f"segments {[(g['first'], g['count']) for g in order]} do not "
+                           f"make frames 0..{total - 1} once each")
+    return order
 
 
 def _drawn_here(old: Manifest | None, settings: dict) -> bool:

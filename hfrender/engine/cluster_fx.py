@@ -27,6 +27,7 @@ from hfrender.engine.cluster import (
     ClusterStats,
     Progress,
     keep_segment,
+    tiled,
     whole_segments,
 )
 from hfrender.engine.cluster_tasks import lay_out
@@ -184,8 +185,8 @@ class ClusterFx:
 
     def finish(self) -> ClusterStats:
         """Every segment is here: joined, and the soundtrack muxed once, after the join."""
-        join([self.folder / g["file"] for g in self.manifest.segments], self.output,
-             self.folder, self.fps, self.sound, codec=self.codec)
+        join([self.folder / g["file"] for g in tiled(self.manifest.segments, self.total)],
+             self.output, self.folder, self.fps, self.sound, codec=self.codec)
         outputs.remove_partial(self.output)
         remove_work_dir(self.output)  # joined: its segments are the output
         self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - self._t0
