@@ -646,3 +646,49 @@ def test_segments_that_do_not_make_the_frames_once_each_are_never_joined():
                 [seg(1, 89)], []):
         with pytest.raises(RuntimeError, match=r"do not make frames 0\.\.89 once each$"):
             tiled(bad, 90)
+
+
+def test_a_gate_slow_to_close_lets_the_chunks_kept_run(local_ray, tmp_path, monkeypatch):
+    """A review: where the gate's actor did not answer the stop in time (still starting,
+    say), the chunks kept by the fallback met its late close and came back as None, read
+    as chunks (a TypeError). The actor is killed instead: every task passes, and those
+    kept are taken whole; a None (turned away) is the stop's, never a chunk."""
+    import time
+
+    import hfrender.engine.ray_wait as ray_wait
+
+    ray = local_ray
+
+    def hold(marker: str, seconds: float) -> dict:
+        Path(marker).write_text("began")
+        time.sleep(seconds)
+        return {"marker": marker}
+
+    blockers = [ray.remote(num_cpus=1)(hold).remote(str(tmp_path / f"b{k}"), 3)
+                for k in range(2)]  # the cluster busy: the chunks wait
+    _until(lambda: (tmp_path / "b0").exists() and (tmp_path / "b1").exists())
+    gate = ray_wait.Gate(ray)
+    refs = [gate.task(hold, num_cpus=1)(str(tmp_path / f"c{k}"), 0) for k in range(4)]
+    monkeypatch.setattr(ray_wait, "CLOSE_WAIT_S", 0.0)  # its answer comes too late
+
+    class CtrlC:  # Ray, its first wait interrupted
+        waits = 0
+
+        def __getattr__(self, name):
+            return getattr(ray, name)
+
+        def wait(self, refs, **kw):
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt
+            return ray.wait(refs, **kw)
+
+    taken: list = []
+    with pytest.raises(KeyboardInterrupt):
+        ray_wait.collect(CtrlC(), refs, lambda ref: ray_wait.taken(ray, ref, taken.append),
+                         gate.running)
+    ray.get(blockers)
+    assert taken == [{"marker": str(tmp_path / f"c{k}")} for k in range(2)]  # 2 CPUs' worth
+    with pytest.raises(KeyboardInterrupt):  # a task turned away: the stop's, not a chunk
+        ray_wait.taken(type("R", (), {"get": staticmethod(lambda ref: None)}), 0,
+                       taken.append)

@@ -19,7 +19,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import Gate, collect
+from hfrender.engine.ray_wait import Gate, collect, taken
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import take_back
@@ -235,9 +235,9 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
         if i not in running:  # the job failed already
             return None
         entry = running[i]
-        entry.refs.discard(ref)
         try:
-            entry.render.accept(ray.get(ref))
+            taken(ray, ref, entry.render.accept)  # (raises a stop's KeyboardInterrupt)
+            entry.refs.discard(ref)
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
             for other in entry.refs:
                 ray.cancel(other)

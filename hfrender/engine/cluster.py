@@ -31,7 +31,7 @@ from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import Gate, collect
+from hfrender.engine.ray_wait import Gate, collect, taken
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve
 from hfrender.hyperframe.builder import auto_granularity
@@ -210,7 +210,7 @@ class ClusterRender:
         try:
             gate = Gate(ray)
             pending = self.submit(ray, gate)
-            late = collect(ray, pending, lambda ref: self.accept(ray.get(ref)),  # a sequence's
+            late = collect(ray, pending, lambda ref: taken(ray, ref, self.accept),  # a sequence's
                            (lambda waiting: []) if self.sequence else  # frames go on a
                            partial(gate.running, gpu=self.config.backend == "cuda"))  # stop
             return replace(self.finish(), stopped_late=late is not None)

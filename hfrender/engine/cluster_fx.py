@@ -34,7 +34,7 @@ from hfrender.engine.cluster_tasks import lay_out
 from hfrender.engine.fx_output import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import Gate, collect
+from hfrender.engine.ray_wait import Gate, collect, taken
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
@@ -143,7 +143,7 @@ class ClusterFx:
     def run(self) -> ClusterStats:
         ray = connect(self.address)
         gate = Gate(ray)
-        late = collect(ray, self.submit(ray, gate), lambda ref: self.accept(ray.get(ref)),
+        late = collect(ray, self.submit(ray, gate), lambda ref: taken(ray, ref, self.accept),
                        gate.running)  # (a Ctrl-C once all were running)
         return replace(self.finish(), stopped_late=late is not None)
 

@@ -77,10 +77,23 @@ class Gate:
         does not answer, the first of them, as many as the cluster runs at once."""
         try:
             began = self.ray.get(self.keeper.close.remote(), timeout=CLOSE_WAIT_S)
-        except Exception as exc:  # noqa: BLE001 - its actor gone
+        except Exception as exc:  # noqa: BLE001 - its actor gone, or slow (still starting)
             log.debug("closing the gate: %s", exc)
+            try:  # gone for good: its close never comes, and every task passes (was: a
+                self.ray.kill(self.keeper)  # close late after all turned the kept away)
+            except Exception as gone:  # noqa: BLE001 - gone already
+                log.debug("the gate: %s", gone)
             return waiting[:running_at_most(self.ray, gpu)]
         return [ref for ref in waiting if ref.task_id().hex() in began]
+
+
+def taken(ray: Any, ref: Any, accept: Callable[[Any], None]) -> None:
+    """``accept`` the result of the task ``ref``; one the gate turned away (None: a stop
+    closed it) is the stop's, not work done (was read as a chunk: a TypeError, a review)."""
+    result = ray.get(ref)
+    if result is None:
+        raise KeyboardInterrupt
+    accept(result)
 
 
 def _beside_driver(ray: Any) -> dict:
