@@ -252,3 +252,26 @@ def test_deep_yuv_footage_reads_white_as_white(tmp_path):
     bars = bars.astype(int)
     assert bars[0].tolist() == [65535] * 3 and bars[3].tolist() == [0] * 3
     assert np.abs(bars - LEVELS * 257).max() <= 80  # 10 bits' steps: 64 of 16 bits
+
+
+def test_full_range_deep_yuv_footage_is_read_without_the_limited_ranges_factor(tmp_path):
+    """A review: the factor that puts limited range's white (65280 for ffmpeg's scaler) at
+    65535 was applied to full-range footage too, whose white the scaler puts at 65472:
+    1020..1023 all came out 65535, grey 0.4% bright. Full range is read as the scaler
+    reads it: each code within 64 of its 16-bit place."""
+    clip = tmp_path / "full.mkv"
+    raw = np.broadcast_to(np.repeat(LEVELS, W // 4, axis=0)[None], (H, W, 3)).astype("<u2")
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                    "-pix_fmt", "rgb48le", "-s", f"{W}x{H}", "-r", "30", "-i", "-", "-vf",
+                    "zscale=matrix=709:range=full", "-color_range", "pc", "-c:v", "ffv1",
+                    "-pix_fmt", "yuv444p10le", str(clip)], input=(raw * 257).tobytes() * 3,
+                   check=True)
+    assert "(pc" in probe(str(clip)).pix_fmt
+    from hfrender.io.footage import open_footage
+
+    footage = open_footage(str(clip), pix_fmt="rgb")
+    frame = np.empty((H, W, 3), np.uint16)
+    assert footage.read_into(frame)
+    footage.close()
+    bars = frame[H // 2, [W // 8 + i * W // 4 for i in range(4)]].astype(int)
+    assert np.abs(bars - LEVELS * 257).max() <= 70, bars

@@ -68,6 +68,17 @@ def test_a_keyframe_every_second(tmp_path, samples, fps, keyframes):
     assert [int(n) for n, kind in types if kind == "I"] == keyframes
 
 
+def test_segments_are_a_second_at_least_min_segment_frames():
+    """A review: at 1 fps a segment a frame (an encoder each; 193 segments for 200 frames);
+    whole hyperframes where they are shorter than a second."""
+    from hfrender.io.segments import MIN_SEGMENT, render_segment_frames
+
+    assert [render_segment_frames(64, fps) for fps in (1, 2, 10, 24, 30, 60)] == [
+        MIN_SEGMENT, MIN_SEGMENT, 10, 24, 30, 60]
+    assert [render_segment_frames(8, fps) for fps in (1, 24, 30)] == [8, 24, 32]
+    assert render_segment_frames(4, 1) == 4  # (a hyperframe shorter than MIN_SEGMENT)
+
+
 @pytest.mark.parametrize("name", ["t.mkv", "t.webm"])
 @pytest.mark.parametrize("frames", [1, 2, 3])
 def test_a_matroska_of_a_frame_or_two_says_its_frame_rate(tmp_path, name, frames):

@@ -1137,6 +1137,20 @@ def test_interlaced_footage_and_a_timecode_left_out_are_said(tmp_path, caplog):
     assert said(timed, "-o", tmp_path / "k.mov") == []  # kept: nothing to say
 
 
+def test_dv_said_progressive_is_not_said_interlaced(caplog):
+    """A review: DV flagged progressive (in .mov, or DVCPRO HD 720p) was told to be
+    deinterlaced too."""
+    from hfrender.engine.fx_output import picture_notes
+    from hfrender.io.probe import VideoInfo
+
+    for pix_fmt, said in (("yuv420p(progressive)", False), ("yuv422p", True)):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            picture_notes("in.mov", "o.mp4", VideoInfo(25.0, (720, 576), 10, pix_fmt, False,
+                                                       codec="dvvideo"))
+        assert any("is interlaced (DV" in r.getMessage() for r in caplog.records) == said
+
+
 @pytest.mark.parametrize("size, rate, pix, fps", [
     ("720x576", "25", "yuv420p", 25.0), ("720x480", "30000/1001", "yuv411p", 30000 / 1001)])
 def test_a_raw_dv_file_is_read_at_its_rate_and_said_interlaced(tmp_path, caplog, size, rate,

@@ -384,7 +384,8 @@ def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
                     "squeezed (a video output keeps the aspect)", source, info.sar, output)
     order = re.search(r"(top|bottom) (coded )?first", info.pix_fmt)
     said = order.group(0) if order else (  # DV in AVI or Matroska says no order, but is
-        "DV, bottom first unless shot progressive" if info.codec == "dvvideo" else "")
+        "DV, bottom first unless shot progressive" if info.codec == "dvvideo"
+        and "progressive" not in info.pix_fmt else "")  # (one said progressive: not, a review)
     if said:  # interlaced (was: DV there unsaid, a footage trial; all written progressive)
         log.warning("%s is interlaced (%s): fx blends whole frames, so its fields mix and %s "
                     "is progressive; deinterlace it first, a frame a frame (ffmpeg -i IN -vf "

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.io.colour_tags import WIDE, YUV
+from hfrender.io.colour_tags import WIDE, YUV, source_colour
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
 from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
@@ -241,7 +241,10 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
     fmt = footage_format(pix_fmt, info)
     codec = "libvpx-vp9" if info.vp9_alpha and fmt in ("rgba", "rgba64le") else None
     matrix = untagged_matrix(info.pix_fmt, info.size, fmt)
-    yuv = info.pix_fmt.startswith(YUV) and fmt in WIDE
+    # limited-range YUV into 16-bit RGB (full range's white the scaler puts at 65472 of
+    # 65535, near enough: the factor would overshoot it, a review)
+    yuv = (info.pix_fmt.startswith(YUV) and fmt in WIDE
+           and source_colour(info.pix_fmt).get("range") != "pc")
     if decoder is not None and (decoder.pix_fmt, decoder.codec, decoder.matrix,
                                 decoder.yuv) != (fmt, codec, matrix, yuv):
         decoder.close()

@@ -196,11 +196,12 @@ def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
     tolerance = measured * unit / span * 1.01  # both ends rounded to the unit
     if abs(printed - measured) <= tolerance:
         return printed
-    for whole in (round(printed), round(measured)):
-        near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))
-        if whole and abs(near - measured) <= tolerance:
+    wild = printed > 1000 or not 0.5 < printed / measured < 2  # (DV's 60k for 25; a rate
+    for whole in (round(printed), round(measured)) if wild else (round(printed),):  # near
+        near = min((whole, whole * 1000 / 1001), key=lambda r: abs(r - measured))  # it, a
+        if whole and abs(near - measured) <= tolerance:  # timestamp repeated, stands)
             return near
-    return measured
+    return measured if wild else printed
 
 
 def _top_level(text: str) -> list[str]:

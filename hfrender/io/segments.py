@@ -340,9 +340,10 @@ def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop:
 
 
 def render_segment_frames(gop: int, fps: float) -> int:
-    """Frames per segment (a keyframe each): whole hyperframes under a second, else 1 s's."""
+    """Frames per segment (a keyframe each): whole hyperframes under a second, else 1 s's,
+    at least MIN_SEGMENT (at 1 fps: 8 frames, not a segment a frame, a review)."""
     per_second = max(1, round(fps))
-    return gop * -(-per_second // gop) if gop < per_second else per_second
+    return gop * -(-per_second // gop) if gop < per_second else min(gop, max(per_second, 8))
 
 
 def segment_ranges(total: int, segment_frames: int, start: int = 0) -> list[tuple[int, int]]:
