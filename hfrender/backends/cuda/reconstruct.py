@@ -29,6 +29,7 @@ sum over a window's cells and the encode are :func:`launches.fuse_windows` on th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +58,8 @@ from hfrender.backends.cuda.launches import (
 )
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import Lens
+
+FILL_CHECK = 8  # hole-fill rings between two looks at whether they still fill
 
 
 @dataclass
@@ -176,8 +179,9 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
     dev.launch("hf_rc_base", _grid(h * w), (BLOCK, 1, 1),
                (st.lin, st.depth, st.moving, chain, I32(len(chain)), I64(h * w), I32(c),
                 base_c, base_d, holes, level))
-    _fill(dev, st.depth[own], base_d, level, base_c,
-          reach(xp, st.velocity[own], max(length for length, *_ in halves)))
+    span = max(length for length, *_ in halves)
+    _fill(dev, st.depth[own], base_d, level, base_c, reach(xp, st.velocity[own], span),
+          math.ceil(1.5 * float(st.speed[own]) * span) + 2)
     picture[...] = 0.0
     no_acc = dev.table("none-f64", lambda: np.zeros(1, np.float64))
     for length, other, edge, steps in halves:
@@ -191,18 +195,21 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
 
 
 def _fill(dev: Device, own_depth: Any, base_d: Any, level: Any, base_c: Any,
-          rings: Any) -> None:
+          rings: Any, most: int) -> None:
     """:func:`~hfrender.backends.cpu.recon_fill.fill`: ``hf_rc_fill`` a ring at a time
-    (``rings``: each pixel's reach), until a ring fills nothing."""
+    (``rings``: each pixel's reach; ``most``: the deepest, from the sub-frame's speed),
+    asking the device whether rings still fill only every :data:`FILL_CHECK` of them (was:
+    after each, a wait on the device per ring, a review)."""
     h, w, c = base_c.shape
-    changed = dev.xp.ones(1, np.int32)
-    ring = 1
-    while int(changed[0]):
-        changed[...] = 0
+    changed = dev.xp.zeros(1, np.int32)
+    for ring in range(1, most + 1):
         dev.launch("hf_rc_fill", _grid(h * w), (BLOCK, 1, 1),
                    (own_depth, base_d, rings, I32(ring), I32(h), I32(w), I32(c), level,
                     changed, base_c))
-        ring += 1
+        if ring % FILL_CHECK == 0:
+            if not int(changed[0]):
+                return
+            changed[...] = 0
 
 
 def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float, steps: int,
