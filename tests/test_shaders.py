@@ -591,7 +591,8 @@ def test_a_channels_picture_missing_or_unread_is_said_at_its_line(tmp_path, capl
         _one(path)
     (tmp_path / "none.png").write_text("not a picture")
     with pytest.raises(ShaderError, match=rf"^{path}:2: iChannel2 = .*: not a picture "
-                                          r"hfrender reads \(PNG, JPEG, \.\.\.\) \(a path"):
+                                          r"hfrender reads \(PNG, JPEG, WebP, a GIF's first "
+                                          r"frame, \.\.\.; not EXR or video\)$"):
         _one(path)
     import imageio.v3 as iio
 
@@ -604,3 +605,131 @@ def test_a_channels_picture_missing_or_unread_is_said_at_its_line(tmp_path, capl
         shader_notes(type("C", (), {"msaa": 1})(), ShaderScene(path.read_text(), str(path)))
     assert [r.getMessage() for r in caplog.records] == [
         "s.frag gives iChannel2 a picture, which its code never reads"]
+
+
+def test_a_shaders_own_lines_as_a_text_editor_and_a_paste_leave_them(tmp_path):
+    """A trial: a shader saved with Windows line endings lost its path to a trailing \\r
+    (and the error its reason), one with a byte-order mark its first line; a comment after
+    the path became part of it; a line inside /* */ counted; a second line for a channel,
+    iChannel4 and an unknown name were taken or left unsaid."""
+    from hfrender.errors import InputError
+    from hfrender.scene import ShaderScene
+
+    def read(text):
+        scene = ShaderScene(text, str(tmp_path / "s.frag"))
+        return ({i: (p.name, line) for i, (p, line) in scene.channel_files().items()},
+                scene.antialias)
+
+    assert read("\ufeff// hfrender: iChannel0 = a b.png\r\n"
+                "// hfrender: iChannel1 = 'c.png'   // my noise\r\n"
+                "/*\n// hfrender: iChannel2 = old.png\n*/\n"
+                "//hfrender:antialias=false\n") == ({0: ("a b.png", 1), 1: ("c.png", 2)}, False)
+    assert read("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n") == ({}, True)
+    for text, said in (
+            ("// hfrender: iChannel0 = a.png\n// hfrender: iChannel0 = b.png\n",
+             "s.frag:2: hfrender: iChannel0 = b.png: iChannel0 is given on line 1 already"),
+            ("// hfrender: iChannel4 = a.png\n", "s.frag:1: hfrender: iChannel4 = a.png: "
+             "hfrender reads iChannel0..iChannel3 = a picture's path and antialias = true or "
+             "false"),
+            ("// hfrender: antialias = no\n", "s.frag:1: hfrender: antialias = no: hfrender "
+             "reads iChannel0..iChannel3 = a picture's path and antialias = true or false")):
+        with pytest.raises(InputError) as err:
+            read(text)
+        assert str(err.value) == f"{tmp_path / said}"
+
+
+def test_a_channels_picture_reads_as_a_viewer_shows_it(tmp_path):
+    """A trial: a 1-bit picture (a font atlas) drew almost black (codes 0 and 1), a CMYK
+    JPEG's bytes were taken as colour, a palette's transparency was lost and a phone
+    photo's EXIF orientation was not applied."""
+    from PIL import Image
+
+    from hfrender.render.shader_renderer import _picture, _rgba8
+
+    def refused(why):
+        return AssertionError(why)
+
+    ink = Image.new("1", (4, 2), 0)
+    ink.putpixel((1, 0), 1)
+    ink.save(tmp_path / "ink.png")
+    got = _rgba8(_picture(tmp_path / "ink.png", refused))
+    assert got[0, 1].tolist() == [255, 255, 255, 255] and got[0, 0].tolist() == [0, 0, 0, 255]
+    Image.new("CMYK", (2, 2), (0, 26, 222, 0)).save(tmp_path / "cmyk.jpg", quality=100)
+    cmyk = _rgba8(_picture(tmp_path / "cmyk.jpg", refused))
+    assert np.abs(cmyk[0, 0, :3].astype(int) - [255, 229, 33]).max() <= 3
+    palette = Image.new("P", (2, 1), 0)
+    palette.putpalette([255, 0, 0, 0, 0, 255])
+    palette.putpixel((1, 0), 1)
+    palette.save(tmp_path / "p.png", transparency=0)
+    assert _rgba8(_picture(tmp_path / "p.png", refused))[0, :, 3].tolist() == [0, 255]
+    tall = Image.new("RGB", (3, 1), (9, 9, 9))  # stored 3 wide, shown turned: 1 wide
+    exif = Image.Exif()
+    exif[0x0112] = 8  # rotated 90 degrees
+    tall.save(tmp_path / "phone.jpg", exif=exif)
+    assert _picture(tmp_path / "phone.jpg", refused).shape[:2] == (3, 1)
+
+
+def test_a_picture_for_a_cube_channel_or_past_the_texture_limit_is_refused(tmp_path):
+    """A trial: both drew black, exit 0."""
+    import imageio.v3 as iio
+
+    iio.imwrite(tmp_path / "a.png", np.zeros((2, 2, 3), np.uint8))
+    cube = _frag(tmp_path, "// hfrender: iChannel0 = a.png\nuniform samplerCube iChannel0;\n"
+                 "void mainImage(out vec4 c, in vec2 p) {\n"
+                 "    c = texture(iChannel0, vec3(p, 1.0));\n}\n")
+    with pytest.raises(ShaderError, match=rf"^{cube}:1: iChannel0 = .*a\.png: the shader "
+                                          r"declares this channel a cube map or a 3D texture; "
+                                          r"a picture fills a 2D channel \(sampler2D\) only$"):
+        _one(cube)
+    iio.imwrite(tmp_path / "wide.png", np.zeros((1, 16385, 3), np.uint8))
+    wide = _frag(tmp_path, "// hfrender: iChannel0 = wide.png\n"
+                 "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    with pytest.raises(ShaderError, match=r":1: iChannel0 = .*wide\.png: 16385x1, more than "
+                                          r"this GL's largest texture \(\d+ a side\); scale it "
+                                          r"down$"):
+        _one(wide)
+
+
+def test_a_shaders_antialias_line_keeps_its_pixel_centres(tmp_path):
+    """A trial: pixel-exact code (texelFetch of a picture shown 1:1, grain hashed from
+    fragCoord) was softened by the sub-frames' antialiasing, and only a hfrender.toml could
+    turn it off; its own line does, for that shader alone."""
+    code = ("void mainImage(out vec4 c, in vec2 p) {\n"
+            "    c = vec4(vec3(fract(p.x) == 0.5 && fract(p.y) == 0.5 ? 1.0 : 0.0), 1.0);\n}\n")
+    soft, _ = render_frames(_frag(tmp_path, code, "soft.frag"), size=(8, 4), samples=8,
+                            duration=1 / 30)
+    exact, _ = render_frames(_frag(tmp_path, "// hfrender: antialias = false\n" + code,
+                                   "exact.frag"), size=(8, 4), samples=8, duration=1 / 30)
+    assert (exact == 255).all() and (soft < 255).all()
+
+
+def test_a_channels_picture_is_an_asset_a_resume_and_a_batch_see_change(tmp_path):
+    """A trial: a changed picture went unnoticed: a batch said the job up to date, and
+    --resume went on, one video of two textures. It is one of the scene's files, as its
+    models and surface shaders are (their checksums kept with the run, their stamps with a
+    batch's record)."""
+    import json
+
+    import imageio.v3 as iio
+
+    from hfrender.cli import main
+    from hfrender.scene import ShaderScene
+    from hfrender.scene.sources import scene_assets
+
+    iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 40, np.uint8))
+    path = _frag(tmp_path, "// hfrender: iChannel0 = n.png\n"
+                 "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    first = scene_assets(ShaderScene(path.read_text(), str(path)))
+    assert list(first) == ["n.png"]
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "s"\nscene = "s.frag"\n'
+                                        'output = "o.mp4"\nsize = "16x8"\nduration = 0.2\n')
+
+    def status():
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet", "--summary",
+                     str(tmp_path / "r.json")]) == 0
+        return json.loads((tmp_path / "r.json").read_text())[0]["status"]
+
+    assert status() == "done" and status() == "up-to-date"
+    iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 200, np.uint8))
+    assert scene_assets(ShaderScene(path.read_text(), str(path))) != first
+    assert status() == "done"  # made again with the new picture

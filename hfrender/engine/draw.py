@@ -68,8 +68,9 @@ class SubframeDrawer:
                                  else cam.f_stop)
         offset = self._lens_offset(plan, j, t, k) if self.mesh else (0.0, 0.0)
         jit = (0.0, 0.0)
-        if config.antialias:  # the same pattern in every window, chunks agree (a shader's
-            jit = self._pixel_offset(plan, j, index)  # fragCoord too: was its pixel centre)
+        if config.antialias and getattr(scene, "antialias", True):  # the same pattern in
+            jit = self._pixel_offset(plan, j, index)  # every window (a shader's fragCoord
+            # too, where its own line does not say antialias = false)
         rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
         shown = self.stream.schedule.frame_at(t) if self.stream.schedule.overlapping else k
         draw_args = (t, shown, offset, jit) if rates is None else (t, shown, offset, jit, rates)

@@ -39,7 +39,8 @@ class ShaderRenderer:
         self.channels = [n for n in (f"iChannel{i}" for i in range(4)) if self.prog.get(n, None)]
         # a channel the shader gives no picture reads black: one texel of 0
         self.black = ctx.texture((1, 1), 4, bytes(4)) if self.channels else None
-        self.pictures = {i: channel_texture(ctx, path, f"{scene.source_path}:{line}", i)
+        self.pictures = {i: channel_texture(ctx, path, f"{scene.source_path}:{line}", i,
+                                            _kind(self.prog, f"iChannel{i}"))
                          for i, (path, line) in scene.channel_files().items()}
         for name in self.channels:  # each its own unit: one may be a samplerCube
             set_uniform(self.prog, name, int(name[-1]))
@@ -89,26 +90,54 @@ class ShaderRenderer:
                 texture.release()
 
 
-def channel_texture(ctx: Any, path: Path, where: str, channel: int) -> Any:
+SAMPLER_2D = 0x8B5E  # GL_SAMPLER_2D: the kind of channel a picture fills
+
+
+def channel_texture(ctx: Any, path: Path, where: str, channel: int, kind: int | None = None
+                    ) -> Any:
     """A picture for a channel as shadertoy.com samples its textures: 8-bit RGBA, its bottom
-    row at v = 0, repeated, mipmapped (``where``: the shader's line that gives it)."""
-    import imageio.v3 as iio
+    row at v = 0, repeated, mipmapped (``where``: the shader's line that gives it; ``kind``:
+    the channel's sampler, as the program declares it, where it reads it)."""
     import moderngl
 
-    try:
-        picture = np.asarray(iio.imread(path, index=0))  # (an animation's first frame)
-    except Exception:  # noqa: BLE001 - missing, or no picture: said at its line
-        why = "no such file" if not path.is_file() else "not a picture hfrender reads " \
-            "(PNG, JPEG, ...)"
-        raise ShaderError(f"{where}: iChannel{channel} = {path}: {why} (a path from the "
-                          "shader's folder)") from None
-    rgba = _rgba8(picture)
+    def refused(why: str) -> ShaderError:
+        return ShaderError(f"{where}: iChannel{channel} = {path}: {why}")
+
+    if kind is not None and kind != SAMPLER_2D:  # (was: black, unsaid, a trial)
+        raise refused("the shader declares this channel a cube map or a 3D texture; a "
+                      "picture fills a 2D channel (sampler2D) only")
+    rgba = _rgba8(_picture(path, refused))
     h, w = rgba.shape[:2]
+    most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))
+    if max(w, h) > most:  # (was: black, exit 0, a trial)
+        raise refused(f"{w}x{h}, more than this GL's largest texture ({most} a side); "
+                      "scale it down")
     texture = ctx.texture((w, h), 4, np.ascontiguousarray(rgba[::-1]).tobytes())
     texture.repeat_x = texture.repeat_y = True
     texture.build_mipmaps()
     texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
     return texture
+
+
+def _picture(path: Path, refused: Any) -> np.ndarray:
+    """The picture in ``path`` as a viewer shows it (Pillow): upright by its EXIF
+    orientation, its palette, transparency, 1-bit and CMYK as RGBA (were read raw: a 1-bit
+    picture almost black, CMYK's bytes as colour, a trial); 16-bit grey as its numbers; an
+    animation's first frame."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    if not path.is_file():
+        raise refused("no such file (a path from the shader's folder)")
+    try:
+        with Image.open(path) as opened:
+            img = ImageOps.exif_transpose(opened)
+            if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+                return np.clip(np.asarray(img), 0, 65535).astype(np.uint16)
+            keep = img.mode in ("RGB", "RGBA", "L", "LA", "F")
+            return np.asarray(img if keep else img.convert("RGBA"))
+    except (UnidentifiedImageError, OSError, ValueError):
+        raise refused("not a picture hfrender reads (PNG, JPEG, WebP, a GIF's first frame, "
+                      "...; not EXR or video)") from None
 
 
 def _rgba8(picture: np.ndarray) -> np.ndarray:
@@ -126,3 +155,9 @@ def _rgba8(picture: np.ndarray) -> np.ndarray:
     alpha = picture[..., 3:4] if c == 4 else picture[..., 1:2] if c == 2 else \
         np.full(picture.shape[:2] + (1,), 255, np.uint8)
     return np.concatenate([colour, alpha], axis=-1)
+
+
+def _kind(prog: Any, name: str) -> int | None:
+    """The GL type of the sampler ``name`` where the program reads it."""
+    uniform = prog.get(name, None)
+    return None if uniform is None else uniform.gl_type

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
+from hfrender.scene.shader_lines import shader_lines
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, str]] = set()  # render settings in a class body, said once
@@ -140,26 +140,20 @@ class Scene:
         return obj
 
 
-# a shader's picture for a channel, in a comment of its own: "// hfrender: iChannel0 = a.png"
-CHANNEL_LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*iChannel([0-3])[ \t]*=[ \t]*"
-                          r"(\S[^\n]*?)[ \t]*$", re.MULTILINE)
-
-
 class ShaderScene(Scene):
-    """A Shadertoy-style fragment shader: ``mainImage(out vec4, in vec2)``, no camera."""
+    """A Shadertoy-style fragment shader: ``mainImage(out vec4, in vec2)``, no camera; its
+    own lines for hfrender (:mod:`~hfrender.scene.shader_lines`) read as it is loaded."""
 
     def __init__(self, source: str, path: str) -> None:
         super().__init__()
         self.source = source
         self.source_path = path
+        self._channels, self.antialias = shader_lines(source, path)
 
     def channel_files(self) -> dict[int, tuple[Path, int]]:
         """The pictures its lines ``// hfrender: iChannel0 = noise.png`` give its channels
         (a path from the shader's folder, quotes allowed): channel -> (path, line)."""
-        folder = Path(self.source_path).parent
-        return {int(m.group(1)): (folder / m.group(2).strip("\"'"),
-                                  self.source.count("\n", 0, m.start()) + 1)
-                for m in CHANNEL_LINE.finditer(self.source)}
+        return dict(self._channels)
 
 
 def past_white(scene: Scene) -> str | None:

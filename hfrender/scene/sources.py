@@ -107,6 +107,8 @@ def asset_files(scene: object) -> list[Path]:
         model = getattr(obj, "_model", None)
         if model is not None and Path(model.path).is_file():
             found.add(Path(model.path).resolve())
+    pictures = getattr(scene, "channel_files", dict)()  # a shader's channels' (were not
+    found.update(path.resolve() for path, _ in pictures.values() if path.is_file())  # kept)
     return sorted(found)
 
 
