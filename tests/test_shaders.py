@@ -733,3 +733,19 @@ def test_a_channels_picture_is_an_asset_a_resume_and_a_batch_see_change(tmp_path
     iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 200, np.uint8))
     assert scene_assets(ShaderScene(path.read_text(), str(path))) != first
     assert status() == "done"  # made again with the new picture
+
+
+
+def test_a_batch_checks_a_shaders_pictures_before_any_job_runs(tmp_path, capsys):
+    """A trial: a missing picture failed its job only when its turn came."""
+    from hfrender.cli import main
+
+    _frag(tmp_path, "// hfrender: iChannel0 = gone.png\n"
+          "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "s"\nscene = "s.frag"\n'
+                                        'output = "o.mp4"\nsize = "16x8"\nduration = 0.2\n')
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"{tmp_path / 's.frag'}:1: iChannel picture {tmp_path / 'gone.png'}: no such file (a "
+        "path from the shader's folder)\n")
+    assert not (tmp_path / "o.mp4").exists()

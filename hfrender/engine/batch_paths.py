@@ -201,6 +201,7 @@ def check_job(job: Any, earlier: bool = False) -> None:
             check_depth(str(job.source), checked)
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
+        _shader_lines(job.source)
     if job.kind == "render":  # its frames (and --frames in them), where that can be told
         seconds = scene_duration(job.source, job.scene_class)  # without running the scene
         if checked.duration is not None or seconds is not None:
@@ -270,3 +271,19 @@ def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
     if key in overrides:
         return f"--{key.replace('_', '-')} (on the command line), for job {name!r}"
     return f"{origin[key]}, for job {name!r}" if key in origin else where
+
+
+def _shader_lines(source: Path) -> None:
+    """A shader's own lines (:mod:`hfrender.scene.shader_lines`) and the pictures they name,
+    there now (was: a missing picture failed its job when its turn came, a trial)."""
+    from hfrender.scene.loader import SHADER_SUFFIXES
+    from hfrender.scene.shader_lines import shader_lines
+
+    if source.suffix.lower() not in SHADER_SUFFIXES or not source.is_file():
+        return
+
+    text = source.read_text(encoding="utf-8", errors="replace")
+    for path, line in shader_lines(text, str(source))[0].values():
+        if not path.is_file():
+            raise InputError(f"{source}:{line}: iChannel picture {path}: no such file (a path "
+                             "from the shader's folder)")
