@@ -636,3 +636,28 @@ def test_a_ray_run_goes_on_with_the_segments_its_interrupted_run_cut(local_ray, 
     assert main(["render", str(scene), "-o", str(whole), "--size", "32x18", "--samples", "2",
                  "--duration", "3", "--granularity", "24", "--quiet"]) == 0
     np.testing.assert_array_equal(decoded(out), decoded(whole))  # (its keyframes too)
+
+
+def test_a_ray_batch_job_is_made_again_when_a_file_its_scene_read_changed(local_ray,
+                                                                           tmp_path):
+    """A review: a job run on Ray recorded no stamps of the files its scene read (its
+    models, a shader's pictures): changed, it stayed up to date."""
+    import json
+
+    import imageio.v3 as iio
+
+    iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 40, np.uint8))
+    (tmp_path / "s.frag").write_text(
+        "// hfrender: iChannel0 = n.png\n"
+        "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "s"\nscene = "s.frag"\n'
+                                        'output = "o.mp4"\nsize = "16x8"\nduration = 0.2\n')
+
+    def status():
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--quiet", "--summary",
+                     str(tmp_path / "r.json")]) == 0
+        return json.loads((tmp_path / "r.json").read_text())[0]["status"]
+
+    assert status() == "done" and status() == "up-to-date"
+    iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 200, np.uint8))
+    assert status() == "done"

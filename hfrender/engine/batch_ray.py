@@ -14,7 +14,7 @@ from typing import Any
 
 from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, run_job
-from hfrender.engine.batch_run import hold, output_folders
+from hfrender.engine.batch_run import assets_of, hold, output_folders
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
@@ -278,5 +278,6 @@ def _finish(i: int, job: BatchJob, entry: _OnCluster, state: BatchState,
     result = JobResult(job.name, "resumed" if stats.segments_reused else "done", stats.frames,
                        stats.segments_made, stats.segments_reused, 0,
                        time.perf_counter() - t0, str(job.output), frames_made=stats.frames_made)
-    state.record(job, result.frames)
-    done(i, result)
+    scene = getattr(render, "scene", None)  # its files' stamps, as a job here records them
+    state.record(job, result.frames, assets_of(scene) if scene is not None else None)
+    done(i, result)  # (were none on Ray: a changed model or picture left it up to date)

@@ -60,13 +60,21 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     log.info("job %r failed (its traceback, for -v):", job.name, exc_info=exc)
 
 
+def assets_of(scene: Any) -> dict:
+    """The stamps of the files a render's scene read (models, surface shaders, a shader's
+    pictures), kept with its job's record: one changed makes the job again."""
+    from hfrender.scene.meshes import scene_models
+    from hfrender.scene.sources import asset_files
+
+    return {**{str(f): stamp(f) for f in asset_files(scene)},
+            **scene_models(getattr(scene, "objects", []))}
+
+
 def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None) -> dict:
     """Run ``job``'s command: its figures (frames, made, retries, segments; a render's
     models)."""
     if job.kind == "render":
         from hfrender.engine.render import RenderJob
-        from hfrender.scene.meshes import scene_models
-        from hfrender.scene.sources import asset_files
 
         render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
                            progress=progress).prepare()
@@ -76,9 +84,7 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None)
             exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
             raise
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
-                "retries": s.retries, "segments": s.segments,
-                "models": {**{str(f): stamp(f) for f in asset_files(render.scene)},
-                           **scene_models(render.scene.objects)}}  # (its shaders too)
+                "retries": s.retries, "segments": s.segments, "models": assets_of(render.scene)}
     from hfrender.engine.fx import FxJob
 
     f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)

@@ -173,6 +173,7 @@ class ClusterRender:
         self.files = scene_files(self.scene_file.resolve().parent)
         scene = load_scene(self.scene_file, self.scene_name, config.duration)
         set_up(scene, config.duration)
+        self.scene = scene  # (a batch records the files it read)
         _local_only(resolve_transparent(config, scene))
         config = resolve_samples(config, scene)  # (said here, not in the workers' logs)
         _models_inside(scene, self.scene_file.resolve().parent)
