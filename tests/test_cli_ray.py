@@ -598,23 +598,11 @@ def test_a_first_ctrl_c_keeps_the_chunk_running_out_of_order_on_a_real_ray(local
     narrow = gate.task(hold, num_cpus=1)(str(tmp_path / "narrow"), 2)
     _until(lambda: (tmp_path / "narrow").exists())
 
-    class CtrlC:  # Ray, but its first wait is interrupted
-        waits = 0
-
-        def __getattr__(self, name):
-            return getattr(ray, name)
-
-        def wait(self, refs, **kw):
-            self.waits += 1
-            if self.waits == 1:
-                raise KeyboardInterrupt
-            return ray.wait(refs, **kw)
-
     taken: list = []
     try:
         with pytest.raises(KeyboardInterrupt):
-            collect(CtrlC(), [*wide, narrow], lambda ref: taken.append(ray.get(ref)),
-                    gate.running)
+            collect(_FirstWaitInterrupted(ray), [*wide, narrow],
+                    lambda ref: taken.append(ray.get(ref)), gate.running)
     finally:
         ray.cancel(blocker, force=True)
     assert taken == [str(tmp_path / "narrow")]
@@ -622,6 +610,22 @@ def test_a_first_ctrl_c_keeps_the_chunk_running_out_of_order_on_a_real_ray(local
         with pytest.raises(ray.exceptions.TaskCancelledError):
             ray.get(ref, timeout=30)
     assert not (tmp_path / "wide0").exists() and not (tmp_path / "wide1").exists()
+
+
+class _FirstWaitInterrupted:
+    """Ray, its first wait interrupted (a Ctrl-C while the driver waits)."""
+
+    def __init__(self, ray):
+        self.ray, self.waits = ray, 0
+
+    def __getattr__(self, name):
+        return getattr(self.ray, name)
+
+    def wait(self, refs, **kw):
+        self.waits += 1
+        if self.waits == 1:
+            raise KeyboardInterrupt
+        return self.ray.wait(refs, **kw)
 
 
 def _until(ready, timeout: float = 60.0) -> None:
@@ -671,22 +675,10 @@ def test_a_gate_slow_to_close_lets_the_chunks_kept_run(local_ray, tmp_path, monk
     refs = [gate.task(hold, num_cpus=1)(str(tmp_path / f"c{k}"), 0) for k in range(4)]
     monkeypatch.setattr(ray_wait, "CLOSE_WAIT_S", 0.0)  # its answer comes too late
 
-    class CtrlC:  # Ray, its first wait interrupted
-        waits = 0
-
-        def __getattr__(self, name):
-            return getattr(ray, name)
-
-        def wait(self, refs, **kw):
-            self.waits += 1
-            if self.waits == 1:
-                raise KeyboardInterrupt
-            return ray.wait(refs, **kw)
-
     taken: list = []
     with pytest.raises(KeyboardInterrupt):
-        ray_wait.collect(CtrlC(), refs, lambda ref: ray_wait.taken(ray, ref, taken.append),
-                         gate.running)
+        ray_wait.collect(_FirstWaitInterrupted(ray), refs,
+                         lambda ref: ray_wait.taken(ray, ref, taken.append), gate.running)
     ray.get(blockers)
     assert sorted(t["marker"] for t in taken) == [  # 2 CPUs' worth, in the order they end
         str(tmp_path / f"c{k}") for k in range(2)]
