@@ -682,6 +682,22 @@ def test_a_gate_slow_to_close_lets_the_chunks_kept_run(local_ray, tmp_path, monk
     ray.get(blockers)
     assert sorted(t["marker"] for t in taken) == [  # 2 CPUs' worth, in the order they end
         str(tmp_path / f"c{k}") for k in range(2)]
-    with pytest.raises(KeyboardInterrupt):  # a task turned away: the stop's, not a chunk
-        ray_wait.taken(type("R", (), {"get": staticmethod(lambda ref: None)}), 0,
-                       taken.append)
+    # a task turned away (None) is no chunk: counted as cancelled, the others still taken
+    # (was: read as a chunk, then a second stop that dropped the chunks still running)
+    fake = type("R", (), {"get": staticmethod(lambda ref: None if ref == "a" else {"n": ref})})
+    assert ray_wait.taken(fake, "a", taken.append) is ray_wait.TURNED_AWAY
+    kept: list = []
+
+    class Stopped(_FirstWaitInterrupted):  # the stop, then "a" (turned away), then "b"
+        def wait(self, refs, num_returns=1, timeout=None):
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt
+            if timeout == 0:
+                return [], list(refs)
+            return [refs[0]], list(refs[1:])
+
+    with pytest.raises(KeyboardInterrupt):
+        ray_wait.collect(Stopped(fake), ["a", "b"], lambda ref: ray_wait.taken(
+            fake, ref, kept.append), lambda waiting: waiting)
+    assert kept == [{"n": "b"}]

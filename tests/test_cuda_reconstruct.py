@@ -140,7 +140,8 @@ def _fill_by_loop(color, depth, hole, surface, w, reach):
 
 
 def _fill_on_the_kernel(emu, color, depth, hole, surface, shape, reach):
-    """``hf_rc_fill`` a ring at a time, as the backend runs it: until one fills nothing."""
+    """``hf_rc_fill`` a ring at a time, until one fills nothing (the backend looks every
+    few rings, up to the deepest reach: the same picture)."""
     h, w = shape
     n, gpu = h * w, color.copy()
     level = np.where(hole, 0x7FFFFFFF, 0).astype(np.int32)

@@ -592,7 +592,8 @@ def test_a_channels_picture_missing_or_unread_is_said_at_its_line(tmp_path, capl
     (tmp_path / "none.png").write_text("not a picture")
     with pytest.raises(ShaderError, match=rf"^{path}:2: iChannel2 = .*: not a picture "
                                           r"hfrender reads \(PNG, JPEG, WebP, a GIF's first "
-                                          r"frame, \.\.\.; not EXR or video\)$"):
+                                          r"frame, \.\.\.; not EXR or video; at most 178 "
+                                          r"million pixels\)$"):
         _one(path)
     import imageio.v3 as iio
 
@@ -625,6 +626,11 @@ def test_a_shaders_own_lines_as_a_text_editor_and_a_paste_leave_them(tmp_path):
                 "/*\n// hfrender: iChannel2 = old.png\n*/\n"
                 "//hfrender:antialias=false\n") == ({0: ("a b.png", 1), 1: ("c.png", 2)}, False)
     assert read("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n") == ({}, True)
+    # a "/*" in a line comment opens no block; a comment after a tab, or with no space
+    assert read("//**** my shader ****\n// textures/*.png\n"
+                "// hfrender: iChannel0 = a.png\t// noise\n"
+                "// hfrender: iChannel1 = b.png// x\n") == ({0: ("a.png", 3), 1: ("b.png", 4)},
+                                                          True)
     for text, said in (
             ("// hfrender: iChannel0 = a.png\n// hfrender: iChannel0 = b.png\n",
              "s.frag:2: hfrender: iChannel0 = b.png: iChannel0 is given on line 1 already"),
@@ -662,6 +668,10 @@ def test_a_channels_picture_reads_as_a_viewer_shows_it(tmp_path):
     palette.putpixel((1, 0), 1)
     palette.save(tmp_path / "p.png", transparency=0)
     assert _rgba8(_picture(tmp_path / "p.png", refused))[0, :, 3].tolist() == [0, 255]
+    key = Image.new("RGB", (2, 1), (255, 0, 0))  # a colour key (tRNS) in an RGB picture
+    key.putpixel((1, 0), (0, 0, 255))
+    key.save(tmp_path / "key.png", transparency=(255, 0, 0))
+    assert _rgba8(_picture(tmp_path / "key.png", refused))[0, :, 3].tolist() == [0, 255]
     tall = Image.new("RGB", (3, 1), (9, 9, 9))  # stored 3 wide, shown turned: 1 wide
     exif = Image.Exif()
     exif[0x0112] = 8  # rotated 90 degrees
@@ -681,12 +691,17 @@ def test_a_picture_for_a_cube_channel_or_past_the_texture_limit_is_refused(tmp_p
                                           r"declares this channel a cube map or a 3D texture; "
                                           r"a picture fills a 2D channel \(sampler2D\) only$"):
         _one(cube)
-    iio.imwrite(tmp_path / "wide.png", np.zeros((1, 16385, 3), np.uint8))
+    import moderngl
+
+    ctx = moderngl.create_standalone_context(backend="egl")
+    most = int(ctx.info["GL_MAX_TEXTURE_SIZE"])  # (16384 on llvmpipe; a GPU's may be more)
+    ctx.release()
+    iio.imwrite(tmp_path / "wide.png", np.zeros((1, most + 1, 3), np.uint8))
     wide = _frag(tmp_path, "// hfrender: iChannel0 = wide.png\n"
                  "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
-    with pytest.raises(ShaderError, match=r":1: iChannel0 = .*wide\.png: 16385x1, more than "
-                                          r"this GL's largest texture \(\d+ a side\); scale it "
-                                          r"down$"):
+    with pytest.raises(ShaderError, match=rf":1: iChannel0 = .*wide\.png: {most + 1}x1, more "
+                                          rf"than this GL's largest texture \({most} a side\); "
+                                          r"scale it down$"):
         _one(wide)
 
 
@@ -749,3 +764,51 @@ def test_a_batch_checks_a_shaders_pictures_before_any_job_runs(tmp_path, capsys)
         f"{tmp_path / 's.frag'}:1: iChannel picture {tmp_path / 'gone.png'}: no such file (a "
         "path from the shader's folder)\n")
     assert not (tmp_path / "o.mp4").exists()
+
+
+def test_a_picture_edited_while_its_job_renders_makes_the_job_again(tmp_path, monkeypatch):
+    """A review: the stamps were taken after the render, so a picture changed while it ran
+    left a stale output up to date; they are taken as the scene is read."""
+    import json
+
+    import imageio.v3 as iio
+
+    from hfrender.cli import main
+    from hfrender.engine.render import RenderJob
+
+    iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 40, np.uint8))
+    _frag(tmp_path, "// hfrender: iChannel0 = n.png\n"
+          "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "s"\nscene = "s.frag"\n'
+                                        'output = "o.mp4"\nsize = "16x8"\nduration = 0.2\n')
+    real = RenderJob.run
+
+    def edited(self):  # the picture changes while the job renders (its texture loaded)
+        iio.imwrite(tmp_path / "n.png", np.full((2, 2, 3), 200, np.uint8))
+        return real(self)
+
+    def status():
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet", "--summary",
+                     str(tmp_path / "r.json")]) == 0
+        return json.loads((tmp_path / "r.json").read_text())[0]["status"]
+
+    monkeypatch.setattr(RenderJob, "run", edited)
+    assert status() == "done"
+    monkeypatch.setattr(RenderJob, "run", real)
+    assert status() == "done"  # made again: its output held the old picture
+
+
+def test_a_python_scenes_own_antialias_attribute_changes_nothing(tmp_path):
+    """A review: any scene's ``antialias`` attribute turned the jitter off (5 codes for 46);
+    only a shader's own line does."""
+    body = ("import hfrender as hf\nclass S(hf.Scene):\n    duration = 0.1\n{}"
+            "    def setup(self):\n        self.add(hf.Sphere(radius=0.6))\n")
+    plain = tmp_path / "plain.py"
+    plain.write_text(body.format(""))
+    own = tmp_path / "own.py"
+    own.write_text(body.format("    antialias = False\n"))
+    settings = dict(size=(32, 18), samples=8, duration=1 / 30, msaa=1)
+    a, _ = render_frames(plain, **settings)
+    b, _ = render_frames(own, **settings)
+    np.testing.assert_array_equal(a, b)
+    assert len(np.unique(a)) > 4  # antialiased: more than a few codes

@@ -19,7 +19,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import Gate, collect, taken
+from hfrender.engine.ray_wait import TURNED_AWAY, Gate, collect, taken
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import take_back
@@ -62,6 +62,7 @@ class _OnCluster:
     refs: set
     t0: float
     made: Path | None
+    assets: dict | None = None  # the stamps of the files its scene read, as it was prepared
 
 
 def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> None:
@@ -195,7 +196,9 @@ def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict
     frames["total"] += render.total
     try:
         with named():
-            return _OnCluster(render, set(render.submit(ray, gate)), time.perf_counter(), made)
+            scene = getattr(render, "scene", None)  # (its files as sent: a batch records them)
+            return _OnCluster(render, set(render.submit(ray, gate)), time.perf_counter(), made,
+                              assets_of(scene) if scene is not None else None)
     except Exception as exc:  # noqa: BLE001 - as above
         take_back(made)
         done(i, _failed(job, exc))
@@ -230,13 +233,14 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
     Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`); returned
     where it came once every chunk was running (all of them done)."""
 
-    def take(ref: Any) -> set | None:
+    def take(ref: Any) -> set | tuple | None:
         i = owner.pop(ref)
         if i not in running:  # the job failed already
             return None
         entry = running[i]
         try:
-            taken(ray, ref, entry.render.accept)  # (raises a stop's KeyboardInterrupt)
+            if taken(ray, ref, entry.render.accept) is TURNED_AWAY:  # (after a stop: the
+                return TURNED_AWAY  # job is stopped, not done)
             entry.refs.discard(ref)
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
             for other in entry.refs:
@@ -278,6 +282,5 @@ def _finish(i: int, job: BatchJob, entry: _OnCluster, state: BatchState,
     result = JobResult(job.name, "resumed" if stats.segments_reused else "done", stats.frames,
                        stats.segments_made, stats.segments_reused, 0,
                        time.perf_counter() - t0, str(job.output), frames_made=stats.frames_made)
-    scene = getattr(render, "scene", None)  # its files' stamps, as a job here records them
-    state.record(job, result.frames, assets_of(scene) if scene is not None else None)
-    done(i, result)  # (were none on Ray: a changed model or picture left it up to date)
+    state.record(job, result.frames, entry.assets)  # its files' stamps, as a job here
+    done(i, result)  # records them (were none on Ray: a changed picture left it up to date)

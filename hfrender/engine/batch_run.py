@@ -78,13 +78,14 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None)
 
         render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
                            progress=progress).prepare()
-        try:
+        assets = assets_of(render.scene)  # as read: one edited while it renders is seen
+        try:  # changed by the next run (were stamped after it, a review)
             s = render.run()
         except KeyboardInterrupt as exc:  # the table says what its partial output holds
             exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
             raise
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
-                "retries": s.retries, "segments": s.segments, "models": assets_of(render.scene)}
+                "retries": s.retries, "segments": s.segments, "models": assets}
     from hfrender.engine.fx import FxJob
 
     f = FxJob(str(job.source), str(job.output), job.fx_settings(resume), progress)

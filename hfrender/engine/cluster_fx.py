@@ -155,6 +155,7 @@ class ClusterFx:
         manifest = whole_segments(self.output, self.settings, self.total, self.segment_frames,
                                   0)
         self.manifest = manifest
+        self.segment_frames = manifest.segment_frames  # (an interrupted run's cut, as a render's)
         have = {g["first"] for g in manifest.segments}
         self.stats.segments_reused = len(have)
         self.stats.workers = int(ray.cluster_resources().get("CPU", 0))

@@ -68,7 +68,7 @@ class SubframeDrawer:
                                  else cam.f_stop)
         offset = self._lens_offset(plan, j, t, k) if self.mesh else (0.0, 0.0)
         jit = (0.0, 0.0)
-        if config.antialias and getattr(scene, "antialias", True):  # the same pattern in
+        if config.antialias and (self.mesh or scene.antialias):  # the same pattern in
             jit = self._pixel_offset(plan, j, index)  # every window (a shader's fragCoord
             # too, where its own line does not say antialias = false)
         rates = self._clip_rates(t, k, offset, jit) if self.velocity else None

@@ -87,13 +87,18 @@ class Gate:
         return [ref for ref in waiting if ref.task_id().hex() in began]
 
 
-def taken(ray: Any, ref: Any, accept: Callable[[Any], None]) -> None:
+TURNED_AWAY = ("turned away by the gate",)  # a task's take: it did no work (after a stop)
+
+
+def taken(ray: Any, ref: Any, accept: Callable[[Any], None]) -> tuple | None:
     """``accept`` the result of the task ``ref``; one the gate turned away (None: a stop
-    closed it) is the stop's, not work done (was read as a chunk: a TypeError, a review)."""
+    closed it) is no chunk (was read as one: a TypeError, a review): :data:`TURNED_AWAY`,
+    which :func:`collect` counts as a cancelled task (the others running still taken)."""
     result = ray.get(ref)
     if result is None:
-        raise KeyboardInterrupt
+        return TURNED_AWAY
     accept(result)
+    return None
 
 
 def _beside_driver(ray: Any) -> dict:
@@ -122,7 +127,9 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
         try:
             ready, pending = ray.wait(pending, num_returns=1)
             drop, late = _taken(take, ready[0])
-            if drop:
+            if drop is TURNED_AWAY:  # no work done: the stop goes on as interrupted
+                cancelled = True
+            elif drop:
                 gone = set(drop)
                 pending = [ref for ref in pending if ref not in gone]
             if late is not None:

@@ -342,8 +342,8 @@ def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop:
 def render_segment_frames(gop: int, fps: float) -> int:
     """Frames per segment (a keyframe each): whole hyperframes under a second, else 1 s's,
     at least MIN_SEGMENT (at 1 fps: 8 frames, not a segment a frame, a review)."""
-    per_second = max(1, round(fps))
-    return gop * -(-per_second // gop) if gop < per_second else min(gop, max(per_second, 8))
+    target = max(round(fps), MIN_SEGMENT)
+    return gop * -(-target // gop) if gop < target else target
 
 
 def segment_ranges(total: int, segment_frames: int, start: int = 0) -> list[tuple[int, int]]:

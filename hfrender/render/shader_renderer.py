@@ -106,12 +106,8 @@ def channel_texture(ctx: Any, path: Path, where: str, channel: int, kind: int | 
     if kind is not None and kind != SAMPLER_2D:  # (was: black, unsaid, a trial)
         raise refused("the shader declares this channel a cube map or a 3D texture; a "
                       "picture fills a 2D channel (sampler2D) only")
-    rgba = _rgba8(_picture(path, refused))
+    rgba = _rgba8(_picture(path, refused, int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))))
     h, w = rgba.shape[:2]
-    most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))
-    if max(w, h) > most:  # (was: black, exit 0, a trial)
-        raise refused(f"{w}x{h}, more than this GL's largest texture ({most} a side); "
-                      "scale it down")
     texture = ctx.texture((w, h), 4, np.ascontiguousarray(rgba[::-1]).tobytes())
     texture.repeat_x = texture.repeat_y = True
     texture.build_mipmaps()
@@ -119,25 +115,29 @@ def channel_texture(ctx: Any, path: Path, where: str, channel: int, kind: int | 
     return texture
 
 
-def _picture(path: Path, refused: Any) -> np.ndarray:
+def _picture(path: Path, refused: Any, most: int = 1 << 30) -> np.ndarray:
     """The picture in ``path`` as a viewer shows it (Pillow): upright by its EXIF
-    orientation, its palette, transparency, 1-bit and CMYK as RGBA (were read raw: a 1-bit
-    picture almost black, CMYK's bytes as colour, a trial); 16-bit grey as its numbers; an
-    animation's first frame."""
+    orientation, its palette, transparency (a colour key too), 1-bit and CMYK as RGBA (were
+    read raw: a 1-bit picture almost black, CMYK's bytes as colour, a trial); 16-bit grey as
+    its numbers; an animation's first frame. One past ``most`` a side (the GL's largest
+    texture: it drew black, a trial) is refused before it is decoded."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
     if not path.is_file():
         raise refused("no such file (a path from the shader's folder)")
     try:
         with Image.open(path) as opened:
+            if max(opened.size) > most:
+                raise refused(f"{opened.size[0]}x{opened.size[1]}, more than this GL's "
+                              f"largest texture ({most} a side); scale it down")
             img = ImageOps.exif_transpose(opened)
             if img.mode in ("I;16", "I;16B", "I;16L", "I"):
                 return np.clip(np.asarray(img), 0, 65535).astype(np.uint16)
-            keep = img.mode in ("RGB", "RGBA", "L", "LA", "F")
+            keep = img.mode in ("RGB", "RGBA", "L", "LA", "F") and "transparency" not in img.info
             return np.asarray(img if keep else img.convert("RGBA"))
-    except (UnidentifiedImageError, OSError, ValueError):
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         raise refused("not a picture hfrender reads (PNG, JPEG, WebP, a GIF's first frame, "
-                      "...; not EXR or video)") from None
+                      "...; not EXR or video; at most 178 million pixels)") from None
 
 
 def _rgba8(picture: np.ndarray) -> np.ndarray:

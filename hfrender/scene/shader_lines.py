@@ -13,21 +13,24 @@ from pathlib import Path
 from hfrender.errors import InputError
 
 LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]*$", re.M)
-BLOCK = re.compile(r"/\*.*?(?:\*/|\Z)", re.S)
+# comments, line ones first: a "/*" in a line comment ("//**** my shader", "// a/*.png")
+# opens no block (was: every line after it hidden, a review)
+COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 CHANNEL = re.compile(r"iChannel[0-3]")
 
 
 def shader_lines(source: str, path: str) -> tuple[dict[int, tuple[Path, int]], bool]:
     """(channel -> (picture, line), antialias) of a shader's lines (``path``: its file)."""
     source = source.removeprefix("\ufeff")  # (was: a first line after a BOM not seen)
-    blocked = [m.span() for m in BLOCK.finditer(source)]
+    blocked = [m.span() for m in COMMENTS.finditer(source) if m.group().startswith("/*")]
     channels: dict[int, tuple[Path, int]] = {}
     antialias, seen = True, {}
     for m in LINE.finditer(source):
         if any(a <= m.start() < b for a, b in blocked):
             continue
         line = source.count("\n", 0, m.start()) + 1
-        name, value = m.group(1), m.group(2).split(" //")[0].strip().strip("\"'")
+        name = m.group(1)  # (a comment after the value, "a.png\t// noise" too)
+        value = re.split(r"\s*//", m.group(2), maxsplit=1)[0].strip().strip("\"'")
         where = f"{path}:{line}: hfrender: {name} = {value}"
         if name in seen:  # (was: the last one taken, unsaid)
             raise InputError(f"{where}: {name} is given on line {seen[name]} already")
