@@ -49,7 +49,8 @@ class _Keeper:
 
 def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
     """On a worker: ``fn(*args)``, unless the gate closed before this task began (None: the
-    driver cancelled it, and never reads it). An unreachable gate lets it through."""
+    driver cancels it, or reads it as :data:`TURNED_AWAY`). An unreachable gate lets it
+    through."""
     import ray
 
     try:
