@@ -241,3 +241,21 @@ def test_ctrl_c_finalises_a_playable_file(tmp_path):
     # frame 30's second sample (t = 1 + 1/240) stops it: frames 0..29 were all complete,
     # also those of the half-filled hyperframe
     assert meta["size"] == (64, 36) and n == 30
+
+
+@pytest.mark.parametrize("curve, samples", [("triangle", 4), ("triangle", 7), ("gaussian", 4),
+                                            ("gaussian", 7), ("box", 7)])
+def test_an_edge_stays_put_under_any_shutter_curve(tmp_path, curve, samples):
+    """A trial: under a triangle or gaussian curve the antialiasing pattern's points were
+    weighed unevenly and every edge moved, up to 0.1 px, differently at each sample count.
+    An edge swept across a pixel, row by row: each row's light is where its edge is, on
+    the mean of the rows within 0.01 px (the pattern centred by the curve's weights)."""
+    shader = tmp_path / "edge.frag"
+    shader.write_text("void mainImage(out vec4 c, in vec2 p) {\n"
+                      "    float edge = 40.0 + (floor(p.y) + 0.5) / iResolution.y;\n"
+                      "    c = vec4(vec3(p.x < edge ? 1.0 : 0.0), 1.0);\n}\n")
+    frames, _ = render_frames(shader, size=(96, 64), samples=samples, duration=1 / 30,
+                              shutter_curve=curve)
+    light = linear(frames[0, ..., 0].astype(np.float64)).sum(axis=1)  # a row's, in pixels
+    edges = 40.0 + (np.arange(64)[::-1] + 0.5) / 64  # rows from the top: fragCoord's y up
+    assert abs((light - edges).mean()) < 0.01
