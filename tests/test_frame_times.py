@@ -71,7 +71,7 @@ def test_a_keyframe_every_second(tmp_path, samples, fps, keyframes):
 def test_segments_are_a_second_at_least_min_segment_frames():
     """A review: at 1 fps a segment a frame (an encoder each; 193 segments for 200 frames);
     whole hyperframes where they are shorter than a second."""
-    from hfrender.io.segments import MIN_SEGMENT, render_segment_frames
+    from hfrender.io.segment_cuts import MIN_SEGMENT, render_segment_frames
 
     assert [render_segment_frames(64, fps) for fps in (1, 2, 10, 24, 30, 60)] == [
         MIN_SEGMENT, MIN_SEGMENT, 10, 24, 30, 60]

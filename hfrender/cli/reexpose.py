@@ -74,7 +74,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
 def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.deep_output import render_dtype
     from hfrender.engine.reexpose import Exposure, SampleStore
-    from hfrender.engine.render_setup import RenderOutput
+    from hfrender.engine.render_output import RenderOutput
     from hfrender.io.outputs import check_partial_free, check_writable
     from hfrender.io.sequence_commit import check_frames_there
     from hfrender.io.store import check_not_inside

@@ -196,7 +196,7 @@ def check_job(job: Any, earlier: bool = False) -> None:
         check_not_input(str(job.output), [("input", [job.source])] +
                         ([("depth pass", [Path(depth)])] if depth else []))
         if depth and not earlier:  # its path, size, frames, focus pixel (was: found only
-            from hfrender.engine.fx import check_depth  # when the job's turn came)
+            from hfrender.engine.fx_depth import check_depth  # when the job's turn came)
 
             check_depth(str(job.source), checked)
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)

@@ -39,15 +39,14 @@ from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.join import join
+from hfrender.io.segment_cuts import render_segment_frames, segment_ranges
 from hfrender.io.segments import (
     Manifest,
     as_kept,
     fresh_work_dir,
     remove_work_dir,
-    render_segment_frames,
     resumable,
     segment_name,
-    segment_ranges,
     work_dir,
 )
 from hfrender.io.sequence_commit import check_frames_there
@@ -111,7 +110,7 @@ def _local_only(config: RenderConfig) -> None:
                           "without --ray")
 
 
-def _models_inside(scene: Any, folder: Path) -> None:
+def _files_inside(scene: Any, folder: Path) -> None:
     """The model files the scene loaded in setup(), and the pictures a shader gives its
     channels, must lie in its folder, the one sent to the workers (one line, before any
     work; was: every chunk failed, "model file not found", naming the worker's temporary
@@ -176,7 +175,7 @@ class ClusterRender:
         self.scene = scene  # (a batch records the files it read)
         _local_only(resolve_transparent(config, scene))
         config = resolve_samples(config, scene)  # (said here, not in the workers' logs)
-        _models_inside(scene, self.scene_file.resolve().parent)
+        _files_inside(scene, self.scene_file.resolve().parent)
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first

@@ -43,12 +43,12 @@ from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import footage_format
 from hfrender.io.join import join
 from hfrender.io.probe import probe, soundtrack
+from hfrender.io.segment_cuts import segment_ranges
 from hfrender.io.segments import (
     open_segment,
     remove_work_dir,
     resumable,
     segment_name,
-    segment_ranges,
     work_dir,
 )
 from hfrender.io.work_names import check_work_names

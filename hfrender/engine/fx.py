@@ -32,6 +32,7 @@ from hfrender.backends import get_backend
 from hfrender.color import premultiply
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
+from hfrender.engine.fx_depth import depth_pass_of
 from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_output import (
     ChunkOutput,
@@ -51,7 +52,7 @@ from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, fre
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
-from hfrender.io.depth_pass import DepthReader, depth_for
+from hfrender.io.depth_pass import DepthReader
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import (
     FootageError,
@@ -60,7 +61,7 @@ from hfrender.io.footage import (
     start_decoding,
 )
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
-from hfrender.io.sequence_files import sequence_files, sequence_start
+from hfrender.io.sequence_files import sequence_files
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
 
@@ -196,7 +197,7 @@ class FxJob:
             what = f"--motion-blur {s.window}" if s.window >= s.stride else f"--stride {s.stride}"
             raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
         if s.depth is not None:
-            self.depth = _depth_pass(str(self.source), s, footage.size, footage.count)
+            self.depth = depth_pass_of(str(self.source), s, footage.size, footage.count)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
                      alpha=written_format(footage.pix_fmt, self.output, s.codec, s.pix_fmt)[1])
@@ -345,35 +346,6 @@ class FxJob:
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
-
-
-def _depth_pass(source: str, s: FxSettings, size: tuple[int, int], count: int) -> Any:
-    """The depth pass of ``s`` for footage ``source`` of ``size`` and ``count`` frames,
-    checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage."""
-    s.check_size(size)
-    numbered = not Path(source).is_file()  # a sequence: its frames' numbers
-    return depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, size, count, s.lens_for,
-                     s.depth_resize, sequence_start(source) if numbered else None)
-
-
-def check_depth(source: str, s: FxSettings) -> None:
-    """What fx says of its depth pass before a frame is read, said now without reading the
-    footage's frames (``hfrender batch``'s checks, before any job runs): the footage's size
-    and length from its headers; the warnings left to the run."""
-    if Path(source).is_file() and not is_one_image(source):
-        info = probe(source)
-        size, count = info.size, info.count
-    else:
-        footage = open_footage(source, s.input_fps)
-        size, count = footage.size, footage.count
-        footage.close()
-    quiet = logging.getLogger("hfrender")
-    level = quiet.level
-    quiet.setLevel(max(level, logging.ERROR))
-    try:
-        _depth_pass(source, s, size, count)
-    finally:
-        quiet.setLevel(level)
 
 
 def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:

@@ -26,8 +26,8 @@ from hfrender.engine.core import Engine
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
 from hfrender.engine.render_fusion import RenderFusion
+from hfrender.engine.render_output import RenderOutput
 from hfrender.engine.render_setup import (
-    RenderOutput,
     fusion_processes,
     fusion_workers,
     gl_storage,
@@ -312,33 +312,18 @@ class RenderJob:
             stats.preview_frames = self.preview.shown
         if self.own_writer:
             try:
-                self._finalise(error)
+                self.output.settle(error, self.stats)
             except BaseException as exc:  # noqa: BLE001 - as above
                 error = error or exc
         if error is not None:
             raise error
 
-    def _finalise(self, error: BaseException | None) -> None:
-        """The output in place when complete; else the path untouched and what was made
-        kept as ``NAME.partial.EXT`` (:attr:`RenderStats.partial`)."""
-        stats, out = self.stats, self.output
-        try:
-            if error is None:
-                try:
-                    out.finish()
-                except BaseException:
-                    out.abandon()  # nothing hidden is left behind
-                    raise
-                stats.stopped_late = stats.stopped_late or out.late is not None
-            else:
-                out.abandon()
-        finally:
-            stats.frames_in_output, stats.partial = out.frames, out.partial
-            stats.segments = out.segments
-
     def _produce(self, engine: Engine) -> None:
         """Every sub-frame drawn; the last hyperframe handed over, full or not."""
         self._draw(engine)
+        self._hand_over_rest(engine)
+
+    def _hand_over_rest(self, engine: Engine) -> None:
         last = self.builder.flush_remaining()
         if last is not None:
             engine.submit(last)
@@ -347,9 +332,7 @@ class RenderJob:
         """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""
         self.builder.cancel()
         try:
-            last = self.builder.flush_remaining()
-            if last is not None:
-                engine.submit(last)
+            self._hand_over_rest(engine)
         except KeyboardInterrupt as exc:  # a further Ctrl-C (submit waits on the writer)
             engine.fail(exc)  # stop at once, as it says
         except BaseException:  # noqa: BLE001 - the first error is the one reported

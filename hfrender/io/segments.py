@@ -29,15 +29,13 @@ from hfrender.errors import InputError
 from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate
 from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
+from hfrender.io.segment_cuts import MIN_SEGMENT
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import Closing, VideoWriter, check_output
 
 MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
 TS_OFFSET = 10.0  # seconds before the first frame of MPEG-TS segments: no negative dts
-# a segment of 1 or 2 frames has no B-frames, hence another decoding delay than the rest:
-# the joined stream would have a gap; a shorter rest goes into the segment before it
-MIN_SEGMENT = 8
 
 
 def work_dir(output: str | Path) -> Path:
@@ -337,27 +335,6 @@ def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop:
         else None
     return VideoWriter(str(path), fps, size, codec, gop, pix_fmt_in=pix_fmt_in,
                        container=str(path), name=name, ts_offset=offset, encoding=encoding)
-
-
-def render_segment_frames(gop: int, fps: float) -> int:
-    """Frames per segment (a keyframe each): whole hyperframes under a second, else 1 s's,
-    at least MIN_SEGMENT (at 1 fps: 8 frames, not a segment a frame, a review)."""
-    target = max(round(fps), MIN_SEGMENT)
-    return gop * -(-target // gop) if gop < target else target
-
-
-def segment_ranges(total: int, segment_frames: int, start: int = 0) -> list[tuple[int, int]]:
-    """``(first, count)`` of the segments from frame ``start`` (a multiple of
-    ``segment_frames``) on, as :class:`SegmentedWriter` cuts them: a rest shorter than
-    ``MIN_SEGMENT`` joins the segment before it."""
-    out, first = [], start
-    while first < total:
-        count = min(segment_frames, total - first)
-        if 0 < total - first - count < MIN_SEGMENT:
-            count = total - first
-        out.append((first, count))
-        first += count
-    return out
 
 
 def stamped(codec: str, fps: float) -> bool:

@@ -99,15 +99,20 @@ def unset_inputs(source: str) -> list[str]:
     rest = _UNIFORM.sub(" ", code)  # where the code reads a uniform: outside declarations
     names = [name for m in _UNIFORM.finditer(code) for name, part in _declared(m.group(2))
              if name and name not in SHADERTOY_INPUTS + OLD_NAMES and "=" not in part
-             and re.search(rf"(?<![.\w]){name}\b", rest)]
+             and _uses(rest, name)]
     return list(dict.fromkeys(names + [n for n in _used_undeclared(source) if n in CHANNELS]))
+
+
+def _uses(code: str, name: str) -> bool:
+    """Whether ``code`` uses ``name`` itself (not as a field, ``s.iChannel0``)."""
+    return re.search(rf"(?<![.\w]){name}\b", code) is not None
 
 
 def _reads(source: str) -> list[str]:
     """The channels the code reads (not as a field, ``s.iChannel0``), declared or not."""
     code = _UNIFORM.sub(" ", _code(source))
     return [n for n in (f"iChannel{i}" for i in range(4))
-            if re.search(rf"(?<![.\w]){n}\b", code)]
+            if _uses(code, n)]
 
 
 def _used_undeclared(source: str) -> list[str]:
@@ -118,7 +123,7 @@ def _used_undeclared(source: str) -> list[str]:
     code = _code(source)
     uniforms = {name for m in _UNIFORM.finditer(code) for name, _ in _declared(m.group(2))}
     return [name for name in (*CHANNELS, *OLD_NAMES)
-            if re.search(rf"(?<![.\w]){name}\b", code)
+            if _uses(code, name)
             and (name in OLD_NAMES or name not in uniforms) and not _own(code, name)]
 
 

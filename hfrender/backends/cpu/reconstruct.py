@@ -134,8 +134,9 @@ def _base(own: _Frame, by_time: list[_Frame], span: float = 0.0
         open_ = open_[~still]
     hole = np.zeros(h * w, bool)
     hole[open_] = True
-    fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w,
-         reach(np, own.velocity, span) if len(open_) else 1)
+    limit = np.zeros(h * w, np.int32)  # each hole's reach (only theirs: the rest unread)
+    limit[open_] = reach(np, own.velocity.reshape(-1, 2)[open_], span)
+    fill(flat_c, flat_d, hole, own.depth.reshape(-1), open_, w, limit)
     return color, depth, hole.reshape(h, w)
 
 

@@ -1,0 +1,43 @@
+"""An fx job's depth pass: read and checked against its footage (its size, its length,
+the focus pixel), at the run's start or (``hfrender batch``) before any job runs."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from hfrender.engine.fx_settings import FxSettings
+from hfrender.io.depth_pass import depth_for
+from hfrender.io.exr_footage import is_one_image
+from hfrender.io.footage import open_footage, probe
+from hfrender.io.sequence_files import sequence_start
+
+
+def depth_pass_of(source: str, s: FxSettings, size: tuple[int, int], count: int) -> Any:
+    """The depth pass of ``s`` for footage ``source`` of ``size`` and ``count`` frames,
+    checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage."""
+    s.check_size(size)
+    numbered = not Path(source).is_file()  # a sequence: its frames' numbers
+    return depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, size, count, s.lens_for,
+                     s.depth_resize, sequence_start(source) if numbered else None)
+
+
+def check_depth(source: str, s: FxSettings) -> None:
+    """What fx says of its depth pass before a frame is read, said now without reading the
+    footage's frames (``hfrender batch``'s checks, before any job runs): the footage's size
+    and length from its headers; the warnings left to the run."""
+    if Path(source).is_file() and not is_one_image(source):
+        info = probe(source)
+        size, count = info.size, info.count
+    else:
+        footage = open_footage(source, s.input_fps)
+        size, count = footage.size, footage.count
+        footage.close()
+    quiet = logging.getLogger("hfrender")
+    level = quiet.level
+    quiet.setLevel(max(level, logging.ERROR))
+    try:
+        depth_pass_of(source, s, size, count)
+    finally:
+        quiet.setLevel(level)
