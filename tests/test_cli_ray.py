@@ -504,6 +504,12 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
     import hfrender.engine.batch_ray as batch_ray
     from hfrender.engine.batch import BatchJob
 
+    class Ref:  # a task's reference, as Ray's: hashable, its task's id
+        def task_id(self):
+            return SimpleNamespace(hex=lambda: "t1")
+
+    ref = Ref()
+
     class Render:
         total = 3
 
@@ -515,7 +521,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
 
         def submit(self, ray, gate):
             logging.getLogger("hfrender.engine.cluster").warning("%d%% of it here", 50)
-            return ["ref"]
+            return [ref]
 
     monkeypatch.setattr(batch_ray, "ClusterRender", Render)
     job = BatchJob("shot", "render", tmp_path / "s.py", tmp_path / "o.mp4", {})
@@ -523,7 +529,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
         failed = []
         started = batch_ray._start(object(), object(), job, lambda *a: None, {"total": 0},
                                    lambda i, result: failed.append(result), 0, held)
-    assert failed == [] and started.refs == {"ref"}
+    assert failed == [] and started.refs == {ref} and started.tasks == ["t1"]
     assert [r.getMessage() for r in caplog.records] == ["job 'shot': starting it over",
                                                         "job 'shot': 50% of it here"]
     logging.getLogger("hfrender").warning("after it")  # the filter taken off after
@@ -535,7 +541,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
         def finish(self):
             logging.getLogger("hfrender.io.join").warning("a segment was joined again")
             return SimpleNamespace(segments_reused=0, frames=3, segments_made=1,
-                                   frames_made=3)
+                                   frames_made=3, retries=1, reruns=2)
 
     results = []
     with caplog.at_level("WARNING"):
@@ -543,7 +549,7 @@ def test_a_jobs_warnings_on_ray_begin_with_its_name(tmp_path, monkeypatch, caplo
                           SimpleNamespace(record=lambda *a: None),
                           lambda i, r: results.append(r))
     assert caplog.records[-1].getMessage() == "job 'shot': a segment was joined again"
-    assert results[0].status == "done" and results[0].frames == 3
+    assert (results[0].status, results[0].frames, results[0].retries) == ("done", 3, 3)
 
 
 def test_a_job_that_cannot_start_on_ray_takes_back_its_folders(tmp_path, monkeypatch):

@@ -2,17 +2,15 @@
 bits as a local render, a worker killed mid-chunk is retried, a killed driver resumes."""
 
 import os
-import signal
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from ray_helpers import descendants
 from render_helpers import decode_video as decoded
 
 from hfrender.cli import main
+from hfrender.cli.common import ray_retries
 from hfrender.config import RenderConfig
 from hfrender.engine import cluster, cluster_tasks
 from hfrender.engine.render import render
@@ -126,9 +124,11 @@ def test_the_command_line_and_a_killed_driver_that_resumes(local_ray, tmp_path, 
     monkeypatch.setattr(cluster.ClusterRender, "_keep", real)
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender"):
-        assert main(args) == 0
+        assert main([*args, "--stats"]) == 0
     said = capsys.readouterr().out
     made = 4 - len(kept)
+    # --stats on Ray: the sub-frames this run's chunks drew, 30 frames x 2 each (was: none)
+    assert f"sub-frames drawn: {made * 30 * 2} (by the workers)\n" in said, said
     assert "wrote" in said and f"{made} segment{'' if made == 1 else 's'} rendered, " \
         f"{len(kept)} reused" in said, said
     assert not [r for r in caplog.records if "over:" in r.getMessage()]  # joined, not lost
@@ -155,35 +155,58 @@ def test_a_ray_render_interrupted_before_any_segment_says_nothing_is_kept(local_
     assert sorted(p.name for p in tmp_path.iterdir()) == [scene.name]
 
 
-def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):
-    import threading
+def dying_scene(tmp_path):
+    """A scene whose worker dies (``os._exit``, as a SIGKILL or the OOM killer would end it)
+    mid-chunk, once: at t = 1.5 s the first time (a mark file says it has died), on a
+    worker (its own copy of the folder) only."""
+    path = slow_scene(tmp_path, 0.0)
+    mark = tmp_path / "died"
+    path.write_text(path.read_text().replace(
+        "time.sleep(0.0)",
+        f"import os\n        if t >= 1.5 and not os.path.exists({str(mark)!r}) and "
+        f"not __file__.startswith({str(tmp_path)!r}):  # on a worker only\n"
+        f"            open({str(mark)!r}, 'w').close()\n"
+        "            os._exit(1)"))
+    return path, mark
 
-    scene = slow_scene(tmp_path, 0.01)  # 90 frames x 2 samples: seconds per chunk
+
+def test_a_worker_killed_mid_chunk_is_retried(local_ray, tmp_path):
+    scene, mark = dying_scene(tmp_path)  # 90 frames x 2 samples, a segment a second
     config = RenderConfig(output=str(tmp_path / "k.mp4"), size=(32, 18), samples=2,
                           quiet=True)
-    killed = []
-
-    def kill_one():
-        deadline = time.time() + 60
-        while not killed and time.time() < deadline:
-            for p in descendants(os.getpid()):
-                try:
-                    cmd = Path(f"/proc/{p}/cmdline").read_bytes()
-                except OSError:
-                    continue
-                if cmd.startswith(b"ray::render_chunk"):  # the task's worker
-                    os.kill(p, signal.SIGKILL)
-                    killed.append(p)
-                    return
-            time.sleep(0.1)
-
-    killer = threading.Thread(target=kill_one)
-    killer.start()
     stats = cluster.ClusterRender(scene, config).prepare().run()
-    killer.join()
-    assert killed and stats.frames == 90
+    assert mark.exists() and stats.frames == 90
+    # counted: Ray ran the chunk again (was: said nowhere); the sub-frames of the chunks
+    # that came back (the lost attempt's never did)
+    assert stats.reruns == 1 and stats.retries == 0 and stats.subframes == 90 * 2
+    assert ray_retries(stats) == "; Ray ran 1 chunk again (a worker lost)"
     render(scene, config.with_(output=str(tmp_path / "local.mp4")))
     assert (tmp_path / "k.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+
+
+@pytest.mark.parametrize("reruns, retries, said", [
+    (0, 0, ""), (2, 0, "; Ray ran 2 chunks again (a worker lost)"),
+    (0, 1, "; 1 hyperframe split for memory"),
+    (1, 3, "; Ray ran 1 chunk again (a worker lost); 3 hyperframes split for memory")])
+def test_a_ray_summary_says_what_was_done_again(reruns, retries, said):
+    stats = cluster.ClusterStats("o.mp4", reruns=reruns, retries=retries)
+    assert ray_retries(stats) == said
+
+
+def test_a_batch_on_ray_counts_the_chunks_ray_ran_again(local_ray, tmp_path):
+    """A worker killed mid-chunk in ``batch --ray``: the summary's retries say 1 (was 0 on
+    Ray, whatever Ray ran again), the job done."""
+    import json
+
+    scene, mark = dying_scene(tmp_path)
+    (tmp_path / "jobs.toml").write_text('[defaults]\nsize = "32x18"\nsamples = 2\n\n'
+                                        '[[job]]\nname = "a"\nscene = "slow.py"\n'
+                                        'output = "a.mp4"\n')
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--summary",
+                 str(tmp_path / "s.json"), "--quiet"]) == 0
+    (result,) = json.loads((tmp_path / "s.json").read_text())
+    assert mark.exists() and (result["status"], result["frames"], result["retries"]) == \
+        ("done", 90, 1)
 
 
 BATCH = """

@@ -21,6 +21,7 @@ from hfrender.cli.common import (
     kept_apart,
     output_notes,
     per_frame,
+    ray_retries,
     segments_kept,
     sigterm_interrupts,
     system_refused,
@@ -311,12 +312,14 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
         finally:
             finish()
     finished_anyway(stats, stats.output)  # (a Ctrl-C in the lines below: not 130 of it)
+    if config.stats:  # (was: none on Ray, a leftover; the GL and memory are the workers')
+        print(f"sub-frames drawn: {stats.subframes} (by the workers)")
     if not config.quiet:
         print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
               f"{output_notes(stats)}, "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} "
               f"rendered, {stats.segments_reused} reused; "
-              f"in {stats.seconds:.1f} s ({per_frame(stats.fps)})")
+              f"in {stats.seconds:.1f} s ({per_frame(stats.fps)}){ray_retries(stats)}")
     return 0
 
 

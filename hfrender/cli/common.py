@@ -196,6 +196,19 @@ def output_notes(stats: Any) -> str:
     return (", hdr" if why.startswith("--hdr") else f", hdr ({why})") + alpha
 
 
+def ray_retries(stats: Any) -> str:
+    """How a Ray summary says what was done again: chunks Ray ran again (their worker lost),
+    hyperframes the workers split for memory ("" where none: was never said, a leftover)."""
+    said = ""
+    if stats.reruns:
+        said += (f"; Ray ran {stats.reruns} chunk{'' if stats.reruns == 1 else 's'} again "
+                 f"(a worker lost)")
+    if stats.retries:
+        said += (f"; {stats.retries} hyperframe{'' if stats.retries == 1 else 's'} split "
+                 "for memory")
+    return said
+
+
 def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 360),
                   fps: float = 30.0, encoding: Any = None) -> None:
     """A ``--codec`` that this ffmpeg lists but that cannot start here (h264_nvenc without

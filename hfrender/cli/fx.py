@@ -17,6 +17,7 @@ from hfrender.cli.common import (
     first_line,
     interrupted_code,
     kept_apart,
+    ray_retries,
     sequence_name,
     sigterm_interrupts,
 )
@@ -182,7 +183,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs), "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} made, "
               f"{stats.segments_reused} reused; "
-              f"{stats.seconds:.1f} s")
+              f"{stats.seconds:.1f} s{ray_retries(stats)}")
         return 0
     if stats.resumed_at is not None:
         print(f"resumed at output frame {stats.resumed_at}")

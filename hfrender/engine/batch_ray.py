@@ -8,7 +8,7 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import TURNED_AWAY, Gate, collect, taken
+from hfrender.engine.ray_wait import TURNED_AWAY, Gate, collect, taken, task_ids
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import take_back
@@ -63,6 +63,7 @@ class _OnCluster:
     t0: float
     made: Path | None
     assets: dict | None = None  # the stamps of the files its scene read, as it was prepared
+    tasks: list = field(default_factory=list)  # its tasks' ids (how many Ray ran again)
 
 
 def _cluster_lost(jobs: list, running: dict, done: Callable, exc: Exception) -> None:
@@ -197,8 +198,9 @@ def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict
     try:
         with named():
             scene = getattr(render, "scene", None)  # (its files as sent: a batch records them)
-            return _OnCluster(render, set(render.submit(ray, gate)), time.perf_counter(), made,
-                              assets_of(scene) if scene is not None else None)
+            refs = render.submit(ray, gate)
+            return _OnCluster(render, set(refs), time.perf_counter(), made,
+                              assets_of(scene) if scene is not None else None, task_ids(refs))
     except Exception as exc:  # noqa: BLE001 - as above
         take_back(made)
         done(i, _failed(job, exc))
@@ -248,6 +250,7 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
             _given_up(i, jobs[i], running.pop(i), exc, done)
             return entry.refs
         if not entry.refs:
+            entry.render.stats.reruns = gate.reruns(entry.tasks)
             _finish(i, jobs[i], running.pop(i), state, done)
         return None
 
@@ -280,7 +283,8 @@ def _finish(i: int, job: BatchJob, entry: _OnCluster, state: BatchState,
         done(i, _failed(job, exc, t0))
         return
     result = JobResult(job.name, "resumed" if stats.segments_reused else "done", stats.frames,
-                       stats.segments_made, stats.segments_reused, 0,
+                       stats.segments_made, stats.segments_reused,
+                       stats.retries + stats.reruns,
                        time.perf_counter() - t0, str(job.output), frames_made=stats.frames_made)
     state.record(job, result.frames, entry.assets)  # its files' stamps, as a job here
     done(i, result)  # records them (were none on Ray: a changed picture left it up to date)

@@ -31,7 +31,7 @@ from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import Gate, collect, taken
+from hfrender.engine.ray_wait import Gate, collect, taken, task_ids
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve
 from hfrender.hyperframe.builder import auto_granularity
@@ -73,6 +73,16 @@ class ClusterStats:
     hdr: bool = False  # float sub-frames (--hdr), decided once for every chunk, and why
     hdr_why: str = ""
     stopped_late: bool = False  # a Ctrl-C came once every chunk was running: the output whole
+    subframes: int = 0  # drawn by this run's chunks
+    retries: int = 0  # hyperframes the workers split for memory
+    reruns: int = 0  # chunks Ray ran again, their worker lost
+
+    def took(self, chunk: dict) -> None:
+        """Count a chunk that came back (a segment or frames)."""
+        self.frames_made += chunk["count"]
+        self.segments_made += 1
+        self.subframes += chunk.get("subframes", 0)
+        self.retries += chunk.get("retries", 0)
 
     @property
     def fps(self) -> float:
@@ -210,9 +220,10 @@ class ClusterRender:
         try:
             gate = Gate(ray)
             pending = self.submit(ray, gate)
-            late = collect(ray, pending, lambda ref: taken(ray, ref, self.accept),  # a sequence's
-                           (lambda waiting: []) if self.sequence else  # frames go on a
-                           partial(gate.running, gpu=self.config.backend == "cuda"))  # stop
+            late = collect(ray, list(pending), lambda ref: taken(ray, ref, self.accept),
+                           (lambda waiting: []) if self.sequence else  # a sequence's frames
+                           partial(gate.running, gpu=self.config.backend == "cuda"))  # go
+            self.stats.reruns = gate.reruns(task_ids(pending))  # on a stop
             return replace(self.finish(), stopped_late=late is not None)
         except BaseException:
             self.abandon()
@@ -273,8 +284,7 @@ class ClusterRender:
         else:
             self._keep(self.manifest, chunk)
         self._done += chunk["count"]
-        self.stats.frames_made += chunk["count"]
-        self.stats.segments_made += 1
+        self.stats.took(chunk)
         if self.progress is not None:
             self.progress(self._done, self.total)
 

@@ -34,7 +34,7 @@ from hfrender.engine.cluster_tasks import lay_out
 from hfrender.engine.fx_output import raw_format
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import Gate, collect, taken
+from hfrender.engine.ray_wait import Gate, collect, taken, task_ids
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io import outputs
@@ -78,12 +78,12 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
                               encoding=fx_output.fx_encoding(s, alpha, info))
         try:
-            FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)).prepare() \
-                .run()
+            stats = FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)) \
+                .prepare().run()
         finally:
             writer.close()
         return {"first": first, "count": count, "data": path.read_bytes(),
-                "sha256": sha256_file(path)}
+                "sha256": sha256_file(path), "retries": stats.retries}
 
 
 class ClusterFx:
@@ -143,8 +143,10 @@ class ClusterFx:
     def run(self) -> ClusterStats:
         ray = connect(self.address)
         gate = Gate(ray)
-        late = collect(ray, self.submit(ray, gate), lambda ref: taken(ray, ref, self.accept),
+        pending = self.submit(ray, gate)
+        late = collect(ray, list(pending), lambda ref: taken(ray, ref, self.accept),
                        gate.running)  # (a Ctrl-C once all were running)
+        self.stats.reruns = gate.reruns(task_ids(pending))
         return replace(self.finish(), stopped_late=late is not None)
 
     def submit(self, ray: Any, gate: Gate) -> list:
@@ -179,8 +181,7 @@ class ClusterFx:
         keep_segment(self.manifest, self.folder, chunk,
                      segment_name(chunk["first"], self.codec, self.fps))
         self._done += chunk["count"]
-        self.stats.frames_made += chunk["count"]
-        self.stats.segments_made += 1
+        self.stats.took(chunk)
         if self.progress is not None:
             self.progress(self._done, self.total)
 

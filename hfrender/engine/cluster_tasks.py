@@ -56,13 +56,19 @@ def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, c
     with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
-        RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                  first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
-                  gl_device=_task_gpu()).prepare().run()
+        stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                          first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
+                          gl_device=_task_gpu()).prepare().run()
     mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
     pngs = [png8_bytes(frame, mark) for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
-            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest()}
+            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest(), **_figures(stats)}
+
+
+def _figures(stats: object) -> dict:
+    """A chunk's figures for the driver's summary: sub-frames drawn, hyperframes split for
+    memory."""
+    return {"subframes": stats.subframes, "retries": stats.retries}
 
 
 def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
@@ -88,4 +94,4 @@ def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, co
             writer.close()
         return {"first": first, "count": count, "data": path.read_bytes(),
                 "sha256": sha256_file(path), "gl": stats.gl_renderer,
-                "backend": stats.backend}
+                "backend": stats.backend, **_figures(stats)}

@@ -29,22 +29,27 @@ def running_at_most(ray: Any, gpu: bool = False) -> int:
 
 
 class _Keeper:
-    """The gate's actor: the tasks that began, and whether the gate is closed."""
+    """The gate's actor: the tasks that began (how many times each: Ray runs a task again
+    whose worker died), and whether the gate is closed."""
 
     def __init__(self) -> None:
-        self.began: set[str] = set()
+        self.began: dict[str, int] = {}
         self.closed = False
 
     def enter(self, task: str) -> bool:
         if task in self.began:  # a retry of a task that began before the stop goes on
+            self.began[task] += 1
             return True
         if not self.closed:
-            self.began.add(task)
+            self.began[task] = 1
         return not self.closed
 
     def close(self) -> set[str]:
         self.closed = True
-        return self.began
+        return set(self.began)
+
+    def reruns(self, tasks: list[str]) -> int:
+        return sum(self.began.get(task, 1) - 1 for task in tasks)
 
 
 def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
@@ -86,6 +91,20 @@ class Gate:
                 log.debug("the gate: %s", gone)
             return waiting[:running_at_most(self.ray, gpu)]
         return [ref for ref in waiting if ref.task_id().hex() in began]
+
+    def reruns(self, tasks: list[str]) -> int:
+        """How many times Ray ran the tasks of ``tasks`` (ids, :func:`task_ids`) again, their
+        worker lost; 0 where the gate does not answer."""
+        try:
+            return int(self.ray.get(self.keeper.reruns.remote(tasks), timeout=CLOSE_WAIT_S))
+        except Exception as exc:  # noqa: BLE001 - its actor gone (killed by a stop)
+            log.debug("the gate's reruns: %s", exc)
+            return 0
+
+
+def task_ids(refs: Iterable) -> list[str]:
+    """The ids of the tasks of ``refs``, as their gate knows them."""
+    return [ref.task_id().hex() for ref in refs]
 
 
 TURNED_AWAY = ("turned away by the gate",)  # a task's take: it did no work (after a stop)
