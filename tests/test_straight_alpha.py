@@ -72,3 +72,18 @@ def test_an_opaque_clip_blends_the_same_straight_or_premultiplied(rng, dtype, li
     assert off.max() <= 1
     # 8-bit linear light: the premultiplied path's sums are whole 16-bit steps, these floats
     assert (off > 0).mean() <= (0.005 if dtype == np.uint8 and linear_light else 0.0)
+
+
+@pytest.mark.parametrize("linear_light", [True, False])
+def test_in_focus_float_pixels_of_straight_alpha_come_back_bit_for_bit(rng, linear_light):
+    """float32 colour premultiplied and divided by its alpha again moved by a unit in the
+    last place (0.9721249 -> 0.9721248 at alpha 0.3): the in-focus pixels of a straight
+    frame came back changed, 166 of 2000 here, against "never blurred (bit for bit)"."""
+    img = rng.random((40, 50, 4)).astype(np.float32)
+    img[..., 3] = rng.choice(np.float32([0.3, 0.5, 0.7, 1.0]), (40, 50))
+    depth = np.full((40, 50), 8.0, np.float32)
+    depth[:, :25] = 2.0  # in focus: never blurred
+    out = hf.depth_of_field(img, depth, focus_distance=2.0, f_stop=1.4, focal_length_mm=85,
+                            premultiplied=False, linear_light=linear_light, backend="cpu")
+    np.testing.assert_array_equal(out[:, :25], img[:, :25])
+    assert np.abs(out[:, 35:] - img[:, 35:]).max() > 0.1  # the rest is blurred
