@@ -39,6 +39,7 @@ FILL_FROM, FILL_FULL = 0.3, 0.6  # the shortfall from which, and at which fully,
 # highlight is cut down, a surface's own texture never reaches it
 SEEN_PERCENTILE, SEEN_FACTOR, SEEN_STEP = 99.9, 4.0, 7
 SEEN_FLOOR = 1.0  # and never below white: only light brighter than white is ever cut
+_SEEN_LEVEL_TOP = np.float32(np.finfo(np.float32).max / SEEN_FACTOR)  # x4: float32's top
 
 
 def composite(xp: Any, front: Any, front_w: Any, back: Any, back_w: Any, behind: Any,
@@ -165,5 +166,6 @@ def seen_top(xp: Any, planar: Any) -> Any:
     largest = colour[0]
     for plane in colour[1:]:  # a reduction over the planes of a (H, W, C) frame's planar
         largest = xp.maximum(largest, plane)  # view reads it 3 values apart: 6x slower
-    level = xp.percentile(largest, SEEN_PERCENTILE)
+    level = xp.percentile(largest, SEEN_PERCENTILE)  # (float32: 4x of 1e38 is past its top,
+    level = xp.minimum(level, _SEEN_LEVEL_TOP)  # NumPy's overflow warning; capped, no cap)
     return xp.asarray(xp.maximum(level * SEEN_FACTOR, SEEN_FLOOR), dtype=xp.float32)
