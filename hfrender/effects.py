@@ -311,13 +311,12 @@ def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
 
 def _backend(name: str | None, on_device: bool) -> Any:
     """GPU arrays go to the CUDA backend; host arrays to the one named (auto: CUDA if usable)."""
-    name = resolve_name(name)
     if on_device:
-        if name == "cpu":
+        if resolve_name(name) == "cpu":
             raise InputError("backend='cpu' takes host (NumPy) arrays; these frames are on "
                              "the GPU: use backend='cuda' or 'auto', or copy them to the host")
         return load("cuda")
-    return get_backend(name)
+    return get_backend(name)  # (the name as given: it tells HFRENDER_BACKEND's choice)
 
 
 def to_linear(frames: Any) -> Any:

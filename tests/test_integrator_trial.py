@@ -24,3 +24,25 @@ def test_exact_dof_of_light_near_float32_max_warns_nothing():
                                 focal_length_mm=100, method="exact")
     assert np.isfinite(out).all()
     assert out.min() == pytest.approx(3e38, rel=1e-4)
+
+
+def test_backend_chosen_by_the_environment_says_so(monkeypatch):
+    """HFRENDER_BACKEND=cuda on a machine without CUDA: the error named no variable, and a
+    caller who passed no backend could not tell where 'cuda' came from."""
+    import hfrender.backends as backends
+    from hfrender.errors import BackendUnavailable
+
+    def no_cuda(name):
+        raise BackendUnavailable("no CUDA driver: libcuda.so.1 cannot be loaded")
+
+    monkeypatch.setattr(backends, "load", no_cuda)
+    monkeypatch.setenv("HFRENDER_BACKEND", "cuda")
+    frames = np.zeros((2, 4, 4, 3), np.uint8)
+    with pytest.raises(BackendUnavailable) as info:
+        hf.motion_blur(frames, window=2)
+    assert str(info.value) == ("no CUDA driver: libcuda.so.1 cannot be loaded "
+                               "(HFRENDER_BACKEND=cuda chose it: unset it, or set it to "
+                               "auto, to run on the CPU here)")
+    with pytest.raises(BackendUnavailable) as info:  # named by the caller: as it was
+        hf.motion_blur(frames, window=2, backend="cuda")
+    assert str(info.value) == "no CUDA driver: libcuda.so.1 cannot be loaded"

@@ -37,9 +37,15 @@ def resolve_name(name: str | None = None) -> str:
 
 def get_backend(name: str | None = None) -> Any:
     """The backend object for ``name`` (see module docs)."""
-    name = resolve_name(name)
+    given, name = name, resolve_name(name)
     if name != "auto":
-        return load(name)
+        try:
+            return load(name)
+        except BackendUnavailable as exc:  # (was: no word of the variable that chose it)
+            if given is not None:
+                raise
+            raise BackendUnavailable(f"{exc} ({ENV_VAR}={name} chose it: unset it, or set "
+                                     "it to auto, to run on the CPU here)") from None
     if "auto" not in _cache:
         try:
             backend = load("cuda")
