@@ -24,7 +24,8 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     want = "(N, H, W, C) or (H, W, C)" if allow_single else "(N, H, W, C)"
     if arr.ndim not in ((3, 4) if allow_single else (4,)):
         grey = (f" (one (H, W, C) frame: {name}[None]; (N, H, W) grey frames: {name}[..., None])"
-                if arr.ndim == 3 and not allow_single else "")
+                if arr.ndim == 3 and not allow_single else
+                f" (one (H, W) grey frame: {name}[..., None])" if arr.ndim == 2 else "")
         raise InputError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}"
                          f"{grey}")
     if arr.size == 0:
@@ -34,7 +35,7 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
         raise InputError(
             f"{name} has C={arr.shape[-1]} channels (shape {arr.shape}); allowed: "
             "1 (gray), 3 (RGB), 4 (RGBA)" + (f"; channels first? move them last: "
-                                             f"{name}.permute(0, 2, 3, 1) (torch) or "
+                                             f"{name}.permute({_last(arr.ndim)}) (torch) or "
                                              f"numpy.moveaxis({name}, -3, -1)" if first else ""))
     if arr.dtype not in DTYPES:
         raise InputTypeError(f"{name} has dtype {arr.dtype}; allowed: uint8, uint16, float32"
@@ -42,6 +43,12 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     if arr.dtype.kind == "f":
         finite(arr, name)
     return arr
+
+
+def _last(ndim: int) -> str:
+    """torch's ``permute`` axes that move the channels of a ``ndim``-D channels-first
+    array last: ``0, 2, 3, 1`` for (N, C, H, W), ``1, 2, 0`` for one (C, H, W) frame."""
+    return ", ".join(str(i) for i in (*range(ndim - 3), ndim - 2, ndim - 1, ndim - 3))
 
 
 def finite(arr: np.ndarray, name: str) -> None:

@@ -46,3 +46,22 @@ def test_backend_chosen_by_the_environment_says_so(monkeypatch):
     with pytest.raises(BackendUnavailable) as info:  # named by the caller: as it was
         hf.motion_blur(frames, window=2, backend="cuda")
     assert str(info.value) == "no CUDA driver: libcuda.so.1 cannot be loaded"
+
+
+def test_one_frame_of_the_wrong_layout_is_told_its_own_fix():
+    """One frame to depth_of_field: channels first (C, H, W) was told torch's permute of a
+    batch, ``permute(0, 2, 3, 1)`` (an error for a 3-D tensor), and a grey (H, W) frame got
+    no hint at all."""
+    depth = np.full((12, 16), 2.0, np.float32)
+    kw = dict(focus_distance=2.0, f_stop=2.8)
+    with pytest.raises(hf.InputError) as info:
+        hf.depth_of_field(np.zeros((3, 12, 16), np.uint8), depth, **kw)
+    assert str(info.value).endswith("channels first? move them last: frames.permute(1, 2, 0) "
+                                    "(torch) or numpy.moveaxis(frames, -3, -1)")
+    with pytest.raises(hf.InputError) as info:  # a batch: as it was
+        hf.motion_blur(np.zeros((2, 3, 12, 16), np.uint8), window=2)
+    assert "frames.permute(0, 2, 3, 1) (torch)" in str(info.value)
+    with pytest.raises(hf.InputError) as info:
+        hf.depth_of_field(np.zeros((12, 16), np.uint8), depth, **kw)
+    assert str(info.value) == ("frames must have shape (N, H, W, C) or (H, W, C); got 2-D "
+                               "shape (12, 16) (one (H, W) grey frame: frames[..., None])")
