@@ -65,3 +65,30 @@ def test_one_frame_of_the_wrong_layout_is_told_its_own_fix():
         hf.depth_of_field(np.zeros((12, 16), np.uint8), depth, **kw)
     assert str(info.value) == ("frames must have shape (N, H, W, C) or (H, W, C); got 2-D "
                                "shape (12, 16) (one (H, W) grey frame: frames[..., None])")
+
+
+@pytest.mark.parametrize("kw, kind, text", [
+    ({"frame_shape": (4, 4, 2)}, hf.InputError,
+     "frame_shape=(4, 4, 2) must be (H, W, C): whole sizes >= 1, C 1 (gray), 3 (RGB) or 4 "
+     "(RGBA)"),
+    ({"frame_shape": (4.5, 4, 3)}, hf.InputError,
+     "frame_shape=(4.5, 4, 3) must be (H, W, C): whole sizes >= 1, C 1 (gray), 3 (RGB) or 4 "
+     "(RGBA)"),
+    ({"capacity": 2.5}, hf.InputTypeError, "capacity=2.5 must be an integer >= 1"),
+    ({"capacity": "4"}, hf.InputTypeError, "capacity='4' must be an integer >= 1"),
+    ({"max_in_flight": 1.5}, hf.InputTypeError, "max_in_flight=1.5 must be an integer >= 1"),
+    ({"slots": 0}, hf.InputError, "slots=0 must be an integer >= 1"),
+])
+def test_a_pool_of_frames_the_fusion_cannot_take_is_refused_when_made(kw, kind, text):
+    """HyperFramePool took (H, W, 2) frames (refused only at fuse, after a stream was
+    pushed), cut a capacity of 2.5 to 2, and met '4' with a bare TypeError of '<'."""
+    args = {"frame_shape": (4, 4, 3), "dtype": np.uint8, **kw}
+    with pytest.raises(kind) as info:
+        hf.HyperFramePool(**args)
+    assert str(info.value) == text
+
+
+def test_a_pool_takes_numpy_sizes():
+    pool = hf.HyperFramePool(np.zeros((4, 6, 1)).shape, np.uint8, capacity=np.int64(2),
+                             slots=1)
+    assert (pool.frame_shape, pool.capacity) == ((4, 6, 1), 2)

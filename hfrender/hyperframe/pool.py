@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import mmap
+import numbers
 import os
 import sys
 import threading
@@ -23,6 +24,7 @@ import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.frame import HyperFrame, Status  # noqa: F401 - their old home
+from hfrender.validate import CHANNELS, integer
 
 FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
@@ -31,6 +33,18 @@ ALIGN = 4096  # slots and their depth planes start on page boundaries
 # stream whose hyperframes are never released (.release(), once fused) waits for ever
 STUCK_S = 30.0
 log = logging.getLogger(__name__)
+
+
+def _frame_shape(shape: Any) -> tuple[int, int, int]:
+    """``(H, W, C)``: whole sizes >= 1 and C a number of channels the fusion takes (was:
+    (H, W, 2) or (4.5, 4, 3) taken, the first refused at fuse, the second cut to 4)."""
+    dims = tuple(shape) if isinstance(shape, (tuple, list, np.ndarray)) else ()
+    ok = len(dims) == 3 and all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
+                                and n >= 1 for n in dims)
+    if not ok or dims[2] not in CHANNELS:
+        raise InputError(f"frame_shape={shape!r} must be (H, W, C): whole sizes >= 1, C 1 "
+                         "(gray), 3 (RGB) or 4 (RGBA)")
+    return tuple(int(n) for n in dims)
 
 
 def _callers_level() -> int:
@@ -218,16 +232,10 @@ class HyperFramePool:
                  capacity: int = 32, *, depth: bool = False, velocity: bool = False,
                  max_in_flight: int = 2, slots: int | None = None,
                  storage: ArenaStorage | None = None) -> None:
-        if len(frame_shape) != 3 or min(frame_shape) < 1:
-            raise InputError(f"frame_shape={frame_shape!r} must be (H, W, C) with sizes >= 1")
-        if capacity < 1:
-            raise InputError(f"capacity={capacity!r} must be >= 1 frame")
-        if max_in_flight < 1:
-            raise InputError(f"max_in_flight={max_in_flight!r} must be >= 1")
-        n_slots = slot_count(max_in_flight) if slots is None else slots
-        if n_slots < 1:
-            raise InputError(f"slots={slots!r} must be >= 1")
-        self.frame_shape = tuple(int(s) for s in frame_shape)
+        self.frame_shape = _frame_shape(frame_shape)
+        capacity = integer(capacity, "capacity", 1)  # (was: 2.5 cut to 2, '4' a bare
+        max_in_flight = integer(max_in_flight, "max_in_flight", 1)  # TypeError of '<')
+        n_slots = slot_count(max_in_flight) if slots is None else integer(slots, "slots", 1)
         self.dtype = np.dtype(dtype)
         if self.dtype not in FRAME_DTYPES:
             raise InputTypeError(f"dtype={self.dtype} must be uint8, uint16 or float32 (what "
