@@ -9,7 +9,7 @@ to the CUDA backend.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -97,9 +97,11 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
                    "give an array of a pixel type (np.asarray(frames, np.uint8))")
         raise InputTypeError(f"{name} is a {type(x).__name__} holding {kind}; a list takes "
                              f"NumPy frames: {instead}")
+    stream = (" (frames one at a time: numpy.stack(list(frames)), or hf.HyperFrameBuilder to "
+              "blend a stream as it comes)" if isinstance(x, Iterator) else "")
     raise InputTypeError(
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
-        f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}"
+        f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}{stream}"
     )
 
 

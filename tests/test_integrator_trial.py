@@ -92,3 +92,14 @@ def test_a_pool_takes_numpy_sizes():
     pool = hf.HyperFramePool(np.zeros((4, 6, 1)).shape, np.uint8, capacity=np.int64(2),
                              slots=1)
     assert (pool.frame_shape, pool.capacity) == ((4, 6, 1), 2)
+
+
+def test_a_generator_of_frames_is_told_how_to_pass_it():
+    """A pipeline's frames often come from a generator: the error named the type alone."""
+    frames = (np.zeros((4, 4, 3), np.uint8) for _ in range(3))
+    with pytest.raises(hf.InputTypeError) as info:
+        hf.motion_blur(frames, window=2)
+    assert str(info.value) == (
+        "frames must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a list "
+        "of NumPy frames; got builtins.generator (frames one at a time: "
+        "numpy.stack(list(frames)), or hf.HyperFrameBuilder to blend a stream as it comes)")
