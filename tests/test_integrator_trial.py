@@ -103,3 +103,18 @@ def test_a_generator_of_frames_is_told_how_to_pass_it():
         "frames must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a list "
         "of NumPy frames; got builtins.generator (frames one at a time: "
         "numpy.stack(list(frames)), or hf.HyperFrameBuilder to blend a stream as it comes)")
+
+
+def test_srgb_floats_through_16_bit_codes_as_the_readme_says():
+    """float32 frames are linear light whatever linear_light says (nothing to decode); the
+    README's way for sRGB-encoded floats, 16-bit codes, blends them in linear light."""
+    rng = np.random.default_rng(7)
+    x = rng.random((4, 6, 8, 3)).astype(np.float32)  # sRGB-encoded, 0..1
+    assert np.array_equal(hf.motion_blur(x, window=2),
+                          hf.motion_blur(x, window=2, linear_light=False))
+    codes = (x * 65535).round().astype(np.uint16)
+    out = hf.motion_blur(codes, window=2) / 65535
+    lin = hf.to_linear(codes).astype(np.float64)
+    mean = (lin[0::2] + lin[1::2]) / 2
+    want = np.where(mean <= 0.0031308, 12.92 * mean, 1.055 * mean ** (1 / 2.4) - 0.055)
+    assert np.abs(out - want).max() < 1.5 / 65535
