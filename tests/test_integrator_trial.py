@@ -118,3 +118,11 @@ def test_srgb_floats_through_16_bit_codes_as_the_readme_says():
     mean = (lin[0::2] + lin[1::2]) / 2
     want = np.where(mean <= 0.0031308, 12.92 * mean, 1.055 * mean ** (1 / 2.4) - 0.055)
     assert np.abs(out - want).max() < 1.5 / 65535
+
+
+def test_a_hyperframe_of_a_list_of_frames_is_one_line():
+    frames = [np.zeros((4, 4, 3), np.uint8)] * 2
+    with pytest.raises(hf.InputTypeError) as info:
+        hf.HyperFrame(frames)
+    assert str(info.value) == ("HyperFrame frames is a list; expected an (N, H, W, C) array "
+                               "(a list of frames: numpy.stack(frames))")

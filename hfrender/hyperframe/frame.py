@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 
 if TYPE_CHECKING:
     from hfrender.hyperframe.pool import HyperFramePool, Slot
@@ -54,6 +54,10 @@ class HyperFrame:
     _parts: tuple = field(default=(), init=False, repr=False)  # split's views of its frames
 
     def __post_init__(self) -> None:
+        if not hasattr(self.frames, "shape"):  # (was: AttributeError, 'list' has no 'shape')
+            raise InputTypeError(f"HyperFrame frames is a {type(self.frames).__name__}; "
+                                 "expected an (N, H, W, C) array (a list of frames: "
+                                 "numpy.stack(frames))")
         if self.timestamps is None:
             self.timestamps = np.arange(self.frame_count, dtype=np.float64)
 
