@@ -1268,6 +1268,11 @@ def test_a_batchs_options_may_come_before_its_jobs_file(folder, capsys):
                  str(folder / "jobs.toml"), "-q"]) == 2
     assert "--summary " in capsys.readouterr().err
     assert (folder / "jobs.toml").read_text() == (folder / "more.toml").read_text() == jobs
+    (folder / "shots").write_text(jobs)  # a jobs file of no suffix, after the options too
+    assert main(["batch", "--summary", str(folder / "t.json"), "-q", "--samples", "1",
+                 str(folder / "shots")]) == 0  # (was "unrecognized arguments", a leftover)
+    assert [r["status"] for r in json.loads((folder / "t.json").read_text())] == \
+        ["done"] * 3
 
 
 def test_an_option_no_job_takes_is_said(folder, capsys):

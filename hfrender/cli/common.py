@@ -310,15 +310,18 @@ def dashed_values_joined(argv: Sequence[str]) -> list[str]:
 def batch_file_first(argv: Sequence[str]) -> list[str]:
     """``batch --ray jobs.toml``: a batch's options given before its jobs file go after it,
     where the batch reads them (was: "unrecognized arguments: --ray", a batch user's
-    trial). The jobs file: the first word after ``batch`` that names a ``.toml`` and is not
-    ``--summary``'s (a review: ``--summary more.toml shots.toml`` ran more.toml and wrote
-    its summary over shots.toml)."""
+    trial). The jobs file: the first word after ``batch`` that names a ``.toml``, or else
+    the first that names a file that is there (``jobs`` of no suffix: was "unrecognized
+    arguments", a leftover), and is not ``--summary``'s (a review: ``--summary more.toml
+    shots.toml`` ran more.toml and wrote its summary over shots.toml)."""
     out = list(argv)
     at = next((i for i, w in enumerate(out) if not w.startswith("-")), None)
     if at is None or out[at] != "batch":
         return out
-    file = next((i for i in range(at + 1, len(out)) if out[i].lower().endswith(".toml")
-                 and not out[i].startswith("-") and out[i - 1] != "--summary"), None)
+    words = [i for i in range(at + 1, len(out))
+             if not out[i].startswith("-") and out[i - 1] != "--summary"]
+    file = next((i for i in words if out[i].lower().endswith(".toml")),
+                next((i for i in words if os.path.isfile(out[i])), None))
     if file is None or file == at + 1:
         return out
     return out[:at + 1] + [out[file]] + out[at + 1:file] + out[file + 1:]
