@@ -51,7 +51,9 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
         premultiplied in float32 (4x an 8-bit clip's memory, about 6x with the blend's
         working copies, and 3-14x the time) in the space it is blended in, and made
         straight again after: a fully transparent pixel's colour does not count (it comes
-        back 0), and a still clip's other pixels come back as they were, faint ones too.
+        back 0), and a still clip's other pixels come back as they were, faint ones too
+        (integer frames exactly; float32 ones within a unit in the last place: colour
+        multiplied by alpha and divided again, an audit).
         Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
         ``(255, 188, 188, 128)`` as premultiplied values, ``(255, 255, 255, 128)`` with
         ``premultiplied=False``. Host arrays only.
