@@ -216,7 +216,7 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
                     raise
             unfinished = _unfinished_store(config)  # (unless the store's error names it)
             said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else "")
-                    + ("" if "--resume" in str(exc) else segments_kept(config.output))
+                    + ("" if "--resume" in str(exc) else segments_kept(config.output, exc))
                     + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
             if not said:
                 raise

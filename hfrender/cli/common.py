@@ -165,16 +165,23 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
     return SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
 
 
-def segments_kept(output: str) -> str:
+def segments_kept(output: str, exc: BaseException | None = None) -> str:
     """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
     ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
-    them), else ``""``."""
+    them), else ``""``. After the scene's own error (``exc``) the scene is what is mended,
+    and ``--resume`` refuses a changed scene: said so (was: "once that is mended, the same
+    command with --resume goes on", which then refused it, a newcomer's trial)."""
     from hfrender.io.segments import frames_kept, resumable
+    from hfrender.scene.loader import SceneUpdateError
 
     kept = frames_kept(output) if not is_sequence(output) and resumable(output) else 0
-    return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept: "
-            "once that is mended, the same command with --resume goes on from them"
-            if kept else "")
+    if not kept:
+        return ""
+    head = f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
+    if isinstance(exc, SceneUpdateError):
+        return (f"{head} for --resume, which goes on from them only while the scene's files "
+                "are unchanged: once the scene is mended, render again without --resume")
+    return f"{head}: once that is mended, the same command with --resume goes on from them"
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:
