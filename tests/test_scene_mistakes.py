@@ -1,8 +1,10 @@
 """A newcomer's trial of scene scripts: what hfrender says of their mistakes must be what
 the next step can do (a hint that the next command refuses is a mistake of ours)."""
 
+import pytest
 from test_render import write_scene
 
+import hfrender as hf
 from hfrender.cli import main
 
 RAISES = """
@@ -38,3 +40,26 @@ def test_a_scene_error_does_not_offer_a_resume_that_mending_the_scene_refuses(tm
     assert main([*args, "--resume"]) == 2  # what the message says: refused, changed
     assert "the scene file changed" in capsys.readouterr().err
     assert main(args) == 0 and out.exists()
+
+
+@pytest.mark.parametrize("line, said", [
+    ("hf.Sphere(2)", "hf.Sphere(2, ...): the first argument is the position, (x, y, z); a "
+     "radius is given by its keyword: hf.Sphere(radius=2)"),
+    ("hf.Cube(0.5, 'red')", "hf.Cube(0.5, ...): the first argument is the position, (x, y, "
+     "z); a scale is given by its keyword: hf.Cube(scale=0.5)"),
+    ("hf.Plane('blue')", "hf.Plane('blue', ...): the first argument is the position, (x, y, "
+     "z); a color is given by its keyword: hf.Plane(color='blue')"),
+])
+def test_a_size_or_colour_without_its_keyword_is_told_by_the_keyword_meant(tmp_path, capsys,
+                                                                           line, said):
+    """hf.Sphere(2) meant a radius: it was "Sphere.position=2 must be 3 finite numbers", a
+    name the script never wrote; now the keyword it wants, at the scene's line, exit 2."""
+    scene = write_scene(tmp_path, f"""
+    class Positional(hf.Scene):
+        def setup(self):
+            self.add({line})
+    """)
+    assert main(["render", str(scene), "-o", str(tmp_path / "p.mp4"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"scene error in setup(): InputTypeError: {said} ({scene}:7)" in err, err
+    assert hf.Sphere((0, 1, 0)).position == (0.0, 1.0, 0.0)  # a position alone still is one

@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from hfrender.color import display_color, srgb_color
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 
 
@@ -44,6 +44,8 @@ class Object3D(checks.Checked):
         return _CHECKS
 
     def __setattr__(self, name: str, value: object) -> None:
+        if name == "position" and "rotation" not in self.__dict__:  # in __init__
+            _positional(type(self), value)
         super().__setattr__(name, value)
         if name == "shader" and value is not None:  # where, for a name no file answers
             object.__setattr__(self, "_shader_at", checks.caller_line())  # (as it compiles)
@@ -117,6 +119,22 @@ class Sphere(Object3D):
 
 
 GEOMETRIES = ("cube", "plane", "sphere")  # built in (a loaded model's: Mesh)
+
+
+def _positional(cls: type, value: object) -> None:
+    """Refuse ``hf.Sphere(2)`` or ``hf.Cube(0.5, "red")`` as what was meant, a size or a
+    colour given without its keyword (was: "Sphere.position=2 must be 3 finite numbers",
+    the first field's name, which the script never wrote: a newcomer's trial)."""
+    name = cls.__name__
+    if isinstance(value, str) and name != "Mesh":  # (hf.Mesh("a.glb"): Mesh says load)
+        meant = f"color={value!r}"
+    elif checks.real(value) and not isinstance(value, bool):
+        meant = f"{'radius' if issubclass(cls, Sphere) else 'scale'}={value!r}"
+    else:
+        return
+    raise InputTypeError(f"hf.{name}({value!r}, ...): the first argument is the position, "
+                         f"(x, y, z); a {meant.split('=')[0]} is given by its keyword: "
+                         f"hf.{name}({meant})")
 
 
 def _shader(what: str, value: object) -> object:
