@@ -63,3 +63,31 @@ def test_a_size_or_colour_without_its_keyword_is_told_by_the_keyword_meant(tmp_p
     err = capsys.readouterr().err
     assert f"scene error in setup(): InputTypeError: {said} ({scene}:7)" in err, err
     assert hf.Sphere((0, 1, 0)).position == (0.0, 1.0, 0.0)  # a position alone still is one
+
+
+RANDOM = """
+import random
+
+class Shaky(hf.Scene):
+    duration = 0.5
+
+    def setup(self):
+        self.ball = self.add(hf.Sphere(radius=0.3))
+        self.camera.position = (0, 0, 5)
+
+    def update(self, t):
+        self.ball.position = (random.uniform(-0.1, 0.1), 0, 0)
+"""
+
+
+def test_an_impure_update_is_told_once_not_again_as_a_jump(tmp_path, caplog):
+    """random.uniform in update(t): its warning says why; the motion hint measured the
+    random steps as a speed and added "something jumps while the shutter is open (23 times
+    the picture's width at once): a cut?", of a ball that moves 9 px (a newcomer's trial)."""
+    scene = write_scene(tmp_path, RANDOM)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "64x36",
+                     "-q"]) == 0
+    said = [r.getMessage() for r in caplog.records]
+    assert any("update(t) is not a pure function of t" in m for m in said), said
+    assert not any("jumps" in m or "sub-frames show as copies" in m for m in said), said

@@ -214,6 +214,9 @@ def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof
     its first, middle and last sub-frames' times (the render's own: not the shutter's
     ends, which a scene may not take); a hint, so a scene that fails there is left to the
     render to say."""
+    if getattr(scene, "_impure", False):  # update(t) said not a pure function of t: its
+        log.debug("no motion hint: update(t) is not a pure function of t")  # state jumps
+        return  # between any two times, a "jump" the warning already tells the cause of
     w, h = config.size
     f = max(1, math.ceil(w / HINT_WIDTH))
     span = schedule.shutter_spans(np.array([k]))[0]

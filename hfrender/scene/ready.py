@@ -92,7 +92,8 @@ def first_look(scene: Scene, frame: int, fps: float,
                         "--resume draw any t in any order, so their pictures will not "
                         "agree: set every property from t alone (seed random numbers from "
                         "t)", name, what, at / fps, shown(a), shown(b), t1)
-            break
+            object.__setattr__(scene, "_impure", True)  # its motion measures nothing: the
+            break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
 
