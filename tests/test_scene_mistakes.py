@@ -91,3 +91,29 @@ def test_an_impure_update_is_told_once_not_again_as_a_jump(tmp_path, caplog):
     said = [r.getMessage() for r in caplog.records]
     assert any("update(t) is not a pure function of t" in m for m in said), said
     assert not any("jumps" in m or "sub-frames show as copies" in m for m in said), said
+
+
+def test_a_camera_setting_set_on_the_scene_is_warned_of(tmp_path, caplog):
+    """f_stop = 1.4 in a scene's class body, self.focal_length_mm = 85 in setup(): the
+    scene's own names, read by nothing (no depth of field, no word); now a warning each,
+    once, naming self.camera's."""
+    scene = write_scene(tmp_path, """
+    class OnTheScene(hf.Scene):
+        duration = 0.1
+        f_stop = 1.4
+
+        def setup(self):
+            self.add(hf.Sphere())
+            self.focal_length_mm = 85
+
+        def update(self, t):
+            self.focal_length_mm = 85 + t
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(scene), "-o", str(tmp_path / "c.mp4"), "--size", "64x36",
+                     "-q"]) == 0
+    said = [r.getMessage() for r in caplog.records if "camera setting" in r.getMessage()]
+    assert said == ["OnTheScene.f_stop = 1.4: a camera setting is not read from the scene; "
+                    "set self.camera.f_stop in setup() (or in update(t))",
+                    "OnTheScene.focal_length_mm = 85: a camera setting is not read from the "
+                    "scene; set self.camera.focal_length_mm in setup() (or in update(t))"], said

@@ -24,6 +24,25 @@ from hfrender.scene.shader_lines import shader_lines
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, str]] = set()  # render settings in a class body, said once
+# the camera's own settings, by names no scene's state is likely to take: on the scene
+# they are its own, and read by nothing (f_stop = 1.4 in a class body: no depth of field)
+CAMERA_ONLY = ("f_stop", "focal_length_mm", "aperture_blades", "sensor_width_mm",
+               "sensor_height_mm", "sensor_fit", "ortho_height")
+
+
+def _camera_setting(cls: type, name: str, value: object) -> None:
+    """A warning, once, where a scene sets a name of :data:`CAMERA_ONLY` on itself
+    (``f_stop = 1.4`` in its class body, ``self.focal_length_mm = 85``): the camera's
+    setting, which the render reads from ``self.camera`` alone (was: no word, and no depth
+    of field, a newcomer's trial)."""
+    said = (cls.__module__, cls.__qualname__, name)
+    if name not in CAMERA_ONLY or said in _SAID or callable(value) or \
+            hasattr(value, "__get__"):
+        return
+    _SAID.add(said)
+    log.warning("%s.%s = %s: a camera setting is not read from the scene; set "
+                "self.camera.%s in setup() (or in update(t))", cls.__name__, name,
+                shown(value), name)
 
 
 class Scene:
@@ -64,6 +83,8 @@ class Scene:
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,
                             checks.CLASS_SETTINGS[name])
+        for name, value in vars(cls).items():
+            _camera_setting(cls, name, value)
         for name in ("background", "ambient", "light_direction"):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \
@@ -99,6 +120,7 @@ class Scene:
             value = display_color(value, f"{type(self).__name__}.background")
         if name in ("ambient", "light_direction"):
             value = _lighting(type(self).__name__, name, value)
+        _camera_setting(type(self), name, value)
         if name == "duration":  # where, for set_up's line (a render counts frames before it)
             object.__setattr__(self, "_duration_at", checks.caller_line())
         object.__setattr__(self, name, value)
