@@ -52,9 +52,7 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
         working copies, and 3-14x the time) in the space it is blended in, and made
         straight again after: a fully transparent pixel's colour does not count (it comes
         back 0), and a still clip's other pixels come back as they were, faint ones too
-        (integer frames exactly; float32 ones within a unit in the last place: colour
-        multiplied by alpha and divided again, an audit).
-        Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
+        (float32 within an ulp: multiplied by alpha and divided again). Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
         ``(255, 188, 188, 128)`` as premultiplied values, ``(255, 255, 255, 128)`` with
         ``premultiplied=False``. Host arrays only.
     backend : ``"auto"`` (CUDA if it can run, else CPU), ``"cpu"``, ``"cuda"``; ``None``
@@ -78,17 +76,16 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     dtype = arr.dtype
     if straight:
         arr = _premultiplied(arr, on_device, linear_light)
-    if out is not None:
-        _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), dtype,
-                   on_device)
-        res = _backend(backend, on_device).motion_blur(
-            arr, w, stride, linear_light, None if straight else _apart(out, arr))
-        res = _straight(res, dtype, linear_light) if straight else res
-        if res is not out:
-            out[...] = res
-        return out
-    res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
-    return back(_straight(res, dtype, linear_light) if straight else res)
+    if out is None:
+        res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
+        return back(_straight(res, dtype, linear_light) if straight else res)
+    _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), dtype, on_device)
+    res = _backend(backend, on_device).motion_blur(
+        arr, w, stride, linear_light, None if straight else _apart(out, arr))
+    res = _straight(res, dtype, linear_light) if straight else res
+    if res is not out:
+        out[...] = res
+    return out
 
 
 def _apart(out: Any, *inputs: Any) -> Any:
