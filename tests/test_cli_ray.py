@@ -203,6 +203,21 @@ def test_ray_before_the_file_is_ray_alone_and_an_option_is_no_address(tmp_path):
             overrides_of(["--samples", "4", short, "x"])
 
 
+def test_a_jobs_file_of_no_suffix_is_never_an_options_value(tmp_path, monkeypatch):
+    """``batch --depth d.png shots``: d.png (a file that is there) was taken for the jobs
+    file, shots for --depth's value (a review); so was ``4`` of ``--samples 4`` beside a
+    file named 4, and a file named auto of ``--ray auto``. A flag's next word is the file."""
+    from hfrender.cli.common import batch_file_first
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("shots", "d.png", "4", "auto"):
+        (tmp_path / name).write_text("")
+    for before in (["--depth", "d.png"], ["--samples", "4"], ["--ray", "auto"], ["--ray"],
+                   ["--jitter"], ["--summary", "d.png", "-q"], ["--samples=4", "-v"]):
+        assert batch_file_first(["-v", "batch", *before, "shots"]) == \
+            ["-v", "batch", "shots", *before]
+
+
 def test_a_shaders_picture_outside_its_folder_is_refused_before_any_work(tmp_path):
     import imageio.v3 as iio
 

@@ -319,19 +319,32 @@ def batch_file_first(argv: Sequence[str]) -> list[str]:
     where the batch reads them (was: "unrecognized arguments: --ray", a batch user's
     trial). The jobs file: the first word after ``batch`` that names a ``.toml``, or else
     the first that names a file that is there (``jobs`` of no suffix: was "unrecognized
-    arguments", a leftover), and is not ``--summary``'s (a review: ``--summary more.toml
-    shots.toml`` ran more.toml and wrote its summary over shots.toml)."""
+    arguments", a leftover), and is no option's value (a review: ``--summary more.toml
+    shots.toml`` ran more.toml and wrote its summary over shots.toml; ``--depth d.png
+    shots`` read d.png as the jobs file); one after ``--ray`` (its address optional) last."""
     out = list(argv)
     at = next((i for i, w in enumerate(out) if not w.startswith("-")), None)
     if at is None or out[at] != "batch":
         return out
     words = [i for i in range(at + 1, len(out))
-             if not out[i].startswith("-") and out[i - 1] != "--summary"]
-    file = next((i for i in words if out[i].lower().endswith(".toml")),
-                next((i for i in words if os.path.isfile(out[i])), None))
+             if not out[i].startswith("-") and not _takes_value(out[i - 1])]
+    there = sorted((i for i in words if os.path.isfile(out[i])),
+                   key=lambda i: out[i - 1] == "--ray")  # (--ray auto: a file named auto)
+    file = next((i for i in words if out[i].lower().endswith(".toml")), next(iter(there), None))
     if file is None or file == at + 1:
         return out
     return out[:at + 1] + [out[file]] + out[at + 1:file] + out[file + 1:]
+
+
+def _takes_value(word: str) -> bool:
+    """Whether a batch's option ``word`` (``--samples``, not ``--samples=4``) takes the
+    next word as its value (``cli.batch.overrides_of``): not a flag (``--jitter``)."""
+    from hfrender.engine.batch import FX_OPTIONS, RENDER_OPTIONS
+
+    key = word[2:].replace("-", "_")
+    kind = RENDER_OPTIONS.get(key, FX_OPTIONS.get(key))
+    return word.startswith("--") and "=" not in word and (key == "summary" or
+                                                          kind not in (None, bool))
 
 
 def ray_alone_before_a_file(argv: Sequence[str]) -> list[str]:
