@@ -115,5 +115,49 @@ def test_a_camera_setting_set_on_the_scene_is_warned_of(tmp_path, caplog):
     said = [r.getMessage() for r in caplog.records if "camera setting" in r.getMessage()]
     assert said == ["OnTheScene.f_stop = 1.4: a camera setting is not read from the scene; "
                     "set self.camera.f_stop in setup() (or in update(t))",
-                    "OnTheScene.focal_length_mm = 85: a camera setting is not read from the "
+                    "OnTheScene.focal_length_mm = 85.0: a camera setting is not read from the "
                     "scene; set self.camera.focal_length_mm in setup() (or in update(t))"], said
+
+
+def test_a_scenes_own_copy_of_a_camera_setting_that_it_gives_the_camera_is_no_mistake(
+        caplog):
+    """A class constant the scene gives its camera, a property that sets the camera's:
+    both were warned of as "not read from the scene" (a review), set when they were set,
+    before anything reached the camera; now a value the camera does not have is."""
+    from hfrender.scene.ready import first_look, set_up
+
+    class Constants(hf.Scene):
+        duration = 1.0
+        focal_length_mm = 85  # the shot's lens, up top
+
+        def setup(self):
+            self.add(hf.Sphere())
+            self.camera.focal_length_mm = self.focal_length_mm
+
+        def update(self, t):
+            self.f_stop = 2.8 + t
+            self.camera.f_stop = self.f_stop
+
+    class Forwards(hf.Scene):
+        duration = 1.0
+
+        @property
+        def f_stop(self):
+            return self.camera.f_stop
+
+        @f_stop.setter
+        def f_stop(self, value):
+            self.camera.f_stop = value
+
+        def setup(self):
+            self.add(hf.Sphere())
+            self.f_stop = 2.8
+
+    with caplog.at_level("WARNING"):
+        for cls in (Constants, Forwards):
+            scene = cls()
+            set_up(scene, None)
+            first_look(scene, 0, 24.0)
+    assert scene.camera.f_stop == 2.8
+    assert not [r for r in caplog.records if "camera setting" in r.getMessage()], \
+        [r.getMessage() for r in caplog.records]

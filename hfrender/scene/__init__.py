@@ -7,6 +7,8 @@ sub-frame time in any order, split a render into chunks, and resume exactly.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import logging
 import math
 import sys
@@ -30,19 +32,30 @@ CAMERA_ONLY = ("f_stop", "focal_length_mm", "aperture_blades", "sensor_width_mm"
                "sensor_height_mm", "sensor_fit", "ortho_height")
 
 
-def _camera_setting(cls: type, name: str, value: object) -> None:
-    """A warning, once, where a scene sets a name of :data:`CAMERA_ONLY` on itself
-    (``f_stop = 1.4`` in its class body, ``self.focal_length_mm = 85``): the camera's
-    setting, which the render reads from ``self.camera`` alone (was: no word, and no depth
-    of field, a newcomer's trial)."""
-    said = (cls.__module__, cls.__qualname__, name)
-    if name not in CAMERA_ONLY or said in _SAID or callable(value) or \
-            hasattr(value, "__get__"):
-        return
-    _SAID.add(said)
-    log.warning("%s.%s = %s: a camera setting is not read from the scene; set "
-                "self.camera.%s in setup() (or in update(t))", cls.__name__, name,
-                shown(value), name)
+def say_camera_settings(scene: Scene) -> None:
+    """A warning, once a class, for each name of :data:`CAMERA_ONLY` that the scene holds
+    (``f_stop = 1.4`` in its class body, ``self.focal_length_mm = 85``) at a value its
+    camera does not have: the camera's setting, which the render reads from ``self.camera``
+    alone (was: no word, and no depth of field, a newcomer's trial). Asked once ``setup()``
+    and ``update(t)`` ran: a scene's own copy that it gives the camera (``focal_length_mm =
+    85`` then ``self.camera.focal_length_mm = self.focal_length_mm``), or a property that
+    sets it, is the camera's value and no mistake (a review: both were warned of)."""
+    cls = type(scene)
+    for name in CAMERA_ONLY:
+        value = inspect.getattr_static(scene, name, _NONE)
+        said = (cls.__module__, cls.__qualname__, name)
+        if value is _NONE or said in _SAID or callable(value) or hasattr(value, "__get__"):
+            continue
+        with contextlib.suppress(Exception):  # (an array's ==: not one truth)
+            if bool(value == getattr(scene.camera, name, _NONE)):
+                continue
+        _SAID.add(said)
+        log.warning("%s.%s = %s: a camera setting is not read from the scene; set "
+                    "self.camera.%s in setup() (or in update(t))", cls.__name__, name,
+                    shown(value), name)
+
+
+_NONE = object()
 
 
 class Scene:
@@ -83,8 +96,6 @@ class Scene:
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,
                             checks.CLASS_SETTINGS[name])
-        for name, value in vars(cls).items():
-            _camera_setting(cls, name, value)
         for name in ("background", "ambient", "light_direction"):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \
@@ -120,7 +131,6 @@ class Scene:
             value = display_color(value, f"{type(self).__name__}.background")
         if name in ("ambient", "light_direction"):
             value = _lighting(type(self).__name__, name, value)
-        _camera_setting(type(self), name, value)
         if name == "duration":  # where, for set_up's line (a render counts frames before it)
             object.__setattr__(self, "_duration_at", checks.caller_line())
         object.__setattr__(self, name, value)

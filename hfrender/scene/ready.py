@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import shown
-from hfrender.scene import Scene, ShaderScene
+from hfrender.scene import Scene, ShaderScene, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 from hfrender.scene.objects import Object3D
@@ -94,6 +94,7 @@ def first_look(scene: Scene, frame: int, fps: float,
                         "t)", name, what, at / fps, shown(a), shown(b), t1)
             object.__setattr__(scene, "_impure", True)  # its motion measures nothing: the
             break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
+    say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
 
