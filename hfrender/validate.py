@@ -25,7 +25,9 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     if arr.ndim not in ((3, 4) if allow_single else (4,)):
         grey = (f" (one (H, W, C) frame: {name}[None]; (N, H, W) grey frames: {name}[..., None])"
                 if arr.ndim == 3 and not allow_single else
-                f" (one (H, W) grey frame: {name}[..., None])" if arr.ndim == 2 else "")
+                f" (one (H, W) grey frame: {name}[..., None])" if arr.ndim == 2 and allow_single
+                else " (one (H, W) grey frame: a clip of them is numpy.stack(frames)[..., None])"
+                if arr.ndim == 2 else "")  # ([..., None] of one frame: (H, W, 1), refused too)
         raise InputError(f"{name} must have shape {want}; got {arr.ndim}-D shape {arr.shape}"
                          f"{grey}")
     if arr.size == 0:

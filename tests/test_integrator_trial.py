@@ -65,6 +65,11 @@ def test_one_frame_of_the_wrong_layout_is_told_its_own_fix():
         hf.depth_of_field(np.zeros((12, 16), np.uint8), depth, **kw)
     assert str(info.value) == ("frames must have shape (N, H, W, C) or (H, W, C); got 2-D "
                                "shape (12, 16) (one (H, W) grey frame: frames[..., None])")
+    with pytest.raises(hf.InputError) as info:  # motion_blur takes no single frame: its
+        hf.motion_blur(np.zeros((12, 16), np.uint8), window=2)  # [..., None] was refused too
+    assert str(info.value) == ("frames must have shape (N, H, W, C); got 2-D shape (12, 16) "
+                               "(one (H, W) grey frame: a clip of them is "
+                               "numpy.stack(frames)[..., None])")
 
 
 @pytest.mark.parametrize("kw, kind, text", [
