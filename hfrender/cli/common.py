@@ -207,9 +207,9 @@ def ray_retries(stats: Any) -> str:
     """How a Ray summary says what was done again: chunks Ray ran again (their worker lost),
     hyperframes the workers split for memory ("" where none: was never said, a leftover)."""
     said = ""
-    if stats.reruns:
-        said += (f"; Ray ran {stats.reruns} chunk{'' if stats.reruns == 1 else 's'} again "
-                 f"(a worker lost)")
+    if stats.reruns:  # runs, not chunks: one chunk run twice more is 2 (the gate's count)
+        said += ("; Ray ran a chunk again (a worker lost)" if stats.reruns == 1 else
+                 f"; Ray ran chunks again {stats.reruns} times (workers lost)")
     if stats.retries:
         said += (f"; {stats.retries} hyperframe{'' if stats.retries == 1 else 's'} split "
                  "for memory")
