@@ -52,9 +52,9 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
         working copies, and 3-14x the time) in the space it is blended in, and made
         straight again after: a fully transparent pixel's colour does not count (it comes
         back 0), and a still clip's other pixels come back as they were, faint ones too
-        (float32 within an ulp: multiplied by alpha and divided again). Transparent red ``(255, 0, 0, 0)`` blended 50/50 with opaque white gives
-        ``(255, 188, 188, 128)`` as premultiplied values, ``(255, 255, 255, 128)`` with
-        ``premultiplied=False``. Host arrays only.
+        (float32 within an ulp: times alpha, divided again). Transparent red ``(255, 0, 0, 0)``
+        blended 50/50 with opaque white gives ``(255, 188, 188, 128)`` as premultiplied
+        values, ``(255, 255, 255, 128)`` with ``premultiplied=False``. Host arrays only.
     backend : ``"auto"`` (CUDA if it can run, else CPU), ``"cpu"``, ``"cuda"``; ``None``
         (default): ``HFRENDER_BACKEND``, else ``"auto"``.
     out : optional preallocated result, as NumPy's ``out=``: a writable C-contiguous array
