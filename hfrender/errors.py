@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class HFRenderError(Exception):
     """Base class of hfrender's own errors."""
@@ -86,3 +88,23 @@ def out_of_memory(exc: BaseException) -> bool:
     (what an address-space limit gives: was an internal error, a trial)."""
     return isinstance(exc, MemoryError) or "OutOfMemory" in type(exc).__name__ or \
         isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
+
+
+# what the system says of a file a run cannot write as it goes (a full disk, a folder made
+# read-only or replaced by a file under it, a file size limit): one line, not an "internal
+# error"; in a batch, the job's (was a bug's traceback there, a trial)
+SYSTEM_SAID = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES,
+               errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.EFBIG}  # (EFBIG: ulimit -f)
+
+
+class SystemRefused(HFRenderError):
+    """An OSError of :data:`SYSTEM_SAID` met midway, said as one line (-v: its traceback)."""
+
+
+def system_refused(exc: BaseException) -> SystemRefused | None:
+    """``exc`` as one line where it is what the system says of a file (see above), else
+    None: ``cannot write A (-> B): No space left on device``."""
+    if not (isinstance(exc, OSError) and exc.errno in SYSTEM_SAID):
+        return None
+    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f) or "a file"
+    return SystemRefused(f"cannot write {where}: {exc.strerror or exc}")

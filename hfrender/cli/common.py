@@ -4,7 +4,6 @@ bar, the check that a chosen encoder starts."""
 from __future__ import annotations
 
 import argparse
-import errno
 import logging
 import os
 import re
@@ -17,9 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import (
+from hfrender.errors import (  # noqa: F401 - the commands' own, re-exported
+    SYSTEM_SAID,
     HFRenderError,
-    first_line,  # noqa: F401 - the commands' own, re-exported
+    SystemRefused,
+    first_line,
+    system_refused,
 )
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
@@ -144,25 +146,6 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
     fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
     return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
             f"{partial} ({output} {fate})")
-
-
-# what the system says of a file a run cannot write as it goes (a full disk, a folder made
-# read-only or replaced by a file under it): one line, not an "internal error"
-SYSTEM_SAID = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES,
-               errno.EPERM, errno.EISDIR, errno.ENOTDIR}
-
-
-class SystemRefused(HFRenderError):
-    """An OSError of :data:`SYSTEM_SAID` met midway, said as one line (-v: its traceback)."""
-
-
-def system_refused(exc: BaseException) -> SystemRefused | None:
-    """``exc`` as one line where it is what the system says of a file (see above), else
-    None: ``cannot write A (-> B): No space left on device``."""
-    if not (isinstance(exc, OSError) and exc.errno in SYSTEM_SAID):
-        return None
-    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f) or "a file"
-    return SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
 
 
 def segments_kept(output: str, exc: BaseException | None = None) -> str:

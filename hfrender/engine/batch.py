@@ -41,7 +41,13 @@ from hfrender.engine.batch_paths import (
 from hfrender.engine.batch_run import failed, hold, output_folders, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
-from hfrender.errors import HFRenderError, InputError, InputErrors, first_line
+from hfrender.errors import (
+    HFRenderError,
+    InputError,
+    InputErrors,
+    first_line,
+    system_refused,
+)
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import sequence_name
@@ -374,8 +380,12 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
     except HFRenderError as exc:  # said as a batch goes on (a join failed: run it again)
         failed(result, job, exc, began, before, made)
     except Exception as exc:  # noqa: BLE001 - a bug in one job does not stop the others
-        result.error = f"internal error: {type(exc).__name__}: {exc}"
-        log.warning("job %r: internal error, a bug in hfrender; please report it with the "
-                    "jobs file and this traceback:", job.name, exc_info=exc)
+        refused = system_refused(exc)  # a full disk, a file size limit: its one line, as a
+        if refused is not None:  # render's (was "internal error, a bug", a trial)
+            failed(result, job, refused, began, before, made)
+        else:
+            result.error = f"internal error: {type(exc).__name__}: {exc}"
+            log.warning("job %r: internal error, a bug in hfrender; please report it with "
+                        "the jobs file and this traceback:", job.name, exc_info=exc)
     result.seconds = time.perf_counter() - t0
     return result
