@@ -42,6 +42,16 @@ class RenderOutput:
         self.late: KeyboardInterrupt | None = None  # a Ctrl-C while the output was put in place
         self.reused = len(manifest.segments) if manifest is not None else 0
         self.keep_others = config.frames is not None  # a range: other frames stay
+        self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
+        try:
+            self._open(config, settings, manifest, gop, granularity, total, start)
+        except BaseException:  # (a full disk as it began: were left, a trial)
+            outputs.take_back(self.made)
+            raise
+
+    def _open(self, config: RenderConfig, settings: dict, manifest: Manifest | None,
+              gop: int, granularity: int, total: int, start: int) -> None:
+        """The writer (:attr:`writer`), and the folders its output and work need."""
         encoding = Encoding.of(config)
         check_encoding(config.output, config.codec, encoding)
         offset = start_of(config.frames)
@@ -54,7 +64,7 @@ class RenderOutput:
             if not is_sequence(config.output):  # a GIF's: not resumed, said it goes
                 say_partial_goes(config.output)
             self.tmp = outputs.temporary(config.output)
-            self.made = outputs.make_folder(config.output)
+            outputs.make_folder(config.output)  # (what it made: self.made)
             if is_sequence(config.output):  # its manifest beside the frames, for --resume
                 if manifest is None:
                     resume.begin_sequence(config.output, self.tmp,
@@ -68,7 +78,6 @@ class RenderOutput:
                                           gop, encoding=encoding, name=config.output,
                                           pix_fmt_in=frames_in)
             return
-        self.made = outputs.missing_folder(config.output)  # taken back if nothing is kept
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
             manifest = Manifest(settings, total - offset, gop, granularity)

@@ -179,8 +179,7 @@ def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
                     _kept_folder(output))
     folder = Path(tmp).parent
     shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest.save(folder)
+    manifest.begin(folder)
 
 
 def take_back(output: str) -> None:

@@ -116,8 +116,26 @@ class Manifest:
 
     def save(self, folder: Path) -> None:
         tmp = folder / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps({**asdict(self), "key": self.key}, indent=1))
+        try:
+            tmp.write_text(json.dumps({**asdict(self), "key": self.key}, indent=1))
+        except OSError as exc:  # a full disk: no empty file left, and the file named (was
+            tmp.unlink(missing_ok=True)  # "cannot write a file", a trial)
+            if exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror, str(tmp)) from exc
         os.replace(tmp, folder / MANIFEST)
+
+    def begin(self, folder: Path) -> None:
+        """Saved in ``folder``, made for it where missing; a folder it made goes again where
+        it cannot be saved (a full disk: was left behind, a trial)."""
+        made = not folder.exists()
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.save(folder)
+        except OSError:
+            if made:
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
 
     @classmethod
     def load(cls, folder: Path) -> Manifest | None:
@@ -229,8 +247,7 @@ class SegmentedWriter(Closing):
         self._partial: Path | None = None
         self.partial_output: str | None = None  # an unfinished run's frames, to watch
         self._partial_frames = 0
-        folder.mkdir(parents=True, exist_ok=True)
-        manifest.save(folder)
+        manifest.begin(folder)
 
     def _path(self, first: int, part: bool) -> Path:
         return self.folder / segment_name(first, self.codec, self.fps, part)

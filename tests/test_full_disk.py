@@ -1,0 +1,39 @@
+"""A disk found full as a render begins (its work folder's manifest cannot be written):
+one line naming the file, and nothing left behind (a trial on a small tmpfs left an empty
+``manifest.json.tmp`` in a hidden folder, the folders made for the output, and said
+"cannot write a file")."""
+
+import errno
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+SMALL = ["--size", "32x8", "--samples", "2", "--duration", "0.2", "--quiet"]
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """The manifest's file is made, and its data finds no room (as on a full disk)."""
+    real = Path.write_text
+
+    def write_text(self, data, *args, **kwargs):
+        if self.name.startswith("manifest.json"):
+            self.touch()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+
+
+@pytest.mark.usefixtures("gl_context", "full_disk")
+@pytest.mark.parametrize("name", ["shot.mp4", "f_%04d.png"])
+def test_a_full_disk_as_a_render_begins_leaves_nothing_behind(tmp_path, capsys, name):
+    (tmp_path / "out").mkdir()
+    assert main(["render", BAR, "-o", str(tmp_path / "out" / "new" / name), *SMALL]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("hfrender: error: cannot write ") and \
+        err.rstrip().endswith("manifest.json.tmp: No space left on device"), err
+    assert [p.name for p in (tmp_path / "out").rglob("*")] == []  # out/ was there: it stays
