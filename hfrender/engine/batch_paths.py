@@ -142,6 +142,24 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
                 there = f"a frame of the {what} of job {job.name!r}"
     if there is not None:
         raise InputError(f"--summary {summary} is {there}: write the summary elsewhere")
+    if not _a_summary(Path(summary)):
+        raise InputError(f"--summary {summary}: a file is there that is not a batch summary; "
+                         "hfrender replaces only its own: remove it, or write to another name")
+
+
+def _a_summary(path: Path) -> bool:
+    """Whether ``path`` may take a summary: nothing (or an empty file) there, or an earlier
+    summary, a JSON list of jobs' results (a user's file was written over, a trial)."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return True
+        if path.stat().st_size > 64 * 2**20:  # (a summary of a million jobs is smaller)
+            return False
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # unreadable, or not JSON
+        return False
+    return isinstance(data, list) and all(
+        isinstance(r, dict) and {"name", "status"} <= r.keys() for r in data)
 
 
 def input_identity(path: Path) -> Any:
