@@ -8,6 +8,7 @@ import json
 import logging
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from hfrender.cli.common import (
     sigterm_interrupts,
     stop_asked,
 )
-from hfrender.cli.progress import progress_bar, time_of_day
+from hfrender.cli.progress import progress_bar, span, time_of_day
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
 from hfrender.errors import nearest
@@ -132,7 +133,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
     finished: dict = {}  # job index -> its result, as each ends
     started: set = set()  # the jobs begun (on Ray, all at once)
     running: dict = {}  # the job running here: its index, start and frames made so far
-    code = 0
+    code, t0 = 0, time.perf_counter()
     with sigterm_interrupts():
         try:
             if "ray" in own:
@@ -175,7 +176,8 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
     if not code:  # every job ran and the summary is written: a Ctrl-C now changes nothing
         complete()
     if not quiet:
-        print(table(results))
+        print(table(results), flush=True)  # (before the lines under it, on stderr)
+        print("\n".join(totals(results, time.perf_counter() - t0)), file=sys.stderr)
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0
@@ -316,6 +318,20 @@ def table(results: list) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
                      for row in rows)
+
+
+ENDS = ("done", "resumed", "up-to-date", "failed", "interrupted", "not run")
+
+
+def totals(results: list, seconds: float) -> list[str]:
+    """The lines under the table: how many jobs ended how in the batch's time, then why each
+    one failed or was not run (its line had scrolled away by the end of a long batch, and
+    the table says only "failed": a trial)."""
+    counts = Counter(r.status for r in results)
+    ended = ", ".join(f"{counts[end]} {end}" for end in ENDS if counts[end])
+    jobs = f"{len(results)} job{'' if len(results) == 1 else 's'}"
+    return [f"{jobs} in {span(seconds)}: {ended}"] + [
+        f"{r.status}: {r.name}: {r.error}" for r in results if r.error]
 
 
 def summary_json(results: list) -> str:

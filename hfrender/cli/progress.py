@@ -71,10 +71,10 @@ def left_text(state: dict, done: int, total: int, now: float) -> str:
     per_s = _rate(state, done, now)
     if not rate_text(state, done, now) or per_s <= 0 or done >= total:
         return ""
-    return f"about {_span((total - done) / per_s)} left"
+    return f"about {span((total - done) / per_s)} left"
 
 
-def _span(seconds: float) -> str:
+def span(seconds: float) -> str:
     s = int(round(seconds))
     return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
         f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s")

@@ -1,0 +1,31 @@
+"""Under a batch's table: how many jobs ended how, the batch's time, and why each job failed
+or was not run (a trial: at the end of a long batch the table said "failed" and nothing of
+why; each reason had scrolled away with its job's end line)."""
+
+import re
+
+import pytest
+from test_batch import make_folder
+
+from hfrender.cli import main
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+
+
+def test_the_end_of_a_batch_counts_its_jobs_and_says_why_each_failed(tmp_path, capsys):
+    folder = make_folder(tmp_path)
+    (folder / "broken.mp4").write_bytes(b"not a video" * 100)  # found when the job reads it
+    jobs = folder / "jobs.toml"
+    jobs.write_text(jobs.read_text().replace('input = "clip.mp4"', 'input = "broken.mp4"'))
+    assert main(["batch", str(jobs)]) == 1
+    said = capsys.readouterr()
+    assert [ln.split()[:2] for ln in said.out.splitlines()[1:]] == [
+        ["bar", "done"], ["smooth", "failed"], ["frames", "done"]]  # the table as it was
+    end = said.err.splitlines()
+    assert re.fullmatch(r"3 jobs in \d+s: 2 done, 1 failed", end[-2]), end
+    assert end[-1].startswith("failed: smooth: ") and "broken.mp4" in end[-1], end
+    assert main(["batch", str(jobs), "-q"]) == 1 and capsys.readouterr().out == ""
+    jobs.write_text(jobs.read_text().replace('input = "broken.mp4"', 'input = "clip.mp4"'))
+    assert main(["batch", str(jobs)]) == 0
+    assert re.fullmatch(r"3 jobs in \d+s: 1 done, 2 up-to-date",
+                        capsys.readouterr().err.splitlines()[-1])
