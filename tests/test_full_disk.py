@@ -37,3 +37,28 @@ def test_a_full_disk_as_a_render_begins_leaves_nothing_behind(tmp_path, capsys, 
     assert err.startswith("hfrender: error: cannot write ") and \
         err.rstrip().endswith("manifest.json.tmp: No space left on device"), err
     assert [p.name for p in (tmp_path / "out").rglob("*")] == []  # out/ was there: it stays
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_sequence_that_cannot_be_put_in_place_says_its_frames_are_kept(tmp_path, capsys,
+                                                                         monkeypatch):
+    """Its folder made read-only under the run: every frame drawn, none put in place, and
+    the message said only "cannot put .../f_0000.png in place: Permission denied" (a trial;
+    run again without --resume, the frames were discarded)."""
+    from hfrender.io import outputs
+
+    def read_only(tmp, output, keep_others=False):
+        raise PermissionError(errno.EACCES, "Permission denied", output % 0)
+
+    out = str(tmp_path / "f_%04d.png")
+    monkeypatch.setattr(outputs, "commit_sequence", read_only)
+    monkeypatch.setattr(outputs, "keep_partial", lambda tmp, output: None)  # (read-only too)
+    assert main(["render", BAR, "-o", out, *SMALL]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"hfrender: error: cannot put {out % 0} in place: Permission denied;"
+                          " the 6 finished frames are kept in "), err
+    assert err.endswith(".f_####.png.partial: once that is mended, the same command with "
+                        "--resume goes on from them"), err
+    monkeypatch.undo()
+    assert main(["render", BAR, "-o", out, *SMALL, "--resume"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"f_{k:04d}.png" for k in range(6)]

@@ -151,20 +151,27 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
 def segments_kept(output: str, exc: BaseException | None = None) -> str:
     """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
     ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
-    them), else ``""``. After the scene's own error (``exc``) the scene is what is mended,
-    and ``--resume`` refuses a changed scene: said so (was: "once that is mended, the same
-    command with --resume goes on", which then refused it, a newcomer's trial)."""
-    from hfrender.io.segments import frames_kept, resumable
+    them), ``; the 6 finished frames are kept in .../.f_####.png.partial: ...`` where a
+    sequence's stay in its hidden folder (one made read-only under the run: were said
+    nothing of, a trial), else ``""``. After the scene's own error (``exc``) the scene is
+    what is mended, and ``--resume`` refuses a changed scene: said so (was: "once that is
+    mended, the same command with --resume goes on", which then refused it, a trial)."""
+    from hfrender.io.resume import frames_kept, kept_work
+    from hfrender.io.segments import resumable
     from hfrender.scene.loader import SceneUpdateError
 
-    kept = frames_kept(output) if not is_sequence(output) and resumable(output) else 0
-    if not kept:
-        return ""
-    head = f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
-    if isinstance(exc, SceneUpdateError):
-        return (f"{head} for --resume, which goes on from them only while the scene's files "
-                "are unchanged: once the scene is mended, render again without --resume")
-    return f"{head}: once that is mended, the same command with --resume goes on from them"
+    goes_on = ("for --resume, which goes on from them only while the scene's files are "
+               "unchanged: once the scene is mended, render again without --resume"
+               if isinstance(exc, SceneUpdateError) else
+               "once that is mended, the same command with --resume goes on from them")
+    if is_sequence(output):  # (in its partial folder: said by the partial output's line)
+        folder = kept_work(output)
+        kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
+        return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
+                f"{folder}: {goes_on}" if kept else "")
+    kept = frames_kept(output) if resumable(output) else 0
+    return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
+            f"{' ' if isinstance(exc, SceneUpdateError) else ': '}{goes_on}" if kept else "")
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:
