@@ -184,7 +184,8 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
     project = defaults[0] if kind == "render" else {}
     if project and isinstance(entry.get("output"), str):  # what of it fits the job's output
-        given = {option_name(k) for t in (defaults[1], entry, overrides) for k in t}
+        given = {option_name(k): v for t in (defaults[1], entry, overrides)
+                 for k, v in t.items()}
         project = fitted_table(project, str(job_file(path, entry["output"])), given,
                                bool({**defaults[1], **entry}.get("transparent")))
     options = _options(path, where, kind, (project, defaults[1], entry, overrides))

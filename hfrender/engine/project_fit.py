@@ -59,20 +59,22 @@ def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
                      pix_fmt=config.pix_fmt)
         if probe is not None:
             probe(config)
-    except HFRenderError as exc:
-        return str(exc).splitlines()[0]
+    except (HFRenderError, TypeError, ValueError) as exc:  # (a value of a wrong type: the
+        return str(exc).splitlines()[0]  # job's own check tells it)
     return None
 
 
-def fitted_table(project: dict, output: str, given: set[str], transparent: bool) -> dict:
+def fitted_table(project: dict, output: str, given: dict, transparent: bool) -> dict:
     """A batch job's share of hfrender.toml's table (as the file spells it): those of its
     settings the job's ``output`` refuses left out, unless the job, ``[defaults]`` or the
-    command line gives them (``given``, underscored), as :func:`fitted`."""
+    command line gives them (``given``, underscored names: their values, which the output is
+    checked with: a job's own ``codec``, a trial), as :func:`fitted`."""
     mine = {k.replace("-", "_"): k for k in project}
     values = {k: project[raw] for k, raw in mine.items() if k in FLAGS}
     if not values:
         return project
-    kept = fitted({**values, "output": output, "transparent": transparent},
-                  set(values) - given)
+    theirs = {k: v for k, v in given.items() if k in FLAGS}  # (told by the job's own check)
+    kept = fitted({**values, **theirs, "output": output, "transparent": transparent},
+                  set(values) - set(given))
     return {raw: v for raw, v in project.items()
             if raw.replace("-", "_") not in FLAGS or raw.replace("-", "_") in kept}

@@ -1,0 +1,48 @@
+"""hfrender.toml's encoder defaults in a batch are fitted to each job's output as the job
+writes it, its own codec included (a trial: ``crf = 20`` in hfrender.toml refused a job of
+``codec = "prores_ks"``, "--crf 20: prores_ks has no CRF", where a render of the same
+.mov left it out, as the README says a default the output does not take is)."""
+
+import pytest
+
+from hfrender.cli import main
+from hfrender.engine.batch import load_jobs
+
+JOB = """
+[[job]]
+name = "master"
+scene = "bar.frag"
+output = "out/master.mov"
+codec = "prores_ks"
+size = "32x8"
+samples = 2
+duration = 0.2
+"""
+
+
+@pytest.fixture
+def folder(tmp_path):
+    from test_batch import BAR
+
+    (tmp_path / "bar.frag").write_text(BAR.read_text())
+    (tmp_path / "hfrender.toml").write_text('[render]\ncrf = 20\npreset = "slow"\n')
+    (tmp_path / "jobs.toml").write_text(JOB)
+    return tmp_path
+
+
+def test_a_projects_crf_is_left_out_of_a_job_whose_own_codec_has_none(folder):
+    (job,) = load_jobs(folder / "jobs.toml")
+    config = job.render_config(False)
+    assert (config.codec, config.crf, config.preset) == ("prores_ks", None, None)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_such_a_job_runs(folder):
+    assert main(["batch", str(folder / "jobs.toml"), "-q"]) == 0
+    assert (folder / "out" / "master.mov").is_file()
+
+
+def test_the_jobs_own_crf_for_that_codec_is_still_refused(folder, capsys):
+    (folder / "jobs.toml").write_text(JOB + "crf = 20\n")
+    with pytest.raises(Exception, match="job 'master': --crf 20: prores_ks has no CRF"):
+        load_jobs(folder / "jobs.toml")
