@@ -62,3 +62,14 @@ def test_a_sequence_that_cannot_be_put_in_place_says_its_frames_are_kept(tmp_pat
     monkeypatch.undo()
     assert main(["render", BAR, "-o", out, *SMALL, "--resume"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"f_{k:04d}.png" for k in range(6)]
+
+
+def test_an_ffmpeg_stopped_by_a_file_size_limit_says_which_limit():
+    """``ulimit -f`` in the shell: ffmpeg's segment or join stopped by SIGXFSZ (a trial said
+    "ffmpeg was stopped by SIGXFSZ" and no more)."""
+    import signal
+
+    from hfrender.io.ffmpeg import crashed
+
+    assert crashed(-signal.SIGXFSZ, copying=True) == (
+        "ffmpeg was stopped by SIGXFSZ: a file grew past the file size limit (ulimit -f)")

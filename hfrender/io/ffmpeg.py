@@ -61,6 +61,9 @@ def crashed(code: int, said: str = "", copying: bool = False) -> str:
     told = f": {said}" if said else ""
     if name == "SIGKILL":
         return f"ffmpeg was killed (SIGKILL: out of memory, or kill -9){told}"
+    if name == "SIGXFSZ":  # (said no more, a trial)
+        return ("ffmpeg was stopped by SIGXFSZ: a file grew past the file size limit "
+                f"(ulimit -f){told}")
     if name not in CRASHES:
         return f"ffmpeg was stopped by {name}{told}"
     if not copying:
