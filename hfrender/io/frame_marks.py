@@ -79,3 +79,35 @@ def sequence_of(path: str | Path) -> str | None:
 def png_sequence_chunk(sequence: str) -> bytes:
     """The ``tEXt`` data of a frame's sequence mark."""
     return SEQUENCE_KEY.encode() + b"\0" + sequence.encode("ascii")
+
+
+# a GIF's mark: a GIF89a comment extension, "hfrender", before its first frame (ffmpeg's GIF
+# muxer writes no comment; a GIF at an output without it is the user's, and is refused)
+GIF_MARK = b"\x21\xfe" + bytes([len(SOFTWARE)]) + SOFTWARE.encode() + b"\x00"
+GIF_MAGIC = (b"GIF87a", b"GIF89a")
+
+
+def mark_gif(path: str | Path, chunk: int = 1 << 20) -> None:
+    """The GIF at ``path`` given :data:`GIF_MARK` after its header and global colour table,
+    in place (the rest moved up, its last chunk first; its pictures unchanged): was none,
+    and a user's GIF at an output was replaced without a word (a trial)."""
+    if not Path(path).is_file():
+        return
+    with open(path, "r+b") as fh:
+        head = fh.read(13)
+        if len(head) < 13 or head[:6] not in GIF_MAGIC:
+            return
+        start = 13 + ((3 << ((head[10] & 7) + 1)) if head[10] & 0x80 else 0)
+        at = fh.seek(0, 2)
+        fh.write(bytes(len(GIF_MARK)))  # the room the mark takes
+        while at > start:
+            n = min(chunk, at - start)
+            at -= n
+            fh.seek(at)
+            data = fh.read(n)
+            fh.seek(at + len(GIF_MARK))
+            fh.write(data)
+        fh.seek(start)
+        fh.write(GIF_MARK)
+        fh.seek(0)
+        fh.write(b"GIF89a")  # (comments are GIF89a's)

@@ -90,11 +90,10 @@ SPAN = 1 << 18  # where it is looked for: a file's first and last 256 KiB (MP4's
 def check_not_foreign(output: str, what: str = "-o") -> None:
     """A file at ``output`` (a video, a still) that hfrender did not write is refused, not
     replaced (was: a user's own video, or picture, replaced without a word, a
-    never-lose-work trial). A GIF holds no mark: it is replaced as before."""
+    never-lose-work trial; a GIF too, since its comment marks it: was replaced, a trial)."""
     path = Path(output)
     try:  # (a name too long, a folder not searchable: said by the checks of the path)
-        if is_sequence(output) or not path.is_file() or path.stat().st_size == 0 or \
-                path.suffix.lower() == ".gif":
+        if is_sequence(output) or not path.is_file() or path.stat().st_size == 0:
             return
     except OSError:
         return

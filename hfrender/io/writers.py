@@ -29,7 +29,7 @@ from hfrender.io.ffmpeg import (
     widen_pipe,
 )
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
-from hfrender.io.frame_marks import marks, sequence_id
+from hfrender.io.frame_marks import mark_gif, marks, sequence_id
 from hfrender.io.images import write_picture
 from hfrender.io.pixels import raw_dtype
 from hfrender.io.sequence_names import is_sequence, pattern_files
@@ -280,6 +280,8 @@ class VideoWriter(Closing):
         if code != 0:  # (what becomes of what it wrote, the caller says: kept or not)
             self.failed = True
             raise WriteFailed(f"ffmpeg could not finish {self.name} (exit {code}): {said}")
+        if self.codec == "gif":  # hfrender's, as its videos' comment says (ffmpeg writes none)
+            mark_gif(out)
 
 
 class PngSequenceWriter(Closing):
