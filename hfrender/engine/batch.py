@@ -41,6 +41,7 @@ from hfrender.engine.batch_paths import (
 from hfrender.engine.batch_run import failed, hold, output_folders, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
+from hfrender.engine.render_setup import NOT_IN_OUTPUT
 from hfrender.errors import (
     HFRenderError,
     InputError,
@@ -137,8 +138,11 @@ class BatchJob:
         ident = (hashlib.sha256(self.source.read_bytes()).hexdigest() if self.kind == "render"
                  else input_identity(self.source))
         depth = self.options.get("depth")
-        # the depth by its identity below, not by how the jobs file spells its path
-        options = {k: v for k, v in self.options.items() if k != "depth"}
+        # the depth by its identity below, not by how the jobs file spells its path; not how
+        # the work is spread (the same bytes: was all made again), but the granularity (its
+        # hyperframes place a video's keyframes; --resume keeps the manifest's)
+        tuning = set(NOT_IN_OUTPUT) - {"granularity"} if self.kind == "render" else {"workers"}
+        options = {k: v for k, v in self.options.items() if k != "depth" and k not in tuning}
         fields = {"kind": self.kind, "options": options, "source": ident,
                   "depth": input_identity(Path(depth)) if depth else None,
                   "scene_class": self.scene_class, "hfrender": hfrender.__version__}
