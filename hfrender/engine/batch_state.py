@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.engine.batch_paths import stamp
+from hfrender.io.outputs import fingerprint
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ class BatchState:
         if not rec or rec.get("key") != self.key(job):
             return None
         made = _made(job.output, job.frame_numbers(rec.get("frames", 0)))
-        if made is None or any(rec.get(k) != v for k, v in made.items()):
+        if made is None or not _same(rec, made, job.output):
             return None
         return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
             else None  # a model the scene loaded has changed (or is gone)
@@ -85,6 +86,8 @@ class BatchState:
         made = _made(job.output, job.frame_numbers(frames))
         if made is None or not self.writable:
             return
+        if "size" in made:  # a file's content, told apart from its time (_same)
+            made["fingerprint"] = fingerprint(job.output)
         self.jobs[job.name] = {"key": self.key(job), **made, "frames": frames,
                                "assets": dict(sorted((models or {}).items()))}
         mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
@@ -97,6 +100,19 @@ class BatchState:
             tmp.unlink(missing_ok=True)
             log.warning("job %r is done, but %s could not be written (%s): the next run "
                         "makes it again", job.name, self.path, exc.strerror or exc)
+
+
+def _same(rec: dict, made: dict, output: Path) -> bool:
+    """Whether the output (``made``: :func:`_made`) is the one ``rec`` recorded: each stamp
+    the same, or a file's size and its content's fingerprint where only its time changed (a
+    ``touch``, a copy back from a backup: was made again, a trial)."""
+    if all(rec.get(k) == v for k, v in made.items()):
+        return True
+    try:
+        return "fingerprint" in rec and rec.get("size") == made.get("size") and \
+            rec["fingerprint"] == fingerprint(output)
+    except OSError:
+        return False
 
 
 def _made(output: Path, numbers: range | None = None) -> dict | None:

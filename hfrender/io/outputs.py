@@ -65,10 +65,10 @@ def mark_partial(partial: str | Path) -> None:
     """Record ``partial`` (just written) as hfrender's own, to replace or remove later."""
     st = Path(partial).stat()
     _record(Path(partial)).write_text(f"{st.st_size} {st.st_mtime_ns} "
-                                      f"{_fingerprint(Path(partial))}\n")
+                                      f"{fingerprint(Path(partial))}\n")
 
 
-def _fingerprint(path: Path, span: int = 1 << 20) -> str:
+def fingerprint(path: Path, span: int = 1 << 20) -> str:
     """A hash of the file's first and last ``span`` bytes: the same file after ``touch`` or
     a copy (whose time is new), without reading all of a long video."""
     digest = hashlib.sha256()
@@ -87,7 +87,7 @@ def _ours(partial: Path) -> bool:
         st = partial.stat()
         if st.st_size != int(size):
             return False
-        return st.st_mtime_ns == int(mtime) or print_ == [_fingerprint(partial)]
+        return st.st_mtime_ns == int(mtime) or print_ == [fingerprint(partial)]
     except (OSError, ValueError):
         return False
 
