@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from collections import Counter
@@ -171,8 +172,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
             code = interrupted_code(stop_asked()() if stop_asked() else exc)  # was 130, a review)
     results = unfinished(jobs, finished, started, running)
     if own.get("summary"):
-        Path(own["summary"]).parent.mkdir(parents=True, exist_ok=True)
-        Path(own["summary"]).write_text(summary_json(results) + "\n")
+        _write_summary(Path(own["summary"]), summary_json(results) + "\n")
     if not code:  # every job ran and the summary is written: a Ctrl-C now changes nothing
         complete()
     if not quiet:
@@ -181,6 +181,18 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
     if code:
         return code
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def _write_summary(path: Path, text: str) -> None:
+    """``text`` at ``path`` whole or not at all (a full disk or a kill midway left half a
+    summary under its name: an earlier one lost, and the next run refused it as not one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _input_failed(job: Any, before: list, finished: dict) -> Any:
