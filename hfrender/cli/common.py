@@ -368,7 +368,7 @@ def check_scene_path(path: str) -> None:
     named, :func:`hfrender.scene.loader.missing_scene`)."""
     if not Path(path).is_file():
         from hfrender.config import ConfigError
-        from hfrender.scene.loader import missing_scene
+        from hfrender.scene.sources import missing_scene
 
         raise ConfigError(missing_scene(path))
 

@@ -17,9 +17,12 @@ from typing import Any
 import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.scene import Scene, ShaderScene, checks
-from hfrender.scene.sources import shown_path, users_file
-
-SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
+from hfrender.scene.sources import (
+    SHADER_SUFFIXES,
+    missing_scene,
+    shown_path,
+    users_file,
+)
 
 
 class SceneError(InputError):
@@ -117,19 +120,6 @@ def _syntax(p: Path, exc: SyntaxError) -> SceneError:
     said = (f"; it reads as a Shadertoy-style shader (mainImage): name it {p.stem}.frag"
             if glsl else "")
     return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}{said}")
-
-
-def missing_scene(path: str | Path) -> str:
-    """The line for a scene ``path`` that is no file: a folder's scene files named (was:
-    "scene file not found" of a folder that is there)."""
-    p = Path(path)
-    if not p.is_dir():
-        return f"scene file not found: {path}"
-    found = sorted(f.name for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
-                   and f.suffix.lower() in (".py", *SHADER_SUFFIXES))
-    listed = f" (in it: {', '.join(found[:6])}{', ...' if len(found) > 6 else ''})" \
-        if found else " (it holds no .py or shader file)"
-    return f"{path} is a folder, not a scene file: name the scene's file{listed}"
 
 
 def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hfrender.checksum import sha256_file
+from hfrender.errors import nearest
 
 
 def scene_modules(path: str | Path) -> dict[str, str]:
@@ -120,3 +121,25 @@ def scene_assets(scene: object) -> dict[str, str]:
     root = Path(source).resolve().parent if source else None
     return {(f.relative_to(root).as_posix() if root and f.is_relative_to(root) else str(f)):
             sha256_file(f) for f in asset_files(scene)}
+
+
+SHADER_SUFFIXES = (".frag", ".glsl", ".fs")
+
+
+def missing_scene(path: str | Path) -> str:
+    """The line for a scene ``path`` that is no file: a folder's scene files named (was:
+    "scene file not found" of a folder that is there); a misspelt file's nearest."""
+    p = Path(path)
+    if not p.is_dir():
+        try:  # a typo: the nearest scene file beside it (was: not found, and no more)
+            near = nearest(p.name, [f.name for f in p.parent.iterdir()
+                                    if f.suffix.lower() in (".py", *SHADER_SUFFIXES)])
+        except OSError:
+            near = []
+        return f"scene file not found: {path}" + (
+            f"; did you mean {p.with_name(near[0])}?" if near else "")
+    found = sorted(f.name for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                   and f.suffix.lower() in (".py", *SHADER_SUFFIXES))
+    listed = f" (in it: {', '.join(found[:6])}{', ...' if len(found) > 6 else ''})" \
+        if found else " (it holds no .py or shader file)"
+    return f"{path} is a folder, not a scene file: name the scene's file{listed}"
