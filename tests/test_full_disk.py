@@ -73,3 +73,27 @@ def test_an_ffmpeg_stopped_by_a_file_size_limit_says_which_limit():
 
     assert crashed(-signal.SIGXFSZ, copying=True) == (
         "ffmpeg was stopped by SIGXFSZ: a file grew past the file size limit (ulimit -f)")
+
+
+def test_a_join_whose_list_cannot_be_written_leaves_no_list(tmp_path, full_list):
+    """A full disk as the segments' list is written: no empty ``join.txt`` is left among
+    the segments kept for --resume (a trial's work folder held one)."""
+    from hfrender.io.join import JOIN_LIST, join
+
+    (tmp_path / "seg_00000000.ts").write_bytes(b"\x47" * 188)
+    with pytest.raises(OSError, match="No space left"):
+        join([tmp_path / "seg_00000000.ts"], str(tmp_path / "out.mp4"), tmp_path, 30.0)
+    assert not (tmp_path / JOIN_LIST).exists()
+
+
+@pytest.fixture
+def full_list(monkeypatch):
+    real = Path.write_text
+
+    def write_text(self, data, *args, **kwargs):
+        if self.name == "join.txt":
+            self.touch()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)

@@ -25,13 +25,13 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added."""
     listing = folder / JOIN_LIST
-    # names relative to the list (all segments sit beside it): no quoting of the path
-    listing.write_text("".join(f"file '{f.name}'\n" for f in files))
     final = Path(output).resolve()  # through a link at the output, to its file
     tmp = final.with_name(f".{final.name}.joining{final.suffix}")
     cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
                        audio_from, str(listing.name), timecode=timecode, codec=codec)
-    try:
+    try:  # (the list too: a full disk left an empty one among the segments, a trial)
+        # names relative to the list (all segments sit beside it): no quoting of the path
+        listing.write_text("".join(f"file '{f.name}'\n" for f in files))
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     except BaseException:  # a Ctrl-C: no half-joined file is left
         tmp.unlink(missing_ok=True)
