@@ -160,18 +160,18 @@ def segments_kept(output: str, exc: BaseException | None = None) -> str:
     from hfrender.io.segments import resumable
     from hfrender.scene.loader import SceneUpdateError
 
-    goes_on = ("for --resume, which goes on from them only while the scene's files are "
+    goes_on = (" for --resume, which goes on from them only while the scene's files are "
                "unchanged: once the scene is mended, render again without --resume"
                if isinstance(exc, SceneUpdateError) else
-               "once that is mended, the same command with --resume goes on from them")
+               ": once that is mended, the same command with --resume goes on from them")
     if is_sequence(output):  # (in its partial folder: said by the partial output's line)
         folder = kept_work(output)
         kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
         return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
-                f"{folder}: {goes_on}" if kept else "")
+                f"{folder}{goes_on}" if kept else "")
     kept = frames_kept(output) if resumable(output) else 0
     return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
-            f"{' ' if isinstance(exc, SceneUpdateError) else ': '}{goes_on}" if kept else "")
+            f"{goes_on}" if kept else "")
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:
