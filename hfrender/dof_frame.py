@@ -71,8 +71,8 @@ def blur_layers(ops: Any, plan: Plan, offsets: np.ndarray, size: tuple[int, int]
             win = window(box, reach, h, w)
             fields = ops.fields(j, win, disks)
             spread = ops.later(_spread, ops, fields, disks, win, layer.side, add)
-            queue([lambda j=j, win=win, spread=spread:
-                   ops.scatter(j, ops.ready(spread()), win)]
+            queue([lambda j=j, win=win, spread=spread, side=layer.side:
+                   ops.scatter(j, ops.splatted(j, ops.ready(spread()), win, side), win)]
                   + _gathers(ops, plan, j, box, offsets, h, w))
     while pending:
         pending.popleft()()

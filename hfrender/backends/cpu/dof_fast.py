@@ -19,8 +19,17 @@ import numpy as np
 from hfrender import dof_highlights as highlights
 from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import scratch, thread_pool
-from hfrender.backends.cpu.dof_light import Light, by_rows, clean, halves, tops
+from hfrender.backends.cpu.dof_light import (
+    Light,
+    by_rows,
+    clean,
+    halves,
+    opaque,
+    tops,
+    with_alpha,
+)
 from hfrender.backends.cpu.dof_plan import LastFrame, banded_classes, depth_steps
+from hfrender.backends.cpu.dof_splat import SplatOps
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import composite, inside_of_keys, seen_top
 from hfrender.dof_fft import Window, trim
@@ -70,7 +79,7 @@ def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
     return spectrum
 
 
-class _Ops:
+class _Ops(SplatOps):
     """Per-frame state of the fast defocus: ``lin`` (H, W, C) and the front, own and behind
     sums ``[sum c * w, sum w]`` per pixel, planar (C + 1, H, W) (``back`` holds the light of
     a pixel's own layer until :meth:`finish` adds what is behind it); ``far``, the same of
@@ -95,6 +104,7 @@ class _Ops:
         largest = float(self.lin.max()) if self.lin.size else 0.0
         highlights.check_summable(largest, h * w)
         self.cuts = highlights.edges(largest, lambda: highlights.usual(np, self.lin))
+        self.largest = largest
 
     def __enter__(self) -> _Ops:
         return self
@@ -130,6 +140,7 @@ class _Ops:
             np.multiply(self.lin[:, y0:y1], focus, out=self.back[:c, y0:y1])
 
         by_rows(rows, *keys.shape)
+        self._choose_splats(keys)
 
     def spans(self, n: int) -> Spans:
         """Where each of the plan's ``n`` layers has pixels (and those in focus)."""
@@ -218,7 +229,7 @@ class _Ops:
 
         def rows(y0: int, y1: int) -> None:
             at = _rows(win, y0, y1)
-            mine, t = self.layer[at] == j, self.t[at]
+            mine, t = self.field_layer[at] == j, self.t[at]
             for d, (f, area) in enumerate(zip(out, disks, strict=True)):
                 weight = f[self.c, y0:y1, :w]
                 if len(disks) == 1:
@@ -364,20 +375,6 @@ def _at(win: Window) -> tuple[slice, slice]:
 def _rows(win: Window, y0: int, y1: int) -> tuple[slice, slice]:
     """Rows ``y0:y1`` of the window, in the image."""
     return slice(win.y0 + y0, win.y0 + y1), slice(win.x0, win.x1)
-
-
-def opaque(alphas: list[np.ndarray]) -> float | None:
-    """The value of the alpha planes ``alphas`` where they are all one constant (an opaque
-    render), else ``None``."""
-    lo, hi = min(float(a.min()) for a in alphas), max(float(a.max()) for a in alphas)
-    return lo if lo == hi else None
-
-
-def with_alpha(colour: np.ndarray, alpha: float | None) -> np.ndarray:
-    """``colour`` (H, W, C) with a constant alpha plane appended (none: as it is)."""
-    if alpha is None:
-        return colour
-    return np.concatenate([colour, np.full(colour.shape[:-1] + (1,), alpha, np.float32)], -1)
 
 
 def defocus_fast(lin: np.ndarray, depth: np.ndarray, lens: Lens,

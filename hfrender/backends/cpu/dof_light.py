@@ -1,5 +1,6 @@
 """The fast depth of field's per-pixel passes on the CPU (``dof_fast.py``): bands of rows,
-on two threads for large frames, and an inverse FFT's light with its rounding taken out.
+on two threads for large frames, an inverse FFT's light with its rounding taken out, and a
+constant alpha set apart.
 """
 
 from __future__ import annotations
@@ -121,3 +122,17 @@ def clean(light: np.ndarray, rows: tuple[int, int] | None = None,
     top = tops(light) if top is None else top
     return Light(light, NOISE * top[:-1], float(NOISE_W * top[-1, 0, 0]),
                  (0, light.shape[1]) if rows is None else rows)
+
+
+def opaque(alphas: list[np.ndarray]) -> float | None:
+    """The value of the alpha planes ``alphas`` where they are all one constant (an opaque
+    render), else ``None``."""
+    lo, hi = min(float(a.min()) for a in alphas), max(float(a.max()) for a in alphas)
+    return lo if lo == hi else None
+
+
+def with_alpha(colour: np.ndarray, alpha: float | None) -> np.ndarray:
+    """``colour`` (H, W, C) with a constant alpha plane appended (none: as it is)."""
+    if alpha is None:
+        return colour
+    return np.concatenate([colour, np.full(colour.shape[:-1] + (1,), alpha, np.float32)], -1)

@@ -38,8 +38,8 @@ import numpy as np
 
 from hfrender import dof_highlights as highlights
 from hfrender.backends.cpu.color import Transfer
-from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast, opaque, with_alpha
-from hfrender.backends.cpu.dof_light import Light
+from hfrender.backends.cpu.dof_fast import _at, _Ops, defocus_fast
+from hfrender.backends.cpu.dof_light import Light, opaque, with_alpha
 from hfrender.backends.cpu.dof_plan import LastFrame
 from hfrender.backends.cpu.dof_share import (
     LENS_TOLERANCE_PX,
@@ -112,6 +112,7 @@ class _WindowOps(_Ops):
         focus = self.layer == -1
         self.back[: self.c] = self.lin * focus
         self.back[self.c] = focus
+        self._choose_splats(cls.keys, cls.index)  # still highlights: as a frame's
 
     def _moving_in(self, win: Window, j: int | None = None) -> tuple[np.ndarray, ...]:
         """The pixels that change layer in ``win`` (and are in layer j in some sub-frame):

@@ -27,6 +27,7 @@ import numpy as np
 from hfrender import dof_highlights as highlights
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.dof_plans import frame_classes, plan_runs
+from hfrender.backends.cuda.dof_splat import SplatOps, plane_tops
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import disk_inside, inside_of_keys, seen_top
@@ -122,14 +123,10 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
         frame_d2 = int(most[z0:z1].max())
         ops = _Ops(dev, lin[z0:z1], frame_d2, blades)
         ops.cuts = highlights.run_cuts(xp, cuts[z0:z1])
+        ops.largest = tops[z0:z1, 1]
         out[z0:z1] = defocus_layers(ops, xp, r2[z0:z1], depth[z0:z1], 0.0, frame_d2, blades,
                                     (plan, keys[z0:z1]))
     return out
-
-
-def _tops(xp: Any, light: Any) -> Any:
-    """The largest magnitudes of each (frame, plane) of ``light``, without a window of abs."""
-    return xp.ascontiguousarray(xp.maximum(light.max(axis=(-2, -1)), -light.min(axis=(-2, -1))))
 
 
 def _keep_plans(xp: Any) -> None:
@@ -179,7 +176,7 @@ def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any
     return out
 
 
-class _Ops:
+class _Ops(SplatOps):
     """The fast method's per-pixel steps for frames ``lin`` (F, H, W, C) that share one plan
     (:func:`plan_runs`) on the device: each array has the frames first, the kernels take
     the frame as their grid's z."""
@@ -228,6 +225,7 @@ class _Ops:
                                       I64(self.pixels), I32(self.c), I32(plan.max_area),
                                       xp.asarray(plan.layer_of_key), xp.asarray(plan.t_of_key),
                                       self.layer, self.t, self.back))
+        self._choose_splats(keys)
 
     def spans(self, n: int) -> Spans:
         """Every layer's first and last column in every row (``hf_dof_spans``), read in one
@@ -292,7 +290,7 @@ class _Ops:
         bounds kept for the kernel."""
         if highlights.parts(light, self.c) < 1:
             return light
-        top = _tops(self.xp, light[:, :self.c + 1])
+        top = plane_tops(self.xp, light[:, :self.c + 1])
         return self.xp.ascontiguousarray(highlights.fold(self.xp, light, self.c)), top
 
     def forward(self, fields: Any, rows: tuple[int, int]) -> Any:
@@ -314,7 +312,7 @@ class _Ops:
                   for _ in disks]
         hi = planes[1] if len(planes) == 2 else self.none
         self._window_launch("hf_dof_fields", win, win.inner, (  # the layer's: its box's rows
-            self.lin, self.layer, self.t, I32(j), I64(self.frame_pixels), I32(self.w),
+            self.lin, self.field_layer, self.t, I32(j), I64(self.frame_pixels), I32(self.w),
             I32(self.c), I32(win.y0),
             I32(win.x0), *(I32(n) for n in win.inner + win.size[1:] + win.shape),
             I32(len(disks)), I32(disks[0]), I32(disks[-1]), planes[0], hi))
@@ -326,7 +324,7 @@ class _Ops:
         """``hf_dof_accumulate``: into the front, back, behind and far sums by role (or the
         four of ``into``); ``weight``: a weight alone (``light`` (1, ...))."""
         xp = self.xp
-        light, top = light if isinstance(light, tuple) else (light, _tops(xp, light))
+        light, top = light if isinstance(light, tuple) else (light, plane_tops(xp, light))
         sums = into or (self.front, self.back, self.behind,
                         self.none if self.far is None else self.far)
         self._window_launch("hf_dof_accumulate", win, rows, (

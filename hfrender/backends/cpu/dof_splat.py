@@ -1,0 +1,57 @@
+"""The CPU fast depth of field's highlights with their own disks (:mod:`hfrender.dof_splats`):
+which sources go, and their disks added to a layer's scatter. A part of
+``dof_fast._Ops`` (and of the window's, ``dof_window``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from hfrender import dof_highlights as highlights
+from hfrender import dof_splats as splat
+from hfrender.backends.cpu.dof_light import Light
+from hfrender.dof_fft import Window
+from hfrender.dof_layers import NOISE_W, disk_tables
+
+
+class SplatOps:
+    """The splats of ``_Ops``: its ``lin`` (C, H, W), ``layer``, ``t``, ``largest``,
+    ``max_d2`` and ``blades``; sets ``splats`` and ``field_layer`` (the layers the fields
+    take: the splats in none)."""
+
+    splats: splat.Splats | None = None
+    field_layer: np.ndarray
+
+    def _choose_splats(self, keys: np.ndarray, moving: np.ndarray | None = None) -> None:
+        """The highlights between two disks that go with their own (:mod:`.dof_splats`);
+        none where the frame's light stays within white, nor among ``moving`` (flat
+        indices: a window's pixels whose disk changes, :mod:`.dof_window`)."""
+        self.field_layer = self.layer
+        if self.largest <= 1.0 or not splat.any_split(self.plan):
+            return
+        w, t = keys.shape[1], self.t
+        if moving is not None and moving.size:
+            t = t.copy()
+            np.put(t, moving, 0.0)  # (not a candidate)
+        at = splat.choose(np, self.lin, keys, t,
+                          highlights.usual(np, self.lin), int(splat.SPLAT_BUDGET * keys.size))
+        if at is None:
+            return
+        self.splats = splat.splats(np, at, keys, self.layer, self.lin[:, at // w, at % w])
+        self.field_layer = self.layer.copy()
+        np.put(self.field_layer, at, -2)  # (no layer's)
+
+    def splatted(self, j: int, light: Light, win: Window, side: int) -> Light:
+        """Layer j's ``light`` over ``win`` with its splats in its box's rows added."""
+        if self.splats is None:
+            return light
+        w = self.layer.shape[1]
+        pick = self.splats.of(np, j, *win.box[:2], self.layer.size, w)
+        if not pick.size:
+            return light
+        most = splat.add(np, light.planes[None], self.splats, pick,
+                         disk_tables(self.max_d2, self.blades)[0], side, win, self.layer.size,
+                         w, splat.STAMPS)
+        return replace(light, floor=max(light.floor, float(NOISE_W * np.float32(most))))
+
