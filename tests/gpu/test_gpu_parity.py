@@ -337,3 +337,28 @@ def test_highlights_a_million_times_the_light_keep_it_on_the_gpu(rng, layers_on_
     assert (gpu[..., 0] > 0.04).all()  # none black
     np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(gpu[0], exact, rtol=1e-3)
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_highlights_on_a_slanted_wall_are_splatted_on_the_gpu(rng, layers_on_gpu, many,
+                                                               monkeypatch):
+    """Highlights between two disks of a layer go with their own disks
+    (hfrender/dof_splats.py): cuFFT's layers and the GPU's splats (by pixel) against the
+    CPU's (stamps; ``many``: by pixel too), and a point lights its own disk."""
+    from hfrender import dof_splats
+
+    if many:
+        monkeypatch.setattr(dof_splats, "STAMPS", 0)
+    h, w = 120, 200
+    depth = np.broadcast_to((1 + 9 * np.arange(w) / w).astype(np.float32), (h, w)).copy()
+    img = np.full((h, w, 3), 0.1, np.float32) + rng.random((h, w, 3), np.float32) / 20
+    n = 400 if many else 15
+    img[rng.integers(10, h - 10, n), rng.integers(60, w - 10, n)] = 100.0
+    kw = dict(focus_distance=2.0, f_stop=1.4, focal_length_mm=85.0)
+    gpu = cupy.asnumpy(hf.depth_of_field(cupy.asarray(img), cupy.asarray(depth), **kw))
+    cpu = hf.depth_of_field(img, depth, backend="cpu", **kw)
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-4)
+    one = np.full((h, w, 3), 0.1, np.float32)
+    one[60, 120] = 1000.0
+    lit = cupy.asnumpy(hf.depth_of_field(cupy.asarray(one), cupy.asarray(depth), **kw))
+    assert (np.abs(lit[..., 0] - 0.1) > 1e-3).sum() == 89  # its own disk (the layer's: 109)
