@@ -18,13 +18,13 @@ def wall() -> np.ndarray:
 
 
 def lit_by(point: tuple[int, int], level: float, method: str, depth: np.ndarray,
-           background: float = 0.1) -> np.ndarray:
+           background: float = 0.1, blades: int = 0) -> np.ndarray:
     """What one point of ``level`` adds to a flat background."""
     bg = np.full((H, W, 3), background, np.float32)
     img = bg.copy()
     img[point] = level
-    return (hf.depth_of_field(img, depth, **LENS, method=method)
-            - hf.depth_of_field(bg, depth, **LENS, method=method))[..., 0]
+    lens = dict(LENS, method=method, aperture_blades=blades)
+    return (hf.depth_of_field(img, depth, **lens) - hf.depth_of_field(bg, depth, **lens))[..., 0]
 
 
 @pytest.mark.parametrize("x", [120, 150, 175])
@@ -42,14 +42,34 @@ def test_a_highlight_on_a_slanted_wall_has_its_own_disk(x):
 
 
 def test_a_frame_within_white_is_not_splatted(rng, monkeypatch):
-    """Light up to white (an 8-bit frame's): nothing is splatted, the picture is the one the
-    layers alone make, bit for bit."""
+    """Light up to white (an 8-bit frame's), or highlights on planes (no source between two
+    disks): no splat is chosen, not even a pass over the frame for them (``choose`` is
+    not called), so the picture is the one the layers alone make, bit for bit. (Comparing
+    two runs at two budgets could not fail: nothing within white passes the usual light.)"""
+    calls = []
+    choose = dof_splats.choose
+    monkeypatch.setattr(dof_splats, "choose", lambda *a, **k: calls.append(1) or choose(*a, **k))
     img = rng.random((H, W, 3), dtype=np.float32)
     img[60, 120] = 1.0
-    depth = wall()
-    out = hf.depth_of_field(img, depth, **LENS)
-    monkeypatch.setattr(dof_splats, "SPLAT_BUDGET", 0.0)
-    np.testing.assert_array_equal(hf.depth_of_field(img, depth, **LENS), out)
+    hf.depth_of_field(img, wall(), **LENS)
+    planes = np.where(np.arange(W) < W // 2, np.float32(1.2), np.float32(6.0))
+    hot = img * 0.1
+    hot[60, 30] = hot[60, 150] = 1000.0
+    hf.depth_of_field(hot, np.broadcast_to(planes, (H, W)).copy(), **LENS)
+    assert calls == []
+    hf.depth_of_field(hot, wall(), **LENS)  # (the same highlights on the wall: chosen)
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("blades", [0, 3, 5])
+def test_a_highlight_before_the_focus_plane_has_its_disk_turned_over(blades):
+    """Before the focus plane a splat's disk is turned over, as the layers' spectra turn an
+    odd polygon's (``disk_spectrum``): it lights the exact gather's pixels, near the
+    image's edges too (its disk clipped there as the FFT's grid clips a layer's)."""
+    depth = np.broadcast_to((0.6 + np.arange(W) / W).astype(np.float32), (H, W)).copy()
+    for point in ((60, 40), (2, 40), (60, 3)):
+        fast, exact = (lit_by(point, 1000.0, m, depth, blades=blades) for m in ("fast", "exact"))
+        np.testing.assert_array_equal(np.abs(fast) > 1e-3, np.abs(exact) > 1e-3)
 
 
 def test_highlights_past_the_budget_take_the_brightest_first_in_each_frame():
