@@ -179,7 +179,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
     linear_light, backend, premultiplied : as in :func:`motion_blur` (RGBA from a PNG
         file is straight: ``premultiplied=False``, or a transparent pixel's colour bleeds).
     method : ``"fast"`` (default: depth layers blurred by FFT, a cost that does not grow
-        with the blur; 46-70 dB from the exact gather on ``benchmarks/dof.py``'s frame, at
+        with the blur; 51-70 dB from the exact gather on ``benchmarks/dof.py``'s frame, at
         least 40 dB on the test scenes) or ``"exact"`` (the gather over every pixel of each
         circle of confusion: the reference, cost O(blur^2)). On a GPU ``"fast"`` gathers
         exactly where that is sooner (an H200: 1080p up to 70 px; ``cuda.dof.EXACT_TAPS_PER_SM``).
