@@ -10,9 +10,9 @@ passes the frame's usual light (:func:`hfrender.dof_highlights.usual`: 10x its m
 least white) are taken out of their layer's fields and added to its scatter with their own
 disk, ``[colour, 1] / area`` over each of its pixels: what the exact gather spreads of
 them, composited by the layers' roles as the rest of the layer. Their disks' pixels
-together at most :data:`SPLAT_BUDGET` times the frame's (the brightest first), a pass over
-the frame at most. Frames whose light stays within white (8-bit ones) have none: their
-pictures are bit for bit what they were.
+together at most :data:`SPLAT_BUDGET` times the frame's (the brightest first). Frames whose
+light stays within white (8-bit ones), and plans whose layers are a class each, have none:
+their pictures are bit for bit what they were, and no pass over the frame looks for them.
 
 Every backend calls the same functions (NumPy or CuPy as ``xp``), over frames (F, H, W)
 that share one plan (the CPU's: one frame).
@@ -28,6 +28,8 @@ import numpy as np
 from hfrender.dof_layers import NEAR
 
 SPLAT_BUDGET = 1.0  # the splats' disks' pixels, at most this many times the frame's
+NO_LAYER = -2  # a splat's layer for the fields: none (as dof_slots.STILL, a moving pixel's)
+PART_PIXELS = 1 << 20  # the disks' pixels added by pixel at once, at most
 STAMPS = 256  # the CPU adds a window's splats one by one up to this many (more: all at
 #               once, by pixel: 200 disks of 3,000 px, 1080p at 64 px, 40 ms against 7)
 
@@ -35,17 +37,18 @@ STAMPS = 256  # the CPU adds a window's splats one by one up to this many (more:
 @dataclass(frozen=True)
 class Splats:
     """Sources spread with their own disks: flat indices into the (F, H, W) frames, their
-    layer, their disk's area, and their colour (C, m), each on the host's side of ``xp``."""
+    colour (C, m) on the frames' side of ``xp``; their layer, image row and disk's area on
+    the host (each window picks its own there: on a GPU, without waiting on it)."""
 
     at: Any
-    layer: Any
-    area: Any
     colour: Any
+    layer: np.ndarray
+    row: np.ndarray
+    area: np.ndarray
 
-    def of(self, xp: Any, j: int, first: int, last: int, frame_pixels: int, w: int) -> Any:
+    def of(self, j: int, first: int, last: int) -> np.ndarray:
         """Which of them are layer j's, in image rows ``first:last`` (a box's)."""
-        row = (self.at % frame_pixels) // w
-        return xp.flatnonzero((self.layer == j) & (row >= first) & (row < last))
+        return np.flatnonzero((self.layer == j) & (self.row >= first) & (self.row < last))
 
 
 def any_split(plan: Any) -> bool:
@@ -88,56 +91,72 @@ def choose(xp: Any, planes: Any, keys: Any, t: Any, level: Any, budget: int) -> 
 
 def splats(xp: Any, at: Any, keys: Any, layer: Any, colour: Any) -> Splats:
     """The :class:`Splats` of the sources ``at`` (flat indices), ``colour`` (C, m) theirs."""
-    return Splats(at, layer.reshape(-1)[at], xp.abs(keys.reshape(-1)[at]).astype(np.int64),
-                  colour)
+    h, w = (int(n) for n in keys.shape[-2:])
+    host = _host(at)
+    return Splats(at, colour, _host(layer.reshape(-1)[at]), (host % (h * w)) // w,
+                  np.abs(_host(keys.reshape(-1)[at])).astype(np.int64))
 
 
-def add(xp: Any, planes: Any, s: Splats, pick: Any, offsets: np.ndarray, side: int,
+def add(xp: Any, planes: Any, s: Splats, pick: np.ndarray, offsets: np.ndarray, side: int,
         win: Any, frame_pixels: int, w: int, stamps: int = 0) -> float:
-    """Add the sources ``pick`` of ``s`` with their own disks to ``planes`` ((F, C + 1,
-    h, w) on the window ``win``'s corner: a layer's scatter) in place: ``colour / area`` and
-    ``1 / area`` over the disk's pixels inside the image (turned over before the focus
-    plane, as :func:`hfrender.dof_layers.disk_spectrum` turns them). Returns their largest
-    weight: the layer's weight bound (its rounding: :data:`NOISE_W` of it) is at least
-    that (a window of nothing but splats has no rounding to bound). Up to ``stamps``
-    sources (the CPU's :data:`STAMPS`; a GPU's kernels take them all at once) are added
-    one by one, each disk a dense stamp over its square: indexing every pixel of 15 disks
-    took 4 ms of a 640x360 frame's 45 at 64 px."""
-    if int(pick.size) <= stamps:
+    """Add the sources ``pick`` (host indices) of ``s`` with their own disks to ``planes``
+    ((F, C + 1, h, w) on the window ``win``'s corner: a layer's scatter) in place: ``colour
+    / area`` and ``1 / area`` over the disk's pixels inside the image (turned over before
+    the focus plane, as :func:`hfrender.dof_layers.disk_spectrum` turns them). Returns
+    their largest weight: the layer's weight bound (its rounding: :data:`NOISE_W` of it)
+    is at least that (a window of nothing but splats has no rounding to bound). Up to
+    ``stamps`` sources (the CPU's :data:`STAMPS`; a GPU's kernels take them all at once)
+    are added one by one, each disk a dense stamp over its square (indexing every pixel of
+    15 disks took 4 ms of a 640x360 frame's 45 at 64 px); more, by pixel, in parts of at
+    most :data:`PART_PIXELS` (their index arrays: 200 MB at 1080p whole, a review)."""
+    if len(pick) <= stamps:
         return _stamped(xp, planes, s, pick, offsets, side, win, frame_pixels, w)
-    areas = s.area[pick]
+    ends = np.cumsum(s.area[pick])
+    start = 0
+    while start < len(pick):
+        stop = max(start + 1, int(np.searchsorted(ends, ends[start] - s.area[pick[start]]
+                                                  + PART_PIXELS, side="right")))
+        _by_pixel(xp, planes, s, pick[start:stop], offsets, side, win, frame_pixels, w)
+        start = stop
+    return float(np.float32(1.0 / float(s.area[pick].min())))
+
+
+def _by_pixel(xp: Any, planes: Any, s: Splats, pick: np.ndarray, offsets: np.ndarray,
+              side: int, win: Any, frame_pixels: int, w: int) -> None:
+    """:func:`add` of ``pick``, every pixel of their disks at once: summed over the pixels
+    they reach (a bincount over them, not over the window)."""
+    areas_host = s.area[pick]
+    areas, where = xp.asarray(areas_host), xp.asarray(pick)
     ends = xp.cumsum(areas)
-    n = xp.arange(int(ends[-1]))
+    n = xp.arange(int(areas_host.sum()))
     owner = xp.searchsorted(ends, n, side="right")  # whose disk each pixel is (no repeat:
     k = n - (ends - areas)[owner]  # CuPy's takes no array)  # its place in that disk
-    table = xp.asarray(offsets[: int(areas.max())])
+    table = xp.asarray(offsets[: int(areas_host.max())])
     dy, dx = table[k, 0], table[k, 1]
     if side == NEAR:
         dy, dx = -dy, -dx
-    at = s.at[pick][owner]
+    at = s.at[where][owner]
     f, rest = at // frame_pixels, at % frame_pixels
     y, x = rest // w + dy - win.y0, rest % w + dx - win.x0
     c1, h, ww = planes.shape[1:]
     keep = (y >= 0) & (y < h) & (x >= 0) & (x < ww)
-    # the pixels they reach, once each (a bincount over them, not over the window)
     pixels, index = xp.unique(((f * h + y) * ww + x)[keep], return_inverse=True)
     pf, rest = pixels // (h * ww), pixels % (h * ww)
     py, px = rest // ww, rest % ww
     share = (1.0 / areas.astype(np.float64)).astype(np.float32)
     for c in range(c1):
-        value = share if c == c1 - 1 else s.colour[c, pick] * share
+        value = share if c == c1 - 1 else s.colour[c, where] * share
         sums = xp.bincount(index.reshape(-1), weights=value[owner][keep],
                            minlength=int(pixels.size))
         planes[pf, c, py, px] += sums.astype(np.float32)
-    return float(share.max())
 
 
 def _stamped(xp: Any, planes: Any, s: Splats, pick: Any, offsets: np.ndarray, side: int,
              win: Any, frame_pixels: int, w: int) -> float:
     """:func:`add`, a source at a time: its disk as a dense stamp over its square, clipped
     to the window."""
-    at, areas = _host(s.at[pick]), _host(s.area[pick])
-    colour = _host(s.colour[:, pick])
+    at, areas = _host(s.at)[pick], s.area[pick]
+    colour = _host(s.colour)[:, pick]
     c1, h, ww = planes.shape[1:]
     most = 0.0
     for i in range(len(at)):

@@ -94,9 +94,12 @@ def test_many_splats_are_added_by_pixel_as_a_few_one_by_one(rng, monkeypatch):
     img[ys, xs] = rng.uniform(20, 200, (60, 3)).astype(np.float32)
     monkeypatch.setattr(dof_splats, "STAMPS", 0)  # (a window has a few of the 60)
     by_pixel = hf.depth_of_field(img, depth, **LENS)
+    monkeypatch.setattr(dof_splats, "PART_PIXELS", 50)  # a disk or two at a time
+    in_parts = hf.depth_of_field(img, depth, **LENS)
     monkeypatch.setattr(dof_splats, "STAMPS", 10_000)
     one_by_one = hf.depth_of_field(img, depth, **LENS)
     np.testing.assert_allclose(by_pixel, one_by_one, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(in_parts, by_pixel, rtol=1e-5, atol=1e-5)
     monkeypatch.setattr(dof_splats, "SPLAT_BUDGET", 0.0)
     assert np.abs(hf.depth_of_field(img, depth, **LENS) - by_pixel).max() > 0.1
 

@@ -40,14 +40,14 @@ class SplatOps:
             return
         self.splats = splat.splats(np, at, keys, self.layer, self.lin[:, at // w, at % w])
         self.field_layer = self.layer.copy()
-        np.put(self.field_layer, at, -2)  # (no layer's)
+        np.put(self.field_layer, at, splat.NO_LAYER)
 
     def splatted(self, j: int, light: Light, win: Window, side: int) -> Light:
         """Layer j's ``light`` over ``win`` with its splats in its box's rows added."""
         if self.splats is None:
             return light
         w = self.layer.shape[1]
-        pick = self.splats.of(np, j, *win.box[:2], self.layer.size, w)
+        pick = self.splats.of(j, *win.box[:2])
         if not pick.size:
             return light
         most = splat.add(np, light.planes[None], self.splats, pick,

@@ -46,7 +46,7 @@ class SplatOps:
         colour = self.lin.reshape(-1, self.c)[at].T
         self.splats = splat.splats(xp, at, keys, self.layer, xp.ascontiguousarray(colour))
         self.field_layer = self.layer.copy()
-        self.field_layer.reshape(-1)[at] = -2  # (no layer's)
+        self.field_layer.reshape(-1)[at] = splat.NO_LAYER
 
     def splatted(self, j: int, light: Any, win: Window, side: int) -> Any:
         """Layer j's ``light`` over ``win`` with its splats in its box's rows added, with
@@ -54,8 +54,8 @@ class SplatOps:
         if self.splats is None:
             return light
         xp = self.xp
-        pick = self.splats.of(xp, j, *win.box[:2], self.frame_pixels, self.w)
-        if not int(pick.size):
+        pick = self.splats.of(j, *win.box[:2])
+        if not pick.size:
             return light
         light, top = light if isinstance(light, tuple) else (light, plane_tops(xp, light))
         most = splat.add(xp, light, self.splats, pick, disk_tables(self.max_d2, self.blades)[0],
