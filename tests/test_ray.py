@@ -158,12 +158,14 @@ def test_a_ray_render_interrupted_before_any_segment_says_nothing_is_kept(local_
 def dying_scene(tmp_path):
     """A scene whose worker dies (``os._exit``, as a SIGKILL or the OOM killer would end it)
     mid-chunk, once: at t = 1.5 s the first time (a mark file says it has died), on a
-    worker (its own copy of the folder) only."""
+    worker (its own copy of the folder) only. Only the chunk of 1-2 s reaches it (was: any
+    t >= 1.5, so a loaded machine that began the chunk of 2-3 s before the other had died
+    lost two workers)."""
     path = slow_scene(tmp_path, 0.0)
     mark = tmp_path / "died"
     path.write_text(path.read_text().replace(
         "time.sleep(0.0)",
-        f"import os\n        if t >= 1.5 and not os.path.exists({str(mark)!r}) and "
+        f"import os\n        if 1.5 <= t < 1.9 and not os.path.exists({str(mark)!r}) and "
         f"not __file__.startswith({str(tmp_path)!r}):  # on a worker only\n"
         f"            open({str(mark)!r}, 'w').close()\n"
         "            os._exit(1)"))
