@@ -21,11 +21,12 @@ that share one plan (the CPU's: one frame).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from hfrender.dof_layers import NEAR
+from hfrender.dof_layers import NEAR, disk_tables
 
 SPLAT_BUDGET = 1.0  # the splats' disks' pixels, at most this many times the frame's
 NO_LAYER = -2  # a splat's layer for the fields: none (as dof_slots.STILL, a moving pixel's)
@@ -97,12 +98,14 @@ def splats(xp: Any, at: Any, keys: Any, layer: Any, colour: Any) -> Splats:
                   np.abs(_host(keys.reshape(-1)[at])).astype(np.int64))
 
 
-def add(xp: Any, planes: Any, s: Splats, pick: np.ndarray, offsets: np.ndarray, side: int,
+def add(xp: Any, planes: Any, s: Splats, pick: np.ndarray, disk: tuple[int, int], side: int,
         win: Any, frame_pixels: int, w: int, stamps: int = 0) -> float:
     """Add the sources ``pick`` (host indices) of ``s`` with their own disks to ``planes``
     ((F, C + 1, h, w) on the window ``win``'s corner: a layer's scatter) in place: ``colour
-    / area`` and ``1 / area`` over the disk's pixels inside the image (turned over before
-    the focus plane, as :func:`hfrender.dof_layers.disk_spectrum` turns them). Returns
+    / area`` and ``1 / area`` over the pixels of the disk (of the tables of ``disk``, the
+    ``(max_d2, blades)`` of :func:`hfrender.dof_layers.disk_tables`) inside the image
+    (turned over before the focus plane, as :func:`hfrender.dof_layers.disk_spectrum` turns
+    them). Returns
     their largest weight: the layer's weight bound (its rounding: :data:`NOISE_W` of it)
     is at least that (a window of nothing but splats has no rounding to bound). Up to
     ``stamps`` sources (the CPU's :data:`STAMPS`; a GPU's kernels take them all at once)
@@ -110,7 +113,8 @@ def add(xp: Any, planes: Any, s: Splats, pick: np.ndarray, offsets: np.ndarray, 
     15 disks took 4 ms of a 640x360 frame's 45 at 64 px); more, by pixel, in parts of at
     most :data:`PART_PIXELS` (their index arrays: 200 MB at 1080p whole, a review)."""
     if len(pick) <= stamps:
-        return _stamped(xp, planes, s, pick, offsets, side, win, frame_pixels, w)
+        return _stamped(xp, planes, s, pick, disk, side, win, frame_pixels, w)
+    offsets = disk_tables(*disk)[0]
     ends = np.cumsum(s.area[pick])
     start = 0
     while start < len(pick):
@@ -151,35 +155,38 @@ def _by_pixel(xp: Any, planes: Any, s: Splats, pick: np.ndarray, offsets: np.nda
         planes[pf, c, py, px] += sums.astype(np.float32)
 
 
-def _stamped(xp: Any, planes: Any, s: Splats, pick: Any, offsets: np.ndarray, side: int,
+def _stamped(xp: Any, planes: Any, s: Splats, pick: Any, disk: tuple[int, int], side: int,
              win: Any, frame_pixels: int, w: int) -> float:
     """:func:`add`, a source at a time: its disk as a dense stamp over its square, clipped
-    to the window."""
+    to the window, ``[colour, 1]`` times it added to every plane at once."""
     at, areas = _host(s.at)[pick], s.area[pick]
-    colour = _host(s.colour)[:, pick]
-    c1, h, ww = planes.shape[1:]
+    values = np.ones((planes.shape[1], len(pick), 1, 1), np.float32)  # [colour, 1] each
+    values[:-1, :, 0, 0] = _host(s.colour)[:, pick]
+    h, ww = planes.shape[2:]
     most = 0.0
     for i in range(len(at)):
         f, rest = divmod(int(at[i]), frame_pixels)
         y, x = rest // w - win.y0, rest % w - win.x0
-        r, stamp = _stamp(offsets, int(areas[i]), side)
+        r, stamp = _stamp(disk, int(areas[i]), side)
         y0, y1, x0, x1 = max(0, y - r), min(h, y + r + 1), max(0, x - r), min(ww, x + r + 1)
         share = np.float32(1.0 / float(areas[i]))
-        piece = xp.asarray(stamp[y0 - y + r:y1 - y + r, x0 - x + r:x1 - x + r] * share)
-        for c in range(c1 - 1):
-            planes[f, c, y0:y1, x0:x1] += piece * colour[c, i]
-        planes[f, c1 - 1, y0:y1, x0:x1] += piece
+        piece = stamp[y0 - y + r:y1 - y + r, x0 - x + r:x1 - x + r] * share
+        planes[f, :, y0:y1, x0:x1] += xp.asarray(piece * values[:, i])
         most = max(most, float(share))
     return most
 
 
-def _stamp(offsets: np.ndarray, area: int, side: int) -> tuple[int, np.ndarray]:
-    """The disk of ``area`` (turned over before the focus plane) as a dense (2r + 1)^2 mask
-    of float32 ones, and its reach r."""
-    d = offsets[:area] * (-1 if side == NEAR else 1)
+@lru_cache(maxsize=STAMPS)
+def _stamp(disk: tuple[int, int], area: int, side: int) -> tuple[int, np.ndarray]:
+    """The disk of ``area`` (turned over before the focus plane) of the tables of ``disk``
+    (:func:`hfrender.dof_layers.disk_tables`' arguments) as a dense (2r + 1)^2 mask of
+    float32 ones, and its reach r; kept (a frame's 15 disks cost 0.5 ms to draw, a third of
+    their adding)."""
+    d = disk_tables(*disk)[0][:area] * (-1 if side == NEAR else 1)
     r = int(np.abs(d).max())
     mask = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
     mask[d[:, 0] + r, d[:, 1] + r] = 1.0
+    mask.flags.writeable = False  # (shared by every frame)
     return r, mask
 
 

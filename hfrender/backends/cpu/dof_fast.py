@@ -103,7 +103,7 @@ class _Ops(SplatOps):
         self.spans_table: Spans | None = None  # where the layers are (:meth:`spans`)
         largest = float(self.lin.max()) if self.lin.size else 0.0
         highlights.check_summable(largest, h * w)
-        self.cuts = highlights.edges(largest, lambda: highlights.usual(np, self.lin))
+        self.cuts = highlights.edges(largest, self.usual)
         self.largest = largest
 
     def __enter__(self) -> _Ops:

@@ -94,7 +94,7 @@ class _WindowOps(_Ops):
         super().__init__(mean, cls.max_d2, cls.blades)
         if mlin.size:  # the pixels that change layer bring their own light
             self.cuts = highlights.edges(max(float(mean.max()), float(mlin.max())),
-                                         lambda: highlights.usual(np, self.lin))
+                                         self.usual)
         self.plan = plan
         self.keep_far(plan)
         self.inside = inside_of_keys(np, cls.keys)

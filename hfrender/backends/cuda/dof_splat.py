@@ -11,7 +11,6 @@ import numpy as np
 from hfrender import dof_highlights as highlights
 from hfrender import dof_splats as splat
 from hfrender.dof_fft import Window
-from hfrender.dof_layers import disk_tables
 
 
 def plane_tops(xp: Any, light: Any) -> Any:
@@ -58,7 +57,7 @@ class SplatOps:
         if not pick.size:
             return light
         light, top = light if isinstance(light, tuple) else (light, plane_tops(xp, light))
-        most = splat.add(xp, light, self.splats, pick, disk_tables(self.max_d2, self.blades)[0],
+        most = splat.add(xp, light, self.splats, pick, (self.max_d2, self.blades),
                          side, win, self.frame_pixels, self.w)
         top[:, self.c] = xp.maximum(top[:, self.c], np.float32(most))
         return light, top
