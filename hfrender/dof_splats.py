@@ -59,18 +59,28 @@ def any_split(plan: Any) -> bool:
     return bool(((t > 0) & (t < 1)).any())
 
 
-def choose(xp: Any, planes: Any, keys: Any, t: Any, level: Any, budget: int) -> Any:
+def hot(xp: Any, planes: Any, level: Any) -> Any:
+    """Flat indices into the (F, H, W) frames of the sources whose largest colour
+    (``planes``: (C, F, H, W) or (C, H, W), the first three compared) passes their frame's
+    ``level`` (a number, or (F, 1, 1)): :func:`choose`'s pass over the frames (the CPU's
+    runs beside the frame's other first steps)."""
+    colour = [planes[c] for c in range(min(3, int(planes.shape[0])))]
+    level = xp.asarray(level, np.float32)
+    over = colour[0] > level
+    for plane in colour[1:]:  # (a plane at a time: the frame's largest only where hot)
+        over |= plane > level
+    return xp.flatnonzero(over)
+
+
+def choose(xp: Any, planes: Any, keys: Any, t: Any, level: Any, budget: int,
+           candidates: Any = None) -> Any:
     """Flat indices into the (F, H, W) frames of the sources to splat: between two disks
     (0 < ``t`` < 1), their largest colour (``planes``: (C, F, H, W) or (C, H, W), the first
     three compared) past their frame's ``level`` (a number, or (F, 1, 1)), each frame's
     brightest first while their disks' pixels (``|keys|``: each source's area) stay within
-    ``budget``; ``None`` where there are none."""
+    ``budget``; ``None`` where there are none. ``candidates``: :func:`hot`'s, already."""
     colour = [planes[c] for c in range(min(3, int(planes.shape[0])))]
-    level = xp.asarray(level, np.float32)
-    hot = colour[0] > level
-    for plane in colour[1:]:  # (a plane at a time: the frame's largest only where hot)
-        hot |= plane > level
-    at = xp.flatnonzero(hot)
+    at = hot(xp, planes, level) if candidates is None else candidates
     t = t.reshape(-1)[at]
     at = at[(t > 0) & (t < 1)]
     if not int(at.size):

@@ -123,6 +123,7 @@ class _Ops(SplatOps):
 
     def start(self, plan: Plan, keys: np.ndarray) -> None:
         self.plan = plan
+        self._look_for_highlights(plan)  # (on the transform thread, while these run)
         self.keep_far(plan)
         self.inside = inside_of_keys(np, keys)
         self.layer = np.empty(keys.shape, np.int32)  # -1: in focus
