@@ -38,7 +38,7 @@ from hfrender.engine.batch_paths import (
     project_defaults,
     unknown_field,
 )
-from hfrender.engine.batch_run import failed, hold, output_folders, run_one
+from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.project_fit import fitted_table
 from hfrender.engine.render_setup import NOT_IN_OUTPUT
@@ -364,13 +364,15 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
                         "left beside it (delete it once seen)", job.name, watch.name)
         return result
     resume = interrupted(job.output)
+    gone = [] if resume else state.gone(job)  # frames of a sequence gone: those alone
     before = (frames_kept(str(job.output)), segments_kept(job.output))  # a failure's made
     made = None  # the output folders this run made (a failure takes them back)
     try:
         made = output_folders(job)
         with hold(job):  # one writer at a time, an fx's inputs read
             try:
-                stats = run_one(job, resume, progress)
+                stats = remake(job, gone, state.jobs[job.name]["frames"], progress) if gone \
+                    else run_one(job, resume, progress)
             except InputError as exc:  # --resume's refusals (resume.resume_from)
                 if not resume or "--resume" not in str(exc):
                     raise

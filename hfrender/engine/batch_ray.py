@@ -28,6 +28,7 @@ from hfrender.io.sequence_names import is_sequence
 from hfrender.logs import JobNamed, filtered
 
 log = logging.getLogger(__name__)
+MENDED_HERE = 0.25  # a sequence with at most this share of its frames gone: made here
 
 
 def _failed(job: BatchJob, exc: BaseException, t0: float | None = None) -> JobResult:
@@ -126,7 +127,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
 
     with ExitStack() as held:  # the cluster jobs' outputs, one writer each (run_job: here)
         for i, job in enumerate(jobs):
-            if not _on_cluster(job):
+            if not _on_cluster(job) or _mended_here(job, state):
                 local.append(i)
             elif state.up_to_date(job) is not None:
                 done(i, run_job(job, state))  # up-to-date: skipped at once
@@ -205,6 +206,14 @@ def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict
         take_back(made)
         done(i, _failed(job, exc))
         return None
+
+
+def _mended_here(job: BatchJob, state: BatchState) -> bool:
+    """Whether a render's image sequence with frames gone (:meth:`BatchState.gone`) is
+    made here, those frames alone (:func:`run_job`): a few of them, at most
+    :data:`MENDED_HERE` of its frames; more, it is made whole on the cluster."""
+    gone = state.gone(job)
+    return bool(gone) and len(gone) <= MENDED_HERE * state.jobs[job.name]["frames"]
 
 
 def _on_cluster(job: BatchJob) -> bool:

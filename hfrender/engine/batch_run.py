@@ -70,14 +70,16 @@ def assets_of(scene: Any) -> dict:
             **scene_models(getattr(scene, "objects", []))}
 
 
-def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None) -> dict:
+def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
+            frames: tuple[int, int] | None = None) -> dict:
     """Run ``job``'s command: its figures (frames, made, retries, segments; a render's
-    models)."""
+    models); ``frames``: a render's output frames START:END alone (:func:`remake`)."""
     if job.kind == "render":
         from hfrender.engine.render import RenderJob
 
-        render = RenderJob(job.source, job.render_config(resume), scene_name=job.scene_class,
-                           progress=progress).prepare()
+        config = job.render_config(resume)
+        render = RenderJob(job.source, config if frames is None else config.with_(frames=frames),
+                           scene_name=job.scene_class, progress=progress).prepare()
         assets = assets_of(render.scene)  # as read: one edited while it renders is seen
         try:  # changed by the next run (were stamped after it, a review)
             s = render.run()
@@ -92,3 +94,32 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None)
     s = f.prepare().run()
     return {"frames": s.total, "made": s.total - (s.resumed_at or 0), "retries": s.retries,
             "segments": s.segments}
+
+
+def remake(job: Any, gone: list[int], total: int,
+           progress: Callable[[int, int], None] | None) -> dict:
+    """Make the frames ``gone`` (numbers, ascending) of a render job's image sequence of
+    ``total`` frames again, a render of each run of consecutive ones, the other frames
+    kept (:meth:`.batch_state.BatchState.gone`): :func:`run_one`'s figures, the progress
+    over the frames gone."""
+    runs = [[gone[0], gone[0] + 1]]
+    for k in gone[1:]:
+        if k == runs[-1][1]:
+            runs[-1][1] += 1
+        else:
+            runs.append([k, k + 1])
+    names = [job.output.name % k for k in gone]
+    log.warning("job %r: %s of %s gone since it was made: made again, its other %d frames "
+                "kept", job.name, names[0] if len(names) == 1 else
+                f"{len(names)} frames ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})",
+                job.output, total - len(gone))
+    figures = {"frames": total, "made": 0, "retries": 0, "segments": (0, 0), "models": {}}
+    for a, b in runs:
+        before = figures["made"]
+        step = None if progress is None else (
+            lambda done, _n, before=before: progress(before + done, len(gone)))
+        s = run_one(job, False, step, (a, b))
+        figures["made"] += s["made"]
+        figures["retries"] += s["retries"]
+        figures["models"].update(s["models"])
+    return figures

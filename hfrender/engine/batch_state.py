@@ -71,8 +71,30 @@ class BatchState:
         made = _made(job.output, job.frame_numbers(rec.get("frames", 0)))
         if made is None or not _same(rec, made, job.output):
             return None
-        return rec if all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items()) \
-            else None  # a model the scene loaded has changed (or is gone)
+        return rec if _assets_same(rec) else None
+
+    def gone(self, job: Any) -> list[int]:
+        """The numbers of the frames of a render job's image sequence that are gone since
+        it was made, where nothing else of it changed (settings, scene, models, and every
+        other frame as it was made): what a run makes again, alone (was: the whole sequence
+        for one frame deleted, a trial). None gone, all of them, or anything else changed:
+        ``[]`` (the job is up to date, or runs whole)."""
+        rec = self.jobs.get(job.name)
+        stamps = rec.get("stamps") if rec else None
+        rx = pattern_files(job.output.name) if job.kind == "render" else None
+        if rx is None or not isinstance(stamps, dict) or rec.get("key") != self.key(job) \
+                or not _assets_same(rec):
+            return []
+        gone = []
+        for name, was in stamps.items():
+            now, m = stamp(job.output.parent / name), rx.match(name)
+            if m is None or (now is not None and now != was):
+                return []  # a frame made again by hand (or not a frame): the job runs whole
+            if now is None:
+                gone.append(int(m.group(1)))
+        numbers = job.frame_numbers(rec.get("frames", 0))
+        added = numbers is None and set(_frame_files(job.output, None) or ()) - set(stamps)
+        return [] if added or len(gone) == len(stamps) else sorted(gone)
 
     def key(self, job: Any) -> str:
         """``job.key()``, once a run (a long sequence's frames are each looked at)."""
@@ -88,6 +110,9 @@ class BatchState:
             return
         if "size" in made:  # a file's content, told apart from its time (_same)
             made["fingerprint"] = fingerprint(job.output)
+        else:  # each frame's size and time: one gone is made again alone (gone())
+            made["stamps"] = {name: stamp(job.output.parent / name) for name in
+                              _frame_files(job.output, job.frame_numbers(frames)) or ()}
         self.jobs[job.name] = {"key": self.key(job), **made, "frames": frames,
                                "assets": dict(sorted((models or {}).items()))}
         mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
@@ -123,19 +148,29 @@ def _made(output: Path, numbers: range | None = None) -> dict | None:
     if not is_sequence(str(output)):
         st = stamp(output) if output.is_file() else None
         return None if st is None else {"size": st[0], "mtime_ns": st[1]}
-    rx, folder = pattern_files(output.name), output.parent
-    if rx is None or not folder.is_dir():
-        return None
-    if numbers is not None:
-        files = [output.name % k for k in numbers]
-    else:
-        files = sorted(f.name for f in folder.iterdir() if rx.match(f.name))
+    files = _frame_files(output, numbers)
     if not files:
         return None
     h = hashlib.sha256()
     for name in files:
-        h.update(f"{name} {stamp(folder / name)}\n".encode(errors="surrogateescape"))
+        h.update(f"{name} {stamp(output.parent / name)}\n".encode(errors="surrogateescape"))
     return {"sequence": h.hexdigest(), "files": len(files)}
+
+
+def _frame_files(output: Path, numbers: range | None) -> list[str] | None:
+    """The names of an image sequence's frames ``numbers`` (a job's range of it), else of
+    every file of its pattern there; None where its folder is not there."""
+    rx, folder = pattern_files(output.name), output.parent
+    if rx is None or not folder.is_dir():
+        return None
+    if numbers is not None:
+        return [output.name % k for k in numbers]
+    return sorted(f.name for f in folder.iterdir() if rx.match(f.name))
+
+
+def _assets_same(rec: dict) -> bool:
+    """Whether every model file the job's scene loaded is as it was (none changed or gone)."""
+    return all(stamp(Path(p)) == s for p, s in rec.get("assets", {}).items())
 
 
 def _a_record(rec: object) -> bool:

@@ -1,0 +1,112 @@
+"""A batch's image sequence with frames gone since it was made: those frames made again,
+alone, the others kept (was: the whole sequence, for one frame deleted, a trial)."""
+
+import json
+import logging
+
+import pytest
+
+from hfrender.engine.batch import load_jobs, run_job
+from hfrender.engine.batch_ray import _mended_here
+from hfrender.engine.batch_state import BatchState
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+
+# every frame its own picture: a ramp whose phase moves with time
+SHADER = """
+void mainImage(out vec4 fragColor, in vec2 fragCoord) {
+    fragColor = vec4(vec3(fract(0.37 * iTime + fragCoord.x / 32.0)), 1.0);
+}
+"""
+JOBS = """
+[[job]]
+name = "seq"
+scene = "ramp.frag"
+output = "frames/####.png"
+size = "32x8"
+fps = 24
+duration = 0.5
+{extra}
+"""
+
+
+def batch(folder, extra=""):
+    """The jobs file's one job and the batch's state, as ``hfrender batch`` loads them."""
+    (folder / "ramp.frag").write_text(SHADER)
+    (folder / "jobs.toml").write_text(JOBS.format(extra=extra))
+    (job,) = load_jobs(folder / "jobs.toml")
+    return job, BatchState.load(folder / "jobs.toml")
+
+
+def frames(folder):
+    """Each frame's name: (its bytes, its time)."""
+    return {f.name: (f.read_bytes(), f.stat().st_mtime_ns)
+            for f in sorted((folder / "frames").iterdir())}
+
+
+def test_the_frames_gone_are_made_again_alone_and_as_they_were(tmp_path, caplog):
+    job, state = batch(tmp_path)
+    assert run_job(job, state).frames_made == 12
+    made = frames(tmp_path)
+    assert len(made) == 12 and len({b for b, _ in made.values()}) == 12  # all different
+    gone = ["0002.png", "0003.png", "0007.png"]  # two runs of frames: 2-3, and 7
+    for name in gone:
+        (tmp_path / "frames" / name).unlink()
+    told = []
+    with caplog.at_level(logging.WARNING):
+        result = run_job(job, BatchState.load(tmp_path / "jobs.toml"),
+                         lambda done, total: told.append((done, total)))
+    assert (result.status, result.frames, result.frames_made) == ("done", 12, 3)
+    now = frames(tmp_path)
+    assert now == {**made, **{n: now[n] for n in gone}}  # the others untouched
+    assert all(now[n][0] == made[n][0] for n in gone)  # made again bit for bit
+    assert told[-1] == (3, 3)  # the progress over the frames gone, not each run's own
+    assert f"job 'seq': 3 frames (0002.png, 0003.png, 0007.png) of {tmp_path}/frames/%04d.png" \
+        " gone since it was made: made again, its other 9 frames kept" in caplog.text
+    assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "up-to-date"
+
+
+@pytest.mark.parametrize("change", ["a frame changed", "every frame gone", "a frame added",
+                                    "a state of before"])
+def test_anything_else_changed_makes_the_whole_sequence(tmp_path, change):
+    job, state = batch(tmp_path)
+    run_job(job, state)
+    folder = tmp_path / "frames"
+    (folder / "0004.png").unlink()
+    if change == "a frame changed":  # by hand: hfrender's picture is not known to be there
+        (folder / "0005.png").write_bytes((folder / "0006.png").read_bytes())
+    elif change == "every frame gone":
+        for f in folder.iterdir():
+            f.unlink()
+    elif change == "a frame added":  # of the pattern: the sequence is not the one made
+        (folder / "0012.png").write_bytes((folder / "0006.png").read_bytes())
+    else:  # recorded before the frames' own stamps were
+        path = tmp_path / ".jobs.toml.state.json"
+        records = json.loads(path.read_text())
+        del records["seq"]["stamps"]
+        path.write_text(json.dumps(records))
+    assert BatchState.load(tmp_path / "jobs.toml").gone(job) == []
+    result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert (result.status, result.frames_made) == ("done", 12)
+
+
+def test_a_jobs_range_of_a_sequence_makes_its_own_frames_gone(tmp_path):
+    job, state = batch(tmp_path, 'frames = "4:10"')
+    run_job(job, state)
+    assert sorted(frames(tmp_path)) == [f"{k:04d}.png" for k in range(4, 10)]
+    (tmp_path / "frames" / "0006.png").unlink()
+    (tmp_path / "frames" / "0001.png").write_bytes(b"another job's")  # not this job's
+    assert BatchState.load(tmp_path / "jobs.toml").gone(job) == [6]
+    result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert (result.frames, result.frames_made) == (6, 1)
+    assert (tmp_path / "frames" / "0006.png").is_file()
+
+
+def test_on_ray_a_few_frames_gone_are_made_here_more_on_the_cluster(tmp_path):
+    job, state = batch(tmp_path)
+    run_job(job, state)
+    for k in (1, 2, 3):  # 3 of 12: a quarter
+        (tmp_path / "frames" / f"{k:04d}.png").unlink()
+    assert _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    (tmp_path / "frames" / "0009.png").unlink()  # 4 of 12
+    assert not _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
