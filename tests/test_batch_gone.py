@@ -110,3 +110,18 @@ def test_on_ray_a_few_frames_gone_are_made_here_more_on_the_cluster(tmp_path):
     assert _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
     (tmp_path / "frames" / "0009.png").unlink()  # 4 of 12
     assert not _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+
+
+def test_a_file_of_the_pattern_past_the_jobs_frames_gone_makes_the_whole_sequence(tmp_path):
+    """The user's own file beside the frames (no mark of hfrender's: kept by the render,
+    and recorded with them), numbered past the render's frames, then deleted: the whole
+    sequence is made (was: a render of that frame alone, past the render's end, which
+    failed, and every run after failed as well)."""
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "frames" / "0020.png").write_bytes(b"mine")
+    job, state = batch(tmp_path)
+    run_job(job, state)
+    (tmp_path / "frames" / "0020.png").unlink()
+    assert BatchState.load(tmp_path / "jobs.toml").gone(job) == []
+    result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert (result.status, result.error, result.frames_made) == ("done", None, 12)

@@ -94,7 +94,10 @@ class BatchState:
                 gone.append(int(m.group(1)))
         numbers = job.frame_numbers(rec.get("frames", 0))
         added = numbers is None and set(_frame_files(job.output, None) or ()) - set(stamps)
-        return [] if added or len(gone) == len(stamps) else sorted(gone)
+        own = range(rec.get("frames", 0)) if numbers is None else numbers
+        if added or len(gone) >= len(own) or any(k not in own for k in gone):
+            return []  # (a file of the pattern not the job's, the user's own: was a range
+        return sorted(gone)  # past the render's frames, and every run failed, a review)
 
     def key(self, job: Any) -> str:
         """``job.key()``, once a run (a long sequence's frames are each looked at)."""
