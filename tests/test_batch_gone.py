@@ -125,3 +125,37 @@ def test_a_file_of_the_pattern_past_the_jobs_frames_gone_makes_the_whole_sequenc
     assert BatchState.load(tmp_path / "jobs.toml").gone(job) == []
     result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
     assert (result.status, result.error, result.frames_made) == ("done", None, 12)
+
+
+def test_a_remake_stopped_is_made_again_alone(tmp_path, monkeypatch):
+    """A remake stopped midway (a full disk; a Ctrl-C alike) leaves its finished frames for
+    --resume, of its own range: the next run makes the frames gone again, alone, that work
+    started over (was: --resume refused it as of other settings, and the whole sequence
+    was made again, after a Ctrl-C's "a half-done one resumes"), on Ray here too."""
+    from hfrender.io import writers
+    from hfrender.io.resume import interrupted
+
+    job, state = batch(tmp_path)
+    run_job(job, state)
+    made = frames(tmp_path)
+    for k in (2, 3):
+        (tmp_path / "frames" / f"{k:04d}.png").unlink()
+    write = writers.PngSequenceWriter.write
+
+    def full(self, frame):
+        if self.frames_written == 1:
+            raise writers.WriteFailed("no room")
+        write(self, frame)
+
+    with monkeypatch.context() as m:
+        m.setattr(writers.PngSequenceWriter, "write", full)
+        assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "failed"
+    assert interrupted(job.output)  # (frame 2, in the stopped run's work)
+    assert _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert (result.status, result.frames, result.frames_made) == ("done", 12, 2)
+    assert not interrupted(job.output)
+    now = frames(tmp_path)
+    assert sorted(now) == sorted(made) and all(now[n][0] == made[n][0] for n in made)
+    assert all(now[n] == made[n] for n in made if n not in ("0002.png", "0003.png"))
+    assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "up-to-date"

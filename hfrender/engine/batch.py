@@ -363,8 +363,9 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
             log.warning("job %r is up to date; %s, an interrupted run's frames to watch, is "
                         "left beside it (delete it once seen)", job.name, watch.name)
         return result
-    resume = interrupted(job.output)
-    gone = [] if resume else state.gone(job)  # frames of a sequence gone: those alone
+    gone = state.gone(job)  # frames of a sequence gone: those alone, an interrupted run's
+    resume = not gone and interrupted(job.output)  # work (a remake's) started over (was:
+    # the whole sequence again after a remake stopped, said to resume, a review)
     before = (frames_kept(str(job.output)), segments_kept(job.output))  # a failure's made
     made = None  # the output folders this run made (a failure takes them back)
     try:
