@@ -159,3 +159,32 @@ def test_a_remake_stopped_is_made_again_alone(tmp_path, monkeypatch):
     assert sorted(now) == sorted(made) and all(now[n][0] == made[n][0] for n in made)
     assert all(now[n] == made[n] for n in made if n not in ("0002.png", "0003.png"))
     assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "up-to-date"
+
+
+def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path, monkeypatch):
+    """Two runs of frames gone (2-3 and 7), the second fails: the next run makes frame 7
+    alone (was: the frames of the first run, made again, read as changed by hand, and the
+    whole sequence made)."""
+    from hfrender.engine import batch_run
+
+    job, state = batch(tmp_path)
+    run_job(job, state)
+    for k in (2, 3, 7):
+        (tmp_path / "frames" / f"{k:04d}.png").unlink()
+    one = batch_run.run_one
+
+    def second_fails(job, resume, progress, frames=None):
+        if frames == (7, 8):
+            raise batch_run.HFRenderError("no room")
+        return one(job, resume, progress, frames)
+
+    with monkeypatch.context() as m:
+        m.setattr(batch_run, "run_one", second_fails)
+        result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert result.status == "failed" and "no room" in result.error
+    assert BatchState.load(tmp_path / "jobs.toml").gone(job) == [7]
+    kept = frames(tmp_path)
+    result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert (result.status, result.frames, result.frames_made) == ("done", 12, 1)
+    assert {n: v for n, v in frames(tmp_path).items() if n != "0007.png"} == kept
+    assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "up-to-date"

@@ -372,7 +372,7 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         made = output_folders(job)
         with hold(job):  # one writer at a time, an fx's inputs read
             try:
-                stats = remake(job, gone, state.jobs[job.name]["frames"], progress) if gone \
+                stats = remake(job, state, gone, progress) if gone \
                     else run_one(job, resume, progress)
             except InputError as exc:  # --resume's refusals (resume.resume_from)
                 if not resume or "--resume" not in str(exc):

@@ -96,12 +96,13 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
             "segments": s.segments}
 
 
-def remake(job: Any, gone: list[int], total: int,
+def remake(job: Any, state: Any, gone: list[int],
            progress: Callable[[int, int], None] | None) -> dict:
-    """Make the frames ``gone`` (numbers, ascending) of a render job's image sequence of
-    ``total`` frames again, a render of each run of consecutive ones, the other frames
-    kept (:meth:`.batch_state.BatchState.gone`): :func:`run_one`'s figures, the progress
-    over the frames gone."""
+    """Make the frames ``gone`` (numbers, ascending) of a render job's image sequence
+    again, a render of each run of consecutive ones, the other frames kept
+    (:meth:`.batch_state.BatchState.gone`; ``state``'s record, each run's frames recorded
+    as it ends): :func:`run_one`'s figures, the progress over the frames gone."""
+    total = state.jobs[job.name]["frames"]
     runs = [[gone[0], gone[0] + 1]]
     for k in gone[1:]:
         if k == runs[-1][1]:
@@ -119,6 +120,7 @@ def remake(job: Any, gone: list[int], total: int,
         step = None if progress is None else (
             lambda done, _n, before=before: progress(before + done, len(gone)))
         s = run_one(job, False, step, (a, b))
+        state.restamp(job, range(a, b))
         figures["made"] += s["made"]
         figures["retries"] += s["retries"]
         figures["models"].update(s["models"])

@@ -113,12 +113,30 @@ class BatchState:
             return
         if "size" in made:  # a file's content, told apart from its time (_same)
             made["fingerprint"] = fingerprint(job.output)
-        else:  # each frame's size and time: one gone is made again alone (gone())
-            made["stamps"] = {name: stamp(job.output.parent / name) for name in
+        elif job.kind == "render":  # each frame's size and time: one gone is made again
+            made["stamps"] = {name: stamp(job.output.parent / name) for name in  # (gone())
                               _frame_files(job.output, job.frame_numbers(frames)) or ()}
         self.jobs[job.name] = {"key": self.key(job), **made, "frames": frames,
                                "assets": dict(sorted((models or {}).items()))}
-        mine = {job.name: self.jobs[job.name]}  # with what another batch of the file recorded
+        self._write(job)
+
+    def restamp(self, job: Any, numbers: range) -> None:
+        """The frames ``numbers`` of a render job's image sequence made again (a run of
+        :func:`.batch_run.remake`): their sizes and times recorded, the rest of its record
+        as it was, so that a remake stopped later makes only the frames it had not (was:
+        those made again counted as changed by hand, and the whole sequence made, a
+        review)."""
+        rec = self.jobs.get(job.name)
+        if rec is None or not isinstance(rec.get("stamps"), dict) or not self.writable:
+            return
+        for k in numbers:
+            rec["stamps"][job.output.name % k] = stamp(job.output.parent / (job.output.name % k))
+        self._write(job)
+
+    def _write(self, job: Any) -> None:
+        """The state file, ``job``'s record in it (with what another batch of the file
+        recorded), written whole or not at all."""
+        mine = {job.name: self.jobs[job.name]}
         self.jobs = {**_records(self.path), **mine}
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
