@@ -20,17 +20,21 @@ that share one plan (the CPU's: one frame).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from hfrender.dof_fft import trim
 from hfrender.dof_layers import NEAR, disk_tables
 
 SPLAT_BUDGET = 1.0  # the splats' disks' pixels, at most this many times the frame's
 NO_LAYER = -2  # a splat's layer for the fields: none (as dof_slots.STILL, a moving pixel's)
 PART_PIXELS = 1 << 20  # the disks' pixels added by pixel at once, at most
+STAMP_BYTES = 16 << 20  # the disks' stamps kept across frames, at most, a thread
+_kept = threading.local()  # each thread's stamps (_stamp)
 STAMPS = 256  # the CPU adds a window's splats one by one up to this many (more: all at
 #               once, by pixel: 200 disks of 3,000 px, 1080p at 64 px, 40 ms against 7)
 
@@ -186,17 +190,27 @@ def _stamped(xp: Any, planes: Any, s: Splats, pick: Any, disk: tuple[int, int], 
     return most
 
 
-@lru_cache(maxsize=STAMPS)
 def _stamp(disk: tuple[int, int], area: int, side: int) -> tuple[int, np.ndarray]:
     """The disk of ``area`` (turned over before the focus plane) of the tables of ``disk``
     (:func:`hfrender.dof_layers.disk_tables`' arguments) as a dense (2r + 1)^2 mask of
-    float32 ones, and its reach r; kept (a frame's 15 disks cost 0.5 ms to draw, a third of
-    their adding)."""
+    float32 ones, and its reach r; kept, each thread its own, least recently used out first
+    past :data:`STAMP_BYTES` (a frame's 15 disks cost 0.5 ms to draw, a third of their
+    adding; a 400 px disk's mask is 0.6 MB)."""
+    kept = getattr(_kept, "stamps", None)
+    if kept is None:
+        kept = _kept.stamps = OrderedDict()
+    key = (disk, area, side)
+    mask = kept.get(key)
+    if mask is not None:
+        kept.move_to_end(key)
+        return mask.shape[0] // 2, mask
     d = disk_tables(*disk)[0][:area] * (-1 if side == NEAR else 1)
     r = int(np.abs(d).max())
     mask = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
     mask[d[:, 0] + r, d[:, 1] + r] = 1.0
-    mask.flags.writeable = False  # (shared by every frame)
+    mask.flags.writeable = False  # (shared by the thread's frames)
+    kept[key] = mask
+    trim(kept, STAMP_BYTES)
     return r, mask
 
 

@@ -150,3 +150,25 @@ def test_the_cuda_backend_splats_as_numpy_does(dev, rng, monkeypatch):
     monkeypatch.setattr(dof_splats, "SPLAT_BUDGET", 0.0)
     layers_alone = CPUBackend().fuse(frames, depth, ww, [lens, lens], True)
     assert np.abs(cpu - layers_alone).max() > 0.1  # splatted
+
+
+def test_the_stamps_kept_are_the_disks_within_their_budget(monkeypatch):
+    """Each disk's stamp is drawn once and kept (a thread's, least recently used out first
+    past STAMP_BYTES: was 256 of any size, 160 MB of 400 px disks); a stamp kept is the
+    disk, turned over before the focus plane."""
+    from hfrender.dof_layers import FAR, NEAR, disk_tables
+
+    monkeypatch.setattr(dof_splats, "_kept", __import__("threading").local())
+    monkeypatch.setattr(dof_splats, "STAMP_BYTES", 3 * 4 * 41 ** 2)  # three 20 px stamps
+    disk = (400, 5)
+    offsets = disk_tables(*disk)[0]
+    for area in (100, 400, 700, 900, 400):
+        for side in (FAR, NEAR):
+            r, mask = dof_splats._stamp(disk, area, side)
+            d = offsets[:area] * (-1 if side == NEAR else 1)
+            assert r == np.abs(d).max() and mask.sum() == area
+            assert (mask[d[:, 0] + r, d[:, 1] + r] == 1).all()
+            assert dof_splats._stamp(disk, area, side)[1] is mask  # kept
+    kept = dof_splats._kept.stamps
+    assert sum(m.nbytes for m in kept.values()) <= dof_splats.STAMP_BYTES
+    assert list(kept)[-1] == (disk, 400, NEAR) and len(kept) < 10
