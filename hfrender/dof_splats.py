@@ -120,11 +120,12 @@ def add(xp: Any, planes: Any, s: Splats, pick: np.ndarray, disk: tuple[int, int]
     ``(max_d2, blades)`` of :func:`hfrender.dof_layers.disk_tables`) inside the image
     (turned over before the focus plane, as :func:`hfrender.dof_layers.disk_spectrum` turns
     them). Returns their largest weight: the layer's weight bound (its rounding:
-    :data:`NOISE_W` of it) is at least that (a window of nothing but splats has no rounding to bound). Up to
-    ``stamps`` sources (the CPU's :data:`STAMPS`; a GPU's kernels take them all at once)
-    are added one by one, each disk a dense stamp over its square (indexing every pixel of
-    15 disks took 4 ms of a 640x360 frame's 45 at 64 px); more, by pixel, in parts of at
-    most :data:`PART_PIXELS` (their index arrays: 200 MB at 1080p whole, a review)."""
+    :data:`NOISE_W` of it) is at least that (a window of nothing but splats has no rounding
+    to bound). Up to ``stamps`` sources (the CPU's :data:`STAMPS`; a GPU's kernels take
+    them all at once) are added one by one, each disk a dense stamp over its square
+    (indexing every pixel of 15 disks took 4 ms of a 640x360 frame's 45 at 64 px); more, by
+    pixel, in parts of at most :data:`PART_PIXELS` (their index arrays: 200 MB at 1080p
+    whole, a review)."""
     if len(pick) <= stamps:
         return _stamped(xp, planes, s, pick, disk, side, win, frame_pixels, w)
     offsets = disk_tables(*disk)[0]

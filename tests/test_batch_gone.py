@@ -62,7 +62,8 @@ def test_the_frames_gone_are_made_again_alone_and_as_they_were(tmp_path, caplog)
     assert all(now[n][0] == made[n][0] for n in gone)  # made again bit for bit
     assert told[-1] == (3, 3)  # the progress over the frames gone, not each run's own
     assert f"job 'seq': 3 frames (0002.png, 0003.png, 0007.png) of {tmp_path}/frames/%04d.png" \
-        " gone since it was made: made again, its other 9 frames kept" in caplog.text
+        " gone since it was made: making them again alone (its other 9 frames kept)" \
+        in caplog.text
     assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "up-to-date"
 
 

@@ -110,10 +110,11 @@ def remake(job: Any, state: Any, gone: list[int],
         else:
             runs.append([k, k + 1])
     names = [job.output.name % k for k in gone]
-    log.warning("job %r: %s of %s gone since it was made: made again, its other %d frames "
-                "kept", job.name, names[0] if len(names) == 1 else
-                f"{len(names)} frames ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})",
-                job.output, total - len(gone))
+    which = names[0] if len(names) == 1 else \
+        f"{len(names)} frames ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+    log.warning("job %r: %s of %s gone since it was made: making %s again alone (its other "
+                "%d frames kept)", job.name, which, job.output,
+                "it" if len(names) == 1 else "them", total - len(gone))
     figures = {"frames": total, "made": 0, "retries": 0, "segments": (0, 0), "models": {}}
     for a, b in runs:
         before = figures["made"]
