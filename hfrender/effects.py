@@ -82,10 +82,7 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), dtype, on_device)
     res = _backend(backend, on_device).motion_blur(
         arr, w, stride, linear_light, None if straight else _apart(out, arr))
-    res = _straight(res, dtype, linear_light) if straight else res
-    if res is not out:
-        out[...] = res
-    return out
+    return _into(out, _straight(res, dtype, linear_light) if straight else res)
 
 
 def _apart(out: Any, *inputs: Any) -> Any:
@@ -266,6 +263,12 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         res = chosen.reconstruct(frames, hyperframe.depth, velocity,
                                  np.asarray(hyperframe.timestamps, np.float64), weights,
                                  spans, lens, linear_light, target, dof_method=dof_method)
+    return _into(out, res)
+
+
+def _into(out: Any, res: Any) -> Any:
+    """``res`` in ``out`` where one is given (``out`` itself, the backend's result copied
+    in unless it wrote there), else ``res``."""
     if out is not None and res is not out:
         out[...] = res
         return out
