@@ -10,6 +10,35 @@ from ray_helpers import descendants
 
 pytest_plugins = ["pytester"]  # tests/test_gl_checks.py runs the GL fixture on a test
 
+# .ci/run names a file here: each test's id is written to it as the test starts, so that a
+# pytest ended silently (a signal, an exit from a library) still says where it was
+TRACE = os.environ.get("HFRENDER_TEST_TRACE")
+_TEST_PID, _exit = os.getpid(), os._exit
+
+
+def _exit_said(code):
+    """``os._exit``, its stack said when it would end this test process (in the
+    ``TRACE`` file: pytest's capture of stderr goes with the process; a child forked from
+    this one exits as it would have)."""
+    if os.getpid() == _TEST_PID:
+        import traceback
+
+        said = f"os._exit({code}) in the test process, from:\n" + "".join(
+            traceback.format_stack()[-16:])
+        if TRACE:
+            with open(TRACE, "a") as out:
+                out.write(said)
+        os.write(2, said.encode())
+    _exit(code)
+
+
+os._exit = _exit_said
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if TRACE:
+        Path(TRACE).write_text(nodeid + "\n")
+
 
 def pytest_addoption(parser):
     parser.addoption("--regen-golden", action="store_true", default=False,
@@ -174,7 +203,8 @@ def local_ray():
     ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
     started = not ray.is_initialized()
     if started:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=256 << 20)  # (Ray's own: 30% of the machine's memory)
     yield ray
     if started:
         ray.shutdown()
