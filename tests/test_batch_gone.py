@@ -163,9 +163,10 @@ def test_a_remake_stopped_is_made_again_alone(tmp_path, monkeypatch):
 
 
 def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path, monkeypatch):
-    """Two runs of frames gone (2-3 and 7), the second fails: the next run makes frame 7
-    alone (was: the frames of the first run, made again, read as changed by hand, and the
-    whole sequence made)."""
+    """Two runs of frames gone (2-3 and 7), the second fails: its result counts the frames
+    the first made and the sequence's 11 (were 0 and 0); the next run makes frame 7 alone
+    (was: the frames of the first run, made again, read as changed by hand, and the whole
+    sequence made)."""
     from hfrender.engine import batch_run
 
     job, state = batch(tmp_path)
@@ -183,6 +184,7 @@ def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path,
         m.setattr(batch_run, "run_one", second_fails)
         result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
     assert result.status == "failed" and "no room" in result.error
+    assert (result.frames, result.frames_made) == (11, 2)  # (were 0 and 0: the failed run's)
     assert BatchState.load(tmp_path / "jobs.toml").gone(job) == [7]
     kept = frames(tmp_path)
     result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))

@@ -54,6 +54,9 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
         result.error += f"; the frames finished so far are in {kept}"
     result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
     result.frames_made = max(0, result.frames - before[0])
+    remade = getattr(exc, "remade", None)  # a remake's: (the sequence's frames, those made
+    if remade is not None:  # by its runs that ended); the failed run's kept for --resume
+        result.frames, result.frames_made = remade[0], remade[1] + result.frames_made
     result.segments_reused = before[1] if result.frames else 0
     result.segments_made = max(0, segments_kept(job.output) - before[1])
     take_back(made)
@@ -120,7 +123,11 @@ def remake(job: Any, state: Any, gone: list[int],
         before = figures["made"]
         step = None if progress is None else (
             lambda done, _n, before=before: progress(before + done, len(gone)))
-        s = run_one(job, False, step, (a, b))
+        try:
+            s = run_one(job, False, step, (a, b))
+        except HFRenderError as exc:  # its result counts the runs that ended (was: none)
+            exc.remade = (total - len(gone) + figures["made"], figures["made"])
+            raise
         state.restamp(job, range(a, b))
         figures["made"] += s["made"]
         figures["retries"] += s["retries"]
