@@ -95,11 +95,11 @@ def test_the_readme_scene_is_the_file_and_it_orbits(tmp_path):
 
 
 def test_the_readme_hyperframe_loop_runs_as_printed_and_makes_every_output():
-    """The README's loop, at a small frame size, gives every output frame once, in order,
-    as motion_blur makes them over the whole stream (the last, partly filled hyperframe
-    too: without flush_remaining the last output was lost)."""
+    """The effects guide's loop (docs/effects.md, Hyperframes), at a small frame size, gives
+    every output frame once, in order, as motion_blur makes them over the whole stream (the
+    last, partly filled hyperframe too: without flush_remaining the last output was lost)."""
     root = EXAMPLES.parent
-    readme = (root / "README.md").read_text()
+    readme = (root / "docs" / "effects.md").read_text()
     start = readme.index("```python\n# yours: stream") + len("```python\n")
     code = readme[start:readme.index("```", start)]
     assert "(720, 1280, 4), np.uint8, capacity=64" in code

@@ -42,7 +42,7 @@ def one_line(excinfo):
     (hf.Camera, "aperture_rotation", "Camera has no attribute 'aperture_rotation'; "
                                      "aperture_rotation is another tool's: the bokeh polygon's "
                                      "turn is fixed: a corner at 0 degrees behind the focus "
-                                     "plane (README, Depth of field)"),
+                                     "plane (docs/rendering.md, Depth of field)"),
     (hf.Camera, "aperture_size", "Camera has no attribute 'aperture_size'; aperture_size is "
                                  "another tool's name (Blender's, manim's): here it is "
                                  "'f_stop'"),

@@ -505,11 +505,11 @@ def test_the_readmes_loop_limit_is_llvmpipes_for_all_of_a_pixels_loops(tmp_path)
     """The README said "a loop stops after 65,535 iterations"; on llvmpipe the limit is
     shared by all the loops of one pixel (a trial measured it): its figures, measured.
     The count is written as two 8-bit codes (high, low)."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "docs" / "rendering.md").read_text()
     said = re.search(r"300 x 300 nested loops stop at about ([\d,]+) of their 90,000, two "
                      r"loops of 40,000 in a row at ([\d,]+); 200 x 200 runs whole",
                      " ".join(readme.split()))
-    assert said, "the README's sentence on llvmpipe's loop limit"
+    assert said, "docs/rendering.md's sentence on llvmpipe's loop limit"
     nested = "for (int i = 0; i < N + iFrame; i++) for (int j = 0; j < N + iFrame; j++) k++;"
     row = "for (int i = 0; i < 40000 + iFrame; i++) k++; for (int j = 0; j < 40000; j++) k++;"
     counts = {}

@@ -80,7 +80,7 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm"}
 # another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
 NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
-                                 "behind the focus plane (README, Depth of field)",
+                                 "behind the focus plane (docs/rendering.md, Depth of field)",
             "aperture_ratio": "the aperture is round or a regular polygon: no anamorphic "
                               "ratio"}
 TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
