@@ -599,8 +599,10 @@ def test_progress_in_a_log_names_each_job(folder, monkeypatch, capsys):
     labels = {ln.split(": ")[0] for ln in lines}
     assert labels == {"[1/3] bar", "[2/3] smooth", "[3/3] frames"}, lines
     assert any(ln.startswith("[1/3] bar: 6/12 frames (50%)") for ln in lines), lines
-    # each line, and each job's end, with the time of day (a night's log said not when)
-    ends = [ln for ln in err if re.fullmatch(r"\[\d/3\] \w+: done \(\d\d:\d\d:\d\d\)", ln)]
+    # each line, and each job's end, with the time of day (a night's log said not when) and
+    # how long the job took (a night's log said it only in the table at the end)
+    ends = [ln for ln in err
+            if re.fullmatch(r"\[\d/3\] \w+: done in \d+s \(\d\d:\d\d:\d\d\)", ln)]
     assert len(ends) == 3 and all(re.search(r" \(now \d\d:\d\d:\d\d\)$", ln) for ln in lines), err
 
 

@@ -315,7 +315,8 @@ def _tell(result: object, n: int, total: int, quiet: bool) -> None:
     """A job's end on stderr; a failure even with --quiet (an error, not progress)."""
     if not quiet or result.error:
         why = f": {result.error}" if result.error else ""
-        print(f"[{n}/{total}] {result.name}: {result.status}{why} ({time_of_day()})",
+        took = f" in {span(result.seconds)}" if result.status in ("done", "resumed") else ""
+        print(f"[{n}/{total}] {result.name}: {result.status}{took}{why} ({time_of_day()})",
               file=sys.stderr)
 
 
