@@ -107,4 +107,6 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
     if not (isinstance(exc, OSError) and exc.errno in SYSTEM_SAID):
         return None
     where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f) or "a file"
-    return SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
+    said = SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
+    said.__cause__ = exc  # (what a batch's failed job reads: a remake's figures)
+    return said

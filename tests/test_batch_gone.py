@@ -1,6 +1,7 @@
 """A batch's image sequence with frames gone since it was made: those frames made again,
 alone, the others kept (was: the whole sequence, for one frame deleted, a trial)."""
 
+import errno
 import json
 import logging
 
@@ -162,7 +163,9 @@ def test_a_remake_stopped_is_made_again_alone(tmp_path, monkeypatch):
     assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "up-to-date"
 
 
-def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path, monkeypatch):
+@pytest.mark.parametrize("error", ["an hfrender error", "a full disk"])
+def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path, monkeypatch,
+                                                                       error):
     """Two runs of frames gone (2-3 and 7), the second fails: its result counts the frames
     the first made and the sequence's 11 (were 0 and 0); the next run makes frame 7 alone
     (was: the frames of the first run, made again, read as changed by hand, and the whole
@@ -176,6 +179,8 @@ def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path,
     one = batch_run.run_one
 
     def second_fails(job, resume, progress, frames=None):
+        if frames == (7, 8) and error == "a full disk":
+            raise OSError(errno.ENOSPC, "No space left on device", "frames/0007.png")
         if frames == (7, 8):
             raise batch_run.HFRenderError("no room")
         return one(job, resume, progress, frames)
@@ -183,7 +188,8 @@ def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path,
     with monkeypatch.context() as m:
         m.setattr(batch_run, "run_one", second_fails)
         result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
-    assert result.status == "failed" and "no room" in result.error
+    assert result.status == "failed" and ("No space" if error == "a full disk" else "no room") \
+        in result.error
     assert (result.frames, result.frames_made) == (11, 2)  # (were 0 and 0: the failed run's)
     assert BatchState.load(tmp_path / "jobs.toml").gone(job) == [7]
     kept = frames(tmp_path)

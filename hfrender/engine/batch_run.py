@@ -54,8 +54,8 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
         result.error += f"; the frames finished so far are in {kept}"
     result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
     result.frames_made = max(0, result.frames - before[0])
-    remade = getattr(exc, "remade", None)  # a remake's: (the sequence's frames, those made
-    if remade is not None:  # by its runs that ended); the failed run's kept for --resume
+    remade = getattr(exc, "remade", getattr(exc.__cause__, "remade", None))  # a remake's:
+    if remade is not None:  # (the sequence's frames, those made by its runs that ended)
         result.frames, result.frames_made = remade[0], remade[1] + result.frames_made
     result.segments_reused = before[1] if result.frames else 0
     result.segments_made = max(0, segments_kept(job.output) - before[1])
@@ -125,7 +125,7 @@ def remake(job: Any, state: Any, gone: list[int],
             lambda done, _n, before=before: progress(before + done, len(gone)))
         try:
             s = run_one(job, False, step, (a, b))
-        except HFRenderError as exc:  # its result counts the runs that ended (was: none)
+        except (HFRenderError, OSError) as exc:  # its result counts the runs that ended
             exc.remade = (total - len(gone) + figures["made"], figures["made"])
             raise
         state.restamp(job, range(a, b))
