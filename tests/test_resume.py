@@ -710,3 +710,21 @@ def test_a_ray_runs_own_gl_and_backend_are_not_told_as_changes(tmp_path):
         _matching("o.mp4", tmp_path, here, "render")
     assert str(err.value) == ("--resume: the settings changed since the interrupted render "
                               "(samples 64 -> 32); render without --resume to start over")
+
+
+def test_fx_settings_changed_are_named_as_fxs_flags():
+    """fx's refused --resume named its settings' own names: "window 3 -> 4" for
+    --motion-blur 4, "linear-light on -> off" for --gamma-space, "input-fps unset -> 25" for
+    --fps 25 (a trial); each is named as its flag is."""
+    from hfrender.engine.fx_settings import FxSettings
+    from hfrender.io.segments import Manifest
+
+    kept = Manifest(FxSettings(window=3).output_settings(), 10, 5, 0)
+    assert kept.differences(FxSettings(window=4).output_settings()) == [
+        "motion-blur 3 -> 4"]
+    assert kept.differences(FxSettings(window=3, linear_light=False).output_settings()) == [
+        "gamma-space off -> on"]
+    assert kept.differences(FxSettings(window=3, input_fps=25.0).output_settings()) == [
+        "fps unset -> 25"]
+    assert kept.differences(FxSettings(window=3, stride=3, weights="triangle")
+                            .output_settings()) == ["stride 1 -> 3", "weights box -> triangle"]

@@ -31,6 +31,7 @@ from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
 from hfrender.io.segment_cuts import MIN_SEGMENT
 from hfrender.io.sequence_names import is_sequence
+from hfrender.io.setting_changes import differences
 from hfrender.io.writers import Closing, VideoWriter, check_output
 
 MANIFEST = "manifest.json"
@@ -168,54 +169,9 @@ class Manifest:
         return nxt
 
     def differences(self, other: dict) -> list[str]:
-        """What changed, as the command line says it (``f-stop 2 -> 2.8``; a group of
-        settings such as the lens by each of its own)."""
-        mine, theirs = _flat(self.settings), _flat(other)
-        out = []
-        for k in sorted(set(mine) | set(theirs)):
-            a, b = mine.get(k), theirs.get(k)
-            if a == b:
-                continue
-            if k.endswith("_sha256") or k in FILES:  # a file's checksum, or its identity
-                out.append(f"the {FILES.get(k, k.removesuffix('_sha256') + ' file')} changed")
-                continue
-            if k in ("scene_modules", "scene_files"):  # by their checksums
-                a, b, what = a or {}, b or {}, "module" if k == "scene_modules" else "file"
-                out += [f"the scene's {what} {m} "
-                        f"{'changed' if m in a and m in b else 'is new' if m in b else 'is gone'}"
-                        for m in sorted(set(a) | set(b)) if a.get(m) != b.get(m)]
-                continue
-            shown = (_shown(k, a), _shown(k, b))  # as given, unless that reads the same
-            out.append(f"{k.replace('_', '-')} " + " -> ".join(  # (29.97, 29.970001)
-                shown if shown[0] != shown[1] else (repr(a), repr(b))))
-        return out
-
-
-FILES = {"input": "input", "depth": "depth pass"}  # settings that identify a file
-
-
-def _flat(settings: dict) -> dict:
-    """``settings`` with the lens (a dict) replaced by its own entries."""
-    out = {}
-    for k, v in settings.items():
-        out.update(v if k == "lens" and isinstance(v, dict) else {k: v})
-    return out
-
-
-def _shown(key: str, value: object) -> str:
-    """A setting as it is given on the command line: unset, 64x36, 0:200, 30,12, 2.8, fast."""
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
-            v is None or isinstance(v, int) for v in value):
-        a, b = ("" if v is None else v for v in value)
-        sep = {"size": "x", "focus_pixel": ","}.get(key, ":")  # else a frame range
-        return f"{a}{sep}{b}"
-    return str(value)
+        """What changed, as the command line says it (``f-stop 2 -> 2.8``):
+        :func:`hfrender.io.setting_changes.differences`."""
+        return differences(self.settings, other)
 
 
 class SegmentedWriter(Closing):
