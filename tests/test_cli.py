@@ -301,6 +301,24 @@ def test_a_long_runs_rate_and_time_left_are_the_last_minutes(capsys):
     assert left_text(state, 720, 840, 120.0) == "about 1m00s left"  # (at 6.0: 20 s)
 
 
+def test_a_rate_under_a_frame_a_second_keeps_two_figures(capsys):
+    """A slow run (the exact depth of field: 5.6 s a frame) said "0.0 fps, about 47m20s
+    left" (a trial): under 1 fps the rate keeps two significant figures."""
+    from hfrender.cli.progress import progress_lines, rate_text
+
+    for made, seconds, said in ((5, 28.0, "0.18 fps"), (1, 50.0, "0.02 fps"),
+                                (9, 10000.0, "0.0009 fps"), (10, 10.0, "1.0 fps")):
+        state: dict = {}
+        assert rate_text(state, 1, 0.0) == ""
+        assert rate_text(state, 1 + made, seconds) == said
+    times = iter([0.0, 0.0, 56.0])
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
+    update(1, 90)
+    update(11, 90)
+    assert capsys.readouterr().err == ("fx: 11/90 frames (12%), 0.18 fps, about 7m22s left "
+                                       "(now 12:00:00)\n")
+
+
 def test_the_bars_rate_waits_a_second_past_its_first_frames():
     """Frames finish in bursts (a hyperframe's at once): the bar says no rate for the
     first second after its first count, then the frames made since it over the time."""

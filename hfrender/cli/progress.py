@@ -63,7 +63,15 @@ def rate_text(state: dict, done: int, now: float) -> str:
     the first count: frames finish in bursts (a hyperframe's at once), and a burst's
     first hundredths of a second made a bar say ``495.0 fps``."""
     rate = _rate(state, done, now)
-    return f"{rate:.1f} fps" if now - state["t0"] >= RATE_AFTER_S else ""
+    return f"{fps_text(rate)} fps" if now - state["t0"] >= RATE_AFTER_S else ""
+
+
+def fps_text(rate: float) -> str:
+    """``7.1``; under a frame a second two significant figures, ``0.18`` (was ``0.0`` for a
+    run at 5.6 s a frame, beside "about 47m20s left": a trial)."""
+    if rate >= 1:
+        return f"{rate:.1f}"
+    return f"{float(f'{rate:.2g}'):f}".rstrip("0").rstrip(".") or "0"
 
 
 def left_text(state: dict, done: int, total: int, now: float) -> str:
