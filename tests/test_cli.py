@@ -197,6 +197,34 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["fx", "in.mp4", "-o", "o.mp4", "-p"], r"arguments: -p \(see"),  # no scene: no manim
     (["still", "x.py", "-n", "3,5"], r"arguments: -n 3,5 \(see"),  # no option it has (a
     (["bench", "x.py", "--format", "gif"], r"arguments: --format gif \(see"),  # review)
+    # ffmpeg's and render's habits on fx (a tmix user's trial; was "unrecognized arguments"
+    # alone, "argument -v/--verbose: ignored explicit argument 'f'" for -vf)
+    (["fx", "in.mp4", "-o", "o.mp4", "-vf", "tmix=frames=4"], r"^hfrender fx: error: "
+     r"argument -v/--verbose: ignored explicit argument 'f'; ffmpeg's -vf tmix=frames=4 is "
+     r"--motion-blur 4 --gamma-space \(tmix blends code values; fx, without --gamma-space, "
+     r"linear light\) \(see hfrender fx --help\)$"),
+    (["fx", "in.mp4", "-o", "o.mp4", "-filter:v", "tmix=frames=3:weights=1 2 1"],
+     r"arguments: -filter:v tmix=frames=3:weights=1 2 1; ffmpeg's -filter:v "
+     r"tmix=frames=3:weights=1 2 1 is --motion-blur 3 --gamma-space \(tmix blends"),
+    (["fx", "in.mp4", "-o", "o.mp4", "-vf", "scale=320:180"], r"; fx takes no ffmpeg "
+     r"filters: filter the footage with ffmpeg first, or after \(see"),
+    (["fx", "-i", "in.mp4", "-o", "o.mp4", "--motion-blur", "3"], r"^hfrender fx: error: "
+     r"unrecognized arguments: -i; the input is named alone, without -i: hfrender fx "
+     r"INPUT -o OUTPUT \(see"),
+    (["fx", "in.mp4", "-o", "o.mp4", "-y"], r"arguments: -y; an existing output is "
+     r"replaced, once the new one is whole: no -y is needed \(see"),
+    (["fx", "in.mp4", "o.mp4", "--motion-blur", "3"], r"^hfrender fx: error: the following "
+     r"arguments are required: -o/--output; the output is named with -o: -o o\.mp4 \(see"),
+    (["fx", "in.mp4", "-o", "o.mp4", "--shutter", "180"], r"arguments: --shutter 180; "
+     r"fx's shutter is --motion-blur N --stride S, 360\*N/S degrees \(--motion-blur 4 "
+     r"--stride 8: 180\) \(see"),
+    (["fx", "in.mp4", "-o", "o.mp4", "--frames", "10:40"], r"arguments: --frames 10:40; fx "
+     r"takes the whole clip: cut the part first \(ffmpeg -i IN -vf "
+     r"trim=start_frame=10:end_frame=40 -c:v ffv1 part\.mkv\) \(see"),
+    (["fx", "in.mp4", "-o", "o.mp4", "-ss", "2", "-t", "1"], r"arguments: -ss 2 -t 1; fx "
+     r"takes the whole clip: cut the part first \(ffmpeg -ss 2 -t 1 -i IN -c:v ffv1 "
+     r"part\.mkv\) \(see"),
+    (["render", "x.frag", "-y"], r"arguments: -y \(see"),  # fx's alone
 ])
 def test_a_command_line_argparse_refuses_is_one_line_too(capsys, tmp_path, monkeypatch, argv,
                                                           said):

@@ -82,6 +82,10 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser whose errors are one line, as hfrender's own are (not the whole
     usage first), with the nearest option for a misspelt one."""
 
+    def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201
+        self.argv = list(sys.argv[1:] if args is None else args)  # (its habits' hints)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
@@ -94,7 +98,8 @@ class _Parser(argparse.ArgumentParser):
         near += ffmpeg_options(words, known, command)
         hint = "".join(f"; {h}" for h in other[:1]) + (
             f"; did you mean {', '.join(near)}?" if near else "") + "".join(
-            f"; {h}" for h in habit_hints(message, words, known, command))
+            f"; {h}" for h in habit_hints(message, words, known, command,
+                                          getattr(self, "argv", None)))
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
                               "--help)\n")
 

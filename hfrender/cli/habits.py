@@ -43,11 +43,13 @@ def ffmpeg_options(words: list[str], known: list[str], command: str) -> list[str
                                                            scene)]
 
 
-def habit_hints(message: str, words: list[str], known: list[str], command: str) -> list[str]:
+def habit_hints(message: str, words: list[str], known: list[str], command: str,
+                argv: list[str] | None = None) -> list[str]:
     """Hints for manim's habits among ``words`` (the unrecognized ones of ``command``,
-    whose long options are ``known``) or in argparse's ``message`` itself."""
+    whose long options are ``known``) or in argparse's ``message`` itself; for fx's,
+    ffmpeg's (:func:`fx_hints`; ``argv``: the command's own words)."""
     scene = command in ("render", "still", "bench")
-    hints = []
+    hints = fx_hints(message, words, argv or []) if command == "fx" else []
     for i, word in enumerate(words):
         after = words[i + 1] if i + 1 < len(words) else ""
         if word == "-r" and _manim(word, after, scene) and "size" in known:
@@ -65,6 +67,61 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str) 
         hints.append("-s names the scene class (manim's -s, the last frame, is hfrender "
                      "still FILE -f N)")
     return hints
+
+
+def fx_hints(message: str, words: list[str], argv: list[str]) -> list[str]:
+    """ffmpeg's (and render's) habits on fx, in its unrecognized ``words``, argparse's
+    ``message`` or the command's words ``argv``: a filter (``-vf tmix=frames=4``), ``-i``,
+    ``-y``, a shutter, a part of the clip (was: "unrecognized arguments" alone, and "argument
+    -v/--verbose: ignored explicit argument 'f'" for -vf; a tmix user's trial)."""
+    hints = []
+    for i, word in enumerate(argv[:-1]):
+        if word in ("-vf", "-filter:v", "-filter_complex"):
+            hints.append(_filter_hint(word, argv[i + 1]))
+    if "-i" in words:
+        hints.append("the input is named alone, without -i: hfrender fx INPUT -o OUTPUT")
+    if "-y" in words:
+        hints.append("an existing output is replaced, once the new one is whole: no -y is "
+                     "needed")
+    names = {w.partition("=")[0] for w in words}
+    if names & {"--shutter", "--shutter-angle"}:
+        hints.append("fx's shutter is --motion-blur N --stride S, 360*N/S degrees "
+                     "(--motion-blur 4 --stride 8: 180)")
+    part = _part_hint(words)
+    if part:
+        hints.append(part)
+    given = [w for i, w in enumerate(argv)  # (not an option's value, as far as it shows)
+             if not w.startswith("-") and (i == 0 or not argv[i - 1].startswith("-"))]
+    if "-o/--output" in message and "-o" not in argv and len(given) == 2:
+        hints.append(f"the output is named with -o: -o {given[1]}")
+    return hints
+
+
+def _filter_hint(flag: str, graph: str) -> str:
+    """What an ffmpeg filter graph given to fx is there: tmix's window, or no filters."""
+    m = re.match(r"tmix=(?:frames=)?(\d+)", graph)
+    if m is None:
+        return "fx takes no ffmpeg filters: filter the footage with ffmpeg first, or after"
+    return (f"ffmpeg's {flag} {graph} is --motion-blur {m.group(1)} --gamma-space (tmix "
+            "blends code values; fx, without --gamma-space, linear light)")
+
+
+def _part_hint(words: list[str]) -> str:
+    """fx takes a whole clip: ``--frames A:B`` or ffmpeg's ``-ss``/``-t``/``-to`` among the
+    unrecognized ``words`` are answered with the ffmpeg command that cuts that part."""
+    frames = [w for i, w in enumerate(words) if words[i - 1:i] in (["--frames"], ["--frame"])]
+    frames += [w.partition("=")[2] for w in words if w.startswith(("--frames=", "--frame="))]
+    if frames:
+        a, _, b = frames[0].partition(":")
+        trim = ":".join(x for x in (a and f"start_frame={a}", b and f"end_frame={b}") if x)
+        return ("fx takes the whole clip: cut the part first (ffmpeg -i IN -vf "
+                f"trim={trim or 'start_frame=0'} -c:v ffv1 part.mkv)")
+    times = [f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1])
+             if w in ("-ss", "-t", "-to")]
+    if times:
+        return (f"fx takes the whole clip: cut the part first (ffmpeg {' '.join(times)} -i IN "
+                "-c:v ffv1 part.mkv)")
+    return ""
 
 
 def shutter_in_frames(shutter: float) -> None:
