@@ -38,6 +38,28 @@ def test_fx_numbers_a_sequences_frames_as_its_input_does(tmp_path, rng, first, p
                                                          linear_light=False))
 
 
+@pytest.mark.parametrize("name, number", [("shot.1005.png", 1005), ("s2.0042_v2.png", 2),
+                                          ("plate.png", 0)])
+def test_one_picture_is_numbered_as_the_folder_holding_it_is(tmp_path, rng, name, number):
+    """One PNG file is a sequence of one frame: its output frame was numbered 0 (shot.1005.png
+    in, out.0000.png out) where the folder holding it gave out.1005.png (a trial); now its
+    number as in a folder (the name's last), 0 for a name without one."""
+    import imageio.v3 as iio
+
+    frame = rng.integers(0, 256, (1, 8, 12, 3), dtype=np.uint8)
+    (tmp_path / "in").mkdir()
+    iio.imwrite(tmp_path / "in" / name, frame[0])
+    depth = tmp_path / "z.npy"
+    np.save(depth, np.full((8, 12), 4.0, np.float32))
+    sources = [(tmp_path / "in" / name, tmp_path / "a")]
+    if number:  # (a folder of plate.png alone holds no numbered sequence)
+        sources.append((tmp_path / "in", tmp_path / "b"))
+    for source, out in sources:
+        assert main(["fx", str(source), "-o", str(out / "out.%04d.png"), "--depth",
+                     str(depth), "--focus-distance", "2", "--f-stop", "2", "--quiet"]) == 0
+        assert [p.name for p in out.iterdir()] == [f"out.{number:04d}.png"]
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # imageio's vendored tifffile
 def test_an_image_sequence_imageio_cannot_read_is_one_line(tmp_path, capsys):
     """ffmpeg's TIFFs of 4:2:0 footage are YCbCr: imageio's reader raises

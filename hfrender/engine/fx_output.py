@@ -41,7 +41,7 @@ from hfrender.io.segments import (
     work_dir,
 )
 from hfrender.io.sequence_commit import check_frames_there
-from hfrender.io.sequence_files import sequence_start
+from hfrender.io.sequence_files import output_start
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 
@@ -203,7 +203,7 @@ class FxOutput:
     def _open_sequence(self) -> None:
         """An image sequence, numbered as the input's frames are (1001...), its manifest
         beside the frames; ``--resume``: after those an interrupted run finished."""
-        first = sequence_start(self.source)
+        first = output_start(self.source)
         check_frames_there(self.output, first, self.stats.total)  # (--resume too: a review)
         if self.s.resume:
             self.start, _ = resume.resume_from(self.output, self.settings(), "run", first)

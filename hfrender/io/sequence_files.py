@@ -114,6 +114,20 @@ def sequence_start(path: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def output_start(path: str) -> int:
+    """The number of footage ``path``'s first frame, as an output sequence takes it: a
+    sequence's (:func:`sequence_start`); one picture's own, as the folder holding it gives
+    it (``shot.1005.png``: 1005; was 0, a trial), 0 for a name without a number; a video's
+    0."""
+    from hfrender.io.exr_footage import is_one_image
+
+    if not is_one_image(path):
+        return sequence_start(path)
+    name = Path(path).name
+    (head, tail), width = _frame_numbers([name])[0]
+    return int(name[len(head):len(name) - len(tail)]) if width > 0 else 0
+
+
 def _near_miss(path: str, there: list[Path]) -> None:
     """A pattern of another width than the files beside it (in/%05d.png for Blender's
     0001.png ...): the pattern that reads them, in one line, rather than 'not found'."""
