@@ -51,9 +51,16 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError
 from hfrender.io.outputs import partial_name
 from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.store_manifest import (
+    MANIFEST,
+    PLANES,
+    StoreError,
+    check_chunk,
+    check_manifest,
+    check_times,
+)
 from hfrender.io.writers import WriteFailed
 
 log = logging.getLogger(__name__)
@@ -62,14 +69,8 @@ VERSION = 1
 FLOAT_VERSION = 2  # a store of float16 colour (--hdr): one an hfrender that reads only
 #                    version 1 refuses, instead of reading its colour as 8-bit codes
 VERSIONS = (VERSION, FLOAT_VERSION)
-MANIFEST = "store.json"
 MARKER = ".hfrender-store-partial"  # in DIR.partial: ours to remove (a user's never is)
 LEVEL = 1  # deflate level of the chunks
-PLANES = ("color", "depth", "velocity")
-
-
-class StoreError(InputError):
-    """A sample store cannot be used as asked (one line: which store and why)."""
 
 
 def partial_dir(path: str | Path) -> Path:
@@ -286,16 +287,18 @@ class SampleStore:
             meta = json.loads(manifest.read_text())
         except (OSError, ValueError) as exc:
             raise StoreError(f"{manifest}: unreadable ({exc})") from None
-        if meta.get("format") != FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise StoreError(f"{p}: {MANIFEST} is not an hfrender sample store")
         if meta.get("version") not in VERSIONS:
             raise StoreError(f"{p}: sample store version {meta.get('version')!r}; this "
                              f"hfrender reads versions {' and '.join(map(str, VERSIONS))}")
+        check_manifest(p, meta)  # (was: a KeyError's traceback, for a key it lacks)
         try:
             times = np.load(p / "times.npy")
         except (OSError, ValueError) as exc:
             raise StoreError(f"{p}: times.npy unreadable ({exc})") from None
-        gone = [c["file"] for c in meta.get("chunks", []) if not (p / c["file"]).is_file()]
+        check_times(p, meta, times)
+        gone = [c["file"] for c in meta["chunks"] if not (p / c["file"]).is_file()]
         if gone:  # (was: found where the exposure reached it, frames written before it)
             raise StoreError(f"{p}: {gone[0]}{f' and {len(gone) - 1} more' if gone[1:] else ''}"
                              f" of its {len(meta['chunks'])} chunks missing; render it again "
@@ -326,8 +329,10 @@ class SampleStore:
             self._check_same()
             raise StoreError(f"{f}: damaged (its SHA-256 differs from {MANIFEST}'s)")
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            return {k: z[k] for k in z.files
-                    if planes is None or k in planes or k not in PLANES}
+            arrays = {k: z[k] for k in z.files
+                      if planes is None or k in planes or k not in PLANES}
+        check_chunk(f, entry, arrays, self.size, ("color",) if planes is None else planes)
+        return arrays
 
     def _check_same(self) -> None:
         """A chunk that does not match: where the store itself was replaced since it was
