@@ -7,30 +7,19 @@ import json
 
 import numpy as np
 import pytest
+from store_helpers import write_store
 
 import hfrender as hf
 from hfrender.cli import main
-from hfrender.io.store import StoreError, StoreWriter
-from hfrender.sampler import SampleSchedule
+from hfrender.io.store import StoreError
 
 SIZE = (16, 8)
 FRAMES = 3
-SETTINGS = {"fps": 30.0, "shutter": 180.0, "position": "center", "curve": "box", "samples": 2,
-            "jitter": False, "seed": 0, "antialias": False, "msaa": 1, "dof": "off",
-            "depth": True, "hdr": False, "transparent": False, "first_frame": 0,
-            "frames": FRAMES, "scene": "spin.py"}
 AGAIN = "; render it again with --keep-samples$"
 
 
 def _store(path):
-    """A small sound store, written as a render writes one (no GL needed)."""
-    times = SampleSchedule(30.0, 180.0, "center", "box", 2).plan(FRAMES).times
-    n, (w, h) = len(times), SIZE
-    writer = StoreWriter(path, dict(SETTINGS), SIZE)
-    writer.add({"color": np.full((n, h, w, 4), 200, np.uint8), "times": times,
-                "depth": np.full((n, h, w), 2.0, np.float32)})
-    writer.finish(FRAMES)
-    return path
+    return write_store(path, SIZE, FRAMES)
 
 
 def _edit(store, change):

@@ -100,7 +100,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     if args.shutter is not None:
         shutter_in_frames(args.shutter)
     check_output(config.output, config.size, config.codec, alpha=config.transparent,
-                 pix_fmt=config.pix_fmt, alpha_from=f"{args.store} (a --transparent render)")
+                 pix_fmt=config.pix_fmt, alpha_from=f"{args.store} (a --transparent render)",
+                 size_of="the store's")
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     check_partial_free(config.output)

@@ -108,7 +108,8 @@ def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
                  alpha_from: str = "--transparent",
-                 pix_fmt: str | None = None, float_in: bool = False) -> str:
+                 pix_fmt: str | None = None, float_in: bool = False,
+                 size_of: str | None = None) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
@@ -117,7 +118,8 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     asked for it, begins the message of an output that cannot (a missing folder is made
     when writing starts: :func:`hfrender.io.outputs.make_folder`). ``pix_fmt``: the
     output's (--pix-fmt; None: the encoder's default), which decides what an odd size may be.
-    ``float_in``: the footage is float light (EXR), which an EXR sequence keeps."""
+    ``float_in``: the footage is float light (EXR), which an EXR sequence keeps.
+    ``size_of``: whose size it is where the command cannot change it (``the store's``)."""
     from hfrender.io.encoding import chosen_encoder, chroma_steps
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha, output_format
 
@@ -149,12 +151,14 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                          (4, 4): ("sides that are multiples of 4", "sides of 4n")}[sw, sh]
         if for_footage:
             fix, seq = f"crop or pad the footage to {size_is}", "out/%05d.png"
-        else:
+        else:  # (reexpose has no --size: was "use 16x8" there too)
             fit = (max(sw, size[0] - size[0] % sw), max(sh, size[1] - size[1] % sh))
-            fix, seq = "use {}x{}".format(*fit), "frames/%05d.png"
-        also = ", or --pix-fmt yuv444p" if "444" not in fmt else ""
-        raise WriterError(f"size {size[0]}x{size[1]}: {chosen} video in {fmt} needs {what}; "
-                          f"{fix}{also}, or write a PNG sequence (-o {seq})")
+            fix, seq = "" if size_of else "use {}x{}".format(*fit), "frames/%05d.png"
+        fixes = [fix] * bool(fix) + [f"{'' if fix else 'give '}--pix-fmt yuv444p"] * (
+            "444" not in fmt) + [f"write a PNG sequence (-o {seq})"]
+        whose = f" ({size_of})" if size_of else ""
+        raise WriterError(f"size {size[0]}x{size[1]}{whose}: {chosen} video in {fmt} needs "
+                          f"{what}; {', or '.join(fixes)}")
     return chosen
 
 
