@@ -87,13 +87,16 @@ def test_cli_piped_input_is_told_to_be_a_file(tmp_path, capsys):
 @pytest.mark.parametrize("command", [["render", "scene.py"], ["still", "scene.py"],
                                      ["fx", "in.mp4", "--motion-blur", "2"]])
 def test_an_empty_output_path_is_said_so(tmp_path, capsys, command):
-    """``-o ''`` was "is a folder" (the current one, as pathlib has it)."""
+    """``-o ''`` was "is a folder" (the current one, as pathlib has it); a still's names a
+    picture (was "a file (out.mp4) or frames", neither of which a still writes)."""
     with pytest.raises(SystemExit) as exit_:
         main([*command, "-o", ""])
     err = capsys.readouterr().err.strip().splitlines()
+    named = ("the picture (still.png, or still.exr)" if command[0] == "still" else
+             "a file (out.mp4) or frames (frames/%05d.png)")
     assert exit_.value.code == 2 and err == [
-        f"hfrender {command[0]}: error: argument -o/--output: '' is an empty path; name a file "
-        f"(out.mp4) or frames (frames/%05d.png) (see hfrender {command[0]} --help)"]
+        f"hfrender {command[0]}: error: argument -o/--output: '' is an empty path; name "
+        f"{named} (see hfrender {command[0]} --help)"]
 
 
 def test_cli_verbose_bad_input_also_prints_the_traceback(tmp_path, capsys):

@@ -38,7 +38,6 @@ from hfrender.cli.common import (  # noqa: E402
     dashed_values_joined,
     first_line,
     interrupted_code,
-    output_name,
     printable_streams,
     ray_alone_before_a_file,
     sequence_name,
@@ -50,7 +49,7 @@ from hfrender.cli.habits import ffmpeg_options, habit_hints  # noqa: E402
 from hfrender.cli.info import cmd_info  # noqa: E402
 from hfrender.cli.options import encoder_options, fps_arg, render_options  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
-from hfrender.cli.still import cmd_still  # noqa: E402
+from hfrender.cli.still import cmd_still, picture_name  # noqa: E402
 from hfrender.errors import (  # noqa: E402
     BackendUnavailable,
     HFRenderError,
@@ -152,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     st = sub.add_parser("still", help="render one frame to a PNG or EXR (optionally beside "
                         "the same frame without effects)")
-    st.add_argument("-o", "--output", default="still.png", type=output_name,
+    st.add_argument("-o", "--output", default="still.png", type=picture_name,
                     help="PNG (8 or 16 bits: --bit-depth) or EXR (linear light) to write "
                          "(still.png)")
     when = st.add_mutually_exclusive_group()

@@ -269,8 +269,8 @@ def auto_or_int(name: str, text: str) -> int | str:
 
 
 def output_name(text: str) -> str:
-    """``still -o``'s type: a path that is not empty (``-o ''`` was called a folder: the
-    current one, as the path library has it)."""
+    """A path that is not empty (``-o ''`` was called a folder: the current one, as the
+    path library has it)."""
     if not text.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name a file (out.mp4) "
                                           "or frames (frames/%05d.png)")

@@ -28,6 +28,15 @@ PINHOLE = dict(samples=1, dof="off", antialias=False, reconstruct="off", shutter
                shutter_position="center", shutter_curve="box", jitter=False)
 
 
+def picture_name(text: str) -> str:
+    """``still -o``'s type: a path that is not empty (was "name a file (out.mp4) or frames
+    (frames/%05d.png)", render's advice: a still writes neither)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name the picture "
+                                          "(still.png, or still.exr)")
+    return text
+
+
 def cmd_still(args: argparse.Namespace) -> int:
     import numpy as np
 
