@@ -57,6 +57,7 @@ from hfrender.errors import (  # noqa: E402
     ToolUnavailable,
     meant,
 )
+from hfrender.io.sequence_names import home_path  # noqa: E402
 from hfrender.render.contexts import ContextUnavailable  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
@@ -140,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="render only output frames START..END-1 (either side may be empty: "
                         "10: or :20); a video of them starts at time 0, PNG files keep "
                         "their frame numbers")
-    r.add_argument("--keep-samples", default=None, metavar="DIR",
+    r.add_argument("--keep-samples", default=None, metavar="DIR", type=home_path,
                    help="also keep every sub-frame in a sample store DIR, to expose it "
                         "again later (hfrender reexpose): render over the widest shutter "
                         "you may want")

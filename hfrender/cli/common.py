@@ -24,7 +24,7 @@ from hfrender.errors import (  # noqa: F401 - the commands' own, re-exported
     system_refused,
 )
 from hfrender.frame_range import n_frames
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import home_path, is_sequence
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SIGHUP = 2, 1, 130, 143, 129
 
@@ -274,7 +274,7 @@ def output_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name a file (out.mp4) "
                                           "or frames (frames/%05d.png)")
-    return text
+    return home_path(text)  # (-o=~/out.mp4: no shell expanded it)
 
 
 def sequence_name(text: str) -> str:

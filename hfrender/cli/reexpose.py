@@ -26,6 +26,7 @@ from hfrender.config import FUSION_PROCESS, RenderConfig
 from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
+from hfrender.io.sequence_names import home_path
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
 
@@ -38,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                         description="Fuse the sub-frames kept by hfrender render ... "
                         "--keep-samples STORE again, with another shutter (at most the "
                         "store's) and, for a store with depth, another focus.")
-    rx.add_argument("store", metavar="STORE", help="a sample store folder")
+    rx.add_argument("store", metavar="STORE", type=home_path, help="a sample store folder")
     rx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or "
                     "frames/#####.png), or frames/%%05d.exr (linear light)")

@@ -16,7 +16,7 @@ from hfrender.cli.common import (
 )
 from hfrender.config import MAX_FRAMES, ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import home_path, is_sequence
 from hfrender.io.work_names import check_not_foreign
 from hfrender.scene import ShaderScene
 from hfrender.signals import stop_at_once
@@ -34,7 +34,7 @@ def picture_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name the picture "
                                           "(still.png, or still.exr)")
-    return text
+    return home_path(text)  # (-o=~/still.png: no shell expanded it)
 
 
 def cmd_still(args: argparse.Namespace) -> int:

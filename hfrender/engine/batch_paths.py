@@ -24,7 +24,7 @@ from hfrender.io.outputs import (
     sequence_name,
 )
 from hfrender.io.sequence_commit import check_frames_there
-from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.sequence_names import home_path, is_sequence, pattern_files
 from hfrender.io.writers import check_output
 from hfrender.scene.loader import scene_duration
 
@@ -100,7 +100,7 @@ def depth_made(options: dict, made: dict) -> bool:
 
 def job_file(path: Path, value: str) -> Path:
     """A job's file, as the commands take it (``frames/####.png``), beside the jobs file."""
-    value = sequence_name(value)
+    value = sequence_name(home_path(value))  # (~/renders/a.mp4: no shell expands it here)
     return Path(value) if Path(value).is_absolute() else path.parent / value
 
 

@@ -3,10 +3,18 @@ one, and the file names it prints (as ffmpeg reads them)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 FIELD = re.compile(r"%(0?)(\d*)d")  # a sequence pattern's number: %d, %04d, %5d
+
+
+def home_path(text: str) -> str:
+    """``text`` with a leading ``~`` or ``~user`` expanded as a shell would, where no shell
+    did (``-o=~/out.mp4``, a jobs file's paths: was a folder named ``~`` made here); any
+    other path as given."""
+    return os.path.expanduser(text) if text.startswith("~") else text
 
 
 def is_sequence(path: str) -> bool:
