@@ -554,3 +554,58 @@ def test_auto_fuses_in_the_render_when_its_children_cannot(monkeypatch, tmp_path
     np.testing.assert_array_equal(there, here)
     with pytest.raises(offload.FusionProcessUnavailable, match="imported hfrender from"):
         render_frames(QUALITY, fusion_process="on", **common)
+
+
+def test_abort_ends_a_call_in_progress_at_once(shared_pool, rng, monkeypatch):
+    """A second Ctrl-C said "Ctrl-C again to stop at once", then waited for the hyperframes
+    in the children: 392 s of an exact depth of field of reexpose."""
+    import threading
+
+    from child_helpers import sleep
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    procs = FusionProcesses(shared_pool.storage, count=2)
+    hyper = _filled(shared_pool, rng)
+    told = []
+
+    def call():
+        try:
+            procs.call(sleep, hyper, 60)
+        except FusionProcessError as exc:
+            told.append(str(exc))
+
+    try:
+        thread = threading.Thread(target=call, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while procs._idle.qsize() == 2 and time.monotonic() < deadline:
+            time.sleep(0.01)  # the call has taken a child
+        time.sleep(0.2)
+        pids = list(procs.pids)
+        t0 = time.monotonic()
+        procs.abort()
+        thread.join(10)
+        assert not thread.is_alive() and time.monotonic() - t0 < 5
+        assert told == ["the fusion process was stopped: the job failed or was interrupted"]
+        assert sum(_alive(pid) for pid in pids) == 1  # the idle one is left as it was
+    finally:
+        procs.close()
+        hyper.release()
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_a_failed_engine_stops_the_fusion_in_progress():
+    """The engine's failure (a second Ctrl-C, an error) aborts its fusion's calls: nothing
+    of them is written any more."""
+    from hfrender.engine.core import Engine
+    from hfrender.io.writers import MemoryWriter
+
+    class Fusion:
+        aborted = 0
+
+        def abort(self):
+            Fusion.aborted += 1
+
+    engine = Engine(Fusion(), MemoryWriter())
+    engine.fail(KeyboardInterrupt())
+    assert Fusion.aborted == 1

@@ -138,8 +138,7 @@ class Engine:
                  before_submit: Callable[[HyperFrame], None] | None = None,
                  kept: int = 0) -> None:
         self.fusion, self.writer, self.buffers = fusion, writer, buffers
-        self.kept = kept
-        self.before_submit = before_submit
+        self.kept, self.before_submit = kept, before_submit
         self.progress, self.on_frame = progress, on_frame
         self.stats = EngineStats(total_frames=total)
         self.scheduler = Scheduler(score)
@@ -292,7 +291,8 @@ class Engine:
         for hyper in self.scheduler.drain():
             hyper.status = Status.FAILED
             hyper.release()
-        self._planned.clear()  # nothing queued is fused any more
+        self._planned.clear()  # nothing queued is fused any more, nor what a process fuses:
+        getattr(self.fusion, "abort", lambda: None)()  # (it was waited for, minutes of it)
 
     def _work(self) -> None:
         while True:

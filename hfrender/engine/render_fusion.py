@@ -71,6 +71,13 @@ class RenderFusion:
         the sub-frames is reconstructed over."""
         return self.plan.schedule.shutter_spans(first + np.arange(count))
 
+    def abort(self) -> None:
+        """The engine failed (a second Ctrl-C, an error): the hyperframes being fused in
+        processes are thrown away now, not waited for."""
+        processes = self.processes
+        if processes is not None:
+            processes.abort()
+
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
              first: int = 0) -> np.ndarray:
         shutter = None
