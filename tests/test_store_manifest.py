@@ -100,6 +100,24 @@ def test_times_npy_of_another_length_is_one_line(tmp_path):
         hf.SampleStore.open(store)
 
 
+def test_a_chunks_lenses_of_another_count_are_one_line_naming_it(tmp_path):
+    import hashlib
+    import io
+
+    store = _store(tmp_path / "s")
+    chunk = store / "c000000.npz"
+    with np.load(chunk) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["focus_m"], arrays["f_stop"] = np.full(2, 2.0), np.full(2, 2.0)  # of 6 sub-frames
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    chunk.write_bytes(buf.getvalue())
+    _edit(store, _set(hashlib.sha256(buf.getvalue()).hexdigest(), "chunks", 0, "sha256"))
+    with pytest.raises(StoreError, match=rf"^{chunk}: its focus_m is of shape \(2,\), not "
+                                         r"\(6,\) \(6 sub-frames of 16x8\)"):
+        hf.SampleStore.open(store).expose(focus_distance=2, f_stop=4)  # (was: an IndexError)
+
+
 def test_a_chunk_of_another_size_is_one_line_naming_it(tmp_path, capsys):
     store = _store(tmp_path / "s")
     _edit(store, _set([32, 16], "size"))  # (was: NumPy's "could not broadcast input array
