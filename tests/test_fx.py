@@ -1324,7 +1324,9 @@ def test_one_png_file_is_one_frame_at_the_sequences_rate(tmp_path, rng, capsys):
         assert main(["fx", str(still), "-o", str(out), "--motion-blur", "1", *extra]) == 0
         assert capsys.readouterr().out == (f"wrote {out}: 1 frame at {fps} fps from 1 at "
                                            f"{fps} fps\n")
-        np.testing.assert_array_equal(iio.imread(tmp_path / f"o{fps}" / "0000.png"), frame)
+        # numbered by its name, as its folder would be (was 0000.png: out of step with it)
+        assert sorted(p.name for p in (tmp_path / f"o{fps}").iterdir()) == ["1001.png"]
+        np.testing.assert_array_equal(iio.imread(tmp_path / f"o{fps}" / "1001.png"), frame)
     anim = tmp_path / "anim.png"  # an animated PNG is a video: its frames, its rate (a review)
     subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "lavfi", "-i",
                     "testsrc=size=16x8:rate=10", "-frames:v", "5", "-f", "apng", str(anim)],
