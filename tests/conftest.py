@@ -32,7 +32,8 @@ def _exit_said(code):
     _exit(code)
 
 
-os._exit = _exit_said
+if getattr(os._exit, "__name__", "") != "_exit_said":  # (a pytester run of this file in
+    os._exit = _exit_said  # the process: wrapped once)
 
 
 def pytest_runtest_logstart(nodeid, location):

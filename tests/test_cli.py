@@ -225,6 +225,9 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"takes the whole clip: cut the part first \(ffmpeg -ss 2 -t 1 -i IN -c:v ffv1 "
      r"part\.mkv\) \(see"),
     (["render", "x.frag", "-y"], r"arguments: -y \(see"),  # fx's alone
+    # a count, not a range (ffmpeg's -frames 10): no cut is offered (a review: was the
+    # part from frame 10 on)
+    (["fx", "in.mp4", "-o", "o.mp4", "--frames", "10"], r"arguments: --frames 10 \(see"),
 ])
 def test_a_command_line_argparse_refuses_is_one_line_too(capsys, tmp_path, monkeypatch, argv,
                                                           said):

@@ -726,5 +726,9 @@ def test_fx_settings_changed_are_named_as_fxs_flags():
         "gamma-space off -> on"]
     assert kept.differences(FxSettings(window=3, input_fps=25.0).output_settings()) == [
         "fps unset -> 25"]
+    older = {k: v for k, v in FxSettings(window=3).output_settings().items()  # (a review:
+             if k != "linear_light"}  # "gamma-space unset -> on" for a run with it off)
+    assert Manifest(older, 10, 5, 0).differences(FxSettings(window=3).output_settings()) == [
+        "gamma-space unset -> off"]
     assert kept.differences(FxSettings(window=3, stride=3, weights="triangle")
                             .output_settings()) == ["stride 1 -> 3", "weights box -> triangle"]

@@ -24,6 +24,7 @@ from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
 from hfrender.errors import nearest
 from hfrender.io.segments import segments_kept
+from hfrender.io.sequence_names import home_path
 from hfrender.logs import JobNamed, filtered
 
 OWN = ("--summary", "--quiet", "--ray")
@@ -114,6 +115,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         check_jobs(Path(args.jobs), jobs, on_ray=True)
     if own.get("summary") is True:
         raise ConfigError("--summary needs a file: --summary FILE")
+    if own.get("summary"):  # (--summary=~/s.json: no shell expanded it)
+        own["summary"] = home_path(own["summary"])
     if own.get("summary"):  # writable before hours of jobs, not found unwritable after them
         from hfrender.io.outputs import check_writable
 

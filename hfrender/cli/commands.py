@@ -42,7 +42,7 @@ from hfrender.engine.render_stats import peak_memory
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import home_path, is_sequence
 from hfrender.io.store import partial_dir
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 def _config_from(args: argparse.Namespace) -> RenderConfig:
     """Defaults, then hfrender.toml, then flags: validated once, here at the edge."""
     values = project_settings()
+    if isinstance(values.get("output"), str):  # (output = "~/renders/a.mp4": no shell here)
+        values["output"] = home_path(values["output"])
     project = set(values)
     if args.quality:
         (values["size"], values["fps"]) = PRESETS[args.quality]

@@ -111,7 +111,7 @@ def _part_hint(words: list[str]) -> str:
     unrecognized ``words`` are answered with the ffmpeg command that cuts that part."""
     frames = [w for i, w in enumerate(words) if words[i - 1:i] in (["--frames"], ["--frame"])]
     frames += [w.partition("=")[2] for w in words if w.startswith(("--frames=", "--frame="))]
-    if frames:
+    if frames and ":" in frames[0]:  # (--frames 10 alone: ffmpeg's count, render's error)
         a, _, b = frames[0].partition(":")
         trim = ":".join(x for x in (a and f"start_frame={a}", b and f"end_frame={b}") if x)
         return ("fx takes the whole clip: cut the part first (ffmpeg -i IN -vf "

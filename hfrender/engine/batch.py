@@ -52,7 +52,7 @@ from hfrender.errors import (
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import sequence_name
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import home_path, is_sequence
 from hfrender.scene.loader import check_scene_file
 from hfrender.scene.sources import scene_modules
 
@@ -245,7 +245,7 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
             if key == "fps":  # "24000/1001" as --fps takes it
                 value = parse_fps(value, f"{at}: {raw}")
             elif key == "depth" and isinstance(value, str):
-                value = sequence_name(value)  # depth/####.png as --depth takes it
+                value = sequence_name(home_path(value))  # depth/####.png as --depth takes
             options[key] = _typed(at, raw, value, known[key])  # (where it was given)
     return options
 

@@ -30,8 +30,8 @@ def differences(mine: dict, theirs: dict) -> list[str]:
                     for m in sorted(set(a) | set(b)) if a.get(m) != b.get(m)]
             continue
         flag, opposite = FLAGS.get(k, (k.replace("_", "-"), False))
-        if opposite and isinstance(a, bool) and isinstance(b, bool):
-            a, b = not a, not b
+        if opposite:  # (each side: an older manifest may not have it, "unset")
+            a, b = (not v if isinstance(v, bool) else v for v in (a, b))
         shown = (_shown(k, a), _shown(k, b))  # as given, unless that reads the same
         out.append(f"{flag} " + " -> ".join(  # (29.97, 29.970001)
             shown if shown[0] != shown[1] else (repr(a), repr(b))))
