@@ -60,6 +60,33 @@ def test_one_picture_is_numbered_as_the_folder_holding_it_is(tmp_path, rng, name
         assert [p.name for p in out.iterdir()] == [f"out.{number:04d}.png"]
 
 
+def test_one_picture_takes_the_depth_frame_of_its_number(tmp_path, rng):
+    """shot.1005.png beside a depth sequence z.1001..z.1010 takes z.1005, as the folder
+    holding it does (a review: was refused, "depth ... has 10 frames, the footage 1")."""
+    import imageio.v3 as iio
+
+    frame = rng.integers(0, 256, (32, 48, 3), dtype=np.uint8)
+    (tmp_path / "in").mkdir()
+    iio.imwrite(tmp_path / "in" / "shot.1005.png", frame)
+    mm = np.repeat(np.arange(1, 11, dtype=np.uint16)[:, None, None] * 400, 32 * 48  # mm: each
+                   ).reshape(10, 32, 48)  # frame a plane of its own, 0.4 .. 4 m
+    write_seq(tmp_path / "z", mm, "z.%04d.png", 1001)
+    outs = []
+    for source in (tmp_path / "in" / "shot.1005.png", tmp_path / "in"):
+        out = tmp_path / f"o{len(outs)}"
+        assert main(["fx", str(source), "-o", str(out / "%04d.png"), "--depth",
+                     str(tmp_path / "z" / "z.%04d.png"), "--depth-scale", "0.001",
+                     "--focus-distance", "1", "--f-stop", "1.4", "--focal-length-mm", "200",
+                     "--quiet"]) == 0
+        outs.append(iio.imread(out / "1005.png"))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    blurs = [hf.depth_of_field(hf.to_linear(frame), mm[k] * np.float32(0.001),
+                               focus_distance=1.0, f_stop=1.4, focal_length_mm=200)
+             for k in range(10)]
+    errors = [np.abs(hf.to_linear(outs[0]) - b).max() for b in blurs]
+    assert int(np.argmin(errors)) == 4 and errors[4] < 3e-3, errors  # z.1005's blur
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # imageio's vendored tifffile
 def test_an_image_sequence_imageio_cannot_read_is_one_line(tmp_path, capsys):
     """ffmpeg's TIFFs of 4:2:0 footage are YCbCr: imageio's reader raises

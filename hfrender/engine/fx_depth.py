@@ -11,16 +11,18 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.io.depth_pass import depth_for
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import open_footage, probe
-from hfrender.io.sequence_files import sequence_start
+from hfrender.io.sequence_files import output_start
 
 
 def depth_pass_of(source: str, s: FxSettings, size: tuple[int, int], count: int) -> Any:
     """The depth pass of ``s`` for footage ``source`` of ``size`` and ``count`` frames,
     checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage."""
     s.check_size(size)
-    numbered = not Path(source).is_file()  # a sequence: its frames' numbers
+    # a sequence: its frames' numbers; one picture: its name's, as its output frame's (was
+    # none: shot.1005.png beside depth z.1001..z.1010 refused, its folder took z.1005)
+    numbered = not Path(source).is_file() or is_one_image(source)
     return depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, size, count, s.lens_for,
-                     s.depth_resize, sequence_start(source) if numbered else None)
+                     s.depth_resize, output_start(source) if numbered else None)
 
 
 def check_depth(source: str, s: FxSettings) -> None:
