@@ -240,7 +240,7 @@ def _gathered(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict,
 def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state: BatchState,
              done: Callable) -> KeyboardInterrupt | None:
     """Chunks as they come back, whichever job they belong to; a job is joined when its
-    last chunk is in, or failed (its other chunks cancelled) when one fails. A first
+    last chunk is in, or failed (its other chunks turned away) when one fails. A first
     Ctrl-C keeps the chunks running (:func:`hfrender.engine.ray_wait.collect`); returned
     where it came once every chunk was running (all of them done)."""
 
@@ -254,8 +254,7 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
                 return TURNED_AWAY  # job is stopped, not done)
             entry.refs.discard(ref)
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
-            for other in entry.refs:
-                ray.cancel(other)
+            gate.refuse(entry.refs)  # (its chunks not begun; not ray.cancel: ray_wait)
             _given_up(i, jobs[i], running.pop(i), exc, done)
             return entry.refs
         if not entry.refs:

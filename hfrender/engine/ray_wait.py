@@ -1,12 +1,18 @@
 """Ray tasks' results as they come back, and a Ctrl-C that stops after the work in progress.
 
 Every chunk of a job is submitted at once (the cluster, or its autoscaler, sees all the work
-there is). A first Ctrl-C ("stopping after the work in progress") cancels the tasks not yet
-begun. Which have begun, a :class:`Gate` knows: a small actor each task passes on starting,
-closed by the stop, after which a task that starts returns at once (was: a guess, the first
-pending as many as the cluster runs at once, which cancelled a running chunk where Ray ran
-them out of order, a batch's of several kinds: a trial). Those running finish and are kept
-(a segment each); then the Ctrl-C goes on. A second Ctrl-C stops at once.
+there is). A first Ctrl-C ("stopping after the work in progress") turns away the tasks not
+yet begun. Which have begun, a :class:`Gate` knows: a small actor each task passes on
+starting, closed by the stop, after which a task that starts returns at once (was: a guess,
+the first pending as many as the cluster runs at once, which stopped a running chunk where
+Ray ran them out of order, a batch's of several kinds: a trial). Those running finish and
+are kept (a segment each); then the Ctrl-C goes on. A second Ctrl-C stops at once.
+
+Nothing is stopped with ``ray.cancel``: in Ray 2.60 a cancel that meets a task's reply
+(the task ending as it is cancelled) fails a check in the driver's core worker, which ends
+the driver's process at once, exit 1 and no word on stderr ("Tried to complete task that
+was not pending", in its log; ray-project/ray#54798 fixed one such race). The gate turns
+away what has not begun; what runs ends on its own.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 from hfrender.io.outputs import uninterrupted
 
 log = logging.getLogger(__name__)
-FORGET_WAIT_S = 5.0  # how long a failed run waits for its other chunks' cancellations
+FORGET_WAIT_S = 5.0  # how long a failed run waits for its other chunks to end (and read them)
 CLOSE_WAIT_S = 10.0  # how long a stop waits for the gate to say which tasks began
 
 
@@ -35,14 +41,19 @@ class _Keeper:
     def __init__(self) -> None:
         self.began: dict[str, int] = {}
         self.closed = False
+        self.refused: set[str] = set()  # tasks of a failed job (the others go on)
 
     def enter(self, task: str) -> bool:
         if task in self.began:  # a retry of a task that began before the stop goes on
             self.began[task] += 1
             return True
-        if not self.closed:
+        go = not self.closed and task not in self.refused
+        if go:
             self.began[task] = 1
-        return not self.closed
+        return go
+
+    def refuse(self, tasks: list[str]) -> None:
+        self.refused.update(tasks)
 
     def close(self) -> set[str]:
         self.closed = True
@@ -53,9 +64,9 @@ class _Keeper:
 
 
 def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
-    """On a worker: ``fn(*args)``, unless the gate closed before this task began (None: the
-    driver cancels it, or reads it as :data:`TURNED_AWAY`). An unreachable gate lets it
-    through."""
+    """On a worker: ``fn(*args)``, unless the gate closed (or refused this task) before it
+    began (None: the driver reads it as :data:`TURNED_AWAY`, or has dropped it). An
+    unreachable gate lets it through."""
     import ray
 
     try:
@@ -91,6 +102,14 @@ class Gate:
                 log.debug("the gate: %s", gone)
             return waiting[:running_at_most(self.ray, gpu)]
         return [ref for ref in waiting if ref.task_id().hex() in began]
+
+    def refuse(self, refs: Iterable) -> None:
+        """Turn away the tasks of ``refs`` that have not begun (a failed job's other chunks;
+        those running end on their own: not ``ray.cancel``, see the module)."""
+        try:
+            self.keeper.refuse.remote(task_ids(refs))
+        except Exception as exc:  # noqa: BLE001 - its actor gone: they run, and are dropped
+            log.debug("the gate's refusal: %s", exc)
 
     def reruns(self, tasks: list[str]) -> int:
         """How many times Ray ran the tasks of ``tasks`` (ids, :func:`task_ids`) again, their
@@ -137,7 +156,7 @@ def _beside_driver(ray: Any) -> dict:
 def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             running: Callable[[list], list]) -> KeyboardInterrupt | None:
     """Hand each finished task's reference to ``take`` (which may return references of
-    tasks to forget: a failed job's other chunks, which it cancels), until none is left;
+    tasks to forget: a failed job's other chunks, which it turns away), until none is left;
     a first Ctrl-C as the module says, raised once the work in progress is in, unless it
     was all of the work (no task cancelled: returned, the work whole, as a local render's
     interruption after its last frame; was: thrown away as interrupted). None: no stop."""
@@ -155,7 +174,7 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             if late is not None:
                 raise late
         except Exception:  # a chunk failed: the run fails with its error alone
-            forget(ray, pending)
+            forget(ray, pending, running)
             raise
         except KeyboardInterrupt as exc:
             if stop is not None:
@@ -163,7 +182,7 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             stop = exc
             if pending:  # those finished and not yet taken hold no place of one running
                 ended, waiting = ray.wait(pending, num_returns=len(pending), timeout=0)
-                kept = _cancel_waiting(ray, waiting, running(waiting))
+                kept = _keep_running(waiting, running(waiting))
                 cancelled = len(kept) < len(waiting)
                 pending = ended + kept
     if stop is not None and cancelled:
@@ -171,15 +190,15 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
     return stop
 
 
-def forget(ray: Any, refs: list, wait_s: float = FORGET_WAIT_S) -> None:
-    """Cancel the tasks of ``refs`` and read what those that end within ``wait_s`` raised:
-    an error nobody reads, Ray prints with its traceback (a failed render's other chunks
-    printed 100 lines after its one)."""
-    for ref in refs:
-        try:
-            ray.cancel(ref)
-        except Exception as exc:  # noqa: BLE001 - ended already, or its node gone
-            log.debug("cancelling %s: %s", ref, exc)
+def forget(ray: Any, refs: list, close: Callable[[list], list],
+           wait_s: float = FORGET_WAIT_S) -> None:
+    """Turn away the tasks of ``refs`` not begun (``close``: the gate's, :meth:`Gate.running`)
+    and read what those that end within ``wait_s`` raised: an error nobody reads, Ray prints
+    with its traceback (a failed render's other chunks printed 100 lines after its one)."""
+    try:
+        close(refs)
+    except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands
+        log.debug("closing the gate after a failure: %s", exc)
     try:
         ended = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0] if refs else []
     except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands
@@ -201,17 +220,12 @@ def _taken(take: Callable[[Any], Iterable | None], ref: Any
     return out[0], late
 
 
-def _cancel_waiting(ray: Any, pending: list, running: list) -> list:
-    """``running`` (those of ``pending`` the cluster runs now) kept; the rest cancelled
-    before they start."""
+def _keep_running(pending: list, running: list) -> list:
+    """``running`` (those of ``pending`` the cluster runs now) kept; the rest, turned away
+    by the closed gate as they start, not waited for."""
     kept = set(running)
-    others = [ref for ref in pending if ref not in kept]
-    for ref in others:
-        try:
-            ray.cancel(ref)
-        except Exception as exc:  # noqa: BLE001 - a task that ended meanwhile
-            log.debug("cancelling %s: %s", ref, exc)
+    others = len(pending) - len(kept & set(pending))
     if others:
-        log.info("stopping: waiting for the %d chunks running; %d others are cancelled",
-                 len(pending) - len(others), len(others))
+        log.info("stopping: waiting for the %d chunks running; %d others are turned away",
+                 len(pending) - others, others)
     return [ref for ref in pending if ref in kept]
