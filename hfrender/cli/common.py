@@ -268,12 +268,11 @@ def auto_or_int(name: str, text: str) -> int | str:
         raise ConfigError(f"--{name} {text}: must be 'auto' or an integer") from None
 
 
-def output_name(text: str) -> str:
+def output_name(text: str, what: str = "a file (out.mp4) or frames (frames/%05d.png)") -> str:
     """A path that is not empty (``-o ''`` was called a folder: the current one, as the
-    path library has it)."""
+    path library has it; ``what``: what to name instead)."""
     if not text.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name a file (out.mp4) "
-                                          "or frames (frames/%05d.png)")
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name {what}")
     return home_path(text)  # (-o=~/out.mp4: no shell expanded it)
 
 

@@ -12,11 +12,12 @@ from hfrender.cli.common import (
     check_scene_path,
     finished_anyway,
     interrupted_code,
+    output_name,
     output_notes,
 )
 from hfrender.config import MAX_FRAMES, ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
-from hfrender.io.sequence_names import home_path, is_sequence
+from hfrender.io.sequence_names import is_sequence
 from hfrender.io.work_names import check_not_foreign
 from hfrender.scene import ShaderScene
 from hfrender.signals import stop_at_once
@@ -31,10 +32,7 @@ PINHOLE = dict(samples=1, dof="off", antialias=False, reconstruct="off", shutter
 def picture_name(text: str) -> str:
     """``still -o``'s type: a path that is not empty (was "name a file (out.mp4) or frames
     (frames/%05d.png)", render's advice: a still writes neither)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name the picture "
-                                          "(still.png, or still.exr)")
-    return home_path(text)  # (-o=~/still.png: no shell expanded it)
+    return output_name(text, "the picture (still.png, or still.exr)")
 
 
 def cmd_still(args: argparse.Namespace) -> int:

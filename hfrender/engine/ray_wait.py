@@ -223,9 +223,9 @@ def _taken(take: Callable[[Any], Iterable | None], ref: Any
 def _keep_running(pending: list, running: list) -> list:
     """``running`` (those of ``pending`` the cluster runs now) kept; the rest, turned away
     by the closed gate as they start, not waited for."""
-    kept = set(running)
-    others = len(pending) - len(kept & set(pending))
-    if others:
+    begun = set(running)
+    kept = [ref for ref in pending if ref in begun]
+    if len(kept) < len(pending):
         log.info("stopping: waiting for the %d chunks running; %d others are turned away",
-                 len(pending) - others, others)
-    return [ref for ref in pending if ref in kept]
+                 len(kept), len(pending) - len(kept))
+    return kept
