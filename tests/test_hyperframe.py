@@ -343,6 +343,26 @@ def test_sliding_in_span_names_the_halo_it_needs():
         hf.sliding_in_span(np.ones(4) / 4, 1, first_index=5, halo=1, frame_count=6)
 
 
+def test_window_weights_of_a_curve_name_or_bad_count_say_so():
+    """A curve's name where its weights go (the docs' ``weights``, a user's ``"box"``)
+    was NumPy's "could not convert string to float" (its length, 3, taken for the
+    window's); a negative count NumPy's broadcast error."""
+    with pytest.raises(TypeError, match=r"^weights='box' must be an array of one weight per "
+                                        r"frame of the window: a curve's are "
+                                        r"hf.curve_weights\('box', window\)$"):
+        hf.sliding_in_span("box", 2, 0, 0, 10)
+    with pytest.raises(TypeError, match=r"^weights='triangle' must be an array"):
+        hf.WindowWeights.sliding("triangle", 3, 2)
+    with pytest.raises(TypeError, match=r"^weights=\[None, 1\] must be an array of numbers"):
+        hf.sliding_in_span([None, 1], 2, 0, 0, 10)
+    with pytest.raises(ValueError, match=r"^weights has shape \(\); expected \(window,\)"):
+        hf.sliding_in_span(np.float64(0.5), 1, 0, 0, 10)
+    with pytest.raises(ValueError, match=r"^count=-1 must be an integer >= 0$"):
+        hf.WindowWeights.sliding(np.ones(4) / 4, -1, 2)
+    k0, ww = hf.sliding_in_span([0.5, 0.5], 2, 0, 0, 10)  # a list still serves
+    assert k0 == 0 and ww.starts.tolist() == [0, 2, 4, 6, 8] and ww.rows.shape == (5, 2)
+
+
 def test_fuse_checks_out():
     h = hf.HyperFrame(np.zeros((4, 2, 2, 3), np.uint8))
     ww = hf.WindowWeights.sliding(np.ones(2) / 2, 2, 2)

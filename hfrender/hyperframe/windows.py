@@ -7,12 +7,13 @@ last frame is new (not halo), so every output frame is computed exactly once.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from hfrender import validate
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,10 @@ class WindowWeights:
     @classmethod
     def sliding(cls, weights: np.ndarray, count: int, stride: int, first: int = 0) -> WindowWeights:
         """``count`` windows of the same ``weights``, ``stride`` frames apart."""
+        row = window_row(weights)
+        count = validate.integer(count, "count", 0)  # (was: -1 a NumPy broadcast error)
         starts = first + stride * np.arange(count, dtype=np.int64)
-        rows = np.broadcast_to(np.asarray(weights, np.float64), (count, len(weights)))
+        rows = np.broadcast_to(row, (count, len(row)))
         return cls(starts, np.ascontiguousarray(rows))
 
     @classmethod
@@ -133,7 +136,7 @@ def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: in
     ``ValueError``) if a window it must compute starts before its first frame (too little
     halo).
     """
-    window = len(weights)
+    window = len(window_row(weights))
     # (was: stride 0 a ZeroDivisionError, -1 no windows and no word)
     for name, value, low in (("stride", stride, 1), ("first_index", first_index, 0),
                              ("halo", halo, 0), ("frame_count", frame_count, 1)):
@@ -153,3 +156,24 @@ def sliding_in_span(weights: np.ndarray, stride: int, first_index: int, halo: in
             f"frames carried over, this hyperframe has {halo}"
         )
     return k0, WindowWeights.sliding(weights, count, stride, k0 * stride - first_index)
+
+
+def window_row(weights: object) -> np.ndarray:
+    """One window's weights, a 1-D float64 array of at least one, or one line naming what
+    was given (was: ``"box"``, a curve's name, NumPy's "could not convert string to float",
+    its length taken for the window's)."""
+    if isinstance(weights, (str, bytes)):
+        raise InputTypeError(f"weights={weights!r} must be an array of one weight per frame "
+                             f"of the window: a curve's are hf.curve_weights({weights!r}, window)")
+    row = np.asarray(weights)
+    if row.dtype.kind == "O" and all(isinstance(x, numbers.Real) and not isinstance(x, bool)
+                                     for x in row.ravel()):
+        row = row.astype(np.float64)  # (Fractions)
+    if row.dtype.kind not in "iuf":  # (["1", "2"], [None, 1], True: no weights, said as given)
+        raise InputTypeError(f"weights={weights!r} must be an array of numbers, one weight "
+                             "per frame of the window (hf.curve_weights(curve, window))")
+    row = row.astype(np.float64, copy=False)
+    if row.ndim != 1 or not row.size:
+        raise InputError(f"weights has shape {row.shape}; expected (window,): one weight per "
+                         "frame of the window, at least one")
+    return row
