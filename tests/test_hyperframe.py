@@ -363,6 +363,23 @@ def test_window_weights_of_a_curve_name_or_bad_count_say_so():
     assert k0 == 0 and ww.starts.tolist() == [0, 2, 4, 6, 8] and ww.rows.shape == (5, 2)
 
 
+@pytest.mark.parametrize("kwargs, said", [
+    ({"frame_bytes": "1000"}, r"^frame_bytes='1000' must be an integer >= 1$"),
+    ({"frame_bytes": None}, r"^frame_bytes=None must be an integer >= 1$"),
+    ({"frame_bytes": 1000, "frames_per_output": "8"},
+     r"^frames_per_output='8' must be an integer >= 1$"),
+    ({"frame_bytes": 1000, "halo": -1}, r"^halo=-1 must be an integer >= 0$"),
+    ({"frame_bytes": 0}, r"^frame_bytes=0 must be an integer >= 1$"),
+    ({"frame_bytes": 1000, "cap": 0}, r"^cap=0 must be an integer >= 1$"),
+    ({"frame_bytes": 1000, "free_bytes": "1G"}, r"^free_bytes='1G' must be a whole number"),
+])
+def test_auto_granularity_names_a_bad_argument(kwargs, said):
+    """(was: '1000' a bare TypeError of '<' from inside, 0 a line naming no value)"""
+    kwargs = {"free_bytes": 1 << 30, **kwargs}
+    with pytest.raises(ValueError, match=said):
+        hf.auto_granularity(kwargs.pop("frame_bytes"), **kwargs)
+
+
 def test_fuse_checks_out():
     h = hf.HyperFrame(np.zeros((4, 2, 2, 3), np.uint8))
     ww = hf.WindowWeights.sliding(np.ones(2) / 2, 2, 2)

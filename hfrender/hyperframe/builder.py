@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender import validate
+from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import (
     ArenaStorage,
@@ -105,8 +106,14 @@ def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int 
     The free memory is shared by the pool's ``slots``; the result is ``halo`` plus a
     whole number (at least one) of ``frames_per_output`` blocks.
     """
-    if frame_bytes < 1 or frames_per_output < 1 or halo < 0 or slots < 1:
-        raise InputError("frame_bytes, frames_per_output and slots must be >= 1, halo >= 0")
+    for name, value, low in (("frame_bytes", frame_bytes, 1), ("frames_per_output",  # (was:
+                             frames_per_output, 1), ("halo", halo, 0), ("slots", slots, 1),  # "2"
+                             ("cap", cap, 1)):  # a bare TypeError of '<', 0 no value named)
+        validate.integer(value, name, low)
+    if free_bytes is not None and not (isinstance(free_bytes, numbers.Integral)
+                                       and not isinstance(free_bytes, bool)):
+        raise InputTypeError(f"free_bytes={free_bytes!r} must be a whole number of bytes, or "
+                             "None (this machine's free memory)")
     free = free_memory_bytes() if free_bytes is None else free_bytes
     fit = free // 2 // (frame_bytes * slots)
     n = min(cap, fit)
