@@ -344,12 +344,7 @@ def from_linear(linear: Any, dtype: Any = np.uint8) -> Any:
     arr, back = to_numpy(linear, "linear")
     _check_pixels(arr, "linear", (np.dtype(np.float32),))
     validate.finite(arr, "linear")
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:  # 'u9', a name NumPy does not know
-        raise InputTypeError(f"dtype={dtype!r} must be uint8 or uint16") from None
-    if dt not in (np.dtype(np.uint8), np.dtype(np.uint16)):
-        raise InputTypeError(f"dtype={dt} must be uint8 or uint16")
+    dt = validate.pixel_dtype(dtype, validate.DTYPES[:2])  # ('u9', None: said as given)
     src = np.array(arr, np.float32)  # the encoder clobbers its input
     return back(Transfer(dt, arr.shape[-1], True).encode(src, np.empty(arr.shape, dt)))
 

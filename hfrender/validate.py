@@ -47,6 +47,22 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
     return arr
 
 
+def pixel_dtype(value: object, allowed: tuple[np.dtype, ...], name: str = "dtype",
+                why: str = "") -> np.dtype:
+    """``value`` as one of the ``allowed`` dtypes, else one line naming it as given (was:
+    ``None`` said as NumPy's default, float64; ``"nope"`` NumPy's bare TypeError)."""
+    try:
+        dt = None if value is None else np.dtype(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        dt = None
+    if dt is None or dt not in allowed:
+        said = repr(value) if dt is None else str(dt)
+        names = [str(d) for d in allowed]
+        listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+        raise InputTypeError(f"{name}={said} must be {listed}{why}")
+    return dt
+
+
 def _last(ndim: int) -> str:
     """torch's ``permute`` axes that move the channels of a ``ndim``-D channels-first
     array last: ``0, 2, 3, 1`` for (N, C, H, W), ``1, 2, 0`` for one (C, H, W) frame."""

@@ -42,6 +42,21 @@ def test_bad_dtype_is_an_input_type_error_and_a_type_error(rng):
         hf.Scene().add("ball")
 
 
+def test_a_dtype_argument_is_said_as_given(rng):
+    """(was: from_linear's dtype=None said as NumPy's default, "dtype=float64 must be ...";
+    a pool's dtype='nope' NumPy's bare "data type 'nope' not understood")"""
+    linear = hf.to_linear(frames(rng))
+    with pytest.raises(InputTypeError, match=r"^dtype=None must be uint8 or uint16$"):
+        hf.from_linear(linear, dtype=None)
+    with pytest.raises(InputTypeError, match=r"^dtype='nope' must be uint8, uint16 or float32 "
+                                             r"\(what the fusion takes\)$"):
+        hf.HyperFramePool((4, 4, 3), "nope")
+    with pytest.raises(InputTypeError, match=r"^dtype=None must be uint8, uint16 or float32"):
+        hf.HyperFramePool((4, 4, 3), None)
+    assert hf.from_linear(linear, "uint16").dtype == np.uint16  # a name NumPy knows serves
+    assert hf.HyperFramePool((4, 4, 3), "float32", capacity=2).dtype == np.float32
+
+
 def test_input_errors_are_exported_at_the_top():
     assert hf.InputError is InputError and hf.InputTypeError is InputTypeError
 

@@ -22,9 +22,9 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame, Status  # noqa: F401 - their old home
-from hfrender.validate import CHANNELS, integer
+from hfrender.validate import CHANNELS, integer, pixel_dtype
 
 FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
@@ -236,10 +236,7 @@ class HyperFramePool:
         capacity = integer(capacity, "capacity", 1)  # (was: 2.5 cut to 2, '4' a bare
         max_in_flight = integer(max_in_flight, "max_in_flight", 1)  # TypeError of '<')
         n_slots = slot_count(max_in_flight) if slots is None else integer(slots, "slots", 1)
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in FRAME_DTYPES:
-            raise InputTypeError(f"dtype={self.dtype} must be uint8, uint16 or float32 (what "
-                                 "the fusion takes)")
+        self.dtype = pixel_dtype(dtype, FRAME_DTYPES, why=" (what the fusion takes)")
         self.capacity = int(capacity)
         self.has_depth = depth
         self.has_velocity = velocity
