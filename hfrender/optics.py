@@ -161,9 +161,10 @@ def check_blur_cap(what: str, value: object) -> None:
 
 def check_blades(what: str, value: object) -> int:
     """``value`` if it is 0 (round) or a whole number from 3 to 64, else one clear line."""
-    if not (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-            and (value == 0 or 3 <= value <= 64)):
-        raise _bad(value)(f"{what}={_said(value)} must be 0 (round) or between 3 and 64")
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    if not (whole and (value == 0 or 3 <= value <= 64)):  # (was: 5.0 "must be ... between
+        kind = "" if whole else "a whole number, "  # 3 and 64", which it is, said alone)
+        raise _bad(value)(f"{what}={_said(value)} must be {kind}0 (round) or between 3 and 64")
     return int(value)
 
 

@@ -64,7 +64,8 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
     # not numbers at all: TypeErrors too (a text field's "2" passed on as it is)
     (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a distance in metres"),
     (D, {"f_stop": "2.8"}, TypeError, r"f_stop='2.8' must be a finite number > 0"),
-    (D, {"aperture_blades": "6"}, TypeError, r"aperture_blades='6' must be 0 \(round\) or"),
+    (D, {"aperture_blades": "6"}, TypeError,
+     r"aperture_blades='6' must be a whole number, 0 \(round\) or"),
 ])
 def test_depth_of_field_bad_input(depth, kwargs, exc, message):
     args = {**LENS, **kwargs}
