@@ -96,6 +96,7 @@ def convert_hint(dtype: np.dtype, name: str) -> str:
 
 def window(value: object, n: int) -> int:
     """``window`` frames of the ``n`` given: a whole number from 1 to ``n``."""
+    value = _item(value)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > n:
         raise InputError(f"window={value} is longer than the {n} frame{'s' * (n != 1)} given: "
                          f"give at least {value} frames, or a window of at most {n}")
@@ -103,13 +104,21 @@ def window(value: object, n: int) -> int:
 
 
 def integer(value: object, name: str, low: int, high: int | None = None) -> int:
-    """An int in ``[low, high]``; bools and floats are refused."""
+    """An int in ``[low, high]``; bools and floats are refused. A 0-d array or tensor is
+    its number (was: ``window=np.array(2)`` refused, where ``focus_distance`` takes one)."""
+    value = _item(value)
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and value >= low and (high is None or value <= high):
         return int(value)
     span = f"[{low}, {high}]" if high is not None else f">= {low}"
     kind = InputError if ok else InputTypeError  # (a str or float: a TypeError too)
     raise kind(f"{name}={value!r} must be an integer {span}")
+
+
+def _item(value: object) -> object:
+    """A 0-d array (NumPy's, a tensor) as its number; anything else as it is."""
+    item = getattr(value, "item", None)
+    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
 
 
 def flag(value: object, name: str) -> bool:

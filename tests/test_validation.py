@@ -295,6 +295,21 @@ def test_scalars_in_0_d_arrays_are_their_numbers():
     assert np.abs(plain - frame).max() > 0.05  # blurred: the numbers were used
 
 
+def test_window_and_stride_in_0_d_arrays_are_their_numbers():
+    """Was: ``window=np.array(2)`` (a count computed with NumPy, a tensor's) refused as
+    "must be an integer", where ``focus_distance=np.array(2.0)`` is taken."""
+    rng = np.random.default_rng(3)
+    frames = rng.integers(0, 256, (6, 4, 4, 3), dtype=np.uint8)
+    np.testing.assert_array_equal(hf.motion_blur(frames, np.array(3), stride=np.array(1)),
+                                  hf.motion_blur(frames, 3, stride=1))
+    with pytest.raises(ValueError, match=r"^window=9 is longer than the 6 frames given"):
+        hf.motion_blur(frames, np.array(9))
+    with pytest.raises(TypeError, match=r"^window=2.0 must be an integer \[1, 6\]$"):
+        hf.motion_blur(frames, np.array(2.0))  # a 0-d float is still no count
+    with pytest.raises(TypeError, match=r"^window=array\(\[2\]\) must be an integer"):
+        hf.motion_blur(frames, np.array([2]))
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: hf.motion_blur(F, "2"), r"^window='2' must be an integer \[1, 5\]$"),
     (lambda: hf.motion_blur(F, 2, stride="1"), r"^stride='1' must be an integer >= 1$"),
