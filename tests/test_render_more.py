@@ -92,6 +92,42 @@ def test_surface_shader_error_names_its_file(tmp_path):
             card_width(tmp_path, 2.0, False, extra=f', shader="{typo}"')
 
 
+@pytest.mark.parametrize("source, said", [
+    ("vec3 shading(vec3 normal, vec3 world, vec3 color) {\n    return color;\n}\n",
+     r": defines no shade\(\) \(did you mean shading\?\); a surface shader defines vec3 "
+     r"shade\(vec3 normal, vec3 world, vec3 color\)$"),
+    ("void mainImage(out vec4 o, in vec2 c) {\n    o = vec4(1.0);\n}\n",
+     r": defines mainImage\(\): a Shadertoy-style shader, drawn as a scene of its own"),
+    ("// mine\nvec3 shade(vec3 n, vec3 c) {\n    return c;\n}\n",
+     r":2: no matching function for call to `shade\(vec3, vec3, vec3\)'.*; hfrender calls "
+     r"vec3 shade\(vec3 normal, vec3 world, vec3 color\)"),
+])
+def test_a_surface_shader_without_the_shade_hfrender_calls_names_its_file(tmp_path, source,
+                                                                         said):
+    """Was: "hfrender's wrapper: no function with name 'shade'", naming no file."""
+    from hfrender.render.programs import ShaderError
+
+    (tmp_path / "mine.glsl").write_text(source)
+    with pytest.raises(ShaderError) as caught:
+        card_width(tmp_path, 2.0, False, extra=', shader="mine"')
+    assert str(caught.value).startswith(str(tmp_path / "mine.glsl")), caught.value
+    assert "wrapper" not in str(caught.value) and re.search(said, str(caught.value))
+
+
+def test_a_surface_shaders_own_uniform_hfrender_never_sets_is_warned_of(tmp_path, caplog):
+    """Was: the object drawn black (``gain`` 0) without a word."""
+    (tmp_path / "gain.glsl").write_text(
+        "uniform float gain;\nuniform float kept = 1.0;\nuniform float unread;\n"
+        "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return color * gain * kept;\n"
+        "}\n")
+    _, frame = card_width(tmp_path, 2.0, False, extra=', shader="gain"')
+    assert frame[50, 100].tolist() == [0, 0, 0]
+    said = [r.getMessage() for r in caplog.records if "gain.glsl" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith(
+        "gain.glsl reads gain, which hfrender does not set: it stays 0; a surface shader "
+        "may read u_time, "), said
+
+
 @pytest.mark.parametrize("setup, update, said", [
     ('self.add(hf.Cube(shader="tooon"))', "pass",  # compiled before the first frame
      r"^hfrender: error: \S*scene\.py: shader='tooon': no such surface shader \(did you mean "

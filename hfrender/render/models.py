@@ -9,13 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import (
-    compile_program,
-    glsl,
-    set_uniform,
-    surface_source,
-    with_user_source,
-)
+from hfrender.render.programs import glsl, set_uniform, surface_source
+from hfrender.render.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
@@ -43,10 +38,9 @@ class ModelDrawer:
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
             source, path = surface_source(shader, self.scene_dir)
-            frag = with_user_source(_with_define(glsl("mesh_header.frag")), source,
-                                    glsl("mesh_main.frag"))
-            self.programs[shader] = compile_program(self.ctx, _with_define(glsl("mesh.vert")),
-                                                    frag, path)
+            self.programs[shader] = surface_program(
+                self.ctx, _with_define(glsl("mesh.vert")),
+                _with_define(glsl("mesh_header.frag")), source, path)
         return self.programs[shader]
 
     def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Part]]:

@@ -24,9 +24,9 @@ from hfrender.render.programs import (
     glsl,
     set_uniform,
     surface_source,
-    with_user_source,
 )
 from hfrender.render.shader_renderer import ShaderRenderer
+from hfrender.render.surface import surface_program
 from hfrender.render.target import Target
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
@@ -80,8 +80,8 @@ class SceneRenderer:
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
             source, path = surface_source(shader, self.scene_dir)
-            frag = with_user_source(glsl("mesh_header.frag"), source, glsl("mesh_main.frag"))
-            self.programs[shader] = compile_program(self.ctx, glsl("mesh.vert"), frag, path)
+            self.programs[shader] = surface_program(self.ctx, glsl("mesh.vert"),
+                                                    glsl("mesh_header.frag"), source, path)
         return self.programs[shader]
 
     def _vao(self, prog: Any, geometry: str) -> Any:

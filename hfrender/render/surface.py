@@ -1,0 +1,91 @@
+"""An object's surface shader (``vec3 shade(vec3 normal, vec3 world, vec3 color)``, a file
+beside the scene or ``shaders/glsl/``) looked at before it is compiled: one that defines
+no ``shade()`` is told what it is instead (was: "hfrender's wrapper: no function with name
+'shade'", naming no file), an error the compiler finds in hfrender's call of ``shade()``
+names the user's file, and a uniform of its own that hfrender never sets (it stays 0: an
+object drawn black without a word) is warned of."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from hfrender.render.programs import ShaderError, compile_program, glsl, with_user_source
+from hfrender.render.shadertoy import _UNIFORM, _code, _declared, _uses
+
+log = logging.getLogger(__name__)
+
+SHADE = "vec3 shade(vec3 normal, vec3 world, vec3 color)"
+_DEFINES_SHADE = re.compile(r"\b\w+\s+shade\s*\(")
+READ = ("u_time", "u_light_dir", "u_ambient", "u_eye", "u_forward", "u_color", "u_emissive")
+_SAID: set[str] = set()  # files whose unset uniforms were told (once a process)
+
+
+def no_shade(source: str) -> str | None:
+    """What a surface shader that defines no ``shade()`` is instead (empty, a
+    Shadertoy-style shader, a misspelt name); ``None`` where it defines one."""
+    code = _code(source)
+    if _DEFINES_SHADE.search(code):
+        return None
+    if not code.strip():
+        return f"is empty; a surface shader defines {SHADE}"
+    if re.search(r"\bmainImage\s*\(", code):
+        return ("defines mainImage(): a Shadertoy-style shader, drawn as a scene of its own "
+                "(hfrender render FILE.frag), not an object's surface; a surface shader "
+                f"defines {SHADE}")
+    defined = re.findall(r"\b\w+\s+(\w+)\s*\([^)]*\)\s*\{", code)
+    near = difflib.get_close_matches("shade", defined, 1, 0.6)
+    meant = f" (did you mean {near[0]}?)" if near else ""
+    return f"defines no shade(){meant}; a surface shader defines {SHADE}"
+
+
+@functools.cache
+def _header_uniforms() -> frozenset[str]:
+    """The uniforms hfrender declares and sets for every surface shader."""
+    header = glsl("mesh_header.frag")
+    return frozenset(name for m in _UNIFORM.finditer(_code(header))
+                     for name, _ in _declared(m.group(2)))
+
+
+def unset_uniforms(source: str) -> list[str]:
+    """The uniforms a surface shader declares and reads that hfrender does not set: they
+    stay 0 (not one given a value, ``uniform float gain = 0.5;``)."""
+    code = _code(source)
+    rest = _UNIFORM.sub(" ", code)
+    names = [name for m in _UNIFORM.finditer(code) for name, part in _declared(m.group(2))
+             if name and name not in _header_uniforms() and "=" not in part
+             and _uses(rest, name)]
+    return list(dict.fromkeys(names))
+
+
+def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path) -> Any:
+    """The program of a surface shader ``source`` read from ``path``, between ``header``
+    and hfrender's ``main()`` (:func:`no_shade` refused first; :func:`unset_uniforms` said
+    once a file)."""
+    said = no_shade(source)
+    if said is not None:
+        raise ShaderError(f"{path}: {said}")
+    unset = unset_uniforms(source)
+    if unset and str(path) not in _SAID:
+        _SAID.add(str(path))
+        log.warning("%s reads %s, which hfrender does not set: %s 0; a surface shader may "
+                    "read %s (give a value in the file: uniform float gain = 0.5;)",
+                    Path(path).name, ", ".join(unset),
+                    "it stays" if len(unset) == 1 else "they stay",
+                    ", ".join(READ))
+    frag = with_user_source(header, source, glsl("mesh_main.frag"))
+    try:
+        return compile_program(ctx, vertex, frag, path)
+    except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
+        m = _DEFINES_SHADE.search(_code(source))
+        line = _code(source).count("\n", 0, m.start()) + 1 if m else 1
+        place = f"{path}:{line}"
+        hint = f"; hfrender calls {SHADE}"
+        errors = [e.replace("hfrender's wrapper", place, 1) + hint
+                  if e.startswith("hfrender's wrapper") else e for e in exc.errors]
+        more = str(exc)[len(exc.errors[0]):]  # " (and 1 more error)"
+        raise ShaderError(errors[0] + more, errors) from None
