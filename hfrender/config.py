@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
@@ -31,6 +32,7 @@ RECONSTRUCT = ("auto", "on", "off")
 FUSION_PROCESS = ("auto", "on", "off")
 DOF_METHODS = ("fast", "exact")
 MAX_SAMPLES = 4096  # sub-frames an output frame may draw at most (--samples, --samples-range)
+BIT_DEPTHS = (8, 16, 32)  # --bit-depth: PNG 8|16, EXR 16|32
 MSAA = (1, 2, 4, 8, 16)  # samples per pixel OpenGL may offer (the context says how many)
 MSAA_CHOICES = ("auto", *map(str, MSAA))
 SCHEDULES = ("fifo", "motion")
@@ -91,6 +93,14 @@ class RenderConfig:
     frames: FrameRange | None = None  # --frames START:END (output frames, END exclusive)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.output, (str, os.PathLike)) or not str(self.output):
+            # (hfrender.toml's output = 5 crashed: "expected str, ... not int")
+            raise ConfigError(f"output={self.output!r} must be a file name: a video "
+                              "(out.mp4) or an image sequence (frames/%05d.png)")
+        if self.bit_depth is not None and (not _is_int(self.bit_depth)
+                                           or self.bit_depth not in BIT_DEPTHS):
+            raise ConfigError(f"bit_depth={self.bit_depth!r}: choose one of "  # (was: left out
+                              f"{', '.join(map(str, BIT_DEPTHS))}")  # as if PNG's alone)
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if self.frames is not None:
             check_frames(self.frames)

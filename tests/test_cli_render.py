@@ -634,6 +634,12 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                         r"line's \(a size and a frame rate\); in hfrender.toml give size and "
                         r'fps \(-ql is size = "854x480", fps = 15\)$'),
     ("samlpes = 4", r"unknown setting\(s\) in \[render\]: did you mean samlpes -> samples\?$"),
+    # an output of another type was an internal error ("expected str, ... not int"), a bit
+    # depth no output takes was left out without a word (as a PNG's 12 is)
+    ("output = 5", r"\[render\] output=5 must be a file name: a video \(out.mp4\) or an "
+                   r"image sequence \(frames/%05d.png\)$"),
+    ("bit-depth = 12", r"\[render\] bit_depth=12: choose one of 8, 16, 32$"),
+    ('bit_depth = "16"', r"\[render\] bit_depth='16': choose one of 8, 16, 32$"),
 ])
 def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, capsys, key,
                                                         said):
