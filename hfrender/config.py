@@ -101,6 +101,15 @@ class RenderConfig:
                                            or self.bit_depth not in BIT_DEPTHS):
             raise ConfigError(f"bit_depth={self.bit_depth!r}: choose one of "  # (was: left out
                               f"{', '.join(map(str, BIT_DEPTHS))}")  # as if PNG's alone)
+        if self.codec is not None and not (isinstance(self.codec, str) and self.codec):
+            raise ConfigError(f"codec={self.codec!r} must be an ffmpeg encoder's name, such as "
+                              "libx264")
+        if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
+            resolve_name(self.backend)
+        if self.gl is not None:
+            from hfrender.render.contexts import resolve_name as gl_context
+
+            gl_context(self.gl)
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if self.frames is not None:
             check_frames(self.frames)

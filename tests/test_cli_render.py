@@ -640,6 +640,13 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                    r"image sequence \(frames/%05d.png\)$"),
     ("bit-depth = 12", r"\[render\] bit_depth=12: choose one of 8, 16, 32$"),
     ('bit_depth = "16"', r"\[render\] bit_depth='16': choose one of 8, 16, 32$"),
+    # named as hfrender.toml's (were "--codec 5: this ffmpeg has no such encoder", "gl=3
+    # is not an OpenGL context", as if given on the command line)
+    ("codec = 5", r"hfrender.toml: \[render\] codec=5 must be an ffmpeg encoder's name"),
+    ("gl = 3", r"hfrender.toml: \[render\] gl=3 is not an OpenGL context; choose one of "
+               r"egl, glfw$"),
+    ('backend = "gpu"', r"hfrender.toml: \[render\] backend='gpu' is not a backend; choose "
+                        r"one of auto, cpu, cuda$"),
 ])
 def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, capsys, key,
                                                         said):
