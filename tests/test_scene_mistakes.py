@@ -161,3 +161,31 @@ def test_a_scenes_own_copy_of_a_camera_setting_that_it_gives_the_camera_is_no_mi
     assert scene.camera.f_stop == 2.8
     assert not [r for r in caplog.records if "camera setting" in r.getMessage()], \
         [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize("value, refused", [("3.0", True), ("self.duration", False)])
+def test_a_duration_set_in_update_is_refused_at_its_line(tmp_path, capsys, value, refused):
+    """The frames are counted before drawing: update's self.duration = 3.0 was ignored
+    without a word (a 1 s render); one setting the value it has changes nothing."""
+    scene = write_scene(tmp_path, f"""
+    class Longer(hf.Scene):
+        duration = 1.0
+
+        def setup(self):
+            self.add(hf.Sphere())
+
+        def update(self, t):
+            self.duration = {value}
+    """)
+    code = main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18",
+                 "--samples", "2", "-t", "0.5"])
+    err = capsys.readouterr().err
+    if not refused:
+        assert code == 0 and "duration" not in err, err
+        return
+    assert code == 2 and err.count("\n") == 1, err
+    assert err == ("hfrender: error: scene error in update(t) at t=0.5 s (output frame 15): "
+                   "InputError: Longer.duration=3.0 set in update(t): the frames were counted "
+                   "from the duration before drawing (1 s), so it would do nothing; set "
+                   "duration in the class body (duration = ...), or give --duration "
+                   f"({scene}:12)\n"), err
