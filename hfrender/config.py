@@ -93,26 +93,7 @@ class RenderConfig:
     frames: FrameRange | None = None  # --frames START:END (output frames, END exclusive)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.output, (str, os.PathLike)) or not str(self.output):
-            # (hfrender.toml's output = 5 crashed: "expected str, ... not int")
-            raise ConfigError(f"output={self.output!r} must be a file name: a video "
-                              "(out.mp4) or an image sequence (frames/%05d.png)")
-        if self.bit_depth is not None and (not _is_int(self.bit_depth)
-                                           or self.bit_depth not in BIT_DEPTHS):
-            raise ConfigError(f"bit_depth={self.bit_depth!r}: choose one of "  # (was: left out
-                              f"{', '.join(map(str, BIT_DEPTHS))}")  # as if PNG's alone)
-        if self.codec is not None and not (isinstance(self.codec, str) and self.codec):
-            raise ConfigError(f"codec={self.codec!r} must be an ffmpeg encoder's name, such as "
-                              "libx264")
-        if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
-            resolve_name(self.backend)
-        if self.gl is not None:
-            from hfrender.render.contexts import resolve_name as gl_context
-
-            gl_context(self.gl)
-        Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
-        if self.frames is not None:
-            check_frames(self.frames)
+        self._check_output()
         _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
         # the rate the file is stamped at is the rate drawn at (was: 23.98 drawn at k / 23.98
         # s, stamped at k * 1001 / 24000 s: 0.6 s apart after an hour)
@@ -168,6 +149,30 @@ class RenderConfig:
             if not isinstance(getattr(self, name), bool) and \
                     type(getattr(self, name)).__name__ != "bool_":  # NumPy's too
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
+
+    def _check_output(self) -> None:
+        """The output's settings: its name, bit depth, encoder, and where it is made
+        (backend, OpenGL context), each said as the key given."""
+        if not isinstance(self.output, (str, os.PathLike)) or not str(self.output):
+            # (hfrender.toml's output = 5 crashed: "expected str, ... not int")
+            raise ConfigError(f"output={self.output!r} must be a file name: a video "
+                              "(out.mp4) or an image sequence (frames/%05d.png)")
+        if self.bit_depth is not None and (not _is_int(self.bit_depth)
+                                           or self.bit_depth not in BIT_DEPTHS):
+            raise ConfigError(f"bit_depth={self.bit_depth!r}: choose one of "  # (was: left out
+                              f"{', '.join(map(str, BIT_DEPTHS))}")  # as if PNG's alone)
+        if self.codec is not None and not (isinstance(self.codec, str) and self.codec):
+            raise ConfigError(f"codec={self.codec!r} must be an ffmpeg encoder's name, such as "
+                              "libx264")
+        if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
+            resolve_name(self.backend)
+        if self.gl is not None:
+            from hfrender.render.contexts import resolve_name as gl_context
+
+            gl_context(self.gl)
+        Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
+        if self.frames is not None:
+            check_frames(self.frames)
 
     @property
     def backend_name(self) -> str:
