@@ -459,6 +459,11 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
      r"job 'bar': -o .*out/bar\.avi: unknown output type '\.avi'"),
     (lambda t: t.replace('size = "32x8"', 'size = "33x8"'),
      r"job 'bar': size 33x8: libx264 video in yuv420p needs an even width and height"),
+    (lambda t: t.replace("duration = 0.5", "duration = 0.5\nbit-depth = 16"),  # was: the
+     r"job 'bar': --bit-depth 16: -o .*out/bar\.mp4 is a video, whose encoder's pixel "  # job
+     r"format decides"),  # failed when its turn came, exit 1, the jobs before it run
+    (lambda t: t.replace("duration = 0.25", "duration = 0.25\nbit-depth = 12"),
+     r"job 'frames': --bit-depth 12: PNG frames are 8 or 16 bits$"),
     (lambda t: t.replace('duration = 0.5', 'duration = 0.5\ntransparent = true'),
      r"job 'bar': --transparent: -o .*out/bar\.mp4 \(libx264\) keeps no alpha"),
 ])

@@ -205,9 +205,12 @@ def check_job(job: Any, earlier: bool = False) -> None:
     checked = job.render_config() if job.kind == "render" else job.fx_settings()
     check_encoding(str(job.output), job.options.get("codec"), Encoding.of(checked))
     if job.kind == "render":
+        from hfrender.engine.deep_output import render_dtype
+
         check_output(str(job.output), checked.size, checked.codec,
                      alpha=bool(checked.transparent),
                      pix_fmt=getattr(checked, "pix_fmt", None))
+        render_dtype(checked)  # its bit-depth for its output (was: the job failed, exit 1)
     check_writable(str(job.output), "output")
     if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is
         depth = job.options.get("depth")  # told by the outputs' check
