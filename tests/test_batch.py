@@ -443,6 +443,22 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace("[[job]]", "[job]", 1).split("[[job]]")[0],  # was: "no [[job]]"
      r"jobs\.toml: \[job\] is one table; each job is a \[\[job\]\] entry \(two brackets\), "
      r"even where there is one$"),
+    (lambda t: t.replace('output = "out/bar.mp4"', "output = 5"),  # was: "output is missing"
+     r"job 'bar': output = 5 must be a path such as output = \"out/shot\.mp4\"$"),
+    (lambda t: t.replace('input = "clip.mp4"', 'input = ""'),
+     r"job 'smooth': input = '' must be a path such as input = \"clip\.mp4\"$"),
+    (lambda t: t.replace("duration = 0.25", "duration = 0.25\nframes = 3"),  # was: "must be
+     r"job 'frames': frames = 3 must be a string such as frames = \"10:20\" \(output "  # a
+     r"frames START:END, END exclusive; \"10:\" or \":20\"\)$"),  # string", no more
+    (lambda t: t.replace("samples = 2", "samples = 2\nsamples-range = 4"),
+     r"jobs\.toml: \[defaults\]: samples-range = 4 must be a string such as samples-range = "
+     r"\"4:64\"$"),
+    (lambda t: "job = 5\n",  # was: "no [[job]] entries", as for a file of none
+     r"jobs\.toml: job = 5 is not a job; each job is a \[\[job\]\] entry \(two brackets\) "
+     r"of name, scene or input, output$"),
+    (lambda t: "defaults = 5\n" + t[t.index("[[job]]"):],
+     r"jobs\.toml: defaults = 5 is not a table; the settings of every job go under "
+     r"\[defaults\]$"),
     (lambda t: t.replace('output = "out/png/%03d.png"', 'output = "out/bar.mp4"'),
      r"jobs 'bar' and 'frames' have the same output"),
     (lambda t: t.replace('output = "out/smooth.mp4"', 'output = "out/bar.partial.mp4"'),

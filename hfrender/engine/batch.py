@@ -34,8 +34,11 @@ from hfrender.engine.batch_paths import (
     depth_made,
     input_identity,
     job_file,
+    job_path,
+    job_tables,
     option_name,
     project_defaults,
+    spelt,
     unknown_field,
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
@@ -167,7 +170,7 @@ def _typed(where: str, key: str, value: Any, want: Any) -> Any:
     names = " or ".join(k if isinstance(k, str) and k == AUTO else
                         {int: "an integer", float: "a number", str: "a string",
                          bool: "true or false"}[k] for k in kinds)
-    raise InputError(f"{where}: {key} = {value!r} must be {names}")
+    raise InputError(f"{where}: {key} = {value!r} must be {names}{spelt(key)}")
 
 
 def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overrides: dict,
@@ -197,10 +200,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     for key in ("scene", "input", "output"):
         if key == ("input" if kind == "render" else "scene"):
             continue
-        value = entry.get(key)
-        if not isinstance(value, str) or not value:
-            raise InputError(f"{where}: {key} is missing (a path)")
-        files[key] = job_file(path, value)
+        files[key] = job_file(path, job_path(where, key, entry.get(key)))
     source = files["scene" if kind == "render" else "input"]
     scene_class = entry.get("scene_class")
     if scene_class is not None and not isinstance(scene_class, str):
@@ -296,12 +296,7 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     if unknown:
         raise InputError(f"{path}: unknown table {unknown[0]!r}; a jobs file has [defaults] "
                          "and [[job]] entries")
-    defaults, entries = data.get("defaults", {}), data.get("job", [])
-    if isinstance(entries, dict):  # [job], one table (was: "no [[job]] entries", a trial)
-        raise InputError(f"{path}: [job] is one table; each job is a [[job]] entry (two "
-                         "brackets), even where there is one")
-    if not isinstance(defaults, dict) or not isinstance(entries, list) or not entries:
-        raise InputError(f"{path}: no [[job]] entries")
+    defaults, entries = job_tables(path, data)
     own = next((k for k in defaults if option_name(k) in JOB_KEYS), None)
     if own is not None:  # it was left out without a word, and the jobs told of missing it
         raise InputError(f"{path}: [defaults]: {own} is each job's own; give it in every "

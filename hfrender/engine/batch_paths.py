@@ -104,6 +104,47 @@ def job_file(path: Path, value: str) -> Path:
     return Path(value) if Path(value).is_absolute() else path.parent / value
 
 
+# a job's files, and the options of a form, as a jobs file spells them (for its errors)
+SPELT = {"scene": '"scenes/shot.py"', "input": '"clip.mp4"', "output": '"out/shot.mp4"',
+         "frames": '"10:20" (output frames START:END, END exclusive; "10:" or ":20")',
+         "size": '"1280x720"', "samples_range": '"4:64"', "focus_pixel": '"320,180"'}
+
+
+def job_path(where: str, key: str, value: Any) -> str:
+    """A job's ``key`` file as its entry gives it; one line where it is missing or not a
+    path (was: "output is missing (a path)" for output = 5, a trial)."""
+    if value is None:
+        raise InputError(f"{where}: {key} is missing (a path)")
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}: {key} = {value!r} must be a path{spelt(key)}")
+    return value
+
+
+def spelt(raw: str) -> str:
+    """How a field of a form is spelt (``frames = 12`` was told "must be a string"
+    alone), for the line of a value of the wrong type; ``raw``: as the file spells it."""
+    form = SPELT.get(option_name(raw))
+    return f" such as {raw} = {form}" if form else ""
+
+
+def job_tables(path: Path, data: dict) -> tuple[dict, list]:
+    """A jobs file's ``[defaults]`` and ``[[job]]`` entries; one line where either is not
+    that (job = 5 was "no [[job]] entries", as for a file of none)."""
+    defaults, entries = data.get("defaults", {}), data.get("job", [])
+    if isinstance(entries, dict):  # [job], one table (was: "no [[job]] entries", a trial)
+        raise InputError(f"{path}: [job] is one table; each job is a [[job]] entry (two "
+                         "brackets), even where there is one")
+    if not isinstance(defaults, dict):
+        raise InputError(f"{path}: defaults = {defaults!r} is not a table; the settings of "
+                         "every job go under [defaults]")
+    if not isinstance(entries, list):
+        raise InputError(f"{path}: job = {entries!r} is not a job; each job is a [[job]] "
+                         "entry (two brackets) of name, scene or input, output")
+    if not entries:
+        raise InputError(f"{path}: no [[job]] entries")
+    return defaults, entries
+
+
 def declared(path: Path, entry: Any, key: str) -> Path | None:
     """A job's file ``key`` (resolved) as its entry gives it, if it is a path at all."""
     value = entry.get(key) if isinstance(entry, dict) else None
