@@ -32,6 +32,29 @@ def test_an_fx_job_may_read_what_an_earlier_job_writes(folder, capsys):
                                             "--ray, or in two\n")
 
 
+@pytest.mark.parametrize("there", [False, True])
+def test_an_fx_job_before_the_job_that_writes_its_input_is_refused(folder, capsys, there):
+    """The jobs run in order: an fx job listed before the render it reads is said at once,
+    whether that output is not there yet (was: "input ... not found") or is there from an
+    earlier batch (was: the fx job ran on it, the render of the settings before, as done)."""
+    path = folder / "jobs.toml"
+    text = path.read_text().replace('input = "clip.mp4"', 'input = "out/bar.mp4"')
+    path.write_text(text)
+    if there:  # the render and its fx job in order, then the render's settings changed
+        assert main(["batch", str(path), "--quiet"]) == 0
+        text = text.replace("duration = 0.5", "duration = 0.25")
+    render = text[text.index('[[job]]\nname = "bar"'):text.index('[[job]]\nname = "smooth"')]
+    path.write_text(text.replace(render, "") + "\n" + render)  # the fx job first
+    before = {p: p.stat().st_mtime_ns for p in folder.rglob("*")}
+    capsys.readouterr()
+    assert main(["batch", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("jobs.toml: job 'smooth' reads out/bar.mp4 (its input), the output "
+                        "of job 'bar', which runs after it: the jobs run in order; put 'bar' "
+                        "before it\n") and err.count("\n") == 1, err
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*")} == before  # nothing ran
+
+
 @pytest.mark.parametrize("where, said", [
     ("jobs.toml", r"is the jobs file"),
     ("clip.mp4", r"is the input of job 'smooth'"),

@@ -127,6 +127,29 @@ def spelt(raw: str) -> str:
     return f" such as {raw} = {form}" if form else ""
 
 
+def made_later(path: Path, entries: list) -> None:
+    """One line for each job that reads (its input, its depth pass) what a later job
+    writes: the jobs run in order (was: "input ... not found"; or, where an earlier batch
+    had left that file, the job ran on it, the output of the settings before, as done)."""
+    errors, later = [], {}  # the outputs of the jobs after the one looked at: their names
+    for i in reversed(range(len(entries))):
+        entry = entries[i]
+        name = entry.get("name") if isinstance(entry, dict) else None
+        for key, what in (("input", "its input"), ("depth", "its depth pass")):
+            read = declared(path, entry, key)
+            if read is not None and read in later:
+                job = repr(name) if isinstance(name, str) else f"number {i + 1}"
+                errors.insert(0, InputError(
+                    f"{path}: job {job} reads {entry[key]} ({what}), the output of job "
+                    f"{later[read]!r}, which runs after it: the jobs run in order; put "
+                    f"{later[read]!r} before it"))
+        out = declared(path, entry, "output")
+        if out is not None and isinstance(name, str):
+            later[out] = name
+    if errors:
+        raise errors[0] if len(errors) == 1 else InputErrors(errors)
+
+
 def job_tables(path: Path, data: dict) -> tuple[dict, list]:
     """A jobs file's ``[defaults]`` and ``[[job]]`` entries; one line where either is not
     that (job = 5 was "no [[job]] entries", as for a file of none)."""
