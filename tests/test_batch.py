@@ -438,8 +438,14 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"
-     r"\[\[job\]\] number 3: name = 5 must be a string of some characters \(name = "
+     r"\[\[job\]\] number 3: name = 5 must be a string of some characters, on one line "
+     r"\(name = \"shot\"\)$"),
+    (lambda t: t.replace('name = "frames"', 'name = "  "'),  # was: a row of no name
+     r"job '  ': name = '  ' must be a string of some characters, on one line \(name = "
      r"\"shot\"\)$"),
+    (lambda t: t.replace('name = "frames"', 'name = "fra\\nmes"'),  # was: run, its table
+     r"job 'fra\\nmes': name = 'fra\\nmes' must be a string of some characters, on one "
+     r"line \(name = \"shot\"\)$"),  # row and progress line broken in two
     (lambda t: t.replace("[[job]]", "[job]", 1).split("[[job]]")[0],  # was: "no [[job]]"
      r"jobs\.toml: \[job\] is one table; each job is a \[\[job\]\] entry \(two brackets\), "
      r"even where there is one$"),

@@ -183,10 +183,10 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     name = entry.get("name")
     where = f"{path}: job {name!r}" if isinstance(name, str) else \
         f"{path}: [[job]] number {index + 1}"
-    if not isinstance(name, str) or not name:  # (name = 5 was said missing, a trial)
-        raise InputError(f"{where}: name is missing (a string)" if name is None else
-                         f"{where}: name = {name!r} must be a string of some characters "
-                         "(name = \"shot\")")
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():  # (5 was
+        raise InputError(f"{where}: name is missing (a string)" if name is None else  # missing,
+                         f"{where}: name = {name!r} must be a string of some characters, "
+                         "on one line (name = \"shot\")")  # "a\nb" split its table row)
     kind = "render" if "scene" in entry else "fx" if "input" in entry else None
     if kind is None or ("scene" in entry and "input" in entry):
         raise InputError(f"{where}: give either scene (a render) or input (an fx job)")
