@@ -284,6 +284,10 @@ def check_job(job: Any, earlier: bool = False) -> None:
             from hfrender.engine.fx_depth import check_depth  # when the job's turn came)
 
             check_depth(str(job.source), checked)
+        elif not earlier and job.source.is_dir():  # its pictures (was: a folder of none
+            from hfrender.io.footage import open_footage  # failed when its turn came)
+
+            open_footage(str(job.source), checked.input_fps).close()
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
         _shader_lines(job.source)
