@@ -486,8 +486,8 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace("duration = 0.5", "duration = 0.5\nbit-depth = 16"),  # was: the
      r"job 'bar': --bit-depth 16: -o .*out/bar\.mp4 is a video, whose encoder's pixel "  # job
      r"format decides"),  # failed when its turn came, exit 1, the jobs before it run
-    (lambda t: t.replace("duration = 0.25", "duration = 0.25\nbit-depth = 12"),
-     r"job 'frames': --bit-depth 12: PNG frames are 8 or 16 bits$"),
+    (lambda t: t.replace("duration = 0.25", "duration = 0.25\nbit-depth = 32"),  # (EXR's)
+     r"job 'frames': --bit-depth 32: PNG frames are 8 or 16 bits$"),
     (lambda t: t.replace('duration = 0.5', 'duration = 0.5\ntransparent = true'),
      r"job 'bar': --transparent: -o .*out/bar\.mp4 \(libx264\) keeps no alpha"),
 ])
