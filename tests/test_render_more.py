@@ -128,6 +128,21 @@ def test_a_surface_shaders_own_uniform_hfrender_never_sets_is_warned_of(tmp_path
         "may read u_time, "), said
 
 
+def test_a_surface_shaders_uniform_of_the_vertex_shader_is_set_and_not_warned_of(tmp_path,
+                                                                              caplog):
+    """u_view, u_proj, u_model, u_normal_matrix and u_clip_rate are mesh.vert's, set for
+    every object: a surface shader that declares one reads it (was: warned of as never
+    set, "it stays 0")."""
+    (tmp_path / "view.glsl").write_text(
+        "uniform mat4 u_view;\nuniform mat4 u_model;\n"
+        "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n"
+        "    return color * u_view[3][3] * u_model[3][3];\n}\n")
+    _, frame = card_width(tmp_path, 2.0, False, extra=', shader="view"')
+    assert frame[50, 100].tolist() == [255, 255, 255]  # both set: [3][3] is 1
+    said = [r.getMessage() for r in caplog.records if "view.glsl" in r.getMessage()]
+    assert not said, said
+
+
 @pytest.mark.parametrize("setup, update, said", [
     ('self.add(hf.Cube(shader="tooon"))', "pass",  # compiled before the first frame
      r"^hfrender: error: \S*scene\.py: shader='tooon': no such surface shader \(did you mean "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,12 +95,18 @@ def unset_inputs(source: str) -> list[str]:
     value (``uniform float gain = 0.5;`` keeps it), nor one declared and never read
     (shadertoy.com's list of inputs, pasted): both were said to be read and stay 0 (a
     trial)."""
+    names = own_uniforms_read(source, SHADERTOY_INPUTS + OLD_NAMES)
+    return list(dict.fromkeys(names + [n for n in _used_undeclared(source) if n in CHANNELS]))
+
+
+def own_uniforms_read(source: str, known: Collection[str]) -> list[str]:
+    """The uniforms ``source`` declares, gives no value and reads, but for the ``known``
+    ones hfrender sets; each once."""
     code = _code(source)
     rest = _UNIFORM.sub(" ", code)  # where the code reads a uniform: outside declarations
     names = [name for m in _UNIFORM.finditer(code) for name, part in _declared(m.group(2))
-             if name and name not in SHADERTOY_INPUTS + OLD_NAMES and "=" not in part
-             and _uses(rest, name)]
-    return list(dict.fromkeys(names + [n for n in _used_undeclared(source) if n in CHANNELS]))
+             if name and name not in known and "=" not in part and _uses(rest, name)]
+    return list(dict.fromkeys(names))
 
 
 def _uses(code: str, name: str) -> bool:

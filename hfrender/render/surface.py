@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.render.programs import ShaderError, compile_program, glsl, with_user_source
-from hfrender.render.shadertoy import _UNIFORM, _code, _declared, _uses
+from hfrender.render.shadertoy import _UNIFORM, _code, _declared, own_uniforms_read
 
 log = logging.getLogger(__name__)
 
@@ -44,22 +44,19 @@ def no_shade(source: str) -> str | None:
 
 
 @functools.cache
-def _header_uniforms() -> frozenset[str]:
-    """The uniforms hfrender declares and sets for every surface shader."""
-    header = glsl("mesh_header.frag")
-    return frozenset(name for m in _UNIFORM.finditer(_code(header))
+def _set_uniforms() -> frozenset[str]:
+    """The uniforms hfrender declares and sets for every surface shader: its header's, and
+    the vertex shader's (``u_view``, ``u_model``: one program, a surface shader that
+    declares one reads it; was warned of as never set)."""
+    return frozenset(name for file in ("mesh_header.frag", "mesh.vert")
+                     for m in _UNIFORM.finditer(_code(glsl(file)))
                      for name, _ in _declared(m.group(2)))
 
 
 def unset_uniforms(source: str) -> list[str]:
     """The uniforms a surface shader declares and reads that hfrender does not set: they
     stay 0 (not one given a value, ``uniform float gain = 0.5;``)."""
-    code = _code(source)
-    rest = _UNIFORM.sub(" ", code)
-    names = [name for m in _UNIFORM.finditer(code) for name, part in _declared(m.group(2))
-             if name and name not in _header_uniforms() and "=" not in part
-             and _uses(rest, name)]
-    return list(dict.fromkeys(names))
+    return own_uniforms_read(source, _set_uniforms())
 
 
 def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path) -> Any:
