@@ -32,6 +32,22 @@ def test_an_fx_job_may_read_what_an_earlier_job_writes(folder, capsys):
                                             "--ray, or in two\n")
 
 
+def test_an_fx_job_may_read_the_folder_an_earlier_job_writes_its_frames_in(folder):
+    """Its input a folder of frames the render before it writes (the folder there, empty:
+    made beforehand, or its frames cleared): read when its turn comes (was: refused before
+    any job ran, "a folder with no PNG or EXR images in it")."""
+    path = folder / "jobs.toml"
+    text = path.read_text()
+    render = text[text.index('[[job]]\nname = "frames"'):]
+    fx = text[text.index('[[job]]\nname = "smooth"'):text.index(render)]
+    path.write_text(text.replace(fx, "").replace(render, render + "\n" + fx).replace(
+        'input = "clip.mp4"', 'input = "out/png"'))  # the render, then the fx job
+    (folder / "out" / "png").mkdir(parents=True)
+    code, results = summary(folder)
+    assert code == 0 and results["smooth"]["status"] == "done", results["smooth"]["error"]
+    assert results["smooth"]["frames"] == results["frames"]["frames"] == 6
+
+
 @pytest.mark.parametrize("there", [False, True])
 def test_an_fx_job_before_the_job_that_writes_its_input_is_refused(folder, capsys, there):
     """The jobs run in order: an fx job listed before the render it reads is said at once,

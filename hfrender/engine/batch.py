@@ -32,6 +32,7 @@ from hfrender.engine.batch_paths import (
     check_jobs,
     declared,
     depth_made,
+    folder_made,
     input_identity,
     job_file,
     job_path,
@@ -217,7 +218,8 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
-        check_job(job, earlier=source.resolve() in made or depth_made(options, made))
+        check_job(job, earlier=source.resolve() in made or depth_made(options, made)
+                  or folder_made(source, made))
     except (InputError, ValueError) as exc:
         said = str(exc).splitlines()[0]
         blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))

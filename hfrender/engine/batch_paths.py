@@ -98,6 +98,14 @@ def depth_made(options: dict, made: dict) -> bool:
     return depth is not None and _resolved(Path(depth)) in made
 
 
+def folder_made(source: Path, made: dict) -> bool:
+    """Whether an earlier job writes its frames into the folder ``source`` (an fx job's
+    input: its pictures are checked when made; was: the folder there, empty, refused)."""
+    folder = _resolved(source)
+    return folder is not None and any(out.parent == folder and is_sequence(str(out))
+                                      for out in made)
+
+
 def job_file(path: Path, value: str) -> Path:
     """A job's file, as the commands take it (``frames/####.png``), beside the jobs file."""
     value = sequence_name(home_path(value))  # (~/renders/a.mp4: no shell expands it here)
