@@ -3,6 +3,7 @@ output), partial outputs that would land on another job's file or a user's, and 
 that must be none of them."""
 
 
+import numpy as np
 import pytest
 from test_batch import make_folder, summary
 
@@ -46,6 +47,29 @@ def test_an_fx_job_may_read_the_folder_an_earlier_job_writes_its_frames_in(folde
     code, results = summary(folder)
     assert code == 0 and results["smooth"]["status"] == "done", results["smooth"]["error"]
     assert results["smooth"]["frames"] == results["frames"]["frames"] == 6
+
+
+def test_an_fx_jobs_folder_of_frames_is_checked_by_their_names_alone(folder, monkeypatch):
+    """A folder input's pictures are found, not read, before any job runs (was: every
+    frame's header read, an EXR's first frame decoded, for each fx job of the file)."""
+    import imageio.v3 as iio
+
+    import hfrender.io.exr_footage as exr_footage
+    import hfrender.io.footage as footage
+
+    (folder / "in").mkdir()
+    for i in range(3):
+        iio.imwrite(folder / "in" / f"{i:03d}.png", np.zeros((8, 32, 3), np.uint8))
+    path = folder / "jobs.toml"
+    path.write_text(path.read_text().replace('input = "clip.mp4"', 'input = "in"'))
+
+    def read(*args, **kwargs):
+        raise AssertionError("a picture read")
+
+    for module, name in ((footage, "png_header"), (footage, "exr_frame"),
+                         (exr_footage, "check_exr_sizes"), (footage, "_imread")):
+        monkeypatch.setattr(module, name, read)
+    assert [job.name for job in load_jobs(path)] == ["bar", "smooth", "frames"]
 
 
 @pytest.mark.parametrize("there", [False, True])

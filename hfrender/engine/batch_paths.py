@@ -293,9 +293,9 @@ def check_job(job: Any, earlier: bool = False) -> None:
 
             check_depth(str(job.source), checked)
         elif not earlier and job.source.is_dir():  # its pictures (was: a folder of none
-            from hfrender.io.footage import open_footage  # failed when its turn came)
+            from hfrender.io.footage import check_folder  # failed when its turn came)
 
-            open_footage(str(job.source), checked.input_fps).close()
+            check_folder(str(job.source))
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
         _shader_lines(job.source)

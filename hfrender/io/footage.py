@@ -211,6 +211,19 @@ def footage_format(pix_fmt: str, info: VideoInfo) -> str:
     return raw_format(alpha or info.vp9_alpha, deep)
 
 
+def check_folder(path: str) -> None:
+    """A folder given as footage holds a sequence of PNG or EXR images: found by their
+    names, none opened (a batch's check of every job: was each header read, an EXR's
+    first frame decoded, for every fx job before any ran)."""
+    if sequence_files(path) is None:
+        raise _no_pictures(path)
+
+
+def _no_pictures(path: str) -> FootageError:
+    return FootageError(f"input {path} is a folder with no PNG or EXR images in it (a "
+                        "sequence's folder, or a pattern such as in/%05d.png)")
+
+
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
                  decoder: _Decoder | None = None) -> FrameReader:
     """A reader of a video file or a PNG sequence (``fps`` for sequences, default 30; for a
@@ -228,8 +241,7 @@ def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",
         if decoder is not None:
             decoder.close()
         if files is None and Path(path).is_dir():
-            raise FootageError(f"input {path} is a folder with no PNG or EXR images in it "
-                               "(a sequence's folder, or a pattern such as in/%05d.png)")
+            raise _no_pictures(path)
         if files is None and (path == "-" or Path(path).exists()):  # (was: "not found")
             raise FootageError(f"input {path}: footage is read from a file, not a pipe or "
                                "device (it is probed before it is decoded); save it to a file "
