@@ -189,3 +189,23 @@ def test_a_duration_set_in_update_is_refused_at_its_line(tmp_path, capsys, value
                    "from the duration before drawing (1 s), so it would do nothing; set "
                    "duration in the class body (duration = ...), or give --duration "
                    f"({scene}:12)\n"), err
+
+
+def test_a_duration_set_in_update_is_no_mistake_where_duration_is_given(tmp_path, capsys):
+    """--duration stands over the scene's own, set in setup() (ready.set_up) or update(t)
+    alike: the render is as long as given (was: refused, "... or give --duration", where
+    --duration 2 was given)."""
+    scene = write_scene(tmp_path, """
+    class Longer(hf.Scene):
+        duration = 1.0
+
+        def setup(self):
+            self.add(hf.Sphere())
+
+        def update(self, t):
+            self.duration = 1.0
+    """)
+    code = main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18",
+                 "--samples", "2", "-t", "1.5", "--duration", "2"])
+    err = capsys.readouterr().err
+    assert code == 0 and "duration" not in err, err

@@ -132,7 +132,8 @@ class Scene:
         if name in ("ambient", "light_direction"):
             value = _lighting(type(self).__name__, name, value)
         if name == "duration":  # where, for set_up's line (a render counts frames before it)
-            if _inside_update(self) and value != getattr(self, "duration", value):
+            if _inside_update(self) and value != getattr(self, "duration", value) \
+                    and not getattr(self, "_duration_given", False):  # (--duration's stands)
                 raise InputError(f"{type(self).__name__}.duration={shown(value)} set in "
                                  "update(t): the frames were counted from the duration before "
                                  f"drawing ({self.duration:g} s), so it would do nothing; set "

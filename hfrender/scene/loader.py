@@ -38,6 +38,7 @@ def load_scene(path: str | Path, name: str | None = None,
     if duration is not None:
         with contextlib.suppress(AttributeError):  # a property of that name, read-only
             scene.duration = float(duration)
+        object.__setattr__(scene, "_duration_given", True)  # (update's own: no mistake)
     return scene
 
 
