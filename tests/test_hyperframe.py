@@ -372,12 +372,24 @@ def test_window_weights_of_a_curve_name_or_bad_count_say_so():
     ({"frame_bytes": 0}, r"^frame_bytes=0 must be an integer >= 1$"),
     ({"frame_bytes": 1000, "cap": 0}, r"^cap=0 must be an integer >= 1$"),
     ({"frame_bytes": 1000, "free_bytes": "1G"}, r"^free_bytes='1G' must be a whole number"),
+    ({"frame_bytes": 1000, "free_bytes": 0.5}, r"^free_bytes=0.5 must be a whole number"),
+    ({"frame_bytes": 1000, "free_bytes": True}, r"^free_bytes=True must be a whole number"),
 ])
 def test_auto_granularity_names_a_bad_argument(kwargs, said):
     """(was: '1000' a bare TypeError of '<' from inside, 0 a line naming no value)"""
     kwargs = {"free_bytes": 1 << 30, **kwargs}
     with pytest.raises(ValueError, match=said):
         hf.auto_granularity(kwargs.pop("frame_bytes"), **kwargs)
+
+
+def test_auto_granularity_takes_free_bytes_written_as_a_float():
+    """free_bytes=8e9 is a whole number of bytes (was: refused as not one, which it is;
+    before that, a float's granularity where the memory decided, 24.0)."""
+    fb = 1920 * 1080 * 3
+    for free in (8e9, 1e9, np.float64(1e9)):
+        n = hf.auto_granularity(fb, frames_per_output=8, free_bytes=free)
+        assert type(n) is int and n == hf.auto_granularity(fb, frames_per_output=8,
+                                                           free_bytes=int(free))
 
 
 def test_fuse_checks_out():

@@ -110,15 +110,22 @@ def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int 
                              frames_per_output, 1), ("halo", halo, 0), ("slots", slots, 1),  # "2"
                              ("cap", cap, 1)):  # a bare TypeError of '<', 0 no value named)
         validate.integer(value, name, low)
-    if free_bytes is not None and not (isinstance(free_bytes, numbers.Integral)
-                                       and not isinstance(free_bytes, bool)):
-        raise InputTypeError(f"free_bytes={free_bytes!r} must be a whole number of bytes, or "
-                             "None (this machine's free memory)")
-    free = free_memory_bytes() if free_bytes is None else free_bytes
+    free = free_memory_bytes() if free_bytes is None else _whole_bytes(free_bytes)
     fit = free // 2 // (frame_bytes * slots)
     n = min(cap, fit)
     outputs = max(1, (n - halo) // frames_per_output)
     return halo + outputs * frames_per_output
+
+
+def _whole_bytes(value: object) -> int:
+    """``free_bytes`` as an int: ``8e9`` is 8000000000 (was: refused as no whole number,
+    which it is; before that, a float's granularity); ``"1G"``, ``0.5``, ``True`` one
+    line."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) \
+            and math.isfinite(value) and float(value).is_integer():
+        return int(value)
+    raise InputTypeError(f"free_bytes={value!r} must be a whole number of bytes, or None "
+                         "(this machine's free memory)")
 
 
 class HyperFrameBuilder:
