@@ -543,3 +543,21 @@ def test_one_frame_of_a_depth_sequence_given_for_all_is_said(tmp_path, caplog):
         f"depth {tmp_path / 'z' / '1002.png'} is one frame of a sequence ({tmp_path / 'z'} "
         f"holds 3 like it): every frame takes it; for each its own, give "
         f"{tmp_path / 'z' / '%04d.png'}"]
+
+
+def test_a_depth_sequence_longer_than_the_footage_from_its_first_number_pairs_by_number(
+        tmp_path, rng):
+    """A compositor's trial: footage 0000-0002 with depth 0000-0004 was refused ("has 5
+    frames, the footage 3: one depth frame per frame is needed") while footage 0001-0002
+    with the same depth was paired by number."""
+    seq, depth = scene(tmp_path, rng)
+    dseq = tmp_path / "z"
+    dseq.mkdir()
+    wrong = np.full_like(depth[0], 0.6)  # frames past the footage's: never read
+    for number, d in enumerate([*depth, wrong, wrong]):
+        (dseq / f"{number:04d}.png").write_bytes(
+            encode_png16(np.stack([np.rint(d * 1000).astype(np.uint16)] * 3, axis=-1)))
+    got = tmp_path / "got" / "%02d.png"
+    assert main(["fx", str(seq / "%04d.png"), "-o", str(got), "--depth",
+                 str(dseq / "%04d.png"), "--depth-scale", "0.001", *LENS]) == 0
+    np.testing.assert_array_equal(outputs(got.parent), outputs(tmp_path / "want"))

@@ -231,7 +231,7 @@ def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | N
     if depth.files is None or depth.static or first is None:
         return depth
     start = sequence_start(depth.path)
-    if start == first:
+    if start == first and depth.count <= count:  # (more frames: cut to the footage's below)
         return depth
     skip, end = first - start, start + depth.count - 1
     if 0 <= skip and skip + count <= depth.count:
