@@ -561,3 +561,17 @@ def test_a_depth_sequence_longer_than_the_footage_from_its_first_number_pairs_by
     assert main(["fx", str(seq / "%04d.png"), "-o", str(got), "--depth",
                  str(dseq / "%04d.png"), "--depth-scale", "0.001", *LENS]) == 0
     np.testing.assert_array_equal(outputs(got.parent), outputs(tmp_path / "want"))
+
+
+def test_a_sky_of_float32_max_scaled_past_it_is_sky_without_a_numpy_warning(tmp_path):
+    """A compositor's trial: a renderer's sky of FLT_MAX with --depth-scale 10 printed
+    numpy's 'RuntimeWarning: overflow encountered in multiply' and its source line."""
+    import warnings
+
+    depth = np.full((2, 4, 6), 2.0, np.float32)
+    depth[:, 0] = np.finfo(np.float32).max
+    np.save(tmp_path / "z.npy", depth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first = open_depth(str(tmp_path / "z.npy"), scale=10.0).first
+    assert np.isinf(first[0]).all() and (first[1:] == 20.0).all()

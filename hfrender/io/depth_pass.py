@@ -127,7 +127,8 @@ def _read_image(path: str | Path) -> np.ndarray:
 def _metres(frame: np.ndarray, scale: float, zero_is_sky: bool) -> np.ndarray:
     """A frame of the pass in metres (float32): times ``scale``; 0 is sky (inf) with
     ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky)."""
-    out = np.asarray(frame, np.float32) * np.float32(scale)
+    with np.errstate(over="ignore"):  # past float32 (a renderer's FLT_MAX sky): inf, sky
+        out = np.asarray(frame, np.float32) * np.float32(scale)
     if zero_is_sky:
         out[out == 0] = np.inf
     return out
