@@ -553,3 +553,22 @@ def test_a_focus_pull_over_one_depth_warns_of_its_frame_no_pixel_is_in_focus(rng
         from fractions import Fraction
 
         hf.Lens(Fraction(1, 100), 2.8)  # (a Fraction said as a number: it failed to format)
+
+
+@pytest.mark.parametrize("method", ["exact", "fast"])
+def test_a_float32_max_sky_is_sky_without_a_numpy_warning(rng, method):
+    """A compositor's trial: a renderer's sky of FLT_MAX through the exact gather printed
+    numpy's 'RuntimeWarning: overflow encountered in multiply' (the gather's 1% depth
+    tolerance); its picture was the inf sky's."""
+    frame = rng.integers(0, 256, (24, 32, 3), dtype=np.uint8)
+    depth = np.full((24, 32), 4.0, np.float32)
+    depth[:8] = np.inf
+    depth[12:20, 8:24] = 1.0
+    lens = dict(focus_distance=1.0, f_stop=1.4, sensor_width_mm=9, method=method,
+                backend="cpu")
+    want = hf.depth_of_field(frame, depth, **lens)
+    depth[:8] = np.finfo(np.float32).max
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = hf.depth_of_field(frame, depth, **lens)
+    np.testing.assert_array_equal(got, want)

@@ -136,7 +136,8 @@ class _Sums:
         depth_f = np.asarray(depth, np.float32)
         self.depth_p = np.pad(depth_f, pad, constant_values=np.inf)
         self.near = depth_f * np.float32(1.0 - FRONT_TOLERANCE)
-        self.far_d = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
+        with np.errstate(over="ignore"):  # a renderer's FLT_MAX sky: inf, as far as sky
+            self.far_d = depth_f * np.float32(1.0 + FRONT_TOLERANCE)
         # an odd polygon: in front of the focus plane it is turned over
         self.near_p = depth_f < lens.focus_distance if turned else None
         self.near_q = np.pad(self.near_p, pad) if turned else None
