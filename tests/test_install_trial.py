@@ -145,6 +145,19 @@ def test_plot_says_why_matplotlib_does_not_import(monkeypatch):
         pyplot()
 
 
+def test_exr_without_openexr_is_one_line_reading_or_writing(tmp_path, monkeypatch, capsys):
+    """Was "EXR output needs the OpenEXR package" also for an EXR sequence read by fx."""
+    monkeypatch.setitem(sys.modules, "OpenEXR", None)  # not installed
+    (tmp_path / "0000.exr").write_bytes(b"v/1\x01")
+    extra = "EXR files need the OpenEXR package: pip install 'hfrender[exr]'\n"
+    assert main(["fx", str(tmp_path / "%04d.exr"), "-o", str(tmp_path / "o.mp4"),
+                 "--motion-blur", "2"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: cannot read "
+                                       f"{tmp_path / '0000.exr'}: {extra}")
+    assert main(["render", BAR, "-o", str(tmp_path / "f/%04d.exr"), *SMALL]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: {extra}"
+
+
 def _floors():
     text = (ROOT / "pyproject.toml").read_text()
     return {m["name"].lower(): tuple(int(p) for p in m["version"].split("."))

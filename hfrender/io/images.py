@@ -188,7 +188,7 @@ def _openexr():  # noqa: ANN202 - the OpenEXR module
     try:
         import OpenEXR
     except ImportError:
-        raise MissingExtra("EXR output needs the OpenEXR package: pip install "
+        raise MissingExtra("EXR files need the OpenEXR package: pip install "  # read too
                            "'hfrender[exr]'") from None
     return OpenEXR
 
