@@ -123,6 +123,16 @@ def flip_maps(ref, test):
     return np.stack(maps)
 
 
+def needs_flip() -> None:
+    """One line naming the extra when NVIDIA's FLIP is not installed (was a
+    ModuleNotFoundError once the reference was rendered)."""
+    try:
+        import flip_evaluator  # noqa: F401
+    except ImportError:
+        raise SystemExit("quality.py scores with NVIDIA's FLIP: pip install "
+                         "'hfrender[bench]'") from None
+
+
 def score(ref, test, masks, band):
     fmap = flip_maps(ref, test)
     per_frame = [psnr(r, t) for r, t in zip(ref, test, strict=True)]
@@ -343,6 +353,7 @@ def main() -> None:
         gap_sweep(size, gaps)
         return
     methods = _methods(ap, args.only)
+    needs_flip()  # before the reference's minutes of rendering, not after them
     ref, ref_s, _ = render_method(size, first, n, REFERENCE_SAMPLES, False)
     masks = motion_mask(size, first, n)
     band = silhouette_band(masks)

@@ -158,6 +158,21 @@ def test_exr_without_openexr_is_one_line_reading_or_writing(tmp_path, monkeypatc
     assert capsys.readouterr().err == f"hfrender: error: {extra}"
 
 
+def test_the_quality_benchmark_without_flip_says_so_before_rendering(monkeypatch):
+    """Was a ModuleNotFoundError traceback once the 256-sample reference was rendered."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("quality", ROOT / "benchmarks" / "quality.py")
+    quality = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(quality)
+    monkeypatch.setitem(sys.modules, "flip_evaluator", None)  # not installed
+    monkeypatch.setattr(quality, "render_method", lambda *a, **k: pytest.fail("rendered"))
+    monkeypatch.setattr(sys, "argv", ["quality.py", "--only", "plain 8"])
+    with pytest.raises(SystemExit, match=r"^quality.py scores with NVIDIA's FLIP: pip install "
+                                         r"'hfrender\[bench\]'$"):
+        quality.main()
+
+
 def _floors():
     text = (ROOT / "pyproject.toml").read_text()
     return {m["name"].lower(): tuple(int(p) for p in m["version"].split("."))
