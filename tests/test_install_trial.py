@@ -85,6 +85,28 @@ def test_the_ffmpeg_found_is_checked_once_a_process(monkeypatch, fresh_check):
     assert runs == [[exe, "-version"]]
 
 
+def test_fx_from_frames_to_frames_needs_no_ffmpeg(tmp_path, monkeypatch, capsys, fresh_check):
+    """As the README says: writing an image sequence needs none (was: fx listed ffmpeg's
+    encoders for every output, and refused 8-bit PNGs in, PNGs out without one)."""
+    from PIL import Image
+
+    from hfrender.io.writers import ffmpeg_encoders
+
+    for i in range(3):
+        Image.new("RGB", (16, 8), (40 * i, 80, 120)).save(tmp_path / f"in_{i:04d}.png")
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(tmp_path / "none" / "ffmpeg"))
+    ffmpeg_encoders.cache_clear()  # asked afresh: a list this process has would hide it
+    try:
+        args = ["fx", str(tmp_path / "in_%04d.png"), "--motion-blur", "2", "-q", "-o"]
+        assert main([*args, str(tmp_path / "out_%04d.png")]) == 0
+        assert sorted(p.name for p in tmp_path.glob("out_*.png")) == [
+            "out_0000.png", "out_0001.png", "out_0002.png"]
+        assert main([*args, str(tmp_path / "out.mp4")]) == 2  # a video still needs one
+        assert capsys.readouterr().err.startswith("hfrender: error: no ffmpeg at ")
+    finally:
+        ffmpeg_encoders.cache_clear()
+
+
 def test_a_backend_this_machine_lacks_is_refused_exit_2(tmp_path, monkeypatch, capsys):
     """Was exit 1, where a missing Ray, OpenEXR or display exits 2 (refused before work)."""
     def no_cuda():

@@ -54,6 +54,7 @@ from hfrender.hyperframe.pool import slot_count
 from hfrender.io import outputs
 from hfrender.io.depth_pass import DepthReader
 from hfrender.io.exr_footage import is_one_image
+from hfrender.io.ffmpeg import VIDEO_SUFFIXES
 from hfrender.io.footage import (
     FootageError,
     open_footage,
@@ -120,7 +121,10 @@ class FxJob:
         if self.chunk is None:
             self._check_files()
         setup = ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup")
-        encoders, backend = setup.submit(ffmpeg_encoders), setup.submit(get_backend, s.backend)
+        # (a video's alone: frames in and out need no ffmpeg, as a render's need none)
+        video_out = Path(self.output).suffix.lower() in VIDEO_SUFFIXES
+        encoders = setup.submit(ffmpeg_encoders if video_out else frozenset)
+        backend = setup.submit(get_backend, s.backend)
         early = None
         try:
             video = Path(self.source).is_file() and not is_one_image(self.source)  # or frames
