@@ -435,3 +435,15 @@ def test_dash_q_is_quiet(tmp_path, capsys, argv):
         assert main(["fx", str(tmp_path / "a.mp4"), "-o", str(tmp_path / "b.mp4"),
                      "--motion-blur", "2", "-q"]) == 0
         assert capsys.readouterr() == ("", "")
+
+
+def test_the_package_version_is_the_modules():
+    """The version is written once (hfrender/__init__.py; pyproject takes it from there,
+    ``[tool.hatch.version]``): what pip shows is what ``--version`` says (a trial: two
+    places, nothing keeping them one)."""
+    import importlib.metadata
+    from pathlib import Path
+
+    assert importlib.metadata.version("hfrender") == hfrender.__version__
+    project = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in project and "\nversion =" not in project
