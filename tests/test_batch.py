@@ -1425,3 +1425,23 @@ def test_a_users_picture_at_a_jobs_frame_is_told_before_any_job_runs(folder, cap
         f"{folder / 'out' / 'png' / '%03d.png'}: {folder / 'out' / 'png' / '003.png'} is there "
         "and hfrender did not write it")
     assert not (folder / "out" / "bar.mp4").exists()  # nothing ran
+
+
+@pytest.mark.parametrize(("ranges", "hint"), [
+    (('"0:3"', '"3:6"'), "; one job makes the whole sequence (frames its whole range), or "
+                         "each range goes in a jobs file of its own"),
+    ((None, '"3:6"'), ""),  # one job the whole sequence, another a part: no ranges to join
+])
+def test_two_jobs_filling_one_sequence_by_ranges_are_told_how(tmp_path, capsys, ranges, hint):
+    """Jobs files filling one sequence by ranges keep theirs apart (docs/batch.md); two
+    ranges of it in one jobs file were told 'the same output' alone (a trial)."""
+    (tmp_path / "bar.frag").write_text(BAR.read_text())
+    jobs = "".join(f'[[job]]\nname = "{n}"\nscene = "bar.frag"\noutput = "out/%04d.png"\n'
+                   f'size = "16x8"\n' + ("" if r is None else f"frames = {r}\n")
+                   for n, r in zip("ab", ranges, strict=True))
+    (tmp_path / "jobs.toml").write_text(jobs)
+    assert main(["batch", str(tmp_path / "jobs.toml")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"hfrender: error: {tmp_path / 'jobs.toml'}: jobs 'a' and 'b' have the same output "
+        f"({tmp_path / 'out' / '%04d.png'}){hint}"]
+    assert not (tmp_path / "out").exists()

@@ -85,11 +85,20 @@ def _distinct(jobs_file: Path, jobs: list[Any]) -> list[InputError]:
                 errors.append(InputError(f"{jobs_file}: two jobs are named {job.name!r}; give "
                                          "each its own name (the state file tells their "
                                          "outputs apart by it)"))
-            elif value in seen and seen[value] != job.name:  # (one name: said already)
-                errors.append(InputError(f"{jobs_file}: jobs {seen[value]!r} and {job.name!r} "
-                                         f"have the same {attr} ({getattr(job, attr)})"))
-            seen.setdefault(value, job.name)
+            elif value in seen and seen[value].name != job.name:  # (one name: said already)
+                errors.append(InputError(f"{jobs_file}: jobs {seen[value].name!r} and "
+                                         f"{job.name!r} have the same {attr} "
+                                         f"({getattr(job, attr)}){_ranges(seen[value], job)}"))
+            seen.setdefault(value, job)
     return errors
+
+
+def _ranges(one: Any, other: Any) -> str:
+    """What to do instead, where two jobs fill one image sequence by frame ranges."""
+    if one.options.get("frames") is None or other.options.get("frames") is None:
+        return ""
+    return ("; one job makes the whole sequence (frames its whole range), or each range "
+            "goes in a jobs file of its own")
 
 
 def depth_made(options: dict, made: dict) -> bool:
