@@ -157,6 +157,19 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r".*x\.mov cannot hold it \(ffmpeg: vp9 only supported in MP4\.\)$"),
     (["render", BAR, "-o", "{tmp}/x.mp4", "--codec", "prores_ks"], r"--codec prores_ks: -o "
      r".*x\.mp4 cannot hold it \(ffmpeg: Could not find tag for codec prores in stream #0"),
+    # MPEG-TS muxed these as private data without an error: a .ts with no video in it
+    (["render", BAR, "-o", "{tmp}/x.ts", "--codec", "prores_ks"], r"--codec prores_ks: -o "
+     r".*x\.ts cannot hold it \(ffmpeg: Stream 0, codec prores, is muxed as a private data "
+     r"stream"),
+    (["render", BAR, "-o", "{tmp}/x.ts", "--codec", "libvpx-vp9"], r"--codec libvpx-vp9: -o "
+     r".*x\.ts cannot hold it \(ffmpeg: .*codec vp9, is muxed as a private data stream"),
+    # was: a .mkv or .mov with no video, said written; into .mp4 a failed join after the render
+    (["render", BAR, "-o", "{tmp}/x.mkv", "--codec", "gif"], r"--codec gif: -o .*x\.mkv cannot "
+     r"hold it \(a GIF is written as \.gif: -o .*x\.gif\)$"),
+    (["render", BAR, "-o", "{tmp}/x.mp4", "--codec", "gif"], r"--codec gif: -o .*x\.mp4 cannot "
+     r"hold it \(a GIF is written as \.gif"),
+    (["render", BAR, "-o", "{tmp}/x.gif", "--codec", "png"], r"--codec png: -o .*x\.gif cannot "
+     r"hold it \(a \.gif holds the gif encoder's frames alone: leave --codec out\)$"),
     (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'; use .* like "
      r"frames/%05d\.png$"),
     (["render", BAR, "-o", "{tmp}/x.png"], r"unknown output type '.png'; use .*\.ts or a PNG "

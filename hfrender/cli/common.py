@@ -219,6 +219,7 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     if codec is None and not encoding and not getattr(encoding, "alpha", False):
         return
     from hfrender.config import ConfigError
+    from hfrender.io.container_fit import gif_misfit, private_stream
     from hfrender.io.encoding import check_encoding
     from hfrender.io.ffmpeg import MUXERS, encode_command
     from hfrender.io.writers import check_output
@@ -227,19 +228,25 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     chosen = check_output(output, size, codec, alpha=alpha,
                           pix_fmt=getattr(encoding, "pix_fmt", None))
     check_encoding(output, chosen, encoding)
-    if chosen in ("gif", "png"):
+    if chosen in ("gif", "png"):  # not tried: the GIF's muxer alone holds the first
+        misfit = gif_misfit(output, chosen)
+        if misfit is not None:
+            raise ConfigError(misfit)
         return
     suffix = Path(output).suffix.lower()  # the output's own muxer: it may refuse the codec
     cmd = encode_command(os.devnull, fps, size, chosen, encoding=encoding,
                          container="probe" + (suffix if suffix in MUXERS else ".mkv"),
                          pix_fmt_in="rgba" if alpha else "rgb24")
+    frame = bytes(size[0] * size[1] * (4 if alpha else 3))
     try:
-        res = subprocess.run(cmd, input=bytes(size[0] * size[1] * (4 if alpha else 3)),
-                             capture_output=True,
-                             timeout=60, check=False)
+        res = subprocess.run(cmd, input=frame, capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return  # no verdict: the render itself will tell
     if res.returncode == 0:
+        private = private_stream(output, cmd, frame)  # MPEG-TS takes any codec, unsaid
+        if private is not None:
+            raise ConfigError(f"--codec {chosen}: -o {output} cannot hold it (ffmpeg: "
+                              f"{private})")
         return
     said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x).strip()  # without "[h264_nvenc @ 0x...]"
             for x in res.stderr.decode(errors="replace").splitlines()]

@@ -1,0 +1,45 @@
+"""Whether an output's container holds its encoder's video where its muxer does not say
+so (:func:`hfrender.cli.common.check_encoder` encodes a frame into it first and reads
+ffmpeg's refusals): the GIF encoder's frames go into a .gif alone (was: into .mkv or .mov
+a file with no video in it, said written; into .mp4 or .webm a failed join after the
+whole render), and MPEG-TS takes any codec without an error, keeping one it has no
+stream type for (ProRes, FFV1, VP9, ...) as private data: a .ts that no player shows."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+PRIVATE = "muxed as a private data stream"  # ffmpeg's warning (mpegts)
+
+
+def gif_misfit(output: str, chosen: str) -> str | None:
+    """The line refusing the GIF encoder (``chosen``) outside a .gif, or PNG's in one (the
+    others are tried in it: its muxer names the GIF encoder alone); None where they fit."""
+    path = Path(output)
+    if (chosen == "gif") == (path.suffix.lower() == ".gif"):
+        return None
+    if chosen == "gif":
+        return (f"--codec gif: -o {output} cannot hold it (a GIF is written as .gif: -o "
+                f"{path.with_suffix('.gif')})")
+    return (f"--codec {chosen}: -o {output} cannot hold it (a .gif holds the gif encoder's "
+            "frames alone: leave --codec out)")
+
+
+def private_stream(output: str, cmd: list[str], frame: bytes) -> str | None:
+    """ffmpeg's warning where the probe ``cmd`` (which encoded ``frame`` into ``output``'s
+    container without an error) muxed the video as MPEG-TS private data; None otherwise,
+    and for other containers (whose muxers refuse what they cannot hold)."""
+    if Path(output).suffix.lower() != ".ts" or "-loglevel" not in cmd:
+        return None
+    told = list(cmd)
+    told[told.index("-loglevel") + 1] = "warning"
+    try:
+        res = subprocess.run(told, input=frame, capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in res.stderr.decode(errors="replace").splitlines():
+        if PRIVATE in line:
+            return re.sub(r"^(\[[^\]]*\]\s*)+", "", line).strip()
+    return None
