@@ -168,6 +168,9 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r"hold it \(a GIF is written as \.gif: -o .*x\.gif\)$"),
     (["render", BAR, "-o", "{tmp}/x.mp4", "--codec", "gif"], r"--codec gif: -o .*x\.mp4 cannot "
      r"hold it \(a GIF is written as \.gif"),
+    (["render", BAR, "-o", "{tmp}/x.gif", "--bit-depth", "16"], r"--bit-depth 16: -o .*x\.gif "
+     r"is a GIF: 8 bits, a palette of 256 colours; --bit-depth is for PNG \(8, 16\) and EXR "
+     r"\(16, 32\) outputs$"),  # was: "is a video ... (e.g. --pix-fmt yuv420p10le)", refused
     (["render", BAR, "-o", "{tmp}/x.gif", "--codec", "png"], r"--codec png: -o .*x\.gif cannot "
      r"hold it \(a \.gif holds the gif encoder's frames alone: leave --codec out\)$"),
     (["render", BAR, "-o", "{tmp}/x.avi"], r"unknown output type '.avi'; use .* like "

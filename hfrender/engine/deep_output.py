@@ -65,9 +65,11 @@ def output_dtype(output: str, bit_depth: int | None, deep: bool = False) -> np.d
     float32 (EXR); ``--bit-depth`` for a video is refused in one line."""
     suffix = Path(output).suffix.lower()
     if suffix not in DEPTHS:  # (a single PNG or EXR: hfrender still's)
-        if bit_depth is not None:
-            raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is a video, whose "
-                              "encoder's pixel format decides (e.g. --pix-fmt yuv420p10le); "
+        if bit_depth is not None:  # (a GIF was told of --pix-fmt, which it refuses)
+            what = ("a GIF: 8 bits, a palette of 256 colours" if suffix == ".gif" else
+                    "a video, whose encoder's pixel format decides (e.g. --pix-fmt "
+                    "yuv420p10le)")
+            raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is {what}; "
                               "--bit-depth is for PNG (8, 16) and EXR (16, 32) outputs")
         return np.dtype(np.uint16 if deep else np.uint8)
     allowed = DEPTHS[suffix]
