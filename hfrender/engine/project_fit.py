@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 # what an output says of a setting it does not take at all (not of a bad value)
 NOT_TAKEN = ("no quality settings", "no presets", "no CRF", "presets are", "is a video",
-             "cannot hold it", "frames are", "keeps no alpha", " takes ")
+             "is a GIF", "cannot hold it", "frames are", "keeps no alpha", " takes ")
 # the settings a project may give that only some outputs take, as their flags are spelt
 FLAGS = {"codec": "--codec", "crf": "--crf", "preset": "--preset", "bitrate": "--bitrate",
          "pix_fmt": "--pix-fmt", "bit_depth": "--bit-depth"}
