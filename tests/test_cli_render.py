@@ -110,6 +110,20 @@ def test_the_summary_counts_the_samples_drawn(tmp_path, capsys):
             f"frame's time (the middle of a shutter {opens} at it), dof off\n")
 
 
+def test_one_reconstructed_sample_is_said_to_blur():
+    """One sample reconstructed streaks over the whole shutter: the summary said "1 sample
+    (no motion blur)" of a blurred frame, and left the reconstruction out (a trial)."""
+    from hfrender.cli.commands import samples_said
+    from hfrender.config import RenderConfig
+    from hfrender.engine.render_stats import RenderStats
+
+    config = RenderConfig(output="o.mp4", samples=1, reconstruct="on")
+    stats = RenderStats(output="o.mp4", frames_written=1, backend="cpu", reconstruct=True)
+    assert samples_said(config, stats) == "1 sample over 180 degrees + reconstruction"
+    plain = RenderStats(output="o.mp4", frames_written=1, backend="cpu")
+    assert samples_said(config.with_(reconstruct="off"), plain) == "1 sample (no motion blur)"
+
+
 def test_quality_presets(tmp_path):
     out = tmp_path / "q.mp4"
     assert main(["render", BAR, "-o", str(out), "-ql", "--duration", "0.2", "--samples", "1",

@@ -129,9 +129,11 @@ def samples_said(config: RenderConfig, stats: Any) -> str:
             return (f"{per} sample{'' if per == 1 else 's'} ({config.samples} asked: shutter "
                     f"{deg:g} degrees on a shared grid){_shutter(config)}"
                     f"{_reconstruction(config, stats)}")
-        if config.samples == 1:
+        if config.samples == 1 and not stats.reconstruct:  # (reconstructed, one sample
+            # streaks over the whole shutter: was "no motion blur" said of a blurred frame)
             return "1 sample (no motion blur)" + _one_sample_at(config)
-        said = f"{config.samples} samples over {config.shutter:g} degrees"
+        plural = "" if config.samples == 1 else "s"
+        said = f"{config.samples} sample{plural} over {config.shutter:g} degrees"
     else:
         lo, hi = config.samples_range
         per = stats.subframes / max(1, stats.frames_written)
