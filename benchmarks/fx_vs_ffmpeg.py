@@ -59,6 +59,19 @@ def pngs(folder: Path) -> np.ndarray:
     return np.stack([iio.imread(f) for f in sorted(folder.iterdir())])
 
 
+def rgb_blend_command(clip: Path, pattern: Path, frames: int = 8) -> list[str]:
+    """ffmpeg's RGB blend of ``clip``, read as ``hfrender fx`` reads it: the untagged HD
+    clip as BT.709, as players do (ffmpeg's own default is BT.601's matrix, 33-40 codes
+    apart on these colours), with fx's exact YUV -> RGB (``EXACT_SWS``: swscale's defaults
+    upsample the chroma otherwise, 12 codes apart on these noisy frames, 86 at the first,
+    since fx took them on 2026-12-05)."""
+    from hfrender.io.ffmpeg import EXACT_SWS
+
+    return [FF, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), *EXACT_SWS,
+            "-vf", "scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=gbrp,"
+            f"tmix=frames={frames},format=rgb24", str(pattern)]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--frames", type=int, default=240)
@@ -92,12 +105,7 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "hfrender", "fx", str(clip), "-o",
                         str(d / "hfp" / "%05d.png"), "--motion-blur", "8", "--gamma-space",
                         "--quiet"], check=True)
-        # the clip has no colour tags: fx reads HD as BT.709, as players do (ffmpeg's own
-        # default is BT.601's matrix, 33-40 codes apart on these colours)
-        subprocess.run([FF, "-hide_banner", "-loglevel", "error", "-y", "-i", str(clip), "-vf",
-                        "scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=gbrp,"
-                        "tmix=frames=8,format=rgb24", str(d / "ffp" / "%05d.png")],
-                       check=True)
+        subprocess.run(rgb_blend_command(clip, d / "ffp" / "%05d.png"), check=True)
         blend_diff = int(np.abs(pngs(d / "hfp").astype(int) - pngs(d / "ffp")).max())
     print(f"{args.frames} frames {W}x{H} (H.264 in, libx264 crf 18 medium out), median of "
           f"{args.repeats}")
