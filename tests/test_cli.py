@@ -45,6 +45,19 @@ def test_info_reports_versions_backends_and_ffmpeg(capsys):
     assert "=" not in listed and "aac" not in listed and listed == sorted(listed)
 
 
+def test_info_says_the_memory_the_pool_is_sized_from(capsys, monkeypatch):
+    """Was: no memory line, though --granularity auto and the pool's refusal hang on it;
+    the least of the free RAM, the cgroup's room and ulimit -v, named."""
+    from hfrender.hyperframe import builder
+
+    monkeypatch.setattr(builder, "_ram_available", lambda: 8_000_000_000)
+    monkeypatch.setattr(builder, "cgroup_room", lambda: 2_500_000_000)
+    monkeypatch.setattr(builder, "address_room", lambda: 1 << 62)
+    assert main(["info"]) == 0
+    assert ("memory: 2.5 GB this process may use (the cgroup's memory.max); --granularity "
+            "auto sizes the hyperframe pool from it\n") in capsys.readouterr().out
+
+
 def test_info_names_the_gpu_where_cuda_works(capsys, monkeypatch):
     class FakeCuda:  # what the CUDA backend says on a machine with a GPU
         name = "cuda"

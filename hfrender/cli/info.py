@@ -37,6 +37,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         except BackendUnavailable as exc:
             print(f"backend {name}: unavailable: {exc}")
     print(f"fusion processes: {_fusion_processes_offered()}")
+    print(f"memory: {_memory_offered()}")
     try:
         import imageio_ffmpeg
 
@@ -70,3 +71,16 @@ def _fusion_processes_offered() -> str:
     n = fusion_workers(RenderConfig(), processes=True)
     return (f"{n} beside the drawing for --reconstruct and --dof depth on the CPU "
             f"({cores} usable cores)")
+
+
+def _memory_offered() -> str:
+    """What this process may use, as ``--granularity auto`` sizes the pool from it (was:
+    unsaid, though a pool that does not fit is refused): the least of the free RAM, the
+    cgroup's room and ``ulimit -v``'s, and which of them it is."""
+    from hfrender.hyperframe import builder
+
+    rooms = {"free RAM": builder._ram_available(), "the cgroup's memory.max":
+             builder.cgroup_room(), "ulimit -v": builder.address_room()}
+    least = min(rooms, key=rooms.__getitem__)
+    return (f"{max(0, rooms[least]) / 1e9:.1f} GB this process may use ({least}); "
+            "--granularity auto sizes the hyperframe pool from it")
