@@ -22,7 +22,9 @@ def test_bench_prints_the_grid_with_the_best_marked(capsys, tmp_path):
         plot = None
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert out.startswith("bar.frag: 6 frames 32x8 x 2 samples, fusion ")
+    # the backend that fuses, not "auto" (was "fusion auto")
+    from hfrender.backends import get_backend
+    assert out.startswith(f"bar.frag: 6 frames 32x8 x 2 samples, fusion {get_backend().name} ")
     assert "(one run a cell: --repeats 3 steadies the figures)\n" in out
     rows = [line.split() for line in out.splitlines() if re.match(r"\s+(\d+|auto=\d+)\s", line)]
     # granularity (sub-frames), its output frames (--outputs: 2 samples a frame), workers

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from hfrender.backends import get_backend
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path
 from hfrender.cli.progress import progress_bar
@@ -48,9 +49,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     asked, args.frames = args.frames, _frames_there(args, config)
     cut = f" (the scene's all; --frames {asked} asked)" if args.frames < asked else ""
     noisy = " (one run a cell: --repeats 3 steadies the figures)" if args.repeats == 1 else ""
+    fusion = get_backend(config.backend).name  # (was "fusion auto": which one, unsaid)
     print(f"{Path(args.file).name}: {args.frames} frames{cut} {config.size[0]}x"
-          f"{config.size[1]} x {config.samples} samples, fusion {config.backend_name}{noisy}",
-          flush=True)
+          f"{config.size[1]} x {config.samples} samples, fusion {fusion}{noisy}", flush=True)
     progress, finish = progress_bar(False, "benchmarking")
     try:
         cells, auto, plan = bench.run_grid(args.file, config, args.frames, outputs, workers,
