@@ -9,6 +9,7 @@ from test_batch import make_folder, summary
 
 from hfrender.cli import main
 from hfrender.engine.batch import load_jobs
+from hfrender.io.probe import probe
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 
@@ -33,20 +34,24 @@ def test_an_fx_job_may_read_what_an_earlier_job_writes(folder, capsys):
                                             "--ray, or in two\n")
 
 
-def test_an_fx_job_may_read_the_folder_an_earlier_job_writes_its_frames_in(folder):
+@pytest.mark.parametrize("there", [True, False])
+def test_an_fx_job_may_read_the_folder_an_earlier_job_writes_its_frames_in(folder, there):
     """Its input a folder of frames the render before it writes (the folder there, empty:
-    made beforehand, or its frames cleared): read when its turn comes (was: refused before
-    any job ran, "a folder with no PNG or EXR images in it")."""
+    made beforehand, or its frames cleared; or not there, a first run): read when its turn
+    comes, at the render's rate (was: refused before any job ran, "a folder with no PNG or
+    EXR images in it"; not there, "input ... not found")."""
     path = folder / "jobs.toml"
     text = path.read_text()
     render = text[text.index('[[job]]\nname = "frames"'):]
     fx = text[text.index('[[job]]\nname = "smooth"'):text.index(render)]
     path.write_text(text.replace(fx, "").replace(render, render + "\n" + fx).replace(
         'input = "clip.mp4"', 'input = "out/png"'))  # the render, then the fx job
-    (folder / "out" / "png").mkdir(parents=True)
+    if there:
+        (folder / "out" / "png").mkdir(parents=True)
     code, results = summary(folder)
     assert code == 0 and results["smooth"]["status"] == "done", results["smooth"]["error"]
     assert results["smooth"]["frames"] == results["frames"]["frames"] == 6
+    assert probe(str(folder / "out" / "smooth.mp4")).fps == 24  # the jobs file's renders'
 
 
 def test_an_fx_jobs_folder_of_frames_is_checked_by_their_names_alone(folder, monkeypatch):
@@ -93,6 +98,18 @@ def test_an_fx_job_before_the_job_that_writes_its_input_is_refused(folder, capsy
                         "of job 'bar', which runs after it: the jobs run in order; put 'bar' "
                         "before it\n") and err.count("\n") == 1, err
     assert {p: p.stat().st_mtime_ns for p in folder.rglob("*")} == before  # nothing ran
+
+
+def test_an_fx_job_before_the_job_that_writes_frames_in_its_folder_is_refused(folder, capsys):
+    """Its input the folder of the frames a later render writes: said at once, as for a
+    file (was: "input ... not found", a review)."""
+    path = folder / "jobs.toml"  # (its jobs in this order: bar, smooth, frames)
+    path.write_text(path.read_text().replace('input = "clip.mp4"', 'input = "out/png"'))
+    assert main(["batch", str(path), "--quiet"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "jobs.toml: job 'smooth' reads out/png (its input), the output of job 'frames', "
+        "which runs after it: the jobs run in order; put 'frames' before it\n")
+    assert not (folder / "out").exists()
 
 
 @pytest.mark.parametrize("where, said", [

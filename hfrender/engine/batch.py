@@ -32,8 +32,8 @@ from hfrender.engine.batch_paths import (
     check_jobs,
     declared,
     depth_made,
-    folder_made,
     input_identity,
+    input_maker,
     job_file,
     job_path,
     job_tables,
@@ -212,14 +212,14 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
             check_scene_file(source, scene_class)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
+    maker = input_maker(source, made) if kind == "fx" else None
     if kind == "fx":
-        _fx_input(where, entry, source, options, made.get(source.resolve()))
+        _fx_input(where, entry, source, options, maker)
     if "depth" in options and not Path(options["depth"]).is_absolute():
         options["depth"] = str(path.parent / options["depth"])
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
-        check_job(job, earlier=source.resolve() in made or depth_made(options, made)
-                  or folder_made(source, made))
+        check_job(job, earlier=maker is not None or depth_made(options, made))
     except (InputError, ValueError) as exc:
         said = str(exc).splitlines()[0]
         blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))
@@ -261,7 +261,7 @@ def _fx_input(where: str, entry: dict, source: Path, options: dict,
     if maker is None and not source.exists() and not _frames_there(where, source):
         raise InputError(f"{where}: input {source} not found")
     video = (source.is_file() and not is_one_image(str(source))) or (  # (one PNG: frames)
-        maker is not None and not is_sequence(str(source)))
+        maker is not None and not is_sequence(str(maker.output)))  # (a folder: its frames)
     given = any(option_name(k) == "fps" for k in entry)
     if video and "fps" in options and not given:  # (the job's own: its rate conformed)
         del options["fps"]  # the defaults' fps is the renders' rate

@@ -107,12 +107,18 @@ def depth_made(options: dict, made: dict) -> bool:
     return depth is not None and _resolved(Path(depth)) in made
 
 
-def folder_made(source: Path, made: dict) -> bool:
-    """Whether an earlier job writes its frames into the folder ``source`` (an fx job's
-    input: its pictures are checked when made; was: the folder there, empty, refused)."""
+def input_maker(source: Path, made: dict) -> Any | None:
+    """The earlier job (of ``made``, the jobs by their resolved outputs) that writes an fx
+    job's input ``source``: its output, or the frames it writes into the folder ``source``
+    (checked when made; was: the folder there but empty refused, and, on a first run,
+    not there, "input ... not found")."""
     folder = _resolved(source)
-    return folder is not None and any(out.parent == folder and is_sequence(str(out))
-                                      for out in made)
+    if folder is None:
+        return None
+    if folder in made:
+        return made[folder]
+    return next((job for out, job in made.items()
+                 if out.parent == folder and is_sequence(str(out))), None)
 
 
 def job_file(path: Path, value: str) -> Path:
@@ -154,12 +160,14 @@ def made_later(path: Path, entries: list) -> None:
         name = entry.get("name") if isinstance(entry, dict) else None
         for key, what in (("input", "its input"), ("depth", "its depth pass")):
             read = declared(path, entry, key)
-            if read is not None and read in later:
+            maker = None if read is None else input_maker(read, later) if key == "input" \
+                else later.get(read)  # (an input folder: the frames a job writes in it)
+            if maker is not None:
                 job = repr(name) if isinstance(name, str) else f"number {i + 1}"
                 errors.insert(0, InputError(
                     f"{path}: job {job} reads {entry[key]} ({what}), the output of job "
-                    f"{later[read]!r}, which runs after it: the jobs run in order; put "
-                    f"{later[read]!r} before it"))
+                    f"{maker!r}, which runs after it: the jobs run in order; put "
+                    f"{maker!r} before it"))
         out = declared(path, entry, "output")
         if out is not None and isinstance(name, str):
             later[out] = name
