@@ -26,18 +26,16 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
+from hfrender.engine.batch_inputs import depth_made, input_maker, made_later
 from hfrender.engine.batch_paths import (
     blamed,
     check_job,
     check_jobs,
     declared,
-    depth_made,
     input_identity,
-    input_maker,
     job_file,
     job_path,
     job_tables,
-    made_later,
     option_name,
     project_defaults,
     spelt,

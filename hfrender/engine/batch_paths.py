@@ -101,26 +101,6 @@ def _ranges(one: Any, other: Any) -> str:
             "goes in a jobs file of its own")
 
 
-def depth_made(options: dict, made: dict) -> bool:
-    """Whether an earlier job writes the fx job's depth pass (it is checked when made)."""
-    depth = options.get("depth")
-    return depth is not None and _resolved(Path(depth)) in made
-
-
-def input_maker(source: Path, made: dict) -> Any | None:
-    """The earlier job (of ``made``, the jobs by their resolved outputs) that writes an fx
-    job's input ``source``: its output, or the frames it writes into the folder ``source``
-    (checked when made; was: the folder there but empty refused, and, on a first run,
-    not there, "input ... not found")."""
-    folder = _resolved(source)
-    if folder is None:
-        return None
-    if folder in made:
-        return made[folder]
-    return next((job for out, job in made.items()
-                 if out.parent == folder and is_sequence(str(out))), None)
-
-
 def job_file(path: Path, value: str) -> Path:
     """A job's file, as the commands take it (``frames/####.png``), beside the jobs file."""
     value = sequence_name(home_path(value))  # (~/renders/a.mp4: no shell expands it here)
@@ -150,31 +130,6 @@ def spelt(raw: str) -> str:
     return f" such as {raw} = {form}" if form else ""
 
 
-def made_later(path: Path, entries: list) -> None:
-    """One line for each job that reads (its input, its depth pass) what a later job
-    writes: the jobs run in order (was: "input ... not found"; or, where an earlier batch
-    had left that file, the job ran on it, the output of the settings before, as done)."""
-    errors, later = [], {}  # the outputs of the jobs after the one looked at: their names
-    for i in reversed(range(len(entries))):
-        entry = entries[i]
-        name = entry.get("name") if isinstance(entry, dict) else None
-        for key, what in (("input", "its input"), ("depth", "its depth pass")):
-            read = declared(path, entry, key)
-            maker = None if read is None else input_maker(read, later) if key == "input" \
-                else later.get(read)  # (an input folder: the frames a job writes in it)
-            if maker is not None:
-                job = repr(name) if isinstance(name, str) else f"number {i + 1}"
-                errors.insert(0, InputError(
-                    f"{path}: job {job} reads {entry[key]} ({what}), the output of job "
-                    f"{maker!r}, which runs after it: the jobs run in order; put "
-                    f"{maker!r} before it"))
-        out = declared(path, entry, "output")
-        if out is not None and isinstance(name, str):
-            later[out] = name
-    if errors:
-        raise errors[0] if len(errors) == 1 else InputErrors(errors)
-
-
 def job_tables(path: Path, data: dict) -> tuple[dict, list]:
     """A jobs file's ``[defaults]`` and ``[[job]]`` entries; one line where either is not
     that (job = 5 was "no [[job]] entries", as for a file of none)."""
@@ -196,10 +151,10 @@ def job_tables(path: Path, data: dict) -> tuple[dict, list]:
 def declared(path: Path, entry: Any, key: str) -> Path | None:
     """A job's file ``key`` (resolved) as its entry gives it, if it is a path at all."""
     value = entry.get(key) if isinstance(entry, dict) else None
-    return _resolved(job_file(path, value)) if isinstance(value, str) and value else None
+    return resolved_path(job_file(path, value)) if isinstance(value, str) and value else None
 
 
-def _resolved(path: Path) -> Path | None:
+def resolved_path(path: Path) -> Path | None:
     """``path`` resolved; None where it cannot be (a NUL in it: told by the job's own
     check)."""
     try:

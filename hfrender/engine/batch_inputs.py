@@ -1,0 +1,58 @@
+"""Which job of a jobs file makes another's input: the jobs run in order, so an fx job
+reads (its input, its depth pass, a folder of frames) what a job before it writes, checked
+when that is made, and never what a job after it writes (:mod:`.batch_paths` checks the
+rest of a job's paths)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hfrender.engine.batch_paths import declared, resolved_path
+from hfrender.errors import InputError, InputErrors
+from hfrender.io.sequence_names import is_sequence
+
+
+def depth_made(options: dict, made: dict) -> bool:
+    """Whether an earlier job writes the fx job's depth pass (it is checked when made)."""
+    depth = options.get("depth")
+    return depth is not None and resolved_path(Path(depth)) in made
+
+
+def input_maker(source: Path, made: dict) -> Any | None:
+    """The earlier job (of ``made``, the jobs by their resolved outputs) that writes an fx
+    job's input ``source``: its output, or the frames it writes into the folder ``source``
+    (checked when made; was: the folder there but empty refused, and, on a first run,
+    not there, "input ... not found")."""
+    folder = resolved_path(source)
+    if folder is None:
+        return None
+    if folder in made:
+        return made[folder]
+    return next((job for out, job in made.items()
+                 if out.parent == folder and is_sequence(str(out))), None)
+
+
+def made_later(path: Path, entries: list) -> None:
+    """One line for each job that reads (its input, its depth pass) what a later job
+    writes: the jobs run in order (was: "input ... not found"; or, where an earlier batch
+    had left that file, the job ran on it, the output of the settings before, as done)."""
+    errors, later = [], {}  # the outputs of the jobs after the one looked at: their names
+    for i in reversed(range(len(entries))):
+        entry = entries[i]
+        name = entry.get("name") if isinstance(entry, dict) else None
+        for key, what in (("input", "its input"), ("depth", "its depth pass")):
+            read = declared(path, entry, key)
+            maker = None if read is None else input_maker(read, later) if key == "input" \
+                else later.get(read)  # (an input folder: the frames a job writes in it)
+            if maker is not None:
+                job = repr(name) if isinstance(name, str) else f"number {i + 1}"
+                errors.insert(0, InputError(
+                    f"{path}: job {job} reads {entry[key]} ({what}), the output of job "
+                    f"{maker!r}, which runs after it: the jobs run in order; put "
+                    f"{maker!r} before it"))
+        out = declared(path, entry, "output")
+        if out is not None and isinstance(name, str):
+            later[out] = name
+    if errors:
+        raise errors[0] if len(errors) == 1 else InputErrors(errors)
