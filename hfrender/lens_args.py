@@ -21,9 +21,9 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     ``focus_distance`` holds one distance per frame; a focus no pixel of a frame can be in
     (:func:`hfrender.validate.focus_note`, each frame's own depth) said in a warning."""
     n = depth.shape[0]
-    lens = tuple(_scalar(v) for v in lens)  # a 0-d array or tensor is its number
+    lens = tuple(validate.scalar(v) for v in lens)  # a 0-d array or tensor is its number
     if np.ndim(focus_distance) == 0:
-        lenses = [Lens(_scalar(focus_distance), *lens)] * n
+        lenses = [Lens(validate.scalar(focus_distance), *lens)] * n
     else:  # a list's items as they are (all of them as an array: "2.0" for a "3" beside it)
         each = np.asarray(focus_distance, object if isinstance(focus_distance, (list, tuple))
                           else None)
@@ -48,12 +48,6 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
     return lenses[0] if one else lenses
 
 
-def _scalar(value: Any) -> Any:
-    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number (was: refused)."""
-    item = getattr(value, "item", None)
-    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
-
-
 def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
     """:func:`hfrender.validate.blur_note` where no frame's lens blurs any depth of the
     frames by a pixel (each lens over the whole depth's range: never said where some
@@ -73,7 +67,7 @@ def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:
     out = []
     for k, f in enumerate(focus):
         try:  # NumPy's scalars said as numbers (0.03, not np.float64(0.03))
-            out.append(Lens(_scalar(f), *lens))
+            out.append(Lens(validate.scalar(f), *lens))
         except InputError as exc:
             raise type(exc)(f"frame {k}: {exc}") from None
     return out

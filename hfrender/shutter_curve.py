@@ -3,9 +3,6 @@ gaussian, or the caller's own weights), shared by the sampler and the effects li
 
 from __future__ import annotations
 
-import numbers
-from decimal import Decimal
-
 import numpy as np
 
 from hfrender import validate
@@ -43,17 +40,10 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
             )
         w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
-        try:
-            w = np.asarray(curve)
-            if w.dtype.kind == "O" and all(isinstance(x, (numbers.Real, Decimal)) and not
-                                           isinstance(x, bool) for x in w.ravel()):
-                w = w.astype(np.float64)  # (Fractions, Decimals)
-            if w.ndim == 0 or w.dtype.kind not in "iuf":  # (None, 5, ["1", "1"], [None, 1],
-                raise TypeError  # complex: not an array of weights, said as given)
-            w = w.astype(np.float64, copy=False)
-        except (TypeError, ValueError):
+        w = validate.real_array(curve)  # (Fractions, Decimals)
+        if w is None or w.ndim == 0:  # (None, 5, ["1", "1"], [None, 1], complex: not an
             raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
-                                 f"an array of {n} real numbers") from None
+                                 f"an array of {n} real numbers")  # array, said as given)
         if w.shape != (n,):
             raise InputError(
                 f"weights has shape {w.shape}; an array of weights must have shape ({n},), "

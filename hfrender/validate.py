@@ -7,6 +7,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -96,7 +97,7 @@ def convert_hint(dtype: np.dtype, name: str) -> str:
 
 def window(value: object, n: int) -> int:
     """``window`` frames of the ``n`` given: a whole number from 1 to ``n``."""
-    value = _item(value)
+    value = scalar(value)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > n:
         raise InputError(f"window={value} is longer than the {n} frame{'s' * (n != 1)} given: "
                          f"give at least {value} frames, or a window of at most {n}")
@@ -106,7 +107,7 @@ def window(value: object, n: int) -> int:
 def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     """An int in ``[low, high]``; bools and floats are refused. A 0-d array or tensor is
     its number (was: ``window=np.array(2)`` refused, where ``focus_distance`` takes one)."""
-    value = _item(value)
+    value = scalar(value)
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and value >= low and (high is None or value <= high):
         return int(value)
@@ -115,10 +116,25 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     raise kind(f"{name}={value!r} must be an integer {span}")
 
 
-def _item(value: object) -> object:
-    """A 0-d array (NumPy's, a tensor) as its number; anything else as it is."""
+def scalar(value: Any) -> Any:
+    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number; anything else as it
+    is."""
     item = getattr(value, "item", None)
     return item() if item is not None and getattr(value, "ndim", None) == 0 else value
+
+
+def real_array(value: object) -> np.ndarray | None:
+    """``value`` as a float64 array of real numbers (Fractions and Decimals taken), or
+    None where it holds anything else (strings, None, bools' object arrays, complex):
+    the caller says what it wanted."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "O" and all(isinstance(x, (numbers.Real, Decimal))
+                                         and not isinstance(x, bool) for x in arr.ravel()):
+            arr = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    return arr.astype(np.float64, copy=False) if arr.dtype.kind in "iuf" else None
 
 
 def flag(value: object, name: str) -> bool:

@@ -7,7 +7,6 @@ last frame is new (not halo), so every output frame is computed exactly once.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,14 +164,10 @@ def window_row(weights: object) -> np.ndarray:
     if isinstance(weights, (str, bytes)):
         raise InputTypeError(f"weights={weights!r} must be an array of one weight per frame "
                              f"of the window: a curve's are hf.curve_weights({weights!r}, window)")
-    row = np.asarray(weights)
-    if row.dtype.kind == "O" and all(isinstance(x, numbers.Real) and not isinstance(x, bool)
-                                     for x in row.ravel()):
-        row = row.astype(np.float64)  # (Fractions)
-    if row.dtype.kind not in "iuf":  # (["1", "2"], [None, 1], True: no weights, said as given)
+    row = validate.real_array(weights)  # (Fractions)
+    if row is None:  # (["1", "2"], [None, 1], True: no weights, said as given)
         raise InputTypeError(f"weights={weights!r} must be an array of numbers, one weight "
                              "per frame of the window (hf.curve_weights(curve, window))")
-    row = row.astype(np.float64, copy=False)
     if row.ndim != 1 or not row.size:
         raise InputError(f"weights has shape {row.shape}; expected (window,): one weight per "
                          "frame of the window, at least one")
