@@ -166,7 +166,15 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"--duration: invalid float value: 'abc' \(see hfrender still --help\)$"),
     (["rendr", "x.frag"], r"^hfrender: error: argument COMMAND: invalid choice: 'rendr' "),
     (["render", "x.frag", "--width", "320"], r"^hfrender render: error: unrecognized "
-     r"arguments: --width 320; did you mean --size\? "),  # other tools' names
+     r"arguments: --width 320; the picture's size is --size WxH: --size 320xH \(see"),
+    # other tools' names, with their values (was: "did you mean --size, --size?")
+    (["render", "x.frag", "--width", "320", "--height=180"], r"^hfrender render: error: "
+     r"unrecognized arguments: --width 320 --height=180; the picture's size is --size WxH: "
+     r"--size 320x180 \(see hfrender render --help\)$"),
+    (["still", "x.frag", "--resolution", "1920,1080"], r"arguments: --resolution 1920,1080; "
+     r"the picture's size is --size WxH: --size 1920x1080 \(see"),
+    (["render", "x.frag", "--sizes", "9x9", "--framerate", "5"], r"arguments: --sizes 9x9 "
+     r"--framerate 5; did you mean --size, --fps\? \(see"),
     (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
     (["render", "x.frag", "-r", "24", "-t", "2"], r"^hfrender render: error: unrecognized "
      r"arguments: -r 24 -t 2; did you mean --fps, --duration\? "),  # ffmpeg's (was: alone)

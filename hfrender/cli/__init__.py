@@ -45,7 +45,7 @@ from hfrender.cli.common import (  # noqa: E402
     was_complete,
 )
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
-from hfrender.cli.habits import ffmpeg_options, habit_hints  # noqa: E402
+from hfrender.cli.habits import SIZE_FLAGS, ffmpeg_options, habit_hints  # noqa: E402
 from hfrender.cli.info import cmd_info  # noqa: E402
 from hfrender.cli.options import encoder_options, fps_arg, render_options  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
@@ -90,12 +90,14 @@ class _Parser(argparse.ArgumentParser):
         words = message.partition("unrecognized arguments: ")[2].split()
         known = [o[2:] for o in self._option_string_actions if o.startswith("--")]
         names = [w[2:].partition("=")[0] for w in words if w.startswith("--")]
+        command = self.prog.split()[-1] if " " in self.prog else ""
         told = {**ELSEWHERE, **(CAMERA if self.prog.split()[-1] in SCENE_COMMANDS else {})}
         other = [told[n] for n in names if n in told and n not in known]
+        sized = "size" in known and command in SCENE_COMMANDS  # (its hint: habits.py)
         near = [f"--{m}" for n in names if n not in ELSEWHERE
+                and not (sized and f"--{n}" in SIZE_FLAGS)
                 for m in meant(n, known)]  # (not their dashes)
-        command = self.prog.split()[-1] if " " in self.prog else ""
-        near += ffmpeg_options(words, known, command)
+        near = list(dict.fromkeys(near + ffmpeg_options(words, known, command)))  # once each
         hint = "".join(f"; {h}" for h in other[:1]) + (
             f"; did you mean {', '.join(near)}?" if near else "") + "".join(
             f"; {h}" for h in habit_hints(message, words, known, command,

@@ -25,6 +25,7 @@ MANIM_FLAGS = {
 }
 NEEDS = {"-p": "preview", "-n": "frames", "-t": "transparent", "--format": "output"}  # the
 # option a hint names, where the command has it (still has no --frames, bench no -o)
+SIZE_FLAGS = ("--width", "--height", "--resolution", "--res")  # other tools' picture size
 SCRIPT = re.compile(r".+\.(py|frag|glsl|fs)$")
 
 
@@ -57,6 +58,9 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str,
         elif word in MANIM_FLAGS and scene and (word != "-t" or _manim(word, after, scene)) \
                 and NEEDS.get(word, "output") in known:
             hints.append(MANIM_FLAGS[word])
+    size = _size_hint(words)
+    if scene and size and "size" in known:
+        hints.append(size)
     extra = [w for w in words if not w.startswith("-")]
     if scene and extra and words[0] == extra[0] and extra[0].isidentifier():
         hints.append(f"the scene class is chosen with -s {extra[0]}")
@@ -67,6 +71,22 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str,
         hints.append("-s names the scene class (manim's -s, the last frame, is hfrender "
                      "still FILE -f N)")
     return hints
+
+
+def _size_hint(words: list[str]) -> str:
+    """The picture's size as ``--size WxH``, for other tools' ``--width W --height H`` (or
+    ``--resolution``) among ``words``; "" where none is there (was: "did you mean --size,
+    --size?")."""
+    given = {}
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in SIZE_FLAGS:
+            given[name] = value if eq else "".join(words[i + 1 : i + 2])
+    if not given:
+        return ""
+    w, h = given.get("--width", "W"), given.get("--height", "H")
+    size = re.sub(r"[,:]", "x", given.get("--resolution", given.get("--res", f"{w}x{h}")))
+    return f"the picture's size is --size WxH: --size {size}"
 
 
 def fx_hints(message: str, words: list[str], argv: list[str]) -> list[str]:
