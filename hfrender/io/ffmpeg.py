@@ -28,6 +28,10 @@ ALPHA_CODECS = {".mov": "prores_ks", ".webm": "libvpx-vp9"}
 ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
                   "libvpx-vp9": ("yuva420p", []), "ffv1": ("rgba64le", []),
                   "utvideo": ("gbrap", [])}
+# lossless encoders' default: RGB that keeps every code of the frames, (8-bit, 16-bit) (was
+# yuv420p: FFV1 and Ut Video halved the chroma and went through YUV; a user trial); YUV
+# planes (fx's 4:2:0 path) stay as they are
+LOSSLESS_RGB = {"ffv1": ("bgr0", "rgb48le"), "utvideo": ("gbrp", "gbrp")}
 KEEPS_ALPHA = ("write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, or a PNG "
                "sequence (frames/%05d.png)")  # what to write instead, where alpha is lost
 ALPHA_FORMATS = ("yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya", "pal8")
@@ -100,10 +104,12 @@ def frame_rate(fps: float) -> Fraction:
     return near or Fraction(fps).limit_denominator(1 << 24)
 
 
-def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
+def codec_params(codec: str, gop: int | None, pix_fmt_in: str = "rgb24"
+                 ) -> tuple[str, list[str]]:
     """(output pixel format, encoder options) of an encoder: H.264 at CRF 18 preset medium,
-    VP9 at CRF 32, a GIF with a palette made from the whole clip; a keyframe every ``gop``
-    frames when given."""
+    VP9 at CRF 32, a GIF with a palette made from the whole clip, a lossless one's RGB at
+    the depth of the frames (``pix_fmt_in``: :data:`LOSSLESS_RGB`); a keyframe every
+    ``gop`` frames when given."""
     params: list[str] = []
     pix_fmt = "yuv420p"
     if codec == "gif":
@@ -116,6 +122,8 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
             pix_fmt = "rgb24"
     elif codec == "libvpx-vp9":
         params += ["-crf", "32", "-b:v", "0", "-row-mt", "1"]
+    elif codec in LOSSLESS_RGB and not pix_fmt_in.startswith(YUV):
+        pix_fmt = LOSSLESS_RGB[codec][pix_fmt_in in WIDE]
     if gop and codec != "gif":
         params += ["-g", str(gop)]
         if codec in X264_LIKE:
@@ -123,11 +131,13 @@ def codec_params(codec: str, gop: int | None) -> tuple[str, list[str]]:
     return pix_fmt, params
 
 
-def output_format(codec: str, gop: int | None, encoding: Any = None) -> tuple[str, list[str]]:
-    """(output pixel format, encoder options) of ``codec`` with ``encoding``'s settings; a
-    default format the encoder does not take is its own first (QuickTime Animation's
-    rgb24: was yuv420p asked, its colour converted and tagged as YUV, a review)."""
-    pix_fmt, params = codec_params(codec, gop)
+def output_format(codec: str, gop: int | None, encoding: Any = None,
+                  pix_fmt_in: str = "rgb24") -> tuple[str, list[str]]:
+    """(output pixel format, encoder options) of ``codec`` with ``encoding``'s settings
+    for frames of ``pix_fmt_in``; a default format the encoder does not take is its own
+    first (QuickTime Animation's rgb24: was yuv420p asked, its colour converted and
+    tagged as YUV, a review)."""
+    pix_fmt, params = codec_params(codec, gop, pix_fmt_in)
     if encoding is not None:
         pix_fmt, params = encoding.apply(codec, pix_fmt, params)
     if getattr(encoding, "pix_fmt", None) is None and codec not in ("gif", "png", "exr"):
@@ -151,7 +161,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...). A
     YUV output from RGB frames is converted and tagged as BT.709 (:func:`colour_options`:
     in the timing file's chain, which the caller writes, when there is one)."""
-    pix_fmt, params = output_format(codec, gop, encoding)
+    pix_fmt, params = output_format(codec, gop, encoding, pix_fmt_in)
     colour, tags = output_filters(pix_fmt_in, pix_fmt, codec, encoding)
     rate = frame_rate(fps)
     audio: list[str] = []
@@ -263,8 +273,8 @@ def timing_script(times: Sequence[float], pix_fmt_in: str, codec: str, gop: int 
     """The filter script of an output whose frame k is shown at ``times[k]``
     (``encode_command``'s ``timing_file``): its filters (:func:`output_filters`), then the
     frames' times: the one chain an output takes."""
-    chain, _ = output_filters(pix_fmt_in, output_format(codec, gop, encoding)[0], codec,
-                              encoding)
+    chain, _ = output_filters(pix_fmt_in, output_format(codec, gop, encoding, pix_fmt_in)[0],
+                              codec, encoding)
     return (f"{chain}," if chain else "") + timestamps_filter(times)
 
 
