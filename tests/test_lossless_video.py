@@ -1,5 +1,6 @@
 """Lossless encoders keep every code of the frames handed to them by default: FFV1 and Ut
-Video were given yuv420p (chroma halved, a YUV round trip; a user trial)."""
+Video were given yuv420p (chroma halved, a YUV round trip), --codec png in a .mov was
+tagged as BT.709 YUV, its 16-bit frames cut to 8 (user trials)."""
 
 import subprocess
 
@@ -30,7 +31,8 @@ def written_and_read(path, codec, pix_fmt_in, dtype):
 
 @pytest.mark.parametrize("codec, name, pix_fmt_in, stored", [
     ("ffv1", "a.mkv", "rgb24", "bgr0"), ("ffv1", "b.mkv", "rgb48le", "gbrp16le"),
-    ("utvideo", "u.mkv", "rgb24", "gbrp")])
+    ("utvideo", "u.mkv", "rgb24", "gbrp"), ("png", "p.mov", "rgb24", "rgb24"),
+    ("png", "q.mov", "rgb48le", "rgb48be")])
 def test_a_lossless_codec_gives_back_every_code(tmp_path, codec, name, pix_fmt_in, stored):
     dtype = np.uint16 if pix_fmt_in == "rgb48le" else np.uint8
     frames, back = written_and_read(tmp_path / name, codec, pix_fmt_in, dtype)
@@ -42,7 +44,8 @@ def test_a_lossless_codec_gives_back_every_code(tmp_path, codec, name, pix_fmt_i
 def test_rgb_outputs_are_tagged_with_the_gbr_matrix_and_srgb(tmp_path):
     """An RGB stream says no YUV matrix (ffmpeg's gbr) and sRGB's primaries and
     transfer; ProRes 4444 is YUV 4:4:4 and keeps BT.709's."""
-    for codec, name, tags in (("ffv1", "f.mkv", "gbr/bt709/iec61966-2-1"),
+    for codec, name, tags in (("png", "p.mov", "gbr/bt709/iec61966-2-1"),
+                              ("ffv1", "f.mkv", "gbr/bt709/iec61966-2-1"),
                               ("utvideo", "u.mkv", "gbr/bt709/iec61966-2-1")):
         written_and_read(tmp_path / name, codec, "rgb24", np.uint8)
         assert f", {tags}, " in probe(str(tmp_path / name)).pix_fmt
