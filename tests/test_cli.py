@@ -40,9 +40,36 @@ def test_info_reports_versions_backends_and_ffmpeg(capsys):
     assert "ffmpeg: /" in out and "(version " in out
     assert "(-v: every video encoder)" in out and "ffmpeg video encoders:" not in out
     assert main(["info", "-v"]) == 0  # every video encoder, as the --codec error says
-    listed = capsys.readouterr().out.split("ffmpeg video encoders: ")[1].strip().split(", ")
+    listed = capsys.readouterr().out.split("ffmpeg video encoders: ")[1].splitlines()[0]
+    listed = listed.split(", ")
     assert {"libx264", "libvpx-vp9", "prores_ks", "ffv1"} <= set(listed)
     assert "=" not in listed and "aac" not in listed and listed == sorted(listed)
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_info_lists_nvenc_apart_without_an_nvidia_driver(capsys, monkeypatch, gpu):
+    """h264_nvenc and hevc_nvenc were listed among the encoders on a machine with no NVIDIA
+    GPU, then refused at use: apart now, with why (the CUDA backend's driver check)."""
+    from hfrender.backends import cuda
+    from hfrender.io import writers
+
+    have = {"libx264", "h264_nvenc", "hevc_nvenc", "av1_nvenc", "ffv1", "gif", "png", "aac"}
+    monkeypatch.setattr(writers, "ffmpeg_encoders",
+                        lambda kinds="VAS": frozenset(have - ({"aac"} if kinds == "V" else set())))
+    monkeypatch.setattr(cuda, "driver_missing", lambda: None if gpu else (
+        "no CUDA driver: libcuda.so.1 cannot be loaded (libcuda.so.1: cannot open)"))
+    assert main(["info", "-v"]) == 0
+    out = capsys.readouterr().out
+    listed = out.split("ffmpeg video encoders: ")[1].splitlines()[0]
+    among = out.split("among them: ")[1].splitlines()[0]
+    if gpu:
+        assert among == "libx264, h264_nvenc, hevc_nvenc, gif, png"
+        assert "h264_nvenc" in listed and "need an NVIDIA GPU" not in out
+    else:
+        assert among == "libx264, gif, png"
+        assert listed == "ffv1, gif, libx264, png"
+        assert ("ffmpeg NVIDIA encoders av1_nvenc, h264_nvenc, hevc_nvenc: need an NVIDIA "
+                "GPU, none found (no CUDA driver: libcuda.so.1 cannot be loaded)\n") in out
 
 
 def test_info_says_the_memory_the_pool_is_sized_from(capsys, monkeypatch):

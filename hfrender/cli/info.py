@@ -39,23 +39,37 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"fusion processes: {_fusion_processes_offered()}")
     print(f"memory: {_memory_offered()}")
     try:
-        import imageio_ffmpeg
-
-        from hfrender.io.ffmpeg_binary import ffmpeg_exe
-        from hfrender.io.writers import ffmpeg_encoders
-
-        enc = ffmpeg_encoders()
-        video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
-                             "gif", "png") if e in enc]
-        print(f"ffmpeg: {ffmpeg_exe()} "
-              f"(version {imageio_ffmpeg.get_ffmpeg_version()}); "
-              f"{len(enc)} encoders, among them: {', '.join(video)}"
-              + ("" if getattr(args, "verbose", False) else " (-v: every video encoder)"))
-        if getattr(args, "verbose", False):
-            print(f"ffmpeg video encoders: {', '.join(sorted(ffmpeg_encoders('V')))}")
+        for line in _ffmpeg_offered(getattr(args, "verbose", False)):
+            print(line)
     except Exception as exc:  # noqa: BLE001 - report any failure to find the binary
         print(f"ffmpeg: unavailable: {exc}")
     return 0
+
+
+def _ffmpeg_offered(verbose: bool) -> list[str]:
+    """The ffmpeg lines: its binary, version and encoders; NVIDIA's (NVENC) apart where
+    no NVIDIA driver loads (was: listed among those available, then refused at use)."""
+    import imageio_ffmpeg
+
+    from hfrender.backends.cuda import driver_missing
+    from hfrender.io.ffmpeg_binary import ffmpeg_exe
+    from hfrender.io.writers import ffmpeg_encoders
+
+    enc = ffmpeg_encoders()
+    no_gpu = driver_missing()
+    nvenc = sorted(e for e in ffmpeg_encoders("V") if "nvenc" in e) if no_gpu else []
+    video = [e for e in ("libx264", "libx265", "libvpx-vp9", "h264_nvenc", "hevc_nvenc",
+                         "gif", "png") if e in enc and e not in nvenc]
+    lines = [f"ffmpeg: {ffmpeg_exe()} (version {imageio_ffmpeg.get_ffmpeg_version()}); "
+             f"{len(enc)} encoders, among them: {', '.join(video)}"
+             + ("" if verbose else " (-v: every video encoder)")]
+    if verbose:
+        lines.append("ffmpeg video encoders: "
+                     f"{', '.join(sorted(ffmpeg_encoders('V') - set(nvenc)))}")
+    if nvenc:
+        lines.append(f"ffmpeg NVIDIA encoders {', '.join(nvenc)}: need an NVIDIA GPU, none "
+                     f"found ({no_gpu.split(' (', 1)[0]})")
+    return lines
 
 
 def _fusion_processes_offered() -> str:
