@@ -177,7 +177,25 @@ RENDER_ERRORS = [
     ("a.mkv", ["--codec", "mpeg4", "--crf", "5"], "--crf 5: mpeg4 has no CRF (constant "
      "quality) setting; use --bitrate RATE, or leave --crf out"),
     ("a.mkv", ["--codec", "mpeg4", "--preset", "slow"], "--preset slow: mpeg4 has no presets"),
+    # png in a video: a pixel format, no quality (was: "a PNG sequence" of a .mov, its
+    # --pix-fmt refused too)
+    ("a.mov", ["--codec", "png", "--crf", "3", "--pix-fmt", "rgb24"], "--crf 3: png "
+     "(lossless) has no quality settings; leave it out, or choose a codec that has them"),
+    ("a.mov", ["--codec", "png", "--pix-fmt", "yuv420p"], "--pix-fmt yuv420p: png takes "
+     "rgb24, rgba, rgb48be, "),
 ]
+
+
+def test_png_in_a_video_takes_its_pixel_format_and_hands_it_16_bit_frames(tmp_path):
+    from hfrender.io.encoding import deep_video
+
+    out = tmp_path / "a.mov"
+    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.1",
+                 "--codec", "png", "--pix-fmt", "rgb48be", "--quiet"]) == 0
+    assert pix_fmt(out) == "rgb48be"
+    wide = Encoding(pix_fmt="rgb48be")
+    assert deep_video(str(out), "png", wide) and not deep_video(str(out), "png", Encoding())
+    assert not deep_video(str(tmp_path / "f/%03d.png"), None, Encoding())
 
 
 @pytest.mark.parametrize("output,flags,message", RENDER_ERRORS)

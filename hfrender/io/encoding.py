@@ -81,13 +81,23 @@ class Encoding:
         return " ".join(f"{FLAGS[n]} {getattr(self, n)}" for n in FLAGS
                         if getattr(self, n) is not None)
 
-    def apply(self, codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[str]]:
+    def apply(self, codec: str, pix_fmt: str, params: list[str], sequence: bool = False
+              ) -> tuple[str, list[str]]:
         """(pixel format, options) of ``codec`` with these settings over its defaults
-        (``pix_fmt``, ``params`` from :func:`hfrender.io.ffmpeg.codec_params`)."""
+        (``pix_fmt``, ``params`` from :func:`hfrender.io.ffmpeg.codec_params`); ``sequence``:
+        the output is a sequence of pictures, not a video (``png`` is both)."""
         if self.alpha:
             pix_fmt, params = _with_alpha(codec, pix_fmt, params)
         if not self:
             return pix_fmt, params
+        if codec == "png" and not sequence:  # in a video (.mov, .mkv): its pixel format
+            given = " ".join(f"{FLAGS[n]} {getattr(self, n)}" for n in FLAGS
+                             if n != "pix_fmt" and getattr(self, n) is not None)
+            if given:
+                raise EncodingError(f"{given}: png (lossless) has no quality settings; "
+                                    "leave it out, or choose a codec that has them "
+                                    "(libx264, prores_ks)")
+            return self.pix_fmt, params
         if codec in ("gif", "png", "exr"):
             them = "them" if " --" in self.given() else "it"
             raise EncodingError(f"{self.given()}: {_what(codec)} has no quality settings; "
@@ -211,7 +221,7 @@ def deep_video(output: str, codec: str | None, encoding: Encoding) -> bool:
     from hfrender.io.pixels import pix_fmt_facts
 
     chosen = chosen_encoder(output, codec, encoding.alpha)
-    if chosen is None or chosen in ("gif", "png", "exr"):
+    if chosen is None or chosen in ("gif", "exr") or chosen == "png" and is_sequence(output):
         return False
     try:
         return pix_fmt_facts(output_format(chosen, None, encoding)[0])[1]
@@ -240,7 +250,7 @@ def check_encoding(output: str, codec: str | None, encoding: Encoding | None) ->
     chosen = chosen_encoder(output, codec, bool(encoding and encoding.alpha))  # (.mov with
     if not encoding or chosen is None:  # alpha: ProRes 4444, whose pixel formats count)
         return
-    encoding.apply(chosen, "", [])  # GIF, PNG, --crf with --bitrate
+    encoding.apply(chosen, "", [], is_sequence(output))  # GIF, PNG, --crf with --bitrate
     info = encoder_info(chosen)
     if encoding.crf is not None:
         _check_crf(chosen, info, encoding.crf)
