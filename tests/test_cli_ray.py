@@ -437,15 +437,17 @@ def test_a_cluster_gone_while_a_chunk_fails_leaves_the_chunks_error():
 def test_the_gate_turns_away_a_failed_jobs_chunks_not_begun_and_no_others():
     """A batch job failing on Ray: its chunks not begun are turned away by the gate (were
     ray.cancel'ed, whose race with a task's end ended the driver, exit 1 and no word: CI);
-    one begun goes on (Ray's retry of it too), other jobs' chunks pass, and a closed gate
-    turns every new one away."""
+    one begun is told to stop (and Ray's retry of it turned away: test_ray_stop), other
+    jobs' chunks pass, a retry of theirs goes on, and a closed gate turns every new one
+    away."""
     from hfrender.engine.ray_wait import _Keeper
 
     keeper = _Keeper()
     assert keeper.enter("a1") and keeper.enter("b1")
     keeper.refuse(["a1", "a2", "a3"])
     assert not keeper.enter("a2") and not keeper.enter("a3")
-    assert keeper.enter("a1") and keeper.began["a1"] == 2  # a retry of one begun
+    assert not keeper.enter("a1") and keeper.stopping("a1")  # begun: told to stop
+    assert keeper.enter("b1") and keeper.began["b1"] == 2  # a retry of one begun
     assert keeper.enter("b2")  # another job's
     assert keeper.close() == {"a1", "b1", "b2"} and not keeper.enter("b3")
 

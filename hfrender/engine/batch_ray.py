@@ -254,7 +254,7 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
                 return TURNED_AWAY  # job is stopped, not done)
             entry.refs.discard(ref)
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
-            gate.refuse(entry.refs)  # (its chunks not begun; not ray.cancel: ray_wait)
+            gate.refuse(entry.refs)  # (not begun: turned away; running: told to stop)
             _given_up(i, jobs[i], running.pop(i), exc, done)
             return entry.refs
         if not entry.refs:
@@ -262,7 +262,7 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
             _finish(i, jobs[i], running.pop(i), state, done)
         return None
 
-    return collect(ray, list(owner), take, gate.running)
+    return collect(ray, list(owner), take, gate.running, gate.refuse)
 
 
 def _stopped(jobs: list, running: dict, done: Callable) -> None:

@@ -222,7 +222,8 @@ class ClusterRender:
             pending = self.submit(ray, gate)
             late = collect(ray, list(pending), lambda ref: taken(ray, ref, self.accept),
                            (lambda waiting: []) if self.sequence else  # a sequence's frames
-                           partial(gate.running, gpu=self.config.backend == "cuda"))  # go
+                           partial(gate.running, gpu=self.config.backend == "cuda"),  # go
+                           gate.refuse)  # a chunk failed: the others stop
             self.stats.reruns = gate.reruns(task_ids(pending))  # on a stop
             return replace(self.finish(), stopped_late=late is not None)
         except BaseException:

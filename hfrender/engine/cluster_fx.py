@@ -20,7 +20,7 @@ import hfrender
 from hfrender.backends import resolve_name
 from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError
-from hfrender.engine import fx_output
+from hfrender.engine import chunk_stop, fx_output
 from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.engine.cluster import (
     MAX_RETRIES,
@@ -77,8 +77,9 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         path = Path(tmp) / segment_name(first, codec, fps)
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
                               encoding=fx_output.fx_encoding(s, alpha, info))
+        told = chunk_stop.stoppable(writer)  # (stops at a frame, its render failed)
         try:
-            stats = FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, writer)) \
+            stats = FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, told)) \
                 .prepare().run()
         finally:
             writer.close()
@@ -145,7 +146,7 @@ class ClusterFx:
         gate = Gate(ray)
         pending = self.submit(ray, gate)
         late = collect(ray, list(pending), lambda ref: taken(ray, ref, self.accept),
-                       gate.running)  # (a Ctrl-C once all were running)
+                       gate.running, gate.refuse)  # (a Ctrl-C once all were running)
         self.stats.reruns = gate.reruns(task_ids(pending))
         return replace(self.finish(), stopped_late=late is not None)
 

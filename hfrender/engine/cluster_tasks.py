@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hfrender.checksum import sha256_file
 from hfrender.config import RenderConfig
+from hfrender.engine import chunk_stop
 from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.engine.render_setup import frames_format
 from hfrender.frame_range import start_of
@@ -58,7 +59,7 @@ def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, c
         memory = MemoryWriter()
         stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
                           first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
-                          gl_device=_task_gpu()).prepare().run()
+                          gl_device=_task_gpu(), stop=chunk_stop.check).prepare().run()
     mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
     pngs = [png8_bytes(frame, mark) for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
@@ -88,8 +89,8 @@ def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, co
         try:  # ``first`` counts from the output's first frame (--frames: the range's)
             stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
                               first_frame=start_of(cfg.frames) + first, count=count,
-                              writer=writer,
-                              gl_device=_task_gpu()).prepare().run()
+                              writer=writer, gl_device=_task_gpu(),
+                              stop=chunk_stop.check).prepare().run()
         finally:
             writer.close()
         return {"first": first, "count": count, "data": path.read_bytes(),

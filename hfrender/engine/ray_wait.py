@@ -8,11 +8,16 @@ the first pending as many as the cluster runs at once, which stopped a running c
 Ray ran them out of order, a batch's of several kinds: a trial). Those running finish and
 are kept (a segment each); then the Ctrl-C goes on. A second Ctrl-C stops at once.
 
+A chunk that fails fails its render (a batch: its job, the other jobs go on): the gate
+turns away that render's chunks not begun and tells those running to stop, which they do
+at their next sub-frame (:mod:`hfrender.engine.chunk_stop`; were run to their end, the
+failure told only once they had ended or 5 s had passed). What was kept stays.
+
 Nothing is stopped with ``ray.cancel``: in Ray 2.60 a cancel that meets a task's reply
 (the task ending as it is cancelled) fails a check in the driver's core worker, which ends
 the driver's process at once, exit 1 and no word on stderr ("Tried to complete task that
-was not pending", in its log; ray-project/ray#54798 fixed one such race). The gate turns
-away what has not begun; what runs ends on its own.
+was not pending", in its log; ray-project/ray#54798 fixed one such race, #54846 is open).
+The gate turns away what has not begun, and tells a failed render's running chunks to stop.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hfrender.engine import chunk_stop
 from hfrender.io.outputs import uninterrupted
 
 log = logging.getLogger(__name__)
-FORGET_WAIT_S = 5.0  # how long a failed run waits for its other chunks to end (and read them)
+FORGET_WAIT_S = 5.0  # a failed run's wait, at most, for its other chunks to stop (read them)
 CLOSE_WAIT_S = 10.0  # how long a stop waits for the gate to say which tasks began
 
 
@@ -44,7 +50,8 @@ class _Keeper:
         self.refused: set[str] = set()  # tasks of a failed job (the others go on)
 
     def enter(self, task: str) -> bool:
-        if task in self.began:  # a retry of a task that began before the stop goes on
+        if task in self.began and task not in self.refused:  # a retry of a task that began
+            # before the stop goes on (not one of a failed render's: told to stop)
             self.began[task] += 1
             return True
         go = not self.closed and task not in self.refused
@@ -54,6 +61,10 @@ class _Keeper:
 
     def refuse(self, tasks: list[str]) -> None:
         self.refused.update(tasks)
+
+    def stopping(self, task: str) -> bool:
+        """Whether the running ``task`` is to stop (its render failed)."""
+        return task in self.refused
 
     def close(self) -> set[str]:
         self.closed = True
@@ -65,16 +76,24 @@ class _Keeper:
 
 def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
     """On a worker: ``fn(*args)``, unless the gate closed (or refused this task) before it
-    began (None: the driver reads it as :data:`TURNED_AWAY`, or has dropped it). An
-    unreachable gate lets it through."""
+    began (None: the driver reads it as :data:`TURNED_AWAY`, or has dropped it), or told
+    it to stop as it ran (None too: its render failed). An unreachable gate lets it
+    through."""
     import ray
 
+    task = ray.get_runtime_context().get_task_id()
     try:
-        go = ray.get(keeper.enter.remote(ray.get_runtime_context().get_task_id()))
+        go = ray.get(keeper.enter.remote(task))
     except Exception as exc:  # noqa: BLE001 - its node gone: the task runs, as before
         log.debug("the gate: %s", exc)
         go = True
-    return fn(*args) if go else None
+    if not go:
+        return None
+    with chunk_stop.watched(lambda: ray.get(keeper.stopping.remote(task))):
+        try:
+            return fn(*args)
+        except chunk_stop.Stopped:
+            return None
 
 
 class Gate:
@@ -103,13 +122,16 @@ class Gate:
             return waiting[:running_at_most(self.ray, gpu)]
         return [ref for ref in waiting if ref.task_id().hex() in began]
 
-    def refuse(self, refs: Iterable) -> None:
-        """Turn away the tasks of ``refs`` that have not begun (a failed job's other chunks;
-        those running end on their own: not ``ray.cancel``, see the module)."""
+    def refuse(self, refs: Iterable) -> list:
+        """Turn away the tasks of ``refs`` that have not begun (a failed render's other
+        chunks) and tell those running to stop (:mod:`~hfrender.engine.chunk_stop`; not
+        ``ray.cancel``, see the module); ``refs``, as a list."""
+        refs = list(refs)
         try:
             self.keeper.refuse.remote(task_ids(refs))
         except Exception as exc:  # noqa: BLE001 - its actor gone: they run, and are dropped
             log.debug("the gate's refusal: %s", exc)
+        return refs
 
     def reruns(self, tasks: list[str]) -> int:
         """How many times Ray ran the tasks of ``tasks`` (ids, :func:`task_ids`) again, their
@@ -154,9 +176,12 @@ def _beside_driver(ray: Any) -> dict:
 
 
 def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
-            running: Callable[[list], list]) -> KeyboardInterrupt | None:
+            running: Callable[[list], list], refuse: Callable[[list], Any] | None = None
+            ) -> KeyboardInterrupt | None:
     """Hand each finished task's reference to ``take`` (which may return references of
     tasks to forget: a failed job's other chunks, which it turns away), until none is left;
+    a failure (``take``'s error) forgets the others (:func:`forget`: ``refuse``, the gate's
+    :meth:`Gate.refuse`, stops them; without it, ``running`` turns away those not begun);
     a first Ctrl-C as the module says, raised once the work in progress is in, unless it
     was all of the work (no task cancelled: returned, the work whole, as a local render's
     interruption after its last frame; was: thrown away as interrupted). None: no stop."""
@@ -174,7 +199,7 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
             if late is not None:
                 raise late
         except Exception:  # a chunk failed: the run fails with its error alone
-            forget(ray, pending, running)
+            forget(ray, pending, refuse or running)
             raise
         except KeyboardInterrupt as exc:
             if stop is not None:
@@ -192,9 +217,11 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
 
 def forget(ray: Any, refs: list, close: Callable[[list], list],
            wait_s: float = FORGET_WAIT_S) -> None:
-    """Turn away the tasks of ``refs`` not begun (``close``: the gate's, :meth:`Gate.running`)
-    and read what those that end within ``wait_s`` raised: an error nobody reads, Ray prints
-    with its traceback (a failed render's other chunks printed 100 lines after its one)."""
+    """Stop the tasks of ``refs`` (``close``: the gate's :meth:`Gate.refuse`, or its
+    :meth:`Gate.running`, which turns away those not begun) and read what those that end
+    within ``wait_s`` raised: an error nobody reads, Ray prints with its traceback (a failed
+    render's other chunks printed 100 lines after its one). Told to stop, those running end
+    at their next sub-frame, and the wait with them."""
     try:
         close(refs)
     except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands

@@ -68,10 +68,12 @@ class RenderJob:
     def __init__(self, scene_file: str | Path, config: RenderConfig, *,
                  scene_name: str | None = None, first_frame: int = 0, count: int | None = None,
                  progress: Progress | None = None, writer: Any = None,
-                 gl_device: int | None = None, scene: Any = None) -> None:
+                 gl_device: int | None = None, scene: Any = None,
+                 stop: Callable[[], None] | None = None) -> None:
         """``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
         which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: already
-        loaded and set up by another job (``still --compare``: ``setup()`` runs once)."""
+        loaded and set up by another job (``still --compare``: ``setup()`` runs once).
+        ``stop``: called before each sub-frame, raises to stop (a Ray chunk told to)."""
         if config.resume and config.keep_samples:
             raise ConfigError("--keep-samples with --resume: a sample store holds a whole "
                               "render; render without --resume to keep its sub-frames")
@@ -80,7 +82,7 @@ class RenderJob:
         self.scene_file, self.config, self.scene_name = scene_file, config, scene_name
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
-        self.gl_device, self.given_scene = gl_device, scene
+        self.gl_device, self.given_scene, self.stop = gl_device, scene, stop
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None
@@ -346,6 +348,8 @@ class RenderJob:
 
     def _draw_one(self, engine: Engine, plan: Plan, j: int, index: int) -> None:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) into the next slot."""
+        if self.stop is not None:
+            self.stop()
         k = plan.first_frame + int(plan.output[j])
         if k != self._drawing:  # the first sub-frame of output frame k: its latency starts
             engine.mark_started(k)
