@@ -1,12 +1,10 @@
 import os
-import signal
-import time
 import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
-from ray_helpers import descendants
+from ray_helpers import end_ours, start_local
 
 pytest_plugins = ["pytester"]  # tests/test_gl_checks.py runs the GL fixture on a test
 
@@ -203,17 +201,12 @@ def local_ray():
     of ours left behind (only descendants of this test process are ended)."""
     ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
     started = not ray.is_initialized()
-    if started:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 object_store_memory=256 << 20)  # (Ray's own: 30% of the machine's memory)
+    if started:  # (a raylet late to start on a loaded machine: once more, ray_helpers)
+        start_local(ray, lambda: end_ours(os.getpid(), wait_s=0), address="local",
+                    num_cpus=2, include_dashboard=False, log_to_driver=False,
+                    object_store_memory=256 << 20)  # (Ray's own: 30% of the machine's memory)
     yield ray
     if started:
         ray.shutdown()
-        deadline = time.time() + 10
-        while descendants(os.getpid()) and time.time() < deadline:
-            time.sleep(0.2)
-        left = [p for p in descendants(os.getpid())
-                if "ray" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
-        for p in left:  # only ours: descendants of this test process
-            os.kill(p, signal.SIGKILL)
+        left = end_ours(os.getpid())  # only ours: descendants of this test process
         assert not left, f"Ray processes left behind: {left}"

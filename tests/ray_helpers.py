@@ -2,6 +2,9 @@
 conftest.py), and the processes it leaves, found by their parent chain."""
 
 import os
+import signal
+import time
+from pathlib import Path
 
 
 def descendants(pid):
@@ -21,3 +24,48 @@ def descendants(pid):
         found.update(kids)
         todo += kids
     return found
+
+
+RAYLET_LATE = "timed out during startup"  # Ray's: its raylet late to register (a loaded machine)
+
+
+def ours_left(pid):
+    """Ray's processes among the descendants of ``pid`` (their command line names it)."""
+    left = []
+    for p in descendants(pid):
+        try:
+            if "ray" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace"):
+                left.append(p)
+        except OSError:  # ended meanwhile
+            pass
+    return left
+
+
+def end_ours(pid, wait_s=10.0):
+    """Ray's processes of ours (descendants of ``pid``) that have not ended within
+    ``wait_s``, killed (only ours, by their id); those, as a list."""
+    deadline = time.time() + wait_s
+    while descendants(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    left = ours_left(pid)
+    for p in left:
+        try:
+            os.kill(p, signal.SIGKILL)
+            os.waitpid(p, 0)  # (a child of ours: reaped, not left a zombie)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+    return left
+
+
+def start_local(ray, end, **kwargs):
+    """``ray.init(**kwargs)``; tried once more where its raylet timed out as it started (a
+    loaded machine: seen once, and every Ray test of the session then errored), once
+    ``end()`` has ended what the first try started."""
+    try:
+        ray.init(**kwargs)
+    except Exception as exc:
+        if RAYLET_LATE not in str(exc):
+            raise
+        ray.shutdown()
+        end()
+        ray.init(**kwargs)
