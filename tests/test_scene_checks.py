@@ -251,6 +251,9 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Camera, "target", (0, 0), "camera.target=(0, 0) must be 3 finite numbers (x, y, z) "
                                   "in metres"),
     (hf.Camera, "up", (0, INF, 0), "camera.up=(0, inf, 0) must be 3 finite numbers (x, y, z)"),
+    # was replaced, unsaid, by another up (a picture turned a quarter)
+    (hf.Camera, "up", (0, 0, 0), "camera.up=(0, 0, 0) must be a non-zero vector (x, y, z): the "
+                                 "way the top of the picture points"),
     # an object where a point is meant (Blender's "track to"; was its repr, cut short)
     (hf.Camera, "target", hf.Sphere(), "camera.target=Sphere(...): a point, not an object: "
                                        "give its position (e.g. self.ball.position), set in "
@@ -522,6 +525,30 @@ def test_a_camera_is_aimed_and_its_depth_range_runs_near_to_far():
         assert excinfo.value.where.endswith(f"test_scene_checks.py:{line}")  # far's, set last
     cam.near, cam.far = 0.1, 20.0
     cam.validate()
+
+
+@pytest.mark.parametrize("above", [1, -1])
+def test_a_camera_looking_straight_along_up_draws_as_one_tilted_nearly_there(tmp_path, above):
+    """Looking straight up took -z as up, where a camera tilted up nearly there has +z: a
+    tilt ending at the vertical turned its last picture over. Straight down (-z) was right;
+    a tiny up is an up as a long one."""
+    frames = []
+    for k, tilt in enumerate((1e-7, 0.0)):  # radians short of the vertical
+        path = write_scene(tmp_path, f"""
+        class Tilt(hf.Scene):
+            duration = 0.05
+            def setup(self):
+                self.add(hf.Cube(position=(0, {3 * above}, 0), color="white"))
+                self.add(hf.Sphere(position=(0.4, {2 * above}, -0.5), radius=0.2, color="red"))
+                self.camera.position = (0, 0, 0)
+                self.camera.look_at((0, {above} * math.cos({tilt}), -math.sin({tilt})))
+        """, name=f"tilt_{k}.py")
+        frames.append(render_frames(path, size=(24, 24), samples=1)[0][0].astype(int))
+    assert np.abs(frames[0] - frames[1]).max() <= 1
+    assert np.abs(frames[0] - frames[0][:, ::-1]).max() > 40  # (the sphere is off-centre)
+    for target in ((0, above, 0), (0, above, -1e-7)):
+        right, up, _ = hf.Camera(position=(0, 0, 0), target=target, up=(0, 1e-30, 0)).basis()
+        assert right.tolist() == [1, 0, 0] and np.allclose(up, [0, 0, above], atol=1e-6)
 
 
 def test_a_scenes_camera_is_a_camera_and_an_init_of_its_own_keeps_it(tmp_path):

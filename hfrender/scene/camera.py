@@ -127,7 +127,9 @@ class Camera(checks.Checked):
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(right, up, forward) unit vectors in world space.
 
-        Looking straight along ``up`` (a top-down shot) uses -z, then +x, as up instead.
+        Looking straight along ``up`` takes the up of a camera tilted there from looking
+        down -z: -z for a shot straight down, +z straight up (then +x, were that parallel
+        too), so that a tilt ending at the vertical does not turn the picture over.
         """
         pos = np.asarray(self.position, np.float64)
         fwd = np.asarray(self.target, np.float64) - pos
@@ -140,10 +142,12 @@ class Camera(checks.Checked):
                 f"looking at a point away from it"
                 + (f"; look_at was called at {Path(aimed).name})" if aimed else ")"))
         fwd = fwd / length
-        for up in (np.asarray(self.up, np.float64), np.array([0.0, 0.0, -1.0]),
-                   np.array([1.0, 0.0, 0.0])):
+        asked = np.asarray(self.up, np.float64)
+        asked = asked / np.abs(asked).max()  # (non-zero, as set) of length 1 to sqrt(3)
+        toward = 1.0 if float(fwd @ asked) >= 0 else -1.0  # looking along up, or against it
+        for up in (asked, np.array([0.0, 0.0, toward]), np.array([1.0, 0.0, 0.0])):
             side = np.cross(fwd, up)
-            if np.linalg.norm(side) > 1e-9 * max(1.0, float(np.linalg.norm(up))):
+            if np.linalg.norm(side) > 1e-9:
                 right = side / np.linalg.norm(side)
                 return right, np.cross(right, fwd), fwd
         raise InputError("camera: up is parallel to the view direction")
@@ -258,10 +262,19 @@ def _distance(what: str, value: object) -> float:
     return float(value)
 
 
+def _up(what: str, value: object) -> tuple[float, ...]:
+    """An up direction: any length but 0 (was replaced, unsaid, by another)."""
+    up = checks.vector3(what, value)
+    if not any(up):
+        raise InputError(f"{what}={checks.shown(value)} must be a non-zero vector (x, y, z): "
+                         "the way the top of the picture points")
+    return up
+
+
 _CHECKS = {
     "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
     "target": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
-    "up": checks.vector3,
+    "up": _up,
     "focal_length_mm": _positive,
     "sensor_width_mm": _positive,
     "sensor_height_mm": _positive,
