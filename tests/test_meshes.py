@@ -258,7 +258,7 @@ def test_the_velocity_plane_of_a_moving_model(gl_context, tmp_path):
 
 
 # --- files ---------------------------------------------------------------------------------
-def test_bad_files_are_one_line_naming_the_file(tmp_path):
+def test_bad_files_are_one_line_naming_the_file(tmp_path, monkeypatch):
     missing = tmp_path / "missing.glb"
     with pytest.raises(meshes.ModelError) as excinfo:
         hf.Mesh.load(missing)
@@ -271,6 +271,23 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path):
     assert str(excinfo.value) == (f"gone.glb: model file not found (neither {here} nor {cwd} "
                                   "exists)" if here != cwd else
                                   f"gone.glb: model file not found ({here} does not exist)")
+    # a folder, or a path of no suffix not there (was: "unsupported model format '(no
+    # suffix)'"); a file of no suffix that is there is one of no format
+    monkeypatch.chdir(tmp_path)
+    for folder in (tmp_path, tmp_path / "assets.glb", "assets"):
+        Path(folder).mkdir(exist_ok=True)
+        with pytest.raises(meshes.ModelError) as excinfo:
+            hf.Mesh.load(folder)
+        assert str(excinfo.value) == (f"{folder}: a folder, not a model file: give a model "
+                                      "file's path (one of .glb, .gltf, .obj, .stl, .ply)")
+    with pytest.raises(meshes.ModelError) as excinfo:
+        hf.Mesh.load(tmp_path / "toy")
+    assert str(excinfo.value) == (f"{tmp_path / 'toy'}: model file not found ("
+                                  f"{tmp_path / 'toy'} does not exist)")
+    (tmp_path / "toy").write_bytes(b"x")
+    with pytest.raises(meshes.ModelError, match=r"toy: unsupported model format '\(no "
+                                                r"suffix\)'; use one of \.glb"):
+        hf.Mesh.load(tmp_path / "toy")
     fbx = tmp_path / "model.fbx"
     fbx.write_bytes(b"x")
     with pytest.raises(meshes.ModelError, match=r"model\.fbx: unsupported model format "

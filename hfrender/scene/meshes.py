@@ -93,6 +93,9 @@ def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
     its errors name it as ``shown`` (as the scene gave it), else as ``path``."""
     p = Path(path)
     said = Path(shown) if shown is not None else p
+    if p.is_dir():  # (was: "unsupported model format '(no suffix)'")
+        raise ModelError(f"{said}: a folder, not a model file: give a model file's path "
+                         f"(one of {', '.join(FORMATS)})")
     if p.suffix.lower() not in FORMATS:
         raise ModelError(f"{said}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                          f"use one of {', '.join(FORMATS)}")
@@ -365,7 +368,7 @@ class Mesh(Object3D):
             obj = cls(**placement)
         except TypeError as exc:  # a misspelt placement: said of load, as it was called
             raise TypeError(str(exc).replace("__init__()", "load()")) from None
-        if not p.exists() and p.suffix.lower() in FORMATS:  # where it was looked for
+        if not p.exists() and p.suffix.lower() in (*FORMATS, ""):  # where it was looked for
             places = list(dict.fromkeys(str(x) for x in looked))
             raise ModelError(f"{path}: model file not found (" + (
                 f"neither {places[0]} nor {places[1]} exists)" if len(places) > 1
