@@ -13,8 +13,9 @@ BAR = str(DATA / "bar.frag")
 
 
 def test_still_compare_sets_the_scene_up_once(tmp_path, capsys):
-    """``setup()`` runs once per process, as the README says, also when ``--compare``
-    draws the frame a second time without effects."""
+    """``setup()`` runs once per process (and once, quietly, on a second instance that
+    checks it gives the same scene), also when ``--compare`` draws the frame a second time
+    without effects."""
     scene = tmp_path / "once.py"
     scene.write_text("import hfrender as hf\nclass Once(hf.Scene):\n    def setup(self):\n"
                      "        print('SETUP')\n        self.ball = self.add(hf.Sphere())\n"

@@ -3,6 +3,8 @@ of a scene object, a refused attribute of a class body, a name hfrender has not,
 that looks nowhere."""
 
 import re
+import time
+from textwrap import dedent
 
 import pytest
 from test_render import write_scene
@@ -223,6 +225,100 @@ def test_an_update_that_is_not_a_pure_function_of_t_is_said(tmp_path, caplog, up
                                 "and --resume draw any t in any order, so their pictures will "
                                 "not agree: set every property from t alone (seed random "
                                 "numbers from t)")
+
+
+SETUP_APART = ("setup() gives another scene each time it runs: {} was {}, and {} in a second "
+               "setup(); each chunk of a render (a process of its own; on Ray, a machine's), "
+               "a still and --resume run setup() afresh, so their frames will not agree (a "
+               "jump where chunks meet): seed the random numbers drawn there "
+               "(random.Random(1), np.random.default_rng(1))")
+
+
+@pytest.mark.parametrize("top, setup, update, said", [
+    # drawn unseeded in setup(), used by update(t): every chunk's balls stood elsewhere
+    ("", "self.offsets = [random.random() for _ in range(3)]",
+     "self.ball.position = (self.offsets[0] + t, 0, 0)", "self.offsets"),
+    ("", "self.ball.position = tuple(np.random.default_rng().random(3))", "pass",
+     "ball.position"),  # (no value of the scene's own: what is drawn)
+    ("", "self.rng = random.Random(1); self.offsets = [self.rng.random()]",  # seeded: no word
+     "self.ball.position = (self.offsets[0] + t, 0, 0)", None),
+    ("RNG = np.random.default_rng(1)\nrandom.seed(2)",  # seeded as the module is imported
+     "self.offsets = RNG.random(3); self.x = random.random()",  # (as every process does)
+     "self.ball.position = (self.offsets[0] + self.x, 0, 0)", None),
+    ("", "self.unused = random.random()", "pass", None),  # not drawn: no word
+    ("", "self.offsets = [random.random()]",  # update's own randomness: said once, of update
+     "self.ball.position = (random.random(), 0, 0)", None),
+])
+def test_random_numbers_drawn_unseeded_in_setup_are_said(tmp_path, caplog, capsys, top, setup,
+                                                         update, said):
+    """Each chunk of a render, a still and --resume run setup() afresh: random numbers it
+    drew unseeded gave each chunk another scene (a jump where chunks meet), without a word.
+    The scene is now set up a second time, its prints kept quiet, and compared."""
+    scene = write_scene(tmp_path, "import random\nimport numpy as np\n" + top + dedent(f"""
+
+    class Scatter(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            print("setting up")
+            self.ball = self.add(hf.Sphere(radius=0.2))
+            {setup}
+
+        def update(self, t):
+            {update}
+    """))
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18",
+                     "--samples", "1", "--quiet"]) == 0
+    assert capsys.readouterr().out == "setting up\n"  # (once: the second set-up is quiet)
+    told = [r.getMessage() for r in caplog.records if "setup() gives" in r.getMessage()]
+    if said is None:
+        assert told == []
+    else:
+        assert len(told) == 1, told
+        assert re.fullmatch(re.escape(f"scene.py: {SETUP_APART}").replace(
+            re.escape("{}"), "(.+)"), told[0]).groups()[0] == said, told[0]
+
+
+def test_a_slow_setup_is_not_set_up_again_but_reading_a_model_is_not_slow(tmp_path, caplog,
+                                                                          monkeypatch):
+    """The second setup() costs a start as long as the first's: past SLOW_SETUP_S it is
+    left out; the time reading model files does not count (read once a process, the second
+    setup() finds them read)."""
+    import trimesh
+
+    from hfrender.scene import meshes, ready
+
+    trimesh.creation.box().export(tmp_path / "box.glb")
+    read = meshes._read
+
+    def slow_read(*args):
+        time.sleep(0.3)
+        return read(*args)
+
+    monkeypatch.setattr(meshes, "_read", slow_read)
+    monkeypatch.setattr(ready, "SLOW_SETUP_S", 0.25)
+    told = {}
+    for slow in ("time.sleep(0.3)", "self.add(hf.Mesh.load('box.glb'))"):
+        scene = write_scene(tmp_path, f"""
+        import random
+        import time
+
+        class Scatter(hf.Scene):
+            duration = 0.2
+
+            def setup(self):
+                {slow}
+                self.ball = self.add(hf.Sphere(position=(random.random(), 0, 0)))
+        """, name=f"scene{len(told)}.py")
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size",
+                         "32x18", "--samples", "1", "--quiet"]) == 0
+        told[slow[:4]] = [r.getMessage().split(" was ")[0] for r in caplog.records
+                          if "setup() gives" in r.getMessage()]
+    assert told == {"time": [], "self": ["scene1.py: " + SETUP_APART.split(" was ")[0].format(
+        "ball.position")]}
 
 
 def test_an_f_stop_set_in_update_gives_depth_of_field(tmp_path, capsys):

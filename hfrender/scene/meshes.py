@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -63,7 +64,7 @@ class ModelData:
 
 _CACHE: dict[str, ModelData] = {}
 _LOCK = threading.Lock()
-
+READING_S = [0.0]  # seconds this process spent reading model files (not again: cached)
 
 
 def model_data(geometry: str) -> ModelData:
@@ -100,8 +101,7 @@ def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
         raise ModelError(f"{said}: unsupported model format {p.suffix or '(no suffix)'!r}; "
                          f"use one of {', '.join(FORMATS)}")
     try:
-        resolved = p.resolve(strict=True)
-        stat = resolved.stat()
+        stat = (resolved := p.resolve(strict=True)).stat()
     except OSError:
         raise ModelError(f"{said}: model file not found") from None
     if not resolved.is_file():
@@ -109,7 +109,9 @@ def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
     key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
     with _LOCK:
         if key not in _CACHE:
+            start = time.perf_counter()
             _CACHE[key] = _read(said, resolved, key)
+            READING_S[0] += time.perf_counter() - start
         return _CACHE[key]
 
 

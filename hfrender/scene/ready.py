@@ -7,9 +7,11 @@ so ``update(t)`` must set everything drawn from ``t`` alone. A script that keeps
 run to run, between a still and the video's frame, and after ``--resume``: that was drawn
 without a word. :func:`first_look` calls ``update`` at ``t0``, at ``t1`` and at ``t0``
 again, and warns where the second look at ``t0`` differs from the first; it leaves the scene
-as it is at ``t0``. What ``update`` sets (an ``f_stop`` there rather than in ``setup()``)
-counts when the render decides its depth of field, at ``t = 0`` whatever frames are drawn
-(:func:`dof_from_start`).
+as it is at ``t0``. ``setup()`` runs afresh in every chunk's process too: the scene's file is
+loaded and set up a second time, and a warning names what it draws otherwise at ``t0``
+(random numbers drawn unseeded in ``setup()``). What ``update`` sets (an ``f_stop`` there
+rather than in ``setup()``) counts when the render decides its depth of field, at ``t = 0``
+whatever frames are drawn (:func:`dof_from_start`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ import contextlib
 import copy
 import dataclasses
 import hashlib
+import io
 import logging
 import math
+import time
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +33,15 @@ import numpy as np
 from hfrender.color import shown
 from hfrender.scene import Scene, ShaderScene, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
-from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
+from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
+from hfrender.scene.meshes import READING_S
 from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
 
 SCENE_STATE = ("background", "light_direction", "ambient")
+SLOW_SETUP_S = 2.0  # a setup() slower than this (reading model files aside: once a
+#                    process) is not run again to compare
 SMALL = 4096  # arrays of up to this many values are copied to be compared (larger: by a
 #               digest of their bytes)
 
@@ -44,8 +52,9 @@ def set_up(scene: Scene, given: float | None = None) -> None:
     class's), so the one set there was left out without a word (a trial: a 1 s scene drawn
     for the default 4 s, failing past its end); ``given`` (``--duration``) stands over it
     (the scene sees the value given)."""
-    before = scene.duration
-    call_scene(scene, "setup()", scene.setup)
+    before, start, reading = scene.duration, time.perf_counter(), READING_S[0]
+    call_scene(scene, "setup()", scene.setup)  # (its own time, less reading model files)
+    object.__setattr__(scene, "_setup_s", time.perf_counter() - start - READING_S[0] + reading)
     after = scene.duration
     if after == before or isinstance(scene, ShaderScene):
         return
@@ -68,12 +77,14 @@ def first_look(scene: Scene, frame: int, fps: float,
     earlier of the two is ``a``: a property set only past some time and never set back, a
     trial's focus), then at the frame's time and its neighbour's (times the render
     draws); a warning where the drawn state at ``a`` differs between the two looks, and
-    for objects never added; with the picture's
+    for objects never added, and where a second ``setup()`` draws otherwise; with the picture's
     ``size``, for frames ``frame`` .. ``last`` with nothing in view, or coarse
     (:mod:`.in_view`). A shader scene has no state to look at."""
     if isinstance(scene, ShaderScene):
         return
     _say_unadded(scene)
+    twin = _set_up_again(scene)  # (before update(t) runs: what setup() alone gave)
+    own = None if twin is None else _difference_of(_own_state(scene), _own_state(twin))
     duration = scene.duration if math.isfinite(scene.duration) else frame / fps
     end = max(0, math.ceil(duration * fps) - 1)  # the last frame
     far = end if frame * 2 <= end else 0  # the earlier first: a property set only past
@@ -94,9 +105,69 @@ def first_look(scene: Scene, frame: int, fps: float,
                         "t)", name, what, at / fps, shown(a), shown(b), t1)
             object.__setattr__(scene, "_impure", True)  # its motion measures nothing: the
             break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
+    if twin is not None and not getattr(scene, "_impure", False):  # (else: said of update)
+        _say_set_up_apart(scene, twin, own, frame, fps)
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
+
+
+def _set_up_again(scene: Scene) -> Scene | None:
+    """The scene's file loaded and set up again, its prints kept quiet: as each chunk of a
+    render (a process of its own; on Ray, a machine's), a still and ``--resume`` do. None
+    where it has no file (made by a script), where its setup() took longer than
+    :data:`SLOW_SETUP_S` (a start that much slower), or fails (a hint only)."""
+    path = scene.source_path
+    if path is None or Path(path).suffix.lower() != ".py" or \
+            getattr(scene, "_setup_s", 0.0) > SLOW_SETUP_S:
+        return None
+    given = scene.duration if getattr(scene, "_duration_given", False) else None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            twin = load_scene(path, type(scene).__name__, given)
+            set_up(twin, given)
+    except Exception:  # noqa: BLE001 - the scene's own first setup() succeeded: no look
+        return None
+    return twin
+
+
+def _own_state(scene: Scene) -> dict[str, Any]:
+    """The scene's own values that compare by value (``self.offsets``; not a generator or
+    an object, equal only to itself), as they are compared (large arrays by a digest)."""
+    def by_value(v: Any, depth: int = 0) -> bool:
+        if isinstance(v, (list, tuple, dict)):
+            items = v.values() if isinstance(v, dict) else v
+            return depth < 3 and all(by_value(x, depth + 1) for x in islice(items, SMALL))
+        return type(v).__eq__ is not object.__eq__
+    return {f"self.{k}": _kept(v) for k, v in vars(scene).items()
+            if not k.startswith("_") and by_value(v)}
+
+
+def _difference_of(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    """The first (name, a's value, b's value) of a name both have that differs."""
+    return next(((k, v, b[k]) for k, v in a.items() if k in b and not _same(v, b[k])), None)
+
+
+def _say_set_up_apart(scene: Scene, twin: Scene, own: tuple[str, Any, Any] | None,
+                      frame: int, fps: float) -> None:
+    """A warning where ``twin`` (set up again) draws other than ``scene`` at frame
+    ``frame``'s time (random numbers drawn unseeded in setup()), naming the scene's own
+    value that setup() gave apart (``own``), else what is drawn."""
+    t0 = frame / fps
+    try:
+        call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
+    except (SceneError, SceneUpdateError):
+        return
+    drawn = _difference(drawn_state(scene), drawn_state(twin))
+    if drawn is None:
+        return
+    what, a, b = own or drawn
+    log.warning("%s: setup() gives another scene each time it runs: %s was %s, and %s in a "
+                "second setup(); each chunk of a render (a process of its own; on Ray, a "
+                "machine's), a still and --resume run setup() afresh, so their frames will "
+                "not agree (a jump where chunks meet): seed the random numbers drawn there "
+                "(random.Random(1), np.random.default_rng(1))",
+                Path(scene.source_path).name, what, shown(a), shown(b))
 
 
 def _copy(scene: Scene) -> Scene | None:
