@@ -112,6 +112,27 @@ def test_an_fx_job_before_the_job_that_writes_frames_in_its_folder_is_refused(fo
     assert not (folder / "out").exists()
 
 
+@pytest.mark.parametrize("given", ["defaults", "command line"])
+def test_an_fx_job_before_the_job_that_writes_its_defaults_depth_is_refused(folder, capsys,
+                                                                           given):
+    """A depth pass given in [defaults] (or after the jobs file) that a later job writes is
+    the fx job's as its own would be: said at once (was: not looked at by the order
+    check, the job refused for a depth pass not there, or run on an old one)."""
+    path = folder / "jobs.toml"  # (its jobs in this order: bar, smooth, frames)
+    lens = 'focus-distance = 2.0\nf-stop = 2.0\n'
+    text = path.read_text().replace("samples = 2\n", "samples = 2\n" + lens + (
+        'depth = "out/png/%03d.png"\n' if given == "defaults" else ""))
+    path.write_text(text)
+    extra = ["--depth", "out/png/%03d.png"] if given == "command line" else []
+    assert main(["batch", str(path), "--quiet", *extra]) == 2
+    whose = ", of [defaults]" if given == "defaults" else ", on the command line"
+    assert capsys.readouterr().err.endswith(
+        f"jobs.toml: job 'smooth' reads out/png/%03d.png (its depth pass{whose}), the output "
+        "of job 'frames', which runs after it: the jobs run in order; put 'frames' before "
+        "it\n")
+    assert not (folder / "out").exists()  # nothing ran
+
+
 @pytest.mark.parametrize("where, said", [
     ("jobs.toml", r"is the jobs file"),
     ("clip.mp4", r"is the input of job 'smooth'"),

@@ -302,7 +302,8 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     if own is not None:  # it was left out without a word, and the jobs told of missing it
         raise InputError(f"{path}: [defaults]: {own} is each job's own; give it in every "
                          "[[job]]")
-    made_later(path, entries)  # (an fx job before the job that makes its input)
+    made_later(path, entries, defaults, overrides)  # (an fx job before the job that makes
+    #                                                 its input)
     project = project_defaults(RENDER_OPTIONS, path.parent) if any(  # (fx jobs alone: none)
         isinstance(e, dict) and "scene" in e for e in entries) else {}
     jobs: list[BatchJob] = []

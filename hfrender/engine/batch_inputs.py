@@ -33,22 +33,26 @@ def input_maker(source: Path, made: dict) -> Any | None:
                  if out.parent == folder and is_sequence(str(out))), None)
 
 
-def made_later(path: Path, entries: list) -> None:
+def made_later(path: Path, entries: list, defaults: dict | None = None,
+               overrides: dict | None = None) -> None:
     """One line for each job that reads (its input, its depth pass) what a later job
     writes: the jobs run in order (was: "input ... not found"; or, where an earlier batch
-    had left that file, the job ran on it, the output of the settings before, as done)."""
+    had left that file, the job ran on it, the output of the settings before, as done).
+    An fx job's depth pass is the one the command line gives every job (``overrides``),
+    else its own, else ``[defaults]``' (was: [defaults]' not looked at)."""
     errors, later = [], {}  # the outputs of the jobs after the one looked at: their names
     for i in reversed(range(len(entries))):
         entry = entries[i]
         name = entry.get("name") if isinstance(entry, dict) else None
         for key, what in (("input", "its input"), ("depth", "its depth pass")):
-            read = declared(path, entry, key)
+            taken, whose = _taken(entry, key, defaults or {}, overrides or {})
+            read = declared(path, taken, key)
             maker = None if read is None else input_maker(read, later) if key == "input" \
                 else later.get(read)  # (an input folder: the frames a job writes in it)
             if maker is not None:
                 job = repr(name) if isinstance(name, str) else f"number {i + 1}"
                 errors.insert(0, InputError(
-                    f"{path}: job {job} reads {entry[key]} ({what}), the output of job "
+                    f"{path}: job {job} reads {taken[key]} ({what}{whose}), the output of job "
                     f"{maker!r}, which runs after it: the jobs run in order; put "
                     f"{maker!r} before it"))
         out = declared(path, entry, "output")
@@ -56,3 +60,17 @@ def made_later(path: Path, entries: list) -> None:
             later[out] = name
     if errors:
         raise errors[0] if len(errors) == 1 else InputErrors(errors)
+
+
+def _taken(entry: Any, key: str, defaults: dict, overrides: dict) -> tuple[Any, str]:
+    """The entry with the ``key`` a job reads (an fx job's depth pass: the command line's,
+    its own, or [defaults]'), and where that is from where not its own (``, of
+    [defaults]``)."""
+    fx = isinstance(entry, dict) and "input" in entry and "scene" not in entry
+    if key != "depth" or not fx:
+        return entry, ""
+    for table, whose in ((overrides, ", on the command line"), (entry, ""),
+                         (defaults, ", of [defaults]")):
+        if table.get(key) is not None:
+            return {**entry, key: table[key]}, whose
+    return entry, ""
