@@ -5,9 +5,15 @@
 
 from __future__ import annotations
 
-import torch
+import sys
 
-import hfrender as hf
+try:
+    import torch
+except ImportError as exc:  # (was: a traceback ending in "No module named 'torch'")
+    sys.exit(f"torch_dlpack.py needs torch, which does not import here ({exc}): "
+             "pip install torch")
+
+import hfrender as hf  # noqa: E402 - after torch's check
 
 
 def main() -> torch.Tensor:

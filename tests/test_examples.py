@@ -32,6 +32,23 @@ def test_torch_dlpack_example(capsys):
     assert "-> torch.Tensor (9, 36, 64, 3) torch.uint8" in capsys.readouterr().out
 
 
+def test_torch_dlpack_example_without_torch_says_how_to_get_it(tmp_path):
+    """Without torch: one line naming it and how to install it, exit status 1 (was: a
+    traceback)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "torch.py").write_text("raise ImportError(\"No module named 'torch'\")\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, str(EXAMPLES / "torch_dlpack.py")], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr == ("torch_dlpack.py needs torch, which does not import here (No module "
+                          "named 'torch'): pip install torch\n")
+
+
 def test_depth_pass_example(tmp_path, capsys):
     import imageio.v3 as iio
 
