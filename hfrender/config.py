@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.backends import resolve_name
-from hfrender.errors import InputError, nearest
+from hfrender.errors import InputError, about, as_given, nearest, toml_said
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
@@ -102,7 +102,8 @@ class RenderConfig:
                 and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
             shown = ("x".join(map(str, self.size)) if isinstance(self.size, tuple)
                      and len(self.size) == 2 else repr(self.size))
-            raise ConfigError(f"size={shown} must be WIDTHxHEIGHT with 1..16384 pixels each")
+            raise about(ConfigError, "size", self.size, " must be WIDTHxHEIGHT with 1..16384 "
+                        "pixels each", head=f"size={shown}")
         if self.duration is not None:
             _number("duration", self.duration, low=0, exclusive=True)
         if self.samples != "auto":
@@ -110,17 +111,16 @@ class RenderConfig:
         lo_hi = self.samples_range
         if not (isinstance(lo_hi, tuple) and len(lo_hi) == 2 and all(_is_int(v) for v in lo_hi)
                 and 1 <= lo_hi[0] <= lo_hi[1] <= MAX_SAMPLES):
-            raise ConfigError(f"samples_range={lo_hi!r} must be MIN:MAX with 1 <= MIN <= MAX "
-                              f"<= {MAX_SAMPLES}")
+            raise about(ConfigError, "samples_range", lo_hi, " must be MIN:MAX with 1 <= MIN "
+                        f"<= MAX <= {MAX_SAMPLES}")
         if self.samples == "auto" and self.shutter > 360:
             raise ConfigError(f"samples=auto with shutter={self.shutter:g}: an adaptive count "
                               "needs a shutter of at most 360 degrees; give --samples N")
         if self.shutter == 0:  # what a user wanting no blur tries first
-            raise ConfigError("shutter=0: for no motion blur (an instant shutter) leave the "
-                              "shutter as it is and give --samples 1 (one sub-frame a frame, "
-                              "at the shutter's middle: the frame's time with the default "
-                              "--shutter-position center); a shutter is > 0 and <= 5760 "
-                              "degrees")
+            raise about(ConfigError, "shutter", 0, ": for no motion blur (an instant shutter) "
+                        "leave the shutter as it is and give --samples 1 (one sub-frame a "
+                        "frame, at the shutter's middle: the frame's time with the default "
+                        "--shutter-position center); a shutter is > 0 and <= 5760 degrees")
         _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)
@@ -128,8 +128,8 @@ class RenderConfig:
         _choice("reconstruct", self.reconstruct, RECONSTRUCT)
         _choice("dof_method", self.dof_method, DOF_METHODS)
         if self.msaa != "auto" and not (_is_int(self.msaa) and self.msaa in MSAA):
-            raise ConfigError(f"msaa={self.msaa!r}: choose auto or one of "
-                              f"{', '.join(map(str, MSAA))}")
+            raise about(ConfigError, "msaa", self.msaa, ": choose auto or one of "
+                        f"{', '.join(map(str, MSAA))}")
         _choice("interop", self.interop, INTEROP)
         _choice("hdr", self.hdr, HDR_MODES)
         if self.workers != "auto":
@@ -148,22 +148,22 @@ class RenderConfig:
         for name in FLAGS:  # hfrender.toml's jitter = "false" was true (a non-empty string)
             if not isinstance(getattr(self, name), bool) and \
                     type(getattr(self, name)).__name__ != "bool_":  # NumPy's too
-                raise ConfigError(f"{name}={getattr(self, name)!r} must be true or false")
+                raise about(ConfigError, name, getattr(self, name), " must be true or false")
 
     def _check_output(self) -> None:
         """The output's settings: its name, bit depth, encoder, and where it is made
         (backend, OpenGL context), each said as the key given."""
         if not isinstance(self.output, (str, os.PathLike)) or not str(self.output):
             # (hfrender.toml's output = 5 crashed: "expected str, ... not int")
-            raise ConfigError(f"output={self.output!r} must be a file name: a video "
-                              "(out.mp4) or an image sequence (frames/%05d.png)")
+            raise about(ConfigError, "output", self.output, " must be a file name: a video "
+                        "(out.mp4) or an image sequence (frames/%05d.png)")
         if self.bit_depth is not None and (not _is_int(self.bit_depth)
                                            or self.bit_depth not in BIT_DEPTHS):
-            raise ConfigError(f"bit_depth={self.bit_depth!r}: choose one of "  # (was: left out
-                              f"{', '.join(map(str, BIT_DEPTHS))}")  # as if PNG's alone)
+            raise about(ConfigError, "bit_depth", self.bit_depth, ": choose one of "  # (was:
+                        f"{', '.join(map(str, BIT_DEPTHS))}")  # left out as if PNG's alone)
         if self.codec is not None and not (isinstance(self.codec, str) and self.codec):
-            raise ConfigError(f"codec={self.codec!r} must be an ffmpeg encoder's name, such as "
-                              "libx264")
+            raise about(ConfigError, "codec", self.codec, " must be an ffmpeg encoder's name, "
+                        "such as libx264")
         if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
             resolve_name(self.backend)
         if self.gl is not None:
@@ -213,34 +213,34 @@ def parse_samples(text: str) -> int | str:
     try:
         return int(text)
     except ValueError:
-        raise ConfigError(f"samples={text!r} must be an integer from 1 to 4096 or 'auto'") \
-            from None
+        raise about(ConfigError, "samples", text, " must be an integer from 1 to 4096 or "
+                    "'auto'") from None
 
 
 def parse_range(text: str) -> tuple[int, int]:
     """``--samples-range MIN:MAX``."""
     m = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", str(text))
     if not m:
-        raise ConfigError(f"samples_range={text!r} must be MIN:MAX, e.g. 4:64")
+        raise about(ConfigError, "samples_range", text, " must be MIN:MAX, e.g. 4:64")
     return int(m.group(1)), int(m.group(2))
 
 
 def parse_size(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", str(text))
     if not m:
-        raise ConfigError(f"size={text!r} must be WIDTHxHEIGHT, e.g. 640x360")
+        raise about(ConfigError, "size", text, " must be WIDTHxHEIGHT, e.g. 640x360")
     return int(m.group(1)), int(m.group(2))
 
 
-def parse_fps(value: object, name: str = "fps") -> object:
+def parse_fps(value: object) -> object:
     """A frame rate as a file gives it: a number, or a fraction as text (``"24000/1001"``,
     as ``--fps`` takes it); anything else as it is (its type is checked where it is used)."""
     if isinstance(value, str):
         try:
             return float(Fraction(value.strip()))
         except (ValueError, ZeroDivisionError, OverflowError):
-            raise ConfigError(f"{name}={value!r} must be a number or a fraction such as "
-                              "30000/1001") from None
+            raise about(ConfigError, "fps", value, " must be a number or a fraction such as "
+                        "30000/1001") from None
     return value
 
 
@@ -289,19 +289,27 @@ def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str,
         raise ConfigError(f"{path}: [render] {per_run[0]} belongs to one run, not to every "
                           "render of the project: give it on the command line")
     given = dict(table)
+    _check_table(path, table, {k: f"{spelt[k]} = {toml_said(v)}" for k, v in given.items()})
+    return given if raw else table
+
+
+def _check_table(path: Path, table: dict, said: dict[str, str]) -> None:
+    """hfrender.toml's ``[render]`` settings, each parsed (in place) and checked alone (flags
+    may change what goes with it), a bad one named as the file's, ``said`` (its key as
+    spelt there and its value as TOML spells it; was the setting's, ``max_in_flight=0``,
+    ``hdr=True``), not as a flag the user never gave."""
     parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
                "fps": parse_fps}
     for key in set(table) & set(parsers):
         try:
             table[key] = parsers[key](table[key])
         except (InputError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"{path}: [render] {exc}") from None
-    for key, value in table.items():  # a bad value named as the file's, not as a flag the
-        try:  # user never gave; each alone (flags may change what goes with it)
+            raise ConfigError(f"{path}: [render] {as_given(exc, said.get)}") from None
+    for key, value in table.items():
+        try:
             RenderConfig(**{key: value})
         except (InputError, TypeError) as exc:  # the encoder settings' errors too
-            raise ConfigError(f"{path}: [render] {exc}") from None
-    return given if raw else table
+            raise ConfigError(f"{path}: [render] {as_given(exc, said.get)}") from None
 
 
 def _is_int(v: object) -> bool:
@@ -316,14 +324,14 @@ def _number(name: str, v: object, low: float, exclusive: bool = False,
         span = f"> {low:g}" if exclusive else f">= {low:g}"
         if high is not None:
             span += f" and <= {high:g}"
-        raise ConfigError(f"{name}={v!r} must be a finite number {span}")
+        raise about(ConfigError, name, v, f" must be a finite number {span}")
 
 
 def _integer(name: str, v: object, low: int, high: int, also: str = "") -> None:
     if not (_is_int(v) and low <= v <= high):
-        raise ConfigError(f"{name}={v!r} must be an integer from {low} to {high}{also}")
+        raise about(ConfigError, name, v, f" must be an integer from {low} to {high}{also}")
 
 
 def _choice(name: str, v: object, allowed: tuple) -> None:
     if v not in allowed:
-        raise ConfigError(f"{name}={v!r}: choose one of {', '.join(map(str, allowed))}")
+        raise about(ConfigError, name, v, f": choose one of {', '.join(map(str, allowed))}")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import errno
+import json
+import math
+from collections.abc import Callable
 
 
 class HFRenderError(Exception):
@@ -110,3 +113,40 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
     said = SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
     said.__cause__ = exc  # (what a batch's failed job reads: a remake's figures)
     return said
+
+
+def about(kind: type[InputError], key: str, value: object, rest: str,
+          head: str | None = None) -> InputError:
+    """An error of ``kind`` about the setting ``key``: ``head`` (default ``key=value``, as
+    the Python API spells it) then ``rest`` (`` must be ...``); a command or a file names it
+    as its user gave it instead (:func:`as_given`)."""
+    exc = kind(f"{f'{key}={value!r}' if head is None else head}{rest}")
+    exc.key, exc.rest = key, rest  # type: ignore[attr-defined]
+    return exc
+
+
+def as_given(exc: BaseException, subject: Callable[[str], str | None]) -> BaseException:
+    """``exc`` (of :func:`about`) with its setting named by ``subject(key)`` (``--fps 0``,
+    ``max-in-flight = 0``: the flag or the key and the value as the user gave them); else
+    ``exc`` itself (an error of no one setting, or one ``subject`` does not know)."""
+    key = getattr(exc, "key", None)
+    said = subject(key) if isinstance(key, str) else None
+    if said is None:
+        return exc
+    return about(type(exc), key, None, exc.rest, head=said)  # type: ignore[attr-defined]
+
+
+def toml_said(value: object) -> str:
+    """``value`` as a TOML file spells it (``true``, ``"a"``, ``[16, 4]``; was Python's
+    ``True``, ``'a'``), for the line that names a key of a file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # (TOML's basic strings escape so)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+    if isinstance(value, (list, tuple)):
+        return f"[{', '.join(map(toml_said, value))}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_said(v)}" for k, v in value.items()) + "}"
+    return str(value)  # ints, floats, dates as TOML writes them

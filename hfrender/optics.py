@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, about
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -154,9 +154,9 @@ def check_blur_cap(what: str, value: object) -> None:
         raise _bad(value)(f"{what}={_said(value)} must be a finite number of pixels, at least "
                           f"{MIN_BLUR_PX:g} (no cap: None)")
     if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
-        raise InputError(f"{what}={value!r} blurs nothing: under {MIN_BLUR_PX:g} px across a "
-                         "circle of confusion leaves every pixel as it is (a pixel's disk is "
-                         f"whole pixels); give at least {MIN_BLUR_PX:g}, or no depth of field")
+        raise about(InputError, what, value, f" blurs nothing: under {MIN_BLUR_PX:g} px across "
+                    "a circle of confusion leaves every pixel as it is (a pixel's disk is "
+                    f"whole pixels); give at least {MIN_BLUR_PX:g}, or no depth of field")
 
 
 def check_blades(what: str, value: object) -> int:

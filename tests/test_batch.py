@@ -312,7 +312,7 @@ def test_a_job_takes_hdr_and_a_bad_value_is_one_line(folder):
     config = next(j for j in load_jobs(jobs, {}) if j.kind == "render").render_config()
     assert config.hdr == "on"
     jobs.write_text(jobs.read_text().replace('hdr = "on"', "hdr = true"))
-    with pytest.raises(ValueError, match=r"jobs\.toml: \[defaults\]: hdr = True must be a "
+    with pytest.raises(ValueError, match=r"jobs\.toml: \[defaults\]: hdr = true must be a "
                                          "string"):
         load_jobs(jobs, {})
 
@@ -409,9 +409,9 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
      r"job 'smooth': unknown field 'zzz' for an fx job; known: aperture-blades, backend, "
      r"bitrate"),
     (lambda t: t.replace("samples = 2", 'samples = "two"'),  # once, for every job
-     r"jobs\.toml: \[defaults\]: samples = 'two' must be an integer"),
+     r"jobs\.toml: \[defaults\]: samples = \"two\" must be an integer or auto$"),
     (lambda t: t.replace('duration = 0.5', 'duration = 0.5\nsamples = "two"'),
-     r"job 'bar': samples = 'two' must be an integer"),
+     r"job 'bar': samples = \"two\" must be an integer or auto$"),
     (lambda t: t.replace('scene = "bar.frag"\noutput = "out/bar.mp4"',
                          'scene = "nope.py"\noutput = "out/bar.mp4"'),
      r"job 'bar': scene file not found: .*nope\.py$"),
@@ -443,10 +443,10 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
      r"\[\[job\]\] number 3: name = 5 must be a string of some characters, on one line "
      r"\(name = \"shot\"\)$"),
     (lambda t: t.replace('name = "frames"', 'name = "  "'),  # was: a row of no name
-     r"job '  ': name = '  ' must be a string of some characters, on one line \(name = "
+     r"job '  ': name = \"  \" must be a string of some characters, on one line \(name = "
      r"\"shot\"\)$"),
     (lambda t: t.replace('name = "frames"', 'name = "fra\\nmes"'),  # was: run, its table
-     r"job 'fra\\nmes': name = 'fra\\nmes' must be a string of some characters, on one "
+     r"job 'fra\\nmes': name = \"fra\\nmes\" must be a string of some characters, on one "
      r"line \(name = \"shot\"\)$"),  # row and progress line broken in two
     (lambda t: t.replace("[[job]]", "[job]", 1).split("[[job]]")[0],  # was: "no [[job]]"
      r"jobs\.toml: \[job\] is one table; each job is a \[\[job\]\] entry \(two brackets\), "
@@ -454,7 +454,7 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace('output = "out/bar.mp4"', "output = 5"),  # was: "output is missing"
      r"job 'bar': output = 5 must be a path such as output = \"out/shot\.mp4\"$"),
     (lambda t: t.replace('input = "clip.mp4"', 'input = ""'),
-     r"job 'smooth': input = '' must be a path such as input = \"clip\.mp4\"$"),
+     r"job 'smooth': input = \"\" must be a path such as input = \"clip\.mp4\"$"),
     (lambda t: t.replace("duration = 0.25", "duration = 0.25\nframes = 3"),  # was: "must be
      r"job 'frames': frames = 3 must be a string such as frames = \"10:20\" \(output "  # a
      r"frames START:END, END exclusive; \"10:\" or \":20\"\)$"),  # string", no more
@@ -473,12 +473,22 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
      r"job 'bar' would keep an interrupted run's frames in .*out/bar\.partial\.mp4, the "
      r"output of job 'smooth': name one of them otherwise$"),
     (lambda t: t.replace("duration = 0.25", "duration = -1"),
-     r"job 'frames': duration=-1\.0 must be a finite number > 0"),
+     r"job 'frames': duration = -1 must be a finite number > 0$"),
+    # each key as the jobs file spells it, its value as TOML does (were max_in_flight=0,
+    # samples_range=(16, 4), hdr = True, a trial)
+    (lambda t: t.replace("duration = 0.25", "duration = 0.25\nmax-in-flight = 0"),
+     r"jobs\.toml: job 'frames': max-in-flight = 0 must be an integer from 1 to 64$"),
+    (lambda t: t.replace("duration = 0.25", 'duration = 0.25\nsamples = "auto"\n'
+                                            'samples-range = "16:4"'),
+     r"jobs\.toml: job 'frames': samples-range = \"16:4\" must be MIN:MAX with 1 <= MIN <= "
+     r"MAX <= 4096$"),
+    (lambda t: t.replace("samples = 2", "samples = 2\nhdr = true"),
+     r"jobs\.toml: \[defaults\]: hdr = true must be a string$"),
     (lambda t: t.replace("duration = 0.25", "duration = 1e9"),  # was found as it ran
      r"job 'frames': duration=1e\+09 s at 24 fps is 24,000,000,000 frames; hfrender renders "
      r"at most [\d,]+ in one output"),
     (lambda t: t.replace("duration = 0.5", "duration = 0.5\nfps = 5000"),
-     r"job 'bar': fps=5000\.0 must be a finite number >= 0\.001 and <= 1000"),
+     r"job 'bar': fps = 5000 must be a finite number >= 0\.001 and <= 1000$"),
     (lambda t: t.replace('output = "out/bar.mp4"', 'output = "out/bar.avi"'),
      r"job 'bar': -o .*out/bar\.avi: unknown output type '\.avi'"),
     (lambda t: t.replace('size = "32x8"', 'size = "33x8"'),
@@ -974,16 +984,20 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     samples=0 ...") for a value given on the command line."""
     assert main(["batch", str(folder / "jobs.toml"), "--samples", "0"]) == 2
     assert capsys.readouterr().err.splitlines() == [  # each render job's
-        f"hfrender: error: --samples (on the command line), for job {job!r}: samples=0 must be "
-        "an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
+        f"hfrender: error: on the command line, for job {job!r}: --samples 0 must be an "
+        "integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
+    assert main(["batch", str(folder / "jobs.toml"), "--fps", "0"]) == 2  # (was fps=0.0)
+    assert capsys.readouterr().err.splitlines()[0] == ("hfrender: error: on the command line, "
+                                                       "for job 'bar': --fps 0 must be a finite "
+                                                       "number >= 0.001 and <= 1000")
     assert main(["batch", str(folder / "jobs.toml"), "--size", "33x8"]) == 2  # "size 33x8: "
     assert capsys.readouterr().err.startswith(
         "hfrender: error: --size (on the command line), for job 'bar': size 33x8: libx264 ")
     (folder / "jobs.toml").write_text(JOBS.replace("samples = 2", "samples = 0"))
     assert main(["batch", str(folder / "jobs.toml")]) == 2  # the file's own: the file's
     assert capsys.readouterr().err.splitlines() == [  # [defaults]', for each render job
-        f"hfrender: error: {folder / 'jobs.toml'}: [defaults], for job {job!r}: samples=0 must "
-        "be an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
+        f"hfrender: error: {folder / 'jobs.toml'}: [defaults], for job {job!r}: samples = 0 "
+        "must be an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
     assert not (folder / "out").exists()
 
 
@@ -1101,8 +1115,8 @@ def test_every_wrong_job_is_told_at_once_one_line_each(folder, capsys):
     assert main(["batch", str(path)]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2, lines
-    assert re.search(r"job 'bar': samples=0 must be an integer from 1 to 4096", lines[0])
-    assert re.search(r"job 'frames': duration=-1\.0 must be a finite number > 0", lines[1])
+    assert re.search(r"job 'bar': samples = 0 must be an integer from 1 to 4096", lines[0])
+    assert re.search(r"job 'frames': duration = -1 must be a finite number > 0", lines[1])
     assert all(line.startswith("hfrender: error: ") for line in lines)
     assert not (folder / "out").exists()
     with pytest.raises(InputError) as told:  # the library's: each line, the first first
@@ -1117,7 +1131,7 @@ def test_every_wrong_job_is_told_at_once_one_line_each(folder, capsys):
                     .replace("duration = -1", "duration = 0.25"))
     assert main(["batch", str(path)]) == 2  # a [defaults] value out of range: each render's
     lines = capsys.readouterr().err.splitlines()
-    assert [re.search(r"\[defaults\], for job '(\w+)': fps=5000\.0 must be a finite "
+    assert [re.search(r"\[defaults\], for job '(\w+)': fps = 5000 must be a finite "
                       "number", x)[1] for x in lines] == ["bar", "frames"]
 
 

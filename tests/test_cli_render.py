@@ -149,16 +149,24 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r"size is --size 320x180$"),  # ffmpeg's -s (was: no Scene named '320x180')
     (["render", BAR, "-s", "320:180"], r"-s 320:180: -s names the scene class; the size is "
      r"--size 320x180$"),  # (was: "bar.frag is a shader file, it has no scene classes")
-    (["render", BAR, "--fps", "0"], r"fps=0.0 must be a finite number >= 0.001 and <= 1000"),
-    (["render", BAR, "--fps", "-5"], r"fps=-5.0 must be a finite number >= 0.001 and <= 1000"),
-    (["render", BAR, "--samples", "0"], r"samples=0 must be an integer from 1 to 4096 or 'auto'$"),
-    (["render", BAR, "--duration", "inf"], r"duration=inf must be a finite number > 0$"),
+    # each flag named as typed (were fps=0.0, fps=-5.0, samples_range=(16, 4), a trial)
+    (["render", BAR, "--fps", "0"], r"error: --fps 0 must be a finite number >= 0.001 and "
+     r"<= 1000$"),
+    (["render", BAR, "--fps", "-5"], r"error: --fps -5 must be a finite number >= 0.001 and "
+     r"<= 1000$"),
+    (["render", BAR, "--samples", "0"], r"error: --samples 0 must be an integer from 1 to 4096 "
+     r"or 'auto'$"),
+    (["render", BAR, "--duration", "inf"], r"error: --duration inf must be a finite number > 0$"),
+    (["render", BAR, "--samples", "auto", "--samples-range", "16:4"], r"error: --samples-range "
+     r"16:4 must be MIN:MAX with 1 <= MIN <= MAX <= 4096$"),
+    (["render", BAR, "--seed=-1"], r"error: --seed -1 must be an integer from 0 to "
+     r"9223372036854775807$"),
     # was: "... give --samples 1", to a user who had (the shutter is what to leave)
-    (["render", BAR, "--shutter", "0", "--samples", "1"], r"shutter=0: for no motion blur "
+    (["render", BAR, "--shutter", "0", "--samples", "1"], r"--shutter 0: for no motion blur "
      r"\(an instant shutter\) leave the shutter as it is and give --samples 1 \(one "
      r"sub-frame a frame, at the shutter's middle: the frame's time with the default "
      r"--shutter-position center\); a shutter is > 0 and <= 5760 degrees$"),
-    (["render", BAR, "--size", "640by360"], r"size='640by360' must be WIDTHxHEIGHT, e.g. 640x360"),
+    (["render", BAR, "--size", "640by360"], r"--size 640by360 must be WIDTHxHEIGHT, e.g. 640x360"),
     (["render", BAR, "--size", "641x360"], r"size 641x360: libx264 video in yuv420p needs an even "
                                            r"width and height; use 640x360"),
     (["render", BAR, "--codec", "zzz"], r"--codec zzz: this ffmpeg has no such encoder "
@@ -209,10 +217,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["still", BAR, "-o", "{tmp}/####.exr"], r"-o .*/####\.exr: a still is one picture"),
     (["still", BAR, "-o", "{tmp}/s.jpg"], r"-o .*s\.jpg: a still is written as PNG \(8 or 16 "
      r"bits: --bit-depth\) or EXR \(linear light\)$"),
-    (["render", BAR, "--dof", "depth", "--max-coc-px", "1.5"], r"max_coc_px=1.5 blurs nothing: "
+    (["render", BAR, "--dof", "depth", "--max-coc-px", "1.5"], r"--max-coc-px 1.5 blurs nothing: "
      r"under 2 px across a circle of confusion leaves every pixel as it is \(a pixel's disk is "
      r"whole pixels\); give at least 2, or no depth of field$"),
-    (["render", BAR, "--dof", "depth", "--max-coc-px=-5"], r"max_coc_px=-5\.0 blurs nothing: "
+    (["render", BAR, "--dof", "depth", "--max-coc-px=-5"], r"--max-coc-px -5 blurs nothing: "
      r"under 2 px"),  # as fx says it (was: "must be a finite number > 0", beside 1.5's line)
     (["render", BAR, "--max-coc-px", "1.5"], r"--max-coc-px applies only with --dof depth "
      r"\(the depth of field from each sub-frame's depth\); --dof is auto"),
@@ -666,16 +674,25 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
     ("samlpes = 4", r"unknown setting\(s\) in \[render\]: did you mean samlpes -> samples\?$"),
     # an output of another type was an internal error ("expected str, ... not int"), a bit
     # depth no output takes was left out without a word (as a PNG's 12 is)
-    ("output = 5", r"\[render\] output=5 must be a file name: a video \(out.mp4\) or an "
+    ("output = 5", r"\[render\] output = 5 must be a file name: a video \(out.mp4\) or an "
                    r"image sequence \(frames/%05d.png\)$"),
-    ("bit-depth = 12", r"\[render\] bit_depth=12: choose one of 8, 16, 32$"),
-    ('bit_depth = "16"', r"\[render\] bit_depth='16': choose one of 8, 16, 32$"),
+    ("bit-depth = 12", r"\[render\] bit-depth = 12: choose one of 8, 16, 32$"),
+    ('bit_depth = "16"', r'\[render\] bit_depth = "16": choose one of 8, 16, 32$'),
     # named as hfrender.toml's (were "--codec 5: this ffmpeg has no such encoder", "gl=3
     # is not an OpenGL context", as if given on the command line)
-    ("codec = 5", r"hfrender.toml: \[render\] codec=5 must be an ffmpeg encoder's name"),
-    ("gl = 3", r"hfrender.toml: \[render\] gl=3 is not an OpenGL context; choose one of "
+    ("codec = 5", r"hfrender.toml: \[render\] codec = 5 must be an ffmpeg encoder's name"),
+    # each key as the file spells it, its value as TOML does (were max_in_flight=0,
+    # samples_range=(16, 4), hdr=True: the setting's own name and Python's spelling, a trial)
+    ("max-in-flight = 0", r"hfrender.toml: \[render\] max-in-flight = 0 must be an integer "
+                          r"from 1 to 64$"),
+    ('samples-range = "16:4"', r'hfrender.toml: \[render\] samples-range = "16:4" must be '
+                               r"MIN:MAX with 1 <= MIN <= MAX <= 4096$"),
+    ("hdr = true", r"hfrender.toml: \[render\] hdr = true: choose one of auto, on, off$"),
+    ("fps = 0", r"hfrender.toml: \[render\] fps = 0 must be a finite number >= 0.001 and "
+                r"<= 1000$"),
+    ("gl = 3", r"hfrender.toml: \[render\] gl = 3 is not an OpenGL context; choose one of "
                r"egl, glfw$"),
-    ('backend = "gpu"', r"hfrender.toml: \[render\] backend='gpu' is not a backend; choose "
+    ('backend = "gpu"', r'hfrender.toml: \[render\] backend = "gpu" is not a backend; choose '
                         r"one of auto, cpu, cuda$"),
 ])
 def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, capsys, key,

@@ -171,11 +171,11 @@ def test_a_duration_of_a_frame_and_a_half_is_two_frames(duration, fps, frames):
 
 
 @pytest.mark.parametrize("line, said", [
-    ('jitter = "false"', "[render] jitter='false' must be true or false"),
-    ('transparent = "no"', "[render] transparent='no' must be true or false"),
-    ("stats = 1", "[render] stats=1 must be true or false"),
-    ("size = [320, 180]", "[render] size=[320, 180] must be WIDTHxHEIGHT, e.g. 640x360"),
-    ('fps = "abc"', "[render] fps='abc' must be a number or a fraction such as 30000/1001"),
+    ('jitter = "false"', '[render] jitter = "false" must be true or false'),
+    ('transparent = "no"', '[render] transparent = "no" must be true or false'),
+    ("stats = 1", "[render] stats = 1 must be true or false"),
+    ("size = [320, 180]", "[render] size = [320, 180] must be WIDTHxHEIGHT, e.g. 640x360"),
+    ('fps = "abc"', '[render] fps = "abc" must be a number or a fraction such as 30000/1001'),
     ('keep_samples = "k.samples"', "[render] keep_samples belongs to one run, not to every "
      "render of the project: give it on the command line"),
 ])

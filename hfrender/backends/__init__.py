@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from hfrender.errors import BackendUnavailable, InputError, InputTypeError
+from hfrender.errors import BackendUnavailable, InputError, InputTypeError, about
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def resolve_name(name: str | None = None) -> str:
         name, source = os.environ.get(ENV_VAR) or "auto", ENV_VAR
     if name not in CHOICES:
         kind = InputError if isinstance(name, str) else InputTypeError
-        raise kind(f"{source}={name!r} is not a backend; choose one of {', '.join(CHOICES)}")
+        raise about(kind, source, name, f" is not a backend; choose one of {', '.join(CHOICES)}")
     return name
 
 

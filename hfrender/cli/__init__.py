@@ -234,8 +234,10 @@ def _quiet_stdout() -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(batch_file_first(ray_alone_before_a_file(
-        dashed_values_joined(sys.argv[1:] if argv is None else argv))))
+    words = batch_file_first(ray_alone_before_a_file(
+        dashed_values_joined(sys.argv[1:] if argv is None else argv)))
+    args, extra = parser.parse_known_args(words)
+    args.words = words  # (a bad value named as typed: cli.options.flags_as_given)
     if extra:  # told by the command's own parser: it knows the options to suggest
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         own = commands.choices.get(getattr(args, "command", None) or "", parser)

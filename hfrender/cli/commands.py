@@ -27,6 +27,7 @@ from hfrender.cli.common import (
     system_refused,
 )
 from hfrender.cli.habits import shutter_in_frames
+from hfrender.cli.options import flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import (
     PRESETS,
@@ -48,6 +49,7 @@ from hfrender.io.store import partial_dir
 log = logging.getLogger(__name__)
 
 
+@flags_as_given
 def _config_from(args: argparse.Namespace) -> RenderConfig:
     """Defaults, then hfrender.toml, then flags: validated once, here at the edge."""
     values = project_settings()

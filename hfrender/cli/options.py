@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TypeVar
 
 from hfrender.backends import CHOICES
 from hfrender.cli.common import BACKEND_HELP
@@ -19,9 +22,42 @@ from hfrender.config import (
     RECONSTRUCT,
     SCHEDULES,
 )
+from hfrender.errors import InputError, as_given
 from hfrender.render.contexts import CONTEXTS
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
+
+T = TypeVar("T")
+
+
+def flag_said(words: Sequence[str] | None, key: str) -> str | None:
+    """The setting ``key`` as the command line gave it, its flag and the value as typed
+    (``--fps 0``, ``--samples-range 16:4``; the last where given twice), else None (not
+    given there: from hfrender.toml, a preset)."""
+    flag, said = "--" + key.replace("_", "-"), None
+    for i, word in enumerate(words or ()):
+        if word == flag and i + 1 < len(words or ()):
+            said = f"{flag} {words[i + 1]}"  # type: ignore[index]
+        elif word.startswith(flag + "="):
+            said = f"{flag} {word[len(flag) + 1:]}"
+    return said
+
+
+def flags_as_given(settings: Callable[[argparse.Namespace], T]
+                   ) -> Callable[[argparse.Namespace], T]:
+    """``settings(args)``, whose refusal of a flag's value names it as typed (was: as the
+    setting holds it, ``fps=0.0`` for ``--fps 0``, ``samples_range=(16, 4)`` for
+    ``--samples-range 16:4``)."""
+    @functools.wraps(settings)
+    def named(args: argparse.Namespace) -> T:
+        try:
+            return settings(args)
+        except InputError as exc:
+            said = as_given(exc, lambda key: flag_said(getattr(args, "words", None), key))
+            if said is exc:
+                raise
+            raise said from None
+    return named
 
 
 def fps_arg(text: str) -> float:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import hfrender
-from hfrender.config import ConfigError, RenderConfig, parse_fps, parse_range, parse_size
+from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
 from hfrender.engine.batch_inputs import depth_made, input_maker, made_later
 from hfrender.engine.batch_paths import (
     blamed,
@@ -38,19 +38,21 @@ from hfrender.engine.batch_paths import (
     job_tables,
     option_name,
     project_defaults,
-    spelt,
     unknown_field,
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
+from hfrender.engine.batch_values import file_fps, job_said, typed
 from hfrender.engine.project_fit import fitted_table
 from hfrender.engine.render_setup import NOT_IN_OUTPUT
 from hfrender.errors import (
     HFRenderError,
     InputError,
     InputErrors,
+    as_given,
     first_line,
     system_refused,
+    toml_said,
 )
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.exr_footage import is_one_image
@@ -156,23 +158,6 @@ class BatchJob:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _typed(where: str, key: str, value: Any, want: Any) -> Any:
-    """``value`` of the type ``want`` (ints are floats where a float is asked)."""
-    kinds = want if isinstance(want, tuple) else (want,)
-    for kind in kinds:
-        if isinstance(kind, str) and value == kind:
-            return value
-        if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(kind, type) and isinstance(value, kind) and not (
-                kind is int and isinstance(value, bool)):
-            return value
-    names = " or ".join(k if isinstance(k, str) and k == AUTO else
-                        {int: "an integer", float: "a number", str: "a string",
-                         bool: "true or false"}[k] for k in kinds)
-    raise InputError(f"{where}: {key} = {value!r} must be {names}{spelt(key)}")
-
-
 def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overrides: dict,
          made: dict[Path, BatchJob]) -> BatchJob:
     """The job of ``entry``, checked; ``defaults``: hfrender.toml's render settings, then
@@ -184,7 +169,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         f"{path}: [[job]] number {index + 1}"
     if not isinstance(name, str) or not name.strip() or not name.isprintable():  # (5 was
         raise InputError(f"{where}: name is missing (a string)" if name is None else  # missing,
-                         f"{where}: name = {name!r} must be a string of some characters, "
+                         f"{where}: name = {toml_said(name)} must be a string of some characters, "
                          "on one line (name = \"shot\")")  # "a\nb" split its table row)
     kind = "render" if "scene" in entry else "fx" if "input" in entry else None
     if kind is None or ("scene" in entry and "input" in entry):
@@ -204,7 +189,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     source = files["scene" if kind == "render" else "input"]
     scene_class = entry.get("scene_class")
     if scene_class is not None and not isinstance(scene_class, str):
-        raise InputError(f"{where}: scene_class = {scene_class!r} must be a string")
+        raise InputError(f"{where}: scene_class = {toml_said(scene_class)} must be a string")
     if kind == "render":
         try:  # the file, its syntax and the class named, without running it
             check_scene_file(source, scene_class)
@@ -218,8 +203,9 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
         check_job(job, earlier=maker is not None or depth_made(options, made))
-    except (InputError, ValueError) as exc:
-        said = str(exc).splitlines()[0]
+    except (InputError, ValueError) as exc:  # named as given (was: max_in_flight=0)
+        said = str(as_given(exc, job_said((project, defaults[1], entry), overrides))
+                   ).splitlines()[0]
         blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))
         raise InputError(f"{blame}: {said}") from None
     return job
@@ -244,10 +230,10 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                                               {**RENDER_OPTIONS, **FX_OPTIONS}))
                 continue  # a default meant for the other kind of job
             if key == "fps":  # "24000/1001" as --fps takes it
-                value = parse_fps(value, f"{at}: {raw}")
+                value = file_fps(at, raw, value)
             elif key == "depth" and isinstance(value, str):
                 value = sequence_name(home_path(value))  # depth/####.png as --depth takes
-            options[key] = _typed(at, raw, value, known[key])  # (where it was given)
+            options[key] = typed(at, raw, value, known[key])  # (where it was given)
     return options
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.config import project_settings
-from hfrender.errors import HFRenderError, InputError, InputErrors, meant
+from hfrender.errors import HFRenderError, InputError, InputErrors, meant, toml_said
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import (
@@ -119,7 +119,7 @@ def job_path(where: str, key: str, value: Any) -> str:
     if value is None:
         raise InputError(f"{where}: {key} is missing (a path)")
     if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: {key} = {value!r} must be a path{spelt(key)}")
+        raise InputError(f"{where}: {key} = {toml_said(value)} must be a path{spelt(key)}")
     return value
 
 
@@ -138,10 +138,10 @@ def job_tables(path: Path, data: dict) -> tuple[dict, list]:
         raise InputError(f"{path}: [job] is one table; each job is a [[job]] entry (two "
                          "brackets), even where there is one")
     if not isinstance(defaults, dict):
-        raise InputError(f"{path}: defaults = {defaults!r} is not a table; the settings of "
-                         "every job go under [defaults]")
+        raise InputError(f"{path}: defaults = {toml_said(defaults)} is not a table; the "
+                         "settings of every job go under [defaults]")
     if not isinstance(entries, list):
-        raise InputError(f"{path}: job = {entries!r} is not a job; each job is a [[job]] "
+        raise InputError(f"{path}: job = {toml_said(entries)} is not a job; each job is a [[job]] "
                          "entry (two brackets) of name, scene or input, output")
     if not entries:
         raise InputError(f"{path}: no [[job]] entries")
@@ -337,8 +337,11 @@ def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
         origin.pop(option_name(k), None)
     m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
     key = m.group(1).replace("-", "_") if m else None
-    if key in overrides:
-        return f"--{key.replace('_', '-')} (on the command line), for job {name!r}"
+    flag = f"--{str(key).replace('_', '-')}"
+    if key in overrides:  # (said once where the line names it: --fps 0 must be ...)
+        where = "on the command line" if said.startswith(f"{flag} ") else \
+            f"{flag} (on the command line)"
+        return f"{where}, for job {name!r}"
     return f"{origin[key]}, for job {name!r}" if key in origin else where
 
 

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from hfrender.errors import HFRenderError, InputError
+from hfrender.errors import HFRenderError, InputError, about
 
 CONTEXTS = ("egl", "glfw")
 ENV_VAR = "HFRENDER_GL"
@@ -46,8 +46,8 @@ def resolve_name(name: str | None = None) -> str:
     if name is None:
         name, source = os.environ.get(ENV_VAR) or "egl", ENV_VAR
     if name not in CONTEXTS:
-        raise InputError(f"{source}={name!r} is not an OpenGL context; choose one of "
-                         f"{', '.join(CONTEXTS)}")
+        raise about(InputError, source, name, " is not an OpenGL context; choose one of "
+                    f"{', '.join(CONTEXTS)}")
     return name
 
 

@@ -1,0 +1,58 @@
+"""A jobs file's values as its jobs take them: typed as each option wants, and a bad one
+named as the file (or the command line after it) gave it, its key as spelt there and its
+value as TOML spells it (``max-in-flight = 0``, ``hdr = true``; was Python's
+``max_in_flight=0``, ``hdr = True``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hfrender.config import ConfigError, parse_fps
+from hfrender.engine.batch_paths import option_name, spelt
+from hfrender.errors import InputError, as_given, toml_said
+
+
+def typed(where: str, key: str, value: Any, want: Any) -> Any:
+    """``value`` of the type ``want`` (ints are floats where a float is asked; a str is
+    that word: ``"auto"``); else one line with the value as the file spells it (was
+    Python's: ``hdr = True``)."""
+    kinds = want if isinstance(want, tuple) else (want,)
+    for kind in kinds:
+        if isinstance(kind, str) and value == kind:
+            return value
+        if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(kind, type) and isinstance(value, kind) and not (
+                kind is int and isinstance(value, bool)):
+            return value
+    names = " or ".join(k if isinstance(k, str) else
+                        {int: "an integer", float: "a number", str: "a string",
+                         bool: "true or false"}[k] for k in kinds)
+    raise InputError(f"{where}: {key} = {toml_said(value)} must be {names}{spelt(key)}")
+
+
+def file_fps(where: str, key: str, value: Any) -> Any:
+    """A jobs file's frame rate ``key`` (:func:`hfrender.config.parse_fps`), a bad one
+    named as the file spells it, at ``where``."""
+    try:
+        return parse_fps(value)
+    except InputError as exc:
+        raise ConfigError(f"{where}: {as_given(exc, lambda _: f'{key} = {toml_said(value)}')}"
+                          ) from None
+
+
+def job_said(tables: tuple[dict, ...], overrides: dict) -> Callable[[str], str | None]:
+    """A job's setting as given (:func:`hfrender.errors.as_given`): the key as the table it
+    took it from spells it and the value as TOML does (``max-in-flight = 0``), or the
+    option after the jobs file (``--fps 0``)."""
+    said = {option_name(raw): f"{raw} = {toml_said(value)}"
+            for table in tables for raw, value in table.items()}
+    said.update({key: f"--{key.replace('_', '-')} {_typed_text(value)}"
+                 for key, value in overrides.items()})
+    return said.get
+
+
+def _typed_text(value: Any) -> str:
+    """An option's value after the jobs file as typed, near enough (``0`` for 0.0)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
