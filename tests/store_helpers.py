@@ -12,12 +12,12 @@ SETTINGS = {"fps": 30.0, "shutter": 180.0, "position": "center", "curve": "box",
             "scene": "spin.py"}
 
 
-def write_store(path, size=(16, 8), frames=3):
-    """``frames`` output frames of 2 sub-frames each over 180 degrees, of ``size`` (W, H),
-    grey at 2 m; ``path``."""
-    times = SampleSchedule(30.0, 180.0, "center", "box", 2).plan(frames).times
+def write_store(path, size=(16, 8), frames=3, position="center"):
+    """``frames`` output frames of 2 sub-frames each over 180 degrees (the shutter at
+    ``position``), of ``size`` (W, H), grey at 2 m; ``path``."""
+    times = SampleSchedule(30.0, 180.0, position, "box", 2).plan(frames).times
     n, (w, h) = len(times), size
-    writer = StoreWriter(path, {**SETTINGS, "frames": frames}, size)
+    writer = StoreWriter(path, {**SETTINGS, "position": position, "frames": frames}, size)
     writer.add({"color": np.full((n, h, w, 4), 200, np.uint8), "times": times,
                 "depth": np.full((n, h, w), 2.0, np.float32)})
     writer.finish(frames)

@@ -175,13 +175,22 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
 
 def _apart(times: np.ndarray, j: int, fps: float) -> str:
     """How far apart the kept sub-frames around a shutter that holds none lie (``j``: the
-    first after it): their own times, jittered or of --samples auto's count too."""
-    if not 0 < j < len(times):
+    first after it; before the first or after the last, the first or last two): their own
+    times, jittered or of --samples auto's count too."""
+    if len(times) < 2:
         return "the store has too few samples for so narrow a shutter"
+    j = min(max(j, 1), len(times) - 1)  # (was: no figure at the store's first and last frame)
     t0, t1 = float(times[j - 1]), float(times[j])
     deg = (t1 - t0) * fps * 360
-    return (f"the kept sub-frames around it lie {deg:.4g} degrees apart ({t0:.4f} and "
-            f"{t1:.4f} s): a shutter of {deg:.4g} degrees or more holds one")
+    return (f"the kept sub-frames around it lie {deg:.4g} degrees apart ({_secs(t0, t1)} "
+            f"s): a shutter of {deg:.4g} degrees or more holds one")
+
+
+def _secs(a: float, b: float) -> str:
+    """``a and b`` (``to`` too) in seconds with the decimals that tell them apart (a
+    0.5-degree shutter was "from 0.0000 to 0.0000 s")."""
+    places = 4 if b - a >= 1e-4 else min(12, 1 - math.floor(math.log10(max(b - a, 1e-12))))
+    return f"{a:.{places}f} and {b:.{places}f}"
 
 
 def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
@@ -215,7 +224,8 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
         j1 = int(np.searchsorted(times, b + EPS, side="right"))
         if j1 <= j0:  # (was: "too few samples for so narrow a shutter", no figure)
             raise InputError(f"output frame {first + i}: no kept sub-frame inside its "
-                             f"shutter (from {a:.4f} to {b:.4f} s); {_apart(times, j0, fps)} "
+                             f"shutter (from {_secs(a, b).replace(' and ', ' to ')} s); "
+                             f"{_apart(times, j0, fps)} "
                              "(or keep more --samples)")
         j0 -= int(j0 > 0 and cells[1][j0 - 1] > a + EPS)  # a neighbour's span reaches in
         j1 += int(j1 < len(times) and cells[0][j1] < b - EPS)
