@@ -7,6 +7,7 @@ import pytest
 from store_helpers import write_store
 
 import hfrender as hf
+from hfrender.cli import main
 
 
 def test_a_too_narrow_shutter_at_the_first_frame_names_the_spacing(tmp_path):
@@ -19,3 +20,18 @@ def test_a_too_narrow_shutter_at_the_first_frame_names_the_spacing(tmp_path):
         kept.expose(shutter=0.5, position="start")  # (was: "from 0.0000 to 0.0000 s ...
     # the store has too few samples for so narrow a shutter", no figure)
     assert kept.expose(shutter=90, position="start").shape == (3, 8, 16, 3)
+
+
+def test_a_focus_nearer_than_the_lens_is_named_as_the_option(tmp_path, capsys):
+    store = write_store(tmp_path / "s.samples")
+    out = tmp_path / "near.mp4"
+    args = ["reexpose", str(store), "-o", str(out), "--f-stop", "2", "--focus-distance"]
+    assert main([*args, "0.01"]) == 2
+    assert capsys.readouterr().err == (  # (was: "focus_distance=0.01 must be a distance
+        "hfrender: error: --focus-distance 0.01: a distance in metres past the store's "
+        "focal length (0.05 m, a 50 mm lens), or inf\n")  # ...", a Python keyword)
+    assert not out.exists()
+    with pytest.raises(hf.InputError, match=r"^focus_distance=0\.05: a distance in metres "
+                                            r"past the store's focal length \(0\.05 m"):
+        hf.SampleStore.open(store).expose(focus_distance=0.05, f_stop=2)  # (its keyword)
+    assert main([*args, "0.06", "-q"]) == 0 and out.is_file()

@@ -169,7 +169,12 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
     elif focus is None or f_stop is None:
         raise InputError("the store's camera has no f-stop: give both --focus-distance and "
                          "--f-stop")
-    return Lens(focus, f_stop, s.get("focal_length_mm", 50.0), s.get("width_mm", 36.0),
+    focal_mm = s.get("focal_length_mm", 50.0)
+    if e.focus_distance is not None and not e.focus_distance > focal_mm / 1000:
+        raise InputError(f"--focus-distance {e.focus_distance:g}: a distance in metres past "
+                         f"the store's focal length ({focal_mm / 1000:g} m, a {focal_mm:g} mm "
+                         "lens), or inf")  # (was: "focus_distance=0.001 must be ...")
+    return Lens(focus, f_stop, focal_mm, s.get("width_mm", 36.0),
                 lens.get("max_coc_px"), lens.get("aperture_blades", 0))
 
 
