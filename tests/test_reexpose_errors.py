@@ -3,11 +3,13 @@ without GL: store_helpers)."""
 
 import re
 
+import numpy as np
 import pytest
-from store_helpers import write_store
+from store_helpers import SETTINGS, write_store
 
 import hfrender as hf
 from hfrender.cli import main
+from hfrender.io.store import StoreWriter
 
 
 def test_a_too_narrow_shutter_at_the_first_frame_names_the_spacing(tmp_path):
@@ -35,3 +37,21 @@ def test_a_focus_nearer_than_the_lens_is_named_as_the_option(tmp_path, capsys):
                                             r"past the store's focal length \(0\.05 m"):
         hf.SampleStore.open(store).expose(focus_distance=0.05, f_stop=2)  # (its keyword)
     assert main([*args, "0.06", "-q"]) == 0 and out.is_file()
+
+
+def test_an_interrupted_store_says_what_it_holds_and_lacks(tmp_path, capsys):
+    store = tmp_path / "cut.samples"
+    times = np.arange(6) / 60.0  # 3 frames of 2 sub-frames, the render cut after them
+    writer = StoreWriter(store, {**SETTINGS, "frames": 30}, (16, 8))
+    for part in (times[:4], times[4:]):
+        writer.add({"color": np.zeros((len(part), 8, 16, 4), np.uint8), "times": part})
+    writer.abandon()  # as after Ctrl-C: no manifest, the folder not renamed
+    (store.parent / "cut.samples.partial" / "c000002.npz").write_bytes(b"PK\x03")  # half
+    said = (f"{store.parent / 'cut.samples.partial'} holds 3 chunks (0.0 MB, sub-frames up "
+            "to 0.083 s) and no store.json, which its render writes when it completes; an "
+            "interrupted store cannot be exposed nor resumed: render again with --keep-samples")
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4")]) == 2
+    assert capsys.readouterr().err == (  # (was: "...: it has no manifest yet", no more)
+        f"hfrender: error: {store}: this sample store is still being written (or its render "
+        f"was interrupted): {said}\n")
+    assert not (tmp_path / "o.mp4").exists()

@@ -277,7 +277,7 @@ class SampleStore:
         writing = p.name.endswith(".partial") and (p / MARKER).is_file()
         if writing or (not p.exists() and partial_dir(p).is_dir()):
             raise StoreError(f"{p}: this sample store is still being written (or its render "
-                             "was interrupted): it has no manifest yet")
+                             f"was interrupted): {_unfinished(p if writing else partial_dir(p))}")
         manifest = p / MANIFEST
         if not manifest.is_file():
             why = f"not a sample store (no {MANIFEST})" if p.exists() else "no such folder"
@@ -349,6 +349,26 @@ class SampleStore:
 
     def nbytes(self) -> int:
         return sum((self.path / c["file"]).stat().st_size for c in self.chunks)
+
+
+def _unfinished(tmp: Path) -> str:
+    """What an unfinished store ``tmp`` holds, and what it lacks (was: "it has no manifest
+    yet", not what was kept nor what to do)."""
+    chunks = sorted(f for f in tmp.iterdir() if re.fullmatch(r"c\d{6,}\.npz", f.name))
+    held = f"{len(chunks)} chunk{'s' * (len(chunks) != 1)}"
+    if chunks:
+        held += f" ({sum(f.stat().st_size for f in chunks) / 1e6:.1f} MB"
+        for f in reversed(chunks[-2:]):  # the last may be half written
+            try:
+                with np.load(f, allow_pickle=False) as z:
+                    held += f", sub-frames up to {float(np.max(z['times'])):.3f} s"
+                break
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError):
+                continue
+        held += ")"
+    return (f"{tmp} holds {held} and no {MANIFEST}, which its render writes when it "
+            "completes; an interrupted store cannot be exposed nor resumed: render again with "
+            "--keep-samples")
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:
