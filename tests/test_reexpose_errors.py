@@ -55,3 +55,16 @@ def test_an_interrupted_store_says_what_it_holds_and_lacks(tmp_path, capsys):
         f"hfrender: error: {store}: this sample store is still being written (or its render "
         f"was interrupted): {said}\n")
     assert not (tmp_path / "o.mp4").exists()
+
+
+@pytest.mark.parametrize("words", [["--fps", "24"], ["--frames=0:9"], ["--size", "80x45"]])
+def test_a_renders_option_is_told_the_store_fixes_it(tmp_path, capsys, words):
+    store = write_store(tmp_path / "s.samples")
+    with pytest.raises(SystemExit) as stop:
+        main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4"), *words])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (  # (was: "unrecognized arguments: --fps 24" alone)
+        f"hfrender reexpose: error: unrecognized arguments: {' '.join(words)}; "
+        f"{words[0].partition('=')[0]} is the render's: a re-exposure keeps the store's "
+        "frames, frame rate, size and sub-frames (render again with --keep-samples to change "
+        "them; cut a part of the output with ffmpeg) (see hfrender reexpose --help)\n")

@@ -36,6 +36,9 @@ def _manim(word: str, after: str, scene: bool) -> bool:
                       word == "-t" and after[:1] in ("", "-"))
 
 
+STORE_FIXED = ("--frames", "--fps", "--size", "--duration", "--samples", "--start")  # reexpose
+
+
 def ffmpeg_options(words: list[str], known: list[str], command: str) -> list[str]:
     """hfrender's options for the ffmpeg flags among ``words``, where ``command`` has them."""
     scene = command in ("render", "still", "bench")
@@ -58,6 +61,11 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str,
         elif word in MANIM_FLAGS and scene and (word != "-t" or _manim(word, after, scene)) \
                 and NEEDS.get(word, "output") in known:
             hints.append(MANIM_FLAGS[word])
+    fixed = [w for w in words if w.partition("=")[0] in STORE_FIXED]
+    if command == "reexpose" and fixed:  # (was: "unrecognized arguments" alone, a trial)
+        hints.append(f"{fixed[0].partition('=')[0]} is the render's: a re-exposure keeps the "
+                     "store's frames, frame rate, size and sub-frames (render again with "
+                     "--keep-samples to change them; cut a part of the output with ffmpeg)")
     size = _size_hint(words)
     if scene and size and "size" in known:
         hints.append(size)
