@@ -109,3 +109,41 @@ def test_bench_refuses_the_render_options_it_would_ignore(capsys, given, said):
     assert main(["bench", BAR, *given]) == 2
     out, err = capsys.readouterr()
     assert len(err.splitlines()) == 1 and said in err and not out, (out, err)
+
+
+def test_bench_ctrl_c_prints_the_cells_measured_so_far(capsys, monkeypatch):
+    """A Ctrl-C in the third cell: the two measured are printed, the best of them marked,
+    and one line says how many of the grid's they are; exit 130 (was "hfrender:
+    interrupted" alone, every figure lost)."""
+    from hfrender.engine import bench
+
+    measured = [bench.Cell(2, 1, 10.0, 50.0, 1.5, 2), bench.Cell(2, 2, 12.5, 40.0, 1.5, 2)]
+
+    def run_cell(scene, config, frames, scene_name, repeats=1):
+        if not measured:
+            raise KeyboardInterrupt
+        return measured.pop(0)
+
+    monkeypatch.setattr(bench, "run_cell", run_cell)
+    assert main(["bench", BAR, "--frames", "4", "--outputs", "1,2", "--grid-workers", "1,2",
+                 "--size", "32x8", "--samples", "2"]) == 130
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == [
+        "granularity frames workers      fps latency ms   pool MB",
+        "          2      1       1     10.0       50.0       1.5",
+        "          2      1       2     12.5       40.0       1.5 best"]
+    assert err.splitlines()[-1] == "interrupted: 2 of 5 cells measured (above; auto's cell not)"
+
+
+def test_bench_ctrl_c_before_any_cell_says_none_was_measured(capsys, monkeypatch):
+    from hfrender.engine import bench
+
+    def run_cell(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench, "run_cell", run_cell)
+    assert main(["bench", BAR, "--frames", "4", "--outputs", "1", "--grid-workers", "1",
+                 "--size", "32x8", "--samples", "2"]) == 130
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 1  # the header alone
+    assert err.splitlines()[-1] == "interrupted: 0 of 2 cells measured"

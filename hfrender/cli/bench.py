@@ -4,12 +4,13 @@ discarded (the work is in :mod:`hfrender.engine.bench`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from hfrender.backends import get_backend
 from hfrender.cli.commands import _config_from
-from hfrender.cli.common import check_scene_path
+from hfrender.cli.common import check_scene_path, interrupted_code
 from hfrender.cli.progress import progress_bar
 from hfrender.config import ConfigError
 
@@ -53,11 +54,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(f"{Path(args.file).name}: {args.frames} frames{cut} {config.size[0]}x"
           f"{config.size[1]} x {config.samples} samples, fusion {fusion}{noisy}", flush=True)
     progress, finish = progress_bar(False, "benchmarking")
+    cells: list[bench.Cell] = []  # filled cell by cell: what a Ctrl-C leaves measured
     try:
-        cells, auto, plan = bench.run_grid(args.file, config, args.frames, outputs, workers,
-                                           args.scene, args.repeats, progress)
-    finally:
-        finish()
+        try:
+            cells, auto, plan = bench.run_grid(args.file, config, args.frames, outputs,
+                                               workers, args.scene, args.repeats, progress,
+                                               cells)
+        finally:
+            finish()
+    except KeyboardInterrupt as exc:  # (was "hfrender: interrupted", every figure lost)
+        return _interrupted(cells, config, len(outputs) * len(workers) + 1, exc)
     print(bench.table(cells, auto, plan))
     best = max([*cells, auto], key=lambda c: c.fps)  # auto too: the default, if it is
     grain = "" if best is auto else f"--granularity {best.granularity} "
@@ -69,6 +75,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bench.plot(cells, auto, args.plot)
         print(f"wrote {args.plot}")
     return 0
+
+
+def _interrupted(cells: list[Any], config: Any, cells_in_all: int,
+                 exc: KeyboardInterrupt) -> int:
+    """The cells measured before a Ctrl-C (their table, the best of them marked) and one
+    line that says how many of the grid's they are; the exit status of an interrupt."""
+    from hfrender.engine import bench
+
+    if cells:
+        print(bench.table(cells, None, bench.grid_plan(config)), flush=True)
+    print(f"interrupted: {len(cells)} of {cells_in_all} cells measured"
+          + (" (above; auto's cell not)" if cells else ""), file=sys.stderr)
+    return interrupted_code(exc)
 
 
 def _frames_there(args: argparse.Namespace, config: Any) -> int:

@@ -57,19 +57,26 @@ def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: s
     return best
 
 
-def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list[int],
-             workers: list[int], scene_name: str | None = None, repeats: int = 1,
-             progress: Callable[[int, int], None] | None = None
-             ) -> tuple[list[Cell], Cell, Any]:
-    """The grid (granularities in whole output frames per hyperframe), the auto cell and
-    the schedule's plan; ``progress(frames done, frames in all)`` after each cell. A warning
-    the scene gives every cell is said once (was: once a cell, 11 times)."""
+def grid_plan(config: RenderConfig) -> Any:
+    """The schedule's plan of one output frame: its sub-frames (``step``) and the halo
+    carried (``overlap``), which granularities are made of."""
     from hfrender.engine.render_setup import schedule_for
 
-    plan = schedule_for(config).plan(1)
+    return schedule_for(config).plan(1)
+
+
+def run_grid(scene: str | Path, config: RenderConfig, frames: int, outputs: list[int],
+             workers: list[int], scene_name: str | None = None, repeats: int = 1,
+             progress: Callable[[int, int], None] | None = None,
+             cells: list[Cell] | None = None) -> tuple[list[Cell], Cell, Any]:
+    """The grid (granularities in whole output frames per hyperframe), the auto cell and
+    the schedule's plan; ``progress(frames done, frames in all)`` after each cell. A warning
+    the scene gives every cell is said once (was: once a cell, 11 times). ``cells``: the
+    caller's list, filled as each cell is measured (what a Ctrl-C leaves measured)."""
+    plan = grid_plan(config)
     runs = [(g, w) for g in aligned_granularities(plan.step, plan.overlap, outputs)
             for w in workers]
-    cells: list[Cell] = []
+    cells = [] if cells is None else cells
 
     def cell(granularity: int | str, w: int) -> Cell:
         done = run_cell(scene, config.with_(granularity=granularity, workers=w), frames,
@@ -101,19 +108,21 @@ class _Once(logging.Filter):
         return new
 
 
-def table(cells: list[Cell], auto: Cell, plan: Any) -> str:
+def table(cells: list[Cell], auto: Cell | None, plan: Any) -> str:
     """The grid, the best marked, with each granularity's output frames per hyperframe
-    (what --outputs gives), and auto's share of the best."""
+    (what --outputs gives), and auto's share of the best (None: the cells a Ctrl-C left,
+    auto not measured)."""
     best = max(cells, key=lambda c: c.fps)
     lines = [f"{'granularity':>11} {'frames':>6} {'workers':>7} {'fps':>8} {'latency ms':>10} "
              f"{'pool MB':>9}"]
-    for c in [*cells, auto]:
+    for c in [*cells] + ([] if auto is None else [auto]):
         mark = " best" if c is best else ""
         name = f"auto={c.used}" if c is auto else str(c.granularity)
         per = max(1, (c.used - plan.overlap) // plan.step)
         lines.append(f"{name:>11} {per:>6} {c.workers:>7} {c.fps:8.1f} {c.latency_ms:10.1f} "
                      f"{c.memory_mb:9.1f}{mark}")
-    lines.append(f"auto / best = {auto.fps / best.fps:.2f}")
+    if auto is not None:
+        lines.append(f"auto / best = {auto.fps / best.fps:.2f}")
     return "\n".join(lines)
 
 
