@@ -42,6 +42,7 @@ MIN_FPS = 0.001  # a frame every 1000 s (ffmpeg's rates are fractions of at most
 MAX_FPS = 1000.0  # output frames per second (a 1000 fps render is already a slow-motion one)
 FLAGS = ("jitter", "preview", "quiet", "antialias", "resume", "stats", "transparent")  # bools
 MAX_FRAMES = 10_000_000  # output frames of one render: 3.8 days at 30 fps
+MAX_GRANULARITY = 1 << 20  # sub-frames a hyperframe holds, at most
 
 
 class ConfigError(InputError):
@@ -142,7 +143,7 @@ class RenderConfig:
             else:
                 _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
         if self.granularity != "auto":
-            _integer("granularity", self.granularity, 1, 1 << 20)
+            _integer("granularity", self.granularity, 1, MAX_GRANULARITY)
         _integer("max_in_flight", self.max_in_flight, 1, 64)
         _integer("seed", self.seed, 0, 2**63 - 1)
         for name in FLAGS:  # hfrender.toml's jitter = "false" was true (a non-empty string)

@@ -147,3 +147,31 @@ def test_bench_ctrl_c_before_any_cell_says_none_was_measured(capsys, monkeypatch
     out, err = capsys.readouterr()
     assert len(out.splitlines()) == 1  # the header alone
     assert err.splitlines()[-1] == "interrupted: 0 of 2 cells measured"
+
+
+def test_bench_refuses_outputs_past_the_largest_hyperframe_before_the_header(capsys):
+    """Was: the header, then "granularity=1200000 must be an integer from 1 to 1048576"
+    (an option bench refuses, a value never given)."""
+    assert main(["bench", BAR, "--outputs", "1,600000", "--size", "32x8", "--samples",
+                 "2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("hfrender: error: --outputs 600000: at most 524288 output "
+                                 "frames a hyperframe of 1048576 sub-frames (2 an output "
+                                 "frame)\n")
+
+
+def test_bench_says_a_pool_past_memory_as_the_outputs_to_lower(capsys, monkeypatch):
+    """A cell whose pool would not fit: the cells measured before it printed, and the
+    refusal names the --outputs value and says lower --outputs (was: "lower --granularity",
+    which bench refuses, and the measured cells lost)."""
+    from hfrender.hyperframe import builder
+
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 10 * 2**20)
+    assert main(["bench", BAR, "--frames", "2", "--outputs", "1,4096", "--grid-workers", "1",
+                 "--size", "32x8", "--samples", "2"]) == 2
+    out, err = capsys.readouterr()
+    rows = out.splitlines()[2:]
+    assert len(rows) == 1 and rows[0].split()[:3] == ["2", "1", "1"], out
+    assert err.startswith("hfrender: error: --outputs 4096: 32x8 with 2 sub-frames per "
+                          "output frame needs ") and len(err.splitlines()) == 1, err
+    assert err.endswith("this process may use: lower --outputs, --samples or --size\n"), err

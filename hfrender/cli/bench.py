@@ -12,7 +12,7 @@ from hfrender.backends import get_backend
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path, interrupted_code
 from hfrender.cli.progress import progress_bar
-from hfrender.config import ConfigError
+from hfrender.config import MAX_GRANULARITY, ConfigError
 
 # render options that bench would take and do nothing with: what to give instead
 BENCH_IGNORES = {
@@ -41,6 +41,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")
     outputs = _int_list("outputs", args.outputs)
+    _check_outputs(outputs, config)
     # (was: checked after the header, as "workers=99 ... or 'auto'")
     workers = _int_list("grid-workers", args.grid_workers, top=64)
     if args.plot:  # checked before the grid runs, not after
@@ -64,6 +65,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             finish()
     except KeyboardInterrupt as exc:  # (was "hfrender: interrupted", every figure lost)
         return _interrupted(cells, config, len(outputs) * len(workers) + 1, exc)
+    except ConfigError as exc:  # a cell's pool too large: said as the --outputs it came from
+        raise _refused(exc, cells, config, outputs[len(cells) // len(workers):]) from None
     print(bench.table(cells, auto, plan))
     best = max([*cells, auto], key=lambda c: c.fps)  # auto too: the default, if it is
     grain = "" if best is auto else f"--granularity {best.granularity} "
@@ -75,6 +78,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bench.plot(cells, auto, args.plot)
         print(f"wrote {args.plot}")
     return 0
+
+
+def _check_outputs(outputs: list[int], config: Any) -> None:
+    """Each ``--outputs`` a granularity hfrender takes (was: the header, then
+    "granularity=800000000 must be an integer from 1 to 1048576", an option bench refuses)."""
+    from hfrender.engine import bench
+
+    plan = bench.grid_plan(config)
+    most = (MAX_GRANULARITY - plan.overlap) // plan.step
+    for m in outputs:
+        if m > most:
+            raise ConfigError(f"--outputs {m}: at most {most} output frames a hyperframe of "
+                              f"{MAX_GRANULARITY} sub-frames ({plan.step} an output frame)")
+
+
+def _refused(exc: ConfigError, cells: list[Any], config: Any, left: list[int]) -> ConfigError:
+    """A cell's refusal (its pool past memory) after the cells measured (printed), said
+    as the ``--outputs`` value it came from, to lower (was: "lower --granularity", an
+    option bench refuses)."""
+    from hfrender.engine import bench
+
+    if "lower --granularity" not in str(exc) or not left:  # another refusal: as it is
+        return exc
+    if cells:
+        print(bench.table(cells, None, bench.grid_plan(config)), flush=True)
+    said = str(exc).replace("lower --granularity", "lower --outputs")
+    return ConfigError(f"--outputs {left[0]}: {said}")
 
 
 def _interrupted(cells: list[Any], config: Any, cells_in_all: int,
