@@ -175,3 +175,19 @@ def test_bench_says_a_pool_past_memory_as_the_outputs_to_lower(capsys, monkeypat
     assert err.startswith("hfrender: error: --outputs 4096: 32x8 with 2 sub-frames per "
                           "output frame needs ") and len(err.splitlines()) == 1, err
     assert err.endswith("this process may use: lower --outputs, --samples or --size\n"), err
+
+
+def test_bench_says_the_machine_it_measured(capsys, gl_context):
+    """The figures are one machine's: its GL renderer (as a render's summary says it) and
+    the CPU cores the process may use (was: unsaid)."""
+    from hfrender.engine.render_setup import usable_cores
+
+    glctx = gl_context("egl", size=(8, 8))
+    renderer = glctx.renderer
+    glctx.release()
+    assert main(["bench", BAR, "--frames", "2", "--outputs", "1", "--grid-workers", "1",
+                 "--size", "32x8", "--samples", "2"]) == 0
+    out = capsys.readouterr().out
+    cores = usable_cores()
+    assert (f"\nmeasured on {renderer}, {cores} CPU core{'' if cores == 1 else 's'}\n"
+            "fastest here: ") in out, out

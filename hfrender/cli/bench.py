@@ -13,6 +13,7 @@ from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path, interrupted_code
 from hfrender.cli.progress import progress_bar
 from hfrender.config import MAX_GRANULARITY, ConfigError
+from hfrender.frame_range import n_frames
 
 # render options that bench would take and do nothing with: what to give instead
 BENCH_IGNORES = {
@@ -28,6 +29,7 @@ BENCH_IGNORES = {
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from hfrender.engine import bench
+    from hfrender.engine.render_setup import usable_cores
 
     for key, instead in BENCH_IGNORES.items():
         value = getattr(args, key)
@@ -69,6 +71,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise _refused(exc, cells, config, outputs[len(cells) // len(workers):]) from None
     print(bench.table(cells, auto, plan))
     best = max([*cells, auto], key=lambda c: c.fps)  # auto too: the default, if it is
+    # the figures are this machine's (was: unsaid, the GL renderer and the cores alike)
+    print(f"measured on {best.machine or 'an unnamed GL renderer'}, "
+          f"{n_frames(usable_cores(), 'CPU core')}")
     grain = "" if best is auto else f"--granularity {best.granularity} "
     # the options alone (a command line printed lacked the bench's -s, --size, ...)
     print(f"fastest here: {grain}--workers {best.workers}"

@@ -27,6 +27,7 @@ class Cell:
     latency_ms: float
     memory_mb: float
     used: int  # sub-frames per hyperframe actually used
+    machine: str = ""  # the GL renderer that drew it (llvmpipe, or the GPU's name)
 
 
 class _Discard:
@@ -53,7 +54,7 @@ def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: s
         fps = stats.frames_written / max(1e-9, stats.seconds - stats.setup_s)
         if best is None or fps > best.fps:
             best = Cell(config.granularity, config.workers, fps, stats.latency_ms,
-                        stats.pool_mb, stats.granularity)
+                        stats.pool_mb, stats.granularity, str(stats.gl_renderer or ""))
     return best
 
 
