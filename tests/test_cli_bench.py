@@ -129,7 +129,7 @@ def test_bench_ctrl_c_prints_the_cells_measured_so_far(capsys, monkeypatch):
                  "--size", "32x8", "--samples", "2"]) == 130
     out, err = capsys.readouterr()
     assert out.splitlines()[1:] == [
-        "granularity frames workers      fps latency ms   pool MB",
+        "granularity frames workers      fps latency ms  pool MiB",
         "          2      1       1     10.0       50.0       1.5",
         "          2      1       2     12.5       40.0       1.5 best"]
     assert err.splitlines()[-1] == "interrupted: 2 of 5 cells measured (above; auto's cell not)"
@@ -191,3 +191,17 @@ def test_bench_says_the_machine_it_measured(capsys, gl_context):
     cores = usable_cores()
     assert (f"\nmeasured on {renderer}, {cores} CPU core{'' if cores == 1 else 's'}\n"
             "fastest here: ") in out, out
+
+
+def test_bench_says_the_pool_in_the_unit_it_is_counted_in():
+    """The pool's size is counted in MiB (bytes / 2**20); the column said "pool MB",
+    4.9% too few for megabytes."""
+    from types import SimpleNamespace
+
+    from hfrender.engine import bench
+
+    pool = 3 * 2**20  # a pool of 3 MiB (3.1 MB)
+    cells = [bench.Cell(8, 1, 30.0, 40.0, pool / 2**20, 8)]
+    lines = bench.table(cells, None, SimpleNamespace(overlap=0, step=8)).splitlines()
+    assert lines[0].split()[-2:] == ["pool", "MiB"]
+    assert lines[1].split()[-2:] == ["3.0", "best"]

@@ -115,7 +115,7 @@ def table(cells: list[Cell], auto: Cell | None, plan: Any) -> str:
     auto not measured)."""
     best = max(cells, key=lambda c: c.fps)
     lines = [f"{'granularity':>11} {'frames':>6} {'workers':>7} {'fps':>8} {'latency ms':>10} "
-             f"{'pool MB':>9}"]
+             f"{'pool MiB':>9}"]
     for c in [*cells] + ([] if auto is None else [auto]):
         mark = " best" if c is best else ""
         name = f"auto={c.used}" if c is auto else str(c.granularity)
