@@ -181,3 +181,18 @@ def test_a_ctrl_c_stops_a_still_at_once_and_writes_nothing(tmp_path, capsys, mon
     assert capsys.readouterr().err.splitlines() == [
         f"interrupted: {out} is not written (the file there is as it was)"]
     assert out.read_bytes() == earlier
+
+
+@pytest.mark.parametrize("name", ["s.png/", "s.exr/", "shots/"])
+def test_a_still_onto_a_folders_name_is_one_line_and_keeps_the_file(tmp_path, capsys, name):
+    """``-o s.png/`` (a trailing slash: a folder) wrote the file s.png, replacing an earlier
+    still there; now one line, the file as it was."""
+    kept = tmp_path / "s.png"
+    assert main(["still", BAR, "-o", str(kept), "--size", "8x4", "--quiet"]) == 0
+    before = kept.read_bytes()
+    out = f"{tmp_path}/{name}"
+    assert main(["still", BAR, "-o", out, "--size", "8x4", "-t", "0.1"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: -o {out}: a folder's name (it ends "
+                                       f"in /); name the picture (-o {out}still.png)\n")
+    assert kept.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.png"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -41,9 +42,12 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
-    if Path(args.output).suffix.lower() not in (".png", ".exr") and _folder(args.output):
+    slash = args.output.endswith(("/", os.sep))  # a folder's name (was: b.png/ wrote b.png)
+    if slash or (Path(args.output).suffix.lower() not in (".png", ".exr")
+                 and _folder(args.output)):
         # (was: "a still is written as PNG ...", a trial; b.png/: said as a folder below)
-        raise ConfigError(f"-o {args.output}: a folder is there; name the picture (-o "
+        where = "a folder's name (it ends in /)" if slash else "a folder is there"
+        raise ConfigError(f"-o {args.output}: {where}; name the picture (-o "
                           f"{Path(args.output) / 'still.png'})")
     if Path(args.output).suffix.lower() not in (".png", ".exr"):
         raise ConfigError(f"-o {args.output}: a still is written as PNG (8 or 16 bits: "
