@@ -363,7 +363,8 @@ class RenderJob:
         if hyper is not None:
             engine.submit(hyper)
         if self.preview is not None and not self.preview.show():
-            log.info("preview window closed: stopping")
+            # said (was: at -v alone; a plain "interrupted" followed, as if Ctrl-C was pressed)
+            log.warning("the preview window was closed: the render stops, as at a Ctrl-C")
             raise KeyboardInterrupt
 
     def release(self) -> None:
