@@ -62,11 +62,10 @@ class Lens:
         _positive("sensor_width_mm", self.sensor_width_mm)
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
-        if not (_real(fd) and not math.isnan(fd) and fd > f_m):
-            raise _bad(fd)(
-                f"focus_distance={_number(fd)} must be a distance in metres greater than the "
-                f"focal length ({f_m:g} m for focal_length_mm={self.focal_length_mm:g}), or inf"
-            )
+        if not (_real(fd) and not math.isnan(fd) and fd > f_m):  # (named as given: as_given)
+            raise about(_bad(fd), "focus_distance", fd, " must be a distance in metres greater "
+                        f"than the focal length ({f_m:g} m, a {self.focal_length_mm:g} mm lens)"
+                        ", or inf", head=f"focus_distance={_number(fd)}")
         if self.max_coc_px is not None:
             check_blur_cap("max_coc_px", self.max_coc_px)
         check_blades("aperture_blades", self.aperture_blades)
@@ -151,8 +150,8 @@ def check_blur_cap(what: str, value: object) -> None:
     number > 0, or one under :data:`MIN_BLUR_PX`, which would turn depth of field off
     without a word."""
     if not (_real(value) and math.isfinite(value)):
-        raise _bad(value)(f"{what}={_said(value)} must be a finite number of pixels, at least "
-                          f"{MIN_BLUR_PX:g} (no cap: None)")
+        raise about(_bad(value), what, value, " must be a finite number of pixels, at least "
+                    f"{MIN_BLUR_PX:g} (no cap: None)", head=f"{what}={_said(value)}")
     if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
         raise about(InputError, what, value, f" blurs nothing: under {MIN_BLUR_PX:g} px across "
                     "a circle of confusion leaves every pixel as it is (a pixel's disk is "
@@ -164,7 +163,8 @@ def check_blades(what: str, value: object) -> int:
     whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
     if not (whole and (value == 0 or 3 <= value <= 64)):  # (was: 5.0 "must be ... between
         kind = "" if whole else "a whole number, "  # 3 and 64", which it is, said alone)
-        raise _bad(value)(f"{what}={_said(value)} must be {kind}0 (round) or between 3 and 64")
+        raise about(_bad(value), what, value, f" must be {kind}0 (round) or between 3 and 64",
+                    head=f"{what}={_said(value)}")
     return int(value)
 
 
@@ -267,4 +267,5 @@ def _said(value: object) -> str:
 
 def _positive(name: str, value: object) -> None:
     if not (_real(value) and math.isfinite(value) and value > 0):
-        raise _bad(value)(f"{name}={_said(value)} must be a finite number > 0")
+        raise about(_bad(value), name, value, " must be a finite number > 0",
+                    head=f"{name}={_said(value)}")

@@ -326,7 +326,7 @@ def test_a_fx_job_takes_aperture_blades(folder):
     fx = next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx")
     assert fx.fx_settings().lens == hf.Lens(2.0, 1.4, aperture_blades=7)
     (folder / "jobs.toml").write_text(text.replace("aperture-blades = 7", "aperture-blades = 2"))
-    with pytest.raises(hf.InputError, match=r"jobs\.toml: job 'smooth': aperture-blades=2 must "
+    with pytest.raises(hf.InputError, match=r"jobs\.toml: job 'smooth': aperture-blades = 2 must "
                                             r"be 0 \(round\) or between 3 and 64$"):
         load_jobs(folder / "jobs.toml", {})  # before anything runs
 

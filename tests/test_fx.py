@@ -423,16 +423,16 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
      r"depth .*empty.npy has 0 frames, the footage 40: one depth frame per frame is needed"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "0.01", "--f-stop", "2"],
      r"--focus-distance 0.01 must be a distance in metres greater than the focal "
-     r"length \(0.05 m for --focal-length-mm 50\), or inf"),
+     r"length \(0.05 m, a 50 mm lens\), or inf"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "0"],
-     r"--f-stop 0.0 must be a finite number > 0"),
+     r"--f-stop 0 must be a finite number > 0"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
       "--depth-scale", "inf"], r"--depth-scale inf: must be a finite number > 0"),
     (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video: "),
     (["{scene}", "--motion-blur", "2"], r"cannot read .*bar.frag as video \(a scene: "
      r"hfrender render\): "),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
-      "--aperture-blades", "2"], r"--aperture-blades=2 must be 0 \(round\) or between 3 and 64"),
+      "--aperture-blades", "2"], r"--aperture-blades 2 must be 0 \(round\) or between 3 and 64"),
     (["{clip}", "--motion-blur", "2", "--aperture-blades", "6"],
      r"--aperture-blades applies only with --depth DEPTH"),
 ])

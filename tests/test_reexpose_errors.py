@@ -30,11 +30,11 @@ def test_a_focus_nearer_than_the_lens_is_named_as_the_option(tmp_path, capsys):
     args = ["reexpose", str(store), "-o", str(out), "--f-stop", "2", "--focus-distance"]
     assert main([*args, "0.01"]) == 2
     assert capsys.readouterr().err == (  # (was: "focus_distance=0.01 must be a distance
-        "hfrender: error: --focus-distance 0.01: a distance in metres past the store's "
-        "focal length (0.05 m, a 50 mm lens), or inf\n")  # ...", a Python keyword)
+        "hfrender: error: --focus-distance 0.01 must be a distance in metres greater than "
+        "the focal length (0.05 m, a 50 mm lens), or inf\n")  # ...", a Python keyword)
     assert not out.exists()
-    with pytest.raises(hf.InputError, match=r"^focus_distance=0\.05: a distance in metres "
-                                            r"past the store's focal length \(0\.05 m"):
+    with pytest.raises(hf.InputError, match=r"^focus_distance=0\.05 must be a distance in "
+                                            r"metres greater than the focal length \(0\.05 m"):
         hf.SampleStore.open(store).expose(focus_distance=0.05, f_stop=2)  # (its keyword)
     assert main([*args, "0.06", "-q"]) == 0 and out.is_file()
 

@@ -319,7 +319,7 @@ def test_good_values_are_stored_as_floats():
     ("self.camera.f_stop = 2.8", "self.camera.focus_distance = 0.2 - 2.5 * t",
      r"^scene error in the camera at t=0\.0\d+ s \(output frame 2\): InputError: "
      r"camera.focus_distance=0\.0\d{1,6} must be a distance in metres greater than the focal "
-     r"length \(0\.05 m for focal_length_mm=50\), or inf \(\S*scene.py:12\)$"),
+     r"length \(0\.05 m, a 50 mm lens\), or inf \(\S*scene.py:12\)$"),
 ])
 def test_a_bad_value_in_a_script_names_its_line_t_and_frame(tmp_path, setup, update, message):
     path = write_scene(tmp_path, f"""

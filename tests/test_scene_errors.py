@@ -104,10 +104,10 @@ def test_a_camera_that_looks_at_its_own_position_names_both_and_the_look_at_line
 
 @pytest.mark.parametrize("focal, focus, said", [
     ("", "0.03", r"camera.focus_distance=0.03 must be a distance in metres greater than the "
-     r"focal length \(0.05 m for focal_length_mm=50\), or inf \(\S*scene\.py:9\)$"),
+     r"focal length \(0.05 m, a 50 mm lens\), or inf \(\S*scene\.py:9\)$"),
     ("self.camera.focal_length_mm = 200", "0.15",  # the focus first, then a longer lens
      r"camera.focus_distance=0.15 must be a distance in metres greater than the focal length "
-     r"\(0.2 m for focal_length_mm=200\), or inf \(\S*scene\.py:9\)$"),
+     r"\(0.2 m, a 200 mm lens\), or inf \(\S*scene\.py:9\)$"),
 ])
 def test_a_focus_within_the_focal_length_names_the_line_that_set_it(tmp_path, capsys, focal,
                                                                     focus, said):

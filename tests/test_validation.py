@@ -52,9 +52,9 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
     (D, {"f_stop": -2.0}, ValueError, r"f_stop=-2.0 must be a finite number > 0"),
     (D, {"focus_distance": 0.05}, ValueError,
      r"focus_distance=0.05 must be a distance in metres greater than the focal "
-     r"length \(0.05 m for focal_length_mm=50\), or inf"),
+     r"length \(0.05 m, a 50 mm lens\), or inf"),
     (D, {"focus_distance": 0.2, "focal_length_mm": 300}, ValueError,
-     r"focus_distance=0.2 .* \(0.3 m for focal_length_mm=300\)"),
+     r"focus_distance=0.2 .* \(0.3 m, a 300 mm lens\)"),
     # 0 blurs nothing, as 1.5 does: the same line, naming the least that blurs (it said
     # "must be a finite number > 0", which 1 is)
     (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 blurs nothing: .* give at least 2, or "),

@@ -21,6 +21,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
+from hfrender.cli.options import flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.errors import HFRenderError
@@ -140,19 +141,28 @@ def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
     return depth_lens(vars(args), lambda k: "--" + k.replace("_", "-"))
 
 
-def cmd_fx(args: argparse.Namespace) -> int:
-    from hfrender.engine.fx import FxJob, FxSettings
+@flags_as_given
+def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
+    """fx's settings of its flags, a bad value named as typed (``--f-stop 0``; was the
+    setting's, ``--f-stop 0.0``, ``--aperture-blades=2``)."""
+    from hfrender.engine.fx import FxSettings
 
     lens = _lens(args)
     if lens is None and args.motion_blur is None:
         raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
-    settings = FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
-                          args.weights, not args.gamma_space, args.depth,
-                          _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
-                          auto_or_int("workers", _or(args.workers, "auto")), args.resume,
-                          _or(args.dof_method, "fast"),
-                          args.crf, args.preset, args.bitrate, args.pix_fmt,
-                          bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize)
+    return FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
+                      args.weights, not args.gamma_space, args.depth,
+                      _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
+                      auto_or_int("workers", _or(args.workers, "auto")), args.resume,
+                      _or(args.dof_method, "fast"),
+                      args.crf, args.preset, args.bitrate, args.pix_fmt,
+                      bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize)
+
+
+def cmd_fx(args: argparse.Namespace) -> int:
+    from hfrender.engine.fx import FxJob
+
+    settings = _settings(args)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
     progress, finish = progress_bar(args.quiet, "fx")

@@ -21,6 +21,7 @@ from hfrender.cli.common import (
     sigterm_interrupts,
 )
 from hfrender.cli.habits import shutter_in_frames
+from hfrender.cli.options import flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import FUSION_PROCESS, RenderConfig
 from hfrender.errors import HFRenderError, first_line
@@ -74,6 +75,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
 
 def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.deep_output import render_dtype
+    from hfrender.engine.exposure import check_exposure
     from hfrender.engine.reexpose import Exposure, SampleStore
     from hfrender.engine.render_output import RenderOutput
     from hfrender.io.outputs import check_partial_free, check_writable
@@ -98,6 +100,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
                     "stops at white", args.store)
     exposure = Exposure(args.shutter, args.shutter_position, args.shutter_curve,
                         args.focus_distance, args.f_stop)
+    flags_as_given(lambda _: check_exposure(s, exposure))(args)  # (was: --f-stop 0.0)
     if args.shutter is not None:
         shutter_in_frames(args.shutter)
     check_output(config.output, config.size, config.codec, alpha=config.transparent,

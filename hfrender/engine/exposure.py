@@ -17,7 +17,7 @@ from numbers import Real
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, about
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import MIN_BLUR_PX, Lens
@@ -103,22 +103,31 @@ def _weights(t: np.ndarray, lo: np.ndarray, hi: np.ndarray, a: float, b: float,
     return w / w.sum()
 
 
+def check_exposure(s: dict, e: Exposure) -> None:
+    """The refusals of :func:`plan_exposure` that ``e``'s values (and the settings ``s`` of
+    the store) make alone, said before any work; a bad value is an :func:`about` error of
+    its setting (``f_stop``), which the command names as typed (``--f-stop 0``)."""
+    _check_exposure(s, e)
+    _lens(s, e)
+
+
 def _check_exposure(s: dict, e: Exposure) -> None:
     number = isinstance(e.shutter, Real) and not isinstance(e.shutter, bool)
     if e.shutter is not None and not (number and math.isfinite(e.shutter) and e.shutter > 0):
-        raise (InputError if number else InputTypeError)(
-            f"--shutter {e.shutter!r}: an angle in degrees > 0, at most the "
-            f"{s['shutter']:g} the store holds")
-    for option, value, inf in (("--focus-distance", e.focus_distance, True),
-                               ("--f-stop", e.f_stop, False)):  # focused at infinity: inf
+        raise about(InputError if number else InputTypeError, "shutter", e.shutter,
+                    f": an angle in degrees > 0, at most the {s['shutter']:g} the store holds",
+                    head=f"--shutter {e.shutter!r}")
+    for key, value, inf in (("focus_distance", e.focus_distance, True),
+                            ("f_stop", e.f_stop, False)):  # focused at infinity: inf
         if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
                                       and (math.isfinite(value) or inf) and value > 0):
-            raise InputError(f"{option} {value!r}: " + ("a distance > 0 in metres, or inf"
-                             if inf else "a finite number > 0"))  # (f_stop=0.0 ...)
+            raise about(InputError, key, value, ": " + ("a distance > 0 in metres, or inf"
+                        if inf else "a finite number > 0"),
+                        head=f"--{key.replace('_', '-')} {value!r}")
     if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
-        raise InputError(f"--shutter {e.shutter:.10g}: the store holds sub-frames over "
-                         f"{s['shutter']:g} degrees only; expose at most that (render with "
-                         "a wider shutter to choose wider ones later)")
+        raise about(InputError, "shutter", e.shutter, f": the store holds sub-frames over "
+                    f"{s['shutter']:g} degrees only; expose at most that (render with a wider "
+                    "shutter to choose wider ones later)", head=f"--shutter {e.shutter:.10g}")
     if e.position is not None and e.position not in POSITIONS:
         raise InputError(f"--shutter-position {e.position!r}: choose one of "
                          f"{', '.join(POSITIONS)}")
@@ -169,12 +178,9 @@ def _lens(s: dict, e: Exposure) -> Lens | None:
     elif focus is None or f_stop is None:
         raise InputError("the store's camera has no f-stop: give both --focus-distance and "
                          "--f-stop")
-    focal_mm = s.get("focal_length_mm", 50.0)
-    if e.focus_distance is not None and not e.focus_distance > focal_mm / 1000:
-        raise InputError(f"--focus-distance {e.focus_distance:g}: a distance in metres past "
-                         f"the store's focal length ({focal_mm / 1000:g} m, a {focal_mm:g} mm "
-                         "lens), or inf")  # (was: "focus_distance=0.001 must be ...")
-    return Lens(focus, f_stop, focal_mm, s.get("width_mm", 36.0),
+    # a focus within the focal length: the Lens's error of focus_distance, which the command
+    # names as typed (--focus-distance 0.01)
+    return Lens(focus, f_stop, s.get("focal_length_mm", 50.0), s.get("width_mm", 36.0),
                 lens.get("max_coc_px"), lens.get("aperture_blades", 0))
 
 

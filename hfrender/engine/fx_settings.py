@@ -13,7 +13,7 @@ import numpy as np
 
 from hfrender.backends import CHOICES
 from hfrender.config import MAX_FPS, MIN_FPS, ConfigError
-from hfrender.errors import InputError
+from hfrender.errors import about
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.optics import Lens, check_blades
@@ -56,16 +56,12 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     if missing:
         raise ConfigError(f"{name('depth')} needs {' and '.join(missing)}")
     given = {k: o.get(k) for k in LENS_OPTIONS if o.get(k) is not None}
-    blades = check_blades(name("aperture_blades"), given.pop("aperture_blades", 0))
-    try:
-        return Lens(**{"focal_length_mm": 50.0, "sensor_width_mm": 36.0, **given,
-                       "focus_distance": math.inf if focus is None else focus,
-                       "aperture_blades": blades})
-    except InputError as exc:  # the library's names (focus_distance=2) as the caller's
-        said = str(exc)
-        for k in LENS_OPTIONS:
-            said = said.replace(f"{k}=", f"{name(k)} ")
-        raise InputError(said) from None
+    # a bad value is the library's (f_stop=0.0), named as given by the caller's
+    # errors.as_given: the flag as typed (--f-stop 0), the file's key (f-stop = 0)
+    blades = check_blades("aperture_blades", given.pop("aperture_blades", 0))
+    return Lens(**{"focal_length_mm": 50.0, "sensor_width_mm": 36.0, **given,
+                   "focus_distance": math.inf if focus is None else focus,
+                   "aperture_blades": blades})
 
 
 @dataclass(frozen=True)
@@ -114,7 +110,8 @@ class FxSettings:
         if self.weights not in CURVES:
             raise ConfigError(f"--weights {self.weights!r}: choose one of {', '.join(CURVES)}")
         if not _positive(self.depth_scale):
-            raise ConfigError(f"--depth-scale {self.depth_scale}: must be a finite number > 0")
+            raise about(ConfigError, "depth_scale", self.depth_scale, ": must be a finite "
+                        "number > 0", head=f"--depth-scale {self.depth_scale}")
         if self.input_fps is not None and not (_positive(self.input_fps) and MIN_FPS
                                                <= self.input_fps / self.stride <= MAX_FPS):
             fps = (f"{self.input_fps:g}" if isinstance(self.input_fps, numbers.Real)
