@@ -27,7 +27,7 @@ from hfrender.cli.common import (
     system_refused,
 )
 from hfrender.cli.habits import shutter_in_frames
-from hfrender.cli.options import flags_as_given
+from hfrender.cli.options import check_output_name, flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import (
     PRESETS,
@@ -111,13 +111,12 @@ def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:
     given = [f for f, v in (("--dof-method", args.dof_method), ("--max-coc-px",
                                                                 args.max_coc_px)) if v is not None
              and not (f == "--max-coc-px" and config.keep_samples)]
-    dof = config.dof
-    if given and dof != "depth":
+    if given and config.dof != "depth":
         one = len(given) == 1
         raise ConfigError(f"{' and '.join(given)} {'applies' if one else 'apply'} only with "
                           f"--dof depth (the depth of field from each sub-frame's depth); "
-                          f"--dof is {dof}: give --dof depth, or leave {'it' if one else 'them'}"
-                          " out")
+                          f"--dof is {config.dof}: give --dof depth, or leave "
+                          f"{'it' if one else 'them'} out")
 
 
 def samples_said(config: RenderConfig, stats: Any) -> str:
@@ -177,6 +176,7 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 def cmd_render(args: argparse.Namespace) -> int:
     from hfrender.io.output_lock import output_lock
 
+    check_output_name(args.output or "")  # (was: -o out.mp4/ wrote out.mp4)
     config = _config_from(args)
     check_scene_path(args.file)
     check_encoder(config.output, config.codec, config.size, config.fps,

@@ -21,7 +21,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
-from hfrender.cli.options import flags_as_given
+from hfrender.cli.options import check_output_name, flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.errors import HFRenderError
@@ -162,6 +162,7 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
 def cmd_fx(args: argparse.Namespace) -> int:
     from hfrender.engine.fx import FxJob
 
+    check_output_name(args.output)  # (was: -o out.mp4/ wrote out.mp4)
     settings = _settings(args)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))

@@ -21,7 +21,7 @@ from hfrender.cli.common import (
     sigterm_interrupts,
 )
 from hfrender.cli.habits import shutter_in_frames
-from hfrender.cli.options import flags_as_given
+from hfrender.cli.options import check_output_name, flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import FUSION_PROCESS, RenderConfig
 from hfrender.errors import HFRenderError, first_line
@@ -85,6 +85,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
 
     workers = auto_or_int("workers", args.workers)  # (was: auto refused, named in errors)
     args.workers = 2 if workers == "auto" else workers
+    check_output_name(args.output)  # (was: -o out.mp4/ wrote out.mp4)
     store = SampleStore.open(args.store)
     check_not_inside(args.store, args.output)
     s = store.settings

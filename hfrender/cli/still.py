@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from hfrender.cli.common import (
     output_name,
     output_notes,
 )
+from hfrender.cli.options import check_output_name
 from hfrender.config import MAX_FRAMES, ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import is_sequence
@@ -42,13 +42,11 @@ def cmd_still(args: argparse.Namespace) -> int:
     from hfrender.engine.render import RenderJob
     from hfrender.io.writers import MemoryWriter
 
-    slash = args.output.endswith(("/", os.sep))  # a folder's name (was: b.png/ wrote b.png)
-    if slash or (Path(args.output).suffix.lower() not in (".png", ".exr")
-                 and _folder(args.output)):
-        # (was: "a still is written as PNG ...", a trial; b.png/: said as a folder below)
-        where = "a folder's name (it ends in /)" if slash else "a folder is there"
-        raise ConfigError(f"-o {args.output}: {where}; name the picture (-o "
-                          f"{Path(args.output) / 'still.png'})")
+    instead = f"the picture (-o {Path(args.output) / 'still.png'})"
+    check_output_name(args.output, instead)  # (was: b.png/ wrote b.png)
+    if Path(args.output).suffix.lower() not in (".png", ".exr") and _folder(args.output):
+        # (was: "a still is written as PNG ...", a trial)
+        raise ConfigError(f"-o {args.output}: a folder is there; name {instead}")
     if Path(args.output).suffix.lower() not in (".png", ".exr"):
         raise ConfigError(f"-o {args.output}: a still is written as PNG (8 or 16 bits: "
                           "--bit-depth) or EXR (linear light)")
