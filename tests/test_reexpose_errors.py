@@ -68,3 +68,28 @@ def test_a_renders_option_is_told_the_store_fixes_it(tmp_path, capsys, words):
         f"{words[0].partition('=')[0]} is the render's: a re-exposure keeps the store's "
         "frames, frame rate, size and sub-frames (render again with --keep-samples to change "
         "them; cut a part of the output with ffmpeg) (see hfrender reexpose --help)\n")
+
+
+@pytest.mark.parametrize("name", ["x.png", "x.exr"])
+def test_one_picture_is_told_a_sequence_of_every_frame(tmp_path, capsys, name):
+    """``-o x.png`` was told "(one picture: hfrender still)", which renders a scene, not a
+    store; reexpose has no --frames: it exposes each frame the store holds."""
+    store = write_store(tmp_path / "s.samples")
+    out = tmp_path / name
+    assert main(["reexpose", str(store), "-o", str(out), "-q"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (f"hfrender: error: -o {out}: unknown output type '{out.suffix}'; use .mp4, "
+                   ".mov, .mkv, .webm, .gif, .ts or a PNG or EXR pattern like frames/%05d.png "
+                   f"(each frame a picture: {tmp_path / ('x_%05d' + out.suffix)}; reexpose "
+                   "exposes every frame the store holds)")
+    assert not out.exists()
+
+
+def test_a_store_without_its_times_says_it_is_missing(tmp_path, capsys):
+    store = write_store(tmp_path / "s.samples")
+    (store / "times.npy").unlink()
+    assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4")]) == 2
+    assert capsys.readouterr().err == (  # (was: "times.npy unreadable ([Errno 2] No such
+        f"hfrender: error: {store}: times.npy (its sub-frames' times) missing; render it "
+        "again with --keep-samples\n")  # file or directory: ...)")
+    assert not (tmp_path / "o.mp4").exists()

@@ -106,7 +106,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
         shutter_in_frames(args.shutter)
     check_output(config.output, config.size, config.codec, alpha=config.transparent,
                  pix_fmt=config.pix_fmt, alpha_from=f"{args.store} (a --transparent render)",
-                 size_of="the store's")
+                 size_of="the store's",  # (was: "one picture: hfrender still", of scenes)
+                 every_frame="; reexpose exposes every frame the store holds")
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
     check_partial_free(config.output)

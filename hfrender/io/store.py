@@ -295,6 +295,9 @@ class SampleStore:
         check_manifest(p, meta)  # (was: a KeyError's traceback, for a key it lacks)
         try:
             times = np.load(p / "times.npy")
+        except FileNotFoundError:  # (was: "unreadable ([Errno 2] ...)")
+            raise StoreError(f"{p}: times.npy (its sub-frames' times) missing; render it again "
+                             "with --keep-samples") from None
         except (OSError, ValueError) as exc:
             raise StoreError(f"{p}: times.npy unreadable ({exc})") from None
         check_times(p, meta, times)

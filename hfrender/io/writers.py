@@ -75,14 +75,15 @@ def folder_output(path: str, what: str = "-o") -> str:
             "or move the folder away")
 
 
-def _unknown_type(path: str, suffix: str, exr: bool, footage: bool = False) -> str:
+def _unknown_type(path: str, suffix: str, exr: bool, each: str | None = None) -> str:
     field = re.search(r"%\d*[a-zA-Z]", Path(path).name)
     if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
         return (f"-o {path}: {field.group()} is no frame-number field; an image sequence "
                 f"is named with one such as %05d (frames/%05d{suffix})")
-    each = Path(path).with_name(f"{Path(path).stem}_%05d{suffix}")  # (still renders scenes,
-    one = "" if suffix not in (".png", ".exr") else (  # not footage)
-        f" (each frame a picture: {each})" if footage else " (one picture: hfrender still)")
+    frames = Path(path).with_name(f"{Path(path).stem}_%05d{suffix}")  # (still renders
+    one = "" if suffix not in (".png", ".exr") else (  # scenes, not footage nor stores)
+        " (one picture: hfrender still)" if each is None else
+        f" (each frame a picture: {frames}{each})")
     images = "a PNG or EXR pattern" if exr else "a PNG pattern"
     return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
             f"{', '.join(VIDEO_SUFFIXES)} or {images} like frames/%05d.png{one}")
@@ -109,7 +110,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
                  alpha_from: str = "--transparent",
                  pix_fmt: str | None = None, float_in: bool = False,
-                 size_of: str | None = None) -> str:
+                 size_of: str | None = None, every_frame: str | None = None) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
 
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
@@ -119,7 +120,8 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     when writing starts: :func:`hfrender.io.outputs.make_folder`). ``pix_fmt``: the
     output's (--pix-fmt; None: the encoder's default), which decides what an odd size may be.
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps.
-    ``size_of``: whose size it is where the command cannot change it (``the store's``)."""
+    ``size_of``: whose size it is where the command cannot change it (``the store's``);
+    ``every_frame``: said of one PNG after "each frame a picture" (reexpose's store's)."""
     from hfrender.io.encoding import chosen_encoder, chroma_steps
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha, output_format
 
@@ -130,7 +132,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         if Path(path).is_dir():
             raise WriterError(folder_output(path))
         raise WriterError(_unknown_type(path, suffix, not for_footage or float_in,
-                                        for_footage))
+                                        "" if for_footage else every_frame))
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if chosen not in ffmpeg_encoders():  # first (a misspelt one was said to keep no alpha)
         near = nearest(chosen, sorted(ffmpeg_encoders("V")))
