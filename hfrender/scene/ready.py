@@ -24,6 +24,8 @@ import io
 import logging
 import math
 import time
+import warnings
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import shown
+from hfrender.logs import filtered
 from hfrender.scene import Scene, ShaderScene, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
@@ -113,9 +116,9 @@ def first_look(scene: Scene, frame: int, fps: float,
 
 
 def _set_up_again(scene: Scene) -> Scene | None:
-    """The scene's file loaded and set up again, its prints kept quiet: as each chunk of a
-    render (a process of its own; on Ray, a machine's), a still and ``--resume`` do. None
-    where it has no file (made by a script), where its setup() took longer than
+    """The scene's file loaded and set up again, saying nothing (:func:`_quiet`): as each
+    chunk of a render (a process of its own; on Ray, a machine's), a still and ``--resume``
+    do. None where it has no file (made by a script), where its setup() took longer than
     :data:`SLOW_SETUP_S` (a start that much slower), or fails (a hint only)."""
     path = scene.source_path
     if path is None or Path(path).suffix.lower() != ".py" or \
@@ -123,12 +126,27 @@ def _set_up_again(scene: Scene) -> Scene | None:
         return None
     given = scene.duration if getattr(scene, "_duration_given", False) else None
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with _quiet():
             twin = load_scene(path, type(scene).__name__, given)
             set_up(twin, given)
     except Exception:  # noqa: BLE001 - the scene's own first setup() succeeded: no look
         return None
     return twin
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Nothing said while it lasts: prints to stdout and stderr, warnings, log records (a
+    second setup()'s: said by the first already; were said twice, stdout's aside)."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(), filtered(lambda: _Silent()):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class _Silent(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
 
 
 def _own_state(scene: Scene) -> dict[str, Any]:
