@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import math
+import shlex
 from collections.abc import Callable
 
 
@@ -134,6 +135,12 @@ def as_given(exc: BaseException, subject: Callable[[str], str | None]) -> BaseEx
     if said is None:
         return exc
     return about(type(exc), key, None, exc.rest, head=said)  # type: ignore[attr-defined]
+
+
+def as_typed(flag: str, text: str) -> str:
+    """``flag`` and its value as a shell takes it: quoted where empty or holding a space
+    (``--codec ''``, ``--samples 'a b'``; were ``--codec  must be``, the value unseen)."""
+    return f"{flag} {shlex.quote(text)}"
 
 
 def toml_said(value: object) -> str:

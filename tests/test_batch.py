@@ -990,6 +990,14 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     assert capsys.readouterr().err.splitlines()[0] == ("hfrender: error: on the command line, "
                                                        "for job 'bar': --fps 0 must be a finite "
                                                        "number >= 0.001 and <= 1000")
+    assert main(["batch", str(folder / "jobs.toml"), "--codec", ""]) == 2  # (was "--codec  must")
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "hfrender: error: on the command line, for job 'bar': --codec '' must be an ffmpeg "
+        "encoder's name, such as libx264")
+    assert main(["batch", str(folder / "jobs.toml"), "--size", "1 x"]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "hfrender: error: on the command line, for job 'bar': --size '1 x' must be "
+        "WIDTHxHEIGHT, e.g. 640x360")
     assert main(["batch", str(folder / "jobs.toml"), "--size", "33x8"]) == 2  # "size 33x8: "
     assert capsys.readouterr().err.startswith(
         "hfrender: error: --size (on the command line), for job 'bar': size 33x8: libx264 ")

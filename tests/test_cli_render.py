@@ -161,6 +161,12 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r"16:4 must be MIN:MAX with 1 <= MIN <= MAX <= 4096$"),
     (["render", BAR, "--seed=-1"], r"error: --seed -1 must be an integer from 0 to "
      r"9223372036854775807$"),
+    # a value that is empty or holds a space quoted as a shell takes it (was "--codec  must
+    # be ...", the value unseen; "--samples a b must be ...")
+    (["render", BAR, "--codec", ""], r"error: --codec '' must be an ffmpeg encoder's name, "
+     r"such as libx264$"),
+    (["render", BAR, "--samples", "a b"], r"error: --samples 'a b' must be an integer from 1 "
+     r"to 4096 or 'auto'$"),
     # was: "... give --samples 1", to a user who had (the shutter is what to leave)
     (["render", BAR, "--shutter", "0", "--samples", "1"], r"--shutter 0: for no motion blur "
      r"\(an instant shutter\) leave the shutter as it is and give --samples 1 \(one "

@@ -22,7 +22,7 @@ from hfrender.cli.common import (
 from hfrender.cli.progress import progress_bar, span, time_of_day
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
-from hfrender.errors import as_given, nearest
+from hfrender.errors import as_given, as_typed, nearest
 from hfrender.io.segments import segments_kept
 from hfrender.io.sequence_names import home_path
 from hfrender.logs import JobNamed, filtered
@@ -78,7 +78,8 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             found[key] = parse_fps(value) if key == "fps" and value else \
                 _parse(name, value, want)
         except ConfigError as exc:  # named as typed, --fps 1/0 (was: fps='1/0')
-            raise as_given(exc, f"--{name} {value}".format) from None
+            said = as_typed(f"--{name}", value or "")
+            raise as_given(exc, lambda _, said=said: said) from None
     return own, found
 
 

@@ -25,7 +25,7 @@ from hfrender.config import (
     SCHEDULES,
     ConfigError,
 )
-from hfrender.errors import InputError, as_given
+from hfrender.errors import InputError, as_given, as_typed
 from hfrender.io.sequence_names import is_sequence
 from hfrender.render.contexts import CONTEXTS
 from hfrender.sampler import POSITIONS
@@ -41,9 +41,9 @@ def flag_said(words: Sequence[str] | None, key: str) -> str | None:
     flag, said = "--" + key.replace("_", "-"), None
     for i, word in enumerate(words or ()):
         if word == flag and i + 1 < len(words or ()):
-            said = f"{flag} {words[i + 1]}"  # type: ignore[index]
+            said = as_typed(flag, words[i + 1])  # type: ignore[index]
         elif word.startswith(flag + "="):
-            said = f"{flag} {word[len(flag) + 1:]}"
+            said = as_typed(flag, word[len(flag) + 1:])
     return said
 
 

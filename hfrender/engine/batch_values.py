@@ -10,7 +10,7 @@ from typing import Any
 
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import option_name, spelt
-from hfrender.errors import InputError, as_given, toml_said
+from hfrender.errors import InputError, as_given, as_typed, toml_said
 
 
 def typed(where: str, key: str, value: Any, want: Any) -> Any:
@@ -48,7 +48,7 @@ def job_said(tables: tuple[dict, ...], overrides: dict) -> Callable[[str], str |
     option after the jobs file (``--fps 0``)."""
     said = {option_name(raw): f"{raw} = {toml_said(value)}"
             for table in tables for raw, value in table.items()}
-    said.update({key: f"--{key.replace('_', '-')} {_typed_text(value)}"
+    said.update({key: as_typed(f"--{key.replace('_', '-')}", _typed_text(value))
                  for key, value in overrides.items()})
     return said.get
 
