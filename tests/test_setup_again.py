@@ -1,6 +1,7 @@
 """The second, quiet setup() of a scene's file (:func:`hfrender.scene.ready.first_look`,
 which compares it with the first): nothing it says reaches the user a second time."""
 
+import pytest
 from test_render import write_scene
 
 from hfrender.cli import main
@@ -33,3 +34,43 @@ def test_the_second_setup_says_nothing_on_stderr_nor_in_the_log(tmp_path, capsys
     assert [str(w.message) for w in recwarn if "SETUP" in str(w.message)] == ["SETUP warned"]
     assert [r.getMessage() for r in caplog.records if "SETUP" in r.getMessage()] == [
         "SETUP logged"]
+
+
+@pytest.mark.parametrize("setup, said", [
+    # a time kept by setup(), never drawn, was named for the random position drawn (a trial:
+    # "self.started was 1796578538.75, and 1796578538.77 in a second setup()")
+    ("self.started = time.time()\n"
+     "            self.ball.position = (random.random(), 0, 0)", "ball.position"),
+    # the camera was named whole, its repr cut ("self.camera was Camera(position=(0.33...")
+    ("self.camera.position = (random.random(), 1, 6)", "camera.position"),
+    # a value of the scene's own that update(t) draws from stays the one named
+    ("self.started = time.time()\n"
+     "            self.offset = random.random()", "self.offset"),
+])
+def test_the_value_named_is_one_that_makes_the_scenes_differ(tmp_path, caplog, setup, said):
+    """The warning of a second setup() that draws otherwise names the scene's own value
+    that makes the difference (one that, given to the second scene, draws the first's),
+    else what is drawn: not a value that differs but is not drawn from."""
+    scene = write_scene(tmp_path, f"""
+    import random
+    import time
+
+    class Scatter(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere(radius=0.2))
+            self.offset = 0.0
+            {setup}
+
+        def update(self, t):
+            if self.offset:  # (else: where setup() put it)
+                self.ball.position = (self.offset, 0, 0)
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18",
+                     "--samples", "1", "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if "setup() gives" in r.getMessage()]
+    assert len(told) == 1, told
+    assert told[0].startswith(f"scene.py: setup() gives another scene each time it runs: "
+                              f"{said} was "), told[0]

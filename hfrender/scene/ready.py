@@ -87,7 +87,7 @@ def first_look(scene: Scene, frame: int, fps: float,
         return
     _say_unadded(scene)
     twin = _set_up_again(scene)  # (before update(t) runs: what setup() alone gave)
-    own = None if twin is None else _difference_of(_own_state(scene), _own_state(twin))
+    own = [] if twin is None else _differences_of(_own_state(scene), _own_state(twin))
     duration = scene.duration if math.isfinite(scene.duration) else frame / fps
     end = max(0, math.ceil(duration * fps) - 1)  # the last frame
     far = end if frame * 2 <= end else 0  # the earlier first: a property set only past
@@ -151,26 +151,50 @@ class _Silent(logging.Filter):
 
 def _own_state(scene: Scene) -> dict[str, Any]:
     """The scene's own values that compare by value (``self.offsets``; not a generator or
-    an object, equal only to itself), as they are compared (large arrays by a digest)."""
+    an object, equal only to itself), as they are compared (large arrays by a digest); not
+    those :func:`drawn_state` names field by field (its camera: was named whole, its repr
+    cut)."""
     def by_value(v: Any, depth: int = 0) -> bool:
         if isinstance(v, (list, tuple, dict)):
             items = v.values() if isinstance(v, dict) else v
             return depth < 3 and all(by_value(x, depth + 1) for x in islice(items, SMALL))
         return type(v).__eq__ is not object.__eq__
+    drawn = {"camera", "objects", *SCENE_STATE}
     return {f"self.{k}": _kept(v) for k, v in vars(scene).items()
-            if not k.startswith("_") and by_value(v)}
+            if not k.startswith("_") and k not in drawn and by_value(v)}
 
 
-def _difference_of(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, Any, Any] | None:
-    """The first (name, a's value, b's value) of a name both have that differs."""
-    return next(((k, v, b[k]) for k, v in a.items() if k in b and not _same(v, b[k])), None)
+def _differences_of(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(name, a's value, b's value) of each name both have that differs."""
+    return [(k, v, b[k]) for k, v in a.items() if k in b and not _same(v, b[k])]
 
 
-def _say_set_up_apart(scene: Scene, twin: Scene, own: tuple[str, Any, Any] | None,
+def _cause(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]], t0: float,
+           frame: int) -> tuple[str, Any, Any] | None:
+    """The first of ``own`` (the scene's own values that setup() gave apart) that, given to
+    ``twin``, makes it draw what ``scene`` draws at ``t0``: the value its frames differ by
+    (was: the first that differs, drawn from or not: a time kept, ``self.started``)."""
+    for name, a, b in own[:LOOKS]:
+        key = name.removeprefix("self.")
+        kept = vars(twin)[key]
+        try:
+            object.__setattr__(twin, key, copy.deepcopy(vars(scene)[key]))
+            call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
+            if _difference(drawn_state(scene), drawn_state(twin)) is None:
+                return name, a, b
+        except Exception:  # noqa: BLE001 - not copied, or update fails so: not this one
+            pass
+        finally:
+            object.__setattr__(twin, key, kept)
+    return None
+
+
+def _say_set_up_apart(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]],
                       frame: int, fps: float) -> None:
     """A warning where ``twin`` (set up again) draws other than ``scene`` at frame
     ``frame``'s time (random numbers drawn unseeded in setup()), naming the scene's own
-    value that setup() gave apart (``own``), else what is drawn."""
+    value that setup() gave apart that makes it (of ``own``: :func:`_cause`), else what is
+    drawn."""
     t0 = frame / fps
     try:
         call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
@@ -179,7 +203,7 @@ def _say_set_up_apart(scene: Scene, twin: Scene, own: tuple[str, Any, Any] | Non
     drawn = _difference(drawn_state(scene), drawn_state(twin))
     if drawn is None:
         return
-    what, a, b = own or drawn
+    what, a, b = _cause(scene, twin, own, t0, frame) or drawn
     log.warning("%s: setup() gives another scene each time it runs: %s was %s, and %s in a "
                 "second setup(); each chunk of a render (a process of its own; on Ray, a "
                 "machine's), a still and --resume run setup() afresh, so their frames will "
