@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -246,10 +247,13 @@ def _first_video(head: str
             r"^\s*alpha_mode\s*:\s*1\s*$", "\n".join(block), re.M | re.I) is not None  # own
         # "[SAR 4:3 DAR 16:9]" is the codec's; a container's own follows it, unbracketed,
         # and players use that one
-        sar = re.findall(r"SAR ([1-9]\d*):([1-9]\d*) ", line)
+        # and players use that one; reduced (a GIF's 64:64 is square: was warned of as
+        sar = re.findall(r"SAR ([1-9]\d*):([1-9]\d*) ", line)  # squeezed, a trial)
+        aspect = Fraction(int(sar[-1][0]), int(sar[-1][1])) if sar else Fraction(1)
         return (rate.get("fps") or rate["tbr"], (int(size.group(1)), int(size.group(2))),
                 fields[1] if len(fields) > 1 else "", float(turn.group(1)) if turn else 0.0,
-                vp9_alpha, ":".join(sar[-1]) if sar else "1:1", fields[0].split(" ")[0])
+                vp9_alpha, f"{aspect.numerator}:{aspect.denominator}",
+                fields[0].split(" ")[0])
     return None
 
 
