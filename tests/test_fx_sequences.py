@@ -224,7 +224,10 @@ def test_a_folder_is_read_as_its_one_sequences_pattern(tmp_path, rng, capsys):
     (folder / "f.1003.png").unlink()
     assert main(["fx", str(folder), "-o", str(tmp_path / "g.mp4"), "--motion-blur", "2"]) == 2
     assert capsys.readouterr().err == (f"hfrender: error: {folder / 'f.%04d.png'}: frame 1003 "
-                                       "is missing (the sequence jumps from 1002 to 1004)\n")
+                                       "is missing (the sequence jumps from 1002 to 1004); "
+                                       "a sequence is read only unbroken: put the missing "
+                                       "frames back (or copies of frame 1002 in their "
+                                       "place)\n")
     write_seq(folder, frames[2:3], "f.%04d.png", 1003)
     import imageio.v3 as iio
 

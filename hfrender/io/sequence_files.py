@@ -34,8 +34,10 @@ def sequence_files(path: str) -> list[Path] | None:
         _moving(path)
         for (a, _), (b, _) in zip(found, found[1:], strict=False):
             if b != a + 1:
-                raise FootageError(f"{path}: frame {a + 1} is missing (the sequence jumps "
-                                   f"from {a} to {b})")
+                raise FootageError(  # (was: no more, a footage trial)
+                    f"{path}: frame {a + 1} is missing (the sequence jumps from {a} to {b}); "
+                    "a sequence is read only unbroken: put the missing frames back (or "
+                    f"copies of frame {a} in their place)")
         return [f for _, f in found] or None
     return None
 
