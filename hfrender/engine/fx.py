@@ -164,7 +164,8 @@ class FxJob:
         and its sound, which a GIF or an image sequence cannot hold (said too)."""
         if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
             sound_left_out(str(self.source), self.output, self.info)
-            picture_notes(str(self.source), self.output, self.info, self.s.stride)
+            picture_notes(str(self.source), self.output, self.info, self.s.stride,
+                          self.footage.pix_fmt == "yuv420p")
         self.alpha, self.alpha_note = None, None
         exr = self.footage.pix_fmt in FLOAT and self.output.lower().endswith(".exr")
         if self.footage.pix_fmt in ALPHA and not exr:  # an EXR keeps it premultiplied

@@ -363,16 +363,20 @@ def _colour_notes(source: str, info: Any) -> None:
                     WIDE_GAMUT[primaries])
 
 
-def picture_notes(source: str, output: str, info: Any, stride: int = 1) -> None:
+def picture_notes(source: str, output: str, info: Any, stride: int = 1,
+                  planes: bool = False) -> None:
     """Warnings for what fx changes in the picture: HDR footage (HLG, PQ) is read and
     written as SDR BT.709, so its colours come out wrong; pixels that are not square
     (anamorphic footage) become square in a GIF or an image sequence, squeezing it, and a
     variable frame rate evens out in a GIF. And for footage cut short (an unfinished
-    download): only its frames there are read."""
+    download): only its frames there are read. ``planes``: the 4:2:0 planes are blended as
+    stored (``--gamma-space``) and keep their colour tags, HDR's too: its colours are right
+    (was: said to come out wrong, as SDR, a footage trial)."""
     if info.cut_short:
         log.warning("%s is cut short (ffmpeg: %s; an unfinished download or copy?): the "
                     "%d frames it holds are used", source, info.cut_short, info.count)
-    _colour_notes(source, info)
+    if not planes:
+        _colour_notes(source, info)
     square = info.sar in ("1:1", "0:1", "")
     if info.times is not None and _frames_alone(output):  # (a sequence's: was unsaid, a
         log.warning("%s has a variable frame rate; %s %s its frames evenly spaced (at "  # trial)
