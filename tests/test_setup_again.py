@@ -74,3 +74,27 @@ def test_the_value_named_is_one_that_makes_the_scenes_differ(tmp_path, caplog, s
     assert len(told) == 1, told
     assert told[0].startswith(f"scene.py: setup() gives another scene each time it runs: "
                               f"{said} was "), told[0]
+
+
+@pytest.mark.parametrize("chunk", [False, True])
+def test_a_ray_chunk_sets_its_scene_up_once(tmp_path, chunk):
+    """A Ray chunk's job (told to stop by its gate: ``stop`` given) sets the scene up once:
+    its driver set it up twice and said what differs where it is seen (was: each chunk ran
+    setup() twice, up to 2 s more a chunk, its warning in a worker's log, a review)."""
+    from hfrender.config import RenderConfig
+    from hfrender.engine.render import RenderJob
+
+    count = tmp_path / "setups.txt"
+    scene = write_scene(tmp_path, f"""
+    class Counted(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            with open({str(count)!r}, "a") as out:
+                out.write("x")
+            self.ball = self.add(hf.Sphere(radius=0.2))
+    """)
+    stats = RenderJob(scene, RenderConfig(output=str(tmp_path / "o.mp4"), size=(32, 18),
+                                          samples=1, quiet=True),
+                      stop=(lambda: None) if chunk else None).prepare().run()
+    assert stats.frames_written == 6 and count.read_text() == ("x" if chunk else "xx")

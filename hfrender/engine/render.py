@@ -158,7 +158,8 @@ class RenderJob:
         scene, first, config = self.scene, self.first_frame, self.config
         if self.given_scene is None:  # set up by the job that loaded it
             set_up(scene, config.duration)
-            first_look(scene, first, config.fps, config.size, first + self.count - 1)
+            first_look(scene, first, config.fps, config.size, first + self.count - 1,
+                       again=self.stop is None)  # (a Ray chunk's: its driver set it up twice)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()

@@ -74,7 +74,8 @@ def set_up(scene: Scene, given: float | None = None) -> None:
 
 
 def first_look(scene: Scene, frame: int, fps: float,
-               size: tuple[int, int] | None = None, last: int | None = None) -> None:
+               size: tuple[int, int] | None = None, last: int | None = None,
+               again: bool = True) -> None:
     """``update(a)``, ``update(b)``, ``update(a)``: first at output frame ``frame``'s time
     and the animation's far end (its last frame, or its first from a later frame; the
     earlier of the two is ``a``: a property set only past some time and never set back, a
@@ -82,11 +83,12 @@ def first_look(scene: Scene, frame: int, fps: float,
     draws); a warning where the drawn state at ``a`` differs between the two looks, and
     for objects never added, and where a second ``setup()`` draws otherwise; with the picture's
     ``size``, for frames ``frame`` .. ``last`` with nothing in view, or coarse
-    (:mod:`.in_view`). A shader scene has no state to look at."""
+    (:mod:`.in_view`). A shader scene has no state to look at. ``again=False``: not the
+    second ``setup()`` (a Ray chunk's: its driver looked, and said it where it is seen)."""
     if isinstance(scene, ShaderScene):
         return
     _say_unadded(scene)
-    twin = _set_up_again(scene)  # (before update(t) runs: what setup() alone gave)
+    twin = _set_up_again(scene) if again else None  # (before update(t) runs: setup()'s)
     own = [] if twin is None else _differences_of(_own_state(scene), _own_state(twin))
     duration = scene.duration if math.isfinite(scene.duration) else frame / fps
     end = max(0, math.ceil(duration * fps) - 1)  # the last frame
