@@ -32,3 +32,35 @@ def test_a_full_disk_as_a_job_begins_is_its_one_line_not_a_bug(folder, monkeypat
     error = results["frames"]["error"]
     assert error.startswith("cannot write ") and error.endswith(f".manifest: {said}"), error
     assert "internal error" not in error and "Traceback" not in capsys.readouterr().err
+
+
+def test_a_full_disk_at_the_summary_names_it_after_the_table(folder, monkeypatch, capsys):
+    """The jobs filled the disk, and the summary could not be written: one line naming it,
+    under the table of what the jobs did, the earlier summary as it was (a trial: "cannot
+    write a file: No space left on device", no path, no table)."""
+    from pathlib import Path
+
+    from hfrender.cli import main
+
+    out = folder / "summary.json"
+    assert summary(folder)[0] == 0
+    before = out.read_bytes()
+    write_text = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.name.startswith(".summary.json."):
+            self.touch()  # (as a full disk leaves it: made, empty)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    capsys.readouterr()
+    assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out)]) == 1
+    said = capsys.readouterr()
+    assert said.err.splitlines()[-1] == (
+        f"hfrender: error: --summary {out}: cannot write it: No space left on device (the "
+        "jobs' outputs are kept; the file there is left as it was)")
+    assert [line.split()[:2] for line in said.out.splitlines()[1:]] == [
+        ["bar", "up-to-date"], ["smooth", "up-to-date"], ["frames", "up-to-date"]]
+    assert out.read_bytes() == before
+    assert not list(folder.glob(".summary.json.*"))

@@ -178,28 +178,37 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
             # the signal that came (Ray's wait turns a SIGTERM into a plain KeyboardInterrupt:
             code = interrupted_code(stop_asked()() if stop_asked() else exc)  # was 130, a review)
     results = unfinished(jobs, finished, started, running)
-    if own.get("summary"):
-        _write_summary(Path(own["summary"]), summary_json(results) + "\n")
-    if not code:  # every job ran and the summary is written: a Ctrl-C now changes nothing
-        complete()
+    unsaved = own.get("summary") and _write_summary(Path(own["summary"]),
+                                                    summary_json(results) + "\n")
+    if not code and not unsaved:  # every job ran, the summary written: a Ctrl-C now
+        complete()  # changes nothing
     if not quiet:
         print(table(results), flush=True)  # (before the lines under it, on stderr)
         print("\n".join(totals(results, time.perf_counter() - t0)), file=sys.stderr)
-    if code:
-        return code
+    if unsaved:  # (after the table: what the jobs did is said all the same)
+        print(f"hfrender: error: {unsaved}", file=sys.stderr)
+    if code or unsaved:
+        return code or 1
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
-def _write_summary(path: Path, text: str) -> None:
+def _write_summary(path: Path, text: str) -> str | None:
     """``text`` at ``path`` whole or not at all (a full disk or a kill midway left half a
-    summary under its name: an earlier one lost, and the next run refused it as not one)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    summary under its name: an earlier one lost, and the next run refused it as not one).
+    One that cannot be written (a disk filled by the jobs): its one line, for after the
+    table (was: "cannot write a file: No space left on device", no path, and no table of
+    the jobs that ran, a trial); else None."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        return (f"--summary {path}: cannot write it: {exc.strerror or exc} (the jobs' "
+                "outputs are kept; the file there is left as it was)")
     finally:
         tmp.unlink(missing_ok=True)
+    return None
 
 
 def _input_failed(job: Any, before: list, finished: dict) -> Any:
