@@ -97,3 +97,21 @@ def full_list(monkeypatch):
         return real(self, data, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", write_text)
+
+
+@pytest.mark.usefixtures("gl_context", "full_list")
+def test_a_render_whose_join_list_finds_the_disk_full_names_it(tmp_path, capsys,
+                                                                monkeypatch):
+    """A full disk as the segments are joined: the list's file named, and --resume joins
+    them once there is room (a trial: "cannot write a file: No space left on device")."""
+    out = tmp_path / "shot.mp4"
+    assert main(["render", BAR, "-o", str(out), *SMALL]) == 1
+    listing = tmp_path / ".shot.mp4.hfrender" / "join.txt"
+    assert capsys.readouterr().err.strip() == (
+        f"hfrender: error: cannot write {listing}: No space left on device; the 6 frames in "
+        "whole segments are kept: once that is mended, the same command with --resume goes "
+        "on from them")
+    assert not out.exists()
+    monkeypatch.undo()  # room again
+    assert main(["render", BAR, "-o", str(out), *SMALL, "--resume"]) == 0
+    assert out.is_file() and not listing.parent.exists()

@@ -31,7 +31,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
                        audio_from, str(listing.name), timecode=timecode, codec=codec)
     try:  # (the list too: a full disk left an empty one among the segments, a trial)
         # names relative to the list (all segments sit beside it): no quoting of the path
-        listing.write_text("".join(f"file '{f.name}'\n" for f in files))
+        _write_list(listing, files)
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     except BaseException:  # a Ctrl-C: no half-joined file is left
         tmp.unlink(missing_ok=True)
@@ -48,3 +48,13 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     sync_file(tmp)  # its data on the disk before it takes the output's name (io/durable.py)
     os.replace(tmp, final)
     sync_folder(final.parent)
+
+
+def _write_list(listing: Path, files: list[Path]) -> None:
+    """The concat demuxer's list of ``files``; a full disk names it (was: "cannot write a
+    file: No space left on device", which file unsaid, a trial)."""
+    try:
+        listing.write_text("".join(f"file '{f.name}'\n" for f in files))
+    except OSError as exc:
+        exc.filename = exc.filename or str(listing)
+        raise
