@@ -318,20 +318,26 @@ def check_writable(output: str, what: str = "-o") -> None:
         why = (f"it is a link to {os.readlink(folder)}, which does not exist"
                if folder.is_symlink() and not folder.exists() else "it is a file")
         raise WriterError(f"{what} {output}: cannot make folder {folder}: {why}")
-    folder = Path(temporary(output)).parent  # where it is written (through links)
-    while not folder.exists() and folder != folder.parent:  # made when writing starts
+    if refused := cannot_make(Path(temporary(output)).parent):  # (through links)
+        raise WriterError(f"{what} {output}: cannot write in {refused}")
+
+
+def cannot_make(folder: Path) -> str | None:
+    """``FOLDER: why`` no file can be made in ``folder`` (or the nearest folder above it
+    that is there), a file made and removed to see; None where one can."""
+    while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     try:
         fd, probe = tempfile.mkstemp(prefix=".hfrender-probe-", dir=folder)
     except OSError as exc:
-        reason = {errno.EROFS: "the file system is read-only",
-                  errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-                  errno.ENOSPC: "the disk is full",
-                  errno.ENOENT: "no file can be made there (No such file or directory)",
-                  }.get(exc.errno, exc.strerror or str(exc))
-        raise WriterError(f"{what} {output}: cannot write in {folder}: {reason}") from None
+        return f"{folder}: " + {
+            errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
+            errno.EPERM: "permission denied", errno.ENOSPC: "the disk is full",
+            errno.ENOENT: "no file can be made there (No such file or directory)",
+        }.get(exc.errno, exc.strerror or str(exc))
     os.close(fd)
     os.unlink(probe)
+    return None
 
 
 def _names_fit(output: str, what: str, folder: Path) -> None:

@@ -38,7 +38,6 @@ import hashlib
 import io
 import json
 import logging
-import os
 import re
 import shutil
 import tempfile
@@ -51,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.io.outputs import partial_name
+from hfrender.io.outputs import cannot_make, partial_name
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.store_manifest import (
     MANIFEST,
@@ -123,8 +122,9 @@ def check_target(path: str | Path, output: str | None = None) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise StoreError(f"--keep-samples {p}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK):
-        raise StoreError(f"--keep-samples {p}: cannot write in {parent}")
+    if refused := cannot_make(parent):  # (was: os.access, which let root through to /proc:
+        # an internal error once the render began, a trial; and no reason said)
+        raise StoreError(f"--keep-samples {p}: cannot write in {refused}")
 
 
 def warn_replacing(path: str | Path) -> None:
