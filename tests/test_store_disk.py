@@ -3,10 +3,13 @@ it begins: one line naming the store and why, before or as the render begins."""
 
 import errno
 import tempfile
+from pathlib import Path
 
 import pytest
+from store_helpers import SETTINGS
 
-from hfrender.io.store import StoreError, check_target
+from hfrender.io.store import MARKER, StoreError, StoreWriter, check_target
+from hfrender.io.writers import WriteFailed
 
 
 def test_a_store_on_a_read_only_file_system_says_so_before_the_render(tmp_path,
@@ -27,3 +30,22 @@ def test_a_store_on_a_read_only_file_system_says_so_before_the_render(tmp_path,
     check_target(store)  # (writable: no word)
     assert list(tmp_path.iterdir()) == []  # (the probe removed)
 
+
+def test_a_full_disk_as_a_store_begins_names_it_and_leaves_nothing(tmp_path, monkeypatch):
+    """Its marker file could not be written (a trial on a full tmpfs: "cannot write a file:
+    No space left on device", and an unfinished store left to remove)."""
+    real = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self.name == MARKER:
+            self.touch()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    store = tmp_path / "s.samples"
+    with pytest.raises(WriteFailed) as info:
+        StoreWriter(store, {**SETTINGS, "frames": 3}, (16, 8))
+    assert str(info.value) == (f"--keep-samples {store}: cannot write the sample store: No "
+                               "space left on device")
+    assert list(tmp_path.iterdir()) == []

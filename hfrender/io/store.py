@@ -178,8 +178,13 @@ class StoreWriter:
             log.warning("--keep-samples %s: removing %s, an interrupted render's unfinished "
                         "store (a store cannot be resumed)", path, self.tmp)  # (was: unsaid)
             shutil.rmtree(self.tmp)
-        self.tmp.mkdir(parents=True)
-        (self.tmp / MARKER).write_text("an hfrender sample store being written\n")
+        try:
+            self.tmp.mkdir(parents=True)
+            (self.tmp / MARKER).write_text("an hfrender sample store being written\n")
+        except OSError as exc:  # a full disk: the store named, nothing left (was: "cannot
+            shutil.rmtree(self.tmp, ignore_errors=True)  # write a file", a trial)
+            raise WriteFailed(f"--keep-samples {self.path}: cannot write the sample store: "
+                              f"{exc.strerror or exc}") from None
         version = FLOAT_VERSION if settings.get("hdr") else VERSION
         self.meta: dict[str, Any] = {"format": FORMAT, "version": version,
                                      "settings": settings, "size": list(size), "subframes": 0,
