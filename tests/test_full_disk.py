@@ -115,3 +115,28 @@ def test_a_render_whose_join_list_finds_the_disk_full_names_it(tmp_path, capsys,
     monkeypatch.undo()  # room again
     assert main(["render", BAR, "-o", str(out), *SMALL, "--resume"]) == 0
     assert out.is_file() and not listing.parent.exists()
+
+
+def test_a_join_on_a_full_disk_says_how_much_room_it_needs(tmp_path, monkeypatch):
+    """ffmpeg's "[out#0/mp4 @ 0x...] Error closing file: No space left on device" was all
+    (a trial on a small tmpfs): its tag gone, the room the video needs said."""
+    import subprocess
+
+    from hfrender.io import join as io_join
+
+    def full(cmd, **kwargs):
+        return subprocess.CompletedProcess(cmd, 228, "", "[out#0/mp4 @ 0x55a16e108c80] Error "
+                                           "closing file: No space left on device\n")
+
+    monkeypatch.setattr(io_join.subprocess, "run", full)
+    folder = tmp_path / ".o.mp4.hfrender"
+    folder.mkdir()
+    segments = [folder / f"seg_{k:08d}.ts" for k in (0, 32)]
+    for segment in segments:
+        segment.write_bytes(b"\x47" * 188 * 1000)
+    with pytest.raises(io_join.WriteFailed) as info:
+        io_join.join(segments, str(tmp_path / "o.mp4"), folder, 30.0)
+    assert str(info.value) == (
+        f"joining 2 segments into {tmp_path / 'o.mp4'} failed: Error closing file: No space "
+        f"left on device; the video needs about 0.4 MB free in {tmp_path} (the segments stay "
+        f"in {folder}: once that is mended, the same command with --resume joins them)")

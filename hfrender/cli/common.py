@@ -221,7 +221,7 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     from hfrender.config import ConfigError
     from hfrender.io.container_fit import gif_misfit, private_stream
     from hfrender.io.encoding import check_encoding
-    from hfrender.io.ffmpeg import MUXERS, encode_command
+    from hfrender.io.ffmpeg import MUXERS, bare, encode_command
     from hfrender.io.writers import check_output
 
     alpha = bool(getattr(encoding, "alpha", False))
@@ -248,8 +248,8 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
             raise ConfigError(f"--codec {chosen}: -o {output} cannot hold it (ffmpeg: "
                               f"{private})")
         return
-    said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x).strip()  # without "[h264_nvenc @ 0x...]"
-            for x in res.stderr.decode(errors="replace").splitlines()]
+    said = [bare(x) for x in res.stderr.decode(errors="replace").splitlines()]  # (without
+    # "[h264_nvenc @ 0x...]")
     why = next((x for x in said if x), f"ffmpeg exit {res.returncode}")
     held = next((x for x in said if re.search(
         r"supports only|Could not find tag for codec|supported for WebM|only supported in|"

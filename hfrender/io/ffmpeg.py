@@ -7,6 +7,7 @@ Every builder takes the ffmpeg binary as ``exe`` (default: imageio-ffmpeg's).
 from __future__ import annotations
 
 import os
+import re
 import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +47,11 @@ def holds_alpha(pix_fmt: str) -> bool:
 
 MUXERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska", ".webm": "webm", ".gif": "gif",
           ".ts": "mpegts"}
+
+
+def bare(line: str) -> str:
+    """ffmpeg's ``line`` without its ``[component @ 0x...]`` prefixes, stripped."""
+    return re.sub(r"^(\[[^\]]*\]\s*)+", "", line.strip()).strip()
 
 
 CRASHES = ("SIGSEGV", "SIGILL", "SIGBUS", "SIGABRT")  # a fault in ffmpeg itself

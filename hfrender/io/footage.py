@@ -21,7 +21,7 @@ import numpy as np
 
 from hfrender.io.colour_tags import WIDE, YUV, source_colour
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
-from hfrender.io.ffmpeg import decode_command, frame_pipe_env, untagged_matrix, widen_pipe
+from hfrender.io.ffmpeg import bare, decode_command, frame_pipe_env, untagged_matrix, widen_pipe
 from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
@@ -188,8 +188,7 @@ def stopped_why(log: str) -> str:
     ("no decoder found for: none", before its last line's "Error opening output files:
     Invalid argument"; not a damaged packet's "Error submitting packet to decoder" before
     it), else its last line."""
-    said = [re.sub(r"^(\[[^\]]*\]\s*)+", "", x.strip())  # ("[vist#0:0 @ 0x...]")
-            for x in log.splitlines()]
+    said = [bare(x) for x in log.splitlines()]  # (without "[vist#0:0 @ 0x...]")
     return next((x for x in said if NO_DECODER.search(x)), None) or next(
         (x for x in reversed(said) if x), "the video ended in the middle of a frame")
 

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from hfrender.io.durable import sync_file, sync_folder
-from hfrender.io.ffmpeg import Soundtrack, crashed, frame_rate, join_command
+from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
 
 # how a failed join is gone on from, as render and fx say it (batch and reexpose put their
@@ -40,10 +40,10 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
         listing.unlink(missing_ok=True)
     if res.returncode != 0:
         tmp.unlink(missing_ok=True)
-        last = crashed(res.returncode, (res.stderr.strip().splitlines() or [""])[-1],
+        last = crashed(res.returncode, bare((res.stderr.strip().splitlines() or [""])[-1]),
                        copying=True)
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
-                          f"{output} failed: {last} (the "
+                          f"{output} failed: {last}{_room(last, files, final)} (the "
                           f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
     sync_file(tmp)  # its data on the disk before it takes the output's name (io/durable.py)
     os.replace(tmp, final)
@@ -58,3 +58,12 @@ def _write_list(listing: Path, files: list[Path]) -> None:
     except OSError as exc:
         exc.filename = exc.filename or str(listing)
         raise
+
+
+def _room(said: str, files: list[Path], final: Path) -> str:
+    """Where the disk was full (ffmpeg ``said`` so), how much room the joined video needs:
+    about its segments' size (was unsaid, a trial)."""
+    if "No space left on device" not in said:
+        return ""
+    size = sum(f.stat().st_size for f in files if f.is_file())
+    return f"; the video needs about {size / 1e6:.1f} MB free in {final.parent}"

@@ -22,6 +22,7 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
+    bare,
     crashed,
     encode_command,
     frame_pipe_env,
@@ -245,8 +246,7 @@ class VideoWriter(Closing):
         """ffmpeg's first complaint (the cause; its last line is often "Nothing was
         written..."), without its ``[component @ 0x...]`` prefixes."""
         self._log.seek(0)
-        lines = [re.sub(r"^(\[[^\]]*\]\s*)+", "", s.strip())
-                 for s in self._log.read().decode(errors="replace").splitlines()]
+        lines = [bare(s) for s in self._log.read().decode(errors="replace").splitlines()]
         return next((s for s in lines if s), "")
 
     def write(self, frame: np.ndarray) -> None:
