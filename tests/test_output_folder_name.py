@@ -43,3 +43,15 @@ def test_an_output_named_as_a_folder_is_one_line_and_writes_nothing(tmp_path, ca
                                        f"in /); name {SAID[name].format(d=tmp_path)}\n")
     assert sorted(tmp_path.rglob("*")) == before
     assert kept.read_bytes() == b"an earlier render"
+
+
+def test_hfrender_tomls_output_named_as_a_folder_is_refused_too(tmp_path, monkeypatch,
+                                                                 capsys):
+    """hfrender.toml's ``output = "o.mp4/"`` was not looked at (the flag's alone): render
+    wrote o.mp4 (a review)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hfrender.toml").write_text('[render]\noutput = "o.mp4/"\n')
+    assert main(["render", BAR, "--size", "16x8", "--frames", "0:2", "--samples", "2"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: -o o.mp4/: a folder's name (it ends "
+                                       "in /); name the file (-o o.mp4)\n")
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "hfrender.toml"]

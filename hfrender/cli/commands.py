@@ -176,8 +176,8 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 def cmd_render(args: argparse.Namespace) -> int:
     from hfrender.io.output_lock import output_lock
 
-    check_output_name(args.output or "")  # (was: -o out.mp4/ wrote out.mp4)
     config = _config_from(args)
+    check_output_name(config.output)  # (was: -o out.mp4/, hfrender.toml's too, wrote out.mp4)
     check_scene_path(args.file)
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
