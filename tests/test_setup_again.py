@@ -98,3 +98,35 @@ def test_a_ray_chunk_sets_its_scene_up_once(tmp_path, chunk):
                                           samples=1, quiet=True),
                       stop=(lambda: None) if chunk else None).prepare().run()
     assert stats.frames_written == 6 and count.read_text() == ("x" if chunk else "xx")
+
+
+def test_the_second_scenes_update_says_nothing_either(tmp_path, capsys):
+    """The scene set up again is drawn (update(t)) to compare, and once more for each of
+    its own values tried as the cause: what its update(t) printed reached the user, up to
+    nine times, though its setup() was kept quiet (a review)."""
+    count = tmp_path / "setups.txt"
+    scene = write_scene(tmp_path, f"""
+    import random
+    import time
+
+    class Scatter(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            with open({str(count)!r}, "a") as out:
+                out.write("x")
+            self.which = len(open({str(count)!r}).read())
+            self.started = time.time()
+            self.offset = random.random()
+            self.ball = self.add(hf.Sphere(radius=0.2))
+
+        def update(self, t):
+            print(f"UPDATE of setup {{self.which}}")
+            self.ball.position = (self.offset, 0, 0)
+    """)
+    assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18",
+                 "--samples", "1", "--quiet"]) == 0
+    out = capsys.readouterr()
+    assert count.read_text() == "xx"
+    assert "UPDATE of setup 1" in out.out
+    assert "UPDATE of setup 2" not in out.out + out.err

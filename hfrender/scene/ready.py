@@ -139,7 +139,8 @@ def _set_up_again(scene: Scene) -> Scene | None:
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
     """Nothing said while it lasts: prints to stdout and stderr, warnings, log records (a
-    second setup()'s: said by the first already; were said twice, stdout's aside)."""
+    second setup()'s and its scene's update(t)'s: said by the first already; were said
+    twice, stdout's aside)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
             warnings.catch_warnings(), filtered(lambda: _Silent()):
         warnings.simplefilter("ignore")
@@ -181,7 +182,8 @@ def _cause(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]], t0: float
         kept = vars(twin)[key]
         try:
             object.__setattr__(twin, key, copy.deepcopy(vars(scene)[key]))
-            call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
+            with _quiet():  # (the second scene's: its prints said by the first already)
+                call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
             if _difference(drawn_state(scene), drawn_state(twin)) is None:
                 return name, a, b
         except Exception:  # noqa: BLE001 - not copied, or update fails so: not this one
@@ -199,7 +201,8 @@ def _say_set_up_apart(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]]
     drawn."""
     t0 = frame / fps
     try:
-        call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
+        with _quiet():  # (was: what its update(t) printed said again, a review)
+            call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
     except (SceneError, SceneUpdateError):
         return
     drawn = _difference(drawn_state(scene), drawn_state(twin))
