@@ -61,6 +61,7 @@ class ShaderRenderer:
         self.target.fbo.use()
         self.ctx.viewport = (0, 0, w, h)
         self.ctx.disable(moderngl.DEPTH_TEST)
+        self._clear()
         set_uniform(self.prog, "iResolution", (float(w), float(h), 1.0))
         set_uniform(self.prog, "iTime", float(t))
         set_uniform(self.prog, "iTimeDelta", 1.0 / self.fps)
@@ -77,6 +78,20 @@ class ShaderRenderer:
         for name in self.channels:  # (another texture may have been bound there since)
             self.pictures.get(int(name[-1]), self.black).use(location=int(name[-1]))
         self.vao.render(moderngl.TRIANGLES, vertices=3)
+
+    def _clear(self) -> None:
+        """Black, and no depth (as hfrender's ``main()`` writes): what a pixel the shader
+        ``discard``s shows (was: the sub-frame drawn before, a streak cut short on one side
+        and the picture a function of what was drawn before it, a trial)."""
+        fbo = self.target.fbo
+        if self.target.depth is None:
+            fbo.clear(0.0, 0.0, 0.0, 1.0)
+            return
+        on, off = (True,) * 4, (False,) * 4
+        for mask, value in (((on, off), 0.0), ((off, on), float("inf"))):
+            fbo.color_mask = mask
+            fbo.clear(value, 0.0, 0.0, 1.0 if value == 0.0 else 0.0)
+        fbo.color_mask = (on, on)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)

@@ -1,0 +1,45 @@
+"""Shadertoy shaders as a user pastes them, found in a trial: a pixel the shader
+discards."""
+
+import numpy as np
+from render_helpers import render_frames
+
+# a white bar 10 px wide moving right at 300 px/s (5 px over a 180-degree shutter at
+# 30 fps), the rest discarded
+BAR = ("void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n"
+       "    if (mod(fragCoord.x - 300.0 * iTime, 40.0) > 10.0) discard;\n"
+       "    fragColor = vec4(1.0);\n}\n")
+
+
+def test_a_discarded_pixel_is_black_in_every_sub_frame(tmp_path):
+    """Was: a discarded pixel kept the sub-frame drawn before, so the bar's streak was cut
+    short behind it (white where it had been) and the picture hung on the drawing's
+    order; now both ends of the streak ramp alike, as the shutter sweeps the bar."""
+    path = tmp_path / "bar.frag"
+    path.write_text(BAR)
+    frames, _ = render_frames(path, size=(40, 2), samples=8, fps=30, first_frame=30,
+                              count=1)
+    row = frames[0, 0, :, 0].astype(int)
+    assert row.tolist()[:12] == [0] * 12
+    assert row[18:23].tolist() == [99, 165, 207, 240, 240]  # the bar's back end
+    assert row[23:28].tolist() == [255] * 5
+    assert row[28:33].tolist() == [240, 207, 165, 99, 99]  # its front end, the same ramp
+
+
+def test_a_discarded_pixel_has_no_depth(gl_context, tmp_path):
+    """The depth plane (a sample store's) is a shader's: none, discarded or not."""
+    from hfrender.render.renderer import make_renderer
+    from hfrender.scene import ShaderScene
+
+    glctx = gl_context(size=(40, 2))
+    renderer = make_renderer(glctx.ctx, ShaderScene(BAR, str(tmp_path / "bar.frag")),
+                             (40, 2), True, 30.0)
+    color, depth = np.zeros((2, 40, 4), np.uint8), np.zeros((2, 40), np.float32)
+    for t in (0.0, 0.05):
+        renderer.draw(t, 0)
+        renderer.read_into(color, depth)
+    renderer.release()
+    assert np.isinf(depth).all()
+    white = color[0, :, 0] == 255  # at 0.05 s the bar is at 15..25
+    assert np.flatnonzero(white).tolist() == list(range(15, 25))
+    assert (color[0, ~white, :3] == 0).all()
