@@ -1,8 +1,11 @@
 """Shadertoy shaders as a user pastes them, found in a trial: a pixel the shader
-discards."""
+discards, GLSL ES 1.00's gl_FragColor."""
 
 import numpy as np
+import pytest
 from render_helpers import render_frames
+
+from hfrender.render.programs import ShaderError
 
 # a white bar 10 px wide moving right at 300 px/s (5 px over a 180-degree shutter at
 # 30 fps), the rest discarded
@@ -43,3 +46,33 @@ def test_a_discarded_pixel_has_no_depth(gl_context, tmp_path):
     white = color[0, :, 0] == 255  # at 0.05 s the bar is at 15..25
     assert np.flatnonzero(white).tolist() == list(range(15, 25))
     assert (color[0, ~white, :3] == 0).all()
+
+
+@pytest.mark.parametrize("text, line, said", [
+    ("precision mediump float;\nvoid mainImage(out vec4 O, in vec2 u) {\n"
+     "    O = vec4(1.0);\n    gl_FragColor = O;\n}\n", 4, "gl_FragColor"),
+    ("void mainImage(out highp vec4 O, vec2 u) {\n    gl_FragColor = vec4(1.0);\n}\n", 2,
+     "gl_FragColor"),
+    ("void mainImage( out vec4 fragColor, vec2 fragCoord )\n{\n"
+     "    /* gl_FragColor */ gl_FragData[0] = vec4(1.0);\n}\n", 3, "gl_FragData"),
+])
+def test_gl_fragcolor_is_named_at_its_line_with_the_colour_to_set(tmp_path, text, line,
+                                                                  said):
+    """Was: "s.frag:0: fragment shader writes to both `gl_FragColor' and `hf_fragColor'"
+    (Mesa's words, line 0)."""
+    path = tmp_path / "s.frag"
+    path.write_text(text)
+    colour = "O" if " O" in text else "fragColor"
+    with pytest.raises(ShaderError) as caught:
+        render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
+    assert str(caught.value) == (
+        f"{path}:{line}: {said} is GLSL ES 1.00's output, which a Shadertoy shader has "
+        f"not; set mainImage's colour ({colour}) instead")
+
+
+def test_a_standalone_exports_main_may_write_gl_fragcolor(tmp_path):
+    path = tmp_path / "s.frag"
+    path.write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0, 0.0, 0.0, 1.0); }\n"
+                    "void main() { mainImage(gl_FragColor, gl_FragCoord.xy); }\n")
+    frames, _ = render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
+    assert (frames[0] == [255, 0, 0]).all()

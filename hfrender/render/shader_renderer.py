@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.render.programs import ShaderError, compile_program, glsl, set_uniform
-from hfrender.render.shadertoy import no_main_image, shadertoy_hint, shadertoy_program
+from hfrender.render.shadertoy import no_main_image, old_output, shadertoy_hint, shadertoy_program
 from hfrender.render.target import Target
 from hfrender.scene import ShaderScene
 
@@ -27,6 +27,9 @@ class ShaderRenderer:
         said = no_main_image(scene.source)
         if said is not None:
             raise ShaderError(f"{scene.source_path}: {said}")
+        said = old_output(scene.source)
+        if said is not None:
+            raise ShaderError(f"{scene.source_path}:{said}")
         self.target = Target(ctx, size, with_depth, hdr=hdr)
         try:
             self.prog = compile_program(ctx, glsl("fullscreen.vert"),

@@ -264,6 +264,23 @@ def no_main_image(source: str) -> str | None:
     return f"defines no mainImage{meant}; hfrender calls {MAIN_IMAGE}"
 
 
+def old_output(source: str) -> str | None:
+    """``LINE: what is wrong`` where the code hfrender runs (a standalone export's own
+    ``main()`` left out) writes GLSL ES 1.00's ``gl_FragColor`` or ``gl_FragData``, which
+    shadertoy.com's GLSL ES 3.00 has not either (was: "s.frag:0: fragment shader writes to
+    both `gl_FragColor' and `hf_fragColor'", a trial); ``None`` where it writes neither."""
+    code = _code(shadertoy_source(source))
+    found = re.search(r"\bgl_Frag(?:Color|Data)\b", code)
+    if found is None:
+        return None
+    line = code.count("\n", 0, found.start()) + 1
+    colour = re.search(r"\bmainImage\s*\(\s*(?:(?:in)?out\s+)?(?:(?:low|medium|high)p\s+)?"
+                       r"vec4\s+(\w+)", code)
+    name = colour.group(1) if colour else "fragColor"
+    return (f"{line}: {found.group()} is GLSL ES 1.00's output, which a Shadertoy shader "
+            f"has not; set mainImage's colour ({name}) instead")
+
+
 def shadertoy_hint(said: str) -> str:
     """What to add to a compile error: the signature hfrender calls, where the compiler
     names mainImage (one of another signature); a channel's type, where it names a channel
