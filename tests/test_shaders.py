@@ -230,7 +230,8 @@ def test_verbose_lists_every_compile_error_at_its_line(tmp_path, capsys):
     with pytest.raises(ShaderError) as err:
         _one(cube)
     hint = ("; hfrender declares a channel the shader uses undeclared as a 2D texture "
-            "(black): for a cube map, declare it: uniform samplerCube iChannel0;")
+            "(black): for a cube map or a 3D texture, declare it: uniform samplerCube "
+            "iChannel0; (or sampler3D)")
     first, *more = err.value.errors
     assert first.endswith(hint) and more[0] == f"{cube}:2: `nope' undeclared"
     assert str(err.value) == first.removesuffix(hint) + f" (and {len(more)} more errors){hint}"
@@ -484,8 +485,9 @@ def test_a_cube_map_channel_used_undeclared_is_told_how_to_declare_it(tmp_path):
                  "    c = texture(iChannel0, vec3(1.0));\n}\n")
     with pytest.raises(ShaderError, match=r"^.*s\.frag:2: no matching function for call to "
                        r"`texture\(sampler2D, vec3\)'.*; hfrender declares a channel the "
-                       r"shader uses undeclared as a 2D texture \(black\): for a cube map, "
-                       r"declare it: uniform samplerCube iChannel0;$"):
+                       r"shader uses undeclared as a 2D texture \(black\): for a cube map or "
+                       r"a 3D texture, declare it: uniform samplerCube iChannel0; "
+                       r"\(or sampler3D\)$"):
         _one(path)
     cube = _frag(tmp_path, "uniform samplerCube iChannel0;\n" + path.read_text(), "c.frag")
     assert (_one(cube)[..., :3] == 0).all()  # declared so: black, as the hint says

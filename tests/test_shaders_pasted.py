@@ -76,3 +76,27 @@ def test_a_standalone_exports_main_may_write_gl_fragcolor(tmp_path):
                     "void main() { mainImage(gl_FragColor, gl_FragCoord.xy); }\n")
     frames, _ = render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
     assert (frames[0] == [255, 0, 0]).all()
+
+
+@pytest.mark.parametrize("line, channel", [
+    ("    c = texture(iChannel0, u / iResolution.xy);\n"
+     "    c += texture(iChannel2, vec3(u, 1.0));\n", "iChannel2"),
+    ("    c = texture(iChannel1, vec3(u, 1.0)) + texture(iChannel3, vec3(u, 2.0));\n",
+     "iChannelN (N its number)"),
+])
+def test_a_volume_or_cube_channel_is_told_by_its_own_name(tmp_path, line, channel):
+    """Was: "declare it: uniform samplerCube iChannel0;" whatever channel the line read,
+    and no word of a 3D texture (shadertoy.com's volumes of noise)."""
+    path = tmp_path / "s.frag"
+    path.write_text("void mainImage(out vec4 c, in vec2 u) {\n" + line + "}\n")
+    with pytest.raises(ShaderError) as caught:
+        render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
+    assert str(caught.value).endswith(
+        "; hfrender declares a channel the shader uses undeclared as a 2D texture (black): "
+        f"for a cube map or a 3D texture, declare it: uniform samplerCube {channel}; (or "
+        "sampler3D)")
+    declared = f"uniform sampler3D {channel[:9]};\n" if channel[8] != "N" else \
+        "uniform samplerCube iChannel1, iChannel3;\n"
+    path.write_text(declared + path.read_text())
+    frames, _ = render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
+    assert (frames == 0).all()  # declared so: black, as the hint says

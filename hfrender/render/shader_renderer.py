@@ -35,7 +35,7 @@ class ShaderRenderer:
             self.prog = compile_program(ctx, glsl("fullscreen.vert"),
                                         shadertoy_program(scene.source), scene.source_path)
         except ShaderError as exc:
-            hint = shadertoy_hint(str(exc))
+            hint = shadertoy_hint(str(exc), scene.source)
             raise ShaderError(f"{exc}{hint}", [exc.errors[0] + hint, *exc.errors[1:]]) \
                 from None
         self.vao = ctx.vertex_array(self.prog, [])

@@ -281,16 +281,32 @@ def old_output(source: str) -> str | None:
             f"has not; set mainImage's colour ({name}) instead")
 
 
-def shadertoy_hint(said: str) -> str:
+def shadertoy_hint(said: str, source: str = "") -> str:
     """What to add to a compile error: the signature hfrender calls, where the compiler
     names mainImage (one of another signature); a channel's type, where it names a channel
-    or a 2D sampler given 3D coordinates (a cube map's channel, declared here as 2D)."""
+    or a 2D sampler given 3D coordinates (a cube map's or a volume's channel, declared here
+    as 2D): the channel the error is about (:func:`_channel_at`)."""
     if "mainImage" in said:
         return f"; hfrender calls {MAIN_IMAGE}"
     if re.search(r"iChannel\d|sampler2D, vec3", said):
         return ("; hfrender declares a channel the shader uses undeclared as a 2D texture "
-                "(black): for a cube map, declare it: uniform samplerCube iChannel0;")
+                "(black): for a cube map or a 3D texture, declare it: uniform samplerCube "
+                f"{_channel_at(said, source)}; (or sampler3D)")
     return ""
+
+
+def _channel_at(said: str, source: str) -> str:
+    """The channel a compile error is about: the one it names, else the one the code of
+    its line reads (was: iChannel0 always, where the line read iChannel2, a trial); else
+    ``iChannelN`` (the line reads none, or several)."""
+    named = re.search(r"iChannel\d", said)
+    if named:
+        return named.group()
+    at = re.search(r":(\d+): ", said)
+    lines = _code(source).split("\n")
+    code = lines[int(at.group(1)) - 1] if at and 0 < int(at.group(1)) <= len(lines) else ""
+    read = list(dict.fromkeys(re.findall(r"(?<![.\w])iChannel\d\b", code)))
+    return read[0] if len(read) == 1 else "iChannelN (N its number)"
 
 
 def _code(source: str) -> str:
