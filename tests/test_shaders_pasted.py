@@ -100,3 +100,23 @@ def test_a_volume_or_cube_channel_is_told_by_its_own_name(tmp_path, line, channe
     path.write_text(declared + path.read_text())
     frames, _ = render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
     assert (frames == 0).all()  # declared so: black, as the hint says
+
+
+@pytest.mark.parametrize("samples", ["1", "8"])
+def test_a_shaders_light_past_white_is_clipped_where_a_half_float_ends(tmp_path, samples):
+    """With --hdr on an infinite or huge fragColor was its curve's light, up to 3e11x
+    white, where the docs (and a mesh's light) stop at 65504: an infinity in an EXR, and
+    at one sample "error: hyperframe.frames has 8 non-finite value(s) ...", exit 2."""
+    from hfrender.cli import main
+    from hfrender.io.images import read_exr
+
+    path = tmp_path / "s.frag"
+    path.write_text("void mainImage(out vec4 c, in vec2 u) {\n    float zero = 0.0;\n"
+                    "    c = vec4(1.0 / zero, 1e6, 2.0, 1.0);\n}\n")
+    out = tmp_path / "s.exr"
+    assert main(["still", str(path), "-o", str(out), "--size", "4x2", "--samples", samples,
+                 "--hdr", "on", "-q"]) == 0
+    light = read_exr(out).astype(np.float64)
+    assert np.isfinite(light).all()
+    np.testing.assert_allclose(light[..., :2], 65504.0)
+    np.testing.assert_allclose(light[..., 2], ((2.0 + 0.055) / 1.055) ** 2.4, rtol=1e-3)

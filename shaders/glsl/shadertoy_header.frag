@@ -27,11 +27,13 @@ layout(location = 1) out float hf_depth;
 void hf_write(vec4 color) {
     // a display colour, as shadertoy.com shows it (a NaN as black: clamp leaves it to the
     // GPU); into a float target (--hdr on) past 1 too, light past white, its sRGB curve
-    // carried on (was clamped there too: a bright streak lost its light, a trial)
+    // carried on (was clamped there too: a bright streak lost its light, a trial), and
+    // no more than a half float holds, 65504x white, as a mesh's (was: up to 3e11, an
+    // infinity in an EXR, a trial; the code clipped first, as an infinity's curve is NaN)
     vec3 c = max(mix(color.rgb, vec3(0.0), isnan(color.rgb)), 0.0);
     if (hf_linear_out != 0)
-        c = mix(c / 12.92, pow((min(c, 65504.0) + 0.055) / 1.055, vec3(2.4)),
-                step(0.04045, c));
+        c = min(mix(c / 12.92, pow((min(c, 65504.0) + 0.055) / 1.055, vec3(2.4)),
+                    step(0.04045, c)), 65504.0);
     else
         c = min(c, 1.0);
     hf_fragColor = vec4(c, 1.0);
