@@ -55,3 +55,22 @@ def test_hfrender_tomls_output_named_as_a_folder_is_refused_too(tmp_path, monkey
     assert capsys.readouterr().err == ("hfrender: error: -o o.mp4/: a folder's name (it ends "
                                        "in /); name the file (-o o.mp4)\n")
     assert sorted(tmp_path.iterdir()) == [tmp_path / "hfrender.toml"]
+
+
+def test_a_jobs_files_output_named_as_a_folder_is_refused_before_any_job(tmp_path, capsys):
+    """A batch job's ``output = "b.mp4/"`` wrote b.mp4 as ``-o b.mp4/`` did (a review);
+    now refused with every such job before any runs, named as the file spells it."""
+    kept = tmp_path / "b.mp4"
+    kept.write_bytes(b"an earlier render")
+    (tmp_path / "jobs.toml").write_text(
+        '[defaults]\nsize = "16x8"\nsamples = 1\nduration = 0.1\n\n'
+        f'[[job]]\nname = "b"\nscene = "{BAR}"\noutput = "b.mp4/"\n\n'
+        f'[[job]]\nname = "c"\nscene = "{BAR}"\noutput = "frames/%03d.png/"\n')
+    assert main(["batch", str(tmp_path / "jobs.toml")]) == 2
+    jobs = tmp_path / "jobs.toml"
+    assert capsys.readouterr().err.splitlines() == [
+        f'hfrender: error: {jobs}: job \'b\': output = "b.mp4/": a folder\'s name (it ends '
+        'in /); name the file (output = "b.mp4")',
+        f'hfrender: error: {jobs}: job \'c\': output = "frames/%03d.png/": a folder\'s name '
+        '(it ends in /); name the frames (output = "frames/%03d.png")']
+    assert kept.read_bytes() == b"an earlier render" and not (tmp_path / "frames").exists()

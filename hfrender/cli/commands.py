@@ -27,7 +27,7 @@ from hfrender.cli.common import (
     system_refused,
 )
 from hfrender.cli.habits import shutter_in_frames
-from hfrender.cli.options import check_output_name, flags_as_given
+from hfrender.cli.options import flags_as_given
 from hfrender.cli.progress import progress_bar
 from hfrender.config import (
     PRESETS,
@@ -43,7 +43,7 @@ from hfrender.engine.render_stats import peak_memory
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, parse_frames
 from hfrender.io.encoding import Encoding
-from hfrender.io.sequence_names import home_path, is_sequence
+from hfrender.io.sequence_names import check_output_name, home_path, is_sequence
 from hfrender.io.store import partial_dir
 
 log = logging.getLogger(__name__)

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from pathlib import Path
 from typing import TypeVar
 
 from hfrender.backends import CHOICES
@@ -23,10 +21,8 @@ from hfrender.config import (
     PRESETS,
     RECONSTRUCT,
     SCHEDULES,
-    ConfigError,
 )
 from hfrender.errors import InputError, as_given, as_typed
-from hfrender.io.sequence_names import is_sequence
 from hfrender.render.contexts import CONTEXTS
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
@@ -62,24 +58,6 @@ def flags_as_given(settings: Callable[[argparse.Namespace], T]
                 raise
             raise said from None
     return named
-
-
-def check_output_name(output: str, instead: str | None = None) -> None:
-    """One line for an output named as a folder, ``-o out.mp4/`` (it ends in a slash; was
-    written as ``out.mp4``, ``still -o s.png/`` as ``s.png``), before anything is rendered:
-    name ``instead`` (default: the file or the frames without the slash, or a file or
-    frames in that folder)."""
-    if not output.endswith(("/", os.sep)):
-        return
-    if instead is None:
-        from hfrender.io.ffmpeg import VIDEO_SUFFIXES
-        from hfrender.io.outputs import sequence_name
-
-        path = Path(output)  # (the slash dropped)
-        instead = (f"the file (-o {path})" if path.suffix.lower() in VIDEO_SUFFIXES else
-                   f"the frames (-o {path})" if is_sequence(sequence_name(str(path))) else
-                   f"a file or frames in it (-o {path / 'out.mp4'}, -o {path / '%05d.png'})")
-    raise ConfigError(f"-o {output}: a folder's name (it ends in /); name {instead}")
 
 
 def fps_arg(text: str) -> float:

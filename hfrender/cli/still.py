@@ -15,10 +15,9 @@ from hfrender.cli.common import (
     output_name,
     output_notes,
 )
-from hfrender.cli.options import check_output_name
 from hfrender.config import MAX_FRAMES, ConfigError, RenderConfig, nearest_frame
 from hfrender.io.outputs import sequence_name
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import check_output_name, is_sequence
 from hfrender.io.work_names import check_not_foreign
 from hfrender.scene import ShaderScene
 from hfrender.signals import stop_at_once

@@ -24,7 +24,7 @@ from hfrender.io.outputs import (
     sequence_name,
 )
 from hfrender.io.sequence_commit import check_frames_there
-from hfrender.io.sequence_names import home_path, is_sequence, pattern_files
+from hfrender.io.sequence_names import check_output_name, home_path, is_sequence, pattern_files
 from hfrender.io.writers import check_output
 from hfrender.scene.loader import scene_duration
 
@@ -120,6 +120,11 @@ def job_path(where: str, key: str, value: Any) -> str:
         raise InputError(f"{where}: {key} is missing (a path)")
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: {key} = {toml_said(value)} must be a path{spelt(key)}")
+    if key == "output":  # (was: output = "b.mp4/" wrote b.mp4, a review)
+        try:
+            check_output_name(value, named=lambda v: f"output = {toml_said(v)}")
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
     return value
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+
+from hfrender.errors import InputError
 
 FIELD = re.compile(r"%(0?)(\d*)d")  # a sequence pattern's number: %d, %04d, %5d
 
@@ -45,3 +48,25 @@ def pattern_files(name: str, suffix: str = "", any_width: bool = False) -> re.Pa
         number = r"(0|[1-9]\d*)"
     return re.compile(re.escape(name[: m.start()]) + number + re.escape(name[m.end():])
                       + suffix + "$")
+
+
+def check_output_name(output: str, instead: str | None = None,
+                      named: Callable[[str], str] = "-o {}".format) -> None:
+    """One line for an output named as a folder, ``-o out.mp4/`` (it ends in a slash; was
+    written as ``out.mp4``, ``still -o s.png/`` as ``s.png``), before anything is rendered:
+    name ``instead`` (default: the file or the frames without the slash, or a file or
+    frames in that folder); ``named``: how the user gave an output (``-o X``; a jobs
+    file's ``output = "X"``)."""
+    if not output.endswith(("/", os.sep)):
+        return
+    if instead is None:
+        from hfrender.io.ffmpeg import VIDEO_SUFFIXES
+        from hfrender.io.outputs import sequence_name
+
+        path = Path(output)  # (the slash dropped)
+        instead = (
+            f"the file ({named(str(path))})" if path.suffix.lower() in VIDEO_SUFFIXES else
+            f"the frames ({named(str(path))})" if is_sequence(sequence_name(str(path))) else
+            f"a file or frames in it ({named(str(path / 'out.mp4'))}, "
+            f"{named(str(path / '%05d.png'))})")
+    raise InputError(f"{named(output)}: a folder's name (it ends in /); name {instead}")
