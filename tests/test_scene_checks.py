@@ -63,6 +63,30 @@ def one_line(excinfo):
                            "hfrender.toml)"),
     (hf.Cube, "lens", "Cube has no attribute 'lens'; it has color, emissive, geometry, "
                       "position, rotation, scale, shader, visible"),  # no such thing to mean
+    # a manim/three.js user's trial: these listed every attribute, the one meant unsaid
+    (hf.Camera, "fov", "Camera has no attribute 'fov'; fov is another tool's: the field of "
+                       "view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 "
+                       "degrees across); for A degrees across, focal_length_mm = "
+                       "sensor_width_mm / (2 * tan(A / 2))"),
+    (hf.Camera, "f_number", "Camera has no attribute 'f_number'; f_number is another tool's "
+                            "name (Blender's, manim's): here it is 'f_stop'"),
+    (hf.Camera, "focus", "Camera has no attribute 'focus'; focus is another tool's name "
+                         "(Blender's, manim's): here it is 'focus_distance'"),
+    (hf.Camera, "focus_object", "Camera has no attribute 'focus_object'; focus_object is "
+                                "another tool's: set focus_distance in update(t) to the "
+                                "object's distance along the view axis (docs/rendering.md, "
+                                "The camera)"),
+    (hf.Sphere, "opacity", "Sphere has no attribute 'opacity'; opacity is another tool's: "
+                           "objects are opaque: fade one by blending its color towards the "
+                           "background, or show it from a time with visible = t >= t0"),
+    (hf.Cube, "center", "Cube has no attribute 'center'; center is another tool's name "
+                        "(Blender's, manim's): here it is 'position'"),
+    (hf.Cube, "size", "Cube has no attribute 'size'; size is another tool's name (Blender's, "
+                      "manim's): here it is 'scale'"),
+    (hf.Sphere, "parent", "Sphere has no attribute 'parent'; parent is another tool's: there "
+                          "is no parenting: set each object's position in update(t), a "
+                          "parent's local point being (parent.model_matrix() @ (x, y, z, "
+                          "1))[:3] (docs/rendering.md, Groups)"),
 ])
 def test_an_unknown_attribute_raises_with_a_suggestion(make, name, message):
     obj = make()

@@ -95,12 +95,25 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "ortho_scale": "ortho_height", "blades": "aperture_blades",
                "aperture": "f_stop", "dof": "f_stop", "use_dof": "f_stop",
                "aperture_size": "f_stop", "sensor_size": "sensor_width_mm",
-               "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm"}
+               "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm",
+               "f_number": "f_stop", "fnumber": "f_stop", "focus": "focus_distance",
+               "center": "position", "size": "scale", "side_length": "scale"}
 # another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
 NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
                                  "behind the focus plane (docs/rendering.md, Depth of field)",
             "aperture_ratio": "the aperture is round or a regular polygon: no anamorphic "
-                              "ratio"}
+                              "ratio",
+            "focus_object": "set focus_distance in update(t) to the object's distance along "
+                            "the view axis (docs/rendering.md, The camera)",
+            "parent": "there is no parenting: set each object's position in update(t), a "
+                      "parent's local point being (parent.model_matrix() @ (x, y, z, 1))[:3] "
+                      "(docs/rendering.md, Groups)"}
+_FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
+        "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
+_OPAQUE = ("objects are opaque: fade one by blending its color towards the background, or "
+           "show it from a time with visible = t >= t0")
+NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
+NOT_HERE.update(dict.fromkeys(("opacity", "fill_opacity", "alpha", "transparency"), _OPAQUE))
 TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
