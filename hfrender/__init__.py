@@ -75,10 +75,46 @@ _OTHER_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "
                 "load_mesh": "Mesh.load"}
 
 
+# manim's (and three.js') names of what hfrender does otherwise, or not at all
+_RADIANS = "angles are radians: math.radians(90) for manim's 90 * DEGREES"
+_AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
+         "(0, 0, 1) towards the default camera")
+_EASING = ("there are no easing helpers: t is a float, so write one "
+           "(s = t * t * (3 - 2 * t), a smoothstep)")
+_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
+           "(hf.Mesh.load), and a flat one a thin hf.Cube")
+_LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
+           "is an object with emissive")
+_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
+          "TAU": "use math.tau",
+          **dict.fromkeys(("UP", "DOWN", "LEFT", "RIGHT", "OUT", "IN", "ORIGIN"), _AXES),
+          **dict.fromkeys(("smooth", "rate_functions", "ease_in_out", "there_and_back",
+                           "linear", "ease_in_out_sine", "smoothstep", "lerp"), _EASING),
+          **dict.fromkeys(("Group", "VGroup", "Group3D"), "there is no grouping or parenting: "
+                          "place each object in update(t) (docs/rendering.md, Groups)"),
+          **dict.fromkeys(("Text", "Tex", "MathTex", "Circle", "Line", "Dot", "Arrow",
+                           "Cylinder", "Cone", "Torus", "Prism", "Polygon"), _SHAPES),
+          **dict.fromkeys(("Light", "PointLight", "DirectionalLight", "SpotLight",
+                           "AmbientLight"), _LIGHTS),
+          "Material": "an object's look is its color, emissive and shader"}
+
+
 def _meant(name: str) -> str:
-    """"; did you mean Cube?" for ``hf.Box`` or ``hf.Sphre``; else nothing."""
+    """"; did you mean Cube?" for ``hf.Box`` or ``hf.Sphre``; a hint for manim's names
+    (``hf.RED``, ``hf.DEGREES``, ``hf.VGroup``: was "no attribute 'RED'", a trial); else
+    nothing."""
     from hfrender.errors import nearest
 
+    if name in _HINTS:
+        return f"; {_HINTS[name]}"
+    colour = name.rsplit("_", 1)[0] if name[-2:-1] == "_" else name  # manim's RED_A
+    if colour.isupper():
+        from PIL import ImageColor
+
+        colour = colour.replace("_", "").lower()  # DARK_BLUE: 'darkblue'
+        if colour in ImageColor.colormap:
+            return (f"; colours are given by name: color={colour!r} (or hex '#ff8800', or "
+                    "3 numbers 0..1)")
     near = _OTHER_NAMES.get(name) or next(iter(nearest(name, __all__)), None)
     return f"; did you mean hf.{near}?" if near else ""
 

@@ -81,6 +81,33 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
         hf.zzz  # noqa: B018 - the lookup is the test
 
 
+@pytest.mark.parametrize("name,hint", [
+    ("RED", "colours are given by name: color='red' (or hex '#ff8800', or 3 numbers 0..1)"),
+    ("BLUE_E", "colours are given by name: color='blue' (or hex '#ff8800', or 3 numbers "
+               "0..1)"),
+    ("DARK_BLUE", "colours are given by name: color='darkblue' (or hex '#ff8800', or 3 "
+                  "numbers 0..1)"),
+    ("DEGREES", "angles are radians: math.radians(90) for manim's 90 * DEGREES"),
+    ("TAU", "use math.tau"),
+    ("UP", "positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
+           "(0, 0, 1) towards the default camera"),
+    ("smooth", "there are no easing helpers: t is a float, so write one (s = t * t * (3 - 2 * "
+               "t), a smoothstep)"),
+    ("VGroup", "there is no grouping or parenting: place each object in update(t) "
+               "(docs/rendering.md, Groups)"),
+    ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
+                 "(hf.Mesh.load), and a flat one a thin hf.Cube"),
+    ("PointLight", "there is one directional light, the scene's light_direction and ambient; "
+                   "a lamp is an object with emissive"),
+])
+def test_a_manim_name_says_what_hfrender_does_instead(name, hint):
+    """A manim user's trial: hf.RED, 45 * hf.DEGREES, hf.VGroup were "module 'hfrender' has
+    no attribute 'RED'", the way to say it unsaid."""
+    with pytest.raises(AttributeError) as excinfo:
+        getattr(hf, name)
+    assert str(excinfo.value) == f"module 'hfrender' has no attribute {name!r}; {hint}"
+
+
 def test_a_camera_that_looks_at_its_own_position_names_both_and_the_look_at_line(tmp_path,
                                                                                    capsys):
     """The camera starts at (0, 0, 5): looking at that point before moving it looks nowhere,
