@@ -209,3 +209,33 @@ def test_a_duration_set_in_update_is_no_mistake_where_duration_is_given(tmp_path
                  "--samples", "2", "-t", "1.5", "--duration", "2"])
     err = capsys.readouterr().err
     assert code == 0 and "duration" not in err, err
+
+
+@pytest.mark.parametrize("line,said", [  # (add(): bad input, exit 2; the others 1)
+    ("self.add([self.ball, hf.Cube()])", "InputTypeError: add() takes objects, not a list of "
+                                        "them: unpack it, self.add(*objects)"),
+    ("self.remove(self.ball)", "AttributeError: Manim has no attribute 'remove'; objects stay "
+                               "once added: hide one from a time in update(t), obj.visible = "
+                               "t < t1"),
+    ("self.play(self.ball)", "AttributeError: Manim has no attribute 'play'; there are no "
+                             "animations to play: update(t) sets every object from t alone, "
+                             "over the scene's duration (docs/rendering.md, Scenes)"),
+    ("self.wait(1)", "AttributeError: Manim has no attribute 'wait'; there is nothing to wait "
+                     "for: update(t) sets every object from t alone, over the scene's "
+                     "duration (docs/rendering.md, Scenes)"),
+])
+def test_a_manim_scene_call_says_what_is_done_instead(tmp_path, capsys, line, said):
+    """A manim user's trial: self.add(list) said "got list", self.remove(...) Python's bare
+    "'Manim' object has no attribute 'remove'"; each now says what hfrender does instead."""
+    scene = write_scene(tmp_path, f"""
+    class Manim(hf.Scene):
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+            {line}
+    """)
+    code = main(["still", str(scene), "-t", "0", "--size", "32x18", "-o", str(tmp_path / "s.png")])
+    assert code == (2 if said.startswith("InputTypeError") else 1)
+    err = capsys.readouterr().err.strip()
+    assert err == f"hfrender: error: scene error in setup(): {said} ({scene}:8)", err
+    assert not (tmp_path / "s.png").exists()
+    assert getattr(hf.Scene(), "construct", None) is None  # other names: Python's own error

@@ -142,6 +142,14 @@ class Scene:
             object.__setattr__(self, "_duration_at", checks.caller_line())
         object.__setattr__(self, name, value)
 
+    def __getattr__(self, name: str) -> object:
+        """Only for a name not found: manim's scene methods say what is done instead (was:
+        Python's "'S' object has no attribute 'remove'", a trial)."""
+        hint = _MANIM_METHODS.get(name)
+        if hint is None:
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}; {hint}")
+
     def setup(self) -> None:
         """Build the scene (add objects, place the camera). Runs once per process."""
 
@@ -162,6 +170,9 @@ class Scene:
             raise InputError(f"{type(self).__name__}.add() in update(t): objects are added "
                              "once, in setup() (added at every update they pile up); add it "
                              "there and set its visible (or position) from t in update(t)")
+        if isinstance(obj, (list, tuple)) and obj and all(isinstance(o, Object3D) for o in obj):
+            raise InputTypeError(f"add() takes objects, not a {type(obj).__name__} of them: "
+                                 "unpack it, self.add(*objects)")  # (was: "got list")
         if not isinstance(obj, Object3D):
             from hfrender.scene.meshes import FORMATS
 
@@ -177,6 +188,16 @@ class Scene:
         self.objects.append(obj)
         object.__setattr__(obj, "_added_to", self)  # (was: drawn twice, in one place)
         return obj
+
+
+_PURE = ("update(t) sets every object from t alone, over the scene's duration (docs/"
+         "rendering.md, Scenes)")
+_MANIM_METHODS = {
+    "remove": "objects stay once added: hide one from a time in update(t), obj.visible = t "
+              "< t1",
+    "play": f"there are no animations to play: {_PURE}",
+    "wait": f"there is nothing to wait for: {_PURE}",
+}
 
 
 class ShaderScene(Scene):
