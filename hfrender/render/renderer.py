@@ -10,6 +10,7 @@ allocation per sub-frame.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from hfrender.render.target import Target
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
-from hfrender.scene.objects import mesh
+from hfrender.scene.objects import mesh, sphere_geometry
 
 _NO_MOTION = np.zeros((4, 4))
 _NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object's rate is _NO_MOTION
@@ -162,7 +163,8 @@ class SceneRenderer:
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr)}
-        self._draw_objects(shared, _NO_RATES if clip_rates is None else clip_rates)
+        self._draw_objects(shared, _NO_RATES if clip_rates is None else clip_rates,
+                           self._pixels_a_metre())
         self.target.resolve()
 
     def _draw_background(self) -> None:
@@ -181,9 +183,35 @@ class SceneRenderer:
         set_uniform(self.background, "u_alpha", 0.0 if clear else 1.0)
         self.empty_vao.render(moderngl.TRIANGLES, vertices=3)
 
-    def _draw_objects(self, shared: dict, rates: np.ndarray) -> None:
+    def _pixels_a_metre(self) -> tuple:
+        """(eye, forward, pixels a metre spans 1 m in front of the eye (anywhere, with an
+        orthographic camera)): a sphere's size on the picture, from the camera without its
+        lens offset and jitter, so every sub-frame of one time picks the same level."""
+        cam, (w, h) = self.scene.camera, self.size
+        return (tuple(cam.position), tuple(cam.basis()[2].tolist()),
+                abs(float(cam.projection(w / h)[1, 1])) * h / 2)
+
+    def _geometry(self, obj: Any, model: np.ndarray, lens: tuple) -> str:
+        """The geometry drawn for ``obj``: a sphere's level from its radius in pixels
+        (:func:`sphere_geometry`), the largest a ray from the eye shows it: its radius
+        over the depth of its nearest point, times d / depth where it lies off the axis
+        (the picture stretches it radially)."""
+        if obj.geometry != "sphere":
+            return obj.geometry
+        m = model.tolist()
+        radius = max(math.hypot(m[0][k], m[1][k], m[2][k]) for k in range(3))
+        eye, forward, pixels = lens
+        if self.scene.camera.orthographic:
+            return sphere_geometry(radius * pixels)
+        to = [m[k][3] - eye[k] for k in range(3)]
+        depth = sum(a * b for a, b in zip(to, forward, strict=True)) - radius
+        if depth <= 0.0 or not math.isfinite(depth):  # around or behind the eye
+            return "sphere"
+        return sphere_geometry(radius * pixels * math.hypot(*to) / (depth * depth))
+
+    def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple) -> None:
         """Every visible object: the uniforms all share (``shared``) set once per program,
-        then each object's own."""
+        then each object's own (``lens``: :meth:`_pixels_a_metre`)."""
         import moderngl
 
         ready: set[int] = set()
@@ -205,7 +233,7 @@ class SceneRenderer:
             if model_file:
                 self.models.render(prog, obj.geometry, model)
             else:
-                self._vao(prog, obj.geometry).render(moderngl.TRIANGLES)
+                self._vao(prog, self._geometry(obj, model, lens)).render(moderngl.TRIANGLES)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)
