@@ -85,3 +85,18 @@ def test_small_spheres_look_as_the_full_mesh_draws_them(tmp_path, monkeypatch):
     edge = (around.max(0) - around.min(0)).max(-1) > 8  # a sphere's outline
     assert diff.max() <= 12 and (diff > 2).mean() < 0.005  # measured: 11, 0.2%
     assert diff[~edge].max() <= 1  # inside a sphere and off them, the same
+
+
+def test_docs_say_the_levels_the_code_draws():
+    """docs/rendering.md's "Many objects" names each level's triangles and the radius it
+    reaches (was: "256 up to a radius of 1 px", the 64-triangle level under 0.26 px unsaid,
+    and 1,024 "up to 4 px", where the code keeps it to 4.2 px)."""
+    from pathlib import Path
+
+    doc = " ".join((Path(__file__).parent.parent / "docs" / "rendering.md").read_text().split())
+    said = ("64 triangles up to a radius of 0.26 px, 256 up to 1 px, 1,024 up to 4.2 px, "
+            "the full 4,096")
+    assert said in doc
+    for r, triangles in ((0.25, 64), (0.27, 256), (1.0, 256), (1.05, 1024), (4.15, 1024),
+                         (4.2, 4096)):
+        assert len(mesh(sphere_geometry(r))[1]) // 3 == triangles, r
