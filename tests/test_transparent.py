@@ -96,11 +96,12 @@ def test_transparent_flag_and_the_video_formats(scenes, tmp_path):
 
 
 @pytest.mark.parametrize("codec, out, fmt", [("ffv1", "g.mkv", "gbrap16le"),
-                                             ("utvideo", "g.mkv", "gbrap")])
+                                             ("utvideo", "g.mkv", "gbrap"),
+                                             ("png", "g.mov", "rgba")])
 def test_lossless_codecs_with_alpha_keep_it_through_render_and_fx(scenes, tmp_path, codec,
                                                                  out, fmt):
-    """FFV1 and Ut Video hold alpha: --transparent refused them, and fx composited alpha
-    footage over black for them, saying to write .mov or .webm."""
+    """FFV1, Ut Video and PNG in a .mov hold alpha: --transparent refused them, and fx
+    composited alpha footage over black for them, saying to write .mov or .webm."""
     from hfrender.cli import main
 
     _render(scenes["grey"], tmp_path / "g" / "%02d.png", "--transparent")
@@ -116,6 +117,31 @@ def test_lossless_codecs_with_alpha_keep_it_through_render_and_fx(scenes, tmp_pa
         video = np.frombuffer(raw, np.uint8).reshape(-1, 36, 64, 4)
         assert video.shape[0] == 6 and png[..., 3].max() == 255 and png[..., 3].min() == 0
         assert np.abs(video[..., 3].astype(int) - png[..., 3]).max() <= 1  # lossless
+
+
+@pytest.mark.parametrize("flags, stored, raw, dtype", [
+    ((), "rgba", "rgba", np.uint8), (("--pix-fmt", "rgba64be"), "rgba64be", "rgba64le",
+                                     np.uint16)])
+def test_png_in_a_mov_keeps_alpha_as_the_png_sequence_does(scenes, tmp_path, flags, stored,
+                                                           raw, dtype):
+    """``--codec png --transparent`` into a .mov was refused ("keeps no alpha"): each frame
+    is an RGBA PNG, 16-bit (rgba64be) where 16-bit frames are handed to it."""
+    from hfrender.io.images import read_png
+
+    depth = ("--bit-depth", "16") if dtype == np.uint16 else ()
+    _render(scenes["clear"], tmp_path / "p" / "%02d.png", *depth)
+    _render(scenes["clear"], tmp_path / "p.mov", "--codec", "png", "--transparent", *flags)
+    assert probe(str(tmp_path / "p.mov")).pix_fmt.startswith(f"{stored}(pc, gbr/bt709/")
+    out = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i",
+                          str(tmp_path / "p.mov"), "-f", "rawvideo", "-pix_fmt", raw, "-"],
+                         capture_output=True, check=True).stdout
+    video = np.frombuffer(out, dtype).reshape(-1, 36, 64, 4).astype(int)
+    png = np.stack([read_png(f) for f in sorted((tmp_path / "p").glob("*.png"))]).astype(int)
+    assert video.shape == png.shape == (6, 36, 64, 4)
+    top = np.iinfo(dtype).max
+    assert video[..., 3].min() == 0 and video[..., 3].max() == top  # clear and covered
+    assert ((video[..., 3] > 0) & (video[..., 3] < top)).any()  # the blurred edge
+    assert np.abs(video - png).max() <= 1  # every channel, as the sequence has it
 
 
 def test_the_summary_says_the_output_keeps_alpha(scenes, tmp_path, capsys):
@@ -145,8 +171,7 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
                                "--transparent"], capture_output=True, text=True)
         assert done.returncode == 2
         assert "keeps no alpha; write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, " \
-            "or a PNG sequence" \
-            in done.stderr
+            ".mov or .mkv with --codec png, or a PNG sequence" in done.stderr
     for out, fmt, alpha in (("a.webm", "yuv420p", "yuva420p"),  # a pixel format with no
                             ("a.mov", "yuv422p10le", "yuva444p10le")):  # alpha: was dropped
         done = subprocess.run([*RUN, str(scenes["grey"]), "-o", str(tmp_path / out),
@@ -164,8 +189,8 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
     assert done.returncode == 2 and not (tmp_path / "c.mp4").exists()
     assert done.stderr == (f"hfrender: error: clear.py has background = None (a transparent "
                            f"render): -o {tmp_path / 'c.mp4'} (libx264) keeps no alpha; write "
-                           ".mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, or a PNG "
-                           "sequence (frames/%05d.png)\n")
+                           ".mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, .mov or "
+                           ".mkv with --codec png, or a PNG sequence (frames/%05d.png)\n")
     (tmp_path / "s.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }")
     done = subprocess.run([*RUN, str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.mov"),
                            "--transparent"], capture_output=True, text=True)

@@ -87,7 +87,7 @@ class Encoding:
         (``pix_fmt``, ``params`` from :func:`hfrender.io.ffmpeg.codec_params`); ``sequence``:
         the output is a sequence of pictures, not a video (``png`` is both)."""
         if self.alpha:
-            pix_fmt, params = _with_alpha(codec, pix_fmt, params)
+            pix_fmt, params = _with_alpha(codec, pix_fmt, params, sequence)
         if not self:
             return pix_fmt, params
         if codec == "png" and not sequence:  # in a video (.mov, .mkv): its pixel format
@@ -120,15 +120,19 @@ class Encoding:
         return self.pix_fmt or pix_fmt, out
 
 
-def _with_alpha(codec: str, pix_fmt: str, params: list[str]) -> tuple[str, list[str]]:
-    """The pixel format and options that keep alpha (``--transparent``)."""
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA
+def _with_alpha(codec: str, pix_fmt: str, params: list[str], sequence: bool
+                ) -> tuple[str, list[str]]:
+    """The pixel format and options that keep alpha (``--transparent``); PNG in a video
+    keeps 16-bit frames' (its default for them, ``pix_fmt``: rgb48be) as rgba64be."""
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, LOSSLESS_RGB, WIDE_ALPHA
 
-    if codec in ("png", "exr"):  # an image sequence keeps its alpha channel
+    if codec == "exr" or codec == "png" and sequence:  # a sequence keeps its alpha channel
         return pix_fmt, params
     if codec not in ALPHA_PIX_FMTS:
         raise EncodingError(f"--transparent: {codec} keeps no alpha; {KEEPS_ALPHA}")
     fmt, extra = ALPHA_PIX_FMTS[codec]
+    if codec in WIDE_ALPHA and pix_fmt == LOSSLESS_RGB[codec][1]:
+        fmt = WIDE_ALPHA[codec]
     return fmt, [*params, *extra]
 
 

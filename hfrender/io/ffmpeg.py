@@ -28,15 +28,19 @@ ALPHA_CODECS = {".mov": "prores_ks", ".webm": "libvpx-vp9"}
 # Matroska segments a render is written in: not here)
 ALPHA_PIX_FMTS = {"prores_ks": ("yuva444p10le", ["-profile:v", "4444"]),
                   "libvpx-vp9": ("yuva420p", []), "ffv1": ("rgba64le", []),
-                  "utvideo": ("gbrap", [])}
+                  "utvideo": ("gbrap", []), "png": ("rgba", [])}
+# (and PNG in a .mov or .mkv, each frame a picture: rgba, rgba64be for 16-bit frames; was
+# refused as keeping no alpha, a user trial)
+WIDE_ALPHA = {"png": "rgba64be"}  # the alpha format of 16-bit frames (LOSSLESS_RGB's second)
 # lossless encoders' default: RGB that keeps every code of the frames, (8-bit, 16-bit) (was
 # yuv420p: FFV1 and Ut Video halved the chroma and went through YUV; --codec png in .mov
 # got rgb24 tagged as BT.709 YUV, 16-bit frames cut to 8; user trials); YUV planes (fx's
 # 4:2:0 path) stay as they are
 LOSSLESS_RGB = {"ffv1": ("bgr0", "rgb48le"), "utvideo": ("gbrp", "gbrp"),
                 "png": ("rgb24", "rgb48be")}
-KEEPS_ALPHA = ("write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, or a PNG "
-               "sequence (frames/%05d.png)")  # what to write instead, where alpha is lost
+# what to write instead, where alpha is lost
+KEEPS_ALPHA = ("write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, .mov or .mkv "
+               "with --codec png, or a PNG sequence (frames/%05d.png)")
 ALPHA_FORMATS = ("yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya", "pal8")
 
 
