@@ -3,17 +3,20 @@ Video were given yuv420p (chroma halved, a YUV round trip), --codec png in a .mo
 tagged as BT.709 YUV, its 16-bit frames cut to 8 (user trials)."""
 
 import subprocess
+from pathlib import Path
 
 import imageio_ffmpeg
 import numpy as np
 import pytest
 
+from hfrender.cli import main
 from hfrender.io.ffmpeg import encode_command
 from hfrender.io.footage import probe
 from hfrender.io.writers import VideoWriter
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
 W, H, N = 33, 17, 3  # odd sides: no 4:2:0 on the way
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
 
 
 def written_and_read(path, codec, pix_fmt_in, dtype):
@@ -59,3 +62,32 @@ def test_fx_4_2_0_planes_stay_planes_in_a_lossless_codec():
     convert them untagged)."""
     cmd = encode_command("x.mkv", 24, (W, H), "ffv1", pix_fmt_in="yuv420p")
     assert cmd[cmd.index("-pix_fmt", cmd.index("-c:v")) + 1] == "yuv420p"
+
+
+@pytest.mark.parametrize("output,flags,fmt", [
+    ("p.mov", ["--codec", "png"], "rgb48be"), ("p.mkv", ["--codec", "png"], "rgb48be"),
+    ("r.mov", ["--codec", "prores_ks"], "yuv422p10le"), ("v.mp4", [], "yuv420p10le")])
+def test_bit_depth_in_a_video_names_a_deep_format_its_encoder_takes(tmp_path, capsys, output,
+                                                                    flags, fmt):
+    """--bit-depth 16 with --codec png advised --pix-fmt yuv420p10le, which png refuses."""
+    out = tmp_path / output
+    code = main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.1",
+                 "--bit-depth", "16", *flags])
+    assert code == 2 and capsys.readouterr().err == (
+        f"hfrender: error: --bit-depth 16: -o {out} is a video, whose encoder's pixel format "
+        f"decides (e.g. --pix-fmt {fmt}); --bit-depth is for PNG (8, 16) and EXR (16, 32) "
+        "outputs\n")
+    assert main(["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "0.1",
+                 "--pix-fmt", fmt, "--quiet", *flags]) == 0  # the advice taken
+    assert probe(str(out)).pix_fmt.split("(")[0] == fmt
+
+
+def test_bit_depth_in_a_transparent_png_video_names_its_16_bit_alpha_format():
+    from hfrender.config import ConfigError
+    from hfrender.engine.deep_output import output_dtype
+
+    with pytest.raises(ConfigError) as told:
+        output_dtype("a.mov", 16, False, "png", alpha=True)
+    assert str(told.value) == ("--bit-depth 16: -o a.mov is a video, whose encoder's pixel "
+                               "format decides (e.g. --pix-fmt rgba64be); --bit-depth is for "
+                               "PNG (8, 16) and EXR (16, 32) outputs")

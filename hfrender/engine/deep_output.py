@@ -59,16 +59,20 @@ def _bright_at_start(scene: Scene, frame: int, fps: float) -> str | None:
     return past_white(scene) if looked is None else looked[0]
 
 
-def output_dtype(output: str, bit_depth: int | None, deep: bool = False) -> np.dtype:
+def output_dtype(output: str, bit_depth: int | None, deep: bool = False,
+                 codec: str | None = None, alpha: bool = False) -> np.dtype:
     """The dtype of a render's finished frames (or a still's picture): uint8, uint16
     (16-bit PNG; a video whose encoder writes more than 8 bits, ``deep``), float16 or
-    float32 (EXR); ``--bit-depth`` for a video is refused in one line."""
+    float32 (EXR); ``--bit-depth`` for a video is refused in one line, naming a pixel
+    format of more than 8 bits that its encoder (``codec``; ``alpha``: kept) takes."""
     suffix = Path(output).suffix.lower()
     if suffix not in DEPTHS:  # (a single PNG or EXR: hfrender still's)
         if bit_depth is not None:  # (a GIF was told of --pix-fmt, which it refuses)
+            from hfrender.io.encoding import deeper_format
+
             what = ("a GIF: 8 bits, a palette of 256 colours" if suffix == ".gif" else
-                    "a video, whose encoder's pixel format decides (e.g. --pix-fmt "
-                    "yuv420p10le)")
+                    "a video, whose encoder's pixel format decides "
+                    f"({deeper_format(output, codec, alpha)})")
             raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is {what}; "
                               "--bit-depth is for PNG (8, 16) and EXR (16, 32) outputs")
         return np.dtype(np.uint16 if deep else np.uint8)
@@ -92,7 +96,8 @@ def render_dtype(config: Any) -> np.dtype:
 
     video = Path(config.output).suffix.lower() not in DEPTHS
     deep = video and deep_video(config.output, config.codec, Encoding.of(config))
-    return output_dtype(config.output, config.bit_depth, deep)
+    return output_dtype(config.output, config.bit_depth, deep, config.codec,
+                        bool(config.transparent))
 
 
 def fused_dtype(dtype: np.dtype, hdr: bool = False) -> np.dtype:

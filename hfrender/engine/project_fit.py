@@ -53,7 +53,7 @@ def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
 
     try:
         config: Any = RenderConfig(**values)
-        output_dtype(config.output, config.bit_depth)
+        output_dtype(config.output, config.bit_depth, False, config.codec, config.transparent)
         check_encoding(config.output, config.codec, Encoding.of(config))
         check_output(config.output, config.size, config.codec, alpha=config.transparent,
                      pix_fmt=config.pix_fmt)

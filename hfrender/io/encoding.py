@@ -233,6 +233,22 @@ def deep_video(output: str, codec: str | None, encoding: Encoding) -> bool:
         return False
 
 
+def deeper_format(output: str, codec: str | None, alpha: bool = False) -> str:
+    """How ``output`` gets more than 8 bits, said where ``--bit-depth`` is refused for a
+    video: a ``--pix-fmt`` its encoder takes, ``yuv420p10le`` where it takes it (H.264,
+    VP9, FFV1), else its first deep one (with ``alpha``: with alpha): PNG's rgb48be,
+    rgba64be, ProRes' yuv422p10le (was yuv420p10le for each, which they refuse; a trial)."""
+    from hfrender.io.pixels import pix_fmt_facts
+
+    chosen = chosen_encoder(output, codec, alpha)
+    takes = encoder_info(chosen).pix_fmts if chosen else ()
+    if not takes or "yuv420p10le" in takes:
+        return "e.g. --pix-fmt yuv420p10le"
+    deep = [f for f in takes if pix_fmt_facts(f)[1]]
+    fmt = next((f for f in deep if pix_fmt_facts(f)[0] == alpha), deep[0] if deep else None)
+    return f"e.g. --pix-fmt {fmt}" if fmt else f"{chosen}'s are 8 bits a channel"
+
+
 def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:
     """The encoder an output uses: ``codec``, the suffix's default (with ``alpha``: the one
     that keeps it), ``png`` or ``exr`` for a sequence (None for an output type
