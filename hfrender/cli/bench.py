@@ -102,24 +102,26 @@ def _refused(exc: ConfigError, cells: list[Any], config: Any, left: list[int]) -
     """A cell's refusal (its pool past memory) after the cells measured (printed), said
     as the ``--outputs`` value it came from, to lower (was: "lower --granularity", an
     option bench refuses)."""
-    from hfrender.engine import bench
-
     if "lower --granularity" not in str(exc) or not left:  # another refusal: as it is
         return exc
-    if cells:
-        print(bench.table(cells, None, bench.grid_plan(config)), flush=True)
+    _measured(cells, config)
     said = str(exc).replace("lower --granularity", "lower --outputs")
     return ConfigError(f"--outputs {left[0]}: {said}")
+
+
+def _measured(cells: list[Any], config: Any) -> None:
+    """The table of the cells measured before the grid stopped (none: nothing)."""
+    from hfrender.engine import bench
+
+    if cells:
+        print(bench.table(cells, None, bench.grid_plan(config)), flush=True)
 
 
 def _interrupted(cells: list[Any], config: Any, cells_in_all: int,
                  exc: KeyboardInterrupt) -> int:
     """The cells measured before a Ctrl-C (their table, the best of them marked) and one
     line that says how many of the grid's they are; the exit status of an interrupt."""
-    from hfrender.engine import bench
-
-    if cells:
-        print(bench.table(cells, None, bench.grid_plan(config)), flush=True)
+    _measured(cells, config)
     print(f"interrupted: {len(cells)} of {cells_in_all} cells measured"
           + (" (above; auto's cell not)" if cells else ""), file=sys.stderr)
     return interrupted_code(exc)

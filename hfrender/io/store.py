@@ -70,6 +70,7 @@ FLOAT_VERSION = 2  # a store of float16 colour (--hdr): one an hfrender that rea
 VERSIONS = (VERSION, FLOAT_VERSION)
 MARKER = ".hfrender-store-partial"  # in DIR.partial: ours to remove (a user's never is)
 LEVEL = 1  # deflate level of the chunks
+CHUNK = re.compile(r"c\d{6,}\.npz")  # a chunk's file name (c000000.npz, ...)
 
 
 def partial_dir(path: str | Path) -> Path:
@@ -142,7 +143,7 @@ def warn_replacing(path: str | Path) -> None:
 def _ours(name: str) -> bool:
     """A file a store is made of: its manifest, sub-frame times and chunks."""
     return (name in (MANIFEST, "times.npy", ".DS_Store")  # (and a file browser's own)
-            or re.fullmatch(r"c\d{6,}\.npz", name) is not None)
+            or CHUNK.fullmatch(name) is not None)
 
 
 def _one_of_the_outputs(store: Path, output: str) -> str | None:
@@ -362,7 +363,7 @@ class SampleStore:
 def _unfinished(tmp: Path) -> str:
     """What an unfinished store ``tmp`` holds, and what it lacks (was: "it has no manifest
     yet", not what was kept nor what to do)."""
-    chunks = sorted(f for f in tmp.iterdir() if re.fullmatch(r"c\d{6,}\.npz", f.name))
+    chunks = sorted(f for f in tmp.iterdir() if CHUNK.fullmatch(f.name))
     held = f"{len(chunks)} chunk{'s' * (len(chunks) != 1)}"
     if chunks:
         held += f" ({sum(f.stat().st_size for f in chunks) / 1e6:.1f} MB"
