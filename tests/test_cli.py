@@ -203,6 +203,14 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["render", "x.frag", "--sizes", "9x9", "--framerate", "5"], r"arguments: --sizes 9x9 "
      r"--framerate 5; did you mean --size, --fps\? \(see"),
     (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
+    # a long option's prefix is not taken for the option it starts (was: --res 160x90 as
+    # --resume, "unrecognized arguments: 160x90"; --fp 0 as --fps, "fps=0.0 must be ...")
+    (["render", "x.frag", "--res", "160x90"], r"^hfrender render: error: unrecognized "
+     r"arguments: --res 160x90; the picture's size is --size WxH: --size 160x90 \(see"),
+    (["render", "x.frag", "--fp", "0"], r"^hfrender render: error: unrecognized arguments: "
+     r"--fp 0; did you mean --fps\? \(see"),
+    (["fx", "in.mp4", "-o", "o.mp4", "--motion", "4"], r"^hfrender fx: error: "
+     r"unrecognized arguments: --motion 4; did you mean --motion-blur\? "),
     (["render", "x.frag", "-r", "24", "-t", "2"], r"^hfrender render: error: unrecognized "
      r"arguments: -r 24 -t 2; did you mean --fps, --duration\? "),  # ffmpeg's (was: alone)
     (["fx", "in.mp4", "-o", "o.mp4", "-c:v", "prores_ks"], r"^hfrender fx: error: "

@@ -496,7 +496,7 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
     again = commands._again(args, config)
     assert again == f"; continue from frame 38 with: hfrender render s.py -o {out} --resume"
     for keep in (["--keep-samples", "k.samples"], ["--keep-samples=k.samples"],
-                 ["--keep", "k.samples"], ["--keep-samples=a", "--keep-sam", "k.samples/"]):
+                 ["--keep-samples=a", "--keep-samples", "k.samples/"]):
         # --resume refuses a store (it holds a whole render): the command offered leaves it
         monkeypatch.setattr(sys, "argv", ["hfrender", "render", "s.py", "-o", str(out), *keep,
                                           "--samples", "4"])

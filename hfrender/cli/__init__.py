@@ -80,7 +80,12 @@ CAMERA = {o: f"a scene's lens is its camera's: self.camera.{o.replace('-', '_')}
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser whose errors are one line, as hfrender's own are (not the whole
-    usage first), with the nearest option for a misspelt one."""
+    usage first), with the nearest option for a misspelt one. A long option's prefix is not
+    taken for it (was: ``--res 160x90`` read as ``--resume``, "unrecognized arguments:
+    160x90"): a shortened name is told its option."""
+
+    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
 
     def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201
         self.argv = list(sys.argv[1:] if args is None else args)  # (its habits' hints)

@@ -381,12 +381,11 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
     words = sys.argv[1:] if "render" in sys.argv[1:] else [
         "render", str(args.file), "-o", config.output]
     kept, store = [], None  # a sample store holds a whole render: --resume goes on without
-    skip = False            # one (every --keep-samples, as argparse takes it: --keep st)
+    skip = False            # one (every --keep-samples, as argparse takes it)
     for i, w in enumerate(words):
-        name = w.partition("=")[0]
         if skip:
             skip = False
-        elif len(name) >= len("--keep") and "--keep-samples".startswith(name):
+        elif w.partition("=")[0] == "--keep-samples":
             store, skip = (w.partition("=")[2], False) if "=" in w else (
                 words[i + 1] if i + 1 < len(words) else None, True)
         else:
