@@ -21,6 +21,7 @@ from hfrender.errors import InputError, about, as_given, nearest, toml_said
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
+from hfrender.io.sequence_names import check_output_name
 from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
@@ -301,6 +302,11 @@ def _check_table(path: Path, table: dict, said: dict[str, str]) -> None:
     ``hdr=True``), not as a flag the user never gave."""
     parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
                "fps": parse_fps}
+    if isinstance(table.get("output"), str):  # (was told as "-o o2.mp4/", a flag not given)
+        try:
+            check_output_name(table["output"], named=lambda v: f"output = {toml_said(v)}")
+        except InputError as exc:
+            raise ConfigError(f"{path}: [render] {exc}") from None
     for key in set(table) & set(parsers):
         try:
             table[key] = parsers[key](table[key])

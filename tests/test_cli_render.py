@@ -700,6 +700,18 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                r"egl, glfw$"),
     ('backend = "gpu"', r'hfrender.toml: \[render\] backend = "gpu" is not a backend; choose '
                         r"one of auto, cpu, cuda$"),
+    # the encoder's settings and the frames as the file spells them too (were "--crf 99",
+    # '--frames 5:2', "-o o2.mp4/", flags the user never gave)
+    ("crf = 99", r"hfrender.toml: \[render\] crf = 99: must be an integer from 0 to 63 "),
+    ('bitrate = "fast"', r'hfrender.toml: \[render\] bitrate = "fast": must be a rate in '
+                         r"bits per second"),
+    ('pix-fmt = "yuv 444"', r'hfrender.toml: \[render\] pix-fmt = "yuv 444": must be a name '),
+    ('frames = "5:2"', r'hfrender.toml: \[render\] frames = "5:2": START must be before END '
+                       r"\(END is exclusive: 5:6 is frame 5 alone\)$"),
+    ('frames = "a"', r'hfrender.toml: \[render\] frames = "a": must be START:END'),
+    # (checked when the file is read: -o, given here, would have taken its place)
+    ('output = "o2.mp4/"', r'hfrender.toml: \[render\] output = "o2.mp4/": a folder\'s name '
+                           r'\(it ends in /\); name the file \(output = "o2.mp4"\)$'),
 ])
 def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, capsys, key,
                                                         said):

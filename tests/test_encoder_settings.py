@@ -171,7 +171,7 @@ RENDER_ERRORS = [
      "a constant quality (--crf) or an average bitrate (--bitrate), not both"),
     ("a.mp4", ["--bitrate", "8 MB"], "--bitrate '8 MB': must be a rate in bits per second such "
      "as 8M, 2500k or 800000"),
-    ("a.mp4", ["--bitrate", "0"], "--bitrate '0': must be a rate"),
+    ("a.mp4", ["--bitrate", "0"], "--bitrate 0: must be a rate"),
     ("a.mp4", ["--pix-fmt", "rgb24"], "--pix-fmt rgb24: libx264 takes yuv420p, yuvj420p, "),
     ("a.webm", ["--pix-fmt", "yuv420p9"], "--pix-fmt yuv420p9: libvpx-vp9 takes yuv420p, "),
     ("a.mkv", ["--codec", "mpeg4", "--crf", "5"], "--crf 5: mpeg4 has no CRF (constant "
@@ -249,7 +249,7 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     (tmp_path / "hfrender.toml").write_text('[render]\ncrf = "high"\n')
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
     toml = tmp_path / "hfrender.toml"
-    assert capsys.readouterr().err.startswith(f"hfrender: error: {toml}: [render] --crf 'high': "
+    assert capsys.readouterr().err.startswith(f"hfrender: error: {toml}: [render] crf = \"high\": "
                                               "must be an integer from 0 to 63")
     toml.write_text('[rendr]\ncrf = 28\n')  # a misspelt table is said, not ignored
     assert main(["render", BAR, "-o", "b.mp4"]) == 2

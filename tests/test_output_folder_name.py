@@ -52,8 +52,9 @@ def test_hfrender_tomls_output_named_as_a_folder_is_refused_too(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     (tmp_path / "hfrender.toml").write_text('[render]\noutput = "o.mp4/"\n')
     assert main(["render", BAR, "--size", "16x8", "--frames", "0:2", "--samples", "2"]) == 2
-    assert capsys.readouterr().err == ("hfrender: error: -o o.mp4/: a folder's name (it ends "
-                                       "in /); name the file (-o o.mp4)\n")
+    assert capsys.readouterr().err == (  # as the file spells it (was: as -o o.mp4/)
+        f"hfrender: error: {tmp_path / 'hfrender.toml'}: [render] output = \"o.mp4/\": a "
+        "folder's name (it ends in /); name the file (output = \"o.mp4\")\n")
     assert sorted(tmp_path.iterdir()) == [tmp_path / "hfrender.toml"]
 
 

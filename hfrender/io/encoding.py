@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, about
 from hfrender.io.sequence_names import is_sequence
 
 FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
@@ -38,6 +38,13 @@ def _is_int(v: object) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
+def _refused(name: str, value: object, why: str) -> InputError:
+    """The encoder setting ``name``'s ``value`` refused: named by its flag (``--crf 99``), as
+    hfrender.toml or a jobs file spells it there (``crf = 99``: :func:`hfrender.errors.about`;
+    was ``--crf 99`` in a file that has no flags)."""
+    return about(EncodingError, name, value, f": {why}", head=f"{FLAGS[name]} {value!r}")
+
+
 @dataclass(frozen=True)
 class Encoding:
     """Quality settings for the video encoder; None leaves the output's default."""
@@ -54,18 +61,18 @@ class Encoding:
 
     def __post_init__(self) -> None:
         if self.crf is not None and not (_is_int(self.crf) and 0 <= self.crf <= CRF_MAX):
-            raise EncodingError(f"--crf {self.crf!r}: must be an integer from 0 to {CRF_MAX} "
-                                "(lower is better quality; 0-51 for libx264 and libx265)")
+            raise _refused("crf", self.crf, f"must be an integer from 0 to {CRF_MAX} (lower "
+                                            "is better quality; 0-51 for libx264 and libx265)")
         b = self.bitrate
         if b is not None and not ((_is_int(b) and b > 0)
                                   or (isinstance(b, str) and BITRATE.fullmatch(b))):
-            raise EncodingError(f"--bitrate {b!r}: must be a rate in bits per second such "
-                                "as 8M, 2500k or 800000")
+            raise _refused("bitrate", b, "must be a rate in bits per second such as 8M, 2500k "
+                                         "or 800000")
         for name in ("preset", "pix_fmt"):
             v = getattr(self, name)
             if v is not None and not (isinstance(v, str) and NAME.fullmatch(v)):
-                raise EncodingError(f"{FLAGS[name]} {v!r}: must be a name such as "
-                                    f"{'slow' if name == 'preset' else 'yuv444p'}")
+                raise _refused(name, v, "must be a name such as "
+                                        f"{'slow' if name == 'preset' else 'yuv444p'}")
 
     @classmethod
     def of(cls, settings: Any) -> Encoding:
