@@ -2,9 +2,11 @@
 renderer at their projected size, with their node transforms, textures, vertex colours and
 normals; the velocity plane; the errors of bad files; loaded once per process."""
 
+import gc
 import math
 import os
 import re
+import weakref
 from pathlib import Path
 
 import imageio.v3 as iio
@@ -411,6 +413,33 @@ def test_a_model_is_read_once_per_process_and_again_when_changed(tmp_path, monke
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
     third = hf.Mesh.load(path)
     assert len(calls) == 2 and third.bounds[1, 0] == pytest.approx(1.0)
+
+
+def test_a_model_no_scene_holds_is_let_go_past_the_recent_ones(tmp_path, monkeypatch):
+    """A batch of many models kept every one it read to the process's end (a 1M-triangle
+    model is ~100 MB: 200 product shots ran out of memory); now a model no Mesh holds is
+    kept only among the most recently read (:data:`meshes.RECENT_BYTES`), and one a Mesh
+    holds stays however many are read after it."""
+    monkeypatch.setattr(meshes, "RECENT_BYTES", 1)  # the last one read alone
+    paths = [write(trimesh.creation.box((1 + i, 1, 1)), tmp_path / f"b{i}.ply")
+             for i in range(3)]
+    calls = []
+    real = trimesh.load_scene
+    monkeypatch.setattr(trimesh, "load_scene", lambda *a, **k: calls.append(a) or real(*a, **k))
+    first = hf.Mesh.load(paths[0])
+    gone = weakref.ref(first._loaded())
+    held = hf.Mesh.load(paths[1])
+    del first
+    gc.collect()
+    assert gone() is None  # (was: kept in the cache)
+    assert hf.Mesh.load(paths[2]).bounds[1, 0] == pytest.approx(1.5)
+    gc.collect()
+    assert meshes.model_data(held.geometry) is held._loaded()  # held: still drawn
+    assert held.bounds[1, 0] == pytest.approx(1.0) and len(calls) == 3
+    again = hf.Mesh.load(paths[2])  # the last read: not read again
+    assert len(calls) == 3 and again.bounds[1, 0] == pytest.approx(1.5)
+    hf.Mesh.load(paths[0])  # let go: read again
+    assert len(calls) == 4
 
 
 def test_the_example_scene_renders_its_model(gl_context):

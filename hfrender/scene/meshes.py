@@ -1,7 +1,8 @@
 """3D models from files: ``hf.Mesh.load(path)`` (glTF 2.0 ``.glb``/``.gltf``, OBJ, STL, PLY).
 
-Files are read with trimesh (``pip install 'hfrender[models]'``), once per process (cached
-by resolved path and modification time), into :class:`ModelData`: parts of triangles with
+Files are read with trimesh (``pip install 'hfrender[models]'``), once per process while a
+Mesh holds them or they are among the last read (cached by resolved path and modification
+time), into :class:`ModelData`: parts of triangles with
 interleaved vertices (position, normal, UV, linear RGBA colour), each part with at most one
 base-colour texture. glTF node transforms are baked into the vertices; base colour factors
 multiply the vertex colours. Colour conventions follow the formats: glTF vertex colours and
@@ -19,6 +20,8 @@ import re
 import sys
 import threading
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -62,9 +65,32 @@ class ModelData:
     bounds: np.ndarray  # (2, 3) min and max corner, in the model's own units
 
 
-_CACHE: dict[str, ModelData] = {}
+    @property
+    def nbytes(self) -> int:
+        """The memory its arrays take."""
+        return int(self.bounds.nbytes + sum(
+            p.vertices.nbytes + p.indices.nbytes + (0 if p.texture is None else p.texture.nbytes)
+            for p in self.parts))
+
+
+# every model a Mesh holds (the renderer finds it by its geometry name), and the last read
+# held for the next scene (a batch's jobs, a second setup()) up to RECENT_BYTES in all, the
+# last one always (was: every model read, to the process's end: a batch of many models ran
+# out of memory)
+_CACHE: weakref.WeakValueDictionary[str, ModelData] = weakref.WeakValueDictionary()
+_RECENT: OrderedDict[str, ModelData] = OrderedDict()
+RECENT_BYTES = 1 << 30
 _LOCK = threading.Lock()
 READING_S = [0.0]  # seconds this process spent reading model files (not again: cached)
+
+
+def _keep(model: ModelData) -> None:
+    """``model`` the most recent read, the oldest let go past :data:`RECENT_BYTES`."""
+    _RECENT[model.key] = model
+    _RECENT.move_to_end(model.key)
+    total = sum(m.nbytes for m in _RECENT.values())
+    while len(_RECENT) > 1 and total > RECENT_BYTES:
+        total -= _RECENT.popitem(last=False)[1].nbytes
 
 
 def model_data(geometry: str) -> ModelData:
@@ -108,11 +134,13 @@ def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
         raise ModelError(f"{said}: not a file")
     key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
     with _LOCK:
-        if key not in _CACHE:
+        model = _CACHE.get(key)
+        if model is None:
             start = time.perf_counter()
-            _CACHE[key] = _read(said, resolved, key)
+            model = _CACHE[key] = _read(said, resolved, key)
             READING_S[0] += time.perf_counter() - start
-        return _CACHE[key]
+        _keep(model)
+        return model
 
 
 def _trimesh() -> Any:
