@@ -270,6 +270,18 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
     out = tmp_path / "c.mp4"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     assert len(decode(out)[0]) == 10 and not work_dir(out).exists()
+    for name in ("c.mp4", "x.gif"):  # finished, written whole (was: "cannot be resumed (a
+        done = tmp_path / name       # clip of up to 10 s is written in one piece)", as if
+        if not done.exists():        # half made, whatever the input)
+            assert main(["fx", str(clip), "-o", str(done), "--motion-blur", "2",
+                         "--quiet"]) == 0
+        kept = done.read_bytes()
+        assert main(["fx", str(clip), "-o", str(done), "--motion-blur", "3", "--resume",
+                     "--quiet"]) == 2
+        assert capsys.readouterr().err == (
+            f"hfrender: error: --resume: nothing to resume for {done} ({done} is there, and "
+            "no run of it was interrupted); run without --resume to make it again\n")
+        assert done.read_bytes() == kept
 
 
 def test_ffmpeg_command_lines_are_built_by_pure_functions():

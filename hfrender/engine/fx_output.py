@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import hfrender
-from hfrender.config import ConfigError
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
 from hfrender.io.colour_tags import source_colour
@@ -139,7 +138,7 @@ class FxOutput:
                 why = f"a clip of up to {SEGMENT_SECONDS} s is written in one piece"
             else:
                 why = "variable frame rate footage keeps its frame times only in one piece"
-            raise ConfigError(f"--resume: {output} cannot be resumed ({why}); run it again")
+            raise resume.one_piece(output, why, "run")
 
     def _timing(self) -> tuple[list | None, float]:
         """Frame times to keep (variable frame rate: each output frame at the time of its

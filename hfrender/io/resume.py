@@ -116,11 +116,24 @@ def _from_segments(output: str, settings: dict, verb: str) -> tuple[int, Manifes
     ``settings`` into ``output``; InputError naming what stands in the way. ``verb`` is the
     command's own word in the messages ("render")."""
     if not segments.resumable(output):
-        raise InputError(f"--resume: {output} cannot be resumed "
-                         f"({segments.one_piece_why(output)}); {verb} it again")
+        raise one_piece(output, segments.one_piece_why(output), verb)
     folder = segments.work_dir(output)
     manifest = _matching(output, folder, settings, verb)
     return manifest.covered(folder), manifest
+
+
+def one_piece(output: str, why: str, verb: str) -> InputError:
+    """``--resume`` of an ``output`` written in one piece (``why``): nothing of a run is
+    kept to go on from; one that is there is whole (was: "cannot be resumed" of a finished
+    one too, as if half made)."""
+    if Path(output).exists():
+        return _finished(output, verb)
+    return InputError(f"--resume: {output} cannot be resumed ({why}); {verb} it again")
+
+
+def _finished(output: str, verb: str) -> InputError:
+    return InputError(f"--resume: nothing to resume for {output} ({output} is there, and no "
+                      f"run of it was interrupted); {verb} without --resume to make it again")
 
 
 def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
@@ -132,11 +145,10 @@ def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
         raise InputError(f"--resume: {exc}".replace("render without", f"{verb} without")
                          ) from None
     if manifest is None:
-        done = Path(output).exists()  # finished: its work folder went when it was joined
-        why, again = ((f"{output} is there, and no run of it was interrupted",
-                       " to make it again") if done else (f"no {folder}", ""))
-        raise InputError(f"--resume: nothing to resume for {output} ({why}); {verb} without "
-                         f"--resume{again}")
+        if Path(output).exists():  # finished: its work folder went when it was joined
+            raise _finished(output, verb)
+        raise InputError(f"--resume: nothing to resume for {output} (no {folder}); {verb} "
+                         "without --resume")
     settings = as_kept(settings)
     if manifest.settings != settings and made_here_alike(manifest, settings):
         manifest.settings = settings  # a Ray run's segments, drawn and fused as here
