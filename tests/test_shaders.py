@@ -633,14 +633,15 @@ def test_a_shaders_own_lines_as_a_text_editor_and_a_paste_leave_them(tmp_path):
                 "// hfrender: iChannel0 = a.png\t// noise\n"
                 "// hfrender: iChannel1 = b.png// x\n") == ({0: ("a.png", 3), 1: ("b.png", 4)},
                                                           True)
+    reads = ("hfrender reads iChannel0..iChannel3 = a picture's path, common = a file of shared "
+             "code and antialias = true or false")
     for text, said in (
             ("// hfrender: iChannel0 = a.png\n// hfrender: iChannel0 = b.png\n",
              "s.frag:2: hfrender: iChannel0 = b.png: iChannel0 is given on line 1 already"),
             ("// hfrender: iChannel4 = a.png\n", "s.frag:1: hfrender: iChannel4 = a.png: "
-             "hfrender reads iChannel0..iChannel3 = a picture's path and antialias = true or "
-             "false"),
-            ("// hfrender: antialias = no\n", "s.frag:1: hfrender: antialias = no: hfrender "
-             "reads iChannel0..iChannel3 = a picture's path and antialias = true or false")):
+             f"{reads}"),
+            ("// hfrender: antialias = no\n", f"s.frag:1: hfrender: antialias = no: {reads}"),
+            ("// hfrender: common =\n", f"s.frag:1: hfrender: common = : {reads}")):
         with pytest.raises(InputError) as err:
             read(text)
         assert str(err.value) == f"{tmp_path / said}"

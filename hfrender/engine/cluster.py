@@ -122,15 +122,16 @@ def _local_only(config: RenderConfig) -> None:
 
 def _files_inside(scene: Any, folder: Path) -> None:
     """The model files the scene loaded in setup(), and the pictures a shader gives its
-    channels, must lie in its folder, the one sent to the workers (one line, before any
-    work; was: every chunk failed, "model file not found", naming the worker's temporary
-    copy)."""
+    channels and its common file, must lie in its folder, the one sent to the workers (one
+    line, before any work; was: every chunk failed, "model file not found", naming the
+    worker's temporary copy)."""
     from hfrender.scene import ShaderScene
     from hfrender.scene.meshes import scene_models
 
     files = [(Path(path), "model") for path in scene_models(getattr(scene, "objects", []))]
     if isinstance(scene, ShaderScene):
         files += [(path.resolve(), "picture") for path, _ in scene.channel_files().values()]
+        files += [(c[0].resolve(), "common file") for c in [scene.common_file()] if c]
     for path, kind in files:
         within = path.is_relative_to(folder)
         hidden = within and any(p.startswith(".") for p in path.relative_to(folder).parts)

@@ -16,6 +16,10 @@ from hfrender.scene.sources import surface_files
 # Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."
 _MESA = re.compile(r"^\s*\d+:(\d+)\(\d+\):\s*(error|warning):(.*)$")
 _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
+# a Shadertoy shader's common file is numbered from here on (its line 1 is COMMON_LINE + 1),
+# up to WRAPPER_LINE, where hfrender's own lines begin (Mesa names source string 0 for most
+# errors whatever "#line LINE STRING" says: lines alone tell the files apart)
+COMMON_LINE, WRAPPER_LINE = 500000, 1000000
 
 
 class ShaderError(HFRenderError):
@@ -51,22 +55,25 @@ def glsl(name: str) -> str:
 
 def with_user_source(header: str, user: str, footer: str) -> str:
     """``header`` + the user's source (numbered from line 1) + ``footer``."""
-    return f"{header}\n#line 1\n{user}\n#line 1000000\n{footer}"
+    return f"{header}\n#line 1\n{user}\n#line {WRAPPER_LINE}\n{footer}"
 
 
-def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None) -> Any:
+def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None,
+                    common_file: str | Path | None = None) -> Any:
     """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``."""
     try:
         return ctx.program(vertex_shader=vertex, fragment_shader=fragment)
     except Exception as exc:  # moderngl.Error; its text holds the compiler log
-        errors = compile_errors(str(exc), user_file)
-        raise ShaderError(describe_compile_error(str(exc), user_file), errors) from None
+        errors = compile_errors(str(exc), user_file, common_file)
+        raise ShaderError(describe_compile_error(errors), errors) from None
 
 
-def compile_errors(log: str, user_file: str | Path | None) -> list[str]:
-    """Each of the compiler's errors as ``file:line: message``. Mesa's indented lines under
-    an error (an overload's candidates) belong to it: the first is told with it, none is
-    counted as an error of its own. A log of no error in a known form: one line of it."""
+def compile_errors(log: str, user_file: str | Path | None,
+                   common_file: str | Path | None = None) -> list[str]:
+    """Each of the compiler's errors as ``file:line: message`` (those past
+    :data:`COMMON_LINE` the ``common_file``'s). Mesa's indented lines under an error (an
+    overload's candidates) belong to it: the first is told with it, none is counted as an
+    error of its own. A log of no error in a known form: one line of it."""
     where = str(user_file) if user_file else "hfrender shader"
     found: list[list[str]] = []
     for line in log.splitlines():
@@ -78,7 +85,9 @@ def compile_errors(log: str, user_file: str | Path | None) -> list[str]:
             found[-1].append(said.strip())
             continue
         lineno = int(m.group(1))
-        place = f"{where}:{lineno}" if lineno < 1000000 else "hfrender's wrapper"
+        place = "hfrender's wrapper" if lineno >= WRAPPER_LINE else \
+            f"{common_file}:{lineno - COMMON_LINE}" if common_file and lineno > COMMON_LINE \
+            else f"{where}:{lineno}"
         found.append([f"{place}: {said.strip()}"])
     if not found:
         body = " ".join(s.strip() for s in log.splitlines() if s.strip())
@@ -88,9 +97,9 @@ def compile_errors(log: str, user_file: str | Path | None) -> list[str]:
             for first, *under in found]
 
 
-def describe_compile_error(log: str, user_file: str | Path | None) -> str:
-    """The compiler's first error (:func:`compile_errors`), and how many more."""
-    first, *more = compile_errors(log, user_file)
+def describe_compile_error(errors: list[str]) -> str:
+    """The compiler's first error (of :func:`compile_errors`), and how many more."""
+    first, *more = errors
     return first + (f" (and {len(more)} more error{'s' if len(more) > 1 else ''})"
                     if more else "")
 

@@ -32,10 +32,12 @@ class ShaderRenderer:
             raise ShaderError(f"{scene.source_path}:{said}")
         self.target = Target(ctx, size, with_depth, hdr=hdr)
         try:
+            common = scene.common_file()
             self.prog = compile_program(ctx, glsl("fullscreen.vert"),
-                                        shadertoy_program(scene.source), scene.source_path)
+                                        shadertoy_program(scene.source, scene.common_source),
+                                        scene.source_path, common and common[0])
         except ShaderError as exc:
-            hint = shadertoy_hint(str(exc), scene.source)
+            hint = shadertoy_hint(str(exc), scene.source, common is not None)
             raise ShaderError(f"{exc}{hint}", [exc.errors[0] + hint, *exc.errors[1:]]) \
                 from None
         self.vao = ctx.vertex_array(self.prog, [])

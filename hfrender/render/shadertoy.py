@@ -15,10 +15,12 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
-from hfrender.render.programs import glsl, with_user_source
+from hfrender.render.programs import COMMON_LINE, WRAPPER_LINE, glsl, with_user_source
 from hfrender.scene import ShaderScene
+from hfrender.scene.shader_lines import blank_comments
 
 log = logging.getLogger(__name__)
+_code = blank_comments  # the code, comments blanked: nothing in one is taken for code
 
 SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame", "iMouse",
                     "iDate")  # the uniforms hfrender's header declares (shadertoy_header.frag)
@@ -31,9 +33,7 @@ CHANNELS = {"iChannel0": "sampler2D iChannel0", "iChannel1": "sampler2D iChannel
             "iChannelTime": "float iChannelTime[4]", "iSampleRate": "float iSampleRate"}
 OLD_NAMES = ("iGlobalTime",)  # Shadertoy's old iTime: a #define of the header, where used
 MAIN_IMAGE = "void mainImage(out vec4 fragColor, in vec2 fragCoord)"
-WRAPPER_LINE = 1000000  # lines from here on are hfrender's (programs.describe_compile_error)
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 # a uniform declaration: "uniform [precision] type " and its variables (over lines too)
 _UNIFORM = re.compile(r"\buniform\s+((?:(?:lowp|mediump|highp)\s+)?\w+\s+)([^;]*);")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)\b[^\n]*", re.MULTILINE)
@@ -46,22 +46,28 @@ _MAIN = re.compile(r"\bvoid(\s+)main(\s*\()")
 _OUT = re.compile(r"\b(?:layout\s*\([^)]*\)\s*)?out\b")
 
 
-def shadertoy_program(source: str) -> str:
-    """The fragment shader of a Shadertoy shader as pasted: hfrender's header, the shader
+def shadertoy_program(source: str, common: str = "") -> str:
+    """The fragment shader of a Shadertoy shader as pasted: hfrender's header, its common
+    file's code (shadertoy.com's Common tab) numbered from ``COMMON_LINE + 1``, the shader
     (:func:`shadertoy_source`) numbered from its line 1, and hfrender's ``main()``. The
-    shader's ``#extension`` lines outside any ``#if`` go up into the header (GLSL takes
-    them only before any declaration), each with its own line number."""
-    source = source.removeprefix("\ufeff")
+    ``#extension`` lines outside any ``#if`` go up into the header (GLSL takes them only
+    before any declaration), each with its own line number."""
+    source, common = source.removeprefix("\ufeff"), common.removeprefix("\ufeff")
+    both = f"{common}\n{source}"
     header = glsl("shadertoy_header.frag") + "".join(
         f"\nuniform {CHANNELS[name]};" if name in CHANNELS else f"\n#define {name} iTime"
-        for name in _used_undeclared(source))
-    hoisted = [f"#line {line}\n{text.strip()}" for line, text in _extensions(source)]
+        for name in _used_undeclared(both))
+    hoisted = [f"#line {line + first}\n{text.strip()}"
+               for first, code in ((COMMON_LINE, common), (0, source))
+               for line, text in _extensions(code)]
     if hoisted:
         version, _, rest = header.partition("\n")
         header = "\n".join([version, *hoisted, f"#line {WRAPPER_LINE}", rest])
-    undone = "".join(f"#undef {name}\n" for name in _own_macros(source))
-    return with_user_source(header, shadertoy_source(source),
-                            undone + glsl("shadertoy_main.frag"))
+    undone = "".join(f"#undef {name}\n" for name in _own_macros(both))
+    user = shadertoy_source(source)
+    if common:
+        user = f"#line {COMMON_LINE + 1}\n{shadertoy_source(common)}\n#line 1\n{user}"
+    return with_user_source(header, user, undone + glsl("shadertoy_main.frag"))
 
 
 def shadertoy_source(source: str) -> str:
@@ -281,13 +287,17 @@ def old_output(source: str) -> str | None:
             f"has not; set mainImage's colour ({name}) instead")
 
 
-def shadertoy_hint(said: str, source: str = "") -> str:
+def shadertoy_hint(said: str, source: str = "", common: bool = False) -> str:
     """What to add to a compile error: the signature hfrender calls, where the compiler
     names mainImage (one of another signature); a channel's type, where it names a channel
     or a 2D sampler given 3D coordinates (a cube map's or a volume's channel, declared here
-    as 2D): the channel the error is about (:func:`_channel_at`)."""
+    as 2D): the channel the error is about (:func:`_channel_at`); where a function is
+    defined nowhere and the shader names no ``common`` file, how to give it one."""
     if "mainImage" in said:
         return f"; hfrender calls {MAIN_IMAGE}"
+    if not common and re.search(r"no function with name|undefined function", said):
+        return ("; if shadertoy.com's Common tab defines it, put that code in a file named by "
+                "a line of the shader: // hfrender: common = common.glsl")
     if re.search(r"iChannel\d|sampler2D, vec3", said):
         return ("; hfrender declares a channel the shader uses undeclared as a 2D texture "
                 "(black): for a cube map or a 3D texture, declare it: uniform samplerCube "
@@ -309,11 +319,6 @@ def _channel_at(said: str, source: str) -> str:
     return read[0] if len(read) == 1 else "iChannelN (N its number)"
 
 
-def _code(source: str) -> str:
-    """``source`` with its comments blanked (their line breaks kept): the same length, each
-    declaration's place the same, and nothing inside a comment taken for code (a comment
-    between a declaration's names does not hide them)."""
-    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
 
 
 def _directives(source: str) -> Iterator[tuple[int, str, int]]:

@@ -22,7 +22,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
-from hfrender.scene.shader_lines import shader_lines
+from hfrender.scene.shader_lines import common_code, shader_lines
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, str]] = set()  # render settings in a class body, said once
@@ -208,12 +208,19 @@ class ShaderScene(Scene):
         super().__init__()
         self.source = source
         self.source_path = path
-        self._channels, self.antialias = shader_lines(source, path)
+        self._channels, self.antialias, self._common = shader_lines(source, path)
+        # the common file's code (``// hfrender: common = FILE``), placed before the shader's
+        self.common_source = common_code(self._common, path) if self._common else ""
 
     def channel_files(self) -> dict[int, tuple[Path, int]]:
         """The pictures its lines ``// hfrender: iChannel0 = noise.png`` give its channels
         (a path from the shader's folder, quotes allowed): channel -> (path, line)."""
         return dict(self._channels)
+
+    def common_file(self) -> tuple[Path, int] | None:
+        """The file its line ``// hfrender: common = common.glsl`` names (shadertoy.com's
+        Common tab: code placed before the shader's), with that line; None without one."""
+        return self._common
 
 
 def past_white(scene: Scene) -> str | None:

@@ -2,8 +2,10 @@
 ``// hfrender: iChannel0 = textures/noise.png`` gives a channel a picture (a path from the
 shader's folder; iChannel0..iChannel3), ``// hfrender: antialias = false`` keeps its
 ``fragCoord`` at pixel centres (pixel-exact code: ``texelFetch`` of a picture shown 1:1,
-grain hashed from ``fragCoord``). Lines inside ``/* ... */`` do not count; a second line
-for the same name, a name hfrender does not read or a bad value is one line of error."""
+grain hashed from ``fragCoord``), ``// hfrender: common = common.glsl`` names a file of code
+placed before the shader's (shadertoy.com's Common tab: a path from the shader's folder).
+Lines inside ``/* ... */`` do not count; a second line for the same name, a name hfrender
+does not read or a bad value is one line of error."""
 
 from __future__ import annotations
 
@@ -19,12 +21,14 @@ COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 CHANNEL = re.compile(r"iChannel[0-3]")
 
 
-def shader_lines(source: str, path: str) -> tuple[dict[int, tuple[Path, int]], bool]:
-    """(channel -> (picture, line), antialias) of a shader's lines (``path``: its file)."""
+def shader_lines(source: str, path: str
+                 ) -> tuple[dict[int, tuple[Path, int]], bool, tuple[Path, int] | None]:
+    """(channel -> (picture, line), antialias, (common file, line) or None) of a shader's
+    lines (``path``: its file)."""
     source = source.removeprefix("\ufeff")  # (was: a first line after a BOM not seen)
     blocked = [m.span() for m in COMMENTS.finditer(source) if m.group().startswith("/*")]
     channels: dict[int, tuple[Path, int]] = {}
-    antialias, seen = True, {}
+    antialias, common, seen = True, None, {}
     for m in LINE.finditer(source):
         if any(a <= m.start() < b for a, b in blocked):
             continue
@@ -39,7 +43,37 @@ def shader_lines(source: str, path: str) -> tuple[dict[int, tuple[Path, int]], b
             channels[int(name[-1])] = (Path(path).parent / value, line)
         elif name == "antialias" and value.lower() in ("true", "false"):
             antialias = value.lower() == "true"
+        elif name == "common" and value:
+            common = (Path(path).parent / value, line)
         else:
             raise InputError(f"{where}: hfrender reads iChannel0..iChannel3 = a picture's "
-                             "path and antialias = true or false")
-    return channels, antialias
+                             "path, common = a file of shared code and antialias = true or "
+                             "false")
+    return channels, antialias, common
+
+
+def common_code(common: tuple[Path, int], path: str) -> str:
+    """The text of the common file a shader (``path``) names at a line (``common``: file,
+    line), checked: there, and no ``mainImage`` of its own (that stays in the shader)."""
+    from hfrender.scene.loader import shader_text  # (loader imports this module's scene)
+
+    file, line = common
+    where = f"{path}:{line}: common = {file}"
+    if not file.is_file():
+        raise InputError(f"{where}: no such file (a path from the shader's folder)")
+    text = shader_text(file.read_bytes()).removeprefix("\ufeff")
+    code = blank_comments(text)
+    found = re.search(r"\bmainImage\s*\(", code)
+    if found:
+        at = code.count("\n", 0, found.start()) + 1
+        raise InputError(f"{where}: defines mainImage (its line {at}); a common file holds "
+                         "the code the passes share (shadertoy.com's Common tab), mainImage "
+                         "stays in the shader")
+    return text
+
+
+def blank_comments(source: str) -> str:
+    """``source`` with its comments blanked (their line breaks kept): the same length, each
+    declaration's place the same, and nothing inside a comment taken for code (a comment
+    between a declaration's names does not hide them)."""
+    return COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)

@@ -95,7 +95,8 @@ def surface_files(name: str, scene_dir: Path) -> list[Path]:
 
 def asset_files(scene: object) -> list[Path]:
     """The files the scene's objects read besides its script and modules: its surface
-    shaders beside it and its model files (a built-in shader is hfrender's own)."""
+    shaders beside it and its model files (a built-in shader is hfrender's own); a shader
+    scene's channel pictures and common file."""
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
     found: set[Path] = set()
@@ -108,8 +109,10 @@ def asset_files(scene: object) -> list[Path]:
         model = getattr(obj, "_model", None)
         if model is not None and Path(model.path).is_file():
             found.add(Path(model.path).resolve())
-    pictures = getattr(scene, "channel_files", dict)()  # a shader's channels' (were not
-    found.update(path.resolve() for path, _ in pictures.values() if path.is_file())  # kept)
+    # a shader's channel pictures (were not kept) and its common file
+    given = list(getattr(scene, "channel_files", dict)().values())
+    given += [c for c in [getattr(scene, "common_file", lambda: None)()] if c]
+    found.update(path.resolve() for path, _ in given if path.is_file())
     return sorted(found)
 
 
