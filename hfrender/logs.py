@@ -1,5 +1,6 @@
 """Filters on the root logger's handlers for a while: what each handler shows of the log
-records of a stretch of work (a bench's warnings once, a batch job's named)."""
+records of a stretch of work (a bench's warnings once, a batch job's named); a span of time
+as a log line says it."""
 
 from __future__ import annotations
 
@@ -38,3 +39,10 @@ class JobNamed(logging.Filter):
             if not said.startswith(self.prefix[:-2]):
                 record.msg, record.args = self.prefix + said, None
         return True
+
+
+def span(seconds: float) -> str:
+    """``45s``, ``1m08s``, ``2h05m``: a span of time as a progress line or a warning says it."""
+    s = int(round(seconds))
+    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
+        f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s")

@@ -8,6 +8,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from hfrender.logs import span
+
 LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
 RATE_AFTER_S = 1.0  # the bar says a rate from this long after its first frames on
 RECENT_S = 60.0  # once a run is this long, its rate is the last minute's (frames that grow
@@ -80,12 +82,6 @@ def left_text(state: dict, done: int, total: int, now: float) -> str:
     if not rate_text(state, done, now) or per_s <= 0 or done >= total:
         return ""
     return f"about {span((total - done) / per_s)} left"
-
-
-def span(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 3600}h{s // 60 % 60:02d}m" if s >= 3600 else (
-        f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s")
 
 
 def progress_bar(quiet: bool, label: str = "rendering"):

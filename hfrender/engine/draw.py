@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import logging
 import math
+import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hfrender.logs import span
 from hfrender.render.renderer import clip_rates
 from hfrender.sampler import Plan, PlanStream, pixel_offsets
 from hfrender.scene import ShaderScene, past_white
@@ -23,6 +26,8 @@ from hfrender.scene.loader import call_scene
 
 log = logging.getLogger(__name__)
 VELOCITY_DT = 1e-5  # seconds either side of a sub-frame for the velocity's difference
+SLOW_DRAW_S = 5.0  # a sub-frame that takes longer to draw is said, once, with the time at
+# that pace (was: a shader's 70 s still went by with no word beyond its progress bar)
 
 
 def _fill(plane: Any, value: float) -> None:
@@ -47,6 +52,7 @@ class SubframeDrawer:
         #                           object's light passes white later in the render
         # --dof auto saw no f-stop at t = 0: say once if one is set later
         self.watch_dof = dof == "off" and getattr(config, "dof", None) == "auto" and self.mesh
+        self.watch_slow = stream is not None  # say once if a sub-frame draws slowly
 
     def draw(self, plan: Plan, j: int, index: int, k: int) -> tuple[Any, int]:
         """Sub-frame ``j`` of ``plan`` (``index`` of the stream) for output frame ``k``:
@@ -74,9 +80,14 @@ class SubframeDrawer:
         rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
         shown = self.stream.schedule.frame_at(t) if self.stream.schedule.overlapping else k
         draw_args = (t, shown, offset, jit) if rates is None else (t, shown, offset, jit, rates)
-        call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)
+        start = time.perf_counter()  # the GL's time: the draw and its read (not the wait
+        call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)  # for a
+        took = time.perf_counter() - start  # free slot between them)
         target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]))
+        start = time.perf_counter()
         self.renderer.read_into(*target)
+        if self.watch_slow:
+            self._watch_slow(took + time.perf_counter() - start)
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host
 
@@ -98,6 +109,22 @@ class SubframeDrawer:
             log.warning("at t=%.3f s %s: the sub-frames are 8-bit (--hdr auto saw nothing "
                         "past white at t = 0, the animation's start), so its light is clipped "
                         "before the blur; render with --hdr on to keep it", t, bright)
+
+    def _watch_slow(self, took: float) -> None:
+        """Said once: a sub-frame that took over :data:`SLOW_DRAW_S` to draw, and the time
+        the sub-frames of this run take at that pace (a still shows no progress until it is
+        done: a slow shader looked like a hang)."""
+        if took <= SLOW_DRAW_S:
+            return
+        self.watch_slow = False
+        source = getattr(self.scene, "source_path", None)
+        what = Path(source).name if not self.mesh and source else "the scene"
+        n = self.stream.subframes
+        log.warning("one sub-frame took %.1f s to draw (the GL drawing %s: not a hang); "
+                    "this run draws %d sub-frame%s for %d frame%s, about %s at that pace (a "
+                    "smaller --size or fewer --samples draws faster)", took, what, n,
+                    "s" * (n != 1), self.stream.count, "s" * (self.stream.count != 1),
+                    span(n * took))
 
     def skip(self, plan: Plan, j: int) -> Any:
         """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer
