@@ -438,14 +438,16 @@ def test_a_single_threaded_user_who_never_releases_is_told_at_once(monkeypatch):
 
     pool = make_pool(slots=2)
     held = [pool.acquire(), pool.acquire()]
-    monkeypatch.setattr(pool_module.threading, "active_count", lambda: 1)
+    me = threading.current_thread()
+    monkeypatch.setattr(pool_module.threading, "enumerate", lambda: [me])
     with pytest.raises(InputError, match=r"^all 2 hyperframe slots are in flight and no other "
                                          r"thread runs to release one: call each hyperframe's "
                                          r"\.release\(\) once it is fused"):
         pool.acquire()
     with pytest.raises(TimeoutError):  # a timeout given: its own answer
         pool.acquire(timeout=0.05)
-    monkeypatch.setattr(pool_module.threading, "active_count", lambda: 2)
+    other = threading.Thread(target=lambda: None, name="a user's consumer")
+    monkeypatch.setattr(pool_module.threading, "enumerate", lambda: [me, other])
     monkeypatch.setattr(pool_module, "STUCK_S", 0.05)
     timer = threading.Timer(0.3, pool.release, [held[0]])
     timer.start()
@@ -454,3 +456,29 @@ def test_a_single_threaded_user_who_never_releases_is_told_at_once(monkeypatch):
         assert pool.acquire() is held[0]
     timer.join()
     assert said[0].filename == __file__  # the user's line that waits, not the pool's
+
+
+def test_hfrenders_own_threads_release_no_slot(monkeypatch):
+    """A script that called an effect first (its band and FFT threads then live on) and
+    never releases its hyperframes waited 30 s, warned and hung: hfrender's threads were
+    counted as ones that could release a slot (a library user's trial). The wait is refused
+    at once, as where no thread runs."""
+    from hfrender.hyperframe import pool as pool_module
+
+    rng = np.random.default_rng(3)
+    hf.motion_blur(rng.integers(0, 256, (2, 256, 512, 3), np.uint8), window=2)  # bands
+    me, everyone = threading.current_thread(), threading.enumerate()
+    own = [t for t in everyone if t.name.startswith("hfrender-band")]
+    assert own  # the band threads run, as in the user's script
+    monkeypatch.setattr(pool_module.threading, "enumerate", lambda: [me, *own])  # no others
+    monkeypatch.setattr(pool_module, "STUCK_S", 0.05)
+    pool = make_pool(slots=1)
+    held = pool.acquire()
+    timer = threading.Timer(1.0, pool.release, [held])  # (before the fix: its wait's end)
+    timer.start()
+    try:
+        with pytest.raises(hf.InputError, match=r"^all 1 hyperframe slots are in flight and no "
+                                                r"other thread runs to release one"):
+            pool.acquire()
+    finally:
+        timer.join()

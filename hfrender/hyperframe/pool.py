@@ -32,6 +32,9 @@ ALIGN = 4096  # slots and their depth planes start on page boundaries
 # a wait this long for a slot of a pool that has had none released yet is told once: a
 # stream whose hyperframes are never released (.release(), once fused) waits for ever
 STUCK_S = 30.0
+# the names of the threads hfrender starts for its own work (the effects' bands and FFTs):
+# none of them releases a library user's hyperframe
+OWN_THREADS = "hfrender-"
 log = logging.getLogger(__name__)
 
 
@@ -55,6 +58,14 @@ def _callers_level() -> int:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _others_run() -> bool:
+    """Whether a thread runs besides this one and hfrender's own workers (:data:`OWN_THREADS`),
+    one that could release a slot."""
+    me = threading.current_thread()
+    return any(t is not me and not t.name.startswith(OWN_THREADS)
+               for t in threading.enumerate())
 
 
 def slot_count(max_in_flight: int) -> int:
@@ -290,11 +301,13 @@ class HyperFramePool:
     def _wait(self, timeout: float | None) -> bool:
         """Wait (holding the condition) for a free slot. A library user's pool (hfrender's
         own runs wait on a slow first fusion, which is no mistake), with no ``timeout``:
-        where no other thread runs, none can release one, so the wait is refused at once
-        (was: a silent hang, a library user's trial); else said once after :data:`STUCK_S`
-        where no slot has ever been released, as a Python warning (a library's log is
-        silent unless its caller sets logging up) and in the log."""
-        if self.warn_stuck and timeout is None and threading.active_count() == 1:
+        where no other thread runs (hfrender's own workers, alive after any effect's call,
+        release none), none can release one, so the wait is refused at once (was: a silent
+        hang, a library user's trial; after an effect's call still one, another trial); else
+        said once after :data:`STUCK_S` where no slot has ever been released, as a Python
+        warning (a library's log is silent unless its caller sets logging up) and in the
+        log."""
+        if self.warn_stuck and timeout is None and not _others_run():
             raise InputError(f"all {self.slot_count} hyperframe slots are in flight and no "
                              "other thread runs to release one: call each hyperframe's "
                              ".release() once it is fused (its slot goes back to the pool)")

@@ -23,6 +23,7 @@ import numpy as np
 
 from hfrender.backends.cpu.color import LOOKUP_CHUNK, Transfer, lookup
 from hfrender.color import RUNNING_LIMIT, decode16_table, encode8_table
+from hfrender.hyperframe.pool import OWN_THREADS
 from hfrender.hyperframe.windows import WindowWeights
 
 MIN_BAND_ROWS = 16  # rows per thread, at least
@@ -61,7 +62,7 @@ def thread_pool(name: str, workers: int) -> ThreadPoolExecutor:
         kept = _pools.get(name)
         if kept is None or kept[0] != os.getpid():
             kept = _pools[name] = (os.getpid(), ThreadPoolExecutor(
-                workers, thread_name_prefix=f"hfrender-{name}"))
+                workers, thread_name_prefix=f"{OWN_THREADS}{name}"))
         return kept[1]
 
 
