@@ -1,0 +1,93 @@
+"""What is wrong with a model file, said plainly (for :mod:`hfrender.scene.meshes`): a file
+that is no glTF at all, one with no triangles and why, and the files a model names that
+trimesh could not find."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hfrender.errors import InputError
+
+
+class ModelError(InputError):
+    """A model file that cannot be used: the message names the file and what is wrong."""
+
+
+def check_gltf(shown: Path, path: Path) -> None:
+    """What is wrong with a file that is no glTF 2.0 at all, said plainly."""
+    kind = path.suffix.lower()
+    with path.open("rb") as f:
+        head = f.read(12)
+    if kind == ".glb" and (head[:4] != b"glTF" or head[4:8] != b"\x02\x00\x00\x00"):
+        raise ModelError(f"{shown}: not a glTF 2.0 binary file (it does not start with "
+                         "'glTF' version 2)")
+    if kind == ".gltf":
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{shown}: not a glTF file: invalid JSON ({exc})") from None
+
+
+_NO_MTL = re.compile(r"unable to load materials from: (.+)")  # trimesh's OBJ loader
+
+
+@contextmanager
+def missing_files() -> Iterator[list[str]]:
+    """The files a model names that trimesh could not find while loading it (a texture
+    image, an OBJ's ``.mtl``): trimesh logs them at debug level, each with its
+    FileNotFoundError (a ``.mtl``: by its message alone)."""
+    found: list[str] = []
+    logger = logging.getLogger("trimesh")
+    shown = logger.getEffectiveLevel()  # what the user would have seen of trimesh's log
+
+    class Missing(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            exc = record.exc_info[1] if record.exc_info else None
+            cause = exc if isinstance(exc, FileNotFoundError) else getattr(exc, "__context__",
+                                                                            None)
+            if isinstance(cause, FileNotFoundError):  # the name as the model gives it
+                found.append(str(cause.filename or (cause.args or ("?",))[0]))
+            said = _NO_MTL.match(record.getMessage())  # an OBJ's .mtl: said without the
+            if said and exc is None:  # error (one that is there but broken: with it)
+                found.append(said.group(1))
+            if record.levelno >= shown:  # the rest of trimesh's log as before
+                logging.getLogger().handle(record)
+
+    handler, level, propagate = Missing(), logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        yield found
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+
+
+def why_none(path: Path) -> str:
+    """Why trimesh found no triangles in ``path``, where its format tells (was: "no
+    triangles" for a binary STL cut short, or another file named .stl or .obj)."""
+    suffix, data = path.suffix.lower(), path.read_bytes()
+    if not data.strip():  # (was: "text that is not an ASCII STL" of an empty .stl)
+        return ": it is empty"
+    if suffix == ".stl" and not data.lstrip().startswith(b"solid"):
+        if all(32 <= b < 127 or b in b"\t\r\n" for b in data[:84]):
+            return ": text that is not an ASCII STL (which begins 'solid'): not an STL file?"
+        count = int.from_bytes(data[80:84], "little")
+        if len(data) != 84 + 50 * count:
+            return (f": not a whole binary STL file (its header says {count:,} triangles, "
+                    f"{84 + 50 * count:,} bytes; the file has {len(data):,}): cut short, or "
+                    "not an STL file")
+    if suffix == ".obj":
+        lines = {line.split(maxsplit=1)[0] for line in data.splitlines() if line.strip()}
+        if b"v" not in lines:
+            return ": no vertex lines ('v x y z'): not an OBJ file?"
+        if b"f" not in lines:
+            return ": vertices but no face lines ('f ...'): points or lines, not a mesh"
+    return " (a model needs a triangle mesh)"
