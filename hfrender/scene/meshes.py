@@ -242,7 +242,7 @@ def _material(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | 
     """(linear RGBA factor, sRGB texture in GL row order or None, UVs or None)."""
     material = getattr(visual, "material", None)
     factor = np.ones(4)
-    if material is None:
+    if material is None or _stand_in(material):
         return factor, None, None
     image = getattr(material, "baseColorTexture", None)
     if image is None:
@@ -258,6 +258,16 @@ def _material(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | 
         return factor, None, None
     rgba = np.asarray(image.convert("RGBA"), np.uint8)
     return factor, np.ascontiguousarray(rgba[::-1]), np.asarray(uv, np.float64)[:, :2]
+
+
+def _stand_in(material: Any) -> bool:
+    """trimesh's stand-in for UVs that come without a material (an OBJ with no ``.mtl``, or
+    its ``.mtl`` not there): a 2x2 texture of grey 100. (Was: drawn grey 100, where the same
+    file without UVs is white: in the model's colours, which it has none of.)"""
+    image = getattr(material, "image", None)
+    return (getattr(material, "baseColorTexture", None) is None and image is not None
+            and image.size == (2, 2) and bool((np.asarray(image.convert("RGBA")) ==
+                                               (100, 100, 100, 255)).all()))
 
 
 def _cofactor(m: np.ndarray) -> np.ndarray:

@@ -1,0 +1,36 @@
+"""Models as they come from the wild (hf.Mesh.load), each drawn in its own colours or
+refused in one line naming the file."""
+
+
+import pytest
+from test_meshes import draw, make_scene
+
+import hfrender as hf
+
+trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
+Image = pytest.importorskip("PIL.Image")
+
+SQUARE = "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\n"
+UVS = "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+
+
+def centre(gl_context, path, **placement):
+    """The colour drawn at the picture's centre (the model's middle), lit by ambient alone."""
+    color, _, _ = draw(gl_context(), make_scene(hf.Mesh.load(path, **placement)))
+    return color[color.shape[0] // 2, color.shape[1] // 2].tolist()
+
+
+def test_an_obj_with_uvs_and_no_material_is_drawn_white_as_without_them(gl_context,
+                                                                        tmp_path, caplog):
+    """trimesh gives UVs without a material a stand-in grey texture: such an OBJ (no
+    mtllib, or its .mtl not there) was drawn grey 100, the same square without UVs white."""
+    (tmp_path / "plain.obj").write_text(SQUARE + "f 1 2 3 4\n")
+    (tmp_path / "uvs.obj").write_text(SQUARE + UVS + "f 1/1 2/2 3/3 4/4\n")
+    (tmp_path / "nomtl.obj").write_text("mtllib gone.mtl\nusemtl m\n" + SQUARE + UVS +
+                                        "f 1/1 2/2 3/3 4/4\n")
+    for name in ("plain.obj", "uvs.obj", "nomtl.obj"):
+        assert centre(gl_context, tmp_path / name) == [255, 255, 255], name
+    assert centre(gl_context, tmp_path / "uvs.obj", color="#ff8000") == [255, 128, 0]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{tmp_path / 'nomtl.obj'}: gone.mtl is not there (beside the model); drawn without "
+        "it, in the model's colours"]
