@@ -2,6 +2,7 @@
 refused in one line naming the file."""
 
 
+import numpy as np
 import pytest
 from test_meshes import draw, make_scene
 
@@ -34,3 +35,15 @@ def test_an_obj_with_uvs_and_no_material_is_drawn_white_as_without_them(gl_conte
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
         f"{tmp_path / 'nomtl.obj'}: gone.mtl is not there (beside the model); drawn without "
         "it, in the model's colours"]
+
+
+@pytest.mark.parametrize("grey", [40, 128, 200])
+def test_a_16_bit_grey_texture_is_drawn_in_its_greys(gl_context, tmp_path, grey):
+    """A 16-bit greyscale PNG (Pillow's mode I;16) was drawn white: Pillow's conversion to
+    RGBA clips its values (0..65535) at 255."""
+    Image.fromarray(np.full((8, 8), grey * 257, np.uint16)).save(tmp_path / "grey16.png")
+    assert Image.open(tmp_path / "grey16.png").mode.startswith("I")
+    (tmp_path / "m.mtl").write_text("newmtl m\nmap_Kd grey16.png\n")
+    (tmp_path / "m.obj").write_text("mtllib m.mtl\nusemtl m\n" + SQUARE + UVS +
+                                    "f 1/1 2/2 3/3 4/4\n")
+    assert centre(gl_context, tmp_path / "m.obj") == [grey] * 3

@@ -256,8 +256,17 @@ def _material(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | 
     uv = getattr(visual, "uv", None)
     if image is None or uv is None:
         return factor, None, None
-    rgba = np.asarray(image.convert("RGBA"), np.uint8)
+    rgba = _rgba(image)
     return factor, np.ascontiguousarray(rgba[::-1]), np.asarray(uv, np.float64)[:, :2]
+
+
+def _rgba(image: Any) -> np.ndarray:
+    """(H, W, 4) uint8 of a texture image; a 16-bit grey one (Pillow's modes I;16 and I) to
+    its 8 bits (was: white, Pillow's conversion clipping 0..65535 at 255)."""
+    if image.mode.startswith("I"):
+        grey = np.clip(np.asarray(image, np.float64) / 257.0, 0, 255).round().astype(np.uint8)
+        return np.dstack([grey, grey, grey, np.full_like(grey, 255)])
+    return np.asarray(image.convert("RGBA"), np.uint8)
 
 
 def _stand_in(material: Any) -> bool:
