@@ -47,3 +47,16 @@ def test_a_16_bit_grey_texture_is_drawn_in_its_greys(gl_context, tmp_path, grey)
     (tmp_path / "m.obj").write_text("mtllib m.mtl\nusemtl m\n" + SQUARE + UVS +
                                     "f 1/1 2/2 3/3 4/4\n")
     assert centre(gl_context, tmp_path / "m.obj") == [grey] * 3
+
+
+@pytest.mark.parametrize("kind", ["glb", "gltf", "obj", "stl", "ply"])
+@pytest.mark.parametrize("data", [b"", b"\n  \n"])
+def test_an_empty_file_of_any_format_is_said_to_be_empty(tmp_path, kind, data):
+    """An empty .glb was 'not a glTF 2.0 binary file (it does not start with ...)', a .gltf
+    'invalid JSON (Expecting value: line 1 column 1 (char 0))', a .ply 'cannot read the ply
+    file: ValueError: Not a ply file!' (an .obj's and an .stl's said it is empty)."""
+    path = tmp_path / f"empty.{kind}"
+    path.write_bytes(data)
+    with pytest.raises(hf.errors.InputError) as info:
+        hf.Mesh.load(path)
+    assert str(info.value) == f"{path}: the file has no triangles: it is empty"

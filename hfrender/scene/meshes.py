@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_to_linear
-from hfrender.scene.model_files import ModelError, check_gltf, missing_files, why_none
+from hfrender.scene.model_files import ModelError, check_file, missing_files, why_none
 from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
@@ -146,8 +146,7 @@ def _trimesh() -> Any:
 
 def _read(shown: Path, path: Path, key: str) -> ModelData:
     trimesh = _trimesh()
-    if path.suffix.lower() in (".glb", ".gltf"):
-        check_gltf(shown, path)
+    check_file(shown, path)
     try:
         with missing_files() as missing:
             scene = trimesh.load_scene(str(path), process=False)

@@ -18,11 +18,15 @@ class ModelError(InputError):
     """A model file that cannot be used: the message names the file and what is wrong."""
 
 
-def check_gltf(shown: Path, path: Path) -> None:
-    """What is wrong with a file that is no glTF 2.0 at all, said plainly."""
+def check_file(shown: Path, path: Path) -> None:
+    """What is wrong with a file that is empty, or no glTF 2.0 at all, said plainly (was, of
+    an empty .glb, .gltf or .ply: 'not a glTF 2.0 binary file', 'invalid JSON (Expecting
+    value ...)', 'ValueError: Not a ply file!')."""
     kind = path.suffix.lower()
     with path.open("rb") as f:
-        head = f.read(12)
+        head = f.read(4097)
+    if not head.strip() and len(head) <= 4096:
+        raise ModelError(f"{shown}: the file has no triangles: it is empty")
     if kind == ".glb" and (head[:4] != b"glTF" or head[4:8] != b"\x02\x00\x00\x00"):
         raise ModelError(f"{shown}: not a glTF 2.0 binary file (it does not start with "
                          "'glTF' version 2)")
