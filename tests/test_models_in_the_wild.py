@@ -60,3 +60,23 @@ def test_an_empty_file_of_any_format_is_said_to_be_empty(tmp_path, kind, data):
     with pytest.raises(hf.errors.InputError) as info:
         hf.Mesh.load(path)
     assert str(info.value) == f"{path}: the file has no triangles: it is empty"
+
+
+@pytest.mark.parametrize("named", ["../textures/green.png", r"..\textures\green.png",
+                                   r"C:\Users\bob\textures\green.png",
+                                   "-s 1 1 1 -bm 1 ../textures/green.png"])
+def test_a_texture_named_as_exporters_name_it_is_found(gl_context, tmp_path, caplog, named):
+    """A texture in a folder beside the model's (``../textures/``: trimesh refuses a path out
+    of the model's folder, and said nothing), a Windows path, or a ``map_Kd`` with options
+    was drawn white: found now, as Blender finds it."""
+    (tmp_path / "textures").mkdir()
+    (tmp_path / "obj").mkdir()
+    Image.fromarray(np.full((4, 4, 3), (30, 210, 80), np.uint8)).save(
+        tmp_path / "textures" / "green.png")
+    (tmp_path / "obj" / "m.mtl").write_text(f"newmtl m\nmap_Kd {named}\n")
+    (tmp_path / "obj" / "m.obj").write_text("mtllib m.mtl\nusemtl m\n" + SQUARE + UVS +
+                                            "f 1/1 2/2 3/3 4/4\n")
+    if named.startswith("C:"):  # beside the model, as copied from Windows
+        (tmp_path / "textures" / "green.png").rename(tmp_path / "obj" / "green.png")
+    assert centre(gl_context, tmp_path / "obj" / "m.obj") == [30, 210, 80]
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_to_linear
-from hfrender.scene.model_files import ModelError, check_file, missing_files, why_none
+from hfrender.scene.model_files import ModelError, check_file, missing_files, resolver, why_none
 from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,8 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     check_file(shown, path)
     try:
         with missing_files() as missing:
-            scene = trimesh.load_scene(str(path), process=False)
+            scene = trimesh.load_scene(str(path), process=False,
+                                       resolver=resolver(trimesh, path))
     except Exception as exc:  # trimesh raises many kinds for a broken file
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from hfrender.errors import InputError
 
@@ -95,3 +96,32 @@ def why_none(path: Path) -> str:
         if b"f" not in lines:
             return ": vertices but no face lines ('f ...'): points or lines, not a mesh"
     return " (a model needs a triangle mesh)"
+
+
+def resolver(trimesh: Any, path: Path) -> Any:
+    """trimesh's finder of the files a model names (textures, buffers, an OBJ's ``.mtl``),
+    finding them as exporters name them: in a folder beside the model's (``../textures/``,
+    which trimesh 5 refuses, saying nothing), by a Windows path, or after ``map_Kd``'s
+    options (``-s 1 1 1 tex.png``). Each was drawn without its texture."""
+
+    class Finder(trimesh.resolvers.FilePathResolver):
+        def get(self, name: str) -> bytes:
+            for candidate in _candidates(name):
+                place = Path(self.parent, candidate)
+                if candidate and place.is_file():
+                    return place.read_bytes()
+            raise FileNotFoundError(name)
+
+    return Finder(str(path))
+
+
+def _candidates(name: str) -> Iterator[str]:
+    """Where a file a model names may be, relative to the model's folder: as named, with a
+    Windows path's separators, after each space (options before the name), and the name
+    alone (a path on the machine that made the model: the file copied beside it)."""
+    unix = name.strip().replace("\\", "/")
+    yield name.strip()
+    yield unix
+    words = unix.split(" ")
+    yield from (" ".join(words[i:]) for i in range(1, len(words)))
+    yield unix.rsplit("/", 1)[-1]
