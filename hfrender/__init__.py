@@ -22,6 +22,19 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.optics import Lens
     from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
+    from hfrender.scene.easing import (
+        Keyframes,
+        ease_in,
+        ease_in_out,
+        ease_out,
+        keyframes,
+        lerp,
+        linear,
+        rush_from,
+        rush_into,
+        smooth,
+        there_and_back,
+    )
     from hfrender.scene.meshes import Mesh
     from hfrender.shutter_curve import curve_weights
 
@@ -32,7 +45,9 @@ __all__ = [
     "Object3D", "Plane", "Scene", "Sphere", "HostStorage", "HyperFrame", "HyperFrameBuilder",
     "HyperFramePool", "Lens", "Status", "WindowWeights", "auto_granularity", "curve_weights",
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
-    "to_linear", "SampleStore", "StoreError", "Mesh", "__version__",
+    "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
+    "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
+    "there_and_back", "__version__",
 ]
 
 _HOME = {
@@ -48,6 +63,9 @@ _HOME = {
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
     "StoreError": "io.store",
+    **dict.fromkeys(("Keyframes", "ease_in", "ease_in_out", "ease_out", "keyframes", "lerp",
+                     "linear", "rush_from", "rush_into", "smooth", "there_and_back"),
+                    "scene.easing"),
 }
 
 
@@ -72,15 +90,18 @@ def __getattr__(name: str) -> object:
 # names other tools give what hfrender calls otherwise (manim, Blender, three.js)
 _OTHER_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "Sphere",
                 "Quad": "Plane", "Square": "Plane", "Rectangle": "Plane", "Model": "Mesh",
-                "load_mesh": "Mesh.load"}
+                "load_mesh": "Mesh.load", "interpolate": "lerp", "mix": "lerp",
+                "Keyframe": "Keyframes", "keyframe": "keyframes", "ease_in_quad": "ease_in",
+                "ease_out_quad": "ease_out"}
 
 
 # manim's (and three.js') names of what hfrender does otherwise, or not at all
 _RADIANS = "angles are radians: math.radians(90) for manim's 90 * DEGREES"
 _AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
          "(0, 0, 1) towards the default camera")
-_EASING = ("there are no easing helpers: t is a float, so write one "
-           "(s = t * t * (3 - 2 * t), a smoothstep)")
+_EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
+           "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any function of "
+           "s in 0..1 is one too); docs/rendering.md, Easing and keyframes")
 _SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
            "(hf.Mesh.load), and a flat one a thin hf.Cube")
 _LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
@@ -88,8 +109,11 @@ _LIGHTS = ("there is one directional light, the scene's light_direction and ambi
 _HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
           "TAU": "use math.tau",
           **dict.fromkeys(("UP", "DOWN", "LEFT", "RIGHT", "OUT", "IN", "ORIGIN"), _AXES),
-          **dict.fromkeys(("smooth", "rate_functions", "ease_in_out", "there_and_back",
-                           "linear", "ease_in_out_sine", "smoothstep", "lerp"), _EASING),
+          **dict.fromkeys(("rate_functions", "ease_in_out_sine", "ease_in_sine",
+                           "ease_out_sine", "ease_in_out_quad", "ease_in_cubic", "ease_out_cubic",
+                           "ease_in_out_cubic", "double_smooth", "there_and_back_with_pause",
+                           "running_start", "lingering", "slow_into", "wiggle"), _EASING),
+          "smoothstep": "hf.ease_in_out is the smoothstep, 3 s**2 - 2 s**3",
           **dict.fromkeys(("Group", "VGroup", "Group3D"), "there is no grouping or parenting: "
                           "place each object in update(t) (docs/rendering.md, Groups)"),
           **dict.fromkeys(("Text", "Tex", "MathTex", "Circle", "Line", "Dot", "Arrow",

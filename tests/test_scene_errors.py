@@ -91,8 +91,10 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
     ("TAU", "use math.tau"),
     ("UP", "positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
            "(0, 0, 1) towards the default camera"),
-    ("smooth", "there are no easing helpers: t is a float, so write one (s = t * t * (3 - 2 * "
-               "t), a smoothstep)"),
+    ("rate_functions", "the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
+                       "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any "
+                       "function of s in 0..1 is one too); docs/rendering.md, Easing and "
+                       "keyframes"),
     ("VGroup", "there is no grouping or parenting: place each object in update(t) "
                "(docs/rendering.md, Groups)"),
     ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
