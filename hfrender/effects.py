@@ -262,7 +262,8 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         spans, velocity = _motion_planes(hyperframe, weights, shutter)
         res = chosen.reconstruct(frames, hyperframe.depth, velocity,
                                  np.asarray(hyperframe.timestamps, np.float64), weights,
-                                 spans, lens, linear_light, target, dof_method=dof_method)
+                                 spans, lens, linear_light, target, dof_method=dof_method,
+                                 shifts=hyperframe.shifts)
     return _into(out, res)
 
 

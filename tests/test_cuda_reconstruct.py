@@ -68,10 +68,12 @@ def one_window(n, shutter=1 / 60):
     return times, ww, np.array([[0.0, shutter]])
 
 
-def both(dev, frames, depth, velocity, times, ww, spans, linear=True, lenses=None):
+def both(dev, frames, depth, velocity, times, ww, spans, linear=True, lenses=None, shifts=None):
     gpu = np.empty((ww.count,) + frames.shape[1:], frames.dtype)
-    cuda_rc.reconstruct(dev, frames, depth, velocity, times, ww, spans, lenses, linear, gpu)
-    cpu = CPU.reconstruct(frames, depth, velocity, times, ww, spans, lenses, linear)
+    cuda_rc.reconstruct(dev, frames, depth, velocity, times, ww, spans, lenses, linear, gpu,
+                        shifts=shifts)
+    cpu = CPU.reconstruct(frames, depth, velocity, times, ww, spans, lenses, linear,
+                          shifts=shifts)
     return gpu, cpu
 
 
@@ -99,6 +101,22 @@ def test_a_moving_square_matches_the_cpu(launched, rng, dtype):
                                      "hf_rc_border", "hf_rc_accumulate", "hf_rc_cell_add"}
     plain = CPU.fuse(frames, None, ww, None, True)
     assert np.abs(cpu.astype(np.float64) - plain).max() > 0
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_sub_frames_moved_by_their_antialiasing_shifts_match_the_cpu(launched, rng, dtype):
+    """Each sub-frame's antialiasing shift (x, y px) moves where its pixels land and where
+    its layer is sampled, on the device as on the CPU: both differ from the unshifted."""
+    dev, _ = launched
+    frames, depth, velocity = scene(rng, 3, dtype)
+    times, ww, spans = one_window(3)
+    shifts = rng.uniform(-0.5, 0.5, (3, 2))
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans, shifts=shifts)
+    assert_close(gpu, cpu)
+    still, _ = both(dev, frames, depth, velocity, times, ww, spans)
+    assert np.abs(gpu.astype(np.float64) - still).max() > 0
+    zero, _ = both(dev, frames, depth, velocity, times, ww, spans, shifts=np.zeros((3, 2)))
+    assert np.array_equal(zero, still)  # no shift: bit for bit the unshifted
 
 
 def test_holes_show_the_still_pixels_behind_them_as_the_cpu(launched, rng, monkeypatch):

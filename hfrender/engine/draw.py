@@ -83,7 +83,8 @@ class SubframeDrawer:
         start = time.perf_counter()  # the GL's time: the draw and its read (not the wait
         call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)  # for a
         took = time.perf_counter() - start  # free slot between them)
-        target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]))
+        target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]),
+                                      self._picture_shift(jit))
         start = time.perf_counter()
         self.renderer.read_into(*target)
         if self.watch_slow:
@@ -101,6 +102,14 @@ class SubframeDrawer:
             n = int(plan.drawn[start:start + n].sum())
         x, y = pixel_offsets(n)[i] - _weighted_centre(plan, j, n)
         return float(x), float(y)
+
+    def _picture_shift(self, jit: tuple[float, float]) -> tuple[float, float]:
+        """Where the antialiasing offset ``jit`` moved the sub-frame's picture, in its pixels
+        (x, y down; what reconstruction warps from): a perspective camera's frustum and a
+        shader's fragCoord move by ``jit`` (y up), so the picture moves the other way; an
+        orthographic camera's projection moves the picture itself."""
+        sign = 1.0 if self.mesh and self.scene.camera.orthographic else -1.0
+        return sign * jit[0], -sign * jit[1]
 
     def _watch_white(self, t: float) -> None:
         bright = past_white(self.scene)

@@ -189,7 +189,8 @@ class SampleStore(io_store.SampleStore):
                            depth=None if hyper.depth is None else np.array(hyper.depth),
                            velocity=None if hyper.velocity is None else np.array(hyper.velocity),
                            timestamps=np.array(hyper.timestamps),
-                           apertures=np.array(hyper.apertures), slot=None, pool=None)
+                           apertures=np.array(hyper.apertures),
+                           shifts=np.array(hyper.shifts), slot=None, pool=None)
             hyper.release()
             yield copy
 

@@ -208,13 +208,15 @@ class HyperFrameBuilder:
         """Global index of the next frame."""
         return self._first + self._n
 
-    def reserve(self, t: float, lens: Any = None,
-                aperture: tuple[float, float] = (0.0, 0.0)) -> FrameTarget:
+    def reserve(self, t: float, lens: Any = None, aperture: tuple[float, float] = (0.0, 0.0),
+                shift: tuple[float, float] = (0.0, 0.0)) -> FrameTarget:
         """Views of the next frame's storage (colour, depth, velocity) to fill in place; then
         commit().
 
-        ``lens``: the frame's :class:`~hfrender.optics.Lens` (depth of field), and
-        ``aperture``: its point on the unit aperture disk (``--dof lens``), kept with it.
+        ``lens``: the frame's :class:`~hfrender.optics.Lens` (depth of field),
+        ``aperture``: its point on the unit aperture disk (``--dof lens``), and ``shift``:
+        the pixels (x, y down) its antialiasing offset moved its picture by, kept with it
+        (what reconstruction warps from).
         """
         if self._pending:
             raise RuntimeError("reserve() called twice without commit()")
@@ -224,6 +226,7 @@ class HyperFrameBuilder:
         slot = self._slot
         slot.timestamps[self._n] = t
         slot.apertures[self._n] = aperture
+        slot.shifts[self._n] = shift
         slot.lenses[self._n] = lens
         self._pending = True
         return slot.target(self._n)
@@ -306,6 +309,7 @@ class HyperFrameBuilder:
             nxt.copy_from(slot, n - keep, 0, keep)
             nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
             nxt.apertures[:keep] = slot.apertures[n - keep : n]
+            nxt.shifts[:keep] = slot.shifts[n - keep : n]
             nxt.lenses[:keep] = slot.lenses[n - keep : n]
         slot.publish(n)
         lenses = slot.lenses[:n]
@@ -314,6 +318,7 @@ class HyperFrameBuilder:
             depth=None if slot.depth is None else slot.depth[:n],
             velocity=None if slot.velocity is None else slot.velocity[:n],
             timestamps=slot.timestamps[:n], apertures=slot.apertures[:n],
+            shifts=slot.shifts[:n],
             first_index=self._first, halo=self._slot_halo, overlap=self.halo,
             slot=slot, pool=self.pool,
             lenses=None if all(x is None for x in lenses) else lenses,

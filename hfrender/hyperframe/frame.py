@@ -48,6 +48,8 @@ class HyperFrame:
     created_at: float = field(default_factory=time.monotonic)
     lenses: list | None = field(default=None, repr=False)  # per-frame Lens (depth of field)
     apertures: np.ndarray | None = field(default=None, repr=False)  # (N, 2) lens points
+    # (N, 2) x, y pixels (y down) each frame's picture was moved by its antialiasing offset
+    shifts: np.ndarray | None = field(default=None, repr=False)
     slot: Slot | None = field(default=None, repr=False)
     pool: HyperFramePool | None = field(default=None, repr=False)
     _released: bool = field(default=False, init=False, repr=False)  # its slot given back
@@ -117,6 +119,7 @@ class HyperFrame:
                 created_at=self.created_at, slot=self.slot, pool=self.pool,
                 lenses=None if self.lenses is None else self.lenses[lo:hi],
                 apertures=None if self.apertures is None else self.apertures[lo:hi],
+                shifts=None if self.shifts is None else self.shifts[lo:hi],
             ))
         if self.slot is not None and self.pool is not None:
             self.pool.retain(self.slot)  # two views now hold what one held

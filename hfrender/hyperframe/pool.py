@@ -168,6 +168,7 @@ class Slot:
         n = frames.shape[0] if capacity is None else capacity
         self.timestamps = np.zeros(n, np.float64)
         self.apertures = np.zeros((n, 2), np.float64)  # per frame: its point on the lens
+        self.shifts = np.zeros((n, 2), np.float64)  # per frame: its antialiasing shift
         self.lenses: list = [None] * n  # per frame (depth of field), committed with it
         self.refs = 0
 

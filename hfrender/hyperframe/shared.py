@@ -21,7 +21,7 @@ import numpy as np
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import HostStorage
 
-ARRAYS = ("frames", "depth", "velocity", "timestamps", "apertures")  # HyperFrame's arrays
+ARRAYS = ("frames", "depth", "velocity", "timestamps", "apertures", "shifts")  # HyperFrame's
 SCALARS = ("first_index", "halo", "overlap", "lenses")  # what else the fusion reads
 
 

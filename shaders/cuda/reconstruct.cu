@@ -5,7 +5,8 @@
 // #include, no shared memory, extern "C", every thread guards its own index).
 //
 // Per half-cell and chunk of intermediate times ("times" below, grid over time x pixel):
-//   hf_rc_splat      every moving pixel of a source lands on round(q + v * dt): atomicMin of
+//   hf_rc_splat      every moving pixel of a source lands on round(q - shift + v * dt) (shift:
+//                    its sub-frame's antialiasing offset, as its picture moved): atomicMin of
 //                    its key (depth | candidate) into the z-buffer of (time, target pixel)
 //   hf_rc_resolve    the winner of each (time, pixel), or -1: none, or behind the base
 //   hf_rc_border     a pixel nothing landed on takes a neighbour's winner (left, right, up,
@@ -32,30 +33,33 @@ __device__ __forceinline__ float hf_rc_depth(unsigned long long key) {
 
 #define HF_RC_NONE 0xffffffffffffffffull
 
-// NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint.
+// NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint,
+// on the output's pixels (the source's antialiasing shift (sy, sx) taken off).
 // The neighbour (source 1) lands only where the base is a hole (hf_rc_base's holes: the
 // sky is at infinite depth too, but no hole), or anywhere for a pixel that lay past the
-// frame's outer pixel centres at own's time (`back`: own's time less the source's): own
-// could not show it.
+// frame's outer pixel centres at own's time (`back`: own's time less the source's; own's
+// pixels: its shift (oy, ox) put back): own could not show it.
 extern "C" __global__ void hf_rc_splat(
         const float* velocity, const float* depth, const unsigned char* moving,
         const unsigned char* holes, const double* dts, int times, int height, int width,
-        int source, double back, long long* keys_raw) {
+        int source, double back, double sy, double sx, double oy, double ox,
+        long long* keys_raw) {
     long long hw = (long long)height * width;
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)times * hw) return;
     long long m = e / hw, p = e - m * hw;
     if (!moving[p]) return;
     long long y = p / width, x = p - y * width;
+    double py = (double)y - sy, px = (double)x - sx;
     double dt = dts[m];
-    double ty = rint((double)y + (double)velocity[2 * p + 1] * dt);
-    double tx = rint((double)x + (double)velocity[2 * p] * dt);
+    double ty = rint(py + (double)velocity[2 * p + 1] * dt);
+    double tx = rint(px + (double)velocity[2 * p] * dt);
     if (!(ty >= 0.0 && ty < (double)height && tx >= 0.0 && tx < (double)width)) return;
     long long q = (long long)ty * width + (long long)tx;
     if (source && !holes[q]) {
-        double oy = (double)y + (double)velocity[2 * p + 1] * back;  // not past the outer
-        double ox = (double)x + (double)velocity[2 * p] * back;  // pixel centres: own saw it
-        if (oy >= 0.0 && oy <= height - 1.0 && ox >= 0.0 && ox <= width - 1.0) return;
+        double ay = py + (double)velocity[2 * p + 1] * back + oy;  // not past the outer
+        double ax = px + (double)velocity[2 * p] * back + ox;  // pixel centres: own saw it
+        if (ay >= 0.0 && ay <= height - 1.0 && ax >= 0.0 && ax <= width - 1.0) return;
     }
     unsigned long long key = ((unsigned long long)hf_rc_order(depth[p]) << 32)
                              | (unsigned long long)(source * hw + p);
@@ -102,17 +106,19 @@ extern "C" __global__ void hf_rc_border(
 // recon_layer.samples, channel c of what target pixel p shows of source pixel q (its
 // sub-frame's lin (H, W, C), moving (H, W) and velocity (H, W, 2) as (vx, vy)), dt seconds
 // after that sub-frame's time: the moving layer (colour * mask, the mask) bilinear at
-// p - v(q) * dt (empty past the frame's edges, half a pixel beyond the outer centres), over
+// p - v(q) * dt + shift (the sub-frame's antialiasing shift, (sy, sx): onto its pixels;
+// empty past the frame's edges, half a pixel beyond the outer centres), over
 // base; float32 operations in NumPy's order. inner (a landing from inside its surface,
 // recon_layer.resampled): the colour alone
 __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
                                              const unsigned char* __restrict__ moving,
                                              const float* __restrict__ velocity, double dt,
+                                             double shift_y, double shift_x,
                                              int height, int width, int channels, long long q,
                                              long long p, int c, float base, bool inner) {
     long long ty = p / width, tx = p - ty * width;
-    double sy = (double)ty - (double)velocity[2 * q + 1] * dt;
-    double sx = (double)tx - (double)velocity[2 * q] * dt;
+    double sy = (double)ty - (double)velocity[2 * q + 1] * dt + shift_y;
+    double sx = (double)tx - (double)velocity[2 * q] * dt + shift_x;
     float seen = sy >= -0.5 && sy <= height - 0.5 && sx >= -0.5 && sx <= width - 0.5;
     sy = fmin(fmax(sy, 0.0), height - 1.0);
     sx = fmin(fmax(sx, 0.0), width - 1.0);
@@ -137,14 +143,16 @@ __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
 
 // acc[p, c] += sum over the chunk's times of (shown - base): the winners, then the borders
 // (candidate ids: source * hw + pixel, own sub-frame's pixels first; inner: recon_layer.inner
-// of each source; dts: per time, tau less the source's time)
+// of each source; dts: per time, tau less the source's time; shifts: own's y, x, then the
+// other's, their antialiasing shifts)
 extern "C" __global__ void hf_rc_accumulate(
         const int* win, const int* border, const float* own_lin, const unsigned char* own_moving,
         const unsigned char* own_inner, const float* own_velocity, const double* own_dts,
         const float* other_lin, const unsigned char* other_moving,
         const unsigned char* other_inner, const float* other_velocity,
         const double* other_dts, const float* base_color, int times, int height, int width,
-        int channels, double* acc) {
+        int channels, double own_sy, double own_sx, double other_sy, double other_sx,
+        double* acc) {
     long long hw = (long long)height * width;
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= hw * channels) return;
@@ -162,8 +170,9 @@ extern "C" __global__ void hf_rc_accumulate(
             const float* lin = mine ? own_lin : other_lin;
             const unsigned char* moving = mine ? own_moving : other_moving;
             float shown = hf_rc_shown(lin, moving, mine ? own_velocity : other_velocity,
-                                      mine ? own_dts[m] : other_dts[m], height, width,
-                                      channels, q, p, c, base,
+                                      mine ? own_dts[m] : other_dts[m],
+                                      mine ? own_sy : other_sy, mine ? own_sx : other_sx,
+                                      height, width, channels, q, p, c, base,
                                       !pass && (mine ? own_inner : other_inner)[q]);
             sum += (double)shown - (double)base;
         }

@@ -72,11 +72,14 @@ class CPUBackend:
     def reconstruct(self, frames: np.ndarray, depth: np.ndarray, velocity: np.ndarray,
                     times: np.ndarray, weights: WindowWeights, spans: np.ndarray,
                     lens: Lens | list[Lens] | None, linear_light: bool,
-                    out: np.ndarray | None = None, *, dof_method: str = "fast") -> np.ndarray:
+                    out: np.ndarray | None = None, *, dof_method: str = "fast",
+                    shifts: np.ndarray | None = None) -> np.ndarray:
         """:meth:`fuse` with the motion between sub-frames reconstructed from their
         ``velocity`` (N, H, W, 2) and ``depth``; ``times`` are the sub-frames' and
-        ``spans[k]`` output ``k``'s shutter (open, close) in seconds (see
-        :mod:`hfrender.backends.cpu.reconstruct`). Without motion: :meth:`fuse` itself."""
+        ``spans[k]`` output ``k``'s shutter (open, close) in seconds; ``shifts`` (N, 2):
+        the pixels (x, y down) each sub-frame's antialiasing offset moved its picture by
+        (see :mod:`hfrender.backends.cpu.reconstruct`). Without motion: :meth:`fuse`
+        itself."""
         if out is None:
             out = np.empty((weights.count,) + frames.shape[1:], frames.dtype)
         speed = frame_speeds(velocity, weights)
@@ -87,7 +90,7 @@ class CPUBackend:
         depth = np.asarray(depth, np.float32)  # the depth tests in float32, as on CUDA
         dof = None if lens is None else _defocus_fn(depth, lens, dof_method)
         return reconstruct_windows(frames, depth, velocity, times, weights, spans, tf, out, dof,
-                                   speed)
+                                   speed, shifts)
 
     @staticmethod
     def _fuse_bands(frames: np.ndarray, weights: WindowWeights, linear_light: bool,

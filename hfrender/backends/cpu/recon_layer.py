@@ -10,7 +10,8 @@ nothing landed on, where that surface is in front of what the neighbour shows
 (:func:`borders`: the half pixel the rounding took, and one-pixel cracks), shows the
 source's *moving layer* (its colour premultiplied by its moving mask, and the mask)
 sampled bilinearly at the pixel's centre moved back along the surface's velocity to the
-source's time, over what the pixel shows still: ``layer + (1 - alpha) * base``
+source's time (and onto the source's pixels: by its antialiasing shift, the sub-pixel its
+picture was drawn moved by), over what the pixel shows still: ``layer + (1 - alpha) * base``
 (:func:`samples`; past the frame's edges, half a pixel beyond its outer centres, the layer
 is empty: what lay there is not known; only a border beside a landing from the frame's
 outer rows or columns samples there).
@@ -91,10 +92,11 @@ def layer(idx: np.ndarray, colour: np.ndarray, pixels: int) -> np.ndarray:
 
 
 def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray,
-          dt: np.ndarray, inside: bool = False
+          dt: np.ndarray, shift: tuple[float, float] = (0.0, 0.0), inside: bool = False
           ) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray | None]:
     """The four pixels around where each target pixel ``pix`` was ``dt`` seconds before
-    (moving at ``(vy, vx)`` pixels per second), with their bilinear weights (float32,
+    (moving at ``(vy, vx)`` pixels per second), on the source's pixels (its picture moved
+    by ``shift``, (y, x): its antialiasing offset's), with their bilinear weights (float32,
     (n, 1)), in the order the sums take them, and whether that place was in the frame
     (half a pixel beyond its outer centres at most: past that nothing is known).
     ``inside``: landings from inside their surface (:func:`inner`), whose places lie within
@@ -103,6 +105,9 @@ def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray
     h, w = size
     ty, tx = np.divmod(pix, w)
     sy, sx = ty - vy * dt, tx - vx * dt
+    if shift[0] or shift[1]:
+        sy += shift[0]
+        sx += shift[1]
     seen = None
     if not inside:
         seen = (sy >= -0.5) & (sy <= h - 0.5) & (sx >= -0.5) & (sx <= w - 0.5)
@@ -123,11 +128,13 @@ def _taps(size: tuple[int, int], pix: np.ndarray, vy: np.ndarray, vx: np.ndarray
 
 
 def samples(moving_layer: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
-            vx: np.ndarray, dt: np.ndarray, base: np.ndarray) -> np.ndarray:
+            vx: np.ndarray, dt: np.ndarray, base: np.ndarray,
+            shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """What each target pixel ``pix`` shows of a source's moving layer (:func:`layer`)
     whose surface there moves at ``(vy, vx)`` pixels per second, ``dt`` seconds after the
-    source's time, over ``base`` (its still colour, (n, C)): float32 (n, C)."""
-    taps, seen = _taps(size, pix, vy, vx, dt)
+    source's time (its picture moved by ``shift``, (y, x) pixels), over ``base`` (its still
+    colour, (n, C)): float32 (n, C)."""
+    taps, seen = _taps(size, pix, vy, vx, dt, shift)
     seen = seen[:, None]
     acc = np.zeros((len(pix), moving_layer.shape[1]), np.float32)
     for at, weight in taps:
@@ -138,10 +145,11 @@ def samples(moving_layer: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy
 
 
 def resampled(lin: np.ndarray, size: tuple[int, int], pix: np.ndarray, vy: np.ndarray,
-              vx: np.ndarray, dt: np.ndarray) -> np.ndarray:
+              vx: np.ndarray, dt: np.ndarray,
+              shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """:func:`samples` for landings from inside their surface (:func:`inner`): every tap is
     the surface, in the frame, so the colour alone, resampled bilinearly."""
-    taps, _ = _taps(size, pix, vy, vx, dt, inside=True)
+    taps, _ = _taps(size, pix, vy, vx, dt, shift, inside=True)
     colour = np.zeros((len(pix), lin.shape[1]), np.float32)
     for at, weight in taps:
         colour += np.take(lin, at, axis=0) * weight

@@ -11,7 +11,8 @@ each time ``tau`` ``j`` is forward-warped along its velocity (pixel ``q`` lands 
 ``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins; ``n`` lands
 where ``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
 object entering). A pixel a surface lands on, and its neighbours at the landing's borders,
-show the source's moving layer sampled where the pixel's centre was at the source's time
+show the source's moving layer sampled where the pixel's centre was at the source's time,
+on its pixels (moved by its antialiasing shift; it lands from there too)
 (:mod:`~hfrender.backends.cpu.recon_layer`: edges at their sub-pixel place, one-pixel
 cracks filled).
 Still pixels take part where they are; a hole (a moving surface left it
@@ -75,14 +76,17 @@ class _Frame:
     t: float
     speed: float  # the largest |velocity| in pixels per second
     moving: np.ndarray  # (H, W) bool: moves by STILL_PX or more over a shutter
+    shift: tuple[float, float] = (0.0, 0.0)  # (y, x) px its antialiasing moved its picture
 
     @cached_property
     def splats(self) -> _Splats:
-        """The moving pixels, gathered once per sub-frame."""
+        """The moving pixels, gathered once per sub-frame; their positions where they are
+        on the output's pixels (less the sub-frame's antialiasing shift)."""
         idx = np.flatnonzero(self.moving)
         h, w, c = self.lin.shape
         v = np.take(self.velocity.reshape(h * w, 2), idx, axis=0)
-        return _Splats(idx, (idx // w).astype(np.float64), (idx % w).astype(np.float64),
+        sy, sx = self.shift
+        return _Splats(idx, (idx // w).astype(np.float64) - sy, (idx % w) - sx,
                        v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
                        self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0),
                        inner(self.moving).ravel()[idx])
@@ -183,7 +187,9 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
     index, splat index into the sources' moving pixels one after the other), in the order
     of source, time, pixel. ``sources[0]`` is the cell's own sub-frame; the neighbour after
     it lands only where the base is a hole (its sub-pixel jitter is not own's), or anywhere
-    for a pixel that lay outside the frame at own's time (own could not show it)."""
+    for a pixel that lay outside the frame at own's time (own could not show it). A moving
+    pixel lands where its place on the output's pixels (its sub-frame's antialiasing shift
+    taken off) moves to, rounded."""
     h, w = size
     pixs, times, srcs = [], [], []
     offset = 0
@@ -193,7 +199,8 @@ def _targets(sources: list[_Frame], taus: np.ndarray, holes: np.ndarray,
         keep = unseen = None  # keep: the splats taken (None: all)
         if n:
             back = sources[0].t - frame.t
-            oy, ox = ys + vy * back, xs + vx * back  # past the outer centres: unseen
+            sy, sx = sources[0].shift  # (on own's pixels: past the outer centres, unseen)
+            oy, ox = ys + vy * back + sy, xs + vx * back + sx
             unseen = (oy < 0) | (oy > h - 1) | (ox < 0) | (ox > w - 1)
             if not holes.any():  # no hole to land in: only the unseen land
                 keep = np.flatnonzero(unseen)
@@ -283,8 +290,9 @@ def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.nda
            base_c: np.ndarray, size: tuple[int, int], landed: int) -> np.ndarray:
     """What pixels ``pix`` show at ``taus`` of the sources' moving splats ``src`` (indices
     into their moving pixels one after the other; the first ``landed`` are landings, the
-    rest borders): the source's moving layer sampled where the pixel was at its time
-    (:func:`~hfrender.backends.cpu.recon_layer.samples`; from inside its surface, its colour
+    rest borders): the source's moving layer sampled where the pixel was at its time, on
+    the source's pixels (moved by its antialiasing shift;
+    :func:`~hfrender.backends.cpu.recon_layer.samples`; from inside its surface, its colour
     alone: :func:`~hfrender.backends.cpu.recon_layer.resampled`)."""
     splats = [f.splats for f in sources]
     inside = np.concatenate([sp.inner for sp in splats])[src]
@@ -299,8 +307,8 @@ def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.nda
                          (np.flatnonzero(mine & ~inside), False)):
             j = src[at] - start
             args = (size, pix[at], sp.vy[j], sp.vx[j], taus[at] - f.t)
-            got = resampled(lin, *args) if deep else samples(
-                f.layer, *args, np.take(base_c, pix[at], axis=0))
+            got = resampled(lin, *args, f.shift) if deep else samples(
+                f.layer, *args, np.take(base_c, pix[at], axis=0), f.shift)
             _rows(out)[at] = _rows(np.ascontiguousarray(got))
         start = stop
     return out
@@ -338,11 +346,14 @@ def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndar
                         times: np.ndarray, weights: WindowWeights, spans: np.ndarray,
                         tf: Transfer, out: np.ndarray,
                         defocus: DefocusFn | None = None,
-                        speed: np.ndarray | None = None) -> np.ndarray:
+                        speed: np.ndarray | None = None,
+                        shifts: np.ndarray | None = None) -> np.ndarray:
     """``out[k] = encode(sum_j W[k, j] * cell_j)``, ``cell_j`` the reconstructed mean
     picture over sample ``j``'s part of output ``k``'s shutter ``spans[k] = (open, close)``.
     ``defocus(lin, j)`` (depth of field) is applied to each sub-frame before it is warped;
-    ``speed``: :func:`frame_speeds`, where the caller has it already."""
+    ``speed``: :func:`frame_speeds`, where the caller has it already; ``shifts`` (N, 2):
+    the pixels (x, y down) each sub-frame's antialiasing offset moved its picture by (None:
+    none)."""
     speed = frame_speeds(velocity, weights) if speed is None else speed
     decoded: dict[int, _Frame] = {}
 
@@ -355,7 +366,9 @@ def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndar
                 lin = defocus(lin, j)
             v = velocity[j]
             moving = np.hypot(v[..., 0], v[..., 1]) * shutter >= STILL_PX
-            decoded[j] = _Frame(lin, depth[j], v, float(times[j]), float(speed[j]), moving)
+            shift = (0.0, 0.0) if shifts is None else (float(shifts[j][1]), float(shifts[j][0]))
+            decoded[j] = _Frame(lin, depth[j], v, float(times[j]), float(speed[j]), moving,
+                                shift)
         return decoded[j]
 
     tmp = np.empty(frames.shape[1:], np.float32)

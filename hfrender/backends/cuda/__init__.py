@@ -233,9 +233,10 @@ class CUDABackend:
     def reconstruct(self, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
                     weights: WindowWeights, spans: np.ndarray,
                     lens: Lens | list[Lens] | None, linear_light: bool, out: Any = None, *,
-                    dof_method: str = "fast") -> Any:
+                    dof_method: str = "fast", shifts: np.ndarray | None = None) -> Any:
         """As the CPU backend's ``reconstruct``: :meth:`fuse` with the motion between
-        sub-frames reconstructed from their ``velocity`` (N, H, W, 2) and ``depth``
+        sub-frames reconstructed from their ``velocity`` (N, H, W, 2) and ``depth``, from
+        where their antialiasing ``shifts`` (N, 2) moved them
         (:mod:`hfrender.backends.cuda.reconstruct`); without motion, :meth:`fuse` itself."""
         from hfrender.backends.cuda.reconstruct import reconstruct
 
@@ -249,7 +250,7 @@ class CUDABackend:
             dev_out = self._device_out(out, (weights.count,) + tuple(arr.shape[1:]), arr.dtype)
             reconstruct(self.device(), arr, d, v, np.asarray(times, np.float64), weights,
                         np.asarray(spans, np.float64), lenses, linear_light, dev_out,
-                        dof_method)
+                        dof_method, shifts)
             return self._give_out(dev_out, out, host)
 
     def _device_out(self, out: Any, shape: tuple, dtype: Any) -> Any:

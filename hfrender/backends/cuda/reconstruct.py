@@ -74,6 +74,7 @@ class _Frames:
     any_moving: np.ndarray  # (N,) bool, host
     times: np.ndarray  # (N,) float64, host
     speed: np.ndarray  # (N,) float64, host: the largest |velocity|
+    shift: np.ndarray  # (N, 2) float64, host: (y, x) px each one's antialiasing moved it
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -89,10 +90,12 @@ def frame_speeds(xp: Any, velocity: Any) -> np.ndarray:
 
 def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.ndarray,
                 weights: WindowWeights, spans: np.ndarray, lenses: Sequence[Lens] | None,
-                linear_light: bool, out: Any, dof_method: str = "fast") -> Any:
+                linear_light: bool, out: Any, dof_method: str = "fast",
+                shifts: np.ndarray | None = None) -> Any:
     """``CPUBackend.reconstruct`` on the device: ``frames`` (N, H, W, C), ``depth``
     (N, H, W) and ``velocity`` (N, H, W, 2) float32, all C-contiguous arrays of ``dev.xp``;
-    ``times`` (N,) and ``spans`` (M, 2) on the host; ``out`` (M, H, W, C) written."""
+    ``times`` (N,), ``spans`` (M, 2) and ``shifts`` (N, 2: x, y px, or None) on the host;
+    ``out`` (M, H, W, C) written."""
     xp = dev.xp
     times = np.asarray(times, np.float64)
     spans = np.asarray(spans, np.float64)
@@ -110,9 +113,11 @@ def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.n
     shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
     moving = xp.hypot(velocity[..., 0], velocity[..., 1]) * shutter >= STILL_PX
     any_moving = _host(xp, moving.reshape(len(times), -1).any(axis=1))
+    shift = np.zeros((len(times), 2)) if shifts is None else \
+        np.asarray(shifts, np.float64).reshape(-1, 2)[:, ::-1]
     st = _Frames(lin, depth, velocity, xp.ascontiguousarray(moving.astype(np.uint8)),
                  xp.ascontiguousarray(inner(moving).astype(np.uint8)),
-                 np.asarray(any_moving, bool), times, speed)
+                 np.asarray(any_moving, bool), times, speed, shift)
     for k in range(weights.count):
         _window(dev, st, frames, weights, k, spans[k], mode, out[k : k + 1])
     return out
@@ -249,7 +254,8 @@ def _splat(dev: Device, st: _Frames, sources: list[int], ahead: list[Any], holes
         back = float(st.times[sources[0]]) - float(st.times[f])
         dev.launch("hf_rc_splat", _grid(times * h * w), (BLOCK, 1, 1),
                    (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(times),
-                    I32(h), I32(w), I32(s), F64(back), keys))
+                    I32(h), I32(w), I32(s), F64(back), *_shift(st, f),
+                    *_shift(st, sources[0]), keys))
     return keys
 
 
@@ -272,4 +278,9 @@ def _resolve_and_add(dev: Device, st: _Frames, keys: Any, pair: list[int], ahead
                (win, border, st.lin[own], st.moving[own], st.inner[own], st.velocity[own],
                 own_dt, st.lin[other], st.moving[other], st.inner[other], st.velocity[other],
                 other_dt, base_c,
-                I32(times), I32(h), I32(w), I32(c), acc))
+                I32(times), I32(h), I32(w), I32(c), *_shift(st, own), *_shift(st, other), acc))
+
+
+def _shift(st: _Frames, f: int) -> tuple[Any, Any]:
+    """Sub-frame ``f``'s antialiasing shift, (y, x) pixels, as kernel arguments."""
+    return F64(float(st.shift[f, 0])), F64(float(st.shift[f, 1]))
