@@ -961,3 +961,20 @@ def test_a_store_replaced_while_it_is_read_is_said_so_not_damaged(scene, tmp_pat
     again = hf.SampleStore.open(store).read(0)
     assert len(again["times"]) != len(first["times"]) or not np.array_equal(
         again["times"], first["times"])
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_store_keeps_each_sub_frames_antialiasing_shift_for_reconstruction(scene, tmp_path):
+    """A re-exposure reconstructs the motion from where each kept sub-frame was drawn: the
+    store keeps the pixels (x, y down) its antialiasing offset moved its picture (was: not
+    kept, and warped as if drawn on the output's pixels)."""
+    from hfrender.sampler import pixel_offsets
+
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4, duration=0.1)
+    hypers = list(hf.SampleStore.open(store).hyperframes(granularity=8))
+    shifts = np.concatenate([h.shifts[h.halo :] for h in hypers])
+    # a perspective camera's picture moves against the offset (docs/rendering.md)
+    want = pixel_offsets(4) * np.array([-1.0, 1.0])
+    assert len(shifts) == 12
+    np.testing.assert_array_equal(shifts, np.tile(want, (3, 1)))

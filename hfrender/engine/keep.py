@@ -83,6 +83,8 @@ class SampleKeeper:
                   "times": np.asarray(hyper.timestamps[new], np.float64)}
         if hyper.apertures is not None:
             arrays["aperture"] = np.asarray(hyper.apertures[new], np.float64)
+        if hyper.shifts is not None:
+            arrays["shift"] = np.asarray(hyper.shifts[new], np.float64)
         if hyper.depth is not None:
             arrays["depth"] = _host(hyper.depth[new])
         if hyper.velocity is not None:

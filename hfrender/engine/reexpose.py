@@ -94,12 +94,13 @@ def replay(store: io_store.SampleStore, builder: HyperFrameBuilder,
             continue
         chunk = store.read(index, planes)
         color, depth, velocity = (chunk.get(p) for p in io_store.PLANES)
-        aperture = chunk.get("aperture")
+        aperture, shift = chunk.get("aperture"), chunk.get("shift")
         for i, t in enumerate(chunk["times"]):
             if used is not None and not used[first + i]:
                 continue
             target = builder.reserve(float(t), None if lens_of is None else lens_of(chunk, i),
-                                     (0.0, 0.0) if aperture is None else tuple(aperture[i]))
+                                     (0.0, 0.0) if aperture is None else tuple(aperture[i]),
+                                     (0.0, 0.0) if shift is None else tuple(shift[i]))
             target.color[...] = color[i]
             if target.depth is not None:
                 target.depth[...] = depth[i]

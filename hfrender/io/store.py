@@ -16,6 +16,9 @@ A store is a folder that NumPy reads without hfrender::
                       times    (n,)         float64 seconds
                       aperture (n, 2)       float64 the point on the unit aperture disk each
                                             sub-frame was drawn from (--dof lens)
+                      shift    (n, 2)       float64 pixels (x right, y down) each sub-frame's
+                                            antialiasing offset moved its picture (stores
+                                            from before it was kept have none: 0)
                       focus_m, f_stop (n,)  float64 the lens of each sub-frame (depth mode; dof off:
                                             the camera's, f_stop NaN for a pinhole)
 

@@ -111,7 +111,8 @@ def check_chunk(path: Path, entry: dict, arrays: dict[str, np.ndarray],
     planes asked for) and its times among them."""
     n, (w, h) = entry["count"], size
     shapes = {"color": (n, h, w, 4), "depth": (n, h, w), "velocity": (n, h, w, 2),
-              "times": (n,), "aperture": (n, 2), "focus_m": (n,), "f_stop": (n,)}
+              "times": (n,), "aperture": (n, 2), "shift": (n, 2), "focus_m": (n,),
+              "f_stop": (n,)}
     for name, shape in shapes.items():
         if name not in arrays and name in wanted + ("times",):
             raise StoreError(f"{path}: it has no {name}{WHY}")
