@@ -84,9 +84,12 @@ def test_surface_shader_error_names_its_file(tmp_path):
         "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return nope;\n}\n")
     with pytest.raises(ShaderError, match=rf"{tmp_path / 'bad.glsl'}:2: .*nope"):
         card_width(tmp_path, 2.0, False, extra=', shader="bad"')
-    with pytest.raises(ShaderError, match=r"shader='missing': no such surface shader \(looked"):
+    with pytest.raises(ShaderError, match=r"shader='missing': no such surface shader \(hfrender's "
+                                          r"are 'lambert' and 'toon', or a NAME\.glsl beside the "
+                                          r"scene; looked for "):  # (was: the paths alone)
         card_width(tmp_path, 2.0, False, extra=', shader="missing"')
-    for typo, meant in (("tooon", "toon"), ("bda", "bad")):  # built in, beside the scene
+    for typo, meant in (("tooon", "toon"), ("bda", "bad"), ("tun", "toon")):  # built in,
+        # beside the scene; a short name's too (was: 'tun' no guess)
         with pytest.raises(ShaderError, match=rf"shader='{typo}': no such surface shader "
                                               rf"\(did you mean '{meant}'\? looked for "):
             card_width(tmp_path, 2.0, False, extra=f', shader="{typo}"')
@@ -149,7 +152,8 @@ def test_a_surface_shaders_uniform_of_the_vertex_shader_is_set_and_not_warned_of
      r"'toon'\? looked for .*\) \(\S*scene\.py:8\)$"),
     ("self.c = self.add(hf.Cube())", 'self.c.shader = "nope" if t > 0.05 else None',
      r"^hfrender: error: scene error in drawing at t=0\.0\d+ s \(output frame 2\): "
-     r"NoSurfaceShader: shader='nope': no such surface shader \(looked for .*\) "
+     r"NoSurfaceShader: shader='nope': no such surface shader \(hfrender's are .*; looked "
+     r"for .*\) "
      r"\(\S*scene\.py:10\); the 2 frames finished so far"),
 ])
 def test_a_surface_shader_no_file_answers_is_told_at_the_scenes_line(tmp_path, capsys, setup,

@@ -114,9 +114,10 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
     for c in candidates:
         if c.is_file():
             return shader_text(c.read_bytes()), c
-    known = sorted({f.stem for d in (scene_dir, shader_dir() / "glsl") if d is not None
-                    for f in d.glob("*.glsl")})
-    near = nearest(name, known)
-    hint = f"did you mean {near[0]!r}? " if near else ""
+    own = sorted(f.stem for f in (shader_dir() / "glsl").glob("*.glsl"))
+    known = sorted({*own, *(f.stem for f in (scene_dir.glob("*.glsl") if scene_dir else ()))})
+    near = nearest(name, known, cutoff=0.5)  # (a short name's too: 'tun' for 'toon')
+    hint = f"did you mean {near[0]!r}? " if near else (  # (was: the paths looked at alone)
+        f"hfrender's are {' and '.join(map(repr, own))}, or a NAME.glsl beside the scene; ")
     raise NoSurfaceShader(f"shader={name!r}: no such surface shader ({hint}looked for "
                       f"{', '.join(str(c) for c in candidates)})")
