@@ -551,6 +551,32 @@ def test_a_camera_is_aimed_and_its_depth_range_runs_near_to_far():
     cam.validate()
 
 
+def test_a_cameras_basis_is_worked_out_once_while_it_stays_where_it_is(monkeypatch):
+    """A sub-frame's draw asks for the camera's basis three times (its view, its eye, the
+    spheres' level): each was NumPy's cross and norm again, 0.2 ms (a profile on 2 cores,
+    ~5% of showcase.py's Python a sub-frame). Now worked out once until position, target
+    or up is set; the same numbers, and copies a caller may change."""
+    from hfrender.scene import camera as camera_module
+
+    crosses = []
+    real_cross = camera_module.np.cross
+    monkeypatch.setattr(camera_module.np, "cross",
+                        lambda a, b: crosses.append(1) or real_cross(a, b))
+    cam = hf.Camera(position=(1.0, 2.0, 5.0))
+    cam.look_at((0.0, 0.5, 0.0))
+    view = cam.view_matrix((0.01, -0.02))
+    right, up, forward = cam.basis()
+    right *= 0  # a caller's own copy
+    assert np.array_equal(cam.view_matrix((0.01, -0.02)), view)
+    assert cam.basis()[0].tolist() == [0.9805806756909201, 0.0, -0.19611613513818404]
+    assert len(crosses) == 2  # right, then up: once (was 8: every call)
+    cam.position = (1.0, 2.0, 5.0)  # set anew, the same place: worked out again, the same
+    assert np.array_equal(cam.view_matrix((0.01, -0.02)), view) and len(crosses) == 4
+    cam.position = (-1.0, 2.0, 5.0)
+    assert cam.basis()[0].tolist() == [0.9805806756909201, -0.0, 0.19611613513818404]
+    assert len(crosses) == 6
+
+
 @pytest.mark.parametrize("above", [1, -1])
 def test_a_camera_looking_straight_along_up_draws_as_one_tilted_nearly_there(tmp_path, above):
     """Looking straight up took -z as up, where a camera tilted up nearly there has +z: a
