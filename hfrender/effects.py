@@ -263,7 +263,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         res = chosen.reconstruct(frames, hyperframe.depth, velocity,
                                  np.asarray(hyperframe.timestamps, np.float64), weights,
                                  spans, lens, linear_light, target, dof_method=dof_method,
-                                 shifts=hyperframe.shifts)
+                                 shifts=_shifts(hyperframe))
     return _into(out, res)
 
 
@@ -291,6 +291,21 @@ def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
         raise InputError(f"hyperframe.velocity has shape {tuple(hyperframe.velocity.shape)}; "
                          f"expected {shape}")
     return spans, hyperframe.velocity
+
+
+def _shifts(hyperframe: HyperFrame) -> np.ndarray | None:
+    """The hyperframe's checked ``shifts``: (N, 2) finite pixels (x, y down), or None (was:
+    a wrong shape or a NaN an IndexError from deep in the reconstruction)."""
+    if hyperframe.shifts is None:
+        return None
+    want = (hyperframe.frames.shape[0], 2)
+    arr = validate.real_array(hyperframe.shifts)
+    if arr is None or arr.shape != want or not np.isfinite(arr).all():
+        got = "not numbers" if arr is None else f"shape {arr.shape}" if arr.shape != want \
+            else "a NaN or inf"
+        raise InputError(f"hyperframe.shifts has {got}; expected {want}: finite pixels (x, y "
+                         "down) each frame's antialiasing offset moved its picture by")
+    return arr
 
 
 def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:

@@ -281,6 +281,28 @@ def test_bad_shutter_spans_and_missing_planes_are_one_line(rng):
         hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)])
 
 
+
+@pytest.mark.parametrize("shifts, got", [
+    (np.zeros(2), "shape (2,)"), (np.zeros((3, 2)), "shape (3, 2)"),
+    (np.zeros((2, 2)).T[:, :1], "shape (2, 1)"), ([[0.1, 0.2], [np.nan, 0.0]], "a NaN or inf"),
+    ([["a", "b"], ["c", "d"]], "not numbers")])
+def test_bad_antialiasing_shifts_are_one_line(shifts, got):
+    """A library user's HyperFrame(shifts=...) of the wrong shape, or a NaN, was an
+    IndexError from deep in the reconstruction ("invalid index to scalar variable", "index
+    -9223372036854775808 is out of bounds")."""
+    hyper = _hyperframe([0.0, 0.01], x0=5.0, speed=100.0)
+    hyper.shifts = shifts
+    ww = hf.WindowWeights(np.array([0]), np.full((1, 2), 0.5))
+    with pytest.raises(InputError) as err:
+        hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)])
+    assert str(err.value) == (f"hyperframe.shifts has {got}; expected (2, 2): finite pixels "
+                              "(x, y down) each frame's antialiasing offset moved its picture "
+                              "by")
+    hyper.shifts = [[0.25, -0.25], [-0.25, 0.25]]  # a list of pairs: taken
+    moved = hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)])
+    hyper.shifts = None
+    assert not np.array_equal(moved, hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)]))
+
 SCENE = '''
 import hfrender as hf
 
