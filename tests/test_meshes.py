@@ -442,6 +442,25 @@ def test_a_model_no_scene_holds_is_let_go_past_the_recent_ones(tmp_path, monkeyp
     assert len(calls) == 4
 
 
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_mesh_whose_first_is_gone_is_still_found(tmp_path, monkeypatch, how):
+    """A Mesh pickled (to a child process, a Ray worker) or deep-copied holds a model of its
+    own; once the Mesh it came from was gone and its model past the recent ones, its
+    geometry name found nothing: KeyError 'model:...' when drawn (the cache held every
+    model before; a review). Its model is found by its name again, as it is."""
+    import copy
+    import pickle
+
+    monkeypatch.setattr(meshes, "RECENT_BYTES", 1)  # the last one read alone
+    first = hf.Mesh.load(write(trimesh.creation.box((2, 1, 1)), tmp_path / "a.ply"))
+    twin = pickle.loads(pickle.dumps(first)) if how == "pickle" else copy.deepcopy(first)
+    del first
+    hf.Mesh.load(write(trimesh.creation.box((1, 1, 1)), tmp_path / "b.ply"))  # a.ply let go
+    gc.collect()
+    found = meshes.model_data(twin.geometry)
+    assert found is twin._loaded() and found.bounds[1, 0] == pytest.approx(1.0)
+
+
 def test_the_example_scene_renders_its_model(gl_context):
     from render_helpers import render_frames
 

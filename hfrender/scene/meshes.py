@@ -349,6 +349,9 @@ class Mesh(Object3D):
         model = getattr(self, "_model", None)
         if model is None:
             raise ModelError("this Mesh has no model: make it with hf.Mesh.load(path)")
+        if _CACHE.get(model.key) is None:  # a copy's (pickled, deep-copied) whose Mesh of
+            with _LOCK:  # origin is gone: found by its geometry name again (was: KeyError)
+                _CACHE.setdefault(model.key, model)
         return model
 
     @property
