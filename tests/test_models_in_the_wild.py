@@ -80,3 +80,36 @@ def test_a_texture_named_as_exporters_name_it_is_found(gl_context, tmp_path, cap
         (tmp_path / "textures" / "green.png").rename(tmp_path / "obj" / "green.png")
     assert centre(gl_context, tmp_path / "obj" / "m.obj") == [30, 210, 80]
     assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_a_models_texture_and_material_are_scene_files(tmp_path):
+    """The files a model reads besides its own (an OBJ's .mtl and texture, a .gltf's
+    buffers) are the scene's files: a changed texture makes a batch's job again and is
+    refused by --resume, and --ray refuses one outside the scene's folder (was: the model
+    file alone; the texture, read from ../textures/, drawn white on workers that lack it)."""
+    from hfrender.config import ConfigError
+    from hfrender.engine.cluster import _files_inside
+    from hfrender.scene.sources import asset_files
+
+    (tmp_path / "textures").mkdir()
+    (tmp_path / "shot").mkdir()
+    Image.fromarray(np.full((4, 4, 3), 90, np.uint8)).save(tmp_path / "textures" / "t.png")
+    (tmp_path / "shot" / "m.mtl").write_text("newmtl m\nmap_Kd ../textures/t.png\n")
+    (tmp_path / "shot" / "m.obj").write_text("mtllib m.mtl\nusemtl m\n" + SQUARE + UVS +
+                                             "f 1/1 2/2 3/3 4/4\n")
+    scene = make_scene(hf.Mesh.load(tmp_path / "shot" / "m.obj"))
+    scene.setup()
+    assert asset_files(scene) == sorted([tmp_path / "shot" / "m.obj",
+                                         tmp_path / "shot" / "m.mtl",
+                                         tmp_path / "textures" / "t.png"])
+    with pytest.raises(ConfigError) as info:
+        _files_inside(scene, tmp_path / "shot")
+    assert str(info.value) == (
+        f"--ray: the scene loads {tmp_path / 'textures' / 't.png'}, outside its folder "
+        f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
+        "put the model's texture in it, or render without --ray")
+    (tmp_path / "textures" / "t.png").rename(tmp_path / "shot" / "t.png")
+    (tmp_path / "shot" / "m.mtl").write_text("newmtl m\nmap_Kd t.png\n")
+    inside = make_scene(hf.Mesh.load(tmp_path / "shot" / "m.obj"))
+    inside.setup()
+    assert _files_inside(inside, tmp_path / "shot") is None

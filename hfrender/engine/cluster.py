@@ -128,7 +128,10 @@ def _files_inside(scene: Any, folder: Path) -> None:
     from hfrender.scene import ShaderScene
     from hfrender.scene.meshes import scene_models
 
-    files = [(Path(path), "model") for path in scene_models(getattr(scene, "objects", []))]
+    objects = getattr(scene, "objects", [])
+    files = [(Path(path), "model") for path in scene_models(objects)]
+    files += [(f[0], "model's texture") for o in objects  # (and .mtl, buffers: were left
+              for f in getattr(getattr(o, "_model", None), "files", ())]  # out: drawn white)
     if isinstance(scene, ShaderScene):
         files += [(path.resolve(), "picture") for path, _ in scene.channel_files().values()]
         files += [(c[0].resolve(), "common file") for c in [scene.common_file()] if c]

@@ -56,6 +56,9 @@ class ModelData:
     parts: tuple[Part, ...]
     triangles: int
     bounds: np.ndarray  # (2, 3) min and max corner, in the model's own units
+    # the files it read besides its own (an OBJ's .mtl and textures, a .gltf's buffers),
+    # each (resolved path, st_mtime_ns, st_size) as it read them: the scene's files too
+    files: tuple[tuple[Path, int, int], ...] = ()
 
 
     @property
@@ -128,12 +131,25 @@ def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
     key = f"{PREFIX}{resolved}@{stat.st_mtime_ns}:{stat.st_size}"
     with _LOCK:
         model = _CACHE.get(key)
-        if model is None:
+        if model is None or not _unchanged(model.files):  # (was: a texture or .mtl changed
+            # since, its model file not, drawn as it was)
             start = time.perf_counter()
             model = _CACHE[key] = _read(said, resolved, key)
             READING_S[0] += time.perf_counter() - start
         _keep(model)
         return model
+
+
+def _unchanged(files: tuple[tuple[Path, int, int], ...]) -> bool:
+    """Whether each of a model's other files is still as it was read."""
+    for path, mtime, size in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        if (stat.st_mtime_ns, stat.st_size) != (mtime, size):
+            return False
+    return True
 
 
 def _trimesh() -> Any:
@@ -149,8 +165,8 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     check_file(shown, path)
     try:
         with missing_files() as missing:
-            scene = trimesh.load_scene(str(path), process=False,
-                                       resolver=resolver(trimesh, path))
+            finder = resolver(trimesh, path)
+            scene = trimesh.load_scene(str(path), process=False, resolver=finder)
     except Exception as exc:  # trimesh raises many kinds for a broken file
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
@@ -179,7 +195,8 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     "are not drawn, and its bounds are the other vertices'", shown, bad,
                     len(positions), "is" if bad == 1 else "are")
     return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
-                     np.stack([finite.min(0), finite.max(0)]).astype(np.float64))
+                     np.stack([finite.min(0), finite.max(0)]).astype(np.float64),
+                     tuple(finder.read.values()))
 
 
 def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:

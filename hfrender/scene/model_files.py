@@ -102,17 +102,25 @@ def resolver(trimesh: Any, path: Path) -> Any:
     """trimesh's finder of the files a model names (textures, buffers, an OBJ's ``.mtl``),
     finding them as exporters name them: in a folder beside the model's (``../textures/``,
     which trimesh 5 refuses, saying nothing), by a Windows path, or after ``map_Kd``'s
-    options (``-s 1 1 1 tex.png``). Each was drawn without its texture."""
+    options (``-s 1 1 1 tex.png``). Each was drawn without its texture. ``.read``: the
+    files it found, each (resolved path, st_mtime_ns, st_size): the scene's files too."""
 
     class Finder(trimesh.resolvers.FilePathResolver):
+        read: dict[Path, tuple[Path, int, int]]  # each file found, as it was read
+
         def get(self, name: str) -> bytes:
             for candidate in _candidates(name):
                 place = Path(self.parent, candidate)
                 if candidate and place.is_file():
-                    return place.read_bytes()
+                    data, stat = place.read_bytes(), place.stat()
+                    found = place.resolve()
+                    self.read[found] = (found, stat.st_mtime_ns, stat.st_size)
+                    return data
             raise FileNotFoundError(name)
 
-    return Finder(str(path))
+    finder = Finder(str(path))
+    finder.read = {}
+    return finder
 
 
 def _candidates(name: str) -> Iterator[str]:
