@@ -513,3 +513,18 @@ def test_a_model_with_nan_vertices_is_said_and_bounded_by_the_rest(tmp_path, cap
     with pytest.raises(meshes.ModelError, match=r"all\.obj: no vertex of it is a finite "
                                                 r"number \(NaN or infinity\)$"):
         hf.Mesh.load(tmp_path / "all.obj")
+
+
+def test_a_copy_of_a_scene_shares_its_models_data(tmp_path):
+    """The scene checks look at other times with a deep copy of the scene: a model's
+    vertices, never changed in place, were copied too (10 MB and 18.7 ms a copy for a
+    327,680-triangle model); shared now, as its other large arrays are."""
+    import copy
+
+    path = write(trimesh.creation.icosphere(subdivisions=3), tmp_path / "s.ply")
+    mesh = hf.Mesh.load(path)
+    twin = copy.deepcopy(mesh)
+    assert twin._loaded() is mesh._loaded() and twin is not mesh
+    assert copy.copy(mesh)._loaded() is mesh._loaded()
+    twin.position = (1.0, 2.0, 3.0)  # the placement is the copy's own
+    assert tuple(mesh.position) == (0.0, 0.0, 0.0)
