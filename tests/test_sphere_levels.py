@@ -9,7 +9,7 @@ import pytest
 from render_helpers import render_frames
 
 import hfrender.render.renderer as renderer_module
-from hfrender.render.renderer import SceneRenderer
+from hfrender.render.instances import InstancedDrawer
 from hfrender.scene.objects import mesh, sphere_geometry
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
@@ -23,14 +23,15 @@ def scene(tmp_path, body):
 
 
 def drawn(monkeypatch):
-    """The geometry of every sphere draw, in order."""
-    seen, real = [], SceneRenderer._vao
+    """The geometry each object is drawn with, in the order drawn (objects of one level,
+    one draw)."""
+    seen, real = [], InstancedDrawer.draw
 
-    def vao(self, prog, geometry):
-        seen.append(geometry)
-        return real(self, prog, geometry)
+    def draw(self, prog, geometry, rows):
+        seen.extend([geometry] * len(rows))
+        return real(self, prog, geometry, rows)
 
-    monkeypatch.setattr(SceneRenderer, "_vao", vao)
+    monkeypatch.setattr(InstancedDrawer, "draw", draw)
     return seen
 
 

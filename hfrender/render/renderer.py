@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_color
+from hfrender.render.instances import InstancedDrawer, instance_rows
 from hfrender.render.models import ModelDrawer
 from hfrender.render.msaa import msaa_samples
 from hfrender.render.programs import (
@@ -32,7 +33,7 @@ from hfrender.render.target import Target
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
-from hfrender.scene.objects import mesh, sphere_geometry
+from hfrender.scene.objects import sphere_geometry
 
 _NO_MOTION = np.zeros((4, 4))
 _NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object's rate is _NO_MOTION
@@ -74,8 +75,7 @@ class SceneRenderer:
                                           None)
         self.empty_vao = ctx.vertex_array(self.background, [])
         self.programs: dict[str | None, Any] = {}
-        self.buffers: dict[str, tuple[Any, Any]] = {}
-        self.vaos: dict[tuple, Any] = {}
+        self.instances = InstancedDrawer(ctx)  # built-in geometries, many objects a draw
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
 
     def _program(self, shader: str | None) -> Any:
@@ -85,21 +85,6 @@ class SceneRenderer:
                                                     glsl("mesh_header.frag"), source, path)
         return self.programs[shader]
 
-    def _vao(self, prog: Any, geometry: str) -> Any:
-        key = (id(prog), geometry)
-        if key not in self.vaos:
-            if geometry not in self.buffers:
-                verts, idx = mesh(geometry)
-                self.buffers[geometry] = (self.ctx.buffer(verts.tobytes()),
-                                          self.ctx.buffer(idx.tobytes()))
-            vbo, ibo = self.buffers[geometry]
-            # a surface shader that ignores the normal lets the compiler drop in_normal
-            layout = ((vbo, "3f 3f", "in_position", "in_normal") if "in_normal" in prog
-                      else (vbo, "3f 3x4", "in_position"))
-            self.vaos[key] = self.ctx.vertex_array(prog, [layout], index_buffer=ibo,
-                                                   index_element_size=4)
-        return self.vaos[key]
-
     def prepare(self) -> None:
         """Compile every program the scene uses now, so errors come before any drawing (a
         shader no file answers: at the scene's line that named it)."""
@@ -108,7 +93,7 @@ class SceneRenderer:
                 if is_model(obj.geometry):
                     self.models.prepare(obj.shader, obj.geometry)
                 else:
-                    self._vao(self._program(obj.shader), obj.geometry)
+                    self.instances.vao(self._program(obj.shader), obj.geometry)
             except NoSurfaceShader as exc:
                 path = self.scene.source_path
                 raise NoSurfaceShader(f"{path}: {exc}{told_line(_at(exc, obj), path)}") \
@@ -210,11 +195,13 @@ class SceneRenderer:
         return sphere_geometry(radius * pixels * math.hypot(*to) / (depth * depth))
 
     def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple) -> None:
-        """Every visible object: the uniforms all share (``shared``) set once per program,
-        then each object's own (``lens``: :meth:`_pixels_a_metre`)."""
-        import moderngl
-
+        """Every visible object: the uniforms all share (``shared``) set once per program;
+        a loaded model's own as uniforms, drawn now; the built-in geometries' objects
+        grouped by program and geometry (a sphere's by its level, ``lens``:
+        :meth:`_pixels_a_metre`), each group one instanced draw, after the models."""
         ready: set[int] = set()
+        groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
+        models, objects = [], []  # the built-in ones', in the order drawn
         for i, obj in enumerate(self.scene.objects):
             if not obj.visible:
                 continue
@@ -224,23 +211,44 @@ class SceneRenderer:
                 ready.add(id(prog))
                 for name, value in shared.items():
                     set_uniform(prog, name, value)
-            set_uniform(prog, "u_clip_rate", rates[i] if i < len(rates) else _NO_MOTION)
             model = obj.model_matrix()
-            set_uniform(prog, "u_model", model)
-            set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
-            set_uniform(prog, "u_color", obj.linear_color())
-            set_uniform(prog, "u_emissive", float(obj.emissive))
             if model_file:
-                self.models.render(prog, obj.geometry, model)
-            else:
-                self._vao(prog, self._geometry(obj, model, lens)).render(moderngl.TRIANGLES)
+                self._draw_model(prog, obj, model, rates[i] if i < len(rates) else _NO_MOTION)
+                continue
+            geometry = self._geometry(obj, model, lens)
+            groups.setdefault((id(prog), geometry), (prog, []))[1].append(len(models))
+            models.append(model)
+            objects.append((*obj.linear_color(), float(obj.emissive), i))
+        if models:
+            self._draw_groups(groups, np.stack(models), np.array(objects), rates)
+
+    def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
+        """A loaded model, its values as uniforms."""
+        set_uniform(prog, "u_clip_rate", rate)
+        set_uniform(prog, "u_model", model)
+        set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
+        set_uniform(prog, "u_color", obj.linear_color())
+        set_uniform(prog, "u_emissive", float(obj.emissive))
+        self.models.render(prog, obj.geometry, model)
+
+    def _draw_groups(self, groups: dict, models: np.ndarray, objects: np.ndarray,
+                     rates: np.ndarray) -> None:
+        """Each group of objects (rows of ``models``, ``objects``: colour, emissive and the
+        object's place in the scene) with one instanced draw."""
+        where = objects[:, 4].astype(np.intp)  # an object without a rate has no motion
+        moving = where < len(rates)
+        rate = np.zeros((len(models), 4, 4))
+        rate[moving] = rates[where[moving]]
+        rows = instance_rows(models, rate, objects[:, :4])
+        for (_, geometry), (prog, members) in groups.items():
+            self.instances.draw(prog, geometry, rows[members])
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)
 
     def release(self) -> None:
-        for obj in [*self.vaos.values(), *(b for pair in self.buffers.values() for b in pair),
-                    *self.programs.values(), self.empty_vao, self.background]:
+        self.instances.release()
+        for obj in [*self.programs.values(), self.empty_vao, self.background]:
             obj.release()
         self.models.release()
         self.target.release()

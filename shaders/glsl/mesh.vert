@@ -5,11 +5,28 @@
 // scene's own motion) for the velocity plane. Outputs are `centroid`: with multisampling
 // a pixel a triangle covers only in part is shaded inside the triangle, not at the pixel's
 // centre (an extrapolated depth there can even be negative).
-uniform mat4 u_model;
+// A built-in geometry draws many objects at once (hfrender/render/instances.py): each
+// object's values are per instance (i_*); a loaded model, one object a draw, sets them as
+// uniforms. Either way the fragment shader gets the colour and emissive as v_object.
 uniform mat4 u_view;
 uniform mat4 u_proj;
+#ifdef HF_MODEL
+uniform mat4 u_model;
 uniform mat3 u_normal_matrix;
 uniform mat4 u_clip_rate;
+uniform vec3 u_color;        // linear
+uniform float u_emissive;
+#else
+in mat4 i_model;             // columns, as a uniform's
+in mat3 i_normal_matrix;
+in mat4 i_clip_rate;
+in vec4 i_object;            // linear colour, emissive
+#define u_model i_model
+#define u_normal_matrix i_normal_matrix
+#define u_clip_rate i_clip_rate
+#define u_color i_object.rgb
+#define u_emissive i_object.a
+#endif
 
 in vec3 in_position;
 in vec3 in_normal;
@@ -25,6 +42,7 @@ centroid out vec3 v_world;
 centroid out float v_depth;
 centroid out vec4 v_clip;
 centroid out vec4 v_clip_rate;
+flat out vec4 v_object;     // the object's linear colour, emissive
 
 void main() {
     vec4 world = u_model * vec4(in_position, 1.0);
@@ -35,6 +53,7 @@ void main() {
     gl_Position = u_proj * view;
     v_clip = gl_Position;
     v_clip_rate = u_clip_rate * vec4(in_position, 1.0);
+    v_object = vec4(u_color, u_emissive);
 #ifdef HF_MODEL
     v_uv = in_uv;
     v_color = in_color;

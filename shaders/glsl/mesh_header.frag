@@ -3,8 +3,8 @@
 // the outputs (sRGB colour, or linear light with --hdr; linear depth, screen velocity) and helpers. A surface shader defines
 //     vec3 shade(vec3 normal, vec3 world, vec3 color)
 // returning linear light; `normal` faces the camera, `color` is the object's linear colour.
-uniform vec3 u_color;        // linear
-uniform float u_emissive;
+vec3 u_color;                // linear: the object's (v_object, set before shade())
+float u_emissive;
 uniform vec3 u_light_dir;    // towards the light, normalised
 uniform float u_ambient;
 uniform vec3 u_eye;
@@ -19,6 +19,7 @@ centroid in vec3 v_world;
 centroid in float v_depth;
 centroid in vec4 v_clip;
 centroid in vec4 v_clip_rate;
+flat in vec4 v_object;       // the object's linear colour, emissive (mesh.vert)
 #ifdef HF_MODEL  // a loaded model: vertex colours, a base-colour texture, flat normals
 uniform sampler2D u_base_texture;  // sRGB: the sampler decodes it to linear light
 uniform int u_textured;

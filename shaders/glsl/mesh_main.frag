@@ -1,4 +1,6 @@
 void main() {
+    u_color = v_object.rgb;
+    u_emissive = v_object.a;
 #ifdef HF_MODEL
     vec3 facet = cross(dFdx(v_world), dFdy(v_world));  // the triangle's own normal
     vec3 n = normalize(u_flat_normals != 0 ? facet : v_normal);
