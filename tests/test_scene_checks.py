@@ -33,7 +33,7 @@ def one_line(excinfo):
     (hf.Sphere, "radious", "Sphere has no attribute 'radious'; did you mean 'radius'?"),
     (hf.Cube, "possition", "Cube has no attribute 'possition'; did you mean 'position'?"),
     (hf.Plane, "radius", "Plane has no attribute 'radius'; it has color, emissive, geometry, "
-                         "position, rotation, scale, shader, visible"),
+                         "opacity, position, rotation, scale, shader, visible"),
     # Blender's names: a close spelling pointed elsewhere (lens: "call camera.lens(...)",
     # location: "did you mean to call projection(...)?" or 'rotation', aperture_fstop:
     # 'aperture_blades', clip_end: nothing)
@@ -62,7 +62,7 @@ def one_line(excinfo):
                            "the scene's: give --shutter DEGREES (180 by default) (or set it in "
                            "hfrender.toml)"),
     (hf.Cube, "lens", "Cube has no attribute 'lens'; it has color, emissive, geometry, "
-                      "position, rotation, scale, shader, visible"),  # no such thing to mean
+                      "opacity, position, rotation, scale, shader, visible"),  # nothing meant
     # a manim/three.js user's trial: these listed every attribute, the one meant unsaid
     (hf.Camera, "fov", "Camera has no attribute 'fov'; fov is another tool's: the field of "
                        "view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 "
@@ -76,9 +76,11 @@ def one_line(excinfo):
                                 "another tool's: set focus_distance in update(t) to the "
                                 "object's distance along the view axis (docs/rendering.md, "
                                 "The camera)"),
-    (hf.Sphere, "opacity", "Sphere has no attribute 'opacity'; opacity is another tool's: "
-                           "objects are opaque: fade one by blending its color towards the "
-                           "background, or show it from a time with visible = t >= t0"),
+    (hf.Sphere, "fill_opacity", "Sphere has no attribute 'fill_opacity'; fill_opacity is "
+                                "another tool's name (Blender's, manim's): here it is "
+                                "'opacity'"),
+    (hf.Sphere, "transparency", "Sphere has no attribute 'transparency'; transparency is "
+                                "another tool's: here it is opacity: 1 - transparency"),
     (hf.Cube, "center", "Cube has no attribute 'center'; center is another tool's name "
                         "(Blender's, manim's): here it is 'position'"),
     (hf.Cube, "size", "Cube has no attribute 'size'; size is another tool's name (Blender's, "

@@ -226,6 +226,7 @@ class RenderJob:
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
+        self.renderer.depth_modes = ("--dof depth",) * depth + ("--reconstruct",) * velocity
         gl = self.storage = gl_storage(config, self.glctx, self.backend.name)
         arena = None if gl is not None else shared_arena(config.fusion_process, self.backend.name,
                                                          depth or velocity)

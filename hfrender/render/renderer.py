@@ -30,6 +30,7 @@ from hfrender.render.programs import (
 from hfrender.render.shader_renderer import ShaderRenderer
 from hfrender.render.surface import surface_program
 from hfrender.render.target import Target
+from hfrender.render.translucent import TranslucentPass
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
@@ -65,6 +66,8 @@ class SceneRenderer:
 
     has_velocity = True  # it can write the velocity plane
     transparent = False  # draw no background: alpha 0 there (set by the render job)
+    depth_modes: tuple[str, ...] = ()  # the render's modes that read depth or velocity
+    #                                    ("--dof depth", "--reconstruct"; set by the job)
 
     def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
                  with_velocity: bool = False, msaa: int = 1, hdr: bool = False) -> None:
@@ -77,6 +80,7 @@ class SceneRenderer:
         self.programs: dict[str | None, Any] = {}
         self.instances = InstancedDrawer(ctx)  # built-in geometries, many objects a draw
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
+        self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
 
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -147,10 +151,12 @@ class SceneRenderer:
                   "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
-                  "hf_linear_out": int(self.target.hdr)}
-        self._draw_objects(shared, _NO_RATES if clip_rates is None else clip_rates,
-                           self._pixels_a_metre())
+                  "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
+        rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
+        self._draw_objects(shared, rates, lens)
+        self.translucent.draw(self, shared, rates, lens)
         self.target.resolve()
+        self.translucent.lay_over()
 
     def _draw_background(self) -> None:
         """Clear the target and draw the background (colour, or alpha 0; sky depth)."""
@@ -195,15 +201,16 @@ class SceneRenderer:
         return sphere_geometry(radius * pixels * math.hypot(*to) / (depth * depth))
 
     def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple) -> None:
-        """Every visible object: the uniforms all share (``shared``) set once per program;
-        a loaded model's own as uniforms, drawn now; the built-in geometries' objects
-        grouped by program and geometry (a sphere's by its level, ``lens``:
-        :meth:`_pixels_a_metre`), each group one instanced draw, after the models."""
+        """Every visible opaque object: the uniforms all share (``shared``) set once per
+        program; a loaded model's own as uniforms, drawn now; the built-in geometries'
+        objects grouped by program and geometry (a sphere's by its level, ``lens``:
+        :meth:`_pixels_a_metre`), each group one instanced draw, after the models. Objects
+        of an opacity below 1 are left to :mod:`hfrender.render.translucent`."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects = [], []  # the built-in ones', in the order drawn
         for i, obj in enumerate(self.scene.objects):
-            if not obj.visible:
+            if not obj.visible or obj.opacity < 1.0:  # (translucent ones: drawn after)
                 continue
             model_file = is_model(obj.geometry)
             prog = self._program_of(obj, model_file)
@@ -243,6 +250,22 @@ class SceneRenderer:
         for (_, geometry), (prog, members) in groups.items():
             self.instances.draw(prog, geometry, rows[members])
 
+    def program_for(self, obj: Any) -> Any:
+        """The program drawing ``obj`` (:meth:`_program_of`)."""
+        return self._program_of(obj, is_model(obj.geometry))
+
+    def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray, lens: tuple) -> None:
+        """Draw object ``i``, ``obj``, alone with ``prog`` (the uniforms all share set
+        already): the translucent pass's, one at a time in its order."""
+        model = obj.model_matrix()
+        rate = rates[i] if i < len(rates) else _NO_MOTION
+        if is_model(obj.geometry):
+            self._draw_model(prog, obj, model, rate)
+            return
+        rows = instance_rows(model[None], np.asarray(rate, np.float64)[None],
+                             np.array([(*obj.linear_color(), float(obj.emissive))]))
+        self.instances.draw(prog, self._geometry(obj, model, lens), rows)
+
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)
 
@@ -251,6 +274,7 @@ class SceneRenderer:
         for obj in [*self.programs.values(), self.empty_vao, self.background]:
             obj.release()
         self.models.release()
+        self.translucent.release()
         self.target.release()
 
 

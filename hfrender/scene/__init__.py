@@ -21,7 +21,7 @@ from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
-from hfrender.scene.objects import Cube, Object3D, Plane, Sphere
+from hfrender.scene.objects import Cube, Object3D, Plane, Sphere, drawn
 from hfrender.scene.shader_lines import common_code, shader_lines
 
 log = logging.getLogger(__name__)
@@ -231,7 +231,7 @@ def past_white(scene: Scene) -> str | None:
     if isinstance(scene, ShaderScene):
         return None
     for obj in scene.objects:
-        if obj.visible and obj.emissive > 0:
+        if drawn(obj) and obj.emissive > 0:
             top = max(obj.linear_color()) * (1.0 + obj.emissive)
             if top > 1.0:
                 at = ", ".join(f"{float(v):.3g}" for v in obj.position)

@@ -97,7 +97,8 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "aperture_size": "f_stop", "sensor_size": "sensor_width_mm",
                "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm",
                "f_number": "f_stop", "fnumber": "f_stop", "focus": "focus_distance",
-               "center": "position", "size": "scale", "side_length": "scale"}
+               "center": "position", "size": "scale", "side_length": "scale",
+               "fill_opacity": "opacity", "alpha": "opacity"}
 # another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
 NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
                                  "behind the focus plane (docs/rendering.md, Depth of field)",
@@ -110,10 +111,8 @@ NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at
                       "(docs/rendering.md, Groups)"}
 _FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
         "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
-_OPAQUE = ("objects are opaque: fade one by blending its color towards the background, or "
-           "show it from a time with visible = t >= t0")
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
-NOT_HERE.update(dict.fromkeys(("opacity", "fill_opacity", "alpha", "transparency"), _OPAQUE))
+NOT_HERE["transparency"] = "here it is opacity: 1 - transparency"
 TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
@@ -340,6 +339,14 @@ def scale(what: str, value: object) -> float | tuple[float, ...]:
     if not (real(value) and math.isfinite(value)):
         raise InputError(f"{what}={shown(value)} must be a finite number, or 3 (x, y, z)")
     drawable(what, value, [value])
+    return float(value)
+
+
+def fraction(what: str, value: object, meaning: str) -> float:
+    """``value`` as a float 0..1 (``meaning``: what the ends are); else one line."""
+    value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    if not (real(value) and 0.0 <= value <= 1.0):  # (NaN fails both comparisons)
+        raise InputError(f"{what}={shown(value)} must be a number 0..1 ({meaning})")
     return float(value)
 
 

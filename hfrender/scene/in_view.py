@@ -17,7 +17,7 @@ import numpy as np
 
 from hfrender.scene import Scene
 from hfrender.scene.meshes import is_model, model_data
-from hfrender.scene.objects import Object3D, mesh
+from hfrender.scene.objects import Object3D, drawn, mesh
 
 log = logging.getLogger(__name__)
 
@@ -27,15 +27,16 @@ SHOWN = 3  # objects named in a warning
 
 
 def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
-    """Why each visible object is not in a picture of ``size`` (``the Sphere at (0, 0, 10)
-    is behind the camera``), where none is; None where one is (or the camera is one the
-    render refuses in its own words, or there is no object: said elsewhere)."""
+    """Why each drawn object (visible, its opacity above 0) is not in a picture of
+    ``size`` (``the Sphere at (0, 0, 10) is behind the camera``), where none is; None
+    where one is (or the camera is one the render refuses in its own words, or there is
+    no object: said elsewhere)."""
     try:
         scene.camera.validate()
         cam = scene.camera  # its matrices once, not an object's
         seen, to_clip = [], (cam.view_matrix(), cam.projection(size[0] / size[1]))
         for obj in scene.objects:
-            if obj.visible:
+            if drawn(obj):  # (faded out: opacity 0, as hidden)
                 why = _where(scene, obj, size, to_clip)
                 if why is None:  # one in view: enough (a scene of thousands, at once)
                     return None
@@ -59,7 +60,7 @@ def say_coarse(scene: Scene, size: tuple[int, int]) -> None:
     the camera, step more than :data:`COARSE` of a pixel there."""
     try:
         for obj in scene.objects:
-            if not obj.visible or _reach(obj) < NEAR_ORIGIN_M:  # (cheap: most objects)
+            if not drawn(obj) or _reach(obj) < NEAR_ORIGIN_M:  # (cheap: most objects)
                 continue
             step, pixel, far = _coarseness(scene, obj, size)
             if step > COARSE * pixel:

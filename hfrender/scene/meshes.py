@@ -330,7 +330,7 @@ class Mesh(Object3D):
     """A model loaded from a file: make it with ``hf.Mesh.load(path, **placement)``.
 
     Placed like the built-in objects (``position``, ``rotation``, ``scale``, ``emissive``,
-    ``shader``); ``color`` tints the model's own colours (white: as in the file).
+    ``shader``, ``opacity``); ``color`` tints the model's own colours (white: as in the file).
     """
 
     color: tuple = (1.0, 1.0, 1.0)

@@ -22,7 +22,9 @@ class Object3D(checks.Checked):
     ``scale`` a number or three; ``color`` a display (sRGB) colour, as in manim or CSS;
     ``emissive`` adds ``emissive x color`` of light of its own (1 = glows at its colour);
     ``shader`` names a fragment shader file (in ``shaders/glsl/`` or beside the scene)
-    that replaces the built-in lighting.
+    that replaces the built-in lighting. ``opacity`` (0..1) blends it over what lies
+    behind it (0: not drawn; translucent objects are drawn after the opaque ones, back to
+    front by their centres' depth, :mod:`hfrender.render.translucent`).
 
     Values are checked when set (NaN and infinity are refused; a colour may be a name,
     hex or 3 numbers 0..1, stored as 3 floats), and so are names: ``ball.colour = ...``
@@ -36,6 +38,7 @@ class Object3D(checks.Checked):
     emissive: float = 0.0
     shader: str | None = None
     visible: bool = True
+    opacity: float = 1.0
 
     geometry = "cube"
 
@@ -118,6 +121,11 @@ class Sphere(Object3D):
         return s * r if isinstance(s, float | int) else tuple(float(v) * r for v in s)
 
 
+def drawn(obj: Object3D) -> bool:
+    """Whether ``obj`` is drawn as the scene is now: visible, and not faded out."""
+    return bool(obj.visible) and obj.opacity > 0.0
+
+
 GEOMETRIES = ("cube", "plane", "sphere")  # built in (a loaded model's: Mesh)
 
 
@@ -147,6 +155,8 @@ def _shader(what: str, value: object) -> object:
 
 _CHECKS = {
     "visible": checks.flag,
+    "opacity": lambda what, v: checks.fraction(what, v, "0 not drawn, 1 opaque; fade in over "
+                                               "1 s: obj.opacity = hf.linear(t) in update(t)"),
     "shader": _shader,
     "geometry": lambda what, v: checks.choice(what, v, GEOMETRIES),
     "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),

@@ -12,7 +12,9 @@ uniform vec3 u_forward;       // the camera's view direction
 uniform int u_orthographic;
 uniform float u_time;
 uniform vec2 u_half_size;     // half the image size in pixels
-uniform int hf_linear_out;    // 1: a float target (--hdr) takes linear light, past 1 too
+uniform int hf_linear_out;    // 1: a float target (--hdr) takes linear light, past 1 too;
+                              // 2: linear light up to 1 (translucent objects over 8-bit)
+uniform float u_opacity;      // 1: opaque; below, blended over what lies behind
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -47,5 +49,5 @@ vec3 hf_encode_srgb(vec3 c) {
 vec3 hf_target(vec3 lin) {
     if (hf_linear_out == 0)
         return hf_encode_srgb(lin);
-    return clamp(mix(lin, vec3(0.0), isnan(lin)), 0.0, 65504.0);
+    return clamp(mix(lin, vec3(0.0), isnan(lin)), 0.0, hf_linear_out == 2 ? 1.0 : 65504.0);
 }

@@ -12,7 +12,7 @@ void main() {
 #endif
     if (dot(n, hf_to_eye(v_world)) < 0.0) n = -n;  // two-sided: light the side we see
     vec3 lin = shade(n, v_world, base) + base * u_emissive;
-    f_color = vec4(hf_target(lin), 1.0);
+    f_color = vec4(hf_target(lin), 1.0) * u_opacity;  // premultiplied (1: as it is)
     f_depth = v_depth;
     // d/dt (clip.xy / clip.w): both are interpolated linearly over the surface (as the
     // object-space position is), so this is the exact motion of the surface point seen

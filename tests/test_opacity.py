@@ -1,0 +1,186 @@
+"""Objects with an opacity: blended over what lies behind them in linear light, back to
+front, after the opaque ones; 0 is not drawn, 1 is drawn as an opaque object always was."""
+
+import logging
+import math
+import subprocess
+import sys
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.errors import InputError
+from hfrender.scene import past_white
+from hfrender.scene.in_view import nothing_seen
+from tests.render_helpers import render_frames
+
+FLAT = "vec3 shade(vec3 normal, vec3 world, vec3 color) { return color; }\n"
+SCENE = '''
+import hfrender as hf
+
+class Squares(hf.Scene):
+    duration = {duration}
+    background = {background}
+    def setup(self):
+        self.camera.position = (0, 0, 5)
+        self.camera.look_at((0, 0, 0))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 2.0
+{body}
+    def update(self, t):
+{update}
+'''
+
+
+def _scene(tmp_path, body, update="        pass", background="(0.0, 0.0, 1.0)", duration=0.2,
+           name="squares.py"):
+    (tmp_path / "flat.glsl").write_text(FLAT)
+    path = tmp_path / name
+    path.write_text(SCENE.format(body=body, update=update, background=background,
+                                 duration=duration))
+    return path
+
+
+def _code(linear):
+    """The 8-bit sRGB code of linear light ``linear`` (0..1), from the formula."""
+    v = linear * 12.92 if linear <= 0.0031308 else 1.055 * linear ** (1 / 2.4) - 0.055
+    return int(math.floor(v * 255 + 0.5))
+
+
+def _square(name, x, z, color, opacity, scale=1.0):
+    return (f"        self.{name} = self.add(hf.Plane(position=({x}, 0, {z}), scale={scale}, "
+            f"color={color}, shader='flat', opacity={opacity}))\n")
+
+
+@pytest.mark.parametrize("msaa", [1, 4])
+@pytest.mark.parametrize("hdr", ["off", "on"])
+def test_half_red_over_blue_is_mixed_in_linear_light(tmp_path, hdr, msaa):
+    frames, _ = render_frames(_scene(tmp_path, _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.5)),
+                              count=1, size=(64, 36), samples=2, hdr=hdr, msaa=msaa)
+    mixed = _code(0.5)  # 0.5 red + 0.5 blue, each linear 1: not 128 (a mix of codes)
+    assert mixed == 188
+    assert frames[0, 18, 32].tolist() == [mixed, 0, mixed]
+    assert frames[0, 2, 2].tolist() == [0, 0, 255]  # the background, untouched
+
+
+def test_overlapping_squares_sort_back_to_front_whatever_the_scene_order(tmp_path):
+    near = _square("green", 0.3, 0.5, "(0.0, 1.0, 0.0)", 0.5)
+    far = _square("red", -0.3, 0.0, "(1.0, 0.0, 0.0)", 0.5)
+    first, _ = render_frames(_scene(tmp_path, far + near, name="a.py"), count=1,
+                             size=(64, 36), samples=2)
+    second, _ = render_frames(_scene(tmp_path, near + far, name="b.py"), count=1,
+                              size=(64, 36), samples=2)
+    assert np.array_equal(first, second)
+    # green over red over blue: green 0.5, red 0.5 * 0.5, blue 0.5 * 0.5
+    assert first[0, 18, 32].tolist() == [_code(0.25), _code(0.5), _code(0.25)]
+    assert first[0, 18, 20].tolist() == [_code(0.5), 0, _code(0.5)]  # red alone
+
+
+def test_opacity_1_draws_as_without_it_and_0_draws_nothing(tmp_path):
+    lit = "        self.box = self.add(hf.Cube(rotation=(0.4, 0.6, 0), color='orange'{}))\n"
+    plain, _ = render_frames(_scene(tmp_path, lit.format(""), name="a.py"), count=1,
+                             size=(64, 36), samples=4)
+    one, _ = render_frames(_scene(tmp_path, lit.format(", opacity=1.0"), name="b.py"),
+                           count=1, size=(64, 36), samples=4)
+    hidden, _ = render_frames(_scene(tmp_path, lit.format(", visible=False"), name="c.py"),
+                              count=1, size=(64, 36), samples=4)
+    zero, _ = render_frames(_scene(tmp_path, lit.format(", opacity=0.0"), name="d.py"),
+                            count=1, size=(64, 36), samples=4)
+    assert np.array_equal(plain, one)
+    assert np.array_equal(hidden, zero)
+    assert (zero == [0, 0, 255]).all()
+    assert not np.array_equal(plain, zero)
+
+
+def test_a_transparent_output_has_the_square_s_coverage_as_alpha(tmp_path):
+    scene = _scene(tmp_path, _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.5), background="None")
+    out = tmp_path / "still.png"
+    done = subprocess.run([sys.executable, "-m", "hfrender", "still", str(scene), "-o",
+                           str(out), "--size", "64x36", "--samples", "2", "--transparent",
+                           "-q"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    png = iio.imread(out)
+    assert png.shape == (36, 64, 4)
+    assert abs(int(png[18, 32, 3]) - 127.5) <= 0.5  # alpha 0.5 where the square alone is
+    assert png[18, 32, :3].tolist() == [255, 0, 0]  # straight colour: the square's red
+    assert png[2, 2, 3] == 0
+
+
+def test_a_fade_rendered_with_motion_blur_brightens_as_its_opacity(tmp_path, caplog):
+    """opacity = t over 1 s: each frame is the mean of its sub-frames, each a real
+    picture, so frame k shows red at linear k / 10 over black (a symmetric shutter)."""
+    body = _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.0, scale=3.0)
+    scene = _scene(tmp_path, body, update="        self.red.opacity = hf.linear(t)",
+                   background="(0.0, 0.0, 0.0)", duration=1.0)
+    with caplog.at_level(logging.WARNING):
+        frames, _ = render_frames(scene, size=(32, 18), fps=10, samples=8, reconstruct="off")
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    red = frames[:, 9, 16, 0].astype(int)
+    expected = [_code(k / 10) for k in range(2, 9)]
+    assert np.abs(red[2:9] - expected).max() <= 1, (red, expected)
+    assert (np.diff(red) > 0).all()
+    assert (frames[..., 1:] == 0).all()
+
+
+LENS = ("        self.camera.orthographic = False\n        self.camera.f_stop = 2.8\n"
+        "        self.camera.focus_distance = 5.0\n")
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    ({"dof": "depth"}, "--dof depth blurs it by the depth of the opaque surface behind it: "
+                       "use --dof lens"),
+    ({"reconstruct": "on"}, "--reconstruct moves it as the surface behind it moves: use "
+                            "--reconstruct off, with more --samples"),
+])
+def test_modes_reading_depth_or_velocity_warn_once_a_render(tmp_path, caplog, flags, said):
+    body = _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.5) + \
+        LENS
+    with caplog.at_level(logging.WARNING):
+        render_frames(_scene(tmp_path, body), size=(32, 18), samples=2, **flags)
+    told = [r.getMessage() for r in caplog.records if "opacity" in r.getMessage()]
+    assert told == ["the Plane at (0, 0, 0) has opacity 0.5: a translucent object writes no "
+                    f"depth or velocity, so {said}"]
+
+
+def test_depth_of_field_by_lens_is_exact_for_a_translucent_object(tmp_path, caplog):
+    body = _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.5, scale=1.5) + \
+        LENS
+    with caplog.at_level(logging.WARNING):
+        frames, _ = render_frames(_scene(tmp_path, body), count=1, size=(64, 36), samples=4,
+                                  dof="lens")
+    assert not [r for r in caplog.records if "opacity" in r.getMessage()]
+    assert frames[0, 18, 32].tolist() == [_code(0.5), 0, _code(0.5)]  # in focus: the mix
+
+
+@pytest.mark.parametrize(("value", "shown"), [(1.5, "1.5"), ("half", "'half'"),
+                                               (math.nan, "nan"), (-0.1, "-0.1")])
+def test_a_bad_opacity_is_one_line(value, shown):
+    with pytest.raises(InputError) as info:
+        hf.Sphere(opacity=value)
+    assert str(info.value) == (f"Sphere.opacity={shown} must be a number 0..1 (0 not drawn, "
+                               "1 opaque; fade in over 1 s: obj.opacity = hf.linear(t) in "
+                               "update(t))")
+
+
+def test_a_loaded_model_takes_an_opacity_too():
+    assert hf.Mesh(opacity=0.25).opacity == 0.25
+    assert hf.Cube(opacity=np.float32(0.5)).opacity == 0.5
+
+
+def test_the_scene_checks_take_opacity_0_as_not_drawn():
+    class Lamps(hf.Scene):
+        def setup(self):
+            self.camera.position = (0, 0, 5)
+            self.camera.look_at((0, 0, 0))
+            self.gone = self.add(hf.Sphere(emissive=3.0, opacity=0.0))
+            self.behind = self.add(hf.Sphere(position=(0, 0, 9)))
+
+    scene = Lamps()
+    scene.setup()
+    assert nothing_seen(scene, (64, 36)) == ["the Sphere at (0, 0, 9) is behind the camera"]
+    assert past_white(scene) is None
+    scene.gone.opacity = 0.5
+    assert nothing_seen(scene, (64, 36)) is None
+    assert past_white(scene).startswith("a Sphere at (0, 0, 0) with emissive 3")
