@@ -184,3 +184,38 @@ def test_the_scene_checks_take_opacity_0_as_not_drawn():
     scene.gone.opacity = 0.5
     assert nothing_seen(scene, (64, 36)) is None
     assert past_white(scene).startswith("a Sphere at (0, 0, 0) with emissive 3")
+
+
+SHAPE = '''
+import hfrender as hf
+
+class Glass(hf.Scene):
+    duration = 0.1
+    background = (0.0, 0.0, 0.0)
+    def setup(self):
+        self.camera.position = (0, 0, 4)
+        self.camera.look_at((0, 0, 0))
+        self.add({shape})
+'''
+
+
+def _shape(tmp_path, shape):
+    path = tmp_path / "glass.py"
+    path.write_text(SHAPE.format(shape=shape))
+    frames, _ = render_frames(path, count=1, size=(160, 160), samples=1, jitter=False)
+    return frames[0].astype(int)
+
+
+def test_a_closed_shapes_near_side_is_laid_over_its_far_side(tmp_path):
+    """A translucent sphere or cube shows its far side through its near side: the far
+    faces first, then the near ones over them (was: both in the mesh's triangle order, the
+    far side laid over the near one in bands across a lit sphere: a jump of 10 codes from
+    one row to the next down its middle, 2 now); a mirrored shape the same."""
+    sphere = _shape(tmp_path, "hf.Sphere(radius=1.0, color=(0.2, 0.5, 1.0), opacity=0.5)")
+    middle = sphere[30:130, 80, 2]  # blue down the middle, inside the outline
+    assert np.abs(np.diff(middle, 2)).max() <= 3
+    assert middle[-10:].mean() < middle[:10].mean() - 20  # lit from above: its near side
+    cube = "hf.Cube(rotation=(0.5, 0.6, 0.0), color=(1.0, 0.2, 0.2), opacity=0.4, scale={})"
+    turned = _shape(tmp_path, cube.format("1.5"))
+    mirrored = _shape(tmp_path, cube.format("(-1.5, 1.5, 1.5)"))  # the same shape
+    assert np.abs(turned - mirrored).max() <= 1 and turned[..., 0].max() > 60

@@ -33,6 +33,19 @@ INSTEAD = {"--dof depth": "blurs it by the depth of the opaque surface behind it
                             "with more --samples"}
 
 
+def outside(geometry: str, model: np.ndarray) -> str | None:
+    """The winding on screen of a built-in shape's faces turned towards the eye (the
+    projection flips y: a face counter-clockwise in the mesh is clockwise drawn; the cube's
+    faces turn counter-clockwise outward, the sphere's clockwise; mirrored, the other way);
+    None for a plane, which has no far side."""
+    if geometry == "plane":
+        return None
+    outward_ccw = geometry == "cube"
+    if np.linalg.det(model[:3, :3]) < 0:
+        outward_ccw = not outward_ccw
+    return "cw" if outward_ccw else "ccw"
+
+
 def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]:
     """The visible objects of an opacity between 0 and 1, with their places in
     ``objects``, farthest first by the view depth of their centres (a model's: its
@@ -114,9 +127,30 @@ class TranslucentPass:
                 for name, value in mine.items():
                     set_uniform(prog, name, value)
             set_uniform(prog, "u_opacity", float(obj.opacity))
-            renderer.draw_one(prog, i, obj, rates, lens)
+            self._far_then_near(renderer, prog, i, obj, rates, lens)
         ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.DEFAULT_BLENDING
+
+    def _far_then_near(self, renderer: Any, prog: Any, i: int, obj: Any, rates: np.ndarray,
+                       lens: tuple) -> None:
+        """A closed built-in shape's far side first, then its near side over it (was: both
+        in the mesh's triangle order, a sphere's far side laid over its near side in
+        bands); a plane, which has no far side, and a loaded model (its parts cull as
+        the file says) as they are."""
+        import moderngl
+
+        front = None if is_model(obj.geometry) else outside(obj.geometry, obj.model_matrix())
+        if front is None:
+            renderer.draw_one(prog, i, obj, rates, lens)
+            return
+        ctx = self.ctx
+        ctx.front_face = front
+        ctx.enable(moderngl.CULL_FACE)
+        for culled in ("front", "back"):  # the faces turned away first
+            ctx.cull_face = culled
+            renderer.draw_one(prog, i, obj, rates, lens)
+        ctx.disable(moderngl.CULL_FACE)
+        ctx.front_face, ctx.cull_face = "ccw", "back"
 
     def lay_over(self) -> None:
         """Lay the layer the last :meth:`draw` left over the resolved picture (nothing to
