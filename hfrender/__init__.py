@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.hyperframe.pool import HostStorage, HyperFramePool
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.optics import Lens
-    from hfrender.scene import Camera, Cube, Object3D, Plane, Scene, Sphere
+    from hfrender.scene import Camera, Cube, Group, Object3D, Plane, Scene, Sphere
     from hfrender.scene.easing import (
         Keyframes,
         ease_in,
@@ -47,7 +47,7 @@ __all__ = [
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
-    "there_and_back", "__version__",
+    "there_and_back", "Group", "__version__",
 ]
 
 _HOME = {
@@ -60,6 +60,7 @@ _HOME = {
     "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.frame", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
+    "Group": "scene",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
     "StoreError": "io.store",
@@ -92,7 +93,8 @@ _OTHER_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "
                 "Quad": "Plane", "Square": "Plane", "Rectangle": "Plane", "Model": "Mesh",
                 "load_mesh": "Mesh.load", "interpolate": "lerp", "mix": "lerp",
                 "Keyframe": "Keyframes", "keyframe": "keyframes", "ease_in_quad": "ease_in",
-                "ease_out_quad": "ease_out"}
+                "ease_out_quad": "ease_out", "VGroup": "Group", "Group3D": "Group",
+                "Empty": "Group"}
 
 
 # manim's (and three.js') names of what hfrender does otherwise, or not at all
@@ -114,8 +116,6 @@ _HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
                            "ease_in_out_cubic", "double_smooth", "there_and_back_with_pause",
                            "running_start", "lingering", "slow_into", "wiggle"), _EASING),
           "smoothstep": "hf.ease_in_out is the smoothstep, 3 s**2 - 2 s**3",
-          **dict.fromkeys(("Group", "VGroup", "Group3D"), "there is no grouping or parenting: "
-                          "place each object in update(t) (docs/rendering.md, Groups)"),
           **dict.fromkeys(("Text", "Tex", "MathTex", "Circle", "Line", "Dot", "Arrow",
                            "Cylinder", "Cone", "Torus", "Prism", "Polygon"), _SHAPES),
           **dict.fromkeys(("Light", "PointLight", "DirectionalLight", "SpotLight",

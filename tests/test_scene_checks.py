@@ -33,7 +33,7 @@ def one_line(excinfo):
     (hf.Sphere, "radious", "Sphere has no attribute 'radious'; did you mean 'radius'?"),
     (hf.Cube, "possition", "Cube has no attribute 'possition'; did you mean 'position'?"),
     (hf.Plane, "radius", "Plane has no attribute 'radius'; it has color, emissive, geometry, "
-                         "opacity, position, rotation, scale, shader, visible"),
+                         "opacity, parent, position, rotation, scale, shader, visible"),
     # Blender's names: a close spelling pointed elsewhere (lens: "call camera.lens(...)",
     # location: "did you mean to call projection(...)?" or 'rotation', aperture_fstop:
     # 'aperture_blades', clip_end: nothing)
@@ -62,7 +62,7 @@ def one_line(excinfo):
                            "the scene's: give --shutter DEGREES (180 by default) (or set it in "
                            "hfrender.toml)"),
     (hf.Cube, "lens", "Cube has no attribute 'lens'; it has color, emissive, geometry, "
-                      "opacity, position, rotation, scale, shader, visible"),  # nothing meant
+                      "opacity, parent, position, rotation, scale, shader, visible"),  # nothing meant
     # a manim/three.js user's trial: these listed every attribute, the one meant unsaid
     (hf.Camera, "fov", "Camera has no attribute 'fov'; fov is another tool's: the field of "
                        "view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 "
@@ -85,10 +85,10 @@ def one_line(excinfo):
                         "(Blender's, manim's): here it is 'position'"),
     (hf.Cube, "size", "Cube has no attribute 'size'; size is another tool's name (Blender's, "
                       "manim's): here it is 'scale'"),
-    (hf.Sphere, "parent", "Sphere has no attribute 'parent'; parent is another tool's: there "
-                          "is no parenting: set each object's position in update(t), a "
-                          "parent's local point being (parent.model_matrix() @ (x, y, z, "
-                          "1))[:3] (docs/rendering.md, Groups)"),
+    (hf.Camera, "parent", "Camera has no attribute 'parent'; parent is another tool's: the "
+                          "camera has no parent: place it in update(t) at an object's local "
+                          "point, position = (obj.world_matrix() @ (x, y, z, 1))[:3], and "
+                          "look_at(...) (docs/rendering.md, Groups)"),
 ])
 def test_an_unknown_attribute_raises_with_a_suggestion(make, name, message):
     obj = make()

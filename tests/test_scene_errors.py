@@ -95,8 +95,7 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
                        "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any "
                        "function of s in 0..1 is one too); docs/rendering.md, Easing and "
                        "keyframes"),
-    ("VGroup", "there is no grouping or parenting: place each object in update(t) "
-               "(docs/rendering.md, Groups)"),
+    ("VGroup", "did you mean hf.Group?"),
     ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
                  "(hf.Mesh.load), and a flat one a thin hf.Cube"),
     ("PointLight", "there is one directional light, the scene's light_direction and ambient; "

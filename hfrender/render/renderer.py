@@ -118,7 +118,7 @@ class SceneRenderer:
         the velocity plane is their rate of change (:func:`clip_rates`). One stacked
         product: a sub-frame with velocity asks twice, for every object."""
         view, proj = self._camera_matrices(lens_offset_m, jitter_px)
-        models = [obj.model_matrix() for obj in self.scene.objects]
+        models = [obj.world_matrix() for obj in self.scene.objects]  # (parents' frames in)
         return (proj @ view) @ np.stack(models) if models else np.zeros((0, 4, 4))
 
     def _camera_matrices(self, offset: tuple[float, float],
@@ -218,7 +218,7 @@ class SceneRenderer:
                 ready.add(id(prog))
                 for name, value in shared.items():
                     set_uniform(prog, name, value)
-            model = obj.model_matrix()
+            model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
             if model_file:
                 self._draw_model(prog, obj, model, rates[i] if i < len(rates) else _NO_MOTION)
                 continue
@@ -257,7 +257,7 @@ class SceneRenderer:
     def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray, lens: tuple) -> None:
         """Draw object ``i``, ``obj``, alone with ``prog`` (the uniforms all share set
         already): the translucent pass's, one at a time in its order."""
-        model = obj.model_matrix()
+        model = obj.world_matrix()
         rate = rates[i] if i < len(rates) else _NO_MOTION
         if is_model(obj.geometry):
             self._draw_model(prog, obj, model, rate)

@@ -56,7 +56,7 @@ def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]
         obj = item[1]
         middle = model_data(obj.geometry).bounds.mean(axis=0) if is_model(obj.geometry) \
             else np.zeros(3)
-        centre = obj.model_matrix() @ np.append(middle, 1.0)
+        centre = obj.world_matrix() @ np.append(middle, 1.0)
         return float(np.dot(centre[:3] - np.asarray(eye), np.asarray(forward)))
 
     return sorted(found, key=depth, reverse=True)  # (reverse keeps equal keys in order)
@@ -139,7 +139,7 @@ class TranslucentPass:
         the file says) as they are."""
         import moderngl
 
-        front = None if is_model(obj.geometry) else outside(obj.geometry, obj.model_matrix())
+        front = None if is_model(obj.geometry) else outside(obj.geometry, obj.world_matrix())
         if front is None:
             renderer.draw_one(prog, i, obj, rates, lens)
             return

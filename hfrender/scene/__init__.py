@@ -21,6 +21,7 @@ from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.camera import Camera
+from hfrender.scene.nodes import Group
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere, drawn
 from hfrender.scene.shader_lines import common_code, shader_lines
 
@@ -160,10 +161,11 @@ class Scene:
         """Add an object; returns it, so ``self.ball = self.add(hf.Sphere())`` reads well;
         several (``self.add(a, b)``, as manim takes them: was a bare TypeError) each in turn,
         returned as a tuple. Objects are added in ``setup()``: one added in ``update(t)``
-        would pile up, every sub-frame drawing all those added before it."""
+        would pile up, every sub-frame drawing all those added before it. An ``hf.Group``
+        is not drawn and needs no adding: adding one adds the objects given to it."""
         if more:
             return tuple(self.add(o) for o in (obj, *more))
-        if isinstance(obj, type) and issubclass(obj, Object3D):  # hf.Sphere, not hf.Sphere()
+        if isinstance(obj, type) and issubclass(obj, (Object3D, Group)):  # not hf.Sphere()
             raise InputTypeError(f"add() takes an object: call the class, "
                                  f"hf.{obj.__name__}(), rather than pass it")
         if _inside_update(self):
@@ -173,6 +175,11 @@ class Scene:
         if isinstance(obj, (list, tuple)) and obj and all(isinstance(o, Object3D) for o in obj):
             raise InputTypeError(f"add() takes objects, not a {type(obj).__name__} of them: "
                                  "unpack it, self.add(*objects)")  # (was: "got list")
+        if isinstance(obj, Group):  # manim's self.add(VGroup(a, b)): a and b
+            for child in obj.children:
+                if not any(o is child for o in self.objects):
+                    self.add(child)
+            return obj
         if not isinstance(obj, Object3D):
             from hfrender.scene.meshes import FORMATS
 
@@ -240,7 +247,7 @@ def past_white(scene: Scene) -> str | None:
     return None
 
 
-__all__ = ["Camera", "Cube", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere",
+__all__ = ["Camera", "Cube", "Group", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere",
            "past_white"]
 
 

@@ -106,9 +106,9 @@ NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at
                               "ratio",
             "focus_object": "set focus_distance in update(t) to the object's distance along "
                             "the view axis (docs/rendering.md, The camera)",
-            "parent": "there is no parenting: set each object's position in update(t), a "
-                      "parent's local point being (parent.model_matrix() @ (x, y, z, 1))[:3] "
-                      "(docs/rendering.md, Groups)"}
+            "parent": "the camera has no parent: place it in update(t) at an object's "
+                      "local point, position = (obj.world_matrix() @ (x, y, z, 1))[:3], and "
+                      "look_at(...) (docs/rendering.md, Groups)"}
 _FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
         "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))

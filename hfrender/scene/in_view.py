@@ -5,7 +5,7 @@ so far from the origin that 32-bit positions there are coarser than a pixel.
 A trial: a model in millimetres past the far plane, a model of 1 mm seen from 4 m, a model
 exported at its survey coordinates (1e5 m out: its shading noise), each rendered the
 background, or noise, without a word. Each object is taken by the box around it, placed
-(its model matrix, in float64); a hint never fails a render.
+(its world matrix, in float64); a hint never fails a render.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _named(obj: Object3D) -> str:
     """``the Sphere at (0, 1, 0)``; a model by its file: ``the Mesh far.glb``."""
     if is_model(obj.geometry):
         return f"the {type(obj).__name__} {model_data(obj.geometry).path.name}"
-    at = ", ".join(f"{float(v):.4g}" for v in obj.position)
+    at = ", ".join(f"{float(v):.4g}" for v in obj.world_matrix()[:3, 3])  # (a child's too)
     return f"the {type(obj).__name__} at ({at})"
 
 
@@ -98,9 +98,9 @@ def _built_in(kind: str) -> np.ndarray:
 def _reach(obj: Object3D) -> float:
     """How far from the origin the object may reach, at most: its place, plus its box
     scaled (a rotation moves no corner farther than that)."""
-    scale = float(np.max(np.abs(np.broadcast_to(np.asarray(obj._matrix_scale(),
-                                                           np.float64), (3,)))))
-    return float(np.abs(obj.position).max() + np.abs(_bounds(obj)).max() * scale * 2)
+    m = obj.world_matrix()  # (a child's: its parents' frames in)
+    scale = float(np.linalg.norm(m[:3, :3], axis=0).max())
+    return float(np.abs(m[:3, 3]).max() + np.abs(_bounds(obj)).max() * scale * 2)
 
 
 def _corners(obj: Object3D) -> np.ndarray:
@@ -108,7 +108,7 @@ def _corners(obj: Object3D) -> np.ndarray:
     lo, hi = _bounds(obj)
     box = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
                     for z in (lo[2], hi[2])])
-    return box @ obj.model_matrix().T
+    return box @ obj.world_matrix().T
 
 
 def _where(scene: Scene, obj: Object3D, size: tuple[int, int],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 import numpy as np
@@ -12,19 +12,22 @@ import numpy as np
 from hfrender.color import display_color, srgb_color
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
+from hfrender.scene.nodes import PLACE_CHECKS, Placed, placement
 
 
 @dataclass(eq=False)
-class Object3D(checks.Checked):
+class Object3D(Placed):
     """Something drawn in a scene.
 
     ``position`` in metres; ``rotation`` in radians about x, then y, then z (world axes);
     ``scale`` a number or three; ``color`` a display (sRGB) colour, as in manim or CSS;
     ``emissive`` adds ``emissive x color`` of light of its own (1 = glows at its colour);
     ``shader`` names a fragment shader file (in ``shaders/glsl/`` or beside the scene)
-    that replaces the built-in lighting. ``opacity`` (0..1) blends it over what lies
-    behind it (0: not drawn; translucent objects are drawn after the opaque ones, back to
-    front by their centres' depth, :mod:`hfrender.render.translucent`).
+    that replaces the built-in lighting; ``parent`` (an object of the scene or an
+    :class:`~hfrender.scene.nodes.Group`; None) places it in that one's frame: it moves,
+    turns and scales with it (:meth:`world_matrix`). ``opacity`` (0..1) blends it over what
+    lies behind it (0: not drawn; translucent objects are drawn after the opaque ones, back
+    to front by their centres' depth, :mod:`hfrender.render.translucent`).
 
     Values are checked when set (NaN and infinity are refused; a colour may be a name,
     hex or 3 numbers 0..1, stored as 3 floats), and so are names: ``ball.colour = ...``
@@ -39,8 +42,10 @@ class Object3D(checks.Checked):
     shader: str | None = None
     visible: bool = True
     opacity: float = 1.0
+    parent: Placed | None = field(default=None, kw_only=True, repr=False)
 
     geometry = "cube"
+    _drawn = True
 
     @classmethod
     def value_checks(cls) -> dict:
@@ -57,13 +62,15 @@ class Object3D(checks.Checked):
         """The 4x4 object-to-world matrix, a fresh array the caller may change (a subclass
         may scale ``super().model_matrix()`` in place); computed once while the object keeps
         its place (a renderer asks several times a sub-frame)."""
-        scale = self._matrix_scale()
-        try:
-            m = _model_matrix(tuple(self.position), tuple(self.rotation),
-                              scale if isinstance(scale, float | int) else tuple(scale))
-        except TypeError:  # an unhashable value: computed every time
-            m = _model_matrix.__wrapped__(self.position, self.rotation, scale)
-        return m.copy()
+        return placement(self.position, self.rotation, self._matrix_scale()).copy()
+
+    def world_matrix(self) -> np.ndarray:
+        """The 4x4 object-to-world matrix drawn: its parent's frame (recursively: position,
+        rotation and scale, not a sphere's radius) times its :meth:`model_matrix`; that
+        alone without a parent. A fresh array."""
+        m = self.model_matrix()
+        frame = self._parents_frame()
+        return m if frame is None else frame @ m
 
     def _matrix_scale(self) -> float | tuple:
         """The scale the matrix applies (a sphere's radius too)."""
@@ -76,22 +83,6 @@ class Object3D(checks.Checked):
 @lru_cache(maxsize=4096)
 def _linear(color: tuple) -> tuple:
     return srgb_color(color)
-
-
-@lru_cache(maxsize=8192)
-def _model_matrix(position: tuple, rotation: tuple, scale: float | tuple) -> np.ndarray:
-    rx, ry, rz = (float(a) for a in rotation)
-    cx, sx, cy, sy, cz, sz = (math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry),
-                              math.cos(rz), math.sin(rz))
-    rot_x = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
-    rot_y = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
-    rot_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
-    s = np.broadcast_to(np.asarray(scale, np.float64), (3,))
-    m = np.eye(4)
-    m[:3, :3] = (rot_z @ rot_y @ rot_x) * s
-    m[:3, 3] = np.asarray(position, np.float64)
-    m.setflags(write=False)
-    return m
 
 
 @dataclass(eq=False)
@@ -159,9 +150,7 @@ _CHECKS = {
                                                "1 s: obj.opacity = hf.linear(t) in update(t)"),
     "shader": _shader,
     "geometry": lambda what, v: checks.choice(what, v, GEOMETRIES),
-    "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
-    "rotation": lambda what, v: checks.vector3(what, v, "(x, y, z) in radians"),
-    "scale": checks.scale,
+    **PLACE_CHECKS,
     "color": lambda what, v: display_color(v, what),
     "emissive": lambda what, v: checks.finite(what, v, low=0.0),  # light of its own: none is 0
     "radius": lambda what, v: checks.drawable(what, v, [checks.finite(what, v, low=0.0)])

@@ -38,6 +38,7 @@ from hfrender.scene import Scene, ShaderScene, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
+from hfrender.scene.nodes import lineage
 from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
@@ -350,7 +351,10 @@ def drawn_state(scene: Scene) -> list[tuple[str, Any]]:
         (names.get(id(obj), f"objects[{i}]"), obj) for i, obj in enumerate(scene.objects)]
     for owner, obj in owners:
         for field in dataclasses.fields(obj):
-            state.append((f"{owner}.{field.name}", _kept(getattr(obj, field.name))))
+            value = getattr(obj, field.name)  # a parent: its frame (a twin scene's is
+            state.append((f"{owner}.{field.name}",  # another object, in the same place)
+                          Digest(lineage(value)) if field.name == "parent" and value is not None
+                          else _kept(value)))
     state.append(("the number of objects", len(scene.objects)))
     return state
 

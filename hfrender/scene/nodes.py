@@ -1,0 +1,177 @@
+"""Parenting: an object placed in another's frame (``child.parent = planet``), and
+:class:`Group`, an invisible frame to parent objects to (manim's ``VGroup``, Blender's
+empty).
+
+A child's world matrix is its parent's frame (recursively) times its own model matrix.
+The frame a parent gives is its ``position``, ``rotation`` and ``scale``, not a built-in
+shape's own size: a moon under a planet of radius 0.25 keeps its own radius (as in
+Blender, where a sphere's radius is mesh data, not the object's scale).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import InputError
+from hfrender.scene import checks
+
+
+@lru_cache(maxsize=8192)
+def _model_matrix(position: tuple, rotation: tuple, scale: float | tuple) -> np.ndarray:
+    rx, ry, rz = (float(a) for a in rotation)
+    cx, sx, cy, sy, cz, sz = (math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry),
+                              math.cos(rz), math.sin(rz))
+    rot_x = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    rot_y = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    rot_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    s = np.broadcast_to(np.asarray(scale, np.float64), (3,))
+    m = np.eye(4)
+    m[:3, :3] = (rot_z @ rot_y @ rot_x) * s
+    m[:3, 3] = np.asarray(position, np.float64)
+    m.setflags(write=False)
+    return m
+
+
+def placement(position: Any, rotation: Any, scale: Any) -> np.ndarray:
+    """The 4x4 matrix of a place, turn and scale: shared and read-only, computed once while
+    they stay (an unhashable value: every time)."""
+    try:
+        return _model_matrix(tuple(position), tuple(rotation),
+                             scale if isinstance(scale, float | int) else tuple(scale))
+    except TypeError:
+        return _model_matrix.__wrapped__(position, rotation, scale)
+
+
+class Placed(checks.Checked):
+    """What has a place and may have a ``parent`` (an object or a :class:`Group`)."""
+
+    parent: Any = None
+    _drawn = False  # an object of a scene (added to it), not a Group
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "parent":
+            _no_cycle(self, value)
+        super().__setattr__(name, value)
+
+    def _frame(self) -> np.ndarray:
+        """The frame this gives its children, in the world: its parents' frames times its
+        own position, rotation and scale (no shape's own size). Read-only."""
+        own = placement(self.position, self.rotation, self.scale)  # type: ignore[attr-defined]
+        return own if self.parent is None else self.parent._frame() @ own
+
+    def _parents_frame(self) -> np.ndarray | None:
+        """The parent's frame (None: no parent); one of the parents that is an object not
+        in this object's scene (never added, or another scene's) is refused in one line."""
+        parent = self.parent
+        if parent is None:
+            return None
+        scene = getattr(self, "_added_to", None)
+        node = parent
+        while scene is not None and node is not None:
+            if node._drawn and getattr(node, "_added_to", None) is not scene and \
+                    not any(o is node for o in scene.objects):
+                raise InputError(
+                    f"{type(self).__name__}.parent: {_a(node)} is not added to this scene "
+                    "(never added, or another scene's), so it would not be drawn while its "
+                    "children are: self.add() it in setup(), or parent them to an hf.Group "
+                    "(never drawn, needs no add)")
+            node = node.parent
+        return parent._frame()
+
+
+def _a(node: Placed) -> str:
+    at = ", ".join(f"{float(v):.4g}" for v in node.position)  # type: ignore[attr-defined]
+    return f"the {type(node).__name__} at ({at})"
+
+
+def lineage(node: Placed) -> str:
+    """Where a parent and its own parents are, exactly (the scene checks compare a
+    parent by it: a second setup()'s is another object in the same place)."""
+    chain = []
+    while node is not None:
+        chain.append(f"the {type(node).__name__} at {node.position!r} turned "  # type: ignore
+                     f"{node.rotation!r} scaled {node.scale!r}")  # type: ignore[attr-defined]
+        node = node.parent
+    return " in ".join(chain)
+
+
+def _no_cycle(node: Placed, value: object) -> None:
+    """Refuse a parent that is not an object or a Group, or one that is ``node`` or lies
+    under it (a cycle: a.parent = b, b.parent = a)."""
+    what = f"{type(node).__name__}.parent"
+    if value is None:
+        return
+    if not isinstance(value, Placed):
+        hint = " (call it: hf.Group())" if isinstance(value, type) else ""
+        raise InputError(f"{what}={checks.shown(value)} must be an object of the scene "
+                         f"(hf.Sphere, hf.Mesh, ...), an hf.Group, or None{hint}")
+    up = value
+    while up is not None:
+        if up is node:
+            said = ("itself" if value is node else
+                    f"{_a(value)}, which is placed under this {type(node).__name__} already")
+            raise InputError(f"{what} would be {said}: a cycle (a.parent = b, b.parent = "
+                             "a); an object is placed in its parent's frame, so one of the "
+                             "two is the parent, not both")
+        up = up.parent
+
+
+@dataclass(eq=False, init=False)
+class Group(Placed):
+    """An invisible frame to place objects in: ``hf.Group(a, b, position=..., rotation=...,
+    scale=...)`` (or ``group.add(a, b)``) sets their ``parent`` to it, and they move, turn
+    and scale with it. Never drawn: it needs no ``self.add``; ``self.add(group)`` adds
+    the objects given to it (as manim's ``self.add(VGroup(a, b))``)."""
+
+    position: tuple = (0.0, 0.0, 0.0)
+    rotation: tuple = (0.0, 0.0, 0.0)
+    scale: float | tuple = 1.0
+    parent: Placed | None = None
+
+    def __init__(self, *children: Placed, position: Any = (0.0, 0.0, 0.0),
+                 rotation: Any = (0.0, 0.0, 0.0), scale: Any = 1.0,
+                 parent: Placed | None = None) -> None:
+        self.position, self.rotation, self.scale = position, rotation, scale
+        self.parent = parent
+        object.__setattr__(self, "_given", [])
+        if children:
+            self.add(*children)
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return PLACE_CHECKS
+
+    def add(self, obj: Placed, *more: Placed) -> Any:
+        """Parent ``obj`` (and ``more``) to this group; returns it (a tuple of several), as
+        ``Scene.add`` does."""
+        if more:
+            return tuple(self.add(o) for o in (obj, *more))
+        if not isinstance(obj, Placed):
+            unpack = (": unpack it, group.add(*objects)" if isinstance(obj, (list, tuple))
+                      else "")
+            raise InputError(f"Group.add() takes objects (hf.Sphere, hf.Mesh, ...) or "
+                             f"hf.Groups; got {type(obj).__name__}{unpack}")
+        obj.parent = self  # (refused there: a cycle)
+        self._given.append(obj)
+        return obj
+
+    @property
+    def children(self) -> list[Placed]:
+        """The objects given to it (by ``Group(...)`` or ``add``) whose parent it still is."""
+        return [o for o in dict.fromkeys(self._given) if o.parent is self]
+
+    def world_matrix(self) -> np.ndarray:
+        """The 4x4 group-to-world matrix (its parents' included), a fresh array."""
+        return self._frame().copy()
+
+
+PLACE_CHECKS = {  # (an object's too)
+    "position": lambda what, v: checks.vector3(what, v, "(x, y, z) in metres"),
+    "rotation": lambda what, v: checks.vector3(what, v, "(x, y, z) in radians"),
+    "scale": checks.scale,
+}
