@@ -262,18 +262,26 @@ def test_a_parent_that_is_not_an_object_or_makes_a_cycle_is_one_line():
     assert a.parent is None and b.parent is a and c.parent is b  # nothing changed
 
 
-@pytest.mark.parametrize("setup, said", [
+FOREIGN = ("self.moon = self.add(hf.Sphere(radius=0.1, parent=hf.Sphere(position=(1, 0, "
+           "0))))")
+NOT_ADDED = ("InputError: Sphere.parent: the Sphere at (1, 0, 0) is not added to this scene "
+             "(never added, or another scene's), so it would not be drawn while its children "
+             "are: self.add() it in setup(), or parent them to an hf.Group (never drawn, "
+             "needs no add)")
+
+
+@pytest.mark.parametrize("setup, more, said", [
     ("self.a, self.b = self.add(hf.Cube(), hf.Sphere())\n"
-     "            self.a.parent = self.b\n            self.b.parent = self.a",
+     "            self.a.parent = self.b\n            self.b.parent = self.a", [],
      "scene error in setup(): InputError: Sphere.parent would be the Cube at (0, 0, 0), "
      "which is placed under this Sphere already: a cycle"),
-    ("self.moon = self.add(hf.Sphere(radius=0.1, parent=hf.Sphere(position=(1, 0, 0))))",
-     "scene error in drawing at t=0 s (output frame 0): InputError: Sphere.parent: the "
-     "Sphere at (1, 0, 0) is not added to this scene (never added, or another scene's), so "
-     "it would not be drawn while its children are: self.add() it in setup(), or parent "
-     "them to an hf.Group (never drawn, needs no add)"),
+    (FOREIGN, [], f"scene error in drawing at t=0 s (output frame 0): {NOT_ADDED}"),
+    # its velocity first (was: the bare message, without the time)
+    (FOREIGN, ["--reconstruct", "on"], f"scene error in drawing at t=0 s (output frame 0): "
+     f"{NOT_ADDED}"),
 ])
-def test_a_cycle_and_a_parent_not_in_the_scene_are_one_line(tmp_path, capsys, setup, said):
+def test_a_cycle_and_a_parent_not_in_the_scene_are_one_line(tmp_path, capsys, setup, more,
+                                                            said):
     scene = write_scene(tmp_path, f"""
     class Family(hf.Scene):
         duration = 0.2
@@ -282,7 +290,7 @@ def test_a_cycle_and_a_parent_not_in_the_scene_are_one_line(tmp_path, capsys, se
             {setup}
     """)
     assert main(["still", str(scene), "-o", str(tmp_path / "f.png"), "--size", "32x18",
-                 "--samples", "1", "--quiet"]) == 2
+                 "--samples", "1", "--quiet", *more]) == 2
     err = capsys.readouterr().err
     assert f"hfrender: error: {said}" in err and err.count("hfrender: error") == 1
     assert err.endswith("\n") and len(err.strip().splitlines()[-1]) > len(said)

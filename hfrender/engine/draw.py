@@ -162,7 +162,8 @@ class SubframeDrawer:
         mats, objects = [], []
         for when in (t - h, t + h):
             call_scene(scene, "update(t)", scene.update, when, t=when, frame=k)
-            mats.append(self.renderer.clip_matrices(offset, jit))
+            mats.append(call_scene(scene, "drawing", self.renderer.clip_matrices, offset, jit,
+                                   t=t, frame=k))  # (a parent not in the scene: as drawn)
             objects.append(list(scene.objects))
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
         return clip_rates(mats[0], mats[1], 2 * h, (*objects, scene.objects))
