@@ -78,6 +78,18 @@ def test_overlapping_squares_sort_back_to_front_whatever_the_scene_order(tmp_pat
     assert first[0, 18, 20].tolist() == [_code(0.5), 0, _code(0.5)]  # red alone
 
 
+def test_translucent_children_sort_by_where_their_parents_put_them(tmp_path):
+    """The green square's own z is behind the red one's, its group's brings it in front:
+    it is sorted as drawn, green over red (as by its place in the world)."""
+    group = "        self.lift = hf.Group(position=(0, 0, 1.0))\n"
+    near = _square("green", 0.3, -0.5, "(0.0, 1.0, 0.0)", 0.5).replace(
+        "opacity=0.5)", "opacity=0.5, parent=self.lift)")
+    far = _square("red", -0.3, 0.0, "(1.0, 0.0, 0.0)", 0.5)
+    frames, _ = render_frames(_scene(tmp_path, group + near + far), count=1, size=(64, 36),
+                              samples=2)
+    assert frames[0, 18, 32].tolist() == [_code(0.25), _code(0.5), _code(0.25)]
+
+
 def test_opacity_1_draws_as_without_it_and_0_draws_nothing(tmp_path):
     lit = "        self.box = self.add(hf.Cube(rotation=(0.4, 0.6, 0), color='orange'{}))\n"
     plain, _ = render_frames(_scene(tmp_path, lit.format(""), name="a.py"), count=1,

@@ -62,7 +62,8 @@ def one_line(excinfo):
                            "the scene's: give --shutter DEGREES (180 by default) (or set it in "
                            "hfrender.toml)"),
     (hf.Cube, "lens", "Cube has no attribute 'lens'; it has color, emissive, geometry, "
-                      "opacity, parent, position, rotation, scale, shader, visible"),  # nothing meant
+                      "opacity, parent, position, rotation, scale, shader, visible"),
+    # (nothing meant)
     # a manim/three.js user's trial: these listed every attribute, the one meant unsaid
     (hf.Camera, "fov", "Camera has no attribute 'fov'; fov is another tool's: the field of "
                        "view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 "
