@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
         there_and_back,
     )
     from hfrender.scene.meshes import Mesh
+    from hfrender.scene.text import Text
     from hfrender.shutter_curve import curve_weights
 
 __version__ = "0.1.0"
@@ -47,7 +48,7 @@ __all__ = [
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
-    "there_and_back", "Group", "__version__",
+    "there_and_back", "Group", "Text", "__version__",
 ]
 
 _HOME = {
@@ -61,6 +62,7 @@ _HOME = {
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
     "Group": "scene",
+    "Text": "scene.text",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
     "StoreError": "io.store",
@@ -104,8 +106,8 @@ _AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0,
 _EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
            "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any function of "
            "s in 0..1 is one too); docs/rendering.md, Easing and keyframes")
-_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
-           "(hf.Mesh.load), and a flat one a thin hf.Cube")
+_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); others "
+           "are models (hf.Mesh.load), and a flat one a thin hf.Cube")
 _LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
            "is an object with emissive")
 _HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
@@ -116,7 +118,10 @@ _HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
                            "ease_in_out_cubic", "double_smooth", "there_and_back_with_pause",
                            "running_start", "lingering", "slow_into", "wiggle"), _EASING),
           "smoothstep": "hf.ease_in_out is the smoothstep, 3 s**2 - 2 s**3",
-          **dict.fromkeys(("Text", "Tex", "MathTex", "Circle", "Line", "Dot", "Arrow",
+          **dict.fromkeys(("Tex", "MathTex", "LaTeX", "Latex"), "there is no TeX: text is "
+                          "hf.Text('E = mc²', font='a.ttf') (Unicode and a font of yours, not "
+                          "TeX's layout; a formula made elsewhere can be a model, hf.Mesh.load)"),
+          **dict.fromkeys(("Circle", "Line", "Dot", "Arrow",
                            "Cylinder", "Cone", "Torus", "Prism", "Polygon"), _SHAPES),
           **dict.fromkeys(("Light", "PointLight", "DirectionalLight", "SpotLight",
                            "AmbientLight"), _LIGHTS),

@@ -96,8 +96,11 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
                        "function of s in 0..1 is one too); docs/rendering.md, Easing and "
                        "keyframes"),
     ("VGroup", "did you mean hf.Group?"),
-    ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere; others are models "
-                 "(hf.Mesh.load), and a flat one a thin hf.Cube"),
+    ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); "
+                 "others are models (hf.Mesh.load), and a flat one a thin hf.Cube"),
+    ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='a.ttf') (Unicode and a "
+                "font of yours, not TeX's layout; a formula made elsewhere can be a model, "
+                "hf.Mesh.load)"),
     ("PointLight", "there is one directional light, the scene's light_direction and ambient; "
                    "a lamp is an object with emissive"),
 ])

@@ -30,11 +30,13 @@ from hfrender.render.programs import (
 from hfrender.render.shader_renderer import ShaderRenderer
 from hfrender.render.surface import surface_program
 from hfrender.render.target import Target
+from hfrender.render.text import TextDrawer
 from hfrender.render.translucent import TranslucentPass
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import sphere_geometry
+from hfrender.scene.text import is_text
 
 _NO_MOTION = np.zeros((4, 4))
 _NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object's rate is _NO_MOTION
@@ -80,6 +82,7 @@ class SceneRenderer:
         self.programs: dict[str | None, Any] = {}
         self.instances = InstancedDrawer(ctx)  # built-in geometries, many objects a draw
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
+        self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
 
     def _program(self, shader: str | None) -> Any:
@@ -96,6 +99,8 @@ class SceneRenderer:
             try:
                 if is_model(obj.geometry):
                     self.models.prepare(obj.shader, obj.geometry)
+                elif is_text(obj.geometry):
+                    self.texts.prepare(obj)
                 else:
                     self.instances.vao(self._program(obj.shader), obj.geometry)
             except NoSurfaceShader as exc:
@@ -154,6 +159,7 @@ class SceneRenderer:
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self._draw_objects(shared, rates, lens)
+        self.texts.mark(self, shared, rates)
         self.translucent.draw(self, shared, rates, lens)
         self.target.resolve()
         self.translucent.lay_over()
@@ -210,7 +216,7 @@ class SceneRenderer:
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects = [], []  # the built-in ones', in the order drawn
         for i, obj in enumerate(self.scene.objects):
-            if not obj.visible or obj.opacity < 1.0:  # (translucent ones: drawn after)
+            if not obj.visible or obj.opacity < 1.0 or is_text(obj.geometry):  # (after)
                 continue
             model_file = is_model(obj.geometry)
             prog = self._program_of(obj, model_file)
@@ -231,11 +237,7 @@ class SceneRenderer:
 
     def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
         """A loaded model, its values as uniforms."""
-        set_uniform(prog, "u_clip_rate", rate)
-        set_uniform(prog, "u_model", model)
-        set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
-        set_uniform(prog, "u_color", obj.linear_color())
-        set_uniform(prog, "u_emissive", float(obj.emissive))
+        _set_object(prog, obj, model, rate)
         self.models.render(prog, obj.geometry, model)
 
     def _draw_groups(self, groups: dict, models: np.ndarray, objects: np.ndarray,
@@ -251,14 +253,25 @@ class SceneRenderer:
             self.instances.draw(prog, geometry, rows[members])
 
     def program_for(self, obj: Any) -> Any:
-        """The program drawing ``obj`` (:meth:`_program_of`)."""
+        """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""
+        if is_text(obj.geometry):
+            try:
+                return self.texts.program(obj.shader)
+            except NoSurfaceShader as exc:
+                raise _at(exc, obj) from None
         return self._program_of(obj, is_model(obj.geometry))
 
-    def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray, lens: tuple) -> None:
+    def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray, lens: tuple | None,
+                 cover: float = 0.0) -> None:
         """Draw object ``i``, ``obj``, alone with ``prog`` (the uniforms all share set
-        already): the translucent pass's, one at a time in its order."""
+        already): the translucent pass's, one at a time in its order (a text's coverage
+        below ``cover`` dropped: :meth:`TextDrawer.mark`)."""
         model = obj.world_matrix()
         rate = rates[i] if i < len(rates) else _NO_MOTION
+        if is_text(obj.geometry):
+            _set_object(prog, obj, model, rate)
+            self.texts.render(prog, obj, cover)
+            return
         if is_model(obj.geometry):
             self._draw_model(prog, obj, model, rate)
             return
@@ -274,8 +287,18 @@ class SceneRenderer:
         for obj in [*self.programs.values(), self.empty_vao, self.background]:
             obj.release()
         self.models.release()
+        self.texts.release()
         self.translucent.release()
         self.target.release()
+
+
+def _set_object(prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
+    """An object drawn alone (a model, a text): its values as uniforms."""
+    set_uniform(prog, "u_clip_rate", rate)
+    set_uniform(prog, "u_model", model)
+    set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
+    set_uniform(prog, "u_color", obj.linear_color())
+    set_uniform(prog, "u_emissive", float(obj.emissive))
 
 
 def clip_rates(before: np.ndarray, after: np.ndarray, dt: float,

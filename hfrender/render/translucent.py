@@ -21,7 +21,8 @@ import numpy as np
 from hfrender.render.programs import compile_program, glsl, set_uniform
 from hfrender.render.target import Target, _resolve_program
 from hfrender.scene.in_view import _named
-from hfrender.scene.meshes import is_model, model_data
+from hfrender.scene.meshes import is_model
+from hfrender.scene.text import is_text
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +48,16 @@ def outside(geometry: str, model: np.ndarray) -> str | None:
 
 
 def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]:
-    """The visible objects of an opacity between 0 and 1, with their places in
-    ``objects``, farthest first by the view depth of their centres (a model's: its
-    bounds' middle); ties keep the scene's order."""
-    found = [(i, obj) for i, obj in enumerate(objects) if obj.visible and 0.0 < obj.opacity < 1.0]
+    """The visible objects of an opacity between 0 and 1, and the texts (whose edges
+    blend), with their places in ``objects``, farthest first by the view depth of their
+    centres (a model's or text's: its bounds' middle); ties keep the scene's order."""
+    found = [(i, obj) for i, obj in enumerate(objects) if obj.visible and 0.0 < obj.opacity
+             and (obj.opacity < 1.0 or is_text(obj.geometry))]
 
     def depth(item: tuple[int, Any]) -> float:
         obj = item[1]
-        middle = model_data(obj.geometry).bounds.mean(axis=0) if is_model(obj.geometry) \
-            else np.zeros(3)
+        bounds = getattr(obj, "bounds", None)  # (a model's, a text's)
+        middle = np.zeros(3) if bounds is None else np.asarray(bounds).mean(axis=0)
         centre = obj.world_matrix() @ np.append(middle, 1.0)
         return float(np.dot(centre[:3] - np.asarray(eye), np.asarray(forward)))
 
@@ -108,7 +110,7 @@ class TranslucentPass:
         self.layered = bool(order) and not self.target.hdr
         if not order:
             return
-        self._warn(renderer, order[0][1])
+        self._warn(renderer, next((o for _, o in order if not is_text(o.geometry)), None))
         if not self.made:
             self._make()
         ctx = self.ctx
@@ -139,7 +141,8 @@ class TranslucentPass:
         the file says) as they are."""
         import moderngl
 
-        front = None if is_model(obj.geometry) else outside(obj.geometry, obj.world_matrix())
+        front = None if is_model(obj.geometry) or is_text(obj.geometry) else \
+            outside(obj.geometry, obj.world_matrix())
         if front is None:
             renderer.draw_one(prog, i, obj, rates, lens)
             return
@@ -179,7 +182,7 @@ class TranslucentPass:
         """One line a render, where it reads the depth or velocity planes, which a
         translucent object leaves to the opaque surface behind it."""
         modes = [m for m in getattr(renderer, "depth_modes", ()) if m in INSTEAD]
-        if not modes or self.warned:
+        if not modes or self.warned or obj is None:  # (a text writes its depth, velocity)
             return
         self.warned = True
         log.warning("%s has opacity %g: a translucent object writes no depth or velocity, so "

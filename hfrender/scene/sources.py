@@ -95,9 +95,9 @@ def surface_files(name: str, scene_dir: Path) -> list[Path]:
 
 def asset_files(scene: object) -> list[Path]:
     """The files the scene's objects read besides its script and modules: its surface
-    shaders beside it and its model files with the files each read (an OBJ's .mtl and
-    textures, a .gltf's buffers; a built-in shader is hfrender's own); a shader
-    scene's channel pictures and common file."""
+    shaders beside it, its model files with the files each read (an OBJ's .mtl and
+    textures, a .gltf's buffers; a built-in shader is hfrender's own) and its texts' font
+    files; a shader scene's channel pictures and common file."""
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
     found: set[Path] = set()
@@ -111,6 +111,9 @@ def asset_files(scene: object) -> list[Path]:
         if model is not None:  # the model file and those it read (.mtl, textures, buffers)
             found.update(f.resolve() for f in (Path(model.path), *(s[0] for s in model.files))
                          if f.is_file())
+        files = getattr(obj, "files", None)  # a text's font
+        if callable(files):
+            found.update(f.resolve() for f in files() if f.is_file())
     # a shader's channel pictures (were not kept) and its common file
     given = list(getattr(scene, "channel_files", dict)().values())
     given += [c for c in [getattr(scene, "common_file", lambda: None)()] if c]

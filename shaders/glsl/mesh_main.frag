@@ -13,6 +13,11 @@ void main() {
     if (dot(n, hf_to_eye(v_world)) < 0.0) n = -n;  // two-sided: light the side we see
     vec3 lin = shade(n, v_world, base) + base * u_emissive;
     f_color = vec4(hf_target(lin), 1.0) * u_opacity;  // premultiplied (1: as it is)
+#ifdef HF_TEXT
+    float cover = texture(u_base_texture, v_uv).r;  // the glyphs' share of the pixel
+    if (cover * u_opacity < u_cover_cut) discard;
+    f_color *= cover;
+#endif
     f_depth = v_depth;
     // d/dt (clip.xy / clip.w): both are interpolated linearly over the surface (as the
     // object-space position is), so this is the exact motion of the surface point seen

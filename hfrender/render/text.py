@@ -1,0 +1,136 @@
+"""Drawing text (:mod:`hfrender.scene.text`): each raster uploaded once per renderer as a
+single-channel coverage texture (mipmapped, so small text stays smooth) on a quad of the
+loaded models' vertex layout, drawn by the models' program with ``HF_TEXT`` defined: the
+colour times the coverage, premultiplied (``shaders/glsl/mesh_main.frag``).
+
+Text is drawn with the translucent objects (:mod:`hfrender.render.translucent`), its
+coverage times its opacity its alpha: smooth edges over whatever lies behind, and alpha in
+a ``--transparent`` output. Before them, :meth:`TextDrawer.mark` writes its depth and
+velocity (not its colour, nor the depth test's buffer) where it covers at least half a
+pixel, so ``--reconstruct`` and ``--dof depth`` see it as any object.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.render.models import _ATTRIBUTES
+from hfrender.render.programs import glsl, set_uniform, surface_source
+from hfrender.render.surface import surface_program
+from hfrender.scene.objects import drawn
+from hfrender.scene.text import Raster, is_text
+
+_DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
+_QUAD = np.array([0, 1, 2, 0, 2, 3], np.uint32)
+KEPT = 64  # rasters kept uploaded (a counter's text changes every frame: the oldest go)
+MARK_COVER = 0.5  # depth and velocity where coverage x opacity reaches this
+
+
+def _with_define(source: str) -> str:
+    """``source`` with the text's defines after its ``#version`` line."""
+    first, _, rest = source.partition("\n")
+    return f"{first}\n{_DEFINE}{rest}"
+
+
+class TextDrawer:
+    """Programs, quads and coverage textures of a renderer's texts."""
+
+    def __init__(self, ctx: Any, scene_dir: Path | None) -> None:
+        self.ctx, self.scene_dir = ctx, scene_dir
+        self.programs: dict[str | None, Any] = {}
+        self.uploads: OrderedDict[str, tuple[Any, Any, Any]] = OrderedDict()
+        self.vaos: dict[tuple, Any] = {}
+
+    def program(self, shader: str | None) -> Any:
+        if shader not in self.programs:
+            source, path = surface_source(shader, self.scene_dir)
+            self.programs[shader] = surface_program(
+                self.ctx, _with_define(glsl("mesh.vert")),
+                _with_define(glsl("mesh_header.frag")), source, path)
+        return self.programs[shader]
+
+    def _upload(self, raster: Raster) -> tuple[Any, Any, Any]:
+        if raster.key in self.uploads:
+            self.uploads.move_to_end(raster.key)
+            return self.uploads[raster.key]
+        import moderngl
+
+        h, w = raster.coverage.shape
+        texture = self.ctx.texture((w, h), 1, np.ascontiguousarray(raster.coverage[::-1]))
+        texture.build_mipmaps()
+        texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+        texture.repeat_x = texture.repeat_y = False
+        made = (self.ctx.buffer(raster.vertices.tobytes()), self.ctx.buffer(_QUAD.tobytes()),
+                texture)
+        self.uploads[raster.key] = made
+        while len(self.uploads) > KEPT:
+            key, old = self.uploads.popitem(last=False)
+            for k in [k for k in self.vaos if k[1] == key]:
+                self.vaos.pop(k).release()
+            for obj in old:
+                obj.release()
+        return made
+
+    def _vao(self, prog: Any, raster: Raster) -> Any:
+        vbo, ibo, _ = self._upload(raster)
+        key = (id(prog), raster.key)
+        if key not in self.vaos:
+            kept = [a for a in _ATTRIBUTES if a[0] in prog]
+            fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
+            self.vaos[key] = self.ctx.vertex_array(
+                prog, [(vbo, fmt, *(a[0] for a in kept))], index_buffer=ibo,
+                index_element_size=4)
+        return self.vaos[key]
+
+    def prepare(self, obj: Any) -> None:
+        """Compile and upload now, so that errors come before any drawing."""
+        self._vao(self.program(obj.shader), obj.raster())
+
+    def render(self, prog: Any, obj: Any, cover: float = 0.0) -> None:
+        """Draw ``obj``'s quad with ``prog`` (its other uniforms set already), dropping
+        what covers less than ``cover`` (with its opacity)."""
+        import moderngl
+
+        raster = obj.raster()
+        vao = self._vao(prog, raster)
+        self._upload(raster)[2].use(0)
+        set_uniform(prog, "u_base_texture", 0)
+        set_uniform(prog, "u_textured", 0)
+        set_uniform(prog, "u_flat_normals", 0)
+        set_uniform(prog, "u_cover_cut", float(cover))
+        vao.render(moderngl.TRIANGLES)
+
+    def mark(self, renderer: Any, shared: dict, rates: np.ndarray) -> None:
+        """Write every drawn text's depth and velocity (not its colour, nor the depth
+        buffer) where it covers at least :data:`MARK_COVER` of a pixel; nothing where the
+        target has neither plane."""
+        fbo = renderer.target.draw_fbo
+        texts = [(i, obj) for i, obj in enumerate(renderer.scene.objects)
+                 if is_text(obj.geometry) and drawn(obj)]
+        if renderer.target.depth is None or not texts:
+            return
+        masks = fbo.color_mask
+        fbo.color_mask = ((False,) * 4, *masks[1:])
+        fbo.depth_mask = False
+        fbo.use()
+        ready: set[int] = set()
+        for i, obj in texts:
+            prog = renderer.program_for(obj)
+            if id(prog) not in ready:
+                ready.add(id(prog))
+                for name, value in shared.items():
+                    set_uniform(prog, name, value)
+            set_uniform(prog, "u_opacity", float(obj.opacity))
+            renderer.draw_one(prog, i, obj, rates, None, MARK_COVER)
+        fbo.color_mask, fbo.depth_mask = masks, True
+        fbo.use()
+
+    def release(self) -> None:
+        for obj in [*self.vaos.values(), *self.programs.values(),
+                    *(o for made in self.uploads.values() for o in made)]:
+            obj.release()
+        self.vaos, self.programs, self.uploads = {}, {}, OrderedDict()

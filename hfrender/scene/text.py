@@ -1,0 +1,218 @@
+"""Text in a scene: ``hf.Text("Hello", height=0.3)``, a flat plate of glyphs in the object's
+local x/y plane, facing +z (manim's Text, Blender's text object; not TeX).
+
+The text is rasterised once per (text, font) with Pillow into a coverage texture,
+:data:`RASTER_PX` pixels to the font's size (mipmapped where drawn smaller), on a quad
+whose size is that raster's: ``height`` is the cap height, the height of a capital
+letter (an "I" is ``height`` metres tall), and lines follow at the font's own line
+spacing. The position is the middle of the block of lines: between the first line's cap
+top and the last line's baseline, and across its ink by ``align`` ("center": the middle,
+"left": its left edge, "right": its right edge; lines align to one another likewise).
+The default font is the one embedded in Pillow (the same pixels on every machine); a
+``font="my.ttf"`` file is looked for beside the scene, then in the current folder, and is
+one of the scene's files (:func:`hfrender.scene.sources.asset_files`).
+
+Drawn by :mod:`hfrender.render.text`: its coverage times its opacity is its alpha,
+blended over what lies behind it with the translucent objects, back to front; it writes
+depth and velocity where it covers at least half a pixel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import InputError, InputTypeError
+from hfrender.scene import checks
+from hfrender.scene.meshes import VERTEX
+from hfrender.scene.objects import _CHECKS, Object3D
+
+RASTER_PX = 128  # the font's size in the raster, pixels (its cap height some 90 of them)
+PAD = 8  # empty pixels around the glyphs: smooth edges, mipmaps bleeding nothing in
+ALIGNS = ("left", "center", "right")
+GEOMETRY = "text"
+
+
+@dataclass(frozen=True, eq=False)
+class Raster:
+    """A text's glyphs as drawn: coverage and the quad that carries it, in raster pixels
+    about the text's anchor (the object's origin), y up."""
+
+    key: str  # names its upload (hfrender.render.text)
+    coverage: np.ndarray  # (H, W) uint8, 0..255, the top row first
+    vertices: np.ndarray  # (4,) VERTEX: the quad's corners, UVs over the whole raster
+    bounds: np.ndarray  # (2, 3): the quad's min and max corners
+    cap: float  # the font's cap height in pixels: 1 m of height is this many pixels
+
+
+def is_text(geometry: str) -> bool:
+    return geometry == GEOMETRY
+
+
+def _font(path: str | None) -> Any:
+    from PIL import ImageFont
+
+    if path is None:
+        return ImageFont.load_default(size=RASTER_PX)  # Pillow's own: FreeType, embedded
+    return ImageFont.truetype(path, RASTER_PX)
+
+
+@lru_cache(maxsize=256)
+def raster(text: str, font: str | None = None, align: str = "center",
+           stamp: tuple = ()) -> Raster:
+    """The glyphs of ``text`` in ``font`` (a resolved file, or None: Pillow's), its lines
+    aligned by ``align``; ``stamp`` (the file's time and size) makes a changed file drawn
+    again."""
+    from PIL import Image, ImageDraw
+
+    face = _font(font)
+    lines = text.split("\n")
+    ascent, descent = face.getmetrics()
+    cap = float(-face.getbbox("H", anchor="ls")[1])
+    widths = [face.getlength(line) for line in lines]
+    wide = max(widths)
+    size = (int(np.ceil(wide)) + 2 * PAD, PAD * 2 + ascent + descent + (len(lines) - 1) * (
+        ascent + descent))
+    image = Image.new("L", size, 0)
+    draw = ImageDraw.Draw(image)
+    for i, (line, width) in enumerate(zip(lines, widths, strict=True)):
+        x = PAD + {"left": 0.0, "center": (wide - width) / 2, "right": wide - width}[align]
+        draw.text((x, PAD + ascent + i * (ascent + descent)), line, fill=255, font=face,
+                  anchor="ls")
+    coverage = np.asarray(image, np.uint8)
+    key = hashlib.sha1(repr((text, font, align, stamp)).encode()).hexdigest()[:20]
+    return _placed(key, coverage, align, cap, PAD + ascent, PAD + ascent + (len(lines) - 1) * (
+        ascent + descent))
+
+
+def _placed(key: str, coverage: np.ndarray, align: str, cap: float, first: float,
+            last: float) -> Raster:
+    """The raster on a quad about its anchor: x its ink's middle, left or right edge by
+    ``align``, y midway between the first line's cap top and the last line's baseline
+    (rows ``first``, ``last``)."""
+    h, w = coverage.shape
+    cols = np.flatnonzero(coverage.any(axis=0))
+    left, right = (cols[0], cols[-1] + 1) if len(cols) else (w / 2, w / 2)
+    x0 = {"left": left, "center": (left + right) / 2, "right": right}[align]
+    y0 = (first - cap + last) / 2
+    v = np.zeros(4, VERTEX)
+    corners = [(0, h), (w, h), (w, 0), (0, 0)]  # pixel (column, row): bottom left first
+    v["position"] = [(c - x0, y0 - r, 0.0) for c, r in corners]
+    v["normal"] = (0.0, 0.0, 1.0)
+    v["uv"] = [(c / w, 1.0 - r / h) for c, r in corners]  # the texture's bottom row first
+    v["color"] = 1.0
+    p = v["position"].astype(np.float64)
+    return Raster(key, coverage, v, np.stack([p.min(0), p.max(0)]), cap)
+
+
+@dataclass(eq=False)
+class Text(Object3D):
+    """Text: ``hf.Text("Hello", height=0.3, color="white", align="center", font=None)``,
+    ``"\\n"`` between lines; placed, coloured, lit and faded as the other objects
+    (``position``, ``rotation``, ``scale``, ``color``, ``emissive``, ``shader``,
+    ``visible``, ``opacity``). See the module's text for its size and anchor."""
+
+    text: str = ""
+    height: float = 0.3  # the cap height, metres
+    font: str | None = None  # a .ttf/.otf file beside the scene; None: Pillow's own
+    align: str = "center"
+    color: tuple = (1.0, 1.0, 1.0)
+
+    geometry = GEOMETRY
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return _TEXT_CHECKS
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "font" and value is not None:  # looked for where the scene's line is
+            found = _font_file(self._label(name), value)
+            super().__setattr__("_font_file", found)
+        super().__setattr__(name, value)
+
+    def raster(self) -> Raster:
+        """Its glyphs as they are drawn (once per text, font and alignment)."""
+        found = getattr(self, "_font_file", None) if self.font is not None else None
+        if found is None:
+            return raster(self.text, None, self.align)
+        return raster(self.text, *found[:1], self.align, found[1:])
+
+    def _matrix_scale(self) -> float | tuple:
+        k = float(self.height) / self.raster().cap  # metres a raster pixel
+        s = self.scale
+        return s * k if isinstance(s, float | int) else tuple(float(v) * k for v in s)
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """(2, 3): the quad's min and max corners in raster pixels (the model matrix makes
+        them metres), for the scene's checks."""
+        return self.raster().bounds.copy()
+
+    def files(self) -> list[Path]:
+        """The font file it reads (the scene's files count it)."""
+        found = getattr(self, "_font_file", None)
+        return [Path(found[0])] if found is not None and self.font is not None else []
+
+
+def _init(self: Text, *args: Any, **fields: Any) -> None:
+    """``hf.Text("Hello", ...)``: the text first (the other objects' first field is their
+    position)."""
+    if len(args) > 1:
+        raise InputTypeError(f"hf.Text({', '.join(map(repr, args))}): give the text, then "
+                             "the rest by keyword: hf.Text('Hello', position=(0, 1, 0))")
+    if args:
+        if "text" in fields:
+            raise InputTypeError("hf.Text: the text is given twice (first and as text=)")
+        fields["text"] = args[0]
+    _GENERATED(self, **fields)
+
+
+_GENERATED = Text.__init__
+_init.__qualname__ = _GENERATED.__qualname__
+Text.__init__ = _init  # type: ignore[method-assign]
+
+
+def _text(what: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise InputTypeError(f"{what}={checks.shown(value)} must be a str (lines apart by "
+                             f"'\\n'): str(...) or f'{{...:.2f}}' for a number")
+    return value
+
+
+def _font_file(what: str, value: object) -> tuple:
+    """(the resolved file, its st_mtime_ns, st_size) of a font named by the scene: beside
+    the scene's file (the line setting it), then in the current folder."""
+    if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+        raise InputError(f"{what}={checks.shown(value)} must be a font file's path (a .ttf "
+                         "or .otf beside the scene) or None for Pillow's own font")
+    p = Path(value).expanduser()
+    line = checks.caller_line()
+    places = [p.resolve()] if p.is_absolute() else list(dict.fromkeys(
+        f.resolve() for f in [*([Path(line.rsplit(":", 1)[0]).parent / p] if line else []),
+                              Path.cwd() / p]))
+    found = next((f for f in places if f.is_file()), None)
+    if found is None:
+        raise InputError(f"{what}={str(value)!r}: font file not found (looked for "
+                         f"{' and '.join(map(str, places))})")
+    try:
+        _font(str(found))
+    except OSError as exc:
+        raise InputError(f"{what}={str(value)!r}: {found} is not a font Pillow can read "
+                         f"({exc}): give a .ttf or .otf file") from None
+    stat = found.stat()
+    return (str(found), stat.st_mtime_ns, stat.st_size)
+
+
+_TEXT_CHECKS = {
+    **_CHECKS,
+    "text": _text,
+    "height": lambda what, v: checks.drawable(what, v, [checks.finite(what, v, low=0.0)])
+    or float(v),
+    "align": lambda what, v: checks.choice(what, v, ALIGNS),
+}

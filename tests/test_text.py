@@ -1,0 +1,206 @@
+"""Text (hf.Text): glyphs rasterised with Pillow on a quad, drawn with their coverage as
+alpha where the projection puts them; its colour, opacity, motion (velocity plane and
+motion blur), font files and bad input."""
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+import hfrender as hf
+from hfrender.errors import InputError, InputTypeError
+from hfrender.scene import text as text_module
+from hfrender.scene.in_view import nothing_seen
+from hfrender.scene.sources import asset_files
+from tests.render_helpers import render_frames
+from tests.test_meshes import draw, make_scene
+
+W, H = 160, 96
+PX_A_METRE = H / 2.0  # an orthographic camera 2 m high
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+
+
+def _shot(*objects):
+    return make_scene(*objects, orthographic=True, ortho_height=2.0)
+
+
+def _ink(image, threshold=128):
+    """(top, bottom, left, right) rows and columns, inclusive, reaching ``threshold``."""
+    rows = np.flatnonzero((image >= threshold).any(axis=1))
+    cols = np.flatnonzero((image >= threshold).any(axis=0))
+    return rows[0], rows[-1], cols[0], cols[-1]
+
+
+def _font_metrics(size=text_module.RASTER_PX):
+    face = ImageFont.load_default(size=size)
+    ascent, descent = face.getmetrics()
+    return -face.getbbox("H", anchor="ls")[1], ascent + descent
+
+
+def test_a_white_i_lands_where_the_projection_says(gl_context):
+    color, _, _ = draw(gl_context(), _shot(hf.Text("I", height=1.0, position=(0.5, 0.25, 0))))
+    top, bottom, left, right = _ink(color[..., 1])
+    cx, cy = W / 2 + 0.5 * PX_A_METRE, H / 2 - 0.25 * PX_A_METRE  # the anchor, in pixels
+    # 1 m of cap height: 48 px, centred on the anchor (the rows from cap top to baseline)
+    assert abs(top - (cy - PX_A_METRE / 2)) <= 1 and abs(bottom + 1 - (cy + PX_A_METRE / 2)) <= 1
+    # the stem, as wide as Pillow draws it at this size, centred on the anchor
+    glyph = Image.new("L", (200, 200))
+    ImageDraw.Draw(glyph).text((50, 150), "I", fill=255, anchor="ls",
+                               font=ImageFont.load_default(size=text_module.RASTER_PX))
+    _, _, l0, r0 = _ink(np.asarray(glyph))
+    stem = (r0 + 1 - l0) / _font_metrics()[0] * PX_A_METRE
+    assert abs((left + right + 1) / 2 - cx) <= 1 and abs(right + 1 - left - stem) <= 1.5
+    assert color[int(cy), int(cx)].tolist() == [255, 255, 255]  # the stroke's middle
+    assert color[int(cy), right + 3].tolist() == [0, 0, 0]  # beside it: the background
+    outside = np.ones((H, W), bool)
+    outside[top - 1:bottom + 2, left - 1:right + 2] = False
+    assert color[outside].max() == 0
+
+
+def test_lines_are_aligned_and_the_block_centred_on_its_position(gl_context):
+    block = hf.Text("Hello\nworld", height=0.25, align="left", position=(-0.5, 0.0, 0))
+    color, _, _ = draw(gl_context(), _shot(block))
+    top, bottom, left, _ = _ink(color[..., 0])
+    cap, pitch = _font_metrics()
+    tall = 0.25 * (1 + pitch / cap) * PX_A_METRE  # first cap top to last baseline
+    assert abs(left - (W / 2 - 0.5 * PX_A_METRE)) <= 1  # "left": the ink's left edge
+    assert abs((bottom + 1 - top) - tall) <= 1.5
+    assert abs((top + bottom + 1) / 2 - H / 2) <= 1
+    right, _, _, _ = _ink(color[..., 0].T[::-1])  # the right edges of the two lines differ
+    assert right > 0
+
+
+@pytest.mark.parametrize("hdr", ["off", "on"])
+def test_color_and_opacity_apply_blended_over_the_background(tmp_path, hdr):
+    (tmp_path / "flat.glsl").write_text(
+        "vec3 shade(vec3 normal, vec3 world, vec3 color) { return color; }\n")
+    (tmp_path / "words.py").write_text('''
+import hfrender as hf
+
+class Words(hf.Scene):
+    duration = 0.2
+    background = (0.0, 0.0, 1.0)
+    def setup(self):
+        self.camera.position = (0, 0, 5)
+        self.camera.look_at((0, 0, 0))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 2.0
+        self.add(hf.Text("I", height=1.0, position=(-0.5, 0, 0), color=(1.0, 0.0, 0.0),
+                         opacity=0.5, shader="flat"))
+        self.add(hf.Text("I", height=1.0, position=(0.5, 0, 0), color="lime", shader="flat"))
+''')
+    frames, _ = render_frames(tmp_path / "words.py", count=1, size=(W, H), samples=2, hdr=hdr)
+    half = round((1.055 * 0.5 ** (1 / 2.4) - 0.055) * 255)  # linear 0.5: code 188
+    assert frames[0, H // 2, W // 2 - 24].tolist() == [half, 0, half]  # half red over blue
+    assert frames[0, H // 2, W // 2 + 24].tolist() == [0, 255, 0]
+    assert frames[0, 5, 5].tolist() == [0, 0, 255]
+    assert frames[0, H // 2, W // 2].tolist() == [0, 0, 255]  # between them
+
+
+def test_a_moving_text_writes_its_velocity(gl_context):
+    color, _, clips = draw(gl_context(), _shot(hf.Text("I", height=1.0)), velocity=True)
+    to_clip = clips[0] @ np.linalg.inv(hf.Text("I", height=1.0).model_matrix())  # proj view
+    rate = to_clip @ np.array([[0, 0, 0, 2.0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    _, vel, _ = draw(gl_context(), _shot(hf.Text("I", height=1.0)), velocity=True,
+                     clip_rates=[rate])
+    # 2 m/s right: 96 px/s right, nothing up or down, in the stroke's middle
+    np.testing.assert_allclose(vel[H // 2, W // 2], (2.0 * PX_A_METRE, 0.0), atol=1e-3)
+    assert np.abs(vel[color.max(axis=2) == 0]).max() == 0  # the background stays still
+
+
+def test_a_moving_text_streaks_under_motion_blur(tmp_path):
+    (tmp_path / "moving.py").write_text('''
+import hfrender as hf
+
+class Moving(hf.Scene):
+    duration = 0.2
+    background = (0.0, 0.0, 0.0)
+    ambient = 1.0
+    def setup(self):
+        self.camera.position = (0, 0, 5)
+        self.camera.look_at((0, 0, 0))
+        self.camera.orthographic = True
+        self.camera.ortho_height = 2.0
+        self.word = self.add(hf.Text("I", height=1.0))
+    def update(self, t):
+        self.word.position = ({speed} * t, 0, 0)
+''')
+    widths = {}
+    for speed in (0.0, 12.0):
+        path = tmp_path / f"m{int(speed)}.py"
+        path.write_text((tmp_path / "moving.py").read_text().replace("{speed}", str(speed)))
+        frames, _ = render_frames(path, count=1, size=(W, H), samples=16, fps=30)
+        row = frames[0, H // 2, :, 1].astype(int)
+        widths[speed] = (np.count_nonzero(row > 0), np.count_nonzero((row > 20) & (row < 235)))
+    # 12 m/s over a 180-degree shutter at 30 fps: 0.2 m, 9.6 px, smeared on both sides
+    still, streak = widths[0.0], widths[12.0]
+    assert streak[0] - still[0] >= 8 and streak[1] >= 12 and still[1] <= 4
+
+
+def test_a_font_file_beside_the_scene_is_used_and_is_one_of_its_files(tmp_path):
+    if not DEJAVU.is_file():
+        pytest.skip("no DejaVu font on this machine")
+    shutil.copy(DEJAVU, tmp_path / "mine.ttf")
+    (tmp_path / "fonted.py").write_text('''
+import hfrender as hf
+
+class Fonted(hf.Scene):
+    def setup(self):
+        self.add(hf.Text("Hi", font="mine.ttf"))
+''')
+    from hfrender.scene.loader import load_scene
+
+    scene = load_scene(str(tmp_path / "fonted.py"))
+    scene.setup()
+    word = scene.objects[0]
+    assert word.raster().cap == -ImageFont.truetype(DEJAVU, 128).getbbox("H", anchor="ls")[1]
+    assert word.raster().cap != _font_metrics()[0]
+    assert (tmp_path / "mine.ttf").resolve() in asset_files(scene)
+
+
+def test_bad_text_font_and_align_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputTypeError) as caught:
+        hf.Text(42)
+    assert str(caught.value) == ("Text.text=42 must be a str (lines apart by '\\n'): str(...) "
+                                 "or f'{...:.2f}' for a number")
+    with pytest.raises(InputError) as caught:
+        hf.Text("Hi", font="nope.ttf")
+    here = Path(__file__).resolve().parent
+    assert str(caught.value) == (f"Text.font='nope.ttf': font file not found (looked for "
+                                 f"{here / 'nope.ttf'} and {tmp_path.resolve() / 'nope.ttf'})")
+    (tmp_path / "notes.txt").write_text("not a font")
+    with pytest.raises(InputError, match=r"^Text.font='notes.txt': .*notes.txt is not a font "
+                                         r"Pillow can read \(.*\): give a .ttf or .otf file$"):
+        hf.Text("Hi", font="notes.txt")
+    with pytest.raises(InputError) as caught:
+        hf.Text("Hi", align="middle")
+    assert str(caught.value) == "Text.align='middle' must be one of 'left', 'center', 'right'"
+    with pytest.raises(InputError, match=r"^Text.height=-1 must be a finite number >= 0$"):
+        hf.Text("Hi", height=-1)
+    word = hf.Text("Hi")
+    with pytest.raises(InputTypeError):
+        word.text = 3.5
+    assert word.text == "Hi"  # the bad value set nothing
+
+
+def test_the_scene_checks_know_a_texts_bounds():
+    behind = _shot(hf.Text("Far away", position=(0, 0, 10)))
+    behind.setup()
+    assert nothing_seen(behind, (W, H)) == ["the Text at (0, 0, 10) is behind the camera"]
+    tiny = _shot(hf.Text("Hi", height=1e-4))
+    tiny.setup()
+    said = nothing_seen(tiny, (W, H))
+    assert said is not None and "px across (under a pixel)" in said[0]
+    assert nothing_seen(_set_up(_shot(hf.Text("Hi", position=(1.0, 0.5, 0)))), (W, H)) is None
+    bounds = hf.Text("I", height=1.0).bounds * (1.0 / _font_metrics()[0])
+    assert math.isclose(bounds[1, 1] - bounds[0, 1], text_module.raster("I").coverage.shape[0]
+                        / _font_metrics()[0])
+
+
+def _set_up(scene):
+    scene.setup()
+    return scene
