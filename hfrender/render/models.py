@@ -19,11 +19,27 @@ _ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
                ("in_uv", "2f", "2x4"), ("in_color", "4f2", "4x2"))
 
 
-def _with_define(source: str) -> str:
-    """``source`` with ``HF_MODEL`` defined after its ``#version`` line (lines unmoved in
-    the user's part: it is numbered by ``#line``)."""
-    first, _, rest = source.partition("\n")
-    return f"{first}\n{_DEFINE}{rest}"
+def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: str) -> Any:
+    """The surface program of ``shader`` over ``mesh.vert`` and ``mesh_header.frag`` with
+    ``defines`` after their ``#version`` lines (lines unmoved in the user's part: it is
+    numbered by ``#line``): a loaded model's (``HF_MODEL``), a text's."""
+    def defined(source: str) -> str:
+        first, _, rest = source.partition("\n")
+        return f"{first}\n{defines}{rest}"
+
+    source, path = surface_source(shader, scene_dir)
+    return surface_program(ctx, defined(glsl("mesh.vert")), defined(glsl("mesh_header.frag")),
+                           source, path)
+
+
+def vertex_array(ctx: Any, prog: Any, vbo: Any, ibo: Any) -> Any:
+    """``prog``'s vertex array of rows of :data:`hfrender.scene.meshes.VERTEX` in ``vbo``
+    and 32-bit indices in ``ibo``: the attributes the compiler dropped (a surface shader
+    without normals) skipped."""
+    kept = [a for a in _ATTRIBUTES if a[0] in prog]
+    fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
+    return ctx.vertex_array(prog, [(vbo, fmt, *(a[0] for a in kept))], index_buffer=ibo,
+                            index_element_size=4)
 
 
 class ModelDrawer:
@@ -37,10 +53,7 @@ class ModelDrawer:
 
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
-            source, path = surface_source(shader, self.scene_dir)
-            self.programs[shader] = surface_program(
-                self.ctx, _with_define(glsl("mesh.vert")),
-                _with_define(glsl("mesh_header.frag")), source, path)
+            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, _DEFINE)
         return self.programs[shader]
 
     def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Part]]:
@@ -65,12 +78,7 @@ class ModelDrawer:
         key = (id(prog), geometry, index)
         if key not in self.vaos:
             vbo, ibo, _, _ = self._upload(geometry)[index]
-            # attributes the compiler dropped (a surface shader without normals) are skipped
-            kept = [a for a in _ATTRIBUTES if a[0] in prog]
-            fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
-            self.vaos[key] = self.ctx.vertex_array(
-                prog, [(vbo, fmt, *(a[0] for a in kept))], index_buffer=ibo,
-                index_element_size=4)
+            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo)
         return self.vaos[key]
 
     def prepare(self, shader: str | None, geometry: str) -> None:

@@ -49,6 +49,15 @@ def set_uniform(prog: Any, name: str, value: Any) -> None:
         uniform.value = value
 
 
+
+def share_once(prog: Any, ready: set[int], values: dict) -> None:
+    """``values`` (the uniforms a pass's objects share) set on ``prog`` once a pass:
+    ``ready`` holds the programs set so far."""
+    if id(prog) not in ready:
+        ready.add(id(prog))
+        for name, value in values.items():
+            set_uniform(prog, name, value)
+
 def glsl(name: str) -> str:
     return (shader_dir() / "glsl" / name).read_text()
 

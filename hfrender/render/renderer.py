@@ -25,6 +25,7 @@ from hfrender.render.programs import (
     compile_program,
     glsl,
     set_uniform,
+    share_once,
     surface_source,
 )
 from hfrender.render.shader_renderer import ShaderRenderer
@@ -220,10 +221,7 @@ class SceneRenderer:
                 continue
             model_file = is_model(obj.geometry)
             prog = self._program_of(obj, model_file)
-            if id(prog) not in ready:
-                ready.add(id(prog))
-                for name, value in shared.items():
-                    set_uniform(prog, name, value)
+            share_once(prog, ready, shared)
             model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
             if model_file:
                 self._draw_model(prog, obj, model, rates[i] if i < len(rates) else _NO_MOTION)

@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.models import _ATTRIBUTES
-from hfrender.render.programs import glsl, set_uniform, surface_source
-from hfrender.render.surface import surface_program
+from hfrender.render.models import mesh_program, vertex_array
+from hfrender.render.programs import set_uniform, share_once
 from hfrender.scene.objects import drawn
 from hfrender.scene.text import Raster, is_text
 
@@ -28,12 +27,6 @@ _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
 _QUAD = np.array([0, 1, 2, 0, 2, 3], np.uint32)
 KEPT = 64  # rasters kept uploaded (a counter's text changes every frame: the oldest go)
 MARK_COVER = 0.5  # depth and velocity where coverage x opacity reaches this
-
-
-def _with_define(source: str) -> str:
-    """``source`` with the text's defines after its ``#version`` line."""
-    first, _, rest = source.partition("\n")
-    return f"{first}\n{_DEFINE}{rest}"
 
 
 class TextDrawer:
@@ -47,10 +40,7 @@ class TextDrawer:
 
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
-            source, path = surface_source(shader, self.scene_dir)
-            self.programs[shader] = surface_program(
-                self.ctx, _with_define(glsl("mesh.vert")),
-                _with_define(glsl("mesh_header.frag")), source, path)
+            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, _DEFINE)
         return self.programs[shader]
 
     def _upload(self, raster: Raster) -> tuple[Any, Any, Any]:
@@ -79,11 +69,7 @@ class TextDrawer:
         vbo, ibo, _ = self._upload(raster)
         key = (id(prog), raster.key)
         if key not in self.vaos:
-            kept = [a for a in _ATTRIBUTES if a[0] in prog]
-            fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
-            self.vaos[key] = self.ctx.vertex_array(
-                prog, [(vbo, fmt, *(a[0] for a in kept))], index_buffer=ibo,
-                index_element_size=4)
+            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo)
         return self.vaos[key]
 
     def prepare(self, obj: Any) -> None:
@@ -120,10 +106,7 @@ class TextDrawer:
         ready: set[int] = set()
         for i, obj in texts:
             prog = renderer.program_for(obj)
-            if id(prog) not in ready:
-                ready.add(id(prog))
-                for name, value in shared.items():
-                    set_uniform(prog, name, value)
+            share_once(prog, ready, shared)
             set_uniform(prog, "u_opacity", float(obj.opacity))
             renderer.draw_one(prog, i, obj, rates, None, MARK_COVER)
         fbo.color_mask, fbo.depth_mask = masks, True

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import compile_program, glsl, set_uniform
+from hfrender.render.programs import compile_program, glsl, set_uniform, share_once
 from hfrender.render.target import Target, _resolve_program
 from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
@@ -124,10 +124,7 @@ class TranslucentPass:
         ready: set[int] = set()
         for i, obj in order:
             prog = renderer.program_for(obj)
-            if id(prog) not in ready:
-                ready.add(id(prog))
-                for name, value in mine.items():
-                    set_uniform(prog, name, value)
+            share_once(prog, ready, mine)
             set_uniform(prog, "u_opacity", float(obj.opacity))
             self._far_then_near(renderer, prog, i, obj, rates, lens)
         ctx.disable(moderngl.BLEND)
