@@ -15,6 +15,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import text as text_module
 from hfrender.scene.in_view import nothing_seen
 from hfrender.scene.sources import asset_files
+from tests.render_helpers import linear as linear_light
 from tests.render_helpers import render_frames
 from tests.test_meshes import draw, make_scene
 
@@ -204,3 +205,25 @@ def test_the_scene_checks_know_a_texts_bounds():
 def _set_up(scene):
     scene.setup()
     return scene
+
+
+def test_a_text_past_the_gls_largest_texture_is_drawn_from_a_smaller_raster(gl_context):
+    """A block of lines (a credits roll) or a long line whose raster is taller or wider
+    than the GL's largest texture (16,384 px a side on llvmpipe: some 105 lines) is drawn
+    from its raster scaled to fit, where the projection puts it, its ink kept (was: nothing
+    drawn, the texture refused by the GL without a word)."""
+    glctx = gl_context(size=(W, H))
+    most = glctx.ctx.info["GL_MAX_TEXTURE_SIZE"]
+    cap, spacing = _font_metrics()
+    block = "\n".join(["HHHH"] * (most // spacing + 2))
+    coverage = text_module.raster(block).coverage
+    assert coverage.shape[0] > most
+    w, h = 96, 1024  # an orthographic camera 2 m high: 512 px a metre
+    height = 1.6 * cap / coverage.shape[0]  # the quad 1.6 m tall: rows 102.4 to 921.6
+    color, _, _ = draw(glctx, _shot(hf.Text(block, height=height)), size=(w, h))
+    drawn = linear_light(color[..., 1])
+    px = height / cap * h / 2  # picture pixels a raster pixel spans
+    ink = coverage.sum(dtype=np.float64) / 255 * px * px
+    assert abs(drawn.sum() - ink) < 0.15 * ink, (drawn.sum(), ink)
+    rows = np.flatnonzero(drawn.sum(axis=1) > 0.01)
+    assert 102 <= rows[0] <= 106 and 918 <= rows[-1] <= 922  # its first line to its last

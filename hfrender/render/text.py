@@ -29,6 +29,19 @@ KEPT = 64  # rasters kept uploaded (a counter's text changes every frame: the ol
 MARK_COVER = 0.5  # depth and velocity where coverage x opacity reaches this
 
 
+def _fitted(coverage: np.ndarray, most: int) -> np.ndarray:
+    """``coverage`` averaged down to at most ``most`` pixels a side (the GL's largest
+    texture: a longer line or more lines drew nothing), on the same quad and UVs."""
+    h, w = coverage.shape
+    if max(h, w) <= most:
+        return coverage
+    from PIL import Image
+
+    k = most / max(h, w)
+    size = (min(most, max(1, round(w * k))), min(most, max(1, round(h * k))))
+    return np.asarray(Image.fromarray(coverage).resize(size, Image.Resampling.BOX))
+
+
 class TextDrawer:
     """Programs, quads and coverage textures of a renderer's texts."""
 
@@ -37,6 +50,7 @@ class TextDrawer:
         self.programs: dict[str | None, Any] = {}
         self.uploads: OrderedDict[str, tuple[Any, Any, Any]] = OrderedDict()
         self.vaos: dict[tuple, Any] = {}
+        self.most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))  # pixels a side
 
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -49,8 +63,9 @@ class TextDrawer:
             return self.uploads[raster.key]
         import moderngl
 
-        h, w = raster.coverage.shape
-        texture = self.ctx.texture((w, h), 1, np.ascontiguousarray(raster.coverage[::-1]))
+        coverage = _fitted(raster.coverage, self.most)
+        h, w = coverage.shape
+        texture = self.ctx.texture((w, h), 1, np.ascontiguousarray(coverage[::-1]))
         texture.build_mipmaps()
         texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
         texture.repeat_x = texture.repeat_y = False
