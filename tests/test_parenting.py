@@ -14,6 +14,7 @@ import hfrender as hf
 from hfrender.cli import main
 from hfrender.errors import InputError
 from hfrender.render.renderer import SceneRenderer
+from hfrender.scene import past_white
 from hfrender.scene.nodes import placement
 
 W, H = 160, 96
@@ -345,6 +346,19 @@ def test_the_in_view_check_sees_a_child_where_its_parent_puts_it(tmp_path, caplo
     caplog.clear()
     assert _said(tmp_path, caplog, body.format(at="(-50, 0, 0)")) == []
 
+
+
+def test_a_lamp_past_white_is_named_where_its_parents_put_it():
+    """The --hdr reason (stats.hdr_why, the 8-bit warning) names a child lamp where it is
+    drawn (was: its own position, in its parent's frame: (0, 1, 0) for a lamp at (2, 1, 0))."""
+    class Lamp(hf.Scene):
+        def setup(self):
+            self.add(hf.Sphere(position=(0, 1, 0), emissive=3.0, color="white",
+                               parent=hf.Group(position=(2, 0, 0))))
+
+    scene = Lamp()
+    scene.setup()
+    assert past_white(scene) == "a Sphere at (2, 1, 0) with emissive 3 reaches 4x white"
 
 def test_the_names_of_other_tools_point_to_group_and_parent():
     with pytest.raises(AttributeError, match=r"'VGroup'; did you mean hf.Group\?$"):

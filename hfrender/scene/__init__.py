@@ -241,7 +241,8 @@ def past_white(scene: Scene) -> str | None:
         if drawn(obj) and obj.emissive > 0:
             top = max(obj.linear_color()) * (1.0 + obj.emissive)
             if top > 1.0:
-                at = ", ".join(f"{float(v):.3g}" for v in obj.position)
+                where = obj.world_matrix()[:3, 3]  # (a child's: where its parents put it)
+                at = ", ".join(f"{float(v):.3g}" for v in where)
                 return (f"a {type(obj).__name__} at ({at}) with emissive {obj.emissive:g} "
                         f"reaches {top:.3g}x white")
     return None
