@@ -12,6 +12,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 import hfrender as hf
 from hfrender.errors import InputError, InputTypeError
+from hfrender.render.renderer import SceneRenderer
 from hfrender.scene import text as text_module
 from hfrender.scene.in_view import nothing_seen
 from hfrender.scene.sources import asset_files
@@ -227,3 +228,21 @@ def test_a_text_past_the_gls_largest_texture_is_drawn_from_a_smaller_raster(gl_c
     assert abs(drawn.sum() - ink) < 0.15 * ink, (drawn.sum(), ink)
     rows = np.flatnonzero(drawn.sum(axis=1) > 0.01)
     assert 102 <= rows[0] <= 106 and 918 <= rows[-1] <= 922  # its first line to its last
+
+
+@pytest.mark.parametrize("near_first", [True, False])
+def test_overlapping_texts_depth_is_the_one_drawn_on_top(gl_context, near_first):
+    """Where two texts overlap, the depth plane (--dof depth, reconstruction) holds the
+    nearer one's, which the colour shows on top, whatever the scene's order (was: the
+    scene's last: 6 m, the far text's, under the near red one added first)."""
+    near = hf.Text("I", height=1.0, position=(0, 0, 1), color="red")
+    far = hf.Text("I", height=1.0, position=(0, 0, -1), color="lime")
+    scene = _shot(*((near, far) if near_first else (far, near)))
+    scene.setup()
+    renderer = SceneRenderer(gl_context(size=(W, H)).ctx, scene, (W, H), True)
+    renderer.draw(0.0, 0)
+    color, depth = np.empty((H, W, 4), np.uint8), np.empty((H, W), np.float32)
+    renderer.read_into(color, depth)
+    renderer.release()
+    assert color[H // 2, W // 2, :3].tolist() == [255, 0, 0]  # the near one, on top
+    assert depth[H // 2, W // 2] == 4.0  # the camera at z = 5: the near text 4 m away

@@ -160,7 +160,7 @@ class SceneRenderer:
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self._draw_objects(shared, rates, lens)
-        self.texts.mark(self, shared, rates)
+        self.texts.mark(self, shared, rates, lens)
         self.translucent.draw(self, shared, rates, lens)
         self.target.resolve()
         self.translucent.lay_over()

@@ -20,7 +20,7 @@ import numpy as np
 
 from hfrender.render.models import mesh_program, vertex_array
 from hfrender.render.programs import set_uniform, share_once
-from hfrender.scene.objects import drawn
+from hfrender.render.translucent import in_order
 from hfrender.scene.text import Raster, is_text
 
 _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
@@ -105,13 +105,15 @@ class TextDrawer:
         set_uniform(prog, "u_cover_cut", float(cover))
         vao.render(moderngl.TRIANGLES)
 
-    def mark(self, renderer: Any, shared: dict, rates: np.ndarray) -> None:
+    def mark(self, renderer: Any, shared: dict, rates: np.ndarray, lens: tuple) -> None:
         """Write every drawn text's depth and velocity (not its colour, nor the depth
-        buffer) where it covers at least :data:`MARK_COVER` of a pixel; nothing where the
-        target has neither plane."""
+        buffer) where it covers at least :data:`MARK_COVER` of a pixel, farthest first as
+        their colours are laid (``lens``: the eye and its forward first), so where texts
+        overlap the one drawn on top has the last word (was: the scene's order, a far
+        text's depth under a near one); nothing where the target has neither plane."""
         fbo = renderer.target.draw_fbo
-        texts = [(i, obj) for i, obj in enumerate(renderer.scene.objects)
-                 if is_text(obj.geometry) and drawn(obj)]
+        texts = [(i, obj) for i, obj in in_order(renderer.scene.objects, lens[0], lens[1])
+                 if is_text(obj.geometry)]
         if renderer.target.depth is None or not texts:
             return
         masks = fbo.color_mask
