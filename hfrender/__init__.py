@@ -110,7 +110,17 @@ _SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text
            "are models (hf.Mesh.load), and a flat one a thin hf.Cube")
 _LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
            "is an object with emissive")
+_ANIMATIONS = ("there are no animations to play: update(t) sets every object from t alone "
+               "(a fade in over 1 s: obj.opacity = hf.smooth(t)); docs/rendering.md, Scenes")
+_TRACKERS = ("a value that changes is a function of t: compute it in update(t) (hf.lerp, "
+             "hf.Keyframes) and set the objects from it; update(t) runs for every sub-frame")
 _HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
+          **dict.fromkeys(("FadeIn", "FadeOut", "Create", "Uncreate", "Write", "Unwrite",
+                           "DrawBorderThenFill", "GrowFromCenter", "Transform",
+                           "ReplacementTransform", "Rotate", "Rotating", "MoveAlongPath",
+                           "Animation", "AnimationGroup", "Succession", "LaggedStart",
+                           "Indicate"), _ANIMATIONS),
+          **dict.fromkeys(("ValueTracker", "always_redraw"), _TRACKERS),
           "TAU": "use math.tau",
           **dict.fromkeys(("UP", "DOWN", "LEFT", "RIGHT", "OUT", "IN", "ORIGIN"), _AXES),
           **dict.fromkeys(("rate_functions", "ease_in_out_sine", "ease_in_sine",

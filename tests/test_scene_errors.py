@@ -103,10 +103,22 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
                 "hf.Mesh.load)"),
     ("PointLight", "there is one directional light, the scene's light_direction and ambient; "
                    "a lamp is an object with emissive"),
+    ("FadeIn", "there are no animations to play: update(t) sets every object from t alone (a "
+               "fade in over 1 s: obj.opacity = hf.smooth(t)); docs/rendering.md, Scenes"),
+    ("Transform", "there are no animations to play: update(t) sets every object from t alone "
+                  "(a fade in over 1 s: obj.opacity = hf.smooth(t)); docs/rendering.md, "
+                  "Scenes"),
+    ("ValueTracker", "a value that changes is a function of t: compute it in update(t) "
+                     "(hf.lerp, hf.Keyframes) and set the objects from it; update(t) runs for "
+                     "every sub-frame"),
+    ("always_redraw", "a value that changes is a function of t: compute it in update(t) "
+                      "(hf.lerp, hf.Keyframes) and set the objects from it; update(t) runs "
+                      "for every sub-frame"),
 ])
 def test_a_manim_name_says_what_hfrender_does_instead(name, hint):
     """A manim user's trial: hf.RED, 45 * hf.DEGREES, hf.VGroup were "module 'hfrender' has
-    no attribute 'RED'", the way to say it unsaid."""
+    no attribute 'RED'", the way to say it unsaid (and hf.FadeIn, hf.ValueTracker, a later
+    trial's: bare too)."""
     with pytest.raises(AttributeError) as excinfo:
         getattr(hf, name)
     assert str(excinfo.value) == f"module 'hfrender' has no attribute {name!r}; {hint}"
