@@ -26,6 +26,10 @@ from hfrender.errors import InputError
     ("hf.Sphere(location=(0, 1, 0))", r"'location' \({scene}:4\); did you mean position=\?"),
     ("hf.Mesh.load('m.glb', location=(0, 1, 0))", r"'location' \({scene}:4\); did you mean "
      r"position=\?"),
+    # a manim user's trial: hf.Text's keywords had no hint (its class is not in scene/)
+    ("hf.Text('Hi', hieght=0.5)", r"Text.__init__\(\) got an unexpected keyword argument "
+     r"'hieght' \({scene}:4\); did you mean height=\?"),
+    ("hf.Text('Hi', colour='red')", r"'colour' \({scene}:4\); did you mean color=\?"),
 ])
 
 

@@ -342,10 +342,10 @@ def _keyword_hint(exc: BaseException) -> str:
     """"; did you mean radius=?" for ``hf.Sphere(radious=2)``: the keywords of the scene
     object named in a TypeError, nearest first (else all of them)."""
     m = _UNEXPECTED.search(str(exc)) if isinstance(exc, TypeError) else None
-    from hfrender.scene import meshes
+    from hfrender.scene import meshes, text
 
-    cls = (getattr(scene_package, m.group(1), None) or getattr(meshes, m.group(1), None)
-           if m else None)
+    cls = next((getattr(home, m.group(1)) for home in (scene_package, meshes, text)
+                if hasattr(home, m.group(1))), None) if m else None  # hf.Text's: text.py
     if cls is None or not dataclasses.is_dataclass(cls):
         return ""
     names = [f.name for f in dataclasses.fields(cls) if f.init]
