@@ -82,6 +82,10 @@ def one_line(excinfo):
                                 "'opacity'"),
     (hf.Sphere, "transparency", "Sphere has no attribute 'transparency'; transparency is "
                                 "another tool's: here it is opacity: 1 - transparency"),
+    # manim's Text(font_size=48): was "did you mean 'font'?", a file name
+    (hf.Text, "font_size", "Text has no attribute 'font_size'; font_size is another tool's: a "
+                           "Text's size is its height, the cap height in metres (0.3 by "
+                           "default), not points"),
     (hf.Cube, "center", "Cube has no attribute 'center'; center is another tool's name "
                         "(Blender's, manim's): here it is 'position'"),
     (hf.Cube, "size", "Cube has no attribute 'size'; size is another tool's name (Blender's, "

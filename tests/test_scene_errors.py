@@ -30,6 +30,9 @@ from hfrender.errors import InputError
     ("hf.Text('Hi', hieght=0.5)", r"Text.__init__\(\) got an unexpected keyword argument "
      r"'hieght' \({scene}:4\); did you mean height=\?"),
     ("hf.Text('Hi', colour='red')", r"'colour' \({scene}:4\); did you mean color=\?"),
+    ("hf.Text('Hi', font_size=48)", r"'font_size' \({scene}:4\); font_size is another "
+     r"tool's: a Text's size is its height, the cap height in metres \(0\.3 by default\), "
+     r"not points$"),
 ])
 
 

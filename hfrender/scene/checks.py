@@ -112,7 +112,8 @@ NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at
 _FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
         "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
-NOT_HERE["transparency"] = "here it is opacity: 1 - transparency"
+NOT_HERE.update(transparency="here it is opacity: 1 - transparency", font_size="a Text's size "
+                "is its height, the cap height in metres (0.3 by default), not points")
 TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
