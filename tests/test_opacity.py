@@ -231,3 +231,18 @@ def test_a_closed_shapes_near_side_is_laid_over_its_far_side(tmp_path):
     turned = _shape(tmp_path, cube.format("1.5"))
     mirrored = _shape(tmp_path, cube.format("(-1.5, 1.5, 1.5)"))  # the same shape
     assert np.abs(turned - mirrored).max() <= 1 and turned[..., 0].max() > 60
+
+
+def test_a_closed_shape_at_half_opacity_covers_three_quarters_in_its_middle(tmp_path):
+    """docs/rendering.md's fade of a closed shape, measured (a manim user's trial read
+    "FadeIn is opacity" and found a sphere at 0.5 brighter than half): its far and near
+    sides each cover 0.5, so its middle covers 1 - 0.5**2 = 0.75 in linear light (sRGB
+    225 of white over black), where a plane at 0.5 covers 0.5 (188)."""
+    flat = SHAPE.replace("    def setup(self):", "    ambient = 1.0\n    def setup(self):")
+    codes = {}
+    for shape in ("hf.Sphere(radius=1.0", "hf.Cube(scale=1.5", "hf.Plane(scale=1.5"):
+        path = tmp_path / "glass.py"
+        path.write_text(flat.format(shape=shape + ", color='white', opacity=0.5)"))
+        frames, _ = render_frames(path, count=1, size=(160, 160), samples=1, jitter=False)
+        codes[shape.split("(")[0]] = frames[0][80, 80, :3].tolist()
+    assert codes == {"hf.Sphere": [225] * 3, "hf.Cube": [225] * 3, "hf.Plane": [188] * 3}
