@@ -677,3 +677,10 @@ def test_a_scenes_own_size_or_output_is_no_render_setting(tmp_path, caplog):
     with caplog.at_level("WARNING"):
         render_frames(path, size=(16, 16), samples=1)
     assert [r.getMessage() for r in caplog.records if "render setting" in r.getMessage()] == []
+
+
+def test_the_default_colours_are_those_the_docs_give():
+    """docs/rendering.md names them (a manim user's trial found a white-looking default
+    sphere was 0.8 grey, said nowhere): light grey for the shapes, white for a text."""
+    assert hf.Sphere().color == hf.Cube().color == hf.Plane().color == (0.8, 0.8, 0.8)
+    assert hf.Text("Hi").color == (1.0, 1.0, 1.0)
