@@ -246,13 +246,3 @@ def test_overlapping_texts_depth_is_the_one_drawn_on_top(gl_context, near_first)
     renderer.release()
     assert color[H // 2, W // 2, :3].tolist() == [255, 0, 0]  # the near one, on top
     assert depth[H // 2, W // 2] == 4.0  # the camera at z = 5: the near text 4 m away
-
-
-def test_manims_font_size_points_to_height():
-    """manim's ``font_size`` (points) was told "did you mean 'font'?" (a file): a text's
-    size here is its cap height in metres."""
-    text = hf.Text("a")
-    with pytest.raises(AttributeError) as caught:
-        text.font_size = 48
-    assert str(caught.value) == ("Text has no attribute 'font_size'; font_size is another "
-                                 "tool's name (Blender's, manim's): here it is 'height'")

@@ -98,7 +98,7 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm",
                "f_number": "f_stop", "fnumber": "f_stop", "focus": "focus_distance",
                "center": "position", "size": "scale", "side_length": "scale",
-               "fill_opacity": "opacity", "alpha": "opacity", "font_size": "height"}
+               "fill_opacity": "opacity", "alpha": "opacity"}
 # another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
 NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
                                  "behind the focus plane (docs/rendering.md, Depth of field)",
