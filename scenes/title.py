@@ -14,7 +14,7 @@ class Title(hf.Scene):
     def setup(self):
         self.floor = self.add(hf.Plane(scale=8, rotation=(-math.pi / 2, 0, 0),
                                        position=(0, -0.6, 0), color=(0.3, 0.3, 0.35)))
-        self.title = self.add(hf.Text("hfrender", height=0.35, color="orange", emissive=0.3))
+        self.title = self.add(hf.Text("hfrender", height=0.35, color="orange"))
         self.caption = self.add(hf.Text("motion blur\nand depth of field", height=0.14,
                                         align="left", position=(-1.3, -0.25, 0.6)))
         self.ball = self.add(hf.Sphere(radius=0.3, position=(1.6, -0.3, -1.5),

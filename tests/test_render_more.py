@@ -85,8 +85,8 @@ def test_surface_shader_error_names_its_file(tmp_path):
     with pytest.raises(ShaderError, match=rf"{tmp_path / 'bad.glsl'}:2: .*nope"):
         card_width(tmp_path, 2.0, False, extra=', shader="bad"')
     with pytest.raises(ShaderError, match=r"shader='missing': no such surface shader \(hfrender's "
-                                          r"are 'lambert' and 'toon', or a NAME\.glsl beside the "
-                                          r"scene; looked for "):  # (was: the paths alone)
+                                          r"are 'lambert', 'toon' and 'unlit', or a "
+                                          r"NAME\.glsl beside the scene; looked for "):
         card_width(tmp_path, 2.0, False, extra=', shader="missing"')
     for typo, meant in (("tooon", "toon"), ("bda", "bad"), ("tun", "toon")):  # built in,
         # beside the scene; a short name's too (was: 'tun' no guess)

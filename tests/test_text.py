@@ -246,3 +246,25 @@ def test_overlapping_texts_depth_is_the_one_drawn_on_top(gl_context, near_first)
     renderer.release()
     assert color[H // 2, W // 2, :3].tolist() == [255, 0, 0]  # the near one, on top
     assert depth[H // 2, W // 2] == 4.0  # the camera at z = 5: the near text 4 m away
+
+
+def test_text_is_drawn_in_its_colour_whatever_the_light(gl_context):
+    """Text is unlit, as a title is (manim's, a compositor's): white under the scene's
+    default light was grey 207 (lit as a plane facing the camera); shader='lambert' lights
+    it as a plane still."""
+
+    def middle(**fields):
+        class Lit(hf.Scene):  # the default ambient and light
+            background = (0.0, 0.0, 0.0)
+
+            def setup(self):
+                self.add(hf.Text("I", height=1.0, **fields))
+                self.camera.orthographic, self.camera.ortho_height = True, 2.0
+
+        color, _, _ = draw(gl_context(), Lit())
+        return color[H // 2, W // 2].tolist()
+
+    assert middle() == [255, 255, 255]
+    assert middle(color=(1.0, 0.5, 0.0)) == [255, 128, 0]  # a display colour, as given
+    lit = middle(shader="lambert")
+    assert lit[0] == lit[1] == lit[2] and 0 < lit[0] < 250

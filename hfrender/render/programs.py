@@ -127,6 +127,7 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
     known = sorted({*own, *(f.stem for f in (scene_dir.glob("*.glsl") if scene_dir else ()))})
     near = nearest(name, known, cutoff=0.5)  # (a short name's too: 'tun' for 'toon')
     hint = f"did you mean {near[0]!r}? " if near else (  # (was: the paths looked at alone)
-        f"hfrender's are {' and '.join(map(repr, own))}, or a NAME.glsl beside the scene; ")
+        f"hfrender's are {', '.join(map(repr, own[:-1]))} and {own[-1]!r}, or a NAME.glsl "
+        "beside the scene; ")
     raise NoSurfaceShader(f"shader={name!r}: no such surface shader ({hint}looked for "
                       f"{', '.join(str(c) for c in candidates)})")

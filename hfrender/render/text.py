@@ -26,6 +26,7 @@ from hfrender.scene.text import Raster, is_text
 _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
 _QUAD = np.array([0, 1, 2, 0, 2, 3], np.uint32)
 KEPT = 64  # rasters kept uploaded (a counter's text changes every frame: the oldest go)
+UNLIT = "unlit"  # a text's surface shader unless it names one (shaders/glsl/unlit.glsl)
 MARK_COVER = 0.5  # depth and velocity where coverage x opacity reaches this
 
 
@@ -53,8 +54,11 @@ class TextDrawer:
         self.most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))  # pixels a side
 
     def program(self, shader: str | None) -> Any:
+        """A text's program: its ``shader``'s, or ``unlit`` (a title shows its colour
+        whatever the light; was: lit as a plane, white grey 207 by default)."""
         if shader not in self.programs:
-            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, _DEFINE)
+            self.programs[shader] = mesh_program(self.ctx, shader or UNLIT, self.scene_dir,
+                                                 _DEFINE)
         return self.programs[shader]
 
     def _upload(self, raster: Raster) -> tuple[Any, Any, Any]:
