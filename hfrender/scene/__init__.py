@@ -19,7 +19,7 @@ import numpy as np
 
 from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
-from hfrender.scene import checks
+from hfrender.scene import checks, other_names
 from hfrender.scene.camera import Camera
 from hfrender.scene.nodes import Group
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere, drawn
@@ -90,13 +90,13 @@ class Scene:
                 raise checks.at_line(checks.UnknownAttributeError(
                     f"{cls.__name__}.{name}: Scene has no attribute {name!r}; did you mean "
                     f"{known!r}?"), cls, name)
-        for name in sorted(set(vars(cls)) & set(checks.CLASS_SETTINGS)):  # a scene's own,
+        for name in sorted(set(vars(cls)) & set(other_names.CLASS_SETTINGS)):  # a scene's own,
             said = (cls.__module__, cls.__qualname__, name)  # but likely meant as a setting
-            if said not in _SAID and checks.looks_like_setting(name, vars(cls)[name]):
+            if said not in _SAID and other_names.looks_like_setting(name, vars(cls)[name]):
                 _SAID.add(said)
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,
-                            checks.CLASS_SETTINGS[name])
+                            other_names.CLASS_SETTINGS[name])
         for name in ("background", "ambient", "light_direction"):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \

@@ -1,0 +1,70 @@
+"""Other tools' names (Blender's, manim's) for what hfrender has under a name of its own,
+or has not, and the render settings a scene's class body may set by mistake: the tables
+:mod:`hfrender.scene.checks` hints from when a script sets or reads such a name."""
+
+from __future__ import annotations
+
+# other tools' names (Blender's, manim's) for what hfrender calls otherwise: suggested when
+# the class has the name meant (a close spelling would point elsewhere: location, rotation)
+OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fstop": "f_stop",
+               "clip_start": "near", "clip_end": "far", "hide_render": "visible",
+               "fill_color": "color", "emission_strength": "emissive",
+               "ortho_scale": "ortho_height", "blades": "aperture_blades",
+               "aperture": "f_stop", "dof": "f_stop", "use_dof": "f_stop",
+               "aperture_size": "f_stop", "sensor_size": "sensor_width_mm",
+               "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm",
+               "f_number": "f_stop", "fnumber": "f_stop", "focus": "focus_distance",
+               "center": "position", "size": "scale", "side_length": "scale",
+               "fill_opacity": "opacity", "alpha": "opacity"}
+# another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
+NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
+                                 "behind the focus plane (docs/rendering.md, Depth of field)",
+            "aperture_ratio": "the aperture is round or a regular polygon: no anamorphic "
+                              "ratio",
+            "focus_object": "set focus_distance in update(t) to the object's distance along "
+                            "the view axis (docs/rendering.md, The camera)",
+            "parent": "the camera has no parent: place it in update(t) at an object's "
+                      "local point, position = (obj.world_matrix() @ (x, y, z, 1))[:3], and "
+                      "look_at(...) (docs/rendering.md, Groups)"}
+_FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
+        "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
+NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
+NOT_HERE.update(transparency="here it is opacity: 1 - transparency", font_size="a Text's size "
+                "is its height, the cap height in metres (0.3 by default), not points")
+TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
+# a render's settings, which a scene does not hold: the options that set them
+RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
+                  "shutter_angle": "--shutter DEGREES (180 by default)",
+                  "motion_blur_shutter": "--shutter DEGREES (180 by default)",
+                  "fps": "--fps", "frame_rate": "--fps", "samples": "--samples",
+                  "resolution": "--size WIDTHxHEIGHT"}
+# and in a scene's class body (an object's size or width is no render setting)
+CLASS_SETTINGS = {**RENDER_OPTIONS, "size": "--size WIDTHxHEIGHT",
+                  "width": "--size WIDTHxHEIGHT", "height": "--size WIDTHxHEIGHT",
+                  "transparent": "--transparent", "output": "-o FILE"}
+PIXELS = ("resolution", "size")  # a pair, or "WxH": other values are a scene's own
+
+
+def looks_like_setting(name: str, value: object) -> bool:
+    """Whether a scene class's ``name = value`` looks meant as the render setting of that
+    name (``fps = 24``, ``resolution = (1920, 1080)``), not as the scene's own (a method,
+    a grid's ``resolution = 64``)."""
+    if callable(value) or hasattr(value, "__get__"):
+        return False
+    if name in PIXELS:  # "1920x1080", (1920, 1080): not a plane's (2.0, 1.0) metres
+        if isinstance(value, str):
+            return "x" in value
+        pair = isinstance(value, (tuple, list)) and len(value) == 2
+        return pair and (name == "resolution" or all(_pixels(v, 16) for v in value))
+    if name in ("width", "height"):  # pixels (width = 320), not a wall's metres (2.5)
+        return _pixels(value, 144)
+    if name == "transparent":
+        return isinstance(value, bool)
+    if name == "output":  # a file's name, not a mix's level (0.8) or a mode ("mix")
+        return isinstance(value, str) and ("%" in value or "." in value.rsplit("/", 1)[-1])
+    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
+
+
+def _pixels(value: object, least: int) -> bool:
+    """Whether ``value`` reads as a count of pixels: a whole number, at least ``least``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
