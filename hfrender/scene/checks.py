@@ -24,7 +24,15 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.errors import InputError
-from hfrender.scene.other_names import NOT_HERE, OTHER_NAMES, RENDER_OPTIONS, TURNS
+from hfrender.scene.other_names import (
+    HINTED,
+    MANIM,
+    NOT_HERE,
+    OTHER_NAMES,
+    RENDER_OPTIONS,
+    TURNS,
+    size_hint,
+)
 
 # what a Scene subclass is most likely to misspell; shorter names (add) are left out: too
 # many ordinary words lie one letter away from them
@@ -98,6 +106,9 @@ def _other_name(cls: type, name: str) -> str | None:
     if name in ("dof", "use_dof") and meant in known_names(cls):
         return ("; depth of field is on where the camera has an f-stop: set f_stop (e.g. 2.8) "
                 "and focus_distance")
+    manim = MANIM.get(name)
+    if manim is not None and manim[0] in known_names(cls):
+        return f"; {name} is manim's: {manim[1] or size_hint(known_names(cls))}"
     if meant in known_names(cls):
         return f"; {name} is another tool's name (Blender's, manim's): here it is {meant!r}"
     if name in RENDER_OPTIONS:
@@ -148,7 +159,7 @@ class Checked:
         return f"{type(self).__name__}.{name}"
 
     def __getattr__(self, name: str) -> object:  # only for a name not found: read, a
-        if name not in OTHER_NAMES and name not in NOT_HERE:  # hint too (camera.dof)
+        if name not in HINTED:  # hint too (camera.dof, manim's sphere.move_to(...))
             return object.__getattribute__(self, name)  # Python's own error (a property's
         other = _other_name(type(self), name)  # inner one too), its suggestion kept
         if other is None:

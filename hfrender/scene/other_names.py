@@ -68,3 +68,42 @@ def looks_like_setting(name: str, value: object) -> bool:
 def _pixels(value: object, least: int) -> bool:
     """Whether ``value`` reads as a count of pixels: a whole number, at least ``least``."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
+TURNS += ("rotate",)  # (manim's camera.rotate too)
+
+# manim's methods and attributes of an object (a Mobject's), which hfrender's objects have
+# not: what to do instead (said on reading, calling or setting one), where the class has
+# the field named first (a camera has no colour: Python's own error there)
+_FROM_T = "from t in update(t)"
+MANIM = {
+    "move_to": ("position", f"set position = (x, y, z) {_FROM_T}"),
+    "next_to": ("position", "set position to the other's plus a gap in update(t): position = "
+                            "(a.position[0] + 1.2, a.position[1], a.position[2])"),
+    "shift": ("position", f"set position {_FROM_T} (x0 + 0.5 * t, y0, z0), not added to each "
+                          "frame"),
+    "rotate": ("rotation", f"set rotation = (x, y, z), radians about x, then y, then z, "
+                           f"{_FROM_T}"),
+    "set_color": ("color", "set color = ... (a name, '#ffcc00' or 3 numbers 0..1)"),
+    "set_fill": ("color", "set color = ... and opacity = 0..1"),
+    "set_opacity": ("opacity", f"set opacity = 0..1, {_FROM_T} to fade"),
+    "animate": ("position", "hfrender has no play(); set the field from t in update(t) "
+                            "(hf.smooth for easing)"),
+    "get_center": ("world_matrix", "position (world: obj.world_matrix()[:3, 3])"),
+    "become": ("color", "set this one's fields from the other's in update(t) (position, "
+                           "rotation, scale, color), or fade one out and one in by opacity"),
+    "add_updater": ("position", "update(t) is the updater of every object: set its fields "
+                                "there"),
+    "width": ("scale", None), "height": ("scale", None),  # (size_hint: per class)
+}
+MANIM.update(dict.fromkeys(("remove_updater", "clear_updaters"), MANIM["add_updater"]))
+HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM))  # read (a missing name): hinted
+
+
+def size_hint(names: frozenset[str]) -> str:
+    """What sets the size of an object of a class with ``names`` (manim's width/height)."""
+    if "radius" in names:
+        return "a sphere's size is radius, metres (times scale)"
+    if "text" in names:
+        return ("a Text's size is its height, the cap height in metres; its width follows "
+                "from the text")
+    return ("its size is scale (a cube or plane is 1 m a side at 1, a model its file's size; "
+            "3 numbers (x, y, z) stretch it)")
