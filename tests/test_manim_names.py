@@ -101,3 +101,30 @@ def test_a_scene_calling_move_to_is_told_at_its_line(tmp_path):
                      r"UnknownAttributeError: Sphere has no attribute 'move_to'; move_to is "
                      r"manim's: set position = \(x, y, z\) from t in update\(t\) "
                      r"\(\S*scene.py:10\)$", str(excinfo.value))
+
+
+@pytest.mark.parametrize("update, said", [
+    ("self.ball.scale(2)", "'float' object is not callable (SCENE:11); scale is a field here, "
+     "not a method: set it, obj.scale = ..., from t in update(t) (manim's scale(2) doubles; "
+     "here scale = 2 is twice the shape's own size)"),
+    ("self.ball.color('red')", "'tuple' object is not callable (SCENE:11); color is a field "
+     "here, not a method: set it, obj.color = ..., from t in update(t)"),
+    ("self.camera.position((0, 0, 5))", "'tuple' object is not callable (SCENE:11); position "
+     "is a field here, not a method: set it, obj.position = ..., from t in update(t)"),
+    ("self.rate(2)", "'float' object is not callable (SCENE:11)"),  # the scene's own: no hint
+])
+def test_a_field_called_as_manims_method_is_said_to_be_set(tmp_path, update, said):
+    """manim's obj.scale(2) was "TypeError: 'float' object is not callable" alone."""
+    path = write_scene(tmp_path, f"""
+    class Calling(hf.Scene):
+        duration = 0.1
+        rate = 1.5
+        def setup(self):
+            self.ball = self.add(hf.Sphere())
+        def update(self, t):
+            {update}
+    """)
+    with pytest.raises(SceneUpdateError) as excinfo:
+        render_frames(path, size=(16, 16), samples=1)
+    assert str(excinfo.value) == ("scene error in update(t) at t=0 s (output frame 0): "
+                                  "TypeError: " + said.replace("SCENE", str(path)))

@@ -16,7 +16,7 @@ from typing import Any
 
 import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError, nearest
-from hfrender.scene import Scene, ShaderScene, checks
+from hfrender.scene import Scene, ShaderScene, checks, other_names
 from hfrender.scene.sources import (
     SHADER_SUFFIXES,
     missing_scene,
@@ -320,7 +320,8 @@ def located(exc: BaseException, path: str | Path) -> str:
     where = told_line(exc, path) or where
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
-    return f"{type(exc).__name__}: {exc}{where}{_keyword_hint(exc)}"
+    hint = _keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
+    return f"{type(exc).__name__}: {exc}{where}{hint}"
 
 
 def told_line(exc: BaseException, path: str | Path | None) -> str:

@@ -4,6 +4,11 @@ or has not, and the render settings a scene's class body may set by mistake: the
 
 from __future__ import annotations
 
+import ast
+import linecache
+import re
+from types import TracebackType
+
 # other tools' names (Blender's, manim's) for what hfrender calls otherwise: suggested when
 # the class has the name meant (a close spelling would point elsewhere: location, rotation)
 OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fstop": "f_stop",
@@ -107,3 +112,51 @@ def size_hint(names: frozenset[str]) -> str:
                 "from the text")
     return ("its size is scale (a cube or plane is 1 m a side at 1, a model its file's size; "
             "3 numbers (x, y, z) stretch it)")
+
+
+_NOT_CALLABLE = re.compile(r"'(float|int|tuple|str|bool|NoneType)' object is not callable")
+
+
+def called_field(exc: BaseException) -> str:
+    """"; scale is a field here, ..." where ``exc`` is a script's call of a field of
+    hfrender's objects, as manim's methods are called (``obj.scale(2)``: was "TypeError:
+    'float' object is not callable" alone); else ``""``."""
+    if not (isinstance(exc, TypeError) and _NOT_CALLABLE.fullmatch(str(exc))):
+        return ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:  # the call that failed: the deepest
+        tb = tb.tb_next
+    name = _callee(tb) if tb is not None else None
+    if name not in _fields():
+        return ""
+    doubles = (" (manim's scale(2) doubles; here scale = 2 is twice the shape's own size)"
+               if name == "scale" else "")
+    return (f"; {name} is a field here, not a method: set it, obj.{name} = ..., from t in "
+            f"update(t){doubles}")
+
+
+def _callee(tb: TracebackType) -> str | None:
+    """The attribute called by ``tb``'s instruction (``scale`` of ``self.ball.scale(2)``),
+    read from its source: the call's columns (Python 3.11), or a line of one such call."""
+    code = tb.tb_frame.f_code
+    line = linecache.getline(code.co_filename, tb.tb_lineno)
+    positions = getattr(code, "co_positions", None)
+    at = list(positions())[tb.tb_lasti // 2] if positions is not None else None
+    if at is not None and at[0] == at[1] == tb.tb_lineno and None not in at[2:]:
+        text = line.encode()[at[2]:at[3]].decode(errors="replace")  # (columns: bytes)
+        try:
+            call = ast.parse(text.strip(), mode="eval").body
+        except SyntaxError:
+            call = None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            return call.func.attr
+    called = set(re.findall(r"\.(\w+)\s*\(", line)) & _fields()
+    return called.pop() if len(called) == 1 else None
+
+
+def _fields() -> frozenset[str]:
+    """What a script sets on hfrender's objects and camera."""
+    from hfrender.scene import camera, checks, meshes, nodes, objects, text
+
+    return frozenset().union(*(checks.settable_names(c) for c in (
+        objects.Cube, objects.Sphere, text.Text, meshes.Mesh, camera.Camera, nodes.Group)))
