@@ -262,8 +262,8 @@ class SceneRenderer:
     def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray, lens: tuple | None,
                  cover: float = 0.0) -> None:
         """Draw object ``i``, ``obj``, alone with ``prog`` (the uniforms all share set
-        already): the translucent pass's, one at a time in its order (a text's coverage
-        below ``cover`` dropped: :meth:`TextDrawer.mark`)."""
+        already): the translucent pass's models and texts, one at a time in its order (a
+        text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`)."""
         model = obj.world_matrix()
         rate = rates[i] if i < len(rates) else _NO_MOTION
         if is_text(obj.geometry):
@@ -273,9 +273,16 @@ class SceneRenderer:
         if is_model(obj.geometry):
             self._draw_model(prog, obj, model, rate)
             return
-        rows = instance_rows(model[None], np.asarray(rate, np.float64)[None],
-                             np.array([(*obj.linear_color(), float(obj.emissive))]))
-        self.instances.draw(prog, self._geometry(obj, model, lens), rows)
+        self.draw_run(prog, self._geometry(obj, model, lens), [(i, obj)], rates)
+
+    def draw_run(self, prog: Any, geometry: str, items: list, rates: np.ndarray) -> None:
+        """Objects ``items`` ((place, object)) of one built-in ``geometry`` drawn by
+        ``prog`` (the uniforms all share set already) with one instanced draw, in their
+        order: the translucent pass's runs."""
+        models = np.stack([obj.world_matrix() for _, obj in items])
+        rate = np.stack([rates[i] if i < len(rates) else _NO_MOTION for i, _ in items])
+        objects = np.array([(*obj.linear_color(), float(obj.emissive)) for _, obj in items])
+        self.instances.draw(prog, geometry, instance_rows(models, rate, objects))
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)

@@ -13,6 +13,7 @@ translucent object reaches keep their codes exactly.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -22,6 +23,7 @@ from hfrender.render.programs import compile_program, glsl, set_uniform, share_o
 from hfrender.render.target import Target, _resolve_program
 from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
+from hfrender.scene.objects import mesh
 from hfrender.scene.text import is_text
 
 log = logging.getLogger(__name__)
@@ -62,6 +64,67 @@ def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]
         return float(np.dot(centre[:3] - np.asarray(eye), np.asarray(forward)))
 
     return sorted(found, key=depth, reverse=True)  # (reverse keeps equal keys in order)
+
+
+def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tuple, list]]:
+    """``order`` (:func:`in_order`) cut into runs, each one instanced draw a side, in the
+    same order: ((program, :func:`outside`, geometry, opacity), [(place, object)]).
+    Consecutive planes of one program, geometry and opacity are a run (an instanced draw
+    blends instance after instance, as draws one by one would); closed shapes too, but
+    only while their pictures' bounds (:func:`screen_box`) meet none of the run's before
+    them: all far sides then all near sides is then, at every pixel, one shape's far then
+    near side, as one by one. A loaded model or a text is a run alone (geometry None)."""
+    clip = np.asarray(shared["u_proj"], np.float64) @ np.asarray(shared["u_view"], np.float64)
+    found: list[tuple[tuple, list]] = []
+    boxes: list[np.ndarray] = []  # the last run's closed shapes'
+    for i, obj in order:
+        prog = renderer.program_for(obj)
+        if is_model(obj.geometry) or is_text(obj.geometry):
+            found.append(((prog, None, None, float(obj.opacity)), [(i, obj)]))
+            continue
+        model = obj.world_matrix()
+        geometry = renderer._geometry(obj, model, lens)
+        front = outside(obj.geometry, model)
+        key = (prog, front, geometry, float(obj.opacity))
+        box = None if front is None else screen_box(geometry, clip @ model, renderer.size)
+        if not found or found[-1][0] != key:
+            found.append((key, [(i, obj)]))
+            boxes = [box]
+        elif front is None or not _meets(box, np.array(boxes)):
+            found[-1][1].append((i, obj))
+            boxes.append(box)
+        else:
+            found.append((key, [(i, obj)]))
+            boxes = [box]
+    return found
+
+
+def screen_box(geometry: str, clip: np.ndarray, size: tuple) -> np.ndarray:
+    """Pixel bounds (x0, y0, x1, y1) of a built-in ``geometry`` drawn by ``clip`` (this
+    sub-frame's ``u_proj @ u_view @ model``): its mesh's bounding box's corners projected,
+    a pixel more each way; the whole plane where a corner lies at or behind the eye."""
+    w, h = size
+    p = _corners(geometry) @ clip.T
+    if not (p[:, 3] > 1e-6).all():
+        return np.array([-np.inf, -np.inf, np.inf, np.inf])
+    x, y = (p[:, 0] / p[:, 3] + 1) * w / 2, (p[:, 1] / p[:, 3] + 1) * h / 2
+    box = np.array([x.min() - 1, y.min() - 1, x.max() + 1, y.max() + 1])
+    return box if np.isfinite(box).all() else np.array([-np.inf, -np.inf, np.inf, np.inf])
+
+
+@functools.cache
+def _corners(geometry: str) -> np.ndarray:
+    """The 8 corners (homogeneous, (8, 4)) of a built-in geometry's bounding box."""
+    v = mesh(geometry)[0][:, :3].astype(np.float64)
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    return np.array([[(lo, hi)[a][0], (lo, hi)[b][1], (lo, hi)[c][2], 1.0]
+                     for a in (0, 1) for b in (0, 1) for c in (0, 1)])
+
+
+def _meets(box: np.ndarray, others: np.ndarray) -> bool:
+    """Whether pixel bounds ``box`` meet any of ``others`` (an edge shared counts)."""
+    return bool(((box[0] <= others[:, 2]) & (others[:, 0] <= box[2])
+                 & (box[1] <= others[:, 3]) & (others[:, 1] <= box[3])).any())
 
 
 class TranslucentPass:
@@ -122,33 +185,35 @@ class TranslucentPass:
         ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
         mine = dict(shared, hf_linear_out=1 if self.target.hdr else 2)
         ready: set[int] = set()
-        for i, obj in order:
-            prog = renderer.program_for(obj)
+        for (prog, front, geometry, opacity), items in runs(renderer, order, shared, lens):
             share_once(prog, ready, mine)
-            set_uniform(prog, "u_opacity", float(obj.opacity))
-            self._far_then_near(renderer, prog, i, obj, rates, lens)
+            set_uniform(prog, "u_opacity", opacity)
+            self._far_then_near(renderer, prog, (front, geometry), items, rates, lens)
         ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.DEFAULT_BLENDING
 
-    def _far_then_near(self, renderer: Any, prog: Any, i: int, obj: Any, rates: np.ndarray,
-                       lens: tuple) -> None:
-        """A closed built-in shape's far side first, then its near side over it (was: both
-        in the mesh's triangle order, a sphere's far side laid over its near side in
-        bands); a plane, which has no far side, and a loaded model (its parts cull as
-        the file says) as they are."""
+    def _far_then_near(self, renderer: Any, prog: Any, kind: tuple, items: list,
+                       rates: np.ndarray, lens: tuple) -> None:
+        """A run of closed built-in shapes (``kind``: their :func:`outside` and geometry):
+        their far sides first, then their near sides over them (was: both in the mesh's
+        triangle order, a sphere's far side laid over its near side in bands); a run of
+        planes, which have no far side, as they are, and a loaded model or a text (its
+        parts cull as the file says) alone."""
         import moderngl
 
-        front = None if is_model(obj.geometry) or is_text(obj.geometry) else \
-            outside(obj.geometry, obj.world_matrix())
+        front, geometry = kind
+        if geometry is None:
+            renderer.draw_one(prog, *items[0], rates, lens)
+            return
         if front is None:
-            renderer.draw_one(prog, i, obj, rates, lens)
+            renderer.draw_run(prog, geometry, items, rates)
             return
         ctx = self.ctx
         ctx.front_face = front
         ctx.enable(moderngl.CULL_FACE)
         for culled in ("front", "back"):  # the faces turned away first
             ctx.cull_face = culled
-            renderer.draw_one(prog, i, obj, rates, lens)
+            renderer.draw_run(prog, geometry, items, rates)
         ctx.disable(moderngl.CULL_FACE)
         ctx.front_face, ctx.cull_face = "ccw", "back"
 
