@@ -246,3 +246,29 @@ def test_a_closed_shape_at_half_opacity_covers_three_quarters_in_its_middle(tmp_
         frames, _ = render_frames(path, count=1, size=(160, 160), samples=1, jitter=False)
         codes[shape.split("(")[0]] = frames[0][80, 80, :3].tolist()
     assert codes == {"hf.Sphere": [225] * 3, "hf.Cube": [225] * 3, "hf.Plane": [188] * 3}
+
+
+def test_a_renderer_of_translucent_objects_leaves_its_context_clean(gl_context):
+    """A render of translucent objects left its last framebuffer bound when released: the
+    next renderer made on the context (a batch's next job, a still's comparison) got
+    GL_INVALID_OPERATION, which GPU interop's buffer check reads as its own failure."""
+    from hfrender.render.renderer import SceneRenderer
+
+    ctx = gl_context().ctx
+
+    class Glass(hf.Scene):
+        def setup(self):
+            self.add(hf.Cube(opacity=0.5, rotation=(0.4, 0.5, 0.0)))
+            self.camera.position = (0.0, 0.0, 4.0)
+
+    for _ in range(2):
+        scene = Glass()
+        scene.setup()
+        assert ctx.error == "GL_NO_ERROR"
+        renderer = SceneRenderer(ctx, scene, (64, 36), True, with_velocity=True)
+        assert ctx.error == "GL_NO_ERROR"  # (was GL_INVALID_OPERATION the second time)
+        renderer.prepare()
+        renderer.draw(0.0, 0)
+        renderer.read_into(np.empty((36, 64, 4), np.uint8))
+        renderer.release()
+        assert ctx.error == "GL_NO_ERROR"

@@ -91,15 +91,20 @@ class Target:
             _read(self.fbo, dest, components, attachment, "f4")
 
     def release(self) -> None:
-        # unbind it first: moderngl rebinds the framebuffer bound before it makes one, and
-        # the next one made on this context would get GL_INVALID_OPERATION for a deleted one
-        if self.ctx.fbo in (self.fbo, self.draw_fbo):
-            self.ctx.detect_framebuffer(0).use()
+        unbind(self.ctx, (self.fbo, self.draw_fbo))
         fbos = [self.fbo] if self.fbo is self.draw_fbo else [self.fbo, self.draw_fbo]
         for obj in (*fbos, self.resolve_vao, self.resolver, self.color, self.depth,
                     self.velocity, *self.ms_planes, self.zbuffer):
             if obj is not None:
                 obj.release()
+
+
+def unbind(ctx: Any, fbos: tuple) -> None:
+    """The default framebuffer bound where one of ``fbos``, about to be released, is:
+    moderngl rebinds the framebuffer bound before it makes one, and the next one made on
+    this context would get GL_INVALID_OPERATION for a deleted one."""
+    if ctx.fbo in fbos:
+        ctx.detect_framebuffer(0).use()
 
 
 def _resolve_program(ctx: Any, msaa: int, planes: int) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.render.programs import compile_program, glsl, set_uniform, share_once
-from hfrender.render.target import Target, _resolve_program
+from hfrender.render.target import Target, _resolve_program, unbind
 from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import mesh
@@ -252,7 +252,8 @@ class TranslucentPass:
                     "; ".join(f"{m} {INSTEAD[m]}" for m in modes))
 
     def release(self) -> None:
-        if self.made:
+        if self.made:  # (was: its picture's framebuffer left bound, released: the next
+            unbind(self.ctx, tuple(self.gl))  # renderer made here got GL_INVALID_OPERATION)
             for obj in reversed(self.gl):
                 obj.release()
         self.made, self.gl = False, []
