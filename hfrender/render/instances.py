@@ -45,6 +45,24 @@ def instance_rows(models: np.ndarray, rates: np.ndarray, objects: np.ndarray) ->
     return rows
 
 
+def run_rows(items: list, rates: np.ndarray) -> np.ndarray:
+    """The instance rows (:func:`instance_rows`) of ``items``, (place, object, world
+    matrix) of built-in shapes: a translucent run's, drawn once a side."""
+    models = np.stack([model for _, _, model in items])
+    objects = np.array([(*obj.linear_color(), float(obj.emissive)) for _, obj, _ in items])
+    return instance_rows(models, rates_at(rates, [i for i, _, _ in items]), objects)
+
+
+def rates_at(rates: np.ndarray, places: list[int]) -> np.ndarray:
+    """(n, 4, 4): the clip rates of the objects at ``places``; none (no motion) where
+    ``rates`` has none (no velocity asked, or an object added since)."""
+    where = np.asarray(places, np.intp)
+    moving = where < len(rates)
+    out = np.zeros((len(where), 4, 4))
+    out[moving] = np.asarray(rates)[where[moving]]
+    return out
+
+
 class InstancedDrawer:
     """The built-in geometries' buffers, and a vertex array with a per-instance buffer for
     each (program, geometry) drawn, for one context."""
@@ -103,7 +121,6 @@ class InstancedDrawer:
 
 
 def _write(buffer: Any, rows: np.ndarray) -> None:
-    data = rows.tobytes()
-    if len(data) > buffer.size:
-        buffer.orphan(len(data))
-    buffer.write(data)
+    if rows.nbytes > buffer.size:
+        buffer.orphan(rows.nbytes)
+    buffer.write(np.ascontiguousarray(rows))

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_color
-from hfrender.render.instances import InstancedDrawer, instance_rows
-from hfrender.render.models import ModelDrawer
+from hfrender.render.instances import InstancedDrawer, instance_rows, rates_at
+from hfrender.render.models import ModelDrawer, mesh_program
 from hfrender.render.msaa import msaa_samples
 from hfrender.render.programs import (
     NoSurfaceShader,
@@ -26,21 +26,18 @@ from hfrender.render.programs import (
     glsl,
     set_uniform,
     share_once,
-    surface_source,
 )
 from hfrender.render.shader_renderer import ShaderRenderer
-from hfrender.render.surface import surface_program
 from hfrender.render.target import Target
 from hfrender.render.text import TextDrawer
-from hfrender.render.translucent import TranslucentPass
+from hfrender.render.translucent import TranslucentPass, in_order
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
 from hfrender.scene.objects import sphere_geometry
 from hfrender.scene.text import is_text
 
-_NO_MOTION = np.zeros((4, 4))
-_NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object's rate is _NO_MOTION
+_NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object has no motion
 
 
 def _cross(a: list, b: list) -> list:
@@ -88,9 +85,7 @@ class SceneRenderer:
 
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
-            source, path = surface_source(shader, self.scene_dir)
-            self.programs[shader] = surface_program(self.ctx, glsl("mesh.vert"),
-                                                    glsl("mesh_header.frag"), source, path)
+            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, "")
         return self.programs[shader]
 
     def prepare(self) -> None:
@@ -160,8 +155,9 @@ class SceneRenderer:
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self._draw_objects(shared, rates, lens)
-        self.texts.mark(self, shared, rates, lens)
-        self.translucent.draw(self, shared, rates, lens)
+        order = in_order(scene.objects, lens[0], lens[1])  # translucent ones and texts
+        self.texts.mark(self, shared, rates, order)
+        self.translucent.draw(self, shared, rates, lens, order)
         self.target.resolve()
         self.translucent.lay_over()
 
@@ -215,7 +211,7 @@ class SceneRenderer:
         of an opacity below 1 are left to :mod:`hfrender.render.translucent`."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
-        models, objects = [], []  # the built-in ones', in the order drawn
+        models, objects, places = [], [], []  # the built-in ones', in the order drawn
         for i, obj in enumerate(self.scene.objects):
             if not obj.visible or obj.opacity < 1.0 or is_text(obj.geometry):  # (after)
                 continue
@@ -224,31 +220,22 @@ class SceneRenderer:
             share_once(prog, ready, shared)
             model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
             if model_file:
-                self._draw_model(prog, obj, model, rates[i] if i < len(rates) else _NO_MOTION)
+                self._draw_model(prog, obj, model, rates_at(rates, [i])[0])
                 continue
             geometry = self._geometry(obj, model, lens)
             groups.setdefault((id(prog), geometry), (prog, []))[1].append(len(models))
             models.append(model)
-            objects.append((*obj.linear_color(), float(obj.emissive), i))
+            objects.append((*obj.linear_color(), float(obj.emissive)))
+            places.append(i)
         if models:
-            self._draw_groups(groups, np.stack(models), np.array(objects), rates)
+            rows = instance_rows(np.stack(models), rates_at(rates, places), np.array(objects))
+            for (_, geometry), (prog, members) in groups.items():
+                self.instances.draw(prog, geometry, rows[members])
 
     def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
         """A loaded model, its values as uniforms."""
         _set_object(prog, obj, model, rate)
         self.models.render(prog, obj.geometry, model)
-
-    def _draw_groups(self, groups: dict, models: np.ndarray, objects: np.ndarray,
-                     rates: np.ndarray) -> None:
-        """Each group of objects (rows of ``models``, ``objects``: colour, emissive and the
-        object's place in the scene) with one instanced draw."""
-        where = objects[:, 4].astype(np.intp)  # an object without a rate has no motion
-        moving = where < len(rates)
-        rate = np.zeros((len(models), 4, 4))
-        rate[moving] = rates[where[moving]]
-        rows = instance_rows(models, rate, objects[:, :4])
-        for (_, geometry), (prog, members) in groups.items():
-            self.instances.draw(prog, geometry, rows[members])
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""
@@ -259,30 +246,17 @@ class SceneRenderer:
                 raise _at(exc, obj) from None
         return self._program_of(obj, is_model(obj.geometry))
 
-    def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray, lens: tuple | None,
+    def draw_one(self, prog: Any, i: int, obj: Any, rates: np.ndarray,
                  cover: float = 0.0) -> None:
-        """Draw object ``i``, ``obj``, alone with ``prog`` (the uniforms all share set
-        already): the translucent pass's models and texts, one at a time in its order (a
-        text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`)."""
-        model = obj.world_matrix()
-        rate = rates[i] if i < len(rates) else _NO_MOTION
+        """Draw a loaded model or a text, object ``i``, ``obj``, alone with ``prog`` (the
+        uniforms all share set already): the translucent pass's, one at a time in its order
+        (a text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`)."""
+        model, rate = obj.world_matrix(), rates_at(rates, [i])[0]
         if is_text(obj.geometry):
             _set_object(prog, obj, model, rate)
             self.texts.render(prog, obj, cover)
-            return
-        if is_model(obj.geometry):
+        else:
             self._draw_model(prog, obj, model, rate)
-            return
-        self.draw_run(prog, self._geometry(obj, model, lens), [(i, obj)], rates)
-
-    def draw_run(self, prog: Any, geometry: str, items: list, rates: np.ndarray) -> None:
-        """Objects ``items`` ((place, object)) of one built-in ``geometry`` drawn by
-        ``prog`` (the uniforms all share set already) with one instanced draw, in their
-        order: the translucent pass's runs."""
-        models = np.stack([obj.world_matrix() for _, obj in items])
-        rate = np.stack([rates[i] if i < len(rates) else _NO_MOTION for i, _ in items])
-        objects = np.array([(*obj.linear_color(), float(obj.emissive)) for _, obj in items])
-        self.instances.draw(prog, geometry, instance_rows(models, rate, objects))
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)

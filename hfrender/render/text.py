@@ -20,7 +20,6 @@ import numpy as np
 
 from hfrender.render.models import mesh_program, vertex_array
 from hfrender.render.programs import set_uniform, share_once
-from hfrender.render.translucent import in_order
 from hfrender.scene.text import Raster, is_text
 
 _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
@@ -109,17 +108,19 @@ class TextDrawer:
         set_uniform(prog, "u_cover_cut", float(cover))
         vao.render(moderngl.TRIANGLES)
 
-    def mark(self, renderer: Any, shared: dict, rates: np.ndarray, lens: tuple) -> None:
+    def mark(self, renderer: Any, shared: dict, rates: np.ndarray, order: list) -> None:
         """Write every drawn text's depth and velocity (not its colour, nor the depth
         buffer) where it covers at least :data:`MARK_COVER` of a pixel, farthest first as
-        their colours are laid (``lens``: the eye and its forward first), so where texts
+        their colours are laid (``order``: :func:`~hfrender.render.translucent.in_order`'s),
+        so where texts
         overlap the one drawn on top has the last word (was: the scene's order, a far
         text's depth under a near one); nothing where the target has neither plane."""
-        fbo = renderer.target.draw_fbo
-        texts = [(i, obj) for i, obj in in_order(renderer.scene.objects, lens[0], lens[1])
-                 if is_text(obj.geometry)]
-        if renderer.target.depth is None or not texts:
+        if renderer.target.depth is None:
             return
+        texts = [(i, obj) for i, obj in order if is_text(obj.geometry)]
+        if not texts:
+            return
+        fbo = renderer.target.draw_fbo
         masks = fbo.color_mask
         fbo.color_mask = ((False,) * 4, *masks[1:])
         fbo.depth_mask = False
@@ -129,7 +130,7 @@ class TextDrawer:
             prog = renderer.program_for(obj)
             share_once(prog, ready, shared)
             set_uniform(prog, "u_opacity", float(obj.opacity))
-            renderer.draw_one(prog, i, obj, rates, None, MARK_COVER)
+            renderer.draw_one(prog, i, obj, rates, MARK_COVER)
         fbo.color_mask, fbo.depth_mask = masks, True
         fbo.use()
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.render.instances import run_rows
 from hfrender.render.programs import compile_program, glsl, set_uniform, share_once
 from hfrender.render.target import Target, _resolve_program, unbind
 from hfrender.scene.in_view import _named
@@ -68,7 +69,8 @@ def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]
 
 def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tuple, list]]:
     """``order`` (:func:`in_order`) cut into runs, each one instanced draw a side, in the
-    same order: ((program, :func:`outside`, geometry, opacity), [(place, object)]).
+    same order: ((program, :func:`outside`, geometry, opacity), [(place, object, world
+    matrix)]).
     Consecutive planes of one program, geometry and opacity are a run (an instanced draw
     blends instance after instance, as draws one by one would); closed shapes too, but
     only while their pictures' bounds (:func:`screen_box`) meet none of the run's before
@@ -76,26 +78,26 @@ def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tu
     near side, as one by one. A loaded model or a text is a run alone (geometry None)."""
     clip = np.asarray(shared["u_proj"], np.float64) @ np.asarray(shared["u_view"], np.float64)
     found: list[tuple[tuple, list]] = []
-    boxes: list[np.ndarray] = []  # the last run's closed shapes'
+    boxes = np.empty((len(order), 4))  # the closed shapes' of the last run: [first:n]
+    first = n = 0
     for i, obj in order:
         prog = renderer.program_for(obj)
-        if is_model(obj.geometry) or is_text(obj.geometry):
-            found.append(((prog, None, None, float(obj.opacity)), [(i, obj)]))
-            continue
         model = obj.world_matrix()
+        if is_model(obj.geometry) or is_text(obj.geometry):
+            found.append(((prog, None, None, float(obj.opacity)), [(i, obj, model)]))
+            continue
         geometry = renderer._geometry(obj, model, lens)
         front = outside(obj.geometry, model)
         key = (prog, front, geometry, float(obj.opacity))
-        box = None if front is None else screen_box(geometry, clip @ model, renderer.size)
-        if not found or found[-1][0] != key:
-            found.append((key, [(i, obj)]))
-            boxes = [box]
-        elif front is None or not _meets(box, np.array(boxes)):
-            found[-1][1].append((i, obj))
-            boxes.append(box)
+        if front is not None:
+            boxes[n] = screen_box(geometry, clip @ model, renderer.size)
+        if found and found[-1][0] == key and (front is None or
+                                              not _meets(boxes[n], boxes[first:n])):
+            found[-1][1].append((i, obj, model))
         else:
-            found.append((key, [(i, obj)]))
-            boxes = [box]
+            found.append((key, [(i, obj, model)]))
+            first = n
+        n += front is not None
     return found
 
 
@@ -164,12 +166,13 @@ class TranslucentPass:
         self.gl.append(obj)
         return obj
 
-    def draw(self, renderer: Any, shared: dict, rates: np.ndarray, lens: tuple) -> None:
-        """Draw the scene's translucent objects (after the opaque ones, before the target
-        is resolved); ``shared``, ``rates``, ``lens``: as the opaque objects had them."""
+    def draw(self, renderer: Any, shared: dict, rates: np.ndarray, lens: tuple,
+             order: list) -> None:
+        """Draw the scene's translucent objects, ``order`` (:func:`in_order`), after the
+        opaque ones, before the target is resolved; ``shared``, ``rates``, ``lens``: as the
+        opaque objects had them."""
         import moderngl
 
-        order = in_order(renderer.scene.objects, lens[0], lens[1])
         self.layered = bool(order) and not self.target.hdr
         if not order:
             return
@@ -188,12 +191,12 @@ class TranslucentPass:
         for (prog, front, geometry, opacity), items in runs(renderer, order, shared, lens):
             share_once(prog, ready, mine)
             set_uniform(prog, "u_opacity", opacity)
-            self._far_then_near(renderer, prog, (front, geometry), items, rates, lens)
+            self._far_then_near(renderer, prog, (front, geometry), items, rates)
         ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.DEFAULT_BLENDING
 
     def _far_then_near(self, renderer: Any, prog: Any, kind: tuple, items: list,
-                       rates: np.ndarray, lens: tuple) -> None:
+                       rates: np.ndarray) -> None:
         """A run of closed built-in shapes (``kind``: their :func:`outside` and geometry):
         their far sides first, then their near sides over them (was: both in the mesh's
         triangle order, a sphere's far side laid over its near side in bands); a run of
@@ -203,17 +206,18 @@ class TranslucentPass:
 
         front, geometry = kind
         if geometry is None:
-            renderer.draw_one(prog, *items[0], rates, lens)
+            renderer.draw_one(prog, *items[0][:2], rates)
             return
+        rows = run_rows(items, rates)
         if front is None:
-            renderer.draw_run(prog, geometry, items, rates)
+            renderer.instances.draw(prog, geometry, rows)
             return
         ctx = self.ctx
         ctx.front_face = front
         ctx.enable(moderngl.CULL_FACE)
         for culled in ("front", "back"):  # the faces turned away first
             ctx.cull_face = culled
-            renderer.draw_run(prog, geometry, items, rates)
+            renderer.instances.draw(prog, geometry, rows)
         ctx.disable(moderngl.CULL_FACE)
         ctx.front_face, ctx.cull_face = "ccw", "back"
 
