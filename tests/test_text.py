@@ -268,3 +268,28 @@ def test_text_is_drawn_in_its_colour_whatever_the_light(gl_context):
     assert middle(color=(1.0, 0.5, 0.0)) == [255, 128, 0]  # a display colour, as given
     lit = middle(shader="lambert")
     assert lit[0] == lit[1] == lit[2] and 0 < lit[0] < 250
+
+
+def test_ray_refuses_a_font_outside_the_scenes_folder(tmp_path):
+    """--ray sends the scene's folder alone: a font read from elsewhere was not checked (the
+    models, pictures and common file were: two lists of the scene's files), and the
+    workers would not find it."""
+    from hfrender.config import ConfigError
+    from hfrender.engine.cluster import _files_inside
+    from hfrender.scene.loader import load_scene
+
+    if not DEJAVU.is_file():
+        pytest.skip("no DejaVu font on this machine")
+    (tmp_path / "shot").mkdir()
+    shutil.copy(DEJAVU, tmp_path / "mine.ttf")
+    (tmp_path / "shot" / "fonted.py").write_text(
+        "import hfrender as hf\n\nclass Fonted(hf.Scene):\n    def setup(self):\n"
+        f"        self.add(hf.Text('Hi', font={str(tmp_path / 'mine.ttf')!r}))\n")
+    scene = load_scene(str(tmp_path / "shot" / "fonted.py"))
+    scene.setup()
+    with pytest.raises(ConfigError) as info:
+        _files_inside(scene, tmp_path / "shot")
+    assert str(info.value) == (
+        f"--ray: the scene loads {tmp_path / 'mine.ttf'}, outside its folder "
+        f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
+        "put the font in it, or render without --ray")

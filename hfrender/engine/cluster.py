@@ -121,21 +121,13 @@ def _local_only(config: RenderConfig) -> None:
 
 
 def _files_inside(scene: Any, folder: Path) -> None:
-    """The model files the scene loaded in setup(), and the pictures a shader gives its
-    channels and its common file, must lie in its folder, the one sent to the workers (one
-    line, before any work; was: every chunk failed, "model file not found", naming the
-    worker's temporary copy)."""
-    from hfrender.scene import ShaderScene
-    from hfrender.scene.meshes import scene_models
+    """The files the scene read in setup() (:func:`~hfrender.scene.sources.read_files`:
+    models and theirs, fonts, a shader's pictures and common file) must lie in its folder,
+    the one sent to the workers (one line, before any work; was: every chunk failed,
+    "model file not found", naming the worker's temporary copy)."""
+    from hfrender.scene.sources import read_files
 
-    objects = getattr(scene, "objects", [])
-    files = [(Path(path), "model") for path in scene_models(objects)]
-    files += [(f[0], "model's texture") for o in objects  # (and .mtl, buffers: were left
-              for f in getattr(getattr(o, "_model", None), "files", ())]  # out: drawn white)
-    if isinstance(scene, ShaderScene):
-        files += [(path.resolve(), "picture") for path, _ in scene.channel_files().values()]
-        files += [(c[0].resolve(), "common file") for c in [scene.common_file()] if c]
-    for path, kind in files:
+    for path, kind in read_files(scene):
         within = path.is_relative_to(folder)
         hidden = within and any(p.startswith(".") for p in path.relative_to(folder).parts)
         if not within or hidden:  # hidden folders are not sent either (scene_files)

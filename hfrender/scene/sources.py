@@ -93,31 +93,39 @@ def surface_files(name: str, scene_dir: Path) -> list[Path]:
     return [scene_dir / name, scene_dir / f"{name}.glsl"]
 
 
+def read_files(scene: object) -> list[tuple[Path, str]]:
+    """The files the scene reads besides its script, modules and surface shaders, resolved,
+    each with what it is: its models and the files each read (an OBJ's .mtl and textures,
+    a .gltf's buffers), its texts' fonts; a shader scene's channel pictures and common
+    file. (The scene's files for a batch and --resume, :func:`asset_files`; what --ray
+    checks lies in the scene's folder.)"""
+    found: list[tuple[Path, str]] = []
+    for obj in getattr(scene, "objects", []):
+        model = getattr(obj, "_model", None)
+        if model is not None:
+            found.append((Path(model.path), "model"))
+            found += [(f[0], "model's texture") for f in model.files]
+        files = getattr(obj, "files", None)  # a text's font
+        if callable(files):
+            found += [(f, "font") for f in files()]
+    found += [(p, "picture") for p, _ in getattr(scene, "channel_files", dict)().values()]
+    found += [(c[0], "common file") for c in [getattr(scene, "common_file", lambda: None)()]
+              if c]
+    return [(path.resolve(), kind) for path, kind in found]
+
+
 def asset_files(scene: object) -> list[Path]:
     """The files the scene's objects read besides its script and modules: its surface
-    shaders beside it, its model files with the files each read (an OBJ's .mtl and
-    textures, a .gltf's buffers; a built-in shader is hfrender's own) and its texts' font
-    files; a shader scene's channel pictures and common file."""
+    shaders beside it (a built-in shader is hfrender's own) and :func:`read_files`."""
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
-    found: set[Path] = set()
+    found = {path for path, _ in read_files(scene) if path.is_file()}
     for obj in getattr(scene, "objects", []):
         shader = getattr(obj, "shader", None)
         own = next((f for f in surface_files(shader, root) if f.is_file()), None) \
             if shader and root is not None else None
         if own is not None:
             found.add(own.resolve())
-        model = getattr(obj, "_model", None)
-        if model is not None:  # the model file and those it read (.mtl, textures, buffers)
-            found.update(f.resolve() for f in (Path(model.path), *(s[0] for s in model.files))
-                         if f.is_file())
-        files = getattr(obj, "files", None)  # a text's font
-        if callable(files):
-            found.update(f.resolve() for f in files() if f.is_file())
-    # a shader's channel pictures (were not kept) and its common file
-    given = list(getattr(scene, "channel_files", dict)().values())
-    given += [c for c in [getattr(scene, "common_file", lambda: None)()] if c]
-    found.update(path.resolve() for path, _ in given if path.is_file())
     return sorted(found)
 
 
