@@ -7,9 +7,10 @@ stream type for (ProRes, FFV1, VP9, ...) as private data: a .ts that no player s
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
+
+from hfrender.io.ffmpeg import bare
 
 PRIVATE = "muxed as a private data stream"  # ffmpeg's warning (mpegts)
 
@@ -41,5 +42,5 @@ def private_stream(output: str, cmd: list[str], frame: bytes) -> str | None:
         return None
     for line in res.stderr.decode(errors="replace").splitlines():
         if PRIVATE in line:
-            return re.sub(r"^(\[[^\]]*\]\s*)+", "", line).strip()
+            return bare(line)
     return None

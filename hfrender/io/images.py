@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.io.ffmpeg import bare
 from hfrender.io.frame_marks import (  # (hfrender's marks: frame_marks)
     EXR_SEQUENCE,
     PNG_MAGIC,
@@ -178,7 +179,7 @@ def read_png(path: str | Path) -> np.ndarray:
     c = 4 if alpha else 3
     if res.returncode != 0 or len(res.stdout) != w * h * c * 2:
         said = res.stderr.decode(errors="replace").strip().splitlines()  # its decoder's
-        first = re.sub(r"^\[[^]]*\]\s*", "", said[0]) if said else ""  # line, not "Nothing
+        first = bare(said[0]) if said else ""  # line, not "Nothing
         raise InputError(f"cannot read {path}: a damaged PNG"  # was written" at the end
                          + (f" (ffmpeg: {first})" if first else ""))
     return np.frombuffer(res.stdout, "<u2").reshape(h, w, c).copy()
