@@ -36,7 +36,8 @@ _FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36:
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
 NOT_HERE.update(transparency="here it is opacity: 1 - transparency", font_size="a Text's size "
                 "is its height, the cap height in metres (0.3 by default), not points")
-TURNS = ("rotation", "rotation_euler", "orientation")  # a camera is aimed, not turned
+TURNS = ("rotation", "rotation_euler", "orientation", "rotate")  # a camera is aimed, not
+# turned (manim's camera.rotate too)
 # a render's settings, which a scene does not hold: the options that set them
 RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
                   "shutter_angle": "--shutter DEGREES (180 by default)",
@@ -73,7 +74,7 @@ def looks_like_setting(name: str, value: object) -> bool:
 def _pixels(value: object, least: int) -> bool:
     """Whether ``value`` reads as a count of pixels: a whole number, at least ``least``."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
-TURNS += ("rotate",)  # (manim's camera.rotate too)
+
 
 # manim's methods and attributes of an object (a Mobject's), which hfrender's objects have
 # not: what to do instead (said on reading, calling or setting one), where the class has

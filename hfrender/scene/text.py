@@ -131,17 +131,17 @@ class Text(Object3D):
         return _TEXT_CHECKS
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name == "font" and value is not None:  # looked for where the scene's line is
-            found = _font_file(self._label(name), value)
+        if name == "font":  # looked for where the scene's line is (None: Pillow's own)
+            found = None if value is None else _font_file(self._label(name), value)
             super().__setattr__("_font_file", found)
         super().__setattr__(name, value)
 
     def raster(self) -> Raster:
         """Its glyphs as they are drawn (once per text, font and alignment)."""
-        found = getattr(self, "_font_file", None) if self.font is not None else None
+        found = getattr(self, "_font_file", None)
         if found is None:
             return raster(self.text, None, self.align)
-        return raster(self.text, *found[:1], self.align, found[1:])
+        return raster(self.text, found[0], self.align, found[1:])
 
     def _matrix_scale(self) -> float | tuple:
         k = float(self.height) / self.raster().cap  # metres a raster pixel
@@ -157,7 +157,7 @@ class Text(Object3D):
     def files(self) -> list[Path]:
         """The font file it reads (the scene's files count it)."""
         found = getattr(self, "_font_file", None)
-        return [Path(found[0])] if found is not None and self.font is not None else []
+        return [] if found is None else [Path(found[0])]
 
 
 def _init(self: Text, *args: Any, **fields: Any) -> None:
