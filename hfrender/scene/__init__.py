@@ -176,8 +176,9 @@ class Scene:
             raise InputTypeError(f"add() takes objects, not a {type(obj).__name__} of them: "
                                  "unpack it, self.add(*objects)")  # (was: "got list")
         if isinstance(obj, Group):  # manim's self.add(VGroup(a, b)): a and b
-            for child in obj.children:
-                if not any(o is child for o in self.objects):
+            for child in obj.children:  # (the list searched only for one marked as added)
+                if getattr(child, "_added_to", None) is not self or \
+                        not any(o is child for o in self.objects):
                     self.add(child)
             return obj
         if not isinstance(obj, Object3D):
