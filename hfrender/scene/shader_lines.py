@@ -10,15 +10,22 @@ does not read or a bad value is one line of error."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 from hfrender.errors import InputError
+from hfrender.scene.sources import SHADER_SUFFIXES
 
 LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]*$", re.M)
 # comments, line ones first: a "/*" in a line comment ("//**** my shader", "// a/*.png")
 # opens no block (was: every line after it hidden, a review)
 COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 CHANNEL = re.compile(r"iChannel[0-3]")
+# a Buffer tab's shader given as a channel (was: "not a picture hfrender reads", a trial)
+NO_BUFFERS = ("a shader (shadertoy.com's Buffer A..D tabs), not a picture: hfrender draws the "
+              "Image tab alone, no buffers; a buffer that does not change with time can be "
+              "drawn to a picture first (hfrender still {} -t 0 --samples 1 --size WxH -o "
+              "buffer.png) and that picture given here")
 
 
 def shader_lines(source: str, path: str
@@ -39,6 +46,8 @@ def shader_lines(source: str, path: str
         if name in seen:  # (was: the last one taken, unsaid)
             raise InputError(f"{where}: {name} is given on line {seen[name]} already")
         seen[name] = line
+        if CHANNEL.fullmatch(name) and Path(value).suffix.lower() in SHADER_SUFFIXES:
+            raise InputError(f"{where}: {NO_BUFFERS.format(shlex.quote(value))}")
         if CHANNEL.fullmatch(name) and value:
             channels[int(name[-1])] = (Path(path).parent / value, line)
         elif name == "antialias" and value.lower() in ("true", "false"):

@@ -1,0 +1,47 @@
+"""Shaders as a Shadertoy author brings them from shadertoy.com, found in a trial: a Buffer
+tab given as a channel."""
+
+import numpy as np
+import pytest
+
+from hfrender.errors import InputError
+from hfrender.scene import ShaderScene
+
+
+@pytest.mark.parametrize("name", ["bufA.frag", "Buffer A.glsl", "feedback.fs"])
+def test_a_buffer_tabs_shader_given_as_a_channel_is_told_there_are_no_buffers(tmp_path, name):
+    """Was: "iChannel0 = .../bufA.frag: not a picture hfrender reads (PNG, JPEG, ...)", as
+    if the file were broken, and only when the render started."""
+    import shlex
+
+    (tmp_path / name).write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }\n")
+    text = (f"// Image tab\n// hfrender: iChannel0 = {name}\n"
+            "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
+    with pytest.raises(InputError) as err:
+        ShaderScene(text, str(tmp_path / "image.frag")).channel_files()
+    assert str(err.value) == (
+        f"{tmp_path / 'image.frag'}:2: hfrender: iChannel0 = {name}: a shader (shadertoy.com's "
+        "Buffer A..D tabs), not a picture: hfrender draws the Image tab alone, no buffers; "
+        "a buffer that does not change with time can be drawn to a picture first (hfrender "
+        f"still {shlex.quote(name)} -t 0 --samples 1 --size WxH -o buffer.png) and that "
+        "picture given here")
+
+
+def test_a_still_buffer_drawn_as_the_error_says_reads_back_its_colours(tmp_path):
+    """The workaround the error gives: the buffer's picture, read by texelFetch, is the
+    buffer's colours, code for code."""
+    from PIL import Image
+
+    from hfrender.cli import main
+
+    (tmp_path / "bufA.frag").write_text(
+        "void mainImage(out vec4 c, in vec2 p) { c = vec4(p / iResolution.xy, 0.3, 1); }\n")
+    (tmp_path / "image.frag").write_text(
+        "// hfrender: iChannel0 = buffer.png\n// hfrender: antialias = false\n"
+        "void mainImage(out vec4 c, in vec2 p) { c = texelFetch(iChannel0, ivec2(p), 0); }\n")
+    for scene, out, samples in (("bufA.frag", "buffer.png", "1"), ("image.frag", "o.png", "8")):
+        assert main(["still", str(tmp_path / scene), "-t", "0", "--samples", samples,
+                     "--size", "8x4", "-o", str(tmp_path / out), "-q"]) == 0
+    shown = np.asarray(Image.open(tmp_path / "o.png"))[..., :3]
+    assert shown[-1, :, 0].tolist() == [16, 48, 80, 112, 143, 175, 207, 239]  # (x + .5) / 8
+    assert shown[::-1, 0, 1].tolist() == [32, 96, 159, 223] and (shown[..., 2] == 76).all()
