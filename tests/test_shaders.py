@@ -192,7 +192,7 @@ def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path
 
 def test_an_overload_error_tells_its_first_candidate_and_counts_errors_only(tmp_path):
     path = _frag(tmp_path, "void mainImage(out vec3 c, in vec2 p) { c = vec3(1.0); }\n")
-    with pytest.raises(ShaderError, match=r"^hfrender's wrapper: no matching function for call "
+    with pytest.raises(ShaderError, match=rf"^{path}:1: no matching function for call "
                        r"to `mainImage\(vec4, vec2\)'; candidates are: void mainImage\(vec3, "
                        r"vec2\); hfrender calls void mainImage\(out vec4 fragColor"):
         _one(path)

@@ -45,3 +45,29 @@ def test_a_still_buffer_drawn_as_the_error_says_reads_back_its_colours(tmp_path)
     shown = np.asarray(Image.open(tmp_path / "o.png"))[..., :3]
     assert shown[-1, :, 0].tolist() == [16, 48, 80, 112, 143, 175, 207, 239]  # (x + .5) / 8
     assert shown[::-1, 0, 1].tolist() == [32, 96, 159, 223] and (shown[..., 2] == 76).all()
+
+
+@pytest.mark.parametrize("text, line, candidate", [
+    ("// a port from GLSL Sandbox\nvec4 mainImage(in vec2 fragCoord) {\n"
+     "    return vec4(1.0);\n}\n", 2, "vec4 mainImage(vec2)"),
+    ("// mainImage(fragColor) in mainImage(...) of a comment is no definition\n"
+     "float f() { return 1.0; }\nvoid  mainImage ( out vec3 c, in vec2 p )\n"
+     "{ c = vec3(f()); }\n", 3, "void mainImage(vec3, vec2)"),
+])
+def test_a_main_image_of_another_signature_is_told_at_its_line(tmp_path, text, line,
+                                                                candidate):
+    """Was: "hfrender's wrapper: no matching function for call to `mainImage(vec4, vec2)'",
+    naming no line of the user's file."""
+    from render_helpers import render_frames
+
+    from hfrender.render.programs import ShaderError
+
+    path = tmp_path / "s.frag"
+    path.write_text(text)
+    with pytest.raises(ShaderError) as err:
+        render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
+    assert err.value.errors[0].startswith(
+        f"{path}:{line}: no matching function for call to `mainImage(vec4, vec2)'; "
+        f"candidates are: {candidate}")
+    assert str(err.value).endswith(
+        "; hfrender calls void mainImage(out vec4 fragColor, in vec2 fragCoord)")

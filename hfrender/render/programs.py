@@ -20,6 +20,7 @@ _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
 # up to WRAPPER_LINE, where hfrender's own lines begin (Mesa names source string 0 for most
 # errors whatever "#line LINE STRING" says: lines alone tell the files apart)
 COMMON_LINE, WRAPPER_LINE = 500000, 1000000
+WRAPPER = "hfrender's wrapper"  # where an error in hfrender's code around the user's is
 
 
 class ShaderError(HFRenderError):
@@ -94,7 +95,7 @@ def compile_errors(log: str, user_file: str | Path | None,
             found[-1].append(said.strip())
             continue
         lineno = int(m.group(1))
-        place = "hfrender's wrapper" if lineno >= WRAPPER_LINE else \
+        place = WRAPPER if lineno >= WRAPPER_LINE else \
             f"{common_file}:{lineno - COMMON_LINE}" if common_file and lineno > COMMON_LINE \
             else f"{where}:{lineno}"
         found.append([f"{place}: {said.strip()}"])
@@ -104,6 +105,18 @@ def compile_errors(log: str, user_file: str | Path | None,
     return [first + (f" {under[0]}" + (f" (and {len(under) - 1} more)" if len(under) > 1
                                          else "") if under else "")
             for first, *under in found]
+
+
+def wrapper_errors_at(errors: list[str], code: str, defines: re.Pattern, path: str | Path,
+                      ) -> list[str]:
+    """``errors`` with those in hfrender's wrapper (its call of the user's function: one of
+    another signature) told at the line of ``code`` (comments blanked) where ``defines``
+    finds that function; as they are where it finds none (one named by a macro)."""
+    found = defines.search(code)
+    if found is None:
+        return errors
+    place = f"{path}:{code.count(chr(10), 0, found.start()) + 1}"
+    return [e.replace(WRAPPER, place, 1) if e.startswith(WRAPPER) else e for e in errors]
 
 
 def describe_compile_error(errors: list[str]) -> str:

@@ -9,10 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import ShaderError, compile_program, glsl, set_uniform
-from hfrender.render.shadertoy import no_main_image, old_output, shadertoy_hint, shadertoy_program
+from hfrender.render.programs import (
+    ShaderError,
+    compile_program,
+    glsl,
+    set_uniform,
+    wrapper_errors_at,
+)
+from hfrender.render.shadertoy import (
+    DEFINES_MAIN_IMAGE,
+    no_main_image,
+    old_output,
+    shadertoy_hint,
+    shadertoy_program,
+)
 from hfrender.render.target import Target
 from hfrender.scene import ShaderScene
+from hfrender.scene.shader_lines import blank_comments
 
 
 class ShaderRenderer:
@@ -36,10 +49,12 @@ class ShaderRenderer:
             self.prog = compile_program(ctx, glsl("fullscreen.vert"),
                                         shadertoy_program(scene.source, scene.common_source),
                                         scene.source_path, common and common[0])
-        except ShaderError as exc:
+        except ShaderError as exc:  # one in hfrender's call: at the user's mainImage
             hint = shadertoy_hint(str(exc), scene.source, common is not None)
-            raise ShaderError(f"{exc}{hint}", [exc.errors[0] + hint, *exc.errors[1:]]) \
-                from None
+            first, *more = wrapper_errors_at(exc.errors, blank_comments(scene.source),
+                                             DEFINES_MAIN_IMAGE, scene.source_path)
+            raise ShaderError(first + str(exc)[len(exc.errors[0]):] + hint,
+                              [first + hint, *more]) from None
         self.vao = ctx.vertex_array(self.prog, [])
         self.channels = [n for n in (f"iChannel{i}" for i in range(4)) if self.prog.get(n, None)]
         # a channel the shader gives no picture reads black: one texel of 0

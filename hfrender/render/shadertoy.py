@@ -33,6 +33,8 @@ CHANNELS = {"iChannel0": "sampler2D iChannel0", "iChannel1": "sampler2D iChannel
             "iChannelTime": "float iChannelTime[4]", "iSampleRate": "float iSampleRate"}
 OLD_NAMES = ("iGlobalTime",)  # Shadertoy's old iTime: a #define of the header, where used
 MAIN_IMAGE = "void mainImage(out vec4 fragColor, in vec2 fragCoord)"
+# mainImage's definition, of any type (a prototype before it is passed over)
+DEFINES_MAIN_IMAGE = re.compile(r"\b\w+\s+mainImage\s*\([^)]*\)\s*\{")
 
 # a uniform declaration: "uniform [precision] type " and its variables (over lines too)
 _UNIFORM = re.compile(r"\buniform\s+((?:(?:lowp|mediump|highp)\s+)?\w+\s+)([^;]*);")

@@ -14,7 +14,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hfrender.render.programs import ShaderError, compile_program, glsl, with_user_source
+from hfrender.render.programs import (
+    ShaderError,
+    compile_program,
+    glsl,
+    with_user_source,
+    wrapper_errors_at,
+)
 from hfrender.render.shadertoy import _UNIFORM, _code, _declared, own_uniforms_read
 
 log = logging.getLogger(__name__)
@@ -78,11 +84,9 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     try:
         return compile_program(ctx, vertex, frag, path)
     except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
-        m = _DEFINES_SHADE.search(_code(source))
-        line = _code(source).count("\n", 0, m.start()) + 1 if m else 1
-        place = f"{path}:{line}"
         hint = f"; hfrender calls {SHADE}"
-        errors = [e.replace("hfrender's wrapper", place, 1) + hint
-                  if e.startswith("hfrender's wrapper") else e for e in exc.errors]
+        moved = wrapper_errors_at(exc.errors, _code(source), _DEFINES_SHADE, path)
+        errors = [new + hint if new != old else old
+                  for old, new in zip(exc.errors, moved, strict=True)]
         more = str(exc)[len(exc.errors[0]):]  # " (and 1 more error)"
         raise ShaderError(errors[0] + more, errors) from None
