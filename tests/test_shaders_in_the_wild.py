@@ -71,3 +71,36 @@ def test_a_main_image_of_another_signature_is_told_at_its_line(tmp_path, text, l
         f"candidates are: {candidate}")
     assert str(err.value).endswith(
         "; hfrender calls void mainImage(out vec4 fragColor, in vec2 fragCoord)")
+
+
+@pytest.mark.parametrize("text, line, colour", [
+    ("// no out\nvoid mainImage(vec4 c, vec2 p) { c = vec4(1.0); }\n", 2, "c"),
+    ("void mainImage( in highp vec4 fragColor,\n in vec2 fragCoord )\n{\n"
+     "    fragColor = vec4(1.0);\n}\n", 1, "fragColor"),
+])
+def test_a_main_image_whose_colour_is_not_out_is_warned_black(tmp_path, caplog, text, line,
+                                                             colour):
+    """Was: a black picture and no word (shadertoy.com draws it black too: its wrapper
+    never sees what an ``in`` parameter is set to)."""
+    from render_helpers import render_frames
+
+    path = tmp_path / "s.frag"
+    path.write_text(text)
+    with caplog.at_level("WARNING"):
+        frames, _ = render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
+    assert (frames == 0).all()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"s.frag:{line}: mainImage's colour {colour} is not out, so what it sets is never "
+        f"seen (on shadertoy.com too): the picture is black; declare it out vec4 {colour}"]
+
+
+@pytest.mark.parametrize("head", ["out vec4 c, vec2 p", "inout vec4 c, in vec2 p",
+                                  "out mediump vec4 c, in vec2 p"])
+def test_a_main_image_whose_colour_is_out_or_inout_draws_unwarned(tmp_path, caplog, head):
+    from render_helpers import render_frames
+
+    path = tmp_path / "s.frag"
+    path.write_text(f"void mainImage({head}) {{ c = vec4(1.0, 0.5, 0.0, 1.0); }}\n")
+    with caplog.at_level("WARNING"):
+        frames, _ = render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
+    assert frames[0, 0, 0].tolist() == [255, 128, 0] and not caplog.records

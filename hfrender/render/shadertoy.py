@@ -44,6 +44,9 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 # add to it (``O += ...``), and an ``out`` parameter would start undefined
 _MAIN_OUT = re.compile(r"(\bvoid\s+mainImage\s*\(\s*)out\b")
 _MAIN = re.compile(r"\bvoid(\s+)main(\s*\()")
+# mainImage's colour: (its qualifier, its name); one not out is never seen by its caller
+_COLOUR = re.compile(r"\bmainImage\s*\(\s*((?:in|out|inout)\s+)?(?:(?:low|medium|high)p\s+)?"
+                     r"vec4\s+(\w+)")
 # a declaration's ``out`` (and its layout), as a standalone export declares its colour
 _OUT = re.compile(r"\b(?:layout\s*\([^)]*\)\s*)?out\b")
 
@@ -221,6 +224,9 @@ def shader_notes(config: Any, scene: Any) -> None:
     if isinstance(config.msaa, int) and config.msaa > 1:
         log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
                     "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
+    said = colour_not_out(scene.source)
+    if said is not None:
+        log.warning("%s:%s", name, said)
     line = own_main(scene.source)
     if line is not None:
         log.warning("%s:%d: defines main() as well as mainImage; hfrender supplies main() "
@@ -239,6 +245,19 @@ def shader_notes(config: Any, scene: Any) -> None:
     if unread:
         log.warning("%s gives %s a picture, which its code never reads", name,
                     ", ".join(unread))
+
+
+def colour_not_out(source: str) -> str | None:
+    """``LINE: what is wrong`` where mainImage's colour is no ``out`` (``void mainImage(vec4
+    c, vec2 p)``): the picture is black, as on shadertoy.com (was: unsaid, a trial)."""
+    code = _code(source)
+    found = _COLOUR.search(code)
+    if found is None or (found.group(1) or "").strip() in ("out", "inout"):
+        return None
+    colour = found.group(2)
+    return (f"{code.count(chr(10), 0, found.start()) + 1}: mainImage's colour {colour} is not "
+            "out, so what it sets is never seen (on shadertoy.com too): the picture is "
+            f"black; declare it out vec4 {colour}")
 
 
 def no_main_image(source: str) -> str | None:
@@ -282,9 +301,8 @@ def old_output(source: str) -> str | None:
     if found is None:
         return None
     line = code.count("\n", 0, found.start()) + 1
-    colour = re.search(r"\bmainImage\s*\(\s*(?:(?:in)?out\s+)?(?:(?:low|medium|high)p\s+)?"
-                       r"vec4\s+(\w+)", code)
-    name = colour.group(1) if colour else "fragColor"
+    colour = _COLOUR.search(code)
+    name = colour.group(2) if colour else "fragColor"
     return (f"{line}: {found.group()} is GLSL ES 1.00's output, which a Shadertoy shader "
             f"has not; set mainImage's colour ({name}) instead")
 
