@@ -104,3 +104,20 @@ def test_a_main_image_whose_colour_is_out_or_inout_draws_unwarned(tmp_path, capl
     with caplog.at_level("WARNING"):
         frames, _ = render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
     assert frames[0, 0, 0].tolist() == [255, 128, 0] and not caplog.records
+
+
+def test_an_hfrender_line_in_the_common_file_is_refused_at_its_line(tmp_path):
+    """Was: ``// hfrender: iChannel0 = grad.png`` in the common file taken for a comment:
+    the channel read black, unsaid."""
+    (tmp_path / "common.glsl").write_text(
+        "// shared\n// hfrender: iChannel0 = grad.png\n"
+        "vec4 tex(vec2 uv) { return texture(iChannel0, uv); }\n"
+        "/*\n// hfrender: iChannel1 = old.png\n*/\n")
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender: common = common.glsl\n"
+                    "void mainImage(out vec4 c, in vec2 p) { c = tex(p); }\n")
+    with pytest.raises(InputError) as err:
+        ShaderScene(path.read_text(), str(path))
+    assert str(err.value) == (
+        f"{tmp_path / 'common.glsl'}:2: hfrender: iChannel0 = grad.png: hfrender reads its "
+        f"lines in the shader ({path}), not in its common file; move it there")

@@ -32,16 +32,9 @@ def shader_lines(source: str, path: str
                  ) -> tuple[dict[int, tuple[Path, int]], bool, tuple[Path, int] | None]:
     """(channel -> (picture, line), antialias, (common file, line) or None) of a shader's
     lines (``path``: its file)."""
-    source = source.removeprefix("\ufeff")  # (was: a first line after a BOM not seen)
-    blocked = [m.span() for m in COMMENTS.finditer(source) if m.group().startswith("/*")]
     channels: dict[int, tuple[Path, int]] = {}
     antialias, common, seen = True, None, {}
-    for m in LINE.finditer(source):
-        if any(a <= m.start() < b for a, b in blocked):
-            continue
-        line = source.count("\n", 0, m.start()) + 1
-        name = m.group(1)  # (a comment after the value, "a.png\t// noise" too)
-        value = re.split(r"\s*//", m.group(2), maxsplit=1)[0].strip().strip("\"'")
+    for line, name, value in _own_lines(source):
         where = f"{path}:{line}: hfrender: {name} = {value}"
         if name in seen:  # (was: the last one taken, unsaid)
             raise InputError(f"{where}: {name} is given on line {seen[name]} already")
@@ -61,6 +54,15 @@ def shader_lines(source: str, path: str
     return channels, antialias, common
 
 
+def _own_lines(source: str) -> list[tuple[int, str, str]]:
+    """(line, name, value) of each ``// hfrender: NAME = VALUE`` line outside ``/* */``."""
+    source = source.removeprefix("\ufeff")  # (was: a first line after a BOM not seen)
+    blocked = [m.span() for m in COMMENTS.finditer(source) if m.group().startswith("/*")]
+    return [(source.count("\n", 0, m.start()) + 1, m.group(1),  # (a comment after the
+             re.split(r"\s*//", m.group(2), maxsplit=1)[0].strip().strip("\"'"))  # value too)
+            for m in LINE.finditer(source) if not any(a <= m.start() < b for a, b in blocked)]
+
+
 def common_code(common: tuple[Path, int], path: str) -> str:
     """The text of the common file a shader (``path``) names at a line (``common``: file,
     line), checked: there, and no ``mainImage`` of its own (that stays in the shader)."""
@@ -71,6 +73,11 @@ def common_code(common: tuple[Path, int], path: str) -> str:
     if not file.is_file():
         raise InputError(f"{where}: no such file (a path from the shader's folder)")
     text = shader_text(file.read_bytes()).removeprefix("\ufeff")
+    own = _own_lines(text)
+    if own:  # (was: taken for a comment, a trial)
+        at, name, value = own[0]
+        raise InputError(f"{file}:{at}: hfrender: {name} = {value}: hfrender reads its lines "
+                         f"in the shader ({path}), not in its common file; move it there")
     code = blank_comments(text)
     found = re.search(r"\bmainImage\s*\(", code)
     if found:
