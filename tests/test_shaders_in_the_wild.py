@@ -121,3 +121,30 @@ def test_an_hfrender_line_in_the_common_file_is_refused_at_its_line(tmp_path):
     assert str(err.value) == (
         f"{tmp_path / 'common.glsl'}:2: hfrender: iChannel0 = grad.png: hfrender reads its "
         f"lines in the shader ({path}), not in its common file; move it there")
+
+
+def test_a_channel_read_in_the_common_file_counts_as_read(tmp_path, caplog):
+    """Was: "s.frag gives iChannel0 a picture, which its code never reads" of a picture
+    the common file's code reads (and shows), and no word of a channel it reads black."""
+    from render_helpers import render_frames
+
+    from hfrender.render.shadertoy import shader_notes
+
+    (tmp_path / "common.glsl").write_text("vec4 tex(vec2 uv) { return texture(iChannel0, uv); }\n")
+    (tmp_path / "grad.png").write_bytes((tmp_path / "common.glsl").read_bytes())  # any file
+    path = tmp_path / "s.frag"
+    calls = "void mainImage(out vec4 c, in vec2 p) { c = tex(p); }\n"
+    path.write_text("// hfrender: common = common.glsl\n// hfrender: iChannel0 = grad.png\n"
+                    + calls)
+    config = type("C", (), {"msaa": 1})()
+    with caplog.at_level("WARNING"):
+        shader_notes(config, ShaderScene(path.read_text(), str(path)))
+    assert not caplog.records
+    path.write_text("// hfrender: common = common.glsl\n" + calls)
+    with caplog.at_level("WARNING"):
+        frames, _ = render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
+    assert (frames == 0).all()
+    assert [r.getMessage() for r in caplog.records] == [
+        "s.frag reads iChannel0, which hfrender does not set (a line `// hfrender: iChannel0 = "
+        "noise.png` in the shader gives a channel a picture; no buffers or sound): it stays 0; "
+        "it sets iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate"]

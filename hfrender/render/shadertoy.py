@@ -232,7 +232,8 @@ def shader_notes(config: Any, scene: Any) -> None:
         log.warning("%s:%d: defines main() as well as mainImage; hfrender supplies main() "
                     "(which calls mainImage), so this one is not used", name, line)
     given = {f"iChannel{i}" for i in scene.channel_files()}
-    unset = [n for n in unset_inputs(scene.source)
+    code = f"{scene.common_source}\n{scene.source}"  # (was: the shader's alone, a trial)
+    unset = [n for n in unset_inputs(code)
              if n not in given and not (given and n == "iChannelResolution")]
     if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
         why = (" (a line `// hfrender: iChannel0 = noise.png` in the shader gives a channel "
@@ -241,7 +242,7 @@ def shader_notes(config: Any, scene: Any) -> None:
         log.warning("%s reads %s, which hfrender does not set%s: %s 0; it sets %s", name,
                     ", ".join(unset), why, "it stays" if len(unset) == 1 else "they stay",
                     ", ".join(SHADERTOY_INPUTS))
-    unread = sorted(given - set(_reads(scene.source)))
+    unread = sorted(given - set(_reads(code)))
     if unread:
         log.warning("%s gives %s a picture, which its code never reads", name,
                     ", ".join(unread))
