@@ -29,7 +29,7 @@ from hfrender.render.programs import (
 )
 from hfrender.render.shader_renderer import ShaderRenderer
 from hfrender.render.target import Target
-from hfrender.render.text import TextDrawer
+from hfrender.render.text import TextDrawer, on_picture
 from hfrender.render.translucent import TranslucentPass, in_order
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
@@ -250,11 +250,13 @@ class SceneRenderer:
                  cover: float = 0.0) -> None:
         """Draw a loaded model or a text, object ``i``, ``obj``, alone with ``prog`` (the
         uniforms all share set already): the translucent pass's, one at a time in its order
-        (a text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`)."""
+        (a text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`; its raster as
+        fine as its size on the picture asks, :func:`~hfrender.render.text.on_picture`)."""
         model, rate = obj.world_matrix(), rates_at(rates, [i])[0]
         if is_text(obj.geometry):
             _set_object(prog, obj, model, rate)
-            self.texts.render(prog, obj, cover)
+            self.texts.render(prog, obj, cover, on_picture(
+                model, obj.raster().bounds, self._pixels_a_metre(), self.scene.camera.orthographic))
         else:
             self._draw_model(prog, obj, model, rate)
 

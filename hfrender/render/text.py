@@ -1,7 +1,10 @@
 """Drawing text (:mod:`hfrender.scene.text`): each raster uploaded once per renderer as a
-single-channel coverage texture (mipmapped, so small text stays smooth) on a quad of the
-loaded models' vertex layout, drawn by the models' program with ``HF_TEXT`` defined: the
-colour times the coverage, premultiplied (``shaders/glsl/mesh_main.frag``).
+single-channel coverage texture (mipmapped and filtered trilinearly, so small text stays
+smooth) on a quad of the loaded models' vertex layout; the raster's level (2, 4, ... times
+finer, :func:`level`) from the size a raster pixel takes on the picture in each sub-frame
+(:func:`on_picture`), so that large text stays sharp. Drawn by the models' program with
+``HF_TEXT`` defined: the colour times the coverage, premultiplied
+(``shaders/glsl/mesh_main.frag``).
 
 Text is drawn with the translucent objects (:mod:`hfrender.render.translucent`), its
 coverage times its opacity its alpha: smooth edges over whatever lies behind, and alpha in
@@ -12,6 +15,7 @@ pixel, so ``--reconstruct`` and ``--dof depth`` see it as any object.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,9 @@ from hfrender.scene.text import Raster, is_text
 _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
 _QUAD = np.array([0, 1, 2, 0, 2, 3], np.uint32)
 KEPT = 64  # rasters kept uploaded (a counter's text changes every frame: the oldest go)
+KEPT_PIXELS = 1 << 27  # and their pixels at most (128 MB; more with their mipmaps)
+MOST_LEVEL = 5  # a raster 32 times finer at most: a 4096 px font, some 2,800 px cap height
+LEVEL_PIXELS = 1 << 25  # a finer raster's pixels at most (32 MB)
 UNLIT = "unlit"  # a text's surface shader unless it names one (shaders/glsl/unlit.glsl)
 MARK_COVER = 0.5  # depth and velocity where coverage x opacity reaches this
 
@@ -40,6 +47,39 @@ def _fitted(coverage: np.ndarray, most: int) -> np.ndarray:
     k = most / max(h, w)
     size = (min(most, max(1, round(w * k))), min(most, max(1, round(h * k))))
     return np.asarray(Image.fromarray(coverage).resize(size, Image.Resampling.BOX))
+
+
+def on_picture(model: np.ndarray, bounds: np.ndarray, lens: tuple,
+               orthographic: bool) -> float:
+    """Picture pixels a pixel of a text's level-0 raster spans at most: its ``model``
+    matrix's larger step across the quad (``bounds``), at the depth of the quad's nearest
+    corner (inf at or behind the eye); ``lens``: the renderer's (eye, forward, pixels a
+    metre spans 1 m away), from the camera without its lens offset or jitter, so that
+    every sub-frame of one time draws the same level."""
+    m = np.asarray(model, np.float64)
+    step = max(float(np.linalg.norm(m[:3, 0])), float(np.linalg.norm(m[:3, 1])))
+    eye, forward, pixels = lens
+    if orthographic:
+        return step * pixels
+    (x0, y0, _), (x1, y1, _) = bounds
+    corners = m[:3, :3] @ np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [0.0] * 4])
+    depth = float(((corners + m[:3, 3:] - np.reshape(eye, (3, 1))).T @ forward).min())
+    return step * pixels / depth if depth > 0.0 else math.inf
+
+
+def level(scale: float, shape: tuple[int, int], most: int) -> int:
+    """The raster level for a text whose level-0 raster (``shape``) has pixels ``scale``
+    picture pixels wide: the least whose pixels are no wider than the picture's (2 **
+    level >= ``scale``: drawn no larger than rasterised, its edges a pixel wide), up to
+    :data:`MOST_LEVEL` and as far as its raster stays within the GL's largest texture
+    (``most`` pixels a side) and :data:`LEVEL_PIXELS`. Level 0 (today's 128 px font,
+    mipmapped where smaller) for any text at most that large on the picture."""
+    h, w = shape
+    k = 0
+    while (k < MOST_LEVEL and (1 << k) < scale and max(h, w) << (k + 1) <= most
+           and (h * w) << (2 * k + 2) <= LEVEL_PIXELS):
+        k += 1
+    return k
 
 
 class TextDrawer:
@@ -75,7 +115,8 @@ class TextDrawer:
         made = (self.ctx.buffer(raster.vertices.tobytes()), self.ctx.buffer(_QUAD.tobytes()),
                 texture)
         self.uploads[raster.key] = made
-        while len(self.uploads) > KEPT:
+        while len(self.uploads) > KEPT or (len(self.uploads) > 1 and sum(
+                t.width * t.height for _, _, t in self.uploads.values()) > KEPT_PIXELS):
             key, old = self.uploads.popitem(last=False)
             for k in [k for k in self.vaos if k[1] == key]:
                 self.vaos.pop(k).release()
@@ -94,12 +135,13 @@ class TextDrawer:
         """Compile and upload now, so that errors come before any drawing."""
         self._vao(self.program(obj.shader), obj.raster())
 
-    def render(self, prog: Any, obj: Any, cover: float = 0.0) -> None:
+    def render(self, prog: Any, obj: Any, cover: float = 0.0, scale: float = 0.0) -> None:
         """Draw ``obj``'s quad with ``prog`` (its other uniforms set already), dropping
-        what covers less than ``cover`` (with its opacity)."""
+        what covers less than ``cover`` (with its opacity), from the raster of its
+        :func:`level` for ``scale`` (:func:`on_picture`)."""
         import moderngl
 
-        raster = obj.raster()
+        raster = obj.raster(level(scale, obj.raster().coverage.shape, self.most))
         vao = self._vao(prog, raster)
         self._upload(raster)[2].use(0)
         set_uniform(prog, "u_base_texture", 0)

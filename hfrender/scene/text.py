@@ -1,13 +1,15 @@
 """Text in a scene: ``hf.Text("Hello", height=0.3)``, a flat plate of glyphs in the object's
 local x/y plane, facing +z (manim's Text, Blender's text object; not TeX).
 
-The text is rasterised once per (text, font) with Pillow into a coverage texture,
+The text is rasterised once per (text, font, align) with Pillow into a coverage texture,
 :data:`RASTER_PX` pixels to the font's size (mipmapped where drawn smaller), on a quad
-whose size is that raster's: ``height`` is the cap height, the height of a capital
-letter (an "I" is ``height`` metres tall), and lines follow at the font's own line
-spacing. The position is the middle of the block of lines: between the first line's cap
-top and the last line's baseline, and across its ink by ``align`` ("center": the middle,
-"left": its left edge, "right": its right edge; lines align to one another likewise).
+whose size is that raster's (where it is drawn larger: a raster 2, 4, ... times finer on
+the same quad, :func:`raster_at`, as :mod:`hfrender.render.text` chooses): ``height`` is
+the cap height, the height of a capital letter (an "I" is ``height`` metres tall), and
+lines follow at the font's own line spacing. The position is the middle of the block of
+lines: between the first line's cap top and the last line's baseline, and across its ink
+by ``align`` ("center": the middle, "left": its left edge, "right": its right edge; lines
+align to one another likewise).
 The default font is the one embedded in Pillow (the same pixels on every machine); a
 ``font="my.ttf"`` file is looked for beside the scene, then in the current folder, and is
 one of the scene's files (:func:`hfrender.scene.sources.asset_files`).
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from hfrender.scene.objects import _CHECKS, Object3D
 
 RASTER_PX = 128  # the font's size in the raster, pixels (its cap height some 90 of them)
 PAD = 8  # empty pixels around the glyphs: smooth edges, mipmaps bleeding nothing in
+LEVELS_KEPT = 8  # finer rasters kept (raster_at): some megapixels each
 ALIGNS = ("left", "center", "right")
 GEOMETRY = "text"
 
@@ -55,47 +58,64 @@ def is_text(geometry: str) -> bool:
     return geometry == GEOMETRY
 
 
-def _font(path: str | None) -> Any:
+def _font(path: str | None, size: int = RASTER_PX) -> Any:
     from PIL import ImageFont
 
     if path is None:
-        return ImageFont.load_default(size=RASTER_PX)  # Pillow's own: FreeType, embedded
-    return ImageFont.truetype(path, RASTER_PX)
+        return ImageFont.load_default(size=size)  # Pillow's own: FreeType, embedded
+    return ImageFont.truetype(path, size)
 
 
 @lru_cache(maxsize=256)
 def raster(text: str, font: str | None = None, align: str = "center",
            stamp: tuple = ()) -> Raster:
     """The glyphs of ``text`` in ``font`` (a resolved file, or None: Pillow's), its lines
-    aligned by ``align``; ``stamp`` (the file's time and size) makes a changed file drawn
-    again."""
+    aligned by ``align``, at :data:`RASTER_PX`; ``stamp`` (the file's time and size) makes
+    a changed file drawn again."""
+    return _drawn(text, font, align, stamp, 0)
+
+
+@lru_cache(maxsize=LEVELS_KEPT)
+def raster_at(level: int, text: str, font: str | None = None, align: str = "center",
+              stamp: tuple = ()) -> Raster:
+    """:func:`raster` drawn ``2 ** level`` times finer (level >= 1), its quad in
+    :func:`raster`'s pixels (by the font's size: its glyphs within a level-0 pixel of
+    that raster's, whose cap height is rounded to a pixel) and its ``cap`` that raster's,
+    so the model matrix and the bounds stay those of level 0 whatever level is drawn."""
+    base = raster(text, font, align, stamp)
+    return replace(_drawn(text, font, align, stamp, level), cap=base.cap)
+
+
+def _drawn(text: str, font: str | None, align: str, stamp: tuple, level: int) -> Raster:
+    """The raster of ``level``: the font's size ``RASTER_PX << level``, its quad in
+    level 0's pixels (``2 ** level`` of its own to one)."""
     from PIL import Image, ImageDraw
 
-    face = _font(font)
+    face, pad = _font(font, RASTER_PX << level), PAD << level
     lines = text.split("\n")
     ascent, descent = face.getmetrics()
     cap = float(-face.getbbox("H", anchor="ls")[1])
     widths = [face.getlength(line) for line in lines]
     wide = max(widths)
-    size = (int(np.ceil(wide)) + 2 * PAD, PAD * 2 + ascent + descent + (len(lines) - 1) * (
+    size = (int(np.ceil(wide)) + 2 * pad, pad * 2 + ascent + descent + (len(lines) - 1) * (
         ascent + descent))
     image = Image.new("L", size, 0)
     draw = ImageDraw.Draw(image)
     for i, (line, width) in enumerate(zip(lines, widths, strict=True)):
-        x = PAD + {"left": 0.0, "center": (wide - width) / 2, "right": wide - width}[align]
-        draw.text((x, PAD + ascent + i * (ascent + descent)), line, fill=255, font=face,
+        x = pad + {"left": 0.0, "center": (wide - width) / 2, "right": wide - width}[align]
+        draw.text((x, pad + ascent + i * (ascent + descent)), line, fill=255, font=face,
                   anchor="ls")
     coverage = np.asarray(image, np.uint8)
     key = hashlib.sha1(repr((text, font, align, stamp)).encode()).hexdigest()[:20]
-    return _placed(key, coverage, align, cap, PAD + ascent, PAD + ascent + (len(lines) - 1) * (
-        ascent + descent))
+    return _placed(key + (f"@{level}" if level else ""), coverage, align, cap, pad + ascent,
+                   pad + ascent + (len(lines) - 1) * (ascent + descent), 0.5 ** level)
 
 
 def _placed(key: str, coverage: np.ndarray, align: str, cap: float, first: float,
-            last: float) -> Raster:
+            last: float, unit: float = 1.0) -> Raster:
     """The raster on a quad about its anchor: x its ink's middle, left or right edge by
     ``align``, y midway between the first line's cap top and the last line's baseline
-    (rows ``first``, ``last``)."""
+    (rows ``first``, ``last``); its positions and cap in pixels ``unit`` times its own."""
     h, w = coverage.shape
     cols = np.flatnonzero(coverage.any(axis=0))
     left, right = (cols[0], cols[-1] + 1) if len(cols) else (w / 2, w / 2)
@@ -103,12 +123,12 @@ def _placed(key: str, coverage: np.ndarray, align: str, cap: float, first: float
     y0 = (first - cap + last) / 2
     v = np.zeros(4, VERTEX)
     corners = [(0, h), (w, h), (w, 0), (0, 0)]  # pixel (column, row): bottom left first
-    v["position"] = [(c - x0, y0 - r, 0.0) for c, r in corners]
+    v["position"] = [((c - x0) * unit, (y0 - r) * unit, 0.0) for c, r in corners]
     v["normal"] = (0.0, 0.0, 1.0)
     v["uv"] = [(c / w, 1.0 - r / h) for c, r in corners]  # the texture's bottom row first
     v["color"] = 1.0
     p = v["position"].astype(np.float64)
-    return Raster(key, coverage, v, np.stack([p.min(0), p.max(0)]), cap)
+    return Raster(key, coverage, v, np.stack([p.min(0), p.max(0)]), cap * unit)
 
 
 @dataclass(eq=False)
@@ -136,12 +156,13 @@ class Text(Object3D):
             super().__setattr__("_font_file", found)
         super().__setattr__(name, value)
 
-    def raster(self) -> Raster:
-        """Its glyphs as they are drawn (once per text, font and alignment)."""
+    def raster(self, level: int = 0) -> Raster:
+        """Its glyphs as they are drawn (once per text, font, alignment and level: 2 **
+        ``level`` times :data:`RASTER_PX`, :func:`raster_at`)."""
         found = getattr(self, "_font_file", None)
-        if found is None:
-            return raster(self.text, None, self.align)
-        return raster(self.text, found[0], self.align, found[1:])
+        args = (self.text, None, self.align) if found is None else (
+            self.text, found[0], self.align, found[1:])
+        return raster(*args) if level <= 0 else raster_at(level, *args)
 
     def _matrix_scale(self) -> float | tuple:
         k = float(self.height) / self.raster().cap  # metres a raster pixel

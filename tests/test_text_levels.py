@@ -1,0 +1,117 @@
+"""Text as sharp as its size on the picture asks (hf.Text): a raster 2, 4, ... times finer
+than the 128 px font where a raster pixel spans more than a picture pixel, chosen per
+sub-frame from the camera, on the same quad; small text from the mipmapped 128 px one."""
+
+import math
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.render import text as drawing
+from hfrender.scene import text as text_module
+from tests.render_helpers import linear
+from tests.test_meshes import draw, make_scene
+
+W, H = 128, 480  # an orthographic camera 2 m high: 240 px a metre
+
+
+def _crossing(profile, level):
+    """Where ``profile`` first reaches ``level``, in pixels between pixel centres."""
+    i = int(np.flatnonzero(profile >= level)[0])
+    return i - 1 + (level - profile[i - 1]) / (profile[i] - profile[i - 1])
+
+
+def _rise(profile):
+    """The 10%-90% rise of the first edge of ``profile`` (0 .. 1), pixels."""
+    return _crossing(profile, 0.9) - _crossing(profile, 0.1)
+
+
+def test_a_large_letters_edges_are_a_pixel_wide(gl_context):
+    """An "I" 400 px tall (a title's cap height on a 1080p frame), its stem's left and
+    right edges at 4 places across a pixel: a 10%-90% rise of some 1.3 px (a pixel's
+    coverage of an edge measures 0.9 to 1.6), at most 1.6; was 3.7 px, 3.8 at most, from
+    the 128 px font's 89 px of cap height magnified 4.5 times. The finer raster lies where
+    the projection puts the text: its cap 400 px tall (within level 0's rounding of it to
+    a whole pixel), centred."""
+    glctx, rises, cap_px = gl_context(size=(W, H)), [], 400
+    for dx in (0.0, 0.25, 0.5, 0.75):
+        word = hf.Text("I", height=cap_px / 240, position=(dx / 240, 0, 0))
+        color, _, _ = draw(glctx, make_scene(word, orthographic=True, ortho_height=2.0),
+                           size=(W, H))
+        row = linear(color[H // 2, :, 1])
+        rises += [_rise(row), _rise(row[::-1])]
+        column = linear(color[:, W // 2, 1])
+        top, bottom = _crossing(column, 0.5), H - 1 - _crossing(column[::-1], 0.5)
+        assert abs((top + bottom) / 2 - (H - 1) / 2) <= 0.5  # (pixel centres)
+        assert abs(bottom - top - cap_px) <= 0.01 * cap_px  # level 0's cap: whole pixels
+    assert np.mean(rises) <= 1.45 and max(rises) <= 1.7, rises
+
+
+def test_the_level_is_the_least_as_fine_as_the_picture_within_the_gls_texture():
+    shape, most = (171, 60), 16384  # an "I"'s raster at 128 px
+    assert [drawing.level(s, shape, most) for s in (0.0, 0.5, 1.0, 1.01, 2.0, 4.4)] == [
+        0, 0, 0, 1, 1, 3]
+    assert drawing.level(math.inf, shape, most) == drawing.MOST_LEVEL == 5
+    assert drawing.level(math.inf, shape, 4096) == 4  # 171 x 16 = 2736 px; x 32 too tall
+    assert drawing.level(math.inf, (171, 4000), most) == 2  # 4 x 4 x 684,000 px fit in 32 M
+    assert drawing.level(9.0, (171, 20000), most) == 0  # past the GL already: fitted
+
+
+def test_on_picture_is_a_raster_pixels_size_at_the_nearest_corner():
+    word = hf.Text("I", height=1.0, position=(0.0, 0.0, -3.0))
+    raster = word.raster()
+    step = 1.0 / raster.cap  # metres a raster pixel
+    lens = ((0.0, 0.0, 2.0), (0.0, 0.0, -1.0), 500.0)  # 500 px a metre 1 m away
+    model = word.model_matrix()
+    assert math.isclose(drawing.on_picture(model, raster.bounds, lens, True), step * 500)
+    assert math.isclose(drawing.on_picture(model, raster.bounds, lens, False), step * 100)
+    word.rotation = (0.0, math.pi / 2, 0.0)  # edge on: its near corner 5 m - half its width
+    near = 5.0 + raster.bounds[0, 0] * step
+    assert math.isclose(drawing.on_picture(word.model_matrix(), raster.bounds, lens, False),
+                        step * 500 / near)
+    behind = ((0.0, 0.0, -3.5), (0.0, 0.0, -1.0), 500.0)  # looking away
+    assert drawing.on_picture(model, raster.bounds, behind, False) == math.inf
+
+
+def _ink_box(raster):
+    """(left, right, top, bottom) of the glyphs' ink (coverage >= 128) on the quad."""
+    h, w = raster.coverage.shape
+    (x0, y0, _), (x1, y1, _) = raster.bounds
+    rows = np.flatnonzero((raster.coverage >= 128).any(axis=1))
+    cols = np.flatnonzero((raster.coverage >= 128).any(axis=0))
+    across, down = (x1 - x0) / w, (y1 - y0) / h
+    return np.array([x0 + cols[0] * across, x0 + (cols[-1] + 1) * across,
+                     y1 - rows[0] * down, y1 - (rows[-1] + 1) * down])
+
+
+def test_a_finer_raster_is_the_same_text_on_the_same_quad():
+    """Each level's glyphs lie where level 0's do, within a level-0 pixel (level 0's
+    heights and line pitch are rounded to its pixels), and within a pixel of the coarser
+    one of one another: no jump as a camera pushing in passes from one level to the
+    next."""
+    for text, align in (("Hi\nyou", "left"), ("hfrender", "center"), ("I", "right")):
+        base = text_module.raster(text, None, align)
+        boxes = [_ink_box(base)]
+        for level in (1, 2, 3):
+            fine = text_module.raster_at(level, text, None, align)
+            assert fine.cap == base.cap  # the model matrix's, whatever the level
+            assert fine.coverage.shape[1] / base.coverage.shape[1] == pytest.approx(
+                2 ** level, rel=0.01)
+            assert fine.key != base.key and fine.key.startswith(base.key)
+            boxes.append(_ink_box(fine))
+        np.testing.assert_allclose(boxes[1:], [boxes[0]] * 3, atol=1.2)
+        np.testing.assert_allclose(boxes[2:], [boxes[1]] * 2, atol=0.8)
+    assert hf.Text("I", align="right").raster(2) is text_module.raster_at(2, "I", None, "right")
+
+
+def test_uploaded_rasters_past_their_pixels_are_released(gl_context, monkeypatch):
+    """Finer rasters are megapixels: the drawer keeps at most KEPT_PIXELS of them
+    uploaded (the newest one whatever its size), as it keeps KEPT rasters."""
+    drawer = drawing.TextDrawer(gl_context().ctx, None)
+    rasters = [text_module.raster_at(2, "I", None, align) for align in text_module.ALIGNS]
+    monkeypatch.setattr(drawing, "KEPT_PIXELS", 2 * rasters[0].coverage.size)
+    for raster in rasters:
+        drawer._upload(raster)
+    assert list(drawer.uploads) == [r.key for r in rasters[1:]]  # the first one released
+    drawer.release()
