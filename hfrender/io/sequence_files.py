@@ -38,8 +38,24 @@ def sequence_files(path: str) -> list[Path] | None:
                     f"{path}: frame {a + 1} is missing (the sequence jumps from {a} to {b}); "
                     "a sequence is read only unbroken: put the missing frames back (or "
                     f"copies of frame {a} in their place)")
+        _empty(path, found)
         return [f for _, f in found] or None
     return None
+
+
+def _empty(path: str, found: list[tuple[int, Path]]) -> None:
+    """One line, before any work, where a frame of the sequence is an empty file: Blender's
+    placeholder for a frame still rendering, or a copy cut short (was: "Unable to open ...
+    for read" once the frames before it were made, a compositor's trial)."""
+    for n, f in found:
+        try:
+            empty = f.stat().st_size == 0
+        except OSError:  # gone since it was listed: its read says so
+            continue
+        if empty:
+            raise FootageError(f"{path}: frame {n} ({f.name}) is an empty file (0 bytes: a "
+                               "render's placeholder for a frame not yet rendered, or a copy "
+                               "cut short); put the finished frame in its place")
 
 
 def _moving(path: str) -> None:
