@@ -312,7 +312,8 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object =
         value = float(arr[y, x])
         what = (f"a value <= 0 ({value:g})" if count == 1
                 else f"{count} values <= 0, the first {value:g}")
-    zero = "; hfrender fx --depth-zero-is-sky reads 0 as sky" if arr[y, x] == 0 else ""
+    zero = ("; hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
+            "normalised to 0..1" if arr[y, x] == 0 else "")
     name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
     raise InputError(f"{name} has {what} at pixel (x={x}, y={y}); depth must be "
                      f"a distance > 0 (use inf for sky{zero})")

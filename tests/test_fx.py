@@ -166,7 +166,8 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
         assert main(args + (["--depth-scale", scale] if scale else [])) == 0
     said = [r.getMessage() for r in caplog.records if "--depth-scale" in r.getMessage()]
     expected = (f"depth {depth} is uint16, its first frame up to {far} m at --depth-scale 1: "
-                "if these are millimetres, pass --depth-scale 0.001 (an inverse depth, or "
+                "if these are millimetres, pass --depth-scale 0.001; if it is normalised to "
+                "0..1 (Blender's Map Range), --depth-range NEAR,FAR (an inverse depth, or "
                 "disparity, from a depth estimator is no distance: near is large there; "
                 "convert it to metres)")
     assert said == ([expected] if warned else []), said
@@ -193,7 +194,8 @@ def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, cap
     assert capsys.readouterr().err == (
         f"hfrender: error: depth frame 0 ({tmp_path / 'depth' / '0000.png'}) has 512 values "
         "<= 0, the first 0 at pixel (x=0, y=0); depth must be a distance > 0 (use inf for "
-        "sky; hfrender fx --depth-zero-is-sky reads 0 as sky)\n")
+        "sky; hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
+        "normalised to 0..1)\n")
     assert not (tmp_path / "out").exists()
     assert main(args + ["--depth-zero-is-sky"]) == 0
     metres = np.where(mm == 0, np.inf, mm.astype(np.float32) * np.float32(0.001))
@@ -934,7 +936,8 @@ def test_a_failed_run_keeps_the_frames_it_made_apart_and_says_where(tmp_path, rn
     assert capsys.readouterr().err == (
         f"hfrender: error: depth frame 5 ({tmp_path / 'd.npy'}) has a value <= 0 (0) at pixel "
         "(x=4, y=3); depth must be a distance > 0 (use inf for sky; hfrender fx "
-        f"--depth-zero-is-sky reads 0 as sky); the {len(frames)} frames finished so far are "
+        "--depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass normalised to "
+        f"0..1); the {len(frames)} frames finished so far are "
         f"in {kept / '%05d.png'} "
         f"({tmp_path / 'out' / 'a' / '%05d.png'} is untouched)\n")
     assert frames == [f"{i:05d}.png" for i in range(len(frames))] and 0 < len(frames) <= 5

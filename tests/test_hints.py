@@ -242,7 +242,8 @@ def test_depth_frame_names_the_frame_and_the_pixel():
         validate.depth_frame(d, 0)
     assert str(info.value) == ("depth frame 0 has a value <= 0 (0) at pixel (x=9, y=2); depth "
                                "must be a distance > 0 (use inf for sky; hfrender fx "
-                               "--depth-zero-is-sky reads 0 as sky)")
+                               "--depth-zero-is-sky reads 0 as sky, --depth-range "
+                               "NEAR,FAR a pass normalised to 0..1)")
     d[2, 9, 0] = -0.5  # no sensor writes that: no hint of the option
     with pytest.raises(InputError) as info:
         validate.depth_frame(d, 0)

@@ -37,7 +37,7 @@ LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
               ("--depth-scale", "depth_scale"), ("--depth-zero-is-sky", "depth_zero_is_sky"),
               ("--focus-pixel", "focus_pixel"), ("--depth-resize", "depth_resize"),
-              ("--dof-method", "dof_method"))
+              ("--dof-method", "dof_method"), ("--depth-range", "depth_range"))
 
 
 def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
@@ -101,6 +101,9 @@ def _dof_options(d: Any) -> None:
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
     d.add_argument("--depth-scale", type=float, default=None,
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")
+    d.add_argument("--depth-range", default=None, metavar="NEAR,FAR",
+                   help="a depth pass normalised to 0..1 (Blender's Map Range or Normalize): "
+                        "its 0 is NEAR metres, its 1 (white) FAR")
     d.add_argument("--depth-zero-is-sky", action="store_true", default=None,
                    help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
     d.add_argument("--depth-resize", choices=RESIZES, default=None,
@@ -147,6 +150,7 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
     """fx's settings of its flags, a bad value named as typed (``--f-stop 0``; was the
     setting's, ``--f-stop 0.0``, ``--aperture-blades=2``)."""
     from hfrender.engine.fx import FxSettings
+    from hfrender.engine.fx_settings import parse_range
 
     lens = _lens(args)
     if lens is None and args.motion_blur is None:
@@ -157,7 +161,9 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
                       auto_or_int("workers", _or(args.workers, "auto")), args.resume,
                       _or(args.dof_method, "fast"),
                       args.crf, args.preset, args.bitrate, args.pix_fmt,
-                      bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize)
+                      bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize,
+                      None if args.depth_range is None else parse_range(args.depth_range,
+                                                                        "--depth-range"))
 
 
 def cmd_fx(args: argparse.Namespace) -> int:

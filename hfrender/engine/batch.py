@@ -78,8 +78,8 @@ RENDER_OPTIONS: dict[str, Any] = {
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
     "depth_scale": float, "depth_zero_is_sky": bool, "focus_distance": float,
-    "focus_pixel": str, "depth_resize": str, "f_stop": float, "focal_length_mm": float,
-    "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
+    "focus_pixel": str, "depth_resize": str, "depth_range": str, "f_stop": float,
+    "focal_length_mm": float, "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
     "dof_method": str, "backend": str, "codec": str, "fps": float,
     "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
@@ -109,7 +109,7 @@ class BatchJob:
         return RenderConfig(output=str(self.output), quiet=True, resume=resume, **values)
 
     def fx_settings(self, resume: bool = False) -> Any:
-        from hfrender.engine.fx_settings import FxSettings, depth_lens, parse_pixel
+        from hfrender.engine.fx_settings import FxSettings, depth_lens, parse_pixel, parse_range
 
         o = dict(self.options)
         lens = None
@@ -127,7 +127,9 @@ class BatchJob:
                           **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")},
                           depth_zero_is_sky=o.get("depth_zero_is_sky", False),
                           focus_pixel=o.get("focus_pixel"),
-                          depth_resize=o.get("depth_resize"))
+                          depth_resize=o.get("depth_resize"),
+                          depth_range=None if o.get("depth_range") is None else
+                          parse_range(o["depth_range"], "depth-range"))
 
     def frame_numbers(self, frames: int) -> range | None:
         """The numbers of the ``frames`` files a render job with a range writes into its

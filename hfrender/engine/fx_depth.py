@@ -21,8 +21,8 @@ def depth_pass_of(source: str, s: FxSettings, size: tuple[int, int], count: int)
     # a sequence: its frames' numbers; one picture: its name's, as its output frame's (was
     # none: shot.1005.png beside depth z.1001..z.1010 refused, its folder took z.1005)
     numbered = not Path(source).is_file() or is_one_image(source)
-    return depth_for(s.depth, s.depth_scale, s.depth_zero_is_sky, size, count, s.lens_for,
-                     s.depth_resize, output_start(source) if numbered else None)
+    return depth_for(s.depth, s.depth_range or s.depth_scale, s.depth_zero_is_sky, size, count,
+                     s.lens_for, s.depth_resize, output_start(source) if numbered else None)
 
 
 def check_depth(source: str, s: FxSettings) -> None:

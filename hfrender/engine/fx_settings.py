@@ -41,6 +41,17 @@ def parse_pixel(text: str, name: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+def parse_range(text: str, name: str) -> tuple[float, float]:
+    """``NEAR,FAR`` (the option ``name``'s value, metres) as two numbers."""
+    parts = str(text).split(",")
+    try:
+        near, far = (float(v) for v in parts)
+    except ValueError:
+        raise ConfigError(f"{name} {text!r}: give NEAR,FAR, the metres a depth pass normalised "
+                          "to 0..1 maps its 0 and its 1 to (e.g. 0.5,20)") from None
+    return near, far
+
+
 def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     """The lens of fx's depth-of-field options ``o`` (``focus_distance`` or
     ``focus_pixel``, ``f_stop`` and :data:`LENS_OPTIONS`; None: not given), for the command
@@ -70,14 +81,14 @@ class FxSettings:
 
     ``window`` frames per output frame, ``stride`` frames between windows, ``weights`` the
     shutter curve, ``linear_light`` False to blend code values as ``ffmpeg -vf tmix``;
-    ``depth`` a depth pass (scaled to metres by ``depth_scale``; its zeros sky with
-    ``depth_zero_is_sky``; of another size, scaled to the footage's by ``depth_resize``,
-    "nearest" or "linear") and the ``lens`` that defocuses with it (``focus_pixel``: each
-    frame's focus distance its depth at that pixel, instead of the lens's); ``input_fps``
-    the rate of a PNG sequence; ``workers`` fusion threads (``"auto"``: two for a depth of
-    field on 2 or more cores, where two frames defocused at once take 0.8x the time of one
-    after the other, else one); ``resume`` continues an interrupted run of the same
-    settings.
+    ``depth`` a depth pass (scaled to metres by ``depth_scale``, or ``depth_range`` (near,
+    far): the metres of a pass normalised to 0..1; its zeros sky with ``depth_zero_is_sky``;
+    of another size, scaled to the footage's by ``depth_resize``, "nearest" or "linear")
+    and the ``lens`` that defocuses with it (``focus_pixel``: each frame's focus distance
+    its depth at that pixel, instead of the lens's); ``input_fps`` the rate of a PNG
+    sequence; ``workers`` fusion threads (``"auto"``: two for a depth of field on 2 or more
+    cores, where two frames defocused at once take 0.8x the time of one after the other,
+    else one); ``resume`` continues an interrupted run of the same settings.
     """
 
     window: int = 1
@@ -100,6 +111,7 @@ class FxSettings:
     depth_zero_is_sky: bool = False  # a depth of 0 (a sensor's "no reading") read as inf
     focus_pixel: tuple[int, int] | None = None  # (x, y): each frame focused on its depth there
     depth_resize: str | None = None  # a depth pass of another size: "nearest" or "linear"
+    depth_range: tuple[float, float] | None = None  # (near, far): a normalised pass's 0 and 1
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -120,6 +132,7 @@ class FxSettings:
                               f"{self.stride}) must be from {MIN_FPS:g} to {MAX_FPS:g} fps")
         if self.depth_zero_is_sky and self.depth is None:
             raise ConfigError("--depth-zero-is-sky needs --depth")
+        self._check_depth_range()
         if self.depth_resize is not None and self.depth_resize not in RESIZES:
             raise ConfigError(f"--depth-resize {self.depth_resize!r}: choose one of "
                               f"{', '.join(RESIZES)}")
@@ -145,6 +158,24 @@ class FxSettings:
             raise ConfigError(f"--workers {self.workers}: must be an integer from 1 to 64")
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
             raise ConfigError("linear_light and resume must be True or False")
+
+    def _check_depth_range(self) -> None:
+        span = self.depth_range
+        if span is None:
+            return
+        if not (isinstance(span, (tuple, list)) and len(span) == 2
+                and all(_positive(v) for v in span)):
+            raise about(ConfigError, "depth_range", span, ": give NEAR,FAR, two finite "
+                        "distances in metres > 0 (the normalised pass's 0 and 1; FAR < NEAR "
+                        "where white is near)", head=f"--depth-range {span!r}")
+        if self.depth is None:
+            raise ConfigError("--depth-range needs --depth")
+        for flag, given in (("--depth-scale", self.depth_scale != 1.0),
+                            ("--depth-zero-is-sky", self.depth_zero_is_sky)):
+            if given:
+                raise ConfigError(f"--depth-range and {flag}: give one (the range gives the "
+                                  "normalised pass's metres, its 0 NEAR)")
+        object.__setattr__(self, "depth_range", (float(span[0]), float(span[1])))
 
     def _check_focus_pixel(self) -> None:
         pixel = self.focus_pixel

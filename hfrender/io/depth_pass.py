@@ -33,6 +33,7 @@ from hfrender.io.sequence_files import sequence_files, sequence_start
 from hfrender.optics import Lens
 
 log = logging.getLogger(__name__)
+Scale = float | tuple[float, float]  # times a factor, or (near, far): a normalised pass's
 
 
 @dataclass
@@ -51,14 +52,15 @@ class DepthPass:
         return Path(self.path) if self.files is None else self.files[i]
 
 
-def _units_note(path: str, first: np.ndarray, scale: float) -> str | None:
+def _units_note(path: str, first: np.ndarray, scale: Scale) -> str | None:
     """A warning for integer depth taken as metres (``scale`` 1) whose first frame reaches
     past :data:`hfrender.validate.UNLIKELY_METRES` (millimetres, most likely)."""
     largest = validate.unlikely_metres(first) if scale == 1.0 else None
     if largest is None:
         return None
     return (f"depth {path} is {first.dtype}, its first frame up to {largest:g} m at "
-            "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001 (an inverse "
+            "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001; if it is "
+            "normalised to 0..1 (Blender's Map Range), --depth-range NEAR,FAR (an inverse "
             "depth, or disparity, from a depth estimator is no distance: near is large there; "
             "convert it to metres)")
 
@@ -124,9 +126,14 @@ def _read_image(path: str | Path) -> np.ndarray:
     return d[..., 0] if d.ndim == 3 else d
 
 
-def _metres(frame: np.ndarray, scale: float, zero_is_sky: bool) -> np.ndarray:
-    """A frame of the pass in metres (float32): times ``scale``; 0 is sky (inf) with
-    ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky)."""
+def _metres(frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> np.ndarray:
+    """A frame of the pass in metres (float32): times ``scale``, or with ``scale`` (near, far)
+    a pass normalised to 0..1 (its integer type's largest value 1) from near to far; 0 is
+    sky (inf) with ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky)."""
+    if isinstance(scale, tuple):
+        near, far = scale
+        one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1.0
+        return np.asarray(frame, np.float32) * np.float32((far - near) / one) + np.float32(near)
     with np.errstate(over="ignore"):  # past float32 (a renderer's FLT_MAX sky): inf, sky
         out = np.asarray(frame, np.float32) * np.float32(scale)
     if zero_is_sky:
@@ -134,7 +141,7 @@ def _metres(frame: np.ndarray, scale: float, zero_is_sky: bool) -> np.ndarray:
     return out
 
 
-def _note(path: str, first: np.ndarray, scale: float) -> str | None:
+def _note(path: str, first: np.ndarray, scale: Scale) -> str | None:
     """What looks wrong with an image depth pass's first frame: 8 bits, or millimetres."""
     if first.dtype == np.uint8:  # 256 steps of depth: each step a jump in blur
         return (f"depth {path} is 8-bit: 256 depths at most, so the blur changes in steps "
@@ -157,16 +164,17 @@ def _read_one(path: Path) -> np.ndarray:
         raise FootageError(unreadable(path, exc, "depth ")) from None
 
 
-def _static(path: str, frame: np.ndarray, scale: float, zero_is_sky: bool) -> DepthPass:
+def _static(path: str, frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> DepthPass:
     """One depth frame (H, W) for every frame of the footage."""
     metres = _metres(frame, scale, zero_is_sky)
     return DepthPass(path, 1, (int(frame.shape[1]), int(frame.shape[0])),
                      itertools.repeat(metres), metres, _note(path, frame, scale), static=True)
 
 
-def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> DepthPass:
+def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> DepthPass:
     """A depth pass: ``.npy``/``.npz`` (N, H, W), or a 16-bit PNG / EXR sequence, in metres
-    (times ``scale``; 0 read as sky with ``zero_is_sky``); an (H, W) array or one image:
+    (times ``scale``, or from near to far, ``scale`` (near, far), where it is normalised to
+    0..1; 0 read as sky with ``zero_is_sky``); an (H, W) array or one image:
     the depth of every frame (``static``)."""
     p = Path(path)
     if p.suffix.lower() in (".npy", ".npz"):
@@ -208,7 +216,7 @@ def open_depth(path: str, scale: float = 1.0, zero_is_sky: bool = False) -> Dept
     return _sequence(path, files, scale, zero_is_sky)
 
 
-def _sequence(path: str, files: list[Path], scale: float, zero_is_sky: bool) -> DepthPass:
+def _sequence(path: str, files: list[Path], scale: Scale, zero_is_sky: bool) -> DepthPass:
     """The depth pass of an image sequence's ``files``, in order."""
     first = _read_one(files[0])
     metres = _metres(first, scale, zero_is_sky)
@@ -223,7 +231,7 @@ def _sequence(path: str, files: list[Path], scale: float, zero_is_sky: bool) -> 
                      _note(path, first, scale), files=files)
 
 
-def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | None,
+def _by_number(depth: DepthPass, scale: Scale, zero_is_sky: bool, first: int | None,
                count: int) -> DepthPass:
     """A depth sequence's frames paired with a numbered footage's by their numbers (was:
     by place: shot.1001 defocused with z.1003), the depth's other frames left out; numbers
@@ -250,7 +258,7 @@ def _by_number(depth: DepthPass, scale: float, zero_is_sky: bool, first: int | N
 RESIZES = ("nearest", "linear")  # how a depth pass of another size is scaled to the footage
 
 
-def depth_for(path: str, scale: float, zero_is_sky: bool, size: tuple[int, int], count: int,
+def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int], count: int,
               lens_for: Callable[[np.ndarray], Lens], resize: str | None = None,
               first: int | None = None) -> DepthPass:
     """:func:`open_depth`, checked against footage of ``size`` (w, h) and ``count`` frames
