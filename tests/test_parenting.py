@@ -274,7 +274,7 @@ NOT_ADDED = ("InputError: Sphere.parent: the Sphere at (1, 0, 0) is not added to
 @pytest.mark.parametrize("setup, more, said", [
     ("self.a, self.b = self.add(hf.Cube(), hf.Sphere())\n"
      "            self.a.parent = self.b\n            self.b.parent = self.a", [],
-     "scene error in setup(): InputError: Sphere.parent would be the Cube at (0, 0, 0), "
+     "scene error in setup(): InputError: Sphere.parent would be self.a (a Cube), "
      "which is placed under this Sphere already: a cycle"),
     (FOREIGN, [], f"scene error in drawing at t=0 s (output frame 0): {NOT_ADDED}"),
     # its velocity first (was: the bare message, without the time)

@@ -14,7 +14,7 @@ import math
 import os
 import sys
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, wraps
 from numbers import Integral, Real
 from pathlib import Path
@@ -233,6 +233,19 @@ def caller_line() -> str | None:
 
 
 # --- values ----------------------------------------------------------------------------
+def held(scene: object) -> Iterator[tuple[str, object]]:
+    """(name, value) of what a scene holds under its own names, as its errors and warnings
+    name an object: ``self.ball``, and each item of a list, tuple or dict held,
+    ``self.balls[2]`` (not its ``objects`` list: the scene's, by number)."""
+    for name, value in vars(scene).items():
+        if name == "objects":
+            continue
+        items = value.items() if isinstance(value, dict) else \
+            enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
+        for key, item in items:
+            yield f"self.{name}" + ("" if key is None else f"[{key!r}]"), item
+
+
 def real(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
 

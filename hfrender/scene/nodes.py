@@ -76,7 +76,7 @@ class Placed(checks.Checked):
             if node._drawn and getattr(node, "_added_to", None) is not scene and \
                     not any(o is node for o in scene.objects):
                 raise InputError(
-                    f"{type(self).__name__}.parent: {_a(node)} is not added to this scene "
+                    f"{type(self).__name__}.parent: {_a(node, scene)} is not added to this scene "
                     "(never added, or another scene's), so it would not be drawn while its "
                     "children are: self.add() it in setup(), or parent them to an hf.Group "
                     "(never drawn, needs no add)")
@@ -84,9 +84,16 @@ class Placed(checks.Checked):
         return parent._frame()
 
 
-def _a(node: Placed) -> str:
+def _a(node: Placed, scene: Any = None) -> str:
+    """``node`` as an error names it: by the scene's name for it (``self.planet (a
+    Sphere)``: :func:`checks.held`), else by where it is (``the Sphere at (1, 0, 0)``)."""
+    kind = type(node).__name__
+    name = next((where for where, v in checks.held(scene) if v is node), None) \
+        if scene is not None else None
+    if name is not None:
+        return f"{name} (a {kind})"
     at = ", ".join(f"{float(v):.4g}" for v in node.position)  # type: ignore[attr-defined]
-    return f"the {type(node).__name__} at ({at})"
+    return f"the {kind} at ({at})"
 
 
 def lineage(node: Placed) -> str:
@@ -113,8 +120,10 @@ def _no_cycle(node: Placed, value: object) -> None:
     up = value
     while up is not None:
         if up is node:
+            scene = getattr(node, "_added_to", None) or getattr(value, "_added_to", None)
             said = ("itself" if value is node else
-                    f"{_a(value)}, which is placed under this {type(node).__name__} already")
+                    f"{_a(value, scene)}, which is placed under this {type(node).__name__} "
+                    "already")
             raise InputError(f"{what} would be {said}: a cycle (a.parent = b, b.parent = "
                              "a); an object is placed in its parent's frame, so one of the "
                              "two is the parent, not both")

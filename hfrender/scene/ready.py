@@ -34,7 +34,7 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.logs import filtered
-from hfrender.scene import Scene, ShaderScene, say_camera_settings
+from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
@@ -290,13 +290,8 @@ def unadded(scene: Scene) -> list[tuple[str, str]]:
     objects never added: they are not drawn (a trial: ``self.ball = hf.Sphere()`` rendered
     the background alone, without a word)."""
     added = {id(o) for o in scene.objects}
-    lost = []
-    for name, value in vars(scene).items():
-        items = value.items() if isinstance(value, dict) else \
-            enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]
-        lost += [(f"self.{name}" + ("" if key is None else f"[{key!r}]"), type(o).__name__)
-                 for key, o in items if isinstance(o, Object3D) and id(o) not in added]
-    return lost
+    return [(where, type(o).__name__) for where, o in checks.held(scene)
+            if isinstance(o, Object3D) and id(o) not in added]
 
 
 def _say_unadded(scene: Scene) -> None:
