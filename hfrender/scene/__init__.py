@@ -162,7 +162,8 @@ class Scene:
         several (``self.add(a, b)``, as manim takes them: was a bare TypeError) each in turn,
         returned as a tuple. Objects are added in ``setup()``: one added in ``update(t)``
         would pile up, every sub-frame drawing all those added before it. An ``hf.Group``
-        is not drawn and needs no adding: adding one adds the objects given to it."""
+        is not drawn and needs no adding: adding one adds the objects in it, and those
+        that join it later (:meth:`_join`)."""
         if more:
             return tuple(self.add(o) for o in (obj, *more))
         if isinstance(obj, type) and issubclass(obj, (Object3D, Group)):  # not hf.Sphere()
@@ -176,10 +177,7 @@ class Scene:
             raise InputTypeError(f"add() takes objects, not a {type(obj).__name__} of them: "
                                  "unpack it, self.add(*objects)")  # (was: "got list")
         if isinstance(obj, Group):  # manim's self.add(VGroup(a, b)): a and b
-            for child in obj.children:  # (the list searched only for one marked as added)
-                if getattr(child, "_added_to", None) is not self or \
-                        not any(o is child for o in self.objects):
-                    self.add(child)
+            self._take(obj, self.add)  # (and those joining it later: _join)
             return obj
         if not isinstance(obj, Object3D):
             from hfrender.scene.meshes import FORMATS
@@ -190,12 +188,44 @@ class Scene:
                                  f"got {type(obj).__name__}{model}")
         obj.geometry  # noqa: B018 - a Mesh made without load() refused here, at add()'s line
         if getattr(obj, "_added_to", None) is self and any(o is obj for o in self.objects):
+            if obj.__dict__.pop("_joined", False):  # added with its group: this add says so
+                return obj  # (self.add(hf.Cube(parent=group)), group added)
             made = "Mesh.load" if type(obj).__name__ == "Mesh" else type(obj).__name__
             raise InputError(f"add(): this {type(obj).__name__} was added already; add a "
                              f"second one (hf.{made}(...)) to draw two")
+        return self._put(obj)
+
+    def _put(self, obj: Object3D) -> Object3D:
         self.objects.append(obj)
         object.__setattr__(obj, "_added_to", self)  # (was: drawn twice, in one place)
         return obj
+
+    def _join(self, obj: Object3D | Group, group: Group) -> None:
+        """``obj`` joined ``group``, added to this scene (``group.add(obj)``, ``obj.parent =
+        group``): added as ``self.add(group)`` would have added it (was: not drawn, a
+        manim user's trial). In ``update(t)`` an object is refused in one line: the scene
+        drawn would depend on the times drawn before."""
+        if isinstance(obj, Object3D) and _inside_update(self):
+            held = next((w for w, v in checks.held(self) if v is group), "the group")
+            raise InputError(f"{type(obj).__name__}.parent = {held} in update(t): a "
+                             f"{type(obj).__name__} not added joins the scene with the group "
+                             "it joins, and objects join once, in setup() (added at every "
+                             "update they pile up); give it to the group there, and set its "
+                             "visible from t in update(t)")
+        if isinstance(obj, Group):  # (not add's refusal in update(t): no object drawn)
+            self._take(obj, lambda child: self._join(child, obj))
+        else:  # (not add's checks: hf.Mesh.load(path, parent=group) joins before its model
+            self._put(obj)  # is read)
+            object.__setattr__(obj, "_joined", True)
+
+    def _take(self, group: Group, add: Any) -> None:
+        """``group`` marked as added to this scene, and ``add`` called with each of its
+        children not added yet (the list searched only for one marked as added)."""
+        object.__setattr__(group, "_added_to", self)
+        for child in group.children:
+            if getattr(child, "_added_to", None) is not self or \
+                    not any(o is child for o in self.objects):
+                add(child)
 
 
 _PURE = ("update(t) sets every object from t alone, over the scene's duration (docs/"

@@ -57,6 +57,8 @@ class Placed(checks.Checked):
         if name == "parent":
             _no_cycle(self, value)
         super().__setattr__(name, value)
+        if name == "parent" and isinstance(value, Group):
+            value._joined(self)
 
     def _frame(self) -> np.ndarray:
         """The frame this gives its children, in the world: its parents' frames times its
@@ -135,7 +137,9 @@ class Group(Placed):
     """An invisible frame to place objects in: ``hf.Group(a, b, position=..., rotation=...,
     scale=...)`` (or ``group.add(a, b)``) sets their ``parent`` to it, and they move, turn
     and scale with it. Never drawn: it needs no ``self.add``; ``self.add(group)`` adds
-    the objects given to it (as manim's ``self.add(VGroup(a, b))``)."""
+    the objects in it (as manim's ``self.add(VGroup(a, b))``), and those that join it later
+    in ``setup()`` as they join (``group.add(c)``, ``c.parent = group``: manim's VGroup
+    draws a submobject added after it)."""
 
     position: tuple = (0.0, 0.0, 0.0)
     rotation: tuple = (0.0, 0.0, 0.0)
@@ -145,9 +149,9 @@ class Group(Placed):
     def __init__(self, *children: Placed, position: Any = (0.0, 0.0, 0.0),
                  rotation: Any = (0.0, 0.0, 0.0), scale: Any = 1.0,
                  parent: Placed | None = None) -> None:
+        object.__setattr__(self, "_given", {})  # the objects whose parent it was set to
         self.position, self.rotation, self.scale = position, rotation, scale
         self.parent = parent
-        object.__setattr__(self, "_given", [])
         if children:
             self.add(*children)
 
@@ -165,14 +169,22 @@ class Group(Placed):
                       else "")
             raise InputError(f"Group.add() takes objects (hf.Sphere, hf.Mesh, ...) or "
                              f"hf.Groups; got {type(obj).__name__}{unpack}")
-        obj.parent = self  # (refused there: a cycle)
-        self._given.append(obj)
+        obj.parent = self  # (refused there: a cycle; else it joins: _joined)
         return obj
+
+    def _joined(self, obj: Placed) -> None:
+        """``obj``'s parent set to this group: one of its children, and added to the scene
+        this group was added to (if it is not already)."""
+        self._given[obj] = None
+        scene = self.__dict__.get("_added_to")
+        if scene is not None and getattr(obj, "_added_to", None) is not scene:
+            scene._join(obj, self)
 
     @property
     def children(self) -> list[Placed]:
-        """The objects given to it (by ``Group(...)`` or ``add``) whose parent it still is."""
-        return [o for o in dict.fromkeys(self._given) if o.parent is self]
+        """The objects whose parent it is (given to ``Group(...)`` or ``add``, or their
+        ``parent`` set to it), in the order they first joined."""
+        return [o for o in self._given if o.parent is self]
 
     def world_matrix(self) -> np.ndarray:
         """The 4x4 group-to-world matrix (its parents' included), a fresh array."""

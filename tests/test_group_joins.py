@@ -1,0 +1,91 @@
+"""A group added to the scene takes the objects that join it later in setup() (manim's VGroup
+draws a submobject added after it); one joining in update(t) is refused
+(hfrender/scene/nodes.py)."""
+
+import pytest
+from test_parenting import H, W, _picture, _pixel
+from test_render import write_scene
+
+import hfrender as hf
+from hfrender.cli import main
+from hfrender.errors import InputError
+
+
+class Late(hf.Scene):
+    """A red cube given to a group before it is added; a lime one given after, a blue one
+    whose parent is set to it after, and a white one in a group put in it after."""
+
+    background = (0, 0, 0)
+    ambient = 1.0
+
+    def setup(self):
+        self.group = hf.Group(hf.Cube(position=(-1.5, 0, 0), scale=0.5, color="red"),
+                              position=(0, -0.5, 0))
+        self.add(self.group)
+        self.lime = self.group.add(hf.Cube(position=(1.5, 0, 0), scale=0.5, color="lime"))
+        self.blue = hf.Cube(position=(0, 1, 0), scale=0.5, color="blue")
+        self.blue.parent = self.group
+        inner = hf.Group(position=(0, 2, 0))
+        inner.add(hf.Cube(scale=0.5, color="white"))
+        self.group.add(inner)
+        self.camera.position = (0, 0, 8)
+        self.camera.orthographic, self.camera.ortho_height = True, 6.0
+
+
+def test_objects_joining_an_added_group_in_setup_are_drawn(gl_context):
+    ctx = gl_context(size=(W, H)).ctx
+    scene = Late()
+    color, _, renderer = _picture(ctx, scene)
+    renderer.release()
+    for world, want in (((-1.5, -0.5, 0), (255, 0, 0)), ((1.5, -0.5, 0), (0, 255, 0)),
+                        ((0, 0.5, 0), (0, 0, 255)), ((0, 1.5, 0), (255, 255, 255))):
+        x, y = _pixel(scene.camera, world)
+        assert tuple(color[int(y), int(x), :3]) == want, world
+    assert [tuple(o.color) for o in scene.objects] == [
+        (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (1.0, 1.0, 1.0)]
+
+
+def test_a_model_joining_an_added_group_is_drawn_once(tmp_path):
+    (tmp_path / "tri.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+
+    class Models(hf.Scene):
+        def setup(self):
+            self.group = self.add(hf.Group())
+            self.tri = hf.Mesh.load(tmp_path / "tri.obj", parent=self.group)
+            self.group.add(self.tri)  # (again: no second)
+            self.cube = self.add(hf.Cube(parent=self.group))  # joined, then added: once
+
+    scene = Models()
+    scene.setup()
+    assert scene.objects == [scene.tri, scene.cube] and "tri.obj" in scene.tri.geometry
+    with pytest.raises(InputError, match=r"^add\(\): this Cube was added already"):
+        scene.add(scene.cube)
+
+
+JOINS = """
+class Joins(hf.Scene):
+    duration = 0.2
+
+    def setup(self):
+        self.swarm = self.add(hf.Group())
+        self.kept = self.add(hf.Cube(parent=self.swarm))
+
+    def update(self, t):
+        self.kept.parent = self.swarm if t < 0.1 else None  # added: state, no refusal
+        {joins}
+"""
+
+
+@pytest.mark.parametrize("joins", ["hf.Sphere(parent=self.swarm)",
+                                   "self.swarm.add(hf.Sphere())"])
+def test_an_object_joining_an_added_group_in_update_is_one_line(tmp_path, capsys, joins):
+    scene = write_scene(tmp_path, JOINS.format(joins=joins))
+    assert main(["still", str(scene), "-o", str(tmp_path / "f.png"), "--size", "32x18",
+                 "--samples", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    said = ("Sphere.parent = self.swarm in update(t): a Sphere not added joins the scene "
+            "with the group it joins, and objects join once, in setup() (added at every "
+            "update they pile up); give it to the group there, and set its visible from t "
+            "in update(t)")
+    assert said in err and err.count("hfrender: error") == 1, err
+    assert not (tmp_path / "f.png").exists()
