@@ -47,6 +47,16 @@ def placement(position: Any, rotation: Any, scale: Any) -> np.ndarray:
         return _model_matrix.__wrapped__(position, rotation, scale)
 
 
+# tokens, new whenever an object's or a group's place, turn, scale or parent is set (_NOW)
+# and its parent (_PARENTS): the frames and the parents' check remembered with one stand
+# while it is the one (a child asks its parents' frame 4-5 times a sub-frame; 1,000
+# children of one group walked and multiplied it, and looked for each parent, each time)
+_NOW = [object()]
+_PARENTS = [object()]
+_PLACING = frozenset(("position", "rotation", "scale", "parent"))
+_KEPT = ("_framed", "_checked", "_world")  # what a node remembers (not pickled)
+
+
 class Placed(checks.Checked):
     """What has a place and may have a ``parent`` (an object or a :class:`Group`)."""
 
@@ -57,33 +67,60 @@ class Placed(checks.Checked):
         if name == "parent":
             _no_cycle(self, value)
         super().__setattr__(name, value)
-        if name == "parent" and isinstance(value, Group):
-            value._joined(self)
+        if name in _PLACING:
+            _NOW[0] = object()
+            if name == "parent":
+                _PARENTS[0] = _NOW[0]
+                if isinstance(value, Group):
+                    value._joined(self)
 
     def _frame(self) -> np.ndarray:
         """The frame this gives its children, in the world: its parents' frames times its
-        own position, rotation and scale (no shape's own size). Read-only."""
+        own position, rotation and scale (no shape's own size). Read-only; remembered until
+        a place or a parent is set again (:data:`_NOW`)."""
+        now, kept = _NOW[0], self.__dict__.get("_framed")
+        if kept is not None and kept[0] is now:
+            return kept[1]
         own = placement(self.position, self.rotation, self.scale)  # type: ignore[attr-defined]
-        return own if self.parent is None else self.parent._frame() @ own
+        if self.parent is not None:
+            own = self.parent._frame() @ own
+            own.setflags(write=False)
+        object.__setattr__(self, "_framed", (now, own))
+        return own
 
     def _parents_frame(self) -> np.ndarray | None:
         """The parent's frame (None: no parent); one of the parents that is an object not
-        in this object's scene (never added, or another scene's) is refused in one line."""
+        in this object's scene (never added, or another scene's) is refused in one line
+        (looked at once while no parent is set)."""
         parent = self.parent
         if parent is None:
             return None
-        scene = getattr(self, "_added_to", None)
-        node = parent
-        while scene is not None and node is not None:
-            if node._drawn and getattr(node, "_added_to", None) is not scene and \
-                    not any(o is node for o in scene.objects):
-                raise InputError(
-                    f"{type(self).__name__}.parent: {_a(node, scene)} is not added to this scene "
-                    "(never added, or another scene's), so it would not be drawn while its "
-                    "children are: self.add() it in setup(), or parent them to an hf.Group "
-                    "(never drawn, needs no add)")
-            node = node.parent
+        scene, now = self.__dict__.get("_added_to"), _PARENTS[0]
+        if scene is not None:
+            kept = self.__dict__.get("_checked")
+            if kept is None or kept[0] is not now or kept[1] is not scene:
+                _parents_added(self, scene)
+                object.__setattr__(self, "_checked", (now, scene))
         return parent._frame()
+
+    def __getstate__(self) -> dict:
+        """Its fields, not what it remembered (a pickle for Ray: 4x4 matrices an object)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _KEPT}
+
+
+def _parents_added(node: Placed, scene: Any) -> None:
+    """Refuse, in one line, a parent of ``node`` (or one of theirs) that is an object not
+    in ``scene`` (never added, or another scene's)."""
+    up = node.parent
+    while up is not None:
+        if up._drawn and getattr(up, "_added_to", None) is not scene and \
+                not any(o is up for o in scene.objects):
+            raise InputError(
+                f"{type(node).__name__}.parent: {_a(up, scene)} is not added to this scene "
+                "(never added, or another scene's), so it would not be drawn while its "
+                "children are: self.add() it in setup(), or parent them to an hf.Group "
+                "(never drawn, needs no add)")
+        up = up.parent
 
 
 def _a(node: Placed, scene: Any = None) -> str:

@@ -68,9 +68,17 @@ class Object3D(Placed):
         """The 4x4 object-to-world matrix drawn: its parent's frame (recursively: position,
         rotation and scale, not a sphere's radius) times its :meth:`model_matrix`; that
         alone without a parent. A fresh array."""
-        m = self.model_matrix()
         frame = self._parents_frame()
-        return m if frame is None else frame @ m
+        if frame is None:
+            return self.model_matrix()
+        if type(self).model_matrix is not Object3D.model_matrix:  # (a subclass's own)
+            return frame @ self.model_matrix()
+        own = placement(self.position, self.rotation, self._matrix_scale())
+        kept = self.__dict__.get("_world")  # the product, while frame and own are the ones
+        if kept is None or kept[0] is not frame or kept[1] is not own:  # (shared: kept)
+            kept = (frame, own, frame @ own)
+            object.__setattr__(self, "_world", kept)
+        return kept[2].copy()
 
     def _matrix_scale(self) -> float | tuple:
         """The scale the matrix applies (a sphere's radius too)."""
