@@ -9,9 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
 from hfrender.scene import ShaderScene
+
+STORED = {"frames": "color", "timestamps": "times", "apertures": "aperture", "shifts": "shift",
+          "depth": "depth", "velocity": "velocity"}  # a hyperframe's ARRAYS by a store's names
 
 
 def _host(a: Any) -> np.ndarray:
@@ -78,17 +81,11 @@ class SampleKeeper:
         drawn = np.isfinite(hyper.timestamps)  # --samples auto leaves slots undrawn: NaN
         drawn[: hyper.halo] = False
         new = np.flatnonzero(drawn)
-        color = _host(hyper.frames[new])  # --hdr: float linear light, kept as half floats
-        arrays = {"color": color.astype(np.float16) if color.dtype.kind == "f" else color,
-                  "times": np.asarray(hyper.timestamps[new], np.float64)}
-        if hyper.apertures is not None:
-            arrays["aperture"] = np.asarray(hyper.apertures[new], np.float64)
-        if hyper.shifts is not None:
-            arrays["shift"] = np.asarray(hyper.shifts[new], np.float64)
-        if hyper.depth is not None:
-            arrays["depth"] = _host(hyper.depth[new])
-        if hyper.velocity is not None:
-            arrays["velocity"] = _host(hyper.velocity[new])
+        arrays = {STORED[k]: a for k, a in per_frame(hyper, lambda x: _host(x[new])).items()
+                  if a is not None}
+        color = arrays["color"]  # --hdr: float linear light, kept as half floats
+        if color.dtype.kind == "f":
+            arrays["color"] = color.astype(np.float16)
         if hyper.lenses is not None:
             lenses = [hyper.lenses[i] for i in new]
             arrays["focus_m"] = np.array([x.focus_distance for x in lenses], np.float64)

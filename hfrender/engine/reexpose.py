@@ -35,7 +35,7 @@ from hfrender.engine.render_setup import PIPELINE, shared_arena, start_processes
 from hfrender.engine.render_stats import RenderStats
 from hfrender.errors import InputError
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
-from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import Lens
@@ -186,12 +186,7 @@ class SampleStore(io_store.SampleStore):
             (self.size[1], self.size[0], 4), self.color_dtype, granularity=granularity,
             depth="depth" in self.planes, velocity="velocity" in self.planes)
         for hyper in replay(self, builder):
-            copy = replace(hyper, frames=np.array(hyper.frames),
-                           depth=None if hyper.depth is None else np.array(hyper.depth),
-                           velocity=None if hyper.velocity is None else np.array(hyper.velocity),
-                           timestamps=np.array(hyper.timestamps),
-                           apertures=np.array(hyper.apertures),
-                           shifts=np.array(hyper.shifts), slot=None, pool=None)
+            copy = replace(hyper, **per_frame(hyper, np.array), slot=None, pool=None)
             hyper.release()
             yield copy
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.errors import InputError, InputTypeError
-from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.frame import ROWS, HyperFrame, per_frame
 from hfrender.hyperframe.pool import (
     ArenaStorage,
     FrameTarget,
@@ -307,18 +307,12 @@ class HyperFrameBuilder:
         if keep:  # carry the halo before the slot is published (and maybe mapped)
             nxt = self._acquire()
             nxt.copy_from(slot, n - keep, 0, keep)
-            nxt.timestamps[:keep] = slot.timestamps[n - keep : n]
-            nxt.apertures[:keep] = slot.apertures[n - keep : n]
-            nxt.shifts[:keep] = slot.shifts[n - keep : n]
-            nxt.lenses[:keep] = slot.lenses[n - keep : n]
+            for name in (*ROWS, "lenses"):
+                getattr(nxt, name)[:keep] = getattr(slot, name)[n - keep : n]
         slot.publish(n)
         lenses = slot.lenses[:n]
         hf = HyperFrame(
-            frames=slot.frames[:n],
-            depth=None if slot.depth is None else slot.depth[:n],
-            velocity=None if slot.velocity is None else slot.velocity[:n],
-            timestamps=slot.timestamps[:n], apertures=slot.apertures[:n],
-            shifts=slot.shifts[:n],
+            **per_frame(slot, lambda a: a[:n]),
             first_index=self._first, halo=self._slot_halo, overlap=self.halo,
             slot=slot, pool=self.pool,
             lenses=None if all(x is None for x in lenses) else lenses,

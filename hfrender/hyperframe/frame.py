@@ -4,9 +4,10 @@ them (depth, velocity, timestamps, the halo carried from the previous one)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +23,17 @@ class Status(str, Enum):
     DONE = "done"
     FAILED = "failed"
 
+
+# a hyperframe's per-frame arrays (first axis: its frames), each None or one row a frame:
+# what a split, a carried halo, a copy, another process and a sample store take of it
+ROWS = ("timestamps", "apertures", "shifts")  # small, on the host (a slot's own arrays)
+ARRAYS = ("frames", *ROWS, "depth", "velocity")
+
+
+def per_frame(owner: Any, take: Callable[[Any], Any]) -> dict:
+    """``take`` of each of :data:`ARRAYS` of ``owner`` (a hyperframe or a slot), by name;
+    None stays None."""
+    return {k: None if (a := getattr(owner, k)) is None else take(a) for k in ARRAYS}
 
 
 @dataclass(eq=False)
@@ -110,16 +122,11 @@ class HyperFrame:
         spans = ((0, i, min(self.halo, i)), (start, self.frame_count, second_halo))
         for lo, hi, part_halo in spans:
             parts.append(HyperFrame(
-                frames=self.frames[lo:hi],
-                depth=None if self.depth is None else self.depth[lo:hi],
-                velocity=None if self.velocity is None else self.velocity[lo:hi],
-                timestamps=self.timestamps[lo:hi],
+                **per_frame(self, lambda a, lo=lo, hi=hi: a[lo:hi]),
                 first_index=self.first_index + lo, halo=part_halo, overlap=self.overlap,
                 priority=self.priority, retry_count=self.retry_count,
                 created_at=self.created_at, slot=self.slot, pool=self.pool,
                 lenses=None if self.lenses is None else self.lenses[lo:hi],
-                apertures=None if self.apertures is None else self.apertures[lo:hi],
-                shifts=None if self.shifts is None else self.shifts[lo:hi],
             ))
         if self.slot is not None and self.pool is not None:
             self.pool.retain(self.slot)  # two views now hold what one held

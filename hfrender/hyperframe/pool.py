@@ -166,7 +166,7 @@ class Slot:
         self.depth = depth
         self.velocity = velocity
         n = frames.shape[0] if capacity is None else capacity
-        self.timestamps = np.zeros(n, np.float64)
+        self.timestamps = np.zeros(n, np.float64)  # frame.ROWS: each a row a frame
         self.apertures = np.zeros((n, 2), np.float64)  # per frame: its point on the lens
         self.shifts = np.zeros((n, 2), np.float64)  # per frame: its antialiasing shift
         self.lenses: list = [None] * n  # per frame (depth of field), committed with it

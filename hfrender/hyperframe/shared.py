@@ -18,10 +18,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.hyperframe.pool import HostStorage
 
-ARRAYS = ("frames", "depth", "velocity", "timestamps", "apertures", "shifts")  # HyperFrame's
 SCALARS = ("first_index", "halo", "overlap", "lenses")  # what else the fusion reads
 
 
@@ -124,5 +123,5 @@ class SharedHyperFrame:
 
 def describe(hyper: HyperFrame, arena: SharedArena) -> SharedHyperFrame:
     """``hyper`` for another process that maps ``arena`` (see :class:`SharedHyperFrame`)."""
-    arrays = {k: _ref(getattr(hyper, k), arena.base, arena.size) for k in ARRAYS}
+    arrays = per_frame(hyper, lambda a: _ref(a, arena.base, arena.size))
     return SharedHyperFrame(arrays, {k: getattr(hyper, k) for k in SCALARS})
