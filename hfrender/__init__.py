@@ -90,62 +90,15 @@ def __getattr__(name: str) -> object:
     return value
 
 
-# names other tools give what hfrender calls otherwise (manim, Blender, three.js)
-_OTHER_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "Sphere",
-                "Quad": "Plane", "Square": "Plane", "Rectangle": "Plane", "Model": "Mesh",
-                "load_mesh": "Mesh.load", "interpolate": "lerp", "mix": "lerp",
-                "Keyframe": "Keyframes", "keyframe": "keyframes", "ease_in_quad": "ease_in",
-                "ease_out_quad": "ease_out", "VGroup": "Group", "Group3D": "Group",
-                "Empty": "Group"}
-
-
-# manim's (and three.js') names of what hfrender does otherwise, or not at all
-_RADIANS = "angles are radians: math.radians(90) for manim's 90 * DEGREES"
-_AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
-         "(0, 0, 1) towards the default camera")
-_EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
-           "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any function of "
-           "s in 0..1 is one too); docs/rendering.md, Easing and keyframes")
-_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); others "
-           "are models (hf.Mesh.load), and a flat one a thin hf.Cube")
-_LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
-           "is an object with emissive")
-_ANIMATIONS = ("there are no animations to play: update(t) sets every object from t alone "
-               "(a fade in over 1 s: obj.opacity = hf.smooth(t)); docs/rendering.md, Scenes")
-_TRACKERS = ("a value that changes is a function of t: compute it in update(t) (hf.lerp, "
-             "hf.Keyframes) and set the objects from it; update(t) runs for every sub-frame")
-_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
-          **dict.fromkeys(("FadeIn", "FadeOut", "Create", "Uncreate", "Write", "Unwrite",
-                           "DrawBorderThenFill", "GrowFromCenter", "Transform",
-                           "ReplacementTransform", "Rotate", "Rotating", "MoveAlongPath",
-                           "Animation", "AnimationGroup", "Succession", "LaggedStart",
-                           "Indicate"), _ANIMATIONS),
-          **dict.fromkeys(("ValueTracker", "always_redraw"), _TRACKERS),
-          "TAU": "use math.tau",
-          **dict.fromkeys(("UP", "DOWN", "LEFT", "RIGHT", "OUT", "IN", "ORIGIN"), _AXES),
-          **dict.fromkeys(("rate_functions", "ease_in_out_sine", "ease_in_sine",
-                           "ease_out_sine", "ease_in_out_quad", "ease_in_cubic", "ease_out_cubic",
-                           "ease_in_out_cubic", "double_smooth", "there_and_back_with_pause",
-                           "running_start", "lingering", "slow_into", "wiggle"), _EASING),
-          "smoothstep": "hf.ease_in_out is the smoothstep, 3 s**2 - 2 s**3",
-          **dict.fromkeys(("Tex", "MathTex", "LaTeX", "Latex"), "there is no TeX: text is "
-                          "hf.Text('E = mc²', font='a.ttf') (Unicode and a font of yours, not "
-                          "TeX's layout; a formula made elsewhere can be a model, hf.Mesh.load)"),
-          **dict.fromkeys(("Circle", "Line", "Dot", "Arrow",
-                           "Cylinder", "Cone", "Torus", "Prism", "Polygon"), _SHAPES),
-          **dict.fromkeys(("Light", "PointLight", "DirectionalLight", "SpotLight",
-                           "AmbientLight"), _LIGHTS),
-          "Material": "an object's look is its color, emissive and shader"}
-
-
 def _meant(name: str) -> str:
     """"; did you mean Cube?" for ``hf.Box`` or ``hf.Sphre``; a hint for manim's names
     (``hf.RED``, ``hf.DEGREES``, ``hf.VGroup``: was "no attribute 'RED'", a trial); else
     nothing."""
     from hfrender.errors import nearest
+    from hfrender.scene.other_names import HF_HINTS, HF_NAMES
 
-    if name in _HINTS:
-        return f"; {_HINTS[name]}"
+    if name in HF_HINTS:
+        return f"; {HF_HINTS[name]}"
     colour = name.rsplit("_", 1)[0] if name[-2:-1] == "_" else name  # manim's RED_A
     if colour.isupper():
         from PIL import ImageColor
@@ -154,7 +107,7 @@ def _meant(name: str) -> str:
         if colour in ImageColor.colormap:
             return (f"; colours are given by name: color={colour!r} (or hex '#ff8800', or "
                     "3 numbers 0..1)")
-    near = _OTHER_NAMES.get(name) or next(iter(nearest(name, __all__)), None)
+    near = HF_NAMES.get(name) or next(iter(nearest(name, __all__)), None)
     return f"; did you mean hf.{near}?" if near else ""
 
 

@@ -146,7 +146,7 @@ class Scene:
     def __getattr__(self, name: str) -> object:
         """Only for a name not found: manim's scene methods say what is done instead (was:
         Python's "'S' object has no attribute 'remove'", a trial)."""
-        hint = _MANIM_METHODS.get(name)
+        hint = other_names.SCENE_METHODS.get(name)
         if hint is None:
             return object.__getattribute__(self, name)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}; {hint}")
@@ -226,16 +226,6 @@ class Scene:
             if getattr(child, "_added_to", None) is not self or \
                     not any(o is child for o in self.objects):
                 add(child)
-
-
-_PURE = ("update(t) sets every object from t alone, over the scene's duration (docs/"
-         "rendering.md, Scenes)")
-_MANIM_METHODS = {
-    "remove": "objects stay once added: hide one from a time in update(t), obj.visible = t "
-              "< t1",
-    "play": f"there are no animations to play: {_PURE}",
-    "wait": f"there is nothing to wait for: {_PURE}",
-}
 
 
 class ShaderScene(Scene):

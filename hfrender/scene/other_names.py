@@ -1,6 +1,7 @@
 """Other tools' names (Blender's, manim's) for what hfrender has under a name of its own,
 or has not, and the render settings a scene's class body may set by mistake: the tables
-:mod:`hfrender.scene.checks` hints from when a script sets or reads such a name."""
+:mod:`hfrender.scene.checks` hints from when a script sets or reads such a name, a scene
+its methods (``self.play``) and the package its names (``hf.FadeIn``, ``hf.Box``)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,69 @@ MANIM = {
 }
 MANIM.update(dict.fromkeys(("remove_updater", "clear_updaters"), MANIM["add_updater"]))
 HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM))  # read (a missing name): hinted
+
+
+# the message of manim's animations, said of its names (hf.FadeIn) and a scene's play()
+_NO_PLAY = "there are no animations to play: "
+_T_ALONE = "update(t) sets every object from t alone"
+_PURE = f"{_T_ALONE}, over the scene's duration (docs/rendering.md, Scenes)"
+# manim's methods of a scene, which hfrender's Scene has not: what is done instead
+SCENE_METHODS = {
+    "remove": "objects stay once added: hide one from a time in update(t), obj.visible = t "
+              "< t1",
+    "play": f"{_NO_PLAY}{_PURE}",
+    "wait": f"there is nothing to wait for: {_PURE}",
+}
+
+
+# names other tools give what hfrender calls otherwise (manim, Blender, three.js): hf.Box
+HF_NAMES = {"Box": "Cube", "Cuboid": "Cube", "Ball": "Sphere", "UVSphere": "Sphere",
+            "Quad": "Plane", "Square": "Plane", "Rectangle": "Plane", "Model": "Mesh",
+            "load_mesh": "Mesh.load", "interpolate": "lerp", "mix": "lerp",
+            "Keyframe": "Keyframes", "keyframe": "keyframes", "ease_in_quad": "ease_in",
+            "ease_out_quad": "ease_out", "VGroup": "Group", "Group3D": "Group",
+            "Empty": "Group"}
+
+
+# manim's (and three.js') names of what hfrender does otherwise, or not at all: hf.FadeIn
+_RADIANS = "angles are radians: math.radians(90) for manim's 90 * DEGREES"
+_AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
+         "(0, 0, 1) towards the default camera")
+_EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
+           "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any function of "
+           "s in 0..1 is one too); docs/rendering.md, Easing and keyframes")
+_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); others "
+           "are models (hf.Mesh.load), and a flat one a thin hf.Cube")
+_LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
+           "is an object with emissive")
+_ANIMATIONS = (f"{_NO_PLAY}{_T_ALONE} (a fade in over 1 s: obj.opacity = hf.smooth(t)); "
+               "docs/rendering.md, Scenes")
+_TRACKERS = ("a value that changes is a function of t: compute it in update(t) (hf.lerp, "
+             "hf.Keyframes) and set the objects from it; update(t) runs for every sub-frame")
+HF_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
+            **dict.fromkeys(("FadeIn", "FadeOut", "Create", "Uncreate", "Write", "Unwrite",
+                             "DrawBorderThenFill", "GrowFromCenter", "Transform",
+                             "ReplacementTransform", "Rotate", "Rotating", "MoveAlongPath",
+                             "Animation", "AnimationGroup", "Succession", "LaggedStart",
+                             "Indicate"), _ANIMATIONS),
+            **dict.fromkeys(("ValueTracker", "always_redraw"), _TRACKERS),
+            "TAU": "use math.tau",
+            **dict.fromkeys(("UP", "DOWN", "LEFT", "RIGHT", "OUT", "IN", "ORIGIN"), _AXES),
+            **dict.fromkeys(("rate_functions", "ease_in_out_sine", "ease_in_sine",
+                             "ease_out_sine", "ease_in_out_quad", "ease_in_cubic",
+                             "ease_out_cubic", "ease_in_out_cubic", "double_smooth",
+                             "there_and_back_with_pause", "running_start", "lingering",
+                             "slow_into", "wiggle"), _EASING),
+            "smoothstep": "hf.ease_in_out is the smoothstep, 3 s**2 - 2 s**3",
+            **dict.fromkeys(("Tex", "MathTex", "LaTeX", "Latex"), "there is no TeX: text is "
+                            "hf.Text('E = mc²', font='a.ttf') (Unicode and a font of yours, "
+                            "not TeX's layout; a formula made elsewhere can be a model, "
+                            "hf.Mesh.load)"),
+            **dict.fromkeys(("Circle", "Line", "Dot", "Arrow",
+                             "Cylinder", "Cone", "Torus", "Prism", "Polygon"), _SHAPES),
+            **dict.fromkeys(("Light", "PointLight", "DirectionalLight", "SpotLight",
+                             "AmbientLight"), _LIGHTS),
+            "Material": "an object's look is its color, emissive and shader"}
 
 
 def size_hint(names: frozenset[str]) -> str:
