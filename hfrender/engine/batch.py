@@ -38,6 +38,8 @@ from hfrender.engine.batch_paths import (
     job_tables,
     option_name,
     project_defaults,
+    table_wheres,
+    taken_from,
     unknown_field,
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
@@ -206,9 +208,9 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     try:
         check_job(job, earlier=maker is not None or depth_made(options, made))
     except (InputError, ValueError) as exc:  # named as given (was: max_in_flight=0)
-        said = str(as_given(exc, job_said((project, defaults[1], entry), overrides))
-                   ).splitlines()[0]
-        blame = blamed(where, said, overrides, name, path, (project, defaults[1], entry))
+        taken = taken_from((project, defaults[1], entry))
+        said = str(as_given(exc, job_said(taken, overrides))).splitlines()[0]
+        blame = blamed(where, said, overrides, name, path, taken)
         raise InputError(f"{blame}: {said}") from None
     return job
 
@@ -218,7 +220,7 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
     its kind's), then the options given after the jobs file, each over the one before."""
     known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
     options: dict = {}
-    wheres = (str(path.parent / "hfrender.toml"), f"{path}: [defaults]", where, where)
+    wheres = (*table_wheres(path, where), where)
     for table, strict, at in zip(tables, (False, False, True, False), wheres, strict=True):
         for raw, value in table.items():
             key = option_name(raw)

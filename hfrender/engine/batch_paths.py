@@ -330,16 +330,26 @@ def option_name(key: str) -> str:  # (a TOML key, dashes or underscores)
     return key.replace("-", "_")
 
 
+def table_wheres(path: Path, where: str) -> tuple[str, str, str]:
+    """Where each of a job's tables is: hfrender.toml beside the jobs file ``path``, the
+    file's [defaults], and the job's own table (``where``)."""
+    return str(path.parent / "hfrender.toml"), f"{path}: [defaults]", where
+
+
+def taken_from(tables: tuple[dict, ...]) -> dict[str, tuple[int, str, Any]]:
+    """Each key of a job's ``tables`` (hfrender.toml's, [defaults], its own), by option
+    name: the table the job takes it from (a later one over an earlier), the key as that
+    table spells it, and its value."""
+    return {option_name(raw): (i, raw, value)
+            for i, table in enumerate(tables) for raw, value in table.items()}
+
+
 def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
-           tables: tuple[dict, dict, dict]) -> str:
-    """Where a job's bad value came from: ``where``, the job's own table (the last of
-    ``tables``), the option given after the jobs file ``path`` (``samples=0 ...``, ``--crf
-    99: ...``, ``size 33x8: ...`` name their key), or the table the job took it from:
-    hfrender.toml's or the jobs file's [defaults] (the first two)."""
-    origin = {**{option_name(k): path.parent / "hfrender.toml" for k in tables[0]},
-              **{option_name(k): f"{path}: [defaults]" for k in tables[1]}}
-    for k in tables[2]:
-        origin.pop(option_name(k), None)
+           taken: dict[str, tuple[int, str, Any]]) -> str:
+    """Where a job's bad value came from: ``where``, the job's own table, the option given
+    after the jobs file ``path`` (``samples=0 ...``, ``--crf 99: ...``, ``size 33x8: ...``
+    name their key), or the table the job took it from (:func:`taken_from`): hfrender.toml's
+    or the jobs file's [defaults]."""
     m = re.match(r"-*([A-Za-z_][\w-]*)[= :]", said)
     key = m.group(1).replace("-", "_") if m else None
     flag = f"--{str(key).replace('_', '-')}"
@@ -347,7 +357,10 @@ def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
         where = "on the command line" if said.startswith(f"{flag} ") else \
             f"{flag} (on the command line)"
         return f"{where}, for job {name!r}"
-    return f"{origin[key]}, for job {name!r}" if key in origin else where
+    table = taken[key][0] if key in taken else 2
+    if table == 2:  # the job's own table (its where names the job)
+        return where
+    return f"{table_wheres(path, where)[table]}, for job {name!r}"
 
 
 def _shader_lines(source: Path) -> None:

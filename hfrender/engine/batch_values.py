@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hfrender.config import ConfigError, parse_fps
-from hfrender.engine.batch_paths import option_name, spelt
+from hfrender.engine.batch_paths import spelt
 from hfrender.errors import InputError, as_given, as_typed, toml_said
 
 
@@ -42,12 +42,12 @@ def file_fps(where: str, key: str, value: Any) -> Any:
                           ) from None
 
 
-def job_said(tables: tuple[dict, ...], overrides: dict) -> Callable[[str], str | None]:
+def job_said(taken: dict[str, tuple[int, str, Any]],
+             overrides: dict) -> Callable[[str], str | None]:
     """A job's setting as given (:func:`hfrender.errors.as_given`): the key as the table it
-    took it from spells it and the value as TOML does (``max-in-flight = 0``), or the
-    option after the jobs file (``--fps 0``)."""
-    said = {option_name(raw): f"{raw} = {toml_said(value)}"
-            for table in tables for raw, value in table.items()}
+    took it from spells it (:func:`~hfrender.engine.batch_paths.taken_from`) and the value
+    as TOML does (``max-in-flight = 0``), or the option after the jobs file (``--fps 0``)."""
+    said = {key: f"{raw} = {toml_said(value)}" for key, (_, raw, value) in taken.items()}
     said.update({key: as_typed(f"--{key.replace('_', '-')}", _typed_text(value))
                  for key, value in overrides.items()})
     return said.get
