@@ -1,7 +1,8 @@
-"""Files that ship with hfrender: the top-level ``shaders/`` folder.
+"""Files that ship with hfrender: the top-level ``shaders/`` and ``docs/`` folders.
 
-In a wheel it is ``hfrender/_shaders`` (force-included by the build); in an editable
-install or a source checkout it is ``shaders/`` beside the package.
+In a wheel they are ``hfrender/_shaders`` and ``hfrender/_docs`` (force-included by the
+build; the guides without their pictures); in an editable install or a source checkout
+they are ``shaders/`` and ``docs/`` beside the package.
 """
 
 from __future__ import annotations
@@ -11,15 +12,24 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def shader_dir() -> Path:
-    """The folder holding ``glsl/`` and ``cuda/``."""
-    for candidate in (_PACKAGE / "_shaders", _PACKAGE.parent / "shaders"):
+def _shipped(name: str) -> Path:
+    for candidate in (_PACKAGE / f"_{name}", _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError(
-        f"hfrender's shaders folder is missing (looked in {_PACKAGE / '_shaders'} and "
-        f"{_PACKAGE.parent / 'shaders'}); reinstall hfrender"
+        f"hfrender's {name} folder is missing (looked in {_PACKAGE / f'_{name}'} and "
+        f"{_PACKAGE.parent / name}); reinstall hfrender"
     )
+
+
+def shader_dir() -> Path:
+    """The folder holding ``glsl/`` and ``cuda/``."""
+    return _shipped("shaders")
+
+
+def docs_dir() -> Path:
+    """The folder holding the guides (``rendering.md``, ``effects.md`` ...)."""
+    return _shipped("docs")
 
 
 def shader_path(relative: str) -> Path:

@@ -42,7 +42,7 @@ def one_line(excinfo):
     (hf.Camera, "aperture_rotation", "Camera has no attribute 'aperture_rotation'; "
                                      "aperture_rotation is another tool's: the bokeh polygon's "
                                      "turn is fixed: a corner at 0 degrees behind the focus "
-                                     "plane (docs/rendering.md, Depth of field)"),
+                                     "plane (hfrender docs rendering depth of field)"),
     (hf.Camera, "aperture_size", "Camera has no attribute 'aperture_size'; aperture_size is "
                                  "another tool's name (Blender's, manim's): here it is "
                                  "'f_stop'"),
@@ -75,8 +75,8 @@ def one_line(excinfo):
                          "(Blender's, manim's): here it is 'focus_distance'"),
     (hf.Camera, "focus_object", "Camera has no attribute 'focus_object'; focus_object is "
                                 "another tool's: set focus_distance in update(t) to the "
-                                "object's distance along the view axis (docs/rendering.md, "
-                                "The camera)"),
+                                "object's distance along the view axis (hfrender docs "
+                                "rendering the camera)"),
     (hf.Sphere, "fill_opacity", "Sphere has no attribute 'fill_opacity'; fill_opacity is "
                                 "another tool's name (Blender's, manim's): here it is "
                                 "'opacity'"),
@@ -93,7 +93,7 @@ def one_line(excinfo):
     (hf.Camera, "parent", "Camera has no attribute 'parent'; parent is another tool's: the "
                           "camera has no parent: place it in update(t) at an object's local "
                           "point, position = (obj.world_matrix() @ (x, y, z, 1))[:3], and "
-                          "look_at(...) (docs/rendering.md, Groups)"),
+                          "look_at(...) (hfrender docs rendering groups)"),
 ])
 def test_an_unknown_attribute_raises_with_a_suggestion(make, name, message):
     obj = make()

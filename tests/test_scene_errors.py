@@ -100,8 +100,8 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
            "(0, 0, 1) towards the default camera"),
     ("rate_functions", "the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
                        "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any "
-                       "function of s in 0..1 is one too); docs/rendering.md, Easing and "
-                       "keyframes"),
+                       "function of s in 0..1 is one too): hfrender docs rendering "
+                       "easing"),
     ("VGroup", "did you mean hf.Group?"),
     ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); "
                  "others are models (hf.Mesh.load), and a flat one a thin hf.Cube"),
@@ -111,10 +111,11 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
     ("PointLight", "there is one directional light, the scene's light_direction and ambient; "
                    "a lamp is an object with emissive"),
     ("FadeIn", "there are no animations to play: update(t) sets every object from t alone (a "
-               "fade in over 1 s: obj.opacity = hf.smooth(t)); docs/rendering.md, Scenes"),
+               "fade in over 1 s: obj.opacity = hf.smooth(t)): hfrender docs rendering "
+               "scenes"),
     ("Transform", "there are no animations to play: update(t) sets every object from t alone "
-                  "(a fade in over 1 s: obj.opacity = hf.smooth(t)); docs/rendering.md, "
-                  "Scenes"),
+                  "(a fade in over 1 s: obj.opacity = hf.smooth(t)): hfrender docs "
+                  "rendering scenes"),
     ("ValueTracker", "a value that changes is a function of t: compute it in update(t) "
                      "(hf.lerp, hf.Keyframes) and set the objects from it; update(t) runs for "
                      "every sub-frame"),

@@ -219,10 +219,10 @@ def test_a_duration_set_in_update_is_no_mistake_where_duration_is_given(tmp_path
                                "t < t1"),
     ("self.play(self.ball)", "AttributeError: Manim has no attribute 'play'; there are no "
                              "animations to play: update(t) sets every object from t alone, "
-                             "over the scene's duration (docs/rendering.md, Scenes)"),
+                             "over the scene's duration (hfrender docs rendering scenes)"),
     ("self.wait(1)", "AttributeError: Manim has no attribute 'wait'; there is nothing to wait "
                      "for: update(t) sets every object from t alone, over the scene's "
-                     "duration (docs/rendering.md, Scenes)"),
+                     "duration (hfrender docs rendering scenes)"),
 ])
 def test_a_manim_scene_call_says_what_is_done_instead(tmp_path, capsys, line, said):
     """A manim user's trial: self.add(list) said "got list", self.remove(...) Python's bare

@@ -46,9 +46,11 @@ def test_the_wheel_holds_every_module_and_every_shader(wheel):
                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     shaders = {f"hfrender/_shaders/{p.relative_to(ROOT / 'shaders').as_posix()}"
                for p in (ROOT / "shaders").rglob("*") if p.is_file()}
+    guides = {f"hfrender/_docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
     assert "hfrender/py.typed" in modules and "hfrender/_shaders/cuda/dof.cu" in shaders
+    assert "hfrender/_docs/rendering.md" in guides  # hfrender docs reads them (no pictures)
     packaged = {n for n in names if n.startswith("hfrender/")}
-    assert packaged == modules | shaders
+    assert packaged == modules | shaders | guides
 
 
 def test_every_shader_the_code_reads_is_in_the_wheel(wheel):
@@ -72,3 +74,20 @@ def test_the_wheel_has_the_command_and_nothing_of_the_clone(wheel):
     from hfrender.__main__ import run
     assert callable(run)
     assert path.stat().st_size < 2_000_000  # 0.57 MB: modules and shaders only
+
+
+def test_the_guides_are_read_from_the_installed_wheel(wheel, tmp_path):
+    """Installed, the clone's docs/ is not there: ``hfrender docs`` reads hfrender/_docs."""
+    import subprocess
+    import sys
+
+    path, _, _ = wheel
+    with zipfile.ZipFile(path) as z:
+        z.extractall(tmp_path / "site")
+    code = ("import hfrender.resources as r, hfrender.cli as c; print(r.docs_dir()); "
+            "c.main(['docs', 'rendering', 'groups'])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env={"PYTHONPATH": str(tmp_path / "site")}, check=True)
+    lines = out.stdout.splitlines()
+    assert lines[0] == str(tmp_path / "site" / "hfrender" / "_docs")
+    assert lines[1].startswith("- **Groups**: an object's `parent`")

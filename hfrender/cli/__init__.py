@@ -44,6 +44,7 @@ from hfrender.cli.common import (  # noqa: E402
     system_refused,
     was_complete,
 )
+from hfrender.cli.docs import add_parser as add_docs_parser  # noqa: E402
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
 from hfrender.cli.habits import SIZE_FLAGS, ffmpeg_options, habit_hints  # noqa: E402
 from hfrender.cli.info import cmd_info  # noqa: E402
@@ -176,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fx_parser(sub, encoder_options, fps_arg)
     _batch_parser(sub)
     add_reexpose_parser(sub, encoder_options)
+    add_docs_parser(sub)
     for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
         command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                              help="log what hfrender decides; an error's traceback too")

@@ -24,14 +24,15 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "fill_opacity": "opacity", "alpha": "opacity"}
 # another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
 NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
-                                 "behind the focus plane (docs/rendering.md, Depth of field)",
+                                 "behind the focus plane (hfrender docs rendering depth of "
+                                 "field)",
             "aperture_ratio": "the aperture is round or a regular polygon: no anamorphic "
                               "ratio",
             "focus_object": "set focus_distance in update(t) to the object's distance along "
-                            "the view axis (docs/rendering.md, The camera)",
+                            "the view axis (hfrender docs rendering the camera)",
             "parent": "the camera has no parent: place it in update(t) at an object's "
                       "local point, position = (obj.world_matrix() @ (x, y, z, 1))[:3], and "
-                      "look_at(...) (docs/rendering.md, Groups)"}
+                      "look_at(...) (hfrender docs rendering groups)"}
 _FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
         "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
@@ -108,7 +109,7 @@ HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM))  # read (a missing
 # the message of manim's animations, said of its names (hf.FadeIn) and a scene's play()
 _NO_PLAY = "there are no animations to play: "
 _T_ALONE = "update(t) sets every object from t alone"
-_PURE = f"{_T_ALONE}, over the scene's duration (docs/rendering.md, Scenes)"
+_PURE = f"{_T_ALONE}, over the scene's duration (hfrender docs rendering scenes)"
 # manim's methods of a scene, which hfrender's Scene has not: what is done instead
 SCENE_METHODS = {
     "remove": "objects stay once added: hide one from a time in update(t), obj.visible = t "
@@ -133,13 +134,13 @@ _AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0,
          "(0, 0, 1) towards the default camera")
 _EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
            "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any function of "
-           "s in 0..1 is one too); docs/rendering.md, Easing and keyframes")
+           "s in 0..1 is one too): hfrender docs rendering easing")
 _SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); others "
            "are models (hf.Mesh.load), and a flat one a thin hf.Cube")
 _LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
            "is an object with emissive")
-_ANIMATIONS = (f"{_NO_PLAY}{_T_ALONE} (a fade in over 1 s: obj.opacity = hf.smooth(t)); "
-               "docs/rendering.md, Scenes")
+_ANIMATIONS = (f"{_NO_PLAY}{_T_ALONE} (a fade in over 1 s: obj.opacity = hf.smooth(t)): "
+               "hfrender docs rendering scenes")
 _TRACKERS = ("a value that changes is a function of t: compute it in update(t) (hf.lerp, "
              "hf.Keyframes) and set the objects from it; update(t) runs for every sub-frame")
 HF_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
