@@ -21,6 +21,7 @@ _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
 # errors whatever "#line LINE STRING" says: lines alone tell the files apart)
 COMMON_LINE, WRAPPER_LINE = 500000, 1000000
 WRAPPER = "hfrender's wrapper"  # where an error in hfrender's code around the user's is
+_INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.M)  # hfrender's own shaders' (glsl())
 
 
 class ShaderError(HFRenderError):
@@ -60,7 +61,16 @@ def share_once(prog: Any, ready: set[int], values: dict) -> None:
             set_uniform(prog, name, value)
 
 def glsl(name: str) -> str:
-    return (shader_dir() / "glsl" / name).read_text()
+    """``shaders/glsl/NAME``, each of its lines ``#include "FILE"`` replaced by that file of
+    the folder (``srgb.frag``: one curve for the shaders that need it), the lines after it
+    numbered as the file numbers them (``#line``)."""
+    text = (shader_dir() / "glsl" / name).read_text()
+
+    def placed(m: re.Match) -> str:
+        after = text.count("\n", 0, m.start()) + 2  # the number of the line after it
+        return f"{glsl(m.group(1)).rstrip()}\n#line {after}"
+
+    return _INCLUDE.sub(placed, text)
 
 
 def with_user_source(header: str, user: str, footer: str) -> str:

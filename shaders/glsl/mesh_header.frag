@@ -42,10 +42,7 @@ vec3 hf_to_eye(vec3 world) {
     return u_orthographic != 0 ? -u_forward : normalize(u_eye - world);
 }
 
-vec3 hf_encode_srgb(vec3 c) {
-    c = clamp(c, 0.0, 1.0);
-    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
-}
+#include "srgb.frag"
 
 // what the colour target holds: linear light (a float target; a surface shader's NaN as
 // black, and no more than a half float holds, 65504x white) or its sRGB code

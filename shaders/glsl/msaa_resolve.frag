@@ -17,14 +17,7 @@ layout(location = 2) out vec2 f_velocity;
 layout(location = 0) out vec4 f_color;
 uniform int hf_linear_out;  // 1: float planes of linear light (--hdr), averaged as they are
 
-vec3 decode_srgb(vec3 c) {
-    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
-}
-
-vec3 encode_srgb(vec3 c) {
-    c = clamp(c, 0.0, 1.0);
-    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
-}
+#include "srgb.frag"
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
@@ -34,11 +27,11 @@ void main() {
     for (int s = 0; s < HF_SAMPLES; ++s) {
         vec4 c = texelFetch(u_color, p, s);
         same = same && c == first;
-        sum += hf_linear_out != 0 ? c : vec4(decode_srgb(c.rgb), c.a);
+        sum += hf_linear_out != 0 ? c : vec4(hf_decode_srgb(c.rgb), c.a);
     }
     // a pixel every sample agrees on keeps its value exactly (no round trip through linear)
     vec4 mean = sum / float(HF_SAMPLES);
-    f_color = same ? first : hf_linear_out != 0 ? mean : vec4(encode_srgb(mean.rgb), mean.a);
+    f_color = same ? first : hf_linear_out != 0 ? mean : vec4(hf_encode_srgb(mean.rgb), mean.a);
 #ifdef HF_DEPTH
     // the nearest sample with a depth in front of the camera: a triangle that covers a
     // pixel in part is shaded once for it, and a rasteriser may interpolate there beyond

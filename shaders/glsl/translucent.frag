@@ -6,14 +6,7 @@ uniform sampler2D u_under;  // the opaque picture's codes (a copy: this pass wri
 uniform sampler2D u_layer;
 layout(location = 0) out vec4 f_color;
 
-vec3 decode_srgb(vec3 c) {
-    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
-}
-
-vec3 encode_srgb(vec3 c) {
-    c = clamp(c, 0.0, 1.0);
-    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
-}
+#include "srgb.frag"
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
@@ -21,5 +14,6 @@ void main() {
     vec4 layer = texelFetch(u_layer, p, 0);
     float left = 1.0 - layer.a;
     f_color = layer == vec4(0.0) ? under
-        : vec4(encode_srgb(layer.rgb + decode_srgb(under.rgb) * left), layer.a + under.a * left);
+        : vec4(hf_encode_srgb(layer.rgb + hf_decode_srgb(under.rgb) * left),
+               layer.a + under.a * left);
 }
