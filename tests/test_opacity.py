@@ -12,6 +12,7 @@ import pytest
 
 import hfrender as hf
 from hfrender.errors import InputError
+from hfrender.render import translucent
 from hfrender.scene import past_white
 from hfrender.scene.in_view import nothing_seen
 from tests.render_helpers import render_frames
@@ -76,6 +77,23 @@ def test_overlapping_squares_sort_back_to_front_whatever_the_scene_order(tmp_pat
     # green over red over blue: green 0.5, red 0.5 * 0.5, blue 0.5 * 0.5
     assert first[0, 18, 32].tolist() == [_code(0.25), _code(0.5), _code(0.25)]
     assert first[0, 18, 20].tolist() == [_code(0.5), 0, _code(0.5)]  # red alone
+
+
+@pytest.mark.parametrize("hdr", ["off", "on"])
+def test_squares_of_two_opacities_are_one_draw_each_at_its_own(tmp_path, monkeypatch, hdr):
+    """Red at 0.3 under green at 0.7, one shape and shader: one run (was a draw each: the
+    opacity a uniform), each square blended at its own opacity over blue."""
+    seen, real = [], translucent.runs
+    monkeypatch.setattr(translucent, "runs", lambda *a: seen.append(real(*a)) or seen[-1])
+    far = _square("red", -0.3, 0.0, "(1.0, 0.0, 0.0)", 0.3)
+    near = _square("green", 0.3, 0.5, "(0.0, 1.0, 0.0)", 0.7)
+    frames, _ = render_frames(_scene(tmp_path, near + far), count=1, size=(64, 36),
+                              samples=2, hdr=hdr)
+    assert seen and all([len(items) for _, items in found] == [2] for found in seen)
+    # red 0.3 over blue: (0.3, 0, 0.7); green 0.7 over that: (0.09, 0.7, 0.21)
+    assert frames[0, 18, 32].tolist() == [_code(0.09), _code(0.7), _code(0.21)]
+    assert frames[0, 18, 20].tolist() == [_code(0.3), 0, _code(0.7)]  # red alone
+    assert frames[0, 18, 42].tolist() == [0, _code(0.7), _code(0.3)]  # green alone
 
 
 def test_translucent_children_sort_by_where_their_parents_put_them(tmp_path):

@@ -1,6 +1,6 @@
 """Drawing many objects of one built-in geometry (cube, plane, a sphere's level) and one
 program with a single instanced draw: each object's model matrix, normal matrix, clip
-rate (the velocity plane's) and linear colour with its emissive are a row of a
+rate (the velocity plane's), linear colour with its emissive, and opacity are a row of a
 per-instance buffer that ``mesh.vert`` reads (``i_*``), not uniforms set one object at a
 time (was: 5 uniform uploads from Python and a draw call an object a sub-frame). A
 surface shader that declares one of those values as a uniform of its own (``uniform mat4
@@ -18,8 +18,8 @@ from hfrender.scene.objects import mesh
 
 # (attribute, its format, bytes a row) in the order of a row: column-major, as uniforms are
 _ROW = (("i_model", "16f", 64), ("i_normal_matrix", "9f", 36), ("i_clip_rate", "16f", 64),
-        ("i_object", "4f", 16))
-FLOATS = sum(size for _, _, size in _ROW) // 4  # 45
+        ("i_object", "4f", 16), ("i_opacity", "1f", 4))
+FLOATS = sum(size for _, _, size in _ROW) // 4  # 46
 # the uniform a surface shader may declare for each part of a row: (name, first, end)
 _UNIFORMS = (("u_model", 0, 16), ("u_normal_matrix", 16, 25), ("u_clip_rate", 25, 41),
              ("u_color", 41, 44), ("u_emissive", 44, 45))
@@ -35,21 +35,23 @@ def cofactors(m: np.ndarray) -> np.ndarray:
 
 def instance_rows(models: np.ndarray, rates: np.ndarray, objects: np.ndarray) -> np.ndarray:
     """(N, FLOATS) float32 rows of N objects: ``models`` and ``rates`` (N, 4, 4) float64,
-    ``objects`` (N, 4) linear colour and emissive."""
+    ``objects`` (N, 5) linear colour, emissive and opacity."""
     n = len(models)
     rows = np.empty((n, FLOATS), np.float32)
     rows[:, 0:16] = models.transpose(0, 2, 1).reshape(n, 16)
     rows[:, 16:25] = cofactors(models[:, :3, :3]).transpose(0, 2, 1).reshape(n, 9)
     rows[:, 25:41] = rates.transpose(0, 2, 1).reshape(n, 16)
-    rows[:, 41:45] = objects
+    rows[:, 41:46] = objects
     return rows
 
 
 def run_rows(items: list, rates: np.ndarray) -> np.ndarray:
     """The instance rows (:func:`instance_rows`) of ``items``, (place, object, world
-    matrix) of built-in shapes: a translucent run's, drawn once a side."""
+    matrix) of built-in shapes: a translucent run's, drawn once a side, each at its own
+    opacity."""
     models = np.stack([model for _, _, model in items])
-    objects = np.array([(*obj.linear_color(), float(obj.emissive)) for _, obj, _ in items])
+    objects = np.array([(*obj.linear_color(), float(obj.emissive), float(obj.opacity))
+                        for _, obj, _ in items])
     return instance_rows(models, rates_at(rates, [i for i, _, _ in items]), objects)
 
 

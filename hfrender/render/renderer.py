@@ -225,7 +225,7 @@ class SceneRenderer:
             geometry = self._geometry(obj, model, lens)
             groups.setdefault((id(prog), geometry), (prog, []))[1].append(len(models))
             models.append(model)
-            objects.append((*obj.linear_color(), float(obj.emissive)))
+            objects.append((*obj.linear_color(), float(obj.emissive), 1.0))
             places.append(i)
         if models:
             rows = instance_rows(np.stack(models), rates_at(rates, places), np.array(objects))

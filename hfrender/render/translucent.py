@@ -69,10 +69,10 @@ def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]
 
 def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tuple, list]]:
     """``order`` (:func:`in_order`) cut into runs, each one instanced draw a side, in the
-    same order: ((program, :func:`outside`, geometry, opacity), [(place, object, world
-    matrix)]).
-    Consecutive planes of one program, geometry and opacity are a run (an instanced draw
-    blends instance after instance, as draws one by one would); closed shapes too, but
+    same order: ((program, :func:`outside`, geometry), [(place, object, world matrix)]).
+    Consecutive planes of one program and geometry are a run, whatever their opacities
+    (each instance's own: an instanced draw blends instance after instance, as draws one
+    by one would); closed shapes too, but
     only while their pictures' bounds (:func:`screen_box`) meet none of the run's before
     them: all far sides then all near sides is then, at every pixel, one shape's far then
     near side, as one by one. A loaded model or a text is a run alone (geometry None)."""
@@ -84,11 +84,11 @@ def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tu
         prog = renderer.program_for(obj)
         model = obj.world_matrix()
         if is_model(obj.geometry) or is_text(obj.geometry):
-            found.append(((prog, None, None, float(obj.opacity)), [(i, obj, model)]))
+            found.append(((prog, None, None), [(i, obj, model)]))
             continue
         geometry = renderer._geometry(obj, model, lens)
         front = outside(obj.geometry, model)
-        key = (prog, front, geometry, float(obj.opacity))
+        key = (prog, front, geometry)
         if front is not None:
             boxes[n] = screen_box(geometry, clip @ model, renderer.size)
         if found and found[-1][0] == key and (front is None or
@@ -188,9 +188,8 @@ class TranslucentPass:
         ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
         mine = dict(shared, hf_linear_out=1 if self.target.hdr else 2)
         ready: set[int] = set()
-        for (prog, front, geometry, opacity), items in runs(renderer, order, shared, lens):
+        for (prog, front, geometry), items in runs(renderer, order, shared, lens):
             share_once(prog, ready, mine)
-            set_uniform(prog, "u_opacity", opacity)
             self._far_then_near(renderer, prog, (front, geometry), items, rates)
         ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.DEFAULT_BLENDING
@@ -201,11 +200,13 @@ class TranslucentPass:
         their far sides first, then their near sides over them (was: both in the mesh's
         triangle order, a sphere's far side laid over its near side in bands); a run of
         planes, which have no far side, as they are, and a loaded model or a text (its
-        parts cull as the file says) alone."""
+        parts cull as the file says) alone, its opacity a uniform (a run's, each
+        instance's own: :func:`~hfrender.render.instances.run_rows`)."""
         import moderngl
 
         front, geometry = kind
         if geometry is None:
+            set_uniform(prog, "u_opacity", float(items[0][1].opacity))
             renderer.draw_one(prog, *items[0][:2], rates)
             return
         rows = run_rows(items, rates)

@@ -7,7 +7,9 @@
 // centre (an extrapolated depth there can even be negative).
 // A built-in geometry draws many objects at once (hfrender/render/instances.py): each
 // object's values are per instance (i_*); a loaded model, one object a draw, sets them as
-// uniforms. Either way the fragment shader gets the colour and emissive as v_object.
+// uniforms. Either way the fragment shader gets the colour and emissive as v_object, the
+// opacity as v_opacity (per instance too: a run of translucent objects of different
+// opacities is one draw).
 uniform mat4 u_view;
 uniform mat4 u_proj;
 #ifdef HF_MODEL
@@ -16,16 +18,19 @@ uniform mat3 u_normal_matrix;
 uniform mat4 u_clip_rate;
 uniform vec3 u_color;        // linear
 uniform float u_emissive;
+uniform float u_opacity;     // 1: opaque; below, blended over what lies behind
 #else
 in mat4 i_model;             // columns, as a uniform's
 in mat3 i_normal_matrix;
 in mat4 i_clip_rate;
 in vec4 i_object;            // linear colour, emissive
+in float i_opacity;
 #define u_model i_model
 #define u_normal_matrix i_normal_matrix
 #define u_clip_rate i_clip_rate
 #define u_color i_object.rgb
 #define u_emissive i_object.a
+#define u_opacity i_opacity
 #endif
 
 in vec3 in_position;
@@ -43,6 +48,7 @@ centroid out float v_depth;
 centroid out vec4 v_clip;
 centroid out vec4 v_clip_rate;
 flat out vec4 v_object;     // the object's linear colour, emissive
+flat out float v_opacity;
 
 void main() {
     vec4 world = u_model * vec4(in_position, 1.0);
@@ -54,6 +60,7 @@ void main() {
     v_clip = gl_Position;
     v_clip_rate = u_clip_rate * vec4(in_position, 1.0);
     v_object = vec4(u_color, u_emissive);
+    v_opacity = u_opacity;
 #ifdef HF_MODEL
     v_uv = in_uv;
     v_color = in_color;

@@ -5,6 +5,7 @@
 // returning linear light; `normal` faces the camera, `color` is the object's linear colour.
 vec3 u_color;                // linear: the object's (v_object, set before shade())
 float u_emissive;
+float u_opacity;             // 1: opaque; below, blended over what lies behind (v_opacity)
 uniform vec3 u_light_dir;    // towards the light, normalised
 uniform float u_ambient;
 uniform vec3 u_eye;
@@ -14,7 +15,6 @@ uniform float u_time;
 uniform vec2 u_half_size;     // half the image size in pixels
 uniform int hf_linear_out;    // 1: a float target (--hdr) takes linear light, past 1 too;
                               // 2: linear light up to 1 (translucent objects over 8-bit)
-uniform float u_opacity;      // 1: opaque; below, blended over what lies behind
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -22,6 +22,7 @@ centroid in float v_depth;
 centroid in vec4 v_clip;
 centroid in vec4 v_clip_rate;
 flat in vec4 v_object;       // the object's linear colour, emissive (mesh.vert)
+flat in float v_opacity;
 #ifdef HF_MODEL  // a loaded model: vertex colours, a base-colour texture, flat normals
 uniform sampler2D u_base_texture;  // sRGB: the sampler decodes it to linear light
 uniform int u_textured;

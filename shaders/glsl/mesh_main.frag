@@ -1,6 +1,7 @@
 void main() {
     u_color = v_object.rgb;
     u_emissive = v_object.a;
+    u_opacity = v_opacity;
 #ifdef HF_MODEL
     vec3 facet = cross(dFdx(v_world), dFdy(v_world));  // the triangle's own normal
     vec3 n = normalize(u_flat_normals != 0 ? facet : v_normal);
