@@ -293,3 +293,36 @@ def test_ray_refuses_a_font_outside_the_scenes_folder(tmp_path):
         f"--ray: the scene loads {tmp_path / 'mine.ttf'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
         "put the font in it, or render without --ray")
+
+
+def test_a_batch_sees_a_font_that_update_sets_later_change(tmp_path):
+    """A Text whose font update(t) sets for t = 0.5 .. 0.75 alone: the batch recorded only
+    the font of the state it stamped (t = 0), and an edited second font left the job up to
+    date."""
+    import json
+
+    from hfrender.cli import main
+
+    mono = DEJAVU.with_name("DejaVuSansMono.ttf")
+    if not (DEJAVU.is_file() and mono.is_file()):
+        pytest.skip("no DejaVu fonts on this machine")
+    shutil.copy(DEJAVU, tmp_path / "one.ttf")
+    shutil.copy(DEJAVU, tmp_path / "two.ttf")
+    (tmp_path / "fonts.py").write_text(
+        "import hfrender as hf\n\nclass Fonts(hf.Scene):\n    duration = 1.0\n"
+        "    def setup(self):\n        self.word = self.add(hf.Text('Hi', font='one.ttf'))\n"
+        "    def update(self, t):\n"
+        "        self.word.font = 'two.ttf' if 0.5 <= t < 0.75 else 'one.ttf'\n")
+    (tmp_path / "jobs.toml").write_text(
+        '[defaults]\nfps = 4\nsize = "32x16"\nsamples = 1\n\n'
+        '[[job]]\nname = "fonts"\nscene = "fonts.py"\noutput = "out.mp4"\n')
+
+    def status():
+        out = tmp_path / "summary.json"
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(out),
+                     "--quiet"]) == 0
+        return json.loads(out.read_text())[0]["status"]
+
+    assert status() == "done" and status() == "up-to-date"
+    shutil.copy(mono, tmp_path / "two.ttf")  # the font of frame 2 alone
+    assert status() == "done"

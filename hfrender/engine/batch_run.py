@@ -89,6 +89,8 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
         except KeyboardInterrupt as exc:  # the table says what its partial output holds
             exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
             raise
+        assets = {**assets_of(render.scene), **assets}  # and those read first later (a font
+        # update(t) sets from t = 2 on: was left out, its job up to date once it changed)
         return {"frames": s.frames_in_output or s.frames_written, "made": s.frames_written,
                 "retries": s.retries, "segments": s.segments, "models": assets}
     from hfrender.engine.fx import FxJob

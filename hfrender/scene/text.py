@@ -154,6 +154,8 @@ class Text(Object3D):
         if name == "font":  # looked for where the scene's line is (None: Pillow's own)
             found = None if value is None else _font_file(self._label(name), value)
             super().__setattr__("_font_file", found)
+            if found is not None:  # every font it was given: update(t) may switch them
+                self.__dict__.setdefault("_fonts", {})[found[0]] = None
         super().__setattr__(name, value)
 
     def raster(self, level: int = 0) -> Raster:
@@ -176,9 +178,9 @@ class Text(Object3D):
         return self.raster().bounds.copy()
 
     def files(self) -> list[Path]:
-        """The font file it reads (the scene's files count it)."""
-        found = getattr(self, "_font_file", None)
-        return [] if found is None else [Path(found[0])]
+        """The font files it reads (the scene's files count them): each it was given so
+        far, a font update(t) sets later in the render too."""
+        return [Path(f) for f in getattr(self, "_fonts", {})]
 
 
 def _init(self: Text, *args: Any, **fields: Any) -> None:
