@@ -237,6 +237,17 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"-r 320,180; manim's -r W,H is --size 320x180 \(see"),
     (["render", "x.py", "-p"], r"arguments: -p; --preview shows the frames as they are "
      r"drawn \(manim's -p opens the file after\) \(see"),
+    # manim's quality flags (a trial; was "unrecognized arguments: -pql" alone, and
+    # "ignored explicit argument 'k'" alone for -qk)
+    (["render", "x.py", "-pql"], r"^hfrender render: error: unrecognized arguments: -pql; "
+     r"manim's -pql is -ql here; --preview shows the frames as they are drawn \(manim's -p "
+     r"opens the file after\) \(see hfrender render --help\)$"),
+    (["render", "x.py", "-qk"], r"^hfrender render: error: argument -q/--quiet: ignored "
+     r"explicit argument 'k'; manim's -qk is --size 3840x2160 --fps 60 here \(see"),
+    (["render", "x.py", "-qlp"], r"argument 'lp'; manim's -qlp is -ql here; --preview "),
+    (["still", "x.py", "-pqp"], r"arguments: -pqp; manim's -pqp is --size 2560x1440 --fps "
+     r"60 here \(see hfrender still"),  # (still has no --preview)
+    (["fx", "in.mp4", "-o", "o.mp4", "-qk"], r"argument 'k' \(see"),  # no scene: no manim
     (["render", "x.py", "--format", "gif"], r"arguments: --format gif; the output's name "
      r"chooses its format: -o out\.gif "),
     (["render", "x.py", "-n", "3,10"], r"arguments: -n 3,10; --frames START:END renders "

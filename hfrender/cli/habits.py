@@ -23,6 +23,10 @@ MANIM_FLAGS = {
     "--save_last_frame": "a frame alone is hfrender still FILE -f N",
     "-t": "a transparent background is --transparent",
 }
+# manim's quality flags past hfrender's presets (-ql, -qm, -qh), and -p joined to them (-pql)
+MANIM_QUALITY = {"p": "--size 2560x1440 --fps 60", "k": "--size 3840x2160 --fps 60"}
+QUALITY = re.compile(r"-(p?)q([lmhpk])(p?)")
+IGNORED = re.compile(r"argument -q/--quiet: ignored explicit argument '(\w+)'")
 NEEDS = {"-p": "preview", "-n": "frames", "-t": "transparent", "--format": "output"}  # the
 # option a hint names, where the command has it (still has no --frames, bench no -o)
 SIZE_FLAGS = ("--width", "--height", "--resolution", "--res")  # other tools' picture size
@@ -61,6 +65,7 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str,
         elif word in MANIM_FLAGS and scene and (word != "-t" or _manim(word, after, scene)) \
                 and NEEDS.get(word, "output") in known:
             hints.append(MANIM_FLAGS[word])
+    hints += _quality_hints(message, words, known, scene)
     fixed = [w for w in words if w.partition("=")[0] in STORE_FIXED]
     if command == "reexpose" and fixed:  # (was: "unrecognized arguments" alone, a trial)
         hints.append(f"{fixed[0].partition('=')[0]} is the render's: a re-exposure keeps the "
@@ -78,6 +83,24 @@ def habit_hints(message: str, words: list[str], known: list[str], command: str,
     if scene and message.startswith("argument -s/--scene: expected one argument"):
         hints.append("-s names the scene class (manim's -s, the last frame, is hfrender "
                      "still FILE -f N)")
+    return hints
+
+
+def _quality_hints(message: str, words: list[str], known: list[str], scene: bool) -> list[str]:
+    """manim's quality flags among ``words``, or taken as ``-q`` with a value in argparse's
+    ``message`` (``-qk``, ``-qlp``): hfrender's own (was: "unrecognized arguments: -pql"
+    alone, and "argument -q/--quiet: ignored explicit argument 'k'" for -qk; a trial)."""
+    m = IGNORED.match(message)
+    flags = [*words, *([f"-q{m.group(1)}"] if m else [])]
+    hints = []
+    for flag in flags:
+        q = QUALITY.fullmatch(flag)
+        if not (scene and q and "size" in known) or q.group(1) and q.group(3):
+            continue
+        ours = MANIM_QUALITY.get(q.group(2), f"-q{q.group(2)}")
+        hints.append(f"manim's {flag} is {ours} here" + (
+            f"; {MANIM_FLAGS['-p']}" if (q.group(1) or q.group(3)) and "preview" in known
+            else ""))
     return hints
 
 
