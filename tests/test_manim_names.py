@@ -128,3 +128,55 @@ def test_a_field_called_as_manims_method_is_said_to_be_set(tmp_path, update, sai
         render_frames(path, size=(16, 16), samples=1)
     assert str(excinfo.value) == ("scene error in update(t) at t=0 s (output frame 0): "
                                   "TypeError: " + said.replace("SCENE", str(path)))
+
+
+EACH = ("a Group is a frame, never drawn: it has no {0} of its own; set each object's, for "
+        "obj in group.children: obj.{0} = ... (in update(t) to change it)")
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("set_opacity", EACH.format("opacity")), ("opacity", EACH.format("opacity")),
+    ("set_color", EACH.format("color")), ("visible", EACH.format("visible")),
+    ("submobjects", "manim's submobjects are group.children here, a list"),
+    ("arrange", "manim's arrange is each object placed here: for i, obj in "
+                "enumerate(group.children): obj.position = (0.5 * i, 0, 0)"),
+    ("remove", "manim's remove is obj.parent = None here, out of the group (it stays in the "
+               "scene: obj.visible = False hides it)"),
+])
+def test_a_groups_manim_vgroup_names_say_what_to_do(name, hint):
+    """A trial: group.set_opacity(0.5) was "'Group' object has no attribute 'set_opacity'"
+    alone; read or set, each now says what is done here."""
+    said = f"Group has no attribute {name!r}; {hint}"
+    for use in (lambda g: getattr(g, name), lambda g: setattr(g, name, 0.5)):
+        with pytest.raises(UnknownAttributeError) as excinfo:
+            use(hf.Group(hf.Sphere()))
+        assert str(excinfo.value) == said
+    with pytest.raises(AttributeError) as excinfo:  # an object's own: Python's error
+        hf.Sphere().submobjects  # noqa: B018
+    assert str(excinfo.value) == "'Sphere' object has no attribute 'submobjects'"
+
+
+@pytest.mark.parametrize("use, error", [
+    ("for d in self.dots: d.opacity = 0.5", "'Group' object is not iterable"),
+    ("self.dots[0].opacity = 0.5", "'Group' object is not subscriptable"),
+    ("self.n = len(self.dots)", "object of type 'Group' has no len()"),
+])
+def test_a_group_used_as_manims_vgroup_list_is_told_its_children(tmp_path, use, error):
+    """A VGroup is a list in manim; a Group's objects are its children (was: Python's
+    "TypeError: 'Group' object is not iterable" alone)."""
+    path = write_scene(tmp_path, f"""
+    class Dots(hf.Scene):
+        duration = 0.1
+        n: int = 0
+        def setup(self):
+            self.dots = hf.Group(hf.Sphere(), hf.Sphere(position=(1, 0, 0)))
+            self.add(self.dots)
+        def update(self, t):
+            {use}
+    """)
+    with pytest.raises(SceneUpdateError) as excinfo:
+        render_frames(path, size=(16, 16), samples=1)
+    assert str(excinfo.value) == (
+        f"scene error in update(t) at t=0 s (output frame 0): TypeError: {error} ({path}:12); "
+        "a Group's objects are group.children, a list (manim's VGroup is a list itself): for "
+        "obj in group.children")

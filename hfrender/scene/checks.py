@@ -25,6 +25,7 @@ import numpy as np
 from hfrender.color import shown
 from hfrender.errors import InputError
 from hfrender.scene.other_names import (
+    GROUP,
     HINTED,
     MANIM,
     NOT_HERE,
@@ -106,6 +107,8 @@ def _other_name(cls: type, name: str) -> str | None:
     if name in ("dof", "use_dof") and meant in known_names(cls):
         return ("; depth of field is on where the camera has an f-stop: set f_stop (e.g. 2.8) "
                 "and focus_distance")
+    if name in GROUP and "children" in known_names(cls):  # a Group (manim's VGroup)
+        return f"; {GROUP[name]}"
     manim = MANIM.get(name)
     if manim is not None and manim[0] in known_names(cls):
         return f"; {name} is manim's: {manim[1] or size_hint(known_names(cls))}"

@@ -320,7 +320,8 @@ def located(exc: BaseException, path: str | Path) -> str:
     where = told_line(exc, path) or where
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
-    hint = _keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
+    hint = (_keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
+            or other_names.group_as_list(exc))
     return f"{type(exc).__name__}: {exc}{where}{hint}"
 
 

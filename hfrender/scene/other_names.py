@@ -103,7 +103,22 @@ MANIM = {
     "width": ("scale", None), "height": ("scale", None),  # (size_hint: per class)
 }
 MANIM.update(dict.fromkeys(("remove_updater", "clear_updaters"), MANIM["add_updater"]))
-HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM))  # read (a missing name): hinted
+# manim's VGroup's fields and methods, which a Group (a frame, never drawn) has not: its
+# objects' own fields, set one by one (was: "'Group' object has no attribute 'set_opacity'"
+# alone, a trial)
+_EACH = ("a Group is a frame, never drawn: it has no {0} of its own; set each object's, "
+         "for obj in group.children: obj.{0} = ... (in update(t) to change it)")
+GROUP = {**{n: _EACH.format(f) for n, f in (
+    ("opacity", "opacity"), ("set_opacity", "opacity"), ("fill_opacity", "opacity"),
+    ("fade", "opacity"), ("color", "color"), ("set_color", "color"), ("set_fill", "color"),
+    ("fill_color", "color"), ("visible", "visible"), ("emissive", "emissive"),
+    ("shader", "shader"))},
+    "submobjects": "manim's submobjects are group.children here, a list",
+    "arrange": "manim's arrange is each object placed here: for i, obj in "
+               "enumerate(group.children): obj.position = (0.5 * i, 0, 0)",
+    "remove": "manim's remove is obj.parent = None here, out of the group (it stays in the "
+              "scene: obj.visible = False hides it)"}
+HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM, *GROUP))  # read (missing): hinted
 
 
 # the message of manim's animations, said of its names (hf.FadeIn) and a scene's play()
@@ -178,6 +193,20 @@ def size_hint(names: frozenset[str]) -> str:
                 "from the text")
     return ("its size is scale (a cube or plane is 1 m a side at 1, a model its file's size; "
             "3 numbers (x, y, z) stretch it)")
+
+
+_AS_LIST = re.compile(r"'Group' object is not (iterable|subscriptable)|object of type 'Group' "
+                      r"has no len\(\)|.*argument after \* must be an iterable, not Group")
+
+
+def group_as_list(exc: BaseException) -> str:
+    """"; a Group's objects are group.children, ..." where ``exc`` is a script's use of a
+    Group as a list, as manim's VGroup is one (was: "TypeError: 'Group' object is not
+    iterable" alone); else ``""``."""
+    if not (isinstance(exc, TypeError) and _AS_LIST.fullmatch(str(exc))):
+        return ""
+    return ("; a Group's objects are group.children, a list (manim's VGroup is a list "
+            "itself): for obj in group.children")
 
 
 _NOT_CALLABLE = re.compile(r"'(float|int|tuple|str|bool|NoneType)' object is not callable")
