@@ -1,6 +1,8 @@
 """A compositor's renders through fx (a Blender user's trial): a frame still a render's
 placeholder, a depth pass normalised to 0..1 with the near and far the user knows."""
 
+import itertools
+
 import numpy as np
 
 from hfrender.cli import main
@@ -108,3 +110,20 @@ def test_a_batch_job_takes_depth_range(tmp_path, rng, capsys):
     for k in (1, 2):
         np.testing.assert_array_equal(iio.imread(tmp_path / "job" / f"{k:04d}.png"),
                                       iio.imread(tmp_path / "cli" / f"{k:04d}.png"))
+
+
+def test_sky_in_a_normalised_float_pass_stays_sky_whichever_way_its_range_runs(tmp_path):
+    """A float pass (EXR, .npy) normalised to 0..1 keeps its sky at inf: with white near
+    (FAR < NEAR) it came out -inf, refused as 'a value <= 0 (-inf)'."""
+    from hfrender.io.depth_pass import open_depth
+
+    rng = np.random.default_rng(5)
+    norm = rng.random((2, 4, 6)).astype(np.float32)
+    norm[:, 0, 0] = np.inf
+    np.save(tmp_path / "z.npy", norm)
+    for near, far in ((1.0, 11.0), (20.0, 0.5)):
+        depth = open_depth(str(tmp_path / "z.npy"), (near, far))
+        got = np.stack(list(itertools.islice(depth.frames, 2)))
+        want = norm * np.float32((far - near) / 1.0) + np.float32(near)
+        want[:, 0, 0] = np.inf
+        np.testing.assert_array_equal(got, want)

@@ -133,7 +133,10 @@ def _metres(frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> np.ndarray:
     if isinstance(scale, tuple):
         near, far = scale
         one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1.0
-        return np.asarray(frame, np.float32) * np.float32((far - near) / one) + np.float32(near)
+        d = np.asarray(frame, np.float32)
+        out = d * np.float32((far - near) / one) + np.float32(near)
+        out[np.isposinf(d)] = np.inf  # a float pass's sky, FAR < NEAR too (was: -inf, refused)
+        return out
     with np.errstate(over="ignore"):  # past float32 (a renderer's FLT_MAX sky): inf, sky
         out = np.asarray(frame, np.float32) * np.float32(scale)
     if zero_is_sky:
