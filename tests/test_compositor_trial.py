@@ -127,3 +127,26 @@ def test_sky_in_a_normalised_float_pass_stays_sky_whichever_way_its_range_runs(t
         want = norm * np.float32((far - near) / 1.0) + np.float32(near)
         want[:, 0, 0] = np.inf
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_depth_range_of_one_distance_is_refused(tmp_path, capsys):
+    """NEAR and FAR the same put every pixel at that distance, the pass unread (was: taken,
+    no depth of field from it, unsaid); in the jobs file as the file spells it."""
+    frames = np.random.default_rng(3).integers(0, 256, (2, 8, 10, 3), dtype=np.uint8)
+    write_seq(tmp_path / "in", frames, "r_%04d.png", 1)
+    write_seq(tmp_path / "z", np.full((2, 8, 10), 30000, np.uint16), "z_%04d.png", 1)
+    lens = ["--focus-distance", "3", "--f-stop", "1.4"]
+    assert main(["fx", str(tmp_path / "in"), "--depth", str(tmp_path / "z"), *lens,
+                 "--depth-range", "5,5.0", "-o", str(tmp_path / "o" / "%04d.png")]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --depth-range 5,5.0: NEAR and FAR are the same distance, every "
+        "pixel 5 m whatever the pass says; give the metres of its 0 and of its 1\n")
+    job = ('[[job]]\nname = "n"\ninput = "in"\noutput = "job/%04d.png"\ndepth = "z"\n'
+           'depth-range = "2,2"\nfocus-distance = 3\nf-stop = 1.4\n')
+    (tmp_path / "jobs.toml").write_text(job)
+    assert main(["batch", str(tmp_path / "jobs.toml"), "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {tmp_path / 'jobs.toml'}: job 'n': depth-range = \"2,2\": NEAR and "
+        "FAR are the same distance, every pixel 2 m whatever the pass says; give the metres "
+        "of its 0 and of its 1\n")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "job").exists()

@@ -168,6 +168,10 @@ class FxSettings:
             raise about(ConfigError, "depth_range", span, ": give NEAR,FAR, two finite "
                         "distances in metres > 0 (the normalised pass's 0 and 1; FAR < NEAR "
                         "where white is near)", head=f"--depth-range {span!r}")
+        if span[0] == span[1]:  # (was: taken, every pixel at that distance, unsaid)
+            raise about(ConfigError, "depth_range", span, ": NEAR and FAR are the same "
+                        f"distance, every pixel {span[0]:g} m whatever the pass says; give "
+                        "the metres of its 0 and of its 1", head=f"--depth-range {span!r}")
         if self.depth is None:
             raise ConfigError("--depth-range needs --depth")
         for flag, given in (("--depth-scale", self.depth_scale != 1.0),
