@@ -732,3 +732,28 @@ def test_fx_settings_changed_are_named_as_fxs_flags():
         "gamma-space unset -> off"]
     assert kept.differences(FxSettings(window=3, stride=3, weights="triangle")
                             .output_settings()) == ["stride 1 -> 3", "weights box -> triangle"]
+
+
+def test_a_changed_depth_range_refuses_resume_as_the_command_line_spells_it(tmp_path):
+    """fx --depth-range is in what an output depends on: a resume of another is refused,
+    the range named as typed (was: 'depth-range [1.0, 11.0] -> [2.0, 11.0]'); the same
+    range resumes."""
+    import hfrender as hf
+    from hfrender.engine.fx_settings import FxSettings
+    from hfrender.errors import InputError
+    from hfrender.io.resume import resume_from
+    from hfrender.io.segments import Manifest, work_dir
+
+    def settings(span):
+        return FxSettings(depth="d.png", lens=hf.Lens(2.0, 2.0),
+                          depth_range=span).output_settings()
+
+    out = tmp_path / "o.mp4"
+    folder = work_dir(out)
+    folder.mkdir()
+    Manifest(settings((1, 11)), 10, 5, 0).save(folder)
+    assert resume_from(str(out), settings((1.0, 11.0)), "fx")[0] == 0
+    with pytest.raises(InputError, match=r"\(depth-range 1,11 -> 2,11.5\); fx without"):
+        resume_from(str(out), settings((2, 11.5)), "fx")
+    assert Manifest(settings(None), 10, 5, 0).differences(settings((0.5, 20))) == [
+        "depth-range unset -> 0.5,20"]

@@ -59,4 +59,6 @@ def _shown(key: str, value: object) -> str:
         a, b = ("" if v is None else v for v in value)
         sep = {"size": "x", "focus_pixel": ","}.get(key, ":")  # else a frame range
         return f"{a}{sep}{b}"
+    if key == "depth_range" and isinstance(value, (list, tuple)):  # NEAR,FAR: 1,11
+        return ",".join(f"{v:g}" for v in value)
     return str(value)
