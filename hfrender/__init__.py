@@ -84,10 +84,27 @@ def __getattr__(name: str) -> object:
         except ModuleNotFoundError as exc:
             if exc.name != f"hfrender.{name}":
                 raise
-        raise AttributeError(f"module 'hfrender' has no attribute {name!r}{_meant(name)}")
+        raise _Missing(name)
     value = getattr(importlib.import_module(f"hfrender.{home}"), name)
     globals()[name] = value
     return value
+
+
+class _Missing(AttributeError):
+    """``module 'hfrender' has no attribute 'Box'; did you mean hf.Cube?``, the hint made
+    when the message is read: ``hasattr(hf, "x")`` (a tool probing) costs no hint tables
+    (they load the scene package and NumPy, 0.2 s)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, name=name)
+
+    def __str__(self) -> str:
+        return f"module 'hfrender' has no attribute {self.name!r}{_meant(self.name)}"
+
+
+# shown as Python shows its own (a traceback's "AttributeError: ...", a scene's error report)
+_Missing.__name__ = _Missing.__qualname__ = "AttributeError"
+_Missing.__module__ = "builtins"
 
 
 def _meant(name: str) -> str:

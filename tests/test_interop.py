@@ -185,6 +185,20 @@ def test_import_needs_no_optional_part():
     assert res.stdout.strip() == "[]"
 
 
+def test_a_probe_for_a_name_hfrender_has_not_loads_no_hint_tables():
+    """hasattr(hf, "x") (a tool probing for a feature) makes no hint: the tables load the
+    scene package and NumPy (0.2 s); a message read makes it, as Python's own reads."""
+    code = ("import sys, hfrender as hf; a = hasattr(hf, 'Box'); b = 'numpy' in sys.modules\n"
+            "try:\n    hf.Box\nexcept AttributeError as e:\n    print(a, b, repr(str(e)))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == ("False False \"module 'hfrender' has no attribute 'Box'; "
+                                  "did you mean hf.Cube?\"")
+    res = subprocess.run([sys.executable, "-c", "import hfrender as hf; hf.VGroup"],
+                         capture_output=True, text=True)
+    assert res.stderr.strip().splitlines()[-1] == ("AttributeError: module 'hfrender' has no "
+                                                   "attribute 'VGroup'; did you mean hf.Group?")
+
+
 def test_public_names_load_on_first_use_and_the_cli_keeps_blas_single_threaded():
     import hfrender as hf
 
