@@ -112,6 +112,29 @@ def test_uploaded_rasters_past_their_pixels_are_released(gl_context, monkeypatch
     rasters = [text_module.raster_at(2, "I", None, align) for align in text_module.ALIGNS]
     monkeypatch.setattr(drawing, "KEPT_PIXELS", 2 * rasters[0].coverage.size)
     for raster in rasters:
-        drawer._upload(raster)
+        drawer._upload(raster.key, lambda r=raster: r)
     assert list(drawer.uploads) == [r.key for r in rasters[1:]]  # the first one released
     drawer.release()
+
+
+def test_a_finer_raster_still_uploaded_is_not_made_again(gl_context, monkeypatch):
+    """More texts drawn finer than raster_at keeps (LEVELS_KEPT) are each rasterised once
+    while their uploads are kept (was: every one again at every draw, twice a sub-frame: a
+    level-2 title some 30 ms of Pillow each time)."""
+    ctx = gl_context().ctx
+    fbo = ctx.simple_framebuffer((8, 8))
+    fbo.use()
+    drawer = drawing.TextDrawer(ctx, None)
+    prog = drawer.program(None)
+    words = [hf.Text(f"word {k}") for k in range(text_module.LEVELS_KEPT + 2)]
+    made, real = [], text_module._drawn
+    monkeypatch.setattr(text_module, "_drawn",
+                        lambda *a: (a[4] and made.append((a[0], a[4]))) or real(*a))
+    text_module.raster_at.cache_clear()
+    for _ in range(2):
+        for word in words:
+            drawer.render(prog, word, 0.0, 1.5)  # a raster pixel 1.5 px: level 1
+    assert made == [(w.text, 1) for w in words]
+    assert list(drawer.uploads) == [w.raster(1).key for w in words]
+    drawer.release()
+    fbo.release()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from hfrender.render.models import mesh_program, vertex_array
 from hfrender.render.programs import set_uniform, share_once
-from hfrender.scene.text import Raster, is_text
+from hfrender.scene.text import Raster, is_text, level_key
 
 _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
 _QUAD = np.array([0, 1, 2, 0, 2, 3], np.uint32)
@@ -100,12 +101,16 @@ class TextDrawer:
                                                  _DEFINE)
         return self.programs[shader]
 
-    def _upload(self, raster: Raster) -> tuple[Any, Any, Any]:
-        if raster.key in self.uploads:
-            self.uploads.move_to_end(raster.key)
-            return self.uploads[raster.key]
+    def _upload(self, key: str, make: Callable[[], Raster]) -> tuple[Any, Any, Any]:
+        """The buffers and texture of the raster ``key``, uploaded from ``make()`` where
+        not kept uploaded (a finer raster is not made again while its upload is kept: was,
+        past the LEVELS_KEPT rasters raster_at keeps, each text's at every draw)."""
+        if key in self.uploads:
+            self.uploads.move_to_end(key)
+            return self.uploads[key]
         import moderngl
 
+        raster = make()
         coverage = _fitted(raster.coverage, self.most)
         h, w = coverage.shape
         texture = self.ctx.texture((w, h), 1, np.ascontiguousarray(coverage[::-1]))
@@ -114,26 +119,27 @@ class TextDrawer:
         texture.repeat_x = texture.repeat_y = False
         made = (self.ctx.buffer(raster.vertices.tobytes()), self.ctx.buffer(_QUAD.tobytes()),
                 texture)
-        self.uploads[raster.key] = made
+        self.uploads[key] = made
         while len(self.uploads) > KEPT or (len(self.uploads) > 1 and sum(
                 t.width * t.height for _, _, t in self.uploads.values()) > KEPT_PIXELS):
-            key, old = self.uploads.popitem(last=False)
-            for k in [k for k in self.vaos if k[1] == key]:
+            gone, old = self.uploads.popitem(last=False)
+            for k in [k for k in self.vaos if k[1] == gone]:
                 self.vaos.pop(k).release()
             for obj in old:
                 obj.release()
         return made
 
-    def _vao(self, prog: Any, raster: Raster) -> Any:
-        vbo, ibo, _ = self._upload(raster)
-        key = (id(prog), raster.key)
-        if key not in self.vaos:
-            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo)
-        return self.vaos[key]
+    def _vao(self, prog: Any, key: str, make: Callable[[], Raster]) -> tuple[Any, Any]:
+        """(the vertex array, the texture) of the raster ``key`` (:meth:`_upload`)."""
+        vbo, ibo, texture = self._upload(key, make)
+        if (id(prog), key) not in self.vaos:
+            self.vaos[id(prog), key] = vertex_array(self.ctx, prog, vbo, ibo)
+        return self.vaos[id(prog), key], texture
 
     def prepare(self, obj: Any) -> None:
         """Compile and upload now, so that errors come before any drawing."""
-        self._vao(self.program(obj.shader), obj.raster())
+        raster = obj.raster()
+        self._vao(self.program(obj.shader), raster.key, lambda: raster)
 
     def render(self, prog: Any, obj: Any, cover: float = 0.0, scale: float = 0.0) -> None:
         """Draw ``obj``'s quad with ``prog`` (its other uniforms set already), dropping
@@ -141,9 +147,10 @@ class TextDrawer:
         :func:`level` for ``scale`` (:func:`on_picture`)."""
         import moderngl
 
-        raster = obj.raster(level(scale, obj.raster().coverage.shape, self.most))
-        vao = self._vao(prog, raster)
-        self._upload(raster)[2].use(0)
+        base = obj.raster()
+        k = level(scale, base.coverage.shape, self.most)
+        vao, texture = self._vao(prog, level_key(base.key, k), lambda: obj.raster(k))
+        texture.use(0)
         set_uniform(prog, "u_base_texture", 0)
         set_uniform(prog, "u_textured", 0)
         set_uniform(prog, "u_flat_normals", 0)

@@ -107,8 +107,14 @@ def _drawn(text: str, font: str | None, align: str, stamp: tuple, level: int) ->
                   anchor="ls")
     coverage = np.asarray(image, np.uint8)
     key = hashlib.sha1(repr((text, font, align, stamp)).encode()).hexdigest()[:20]
-    return _placed(key + (f"@{level}" if level else ""), coverage, align, cap, pad + ascent,
+    return _placed(level_key(key, level), coverage, align, cap, pad + ascent,
                    pad + ascent + (len(lines) - 1) * (ascent + descent), 0.5 ** level)
+
+
+def level_key(key: str, level: int) -> str:
+    """The key of the raster of ``level`` of the text whose level-0 raster's key is
+    ``key`` (the drawer finds an upload by it without making the raster again)."""
+    return f"{key}@{level}" if level else key
 
 
 def _placed(key: str, coverage: np.ndarray, align: str, cap: float, first: float,
