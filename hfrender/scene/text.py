@@ -33,6 +33,7 @@ import numpy as np
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.meshes import VERTEX
+from hfrender.scene.nodes import placement
 from hfrender.scene.objects import _CHECKS, Object3D
 
 RASTER_PX = 128  # the font's size in the raster, pixels (its cap height some 90 of them)
@@ -142,13 +143,15 @@ class Text(Object3D):
     """Text: ``hf.Text("Hello", height=0.3, color="white", align="center", font=None)``,
     ``"\\n"`` between lines; placed, coloured, lit and faded as the other objects
     (``position``, ``rotation``, ``scale``, ``color``, ``emissive``, ``shader``,
-    ``visible``, ``opacity``). See the module's text for its size and anchor."""
+    ``visible``, ``opacity``); ``face_camera=True`` turns it to the camera in every
+    sub-frame (:meth:`world_matrix`). See the module's text for its size and anchor."""
 
     text: str = ""
     height: float = 0.3  # the cap height, metres
     font: str | None = None  # a .ttf/.otf file beside the scene; None: Pillow's own
     align: str = "center"
     color: tuple = (1.0, 1.0, 1.0)
+    face_camera: bool = False  # turned each sub-frame as the camera is (a billboard)
 
     geometry = GEOMETRY
 
@@ -171,6 +174,24 @@ class Text(Object3D):
         args = (self.text, None, self.align) if found is None else (
             self.text, found[0], self.align, found[1:])
         return raster(*args) if level <= 0 else raster_at(level, *args)
+
+    def world_matrix(self) -> np.ndarray:
+        """:meth:`Object3D.world_matrix`; with ``face_camera``, its turn the camera's of its
+        scene as it is now (its x along the picture's right, y up, facing the eye: the
+        image plane's, whatever the lens offset), then its own ``rotation`` in that frame;
+        its place its parents' frame times its ``position``, its size its ``scale`` times
+        the length of its parents' axes. Every reader of the matrix (the drawing, velocity,
+        sorting, raster level, in-view checks) sees this one. Not yet added: as without."""
+        m = super().world_matrix()
+        scene = self.__dict__.get("_added_to")
+        if not self.face_camera or scene is None:
+            return m
+        right, up, forward = scene.camera.basis()
+        frame = self._parents_frame()
+        sizes = 1.0 if frame is None else np.linalg.norm(frame[:3, :3], axis=0)
+        own = placement((0.0, 0.0, 0.0), self.rotation, self._matrix_scale())[:3, :3]
+        m[:3, :3] = np.column_stack([right, up, -forward]) @ own * sizes
+        return m
 
     def _matrix_scale(self) -> float | tuple:
         k = float(self.height) / self.raster().cap  # metres a raster pixel
@@ -244,4 +265,5 @@ _TEXT_CHECKS = {
     "height": lambda what, v: checks.drawable(what, v, [checks.finite(what, v, low=0.0)])
     or float(v),
     "align": lambda what, v: checks.choice(what, v, ALIGNS),
+    "face_camera": checks.flag,
 }
