@@ -4,6 +4,7 @@ Python's bare "'Sphere' object has no attribute 'move_to'")."""
 
 import re
 
+import numpy as np
 import pytest
 from render_helpers import render_frames
 from test_render import write_scene
@@ -180,3 +181,17 @@ def test_a_group_used_as_manims_vgroup_list_is_told_its_children(tmp_path, use, 
         f"scene error in update(t) at t=0 s (output frame 0): TypeError: {error} ({path}:12); "
         "a Group's objects are group.children, a list (manim's VGroup is a list itself): for "
         "obj in group.children")
+
+
+def test_the_font_size_hints_scale_is_the_default_cameras():
+    """manim's font_size was said to be a cap height in metres, with no scale to turn a
+    manim size into one: the hint's figures are the default camera's view at the origin
+    (a 16:9 picture, the default 640x360) against manim's frame, 8 units high."""
+    cam, aspect = hf.Camera(), 16 / 9
+    distance = float(np.linalg.norm(np.subtract(cam.target, cam.position)))
+    seen = distance * cam.picture_width_mm(aspect) / aspect / cam.focal_length_mm
+    assert seen == pytest.approx(2.025)
+    with pytest.raises(UnknownAttributeError) as info:
+        hf.Text("Hi").font_size = 48
+    assert (f"the default camera sees {seen:.4g} m high at the origin (16:9), manim's frame "
+            f"8 units: height = {seen / 8:.3g} x a height in manim's units") in str(info.value)

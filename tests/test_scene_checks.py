@@ -85,7 +85,9 @@ def one_line(excinfo):
     # manim's Text(font_size=48): was "did you mean 'font'?", a file name
     (hf.Text, "font_size", "Text has no attribute 'font_size'; font_size is another tool's: a "
                            "Text's size is its height, the cap height in metres (0.3 by "
-                           "default), not points"),
+                           "default), not points; the default camera sees 2.025 m high at the "
+                           "origin (16:9), manim's frame 8 units: height = 0.253 x a height in "
+                           "manim's units"),
     (hf.Cube, "center", "Cube has no attribute 'center'; center is another tool's name "
                         "(Blender's, manim's): here it is 'position'"),
     (hf.Cube, "size", "Cube has no attribute 'size'; size is another tool's name (Blender's, "

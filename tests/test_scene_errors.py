@@ -32,7 +32,8 @@ from hfrender.errors import InputError
     ("hf.Text('Hi', colour='red')", r"'colour' \({scene}:4\); did you mean color=\?"),
     ("hf.Text('Hi', font_size=48)", r"'font_size' \({scene}:4\); font_size is another "
      r"tool's: a Text's size is its height, the cap height in metres \(0\.3 by default\), "
-     r"not points$"),
+     r"not points; the default camera sees 2\.025 m high at the origin \(16:9\), manim's "
+     r"frame 8 units: height = 0\.253 x a height in manim's units$"),
 ])
 
 

@@ -37,7 +37,9 @@ _FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36:
         "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
 NOT_HERE.update(transparency="here it is opacity: 1 - transparency", font_size="a Text's size "
-                "is its height, the cap height in metres (0.3 by default), not points")
+                "is its height, the cap height in metres (0.3 by default), not points; the "
+                "default camera sees 2.025 m high at the origin (16:9), manim's frame 8 units: "
+                "height = 0.253 x a height in manim's units")  # (tests: from hf.Camera())
 TURNS = ("rotation", "rotation_euler", "orientation", "rotate")  # a camera is aimed, not
 # turned (manim's camera.rotate too)
 # a render's settings, which a scene does not hold: the options that set them
