@@ -131,13 +131,16 @@ def test_a_field_called_as_manims_method_is_said_to_be_set(tmp_path, update, sai
                                   "TypeError: " + said.replace("SCENE", str(path)))
 
 
-EACH = ("a Group is a frame, never drawn: it has no {0} of its own; set each object's, for "
-        "obj in group.children: obj.{0} = ... (in update(t) to change it)")
+EACH = ("a Group is a frame, never drawn: it has no {0} of its own (its opacity and visible "
+        "pass to its objects, not this); set each object's, for obj in group.children: "
+        "obj.{0} = ... (in update(t) to change it)")
 
 
 @pytest.mark.parametrize("name, hint", [
-    ("set_opacity", EACH.format("opacity")), ("opacity", EACH.format("opacity")),
-    ("set_color", EACH.format("color")), ("visible", EACH.format("visible")),
+    ("set_opacity", "set_opacity is manim's: set opacity = 0..1, from t in update(t) to fade"),
+    ("fade", "manim's fade(darkness) is group.opacity = 1 - darkness here (it multiplies its "
+             "objects' own), set from t in update(t)"),
+    ("set_color", EACH.format("color")), ("emissive", EACH.format("emissive")),
     ("submobjects", "manim's submobjects are group.children here, a list"),
     ("arrange", "manim's arrange is each object placed here: for i, obj in "
                 "enumerate(group.children): obj.position = (0.5 * i, 0, 0)"),
@@ -146,7 +149,8 @@ EACH = ("a Group is a frame, never drawn: it has no {0} of its own; set each obj
 ])
 def test_a_groups_manim_vgroup_names_say_what_to_do(name, hint):
     """A trial: group.set_opacity(0.5) was "'Group' object has no attribute 'set_opacity'"
-    alone; read or set, each now says what is done here."""
+    alone; read or set, each now says what is done here (a Group's opacity and visible
+    are its own fields: tests/test_group_opacity.py)."""
     said = f"Group has no attribute {name!r}; {hint}"
     for use in (lambda g: getattr(g, name), lambda g: setattr(g, name, 0.5)):
         with pytest.raises(UnknownAttributeError) as excinfo:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import mesh
 
 # (attribute, its format, bytes a row) in the order of a row: column-major, as uniforms are
@@ -48,9 +49,9 @@ def instance_rows(models: np.ndarray, rates: np.ndarray, objects: np.ndarray) ->
 def run_rows(items: list, rates: np.ndarray) -> np.ndarray:
     """The instance rows (:func:`instance_rows`) of ``items``, (place, object, world
     matrix) of built-in shapes: a translucent run's, drawn once a side, each at its own
-    opacity."""
+    opacity (its groups' in: :func:`drawn_opacity`)."""
     models = np.stack([model for _, _, model in items])
-    objects = np.array([(*obj.linear_color(), float(obj.emissive), float(obj.opacity))
+    objects = np.array([(*obj.linear_color(), float(obj.emissive), drawn_opacity(obj))
                         for _, obj, _ in items])
     return instance_rows(models, rates_at(rates, [i for i, _, _ in items]), objects)
 

@@ -34,6 +34,7 @@ from hfrender.render.translucent import TranslucentPass, in_order
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
+from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import sphere_geometry
 from hfrender.scene.text import is_text
 
@@ -213,7 +214,7 @@ class SceneRenderer:
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects, places = [], [], []  # the built-in ones', in the order drawn
         for i, obj in enumerate(self.scene.objects):
-            if not obj.visible or obj.opacity < 1.0 or is_text(obj.geometry):  # (after)
+            if drawn_opacity(obj) < 1.0 or is_text(obj.geometry):  # (after; hidden: 0)
                 continue
             model_file = is_model(obj.geometry)
             prog = self._program_of(obj, model_file)

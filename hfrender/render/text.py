@@ -25,6 +25,7 @@ import numpy as np
 
 from hfrender.render.models import mesh_program, vertex_array
 from hfrender.render.programs import set_uniform, share_once
+from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.text import Raster, is_text, level_key
 
 _DEFINE = "#define HF_MODEL 1\n#define HF_TEXT 1\n"
@@ -178,7 +179,7 @@ class TextDrawer:
         for i, obj in texts:
             prog = renderer.program_for(obj)
             share_once(prog, ready, shared)
-            set_uniform(prog, "u_opacity", float(obj.opacity))
+            set_uniform(prog, "u_opacity", drawn_opacity(obj))
             renderer.draw_one(prog, i, obj, rates, MARK_COVER)
         fbo.color_mask, fbo.depth_mask = masks, True
         fbo.use()

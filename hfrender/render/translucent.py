@@ -24,6 +24,7 @@ from hfrender.render.programs import compile_program, glsl, set_uniform, share_o
 from hfrender.render.target import Target, _resolve_program, unbind
 from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
+from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import mesh
 from hfrender.scene.text import is_text
 
@@ -52,10 +53,11 @@ def outside(geometry: str, model: np.ndarray) -> str | None:
 
 def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]:
     """The visible objects of an opacity between 0 and 1, and the texts (whose edges
-    blend), with their places in ``objects``, farthest first by the view depth of their
+    blend), as drawn (their groups' opacity and visible in: :func:`drawn_opacity`), with
+    their places in ``objects``, farthest first by the view depth of their
     centres (a model's or text's: its bounds' middle); ties keep the scene's order."""
-    found = [(i, obj) for i, obj in enumerate(objects) if obj.visible and 0.0 < obj.opacity
-             and (obj.opacity < 1.0 or is_text(obj.geometry))]
+    seen = [(i, obj, drawn_opacity(obj)) for i, obj in enumerate(objects)]
+    found = [(i, obj) for i, obj, a in seen if 0.0 < a and (a < 1.0 or is_text(obj.geometry))]
 
     def depth(item: tuple[int, Any]) -> float:
         obj = item[1]
@@ -206,7 +208,7 @@ class TranslucentPass:
 
         front, geometry = kind
         if geometry is None:
-            set_uniform(prog, "u_opacity", float(items[0][1].opacity))
+            set_uniform(prog, "u_opacity", drawn_opacity(items[0][1]))
             renderer.draw_one(prog, *items[0][:2], rates)
             return
         rows = run_rows(items, rates)
@@ -252,8 +254,10 @@ class TranslucentPass:
         if not modes or self.warned or obj is None:  # (a text writes its depth, velocity)
             return
         self.warned = True
-        log.warning("%s has opacity %g: a translucent object writes no depth or velocity, so "
-                    "%s", _named(obj), obj.opacity,
+        seen, own = drawn_opacity(obj), float(obj.opacity)
+        log.warning("%s has opacity %g%s: a translucent object writes no depth or velocity, "
+                    "so %s", _named(obj), seen,
+                    "" if seen == own else f" (its own {own:g} times its groups')",
                     "; ".join(f"{m} {INSTEAD[m]}" for m in modes))
 
     def release(self) -> None:

@@ -1,6 +1,6 @@
 """Parenting: an object placed in another's frame (``child.parent = planet``), and
 :class:`Group`, an invisible frame to parent objects to (manim's ``VGroup``, Blender's
-empty).
+empty), whose ``opacity`` and ``visible`` pass to what lies in it (:func:`drawn_opacity`).
 
 A child's world matrix is its parent's frame (recursively) times its own model matrix.
 The frame a parent gives is its ``position``, ``rotation`` and ``scale``, not a built-in
@@ -141,9 +141,37 @@ def lineage(node: Placed) -> str:
     chain = []
     while node is not None:
         chain.append(f"the {type(node).__name__} at {node.position!r} turned "  # type: ignore
-                     f"{node.rotation!r} scaled {node.scale!r}")  # type: ignore[attr-defined]
+                     f"{node.rotation!r} scaled {node.scale!r}"  # type: ignore[attr-defined]
+                     + _passed(node))
         node = node.parent
     return " in ".join(chain)
+
+
+def _passed(node: Placed) -> str:
+    """What a Group passes to its objects besides its frame, where it is not the default
+    (its opacity, hidden): part of its :func:`lineage`."""
+    if not isinstance(node, Group):
+        return ""
+    return ((f" at opacity {node.opacity!r}" if node.opacity != 1.0 else "")
+            + ("" if node.visible else " hidden"))
+
+
+def drawn_opacity(node: Placed) -> float:
+    """The opacity ``node`` (an object) is drawn at: its own times that of every Group it
+    lies in, through its parents (nested groups multiply), or 0 where it or one of those
+    groups is not ``visible``. Only a Group passes these on: an object's own opacity and
+    ``visible`` are its alone, not its children's (as Blender's parent; manim's
+    ``VGroup.set_opacity`` sets each submobject's)."""
+    if not node.visible:  # type: ignore[attr-defined]
+        return 0.0
+    opacity, up = float(node.opacity), node.parent  # type: ignore[attr-defined]
+    while up is not None:
+        if isinstance(up, Group):
+            if not up.visible:
+                return 0.0
+            opacity *= float(up.opacity)
+        up = up.parent
+    return opacity
 
 
 def _no_cycle(node: Placed, value: object) -> None:
@@ -176,25 +204,29 @@ class Group(Placed):
     and scale with it. Never drawn: it needs no ``self.add``; ``self.add(group)`` adds
     the objects in it (as manim's ``self.add(VGroup(a, b))``), and those that join it later
     in ``setup()`` as they join (``group.add(c)``, ``c.parent = group``: manim's VGroup
-    draws a submobject added after it)."""
+    draws a submobject added after it). Its ``opacity`` (0..1) multiplies that of every
+    object in it, nested groups' too, and ``visible = False`` hides them all (manim's
+    ``group.set_opacity(0.5)``): :func:`drawn_opacity`."""
 
     position: tuple = (0.0, 0.0, 0.0)
     rotation: tuple = (0.0, 0.0, 0.0)
     scale: float | tuple = 1.0
+    opacity: float = 1.0
+    visible: bool = True
     parent: Placed | None = None
 
     def __init__(self, *children: Placed, position: Any = (0.0, 0.0, 0.0),
-                 rotation: Any = (0.0, 0.0, 0.0), scale: Any = 1.0,
-                 parent: Placed | None = None) -> None:
+                 rotation: Any = (0.0, 0.0, 0.0), scale: Any = 1.0, opacity: Any = 1.0,
+                 visible: Any = True, parent: Placed | None = None) -> None:
         object.__setattr__(self, "_given", {})  # the objects whose parent it was set to
         self.position, self.rotation, self.scale = position, rotation, scale
-        self.parent = parent
+        self.opacity, self.visible, self.parent = opacity, visible, parent
         if children:
             self.add(*children)
 
     @classmethod
     def value_checks(cls) -> dict:
-        return PLACE_CHECKS
+        return _GROUP_CHECKS
 
     def add(self, obj: Placed, *more: Placed) -> Any:
         """Parent ``obj`` (and ``more``) to this group; returns it (a tuple of several), as
@@ -233,3 +265,9 @@ PLACE_CHECKS = {  # (an object's too)
     "rotation": lambda what, v: checks.vector3(what, v, "(x, y, z) in radians"),
     "scale": checks.scale,
 }
+SHOW_CHECKS = {  # (an object's too)
+    "visible": checks.flag,
+    "opacity": lambda what, v: checks.fraction(what, v, "0 not drawn, 1 opaque; fade in over "
+                                               "1 s: obj.opacity = hf.linear(t) in update(t)"),
+}
+_GROUP_CHECKS = {**SHOW_CHECKS, **PLACE_CHECKS}

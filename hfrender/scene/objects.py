@@ -12,7 +12,7 @@ import numpy as np
 from hfrender.color import display_color, srgb_color
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
-from hfrender.scene.nodes import PLACE_CHECKS, Placed, placement
+from hfrender.scene.nodes import PLACE_CHECKS, SHOW_CHECKS, Placed, drawn_opacity, placement
 
 
 @dataclass(eq=False)
@@ -27,7 +27,9 @@ class Object3D(Placed):
     :class:`~hfrender.scene.nodes.Group`; None) places it in that one's frame: it moves,
     turns and scales with it (:meth:`world_matrix`). ``opacity`` (0..1) blends it over what
     lies behind it (0: not drawn; translucent objects are drawn after the opaque ones, back
-    to front by their centres' depth, :mod:`hfrender.render.translucent`).
+    to front by their centres' depth, :mod:`hfrender.render.translucent`); a Group it lies
+    in multiplies it, and hides it where that one is not ``visible``
+    (:func:`~hfrender.scene.nodes.drawn_opacity`, which every reader of the two reads).
 
     Values are checked when set (NaN and infinity are refused; a colour may be a name,
     hex or 3 numbers 0..1, stored as 3 floats), and so are names: ``ball.colour = ...``
@@ -121,8 +123,9 @@ class Sphere(Object3D):
 
 
 def drawn(obj: Object3D) -> bool:
-    """Whether ``obj`` is drawn as the scene is now: visible, and not faded out."""
-    return bool(obj.visible) and obj.opacity > 0.0
+    """Whether ``obj`` is drawn as the scene is now: visible, and not faded out (the groups
+    it lies in too: :func:`drawn_opacity`)."""
+    return drawn_opacity(obj) > 0.0
 
 
 GEOMETRIES = ("cube", "plane", "sphere")  # built in (a loaded model's: Mesh)
@@ -153,9 +156,7 @@ def _shader(what: str, value: object) -> object:
 
 
 _CHECKS = {
-    "visible": checks.flag,
-    "opacity": lambda what, v: checks.fraction(what, v, "0 not drawn, 1 opaque; fade in over "
-                                               "1 s: obj.opacity = hf.linear(t) in update(t)"),
+    **SHOW_CHECKS,
     "shader": _shader,
     "geometry": lambda what, v: checks.choice(what, v, GEOMETRIES),
     **PLACE_CHECKS,

@@ -106,15 +106,16 @@ MANIM = {
 }
 MANIM.update(dict.fromkeys(("remove_updater", "clear_updaters"), MANIM["add_updater"]))
 # manim's VGroup's fields and methods, which a Group (a frame, never drawn) has not: its
-# objects' own fields, set one by one (was: "'Group' object has no attribute 'set_opacity'"
-# alone, a trial)
-_EACH = ("a Group is a frame, never drawn: it has no {0} of its own; set each object's, "
-         "for obj in group.children: obj.{0} = ... (in update(t) to change it)")
+# objects' own fields, set one by one (was: "'Group' object has no attribute 'set_color'"
+# alone, a trial); its opacity and visible are its own (set_opacity: MANIM's hint)
+_EACH = ("a Group is a frame, never drawn: it has no {0} of its own (its opacity and "
+         "visible pass to its objects, not this); set each object's, for obj in "
+         "group.children: obj.{0} = ... (in update(t) to change it)")
 GROUP = {**{n: _EACH.format(f) for n, f in (
-    ("opacity", "opacity"), ("set_opacity", "opacity"), ("fill_opacity", "opacity"),
-    ("fade", "opacity"), ("color", "color"), ("set_color", "color"), ("set_fill", "color"),
-    ("fill_color", "color"), ("visible", "visible"), ("emissive", "emissive"),
-    ("shader", "shader"))},
+    ("color", "color"), ("set_color", "color"), ("set_fill", "color"),
+    ("fill_color", "color"), ("emissive", "emissive"), ("shader", "shader"))},
+    "fade": "manim's fade(darkness) is group.opacity = 1 - darkness here (it multiplies its "
+            "objects' own), set from t in update(t)",
     "submobjects": "manim's submobjects are group.children here, a list",
     "arrange": "manim's arrange is each object placed here: for i, obj in "
                "enumerate(group.children): obj.position = (0.5 * i, 0, 0)",
