@@ -89,3 +89,26 @@ def test_an_object_joining_an_added_group_in_update_is_one_line(tmp_path, capsys
             "in update(t)")
     assert said in err and err.count("hfrender: error") == 1, err
     assert not (tmp_path / "f.png").exists()
+
+
+def test_an_object_refused_as_it_is_made_in_an_added_group_is_not_drawn(tmp_path):
+    """Its parent is set before its other fields are checked (a dataclass's ``__init__``
+    sets them in order): it joined the group, and the scene, then its radius was refused;
+    a script that went on had a half-made object drawn. Now it joins once made whole."""
+    class Caught(hf.Scene):
+        def setup(self):
+            self.group = self.add(hf.Group())
+            made = (lambda: hf.Sphere(parent=self.group, radius=-1),
+                    lambda: hf.Text("Hi", parent=self.group, height="tall"),
+                    lambda: hf.Mesh.load(tmp_path / "none.obj", parent=self.group))
+            for make, said in zip(made, (r"^Sphere\.radius=-1 must be",
+                                         r"^Text\.height='tall' must be",
+                                         r"none\.obj: model file not found"), strict=True):
+                with pytest.raises(Exception, match=said):
+                    make()
+            self.ball = hf.Sphere(parent=self.group, radius=0.25)
+
+    scene = Caught()
+    scene.setup()
+    assert scene.objects == [scene.ball] and scene.group.children == [scene.ball]
+    assert scene.ball._added_to is scene and scene.ball.radius == 0.25

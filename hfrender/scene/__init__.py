@@ -214,8 +214,8 @@ class Scene:
                              "visible from t in update(t)")
         if isinstance(obj, Group):  # (not add's refusal in update(t): no object drawn)
             self._take(obj, lambda child: self._join(child, obj))
-        else:  # (not add's checks: hf.Mesh.load(path, parent=group) joins before its model
-            self._put(obj)  # is read)
+        else:  # (not add's checks; hf.Mesh.load(path, parent=group) joins once its model
+            self._put(obj)  # is read: nodes.Whole)
             object.__setattr__(obj, "_joined", True)
 
     def _take(self, group: Group, add: Any) -> None:

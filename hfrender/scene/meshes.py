@@ -357,7 +357,7 @@ class Mesh(Object3D):
             if (caller / p).exists():
                 p = caller / p
         try:
-            obj = cls(**placement)
+            obj = cls.unjoined(**placement)  # joins a group once its model is read
         except TypeError as exc:  # a misspelt placement: said of load, as it was called
             raise TypeError(str(exc).replace("__init__()", "load()")) from None
         if not p.exists() and p.suffix.lower() in (*FORMATS, ""):  # where it was looked for
@@ -366,6 +366,7 @@ class Mesh(Object3D):
                 f"neither {places[0]} nor {places[1]} exists)" if len(places) > 1
                 else f"{places[0]} does not exist)"))
         obj._model = load_model(p, path)
+        obj._whole()
         return obj
 
     def _loaded(self) -> ModelData:

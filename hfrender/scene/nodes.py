@@ -57,7 +57,24 @@ _PLACING = frozenset(("position", "rotation", "scale", "parent"))
 _KEPT = ("_framed", "_checked", "_world")  # what a node remembers (not pickled)
 
 
-class Placed(checks.Checked):
+class Whole(type):
+    """The class of :class:`Placed` classes: a new object joins its parent Group (and the
+    scene that group was added to) once its ``__init__`` has returned, made whole (was: as
+    its ``parent`` was set, before the fields after it were checked: a script that caught
+    ``hf.Sphere(parent=group, radius=-1)``'s error had that half-made Sphere drawn)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        obj = cls.unjoined(*args, **kwargs)
+        obj._whole()
+        return obj
+
+    def unjoined(cls, *args: Any, **kwargs: Any) -> Any:
+        """Made, not yet joined: its maker calls ``_whole()`` when it is (``Mesh.load``,
+        once its model is read)."""
+        return super().__call__(*args, **kwargs)
+
+
+class Placed(checks.Checked, metaclass=Whole):
     """What has a place and may have a ``parent`` (an object or a :class:`Group`)."""
 
     parent: Any = None
@@ -71,8 +88,14 @@ class Placed(checks.Checked):
             _NOW[0] = object()
             if name == "parent":
                 _PARENTS[0] = _NOW[0]
-                if isinstance(value, Group):
+                if isinstance(value, Group) and "_made" in self.__dict__:
                     value._joined(self)
+
+    def _whole(self) -> None:
+        """Made whole: it joins the Group that its parent is (:meth:`Group._joined`)."""
+        object.__setattr__(self, "_made", True)
+        if isinstance(self.parent, Group):
+            self.parent._joined(self)
 
     def _frame(self) -> np.ndarray:
         """The frame this gives its children, in the world: its parents' frames times its
