@@ -112,3 +112,35 @@ def test_an_object_refused_as_it_is_made_in_an_added_group_is_not_drawn(tmp_path
     scene.setup()
     assert scene.objects == [scene.ball] and scene.group.children == [scene.ball]
     assert scene.ball._added_to is scene and scene.ball.radius == 0.25
+
+
+@pytest.mark.parametrize("joins", ["hf.Mesh(color='red', parent=self.group)",
+                                   "self.group.add(hf.Mesh(color='red'))"])
+def test_a_mesh_without_a_model_joining_an_added_group_is_refused_at_its_line(
+        tmp_path, capsys, joins):
+    """As ``self.add(hf.Mesh())`` is (was: joined, then "this Mesh has no model" at the
+    render, naming no line of the scene)."""
+    scene = tmp_path / "bare.py"
+    scene.write_text("import hfrender as hf\n\nclass Bare(hf.Scene):\n    duration = 0.1\n\n"
+                     "    def setup(self):\n        self.group = self.add(hf.Group())\n"
+                     f"        {joins}\n")
+    assert main(["still", str(scene), "-o", str(tmp_path / "x.png"), "--size", "32x18"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: scene error in setup(): ModelError: this Mesh has no model: make it "
+        f"with hf.Mesh.load(path) ({scene}:8)\n")
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_a_mesh_without_a_model_refused_as_it_joins_is_not_one_of_the_groups():
+    from hfrender.scene.model_files import ModelError
+
+    scene, bare = hf.Scene(), hf.Mesh()
+    group = scene.add(hf.Group())
+    with pytest.raises(ModelError, match=r"^this Mesh has no model"):
+        bare.parent = group
+    assert scene.objects == [] and group.children == []
+    assert scene.add(hf.Cube(parent=group)) is scene.objects[0] and len(group.children) == 1
+    inner = hf.Group(hf.Cube(), hf.Mesh())  # a group partly joined: one of the group's
+    with pytest.raises(ModelError, match=r"^this Mesh has no model"):
+        group.add(inner)
+    assert group.children[1] is inner and scene.objects[1] is inner.children[0]

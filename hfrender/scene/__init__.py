@@ -214,8 +214,9 @@ class Scene:
                              "visible from t in update(t)")
         if isinstance(obj, Group):  # (not add's refusal in update(t): no object drawn)
             self._take(obj, lambda child: self._join(child, obj))
-        else:  # (not add's checks; hf.Mesh.load(path, parent=group) joins once its model
-            self._put(obj)  # is read: nodes.Whole)
+        else:  # (hf.Mesh.load(path, parent=group) joins once its model is read: nodes.Whole)
+            obj.geometry  # noqa: B018 - a Mesh made without load() refused, as add() does
+            self._put(obj)
             object.__setattr__(obj, "_joined", True)
 
     def _take(self, group: Group, add: Any) -> None:

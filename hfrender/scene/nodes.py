@@ -267,10 +267,15 @@ class Group(Placed):
     def _joined(self, obj: Placed) -> None:
         """``obj``'s parent set to this group: one of its children, and added to the scene
         this group was added to (if it is not already)."""
-        self._given[obj] = None
         scene = self.__dict__.get("_added_to")
         if scene is not None and getattr(obj, "_added_to", None) is not scene:
-            scene._join(obj, self)
+            try:
+                scene._join(obj, self)  # (an object refused: not one of its children)
+            except Exception:
+                if isinstance(obj, Group):  # partly joined: the objects before the refused
+                    self._given[obj] = None  # one are drawn
+                raise
+        self._given[obj] = None
 
     @property
     def children(self) -> list[Placed]:
