@@ -126,7 +126,7 @@ def test_depth_of_field_by_depth_names_the_opacity_its_groups_give(tmp_path, cap
     with caplog.at_level(logging.WARNING):
         _render(tmp_path, body, size=(32, 18), dof="depth")
     told = [r.getMessage() for r in caplog.records if "opacity" in r.getMessage()]
-    assert told == ["the Plane at (0, 0, 0) has opacity 0.5 (its own 1 times its groups'): "
+    assert told == ["self.red (a Plane) has opacity 0.5 (its own 1 times its groups'): "
                     "a translucent object writes no depth or velocity, so --dof depth blurs "
                     "it by the depth of the opaque surface behind it: use --dof lens"]
 

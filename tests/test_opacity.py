@@ -170,8 +170,34 @@ def test_modes_reading_depth_or_velocity_warn_once_a_render(tmp_path, caplog, fl
     with caplog.at_level(logging.WARNING):
         render_frames(_scene(tmp_path, body), size=(32, 18), samples=2, **flags)
     told = [r.getMessage() for r in caplog.records if "opacity" in r.getMessage()]
-    assert told == ["the Plane at (0, 0, 0) has opacity 0.5: a translucent object writes no "
+    assert told == ["self.red (a Plane) has opacity 0.5: a translucent object writes no "
                     f"depth or velocity, so {said}"]
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("        self.panels = [self.add(hf.Plane(position=(i / 4 - 0.6, 0, 0), scale=0.2, "
+     "opacity=0.5)) for i in range(6)]\n",
+     "6 translucent objects (self.panels[0], self.panels[1], self.panels[2] and 3 more) have "
+     "opacity 0.5"),
+    ("        self.add(hf.Plane(position=(0.5, 0, 0), scale=0.5, opacity=0.75))\n"
+     "        self.group = self.add(hf.Group(opacity=0.5))\n"
+     "        self.a = self.add(hf.Plane(position=(-0.5, 0, 0), scale=0.5, opacity=0.5, "
+     "parent=self.group))\n",
+     "2 translucent objects (the Plane at (0.5, 0, 0), self.a) have opacity 0.25 to 0.75 "
+     "(their groups' in)"),
+    ("        self.add(hf.Plane(position=(0.5, 0, 0), opacity=0.5))\n",
+     "the Plane at (0.5, 0, 0) has opacity 0.5"),  # one, held under no name: where it is
+])
+def test_several_translucent_objects_are_counted_and_named_in_one_line(tmp_path, caplog,
+                                                                        body, said):
+    """Was: the first alone named (six panels: "the Plane at (-0.6, 0, 0) has opacity
+    0.5"), as if it were the one."""
+    with caplog.at_level(logging.WARNING):
+        render_frames(_scene(tmp_path, body + LENS), size=(32, 18), samples=2, dof="depth")
+    told = [r.getMessage() for r in caplog.records if "opacity" in r.getMessage()]
+    assert told == [f"{said}: a translucent object writes no depth or velocity, so --dof "
+                    "depth blurs it by the depth of the opaque surface behind it: use --dof "
+                    "lens"]
 
 
 def test_depth_of_field_by_lens_is_exact_for_a_translucent_object(tmp_path, caplog):

@@ -22,6 +22,7 @@ import numpy as np
 from hfrender.render.instances import run_rows
 from hfrender.render.programs import compile_program, glsl, set_uniform, share_once
 from hfrender.render.target import Target, _resolve_program, unbind
+from hfrender.scene import checks
 from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import drawn_opacity
@@ -178,7 +179,7 @@ class TranslucentPass:
         self.layered = bool(order) and not self.target.hdr
         if not order:
             return
-        self._warn(renderer, next((o for _, o in order if not is_text(o.geometry)), None))
+        self._warn(renderer, order)
         if not self.made:
             self._make()
         ctx = self.ctx
@@ -247,18 +248,19 @@ class TranslucentPass:
         set_uniform(self.over, "u_layer", 1)
         self.over_vao.render(moderngl.TRIANGLES, vertices=3)
 
-    def _warn(self, renderer: Any, obj: Any) -> None:
+    def _warn(self, renderer: Any, order: list) -> None:
         """One line a render, where it reads the depth or velocity planes, which a
-        translucent object leaves to the opaque surface behind it."""
+        translucent object (``order``'s, not a text's: it writes its depth, velocity)
+        leaves to the opaque surface behind it."""
         modes = [m for m in getattr(renderer, "depth_modes", ()) if m in INSTEAD]
-        if not modes or self.warned or obj is None:  # (a text writes its depth, velocity)
+        if not modes or self.warned:
             return
-        self.warned = True
-        seen, own = drawn_opacity(obj), float(obj.opacity)
-        log.warning("%s has opacity %g%s: a translucent object writes no depth or velocity, "
-                    "so %s", _named(obj), seen,
-                    "" if seen == own else f" (its own {own:g} times its groups')",
-                    "; ".join(f"{m} {INSTEAD[m]}" for m in modes))
+        objs = [o for _, o in sorted(order, key=lambda item: item[0]) if not is_text(o.geometry)]
+        if objs:
+            self.warned = True
+            log.warning("%s: a translucent object writes no depth or velocity, so %s",
+                        _translucent(getattr(renderer, "scene", None), objs),
+                        "; ".join(f"{m} {INSTEAD[m]}" for m in modes))
 
     def release(self) -> None:
         if self.made:  # (was: its picture's framebuffer left bound, released: the next
@@ -266,3 +268,23 @@ class TranslucentPass:
             for obj in reversed(self.gl):
                 obj.release()
         self.made, self.gl = False, []
+
+
+def _translucent(scene: Any, objs: list) -> str:
+    """The translucent ``objs`` (the scene's order) as its warning names them, by the
+    scene's names (:func:`checks.named`), else where they are, and their opacity as drawn:
+    one (``self.glass (a Plane) has opacity 0.5``), or several counted, the first 3 named
+    (was: the first alone, as if it were the one: six panels, one named)."""
+    names = checks.named(scene, objs)
+    seen = [drawn_opacity(o) for o in objs]
+    groups = any(a != float(o.opacity) for a, o in zip(seen, objs, strict=True))
+    if len(objs) == 1:
+        obj, name = objs[0], names[0]
+        own = f" (its own {float(obj.opacity):g} times its groups')" if groups else ""
+        return (f"{name} (a {type(obj).__name__})" if name else _named(obj)) + \
+            f" has opacity {seen[0]:g}{own}"
+    low, high = min(seen), max(seen)
+    listed = checks.listed([n or _named(o) for n, o in zip(names, objs, strict=True)])
+    return (f"{len(objs)} translucent objects ({listed}) have opacity {low:g}"
+            + (f" to {high:g}" if high > low else "") + (" (their groups' in)" if groups
+                                                          else ""))

@@ -249,6 +249,21 @@ def held(scene: object) -> Iterator[tuple[str, object]]:
             yield f"self.{name}" + ("" if key is None else f"[{key!r}]"), item
 
 
+def named(scene: object, objects: Sequence[object]) -> list[str | None]:
+    """Each of ``objects`` by the scene's name for it (:func:`held`: ``self.panels[2]``);
+    None for one the scene holds under no name of its own."""
+    names: dict[int, str] = {}
+    for where, value in held(scene) if scene is not None else ():
+        names.setdefault(id(value), where)
+    return [names.get(id(obj)) for obj in objects]
+
+
+def listed(names: Sequence[str], first: int = 3) -> str:
+    """``a, b, c and 2 more``: the first ``first`` of ``names``, and how many others."""
+    more = f" and {len(names) - first} more" if len(names) > first else ""
+    return ", ".join(names[:first]) + more
+
+
 def real(value: object) -> bool:
     return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
 

@@ -298,10 +298,9 @@ def _say_unadded(scene: Scene) -> None:
     """A warning naming objects made but never added, or that the scene has none."""
     lost, name = unadded(scene), type(scene).__name__
     if lost:
-        said = ", ".join(f"{where} (a {kind})" for where, kind in lost[:3])
-        more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
-        log.warning("%s: %s%s never added, so not drawn: self.add(%s) in setup() draws it",
-                    name, said, more, lost[0][0])
+        said = checks.listed([f"{where} (a {kind})" for where, kind in lost])
+        log.warning("%s: %s never added, so not drawn: self.add(%s) in setup() draws it",
+                    name, said, lost[0][0])
     elif not scene.objects:
         manim = ("; construct() is manim's, never called here: setup() adds the objects "
                  "once, update(t) sets them from t") if callable(
