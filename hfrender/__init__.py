@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
         smooth,
         there_and_back,
     )
+    from hfrender.scene.layout import arrange, next_to
     from hfrender.scene.meshes import Mesh
     from hfrender.scene.text import Text
     from hfrender.shutter_curve import curve_weights
@@ -48,7 +49,7 @@ __all__ = [
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
-    "there_and_back", "Group", "Text", "__version__",
+    "there_and_back", "Group", "Text", "arrange", "next_to", "__version__",
 ]
 
 _HOME = {
@@ -62,7 +63,7 @@ _HOME = {
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
     "Group": "scene",
-    "Text": "scene.text",
+    "Text": "scene.text", "arrange": "scene.layout", "next_to": "scene.layout",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
     "StoreError": "io.store",

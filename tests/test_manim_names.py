@@ -17,8 +17,9 @@ SIZE = "its size is scale (a cube or plane is 1 m a side at 1, a model its file'
        "numbers (x, y, z) stretch it)"
 TOLD = [
     (hf.Sphere, "move_to", "set position = (x, y, z) from t in update(t)"),
-    (hf.Cube, "next_to", "set position to the other's plus a gap in update(t): position = "
-                         "(a.position[0] + 1.2, a.position[1], a.position[2])"),
+    (hf.Cube, "next_to", "hf.next_to(obj, other, (0, 1, 0), buff=0.25) places obj's box "
+                         "beside other's (above it, 0.25 m between), a function here, in "
+                         "setup() or in update(t) (hfrender docs rendering layout)"),
     (hf.Cube, "shift", "set position from t in update(t) (x0 + 0.5 * t, y0, z0), not added "
                        "to each frame"),
     (hf.Plane, "rotate", "set rotation = (x, y, z), radians about x, then y, then z, from t "
@@ -142,8 +143,9 @@ EACH = ("a Group is a frame, never drawn: it has no {0} of its own (its opacity 
              "objects' own), set from t in update(t)"),
     ("set_color", EACH.format("color")), ("emissive", EACH.format("emissive")),
     ("submobjects", "manim's submobjects are group.children here, a list"),
-    ("arrange", "manim's arrange is each object placed here: for i, obj in "
-                "enumerate(group.children): obj.position = (0.5 * i, 0, 0)"),
+    ("arrange", "manim's group.arrange(RIGHT, buff=0.25) is hf.arrange(group, (1, 0, 0), "
+                "buff=0.25) here, a function: its objects' boxes side by side, centred on "
+                "center=(0, 0, 0) in the group's frame (hfrender docs rendering layout)"),
     ("remove", "manim's remove is obj.parent = None here, out of the group (it stays in the "
                "scene: obj.visible = False hides it)"),
 ])

@@ -86,8 +86,9 @@ def _pixels(value: object, least: int) -> bool:
 _FROM_T = "from t in update(t)"
 MANIM = {
     "move_to": ("position", f"set position = (x, y, z) {_FROM_T}"),
-    "next_to": ("position", "set position to the other's plus a gap in update(t): position = "
-                            "(a.position[0] + 1.2, a.position[1], a.position[2])"),
+    "next_to": ("position", "hf.next_to(obj, other, (0, 1, 0), buff=0.25) places obj's box "
+                            "beside other's (above it, 0.25 m between), a function here, in "
+                            "setup() or in update(t) (hfrender docs rendering layout)"),
     "shift": ("position", f"set position {_FROM_T} (x0 + 0.5 * t, y0, z0), not added to each "
                           "frame"),
     "rotate": ("rotation", f"set rotation = (x, y, z), radians about x, then y, then z, "
@@ -117,8 +118,9 @@ GROUP = {**{n: _EACH.format(f) for n, f in (
     "fade": "manim's fade(darkness) is group.opacity = 1 - darkness here (it multiplies its "
             "objects' own), set from t in update(t)",
     "submobjects": "manim's submobjects are group.children here, a list",
-    "arrange": "manim's arrange is each object placed here: for i, obj in "
-               "enumerate(group.children): obj.position = (0.5 * i, 0, 0)",
+    "arrange": "manim's group.arrange(RIGHT, buff=0.25) is hf.arrange(group, (1, 0, 0), "
+               "buff=0.25) here, a function: its objects' boxes side by side, centred on "
+               "center=(0, 0, 0) in the group's frame (hfrender docs rendering layout)",
     "remove": "manim's remove is obj.parent = None here, out of the group (it stays in the "
               "scene: obj.visible = False hides it)"}
 HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM, *GROUP))  # read (missing): hinted
