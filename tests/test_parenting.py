@@ -75,8 +75,7 @@ def test_a_child_lands_where_its_parents_matrix_puts_it(gl_context):
     np.testing.assert_allclose(world, (1, 0, -2), atol=1e-12)
     np.testing.assert_allclose(scene.child.world_matrix()[:3, 3], world, atol=1e-12)
     at = _centroid(color)
-    want = _pixel(scene.camera, world)
-    want[1] = H - want[1]  # (the picture's rows run top down)
+    want = _pixel(scene.camera, world)  # (rows from the top: the projection turns y over)
     assert np.abs(at - want).max() < 0.25, (at, want)
     assert np.abs(at - _pixel(scene.camera, (2, 0, 0))).max() > 5  # not its own place
     # the depth plane (what --dof depth blurs by): its front face, 8 - (-2 + 0.3) m away
