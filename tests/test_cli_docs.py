@@ -95,3 +95,15 @@ def test_no_message_cites_a_docs_file_a_wheel_has_not():
     """A wheel has the guides under hfrender/_docs, not docs/: a message points at them
     through ``hfrender docs`` (was: "docs/rendering.md, Groups")."""
     assert [(py.name, text) for py, text in _messages() if "docs/" in text] == []
+
+
+def test_on_a_terminal_a_guide_goes_through_a_pager(monkeypatch, capsys):
+    import pydoc
+    import sys
+
+    paged = []
+    monkeypatch.setattr(pydoc, "pager", paged.append)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["docs", "rendering", "groups"]) == 0
+    assert len(paged) == 1 and paged[0].startswith("- **Groups**")
+    assert capsys.readouterr().out == ""

@@ -5,7 +5,9 @@ sections, a whole guide, or one section of it (``hfrender docs rendering groups`
 from __future__ import annotations
 
 import argparse
+import pydoc
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +53,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
                          + (f" (did you mean {guess[0]}?)" if guess else ""))
     lines = path.read_text(encoding="utf-8").splitlines()
     if not args.title:
-        print("\n".join(lines))
+        _show("\n".join(lines))
         return 0
     words = " ".join(args.title)
     part = find(sections(lines), words)
@@ -60,8 +62,17 @@ def cmd_docs(args: argparse.Namespace) -> int:
         raise InputError(f"{path.stem} has no section {words!r}"
                          + (f" (did you mean {guess[0]!r}?)" if guess else "")
                          + "; hfrender docs lists each guide's sections")
-    print("\n".join(lines[part.start:part.end]).rstrip())
+    _show("\n".join(lines[part.start:part.end]).rstrip())
     return 0
+
+
+def _show(text: str) -> None:
+    """On a terminal through a pager ($PAGER, else less or more, as ``git help`` and
+    ``pydoc`` do: a guide is some 1,000 lines); piped or redirected, as it is."""
+    if sys.stdout.isatty():
+        pydoc.pager(text)
+    else:
+        print(text)
 
 
 def sections(lines: list[str]) -> list[Section]:
