@@ -102,6 +102,11 @@ class _Missing(AttributeError):
     def __str__(self) -> str:
         return f"module 'hfrender' has no attribute {self.name!r}{_meant(self.name)}"
 
+    def __reduce__(self) -> tuple:
+        """Pickled as the AttributeError it shows as, its hint made (pickle finds a class
+        by its name, and this one's is Python's: a worker's error sent back failed)."""
+        return AttributeError, (str(self),), {"name": self.name}
+
 
 # shown as Python shows its own (a traceback's "AttributeError: ...", a scene's error report)
 _Missing.__name__ = _Missing.__qualname__ = "AttributeError"

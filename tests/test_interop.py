@@ -281,3 +281,16 @@ def test_the_colour_helpers_give_back_the_inputs_array_family():
         hf.to_linear(np.arange(256, dtype=np.uint8))
     ramp = hf.to_linear(np.arange(256, dtype=np.uint8)[..., None])
     assert ramp.shape == (256, 1) and ramp[0, 0] == 0 and ramp[-1, 0] == 1
+
+
+def test_a_missing_names_error_pickles_as_the_attribute_error_it_shows_as():
+    """A worker's error goes back pickled (Ray, multiprocessing); the hint's class is named
+    as Python's AttributeError, so pickle could not find it: was PicklingError "it's not
+    the same object as builtins.AttributeError"."""
+    import pickle
+
+    with pytest.raises(AttributeError) as info:
+        hf.Box  # noqa: B018
+    back = pickle.loads(pickle.dumps(info.value))
+    assert type(back) is AttributeError and back.name == "Box"
+    assert str(back) == "module 'hfrender' has no attribute 'Box'; did you mean hf.Cube?"
