@@ -144,3 +144,26 @@ def test_a_mesh_without_a_model_refused_as_it_joins_is_not_one_of_the_groups():
     with pytest.raises(ModelError, match=r"^this Mesh has no model"):
         group.add(inner)
     assert group.children[1] is inner and scene.objects[1] is inner.children[0]
+
+
+def test_a_dataclass_subclass_of_group_takes_objects_and_joins_once_made():
+    """A user's ``@dataclass`` Group (its own ``__init__``, made by dataclass, never runs
+    Group's): was AttributeError "'Row' object has no attribute '_given'" at its first
+    object; now its objects, added in ``__post_init__``, join it, and it joins the added
+    group given as its parent once made, with them."""
+    from dataclasses import dataclass
+
+    @dataclass(eq=False)
+    class Row(hf.Group):
+        count: int = 3
+
+        def __post_init__(self):
+            for i in range(self.count):
+                self.add(hf.Cube(position=(float(i), 0.0, 0.0), scale=0.5))
+
+    scene = hf.Scene()
+    outer = scene.add(hf.Group())
+    row = Row(count=2, position=(0.0, 1.0, 0.0), opacity=0.5, parent=outer)
+    assert [c.position for c in row.children] == [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)]
+    assert scene.objects == row.children and outer.children == [row]
+    assert row.children[1].world_matrix()[:3, 3].tolist() == [1.0, 1.0, 0.0]

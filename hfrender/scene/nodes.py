@@ -241,7 +241,6 @@ class Group(Placed):
     def __init__(self, *children: Placed, position: Any = (0.0, 0.0, 0.0),
                  rotation: Any = (0.0, 0.0, 0.0), scale: Any = 1.0, opacity: Any = 1.0,
                  visible: Any = True, parent: Placed | None = None) -> None:
-        object.__setattr__(self, "_given", {})  # the objects whose parent it was set to
         self.position, self.rotation, self.scale = position, rotation, scale
         self.opacity, self.visible, self.parent = opacity, visible, parent
         if children:
@@ -273,15 +272,20 @@ class Group(Placed):
                 scene._join(obj, self)  # (an object refused: not one of its children)
             except Exception:
                 if isinstance(obj, Group):  # partly joined: the objects before the refused
-                    self._given[obj] = None  # one are drawn
+                    self._ones_given()[obj] = None  # one are drawn
                 raise
-        self._given[obj] = None
+        self._ones_given()[obj] = None
+
+    def _ones_given(self) -> dict:
+        """The objects whose parent was set to it, in that order (made at the first: a
+        user's ``@dataclass`` Group's ``__init__`` is dataclass's, not Group's)."""
+        return self.__dict__.setdefault("_given", {})
 
     @property
     def children(self) -> list[Placed]:
         """The objects whose parent it is (given to ``Group(...)`` or ``add``, or their
         ``parent`` set to it), in the order they first joined."""
-        return [o for o in self._given if o.parent is self]
+        return [o for o in self._ones_given() if o.parent is self]
 
     def world_matrix(self) -> np.ndarray:
         """The 4x4 group-to-world matrix (its parents' included), a fresh array."""
