@@ -3,10 +3,7 @@ an object is drawn at its own opacity times every group's it lies in, and not at
 one of them is hidden; only a Group passes them on, not a parent object."""
 
 import logging
-import subprocess
-import sys
 
-import imageio.v3 as iio
 import numpy as np
 import pytest
 
@@ -17,7 +14,7 @@ from hfrender.scene.in_view import nothing_seen
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.ready import drawn_state
 from tests.render_helpers import render_frames
-from tests.test_opacity import LENS, _code, _scene, _square
+from tests.test_opacity import LENS, _code, _scene, _square, transparent_still
 
 RED = _square("red", 0, 0, "(1.0, 0.0, 0.0)", 1.0)  # opaque itself: its groups' alone
 GROUP = "        self.group = hf.Group(opacity={0}, visible={1})\n        self.add(self.group)\n"
@@ -110,14 +107,7 @@ def test_a_texts_depth_for_dof_depth_reads_its_groups_opacity(tmp_path):
 
 
 def test_a_transparent_output_has_the_groups_opacity_as_alpha(tmp_path):
-    body = GROUP.format(0.5, True) + _in(RED, "self.group")
-    scene = _scene(tmp_path, body, background="None")
-    out = tmp_path / "still.png"
-    done = subprocess.run([sys.executable, "-m", "hfrender", "still", str(scene), "-o",
-                           str(out), "--size", "64x36", "--samples", "2", "--transparent",
-                           "-q"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    png = iio.imread(out)
+    png = transparent_still(tmp_path, GROUP.format(0.5, True) + _in(RED, "self.group"))
     assert abs(int(png[18, 32, 3]) - 127.5) <= 0.5 and png[18, 32, :3].tolist() == [255, 0, 0]
 
 

@@ -124,14 +124,19 @@ def test_opacity_1_draws_as_without_it_and_0_draws_nothing(tmp_path):
     assert not np.array_equal(plain, zero)
 
 
-def test_a_transparent_output_has_the_square_s_coverage_as_alpha(tmp_path):
-    scene = _scene(tmp_path, _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.5), background="None")
+def transparent_still(tmp_path, body):
+    """The 64x36 RGBA still ``--transparent`` writes of the scene ``body`` makes."""
+    scene = _scene(tmp_path, body, background="None")
     out = tmp_path / "still.png"
     done = subprocess.run([sys.executable, "-m", "hfrender", "still", str(scene), "-o",
                            str(out), "--size", "64x36", "--samples", "2", "--transparent",
                            "-q"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    png = iio.imread(out)
+    return iio.imread(out)
+
+
+def test_a_transparent_output_has_the_square_s_coverage_as_alpha(tmp_path):
+    png = transparent_still(tmp_path, _square("red", 0, 0, "(1.0, 0.0, 0.0)", 0.5))
     assert png.shape == (36, 64, 4)
     assert abs(int(png[18, 32, 3]) - 127.5) <= 0.5  # alpha 0.5 where the square alone is
     assert png[18, 32, :3].tolist() == [255, 0, 0]  # straight colour: the square's red
