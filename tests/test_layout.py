@@ -244,3 +244,25 @@ def test_arranged_cubes_land_where_the_projection_says(gl_context):
         np.testing.assert_allclose(want, (W / 2 + 32 * x, H / 2 - 32 * 0.5))
         at = _centroid_of(color, channel) + 0.5
         assert np.abs(at - want).max() < 0.3, (channel, at, want)
+
+
+def test_a_scenes_objects_are_named_as_it_holds_them_and_rounding_noise_is_nothing():
+    """Added to a scene, an object is named by the scene's name for it (was: by its place,
+    with a row's rounding in it: 'the Text at (-1.11e-16, ...)')."""
+
+    class Held(hf.Scene):
+        def setup(self):
+            self.row = hf.Group(position=(0, 3, 0))
+            self.left = self.add(hf.Cube(position=(1e-17 - 1e-16, 0, 0), parent=self.row))
+            self.free = self.add(hf.Sphere(position=(0.1 + 0.2 - 0.3, 2, 0)))
+
+    scene = Held()
+    scene.setup()
+    with pytest.raises(InputError) as excinfo:
+        hf.next_to(scene.free, scene.left, UP)
+    assert str(excinfo.value).startswith(
+        "next_to: obj (self.free (a Sphere)) has no parent and other (self.left (a Cube)) is "
+        "under the Group at (0, 3, 0): ")
+    loose = hf.Sphere(position=(0.1 + 0.2 - 0.3, -1e-16, 2))  # in no scene: by its place
+    with pytest.raises(InputError, match=r"one object \(the Sphere at \(0, 0, 2\)\)"):
+        hf.next_to(loose, loose, UP)

@@ -148,13 +148,16 @@ def _parents_added(node: Placed, scene: Any) -> None:
 
 def _a(node: Placed, scene: Any = None) -> str:
     """``node`` as an error names it: by the scene's name for it (``self.planet (a
-    Sphere)``: :func:`checks.held`), else by where it is (``the Sphere at (1, 0, 0)``)."""
+    Sphere)``: :func:`checks.held`; ``scene``, else the one it was added to), else by
+    where it is (``the Sphere at (1, 0, 0)``)."""
     kind = type(node).__name__
+    scene = scene if scene is not None else node.__dict__.get("_added_to")  # (its own)
     name = next((where for where, v in checks.held(scene) if v is node), None) \
         if scene is not None else None
     if name is not None:
         return f"{name} (a {kind})"
-    at = ", ".join(f"{float(v):.4g}" for v in node.position)  # type: ignore[attr-defined]
+    # rounding's noise as nothing (a row laid out about 0: -1.11e-16 is 0)
+    at = ", ".join(f"{round(float(v), 9) + 0.0:.4g}" for v in node.position)  # type: ignore[attr-defined]
     return f"the {kind} at ({at})"
 
 
