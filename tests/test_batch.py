@@ -631,7 +631,7 @@ def test_progress_in_a_log_names_each_job(folder, monkeypatch, capsys):
     (was: "rendering:" for every job)."""
     import re
 
-    monkeypatch.setattr("hfrender.cli.progress.LOG_EVERY_S", 0.0)
+    monkeypatch.setattr("hfrender.progress.LOG_EVERY_S", 0.0)
     assert main(["batch", str(folder / "jobs.toml")]) == 0
     err = capsys.readouterr().err.splitlines()
     lines = [ln for ln in err if " frames (" in ln]

@@ -346,7 +346,7 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
     """Where stderr is a log or a pipe (no bar): a line every LOG_EVERY_S seconds with the
     frames done, the rate and the time left; none at the start, none at the end (the
     summary says it), none between."""
-    from hfrender.cli.progress import progress_lines
+    from hfrender.progress import progress_lines
 
     times = iter([0.0, 0.0, 10.0, 40.0, 50.0, 75.0, 200.0])  # made, then each update
     update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
@@ -387,7 +387,7 @@ def test_a_long_runs_rate_and_time_left_are_the_last_minutes(capsys):
     """Frames growing heavier: the rate since the start said 6.0 fps and 29 s left where
     the last minute's was 2.8 fps and 54 s were left (a trial). Once a run is a minute
     long, its rate is the last minute's."""
-    from hfrender.cli.progress import RECENT_S, left_text, rate_text
+    from hfrender.progress import RECENT_S, left_text, rate_text
 
     state: dict = {}
     for t in range(0, 61):  # 10 fps for a minute, then 2 fps
@@ -402,7 +402,7 @@ def test_a_long_runs_rate_and_time_left_are_the_last_minutes(capsys):
 def test_a_rate_under_a_frame_a_second_keeps_two_figures(capsys):
     """A slow run (the exact depth of field: 5.6 s a frame) said "0.0 fps, about 47m20s
     left" (a trial): under 1 fps the rate keeps two significant figures."""
-    from hfrender.cli.progress import progress_lines, rate_text
+    from hfrender.progress import progress_lines, rate_text
 
     for made, seconds, said in ((5, 28.0, "0.18 fps"), (1, 50.0, "0.02 fps"),
                                 (9, 10000.0, "0.0009 fps"), (10, 10.0, "1.0 fps")):
@@ -420,7 +420,7 @@ def test_a_rate_under_a_frame_a_second_keeps_two_figures(capsys):
 def test_the_bars_rate_waits_a_second_past_its_first_frames():
     """Frames finish in bursts (a hyperframe's at once): the bar says no rate for the
     first second after its first count, then the frames made since it over the time."""
-    from hfrender.cli.progress import RATE_AFTER_S, left_text, rate_text
+    from hfrender.progress import RATE_AFTER_S, left_text, rate_text
 
     state: dict = {}
     assert rate_text(state, 0, 100.0) == ""

@@ -437,10 +437,10 @@ def test_settings_that_cannot_work_are_refused_before_writing(tmp_path, capsys, 
 
 
 def test_ffmpeg_failure_is_an_error_not_a_success(tmp_path, capsys, monkeypatch):
-    import hfrender.cli.commands
+    import hfrender.engine.settings
 
     # past the check that the encoder starts: the failure while writing is on trial
-    monkeypatch.setattr(hfrender.cli.commands, "check_encoder", lambda *a, **k: None)
+    monkeypatch.setattr(hfrender.engine.settings, "check_encoder", lambda *a, **k: None)
     out = tmp_path / "nv.mp4"  # NVENC needs an NVIDIA driver: ffmpeg cannot open it here
     code = main(["render", BAR, "-o", str(out), "--codec", "h264_nvenc", "--size", "64x16",
                  "--duration", "0.3"])

@@ -1009,7 +1009,7 @@ def test_fx_into_a_log_says_its_progress_in_lines(tmp_path, rng, capsys, monkeyp
     """stderr not a terminal (a log, a pipe): fx's progress comes as lines naming fx, the
     frames done out of the clip's and the rate (here one after each hyperframe written: the
     line's interval set to 0), the summary on stdout as before."""
-    from hfrender.cli import progress as common
+    from hfrender import progress as common
 
     monkeypatch.setattr(common, "LOG_EVERY_S", 0.0)
     monkeypatch.setattr(common, "RATE_AFTER_S", 0.0)  # a rate from the first line on

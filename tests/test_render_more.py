@@ -215,7 +215,7 @@ def test_a_progress_line_measures_its_rate_from_the_start(capsys):
     """A log's line: 8 frames 4 s after the start (told at 0), the first of them written
     3 s in: 2.0 fps and 2 s left for 4 more (was: a rate from the first frame written,
     8 frames in 1 s, 8.0 fps)."""
-    from hfrender.cli.progress import progress_lines
+    from hfrender.progress import progress_lines
 
     now = [100.0]
     update = progress_lines("rendering", clock=lambda: now[0], every=0.5,

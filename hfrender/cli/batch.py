@@ -19,13 +19,13 @@ from hfrender.cli.common import (
     sigterm_interrupts,
     stop_asked,
 )
-from hfrender.cli.progress import progress_bar, span, time_of_day
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
 from hfrender.errors import as_given, as_typed, nearest
 from hfrender.io.segments import segments_kept
 from hfrender.io.sequence_names import home_path
 from hfrender.logs import JobNamed, filtered
+from hfrender.progress import progress_bar, span, time_of_day
 
 OWN = ("--summary", "--quiet", "--ray")
 SHORT = {"-o": "output", "-s": "scene"}

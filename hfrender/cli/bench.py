@@ -11,9 +11,9 @@ from typing import Any
 from hfrender.backends import get_backend
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path, interrupted_code
-from hfrender.cli.progress import progress_bar
 from hfrender.config import MAX_GRANULARITY, ConfigError
 from hfrender.frame_range import n_frames
+from hfrender.progress import progress_bar
 
 # render options that bench would take and do nothing with: what to give instead
 BENCH_IGNORES = {

@@ -6,14 +6,10 @@ import argparse
 import logging
 import shlex
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
-    auto_or_int,
-    check_encoder,
-    check_scene_path,
     finished_anyway,
     first_line,
     in_processes,
@@ -26,97 +22,24 @@ from hfrender.cli.common import (
     sigterm_interrupts,
     system_refused,
 )
-from hfrender.cli.habits import shutter_in_frames
 from hfrender.cli.options import flags_as_given
-from hfrender.cli.progress import progress_bar
-from hfrender.config import (
-    PRESETS,
-    ConfigError,
-    RenderConfig,
-    parse_range,
-    parse_samples,
-    parse_size,
-    project_settings,
-)
-from hfrender.engine.project_fit import fitted
+from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.render_stats import peak_memory
+from hfrender.engine.settings import GIVEN, check_render, outputs_held, render_config
 from hfrender.errors import HFRenderError
-from hfrender.frame_range import n_frames, parse_frames
-from hfrender.io.encoding import Encoding
-from hfrender.io.sequence_names import check_output_name, home_path, is_sequence
+from hfrender.frame_range import n_frames
+from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
+from hfrender.progress import progress_bar
 
 log = logging.getLogger(__name__)
 
 
 @flags_as_given
 def _config_from(args: argparse.Namespace) -> RenderConfig:
-    """Defaults, then hfrender.toml, then flags: validated once, here at the edge."""
-    values = project_settings()
-    if isinstance(values.get("output"), str):  # (output = "~/renders/a.mp4": no shell here)
-        values["output"] = home_path(values["output"])
-    project = set(values)
-    if args.quality:
-        (values["size"], values["fps"]) = PRESETS[args.quality]
-    flags = {"output": args.output, "fps": args.fps, "duration": args.duration,
-             "samples": None if args.samples is None else parse_samples(args.samples),
-             "samples_range": (None if args.samples_range is None
-                               else parse_range(args.samples_range)),
-             "shutter": args.shutter,
-             "shutter_position": args.shutter_position, "shutter_curve": args.shutter_curve,
-             "dof": args.dof, "reconstruct": args.reconstruct, "backend": args.backend,
-             "dof_method": args.dof_method,
-             "gl": args.gl, "seed": args.seed,
-             "codec": getattr(args, "codec", None), "max_coc_px": args.max_coc_px,
-             "jitter": args.jitter or None,
-             "msaa": args.msaa if args.msaa in (None, "auto") else int(args.msaa),
-             "hdr": getattr(args, "hdr", None),
-             "preview": getattr(args, "preview", False) or None,
-             "quiet": args.quiet or None, "interop": args.interop,
-             "stats": getattr(args, "stats", False) or None, "workers": args.workers,
-             "fusion_process": getattr(args, "fusion_process", None),
-             "schedule": getattr(args, "schedule", None),
-             "resume": getattr(args, "resume", False) or None,  # still has no video options
-             "keep_samples": getattr(args, "keep_samples", None),
-             "transparent": getattr(args, "transparent", False) or None,
-             "bit_depth": getattr(args, "bit_depth", None),
-             **{k: getattr(args, k, None) for k in ("crf", "preset", "bitrate", "pix_fmt")}}
-    if getattr(args, "frames", None) is not None and args.command == "render":
-        flags["frames"] = parse_frames(args.frames)
-    if args.size is not None:
-        flags["size"] = parse_size(args.size)
-    if args.workers is not None:
-        flags["workers"] = auto_or_int("workers", args.workers)
-    if args.granularity is not None:
-        flags["granularity"] = auto_or_int("granularity", args.granularity)
-    values.update({k: v for k, v in flags.items() if v is not None})
-    values = fitted(values, {k for k in project if flags.get(k) is None},  # (what fits)
-                    lambda c: check_encoder(c.output, c.codec, c.size, c.fps,
-                                            encoding=Encoding.of(c)))
-    config = RenderConfig(**values)
-    _depth_only(args, config)
-    shutter_in_frames(config.shutter)  # the flag's or hfrender.toml's (a review)
-    if getattr(args, "samples_range", None) is not None and config.samples != "auto":
-        lo, hi = config.samples_range  # (was: ignored without a word)
-        raise ConfigError(f"--samples-range {lo}:{hi} applies only with --samples auto (a "
-                          f"count per frame from its motion); --samples is {config.samples}: "
-                          "give --samples auto, or leave --samples-range out")
-    return config
-
-
-def _depth_only(args: argparse.Namespace, config: RenderConfig) -> None:
-    """--dof-method and --max-coc-px shape the depth mode's gather alone: given with
-    another mode they would do nothing, and that is said rather than ignored (the cap is
-    also kept with --keep-samples, for reexpose's refocusing)."""
-    given = [f for f, v in (("--dof-method", args.dof_method), ("--max-coc-px",
-                                                                args.max_coc_px)) if v is not None
-             and not (f == "--max-coc-px" and config.keep_samples)]
-    if given and config.dof != "depth":
-        one = len(given) == 1
-        raise ConfigError(f"{' and '.join(given)} {'applies' if one else 'apply'} only with "
-                          f"--dof depth (the depth of field from each sub-frame's depth); "
-                          f"--dof is {config.dof}: give --dof depth, or leave "
-                          f"{'it' if one else 'them'} out")
+    """Defaults, then hfrender.toml, then flags: validated once, here at the edge
+    (:func:`hfrender.engine.settings.render_config`, the library's too)."""
+    return render_config({k: getattr(args, k, None) for k in GIVEN}, args.command)
 
 
 def samples_said(config: RenderConfig, stats: Any) -> str:
@@ -174,13 +97,8 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from hfrender.io.output_lock import output_lock
-
     config = _config_from(args)
-    check_output_name(config.output)  # (was: -o out.mp4/, hfrender.toml's too, wrote out.mp4)
-    check_scene_path(args.file)
-    check_encoder(config.output, config.codec, config.size, config.fps,
-                  encoding=Encoding.of(config))
+    check_render(args.file, config)
     if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers)
         if getattr(args, "preview", False):
             raise ConfigError("--preview with --ray: the frames are drawn on Ray's workers, "
@@ -189,15 +107,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if getattr(args, "ray", None) and config.keep_samples:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")
-    if config.keep_samples:  # the output's own path: said so (not "another hfrender")
-        from hfrender.io.store import check_target, warn_replacing
-
-        check_target(config.keep_samples, config.output)
-        warn_replacing(config.keep_samples)
-    with ExitStack() as held:  # one writer of the output, and of the store, at a time
-        for path, what in ((config.output, "-o"), (config.keep_samples, "--keep-samples")):
-            if path:
-                held.enter_context(output_lock(path, what))
+    with outputs_held(config):  # one writer of the output, and of the store, at a time
         if getattr(args, "ray", None):
             return _render_on_ray(args, config)
         return _render_here(args, config)

@@ -22,13 +22,13 @@ from hfrender.cli.common import (
     sigterm_interrupts,
 )
 from hfrender.cli.options import flags_as_given
-from hfrender.cli.progress import progress_bar
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name
+from hfrender.progress import progress_bar
 from hfrender.shutter_curve import CURVES
 
 # the depth-of-field options, which mean something only with --depth

@@ -5,10 +5,7 @@ arguments" alone, or ``--fps`` for manim's ``-r 320,180``)."""
 
 from __future__ import annotations
 
-import logging
 import re
-
-log = logging.getLogger(__name__)
 
 # ffmpeg's own flags (-vcodec: argparse reads -v there)
 FFMPEG_FLAGS = {"-r": "fps", "-t": "duration", "-c:v": "codec", "-pix_fmt": "pix-fmt",
@@ -175,11 +172,3 @@ def _part_hint(words: list[str]) -> str:
     return ""
 
 
-def shutter_in_frames(shutter: float) -> None:
-    """A warning for ``--shutter`` of 2 degrees or less: Blender's shutter is in frames
-    (0.5 is its default), hfrender's in degrees (was: 0.5 degrees drawn, the motion blur
-    all but gone without a word)."""
-    if 0 < shutter <= 2:
-        log.warning("--shutter %g is in degrees: a shutter open %.2g%% of the frame, all but "
-                    "no motion blur; Blender's shutter of %g frames is --shutter %g", shutter,
-                    shutter / 3.6, shutter, shutter * 360)

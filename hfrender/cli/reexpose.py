@@ -20,14 +20,14 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
-from hfrender.cli.habits import shutter_in_frames
 from hfrender.cli.options import flags_as_given
-from hfrender.cli.progress import progress_bar
 from hfrender.config import FUSION_PROCESS, RenderConfig
+from hfrender.engine.settings import shutter_in_frames
 from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, home_path
+from hfrender.progress import progress_bar
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -15,11 +14,11 @@ from hfrender.cli.common import (
     output_name,
     output_notes,
 )
-from hfrender.config import MAX_FRAMES, ConfigError, RenderConfig, nearest_frame
+from hfrender.config import ConfigError
+from hfrender.engine.settings import still_frame
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import check_output_name, is_sequence
 from hfrender.io.work_names import check_not_foreign
-from hfrender.scene import ShaderScene
 from hfrender.signals import stop_at_once
 
 # --compare's left panel: a pinhole camera with an instant shutter at the frame's time (one
@@ -64,7 +63,8 @@ def cmd_still(args: argparse.Namespace) -> int:
 
     outputs.check_writable(args.output)  # (its folder is made when it is written)
     check_not_foreign(args.output)  # (was: a user's picture replaced unsaid, a trial)
-    k, seconds = _still_frame(args, full)
+    k, seconds = still_frame(args.file, args.scene, full, args.time, getattr(args, "frame", None),
+                             duration_given=args.duration is not None)
     if seconds is not None:  # a shader's frame past its default duration
         config = config.with_(duration=seconds)
     picture = MemoryWriter()
@@ -90,59 +90,6 @@ def cmd_still(args: argparse.Namespace) -> int:
               f"{samples_said(config, stats)}, dof {stats.dof}"
               f"{output_notes(stats)}" + (", left: without effects" if args.compare else ""))
     return 0
-
-
-def _still_frame(args: argparse.Namespace, config: RenderConfig) -> tuple[int, float | None]:
-    """The frame of ``-f N`` or ``-t``: a frame (a finite time >= 0 whose frame) that exists
-    in the duration the render would have (``--duration`` or hfrender.toml's, else the
-    scene's); else one line that says which frames there are. A shader given no duration,
-    a pure function of time, has every frame: its duration is stretched to the frame's
-    (the second value; else None) (was: ``-t 10`` "past the end; a shader's default
-    duration 4 s", a trial)."""
-    from hfrender.scene.loader import load_scene
-
-    t, fps = (0.0 if args.time is None else args.time), config.fps
-    given = config.duration is not None
-    scene = None if given else load_scene(args.file, args.scene)
-    seconds = config.duration if scene is None else scene.duration
-    n = config.frame_count(seconds)  # (first: a scene's duration that is no number, one line)
-    any_time = isinstance(scene, ShaderScene)
-    source = ((f"--duration {seconds:g}" if args.duration is not None
-               else f"the duration {seconds:g} s of hfrender.toml") if given
-              else "a shader" if any_time else f"the scene's duration {seconds:g} s")
-    if any_time:
-        n = MAX_FRAMES
-    longer = "" if args.duration is not None or any_time else " (--duration makes it longer)"
-    if getattr(args, "frame", None) is not None:
-        if 0 <= args.frame < n:
-            return args.frame, _stretched(args.frame, scene, fps)
-        where = "before the start (frames are >= 0)" if args.frame < 0 else "past the end"
-        raise ConfigError(f"-f {args.frame}: {where}; {source} at {fps:g} fps has frames "
-                          f"0..{n - 1}{longer if args.frame >= n else ''}")
-    k = nearest_frame(t, fps) if math.isfinite(t) else None  # as frame_count rounds
-    if k is None:
-        problem = "not a time (give seconds, a finite number >= 0)"
-    elif t < 0:
-        problem = "before the start (times are >= 0 s)"
-    elif k >= n:
-        problem = f"frame {k}, past the end"
-    else:
-        return k, _stretched(k, scene, fps)
-    more = longer if k is not None and k >= n else ""
-    raise ConfigError(f"-t {t:g}: {problem}; {source} at {fps:g} fps has frames 0..{n - 1} "
-                      f"(-t 0 to {_seconds((n - 1) / fps)}){more}")
-
-
-def _stretched(k: int, scene: object, fps: float) -> float | None:
-    """The duration that holds frame ``k`` of a shader given no duration, where its own
-    (4 s) does not; else None (the duration as it is)."""
-    if not isinstance(scene, ShaderScene) or k < nearest_frame(scene.duration, fps):
-        return None
-    return (k + 1) / fps
-
-
-def _seconds(x: float) -> str:
-    return f"{x:.3f}".rstrip("0").rstrip(".")
 
 
 def _folder(path: str) -> bool:
