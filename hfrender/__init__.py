@@ -3,6 +3,8 @@
 >>> import hfrender as hf
 >>> blurred = hf.motion_blur(frames, window=8)                      # doctest: +SKIP
 >>> focused = hf.depth_of_field(frame, depth, focus_distance=2.0, f_stop=2.8)  # doctest: +SKIP
+>>> stats = hf.render("scenes/orbit.py", "orbit.mp4", size="640x360", samples=16)  # doctest: +SKIP
+>>> picture = hf.still("scenes/orbit.py", t=1.5)  # (H, W, 3) uint8       # doctest: +SKIP
 
 ``import hfrender`` needs no GPU, no display and no Ray: optional parts load when used.
 """
@@ -13,6 +15,7 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
+    from hfrender.api import still
     from hfrender.backends import get_backend
     from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
     from hfrender.errors import BackendUnavailable, HFRenderError, InputError, InputTypeError
@@ -49,7 +52,7 @@ __all__ = [
     "depth_of_field", "from_linear", "fuse", "get_backend", "motion_blur", "sliding_in_span",
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
-    "there_and_back", "Group", "Text", "arrange", "next_to", "__version__",
+    "there_and_back", "Group", "Text", "arrange", "next_to", "render", "still", "__version__",
 ]
 
 _HOME = {
@@ -66,7 +69,8 @@ _HOME = {
     "Text": "scene.text", "arrange": "scene.layout", "next_to": "scene.layout",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
-    "StoreError": "io.store",
+    "StoreError": "io.store", "still": "api",  # (hf.render: the package hfrender.render,
+    # called: the import system sets that name to it once loaded, whatever was there)
     **dict.fromkeys(("Keyframes", "ease_in", "ease_in_out", "ease_out", "keyframes", "lerp",
                      "linear", "rush_from", "rush_into", "smooth", "there_and_back"),
                     "scene.easing"),

@@ -1,0 +1,196 @@
+"""hfrender from Python: ``hf.render(scene, "out.mp4", samples=16)`` and
+``hf.still(scene, t=1.5)``, the work of ``hfrender render`` and ``hfrender still`` with
+the settings made as theirs are (:func:`hfrender.engine.settings.render_config`: defaults,
+then hfrender.toml, then the keywords, the commands' long options spelt with underscores),
+a bad value refused in the same line naming it as given (``samples=0``).
+
+``scene``: a scene file (``str`` or ``Path``: .py, or a shader .frag/.glsl/.fs), or a
+:class:`~hfrender.Scene` subclass defined at the top of a .py file: its file is loaded
+afresh, as the command loads it, and the class taken by its name.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hfrender.errors import InputError, InputTypeError, as_given, meant
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from hfrender.config import RenderConfig
+    from hfrender.engine.render_stats import RenderStats
+
+# what only a video render takes (``hfrender still`` has none of these either)
+VIDEO_ONLY = ("schedule", "codec", "stats", "preview", "resume", "frames", "keep_samples",
+              "crf", "preset", "bitrate", "pix_fmt")
+_OWN = {"render": ("output", "scene_class", "progress"), "still": ("t", "frame", "scene_class")}
+_inside = threading.local()  # a call running in this thread (its scene being loaded)
+
+
+def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: str | None = None,
+           progress: bool = False, **options: Any) -> RenderStats:
+    """Render ``scene`` into ``output`` (a video, .mp4 .mov .mkv .webm .gif, or an image
+    sequence, ``frames/%05d.png``; None: hfrender.toml's, else out.mp4), as ``hfrender render
+    SCENE -o OUTPUT`` does, and give back what it did (``frames_written``, ``seconds``,
+    ``output``, ...). ``options``: the command's long options with underscores
+    (``size=(640, 360)`` or ``"640x360"``, ``fps=24``, ``samples=16``, ``shutter=270``,
+    ``dof="depth"``, ``hdr="on"``, ``transparent=True``, ...). ``progress=True``: the
+    command's progress bar (default: nothing printed)."""
+    from hfrender.engine.render import RenderJob
+    from hfrender.engine.settings import check_render, outputs_held
+    from hfrender.progress import progress_bar
+
+    file, name = _scene_file(scene, scene_class, "render")
+    given = {**options, "output": None if output is None else _output(output),
+             "quiet": not progress}
+    config = _config(given, "render", options)
+    check_render(file, config)
+    with _once("render"), outputs_held(config):
+        bar, finish = progress_bar(config.quiet)
+        try:
+            return RenderJob(file, config, scene_name=name, progress=bar).prepare().run()
+        finally:
+            finish()
+
+
+def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
+          scene_class: str | None = None, **options: Any) -> np.ndarray:
+    """The output frame of ``scene`` at ``t`` seconds (or the frame numbered ``frame``) as
+    ``hfrender still`` makes it, its pixels those of the PNG it writes: an array (height,
+    width, 3) of uint8 sRGB, (height, width, 4) with straight alpha where transparent
+    (``transparent=True``, or the scene's background None), uint16 with ``bit_depth=16``.
+    ``options``: as :func:`render`'s, less a video's own (``codec``, ``frames``, ...)."""
+    from hfrender.engine.render import RenderJob
+    from hfrender.engine.settings import KEYWORD, check_scene_path, still_frame
+    from hfrender.io.writers import MemoryWriter
+
+    file, name = _scene_file(scene, scene_class, "still")
+    if frame is not None and t != 0.0:
+        raise InputError(f"t={t!r} and frame={frame!r}: give one of them")
+    if isinstance(t, bool) or not isinstance(t, numbers.Real):
+        raise InputTypeError(f"t={t!r}: not a time (give seconds, a finite number >= 0)")
+    if frame is not None and (isinstance(frame, bool) or not isinstance(frame, numbers.Integral)):
+        raise InputTypeError(f"frame={frame!r}: give an output frame's number, an integer >= 0")
+    full = _config({**options, "output": "still.png"}, "still", options)
+    check_scene_path(file)
+    with _once("still"):
+        k, seconds = still_frame(file, name, full, t, frame, KEYWORD,
+                                 duration_given=options.get("duration") is not None)
+        config = full.with_(preview=False, resume=False, quiet=True, frames=None,
+                            **({} if seconds is None else {"duration": seconds}))
+        picture = MemoryWriter()
+        RenderJob(file, config, scene_name=name, first_frame=k, count=1,
+                  writer=picture).prepare().run()
+    return picture.frames[0]
+
+
+def _output(output: Any) -> Any:
+    """``output`` as ``-o`` takes it: ``~`` expanded, ``frames/####.png`` as ``%04d`` (what
+    is no path: as it is, for the settings' own check to name)."""
+    from hfrender.io.outputs import sequence_name
+    from hfrender.io.sequence_names import home_path
+
+    if not isinstance(output, (str, os.PathLike)) or not os.fspath(output):
+        return output
+    return sequence_name(home_path(os.fspath(output)))
+
+
+def _config(given: dict, command: str, options: dict) -> RenderConfig:
+    """The settings of ``given`` as the command makes them; a keyword it does not take is a
+    TypeError as Python's own (with the one meant), a bad value named as given."""
+    from hfrender.engine.settings import GIVEN, KEYWORD, render_config
+
+    takes = [k for k in GIVEN if k not in ("quiet", "quality", "output")
+             and (command == "render" or k not in VIDEO_ONLY)]
+    for key in options:
+        if key not in takes:
+            raise TypeError(f"hf.{command}() got an unexpected keyword argument {key!r}"
+                            f"{_meant(key, takes, command)}")
+    try:
+        return render_config(given, command, KEYWORD)
+    except InputError as exc:
+        said = as_given(exc, lambda k: f"{k}={options[k]!r}" if k in options else None)
+        if said is exc:
+            raise
+        raise said from None
+
+
+def _meant(key: str, takes: list[str], command: str) -> str:
+    """``; did you mean samples?`` for ``sample``, ``size`` for ``width``; a video's option
+    given to a still, or ``quiet``, said so; else nothing."""
+    if key == "quiet":
+        return f"; hf.{command}() prints nothing unless asked (progress=True, render's)"
+    if command == "still" and key in VIDEO_ONLY:
+        return f"; {key} is a video render's (hf.render)"
+    own = [*takes, *_OWN[command]]
+    near = meant(key.replace("_", "-"), [k.replace("_", "-") for k in own])
+    return f"; did you mean {near[0].replace('-', '_')}?" if near else ""
+
+
+def _scene_file(scene: Any, scene_class: str | None, command: str) -> tuple[str, str | None]:
+    """(the scene file, the class's name or None) of ``scene``: a path, or a Scene subclass
+    defined at the top of a .py file."""
+    from hfrender.scene import Scene
+
+    if isinstance(scene, (str, os.PathLike)):
+        return os.fspath(scene), scene_class
+    if isinstance(scene, Scene):
+        raise InputTypeError(f"hf.{command}(): give the class {type(scene).__name__}, not an "
+                             "instance of it: hfrender makes the scene from its file, as the "
+                             "command does")
+    if not (inspect.isclass(scene) and issubclass(scene, Scene)):
+        raise InputTypeError(f"hf.{command}(): scene={scene!r} is neither a scene file (a str "
+                             "or Path: .py, .frag) nor a Scene subclass")
+    if scene_class is not None:
+        raise InputError(f"hf.{command}(): scene_class={scene_class!r} with the class "
+                         f"{scene.__name__}: give one of them")
+    file = _source_file(scene)
+    if file is None or not Path(file).is_file() or Path(file).suffix.lower() != ".py":
+        raise InputError(f"hf.{command}(): the class {scene.__name__} has no .py file (made in "
+                         "a notebook or a REPL, it is read from no file); hfrender loads a "
+                         "scene from its file: save the class in one (scene.py) and give "
+                         "that, or the class imported from it")
+    if scene.__qualname__ != scene.__name__:
+        raise InputError(f"hf.{command}(): the class {scene.__qualname__} is defined inside "
+                         f"{scene.__qualname__.rsplit('.', 1)[0]}; hfrender loads a scene "
+                         "class from the top of its file: define it there")
+    return file, scene.__name__
+
+
+def _source_file(cls: type) -> str | None:
+    """The file ``cls`` was defined in: inspect's (its module's), else its own methods' (its
+    module forgotten: a scene's folder's modules are, as each scene there is loaded)."""
+    try:
+        return inspect.getsourcefile(cls)
+    except (TypeError, OSError):
+        pass
+    for value in vars(cls).values():
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        if code is not None:
+            return code.co_filename
+    return None
+
+
+class _once:
+    """A call of this thread, refused inside another (a scene file whose top calls
+    hf.render runs it again as it is loaded)."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __enter__(self) -> None:
+        if getattr(_inside, "command", None):
+            raise InputError(f"hf.{self.command}() inside hf.{_inside.command}(): the scene's "
+                             f"file calls it as it is loaded; put the call under "
+                             "if __name__ == \"__main__\": (a scene file is loaded as a "
+                             "module of its own)")
+        _inside.command = self.command
+
+    def __exit__(self, *exc: object) -> None:
+        _inside.command = None
