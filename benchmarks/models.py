@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 import hfrender as hf
-from hfrender.render.contexts import create_context
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.contexts import create_context
+from hfrender.renderer.renderer import SceneRenderer
 
 SIZE = (640, 360)
 LAT, LON = 500, 1000  # 2 * 500 * 1000 = 1,000,000 triangles

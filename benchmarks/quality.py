@@ -34,8 +34,8 @@ from hfrender.config import RenderConfig, parse_size
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.render import render
 from hfrender.io.writers import MemoryWriter
-from hfrender.render.contexts import create_context
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.contexts import create_context
+from hfrender.renderer.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene.loader import load_scene
 

@@ -27,8 +27,8 @@ import numpy as np
 from hfrender.config import RenderConfig, parse_size
 from hfrender.engine.render import render
 from hfrender.io.writers import open_writer
-from hfrender.render.contexts import create_context
-from hfrender.render.renderer import make_renderer
+from hfrender.renderer.contexts import create_context
+from hfrender.renderer.renderer import make_renderer
 from hfrender.sampler import SampleSchedule, pixel_offsets
 from hfrender.scene.loader import load_scene
 

@@ -69,8 +69,7 @@ _HOME = {
     "Text": "scene.text", "arrange": "scene.layout", "next_to": "scene.layout",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
-    "StoreError": "io.store", "still": "api",  # (hf.render: the package hfrender.render,
-    # called: the import system sets that name to it once loaded, whatever was there)
+    "StoreError": "io.store", "render": "api", "still": "api",
     **dict.fromkeys(("Keyframes", "ease_in", "ease_in_out", "ease_out", "keyframes", "lerp",
                      "linear", "rush_from", "rush_into", "smooth", "there_and_back"),
                     "scene.easing"),

@@ -169,7 +169,7 @@ class RenderConfig:
         if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
             resolve_name(self.backend)
         if self.gl is not None:
-            from hfrender.render.contexts import resolve_name as gl_context
+            from hfrender.renderer.contexts import resolve_name as gl_context
 
             gl_context(self.gl)
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)

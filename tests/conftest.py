@@ -50,7 +50,7 @@ def pytest_report_header(config):
     none."""
     lines = []
     try:
-        from hfrender.render.contexts import create_context
+        from hfrender.renderer.contexts import create_context
 
         glctx = create_context("egl", size=(8, 8))
         lines.append(f"hfrender GL (egl): vendor {glctx.ctx.info['GL_VENDOR']}, "
@@ -102,12 +102,12 @@ def check_gl_errors(ctx, where="after the test", make_current=False):
 def gl_context(monkeypatch):
     """The GL tests' one context factory, and their glGetError check (moderngl's own
     tests/conftest.py does the same): ``gl_context(name="egl", size=(64, 64), **kwargs)``
-    makes a context with ``hfrender.render.contexts.create_context``, released after the
+    makes a context with ``hfrender.renderer.contexts.create_context``, released after the
     test. Every context released during the test - those made here and those a render
     makes and releases itself - must have no GL error flag set by then: the test errors at
     teardown naming the flags otherwise. Use it, or ``pytest.mark.usefixtures
     ("gl_context")``, in every test that draws with GL."""
-    from hfrender.render import contexts
+    from hfrender.renderer import contexts
 
     found, made, released = [], [], []
     real_release = contexts.GLContext.release

@@ -314,7 +314,7 @@ def test_preview_draws_the_newest_offered_frame(x_display, gl_context, monkeypat
 
     import glfw
 
-    from hfrender.render.preview import Preview
+    from hfrender.renderer.preview import Preview
 
     glctx = gl_context("glfw", size=(8, 4), visible=True)
     ctx = glctx.ctx
@@ -361,7 +361,7 @@ def test_preview_window_is_offered_every_frame_and_shows_the_last(tmp_path, x_di
     depends on the machine (a tiny render can finish drawing before ffmpeg takes the first
     frame). What does not: every frame is offered, the window is looked at between every
     two sub-frames, and the last frame stays on screen."""
-    from hfrender.render.preview import Preview
+    from hfrender.renderer.preview import Preview
 
     offered, drawn, looks = [], [], []
     real_offer, real_show = Preview.offer, Preview.show
@@ -541,7 +541,7 @@ def test_a_sequence_of_another_width_beside_the_output_is_not_an_older_render(tm
 def test_preview_shows_any_output_as_8_bit_rgb(tmp_path, x_display, output, flags):
     """--preview with a transparent, 16-bit or EXR output was an internal error ("data size
     mismatch": the window's texture is 8-bit RGB), its finished frames left hidden."""
-    from hfrender.render.preview import Preview
+    from hfrender.renderer.preview import Preview
 
     drawn, real_show = [], Preview.show
 
@@ -566,7 +566,7 @@ def test_preview_shows_any_output_as_8_bit_rgb(tmp_path, x_display, output, flag
 
 
 def test_displayable_makes_every_written_frame_8_bit_rgb():
-    from hfrender.render.preview import displayable
+    from hfrender.renderer.preview import displayable
 
     rgba = np.zeros((1, 2, 4), np.uint8)
     rgba[0, 0] = (255, 0, 0, 255)

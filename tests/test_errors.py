@@ -12,7 +12,7 @@ from hfrender.config import ConfigError
 from hfrender.errors import HFRenderError, InputError, InputTypeError
 from hfrender.io.footage import FootageError
 from hfrender.io.writers import WriterError
-from hfrender.render.contexts import ContextUnavailable
+from hfrender.renderer.contexts import ContextUnavailable
 from hfrender.scene.loader import SceneError
 
 
@@ -129,7 +129,7 @@ def test_cli_bug_prints_the_traceback_and_says_it_is_a_bug(monkeypatch, capsys):
     def broken_context(*args, **kwargs):
         raise ValueError("boom")  # a plain ValueError inside hfrender: a bug, not bad input
 
-    monkeypatch.setattr("hfrender.render.contexts.create_context", broken_context)
+    monkeypatch.setattr("hfrender.renderer.contexts.create_context", broken_context)
     assert main(["info"]) == 1
     err = capsys.readouterr().err
     assert "Traceback (most recent call last):" in err

@@ -38,7 +38,7 @@ def test_every_flag_is_reported_in_order():
 
 
 LEAVES_ERRORS = """
-from hfrender.render.contexts import create_context
+from hfrender.renderer.contexts import create_context
 
 
 def test_own_context(gl_context):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from hfrender.render.programs import glsl
+from hfrender.renderer.programs import glsl
 from hfrender.resources import shader_dir
 
 GLSL = shader_dir() / "glsl"

@@ -11,8 +11,8 @@ import pytest
 
 import hfrender as hf
 from hfrender.engine.draw import SubframeDrawer
-from hfrender.render import instances
-from hfrender.render.renderer import SceneRenderer, _cofactor
+from hfrender.renderer import instances
+from hfrender.renderer.renderer import SceneRenderer, _cofactor
 
 W, H = 160, 90
 T = 0.3

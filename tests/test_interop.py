@@ -202,7 +202,7 @@ def test_a_probe_for_a_name_hfrender_has_not_loads_no_hint_tables():
 def test_public_names_load_on_first_use_and_the_cli_keeps_blas_single_threaded():
     import hfrender as hf
 
-    assert set(hf._HOME) == set(hf.__all__) - {"__version__", "render"}  # (a package, called)
+    assert set(hf._HOME) == set(hf.__all__) - {"__version__"}
     assert {"motion_blur", "HyperFrame", "Scene"} <= set(dir(hf))
     assert hf.motion_blur.__module__ == "hfrender.effects"
     with pytest.raises(AttributeError, match="module 'hfrender' has no attribute 'blur'"):

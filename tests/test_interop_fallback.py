@@ -11,7 +11,7 @@ from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine import render as render_job
 from hfrender.engine import render_setup
 from hfrender.errors import BackendUnavailable
-from hfrender.render.gl_slots import CudaMapper, GLBufferStorage, GLSlot, HostMapper
+from hfrender.renderer.gl_slots import CudaMapper, GLBufferStorage, GLSlot, HostMapper
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 BAR = str(__import__("pathlib").Path(__file__).parent / "data" / "bar.frag")
@@ -201,7 +201,7 @@ def test_gl_slots_hold_no_more_sub_frames_than_cuda_maps_in_full(monkeypatch, fi
     made room for ``fits`` sub-frames): whole output frames of 2 sub-frames, plus the halo,
     and the same frames as host slots give."""
     from hfrender.hyperframe.pool import ALIGN, sub_frame_bytes
-    from hfrender.render import gl_slots
+    from hfrender.renderer import gl_slots
 
     plain, plain_stats = render_frames(BAR, count=12, size=(32, 8), samples=2)
     made = []
@@ -231,7 +231,7 @@ def test_a_hyperframe_over_what_cuda_maps_goes_through_host_memory_or_is_refused
     the --granularity given) is over MAX_SLOT_BYTES, auto uses host slots (the same
     frames) and says why; on refuses in one line. (--granularity auto's least here: 2.)"""
     from hfrender.hyperframe.pool import ALIGN, sub_frame_bytes
-    from hfrender.render import gl_slots
+    from hfrender.renderer import gl_slots
 
     plain, _ = render_frames(BAR, count=4, size=(32, 8), samples=2)
     one = sub_frame_bytes((8, 32, 4), np.uint8)

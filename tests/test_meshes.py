@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hfrender as hf
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.renderer import SceneRenderer
 from hfrender.scene import meshes
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")

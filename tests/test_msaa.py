@@ -16,8 +16,8 @@ from test_render import write_scene
 import hfrender as hf
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.draw import SubframeDrawer
-from hfrender.render.msaa import msaa_samples
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.msaa import msaa_samples
+from hfrender.renderer.renderer import SceneRenderer
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 
@@ -220,8 +220,8 @@ def test_the_resolve_takes_the_nearest_sample_in_front_of_the_camera(gl_context)
     negative depth) never wins; among the others the nearest gives depth and velocity."""
     import moderngl
 
-    from hfrender.render.programs import glsl
-    from hfrender.render.target import Target
+    from hfrender.renderer.programs import glsl
+    from hfrender.renderer.target import Target
 
     glctx = gl_context(size=(8, 8))
     ctx = glctx.ctx

@@ -12,7 +12,7 @@ import pytest
 
 import hfrender as hf
 from hfrender.errors import InputError
-from hfrender.render import translucent
+from hfrender.renderer import translucent
 from hfrender.scene import past_white
 from hfrender.scene.in_view import nothing_seen
 from tests.render_helpers import render_frames
@@ -301,7 +301,7 @@ def test_a_renderer_of_translucent_objects_leaves_its_context_clean(gl_context):
     """A render of translucent objects left its last framebuffer bound when released: the
     next renderer made on the context (a batch's next job, a still's comparison) got
     GL_INVALID_OPERATION, which GPU interop's buffer check reads as its own failure."""
-    from hfrender.render.renderer import SceneRenderer
+    from hfrender.renderer.renderer import SceneRenderer
 
     ctx = gl_context().ctx
 

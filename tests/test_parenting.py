@@ -13,7 +13,7 @@ from test_velocity import _draw
 import hfrender as hf
 from hfrender.cli import main
 from hfrender.errors import InputError
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.renderer import SceneRenderer
 from hfrender.scene import past_white
 from hfrender.scene.nodes import placement
 

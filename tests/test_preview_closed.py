@@ -16,7 +16,7 @@ def test_closing_the_preview_window_stops_the_render_and_says_so(tmp_path, capsy
     """The window closed at the 20th look: the frames finished are kept as a Ctrl-C keeps
     them (exit 130), and a line says the window's closing stopped it (was: said at -v
     alone; "interrupted" as if Ctrl-C was pressed)."""
-    from hfrender.render.preview import Preview
+    from hfrender.renderer.preview import Preview
 
     looks, real_show = [], Preview.show
 

@@ -173,7 +173,7 @@ def test_scene_error_names_file_line_time_and_frame(tmp_path):
 
 
 def test_shader_compile_error_names_the_file_and_line(tmp_path):
-    from hfrender.render.programs import ShaderError
+    from hfrender.renderer.programs import ShaderError
 
     bad = tmp_path / "bad.frag"
     bad.write_text("void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(1.0);\n"
@@ -211,7 +211,7 @@ SIGNATURE = r"void mainImage\(out vec4 fragColor, in vec2 fragCoord\)"
      r"\.py$"),
 ])
 def test_a_shadertoy_shader_hfrender_cannot_take_says_why(tmp_path, source, hint):
-    from hfrender.render.programs import ShaderError
+    from hfrender.renderer.programs import ShaderError
 
     bad = tmp_path / "bad.frag"
     bad.write_text(source)

@@ -13,7 +13,7 @@ from hfrender.color import srgb_to_linear
 from hfrender.config import RenderConfig
 from hfrender.engine.render import render
 from hfrender.io.writers import MemoryWriter
-from hfrender.render import contexts
+from hfrender.renderer import contexts
 from hfrender.scene.loader import SceneUpdateError
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # glGetError after each test
@@ -78,7 +78,7 @@ def test_surface_shaders_from_shaders_glsl_and_beside_the_scene(tmp_path):
 
 
 def test_surface_shader_error_names_its_file(tmp_path):
-    from hfrender.render.programs import ShaderError
+    from hfrender.renderer.programs import ShaderError
 
     (tmp_path / "bad.glsl").write_text(
         "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return nope;\n}\n")
@@ -108,7 +108,7 @@ def test_surface_shader_error_names_its_file(tmp_path):
 def test_a_surface_shader_without_the_shade_hfrender_calls_names_its_file(tmp_path, source,
                                                                          said):
     """Was: "hfrender's wrapper: no function with name 'shade'", naming no file."""
-    from hfrender.render.programs import ShaderError
+    from hfrender.renderer.programs import ShaderError
 
     (tmp_path / "mine.glsl").write_text(source)
     with pytest.raises(ShaderError) as caught:
@@ -178,7 +178,7 @@ def test_a_surface_shader_no_file_answers_is_told_at_the_scenes_line(tmp_path, c
 
 
 def test_sub_frames_are_read_straight_into_pool_slots(tmp_path, monkeypatch):
-    from hfrender.render import target as rmod
+    from hfrender.renderer import target as rmod
 
     seen = []
     original = rmod.Target.read_into
@@ -354,7 +354,7 @@ def test_gl_buffer_slots_give_the_same_frames(monkeypatch, settings):
     """The interop path's slot logic (GL buffers, offsets, halo copies, publish/reclaim) on
     Mesa: a host mapper stands in for CUDA's map, everything else is the real path."""
     from hfrender.engine import render as pipeline
-    from hfrender.render.gl_slots import GLBufferStorage, HostMapper
+    from hfrender.renderer.gl_slots import GLBufferStorage, HostMapper
 
     settings = dict(settings)
     scene = SCENES / "focus_pull.py" if settings.pop("scene", None) else BAR

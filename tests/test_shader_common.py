@@ -6,7 +6,7 @@ from render_helpers import render_frames
 from test_cli_ray import _refused_on_ray
 
 from hfrender.errors import InputError
-from hfrender.render.programs import ShaderError
+from hfrender.renderer.programs import ShaderError
 from hfrender.scene import ShaderScene
 
 COMMON = ("// shared by every pass\n"

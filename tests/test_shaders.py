@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from render_helpers import render_frames
 
-from hfrender.render.programs import ShaderError
+from hfrender.renderer.programs import ShaderError
 
 RED = "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n" \
       "    fragColor = vec4(1.0, 0.0, 0.0, 1.0);\n}\n"
@@ -308,7 +308,7 @@ def test_lines_stay_in_place_after_a_declaration_over_lines_and_a_hoisted_extens
 
 
 def test_only_the_codes_unset_inputs_are_named():
-    from hfrender.render.shadertoy import unset_inputs
+    from hfrender.renderer.shadertoy import unset_inputs
 
     assert unset_inputs("#ifdef A\nuniform sampler2D iChannel0;\n#else\n"
                         "uniform sampler2D iChannel0;\n#endif\n"
@@ -600,7 +600,7 @@ def test_a_channels_picture_missing_or_unread_is_said_at_its_line(tmp_path, capl
     import imageio.v3 as iio
 
     iio.imwrite(tmp_path / "none.png", np.zeros((2, 2, 3), np.uint8))
-    from hfrender.render.shadertoy import shader_notes
+    from hfrender.renderer.shadertoy import shader_notes
     from hfrender.scene import ShaderScene
 
     caplog.clear()
@@ -653,7 +653,7 @@ def test_a_channels_picture_reads_as_a_viewer_shows_it(tmp_path):
     photo's EXIF orientation was not applied."""
     from PIL import Image
 
-    from hfrender.render.shader_renderer import _picture, _rgba8
+    from hfrender.renderer.shader_renderer import _picture, _rgba8
 
     def refused(why):
         return AssertionError(why)

@@ -60,7 +60,7 @@ def test_a_main_image_of_another_signature_is_told_at_its_line(tmp_path, text, l
     naming no line of the user's file."""
     from render_helpers import render_frames
 
-    from hfrender.render.programs import ShaderError
+    from hfrender.renderer.programs import ShaderError
 
     path = tmp_path / "s.frag"
     path.write_text(text)
@@ -128,7 +128,7 @@ def test_a_channel_read_in_the_common_file_counts_as_read(tmp_path, caplog):
     the common file's code reads (and shows), and no word of a channel it reads black."""
     from render_helpers import render_frames
 
-    from hfrender.render.shadertoy import shader_notes
+    from hfrender.renderer.shadertoy import shader_notes
 
     (tmp_path / "common.glsl").write_text("vec4 tex(vec2 uv) { return texture(iChannel0, uv); }\n")
     (tmp_path / "grad.png").write_bytes((tmp_path / "common.glsl").read_bytes())  # any file

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from render_helpers import render_frames
 
-from hfrender.render.programs import ShaderError
+from hfrender.renderer.programs import ShaderError
 
 # a white bar 10 px wide moving right at 300 px/s (5 px over a 180-degree shutter at
 # 30 fps), the rest discarded
@@ -31,7 +31,7 @@ def test_a_discarded_pixel_is_black_in_every_sub_frame(tmp_path):
 
 def test_a_discarded_pixel_has_no_depth(gl_context, tmp_path):
     """The depth plane (a sample store's) is a shader's: none, discarded or not."""
-    from hfrender.render.renderer import make_renderer
+    from hfrender.renderer.renderer import make_renderer
     from hfrender.scene import ShaderScene
 
     glctx = gl_context(size=(40, 2))

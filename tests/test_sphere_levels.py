@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from render_helpers import render_frames
 
-import hfrender.render.renderer as renderer_module
-from hfrender.render.instances import InstancedDrawer
+import hfrender.renderer.renderer as renderer_module
+from hfrender.renderer.instances import InstancedDrawer
 from hfrender.scene.objects import SPHERE_OUTLINE_PX, SPHERE_SEGMENTS, mesh, sphere_geometry
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test

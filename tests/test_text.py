@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 import hfrender as hf
 from hfrender.errors import InputError, InputTypeError
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.renderer import SceneRenderer
 from hfrender.scene import text as text_module
 from hfrender.scene.in_view import nothing_seen
 from hfrender.scene.sources import asset_files

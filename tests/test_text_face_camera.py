@@ -10,8 +10,8 @@ import pytest
 import hfrender as hf
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.errors import InputError
-from hfrender.render.renderer import SceneRenderer
-from hfrender.render.translucent import in_order
+from hfrender.renderer.renderer import SceneRenderer
+from hfrender.renderer.translucent import in_order
 from hfrender.scene.in_view import nothing_seen
 from tests.test_meshes import draw, make_scene
 

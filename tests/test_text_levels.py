@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hfrender as hf
-from hfrender.render import text as drawing
+from hfrender.renderer import text as drawing
 from hfrender.scene import text as text_module
 from tests.render_helpers import linear
 from tests.test_meshes import draw, make_scene

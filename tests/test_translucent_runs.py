@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hfrender as hf
-from hfrender.render import translucent
+from hfrender.renderer import translucent
 from tests.test_instances import Particles, _draw
 
 

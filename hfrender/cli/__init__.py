@@ -59,7 +59,7 @@ from hfrender.errors import (  # noqa: E402
     meant,
 )
 from hfrender.io.sequence_names import home_path  # noqa: E402
-from hfrender.render.contexts import ContextUnavailable  # noqa: E402
+from hfrender.renderer.contexts import ContextUnavailable  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
            "build_parser", "main"]

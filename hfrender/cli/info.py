@@ -10,15 +10,15 @@ import hfrender
 from hfrender.backends import BACKENDS, load
 from hfrender.config import RenderConfig
 from hfrender.errors import BackendUnavailable, HFRenderError
-from hfrender.render.contexts import CONTEXTS
+from hfrender.renderer.contexts import CONTEXTS
 
 
 def cmd_info(args: argparse.Namespace) -> int:
     """What this machine offers hfrender: versions, GL contexts, fusion backends, ffmpeg."""
     import numpy as np
 
-    from hfrender.render.contexts import create_context
-    from hfrender.render.msaa import most_samples, msaa_samples
+    from hfrender.renderer.contexts import create_context
+    from hfrender.renderer.msaa import most_samples, msaa_samples
 
     print(f"hfrender {hfrender.__version__}  (Python {platform.python_version()}, "
           f"NumPy {np.__version__}, {platform.machine()})")

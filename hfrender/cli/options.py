@@ -23,7 +23,7 @@ from hfrender.config import (
     SCHEDULES,
 )
 from hfrender.errors import InputError, as_given, as_typed
-from hfrender.render.contexts import CONTEXTS
+from hfrender.renderer.contexts import CONTEXTS
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
 

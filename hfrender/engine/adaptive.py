@@ -25,7 +25,7 @@ import numpy as np
 from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.errors import HFRenderError
-from hfrender.render.renderer import SceneRenderer
+from hfrender.renderer.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene import ShaderScene, past_white
 from hfrender.scene.loader import call_scene

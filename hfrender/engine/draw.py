@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.logs import span
-from hfrender.render.renderer import clip_rates
+from hfrender.renderer.renderer import clip_rates
 from hfrender.sampler import Plan, PlanStream, pixel_offsets
 from hfrender.scene import ShaderScene, past_white
 from hfrender.scene.loader import call_scene

@@ -46,9 +46,9 @@ from hfrender.io import outputs
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.store import check_target
 from hfrender.io.writers import check_output
-from hfrender.render.contexts import ContextUnavailable, create_context
-from hfrender.render.renderer import make_renderer
-from hfrender.render.shadertoy import shader_notes
+from hfrender.renderer.contexts import ContextUnavailable, create_context
+from hfrender.renderer.renderer import make_renderer
+from hfrender.renderer.shadertoy import shader_notes
 from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, told_line
@@ -249,7 +249,7 @@ class RenderJob:
                                        self.first_frame)
             self.writer = self.output.writer
         if config.preview:
-            from hfrender.render.preview import Preview
+            from hfrender.renderer.preview import Preview
 
             self.preview = Preview(self.glctx, config.size)
         # last: its folder and thread exist only once nothing else can refuse the render

@@ -222,14 +222,14 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
 
 def gl_mapper(kind: str) -> Any:
     """The mapper that publishes GL-buffer slots: ``cuda`` (interop) or ``host`` (tests)."""
-    from hfrender.render.gl_slots import CudaMapper, HostMapper
+    from hfrender.renderer.gl_slots import CudaMapper, HostMapper
 
     return CudaMapper() if kind == "cuda" else HostMapper()
 
 
 def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
     """Sub-frames in GL buffers shared with CUDA, when the fusion runs there (or asked)."""
-    from hfrender.render.gl_slots import GLBufferStorage
+    from hfrender.renderer.gl_slots import GLBufferStorage
 
     vendor = str(glctx.ctx.info.get("GL_VENDOR", ""))
     if config.interop == "off" or (config.interop == "auto" and not (

@@ -27,7 +27,7 @@ class Object3D(Placed):
     :class:`~hfrender.scene.nodes.Group`; None) places it in that one's frame: it moves,
     turns and scales with it (:meth:`world_matrix`). ``opacity`` (0..1) blends it over what
     lies behind it (0: not drawn; translucent objects are drawn after the opaque ones, back
-    to front by their centres' depth, :mod:`hfrender.render.translucent`); a Group it lies
+    to front by their centres' depth, :mod:`hfrender.renderer.translucent`); a Group it lies
     in multiplies it, and hides it where that one is not ``visible``
     (:func:`~hfrender.scene.nodes.drawn_opacity`, which every reader of the two reads).
 

@@ -4,7 +4,7 @@ local x/y plane, facing +z (manim's Text, Blender's text object; not TeX).
 The text is rasterised once per (text, font, align) with Pillow into a coverage texture,
 :data:`RASTER_PX` pixels to the font's size (mipmapped where drawn smaller), on a quad
 whose size is that raster's (where it is drawn larger: a raster 2, 4, ... times finer on
-the same quad, :func:`raster_at`, as :mod:`hfrender.render.text` chooses): ``height`` is
+the same quad, :func:`raster_at`, as :mod:`hfrender.renderer.text` chooses): ``height`` is
 the cap height, the height of a capital letter (an "I" is ``height`` metres tall), and
 lines follow at the font's own line spacing. The position is the middle of the block of
 lines: between the first line's cap top and the last line's baseline, and across its ink
@@ -14,7 +14,7 @@ The default font is the one embedded in Pillow (the same pixels on every machine
 ``font="my.ttf"`` file is looked for beside the scene, then in the current folder, and is
 one of the scene's files (:func:`hfrender.scene.sources.asset_files`).
 
-Drawn by :mod:`hfrender.render.text`: its coverage times its opacity is its alpha,
+Drawn by :mod:`hfrender.renderer.text`: its coverage times its opacity is its alpha,
 blended over what lies behind it with the translucent objects, back to front; it writes
 depth and velocity where it covers at least half a pixel.
 """
@@ -48,7 +48,7 @@ class Raster:
     """A text's glyphs as drawn: coverage and the quad that carries it, in raster pixels
     about the text's anchor (the object's origin), y up."""
 
-    key: str  # names its upload (hfrender.render.text)
+    key: str  # names its upload (hfrender.renderer.text)
     coverage: np.ndarray  # (H, W) uint8, 0..255, the top row first
     vertices: np.ndarray  # (4,) VERTEX: the quad's corners, UVs over the whole raster
     bounds: np.ndarray  # (2, 3): the quad's min and max corners

@@ -30,7 +30,7 @@ uniform int u_flat_normals;        // the file has no normals: shade each triang
 centroid in vec2 v_uv;
 centroid in vec4 v_color;                   // linear, the material's base colour factor included
 #endif
-#ifdef HF_TEXT  // text (hfrender/render/text.py): u_base_texture holds its glyphs' coverage
+#ifdef HF_TEXT  // text (hfrender/renderer/text.py): u_base_texture holds its glyphs' coverage
 uniform float u_cover_cut;         // dropped where coverage x opacity is below it
 #endif
 

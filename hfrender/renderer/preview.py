@@ -14,8 +14,8 @@ import threading
 import numpy as np
 
 from hfrender.color import linear_to_srgb, premultiply
-from hfrender.render.contexts import GLContext
-from hfrender.render.programs import compile_program, glsl
+from hfrender.renderer.contexts import GLContext
+from hfrender.renderer.programs import compile_program, glsl
 
 SHOW = """
 #version 330 core

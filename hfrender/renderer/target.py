@@ -1,6 +1,6 @@
 """The offscreen target a sub-frame is drawn into (colour, depth, velocity; multisampled
 where asked, then resolved), and its read-back into caller-provided memory (a hyperframe
-slot): no allocation per sub-frame. The attachments: see :mod:`hfrender.render.renderer`.
+slot): no allocation per sub-frame. The attachments: see :mod:`hfrender.renderer.renderer`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import compile_program, glsl, set_uniform
+from hfrender.renderer.programs import compile_program, glsl, set_uniform
 
 
 def _read(fbo: Any, dest: Any, components: int, attachment: int, dtype: str) -> None:

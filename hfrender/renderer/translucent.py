@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.instances import run_rows
-from hfrender.render.programs import compile_program, glsl, set_uniform, share_once
-from hfrender.render.target import Target, _resolve_program, unbind
+from hfrender.renderer.instances import run_rows
+from hfrender.renderer.programs import compile_program, glsl, set_uniform, share_once
+from hfrender.renderer.target import Target, _resolve_program, unbind
 from hfrender.scene import checks
 from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
@@ -204,7 +204,7 @@ class TranslucentPass:
         triangle order, a sphere's far side laid over its near side in bands); a run of
         planes, which have no far side, as they are, and a loaded model or a text (its
         parts cull as the file says) alone, its opacity a uniform (a run's, each
-        instance's own: :func:`~hfrender.render.instances.run_rows`)."""
+        instance's own: :func:`~hfrender.renderer.instances.run_rows`)."""
         import moderngl
 
         front, geometry = kind

@@ -5,7 +5,7 @@ per-instance buffer that ``mesh.vert`` reads (``i_*``), not uniforms set one obj
 time (was: 5 uniform uploads from Python and a draw call an object a sub-frame). A
 surface shader that declares one of those values as a uniform of its own (``uniform mat4
 u_model;``) is drawn an object a draw, the uniforms set from its row. Loaded models
-(:mod:`hfrender.render.models`) keep uniforms.
+(:mod:`hfrender.renderer.models`) keep uniforms.
 """
 
 from __future__ import annotations

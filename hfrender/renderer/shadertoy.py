@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
-from hfrender.render.programs import COMMON_LINE, WRAPPER_LINE, glsl, with_user_source
+from hfrender.renderer.programs import COMMON_LINE, WRAPPER_LINE, glsl, with_user_source
 from hfrender.scene import ShaderScene
 from hfrender.scene.shader_lines import blank_comments
 
@@ -26,7 +26,7 @@ SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame"
                     "iDate")  # the uniforms hfrender's header declares (shadertoy_header.frag)
 # shadertoy.com's inputs hfrender does not give, declared for a shader that uses them without
 # (as shadertoy.com's own shaders do: was "`iChannel0' undeclared"), each channel a texture
-# of one black texel (:class:`hfrender.render.shader_renderer.ShaderRenderer`)
+# of one black texel (:class:`hfrender.renderer.shader_renderer.ShaderRenderer`)
 CHANNELS = {"iChannel0": "sampler2D iChannel0", "iChannel1": "sampler2D iChannel1",
             "iChannel2": "sampler2D iChannel2", "iChannel3": "sampler2D iChannel3",
             "iChannelResolution": "vec3 iChannelResolution[4]",

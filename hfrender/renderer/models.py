@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import glsl, set_uniform, surface_source
-from hfrender.render.surface import surface_program
+from hfrender.renderer.programs import glsl, set_uniform, surface_source
+from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)

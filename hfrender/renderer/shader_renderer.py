@@ -1,4 +1,4 @@
-"""Drawing a Shadertoy-style fragment shader (:mod:`hfrender.render.shadertoy` makes its
+"""Drawing a Shadertoy-style fragment shader (:mod:`hfrender.renderer.shadertoy` makes its
 program): ``iTime`` the sub-frame's time; a channel the picture its shader names
 (``// hfrender: iChannel0 = noise.png``), else black."""
 
@@ -9,21 +9,21 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.programs import (
+from hfrender.renderer.programs import (
     ShaderError,
     compile_program,
     glsl,
     set_uniform,
     wrapper_errors_at,
 )
-from hfrender.render.shadertoy import (
+from hfrender.renderer.shadertoy import (
     DEFINES_MAIN_IMAGE,
     no_main_image,
     old_output,
     shadertoy_hint,
     shadertoy_program,
 )
-from hfrender.render.target import Target
+from hfrender.renderer.target import Target
 from hfrender.scene import ShaderScene
 from hfrender.scene.shader_lines import blank_comments
 

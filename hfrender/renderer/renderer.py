@@ -17,20 +17,20 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_color
-from hfrender.render.instances import InstancedDrawer, instance_rows, rates_at
-from hfrender.render.models import ModelDrawer, mesh_program
-from hfrender.render.msaa import msaa_samples
-from hfrender.render.programs import (
+from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
+from hfrender.renderer.models import ModelDrawer, mesh_program
+from hfrender.renderer.msaa import msaa_samples
+from hfrender.renderer.programs import (
     NoSurfaceShader,
     compile_program,
     glsl,
     set_uniform,
     share_once,
 )
-from hfrender.render.shader_renderer import ShaderRenderer
-from hfrender.render.target import Target
-from hfrender.render.text import TextDrawer, on_picture
-from hfrender.render.translucent import TranslucentPass, in_order
+from hfrender.renderer.shader_renderer import ShaderRenderer
+from hfrender.renderer.target import Target
+from hfrender.renderer.text import TextDrawer, on_picture
+from hfrender.renderer.translucent import TranslucentPass, in_order
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
@@ -209,7 +209,7 @@ class SceneRenderer:
         program; a loaded model's own as uniforms, drawn now; the built-in geometries'
         objects grouped by program and geometry (a sphere's by its level, ``lens``:
         :meth:`_pixels_a_metre`), each group one instanced draw, after the models. Objects
-        of an opacity below 1 are left to :mod:`hfrender.render.translucent`."""
+        of an opacity below 1 are left to :mod:`hfrender.renderer.translucent`."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects, places = [], [], []  # the built-in ones', in the order drawn
@@ -252,7 +252,7 @@ class SceneRenderer:
         """Draw a loaded model or a text, object ``i``, ``obj``, alone with ``prog`` (the
         uniforms all share set already): the translucent pass's, one at a time in its order
         (a text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`; its raster as
-        fine as its size on the picture asks, :func:`~hfrender.render.text.on_picture`)."""
+        fine as its size on the picture asks, :func:`~hfrender.renderer.text.on_picture`)."""
         model, rate = obj.world_matrix(), rates_at(rates, [i])[0]
         if is_text(obj.geometry):
             _set_object(prog, obj, model, rate)

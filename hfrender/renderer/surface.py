@@ -14,14 +14,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hfrender.render.programs import (
+from hfrender.renderer.programs import (
     ShaderError,
     compile_program,
     glsl,
     with_user_source,
     wrapper_errors_at,
 )
-from hfrender.render.shadertoy import _UNIFORM, _code, _declared, own_uniforms_read
+from hfrender.renderer.shadertoy import _UNIFORM, _code, _declared, own_uniforms_read
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ finer, :func:`level`) from the size a raster pixel takes on the picture in each 
 ``HF_TEXT`` defined: the colour times the coverage, premultiplied
 (``shaders/glsl/mesh_main.frag``).
 
-Text is drawn with the translucent objects (:mod:`hfrender.render.translucent`), its
+Text is drawn with the translucent objects (:mod:`hfrender.renderer.translucent`), its
 coverage times its opacity its alpha: smooth edges over whatever lies behind, and alpha in
 a ``--transparent`` output. Before them, :meth:`TextDrawer.mark` writes its depth and
 velocity (not its colour, nor the depth test's buffer) where it covers at least half a
@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.render.models import mesh_program, vertex_array
-from hfrender.render.programs import set_uniform, share_once
+from hfrender.renderer.models import mesh_program, vertex_array
+from hfrender.renderer.programs import set_uniform, share_once
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.text import Raster, is_text, level_key
 
@@ -161,7 +161,7 @@ class TextDrawer:
     def mark(self, renderer: Any, shared: dict, rates: np.ndarray, order: list) -> None:
         """Write every drawn text's depth and velocity (not its colour, nor the depth
         buffer) where it covers at least :data:`MARK_COVER` of a pixel, farthest first as
-        their colours are laid (``order``: :func:`~hfrender.render.translucent.in_order`'s),
+        their colours are laid (``order``: :func:`~hfrender.renderer.translucent.in_order`'s),
         so where texts
         overlap the one drawn on top has the last word (was: the scene's order, a far
         text's depth under a near one); nothing where the target has neither plane."""

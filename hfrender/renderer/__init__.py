@@ -1,0 +1,1 @@
+"""The renderer: OpenGL contexts, programs and drawing sub-frames into hyperframe slots."""
