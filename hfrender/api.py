@@ -49,6 +49,8 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
     file, name = _scene_file(scene, scene_class, "render")
     given = {**options, "output": None if output is None else _output(output),
              "quiet": not progress}
+    if "keep_samples" in options:  # (was: "~/shot.samples" made a folder named "~" here)
+        given["keep_samples"] = _home(options["keep_samples"])
     config = _config(given, "render", options)
     check_render(file, config)
     with _once("render"), outputs_held(config):
@@ -94,11 +96,19 @@ def _output(output: Any) -> Any:
     """``output`` as ``-o`` takes it: ``~`` expanded, ``frames/####.png`` as ``%04d`` (what
     is no path: as it is, for the settings' own check to name)."""
     from hfrender.io.outputs import sequence_name
+
+    path = _home(output)
+    return sequence_name(path) if isinstance(path, str) else path
+
+
+def _home(path: Any) -> Any:
+    """A path as the command line takes it where no shell expanded it: ``~`` the home
+    folder (what is no path, or empty: as it is, for the settings' own check to name)."""
     from hfrender.io.sequence_names import home_path
 
-    if not isinstance(output, (str, os.PathLike)) or not os.fspath(output):
-        return output
-    return sequence_name(home_path(os.fspath(output)))
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        return path
+    return home_path(os.fspath(path))
 
 
 def _config(given: dict, command: str, options: dict) -> RenderConfig:

@@ -180,3 +180,16 @@ def test_the_calls_load_nothing_heavy_until_called():
             "print(sorted({'numpy', 'moderngl', 'rich'} & set(sys.modules)))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "[]"
+
+
+def test_a_sample_store_under_the_home_folder_is_the_home_folders(tmp_path, monkeypatch):
+    """``keep_samples="~/shot.samples"`` is where ``--keep-samples=~/shot.samples`` puts it
+    (was: a folder named ``~`` made in the current one)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    hf.render(BAR, tmp_path / "o.mp4", size=(64, 16), duration=0.1, samples=1,
+              keep_samples="~/shot.samples")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "o.mp4"]
+    assert (home / "shot.samples").is_dir()
