@@ -193,3 +193,12 @@ def test_a_sample_store_under_the_home_folder_is_the_home_folders(tmp_path, monk
               keep_samples="~/shot.samples")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "o.mp4"]
     assert (home / "shot.samples").is_dir()
+
+
+def test_a_sample_store_that_is_no_path_is_refused_in_one_line(tmp_path):
+    out = tmp_path / "o.mp4"
+    with pytest.raises(hf.InputError) as info:  # (was: TypeError "expected str, bytes or
+        hf.render(BAR, out, keep_samples=5)     # os.PathLike object, not int")
+    assert str(info.value) == ("keep_samples=5 must be a folder's name: the sample store to "
+                               "write (shot.samples)")
+    assert not out.exists()
