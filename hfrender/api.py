@@ -71,6 +71,7 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
     from hfrender.engine.render import RenderJob
     from hfrender.engine.settings import KEYWORD, check_scene_path, still_frame
     from hfrender.io.writers import MemoryWriter
+    from hfrender.signals import stop_at_once
 
     file, name = _scene_file(scene, scene_class, "still")
     if frame is not None and t != 0.0:
@@ -87,8 +88,10 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
         config = full.with_(preview=False, resume=False, quiet=True, frames=None,
                             **({} if seconds is None else {"duration": seconds}))
         picture = MemoryWriter()
-        RenderJob(file, config, scene_name=name, first_frame=k, count=1,
-                  writer=picture).prepare().run()
+        job = RenderJob(file, config, scene_name=name, first_frame=k, count=1,
+                        writer=picture).prepare()
+        with stop_at_once():  # the first Ctrl-C stops the one picture's work, as the command's
+            job.run()
     return picture.frames[0]
 
 

@@ -202,3 +202,21 @@ def test_a_sample_store_that_is_no_path_is_refused_in_one_line(tmp_path):
     assert str(info.value) == ("keep_samples=5 must be a folder's name: the sample store to "
                                "write (shot.samples)")
     assert not out.exists()
+
+
+def test_a_still_is_stopped_at_once_by_ctrl_c_as_the_commands(monkeypatch):
+    """One picture, in progress until it is whole: the first Ctrl-C stops its work at once,
+    as in ``hfrender still`` (was: it waited for the work in progress, minutes for an exact
+    gather, then threw the picture away)."""
+    from hfrender.engine.render import RenderJob
+    from hfrender.signals import at_once
+
+    seen, run = [], RenderJob.run
+
+    def watched(job):
+        seen.append(at_once())
+        return run(job)
+
+    monkeypatch.setattr(RenderJob, "run", watched)
+    hf.still(BAR, size=(16, 8), samples=1)
+    assert seen == [True] and not at_once()
