@@ -740,3 +740,21 @@ def test_a_gate_slow_to_close_lets_the_chunks_kept_run(local_ray, tmp_path, monk
         ray_wait.collect(Stopped(fake), ["a", "b"], lambda ref: ray_wait.taken(
             fake, ref, kept.append), lambda waiting: waiting)
     assert kept == [{"n": "b"}]
+
+
+def test_keep_samples_with_ray_is_refused_before_the_store_there_is_said_replaced(tmp_path,
+                                                                                  capsys, caplog):
+    """The refusal alone (was, once the render's checks moved to engine/settings.py: "the
+    store there ... is replaced once this render completes" first, for a render that never
+    starts)."""
+    assert main(["render", BAR, "-o", str(tmp_path / "a.mp4"), "--size", "64x16",
+                 "--duration", "0.1", "--samples", "1", "--keep-samples",
+                 str(tmp_path / "kept.samples"), "--quiet"]) == 0
+    capsys.readouterr()
+    caplog.clear()
+    assert main(["render", BAR, "-o", str(tmp_path / "x.mp4"), "--ray", "--keep-samples",
+                 str(tmp_path / "kept.samples")]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --keep-samples with --ray: a sample store is written by one render; "
+        "render it locally to keep its sub-frames\n")
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []

@@ -25,7 +25,13 @@ from hfrender.cli.common import (
 from hfrender.cli.options import flags_as_given
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.render_stats import peak_memory
-from hfrender.engine.settings import GIVEN, check_render, outputs_held, render_config
+from hfrender.engine.settings import (
+    GIVEN,
+    check_render,
+    check_store,
+    outputs_held,
+    render_config,
+)
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
@@ -98,7 +104,7 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 
 def cmd_render(args: argparse.Namespace) -> int:
     config = _config_from(args)
-    check_render(args.file, config)
+    check_render(args.file, config, store=False)  # (the store's below: --ray refuses one)
     if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers)
         if getattr(args, "preview", False):
             raise ConfigError("--preview with --ray: the frames are drawn on Ray's workers, "
@@ -107,6 +113,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if getattr(args, "ray", None) and config.keep_samples:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")
+    check_store(config)  # (was: "the store there ... is replaced" before the refusal above)
     with outputs_held(config):  # one writer of the output, and of the store, at a time
         if getattr(args, "ray", None):
             return _render_on_ray(args, config)

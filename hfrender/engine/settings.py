@@ -130,13 +130,21 @@ def shutter_in_frames(shutter: float, spell: Spelling = FLAG) -> None:
                     shutter / 3.6, shutter, spell.said("shutter", shutter * 360))
 
 
-def check_render(scene_file: str, config: RenderConfig) -> None:
+def check_render(scene_file: str, config: RenderConfig, store: bool = True) -> None:
     """What a render to ``config.output`` refuses before any work: the output's name (was:
-    -o out.mp4/ wrote out.mp4), the scene file, the encoder, the sample store's folder."""
+    -o out.mp4/ wrote out.mp4), the scene file, the encoder, then (``store``) the sample
+    store's folder (:func:`check_store`)."""
     check_output_name(config.output)
     check_scene_path(scene_file)
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
+    if store:
+        check_store(config)
+
+
+def check_store(config: RenderConfig) -> None:
+    """The sample store's folder (``keep_samples``): refused where it cannot be one, a store
+    there said to be replaced (last: once nothing else refuses the render)."""
     if config.keep_samples:  # the output's own path: said so (not "another hfrender")
         from hfrender.io.store import check_target, warn_replacing
 
