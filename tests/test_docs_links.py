@@ -51,3 +51,16 @@ def test_a_broken_link_is_found(tmp_path):
     page.write_text("[ok](a.md#two-x) [top](a.md) [gone](c.md) [moved](a.md#three) "
                     "[here](#b) [web](https://example.com/x)\n\n# B\n")
     assert broken(page) == ["c.md (no such file)", "a.md#three (no such heading)"]
+
+
+def test_every_module_path_the_text_names_is_there():
+    """A path such as ``hfrender/renderer/models.py`` in a guide, a benchmark's notes, a
+    shader's or a module's comment names a file that exists (was, after the renderer's
+    package was renamed: ``hfrender/render/instances.py`` in mesh.vert and RESULTS.md)."""
+    texts = [*PAGES, *(ROOT / "benchmarks").glob("*.*"), *(ROOT / "shaders").rglob("*.*"),
+             *(ROOT / "hfrender").rglob("*.py")]
+    named = {m for p in texts if p.suffix in (".md", ".py", ".vert", ".frag", ".glsl", ".cu",
+                                              ".cuh", ".h")
+             for m in re.findall(r"\bhfrender/[\w/]+\.py\b", p.read_text(errors="replace"))}
+    assert len(named) > 20  # (the pattern finds them)
+    assert sorted(m for m in named if not (ROOT / m).is_file()) == []

@@ -5,7 +5,7 @@
 // scene's own motion) for the velocity plane. Outputs are `centroid`: with multisampling
 // a pixel a triangle covers only in part is shaded inside the triangle, not at the pixel's
 // centre (an extrapolated depth there can even be negative).
-// A built-in geometry draws many objects at once (hfrender/render/instances.py): each
+// A built-in geometry draws many objects at once (hfrender/renderer/instances.py): each
 // object's values are per instance (i_*); a loaded model, one object a draw, sets them as
 // uniforms. Either way the fragment shader gets the colour and emissive as v_object, the
 // opacity as v_opacity (per instance too: a run of translucent objects of different
@@ -35,7 +35,7 @@ in float i_opacity;
 
 in vec3 in_position;
 in vec3 in_normal;
-#ifdef HF_MODEL  // a loaded model (hfrender/render/models.py): UVs and vertex colours
+#ifdef HF_MODEL  // a loaded model (hfrender/renderer/models.py): UVs and vertex colours
 in vec2 in_uv;
 in vec4 in_color;  // linear RGBA
 centroid out vec2 v_uv;
