@@ -134,11 +134,20 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
         raise said from None
 
 
+# the commands' options the calls do not take, and what to do instead
+_COMMAND_ONLY = {"ray": "Ray runs the command's segments: hfrender render FILE --ray [ADDRESS]",
+                 "compare": "the frame without effects beside it is the command's: hfrender "
+                            "still FILE --compare (or call hf.still twice, the second with "
+                            "dof='off', samples=1)"}
+
+
 def _meant(key: str, takes: list[str], command: str) -> str:
     """``; did you mean samples?`` for ``sample``, ``size`` for ``width``; a video's option
     given to a still, or ``quiet``, said so; else nothing."""
     if key == "quiet":
         return f"; hf.{command}() prints nothing unless asked (progress=True, render's)"
+    if key in _COMMAND_ONLY:
+        return f"; {_COMMAND_ONLY[key]}"
     if command == "still" and key in VIDEO_ONLY:
         return f"; {key} is a video render's (hf.render)"
     own = [*takes, *_OWN[command]]

@@ -143,6 +143,11 @@ def test_settings_at_odds_are_said_in_keywords(tmp_path):
                                 "(progress=True, render's)"),
     ("still", {"codec": "libx264"}, "'codec'; codec is a video render's (hf.render)"),
     ("still", {"time": 1.0}, "'time'"),
+    ("render", {"ray": "auto"}, "'ray'; Ray runs the command's segments: hfrender render FILE "
+                                "--ray [ADDRESS]"),
+    ("still", {"compare": True}, "'compare'; the frame without effects beside it is the "
+                                 "command's: hfrender still FILE --compare (or call hf.still "
+                                 "twice, the second with dof='off', samples=1)"),
 ])
 def test_an_unknown_keyword_is_a_type_error_with_the_one_meant(call, options, said):
     with pytest.raises(TypeError) as info:
