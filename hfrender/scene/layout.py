@@ -125,7 +125,7 @@ def _corners(obj: Any) -> np.ndarray:
 @lru_cache(maxsize=256)
 def _ink(raster: Raster) -> tuple[tuple[float, float], tuple[float, float]]:
     """((x0, y0), (x1, y1)): the box of a text raster's inked pixels in its quad's units
-    (the quad's own corner where it has none: no text, a point at its anchor)."""
+    (where it has none, no text: a point at its anchor, (0, 0))."""
     rows = np.flatnonzero(raster.coverage.any(axis=1))
     cols = np.flatnonzero(raster.coverage.any(axis=0))
     if not len(rows):
