@@ -162,9 +162,9 @@ class TextDrawer:
         """Write every drawn text's depth and velocity (not its colour, nor the depth
         buffer) where it covers at least :data:`MARK_COVER` of a pixel, farthest first as
         their colours are laid (``order``: :func:`~hfrender.renderer.translucent.in_order`'s),
-        so where texts
-        overlap the one drawn on top has the last word (was: the scene's order, a far
-        text's depth under a near one); nothing where the target has neither plane."""
+        so where texts overlap the one drawn on top has the last word (was: the scene's
+        order, a far text's depth under a near one); nothing where the target has neither
+        plane."""
         if renderer.target.depth is None:
             return
         texts = [(i, obj) for i, obj in order if is_text(obj.geometry)]
