@@ -15,14 +15,16 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
-    from hfrender.api import still
+    from hfrender.api import render, still
     from hfrender.backends import get_backend
     from hfrender.effects import depth_of_field, from_linear, fuse, motion_blur, to_linear
+    from hfrender.engine.reexpose import SampleStore
     from hfrender.errors import BackendUnavailable, HFRenderError, InputError, InputTypeError
     from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity
     from hfrender.hyperframe.frame import HyperFrame, Status
     from hfrender.hyperframe.pool import HostStorage, HyperFramePool
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
+    from hfrender.io.store import StoreError
     from hfrender.optics import Lens
     from hfrender.scene import Camera, Cube, Group, Object3D, Plane, Scene, Sphere
     from hfrender.scene.easing import (

@@ -322,6 +322,22 @@ def test_dir_lists_only_public_names_and_submodules():
     assert hf.motion_blur is hf.effects.motion_blur  # lazy loading still works
 
 
+def test_every_lazy_public_name_is_imported_for_type_checkers():
+    """The names hfrender loads on first use are the ones its ``if TYPE_CHECKING:`` block
+    imports, each from its home (was: hf.render, hf.SampleStore and hf.StoreError missing
+    there, unknown to a type checker or an IDE)."""
+    import ast
+    import importlib
+
+    tree = ast.parse(Path(hf.__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If)
+                 and getattr(n.test, "id", None) == "TYPE_CHECKING")
+    imported = {a.asname or a.name: node.module for node in block.body for a in node.names}
+    assert sorted(imported) == sorted(hf._HOME)
+    for name, module in imported.items():  # the very object hf.NAME loads
+        assert getattr(importlib.import_module(module), name) is getattr(hf, name), name
+
+
 @pytest.mark.parametrize("size, extra, said", [
     ((15, 8), ["--pix-fmt", "yuv422p"], "needs an even width; use 14x8, or --pix-fmt yuv444p"),
     ((15, 9), ["--codec", "png", "-o", "o.mov"], None),  # RGB: any size
