@@ -1,5 +1,5 @@
 """Whether an output's container holds its encoder's video where its muxer does not say
-so (:func:`hfrender.cli.common.check_encoder` encodes a frame into it first and reads
+so (:func:`hfrender.engine.render_checks.check_encoder` encodes a frame into it first and reads
 ffmpeg's refusals): the GIF encoder's frames go into a .gif alone (was: into .mkv or .mov
 a file with no video in it, said written; into .mp4 or .webm a failed join after the
 whole render), and MPEG-TS takes any codec without an error, keeping one it has no
