@@ -143,16 +143,20 @@ _COMMAND_ONLY = {"ray": "Ray runs the command's segments: hfrender render FILE -
 
 def _meant(key: str, takes: list[str], command: str) -> str:
     """``; did you mean samples?`` for ``sample``, ``size`` for ``width``; a video's option
-    given to a still, or ``quiet``, said so; else nothing."""
+    given to a still, or ``quiet``, said so (``frames``: still's own ``frame`` offered
+    first); else nothing."""
     if key == "quiet":
         return f"; hf.{command}() prints nothing unless asked (progress=True, render's)"
     if key in _COMMAND_ONLY:
         return f"; {_COMMAND_ONLY[key]}"
-    if command == "still" and key in VIDEO_ONLY:
-        return f"; {key} is a video render's (hf.render)"
     own = [*takes, *_OWN[command]]
-    near = meant(key.replace("_", "-"), [k.replace("_", "-") for k in own])
-    return f"; did you mean {near[0].replace('-', '_')}?" if near else ""
+    near = [k.replace("-", "_") for k in meant(key.replace("_", "-"),
+                                               [k.replace("_", "-") for k in own])]
+    if command == "still" and key in VIDEO_ONLY:  # (frames: still's own frame, not a render)
+        if near and near[0] in _OWN["still"]:
+            return f"; did you mean {near[0]}? ({key} is a video render's, hf.render)"
+        return f"; {key} is a video render's (hf.render)"
+    return f"; did you mean {near[0]}?" if near else ""
 
 
 def _scene_file(scene: Any, scene_class: str | None, command: str) -> tuple[str, str | None]:

@@ -142,6 +142,10 @@ def test_settings_at_odds_are_said_in_keywords(tmp_path):
     ("render", {"quiet": True}, "'quiet'; hf.render() prints nothing unless asked "
                                 "(progress=True, render's)"),
     ("still", {"codec": "libx264"}, "'codec'; codec is a video render's (hf.render)"),
+    ("still", {"frames": 3}, "'frames'; did you mean frame? (frames is a video render's, "
+                             "hf.render)"),  # (was: hf.render alone; the command: --frame)
+    ("still", {"keep_samples": "s"}, "'keep_samples'; keep_samples is a video render's "
+                                     "(hf.render)"),
     ("still", {"time": 1.0}, "'time'"),
     ("render", {"ray": "auto"}, "'ray'; Ray runs the command's segments: hfrender render FILE "
                                 "--ray [ADDRESS]"),
