@@ -83,6 +83,7 @@ class SceneRenderer:
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
+        self.lens: tuple = ()  # the sub-frame's camera for sizes (_pixels_a_metre), per draw
 
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -155,6 +156,7 @@ class SceneRenderer:
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
+        self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
         self._draw_objects(shared, rates, lens)
         order = in_order(scene.objects, lens[0], lens[1])  # translucent ones and texts
         self.texts.mark(self, shared, rates, order)
@@ -257,7 +259,7 @@ class SceneRenderer:
         if is_text(obj.geometry):
             _set_object(prog, obj, model, rate)
             self.texts.render(prog, obj, cover, on_picture(
-                model, obj.raster().bounds, self._pixels_a_metre(), self.scene.camera.orthographic))
+                model, obj.raster().bounds, self.lens, self.scene.camera.orthographic))
         else:
             self._draw_model(prog, obj, model, rate)
 
