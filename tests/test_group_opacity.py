@@ -136,9 +136,9 @@ def test_the_scene_checks_take_a_hidden_or_faded_groups_objects_as_not_drawn():
     scene.lamps.visible, scene.away.opacity = True, 0.5
     assert drawn_opacity(scene.behind) == 0.5
     assert nothing_seen(scene, (64, 36)) is None  # (the lamp is seen now)
-    assert past_white(scene).startswith("a Sphere at (0, 0, 0) with emissive 3")
+    assert past_white(scene).startswith("self.gone (a Sphere) with emissive 3")
     scene.gone.visible = False
-    assert nothing_seen(scene, (64, 36)) == ["the Sphere at (0, 0, 9) is behind the camera"]
+    assert nothing_seen(scene, (64, 36)) == ["self.behind (a Sphere) is behind the camera"]
 
 
 def test_a_groups_opacity_and_visible_are_part_of_the_state_drawn():

@@ -83,7 +83,7 @@ def test_a_streak_keeps_the_light_of_a_lamp_past_white(tmp_path, coverage, caplo
 def test_the_finished_frame_is_clipped_only_after_the_blur(tmp_path, coverage):
     lamp = _scene(tmp_path, 7.0)
     frames, stats = render_frames(lamp, size=SIZE, samples=16, shutter=360)
-    assert stats.hdr and stats.hdr_why == "a Plane at (-0.6, 0, 0) with emissive 7 reaches 8x white"
+    assert stats.hdr and stats.hdr_why == "self.lamp (a Plane) with emissive 7 reaches 8x white"
     want = np.rint(np.asarray(deep_output.finish(np.minimum(8 * coverage, 1), np.dtype(
         np.uint8)), np.float64))
     assert np.abs(frames.astype(int) - want).max() <= 1
@@ -116,7 +116,7 @@ def test_auto_chooses_by_output_and_scene_and_says_why(tmp_path):
     assert tuple(frames[0, 0, 0]) == (51, 153, 255)  # the background's own codes
     _, stats = render_frames(_scene(tmp_path, 0.2), size=SIZE, samples=2)
     assert stats.hdr
-    assert stats.hdr_why == "a Plane at (-0.6, 0, 0) with emissive 0.2 reaches 1.2x white"
+    assert stats.hdr_why == "self.lamp (a Plane) with emissive 0.2 reaches 1.2x white"
     _, stats = render_frames(_scene(tmp_path, 7.0), size=SIZE, samples=2, hdr="off")
     assert not stats.hdr and stats.hdr_why == "--hdr off"
 
@@ -132,7 +132,7 @@ def test_past_white_reads_each_visible_objects_colour_and_emissive():
     scene.add(Plane(color=(0.5, 0.5, 0.5), emissive=3.0))  # linear 0.214 x 4 = 0.86
     assert past_white(scene) is None
     scene.objects[1].visible = True
-    assert past_white(scene) == "a Plane at (0, 0, 0) with emissive 9 reaches 10x white"
+    assert past_white(scene) == "the Plane at (0, 0, 0) with emissive 9 reaches 10x white"
 
 
 def test_a_lamp_lit_later_is_told_once(tmp_path, caplog):
@@ -143,7 +143,7 @@ def test_a_lamp_lit_later_is_told_once(tmp_path, caplog):
     said = [r.getMessage() for r in caplog.records if "past white" in r.getMessage()
             or "passes white" in r.getMessage() or "reaches" in r.getMessage()]
     assert len(said) == 1, said
-    assert "with emissive 5 reaches 6x white" in said[0] and "s a Plane at (" in said[0]
+    assert "with emissive 5 reaches 6x white" in said[0] and "s self.lamp (a Plane) with" in said[0]
     assert "--hdr on" in said[0]
     caplog.clear()
     _, stats = render_frames(scene, size=SIZE, samples=2, hdr="off")
@@ -291,7 +291,7 @@ def test_the_summaries_say_hdr_and_why(tmp_path, capsys):
     assert main(["render", str(lamp), "-o", str(tmp_path / "l.mp4"), "--size", "64x36",
                  "--samples", "2"]) == 0
     said = capsys.readouterr().out
-    assert "dof off, hdr (a Plane at (-0.6, 0, 0) with emissive 7 reaches 8x white); " in said
+    assert "dof off, hdr (self.lamp (a Plane) with emissive 7 reaches 8x white); " in said
     assert main(["still", str(lamp), "-o", str(tmp_path / "l.png"), "--size", "64x36",
                  "--hdr", "on"]) == 0
     assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'l.png'}: frame 0 "
@@ -439,7 +439,7 @@ def test_a_still_and_a_range_choose_as_the_whole_render_does(tmp_path):
     np.testing.assert_array_equal(part, whole[4:6])
     lit = _scene(tmp_path, 5.0, name="lit")  # lit from the start: float for any range
     _, stats = render_frames(lit, first_frame=4, count=1, size=SIZE, samples=2)
-    assert stats.hdr and stats.hdr_why.startswith("a Plane at (-0.6, 0, 0) with emissive 5")
+    assert stats.hdr and stats.hdr_why.startswith("self.lamp (a Plane) with emissive 5")
 
 
 def test_a_still_in_exr_is_the_renders_frame_in_linear_light(tmp_path, capsys):
@@ -538,10 +538,10 @@ def test_auto_looks_at_t_0_and_leaves_the_scene_at_the_frame(tmp_path):
     scene.update(5 / 30)
     assert resolve_hdr("auto", "x.mp4", scene, 5, 30.0)[0]
     assert scene.lamp.position == pytest.approx((-0.6 + 4 * 5 / 30, 0, 0))  # frame 5's
-    divides = _scene(tmp_path, 7.0, later="self.lamp.scale = 0.3 + 0.0 * (1 / t)",
-                     name="divides")
+    divides = _scene(tmp_path, 7.0, name="divides",
+                     later="self.lamp.scale = 0.3 + 0.0 * (1 / t); self.lamp.emissive = 30 * t")
     frames, stats = render_frames(divides, first_frame=3, count=2, size=SIZE, samples=2)
-    assert stats.hdr and stats.hdr_why.startswith("a Plane at (-0.2, 0, 0)")  # frame 3's
+    assert stats.hdr and stats.hdr_why.startswith("self.lamp (a Plane) with emissive 3 ")  # t=0.1
     assert frames.max() == 255
 
 

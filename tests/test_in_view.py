@@ -99,7 +99,7 @@ def test_an_object_that_flies_in_is_no_mistake_but_a_range_without_it_is(tmp_pat
                          "--quiet"]) == 0
         told.append([r.getMessage() for r in caplog.records if "Look:" in r.getMessage()])
     assert told == [[], ["Look: no object is in view at any of 8 times from t=0 to 0.266667 s: "
-                         "the Sphere at (-10, 0, 0) is outside the picture; the frames show "
+                         "self.ball (a Sphere) is outside the picture; the frames show "
                          "the background alone"]]
 
 

@@ -189,12 +189,12 @@ def test_objects_under_different_parents_are_refused_in_one_line():
     inside, outside = hf.Cube(position=(1, 0, 0)), hf.Sphere()
     hf.Group(inside, position=(0, 3, 0))
     said = ("next_to: obj (the Sphere at (0, 0, 0)) has no parent and other (the Cube at (1, "
-            "0, 0)) is under the Group at (0, 3, 0): objects are laid out in their parent's "
+            "3, 0)) is under the Group at (0, 3, 0): objects are laid out in their parent's "
             "frame, so give them one parent (an hf.Group, or obj.parent = other.parent)")
     with pytest.raises(InputError) as excinfo:
         hf.next_to(outside, inside, UP)
     assert str(excinfo.value) == said
-    with pytest.raises(InputError, match=r"^arrange: objects\[0\] \(the Cube at \(1, 0, 0\)\) "
+    with pytest.raises(InputError, match=r"^arrange: objects\[0\] \(the Cube at \(1, 3, 0\)\) "
                        r"is under the Group at \(0, 3, 0\) and objects\[1\] \(the Sphere "):
         hf.arrange([inside, outside])
     assert _at(inside, outside) == [(1, 0, 0), (0, 0, 0)]

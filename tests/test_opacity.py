@@ -240,11 +240,11 @@ def test_the_scene_checks_take_opacity_0_as_not_drawn():
 
     scene = Lamps()
     scene.setup()
-    assert nothing_seen(scene, (64, 36)) == ["the Sphere at (0, 0, 9) is behind the camera"]
+    assert nothing_seen(scene, (64, 36)) == ["self.behind (a Sphere) is behind the camera"]
     assert past_white(scene) is None
     scene.gone.opacity = 0.5
     assert nothing_seen(scene, (64, 36)) is None
-    assert past_white(scene).startswith("a Sphere at (0, 0, 0) with emissive 3")
+    assert past_white(scene).startswith("self.gone (a Sphere) with emissive 3")
 
 
 SHAPE = '''

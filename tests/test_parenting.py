@@ -357,7 +357,7 @@ def test_a_lamp_past_white_is_named_where_its_parents_put_it():
 
     scene = Lamp()
     scene.setup()
-    assert past_white(scene) == "a Sphere at (2, 1, 0) with emissive 3 reaches 4x white"
+    assert past_white(scene) == "the Sphere at (2, 1, 0) with emissive 3 reaches 4x white"
 
 def test_the_names_of_other_tools_point_to_group_and_parent():
     with pytest.raises(AttributeError, match=r"'VGroup'; did you mean hf.Group\?$"):

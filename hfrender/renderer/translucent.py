@@ -23,7 +23,6 @@ from hfrender.renderer.instances import run_rows
 from hfrender.renderer.programs import compile_program, glsl, set_uniform, share_once
 from hfrender.renderer.target import Target, _resolve_program, unbind
 from hfrender.scene import checks
-from hfrender.scene.in_view import _named
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import mesh
@@ -281,10 +280,10 @@ def _translucent(scene: Any, objs: list) -> str:
     if len(objs) == 1:
         obj, name = objs[0], names[0]
         own = f" (its own {float(obj.opacity):g} times its groups')" if groups else ""
-        return (f"{name} (a {type(obj).__name__})" if name else _named(obj)) + \
+        return (f"{name} (a {type(obj).__name__})" if name else obj.by_place()) + \
             f" has opacity {seen[0]:g}{own}"
     low, high = min(seen), max(seen)
-    listed = checks.listed([n or _named(o) for n, o in zip(names, objs, strict=True)])
+    listed = checks.listed([n or o.by_place() for n, o in zip(names, objs, strict=True)])
     return (f"{len(objs)} translucent objects ({listed}) have opacity {low:g}"
             + (f" to {high:g}" if high > low else "") + (" (their groups' in)" if groups
                                                           else ""))

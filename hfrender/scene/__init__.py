@@ -21,7 +21,7 @@ from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks, other_names
 from hfrender.scene.camera import Camera
-from hfrender.scene.nodes import Group
+from hfrender.scene.nodes import Group, called
 from hfrender.scene.objects import Cube, Object3D, Plane, Sphere, drawn
 from hfrender.scene.shader_lines import common_code, shader_lines
 
@@ -263,10 +263,8 @@ def past_white(scene: Scene) -> str | None:
         if drawn(obj) and obj.emissive > 0:
             top = max(obj.linear_color()) * (1.0 + obj.emissive)
             if top > 1.0:
-                where = obj.world_matrix()[:3, 3]  # (a child's: where its parents put it)
-                at = ", ".join(f"{float(v):.3g}" for v in where)
-                return (f"a {type(obj).__name__} at ({at}) with emissive {obj.emissive:g} "
-                        f"reaches {top:.3g}x white")
+                return (f"{called(obj, scene)} with emissive {obj.emissive:g} reaches "
+                        f"{top:.3g}x white")  # (a child's place: where its parents put it)
     return None
 
 

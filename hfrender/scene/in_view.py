@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 
 from hfrender.scene import Scene
-from hfrender.scene.meshes import is_model, model_data
+from hfrender.scene.nodes import called
 from hfrender.scene.objects import Object3D, drawn, mesh
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
                 why = _where(scene, obj, size, to_clip)
                 if why is None:  # one in view: enough (a scene of thousands, at once)
                     return None
-                seen.append(f"{_named(obj)} {why}")
+                seen.append(f"{called(obj, scene)} {why}")
     except Exception:  # noqa: BLE001 - a camera or object the render refuses in its words
         return None
     return seen or None
@@ -68,18 +68,10 @@ def say_coarse(scene: Scene, size: tuple[int, int]) -> None:
                             "%.2g mm, %.2g px at its distance from the camera: its shading "
                             "will be noisy; move the scene near the origin (a model's "
                             "position = -its bounds' centre)", type(scene).__name__,
-                            _named(obj), far, step * 1e3, step / pixel)
+                            called(obj, scene), far, step * 1e3, step / pixel)
                 return
     except Exception:  # noqa: BLE001 - as nothing_seen
         return
-
-
-def _named(obj: Object3D) -> str:
-    """``the Sphere at (0, 1, 0)``; a model by its file: ``the Mesh far.glb``."""
-    if is_model(obj.geometry):
-        return f"the {type(obj).__name__} {model_data(obj.geometry).path.name}"
-    at = ", ".join(f"{float(v):.4g}" for v in obj.world_matrix()[:3, 3])  # (a child's too)
-    return f"the {type(obj).__name__} at ({at})"
 
 
 def _bounds(obj: Object3D) -> np.ndarray:

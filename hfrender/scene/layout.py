@@ -26,7 +26,7 @@ import numpy as np
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.meshes import is_model
-from hfrender.scene.nodes import Group, Placed, _a, placement
+from hfrender.scene.nodes import Group, Placed, called, placement
 from hfrender.scene.text import Raster, is_text
 
 _AXES = ("(1, 0, 0) right, (-1, 0, 0) left, (0, 1, 0) up, (0, -1, 0) down, (0, 0, 1) out "
@@ -68,7 +68,7 @@ def next_to(obj: Any, other: Any, direction: Any = (1, 0, 0), buff: Any = 0.25) 
     for what, node in (("obj", obj), ("other", other)):
         _node(f"next_to: {what}", node)
     if obj is other:
-        raise InputError(f"next_to: obj and other are one object ({_a(obj)}): place it "
+        raise InputError(f"next_to: obj and other are one object ({called(obj)}): place it "
                          "beside another")
     axis, sign = _axis("next_to", direction)
     gap = _buff("next_to", buff)
@@ -86,7 +86,7 @@ def box(node: Placed) -> np.ndarray:
     module's text says what a box is); an empty Group is refused in one line."""
     found = _box(node, np.eye(4))
     if found is None:
-        raise InputError(f"{_a(node)} has no object in it, so no box to lay out: add its "
+        raise InputError(f"{called(node)} has no object in it, so no box to lay out: add its "
                          "objects first (group.add(a, b))")
     return found
 
@@ -145,7 +145,7 @@ def _nodes(objects: Any) -> list[Placed]:
     if isinstance(objects, Group):
         return objects.children
     if isinstance(objects, Placed):
-        raise InputTypeError(f"arrange: objects={_a(objects)} is one object: give a list of "
+        raise InputTypeError(f"arrange: objects={called(objects)} is one object: give a list of "
                              "them, hf.arrange([a, b, c]), or an hf.Group")
     if not isinstance(objects, Sequence) or isinstance(objects, str):
         raise InputTypeError(f"arrange: objects={checks.shown(objects)} must be a list of objects "
@@ -154,7 +154,7 @@ def _nodes(objects: Any) -> list[Placed]:
     for i, node in enumerate(objects):
         _node(f"arrange: objects[{i}]", node)
         if any(node is o for o in objects[:i]):
-            raise InputError(f"arrange: objects[{i}] is {_a(node)} again: each object "
+            raise InputError(f"arrange: objects[{i}] is {called(node)} again: each object "
                              "once")
     return list(objects)
 
@@ -194,10 +194,11 @@ def _one_parent(what: str, named: list[tuple[str, Placed]]) -> None:
     for name, node in named[1:]:
         if node.parent is not first.parent:
             raise InputError(
-                f"{what}: {first_name} ({_a(first)}) {_under(first)} and {name} ({_a(node)}) "
+                f"{what}: {first_name} ({called(first)}) {_under(first)} and {name} "
+                f"({called(node)}) "
                 f"{_under(node)}: objects are laid out in their parent's frame, so give them "
                 "one parent (an hf.Group, or obj.parent = other.parent)")
 
 
 def _under(node: Placed) -> str:
-    return "has no parent" if node.parent is None else f"is under {_a(node.parent)}"
+    return "has no parent" if node.parent is None else f"is under {called(node.parent)}"

@@ -380,6 +380,10 @@ class Mesh(Object3D):
                 _CACHE.setdefault(model.key, model)
         return model
 
+    def by_place(self) -> str:
+        """A model named by its file in messages (``the Mesh far.glb``)."""
+        return f"the {type(self).__name__} {self._loaded().path.name}"
+
     @property
     def geometry(self) -> str:  # type: ignore[override]
         return self._loaded().key

@@ -126,6 +126,13 @@ class Placed(checks.Checked, metaclass=Whole):
                 object.__setattr__(self, "_checked", (now, scene))
         return parent._frame()
 
+    def by_place(self) -> str:
+        """How a message names it where its scene holds it under no name: by where it is
+        in the world, rounding's noise as 0 (``the Sphere at (1, 0, 0)``; a row laid out
+        about 0 has -1.11e-16); a model by its file (``Mesh``'s own)."""
+        at = ", ".join(f"{round(float(v), 9) + 0.0:.4g}" for v in self._frame()[:3, 3])
+        return f"the {type(self).__name__} at ({at})"
+
     def __getstate__(self) -> dict:
         """Its fields, not what it remembered (a pickle for Ray: 4x4 matrices an object)."""
         return {k: v for k, v in self.__dict__.items() if k not in _KEPT}
@@ -139,26 +146,20 @@ def _parents_added(node: Placed, scene: Any) -> None:
         if up._drawn and getattr(up, "_added_to", None) is not scene and \
                 not any(o is up for o in scene.objects):
             raise InputError(
-                f"{type(node).__name__}.parent: {_a(up, scene)} is not added to this scene "
+                f"{type(node).__name__}.parent: {called(up, scene)} is not added to this scene "
                 "(never added, or another scene's), so it would not be drawn while its "
                 "children are: self.add() it in setup(), or parent them to an hf.Group "
                 "(never drawn, needs no add)")
         up = up.parent
 
 
-def _a(node: Placed, scene: Any = None) -> str:
-    """``node`` as an error names it: by the scene's name for it (``self.planet (a
+def called(node: Placed, scene: Any = None) -> str:
+    """``node`` as a message names it: by the scene's name for it (``self.planet (a
     Sphere)``: :func:`checks.held`; ``scene``, else the one it was added to), else by
-    where it is (``the Sphere at (1, 0, 0)``)."""
-    kind = type(node).__name__
+    :meth:`Placed.by_place` (``the Sphere at (1, 0, 0)``, ``the Mesh far.glb``)."""
     scene = scene if scene is not None else node.__dict__.get("_added_to")  # (its own)
-    name = next((where for where, v in checks.held(scene) if v is node), None) \
-        if scene is not None else None
-    if name is not None:
-        return f"{name} (a {kind})"
-    # rounding's noise as nothing (a row laid out about 0: -1.11e-16 is 0)
-    at = ", ".join(f"{round(float(v), 9) + 0.0:.4g}" for v in node.position)  # type: ignore[attr-defined]
-    return f"the {kind} at ({at})"
+    name = checks.named(scene, [node])[0] if scene is not None else None
+    return node.by_place() if name is None else f"{name} (a {type(node).__name__})"
 
 
 def lineage(node: Placed) -> str:
@@ -215,7 +216,7 @@ def _no_cycle(node: Placed, value: object) -> None:
         if up is node:
             scene = getattr(node, "_added_to", None) or getattr(value, "_added_to", None)
             said = ("itself" if value is node else
-                    f"{_a(value, scene)}, which is placed under this {type(node).__name__} "
+                    f"{called(value, scene)}, which is placed under this {type(node).__name__} "
                     "already")
             raise InputError(f"{what} would be {said}: a cycle (a.parent = b, b.parent = "
                              "a); an object is placed in its parent's frame, so one of the "
