@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 
 from hfrender.scene import Scene
-from hfrender.scene.nodes import called
+from hfrender.scene.nodes import called, called_all
 from hfrender.scene.objects import Object3D, drawn, mesh
 
 log = logging.getLogger(__name__)
@@ -34,16 +34,17 @@ def nothing_seen(scene: Scene, size: tuple[int, int]) -> list[str] | None:
     try:
         scene.camera.validate()
         cam = scene.camera  # its matrices once, not an object's
-        seen, to_clip = [], (cam.view_matrix(), cam.projection(size[0] / size[1]))
+        unseen, to_clip = [], (cam.view_matrix(), cam.projection(size[0] / size[1]))
         for obj in scene.objects:
             if drawn(obj):  # (faded out: opacity 0, as hidden)
                 why = _where(scene, obj, size, to_clip)
                 if why is None:  # one in view: enough (a scene of thousands, at once)
                     return None
-                seen.append(f"{called(obj, scene)} {why}")
+                unseen.append((obj, why))
     except Exception:  # noqa: BLE001 - a camera or object the render refuses in its words
         return None
-    return seen or None
+    names = called_all(scene, [obj for obj, _ in unseen])
+    return [f"{name} {why}" for name, (_, why) in zip(names, unseen, strict=True)] or None
 
 
 def say_nothing_seen(name: str, whys: list[str], times: list[float]) -> None:

@@ -157,9 +157,16 @@ def called(node: Placed, scene: Any = None) -> str:
     """``node`` as a message names it: by the scene's name for it (``self.planet (a
     Sphere)``: :func:`checks.held`; ``scene``, else the one it was added to), else by
     :meth:`Placed.by_place` (``the Sphere at (1, 0, 0)``, ``the Mesh far.glb``)."""
-    scene = scene if scene is not None else node.__dict__.get("_added_to")  # (its own)
-    name = checks.named(scene, [node])[0] if scene is not None else None
-    return node.by_place() if name is None else f"{name} (a {type(node).__name__})"
+    return called_all(scene if scene is not None else node.__dict__.get("_added_to"),
+                      [node])[0]
+
+
+def called_all(scene: Any, nodes: list) -> list[str]:
+    """Each of ``nodes`` as :func:`called` names it, the scene's names read once (a
+    scene of thousands of objects out of view)."""
+    names = checks.named(scene, nodes) if scene is not None else [None] * len(nodes)
+    return [node.by_place() if name is None else f"{name} (a {type(node).__name__})"
+            for name, node in zip(names, nodes, strict=True)]
 
 
 def lineage(node: Placed) -> str:
