@@ -686,3 +686,14 @@ def test_the_default_colours_are_those_the_docs_give():
     sphere was 0.8 grey, said nowhere): light grey for the shapes, white for a text."""
     assert hf.Sphere().color == hf.Cube().color == hf.Plane().color == (0.8, 0.8, 0.8)
     assert hf.Text("Hi").color == (1.0, 1.0, 1.0)
+
+
+def test_a_numpy_0d_array_is_taken_as_its_number():
+    """``radius=np.array(0.7)`` (a 0-d array, as np.clip or np.interp of arrays give) is
+    0.7 (was refused as 'Sphere.emissive=2.0 must be a finite number >= 0': a number it
+    showed as allowed); a 0-d array of a bad value is refused naming it."""
+    ball = hf.Sphere(radius=np.array(0.7), emissive=np.array(2.0))
+    assert (ball.radius, ball.emissive) == (0.7, 2.0)
+    assert type(ball.emissive) is float
+    with pytest.raises(InputError, match=r"^Sphere\.emissive=-1\.0 must be a finite number >= 0$"):
+        hf.Sphere(emissive=np.array(-1.0))

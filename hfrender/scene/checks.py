@@ -269,13 +269,17 @@ def real(value: object) -> bool:
 
 
 def finite(what: str, value: object, *, low: float | None = None,
-           above: float | None = None) -> float:
-    """``value`` as a float: a finite number, ``>= low`` or ``> above`` when given."""
+           above: float | None = None, meaning: str = "") -> float:
+    """``value`` as a float: a finite number (a NumPy 0-d array's too), ``>= low`` or ``>
+    above`` when given; refused as ``what=value must be ... (meaning)``."""
+    given = value
+    value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
     rule = (f" >= {low:g}" if low is not None else f" > {above:g}" if above is not None
             else "")
     if not (real(value) and math.isfinite(value) and (low is None or value >= low)
             and (above is None or value > above)):
-        raise InputError(f"{what}={shown(value)} must be a finite number{rule}")
+        raise InputError(f"{what}={shown(given)} must be a finite number{rule}"
+                         + (f" ({meaning})" if meaning else ""))
     return float(value)
 
 

@@ -180,11 +180,7 @@ def _axis(what: str, direction: Any) -> tuple[int, float]:
 
 def _buff(what: str, buff: Any) -> float:
     """The gap between boxes: metres, 0 or more."""
-    value = buff.item() if isinstance(buff, np.ndarray) and buff.ndim == 0 else buff
-    if not (checks.real(value) and np.isfinite(value) and value >= 0):
-        raise InputError(f"{what}: buff={checks.shown(buff)} must be a finite number >= 0 (metres "
-                         "between the boxes)")
-    return float(value)
+    return checks.finite(f"{what}: buff", buff, low=0.0, meaning="metres between the boxes")
 
 
 def _one_parent(what: str, named: list[tuple[str, Placed]]) -> None:
