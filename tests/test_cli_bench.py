@@ -111,6 +111,20 @@ def test_bench_refuses_the_render_options_it_would_ignore(capsys, given, said):
     assert len(err.splitlines()) == 1 and said in err and not out, (out, err)
 
 
+def test_bench_help_shows_only_what_bench_does():
+    """The render options bench refuses (each with what to give instead, above) are not in
+    its --help (were: --preview, --resume, --codec, --stats, --granularity, --workers and
+    --bit-depth listed as if bench took them)."""
+    from hfrender.cli import build_parser
+
+    shown = build_parser()._subparsers._group_actions[0].choices["bench"].format_help()
+    for flag in ("--preview", "--resume", "--codec", "--stats", "--granularity", "--workers ",
+                 "--bit-depth"):
+        assert flag not in shown, flag
+    for flag in ("--outputs", "--grid-workers", "--samples", "--dof", "--size"):
+        assert flag in shown, flag
+
+
 def test_bench_ctrl_c_prints_the_cells_measured_so_far(capsys, monkeypatch):
     """A Ctrl-C in the third cell: the two measured are printed, the best of them marked,
     and one line says how many of the grid's they are; exit 130 (was "hfrender:

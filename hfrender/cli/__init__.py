@@ -24,7 +24,7 @@ from typing import NoReturn  # noqa: E402
 
 import hfrender  # noqa: E402
 from hfrender.cli.batch import cmd_batch  # noqa: E402
-from hfrender.cli.bench import cmd_bench  # noqa: E402
+from hfrender.cli.bench import BENCH_IGNORES, cmd_bench  # noqa: E402
 from hfrender.cli.commands import cmd_render  # noqa: E402
 from hfrender.cli.common import (  # noqa: E402
     EXIT_FAILED,
@@ -195,6 +195,9 @@ def _bench_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--repeats", type=int, default=1, help="runs per cell, the best kept (1)")
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
     render_options(b)
+    for action in b._actions:  # parsed, to say what to give instead (cmd_bench); not shown
+        if action.dest in BENCH_IGNORES:
+            action.help = argparse.SUPPRESS
     b.set_defaults(func=cmd_bench, output="bench.mp4")
 
 
