@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hfrender.errors import InputError, InputTypeError, as_given, meant
+from hfrender.errors import InputError, InputTypeError, as_given, meant, units_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -156,7 +156,7 @@ def _meant(key: str, takes: list[str], command: str) -> str:
         if near and near[0] in _OWN["still"]:
             return f"; did you mean {near[0]}? ({key} is a video render's, hf.render)"
         return f"; {key} is a video render's (hf.render)"
-    return f"; did you mean {near[0]}?" if near else ""
+    return f"; did you mean {near[0]}?{units_note(key, near[0])}" if near else ""
 
 
 def _scene_file(scene: Any, scene_class: str | None, command: str) -> tuple[str, str | None]:

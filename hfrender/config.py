@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.backends import resolve_name
-from hfrender.errors import InputError, about, as_given, nearest, toml_said
+from hfrender.errors import InputError, about, as_given, meant, toml_said, units_note
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
@@ -284,10 +284,11 @@ def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str,
                           f"size and fps (-ql is size = \"{PRESETS['l'][0][0]}x"
                           f"{PRESETS['l'][0][1]}\", fps = {PRESETS['l'][1]:g})")
     if unknown:
-        near = {u: nearest(u.replace("-", "_"), known) for u in unknown}
+        near = {u: [m.replace("-", "_") for m in meant(  # (another tool's name too)
+            u.replace("_", "-"), [k.replace("_", "-") for k in known])] for u in unknown}
         if all(near.values()):  # each a misspelling: the names meant, not the whole list
-            meant = ", ".join(f"{u} -> {n[0]}" for u, n in near.items())
-            raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {meant}?")
+            pairs = ", ".join(f"{u} -> {n[0]}{units_note(u, n[0])}" for u, n in near.items())
+            raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {pairs}?")
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
                           f"known: {', '.join(sorted(known))}")
     per_run = sorted(set(table) & {"resume", "keep_samples"})

@@ -66,7 +66,23 @@ def nearest(name: str, names: object, n: int = 1, cutoff: float = 0.6) -> list[s
 OTHER_TOOLS = {"width": ["size"], "height": ["size"], "resolution": ["size"], "res": ["size"],
                "frame-rate": ["fps"], "framerate": ["fps"], "frame_rate": ["fps"],
                "motion-blur-samples": ["samples"], "spp": ["samples"],
-               "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"]}
+               "aperture": ["f-stop"], "fstop": ["f-stop"], "shutter-angle": ["shutter"],
+               # Unreal's Movie Render Queue: its sub-frames, and the coverage of each
+               # (was: --keep-samples, a folder's option, for either)
+               "temporal-samples": ["samples"], "temporal-sample-count": ["samples"],
+               "spatial-samples": ["msaa"], "spatial-sample-count": ["msaa"],
+               "shutter-speed": ["shutter"]}
+# what another tool's option measures otherwise than the one meant (a shutter speed's
+# 48 is 1/48 s; --shutter 48 would be 48 degrees)
+OTHER_UNITS = {"shutter-speed": "an angle in degrees: a shutter speed of 1/S s at F fps is "
+                                "360 F / S (1/48 s at 24 fps: 180)"}
+
+
+def units_note(name: str, offered: str) -> str:
+    """`` (shutter is an angle in degrees: ...)`` after "did you mean ``offered``?" where
+    another tool's ``name`` (dashes or underscores) measures otherwise; else ""."""
+    units = OTHER_UNITS.get(name.replace("_", "-"))
+    return f" ({offered} is {units})" if units else ""
 
 
 def meant(name: str, known: list[str]) -> list[str]:

@@ -139,6 +139,12 @@ def test_settings_at_odds_are_said_in_keywords(tmp_path):
 @pytest.mark.parametrize("call, options, said", [
     ("render", {"sample": 4}, "'sample'; did you mean samples?"),
     ("render", {"width": 640}, "'width'; did you mean size?"),
+    # Unreal's (was: "did you mean keep_samples?") and a shutter speed (was: shutter alone)
+    ("render", {"temporal_samples": 8}, "'temporal_samples'; did you mean samples?"),
+    ("still", {"spatial_samples": 4}, "'spatial_samples'; did you mean msaa?"),
+    ("render", {"shutter_speed": 48}, "'shutter_speed'; did you mean shutter? (shutter is an "
+                                      "angle in degrees: a shutter speed of 1/S s at F fps "
+                                      "is 360 F / S (1/48 s at 24 fps: 180))"),
     ("render", {"quiet": True}, "'quiet'; hf.render() prints nothing unless asked "
                                 "(progress=True, render's)"),
     ("still", {"codec": "libx264"}, "'codec'; codec is a video render's (hf.render)"),

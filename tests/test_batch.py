@@ -437,6 +437,10 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace("samples = 2", "sampels = 2"),  # not the first job's typo
      r"jobs\.toml: \[defaults\]: unknown field 'sampels' for a render or fx job; did you "
      r"mean 'samples'\?$"),
+    (lambda t: t.replace("samples = 2", "shutter-speed = 48"),  # (was: 'shutter'? alone)
+     r"\[defaults\]: unknown field 'shutter-speed' for a render or fx job; did you mean "
+     r"'shutter'\? \(shutter is an angle in degrees: a shutter speed of 1/S s at F fps is "
+     r"360 F / S \(1/48 s at 24 fps: 180\)\)$"),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"

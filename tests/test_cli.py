@@ -228,6 +228,17 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"unrecognized arguments: --width 3 \(see"),  # fx has no --size (nor is --depth meant)
     (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender render: error: argument "
      r"--fps: '24000/1001/2' is not a frame rate: give a number \(29\.97\) or a fraction "),
+    # Unreal's Movie Render Queue's counts (was: "did you mean --keep-samples?", and
+    # --keep-samples 8 writes a sample store named 8) and a shutter speed (was: "did you
+    # mean --shutter?" alone, and --shutter 48 is 48 degrees, not 1/48 s)
+    (["render", "x.frag", "--temporal-samples", "8"], r"^hfrender render: error: "
+     r"unrecognized arguments: --temporal-samples 8; did you mean --samples\? \(see"),
+    (["still", "x.frag", "--spatial-samples=4"], r"arguments: --spatial-samples=4; did you "
+     r"mean --msaa\? \(see"),
+    (["render", "x.frag", "--shutter-speed", "48"], r"^hfrender render: error: unrecognized "
+     r"arguments: --shutter-speed 48; did you mean --shutter\? \(--shutter is an angle in "
+     r"degrees: a shutter speed of 1/S s at F fps is 360 F / S \(1/48 s at 24 fps: 180\)\) "
+     r"\(see hfrender render --help\)$"),
     (["render", "x.frag", "--bogus"], r"^hfrender render: error: unrecognized arguments: "
      r"--bogus \(see hfrender render --help\)$"),  # nothing near: no guess from the dashes
     (["batch", "jobs.toml", "--samlpes", "3"], r"^hfrender: error: --samlpes: not an option "

@@ -678,6 +678,11 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                         r"line's \(a size and a frame rate\); in hfrender.toml give size and "
                         r'fps \(-ql is size = "854x480", fps = 15\)$'),
     ("samlpes = 4", r"unknown setting\(s\) in \[render\]: did you mean samlpes -> samples\?$"),
+    # Unreal's (was: "temporal_samples -> keep_samples", a sample store's folder)
+    ("temporal_samples = 8", r"\[render\]: did you mean temporal_samples -> samples\?$"),
+    ("shutter_speed = 48", r"\[render\]: did you mean shutter_speed -> shutter \(shutter is "
+                           r"an angle in degrees: a shutter speed of 1/S s at F fps is 360 F "
+                           r"/ S \(1/48 s at 24 fps: 180\)\)\?$"),
     # an output of another type was an internal error ("expected str, ... not int"), a bit
     # depth no output takes was left out without a word (as a PNG's 12 is)
     ("output = 5", r"\[render\] output = 5 must be a file name: a video \(out.mp4\) or an "

@@ -57,6 +57,7 @@ from hfrender.errors import (  # noqa: E402
     InputError,
     ToolUnavailable,
     meant,
+    units_note,
 )
 from hfrender.io.sequence_names import home_path  # noqa: E402
 from hfrender.renderer.contexts import ContextUnavailable  # noqa: E402
@@ -104,8 +105,9 @@ class _Parser(argparse.ArgumentParser):
                 and not (sized and f"--{n}" in SIZE_FLAGS)
                 for m in meant(n, known)]  # (not their dashes)
         near = list(dict.fromkeys(near + ffmpeg_options(words, known, command)))  # once each
+        units = "".join(units_note(n, near[0]) for n in names[:1] if near)
         hint = "".join(f"; {h}" for h in other[:1]) + (
-            f"; did you mean {', '.join(near)}?" if near else "") + "".join(
+            f"; did you mean {', '.join(near)}?{units}" if near else "") + "".join(
             f"; {h}" for h in habit_hints(message, words, known, command,
                                           getattr(self, "argv", None)))
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "

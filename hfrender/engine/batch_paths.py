@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.config import project_settings
-from hfrender.errors import HFRenderError, InputError, InputErrors, meant, toml_said
+from hfrender.errors import HFRenderError, InputError, InputErrors, meant, toml_said, units_note
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.outputs import (
@@ -308,7 +308,8 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     names = sorted(k.replace("_", "-") for k in known)
     near = meant(raw.replace("_", "-"), names)
     if near:
-        return f"{where}: unknown field {raw!r} for {_a(kind)} job; did you mean {near[0]!r}?"
+        return (f"{where}: unknown field {raw!r} for {_a(kind)} job; did you mean {near[0]!r}?"
+                f"{units_note(raw, near[0])}")
     return f"{where}: unknown field {raw!r} for {_a(kind)} job; known: {', '.join(names)}"
 
 
