@@ -69,6 +69,13 @@ def one_line(excinfo):
                        "view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 "
                        "degrees across); for A degrees across, focal_length_mm = "
                        "sensor_width_mm / (2 * tan(A / 2))"),
+    # Blender's camera.angle (its field of view, radians): was the list of every attribute
+    (hf.Camera, "angle", "Camera has no attribute 'angle'; angle is Blender's field of view: "
+                         "here it follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 "
+                         "degrees across); for A radians across, focal_length_mm = "
+                         "sensor_width_mm / (2 * tan(A / 2))"),
+    (hf.Sphere, "angle", "Sphere has no attribute 'angle'; did you mean 'scale'?"),  # (an
+    # object's angle is no camera's field of view)
     (hf.Camera, "f_number", "Camera has no attribute 'f_number'; f_number is another tool's "
                             "name (Blender's, manim's): here it is 'f_stop'"),
     (hf.Camera, "focus", "Camera has no attribute 'focus'; focus is another tool's name "
@@ -648,6 +655,11 @@ def test_reading_another_tools_name_is_told_too():
     with pytest.raises(AttributeError, match=r"^'Sphere' object has no attribute 'wobble'$"):
         hf.Sphere().wobble  # noqa: B018
     assert getattr(hf.Sphere(), "location", "none") == "none"  # getattr's default still works
+    with pytest.raises(UnknownAttributeError, match=r"^Camera has no attribute 'angle_x'; "
+                                                    r"angle_x is Blender's field of view"):
+        hf.Camera().angle_x  # noqa: B018  (Blender's, read: was Python's error alone)
+    with pytest.raises(AttributeError, match=r"^'Sphere' object has no attribute 'angle'$"):
+        hf.Sphere().angle  # noqa: B018
 
 
 def test_a_propertys_own_missing_name_is_the_one_told():

@@ -25,6 +25,7 @@ import numpy as np
 from hfrender.color import shown
 from hfrender.errors import InputError
 from hfrender.scene.other_names import (
+    BLENDER_FOV,
     GROUP,
     HINTED,
     MANIM,
@@ -102,6 +103,8 @@ def _other_name(cls: type, name: str) -> str | None:
     if name in NOT_HERE:
         return f"; {name} is another tool's: {NOT_HERE[name]}"
     meant = OTHER_NAMES.get(name)
+    if name in BLENDER_FOV and "focal_length_mm" in known_names(cls):
+        return f"; {name} is {BLENDER_FOV[name]}"
     if name in TURNS and "target" in known_names(cls):
         return "; it is aimed, not turned: look_at((x, y, z)), or set its target"
     if name in ("dof", "use_dof") and meant in known_names(cls):

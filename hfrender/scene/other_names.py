@@ -33,9 +33,13 @@ NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at
             "parent": "the camera has no parent: place it in update(t) at an object's "
                       "local point, position = (obj.world_matrix() @ (x, y, z, 1))[:3], and "
                       "look_at(...) (hfrender docs rendering groups)"}
-_FOV = ("the field of view follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees "
-        "across); for A degrees across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
+_FOLLOWS = ("follows focal_length_mm on sensor_width_mm (50 on 36: 39.6 degrees across); for "
+            "A {} across, focal_length_mm = sensor_width_mm / (2 * tan(A / 2))")
+_FOV = "the field of view " + _FOLLOWS.format("degrees")
 NOT_HERE.update(dict.fromkeys(("fov", "field_of_view", "zoom"), _FOV))
+# Blender's camera's field of view, in radians (a camera's alone: an object's angle is not)
+BLENDER_FOV = dict.fromkeys(("angle", "angle_x", "angle_y"),
+                            "Blender's field of view: here it " + _FOLLOWS.format("radians"))
 NOT_HERE.update(transparency="here it is opacity: 1 - transparency", font_size="a Text's size "
                 "is its height, the cap height in metres (0.3 by default), not points; the "
                 "default camera sees 2.025 m high at the origin (16:9), manim's frame 8 units: "
@@ -123,7 +127,8 @@ GROUP = {**{n: _EACH.format(f) for n, f in (
                "center=(0, 0, 0) in the group's frame (hfrender docs rendering layout)",
     "remove": "manim's remove is obj.parent = None here, out of the group (it stays in the "
               "scene: obj.visible = False hides it)"}
-HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM, *GROUP))  # read (missing): hinted
+# read (missing): hinted
+HINTED = frozenset((*OTHER_NAMES, *NOT_HERE, *TURNS, *MANIM, *GROUP, *BLENDER_FOV))
 
 
 # the message of manim's animations, said of its names (hf.FadeIn) and a scene's play()
