@@ -315,8 +315,8 @@ def test_ffmpeg_command_lines_are_built_by_pure_functions():
     ntsc = join_command(["a.ts", "b.ts"], "o.mp4", Fraction(24000, 1001), exe="ff")
     assert ntsc[ntsc.index("-i") - 2:ntsc.index("-i") + 2] == [
         "-f", "mpegts", "-i", "concat:a.ts|b.ts"]  # stamped segments, joined as bytes
-    assert ntsc[-7:] == ["-c", "copy", "-video_track_timescale", "24000", "-metadata",
-                         "comment=hfrender", "o.mp4"]
+    assert ntsc[-9:] == ["-c", "copy", "-video_track_timescale", "24000", "-movflags",
+                         "+faststart", "-metadata", "comment=hfrender", "o.mp4"]
     webm = join_command(["a.mkv"], "o.webm", Fraction(30), aac, "l.txt", exe="ff")
     assert webm[webm.index("-f") + 1:webm.index("-i") + 2] == ["concat", "-safe", "0", "-i",
                                                                 "l.txt"]

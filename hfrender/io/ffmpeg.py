@@ -193,7 +193,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, *EXACT_SWS, "-c:v", codec, "-pix_fmt", pix_fmt,
-            *params, *timing, *tags, *apple_tag(container or path, codec), *offset, *fmt,
+            *params, *timing, *tags, *player_options(container or path, codec), *offset, *fmt,
             *mark_options(container or path), path]
 
 
@@ -226,12 +226,15 @@ def audio_options(sound: Soundtrack, output: str) -> list[str]:
     return ["-c:a", "libopus" if suffix == ".webm" else "aac"]
 
 
-def apple_tag(output: str, codec: str) -> list[str]:
-    """``-tag:v hvc1`` for HEVC in MP4 or MOV: Apple's players (QuickTime, Safari, iOS)
-    play no other (ffmpeg writes hev1)."""
+def player_options(output: str, codec: str) -> list[str]:
+    """What players need of an MP4 or MOV: its index (moov) before its media, ``-movflags
+    +faststart`` (was after it, as ffmpeg writes it: a browser played nothing until the
+    whole file was down, a user trial), and ``-tag:v hvc1`` for HEVC: Apple's players
+    (QuickTime, Safari, iOS) play no other (ffmpeg writes hev1)."""
+    if Path(output).suffix.lower() not in (".mp4", ".mov"):
+        return []
     hevc = codec == "libx265" or codec.startswith("hevc")
-    return ["-tag:v", "hvc1"] if hevc and Path(output).suffix.lower() in (".mp4", ".mov") \
-        else []
+    return ["-movflags", "+faststart", *(["-tag:v", "hvc1"] if hevc else [])]
 
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None,
@@ -318,7 +321,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
     exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
     ``listing`` (Matroska: whole milliseconds, and ``rate`` its declared frame rate).
-    ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`apple_tag`)."""
+    ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`player_options`)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
@@ -330,7 +333,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
         cmd += ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a?", "-c:v", "copy",
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
-        cmd += ["-video_track_timescale", str(rate.numerator), *apple_tag(output, codec)]
+        cmd += ["-video_track_timescale", str(rate.numerator), *player_options(output, codec)]
     elif Path(output).suffix.lower() in (".mkv", ".webm"):  # its frame rate, said (of one or
         cmd += ["-r", str(rate)]  # two frames it guessed twice the rate: an audit)
     return cmd + timecode_options(output, timecode) + mark_options(output) + [output]
