@@ -71,9 +71,11 @@ def test_render_size_1x1_suggests_2x2(tmp_path, capsys):
 # 2. fx has no --size: its hint for odd footage is one fx can follow ----------------------------
 
 @pytest.mark.parametrize("out, extra", [("o.mp4", ["--pix-fmt", "yuv444p"]), ("o.webm", []),
-                                        ("o.mov", ["--codec", "prores_ks"])])
+                                        ("o.mov", ["--codec", "prores_ks", "--pix-fmt",
+                                                   "yuv444p10le"])])
 def test_an_odd_size_is_taken_where_the_output_has_no_half_chroma(tmp_path, out, extra):
-    """4:4:4 H.264, VP9 (it rounds its chroma up) and ProRes take 15x9 footage whole."""
+    """4:4:4 H.264, VP9 (it rounds its chroma up) and ProRes 4444 take 15x9 footage whole
+    (ProRes 422 needs an even width: tests/test_player_outputs.py)."""
     import imageio_ffmpeg
 
     seq = png_sequence(tmp_path / "odd", size=(15, 9))
@@ -359,6 +361,6 @@ def test_odd_size_names_the_encoders_own_pixel_format():
     with pytest.raises(WriterError) as info:
         check_output("out.mov", (161, 90), "dnxhd")
     assert str(info.value) == ("size 161x90: dnxhd video in yuv422p needs an even width; "
-                               "use 160x90, or --pix-fmt yuv444p, or write a PNG sequence "
+                               "use 160x90, or --pix-fmt yuv444p10le, or write a PNG sequence "
                                "(-o frames/%05d.png)")
     assert check_output("out.mov", (160, 91), "dnxhd") == "dnxhd"  # 4:2:2: odd height taken

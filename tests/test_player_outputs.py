@@ -50,3 +50,32 @@ def test_a_single_encode_into_mp4_has_its_index_first_too(tmp_path):
             writer.write(np.full((36, 64, 3), 40 * k, np.uint8))
     boxes = _top_boxes(path)
     assert boxes.index("moov") < boxes.index("mdat"), boxes
+
+
+def test_prores_422_needs_an_even_width_and_the_hint_is_a_format_it_takes():
+    """prores_ks wrote 4:2:2 at an odd width, its last column decoded green (321x181: 0, 231,
+    0 where the still has 249, 99, 25; 29.4 dB against it) and prores_aw refuses it ("frame
+    width needs to be multiple of 2"); the hint named yuv444p, which no ProRes encoder takes."""
+    from hfrender.io.writers import WriterError, check_output
+
+    with pytest.raises(WriterError) as info:
+        check_output("o.mov", (321, 181), "prores_ks")
+    assert str(info.value) == ("size 321x181: prores_ks video in yuv422p10le needs an even "
+                               "width; use 320x181, or --pix-fmt yuv444p10le, or write a PNG "
+                               "sequence (-o frames/%05d.png)")
+    assert check_output("o.mov", (320, 181), "prores_ks") == "prores_ks"  # odd height: fine
+    assert check_output("o.mov", (321, 181), "prores_ks", pix_fmt="yuv444p10le") == "prores_ks"
+    assert check_output("o.mov", (321, 181), "prores_ks", alpha=True) == "prores_ks"  # 4444
+
+
+@pytest.mark.parametrize("codec, pix_fmt, hint", [
+    ("libx264", "yuv420p10le", ", or --pix-fmt yuv444p10le,"),  # its depth kept (was 8 bits)
+    ("libx264", None, ", or --pix-fmt yuv444p,"),
+    ("mpeg4", None, "; use 320x180, or write a PNG"),  # it takes no 4:4:4: none named
+])
+def test_an_odd_sizes_hint_names_a_full_chroma_format_the_encoder_takes(codec, pix_fmt, hint):
+    from hfrender.io.writers import WriterError, check_output
+
+    with pytest.raises(WriterError) as info:
+        check_output("o.mkv", (321, 181), codec, pix_fmt=pix_fmt)
+    assert hint in str(info.value)

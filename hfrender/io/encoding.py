@@ -322,8 +322,9 @@ RGB_CODECS = ("gif", "png", "qtrle", "bmp", "tiff", "libx264rgb")  # no chroma p
 def chroma_steps(codec: str, pix_fmt: str) -> tuple[int, int]:
     """What ``codec`` in ``pix_fmt`` needs the (width, height) to be multiples of: its
     chroma subsampling's (4:2:0 2, 2; 4:2:2 2, 1; 4:1:1 4, 1; 4:1:0 4, 4); none in VP8,
-    VP9, ProRes, FFV1 (lossless: odd sizes too, a trial) and RGB."""
-    if codec in RGB_CODECS or codec in ("prores_ks", "libvpx-vp9", "libvpx", "ffv1") or \
+    VP9, FFV1 (lossless: odd sizes too, a trial) and RGB. ProRes 4:2:2 needs an even width
+    (prores_ks wrote an odd one, its last column decoded green; prores_aw refuses it)."""
+    if codec in RGB_CODECS or codec in ("libvpx-vp9", "libvpx", "ffv1") or \
             pix_fmt.startswith(("rgb", "bgr", "gbr", "gray", "ya", "pal")):
         return 1, 1
     for marks, steps in ((("444", "nv24", "nv42", "p41"), (1, 1)),
@@ -332,3 +333,40 @@ def chroma_steps(codec: str, pix_fmt: str) -> tuple[int, int]:
         if any(m in pix_fmt for m in marks):
             return steps
     return 2, 2  # 4:2:0, the default
+
+
+def full_chroma(codec: str, pix_fmt: str) -> str | None:
+    """The 4:4:4 pixel format ``codec`` takes nearest ``pix_fmt``, which any size fits:
+    its depth kept (yuv420p10le's yuv444p10le; was yuv444p for each, which ProRes and
+    DNxHD refuse, a trial); None where ``pix_fmt`` is one or the encoder takes none."""
+    if "444" in pix_fmt:
+        return None
+    takes = encoder_info(codec).pix_fmts
+    same = re.sub(r"4[12][0-2]", "444", pix_fmt)
+    return next((f for f in (same, "yuv444p", *takes) if f.startswith("yuv444")
+                 and (not takes or f in takes)), None)
+
+
+def odd_size_refusal(codec: str, pix_fmt: str, size: tuple[int, int], for_footage: bool,
+                     size_of: str | None) -> str | None:
+    """The line refusing ``size`` where ``codec`` in ``pix_fmt`` needs its chroma steps
+    (:func:`chroma_steps`), with what to do instead (``for_footage``: to the footage;
+    ``size_of``: whose size it is where the command cannot change it); None where it fits."""
+    sw, sh = chroma_steps(codec, pix_fmt)
+    if not (size[0] % sw or size[1] % sh):
+        return None
+    what, size_is = {(2, 2): ("an even width and height", "an even size"),
+                     (2, 1): ("an even width", "an even width"),
+                     (4, 1): ("a width that is a multiple of 4", "a width of 4n"),
+                     (4, 4): ("sides that are multiples of 4", "sides of 4n")}[sw, sh]
+    if for_footage:
+        fix, seq = f"crop or pad the footage to {size_is}", "out/%05d.png"
+    else:  # (reexpose has no --size: was "use 16x8" there too)
+        fit = (max(sw, size[0] - size[0] % sw), max(sh, size[1] - size[1] % sh))
+        fix, seq = "" if size_of else "use {}x{}".format(*fit), "frames/%05d.png"
+    full = full_chroma(codec, pix_fmt)  # (its depth: yuv444p10le, not yuv444p)
+    fixes = [fix] * bool(fix) + [f"{'' if fix else 'give '}--pix-fmt {full}"] * bool(
+        full) + [f"write a PNG sequence (-o {seq})"]
+    whose = f" ({size_of})" if size_of else ""
+    return (f"size {size[0]}x{size[1]}{whose}: {codec} video in {pix_fmt} needs {what}; "
+            f"{', or '.join(fixes)}")

@@ -123,7 +123,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps.
     ``size_of``: whose size it is where the command cannot change it (``the store's``);
     ``every_frame``: said of one PNG after "each frame a picture" (reexpose's store's)."""
-    from hfrender.io.encoding import chosen_encoder, chroma_steps
+    from hfrender.io.encoding import chosen_encoder, odd_size_refusal
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha, output_format
 
     suffix = Path(path).suffix.lower()
@@ -145,23 +145,11 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
         raise WriterError(f"{alpha_from}: --pix-fmt {pix_fmt} keeps no alpha; give one with "
                           f"alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave --pix-fmt out")
-    fmt = pix_fmt or output_format(chosen, None)[0]  # the encoder's own where not 4:2:0
-    sw, sh = chroma_steps(chosen, fmt)
-    if size[0] % sw or size[1] % sh:
-        what, size_is = {(2, 2): ("an even width and height", "an even size"),
-                         (2, 1): ("an even width", "an even width"),
-                         (4, 1): ("a width that is a multiple of 4", "a width of 4n"),
-                         (4, 4): ("sides that are multiples of 4", "sides of 4n")}[sw, sh]
-        if for_footage:
-            fix, seq = f"crop or pad the footage to {size_is}", "out/%05d.png"
-        else:  # (reexpose has no --size: was "use 16x8" there too)
-            fit = (max(sw, size[0] - size[0] % sw), max(sh, size[1] - size[1] % sh))
-            fix, seq = "" if size_of else "use {}x{}".format(*fit), "frames/%05d.png"
-        fixes = [fix] * bool(fix) + [f"{'' if fix else 'give '}--pix-fmt yuv444p"] * (
-            "444" not in fmt) + [f"write a PNG sequence (-o {seq})"]
-        whose = f" ({size_of})" if size_of else ""
-        raise WriterError(f"size {size[0]}x{size[1]}{whose}: {chosen} video in {fmt} needs "
-                          f"{what}; {', or '.join(fixes)}")
+    # the encoder's own where not 4:2:0; with alpha, the one that keeps it (ProRes 4444)
+    fmt = pix_fmt or (ALPHA_PIX_FMTS[chosen][0] if alpha else output_format(chosen, None)[0])
+    refused = odd_size_refusal(chosen, fmt, size, for_footage, size_of)
+    if refused is not None:
+        raise WriterError(refused)
     return chosen
 
 
