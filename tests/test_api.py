@@ -235,3 +235,24 @@ def test_a_still_is_stopped_at_once_by_ctrl_c_as_the_commands(monkeypatch):
     monkeypatch.setattr(RenderJob, "run", watched)
     hf.still(BAR, size=(16, 8), samples=1)
     assert seen == [True] and not at_once()
+
+
+def test_the_callers_own_gl_context_is_current_again_after_a_call():
+    """A tool that drew with its own moderngl context before calling hf.still draws with it
+    after (was: hfrender's context, released, left current in its place: the tool's
+    framebuffer read back hfrender's picture, GL_INVALID_OPERATION)."""
+    import moderngl
+
+    ctx = moderngl.create_standalone_context(backend="egl")
+    try:
+        fbo = ctx.simple_framebuffer((4, 4))
+        fbo.use()
+        ctx.clear(1.0, 0.0, 0.0, 1.0)
+        picture = hf.still(BAR, t=0.03, size="64x16", samples=1)
+        assert picture.max() > 100
+        fbo.use()
+        ctx.clear(0.0, 1.0, 0.0, 1.0)
+        pixels = np.frombuffer(fbo.read(components=3), np.uint8).reshape(4, 4, 3)
+        assert (pixels == (0, 255, 0)).all() and ctx.error == "GL_NO_ERROR"
+    finally:
+        ctx.release()

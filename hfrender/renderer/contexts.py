@@ -26,6 +26,7 @@ class GLContext:
     name: str
     ctx: Any  # moderngl.Context
     window: Any = None  # a GLFW window, for glfw
+    before: Any = None  # makes the context current before this one current again, or None
 
     @property
     def renderer(self) -> str:
@@ -39,6 +40,9 @@ class GLContext:
             glfw.destroy_window(self.window)
             glfw.terminate()  # let go of the display: the next window may be on another
             self.window = None
+        if self.before is not None:  # the caller's own (was: its moderngl drew nowhere after)
+            self.before()
+            self.before = None
 
 
 def resolve_name(name: str | None = None) -> str:
@@ -96,6 +100,7 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
     With ``cuda_device``, the EGL context is made on that GPU (for GL-CUDA interop).
     """
     name = resolve_name(name)
+    before = _current_egl()
     try:
         import moderngl
     except ImportError as exc:  # a runtime dependency, but say so clearly
@@ -113,8 +118,35 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
             raise ContextUnavailable(
                 f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
                 "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
-        return GLContext("egl", ctx)
-    return _glfw_context(moderngl, size, visible, title)
+        return GLContext("egl", ctx, before=before)
+    made = _glfw_context(moderngl, size, visible, title)
+    made.before = before
+    return made
+
+
+def _current_egl() -> Any:
+    """What makes this thread's current EGL context current again (one its caller made, a
+    moderngl standalone context, which hfrender's own replaces as it is made current), or
+    None where there is none."""
+    import ctypes
+
+    try:
+        egl = ctypes.CDLL("libEGL.so.1")
+    except OSError:
+        return None
+    for fn, args in ((egl.eglGetCurrentContext, []), (egl.eglGetCurrentDisplay, []),
+                     (egl.eglGetCurrentSurface, [ctypes.c_int]),
+                     (egl.eglMakeCurrent, [ctypes.c_void_p] * 4)):
+        fn.restype, fn.argtypes = ctypes.c_void_p, args
+    context = egl.eglGetCurrentContext()
+    if not context:
+        return None
+    made = (egl.eglGetCurrentDisplay(), egl.eglGetCurrentSurface(EGL_DRAW),
+            egl.eglGetCurrentSurface(EGL_READ), context)
+    return lambda: egl.eglMakeCurrent(*made)
+
+
+EGL_DRAW, EGL_READ = 0x3059, 0x305A
 
 
 class _GlfwLoader:
