@@ -15,6 +15,9 @@ import inspect
 import numbers
 import os
 import threading
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +56,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
         given["keep_samples"] = _home(options["keep_samples"])
     config = _config(given, "render", options)
     check_render(file, config)
-    with _once("render"), outputs_held(config):
+    with _once("render"), _letting_go(), outputs_held(config):
         bar, finish = progress_bar(config.quiet)
         try:
             return RenderJob(file, config, scene_name=name, progress=bar).prepare().run()
@@ -82,7 +85,7 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
         raise InputTypeError(f"frame={frame!r}: give an output frame's number, an integer >= 0")
     full = _config({**options, "output": "still.png"}, "still", options)
     check_scene_path(file)
-    with _once("still"):
+    with _once("still"), _letting_go():
         k, seconds = still_frame(file, name, full, t, frame, KEYWORD,
                                  duration_given=options.get("duration") is not None)
         config = full.with_(preview=False, resume=False, quiet=True, frames=None,
@@ -201,6 +204,26 @@ def _source_file(cls: type) -> str | None:
         if code is not None:
             return code.co_filename
     return None
+
+
+@contextmanager
+def _letting_go() -> Iterator[None]:
+    """An error (a Ctrl-C) raised on with its traceback's frames emptied of their locals: a
+    notebook keeps the last traceback (``sys.last_traceback``), and with those locals the
+    render's hyperframe pool (was: 640 MB at 1280x720 held after a Ctrl-C, till the next
+    error). The traceback's lines are kept."""
+    try:
+        yield
+    except BaseException as exc:
+        seen: set[int] = set()
+        todo: list[BaseException | None] = [exc]
+        while todo:
+            one = todo.pop()
+            if one is not None and id(one) not in seen:
+                seen.add(id(one))
+                traceback.clear_frames(one.__traceback__)
+                todo += [one.__cause__, one.__context__]
+        raise
 
 
 class _once:

@@ -4,6 +4,7 @@ commands make them (the same pictures, the same one-line refusals, named as give
 import importlib
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import imageio.v3 as iio
@@ -16,6 +17,7 @@ from hfrender.cli import main
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 BAR = str(Path(__file__).parent / "data" / "bar.frag")
+SCENES = Path(__file__).parents[1] / "scenes"
 BALLS = """import hfrender as hf
 
 
@@ -256,3 +258,41 @@ def test_the_callers_own_gl_context_is_current_again_after_a_call():
         assert (pixels == (0, 255, 0)).all() and ctx.error == "GL_NO_ERROR"
     finally:
         ctx.release()
+
+
+@pytest.mark.parametrize("dof", ["lens", "depth"])
+def test_a_ctrl_c_kept_by_a_notebook_holds_no_hyperframe_pool(tmp_path, monkeypatch, dof):
+    """A notebook keeps the last exception's traceback (sys.last_traceback): after a Ctrl-C
+    in hf.render, the frames' pool is let go all the same (was: kept by the job and by the
+    slot the interrupted read was filling, 640 MB at 1280x720, until the next error)."""
+    import gc
+    import weakref
+
+    from hfrender.hyperframe.pool import HyperFramePool
+    from hfrender.renderer.renderer import SceneRenderer
+
+    arenas, reads = [], []
+    made, read_into = HyperFramePool.__init__, SceneRenderer.read_into
+
+    def making(pool, *args, **kwargs):
+        made(pool, *args, **kwargs)
+        memory = pool.arena
+        while isinstance(memory, np.ndarray):  # the mapping every slot's view holds
+            memory = memory.base
+        arenas.append(weakref.ref(memory))
+
+    def reading(renderer, color, *args):
+        reads.append(color.shape)
+        if len(reads) == 5:  # as a SIGINT lands: in the middle of filling a slot
+            raise KeyboardInterrupt
+        read_into(renderer, color, *args)
+
+    monkeypatch.setattr(HyperFramePool, "__init__", making)
+    monkeypatch.setattr(SceneRenderer, "read_into", reading)
+    with pytest.raises(KeyboardInterrupt) as info:
+        hf.render(SCENES / "focus_pull.py", tmp_path / "o.mp4", size=(64, 36), samples=2,
+                  duration=1.0, dof=dof)
+    kept = info.value.__traceback__  # noqa: F841 - as sys.last_traceback keeps it
+    gc.collect()
+    assert len(arenas) == 1 and arenas[0]() is None
+    assert "read_into" in "".join(traceback.format_tb(info.value.__traceback__))

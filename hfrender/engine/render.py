@@ -384,6 +384,7 @@ class RenderJob:
         if self.keeper is not None and self.keeper.open:  # a render that never ran
             self.keeper.close(KeyboardInterrupt(), 0, self.stats)
         self.storage = self.preview = self.renderer = self.probe = self.glctx = None
+        self.builder = self.drawer = None  # the pool (was: held while an error's traceback was)
 
 
 def render(scene_file: str | Path, config: RenderConfig, *, scene_name: str | None = None,
