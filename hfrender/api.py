@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hfrender.errors import InputError, InputTypeError, as_given, meant, units_note
+from hfrender.errors import HFRenderError, InputError, InputTypeError, as_given, meant, units_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,8 +58,16 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
     check_render(file, config)
     with _once("render"), _letting_go(), outputs_held(config):
         bar, finish = progress_bar(config.quiet)
+        job = RenderJob(file, config, scene_name=name, progress=bar)
         try:
-            return RenderJob(file, config, scene_name=name, progress=bar).prepare().run()
+            return job.prepare().run()
+        except (HFRenderError, OSError) as exc:  # the command's line: what is kept, and where
+            from hfrender.cli.commands import failed_line
+
+            said = failed_line(config, job.stats, exc)
+            if said is None:
+                raise
+            raise said from exc
         finally:
             finish()
 

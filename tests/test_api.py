@@ -296,3 +296,26 @@ def test_a_ctrl_c_kept_by_a_notebook_holds_no_hyperframe_pool(tmp_path, monkeypa
     gc.collect()
     assert len(arenas) == 1 and arenas[0]() is None
     assert "read_into" in "".join(traceback.format_tb(info.value.__traceback__))
+
+
+def test_a_render_that_fails_midway_says_what_is_kept_as_the_command(tmp_path, monkeypatch):
+    """Its folder made read-only under the run: hf.render's line says where the frames made
+    are kept, as the command's does (was: "cannot put .../f_0000.png in place: Permission
+    denied" alone, the finished frames in a hidden folder said nothing of)."""
+    import errno
+
+    from hfrender.io import outputs
+
+    def read_only(tmp, output, keep_others=False):
+        raise PermissionError(errno.EACCES, "Permission denied", output % 0)
+
+    out = str(tmp_path / "f_%04d.png")
+    monkeypatch.setattr(outputs, "commit_sequence", read_only)
+    monkeypatch.setattr(outputs, "keep_partial", lambda tmp, output: None)  # (read-only too)
+    with pytest.raises(hf.HFRenderError) as info:
+        hf.render(BAR, out, size=(32, 8), samples=2, duration=0.2)
+    assert str(info.value) == (
+        f"cannot put {out % 0} in place: Permission denied; the 6 finished frames are kept in "
+        f"{tmp_path / '.f_####.png.partial'}: once that is mended, the same command with "
+        "--resume goes on from them")
+    assert len(list((tmp_path / ".f_####.png.partial").glob("*.png"))) == 6

@@ -133,21 +133,29 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             _interrupted(args, config, job.stats)
             return interrupted_code(exc)
         except (HFRenderError, OSError) as exc:  # one line: what became of the frames made
-            if isinstance(exc, OSError):
-                exc = system_refused(exc) or exc
-                if not isinstance(exc, HFRenderError):
-                    raise
-            unfinished = _unfinished_store(config)  # (unless the store's error names it)
-            said = ((f"; {_kept(config, job.stats)}" if job.stats.partial else "")
-                    + ("" if "--resume" in str(exc) else segments_kept(config.output, exc))
-                    + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
-            if not said:
+            said = failed_line(config, job.stats, exc)
+            if said is None:
                 raise
-            raise type(exc)(f"{first_line(exc)}{said}") from exc
+            raise said from exc
         finally:
             finish()
     finished_anyway(stats, config.output)
     return _summary(config, stats)
+
+
+def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseException | None:
+    """A failed render's error (hfrender's own, or what the system says of a file) as one
+    line that says what became of the frames made (``; the 11 frames finished so far are in
+    ...``), for the command and for ``hf.render``; None where it has nothing to add."""
+    if isinstance(exc, OSError):
+        exc = system_refused(exc) or exc
+        if not isinstance(exc, HFRenderError):
+            return None
+    unfinished = _unfinished_store(config)  # (unless the store's error names it)
+    said = ((f"; {_kept(config, stats)}" if stats.partial else "")
+            + ("" if "--resume" in str(exc) else segments_kept(config.output, exc))
+            + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
+    return type(exc)(f"{first_line(exc)}{said}") if said else None
 
 
 def _summary(config: RenderConfig, stats: Any) -> int:
