@@ -35,9 +35,12 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
         raise InputError(f"{name} is empty (shape {arr.shape}); every dimension must be >= 1")
     if arr.shape[-1] not in CHANNELS:
         first = arr.ndim >= 3 and arr.shape[-3] in CHANNELS  # (N, C, H, W), as torch has them
+        # (N, H, W) grey frames, read as one (H, W, C) frame (was: told channels first alone
+        # where N was 3 or 4, whose fix made the clip one colour frame, blurred without a word)
+        grey = f"; (N, H, W) grey frames? {name}[..., None]" if arr.ndim == 3 else ""
         raise InputError(
             f"{name} has C={arr.shape[-1]} channels (shape {arr.shape}); allowed: "
-            "1 (gray), 3 (RGB), 4 (RGBA)" + (f"; channels first? move them last: "
+            f"1 (gray), 3 (RGB), 4 (RGBA){grey}" + (f"; channels first? move them last: "
                                              f"{name}.permute({_last(arr.ndim)}) (torch) or "
                                              f"numpy.moveaxis({name}, -3, -1)" if first else ""))
     if arr.dtype not in DTYPES:

@@ -346,6 +346,28 @@ def test_channels_first_frames_are_told_to_move_them_last():
         hf.motion_blur(nchw, 2)
 
 
+def test_grey_frames_to_depth_of_field_are_told_their_own_fix():
+    """A grey (N, H, W) clip was read as one (H, W, C) frame and, with N of 3 or 4, told
+    only to move its channels last: that made it one colour frame, blurred without a word.
+    Its own fix comes first now, and does what the RGB clip of it does."""
+    rng = np.random.default_rng(5)
+    grey = rng.integers(0, 256, (3, 24, 64), dtype=np.uint8)
+    depth = np.full((24, 64), 10.0, np.float32)
+    kw = dict(focus_distance=2.0, f_stop=1.4, focal_length_mm=85.0)
+    for clip in (grey, np.concatenate([grey, grey[:2]])):
+        with pytest.raises(hf.InputError) as info:
+            hf.depth_of_field(clip, depth, **kw)
+        assert str(info.value) == (
+            f"frames has C=64 channels (shape {clip.shape}); allowed: 1 (gray), 3 (RGB), 4 "
+            "(RGBA); (N, H, W) grey frames? frames[..., None]" + (
+                "; channels first? move them last: frames.permute(1, 2, 0) (torch) or "
+                "numpy.moveaxis(frames, -3, -1)" if len(clip) == 3 else ""))
+    blurred = hf.depth_of_field(grey[..., None], depth, **kw)
+    as_rgb = hf.depth_of_field(np.repeat(grey[..., None], 3, axis=-1), depth, **kw)
+    assert blurred.shape == (3, 24, 64, 1) and np.abs(blurred[..., 0].astype(int) - grey).max() > 50
+    np.testing.assert_array_equal(blurred[..., 0], as_rgb[..., 1])
+
+
 def test_a_tools_depth_shapes_pass_and_odd_arguments_are_told():
     """A library user's trial: a tensor's (1, 1, H, W) and (1, H, W, 1) depth and a batch's
     (N, 1, H, W) were refused; a (2, 2) focus_distance was flattened into 4 frames'; a
