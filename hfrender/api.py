@@ -15,10 +15,10 @@ import inspect
 import numbers
 import os
 import threading
-import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from hfrender.errors import HFRenderError, InputError, InputTypeError, as_given, meant, units_note
@@ -216,10 +216,11 @@ def _source_file(cls: type) -> str | None:
 
 @contextmanager
 def _letting_go() -> Iterator[None]:
-    """An error (a Ctrl-C) raised on with its traceback's frames emptied of their locals: a
-    notebook keeps the last traceback (``sys.last_traceback``), and with those locals the
-    render's hyperframe pool (was: 640 MB at 1280x720 held after a Ctrl-C, till the next
-    error). The traceback's lines are kept."""
+    """An error (a Ctrl-C) raised on with its traceback's hfrender frames emptied of their
+    locals: a notebook keeps the last traceback (``sys.last_traceback``), and with those
+    locals the render's hyperframe pool (was: 640 MB at 1280x720 held after a Ctrl-C, till
+    the next error). The traceback's lines are kept, and so are the locals of the user's
+    own frames (a scene's ``update`` that raised, for ``%debug``)."""
     try:
         yield
     except BaseException as exc:
@@ -229,9 +230,22 @@ def _letting_go() -> Iterator[None]:
             one = todo.pop()
             if one is not None and id(one) not in seen:
                 seen.add(id(one))
-                traceback.clear_frames(one.__traceback__)
+                _clear_own_frames(one.__traceback__)
                 todo += [one.__cause__, one.__context__]
         raise
+
+
+_PACKAGE = os.path.dirname(__file__) + os.sep  # (as its modules name their code)
+
+
+def _clear_own_frames(tb: TracebackType | None) -> None:
+    """The locals of ``tb``'s frames in hfrender's package let go (one still running, the
+    call's own, is left: Python refuses to clear it)."""
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+            with suppress(RuntimeError):
+                tb.tb_frame.clear()
+        tb = tb.tb_next
 
 
 class _once:

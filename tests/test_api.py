@@ -284,6 +284,7 @@ def test_a_ctrl_c_kept_by_a_notebook_holds_no_hyperframe_pool(tmp_path, monkeypa
     def reading(renderer, color, *args):
         reads.append(color.shape)
         if len(reads) == 5:  # as a SIGINT lands: in the middle of filling a slot
+            del color, args  # (this test's own frame is the user's: its locals are kept)
             raise KeyboardInterrupt
         read_into(renderer, color, *args)
 
@@ -296,6 +297,30 @@ def test_a_ctrl_c_kept_by_a_notebook_holds_no_hyperframe_pool(tmp_path, monkeypa
     gc.collect()
     assert len(arenas) == 1 and arenas[0]() is None
     assert "read_into" in "".join(traceback.format_tb(info.value.__traceback__))
+
+
+def test_the_users_own_frames_keep_their_locals_for_a_post_mortem(tmp_path):
+    """A scene's update that raised keeps its locals in the traceback (``%debug`` shows
+    them), while hfrender's own frames let go of theirs (the pool, above)."""
+    (tmp_path / "broken.py").write_text(
+        "import hfrender as hf\n\n\nclass Broken(hf.Scene):\n    def setup(self):\n"
+        "        self.ball = self.add(hf.Sphere())\n\n    def update(self, t):\n"
+        "        marker = 'kept'\n        raise ValueError(marker)\n")
+    with pytest.raises(Exception) as info:
+        hf.still(tmp_path / "broken.py", size=(32, 18))
+    frames, todo = [], [info.value]
+    while todo:
+        one = todo.pop()
+        if one is not None:
+            tb = one.__traceback__
+            while tb is not None:
+                frames.append(tb.tb_frame)
+                tb = tb.tb_next
+            todo += [one.__cause__, one.__context__]
+    update = [f for f in frames if f.f_code.co_name == "update"]
+    assert update and update[0].f_locals["marker"] == "kept"
+    own = [f for f in frames if "/hfrender/engine/" in f.f_code.co_filename]
+    assert own and all(not f.f_locals for f in own)
 
 
 def test_a_render_that_fails_midway_says_what_is_kept_as_the_command(tmp_path, monkeypatch):
