@@ -4,7 +4,10 @@ as a log line says it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -22,6 +25,22 @@ def filtered(make: Callable[[], logging.Filter]) -> Iterator[None]:
     finally:
         for h, f in filters:
             h.removeFilter(f)
+
+
+@contextmanager
+def silenced() -> Iterator[None]:
+    """Nothing said while it lasts: prints to stdout and stderr, warnings, log records (a
+    scene's second setup() and update(t) at times looked at only: said by the first
+    already; were said twice, stdout's aside)."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(), filtered(lambda: _Silent()):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class _Silent(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
 
 
 class JobNamed(logging.Filter):

@@ -21,9 +21,11 @@ NumPy only: nothing here draws.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -36,6 +38,7 @@ from hfrender.validate import real_array, scalar
 RATE_FUNCTIONS = ("linear", "smooth", "ease_in", "ease_out", "ease_in_out", "there_and_back",
                   "rush_into", "rush_from")
 _VALUES = "a number, or a tuple or array of numbers (a position, a colour as 3 numbers 0..1)"
+_READ: ContextVar[dict[int, tuple[Keyframes, float]] | None] = ContextVar("read", default=None)
 
 
 def _unit(s: Any, name: str) -> np.ndarray:
@@ -171,7 +174,8 @@ class Keyframes:
     ``Keyframes({0.0: (0, 0, 0), 1.5: (2, 0, 0), 3.0: (2, 1, 0)}, ease=hf.smooth)``, made
     once (in ``setup()``) and called with ``t`` (in ``update(t)``).
 
-    Keys are times in seconds (any order); their values numbers, or tuples or arrays of
+    Keys are times in seconds (any order), or frame numbers with ``fps`` (key ``F`` at
+    ``F / fps`` seconds; frame 0 at t = 0); their values numbers, or tuples or arrays of
     one shape. Before the first key the value is the first's, after the last the last's
     (held); between two keys ``lerp(v0, v1, ease(s))``, ``s`` going 0..1 from one key to
     the next. ``ease`` (:func:`linear` unless given) is any function of ``s`` giving 0 at 0
@@ -179,8 +183,8 @@ class Keyframes:
     :func:`smooth`, nearly). Calls give a float for numbers, a tuple for tuples, else an
     array."""
 
-    def __init__(self, keys: Mapping[float, Any], ease: Callable[[float], Any] = linear
-                 ) -> None:
+    def __init__(self, keys: Mapping[float, Any], ease: Callable[[float], Any] = linear,
+                 fps: float | None = None) -> None:
         if not isinstance(keys, Mapping) or not keys:
             raise InputTypeError(f"keyframes: keys={shown(keys)} must be a dict of time: "
                                  "value with at least one key, such as {0.0: (0, 0, 0), "
@@ -188,7 +192,9 @@ class Keyframes:
         if not callable(ease):
             raise InputTypeError(f"keyframes: ease={shown(ease)} must be a function of s "
                                  "(0..1) such as hf.smooth or hf.linear")
-        times = [_seconds(k, "keyframes: a key's time") for k in keys]
+        rate = 1.0 if fps is None else checks.finite(
+            "keyframes: fps", fps, above=0, meaning="frames a second: the keys are frame numbers")
+        times = [_seconds(k, "keyframes: a key's time") / rate for k in keys]
         order = sorted(range(len(times)), key=times.__getitem__)
         named = [(f"keys[{k!r}]", v) for k, v in keys.items()]
         values = [_numbers(named[i][1], f"keyframes: {named[i][0]}") for i in order]
@@ -206,6 +212,9 @@ class Keyframes:
     def __call__(self, t: float) -> Any:
         """The value at time ``t`` (seconds)."""
         t = _seconds(t, "keyframes: t")
+        read = _READ.get()
+        if read is not None:  # (a scene's look at its keys: :func:`reading`)
+            read[id(self)] = (self, max(t, read.get(id(self), (self, t))[1]))
         i = int(np.searchsorted(self.times, t, side="right"))
         if i == 0 or i == len(self.times):  # held before the first key and past the last
             return _given(self.values[max(i - 1, 0)].copy(), self._tuple)
@@ -226,11 +235,23 @@ class Keyframes:
         return f"Keyframes({{{keys}}}, ease={getattr(self.ease, '__name__', self.ease)!s})"
 
 
-def keyframes(keys: Mapping[float, Any], t: float, ease: Callable[[float], Any] = linear
-              ) -> Any:
-    """``Keyframes(keys, ease)(t)``, in one call: the value the keys give at ``t`` (see
+def keyframes(keys: Mapping[float, Any], t: float, ease: Callable[[float], Any] = linear,
+              fps: float | None = None) -> Any:
+    """``Keyframes(keys, ease, fps)(t)``, in one call: the value the keys give at ``t`` (see
     :class:`Keyframes`; make that once in ``setup()`` where there are many keys)."""
-    return Keyframes(keys, ease)(t)
+    return Keyframes(keys, ease, fps)(t)
+
+
+@contextlib.contextmanager
+def reading() -> Iterator[dict[int, tuple[Keyframes, float]]]:
+    """While it lasts, each :class:`Keyframes` called (in this thread), by id: (it, the
+    latest ``t`` it was called with); a scene's check that its keys are reached."""
+    read: dict[int, tuple[Keyframes, float]] = {}
+    token = _READ.set(read)
+    try:
+        yield read
+    finally:
+        _READ.reset(token)
 
 
 def _seconds(value: Any, what: str) -> float:

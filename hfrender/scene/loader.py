@@ -36,6 +36,7 @@ def load_scene(path: str | Path, name: str | None = None,
     hints about ``t`` see it (a class's ``duration`` property is left as it is)."""
     scene = _instance(path, name)
     if duration is not None:
+        object.__setattr__(scene, "_own_duration", scene.duration)  # (its keys' check's)
         with contextlib.suppress(AttributeError):  # a property of that name, read-only
             scene.duration = float(duration)
         object.__setattr__(scene, "_duration_given", True)  # (update's own: no mistake)

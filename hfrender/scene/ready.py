@@ -20,12 +20,9 @@ import contextlib
 import copy
 import dataclasses
 import hashlib
-import io
 import logging
 import math
 import time
-import warnings
-from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -33,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import shown
-from hfrender.logs import filtered
+from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
+from hfrender.scene.key_times import reads_keys, say_keys_past_end
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import lineage
@@ -63,6 +61,7 @@ def set_up(scene: Scene, given: float | None = None) -> None:
     if after == before or isinstance(scene, ShaderScene):
         return
     if given is not None:
+        object.__setattr__(scene, "_own_duration", after)  # (the scene's own, for its keys)
         with contextlib.suppress(AttributeError):  # (a read-only property: as loaded)
             scene.duration = float(given)
         return
@@ -116,41 +115,28 @@ def first_look(scene: Scene, frame: int, fps: float,
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
+    if reads_keys(scene):  # (on a copy: a state set late is not drawn)
+        say_keys_past_end(_copy(scene), fps)
 
 
 def _set_up_again(scene: Scene) -> Scene | None:
-    """The scene's file loaded and set up again, saying nothing (:func:`_quiet`): as each
-    chunk of a render (a process of its own; on Ray, a machine's), a still and ``--resume``
-    do. None where it has no file (made by a script), where its setup() took longer than
-    :data:`SLOW_SETUP_S` (a start that much slower), or fails (a hint only)."""
+    """The scene's file loaded and set up again, saying nothing
+    (:func:`hfrender.logs.silenced`): as each chunk of a render (a process of its own; on
+    Ray, a machine's), a still and ``--resume`` do. None where it has no file (made by a
+    script), where its setup() took longer than :data:`SLOW_SETUP_S` (a start that much
+    slower), or fails (a hint only)."""
     path = scene.source_path
     if path is None or Path(path).suffix.lower() != ".py" or \
             getattr(scene, "_setup_s", 0.0) > SLOW_SETUP_S:
         return None
     given = scene.duration if getattr(scene, "_duration_given", False) else None
     try:
-        with _quiet():
+        with silenced():
             twin = load_scene(path, type(scene).__name__, given)
             set_up(twin, given)
     except Exception:  # noqa: BLE001 - the scene's own first setup() succeeded: no look
         return None
     return twin
-
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Nothing said while it lasts: prints to stdout and stderr, warnings, log records (a
-    second setup()'s and its scene's update(t)'s: said by the first already; were said
-    twice, stdout's aside)."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-            warnings.catch_warnings(), filtered(lambda: _Silent()):
-        warnings.simplefilter("ignore")
-        yield
-
-
-class _Silent(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return False
 
 
 def _own_state(scene: Scene) -> dict[str, Any]:
@@ -183,7 +169,7 @@ def _cause(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]], t0: float
         kept = vars(twin)[key]
         try:
             object.__setattr__(twin, key, copy.deepcopy(vars(scene)[key]))
-            with _quiet():  # (the second scene's: its prints said by the first already)
+            with silenced():  # (the second scene's: its prints said by the first already)
                 call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
             if _difference(drawn_state(scene), drawn_state(twin)) is None:
                 return name, a, b
@@ -202,7 +188,7 @@ def _say_set_up_apart(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]]
     drawn."""
     t0 = frame / fps
     try:
-        with _quiet():  # (was: what its update(t) printed said again, a review)
+        with silenced():  # (was: what its update(t) printed said again, a review)
             call_scene(twin, "update(t)", twin.update, t0, t=t0, frame=frame)
     except (SceneError, SceneUpdateError):
         return
