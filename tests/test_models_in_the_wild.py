@@ -113,3 +113,48 @@ def test_a_models_texture_and_material_are_scene_files(tmp_path):
     inside = make_scene(hf.Mesh.load(tmp_path / "shot" / "m.obj"))
     inside.setup()
     assert _files_inside(inside, tmp_path / "shot") is None
+
+
+def gltf_square(path, colors=None, material=None, **extra):
+    """A .gltf (its buffer embedded) of a 2 m square facing +z, COLOR_0 ``colors`` (4 rows,
+    stored in their own dtype, normalized where integers) and ``material`` (a glTF
+    material's dict) if given; ``extra``: more of the file's top-level fields."""
+    import base64
+    import json
+
+    arrays = [np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], "f4"),
+              np.array([0, 1, 2, 0, 2, 3], "u4")] + ([] if colors is None else [colors])
+    kinds = {"f": 5126, "B": 5121, "H": 5123, "I": 5125}
+    blob, views, accessors = b"", [], []
+    for i, a in enumerate(arrays):
+        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": a.nbytes})
+        blob += a.tobytes() + b"\0" * (-a.nbytes % 4)
+        accessors.append({"bufferView": i, "componentType": kinds[a.dtype.char],
+                          "count": len(a), "type": "SCALAR" if a.ndim == 1 else
+                          f"VEC{a.shape[1]}", "normalized": a.dtype.kind == "u" and i > 1})
+    accessors[0].update(min=[-1, -1, 0], max=[1, 1, 0])
+    primitive = {"attributes": {"POSITION": 0, **({} if colors is None else {"COLOR_0": 2})},
+                 "indices": 1, **({} if material is None else {"material": 0})}
+    path.write_text(json.dumps({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}], "meshes": [{"primitives": [primitive]}],
+        "buffers": [{"byteLength": len(blob), "uri": "data:application/octet-stream;base64,"
+                     + base64.b64encode(blob).decode()}],
+        "bufferViews": views, "accessors": accessors,
+        **({} if material is None else {"materials": [material]}), **extra}))
+    return path
+
+
+@pytest.mark.parametrize("material", [None, {"doubleSided": True}])
+@pytest.mark.parametrize("dtype", ["f4", "u1", "u2"])
+def test_gltf_vertex_colours_in_any_accessor_type_are_drawn_as_given(gl_context, tmp_path,
+                                                                     material, dtype):
+    """glTF's COLOR_0 is float, or 8 or 16 bits normalized (Blender writes 16 bits); was:
+    beside a material, floats divided by 255 (drawn black) and 16 bits white; without one,
+    16 bits cut to their low byte by trimesh (0.5 drawn as 0)."""
+    linear = np.array([[0.5, 0.25, 1.0, 1.0]] * 4)
+    if dtype != "f4":
+        linear = (linear * np.iinfo(dtype).max).round()
+    colors = linear.astype(dtype)[:, :3 if dtype == "u2" else 4]  # (RGB alone too)
+    path = gltf_square(tmp_path / "colours.gltf", colors, material)
+    assert centre(gl_context, path) == [188, 137, 255]  # linear 0.5, 0.25, 1 in sRGB

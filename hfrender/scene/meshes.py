@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_to_linear
-from hfrender.scene.model_files import ModelError, check_file, missing_files, resolver, why_none
+from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
 from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
@@ -173,8 +173,7 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     check_file(shown, path)
     try:
         with missing_files() as missing:
-            finder = resolver(trimesh, path)
-            scene = trimesh.load_scene(str(path), process=False, resolver=finder)
+            scene, finder = read_scene(trimesh, path)
     except Exception as exc:  # trimesh raises many kinds for a broken file
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
@@ -243,10 +242,14 @@ def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
 
 
 def _linear_colors(colors: np.ndarray | None, n: int, gltf: bool) -> np.ndarray:
-    """(n, 4) linear RGBA: glTF's are linear already, other formats' are sRGB."""
+    """(n, 4) linear RGBA: glTF's are linear already, other formats' are sRGB. Each as
+    its type holds it: 0..1 floats, 8 or 16 bits (a glTF COLOR_0 beside a material comes
+    as the file has it; was: all divided by 255, floats drawn black and 16 bits white)."""
     lin = np.ones((n, 4))
     if colors is not None:
-        c = np.asarray(colors, np.float64)[:, :4] / 255.0
+        c = np.asarray(colors)
+        top = np.iinfo(c.dtype).max if c.dtype.kind in "ui" else 1.0
+        c = c[:, :4].astype(np.float64) / top
         lin[:, :c.shape[1]] = c
         if not gltf:
             lin[:, :3] = srgb_to_linear(lin[:, :3])

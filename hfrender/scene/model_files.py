@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hfrender.errors import InputError
 
 
@@ -96,6 +98,25 @@ def why_none(path: Path) -> str:
         if b"f" not in lines:
             return ": vertices but no face lines ('f ...'): points or lines, not a mesh"
     return " (a model needs a triangle mesh)"
+
+
+def read_scene(trimesh: Any, path: Path) -> tuple[Any, Any]:
+    """(trimesh's scene of the model in ``path``, the :func:`resolver` that found its
+    files). A glTF's 16-bit vertex colours (Blender's export) are read as 0..1: trimesh's
+    Trimesh cast them to 8 bits, keeping the low byte (0.5 drawn as 0); those beside a
+    material stay as the file has them, in its visual."""
+    finder = resolver(trimesh, path)
+    kind = path.suffix.lower()
+    if kind not in (".glb", ".gltf"):
+        return trimesh.load_scene(str(path), process=False, resolver=finder), finder
+    load = trimesh.exchange.gltf.load_glb if kind == ".glb" else trimesh.exchange.gltf.load_gltf
+    with path.open("rb") as f:
+        parsed = load(file_obj=f, resolver=finder)
+    for kwargs in parsed.get("geometry", {}).values():
+        colors = kwargs.get("vertex_colors")
+        if isinstance(colors, np.ndarray) and colors.dtype == np.uint16:
+            kwargs["vertex_colors"] = colors / 65535.0
+    return trimesh.load_scene(parsed), finder
 
 
 def resolver(trimesh: Any, path: Path) -> Any:
