@@ -115,25 +115,30 @@ def test_a_models_texture_and_material_are_scene_files(tmp_path):
     assert _files_inside(inside, tmp_path / "shot") is None
 
 
-def gltf_square(path, colors=None, material=None, **extra):
+def gltf_square(path, colors=None, material=None, uv=None, **extra):
     """A .gltf (its buffer embedded) of a 2 m square facing +z, COLOR_0 ``colors`` (4 rows,
-    stored in their own dtype, normalized where integers) and ``material`` (a glTF
-    material's dict) if given; ``extra``: more of the file's top-level fields."""
+    stored in their own dtype, normalized where integers), TEXCOORD_0 ``uv`` and
+    ``material`` (a glTF material's dict) if given; ``extra``: more top-level fields."""
     import base64
     import json
 
     arrays = [np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], "f4"),
-              np.array([0, 1, 2, 0, 2, 3], "u4")] + ([] if colors is None else [colors])
+              np.array([0, 1, 2, 0, 2, 3], "u4"), colors, uv]
+    names, attributes = ["POSITION", None, "COLOR_0", "TEXCOORD_0"], {}
     kinds = {"f": 5126, "B": 5121, "H": 5123, "I": 5125}
     blob, views, accessors = b"", [], []
     for i, a in enumerate(arrays):
+        if a is None:
+            continue
         views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": a.nbytes})
         blob += a.tobytes() + b"\0" * (-a.nbytes % 4)
-        accessors.append({"bufferView": i, "componentType": kinds[a.dtype.char],
+        accessors.append({"bufferView": len(views) - 1, "componentType": kinds[a.dtype.char],
                           "count": len(a), "type": "SCALAR" if a.ndim == 1 else
-                          f"VEC{a.shape[1]}", "normalized": a.dtype.kind == "u" and i > 1})
+                          f"VEC{a.shape[1]}", "normalized": a.dtype.kind == "u" and i == 2})
+        if names[i]:
+            attributes[names[i]] = len(accessors) - 1
     accessors[0].update(min=[-1, -1, 0], max=[1, 1, 0])
-    primitive = {"attributes": {"POSITION": 0, **({} if colors is None else {"COLOR_0": 2})},
+    primitive = {"attributes": attributes,
                  "indices": 1, **({} if material is None else {"material": 0})}
     path.write_text(json.dumps({
         "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
@@ -158,3 +163,41 @@ def test_gltf_vertex_colours_in_any_accessor_type_are_drawn_as_given(gl_context,
     colors = linear.astype(dtype)[:, :3 if dtype == "u2" else 4]  # (RGB alone too)
     path = gltf_square(tmp_path / "colours.gltf", colors, material)
     assert centre(gl_context, path) == [188, 137, 255]  # linear 0.5, 0.25, 1 in sRGB
+
+
+def test_what_a_gltf_asks_for_and_is_not_drawn_is_said_in_one_line(gl_context, tmp_path,
+                                                                   caplog):
+    """An emissive material, KHR_texture_transform and a texture's non-repeating wrap (where
+    its UVs leave 0..1) were dropped without a word: the model drawn unlit, untransformed
+    and tiled. Now one warning names the file and each; none for a file that has none."""
+    import base64
+    import io
+
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), (255, 255, 255)).save(png, "PNG")
+    uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode()
+    square = gltf_square(tmp_path / "plain.gltf", material={"name": "matte"})
+    assert centre(gl_context, square) == [255, 255, 255]
+    glowing = {"name": "lamp", "emissiveFactor": [1, 0.5, 0], "pbrMetallicRoughness": {
+        "baseColorTexture": {"index": 0, "extensions": {"KHR_texture_transform": {
+            "scale": [2, 2]}}}}}
+    path = gltf_square(tmp_path / "lamp.gltf", material=glowing, images=[{"uri": uri}],
+                       textures=[{"source": 0, "sampler": 0}],
+                       samplers=[{"wrapS": 33648, "wrapT": 33071}],
+                       extensionsUsed=["KHR_texture_transform"])
+    assert centre(gl_context, path) == [255, 255, 255]  # (no UVs: drawn as the factor)
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{path}: drawn without its emissive colour (emissiveFactor of material 'lamp': "
+        "give the Mesh emissive= to make it glow) and its texture transforms "
+        "(KHR_texture_transform): hfrender does not draw them"]
+    caplog.clear()
+    tiled = {"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}
+    for name, uv in (("inside.gltf", [[0, 1], [1, 1], [1, 0], [0, 0]]),
+                     ("tiled.gltf", [[0, 2], [2, 2], [2, 0], [0, 0]])):
+        gltf_square(tmp_path / name, material=tiled, uv=np.array(uv, "f4"),
+                    images=[{"uri": uri}], textures=[{"source": 0, "sampler": 0}],
+                    samplers=[{"wrapS": 33648, "wrapT": 33071}])
+        assert centre(gl_context, tmp_path / name) == [255, 255, 255]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{tmp_path / 'tiled.gltf'}: drawn without its textures' wrap CLAMP_TO_EDGE, "
+        "MIRRORED_REPEAT (drawn repeating, past UVs 0..1): hfrender does not draw them"]

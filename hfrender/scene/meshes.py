@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_to_linear
+from hfrender.scene import model_files
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
 from hfrender.scene.objects import Object3D
 
@@ -59,7 +60,6 @@ class ModelData:
     # the files it read besides its own (an OBJ's .mtl and textures, a .gltf's buffers),
     # each (resolved path, st_mtime_ns, st_size) as it read them: the scene's files too
     files: tuple[tuple[Path, int, int], ...] = ()
-
 
     def __copy__(self) -> ModelData:
         return self
@@ -192,6 +192,9 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     "model's colours", shown, ", ".join(missing),
                     "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
     parts = _merged(parts)
+    textured = [p.vertices["uv"] for p in parts if p.texture is not None]
+    if gltf and (unread := model_files.not_drawn(shown, path, textured)):
+        log.warning(unread)
     positions = np.concatenate([p.vertices["position"] for p in parts])
     finite = positions[np.isfinite(positions).all(1)]
     if len(finite) < len(positions):  # (was: bounds of NaN, refused later at the user's line)

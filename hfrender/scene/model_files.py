@@ -40,6 +40,41 @@ def check_file(shown: Path, path: Path) -> None:
             raise ModelError(f"{shown}: not a glTF file: invalid JSON ({exc})") from None
 
 
+_WRAPS = {33071: "CLAMP_TO_EDGE", 33648: "MIRRORED_REPEAT"}  # glTF's default: REPEAT
+
+
+def not_drawn(shown: Path, path: Path, uvs: list[np.ndarray]) -> str | None:
+    """One line of what a glTF file asks for that hfrender does not draw, or None: an
+    emissive material, KHR_texture_transform, and (where the UVs ``uvs`` of its textured
+    parts leave 0..1) a wrap other than repeating. (Was: dropped without a word.)"""
+    header = _header(path)
+    said = []
+    glowing = [f"{m.get('name', f'#{i}')!r}" for i, m in enumerate(header.get("materials", []))
+               if any(m.get("emissiveFactor", ())) or "emissiveTexture" in m]
+    if glowing:
+        said.append(f"its emissive colour (emissiveFactor of material {', '.join(glowing)}: "
+                    "give the Mesh emissive= to make it glow)")
+    if "KHR_texture_transform" in header.get("extensionsUsed", ()):
+        said.append("its texture transforms (KHR_texture_transform)")
+    wraps = sorted({_WRAPS[w] for s in header.get("samplers", ())
+                    for w in (s.get("wrapS"), s.get("wrapT")) if w in _WRAPS})
+    if wraps and any((np.abs(uv - 0.5) > 0.5001).any() for uv in uvs):
+        said.append(f"its textures' wrap {', '.join(wraps)} (drawn repeating, past UVs 0..1)")
+    if not said:
+        return None
+    listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
+    return f"{shown}: drawn without {listed}: hfrender does not draw them"
+
+
+def _header(path: Path) -> dict:
+    """A glTF file's JSON (a .glb's first chunk)."""
+    if path.suffix.lower() == ".gltf":
+        return json.loads(path.read_text(encoding="utf-8"))
+    with path.open("rb") as f:
+        head = f.read(20)
+        return json.loads(f.read(int.from_bytes(head[12:16], "little")))
+
+
 _NO_MTL = re.compile(r"unable to load materials from: (.+)")  # trimesh's OBJ loader
 
 
