@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.color import srgb_to_linear
 from hfrender.scene import model_files
+from hfrender.scene.model_colours import linear_colors, material_of, vertex_colors
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
 from hfrender.scene.objects import Object3D
 
@@ -216,10 +216,10 @@ def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
     # the file had normals: trimesh keeps them in its cache (else it would compute them)
     normals = (np.asarray(mesh.vertex_normals, np.float64)
                if "vertex_normals" in mesh._cache else None)
-    factor, texture, uv = _material(mesh.visual)
+    factor, texture, uv = material_of(mesh.visual)
     if uv is not None and len(uv) != len(positions):
         texture = uv = None
-    colors = _vertex_colors(mesh)
+    colors = vertex_colors(mesh)
     if getattr(mesh.visual, "kind", None) == "face":  # a colour per face: unshare
         corners = faces.ravel()
         positions, colors = positions[corners], np.repeat(mesh.visual.face_colors, 3, axis=0)
@@ -236,78 +236,12 @@ def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
                                            1e-30)
     if uv is not None:
         v["uv"] = uv
-    v["color"] = _linear_colors(colors, len(positions), gltf) * factor
+    v["color"] = linear_colors(colors, len(positions), gltf) * factor
     if np.linalg.det(m) < 0:  # a mirroring transform: keep the front faces in front
         faces = faces[:, ::-1]
     material = getattr(mesh.visual, "material", None)
     double = not gltf or bool(getattr(material, "doubleSided", False))
     return Part(v, faces.astype(np.uint32).ravel(), texture, normals is not None, double)
-
-
-def _linear_colors(colors: np.ndarray | None, n: int, gltf: bool) -> np.ndarray:
-    """(n, 4) linear RGBA: glTF's are linear already, other formats' are sRGB. Each as
-    its type holds it: 0..1 floats, 8 or 16 bits (a glTF COLOR_0 beside a material comes
-    as the file has it; was: all divided by 255, floats drawn black and 16 bits white)."""
-    lin = np.ones((n, 4))
-    if colors is not None:
-        c = np.asarray(colors)
-        top = np.iinfo(c.dtype).max if c.dtype.kind in "ui" else 1.0
-        c = c[:, :4].astype(np.float64) / top
-        lin[:, :c.shape[1]] = c
-        if not gltf:
-            lin[:, :3] = srgb_to_linear(lin[:, :3])
-    return lin
-
-
-def _vertex_colors(mesh: Any) -> np.ndarray | None:
-    visual = mesh.visual
-    if getattr(visual, "kind", None) == "vertex" and hasattr(visual, "vertex_colors"):
-        return np.asarray(visual.vertex_colors)
-    attrs = getattr(visual, "vertex_attributes", None)  # glTF COLOR_0 beside a texture
-    if attrs is not None and "color" in attrs and len(attrs["color"]) == len(mesh.vertices):
-        return np.asarray(attrs["color"])
-    return None
-
-
-def _material(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """(linear RGBA factor, sRGB texture in GL row order or None, UVs or None)."""
-    material = getattr(visual, "material", None)
-    factor = np.ones(4)
-    if material is None or _stand_in(material):
-        return factor, None, None
-    image = getattr(material, "baseColorTexture", None)
-    if image is None:
-        image = getattr(material, "image", None)
-    base = getattr(material, "baseColorFactor", None)
-    if base is None and image is None:  # OBJ's Kd: trimesh's default grey where unset
-        base = getattr(material, "diffuse", None)
-    if base is not None:
-        b = np.asarray(base, np.float64).ravel()
-        factor[:len(b)] = b / 255.0 if b.dtype.kind in "ui" or b.max() > 1.0 else b
-    uv = getattr(visual, "uv", None)
-    if image is None or uv is None:
-        return factor, None, None
-    rgba = _rgba(image)
-    return factor, np.ascontiguousarray(rgba[::-1]), np.asarray(uv, np.float64)[:, :2]
-
-
-def _rgba(image: Any) -> np.ndarray:
-    """(H, W, 4) uint8 of a texture image; a 16-bit grey one (Pillow's modes I;16 and I) to
-    its 8 bits (was: white, Pillow's conversion clipping 0..65535 at 255)."""
-    if image.mode.startswith("I"):
-        grey = np.clip(np.asarray(image, np.float64) / 257.0, 0, 255).round().astype(np.uint8)
-        return np.dstack([grey, grey, grey, np.full_like(grey, 255)])
-    return np.asarray(image.convert("RGBA"), np.uint8)
-
-
-def _stand_in(material: Any) -> bool:
-    """trimesh's stand-in for UVs that come without a material (an OBJ with no ``.mtl``, or
-    its ``.mtl`` not there): a 2x2 texture of grey 100. (Was: drawn grey 100, where the same
-    file without UVs is white: in the model's colours, which it has none of.)"""
-    image = getattr(material, "image", None)
-    return (getattr(material, "baseColorTexture", None) is None and image is not None
-            and image.size == (2, 2) and bool((np.asarray(image.convert("RGBA")) ==
-                                               (100, 100, 100, 255)).all()))
 
 
 def _cofactor(m: np.ndarray) -> np.ndarray:
