@@ -188,7 +188,7 @@ class RenderJob:
         config = self.config
         self.settings = output_settings(self.scene_file, config, self.backend.name, self.dof,
                                         self.total, self.stats.gl_renderer, self.scene)
-        start, self.manifest = resume_point(config, self.settings)
+        start, self.manifest = resume_point(config, self.settings, self.scene_file)
         if self.manifest is None:
             return False
         if self.manifest.total_frames != self.count:  # a chunk written by a library call
@@ -246,7 +246,7 @@ class RenderJob:
             self.output = RenderOutput(config, self.settings, self.manifest,
                                        keyframe_interval(keyframes, plan), keyframes,
                                        self.first_frame + self.count,
-                                       self.first_frame)
+                                       self.first_frame, self.scene)
             self.writer = self.output.writer
         if config.preview:
             from hfrender.renderer.preview import Preview
@@ -330,7 +330,13 @@ class RenderJob:
     def _hand_over_rest(self, engine: Engine) -> None:
         last = self.builder.flush_remaining()
         if last is not None:
-            engine.submit(last)
+            self._submit(engine, last)
+
+    def _submit(self, engine: Engine, hyper: Any) -> None:
+        """``hyper`` to fusion, once the output's manifest names the files the scene read."""
+        if self.output is not None:  # (a font update(t) gave its sub-frames: --resume's)
+            self.output.files_read()
+        engine.submit(hyper)
 
     def _salvage(self, engine: Engine) -> None:
         """After an error or Ctrl-C: fuse what the half-filled hyperframe already completes."""
@@ -363,7 +369,7 @@ class RenderJob:
             self.stats.subframes += 1
         self.stats.device_to_host_bytes += host_bytes
         if hyper is not None:
-            engine.submit(hyper)
+            self._submit(engine, hyper)
         if self.preview is not None and not self.preview.show():
             # said (was: at -v alone; a plain "interrupted" followed, as if Ctrl-C was pressed)
             log.warning("the preview window was closed: the render stops, as at a Ctrl-C")

@@ -4,9 +4,11 @@ put in place when complete, else kept as ``NAME.partial.EXT`` (and segments for
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from hfrender.config import RenderConfig
+from hfrender.engine.files_read import FilesRead
 from hfrender.engine.render_setup import frames_format
 from hfrender.frame_range import start_of
 from hfrender.io import outputs, resume
@@ -33,11 +35,16 @@ class RenderOutput:
 
     With ``--frames``, a video starts at the range's first frame, at time 0 (as a cut by
     ``ffmpeg -ss`` and Blender's movies do; its segments count from there), and a PNG
-    sequence is numbered by output frame, beside the other frames of its pattern."""
+    sequence is numbered by output frame, beside the other frames of its pattern.
+    ``scene``: the render's, whose files read as it draws the manifest names
+    (:meth:`files_read`)."""
 
     def __init__(self, config: RenderConfig, settings: dict, manifest: Manifest | None,
-                 gop: int, granularity: int, total: int, start: int) -> None:
+                 gop: int, granularity: int, total: int, start: int, scene: Any = None
+                 ) -> None:
         self.output, self.tmp = config.output, None
+        self.manifest: Manifest | None = None  # what --resume checks (not of a GIF's)
+        self.read = FilesRead(scene, settings) if scene is not None else None
         self.partial: str | None = None
         self.late: KeyboardInterrupt | None = None  # a Ctrl-C while the output was put in place
         self.reused = len(manifest.segments) if manifest is not None else 0
@@ -67,10 +74,11 @@ class RenderOutput:
             outputs.make_folder(config.output)  # (what it made: self.made)
             if is_sequence(config.output):  # its manifest beside the frames, for --resume
                 if manifest is None:
-                    resume.begin_sequence(config.output, self.tmp,
-                                          Manifest(settings, total - offset, 1, granularity))
+                    self.manifest = Manifest(settings, total - offset, 1, granularity)
+                    resume.begin_sequence(config.output, self.tmp, self.manifest)
                 else:
                     resume.take_back(config.output)
+                    self.manifest = manifest
                 kept = 0 if manifest is None else start - offset
                 self.writer = PngSequenceWriter(self.tmp, config.size, start, kept)
             else:
@@ -84,6 +92,18 @@ class RenderOutput:
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
                                      manifest, start - offset, encoding=encoding,
                                      pix_fmt_in=frames_in)
+        self.manifest = manifest
+
+    def files_read(self) -> None:
+        """The scene's files read so far (``scene_files``, :class:`.files_read.FilesRead`)
+        in the manifest, before a frame drawn with them is written: a video's is saved
+        with its next segment, a sequence's now (its frames are kept one by one)."""
+        files = self.read.grown() if self.read is not None and self.manifest else None
+        if files is None:
+            return
+        self.manifest.settings = {**self.manifest.settings, "scene_files": files}  # (whole:
+        if self.tmp is not None:  # the writer's thread saves the one it finds)
+            self.manifest.save(Path(self.tmp).parent)
 
     @property
     def segments(self) -> tuple[int, int]:

@@ -16,6 +16,7 @@ import numpy as np
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine.files_read import with_later_files
 from hfrender.engine.offload import FusionProcessError, FusionProcesses
 from hfrender.errors import BackendUnavailable
 from hfrender.frame_range import kept_as, n_frames, start_of
@@ -272,10 +273,13 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
     return settings
 
 
-def resume_point(config: RenderConfig, settings: dict) -> tuple[int, Manifest | None]:
-    """(first frame to render, manifest) of an interrupted render of the same settings."""
+def resume_point(config: RenderConfig, settings: dict, scene_file: str | Path
+                 ) -> tuple[int, Manifest | None]:
+    """(first frame to render, manifest) of an interrupted render of the same settings
+    (``settings`` given the files its scene read later, :func:`.files_read.with_later_files`)."""
     if not config.resume:
         return 0, None
+    with_later_files(settings, config.output, scene_file)
     return resume.resume_from(config.output, settings, "render", start_of(config.frames))
 
 

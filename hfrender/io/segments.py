@@ -113,12 +113,14 @@ class Manifest:
 
     @property
     def key(self) -> str:
-        return hashlib.sha256(json.dumps(self.settings, sort_keys=True).encode()).hexdigest()
+        return settings_key(self.settings)
 
     def save(self, folder: Path) -> None:
         tmp = folder / (MANIFEST + ".tmp")
-        try:
-            tmp.write_text(json.dumps({**asdict(self), "key": self.key}, indent=1))
+        data = asdict(self)  # the settings looked at once: a render's drawing replaces them
+        try:  # as its scene reads more files (:meth:`.RenderOutput.files_read`)
+            tmp.write_text(json.dumps({**data, "key": settings_key(data["settings"])},
+                                      indent=1))
         except OSError as exc:  # a full disk: no empty file left, and the file named (was
             tmp.unlink(missing_ok=True)  # "cannot write a file", a trial)
             if exc.filename is not None:
@@ -338,6 +340,11 @@ def interrupted(output: str | Path) -> bool:
     """Whether an interrupted run of ``output`` left whole segments to go on from (its work
     folder and manifest stay only then)."""
     return (work_dir(output) / MANIFEST).is_file()
+
+
+def settings_key(settings: dict) -> str:
+    """A manifest's checksum of its settings (a damaged one's do not match)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
 
 
 def as_kept(settings: dict) -> dict:

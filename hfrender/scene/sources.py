@@ -111,7 +111,8 @@ def read_files(scene: object) -> list[tuple[Path, str]]:
     found += [(p, "picture") for p, _ in getattr(scene, "channel_files", dict)().values()]
     found += [(c[0], "common file") for c in [getattr(scene, "common_file", lambda: None)()]
               if c]
-    return [(path.resolve(), kind) for path, kind in found]
+    return [(path.resolve(), kind) for path, kind in dict.fromkeys(found)]  # (each once:
+    #                    300 texts in one font resolved it 300 times, each hyperframe's look)
 
 
 def asset_files(scene: object) -> list[Path]:
@@ -119,7 +120,7 @@ def asset_files(scene: object) -> list[Path]:
     shaders beside it (a built-in shader is hfrender's own) and :func:`read_files`."""
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
-    found = {path for path, _ in read_files(scene) if path.is_file()}
+    found = {path for path in dict.fromkeys(p for p, _ in read_files(scene)) if path.is_file()}
     for obj in getattr(scene, "objects", []):
         shader = getattr(obj, "shader", None)
         own = next((f for f in surface_files(shader, root) if f.is_file()), None) \
@@ -129,14 +130,16 @@ def asset_files(scene: object) -> list[Path]:
     return sorted(found)
 
 
-def scene_assets(scene: object) -> dict[str, str]:
+def scene_assets(scene: object, known: dict[str, str] | None = None) -> dict[str, str]:
     """:func:`asset_files`' sha256 by path (relative to the scene's folder where inside
     it): what a resumed render must find unchanged (was: a changed ``glow.glsl`` mixed its
-    frames in after --resume)."""
+    frames in after --resume); one in ``known`` is not read again (its sha256 there)."""
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
-    return {(f.relative_to(root).as_posix() if root and f.is_relative_to(root) else str(f)):
-            sha256_file(f) for f in asset_files(scene)}
+    known = known or {}
+    named = {(f.relative_to(root).as_posix() if root and f.is_relative_to(root) else str(f)):
+             f for f in asset_files(scene)}
+    return {k: known.get(k) or sha256_file(f) for k, f in named.items()}
 
 
 SHADER_SUFFIXES = (".frag", ".glsl", ".fs")

@@ -1,0 +1,55 @@
+"""The files a render's scene read by the end of what it has made, for ``--resume``: a font
+or surface shader that ``update(t)`` gives from t = 1 s on counts from the first
+hyperframe drawn with it (was: only those of the render's first two frames were checked,
+and a resumed video mixed an old and a changed font)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hfrender.checksum import sha256_file
+from hfrender.errors import InputError
+from hfrender.io.resume import kept_work
+from hfrender.io.segments import Manifest
+from hfrender.scene.sources import scene_assets
+
+
+class FilesRead:
+    """The scene's files (sha256 by name, as the settings' ``scene_files`` keep them) read
+    so far in a run, each read once: :meth:`grown` is asked on the drawing thread before a
+    hyperframe is handed over, so that the frames written of it are kept with their files
+    named (:meth:`.RenderOutput.files_read`; after ``kill -9`` too)."""
+
+    def __init__(self, scene: Any, settings: dict) -> None:
+        self.scene = scene
+        self.files: dict[str, str] = dict(settings.get("scene_files") or {})
+
+    def grown(self) -> dict[str, str] | None:
+        """Every file read so far, where one was read first since the last call; else None."""
+        now = scene_assets(self.scene, self.files)
+        if now.keys() <= self.files.keys():
+            return None
+        self.files = dict(sorted({**self.files, **now}.items()))
+        return self.files
+
+
+def with_later_files(settings: dict, output: str, scene_file: str | Path) -> None:
+    """``settings`` (a ``--resume``'s) given, as they are now, the files the interrupted
+    run's scene read after the first frames (its manifest's that these lack): one changed
+    since is refused as the others are, one gone is said to be gone."""
+    folder = kept_work(output)
+    try:
+        kept = Manifest.load(folder) if folder is not None else None
+    except InputError:  # a damaged manifest: resume_from says so
+        return
+    theirs = kept.settings.get("scene_files") if kept is not None else None
+    if not isinstance(theirs, dict):
+        return
+    mine = dict(settings.get("scene_files") or {})
+    root = Path(scene_file).resolve().parent
+    for name in theirs.keys() - mine.keys():
+        if (root / name).is_file():  # (a name outside the folder is whole: root / it is it)
+            mine[name] = sha256_file(root / name)
+    if mine:
+        settings["scene_files"] = dict(sorted(mine.items()))

@@ -1,0 +1,136 @@
+"""--resume checks every file the interrupted run's scene read by the end of what it kept:
+a font that update(t) gives from t = 1 s on too, not only those of the
+render's first two frames (was: a changed late font was not seen, and the resumed video
+mixed two fonts)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from render_helpers import decode_video as decoded
+
+from hfrender.cli import main
+from hfrender.io.segments import work_dir
+
+pytestmark = pytest.mark.usefixtures("gl_context")
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+MONO = DEJAVU.with_name("DejaVuSansMono.ttf")
+ARGS = ["--size", "64x36", "--samples", "2", "--fps", "8", "--granularity", "8", "--quiet"]
+FONTS = """import time
+import hfrender as hf
+
+class Fonts(hf.Scene):
+    duration = 3.0
+
+    def setup(self):
+        self.word = self.add(hf.Text("Hg", font="one.ttf", height=1.0))
+        self.camera.position = (0, 0, 4)
+
+    def update(self, t):
+        time.sleep(SLEEP)
+        self.word.font = "two.ttf" if t >= 1 else "one.ttf"
+"""
+REFUSED = ("hfrender: error: --resume: the settings changed since the interrupted render "
+           "(the scene's file two.ttf changed); render without --resume to start over\n")
+
+
+@pytest.fixture
+def fonts(tmp_path):
+    """The scene (its Text in one.ttf, in two.ttf from t = 1 s on), both fonts alike."""
+    if not (DEJAVU.is_file() and MONO.is_file()):
+        pytest.skip("no DejaVu fonts on this machine")
+    shutil.copy(DEJAVU, tmp_path / "one.ttf")
+    shutil.copy(DEJAVU, tmp_path / "two.ttf")
+    path = tmp_path / "fonts.py"
+    path.write_text(FONTS.replace("SLEEP", "0"))
+    return path
+
+
+def test_a_late_font_changed_since_a_ctrl_c_refuses_the_resume(fonts, capsys, monkeypatch):
+    """Ctrl-C after two segments (frames 0-15, t = 1 s from frame 8): the manifest names
+    two.ttf; changed, --resume is refused in one line and nothing is lost; as it was, the
+    resumed video is the uninterrupted one."""
+    import hfrender.io.segments as seg
+
+    whole, out = fonts.parent / "whole.mp4", fonts.parent / "o.mp4"
+    assert main(["render", str(fonts), "-o", str(whole), *ARGS]) == 0
+    real, done = seg.SegmentedWriter._finish_segment, []
+
+    def stop(self):
+        real(self)
+        done.append(1)
+        if len(done) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    assert main(["render", str(fonts), "-o", str(out), *ARGS]) == 130
+    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+    kept = json.loads((work_dir(out) / "manifest.json").read_text())
+    assert [s["count"] for s in kept["segments"]] == [8, 8]
+    assert sorted(kept["settings"]["scene_files"]) == ["one.ttf", "two.ttf"]
+    shutil.copy(MONO, fonts.parent / "two.ttf")
+    capsys.readouterr()
+    assert main(["render", str(fonts), "-o", str(out), *ARGS, "--resume"]) == 2
+    assert capsys.readouterr().err == REFUSED
+    assert not out.exists() and (work_dir(out) / "manifest.json").is_file()
+    shutil.copy(DEJAVU, fonts.parent / "two.ttf")
+    assert main(["render", str(fonts), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
+    assert "resumed at frame 16" in capsys.readouterr().out
+    a, b = decoded(whole), decoded(out)
+    assert a.shape == b.shape == (24, 36, 64, 3)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_a_late_font_is_kept_with_the_frames_of_a_range_killed_9(fonts, capsys):
+    """A PNG sequence of --frames 2:22, killed (-9) past t = 1 s (frame 8): its hidden
+    folder's manifest names two.ttf already, so a changed two.ttf is refused; as it was,
+    the sequence is the uninterrupted range's, file for file."""
+    fonts.write_text(FONTS.replace("SLEEP", "0.02"))
+    whole, out = fonts.parent / "whole" / "f_%04d.png", fonts.parent / "seq" / "f_%04d.png"
+    span = ["--frames", "2:22"]
+    assert main(["render", str(fonts), "-o", str(whole), *ARGS, *span]) == 0
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.Popen([sys.executable, "-m", "hfrender", "render", str(fonts), "-o",
+                             str(out), *ARGS, *span], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    hidden = out.parent / ".f_####.png.partial"
+    end = time.time() + 60
+    while proc.poll() is None and time.time() < end and \
+            not (hidden / "f_0010.png").is_file():
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    n = len(list(hidden.glob("f_*.png")))
+    assert 9 <= n < 20  # frames 2..10 at least: t = 1.25 s, in two.ttf
+    files = json.loads((hidden / "manifest.json").read_text())["settings"]["scene_files"]
+    assert sorted(files) == ["one.ttf", "two.ttf"]
+    shutil.copy(MONO, fonts.parent / "two.ttf")
+    capsys.readouterr()
+    assert main(["render", str(fonts), "-o", str(out), *ARGS, *span, "--resume"]) == 2
+    assert capsys.readouterr().err == REFUSED
+    assert len(list(hidden.glob("f_*.png"))) == n  # nothing lost
+    shutil.copy(DEJAVU, fonts.parent / "two.ttf")
+    assert main(["render", str(fonts), "-o", str(out), *ARGS, *span, "--resume"]) == 0
+    names = sorted(f.name for f in out.parent.iterdir())
+    assert names == sorted(f.name for f in whole.parent.iterdir()) and len(names) == 20
+    for name in names:
+        assert (out.parent / name).read_bytes() == (whole.parent / name).read_bytes()
+
+
+def test_each_file_of_the_scene_is_read_once_a_run(fonts, monkeypatch):
+    """The files read later are looked for as each hyperframe is handed over, but each is
+    read (hashed) once a run: one.ttf as the render begins, two.ttf once it is given."""
+    import hfrender.scene.sources as sources
+
+    read, real = [], sources.sha256_file
+    monkeypatch.setattr(sources, "sha256_file", lambda p: read.append(Path(p).name) or real(p))
+    assert main(["render", str(fonts), "-o", str(fonts.parent / "o.mp4"), *ARGS]) == 0
+    assert read == ["one.ttf", "two.ttf"]
