@@ -1,5 +1,5 @@
 """--resume checks every file the interrupted run's scene read by the end of what it kept:
-a font that update(t) gives from t = 1 s on too, not only those of the
+a font (or surface shader) that update(t) gives from t = 1 s on too, not only those of the
 render's first two frames (was: a changed late font was not seen, and the resumed video
 mixed two fonts)."""
 
@@ -123,6 +123,27 @@ def test_a_late_font_is_kept_with_the_frames_of_a_range_killed_9(fonts, capsys):
     assert names == sorted(f.name for f in whole.parent.iterdir()) and len(names) == 20
     for name in names:
         assert (out.parent / name).read_bytes() == (whole.parent / name).read_bytes()
+
+
+def test_a_surface_shader_update_gives_later_is_one_of_the_scenes_files(tmp_path):
+    """A shader update(t) gives a cube for t >= 1 alone was not one of the scene's files
+    once the cube was back on the built-in one (a batch stamped its end, --resume its
+    start): every shader an object was given is."""
+    from hfrender.scene.loader import load_scene
+    from hfrender.scene.sources import asset_files, scene_assets
+
+    glow = tmp_path / "glow.glsl"
+    glow.write_text("vec3 shade(vec3 normal, vec3 world, vec3 color) { return color; }\n")
+    (tmp_path / "late.py").write_text(
+        "import hfrender as hf\n\nclass Late(hf.Scene):\n    def setup(self):\n"
+        "        self.box = self.add(hf.Cube())\n    def update(self, t):\n"
+        "        self.box.shader = 'glow' if 1 <= t < 2 else None\n")
+    scene = load_scene(str(tmp_path / "late.py"))
+    scene.setup()
+    for t in (0.0, 1.5, 2.5):
+        scene.update(t)
+    assert scene.objects[0].shader is None and asset_files(scene) == [glow.resolve()]
+    assert list(scene_assets(scene)) == ["glow.glsl"]
 
 
 def test_each_file_of_the_scene_is_read_once_a_run(fonts, monkeypatch):

@@ -59,6 +59,8 @@ class Object3D(Placed):
         super().__setattr__(name, value)
         if name == "shader" and value is not None:  # where, for a name no file answers
             object.__setattr__(self, "_shader_at", checks.caller_line())  # (as it compiles)
+            self.__dict__.setdefault("_shaders", {})[value] = None  # every one it was given:
+            # update(t) may switch them (the scene's files, for a batch and --resume)
 
     def model_matrix(self) -> np.ndarray:
         """The 4x4 object-to-world matrix, a fresh array the caller may change (a subclass

@@ -121,10 +121,11 @@ def asset_files(scene: object) -> list[Path]:
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
     found = {path for path in dict.fromkeys(p for p, _ in read_files(scene)) if path.is_file()}
-    for obj in getattr(scene, "objects", []):
-        shader = getattr(obj, "shader", None)
-        own = next((f for f in surface_files(shader, root) if f.is_file()), None) \
-            if shader and root is not None else None
+    given: set = set()
+    for obj in getattr(scene, "objects", []):  # each shader it was given: update(t)'s too
+        given |= {getattr(obj, "shader", None), *getattr(obj, "__dict__", {}).get("_shaders", ())}
+    for shader in sorted(s for s in given if s) if root is not None else ():
+        own = next((f for f in surface_files(shader, root) if f.is_file()), None)
         if own is not None:
             found.add(own.resolve())
     return sorted(found)
