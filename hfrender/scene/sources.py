@@ -100,14 +100,13 @@ def read_files(scene: object) -> list[tuple[Path, str]]:
     file. (The scene's files for a batch and --resume, :func:`asset_files`; what --ray
     checks lies in the scene's folder.)"""
     found: list[tuple[Path, str]] = []
-    for obj in getattr(scene, "objects", []):
-        model = getattr(obj, "_model", None)
+    for obj in getattr(scene, "objects", []):  # (its own fields read as they are: a scene
+        model = getattr(obj, "__dict__", {}).get("_model")  # of 10,000 asked each hyperframe)
         if model is not None:
             found.append((Path(model.path), "model"))
             found += [(f[0], "model's texture") for f in model.files]
-        files = getattr(obj, "files", None)  # a text's font
-        if callable(files):
-            found += [(f, "font") for f in files()]
+        if callable(getattr(type(obj), "files", None)):  # a text's font
+            found += [(f, "font") for f in obj.files()]
     found += [(p, "picture") for p, _ in getattr(scene, "channel_files", dict)().values()]
     found += [(c[0], "common file") for c in [getattr(scene, "common_file", lambda: None)()]
               if c]
@@ -123,7 +122,8 @@ def asset_files(scene: object) -> list[Path]:
     found = {path for path in dict.fromkeys(p for p, _ in read_files(scene)) if path.is_file()}
     given: set = set()
     for obj in getattr(scene, "objects", []):  # each shader it was given: update(t)'s too
-        given |= {getattr(obj, "shader", None), *getattr(obj, "__dict__", {}).get("_shaders", ())}
+        given.add(getattr(obj, "shader", None))
+        given.update(getattr(obj, "__dict__", {}).get("_shaders", ()))
     for shader in sorted(s for s in given if s) if root is not None else ():
         own = next((f for f in surface_files(shader, root) if f.is_file()), None)
         if own is not None:
