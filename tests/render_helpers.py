@@ -1,12 +1,16 @@
 """Helpers for render tests: run a render into memory, decode sRGB exactly."""
 
 import json
+import re
+import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from hfrender.config import RenderConfig
 from hfrender.engine.render import render
+from hfrender.io.ffmpeg import ffmpeg_exe
 from hfrender.io.writers import MemoryWriter
 
 
@@ -26,6 +30,17 @@ def decode_video(path):
     reader = imageio_ffmpeg.read_frames(str(path))
     w, h = next(reader)["size"]
     return np.stack([np.frombuffer(f, np.uint8).reshape(h, w, 3) for f in reader])
+
+
+def video_packets(path):
+    """(time base, [(pts, duration)] in order of pts) of the first video stream's packets,
+    as ffmpeg -f framecrc says."""
+    out = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(path), "-map", "0:v:0", "-c",
+                          "copy", "-f", "framecrc", "-"], capture_output=True, text=True).stdout
+    tb = re.search(r"^#tb 0: (\d+)/(\d+)", out, re.M)
+    times = [(int(m.group(1)), int(m.group(2)))
+             for m in re.finditer(r"^0,\s*-?\d+,\s*(-?\d+),\s*(\d+),", out, re.M)]
+    return Fraction(int(tb.group(1)), int(tb.group(2))), sorted(times)
 
 
 def linear(frames):

@@ -522,7 +522,7 @@ def test_a_local_runs_segments_on_ray_are_said_why_they_are_not_taken(tmp_path, 
                                     "sha256": "x"}]).save(folder)
         caplog.clear()
         with caplog.at_level("WARNING"):
-            fresh = whole_segments(str(out), new, 60, 30, 30)
+            fresh = whole_segments(str(out), new, 60, 30, 30, ".ts")
         assert fresh.segments == [] and fresh.settings == new
         assert [r.getMessage() for r in caplog.records] == [
             f"starting {out} over: an interrupted run's 30 finished frames there "

@@ -2,10 +2,12 @@
 
 import re
 import subprocess
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from render_helpers import video_packets
 
 from hfrender.cli import main
 from hfrender.io.ffmpeg import ffmpeg_exe
@@ -16,13 +18,8 @@ BAR = str(Path(__file__).parent / "data" / "bar.frag")
 
 def packet_durations(path):
     """(time base, {duration: packets}) of the video stream, as ffmpeg -f framecrc says."""
-    out = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(path), "-map", "0:v:0", "-c",
-                          "copy", "-f", "framecrc", "-"], capture_output=True, text=True).stdout
-    tb = re.search(r"^#tb 0: (\d+)/(\d+)", out, re.M)
-    durations = {}
-    for m in re.finditer(r"^0,\s*-?\d+,\s*-?\d+,\s*(\d+),", out, re.M):
-        durations[int(m.group(1))] = durations.get(int(m.group(1)), 0) + 1
-    return Fraction(int(tb.group(1)), int(tb.group(2))), durations
+    tb, packets = video_packets(path)
+    return tb, dict(Counter(duration for _, duration in packets))
 
 
 def rates(path):
@@ -166,3 +163,38 @@ def test_an_ntsc_rate_over_a_stride_is_said_exactly(fps, exact):
     from hfrender.io.ffmpeg import frame_rate
 
     assert frame_rate(fps) == exact
+
+
+@pytest.mark.parametrize("name, codec, fps, frames", [
+    ("p.mov", "prores_ks", "30000/1001", 45),  # segments were Matroska: 990 and 1020 ticks
+    ("p.mov", "prores_ks", "24000/1001", 40),  # (1008 and 984; a trial)
+    ("v.mp4", "libvpx-vp9", "30000/1001", 45),  # (990, 2010, 3000)
+    ("v.mp4", "libvpx-vp9", "24000/1001", 40),
+])
+def test_other_codecs_keep_exact_ntsc_frame_times_in_mp4_and_mov(tmp_path, name, codec, fps,
+                                                                 frames):
+    rate = Fraction(fps)
+    out = tmp_path / name
+    assert main(["render", BAR, "-o", str(out), "--size", "32x8", "--samples", "1",
+                 "--codec", codec, "--fps", fps, "--duration", str(float(frames / rate)),
+                 "--granularity", "8", "--quiet"]) == 0
+    tb, durations = packet_durations(out)
+    assert tb == Fraction(1, rate.numerator) and durations == {rate.denominator: frames}
+    assert [pts for pts, _ in video_packets(out)[1]] == [  # (VP9's durations said 1001
+        k * rate.denominator for k in range(frames)]  # at 0, 1008, 1992, ...)
+    assert rates(out) == (round(float(rate), 2),) * 2
+
+
+
+def test_a_segment_in_mov_leaves_the_index_and_timecode_to_the_join():
+    """A .mov or .mp4 segment is not rewritten to put its index first, nor given a timecode
+    track: the join gives the output both (once)."""
+    from hfrender.io.encoding import Encoding
+    from hfrender.io.ffmpeg import encode_command
+
+    timecode = Encoding(timecode="01:00:00:00")
+    whole = encode_command("o.mov", 24, (32, 8), "prores_ks", encoding=timecode)
+    segment = encode_command("seg_00000000.mov", 24, (32, 8), "prores_ks", encoding=timecode,
+                             container="seg_00000000.mov", segment=True)
+    assert "-movflags" in whole and "-timecode" in whole
+    assert "-movflags" not in segment and "-timecode" not in segment

@@ -8,11 +8,13 @@ import subprocess
 import sys
 import textwrap
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 from render_helpers import decode_video as decoded
+from render_helpers import video_packets
 
 from hfrender.cli import main
 from hfrender.io.segments import work_dir
@@ -49,10 +51,13 @@ def scene(tmp_path, sleep):
 ARGS = ["--size", "64x36", "--samples", "2", "--granularity", "12", "--quiet"]
 
 
-def start(path, out):
+def start(path, out, *more, before=""):
+    """A render of ``path`` into ``out`` in a process of its own (``before``: Python run in
+    it first)."""
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    return subprocess.Popen([sys.executable, "-m", "hfrender", "render", str(path), "-o",
-                             str(out), *ARGS], env=env, stdout=subprocess.PIPE,
+    run = f"{before}\nfrom hfrender.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    return subprocess.Popen([sys.executable, "-c", f"import sys\n{run}", "render", str(path),
+                             "-o", str(out), *ARGS, *more], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_default)
 
 
@@ -101,6 +106,32 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, capsys, monk
     assert a.shape == b.shape == (90, 36, 64, 3)
     np.testing.assert_array_equal(a, b)  # decoded frames identical
     assert not work_dir(out).exists()
+
+
+@pytest.mark.parametrize("older", [False, True])
+def test_a_killed_prores_render_resumes_to_exact_ntsc_frame_times(tmp_path, capsys, older):
+    """ProRes into .mov at 30000/1001, killed (-9) after a segment and resumed: the frames of
+    an uninterrupted render, each 1001 ticks of 30000 (its segments were Matroska's whole
+    milliseconds: 990 and 1020, a trial). ``older``: the killed run was an hfrender's that
+    wrote .mkv segments; the resumed one goes on in .mkv (with .mov ones their join made
+    2700 frames of 90), its frames in Matroska's milliseconds."""
+    path, fps = scene(tmp_path, 0.004), ["--codec", "prores_ks", "--fps", "30000/1001"]
+    whole, out = tmp_path / "whole.mov", tmp_path / "k.mov"
+    assert main(["render", str(path), "-o", str(whole), *ARGS, *fps]) == 0
+    proc = start(path, out, *fps, before="import hfrender.io.segments as s\n"
+                 "s.segment_suffix = lambda *_: '.mkv'" if older else "")
+    wait_for_segments(out, 1, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
+    assert 1 <= len(done) < 3 and {Path(s["file"]).suffix for s in done} == {
+        ".mkv" if older else ".mov"}
+    assert main(["render", str(path), "-o", str(out), *ARGS[:-1], *fps, "--resume"]) == 0
+    assert f"resumed at frame {sum(s['count'] for s in done)}" in capsys.readouterr().out
+    np.testing.assert_array_equal(decoded(whole), decoded(out))  # decoded frames identical
+    for video in (whole, out) if not older else (whole,):
+        tb, packets = video_packets(video)
+        assert tb == Fraction(1, 30000) and packets == [(k * 1001, 1001) for k in range(90)]
 
 
 def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
@@ -556,13 +587,15 @@ def test_a_ray_run_keeps_its_segments_with_tuple_settings(tmp_path):
 
     out = str(tmp_path / "o.mp4")
     settings = {"focus_pixel": (30, 12), "lens": {"focus_distance": float("inf")}}
-    manifest = whole_segments(out, settings, 20, 10, 0)
+    manifest = whole_segments(out, settings, 20, 10, 0, ".mp4")
     data = b"segment bytes"
     keep_segment(manifest, work_dir(out), {"first": 0, "count": 10, "data": data,
                                            "sha256": hashlib.sha256(data).hexdigest()}, "s0.mp4")
-    again = whole_segments(out, settings, 20, 10, 0)
+    again = whole_segments(out, settings, 20, 10, 0, ".mp4")
     assert [seg["file"] for seg in again.segments] == ["s0.mp4"]
-    other = whole_segments(out, {**settings, "focus_pixel": (31, 12)}, 20, 10, 0)
+    # an older hfrender's .mkv segments are made again, not joined with .mp4 ones
+    assert whole_segments(out, settings, 20, 10, 0, ".mkv").segments == []
+    other = whole_segments(out, {**settings, "focus_pixel": (31, 12)}, 20, 10, 0, ".mp4")
     assert other.segments == [] and not (work_dir(out) / "s0.mp4").exists()
 
 

@@ -47,6 +47,7 @@ from hfrender.io.segments import (
     remove_work_dir,
     resumable,
     segment_name,
+    segment_suffix,
     work_dir,
 )
 from hfrender.io.sequence_commit import check_frames_there
@@ -208,7 +209,8 @@ class ClusterRender:
 
     def _manifest(self) -> Manifest:
         return whole_segments(self.config.output, self.settings, self.total,
-                              self.segment_frames, self.config.granularity)
+                              self.segment_frames, self.config.granularity,
+                              segment_suffix(self.codec, self.config.fps, self.config.output))
 
     def run(self) -> ClusterStats:
         """Every missing segment as a Ray task, kept as it comes back; the output joined."""
@@ -312,21 +314,25 @@ class ClusterRender:
 
     def _keep(self, manifest: Manifest, chunk: dict) -> None:
         keep_segment(manifest, work_dir(self.config.output), chunk,
-                     segment_name(chunk["first"], self.codec, self.config.fps))
+                     segment_name(chunk["first"], self.codec, self.config.fps,
+                                  output=self.config.output))
 
 
 def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
-                   granularity: int) -> Manifest:
+                   granularity: int, suffix: str) -> Manifest:
     """The manifest of an interrupted run of the same ``settings`` into ``output``, with
     the segments that are whole and unchanged (chunks end in any order: all of them
-    count), else a new one in a fresh work folder."""
+    count) and in the container this run writes (``suffix``: an older hfrender's .mkv
+    ones are made again, not joined with .mov ones), else a new one in a fresh work
+    folder."""
     folder = work_dir(output)
     try:
         old = Manifest.load(folder)
     except InputError:
         old = None
     if old is not None and old.settings == as_kept(settings):
-        old.segments = [seg for seg in old.segments if (folder / seg["file"]).is_file()
+        old.segments = [seg for seg in old.segments if seg["file"].endswith(suffix)
+                        and (folder / seg["file"]).is_file()
                         and sha256_file(folder / seg["file"]) == seg["sha256"]]
         return old
     fresh_work_dir(output, "drawn here, with this machine's GL and fusion backend: on Ray "

@@ -49,6 +49,7 @@ from hfrender.io.segments import (
     remove_work_dir,
     resumable,
     segment_name,
+    segment_suffix,
     work_dir,
 )
 from hfrender.io.work_names import check_work_names
@@ -74,7 +75,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec, s.pix_fmt)
         codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt)
         fps = info.fps / s.stride
-        path = Path(tmp) / segment_name(first, codec, fps)
+        path = Path(tmp) / segment_name(first, codec, fps, output=output)
         writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
                               encoding=fx_output.fx_encoding(s, alpha, info))
         told = chunk_stop.stoppable(writer)  # (stops at a frame, its render failed)
@@ -156,7 +157,7 @@ class ClusterFx:
         self._t0 = time.perf_counter()
         self.folder = work_dir(self.output)
         manifest = whole_segments(self.output, self.settings, self.total, self.segment_frames,
-                                  0)
+                                  0, segment_suffix(self.codec, self.fps, self.output))
         self.manifest = manifest
         self.segment_frames = manifest.segment_frames  # (an interrupted run's cut, as a render's)
         have = {g["first"] for g in manifest.segments}
@@ -180,7 +181,7 @@ class ClusterFx:
 
     def accept(self, chunk: dict) -> None:
         keep_segment(self.manifest, self.folder, chunk,
-                     segment_name(chunk["first"], self.codec, self.fps))
+                     segment_name(chunk["first"], self.codec, self.fps, output=self.output))
         self._done += chunk["count"]
         self.stats.took(chunk)
         if self.progress is not None:

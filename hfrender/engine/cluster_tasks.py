@@ -82,7 +82,7 @@ def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, co
     codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
     with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
-        path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps)
+        path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps, output=cfg.output)
         path.parent.mkdir()
         writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
                               frames_format(cfg), encoding=Encoding.of(cfg))

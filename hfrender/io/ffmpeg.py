@@ -164,13 +164,16 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
                    gop: int | None = None, pix_fmt_in: str = "rgb24",
                    audio_from: Soundtrack | None = None, container: str | None = None,
                    timing_file: str | None = None, ts_offset: float | None = None,
-                   exe: str | None = None, encoding: Any = None) -> list[str]:
+                   exe: str | None = None, encoding: Any = None,
+                   segment: bool = False) -> list[str]:
     """ffmpeg reading raw ``pix_fmt_in`` frames of ``size`` on stdin and encoding them to
     ``path`` with ``codec``. ``audio_from``: a file's soundtrack to keep; ``container``:
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
     ``timing_file``: a filter script giving each frame its time (variable frame rate);
     ``ts_offset``: seconds added to every timestamp (a segment's place in the whole);
-    ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...). A
+    ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...);
+    ``segment``: a segment of a joined output, in its container: no index moved first (a
+    rewrite of every segment) and no timecode track: the join gives the output both. A
     YUV output from RGB frames is converted and tagged as BT.709 (:func:`colour_options`:
     in the timing file's chain, which the caller writes, when there is one)."""
     pix_fmt, params = output_format(codec, gop, encoding, pix_fmt_in)
@@ -188,12 +191,14 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     elif colour is not None:
         timing = ["-vf", colour]
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
-    offset += timecode_options(container or path, getattr(encoding, "timecode", ""))
+    whole = [] if segment else [*player_options(container or path, codec),
+                                *timecode_options(container or path,
+                                                  getattr(encoding, "timecode", ""))]
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
             "-i", "-", *audio, *EXACT_SWS, "-c:v", codec, "-pix_fmt", pix_fmt,
-            *params, *timing, *tags, *player_options(container or path, codec), *offset, *fmt,
+            *params, *timing, *tags, *whole, *offset, *fmt,
             *mark_options(container or path), path]
 
 
@@ -320,7 +325,8 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     MPEG-TS segments, stamped with their place in the whole, are joined as bytes (the
     concat protocol) and MP4/MOV get the time base of the frame rate: every frame lasts
     exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
-    ``listing`` (Matroska: whole milliseconds, and ``rate`` its declared frame rate).
+    ``listing`` (MP4/MOV segments: the rate's time base; Matroska: whole milliseconds, and
+    ``rate`` its declared frame rate).
     ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`player_options`)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):

@@ -208,7 +208,12 @@ class SegmentedWriter(Closing):
         manifest.begin(folder)
 
     def _path(self, first: int, part: bool) -> Path:
-        return self.folder / segment_name(first, self.codec, self.fps, part)
+        """Segment ``first``'s file, in the container of the kept ones it is joined with (an
+        older hfrender's .mkv, resumed: a join of .mkv and .mov segments made 2700 frames of
+        90, a trial)."""
+        name = Path(segment_name(first, self.codec, self.fps, part, output=self.output))
+        kept = self.manifest.segments
+        return self.folder / (name.with_suffix(Path(kept[0]["file"]).suffix) if kept else name)
 
     def write(self, frame: np.ndarray) -> None:
         if self._current is None:
@@ -286,19 +291,32 @@ class SegmentedWriter(Closing):
         return sum(s["count"] for s in segs) == self.manifest.total_frames - first
 
 
-def segment_name(first: int, codec: str, fps: float, part: bool = False) -> str:
-    """The file name of the segment whose first frame is ``first``.
+def segment_name(first: int, codec: str, fps: float, part: bool = False, *,
+                 output: str) -> str:
+    """The file name of the segment of ``output`` whose first frame is ``first``
+    (:func:`segment_suffix` its container)."""
+    return f"seg_{first:08d}{'.part' if part else ''}{segment_suffix(codec, fps, output)}"
+
+
+def segment_suffix(codec: str, fps: float, output: str) -> str:
+    """The container of ``output``'s segments of ``codec``.
 
     H.264/H.265 in MPEG-TS, each segment stamped at its place in the whole (90 kHz,
     TS_OFFSET ahead so that no timestamp is negative): bytes joined in order make one
-    stream with exact frame times. Other codecs (VP9) in Matroska, joined by ffmpeg's
-    concat demuxer (its timestamps are whole milliseconds, as WebM's own). MP4 segments
-    would carry edit lists that the concat demuxer turns into gaps."""
-    suffix = ".ts" if stamped(codec, fps) else ".mkv"
-    return f"seg_{first:08d}{'.part' if part else ''}{suffix}"
+    stream with exact frame times. Other codecs into an MP4 or MOV in the output's own
+    container, the frame rate's time base (every frame 1001 ticks of 30000 at 29.97; was
+    Matroska's whole milliseconds, 990 and 1020, a trial; NUT drops VP9's alpha and FFV1's
+    colour tags and refuses QuickTime Animation), joined by ffmpeg's concat demuxer.
+    Matroska and WebM outputs (their clock is whole milliseconds anyway), and H.264/H.265
+    at 1000 fps or more (MP4 segments would carry edit lists that the concat demuxer turns
+    into gaps), in Matroska."""
+    if stamped(codec, fps):
+        return ".ts"
+    own = Path(output).suffix.lower()
+    return own if own in (".mp4", ".mov") and not h26x(codec) else ".mkv"
 
 
-SEGMENT_FILE = r"seg_\d{8}(\.part)?\.(mkv|ts)(\.part)?"  # segment_name's (a Ray chunk's: .part)
+SEGMENT_FILE = r"seg_\d{8}(\.part)?\.(mkv|ts|mov|mp4)(\.part)?"  # segment_name's (Ray's: .part)
 
 
 def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop: int | None,
@@ -309,14 +327,20 @@ def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop:
     offset = TS_OFFSET + float(first / Fraction(frame_rate(fps))) if stamped(codec, fps) \
         else None
     return VideoWriter(str(path), fps, size, codec, gop, pix_fmt_in=pix_fmt_in,
-                       container=str(path), name=name, ts_offset=offset, encoding=encoding)
+                       container=str(path), name=name, ts_offset=offset, encoding=encoding,
+                       segment=True)
+
+
+def h26x(codec: str) -> bool:
+    """Whether ``codec`` is an H.264 or H.265 encoder (x264's, x265's, a GPU's)."""
+    return codec in X264_LIKE or codec.startswith(("h264", "hevc"))
 
 
 def stamped(codec: str, fps: float) -> bool:
     """Segments in MPEG-TS, stamped with their place in the whole: H.264 and H.265 below
     1000 fps (there ffmpeg's guess of the rate of a TS stream cuts the last frame off the
     joined MP4's duration; at 1000 fps Matroska's milliseconds are exact anyway)."""
-    return (codec in X264_LIKE or codec.startswith(("h264", "hevc"))) and fps < 1000
+    return h26x(codec) and fps < 1000
 
 
 def resumable(output: str) -> bool:

@@ -194,7 +194,7 @@ class VideoWriter(Closing):
                  container: str | None = None, pix_fmt_in: str = "rgb24",
                  times: Sequence[float] | None = None, start: float = 0.0,
                  name: str | None = None, ts_offset: float | None = None,
-                 encoding: object = None) -> None:
+                 encoding: object = None, segment: bool = False) -> None:
         import tempfile
 
         self.path, self.size = path, size
@@ -221,7 +221,7 @@ class VideoWriter(Closing):
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
                              audio_from=audio_from, container=container,
                              timing_file=self._timing, ts_offset=ts_offset,
-                             encoding=encoding)
+                             encoding=encoding, segment=segment)
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True,
