@@ -11,17 +11,27 @@ afresh, as the command loads it, and the class taken by its name.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from hfrender.errors import HFRenderError, InputError, InputTypeError, as_given, meant, units_note
+from hfrender.errors import (
+    KEYWORD,
+    HFRenderError,
+    InputError,
+    InputTypeError,
+    as_given,
+    meant,
+    spelt,
+    units_note,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,6 +45,18 @@ VIDEO_ONLY = ("schedule", "codec", "stats", "preview", "resume", "frames", "keep
 _OWN = {"render": ("output", "scene_class", "progress"), "still": ("t", "frame", "scene_class")}
 _inside = threading.local()  # a call running in this thread (its scene being loaded)
 
+
+def _in_keywords(call: Callable) -> Callable:
+    """``call`` with every line it makes naming a setting as its caller gave it, a keyword
+    (``give samples=1``, ``lower duration or fps``; were the command's ``--samples 1``)."""
+    @functools.wraps(call)
+    def spelt_call(*args: Any, **kwargs: Any) -> Any:
+        with spelt(KEYWORD):
+            return call(*args, **kwargs)
+    return spelt_call
+
+
+@_in_keywords
 
 def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: str | None = None,
            progress: bool = False, **options: Any) -> RenderStats:
@@ -72,6 +94,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
             finish()
 
 
+@_in_keywords
 def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
           scene_class: str | None = None, **options: Any) -> np.ndarray:
     """The output frame of ``scene`` at ``t`` seconds (or the frame numbered ``frame``) as
@@ -80,7 +103,7 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
     (``transparent=True``, or the scene's background None), uint16 with ``bit_depth=16``.
     ``options``: as :func:`render`'s, less a video's own (``codec``, ``frames``, ...)."""
     from hfrender.engine.render import RenderJob
-    from hfrender.engine.settings import KEYWORD, check_scene_path, still_frame
+    from hfrender.engine.settings import check_scene_path, still_frame
     from hfrender.io.writers import MemoryWriter
     from hfrender.signals import stop_at_once
 
@@ -94,7 +117,7 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
     full = _config({**options, "output": "still.png"}, "still", options)
     check_scene_path(file)
     with _once("still"), _letting_go():
-        k, seconds = still_frame(file, name, full, t, frame, KEYWORD,
+        k, seconds = still_frame(file, name, full, t, frame,
                                  duration_given=options.get("duration") is not None)
         config = full.with_(preview=False, resume=False, quiet=True, frames=None,
                             **({} if seconds is None else {"duration": seconds}))
@@ -128,7 +151,7 @@ def _home(path: Any) -> Any:
 def _config(given: dict, command: str, options: dict) -> RenderConfig:
     """The settings of ``given`` as the command makes them; a keyword it does not take is a
     TypeError as Python's own (with the one meant), a bad value named as given."""
-    from hfrender.engine.settings import GIVEN, KEYWORD, render_config
+    from hfrender.engine.settings import GIVEN, render_config
 
     takes = [k for k in GIVEN if k not in ("quiet", "quality", "output")
              and (command == "render" or k not in VIDEO_ONLY)]
@@ -137,7 +160,7 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
             raise TypeError(f"hf.{command}() got an unexpected keyword argument {key!r}"
                             f"{_meant(key, takes, command)}")
     try:
-        return render_config(given, command, KEYWORD)
+        return render_config(given, command)
     except InputError as exc:
         said = as_given(exc, lambda k: f"{k}={options[k]!r}" if k in options else None)
         if said is exc:

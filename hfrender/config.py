@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.backends import resolve_name
-from hfrender.errors import InputError, about, as_given, meant, toml_said, units_note
+from hfrender.errors import InputError, about, as_given, meant, spelling, toml_said, units_note
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
@@ -115,15 +115,7 @@ class RenderConfig:
                 and 1 <= lo_hi[0] <= lo_hi[1] <= MAX_SAMPLES):
             raise about(ConfigError, "samples_range", lo_hi, " must be MIN:MAX with 1 <= MIN "
                         f"<= MAX <= {MAX_SAMPLES}")
-        if self.samples == "auto" and self.shutter > 360:
-            raise ConfigError(f"samples=auto with shutter={self.shutter:g}: an adaptive count "
-                              "needs a shutter of at most 360 degrees; give --samples N")
-        if self.shutter == 0:  # what a user wanting no blur tries first
-            raise about(ConfigError, "shutter", 0, ": for no motion blur (an instant shutter) "
-                        "leave the shutter as it is and give --samples 1 (one sub-frame a "
-                        "frame, at the shutter's middle: the frame's time with the default "
-                        "--shutter-position center); a shutter is > 0 and <= 5760 degrees")
-        _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
+        self._check_shutter()
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)
         _choice("dof", self.dof, DOF_MODES)
@@ -151,6 +143,23 @@ class RenderConfig:
             if not isinstance(getattr(self, name), bool) and \
                     type(getattr(self, name)).__name__ != "bool_":  # NumPy's too
                 raise about(ConfigError, name, getattr(self, name), " must be true or false")
+
+    def _check_shutter(self) -> None:
+        """The shutter, and the count with it; what a line advises is named as the setting
+        was given (:func:`~hfrender.errors.spelling`: ``--samples 1`` or ``samples=1``)."""
+        said = spelling()  # (the flags, or hf.render's keywords: was "--samples 1" to both)
+        if self.samples == "auto" and self.shutter > 360:
+            raise ConfigError(f"{said.said('samples', 'auto')} with "
+                              f"{said.said('shutter', self.shutter)}: an adaptive count "
+                              f"needs a shutter of at most 360 degrees; give "
+                              f"{said.form('samples', 'N')}")
+        if self.shutter == 0:  # what a user wanting no blur tries first
+            raise about(ConfigError, "shutter", 0, ": for no motion blur (an instant shutter) "
+                        f"leave the shutter as it is and give {said.said('samples', 1)} (one "
+                        "sub-frame a frame, at the shutter's middle: the frame's time with the "
+                        f"default {said.said('shutter_position', 'center')}); a shutter is > 0 "
+                        "and <= 5760 degrees")
+        _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
 
     def _check_output(self) -> None:
         """The output's settings: its name, bit depth, encoder, and where it is made
@@ -193,7 +202,8 @@ class RenderConfig:
         if frames > MAX_FRAMES:
             raise ConfigError(f"duration={duration:g} s at {self.fps:g} fps is {frames:,} "
                               f"frames; hfrender renders at most {MAX_FRAMES:,} in one output "
-                              "(lower --duration or --fps, or render it in parts)")
+                              f"(lower {spelling().name('duration')} or "
+                              f"{spelling().name('fps')}, or render it in parts)")
         return frames
 
     @property

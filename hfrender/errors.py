@@ -6,7 +6,10 @@ import errno
 import json
 import math
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 
 class HFRenderError(Exception):
@@ -151,6 +154,52 @@ def as_given(exc: BaseException, subject: Callable[[str], str | None]) -> BaseEx
     if said is None:
         return exc
     return about(type(exc), key, None, exc.rest, head=said)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a message names a setting: as a flag (``--dof-method``, ``--dof depth``,
+    ``--samples N``) or as a keyword (``dof_method``, ``dof='depth'``, ``samples=N``)."""
+
+    flags: bool
+
+    def name(self, key: str) -> str:
+        return "--" + key.replace("_", "-") if self.flags else key
+
+    def said(self, key: str, value: object) -> str:
+        if not self.flags:
+            return f"{key}={value!r}"
+        return f"{self.name(key)} {value:g}" if isinstance(value, float) else \
+            f"{self.name(key)} {value}"
+
+    def on(self, key: str) -> str:
+        """A switch turned on: ``--resume``, ``resume=True``."""
+        return self.name(key) if self.flags else f"{key}=True"
+
+    def form(self, key: str, placeholder: str) -> str:
+        """The setting with a stand-in for its value: ``--samples N``, ``samples=N``."""
+        return f"{self.name(key)} {placeholder}" if self.flags else f"{key}={placeholder}"
+
+
+FLAG, KEYWORD = Spelling(True), Spelling(False)
+_SPELLING: ContextVar[Spelling] = ContextVar("hfrender_spelling", default=FLAG)
+
+
+def spelling() -> Spelling:
+    """How this thread's messages name settings now: the command's flags, unless inside
+    :func:`spelt` (``hf.render``/``hf.still``: the keywords their caller gave; was
+    "give --samples 1" to a Python caller)."""
+    return _SPELLING.get()
+
+
+@contextmanager
+def spelt(spell: Spelling) -> Iterator[None]:
+    """Messages made inside name settings as ``spell`` does (:func:`spelling`)."""
+    token = _SPELLING.set(spell)
+    try:
+        yield
+    finally:
+        _SPELLING.reset(token)
 
 
 def as_typed(flag: str, text: str) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 
 from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, spelling
 from hfrender.renderer.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
 from hfrender.scene import ShaderScene, past_white
@@ -156,8 +156,10 @@ def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, 
             motion_hint(ctx, scene, config, schedule, dof, reconstruct, first)
         return None
     if isinstance(scene, ShaderScene):
-        raise ConfigError(f"--samples auto: {Path(scene.source_path).name} is a fragment "
-                          "shader, with no velocity to measure its motion by; give --samples N")
+        said = spelling()
+        raise ConfigError(f"{said.said('samples', 'auto')}: {Path(scene.source_path).name} is "
+                          "a fragment shader, with no velocity to measure its motion by; give "
+                          f"{said.form('samples', 'N')}")
     return SampleProbe(ctx, scene, config, schedule, dof, reconstruct)
 
 

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.errors import spelling
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.ready import dof_from_start, looked_at
 
@@ -18,21 +19,24 @@ log = logging.getLogger(__name__)
 def resolve_dof(mode: str, scene: Scene, frame: int = 0, fps: float = 30.0) -> str:
     """``auto`` -> lens when the camera has an f-stop at t = 0 (``dof_from_start``; the
     scene left at output frame ``frame``'s time); explicit modes must make sense."""
+    said = spelling()  # (the flags, or hf.render's keywords: dof='lens' ... dof='off')
     if isinstance(scene, ShaderScene):
         if mode in ("lens", "depth"):
-            raise ConfigError(f"--dof {mode}: {Path(scene.source_path).name} is a shader scene "
-                              "without a camera or depth; use --dof off")
+            raise ConfigError(f"{said.said('dof', mode)}: {Path(scene.source_path).name} is a "
+                              f"shader scene without a camera or depth; use "
+                              f"{said.said('dof', 'off')}")
         return "off"
     if mode == "auto":
         return "lens" if dof_from_start(scene, frame, fps) else "off"
     if mode != "off" and scene.camera.orthographic:
-        raise ConfigError(f"--dof {mode}: the scene's camera is orthographic, and an "
-                          "orthographic camera has no depth of field; use --dof off")
+        raise ConfigError(f"{said.said('dof', mode)}: the scene's camera is orthographic, and "
+                          f"an orthographic camera has no depth of field; use "
+                          f"{said.said('dof', 'off')}")
     if mode != "off" and not (scene.camera.has_dof or dof_from_start(scene, frame, fps)
                               or _dof_later(scene, frame, fps)):
-        raise ConfigError(f"--dof {mode}: the scene's camera has no f-stop (at t = 0, nor at "
-                          f"{LOOKS} times across the animation); set self.camera.f_stop (e.g. "
-                          "2.8) and focus_distance in setup()")
+        raise ConfigError(f"{said.said('dof', mode)}: the scene's camera has no f-stop (at "
+                          f"t = 0, nor at {LOOKS} times across the animation); set "
+                          "self.camera.f_stop (e.g. 2.8) and focus_distance in setup()")
     return mode
 
 
@@ -56,9 +60,9 @@ def resolve_transparent(config: RenderConfig, scene: Scene) -> RenderConfig:
     alpha; a fragment shader draws every pixel, so it has no background to leave out."""
     if isinstance(scene, ShaderScene):
         if config.transparent:
-            raise ConfigError(f"--transparent: {Path(scene.source_path).name} is a fragment "
-                              "shader, which draws every pixel: there is no background to "
-                              "leave out")
+            raise ConfigError(f"{spelling().on('transparent')}: "
+                              f"{Path(scene.source_path).name} is a fragment shader, which "
+                              "draws every pixel: there is no background to leave out")
         return config
     if scene.background is None and not config.transparent:
         return config.with_(transparent=True)
@@ -75,9 +79,9 @@ def resolve_reconstruct(mode: str, scene: Scene, backend: str = "cpu") -> bool:
         return False
     if isinstance(scene, ShaderScene):
         if mode == "on":
-            log.warning("--reconstruct on: %s is a fragment shader, with no geometry and so "
-                        "no velocity to reconstruct the motion from; plain sub-frames",
-                        Path(scene.source_path).name)
+            log.warning("%s: %s is a fragment shader, with no geometry and so no velocity "
+                        "to reconstruct the motion from; plain sub-frames",
+                        spelling().said("reconstruct", "on"), Path(scene.source_path).name)
         return False
     return True
 
@@ -96,7 +100,8 @@ def resolve_samples(config: RenderConfig, scene: Scene) -> RenderConfig:
         return config
     lo, hi = config.samples_range
     count = min(max(RenderConfig.samples, lo), hi)  # the default, within the range
-    log.warning("--samples auto: %s is a fragment shader, with no geometry to measure its "
-                "motion by; %d sub-frames a frame (give --samples N for another count)",
-                Path(scene.source_path).name, count)
+    said = spelling()
+    log.warning("%s: %s is a fragment shader, with no geometry to measure its motion by; %d "
+                "sub-frames a frame (give %s for another count)", said.said("samples", "auto"),
+                Path(scene.source_path).name, count, said.form("samples", "N"))
     return config.with_(samples=count)

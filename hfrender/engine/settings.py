@@ -1,7 +1,7 @@
 """A render's settings as given (the command line's flags, the library's keywords) made
 into its :class:`~hfrender.config.RenderConfig` and checked, one way for both: defaults,
 then hfrender.toml, then what was given; a message names a setting as its user spelt it
-(:class:`Spelling`: ``--dof depth`` or ``dof='depth'``)."""
+(:func:`hfrender.errors.spelling`: ``--dof depth`` or ``dof='depth'``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import logging
 import math
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from hfrender.config import (
@@ -26,6 +25,7 @@ from hfrender.config import (
 )
 from hfrender.engine.project_fit import fitted
 from hfrender.engine.render_checks import auto_or_int, check_encoder, check_scene_path
+from hfrender.errors import Spelling, spelling
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, home_path
@@ -41,24 +41,6 @@ GIVEN = ("output", "fps", "duration", "samples", "samples_range", "shutter",
          "frames", "size", "granularity", "quality")
 
 
-@dataclass(frozen=True)
-class Spelling:
-    """How a message names a setting: as a flag (``--dof-method``, ``--dof depth``) or as a
-    keyword (``dof_method``, ``dof='depth'``)."""
-
-    flags: bool
-
-    def name(self, key: str) -> str:
-        return "--" + key.replace("_", "-") if self.flags else key
-
-    def said(self, key: str, value: object) -> str:
-        if not self.flags:
-            return f"{key}={value!r}"
-        return f"{self.name(key)} {value:g}" if isinstance(value, float) else \
-            f"{self.name(key)} {value}"
-
-
-FLAG, KEYWORD = Spelling(True), Spelling(False)
 
 
 def _parsed(parse: Any, value: object) -> object:
@@ -67,9 +49,11 @@ def _parsed(parse: Any, value: object) -> object:
     return parse(value) if isinstance(value, str) else value
 
 
-def render_config(given: dict[str, Any], command: str = "render",
-                  spell: Spelling = FLAG) -> RenderConfig:
-    """Defaults, then hfrender.toml, then ``given`` (None: not given), validated once."""
+def render_config(given: dict[str, Any], command: str = "render") -> RenderConfig:
+    """Defaults, then hfrender.toml, then ``given`` (None: not given), validated once; a
+    message names a setting as :func:`~hfrender.errors.spelling` says (flags, or the API's
+    keywords)."""
+    spell = spelling()
     g = {k: given.get(k) for k in GIVEN}
     values = project_settings()
     if isinstance(values.get("output"), str):  # (output = "~/renders/a.mp4": no shell here)
@@ -95,7 +79,7 @@ def render_config(given: dict[str, Any], command: str = "render",
                                             encoding=Encoding.of(c)))
     config = RenderConfig(**values)
     _depth_only(g, config, spell)
-    shutter_in_frames(config.shutter, spell)  # the flag's or hfrender.toml's (a review)
+    shutter_in_frames(config.shutter)  # the flag's or hfrender.toml's (a review)
     if g["samples_range"] is not None and config.samples != "auto":
         raise ConfigError(f"{spell.said('samples_range', g['samples_range'])} applies only "
                           f"with {spell.said('samples', 'auto')} (a count per frame from its "
@@ -120,11 +104,12 @@ def _depth_only(given: dict, config: RenderConfig, spell: Spelling) -> None:
                           "out")
 
 
-def shutter_in_frames(shutter: float, spell: Spelling = FLAG) -> None:
+def shutter_in_frames(shutter: float) -> None:
     """A warning for a shutter of 2 degrees or less: Blender's shutter is in frames (0.5 is
     its default), hfrender's in degrees (was: 0.5 degrees drawn, the motion blur all but
     gone without a word)."""
     if 0 < shutter <= 2:
+        spell = spelling()
         log.warning("%s is in degrees: a shutter open %.2g%% of the frame, all but no motion "
                     "blur; Blender's shutter of %g frames is %s", spell.said("shutter", shutter),
                     shutter / 3.6, shutter, spell.said("shutter", shutter * 360))
@@ -165,8 +150,7 @@ def outputs_held(config: RenderConfig) -> Iterator[None]:
 
 
 def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: float | None,
-                frame: int | None, spell: Spelling = FLAG,
-                duration_given: bool = False) -> tuple[int, float | None]:
+                frame: int | None, duration_given: bool = False) -> tuple[int, float | None]:
     """The frame of ``frame`` or ``t`` (a finite time >= 0 whose frame) that exists in the
     duration the render would have (``duration``, or hfrender.toml's, else the scene's);
     else one line that says which frames there are. A shader given no duration, a pure
@@ -176,7 +160,7 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
     from hfrender.scene import ShaderScene
     from hfrender.scene.loader import load_scene
 
-    t, fps = (0.0 if t is None else t), config.fps
+    t, fps, spell = (0.0 if t is None else t), config.fps, spelling()
     given = config.duration is not None
     scene = None if given else load_scene(file, scene_name)
     seconds = config.duration if scene is None else scene.duration

@@ -1,0 +1,83 @@
+"""hf.render / hf.still name every setting a line advises as their caller gave it, a keyword
+(an integrator's trial: "give --samples 1", "lower --duration or --fps" to a Python caller),
+while the command's lines keep its flags."""
+
+import logging
+from pathlib import Path
+
+import pytest
+
+import hfrender as hf
+from hfrender.cli import main
+
+BAR = str(Path(__file__).parent / "data" / "bar.frag")
+SCENES = Path(__file__).parents[1] / "scenes"
+
+
+@pytest.mark.parametrize("call, options, said", [
+    (hf.render, {"shutter": 0}, "shutter=0: for no motion blur (an instant shutter) leave the "
+     "shutter as it is and give samples=1 (one sub-frame a frame, at the shutter's middle: the "
+     "frame's time with the default shutter_position='center'); a shutter is > 0 and <= 5760 "
+     "degrees"),
+    (hf.still, {"samples": "auto", "shutter": 720}, "samples='auto' with shutter=720: an "
+     "adaptive count needs a shutter of at most 360 degrees; give samples=N"),
+    (hf.render, {"duration": 1e9}, "duration=1e+09 s at 30 fps is 30,000,000,000 frames; "
+     "hfrender renders at most 10,000,000 in one output (lower duration or fps, or render it "
+     "in parts)"),
+    (hf.still, {"duration": 1e9}, "duration=1e+09 s at 30 fps is 30,000,000,000 frames; "
+     "hfrender renders at most 10,000,000 in one output (lower duration or fps, or render it "
+     "in parts)"),
+    (hf.render, {"dof": "lens"}, "dof='lens': bar.frag is a shader scene without a camera or "
+     "depth; use dof='off'"),
+    (hf.still, {"dof": "depth"}, "dof='depth': bar.frag is a shader scene without a camera or "
+     "depth; use dof='off'"),
+    (hf.render, {"transparent": True}, "transparent=True: bar.frag is a fragment shader, which "
+     "draws every pixel: there is no background to leave out"),
+])
+def test_a_calls_advice_names_the_keywords(tmp_path, call, options, said):
+    out = tmp_path / "x.mov"
+    with pytest.raises(hf.InputError) as info:
+        if call is hf.render:
+            hf.render(BAR, out, size=(16, 8), **options)
+        else:
+            hf.still(BAR, size=(16, 8), **options)
+    assert str(info.value) == said
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--samples", "auto", "--shutter", "720"], "--samples auto with --shutter 720: an adaptive "
+     "count needs a shutter of at most 360 degrees; give --samples N"),  # (was samples=auto)
+    (["--duration", "1e9"], "duration=1e+09 s at 30 fps is 30,000,000,000 frames; hfrender "
+     "renders at most 10,000,000 in one output (lower --duration or --fps, or render it in "
+     "parts)"),
+    (["--transparent"], "--transparent: bar.frag is a fragment shader, which draws every "
+     "pixel: there is no background to leave out"),
+])
+def test_the_commands_advice_keeps_its_flags(tmp_path, capsys, flags, said):
+    assert main(["render", BAR, "-o", str(tmp_path / "x.mov"), *flags]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: {said}\n"
+
+
+def test_a_shaders_modes_are_warned_of_in_keywords(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING, logger="hfrender"):
+        hf.render(BAR, tmp_path / "x.mp4", size=(16, 8), duration=0.1, samples="auto",
+                  reconstruct="on")
+    assert [r.getMessage() for r in caplog.records] == [
+        "samples='auto': bar.frag is a fragment shader, with no geometry to measure its motion "
+        "by; 8 sub-frames a frame (give samples=N for another count)",
+        "reconstruct='on': bar.frag is a fragment shader, with no geometry and so no velocity "
+        "to reconstruct the motion from; plain sub-frames"]
+
+
+def test_the_spelling_is_the_calls_alone():
+    """Outside a call (the command, a batch), and after a call that failed, lines name the
+    flags."""
+    from hfrender.config import RenderConfig
+    from hfrender.errors import spelling
+
+    with pytest.raises(hf.InputError, match="give samples=1 "):
+        hf.render(BAR, shutter=0)
+    assert spelling().flags
+    with pytest.raises(hf.InputError, match="give --samples 1 "):
+        RenderConfig(shutter=0)
