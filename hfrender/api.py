@@ -83,6 +83,11 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
         job = RenderJob(file, config, scene_name=name, progress=bar)
         try:
             return job.prepare().run()
+        except KeyboardInterrupt as exc:  # the command's line: what is kept, how to go on
+            from hfrender.cli.commands import interrupted_line
+
+            _noted(exc, interrupted_line(config, job.stats))
+            raise
         except (HFRenderError, OSError) as exc:  # the command's line: what is kept, and where
             from hfrender.cli.commands import failed_line
 
@@ -127,6 +132,16 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
         with stop_at_once():  # the first Ctrl-C stops the one picture's work, as the command's
             job.run()
     return picture.frames[0]
+
+
+def _noted(exc: BaseException, line: str) -> None:
+    """``line`` under ``exc``'s traceback: a note (Python 3.11 on); before 3.11, which has
+    no notes, its message (``KeyboardInterrupt: interrupted: ...``)."""
+    add_note = getattr(exc, "add_note", None)
+    if callable(add_note):
+        add_note(line)
+    else:
+        exc.args = (*exc.args, line)
 
 
 def _output(output: Any) -> Any:

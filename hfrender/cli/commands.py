@@ -32,7 +32,7 @@ from hfrender.engine.settings import (
     outputs_held,
     render_config,
 )
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, spelling
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
@@ -256,26 +256,29 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
+    print(interrupted_line(config, stats, args), file=sys.stderr)
+
+
+def interrupted_line(config: RenderConfig, stats: Any,
+                     args: argparse.Namespace | None = None) -> str:
+    """What Ctrl-C or SIGTERM left behind, and how to go on: the command's (``args``) or,
+    with none, hf.render's (its keywords: ``the same call with resume=True``)."""
     from hfrender.io.segments import frames_kept
 
     kept = 0 if stats.partial or is_sequence(config.output) else frames_kept(config.output)
     if kept:  # a video's whole segments, but no partial one: a second Ctrl-C stopped its join
-        print(f"interrupted: {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
-              f" kept for --resume (no partial video was joined){_again(args, config)}",
-              file=sys.stderr)
-        return
+        return (f"interrupted: {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
+                f" kept for {spelling().on('resume')} (no partial video was joined)"
+                f"{_again(args, config)}")
     if not stats.partial:
         unfinished, made = _unfinished_store(config), stats.frames_written
         if made:  # made, and not kept: their join was stopped
-            said = (f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} "
+            return (f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} "
                     "not kept (no whole segment was finished, and the partial video's join "
                     f"was stopped){unfinished}")
-        else:
-            said = "interrupted before the first frame: " + (
-                f"no frame was written{unfinished}" if unfinished else "nothing was written")
-        print(said, file=sys.stderr)
-        return
-    print(f"interrupted: {_kept(config, stats)}{_again(args, config)}", file=sys.stderr)
+        return "interrupted before the first frame: " + (
+            f"no frame was written{unfinished}" if unfinished else "nothing was written")
+    return f"interrupted: {_kept(config, stats)}{_again(args, config)}"
 
 
 def _kept(config: RenderConfig, stats: Any) -> str:
@@ -291,18 +294,27 @@ def _unfinished_store(config: RenderConfig) -> str:
             if kept and kept.exists() else "")
 
 
-def _again(args: argparse.Namespace, config: RenderConfig) -> str:
+def _again(args: argparse.Namespace | None, config: RenderConfig) -> str:
+    """``; continue from frame N with: hfrender render ... --resume`` (``args`` None:
+    hf.render's, ``with the same call and resume=True``), or why there is nothing to go on
+    from."""
     from hfrender.frame_range import start_of
     from hfrender.io.resume import frames_kept, interrupted
     from hfrender.io.segments import resumable
 
-    sequence = is_sequence(config.output)
+    sequence, resume = is_sequence(config.output), spelling().on("resume")
     unfinished = _unfinished_store(config)
     if not (resumable(config.output) or sequence):
         return unfinished  # a GIF is made whole each time: its frames are in the partial one
     if not interrupted(config.output):
         return ("" if sequence else "; no whole segment (about a second of video) was "
-                "finished, so --resume has nothing to go on from") + unfinished
+                f"finished, so {resume} has nothing to go on from") + unfinished
+    first = start_of(config.frames) + frames_kept(config.output)  # (whole segments only)
+    if args is None:  # (a store holds a whole render: resume=True refuses one)
+        left = (f" (without {spelling().name('keep_samples')}: a sample store holds a whole "
+                f"render; the unfinished {partial_dir(Path(config.keep_samples))} can go)"
+                if config.keep_samples else "")
+        return f"; continue from frame {first} with the same call and {resume}{left}"
     words = sys.argv[1:] if "render" in sys.argv[1:] else [
         "render", str(args.file), "-o", config.output]
     kept, store = [], None  # a sample store holds a whole render: --resume goes on without
@@ -320,5 +332,4 @@ def _again(args: argparse.Namespace, config: RenderConfig) -> str:
         again += " --resume"
     left = (f" (without --keep-samples: a sample store holds a whole render; the unfinished "
             f"{partial_dir(Path(store))} can go)") if store else ""
-    first = start_of(config.frames) + frames_kept(config.output)  # (whole segments only)
     return f"; continue from frame {first} with: {again}{left}"
