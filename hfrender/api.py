@@ -66,7 +66,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
     ``output``, ...). ``options``: the command's long options with underscores
     (``size=(640, 360)`` or ``"640x360"``, ``fps=24``, ``samples=16``, ``shutter=270``,
     ``dof="depth"``, ``hdr="on"``, ``transparent=True``, ...). ``progress=True``: the
-    command's progress bar (default: nothing printed)."""
+    command's progress bar, in a Jupyter notebook too (default: nothing printed)."""
     from hfrender.engine.render import RenderJob
     from hfrender.engine.settings import check_render, outputs_held
     from hfrender.progress import progress_bar

@@ -84,9 +84,33 @@ def left_text(state: dict, done: int, total: int, now: float) -> str:
     return f"about {span((total - done) / per_s)} left"
 
 
+def plain_line() -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """``(update, finish)`` of one line, ``\r120/600 frames``, rewritten as it goes."""
+    shown = [False]
+
+    def plain(done: int, total: int) -> None:
+        shown[0] = True
+        print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
+
+    def end() -> None:
+        if shown[0]:
+            print(file=sys.stderr)
+            shown[0] = False
+    return plain, end
+
+
+def _has_widgets() -> bool:
+    """Whether rich can draw its bar in a notebook (it does so in an ipywidgets Output)."""
+    import importlib.util
+
+    return importlib.util.find_spec("ipywidgets") is not None
+
+
 def progress_bar(quiet: bool, label: str = "rendering"):
-    """``(update(done, total), finish())``: a bar on a terminal, :func:`progress_lines` in a
-    log or a pipe, nothing with ``quiet``."""
+    """``(update(done, total), finish())``: a bar on a terminal or in a Jupyter notebook
+    (rich's, in an ipywidgets Output; without ipywidgets, :func:`plain_line`: was nothing
+    there, rich seeing no terminal, a trial), :func:`progress_lines` in a log or a pipe,
+    nothing with ``quiet``."""
     if quiet:
         return None, lambda: None
     try:
@@ -97,22 +121,14 @@ def progress_bar(quiet: bool, label: str = "rendering"):
             TextColumn,
         )
     except ImportError:  # without rich: a plain line instead
-        shown = [False]
-
-        def plain(done: int, total: int) -> None:
-            shown[0] = True
-            print(f"\r{done}/{total} frames", end="", file=sys.stderr, flush=True)
-
-        def end() -> None:
-            if shown[0]:
-                print(file=sys.stderr)
-                shown[0] = False
-        return plain, end
+        return plain_line()
     from rich.console import Console
 
     console = Console(stderr=True)  # stdout keeps the summary alone
-    if not console.is_terminal:  # a log or a pipe: a bar there is only a stray blank line
-        return progress_lines(label), lambda: None
+    if console.is_jupyter and not _has_widgets():  # (rich would warn, and show nothing)
+        return plain_line()
+    if not (console.is_terminal or console.is_jupyter):  # a log or a pipe: a bar there is
+        return progress_lines(label), lambda: None  # only a stray blank line
     bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),  # the rate and
                    TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
                    transient=True, redirect_stdout=False, console=console)  # time left: ours
