@@ -1,5 +1,6 @@
 """The benchmark scripts' references: what they compare hfrender with is what it does."""
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +37,26 @@ def test_fx_vs_ffmpeg_rgb_reference_reads_the_clip_as_fx_does(tmp_path, rng):
     theirs = np.stack([iio.imread(p) for p in sorted((tmp_path / "ff").iterdir())])
     assert ours.shape == theirs.shape == (12, 36, 64, 3)
     assert np.abs(ours.astype(int) - theirs).max() <= 1
+
+
+def test_render_costs_says_in_one_line_to_install_matplotlib(monkeypatch, capsys):
+    """benchmarks/render_costs.py draws docs/images/render_costs.png with matplotlib, an
+    optional extra: without it, one line saying what to install, before any render."""
+    import render_costs
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    monkeypatch.setattr(render_costs, "measure", lambda args: 1 / 0)  # (not reached)
+    assert render_costs.main([]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "render_costs.py draws with matplotlib: pip install 'hfrender[plot]'"]
+
+
+def test_render_costs_runs_each_setting_once():
+    """The samples sweep at one size, then the other sizes at 8 samples (the sweep's own
+    8-sample case not run twice)."""
+    import render_costs
+
+    args = argparse.Namespace(
+        scenes=["a.py"], samples=[4, 8], size="320x180", sizes=["320x180", "640x360"])
+    assert render_costs.cases(args) == [("a.py", "320x180", 4), ("a.py", "320x180", 8),
+                                        ("a.py", "640x360", 8)]
