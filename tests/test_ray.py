@@ -429,7 +429,8 @@ def test_the_driver_decides_hdr_once_and_keeps_auto_in_the_settings(tmp_path):
 
     bright, plain = prepared("propeller.py", "auto"), prepared("showcase.py", "auto")
     assert (bright.config.hdr, bright.settings["hdr"]) == ("on", "auto")
-    assert bright.stats.hdr and bright.stats.hdr_why.startswith("self.tips[0] (a Sphere) with emissive 1.5")  # its tips
+    assert bright.stats.hdr  # its tips:
+    assert bright.stats.hdr_why.startswith("self.tips[0] (a Sphere) with emissive 1.5")
     assert (plain.config.hdr, plain.settings["hdr"]) == ("off", "auto")
     forced = prepared("showcase.py", "on")
     assert (forced.config.hdr, forced.settings["hdr"]) == ("on", "on")
