@@ -477,7 +477,7 @@ def test_samples_auto_draws_few_sub_frames_where_nothing_moves(scenes, tmp_path,
     assert m and 1 <= int(m.group(1)) <= 3 and int(m.group(3)) > 3, said  # the most, once
     frames, stats = render_frames(moving, **settings)
     assert 3 * 2 < stats.subframes < 3 * 24 and frames.shape == (3, 36, 64, 3)
-    with pytest.raises(ConfigError, match="samples=auto with shutter=540"):
+    with pytest.raises(ConfigError, match="^--samples auto with --shutter 540: an adaptive count "):
         render_frames(moving, **settings, shutter=540.0)
     with pytest.raises(ConfigError, match=r"samples_range=\(8, 4\) must be MIN:MAX"):
         render_frames(moving, **{**settings, "samples_range": (8, 4)})
