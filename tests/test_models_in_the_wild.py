@@ -167,7 +167,7 @@ def test_gltf_vertex_colours_in_any_accessor_type_are_drawn_as_given(gl_context,
 
 def test_what_a_gltf_asks_for_and_is_not_drawn_is_said_in_one_line(gl_context, tmp_path,
                                                                    caplog):
-    """An emissive material, KHR_texture_transform and a texture's non-repeating wrap (where
+    """An emissive texture, KHR_texture_transform and a texture's non-repeating wrap (where
     its UVs leave 0..1) were dropped without a word: the model drawn unlit, untransformed
     and tiled. Now one warning names the file and each; none for a file that has none."""
     import base64
@@ -178,7 +178,8 @@ def test_what_a_gltf_asks_for_and_is_not_drawn_is_said_in_one_line(gl_context, t
     uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode()
     square = gltf_square(tmp_path / "plain.gltf", material={"name": "matte"})
     assert centre(gl_context, square) == [255, 255, 255]
-    glowing = {"name": "lamp", "emissiveFactor": [1, 0.5, 0], "pbrMetallicRoughness": {
+    glowing = {"name": "lamp", "emissiveFactor": [1, 0.5, 0], "emissiveTexture": {
+        "index": 0}, "pbrMetallicRoughness": {
         "baseColorTexture": {"index": 0, "extensions": {"KHR_texture_transform": {
             "scale": [2, 2]}}}}}
     path = gltf_square(tmp_path / "lamp.gltf", material=glowing, images=[{"uri": uri}],
@@ -187,8 +188,8 @@ def test_what_a_gltf_asks_for_and_is_not_drawn_is_said_in_one_line(gl_context, t
                        extensionsUsed=["KHR_texture_transform"])
     assert centre(gl_context, path) == [255, 255, 255]  # (no UVs: drawn as the factor)
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
-        f"{path}: drawn without its emissive colour (emissiveFactor of material 'lamp': "
-        "give the Mesh emissive= to make it glow) and its texture transforms "
+        f"{path}: drawn without its emissive textures (emissiveTexture of material 'lamp': "
+        "the material drawn without its emission) and its texture transforms "
         "(KHR_texture_transform): hfrender does not draw them"]
     caplog.clear()
     tiled = {"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}

@@ -148,7 +148,8 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                         "bright bokeh disc; values past 1 in EXR) and is clipped only in the "
                         "finished frame; auto (default): on for EXR outputs and for scenes "
                         "with an emissive object whose light passes white (colour x (1 + "
-                        "emissive) > 1); off: 8-bit display colour (on costs a CPU render "
+                        "emissive) > 1; a model's glTF emission too); off: 8-bit display "
+                        "colour (on costs a CPU render "
                         "about 1.25x the time)")
     m.add_argument("--dof", choices=DOF_MODES, default=None,
                    help="lens: move the camera across the aperture (exact); depth: thin-lens "

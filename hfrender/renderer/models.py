@@ -97,6 +97,7 @@ class ModelDrawer:
         for i, (_, _, texture, part) in enumerate(self._upload(geometry)):
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
+            set_uniform(prog, "u_material_emission", part.emission)
             if texture is not None:
                 texture.use(0)
                 set_uniform(prog, "u_base_texture", 0)

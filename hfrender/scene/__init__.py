@@ -254,17 +254,26 @@ class ShaderScene(Scene):
 
 def past_white(scene: Scene) -> str | None:
     """The first visible object whose light can pass white (its linear colour times ``1 +
-    emissive``: lit, plus its own light), described with where it is; ``None`` when no
-    object's can. (A surface shader of the scene's own may return more than its colour:
-    that is not seen here.)"""
+    emissive``: lit, plus its own light; a model's part, its colour so lit plus its
+    material's emission), described with where it is; ``None`` when no object's can. (A
+    surface shader of the scene's own may return more than its colour: not seen here.)"""
     if isinstance(scene, ShaderScene):
         return None
     for obj in scene.objects:
-        if drawn(obj) and obj.emissive > 0:
-            top = max(obj.linear_color()) * (1.0 + obj.emissive)
-            if top > 1.0:
-                return (f"{called(obj, scene)} with emissive {obj.emissive:g} reaches "
-                        f"{top:.3g}x white")  # (a child's place: where its parents put it)
+        if not drawn(obj):
+            continue
+        model = obj.__dict__.get("_model")  # a loaded model's (hf.Mesh.load)
+        parts = model.emitters if model is not None else []
+        if obj.emissive <= 0 and not parts:
+            continue
+        lit = max(obj.linear_color()) * (1.0 + obj.emissive)
+        top = max([lit] * (obj.emissive > 0) + [c * lit + e for c, e in parts])
+        if top > 1.0:
+            said = [f"emissive {obj.emissive:g}"] if obj.emissive > 0 else []
+            said += [f"its materials' emission (up to {max(e for _, e in parts):.3g}x "
+                     "white)"] if parts else []
+            return (f"{called(obj, scene)} with {' and '.join(said)} reaches "
+                    f"{top:.3g}x white")  # (a child's place: where its parents put it)
     return None
 
 

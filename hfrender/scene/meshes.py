@@ -4,8 +4,10 @@ Files are read with trimesh (``pip install 'hfrender[models]'``), once per proce
 Mesh holds them or they are among the last read (cached by resolved path and modification
 time), into :class:`ModelData`: parts of triangles with
 interleaved vertices (position, normal, UV, linear RGBA colour), each part with at most one
-base-colour texture. glTF node transforms are baked into the vertices; base colour factors
-multiply the vertex colours. Colour conventions follow the formats: glTF vertex colours and
+base-colour texture and one emission (a glTF material's light of its own, a uniform of its
+draw: parts are drawn one call each, and a material's emission is the same over it). glTF
+node transforms are baked into the vertices; base colour factors multiply the vertex
+colours. Colour conventions follow the formats: glTF vertex colours and
 factors are linear, PLY/OBJ vertex colours are display (sRGB) values, textures are sRGB.
 Normals come from the file where it has them (smooth shading); where it has none the
 renderer shades each triangle flat.
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.scene import model_files
-from hfrender.scene.model_colours import linear_colors, material_of, vertex_colors
+from hfrender.scene.model_colours import emission_of, linear_colors, material_of, vertex_colors
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
 from hfrender.scene.objects import Object3D
 
@@ -48,6 +50,8 @@ class Part:
     texture: np.ndarray | None  # (H, W, 4) uint8 sRGB, bottom row first (GL order)
     smooth: bool  # normals from the file; False: flat, from the triangles
     double_sided: bool  # False: back faces are culled (glTF's default)
+    # its material's light of its own, linear RGB (a glTF's emissiveFactor x strength)
+    emission: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,6 +72,13 @@ class ModelData:
         """Itself: read-only data, shared by a scene's copies (the scene checks look at other
         times with one; was: every vertex copied, 18.7 ms a 327,680-triangle model)."""
         return self
+
+    @property
+    def emitters(self) -> list[tuple[float, float]]:
+        """(brightest base colour, brightest emission), one channel each, linear, of each
+        part whose material gives light of its own (:func:`hfrender.scene.past_white`)."""
+        return [(float(p.vertices["color"][:, :3].max()), max(p.emission))
+                for p in self.parts if max(p.emission) > 0]
 
     @property
     def nbytes(self) -> int:
@@ -241,7 +252,8 @@ def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
         faces = faces[:, ::-1]
     material = getattr(mesh.visual, "material", None)
     double = not gltf or bool(getattr(material, "doubleSided", False))
-    return Part(v, faces.astype(np.uint32).ravel(), texture, normals is not None, double)
+    return Part(v, faces.astype(np.uint32).ravel(), texture, normals is not None, double,
+                emission_of(mesh.visual))
 
 
 def _cofactor(m: np.ndarray) -> np.ndarray:
@@ -254,14 +266,15 @@ def _merged(parts: list[Part]) -> list[Part]:
     groups: dict[tuple, list[Part]] = {}
     for p in parts:
         tex = None if p.texture is None else (p.texture.shape, p.texture.tobytes())
-        groups.setdefault((tex, p.smooth, p.double_sided), []).append(p)
+        groups.setdefault((tex, p.smooth, p.double_sided, p.emission), []).append(p)
     out = []
     for group in groups.values():
         offsets = np.cumsum([0] + [len(p.vertices) for p in group[:-1]])
         out.append(Part(np.concatenate([p.vertices for p in group]),
                         np.concatenate([p.indices + np.uint32(o)
                                         for p, o in zip(group, offsets, strict=True)]),
-                        group[0].texture, group[0].smooth, group[0].double_sided))
+                        group[0].texture, group[0].smooth, group[0].double_sided,
+                        group[0].emission))
     return out
 
 
@@ -270,7 +283,8 @@ class Mesh(Object3D):
     """A model loaded from a file: make it with ``hf.Mesh.load(path, **placement)``.
 
     Placed like the built-in objects (``position``, ``rotation``, ``scale``, ``emissive``,
-    ``shader``, ``opacity``); ``color`` tints the model's own colours (white: as in the file).
+    ``shader``, ``opacity``); ``color`` tints the model's own colours (white: as in the file;
+    not its glTF materials' emission, which is light of its own).
     """
 
     color: tuple = (1.0, 1.0, 1.0)

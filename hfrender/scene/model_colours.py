@@ -1,6 +1,6 @@
 """The colours a model's parts carry, as trimesh hands them over: vertex colours of any type
-to linear RGBA, a material's base colour factor, its texture (in GL's row order) and UVs
-(:mod:`hfrender.scene.meshes` reads the file)."""
+to linear RGBA, a material's base colour factor, its texture (in GL's row order) and UVs,
+its emission (:mod:`hfrender.scene.meshes` reads the file)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,16 @@ def material_of(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray 
         return factor, None, None
     rgba = _rgba(image)
     return factor, np.ascontiguousarray(rgba[::-1]), np.asarray(uv, np.float64)[:, :2]
+
+
+def emission_of(visual: Any) -> tuple[float, float, float]:
+    """A glTF material's light of its own, linear RGB: its ``emissiveFactor`` as read
+    (:func:`~hfrender.scene.model_files.as_drawn`: times its strength); an OBJ's: none."""
+    factor = getattr(getattr(visual, "material", None), "emissiveFactor", None)
+    if factor is None:
+        return (0.0, 0.0, 0.0)
+    r, g, b = (float(c) for c in np.asarray(factor, np.float64).ravel()[:3])
+    return (r, g, b)
 
 
 def _rgba(image: Any) -> np.ndarray:

@@ -4,6 +4,7 @@ trimesh could not find."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -45,15 +46,15 @@ _WRAPS = {33071: "CLAMP_TO_EDGE", 33648: "MIRRORED_REPEAT"}  # glTF's default: R
 
 def not_drawn(shown: Path, path: Path, uvs: list[np.ndarray]) -> str | None:
     """One line of what a glTF file asks for that hfrender does not draw, or None: an
-    emissive material, KHR_texture_transform, and (where the UVs ``uvs`` of its textured
+    emissive texture, KHR_texture_transform, and (where the UVs ``uvs`` of its textured
     parts leave 0..1) a wrap other than repeating. (Was: dropped without a word.)"""
     header = _header(path)
     said = []
     glowing = [f"{m.get('name', f'#{i}')!r}" for i, m in enumerate(header.get("materials", []))
-               if any(m.get("emissiveFactor", ())) or "emissiveTexture" in m]
-    if glowing:
-        said.append(f"its emissive colour (emissiveFactor of material {', '.join(glowing)}: "
-                    "give the Mesh emissive= to make it glow)")
+               if "emissiveTexture" in m]
+    if glowing:  # (its factor drawn alone would light the texture's dark parts too)
+        said.append(f"its emissive textures (emissiveTexture of material {', '.join(glowing)}: "
+                    "the material drawn without its emission)")
     if "KHR_texture_transform" in header.get("extensionsUsed", ()):
         said.append("its texture transforms (KHR_texture_transform)")
     wraps = sorted({_WRAPS[w] for s in header.get("samplers", ())
@@ -64,6 +65,34 @@ def not_drawn(shown: Path, path: Path, uvs: list[np.ndarray]) -> str | None:
         return None
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
     return f"{shown}: drawn without {listed}: hfrender does not draw them"
+
+
+def as_drawn(path: Path) -> io.BytesIO | None:
+    """The glTF file ``path`` as trimesh is to read it: each material's ``emissiveFactor``
+    times its ``KHR_materials_emissive_strength`` (which trimesh drops), and none where it
+    has an ``emissiveTexture`` (not drawn; its factor alone would light the texture's dark
+    parts too: Blender writes 1, 1, 1 beside one). None where no material has either."""
+    header = _header(path)
+    changed = [m for m in header.get("materials", ()) if "emissiveFactor" in m and (
+        "emissiveTexture" in m or "KHR_materials_emissive_strength" in m.get("extensions", {}))]
+    if not changed:
+        return None
+    for m in changed:
+        strength = 0.0 if "emissiveTexture" in m else m["extensions"][
+            "KHR_materials_emissive_strength"].get("emissiveStrength", 1.0)
+        if isinstance(strength, bool) or not isinstance(strength, (int, float)) or \
+                not 0.0 <= strength < float("inf"):
+            raise ValueError(f"material {m.get('name', '?')!r}: emissiveStrength {strength!r} "
+                             "is not a number of 0 or more")
+        m["emissiveFactor"] = [float(c) * strength for c in m["emissiveFactor"]]
+    text = json.dumps(header).encode()
+    if path.suffix.lower() == ".gltf":
+        return io.BytesIO(text)
+    data = path.read_bytes()  # a .glb: its JSON chunk replaced, padded to 4 bytes
+    text += b" " * (-len(text) % 4)
+    rest = data[20 + int.from_bytes(data[12:16], "little"):]
+    return io.BytesIO(data[:8] + (20 + len(text) + len(rest)).to_bytes(4, "little") +
+                      len(text).to_bytes(4, "little") + data[16:20] + text + rest)
 
 
 def _header(path: Path) -> dict:
@@ -145,7 +174,7 @@ def read_scene(trimesh: Any, path: Path) -> tuple[Any, Any]:
     if kind not in (".glb", ".gltf"):
         return trimesh.load_scene(str(path), process=False, resolver=finder), finder
     load = trimesh.exchange.gltf.load_glb if kind == ".glb" else trimesh.exchange.gltf.load_gltf
-    with path.open("rb") as f:
+    with as_drawn(path) or path.open("rb") as f:
         parsed = load(file_obj=f, resolver=finder)
     for kwargs in parsed.get("geometry", {}).values():
         colors = kwargs.get("vertex_colors")

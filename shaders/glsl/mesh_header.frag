@@ -27,6 +27,8 @@ flat in float v_opacity;
 uniform sampler2D u_base_texture;  // sRGB: the sampler decodes it to linear light
 uniform int u_textured;
 uniform int u_flat_normals;        // the file has no normals: shade each triangle flat
+uniform vec3 u_material_emission;  // the part's material's own light, linear (its glTF
+                                   // emissiveFactor x strength; untinted by u_color)
 centroid in vec2 v_uv;
 centroid in vec4 v_color;                   // linear, the material's base colour factor included
 #endif
