@@ -88,7 +88,7 @@ def test_a_models_texture_and_material_are_scene_files(tmp_path):
     refused by --resume, and --ray refuses one outside the scene's folder (was: the model
     file alone; the texture, read from ../textures/, drawn white on workers that lack it)."""
     from hfrender.config import ConfigError
-    from hfrender.engine.cluster import _files_inside
+    from hfrender.engine.files_read import files_inside
     from hfrender.scene.sources import asset_files
 
     (tmp_path / "textures").mkdir()
@@ -103,7 +103,7 @@ def test_a_models_texture_and_material_are_scene_files(tmp_path):
                                          tmp_path / "shot" / "m.mtl",
                                          tmp_path / "textures" / "t.png"])
     with pytest.raises(ConfigError) as info:
-        _files_inside(scene, tmp_path / "shot")
+        files_inside(scene, tmp_path / "shot")
     assert str(info.value) == (
         f"--ray: the scene loads {tmp_path / 'textures' / 't.png'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
@@ -112,7 +112,7 @@ def test_a_models_texture_and_material_are_scene_files(tmp_path):
     (tmp_path / "shot" / "m.mtl").write_text("newmtl m\nmap_Kd t.png\n")
     inside = make_scene(hf.Mesh.load(tmp_path / "shot" / "m.obj"))
     inside.setup()
-    assert _files_inside(inside, tmp_path / "shot") is None
+    assert files_inside(inside, tmp_path / "shot") is None
 
 
 def gltf_square(path, colors=None, material=None, uv=None, **extra):

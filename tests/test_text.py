@@ -275,7 +275,7 @@ def test_ray_refuses_a_font_outside_the_scenes_folder(tmp_path):
     models, pictures and common file were: two lists of the scene's files), and the
     workers would not find it."""
     from hfrender.config import ConfigError
-    from hfrender.engine.cluster import _files_inside
+    from hfrender.engine.files_read import files_inside
     from hfrender.scene.loader import load_scene
 
     if not DEJAVU.is_file():
@@ -288,7 +288,7 @@ def test_ray_refuses_a_font_outside_the_scenes_folder(tmp_path):
     scene = load_scene(str(tmp_path / "shot" / "fonted.py"))
     scene.setup()
     with pytest.raises(ConfigError) as info:
-        _files_inside(scene, tmp_path / "shot")
+        files_inside(scene, tmp_path / "shot")
     assert str(info.value) == (
         f"--ray: the scene loads {tmp_path / 'mine.ttf'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "

@@ -30,6 +30,7 @@ import numpy as np
 from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
+from hfrender.engine.files_read import files_inside, with_chunk_files, with_later_files
 from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import Gate, collect, taken, task_ids
 from hfrender.errors import InputError
@@ -121,24 +122,6 @@ def _local_only(config: RenderConfig) -> None:
                           "without --ray")
 
 
-def _files_inside(scene: Any, folder: Path) -> None:
-    """The files the scene read in setup() (:func:`~hfrender.scene.sources.read_files`:
-    models and theirs, fonts, a shader's pictures and common file) must lie in its folder,
-    the one sent to the workers (one line, before any work; was: every chunk failed,
-    "model file not found", naming the worker's temporary copy)."""
-    from hfrender.scene.sources import read_files
-
-    for path, kind in read_files(scene):
-        within = path.is_relative_to(folder)
-        hidden = within and any(p.startswith(".") for p in path.relative_to(folder).parts)
-        if not within or hidden:  # hidden folders are not sent either (scene_files)
-            where = (f"in a hidden folder of {folder}, which is not sent" if hidden else
-                     f"outside its folder {folder}")
-            raise ConfigError(f"--ray: the scene loads {path}, {where} (only that folder, "
-                              f"hidden files left out, goes to the workers); put the {kind} "
-                              "in it, or render without --ray")
-
-
 class ClusterRender:
     """A render of ``scene_file`` into ``config.output``, its chunks run on Ray."""
 
@@ -182,7 +165,7 @@ class ClusterRender:
         self.scene = scene  # (a batch records the files it read)
         _local_only(resolve_transparent(config, scene))
         config = resolve_samples(config, scene)  # (said here, not in the workers' logs)
-        _files_inside(scene, self.scene_file.resolve().parent)
+        files_inside(scene, self.scene_file.resolve().parent)
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
@@ -205,6 +188,7 @@ class ClusterRender:
         # as given (auto too): a local --resume of the same command must find them equal
         self.settings = output_settings(self.scene_file, config.with_(hdr=given),
                                         config.backend, dof, whole, "ray", scene)  # as here
+        with_later_files(self.settings, config.output, self.scene_file)  # (its chunks' files)
         return self
 
     def _manifest(self) -> Manifest:
@@ -271,13 +255,16 @@ class ClusterRender:
         self._done = sum(seg["count"] for seg in self.manifest.segments)
         if self.progress is not None:  # a bar from the start (the segments kept, of all)
             self.progress(self._done, self.total)
+        known = self.settings.get("scene_files")  # (not hashed again by the workers)
         return [task(files, self.scene_file.name, self.scene_name, config, first, count,
-                            self.segment_frames)
+                     self.segment_frames, known)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]
 
     def accept(self, chunk: dict) -> None:
-        """A chunk that came back: checked, kept, recorded; progress."""
+        """A chunk that came back: checked, kept, recorded (the files its scene read named
+        in the manifest first: a late font's, for --resume); progress."""
+        self.manifest.settings = with_chunk_files(self.manifest.settings, chunk.get("files"))
         if self.sequence:
             self._keep_frames(chunk)
         else:

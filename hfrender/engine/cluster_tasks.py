@@ -16,6 +16,7 @@ from hfrender.frame_range import start_of
 from hfrender.io.encoding import Encoding
 from hfrender.io.segments import open_segment, segment_name
 from hfrender.io.writers import check_output
+from hfrender.scene.sources import scene_assets
 
 
 def _task_gpu() -> int | None:
@@ -45,9 +46,9 @@ def task_config(config: dict) -> RenderConfig:
 
 
 def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
-                   first: int, count: int, gop: int) -> dict:
+                   first: int, count: int, gop: int, known: dict | None = None) -> dict:
     """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
-    sequence's chunk); their bytes and one checksum."""
+    sequence's chunk); their bytes and one checksum (and :func:`_figures`)."""
     from hfrender.engine.render import RenderJob
     from hfrender.io.frame_marks import sequence_id
     from hfrender.io.images import png8_bytes
@@ -57,25 +58,31 @@ def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, c
     with chunk_dir() as tmp:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
-        stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                          first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
-                          gl_device=_task_gpu(), stop=chunk_stop.check).prepare().run()
+        job = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                        first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
+                        gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
+        figures = _figures(job, job.run(), known)
     mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
     pngs = [png8_bytes(frame, mark) for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
-            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest(), **_figures(stats)}
+            "sha256": hashlib.sha256(b"".join(pngs)).hexdigest(), **figures}
 
 
-def _figures(stats: object) -> dict:
+def _figures(job: object, stats: object, known: dict | None) -> dict:
     """A chunk's figures for the driver's summary: sub-frames drawn, hyperframes split for
-    memory."""
-    return {"subframes": stats.subframes, "retries": stats.retries}
+    memory; and the files its scene read (``files``: sha256 by name, relative to the
+    scene's folder where inside it, as :func:`.scene_assets` gives them; those ``known``,
+    the driver's, not read again), a font ``update(t)`` gave at these frames alone too: the
+    driver's manifest names them before it keeps the chunk's frames, for ``--resume``
+    (was: only those of ``setup()``)."""
+    return {"subframes": stats.subframes, "retries": stats.retries,
+            "files": scene_assets(job.scene, known)}
 
 
 def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
-                  first: int, count: int, gop: int) -> dict:
+                  first: int, count: int, gop: int, known: dict | None = None) -> dict:
     """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
-    1`` rendered as one segment; its bytes and checksum."""
+    1`` rendered as one segment; its bytes and checksum (and :func:`_figures`)."""
     from hfrender.engine.render import RenderJob
 
     cfg = task_config(config)
@@ -87,12 +94,13 @@ def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, co
         writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
                               frames_format(cfg), encoding=Encoding.of(cfg))
         try:  # ``first`` counts from the output's first frame (--frames: the range's)
-            stats = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
-                              first_frame=start_of(cfg.frames) + first, count=count,
-                              writer=writer, gl_device=_task_gpu(),
-                              stop=chunk_stop.check).prepare().run()
+            job = RenderJob(Path(tmp) / scene, cfg, scene_name=scene_name,
+                            first_frame=start_of(cfg.frames) + first, count=count,
+                            writer=writer, gl_device=_task_gpu(),
+                            stop=chunk_stop.check).prepare()
+            stats = job.run()
         finally:
             writer.close()
         return {"first": first, "count": count, "data": path.read_bytes(),
                 "sha256": sha256_file(path), "gl": stats.gl_renderer,
-                "backend": stats.backend, **_figures(stats)}
+                "backend": stats.backend, **_figures(job, stats, known)}

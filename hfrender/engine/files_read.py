@@ -1,7 +1,8 @@
 """The files a render's scene read by the end of what it has made, for ``--resume``: a font
 or surface shader that ``update(t)`` gives from t = 1 s on counts from the first
 hyperframe drawn with it (was: only those of the render's first two frames were checked,
-and a resumed video mixed an old and a changed font)."""
+and a resumed video mixed an old and a changed font); on Ray, those each chunk's scene read
+(:func:`with_chunk_files`), and what may be sent to the workers (:func:`files_inside`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.checksum import sha256_file
+from hfrender.config import ConfigError
 from hfrender.errors import InputError
 from hfrender.io.resume import kept_work
 from hfrender.io.segments import Manifest
-from hfrender.scene.sources import scene_assets
+from hfrender.scene.sources import read_files, scene_assets
 
 
 class FilesRead:
@@ -53,3 +55,30 @@ def with_later_files(settings: dict, output: str, scene_file: str | Path) -> Non
             mine[name] = sha256_file(root / name)
     if mine:
         settings["scene_files"] = dict(sorted(mine.items()))
+
+
+def with_chunk_files(settings: dict, files: dict[str, str] | None) -> dict:
+    """``settings`` (a Ray render's manifest's) given the files a chunk's scene read
+    (``files``: its worker's :func:`.scene_assets`, names relative to the scene's folder),
+    where it read one they do not name yet (else they themselves). Those named keep their
+    sha256 (the first a run recorded)."""
+    known = settings.get("scene_files") or {}
+    if (files or {}).keys() <= known.keys():
+        return settings
+    return {**settings, "scene_files": dict(sorted({**files, **known}.items()))}
+
+
+def files_inside(scene: Any, folder: Path) -> None:
+    """The files the scene read in setup() (:func:`~hfrender.scene.sources.read_files`:
+    models and theirs, fonts, a shader's pictures and common file) must lie in its folder,
+    the one sent to the workers (one line, before any work; was: every chunk failed,
+    "model file not found", naming the worker's temporary copy)."""
+    for path, kind in read_files(scene):
+        within = path.is_relative_to(folder)
+        hidden = within and any(p.startswith(".") for p in path.relative_to(folder).parts)
+        if not within or hidden:  # hidden folders are not sent either (scene_files)
+            where = (f"in a hidden folder of {folder}, which is not sent" if hidden else
+                     f"outside its folder {folder}")
+            raise ConfigError(f"--ray: the scene loads {path}, {where} (only that folder, "
+                              f"hidden files left out, goes to the workers); put the {kind} "
+                              "in it, or render without --ray")

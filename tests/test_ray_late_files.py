@@ -1,0 +1,82 @@
+"""On Ray, the files a scene reads after setup() (a font update(t) gives from t = 1 s on):
+each chunk says which its scene read, and the driver's manifest names them before it keeps
+the chunk's segment, so a changed one is seen by --resume (was: only setup()'s were named,
+and a resumed render mixed two fonts); one outside the scene's folder (not sent to the
+workers) is refused in one line."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+from hfrender.engine import cluster
+from hfrender.io.segments import work_dir
+
+pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
+pytestmark = pytest.mark.usefixtures("gl_context")
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+MONO = DEJAVU.with_name("DejaVuSansMono.ttf")
+ARGS = ["--size", "32x18", "--samples", "1", "--fps", "8", "--granularity", "8", "--quiet"]
+FONTS = """import hfrender as hf
+
+class Fonts(hf.Scene):
+    duration = 3.0
+
+    def setup(self):
+        self.word = self.add(hf.Text("Hg", font="one.ttf", height=1.0))
+        self.camera.position = (0, 0, 4)
+
+    def update(self, t):
+        self.word.font = LATE if WHEN else "one.ttf"
+"""
+REFUSED = ("hfrender: error: --resume: the settings changed since the interrupted render "
+           "(the scene's file two.ttf changed); render without --resume to start over\n")
+
+
+def scene(folder, late="'two.ttf'", when="t >= 1"):
+    """The scene (its Text in one.ttf, in ``late`` when ``when``), its fonts alike."""
+    if not (DEJAVU.is_file() and MONO.is_file()):
+        pytest.skip("no DejaVu fonts on this machine")
+    folder.mkdir(exist_ok=True)
+    shutil.copy(DEJAVU, folder / "one.ttf")
+    shutil.copy(DEJAVU, folder / "two.ttf")
+    path = folder / "fonts.py"
+    path.write_text(FONTS.replace("LATE", late).replace("WHEN", when))
+    return path
+
+
+def test_a_ray_renders_manifest_names_a_late_font_and_resume_sees_it_changed(
+        local_ray, tmp_path, monkeypatch, capsys):
+    """Stopped before the join (every segment kept): the manifest names two.ttf, which the
+    chunks of frames 8-23 read; changed, a local --resume is refused in the local line (was:
+    the segments joined, two fonts mixed); as it was, --ray goes on from every segment."""
+    path, out = scene(tmp_path), tmp_path / "o.mp4"
+    args = ["render", str(path), "-o", str(out), *ARGS]
+
+    def stopped(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster.ClusterRender, "finish", stopped)
+    assert main([*args, "--ray"]) == 130
+    monkeypatch.undo()
+    kept = json.loads((work_dir(out) / "manifest.json").read_text())
+    assert [s["count"] for s in kept["segments"]] == [8, 8, 8]
+    assert sorted(kept["settings"]["scene_files"]) == ["one.ttf", "two.ttf"]
+    shutil.copy(MONO, tmp_path / "two.ttf")
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 2
+    assert capsys.readouterr().err == REFUSED
+    assert not out.exists() and (work_dir(out) / "manifest.json").is_file()
+    shutil.copy(DEJAVU, tmp_path / "two.ttf")  # as it was: the same command goes on
+    stats = cluster.ClusterRender(path, _config(out)).prepare().run()
+    assert (stats.segments_reused, stats.segments_made) == (3, 0) and out.is_file()
+
+
+def _config(out):
+    from hfrender.config import RenderConfig
+
+    return RenderConfig(output=str(out), size=(32, 18), samples=1, fps=8, granularity=8,
+                        quiet=True)
