@@ -80,3 +80,47 @@ def _config(out):
 
     return RenderConfig(output=str(out), size=(32, 18), samples=1, fps=8, granularity=8,
                         quiet=True)
+
+
+def _outside(tmp_path, when):
+    """The scene in tmp_path/shot, its Text in tmp_path/fonts/late.ttf (outside its
+    folder, not sent to the workers) ``when``: the line refusing it, up to its kind."""
+    (tmp_path / "fonts").mkdir()
+    late = tmp_path / "fonts" / "late.ttf"
+    shutil.copy(DEJAVU, late)
+    path = scene(tmp_path / "shot", repr(str(late)), when)
+    return path, f"hfrender: error: --ray: the scene loads {late}"
+
+
+def test_a_late_font_outside_the_scenes_folder_is_refused_before_any_work(local_ray,
+                                                                        tmp_path, capsys):
+    """A font update(t) gives from t = 1 s on from outside the scene's folder (was drawn,
+    where the workers had the file: on a cluster they would not): refused at once, as one
+    setup() gives, nothing made."""
+    path, line = _outside(tmp_path, "t >= 1")
+    out = tmp_path / "shot" / "o.mp4"
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--ray"]) == 2
+    assert capsys.readouterr().err == (
+        f"{line}, outside its folder {tmp_path / 'shot'} (only that folder, hidden files left "
+        "out, goes to the workers); put the font in it, or render without --ray\n")
+    assert sorted(f.name for f in out.parent.iterdir()) == ["fonts.py", "one.ttf", "two.ttf"]
+
+
+def test_a_font_outside_given_between_the_drivers_looks_is_refused_with_its_chunk(
+        local_ray, tmp_path, capsys):
+    """Given at frame 9 alone (t = 1.125 s; the driver looks at frames 0, 3, 7, 10, ...):
+    the chunk of frames 8-15 says its scene read it, and the run stops in one line naming
+    it before that chunk is kept (was: drawn, the worker having the file)."""
+    path, line = _outside(tmp_path, "1.1 <= t < 1.2")
+    out = tmp_path / "shot" / "o.mp4"
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--ray"]) == 2
+    assert capsys.readouterr().err == (
+        f"{line} in update(t) (at frames 8..15), outside its folder {tmp_path / 'shot'} (only "
+        "that folder, hidden files left out, goes to the workers); put the file in it, or "
+        "render without --ray\n")
+    assert not out.exists()
+    manifest = work_dir(out) / "manifest.json"
+    if manifest.is_file():  # the other chunks' segments, kept for the next run
+        kept = json.loads(manifest.read_text())
+        assert 8 not in [s["first"] for s in kept["segments"]]
+        assert sorted(kept["settings"]["scene_files"]) == ["one.ttf"]

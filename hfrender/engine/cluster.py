@@ -146,7 +146,7 @@ class ClusterRender:
         from hfrender.engine.render_setup import keyframe_interval, output_settings, schedule_for
         from hfrender.renderer.shadertoy import shader_notes
         from hfrender.scene.loader import load_scene
-        from hfrender.scene.ready import first_look, set_up
+        from hfrender.scene.ready import first_look, looked_over, set_up
 
         config = self.config
         self.sequence = is_sequence(config.output)
@@ -165,13 +165,14 @@ class ClusterRender:
         self.scene = scene  # (a batch records the files it read)
         _local_only(resolve_transparent(config, scene))
         config = resolve_samples(config, scene)  # (said here, not in the workers' logs)
-        files_inside(scene, self.scene_file.resolve().parent)
         shader_notes(config, scene)  # here, where the user sees it (not the workers' logs)
         whole = config.frame_count(scene.duration)
         self.first, self.total = resolve(config.frames, whole, config.fps)  # chunks from first
         check_frames_there(config.output, self.first, self.total)
-        first_look(scene, self.first, config.fps, config.size,  # said once, here
-                   self.first + self.total - 1)
+        last = self.first + self.total - 1
+        first_look(scene, self.first, config.fps, config.size, last)  # said once, here
+        files_inside(looked_over(scene, self.first, last, config.fps),  # (a late font too;
+                     self.scene_file.resolve().parent)  # those between: accept's)
         plan = PlanStream(schedule_for(config, scene.camera.aperture_blades), 0, self.total)
         dof = resolve_dof(config.dof, scene, self.first, config.fps)
         hdr, self.stats.hdr_why = deep_output.resolve_hdr(config.hdr, config.output, scene,
@@ -264,7 +265,10 @@ class ClusterRender:
     def accept(self, chunk: dict) -> None:
         """A chunk that came back: checked, kept, recorded (the files its scene read named
         in the manifest first: a late font's, for --resume); progress."""
-        self.manifest.settings = with_chunk_files(self.manifest.settings, chunk.get("files"))
+        a = self.first + chunk["first"]  # (its output frames, named where refused)
+        self.manifest.settings = with_chunk_files(self.manifest.settings, chunk.get("files"),
+                                                  self.scene_file.resolve().parent,
+                                                  f"frames {a}..{a + chunk['count'] - 1}")
         if self.sequence:
             self._keep_frames(chunk)
         else:

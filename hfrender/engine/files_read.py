@@ -57,28 +57,42 @@ def with_later_files(settings: dict, output: str, scene_file: str | Path) -> Non
         settings["scene_files"] = dict(sorted(mine.items()))
 
 
-def with_chunk_files(settings: dict, files: dict[str, str] | None) -> dict:
+def with_chunk_files(settings: dict, files: dict[str, str] | None, folder: Path,
+                     frames: str) -> dict:
     """``settings`` (a Ray render's manifest's) given the files a chunk's scene read
     (``files``: its worker's :func:`.scene_assets`, names relative to the scene's folder),
     where it read one they do not name yet (else they themselves). Those named keep their
-    sha256 (the first a run recorded)."""
+    sha256 (the first a run recorded). One outside ``folder`` (a whole path: a font
+    ``update(t)`` gave at the chunk's ``frames`` alone, which a worker elsewhere lacks) is
+    refused in one line, before the chunk is kept (was: drawn where the worker had it)."""
+    files = files or {}
+    outside = next((Path(n) for n in files if Path(n).is_absolute()), None)
+    if outside is not None:
+        raise _not_sent(outside, f"in update(t) (at {frames})", folder, "file")
     known = settings.get("scene_files") or {}
-    if (files or {}).keys() <= known.keys():
+    if files.keys() <= known.keys():
         return settings
     return {**settings, "scene_files": dict(sorted({**files, **known}.items()))}
 
 
 def files_inside(scene: Any, folder: Path) -> None:
-    """The files the scene read in setup() (:func:`~hfrender.scene.sources.read_files`:
-    models and theirs, fonts, a shader's pictures and common file) must lie in its folder,
-    the one sent to the workers (one line, before any work; was: every chunk failed,
-    "model file not found", naming the worker's temporary copy)."""
+    """The files the scene reads (:func:`~hfrender.scene.sources.read_files`: models and
+    theirs, fonts, a shader's pictures and common file; a look's copy's, those ``update(t)``
+    gives too: :func:`~hfrender.scene.ready.looked_over`) must lie in its folder, the one
+    sent to the workers (one line, before any work; was: every chunk failed, "model file not
+    found", naming the worker's temporary copy)."""
     for path, kind in read_files(scene):
         within = path.is_relative_to(folder)
         hidden = within and any(p.startswith(".") for p in path.relative_to(folder).parts)
         if not within or hidden:  # hidden folders are not sent either (scene_files)
-            where = (f"in a hidden folder of {folder}, which is not sent" if hidden else
-                     f"outside its folder {folder}")
-            raise ConfigError(f"--ray: the scene loads {path}, {where} (only that folder, "
-                              f"hidden files left out, goes to the workers); put the {kind} "
-                              "in it, or render without --ray")
+            raise _not_sent(path, "", folder, kind, hidden)
+
+
+def _not_sent(path: Path, when: str, folder: Path, kind: str, hidden: bool = False
+              ) -> ConfigError:
+    """The line refusing a file the scene reads that is not sent to Ray's workers."""
+    where = (f"in a hidden folder of {folder}, which is not sent" if hidden else
+             f"outside its folder {folder}")
+    return ConfigError(f"--ray: the scene loads {path}{' ' + when if when else ''}, {where} "
+                       "(only that folder, hidden files left out, goes to the workers); put "
+                       f"the {kind} in it, or render without --ray")

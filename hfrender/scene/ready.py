@@ -33,7 +33,7 @@ from hfrender.color import shown
 from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
-from hfrender.scene.key_times import reads_keys, say_keys_past_end
+from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import lineage
@@ -202,6 +202,25 @@ def _say_set_up_apart(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]]
                 "not agree (a jump where chunks meet): seed the random numbers drawn there "
                 "(random.Random(1), np.random.default_rng(1))",
                 Path(scene.source_path).name, what, shown(a), shown(b))
+
+
+def looked_over(scene: Scene, first: int, last: int, fps: float) -> Scene:
+    """A copy of ``scene`` whose ``update(t)`` ran at :data:`.key_times.SPREAD` output
+    frames spread over ``first`` .. ``last`` (both among them): the files it read there
+    (a font given from t = 1 s on; :func:`.sources.read_files`) are its own, the scene
+    drawn never seeing those times. A look, not every time: one given between two of them
+    alone is not seen. The scene itself where there is nothing to look at (a shader scene)
+    or it cannot be copied; a time ``update`` refuses is passed over (the render says it)."""
+    seen = None if isinstance(scene, ShaderScene) else _copy(scene)
+    if seen is None:
+        return scene
+    frames = dict.fromkeys(round(first + (last - first) * i / (SPREAD - 1))
+                           for i in range(SPREAD))
+    with silenced():  # (its prints said at the frames drawn)
+        for k in frames:
+            with contextlib.suppress(SceneError, SceneUpdateError):
+                call_scene(seen, "update(t)", seen.update, k / fps, t=k / fps, frame=k)
+    return seen
 
 
 def _copy(scene: Scene) -> Scene | None:
