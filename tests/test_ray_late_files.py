@@ -124,3 +124,25 @@ def test_a_font_outside_given_between_the_drivers_looks_is_refused_with_its_chun
         kept = json.loads(manifest.read_text())
         assert 8 not in [s["first"] for s in kept["segments"]]
         assert sorted(kept["settings"]["scene_files"]) == ["one.ttf"]
+
+
+def test_a_ray_batch_job_is_made_again_when_a_font_only_its_chunks_read_changed(
+        local_ray, tmp_path):
+    """A font update(t) gives for 1 <= t < 2 alone, which the driver's scene never drew:
+    the job's record stamps it from its chunks' word (was: changed, the job stayed up to
+    date)."""
+    import json
+
+    scene(tmp_path, "'two.ttf'", "1 <= t < 2")
+    (tmp_path / "jobs.toml").write_text(
+        '[[job]]\nname = "f"\nscene = "fonts.py"\noutput = "o.mp4"\nsize = "32x18"\n'
+        'samples = 1\nfps = 8\n')
+
+    def status():
+        assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--quiet", "--summary",
+                     str(tmp_path / "r.json")]) == 0
+        return json.loads((tmp_path / "r.json").read_text())[0]["status"]
+
+    assert status() == "done" and status() == "up-to-date"
+    shutil.copy(MONO, tmp_path / "two.ttf")
+    assert status() == "done"

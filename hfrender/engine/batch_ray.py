@@ -14,6 +14,7 @@ from typing import Any
 
 from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, run_job
+from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_run import assets_of, hold, output_folders
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
@@ -294,5 +295,19 @@ def _finish(i: int, job: BatchJob, entry: _OnCluster, state: BatchState,
                        stats.segments_made, stats.segments_reused,
                        stats.retries + stats.reruns,
                        time.perf_counter() - t0, str(job.output), frames_made=stats.frames_made)
-    state.record(job, result.frames, entry.assets)  # its files' stamps, as a job here
+    state.record(job, result.frames,  # its files' stamps, as a job here
+                 {**_read_by_chunks(render), **(entry.assets or {})})
     done(i, result)  # records them (were none on Ray: a changed picture left it up to date)
+
+
+def _read_by_chunks(render: Any) -> dict:
+    """The stamps of the files a render job's chunks said their scenes read (its manifest's
+    ``scene_files``), by path as :func:`.assets_of` gives them: a font ``update(t)`` gave at
+    some frames alone, which the driver's scene never drew (was left out: changed, the job
+    stayed up to date)."""
+    manifest = getattr(render, "manifest", None)
+    if not isinstance(render, ClusterRender) or manifest is None:
+        return {}
+    root = render.scene_file.resolve().parent
+    return {str(root / name): stamp(root / name) for name in
+            manifest.settings.get("scene_files") or {}}
