@@ -370,8 +370,7 @@ class RenderJob:
         self.stats.device_to_host_bytes += host_bytes
         if hyper is not None:
             self._submit(engine, hyper)
-        if self.preview is not None and not self.preview.show():
-            # said (was: at -v alone; a plain "interrupted" followed, as if Ctrl-C was pressed)
+        if self.preview is not None and not self.preview.show():  # (was said at -v alone)
             log.warning("the preview window was closed: the render stops, as at a Ctrl-C")
             raise KeyboardInterrupt
 
