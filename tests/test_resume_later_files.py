@@ -146,6 +146,26 @@ def test_a_surface_shader_update_gives_later_is_one_of_the_scenes_files(tmp_path
     assert list(scene_assets(scene)) == ["glow.glsl"]
 
 
+
+def test_shaders_given_as_a_name_and_as_a_path_are_both_the_scenes_files(tmp_path):
+    """One object's shader a name ('glow.glsl'), another's a Path (both taken): each is
+    one of the scene's files (was: TypeError comparing a str with a PosixPath, every
+    render to a video or with --resume of such a scene failed)."""
+    from hfrender.scene.loader import load_scene
+    from hfrender.scene.sources import asset_files, scene_assets
+
+    for name in ("glow.glsl", "toon.glsl"):
+        (tmp_path / name).write_text(
+            "vec3 shade(vec3 normal, vec3 world, vec3 color) { return color; }\n")
+    (tmp_path / "both.py").write_text(
+        "from pathlib import Path\nimport hfrender as hf\n\nclass Both(hf.Scene):\n"
+        "    def setup(self):\n        self.add(hf.Sphere(shader='glow.glsl'))\n"
+        "        self.add(hf.Cube(shader=Path(__file__).parent / 'toon.glsl'))\n")
+    scene = load_scene(str(tmp_path / "both.py"))
+    scene.setup()
+    assert asset_files(scene) == [(tmp_path / n).resolve() for n in ("glow.glsl", "toon.glsl")]
+    assert list(scene_assets(scene)) == ["glow.glsl", "toon.glsl"]
+
 def test_each_file_of_the_scene_is_read_once_a_run(fonts, monkeypatch):
     """The files read later are looked for as each hyperframe is handed over, but each is
     read (hashed) once a run: one.ttf as the render begins, two.ttf once it is given."""

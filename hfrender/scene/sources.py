@@ -124,7 +124,8 @@ def asset_files(scene: object) -> list[Path]:
     for obj in getattr(scene, "objects", []):  # each shader it was given: update(t)'s too
         given.add(getattr(obj, "shader", None))
         given.update(getattr(obj, "__dict__", {}).get("_shaders", ()))
-    for shader in sorted(s for s in given if s) if root is not None else ():
+    # (a name or a Path, each taken: sorted as text, a str and a Path not comparable)
+    for shader in sorted((s for s in given if s), key=str) if root is not None else ():
         own = next((f for f in surface_files(shader, root) if f.is_file()), None)
         if own is not None:
             found.add(own.resolve())
