@@ -14,6 +14,7 @@ from render_helpers import decode_video
 
 import hfrender as hf
 from hfrender.cli import main
+from hfrender.renderer.contexts import GLContext
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 BAR = str(Path(__file__).parent / "data" / "bar.frag")
@@ -258,6 +259,37 @@ def test_the_callers_own_gl_context_is_current_again_after_a_call():
         assert (pixels == (0, 255, 0)).all() and ctx.error == "GL_NO_ERROR"
     finally:
         ctx.release()
+
+
+def test_calls_in_a_row_leave_no_dead_context_current():
+    """Without a caller's context, hfrender's own is left current by none once released (was:
+    left current, destroyed only in name, then taken by the next call for the caller's and
+    made current again at its end: EGL_BAD_CONTEXT)."""
+    import ctypes
+
+    from hfrender.renderer.contexts import _egl
+
+    egl = _egl()
+    egl.eglGetError.restype = ctypes.c_int
+    for _ in range(3):
+        hf.still(BAR, t=0.03, size="64x16", samples=1)
+        assert (egl.eglGetCurrentContext(), egl.eglGetError()) == (None, 0x3000)  # SUCCESS
+
+
+_RELEASE = GLContext.release  # (as defined: the GL tests' fixture wraps it with its checks)
+
+
+def test_the_callers_context_comes_back_where_the_release_fails():
+    """A release that raises (after a CUDA fault) still makes the caller's context current."""
+    class Failing:
+        def release(self):
+            raise RuntimeError("a CUDA fault")
+
+    back = []
+    made = GLContext("egl", Failing(), before=lambda: back.append(True))
+    with pytest.raises(RuntimeError, match="a CUDA fault"):
+        _RELEASE(made)
+    assert back == [True] and made.before is None
 
 
 @pytest.mark.parametrize("dof", ["lens", "depth"])

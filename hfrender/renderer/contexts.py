@@ -33,16 +33,18 @@ class GLContext:
         return f"{self.ctx.info['GL_RENDERER']} (OpenGL {self.ctx.info['GL_VERSION']})"
 
     def release(self) -> None:
-        self.ctx.release()
-        if self.window is not None:
-            import glfw
+        try:
+            self.ctx.release()
+            if self.window is not None:
+                import glfw
 
-            glfw.destroy_window(self.window)
-            glfw.terminate()  # let go of the display: the next window may be on another
-            self.window = None
-        if self.before is not None:  # the caller's own (was: its moderngl drew nowhere after)
-            self.before()
-            self.before = None
+                glfw.destroy_window(self.window)
+                glfw.terminate()  # let go of the display: the next window may be on another
+                self.window = None
+        finally:  # (also where a release failed: after a CUDA fault)
+            if self.before is not None:  # the caller's context current again (was: its
+                self.before()  # moderngl drew nowhere after), else none: not a dead one
+                self.before = None
 
 
 def resolve_name(name: str | None = None) -> str:
@@ -100,7 +102,8 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
     With ``cuda_device``, the EGL context is made on that GPU (for GL-CUDA interop).
     """
     name = resolve_name(name)
-    before = _current_egl()
+    egl = _egl()
+    before = _current_egl(egl)
     try:
         import moderngl
     except ImportError as exc:  # a runtime dependency, but say so clearly
@@ -118,16 +121,14 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
             raise ContextUnavailable(
                 f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
                 "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
-        return GLContext("egl", ctx, before=before)
+        return GLContext("egl", ctx, before=before or _unbinding(egl))
     made = _glfw_context(moderngl, size, visible, title)
     made.before = before
     return made
 
 
-def _current_egl() -> Any:
-    """What makes this thread's current EGL context current again (one its caller made, a
-    moderngl standalone context, which hfrender's own replaces as it is made current), or
-    None where there is none."""
+def _egl() -> Any:
+    """libEGL through ctypes, its calls typed (None where there is none)."""
     import ctypes
 
     try:
@@ -138,12 +139,33 @@ def _current_egl() -> Any:
                      (egl.eglGetCurrentSurface, [ctypes.c_int]),
                      (egl.eglMakeCurrent, [ctypes.c_void_p] * 4)):
         fn.restype, fn.argtypes = ctypes.c_void_p, args
-    context = egl.eglGetCurrentContext()
+    return egl
+
+
+def _current_egl(egl: Any) -> Any:
+    """What makes this thread's current EGL context current again (one its caller made, a
+    moderngl standalone context, which hfrender's own replaces as it is made current), or
+    None where there is none."""
+    context = egl.eglGetCurrentContext() if egl is not None else None
     if not context:
         return None
     made = (egl.eglGetCurrentDisplay(), egl.eglGetCurrentSurface(EGL_DRAW),
             egl.eglGetCurrentSurface(EGL_READ), context)
     return lambda: egl.eglMakeCurrent(*made)
+
+
+def _unbinding(egl: Any) -> Any:
+    """What leaves no EGL context current once hfrender's own (current now, just made) is
+    released, so that it is destroyed and not taken for a caller's by the next render (was:
+    the dead one made current again, EGL_BAD_CONTEXT, a review)."""
+    ours = egl.eglGetCurrentContext() if egl is not None else None
+    if not ours:
+        return None
+
+    def unbind() -> None:
+        if egl.eglGetCurrentContext() == ours:
+            egl.eglMakeCurrent(egl.eglGetCurrentDisplay(), None, None, None)
+    return unbind
 
 
 EGL_DRAW, EGL_READ = 0x3059, 0x305A
