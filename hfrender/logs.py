@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,11 +32,31 @@ def filtered(make: Callable[[], logging.Filter]) -> Iterator[None]:
 def silenced() -> Iterator[None]:
     """Nothing said while it lasts: prints to stdout and stderr, warnings, log records (a
     scene's second setup() and update(t) at times looked at only: said by the first
-    already; were said twice, stdout's aside)."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-            warnings.catch_warnings(), filtered(lambda: _Silent()):
-        warnings.simplefilter("ignore")
-        yield
+    already; were said twice, stdout's aside). The streams and warnings are the process's:
+    calls in threads at once share one silencing, put back as the last of them ends (was:
+    each put back what it found, another's sink: an hf.still beside another thread's left
+    every later print of the process going nowhere and every warning ignored)."""
+    with _SILENCE:
+        if not _silencing:
+            stack = contextlib.ExitStack()
+            stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+            stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+            stack.enter_context(warnings.catch_warnings())
+            warnings.simplefilter("ignore")
+            _silencing.append(stack)
+        _silencing.append(None)  # (this call's hold)
+    try:
+        with filtered(lambda: _Silent()):
+            yield
+    finally:
+        with _SILENCE:
+            _silencing.pop()
+            if len(_silencing) == 1:  # the last: what was replaced put back
+                _silencing.pop().close()
+
+
+_SILENCE = threading.Lock()
+_silencing: list[contextlib.ExitStack | None] = []  # the silencing in force, then a hold a call
 
 
 class _Silent(logging.Filter):
