@@ -44,3 +44,32 @@ def test_a_scene_loaded_again_lets_the_one_before_go(tmp_path):
     assert gone() is None, [type(r).__name__ for r in gc.get_referrers(gone())]
     assert type(second).__name__ == "Kept"
     assert checks.scene_misspelling(type(second), "durration") == "duration"
+
+
+def test_scene_files_are_imported_one_thread_at_a_time(tmp_path, monkeypatch):
+    """Two threads loading scenes (two hf.render calls) take turns: the modules and the
+    import path are the process's (was: the second thread's import ran inside the first's,
+    and a module both forgot raised KeyError, a review)."""
+    import sys
+    import threading
+    import types
+
+    from hfrender.scene import loader
+
+    gate = types.ModuleType("hf_test_gate")
+    gate.a_in, gate.go, gate.b_ran = threading.Event(), threading.Event(), threading.Event()
+    monkeypatch.setitem(sys.modules, "hf_test_gate", gate)
+    body = "import hfrender as hf\n\n\nclass S(hf.Scene):\n    pass\n"
+    (tmp_path / "a.py").write_text("import hf_test_gate as g\ng.a_in.set()\ng.go.wait(10)\n"
+                                   + body)
+    (tmp_path / "b.py").write_text("import hf_test_gate as g\ng.b_ran.set()\n" + body)
+    first = threading.Thread(target=loader._import, args=(tmp_path / "a.py",))
+    second = threading.Thread(target=loader._import, args=(tmp_path / "b.py",))
+    first.start()
+    assert gate.a_in.wait(10)
+    second.start()
+    ran_inside = gate.b_ran.wait(0.5)  # while a.py is still being imported
+    gate.go.set()
+    first.join(10)
+    second.join(10)
+    assert not ran_inside and gate.b_ran.is_set()

@@ -10,6 +10,7 @@ import inspect
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -268,6 +269,7 @@ def _missing(said: str, name: str, names: list[str]) -> str:
 # files are named under them as they are); their modules of the user's own (not hfrender's
 # or a library's, should those sit there too) are read afresh at every load
 _scene_folders: set[Path] = set()
+_IMPORTING = threading.RLock()  # (a scene importing while imported: the same thread)
 
 
 def _import(p: Path) -> object:
@@ -275,30 +277,32 @@ def _import(p: Path) -> object:
     beside it, and beside every scene loaded before (a batch's jobs), imported by a scene
     (at its top, or in its setup()) or by its caller: they are forgotten, so that a changed
     ``common.py``, or another folder's, is the one read. Modules elsewhere (a library on
-    PYTHONPATH, an editable install) are left alone."""
-    folder = p.resolve().parent
-    _scene_folders.add(folder)
-    inside = tuple(os.path.join(str(f), "") for f in _scene_folders)  # "/a/b/": a prefix
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if isinstance(file, str) and file.startswith(inside) and users_file(file):
-            del sys.modules[name]
-    if str(folder) in sys.path:  # a scene imports the modules that sit beside it: its own
-        sys.path.remove(str(folder))  # folder first, before another scene's
-    sys.path.insert(0, str(folder))
-    mod_name = f"hfrender_scene_{abs(hash(str(p.resolve())))}"
-    spec = importlib.util.spec_from_file_location(mod_name, p)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        raise _syntax(p, exc) from None
-    except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
-        kind = SceneError if isinstance(exc, InputError) or _keyword_hint(exc) \
-            else SceneUpdateError  # the scene's own code raising: exit 1, as in setup()
-        raise kind(f"{p}: importing the scene failed: {located(exc, p)}") from exc
-    return module
+    PYTHONPATH, an editable install) are left alone. One thread at a time: the modules
+    and the import path are the process's (two hf.render calls in threads: KeyError)."""
+    with _IMPORTING:
+        folder = p.resolve().parent
+        _scene_folders.add(folder)
+        inside = tuple(os.path.join(str(f), "") for f in _scene_folders)  # "/a/b/": a prefix
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and file.startswith(inside) and users_file(file):
+                sys.modules.pop(name, None)
+        if str(folder) in sys.path:  # a scene imports the modules that sit beside it: its own
+            sys.path.remove(str(folder))  # folder first, before another scene's
+        sys.path.insert(0, str(folder))
+        mod_name = f"hfrender_scene_{abs(hash(str(p.resolve())))}"
+        spec = importlib.util.spec_from_file_location(mod_name, p)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except SyntaxError as exc:
+            raise _syntax(p, exc) from None
+        except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
+            kind = SceneError if isinstance(exc, InputError) or _keyword_hint(exc) \
+                else SceneUpdateError  # the scene's own code raising: exit 1, as in setup()
+            raise kind(f"{p}: importing the scene failed: {located(exc, p)}") from exc
+        return module
 
 
 def located(exc: BaseException, path: str | Path) -> str:
