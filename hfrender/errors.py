@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import math
+import numbers
 import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -167,8 +168,10 @@ class Spelling:
         return "--" + key.replace("_", "-") if self.flags else key
 
     def said(self, key: str, value: object) -> str:
-        if not self.flags:
-            return f"{key}={value!r}"
+        if not self.flags:  # a NumPy number as the number (was: shutter=np.float64(720.0))
+            number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            return f"{key}={float(value):g}" if number and not isinstance(
+                value, numbers.Integral) else f"{key}={int(value) if number else value!r}"
         return f"{self.name(key)} {value:g}" if isinstance(value, float) else \
             f"{self.name(key)} {value}"
 

@@ -81,3 +81,29 @@ def test_the_spelling_is_the_calls_alone():
     assert spelling().flags
     with pytest.raises(hf.InputError, match="give --samples 1 "):
         RenderConfig(shutter=0)
+
+
+def test_resumes_refusals_name_resume_as_the_call_gave_it(tmp_path, capsys):
+    """hf.render(resume=True)'s refusals say resume=True (were '--resume: nothing to resume
+    ...; render without --resume', to a caller who gave no flag); the command's keep it."""
+    out = tmp_path / "o.mp4"
+    with pytest.raises(hf.InputError) as info:
+        hf.render(BAR, out, size=(32, 18), samples=1, duration=0.1, resume=True)
+    assert str(info.value) == (f"resume=True: nothing to resume for {out} (no "
+                               f"{tmp_path / '.o.mp4.hfrender'}); render without resume=True")
+    with pytest.raises(hf.InputError) as info:
+        hf.render(BAR, out, size=(32, 18), samples=1, duration=0.1, resume=True,
+                  keep_samples=tmp_path / "store")
+    assert str(info.value) == ("keep_samples with resume=True: a sample store holds a whole "
+                               "render; render without resume=True to keep its sub-frames")
+    assert main(["render", BAR, "-o", str(out), "--size", "32x18", "--samples", "1",
+                 "--duration", "0.1", "--resume"]) == 2
+    assert capsys.readouterr().err.endswith("; render without --resume\n")
+
+
+def test_a_numpy_number_is_named_as_the_number(tmp_path):
+    """shutter=np.float64(720) is said 'shutter=720' (was 'shutter=np.float64(720.0)')."""
+    import numpy as np
+
+    with pytest.raises(hf.InputError, match=r"^samples='auto' with shutter=720: an adaptive "):
+        hf.still(BAR, samples="auto", shutter=np.float64(720.0))

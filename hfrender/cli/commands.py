@@ -153,7 +153,7 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
             return None
     unfinished = _unfinished_store(config)  # (unless the store's error names it)
     said = ((f"; {_kept(config, stats)}" if stats.partial else "")
-            + ("" if "--resume" in str(exc) else segments_kept(config.output, exc))
+            + ("" if spelling().on("resume") in str(exc) else segments_kept(config.output, exc))
             + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
     return type(exc)(f"{first_line(exc)}{said}") if said else None
 

@@ -24,6 +24,7 @@ from hfrender.errors import (  # noqa: F401 - the commands' own, re-exported
     HFRenderError,
     SystemRefused,
     first_line,
+    spelling,
     system_refused,
 )
 from hfrender.frame_range import n_frames
@@ -163,10 +164,12 @@ def segments_kept(output: str, exc: BaseException | None = None) -> str:
     from hfrender.io.segments import resumable
     from hfrender.scene.loader import SceneUpdateError
 
-    goes_on = (" for --resume, which goes on from them only while the scene's files are "
-               "unchanged: once the scene is mended, render again without --resume"
+    said = spelling()  # (hf.render's: "the same call with resume=True")
+    resume, same = said.on("resume"), "the same command" if said.flags else "the same call"
+    goes_on = (f" for {resume}, which goes on from them only while the scene's files are "
+               f"unchanged: once the scene is mended, render again without {resume}"
                if isinstance(exc, SceneUpdateError) else
-               ": once that is mended, the same command with --resume goes on from them")
+               f": once that is mended, {same} with {resume} goes on from them")
     if is_sequence(output):  # (in its partial folder: said by the partial output's line)
         folder = kept_work(output)
         kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0

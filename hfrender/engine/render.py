@@ -25,6 +25,7 @@ from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
+from hfrender.engine.render_checks import check_resume_keeping
 from hfrender.engine.render_fusion import RenderFusion
 from hfrender.engine.render_output import RenderOutput
 from hfrender.engine.render_setup import (
@@ -74,9 +75,7 @@ class RenderJob:
         which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: already
         loaded and set up by another job (``still --compare``: ``setup()`` runs once).
         ``stop``: called before each sub-frame, raises to stop (a Ray chunk told to)."""
-        if config.resume and config.keep_samples:
-            raise ConfigError("--keep-samples with --resume: a sample store holds a whole "
-                              "render; render without --resume to keep its sub-frames")
+        check_resume_keeping(config)
         if config.resume and (first_frame or count is not None or writer is not None):
             raise ConfigError("--resume renders a whole output file")
         self.scene_file, self.config, self.scene_name = scene_file, config, scene_name

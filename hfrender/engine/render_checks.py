@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import about
+from hfrender.config import ConfigError
+from hfrender.errors import about, spelling
 
 
 def check_scene_path(path: str) -> None:
@@ -94,3 +95,13 @@ def auto_or_int(name: str, text: str) -> int | str:
     except ValueError:
         raise about(ConfigError, name, text, ": must be 'auto' or an integer",
                     head=f"--{name} {text}") from None
+
+
+def check_resume_keeping(config: Any) -> None:
+    """``--resume`` with ``--keep-samples`` refused (a store holds a whole render), named
+    as the caller names them (``resume=True`` in ``hf.render``)."""
+    if config.resume and config.keep_samples:
+        said = spelling()
+        raise ConfigError(f"{said.name('keep_samples')} with {said.on('resume')}: a sample "
+                          f"store holds a whole render; render without {said.on('resume')} "
+                          "to keep its sub-frames")

@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, spelling
 from hfrender.io import segments
 from hfrender.io.frame_marks import EXR_MAGIC
 from hfrender.io.outputs import partial_name, temporary
@@ -59,6 +59,11 @@ def frames_kept(output: str) -> int:
     return sum(1 for f in folder.iterdir() if rx.match(f.name)) if folder and rx else 0
 
 
+def _resume() -> str:
+    """``--resume``, or ``resume=True`` inside ``hf.render`` (:func:`errors.spelling`)."""
+    return spelling().on("resume")
+
+
 def resume_from(output: str, settings: dict, verb: str, offset: int = 0
                 ) -> tuple[int, Manifest]:
     """(frames already made, counted from output frame ``offset``; manifest) of an
@@ -68,16 +73,16 @@ def resume_from(output: str, settings: dict, verb: str, offset: int = 0
         return _from_segments(output, settings, verb)
     folder = _kept_folder(output)
     if folder is None:
-        raise InputError(f"--resume: nothing to resume for {output} (no interrupted run's "
+        raise InputError(f"{_resume()}: nothing to resume for {output} (no interrupted run's "
                          f"frames in {Path(partial_name(output)).parent}); {verb} without "
-                         "--resume")
+                         f"{_resume()}")
     manifest = _matching(output, folder, settings, verb)
     if committing(folder) is not None:  # every frame was made; their move was cut short
         gone = moved_away(folder, output)
         if gone:
-            raise InputError(f"--resume: {len(gone)} frame(s) of the interrupted run, put in "
+            raise InputError(f"{_resume()}: {len(gone)} frame(s) of the interrupted run, put in "
                              f"place before it stopped, are gone ({gone[0]} ...); {verb} "
-                             "without --resume to make them all again")
+                             f"without {_resume()} to make them all again")
         return manifest.total_frames, manifest
     name, made = Path(output).name, 0
     while made < manifest.total_frames and (folder / (name % (offset + made))).is_file():
@@ -128,12 +133,13 @@ def one_piece(output: str, why: str, verb: str) -> InputError:
     one too, as if half made)."""
     if Path(output).exists():
         return _finished(output, verb)
-    return InputError(f"--resume: {output} cannot be resumed ({why}); {verb} it again")
+    return InputError(f"{_resume()}: {output} cannot be resumed ({why}); {verb} it again")
 
 
 def _finished(output: str, verb: str) -> InputError:
-    return InputError(f"--resume: nothing to resume for {output} ({output} is there, and no "
-                      f"run of it was interrupted); {verb} without --resume to make it again")
+    return InputError(f"{_resume()}: nothing to resume for {output} ({output} is there, and "
+                      f"no run of it was interrupted); {verb} without {_resume()} to make it "
+                      "again")
 
 
 def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
@@ -142,13 +148,13 @@ def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
     try:
         manifest = Manifest.load(folder)
     except InputError as exc:
-        raise InputError(f"--resume: {exc}".replace("render without", f"{verb} without")
+        raise InputError(f"{_resume()}: {exc}".replace("render without", f"{verb} without")
                          ) from None
     if manifest is None:
         if Path(output).exists():  # finished: its work folder went when it was joined
             raise _finished(output, verb)
-        raise InputError(f"--resume: nothing to resume for {output} (no {folder}); {verb} "
-                         "without --resume")
+        raise InputError(f"{_resume()}: nothing to resume for {output} (no {folder}); {verb} "
+                         f"without {_resume()}")
     settings = as_kept(settings)
     if manifest.settings != settings and made_here_alike(manifest, settings):
         manifest.settings = settings  # a Ray run's segments, drawn and fused as here
@@ -157,8 +163,8 @@ def _matching(output: str, folder: Path, settings: dict, verb: str) -> Manifest:
         if manifest.settings.get("gl_renderer") == "ray":  # a Ray run's GL and backend are
             told = [d for d in told if not d.startswith(("backend ", "gl-renderer "))] or told
         changed = "; ".join(told[:4])  # the workers' own: not what the user changed
-        raise InputError(f"--resume: the settings changed since the interrupted {verb} "
-                         f"({changed}); {verb} without --resume to start over")
+        raise InputError(f"{_resume()}: the settings changed since the interrupted {verb} "
+                         f"({changed}); {verb} without {_resume()} to start over")
     return manifest
 
 
