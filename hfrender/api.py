@@ -57,7 +57,6 @@ def _in_keywords(call: Callable) -> Callable:
 
 
 @_in_keywords
-
 def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: str | None = None,
            progress: bool = False, **options: Any) -> RenderStats:
     """Render ``scene`` into ``output`` (a video, .mp4 .mov .mkv .webm .gif, or an image

@@ -37,14 +37,14 @@ SAID = ("Rack: self.focus has its last key at 24 s (FOCUS at 24 s too), but the 
 
 
 def told(tmp_path, caplog, duration=2.0, keys="{1: 2.0, 24: 8.0}", fps="", at="t",
-         given=None, frame=0):
+         given=None, frame=0, again=True):
     """The warnings of a render's first look at the scene (at 24 fps), as said."""
     path = write_scene(tmp_path, RACK.format(duration=duration, keys=keys, fps=fps, at=at))
     scene = load_scene(path, duration=given)
     caplog.clear()
     with caplog.at_level(logging.WARNING):
         set_up(scene, given)
-        first_look(scene, frame, 24.0, size=(64, 36))
+        first_look(scene, frame, 24.0, size=(64, 36), again=again)
     return [r.getMessage() for r in caplog.records if "key" in r.getMessage()]
 
 
@@ -142,3 +142,11 @@ def test_the_function_form_in_update_is_told_and_a_scene_without_keys_not_read(
     set_up(scene)
     first_look(scene, 0, 24.0)
     assert copies == [scene]  # the far look's copy alone
+
+
+def test_a_ray_chunk_does_not_look_at_the_keys_again(tmp_path, caplog):
+    """A Ray chunk's first look (again=False) leaves the keys alone: its driver said it, and
+    a chunk's copy and 8 updates were spent for a warning no one sees (a review)."""
+    assert told(tmp_path, caplog, again=False) == []
+    assert told(tmp_path, caplog) == [SAID]
+

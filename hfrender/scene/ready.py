@@ -84,7 +84,8 @@ def first_look(scene: Scene, frame: int, fps: float,
     for objects never added, and where a second ``setup()`` draws otherwise; with the picture's
     ``size``, for frames ``frame`` .. ``last`` with nothing in view, or coarse
     (:mod:`.in_view`). A shader scene has no state to look at. ``again=False``: not the
-    second ``setup()`` (a Ray chunk's: its driver looked, and said it where it is seen)."""
+    second ``setup()`` nor the keyframes' look (a Ray chunk's: its driver looked, and said
+    it where it is seen)."""
     if isinstance(scene, ShaderScene):
         return
     _say_unadded(scene)
@@ -115,7 +116,7 @@ def first_look(scene: Scene, frame: int, fps: float,
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
-    if reads_keys(scene):  # (on a copy: a state set late is not drawn)
+    if again and reads_keys(scene):  # (on a copy; not a Ray chunk's: its driver said it)
         say_keys_past_end(_copy(scene), fps)
 
 
