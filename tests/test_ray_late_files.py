@@ -146,3 +146,33 @@ def test_a_ray_batch_job_is_made_again_when_a_font_only_its_chunks_read_changed(
     assert status() == "done" and status() == "up-to-date"
     shutil.copy(MONO, tmp_path / "two.ttf")
     assert status() == "done"
+
+
+def test_a_ray_sequences_kept_frames_are_kept_with_their_late_font_named(local_ray, tmp_path,
+                                                                          monkeypatch, capsys):
+    """A PNG sequence on Ray stopped as by kill -9 (the driver gone before it could clear
+    its hidden folder) once the chunks of frames 0-15 are kept: the folder's manifest names
+    two.ttf, which frames 8-15 read, so a local --resume with it changed is refused (was:
+    named in the driver's memory alone, the manifest on disk had setup()'s one.ttf, and the
+    resumed sequence mixed two fonts)."""
+    path, out = scene(tmp_path), tmp_path / "seq" / "f_%04d.png"
+    real, kept = cluster.ClusterRender.accept, set()
+
+    def accept(self, chunk):
+        real(self, chunk)
+        kept.add(chunk["first"])
+        if {0, 8} <= kept:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster.ClusterRender, "accept", accept)
+    monkeypatch.setattr(cluster.ClusterRender, "abandon", lambda self: None)  # as kill -9
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--ray"]) == 130
+    monkeypatch.undo()
+    hidden = out.parent / ".f_####.png.partial"
+    assert {f"f_{k:04d}.png" for k in range(16)} <= {f.name for f in hidden.iterdir()}
+    files = json.loads((hidden / "manifest.json").read_text())["settings"]["scene_files"]
+    assert sorted(files) == ["one.ttf", "two.ttf"]
+    shutil.copy(MONO, tmp_path / "two.ttf")
+    capsys.readouterr()
+    assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 2
+    assert capsys.readouterr().err == REFUSED

@@ -266,9 +266,12 @@ class ClusterRender:
         """A chunk that came back: checked, kept, recorded (the files its scene read named
         in the manifest first: a late font's, for --resume); progress."""
         a = self.first + chunk["first"]  # (its output frames, named where refused)
-        self.manifest.settings = with_chunk_files(self.manifest.settings, chunk.get("files"),
+        known = self.manifest.settings
+        self.manifest.settings = with_chunk_files(known, chunk.get("files"),
                                                   self.scene_file.resolve().parent,
                                                   f"frames {a}..{a + chunk['count'] - 1}")
+        if self.sequence and self.manifest.settings is not known:  # on disk before its
+            self.manifest.save(Path(self.tmp).parent)  # frames (kill -9: was in memory alone)
         if self.sequence:
             self._keep_frames(chunk)
         else:
