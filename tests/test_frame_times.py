@@ -185,7 +185,6 @@ def test_other_codecs_keep_exact_ntsc_frame_times_in_mp4_and_mov(tmp_path, name,
     assert rates(out) == (round(float(rate), 2),) * 2
 
 
-
 def test_a_segment_in_mov_leaves_the_index_and_timecode_to_the_join():
     """A .mov or .mp4 segment is not rewritten to put its index first, nor given a timecode
     track: the join gives the output both (once)."""

@@ -41,8 +41,6 @@ GIVEN = ("output", "fps", "duration", "samples", "samples_range", "shutter",
          "frames", "size", "granularity", "quality")
 
 
-
-
 def _parsed(parse: Any, value: object) -> object:
     """Text parsed as the command line's (``"640x360"``, ``"auto"``); a value of Python's
     own (``(640, 360)``, ``8``) as it is, for RenderConfig to check."""
