@@ -26,7 +26,18 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.io.store import StoreError
     from hfrender.optics import Lens
-    from hfrender.scene import Camera, Cube, Group, Object3D, Plane, Scene, Sphere
+    from hfrender.scene import (
+        Camera,
+        Cone,
+        Cube,
+        Cylinder,
+        Group,
+        Object3D,
+        Plane,
+        Scene,
+        Sphere,
+        Torus,
+    )
     from hfrender.scene.easing import (
         Keyframes,
         ease_in,
@@ -55,6 +66,7 @@ __all__ = [
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
     "there_and_back", "Group", "Text", "arrange", "next_to", "render", "still", "__version__",
+    "Cylinder", "Cone", "Torus",
 ]
 
 _HOME = {
@@ -67,6 +79,7 @@ _HOME = {
     "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.frame", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
+    "Cylinder": "scene", "Cone": "scene", "Torus": "scene",
     "Group": "scene",
     "Text": "scene.text", "arrange": "scene.layout", "next_to": "scene.layout",
     "WindowWeights": "hyperframe.windows",

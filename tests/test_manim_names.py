@@ -44,6 +44,12 @@ TOLD = [
     (hf.Plane, "height", SIZE),
     (hf.Group, "width", SIZE),
     (hf.Sphere, "width", "a sphere's size is radius, metres (times scale)"),
+    (hf.Cylinder, "width", "its size is radius and height, metres (times scale)"),
+    (hf.Torus, "height", "a torus's size is radius (to the tube's middle) and tube (the "
+                         "tube's radius), metres (times scale)"),
+    (hf.Cone, "direction", "a Cylinder, Cone or Torus stands along y here (y up): turn it by "
+                           "rotation, radians about x, then y, then z (rotation=(math.pi / 2, "
+                           "0, 0) lays its axis along z)"),
     (hf.Text, "width", "a Text's size is its height, the cap height in metres; its width "
                        "follows from the text"),
 ]

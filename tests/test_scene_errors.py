@@ -30,6 +30,13 @@ from hfrender.errors import InputError
     ("hf.Text('Hi', hieght=0.5)", r"Text.__init__\(\) got an unexpected keyword argument "
      r"'hieght' \({scene}:4\); did you mean height=\?"),
     ("hf.Text('Hi', colour='red')", r"'colour' \({scene}:4\); did you mean color=\?"),
+    # manim's names of the round shapes' sizes, and of their axis
+    ("hf.Cone(base_radius=0.3)", r"'base_radius' \({scene}:4\); did you mean radius=\?$"),
+    ("hf.Torus(major_radius=1)", r"'major_radius' \({scene}:4\); did you mean radius=\?$"),
+    ("hf.Torus(minor_radius=0.2)", r"'minor_radius' \({scene}:4\); did you mean tube=\?$"),
+    ("hf.Cylinder(direction=(0, 0, 1))", r"'direction' \({scene}:4\); direction is manim's: a "
+     r"Cylinder, Cone or Torus stands along y here \(y up\): turn it by rotation, radians "
+     r"about x, then y, then z \(rotation=\(math\.pi / 2, 0, 0\) lays its axis along z\)$"),
     ("hf.Text('Hi', font_size=48)", r"'font_size' \({scene}:4\); font_size is another "
      r"tool's: a Text's size is its height, the cap height in metres \(0\.3 by default\), "
      r"not points; the default camera sees 2\.025 m high at the origin \(16:9\), manim's "
@@ -104,8 +111,9 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
                        "function of s in 0..1 is one too): hfrender docs rendering "
                        "easing"),
     ("VGroup", "did you mean hf.Group?"),
-    ("Cylinder", "the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); "
-                 "others are models (hf.Mesh.load), and a flat one a thin hf.Cube"),
+    ("Circle", "the built-in shapes are hf.Plane, hf.Cube, hf.Sphere, hf.Cylinder, hf.Cone "
+               "and hf.Torus (and hf.Text); others are models (hf.Mesh.load), and a flat one "
+               "a thin hf.Cube or hf.Cylinder (a disc)"),
     ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='a.ttf') (Unicode and a "
                 "font of yours, not TeX's layout; a formula made elsewhere can be a model, "
                 "hf.Mesh.load)"),

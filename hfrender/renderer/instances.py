@@ -21,6 +21,7 @@ from hfrender.scene.objects import mesh
 _ROW = (("i_model", "16f", 64), ("i_normal_matrix", "9f", 36), ("i_clip_rate", "16f", 64),
         ("i_object", "4f", 16), ("i_opacity", "1f", 4))
 FLOATS = sum(size for _, _, size in _ROW) // 4  # 46
+KEPT = 48  # geometries whose buffers a context keeps (the fixed ones are 18, and tori's)
 # the uniform a surface shader may declare for each part of a row: (name, first, end)
 _UNIFORMS = (("u_model", 0, 16), ("u_normal_matrix", 16, 25), ("u_clip_rate", 25, 41),
              ("u_color", 41, 44), ("u_emissive", 44, 45))
@@ -79,8 +80,11 @@ class InstancedDrawer:
     def vao(self, prog: Any, geometry: str) -> tuple[Any, Any]:
         """(the vertex array, its per-instance buffer) of ``geometry`` drawn by ``prog``."""
         key = (id(prog), geometry)
+        if geometry in self.buffers:  # the most recently used last
+            self.buffers[geometry] = self.buffers.pop(geometry)
         if key not in self.vaos:
             if geometry not in self.buffers:
+                self._make_room()
                 verts, idx = mesh(geometry)
                 self.buffers[geometry] = (self.ctx.buffer(verts.tobytes()),
                                           self.ctx.buffer(idx.tobytes()))
@@ -98,6 +102,18 @@ class InstancedDrawer:
             self.one_by_one[id(prog)] = any(prog.get(name, None) is not None
                                             for name, _, _ in _UNIFORMS)
         return self.vaos[key]
+
+    def _make_room(self) -> None:
+        """Release the least recently used geometries' buffers and vertex arrays while
+        :data:`KEPT` are held (a torus's tube changed in update(t) makes a mesh a ratio:
+        was one kept on the GPU for each, 1.6 MB a full torus, without end)."""
+        while len(self.buffers) >= KEPT:
+            oldest = next(iter(self.buffers))
+            for key in [k for k in self.vaos if k[1] == oldest]:
+                for buffer in self.vaos.pop(key):
+                    buffer.release()
+            for buffer in self.buffers.pop(oldest):
+                buffer.release()
 
     def draw(self, prog: Any, geometry: str, rows: np.ndarray) -> None:
         """Draw ``geometry`` once for each of ``rows`` (:func:`instance_rows`), in order."""

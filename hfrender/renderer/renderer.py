@@ -36,6 +36,7 @@ from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import sphere_geometry
+from hfrender.scene.round_shapes import ROUND, half_extents, round_level
 from hfrender.scene.text import is_text
 
 _NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object has no motion
@@ -192,19 +193,26 @@ class SceneRenderer:
         """The geometry drawn for ``obj``: a sphere's level from its radius in pixels
         (:func:`sphere_geometry`), the largest a ray from the eye shows it: its radius
         over the depth of its nearest point, times d / depth where it lies off the axis
-        (the picture stretches it radially)."""
-        if obj.geometry != "sphere":
-            return obj.geometry
+        (the picture stretches it radially); a cylinder's, cone's or torus's from its
+        circle about its axis so (:func:`round_level`), its nearest point by its box."""
+        kind = obj.geometry
         m = model.tolist()
-        radius = max(math.hypot(m[0][k], m[1][k], m[2][k]) for k in range(3))
+        sizes = [math.hypot(m[0][k], m[1][k], m[2][k]) for k in range(3)]
+        if kind == "sphere":
+            radius = reach = max(sizes)
+        elif kind.split(":")[0] in ROUND:
+            radius = max(sizes[0], sizes[2])
+            reach = sum(s * h for s, h in zip(sizes, half_extents(kind), strict=True))
+        else:
+            return kind
         eye, forward, pixels = lens
         if self.scene.camera.orthographic:
-            return sphere_geometry(radius * pixels)
+            return _level(kind, radius * pixels)
         to = [m[k][3] - eye[k] for k in range(3)]
-        depth = sum(a * b for a, b in zip(to, forward, strict=True)) - radius
+        depth = sum(a * b for a, b in zip(to, forward, strict=True)) - reach
         if depth <= 0.0 or not math.isfinite(depth):  # around or behind the eye
-            return "sphere"
-        return sphere_geometry(radius * pixels * math.hypot(*to) / (depth * depth))
+            return kind
+        return _level(kind, radius * pixels * math.hypot(*to) / (depth * depth))
 
     def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple) -> None:
         """Every visible opaque object: the uniforms all share (``shared``) set once per
@@ -274,6 +282,13 @@ class SceneRenderer:
         self.texts.release()
         self.translucent.release()
         self.target.release()
+
+
+def _level(kind: str, radius_px: float) -> str:
+    """The level of a sphere or round shape ``kind`` whose circle is ``radius_px``."""
+    if kind == "sphere":
+        return sphere_geometry(radius_px)
+    return round_level(kind, radius_px)
 
 
 def _set_object(prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:

@@ -41,7 +41,8 @@ INSTEAD = {"--dof depth": "blurs it by the depth of the opaque surface behind it
 def outside(geometry: str, model: np.ndarray) -> str | None:
     """The winding on screen of a built-in shape's faces turned towards the eye (the
     projection flips y: a face counter-clockwise in the mesh is clockwise drawn; the cube's
-    faces turn counter-clockwise outward, the sphere's clockwise; mirrored, the other way);
+    faces turn counter-clockwise outward, the sphere's, cylinder's, cone's and torus's
+    clockwise; mirrored, the other way);
     None for a plane, which has no far side."""
     if geometry == "plane":
         return None

@@ -22,7 +22,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks, other_names
 from hfrender.scene.camera import Camera
 from hfrender.scene.nodes import Group, called
-from hfrender.scene.objects import Cube, Object3D, Plane, Sphere, drawn
+from hfrender.scene.objects import Cone, Cube, Cylinder, Object3D, Plane, Sphere, Torus, drawn
 from hfrender.scene.shader_lines import common_code, shader_lines
 
 log = logging.getLogger(__name__)
@@ -277,8 +277,8 @@ def past_white(scene: Scene) -> str | None:
     return None
 
 
-__all__ = ["Camera", "Cube", "Group", "Object3D", "Plane", "Scene", "ShaderScene", "Sphere",
-           "past_white"]
+__all__ = ["Camera", "Cone", "Cube", "Cylinder", "Group", "Object3D", "Plane", "Scene",
+           "ShaderScene", "Sphere", "Torus", "past_white"]
 
 
 def _inside_update(scene: Scene) -> bool:

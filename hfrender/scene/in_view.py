@@ -11,7 +11,7 @@ background, or noise, without a word. Each object is taken by the box around it,
 from __future__ import annotations
 
 import logging
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def _bounds(obj: Object3D) -> np.ndarray:
     return _built_in(obj.geometry) if bounds is None else np.asarray(bounds, np.float64)
 
 
-@cache
+@lru_cache(maxsize=256)  # (a torus's: one a ratio)
 def _built_in(kind: str) -> np.ndarray:
     """A built-in geometry's box, once (a scene of thousands of spheres asks each)."""
     v = mesh(kind)[0][:, :3]

@@ -7,8 +7,10 @@ the fields they read are set from ``t``).
 A box is an object's extent along x, y and z in its parent's frame (the world without a
 parent), from its ``position``, ``rotation`` and ``scale`` and its shape: a cube's 1 m a
 side, a plane's 1 m square (no depth), a sphere's ``radius`` (an ellipsoid's exact box
-where scaled unevenly), a Text's ink (the glyphs drawn, not the padded plate they lie on;
-``face_camera``'s turn is not counted), a Mesh's ``bounds``. A Group's box is the union of
+where scaled unevenly), a cylinder's, cone's or torus's exact box however turned (an
+upright cylinder's ``2 radius`` wide and ``height`` high), a Text's ink (the glyphs drawn,
+not the padded plate they lie on; ``face_camera``'s turn is not counted), a Mesh's
+``bounds``. A Group's box is the union of
 the boxes of the objects in it (nested groups' too), taken through its own frame, and a
 Group is moved by its own ``position``. The objects laid out together must have one
 parent (their boxes are in its frame): objects under different parents are refused in one
@@ -27,6 +29,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import Group, Placed, called, placement
+from hfrender.scene.round_shapes import ROUND, support
 from hfrender.scene.text import Raster, is_text
 
 _AXES = ("(1, 0, 0) right, (-1, 0, 0) left, (0, 1, 0) up, (0, -1, 0) down, (0, 0, 1) out "
@@ -105,6 +108,10 @@ def _box(node: Placed, frame: np.ndarray) -> np.ndarray | None:
     if str(node.geometry).startswith("sphere"):  # type: ignore[attr-defined]  # radius 1
         half = np.linalg.norm(m[:3, :3], axis=1)  # (an ellipsoid's box, exactly)
         return np.stack([m[:3, 3] - half, m[:3, 3] + half])
+    if str(node.geometry).split(":")[0] in ROUND:  # type: ignore[attr-defined]
+        kind = node.geometry  # type: ignore[attr-defined]  # (exact, however turned)
+        return np.stack([m[:3, 3] - support(kind, -m[:3, :3]),
+                         m[:3, 3] + support(kind, m[:3, :3])])
     points = _corners(node) @ m[:3, :3].T + m[:3, 3]
     return np.stack([points.min(axis=0), points.max(axis=0)])
 

@@ -358,6 +358,9 @@ def _keyword_hint(exc: BaseException) -> str:
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     if m.group(2) in checks.NOT_HERE:  # aperture_rotation=: what hfrender has not
         return f"; {m.group(2)} is another tool's: {checks.NOT_HERE[m.group(2)]}"
+    manim = checks.MANIM.get(m.group(2))  # direction=: what hfrender does instead
+    if manim is not None and manim[1] and manim[0] in names:
+        return f"; {m.group(2)} is manim's: {manim[1]}"
     other = checks.OTHER_NAMES.get(m.group(2))  # location=: Blender's name of position
     near = [other] if other in names else nearest(m.group(2), names)
     return f"; did you mean {near[0]}=?" if near else f"; {m.group(1)} takes {', '.join(names)}"

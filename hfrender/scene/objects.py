@@ -1,11 +1,12 @@
-"""Built-in objects: Plane, Cube, Sphere. Geometry is made here, drawn by the renderer."""
+"""Built-in objects: Plane, Cube, Sphere, Cylinder, Cone, Torus. Geometry is made here (the
+round ones' in :mod:`hfrender.scene.round_shapes`), drawn by the renderer."""
 
 from __future__ import annotations
 
 import math
 import os
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from hfrender.color import display_color, srgb_color
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.nodes import PLACE_CHECKS, SHOW_CHECKS, Placed, drawn_opacity, placement
+from hfrender.scene.round_shapes import OUTLINE_PX, ROUND, level, outline_scale, round_mesh
 
 
 @dataclass(eq=False)
@@ -119,9 +121,69 @@ class Sphere(Object3D):
     geometry = "sphere"
 
     def _matrix_scale(self) -> float | tuple:
+        return _scaled(self.scale, (float(self.radius),) * 3)
+
+
+def _scaled(scale: float | tuple, size: tuple) -> float | tuple:
+    """``scale`` (a number or 3) times a shape's own ``size`` (3 numbers): the matrix's
+    scale; a number where ``size`` is one number thrice and so is ``scale``."""
+    if isinstance(scale, float | int) and size[0] == size[1] == size[2]:
+        return scale * size[0]
+    each = (scale,) * 3 if isinstance(scale, float | int) else scale
+    return tuple(float(s) * v for s, v in zip(each, size, strict=True))
+
+
+@dataclass(eq=False)
+class Upright(Object3D):
+    """A shape of ``radius`` and ``height`` metres about the y axis (y is up), centred on
+    its position: from y = -height / 2 to +height / 2 before its rotation and scale."""
+
+    radius: float = 0.5
+    height: float = 1.0
+
+    def _matrix_scale(self) -> float | tuple:
         r = float(self.radius)
-        s = self.scale
-        return s * r if isinstance(s, float | int) else tuple(float(v) * r for v in s)
+        return _scaled(self.scale, (r, float(self.height), r))
+
+
+@dataclass(eq=False)
+class Cylinder(Upright):
+    """A cylinder of ``radius`` and ``height`` metres, its axis along y (y is up), centred
+    on its position: its flat caps at y = -height / 2 and +height / 2 (before its rotation
+    and scale). manim's ``Cylinder(radius, height)`` and Blender's stand along z: turn one
+    there by ``rotation=(math.pi / 2, 0, 0)``."""
+
+    geometry = "cylinder"
+
+
+@dataclass(eq=False)
+class Cone(Upright):
+    """A cone of base ``radius`` and ``height`` metres, its axis along y, centred on its
+    position: its flat base at y = -height / 2, its apex at +height / 2 (manim's
+    ``Cone(base_radius, height)``)."""
+
+    geometry = "cone"
+
+
+@dataclass(eq=False)
+class Torus(Object3D):
+    """A torus (a ring) about the y axis, lying in the x-z plane, centred on its position:
+    ``radius`` metres from its centre to the tube's middle, ``tube`` the tube's radius
+    (manim's ``Torus(major_radius, minor_radius)``, three.js' ``TorusGeometry(radius,
+    tube)``); it reaches ``radius + tube`` out and ``tube`` up and down. Its mesh is made
+    once for each ratio of the two (to 4 digits): one that changes in update(t) makes one
+    a ratio, while ``scale`` sizes it at no cost."""
+
+    radius: float = 0.5
+    tube: float = 0.15
+
+    @property
+    def geometry(self) -> str:  # type: ignore[override]
+        outer = float(self.radius) + float(self.tube)
+        return f"torus:{float(self.tube) / outer if outer > 0 else 0.0:.4g}"
+
+    def _matrix_scale(self) -> float | tuple:
+        return _scaled(self.scale, (float(self.radius) + float(self.tube),) * 3)
 
 
 def drawn(obj: Object3D) -> bool:
@@ -130,7 +192,8 @@ def drawn(obj: Object3D) -> bool:
     return drawn_opacity(obj) > 0.0
 
 
-GEOMETRIES = ("cube", "plane", "sphere")  # built in (a loaded model's: Mesh)
+GEOMETRIES = ("cube", "plane", "sphere")  # a Cube's or Plane's to set (a loaded model's:
+# Mesh; a cylinder's, cone's or torus's, sized by their own fields: their classes)
 
 
 def _positional(cls: type, value: object) -> None:
@@ -141,7 +204,7 @@ def _positional(cls: type, value: object) -> None:
     if isinstance(value, str) and name != "Mesh":  # (hf.Mesh("a.glb"): Mesh says load)
         meant = f"color={value!r}"
     elif checks.real(value) and not isinstance(value, bool):
-        meant = f"{'radius' if issubclass(cls, Sphere) else 'scale'}={value!r}"
+        meant = f"{'radius' if hasattr(cls, 'radius') else 'scale'}={value!r}"
     else:
         return
     raise InputTypeError(f"hf.{name}({value!r}, ...): the first argument is the position, "
@@ -164,13 +227,13 @@ _CHECKS = {
     **PLACE_CHECKS,
     "color": lambda what, v: display_color(v, what),
     "emissive": lambda what, v: checks.finite(what, v, low=0.0),  # light of its own: none is 0
-    "radius": lambda what, v: checks.drawable(what, v, [checks.finite(what, v, low=0.0)])
-    or float(v),
+    **dict.fromkeys(("radius", "height", "tube"), lambda what, v: checks.drawable(
+        what, v, [checks.finite(what, v, low=0.0)]) or float(v)),  # a size: 0 draws nothing
 }
 
 
 SPHERE_SEGMENTS = (8, 16, 32, 64)  # a sphere's levels: longitude segments, latitude half
-SPHERE_OUTLINE_PX = 0.025  # how far a coarser level's outline may stray from the circle
+SPHERE_OUTLINE_PX = OUTLINE_PX  # how far a coarser level's outline may stray from the circle
 
 
 def sphere_geometry(radius_px: float) -> str:
@@ -181,12 +244,11 @@ def sphere_geometry(radius_px: float) -> str:
     errs as much at 21 px). Looser rules move golden frames past their tolerances (the
     propeller's 5.8 px hub at 0.028 px; 0.05 px, 2.4x faster particles, moves 0.25% of its
     pixels by up to 28 code values; 0.25 px by up to 40): benchmarks/RESULTS.md."""
-    need = math.pi * math.sqrt(max(radius_px, 0.0) / (2 * SPHERE_OUTLINE_PX))
-    n = next((n for n in SPHERE_SEGMENTS if n >= need), SPHERE_SEGMENTS[-1])
+    n = level(radius_px, SPHERE_SEGMENTS, SPHERE_OUTLINE_PX)
     return "sphere" if n == SPHERE_SEGMENTS[-1] else f"sphere:{n}"
 
 
-@cache
+@lru_cache(maxsize=64)  # (a torus's mesh for each ratio of its tube to its radius)
 def mesh(kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(vertices (V, 6) float32 position + normal, indices (I,) int32) of a geometry
     (``"sphere:16"``: a sphere of 16 segments, :func:`sphere_geometry`)."""
@@ -210,6 +272,8 @@ def mesh(kind: str) -> tuple[np.ndarray, np.ndarray]:
     levels = {"sphere": SPHERE_SEGMENTS[-1], **{f"sphere:{n}": n for n in SPHERE_SEGMENTS}}
     if kind in levels:
         return _sphere(levels[kind])
+    if kind.split(":")[0] in ROUND:
+        return round_mesh(kind)
     raise ValueError(f"unknown geometry {kind!r}")
 
 
@@ -220,16 +284,11 @@ def _sphere(lon: int) -> tuple[np.ndarray, np.ndarray]:
     ph = np.linspace(0, 2 * math.pi, lon + 1)[None, :]
     n = np.stack(np.broadcast_arrays(np.sin(th) * np.cos(ph), np.cos(th),
                                      np.sin(th) * np.sin(ph)), -1).reshape(-1, 3)
-    k = 1.0 if lon == SPHERE_SEGMENTS[-1] else _outline_scale(lon)
+    k = 1.0 if lon == SPHERE_SEGMENTS[-1] else outline_scale(lon)  # (a 1.9 px particle
+    # of 8 segments, inscribed, drew 10% smaller)
     v = np.concatenate([n * k, n], axis=1).astype(np.float32)  # normal: unit sphere's
     i, j = np.meshgrid(np.arange(lat), np.arange(lon), indexing="ij")
     a = (i * (lon + 1) + j).ravel()
     b, c, d = a + lon + 1, a + 1, a + lon + 2
     return v, np.stack([a, b, c, c, b, d], 1).ravel().astype(np.int32)
 
-
-def _outline_scale(lon: int) -> float:
-    """How much larger a coarse sphere is drawn, so its outline, an N-gon, covers the
-    circle's area (an inscribed one falls short all round: a 1.9 px particle of 8 segments
-    drew 10% smaller)."""
-    return math.sqrt(math.pi / (lon / 2 * math.sin(2 * math.pi / lon)))

@@ -21,7 +21,8 @@ OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fsto
                "sensor_width": "sensor_width_mm", "sensor_height": "sensor_height_mm",
                "f_number": "f_stop", "fnumber": "f_stop", "focus": "focus_distance",
                "center": "position", "size": "scale", "side_length": "scale",
-               "fill_opacity": "opacity", "alpha": "opacity"}
+               "fill_opacity": "opacity", "alpha": "opacity",
+               "base_radius": "radius", "major_radius": "radius", "minor_radius": "tube"}
 # another tool's names of what hfrender has not (was: "did you mean aperture_radius_m?")
 NOT_HERE = {"aperture_rotation": "the bokeh polygon's turn is fixed: a corner at 0 degrees "
                                  "behind the focus plane (hfrender docs rendering depth of "
@@ -108,6 +109,9 @@ MANIM = {
     "add_updater": ("position", "update(t) is the updater of every object: set its fields "
                                 "there"),
     "width": ("scale", None), "height": ("scale", None),  # (size_hint: per class)
+    "direction": ("rotation", "a Cylinder, Cone or Torus stands along y here (y up): turn "
+                              "it by rotation, radians about x, then y, then z "
+                              "(rotation=(math.pi / 2, 0, 0) lays its axis along z)"),
 }
 MANIM.update(dict.fromkeys(("remove_updater", "clear_updaters"), MANIM["add_updater"]))
 # manim's VGroup's fields and methods, which a Group (a frame, never drawn) has not: its
@@ -160,8 +164,9 @@ _AXES = ("positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0,
 _EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out, "
            "hf.ease_in_out, hf.there_and_back, hf.rush_into and hf.rush_from (any function of "
            "s in 0..1 is one too): hfrender docs rendering easing")
-_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube and hf.Sphere (and hf.Text); others "
-           "are models (hf.Mesh.load), and a flat one a thin hf.Cube")
+_SHAPES = ("the built-in shapes are hf.Plane, hf.Cube, hf.Sphere, hf.Cylinder, hf.Cone and "
+           "hf.Torus (and hf.Text); others are models (hf.Mesh.load), and a flat one a thin "
+           "hf.Cube or hf.Cylinder (a disc)")
 _LIGHTS = ("there is one directional light, the scene's light_direction and ambient; a lamp "
            "is an object with emissive")
 _ANIMATIONS = (f"{_NO_PLAY}{_T_ALONE} (a fade in over 1 s: obj.opacity = hf.smooth(t)): "
@@ -187,8 +192,7 @@ HF_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
                             "hf.Text('E = mc²', font='a.ttf') (Unicode and a font of yours, "
                             "not TeX's layout; a formula made elsewhere can be a model, "
                             "hf.Mesh.load)"),
-            **dict.fromkeys(("Circle", "Line", "Dot", "Arrow",
-                             "Cylinder", "Cone", "Torus", "Prism", "Polygon"), _SHAPES),
+            **dict.fromkeys(("Circle", "Line", "Dot", "Arrow", "Prism", "Polygon"), _SHAPES),
             **dict.fromkeys(("Light", "PointLight", "DirectionalLight", "SpotLight",
                              "AmbientLight"), _LIGHTS),
             "Material": "an object's look is its color, emissive and shader"}
@@ -196,6 +200,11 @@ HF_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
 
 def size_hint(names: frozenset[str]) -> str:
     """What sets the size of an object of a class with ``names`` (manim's width/height)."""
+    if "tube" in names:
+        return ("a torus's size is radius (to the tube's middle) and tube (the tube's "
+                "radius), metres (times scale)")
+    if "height" in names and "radius" in names:
+        return "its size is radius and height, metres (times scale)"
     if "radius" in names:
         return "a sphere's size is radius, metres (times scale)"
     if "text" in names:
@@ -264,4 +273,5 @@ def _fields() -> frozenset[str]:
     from hfrender.scene import camera, checks, meshes, nodes, objects, text
 
     return frozenset().union(*(checks.settable_names(c) for c in (
-        objects.Cube, objects.Sphere, text.Text, meshes.Mesh, camera.Camera, nodes.Group)))
+        objects.Cube, objects.Sphere, objects.Cylinder, objects.Torus, text.Text, meshes.Mesh,
+        camera.Camera, nodes.Group)))
