@@ -276,9 +276,8 @@ def _import(p: Path) -> object:
     """The scene file's module, run afresh, and with it the modules of the user's own
     beside it, and beside every scene loaded before (a batch's jobs), imported by a scene
     (at its top, or in its setup()) or by its caller: they are forgotten, so that a changed
-    ``common.py``, or another folder's, is the one read. Modules elsewhere (a library on
-    PYTHONPATH, an editable install) are left alone. One thread at a time: the modules
-    and the import path are the process's (two hf.render calls in threads: KeyError)."""
+    ``common.py``, or another folder's, is the one read; modules elsewhere (PYTHONPATH's,
+    an editable install) left alone. One thread at a time (the process's modules, path)."""
     with _IMPORTING:
         folder = p.resolve().parent
         _scene_folders.add(folder)
