@@ -299,3 +299,26 @@ def test_manims_size_names_say_hfrenders():
     with pytest.raises(AttributeError, match=r"; base_radius is another tool's name "
                                              r"\(Blender's, manim's\): here it is 'radius'$"):
         hf.Cone().base_radius  # noqa: B018 - the read is the test
+
+
+def test_a_cube_is_drawn_as_it_is_without_working_out_a_level():
+    """A cube's or plane's geometry comes back before any matrix work (a review: 1.75 us
+    against 0.09 an object a sub-frame, 1.7 ms a sub-frame for 1,000 cubes)."""
+    assert SceneRenderer._geometry(None, hf.Cube(), None, None) == "cube"
+    assert SceneRenderer._geometry(None, hf.Plane(), None, None) == "plane"
+
+
+def test_the_in_view_box_of_a_torus_is_worked_out_not_meshed(monkeypatch):
+    """The view check takes a round shape's box from its size (was: its full mesh made,
+    7 ms for each torus of another ratio); the same box as the mesh's."""
+    from hfrender.scene import in_view
+
+    full = mesh("torus:0.3333")[0][:, :3]
+
+    def meshing(kind):
+        raise AssertionError(f"{kind} meshed")
+
+    monkeypatch.setattr(in_view, "mesh", meshing)
+    in_view._built_in.cache_clear()
+    box = in_view._built_in("torus:0.3333")
+    assert np.allclose(box, [full.min(0), full.max(0)], atol=1e-6)

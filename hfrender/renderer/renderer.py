@@ -196,15 +196,16 @@ class SceneRenderer:
         (the picture stretches it radially); a cylinder's, cone's or torus's from its
         circle about its axis so (:func:`round_level`), its nearest point by its box."""
         kind = obj.geometry
+        sphere = kind == "sphere"
+        if not sphere and kind.split(":")[0] not in ROUND:  # (a cube's: at once, as it was)
+            return kind
         m = model.tolist()
         sizes = [math.hypot(m[0][k], m[1][k], m[2][k]) for k in range(3)]
-        if kind == "sphere":
+        if sphere:
             radius = reach = max(sizes)
-        elif kind.split(":")[0] in ROUND:
+        else:
             radius = max(sizes[0], sizes[2])
             reach = sum(s * h for s, h in zip(sizes, half_extents(kind), strict=True))
-        else:
-            return kind
         eye, forward, pixels = lens
         if self.scene.camera.orthographic:
             return _level(kind, radius * pixels)

@@ -171,8 +171,8 @@ class Torus(Object3D):
     ``radius`` metres from its centre to the tube's middle, ``tube`` the tube's radius
     (manim's ``Torus(major_radius, minor_radius)``, three.js' ``TorusGeometry(radius,
     tube)``); it reaches ``radius + tube`` out and ``tube`` up and down. Its mesh is made
-    once for each ratio of the two (to 4 digits): one that changes in update(t) makes one
-    a ratio, while ``scale`` sizes it at no cost."""
+    once for each ratio, tube / (radius + tube) to 4 significant digits: one that changes
+    in update(t) makes one a ratio, while ``scale`` sizes it at no cost."""
 
     radius: float = 0.5
     tube: float = 0.15
