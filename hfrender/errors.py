@@ -170,7 +170,7 @@ class Spelling:
     def said(self, key: str, value: object) -> str:
         if not self.flags:  # a NumPy number as the number (was: shutter=np.float64(720.0))
             number = isinstance(value, numbers.Real) and not isinstance(value, bool)
-            return f"{key}={float(value):g}" if number and not isinstance(
+            return f"{key}={_number_said(float(value))}" if number and not isinstance(
                 value, numbers.Integral) else f"{key}={int(value) if number else value!r}"
         return f"{self.name(key)} {value:g}" if isinstance(value, float) else \
             f"{self.name(key)} {value}"
@@ -186,6 +186,13 @@ class Spelling:
 
 FLAG, KEYWORD = Spelling(True), Spelling(False)
 _SPELLING: ContextVar[Spelling] = ContextVar("hfrender_spelling", default=FLAG)
+
+
+def _number_said(value: float) -> str:
+    """``value`` short (``720``) where that is the number, else in full (was ``:g`` alone:
+    shutter=360.0000001 said "shutter=360: ... at most 360 degrees")."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 def spelling() -> Spelling:

@@ -107,3 +107,15 @@ def test_a_numpy_number_is_named_as_the_number(tmp_path):
 
     with pytest.raises(hf.InputError, match=r"^samples='auto' with shutter=720: an adaptive "):
         hf.still(BAR, samples="auto", shutter=np.float64(720.0))
+
+
+def test_a_number_is_named_in_full_where_short_it_would_be_another():
+    """shutter=360.0000001 is said so, and np.float64 likewise (was 'shutter=360': a line
+    refusing a shutter of at most 360 degrees named 360 as the one refused)."""
+    import numpy as np
+
+    for given in (360.0000001, np.float64(360.0000001)):
+        with pytest.raises(hf.InputError) as info:
+            hf.still(BAR, samples="auto", shutter=given)
+        assert str(info.value) == ("samples='auto' with shutter=360.0000001: an adaptive count "
+                                   "needs a shutter of at most 360 degrees; give samples=N")
