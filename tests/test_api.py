@@ -376,3 +376,20 @@ def test_a_render_that_fails_midway_says_what_is_kept_as_the_command(tmp_path, m
         f"{tmp_path / '.f_####.png.partial'}: once that is mended, the same call with "
         "resume=True goes on from them")  # (the command's: the same command with --resume)
     assert len(list((tmp_path / ".f_####.png.partial").glob("*.png"))) == 6
+
+
+def test_a_join_that_fails_says_how_to_go_on_once_in_the_calls_words(tmp_path, monkeypatch):
+    """hf.render's failed join says 'the same call with resume=True joins them' once (was
+    the command's 'the same command with --resume joins them', then a second way on: '; the
+    9 frames in whole segments are kept: ... the same call with resume=True goes on')."""
+    import hfrender.io.join as joining
+
+    monkeypatch.setattr(joining, "join_command",
+                        lambda *a, **k: ["sh", "-c", "echo boom >&2; exit 1"])
+    out = tmp_path / "o.mp4"
+    with pytest.raises(hf.HFRenderError) as info:
+        hf.render(BAR, out, size=(32, 18), samples=1, duration=0.3)
+    assert str(info.value) == (
+        f"joining 1 segment into {out} failed: boom (the segments stay in "
+        f"{tmp_path / '.o.mp4.hfrender'}: once that is mended, the same call with resume=True "
+        "joins them)")

@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from hfrender.errors import spelling
 from hfrender.io.durable import sync_file, sync_folder
 from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
@@ -15,6 +16,13 @@ from hfrender.io.writers import WriteFailed
 # how a failed join is gone on from, as render and fx say it (batch and reexpose put their
 # own way in its place)
 JOIN_AGAIN = "the same command with --resume joins them"
+
+
+def join_again() -> str:
+    """:data:`JOIN_AGAIN`, or ``hf.render``'s "the same call with resume=True joins them"
+    (was the command's, and hf.render then added its own line of the kept segments)."""
+    said = spelling()
+    return JOIN_AGAIN if said.flags else f"the same call with {said.on('resume')} joins them"
 
 
 JOIN_LIST = "join.txt"  # the concat demuxer's list, beside the segments while they join
@@ -44,7 +52,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
                        copying=True)
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last}{_room(last, files, final)} (the "
-                          f"segments stay in {folder}: once that is mended, {JOIN_AGAIN})")
+                          f"segments stay in {folder}: once that is mended, {join_again()})")
     sync_file(tmp)  # its data on the disk before it takes the output's name (io/durable.py)
     os.replace(tmp, final)
     sync_folder(final.parent)
