@@ -119,3 +119,18 @@ def test_a_number_is_named_in_full_where_short_it_would_be_another():
             hf.still(BAR, samples="auto", shutter=given)
         assert str(info.value) == ("samples='auto' with shutter=360.0000001: an adaptive count "
                                    "needs a shutter of at most 360 degrees; give samples=N")
+
+
+def test_resumes_damaged_manifest_is_named_in_the_calls_words(tmp_path, capsys):
+    """hf.render(resume=True) over a damaged manifest says 'render without resume=True' (was
+    'resume=True: ... is damaged (...); render without --resume to start over')."""
+    out, folder = tmp_path / "o.mp4", tmp_path / ".o.mp4.hfrender"
+    folder.mkdir()
+    (folder / "manifest.json").write_text("{}")
+    with pytest.raises(hf.InputError) as info:
+        hf.render(BAR, out, size=(32, 18), samples=1, duration=0.1, resume=True)
+    assert str(info.value) == (f"resume=True: {folder / 'manifest.json'} is damaged (KeyError: "
+                               "'key'); render without resume=True to start over")
+    assert main(["render", BAR, "-o", str(out), "--size", "32x18", "--samples", "1",
+                 "--duration", "0.1", "--resume"]) == 2
+    assert capsys.readouterr().err.endswith("; render without --resume to start over\n")

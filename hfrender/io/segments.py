@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.checksum import sha256_file
-from hfrender.errors import InputError
+from hfrender.errors import InputError, spelling
 from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate
 from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
@@ -152,10 +152,10 @@ class Manifest:
             manifest = cls(**data)
         except (ValueError, TypeError, KeyError) as exc:
             raise InputError(f"{path} is damaged ({type(exc).__name__}: {exc}); render "
-                             "without --resume to start over") from None
-        if key != manifest.key:
+                             f"without {spelling().on('resume')} to start over") from None
+        if key != manifest.key:  # (resume=True in hf.render: was --resume beside it)
             raise InputError(f"{path} is damaged (its settings do not match their checksum); "
-                             "render without --resume to start over")
+                             f"render without {spelling().on('resume')} to start over")
         return manifest
 
     def covered(self, folder: Path) -> int:
