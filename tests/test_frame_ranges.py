@@ -277,7 +277,7 @@ def test_a_batch_jobs_range_outside_its_render_is_refused_before_any_job_runs(tm
     ("class A(hf.Scene):\n    duration = 2\n    duration += 1\n", None),
 ])
 def test_a_scenes_duration_is_read_without_running_it(tmp_path, body, seconds):
-    from hfrender.scene.loader import scene_duration
+    from hfrender.scene.scene_file import scene_duration
 
     (tmp_path / "s.py").write_text("import hfrender as hf\n" + body)
     assert scene_duration(tmp_path / "s.py") == seconds

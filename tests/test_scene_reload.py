@@ -7,6 +7,8 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
+
 from hfrender.scene import checks
 from hfrender.scene.loader import load_scene
 
@@ -73,3 +75,36 @@ def test_scene_files_are_imported_one_thread_at_a_time(tmp_path, monkeypatch):
     first.join(10)
     second.join(10)
     assert not ran_inside and gate.b_ran.is_set()
+
+
+def test_a_wait_for_another_threads_import_ends_in_one_line(tmp_path, monkeypatch):
+    """A scene file that, at its top, renders another scene from a thread and waits for it
+    would wait for itself: the waiting import is refused after IMPORT_WAIT_S in one line
+    (was: waited for ever without a word, a review)."""
+    import sys
+    import threading
+    import types
+
+    from hfrender.scene import loader
+
+    gate = types.ModuleType("hf_test_gate2")
+    gate.a_in, gate.go = threading.Event(), threading.Event()
+    monkeypatch.setitem(sys.modules, "hf_test_gate2", gate)
+    monkeypatch.setattr(loader, "IMPORT_WAIT_S", 0.3)
+    body = "import hfrender as hf\n\n\nclass S(hf.Scene):\n    pass\n"
+    (tmp_path / "a.py").write_text("import hf_test_gate2 as g\ng.a_in.set()\ng.go.wait(10)\n"
+                                   + body)
+    (tmp_path / "b.py").write_text(body)
+    first = threading.Thread(target=loader._import, args=(tmp_path / "a.py",))
+    first.start()
+    try:
+        assert gate.a_in.wait(10)
+        with pytest.raises(loader.SceneError) as info:
+            loader._import(tmp_path / "b.py")
+    finally:
+        gate.go.set()
+        first.join(10)
+    assert str(info.value) == (
+        f"{tmp_path / 'b.py'}: another thread has been importing a scene file for 0.3 s; a "
+        "scene file that renders a scene from a thread at its top waits for itself: put that "
+        "under if __name__ == '__main__':")

@@ -60,7 +60,7 @@ from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import home_path, is_sequence
-from hfrender.scene.loader import check_scene_file
+from hfrender.scene.scene_file import check_scene_file
 from hfrender.scene.sources import scene_modules
 
 log = logging.getLogger(__name__)

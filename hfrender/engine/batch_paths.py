@@ -26,7 +26,7 @@ from hfrender.io.outputs import (
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import check_output_name, home_path, is_sequence, pattern_files
 from hfrender.io.writers import check_output
-from hfrender.scene.loader import scene_duration
+from hfrender.scene.scene_file import scene_duration
 
 
 def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:
