@@ -83,12 +83,12 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
         try:
             return job.prepare().run()
         except KeyboardInterrupt as exc:  # the command's line: what is kept, how to go on
-            from hfrender.cli.commands import interrupted_line
+            from hfrender.engine.stopped import interrupted_line
 
             _noted(exc, interrupted_line(config, job.stats))
             raise
         except (HFRenderError, OSError) as exc:  # the command's line: what is kept, and where
-            from hfrender.cli.commands import failed_line
+            from hfrender.engine.stopped import failed_line
 
             said = failed_line(config, job.stats, exc)
             if said is None:

@@ -6,21 +6,18 @@ import argparse
 import logging
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
     finished_anyway,
-    first_line,
     in_processes,
     interrupted_code,
-    kept_apart,
     output_notes,
     per_frame,
     ray_retries,
-    segments_kept,
     sigterm_interrupts,
-    system_refused,
 )
 from hfrender.cli.options import flags_as_given
 from hfrender.config import ConfigError, RenderConfig
@@ -32,7 +29,8 @@ from hfrender.engine.settings import (
     outputs_held,
     render_config,
 )
-from hfrender.errors import HFRenderError, spelling
+from hfrender.engine.stopped import failed_line, go_on, interrupted_line
+from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
@@ -143,21 +141,6 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
     return _summary(config, stats)
 
 
-def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseException | None:
-    """A failed render's error (hfrender's own, or what the system says of a file) as one
-    line that says what became of the frames made (``; the 11 frames finished so far are in
-    ...``), for the command and for ``hf.render``; None where it has nothing to add."""
-    if isinstance(exc, OSError):
-        exc = system_refused(exc) or exc
-        if not isinstance(exc, HFRenderError):
-            return None
-    unfinished = _unfinished_store(config)  # (unless the store's error names it)
-    said = ((f"; {_kept(config, stats)}" if stats.partial else "")
-            + ("" if spelling().on("resume") in str(exc) else segments_kept(config.output, exc))
-            + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
-    return type(exc)(f"{first_line(exc)}{said}") if said else None
-
-
 def _summary(config: RenderConfig, stats: Any) -> int:
     """What a finished render prints: figures (--stats), the output, the kept store."""
     if config.stats:
@@ -256,65 +239,22 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on."""
-    print(interrupted_line(config, stats, args), file=sys.stderr)
+    print(interrupted_line(config, stats, _command(args, config)), file=sys.stderr)
 
 
-def interrupted_line(config: RenderConfig, stats: Any,
-                     args: argparse.Namespace | None = None) -> str:
-    """What Ctrl-C or SIGTERM left behind, and how to go on: the command's (``args``) or,
-    with none, hf.render's (its keywords: ``the same call with resume=True``)."""
-    from hfrender.io.segments import frames_kept
-
-    kept = 0 if stats.partial or is_sequence(config.output) else frames_kept(config.output)
-    if kept:  # a video's whole segments, but no partial one: a second Ctrl-C stopped its join
-        return (f"interrupted: {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
-                f" kept for {spelling().on('resume')} (no partial video was joined)"
-                f"{_again(args, config)}")
-    if not stats.partial:
-        unfinished, made = _unfinished_store(config), stats.frames_written
-        if made:  # made, and not kept: their join was stopped
-            return (f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} "
-                    "not kept (no whole segment was finished, and the partial video's join "
-                    f"was stopped){unfinished}")
-        return "interrupted before the first frame: " + (
-            f"no frame was written{unfinished}" if unfinished else "nothing was written")
-    return f"interrupted: {_kept(config, stats)}{_again(args, config)}"
+def _again(args: argparse.Namespace, config: RenderConfig) -> str:
+    """``; continue from frame N with: hfrender render ... --resume``, or why there is
+    nothing to go on from (:func:`hfrender.engine.stopped.go_on`, the command's way)."""
+    return go_on(config, _command(args, config))
 
 
-def _kept(config: RenderConfig, stats: Any) -> str:
-    return kept_apart(stats.frames_in_output, stats.partial, config.output)
+def _command(args: argparse.Namespace, config: RenderConfig) -> Callable[[int], str]:
+    return lambda first: _again_command(args, config, first)
 
 
-def _unfinished_store(config: RenderConfig) -> str:
-    """``; the unfinished sample store STORE.partial can go (...)`` where a stopped or failed
-    render with --keep-samples left one (a store holds a whole render: none to go on from),
-    else ``""``."""
-    kept = config.keep_samples and partial_dir(Path(config.keep_samples))
-    return (f"; the unfinished sample store {kept} can go (a store holds a whole render)"
-            if kept and kept.exists() else "")
-
-
-def _again(args: argparse.Namespace | None, config: RenderConfig) -> str:
-    """``; continue from frame N with: hfrender render ... --resume`` (``args`` None:
-    hf.render's, ``with the same call and resume=True``), or why there is nothing to go on
-    from."""
-    from hfrender.frame_range import start_of
-    from hfrender.io.resume import frames_kept, interrupted
-    from hfrender.io.segments import resumable
-
-    sequence, resume = is_sequence(config.output), spelling().on("resume")
-    unfinished = _unfinished_store(config)
-    if not (resumable(config.output) or sequence):
-        return unfinished  # a GIF is made whole each time: its frames are in the partial one
-    if not interrupted(config.output):
-        return ("" if sequence else "; no whole segment (about a second of video) was "
-                f"finished, so {resume} has nothing to go on from") + unfinished
-    first = start_of(config.frames) + frames_kept(config.output)  # (whole segments only)
-    if args is None:  # (a store holds a whole render: resume=True refuses one)
-        left = (f" (without {spelling().name('keep_samples')}: a sample store holds a whole "
-                f"render; the unfinished {partial_dir(Path(config.keep_samples))} can go)"
-                if config.keep_samples else "")
-        return f"; continue from frame {first} with the same call and {resume}{left}"
+def _again_command(args: argparse.Namespace, config: RenderConfig, first: int) -> str:
+    """``; continue from frame FIRST with: hfrender render ... --resume``: the command as
+    typed, its --keep-samples left out (a sample store holds a whole render)."""
     words = sys.argv[1:] if "render" in sys.argv[1:] else [
         "render", str(args.file), "-o", config.output]
     kept, store = [], None  # a sample store holds a whole render: --resume goes on without

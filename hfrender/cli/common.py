@@ -19,16 +19,15 @@ from hfrender.engine.render_checks import (  # noqa: F401 - the commands' own, r
     check_encoder,
     check_scene_path,
 )
+from hfrender.engine.stopped import kept_apart  # noqa: F401 - the commands' own, re-exported
 from hfrender.errors import (  # noqa: F401 - the commands' own, re-exported
     SYSTEM_SAID,
     HFRenderError,
     SystemRefused,
     first_line,
-    spelling,
     system_refused,
 )
-from hfrender.frame_range import n_frames
-from hfrender.io.sequence_names import home_path, is_sequence
+from hfrender.io.sequence_names import home_path
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SIGHUP = 2, 1, 130, 143, 129
 
@@ -139,45 +138,6 @@ def finished_anyway(stats: Any, output: str) -> None:
     if getattr(stats, "stopped_late", False):
         print(f"hfrender: the interruption came after the last frame was made: {output} is "
               "complete", file=sys.stderr)
-
-
-def kept_apart(frames: int, partial: str, output: str) -> str:
-    """What an interrupted or failed run kept: ``the 56 frames finished so far are in
-    PARTIAL (OUTPUT is untouched)``, or ``(OUTPUT is not written)`` where there was none
-    (a sequence's pattern names frames that may be there: untouched)."""
-    if not os.path.isabs(output):  # as the output was given: beside it, relative too
-        partial = os.path.relpath(partial)
-    fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
-    return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
-            f"{partial} ({output} {fate})")
-
-
-def segments_kept(output: str, exc: BaseException | None = None) -> str:
-    """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
-    ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
-    them), ``; the 6 finished frames are kept in .../.f_####.png.partial: ...`` where a
-    sequence's stay in its hidden folder (one made read-only under the run: were said
-    nothing of, a trial), else ``""``. After the scene's own error (``exc``) the scene is
-    what is mended, and ``--resume`` refuses a changed scene: said so (was: "once that is
-    mended, the same command with --resume goes on", which then refused it, a trial)."""
-    from hfrender.io.resume import frames_kept, kept_work
-    from hfrender.io.segments import resumable
-    from hfrender.scene.loader import SceneUpdateError
-
-    said = spelling()  # (hf.render's: "the same call with resume=True")
-    resume, same = said.on("resume"), "the same command" if said.flags else "the same call"
-    goes_on = (f" for {resume}, which goes on from them only while the scene's files are "
-               f"unchanged: once the scene is mended, render again without {resume}"
-               if isinstance(exc, SceneUpdateError) else
-               f": once that is mended, {same} with {resume} goes on from them")
-    if is_sequence(output):  # (in its partial folder: said by the partial output's line)
-        folder = kept_work(output)
-        kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
-        return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
-                f"{folder}{goes_on}" if kept else "")
-    kept = frames_kept(output) if resumable(output) else 0
-    return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
-            f"{goes_on}" if kept else "")
 
 
 def interrupted_code(exc: KeyboardInterrupt) -> int:

@@ -1,0 +1,130 @@
+"""What a stopped or failed render leaves, and how to go on: the lines the command and
+``hf.render`` say alike (``the 11 frames finished so far are in ...``, ``; continue from
+frame 48 ...``), in the caller's spelling (:func:`hfrender.errors.spelling`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hfrender.config import RenderConfig
+from hfrender.errors import HFRenderError, first_line, spelling, system_refused
+from hfrender.frame_range import n_frames
+from hfrender.io.sequence_names import is_sequence
+from hfrender.io.store import partial_dir
+
+
+def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseException | None:
+    """A failed render's error (hfrender's own, or what the system says of a file) as one
+    line that says what became of the frames made (``; the 11 frames finished so far are in
+    ...``), for the command and for ``hf.render``; None where it has nothing to add."""
+    if isinstance(exc, OSError):
+        exc = system_refused(exc) or exc
+        if not isinstance(exc, HFRenderError):
+            return None
+    unfinished = _unfinished_store(config)  # (unless the store's error names it)
+    said = ((f"; {_kept(config, stats)}" if stats.partial else "")
+            + ("" if spelling().on("resume") in str(exc) else _kept_for_resume(config.output, exc))
+            + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
+    return type(exc)(f"{first_line(exc)}{said}") if said else None
+
+
+def interrupted_line(config: RenderConfig, stats: Any,
+                     command: Callable[[int], str] | None = None) -> str:
+    """What Ctrl-C or SIGTERM left behind, and how to go on: the command's (``command``:
+    its line to go on from frame N) or, with none, hf.render's (its keywords: ``the same
+    call with resume=True``)."""
+    from hfrender.io.segments import frames_kept
+
+    kept = 0 if stats.partial or is_sequence(config.output) else frames_kept(config.output)
+    if kept:  # a video's whole segments, but no partial one: a second Ctrl-C stopped its join
+        return (f"interrupted: {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
+                f" kept for {spelling().on('resume')} (no partial video was joined)"
+                f"{go_on(config, command)}")
+    if not stats.partial:
+        unfinished, made = _unfinished_store(config), stats.frames_written
+        if made:  # made, and not kept: their join was stopped
+            return (f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} "
+                    "not kept (no whole segment was finished, and the partial video's join "
+                    f"was stopped){unfinished}")
+        return "interrupted before the first frame: " + (
+            f"no frame was written{unfinished}" if unfinished else "nothing was written")
+    return f"interrupted: {_kept(config, stats)}{go_on(config, command)}"
+
+
+def _kept(config: RenderConfig, stats: Any) -> str:
+    return kept_apart(stats.frames_in_output, stats.partial, config.output)
+
+
+def _unfinished_store(config: RenderConfig) -> str:
+    """``; the unfinished sample store STORE.partial can go (...)`` where a stopped or failed
+    render with --keep-samples left one (a store holds a whole render: none to go on from),
+    else ``""``."""
+    kept = config.keep_samples and partial_dir(Path(config.keep_samples))
+    return (f"; the unfinished sample store {kept} can go (a store holds a whole render)"
+            if kept and kept.exists() else "")
+
+
+def go_on(config: RenderConfig, command: Callable[[int], str] | None) -> str:
+    """``; continue from frame N with: hfrender render ... --resume`` (``command(N)``; none:
+    hf.render's, ``with the same call and resume=True``), or why there is nothing to go on
+    from."""
+    from hfrender.frame_range import start_of
+    from hfrender.io.resume import frames_kept, interrupted
+    from hfrender.io.segments import resumable
+
+    sequence, resume = is_sequence(config.output), spelling().on("resume")
+    unfinished = _unfinished_store(config)
+    if not (resumable(config.output) or sequence):
+        return unfinished  # a GIF is made whole each time: its frames are in the partial one
+    if not interrupted(config.output):
+        return ("" if sequence else "; no whole segment (about a second of video) was "
+                f"finished, so {resume} has nothing to go on from") + unfinished
+    first = start_of(config.frames) + frames_kept(config.output)  # (whole segments only)
+    if command is None:  # (a store holds a whole render: resume=True refuses one)
+        left = (f" (without {spelling().name('keep_samples')}: a sample store holds a whole "
+                f"render; the unfinished {partial_dir(Path(config.keep_samples))} can go)"
+                if config.keep_samples else "")
+        return f"; continue from frame {first} with the same call and {resume}{left}"
+    return command(first)
+
+
+def kept_apart(frames: int, partial: str, output: str) -> str:
+    """What an interrupted or failed run kept: ``the 56 frames finished so far are in
+    PARTIAL (OUTPUT is untouched)``, or ``(OUTPUT is not written)`` where there was none
+    (a sequence's pattern names frames that may be there: untouched)."""
+    if not os.path.isabs(output):  # as the output was given: beside it, relative too
+        partial = os.path.relpath(partial)
+    fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
+    return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
+            f"{partial} ({output} {fate})")
+
+
+def _kept_for_resume(output: str, exc: BaseException | None = None) -> str:
+    """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
+    ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
+    them), ``; the 6 finished frames are kept in .../.f_####.png.partial: ...`` where a
+    sequence's stay in its hidden folder (one made read-only under the run: were said
+    nothing of, a trial), else ``""``. After the scene's own error (``exc``) the scene is
+    what is mended, and ``--resume`` refuses a changed scene: said so (was: "once that is
+    mended, the same command with --resume goes on", which then refused it, a trial)."""
+    from hfrender.io.resume import frames_kept, kept_work
+    from hfrender.io.segments import resumable
+    from hfrender.scene.loader import SceneUpdateError
+
+    said = spelling()  # (hf.render's: "the same call with resume=True")
+    resume, same = said.on("resume"), "the same command" if said.flags else "the same call"
+    goes_on = (f" for {resume}, which goes on from them only while the scene's files are "
+               f"unchanged: once the scene is mended, render again without {resume}"
+               if isinstance(exc, SceneUpdateError) else
+               f": once that is mended, {same} with {resume} goes on from them")
+    if is_sequence(output):  # (in its partial folder: said by the partial output's line)
+        folder = kept_work(output)
+        kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
+        return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
+                f"{folder}{goes_on}" if kept else "")
+    kept = frames_kept(output) if resumable(output) else 0
+    return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
+            f"{goes_on}" if kept else "")
