@@ -29,11 +29,19 @@ class FilesRead:
 
     def grown(self) -> dict[str, str] | None:
         """Every file read so far, where one was read first since the last call; else None."""
-        now = scene_assets(self.scene, self.files)
-        if now.keys() <= self.files.keys():
-            return None
-        self.files = dict(sorted({**self.files, **now}.items()))
-        return self.files
+        grown = joined(self.files, scene_assets(self.scene, self.files))
+        if grown is not None:
+            self.files = grown
+        return grown
+
+
+def joined(known: dict[str, str], found: dict[str, str]) -> dict[str, str] | None:
+    """``known`` and the files of ``found`` it does not name (those it names keep their
+    sha256, the first a run recorded), sorted by name; None where ``found`` names none
+    new."""
+    if found.keys() <= known.keys():
+        return None
+    return dict(sorted({**found, **known}.items()))
 
 
 def with_later_files(settings: dict, output: str, scene_file: str | Path) -> None:
@@ -69,10 +77,8 @@ def with_chunk_files(settings: dict, files: dict[str, str] | None, folder: Path,
     outside = next((Path(n) for n in files if Path(n).is_absolute()), None)
     if outside is not None:
         raise _not_sent(outside, f"in update(t) (at {frames})", folder, "file")
-    known = settings.get("scene_files") or {}
-    if files.keys() <= known.keys():
-        return settings
-    return {**settings, "scene_files": dict(sorted({**files, **known}.items()))}
+    grown = joined(settings.get("scene_files") or {}, files)
+    return settings if grown is None else {**settings, "scene_files": grown}
 
 
 def files_inside(scene: Any, folder: Path) -> None:
