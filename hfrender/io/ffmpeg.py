@@ -191,9 +191,8 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     elif colour is not None:
         timing = ["-vf", colour]
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
-    whole = [] if segment else [*player_options(container or path, codec),
-                                *timecode_options(container or path,
-                                                  getattr(encoding, "timecode", ""))]
+    whole = [] if segment else player_options(container or path, codec,
+                                              getattr(encoding, "timecode", ""))
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
@@ -231,15 +230,17 @@ def audio_options(sound: Soundtrack, output: str) -> list[str]:
     return ["-c:a", "libopus" if suffix == ".webm" else "aac"]
 
 
-def player_options(output: str, codec: str) -> list[str]:
+def player_options(output: str, codec: str, timecode: str = "") -> list[str]:
     """What players need of an MP4 or MOV: its index (moov) before its media, ``-movflags
     +faststart`` (was after it, as ffmpeg writes it: a browser played nothing until the
     whole file was down, a user trial), and ``-tag:v hvc1`` for HEVC: Apple's players
-    (QuickTime, Safari, iOS) play no other (ffmpeg writes hev1)."""
+    (QuickTime, Safari, iOS) play no other (ffmpeg writes hev1); and an editor, the
+    footage's ``timecode`` (:func:`timecode_options`). A whole output's, not a segment's."""
     if Path(output).suffix.lower() not in (".mp4", ".mov"):
         return []
     hevc = codec == "libx265" or codec.startswith("hevc")
-    return ["-movflags", "+faststart", *(["-tag:v", "hvc1"] if hevc else [])]
+    return ["-movflags", "+faststart", *(["-tag:v", "hvc1"] if hevc else []),
+            *timecode_options(output, timecode)]
 
 
 def decode_command(path: str, pix_fmt: str, exe: str | None = None,
@@ -339,10 +340,11 @@ def join_command(segments: list[str], output: str, rate: Fraction,
         cmd += ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a?", "-c:v", "copy",
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
-        cmd += ["-video_track_timescale", str(rate.numerator), *player_options(output, codec)]
+        cmd += ["-video_track_timescale", str(rate.numerator),
+                *player_options(output, codec, timecode)]
     elif Path(output).suffix.lower() in (".mkv", ".webm"):  # its frame rate, said (of one or
         cmd += ["-r", str(rate)]  # two frames it guessed twice the rate: an audit)
-    return cmd + timecode_options(output, timecode) + mark_options(output) + [output]
+    return cmd + mark_options(output) + [output]
 
 
 def widen_pipe(stream: Any) -> None:
