@@ -18,11 +18,9 @@ def check_scene_path(path: str) -> None:
     """One line where a command's scene ``path`` is no file (a folder: its scene files
     named, :func:`hfrender.scene.loader.missing_scene`)."""
     if not Path(path).is_file():
-        from hfrender.config import ConfigError
         from hfrender.scene.sources import missing_scene
 
         raise ConfigError(missing_scene(path))
-
 
 
 def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 360),
@@ -37,7 +35,6 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     --bitrate, --pix-fmt); neither ``codec`` nor ``encoding``: nothing to check."""
     if codec is None and not encoding and not getattr(encoding, "alpha", False):
         return
-    from hfrender.config import ConfigError
     from hfrender.io.container_fit import gif_misfit, private_stream
     from hfrender.io.encoding import check_encoding
     from hfrender.io.ffmpeg import MUXERS, bare, encode_command
@@ -82,12 +79,9 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
                       "(leave --codec out for the output's default encoder)")
 
 
-
 def auto_or_int(name: str, text: str) -> int | str:
     """A setting that is ``auto`` or a whole number, as text (the command line's); refused
     as the flag ``--name text`` (its key kept: the library names it as its keyword)."""
-    from hfrender.config import ConfigError
-
     if text == "auto":
         return text
     try:
