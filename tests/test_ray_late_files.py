@@ -6,9 +6,10 @@ workers) is refused in one line."""
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
+from font_helpers import DEJAVU, MONO, REFUSED
+from font_helpers import late_font_scene as scene
 
 from hfrender.cli import main
 from hfrender.engine import cluster
@@ -17,35 +18,7 @@ from hfrender.io.segments import work_dir
 pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")
 pytestmark = pytest.mark.usefixtures("gl_context")
 
-DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-MONO = DEJAVU.with_name("DejaVuSansMono.ttf")
 ARGS = ["--size", "32x18", "--samples", "1", "--fps", "8", "--granularity", "8", "--quiet"]
-FONTS = """import hfrender as hf
-
-class Fonts(hf.Scene):
-    duration = 3.0
-
-    def setup(self):
-        self.word = self.add(hf.Text("Hg", font="one.ttf", height=1.0))
-        self.camera.position = (0, 0, 4)
-
-    def update(self, t):
-        self.word.font = LATE if WHEN else "one.ttf"
-"""
-REFUSED = ("hfrender: error: --resume: the settings changed since the interrupted render "
-           "(the scene's file two.ttf changed); render without --resume to start over\n")
-
-
-def scene(folder, late="'two.ttf'", when="t >= 1"):
-    """The scene (its Text in one.ttf, in ``late`` when ``when``), its fonts alike."""
-    if not (DEJAVU.is_file() and MONO.is_file()):
-        pytest.skip("no DejaVu fonts on this machine")
-    folder.mkdir(exist_ok=True)
-    shutil.copy(DEJAVU, folder / "one.ttf")
-    shutil.copy(DEJAVU, folder / "two.ttf")
-    path = folder / "fonts.py"
-    path.write_text(FONTS.replace("LATE", late).replace("WHEN", when))
-    return path
 
 
 def test_a_ray_renders_manifest_names_a_late_font_and_resume_sees_it_changed(

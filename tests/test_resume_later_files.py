@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from font_helpers import DEJAVU, MONO, REFUSED, late_font_scene
 from render_helpers import decode_video as decoded
 
 from hfrender.cli import main
@@ -21,37 +22,13 @@ from hfrender.io.segments import work_dir
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 
-DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-MONO = DEJAVU.with_name("DejaVuSansMono.ttf")
 ARGS = ["--size", "64x36", "--samples", "2", "--fps", "8", "--granularity", "8", "--quiet"]
-FONTS = """import time
-import hfrender as hf
-
-class Fonts(hf.Scene):
-    duration = 3.0
-
-    def setup(self):
-        self.word = self.add(hf.Text("Hg", font="one.ttf", height=1.0))
-        self.camera.position = (0, 0, 4)
-
-    def update(self, t):
-        time.sleep(SLEEP)
-        self.word.font = "two.ttf" if t >= 1 else "one.ttf"
-"""
-REFUSED = ("hfrender: error: --resume: the settings changed since the interrupted render "
-           "(the scene's file two.ttf changed); render without --resume to start over\n")
 
 
 @pytest.fixture
 def fonts(tmp_path):
     """The scene (its Text in one.ttf, in two.ttf from t = 1 s on), both fonts alike."""
-    if not (DEJAVU.is_file() and MONO.is_file()):
-        pytest.skip("no DejaVu fonts on this machine")
-    shutil.copy(DEJAVU, tmp_path / "one.ttf")
-    shutil.copy(DEJAVU, tmp_path / "two.ttf")
-    path = tmp_path / "fonts.py"
-    path.write_text(FONTS.replace("SLEEP", "0"))
-    return path
+    return late_font_scene(tmp_path)
 
 
 def test_a_late_font_changed_since_a_ctrl_c_refuses_the_resume(fonts, capsys, monkeypatch):
@@ -93,7 +70,7 @@ def test_a_late_font_is_kept_with_the_frames_of_a_range_killed_9(fonts, capsys):
     """A PNG sequence of --frames 2:22, killed (-9) past t = 1 s (frame 8): its hidden
     folder's manifest names two.ttf already, so a changed two.ttf is refused; as it was,
     the sequence is the uninterrupted range's, file for file."""
-    fonts.write_text(FONTS.replace("SLEEP", "0.02"))
+    late_font_scene(fonts.parent, sleep=0.02)
     whole, out = fonts.parent / "whole" / "f_%04d.png", fonts.parent / "seq" / "f_%04d.png"
     span = ["--frames", "2:22"]
     assert main(["render", str(fonts), "-o", str(whole), *ARGS, *span]) == 0
