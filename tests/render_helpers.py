@@ -115,11 +115,11 @@ def ctrl_c_before_the_last_frame(monkeypatch):
     return seen
 
 
-def batch_status(jobs: Path) -> str:
-    """``hfrender batch`` of the jobs file ``jobs`` (it must succeed): its first job's
-    status, from the summary written beside it."""
+def batch_status(jobs: Path, *more: str) -> str:
+    """``hfrender batch`` of the jobs file ``jobs`` (``more``: its other flags; it must
+    succeed): its first job's status, from the summary written beside it."""
     from hfrender.cli import main
 
     summary = Path(jobs).parent / "s.json"
-    assert main(["batch", str(jobs), "--summary", str(summary), "--quiet"]) == 0
+    assert main(["batch", str(jobs), *more, "--summary", str(summary), "--quiet"]) == 0
     return json.loads(summary.read_text())[0]["status"]

@@ -10,6 +10,7 @@ import shutil
 import pytest
 from font_helpers import DEJAVU, MONO, REFUSED
 from font_helpers import late_font_scene as scene
+from render_helpers import batch_status
 
 from hfrender.cli import main
 from hfrender.engine import cluster
@@ -104,17 +105,13 @@ def test_a_ray_batch_job_is_made_again_when_a_font_only_its_chunks_read_changed(
     """A font update(t) gives for 1 <= t < 2 alone, which the driver's scene never drew:
     the job's record stamps it from its chunks' word (was: changed, the job stayed up to
     date)."""
-    import json
-
     scene(tmp_path, "'two.ttf'", "1 <= t < 2")
     (tmp_path / "jobs.toml").write_text(
         '[[job]]\nname = "f"\nscene = "fonts.py"\noutput = "o.mp4"\nsize = "32x18"\n'
         'samples = 1\nfps = 8\n')
 
     def status():
-        assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--quiet", "--summary",
-                     str(tmp_path / "r.json")]) == 0
-        return json.loads((tmp_path / "r.json").read_text())[0]["status"]
+        return batch_status(tmp_path / "jobs.toml", "--ray")
 
     assert status() == "done" and status() == "up-to-date"
     shutil.copy(MONO, tmp_path / "two.ttf")

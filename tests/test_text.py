@@ -299,9 +299,7 @@ def test_a_batch_sees_a_font_that_update_sets_later_change(tmp_path):
     """A Text whose font update(t) sets for t = 0.5 .. 0.75 alone: the batch recorded only
     the font of the state it stamped (t = 0), and an edited second font left the job up to
     date."""
-    import json
-
-    from hfrender.cli import main
+    from render_helpers import batch_status
 
     mono = DEJAVU.with_name("DejaVuSansMono.ttf")
     if not (DEJAVU.is_file() and mono.is_file()):
@@ -318,10 +316,7 @@ def test_a_batch_sees_a_font_that_update_sets_later_change(tmp_path):
         '[[job]]\nname = "fonts"\nscene = "fonts.py"\noutput = "out.mp4"\n')
 
     def status():
-        out = tmp_path / "summary.json"
-        assert main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(out),
-                     "--quiet"]) == 0
-        return json.loads(out.read_text())[0]["status"]
+        return batch_status(tmp_path / "jobs.toml")
 
     assert status() == "done" and status() == "up-to-date"
     shutil.copy(mono, tmp_path / "two.ttf")  # the font of frame 2 alone
