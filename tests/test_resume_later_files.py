@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from font_helpers import DEJAVU, MONO, REFUSED, late_font_scene
 from render_helpers import decode_video as decoded
+from test_opacity import FLAT
 
 from hfrender.cli import main
 from hfrender.io.segments import work_dir
@@ -102,46 +103,49 @@ def test_a_late_font_is_kept_with_the_frames_of_a_range_killed_9(fonts, capsys):
         assert (out.parent / name).read_bytes() == (whole.parent / name).read_bytes()
 
 
+def set_up(path, source):
+    """The scene file ``source`` written to ``path``, loaded and set up."""
+    from hfrender.scene.loader import load_scene
+
+    path.write_text(source)
+    scene = load_scene(str(path))
+    scene.setup()
+    return scene
+
+
 def test_a_surface_shader_update_gives_later_is_one_of_the_scenes_files(tmp_path):
     """A shader update(t) gives a cube for t >= 1 alone was not one of the scene's files
     once the cube was back on the built-in one (a batch stamped its end, --resume its
     start): every shader an object was given is."""
-    from hfrender.scene.loader import load_scene
     from hfrender.scene.sources import asset_files, scene_assets
 
     glow = tmp_path / "glow.glsl"
-    glow.write_text("vec3 shade(vec3 normal, vec3 world, vec3 color) { return color; }\n")
-    (tmp_path / "late.py").write_text(
-        "import hfrender as hf\n\nclass Late(hf.Scene):\n    def setup(self):\n"
-        "        self.box = self.add(hf.Cube())\n    def update(self, t):\n"
-        "        self.box.shader = 'glow' if 1 <= t < 2 else None\n")
-    scene = load_scene(str(tmp_path / "late.py"))
-    scene.setup()
+    glow.write_text(FLAT)
+    scene = set_up(tmp_path / "late.py",
+                   "import hfrender as hf\n\nclass Late(hf.Scene):\n    def setup(self):\n"
+                   "        self.box = self.add(hf.Cube())\n    def update(self, t):\n"
+                   "        self.box.shader = 'glow' if 1 <= t < 2 else None\n")
     for t in (0.0, 1.5, 2.5):
         scene.update(t)
     assert scene.objects[0].shader is None and asset_files(scene) == [glow.resolve()]
     assert list(scene_assets(scene)) == ["glow.glsl"]
 
 
-
 def test_shaders_given_as_a_name_and_as_a_path_are_both_the_scenes_files(tmp_path):
     """One object's shader a name ('glow.glsl'), another's a Path (both taken): each is
     one of the scene's files (was: TypeError comparing a str with a PosixPath, every
     render to a video or with --resume of such a scene failed)."""
-    from hfrender.scene.loader import load_scene
     from hfrender.scene.sources import asset_files, scene_assets
 
     for name in ("glow.glsl", "toon.glsl"):
-        (tmp_path / name).write_text(
-            "vec3 shade(vec3 normal, vec3 world, vec3 color) { return color; }\n")
-    (tmp_path / "both.py").write_text(
-        "from pathlib import Path\nimport hfrender as hf\n\nclass Both(hf.Scene):\n"
-        "    def setup(self):\n        self.add(hf.Sphere(shader='glow.glsl'))\n"
-        "        self.add(hf.Cube(shader=Path(__file__).parent / 'toon.glsl'))\n")
-    scene = load_scene(str(tmp_path / "both.py"))
-    scene.setup()
+        (tmp_path / name).write_text(FLAT)
+    scene = set_up(tmp_path / "both.py",
+                   "from pathlib import Path\nimport hfrender as hf\n\nclass Both(hf.Scene):\n"
+                   "    def setup(self):\n        self.add(hf.Sphere(shader='glow.glsl'))\n"
+                   "        self.add(hf.Cube(shader=Path(__file__).parent / 'toon.glsl'))\n")
     assert asset_files(scene) == [(tmp_path / n).resolve() for n in ("glow.glsl", "toon.glsl")]
     assert list(scene_assets(scene)) == ["glow.glsl", "toon.glsl"]
+
 
 def test_each_file_of_the_scene_is_read_once_a_run(fonts, monkeypatch):
     """The files read later are looked for as each hyperframe is handed over, but each is
