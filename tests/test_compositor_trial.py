@@ -4,16 +4,9 @@ placeholder, a depth pass normalised to 0..1 with the near and far the user know
 import itertools
 
 import numpy as np
+from test_fx_sequences import write_seq
 
 from hfrender.cli import main
-
-
-def write_seq(folder, frames, pattern, first):
-    import imageio.v3 as iio
-
-    folder.mkdir(parents=True, exist_ok=True)
-    for i, f in enumerate(frames):
-        iio.imwrite(folder / (pattern % (first + i)), f)
 
 
 def test_an_empty_placeholder_frame_is_refused_before_any_work(tmp_path, rng, capsys):
