@@ -61,15 +61,17 @@ def render_golden(scene_file, frame_indices, **settings):
     return np.stack(frames), renderer
 
 
-def interrupt_after_first_segment(monkeypatch):
-    """Ctrl-C once the first segment of a video is finished; returns the undo."""
+def interrupt_after_segments(monkeypatch, n=1):
+    """Ctrl-C once the first ``n`` segments of a video are finished; returns the undo."""
     import hfrender.io.segments as seg
 
-    real = seg.SegmentedWriter._finish_segment
+    real, done = seg.SegmentedWriter._finish_segment, []
 
     def stop(self):
         real(self)
-        raise KeyboardInterrupt
+        done.append(1)
+        if len(done) == n:
+            raise KeyboardInterrupt
 
     monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
     return lambda: monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)

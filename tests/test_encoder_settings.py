@@ -9,7 +9,7 @@ import imageio_ffmpeg
 import numpy as np
 import pytest
 from render_helpers import decode_video as decode
-from render_helpers import interrupt_after_first_segment
+from render_helpers import interrupt_after_segments
 
 from hfrender.cli import main
 from hfrender.config import project_settings
@@ -345,7 +345,7 @@ def test_resume_compares_the_encoder_settings(tmp_path, monkeypatch, capsys):
     out = tmp_path / "r.mp4"
     args = ["render", BAR, "-o", str(out), "--size", "64x16", "--duration", "2", "--samples",
             "2", "--granularity", "12", "--quiet", "--crf", "30", "--preset", "fast"]
-    undo = interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_segments(monkeypatch)
     assert main(args) == 130
     undo()
     capsys.readouterr()
@@ -364,7 +364,7 @@ def test_fx_resume_compares_the_output_pix_fmt(tmp_path, rng, monkeypatch, capsy
     clip, _ = make_clip(tmp_path, rng, n=24)
     out = tmp_path / "o.mp4"
     args = ["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]
-    undo = interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_segments(monkeypatch)
     assert main([*args, "--pix-fmt", "yuv444p"]) == 130
     undo()
     capsys.readouterr()

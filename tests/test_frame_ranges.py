@@ -11,7 +11,7 @@ import imageio_ffmpeg
 import numpy as np
 import pytest
 from render_helpers import decode_video as decode
-from render_helpers import interrupt_after_first_segment, render_frames
+from render_helpers import interrupt_after_segments, render_frames
 
 from hfrender.cli import main
 from hfrender.config import RenderConfig
@@ -184,7 +184,7 @@ def test_resume_continues_the_same_range_only(tmp_path, monkeypatch, capsys):
     out, whole = tmp_path / "r.mp4", tmp_path / "whole.mp4"
     args = ["--size", "64x16", "--samples", "2", "--granularity", "12", "--duration", "3",
             "--quiet"]
-    undo = interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_segments(monkeypatch)
     assert main(["render", BAR, "-o", str(out), "--frames", "10:80", *args]) == 130
     undo()
     capsys.readouterr()

@@ -476,14 +476,14 @@ def test_a_ray_task_fuses_in_its_own_process():
 
 def test_a_render_fused_in_processes_resumes_to_the_video_fused_here(tmp_path, monkeypatch,
                                                                      capsys):
-    from render_helpers import interrupt_after_first_segment
+    from render_helpers import interrupt_after_segments
 
     from hfrender.cli import main
 
     out = tmp_path / "r.mp4"
     args = ["render", str(QUALITY), "-o", str(out), "--size", "64x36", "--duration", "2",
             "--samples", "4", "--reconstruct", "on", "--backend", "cpu", "--quiet"]
-    undo = interrupt_after_first_segment(monkeypatch)
+    undo = interrupt_after_segments(monkeypatch)
     assert main(args) == 130
     undo()
     capsys.readouterr()

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from font_helpers import DEJAVU, MONO, REFUSED, late_font_scene
 from render_helpers import decode_video as decoded
+from render_helpers import interrupt_after_segments
 from test_opacity import FLAT
 
 from hfrender.cli import main
@@ -36,21 +37,11 @@ def test_a_late_font_changed_since_a_ctrl_c_refuses_the_resume(fonts, capsys, mo
     """Ctrl-C after two segments (frames 0-15, t = 1 s from frame 8): the manifest names
     two.ttf; changed, --resume is refused in one line and nothing is lost; as it was, the
     resumed video is the uninterrupted one."""
-    import hfrender.io.segments as seg
-
     whole, out = fonts.parent / "whole.mp4", fonts.parent / "o.mp4"
     assert main(["render", str(fonts), "-o", str(whole), *ARGS]) == 0
-    real, done = seg.SegmentedWriter._finish_segment, []
-
-    def stop(self):
-        real(self)
-        done.append(1)
-        if len(done) == 2:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", stop)
+    undo = interrupt_after_segments(monkeypatch, 2)
     assert main(["render", str(fonts), "-o", str(out), *ARGS]) == 130
-    monkeypatch.setattr(seg.SegmentedWriter, "_finish_segment", real)
+    undo()
     kept = json.loads((work_dir(out) / "manifest.json").read_text())
     assert [s["count"] for s in kept["segments"]] == [8, 8]
     assert sorted(kept["settings"]["scene_files"]) == ["one.ttf", "two.ttf"]
