@@ -30,7 +30,7 @@ from hfrender.renderer.programs import (
 from hfrender.renderer.shader_renderer import ShaderRenderer
 from hfrender.renderer.target import Target
 from hfrender.renderer.text import TextDrawer, on_picture
-from hfrender.renderer.translucent import TranslucentPass, in_order
+from hfrender.renderer.translucent import TranslucentPass, by_depth
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
@@ -158,8 +158,8 @@ class SceneRenderer:
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
-        self._draw_objects(shared, rates, lens)
-        order = in_order(scene.objects, lens[0], lens[1])  # translucent ones and texts
+        found = self._draw_objects(shared, rates, lens)  # (each one's opacity read once)
+        order = by_depth(found, lens[0], lens[1])  # translucent ones and texts: in_order
         self.texts.mark(self, shared, rates, order)
         self.translucent.draw(self, shared, rates, lens, order)
         self.target.resolve()
@@ -215,17 +215,23 @@ class SceneRenderer:
             return kind
         return _level(kind, radius * pixels * math.hypot(*to) / (depth * depth))
 
-    def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple) -> None:
+    def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple
+                      ) -> list[tuple[int, Any]]:
         """Every visible opaque object: the uniforms all share (``shared``) set once per
         program; a loaded model's own as uniforms, drawn now; the built-in geometries'
         objects grouped by program and geometry (a sphere's by its level, ``lens``:
         :meth:`_pixels_a_metre`), each group one instanced draw, after the models. Objects
-        of an opacity below 1 are left to :mod:`hfrender.renderer.translucent`."""
+        of an opacity below 1 and texts are left to :mod:`hfrender.renderer.translucent`:
+        returned, (place, object) in the scene's order (:func:`in_order`'s)."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects, places = [], [], []  # the built-in ones', in the order drawn
+        found = []
         for i, obj in enumerate(self.scene.objects):
-            if drawn_opacity(obj) < 1.0 or is_text(obj.geometry):  # (after; hidden: 0)
+            opacity = drawn_opacity(obj)
+            if opacity < 1.0 or is_text(obj.geometry):  # (after; hidden: 0)
+                if opacity > 0.0:  # (in_order's: a text, or translucent)
+                    found.append((i, obj))
                 continue
             model_file = is_model(obj.geometry)
             prog = self._program_of(obj, model_file)
@@ -243,6 +249,7 @@ class SceneRenderer:
             rows = instance_rows(np.stack(models), rates_at(rates, places), np.array(objects))
             for (_, geometry), (prog, members) in groups.items():
                 self.instances.draw(prog, geometry, rows[members])
+        return found
 
     def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
         """A loaded model, its values as uniforms."""

@@ -58,8 +58,13 @@ def in_order(objects: list, eye: tuple, forward: tuple) -> list[tuple[int, Any]]
     their places in ``objects``, farthest first by the view depth of their
     centres (a model's or text's: its bounds' middle); ties keep the scene's order."""
     seen = [(i, obj, drawn_opacity(obj)) for i, obj in enumerate(objects)]
-    found = [(i, obj) for i, obj, a in seen if 0.0 < a and (a < 1.0 or is_text(obj.geometry))]
+    return by_depth([(i, obj) for i, obj, a in seen
+                     if 0.0 < a and (a < 1.0 or is_text(obj.geometry))], eye, forward)
 
+
+def by_depth(found: list[tuple[int, Any]], eye: tuple, forward: tuple
+             ) -> list[tuple[int, Any]]:
+    """``found`` (place, object), farthest first as :func:`in_order` lays them."""
     def depth(item: tuple[int, Any]) -> float:
         obj = item[1]
         bounds = getattr(obj, "bounds", None)  # (a model's, a text's)
