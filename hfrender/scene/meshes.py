@@ -184,12 +184,12 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     check_file(shown, path)
     try:
         with missing_files() as missing:
-            scene, finder = read_scene(trimesh, path)
+            scene, finder, header = read_scene(trimesh, path)
     except Exception as exc:  # trimesh raises many kinds for a broken file
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
                          f"{type(exc).__name__}" + (f": {text}" if text else "")) from None
-    gltf = path.suffix.lower() in (".glb", ".gltf")
+    gltf = header is not None
     parts = []
     for node in scene.graph.nodes_geometry:
         transform, name = scene.graph[node]
@@ -204,7 +204,7 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
     parts = _merged(parts)
     textured = [p.vertices["uv"] for p in parts if p.texture is not None]
-    if gltf and (unread := model_files.not_drawn(shown, path, textured)):
+    if header is not None and (unread := model_files.not_drawn(shown, header, textured)):
         log.warning(unread)
     positions = np.concatenate([p.vertices["position"] for p in parts])
     finite = positions[np.isfinite(positions).all(1)]

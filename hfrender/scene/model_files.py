@@ -44,11 +44,11 @@ def check_file(shown: Path, path: Path) -> None:
 _WRAPS = {33071: "CLAMP_TO_EDGE", 33648: "MIRRORED_REPEAT"}  # glTF's default: REPEAT
 
 
-def not_drawn(shown: Path, path: Path, uvs: list[np.ndarray]) -> str | None:
-    """One line of what a glTF file asks for that hfrender does not draw, or None: an
-    emissive texture, KHR_texture_transform, and (where the UVs ``uvs`` of its textured
-    parts leave 0..1) a wrap other than repeating. (Was: dropped without a word.)"""
-    header = _header(path)
+def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
+    """One line of what a glTF file (its JSON ``header``, :func:`read_scene`'s) asks for
+    that hfrender does not draw, or None: an emissive texture, KHR_texture_transform, and
+    (where the UVs ``uvs`` of its textured parts leave 0..1) a wrap other than repeating.
+    (Was: dropped without a word.)"""
     said = []
     glowing = [f"{m.get('name', f'#{i}')!r}" for i, m in enumerate(header.get("materials", []))
                if "emissiveTexture" in m]
@@ -67,12 +67,12 @@ def not_drawn(shown: Path, path: Path, uvs: list[np.ndarray]) -> str | None:
     return f"{shown}: drawn without {listed}: hfrender does not draw them"
 
 
-def as_drawn(path: Path) -> io.BytesIO | None:
-    """The glTF file ``path`` as trimesh is to read it: each material's ``emissiveFactor``
-    times its ``KHR_materials_emissive_strength`` (which trimesh drops), and none where it
-    has an ``emissiveTexture`` (not drawn; its factor alone would light the texture's dark
-    parts too: Blender writes 1, 1, 1 beside one). None where no material has either."""
-    header = _header(path)
+def as_drawn(path: Path, header: dict) -> io.BytesIO | None:
+    """The glTF file ``path`` (its JSON ``header``, changed so) as trimesh is to read it:
+    each material's ``emissiveFactor`` times its ``KHR_materials_emissive_strength`` (which
+    trimesh drops), and none where it has an ``emissiveTexture`` (not drawn; its factor
+    alone would light the texture's dark parts too: Blender writes 1, 1, 1 beside one).
+    None where no material has either."""
     changed = [m for m in header.get("materials", ()) if "emissiveFactor" in m and (
         "emissiveTexture" in m or "KHR_materials_emissive_strength" in m.get("extensions", {}))]
     if not changed:
@@ -164,23 +164,25 @@ def why_none(path: Path) -> str:
     return " (a model needs a triangle mesh)"
 
 
-def read_scene(trimesh: Any, path: Path) -> tuple[Any, Any]:
+def read_scene(trimesh: Any, path: Path) -> tuple[Any, Any, dict | None]:
     """(trimesh's scene of the model in ``path``, the :func:`resolver` that found its
-    files). A glTF's 16-bit vertex colours (Blender's export) are read as 0..1: trimesh's
-    Trimesh cast them to 8 bits, keeping the low byte (0.5 drawn as 0); those beside a
-    material stay as the file has them, in its visual."""
+    files, a glTF's JSON as drawn (:func:`as_drawn`; None: another format)). A glTF's
+    16-bit vertex colours (Blender's export) are read as 0..1: trimesh's Trimesh cast them
+    to 8 bits, keeping the low byte (0.5 drawn as 0); those beside a material stay as the
+    file has them, in its visual."""
     finder = resolver(trimesh, path)
     kind = path.suffix.lower()
     if kind not in (".glb", ".gltf"):
-        return trimesh.load_scene(str(path), process=False, resolver=finder), finder
+        return trimesh.load_scene(str(path), process=False, resolver=finder), finder, None
     load = trimesh.exchange.gltf.load_glb if kind == ".glb" else trimesh.exchange.gltf.load_gltf
-    with as_drawn(path) or path.open("rb") as f:
+    header = _header(path)  # (read once: as_drawn's and not_drawn's)
+    with as_drawn(path, header) or path.open("rb") as f:
         parsed = load(file_obj=f, resolver=finder)
     for kwargs in parsed.get("geometry", {}).values():
         colors = kwargs.get("vertex_colors")
         if isinstance(colors, np.ndarray) and colors.dtype == np.uint16:
             kwargs["vertex_colors"] = colors / 65535.0
-    return trimesh.load_scene(parsed), finder
+    return trimesh.load_scene(parsed), finder, header
 
 
 def resolver(trimesh: Any, path: Path) -> Any:
