@@ -36,27 +36,27 @@ def silenced() -> Iterator[None]:
     calls in threads at once share one silencing, put back as the last of them ends (was:
     each put back what it found, another's sink: an hf.still beside another thread's left
     every later print of the process going nowhere and every warning ignored)."""
+    global _held
     with _SILENCE:
-        if not _silencing:
-            stack = contextlib.ExitStack()
-            stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
-            stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
-            stack.enter_context(warnings.catch_warnings())
+        if not _held:  # the first: the streams and warnings replaced
+            _stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+            _stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+            _stack.enter_context(warnings.catch_warnings())
             warnings.simplefilter("ignore")
-            _silencing.append(stack)
-        _silencing.append(None)  # (this call's hold)
+        _held += 1  # (this call's hold)
     try:
         with filtered(lambda: _Silent()):
             yield
     finally:
         with _SILENCE:
-            _silencing.pop()
-            if len(_silencing) == 1:  # the last: what was replaced put back
-                _silencing.pop().close()
+            _held -= 1
+            if not _held:  # the last: what was replaced put back
+                _stack.close()
 
 
 _SILENCE = threading.Lock()
-_silencing: list[contextlib.ExitStack | None] = []  # the silencing in force, then a hold a call
+_held = 0  # the calls in force
+_stack = contextlib.ExitStack()  # what they replaced, while one is (emptied as it is closed)
 
 
 class _Silent(logging.Filter):
