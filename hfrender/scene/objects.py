@@ -14,7 +14,14 @@ from hfrender.color import display_color, srgb_color
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.nodes import PLACE_CHECKS, SHOW_CHECKS, Placed, drawn_opacity, placement
-from hfrender.scene.round_shapes import OUTLINE_PX, ROUND, level, outline_scale, round_mesh
+from hfrender.scene.round_shapes import (
+    OUTLINE_PX,
+    ROUND,
+    grid,
+    level,
+    outline_scale,
+    round_mesh,
+)
 
 
 @dataclass(eq=False)
@@ -287,8 +294,5 @@ def _sphere(lon: int) -> tuple[np.ndarray, np.ndarray]:
     k = 1.0 if lon == SPHERE_SEGMENTS[-1] else outline_scale(lon)  # (a 1.9 px particle
     # of 8 segments, inscribed, drew 10% smaller)
     v = np.concatenate([n * k, n], axis=1).astype(np.float32)  # normal: unit sphere's
-    i, j = np.meshgrid(np.arange(lat), np.arange(lon), indexing="ij")
-    a = (i * (lon + 1) + j).ravel()
-    b, c, d = a + lon + 1, a + 1, a + lon + 2
-    return v, np.stack([a, b, c, c, b, d], 1).ravel().astype(np.int32)
+    return v, grid(lat + 1, lon).astype(np.int32)
 

@@ -104,10 +104,17 @@ def _revolve(profile: list | np.ndarray, normals: list | np.ndarray, n: int,
     facing = np.stack(np.broadcast_arrays(nrm[:, :1] * np.cos(ph + turn), nrm[:, 1:] + 0 * ph,
                                           nrm[:, :1] * np.sin(ph + turn)), -1)
     v = np.concatenate([where.reshape(-1, 3), facing.reshape(-1, 3)], axis=1)
+    return v, grid(rows, n)
+
+
+def grid(rows: int, n: int) -> np.ndarray:
+    """The triangles' indices of ``rows`` rows of ``n + 1`` vertices each (a sphere's or a
+    turned profile's, from top to bottom), two a quad between neighbouring rows, wound
+    clockwise seen from outside."""
     i, j = np.meshgrid(np.arange(rows - 1), np.arange(n), indexing="ij")
     a = (i * (n + 1) + j).ravel()
     b, c, d = a + n + 1, a + 1, a + n + 2
-    return v, np.stack([a, b, c, c, b, d], 1).ravel()
+    return np.stack([a, b, c, c, b, d], 1).ravel()
 
 
 def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
