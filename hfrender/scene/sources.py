@@ -119,7 +119,7 @@ def asset_files(scene: object) -> list[Path]:
     shaders beside it (a built-in shader is hfrender's own) and :func:`read_files`."""
     source = getattr(scene, "source_path", None)
     root = Path(source).resolve().parent if source else None
-    found = {path for path in dict.fromkeys(p for p, _ in read_files(scene)) if path.is_file()}
+    found = {path for path, _ in read_files(scene) if path.is_file()}
     given: set = set()
     for obj in getattr(scene, "objects", []):  # each shader it was given: update(t)'s too
         given.add(getattr(obj, "shader", None))
