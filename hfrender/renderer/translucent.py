@@ -24,7 +24,7 @@ from hfrender.renderer.programs import compile_program, glsl, set_uniform, share
 from hfrender.renderer.target import Target, _resolve_program, unbind
 from hfrender.scene import checks
 from hfrender.scene.meshes import is_model
-from hfrender.scene.nodes import drawn_opacity
+from hfrender.scene.nodes import called_all, drawn_opacity
 from hfrender.scene.objects import mesh
 from hfrender.scene.text import is_text
 
@@ -280,15 +280,13 @@ def _translucent(scene: Any, objs: list) -> str:
     scene's names (:func:`checks.named`), else where they are, and their opacity as drawn:
     one (``self.glass (a Plane) has opacity 0.5``), or several counted, the first 3 named
     (was: the first alone, as if it were the one: six panels, one named)."""
-    names = checks.named(scene, objs)
     seen = [drawn_opacity(o) for o in objs]
     groups = any(a != float(o.opacity) for a, o in zip(seen, objs, strict=True))
     if len(objs) == 1:
-        obj, name = objs[0], names[0]
-        own = f" (its own {float(obj.opacity):g} times its groups')" if groups else ""
-        return (f"{name} (a {type(obj).__name__})" if name else obj.by_place()) + \
-            f" has opacity {seen[0]:g}{own}"
+        own = f" (its own {float(objs[0].opacity):g} times its groups')" if groups else ""
+        return f"{called_all(scene, objs)[0]} has opacity {seen[0]:g}{own}"
     low, high = min(seen), max(seen)
+    names = checks.named(scene, objs)
     listed = checks.listed([n or o.by_place() for n, o in zip(names, objs, strict=True)])
     return (f"{len(objs)} translucent objects ({listed}) have opacity {low:g}"
             + (f" to {high:g}" if high > low else "") + (" (their groups' in)" if groups
