@@ -52,10 +52,8 @@ def say_keys_past_end(scene: Scene | None, fps: float) -> None:
     keys run well past the scene's own duration, as the scene holds them."""
     if scene is None:  # (no copy: a scene holding a file)
         return
-    with reading() as read, silenced():  # (its prints said at the frame drawn already)
-        for t in times_to_read(scene):
-            with contextlib.suppress(SceneError, SceneUpdateError):  # (a time it refuses)
-                call_scene(scene, "update(t)", scene.update, t, t=t, frame=round(t * fps))
+    with reading() as read:
+        updated_quietly(scene, [(t, round(t * fps)) for t in times_to_read(scene)])
     names, end, latest = _names(scene), own_duration(scene), {}
     for k, t in read.values():  # (hf.keyframes(keys, t): a Keyframes each call, one name)
         name = names.get(id(k)) or _unnamed(k)
@@ -73,6 +71,16 @@ def say_keys_past_end(scene: Scene | None, fps: float) -> None:
                 "seconds; frame F at %g fps is F / %g s (hf.Keyframes(keys, fps=%g) takes "
                 "frame numbers)", type(scene).__name__, name, first.times[-1], more, end,
                 100 * max(share, 0.0), fps, fps, fps)
+
+
+def updated_quietly(scene: Scene, times: list[tuple[float, int]]) -> None:
+    """``update(t)`` of ``scene`` (a copy: a look at other times) at each (t, frame) of
+    ``times``, saying nothing (its prints said at the frames drawn already); a time it
+    refuses passed over (the render says it where it draws it)."""
+    with silenced():
+        for t, frame in times:
+            with contextlib.suppress(SceneError, SceneUpdateError):
+                call_scene(scene, "update(t)", scene.update, t, t=t, frame=frame)
 
 
 def reads_keys(scene: Scene) -> bool:

@@ -33,7 +33,7 @@ from hfrender.color import shown
 from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
-from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end
+from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end, updated_quietly
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import lineage
@@ -217,10 +217,7 @@ def looked_over(scene: Scene, first: int, last: int, fps: float) -> Scene:
         return scene
     frames = dict.fromkeys(round(first + (last - first) * i / (SPREAD - 1))
                            for i in range(SPREAD))
-    with silenced():  # (its prints said at the frames drawn)
-        for k in frames:
-            with contextlib.suppress(SceneError, SceneUpdateError):
-                call_scene(seen, "update(t)", seen.update, k / fps, t=k / fps, frame=k)
+    updated_quietly(seen, [(k / fps, k) for k in frames])
     return seen
 
 
