@@ -1,6 +1,7 @@
 """A glTF material's light of its own (emissiveFactor x KHR_materials_emissive_strength),
-drawn as the object's ``emissive`` is: linear light added to the lit colour. (Was: not
-drawn, a warning saying to give the Mesh emissive= instead.)"""
+drawn as the object's ``emissive`` is: linear light added to the lit colour; times its
+emissiveTexture where it has one. (Was: not drawn, a warning saying to give the Mesh
+emissive= instead; then an emissiveTexture not drawn, its material not glowing.)"""
 
 import base64
 import json
@@ -89,11 +90,11 @@ def test_emission_is_untinted_and_apart_from_the_objects_emissive_and_shader(
     assert centre_light(gl_context, hf.Mesh.load(path, opacity=0.5)) == [1.125, 0.75, 0.0625]
 
 
-def test_8_bit_pictures_show_the_emission_and_a_texture_alone_is_still_warned_of(
-        gl_context, tmp_path, caplog):
-    """On 8-bit sub-frames: the sRGB codes of base + emission. An emissiveTexture is not
-    drawn: its material glows not at all (its factor alone, Blender's 1, 1, 1, would light
-    the texture's dark parts too), and the warning names it."""
+def test_8_bit_pictures_show_the_emission_and_an_unread_emissive_texture_none(
+        gl_context, tmp_path):
+    """On 8-bit sub-frames: the sRGB codes of base + emission. An emissiveTexture that names
+    no image trimesh reads: its material glows not at all (its factor alone, Blender's 1,
+    1, 1, would light the texture's dark parts too)."""
     from test_models_in_the_wild import centre
 
     from hfrender.color import linear_to_srgb
@@ -104,9 +105,6 @@ def test_8_bit_pictures_show_the_emission_and_a_texture_alone_is_still_warned_of
     screen = lamp(tmp_path / "screen.gltf", 5.0, (1, 1, 1), emissiveTexture={"index": 0})
     assert centre(gl_context, screen) == np.rint(
         linear_to_srgb(np.array(BASE[:3])) * 255).tolist()
-    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
-        f"{screen}: drawn without its emissive textures (emissiveTexture of material 'lamp': "
-        "the material drawn without its emission): hfrender does not draw them"]
 
 
 @pytest.mark.parametrize("strength", [-1, "bright", True])
@@ -142,3 +140,129 @@ def test_hdr_auto_sees_a_model_whose_emission_passes_white(tmp_path):
     _, stats = render_frames(tmp_path / "shot.py", size=(48, 32), samples=1, count=1)
     assert stats.hdr and stats.hdr_why == ("self.lamp (a Mesh) with its materials' emission "
                                            "(up to 10x white) reaches 10.5x white")
+
+
+# an emissive texture's four quadrants (sRGB codes), as the image shows them: top left, top
+# right, bottom left, bottom right; each quadrant 2x2 texels (sampled between two of its own)
+QUADRANTS = [[255, 128, 0], [0, 64, 255], [128, 255, 32], [16, 0, 200]]
+
+
+def screen(path, factor=(1, 1, 1), strength=4.0, quadrants=QUADRANTS, **material):
+    """``lamp``'s square with an emissiveTexture of ``quadrants``, upright (UV 0, 0 at its
+    top left corner, glTF's image origin), embedded as a PNG."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    image = np.array(quadrants, np.uint8).reshape(2, 2, 1, 1, 3).repeat(2, 2).repeat(2, 3)
+    png = io.BytesIO()
+    Image.fromarray(image.transpose(0, 2, 1, 3, 4).reshape(4, 4, 3)).save(png, "PNG")
+    uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode()
+    return gltf_square(path, np.array([BASE] * 4, "f4"), material={
+        "name": "screen", "emissiveFactor": list(factor), "emissiveTexture": {"index": 0},
+        "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": strength}},
+        **material}, uv=np.array([[0, 1], [1, 1], [1, 0], [0, 0]], "f4"),
+        images=[{"uri": uri}], textures=[{"source": 0}],
+        extensionsUsed=["KHR_materials_emissive_strength"])
+
+
+def quadrant_light(gl_context, *objects):
+    """The linear light (float target) at the middle of each quarter of the square seen
+    head-on (it fills the picture's middle), in QUADRANTS' order: (4, 3)."""
+    scene = make_scene(*objects)
+    scene.setup()
+    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), False, hdr=True)
+    renderer.prepare()
+    renderer.draw(0.0, 0)
+    color = np.empty((H, W, 4), np.float32)
+    renderer.read_into(color)
+    renderer.release()
+    rows, cols = (np.flatnonzero(color[..., 1].max(axis)) for axis in (1, 0))
+    ys = [round(rows[0] + (rows[-1] - rows[0]) * f) for f in (0.25, 0.75)]
+    xs = [round(cols[0] + (cols[-1] - cols[0]) * f) for f in (0.25, 0.75)]
+    return np.array([color[y, x, :3] for y in ys for x in xs], np.float64)
+
+
+def test_an_emissive_texture_times_factor_and_strength_is_added_at_the_parts_uvs(
+        gl_context, tmp_path, caplog):
+    """Ambient 1, seen head-on: each quarter of the square shows BASE + its quadrant's
+    texel (sRGB decoded) x emissiveFactor x strength, upright (was: the texture not drawn
+    and the material not glowing: BASE alone, and a warning); a .glb's as a .gltf's."""
+    from hfrender.color import srgb_to_linear
+
+    gltf = screen(tmp_path / "screen.gltf", (1, 0.5, 0.25), 2.0)
+    want = np.array(BASE[:3]) + srgb_to_linear(np.array(QUADRANTS) / 255) * [2, 1, 0.5]
+    for path in (gltf, glb_of(gltf)):
+        got = quadrant_light(gl_context, hf.Mesh.load(path))
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-3)  # (the GPU's sRGB decode)
+    assert got[0, [0, 2]].tolist() == [2.25, 0.125]  # (codes 255 and 0: exact)
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+@pytest.mark.parametrize("shader", ["lambert", "toon", "unlit", "own"])
+def test_every_surface_shader_adds_the_emissive_texture_to_what_it_returns(
+        gl_context, tmp_path, shader):
+    """Under each shader, the square drawn with its emissive texture less the same square
+    with strength 0 is the texture's light alone (factor 1, strength 4), the Mesh's color
+    leaving it untinted."""
+    from hfrender.color import srgb_to_linear
+
+    if shader == "own":
+        shader = str(tmp_path / "mine.glsl")
+        (tmp_path / "mine.glsl").write_text(
+            "vec3 shade(vec3 normal, vec3 world, vec3 color) { return 0.5 * color; }\n")
+    lit, dark = (quadrant_light(gl_context, hf.Mesh.load(
+        screen(tmp_path / f"{name}.gltf", strength=strength), shader=shader,
+        color=(1, 0.5, 1))) for name, strength in (("lit", 4.0), ("dark", 0.0)))
+    np.testing.assert_allclose(lit - dark, 4 * srgb_to_linear(np.array(QUADRANTS) / 255),
+                               rtol=0, atol=5e-3)
+    assert (dark > 0).any() and (dark < 1).all()
+
+
+def test_one_texture_is_made_of_an_image_base_colour_and_emission_alike(gl_context,
+                                                                       tmp_path):
+    """A material whose baseColorTexture is its emissiveTexture (one image): one texture
+    uploaded, bound as both."""
+    from hfrender.renderer.models import ModelDrawer
+
+    mesh = hf.Mesh.load(screen(tmp_path / "both.gltf", pbrMetallicRoughness={
+        "baseColorTexture": {"index": 0}}))
+    drawer = ModelDrawer(gl_context().ctx, None)
+    drawer.prepare(None, mesh.geometry)
+    (_, _, base, glow, part), = drawer.uploads[mesh.geometry]
+    assert base is glow and part.texture is part.emission_texture
+    drawer.release()
+
+
+def test_hdr_auto_sees_an_emissive_textures_brightest_texel(tmp_path):
+    """--hdr auto takes the brightest texel x factor x strength (was: no light at all): a
+    screen of full red x 4 reaches 4.5x white; a dim one (codes 128 at most, factor 1, 1,
+    1 as Blender writes it) stays under white (its factor alone would be 1.5x)."""
+    from hfrender.color import srgb_to_linear
+
+    bright = make_scene(hf.Mesh.load(screen(tmp_path / "bright.gltf")))
+    bright.setup()
+    assert past_white(bright) == ("the Mesh bright.gltf with its materials' emission (up to "
+                                  "4x white) reaches 4.5x white")
+    dim = make_scene(hf.Mesh.load(screen(tmp_path / "dim.gltf", strength=1.0, quadrants=[
+        [128, 0, 0], [0, 100, 0], [0, 0, 64], [128, 128, 128]])))
+    dim.setup()
+    assert past_white(dim) is None
+    assert dim.objects[0]._model.emitters == [(0.5, float(srgb_to_linear(128 / 255)))]
+
+
+def test_an_emissive_texture_not_there_leaves_its_material_unlit(tmp_path, caplog):
+    """An emissiveTexture whose image is not beside the model: the material glows not at
+    all (its factor alone would light the whole square 4x white), and the missing file is
+    named."""
+    path = screen(tmp_path / "gone.gltf")
+    header = json.loads(path.read_text())
+    header["images"] = [{"uri": "gone.png"}]
+    path.write_text(json.dumps(header))
+    mesh = hf.Mesh.load(path)
+    assert [(p.emission, p.emission_texture) for p in mesh._model.parts] == [
+        ((0.0, 0.0, 0.0), None)]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{path}: gone.png is not there (beside the model); drawn without it, in the "
+        "model's colours"]

@@ -56,28 +56,37 @@ class ModelDrawer:
             self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, _DEFINE)
         return self.programs[shader]
 
-    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Part]]:
+    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Any, Part]]:
+        """Each part's (vertices, indices, base colour texture, emissive texture, part): a
+        texture made once an image, shared by the parts (and uses) that show it."""
         if geometry not in self.uploads:
-            import moderngl
+            made: dict[int, Any] = {}  # id of a Part's image (held by the model) -> texture
 
-            parts = []
-            for part in model_data(geometry).parts:
-                texture = None
-                if part.texture is not None:
-                    h, w = part.texture.shape[:2]
-                    texture = self.ctx.texture((w, h), 4, part.texture.tobytes(),
-                                               internal_format=GL_SRGB8_ALPHA8)
-                    texture.build_mipmaps()
-                    texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
-                parts.append((self.ctx.buffer(part.vertices.tobytes()),
-                              self.ctx.buffer(part.indices.tobytes()), texture, part))
-            self.uploads[geometry] = parts
+            def texture(image: np.ndarray | None) -> Any:
+                if image is not None and id(image) not in made:
+                    made[id(image)] = self._texture(image)
+                return None if image is None else made[id(image)]
+
+            self.uploads[geometry] = [
+                (self.ctx.buffer(part.vertices.tobytes()), self.ctx.buffer(part.indices.tobytes()),
+                 texture(part.texture), texture(part.emission_texture), part)
+                for part in model_data(geometry).parts]
         return self.uploads[geometry]
+
+    def _texture(self, image: np.ndarray) -> Any:
+        """An sRGB image (H, W, 4 uint8, GL row order) as a mipmapped texture."""
+        import moderngl
+
+        h, w = image.shape[:2]
+        texture = self.ctx.texture((w, h), 4, image.tobytes(), internal_format=GL_SRGB8_ALPHA8)
+        texture.build_mipmaps()
+        texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+        return texture
 
     def _vao(self, prog: Any, geometry: str, index: int) -> Any:
         key = (id(prog), geometry, index)
         if key not in self.vaos:
-            vbo, ibo, _, _ = self._upload(geometry)[index]
+            vbo, ibo, *_ = self._upload(geometry)[index]
             self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo)
         return self.vaos[key]
 
@@ -94,13 +103,17 @@ class ModelDrawer:
         # the projection flips y (GL's row 0 is the image's top): a front face, counter-
         # clockwise in the file, is clockwise on screen, and the other way when mirrored
         front = "ccw" if np.linalg.det(model[:3, :3]) < 0 else "cw"
-        for i, (_, _, texture, part) in enumerate(self._upload(geometry)):
+        for i, (_, _, texture, glow, part) in enumerate(self._upload(geometry)):
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)
+            set_uniform(prog, "u_emission_textured", int(glow is not None))
             if texture is not None:
                 texture.use(0)
                 set_uniform(prog, "u_base_texture", 0)
+            if glow is not None:  # (unit 1: the base colour's stays bound beside it)
+                glow.use(1)
+                set_uniform(prog, "u_emission_texture", 1)
             if not part.double_sided:
                 self.ctx.front_face = front
                 self.ctx.enable(moderngl.CULL_FACE)
@@ -112,8 +125,8 @@ class ModelDrawer:
     def release(self) -> None:
         for obj in [*self.vaos.values(), *self.programs.values()]:
             obj.release()
-        for vbo, ibo, texture, _ in (u for parts in self.uploads.values() for u in parts):
-            for obj in (vbo, ibo, texture):
-                if obj is not None:
-                    obj.release()
+        made = {id(obj): obj for parts in self.uploads.values() for u in parts
+                for obj in u[:4] if obj is not None}  # (a shared texture released once)
+        for obj in made.values():
+            obj.release()
         self.vaos, self.programs, self.uploads = {}, {}, {}

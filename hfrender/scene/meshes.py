@@ -5,7 +5,8 @@ Mesh holds them or they are among the last read (cached by resolved path and mod
 time), into :class:`ModelData`: parts of triangles with
 interleaved vertices (position, normal, UV, linear RGBA colour), each part with at most one
 base-colour texture and one emission (a glTF material's light of its own, a uniform of its
-draw: parts are drawn one call each, and a material's emission is the same over it). glTF
+draw: parts are drawn one call each, and a material's emission is the same over it), times
+its emissive texture where it has one (sRGB, at the part's UVs). glTF
 node transforms are baked into the vertices; base colour factors multiply the vertex
 colours. Colour conventions follow the formats: glTF vertex colours and
 factors are linear, PLY/OBJ vertex colours are display (sRGB) values, textures are sRGB.
@@ -29,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.color import srgb_to_linear
 from hfrender.scene import model_files
 from hfrender.scene.model_colours import emission_of, linear_colors, material_of, vertex_colors
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
@@ -52,6 +54,16 @@ class Part:
     double_sided: bool  # False: back faces are culled (glTF's default)
     # its material's light of its own, linear RGB (a glTF's emissiveFactor x strength)
     emission: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    # its emissiveTexture, times emission: (H, W, 4) uint8 sRGB in GL order, or None
+    emission_texture: np.ndarray | None = None
+
+    def glow(self) -> float:
+        """Its brightest light of its own, one channel, linear: the emission times its
+        emissive texture's brightest texel (a filtered sample is no brighter)."""
+        if self.emission_texture is None:
+            return max(self.emission)
+        top = srgb_to_linear(self.emission_texture[..., :3].max(axis=(0, 1)) / 255.0)
+        return float(max(np.asarray(self.emission) * top))
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,15 +89,15 @@ class ModelData:
     def emitters(self) -> list[tuple[float, float]]:
         """(brightest base colour, brightest emission), one channel each, linear, of each
         part whose material gives light of its own (:func:`hfrender.scene.past_white`)."""
-        return [(float(p.vertices["color"][:, :3].max()), max(p.emission))
-                for p in self.parts if max(p.emission) > 0]
+        glows = [(p, p.glow()) for p in self.parts]
+        return [(float(p.vertices["color"][:, :3].max()), glow) for p, glow in glows if glow > 0]
 
     @property
     def nbytes(self) -> int:
         """The memory its arrays take."""
         return int(self.bounds.nbytes + sum(
-            p.vertices.nbytes + p.indices.nbytes + (0 if p.texture is None else p.texture.nbytes)
-            for p in self.parts))
+            p.vertices.nbytes + p.indices.nbytes + sum(t.nbytes for t in (
+                p.texture, p.emission_texture) if t is not None) for p in self.parts))
 
 
 # every model a Mesh holds (the renderer finds it by its geometry name), and the last read
@@ -189,13 +201,15 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
                          f"{type(exc).__name__}" + (f": {text}" if text else "")) from None
-    gltf = header is not None
+    gltf = header is not None  # its materials with an emissiveTexture, by name:
+    textured = {m.get("name") for m in (header or {}).get("materials", ())
+                if "emissiveTexture" in m}
     parts = []
     for node in scene.graph.nodes_geometry:
         transform, name = scene.graph[node]
         geom = scene.geometry.get(name)
         if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
-            parts.append(_part(geom, np.asarray(transform, np.float64), gltf))
+            parts.append(_part(geom, np.asarray(transform, np.float64), gltf, textured))
     if not parts:
         raise ModelError(f"{shown}: the file has no triangles{why_none(path)}")
     if missing:  # trimesh goes on without them, and says so only in its debug log
@@ -203,7 +217,8 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     "model's colours", shown, ", ".join(missing),
                     "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
     parts = _merged(parts)
-    textured = [p.vertices["uv"] for p in parts if p.texture is not None]
+    textured = [p.vertices["uv"] for p in parts
+                if p.texture is not None or p.emission_texture is not None]
     if header is not None and (unread := model_files.not_drawn(shown, header, textured)):
         log.warning(unread)
     positions = np.concatenate([p.vertices["position"] for p in parts])
@@ -220,14 +235,19 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                      tuple(finder.read.values()))
 
 
-def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
-    """One placed geometry as a Part, its node transform baked in."""
+def _part(mesh: Any, transform: np.ndarray, gltf: bool, textured: set) -> Part:
+    """One placed geometry as a Part, its node transform baked in (``textured``: as
+    :func:`~hfrender.scene.model_colours.emission_of` takes it)."""
     faces = np.asarray(mesh.faces, np.int64)
     positions = np.asarray(mesh.vertices, np.float64)
     # the file had normals: trimesh keeps them in its cache (else it would compute them)
     normals = (np.asarray(mesh.vertex_normals, np.float64)
                if "vertex_normals" in mesh._cache else None)
     factor, texture, uv = material_of(mesh.visual)
+    emission, glow = emission_of(mesh.visual, textured)
+    if glow is not None and uv is None:  # (an emissive texture alone: its UVs too)
+        uv = getattr(mesh.visual, "uv", None)
+        uv = None if uv is None else np.asarray(uv, np.float64)[:, :2]
     if uv is not None and len(uv) != len(positions):
         texture = uv = None
     colors = vertex_colors(mesh)
@@ -253,7 +273,7 @@ def _part(mesh: Any, transform: np.ndarray, gltf: bool) -> Part:
     material = getattr(mesh.visual, "material", None)
     double = not gltf or bool(getattr(material, "doubleSided", False))
     return Part(v, faces.astype(np.uint32).ravel(), texture, normals is not None, double,
-                emission_of(mesh.visual))
+                emission, glow)
 
 
 def _cofactor(m: np.ndarray) -> np.ndarray:
@@ -262,19 +282,24 @@ def _cofactor(m: np.ndarray) -> np.ndarray:
 
 
 def _merged(parts: list[Part]) -> list[Part]:
-    """Parts that draw alike joined into one (one draw call each)."""
+    """Parts that draw alike joined into one (one draw call each); each image held once
+    (a base colour and an emissive texture alike: the renderer makes one texture of each)."""
     groups: dict[tuple, list[Part]] = {}
+    images: dict[tuple, np.ndarray] = {}
     for p in parts:
-        tex = None if p.texture is None else (p.texture.shape, p.texture.tobytes())
-        groups.setdefault((tex, p.smooth, p.double_sided, p.emission), []).append(p)
+        keys = tuple(None if t is None else (t.shape, t.tobytes())
+                     for t in (p.texture, p.emission_texture))
+        images.update({k: t for k, t in zip(keys, (p.texture, p.emission_texture),
+                                            strict=True) if k is not None and k not in images})
+        groups.setdefault((*keys, p.smooth, p.double_sided, p.emission), []).append(p)
     out = []
-    for group in groups.values():
+    for (tex, glow, *_), group in groups.items():
         offsets = np.cumsum([0] + [len(p.vertices) for p in group[:-1]])
         out.append(Part(np.concatenate([p.vertices for p in group]),
                         np.concatenate([p.indices + np.uint32(o)
                                         for p, o in zip(group, offsets, strict=True)]),
-                        group[0].texture, group[0].smooth, group[0].double_sided,
-                        group[0].emission))
+                        images.get(tex), group[0].smooth, group[0].double_sided,
+                        group[0].emission, images.get(glow)))
     return out
 
 

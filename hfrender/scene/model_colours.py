@@ -1,6 +1,6 @@
 """The colours a model's parts carry, as trimesh hands them over: vertex colours of any type
 to linear RGBA, a material's base colour factor, its texture (in GL's row order) and UVs,
-its emission (:mod:`hfrender.scene.meshes` reads the file)."""
+its emission and emissive texture (:mod:`hfrender.scene.meshes` reads the file)."""
 
 from __future__ import annotations
 
@@ -58,14 +58,24 @@ def material_of(visual: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray 
     return factor, np.ascontiguousarray(rgba[::-1]), np.asarray(uv, np.float64)[:, :2]
 
 
-def emission_of(visual: Any) -> tuple[float, float, float]:
-    """A glTF material's light of its own, linear RGB: its ``emissiveFactor`` as read
-    (:func:`~hfrender.scene.model_files.as_drawn`: times its strength); an OBJ's: none."""
-    factor = getattr(getattr(visual, "material", None), "emissiveFactor", None)
-    if factor is None:
-        return (0.0, 0.0, 0.0)
+def emission_of(visual: Any, textured: set) -> tuple[tuple[float, float, float],
+                                                   np.ndarray | None]:
+    """A glTF material's light of its own: (its ``emissiveFactor`` as read, linear RGB
+    (:func:`~hfrender.scene.model_files.as_drawn`: times its strength), its
+    ``emissiveTexture`` (sRGB, in GL row order) or None); an OBJ's: none. Where the factor
+    is 0 (glTF's default) the texture is dropped: it multiplies the factor. A material
+    named in ``textured`` (the file's with an emissiveTexture) whose image trimesh could
+    not read (not there, KTX2) glows not at all: its factor alone (1, 1, 1 as Blender
+    writes it) would light the texture's dark parts too."""
+    material = getattr(visual, "material", None)
+    factor = getattr(material, "emissiveFactor", None)
+    image = getattr(material, "emissiveTexture", None)
+    if factor is None or (image is None and getattr(material, "name", None) in textured):
+        return (0.0, 0.0, 0.0), None
     r, g, b = (float(c) for c in np.asarray(factor, np.float64).ravel()[:3])
-    return (r, g, b)
+    if image is None or max(r, g, b) <= 0:
+        return (r, g, b), None
+    return (r, g, b), np.ascontiguousarray(_rgba(image)[::-1])
 
 
 def _rgba(image: Any) -> np.ndarray:

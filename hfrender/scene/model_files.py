@@ -46,15 +46,10 @@ _WRAPS = {33071: "CLAMP_TO_EDGE", 33648: "MIRRORED_REPEAT"}  # glTF's default: R
 
 def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
     """One line of what a glTF file (its JSON ``header``, :func:`read_scene`'s) asks for
-    that hfrender does not draw, or None: an emissive texture, KHR_texture_transform, and
-    (where the UVs ``uvs`` of its textured parts leave 0..1) a wrap other than repeating.
-    (Was: dropped without a word.)"""
+    that hfrender does not draw, or None: KHR_texture_transform and (where the UVs ``uvs``
+    of its textured parts leave 0..1) a wrap other than repeating. (Was: dropped without a
+    word.)"""
     said = []
-    glowing = [f"{m.get('name', f'#{i}')!r}" for i, m in enumerate(header.get("materials", []))
-               if "emissiveTexture" in m]
-    if glowing:  # (its factor drawn alone would light the texture's dark parts too)
-        said.append(f"its emissive textures (emissiveTexture of material {', '.join(glowing)}: "
-                    "the material drawn without its emission)")
     if "KHR_texture_transform" in header.get("extensionsUsed", ()):
         said.append("its texture transforms (KHR_texture_transform)")
     wraps = sorted({_WRAPS[w] for s in header.get("samplers", ())
@@ -70,16 +65,15 @@ def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
 def as_drawn(path: Path, header: dict) -> io.BytesIO | None:
     """The glTF file ``path`` (its JSON ``header``, changed so) as trimesh is to read it:
     each material's ``emissiveFactor`` times its ``KHR_materials_emissive_strength`` (which
-    trimesh drops), and none where it has an ``emissiveTexture`` (not drawn; its factor
-    alone would light the texture's dark parts too: Blender writes 1, 1, 1 beside one).
-    None where no material has either."""
-    changed = [m for m in header.get("materials", ()) if "emissiveFactor" in m and (
-        "emissiveTexture" in m or "KHR_materials_emissive_strength" in m.get("extensions", {}))]
+    trimesh drops; its ``emissiveTexture`` multiplies the two). None where no material has
+    one."""
+    changed = [m for m in header.get("materials", ()) if "emissiveFactor" in m and
+               "KHR_materials_emissive_strength" in m.get("extensions", {})]
     if not changed:
         return None
     for m in changed:
-        strength = 0.0 if "emissiveTexture" in m else m["extensions"][
-            "KHR_materials_emissive_strength"].get("emissiveStrength", 1.0)
+        strength = m["extensions"]["KHR_materials_emissive_strength"].get("emissiveStrength",
+                                                                          1.0)
         if isinstance(strength, bool) or not isinstance(strength, (int, float)) or \
                 not 0.0 <= strength < float("inf"):
             raise ValueError(f"material {m.get('name', '?')!r}: emissiveStrength {strength!r} "

@@ -29,6 +29,8 @@ uniform int u_textured;
 uniform int u_flat_normals;        // the file has no normals: shade each triangle flat
 uniform vec3 u_material_emission;  // the part's material's own light, linear (its glTF
                                    // emissiveFactor x strength; untinted by u_color)
+uniform sampler2D u_emission_texture;  // its glTF emissiveTexture, sRGB (decoded by the
+uniform int u_emission_textured;        // sampler), times u_material_emission where 1
 centroid in vec2 v_uv;
 centroid in vec4 v_color;                   // linear, the material's base colour factor included
 #endif

@@ -14,7 +14,10 @@ void main() {
     if (dot(n, hf_to_eye(v_world)) < 0.0) n = -n;  // two-sided: light the side we see
     vec3 lin = shade(n, v_world, base) + base * u_emissive;
 #ifdef HF_MODEL
-    lin += u_material_emission;  // (0: the sum unchanged, bit for bit)
+    if (u_emission_textured != 0)
+        lin += u_material_emission * texture(u_emission_texture, v_uv).rgb;
+    else
+        lin += u_material_emission;  // (0: the sum unchanged, bit for bit)
 #endif
     f_color = vec4(hf_target(lin), 1.0) * u_opacity;  // premultiplied (1: as it is)
 #ifdef HF_TEXT
