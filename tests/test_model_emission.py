@@ -266,3 +266,17 @@ def test_an_emissive_texture_not_there_leaves_its_material_unlit(tmp_path, caplo
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
         f"{path}: gone.png is not there (beside the model); drawn without it, in the "
         "model's colours"]
+
+
+def test_a_texture_on_another_uv_set_is_said_to_be_drawn_at_texcoord_0(gl_context, tmp_path,
+                                                                       caplog):
+    """An emissive (or base colour) texture naming texCoord 1: trimesh keeps TEXCOORD_0
+    alone, so it is drawn there; one warning says so (was: without a word)."""
+    path = screen(tmp_path / "second.gltf", emissiveTexture={"index": 0, "texCoord": 1})
+    got = quadrant_light(gl_context, hf.Mesh.load(path))
+    assert got[0, [0, 2]].tolist() == [4.25, 0.125]  # (at TEXCOORD_0: code 255 x 4)
+    screen(tmp_path / "first.gltf", emissiveTexture={"index": 0, "texCoord": 0})
+    hf.Mesh.load(tmp_path / "first.gltf")
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"{path}: drawn without its textures' other UV sets (texCoord of material 'screen': "
+        "drawn at TEXCOORD_0): hfrender does not draw them"]

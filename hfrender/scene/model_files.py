@@ -46,10 +46,17 @@ _WRAPS = {33071: "CLAMP_TO_EDGE", 33648: "MIRRORED_REPEAT"}  # glTF's default: R
 
 def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
     """One line of what a glTF file (its JSON ``header``, :func:`read_scene`'s) asks for
-    that hfrender does not draw, or None: KHR_texture_transform and (where the UVs ``uvs``
-    of its textured parts leave 0..1) a wrap other than repeating. (Was: dropped without a
+    that hfrender does not draw, or None: KHR_texture_transform, a texture's second UV set
+    (``texCoord`` 1 or more: trimesh keeps TEXCOORD_0 alone) and (where the UVs ``uvs`` of
+    its textured parts leave 0..1) a wrap other than repeating. (Was: dropped without a
     word.)"""
     said = []
+    others = sorted({f"{m.get('name', f'#{i}')!r}" for i, m in enumerate(header.get(
+        "materials", [])) for info in (m.get("emissiveTexture"), m.get(
+            "pbrMetallicRoughness", {}).get("baseColorTexture")) if _uv_set(info)})
+    if others:
+        said.append(f"its textures' other UV sets (texCoord of material {', '.join(others)}: "
+                    "drawn at TEXCOORD_0)")
     if "KHR_texture_transform" in header.get("extensionsUsed", ()):
         said.append("its texture transforms (KHR_texture_transform)")
     wraps = sorted({_WRAPS[w] for s in header.get("samplers", ())
@@ -60,6 +67,11 @@ def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
         return None
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
     return f"{shown}: drawn without {listed}: hfrender does not draw them"
+
+
+def _uv_set(info: Any) -> bool:
+    """Whether a material's textureInfo ``info`` names a UV set past TEXCOORD_0."""
+    return isinstance(info, dict) and info.get("texCoord", 0) not in (0, None)
 
 
 def as_drawn(path: Path, header: dict) -> io.BytesIO | None:
