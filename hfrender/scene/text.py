@@ -93,7 +93,7 @@ def _drawn(text: str, font: str | None, align: str, stamp: tuple, level: int) ->
     from PIL import Image, ImageDraw
 
     face, pad = _font(font, RASTER_PX << level), PAD << level
-    lines = text.split("\n")
+    lines = _lines(text)
     ascent, descent = face.getmetrics()
     cap = float(-face.getbbox("H", anchor="ls")[1])
     widths = [face.getlength(line) for line in lines]
@@ -110,6 +110,12 @@ def _drawn(text: str, font: str | None, align: str, stamp: tuple, level: int) ->
     key = hashlib.sha1(repr((text, font, align, stamp)).encode()).hexdigest()[:20]
     return _placed(level_key(key, level), coverage, align, cap, pad + ascent,
                    pad + ascent + (len(lines) - 1) * (ascent + descent), 0.5 ** level)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines: apart by "\\n", "\\r\\n" (a Windows file's) or "\\r" (Pillow draws
+    a "\\r" as a missing glyph's box, or fails in complex layout)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def level_key(key: str, level: int) -> str:
