@@ -54,6 +54,11 @@ def silenced() -> Iterator[None]:
                 _stack.close()
 
 
+def is_silenced() -> bool:
+    """Whether a :func:`silenced` is in force (what is said now goes nowhere)."""
+    return _held > 0
+
+
 _SILENCE = threading.Lock()
 _held = 0  # the calls in force
 _stack = contextlib.ExitStack()  # what they replaced, while one is (emptied as it is closed)

@@ -10,7 +10,8 @@ lines follow at the font's own line spacing. The position is the middle of the b
 lines: between the first line's cap top and the last line's baseline, and across its ink
 by ``align`` ("center": the middle, "left": its left edge, "right": its right edge; lines
 align to one another likewise).
-The default font is the one embedded in Pillow (the same pixels on every machine); a
+The default font is the one embedded in Pillow (the same pixels on every machine: ASCII
+and a little punctuation; characters a font lacks are said once, :mod:`.glyphs`); a
 ``font="my.ttf"`` file is looked for beside the scene, then in the current folder, and is
 one of the scene's files (:func:`hfrender.scene.sources.asset_files`).
 
@@ -32,6 +33,7 @@ import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
+from hfrender.scene.glyphs import font_face, say_missing
 from hfrender.scene.meshes import VERTEX
 from hfrender.scene.nodes import placement
 from hfrender.scene.objects import _CHECKS, Object3D
@@ -59,20 +61,18 @@ def is_text(geometry: str) -> bool:
     return geometry == GEOMETRY
 
 
-def _font(path: str | None, size: int = RASTER_PX) -> Any:
-    from PIL import ImageFont
-
-    if path is None:
-        return ImageFont.load_default(size=size)  # Pillow's own: FreeType, embedded
-    return ImageFont.truetype(path, size)
-
-
-@lru_cache(maxsize=256)
 def raster(text: str, font: str | None = None, align: str = "center",
            stamp: tuple = ()) -> Raster:
     """The glyphs of ``text`` in ``font`` (a resolved file, or None: Pillow's), its lines
     aligned by ``align``, at :data:`RASTER_PX`; ``stamp`` (the file's time and size) makes
-    a changed file drawn again."""
+    a changed file drawn again. Characters the font lacks are said once
+    (:func:`hfrender.scene.glyphs.say_missing`)."""
+    say_missing(text, font, stamp)
+    return _raster(text, font, align, stamp)
+
+
+@lru_cache(maxsize=256)
+def _raster(text: str, font: str | None, align: str, stamp: tuple) -> Raster:
     return _drawn(text, font, align, stamp, 0)
 
 
@@ -92,7 +92,7 @@ def _drawn(text: str, font: str | None, align: str, stamp: tuple, level: int) ->
     level 0's pixels (``2 ** level`` of its own to one)."""
     from PIL import Image, ImageDraw
 
-    face, pad = _font(font, RASTER_PX << level), PAD << level
+    face, pad = font_face(font, RASTER_PX << level), PAD << level
     lines = _lines(text)
     ascent, descent = face.getmetrics()
     cap = float(-face.getbbox("H", anchor="ls")[1])
@@ -257,7 +257,7 @@ def _font_file(what: str, value: object) -> tuple:
         raise InputError(f"{what}={str(value)!r}: font file not found (looked for "
                          f"{' and '.join(map(str, places))})")
     try:
-        _font(str(found))
+        font_face(str(found), RASTER_PX)
     except OSError as exc:
         raise InputError(f"{what}={str(value)!r}: {found} is not a font Pillow can read "
                          f"({exc}): give a .ttf or .otf file") from None

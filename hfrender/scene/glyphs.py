@@ -1,0 +1,85 @@
+"""The characters of a text that its font has no glyph for, said once: Pillow draws each
+as the font's missing-glyph (.notdef) glyph, a box in most fonts, without a word (a trial:
+"Café" in the default font, Pillow's embedded one, which holds ASCII and a little
+punctuation alone, drew "Caf" and a box; "東京" in DejaVu Sans two boxes; a tab a box in
+any font).
+
+A character lacks a glyph where Pillow draws it alone as it draws a character no font has
+(U+10FFFD, of a private use plane): the .notdef glyph, the same pixels and advance.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from hfrender import logs
+from hfrender.color import shown
+
+log = logging.getLogger(__name__)
+
+NOBODY = "\U0010fffd"  # in no font: drawn as the .notdef glyph
+CHECK_PX = 48  # the size the glyphs are compared at (fine enough to tell glyphs apart)
+NAMED = 8  # characters named in a warning (then "and N more")
+_SAID: set = set()  # (font, stamp, character) said once a process
+
+
+def font_face(path: str | None, size: int) -> Any:
+    """Pillow's font: the file at ``path``, or None: Pillow's own (FreeType, embedded)."""
+    from PIL import ImageFont
+
+    if path is None:
+        return ImageFont.load_default(size=size)
+    return ImageFont.truetype(path, size)
+
+
+@lru_cache(maxsize=16)
+def _notdef(font: str | None, stamp: tuple) -> tuple:
+    face = font_face(font, CHECK_PX)
+    mask = face.getmask(NOBODY)
+    return face, (mask.size, bytes(mask))
+
+
+@lru_cache(maxsize=4096)
+def _lacks(font: str | None, stamp: tuple, char: str) -> bool:
+    face, notdef = _notdef(font, stamp)
+    try:
+        mask = face.getmask(char)
+    except (OSError, RuntimeError, ValueError):  # (not drawn alone in complex layout)
+        return False
+    return (mask.size, bytes(mask)) == notdef
+
+
+@lru_cache(maxsize=256)
+def missing(text: str, font: str | None = None, stamp: tuple = ()) -> tuple[str, ...]:
+    """The characters of ``text`` (lines apart: its line ends aside) that ``font`` (a
+    resolved file, or None: Pillow's) has no glyph for, in the order they come."""
+    chars = dict.fromkeys(c for c in text if c not in "\r\n")
+    return tuple(c for c in chars if _lacks(font, stamp, c))
+
+
+def say_missing(text: str, font: str | None = None, stamp: tuple = ()) -> None:
+    """One warning naming ``text``, the characters ``font`` lacks for it and the font, and
+    what to give; each character once a process and font (a counter's text, new each
+    frame, said once), none while the log is silenced (said where it is drawn)."""
+    lacking = missing(text, font, stamp)
+    new = [c for c in lacking if (font, stamp, c) not in _SAID]
+    if not new or logs.is_silenced():
+        return
+    _SAID.update((font, stamp, c) for c in new)
+    named = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in new[:NAMED])
+    more = f" and {len(new) - NAMED} more" if len(new) > NAMED else ""
+    whose = ("Pillow's embedded font (font=None: ASCII and a little punctuation)"
+             if font is None else f"the font {Path(font).name}")
+    controls = [c for c in new if unicodedata.category(c) == "Cc"]
+    advice = [f"write spaces for {', '.join(map(repr, controls))}: no font draws a control "
+              "character"] if controls else []
+    if len(controls) < len(new):
+        advice.append("give font= a .ttf or .otf that has them" + (
+            " (DejaVuSans.ttf has accented Latin, Greek, Cyrillic, Hebrew and Arabic)"
+            if font is None else ""))
+    log.warning("Text %s: %s has no glyph for %s%s: drawn as the font's missing-glyph box; "
+                "%s", shown(text), whose, named, more, "; ".join(advice))
