@@ -95,3 +95,17 @@ def test_a_text_first_drawn_while_silenced_is_said_when_drawn_after(said):
     text_module.raster("Ωmega")
     assert [s.split(":")[0] for s in said()] == ["Text 'Ωmega'"]
     assert "'Ω' (U+03A9)" in said()[0]
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_stacked_accents_above_the_fonts_ascent_are_drawn_whole(level):
+    # was: a Vietnamese "Ấ" (DejaVu Sans: 13 px over its ascent at 128 px) cut off at the top
+    font = _dejavu()
+    drawn, plain = (text_module.raster_at(level, text, font) if level else
+                    text_module.raster(text, font) for text in ("VIẾT Ấ", "VIET A"))
+    rows = np.flatnonzero(drawn.coverage.any(axis=1))
+    face = glyphs.font_face(font, text_module.RASTER_PX << level)
+    top, bottom = face.getbbox("VIẾT Ấ", anchor="ls")[1::2]
+    assert rows[0] >= (text_module.PAD << level) // 2  # half a pad empty above, at least
+    assert abs((rows[-1] + 1 - rows[0]) - (bottom - top)) <= 1  # the whole glyphs' height
+    assert drawn.bounds[0, 1] == plain.bounds[0, 1] and drawn.cap == plain.cap  # placed alike
