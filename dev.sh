@@ -99,7 +99,8 @@ case "$cmd" in
         "$VENV/bin/hfrender" still scenes/showcase.py -t 0 --compare -o demo.png
         ;;
     test)
-        apt_install "${GL_PACKAGES[@]}" xvfb xauth
+        # fonts-dejavu-core: the text tests' font file (hf.Text with font=, glyph coverage)
+        apt_install "${GL_PACKAGES[@]}" xvfb xauth fonts-dejavu-core
         ensure_venv dev,cuda-compile,ray
         ensure_torch_cpu
         "$PY" -m pytest -q "$@"
