@@ -109,3 +109,27 @@ def test_stacked_accents_above_the_fonts_ascent_are_drawn_whole(level):
     assert rows[0] >= (text_module.PAD << level) // 2  # half a pad empty above, at least
     assert abs((rows[-1] + 1 - rows[0]) - (bottom - top)) <= 1  # the whole glyphs' height
     assert drawn.bounds[0, 1] == plain.bounds[0, 1] and drawn.cap == plain.cap  # placed alike
+
+
+def test_a_script_needing_complex_layout_is_said_where_pillow_has_none(said, monkeypatch):
+    # was: without raqm (no FriBiDi on the machine) a font file's Hebrew ran left to right
+    # and its Arabic unjoined, without a word
+    font = _dejavu()
+    monkeypatch.setattr(glyphs, "_raqm", lambda: False)
+    text_module.raster("שלום and سلام", font, "center", (3, 4))
+    text_module.raster("שלום עולם", font, "center", (3, 4))  # Hebrew and Arabic said
+    text_module.raster("Ελληνικά", font, "center", (3, 4))  # needs no complex layout
+    assert said() == [
+        "Text 'שלום and سلام': its Arabic and Hebrew letters are drawn without complex text "
+        "layout (Pillow's raqm is not available here: it needs the system's FriBiDi), so "
+        "right-to-left text runs left to right and joined letters are drawn apart; install "
+        "libfribidi0 (apt) and render again"]
+
+
+def test_complex_layout_where_pillow_has_it_is_not_said(said, monkeypatch):
+    font = _dejavu()
+    monkeypatch.setattr(glyphs, "_raqm", lambda: True)
+    text_module.raster("שלום", font, "center", (5, 6))
+    monkeypatch.setattr(glyphs, "_raqm", lambda: False)
+    text_module.raster("שלום", None, "center", (5, 6))  # the embedded font: its glyphs said
+    assert [s.split(": ")[1][:22] for s in said()] == ["Pillow's embedded font"]

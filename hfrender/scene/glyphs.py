@@ -4,6 +4,10 @@ as the font's missing-glyph (.notdef) glyph, a box in most fonts, without a word
 punctuation alone, drew "Caf" and a box; "東京" in DejaVu Sans two boxes; a tab a box in
 any font).
 
+Without Pillow's complex text layout (raqm, which loads the system's FriBiDi: a fresh
+machine may lack it) a font file's Hebrew or Arabic is drawn left to right, Arabic's
+letters unjoined, an Indic script's vowel signs apart: said once too.
+
 A character lacks a glyph where Pillow draws it alone as it draws a character no font has
 (U+10FFFD, of a private use plane): the .notdef glyph, the same pixels and advance.
 """
@@ -25,6 +29,11 @@ NOBODY = "\U0010fffd"  # in no font: drawn as the .notdef glyph
 CHECK_PX = 48  # the size the glyphs are compared at (fine enough to tell glyphs apart)
 NAMED = 8  # characters named in a warning (then "and N more")
 _SAID: set = set()  # (font, stamp, character) said once a process
+# the scripts Pillow's basic layout draws wrong (the first word of a character's Unicode
+# name): right to left, or letters joined, reordered or stacked by the font's rules
+SHAPED = frozenset("ARABIC HEBREW SYRIAC THAANA NKO DEVANAGARI BENGALI GURMUKHI GUJARATI "
+                   "ORIYA TAMIL TELUGU KANNADA MALAYALAM SINHALA THAI LAO TIBETAN MYANMAR "
+                   "KHMER".split())
 
 
 def font_face(path: str | None, size: int) -> Any:
@@ -83,3 +92,27 @@ def say_missing(text: str, font: str | None = None, stamp: tuple = ()) -> None:
             if font is None else ""))
     log.warning("Text %s: %s has no glyph for %s%s: drawn as the font's missing-glyph box; "
                 "%s", shown(text), whose, named, more, "; ".join(advice))
+
+
+def _raqm() -> bool:
+    from PIL import features
+
+    return bool(features.check_feature("raqm"))
+
+
+def say_unshaped(text: str, font: str | None) -> None:
+    """One warning where ``text`` holds a script that needs complex layout (right to left,
+    joined or stacked letters) and Pillow here has none: a font file's Hebrew drawn left
+    to right without a word. Each script said once a process and font; Pillow's embedded font has no
+    such letters (:func:`say_missing` names them)."""
+    scripts = sorted({w for w in (unicodedata.name(c, "").split(" ")[0] for c in text)
+                      if w in SHAPED})
+    new = [w for w in scripts if (font, "layout", w) not in _SAID]
+    if font is None or not new or logs.is_silenced() or _raqm():
+        return
+    _SAID.update((font, "layout", w) for w in new)
+    log.warning("Text %s: its %s letters are drawn without complex text layout (Pillow's "
+                "raqm is not available here: it needs the system's FriBiDi), so right-to-left "
+                "text runs left to right and joined letters are drawn apart; install "
+                "libfribidi0 (apt) and render again", shown(text),
+                " and ".join(w.title() for w in new))

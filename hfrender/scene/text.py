@@ -33,7 +33,7 @@ import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
-from hfrender.scene.glyphs import font_face, say_missing
+from hfrender.scene.glyphs import font_face, say_missing, say_unshaped
 from hfrender.scene.meshes import VERTEX
 from hfrender.scene.nodes import placement
 from hfrender.scene.objects import _CHECKS, Object3D
@@ -66,8 +66,10 @@ def raster(text: str, font: str | None = None, align: str = "center",
     """The glyphs of ``text`` in ``font`` (a resolved file, or None: Pillow's), its lines
     aligned by ``align``, at :data:`RASTER_PX`; ``stamp`` (the file's time and size) makes
     a changed file drawn again. Characters the font lacks are said once
-    (:func:`hfrender.scene.glyphs.say_missing`)."""
+    (:func:`hfrender.scene.glyphs.say_missing`), and a script Pillow cannot lay out here
+    (:func:`hfrender.scene.glyphs.say_unshaped`)."""
     say_missing(text, font, stamp)
+    say_unshaped(text, font)
     return _raster(text, font, align, stamp)
 
 
