@@ -117,6 +117,25 @@ def test_a_surface_shader_without_the_shade_hfrender_calls_names_its_file(tmp_pa
     assert "wrapper" not in str(caught.value) and re.search(said, str(caught.value))
 
 
+@pytest.mark.parametrize("first", ["\ufeff", "#version 330 core\n", "\ufeff#version 460\r\n"])
+def test_a_surface_shader_with_a_byte_order_mark_or_version_line_draws(tmp_path, first):
+    """As a Windows editor saves it (a byte-order mark), or with the #version line GLSL
+    habits add: drawn, its errors at the file's own lines (were: "shader compilation
+    failed: ... fragment shader lacks `main'" and "#version must appear on the first line",
+    at no line of the file)."""
+    from hfrender.renderer.programs import ShaderError
+
+    body = "vec3 shade(vec3 normal, vec3 world, vec3 color) {\n    return color * {x};\n}\n"
+    (tmp_path / "half.glsl").write_text(first + body.replace("{x}", "0.5"), newline="")
+    _, frame = card_width(tmp_path, 2.0, False, extra=', shader="half"')
+    assert frame[50, 100].tolist() == [188, 188, 188]  # white at half its light
+    (tmp_path / "bad.glsl").write_text(first + body.replace("{x}", "nope"), newline="")
+    line = 2 + first.count("\n")
+    with pytest.raises(ShaderError, match=rf"^{re.escape(str(tmp_path / 'bad.glsl'))}:{line}: "
+                                          r".*nope"):
+        card_width(tmp_path, 2.0, False, extra=', shader="bad"')
+
+
 def test_a_surface_shaders_own_uniform_hfrender_never_sets_is_warned_of(tmp_path, caplog):
     """Was: the object drawn black (``gain`` 0) without a word."""
     (tmp_path / "gain.glsl").write_text(

@@ -92,8 +92,15 @@ def shadertoy_source(source: str) -> str:
         edits += _standalone_edits(code)
     for (start, end), text in sorted(edits, reverse=True):
         source = source[:start] + text + source[end:]
-    lines = source.split("\n")
-    for line, name, _ in _directives(source):
+    return without_version(source, moved)
+
+
+def without_version(source: str, moved: Collection[int] = ()) -> str:
+    """``source`` without a byte-order mark, its ``#version`` line (hfrender's header has
+    its own, which must come first) and the ``moved`` lines turned into comments, every
+    line kept in place (errors keep the file's line numbers)."""
+    lines = source.removeprefix("\ufeff").split("\n")
+    for line, name, _ in _directives("\n".join(lines)):
         if name == "version" or line in moved:
             lines[line - 1] = "// (hfrender's) " + lines[line - 1].strip()
     return "\n".join(lines)

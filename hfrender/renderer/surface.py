@@ -21,7 +21,13 @@ from hfrender.renderer.programs import (
     with_user_source,
     wrapper_errors_at,
 )
-from hfrender.renderer.shadertoy import _UNIFORM, _code, _declared, own_uniforms_read
+from hfrender.renderer.shadertoy import (
+    _UNIFORM,
+    _code,
+    _declared,
+    own_uniforms_read,
+    without_version,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +74,10 @@ def unset_uniforms(source: str) -> list[str]:
 def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path) -> Any:
     """The program of a surface shader ``source`` read from ``path``, between ``header``
     and hfrender's ``main()`` (:func:`no_shade` refused first; :func:`unset_uniforms` said
-    once a file)."""
+    once a file). A byte-order mark and a ``#version`` line are left out, as a Shadertoy
+    shader's are (were: "fragment shader lacks `main'", "#version must appear on the first
+    line", naming no line of the file)."""
+    source = without_version(source)
     said = no_shade(source)
     if said is not None:
         raise ShaderError(f"{path}: {said}")
