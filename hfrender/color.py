@@ -154,7 +154,8 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
     Accepted: a CSS/X11 name (``"red"``, any case), hex (``"#ff8800"``, ``"#f80"``), a CSS
     function (``"rgb(255, 136, 0)"``, ``"hsl(30, 100%, 50%)"``), or three numbers 0..1
     (a tuple, list or array). Colours here are opaque: an alpha (``"#ff8800ff"``, a fourth
-    number) is accepted only when it is 1, fully opaque. The result is the display (sRGB)
+    number) is accepted only when it is 1, fully opaque (another is told to be an object's
+    ``opacity``, or a background of ``None``). The result is the display (sRGB)
     value, as floats: light it with :func:`srgb_color`.
 
     Raises ``InputError`` (``InputTypeError`` for a value that is no colour at all) with
@@ -196,7 +197,10 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
         rgb, alpha = numbers[:3], (numbers[3] if len(numbers) > 3 else 1.0)
     else:
         raise InputTypeError(f"{what}={shown(value)} is not a colour; use {allowed}")
-    if alpha != 1.0:
+    if alpha != 1.0:  # what the alpha was meant to do, said (was: "or alpha 1" alone)
+        instead = ("; no background at all is background = None (or --transparent)"
+                   if what.endswith(".background") else
+                   f" and opacity={alpha:.3g} (how much of the object covers what is behind)")
         raise InputError(f"{what}={shown(value)} has alpha {alpha:.3g}; colours here are "
-                         "opaque: give (r, g, b), or alpha 1")
+                         f"opaque: give (r, g, b){instead}")
     return (rgb[0], rgb[1], rgb[2])

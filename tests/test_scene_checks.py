@@ -196,6 +196,12 @@ def test_a_scene_keeps_its_own_state_but_not_misspelt_attributes():
         assert one_line(excinfo) == f"Orbit has no attribute {name!r}; did you mean {known!r}?"
     scene.background = "#101820"
     assert scene.background == (16 / 255, 24 / 255, 32 / 255)
+    with pytest.raises(InputError) as excinfo:
+        scene.background = (0, 0, 0, 0)
+    assert one_line(excinfo) == ("Orbit.background=(0, 0, 0, 0) has alpha 0; colours here are "
+                                 "opaque: give (r, g, b); no background at all is background "
+                                 "= None (or --transparent)")
+    assert scene.background == (16 / 255, 24 / 255, 32 / 255)  # kept
 
 
 @pytest.mark.parametrize("body, message", [
@@ -204,6 +210,10 @@ def test_a_scene_keeps_its_own_state_but_not_misspelt_attributes():
     ("def updte(self, t):\n    pass", "Bad.updte: Scene has no attribute 'updte'; did you "
                                       "mean 'update'?"),
     ("background = 'grene'", "Bad.background='grene' is not a colour; did you mean 'green'?"),
+    # an alpha is told how to leave the background out (was: "give (r, g, b), or alpha 1")
+    ("background = '#FF880080'", "Bad.background='#FF880080' has alpha 0.502; colours here "
+                                 "are opaque: give (r, g, b); no background at all is "
+                                 "background = None (or --transparent)"),
 ])
 def test_a_scene_class_body_is_checked_when_the_class_is_made(body, message):
     namespace = {"hf": hf}
@@ -229,14 +239,18 @@ def test_colours_as_manim_and_css_users_write_them(value, expected):
     assert sphere.color == expected and all(type(c) is float for c in sphere.color)
 
 
+COVERS = "(how much of the object covers what is behind)"
+
+
 @pytest.mark.parametrize("value, error, message", [
     ("redd", InputError, "Cube.color='redd' is not a colour; did you mean 'red'?"),
+    # an alpha is told to be the object's opacity (was: "give (r, g, b), or alpha 1" alone)
     ("#ff88", InputError, "Cube.color='#ff88' has alpha 0.533; colours here are opaque: "
-                          "give (r, g, b), or alpha 1"),
+                          f"give (r, g, b) and opacity=0.533 {COVERS}"),
     ("#ff880080", InputError, "Cube.color='#ff880080' has alpha 0.502; colours here are "
-                              "opaque: give (r, g, b), or alpha 1"),
+                              f"opaque: give (r, g, b) and opacity=0.502 {COVERS}"),
     ((1, 0, 0, 0.5), InputError, "Cube.color=(1, 0, 0, 0.5) has alpha 0.5; colours here are "
-                                 "opaque: give (r, g, b), or alpha 1"),
+                                 f"opaque: give (r, g, b) and opacity=0.5 {COVERS}"),
     ((255, 136, 0), InputError, "Cube.color=(255, 136, 0): the values must be numbers 0..1; "
                                 "0..255 values? write hex ('#ff8800') or divide by 255"),
     ((0.2, 0.8, 1.0012), InputError, "Cube.color=(0.2, 0.8, 1.0012): the values must be "
@@ -250,7 +264,8 @@ def test_colours_as_manim_and_css_users_write_them(value, expected):
     (0.5, InputTypeError, "Cube.color=0.5 is not a colour; use a name ('red'), hex "
                           "('#ff8800', '#f80') or 3 numbers 0..1 (r, g, b)"),
     ("rgba(255, 0, 0, 0.5)", InputError, "Cube.color='rgba(255, 0, 0, 0.5)' has alpha 0.5; "
-                                         "colours here are opaque: give (r, g, b), or alpha 1"),
+                                         "colours here are opaque: give (r, g, b) and "
+                                         f"opacity=0.5 {COVERS}"),
     ("rgb(1000, 1000, 1000)", InputError, "Cube.color='rgb(1000, 1000, 1000)': an rgb() "
                                           "colour's values are 0..255 (or 0%..100%)"),  # a light
 ])
