@@ -518,9 +518,15 @@ def test_camera_distances_stay_checked_at_every_sub_frame():
         camera.validate()
 
 
+SHARE = r"\(the share of an object's colour lit where the light does not reach\)"
+
+
 @pytest.mark.parametrize("name, value, message", [
-    ("ambient", float("nan"), r"^S\.ambient=nan must be a finite number >= 0$"),
-    ("ambient", 5, r"^S\.ambient=5 must be 0\.\.1 \(the share of an object's colour lit where "),
+    # one rule below 0 and past 1 (was: -0.1 and nan told "must be a finite number >= 0")
+    ("ambient", float("nan"), rf"^S\.ambient=nan must be a number 0\.\.1 {SHARE}$"),
+    ("ambient", -0.1, rf"^S\.ambient=-0\.1 must be a number 0\.\.1 {SHARE}$"),
+    ("ambient", 5, rf"^S\.ambient=5 must be a number 0\.\.1 {SHARE}$"),
+    ("ambient", "0.5", rf"^S\.ambient='0\.5' must be a number 0\.\.1 {SHARE}$"),
     ("light_direction", (0, 0, 0), r"^S\.light_direction=\(0, 0, 0\) has no direction \(a "),
     ("light_direction", (1, float("inf"), 0), r"^S\.light_direction=\(1, inf, 0\) must be 3 "
                                               r"finite numbers \(x, y, z\) towards the light$"),

@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks, other_names
@@ -295,13 +293,9 @@ def _lighting(owner: str, name: str, value: object) -> object:
     """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
     (a NaN drew every object black, without a word)."""
     what = f"{owner}.{name}"
-    if name == "ambient":
-        value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
-        ambient = checks.finite(what, value, low=0.0)
-        if ambient > 1.0:
-            raise InputError(f"{what}={ambient:g} must be 0..1 (the share of an object's colour "
-                             "lit where the light does not reach)")
-        return ambient
+    if name == "ambient":  # one rule each way (was: -0.1 told ">= 0", 2 told "0..1")
+        return checks.fraction(what, value, "the share of an object's colour lit where the "
+                               "light does not reach")
     direction = checks.vector3(what, value, "(x, y, z) towards the light")
     if not math.hypot(*direction) > 0.0:
         raise InputError(f"{what}={shown(value)} has no direction (a length of 0); give "
