@@ -64,6 +64,7 @@ def test_ray_alone_starts_its_own_even_beside_a_ray_start_cluster(monkeypatch, e
     monkeypatch.setattr(ray_connect, "_answers", lambda *a: None)  # no network asked
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", lambda **kw: asked.append(kw))
+    monkeypatch.setattr(ray_connect, "usable_cores", lambda: 3)  # taskset, --cpus: its own
     if env is None:
         monkeypatch.delenv("RAY_ADDRESS", raising=False)
     else:
@@ -74,7 +75,7 @@ def test_ray_alone_starts_its_own_even_beside_a_ray_start_cluster(monkeypatch, e
     # Ray's own log lines under ERROR (was: "Started a local Ray instance." every run)
     common = {"include_dashboard": False, "log_to_driver": False,
               "logging_level": logging.ERROR}
-    assert asked == [{**common, "address": "local", "num_cpus": os.cpu_count()} if env is None
+    assert asked == [{**common, "address": "local", "num_cpus": 3} if env is None
                      else {**common, "address": None}]
 
 
@@ -347,7 +348,6 @@ def test_a_ctrl_c_while_a_chunk_is_kept_comes_after_it():
     """The Ctrl-C lands while chunk 0 is being kept (its segment written, the manifest
     saved): held until that ends, so the chunk is not lost (was: its result dropped, and
     the segment made again by the next run); then the first Ctrl-C's rule."""
-    import os
     import signal
     import time
 

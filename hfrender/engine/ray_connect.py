@@ -12,6 +12,7 @@ import threading
 from typing import Any
 
 from hfrender.errors import InputError, first_line
+from hfrender.limits import usable_cores
 from hfrender.signals import STOPS
 
 # an HTTP/2 client's first bytes: the preface and an empty SETTINGS frame; a gRPC server
@@ -51,7 +52,7 @@ def _init(ray: Any, address: str | None, env: str | None, given: str) -> None:
     if address is None and not env:
         # a Ray of its own, also beside a cluster that 'ray start' began on this machine
         # (Ray would join that one, and refuse the CPU count)
-        kwargs.update(address="local", num_cpus=os.cpu_count() or 1)
+        kwargs.update(address="local", num_cpus=usable_cores())
     handlers = {sig: signal.getsignal(sig) for sig in STOPS}
     try:
         ray.init(**kwargs)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from hfrender.io.segments import (
     Manifest,
 )
 from hfrender.io.sequence_names import is_sequence
+from hfrender.limits import usable_cores
 from hfrender.sampler import Plan, SampleSchedule
 from hfrender.scene.sources import scene_assets, scene_modules
 
@@ -38,13 +38,6 @@ log = logging.getLogger(__name__)
 NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "granularity",
                  "keep_samples",
                  "max_in_flight", "resume", "gl", "interop", "fusion_process")
-
-
-def usable_cores() -> int:
-    """CPU cores this process may run on (its affinity: a container's or a Ray task's)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def shared_arena(mode: str, backend: str, heavy: bool) -> shared.SharedArena | None:

@@ -28,6 +28,7 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
+from hfrender.limits import NO_LIMIT, cgroups, groups_up
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
@@ -54,13 +55,8 @@ def cgroup_room(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") ->
     """The room left under this process's cgroup memory limits, the least over its cgroup
     and those above it: ``memory.max - memory.current`` (cgroup v2) or
     ``memory.limit_in_bytes - memory.usage_in_bytes`` (v1); huge where there is none."""
-    try:
-        with open(own) as fh:
-            lines = [ln.strip().split(":", 2) for ln in fh if ln.count(":") >= 2]
-    except OSError:
-        return 1 << 62
-    room = 1 << 62
-    for _, controllers, path in lines:
+    room = NO_LIMIT
+    for controllers, path in cgroups(own):
         if controllers == "":
             room = min(room, _room(Path(root), path, "memory.max", "memory.current"))
         elif "memory" in controllers.split(","):
@@ -70,17 +66,15 @@ def cgroup_room(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") ->
 
 
 def _room(base: Path, path: str, limit_file: str, used_file: str) -> int:
-    room, group = 1 << 62, base / path.lstrip("/")
-    while True:
+    room = NO_LIMIT
+    for group in groups_up(base, path):
         try:
             limit = (group / limit_file).read_text().strip()
-            if limit != "max" and int(limit) < 1 << 62:
+            if limit != "max" and int(limit) < NO_LIMIT:
                 room = min(room, int(limit) - int((group / used_file).read_text()))
         except (OSError, ValueError):
             pass
-        if group == base or group.parent == group:
-            return room
-        group = group.parent
+    return room
 
 
 def address_room() -> int:

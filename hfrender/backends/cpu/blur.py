@@ -25,6 +25,7 @@ from hfrender.backends.cpu.color import LOOKUP_CHUNK, Transfer, lookup
 from hfrender.color import RUNNING_LIMIT, decode16_table, encode8_table
 from hfrender.hyperframe.pool import OWN_THREADS
 from hfrender.hyperframe.windows import WindowWeights
+from hfrender.limits import usable_cores
 
 MIN_BAND_ROWS = 16  # rows per thread, at least
 MIN_PARALLEL_BYTES = 1 << 18  # frames smaller than this are not worth a thread
@@ -67,15 +68,16 @@ def thread_pool(name: str, workers: int) -> ThreadPoolExecutor:
 
 
 def _band_pool() -> ThreadPoolExecutor:
-    """The band threads, one per core."""
-    return thread_pool("band", os.cpu_count() or 1)
+    """The band threads, one per usable core (was: one per CPU of the machine, a
+    container's ``--cpus 2`` or ``taskset -c 0`` on 64 cores ran 64)."""
+    return thread_pool("band", usable_cores())
 
 
 def scratch(name: str, shape: tuple, dtype: np.dtype | type) -> np.ndarray:
     """A work array of this thread, kept between calls (one buffer per ``name``, grown as
     needed, so bands a row apart share it): fresh memory costs a page fault and a page
     clear per 4 KiB, more than the blending that uses it. A thread keeps at most its share
-    of :data:`SCRATCH_KEEP_BYTES` (one per CPU); beyond that a work array lasts one call.
+    of :data:`SCRATCH_KEEP_BYTES` (one per usable core); beyond that a work array lasts one call.
     :func:`release_scratch` frees them all."""
     store = getattr(_local, "store", None)
     if store is None:
@@ -87,7 +89,7 @@ def scratch(name: str, shape: tuple, dtype: np.dtype | type) -> np.ndarray:
     if buf is None or buf.nbytes < need:
         store.pop(name, None)
         buf = np.empty(max(need, 1), np.uint8)
-        share = SCRATCH_KEEP_BYTES // (os.cpu_count() or 1)
+        share = SCRATCH_KEEP_BYTES // usable_cores()
         if need + sum(b.nbytes for b in store.values()) <= share:
             store[name] = buf
     return buf[:need].view(dtype).reshape(shape)
@@ -108,7 +110,7 @@ def in_bands(fn: Callable[[np.ndarray, np.ndarray], object], frames: np.ndarray,
     this returns or raises (also on Ctrl-C): none writes into ``out`` afterwards.
     """
     h = frames.shape[1]
-    n = min(workers or os.cpu_count() or 1, max(1, h // MIN_BAND_ROWS))
+    n = min(workers or usable_cores(), max(1, h // MIN_BAND_ROWS))
     if n <= 1 or frames[0].nbytes < MIN_PARALLEL_BYTES:
         fn(frames, out)
         return out

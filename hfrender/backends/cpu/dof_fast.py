@@ -44,12 +44,13 @@ from hfrender.dof_layers import (
     disk_spectrum,
     disk_tables,
 )
+from hfrender.limits import usable_cores
 from hfrender.optics import Lens
 
 # NumPy's FFT of planes whose rows lie apart (a box's rows of a grid) costs ~20-40 us more
 # than of one block; a copy to one block costs less below this many values
 SMALL_STRIDED = 1 << 18
-FFT_THREADS = max(1, (os.cpu_count() or 2) // 2)  # the windows' FFTs run on these
+FFT_THREADS = max(1, usable_cores() // 2)  # the windows' FFTs run on these
 _spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last (dof_fft.trim)
 _spectra_lock = threading.Lock()
 

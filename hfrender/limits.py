@@ -1,0 +1,64 @@
+"""What of the machine this process may use: its CPU cores (its affinity, and its cgroup's
+CPU quota: a container's ``--cpus``, a Kubernetes CPU limit), and the walk over its
+cgroups, from its own up, that the memory limits read too."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+NO_LIMIT = 1 << 62
+
+
+def cgroups(own: str = "/proc/self/cgroup") -> list[tuple[str, str]]:
+    """This process's cgroups: (controllers, path) each; ``""`` controllers is cgroup v2's
+    group; none where ``own`` cannot be read."""
+    try:
+        with open(own) as fh:
+            return [tuple(ln.strip().split(":", 2)[1:]) for ln in fh if ln.count(":") >= 2]
+    except OSError:
+        return []
+
+
+def groups_up(base: Path, path: str) -> Iterator[Path]:
+    """The folders of the cgroup ``path`` under ``base`` and of each group above it."""
+    group = base / path.lstrip("/")
+    while True:
+        yield group
+        if group == base or group.parent == group:
+            return
+        group = group.parent
+
+
+def cgroup_cores(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") -> int:
+    """The cores the least CPU quota over this process's cgroups allows, rounded up:
+    ``cpu.max`` (v2, ``quota period``) or ``cpu.cfs_quota_us / cpu.cfs_period_us`` (v1);
+    huge where there is none."""
+    cores = NO_LIMIT
+    for controllers, path in cgroups(own):
+        if controllers == "":
+            base, files = Path(root), ("cpu.max",)
+        elif "cpu" in controllers.split(","):
+            base, files = Path(root) / "cpu", ("cpu.cfs_quota_us", "cpu.cfs_period_us")
+        else:
+            continue
+        for group in groups_up(base, path):
+            try:
+                quota, period = " ".join((group / f).read_text() for f in files).split()
+                if quota not in ("max", "-1") and int(quota) > 0 < int(period):
+                    cores = min(cores, math.ceil(int(quota) / int(period)))
+            except (OSError, ValueError):
+                pass
+    return cores
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on: its affinity (``taskset``, a container's cpuset, a
+    Ray task's), and no more than its cgroup's CPU quota lets it keep busy."""
+    if hasattr(os, "sched_getaffinity"):
+        affinity = len(os.sched_getaffinity(0))
+    else:
+        affinity = os.cpu_count() or 1
+    return max(1, min(affinity, cgroup_cores()))
