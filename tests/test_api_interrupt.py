@@ -57,3 +57,17 @@ def test_before_python_3_11_the_line_is_the_message():
     exc = NoNotes()
     _noted(exc, "interrupted: ...")
     assert str(exc) == "interrupted: ..." and not hasattr(exc, "__notes__")
+
+
+def test_frames_past_the_last_whole_segment_are_said_apart(tmp_path, monkeypatch):
+    # was: "the 43 frames finished so far ...; continue from frame 30", the 13 frames of
+    # the segment not finished (in the partial video, made again by a resume) unexplained
+    monkeypatch.chdir(tmp_path)
+    _stopped_at(monkeypatch, 45)
+    with pytest.raises(KeyboardInterrupt) as info:
+        hf.render(SCENES / "orbit.py", "v.mp4", size=(32, 18), samples=1, duration=2.0)
+    notes = getattr(info.value, "__notes__", None) or list(info.value.args)
+    said = re.fullmatch(r"interrupted: the (\d+) frames finished so far are in v\.partial\.mp4 "
+                        r"\(v\.mp4 is not written\); 30 of them in whole segments; continue "
+                        r"from frame 30 with the same call and resume=True", notes[0])
+    assert said and 30 < int(said[1]) < 45, notes[0]

@@ -150,9 +150,10 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     segs = json.loads((work_dir(out) / "manifest.json").read_text())["segments"]
     whole = sum(seg["count"] for seg in segs)  # the partial file may hold more: said
     assert 30 <= whole <= n
-    assert (f"interrupted: the {n} frames finished so far are in {partial} ({out} is "
-            f"untouched); continue from frame {whole} with: hfrender render {path} -o {out}"
-            ) in err
+    more = f"; {whole} of them in whole segments" if whole < n else ""  # (a resume makes
+    assert (f"interrupted: the {n} frames finished so far are in {partial} ({out} is "  # them)
+            f"untouched){more}; continue from frame {whole} with: hfrender render {path} -o "
+            f"{out}") in err
     assert err.rstrip().endswith("--resume")
     assert (tmp_path / ".term.partial.mp4.hfrender").is_file()  # known as hfrender's own
     assert main(["render", str(path), "-o", str(out), *ARGS, "--resume"]) == 0

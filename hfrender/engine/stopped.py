@@ -51,7 +51,21 @@ def interrupted_line(config: RenderConfig, stats: Any,
                     f"was stopped){unfinished}")
         return "interrupted before the first frame: " + (
             f"no frame was written{unfinished}" if unfinished else "nothing was written")
-    return f"interrupted: {_kept(config, stats)}{go_on(config, command)}"
+    return f"interrupted: {_kept(config, stats)}{_whole(config, stats)}{go_on(config, command)}"
+
+
+def _whole(config: RenderConfig, stats: Any) -> str:
+    """``; 160 of them in whole segments`` where a video's partial file holds frames of a
+    segment not finished, which a resume makes again (was: "the 176 frames finished ...;
+    continue from frame 160" unexplained, a trial), else ``""``."""
+    from hfrender.io.resume import frames_kept, interrupted
+    from hfrender.io.segments import resumable
+
+    if is_sequence(config.output) or not resumable(config.output) or not interrupted(
+            config.output):
+        return ""
+    whole = frames_kept(config.output)
+    return f"; {whole} of them in whole segments" if 0 < whole < stats.frames_in_output else ""
 
 
 def _kept(config: RenderConfig, stats: Any) -> str:
