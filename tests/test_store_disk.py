@@ -2,9 +2,11 @@
 it begins: one line naming the store and why, before or as the render begins."""
 
 import errno
+import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from store_helpers import SETTINGS
 
@@ -49,3 +51,29 @@ def test_a_full_disk_as_a_store_begins_names_it_and_leaves_nothing(tmp_path, mon
     assert str(info.value) == (f"--keep-samples {store}: cannot write the sample store: No "
                                "space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("free, level, end", [
+    (10**6, "WARNING", ", more than the 1.0 MB free on its disk: free some space, or lower "
+                       "--samples, --size or the frames rendered"),
+    (10**8, "INFO", "; 100.0 MB free on its disk")])
+def test_a_store_bigger_than_its_disk_is_said_after_its_first_chunk(tmp_path, monkeypatch,
+                                                                   caplog, free, level, end):
+    """Its whole size from the first chunk's bytes a sub-frame (was: a 4K render's store took
+    60 MB a frame, unsaid until the disk was full and the render stopped, a trial)."""
+    from hfrender.engine import keep
+
+    usage = shutil.disk_usage(tmp_path)._replace(free=free)
+    monkeypatch.setattr(keep.shutil, "disk_usage", lambda path: usage)
+    store = tmp_path / "s.samples"
+    keeper = keep.SampleKeeper(str(store), {**SETTINGS, "frames": 100}, (128, 64))
+    color = np.random.default_rng(3).integers(0, 256, (2, 64, 128, 4), np.uint8)
+    keeper.writer.add({"color": color, "times": np.array([0.0, 0.01])})
+    keeper.writer._pending[0].result()
+    assert round(keeper.writer.bytes, -3) == 66_000  # (random bytes: deflate keeps them all)
+    with caplog.at_level("INFO", logger="hfrender.engine.keep"):
+        keeper.tell_room()
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [(level, (
+        f"--keep-samples {store}: the store will take about 6.6 MB (0.1 MB for its first 2 "
+        "of 200 sub-frames)") + end)]
+    keeper.close(None, 1, type("Stats", (), {})())

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import logging
 import math
+import shutil
 from typing import Any
 
 import numpy as np
@@ -12,6 +14,8 @@ import numpy as np
 from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
 from hfrender.scene import ShaderScene
+
+log = logging.getLogger(__name__)
 
 STORED = {"frames": "color", "timestamps": "times", "apertures": "aperture", "shifts": "shift",
           "depth": "depth", "velocity": "velocity"}  # a hyperframe's ARRAYS by a store's names
@@ -76,6 +80,7 @@ class SampleKeeper:
         self.path = path
         self.focus = focus  # a --dof off render's: sub-frame time -> (focus, f-stop or NaN)
         self.open = True  # until close()
+        self.room_told = False  # the store's whole size against its disk's free space
 
     def add(self, hyper: HyperFrame) -> None:
         drawn = np.isfinite(hyper.timestamps)  # --samples auto leaves slots undrawn: NaN
@@ -96,6 +101,27 @@ class SampleKeeper:
             arrays["focus_m"], arrays["f_stop"] = kept[:, 0], kept[:, 1]
         if len(arrays["times"]):
             self.writer.add(arrays)
+        if not self.room_told and self.writer.bytes:
+            self.tell_room()
+
+    def tell_room(self) -> None:
+        """Once the first chunk is on the disk: the whole store's size, from its bytes a
+        sub-frame so far, against the free space of its disk: said before it fills it (was:
+        a 4K render's store took 60 MB a frame, unsaid until the disk was full, a trial)."""
+        self.room_told = True
+        w, s = self.writer, self.writer.meta["settings"]
+        with w._lock:  # the chunks written (their sha256 set) and their bytes, together
+            done, kept = sum(c["count"] for c in w.meta["chunks"] if "sha256" in c), w.bytes
+        total = s["frames"] * s["samples"]
+        whole = kept / max(1, done) * total
+        free = shutil.disk_usage(w.tmp).free
+        said = (f"--keep-samples {self.path}: the store will take about {_size(whole)} "
+                f"({_size(kept)} for its first {done} of {total} sub-frames)")
+        if whole - kept > free:
+            log.warning("%s, more than the %s free on its disk: free some space, or lower "
+                        "--samples, --size or the frames rendered", said, _size(free))
+        else:
+            log.info("%s; %s free on its disk", said, _size(free))
 
     @property
     def nbytes(self) -> int:
@@ -115,3 +141,7 @@ class SampleKeeper:
             error = error or exc
         stats.store_bytes = self.writer.bytes
         return error
+
+
+def _size(n: float) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
