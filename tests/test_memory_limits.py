@@ -57,7 +57,7 @@ def test_a_pool_larger_than_the_address_limit_is_one_line(tmp_path, flags, lower
     assert res.returncode == 2, res.stderr
     line = res.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in res.stderr
-    assert line.startswith("hfrender: error: ") and " GiB for 3 hyperframe slots of " in line
+    assert line.startswith("hfrender: error: ") and " GiB for 2 hyperframe slots of " in line
     assert "this process may use" in line and line.endswith(lower)
 
 
@@ -123,3 +123,35 @@ def test_a_still_sizes_the_pool_for_its_one_frame(tmp_path):
     res = run_limited(["still", BAR, "-o", str(tmp_path / "s.png"), "--size", "16384x16384"])
     assert res.returncode == 2, res.stderr
     assert " GiB for 2 hyperframe slots of " in res.stderr, res.stderr
+
+
+def test_a_pool_of_three_slots_too_large_renders_with_two(tmp_path, monkeypatch, caplog):
+    """Where 3 hyperframe slots do not fit but 2 do, one hyperframe is in flight, the same
+    pictures drawn (was: refused; 8K at 48 samples needed 20.9 GiB of 17, 2 slots 15.0, a
+    trial); where 2 do not fit either, the refusal names those 2, the least it needs."""
+    import logging
+
+    import numpy as np
+
+    import hfrender as hf
+    from hfrender.config import ConfigError
+    from hfrender.hyperframe.pool import sub_frame_bytes
+
+    scene = Path(__file__).parent.parent / "scenes" / "orbit.py"
+    opts = {"size": (64, 36), "samples": 8, "duration": 0.3, "progress": False}
+    sub = sub_frame_bytes((36, 64, 4), np.uint8, False, False)
+    work = 100 * 64 * 36  # render_setup.WORK_BYTES_PER_PIXEL
+    hf.render(scene, tmp_path / "a" / "%02d.png", **opts)
+    monkeypatch.setattr(builder, "free_memory_bytes",
+                        lambda: int((2 * 8 * sub + work) / 0.8 * 1.1))  # 2 slots, not 3
+    caplog.set_level(logging.INFO, logger="hfrender.engine.render_setup")
+    stats = hf.render(scene, tmp_path / "b" / "%02d.png", **opts)
+    assert stats.pool_mb * 2**20 == 2 * 8 * sub
+    assert "hyperframe pool: 3 slots do not fit this process's memory; 2 do" in caplog.text
+    for a in sorted((tmp_path / "a").glob("*.png")):
+        assert a.read_bytes() == (tmp_path / "b" / a.name).read_bytes()
+    monkeypatch.setattr(builder, "free_memory_bytes",
+                        lambda: int((2 * 8 * sub + work) / 0.8 * 0.9))
+    with pytest.raises(ConfigError, match=r"needs 0\.0 GiB \(0\.0 GiB for 2 hyperframe slots "
+                                          r"of 8 sub-frames and"):
+        hf.render(scene, tmp_path / "c" / "%02d.png", **opts)

@@ -179,6 +179,25 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
                           f"{host / 2**30:.1f} GiB this process may use: lower {lower}")
 
 
+def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None,
+            heavy: bool, workers: int) -> RenderConfig:
+    """``config`` where its pool and work fit memory (:func:`check_granularity`), else with
+    one hyperframe in flight (a pool of 2 slots, not 3: drawing waits more on fusion) where
+    that fits, said with -v (was: 8K at 48 samples refused, 2 slots fitting, a trial); else
+    the smaller pool's refusal, the least the render could run with."""
+    try:
+        check_granularity(config, plan, frame_bytes, free, heavy, workers)
+        return config
+    except ConfigError:
+        if config.max_in_flight == 1:
+            raise
+    fewer = config.with_(max_in_flight=1)
+    check_granularity(fewer, plan, frame_bytes, free, heavy, workers)
+    log.info("hyperframe pool: %d slots do not fit this process's memory; %d do (drawing "
+             "waits on fusion more)", slot_count(config.max_in_flight), slot_count(1))
+    return fewer
+
+
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
                  velocity: bool = False, color: Any = np.uint8) -> tuple[HyperFrameBuilder, Any]:
     """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
@@ -189,8 +208,8 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
     w, h = config.size
     free = pool_memory(storage)
     frame_bytes = sub_frame_bytes((h, w, 4), color, depth, velocity)
-    check_granularity(config, plan, frame_bytes, free, depth or velocity,
-                      fusion_workers(config, isinstance(storage, shared.SharedArena)))
+    config = fitting(config, plan, frame_bytes, free, depth or velocity,
+                     fusion_workers(config, isinstance(storage, shared.SharedArena)))
     cap = pipeline_cap(plan, storage)
     least = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     try:
