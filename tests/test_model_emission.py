@@ -33,8 +33,8 @@ def lamp(path, strength=2.0, factor=(1, 0.5, 0), **material):
         extensionsUsed=["KHR_materials_emissive_strength"])
 
 
-def centre_light(gl_context, *objects):
-    """The linear light (float target) at the picture's centre, ambient light alone."""
+def drawn_light(gl_context, *objects):
+    """The picture's linear light (float target, (H, W, 4)) of a scene of ``objects``."""
     scene = make_scene(*objects)
     scene.setup()
     renderer = SceneRenderer(gl_context().ctx, scene, (W, H), False, hdr=True)
@@ -43,7 +43,12 @@ def centre_light(gl_context, *objects):
     color = np.empty((H, W, 4), np.float32)
     renderer.read_into(color)
     renderer.release()
-    return color[H // 2, W // 2, :3].tolist()
+    return color
+
+
+def centre_light(gl_context, *objects):
+    """The linear light (float target) at the picture's centre, ambient light alone."""
+    return drawn_light(gl_context, *objects)[H // 2, W // 2, :3].tolist()
 
 
 def glb_of(gltf):
@@ -170,14 +175,7 @@ def screen(path, factor=(1, 1, 1), strength=4.0, quadrants=QUADRANTS, **material
 def quadrant_light(gl_context, *objects):
     """The linear light (float target) at the middle of each quarter of the square seen
     head-on (it fills the picture's middle), in QUADRANTS' order: (4, 3)."""
-    scene = make_scene(*objects)
-    scene.setup()
-    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), False, hdr=True)
-    renderer.prepare()
-    renderer.draw(0.0, 0)
-    color = np.empty((H, W, 4), np.float32)
-    renderer.read_into(color)
-    renderer.release()
+    color = drawn_light(gl_context, *objects)
     rows, cols = (np.flatnonzero(color[..., 1].max(axis)) for axis in (1, 0))
     ys = [round(rows[0] + (rows[-1] - rows[0]) * f) for f in (0.25, 0.75)]
     xs = [round(cols[0] + (cols[-1] - cols[0]) * f) for f in (0.25, 0.75)]
