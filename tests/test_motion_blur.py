@@ -161,12 +161,12 @@ def test_box_blur_allocates_nothing_per_output_frame(rng, dtype, linear):
 
 
 def test_scratch_is_kept_per_thread_up_to_a_bound(monkeypatch):
-    import os
     import threading
 
     from hfrender.backends.cpu import blur
+    from hfrender.limits import usable_cores
 
-    monkeypatch.setattr(blur, "SCRATCH_KEEP_BYTES", (1 << 20) * (os.cpu_count() or 1))
+    monkeypatch.setattr(blur, "SCRATCH_KEEP_BYTES", (1 << 20) * usable_cores())
     blur._local.__dict__.clear()  # 1 MiB a thread from here on
     a = blur.scratch("acc", (256, 1024), np.uint16)  # 512 KiB: kept
     assert a.shape == (256, 1024) and a.dtype == np.uint16
