@@ -4,6 +4,7 @@ flat or smooth normals), so the built-in geometries keep their programs unchange
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,14 +97,18 @@ class ModelDrawer:
         for i in range(len(self._upload(geometry))):
             self._vao(prog, geometry, i)
 
-    def render(self, prog: Any, geometry: str, model: np.ndarray) -> None:
-        """Draw every part of the model with ``prog`` (its other uniforms set already)."""
+    def render(self, prog: Any, geometry: str, model: np.ndarray,
+               place: Callable[[int], np.ndarray] | None = None) -> None:
+        """Draw every part of the model with ``prog`` (its other uniforms set already);
+        ``place(i)``, where given, sets part i's own matrices and returns its model matrix
+        (an animated model's)."""
         import moderngl
 
-        # the projection flips y (GL's row 0 is the image's top): a front face, counter-
-        # clockwise in the file, is clockwise on screen, and the other way when mirrored
-        front = "ccw" if np.linalg.det(model[:3, :3]) < 0 else "cw"
         for i, (_, _, texture, glow, part) in enumerate(self._upload(geometry)):
+            own = model if place is None else place(i)
+            # the projection flips y (GL's row 0 is the image's top): a front face, counter-
+            # clockwise in the file, is clockwise on screen, and the other way when mirrored
+            front = "ccw" if np.linalg.det(own[:3, :3]) < 0 else "cw"
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)

@@ -85,6 +85,7 @@ class SceneRenderer:
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
         self.lens: tuple = ()  # the sub-frame's camera for sizes (_pixels_a_metre), per draw
+        self.part_rows: dict[int, int] = {}  # animated models: their parts' rows in rates
 
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -118,12 +119,15 @@ class SceneRenderer:
 
     def clip_matrices(self, lens_offset_m: tuple[float, float] = (0.0, 0.0),
                       jitter_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-        """``proj @ view @ model`` of every object as the scene is now, (N, 4, 4) float64:
+        """``proj @ view @ model`` of every object as the scene is now, (N, 4, 4) float64,
+        then of each part of its animated models (:meth:`Mesh.part_matrices`), in order:
         the velocity plane is their rate of change (:func:`clip_rates`). One stacked
         product: a sub-frame with velocity asks twice, for every object."""
         view, proj = self._camera_matrices(lens_offset_m, jitter_px)
         models = [obj.world_matrix() for obj in self.scene.objects]  # (parents' frames in)
-        return (proj @ view) @ np.stack(models) if models else np.zeros((0, 4, 4))
+        parts = [m @ c for obj, m in zip(self.scene.objects, models, strict=True)
+                 for c in _part_matrices(obj) or ()]  # an animated model's parts: after
+        return (proj @ view) @ np.stack(models + parts) if models else np.zeros((0, 4, 4))
 
     def _camera_matrices(self, offset: tuple[float, float],
                          jitter_px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -157,6 +161,7 @@ class SceneRenderer:
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
+        self.part_rows = _part_rows(scene.objects)  # (their rows in rates)
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
         found = self._draw_objects(shared, rates, lens)  # (each one's opacity read once)
         order = by_depth(found, lens[0], lens[1])  # translucent ones and texts: in_order
@@ -238,7 +243,7 @@ class SceneRenderer:
             share_once(prog, ready, shared)
             model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
             if model_file:
-                self._draw_model(prog, obj, model, rates_at(rates, [i])[0])
+                self._draw_model(prog, obj, model, rates, i)
                 continue
             geometry = self._geometry(obj, model, lens)
             groups.setdefault((id(prog), geometry), (prog, []))[1].append(len(models))
@@ -251,10 +256,25 @@ class SceneRenderer:
                 self.instances.draw(prog, geometry, rows[members])
         return found
 
-    def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
-        """A loaded model, its values as uniforms."""
+    def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rates: np.ndarray,
+                    i: int) -> None:
+        """A loaded model, object ``i``, its values as uniforms; an animated one's parts
+        each at its matrix and clip rate (its row of ``rates``, else the object's rate
+        times its matrix: an object added since has none)."""
+        rate = rates_at(rates, [i])[0]
         _set_object(prog, obj, model, rate)
-        self.models.render(prog, obj.geometry, model)
+        moves = _part_matrices(obj)
+        if moves is None:
+            self.models.render(prog, obj.geometry, model)
+            return
+        start = self.part_rows.get(i, len(rates))
+
+        def place(k: int) -> np.ndarray:
+            own, row = model @ moves[k], start + k
+            _set_object(prog, obj, own, rates[row] if row < len(rates) else rate @ moves[k])
+            return own
+
+        self.models.render(prog, obj.geometry, model, place)
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""
@@ -271,13 +291,13 @@ class SceneRenderer:
         uniforms all share set already): the translucent pass's, one at a time in its order
         (a text's coverage below ``cover`` dropped: :meth:`TextDrawer.mark`; its raster as
         fine as its size on the picture asks, :func:`~hfrender.renderer.text.on_picture`)."""
-        model, rate = obj.world_matrix(), rates_at(rates, [i])[0]
+        model = obj.world_matrix()
         if is_text(obj.geometry):
-            _set_object(prog, obj, model, rate)
+            _set_object(prog, obj, model, rates_at(rates, [i])[0])
             self.texts.render(prog, obj, cover, on_picture(
                 model, obj.raster().bounds, self.lens, self.scene.camera.orthographic))
         else:
-            self._draw_model(prog, obj, model, rate)
+            self._draw_model(prog, obj, model, rates, i)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         self.target.read_into(color, depth, velocity)
@@ -306,6 +326,22 @@ def _set_object(prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> Non
     set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
     set_uniform(prog, "u_color", obj.linear_color())
     set_uniform(prog, "u_emissive", float(obj.emissive))
+
+
+def _part_matrices(obj: Any) -> list[np.ndarray] | None:
+    """An animated model's parts' matrices (:meth:`Mesh.part_matrices`), else None."""
+    return obj.part_matrices() if is_model(obj.geometry) else None
+
+
+def _part_rows(objects: list) -> dict[int, int]:
+    """Where each animated model's parts' rows start in :meth:`SceneRenderer.clip_matrices`
+    (after every object's), by the model's place among ``objects``."""
+    rows, at = {}, len(objects)
+    for i, obj in enumerate(objects):
+        moves = _part_matrices(obj)
+        if moves is not None:
+            rows[i], at = at, at + len(moves)
+    return rows
 
 
 def clip_rates(before: np.ndarray, after: np.ndarray, dt: float,

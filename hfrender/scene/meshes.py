@@ -7,9 +7,12 @@ interleaved vertices (position, normal, UV, linear RGBA colour), each part with 
 base-colour texture and one emission (a glTF material's light of its own, a uniform of its
 draw: parts are drawn one call each, and a material's emission is the same over it), times
 its emissive texture where it has one (sRGB, at the part's UVs). glTF
-node transforms are baked into the vertices; base colour factors multiply the vertex
-colours. Colour conventions follow the formats: glTF vertex colours and
-factors are linear, PLY/OBJ vertex colours are display (sRGB) values, textures are sRGB.
+node transforms are baked into the vertices (the parts in :mod:`~hfrender.scene.model_parts`);
+a glTF's node animations (:mod:`~hfrender.scene.model_animation`) move each part by its
+node's animated world matrix times the baked rest one's inverse, at the Mesh's ``time``
+(:meth:`Mesh.part_matrices`); base colour factors multiply the vertex colours. Colour
+conventions follow the formats: glTF vertex colours and factors are linear, PLY/OBJ
+vertex colours are display (sRGB) values, textures are sRGB.
 Normals come from the file where it has them (smooth shading); where it has none the
 renderer shades each triangle flat.
 """
@@ -30,40 +33,17 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.color import srgb_to_linear
-from hfrender.scene import model_files
-from hfrender.scene.model_colours import emission_of, linear_colors, material_of, vertex_colors
+from hfrender.scene import checks, model_files
+from hfrender.scene.model_animation import Animations, not_played, read_animations
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
-from hfrender.scene.objects import Object3D
+from hfrender.scene.model_parts import VERTEX, Part, merged, part
+from hfrender.scene.objects import _CHECKS, Object3D
+
+__all__ = ["VERTEX", "Mesh", "ModelData", "ModelError", "Part", "load_model", "model_data"]
 
 log = logging.getLogger(__name__)
 FORMATS = (".glb", ".gltf", ".obj", ".stl", ".ply")
 PREFIX = "model:"  # geometry names of loaded models start with it
-VERTEX = np.dtype([("position", "f4", 3), ("normal", "f4", 3), ("uv", "f4", 2),
-                   ("color", "f2", 4)])  # 40 bytes; the renderer's layout "3f 3f 2f 4f2"
-
-
-@dataclass(frozen=True, eq=False)
-class Part:
-    """Triangles drawn with one texture (or none) and one way of shading."""
-
-    vertices: np.ndarray  # (V,) VERTEX
-    indices: np.ndarray  # (3T,) uint32
-    texture: np.ndarray | None  # (H, W, 4) uint8 sRGB, bottom row first (GL order)
-    smooth: bool  # normals from the file; False: flat, from the triangles
-    double_sided: bool  # False: back faces are culled (glTF's default)
-    # its material's light of its own, linear RGB (a glTF's emissiveFactor x strength)
-    emission: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    # its emissiveTexture, times emission: (H, W, 4) uint8 sRGB in GL order, or None
-    emission_texture: np.ndarray | None = None
-
-    def glow(self) -> float:
-        """Its brightest light of its own, one channel, linear: the emission times its
-        emissive texture's brightest texel (a filtered sample is no brighter)."""
-        if self.emission_texture is None:
-            return max(self.emission)
-        top = srgb_to_linear(self.emission_texture[..., :3].max(axis=(0, 1)) / 255.0)
-        return float(max(np.asarray(self.emission) * top))
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,6 +56,7 @@ class ModelData:
     # the files it read besides its own (an OBJ's .mtl and textures, a .gltf's buffers),
     # each (resolved path, st_mtime_ns, st_size) as it read them: the scene's files too
     files: tuple[tuple[Path, int, int], ...] = ()
+    animations: Animations | None = None  # a glTF's node animations (None: it has none)
 
     def __copy__(self) -> ModelData:
         return self
@@ -204,23 +185,28 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     gltf = header is not None  # its materials with an emissiveTexture, by name:
     textured = {m.get("name") for m in (header or {}).get("materials", ())
                 if "emissiveTexture" in m}
+    animations = None if header is None else read_animations(shown, path, header)
+    carriers = model_files.gltf_nodes(trimesh, scene, header, animations)
     parts = []
     for node in scene.graph.nodes_geometry:
         transform, name = scene.graph[node]
         geom = scene.geometry.get(name)
         if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
-            parts.append(_part(geom, np.asarray(transform, np.float64), gltf, textured))
+            parts.append(part(geom, np.asarray(transform, np.float64), gltf, textured,
+                              carriers.get(node)))
     if not parts:
         raise ModelError(f"{shown}: the file has no triangles{why_none(path)}")
     if missing:  # trimesh goes on without them, and says so only in its debug log
         log.warning("%s: %s %s not there (beside the model); drawn without %s, in the "
                     "model's colours", shown, ", ".join(missing),
                     "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
-    parts = _merged(parts)
+    parts = merged(parts)
     textured = [p.vertices["uv"] for p in parts
                 if p.texture is not None or p.emission_texture is not None]
     if header is not None and (unread := model_files.not_drawn(shown, header, textured)):
         log.warning(unread)
+    if header is not None and (unplayed := not_played(shown, header)):
+        log.warning(unplayed)
     positions = np.concatenate([p.vertices["position"] for p in parts])
     finite = positions[np.isfinite(positions).all(1)]
     if len(finite) < len(positions):  # (was: bounds of NaN, refused later at the user's line)
@@ -232,75 +218,7 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     len(positions), "is" if bad == 1 else "are")
     return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
                      np.stack([finite.min(0), finite.max(0)]).astype(np.float64),
-                     tuple(finder.read.values()))
-
-
-def _part(mesh: Any, transform: np.ndarray, gltf: bool, textured: set) -> Part:
-    """One placed geometry as a Part, its node transform baked in (``textured``: as
-    :func:`~hfrender.scene.model_colours.emission_of` takes it)."""
-    faces = np.asarray(mesh.faces, np.int64)
-    positions = np.asarray(mesh.vertices, np.float64)
-    # the file had normals: trimesh keeps them in its cache (else it would compute them)
-    normals = (np.asarray(mesh.vertex_normals, np.float64)
-               if "vertex_normals" in mesh._cache else None)
-    factor, texture, uv = material_of(mesh.visual)
-    emission, glow = emission_of(mesh.visual, textured)
-    if glow is not None and uv is None:  # (an emissive texture alone: its UVs too)
-        uv = getattr(mesh.visual, "uv", None)
-        uv = None if uv is None else np.asarray(uv, np.float64)[:, :2]
-    if uv is not None and len(uv) != len(positions):
-        texture = uv = None
-    colors = vertex_colors(mesh)
-    if getattr(mesh.visual, "kind", None) == "face":  # a colour per face: unshare
-        corners = faces.ravel()
-        positions, colors = positions[corners], np.repeat(mesh.visual.face_colors, 3, axis=0)
-        normals = None if normals is None else normals[corners]
-        uv = None if uv is None else uv[corners]
-        faces = np.arange(len(corners)).reshape(-1, 3)
-    v = np.zeros(len(positions), VERTEX)
-    m = transform[:3, :3]
-    with np.errstate(invalid="ignore"):  # a NaN vertex stays NaN (said by _read)
-        v["position"] = positions @ m.T + transform[:3, 3]
-    if normals is not None:
-        normals = normals @ _cofactor(m).T
-        v["normal"] = normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True),
-                                           1e-30)
-    if uv is not None:
-        v["uv"] = uv
-    v["color"] = linear_colors(colors, len(positions), gltf) * factor
-    if np.linalg.det(m) < 0:  # a mirroring transform: keep the front faces in front
-        faces = faces[:, ::-1]
-    material = getattr(mesh.visual, "material", None)
-    double = not gltf or bool(getattr(material, "doubleSided", False))
-    return Part(v, faces.astype(np.uint32).ravel(), texture, normals is not None, double,
-                emission, glow)
-
-
-def _cofactor(m: np.ndarray) -> np.ndarray:
-    """det(m) * inverse(m).T: turns normals, defined for a singular m too."""
-    return np.array([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
-
-
-def _merged(parts: list[Part]) -> list[Part]:
-    """Parts that draw alike joined into one (one draw call each); each image held once
-    (a base colour and an emissive texture alike: the renderer makes one texture of each)."""
-    groups: dict[tuple, list[Part]] = {}
-    images: dict[tuple, np.ndarray] = {}
-    for p in parts:
-        keys = tuple(None if t is None else (t.shape, t.tobytes())
-                     for t in (p.texture, p.emission_texture))
-        images.update({k: t for k, t in zip(keys, (p.texture, p.emission_texture),
-                                            strict=True) if k is not None and k not in images})
-        groups.setdefault((*keys, p.smooth, p.double_sided, p.emission), []).append(p)
-    out = []
-    for (tex, glow, *_), group in groups.items():
-        offsets = np.cumsum([0] + [len(p.vertices) for p in group[:-1]])
-        out.append(Part(np.concatenate([p.vertices for p in group]),
-                        np.concatenate([p.indices + np.uint32(o)
-                                        for p, o in zip(group, offsets, strict=True)]),
-                        images.get(tex), group[0].smooth, group[0].double_sided,
-                        group[0].emission, images.get(glow)))
-    return out
+                     tuple(finder.read.values()), animations)
 
 
 @dataclass(eq=False)
@@ -313,13 +231,59 @@ class Mesh(Object3D):
     """
 
     color: tuple = (1.0, 1.0, 1.0)
+    time: float | None = None  # seconds into its glTF's animation; None: the rest pose
+    animation: str | None = None  # which of the file's animations (None: its first)
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return _MESH_CHECKS
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "position" and isinstance(value, (str, os.PathLike)) and \
                 "rotation" not in self.__dict__:  # hf.Mesh("a.glb"), not m.position = "1, 2"
             raise ModelError(f"hf.Mesh({str(value)!r}): a model is loaded with "
                              f"hf.Mesh.load({str(value)!r})")
+        if name == "animation" and "_model" in self.__dict__:
+            self._which(_animation(self._label(name), value))
         super().__setattr__(name, value)
+
+    def _which(self, name: object) -> int:
+        """The index of animation ``name`` in the file (None: the first), else one line
+        naming the ones it has."""
+        model = self._loaded()
+        names = model.animations.names if model.animations is not None else ()
+        if name is None:
+            return 0
+        if name in names:
+            return names.index(name)
+        have = (f"its animations: {', '.join(repr(n) for n in names)}" if names
+                else "it has no animations")
+        raise ModelError(f"Mesh.animation={checks.shown(name)}: {model.path.name} has no "
+                         f"animation of that name; {have}")
+
+    @property
+    def animations(self) -> tuple[str, ...]:
+        """The names of the file's animations (a glTF's, in its order; unnamed: '#0')."""
+        found = self._loaded().animations
+        return () if found is None else found.names
+
+    @property
+    def duration(self) -> float:
+        """Seconds to the last key of its :attr:`animation` (0: none). Past it the last
+        pose holds (glTF's clamping); ``mesh.time = t % mesh.duration`` loops."""
+        found = self._loaded().animations
+        return 0.0 if found is None else found.duration(self._which(self.animation))
+
+    def part_matrices(self) -> list[np.ndarray] | None:
+        """Each part's matrix at :attr:`time` in the model's frame (its node's animated
+        world matrix x its baked rest one's inverse; ``time`` None: the identity), or
+        None: a file without animations, drawn as read."""
+        found, parts = self._loaded().animations, self._loaded().parts
+        if found is None:
+            return None
+        if self.time is None:
+            return [np.eye(4)] * len(parts)
+        return found.moves([p.node for p in parts], self._which(self.animation), self.time)
 
     @classmethod
     def load(cls, path: str | Path, **placement: Any) -> Mesh:
@@ -345,6 +309,7 @@ class Mesh(Object3D):
                 f"neither {places[0]} nor {places[1]} exists)" if len(places) > 1
                 else f"{places[0]} does not exist)"))
         obj._model = load_model(p, path)
+        obj.animation = obj.animation  # (a name not in the file: refused now)
         obj._whole()
         return obj
 
@@ -375,3 +340,18 @@ class Mesh(Object3D):
     @property
     def triangles(self) -> int:
         return self._loaded().triangles
+
+
+def _time(what: str, value: object) -> float | None:
+    return None if value is None else checks.finite(
+        what, value, meaning="seconds into the file's animation, or None: its rest pose")
+
+
+def _animation(what: str, value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise ModelError(f"{what}={checks.shown(value)} must be an animation's name (a str; "
+                     "mesh.animations lists them), or None for the file's first")
+
+
+_MESH_CHECKS = {**_CHECKS, "time": _time, "animation": _animation}

@@ -191,6 +191,27 @@ def read_scene(trimesh: Any, path: Path) -> tuple[Any, Any, dict | None]:
     return trimesh.load_scene(parsed), finder, header
 
 
+def gltf_nodes(trimesh: Any, scene: Any, header: dict | None, animations: Any
+               ) -> dict[str, int | None]:
+    """Each geometry frame of trimesh's ``scene`` of a glTF file (its JSON ``header``): the
+    node an animation moves it with (``animations.carrier``); empty where it has none.
+    Frames are found by trimesh's names of the file's nodes (a node's name, else its
+    index, made unique), a primitive's frame under its node's."""
+    if animations is None or header is None:
+        return {}
+    index: dict[str, int] = {}
+    counts: dict = {}
+    for i, node in enumerate(header.get("nodes", ())):
+        index[trimesh.util.unique_name(node.get("name", str(i)), index, counts=counts)] = i
+    parents, found = scene.graph.transforms.parents, {}
+    for frame in scene.graph.nodes_geometry:
+        name = frame
+        while name is not None and name not in index:
+            name = parents.get(name)
+        found[frame] = None if name is None else animations.carrier(index[name])
+    return found
+
+
 def resolver(trimesh: Any, path: Path) -> Any:
     """trimesh's finder of the files a model names (textures, buffers, an OBJ's ``.mtl``),
     finding them as exporters name them: in a folder beside the model's (``../textures/``,

@@ -1,0 +1,246 @@
+"""A glTF file's node animations (for :mod:`hfrender.scene.meshes`): read from its JSON and
+buffers (trimesh reads none of them), sampled at a time as the glTF 2.0 spec says.
+
+Channels on nodes' ``translation``, ``rotation`` and ``scale`` are played, interpolated
+``LINEAR`` (rotations by slerp), ``STEP`` or ``CUBICSPLINE`` (Hermite, from the in-tangent,
+value, out-tangent triplets), rotations normalised after; before the first key the first
+holds, past the last the last (glTF's clamping). Skins and morph targets are not played
+(:func:`not_played` says so). A part's matrix at a time is its node's animated world
+matrix times the inverse of its rest one (its vertices have the rest one baked in)."""
+
+from __future__ import annotations
+
+import base64
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+import numpy as np
+
+from hfrender.errors import InputError
+
+_COMPONENTS = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+_NORMALISED = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+PATHS = ("translation", "rotation", "scale")
+_REST = {"translation": (0.0, 0.0, 0.0), "rotation": (0.0, 0.0, 0.0, 1.0),
+         "scale": (1.0, 1.0, 1.0)}
+
+
+@dataclass(frozen=True, eq=False)
+class Channel:
+    """One node's one property over time: ``values`` (K, n), or (K, 3, n) of CUBICSPLINE
+    (in-tangent, value, out-tangent) at the K ``times``."""
+
+    node: int
+    path: str
+    times: np.ndarray
+    values: np.ndarray
+    interpolation: str
+
+
+@dataclass(frozen=True, eq=False)
+class Animations:
+    """A file's animations, by name in the file's order, and its node tree."""
+
+    names: tuple[str, ...]
+    channels: tuple[tuple[Channel, ...], ...]  # each animation's
+    nodes: tuple[dict, ...]  # the file's nodes (their rest TRS or matrix)
+    parents: dict[int, int]
+    moved: frozenset[int]  # the nodes any animation moves
+
+    def duration(self, which: int) -> float:
+        """Seconds from 0 to animation ``which``'s last key."""
+        return max((float(c.times[-1]) for c in self.channels[which]), default=0.0)
+
+    def carrier(self, node: int) -> int | None:
+        """The nearest of ``node`` and its parents that an animation moves (its parts move
+        with that one's frame), or None."""
+        seen = set()
+        while node is not None and node not in seen:
+            if node in self.moved:
+                return node
+            seen.add(node)
+            node = self.parents.get(node)
+        return None
+
+    def world(self, node: int, which: int | None, t: float) -> np.ndarray:
+        """``node``'s world matrix at ``t`` in animation ``which`` (None: at rest)."""
+        posed = {} if which is None else {(c.node, c.path): sample(c, t)
+                                           for c in self.channels[which]}
+        m, seen = np.eye(4), set()
+        while node is not None and node not in seen:
+            seen.add(node)
+            m = _local(self.nodes[node], {p: posed[(node, p)] for p in PATHS
+                                          if (node, p) in posed}) @ m
+            node = self.parents.get(node)
+        return m
+
+    def moves(self, carriers: list[int | None], which: int, t: float) -> list[np.ndarray]:
+        """Each part's matrix at ``t`` (its carrier's animated world matrix x its rest
+        one's inverse; a part no animation moves: the identity)."""
+        found: dict[int | None, np.ndarray] = {None: np.eye(4)}
+        for node in carriers:
+            if node not in found:
+                found[node] = self.world(node, which, t) @ np.linalg.inv(
+                    self.world(node, None, 0.0))
+        return [found[node] for node in carriers]
+
+
+def _local(node: dict, posed: dict) -> np.ndarray:
+    """A node's local matrix: its ``matrix``, or T x R x S (``posed`` overriding them)."""
+    if "matrix" in node and not posed:
+        return np.array(node["matrix"], np.float64).reshape(4, 4).T
+    t, r, s = (np.asarray(posed.get(p, node.get(p, _REST[p])), np.float64) for p in PATHS)
+    m = np.eye(4)
+    m[:3, :3] = quaternion_matrix(r) * s
+    m[:3, 3] = t
+    return m
+
+
+def quaternion_matrix(q: np.ndarray) -> np.ndarray:
+    """The rotation of a glTF quaternion (x, y, z, w), normalised."""
+    x, y, z, w = np.asarray(q, np.float64) / (np.linalg.norm(q) or 1.0)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def slerp(a: np.ndarray, b: np.ndarray, u: float) -> np.ndarray:
+    """Spherical interpolation of unit quaternions, the shorter way round."""
+    dot = float(np.dot(a, b))
+    if dot < 0.0:
+        b, dot = -b, -dot
+    if dot > 0.9995:  # nearly the same: a straight line, normalised
+        q = a + u * (b - a)
+        return q / np.linalg.norm(q)
+    theta = math.acos(min(dot, 1.0))
+    return (math.sin((1 - u) * theta) * a + math.sin(u * theta) * b) / math.sin(theta)
+
+
+def sample(channel: Channel, t: float) -> np.ndarray:
+    """``channel``'s value at ``t`` (clamped to its first and last keys)."""
+    times, values, kind = channel.times, channel.values, channel.interpolation
+    cubic = kind == "CUBICSPLINE"
+    if t <= times[0] or len(times) == 1:
+        value = values[0, 1] if cubic else values[0]
+    elif t >= times[-1]:
+        value = values[-1, 1] if cubic else values[-1]
+    else:
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        span = float(times[k + 1] - times[k])
+        u = (t - float(times[k])) / span
+        if kind == "STEP":
+            value = values[k]
+        elif cubic:
+            value = hermite(values[k, 1], span * values[k, 2], values[k + 1, 1],
+                            span * values[k + 1, 0], u)
+        elif channel.path == "rotation":
+            value = slerp(values[k], values[k + 1], u)
+        else:
+            value = values[k] + u * (values[k + 1] - values[k])
+    if channel.path == "rotation":
+        value = value / (np.linalg.norm(value) or 1.0)
+    return np.asarray(value, np.float64)
+
+
+def hermite(p0: np.ndarray, m0: np.ndarray, p1: np.ndarray, m1: np.ndarray,
+            u: float) -> np.ndarray:
+    """The cubic Hermite spline of the glTF spec (Appendix C) at ``u`` in 0..1."""
+    u2, u3 = u * u, u * u * u
+    return ((2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * m0 + (-2 * u3 + 3 * u2) * p1
+            + (u3 - u2) * m1)
+
+
+def read_animations(shown: Path, path: Path, header: dict) -> Animations | None:
+    """The node animations of the glTF file ``path`` (its JSON ``header``), or None where
+    it has none; a broken one refused in one line naming the file."""
+    found = [a for a in header.get("animations", ()) if isinstance(a, dict)]
+    if not found:
+        return None
+    buffers: dict[int, bytes] = {}
+    names, channels = [], []
+    try:
+        for i, anim in enumerate(found):
+            names.append(str(anim.get("name") or f"#{i}"))
+            channels.append(tuple(_channel(path, header, anim, c, buffers)
+                                  for c in anim.get("channels", ())
+                                  if c.get("target", {}).get("path") in PATHS
+                                  and "node" in c.get("target", {})))
+    except (KeyError, IndexError, TypeError, ValueError, OSError) as exc:
+        raise InputError(f"{shown}: cannot read its animation {names[-1]!r}: "
+                         f"{type(exc).__name__}: {exc}") from None
+    nodes = tuple(header.get("nodes", ()))
+    parents = {c: i for i, n in enumerate(nodes) for c in n.get("children", ())}
+    return Animations(tuple(names), tuple(channels), nodes, parents,
+                      frozenset(c.node for a in channels for c in a))
+
+
+def _channel(path: Path, header: dict, anim: dict, channel: dict,
+             buffers: dict[int, bytes]) -> Channel:
+    sampler = anim["samplers"][channel["sampler"]]
+    kind = sampler.get("interpolation", "LINEAR")
+    if kind not in ("LINEAR", "STEP", "CUBICSPLINE"):
+        raise ValueError(f"interpolation {kind!r} is not LINEAR, STEP or CUBICSPLINE")
+    times = accessor(path, header, sampler["input"], buffers)[:, 0]
+    values = accessor(path, header, sampler["output"], buffers)
+    if kind == "CUBICSPLINE":
+        values = values.reshape(len(times), 3, values.shape[1])
+    if len(times) == 0 or len(values) != len(times):
+        raise ValueError(f"{len(times)} key times for {len(values)} values")
+    return Channel(int(channel["target"]["node"]), channel["target"]["path"], times,
+                   values, kind)
+
+
+def accessor(path: Path, header: dict, index: int, buffers: dict[int, bytes]) -> np.ndarray:
+    """Accessor ``index`` as (count, width) float64: its bufferView's offsets and stride,
+    normalised integers as the spec maps them."""
+    acc = header["accessors"][index]
+    kind, width, count = acc["componentType"], _WIDTH[acc["type"]], int(acc["count"])
+    dtype = np.dtype(_COMPONENTS[kind])
+    if "bufferView" not in acc:
+        return np.zeros((count, width))
+    view = header["bufferViews"][acc["bufferView"]]
+    data = buffer_bytes(path, header, view["buffer"], buffers)
+    start = int(view.get("byteOffset", 0)) + int(acc.get("byteOffset", 0))
+    stride = int(view.get("byteStride") or dtype.itemsize * width)
+    rows = np.ndarray((count, width), dtype, data, start, (stride, dtype.itemsize))
+    out = rows.astype(np.float64)
+    if acc.get("normalized") and kind in _NORMALISED:
+        out = np.maximum(out / _NORMALISED[kind], -1.0)
+    return out
+
+
+def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]) -> bytes:
+    """Buffer ``index`` of the file: a .glb's binary chunk, a data URI, or a file beside."""
+    if index not in buffers:
+        uri = header["buffers"][index].get("uri")
+        if uri is None:
+            data = path.read_bytes()  # a .glb: its chunk after the JSON one
+            start = 20 + int.from_bytes(data[12:16], "little")
+            size = int.from_bytes(data[start:start + 4], "little")
+            buffers[index] = data[start + 8:start + 8 + size]
+        elif uri.startswith("data:"):
+            buffers[index] = base64.b64decode(uri.partition(",")[2])
+        else:
+            buffers[index] = (path.parent / unquote(uri)).read_bytes()
+    return buffers[index]
+
+
+def not_played(shown: Path, header: dict) -> str | None:
+    """One line of what of the file's animation hfrender does not play (skins, morph
+    targets), or None."""
+    said = []
+    if header.get("skins"):
+        said.append("its skins (skeletal animation: JOINTS_0/WEIGHTS_0)")
+    weights = any(c.get("target", {}).get("path") == "weights"
+                  for a in header.get("animations", ()) for c in a.get("channels", ()))
+    targets = any(p.get("targets") for m in header.get("meshes", ())
+                  for p in m.get("primitives", ()))
+    if weights or targets:
+        said.append("its morph targets (weights)")
+    if not said:
+        return None
+    return (f"{shown}: {' and '.join(said)} not played: hfrender plays node animations "
+            "alone (translation, rotation, scale); drawn in their rest pose")
