@@ -135,11 +135,15 @@ def _meant(name: str) -> str:
     """"; did you mean Cube?" for ``hf.Box`` or ``hf.Sphre``; a hint for manim's names
     (``hf.RED``, ``hf.DEGREES``, ``hf.VGroup``: was "no attribute 'RED'", a trial); else
     nothing."""
+    from hfrender.color import manim_color_hint
     from hfrender.errors import nearest
     from hfrender.scene.other_names import HF_HINTS, HF_NAMES
 
     if name in HF_HINTS:
         return f"; {HF_HINTS[name]}"
+    manim = manim_color_hint(name)  # hf.BLUE_E: manim's #236B8E (was: CSS 'blue', #0000FF)
+    if manim:
+        return f"; {manim}"
     colour = name.rsplit("_", 1)[0] if name[-2:-1] == "_" else name  # manim's RED_A
     if colour.isupper():
         from PIL import ImageColor

@@ -137,6 +137,64 @@ def shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+# manim's palette, as manim names it (ManimCommunity/manim manim/utils/color/manim_colors.py
+# at commit 0204c66ab6fed0375ce13023cdd8f4abfb1689cb, manim v0.20 on: YELLOW_C was #FFFF00
+# before); every GRAY name is GREY too. Its names with an underscore ("BLUE_E",
+# "dark_grey": any case, as manim reads a string) are manim's colours here: no CSS name has
+# one. The others (RED, ORANGE, ...) are CSS names too, and stay CSS's ("red" is #FF0000,
+# manim's RED #FC6255): hf.RED says manim's hex (manim_color_hint).
+_MANIM = """
+WHITE FFFFFF GRAY_A DDDDDD GRAY_B BBBBBB GRAY_C 888888 GRAY_D 444444 GRAY_E 222222
+BLACK 000000 LIGHTER_GRAY DDDDDD LIGHT_GRAY BBBBBB GRAY 888888 DARK_GRAY 444444
+DARKER_GRAY 222222 BLUE_A C7E9F1 BLUE_B 9CDCEB BLUE_C 58C4DD BLUE_D 29ABCA BLUE_E 236B8E
+PURE_BLUE 0000FF BLUE 58C4DD DARK_BLUE 236B8E TEAL_A ACEAD7 TEAL_B 76DDC0 TEAL_C 5CD0B3
+TEAL_D 55C1A7 TEAL_E 49A88F TEAL 5CD0B3 GREEN_A C9E2AE GREEN_B A6CF8C GREEN_C 83C167
+GREEN_D 77B05D GREEN_E 699C52 PURE_GREEN 00FF00 GREEN 83C167 YELLOW_A FFF1B6
+YELLOW_B FFEA94 YELLOW_C F7D96F YELLOW_D F4D345 YELLOW_E E8C11C YELLOW F7D96F
+GOLD_A F7C797 GOLD_B F9B775 GOLD_C F0AC5F GOLD_D E1A158 GOLD_E C78D46 GOLD F0AC5F
+RED_A F7A1A3 RED_B FF8080 RED_C FC6255 RED_D E65A4C RED_E CF5044 PURE_RED FF0000
+RED FC6255 MAROON_A ECABC1 MAROON_B EC92AB MAROON_C C55F73 MAROON_D A24D61
+MAROON_E 94424F MAROON C55F73 PURPLE_A CAA3E8 PURPLE_B B189C6 PURPLE_C 9A72AC
+PURPLE_D 715582 PURPLE_E 644172 PURPLE 9A72AC PINK D147BD LIGHT_PINK DC75CD ORANGE FF862F
+LIGHT_BROWN CD853F DARK_BROWN 8B4513 GRAY_BROWN 736357 LOGO_WHITE ECE7E2 LOGO_GREEN 87C2A5
+LOGO_BLUE 525893 LOGO_RED E07A5F LOGO_BLACK 343434 PURE_CYAN 00FFFF PURE_MAGENTA FF00FF
+PURE_YELLOW FFFF00
+""".split()
+MANIM_COLORS: dict[str, str] = {name: f"#{code}" for name, code
+                                 in zip(_MANIM[::2], _MANIM[1::2], strict=True)}
+MANIM_COLORS.update({name.replace("GRAY", "GREY"): code for name, code in MANIM_COLORS.items()
+                     if "GRAY" in name})
+
+
+def manim_color_hint(name: str) -> str | None:
+    """What manim's colour constant ``name`` is here (``hf.BLUE_E``: "manim's BLUE_E is
+    color='#236B8E' (or color='BLUE_E')"; ``hf.RED``: its hex, and CSS's red beside it);
+    None for a name not in manim's palette."""
+    code = MANIM_COLORS.get(name)
+    if code is None:
+        return None
+    said = f"manim's {name} is color={code!r}"
+    if "_" in name:
+        return f"{said} (or color={name!r})"
+    from PIL import ImageColor
+
+    css = "#{:02X}{:02X}{:02X}".format(*ImageColor.getrgb(name.lower()))
+    return (f"{said} (or color={name.lower()!r})" if css == code else
+            f"{said} (color={name.lower()!r} is CSS's, {css!r})")
+
+
+def _nearest_name(text: str) -> str | None:
+    """The colour name nearest a misspelt one: manim's for one with an underscore
+    ("BLUE_F": 'BLUE_E'), else CSS's ("bleu": 'blue'); None when none is near."""
+    import difflib
+
+    from PIL import ImageColor
+
+    close = difflib.get_close_matches(text.upper(), MANIM_COLORS, n=1) if "_" in text else []
+    close = close or difflib.get_close_matches(text.lower(), ImageColor.colormap, n=1)
+    return close[0] if close else None
+
+
 def _css_alpha(text: str) -> tuple[str, float | None]:
     """``rgba(r, g, b, a)`` as CSS writes it, its alpha 0..1 or a percentage (PIL reads an
     alpha of 1 as 1/255): (``rgb(r, g, b)``, alpha); any other text as it is, None."""
@@ -151,7 +209,8 @@ def _css_alpha(text: str) -> tuple[str, float | None]:
 def display_color(value: object, what: str = "color") -> tuple[float, float, float]:
     """A colour as manim, CSS and Blender users write it -> ``(r, g, b)`` display floats.
 
-    Accepted: a CSS/X11 name (``"red"``, any case), hex (``"#ff8800"``, ``"#f80"``), a CSS
+    Accepted: a CSS/X11 name (``"red"``, any case), manim's names with an underscore
+    (``"BLUE_E"``, any case: :data:`MANIM_COLORS`), hex (``"#ff8800"``, ``"#f80"``), a CSS
     function (``"rgb(255, 136, 0)"``, ``"hsl(30, 100%, 50%)"``), or three numbers 0..1
     (a tuple, list or array). Colours here are opaque: an alpha (``"#ff8800ff"``, a fourth
     number) is accepted only when it is 1, fully opaque (another is told to be an object's
@@ -165,14 +224,13 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
     if isinstance(value, str):
         from PIL import ImageColor
 
+        name = value.strip().upper() if "_" in value else None  # manim's "BLUE_E"
         try:
-            text, css_alpha = _css_alpha(value.strip())
+            text, css_alpha = _css_alpha(MANIM_COLORS.get(name, value.strip()))
             rgba = ImageColor.getrgb(text)
         except ValueError:
-            import difflib
-
-            close = difflib.get_close_matches(value.strip().lower(), ImageColor.colormap, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; use {allowed}"
+            close = _nearest_name(value.strip())
+            hint = f"; did you mean {close!r}?" if close else f"; use {allowed}"
             raise InputError(f"{what}={value!r} is not a colour{hint}") from None
         if max(rgba[:3]) > 255:  # (PIL keeps what rgb() is given)
             raise InputError(f"{what}={value!r}: an rgb() colour's values are 0..255 (or "

@@ -97,11 +97,11 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
 
 
 @pytest.mark.parametrize("name,hint", [
-    ("RED", "colours are given by name: color='red' (or hex '#ff8800', or 3 numbers 0..1)"),
-    ("BLUE_E", "colours are given by name: color='blue' (or hex '#ff8800', or 3 numbers "
-               "0..1)"),
-    ("DARK_BLUE", "colours are given by name: color='darkblue' (or hex '#ff8800', or 3 "
-                  "numbers 0..1)"),
+    # manim's own colours, its hex (was: CSS's 'red', 'blue' #0000FF for BLUE_E #236B8E)
+    ("RED", "manim's RED is color='#FC6255' (color='red' is CSS's, '#FF0000')"),
+    ("BLUE_E", "manim's BLUE_E is color='#236B8E' (or color='BLUE_E')"),
+    ("DARK_BLUE", "manim's DARK_BLUE is color='#236B8E' (or color='DARK_BLUE')"),
+    ("NAVY", "colours are given by name: color='navy' (or hex '#ff8800', or 3 numbers 0..1)"),
     ("DEGREES", "angles are radians: math.radians(90) for manim's 90 * DEGREES"),
     ("TAU", "use math.tau"),
     ("UP", "positions are (x, y, z) in metres, y up: UP is (0, 1, 0), RIGHT (1, 0, 0), OUT "
