@@ -86,3 +86,26 @@ def test_a_still_draws_manims_colours_exactly(tmp_path):
     picture = np.asarray(Image.open(out).convert("RGB"))
     got = [tuple(int(c) for c in picture[18, 32 + 6 * x]) for x in (-3, -1, 1, 3)]
     assert got == [codes("#236B8E"), codes("#444444"), codes("#E07A5F"), (255, 0, 0)]
+
+
+@pytest.mark.parametrize("line, hint", [
+    ("self.add(hf.Plane(color=BLUE_E))", "manim's BLUE_E is color='#236B8E' (or "
+                                         "color='BLUE_E')"),
+    ("self.add(hf.Plane(rotation=(90 * DEGREES, 0, 0)))", "angles are radians: "
+                                                          "math.radians(90) for manim's 90 * "
+                                                          "DEGREES"),
+])
+def test_a_bare_manim_name_in_a_scene_says_what_it_is_here(tmp_path, capsys, line, hint):
+    scene = write_scene(tmp_path, f"""
+    class Ported(hf.Scene):
+        duration = 0.04
+        def setup(self):
+            {line}
+    """)
+    out = tmp_path / "p.png"
+    assert main(["still", str(scene), "-o", str(out), "--size", "32x18", "--quiet"]) == 1
+    name = "BLUE_E" if "BLUE_E" in line else "DEGREES"
+    assert capsys.readouterr().err == (
+        f"hfrender: error: scene error in setup(): NameError: name {name!r} is not defined "
+        f"({scene}:8); {hint}\n")
+    assert not out.exists()

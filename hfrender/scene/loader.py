@@ -225,7 +225,7 @@ def located(exc: BaseException, path: str | Path) -> str:
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
     hint = (_keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
-            or other_names.group_as_list(exc))
+            or other_names.group_as_list(exc) or _manim_name_hint(exc))
     return f"{type(exc).__name__}: {exc}{where}{hint}"
 
 
@@ -263,6 +263,18 @@ def _keyword_hint(exc: BaseException) -> str:
     other = checks.OTHER_NAMES.get(m.group(2))  # location=: Blender's name of position
     near = [other] if other in names else nearest(m.group(2), names)
     return f"; did you mean {near[0]}=?" if near else f"; {m.group(1)} takes {', '.join(names)}"
+
+
+def _manim_name_hint(exc: BaseException) -> str:
+    """"; manim's BLUE_E is color='#236B8E' (or color='BLUE_E')" for a name of manim's
+    a ported scene uses bare (``color=BLUE_E``, its ``from manim import *`` gone: was
+    "name 'BLUE_E' is not defined" alone), as ``hf.BLUE_E`` says; DEGREES and manim's other
+    names that hfrender answers (other_names.HF_HINTS) alike."""
+    from hfrender.color import manim_color_hint
+
+    name = exc.name if isinstance(exc, NameError) else None
+    said = (manim_color_hint(name) or other_names.HF_HINTS.get(name)) if name else None
+    return f"; {said}" if said else ""
 
 
 class SceneUpdateError(HFRenderError):
