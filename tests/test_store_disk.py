@@ -77,3 +77,53 @@ def test_a_store_bigger_than_its_disk_is_said_after_its_first_chunk(tmp_path, mo
         f"--keep-samples {store}: the store will take about 6.6 MB (0.1 MB for its first 2 "
         "of 200 sub-frames)") + end)]
     keeper.close(None, 1, type("Stats", (), {})())
+
+
+def test_a_store_filling_the_outputs_disk_leaves_the_room_to_its_finished_frames(
+        tmp_path, monkeypatch, capsys):
+    """The store's chunks filled the disk the video shares: its unfinished store removed at
+    once (it can be neither exposed nor resumed), the partial video joined in the room left
+    (a trial: the store kept, the disk full, no partial video, no segment)."""
+    from render_helpers import decode_video
+    from test_render import write_scene
+
+    from hfrender.cli import main
+    from hfrender.io import segments
+
+    scene = write_scene(tmp_path, """
+    class Slide(hf.Scene):
+        duration = 4.0
+        def setup(self):
+            self.cube = self.add(hf.Cube())
+        def update(self, t):
+            self.cube.position = (t, 0, 0)
+    """)
+    real_write, real_join, chunks = Path.write_bytes, segments.join, []
+
+    def store_write(self, data):  # the disk is full at the store's second chunk
+        if self.suffix == ".npz":
+            chunks.append(self.name)
+            if len(chunks) >= 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(self, data)
+
+    def video_join(files, out, *args, **kwargs):  # on the same disk: full while chunks stay
+        if any((tmp_path / "ks.partial").glob("*.npz")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_join(files, out, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_bytes", store_write)
+    monkeypatch.setattr(segments, "join", video_join)
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", str(scene), "-o", "o.mp4", "--size", "64x36", "--samples", "2",
+                 "--keep-samples", "ks", "-q"]) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    n = len(decode_video(tmp_path / "o.partial.mp4"))
+    assert (n, line) == (90, (
+        "hfrender: error: --keep-samples ks: cannot write the sample store: No space left on "
+        "device (its unfinished ks.partial was removed, leaving the room to the output's "
+        "frames; a store holds a whole render: keep one on a disk with room, or render "
+        "without --keep-samples); the 90 frames finished so far are in o.partial.mp4 (o.mp4 "
+        "is not written); the 90 frames in whole segments are kept: the same command without "
+        "--keep-samples and with --resume goes on from them"))
+    assert not (tmp_path / "ks.partial").exists() and not (tmp_path / "ks").exists()

@@ -26,7 +26,8 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
             return None
     unfinished = _unfinished_store(config)  # (unless the store's error names it)
     said = ((f"; {_kept(config, stats)}" if stats.partial else "")
-            + ("" if spelling().on("resume") in str(exc) else _kept_for_resume(config.output, exc))
+            + ("" if spelling().on("resume") in str(exc)
+               else _kept_for_resume(config.output, exc, bool(config.keep_samples)))
             + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
     return type(exc)(f"{first_line(exc)}{said}") if said else None
 
@@ -116,14 +117,17 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
             f"{partial} ({output} {fate})")
 
 
-def _kept_for_resume(output: str, exc: BaseException | None = None) -> str:
+def _kept_for_resume(output: str, exc: BaseException | None = None,
+                     keeping: bool = False) -> str:
     """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
     ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
     them), ``; the 6 finished frames are kept in .../.f_####.png.partial: ...`` where a
     sequence's stay in its hidden folder (one made read-only under the run: were said
     nothing of, a trial), else ``""``. After the scene's own error (``exc``) the scene is
     what is mended, and ``--resume`` refuses a changed scene: said so (was: "once that is
-    mended, the same command with --resume goes on", which then refused it, a trial)."""
+    mended, the same command with --resume goes on", which then refused it, a trial); so
+    does a render ``keeping`` a sample store (--resume without --keep-samples goes on: was
+    told with it, which is refused)."""
     from hfrender.io.resume import frames_kept, kept_work
     from hfrender.io.segments import resumable
     from hfrender.scene.loader import SceneUpdateError
@@ -133,6 +137,8 @@ def _kept_for_resume(output: str, exc: BaseException | None = None) -> str:
     goes_on = (f" for {resume}, which goes on from them only while the scene's files are "
                f"unchanged: once the scene is mended, render again without {resume}"
                if isinstance(exc, SceneUpdateError) else
+               f": {same} without {said.name('keep_samples')} and with {resume} goes on from"
+               " them" if keeping else
                f": once that is mended, {same} with {resume} goes on from them")
     if is_sequence(output):  # (in its partial folder: said by the partial output's line)
         folder = kept_work(output)

@@ -37,6 +37,7 @@ level 6's saving on rendered frames, at a fraction of its time to write).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -198,6 +199,7 @@ class StoreWriter:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="hfrender-store")
         self._pending: list[Future] = []
         self._lock = threading.Lock()
+        self.room_made = False  # its disk was full: the unfinished store removed (failed)
 
     def add(self, arrays: dict[str, np.ndarray]) -> None:
         """One chunk: ``color`` and ``times`` at least (copied now: the caller's memory may
@@ -220,6 +222,8 @@ class StoreWriter:
 
     def _write(self, entry: dict, arrays: dict[str, np.ndarray]) -> None:
         data = _npz_bytes(arrays)
+        if self.room_made:
+            return
         try:
             (self.tmp / entry["file"]).write_bytes(data)
         except OSError as exc:  # a full disk: one line, not a bug's traceback
@@ -237,10 +241,18 @@ class StoreWriter:
             self._pool.shutdown(wait=True)
 
     def failed(self, exc: OSError) -> WriteFailed:
-        """The store's write error, in one line naming where what was kept stays."""
-        return WriteFailed(f"--keep-samples {self.path}: cannot write the sample store: "
-                           f"{exc.strerror or exc} (what was kept so far is in {self.tmp}; "
-                           "delete it, or free the space and render again)")
+        """The store's write error, in one line naming where what was kept stays; a full
+        disk's unfinished store (neither exposed nor resumed) removed at once (was: kept, and
+        the output's finished frames on that disk lost: no partial video, a trial)."""
+        said = f"--keep-samples {self.path}: cannot write the sample store: {exc.strerror or exc}"
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            return WriteFailed(f"{said} (what was kept so far is in {self.tmp}; delete it, or "
+                               "free the space and render again)")
+        self.room_made = True  # (no chunk written after)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        return WriteFailed(f"{said} (its unfinished {self.tmp} was removed, leaving the room "
+                           "to the output's frames; a store holds a whole render: keep one on "
+                           "a disk with room, or render without --keep-samples)")
 
     def finish(self, frames: int) -> None:
         """Every chunk written: the manifest, then the store in place (an older one at the
