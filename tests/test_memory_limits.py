@@ -155,3 +155,24 @@ def test_a_pool_of_three_slots_too_large_renders_with_two(tmp_path, monkeypatch,
     with pytest.raises(ConfigError, match=r"needs 0\.0 GiB \(0\.0 GiB for 2 hyperframe slots "
                                           r"of 8 sub-frames and"):
         hf.render(scene, tmp_path / "c" / "%02d.png", **opts)
+
+
+def test_a_size_past_memory_whatever_the_pool_is_refused_before_the_gl_context(
+        tmp_path, monkeypatch, capsys):
+    """Its work alone (100 bytes a pixel) past what this process may use: refused before the
+    GL context and the scene's setup, the same line (was: after them, 16384x16384 taking 24 s
+    and 6.4 GB before its refusal, a trial)."""
+    from hfrender.cli import main
+    from hfrender.engine import render
+
+    def no_context(*args, **kwargs):
+        raise AssertionError("a GL context was made")
+
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 512 << 20)
+    monkeypatch.setattr(render, "create_context", no_context)
+    assert main(["still", str(BAR), "-o", str(tmp_path / "s.png"), "--size", "3840x2160"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: 3840x2160 with 8 sub-frames per output frame needs 1.3 GiB (0.5 GiB "
+        "for 2 hyperframe slots of 8 sub-frames and 0.8 GiB to draw, fuse and encode each "
+        "frame), more than the 0.4 GiB this process may use: lower --samples or --size\n")
+    assert list(tmp_path.iterdir()) == []

@@ -35,6 +35,7 @@ from hfrender.engine.render_setup import (
     keyframe_interval,
     make_builder,
     output_settings,
+    refuse_past_memory,
     resume_point,
     schedule_for,
     shared_arena,
@@ -124,6 +125,7 @@ class RenderJob:
             check_target(config.keep_samples, config.output if self.own_writer else None)
         self.backend = get_backend(config.backend)
         stats.total_frames, stats.backend = self.count, self.backend.name
+        refuse_past_memory(config)  # (before the costly context and setup)
         self._open_context()
         try:
             self._prepare_scene()
@@ -278,8 +280,7 @@ class RenderJob:
 
     def _engine(self) -> Engine:
         plan, config = self.plan, self.config
-        capacity = self.builder.pool.capacity
-        preview = self.preview
+        capacity, preview = self.builder.pool.capacity, self.preview
         dtype = deep_output.render_dtype(config)
         return Engine(RenderFusion(plan, self.backend.name, self.stats, config.dof_method,
                                    config.transparent, dtype, self.processes,

@@ -198,6 +198,19 @@ def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None
     return fewer
 
 
+def refuse_past_memory(config: RenderConfig) -> None:
+    """Before the GL context and the scene's setup: a size whose own work alone
+    (:data:`WORK_BYTES_PER_PIXEL`) is past what this process may use, whatever the pool, is
+    refused in :func:`fitting`'s line, its least pool counted (was: after them, 16384x16384
+    took 24 s and 6.4 GB before its refusal, a trial)."""
+    from hfrender.hyperframe.builder import free_memory_bytes
+
+    w, h = config.size
+    if WORK_BYTES_PER_PIXEL * w * h > free_memory_bytes() * 0.8:
+        fitting(config, schedule_for(config).plan(1), sub_frame_bytes((h, w, 4), np.uint8),
+                None, False, fusion_workers(config, False))
+
+
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
                  velocity: bool = False, color: Any = np.uint8) -> tuple[HyperFrameBuilder, Any]:
     """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
