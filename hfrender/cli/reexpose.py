@@ -80,7 +80,7 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     from hfrender.engine.render_output import RenderOutput
     from hfrender.io.outputs import check_partial_free, check_writable
     from hfrender.io.sequence_commit import check_frames_there
-    from hfrender.io.store import check_not_inside
+    from hfrender.io.store_target import check_not_inside
     from hfrender.io.writers import check_output
 
     workers = auto_or_int("workers", args.workers)  # (was: auto refused, named in errors)

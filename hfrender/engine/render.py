@@ -46,7 +46,7 @@ from hfrender.errors import InputError
 from hfrender.frame_range import frame_chunk
 from hfrender.io import outputs
 from hfrender.io.sequence_commit import check_frames_there
-from hfrender.io.store import check_target
+from hfrender.io.store_target import check_target
 from hfrender.io.writers import check_output
 from hfrender.renderer.contexts import ContextUnavailable, create_context
 from hfrender.renderer.renderer import make_renderer

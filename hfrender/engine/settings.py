@@ -129,7 +129,7 @@ def check_store(config: RenderConfig) -> None:
     """The sample store's folder (``keep_samples``): refused where it cannot be one, a store
     there said to be replaced (last: once nothing else refuses the render)."""
     if config.keep_samples:  # the output's own path: said so (not "another hfrender")
-        from hfrender.io.store import check_target, warn_replacing
+        from hfrender.io.store_target import check_target, warn_replacing
 
         check_target(config.keep_samples, config.output)
         warn_replacing(config.keep_samples)

@@ -29,10 +29,8 @@ A store is a folder that NumPy reads without hfrender::
 curve, jitter, seed, depth-of-field mode and lens, the output frames covered). Each chunk's
 SHA-256 is checked when it is read. A store is written into ``DIR.partial`` and renamed to
 ``DIR`` when complete (an older store there is replaced only then), so ``DIR`` is always a
-whole store; ``DIR.partial`` is one still being written, or an interrupted one.
-
-Compression: deflate level 1 (measured in ``benchmarks/reexpose.py``: it keeps most of
-level 6's saving on rendered frames, at a fraction of its time to write).
+whole store; ``DIR.partial`` is one still being written, or an interrupted one. Deflate
+level 1 keeps most of level 6's saving at a fraction of its time (``benchmarks/reexpose.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +40,6 @@ import hashlib
 import io
 import json
 import logging
-import re
 import shutil
 import tempfile
 import threading
@@ -54,16 +51,18 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.io.outputs import cannot_make, partial_name
-from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.store_manifest import (
+    CHUNK_FILE,
     MANIFEST,
+    MARKER,
     PLANES,
     StoreError,
     check_chunk,
     check_manifest,
     check_times,
+    partial_dir,
 )
+from hfrender.io.store_target import check_target
 from hfrender.io.writers import WriteFailed
 
 log = logging.getLogger(__name__)
@@ -72,14 +71,7 @@ VERSION = 1
 FLOAT_VERSION = 2  # a store of float16 colour (--hdr): one an hfrender that reads only
 #                    version 1 refuses, instead of reading its colour as 8-bit codes
 VERSIONS = (VERSION, FLOAT_VERSION)
-MARKER = ".hfrender-store-partial"  # in DIR.partial: ours to remove (a user's never is)
 LEVEL = 1  # deflate level of the chunks
-CHUNK = re.compile(r"c\d{6,}\.npz")  # a chunk's file name (c000000.npz, ...)
-
-
-def partial_dir(path: str | Path) -> Path:
-    p = Path(path)
-    return p.with_name(p.name + ".partial")
 
 
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
@@ -90,86 +82,6 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
             np.save(member, np.ascontiguousarray(arr), allow_pickle=False)
             zf.writestr(name + ".npy", member.getvalue())
     return buf.getvalue()
-
-
-def check_target(path: str | Path, output: str | None = None) -> None:
-    """``path`` may become a store: absent, an empty folder, or a store (replaced when the
-    new one is complete), with no ``DIR.partial`` of anyone else's beside it, and not
-    around ``output`` (replacing the store would take the output with it); anything else
-    is refused before any work."""
-    p = Path(path)
-    if p.name.endswith(".partial"):  # (was: kept, then refused by reexpose as one unfinished)
-        raise StoreError(f"--keep-samples {p}: a name ending .partial is a store's while it is "
-                         f"written; give another (e.g. {p.with_name(p.stem + '.samples')})")
-    if p.exists() and not p.is_dir():
-        raise StoreError(f"--keep-samples {p}: a file is there; give a folder for the store")
-    if p.is_dir() and any(p.iterdir()) and not (p / MANIFEST).is_file():
-        raise StoreError(f"--keep-samples {p}: the folder is not empty and holds no sample "
-                         "store; give a new or empty folder")
-    others = sorted(f.name for f in p.iterdir() if not _ours(f.name)) if p.is_dir() else []
-    if others:
-        raise StoreError(f"--keep-samples {p}: the store holds {others[0]}"
-                         f"{f' and {len(others) - 1} more' if len(others) > 1 else ''}, which "
-                         "replacing the store would delete; move it out, or give another folder")
-    tmp = partial_dir(p)
-    if tmp.exists() and not (tmp.is_dir() and (tmp / MARKER).is_file()):
-        raise StoreError(f"--keep-samples {p}: {tmp} is there and is not an interrupted "
-                         "sample store of hfrender's; move it, or give another folder")
-    if output is not None and p.resolve() in Path(output).resolve().parents:
-        raise StoreError(f"--keep-samples {p}: the output {output} would be inside the "
-                         "store; keep the store beside the output, not around it")
-    what = _one_of_the_outputs(p, output) if output is not None else None
-    if what is not None:
-        raise StoreError(f"--keep-samples {p}: that is where {what} goes; give the store a "
-                         f"folder of its own (e.g. {Path(output).parent / 'render.samples'})")
-    parent = p.resolve().parent
-    while not parent.exists() and parent != parent.parent:  # made with the store
-        parent = parent.parent
-    if not parent.is_dir():
-        raise StoreError(f"--keep-samples {p}: {parent} is a file, not a folder")
-    if refused := cannot_make(parent):  # (was: os.access, which let root through to /proc:
-        # an internal error once the render began, a trial; and no reason said)
-        raise StoreError(f"--keep-samples {p}: cannot write in {refused}")
-
-
-def warn_replacing(path: str | Path) -> None:
-    """A warning where ``path`` holds a complete store: this render replaces it once it
-    completes (said before the work: a kept render may have taken hours)."""
-    try:
-        meta = json.loads((Path(path) / MANIFEST).read_text())
-        held = f"{meta['subframes']} sub-frames of {Path(meta['settings']['scene']).name}"
-    except (OSError, ValueError, TypeError, KeyError):
-        return  # no store there (or not one to read: check_target refuses what it must)
-    log.warning("--keep-samples %s: the store there (%s) is replaced once this render "
-                "completes; give another folder to keep it", path, held)
-
-
-def _ours(name: str) -> bool:
-    """A file a store is made of: its manifest, sub-frame times and chunks."""
-    return (name in (MANIFEST, "times.npy", ".DS_Store")  # (and a file browser's own)
-            or CHUNK.fullmatch(name) is not None)
-
-
-def _one_of_the_outputs(store: Path, output: str) -> str | None:
-    """What of the output's the store's path is (None: none of it): the output itself, one
-    of its frames (a sequence's file name), or its partial output; found only at the end,
-    after the whole render."""
-    here = store.resolve()
-    if here == Path(output).resolve():
-        return f"the output {output}"
-    if here == Path(partial_name(output)).resolve():
-        return f"the partial output of {output} (an interrupted render's frames)"
-    rx = pattern_files(Path(output).name) if is_sequence(output) else None
-    if rx is not None and here.parent == Path(output).resolve().parent and rx.match(here.name):
-        return f"a frame of the output {output}"
-    return None
-
-
-def check_not_inside(store: str | Path, output: str) -> None:
-    """An output written into a store would go when the store is replaced: refused."""
-    if Path(store).resolve() in Path(output).resolve().parents:
-        raise StoreError(f"-o {output} is inside the sample store {store}; write it beside the "
-                         "store (a new --keep-samples there would delete it)")
 
 
 class StoreWriter:
@@ -188,8 +100,7 @@ class StoreWriter:
             (self.tmp / MARKER).write_text("an hfrender sample store being written\n")
         except OSError as exc:  # a full disk: the store named, nothing left (was: "cannot
             shutil.rmtree(self.tmp, ignore_errors=True)  # write a file", a trial)
-            raise WriteFailed(f"--keep-samples {self.path}: cannot write the sample store: "
-                              f"{exc.strerror or exc}") from None
+            raise WriteFailed(self._cannot(exc)) from None
         version = FLOAT_VERSION if settings.get("hdr") else VERSION
         self.meta: dict[str, Any] = {"format": FORMAT, "version": version,
                                      "settings": settings, "size": list(size), "subframes": 0,
@@ -244,7 +155,7 @@ class StoreWriter:
         """The store's write error, in one line naming where what was kept stays; a full
         disk's unfinished store (neither exposed nor resumed) removed at once (was: kept, and
         the output's finished frames on that disk lost: no partial video, a trial)."""
-        said = f"--keep-samples {self.path}: cannot write the sample store: {exc.strerror or exc}"
+        said = self._cannot(exc)
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             return WriteFailed(f"{said} (what was kept so far is in {self.tmp}; delete it, or "
                                "free the space and render again)")
@@ -253,6 +164,9 @@ class StoreWriter:
         return WriteFailed(f"{said} (its unfinished {self.tmp} was removed, leaving the room "
                            "to the output's frames; a store holds a whole render: keep one on "
                            "a disk with room, or render without --keep-samples)")
+
+    def _cannot(self, exc: OSError) -> str:
+        return f"--keep-samples {self.path}: cannot write the sample store: {exc.strerror or exc}"
 
     def finish(self, frames: int) -> None:
         """Every chunk written: the manifest, then the store in place (an older one at the
@@ -378,7 +292,7 @@ class SampleStore:
 def _unfinished(tmp: Path) -> str:
     """What an unfinished store ``tmp`` holds, and what it lacks (was: "it has no manifest
     yet", not what was kept nor what to do)."""
-    chunks = sorted(f for f in tmp.iterdir() if CHUNK.fullmatch(f.name))
+    chunks = sorted(f for f in tmp.iterdir() if CHUNK_FILE.fullmatch(f.name))
     held = f"{len(chunks)} chunk{'s' * (len(chunks) != 1)}"
     if chunks:
         held += f" ({sum(f.stat().st_size for f in chunks) / 1e6:.1f} MB"

@@ -10,6 +10,7 @@ input array" from deep inside an exposure, shown as a bug in hfrender).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from numbers import Real
 from pathlib import Path
@@ -22,6 +23,8 @@ from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
 
 MANIFEST = "store.json"
+MARKER = ".hfrender-store-partial"  # in DIR.partial: ours to remove (a user's never is)
+CHUNK_FILE = re.compile(r"c\d{6,}\.npz")  # a chunk's file name (c000000.npz, ...)
 PLANES = ("color", "depth", "velocity")
 WHY = " (damaged, or not written by hfrender); render it again with --keep-samples"
 
@@ -119,3 +122,9 @@ def check_chunk(path: Path, entry: dict, arrays: dict[str, np.ndarray],
         if name in arrays and arrays[name].shape != shape:
             raise StoreError(f"{path}: its {name} is of shape {arrays[name].shape}, not "
                              f"{shape} ({n} sub-frames of {w}x{h}){WHY}")
+
+
+def partial_dir(path: str | Path) -> Path:
+    """``DIR.partial``: the store ``path`` while it is written."""
+    p = Path(path)
+    return p.with_name(p.name + ".partial")
