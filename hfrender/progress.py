@@ -26,9 +26,10 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
                    ) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
     (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
-    left (now 18:40:12)`` (the rate from the first frame done, once :data:`RATE_AFTER_S`
-    have passed since: not a burst's; the time of day, ``stamp``); a run shorter than that says
-    nothing more than its summary."""
+    left (now 18:40:12)`` (the rate from the first count, once :data:`RATE_AFTER_S` have
+    passed since: not a burst's; the time left from the first frame done,
+    :func:`_steady_rate`; the time of day, ``stamp``); a run shorter than that says nothing
+    more than its summary."""
     state: dict = {"last": clock()}
     every = LOG_EVERY_S if every is None else every
 
@@ -46,17 +47,39 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
     return update
 
 
-def _rate(state: dict, done: int, now: float) -> float:
-    """Frames a second since the first count (``state`` keeps it: a resumed run's first
-    count holds the frames kept, which made no time), or over the last :data:`RECENT_S`
-    once the run is that long."""
-    start, first = state.setdefault("t0", now), state.setdefault("done0", done)
-    marks = state.setdefault("marks", deque())  # (time, done), the oldest a window back
+def _window(marks: deque, now: float, done: int) -> tuple[float, int]:
+    """``(time, done)`` to measure from: the first of ``marks`` (``(now, done)`` added), or
+    one :data:`RECENT_S` back once they span that."""
     marks.append((now, done))
     while len(marks) > 2 and now - marks[1][0] >= RECENT_S:
         marks.popleft()
-    if now - marks[0][0] >= RECENT_S:
-        start, first = marks[0]
+    return marks[0]
+
+
+def _rate(state: dict, done: int, now: float) -> float:
+    """Frames a second since the first count (``state`` keeps it: a resumed run's first
+    count holds the frames kept, which made no time), or over the last :data:`RECENT_S`
+    once the run is that long; marks the first frame finished (:func:`_steady_rate`)."""
+    state.setdefault("t0", now)
+    if done > state.setdefault("done0", done):
+        state.setdefault("t1", now)
+        _window(state.setdefault("marks1", deque()), now, done)
+    start, first = _window(state.setdefault("marks", deque()), now, done)
+    return (done - first) / (now - start) if now > start else 0.0
+
+
+def _steady_rate(state: dict, done: int, now: float) -> float:
+    """Frames a second from the first frame finished on (over the last :data:`RECENT_S`
+    once that long), 0 until as long has passed since it as it took (at least
+    :data:`RATE_AFTER_S`, at most :data:`RECENT_S`): the first frame carries the start-up
+    (the GL context, shaders, fusion processes, the first hyperframe filling: "about 41s
+    left" after frame 1 of 3 for 13 s, a trial), and the frames done with it at once (a
+    hyperframe's, a Ray wave's) too little time."""
+    _rate(state, done, now)
+    t1 = state.get("t1")
+    if t1 is None or now - t1 < min(RECENT_S, max(RATE_AFTER_S, t1 - state["t0"])):
+        return 0.0
+    start, first = state["marks1"][0]
     return (done - first) / (now - start) if now > start else 0.0
 
 
@@ -77,9 +100,9 @@ def fps_text(rate: float) -> str:
 
 
 def left_text(state: dict, done: int, total: int, now: float) -> str:
-    """``about 1m08s left`` at the rate :func:`rate_text` tells (none: ``""``)."""
-    per_s = _rate(state, done, now)
-    if not rate_text(state, done, now) or per_s <= 0 or done >= total:
+    """``about 1m08s left`` at :func:`_steady_rate` (none yet: ``""``)."""
+    per_s = _steady_rate(state, done, now)
+    if per_s <= 0 or done >= total:
         return ""
     return f"about {span((total - done) / per_s)} left"
 

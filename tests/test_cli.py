@@ -367,25 +367,26 @@ def test_progress_in_a_log_is_a_line_every_while(capsys):
                                        "(now 12:00:00)\n"
                                        "fx: 75/100 frames (75%), 1.0 fps, about 25s left "
                                        "(now 12:00:00)\n")
-    times = iter([5.0, 5.0, 45.0])
+    times = iter([5.0, 5.0, 15.0, 45.0])
     update = progress_lines("rendering", clock=lambda: next(times), every=30.0, stamp=NOON)
     update(0, 10000)
+    update(1, 10000)
     update(4, 10000)  # 0.1 fps: 9996 frames in 27.8 hours
     assert capsys.readouterr().err == ("rendering: 4/10000 frames (0%), 0.1 fps, about 27h46m "
                                        "left (now 12:00:00)\n")
-    times = iter([0.0, 0.0, 30.0])  # a resumed run: 500 frames kept, 24 made in 30 s
-    update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
-    update(500, 600)
+    times = iter([0.0, 0.0, 5.0, 30.0])  # a resumed run: 500 frames kept, 24 made in 30 s,
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)  # 23
+    update(500, 600)  # of them in the 25 s from the first
+    update(501, 600)
     update(524, 600)
-    assert capsys.readouterr().err == ("fx: 524/600 frames (87%), 0.8 fps, about 1m35s left "
+    assert capsys.readouterr().err == ("fx: 524/600 frames (87%), 0.8 fps, about 1m23s left "
                                        "(now 12:00:00)\n")
     times = iter([0.0, 20.0, 31.0])  # the first frame 20 s in: the first line at 30 s all
-    update = progress_lines("fx", clock=lambda: next(times), every=30.0,  # the same
-                            stamp=NOON)
+    update = progress_lines("fx", clock=lambda: next(times), every=30.0,  # the same (no
+                            stamp=NOON)  # time left yet: from the frame after the first count)
     update(1, 100)
     update(12, 100)
-    assert capsys.readouterr().err == ("fx: 12/100 frames (12%), 1.0 fps, about 1m28s left "
-                                       "(now 12:00:00)\n")
+    assert capsys.readouterr().err == "fx: 12/100 frames (12%), 1.0 fps (now 12:00:00)\n"
     times = iter([0.0, 45.0, 45.0002])  # a slow render's first frames, 45 s in, at once: it
     update = progress_lines("rendering", clock=lambda: next(times), every=30.0,  # said
                             stamp=NOON)                                  # "11345.6 fps"
@@ -420,11 +421,12 @@ def test_a_rate_under_a_frame_a_second_keeps_two_figures(capsys):
         state: dict = {}
         assert rate_text(state, 1, 0.0) == ""
         assert rate_text(state, 1 + made, seconds) == said
-    times = iter([0.0, 0.0, 56.0])
+    times = iter([0.0, 0.0, 1.0, 56.0])
     update = progress_lines("fx", clock=lambda: next(times), every=30.0, stamp=NOON)
     update(1, 90)
-    update(11, 90)
-    assert capsys.readouterr().err == ("fx: 11/90 frames (12%), 0.18 fps, about 7m22s left "
+    update(2, 90)
+    update(11, 90)  # (the time left: 9 frames in the 55 s from the first)
+    assert capsys.readouterr().err == ("fx: 11/90 frames (12%), 0.18 fps, about 8m03s left "
                                        "(now 12:00:00)\n")
 
 
@@ -439,11 +441,33 @@ def test_the_bars_rate_waits_a_second_past_its_first_frames():
     assert left_text(state, 10, 96, 100.02) == ""  # (rich's own column said 0:00:01)
     assert rate_text(state, 10, 100.0 + 0.99 * RATE_AFTER_S) == ""
     assert rate_text(state, 16, 102.0) == "8.0 fps"
-    assert left_text(state, 16, 96, 102.0) == "about 10s left"
+    assert left_text(state, 16, 96, 102.0) == "about 26s left"  # 6 frames in 1.98 s
     assert left_text(state, 96, 96, 112.0) == ""  # done: nothing left to say
     resumed: dict = {}
     assert rate_text(resumed, 500, 7.0) == ""  # 500 frames kept: they made no time
     assert rate_text(resumed, 530, 17.0) == "3.0 fps"
+
+
+def test_the_time_left_is_measured_from_the_first_frame_finished():
+    """The first frame carries the start-up (the GL context, shaders, fusion processes, the
+    first hyperframe filling): 1280x720 at 64 samples with reconstruction said "about 41s
+    left" after frame 1 of 3, 21 s in, for 13 s (a trial). The time left is measured from
+    the first frame finished on, and said once as long has passed since it as it took."""
+    from hfrender.progress import left_text, rate_text
+
+    state: dict = {}
+    rate_text(state, 0, 0.7)  # told as the engine starts
+    for done, now in ((1, 21.0), (2, 31.1)):
+        rate_text(state, done, now)
+        assert left_text(state, done, 3, now) == ""  # (was "about 41s left", "15s left")
+    state = {}
+    rate_text(state, 0, 0.0)
+    for k in range(301):  # 10 s of start-up, then 10 fps
+        rate_text(state, 1 + k, 10.0 + k / 10)
+        if 10.0 + k / 10 < 20.0:  # under the 10 s the first frame took: not said yet
+            assert left_text(state, 1 + k, 600, 10.0 + k / 10) == ""
+    assert rate_text(state, 301, 40.0) == "7.5 fps"  # the run's own, as the summary's
+    assert left_text(state, 301, 600, 40.0) == "about 30s left"  # (was 40s: 299 at 7.5)
 
 
 def test_a_warning_reads_like_an_error_line(tmp_path):
