@@ -4,6 +4,7 @@ pipe (with the rate and the time left), nothing with --quiet."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -22,29 +23,95 @@ def time_of_day() -> str:
 
 
 def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
-                   every: float | None = None, stamp: Callable[[], str] = time_of_day
+                   every: float | None = None, stamp: Callable[[], str] = time_of_day,
+                   beat: bool = False, wait: Callable[[float], bool] | None = None
                    ) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
     (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
     left (now 18:40:12)`` (the rate from the first count, once :data:`RATE_AFTER_S` have
     passed since: not a burst's; the time left from the first frame done,
     :func:`_steady_rate`; the time of day, ``stamp``); a run shorter than that says nothing
-    more than its summary."""
+    more than its summary. ``beat``: from the first count on, a line as often while no
+    frame finishes too (``0/300 frames (0%), first frame in progress, 2m10s so far``: a
+    first frame of minutes said nothing, a hang's silence), from a thread of its own
+    (:func:`_beating`, waiting with ``wait``); ``update.stop()`` ends it, no line after."""
     state: dict = {"last": clock()}
+    state["start"] = state["last"]
     every = LOG_EVERY_S if every is None else every
+    lock = threading.Lock()  # (the writer's thread tells, the beat's thread wakes)
+
+    def say(done: int, total: int, now: float, *told: str) -> None:
+        state["last"] = now
+        _say(f"{label}: {done}/{total} frames ({100 * done // total}%)", told, stamp)
 
     def update(done: int, total: int) -> None:
-        now = clock()
-        rate = rate_text(state, done, now)  # none yet a moment after the first frames
-        if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
-            return
-        state["last"] = now
-        told = "".join(f", {x}" for x in (rate, left_text(state, done, total, now)) if x)
-        print(f"{label}: {done}/{total} frames ({100 * done // total}%){told} (now "
-              f"{stamp()})", file=sys.stderr, flush=True)  # (was the time alone: read as
-        # the end's, a trial)
+        with lock:
+            if state.get("over"):
+                return
+            now = clock()
+            state["count"] = (done, total)
+            if beat and "beat" not in state:
+                state["beat"] = _beating(tick, wait)
+            rate = rate_text(state, done, now)  # none yet a moment after the first frames
+            if now <= state["t0"] or now - state["last"] < every or not 0 < done < total:
+                return
+            say(done, total, now, rate, left_text(state, done, total, now))
 
+    def tick() -> float:
+        """The line due where none came for ``every`` seconds; the seconds to the next."""
+        with lock:
+            now = clock()
+            if state.get("over") or now - state["last"] < every:
+                return max(state["last"] + every - now, 0.0)
+            done, total = state["count"]
+            if done > state["done0"] and done < total:
+                say(done, total, now, rate_text(state, done, now),
+                    left_text(state, done, total, now))
+            elif done < total:
+                say(done, total, now, f"first frame in progress, "
+                                      f"{span(now - state['start'])} so far")
+            state["last"] = now  # (all done: the summary says it)
+            return every
+
+    def stop() -> None:
+        with lock:
+            state["over"] = True
+            end = state.pop("beat", None)
+        if end is not None:
+            end()
+
+    update.stop, update.tick = stop, tick  # type: ignore[attr-defined]
     return update
+
+
+def _say(head: str, told: tuple, stamp: Callable[[], str]) -> None:
+    """A log's line: ``head``, what is ``told`` (those said), the time of day (was the time
+    alone: read as the end's, a trial)."""
+    said = "".join(f", {x}" for x in told if x)
+    print(f"{head}{said} (now {stamp()})", file=sys.stderr, flush=True)
+
+
+def _beating(tick: Callable[[], float], wait: Callable[[float], bool] | None = None
+             ) -> Callable[[], None]:
+    """A daemon thread calling ``tick()`` as it asks (the seconds to its next call), waiting
+    with ``wait(seconds)`` (True: stop; an event's); its ``end()``: stopped and joined
+    (no thread left after a run, its error or its Ctrl-C). It never touches the GL."""
+    stopped = threading.Event()
+    wait = stopped.wait if wait is None else wait
+
+    def beat() -> None:
+        delay = tick()
+        while not stopped.is_set() and not wait(delay):
+            delay = tick()
+
+    thread = threading.Thread(target=beat, name="hfrender-progress", daemon=True)
+    thread.start()
+
+    def end() -> None:
+        stopped.set()
+        if thread is not threading.current_thread():
+            thread.join()
+    return end
 
 
 def _window(marks: deque, now: float, done: int) -> tuple[float, int]:
@@ -142,6 +209,7 @@ def progress_bar(quiet: bool, label: str = "rendering"):
             MofNCompleteColumn,
             Progress,
             TextColumn,
+            TimeElapsedColumn,
         )
     except ImportError:  # without rich: a plain line instead
         return plain_line()
@@ -151,10 +219,14 @@ def progress_bar(quiet: bool, label: str = "rendering"):
     if console.is_jupyter and not _has_widgets():  # (rich would warn, and show nothing)
         return plain_line()
     if not (console.is_terminal or console.is_jupyter):  # a log or a pipe: a bar there is
-        return progress_lines(label), lambda: None  # only a stray blank line
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),  # the rate and
+        lines = progress_lines(label, beat=True)  # only a stray blank line
+        return lines, lines.stop
+    # the rate and the time left: ours; the time since the start: redrawn by rich's own
+    # thread, a first frame of minutes shows time passing (was a bar at 0/300 alone)
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
-                   transient=True, redirect_stdout=False, console=console)  # time left: ours
+                   TimeElapsedColumn(), transient=True, redirect_stdout=False,
+                   console=console)
     task = bar.add_task("render", total=None, rate="", left="")
     state: dict = {}
 
