@@ -24,8 +24,8 @@ def time_of_day() -> str:
 
 def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
                    every: float | None = None, stamp: Callable[[], str] = time_of_day,
-                   beat: bool = False, wait: Callable[[float], bool] | None = None
-                   ) -> Callable[[int, int], None]:
+                   beat: bool = False, wait: Callable[[float], bool] | None = None,
+                   more: Callable[[], str] | None = None) -> Callable[[int, int], None]:
     """Progress for a log or a pipe (no bar there): a line every ``every`` seconds
     (:data:`LOG_EVERY_S`) from now, as ``label: 120/600 frames (20%), 7.1 fps, about 1m08s
     left (now 18:40:12)`` (the rate from the first count, once :data:`RATE_AFTER_S` have
@@ -34,15 +34,16 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
     more than its summary. ``beat``: from the first count on, a line as often while no
     frame finishes too (``0/300 frames (0%), first frame in progress, 2m10s so far``: a
     first frame of minutes said nothing, a hang's silence), from a thread of its own
-    (:func:`_beating`, waiting with ``wait``); ``update.stop()`` ends it, no line after."""
-    state: dict = {"last": clock()}
-    state["start"] = state["last"]
+    (:func:`_beating`, waiting with ``wait``); ``update.stop()`` ends it, no line after.
+    ``more()``: said after, ``; the batch: ...`` (``engine.batch_progress``)."""
+    state: dict = dict.fromkeys(("last", "start"), clock())
     every = LOG_EVERY_S if every is None else every
     lock = threading.Lock()  # (the writer's thread tells, the beat's thread wakes)
 
     def say(done: int, total: int, now: float, *told: str) -> None:
         state["last"] = now
-        _say(f"{label}: {done}/{total} frames ({100 * done // total}%)", told, stamp)
+        _say(f"{label}: {done}/{total} frames ({100 * done // total}%)", told, stamp,
+             more() if more else "")
 
     def update(done: int, total: int) -> None:
         with lock:
@@ -63,13 +64,12 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
             now = clock()
             if state.get("over") or now - state["last"] < every:
                 return max(state["last"] + every - now, 0.0)
-            done, total = state["count"]
+            (done, total), t0 = state["count"], state["start"]
             if done > state["done0"] and done < total:
                 say(done, total, now, rate_text(state, done, now),
                     left_text(state, done, total, now))
             elif done < total:
-                say(done, total, now, f"first frame in progress, "
-                                      f"{span(now - state['start'])} so far")
+                say(done, total, now, f"first frame in progress, {span(now - t0)} so far")
             state["last"] = now  # (all done: the summary says it)
             return every
 
@@ -84,10 +84,10 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
     return update
 
 
-def _say(head: str, told: tuple, stamp: Callable[[], str]) -> None:
-    """A log's line: ``head``, what is ``told`` (those said), the time of day (was the time
-    alone: read as the end's, a trial)."""
-    said = "".join(f", {x}" for x in told if x)
+def _say(head: str, told: tuple, stamp: Callable[[], str], more: str = "") -> None:
+    """A log's line: ``head``, what is ``told`` (those said), ``more``, the time of day
+    (was the time alone: read as the end's, a trial)."""
+    said = "".join(f", {x}" for x in told if x) + (f"; {more}" if more else "")
     print(f"{head}{said} (now {stamp()})", file=sys.stderr, flush=True)
 
 
@@ -129,6 +129,7 @@ def _rate(state: dict, done: int, now: float) -> float:
     once the run is that long; marks the first frame finished (:func:`_steady_rate`)."""
     state.setdefault("t0", now)
     if done > state.setdefault("done0", done):
+        state.setdefault("first1", (now, done))
         state.setdefault("t1", now)
         _window(state.setdefault("marks1", deque()), now, done)
     start, first = _window(state.setdefault("marks", deque()), now, done)
@@ -143,10 +144,27 @@ def _steady_rate(state: dict, done: int, now: float) -> float:
     left" after frame 1 of 3 for 13 s, a trial), and the frames done with it at once (a
     hyperframe's, a Ray wave's) too little time."""
     _rate(state, done, now)
-    t1 = state.get("t1")
-    if t1 is None or now - t1 < min(RECENT_S, max(RATE_AFTER_S, t1 - state["t0"])):
+    if not _settled(state, now):
         return 0.0
     start, first = state["marks1"][0]
+    return (done - first) / (now - start) if now > start else 0.0
+
+
+def _settled(state: dict, now: float) -> bool:
+    """Whether as long has passed since the first frame finished as it took (at least
+    :data:`RATE_AFTER_S`, at most :data:`RECENT_S`): a time left is meaningful from then."""
+    t1 = state.get("t1")
+    return t1 is not None and now - t1 >= min(RECENT_S, max(RATE_AFTER_S, t1 - state["t0"]))
+
+
+def mean_rate(state: dict, done: int, now: float) -> float:
+    """Frames a second from the first frame finished on, over all the time since (a
+    batch's: its jobs' start-ups between their frames counted, each job to come has one),
+    0 until :func:`_settled`."""
+    _rate(state, done, now)
+    if not _settled(state, now):
+        return 0.0
+    start, first = state["first1"]
     return (done - first) / (now - start) if now > start else 0.0
 
 
@@ -196,11 +214,12 @@ def _has_widgets() -> bool:
     return importlib.util.find_spec("ipywidgets") is not None
 
 
-def progress_bar(quiet: bool, label: str = "rendering"):
+def progress_bar(quiet: bool, label: str = "rendering",
+                 more: Callable[[], str] | None = None):
     """``(update(done, total), finish())``: a bar on a terminal or in a Jupyter notebook
     (rich's, in an ipywidgets Output; without ipywidgets, :func:`plain_line`: was nothing
     there, rich seeing no terminal, a trial), :func:`progress_lines` in a log or a pipe,
-    nothing with ``quiet``."""
+    nothing with ``quiet``; ``more()`` said after its figures (a batch's)."""
     if quiet:
         return None, lambda: None
     try:
@@ -219,15 +238,15 @@ def progress_bar(quiet: bool, label: str = "rendering"):
     if console.is_jupyter and not _has_widgets():  # (rich would warn, and show nothing)
         return plain_line()
     if not (console.is_terminal or console.is_jupyter):  # a log or a pipe: a bar there is
-        lines = progress_lines(label, beat=True)  # only a stray blank line
+        lines = progress_lines(label, beat=True, more=more)  # only a stray blank line
         return lines, lines.stop
     # the rate and the time left: ours; the time since the start: redrawn by rich's own
     # thread, a first frame of minutes shows time passing (was a bar at 0/300 alone)
     bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
-                   TimeElapsedColumn(), transient=True, redirect_stdout=False,
-                   console=console)
-    task = bar.add_task("render", total=None, rate="", left="")
+                   TimeElapsedColumn(), TextColumn("{task.fields[more]}"), transient=True,
+                   redirect_stdout=False, console=console)
+    task = bar.add_task("render", total=None, rate="", left="", more="")
     state: dict = {}
 
     def update(done: int, total: int) -> None:
@@ -236,7 +255,7 @@ def progress_bar(quiet: bool, label: str = "rendering"):
             bar.start()
         now = time.perf_counter()
         bar.update(task, completed=done, total=total, rate=rate_text(state, done, now),
-                   left=left_text(state, done, total, now))
+                   left=left_text(state, done, total, now), more=more() if more else "")
 
     def stop() -> None:
         if state:

@@ -21,6 +21,7 @@ from hfrender.cli.common import (
 )
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH
+from hfrender.engine.batch_progress import BatchTally, planned_frames
 from hfrender.errors import as_given, as_typed, nearest
 from hfrender.io.segments import segments_kept
 from hfrender.io.sequence_names import home_path
@@ -148,6 +149,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                 started.update(range(len(jobs)))
                 _on_ray(jobs, state, own["ray"], quiet, finished)
             else:
+                tally = BatchTally([planned_frames(j, state) for j in jobs])  # the whole's
                 for n, job in enumerate(jobs):
                     started.add(n)
                     running.clear()  # (its kept frames: told by its first progress)
@@ -155,7 +157,8 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                                    began=time.time() - 2,  # (file times: 1-2 s coarse)
                                    segments=segments_kept(job.output))
                     failed = _input_failed(job, jobs[:n], finished)
-                    finished[n] = failed or _one(job, state, n + 1, len(jobs), quiet, running)
+                    finished[n] = failed or _one(job, state, (n, tally), quiet, running)
+                    tally.ended(n, finished[n])
                     if failed:
                         _tell(failed, n + 1, len(jobs), quiet)
                     if stop_asked():  # a job whose libraries swallowed the Ctrl-C ended:
@@ -306,15 +309,19 @@ def _on_ray(jobs: list, state: object, address: object, quiet: bool, finished: d
         finish()
 
 
-def _one(job: object, state: object, n: int, total: int, quiet: bool,
-         running: dict) -> object:
+def _one(job: object, state: object, place: tuple, quiet: bool, running: dict) -> object:
+    """Job ``place[0]`` (from 0) run here, its bar saying the batch's ``place[1]`` too."""
     from hfrender.engine.batch import run_job
 
-    bar, finish = progress_bar(quiet, f"[{n}/{total}] {job.name}")  # a log names the job
+    i, tally = place
+    n, total = i + 1, len(tally.counts)
+    bar, finish = progress_bar(quiet, f"[{n}/{total}] {job.name}", tally.text)  # a log
+    # names the job; the batch: its frames done and time left in all
 
     def progress(done: int, frames: int) -> None:
         running["frames"] = done  # told in the table if a Ctrl-C stops the job
         running.setdefault("kept", done)  # told first as it starts: the frames it kept
+        tally.told(i, done, frames)
         if bar is not None:
             bar(done, frames)
 

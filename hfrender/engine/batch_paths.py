@@ -276,14 +276,21 @@ def check_job(job: Any, earlier: bool = False) -> None:
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
         _shader_lines(job.source)
-    if job.kind == "render":  # its frames (and --frames in them), where that can be told
-        seconds = scene_duration(job.source, job.scene_class)  # without running the scene
-        if checked.duration is not None or seconds is not None:
-            count = checked.frame_count(seconds)  # (a duration of 1e9 s: too many)
-            first, count = resolve(checked.frames, count, checked.fps) \
-                if checked.frames is not None else (0, count)
-            check_frames_there(str(job.output), first, count, "output")  # (was: that job
-            # failed when its turn came, a README audit)
+    told = render_frames(job, checked) if job.kind == "render" else None
+    if told is not None:  # its frames (and --frames in them), where that can be told
+        check_frames_there(str(job.output), *told, "output")  # (was: that job failed when
+        # its turn came, a README audit)
+
+
+def render_frames(job: Any, checked: Any = None) -> tuple[int, int] | None:
+    """``(first, count)`` of the frames a render job makes (``--frames`` in them), where
+    that can be told without running its scene (:func:`scene_duration`); else None."""
+    checked = job.render_config() if checked is None else checked
+    seconds = scene_duration(job.source, job.scene_class)
+    if checked.duration is None and seconds is None:
+        return None
+    count = checked.frame_count(seconds)  # (a duration of 1e9 s: too many)
+    return resolve(checked.frames, count, checked.fps)
 
 
 # options of render or fx a batch does not take, and why (a misspelling's hint misled)
