@@ -76,3 +76,36 @@ def test_each_channel_is_sampled_once_for_a_time_asked(tmp_path, monkeypatch):
     assert len(moves) == len(parts) == 300
     for part, move in zip(parts, moves, strict=True):  # each turned 45 degrees about its
         np.testing.assert_allclose(move, turned_about(0.3 * part.node, 45.0), atol=1e-12)
+
+
+def test_a_sparse_accessors_rows_are_put_in(tmp_path):
+    """The root (no mesh of its own: its children move with it) rises by a sparse
+    accessor's translations: zeros (no bufferView) but for key 1, (0, 1, 0); halfway, at
+    0.5 s, every part is 0.5 m up (was: the sparse row left out, the rest pose unsaid)."""
+    path = write_nodes(tmp_path, 3, "sparse", root_path="translation")
+    header = json.loads(path.read_text())
+    blob = (tmp_path / "sparse.bin").read_bytes()
+    extra = struct.pack("<H2x3f", 1, 0.0, 1.0, 0.0)  # the row's index, then its value
+    header["buffers"][0]["byteLength"] = len(blob) + len(extra)
+    header["bufferViews"] += [{"buffer": 0, "byteOffset": len(blob), "byteLength": 2},
+                              {"buffer": 0, "byteOffset": len(blob) + 4, "byteLength": 12}]
+    header["accessors"].append({"componentType": 5126, "count": 2, "type": "VEC3", "sparse": {
+        "count": 1, "indices": {"bufferView": 4, "componentType": 5123},
+        "values": {"bufferView": 5}}})
+    header["animations"][0]["samplers"][0]["output"] = 4
+    (tmp_path / "sparse.bin").write_bytes(blob + extra)
+    path.write_text(json.dumps(header))
+    mesh = hf.Mesh.load(path)
+    mesh.time = 0.5
+    up = np.eye(4)
+    up[1, 3] = 0.5
+    moves = mesh.part_matrices()
+    assert len(moves) == 1  # (the three quads: one part, moved by the root)
+    np.testing.assert_allclose(moves[0], up, atol=1e-12)
+    header["accessors"][4]["sparse"]["indices"] = {  # a row past its count: 1.0's bits
+        "bufferView": 5, "byteOffset": 4, "componentType": 5125}
+    path.write_text(json.dumps(header))
+    with pytest.raises(hf.InputError) as excinfo:
+        hf.Mesh.load(path)
+    assert str(excinfo.value) == (f"{path}: cannot read its animation 'Turn': IndexError: "
+                                  "index 1065353216 is out of bounds for axis 0 with size 2")

@@ -219,22 +219,32 @@ def _channel(path: Path, header: dict, anim: dict, channel: dict,
 
 
 def accessor(path: Path, header: dict, index: int, buffers: dict[int, bytes]) -> np.ndarray:
-    """Accessor ``index`` as (count, width) float64: its bufferView's offsets and stride,
-    normalised integers as the spec maps them."""
+    """Accessor ``index`` as (count, width) float64: its bufferView's offsets and stride
+    (none: zeros), its sparse rows put in (was: left out, a wrong pose unsaid), normalised
+    integers as the spec maps them."""
     acc = header["accessors"][index]
     kind, width, count = acc["componentType"], _WIDTH[acc["type"]], int(acc["count"])
-    dtype = np.dtype(_COMPONENTS[kind])
-    if "bufferView" not in acc:
-        return np.zeros((count, width))
-    view = header["bufferViews"][acc["bufferView"]]
-    data = buffer_bytes(path, header, view["buffer"], buffers)
-    start = int(view.get("byteOffset", 0)) + int(acc.get("byteOffset", 0))
-    stride = int(view.get("byteStride") or dtype.itemsize * width)
-    rows = np.ndarray((count, width), dtype, data, start, (stride, dtype.itemsize))
-    out = rows.astype(np.float64)
+    out = (_rows(path, header, acc, kind, width, count, buffers).astype(np.float64)
+           if "bufferView" in acc else np.zeros((count, width)))
+    if sparse := acc.get("sparse"):
+        n, where, values = int(sparse["count"]), sparse["indices"], sparse["values"]
+        rows = _rows(path, header, where, where["componentType"], 1, n, buffers)[:, 0]
+        out[rows.astype(np.int64)] = _rows(path, header, values, kind, width, n, buffers)
     if acc.get("normalized") and kind in _NORMALISED:
         out = np.maximum(out / _NORMALISED[kind], -1.0)
     return out
+
+
+def _rows(path: Path, header: dict, at: dict, kind: int, width: int, count: int,
+          buffers: dict[int, bytes]) -> np.ndarray:
+    """``count`` rows of ``width`` components of type ``kind`` where ``at`` (an accessor,
+    or a sparse one's indices or values) places them: its bufferView and byteOffset."""
+    dtype = np.dtype(_COMPONENTS[kind])
+    view = header["bufferViews"][at["bufferView"]]
+    data = buffer_bytes(path, header, view["buffer"], buffers)
+    start = int(view.get("byteOffset", 0)) + int(at.get("byteOffset", 0))
+    stride = int(view.get("byteStride") or dtype.itemsize * width)
+    return np.ndarray((count, width), dtype, data, start, (stride, dtype.itemsize))
 
 
 def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]) -> bytes:
