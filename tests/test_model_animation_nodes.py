@@ -3,6 +3,7 @@ sampled once for a time asked, whatever the number of nodes it moves; accessors 
 the spec says (sparse ones too)."""
 
 import json
+import logging
 import math
 import struct
 
@@ -109,3 +110,34 @@ def test_a_sparse_accessors_rows_are_put_in(tmp_path):
         hf.Mesh.load(path)
     assert str(excinfo.value) == (f"{path}: cannot read its animation 'Turn': IndexError: "
                                   "index 1065353216 is out of bounds for axis 0 with size 2")
+
+
+def test_pointer_channels_and_a_cameras_motion_are_said_not_played(tmp_path, caplog):
+    """A KHR_animation_pointer channel and a camera's and a light's node animation were
+    left out unsaid; now the one warning names them (the quads still play)."""
+    path = write_nodes(tmp_path, 2, "staged")
+    header = json.loads(path.read_text())
+    header["nodes"] += [{"name": "Cam", "camera": 0},
+                        {"extensions": {"KHR_lights_punctual": {"light": 0}}}]
+    header["scenes"][0]["nodes"] += [3, 4]
+    header["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.8, "znear": 0.1}}]
+    pointer = {"extensions": {"KHR_animation_pointer": {
+        "pointer": "/materials/0/pbrMetallicRoughness/baseColorFactor"}}}
+    header["animations"][0]["channels"] += [
+        {"sampler": 0, "target": {"node": 3, "path": "rotation"}},
+        {"sampler": 0, "target": {"node": 4, "path": "rotation"}},
+        {"sampler": 0, "target": {"path": "pointer", **pointer}}]
+    path.write_text(json.dumps(header))
+    with caplog.at_level(logging.WARNING):
+        mesh = hf.Mesh.load(path)
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [f"{path}: its KHR_animation_pointer channels (1: materials', cameras' and "
+                    "lights' values, drawn as the file sets them) and its cameras' and lights' "
+                    "motion (node '#4', 'Cam': the scene's camera and lights are hfrender's "
+                    "own) not played: hfrender plays node animations alone (translation, "
+                    "rotation, scale); drawn in their rest pose"]
+    mesh.time = 1.0
+    moves = mesh.part_matrices()
+    assert len(moves) == 2
+    for part, move in zip(mesh._loaded().parts, moves, strict=True):
+        np.testing.assert_allclose(move, turned_about(0.3 * part.node, 90.0), atol=1e-12)

@@ -265,17 +265,34 @@ def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]
 
 def not_played(shown: Path, header: dict) -> str | None:
     """One line of what of the file's animation hfrender does not play (skins, morph
-    targets), or None."""
+    targets, KHR_animation_pointer channels, its cameras' and lights' motion: was unsaid),
+    or None."""
     said = []
     if header.get("skins"):
         said.append("its skins (skeletal animation: JOINTS_0/WEIGHTS_0)")
-    weights = any(c.get("target", {}).get("path") == "weights"
-                  for a in header.get("animations", ()) for c in a.get("channels", ()))
-    targets = any(p.get("targets") for m in header.get("meshes", ())
-                  for p in m.get("primitives", ()))
-    if weights or targets:
+    targets = [c.get("target", {}) for a in header.get("animations", ())
+               for c in a.get("channels", ())]
+    morphs = any(p.get("targets") for m in header.get("meshes", ())
+                 for p in m.get("primitives", ()))
+    if morphs or any(t.get("path") == "weights" for t in targets):
         said.append("its morph targets (weights)")
+    if pointers := sum(t.get("path") == "pointer" for t in targets):
+        said.append(f"its KHR_animation_pointer channels ({pointers}: materials', cameras' "
+                    "and lights' values, drawn as the file sets them)")
+    nodes = header.get("nodes", ())
+    staged = sorted({repr(nodes[t["node"]].get("name") or f"#{t['node']}") for t in targets
+                     if t.get("path") in PATHS and isinstance(t.get("node"), int)
+                     and t["node"] < len(nodes) and _stage(nodes[t["node"]])})
+    if staged:
+        said.append(f"its cameras' and lights' motion (node {', '.join(staged)}: the scene's "
+                    "camera and lights are hfrender's own)")
     if not said:
         return None
-    return (f"{shown}: {' and '.join(said)} not played: hfrender plays node animations "
-            "alone (translation, rotation, scale); drawn in their rest pose")
+    listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
+    return (f"{shown}: {listed} not played: hfrender plays node animations alone "
+            "(translation, rotation, scale); drawn in their rest pose")
+
+
+def _stage(node: dict) -> bool:
+    """Whether a glTF node is a camera or a light (KHR_lights_punctual)."""
+    return "camera" in node or "KHR_lights_punctual" in node.get("extensions", {})
