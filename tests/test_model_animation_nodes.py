@@ -141,3 +141,21 @@ def test_pointer_channels_and_a_cameras_motion_are_said_not_played(tmp_path, cap
     assert len(moves) == 2
     for part, move in zip(mesh._loaded().parts, moves, strict=True):
         np.testing.assert_allclose(move, turned_about(0.3 * part.node, 90.0), atol=1e-12)
+
+
+def test_an_animated_node_of_no_size_at_rest_is_refused_in_one_line(tmp_path):
+    """Its parts are stored flat (the rest matrix baked in): was numpy's 'Singular
+    matrix' alone, from the drawing."""
+    path = write_nodes(tmp_path, 2, "flat")
+    header = json.loads(path.read_text())
+    header["nodes"][0]["scale"] = [0.0, 0.0, 0.0]
+    path.write_text(json.dumps(header))
+    mesh = hf.Mesh.load(path)
+    assert mesh.part_matrices() is not None  # the rest pose: drawn as the file places it
+    mesh.time = 0.5
+    with pytest.raises(hf.InputError) as excinfo:
+        mesh.part_matrices()
+    assert str(excinfo.value) == (
+        "flat.gltf: its node '#0' has no size in its rest pose (a scale of 0: its parts are "
+        "stored flat in it), so its animation cannot move them; export it at a frame where "
+        "it has a size")

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.errors import InputError
 from hfrender.scene import checks, model_files
 from hfrender.scene.model_animation import Animations, not_played, read_animations
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
@@ -283,7 +284,11 @@ class Mesh(Object3D):
             return None
         if self.time is None:
             return [np.eye(4)] * len(parts)
-        return found.moves([p.node for p in parts], self._which(self.animation), self.time)
+        try:
+            return found.moves([p.node for p in parts], self._which(self.animation),
+                               self.time)
+        except InputError as exc:  # (it names a node: the file too)
+            raise ModelError(f"{self._loaded().path.name}: {exc}") from None
 
     @classmethod
     def load(cls, path: str | Path, **placement: Any) -> Mesh:

@@ -105,12 +105,25 @@ class Animations:
         for node in carriers:
             if node not in found:
                 if node not in self._rest:  # its rest world matrix inverted: found once
-                    self._rest[node] = np.linalg.inv(self._world(node, {}, {}))
+                    self._rest[node] = self._unbaked(node)
                 found[node] = self._world(node, posed, worlds) @ self._rest[node]
         if len(self._kept) >= KEPT:
             self._kept.pop(next(iter(self._kept)))
         kept = self._kept[key] = [found[node] for node in carriers]
         return list(kept)
+
+
+    def _unbaked(self, node: int) -> np.ndarray:
+        """The inverse of ``node``'s rest world matrix (its parts' vertices have it baked
+        in); one of no size (a scale of 0) refused in one line (was: numpy's 'Singular
+        matrix')."""
+        try:
+            return np.linalg.inv(self._world(node, {}, {}))
+        except np.linalg.LinAlgError:
+            name = self.nodes[node].get("name") or f"#{node}"
+            raise InputError(f"its node {name!r} has no size in its rest pose (a scale of 0: "
+                             "its parts are stored flat in it), so its animation cannot move "
+                             "them; export it at a frame where it has a size") from None
 
 
 def _local(node: dict, posed: dict) -> np.ndarray:
