@@ -159,3 +159,22 @@ def test_an_animated_node_of_no_size_at_rest_is_refused_in_one_line(tmp_path):
         "flat.gltf: its node '#0' has no size in its rest pose (a scale of 0: its parts are "
         "stored flat in it), so its animation cannot move them; export it at a frame where "
         "it has a size")
+
+
+def test_a_time_given_to_a_model_without_animations_is_said_once(tmp_path, caplog):
+    """Was: nothing moved, unsaid (an OBJ, or a glTF of none, given mesh.time = t)."""
+    path = write_nodes(tmp_path, 2, "still")
+    header = json.loads(path.read_text())
+    del header["animations"]
+    path.write_text(json.dumps(header))
+    with caplog.at_level(logging.WARNING):
+        mesh = hf.Mesh.load(path)
+        for t in (0.5, 1.0, None):
+            mesh.time = t
+        hf.Mesh.load(path).time = 2.0
+        moving = hf.Mesh.load(write_nodes(tmp_path, 2))
+        moving.time = 0.5
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == ["still.gltf has no animations (hfrender plays a glTF's node animations): "
+                    "its Mesh.time moves nothing, and its duration is 0"]
+    assert mesh.part_matrices() is None and mesh.duration == 0.0

@@ -90,6 +90,7 @@ _CACHE: weakref.WeakValueDictionary[str, ModelData] = weakref.WeakValueDictionar
 _RECENT: OrderedDict[str, ModelData] = OrderedDict()
 RECENT_BYTES = 1 << 30
 _LOCK = threading.Lock()
+_STILL_SAID: set[str] = set()  # models without animations given a time: said once
 READING_S = [0.0]  # seconds this process spent reading model files (not again: cached)
 
 
@@ -247,6 +248,8 @@ class Mesh(Object3D):
         if name == "animation" and "_model" in self.__dict__:
             self._which(_animation(self._label(name), value))
         super().__setattr__(name, value)
+        if name == "time" and value is not None and "_model" in self.__dict__:
+            _still_said(self._loaded())
 
     def _which(self, name: object) -> int:
         """The index of animation ``name`` in the file (None: the first), else one line
@@ -360,3 +363,11 @@ def _animation(what: str, value: object) -> str | None:
 
 
 _MESH_CHECKS = {**_CHECKS, "time": _time, "animation": _animation}
+
+
+def _still_said(model: ModelData) -> None:
+    """Said once a file: a ``time`` given to a model with no animations (was: unsaid)."""
+    if model.animations is None and model.key not in _STILL_SAID:
+        _STILL_SAID.add(model.key)
+        log.warning("%s has no animations (hfrender plays a glTF's node animations): its "
+                    "Mesh.time moves nothing, and its duration is 0", model.path.name)
