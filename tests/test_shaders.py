@@ -176,8 +176,8 @@ def test_inputs_hfrender_does_not_set_are_named_and_msaa_is_said_unused(tmp_path
         "--msaa 4: s.frag is a fragment shader, which colours each pixel once "
         "(multisampling smooths the edges of geometry); ignored",
         "s.frag reads iChannel0, iSampleRate, which hfrender does not set (a line `// "
-        "hfrender: iChannel0 = noise.png` in the shader gives a channel a picture; no "
-        "buffers or sound): they stay 0; it sets iResolution, iTime, iTimeDelta, "
+        "hfrender: iChannel0 = noise.png` in the shader gives a channel a picture, `= "
+        "bufA.frag` a buffer; no sound): they stay 0; it sets iResolution, iTime, iTimeDelta, "
         "iFrameRate, iFrame, iMouse, iDate"]
     other = _frag(tmp_path, "uniform float time;\nuniform vec2 resolution;\n"  # glslsandbox's
                   "void mainImage(out vec4 c, in vec2 p) {\n"
@@ -256,7 +256,7 @@ def test_shadertoys_channels_used_undeclared_read_black_as_on_shadertoy(tmp_path
     assert [r.getMessage() for r in caplog.records] == [
         "s.frag reads iChannel0, iChannel1, iChannel2, iChannel3, iChannelResolution, which "
         "hfrender does not set (a line `// hfrender: iChannel0 = noise.png` in the shader "
-        "gives a channel a picture; no buffers or sound): they stay 0; it sets "
+        "gives a channel a picture, `= bufA.frag` a buffer; no sound): they stay 0; it sets "
         "iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate"]
 
 
@@ -633,8 +633,8 @@ def test_a_shaders_own_lines_as_a_text_editor_and_a_paste_leave_them(tmp_path):
                 "// hfrender: iChannel0 = a.png\t// noise\n"
                 "// hfrender: iChannel1 = b.png// x\n") == ({0: ("a.png", 3), 1: ("b.png", 4)},
                                                           True)
-    reads = ("hfrender reads iChannel0..iChannel3 = a picture's path, common = a file of shared "
-             "code and antialias = true or false")
+    reads = ("hfrender reads iChannel0..iChannel3 = a picture's or a buffer's shader's path, "
+             "common = a file of shared code and antialias = true or false")
     for text, said in (
             ("// hfrender: iChannel0 = a.png\n// hfrender: iChannel0 = b.png\n",
              "s.frag:2: hfrender: iChannel0 = b.png: iChannel0 is given on line 1 already"),
@@ -653,7 +653,7 @@ def test_a_channels_picture_reads_as_a_viewer_shows_it(tmp_path):
     photo's EXIF orientation was not applied."""
     from PIL import Image
 
-    from hfrender.renderer.shader_renderer import _picture, _rgba8
+    from hfrender.renderer.channel_textures import _picture, _rgba8
 
     def refused(why):
         return AssertionError(why)

@@ -9,27 +9,21 @@ from hfrender.scene import ShaderScene
 
 
 @pytest.mark.parametrize("name", ["bufA.frag", "Buffer A.glsl", "feedback.fs"])
-def test_a_buffer_tabs_shader_given_as_a_channel_is_told_there_are_no_buffers(tmp_path, name):
+def test_a_buffer_tabs_shader_given_as_a_channel_is_a_buffer(tmp_path, name):
     """Was: "iChannel0 = .../bufA.frag: not a picture hfrender reads (PNG, JPEG, ...)", as
-    if the file were broken, and only when the render started."""
-    import shlex
-
+    if the file were broken, and only when the render started; then "hfrender draws the
+    Image tab alone, no buffers". Now a buffer, of each shader suffix."""
     (tmp_path / name).write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }\n")
     text = (f"// Image tab\n// hfrender: iChannel0 = {name}\n"
             "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n")
-    with pytest.raises(InputError) as err:
-        ShaderScene(text, str(tmp_path / "image.frag")).channel_files()
-    assert str(err.value) == (
-        f"{tmp_path / 'image.frag'}:2: hfrender: iChannel0 = {name}: a shader (shadertoy.com's "
-        "Buffer A..D tabs), not a picture: hfrender draws the Image tab alone, no buffers; "
-        "a buffer that does not change with time can be drawn to a picture first (hfrender "
-        f"still {shlex.quote(name)} -t 0 --samples 1 --size WxH -o buffer.png) and that "
-        "picture given here")
+    scene = ShaderScene(text, str(tmp_path / "image.frag"))
+    assert (scene.channel_files(), scene.buffer_files()) == ({}, {0: (tmp_path / name, 2)})
+    assert [b.source_path for b in scene.buffers] == [str(tmp_path / name)]
 
 
 def test_a_still_buffer_drawn_as_the_error_says_reads_back_its_colours(tmp_path):
-    """The workaround the error gives: the buffer's picture, read by texelFetch, is the
-    buffer's colours, code for code."""
+    """A buffer drawn to a picture first (the workaround before buffers were drawn): the
+    buffer's picture, read by texelFetch, is the buffer's colours, code for code."""
     from PIL import Image
 
     from hfrender.cli import main
@@ -146,5 +140,6 @@ def test_a_channel_read_in_the_common_file_counts_as_read(tmp_path, caplog):
     assert (frames == 0).all()
     assert [r.getMessage() for r in caplog.records] == [
         "s.frag reads iChannel0, which hfrender does not set (a line `// hfrender: iChannel0 = "
-        "noise.png` in the shader gives a channel a picture; no buffers or sound): it stays 0; "
-        "it sets iResolution, iTime, iTimeDelta, iFrameRate, iFrame, iMouse, iDate"]
+        "noise.png` in the shader gives a channel a picture, `= bufA.frag` a buffer; no "
+        "sound): it stays 0; it sets iResolution, iTime, iTimeDelta, iFrameRate, iFrame, "
+        "iMouse, iDate"]

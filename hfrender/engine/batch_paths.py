@@ -372,20 +372,18 @@ def blamed(where: str, said: str, overrides: dict, name: str, path: Path,
 
 
 def _shader_lines(source: Path) -> None:
-    """A shader's own lines (:mod:`hfrender.scene.shader_lines`) and the pictures and common
-    file they name, there now (was: a missing picture failed its job when its turn came, a
-    trial)."""
+    """A shader's own lines (:mod:`hfrender.scene.shader_lines`), its buffers' (and theirs)
+    and the pictures and common files they name, there now (was: a missing picture failed
+    its job when its turn came, a trial)."""
     from hfrender.scene.loader import SHADER_SUFFIXES
-    from hfrender.scene.shader_lines import common_code, shader_lines
+    from hfrender.scene.shader_passes import ShaderPass, buffer_passes
 
     if source.suffix.lower() not in SHADER_SUFFIXES or not source.is_file():
         return
 
-    text = source.read_text(encoding="utf-8", errors="replace")
-    channels, _, common = shader_lines(text, str(source))
-    for path, line in channels.values():
-        if not path.is_file():
-            raise InputError(f"{source}:{line}: iChannel picture {path}: no such file (a path "
-                             "from the shader's folder)")
-    if common is not None:  # there, with no mainImage of its own
-        common_code(common, str(source))
+    image = ShaderPass(source.read_text(encoding="utf-8", errors="replace"), str(source))
+    for shader in [image, *buffer_passes(image)]:  # (a common file: there, no mainImage)
+        for path, line in shader.channel_files().values():
+            if not path.is_file():
+                raise InputError(f"{shader.source_path}:{line}: iChannel picture {path}: no "
+                                 "such file (a path from the shader's folder)")

@@ -51,15 +51,19 @@ _COLOUR = re.compile(r"\bmainImage\s*\(\s*((?:in|out|inout)\s+)?(?:(?:low|medium
 _OUT = re.compile(r"\b(?:layout\s*\([^)]*\)\s*)?out\b")
 
 
-def shadertoy_program(source: str, common: str = "") -> str:
-    """The fragment shader of a Shadertoy shader as pasted: hfrender's header, its common
+def shadertoy_program(source: str, common: str = "", buffer: bool = False) -> str:
+    """The fragment shader of a Shadertoy shader as pasted (a ``buffer``'s: its colour kept
+    as it is, its rows GL's, ``HF_BUFFER`` in the header): hfrender's header, its common
     file's code (shadertoy.com's Common tab) numbered from ``COMMON_LINE + 1``, the shader
     (:func:`shadertoy_source`) numbered from its line 1, and hfrender's ``main()``. The
     ``#extension`` lines outside any ``#if`` go up into the header (GLSL takes them only
     before any declaration), each with its own line number."""
     source, common = source.removeprefix("\ufeff"), common.removeprefix("\ufeff")
     both = f"{common}\n{source}"
-    header = glsl("shadertoy_header.frag") + "".join(
+    header = glsl("shadertoy_header.frag")
+    if buffer:  # (after #version, which comes first)
+        header = header.replace("\n", "\n#define HF_BUFFER\n", 1)
+    header += "".join(
         f"\nuniform {CHANNELS[name]};" if name in CHANNELS else f"\n#define {name} iTime"
         for name in _used_undeclared(both))
     hoisted = [f"#line {line + first}\n{text.strip()}"
@@ -238,21 +242,22 @@ def shader_notes(config: Any, scene: Any) -> None:
     if line is not None:
         log.warning("%s:%d: defines main() as well as mainImage; hfrender supplies main() "
                     "(which calls mainImage), so this one is not used", name, line)
-    given = {f"iChannel{i}" for i in scene.channel_files()}
+    given = {f"iChannel{i}" for i in (*scene.channel_files(), *scene.buffer_files())}
     code = f"{scene.common_source}\n{scene.source}"  # (was: the shader's alone, a trial)
     unset = [n for n in unset_inputs(code)
              if n not in given and not (given and n == "iChannelResolution")]
     if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
         why = (" (a line `// hfrender: iChannel0 = noise.png` in the shader gives a channel "
-               "a picture; no buffers or sound)" if all(
+               "a picture, `= bufA.frag` a buffer; no sound)" if all(
                    n.startswith(("iChannel", "iSampleRate")) for n in unset) else "")
         log.warning("%s reads %s, which hfrender does not set%s: %s 0; it sets %s", name,
                     ", ".join(unset), why, "it stays" if len(unset) == 1 else "they stay",
                     ", ".join(SHADERTOY_INPUTS))
     unread = sorted(given - set(_reads(code)))
     if unread:
-        log.warning("%s gives %s a picture, which its code never reads", name,
-                    ", ".join(unread))
+        what = "a buffer" if {int(n[-1]) for n in unread} <= set(scene.buffer_files()) \
+            else "a picture"
+        log.warning("%s gives %s %s, which its code never reads", name, ", ".join(unread), what)
 
 
 def colour_not_out(source: str) -> str | None:

@@ -21,7 +21,7 @@ from hfrender.scene import checks, other_names
 from hfrender.scene.camera import Camera
 from hfrender.scene.nodes import Group, called
 from hfrender.scene.objects import Cone, Cube, Cylinder, Object3D, Plane, Sphere, Torus, drawn
-from hfrender.scene.shader_lines import common_code, shader_lines
+from hfrender.scene.shader_passes import ShaderPass, buffer_passes
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, str]] = set()  # render settings in a class body, said once
@@ -227,27 +227,16 @@ class Scene:
                 add(child)
 
 
-class ShaderScene(Scene):
+class ShaderScene(Scene, ShaderPass):
     """A Shadertoy-style fragment shader: ``mainImage(out vec4, in vec2)``, no camera; its
-    own lines for hfrender (:mod:`~hfrender.scene.shader_lines`) read as it is loaded."""
+    own lines for hfrender (:mod:`~hfrender.scene.shader_lines`) read as it is loaded, and
+    the buffers it reads (``buffers``, in the order drawn:
+    :func:`~hfrender.scene.shader_passes.buffer_passes`)."""
 
     def __init__(self, source: str, path: str) -> None:
         super().__init__()
-        self.source = source
-        self.source_path = path
-        self._channels, self.antialias, self._common = shader_lines(source, path)
-        # the common file's code (``// hfrender: common = FILE``), placed before the shader's
-        self.common_source = common_code(self._common, path) if self._common else ""
-
-    def channel_files(self) -> dict[int, tuple[Path, int]]:
-        """The pictures its lines ``// hfrender: iChannel0 = noise.png`` give its channels
-        (a path from the shader's folder, quotes allowed): channel -> (path, line)."""
-        return dict(self._channels)
-
-    def common_file(self) -> tuple[Path, int] | None:
-        """The file its line ``// hfrender: common = common.glsl`` names (shadertoy.com's
-        Common tab: code placed before the shader's), with that line; None without one."""
-        return self._common
+        ShaderPass.__init__(self, source, path)
+        self.buffers = buffer_passes(self)
 
 
 def past_white(scene: Scene) -> str | None:

@@ -1,37 +1,32 @@
 """A shader's own lines for hfrender, in comments of their own (GLSL never sees them):
 ``// hfrender: iChannel0 = textures/noise.png`` gives a channel a picture (a path from the
-shader's folder; iChannel0..iChannel3), ``// hfrender: antialias = false`` keeps its
-``fragCoord`` at pixel centres (pixel-exact code: ``texelFetch`` of a picture shown 1:1,
-grain hashed from ``fragCoord``), ``// hfrender: common = common.glsl`` names a file of code
-placed before the shader's (shadertoy.com's Common tab: a path from the shader's folder).
-Lines inside ``/* ... */`` do not count; a second line for the same name, a name hfrender
-does not read or a bad value is one line of error."""
+shader's folder; iChannel0..iChannel3), ``iChannel0 = bufA.frag`` a buffer's shader
+(shadertoy.com's Buffer tabs: :mod:`~hfrender.scene.shader_passes`), ``// hfrender:
+antialias = false`` keeps its ``fragCoord`` at pixel centres (pixel-exact code:
+``texelFetch`` of a picture shown 1:1, grain hashed from ``fragCoord``), ``// hfrender:
+common = common.glsl`` names a file of code placed before the shader's (shadertoy.com's
+Common tab: a path from the shader's folder). Lines inside ``/* ... */`` do not count; a
+second line for the same name, a name hfrender does not read or a bad value is one line
+of error."""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 from hfrender.errors import InputError
-from hfrender.scene.sources import SHADER_SUFFIXES
 
 LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]*$", re.M)
 # comments, line ones first: a "/*" in a line comment ("//**** my shader", "// a/*.png")
 # opens no block (was: every line after it hidden, a review)
 COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 CHANNEL = re.compile(r"iChannel[0-3]")
-# a Buffer tab's shader given as a channel (was: "not a picture hfrender reads", a trial)
-NO_BUFFERS = ("a shader (shadertoy.com's Buffer A..D tabs), not a picture: hfrender draws the "
-              "Image tab alone, no buffers; a buffer that does not change with time can be "
-              "drawn to a picture first (hfrender still {} -t 0 --samples 1 --size WxH -o "
-              "buffer.png) and that picture given here")
 
 
 def shader_lines(source: str, path: str
                  ) -> tuple[dict[int, tuple[Path, int]], bool, tuple[Path, int] | None]:
-    """(channel -> (picture, line), antialias, (common file, line) or None) of a shader's
-    lines (``path``: its file)."""
+    """(channel -> (picture or buffer's shader, line), antialias, (common file, line) or
+    None) of a shader's lines (``path``: its file)."""
     channels: dict[int, tuple[Path, int]] = {}
     antialias, common, seen = True, None, {}
     for line, name, value in _own_lines(source):
@@ -39,8 +34,6 @@ def shader_lines(source: str, path: str
         if name in seen:  # (was: the last one taken, unsaid)
             raise InputError(f"{where}: {name} is given on line {seen[name]} already")
         seen[name] = line
-        if CHANNEL.fullmatch(name) and Path(value).suffix.lower() in SHADER_SUFFIXES:
-            raise InputError(f"{where}: {NO_BUFFERS.format(shlex.quote(value))}")
         if CHANNEL.fullmatch(name) and value:
             channels[int(name[-1])] = (Path(path).parent / value, line)
         elif name == "antialias" and value.lower() in ("true", "false"):
@@ -49,8 +42,8 @@ def shader_lines(source: str, path: str
             common = (Path(path).parent / value, line)
         else:
             raise InputError(f"{where}: hfrender reads iChannel0..iChannel3 = a picture's "
-                             "path, common = a file of shared code and antialias = true or "
-                             "false")
+                             "or a buffer's shader's path, common = a file of shared code "
+                             "and antialias = true or false")
     return channels, antialias, common
 
 

@@ -96,9 +96,9 @@ def surface_files(name: str, scene_dir: Path) -> list[Path]:
 def read_files(scene: object) -> list[tuple[Path, str]]:
     """The files the scene reads besides its script, modules and surface shaders, resolved,
     each with what it is: its models and the files each read (an OBJ's .mtl and textures,
-    a .gltf's buffers), its texts' fonts; a shader scene's channel pictures and common
-    file. (The scene's files for a batch and --resume, :func:`asset_files`; what --ray
-    checks lies in the scene's folder.)"""
+    a .gltf's buffers), its texts' fonts; a shader scene's channel pictures, common file
+    and buffers' shaders (and theirs). (The scene's files for a batch and --resume,
+    :func:`asset_files`; what --ray checks lies in the scene's folder.)"""
     found: list[tuple[Path, str]] = []
     for obj in getattr(scene, "objects", []):  # (its own fields read as they are: a scene
         model = getattr(obj, "__dict__", {}).get("_model")  # of 10,000 asked each hyperframe)
@@ -107,9 +107,11 @@ def read_files(scene: object) -> list[tuple[Path, str]]:
             found += [(f[0], "model's texture") for f in model.files]
         if callable(getattr(type(obj), "files", None)):  # a text's font
             found += [(f, "font") for f in obj.files()]
-    found += [(p, "picture") for p, _ in getattr(scene, "channel_files", dict)().values()]
-    found += [(c[0], "common file") for c in [getattr(scene, "common_file", lambda: None)()]
-              if c]
+    buffers = getattr(scene, "buffers", [])  # a shader scene's (and their own files)
+    for shader in [scene, *buffers] if hasattr(scene, "channel_files") else ():
+        found += [(Path(shader.source_path), "buffer's shader")] * (shader is not scene)
+        found += [(p, "picture") for p, _ in shader.channel_files().values()]
+        found += [(c[0], "common file") for c in [shader.common_file()] if c]
     return [(path.resolve(), kind) for path, kind in dict.fromkeys(found)]  # (each once:
     #                    300 texts in one font resolved it 300 times, each hyperframe's look)
 

@@ -1,0 +1,170 @@
+"""Shadertoy's Buffer tabs without feedback: ``// hfrender: iChannel0 = bufA.frag`` draws
+that shader first, at the same sub-frame time, into a float texture the channel reads."""
+
+import numpy as np
+import pytest
+
+from hfrender.errors import InputError
+from hfrender.scene import ShaderScene
+
+MAIN = "void mainImage(out vec4 c, in vec2 p) "
+
+
+def still(tmp_path, scene, t, *more):
+    """The 8x4 still of ``scene`` at ``t`` as (4, 8, 3) codes, its bottom row first."""
+    from PIL import Image
+
+    from hfrender.cli import main
+
+    out = tmp_path / "o.png"
+    assert main(["still", str(tmp_path / scene), "-t", str(t), "--size", "8x4", "-o",
+                 str(out), "-q", *more]) == 0
+    return np.asarray(Image.open(out))[::-1, :, :3].astype(int)
+
+
+def write(folder, **files):
+    for name, text in files.items():
+        (folder / name.replace("_", ".")).write_text(text)
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5])
+def test_the_image_reads_its_buffer_drawn_at_the_same_time_as_floats(tmp_path, t):
+    """Was: "iChannel0 = bufA.frag: a shader (shadertoy.com's Buffer A..D tabs), not a
+    picture: hfrender draws the Image tab alone". The buffer holds a function of the pixel
+    and the time, past 0..1 too (a float texture: 3 and -0.5 kept), read one pixel to the
+    right (the last column clamped to the edge, as shadertoy.com samples a buffer)."""
+    write(tmp_path, bufA_frag=MAIN + "{ c = vec4(fract((p.x + 8.0 * iTime) / 8.0), "
+          "p.y / iResolution.y, 3.0, -0.5); }\n",
+          image_frag="// hfrender: iChannel0 = bufA.frag\n// hfrender: antialias = false\n"
+          + MAIN + "{ vec4 b = texture(iChannel0, (p + vec2(1, 0)) / iResolution.xy);\n"
+          "  c = vec4(b.r, b.g, b.b / 4.0 - (b.a + 0.5) * 10.0, 1); }\n")
+    shown = still(tmp_path, "image.frag", t, "--samples", "1")
+    right = [min(x + 1, 7) for x in range(8)]
+    assert shown[0, :, 0].tolist() == [round((x + 0.5 + 8 * t) / 8 % 1 * 255) for x in right]
+    assert shown[:, 0, 1].tolist() == [32, 96, 159, 223]  # (y + .5) / 4
+    assert (shown[..., 2] == 191).all()  # 3 / 4 - 0 (an 8-bit buffer: 1 / 4 - 5, 0)
+
+
+def test_pixels_line_up_a_buffer_read_at_the_images_pixel_is_what_the_image_would_draw(
+        tmp_path):
+    """The buffer is drawn with the Image's antialiasing offset: read at the Image's own
+    pixel, each sub-frame gives the colour the Image would draw there itself."""
+    shape = "step(length(p - vec2(3.7, 2.1)), 2.3)"
+    write(tmp_path, bufA_frag=MAIN + f"{{ c = vec4(vec3({shape}), 1); }}\n",
+          image_frag="// hfrender: iChannel0 = bufA.frag\n"
+          + MAIN + "{ c = texelFetch(iChannel0, ivec2(p), 0); }\n",
+          one_frag=MAIN + f"{{ c = vec4(vec3({shape}), 1); }}\n")
+    alone = still(tmp_path, "one.frag", 0, "--samples", "8")
+    assert 0 < len(np.unique(alone)) - 2  # antialiased: edges between black and white
+    np.testing.assert_array_equal(still(tmp_path, "image.frag", 0, "--samples", "8"), alone)
+
+
+def test_buffer_b_reads_buffer_a_each_drawn_once_in_order(tmp_path):
+    """Buffer B reads Buffer A; the Image reads both (A drawn once, before B); their own
+    channels, common files and iChannelResolution as any shader's."""
+    from PIL import Image
+
+    Image.fromarray(np.full((2, 2, 3), 102, np.uint8)).save(tmp_path / "grey.png")
+    write(tmp_path, common_glsl="float half_of(float x) { return x * 0.5; }\n",
+          bufA_frag="// hfrender: common = common.glsl\n// hfrender: iChannel1 = grey.png\n"
+          + MAIN + "{ c = vec4(half_of(iTime), texture(iChannel1, vec2(0.5)).r, 0, 1); }\n",
+          bufB_frag="// hfrender: iChannel2 = bufA.frag\n"
+          + MAIN + "{ vec4 a = texture(iChannel2, p / iResolution.xy);\n"
+          "  c = vec4(a.r * 2.0, a.g, iChannelResolution[2].x / 16.0, 1); }\n",
+          image_frag="// hfrender: iChannel0 = bufB.frag\n// hfrender: iChannel3 = bufA.frag\n"
+          + MAIN + "{ vec4 b = texture(iChannel0, p / iResolution.xy);\n"
+          "  c = vec4(b.r - texture(iChannel3, vec2(0.5)).r, b.g, b.b, 1); }\n")
+    scene = ShaderScene((tmp_path / "image.frag").read_text(), str(tmp_path / "image.frag"))
+    assert [b.source_path for b in scene.buffers] == [
+        str(tmp_path / "bufA.frag"), str(tmp_path / "bufB.frag")]
+    shown = still(tmp_path, "image.frag", 0.8, "--samples", "1")
+    # iTime - iTime / 2 = 0.4 (102); the picture's 102 through both; 8 / 16 (128)
+    assert (shown == [102, 102, 128]).all()
+
+
+@pytest.mark.parametrize("files, at, said", [
+    ({"bufA.frag": "// mine\n// hfrender: iChannel0 = bufA.frag\n"},
+     "bufA.frag:2: hfrender: iChannel0 = bufA.frag",
+     "bufA.frag reads itself, its own previous frame (feedback)"),
+    ({"bufA.frag": "// hfrender: iChannel1 = bufB.frag\n",
+      "bufB.frag": "\n\n// hfrender: iChannel0 = bufA.frag\n"},
+     "bufB.frag:3: hfrender: iChannel0 = bufA.frag",
+     "a cycle, bufA.frag -> bufB.frag -> bufA.frag (each reads the next): feedback, a buffer "
+     "reading its own previous frame through others"),
+    ({}, "image.frag:1: hfrender: iChannel0 = image.frag",
+     "image.frag reads itself, its own previous frame (feedback)"),
+])
+def test_feedback_is_refused_in_one_line_at_its_line(tmp_path, files, at, said):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text + MAIN + "{ c = texture(iChannel0, p); }\n")
+    first = "bufA.frag" if files else "image.frag"
+    path = tmp_path / "image.frag"
+    path.write_text(f"// hfrender: iChannel0 = {first}\n" + MAIN + "{ c = vec4(1); }\n")
+    with pytest.raises(InputError) as err:
+        ShaderScene(path.read_text(), str(path))
+    assert str(err.value) == (
+        f"{tmp_path}/{at}: {said}; hfrender draws each sub-frame as a pure function of its "
+        "time, and what a buffer keeps from its previous frames is not one; compute that "
+        "state from iTime in the pass itself (a trail left by motion is hfrender's motion "
+        "blur)")
+
+
+def test_a_buffers_errors_are_told_at_its_own_file_and_line(tmp_path):
+    from render_helpers import render_frames
+
+    from hfrender.renderer.programs import ShaderError
+
+    path = tmp_path / "image.frag"
+    path.write_text("// hfrender: iChannel0 = passes/bufA.frag\n"
+                    + MAIN + "{ c = texture(iChannel0, p); }\n")
+    with pytest.raises(InputError) as err:
+        ShaderScene(path.read_text(), str(path))
+    assert str(err.value) == (f"{path}:1: hfrender: iChannel0 = passes/bufA.frag: no such file "
+                              "(a path from the shader's folder)")
+    (tmp_path / "passes").mkdir()
+    buffer = tmp_path / "passes" / "bufA.frag"
+    buffer.write_text("// hfrender: iChannel0 = noise.png\n" + MAIN + "{ c = vec4(1); }\n")
+    with pytest.raises(ShaderError) as err:  # its picture, from its own folder
+        render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
+    assert str(err.value) == (f"{buffer}:1: iChannel0 = {tmp_path}/passes/noise.png: no such "
+                              "file (a path from the shader's folder)")
+    buffer.write_text("// Buffer A\n" + MAIN + "{\n  c = vec4(nope);\n}\n")
+    with pytest.raises(ShaderError) as err:
+        render_frames(path, size=(8, 4), samples=1, duration=1 / 30)
+    assert str(err.value).startswith(f"{buffer}:3: ")
+    assert "nope" in str(err.value)
+
+
+def test_a_buffer_and_its_files_are_the_scenes_files(tmp_path, capsys):
+    """As the common file is: each checksum kept for --resume and a batch, a missing
+    picture of a buffer's found by a batch before any job, and on Ray inside the folder."""
+    from test_cli_ray import _refused_on_ray
+
+    from hfrender.cli import main
+    from hfrender.scene.sources import scene_assets
+
+    (tmp_path / "lib").mkdir()
+    write(tmp_path / "lib", common_glsl="float one() { return 1.0; }\n")
+    (tmp_path / "grey.png").write_bytes(b"")
+    write(tmp_path, bufA_frag="// hfrender: common = lib/common.glsl\n"
+          "// hfrender: iChannel0 = grey.png\n" + MAIN + "{ c = vec4(one()); }\n",
+          bufB_frag="// hfrender: iChannel0 = bufA.frag\n" + MAIN + "{ c = vec4(1); }\n",
+          s_frag="// hfrender: iChannel1 = bufB.frag\n" + MAIN + "{ c = vec4(1); }\n")
+    path = tmp_path / "s.frag"
+    assert list(scene_assets(ShaderScene(path.read_text(), str(path)))) == [
+        "bufA.frag", "bufB.frag", "grey.png", "lib/common.glsl"]
+    (tmp_path / "jobs.toml").write_text('[[job]]\nname = "s"\nscene = "s.frag"\n'
+                                        'output = "o.mp4"\nsize = "16x8"\nduration = 0.1\n')
+    (tmp_path / "grey.png").unlink()
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"{tmp_path / 'bufA.frag'}:2: iChannel picture {tmp_path / 'grey.png'}: no such file "
+        "(a path from the shader's folder)\n")
+    (tmp_path / "shot").mkdir()
+    shader = tmp_path / "shot" / "s.frag"
+    shader.write_text("// hfrender: iChannel1 = ../bufB.frag\n" + MAIN + "{ c = vec4(1); }\n")
+    # (the first it reads outside: bufA.frag, drawn first)
+    assert _refused_on_ray(shader, tmp_path) == (
+        f"--ray: the scene loads {tmp_path / 'bufA.frag'}, outside its folder "
+        f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
+        "put the buffer's shader in it, or render without --ray")
