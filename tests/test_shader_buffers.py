@@ -168,3 +168,24 @@ def test_a_buffer_and_its_files_are_the_scenes_files(tmp_path, capsys):
         f"--ray: the scene loads {tmp_path / 'bufA.frag'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
         "put the buffer's shader in it, or render without --ray")
+
+
+def test_a_buffers_own_unset_and_unread_channels_are_said(tmp_path, caplog):
+    """Was: only the Image's said; a buffer reading a channel given nothing read black
+    unsaid, and one given a picture it never reads drew it unsaid."""
+    from hfrender.renderer.shader_notes import shader_notes
+
+    (tmp_path / "grey.png").write_bytes(b"")
+    write(tmp_path, bufA_frag="// hfrender: iChannel2 = grey.png\n"
+          + MAIN + "{ c = texture(iChannel1, p); }\n",
+          s_frag="// hfrender: iChannel0 = bufA.frag\n" + MAIN + "{ c = vec4(1); }\n")
+    path = tmp_path / "s.frag"
+    with caplog.at_level("WARNING"):
+        shader_notes(type("C", (), {"msaa": 1})(), ShaderScene(path.read_text(), str(path)))
+    assert [r.getMessage() for r in caplog.records] == [
+        "s.frag gives iChannel0 a buffer, which its code never reads",
+        "bufA.frag reads iChannel1, which hfrender does not set (a line `// hfrender: "
+        "iChannel0 = noise.png` in the shader gives a channel a picture, `= bufA.frag` a "
+        "buffer; no sound): it stays 0; it sets iResolution, iTime, iTimeDelta, iFrameRate, "
+        "iFrame, iMouse, iDate",
+        "bufA.frag gives iChannel2 a picture, which its code never reads"]

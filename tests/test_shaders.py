@@ -600,7 +600,7 @@ def test_a_channels_picture_missing_or_unread_is_said_at_its_line(tmp_path, capl
     import imageio.v3 as iio
 
     iio.imwrite(tmp_path / "none.png", np.zeros((2, 2, 3), np.uint8))
-    from hfrender.renderer.shadertoy import shader_notes
+    from hfrender.renderer.shader_notes import shader_notes
     from hfrender.scene import ShaderScene
 
     caplog.clear()

@@ -122,7 +122,7 @@ def test_a_channel_read_in_the_common_file_counts_as_read(tmp_path, caplog):
     the common file's code reads (and shows), and no word of a channel it reads black."""
     from render_helpers import render_frames
 
-    from hfrender.renderer.shadertoy import shader_notes
+    from hfrender.renderer.shader_notes import shader_notes
 
     (tmp_path / "common.glsl").write_text("vec4 tex(vec2 uv) { return texture(iChannel0, uv); }\n")
     (tmp_path / "grad.png").write_bytes((tmp_path / "common.glsl").read_bytes())  # any file

@@ -144,7 +144,7 @@ class ClusterRender:
             resolve_transparent,
         )
         from hfrender.engine.render_setup import keyframe_interval, output_settings, schedule_for
-        from hfrender.renderer.shadertoy import shader_notes
+        from hfrender.renderer.shader_notes import shader_notes
         from hfrender.scene.loader import load_scene
         from hfrender.scene.ready import first_look, looked_over, set_up
 

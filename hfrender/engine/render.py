@@ -50,7 +50,7 @@ from hfrender.io.store_target import check_target
 from hfrender.io.writers import check_output
 from hfrender.renderer.contexts import ContextUnavailable, create_context
 from hfrender.renderer.renderer import make_renderer
-from hfrender.renderer.shadertoy import shader_notes
+from hfrender.renderer.shader_notes import shader_notes
 from hfrender.sampler import Plan, PlanStream
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, told_line

@@ -9,17 +9,12 @@ does not hide them)."""
 from __future__ import annotations
 
 import difflib
-import logging
 import re
 from collections.abc import Collection, Iterator
-from pathlib import Path
-from typing import Any
 
 from hfrender.renderer.programs import COMMON_LINE, WRAPPER_LINE, glsl, with_user_source
-from hfrender.scene import ShaderScene
 from hfrender.scene.shader_lines import blank_comments
 
-log = logging.getLogger(__name__)
 _code = blank_comments  # the code, comments blanked: nothing in one is taken for code
 
 SHADERTOY_INPUTS = ("iResolution", "iTime", "iTimeDelta", "iFrameRate", "iFrame", "iMouse",
@@ -136,7 +131,7 @@ def _uses(code: str, name: str) -> bool:
     return re.search(rf"(?<![.\w]){name}\b", code) is not None
 
 
-def _reads(source: str) -> list[str]:
+def channels_read(source: str) -> list[str]:
     """The channels the code reads (not as a field, ``s.iChannel0``), declared or not."""
     code = _UNIFORM.sub(" ", _code(source))
     return [n for n in (f"iChannel{i}" for i in range(4))
@@ -222,42 +217,6 @@ def _definition_end(code: str, start: int) -> int | None:
         if depth == 0:
             return i + 1
     return None
-
-
-def shader_notes(config: Any, scene: Any) -> None:
-    """Warnings for what a fragment shader leaves unused: ``--msaa N`` (a shader colours
-    every pixel once; more sub-frames smooth its motion, not its edges), a ``main()`` of
-    its own beside mainImage (:func:`own_main`) and the inputs it declares that hfrender
-    does not set (``iChannel0``: they stay 0)."""
-    if not isinstance(scene, ShaderScene):
-        return
-    name = Path(scene.source_path).name
-    if isinstance(config.msaa, int) and config.msaa > 1:
-        log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
-                    "(multisampling smooths the edges of geometry); ignored", config.msaa, name)
-    said = colour_not_out(scene.source)
-    if said is not None:
-        log.warning("%s:%s", name, said)
-    line = own_main(scene.source)
-    if line is not None:
-        log.warning("%s:%d: defines main() as well as mainImage; hfrender supplies main() "
-                    "(which calls mainImage), so this one is not used", name, line)
-    given = {f"iChannel{i}" for i in (*scene.channel_files(), *scene.buffer_files())}
-    code = f"{scene.common_source}\n{scene.source}"  # (was: the shader's alone, a trial)
-    unset = [n for n in unset_inputs(code)
-             if n not in given and not (given and n == "iChannelResolution")]
-    if unset:  # Shadertoy's channels and sound, or another tool's (glslsandbox's time)
-        why = (" (a line `// hfrender: iChannel0 = noise.png` in the shader gives a channel "
-               "a picture, `= bufA.frag` a buffer; no sound)" if all(
-                   n.startswith(("iChannel", "iSampleRate")) for n in unset) else "")
-        log.warning("%s reads %s, which hfrender does not set%s: %s 0; it sets %s", name,
-                    ", ".join(unset), why, "it stays" if len(unset) == 1 else "they stay",
-                    ", ".join(SHADERTOY_INPUTS))
-    unread = sorted(given - set(_reads(code)))
-    if unread:
-        what = "a buffer" if {int(n[-1]) for n in unread} <= set(scene.buffer_files()) \
-            else "a picture"
-        log.warning("%s gives %s %s, which its code never reads", name, ", ".join(unread), what)
 
 
 def colour_not_out(source: str) -> str | None:
@@ -350,8 +309,6 @@ def _channel_at(said: str, source: str) -> str:
     code = lines[int(at.group(1)) - 1] if at and 0 < int(at.group(1)) <= len(lines) else ""
     read = list(dict.fromkeys(re.findall(r"(?<![.\w])iChannel\d\b", code)))
     return read[0] if len(read) == 1 else "iChannelN (N its number)"
-
-
 
 
 def _directives(source: str) -> Iterator[tuple[int, str, int]]:
