@@ -12,6 +12,7 @@ from collections.abc import Callable
 from hfrender.logs import span
 
 LOG_EVERY_S = 30.0  # a progress line this often where stderr is a log or a pipe
+BEAT_LEAST_S = 1.0  # the beat's thread wakes no more often (a line at every frame: a test's)
 RATE_AFTER_S = 1.0  # the bar says a rate from this long after its first frames on
 RECENT_S = 60.0  # once a run is this long, its rate is the last minute's (frames that grow
 # heavier: the average since the start said 6.0 fps and 29 s left at 2.8 fps, 54 s left)
@@ -60,10 +61,11 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
 
     def tick() -> float:
         """The line due where none came for ``every`` seconds; the seconds to the next."""
+        gap = max(every, BEAT_LEAST_S)  # (every 0: was a thread printing without a pause)
         with lock:
             now = clock()
-            if state.get("over") or now - state["last"] < every:
-                return max(state["last"] + every - now, 0.0)
+            if state.get("over") or now - state["last"] < gap:
+                return max(state["last"] + gap - now, 0.0)
             (done, total), t0 = state["count"], state["start"]
             if done > state["done0"] and done < total:
                 say(done, total, now, rate_text(state, done, now),
@@ -71,7 +73,7 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
             elif done < total:
                 say(done, total, now, f"first frame in progress, {span(now - t0)} so far")
             state["last"] = now  # (all done: the summary says it)
-            return every
+            return gap
 
     def stop() -> None:
         with lock:

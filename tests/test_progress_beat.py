@@ -93,3 +93,17 @@ def test_a_terminals_bar_shows_the_time_since_its_start(monkeypatch, capsys):
     finish()
     err = capsys.readouterr().err
     assert "0/300" in err and "0:00:00" in err, err
+
+
+def test_lines_at_every_frame_leave_the_beat_a_second_apart(capsys):
+    # every=0 (a line at each frame: a test's setting) made the beat's thread print
+    # without a pause (hundreds of "first frame in progress" lines in a second)
+    now = [0.0]
+    update = progress.progress_lines("fx", clock=lambda: now[0], every=0.0, stamp=NOON)
+    update(0, 24)
+    now[0] = 0.25
+    assert update.tick() == 0.75
+    now[0] = 1.0
+    assert update.tick() == 1.0
+    assert capsys.readouterr().err.splitlines() == [
+        "fx: 0/24 frames (0%), first frame in progress, 1s so far (now 12:00:00)"]
