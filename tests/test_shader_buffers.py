@@ -189,3 +189,23 @@ def test_a_buffers_own_unset_and_unread_channels_are_said(tmp_path, caplog):
         "buffer; no sound): it stays 0; it sets iResolution, iTime, iTimeDelta, iFrameRate, "
         "iFrame, iMouse, iDate",
         "bufA.frag gives iChannel2 a picture, which its code never reads"]
+
+
+def test_a_buffer_given_by_a_whole_path_outside_the_shaders_folder(tmp_path):
+    """Was: "internal error: ValueError: ... is not in the subpath of ..." (the line's path
+    shown from the shader's folder, which this one is not in), for a buffer there as for
+    one missing."""
+    (tmp_path / "shot").mkdir()
+    (tmp_path / "lib").mkdir()
+    buffer = tmp_path / "lib" / "bufA.frag"
+    buffer.write_text(MAIN + "{ c = vec4(1); }\n")
+    path = tmp_path / "shot" / "image.frag"
+    path.write_text(f"// hfrender: iChannel0 = {buffer}\n" + MAIN
+                    + "{ c = texture(iChannel0, p); }\n")
+    scene = ShaderScene(path.read_text(), str(path))
+    assert [b.source_path for b in scene.buffers] == [str(buffer)]
+    buffer.unlink()
+    with pytest.raises(InputError) as err:
+        ShaderScene(path.read_text(), str(path))
+    assert str(err.value) == (f"{path}:1: hfrender: iChannel0 = {buffer}: no such file (a "
+                              "path from the shader's folder)")

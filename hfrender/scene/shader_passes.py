@@ -60,7 +60,9 @@ def buffer_passes(image: ShaderPass) -> list[ShaderPass]:
 
     def visit(reader: ShaderPass, stack: list[Path]) -> None:
         for channel, (path, line) in sorted(reader.buffer_files().items()):
-            value = path.relative_to(Path(reader.source_path).parent)
+            folder = Path(reader.source_path).parent  # (a path given whole: as it is;
+            value = path.relative_to(folder) if path.is_relative_to(folder) else path
+            #                 was: ValueError, an internal error, for one outside the folder)
             where = f"{reader.source_path}:{line}: hfrender: iChannel{channel} = {value}"
             key = path.resolve()
             if key in stack:
