@@ -4,6 +4,7 @@ from a hang. A line now comes every LOG_EVERY_S while the run is alive, frames f
 not, from a thread of its own, gone with the run; a terminal's bar shows the time since the
 start. A fake clock and the beat's own wait stand in for the time: nothing sleeps."""
 
+import re
 import threading
 
 from hfrender import progress
@@ -92,7 +93,7 @@ def test_a_terminals_bar_shows_the_time_since_its_start(monkeypatch, capsys):
     update(0, 300)
     finish()
     err = capsys.readouterr().err
-    assert "0/300" in err and "0:00:00" in err, err
+    assert "0/300" in err and re.search(r"0:00:0\d", err), err  # (a loaded machine: 1 s)
 
 
 def test_lines_at_every_frame_leave_the_beat_a_second_apart(capsys):
