@@ -278,3 +278,24 @@ def test_a_texture_on_another_uv_set_is_said_to_be_drawn_at_texcoord_0(gl_contex
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
         f"{path}: drawn without its textures' other UV sets (texCoord of material 'screen': "
         "drawn at TEXCOORD_0): hfrender does not draw them"]
+
+
+@pytest.mark.parametrize("name", [None, "screen"])
+def test_a_lamp_beside_an_emissive_texture_of_its_name_keeps_its_glow(tmp_path, name):
+    """A material with an emissiveFactor alone glows, though another of the same name
+    (unnamed both, or a name used twice) has an emissiveTexture (was: unlit, taken for a
+    material whose emissive texture is not there)."""
+    path = screen(tmp_path / "two.gltf", strength=1.0)
+    header = json.loads(path.read_text())
+    if name is None:
+        del header["materials"][0]["name"]
+    header["materials"].append({"emissiveFactor": [1, 0.5, 0],
+                                **({} if name is None else {"name": name})})
+    header["meshes"].append({"primitives": [{**header["meshes"][0]["primitives"][0],
+                                             "material": 1}]})
+    header["nodes"].append({"mesh": 1, "translation": [3, 0, 0]})
+    header["scenes"][0]["nodes"] = [0, 1]
+    path.write_text(json.dumps(header))
+    parts = hf.Mesh.load(path)._model.parts
+    assert sorted((p.emission, p.emission_texture is not None) for p in parts) == [
+        ((1.0, 0.5, 0.0), False), ((1.0, 1.0, 1.0), True)]

@@ -184,9 +184,9 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
         text = " ".join(str(exc).split())[:200]
         raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
                          f"{type(exc).__name__}" + (f": {text}" if text else "")) from None
-    gltf = header is not None  # its materials with an emissiveTexture, by name:
-    textured = {m.get("name") for m in (header or {}).get("materials", ())
-                if "emissiveTexture" in m}
+    gltf = header is not None  # its materials with an emissiveTexture, as trimesh names them
+    textured = {model_files.glow_name(i) for i, m in enumerate((header or {}).get(
+        "materials", ())) if "emissiveTexture" in m}
     animations = None if header is None else read_animations(shown, path, header)
     carriers = model_files.gltf_nodes(trimesh, scene, header, animations)
     parts = []

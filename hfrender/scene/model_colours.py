@@ -64,7 +64,8 @@ def emission_of(visual: Any, textured: set) -> tuple[tuple[float, float, float],
     (:func:`~hfrender.scene.model_files.as_drawn`: times its strength), its
     ``emissiveTexture`` (sRGB, in GL row order) or None); an OBJ's: none. Where the factor
     is 0 (glTF's default) the texture is dropped: it multiplies the factor. A material
-    named in ``textured`` (the file's with an emissiveTexture) whose image trimesh could
+    named in ``textured`` (the file's with an emissiveTexture, as
+    :func:`~hfrender.scene.model_files.as_drawn` names them) whose image trimesh could
     not read (not there, KTX2) glows not at all: its factor alone (1, 1, 1 as Blender
     writes it) would light the texture's dark parts too."""
     material = getattr(visual, "material", None)

@@ -77,11 +77,15 @@ def _uv_set(info: Any) -> bool:
 def as_drawn(path: Path, header: dict) -> io.BytesIO | None:
     """The glTF file ``path`` (its JSON ``header``, changed so) as trimesh is to read it:
     each material's ``emissiveFactor`` times its ``KHR_materials_emissive_strength`` (which
-    trimesh drops; its ``emissiveTexture`` multiplies the two). None where no material has
-    one."""
+    trimesh drops; its ``emissiveTexture`` multiplies the two), and each material with an
+    ``emissiveTexture`` named :func:`glow_name` in what trimesh reads (``header`` keeps its
+    names): one whose image trimesh could not read is told from another of its name (or
+    unnamed) that has none (was: a lamp beside such a screen left unlit). None where no
+    material has either."""
     changed = [m for m in header.get("materials", ()) if "emissiveFactor" in m and
                "KHR_materials_emissive_strength" in m.get("extensions", {})]
-    if not changed:
+    glowing = any("emissiveTexture" in m for m in header.get("materials", ()))
+    if not changed and not glowing:
         return None
     for m in changed:
         strength = m["extensions"]["KHR_materials_emissive_strength"].get("emissiveStrength",
@@ -91,7 +95,10 @@ def as_drawn(path: Path, header: dict) -> io.BytesIO | None:
             raise ValueError(f"material {m.get('name', '?')!r}: emissiveStrength {strength!r} "
                              "is not a number of 0 or more")
         m["emissiveFactor"] = [float(c) * strength for c in m["emissiveFactor"]]
-    text = json.dumps(header).encode()
+    drawn = {**header, "materials": [
+        {**m, "name": glow_name(i)} if "emissiveTexture" in m else m
+        for i, m in enumerate(header.get("materials", ()))]} if glowing else header
+    text = json.dumps(drawn).encode()
     if path.suffix.lower() == ".gltf":
         return io.BytesIO(text)
     data = path.read_bytes()  # a .glb: its JSON chunk replaced, padded to 4 bytes
@@ -99,6 +106,12 @@ def as_drawn(path: Path, header: dict) -> io.BytesIO | None:
     rest = data[20 + int.from_bytes(data[12:16], "little"):]
     return io.BytesIO(data[:8] + (20 + len(text) + len(rest)).to_bytes(4, "little") +
                       len(text).to_bytes(4, "little") + data[16:20] + text + rest)
+
+
+def glow_name(index: int) -> str:
+    """The name trimesh reads for material ``index`` of a glTF, one with an
+    ``emissiveTexture`` (:func:`as_drawn`)."""
+    return f"hfrender: material #{index}, emissive textured"
 
 
 def _header(path: Path) -> dict:
