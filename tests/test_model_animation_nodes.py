@@ -178,3 +178,14 @@ def test_a_time_given_to_a_model_without_animations_is_said_once(tmp_path, caplo
     assert said == ["still.gltf has no animations (hfrender plays a glTF's node animations): "
                     "its Mesh.time moves nothing, and its duration is 0"]
     assert mesh.part_matrices() is None and mesh.duration == 0.0
+
+
+def test_a_channel_that_is_no_table_is_one_line(tmp_path):
+    # was: AttributeError: 'str' object has no attribute 'get', out of hf.Mesh.load
+    from hfrender.errors import InputError
+
+    header = {"animations": [{"name": "Spin", "channels": ["x"], "samplers": []}]}
+    with pytest.raises(InputError) as err:
+        model_animation.read_animations(tmp_path / "bad.gltf", tmp_path / "bad.gltf", header)
+    assert str(err.value) == (f"{tmp_path / 'bad.gltf'}: cannot read its animation 'Spin': "
+                              "AttributeError: 'str' object has no attribute 'get'")

@@ -206,7 +206,7 @@ def read_animations(shown: Path, path: Path, header: dict) -> Animations | None:
                                   for c in anim.get("channels", ())
                                   if c.get("target", {}).get("path") in PATHS
                                   and "node" in c.get("target", {})))
-    except (KeyError, IndexError, TypeError, ValueError, OSError) as exc:
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, OSError) as exc:
         raise InputError(f"{shown}: cannot read its animation {names[-1]!r}: "
                          f"{type(exc).__name__}: {exc}") from None
     nodes = tuple(header.get("nodes", ()))
