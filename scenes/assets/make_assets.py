@@ -1,17 +1,29 @@
 """Makes the models of the example scenes (run it again after changing it):
 
-    python scenes/assets/make_assets.py      # writes scenes/assets/toy.glb (about 100 KB)
+    python scenes/assets/make_assets.py   # writes scenes/assets/toy.glb (about 100 KB)
+                                          # and scenes/assets/windmill.glb (about 40 KB)
 
 ``toy.glb`` is a glTF 2.0 file of three nodes, each with its own transform: a crate with a
 checker texture (UVs, an sRGB PNG inside the file), a ring with vertex colours, set
 tilted on top of it (a child node of the crate), and a ball with a plain base colour
 factor. All three have smooth normals stored in the file. Built from NumPy arrays and
 written with trimesh (``pip install 'hfrender[models]'``).
+
+``windmill.glb`` is animated: a tower (node ``mill``) whose child node ``rotor`` (a hub and
+four sails) turns twice a second about its axis (LINEAR rotation keys every quarter turn
+over 2 s) while the whole mill turns slowly 0.3 rad about y and back (a second channel),
+animation ``Turn``; beside it a sign on two posts (node ``sign``) whose screen has an
+``emissiveTexture``: a row of bulbs round a windmill's cross, factor 1 and strength 4
+(``KHR_materials_emissive_strength``). trimesh writes neither the animation nor the
+strength: :func:`animate` and :func:`brighten` write them into the file's JSON and binary
+chunk after the export.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -100,7 +112,188 @@ def toy(path: Path) -> None:
     path.write_bytes(scene.export(file_type="glb", include_normals=True))
 
 
+
+def painted(parts):
+    """One trimesh of hfrender's unit shapes, each ``(kind, matrix, rgb)``: ``kind``'s
+    vertices placed by the 4x4 ``matrix`` (normals by its inverse transpose), in vertex
+    colours ``rgb`` (0..255)."""
+    import trimesh
+
+    from hfrender.scene.objects import mesh
+
+    points, normals, faces, colours = [], [], [], []
+    for kind, matrix, rgb in parts:
+        verts, idx = mesh(kind)
+        n = verts[:, 3:] @ np.linalg.inv(matrix[:3, :3])
+        faces.append(idx.reshape(-1, 3) + sum(len(p) for p in points))
+        points.append(verts[:, :3] @ matrix[:3, :3].T + matrix[:3, 3])
+        normals.append(n / np.linalg.norm(n, axis=1, keepdims=True))
+        colours.append(np.tile([*rgb, 255], (len(verts), 1)))
+    shape = trimesh.Trimesh(np.concatenate(points), np.concatenate(faces),
+                            vertex_normals=np.concatenate(normals), process=False)
+    shape.visual.vertex_colors = np.concatenate(colours).astype(np.uint8)
+    return shape
+
+
+def placed(at=(0, 0, 0), size=(1, 1, 1), turn=0.0, axis=(0, 0, 1)):
+    """The matrix that scales by ``size``, turns ``turn`` radians about ``axis``, then
+    moves to ``at``."""
+    from trimesh.transformations import rotation_matrix, translation_matrix
+
+    return (translation_matrix(at) @ rotation_matrix(turn, axis)
+            @ np.diag([*size, 1]).astype(np.float64))
+
+
+def mill():
+    """The tower: a cream cylinder with a red cone roof and a dark door, 2.7 m tall."""
+    return painted([("cylinder:16", placed((0, 1, 0), (0.42, 2, 0.42)), (235, 225, 200)),
+                    ("cone:16", placed((0, 2.35, 0), (0.55, 0.7, 0.55)), (160, 50, 40)),
+                    ("cube", placed((0, 0.35, 0.41), (0.3, 0.6, 0.06)), (70, 50, 40))])
+
+
+def rotor():
+    """A hub on an axle along z and four sails (a spar and a cloth each, 1.15 m long) about
+    the z axis, the first and third cloth red, the others white."""
+    parts = [("sphere:8", placed(size=(0.12,) * 3), (90, 90, 95)),
+             ("cylinder:8", placed((0, 0, -0.2), (0.05, 0.4, 0.05), math.pi / 2, (1, 0, 0)),
+              (90, 90, 95))]
+    for k in range(4):
+        arm = placed(turn=k * math.pi / 2)
+        parts.append(("cube", arm @ placed((0, 0.62, 0.03), (0.05, 1.1, 0.05)), (90, 60, 40)))
+        cloth = placed((0.13, 0.72, 0.05), (0.22, 0.86, 0.02), 0.25, (0, 1, 0))
+        parts.append(("cube", arm @ cloth, (200, 40, 35) if k % 2 == 0 else (240, 236, 226)))
+    return painted(parts)
+
+
+def marquee(width: int = 48, height: int = 24) -> np.ndarray:
+    """(height, width, 3) uint8: warm bulbs every 4 px round a dark sign, a cyan
+    windmill's cross in the middle."""
+    img = np.zeros((height, width, 3), np.uint8) + np.uint8([18, 12, 24])
+    i, j = np.indices((height, width))
+    ring = ((i % 4 == 1) & ((j == 1) | (j == width - 3))) | (
+        (j % 4 == 1) & ((i == 1) | (i == height - 3)))
+    bulbs = ring | np.roll(ring, 1, 0) | np.roll(ring, 1, 1) | np.roll(ring, (1, 1), (0, 1))
+    img[bulbs] = [255, 200, 90]
+    u, v = j - width / 2 + 0.5, i - height / 2 + 0.5
+    img[(np.abs(np.abs(u) - np.abs(v)) < 1.0) & (np.abs(u) < height / 2 - 5)] = [60, 220, 255]
+    return img
+
+
+def screen():
+    """The sign's screen: a 0.96 x 0.48 m quad facing +z, its emissive texture
+    :func:`marquee` (UVs 0..1 across it) on a dark base colour."""
+    import trimesh
+    from PIL import Image
+
+    from hfrender.scene.objects import mesh
+
+    verts, idx = mesh("plane")
+    glow = Image.fromarray(marquee())
+    material = trimesh.visual.material.PBRMaterial(
+        baseColorFactor=[30, 30, 34, 255], metallicFactor=0.0, roughnessFactor=0.6,
+        emissiveTexture=glow, emissiveFactor=[1.0, 1.0, 1.0])
+    return trimesh.Trimesh(verts[:, :3] * [0.96, 0.48, 1], idx.reshape(-1, 3),
+                           vertex_normals=verts[:, 3:],
+                           visual=trimesh.visual.TextureVisuals(uv=verts[:, :2] + 0.5,
+                                                                material=material),
+                           process=False)
+
+
+def glb_chunks(data: bytes) -> tuple[dict, bytes]:
+    """A .glb's JSON header and binary chunk."""
+    size = struct.unpack_from("<I", data, 12)[0]
+    return json.loads(data[20:20 + size]), data[28 + size:]
+
+
+def glb(header: dict, blob: bytes) -> bytes:
+    """A .glb of ``header`` and binary chunk ``blob``, each padded to 4 bytes."""
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    blob += b"\0" * (-len(blob) % 4)
+    chunks = (struct.pack("<I4s", len(text), b"JSON") + text
+              + struct.pack("<I4s", len(blob), b"BIN\0") + blob)
+    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
+
+
+def keys(header: dict, blob: bytearray, times, values) -> tuple[int, int]:
+    """Appends an animation sampler's ``times`` and float ``values`` (K, n) to ``blob``:
+    the indices of their accessors."""
+    found = []
+    for array in (np.asarray(times, np.float32), np.asarray(values, np.float32)):
+        blob += b"\0" * (-len(blob) % 4)
+        header["bufferViews"].append({"buffer": 0, "byteOffset": len(blob),
+                                      "byteLength": array.nbytes})
+        blob += array.tobytes()
+        accessor = {"bufferView": len(header["bufferViews"]) - 1, "componentType": 5126,
+                    "count": len(array), "type": {1: "SCALAR", 3: "VEC3", 4: "VEC4"}[
+                        array.shape[1] if array.ndim > 1 else 1]}
+        if array.ndim == 1:
+            accessor.update(min=[float(array.min())], max=[float(array.max())])
+        header["accessors"].append(accessor)
+        found.append(len(header["accessors"]) - 1)
+    return found[0], found[1]
+
+
+def about(axis: int, angles) -> np.ndarray:
+    """Quaternions (x, y, z, w) of turns of ``angles`` radians about axis 0, 1 or 2."""
+    q = np.zeros((len(angles), 4))
+    q[:, axis], q[:, 3] = np.sin(np.asarray(angles) / 2), np.cos(np.asarray(angles) / 2)
+    return q
+
+
+def animate(header: dict, blob: bytes) -> bytes:
+    """Writes animation ``Turn`` into the file's ``header`` (its animated nodes' matrices as
+    translations, as glTF asks of them): ``rotor`` two turns a second about z, clockwise
+    as seen from the front, a key each quarter turn over 2 s; ``mill`` 0.3 rad about y
+    and back over the same 2 s."""
+    blob = bytearray(blob)
+    names = [node.get("name") for node in header["nodes"]]
+    spin = np.linspace(0.0, 2.0, 17)
+    tracks = ((names.index("rotor"), spin, about(2, -spin * 4 * math.pi)),
+              (names.index("mill"), [0.0, 1.0, 2.0], about(1, [0.0, 0.3, 0.0])))
+    samplers, channels = [], []
+    for node, times, quaternions in tracks:
+        matrix = header["nodes"][node].pop("matrix", None)
+        if matrix is not None:
+            header["nodes"][node]["translation"] = matrix[12:15]
+        source, values = keys(header, blob, times, quaternions)
+        channels.append({"sampler": len(samplers), "target": {"node": node,
+                                                              "path": "rotation"}})
+        samplers.append({"input": source, "output": values, "interpolation": "LINEAR"})
+    header["animations"] = [{"name": "Turn", "samplers": samplers, "channels": channels}]
+    header["buffers"][0]["byteLength"] = len(blob) + (-len(blob) % 4)
+    return bytes(blob)
+
+
+def brighten(header: dict, strength: float = 4.0) -> None:
+    """Gives each material with an emissive texture ``strength`` (its extension)."""
+    for material in header["materials"]:
+        if "emissiveTexture" in material:
+            material.setdefault("extensions", {})["KHR_materials_emissive_strength"] = {
+                "emissiveStrength": strength}
+            header["extensionsUsed"] = ["KHR_materials_emissive_strength"]
+
+
+def windmill(path: Path) -> None:
+    import trimesh
+
+    scene = trimesh.Scene()
+    scene.add_geometry(mill(), node_name="mill", geom_name="mill")
+    scene.add_geometry(rotor(), node_name="rotor", geom_name="rotor", parent_node_name="mill",
+                       transform=placed((0, 2.05, 0.62)))
+    posts = painted([("cylinder:8", placed((x, 0.5, 0), (0.03, 1.0, 0.03)), (60, 60, 66))
+                     for x in (-0.44, 0.44)])
+    scene.add_geometry(posts, node_name="sign", geom_name="posts",
+                       transform=placed((1.1, 0, 1.7), turn=-0.35, axis=(0, 1, 0)))
+    scene.add_geometry(screen(), node_name="screen", geom_name="screen",
+                       parent_node_name="sign", transform=placed((0, 0.78, 0.035)))
+    header, blob = glb_chunks(scene.export(file_type="glb", include_normals=True))
+    blob = animate(header, blob)
+    brighten(header)
+    path.write_bytes(glb(header, blob))
+
+
 if __name__ == "__main__":
-    out = HERE / "toy.glb"
-    toy(out)
-    print(f"wrote {out} ({out.stat().st_size / 1000:.0f} KB)")
+    for name, make in (("toy.glb", toy), ("windmill.glb", windmill)):
+        make(HERE / name)
+        print(f"wrote {HERE / name} ({(HERE / name).stat().st_size / 1000:.0f} KB)")

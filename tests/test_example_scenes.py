@@ -1,0 +1,91 @@
+"""Every example scene in scenes/ renders, the new ones show what their pictures in
+docs/rendering.md show, and scenes/assets/make_assets.py makes the committed models."""
+
+import importlib.util
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from render_helpers import render_frames
+
+pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
+SCENES = Path(__file__).resolve().parents[1] / "scenes"
+FILES = sorted(p.name for p in (*SCENES.glob("*.py"), *SCENES.glob("*.frag")))
+SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
+
+
+def test_the_new_examples_are_among_them():
+    assert {"windmill.py"} <= set(FILES)
+    listed = (SCENES / "README.md").read_text()
+    assert all(f"`{name}`" in listed for name in FILES)
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("name", FILES)
+def test_every_example_scene_renders_a_frame(name):
+    frames, stats = render_frames(SCENES / name, first_frame=3, count=1, **SMALL)
+    assert frames.shape[:3] == (1, 40, 64) and stats.subframes == 2  # (RGBA: transparent)
+    assert frames[..., :3].std() > 3  # a picture, not one flat colour
+
+
+def loaded(name):
+    from hfrender.scene.loader import load_scene
+
+    scene = load_scene(SCENES / name)
+    scene.setup()
+    return scene
+
+
+def test_the_windmill_plays_its_files_animation_and_loops_it():
+    scene = loaded("windmill.py")
+    assert (scene.mill.animations, scene.mill.duration) == (("Turn",), 2.0)
+    scene.update(2.5)
+    assert scene.mill.time == pytest.approx(0.5)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_windmills_sails_turn_and_blur():
+    """An eighth of a turn (1/16 s) later the sails are elsewhere; with a shutter the
+    frame differs from the instant one only where the sails sweep (the tower still)."""
+    still = dict(SMALL, size=(120, 100), samples=1)
+    a, _ = render_frames(SCENES / "windmill.py", first_frame=0, count=1, fps=16, **still)
+    b, _ = render_frames(SCENES / "windmill.py", first_frame=1, count=1, fps=16, **still)
+    moved = np.abs(a[0].astype(int) - b[0]).max(-1) > 40
+    assert moved[:50].sum() > 150  # the sails, in the upper half
+    assert moved[70:, :40].sum() == 0  # the tower's foot, left of the sign
+    blurred, _ = render_frames(SCENES / "windmill.py", first_frame=0, count=1, fps=16,
+                               **dict(still, samples=8))
+    smear = np.abs(blurred[0].astype(int) - a[0]).max(-1) > 20
+    assert smear[:50].sum() > 100 and smear[70:, :40].sum() == 0
+
+
+def glb_contents(data: bytes):
+    """A .glb's JSON without its byte offsets and lengths, each buffer view's bytes (an
+    image's decoded pixels): what makes it the same model, PNG compression apart."""
+    import io
+
+    from PIL import Image
+
+    size = struct.unpack_from("<I", data, 12)[0]
+    header, blob = json.loads(data[20:20 + size]), data[28 + size:]
+    images = {image["bufferView"] for image in header.get("images", [])}
+    views = []
+    for i, view in enumerate(header.pop("bufferViews")):
+        raw = blob[view.get("byteOffset", 0):view.get("byteOffset", 0) + view["byteLength"]]
+        views.append(np.asarray(Image.open(io.BytesIO(raw))).tobytes() if i in images
+                     else raw)
+    header.pop("buffers")
+    return header, views
+
+
+@pytest.mark.parametrize("name", ["toy.glb", "windmill.glb"])
+def test_make_assets_makes_the_committed_models(tmp_path, name):
+    spec = importlib.util.spec_from_file_location("make_assets",
+                                                  SCENES / "assets" / "make_assets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    getattr(module, name.removesuffix(".glb"))(tmp_path / name)
+    made = glb_contents((tmp_path / name).read_bytes())
+    assert made == glb_contents((SCENES / "assets" / name).read_bytes())
