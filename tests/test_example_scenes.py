@@ -17,7 +17,7 @@ SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
 
 
 def test_the_new_examples_are_among_them():
-    assert {"windmill.py"} <= set(FILES)
+    assert {"windmill.py", "windmill_sign.py"} <= set(FILES)
     listed = (SCENES / "README.md").read_text()
     assert all(f"`{name}`" in listed for name in FILES)
 
@@ -59,6 +59,17 @@ def test_the_windmills_sails_turn_and_blur():
                                **dict(still, samples=8))
     smear = np.abs(blurred[0].astype(int) - a[0]).max(-1) > 20
     assert smear[:50].sum() > 100 and smear[70:, :40].sum() == 0
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_signs_emissive_texture_is_bright_and_turns_hdr_on():
+    frames, stats = render_frames(SCENES / "windmill_sign.py", first_frame=3, count=1,
+                                  **dict(SMALL, size=(120, 100), dof="off"))
+    assert stats.hdr and stats.hdr_why == ("self.mill (a Mesh) with its materials' emission "
+                                           "(up to 4x white) reaches 4.13x white")
+    bulbs = (frames[0, ..., 0] == 255) & (frames[0, ..., 1] > 200)  # warm, past white
+    cyan = (frames[0, ..., 2] > 200) & (frames[0, ..., 0] < 150)  # the cross
+    assert bulbs.sum() > 40 and cyan.sum() > 10
 
 
 def glb_contents(data: bytes):
