@@ -17,7 +17,7 @@ SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
 
 
 def test_the_new_examples_are_among_them():
-    assert {"windmill.py", "windmill_sign.py"} <= set(FILES)
+    assert {"windmill.py", "windmill_sign.py", "glow.frag", "glow_bufA.frag"} <= set(FILES)
     listed = (SCENES / "README.md").read_text()
     assert all(f"`{name}`" in listed for name in FILES)
 
@@ -70,6 +70,20 @@ def test_the_signs_emissive_texture_is_bright_and_turns_hdr_on():
     bulbs = (frames[0, ..., 0] == 255) & (frames[0, ..., 1] > 200)  # warm, past white
     cyan = (frames[0, ..., 2] > 200) & (frames[0, ..., 0] < 150)  # the cross
     assert bulbs.sum() > 40 and cyan.sum() > 10
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_glow_reads_its_buffer():
+    """The Image tab draws Buffer A's dot (where the buffer alone is) and glows round it."""
+    kw = dict(SMALL, size=(96, 60), samples=1)
+    image, _ = render_frames(SCENES / "glow.frag", first_frame=30, count=1, **kw)
+    buffer, _ = render_frames(SCENES / "glow_bufA.frag", first_frame=30, count=1, **kw)
+    dot = buffer[0, ..., 0] == 255
+    assert 10 < dot.sum() < 60 and image[0, ..., 0][dot].mean() > 190  # its tone curve: 4 -> 0.8
+    ys, xs = np.nonzero(dot)
+    halo = image[0, ys.min() - 6, int(xs.mean())].astype(int)  # 6 px above the dot
+    bare = buffer[0, ys.min() - 6, int(xs.mean())].astype(int)
+    assert halo[0] > bare[0] + 30, (halo, bare)
 
 
 def glb_contents(data: bytes):
