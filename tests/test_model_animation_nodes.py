@@ -112,9 +112,10 @@ def test_a_sparse_accessors_rows_are_put_in(tmp_path):
                                   "index 1065353216 is out of bounds for axis 0 with size 2")
 
 
-def test_pointer_channels_and_a_cameras_motion_are_said_not_played(tmp_path, caplog):
-    """A KHR_animation_pointer channel and a camera's and a light's node animation were
-    left out unsaid; now the one warning names them (the quads still play)."""
+def test_pointer_channels_and_a_lights_motion_are_said_not_played(tmp_path, caplog):
+    """A KHR_animation_pointer channel and a light's node animation were left out unsaid;
+    now the one warning names them (the quads still play). A camera's motion is not among
+    them: camera.follow(mesh) plays it (test_model_cameras.py)."""
     path = write_nodes(tmp_path, 2, "staged")
     header = json.loads(path.read_text())
     header["nodes"] += [{"name": "Cam", "camera": 0},
@@ -132,10 +133,10 @@ def test_pointer_channels_and_a_cameras_motion_are_said_not_played(tmp_path, cap
         mesh = hf.Mesh.load(path)
     said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert said == [f"{path}: its KHR_animation_pointer channels (1: materials', cameras' and "
-                    "lights' values, drawn as the file sets them) and its cameras' and lights' "
-                    "motion (node '#4', 'Cam': the scene's camera and lights are hfrender's "
-                    "own) not played: hfrender plays node animations alone (translation, "
-                    "rotation, scale); drawn in their rest pose"]
+                    "lights' values, drawn as the file sets them) and its lights' motion (node "
+                    "'#4': the scene's lights are hfrender's own) not played: hfrender plays "
+                    "node animations alone (translation, rotation, scale); drawn in their "
+                    "rest pose"]
     mesh.time = 1.0
     moves = mesh.part_matrices()
     assert len(moves) == 2

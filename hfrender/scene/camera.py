@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,6 +78,41 @@ class Camera(checks.Checked):
         self.target = target
         # where it was asked, for the error if it looks nowhere
         object.__setattr__(self, "_aimed_at", checks.caller_line())
+
+    def follow(self, shot: Any, name: str | None = None, aspect: float | None = None) -> None:
+        """Put this camera at the glTF camera ``name`` (None: the file's first) of the Mesh
+        ``shot`` at its ``time`` (:meth:`~hfrender.scene.meshes.Mesh.camera_at`): its
+        place, the way it looks, its up, ``near`` and ``far`` (where the file gives them),
+        and its lens: orthographic with its ``ortho_height``, or the focal length that
+        sees its vertical field of view on this sensor (:meth:`focal_length_for`) in a
+        picture of ``aspect`` (width / height; None: the file's ``aspectRatio``, Blender's
+        render size, else 16:9). The sensor, f-stop and focus stay this camera's."""
+        if not callable(getattr(shot, "camera_at", None)):
+            raise InputError(f"camera.follow({checks.shown(shot)}): give the Mesh of a glTF "
+                             "file with a camera, e.g. hf.Mesh.load('shot.glb')")
+        if aspect is not None:
+            checks.finite("camera.follow aspect", aspect, above=0.0,
+                          meaning="the picture's width / height")
+        pose = shot.camera_at(name)
+        self.position, self.target, self.up = pose.position, pose.target, pose.up
+        self.orthographic = pose.orthographic
+        if pose.orthographic:
+            self.ortho_height = pose.ortho_height
+        else:
+            self.focal_length_mm = self.focal_length_for(
+                pose.yfov, aspect or pose.aspect_ratio or 16 / 9)
+        if pose.near is not None:
+            self.near = pose.near
+        if pose.far is not None:
+            self.far = pose.far
+
+    def focal_length_for(self, yfov: float, aspect: float) -> float:
+        """The focal length (mm) that sees ``yfov`` radians from the picture's top to its
+        bottom on this sensor, as ``sensor_fit`` fits it to a picture of ``aspect`` = width
+        / height (Blender's 50 mm on 36 mm, 16:9: a yfov of 2 atan(36 / (16/9) / 2 / 50))."""
+        side, size = self.sensor_fitted(aspect)
+        height_mm = size if side == "vertical" else size / aspect
+        return height_mm / 2 / math.tan(yfov / 2)
 
     @property
     def has_dof(self) -> bool:

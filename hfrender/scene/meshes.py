@@ -36,6 +36,7 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.scene import checks, model_files
 from hfrender.scene.model_animation import Animations, not_played, read_animations
+from hfrender.scene.model_cameras import CameraPose, FileCamera, find, read_cameras
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
 from hfrender.scene.model_parts import VERTEX, Part, merged, part
 from hfrender.scene.objects import _CHECKS, Object3D
@@ -58,6 +59,7 @@ class ModelData:
     # each (resolved path, st_mtime_ns, st_size) as it read them: the scene's files too
     files: tuple[tuple[Path, int, int], ...] = ()
     animations: Animations | None = None  # a glTF's node animations (None: it has none)
+    cameras: tuple[FileCamera, ...] = ()  # a glTF's camera nodes
 
     def __copy__(self) -> ModelData:
         return self
@@ -220,7 +222,8 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     len(positions), "is" if bad == 1 else "are")
     return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
                      np.stack([finite.min(0), finite.max(0)]).astype(np.float64),
-                     tuple(finder.read.values()), animations)
+                     tuple(finder.read.values()), animations,
+                     () if header is None else read_cameras(header))
 
 
 @dataclass(eq=False)
@@ -292,6 +295,21 @@ class Mesh(Object3D):
                                self.time)
         except InputError as exc:  # (it names a node: the file too)
             raise ModelError(f"{self._loaded().path.name}: {exc}") from None
+
+    @property
+    def cameras(self) -> tuple[str, ...]:
+        """The names of the file's cameras (a glTF's camera nodes; unnamed: '#3')."""
+        return tuple(c.name for c in self._loaded().cameras)
+
+    def camera_at(self, name: str | None = None) -> CameraPose:
+        """The file's camera ``name`` (None: its first) at :attr:`time` (None: at rest), in
+        the scene: its node's world matrix through the Mesh's :meth:`world_matrix`. What
+        ``self.camera.follow(mesh)`` puts the scene's camera at."""
+        model = self._loaded()
+        camera, found = find(model.cameras, name, model.path.name), model.animations
+        at = camera.rest if found is None or self.time is None else \
+            found.world(camera.node, self._which(self.animation), self.time)
+        return camera.pose(self.world_matrix() @ at, model.path.name)
 
     @classmethod
     def load(cls, path: str | Path, **placement: Any) -> Mesh:

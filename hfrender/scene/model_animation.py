@@ -278,8 +278,9 @@ def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]
 
 def not_played(shown: Path, header: dict) -> str | None:
     """One line of what of the file's animation hfrender does not play (skins, morph
-    targets, KHR_animation_pointer channels, its cameras' and lights' motion: was unsaid),
-    or None."""
+    targets, KHR_animation_pointer channels, its lights' motion: was unsaid), or None. A
+    camera's motion is not among them: ``camera.follow(mesh)`` plays it
+    (:mod:`~hfrender.scene.model_cameras`)."""
     said = []
     if header.get("skins"):
         said.append("its skins (skeletal animation: JOINTS_0/WEIGHTS_0)")
@@ -297,8 +298,8 @@ def not_played(shown: Path, header: dict) -> str | None:
                      if t.get("path") in PATHS and isinstance(t.get("node"), int)
                      and t["node"] < len(nodes) and _stage(nodes[t["node"]])})
     if staged:
-        said.append(f"its cameras' and lights' motion (node {', '.join(staged)}: the scene's "
-                    "camera and lights are hfrender's own)")
+        said.append(f"its lights' motion (node {', '.join(staged)}: the scene's lights are "
+                    "hfrender's own)")
     if not said:
         return None
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
@@ -307,5 +308,5 @@ def not_played(shown: Path, header: dict) -> str | None:
 
 
 def _stage(node: dict) -> bool:
-    """Whether a glTF node is a camera or a light (KHR_lights_punctual)."""
-    return "camera" in node or "KHR_lights_punctual" in node.get("extensions", {})
+    """Whether a glTF node is a light (KHR_lights_punctual)."""
+    return "KHR_lights_punctual" in node.get("extensions", {})
