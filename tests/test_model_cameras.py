@@ -213,3 +213,30 @@ def test_a_followed_cameras_motion_is_not_said_not_played(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         hf.Mesh.load(write_shot(tmp_path))
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_the_cameras_own_action_plays_beside_the_objects(tmp_path):
+    """Blender exports each action as an animation: the quad's 'CubeAction' first, the
+    camera's 'CameraAction' second. The Mesh plays its first; the camera follows its own
+    (was: held at rest, the Mesh's animation moving it not)."""
+    path = write_shot(tmp_path)
+    header = json.loads(path.read_text())
+    fly = header["animations"][0]
+    header["animations"] = [
+        {"name": "CubeAction", "samplers": fly["samplers"],
+         "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]},
+        {**fly, "name": "CameraAction"}]
+    path.write_text(json.dumps(header))
+    shot = hf.Mesh.load(path)
+    shot.time = 1.0
+    np.testing.assert_allclose(shot.camera_at().position, END, atol=1e-7)
+    shot.animation = "CameraAction"
+    np.testing.assert_allclose(shot.camera_at().position, END, atol=1e-7)
+    header["nodes"].append({"name": "Rig", "children": [1]})  # a parent the Mesh's moves
+    header["scenes"][0]["nodes"] = [0, 2]
+    header["animations"][0]["channels"].append(
+        {"sampler": 0, "target": {"node": 2, "path": "translation"}})
+    path.write_text(json.dumps(header))
+    shot = hf.Mesh.load(path)
+    shot.time = 1.0  # 'CubeAction' moves it: the Rig at END, the camera START from it
+    np.testing.assert_allclose(shot.camera_at().position, np.add(START, END), atol=1e-7)

@@ -36,7 +36,7 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.scene import checks, model_files
 from hfrender.scene.model_animation import Animations, not_played, read_animations
-from hfrender.scene.model_cameras import CameraPose, FileCamera, find, read_cameras
+from hfrender.scene.model_cameras import CameraPose, FileCamera, find, played, read_cameras
 from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
 from hfrender.scene.model_parts import VERTEX, Part, merged, part
 from hfrender.scene.objects import _CHECKS, Object3D
@@ -302,13 +302,14 @@ class Mesh(Object3D):
         return tuple(c.name for c in self._loaded().cameras)
 
     def camera_at(self, name: str | None = None) -> CameraPose:
-        """The file's camera ``name`` (None: its first) at :attr:`time` (None: at rest), in
-        the scene: its node's world matrix through the Mesh's :meth:`world_matrix`. What
-        ``self.camera.follow(mesh)`` puts the scene's camera at."""
+        """The file's camera ``name`` (None: its first) at :attr:`time` (None: at rest) of
+        the :attr:`animation` that moves it (:func:`~hfrender.scene.model_cameras.played`),
+        in the scene: its node's world matrix through the Mesh's :meth:`world_matrix`.
+        What ``self.camera.follow(mesh)`` puts the scene's camera at."""
         model = self._loaded()
         camera, found = find(model.cameras, name, model.path.name), model.animations
-        at = camera.rest if found is None or self.time is None else \
-            found.world(camera.node, self._which(self.animation), self.time)
+        at = camera.rest if found is None or self.time is None else found.world(
+            camera.node, played(found, camera.node, self._which(self.animation)), self.time)
         return camera.pose(self.world_matrix() @ at, model.path.name)
 
     @classmethod

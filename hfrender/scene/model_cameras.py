@@ -118,6 +118,19 @@ def read_cameras(header: dict) -> tuple[FileCamera, ...]:
                             tree.world(i, None, 0.0)) for i, n in found)
 
 
+def played(animations: Animations, node: int, which: int) -> int:
+    """The animation that moves the camera ``node``: ``which`` (the Mesh's) where it moves
+    it or a parent of it, else the file's first that does (Blender exports each action as
+    an animation of its own: the objects' 'CubeAction', the camera's 'CameraAction')."""
+    chain, seen = set(), node
+    while seen is not None and seen not in chain:
+        chain.add(seen)
+        seen = animations.parents.get(seen)
+    moving = [i for i, found in enumerate(animations.channels)
+              if any(c.node in chain for c in found)]
+    return which if which in moving or not moving else moving[0]
+
+
 def find(cameras: tuple[FileCamera, ...], name: object, file: str) -> FileCamera:
     """The camera ``name`` of a file (None: its first), else one line naming the ones it
     has (or saying it has none)."""
