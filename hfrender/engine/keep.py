@@ -114,7 +114,10 @@ class SampleKeeper:
             done, kept = sum(c["count"] for c in w.meta["chunks"] if "sha256" in c), w.bytes
         total = s["frames"] * s["samples"]
         whole = kept / max(1, done) * total
-        free = shutil.disk_usage(w.tmp).free
+        try:
+            free = shutil.disk_usage(w.tmp).free
+        except OSError:  # removed by the writer's thread, its disk full: its error says so
+            return
         said = (f"--keep-samples {self.path}: the store will take about {_size(whole)} "
                 f"({_size(kept)} for its first {done} of {total} sub-frames)")
         if whole - kept > free:
