@@ -150,3 +150,22 @@ def test_a_store_removed_for_a_full_disk_before_its_size_is_foretold_says_nothin
         keeper.tell_room()
     assert caplog.records == []
     keeper.close(None, 1, type("Stats", (), {})())
+
+
+def test_a_stores_size_is_foretold_from_the_sub_frames_its_render_draws(tmp_path, caplog):
+    """Over 360 degrees the windows share sub-frames: 60 frames of 8 samples at 720 degrees
+    draw 244, not 480 (was: "the store will take about 1.2 MB (... of 480 sub-frames)" for a
+    store of 0.5 MB, a warning of a full disk where half the room was enough)."""
+    import json
+    import re
+
+    import hfrender as hf
+
+    scene = Path(__file__).parent.parent / "scenes" / "orbit.py"
+    with caplog.at_level("INFO", logger="hfrender.engine.keep"):
+        hf.render(scene, tmp_path / "o.mp4", size=(64, 36), samples=8, shutter=720,
+                  duration=2.0, keep_samples=tmp_path / "ks")
+    kept = json.loads((tmp_path / "ks" / "store.json").read_text())["subframes"]
+    said = [re.search(r"for its first \d+ of (\d+) sub-frames", r.getMessage())
+            for r in caplog.records]
+    assert (kept, [int(m[1]) for m in said if m]) == (244, [244])

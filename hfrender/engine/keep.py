@@ -13,6 +13,7 @@ import numpy as np
 
 from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
+from hfrender.sampler import PlanStream
 from hfrender.scene import ShaderScene
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,8 @@ def keeper_for(config: Any, scene: Any, dof: str, schedule: Any, first: int, cou
     # refocused later, a --dof off store keeps the scene's focus at each sub-frame too (a
     # pull): the drawer notes it (SubframeDrawer.focus_log) as it draws
     focus = {} if dof == "off" and not isinstance(scene, ShaderScene) else None
-    return SampleKeeper(config.keep_samples, settings, config.size, focus)
+    return SampleKeeper(config.keep_samples, settings, config.size, focus,
+                        PlanStream(schedule, first, count).subframes)
 
 
 def keeps_depth(config: Any, scene: Any, dof: str) -> bool:
@@ -75,9 +77,13 @@ class SampleKeeper:
     fuses it: the slot is still the producer's)."""
 
     def __init__(self, path: str, settings: dict, size: tuple[int, int],
-                 focus: dict[float, tuple[float, float]] | None = None) -> None:
+                 focus: dict[float, tuple[float, float]] | None = None,
+                 subframes: int | None = None) -> None:
         self.writer = StoreWriter(path, settings, size)
         self.path = path
+        # the render's sub-frames in all (over 360 degrees windows share them: 60 frames of
+        # 8 samples at 720 degrees draw 244, not 480); None: frames x samples
+        self.subframes = subframes
         self.focus = focus  # a --dof off render's: sub-frame time -> (focus, f-stop or NaN)
         self.open = True  # until close()
         self.room_told = False  # the store's whole size against its disk's free space
@@ -112,7 +118,7 @@ class SampleKeeper:
         w, s = self.writer, self.writer.meta["settings"]
         with w._lock:  # the chunks written (their sha256 set) and their bytes, together
             done, kept = sum(c["count"] for c in w.meta["chunks"] if "sha256" in c), w.bytes
-        total = s["frames"] * s["samples"]
+        total = self.subframes or s["frames"] * s["samples"]
         whole = kept / max(1, done) * total
         try:
             free = shutil.disk_usage(w.tmp).free
