@@ -176,3 +176,16 @@ def test_a_size_past_memory_whatever_the_pool_is_refused_before_the_gl_context(
         "for 2 hyperframe slots of 8 sub-frames and 0.8 GiB to draw, fuse and encode each "
         "frame), more than the 0.4 GiB this process may use: lower --samples or --size\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_more_in_flight_than_fits_steps_down_to_the_most_that_fit(monkeypatch):
+    # max_in_flight 4 (6 slots) where 3 slots fit: 2 in flight (was: 1, 2 slots)
+    from hfrender.config import RenderConfig
+    from hfrender.engine import render_setup
+    from hfrender.sampler import SampleSchedule
+
+    plan = SampleSchedule(fps=30, samples=8).plan(1)
+    sub, work = 64 * 36 * 4, 100 * 64 * 36
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: int((3 * 8 * sub + work) / 0.8))
+    config = RenderConfig(size=(64, 36), samples=8, max_in_flight=4)
+    assert render_setup.fitting(config, plan, sub, None, False, 1).max_in_flight == 2

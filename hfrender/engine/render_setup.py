@@ -182,20 +182,24 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
 def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None,
             heavy: bool, workers: int) -> RenderConfig:
     """``config`` where its pool and work fit memory (:func:`check_granularity`), else with
-    one hyperframe in flight (a pool of 2 slots, not 3: drawing waits more on fusion) where
-    that fits, said with -v (was: 8K at 48 samples refused, 2 slots fitting, a trial); else
-    the smaller pool's refusal, the least the render could run with."""
-    try:
-        check_granularity(config, plan, frame_bytes, free, heavy, workers)
-        return config
-    except ConfigError:
-        if config.max_in_flight == 1:
-            raise
-    fewer = config.with_(max_in_flight=1)
-    check_granularity(fewer, plan, frame_bytes, free, heavy, workers)
-    log.info("hyperframe pool: %d slots do not fit this process's memory; %d do (drawing "
-             "waits on fusion more)", slot_count(config.max_in_flight), slot_count(1))
-    return fewer
+    the most hyperframes in flight below its own that fit (down to one: a pool of 2 slots,
+    not 3; drawing waits more on fusion), said with -v (was: 8K at 48 samples refused, 2
+    slots fitting, a trial); else the 2 slots' refusal, the least the render could run
+    with."""
+    for in_flight in range(config.max_in_flight, 0, -1):
+        tried = config.with_(max_in_flight=in_flight)
+        try:
+            check_granularity(tried, plan, frame_bytes, free, heavy, workers)
+        except ConfigError:
+            if in_flight == 1:
+                raise
+            continue
+        if in_flight < config.max_in_flight:
+            log.info("hyperframe pool: %d slots do not fit this process's memory; %d do "
+                     "(drawing waits on fusion more)", slot_count(config.max_in_flight),
+                     slot_count(in_flight))
+        return tried
+    raise AssertionError("max_in_flight >= 1")  # (a RenderConfig's check)
 
 
 def refuse_past_memory(config: RenderConfig) -> None:
