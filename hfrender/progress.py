@@ -35,8 +35,8 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
     more than its summary. ``beat``: from the first count on, a line as often while no
     frame finishes too (``0/300 frames (0%), first frame in progress, 2m10s so far``: a
     first frame of minutes said nothing, a hang's silence), from a thread of its own
-    (:func:`_beating`, waiting with ``wait``); ``update.stop()`` ends it, no line after.
-    ``more()``: said after, ``; the batch: ...`` (``engine.batch_progress``)."""
+    (:func:`_beating`, waiting with ``wait``); ``update.stop()`` ends it, no line after;
+    ``more()`` said after, ``; the batch: ...`` (``engine.batch_progress``)."""
     state: dict = dict.fromkeys(("last", "start"), clock())
     every = LOG_EVERY_S if every is None else every
     lock = threading.Lock()  # (the writer's thread tells, the beat's thread wakes)
@@ -77,8 +77,7 @@ def progress_lines(label: str, clock: Callable[[], float] = time.monotonic,
 
     def stop() -> None:
         with lock:
-            state["over"] = True
-            end = state.pop("beat", None)
+            state["over"], end = True, state.pop("beat", None)
         if end is not None:
             end()
 

@@ -6,6 +6,7 @@ batch."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -40,14 +41,16 @@ class BatchTally:
         self.ended_made = 0  # frames the jobs ended rendered (not kept, not up to date)
         self.running: tuple[int, int, int] | None = None  # (job, done, done at its start)
         self.state: dict = {}  # the rate's, from the batch's start
+        self._lock = threading.Lock()  # (text() runs on a pipe's progress thread too)
         mean_rate(self.state, 0, clock())
 
     def told(self, n: int, done: int, total: int) -> None:
         """Job ``n`` (from 0) has ``done`` of its ``total`` frames."""
-        self.counts[n] = total
-        first = self.running[2] if self.running and self.running[0] == n else done
-        self.running = (n, done, first)
-        mean_rate(self.state, self._sums()[1], self.clock())  # (as each frame ends)
+        with self._lock:
+            self.counts[n] = total
+            first = self.running[2] if self.running and self.running[0] == n else done
+            self.running = (n, done, first)
+            mean_rate(self.state, self._sums()[1], self.clock())  # (as each frame ends)
 
     def _sums(self) -> tuple[int, int]:
         """``(done, made)``: the frames done in the batch, those rendered by it."""
@@ -58,25 +61,27 @@ class BatchTally:
 
     def ended(self, n: int, result: Any) -> None:
         """Job ``n`` ended as ``result`` says."""
-        made = self.running[1] - self.running[2] if self.running and self.running[0] == n \
-            else 0
-        self.running = None
-        self.ended_made += made  # (a failed job's too: the time they took is counted)
-        if result.status not in FINISHED:
-            self.counts[n] = 0
-            return
-        self.counts[n] = self.counts[n] or result.frames
-        self.ended_done += self.counts[n]
+        with self._lock:
+            made = self.running[1] - self.running[2] if self.running and self.running[0] == n \
+                else 0
+            self.running = None
+            self.ended_made += made  # (a failed job's too: the time they took is counted)
+            if result.status not in FINISHED:
+                self.counts[n] = 0
+                return
+            self.counts[n] = self.counts[n] or result.frames
+            self.ended_done += self.counts[n]
 
     def text(self) -> str:
         """``the batch: 1234/9876 frames, about 3h10m left``; the time left once the rate
         is meaningful (:func:`~hfrender.progress.mean_rate`); "" while a job's frames are
         not known."""
-        if any(c is None for c in self.counts):
-            return ""
-        done, made = self._sums()
-        total = sum(self.counts)
-        per_s = mean_rate(self.state, made, self.clock())
-        left = f", about {span((total - done) / per_s)} left" if per_s > 0 and \
-            total > done else ""
-        return f"the batch: {done}/{total} frames{left}"
+        with self._lock:
+            if any(c is None for c in self.counts):
+                return ""
+            done, made = self._sums()
+            total = sum(self.counts)
+            per_s = mean_rate(self.state, made, self.clock())
+            left = f", about {span((total - done) / per_s)} left" if per_s > 0 and \
+                total > done else ""
+            return f"the batch: {done}/{total} frames{left}"
