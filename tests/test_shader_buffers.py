@@ -209,3 +209,20 @@ def test_a_buffer_given_by_a_whole_path_outside_the_shaders_folder(tmp_path):
         ShaderScene(path.read_text(), str(path))
     assert str(err.value) == (f"{path}:1: hfrender: iChannel0 = {buffer}: no such file (a "
                               "path from the shader's folder)")
+
+
+@pytest.mark.parametrize("value, setting", [("bufA.frag filter=nearest wrap=repeat", "filter"),
+                                            ("noise.png  wrap = clamp", "wrap")])
+def test_shadertoys_channel_settings_are_refused_naming_what_is_used(tmp_path, value,
+                                                                    setting):
+    """Was: "iChannel0 = bufA.frag filter=nearest wrap=repeat: no such file", the settings
+    taken for part of the file's name."""
+    path = tmp_path / "image.frag"
+    path.write_text(f"// hfrender: iChannel0 = {value}\n" + MAIN + "{ c = vec4(1); }\n")
+    with pytest.raises(InputError) as err:
+        ShaderScene(path.read_text(), str(path))
+    assert str(err.value) == (
+        f"{path}:1: hfrender: iChannel0 = {value}: hfrender takes no channel settings "
+        f"({setting}=): a picture is read mipmapped and repeated, a buffer linear and clamped "
+        "to the edge with no mipmaps (textureLod reads its full size), shadertoy.com's "
+        "defaults; give the file alone")

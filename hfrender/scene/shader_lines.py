@@ -21,6 +21,10 @@ LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]
 # opens no block (was: every line after it hidden, a review)
 COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 CHANNEL = re.compile(r"iChannel[0-3]")
+# shadertoy.com's per-channel sampler settings, none of which hfrender takes: its defaults
+SETTING = re.compile(r"\s(filter|wrap|vflip|srgb)\s*=", re.I)
+SAMPLED = ("a picture is read mipmapped and repeated, a buffer linear and clamped to the "
+           "edge with no mipmaps (textureLod reads its full size), shadertoy.com's defaults")
 
 
 def shader_lines(source: str, path: str
@@ -34,6 +38,10 @@ def shader_lines(source: str, path: str
         if name in seen:  # (was: the last one taken, unsaid)
             raise InputError(f"{where}: {name} is given on line {seen[name]} already")
         seen[name] = line
+        setting = SETTING.search(value) if CHANNEL.fullmatch(name) else None
+        if setting:  # (was: "no such file", the settings taken for the file's name, a trial)
+            raise InputError(f"{where}: hfrender takes no channel settings ({setting[1]}=): "
+                             f"{SAMPLED}; give the file alone")
         if CHANNEL.fullmatch(name) and value:
             channels[int(name[-1])] = (Path(path).parent / value, line)
         elif name == "antialias" and value.lower() in ("true", "false"):
