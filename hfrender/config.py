@@ -21,7 +21,7 @@ from hfrender.errors import InputError, about, as_given, meant, spelling, toml_s
 from hfrender.frame_range import FrameRange, check_frames, parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
-from hfrender.io.sequence_names import check_output_name
+from hfrender.io.sequence_names import check_output_name, is_sequence
 from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
@@ -93,6 +93,8 @@ class RenderConfig:
     pix_fmt: str | None = None
     bit_depth: int | None = None  # PNG sequences 8|16, EXR 16 (half)|32 (engine/deep_output)
     frames: FrameRange | None = None  # --frames START:END (output frames, END exclusive)
+    audio: str | None = None  # a sound file muxed into the video (io/soundtrack.py)
+    audio_offset: float = 0.0  # where in it the video's time 0 is (s; < 0: silence first)
 
     def __post_init__(self) -> None:
         self._check_output()
@@ -188,6 +190,30 @@ class RenderConfig:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if self.frames is not None:
             check_frames(self.frames)
+        if self.audio is not None or self.audio_offset != 0:
+            self._check_audio()
+
+    def _check_audio(self) -> None:
+        """The soundtrack's file name and offset, and an output that holds sound."""
+        said = spelling()
+        if self.audio is not None and not (isinstance(self.audio, (str, os.PathLike))
+                                           and str(self.audio)):
+            raise about(ConfigError, "audio", self.audio, " must be a sound file's name "
+                        "(music.wav)")
+        off = self.audio_offset
+        if not (isinstance(off, numbers.Real) and not isinstance(off, bool)
+                and math.isfinite(off)):
+            raise about(ConfigError, "audio_offset", off, " must be a finite number of "
+                        "seconds (where in the sound the video starts; < 0: silence first)")
+        if self.audio is None:
+            return
+        out, gif = str(self.output), str(self.output).lower().endswith(".gif")
+        if gif or is_sequence(out):
+            what = f"GIF ({out})" if gif else f"{out} sequence"
+            raise ConfigError(f"{said.name('audio')}: a {what} has no sound; render a "
+                              "video (.mp4, .mov, .mkv, .webm), or mux it later with ffmpeg "
+                              f"{'' if gif else f'-framerate {self.fps:g} '}-i {out} -i "
+                              f"{self.audio} -shortest out.mp4")
 
     @property
     def backend_name(self) -> str:

@@ -18,6 +18,8 @@ from hfrender.progress import progress_bar
 # render options that bench would take and do nothing with: what to give instead
 BENCH_IGNORES = {
     "codec": "bench discards its frames, no encoder runs: leave it out",
+    "audio": "bench writes no video to give sound: leave it out",
+    "audio_offset": "bench writes no video to give sound: leave it out",
     "resume": "bench writes no video to resume: leave it out",
     "preview": "bench shows no frames: leave it out",
     "stats": "bench prints its own figures: leave it out",

@@ -116,6 +116,7 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
                        "figures at the end")
         e.add_argument("--preview", action="store_true",
                        help="show frames in a window as they come")
+        sound_options(r)
         e.add_argument("--resume", action="store_true",
                        help="continue an interrupted render of the same settings (.mp4, "
                             ".mov, .mkv and .webm videos, and image sequences)")
@@ -173,6 +174,18 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                         "squared)")
     m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
+
+
+def sound_options(r: argparse.ArgumentParser) -> None:
+    """--audio and --audio-offset: a video render's soundtrack."""
+    a = r.add_argument_group("sound")
+    a.add_argument("--audio", default=None, metavar="FILE",
+                   help="a sound file (music.wav, .mp3, a video's sound) muxed into the "
+                        "video, cut to its length (AAC in .mp4/.mov, Opus in .webm; copied "
+                        "where the container holds its codec)")
+    a.add_argument("--audio-offset", type=float, default=None, metavar="S",
+                   help="where in the sound file the video's time 0 is, in seconds (0; "
+                        "negative: silence first); a --frames range starts at its own time")
 
 
 def encoder_options(parser: argparse.ArgumentParser) -> None:

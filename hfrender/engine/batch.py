@@ -75,7 +75,7 @@ RENDER_OPTIONS: dict[str, Any] = {
     "schedule": str, "seed": int, "codec": str, "interop": str,
     "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
     "bit_depth": int, "transparent": bool, "msaa": (int, AUTO), "hdr": str,
-    "antialias": bool, "max_in_flight": int,
+    "antialias": bool, "max_in_flight": int, "audio": str, "audio_offset": float,
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
@@ -155,6 +155,8 @@ class BatchJob:
         fields = {"kind": self.kind, "options": options, "source": ident,
                   "depth": input_identity(Path(depth)) if depth else None,
                   "scene_class": self.scene_class, "hfrender": hfrender.__version__}
+        if self.options.get("audio"):  # its sound as it is now (a changed one: made again)
+            fields["audio"] = input_identity(Path(self.options["audio"]))
         modules = scene_modules(self.source) if self.kind == "render" else {}
         if modules:  # the scene's own modules it imports (a changed common.py counts)
             fields["modules"] = modules
@@ -221,7 +223,8 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
     known = RENDER_OPTIONS if kind == "render" else FX_OPTIONS
     options: dict = {}
     wheres = (*table_wheres(path, where), where)
-    for table, strict, at in zip(tables, (False, False, True, False), wheres, strict=True):
+    for i, (table, strict, at) in enumerate(zip(tables, (False, False, True, False), wheres,
+                                                strict=True)):
         for raw, value in table.items():
             key = option_name(raw)
             if key in JOB_KEYS:
@@ -237,6 +240,8 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                 value = file_fps(at, raw, value)
             elif key == "depth" and isinstance(value, str):
                 value = sequence_name(home_path(value))  # depth/####.png as --depth takes
+            elif key == "audio" and isinstance(value, str):  # the files' beside the jobs file
+                value = str(job_file(path, value) if i < 3 else Path(home_path(value)).resolve())
             options[key] = typed(at, raw, value, known[key])  # (where it was given)
     return options
 

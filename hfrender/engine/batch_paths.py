@@ -260,6 +260,10 @@ def check_job(job: Any, earlier: bool = False) -> None:
                      alpha=bool(checked.transparent),
                      pix_fmt=getattr(checked, "pix_fmt", None))
         render_dtype(checked)  # its bit-depth for its output (was: the job failed, exit 1)
+        if checked.audio is not None:  # its sound file (was: none could be given)
+            from hfrender.engine.render_output import render_sound
+
+            render_sound(checked)
     check_writable(str(job.output), "output")
     if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is
         depth = job.options.get("depth")  # told by the outputs' check

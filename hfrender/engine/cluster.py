@@ -33,6 +33,7 @@ from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.files_read import files_inside, with_chunk_files, with_later_files
 from hfrender.engine.ray_connect import connect
 from hfrender.engine.ray_wait import Gate, collect, taken, task_ids
+from hfrender.engine.render_output import render_sound
 from hfrender.errors import InputError
 from hfrender.frame_range import resolve
 from hfrender.hyperframe.builder import auto_granularity
@@ -289,7 +290,9 @@ class ClusterRender:
         else:
             folder = work_dir(self.config.output)
             files = [folder / s["file"] for s in tiled(self.manifest.segments, self.total)]
-            join(files, self.config.output, folder, self.config.fps, codec=self.codec)
+            sound = render_sound(self.config)  # --audio: muxed once, in the join
+            join(files, self.config.output, folder, self.config.fps,
+                 sound and sound.over(self.total / self.config.fps), codec=self.codec)
             outputs.remove_partial(self.config.output)
             remove_work_dir(self.config.output)  # joined: its segments are the output
         stats = self.stats

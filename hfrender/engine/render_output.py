@@ -10,9 +10,12 @@ from typing import Any
 from hfrender.config import RenderConfig
 from hfrender.engine.files_read import FilesRead
 from hfrender.engine.render_setup import frames_format
+from hfrender.errors import spelling
 from hfrender.frame_range import start_of
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.ffmpeg import Soundtrack, frame_rate
+from hfrender.io.probe import audio_file
 from hfrender.io.segment_cuts import render_segment_frames
 from hfrender.io.segments import (
     Manifest,
@@ -24,6 +27,16 @@ from hfrender.io.segments import (
 )
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import PngSequenceWriter, WriteFailed, open_writer
+
+
+def render_sound(config: RenderConfig) -> Soundtrack | None:
+    """The soundtrack of a render's ``--audio`` (None: none given): from ``--audio-offset``
+    plus the time of its ``--frames``' first frame (a range's video starts there: so does
+    its sound), cut to the video's length; one line where the file has no sound to give."""
+    if config.audio is None:
+        return None
+    start = config.audio_offset + float(start_of(config.frames) / frame_rate(config.fps))
+    return audio_file(str(config.audio), spelling().said("audio", str(config.audio)), start)
 
 
 class RenderOutput:
@@ -67,6 +80,7 @@ class RenderOutput:
         gop = manifest.segment_frames if manifest is not None else \
             render_segment_frames(gop, config.fps)
         frames_in = frames_format(config)
+        sound = render_sound(config)
         if not resumable(config.output):
             if not is_sequence(config.output):  # a GIF's: not resumed, said it goes
                 say_partial_goes(config.output)
@@ -82,16 +96,18 @@ class RenderOutput:
                 kept = 0 if manifest is None else start - offset
                 self.writer = PngSequenceWriter(self.tmp, config.size, start, kept)
             else:
+                seconds = float((total - offset) / frame_rate(config.fps))
                 self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
                                           gop, encoding=encoding, name=config.output,
-                                          pix_fmt_in=frames_in)
+                                          pix_fmt_in=frames_in,
+                                          audio_from=sound and sound.over(seconds))
             return
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes
             manifest = Manifest(settings, total - offset, gop, granularity)
         self.writer = open_segmented(config.output, config.fps, config.size, config.codec, gop,
                                      manifest, start - offset, encoding=encoding,
-                                     pix_fmt_in=frames_in)
+                                     pix_fmt_in=frames_in, audio_from=sound)
         self.manifest = manifest
 
     def files_read(self) -> None:

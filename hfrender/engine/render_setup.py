@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 NOT_IN_OUTPUT = ("output", "quiet", "preview", "stats", "workers", "schedule", "granularity",
                  "keep_samples",
                  "max_in_flight", "resume", "gl", "interop", "fusion_process")
+# settings the join alone uses (the soundtrack): a --resume after they changed keeps the
+# frames and joins them with the sound as it is now
+JOIN_ONLY = ("audio", "audio_offset")
 
 
 def shared_arena(mode: str, backend: str, heavy: bool) -> shared.SharedArena | None:
@@ -282,7 +285,8 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
     """What the output depends on: a resumed render must match all of it. ``total``: the
     whole render's frames (a range's are its ``frames``); ``scene``, set up: the files its
     objects read (its shaders, models)."""
-    settings = {k: v for k, v in asdict(config).items() if k not in NOT_IN_OUTPUT}
+    settings = {k: v for k, v in asdict(config).items()
+                if k not in NOT_IN_OUTPUT and k not in JOIN_ONLY}
     settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
     settings["frames"] = kept_as(config.frames, total)  # (the whole: as left out)
     settings.update(effective(config.output, config.codec, Encoding.of(config)),

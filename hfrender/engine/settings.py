@@ -38,7 +38,7 @@ GIVEN = ("output", "fps", "duration", "samples", "samples_range", "shutter",
          "gl", "seed", "codec", "max_coc_px", "jitter", "msaa", "hdr", "preview", "quiet",
          "interop", "stats", "workers", "fusion_process", "schedule", "resume",
          "keep_samples", "transparent", "bit_depth", "crf", "preset", "bitrate", "pix_fmt",
-         "frames", "size", "granularity", "quality")
+         "frames", "size", "granularity", "quality", "audio", "audio_offset")
 
 
 def _parsed(parse: Any, value: object) -> object:
@@ -77,6 +77,10 @@ def render_config(given: dict[str, Any], command: str = "render") -> RenderConfi
                                             encoding=Encoding.of(c)))
     config = RenderConfig(**values)
     _depth_only(g, config, spell)
+    if config.audio is None and config.audio_offset != 0:  # (else: no sound, unsaid)
+        raise ConfigError(f"{spell.said('audio_offset', config.audio_offset)} places the "
+                          f"sound of {spell.form('audio', 'FILE')}: give it too, or leave "
+                          f"{spell.name('audio_offset')} out")
     shutter_in_frames(config.shutter)  # the flag's or hfrender.toml's (a review)
     if g["samples_range"] is not None and config.samples != "auto":
         raise ConfigError(f"{spell.said('samples_range', g['samples_range'])} applies only "
@@ -121,6 +125,10 @@ def check_render(scene_file: str, config: RenderConfig, store: bool = True) -> N
     check_scene_path(scene_file)
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
+    if config.audio is not None:  # its file and its sound (was: no --audio at all)
+        from hfrender.engine.render_output import render_sound
+
+        render_sound(config)
     if store:
         check_store(config)
 

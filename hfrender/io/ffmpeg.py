@@ -10,13 +10,13 @@ import os
 import re
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from hfrender.io.colour_tags import FROM_SCALER, WIDE, YUV, output_filters, source_colour
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
+from hfrender.io.soundtrack import Soundtrack, audio_input, audio_options
 
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
                   ".webm": "libvpx-vp9", ".gif": "gif", ".ts": "libx264"}
@@ -181,7 +181,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     rate = frame_rate(fps)
     audio: list[str] = []
     if audio_from and codec != "gif":
-        audio = ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a?",
+        audio = [*audio_input(audio_from), "-map", "0:v:0", "-map", "1:a?",
                  *audio_options(audio_from, container or path)]
     fmt = ["-f", MUXERS[Path(container).suffix.lower()]] if container else []
     timing = []
@@ -199,35 +199,6 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             "-i", "-", *audio, *EXACT_SWS, "-c:v", codec, "-pix_fmt", pix_fmt,
             *params, *timing, *tags, *whole, *offset, *fmt,
             *mark_options(container or path), path]
-
-
-# the audio codecs each container holds as they are: a soundtrack in one of them is copied,
-# bit for bit (re-encoding AAC into AAC loses a generation); any other is encoded for it
-AUDIO_KEPT = {".mp4": {"aac", "mp3", "ac3", "eac3", "alac"},
-              ".mov": {"aac", "mp3", "ac3", "eac3", "alac", "pcm_s16le", "pcm_s24le",
-                       "pcm_s16be", "pcm_s24be", "pcm_f32le"},
-              ".mkv": {"aac", "mp3", "ac3", "eac3", "alac", "opus", "vorbis", "flac",
-                       "pcm_s16le", "pcm_s24le", "pcm_f32le"},
-              ".webm": {"opus", "vorbis"},
-              ".ts": {"aac", "mp3", "ac3", "eac3"}}
-
-
-@dataclass(frozen=True)
-class Soundtrack:
-    """A file's audio tracks, to be carried into an output (every one: a camera's channels
-    on tracks of their own; was the first alone, a footage trial)."""
-
-    path: str
-    codecs: tuple[str, ...] = ()  # as ffmpeg names them ("aac", "pcm_s16le"); none: encoded
-
-
-def audio_options(sound: Soundtrack, output: str) -> list[str]:
-    """``-c:a`` for ``sound`` in ``output``: copied where the container holds every track's
-    codec (:data:`AUDIO_KEPT`), else AAC (Opus in WebM)."""
-    suffix = Path(output).suffix.lower()
-    if sound.codecs and set(sound.codecs) <= AUDIO_KEPT.get(suffix, set()):
-        return ["-c:a", "copy"]
-    return ["-c:a", "libopus" if suffix == ".webm" else "aac"]
 
 
 def player_options(output: str, codec: str, timecode: str = "") -> list[str]:
@@ -337,7 +308,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     if audio_from is None:
         cmd += ["-c", "copy"]
     else:
-        cmd += ["-i", audio_from.path, "-map", "0:v:0", "-map", "1:a?", "-c:v", "copy",
+        cmd += [*audio_input(audio_from), "-map", "0:v:0", "-map", "1:a?", "-c:v", "copy",
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator),

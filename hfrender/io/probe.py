@@ -15,7 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from hfrender.errors import InputError
-from hfrender.io.ffmpeg import Soundtrack, probe_command
+from hfrender.io.ffmpeg import Soundtrack, bare, probe_command
+from hfrender.io.ffmpeg_binary import ffmpeg_exe
 
 
 class FootageError(InputError):
@@ -143,6 +144,37 @@ def soundtrack(path: str | Path, info: VideoInfo | None) -> Soundtrack | None:
     if info is None or not info.has_audio:
         return None
     return Soundtrack(str(Path(path).resolve()), info.audio_codecs)
+
+
+def audio_file(path: str, said: str, start: float = 0.0) -> Soundtrack:
+    """A render's ``--audio`` file as a soundtrack from ``start`` seconds (negative: silence
+    first), cut to the video's length; one line, led by ``said`` (``--audio music.wav``),
+    where it is missing, unreadable or holds no audio stream."""
+    if not Path(path).is_file():
+        raise FootageError(f"{said}: no such file")
+    st = os.stat(path)
+    codecs = _sound_codecs(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+    if isinstance(codecs, str):
+        raise FootageError(f"{said}: {codecs}")
+    return Soundtrack(str(Path(path).resolve()), codecs, start, cut=True)
+
+
+@lru_cache(maxsize=16)
+def _sound_codecs(path: str, mtime_ns: int, size: int) -> tuple[str, ...] | str:
+    """The audio tracks' codecs of the file at ``path``, or why it has none to give."""
+    res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", path], capture_output=True,
+                         text=True, errors="replace")
+    head = res.stderr.split("At least one output file")[0]
+    codecs = _audio_codecs(head)
+    if codecs:
+        return codecs
+    if re.search(r"^\s*Stream #", head, re.M):
+        return "it holds no audio stream"
+    said = [x.strip() for x in head.splitlines() if x.strip()]
+    why = (said or ["no message"])[-1]
+    if why.endswith("Invalid data found when processing input"):
+        why = "not a sound file ffmpeg can read (damaged, or another kind of file)"
+    return f"cannot read it as audio: {bare(why)}"
 
 
 def _tracks(head: str) -> tuple[int, int]:

@@ -260,7 +260,7 @@ class SegmentedWriter(Closing):
             else:
                 Path(writer.path).unlink(missing_ok=True)
         if files and self.complete:  # (a failed join keeps the segments for --resume)
-            join(files, self.output, self.folder, self.fps, self.audio_from,
+            join(files, self.output, self.folder, self.fps, self._sound(self.frames_in_output),
                  getattr(self.encoding, "timecode", ""), self.codec)
             remove_partial(self.output)  # an older run's, now out of date
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -268,7 +268,8 @@ class SegmentedWriter(Closing):
         try:
             if files and self.join_unfinished:  # named once it is there (a second Ctrl-C
                 partial = partial_name(self.output)  # may stop the join)
-                join(files, partial, self.folder, self.fps, self.audio_from, codec=self.codec)
+                join(files, partial, self.folder, self.fps,
+                     self._sound(self.frames_in_output + rest), codec=self.codec)
                 mark_partial(partial)  # ours: the next run may replace or remove it
                 self.partial_output, self._partial_frames = partial, rest
         finally:  # the whole segments stay for --resume; none: nothing to resume from
@@ -276,6 +277,11 @@ class SegmentedWriter(Closing):
                 shutil.rmtree(self.folder, ignore_errors=True)
             elif self._partial is not None:
                 self._partial.unlink(missing_ok=True)
+
+    def _sound(self, frames: int) -> Soundtrack | None:
+        """The soundtrack under a joined video of ``frames`` (cut to them, where cut)."""
+        seconds = float(frames / frame_rate(self.fps))
+        return None if self.audio_from is None else self.audio_from.over(seconds)
 
     @property
     def frames_in_output(self) -> int:

@@ -361,14 +361,15 @@ def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
                 gop: int | None = None, encoding: object = None,
-                name: str | None = None, pix_fmt_in: str = "rgb24") -> FrameWriter:
+                name: str | None = None, pix_fmt_in: str = "rgb24",
+                audio_from: Soundtrack | None = None) -> FrameWriter:
     """A PNG sequence for a ``%d`` pattern (lossless: ``codec`` and ``gop`` do not apply),
     else a video (``name``: what its messages call it, the output a temporary ``path``
-    becomes)."""
+    becomes; ``audio_from``: its soundtrack)."""
     if is_sequence(path):
         return PngSequenceWriter(path, size)
     return VideoWriter(path, fps, size, codec, gop, encoding=encoding, name=name,
-                       pix_fmt_in=pix_fmt_in)
+                       pix_fmt_in=pix_fmt_in, audio_from=audio_from)
 
 
 class MemoryWriter(Closing):
