@@ -37,6 +37,7 @@ BIT_DEPTHS = (8, 16, 32)  # --bit-depth: PNG 8|16, EXR 16|32
 MSAA = (1, 2, 4, 8, 16)  # samples per pixel OpenGL may offer (the context says how many)
 MSAA_CHOICES = ("auto", *map(str, MSAA))
 SCHEDULES = ("fifo", "motion")
+PASSES = ("depth", "velocity")  # --passes: channels beside an EXR sequence's colour
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
 PROJECT_FILE = "hfrender.toml"
 MIN_FPS = 0.001  # a frame every 1000 s (ffmpeg's rates are fractions of at most 1001)
@@ -95,6 +96,7 @@ class RenderConfig:
     frames: FrameRange | None = None  # --frames START:END (output frames, END exclusive)
     audio: str | None = None  # a sound file muxed into the video (io/soundtrack.py)
     audio_offset: float = 0.0  # where in it the video's time 0 is (s; < 0: silence first)
+    passes: tuple[str, ...] = ()  # EXR channels beside the colour: depth (Z), velocity
 
     def __post_init__(self) -> None:
         self._check_output()
@@ -132,6 +134,7 @@ class RenderConfig:
             _integer("workers", self.workers, 1, 64, " or 'auto'")
         _choice("fusion_process", self.fusion_process, FUSION_PROCESS)
         _choice("schedule", self.schedule, SCHEDULES)
+        object.__setattr__(self, "passes", parse_passes(self.passes))
         if self.max_coc_px is not None:  # (a negative one said as fx says it: blurs nothing)
             if self.dof == "depth" or self.keep_samples:  # else it is said to do nothing
                 check_blur_cap("max_coc_px", self.max_coc_px)  # (cli: --dof depth alone)
@@ -265,6 +268,20 @@ def parse_range(text: str) -> tuple[int, int]:
     if not m:
         raise about(ConfigError, "samples_range", text, " must be MIN:MAX, e.g. 4:64")
     return int(m.group(1)), int(m.group(2))
+
+
+def parse_passes(value: object) -> tuple[str, ...]:
+    """``--passes depth,velocity`` (or a list of names): each pass named once, in order."""
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+        raise about(ConfigError, "passes", value, " must name passes: depth, velocity or "
+                    "depth,velocity")
+    names = tuple(dict.fromkeys(i.strip() for i in items if i.strip()))
+    bad = [n for n in names if n not in PASSES]
+    if bad:
+        raise about(ConfigError, "passes", value, f": {bad[0]!r} is no pass; choose from "
+                    f"{', '.join(PASSES)} (depth,velocity for both)")
+    return names
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -26,6 +26,7 @@ BENCH_IGNORES = {
     "granularity": "bench tries its own: give --outputs (output frames per hyperframe)",
     "workers": "bench tries its own: give --grid-workers",
     "bit_depth": "bench discards its frames, no file is written: leave it out",
+    "passes": "bench discards its frames, no file is written: leave it out",
 }
 
 

@@ -120,6 +120,11 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
         e.add_argument("--resume", action="store_true",
                        help="continue an interrupted render of the same settings (.mp4, "
                             ".mov, .mkv and .webm videos, and image sequences)")
+        e.add_argument("--passes", default=None, metavar="LIST",
+                       help="compositing passes in each EXR frame (-o frames/%%04d.exr) "
+                            "beside the colour: depth (a Z channel, metres; what fx --depth "
+                            "reads), velocity (forward.u, forward.v: pixels a frame), or "
+                            "depth,velocity")
     e.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar, no summary" if video else "print nothing on success")
 

@@ -76,6 +76,7 @@ RENDER_OPTIONS: dict[str, Any] = {
     "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str, "frames": str,
     "bit_depth": int, "transparent": bool, "msaa": (int, AUTO), "hdr": str,
     "antialias": bool, "max_in_flight": int, "audio": str, "audio_offset": float,
+    "passes": (str, list),
 }
 FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,

@@ -28,7 +28,7 @@ def typed(where: str, key: str, value: Any, want: Any) -> Any:
             return value
     names = " or ".join(k if isinstance(k, str) else
                         {int: "an integer", float: "a number", str: "a string",
-                         bool: "true or false"}[k] for k in kinds)
+                         bool: "true or false", list: "a list"}[k] for k in kinds)
     raise InputError(f"{where}: {key} = {toml_said(value)} must be {names}{spelt(key)}")
 
 

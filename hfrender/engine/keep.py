@@ -52,16 +52,20 @@ def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int,
 
 
 def keeper_for(config: Any, scene: Any, dof: str, schedule: Any, first: int, count: int,
-               depth: bool) -> SampleKeeper | None:
-    """The keeper of a render with ``--keep-samples`` (None without)."""
+               depth: bool, drawer: Any = None) -> SampleKeeper | None:
+    """The keeper of a render with ``--keep-samples`` (None without); ``drawer``'s focus
+    log is then the store's (the focus it notes as it draws)."""
     if config.keep_samples is None:
         return None
     settings = store_settings(config, scene, dof, schedule, first, count, depth)
     # refocused later, a --dof off store keeps the scene's focus at each sub-frame too (a
     # pull): the drawer notes it (SubframeDrawer.focus_log) as it draws
     focus = {} if dof == "off" and not isinstance(scene, ShaderScene) else None
-    return SampleKeeper(config.keep_samples, settings, config.size, focus,
-                        PlanStream(schedule, first, count).subframes)
+    keeper = SampleKeeper(config.keep_samples, settings, config.size, focus,
+                          PlanStream(schedule, first, count).subframes)
+    if drawer is not None:
+        drawer.focus_log = keeper.focus
+    return keeper
 
 
 def keeps_depth(config: Any, scene: Any, dof: str) -> bool:

@@ -20,7 +20,7 @@ NOT_TAKEN = ("no quality settings", "no presets", "no CRF", "presets are", "is a
              "is a GIF", "cannot hold it", "frames are", "keeps no alpha", " takes ")
 # the settings a project may give that only some outputs take, as their flags are spelt
 FLAGS = {"codec": "--codec", "crf": "--crf", "preset": "--preset", "bitrate": "--bitrate",
-         "pix_fmt": "--pix-fmt", "bit_depth": "--bit-depth"}
+         "pix_fmt": "--pix-fmt", "bit_depth": "--bit-depth", "passes": "--passes"}
 
 
 def fitted(values: dict, from_project: set[str],
@@ -48,6 +48,7 @@ def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
     """What the output's checks refuse of ``values`` (the first line), else None."""
     from hfrender.config import RenderConfig
     from hfrender.engine.deep_output import output_dtype
+    from hfrender.engine.passes import check_passes
     from hfrender.io.encoding import Encoding, check_encoding
     from hfrender.io.writers import check_output
 
@@ -57,6 +58,7 @@ def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
         check_encoding(config.output, config.codec, Encoding.of(config))
         check_output(config.output, config.size, config.codec, alpha=config.transparent,
                      pix_fmt=config.pix_fmt)
+        check_passes(config)
         if probe is not None:
             probe(config)
     except (HFRenderError, TypeError, ValueError) as exc:  # (a value of a wrong type: the

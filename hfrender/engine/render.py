@@ -25,7 +25,8 @@ from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
-from hfrender.engine.render_checks import check_resume_keeping
+from hfrender.engine.passes import FramePasses, check_passes
+from hfrender.engine.render_checks import check_job_output, check_resume_keeping
 from hfrender.engine.render_fusion import RenderFusion
 from hfrender.engine.render_output import RenderOutput
 from hfrender.engine.render_setup import (
@@ -47,7 +48,6 @@ from hfrender.frame_range import frame_chunk
 from hfrender.io import outputs
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.store_target import check_target
-from hfrender.io.writers import check_output
 from hfrender.renderer.contexts import ContextUnavailable, create_context
 from hfrender.renderer.renderer import make_renderer
 from hfrender.renderer.shader_notes import shader_notes
@@ -90,6 +90,7 @@ class RenderJob:
         self.keyframe_granularity: int | None = None  # --resume: the interrupted run's
         self.drawer: SubframeDrawer | None = None
         self.keeper: Any = None  # --keep-samples
+        self.passes: FramePasses | None = None  # --passes
         self.probe: Any = None  # --samples auto
         self.plan: PlanStream | None = None
         self.settings: dict | None = None  # what the output depends on (resume checks it)
@@ -116,8 +117,10 @@ class RenderJob:
         if self.count == 1:  # one hyperframe: a still's pool of 2 slots (a trial: 1080p at
             self.config = config = config.with_(max_in_flight=1)  # 256 refused for 3)
         deep_output.render_dtype(config)  # --bit-depth, OpenEXR
+        check_passes(config, self.scene)
         if self.own_writer:  # a class's background None: transparent (setup()'s: later)
-            self._check_output(modes.resolve_transparent(config, self.scene), config.transparent)
+            check_job_output(modes.resolve_transparent(config, self.scene), self.scene,
+                             config.transparent)
             outputs.check_writable(config.output)
             outputs.check_partial_free(config.output)
             check_frames_there(config.output, self.first_frame, self.count)
@@ -176,13 +179,7 @@ class RenderJob:
         self.config = modes.resolve_samples(modes.resolve_transparent(self.config, scene), scene)
         self.stats.transparent = bool(self.config.transparent)
         if self.own_writer and self.config.transparent and not asked:
-            self._check_output(self.config, asked)
-
-    def _check_output(self, config: RenderConfig, asked: bool) -> None:
-        """The output as ``config`` has it (alpha ``asked`` by --transparent, or the scene's)."""
-        said = f"{Path(self.scene.source_path).name} has background = None (a transparent render)"
-        check_output(config.output, config.size, config.codec, alpha=config.transparent,
-                     pix_fmt=config.pix_fmt, alpha_from="--transparent" if asked else said)
+            check_job_output(self.config, self.scene, asked)
 
     def _resume(self) -> bool:
         """Where a --resume starts (True: every segment was done, only the join is left)."""
@@ -214,6 +211,7 @@ class RenderJob:
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, decided, schedule, self.dof,
                                     velocity, self.first_frame)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
+        passes = self.passes = FramePasses.of(config, plan) if self.own_writer else None
         if schedule.effective_shutter_deg != config.shutter or \
                 plan.per_output != config.max_samples:
             stats.shutter = (schedule.effective_shutter_deg, plan.per_output)
@@ -221,9 +219,10 @@ class RenderJob:
                         "using %g degrees with %d samples per frame", config.shutter,
                         config.samples, schedule.effective_shutter_deg, plan.per_output)
         stats.no_velocity = isinstance(self.scene, ShaderScene)
-        keep = keeps_depth(config, self.scene, self.dof)
+        keep = keeps_depth(config, self.scene, self.dof) or bool(passes and passes.depth)
+        moves = velocity or bool(passes and passes.velocity)  # the velocity plane drawn
         self.renderer = make_renderer(self.glctx.ctx, self.scene, config.size, depth or keep,
-                                      config.fps, velocity, config.msaa, stats.hdr)
+                                      config.fps, moves, config.msaa, stats.hdr)
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
@@ -232,10 +231,10 @@ class RenderJob:
         arena = None if gl is not None else shared_arena(config.fusion_process, self.backend.name,
                                                          depth or velocity)
         self.builder, self.storage = make_builder(config, plan, arena if gl is None else gl,
-                                                  depth or velocity or keep, velocity,
+                                                  depth or velocity or keep, moves,
                                                   self.renderer.target.color_dtype)
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
-                                     self.dof, velocity)
+                                     self.dof, moves)
         self.drawer.watch_white = not stats.hdr and config.hdr == "auto"
         stats.interop = self.storage is not None and self.storage is not arena
         self.processes = fusion_processes(config, self.storage, plan, self.builder.pool.capacity)
@@ -249,6 +248,7 @@ class RenderJob:
                                        self.first_frame + self.count,
                                        self.first_frame, self.scene)
             self.writer = self.output.writer
+            self.writer.passes = None if passes is None else passes.channels
         if config.preview:
             from hfrender.renderer.preview import Preview
 
@@ -256,9 +256,7 @@ class RenderJob:
         # last: its folder and thread exist only once nothing else can refuse the render
         drawn = replace(decided, msaa=self.renderer.target.msaa)  # what auto came to
         self.keeper = keeper_for(drawn, self.scene, self.dof, schedule, self.first_frame,
-                                 self.count, depth or velocity or keep)
-        if self.keeper is not None:  # the focus the drawer notes, for the store
-            self.drawer.focus_log = self.keeper.focus
+                                 self.count, depth or velocity or keep, self.drawer)
 
     # --- drawing ---------------------------------------------------------------------------
     def run(self) -> RenderStats:
@@ -284,7 +282,8 @@ class RenderJob:
         dtype = deep_output.render_dtype(config)
         return Engine(RenderFusion(plan, self.backend.name, self.stats, config.dof_method,
                                    config.transparent, dtype, self.processes,
-                                   fallback=config.fusion_process == "auto"),
+                                   fallback=config.fusion_process == "auto",
+                                   passes=self.passes, reconstruct=self.stats.reconstruct),
                       self.writer,
                       first_frame=plan.first_frame, total=self.resumed + self.count,
                       kept=self.resumed,

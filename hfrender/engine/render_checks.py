@@ -12,6 +12,7 @@ from typing import Any
 
 from hfrender.config import ConfigError
 from hfrender.errors import about, spelling
+from hfrender.io.writers import check_output
 
 
 def check_scene_path(path: str) -> None:
@@ -99,3 +100,11 @@ def check_resume_keeping(config: Any) -> None:
         raise ConfigError(f"{said.name('keep_samples')} with {said.on('resume')}: a sample "
                           f"store holds a whole render; render without {said.on('resume')} "
                           "to keep its sub-frames")
+
+
+def check_job_output(config: Any, scene: Any, asked: bool) -> None:
+    """A render's output as ``config`` has it (alpha ``asked`` by --transparent, or the
+    scene's ``background = None``)."""
+    said = f"{Path(scene.source_path).name} has background = None (a transparent render)"
+    check_output(config.output, config.size, config.codec, alpha=config.transparent,
+                 pix_fmt=config.pix_fmt, alpha_from="--transparent" if asked else said)

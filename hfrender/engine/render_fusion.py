@@ -54,13 +54,17 @@ class RenderFusion:
 
     def __init__(self, plan: PlanStream, backend: str, stats: RenderStats,
                  dof_method: str = "fast", transparent: bool = False,
-                 dtype: Any = np.uint8, processes: Any = None, fallback: bool = True) -> None:
+                 dtype: Any = np.uint8, processes: Any = None, fallback: bool = True,
+                 passes: Any = None, reconstruct: bool = True) -> None:
         self.plan, self.backend, self.stats = plan, backend, stats
         self.dof_method = dof_method
         self.channels = slice(0, 4 if transparent else 3)  # RGBA out: straight alpha
         # 16-bit PNG, EXR: sub-frames widened before fusion (hfrender.engine.deep_output)
         self.dtype = np.dtype(dtype)
         self.processes, self.fallback = processes, fallback
+        self.passes = passes  # --passes: each frame's, taken before it is fused
+        # (False: velocity drawn for --passes alone, not reconstructed from)
+        self.reconstruct = reconstruct
         self._lock = threading.Lock()
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
@@ -81,7 +85,9 @@ class RenderFusion:
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
              first: int = 0) -> np.ndarray:
         shutter = None
-        if hyper.velocity is not None and windows.count:
+        if self.passes is not None:
+            self.passes.take(hyper, windows, first)
+        if hyper.velocity is not None and windows.count and self.reconstruct:
             shutter = self.shutter_spans(first, windows.count)
         how = dict(backend=self.backend, shutter=shutter, dof_method=self.dof_method,
                    channels=self.channels, dtype=self.dtype)

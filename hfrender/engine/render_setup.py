@@ -288,6 +288,7 @@ def output_settings(scene_file: str | Path, config: RenderConfig, backend: str, 
     settings = {k: v for k, v in asdict(config).items()
                 if k not in NOT_IN_OUTPUT and k not in JOIN_ONLY}
     settings["size"], settings["samples_range"] = list(config.size), list(config.samples_range)
+    settings["passes"] = list(config.passes)  # (as JSON keeps it, for --resume's match)
     settings["frames"] = kept_as(config.frames, total)  # (the whole: as left out)
     settings.update(effective(config.output, config.codec, Encoding.of(config)),
                     scene_sha256=hashlib.sha256(Path(scene_file).read_bytes()).hexdigest(),

@@ -38,7 +38,7 @@ GIVEN = ("output", "fps", "duration", "samples", "samples_range", "shutter",
          "gl", "seed", "codec", "max_coc_px", "jitter", "msaa", "hdr", "preview", "quiet",
          "interop", "stats", "workers", "fusion_process", "schedule", "resume",
          "keep_samples", "transparent", "bit_depth", "crf", "preset", "bitrate", "pix_fmt",
-         "frames", "size", "granularity", "quality", "audio", "audio_offset")
+         "frames", "size", "granularity", "quality", "audio", "audio_offset", "passes")
 
 
 def _parsed(parse: Any, value: object) -> object:

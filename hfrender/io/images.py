@@ -143,13 +143,13 @@ def write_png8(path: str | Path, frame: np.ndarray) -> None:
 
 
 def write_picture(path: str | Path, frame: np.ndarray, exr_kept: dict | None = None,
-                  sequence: str | None = None) -> None:
-    """A finished frame as its dtype is written: float as EXR (with ``exr_kept``, see
-    :func:`encode_exr`), uint16 as a 16-bit PNG, uint8 as an 8-bit PNG; ``sequence``: the
-    mark of the sequence it is a frame of."""
+                  sequence: str | None = None, extra: dict | None = None) -> None:
+    """A finished frame as its dtype is written: float as EXR (with ``exr_kept`` and
+    ``extra`` channels, see :func:`encode_exr`), uint16 as a 16-bit PNG, uint8 as an 8-bit
+    PNG; ``sequence``: the mark of the sequence it is a frame of."""
     if frame.dtype.kind == "f":
         mark = {EXR_SEQUENCE: sequence} if sequence else {}
-        encode_exr(path, frame, {**(exr_kept or {}), **mark})
+        encode_exr(path, frame, {**(exr_kept or {}), **mark}, extra)
     elif frame.dtype == np.uint16:
         Path(path).write_bytes(encode_png16(frame, sequence))
     else:
@@ -211,10 +211,12 @@ def exr_kept(path: str | Path) -> dict:
         return {k: header[k] for k in EXR_KEPT if k in header}
 
 
-def encode_exr(path: str | Path, frame: np.ndarray, kept: dict | None = None) -> None:
+def encode_exr(path: str | Path, frame: np.ndarray, kept: dict | None = None,
+               extra: dict | None = None) -> None:
     """A (H, W, 3|4) float16/float32 frame of linear light (premultiplied alpha, as EXR
     defines it) into an EXR file (ZIP compression, scanlines); ``kept``: the input's
-    :func:`exr_kept` attributes, written too."""
+    :func:`exr_kept` attributes, written too; ``extra``: more channels by name, (H, W)
+    float32 each (a render's passes: ``Z``, ``forward.u``, ...)."""
     exr = _openexr()
     if frame.dtype not in (np.float16, np.float32) or frame.shape[-1] not in (3, 4):
         raise ValueError(f"frame is {frame.dtype} {frame.shape}; EXR takes float16 or "
@@ -222,7 +224,9 @@ def encode_exr(path: str | Path, frame: np.ndarray, kept: dict | None = None) ->
     name = "RGBA" if frame.shape[-1] == 4 else "RGB"
     header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
               "software": SOFTWARE, **(kept or {})}
-    with exr.File(header, {name: np.ascontiguousarray(frame)}) as f:
+    channels = {name: np.ascontiguousarray(frame)}
+    channels.update({k: np.ascontiguousarray(v) for k, v in (extra or {}).items()})
+    with exr.File(header, channels) as f:
         try:
             f.write(str(path))
         except RuntimeError as exc:  # OpenEXR's own: "Failed to write ... No space left"

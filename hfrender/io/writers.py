@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Collection, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -295,6 +295,7 @@ class PngSequenceWriter(Closing):
         check_output(pattern, size)  # (exr_kept: an EXR input's pixel aspect, primaries)
         self.pattern, self.size, self.index, self.exr_kept = pattern, size, start, exr_kept
         self.frames_written, self.kept = 0, kept
+        self.passes: Any = None  # output frame -> its EXR's channels beside the colour
 
     @property
     def frames_in_output(self) -> int:
@@ -311,7 +312,8 @@ class PngSequenceWriter(Closing):
         path = self.pattern % self.index
         tmp = f"{path}.part"
         try:
-            write_picture(tmp, frame, self.exr_kept, sequence_id(self.pattern))
+            write_picture(tmp, frame, self.exr_kept, sequence_id(self.pattern),
+                          None if self.passes is None else self.passes(self.index))
             os.replace(tmp, path)  # a file either is a whole frame or is not there
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
