@@ -198,7 +198,6 @@ class RenderConfig:
 
     def _check_audio(self) -> None:
         """The soundtrack's file name and offset, and an output that holds sound."""
-        said = spelling()
         if self.audio is not None and not (isinstance(self.audio, (str, os.PathLike))
                                            and str(self.audio)):
             raise about(ConfigError, "audio", self.audio, " must be a sound file's name "
@@ -208,12 +207,10 @@ class RenderConfig:
                 and math.isfinite(off)):
             raise about(ConfigError, "audio_offset", off, " must be a finite number of "
                         "seconds (where in the sound the video starts; < 0: silence first)")
-        if self.audio is None:
-            return
         out, gif = str(self.output), str(self.output).lower().endswith(".gif")
-        if gif or is_sequence(out):
+        if self.audio is not None and (gif or is_sequence(out)):
             what = f"GIF ({out})" if gif else f"{out} sequence"
-            raise ConfigError(f"{said.name('audio')}: a {what} has no sound; render a "
+            raise ConfigError(f"{spelling().name('audio')}: a {what} has no sound; render a "
                               "video (.mp4, .mov, .mkv, .webm), or mux it later with ffmpeg "
                               f"{'' if gif else f'-framerate {self.fps:g} '}-i {out} -i "
                               f"{self.audio} -shortest out.mp4")
