@@ -116,7 +116,8 @@ def toy(path: Path) -> None:
 def painted(parts):
     """One trimesh of hfrender's unit shapes, each ``(kind, matrix, rgb)``: ``kind``'s
     vertices placed by the 4x4 ``matrix`` (normals by its inverse transpose), in vertex
-    colours ``rgb`` (0..255)."""
+    colours ``rgb`` (0..255). Each triangle is wound counter-clockwise seen from outside
+    (glTF's front face: :func:`outward`), as the round shapes' own are not."""
     import trimesh
 
     from hfrender.scene.objects import mesh
@@ -125,14 +126,26 @@ def painted(parts):
     for kind, matrix, rgb in parts:
         verts, idx = mesh(kind)
         n = verts[:, 3:] @ np.linalg.inv(matrix[:3, :3])
-        faces.append(idx.reshape(-1, 3) + sum(len(p) for p in points))
-        points.append(verts[:, :3] @ matrix[:3, :3].T + matrix[:3, 3])
+        placed_points = verts[:, :3] @ matrix[:3, :3].T + matrix[:3, 3]
+        faces.append(outward(placed_points, n, idx.reshape(-1, 3))
+                     + sum(len(p) for p in points))
+        points.append(placed_points)
         normals.append(n / np.linalg.norm(n, axis=1, keepdims=True))
         colours.append(np.tile([*rgb, 255], (len(verts), 1)))
     shape = trimesh.Trimesh(np.concatenate(points), np.concatenate(faces),
                             vertex_normals=np.concatenate(normals), process=False)
     shape.visual.vertex_colors = np.concatenate(colours).astype(np.uint8)
     return shape
+
+
+def outward(points: np.ndarray, normals: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """``faces`` (F, 3) each wound counter-clockwise seen from the side its vertices'
+    ``normals`` point to: glTF's front face, the one drawn (its back faces are culled).
+    hfrender's round shapes wind clockwise (hfrender.renderer.translucent.outside); copied as
+    they are, a cylinder showed the inside of its far wall, lit as its back."""
+    a, b, c = (points[faces[:, k]] for k in range(3))
+    ahead = np.einsum("ij,ij->i", np.cross(b - a, c - a), normals[faces].sum(1))
+    return np.where((ahead < 0)[:, None], faces[:, ::-1], faces)
 
 
 def placed(at=(0, 0, 0), size=(1, 1, 1), turn=0.0, axis=(0, 0, 1)):
