@@ -138,6 +138,19 @@ def test_the_focal_length_sees_yfov_on_hfrenders_sensor(tmp_path, aspect, fit, e
     assert 2 * math.atan(1 / abs(p11)) == pytest.approx(BLENDER_YFOV, rel=1e-12)
 
 
+@pytest.mark.parametrize(("size", "across", "up"), [
+    ((1920, 1080), 39.6, 22.9), ((1080, 1080), 39.6, 39.6), ((1080, 1920), 22.9, 39.6)])
+def test_a_16_9_camera_drawn_at_another_size_keeps_its_longer_sides_field(tmp_path, size,
+                                                                            across, up):
+    """As docs/rendering.md says and Blender's sensor fit auto does: the 50 mm lens's
+    39.6 degrees go to the picture's longer side (the height of a portrait one)."""
+    cam = hf.Camera()
+    cam.follow(hf.Mesh.load(write_shot(tmp_path)))
+    p = cam.projection(size[0] / size[1])
+    fields = [round(math.degrees(2 * math.atan(1 / abs(p[i, i]))), 1) for i in (0, 1)]
+    assert (cam.focal_length_mm, fields) == (pytest.approx(50.0, rel=1e-12), [across, up])
+
+
 def test_a_blender_camera_made_for_4_3_is_its_50_mm():
     """Blender's exporter: yfov = 2 atan(tan(angle / 2) / aspectRatio) for a landscape
     picture, angle = 2 atan(36 / 2 / 50): the file's yfov for 4:3."""
