@@ -65,6 +65,21 @@ def test_audio_is_muxed_and_cut_to_the_video(tmp_path, name, codec):
     assert len(samples(out)) / RATE == pytest.approx(2.0, abs=0.05)
 
 
+@pytest.mark.parametrize("name", ["p.mov", "p.mkv"])
+def test_a_pcm_sound_is_kept_as_pcm_and_cut_on_the_sample(tmp_path, name):
+    """PCM copied whole ran past the video (2.04 s of sound under 2.00 s: the WAV's
+    packets); written again as the same PCM (nothing lost) it is cut on the sample."""
+    sine = make_sound(tmp_path / "sine.wav", "sine")  # 3 s, 44.1 kHz mono 16-bit
+    out = tmp_path / name
+    assert main(["render", BAR, "-o", str(out), *SMALL, "--duration", "2",
+                 "--audio", sine]) == 0
+    assert streams(out)[1] == "pcm_s16le"
+    raw = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(out),
+                          "-map", "0:a:0", "-c:a", "pcm_s16le", "-f", "s16le", "-"],
+                         capture_output=True, check=True).stdout
+    assert len(raw) // 2 == 2 * 44100
+
+
 CLICK = "if(gte(t,1),sin(2*PI*440*t),0)"  # silence for 1 s, then a tone
 
 
