@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.dof_fft import trim
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
 from hfrender.scene.glyphs import font_face, say_missing, say_unshaped
@@ -41,6 +44,14 @@ from hfrender.scene.objects import _CHECKS, Object3D
 RASTER_PX = 128  # the font's size in the raster, pixels (its cap height some 90 of them)
 PAD = 8  # empty pixels around the glyphs: smooth edges, mipmaps bleeding nothing in
 LEVELS_KEPT = 8  # finer rasters kept (raster_at): some megapixels each
+# the rasters kept between draws and renders (a process's titles and labels, drawn again
+# each sub-frame), at most this many and these bytes, the least recently drawn out first
+# (as the GL uploads, hfrender.renderer.text.KEPT_PIXELS); was 256 of any size: a
+# 4-line caption changing each sub-frame held 900 MB after a 1 s render, to the process's end
+RASTERS_KEPT = 256
+RASTERS_BYTES = 128 << 20
+_rasters: OrderedDict[tuple, Raster] = OrderedDict()
+_rasters_lock = threading.Lock()
 ALIGNS = ("left", "center", "right")
 GEOMETRY = "text"
 
@@ -55,6 +66,10 @@ class Raster:
     vertices: np.ndarray  # (4,) VERTEX: the quad's corners, UVs over the whole raster
     bounds: np.ndarray  # (2, 3): the quad's min and max corners
     cap: float  # the font's cap height in pixels: 1 m of height is this many pixels
+
+    @property
+    def nbytes(self) -> int:
+        return self.coverage.nbytes + self.vertices.nbytes
 
 
 def is_text(geometry: str) -> bool:
@@ -73,9 +88,20 @@ def raster(text: str, font: str | None = None, align: str = "center",
     return _raster(text, font, align, stamp)
 
 
-@lru_cache(maxsize=256)
 def _raster(text: str, font: str | None, align: str, stamp: tuple) -> Raster:
-    return _drawn(text, font, align, stamp, 0)
+    """The level-0 raster, kept (:data:`RASTERS_KEPT`, :data:`RASTERS_BYTES`)."""
+    key = (text, font, align, stamp)
+    with _rasters_lock:
+        if (kept := _rasters.get(key)) is not None:
+            _rasters.move_to_end(key)
+            return kept
+    made = _drawn(text, font, align, stamp, 0)
+    with _rasters_lock:
+        _rasters[key] = made
+        trim(_rasters, RASTERS_BYTES)
+        while len(_rasters) > RASTERS_KEPT:
+            _rasters.popitem(last=False)
+    return made
 
 
 @lru_cache(maxsize=LEVELS_KEPT)
