@@ -140,25 +140,32 @@ def test_a_finer_raster_still_uploaded_is_not_made_again(gl_context, monkeypatch
     fbo.release()
 
 
+PAGE = "\n".join(f"line {k}: the quick brown fox jumps over the lazy dog" for k in range(40))
+
+
+def grown_by_pages(use, pages=14):
+    """(bytes the process's Python heap grew by, the pages' raster sizes) after ``use(text)``
+    of ``pages`` 40-line texts (18 MB rasters each), each once."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        sizes = [use(f"{PAGE} {t}").coverage.nbytes for t in range(pages)]
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert min(sizes) > 17 << 20 and sum(sizes) > 240 << 20  # the pages are that large
+    return grown, max(sizes)
+
+
 def test_a_text_changing_every_draw_keeps_its_rasters_within_their_bytes():
     """A caption that changes each sub-frame (a log, a subtitle with the time in it) kept
     its last 256 rasters whatever their size, to the process's end: a 4-line one's 1 s
     render held 418 MB after it, a 40-line one's 4.5 GB. Now at most RASTERS_BYTES
     (128 MiB) of them: fourteen 40-line pages (18 MB each) grow the process by less."""
-    import tracemalloc
-
-    page = "\n".join(f"line {k}: the quick brown fox jumps over the lazy dog" for k in range(40))
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        rasters = [text_module.raster(f"{page} {t}") for t in range(14)]
-        sizes = [r.coverage.nbytes for r in rasters]
-        del rasters
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert min(sizes) > 17 << 20 and sum(sizes) > 240 << 20  # the pages are that large
-    assert grown < (128 << 20) + max(sizes), f"{grown / 2**20:.0f} MiB kept"
+    grown, most = grown_by_pages(text_module.raster)
+    assert grown < (128 << 20) + most, f"{grown / 2**20:.0f} MiB kept"
     assert text_module.RASTERS_BYTES == 128 << 20
-    newest = text_module.raster(f"{page} 13")
-    assert newest is text_module.raster(f"{page} 13")  # kept: drawn once
+    newest = text_module.raster(f"{PAGE} 13")
+    assert newest is text_module.raster(f"{PAGE} 13")  # kept: drawn once

@@ -20,7 +20,6 @@ line (give them one: an ``hf.Group``, or ``obj.parent = other.parent``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -30,7 +29,7 @@ from hfrender.scene import checks
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import Group, Placed, called, placement
 from hfrender.scene.round_shapes import ROUND, support
-from hfrender.scene.text import Raster, is_text
+from hfrender.scene.text import is_text
 
 _AXES = ("(1, 0, 0) right, (-1, 0, 0) left, (0, 1, 0) up, (0, -1, 0) down, (0, 0, 1) out "
          "(towards the default camera), (0, 0, -1) in")
@@ -120,25 +119,13 @@ def _corners(obj: Any) -> np.ndarray:
     """The corners of ``obj``'s shape in its own units, before its model matrix."""
     geometry = obj.geometry
     if is_text(geometry):
-        lo, hi = _ink(obj.raster())
+        lo, hi = obj.raster().ink
         return np.array([[x, y, 0.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])])
     if is_model(geometry):
         lo, hi = obj.bounds
         return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
                          for z in (lo[2], hi[2])])
     return _PLANE if geometry == "plane" else _CUBE
-
-
-@lru_cache(maxsize=256)
-def _ink(raster: Raster) -> tuple[tuple[float, float], tuple[float, float]]:
-    """((x0, y0), (x1, y1)): the box of a text raster's inked pixels in its quad's units
-    (where it has none, no text: a point at its anchor, (0, 0))."""
-    rows = np.flatnonzero(raster.coverage.any(axis=1))
-    cols = np.flatnonzero(raster.coverage.any(axis=0))
-    if not len(rows):
-        return (0.0, 0.0), (0.0, 0.0)
-    left, top = float(raster.bounds[0, 0]), float(raster.bounds[1, 1])  # (rows run down)
-    return ((left + cols[0], top - rows[-1] - 1), (left + cols[-1] + 1, top - rows[0]))
 
 
 def _move(node: Placed, delta: np.ndarray) -> None:

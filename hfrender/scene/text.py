@@ -27,7 +27,7 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +70,18 @@ class Raster:
     @property
     def nbytes(self) -> int:
         return self.coverage.nbytes + self.vertices.nbytes
+
+    @cached_property
+    def ink(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """((x0, y0), (x1, y1)): the box of its inked pixels in its quad's units (where it
+        has none, no text: a point at its anchor, (0, 0)); kept with it (was: in a cache of
+        its own that held 256 rasters past the ones kept, a laid-out caption's)."""
+        rows = np.flatnonzero(self.coverage.any(axis=1))
+        cols = np.flatnonzero(self.coverage.any(axis=0))
+        if not len(rows):
+            return (0.0, 0.0), (0.0, 0.0)
+        left, top = float(self.bounds[0, 0]), float(self.bounds[1, 1])  # (rows run down)
+        return ((left + cols[0], top - rows[-1] - 1), (left + cols[-1] + 1, top - rows[0]))
 
 
 def is_text(geometry: str) -> bool:
