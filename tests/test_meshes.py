@@ -528,3 +528,14 @@ def test_a_copy_of_a_scene_shares_its_models_data(tmp_path):
     assert copy.copy(mesh)._loaded() is mesh._loaded()
     twin.position = (1.0, 2.0, 3.0)  # the placement is the copy's own
     assert tuple(mesh.position) == (0.0, 0.0, 0.0)
+
+
+def test_an_older_trimesh_is_named_with_the_least_it_needs(tmp_path, monkeypatch):
+    # was: a glTF of emissive strength 4 (scenes/windmill.glb) refused by trimesh 4.6-4.11
+    # as "all factors must be between 0.0-1.0", read as a broken file
+    path = write(trimesh.creation.box(), tmp_path / "old.stl")
+    monkeypatch.setattr(trimesh, "__version__", "4.9.0")
+    with pytest.raises(meshes.ModelError) as err:
+        hf.Mesh.load(path)
+    assert str(err.value) == ("hf.Mesh.load needs trimesh >= 4.12 (this is 4.9.0): pip "
+                              "install -U 'hfrender[models]'")

@@ -37,7 +37,14 @@ from hfrender.errors import InputError
 from hfrender.scene import checks, model_files
 from hfrender.scene.model_animation import Animations, not_played, read_animations
 from hfrender.scene.model_cameras import CameraPose, FileCamera, find, played, read_cameras
-from hfrender.scene.model_files import ModelError, check_file, missing_files, read_scene, why_none
+from hfrender.scene.model_files import (
+    ModelError,
+    check_file,
+    missing_files,
+    read_scene,
+    trimesh_module,
+    why_none,
+)
 from hfrender.scene.model_parts import VERTEX, Part, merged, part
 from hfrender.scene.objects import _CHECKS, Object3D
 
@@ -168,16 +175,8 @@ def _unchanged(files: tuple[tuple[Path, int, int], ...]) -> bool:
     return True
 
 
-def _trimesh() -> Any:
-    try:
-        import trimesh
-    except ImportError:
-        raise ModelError("hf.Mesh.load needs trimesh: pip install 'hfrender[models]'") from None
-    return trimesh
-
-
 def _read(shown: Path, path: Path, key: str) -> ModelData:
-    trimesh = _trimesh()
+    trimesh = trimesh_module()
     check_file(shown, path)
     try:
         with missing_files() as missing:

@@ -42,6 +42,7 @@ def check_file(shown: Path, path: Path) -> None:
 
 
 _WRAPS = {33071: "CLAMP_TO_EDGE", 33648: "MIRRORED_REPEAT"}  # glTF's default: REPEAT
+TRIMESH = (4, 12)  # the least trimesh: 4.12 takes a glTF emissiveFactor past 1 (a strength)
 
 
 def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
@@ -260,3 +261,17 @@ def _candidates(name: str) -> Iterator[str]:
     words = unix.split(" ")
     yield from (" ".join(words[i:]) for i in range(1, len(words)))
     yield unix.rsplit("/", 1)[-1]
+
+
+def trimesh_module() -> Any:
+    """trimesh, where it is installed and new enough (one line where not)."""
+    try:
+        import trimesh
+    except ImportError:
+        raise ModelError("hf.Mesh.load needs trimesh: pip install 'hfrender[models]'") from None
+    have = tuple(int(x) for x in re.findall(r"\d+", trimesh.__version__)[:2])
+    if have < TRIMESH:  # (an older one refuses a glTF emission past 1: "factors must be
+        raise ModelError(  # between 0.0-1.0", a review of the windmill scenes)
+            f"hf.Mesh.load needs trimesh >= {'.'.join(map(str, TRIMESH))} (this is "
+            f"{trimesh.__version__}): pip install -U 'hfrender[models]'")
+    return trimesh
