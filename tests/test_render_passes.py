@@ -127,6 +127,23 @@ def test_passes_into_anything_but_an_exr_sequence_are_refused_in_one_line(
     assert not (tmp_path / "out.mp4").exists() and not (tmp_path / "f").exists()
 
 
+def test_passes_into_a_video_on_ray_are_refused_before_ray_starts(tmp_path, monkeypatch,
+                                                                  capsys):
+    # was: refused by a worker once the cluster had started (7 s)
+    from hfrender.engine import cluster
+
+    def started(*_):
+        raise AssertionError("Ray was started")
+
+    monkeypatch.setattr(cluster, "connect", started)
+    monkeypatch.chdir(tmp_path)
+    scene(tmp_path, SLIDE)
+    assert main(["render", "s.py", "-o", "out.mp4", "--passes", "depth", "--ray"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "hfrender: error: --passes depth: out.mp4 is a video, which takes no passes: they are "
+        "channels of an EXR sequence's frames (-o frames/%04d.exr)")
+
+
 def test_a_pass_of_no_such_name_and_a_shader_are_refused_in_one_line(tmp_path):
     path = scene(tmp_path, SLIDE)
     with pytest.raises(ConfigError) as exc:

@@ -125,6 +125,10 @@ def check_render(scene_file: str, config: RenderConfig, store: bool = True) -> N
     check_scene_path(scene_file)
     check_encoder(config.output, config.codec, config.size, config.fps,
                   encoding=Encoding.of(config))
+    if config.passes:  # (was: on Ray, by a worker once the cluster had started)
+        from hfrender.engine.passes import check_passes
+
+        check_passes(config)
     if config.audio is not None:  # its file and its sound (was: no --audio at all)
         from hfrender.engine.render_output import render_sound
 
