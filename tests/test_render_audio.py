@@ -162,3 +162,17 @@ def test_refusals_are_one_line(tmp_path, capsys):
         "hfrender: error: --audio-offset 1 places the sound of --audio FILE: give it too, "
         "or leave --audio-offset out")
     assert not Path(out).exists()
+
+
+def test_an_offset_past_the_sounds_end_is_said(tmp_path, caplog):
+    # was: a video with no sound at all (mp4) or an empty track (webm), unsaid
+    sound = make_sound(tmp_path / "short.wav", "sine")  # 3 s
+    out = tmp_path / "late.mp4"
+    args = ["render", BAR, "-o", str(out), "--duration", "1", *SMALL, "--audio", sound]
+    assert main([*args, "--audio-offset", "10"]) == 0
+    assert [r.getMessage() for r in caplog.records if "past its end" in r.getMessage()] == [
+        f"--audio {sound}: the video starts 10.00 s into it, past its end (3.00 s): nothing "
+        "of it is heard"]
+    caplog.clear()
+    assert main([*args, "--audio-offset", "1"]) == 0
+    assert "past its end" not in caplog.text

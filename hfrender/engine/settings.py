@@ -131,8 +131,13 @@ def check_render(scene_file: str, config: RenderConfig, store: bool = True) -> N
         check_passes(config)
     if config.audio is not None:  # its file and its sound (was: no --audio at all)
         from hfrender.engine.render_output import render_sound
+        from hfrender.io.probe import sound_seconds
 
-        render_sound(config)
+        start, length = render_sound(config).start, sound_seconds(str(config.audio))
+        if length is not None and start >= length:  # (was: a video without sound, unsaid)
+            log.warning("%s: the video starts %.2f s into it, past its end (%.2f s): "
+                        "nothing of it is heard", spelling().said("audio", str(config.audio)),
+                        start, length)
     if store:
         check_store(config)
 

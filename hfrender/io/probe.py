@@ -152,29 +152,42 @@ def audio_file(path: str, said: str, start: float = 0.0) -> Soundtrack:
     where it is missing, unreadable or holds no audio stream."""
     if not Path(path).is_file():
         raise FootageError(f"{said}: no such file")
-    st = os.stat(path)
-    codecs = _sound_codecs(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+    codecs = _sound(path)[0]
     if isinstance(codecs, str):
         raise FootageError(f"{said}: {codecs}")
     return Soundtrack(str(Path(path).resolve()), codecs, start, cut=True)
 
 
+def sound_seconds(path: str) -> float | None:
+    """How long the sound file at ``path`` is (None: not said)."""
+    return _sound(path)[1]
+
+
+def _sound(path: str) -> tuple[tuple[str, ...] | str, float | None]:
+    st = os.stat(path)
+    return _sound_codecs(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+
+
 @lru_cache(maxsize=16)
-def _sound_codecs(path: str, mtime_ns: int, size: int) -> tuple[str, ...] | str:
-    """The audio tracks' codecs of the file at ``path``, or why it has none to give."""
+def _sound_codecs(path: str, mtime_ns: int, size: int
+                  ) -> tuple[tuple[str, ...] | str, float | None]:
+    """The audio tracks' codecs of the file at ``path``, or why it has none to give; and
+    its length in seconds (None where ffmpeg says none)."""
     res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", path], capture_output=True,
                          text=True, errors="replace")
     head = res.stderr.split("At least one output file")[0]
+    m = re.search(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)", head)
+    seconds = int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) if m else None
     codecs = _audio_codecs(head)
     if codecs:
-        return codecs
+        return codecs, seconds
     if re.search(r"^\s*Stream #", head, re.M):
-        return "it holds no audio stream"
+        return "it holds no audio stream", seconds
     said = [x.strip() for x in head.splitlines() if x.strip()]
     why = (said or ["no message"])[-1]
     if why.endswith("Invalid data found when processing input"):
         why = "not a sound file ffmpeg can read (damaged, or another kind of file)"
-    return f"cannot read it as audio: {bare(why)}"
+    return f"cannot read it as audio: {bare(why)}", seconds
 
 
 def _tracks(head: str) -> tuple[int, int]:
