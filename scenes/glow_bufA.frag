@@ -6,7 +6,7 @@ void mainImage(out vec4 fragColor, in vec2 fragCoord) {
     vec3 col = vec3(0.02, 0.03, 0.06) + 0.05 * step(0.46, max(grid.x, grid.y));
     float a = 5.0 * iTime;  // about two screen widths a second
     vec2 p = vec2(0.6 * sin(a), 0.3 * sin(2.0 * a));
-    float dot = smoothstep(0.045, 0.035, length(uv - p));
-    col += vec3(4.0, 1.6, 0.5) * dot;  // 4x white, orange
+    float disc = smoothstep(0.045, 0.035, length(uv - p));
+    col += vec3(4.0, 1.6, 0.5) * disc;  // 4x white, orange
     fragColor = vec4(col, 1.0);
 }

@@ -31,7 +31,7 @@ class WindmillSign(hf.Scene):
         self.camera.look_at((1.0, 1.0, 1.7))
         self.camera.focal_length_mm = 85
         self.camera.f_stop = 1.4
-        self.camera.focus_distance = 1.15  # the post; the sign 2.1 m past it
+        self.camera.focus_distance = 1.15  # the post; the sign some 2 m past it
 
     def update(self, t):
         self.mill.time = t % self.mill.duration

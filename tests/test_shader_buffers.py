@@ -212,7 +212,9 @@ def test_a_buffer_given_by_a_whole_path_outside_the_shaders_folder(tmp_path):
 
 
 @pytest.mark.parametrize("value, setting", [("bufA.frag filter=nearest wrap=repeat", "filter"),
-                                            ("noise.png  wrap = clamp", "wrap")])
+                                            ("noise.png  wrap = clamp", "wrap"),
+                                            ("filter=nearest bufA.frag", "filter"),
+                                            ("bufA.frag;wrap=repeat", "wrap")])
 def test_shadertoys_channel_settings_are_refused_naming_what_is_used(tmp_path, value,
                                                                     setting):
     """Was: "iChannel0 = bufA.frag filter=nearest wrap=repeat: no such file", the settings

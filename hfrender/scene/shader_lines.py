@@ -22,7 +22,7 @@ LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]
 COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 CHANNEL = re.compile(r"iChannel[0-3]")
 # shadertoy.com's per-channel sampler settings, none of which hfrender takes: its defaults
-SETTING = re.compile(r"\s(filter|wrap|vflip|srgb)\s*=", re.I)
+SETTING = re.compile(r"(?:^|[\s,;])(filter|wrap|vflip|srgb)\s*=", re.I)
 SAMPLED = ("a picture is read mipmapped and repeated, a buffer linear and clamped to the "
            "edge with no mipmaps (textureLod reads its full size), shadertoy.com's defaults")
 
