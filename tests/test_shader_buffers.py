@@ -228,3 +228,29 @@ def test_shadertoys_channel_settings_are_refused_naming_what_is_used(tmp_path, v
         f"({setting}=): a picture is read mipmapped and repeated, a buffer linear and clamped "
         "to the edge with no mipmaps (textureLod reads its full size), shadertoy.com's "
         "defaults; give the file alone")
+
+
+def test_a_buffer_no_drawn_pass_reads_is_not_drawn(tmp_path, monkeypatch, caplog):
+    """Was: warned of, and drawn all the same each sub-frame (a full-screen pass for
+    nothing). bufB is given to the Image, which never reads it; bufC is read by bufB alone:
+    neither is drawn; bufA, which the Image reads, is, once a sub-frame."""
+    from render_helpers import render_frames
+
+    from hfrender.renderer import shader_renderer
+
+    drawn = []
+    run = shader_renderer.PassProgram.run
+    monkeypatch.setattr(shader_renderer.PassProgram, "run", lambda self, *a: (
+        drawn.append(self.shader.source_path.rsplit("/", 1)[-1]), run(self, *a))[1])
+    write(tmp_path, bufA_frag=MAIN + "{ c = vec4(0.4, 0, 0, 1); }\n",
+          bufC_frag=MAIN + "{ c = vec4(1); }\n",
+          bufB_frag="// hfrender: iChannel0 = bufC.frag\n"
+          + MAIN + "{ c = texture(iChannel0, p / iResolution.xy); }\n",
+          image_frag="// hfrender: iChannel0 = bufA.frag\n// hfrender: iChannel1 = bufB.frag\n"
+          + MAIN + "{ c = texture(iChannel0, p / iResolution.xy); }\n")
+    with caplog.at_level("WARNING"):
+        frames, _ = render_frames(tmp_path / "image.frag", size=(8, 4), samples=3,
+                                  duration=1 / 30)
+    assert (frames[..., 0] == 102).all()  # 0.4 (a shader writes codes)
+    assert drawn == ["bufA.frag", "image.frag"] * 3
+    assert "image.frag gives iChannel1 a buffer, which its code never reads" in caplog.text

@@ -56,7 +56,25 @@ class ShaderRenderer:
         except BaseException:
             self.release()
             raise
+        self._drop_unread()
         self.target = Target(ctx, size, with_depth, hdr=hdr)
+
+    def _drop_unread(self) -> None:
+        """Releases the buffers no drawn pass reads (given to a channel whose code never
+        reads it, said by :mod:`~hfrender.renderer.shader_notes`; or read only by such a
+        buffer): was drawn all the same each sub-frame, a full-screen pass for nothing."""
+        needed = set(self.image.reads)
+        for drawn in reversed(self.passes):  # (each after those it reads: readers first)
+            key = Path(drawn.shader.source_path).resolve()
+            if key in needed:
+                needed |= drawn.reads
+                continue
+            drawn.release()
+            texture, fbo = self.buffers.pop(key)
+            fbo.release()
+            texture.release()
+        self.passes = [p for p in self.passes
+                       if Path(p.shader.source_path).resolve() in self.buffers]
 
     def prepare(self) -> None:
         """Nothing to do: the shaders compiled in the constructor."""
@@ -133,6 +151,8 @@ class PassProgram:
                       lambda why, where=where: ShaderError(f"{where}: {why}"), "a buffer")
             given[i] = buffers[path.resolve()][0]
         read = [i for i in range(4) if self.prog.get(f"iChannel{i}", None)]
+        # the buffers it reads (by their file), as its compiled program keeps their channels
+        self.reads = {p.resolve() for i, (p, _) in shader.buffer_files().items() if i in read}
         black = None  # what a channel read and given nothing reads: one texel of 0
         if any(i not in given for i in read):
             black = ctx.texture((1, 1), 4, bytes(4))
