@@ -254,3 +254,45 @@ def test_a_buffer_no_drawn_pass_reads_is_not_drawn(tmp_path, monkeypatch, caplog
     assert (frames[..., 0] == 102).all()  # 0.4 (a shader writes codes)
     assert drawn == ["bufA.frag", "image.frag"] * 3
     assert "image.frag gives iChannel1 a buffer, which its code never reads" in caplog.text
+
+
+@pytest.mark.parametrize("lines, read, said", [
+    ("// hfrender: iChannel1 = gone.png\n", "texture(iChannel1, p)", "gone.png: no such file"),
+    ("// hfrender: iChannel2 = bufA.frag\nuniform samplerCube iChannel2;\n",
+     "texture(iChannel2, vec3(1))", "a buffer fills a 2D channel (sampler2D) only")])
+def test_a_pass_that_fails_after_compiling_leaves_nothing_behind(tmp_path, monkeypatch,
+                                                                 gl_context, lines, read,
+                                                                 said):
+    """Was: its program, vertex array and the picture it had made kept (the renderer
+    released the passes it had finished, not the half-built one)."""
+    import re
+
+    import moderngl
+    from PIL import Image
+
+    from hfrender.renderer.programs import ShaderError
+    from hfrender.renderer.shader_renderer import ShaderRenderer
+
+    made = []
+
+    def counted(real):
+        def making(self, *a, **k):
+            made.append(real(self, *a, **k))
+            return made[-1]
+        return making
+
+    for kind in ("program", "vertex_array", "texture", "framebuffer"):
+        monkeypatch.setattr(moderngl.Context, kind, counted(getattr(moderngl.Context, kind)))
+    Image.fromarray(np.full((2, 2, 3), 102, np.uint8)).save(tmp_path / "grey.png")
+    write(tmp_path, bufA_frag=MAIN + "{ c = vec4(1); }\n",
+          image_frag="// hfrender: iChannel3 = grey.png\n// hfrender: iChannel0 = bufA.frag\n"
+          + lines + MAIN + "{ c = texture(iChannel0, p) + texture(iChannel3, p) + "
+          + read + "; }\n")
+    path = tmp_path / "image.frag"
+    ctx = gl_context(size=(8, 4)).ctx
+    with pytest.raises(ShaderError, match=re.escape(said)):
+        ShaderRenderer(ctx, ShaderScene(path.read_text(), str(path)), (8, 4), False)
+    assert sorted({type(m).__name__ for m in made}) == [
+        "Framebuffer", "Program", "Texture", "VertexArray"]
+    assert [type(m).__name__ for m in made  # each released
+            if not isinstance(m.mglo, moderngl.mgl.InvalidObject)] == []

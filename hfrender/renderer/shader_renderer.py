@@ -137,8 +137,17 @@ class PassProgram:
 
     def __init__(self, ctx: Any, shader: ShaderPass, buffers: dict[Path, tuple[Any, Any]]
                  ) -> None:
-        self.shader, self.own = shader, []
+        self.shader, self.own, self.vao = shader, [], None
         self.prog = compile_pass(ctx, shader, not isinstance(shader, ShaderScene))
+        try:
+            self._bind(ctx, buffers)
+        except BaseException:  # (was: its program, vertex array and pictures kept)
+            self.release()
+            raise
+
+    def _bind(self, ctx: Any, buffers: dict[Path, tuple[Any, Any]]) -> None:
+        """Its vertex array, and its channels' textures bound to their units."""
+        shader = self.shader
         self.vao = ctx.vertex_array(self.prog, [])
         given = {}
         for i, (path, line) in shader.channel_files().items():
@@ -182,7 +191,8 @@ class PassProgram:
         self.vao.render(moderngl.TRIANGLES, vertices=3)
 
     def release(self) -> None:
-        self.vao.release()
+        if self.vao is not None:
+            self.vao.release()
         self.prog.release()
         for texture in self.own:
             texture.release()
