@@ -189,3 +189,42 @@ def test_more_in_flight_than_fits_steps_down_to_the_most_that_fit(monkeypatch):
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: int((3 * 8 * sub + work) / 0.8))
     config = RenderConfig(size=(64, 36), samples=8, max_in_flight=4)
     assert render_setup.fitting(config, plan, sub, None, False, 1).max_in_flight == 2
+
+
+def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, capsys):
+    """Each of a shader's buffers draws into an RGBA float texture of the output's size (16
+    bytes a pixel, 0.5 GiB at 8K): was not counted, an 8K render with 4 buffers passed the
+    check; refused before the GL context, in the same line, the textures' share said."""
+    from hfrender.cli import main
+    from hfrender.engine import render
+
+    def no_context(*args, **kwargs):
+        raise AssertionError("a GL context was made")
+
+    main_image = "void mainImage(out vec4 c, in vec2 p) { c = texture(iChannel0, p); }\n"
+    for name in "ABCD":
+        (tmp_path / f"buf{name}.frag").write_text(main_image)
+    (tmp_path / "s.frag").write_text("".join(f"// hfrender: iChannel{i} = buf{n}.frag\n"
+                                             for i, n in enumerate("ABCD")) + main_image)
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 6 << 30)  # 4.8 GiB usable
+    monkeypatch.setattr(render, "create_context", no_context)
+    assert main(["still", str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.png"),
+                 "--size", "7680x4320", "--samples", "1"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: 7680x4320 with 1 sub-frame per output frame needs 5.3 GiB (0.2 GiB "
+        "for 2 hyperframe slots of 1 sub-frame and 5.1 GiB to draw, fuse and encode each "
+        "frame, 2.0 GiB of it the float textures of 4 shader buffers), more than the 4.8 GiB "
+        "this process may use: lower --size\n")
+    assert not (tmp_path / "s.png").exists()
+    # and as the pool is sized (one buffer at 4K: 0.1 GiB more, past what fits)
+    from hfrender.config import ConfigError, RenderConfig
+    from hfrender.engine import render_setup
+    from hfrender.sampler import SampleSchedule
+
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: int(1.1 * 2**30))
+    config, plan = RenderConfig(size=(3840, 2160), samples=1), SampleSchedule(samples=1).plan(1)
+    render_setup.check_granularity(config, plan, 4 * 3840 * 2160)
+    with pytest.raises(ConfigError, match=r"needs 1\.0 GiB \(0\.1 GiB for 3 hyperframe slots of 1 "
+                       r"sub-frame and 0\.9 GiB to draw, fuse and encode each frame, 0\.1 GiB "
+                       r"of it the float textures of 1 shader buffer\), more than the 0\.9"):
+        render_setup.check_granularity(config, plan, 4 * 3840 * 2160, buffers=1)

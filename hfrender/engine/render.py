@@ -39,6 +39,7 @@ from hfrender.engine.render_setup import (
     refuse_past_memory,
     resume_point,
     schedule_for,
+    shader_buffers,
     shared_arena,
 )
 from hfrender.engine.render_stats import RenderStats
@@ -128,7 +129,7 @@ class RenderJob:
             check_target(config.keep_samples, config.output if self.own_writer else None)
         self.backend = get_backend(config.backend)
         stats.total_frames, stats.backend = self.count, self.backend.name
-        refuse_past_memory(config)  # (before the costly context and setup)
+        refuse_past_memory(config, shader_buffers(self.scene))  # (before context and setup)
         self._open_context()
         try:
             self._prepare_scene()
@@ -230,9 +231,9 @@ class RenderJob:
         gl = self.storage = gl_storage(config, self.glctx, self.backend.name)
         arena = None if gl is not None else shared_arena(config.fusion_process, self.backend.name,
                                                          depth or velocity)
-        self.builder, self.storage = make_builder(config, plan, arena if gl is None else gl,
-                                                  depth or velocity or keep, moves,
-                                                  self.renderer.target.color_dtype)
+        self.builder, self.storage = make_builder(
+            config, plan, arena if gl is None else gl, depth or velocity or keep, moves,
+            self.renderer.target.color_dtype, shader_buffers(self.scene))
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
                                      self.dof, moves)
         self.drawer.watch_white = not stats.hdr and config.hdr == "auto"

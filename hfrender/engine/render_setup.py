@@ -139,15 +139,27 @@ WORK_BYTES_PER_PIXEL = 100
 # reconstruction: each sub-frame decoded to float planes; a trial's 1080p at 8 samples took
 # 3.2 GB in all where 0.9 GiB was said, and ran out of memory after passing the check)
 HEAVY_BYTES_PER_SAMPLE = 48
+# and per shader buffer (shadertoy.com's Buffer tabs): its RGBA 32-bit float texture of the
+# output's size (was: not counted; 133 MB each at 4K)
+BUFFER_BYTES_PER_PIXEL = 16
+
+
+def shader_buffers(scene: Any) -> int:
+    """How many buffers a shader ``scene`` draws into float textures of the output's size
+    (0 for any other scene)."""
+    from hfrender.scene import ShaderScene
+
+    return len(scene.buffers) if isinstance(scene, ShaderScene) else 0
 
 
 def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
                       free: int | None = None, heavy: bool = False,
-                      workers: int = 1) -> None:
+                      workers: int = 1, buffers: int = 0) -> None:
     """A granularity must hold the halo and whole output frames; the pool must fit memory
     (``free``: bytes it may take on the GPU; default: in host memory), and the frame's
-    own work (:data:`WORK_BYTES_PER_PIXEL`, and :data:`HEAVY_BYTES_PER_SAMPLE` for each of
-    ``workers`` fusing a ``heavy`` window) what this process may use of host memory."""
+    own work (:data:`WORK_BYTES_PER_PIXEL`, :data:`HEAVY_BYTES_PER_SAMPLE` for each of
+    ``workers`` fusing a ``heavy`` window, :data:`BUFFER_BYTES_PER_PIXEL` for each of a
+    shader's ``buffers``) what this process may use of host memory."""
     from hfrender.hyperframe.builder import free_memory_bytes
 
     if config.granularity != "auto":
@@ -161,7 +173,8 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     frames = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     pool = slots * frames * frame_bytes
     per = WORK_BYTES_PER_PIXEL + heavy * workers * HEAVY_BYTES_PER_SAMPLE * plan.per_output
-    work = per * config.size[0] * config.size[1]
+    textures = BUFFER_BYTES_PER_PIXEL * buffers * config.size[0] * config.size[1]
+    work = per * config.size[0] * config.size[1] + textures
     host = free_memory_bytes() * 0.8  # (was: compared with 80%, the whole said, a trial)
     knobs = (["--granularity"] if config.granularity != "auto" else []) + (
         ["--samples"] if plan.per_output > 1 else []) + ["--size"]  # (--samples at 1 too, was)
@@ -169,7 +182,9 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
         " (or --reconstruct off, or --dof lens)" if heavy else "")
     sub = "sub-frame"  # (was: "slots of 1 sub-frames", "with 1 sub-frames per ...", a trial)
     slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {n_frames(frames, sub)}"
-    drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame"
+    drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame" + (
+        f", {textures / 2**30:.1f} GiB of it the float textures of {buffers} shader "
+        f"buffer{'s' * (buffers > 1)}" if buffers else "")
     w, h = config.size
     what = f"{w}x{h} with {n_frames(plan.per_output, sub)} per output frame"
     if free is not None and pool > 0.8 * free:  # the pool in the GPU's memory
@@ -183,7 +198,7 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
 
 
 def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None,
-            heavy: bool, workers: int) -> RenderConfig:
+            heavy: bool, workers: int, buffers: int = 0) -> RenderConfig:
     """``config`` where its pool and work fit memory (:func:`check_granularity`), else with
     the most hyperframes in flight below its own that fit (down to one: a pool of 2 slots,
     not 3; drawing waits more on fusion), said with -v (was: 8K at 48 samples refused, 2
@@ -192,7 +207,7 @@ def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None
     for in_flight in range(config.max_in_flight, 0, -1):
         tried = config.with_(max_in_flight=in_flight)
         try:
-            check_granularity(tried, plan, frame_bytes, free, heavy, workers)
+            check_granularity(tried, plan, frame_bytes, free, heavy, workers, buffers)
         except ConfigError:
             if in_flight == 1:
                 raise
@@ -205,31 +220,35 @@ def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None
     raise AssertionError("max_in_flight >= 1")  # (a RenderConfig's check)
 
 
-def refuse_past_memory(config: RenderConfig) -> None:
+def refuse_past_memory(config: RenderConfig, buffers: int = 0) -> None:
     """Before the GL context and the scene's setup: a size whose own work alone
-    (:data:`WORK_BYTES_PER_PIXEL`) is past what this process may use, whatever the pool, is
-    refused in :func:`fitting`'s line, its least pool counted (was: after them, 16384x16384
-    took 24 s and 6.4 GB before its refusal, a trial)."""
+    (:data:`WORK_BYTES_PER_PIXEL`, and a shader's ``buffers``' float textures) is past what
+    this process may use, whatever the pool, is refused in :func:`fitting`'s line, its least
+    pool counted (was: after them, 16384x16384 took 24 s and 6.4 GB before its refusal, a
+    trial)."""
     from hfrender.hyperframe.builder import free_memory_bytes
 
     w, h = config.size
-    if WORK_BYTES_PER_PIXEL * w * h > free_memory_bytes() * 0.8:
+    per = WORK_BYTES_PER_PIXEL + BUFFER_BYTES_PER_PIXEL * buffers
+    if per * w * h > free_memory_bytes() * 0.8:
         fitting(config, schedule_for(config).plan(1), sub_frame_bytes((h, w, 4), np.uint8),
-                None, False, fusion_workers(config, False))
+                None, False, fusion_workers(config, False), buffers)
 
 
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
-                 velocity: bool = False, color: Any = np.uint8) -> tuple[HyperFrameBuilder, Any]:
+                 velocity: bool = False, color: Any = np.uint8,
+                 buffers: int = 0) -> tuple[HyperFrameBuilder, Any]:
     """The pool and its builder, in GL buffers shared with CUDA where they are used (sized
     from the GPU's free memory) or in host memory; ``--interop auto`` falls back to host
     memory when the GL buffers cannot be made or registered (``on`` says why, in one line).
-    ``color``: the sub-frames' colour dtype (uint8 sRGB codes, float32 with --hdr).
+    ``color``: the sub-frames' colour dtype (uint8 sRGB codes, float32 with --hdr);
+    ``buffers``: a shader's (:func:`shader_buffers`), counted in the frame's work.
     Returns (builder, the storage it uses)."""
     w, h = config.size
     free = pool_memory(storage)
     frame_bytes = sub_frame_bytes((h, w, 4), color, depth, velocity)
     config = fitting(config, plan, frame_bytes, free, depth or velocity,
-                     fusion_workers(config, isinstance(storage, shared.SharedArena)))
+                     fusion_workers(config, isinstance(storage, shared.SharedArena)), buffers)
     cap = pipeline_cap(plan, storage)
     least = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     try:
@@ -250,7 +269,7 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
         if config.interop == "on":
             raise ConfigError(f"--interop on: {exc}") from None
         log.warning("--interop auto: %s; sub-frames go through host memory", exc)
-        return make_builder(config, plan, None, depth, velocity, color)
+        return make_builder(config, plan, None, depth, velocity, color, buffers)
 
 
 def gl_mapper(kind: str) -> Any:
