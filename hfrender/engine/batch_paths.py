@@ -387,7 +387,7 @@ def _shader_lines(source: Path) -> None:
 
     image = ShaderPass(source.read_text(encoding="utf-8", errors="replace"), str(source))
     for shader in [image, *buffer_passes(image)]:  # (a common file: there, no mainImage)
-        for path, line in shader.channel_files().values():
+        for channel, (path, _line) in shader.channel_files().items():
             if not path.is_file():
-                raise InputError(f"{shader.source_path}:{line}: iChannel picture {path}: no "
-                                 "such file (a path from the shader's folder)")
+                raise InputError(f"{shader.channel_line(channel)}: no such file (a path from "
+                                 "the shader's folder)")

@@ -13,15 +13,15 @@ from hfrender.renderer.programs import ShaderError
 SAMPLER_2D = 0x8B5E  # GL_SAMPLER_2D: the kind of channel a picture fills
 
 
-def channel_texture(ctx: Any, path: Path, where: str, channel: int, kind: int | None = None
-                    ) -> Any:
+def channel_texture(ctx: Any, path: Path, where: str, kind: int | None = None) -> Any:
     """A picture for a channel as shadertoy.com samples its textures: 8-bit RGBA, its bottom
-    row at v = 0, repeated, mipmapped (``where``: the shader's line that gives it; ``kind``:
-    the channel's sampler, as the program declares it, where it reads it)."""
+    row at v = 0, repeated, mipmapped (``where``: the shader's line that gives it,
+    :meth:`~hfrender.scene.shader_passes.ShaderPass.channel_line`; ``kind``: the channel's
+    sampler, as the program declares it, where it reads it)."""
     import moderngl
 
     def refused(why: str) -> ShaderError:
-        return ShaderError(f"{where}: iChannel{channel} = {path}: {why}")
+        return ShaderError(f"{where}: {why}")
 
     flat_only(kind, refused, "a picture")
     rgba = _rgba8(_picture(path, refused, int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))))

@@ -150,12 +150,12 @@ class PassProgram:
         shader = self.shader
         self.vao = ctx.vertex_array(self.prog, [])
         given = {}
-        for i, (path, line) in shader.channel_files().items():
-            self.own.append(channel_texture(ctx, path, f"{shader.source_path}:{line}", i,
+        for i, (path, _line) in shader.channel_files().items():
+            self.own.append(channel_texture(ctx, path, shader.channel_line(i),
                                             sampler_kind(self.prog, f"iChannel{i}")))
             given[i] = self.own[-1]
-        for i, (path, line) in shader.buffer_files().items():
-            where = f"{shader.source_path}:{line}: iChannel{i} = {path}"
+        for i, (path, _line) in shader.buffer_files().items():
+            where = shader.channel_line(i)
             flat_only(sampler_kind(self.prog, f"iChannel{i}"),
                       lambda why, where=where: ShaderError(f"{where}: {why}"), "a buffer")
             given[i] = buffers[path.resolve()][0]

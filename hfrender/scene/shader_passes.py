@@ -41,6 +41,16 @@ class ShaderPass:
         (shadertoy.com's Buffer tabs): channel -> (path, line)."""
         return dict(self._buffers)
 
+    def channel_line(self, channel: int) -> str:
+        """Where its channel's file is given, as errors about that file begin (one form for
+        a picture's and a buffer's, from the scene, the renderer or a batch's check): its
+        line, with the path as written, from the shader's folder (one given whole, outside
+        it: whole)."""
+        path, line = {**self._channels, **self._buffers}[channel]
+        folder = Path(self.source_path).parent  # (was: ValueError, an internal error, for
+        value = path.relative_to(folder) if path.is_relative_to(folder) else path  # one
+        return f"{self.source_path}:{line}: hfrender: iChannel{channel} = {value}"  # outside)
+
     def common_file(self) -> tuple[Path, int] | None:
         """The file its line ``// hfrender: common = common.glsl`` names (shadertoy.com's
         Common tab: code placed before the shader's), with that line; None without one."""
@@ -59,11 +69,8 @@ def buffer_passes(image: ShaderPass) -> list[ShaderPass]:
     done: dict[Path, ShaderPass] = {}
 
     def visit(reader: ShaderPass, stack: list[Path]) -> None:
-        for channel, (path, line) in sorted(reader.buffer_files().items()):
-            folder = Path(reader.source_path).parent  # (a path given whole: as it is;
-            value = path.relative_to(folder) if path.is_relative_to(folder) else path
-            #                 was: ValueError, an internal error, for one outside the folder)
-            where = f"{reader.source_path}:{line}: hfrender: iChannel{channel} = {value}"
+        for channel, (path, _line) in sorted(reader.buffer_files().items()):
+            where = reader.channel_line(channel)
             key = path.resolve()
             if key in stack:
                 raise InputError(f"{where}: {_feedback(stack[stack.index(key):])}")
