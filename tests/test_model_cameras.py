@@ -168,6 +168,28 @@ def test_an_orthographic_camera(tmp_path):
     assert shot.camera_at().aspect_ratio == pytest.approx(16 / 9)
 
 
+@pytest.mark.parametrize(("xmag", "ymag", "aspect", "seen"), [
+    (0.8, 0.45, None, (3.2, 1.8)),  # the file's 16:9: 2 ymag high
+    (0.8, 0.45, 16 / 9, (3.2, 1.8)),
+    (0.8, 0.45, 4 / 3, (3.2, 2.4)),  # was 2.4 x 1.8: the height kept, the width lost
+    (0.8, 0.45, 1.0, (3.2, 3.2)),
+    (0.8, 0.45, 9 / 16, (1.8, 3.2)),  # portrait: the ortho_scale up (was 1.0125 x 1.8)
+    (0.45, 0.8, None, (1.8, 3.2)),  # a file made portrait
+    (0.45, 0.8, 16 / 9, (3.2, 1.8)),  # drawn landscape: across (was 5.69 x 3.2)
+])
+def test_an_orthographic_camera_keeps_blenders_ortho_scale_across_the_longer_side(
+        tmp_path, xmag, ymag, aspect, seen):
+    """Blender's ortho_scale (2 max(xmag, ymag), scaled 2 with the Mesh: 3.2) spans the
+    picture's longer side at any render size, as its field does for perspective."""
+    shot = hf.Mesh.load(write_shot(tmp_path, lens={"type": "orthographic", "orthographic": {
+        "xmag": xmag, "ymag": ymag, "znear": 0.5, "zfar": 20.0}}), scale=2.0)
+    cam = hf.Camera()
+    cam.follow(shot, aspect=aspect)
+    p = cam.projection(aspect or xmag / ymag)
+    assert (2 / p[0, 0], -2 / p[1, 1]) == (pytest.approx(seen[0], rel=1e-12),
+                                           pytest.approx(seen[1], rel=1e-12))
+
+
 def test_a_camera_with_no_zfar_keeps_the_cameras_far(tmp_path):
     shot = hf.Mesh.load(write_shot(tmp_path, lens={"type": "perspective", "perspective": {
         "yfov": 0.5, "znear": 0.01}}))

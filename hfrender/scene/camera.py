@@ -83,10 +83,12 @@ class Camera(checks.Checked):
         """Put this camera at the glTF camera ``name`` (None: the file's first) of the Mesh
         ``shot`` at its ``time`` (:meth:`~hfrender.scene.meshes.Mesh.camera_at`): its
         place, the way it looks, its up, ``near`` and ``far`` (where the file gives them),
-        and its lens: orthographic with its ``ortho_height``, or the focal length that
-        sees its vertical field of view on this sensor (:meth:`focal_length_for`) in a
-        picture of ``aspect`` (width / height; None: the file's ``aspectRatio``, Blender's
-        render size, else 16:9). The sensor, f-stop and focus stay this camera's."""
+        and its lens: orthographic with the ``ortho_height`` Blender sees in a picture of
+        ``aspect`` (its ``ortho_scale`` across the longer side: :meth:`~hfrender.scene.
+        model_cameras.CameraPose.ortho_height_at`), or the focal length that sees its
+        vertical field of view on this sensor (:meth:`focal_length_for`) in a picture of
+        ``aspect`` (width / height; None: the file's, ``aspectRatio`` or xmag / ymag,
+        Blender's render size, else 16:9). The sensor, f-stop and focus stay this camera's."""
         if not callable(getattr(shot, "camera_at", None)):
             raise InputError(f"camera.follow({checks.shown(shot)}): give the Mesh of a glTF "
                              "file with a camera, e.g. hf.Mesh.load('shot.glb')")
@@ -97,7 +99,7 @@ class Camera(checks.Checked):
         self.position, self.target, self.up = pose.position, pose.target, pose.up
         self.orthographic = pose.orthographic
         if pose.orthographic:
-            self.ortho_height = pose.ortho_height
+            self.ortho_height = pose.ortho_height_at(aspect)
         else:
             self.focal_length_mm = self.focal_length_for(
                 pose.yfov, aspect or pose.aspect_ratio or 16 / 9)

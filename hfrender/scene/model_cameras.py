@@ -37,6 +37,14 @@ class CameraPose:
     far: float | None
     ortho_height: float | None  # 2 ymag, orthographic only
 
+    def ortho_height_at(self, aspect: float | None) -> float:
+        """The height an orthographic camera sees in a picture of ``aspect`` (width /
+        height; None: the file's, xmag / ymag: ``ortho_height``), as Blender does: its
+        ``ortho_scale`` (2 max(xmag, ymag): its exporter writes xmag and ymag from it at
+        the render's size) across the picture's longer side."""
+        longer = self.ortho_height * max(self.aspect_ratio, 1.0)  # (a portrait one: 2 ymag)
+        return longer / max(aspect or self.aspect_ratio, 1.0)
+
 
 @dataclass(frozen=True, eq=False)
 class FileCamera:
