@@ -199,6 +199,25 @@ def test_a_camera_with_no_zfar_keeps_the_cameras_far(tmp_path):
     assert cam.focal_length_mm == pytest.approx(36 / (16 / 9) / 2 / math.tan(0.25))
 
 
+def test_a_large_mesh_with_no_zfar_keeps_its_far_past_its_near(tmp_path):
+    """znear 0.1 scaled 20000 with the Mesh is 2000: far at least 10^4 times that (was
+    the camera's 1000, refused: 'camera.near=2000 must be less than camera.far=1000'), and
+    the camera's own far again once the Mesh is small."""
+    shot = hf.Mesh.load(write_shot(tmp_path, lens={"type": "perspective", "perspective": {
+        "yfov": 0.5, "znear": 0.1}}), scale=20000.0)
+    cam = hf.Camera()
+    cam.follow(shot)
+    cam.validate()
+    assert (cam.near, cam.far) == (pytest.approx(2000.0), pytest.approx(2e7))
+    shot.scale = 1.0
+    cam.follow(shot)
+    assert (cam.near, cam.far) == (pytest.approx(0.1), 1000.0)
+    cam.follow(hf.Mesh.load(tmp_path / "shot.gltf", scale=20000.0))
+    cam.far = 5e7  # one set after follow is the camera's own
+    cam.follow(shot)
+    assert cam.far == 5e7
+
+
 def test_a_name_not_in_the_file_and_a_file_with_no_camera(tmp_path):
     shot = hf.Mesh.load(write_shot(tmp_path))
     cam = hf.Camera()

@@ -22,6 +22,9 @@ SENSOR_FITS = ("auto", "horizontal", "vertical")
 
 
 
+FAR_PAST_NEAR = 1e4  # far / near at least, following a file with no zfar (Blender's 0.1 m
+# to 1 km): its znear scaled with a large Mesh past the camera's far
+
 PINHOLE_F_STOP = 1e12  # a lens this closed blurs nothing: its disk is one pixel at any depth
 
 
@@ -67,6 +70,8 @@ class Camera(checks.Checked):
     def __setattr__(self, name: str, value: object) -> None:
         if name == "target":  # set anew: no longer where a look_at call put it
             object.__setattr__(self, "_aimed_at", None)
+        if name == "far":  # set anew: its own, no longer one follow raised
+            self.__dict__.pop("_own_far", None)
         super().__setattr__(name, value)
         if name in _LENS_NAMES + ("near", "far"):  # where, for the lens's error (a distance
             # within the focal length is refused only when the lens is made) and the range's
@@ -82,13 +87,14 @@ class Camera(checks.Checked):
     def follow(self, shot: Any, name: str | None = None, aspect: float | None = None) -> None:
         """Put this camera at the glTF camera ``name`` (None: the file's first) of the Mesh
         ``shot`` at its ``time`` (:meth:`~hfrender.scene.meshes.Mesh.camera_at`): its
-        place, the way it looks, its up, ``near`` and ``far`` (where the file gives them),
-        and its lens: orthographic with the ``ortho_height`` Blender sees in a picture of
-        ``aspect`` (its ``ortho_scale`` across the longer side: :meth:`~hfrender.scene.
-        model_cameras.CameraPose.ortho_height_at`), or the focal length that sees its
-        vertical field of view on this sensor (:meth:`focal_length_for`) in a picture of
-        ``aspect`` (width / height; None: the file's, ``aspectRatio`` or xmag / ymag,
-        Blender's render size, else 16:9). The sensor, f-stop and focus stay this camera's."""
+        place, the way it looks, its up, ``near`` and ``far`` (the file's; no ``zfar``: this
+        camera's, at least :data:`FAR_PAST_NEAR` ``near``), and its lens: orthographic
+        with the ``ortho_height`` Blender sees in a picture of ``aspect`` (its
+        ``ortho_scale`` across the longer side: ``CameraPose.ortho_height_at``), or the
+        focal length that sees its vertical field of view on this sensor
+        (:meth:`focal_length_for`) in a picture of ``aspect`` (width / height; None: the
+        file's, ``aspectRatio`` or xmag / ymag, Blender's render size, else 16:9). The
+        sensor, f-stop and focus stay this camera's."""
         if not callable(getattr(shot, "camera_at", None)):
             raise InputError(f"camera.follow({checks.shown(shot)}): give the Mesh of a glTF "
                              "file with a camera, e.g. hf.Mesh.load('shot.glb')")
@@ -103,10 +109,13 @@ class Camera(checks.Checked):
         else:
             self.focal_length_mm = self.focal_length_for(
                 pose.yfov, aspect or pose.aspect_ratio or 16 / 9)
-        if pose.near is not None:
-            self.near = pose.near
-        if pose.far is not None:
-            self.far = pose.far
+        own = self.__dict__.get("_own_far", self.far)  # (the far before follow raised it)
+        self.near = pose.near
+        # no zfar (infinite): this camera's far, at least FAR_PAST_NEAR past the near
+        # scaled with the Mesh (was: a Mesh scaled 20000, near 2000 past far 1000, refused)
+        self.far = max(own, pose.near * FAR_PAST_NEAR) if pose.far is None else pose.far
+        if pose.far is None:
+            object.__setattr__(self, "_own_far", own)
 
     def focal_length_for(self, yfov: float, aspect: float) -> float:
         """The focal length (mm) that sees ``yfov`` radians from the picture's top to its
