@@ -65,19 +65,33 @@ def test_audio_is_muxed_and_cut_to_the_video(tmp_path, name, codec):
     assert len(samples(out)) / RATE == pytest.approx(2.0, abs=0.05)
 
 
-@pytest.mark.parametrize("name", ["p.mov", "p.mkv"])
-def test_a_pcm_sound_is_kept_as_pcm_and_cut_on_the_sample(tmp_path, name):
-    """PCM copied whole ran past the video (2.04 s of sound under 2.00 s: the WAV's
-    packets); written again as the same PCM (nothing lost) it is cut on the sample."""
-    sine = make_sound(tmp_path / "sine.wav", "sine")  # 3 s, 44.1 kHz mono 16-bit
+def pcm16(path):
+    """The sound of ``path`` decoded as it is: 16-bit samples."""
+    return np.frombuffer(subprocess.run(
+        [FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path), "-map", "0:a:0",
+         "-c:a", "pcm_s16le", "-f", "s16le", "-"], capture_output=True, check=True).stdout,
+        np.int16)
+
+
+@pytest.mark.parametrize("sound,name,codec", [
+    ("sine.wav", "p.mov", "pcm_s16le"), ("sine.wav", "p.mkv", "pcm_s16le"),
+    ("sine.flac", "f.mkv", "flac"),  # copied: 89088 samples, 2.02 s
+    ("sine.m4a", "a.mov", "alac"), ("sine.m4a", "a.mkv", "alac")])  # copied: 90112, 2.04 s
+def test_a_lossless_sound_is_kept_as_it_is_and_cut_on_the_sample(tmp_path, sound, name,
+                                                                  codec):
+    """PCM, FLAC and ALAC copied whole ran past the video (2.04 s of sound under 2.00 s:
+    the file's packets); written again as the same codec (nothing lost) they are cut on
+    the sample, each sample the file's."""
+    sine = tmp_path / sound  # 3 s, 44.1 kHz mono 16-bit
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "sine=frequency=440:duration=3", "-c:a", codec, str(sine)], check=True)
     out = tmp_path / name
     assert main(["render", BAR, "-o", str(out), *SMALL, "--duration", "2",
-                 "--audio", sine]) == 0
-    assert streams(out)[1] == "pcm_s16le"
-    raw = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(out),
-                          "-map", "0:a:0", "-c:a", "pcm_s16le", "-f", "s16le", "-"],
-                         capture_output=True, check=True).stdout
-    assert len(raw) // 2 == 2 * 44100
+                 "--audio", str(sine)]) == 0
+    assert streams(out)[1] == codec
+    kept = pcm16(out)
+    assert len(kept) == 2 * 44100
+    np.testing.assert_array_equal(kept, pcm16(sine)[:2 * 44100])
 
 
 CLICK = "if(gte(t,1),sin(2*PI*440*t),0)"  # silence for 1 s, then a tone

@@ -186,8 +186,9 @@ def sound_options(r: argparse.ArgumentParser) -> None:
     a = r.add_argument_group("sound")
     a.add_argument("--audio", default=None, metavar="FILE",
                    help="a sound file (music.wav, .mp3, a video's sound) muxed into the "
-                        "video, cut to its length (AAC in .mp4/.mov, Opus in .webm; copied "
-                        "where the container holds its codec)")
+                        "video, cut to its length (AAC in .mp4/.mov, Opus in .webm; kept "
+                        "where the container holds its codec: a lossy one copied, to the "
+                        "packet the video ends in)")
     a.add_argument("--audio-offset", type=float, default=None, metavar="S",
                    help="where in the sound file the video's time 0 is, in seconds (0; "
                         "negative: silence first); a --frames range starts at its own time")

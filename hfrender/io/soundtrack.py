@@ -16,6 +16,7 @@ AUDIO_KEPT = {".mp4": {"aac", "mp3", "ac3", "eac3", "alac"},
                        "pcm_s16le", "pcm_s24le", "pcm_f32le"},
               ".webm": {"opus", "vorbis"},
               ".ts": {"aac", "mp3", "ac3", "eac3"}}
+LOSSLESS = ("flac", "alac")  # besides PCM: written again, cut to the video's length
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,17 @@ def audio_input(sound: Soundtrack) -> list[str]:
 
 def audio_options(sound: Soundtrack, output: str) -> list[str]:
     """``-c:a`` for ``sound`` in ``output``: copied where the container holds every track's
-    codec (:data:`AUDIO_KEPT`) and the file plays from its start (PCM cut to a length:
-    written as its own codec, on the sample), else AAC (Opus in WebM);
+    codec (:data:`AUDIO_KEPT`) and the file plays from its start (PCM, FLAC or ALAC cut to a
+    length: written as its own codec, on the sample), else AAC (Opus in WebM);
     a start before the file's is silence put first (``adelay``), cut to the length."""
     suffix = Path(output).suffix.lower()
     if sound.start == 0 and sound.codecs and set(sound.codecs) <= AUDIO_KEPT.get(suffix, set()):
-        if sound.length is not None and all(c.startswith("pcm_") for c in sound.codecs):
-            # PCM written again as itself (nothing lost) is cut on the sample; copied, it
-            # ran to its packet's end (2.04 s of a WAV under a 2.00 s video)
+        if sound.length is not None and all(c.startswith("pcm_") or c in LOSSLESS
+                                             for c in sound.codecs):
+            # PCM, FLAC, ALAC written again as themselves (nothing lost) are cut on the
+            # sample; copied, they ran to their packet's end (2.04 s of a WAV, 2.02 s of a
+            # FLAC, 2.04 s of an ALAC under a 2.00 s video). A lossy one copied still does
+            # (up to a packet, 26 ms): encoded again it would lose a generation
             return [x for i, c in enumerate(sound.codecs) for x in (f"-c:a:{i}", c)]
         return ["-c:a", "copy"]
     codec = ["-c:a", "libopus" if suffix == ".webm" else "aac"]
