@@ -2,6 +2,8 @@
 forward.u / forward.v (pixels a frame, v up) in each EXR frame, worked by hand from the
 camera; ``fx --depth`` reads the render's own frames; what is refused, in one line."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -184,3 +186,49 @@ def test_a_jobs_files_passes_are_written_and_a_wrong_type_is_one_line(
     assert main(["batch", "jobs.toml", "--quiet"]) != 0
     assert capsys.readouterr().err.strip() == (
         "hfrender: error: jobs.toml: job 'card': passes = 3 must be a string or a list")
+
+
+@pytest.mark.parametrize(("samples", "shutter"), [(4, 180), (4, 540), (4, 720),
+                                                  ("auto", 180)])
+def test_passes_read_back_depth_and_velocity_of_the_kept_sub_frame_alone(
+        tmp_path, monkeypatch, samples, shutter):
+    """A plain render with --passes draws velocity and reads the planes back for each
+    frame's kept sub-frame only (was: every sub-frame's, 1.5x a plain render's time); the
+    files are those of a render that reads every sub-frame's, bit for bit; planned a frame
+    at a time (a chunk of one: above 360 degrees the next chunk's windows reach back)."""
+    from hfrender.engine import render
+    from hfrender.engine.draw import SubframeDrawer
+    from hfrender.renderer.renderer import SceneRenderer
+    from hfrender.sampler import PlanStream
+
+    monkeypatch.setattr(render, "PlanStream", functools.partial(PlanStream, chunk=1))
+
+    path, seen = scene(tmp_path, SLIDE), []
+    draw, read = SceneRenderer.draw, SceneRenderer.read_into
+
+    def drawn(self, *args, **kw):  # (--samples auto's probe: its own renderer, by keyword)
+        seen.append((self, "rates", len(args) > 4 or "clip_rates" in kw))
+        return draw(self, *args, **kw)
+
+    def read_into(self, color, depth=None, velocity=None):
+        seen.append((self, "read", depth is not None, velocity is not None))
+        return read(self, color, depth, velocity)
+
+    monkeypatch.setattr(SceneRenderer, "draw", drawn)
+    monkeypatch.setattr(SceneRenderer, "read_into", read_into)
+    how = dict(size=(W, H), samples=samples, shutter=shutter, passes="depth,velocity")
+    hf.render(path, str(tmp_path / "a" / "%04d.exr"), **how)
+    drawer = seen[-1][0]  # the render's renderer (the probe's draws first)
+    mine = [s[1:] for s in seen if s[0] is drawer]
+    reads = [s for s in mine if s[0] == "read"]
+    assert len(reads) > 6 and sorted(set(reads)) == [("read", False, False),
+                                                     ("read", True, True)]
+    assert reads.count(("read", True, True)) == 3  # one a frame
+    assert mine.count(("rates", True)) == 3
+    monkeypatch.setattr(SubframeDrawer, "_reads", lambda *_: (True, True))  # as before
+    hf.render(path, str(tmp_path / "b" / "%04d.exr"), **how)
+    for k in range(3):
+        a, b = (channels(tmp_path / d / f"{k:04d}.exr") for d in "ab")
+        assert sorted(a) == ["B", "G", "R", "Z", "forward.u", "forward.v"]
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name])

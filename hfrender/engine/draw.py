@@ -43,9 +43,12 @@ class SubframeDrawer:
     """Draws the sub-frames of ``stream`` with ``renderer`` into ``builder``'s slots."""
 
     def __init__(self, scene: Any, renderer: Any, builder: Any, stream: PlanStream,
-                 config: Any, dof: str, velocity: bool) -> None:
+                 config: Any, dof: str, velocity: bool, passes: Any = None) -> None:
+        """``passes``: a render's --passes (FramePasses), whose planes alone need the depth
+        and velocity of the sub-frames it keeps (:meth:`_reads`)."""
         self.scene, self.renderer, self.builder = scene, renderer, builder
         self.stream, self.config, self.dof, self.velocity = stream, config, dof, velocity
+        self.passes, self._kept = passes, (None, None)  # (a plan, its sub-frames kept)
         self.mesh = not isinstance(scene, ShaderScene)
         self.focus_log: dict[float, tuple[float, float]] | None = None  # a store's (keep.py)
         self.watch_white = False  # 8-bit sub-frames chosen by --hdr auto: say once if an
@@ -77,7 +80,8 @@ class SubframeDrawer:
         if config.antialias and (self.mesh or scene.antialias):  # the same pattern in
             jit = self._pixel_offset(plan, j, index)  # every window (a shader's fragCoord
             # too, where its own line does not say antialias = false)
-        rates = self._clip_rates(t, k, offset, jit) if self.velocity else None
+        reads = self._reads(plan, j)  # (depth, velocity) read back
+        rates = self._clip_rates(t, k, offset, jit) if self.velocity and reads[1] else None
         shown = self.stream.schedule.frame_at(t) if self.stream.schedule.overlapping else k
         draw_args = (t, shown, offset, jit) if rates is None else (t, shown, offset, jit, rates)
         start = time.perf_counter()  # the GL's time: the draw and its read (not the wait
@@ -85,12 +89,27 @@ class SubframeDrawer:
         took = time.perf_counter() - start  # free slot between them)
         target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]),
                                       self._picture_shift(jit))
+        target = (target[0], *(p if read else None
+                               for p, read in zip(target[1:], reads, strict=True)))
         start = time.perf_counter()
         self.renderer.read_into(*target)
         if self.watch_slow:
             self._watch_slow(took + time.perf_counter() - start)
         host = sum(p.nbytes for p in target if isinstance(p, np.ndarray))
         return self.builder.commit(), host
+
+    def _reads(self, plan: Plan, j: int) -> tuple[bool, bool]:
+        """Whether sub-frame ``j``'s depth and velocity are drawn and read back: every
+        sub-frame's where --dof depth, --reconstruct (then the drawer has no ``passes``) or
+        --keep-samples reads them, else only those of the sub-frames --passes keeps, one a
+        frame (was: every one's, a render with passes 1.5x a plain one's time). A plane
+        the slot lacks is read into none either way."""
+        if self.passes is None or self.config.keep_samples is not None:
+            return True, True
+        if self._kept[0] is not plan:
+            self._kept = plan, self.passes.kept(plan)
+        kept = bool(self._kept[1][j])
+        return kept or self.dof == "depth", kept
 
     def _pixel_offset(self, plan: Plan, j: int, index: int) -> tuple[float, float]:
         """Sub-frame ``j``'s antialiasing offset: its place in its window's pattern, of as

@@ -53,10 +53,10 @@ class FramePasses:
     """Each output frame's passes, taken from its hyperframe as it is fused (:meth:`take`)
     and given to the writer as it writes the frame (:meth:`channels`)."""
 
-    def __init__(self, passes: tuple[str, ...], fps: float, spans: Any) -> None:
-        """``spans(first, count)``: the shutters of output frames ``first..``, (count, 2)."""
+    def __init__(self, passes: tuple[str, ...], fps: float, schedule: Any, end: int) -> None:
+        """``schedule``: the render's (SampleSchedule); ``end``: its output frames' end."""
         self.depth, self.velocity = "depth" in passes, "velocity" in passes
-        self.fps, self.spans = fps, spans
+        self.fps, self.schedule, self.end = fps, schedule, end
         self._frames: dict[int, dict[str, np.ndarray]] = {}
         self._lock = threading.Lock()
 
@@ -65,24 +65,42 @@ class FramePasses:
         """The passes of a render (None without ``--passes``)."""
         if not config.passes:
             return None
-        return cls(config.passes, config.fps,
-                   lambda first, n: plan.schedule.shutter_spans(first + np.arange(n)))
+        return cls(config.passes, config.fps, plan.schedule, plan.first_frame + plan.count)
 
     def take(self, hyper: Any, windows: Any, first: int) -> None:
         """The passes of the frames ``first..`` that ``windows`` of ``hyper`` make (before
         it is fused: its slot is then given back)."""
         if not windows.count:
             return
-        middles = self.spans(first, windows.count).mean(axis=1)
-        times = np.asarray(hyper.timestamps, np.float64)
-        for k in range(windows.count):
-            start, row = int(windows.starts[k]), windows.rows[k]
-            index = start + np.flatnonzero(row > 0)
-            index = index[np.isfinite(times[index])]
-            # the nearest the middle; of two as near (an even count), the earlier
-            i = int(index[np.argmin(np.round(np.abs(times[index] - middles[k]), 9))])
+        kept = self._nearest(np.asarray(hyper.timestamps, np.float64), windows, first)
+        for k, i in enumerate(kept):
             with self._lock:
                 self._frames[first + k] = self._planes(hyper, i)
+
+    def kept(self, plan: Any) -> np.ndarray:
+        """Per sub-frame of ``plan`` (a chunk of the stream, before it is drawn): whether
+        :meth:`take` keeps its planes for a frame (the drawer reads the others' back only
+        where a mode needs every sub-frame's)."""
+        n = len(plan.times)
+        more = min(-(-plan.overlap // plan.step), self.end - plan.first_frame - plan.count)
+        if more > 0:  # (above 360 degrees the next chunk's first windows reach back into
+            # this one's last sub-frames, drawn now: planned with it, as a plan is pure)
+            plan = self.schedule.plan(plan.count + more, plan.first_frame)
+        times = plan.times if plan.drawn is None else np.where(plan.drawn, plan.times, np.nan)
+        mask = np.zeros(len(plan.times), bool)
+        mask[self._nearest(np.asarray(times, np.float64), plan.weights, plan.first_frame)] = True
+        return mask[:n]
+
+    def _nearest(self, times: np.ndarray, windows: Any, first: int) -> list[int]:
+        """Each window's sub-frame (an index into ``times``; NaN: not drawn) nearest the
+        middle of its frame's shutter (frames ``first..``); of two as near, the earlier."""
+        middles = self.schedule.shutter_spans(first + np.arange(windows.count)).mean(axis=1)
+        kept = []
+        for k in range(windows.count):
+            index = int(windows.starts[k]) + np.flatnonzero(windows.rows[k] > 0)
+            index = index[np.isfinite(times[index])]
+            kept.append(int(index[np.argmin(np.round(np.abs(times[index] - middles[k]), 9))]))
+        return kept
 
     def _planes(self, hyper: Any, i: int) -> dict[str, np.ndarray]:
         planes: dict[str, np.ndarray] = {}

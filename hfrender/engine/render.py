@@ -235,7 +235,7 @@ class RenderJob:
             config, plan, arena if gl is None else gl, depth or velocity or keep, moves,
             self.renderer.target.color_dtype, shader_buffers(self.scene))
         self.drawer = SubframeDrawer(self.scene, self.renderer, self.builder, plan, config,
-                                     self.dof, moves)
+                                     self.dof, moves, None if velocity else passes)
         self.drawer.watch_white = not stats.hdr and config.hdr == "auto"
         stats.interop = self.storage is not None and self.storage is not arena
         self.processes = fusion_processes(config, self.storage, plan, self.builder.pool.capacity)
