@@ -2,13 +2,13 @@
 buffers, sampled as the glTF 2.0 spec says, each part drawn at its node's animated matrix
 (and its velocity from it)."""
 
-import json
 import logging
 import math
 import struct
 
 import numpy as np
 import pytest
+from gltf_files import gltf_written
 
 import hfrender as hf
 from hfrender.scene import meshes
@@ -77,10 +77,7 @@ def write_gltf(folder, name="prop", extra=None):
             {"name": "Lift", "samplers": [{"input": 6, "output": 7}],
              "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]}],
         **(extra or {})}
-    (folder / f"{name}.bin").write_bytes(blob)
-    path = folder / f"{name}.gltf"
-    path.write_text(json.dumps(header))
-    return path
+    return gltf_written(folder, name, header, blob)
 
 
 def turned(points, degrees):

@@ -9,6 +9,7 @@ import struct
 
 import numpy as np
 import pytest
+from gltf_files import gltf_written
 
 import hfrender as hf
 from hfrender.scene import model_animation
@@ -45,10 +46,7 @@ def write_nodes(folder, n, name="many", root_path=None):
         "animations": [{"name": "Turn", "samplers": [{"input": 2, "output": 3}],
                         "channels": [{"sampler": 0, "target": {"node": i, "path": p}}
                                      for i, p in targets]}]}
-    (folder / f"{name}.bin").write_bytes(blob)
-    path = folder / f"{name}.gltf"
-    path.write_text(json.dumps(header))
-    return path
+    return gltf_written(folder, name, header, blob)
 
 
 def turned_about(x, degrees):

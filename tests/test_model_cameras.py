@@ -9,6 +9,7 @@ import struct
 
 import numpy as np
 import pytest
+from gltf_files import gltf_written
 
 import hfrender as hf
 
@@ -49,10 +50,7 @@ def write_shot(folder, name="shot", lens=None, camera_node=None):
         "animations": [{"name": "Fly", "samplers": [{"input": 2, "output": 3}],
                         "channels": [{"sampler": 0,
                                       "target": {"node": 1, "path": "translation"}}]}]}
-    (folder / f"{name}.bin").write_bytes(blob)
-    path = folder / f"{name}.gltf"
-    path.write_text(json.dumps(header))
-    return path
+    return gltf_written(folder, name, header, blob)
 
 
 def by_hand(t):
