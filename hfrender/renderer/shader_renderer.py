@@ -51,7 +51,7 @@ class ShaderRenderer:
         try:
             for buffer in scene.buffers:  # (each after those it reads)
                 self.passes.append(PassProgram(ctx, buffer, self.buffers))
-                self.buffers[Path(buffer.source_path).resolve()] = buffer_texture(ctx, size)
+                self.buffers[self.passes[-1].key] = buffer_texture(ctx, size)
             self.image = PassProgram(ctx, scene, self.buffers)
         except BaseException:
             self.release()
@@ -65,16 +65,14 @@ class ShaderRenderer:
         buffer): was drawn all the same each sub-frame, a full-screen pass for nothing."""
         needed = set(self.image.reads)
         for drawn in reversed(self.passes):  # (each after those it reads: readers first)
-            key = Path(drawn.shader.source_path).resolve()
-            if key in needed:
+            if drawn.key in needed:
                 needed |= drawn.reads
                 continue
             drawn.release()
-            texture, fbo = self.buffers.pop(key)
+            texture, fbo = self.buffers.pop(drawn.key)
             fbo.release()
             texture.release()
-        self.passes = [p for p in self.passes
-                       if Path(p.shader.source_path).resolve() in self.buffers]
+        self.passes = [p for p in self.passes if p.key in self.buffers]
 
     def prepare(self) -> None:
         """Nothing to do: the shaders compiled in the constructor."""
@@ -93,7 +91,7 @@ class ShaderRenderer:
                   # runs with iTime: a clock moves, and the render stays a function of time
                   "iDate": (2000.0, 0.0, 1.0, float(t))}
         for drawn in self.passes:  # each buffer at the same time, its pixels the Image's
-            fbo = self.buffers[Path(drawn.shader.source_path).resolve()][1]
+            fbo = self.buffers[drawn.key][1]
             fbo.use()
             fbo.clear(0.0, 0.0, 0.0, 0.0)  # (what a pixel it discards holds: no feedback)
             drawn.run(inputs, jitter_px if drawn.shader.antialias else (0.0, 0.0), 0)
@@ -138,6 +136,7 @@ class PassProgram:
     def __init__(self, ctx: Any, shader: ShaderPass, buffers: dict[Path, tuple[Any, Any]]
                  ) -> None:
         self.shader, self.own, self.vao = shader, [], None
+        self.key = Path(shader.source_path).resolve()  # its buffer's, by its file (once)
         self.prog = compile_pass(ctx, shader, not isinstance(shader, ShaderScene))
         try:
             self._bind(ctx, buffers)
