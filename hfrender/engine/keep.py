@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.dof_boxes import to_host
 from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
 from hfrender.sampler import PlanStream
@@ -20,10 +21,6 @@ log = logging.getLogger(__name__)
 
 STORED = {"frames": "color", "timestamps": "times", "apertures": "aperture", "shifts": "shift",
           "depth": "depth", "velocity": "velocity"}  # a hyperframe's ARRAYS by a store's names
-
-
-def _host(a: Any) -> np.ndarray:
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def store_settings(config: Any, scene: Any, dof: str, schedule: Any, first: int, count: int,
@@ -96,7 +93,7 @@ class SampleKeeper:
         drawn = np.isfinite(hyper.timestamps)  # --samples auto leaves slots undrawn: NaN
         drawn[: hyper.halo] = False
         new = np.flatnonzero(drawn)
-        arrays = {STORED[k]: a for k, a in per_frame(hyper, lambda x: _host(x[new])).items()
+        arrays = {STORED[k]: a for k, a in per_frame(hyper, lambda x: to_host(x[new])).items()
                   if a is not None}
         color = arrays["color"]  # --hdr: float linear light, kept as half floats
         if color.dtype.kind == "f":

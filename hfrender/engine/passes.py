@@ -20,15 +20,12 @@ from typing import Any
 import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.dof_boxes import to_host
 from hfrender.errors import spelling
 from hfrender.io.sequence_names import is_sequence
 from hfrender.scene import ShaderScene
 
 CHANNELS = {"depth": ("Z",), "velocity": ("forward.u", "forward.v")}  # by pass
-
-
-def _host(a: Any) -> np.ndarray:
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def check_passes(config: RenderConfig, scene: Any = None) -> None:
@@ -105,9 +102,9 @@ class FramePasses:
     def _planes(self, hyper: Any, i: int) -> dict[str, np.ndarray]:
         planes: dict[str, np.ndarray] = {}
         if self.depth:
-            planes["Z"] = _host(hyper.depth[i]).astype(np.float32)
+            planes["Z"] = to_host(hyper.depth[i]).astype(np.float32)
         if self.velocity:  # pixels a second, x right and y down -> pixels a frame, v up
-            v = _host(hyper.velocity[i]).astype(np.float32) / np.float32(self.fps)
+            v = to_host(hyper.velocity[i]).astype(np.float32) / np.float32(self.fps)
             planes["forward.u"], planes["forward.v"] = v[..., 0], np.float32(0) - v[..., 1]
         return planes
 
