@@ -118,7 +118,7 @@ class ShaderRenderer:
         self.target.read_into(color, depth, velocity)
 
     def release(self) -> None:
-        for drawn in [*self.passes, *[getattr(self, "image", None)]]:
+        for drawn in [*self.passes, getattr(self, "image", None)]:
             if drawn is not None:
                 drawn.release()
         for texture, fbo in self.buffers.values():
