@@ -22,6 +22,13 @@ def still(tmp_path, scene, t, *more):
     return np.asarray(Image.open(out))[::-1, :, :3].astype(int)
 
 
+def refused(path):
+    """What the shader at ``path`` is refused with as it is loaded (one InputError)."""
+    with pytest.raises(InputError) as err:
+        ShaderScene(path.read_text(), str(path))
+    return str(err.value)
+
+
 def write(folder, **files):
     for name, text in files.items():
         (folder / name.replace("_", ".")).write_text(text)
@@ -100,9 +107,7 @@ def test_feedback_is_refused_in_one_line_at_its_line(tmp_path, files, at, said):
     first = "bufA.frag" if files else "image.frag"
     path = tmp_path / "image.frag"
     path.write_text(f"// hfrender: iChannel0 = {first}\n" + MAIN + "{ c = vec4(1); }\n")
-    with pytest.raises(InputError) as err:
-        ShaderScene(path.read_text(), str(path))
-    assert str(err.value) == (
+    assert refused(path) == (
         f"{tmp_path}/{at}: {said}; hfrender draws each sub-frame as a pure function of its "
         "time, and what a buffer keeps from its previous frames is not one; compute that "
         "state from iTime in the pass itself (a trail left by motion is hfrender's motion "
@@ -117,10 +122,8 @@ def test_a_buffers_errors_are_told_at_its_own_file_and_line(tmp_path):
     path = tmp_path / "image.frag"
     path.write_text("// hfrender: iChannel0 = passes/bufA.frag\n"
                     + MAIN + "{ c = texture(iChannel0, p); }\n")
-    with pytest.raises(InputError) as err:
-        ShaderScene(path.read_text(), str(path))
-    assert str(err.value) == (f"{path}:1: hfrender: iChannel0 = passes/bufA.frag: no such file "
-                              "(a path from the shader's folder)")
+    assert refused(path) == (f"{path}:1: hfrender: iChannel0 = passes/bufA.frag: no such file "
+                             "(a path from the shader's folder)")
     (tmp_path / "passes").mkdir()
     buffer = tmp_path / "passes" / "bufA.frag"
     buffer.write_text("// hfrender: iChannel0 = noise.png\n" + MAIN + "{ c = vec4(1); }\n")
@@ -206,10 +209,8 @@ def test_a_buffer_given_by_a_whole_path_outside_the_shaders_folder(tmp_path):
     scene = ShaderScene(path.read_text(), str(path))
     assert [b.source_path for b in scene.buffers] == [str(buffer)]
     buffer.unlink()
-    with pytest.raises(InputError) as err:
-        ShaderScene(path.read_text(), str(path))
-    assert str(err.value) == (f"{path}:1: hfrender: iChannel0 = {buffer}: no such file (a "
-                              "path from the shader's folder)")
+    assert refused(path) == (f"{path}:1: hfrender: iChannel0 = {buffer}: no such file (a "
+                             "path from the shader's folder)")
 
 
 @pytest.mark.parametrize("value, setting", [("bufA.frag filter=nearest wrap=repeat", "filter"),
@@ -222,9 +223,7 @@ def test_shadertoys_channel_settings_are_refused_naming_what_is_used(tmp_path, v
     taken for part of the file's name."""
     path = tmp_path / "image.frag"
     path.write_text(f"// hfrender: iChannel0 = {value}\n" + MAIN + "{ c = vec4(1); }\n")
-    with pytest.raises(InputError) as err:
-        ShaderScene(path.read_text(), str(path))
-    assert str(err.value) == (
+    assert refused(path) == (
         f"{path}:1: hfrender: iChannel0 = {value}: hfrender takes no channel settings "
         f"({setting}=): a picture is read mipmapped and repeated, a buffer linear and clamped "
         "to the edge with no mipmaps (textureLod reads its full size), shadertoy.com's "
