@@ -224,15 +224,16 @@ def refuse_past_memory(config: RenderConfig, buffers: int = 0) -> None:
     """Before the GL context and the scene's setup: a size whose own work alone
     (:data:`WORK_BYTES_PER_PIXEL`, and a shader's ``buffers``' float textures) is past what
     this process may use, whatever the pool, is refused in :func:`fitting`'s line, its least
-    pool counted (was: after them, 16384x16384 took 24 s and 6.4 GB before its refusal, a
-    trial)."""
+    pool (one hyperframe in flight) counted (was: after them, 16384x16384 took 24 s and 6.4
+    GB before its refusal, a trial)."""
     from hfrender.hyperframe.builder import free_memory_bytes
 
     w, h = config.size
     per = WORK_BYTES_PER_PIXEL + BUFFER_BYTES_PER_PIXEL * buffers
-    if per * w * h > free_memory_bytes() * 0.8:
-        fitting(config, schedule_for(config).plan(1), sub_frame_bytes((h, w, 4), np.uint8),
-                None, False, fusion_workers(config, False), buffers)
+    if per * w * h > free_memory_bytes() * 0.8:  # (no pool fits: check_granularity refuses)
+        check_granularity(config.with_(max_in_flight=1), schedule_for(config).plan(1),
+                          sub_frame_bytes((h, w, 4), np.uint8), None, False,
+                          fusion_workers(config, False), buffers)
 
 
 def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
