@@ -85,7 +85,8 @@ class SceneRenderer:
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
         self.lens: tuple = ()  # the sub-frame's camera for sizes (_pixels_a_metre), per draw
-        self.part_rows: dict[int, int] = {}  # animated models: their parts' rows in rates
+        # this draw's animated models, by place: (their parts' first row in rates, matrices)
+        self.parts: dict[int, tuple[int, list[np.ndarray]]] = {}
 
     def _program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -161,7 +162,7 @@ class SceneRenderer:
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
-        self.part_rows = _part_rows(scene.objects)  # (their rows in rates)
+        self.parts = _animated_parts(scene.objects)  # (each one's matrices asked once)
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
         found = self._draw_objects(shared, rates, lens)  # (each one's opacity read once)
         order = by_depth(found, lens[0], lens[1])  # translucent ones and texts: in_order
@@ -259,15 +260,14 @@ class SceneRenderer:
     def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rates: np.ndarray,
                     i: int) -> None:
         """A loaded model, object ``i``, its values as uniforms; an animated one's parts
-        each at its matrix and clip rate (its row of ``rates``, else the object's rate
-        times its matrix: an object added since has none)."""
+        each at its matrix (this draw's, :attr:`parts`) and clip rate (its row of
+        ``rates``, else the object's rate times its matrix: an object added since has none)."""
         rate = rates_at(rates, [i])[0]
         _set_object(prog, obj, model, rate)
-        moves = _part_matrices(obj)
-        if moves is None:
+        if i not in self.parts:
             self.models.render(prog, obj.geometry, model)
             return
-        start = self.part_rows.get(i, len(rates))
+        start, moves = self.parts[i]
 
         def place(k: int) -> np.ndarray:
             own, row = model @ moves[k], start + k
@@ -333,15 +333,16 @@ def _part_matrices(obj: Any) -> list[np.ndarray] | None:
     return obj.part_matrices() if is_model(obj.geometry) else None
 
 
-def _part_rows(objects: list) -> dict[int, int]:
-    """Where each animated model's parts' rows start in :meth:`SceneRenderer.clip_matrices`
-    (after every object's), by the model's place among ``objects``."""
-    rows, at = {}, len(objects)
+def _animated_parts(objects: list) -> dict[int, tuple[int, list[np.ndarray]]]:
+    """Each animated model's parts' matrices as it is now, by the model's place among
+    ``objects``, with where their rows start in :meth:`SceneRenderer.clip_matrices` (after
+    every object's)."""
+    found, at = {}, len(objects)
     for i, obj in enumerate(objects):
         moves = _part_matrices(obj)
         if moves is not None:
-            rows[i], at = at, at + len(moves)
-    return rows
+            found[i], at = (at, moves), at + len(moves)
+    return found
 
 
 def clip_rates(before: np.ndarray, after: np.ndarray, dt: float,
