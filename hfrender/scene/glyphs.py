@@ -100,15 +100,23 @@ def _raqm() -> bool:
     return bool(features.check_feature("raqm"))
 
 
+@lru_cache(maxsize=256)
+def _scripts(text: str) -> tuple[str, ...]:
+    """The scripts of ``text`` that need complex layout (:data:`SHAPED`), sorted: found
+    once a text (its raster is asked for several times a sub-frame)."""
+    return tuple(sorted({w for w in (unicodedata.name(c, "").split(" ")[0] for c in text)
+                         if w in SHAPED}))
+
+
 def say_unshaped(text: str, font: str | None) -> None:
     """One warning where ``text`` holds a script that needs complex layout (right to left,
     joined or stacked letters) and Pillow here has none: a font file's Hebrew drawn left
     to right without a word. Each script said once a process and font; Pillow's embedded font has no
     such letters (:func:`say_missing` names them)."""
-    scripts = sorted({w for w in (unicodedata.name(c, "").split(" ")[0] for c in text)
-                      if w in SHAPED})
-    new = [w for w in scripts if (font, "layout", w) not in _SAID]
-    if font is None or not new or logs.is_silenced() or _raqm():
+    if font is None:
+        return
+    new = [w for w in _scripts(text) if (font, "layout", w) not in _SAID]
+    if not new or logs.is_silenced() or _raqm():
         return
     _SAID.update((font, "layout", w) for w in new)
     log.warning("Text %s: its %s letters are drawn without complex text layout (Pillow's "
