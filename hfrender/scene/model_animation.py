@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -57,16 +58,18 @@ class Animations:
         """Seconds from 0 to animation ``which``'s last key."""
         return max((float(c.times[-1]) for c in self.channels[which]), default=0.0)
 
+    def lineage(self, node: int | None) -> Iterator[int]:
+        """``node``, then its parents to the root (a broken file's cycle ended)."""
+        seen = set()
+        while node is not None and node not in seen:
+            seen.add(node)
+            yield node
+            node = self.parents.get(node)
+
     def carrier(self, node: int) -> int | None:
         """The nearest of ``node`` and its parents that an animation moves (its parts move
         with that one's frame), or None."""
-        seen = set()
-        while node is not None and node not in seen:
-            if node in self.moved:
-                return node
-            seen.add(node)
-            node = self.parents.get(node)
-        return None
+        return next((n for n in self.lineage(node) if n in self.moved), None)
 
     def world(self, node: int, which: int | None, t: float) -> np.ndarray:
         """``node``'s world matrix at ``t`` in animation ``which`` (None: at rest)."""
@@ -111,7 +114,6 @@ class Animations:
             self._kept.pop(next(iter(self._kept)))
         kept = self._kept[key] = [found[node] for node in carriers]
         return list(kept)
-
 
     def _unbaked(self, node: int) -> np.ndarray:
         """The inverse of ``node``'s rest world matrix (its parts' vertices have it baked
@@ -210,9 +212,13 @@ def read_animations(shown: Path, path: Path, header: dict) -> Animations | None:
         raise InputError(f"{shown}: cannot read its animation {names[-1]!r}: "
                          f"{type(exc).__name__}: {exc}") from None
     nodes = tuple(header.get("nodes", ()))
-    parents = {c: i for i, n in enumerate(nodes) for c in n.get("children", ())}
-    return Animations(tuple(names), tuple(channels), nodes, parents,
+    return Animations(tuple(names), tuple(channels), nodes, parents_of(nodes),
                       frozenset(c.node for a in channels for c in a))
+
+
+def parents_of(nodes: tuple[dict, ...]) -> dict[int, int]:
+    """Each glTF node's parent, by index (a root has none)."""
+    return {c: i for i, n in enumerate(nodes) for c in n.get("children", ())}
 
 
 def _channel(path: Path, header: dict, anim: dict, channel: dict,

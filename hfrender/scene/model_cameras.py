@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.scene.model_animation import Animations
+from hfrender.scene.model_animation import Animations, parents_of
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,7 @@ def read_cameras(header: dict) -> tuple[FileCamera, ...]:
              and isinstance(n.get("camera"), int) and 0 <= n["camera"] < len(lenses)]
     if not found:
         return ()
-    parents = {c: i for i, n in enumerate(nodes) for c in n.get("children", ())}
-    tree = Animations((), (), tuple(nodes), parents, frozenset())
+    tree = Animations((), (), tuple(nodes), parents_of(nodes), frozenset())
     return tuple(FileCamera(str(n.get("name") or f"#{i}"), i, dict(lenses[n["camera"]]),
                             tree.world(i, None, 0.0)) for i, n in found)
 
@@ -130,10 +129,7 @@ def played(animations: Animations, node: int, which: int) -> int:
     """The animation that moves the camera ``node``: ``which`` (the Mesh's) where it moves
     it or a parent of it, else the file's first that does (Blender exports each action as
     an animation of its own: the objects' 'CubeAction', the camera's 'CameraAction')."""
-    chain, seen = set(), node
-    while seen is not None and seen not in chain:
-        chain.add(seen)
-        seen = animations.parents.get(seen)
+    chain = set(animations.lineage(node))
     moving = [i for i, found in enumerate(animations.channels)
               if any(c.node in chain for c in found)]
     return which if which in moving or not moving else moving[0]
