@@ -104,11 +104,9 @@ class ModelDrawer:
         (an animated model's)."""
         import moderngl
 
+        whole = _front(model) if place is None else None  # (a still model's: once)
         for i, (_, _, texture, glow, part) in enumerate(self._upload(geometry)):
-            own = model if place is None else place(i)
-            # the projection flips y (GL's row 0 is the image's top): a front face, counter-
-            # clockwise in the file, is clockwise on screen, and the other way when mirrored
-            front = "ccw" if np.linalg.det(own[:3, :3]) < 0 else "cw"
+            front = whole or _front(place(i))  # type: ignore[misc]
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)
@@ -135,3 +133,10 @@ class ModelDrawer:
         for obj in made.values():
             obj.release()
         self.vaos, self.programs, self.uploads = {}, {}, {}
+
+
+def _front(model: np.ndarray) -> str:
+    """The winding of a front face on screen: the projection flips y (GL's row 0 is the
+    image's top), so a front face, counter-clockwise in the file, is clockwise there, and
+    the other way where ``model`` mirrors."""
+    return "ccw" if np.linalg.det(model[:3, :3]) < 0 else "cw"
