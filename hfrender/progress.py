@@ -131,7 +131,6 @@ def _rate(state: dict, done: int, now: float) -> float:
     state.setdefault("t0", now)
     if done > state.setdefault("done0", done):
         state.setdefault("first1", (now, done))
-        state.setdefault("t1", now)
         _window(state.setdefault("marks1", deque()), now, done)
     start, first = _window(state.setdefault("marks", deque()), now, done)
     return (done - first) / (now - start) if now > start else 0.0
@@ -154,7 +153,7 @@ def _steady_rate(state: dict, done: int, now: float) -> float:
 def _settled(state: dict, now: float) -> bool:
     """Whether as long has passed since the first frame finished as it took (at least
     :data:`RATE_AFTER_S`, at most :data:`RECENT_S`): a time left is meaningful from then."""
-    t1 = state.get("t1")
+    t1 = state["first1"][0] if "first1" in state else None
     return t1 is not None and now - t1 >= min(RECENT_S, max(RATE_AFTER_S, t1 - state["t0"]))
 
 
