@@ -132,9 +132,9 @@ class StoreWriter:
         self._pending.append(self._pool.submit(self._write, entry, own))
 
     def _write(self, entry: dict, arrays: dict[str, np.ndarray]) -> None:
-        data = _npz_bytes(arrays)
-        if self.room_made:
+        if self.room_made:  # (the pool's one thread: set by an earlier chunk's write)
             return
+        data = _npz_bytes(arrays)
         try:
             (self.tmp / entry["file"]).write_bytes(data)
         except OSError as exc:  # a full disk: one line, not a bug's traceback
