@@ -176,8 +176,7 @@ def _sound_codecs(path: str, mtime_ns: int, size: int
     res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", path], capture_output=True,
                          text=True, errors="replace")
     head = res.stderr.split("At least one output file")[0]
-    m = re.search(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)", head)
-    seconds = int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) if m else None
+    seconds = _duration(head)
     codecs = _audio_codecs(head)
     if codecs:
         return codecs, seconds
@@ -221,13 +220,16 @@ def _mean_rate(times: tuple[float, ...], head: str) -> float:
     file's duration is the video's (its last frame's time and about one frame more: a GIF's
     last delay counted), else its intervals over their span."""
     n, span = len(times), times[-1] - times[0]
-    said = re.search(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)", head)
-    if said:
-        h, m, sec = said.groups()
-        duration = int(h) * 3600 + int(m) * 60 + float(sec)
-        if span < duration <= span + 2 * span / (n - 1):
-            return n / duration
+    duration = _duration(head)
+    if duration is not None and span < duration <= span + 2 * span / (n - 1):
+        return n / duration
     return (n - 1) / span
+
+
+def _duration(head: str) -> float | None:
+    """The input's duration in seconds, as ffmpeg says it (None where it says none)."""
+    m = re.search(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)", head)
+    return int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) if m else None
 
 
 def _exact_rate(printed: float, span: float, steps: int, unit: float) -> float:
