@@ -14,7 +14,7 @@ from hfrender.errors import spelling
 from hfrender.frame_range import start_of
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.ffmpeg import Soundtrack, frame_rate
+from hfrender.io.ffmpeg import Soundtrack, frame_rate, sound_under
 from hfrender.io.probe import audio_file
 from hfrender.io.segment_cuts import render_segment_frames
 from hfrender.io.segments import (
@@ -96,11 +96,11 @@ class RenderOutput:
                 kept = 0 if manifest is None else start - offset
                 self.writer = PngSequenceWriter(self.tmp, config.size, start, kept)
             else:
-                seconds = float((total - offset) / frame_rate(config.fps))
                 self.writer = open_writer(self.tmp, config.fps, config.size, config.codec,
                                           gop, encoding=encoding, name=config.output,
                                           pix_fmt_in=frames_in,
-                                          audio_from=sound and sound.over(seconds))
+                                          audio_from=sound_under(sound, total - offset,
+                                                                config.fps))
             return
         if manifest is None:
             fresh_work_dir(config.output)  # an older interrupted render's goes

@@ -116,6 +116,12 @@ def frame_rate(fps: float) -> Fraction:
     return near or Fraction(fps).limit_denominator(1 << 24)
 
 
+def sound_under(sound: Soundtrack | None, frames: int, fps: float) -> Soundtrack | None:
+    """``sound`` under a video of ``frames`` at ``fps`` (:func:`frame_rate`): cut to their
+    length where it is cut (:meth:`.Soundtrack.over`); None: none."""
+    return None if sound is None else sound.over(float(frames / frame_rate(fps)))
+
+
 def codec_params(codec: str, gop: int | None, pix_fmt_in: str = "rgb24"
                  ) -> tuple[str, list[str]]:
     """(output pixel format, encoder options) of an encoder: H.264 at CRF 18 preset medium,

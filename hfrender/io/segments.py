@@ -26,7 +26,7 @@ import numpy as np
 
 from hfrender.checksum import sha256_file
 from hfrender.errors import InputError, spelling
-from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate
+from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate, sound_under
 from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
 from hfrender.io.segment_cuts import MIN_SEGMENT
@@ -260,7 +260,8 @@ class SegmentedWriter(Closing):
             else:
                 Path(writer.path).unlink(missing_ok=True)
         if files and self.complete:  # (a failed join keeps the segments for --resume)
-            join(files, self.output, self.folder, self.fps, self._sound(self.frames_in_output),
+            join(files, self.output, self.folder, self.fps,
+                 sound_under(self.audio_from, self.frames_in_output, self.fps),
                  getattr(self.encoding, "timecode", ""), self.codec)
             remove_partial(self.output)  # an older run's, now out of date
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -269,7 +270,8 @@ class SegmentedWriter(Closing):
             if files and self.join_unfinished:  # named once it is there (a second Ctrl-C
                 partial = partial_name(self.output)  # may stop the join)
                 join(files, partial, self.folder, self.fps,
-                     self._sound(self.frames_in_output + rest), codec=self.codec)
+                     sound_under(self.audio_from, self.frames_in_output + rest, self.fps),
+                     codec=self.codec)
                 mark_partial(partial)  # ours: the next run may replace or remove it
                 self.partial_output, self._partial_frames = partial, rest
         finally:  # the whole segments stay for --resume; none: nothing to resume from
@@ -277,11 +279,6 @@ class SegmentedWriter(Closing):
                 shutil.rmtree(self.folder, ignore_errors=True)
             elif self._partial is not None:
                 self._partial.unlink(missing_ok=True)
-
-    def _sound(self, frames: int) -> Soundtrack | None:
-        """The soundtrack under a joined video of ``frames`` (cut to them, where cut)."""
-        seconds = float(frames / frame_rate(self.fps))
-        return None if self.audio_from is None else self.audio_from.over(seconds)
 
     @property
     def frames_in_output(self) -> int:
