@@ -40,6 +40,7 @@ from hfrender.hyperframe.builder import auto_granularity
 from hfrender.hyperframe.pool import slot_count, sub_frame_bytes
 from hfrender.io import outputs, resume
 from hfrender.io.encoding import Encoding, check_encoding
+from hfrender.io.ffmpeg import sound_under
 from hfrender.io.join import join
 from hfrender.io.segment_cuts import render_segment_frames, segment_ranges
 from hfrender.io.segments import (
@@ -290,9 +291,9 @@ class ClusterRender:
         else:
             folder = work_dir(self.config.output)
             files = [folder / s["file"] for s in tiled(self.manifest.segments, self.total)]
-            sound = render_sound(self.config)  # --audio: muxed once, in the join
-            join(files, self.config.output, folder, self.config.fps,
-                 sound and sound.over(self.total / self.config.fps), codec=self.codec)
+            sound = sound_under(render_sound(self.config), self.total, self.config.fps)
+            join(files, self.config.output, folder, self.config.fps, sound,  # --audio: muxed
+                 codec=self.codec)  # once, in the join
             outputs.remove_partial(self.config.output)
             remove_work_dir(self.config.output)  # joined: its segments are the output
         stats = self.stats
