@@ -33,25 +33,31 @@ def groups_up(base: Path, path: str) -> Iterator[Path]:
         group = group.parent
 
 
+def cgroup_folders(controller: str, root: str = "/sys/fs/cgroup",
+                   own: str = "/proc/self/cgroup") -> Iterator[tuple[bool, Path]]:
+    """``(v2, folder)`` of each cgroup over this process that ``controller`` (``"cpu"``,
+    ``"memory"``) limits, from its own up: cgroup v2's group under ``root``, or v1's under
+    ``root/controller``."""
+    for controllers, path in cgroups(own):
+        if controllers == "":
+            yield from ((True, group) for group in groups_up(Path(root), path))
+        elif controller in controllers.split(","):
+            yield from ((False, group) for group in groups_up(Path(root) / controller, path))
+
+
 def cgroup_cores(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") -> int:
     """The cores the least CPU quota over this process's cgroups allows, rounded up:
     ``cpu.max`` (v2, ``quota period``) or ``cpu.cfs_quota_us / cpu.cfs_period_us`` (v1);
     huge where there is none."""
     cores = NO_LIMIT
-    for controllers, path in cgroups(own):
-        if controllers == "":
-            base, files = Path(root), ("cpu.max",)
-        elif "cpu" in controllers.split(","):
-            base, files = Path(root) / "cpu", ("cpu.cfs_quota_us", "cpu.cfs_period_us")
-        else:
-            continue
-        for group in groups_up(base, path):
-            try:
-                quota, period = " ".join((group / f).read_text() for f in files).split()
-                if quota not in ("max", "-1") and int(quota) > 0 < int(period):
-                    cores = min(cores, math.ceil(int(quota) / int(period)))
-            except (OSError, ValueError):
-                pass
+    for v2, group in cgroup_folders("cpu", root, own):
+        files = ("cpu.max",) if v2 else ("cpu.cfs_quota_us", "cpu.cfs_period_us")
+        try:
+            quota, period = " ".join((group / f).read_text() for f in files).split()
+            if quota not in ("max", "-1") and int(quota) > 0 < int(period):
+                cores = min(cores, math.ceil(int(quota) / int(period)))
+        except (OSError, ValueError):
+            pass
     return cores
 
 

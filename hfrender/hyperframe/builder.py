@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,7 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
-from hfrender.limits import NO_LIMIT, cgroups, groups_up
+from hfrender.limits import NO_LIMIT, cgroup_folders
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
@@ -56,18 +55,9 @@ def cgroup_room(root: str = "/sys/fs/cgroup", own: str = "/proc/self/cgroup") ->
     and those above it: ``memory.max - memory.current`` (cgroup v2) or
     ``memory.limit_in_bytes - memory.usage_in_bytes`` (v1); huge where there is none."""
     room = NO_LIMIT
-    for controllers, path in cgroups(own):
-        if controllers == "":
-            room = min(room, _room(Path(root), path, "memory.max", "memory.current"))
-        elif "memory" in controllers.split(","):
-            room = min(room, _room(Path(root) / "memory", path, "memory.limit_in_bytes",
-                                   "memory.usage_in_bytes"))
-    return room
-
-
-def _room(base: Path, path: str, limit_file: str, used_file: str) -> int:
-    room = NO_LIMIT
-    for group in groups_up(base, path):
+    for v2, group in cgroup_folders("memory", root, own):
+        limit_file, used_file = ("memory.max", "memory.current") if v2 else \
+            ("memory.limit_in_bytes", "memory.usage_in_bytes")
         try:
             limit = (group / limit_file).read_text().strip()
             if limit != "max" and int(limit) < NO_LIMIT:
@@ -84,12 +74,12 @@ def address_room() -> int:
 
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
         if soft == resource.RLIM_INFINITY:
-            return 1 << 62
+            return NO_LIMIT
         with open("/proc/self/statm") as fh:
             used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         return soft - used
     except (ImportError, OSError, ValueError):
-        return 1 << 62
+        return NO_LIMIT
 
 
 def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int = 0,
