@@ -13,6 +13,7 @@ import numpy as np
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
 from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
+from hfrender.scene.model_skins import posed, skin_starts
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
 _DEFINE = "#define HF_MODEL 1\n"
@@ -33,14 +34,16 @@ def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: 
                            source, path)
 
 
-def vertex_array(ctx: Any, prog: Any, vbo: Any, ibo: Any) -> Any:
+def vertex_array(ctx: Any, prog: Any, vbo: Any, ibo: Any, rated: Any = None) -> Any:
     """``prog``'s vertex array of rows of :data:`hfrender.scene.meshes.VERTEX` in ``vbo``
     and 32-bit indices in ``ibo``: the attributes the compiler dropped (a surface shader
-    without normals) skipped."""
+    without normals) skipped; ``rated``: a skinned part's vertices' clip rates (vec4)."""
     kept = [a for a in _ATTRIBUTES if a[0] in prog]
     fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
-    return ctx.vertex_array(prog, [(vbo, fmt, *(a[0] for a in kept))], index_buffer=ibo,
-                            index_element_size=4)
+    buffers = [(vbo, fmt, *(a[0] for a in kept))]
+    if rated is not None and "in_skin_rate" in prog:
+        buffers.append((rated, "4f", "in_skin_rate"))
+    return ctx.vertex_array(prog, buffers, index_buffer=ibo, index_element_size=4)
 
 
 class ModelDrawer:
@@ -49,17 +52,19 @@ class ModelDrawer:
     def __init__(self, ctx: Any, scene_dir: Path | None) -> None:
         self.ctx, self.scene_dir = ctx, scene_dir
         self.programs: dict[str | None, Any] = {}
-        self.uploads: dict[str, list[tuple[Any, Any, Any, Part]]] = {}
+        self.uploads: dict[str, list[tuple[Any, Any, Any, Any, Part, Any]]] = {}
         self.vaos: dict[tuple, Any] = {}
+        self.posed: set[int] = set()  # the skinned parts' buffers holding a pose, by id
 
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
             self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, _DEFINE)
         return self.programs[shader]
 
-    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Any, Part]]:
-        """Each part's (vertices, indices, base colour texture, emissive texture, part): a
-        texture made once an image, shared by the parts (and uses) that show it."""
+    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Any, Part, Any]]:
+        """Each part's (vertices, indices, base colour texture, emissive texture, part, its
+        vertices' clip rates: a skinned part's, else None): a texture made once an image,
+        shared by the parts (and uses) that show it."""
         if geometry not in self.uploads:
             made: dict[int, Any] = {}  # id of a Part's image (held by the model) -> texture
 
@@ -70,7 +75,9 @@ class ModelDrawer:
 
             self.uploads[geometry] = [
                 (self.ctx.buffer(part.vertices.tobytes()), self.ctx.buffer(part.indices.tobytes()),
-                 texture(part.texture), texture(part.emission_texture), part)
+                 texture(part.texture), texture(part.emission_texture), part,
+                 None if part.skin is None else self.ctx.buffer(reserve=16 * len(
+                     part.vertices)))
                 for part in model_data(geometry).parts]
         return self.uploads[geometry]
 
@@ -87,8 +94,8 @@ class ModelDrawer:
     def _vao(self, prog: Any, geometry: str, index: int) -> Any:
         key = (id(prog), geometry, index)
         if key not in self.vaos:
-            vbo, ibo, *_ = self._upload(geometry)[index]
-            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo)
+            vbo, ibo, *_, rated = self._upload(geometry)[index]
+            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo, rated)
         return self.vaos[key]
 
     def prepare(self, shader: str | None, geometry: str) -> None:
@@ -98,15 +105,20 @@ class ModelDrawer:
             self._vao(prog, geometry, i)
 
     def render(self, prog: Any, geometry: str, model: np.ndarray,
-               place: Callable[[int], np.ndarray] | None = None) -> None:
+               place: Callable[[int], np.ndarray] | None = None,
+               pose: Callable[[int], tuple] | None = None) -> None:
         """Draw every part of the model with ``prog`` (its other uniforms set already);
         ``place(i)``, where given, sets part i's own matrices and returns its model matrix
-        (an animated model's)."""
+        (an animated model's); ``pose(i)``, where given, skinned part i's vertices posed
+        and their clip rates (None: unknown), :func:`~hfrender.scene.model_skins.posed`'s
+        (else it is drawn in its rest pose)."""
         import moderngl
 
         whole = _front(model) if place is None else None  # (a still model's: once)
-        for i, (_, _, texture, glow, part) in enumerate(self._upload(geometry)):
+        for i, upload in enumerate(self._upload(geometry)):
+            _, _, texture, glow, part, _ = upload
             front = whole or _front(place(i))  # type: ignore[misc]
+            self._pose(prog, upload, None if pose is None or part.skin is None else pose(i))
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)
@@ -125,14 +137,48 @@ class ModelDrawer:
                 self.ctx.disable(moderngl.CULL_FACE)
                 self.ctx.front_face = "ccw"
 
+    def _pose(self, prog: Any, upload: tuple, found: tuple | None) -> None:
+        """A skinned part's buffers as posed (``found``: its vertices and their clip rates,
+        :func:`~hfrender.scene.model_skins.posed`'s), or back at rest (None) where a pose
+        was written: the buffers are the model's, shared by the Meshes that show it."""
+        vbo, part, rated = upload[0], upload[4], upload[5]
+        rates = None if found is None else found[1]
+        if found is not None:
+            vbo.write(found[0].tobytes())
+            self.posed.add(id(vbo))
+        elif id(vbo) in self.posed:
+            vbo.write(part.vertices.tobytes())
+            self.posed.discard(id(vbo))
+        if rates is not None:  # (the whole of its motion: its joints' rows have the Mesh's)
+            rated.write(rates.tobytes())
+            set_uniform(prog, "u_clip_rate", np.zeros((4, 4)))
+        set_uniform(prog, "u_skinned", int(rates is not None))
+
     def release(self) -> None:
         for obj in [*self.vaos.values(), *self.programs.values()]:
             obj.release()
         made = {id(obj): obj for parts in self.uploads.values() for u in parts
-                for obj in u[:4] if obj is not None}  # (a shared texture released once)
+                for obj in (*u[:4], u[5]) if obj is not None}  # (a shared texture: once)
         for obj in made.values():
             obj.release()
         self.vaos, self.programs, self.uploads = {}, {}, {}
+
+
+def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray
+          ) -> Callable[[int], tuple]:
+    """:meth:`ModelDrawer.render`'s ``pose`` of a model at its :meth:`Mesh.part_matrices`
+    ``moves``, whose clip rates are ``rates``' rows from ``start`` (fewer: its skinned
+    parts' vertices without rates, moving with the Mesh)."""
+    parts = model_data(geometry).parts
+    starts = skin_starts(parts)
+
+    def pose(k: int) -> tuple:
+        at, n = starts[k], len(parts[k].skin.joints)
+        row = start + at
+        return posed(parts[k], np.stack(moves[at:at + n]),
+                     np.asarray(rates[row:row + n]) if row + n <= len(rates) else None)
+
+    return pose
 
 
 def _front(model: np.ndarray) -> str:

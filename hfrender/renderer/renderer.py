@@ -18,7 +18,7 @@ import numpy as np
 
 from hfrender.color import srgb_color
 from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
-from hfrender.renderer.models import ModelDrawer, mesh_program
+from hfrender.renderer.models import ModelDrawer, mesh_program, poser
 from hfrender.renderer.msaa import msaa_samples
 from hfrender.renderer.programs import (
     NoSurfaceShader,
@@ -274,7 +274,8 @@ class SceneRenderer:
             _set_object(prog, obj, own, rates[row] if row < len(rates) else rate @ moves[k])
             return own
 
-        self.models.render(prog, obj.geometry, model, place)
+        self.models.render(prog, obj.geometry, model, place, None if getattr(
+            obj, "time", None) is None else poser(obj.geometry, moves, start, rates))
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""

@@ -46,6 +46,7 @@ from hfrender.scene.model_files import (
     why_none,
 )
 from hfrender.scene.model_parts import VERTEX, Part, merged, part
+from hfrender.scene.model_skins import Skins
 from hfrender.scene.objects import _CHECKS, Object3D
 
 __all__ = ["VERTEX", "Mesh", "ModelData", "ModelError", "Part", "load_model", "model_data"]
@@ -189,14 +190,15 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     textured = {model_files.glow_name(i) for i, m in enumerate((header or {}).get(
         "materials", ())) if "emissiveTexture" in m}
     animations = None if header is None else read_animations(shown, path, header)
-    carriers = model_files.gltf_nodes(trimesh, scene, header, animations)
-    parts = []
-    for node in scene.graph.nodes_geometry:
-        transform, name = scene.graph[node]
-        geom = scene.geometry.get(name)
+    nodes = model_files.gltf_nodes(trimesh, scene, header, animations)  # frame: node
+    skins, parts = None if animations is None else Skins(shown, path, header), []
+    for frame in scene.graph.nodes_geometry:
+        transform, name = scene.graph[frame]
+        geom, node = scene.geometry.get(name), nodes.get(frame)
         if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
-            parts.append(part(geom, np.asarray(transform, np.float64), gltf, textured,
-                              carriers.get(node)))
+            made = part(geom, np.asarray(transform, np.float64), gltf, textured,
+                        None if node is None else animations.carrier(node))
+            parts.append(made if skins is None else skins.attach(made, geom, node))
     if not parts:
         raise ModelError(f"{shown}: the file has no triangles{why_none(path)}")
     if missing:  # trimesh goes on without them, and says so only in its debug log
@@ -208,8 +210,9 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                 if p.texture is not None or p.emission_texture is not None]
     if header is not None and (unread := model_files.not_drawn(shown, header, textured)):
         log.warning(unread)
-    if header is not None and (unplayed := not_played(shown, header)):
-        log.warning(unplayed)
+    for unplayed in [*(skins.said if skins else ()), not_played(shown, header or {})]:
+        if unplayed:
+            log.warning(unplayed)
     positions = np.concatenate([p.vertices["position"] for p in parts])
     finite = positions[np.isfinite(positions).all(1)]
     if len(finite) < len(positions):  # (was: bounds of NaN, refused later at the user's line)
@@ -282,16 +285,19 @@ class Mesh(Object3D):
 
     def part_matrices(self) -> list[np.ndarray] | None:
         """Each part's matrix at :attr:`time` in the model's frame (its node's animated
-        world matrix x its baked rest one's inverse; ``time`` None: the identity), or
-        None: a file without animations, drawn as read."""
+        world matrix x its baked rest one's inverse; ``time`` None: the identity), then
+        each skinned part's joint matrices (:func:`~hfrender.scene.model_skins.skin_starts`),
+        or None: a file without animations, drawn as read."""
         found, parts = self._loaded().animations, self._loaded().parts
         if found is None:
             return None
+        skins = [p.skin for p in parts if p.skin is not None]  # (their joints' after)
         if self.time is None:
-            return [np.eye(4)] * len(parts)
+            return [np.eye(4)] * len(parts) + found.joint_matrices(skins, None, 0.0)
         try:
-            return found.moves([p.node for p in parts], self._which(self.animation),
-                               self.time)
+            which = self._which(self.animation)
+            return (found.moves([p.node for p in parts], which, self.time)
+                    + found.joint_matrices(skins, which, self.time))
         except InputError as exc:  # (it names a node: the file too)
             raise ModelError(f"{self._loaded().path.name}: {exc}") from None
 

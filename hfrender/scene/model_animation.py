@@ -4,9 +4,11 @@ buffers (trimesh reads none of them), sampled at a time as the glTF 2.0 spec say
 Channels on nodes' ``translation``, ``rotation`` and ``scale`` are played, interpolated
 ``LINEAR`` (rotations by slerp), ``STEP`` or ``CUBICSPLINE`` (Hermite, from the in-tangent,
 value, out-tangent triplets), rotations normalised after; before the first key the first
-holds, past the last the last (glTF's clamping). Skins and morph targets are not played
-(:func:`not_played` says so). A part's matrix at a time is its node's animated world
-matrix times the inverse of its rest one (its vertices have the rest one baked in)."""
+holds, past the last the last (glTF's clamping). Skins are played by
+:mod:`~hfrender.scene.model_skins` (their joints' matrices:
+:meth:`Animations.joint_matrices`); morph targets are not (:func:`not_played` says so). A
+part's matrix at a time is its node's animated world matrix times the inverse of its rest
+one (its vertices have the rest one baked in)."""
 
 from __future__ import annotations
 
@@ -114,6 +116,17 @@ class Animations:
             self._kept.pop(next(iter(self._kept)))
         kept = self._kept[key] = [found[node] for node in carriers]
         return list(kept)
+
+    def joint_matrices(self, skins: list, which: int | None, t: float) -> list[np.ndarray]:
+        """Each joint's matrix of each of ``skins`` (:class:`~hfrender.scene.model_skins.
+        Skinning`) at ``t`` in animation ``which`` (None: at rest), in order: its node's
+        animated world matrix times its inverse bind matrix (glTF's joint matrix: the
+        skinned mesh node's own transform is not used)."""
+        if not skins:  # (a model without: no channel sampled again)
+            return []
+        posed, worlds = self._posed(which, t), {}
+        return [self._world(j, posed, worlds) @ inverse for s in skins
+                for j, inverse in zip(s.joints, s.inverse_binds, strict=True)]
 
     def _unbaked(self, node: int) -> np.ndarray:
         """The inverse of ``node``'s rest world matrix (its parts' vertices have it baked
@@ -283,13 +296,11 @@ def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]
 
 
 def not_played(shown: Path, header: dict) -> str | None:
-    """One line of what of the file's animation hfrender does not play (skins, morph
-    targets, KHR_animation_pointer channels, its lights' motion: was unsaid), or None. A
-    camera's motion is not among them: ``camera.follow(mesh)`` plays it
+    """One line of what of the file's animation hfrender does not play (morph targets,
+    KHR_animation_pointer channels, its lights' motion: was unsaid; skins are played), or
+    None. A camera's motion is not among them: ``camera.follow(mesh)`` plays it
     (:mod:`~hfrender.scene.model_cameras`)."""
     said = []
-    if header.get("skins"):
-        said.append("its skins (skeletal animation: JOINTS_0/WEIGHTS_0)")
     targets = [c.get("target", {}) for a in header.get("animations", ())
                for c in a.get("channels", ())]
     morphs = any(p.get("targets") for m in header.get("meshes", ())
@@ -309,8 +320,8 @@ def not_played(shown: Path, header: dict) -> str | None:
     if not said:
         return None
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
-    return (f"{shown}: {listed} not played: hfrender plays node animations alone "
-            "(translation, rotation, scale); drawn in their rest pose")
+    return (f"{shown}: {listed} not played: hfrender plays node animations (translation, "
+            "rotation, scale) and skins alone; drawn in their rest pose")
 
 
 def _stage(node: dict) -> bool:

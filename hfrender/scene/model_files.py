@@ -207,8 +207,8 @@ def read_scene(trimesh: Any, path: Path) -> tuple[Any, Any, dict | None]:
 
 def gltf_nodes(trimesh: Any, scene: Any, header: dict | None, animations: Any
                ) -> dict[str, int | None]:
-    """Each geometry frame of trimesh's ``scene`` of a glTF file (its JSON ``header``): the
-    node an animation moves it with (``animations.carrier``); empty where it has none.
+    """Each geometry frame of trimesh's ``scene`` of a glTF file (its JSON ``header``): its
+    node's index in the file (None: not found); empty where the file has no animations.
     Frames are found by trimesh's names of the file's nodes (a node's name, else its
     index, made unique), a primitive's frame under its node's."""
     if animations is None or header is None:
@@ -222,7 +222,7 @@ def gltf_nodes(trimesh: Any, scene: Any, header: dict | None, animations: Any
         name = frame
         while name is not None and name not in index:
             name = parents.get(name)
-        found[frame] = None if name is None else animations.carrier(index[name])
+        found[frame] = None if name is None else index[name]
     return found
 
 

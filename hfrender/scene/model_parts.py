@@ -32,6 +32,9 @@ class Part:
     # the glTF node an animation moves it with (itself or its nearest moved parent; its
     # rest world matrix is baked in), or None: no animation moves it
     node: int | None = None
+    # its glTF skin (:mod:`~hfrender.scene.model_skins`: drawn posed at a Mesh's time), or
+    # None
+    skin: Any = None
 
     def glow(self) -> float:
         """Its brightest light of its own, one channel, linear: the emission times its
@@ -60,8 +63,7 @@ def part(mesh: Any, transform: np.ndarray, gltf: bool, textured: set,
     if uv is not None and len(uv) != len(positions):
         texture = uv = None
     colors = vertex_colors(mesh)
-    if getattr(mesh.visual, "kind", None) == "face":  # a colour per face: unshare
-        corners = faces.ravel()
+    if (corners := source_rows(mesh)) is not None:  # a colour per face: unshare
         positions, colors = positions[corners], np.repeat(mesh.visual.face_colors, 3, axis=0)
         normals = None if normals is None else normals[corners]
         uv = None if uv is None else uv[corners]
@@ -85,6 +87,14 @@ def part(mesh: Any, transform: np.ndarray, gltf: bool, textured: set,
                 emission, glow, node)
 
 
+def source_rows(mesh: Any) -> np.ndarray | None:
+    """The row of ``mesh``'s vertices each of its Part's comes from, where :func:`part`
+    unshares them (a colour per face: three a triangle), else None (the same rows)."""
+    if getattr(mesh.visual, "kind", None) == "face":
+        return np.asarray(mesh.faces, np.int64).ravel()
+    return None
+
+
 def _cofactor(m: np.ndarray) -> np.ndarray:
     """det(m) * inverse(m).T: turns normals, defined for a singular m too."""
     return np.array([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
@@ -101,7 +111,7 @@ def merged(parts: list[Part]) -> list[Part]:
                      for t in (p.texture, p.emission_texture))
         images.update({k: t for k, t in zip(keys, (p.texture, p.emission_texture),
                                             strict=True) if k is not None and k not in images})
-        groups.setdefault((*keys, p.smooth, p.double_sided, p.emission, p.node),
+        groups.setdefault((*keys, p.smooth, p.double_sided, p.emission, p.node, p.skin),
                           []).append(p)
     out = []
     for (tex, glow, *_), group in groups.items():
@@ -110,5 +120,5 @@ def merged(parts: list[Part]) -> list[Part]:
                         np.concatenate([p.indices + np.uint32(o)
                                         for p, o in zip(group, offsets, strict=True)]),
                         images.get(tex), group[0].smooth, group[0].double_sided,
-                        group[0].emission, images.get(glow), group[0].node))
+                        group[0].emission, images.get(glow), group[0].node, group[0].skin))
     return out

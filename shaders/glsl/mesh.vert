@@ -19,6 +19,7 @@ uniform mat4 u_clip_rate;
 uniform vec3 u_color;        // linear
 uniform float u_emissive;
 uniform float u_opacity;     // 1: opaque; below, blended over what lies behind
+uniform bool u_skinned;      // a posed skin's part: each vertex's own clip rate, below
 #else
 in mat4 i_model;             // columns, as a uniform's
 in mat3 i_normal_matrix;
@@ -38,6 +39,7 @@ in vec3 in_normal;
 #ifdef HF_MODEL  // a loaded model (hfrender/renderer/models.py): UVs and vertex colours
 in vec2 in_uv;
 in vec4 in_color;  // linear RGBA
+in vec4 in_skin_rate;  // a posed skin's vertex: d/dt of its clip position (u_skinned)
 centroid out vec2 v_uv;
 centroid out vec4 v_color;
 #endif
@@ -64,5 +66,6 @@ void main() {
 #ifdef HF_MODEL
     v_uv = in_uv;
     v_color = in_color;
+    if (u_skinned) v_clip_rate += in_skin_rate;  // (its u_clip_rate: 0)
 #endif
 }

@@ -1,0 +1,168 @@
+"""A glTF file's skins (for :mod:`hfrender.scene.meshes`): read from its JSON and buffers
+(trimesh reads none of them) by :mod:`~hfrender.scene.model_animation`'s accessor reader,
+and played by linear blend skinning as the glTF 2.0 spec says (3.7.3, "Skins"):
+
+    vertex' = sum_i w_i * (jointWorld_i(t) * inverseBind_i) * vertex
+
+in the model's frame (the skinned mesh node's own transform is not used), normals with the
+same matrices, renormalised. A vertex follows its 4 influences of ``JOINTS_0`` and
+``WEIGHTS_0`` (the weights scaled to sum 1); more (``JOINTS_1``) are said once and left
+out. A skinned Part keeps its rest pose as trimesh placed it (drawn so while the Mesh's
+``time`` is None) and its :class:`Skinning`: the renderer poses it in NumPy each draw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.scene.model_animation import accessor
+from hfrender.scene.model_files import ModelError
+from hfrender.scene.model_parts import Part, source_rows
+
+
+@dataclass(frozen=True, eq=False)
+class Skinning:
+    """A skinned part's joints and its vertices' influences, in the glTF primitive's own
+    frame (its rows as the Part's vertices)."""
+
+    joints: tuple[int, ...]  # the glTF node of each joint
+    inverse_binds: np.ndarray  # (J, 4, 4)
+    influences: np.ndarray  # (V, 4) int64: each vertex's joints, rows of ``joints``
+    weights: np.ndarray  # (V, 4): their weights, summing to 1
+    positions: np.ndarray  # (V, 4): the primitive's positions, w 1
+    normals: np.ndarray | None  # (V, 3): its normals (None: shaded flat)
+
+
+def blended(skinning: Skinning, matrices: np.ndarray) -> np.ndarray:
+    """Each vertex's matrix (V, 4, 4): its influences' ``matrices`` (one a joint) by
+    weight."""
+    return np.einsum("vi,vikl->vkl", skinning.weights, matrices[skinning.influences])
+
+
+def posed(part: Part, matrices: np.ndarray, rates: np.ndarray | None
+          ) -> tuple[np.ndarray, np.ndarray | None]:
+    """A skinned ``part``'s vertices at its joints' ``matrices`` (J, 4, 4, the model's
+    frame), and where ``rates`` (J, 4, 4: d/dt of the joints' clip matrices) are given, each
+    vertex's clip-space rate (V, 4) float32 (its velocity: None where they are not)."""
+    skin = part.skin
+    each = blended(skin, matrices)
+    vertices = part.vertices.copy()
+    vertices["position"] = np.einsum("vkl,vl->vk", each[:, :3], skin.positions)
+    if skin.normals is not None:
+        normals = np.einsum("vkl,vl->vk", each[:, :3, :3], skin.normals)
+        vertices["normal"] = normals / np.maximum(
+            np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
+    if rates is None:
+        return vertices, None
+    return vertices, np.einsum("vkl,vl->vk", blended(skin, rates),
+                               skin.positions).astype(np.float32)
+
+
+def skin_starts(parts: tuple[Part, ...] | list[Part]) -> dict[int, int]:
+    """Where each skinned part's joint matrices start in :meth:`Mesh.part_matrices`
+    (after one matrix a part), by the part's place."""
+    starts, at = {}, len(parts)
+    for k, p in enumerate(parts):
+        if p.skin is not None:
+            starts[k], at = at, at + len(p.skin.joints)
+    return starts
+
+
+class Skins:
+    """A glTF file's skins, put on its parts (:meth:`attach`); what of them it cannot play,
+    one line each in :attr:`said` (to be warned once)."""
+
+    def __init__(self, shown: Path, path: Path, header: dict) -> None:
+        self.shown, self.path, self.header = shown, path, header
+        self.buffers: dict[int, bytes] = {}
+        self.read: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
+        self.said: list[str] = []
+
+    def attach(self, made: Part, mesh: Any, node: int | None) -> Part:
+        """``made`` (trimesh's geometry ``mesh`` at glTF node ``node``) with its skin
+        where the node has one and a primitive of its mesh has ``JOINTS_0`` and
+        ``WEIGHTS_0`` (found by its positions: trimesh keeps their rows); else as it is."""
+        nodes = self.header.get("nodes", ())
+        if node is None or "skin" not in nodes[node] or "mesh" not in nodes[node]:
+            return made
+        index = nodes[node]["skin"]
+        name = self.header["skins"][index].get("name") or f"#{index}"
+        try:
+            return self._attach(made, mesh, nodes[node], index, name)
+        except ModelError:  # (said already, in one line)
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OSError) as exc:
+            raise ModelError(f"{self.shown}: cannot read its skin {name!r}: "
+                             f"{type(exc).__name__}: {exc}") from None
+
+    def _attach(self, made: Part, mesh: Any, node: dict, index: int, name: str) -> Part:
+        joints, inverse = self._skin(index, name)
+        vertices = np.asarray(mesh.vertices, np.float64)
+        primitives = self.header["meshes"][node["mesh"]]["primitives"]
+        for prim in primitives:
+            at = prim.get("attributes", {})
+            if "JOINTS_0" not in at or "WEIGHTS_0" not in at or \
+                    not np.array_equal(self._get(at["POSITION"]), vertices):
+                continue
+            if "JOINTS_1" in at:
+                self._say(f"{self.shown}: its skins' influences past 4 a vertex (JOINTS_1/"
+                          "WEIGHTS_1) are not played: each vertex follows its 4 of "
+                          "JOINTS_0/WEIGHTS_0")
+            influences, weights = self._influences(at, len(vertices), len(joints), name)
+            rows = source_rows(mesh)
+            rows = np.arange(len(vertices)) if rows is None else rows
+            normals = np.asarray(mesh.vertex_normals, np.float64)[rows] if made.smooth \
+                else None
+            return replace(made, node=None, skin=Skinning(
+                joints, inverse, influences[rows], weights[rows],
+                np.column_stack([vertices[rows], np.ones(len(rows))]), normals))
+        if any("JOINTS_0" in p.get("attributes", {}) for p in primitives):
+            self._say(f"{self.shown}: a part of its skin {name!r} is drawn in its rest pose: "
+                      "its vertices are not the file's (trimesh changed them)")
+        return made
+
+    def _skin(self, index: int, name: str) -> tuple[tuple[int, ...], np.ndarray]:
+        """Skin ``index``'s joints and inverse bind matrices (none: identities); a count
+        of matrices other than of joints refused in one line."""
+        if index not in self.read:
+            skin = self.header["skins"][index]
+            joints = tuple(int(j) for j in skin["joints"])
+            if "inverseBindMatrices" not in skin:
+                inverse = np.tile(np.eye(4), (len(joints), 1, 1))
+            else:
+                inverse = self._get(skin["inverseBindMatrices"]).reshape(-1, 4, 4)
+                inverse = inverse.transpose(0, 2, 1)  # (glTF's matrices: column-major)
+            if len(inverse) != len(joints) or not joints:
+                raise ModelError(f"{self.shown}: its skin {name!r} has {len(joints)} joints "
+                                 f"and {len(inverse)} inverseBindMatrices: a skin needs one "
+                                 "matrix a joint")
+            self.read[index] = (joints, inverse)
+        return self.read[index]
+
+    def _influences(self, at: dict, count: int, joints: int, name: str
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """A primitive's JOINTS_0 and WEIGHTS_0 (its weights scaled to sum 1); a joint past
+        the skin's with a weight refused in one line."""
+        influences = self._get(at["JOINTS_0"]).astype(np.int64)
+        weights = self._get(at["WEIGHTS_0"])
+        if influences.shape != (count, 4) or weights.shape != (count, 4):
+            raise ValueError(f"JOINTS_0 {influences.shape} and WEIGHTS_0 {weights.shape} "
+                             f"for {count} vertices (each VEC4, one a vertex)")
+        weighed = weights > 0.0
+        if (bad := ((influences >= joints) | (influences < 0)) & weighed).any():
+            raise ModelError(f"{self.shown}: a vertex of its skin {name!r} follows joint "
+                             f"{int(influences[bad][0])}, but the skin has {joints} "
+                             f"joint{'s' * (joints != 1)} (0 to {joints - 1})")
+        influences = np.where(weighed, influences, 0)  # (an unweighed one: any joint)
+        total = weights.sum(axis=1, keepdims=True)
+        return influences, np.divide(weights, total, out=weights.copy(), where=total > 0)
+
+    def _get(self, index: int) -> np.ndarray:
+        return accessor(self.path, self.header, index, self.buffers)
+
+    def _say(self, line: str) -> None:
+        if line not in self.said:
+            self.said.append(line)

@@ -1,0 +1,211 @@
+"""glTF skins (hfrender/scene/model_skins.py): a skinned mesh drawn by linear blend skinning
+at its joints' animated matrices, as the glTF 2.0 spec says (3.7.3), its velocity with it."""
+
+import copy
+import logging
+import struct
+
+import numpy as np
+import pytest
+from gltf_files import gltf_written
+
+import hfrender as hf
+from hfrender.scene import meshes
+from hfrender.scene.model_skins import posed, skin_starts
+
+trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
+from test_meshes import draw, make_scene  # noqa: E402
+from test_model_animation import CAMERA, H, W, box_of, drawn_box, turned  # noqa: E402
+
+HALF = 0.1  # the bar's half width
+# the bar along x from -1 to 1, in x-z facing up: two vertices at x = -1, 0 and 1
+REST = np.array([[x, 0.0, z] for x in (-1.0, 0.0, 1.0) for z in (-HALF, HALF)])
+FACES = [0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4]
+
+
+def _f32(values):
+    return struct.pack(f"<{len(values)}f", *values)
+
+
+def bar_header(name, blob_size):
+    """Node 0 "Root" (joint 0) at (-1, 0, 0), its child node 1 "Tip" (joint 1) at (0, 0, 0)
+    in the world; node 2 "Bar" the skinned mesh, moved 0.3 in z (which the spec says is not
+    used). Each vertex at x = -1 follows the root alone, at 0 both half (UNSIGNED_BYTE
+    normalised 128/128: 0.5 once scaled to sum 1), at 1 the tip alone. Animation "Bend":
+    the tip turns 90 degrees about y over 1 s (LINEAR)."""
+    views = [(0, 72, 34962), (72, 24, 34963), (96, 48), (144, 24), (168, 128), (296, 8),
+             (304, 32)]
+    return {
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 2]}],
+        "nodes": [{"name": "Root", "translation": [-1.0, 0.0, 0.0], "children": [1]},
+                  {"name": "Tip", "translation": [1.0, 0.0, 0.0]},
+                  {"name": "Bar", "mesh": 0, "skin": 0, "translation": [0.0, 0.0, 0.3]}],
+        "skins": [{"name": "Rig", "joints": [0, 1], "skeleton": 0,
+                   "inverseBindMatrices": 4}],
+        "meshes": [{"name": "BarMesh", "primitives": [{
+            "attributes": {"POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3},
+            "indices": 1, "material": 0}]}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorFactor": [1, 0, 0, 1]},
+                       "doubleSided": True}],
+        "buffers": [{"uri": f"{name}.bin", "byteLength": blob_size}],
+        "bufferViews": [{"buffer": 0, "byteOffset": v[0], "byteLength": v[1],
+                         **({"target": v[2]} if len(v) > 2 else {})} for v in views],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 6, "type": "VEC3",
+             "min": [-1, 0, -HALF], "max": [1, 0, HALF]},
+            {"bufferView": 1, "componentType": 5123, "count": 12, "type": "SCALAR"},
+            {"bufferView": 2, "componentType": 5123, "count": 6, "type": "VEC4"},
+            {"bufferView": 3, "componentType": 5121, "normalized": True, "count": 6,
+             "type": "VEC4"},
+            {"bufferView": 4, "componentType": 5126, "count": 2, "type": "MAT4"},
+            {"bufferView": 5, "componentType": 5126, "count": 2, "type": "SCALAR",
+             "min": [0.0], "max": [1.0]},
+            {"bufferView": 6, "componentType": 5126, "count": 2, "type": "VEC4"}],
+        "animations": [{"name": "Bend", "samplers": [{"input": 5, "output": 6}],
+                        "channels": [{"sampler": 0,
+                                      "target": {"node": 1, "path": "rotation"}}]}]}
+
+
+def write_bar(folder, name="bar", change=None):
+    """``name``.gltf and .bin of :func:`bar_header` (``change(header)`` first, if given)."""
+    joints = [0, 0, 0, 0] * 2 + [0, 1, 0, 0] * 2 + [1, 0, 0, 0] * 2
+    weights = [255, 0, 0, 0] * 2 + [128, 128, 0, 0] * 2 + [255, 0, 0, 0] * 2
+    inverse = [np.eye(4), np.eye(4)]  # the inverse of each joint's world matrix at rest
+    inverse[0][0, 3] = 1.0  # (the root at x = -1; the tip at the origin)
+    blob = b"".join([
+        _f32(REST.ravel()), struct.pack("<12H", *FACES), struct.pack("<24H", *joints),
+        bytes(weights), _f32(np.concatenate([m.T.ravel() for m in inverse])),
+        _f32([0.0, 1.0]), _f32([0, 0, 0, 1.0, 0, 0.70710678, 0, 0.70710678])])
+    header = bar_header(name, len(blob))
+    if change is not None:
+        change(header)
+    return gltf_written(folder, name, header, blob)
+
+
+def by_hand(t):
+    """The bar's six vertices at ``t``: the tip's turned 90 t degrees about the origin (its
+    joint), the middle ones half way between the two joints' placings of them."""
+    tip = turned(REST, 90.0 * min(max(t, 0.0), 1.0))
+    weight = np.array([0.0, 0.0, 0.5, 0.5, 1.0, 1.0])[:, None]
+    return (1 - weight) * REST + weight * tip
+
+
+def test_the_middle_vertex_follows_both_joints_half(tmp_path):
+    mesh = hf.Mesh.load(write_bar(tmp_path))
+    mesh.time = 1.0
+    (part,) = mesh._loaded().parts
+    np.testing.assert_array_equal(part.skin.weights[2:4], [[0.5, 0.5, 0, 0]] * 2)
+    moves = mesh.part_matrices()
+    assert len(moves) == 3 and skin_starts([part]) == {0: 1}  # the part's, 2 joints'
+    vertices, rates = posed(part, np.stack(moves[1:]), None)
+    assert rates is None
+    np.testing.assert_allclose(vertices["position"], by_hand(1.0), atol=1e-6)
+    # worked by hand: (0, 0, -0.1) turned 90 degrees about y is (-0.1, 0, 0); half of each
+    np.testing.assert_allclose(vertices["position"][2], [-0.05, 0.0, -0.05], atol=1e-6)
+
+
+def shot(gl_context, path, t):
+    mesh = hf.Mesh.load(path)
+    mesh.time = t
+    color, _, clips = draw(gl_context(), make_scene(mesh, **CAMERA), size=(W, H))
+    return color[..., 0] > 0, clips[0]
+
+
+@pytest.mark.parametrize("t", [0.0, 0.5, 1.0])
+def test_the_bar_is_drawn_bent_as_its_joints_turn(gl_context, tmp_path, t):
+    red, clip = shot(gl_context, write_bar(tmp_path), t)
+    np.testing.assert_allclose(drawn_box(red), box_of(clip, by_hand(t)), atol=1.0)
+    tip = box_of(clip, by_hand(t)[4:])  # (the tip's end: the box's top at 0.5 and 1)
+    if t > 0:
+        assert abs(drawn_box(red)[1] - tip[1]) <= 1.0
+
+
+def test_at_rest_it_is_drawn_as_read(gl_context, tmp_path):
+    """``time`` None: the picture of the file without its skin, pixel for pixel (as before:
+    trimesh's placing, the Bar node's 0.3 in z with it)."""
+    def unskinned(header):
+        del header["nodes"][2]["skin"], header["skins"]
+
+    posed_at_rest = shot(gl_context, write_bar(tmp_path), None)[0]
+    read = shot(gl_context, write_bar(tmp_path, "plain", unskinned), None)[0]
+    np.testing.assert_array_equal(posed_at_rest, read)
+
+
+def test_the_velocity_of_a_bending_bar(gl_context, tmp_path):
+    from hfrender.renderer.renderer import SceneRenderer, clip_rates
+
+    mesh = hf.Mesh.load(write_bar(tmp_path))
+    scene = make_scene(mesh, **CAMERA)
+    scene.setup()
+    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
+    renderer.prepare()
+    t, h = 0.5, 1e-3
+    clips = []
+    for when in (t - h, t + h, t):
+        mesh.time = when
+        clips.append(renderer.clip_matrices())
+    assert clips[2].shape == (4, 4, 4)  # the mesh's, its part's, its 2 joints'
+    renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
+    vel = np.empty((H, W, 2), np.float32)
+    renderer.read_into(np.empty((H, W, 4), np.uint8), np.empty((H, W), np.float32), vel)
+    renderer.release()
+    clip = clips[2][0]
+    for u in ([0.1, 0.45, 0.45], [0.6, 0.2, 0.2]):  # in the triangle (2, 5, 4)
+        path = [np.asarray(u) @ by_hand(when)[[2, 5, 4]] for when in (t - h, t, t + h)]
+        (x0, y0), (x, y), (x1, y1) = [box_of(clip, [p])[:2] for p in path]
+        np.testing.assert_allclose(vel[int(y), int(x)], [(x1 - x0) / 2e-3, (y1 - y0) / 2e-3],
+                                   rtol=0.03, atol=2.0)
+        assert abs(vel[int(y), int(x)]).max() > 15  # (px/s: it moves)
+
+
+def test_a_skin_of_more_joints_than_matrices_is_refused(tmp_path):
+    def three(header):
+        header["skins"][0]["joints"] = [0, 1, 0]
+
+    with pytest.raises(meshes.ModelError) as excinfo:
+        hf.Mesh.load(write_bar(tmp_path, "three", three))
+    assert str(excinfo.value) == (f"{tmp_path / 'three.gltf'}: its skin 'Rig' has 3 joints "
+                                  "and 2 inverseBindMatrices: a skin needs one matrix a joint")
+
+
+def test_a_vertex_following_a_joint_the_skin_has_not_is_refused(tmp_path):
+    def one(header):
+        header["skins"][0]["joints"] = [0]
+        del header["skins"][0]["inverseBindMatrices"]
+
+    with pytest.raises(meshes.ModelError) as excinfo:
+        hf.Mesh.load(write_bar(tmp_path, "one", one))
+    assert str(excinfo.value) == (f"{tmp_path / 'one.gltf'}: a vertex of its skin 'Rig' "
+                                  "follows joint 1, but the skin has 1 joint (0 to 0)")
+
+
+def test_influences_past_four_are_said_once(tmp_path, caplog):
+    def eight(header):
+        header["meshes"][0]["primitives"][0]["attributes"].update(JOINTS_1=2, WEIGHTS_1=3)
+        header["meshes"].append(copy.deepcopy(header["meshes"][0]))
+        header["nodes"].append({**header["nodes"][2], "mesh": 1})
+        header["scenes"][0]["nodes"].append(3)
+
+    with caplog.at_level(logging.WARNING):
+        mesh = hf.Mesh.load(write_bar(tmp_path, "eight", eight))
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [f"{tmp_path / 'eight.gltf'}: its skins' influences past 4 a vertex "
+                    "(JOINTS_1/WEIGHTS_1) are not played: each vertex follows its 4 of "
+                    "JOINTS_0/WEIGHTS_0"]
+    assert [p.skin is not None for p in mesh._loaded().parts] == [True, True]
+
+
+def test_two_meshes_of_one_file_each_drawn_at_its_own_time(gl_context, tmp_path):
+    """The model's vertex buffer is shared: a Mesh at rest drawn after a posed one of the
+    same file is drawn at rest (its buffer written back), not in the other's pose."""
+    path = write_bar(tmp_path)
+    bent, resting = hf.Mesh.load(path), hf.Mesh.load(path, position=(0.0, 0.0, 0.25))
+    bent.time = 1.0
+    color, _, clips = draw(gl_context(), make_scene(bent, resting, **CAMERA), size=(W, H))
+    want = [box_of(clips[0], by_hand(1.0)), box_of(clips[1], REST + (0.0, 0.0, 0.3))]
+    split = int((want[0][3] + want[1][1]) / 2)  # (a row between the two)
+    red = color[..., 0] > 0
+    above, below = red.copy(), red.copy()
+    above[split:], below[:split] = False, False
+    np.testing.assert_allclose(drawn_box(above), want[0], atol=1.0)
+    np.testing.assert_allclose(drawn_box(below), want[1], atol=1.0)
