@@ -15,12 +15,13 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
+from hfrender.disparity import inverse
 from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
-from hfrender.lens_args import frame_lenses, lenses_of
+from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses
 from hfrender.optics import Lens
 from hfrender.shutter_curve import curve_weights
 
@@ -151,35 +152,37 @@ def _premultiplied(arr: Any, on_device: bool, linear_light: bool) -> np.ndarray:
     return light
 
 
-def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: float,
-                   focal_length_mm: float = 50.0, sensor_width_mm: float = 36.0,
-                   max_coc_px: float | None = None, aperture_blades: int = 0,
-                   linear_light: bool = True, backend: str | None = None,
-                   method: str = "fast", premultiplied: bool = True) -> Any:
+def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = None,
+                   f_stop: float | None = None, focal_length_mm: float | None = None,
+                   sensor_width_mm: float | None = None, max_coc_px: float | None = None,
+                   aperture_blades: int = 0, linear_light: bool = True, backend: str | None =
+                   None, method: str = "fast", premultiplied: bool = True, depth_kind: str =
+                   "distance", focus_pixel: Any = None, focus_disparity: Any = None,
+                   max_blur: Any = None) -> Any:
     """Thin-lens depth of field from a depth pass.
 
     Parameters
     ----------
     frames : (N, H, W, C) or (H, W, C) array (see :func:`motion_blur`).
-    depth : (N, H, W) or (H, W) distance from the camera in metres; ``inf`` for sky (a
-        depth estimator's inverse depth, or disparity, must be made metres first); one
-        (H, W) depth for all N frames of a locked-off shot.
-    focus_distance : metres to the plane in focus (> focal length; ``inf``: focused at
-        infinity), or one for each of the N frames (a focus pull); over 1.5x nearer than all
-        of a frame's depth, or farther than all of one with no sky, is warned of (no pixel
-        in focus: other units, most likely; not a depth of one plane: a plate, or sky).
+    depth : (N, H, W) or (H, W) metres from the camera, ``inf`` sky (one (H, W) for all N
+        frames of a locked-off shot). ``depth_kind="disparity"``: a depth estimator's inverse
+        depth (near large; 0..1 if integer; <= 0 sky), focused by ``focus_pixel=(x, y)`` or
+        ``focus_disparity``, ``max_blur`` px across at most on frame 0, then kept as scaled.
+    focus_distance : metres to the plane in focus (> focal length; ``inf``: at infinity), or
+        one for each of the N frames (a focus pull); over 1.5x nearer than all of a frame's
+        depth, or farther than all of one with no sky, is warned of (no pixel in focus:
+        other units, most likely; not a depth of one plane: a plate, or sky).
     f_stop : f-number (> 0); lower is blurrier.
-    focal_length_mm, sensor_width_mm : the camera (Blender's defaults).
+    focal_length_mm, sensor_width_mm : the camera (Blender's 50 and 36).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
-    aperture_blades : 0 for round bokeh, 3 to 64 for a polygon of that many blades (as
-        ``--dof lens`` draws it: see :class:`hfrender.optics.Lens`).
+    aperture_blades : 0: round bokeh; 3 to 64: a polygon of blades (:class:`hfrender.optics.Lens`).
     linear_light, backend, premultiplied : as in :func:`motion_blur` (RGBA from a PNG
         file is straight: ``premultiplied=False``, or a transparent pixel's colour bleeds).
-    method : ``"fast"`` (default: depth layers blurred by FFT, a cost that does not grow
-        with the blur; 51-70 dB from the exact gather on ``benchmarks/dof.py``'s frame, at
-        least 40 dB on the test scenes) or ``"exact"`` (the gather over every pixel of each
-        circle of confusion: the reference, cost O(blur^2)). On a GPU ``"fast"`` gathers
-        exactly where that is sooner (an H200: 1080p up to 70 px; ``cuda.dof.EXACT_TAPS_PER_SM``).
+    method : ``"fast"`` (default: depth layers blurred by FFT, a cost that does not grow with
+        the blur; 51-70 dB from the exact gather on ``benchmarks/dof.py``'s frame, 40 dB at
+        least on the test scenes) or ``"exact"`` (the gather over every pixel of each circle
+        of confusion: the reference, O(blur^2)). On a GPU ``"fast"`` gathers exactly where
+        that is sooner (an H200: 1080p up to 70 px; ``cuda.dof.EXACT_TAPS_PER_SM``).
 
     Returns
     -------
@@ -187,26 +190,25 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float, f_stop: fl
 
     Notes
     -----
-    Each pixel spreads its light over its circle of confusion (energy is conserved away
-    from the borders). Depth-aware: an in-focus foreground stays sharp over a blurred
-    background, and a defocused foreground spreads over a sharp background.
+    Each pixel spreads its light over its circle of confusion (energy is conserved away from
+    the borders). Depth-aware: an in-focus foreground stays sharp over a blurred background,
+    and a defocused foreground spreads over a sharp background.
     """
+    o = dict(locals())  # the keywords, as given
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr, allow_single=True)
     single = arr.ndim == 3
     darr, _, _ = to_array(depth, "depth")
-    darr = validate.depth(darr, arr.shape, one_for_all=True)
+    spec = disparity_of(depth_kind, o)  # None: a distance
+    darr = validate.depth(darr if spec is None else inverse(darr), arr.shape, one_for_all=True)
     if single:
         arr, darr = arr[None], darr[None]
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")
-    src = arr
-    if straight:
-        arr = _premultiplied(arr, on_device, linear_light)
+    src, arr = arr, _premultiplied(arr, on_device, linear_light) if straight else arr
     fusion = _backend(backend, on_device)  # every argument checked before the lens's notes
-    lens = lenses_of(focus_distance, darr, f_stop, focal_length_mm, sensor_width_mm, max_coc_px,
-                   aperture_blades)
+    darr, lens = depth_lenses(spec, o, darr)
     out = fusion.depth_of_field(arr, darr, lens, linear_light, dof_method=method)
     out = _straight_kept(out, arr, src, linear_light) if straight else out
     return back(out[0] if single else out)

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from hfrender import validate
+from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY, Disparity, check_kind, stand_in
 from hfrender.errors import InputError, InputTypeError
-from hfrender.optics import Lens
+from hfrender.optics import Lens, check_blades, check_blur_cap
 
 
-def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
+def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
+              ) -> Lens | list[Lens]:
     """The lens of ``depth_of_field``'s frames (``depth`` (N, H, W)), or one per frame where
     ``focus_distance`` holds one distance per frame; a focus no pixel of a frame can be in
     (:func:`hfrender.validate.focus_note`, each frame's own depth) said in a warning."""
@@ -44,7 +47,7 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any) -> Lens | list[Lens]:
         for k, ln in enumerate(lenses)))
     note = next((text for text in notes if text), None) or _blur_note(depth, lenses)
     if note:  # said, not refused: a Python warning, once per place it is called from
-        warnings.warn(note, UserWarning, stacklevel=3)
+        warnings.warn(note, UserWarning, stacklevel=level)
     return lenses[0] if one else lenses
 
 
@@ -88,3 +91,68 @@ def frame_lenses(lens: Any, count: int) -> Lens | list[Lens]:
         raise InputError(f"lens: a sequence needs one Lens per frame ({count}); got "
                          f"{len(lens)}")
     return lens
+
+
+def disparity_of(kind: Any, o: dict) -> Disparity | None:
+    """``depth_of_field``'s keywords ``o`` checked against its ``depth_kind`` (``kind``):
+    for a disparity map how it is blurred (its stand-in lens), for a distance None (and
+    its focus_distance and f_stop given)."""
+    given = [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY) if o.get(k) is not None]
+    check_kind(kind, given, lambda k: k)
+    if kind == "distance":
+        missing = [k for k in ("focus_distance", "f_stop") if o[k] is None]
+        if missing:
+            raise InputTypeError(f"depth_of_field needs {' and '.join(missing)} (or "
+                                 "depth_kind='disparity' with max_blur)")
+        return None
+    if o["max_blur"] is None:
+        raise InputTypeError("depth_kind='disparity' needs max_blur (the largest circle of "
+                             "confusion's diameter, in pixels)")
+    check_blur_cap("max_blur", validate.scalar(o["max_blur"]))
+    focus, pixel = o["focus_disparity"], o["focus_pixel"]
+    if (focus is None) == (pixel is None):
+        raise InputTypeError("depth_kind='disparity' needs focus_pixel=(x, y) or "
+                             "focus_disparity" + ("" if focus is None else ": give one"))
+    if focus is not None:
+        focus = validate.scalar(focus)
+        if not (isinstance(focus, (int, float)) and not isinstance(focus, bool)
+                and np.isfinite(focus) and focus >= 0):
+            raise InputError(f"focus_disparity={focus!r} must be a finite disparity >= 0 (in "
+                             "the map's units; 0 and below is sky)")
+    elif not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
+            isinstance(v, (int, np.integer)) and v >= 0 for v in pixel)):
+        raise InputError(f"focus_pixel={pixel!r} must be (x, y), two whole numbers >= 0")
+    lens = stand_in(o["max_coc_px"], check_blades("aperture_blades", o["aperture_blades"]))
+    return Disparity(float(validate.scalar(o["max_blur"])), focus,
+                     None if pixel is None else (int(pixel[0]), int(pixel[1])), lens)
+
+
+def depth_lenses(d: Disparity | None, o: dict, depth: Any) -> tuple[Any, Lens | list[Lens]]:
+    """``depth_of_field``'s depth (N, H, W) as the engine takes it and its lens (or one
+    per frame), of the keywords ``o``: a distance's (:func:`lenses_of`), or a disparity
+    map's ``d`` (:func:`stand_in_metres`)."""
+    if d is not None:
+        return stand_in_metres(d, depth)
+    camera = (50.0 if o["focal_length_mm"] is None else o["focal_length_mm"],
+              36.0 if o["sensor_width_mm"] is None else o["sensor_width_mm"])
+    return depth, lenses_of(o["focus_distance"], depth, o["f_stop"], *camera, o["max_coc_px"],
+                            o["aperture_blades"], level=4)  # (the caller's line warned)
+
+
+def stand_in_metres(d: Disparity, inverse: Any) -> tuple[Any, Lens | list[Lens]]:
+    """A disparity map's :func:`hfrender.disparity.inverse` (N, H, W) in stand-in metres,
+    scaled once from its first frame, and the lens of each frame (``d.pixel``: each
+    frame's focused at its own disparity there); a focus no pixel is in, a warning."""
+    n, h, w = inverse.shape
+    if d.pixel is not None and not (d.pixel[0] < w and d.pixel[1] < h):
+        raise InputError(f"focus_pixel={d.pixel} is outside the {w}x{h} frames (x from 0 "
+                         f"to {w - 1}, y from 0 to {h - 1})")
+    first = inverse[0] if isinstance(inverse, np.ndarray) else inverse[0].get()
+    fit = d.fit(first, w, "depth's first frame")
+    if fit.note:
+        warnings.warn(fit.note, UserWarning, stacklevel=4)  # depth_of_field's caller's
+    metres = inverse * np.float32(fit.metres)
+    if d.pixel is None:
+        return metres, replace(d.lens, focus_distance=fit.focus_distance)
+    x, y = d.pixel
+    return metres, [replace(d.lens, focus_distance=float(m[y, x])) for m in metres]

@@ -265,7 +265,8 @@ def test_a_depth_pass_that_cannot_be_scaled_is_one_line(tmp_path, rng, capsys, s
 def test_a_depth_of_the_stored_shape_of_a_turned_clip_is_told_why(tmp_path):
     """A phone clip stored 320x180 and played upright (180x320): the depth of the stored
     shape was told to be scaled, then that scaling would stretch it."""
-    from hfrender.io.depth_pass import DepthPass, _resized
+    from hfrender.io.depth_pass import DepthPass
+    from hfrender.io.depth_scale import resized as _resized
     from hfrender.io.footage import FootageError
 
     depth = DepthPass(path="d.npy", size=(32, 18), first=np.ones((18, 32), np.float32),

@@ -23,6 +23,7 @@ from hfrender.cli.common import (
 )
 from hfrender.cli.options import flags_as_given
 from hfrender.config import DOF_METHODS, ConfigError
+from hfrender.disparity import KINDS
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
@@ -37,7 +38,9 @@ LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
               ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
               ("--depth-scale", "depth_scale"), ("--depth-zero-is-sky", "depth_zero_is_sky"),
               ("--focus-pixel", "focus_pixel"), ("--depth-resize", "depth_resize"),
-              ("--dof-method", "dof_method"), ("--depth-range", "depth_range"))
+              ("--dof-method", "dof_method"), ("--depth-range", "depth_range"),
+              ("--depth-kind", "depth_kind"), ("--focus-disparity", "focus_disparity"),
+              ("--max-blur", "max_blur"))
 
 
 def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
@@ -106,6 +109,17 @@ def _dof_options(d: Any) -> None:
                         "its 0 is NEAR metres, its 1 (white) FAR")
     d.add_argument("--depth-zero-is-sky", action="store_true", default=None,
                    help="read depth 0 as sky (a depth sensor's or a PNG's 'no reading')")
+    d.add_argument("--depth-kind", choices=KINDS, default=None,
+                   help="distance (default: metres from the camera) or disparity: a depth "
+                        "estimator's relative inverse depth (near is large), blurred by "
+                        "--max-blur and focused by --focus-pixel or --focus-disparity")
+    d.add_argument("--focus-disparity", type=float, default=None, metavar="D",
+                   help="with --depth-kind disparity: the disparity in focus (an integer "
+                        "map's scaled to 0..1)")
+    d.add_argument("--max-blur", type=float, default=None, metavar="PX",
+                   help="with --depth-kind disparity: the largest circle of confusion's "
+                        "diameter over the first frame, in pixels (the same scale for every "
+                        "frame)")
     d.add_argument("--depth-resize", choices=RESIZES, default=None,
                    help="scale a depth pass of another size (a depth estimator's) to the "
                         "footage: nearest keeps edges hard, linear smooths slopes")
@@ -163,7 +177,8 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
                       args.crf, args.preset, args.bitrate, args.pix_fmt,
                       bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize,
                       None if args.depth_range is None else parse_range(args.depth_range,
-                                                                        "--depth-range"))
+                                                                        "--depth-range"),
+                      _or(args.depth_kind, "distance"), args.focus_disparity, args.max_blur)
 
 
 def cmd_fx(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from hfrender.backends import get_backend
 from hfrender.color import premultiply
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_depth import depth_pass_of
+from hfrender.engine.fx_depth import depth_pass_of, focused
 from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_output import (
     ChunkOutput,
@@ -147,7 +147,7 @@ class FxJob:
             if self.chunk is not None:
                 self.out = ChunkOutput(*self.chunk)
             else:
-                self.out = FxOutput(self.output, self.source, s, self.footage, self.info,
+                self.out = FxOutput(self.output, self.source, self.s, self.footage, self.info,
                                     self.backend, self.stats)
             self.out.open()
         except BaseException:
@@ -203,6 +203,7 @@ class FxJob:
             raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
         if s.depth is not None:
             self.depth = depth_pass_of(str(self.source), s, footage.size, footage.count)
+            self.s = focused(s, self.depth)  # a disparity map's focus, in its stand-in metres
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
                      alpha=written_format(footage.pix_fmt, self.output, s.codec, s.pix_fmt)[1])

@@ -4,6 +4,7 @@ the focus pixel), at the run's start or (``hfrender batch``) before any job runs
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,17 @@ def depth_pass_of(source: str, s: FxSettings, size: tuple[int, int], count: int)
     # a sequence: its frames' numbers; one picture: its name's, as its output frame's (was
     # none: shot.1005.png beside depth z.1001..z.1010 refused, its folder took z.1005)
     numbered = not Path(source).is_file() or is_one_image(source)
-    return depth_for(s.depth, s.depth_range or s.depth_scale, s.depth_zero_is_sky, size, count,
-                     s.lens_for, s.depth_resize, output_start(source) if numbered else None)
+    return depth_for(s.depth, s.disparity() or s.depth_range or s.depth_scale,
+                     s.depth_zero_is_sky, size, count, s.lens_for, s.depth_resize,
+                     output_start(source) if numbered else None)
+
+
+def focused(s: FxSettings, depth: Any) -> FxSettings:
+    """``s`` with its lens focused where ``depth`` (a disparity map's, in stand-in metres
+    fixed from its first frame) puts ``--focus-disparity``; else ``s`` as it is."""
+    if depth.focus is None:
+        return s
+    return replace(s, lens=replace(s.lens, focus_distance=depth.focus))
 
 
 def check_depth(source: str, s: FxSettings) -> None:

@@ -13,10 +13,11 @@ import numpy as np
 
 from hfrender.backends import CHOICES
 from hfrender.config import MAX_FPS, MIN_FPS, ConfigError
+from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY, Disparity, check_kind, stand_in
 from hfrender.errors import about
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.optics import Lens, check_blades
+from hfrender.optics import Lens, check_blades, check_blur_cap
 from hfrender.shutter_curve import CURVES
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
@@ -57,6 +58,12 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     ``focus_pixel``, ``f_stop`` and :data:`LENS_OPTIONS`; None: not given), for the command
     line and a batch job alike; ``name``: an option as their messages name it. With a
     focus pixel, its focus distance is each frame's own (:meth:`FxSettings.lenses`)."""
+    kind = "distance" if o.get("depth_kind") is None else o["depth_kind"]
+    check_kind(kind, [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY)
+                      if o.get(k) is not None], name)
+    if kind == "disparity":  # the lens only scales its stand-in metres: --max-blur's
+        return stand_in(o.get("max_coc_px"), check_blades("aperture_blades",
+                                                          o.get("aperture_blades") or 0))
     focus, pixel = o.get("focus_distance"), o.get("focus_pixel")
     if focus is not None and pixel is not None:
         raise ConfigError(f"{name('focus_distance')} and {name('focus_pixel')}: give one (the "
@@ -112,6 +119,9 @@ class FxSettings:
     focus_pixel: tuple[int, int] | None = None  # (x, y): each frame focused on its depth there
     depth_resize: str | None = None  # a depth pass of another size: "nearest" or "linear"
     depth_range: tuple[float, float] | None = None  # (near, far): a normalised pass's 0 and 1
+    depth_kind: str = "distance"  # or "disparity": a depth estimator's (hfrender.disparity)
+    focus_disparity: float | None = None  # a disparity map's in focus (or focus_pixel's)
+    max_blur: float | None = None  # a disparity map's largest blur, px across (its 1st frame)
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -138,6 +148,7 @@ class FxSettings:
                               f"{', '.join(RESIZES)}")
         if self.depth_resize is not None and self.depth is None:
             raise ConfigError("--depth-resize needs --depth")
+        self._check_disparity()
         if (self.depth is None) != (self.lens is None):
             raise ConfigError("--depth needs --focus-distance and --f-stop (a lens), and a "
                               "lens needs --depth")
@@ -180,6 +191,37 @@ class FxSettings:
                 raise ConfigError(f"--depth-range and {flag}: give one (the range gives the "
                                   "normalised pass's metres, its 0 NEAR)")
         object.__setattr__(self, "depth_range", (float(span[0]), float(span[1])))
+
+    def _check_disparity(self) -> None:
+        given = {"depth_scale": self.depth_scale != 1.0, "depth_range": self.depth_range,
+                 "depth_zero_is_sky": self.depth_zero_is_sky,
+                 "focus_disparity": self.focus_disparity is not None,
+                 "max_blur": self.max_blur is not None}
+        check_kind(self.depth_kind, [k for k, v in given.items() if v],
+                   lambda k: "--" + k.replace("_", "-"))
+        if self.depth_kind == "distance":
+            return
+        if self.max_blur is None:
+            raise ConfigError("--depth-kind disparity needs --max-blur PX (the largest circle "
+                              "of confusion's diameter, in pixels)")
+        check_blur_cap("max_blur", self.max_blur)
+        focus = self.focus_disparity
+        if (focus is None) == (self.focus_pixel is None):
+            raise ConfigError("--depth-kind disparity needs --focus-pixel X,Y or "
+                              "--focus-disparity D" + ("" if focus is None else ": give one"))
+        if focus is not None and not (_positive(focus) or focus == 0):
+            raise about(ConfigError, "focus_disparity", focus, " must be a finite disparity "
+                        ">= 0 (in the map's units; 0 and below is sky)",
+                        head=f"--focus-disparity {focus!r}")
+        if self.depth is not None and self.lens is None:
+            object.__setattr__(self, "lens", stand_in())
+
+    def disparity(self) -> Disparity | None:
+        """How a disparity map is blurred (None: the depth is a distance)."""
+        if self.depth_kind != "disparity" or self.lens is None:
+            return None
+        return Disparity(float(self.max_blur), self.focus_disparity, self.focus_pixel,
+                         self.lens)
 
     def _check_focus_pixel(self) -> None:
         pixel = self.focus_pixel

@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 
 from hfrender import validate
+from hfrender.disparity import Disparity, inverse
 from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_paths import no_depth, say_channel, say_one_of_many
-from hfrender.io.depth_scale import resample, taps
+from hfrender.io.depth_scale import resized
 from hfrender.io.images import (
     imageio_v3,
     png_colour,
@@ -33,7 +34,8 @@ from hfrender.io.sequence_files import sequence_files, sequence_start
 from hfrender.optics import Lens
 
 log = logging.getLogger(__name__)
-Scale = float | tuple[float, float]  # times a factor, or (near, far): a normalised pass's
+# times a factor, or (near, far): a normalised pass's; or a disparity map's inverse
+Scale = float | tuple[float, float] | Disparity
 
 
 @dataclass
@@ -46,6 +48,7 @@ class DepthPass:
     note: str | None = None  # what looks wrong with the units (said, not refused)
     static: bool = False  # one depth frame for every frame of the footage (a locked-off shot)
     files: list[Path] | None = None  # a sequence's, each frame's (named in its errors)
+    focus: float | None = None  # a disparity map's: the stand-in metres of its focus
 
     def file(self, i: int) -> Path:
         """The file frame ``i`` is read from (a sequence's, or the pass's one file)."""
@@ -129,7 +132,10 @@ def _read_image(path: str | Path) -> np.ndarray:
 def _metres(frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> np.ndarray:
     """A frame of the pass in metres (float32): times ``scale``, or with ``scale`` (near, far)
     a pass normalised to 0..1 (its integer type's largest value 1) from near to far; 0 is
-    sky (inf) with ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky)."""
+    sky (inf) with ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky); a
+    disparity map (``scale`` a :class:`Disparity`), its inverse (stand-in metres times s)."""
+    if isinstance(scale, Disparity):
+        return inverse(frame)
     if isinstance(scale, tuple):
         near, far = scale
         one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1.0
@@ -272,12 +278,14 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
     depth = _by_number(open_depth(path, scale, zero_is_sky), scale, zero_is_sky, first, count)
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) != (w, h):
-        depth = _resized(depth, size, resize)
+        depth = resized(depth, size, resize)
     if depth.count != count and not depth.static:
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
     if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
         validate.depth_frame(depth.first, 0, file=depth.file(0))
+    if isinstance(scale, Disparity):
+        return _stand_in(depth, scale, w, h)
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
     focus = validate.focus_note(depth.first, lens.focus_distance, first,
                                 lens.focal_length_mm / 1000, lens.sky_blur_px(w))
@@ -288,6 +296,24 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
             log.warning("%s", note)
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
+    return replace(depth, frames=_checked(depth))
+
+
+def _stand_in(depth: DepthPass, disparity: Disparity, w: int, h: int) -> DepthPass:
+    """A disparity map's pass (its frames' inverse) in stand-in metres, one scale for every
+    frame, fixed from the first (:meth:`Disparity.fit`); ``-v`` says it."""
+    name = f"depth {depth.path}'s first frame"
+    fit = disparity.fit(depth.first, w, name)
+    for note in (depth.note, fit.note):
+        if note:
+            log.warning("%s", note)
+    log.info("%s: %s", name, fit.summary(disparity.max_blur, disparity.lens.blur_cap_px(w, h)))
+    k = np.float32(fit.metres)
+    first = depth.first * k
+    frames = itertools.repeat(first) if depth.static else (
+        first if f is depth.first else f * k for f in depth.frames)
+    depth = replace(depth, first=first, frames=frames,
+                    focus=None if disparity.pixel else fit.focus_distance)
     return replace(depth, frames=_checked(depth))
 
 
@@ -332,38 +358,6 @@ def _checked(depth: DepthPass) -> Iterator[np.ndarray]:
                                f"{depth.first.shape[0]}: a depth pass is one size")
         yield frame if frame is depth.first else validate.depth_frame(frame, i,
                                                                       file=depth.file(i))
-
-
-def _resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
-    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`); a
-    pass of another shape, or no ``how``, refused in one line."""
-    (w, h), (dw, dh) = size, depth.size
-    if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
-        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
-                           "plays: turned a quarter (or its rows and columns swapped); give "
-                           "the depth as the footage plays (a phone's clip is turned upright "
-                           "by its rotation tag)")
-    if how is None:
-        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
-                           "match, or pass --depth-resize nearest (or linear) to scale the "
-                           "depth to the footage")
-    if not validate.same_shape((dh, dw), (h, w)):
-        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: another "
-                           "shape, which scaling would stretch; crop or pad the depth to the "
-                           "footage's shape first")
-    log.info("depth %s: %dx%d scaled to %dx%d (%s)", depth.path, dw, dh, w, h, how)
-    rows, cols = taps(dh, h, how), taps(dw, w, how)
-    first = resample(depth.first, rows, cols)
-
-    def frames() -> Iterator[np.ndarray]:
-        for i, f in enumerate(depth.frames):
-            if f.shape != (dh, dw):  # the taps fit the first frame's size alone
-                raise FootageError(f"depth frame {i} is {f.shape[1]}x{f.shape[0]}, its first "
-                                   f"{dw}x{dh}: a depth pass's frames must be one size")
-            yield first if f is depth.first else resample(f, rows, cols)
-
-    return replace(depth, size=size, first=first,
-                   frames=itertools.repeat(first) if depth.static else frames())
 
 
 def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:

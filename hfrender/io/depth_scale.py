@@ -4,7 +4,21 @@ frame: nearest (each depth pixel held: hard edges) or linear (between pixel cent
 
 from __future__ import annotations
 
+import itertools
+import logging
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+from hfrender import validate
+from hfrender.io.probe import FootageError
+
+if TYPE_CHECKING:
+    from hfrender.io.depth_pass import DepthPass
+
+log = logging.getLogger(__name__)
 
 
 def taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -39,3 +53,35 @@ def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
         lo = np.where(t < 1, first * (1 - t), 0)
         hi = np.where(t > 0, second * t, 0)
     return (lo + hi).astype(np.float32)
+
+
+def resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
+    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`); a
+    pass of another shape, or no ``how``, refused in one line."""
+    (w, h), (dw, dh) = size, depth.size
+    if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
+        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
+                           "plays: turned a quarter (or its rows and columns swapped); give "
+                           "the depth as the footage plays (a phone's clip is turned upright "
+                           "by its rotation tag)")
+    if how is None:
+        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: they must "
+                           "match, or pass --depth-resize nearest (or linear) to scale the "
+                           "depth to the footage")
+    if not validate.same_shape((dh, dw), (h, w)):
+        raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h}: another "
+                           "shape, which scaling would stretch; crop or pad the depth to the "
+                           "footage's shape first")
+    log.info("depth %s: %dx%d scaled to %dx%d (%s)", depth.path, dw, dh, w, h, how)
+    rows, cols = taps(dh, h, how), taps(dw, w, how)
+    first = resample(depth.first, rows, cols)
+
+    def frames() -> Iterator[np.ndarray]:
+        for i, f in enumerate(depth.frames):
+            if f.shape != (dh, dw):  # the taps fit the first frame's size alone
+                raise FootageError(f"depth frame {i} is {f.shape[1]}x{f.shape[0]}, its first "
+                                   f"{dw}x{dh}: a depth pass's frames must be one size")
+            yield first if f is depth.first else resample(f, rows, cols)
+
+    return replace(depth, size=size, first=first,
+                   frames=itertools.repeat(first) if depth.static else frames())

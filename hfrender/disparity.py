@@ -1,0 +1,138 @@
+"""Depth of field from a disparity map: the relative inverse depth (near is large, no metric
+scale) that monocular depth estimators write (Depth Anything, MiDaS, Depth Pro's
+disparity, DaVinci's and After Effects' Depth Map).
+
+A thin lens's circle of confusion is linear in inverse depth, ``CoC = K |1/z_f - 1/z|``, so
+a disparity ``d = a/z + b`` blurs by ``(K/a) |d_f - d|``: one scale, which the user sets by
+the largest blur (``max_blur``: the diameter in pixels of the first frame's largest circle
+of confusion). The map becomes the stand-in metres the engine takes, ``z = 1 / (s d)`` (a
+disparity of 0 or below: sky, inf), on :func:`stand_in` lens, ``s`` fixed from the first
+frame for every frame (as ``-v``'s range is), so that the blur does not breathe.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hfrender.errors import InputError
+from hfrender.optics import Lens
+
+# the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
+# wide, so that the stand-in metres of any disparity a clip reaches stay past the focal length
+STAND_IN_F_STOP = 0.01
+KINDS = ("distance", "disparity")  # what a depth pass holds
+DISPARITY_ONLY = ("focus_disparity", "max_blur")
+_SIZE = "the blur's size is {max_blur}'s"
+_AS_IT_IS = ("a disparity map is read as it is (an integer one scaled to 0..1), and {max_blur} "
+             "sets its scale")
+NOT_WITH_DISPARITY = {  # what each says with a distance, and why a disparity takes none
+    "focus_distance": "a disparity map holds no metres: focus by {focus_pixel} or "
+                      "{focus_disparity}",
+    "f_stop": _SIZE, "focal_length_mm": _SIZE, "sensor_width_mm": _SIZE,
+    "depth_scale": _AS_IT_IS, "depth_range": _AS_IT_IS,
+    "depth_zero_is_sky": "a disparity of 0 or below is sky already"}
+
+
+def check_kind(kind: object, given: list[str], name: Callable[[str], str]) -> None:
+    """``kind`` (a depth pass's: :data:`KINDS`) and the options ``given`` beside it: with a
+    disparity none that gives metres or a lens, with a distance none of a disparity's;
+    ``name``: an option as the messages name it (``--max-blur``, ``max_blur``)."""
+    flags = name("depth_kind") != "depth_kind"
+    said = (lambda k: f"{name('depth_kind')} {k}") if flags else (
+        lambda k: f"depth_kind={k!r}")
+    if kind not in KINDS:
+        raise InputError(f"{said(kind)}: choose one of {', '.join(KINDS)}")
+    names = {k: name(k) for k in ("max_blur", "focus_pixel", "focus_disparity", "f_stop")}
+    for key in given:
+        if kind == "disparity" and key in NOT_WITH_DISPARITY:
+            raise InputError(f"{name(key)} does not apply with {said('disparity')}: "
+                             + NOT_WITH_DISPARITY[key].format(**names))
+        if kind == "distance" and key in DISPARITY_ONLY:
+            raise InputError(f"{name(key)} applies only with {said('disparity')} (a distance "
+                             f"is blurred by the lens: {names['f_stop']})")
+
+
+def stand_in(max_coc_px: float | None = None, aperture_blades: int = 0,
+             focus_distance: float = math.inf) -> Lens:
+    """The lens a disparity map's stand-in metres are defocused with."""
+    return Lens(focus_distance, STAND_IN_F_STOP, 50.0, 36.0, max_coc_px, aperture_blades)
+
+
+def inverse(frame: Any) -> Any:
+    """A disparity frame (or frames; NumPy or CuPy) as its inverse, ``1 / d`` in float32:
+    an integer map first scaled to 0..1 (its type's largest value 1); 0 or below, sky
+    (inf). Stand-in metres are this over ``s``."""
+    if frame.dtype.kind not in "fiu":  # (its own message: not numbers)
+        return frame
+    one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1
+    d = frame.astype(np.float32) / np.float32(one)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.float32(1) / d
+    u[d <= 0] = np.inf
+    u[d == np.inf] = np.nan  # no disparity (was: 0 m, "a value <= 0")
+    return u
+
+
+@dataclass(frozen=True)
+class Disparity:
+    """How a disparity map is blurred: ``max_blur`` px across, the largest circle of
+    confusion of its first frame; in focus the disparity ``focus`` (in the map's units, an
+    integer map's scaled to 0..1), or the first frame's at ``pixel`` (x, y) (from there on
+    each frame's own: autofocus); ``lens``, :func:`stand_in`'s."""
+
+    max_blur: float
+    focus: float | None = None
+    pixel: tuple[int, int] | None = None
+    lens: Lens = stand_in()
+
+    def fit(self, first: np.ndarray, width: int, name: str) -> Fit:
+        """The scale of ``first`` (a first frame's :func:`inverse`, ``width`` pixels across
+        as fused) that blurs it by ``max_blur`` at the most; a map of one disparity all over
+        refused in one line (``name``: the frame, as said)."""
+        with np.errstate(divide="ignore"):
+            d = 1.0 / first.astype(np.float64)  # sky (inf): 0
+        lo, hi = float(d.min()), float(d.max())
+        if lo == hi:
+            raise InputError(f"{name} is one disparity ({hi:g}) all over: a constant map "
+                             "holds no depth to blur by; give the map of this footage")
+        focus = self.focus if self.pixel is None else float(d[self.pixel[1], self.pixel[0]])
+        f_m = self.lens.focal_length_mm / 1000
+        k = self.lens.aperture_mm * f_m * width / self.lens.sensor_width_mm  # px per 1/m
+        # the largest blur k s D / (1 - f s d_f), D the farthest disparity from the focus
+        s = self.max_blur / (k * max(focus - lo, hi - focus) + self.max_blur * f_m * focus)
+        note = None
+        if self.pixel is None and not lo <= focus <= hi:
+            note = (f"the focus disparity {focus:g} is beyond all of {name} ({lo:g} to "
+                    f"{hi:g}): no pixel is in focus")
+        near = d[d > 0]  # (the sky's 0 said apart)
+        return Fit(1.0 / s, math.inf if focus <= 0 else 1.0 / (s * focus),
+                   float(near.min()) if near.size else 0.0, hi, focus, lo == 0, note)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A disparity map's stand-in metres: its :func:`inverse` times ``metres``; the lens
+    focused at ``focus_distance`` of them (the disparity ``focus``); the first frame's
+    disparities above 0, ``lo`` to ``hi`` (``sky``: some 0 or below), and what looks
+    wrong."""
+
+    metres: float
+    focus_distance: float
+    lo: float
+    hi: float
+    focus: float
+    sky: bool
+    note: str | None = None
+
+    def summary(self, max_blur: float, cap: float) -> str:
+        """``-v``'s line: the first frame's disparities and the blur they are given."""
+        sky = " and sky (0 or below)" if self.sky else ""
+        capped = f" (capped at {cap:g})" if max_blur > cap else ""
+        return (f"disparity {self.lo:g} to {self.hi:g}{sky}, {self.focus:g} in focus; "
+                f"circles of confusion up to {min(max_blur, cap):.3g} px across{capped}, each "
+                "disparity blurred alike on every frame (the scale fixed from this one)")

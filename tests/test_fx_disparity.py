@@ -1,0 +1,212 @@
+"""Depth of field from a disparity map (a monocular depth estimator's relative inverse
+depth: near is large, no metric scale): ``hfrender fx --depth-kind disparity`` and
+``hf.depth_of_field(..., depth_kind="disparity")``. A thin lens's circle of confusion is
+linear in inverse depth, so a disparity d = a / z blurs as the true metres z do, up to one
+scale: given as --max-blur, the first frame's largest circle of confusion in pixels."""
+
+import logging
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+from test_fx import png_sequence
+
+import hfrender as hf
+from hfrender.cli import main
+from hfrender.optics import Lens
+
+H, W, N = 24, 64, 2
+LENS = Lens(4.0, 1.4, sensor_width_mm=9.0)  # the metric call's: focused on the wall at 4 m
+
+
+def scene():
+    """True metres (N, H, W): a wall at 4 m, a card at 1.5 m (at 0.8 m in frame 1), a ramp
+    from 1 to 8 m, a strip of sky; and the disparity 2 / z an estimator would give (sky 0)."""
+    z = np.full((N, H, W), 4.0, np.float32)
+    z[:, 4:20, 4:20] = 1.5
+    z[1, 4:20, 4:20] = 0.8  # nearer than all of frame 0: more than --max-blur, on one scale
+    z[:, :, 44:] = np.linspace(1.0, 8.0, H, dtype=np.float32)[:, None]
+    z[:, :2, 20:44] = np.inf
+    with np.errstate(divide="ignore"):
+        return z, (np.float32(2.0) / z).astype(np.float32)
+
+
+def psnr(a, b):
+    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    return np.inf if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def largest_coc(z):
+    return float(LENS.coc_px(z[0], W).max())
+
+
+@pytest.mark.parametrize("method", ["fast", "exact"])
+@pytest.mark.parametrize("focus", [["--focus-pixel", "30,12"], ["--focus-disparity", "0.5"]])
+def test_disparity_blurs_as_its_true_metres_do(tmp_path, rng, method, focus):
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    z, d = scene()
+    np.save(tmp_path / "z.npy", z)
+    np.save(tmp_path / "d.npy", d)
+    common = ["fx", str(seq), "--dof-method", method, "--quiet"]
+    metric = ["--depth", str(tmp_path / "z.npy"), "--f-stop", "1.4", "--sensor-width-mm", "9",
+              *(["--focus-pixel", "30,12"] if "--focus-pixel" in focus else
+                ["--focus-distance", "4"])]
+    blur = largest_coc(z)
+    assert 9 < blur < 10  # the ramp's near end, 1 m, focused at 4 m
+    assert main(common + ["-o", str(tmp_path / "m" / "%03d.png"), *metric]) == 0
+    assert main(common + ["-o", str(tmp_path / "d" / "%03d.png"), "--depth",
+                          str(tmp_path / "d.npy"), "--depth-kind", "disparity", *focus,
+                          "--max-blur", repr(blur)]) == 0
+    for i in range(N):
+        want = iio.imread(tmp_path / "m" / f"{i:03d}.png")
+        got = iio.imread(tmp_path / "d" / f"{i:03d}.png")
+        assert psnr(got, want) > 60, (i, psnr(got, want))
+
+
+def test_the_largest_circle_of_confusion_is_max_blur_on_one_scale_for_every_frame(tmp_path):
+    """The stand-in metres the engine takes: the first frame's largest circle of confusion
+    is --max-blur; frame 1, with a nearer card, keeps that scale (blurred more), each
+    circle the true metres' under the metric lens."""
+    from hfrender.engine.fx_depth import depth_pass_of, focused
+    from hfrender.engine.fx_settings import FxSettings
+
+    z, d = scene()
+    np.save(tmp_path / "d.npy", d)
+    blur = largest_coc(z)
+    s = FxSettings(depth=str(tmp_path / "d.npy"), depth_kind="disparity",
+                   focus_disparity=0.5, max_blur=17.0, workers=1)
+    depth = depth_pass_of(str(tmp_path / "clip.mp4"), s, (W, H), N)
+    s = focused(s, depth)
+    frames = list(depth.frames)
+    cocs = [s.lens.coc_px(f, W) for f in frames]
+    assert abs(cocs[0].max() / 17.0 - 1) < 0.01
+    np.testing.assert_allclose(cocs[0] * (blur / 17.0), LENS.coc_px(z[0], W), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(cocs[1] * (blur / 17.0), LENS.coc_px(z[1], W), rtol=1e-5,
+                               atol=1e-5)
+    assert cocs[1].max() > 17.5  # (not scaled again to 17 px)
+    assert np.isinf(frames[0][:2, 20:44]).all()  # a disparity of 0: sky
+
+
+def test_library_depth_of_field_of_a_disparity_map(rng):
+    z, d = scene()
+    frames = rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8)
+    want = hf.depth_of_field(frames, z, focus_distance=4.0, f_stop=1.4, sensor_width_mm=9.0)
+    got = hf.depth_of_field(frames, d, depth_kind="disparity", focus_disparity=0.5,
+                            max_blur=largest_coc(z))
+    assert psnr(got, want) > 60
+    got = hf.depth_of_field(frames, d, depth_kind="disparity", focus_pixel=(30, 12),
+                            max_blur=largest_coc(z))
+    assert psnr(got, want) > 60
+    u16 = np.round(d / d.max() * 65535).astype(np.uint16)  # an integer map: read as 0..1
+    got = hf.depth_of_field(frames, u16, depth_kind="disparity",
+                            focus_disparity=0.5 / float(d.max()), max_blur=largest_coc(z))
+    assert psnr(got, want) > 40
+
+
+def test_verbose_says_the_disparity_and_the_blur_it_is_given(tmp_path, rng, caplog):
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "d.npy", scene()[1])
+    with caplog.at_level(logging.INFO, logger="hfrender"):
+        assert main(["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+                     str(tmp_path / "d.npy"), "--depth-kind", "disparity", "--focus-pixel",
+                     "30,12", "--max-blur", "12.5", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records if "circles of confusion" in r.getMessage()]
+    assert said == [f"depth {tmp_path / 'd.npy'}'s first frame: disparity 0.25 to 2 and sky "
+                    "(0 or below), 0.5 in focus; circles of confusion up to 12.5 px across, "
+                    "each disparity blurred alike on every frame (the scale fixed from this "
+                    "one)"]
+
+
+REFUSED = [
+    (["--f-stop", "2.8"], "--f-stop does not apply with --depth-kind disparity: the blur's "
+     "size is --max-blur's"),
+    (["--focal-length-mm", "35"], "--focal-length-mm does not apply with --depth-kind "
+     "disparity: the blur's size is --max-blur's"),
+    (["--focus-distance", "2"], "--focus-distance does not apply with --depth-kind disparity: "
+     "a disparity map holds no metres: focus by --focus-pixel or --focus-disparity"),
+    (["--depth-scale", "1"], "--depth-scale does not apply with --depth-kind disparity: a "
+     "disparity map is read as it is (an integer one scaled to 0..1), and --max-blur sets its "
+     "scale"),
+    (["--depth-range", "0.5,20"], "--depth-range does not apply with --depth-kind disparity: "
+     "a disparity map is read as it is (an integer one scaled to 0..1), and --max-blur sets "
+     "its scale"),
+    (["--depth-zero-is-sky"], "--depth-zero-is-sky does not apply with --depth-kind "
+     "disparity: a disparity of 0 or below is sky already"),
+    (["--max-blur", "0"], "--max-blur 0 blurs nothing: under 2 px across a circle of "
+     "confusion leaves every pixel as it is (a pixel's disk is whole pixels); give at least "
+     "2, or no depth of field"),
+    (["--max-blur", "-3"], "--max-blur -3 blurs nothing: under 2 px across a circle of "
+     "confusion leaves every pixel as it is (a pixel's disk is whole pixels); give at least "
+     "2, or no depth of field"),
+    (["--focus-disparity", "0.5"], "--depth-kind disparity needs --focus-pixel X,Y or "
+     "--focus-disparity D: give one"),
+    (["--focus-disparity", "-1", "--no-pixel"], "--focus-disparity -1 must be a finite "
+     "disparity >= 0 (in the map's units; 0 and below is sky)"),
+    (["--no-blur"], "--depth-kind disparity needs --max-blur PX (the largest circle of "
+     "confusion's diameter, in pixels)"),
+    (["--no-pixel"], "--depth-kind disparity needs --focus-pixel X,Y or --focus-disparity D"),
+]
+
+
+@pytest.mark.parametrize("extra,said", REFUSED, ids=[" ".join(e) for e, _ in REFUSED])
+def test_what_a_disparity_map_refuses_is_one_line_and_nothing_is_written(
+        tmp_path, rng, capsys, extra, said):
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "d.npy", scene()[1])
+    args = ["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+            str(tmp_path / "d.npy"), "--depth-kind", "disparity", "--quiet"]
+    args += [] if "--no-pixel" in extra else ["--focus-pixel", "30,12"]
+    args += [] if "--no-blur" in extra or "--max-blur" in extra else ["--max-blur", "9"]
+    assert main(args + [e for e in extra if e not in ("--no-pixel", "--no-blur")]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: {said}\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_constant_map_and_disparity_options_with_a_distance_are_refused(tmp_path, rng,
+                                                                          capsys):
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "flat.npy", np.full((H, W), 0.5, np.float32))
+    np.save(tmp_path / "z.npy", scene()[0])
+    out = ["-o", str(tmp_path / "o" / "%03d.png"), "--quiet"]
+    for depth, extra, said in (
+            ("flat.npy", ["--depth-kind", "disparity", "--focus-disparity", "0.3",
+                          "--max-blur", "9"],
+             f"depth {tmp_path / 'flat.npy'}'s first frame is one disparity (0.5) all over: a "
+             "constant map holds no depth to blur by; give the map of this footage"),
+            ("z.npy", ["--focus-distance", "4", "--f-stop", "2", "--max-blur", "9"],
+             "--max-blur applies only with --depth-kind disparity (a distance is blurred by "
+             "the lens: --f-stop)")):
+        assert main(["fx", str(seq), *out, "--depth", str(tmp_path / depth), *extra]) == 2
+        assert capsys.readouterr().err.splitlines()[-1] == f"hfrender: error: {said}"
+        assert not (tmp_path / "o").exists()
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    for kw, said in (
+            ({"focus_distance": 4.0, "f_stop": 2.0, "max_blur": 9}, "max_blur applies only "
+             "with depth_kind='disparity' (a distance is blurred by the lens: f_stop)"),
+            ({"depth_kind": "disparity", "f_stop": 2.0, "max_blur": 9, "focus_disparity": 1},
+             "f_stop does not apply with depth_kind='disparity': the blur's size is "
+             "max_blur's"),
+            ({"depth_kind": "disparity", "focus_pixel": (3, 2), "max_blur": 0}, "max_blur=0 "
+             "blurs nothing: under 2 px across a circle of confusion leaves every pixel as it "
+             "is (a pixel's disk is whole pixels); give at least 2, or no depth of field"),
+            ({"f_stop": 2.0}, "depth_of_field needs focus_distance (or "
+             "depth_kind='disparity' with max_blur)")):
+        with pytest.raises((ValueError, TypeError)) as e:
+            hf.depth_of_field(frames, scene()[1][0], **kw)
+        assert str(e.value) == said
+    with pytest.raises(ValueError, match=r"^depth's first frame is one disparity \(0.5\) all "
+                       r"over: a constant map holds no depth to blur by; give the map of "
+                       r"this footage$"):
+        hf.depth_of_field(frames, np.full((H, W), 0.5), depth_kind="disparity",
+                          focus_pixel=(3, 2), max_blur=9)
+
+
+def test_a_focus_disparity_beyond_all_of_the_map_is_warned_of_at_the_call(rng):
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    with pytest.warns(UserWarning) as said:
+        hf.depth_of_field(frames, scene()[1][0], depth_kind="disparity", focus_disparity=3.0,
+                          max_blur=9)
+    assert [(str(w.message), w.filename) for w in said] == [
+        ("the focus disparity 3 is beyond all of depth's first frame (0 to 2): no pixel is in "
+         "focus", __file__)]
