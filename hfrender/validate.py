@@ -284,7 +284,8 @@ def blur_note(lenses: Iterable[Lens], nearest: float, farthest: float, width: in
 
 
 _NOT_METRES = ("Depth must be metres from the camera (an inverse depth, or disparity, from "
-               "a depth estimator is not: near is large there)")
+               "a depth estimator is not: near is large there; blur one as it is with "
+               "depth_kind='disparity', hfrender fx --depth-kind disparity)")
 
 
 def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object = None

@@ -271,7 +271,9 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(focus, kind, side):
     expected = (f"the focus distance {focus:g} m is {side} than all of depth "
                 f"({float(depth.min()):g} to {float(depth.max()):g} m): no pixel is in focus. "
                 "Depth must be metres from the camera (an inverse depth, or disparity, from a "
-                "depth estimator is not: near is large there)")
+                "depth estimator is not: near is large there; "
+                "blur one as it is with depth_kind='disparity', hfrender fx --depth-kind "
+                "disparity)")
     assert said == ([(expected, UserWarning, __file__)] if side else []), said
     assert out.shape == img.shape and np.isfinite(out).all()
 
@@ -395,7 +397,9 @@ def test_depth_nearer_than_the_focal_length_is_warned_of():
     assert [str(w.message) for w in _told(caught)] == [
         f"depth reaches {float(depth.min()):g} m, nearer than the lens's focal length (0.05 m): "
         "no lens images that. Depth must be metres from the camera (an inverse depth, or "
-        "disparity, from a depth estimator is not: near is large there)"]
+        "disparity, from a depth estimator is not: near is large there; "
+        "blur one as it is with depth_kind='disparity', hfrender fx --depth-kind "
+        "disparity)"]
 
 
 def test_no_focus_warning_for_depth_that_is_refused_or_empty():
@@ -410,7 +414,9 @@ def test_no_focus_warning_for_depth_that_is_refused_or_empty():
     assert focus_note(np.linspace(1, 5, 48, dtype=np.float32).reshape(6, 8), 50.0) == (
         "the focus distance 50 m is farther than all of depth (1 to 5 m): no pixel is in "
         "focus. Depth must be metres from the camera (an inverse depth, or disparity, from a "
-        "depth estimator is not: near is large there)")
+        "depth estimator is not: near is large there; "
+        "blur one as it is with depth_kind='disparity', hfrender fx --depth-kind "
+        "disparity)")
 
 
 @pytest.mark.parametrize("focus, f_stop, said", [
@@ -436,7 +442,8 @@ def test_a_focus_past_all_but_a_blurred_sky_is_said(focus, f_stop, said):
         f"the focus distance {focus:g} m is farther than all of depth ({lo:g} to {hi:g} m "
         f"and sky, blurred {sky:.3g} px across): no pixel is in focus. Depth must be metres "
         "from the camera (an inverse depth, or disparity, from a depth estimator is not: near "
-        "is large there)"] if said else []), told
+        "is large there; blur one as it is with depth_kind='disparity', hfrender fx "
+        "--depth-kind disparity)"] if said else []), told
     assert (sky >= 2) == (focus != 50.0)  # the landscape's sky is sharp, the others' not
 
 
@@ -520,7 +527,9 @@ def test_a_focus_list_names_its_bad_item_and_a_frame_of_other_units_is_warned_of
     assert told == [f"the focus distance 3 m is nearer than all of depth frame 2 "
                     f"({float(depth[2].min()):g} to {float(depth[2].max()):g} m): no pixel is "
                     "in focus. Depth must be metres from the camera (an inverse depth, or "
-                    "disparity, from a depth estimator is not: near is large there)"]
+                    "disparity, from a depth estimator is not: near is large there; "
+                    "blur one as it is with depth_kind='disparity', hfrender fx --depth-kind "
+                    "disparity)"]
 
 
 def test_a_lens_takes_fractions_and_refuses_integers_past_floats_range():

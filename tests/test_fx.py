@@ -169,7 +169,7 @@ def test_integer_millimetres_read_as_metres_are_warned_of(tmp_path, rng, caplog,
                 "if these are millimetres, pass --depth-scale 0.001; if it is normalised to "
                 "0..1 (Blender's Map Range), --depth-range NEAR,FAR (an inverse depth, or "
                 "disparity, from a depth estimator is no distance: near is large there; "
-                "convert it to metres)")
+                "pass --depth-kind disparity)")
     assert said == ([expected] if warned else []), said
     assert len(list((tmp_path / "out").glob("*.png"))) == n
 
@@ -403,7 +403,9 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
     expected = (f"the focus distance {float(focus):g} m is {side} than all of depth "
                 f"{tmp_path / 'disparity.npy'}'s first frame ({lo:g} to {hi:g} m): no pixel is "
                 "in focus. Depth must be metres from the camera (an inverse depth, or "
-                "disparity, from a depth estimator is not: near is large there)")
+                "disparity, from a depth estimator is not: near is large there; "
+                "blur one as it is with depth_kind='disparity', hfrender fx --depth-kind "
+                "disparity)")
     assert said == ([expected] if side else []), said
     assert len(list((tmp_path / "out").glob("*.png"))) == n
 

@@ -65,7 +65,7 @@ def _units_note(path: str, first: np.ndarray, scale: Scale) -> str | None:
             "--depth-scale 1: if these are millimetres, pass --depth-scale 0.001; if it is "
             "normalised to 0..1 (Blender's Map Range), --depth-range NEAR,FAR (an inverse "
             "depth, or disparity, from a depth estimator is no distance: near is large there; "
-            "convert it to metres)")
+            "pass --depth-kind disparity)")
 
 
 NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")  # .npy; .npz (a zip), empty
