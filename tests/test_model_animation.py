@@ -187,19 +187,27 @@ def test_linear_rotations_are_slerped_and_normalised():
     np.testing.assert_allclose(sample(step, 0.5), [0, 0, 0, 1.0])  # normalised
 
 
-def test_morph_targets_are_said_not_played_and_skins_not(tmp_path, caplog):
-    """Skins are played (test_model_skins.py): no longer in the warning; morph targets
-    still are not."""
+def test_morph_targets_are_said_not_played_only_in_a_file_without_animations(tmp_path,
+                                                                             caplog):
+    """Skins and morph targets are played (test_model_skins.py, test_model_morphs.py): no
+    longer in the warning; a file without animations whose mesh's default weights are not
+    0 is drawn at its base shapes, and says so."""
     path = write_gltf(tmp_path, "rig", extra={"skins": [{"joints": [1]}]})
     header = json.loads(path.read_text())
     header["meshes"][0]["primitives"][0]["targets"] = [{"POSITION": 0}]
+    header["meshes"][0]["weights"] = [0.5]
     path.write_text(json.dumps(header))
+    del header["animations"]
+    still = tmp_path / "still.gltf"
+    still.write_text(json.dumps(header))
     with caplog.at_level(logging.WARNING):
         hf.Mesh.load(path)
+        hf.Mesh.load(still)
     said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert said == [f"{path}: its morph targets (weights) not played: hfrender plays node "
-                    "animations (translation, rotation, scale) and skins alone; drawn in "
-                    "their rest pose"]
+    assert said == [f"{still}: its morph targets' default weights (a file without "
+                    "animations: drawn at their base shapes) not played: hfrender plays node "
+                    "animations (translation, rotation, scale), skins and morph targets "
+                    "alone; drawn in their rest pose"]
 
 
 def test_the_rest_pose_is_drawn_as_the_file_without_animations(gl_context, tmp_path):

@@ -133,8 +133,8 @@ def test_pointer_channels_and_a_lights_motion_are_said_not_played(tmp_path, capl
     assert said == [f"{path}: its KHR_animation_pointer channels (1: materials', cameras' and "
                     "lights' values, drawn as the file sets them) and its lights' motion (node "
                     "'#4': the scene's lights are hfrender's own) not played: hfrender plays "
-                    "node animations (translation, rotation, scale) and skins alone; drawn "
-                    "in their rest pose"]
+                    "node animations (translation, rotation, scale), skins and morph targets "
+                    "alone; drawn in their rest pose"]
     mesh.time = 1.0
     moves = mesh.part_matrices()
     assert len(moves) == 2

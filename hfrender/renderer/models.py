@@ -13,6 +13,7 @@ import numpy as np
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
 from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
+from hfrender.scene.model_morphs import morph_rows, weights_of
 from hfrender.scene.model_skins import posed, skin_starts
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
@@ -76,8 +77,8 @@ class ModelDrawer:
             self.uploads[geometry] = [
                 (self.ctx.buffer(part.vertices.tobytes()), self.ctx.buffer(part.indices.tobytes()),
                  texture(part.texture), texture(part.emission_texture), part,
-                 None if part.skin is None else self.ctx.buffer(reserve=16 * len(
-                     part.vertices)))
+                 None if part.skin is None and part.morph is None else self.ctx.buffer(
+                     reserve=16 * len(part.vertices)))
                 for part in model_data(geometry).parts]
         return self.uploads[geometry]
 
@@ -118,7 +119,8 @@ class ModelDrawer:
         for i, upload in enumerate(self._upload(geometry)):
             _, _, texture, glow, part, _ = upload
             front = whole or _front(place(i))  # type: ignore[misc]
-            self._pose(prog, upload, None if pose is None or part.skin is None else pose(i))
+            self._pose(prog, upload, None if pose is None or (part.skin or part.morph) is None
+                       else pose(i))
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)
@@ -138,9 +140,10 @@ class ModelDrawer:
                 self.ctx.front_face = "ccw"
 
     def _pose(self, prog: Any, upload: tuple, found: tuple | None) -> None:
-        """A skinned part's buffers as posed (``found``: its vertices and their clip rates,
-        :func:`~hfrender.scene.model_skins.posed`'s), or back at rest (None) where a pose
-        was written: the buffers are the model's, shared by the Meshes that show it."""
+        """A skinned or morphed part's buffers as posed (``found``: its vertices and their
+        clip rates, :func:`~hfrender.scene.model_skins.posed`'s), or back at rest (None)
+        where a pose was written: the buffers are the model's, shared by the Meshes that
+        show it."""
         vbo, part, rated = upload[0], upload[4], upload[5]
         rates = None if found is None else found[1]
         if found is not None:
@@ -149,9 +152,10 @@ class ModelDrawer:
         elif id(vbo) in self.posed:
             vbo.write(part.vertices.tobytes())
             self.posed.discard(id(vbo))
-        if rates is not None:  # (the whole of its motion: its joints' rows have the Mesh's)
+        if rates is not None:
             rated.write(rates.tobytes())
-            set_uniform(prog, "u_clip_rate", np.zeros((4, 4)))
+            if part.skin is not None:  # (the whole of its motion: its joints' rows have
+                set_uniform(prog, "u_clip_rate", np.zeros((4, 4)))  # the Mesh's)
         set_uniform(prog, "u_skinned", int(rates is not None))
 
     def release(self) -> None:
@@ -164,19 +168,32 @@ class ModelDrawer:
         self.vaos, self.programs, self.uploads = {}, {}, {}
 
 
-def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray
-          ) -> Callable[[int], tuple]:
+def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
+          clip: np.ndarray) -> Callable[[int], tuple]:
     """:meth:`ModelDrawer.render`'s ``pose`` of a model at its :meth:`Mesh.part_matrices`
-    ``moves``, whose clip rates are ``rates``' rows from ``start`` (fewer: its skinned
-    parts' vertices without rates, moving with the Mesh)."""
+    ``moves``, whose clip rates are ``rates``' rows from ``start`` (fewer: its posed
+    parts' vertices without rates, moving with the Mesh), ``clip`` the Mesh's clip matrix
+    now (proj x view x model)."""
     parts = model_data(geometry).parts
-    starts = skin_starts(parts)
+    joints, shapes = skin_starts(parts), morph_rows(parts)
+
+    def rows(at: int, n: int) -> np.ndarray | None:
+        return np.asarray(rates[start + at:start + at + n]) if start + at + n <= len(
+            rates) else None
 
     def pose(k: int) -> tuple:
-        at, n = starts[k], len(parts[k].skin.joints)
-        row = start + at
-        return posed(parts[k], np.stack(moves[at:at + n]),
-                     np.asarray(rates[row:row + n]) if row + n <= len(rates) else None)
+        part, matrices, moving, shape = parts[k], None, None, None
+        if part.skin is not None:
+            at, n = joints[k], len(part.skin.joints)
+            matrices, moving = np.stack(moves[at:at + n]), rows(at, n)
+        if part.morph is not None:
+            at, count = shapes[k]
+            n = -(-count // 16)
+            spin = rows(at, n)
+            shape = (weights_of(moves[at:at + n], count),
+                     None if spin is None else weights_of(spin, count),
+                     clip if part.skin is not None else clip @ moves[k])
+        return posed(part, matrices, moving, shape)
 
     return pose
 

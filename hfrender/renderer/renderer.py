@@ -33,7 +33,8 @@ from hfrender.renderer.text import TextDrawer, on_picture
 from hfrender.renderer.translucent import TranslucentPass, by_depth
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
-from hfrender.scene.meshes import is_model
+from hfrender.scene.meshes import is_model, model_data
+from hfrender.scene.model_morphs import matrix_count
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import sphere_geometry
 from hfrender.scene.round_shapes import ROUND, half_extents, round_level
@@ -85,6 +86,7 @@ class SceneRenderer:
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
         self.lens: tuple = ()  # the sub-frame's camera for sizes (_pixels_a_metre), per draw
+        self.view_proj = np.eye(4)  # the sub-frame's proj x view, per draw
         # this draw's animated models, by place: (their parts' first row in rates, matrices)
         self.parts: dict[int, tuple[int, list[np.ndarray]]] = {}
 
@@ -122,13 +124,23 @@ class SceneRenderer:
                       jitter_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
         """``proj @ view @ model`` of every object as the scene is now, (N, 4, 4) float64,
         then of each part of its animated models (:meth:`Mesh.part_matrices`), in order:
-        the velocity plane is their rate of change (:func:`clip_rates`). One stacked
+        the velocity plane is their rate of change (:func:`clip_rates`); its morphed parts'
+        weights as they are (not matrices: their rates are the weights'). One stacked
         product: a sub-frame with velocity asks twice, for every object."""
         view, proj = self._camera_matrices(lens_offset_m, jitter_px)
         models = [obj.world_matrix() for obj in self.scene.objects]  # (parents' frames in)
-        parts = [m @ c for obj, m in zip(self.scene.objects, models, strict=True)
-                 for c in _part_matrices(obj) or ()]  # an animated model's parts: after
-        return (proj @ view) @ np.stack(models + parts) if models else np.zeros((0, 4, 4))
+        parts, plain = [], []  # an animated model's parts: after; its morph weights: plain
+        for obj, m in zip(self.scene.objects, models, strict=True):
+            if moves := _part_matrices(obj):
+                n = matrix_count(model_data(obj.geometry).parts)
+                parts += [m @ c for c in moves[:n]] + moves[n:]
+                plain += [False] * n + [True] * (len(moves) - n)
+        if not models:
+            return np.zeros((0, 4, 4))
+        rows = np.stack(models + parts)
+        clips = (proj @ view) @ rows
+        clips[len(models):][plain] = rows[len(models):][plain]
+        return clips
 
     def _camera_matrices(self, offset: tuple[float, float],
                          jitter_px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -164,6 +176,7 @@ class SceneRenderer:
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self.parts = _animated_parts(scene.objects)  # (each one's matrices asked once)
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
+        self.view_proj = proj @ view  # (a morphed model's clip matrix: its weights' sweep)
         found = self._draw_objects(shared, rates, lens)  # (each one's opacity read once)
         order = by_depth(found, lens[0], lens[1])  # translucent ones and texts: in_order
         self.texts.mark(self, shared, rates, order)
@@ -275,7 +288,8 @@ class SceneRenderer:
             return own
 
         self.models.render(prog, obj.geometry, model, place, None if getattr(
-            obj, "time", None) is None else poser(obj.geometry, moves, start, rates))
+            obj, "time", None) is None else poser(obj.geometry, moves, start, rates,
+                                                  self.view_proj @ model))
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""

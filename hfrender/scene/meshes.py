@@ -198,7 +198,7 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
         if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
             made = part(geom, np.asarray(transform, np.float64), gltf, textured,
                         None if node is None else animations.carrier(node))
-            parts.append(made if skins is None else skins.attach(made, geom, node))
+            parts.append(made if skins is None else skins.attach(made, geom, node, transform))
     if not parts:
         raise ModelError(f"{shown}: the file has no triangles{why_none(path)}")
     if missing:  # trimesh goes on without them, and says so only in its debug log
@@ -287,17 +287,14 @@ class Mesh(Object3D):
         """Each part's matrix at :attr:`time` in the model's frame (its node's animated
         world matrix x its baked rest one's inverse; ``time`` None: the identity), then
         each skinned part's joint matrices (:func:`~hfrender.scene.model_skins.skin_starts`),
+        then each morphed part's weights (:func:`~hfrender.scene.model_morphs.morph_rows`),
         or None: a file without animations, drawn as read."""
         found, parts = self._loaded().animations, self._loaded().parts
         if found is None:
             return None
-        skins = [p.skin for p in parts if p.skin is not None]  # (their joints' after)
-        if self.time is None:
-            return [np.eye(4)] * len(parts) + found.joint_matrices(skins, None, 0.0)
         try:
-            which = self._which(self.animation)
-            return (found.moves([p.node for p in parts], which, self.time)
-                    + found.joint_matrices(skins, which, self.time))
+            return found.pose(parts, None if self.time is None else self._which(
+                self.animation), 0.0 if self.time is None else self.time)
         except InputError as exc:  # (it names a node: the file too)
             raise ModelError(f"{self._loaded().path.name}: {exc}") from None
 

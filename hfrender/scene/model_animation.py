@@ -5,10 +5,11 @@ Channels on nodes' ``translation``, ``rotation`` and ``scale`` are played, inter
 ``LINEAR`` (rotations by slerp), ``STEP`` or ``CUBICSPLINE`` (Hermite, from the in-tangent,
 value, out-tangent triplets), rotations normalised after; before the first key the first
 holds, past the last the last (glTF's clamping). Skins are played by
-:mod:`~hfrender.scene.model_skins` (their joints' matrices:
-:meth:`Animations.joint_matrices`); morph targets are not (:func:`not_played` says so). A
-part's matrix at a time is its node's animated world matrix times the inverse of its rest
-one (its vertices have the rest one baked in)."""
+:mod:`~hfrender.scene.model_skins` and morph targets by
+:mod:`~hfrender.scene.model_morphs` (their joints' matrices and weights:
+:meth:`Animations.pose`; a ``weights`` channel's N weights a key). A part's matrix at a
+time is its node's animated world matrix times the inverse of its rest one (its vertices
+have the rest one baked in)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import numpy as np
@@ -27,6 +29,7 @@ _COMPONENTS = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 51
 _NORMALISED = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 PATHS = ("translation", "rotation", "scale")
+READ = (*PATHS, "weights")  # the channels read (weights: model_morphs')
 KEPT = 8  # times whose part matrices an Animations keeps (Animations.moves)
 _REST = {"translation": (0.0, 0.0, 0.0), "rotation": (0.0, 0.0, 0.0, 1.0),
          "scale": (1.0, 1.0, 1.0)}
@@ -96,37 +99,48 @@ class Animations:
                                                       if (n, p) in posed})
         return m
 
-    def moves(self, carriers: list[int | None], which: int, t: float) -> list[np.ndarray]:
-        """Each part's matrix at ``t`` (its carrier's animated world matrix x its rest
-        one's inverse; a part no animation moves: the identity). The channels are sampled
-        once and each node's matrix found once (was: every channel sampled again for each
-        node, 1.7 s a call for 300 animated nodes); the last few times asked are kept (a
-        sub-frame asks at its time more than once: its draw, its velocity's rows)."""
-        key = (tuple(carriers), which, float(t))
+    def pose(self, parts: tuple, which: int | None, t: float) -> list[np.ndarray]:
+        """:meth:`Mesh.part_matrices` of ``parts`` (:class:`~hfrender.scene.model_parts.
+        Part`) at ``t`` in animation ``which`` (None: at rest): each part's matrix (its
+        carrier's animated world matrix x its rest one's inverse; a part no animation moves,
+        or at rest: the identity), then each skinned part's joints' (a joint node's animated
+        world matrix x its inverse bind matrix: glTF's joint matrix, the skinned mesh node's
+        own transform not used), then each morphed part's weights (:func:`weight_rows`).
+        The channels are sampled once and each node's matrix found once, for the parts and
+        the joints together (was: every channel sampled again for each node, 1.7 s a call
+        for 300 animated nodes; then again for the joints); the last few times asked are
+        kept (a sub-frame asks at its time more than once: its draw, its velocity's rows)."""
+        key = (id(parts), which, float(t))
         if (kept := self._kept.get(key)) is not None:
             return list(kept)
         posed, worlds = self._posed(which, t), {}
         found: dict[int | None, np.ndarray] = {None: np.eye(4)}
-        for node in carriers:
+        for node in () if which is None else (p.node for p in parts):
             if node not in found:
                 if node not in self._rest:  # its rest world matrix inverted: found once
                     self._rest[node] = self._unbaked(node)
                 found[node] = self._world(node, posed, worlds) @ self._rest[node]
+        out = [found.get(p.node, found[None]) for p in parts]
+        out += [self._world(j, posed, worlds) @ inverse for p in parts if p.skin is not None
+                for j, inverse in zip(p.skin.joints, p.skin.inverse_binds, strict=True)]
+        out += [row for p in parts if p.morph is not None
+                for row in weight_rows(self._weights(p.morph, posed))]
         if len(self._kept) >= KEPT:
             self._kept.pop(next(iter(self._kept)))
-        kept = self._kept[key] = [found[node] for node in carriers]
-        return list(kept)
+        self._kept[key] = out
+        return list(out)
 
-    def joint_matrices(self, skins: list, which: int | None, t: float) -> list[np.ndarray]:
-        """Each joint's matrix of each of ``skins`` (:class:`~hfrender.scene.model_skins.
-        Skinning`) at ``t`` in animation ``which`` (None: at rest), in order: its node's
-        animated world matrix times its inverse bind matrix (glTF's joint matrix: the
-        skinned mesh node's own transform is not used)."""
-        if not skins:  # (a model without: no channel sampled again)
-            return []
-        posed, worlds = self._posed(which, t), {}
-        return [self._world(j, posed, worlds) @ inverse for s in skins
-                for j, inverse in zip(s.joints, s.inverse_binds, strict=True)]
+    def _weights(self, morph: Any, posed: dict) -> np.ndarray:
+        """A morphed part's weights (:class:`~hfrender.scene.model_morphs.Morph`) as
+        ``posed``: its node's channel's, else its defaults; a channel of another count of
+        weights than the mesh's targets refused in one line."""
+        weights = posed.get((morph.node, "weights"), morph.defaults)
+        if len(weights) != len(morph.defaults):
+            name = self.nodes[morph.node].get("name") or f"#{morph.node}"
+            raise InputError(f"its node {name!r} is given {len(weights)} morph weights a key "
+                             f"by its animation, but its mesh has {len(morph.defaults)} morph "
+                             "targets: a weights channel needs one weight a target")
+        return weights
 
     def _unbaked(self, node: int) -> np.ndarray:
         """The inverse of ``node``'s rest world matrix (its parts' vertices have it baked
@@ -219,14 +233,22 @@ def read_animations(shown: Path, path: Path, header: dict) -> Animations | None:
             names.append(str(anim.get("name") or f"#{i}"))
             channels.append(tuple(_channel(path, header, anim, c, buffers)
                                   for c in anim.get("channels", ())
-                                  if c.get("target", {}).get("path") in PATHS
+                                  if c.get("target", {}).get("path") in READ
                                   and "node" in c.get("target", {})))
     except (KeyError, IndexError, TypeError, ValueError, AttributeError, OSError) as exc:
         raise InputError(f"{shown}: cannot read its animation {names[-1]!r}: "
                          f"{type(exc).__name__}: {exc}") from None
     nodes = tuple(header.get("nodes", ()))
     return Animations(tuple(names), tuple(channels), nodes, parents_of(nodes),
-                      frozenset(c.node for a in channels for c in a))
+                      frozenset(c.node for a in channels for c in a if c.path in PATHS))
+
+
+def weight_rows(weights: np.ndarray) -> list[np.ndarray]:
+    """A morphed part's ``weights`` as rows of :meth:`Mesh.part_matrices`: 16 a 4 x 4 (the
+    rest 0), not matrices (:meth:`SceneRenderer.clip_matrices` leaves them as they are)."""
+    padded = np.zeros(-(-len(weights) // 16) * 16)
+    padded[:len(weights)] = weights
+    return list(padded.reshape(-1, 4, 4))
 
 
 def parents_of(nodes: tuple[dict, ...]) -> dict[int, int]:
@@ -242,6 +264,8 @@ def _channel(path: Path, header: dict, anim: dict, channel: dict,
         raise ValueError(f"interpolation {kind!r} is not LINEAR, STEP or CUBICSPLINE")
     times = accessor(path, header, sampler["input"], buffers)[:, 0]
     values = accessor(path, header, sampler["output"], buffers)
+    if channel["target"]["path"] == "weights" and len(times):  # N weights a key, in a row
+        values = values.reshape(len(times) * (3 if kind == "CUBICSPLINE" else 1), -1)
     if kind == "CUBICSPLINE":
         values = values.reshape(len(times), 3, values.shape[1])
     if len(times) == 0 or len(values) != len(times):
@@ -296,17 +320,19 @@ def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]
 
 
 def not_played(shown: Path, header: dict) -> str | None:
-    """One line of what of the file's animation hfrender does not play (morph targets,
-    KHR_animation_pointer channels, its lights' motion: was unsaid; skins are played), or
-    None. A camera's motion is not among them: ``camera.follow(mesh)`` plays it
+    """One line of what of the file's animation hfrender does not play (morph targets'
+    default weights other than 0 in a file without animations, KHR_animation_pointer
+    channels, its lights' motion: was unsaid; skins and morph targets are played), or None.
+    A camera's motion is not among them: ``camera.follow(mesh)`` plays it
     (:mod:`~hfrender.scene.model_cameras`)."""
     said = []
     targets = [c.get("target", {}) for a in header.get("animations", ())
                for c in a.get("channels", ())]
-    morphs = any(p.get("targets") for m in header.get("meshes", ())
-                 for p in m.get("primitives", ()))
-    if morphs or any(t.get("path") == "weights" for t in targets):
-        said.append("its morph targets (weights)")
+    shaped = any(any(x.get("weights") or ()) for x in (*header.get("meshes", ()),
+                                                       *header.get("nodes", ())))
+    if shaped and not header.get("animations"):  # (else played: model_morphs)
+        said.append("its morph targets' default weights (a file without animations: drawn "
+                    "at their base shapes)")
     if pointers := sum(t.get("path") == "pointer" for t in targets):
         said.append(f"its KHR_animation_pointer channels ({pointers}: materials', cameras' "
                     "and lights' values, drawn as the file sets them)")
@@ -321,7 +347,7 @@ def not_played(shown: Path, header: dict) -> str | None:
         return None
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
     return (f"{shown}: {listed} not played: hfrender plays node animations (translation, "
-            "rotation, scale) and skins alone; drawn in their rest pose")
+            "rotation, scale), skins and morph targets alone; drawn in their rest pose")
 
 
 def _stage(node: dict) -> bool:

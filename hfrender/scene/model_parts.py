@@ -35,6 +35,9 @@ class Part:
     # its glTF skin (:mod:`~hfrender.scene.model_skins`: drawn posed at a Mesh's time), or
     # None
     skin: Any = None
+    # its glTF morph targets (:mod:`~hfrender.scene.model_morphs`: drawn shaped at a Mesh's
+    # time), or None
+    morph: Any = None
 
     def glow(self) -> float:
         """Its brightest light of its own, one channel, linear: the emission times its
@@ -111,7 +114,8 @@ def merged(parts: list[Part]) -> list[Part]:
                      for t in (p.texture, p.emission_texture))
         images.update({k: t for k, t in zip(keys, (p.texture, p.emission_texture),
                                             strict=True) if k is not None and k not in images})
-        groups.setdefault((*keys, p.smooth, p.double_sided, p.emission, p.node, p.skin),
+        groups.setdefault((*keys, p.smooth, p.double_sided, p.emission, p.node, p.skin,
+                           p.morph),
                           []).append(p)
     out = []
     for (tex, glow, *_), group in groups.items():
@@ -120,5 +124,6 @@ def merged(parts: list[Part]) -> list[Part]:
                         np.concatenate([p.indices + np.uint32(o)
                                         for p, o in zip(group, offsets, strict=True)]),
                         images.get(tex), group[0].smooth, group[0].double_sided,
-                        group[0].emission, images.get(glow), group[0].node, group[0].skin))
+                        group[0].emission, images.get(glow), group[0].node, group[0].skin,
+                        group[0].morph))
     return out

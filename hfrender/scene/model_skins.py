@@ -20,7 +20,8 @@ import numpy as np
 
 from hfrender.scene.model_animation import accessor
 from hfrender.scene.model_files import ModelError
-from hfrender.scene.model_parts import Part, source_rows
+from hfrender.scene.model_morphs import read_morph, shaped
+from hfrender.scene.model_parts import Part, _cofactor, source_rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,23 +43,41 @@ def blended(skinning: Skinning, matrices: np.ndarray) -> np.ndarray:
     return np.einsum("vi,vikl->vkl", skinning.weights, matrices[skinning.influences])
 
 
-def posed(part: Part, matrices: np.ndarray, rates: np.ndarray | None
-          ) -> tuple[np.ndarray, np.ndarray | None]:
-    """A skinned ``part``'s vertices at its joints' ``matrices`` (J, 4, 4, the model's
-    frame), and where ``rates`` (J, 4, 4: d/dt of the joints' clip matrices) are given, each
-    vertex's clip-space rate (V, 4) float32 (its velocity: None where they are not)."""
-    skin = part.skin
-    each = blended(skin, matrices)
+def posed(part: Part, matrices: np.ndarray | None, rates: np.ndarray | None,
+          shape: tuple | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """A skinned or morphed ``part``'s vertices at its joints' ``matrices`` (J, 4, 4, the
+    model's frame; unskinned: None) and ``shape``: its morph weights (K,), their rates (K,
+    or None) and its clip matrix now (a skinned part's: the Mesh's, else its own), the
+    targets first (:func:`~hfrender.scene.model_morphs.shaped`); where ``rates`` (J, 4, 4:
+    d/dt of the joints' clip matrices) and the weights' rates are given, each vertex's
+    clip-space rate (V, 4) float32 (its velocity, a morphed unskinned part's less its own
+    matrix's motion: its u_clip_rate's; else None)."""
+    skin, morph = part.skin, part.morph
+    if skin is not None:
+        positions, normals = skin.positions, skin.normals
+    else:  # (morphed alone: its vertices as placed, its node transform in)
+        positions = np.column_stack([part.vertices["position"], np.ones(len(part.vertices))])
+        normals = morph.base_normals
+    if morph is not None:
+        positions, normals = shaped(morph, positions, normals, shape[0])
     vertices = part.vertices.copy()
-    vertices["position"] = np.einsum("vkl,vl->vk", each[:, :3], skin.positions)
-    if skin.normals is not None:
-        normals = np.einsum("vkl,vl->vk", each[:, :3, :3], skin.normals)
+    each = None if skin is None else blended(skin, matrices)
+    vertices["position"] = positions[:, :3] if each is None else np.einsum(
+        "vkl,vl->vk", each[:, :3], positions)
+    if normals is not None:
+        if each is not None:
+            normals = np.einsum("vkl,vl->vk", each[:, :3, :3], normals)
         vertices["normal"] = normals / np.maximum(
             np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
-    if rates is None:
+    if (skin is not None and rates is None) or (morph is not None and shape[1] is None):
         return vertices, None
-    return vertices, np.einsum("vkl,vl->vk", blended(skin, rates),
-                               skin.positions).astype(np.float32)
+    rate = np.zeros((len(positions), 4)) if skin is None else np.einsum(
+        "vkl,vl->vk", blended(skin, rates), positions)
+    if morph is not None:  # the targets' sweep: its clip matrix x sum_k dw_k/dt * delta_k
+        sweep = np.einsum("k,kvl->vl", shape[1], morph.positions)
+        rate += sweep @ shape[2][:, :3].T if each is None else np.einsum(
+            "kl,vlm,vm->vk", shape[2], each[:, :, :3], sweep)
+    return vertices, rate.astype(np.float32)
 
 
 def skin_starts(parts: tuple[Part, ...] | list[Part]) -> dict[int, int]:
@@ -72,8 +91,8 @@ def skin_starts(parts: tuple[Part, ...] | list[Part]) -> dict[int, int]:
 
 
 class Skins:
-    """A glTF file's skins, put on its parts (:meth:`attach`); what of them it cannot play,
-    one line each in :attr:`said` (to be warned once)."""
+    """A glTF file's skins and morph targets, put on its parts (:meth:`attach`); what of
+    them it cannot play, one line each in :attr:`said` (to be warned once)."""
 
     def __init__(self, shown: Path, path: Path, header: dict) -> None:
         self.shown, self.path, self.header = shown, path, header
@@ -81,50 +100,75 @@ class Skins:
         self.read: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
         self.said: list[str] = []
 
-    def attach(self, made: Part, mesh: Any, node: int | None) -> Part:
-        """``made`` (trimesh's geometry ``mesh`` at glTF node ``node``) with its skin
-        where the node has one and a primitive of its mesh has ``JOINTS_0`` and
-        ``WEIGHTS_0`` (found by its positions: trimesh keeps their rows); else as it is."""
+    def attach(self, made: Part, mesh: Any, node: int | None, frame: np.ndarray) -> Part:
+        """``made`` (trimesh's geometry ``mesh`` at glTF node ``node``, placed by ``frame``)
+        with its skin where the node has one and a primitive of its mesh has ``JOINTS_0``
+        and ``WEIGHTS_0``, its morph targets where that primitive has ``targets`` (found by
+        its positions: trimesh keeps their rows); else as it is."""
         nodes = self.header.get("nodes", ())
-        if node is None or "skin" not in nodes[node] or "mesh" not in nodes[node]:
+        if node is None or "mesh" not in nodes[node]:
             return made
-        index = nodes[node]["skin"]
-        name = self.header["skins"][index].get("name") or f"#{index}"
+        spec = nodes[node]
+        if "skin" in spec:
+            index = spec["skin"]
+            skin_name = self.header["skins"][index].get("name") or f"#{index}"
+            what = f"skin {skin_name!r}"
+        else:
+            mesh_name = self.header["meshes"][spec["mesh"]].get("name") or f"#{spec['mesh']}"
+            what = f"mesh {mesh_name!r}'s morph targets"
         try:
-            return self._attach(made, mesh, nodes[node], index, name)
+            return self._attach(made, mesh, node, frame[:3, :3], what)
         except ModelError:  # (said already, in one line)
             raise
         except (KeyError, IndexError, TypeError, ValueError, AttributeError, OSError) as exc:
-            raise ModelError(f"{self.shown}: cannot read its skin {name!r}: "
+            raise ModelError(f"{self.shown}: cannot read its {what}: "
                              f"{type(exc).__name__}: {exc}") from None
 
-    def _attach(self, made: Part, mesh: Any, node: dict, index: int, name: str) -> Part:
-        joints, inverse = self._skin(index, name)
-        vertices = np.asarray(mesh.vertices, np.float64)
-        primitives = self.header["meshes"][node["mesh"]]["primitives"]
-        for prim in primitives:
+    def _attach(self, made: Part, mesh: Any, node: int, frame: np.ndarray, what: str
+                ) -> Part:
+        spec = self.header["nodes"][node]
+        skinned = "skin" in spec
+
+        def played(prim: dict) -> bool:
             at = prim.get("attributes", {})
-            if "JOINTS_0" not in at or "WEIGHTS_0" not in at or \
-                    not np.array_equal(self._get(at["POSITION"]), vertices):
+            return bool(prim.get("targets")) or (skinned and "JOINTS_0" in at)
+
+        vertices = np.asarray(mesh.vertices, np.float64)
+        primitives = [p for p in self.header["meshes"][spec["mesh"]]["primitives"]
+                      if played(p)]
+        for prim in primitives:
+            at = prim["attributes"]
+            if not np.array_equal(self._get(at["POSITION"]), vertices):
                 continue
-            if "JOINTS_1" in at:
-                self._say(f"{self.shown}: its skins' influences past 4 a vertex (JOINTS_1/"
-                          "WEIGHTS_1) are not played: each vertex follows its 4 of "
-                          "JOINTS_0/WEIGHTS_0")
-            influences, weights = self._influences(at, len(vertices), len(joints), name)
             rows = source_rows(mesh)
             rows = np.arange(len(vertices)) if rows is None else rows
             normals = np.asarray(mesh.vertex_normals, np.float64)[rows] if made.smooth \
                 else None
-            return replace(made, node=None, skin=Skinning(
-                joints, inverse, influences[rows], weights[rows],
-                np.column_stack([vertices[rows], np.ones(len(rows))]), normals))
-        if any("JOINTS_0" in p.get("attributes", {}) for p in primitives):
-            self._say(f"{self.shown}: a part of its skin {name!r} is drawn in its rest pose: "
+            skin = self._skinning(at, spec["skin"], vertices, rows, normals, what) \
+                if skinned and "WEIGHTS_0" in at else None
+            morph = read_morph(self._get, prim, rows, node, self.header,
+                               None if skin else frame,
+                               None if skin or normals is None else normals @ _cofactor(
+                                   frame).T)
+            return replace(made, node=None if skin else made.node, skin=skin, morph=morph)
+        if primitives:
+            self._say(f"{self.shown}: a part of its {what} is drawn in its rest pose: "
                       "its vertices are not the file's (trimesh changed them)")
         return made
 
-    def _skin(self, index: int, name: str) -> tuple[tuple[int, ...], np.ndarray]:
+    def _skinning(self, at: dict, index: int, vertices: np.ndarray, rows: np.ndarray,
+                  normals: np.ndarray | None, what: str) -> Skinning:
+        """A primitive's (its ``at``tributes) Skinning of skin ``index``."""
+        joints, inverse = self._skin(index, what)
+        if "JOINTS_1" in at:
+            self._say(f"{self.shown}: its skins' influences past 4 a vertex (JOINTS_1/"
+                      "WEIGHTS_1) are not played: each vertex follows its 4 of "
+                      "JOINTS_0/WEIGHTS_0")
+        influences, weights = self._influences(at, len(vertices), len(joints), what)
+        return Skinning(joints, inverse, influences[rows], weights[rows],
+                        np.column_stack([vertices[rows], np.ones(len(rows))]), normals)
+
+    def _skin(self, index: int, what: str) -> tuple[tuple[int, ...], np.ndarray]:
         """Skin ``index``'s joints and inverse bind matrices (none: identities); a count
         of matrices other than of joints refused in one line."""
         if index not in self.read:
@@ -136,13 +180,13 @@ class Skins:
                 inverse = self._get(skin["inverseBindMatrices"]).reshape(-1, 4, 4)
                 inverse = inverse.transpose(0, 2, 1)  # (glTF's matrices: column-major)
             if len(inverse) != len(joints) or not joints:
-                raise ModelError(f"{self.shown}: its skin {name!r} has {len(joints)} joints "
+                raise ModelError(f"{self.shown}: its {what} has {len(joints)} joints "
                                  f"and {len(inverse)} inverseBindMatrices: a skin needs one "
                                  "matrix a joint")
             self.read[index] = (joints, inverse)
         return self.read[index]
 
-    def _influences(self, at: dict, count: int, joints: int, name: str
+    def _influences(self, at: dict, count: int, joints: int, what: str
                     ) -> tuple[np.ndarray, np.ndarray]:
         """A primitive's JOINTS_0 and WEIGHTS_0 (its weights scaled to sum 1); a joint past
         the skin's with a weight refused in one line."""
@@ -153,7 +197,7 @@ class Skins:
                              f"for {count} vertices (each VEC4, one a vertex)")
         weighed = weights > 0.0
         if (bad := ((influences >= joints) | (influences < 0)) & weighed).any():
-            raise ModelError(f"{self.shown}: a vertex of its skin {name!r} follows joint "
+            raise ModelError(f"{self.shown}: a vertex of its {what} follows joint "
                              f"{int(influences[bad][0])}, but the skin has {joints} "
                              f"joint{'s' * (joints != 1)} (0 to {joints - 1})")
         influences = np.where(weighed, influences, 0)  # (an unweighed one: any joint)
