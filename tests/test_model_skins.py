@@ -209,3 +209,34 @@ def test_two_meshes_of_one_file_each_drawn_at_its_own_time(gl_context, tmp_path)
     above[split:], below[:split] = False, False
     np.testing.assert_allclose(drawn_box(above), want[0], atol=1.0)
     np.testing.assert_allclose(drawn_box(below), want[1], atol=1.0)
+
+
+def test_the_channels_are_sampled_once_for_the_parts_and_joints_of_a_time(tmp_path,
+                                                                          monkeypatch):
+    """A 50-joint chain, one channel a joint: 50 samples a time asked, none for the same
+    time again (was: 100, the joints' matrices sampling every channel again after the
+    parts', then 50 more each time asked again: a sub-frame asks three times with
+    velocity, its draw's time among them twice at most)."""
+    from gltf_files import write_chain
+
+    from hfrender.scene import model_animation
+
+    mesh = hf.Mesh.load(write_chain(tmp_path, 50))
+    calls = []
+    real = model_animation.sample
+    monkeypatch.setattr(model_animation, "sample", lambda c, t: calls.append(t) or real(c, t))
+    mesh.time = 0.5
+    moves = mesh.part_matrices()
+    assert len(calls) == 50
+    again = mesh.part_matrices()
+    np.testing.assert_array_equal(np.stack(again), np.stack(moves))  # (kept)
+    assert len(calls) == 50
+    assert len(moves) == 51  # the strip's, its 50 joints'
+    # each joint turned 5 degrees at 0.5 s: the last two vertices about the chain's end
+    (part,) = mesh._loaded().parts
+    vertices, _ = posed(part, np.stack(moves[1:]), None)
+    end, angle = np.zeros(3), 0.0
+    for _ in range(49):
+        angle += 5.0
+        end += turned([[0.1, 0.0, 0.0]], angle)[0]
+    np.testing.assert_allclose(vertices["position"][-2:].mean(0), end, atol=1e-5)
