@@ -17,7 +17,8 @@ SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
 
 
 def test_the_new_examples_are_among_them():
-    assert {"windmill.py", "windmill_sign.py", "glow.frag", "glow_bufA.frag"} <= set(FILES)
+    assert {"windmill.py", "windmill_sign.py", "glow.frag", "glow_bufA.frag",
+            "skinned_arm.py"} <= set(FILES)
     listed = (SCENES / "README.md").read_text()
     assert all(f"`{name}`" in listed for name in FILES)
 
@@ -62,6 +63,25 @@ def test_the_windmills_sails_turn_and_blur():
 
 
 @pytest.mark.usefixtures("gl_context")
+@pytest.mark.usefixtures("gl_context")
+def test_the_arm_bends_swells_and_blurs():
+    """Its skin and morph target are played (not its rest pose at every time): a quarter
+    second later the arm is elsewhere, the pillar it rises from still; with a shutter the
+    frame differs from the instant one where the arm sweeps."""
+    scene = loaded("skinned_arm.py")
+    (part,) = scene.arm._loaded().parts
+    assert part.skin is not None and part.morph is not None
+    assert (scene.arm.animations, scene.arm.duration) == (("Wave",), 2.0)
+    still = dict(SMALL, size=(120, 80), samples=1)
+    a, _ = render_frames(SCENES / "skinned_arm.py", first_frame=0, count=1, fps=4, **still)
+    b, _ = render_frames(SCENES / "skinned_arm.py", first_frame=1, count=1, fps=4, **still)
+    moved = np.abs(a[0].astype(int) - b[0]).max(-1) > 40
+    assert moved.sum() > 100 and moved[55:].sum() == 0  # the arm, above the floor
+    blurred, _ = render_frames(SCENES / "skinned_arm.py", first_frame=1, count=1, fps=4,
+                               **dict(still, samples=8))
+    assert (np.abs(blurred[0].astype(int) - b[0]).max(-1) > 20).sum() > 50
+
+
 def test_the_signs_emissive_texture_is_bright_and_turns_hdr_on():
     frames, stats = render_frames(SCENES / "windmill_sign.py", first_frame=3, count=1,
                                   **dict(SMALL, size=(120, 100), dof="off"))
@@ -103,7 +123,7 @@ def drawn(path):
     return parts, mesh.animations, mesh.duration, mesh.triangles, poses
 
 
-@pytest.mark.parametrize("name", ["toy.glb", "windmill.glb"])
+@pytest.mark.parametrize("name", ["toy.glb", "windmill.glb", "arm.glb"])
 def test_make_assets_makes_the_committed_models(tmp_path, name):
     spec = importlib.util.spec_from_file_location("make_assets",
                                                   SCENES / "assets" / "make_assets.py")
@@ -113,7 +133,7 @@ def test_make_assets_makes_the_committed_models(tmp_path, name):
     assert drawn(tmp_path / name) == drawn(SCENES / "assets" / name)
 
 
-@pytest.mark.parametrize("name", ["toy.glb", "windmill.glb"])
+@pytest.mark.parametrize("name", ["toy.glb", "windmill.glb", "arm.glb"])
 def test_the_committed_models_wind_their_faces_outward(name):
     """glTF's front face is counter-clockwise and its back faces are culled: a triangle
     wound the other way from its normals is drawn from inside (windmill.glb's tower, roof,

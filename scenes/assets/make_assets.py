@@ -1,13 +1,18 @@
 """Makes the models of the example scenes (run it again after changing it):
 
     python scenes/assets/make_assets.py   # writes scenes/assets/toy.glb (about 100 KB)
-                                          # and scenes/assets/windmill.glb (about 40 KB)
+                                          # scenes/assets/windmill.glb (about 40 KB)
+                                          # and scenes/assets/arm.glb (about 30 KB)
 
 ``toy.glb`` is a glTF 2.0 file of three nodes, each with its own transform: a crate with a
 checker texture (UVs, an sRGB PNG inside the file), a ring with vertex colours, set
 tilted on top of it (a child node of the crate), and a ball with a plain base colour
 factor. All three have smooth normals stored in the file. Built from NumPy arrays and
 written with trimesh (``pip install 'hfrender[models]'``).
+
+``arm.glb`` is skinned (:func:`arm`): a tube bent back and forth by three bones, its
+end swelling by a morph target; written as glTF JSON and binary chunk directly (trimesh
+writes no skins).
 
 ``windmill.glb`` is animated: a tower (node ``mill``) whose child node ``rotor`` (a hub and
 four sails) turns twice a second about its axis (LINEAR rotation keys every quarter turn
@@ -306,7 +311,84 @@ def windmill(path: Path) -> None:
     path.write_bytes(glb(header, blob))
 
 
+def tube(rings: int = 25, sides: int = 12, length: float = 3.0, radius: float = 0.16):
+    """An arm: a closed-off round tube along x from 0 to ``length``, ``rings`` rings of
+    ``sides`` vertices (normals out from its axis); faces counter-clockwise from outside."""
+    x = np.linspace(0.0, length, rings)[:, None]
+    a = np.linspace(0.0, 2 * math.pi, sides, endpoint=False)[None, :]
+    normals = np.stack(np.broadcast_arrays(0 * x + 0 * a, np.cos(a) + 0 * x,
+                                           np.sin(a) + 0 * x), -1).reshape(-1, 3)
+    points = normals * radius + np.repeat(x.ravel(), sides)[:, None] * [1.0, 0.0, 0.0]
+    i, j = np.meshgrid(np.arange(rings - 1), np.arange(sides), indexing="ij")
+    p, q = i * sides + j, i * sides + (j + 1) % sides
+    faces = np.stack([p, q, p + sides, q, q + sides, p + sides], -1).reshape(-1, 3)
+    return points, normals, outward(points, normals, faces)
+
+
+def arm(path: Path) -> None:
+    """``arm.glb``: :func:`tube` skinned to three bones in a chain (``shoulder`` at
+    (-1.5, 1, 0), ``elbow`` and ``wrist`` 1 m apart along x), each vertex blended between
+    the two bones nearest it; a morph target swells its last half metre to twice its
+    girth. Animation ``Wave`` (2 s, LINEAR): the elbow and wrist bend 0.7 rad about z up
+    and down, the shoulder 0.25 rad, and the swell's weight goes 0 -> 1 -> 0."""
+    points, normals, faces = tube()
+    x = points[:, 0]
+    bone = np.clip(x - 0.5, 0.0, 1.999)  # 0..2: between the bones' middles
+    lower = np.floor(bone).astype(int)
+    share = np.clip(bone - lower, 0.0, 1.0)
+    joints = np.column_stack([lower, np.minimum(lower + 1, 2), 0 * lower, 0 * lower])
+    weights = np.column_stack([1 - share, share, 0 * share, 0 * share])
+    swell = np.clip((x - 2.5) / 0.5, 0.0, 1.0)[:, None] * normals * 0.16
+    header = {"asset": {"version": "2.0", "generator": "hfrender make_assets.py"},
+              "scene": 0, "scenes": [{"nodes": [0, 3]}],
+              "nodes": [{"name": "shoulder", "translation": [-1.5, 1.0, 0.0], "children": [1]},
+                        {"name": "elbow", "translation": [1.0, 0.0, 0.0], "children": [2]},
+                        {"name": "wrist", "translation": [1.0, 0.0, 0.0]},
+                        {"name": "arm", "mesh": 0, "skin": 0}],
+              "materials": [{"pbrMetallicRoughness": {
+                  "baseColorFactor": [0.85, 0.45, 0.2, 1.0], "metallicFactor": 0.0}}],
+              "buffers": [{}], "bufferViews": [], "accessors": []}
+    blob = bytearray()
+    views = [add(header, blob, a, kind) for a, kind in (
+        (points - [1.5, -1.0, 0.0], "VEC3"), (normals, "VEC3"), (joints, "u2"),
+        (weights, "VEC4"), (faces.ravel(), "u4"), (swell, "VEC3"),
+        (np.concatenate([np.eye(4) + np.pad([[1.5 - x0, -1.0, 0.0]], ((3, 0), (0, 1)))
+                         for x0 in (0.0, 1.0, 2.0)]).reshape(3, 16), "MAT4"))]
+    header["meshes"] = [{"name": "arm", "weights": [0.0], "primitives": [{
+        "attributes": {"POSITION": views[0], "NORMAL": views[1], "JOINTS_0": views[2],
+                       "WEIGHTS_0": views[3]}, "indices": views[4], "material": 0,
+        "targets": [{"POSITION": views[5]}]}]}]
+    header["skins"] = [{"name": "bones", "joints": [0, 1, 2], "inverseBindMatrices": views[6]}]
+    times = [0.0, 0.5, 1.0, 1.5, 2.0]
+    bend = np.array([0.0, 1.0, 0.0, -1.0, 0.0])
+    samplers = [keys(header, blob, times, about(2, bend * angle)) for angle in (0.25, 0.7, 0.7)]
+    samplers.append(keys(header, blob, [0.0, 1.0, 2.0], [[0.0], [1.0], [0.0]]))
+    header["animations"] = [{"name": "Wave", "samplers": [
+        {"input": i, "output": o, "interpolation": "LINEAR"} for i, o in samplers],
+        "channels": [{"sampler": k, "target": {"node": min(k, 3), "path": "rotation"
+                                               if k < 3 else "weights"}} for k in range(4)]}]
+    header["buffers"][0]["byteLength"] = len(blob) + (-len(blob) % 4)
+    path.write_bytes(glb(header, bytes(blob)))
+
+
+def add(header: dict, blob: bytearray, array: np.ndarray, kind: str) -> int:
+    """Appends a mesh attribute (``kind``: "VEC3", "VEC4", "MAT4" of floats; "u2": VEC4 of
+    unsigned shorts, joints; "u4": unsigned int indices) to ``blob``: its accessor."""
+    data = np.asarray(array, {"u2": "<u2", "u4": "<u4"}.get(kind, "<f4"))
+    blob += b"\0" * (-len(blob) % 4)
+    header["bufferViews"].append({"buffer": 0, "byteOffset": len(blob),
+                                  "byteLength": data.nbytes})
+    blob += data.tobytes()
+    accessor = {"bufferView": len(header["bufferViews"]) - 1,
+                "componentType": {"u2": 5123, "u4": 5125}.get(kind, 5126),
+                "count": len(data), "type": {"u2": "VEC4", "u4": "SCALAR"}.get(kind, kind)}
+    if kind == "VEC3":
+        accessor.update(min=data.min(0).tolist(), max=data.max(0).tolist())
+    header["accessors"].append(accessor)
+    return len(header["accessors"]) - 1
+
+
 if __name__ == "__main__":
-    for name, make in (("toy.glb", toy), ("windmill.glb", windmill)):
+    for name, make in (("toy.glb", toy), ("windmill.glb", windmill), ("arm.glb", arm)):
         make(HERE / name)
         print(f"wrote {HERE / name} ({(HERE / name).stat().st_size / 1000:.0f} KB)")
