@@ -2,11 +2,20 @@
 
 The name comes from the caller's flag, else ``HFRENDER_GL``, else ``egl``. A context
 belongs to the thread that made it: the render thread creates, uses and releases it.
+
+A thread's headless context is kept from one render to the next (:class:`KeptContext`):
+moderngl/glcontext keep about 39 KiB of every context made and released, 400 MB over
+10,000 ``hf.still`` calls in one process. A render gets it current and in GL's default
+state, and gives it back with every object it made released.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +36,7 @@ class GLContext:
     ctx: Any  # moderngl.Context
     window: Any = None  # a GLFW window, for glfw
     before: Any = None  # makes the context current before this one current again, or None
+    kept: Any = None  # the KeptContext it is lent from (given back, not released)
 
     @property
     def renderer(self) -> str:
@@ -34,7 +44,11 @@ class GLContext:
 
     def release(self) -> None:
         try:
-            self.ctx.release()
+            if self.kept:
+                kept, self.kept = self.kept, False  # (False: a second release does nothing)
+                kept.take_back()
+            elif self.kept is None:
+                self.ctx.release()
             if self.window is not None:
                 import glfw
 
@@ -115,16 +129,121 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
             index = egl_device_for_cuda(cuda_device)
             if index is not None:
                 extra["device_index"] = index
-        try:
-            ctx = moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
-        except Exception as exc:
-            raise ContextUnavailable(
-                f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
-                "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
-        return GLContext("egl", ctx, before=before or _unbinding(egl))
+        kept = KeptContext.lend(egl, extra) if egl is not None else None
+        if kept is not None:  # this thread's, made current (None: lent already, a render
+            return GLContext("egl", kept.ctx, before=_back(before, egl), kept=kept)
+        ctx = _standalone(moderngl, extra)  # in a render, or on another GPU)
+        return GLContext("egl", ctx, before=_back(before, egl))
     made = _glfw_context(moderngl, size, visible, title)
     made.before = before
     return made
+
+
+def _standalone(moderngl: Any, extra: dict) -> Any:
+    try:
+        return moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
+    except Exception as exc:
+        raise ContextUnavailable(
+            f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
+            "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
+
+
+class KeptContext:
+    """A thread's headless context, lent to one render at a time and kept for the next
+    (was: one made and released a render, ~39 KiB each kept by moderngl/glcontext). Not
+    shared across threads nor across ``os.fork`` (a child makes its own); released when
+    its thread ends and at interpreter exit."""
+
+    _thread = threading.local()
+    _every: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # for atexit
+
+    def __init__(self, ctx: Any, make_current: Any, extra: dict) -> None:
+        self.ctx, self.make_current, self.extra = ctx, make_current, extra
+        self.pid, self.lent = os.getpid(), False
+        KeptContext._every[id(self)] = self
+
+    @classmethod
+    def lend(cls, egl: Any, extra: dict) -> KeptContext | None:
+        """This thread's context, current (made the first time), or None where it is lent
+        already or made for another device."""
+        kept = getattr(cls._thread, "kept", None)
+        if kept is not None and (kept.pid != os.getpid() or kept.ctx is None):
+            kept = cls._thread.kept = None  # a forked child's copy of its parent's: not used
+        if kept is None:
+            import moderngl
+
+            ctx = _standalone(moderngl, extra)  # current on this thread
+            kept = cls._thread.kept = cls(ctx, _current_egl(egl), extra)
+        elif kept.lent or kept.extra != extra:
+            return None
+        else:
+            kept.make_current()
+        kept.lent = True
+        return kept
+
+    def take_back(self) -> None:
+        """Back from a render (its objects released): GL's default state again, no error
+        flag; where that fails (a CUDA fault), released: the next render makes another."""
+        try:
+            self.make_current()
+            reset_gl_state(self.ctx)
+        except BaseException:
+            self.release()
+            raise
+        finally:
+            self.lent = False
+
+    def release(self) -> None:
+        KeptContext._every.pop(id(self), None)
+        ctx, self.ctx = self.ctx, None
+        if ctx is not None and self.pid == os.getpid():  # (a forked child's: its parent's)
+            ctx.release()
+
+    def __del__(self) -> None:  # its thread ended (threading.local let it go)
+        self.release()
+
+
+@atexit.register
+def _release_kept() -> None:
+    for kept in list(KeptContext._every.values()):
+        try:
+            kept.release()
+        except Exception:  # noqa: BLE001, S110 - at exit: nothing to tell it to
+            pass
+
+
+def reset_gl_state(ctx: Any) -> None:
+    """The state a render may change back to a new context's: nothing enabled, no
+    framebuffer bound, viewport 0, blending, depth and faces as moderngl sets them."""
+    ctx.detect_framebuffer(0).use()
+    ctx.fbo = None  # (as a new standalone context's)
+    ctx.viewport = (0, 0, 0, 0)
+    ctx.enable_only(0)
+    ctx.blend_func = ctx.DEFAULT_BLENDING
+    ctx.blend_equation = ctx.FUNC_ADD
+    ctx.front_face, ctx.cull_face = "ccw", "back"
+    use_program, active_texture, pixel_store = _raw_gl()  # (moderngl sets these before
+    use_program(0)  # each use, but leaves them: the last program alive, a review)
+    active_texture(GL_TEXTURE0)
+    pixel_store(GL_PACK_ALIGNMENT, 4)
+    pixel_store(GL_UNPACK_ALIGNMENT, 4)
+    ctx.clear_errors()
+
+
+GL_TEXTURE0, GL_PACK_ALIGNMENT, GL_UNPACK_ALIGNMENT = 0x84C0, 0x0D05, 0x0CF5
+
+
+@functools.cache
+def _raw_gl() -> tuple:
+    """glUseProgram, glActiveTexture, glPixelStorei through eglGetProcAddress."""
+    import ctypes
+
+    get = _egl().eglGetProcAddress
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    uint = ctypes.c_uint
+    return (ctypes.CFUNCTYPE(None, uint)(get(b"glUseProgram")),
+            ctypes.CFUNCTYPE(None, uint)(get(b"glActiveTexture")),
+            ctypes.CFUNCTYPE(None, uint, ctypes.c_int)(get(b"glPixelStorei")))
 
 
 def _egl() -> Any:
@@ -166,6 +285,20 @@ def _unbinding(egl: Any) -> Any:
         if egl.eglGetCurrentContext() == ours:
             egl.eglMakeCurrent(egl.eglGetCurrentDisplay(), None, None, None)
     return unbind
+
+
+def _back(before: Any, egl: Any) -> Any:
+    """What makes the caller's context current again once hfrender's is released or given
+    back, else (none, or the caller released it meanwhile: EGL_BAD_CONTEXT) none: not
+    hfrender's, kept and alive, left current for the caller to draw into."""
+    unbind = _unbinding(egl)
+    if before is None or unbind is None:
+        return before or unbind
+
+    def back() -> None:
+        if not before():
+            unbind()
+    return back
 
 
 EGL_DRAW, EGL_READ = 0x3059, 0x305A
