@@ -210,3 +210,55 @@ def test_a_focus_disparity_beyond_all_of_the_map_is_warned_of_at_the_call(rng):
     assert [(str(w.message), w.filename) for w in said] == [
         ("the focus disparity 3 is beyond all of depth's first frame (0 to 2): no pixel is in "
          "focus", __file__)]
+
+
+JOB = """[[job]]
+name = "shot"
+input = "frames"
+output = "b/%03d.png"
+fps = 24
+depth = "d.npy"
+depth-kind = "disparity"
+focus-disparity = 0.5
+max-blur = 9
+"""
+
+
+def test_a_jobs_file_takes_depth_kind_focus_disparity_and_max_blur(tmp_path, rng, capsys):
+    """A jobs file's fx job takes fx's disparity options (was: "unknown field 'depth-kind'"):
+    its frames the command line's; a wrong one is one line naming the job, before any
+    work; depth-kind disparity with no depth (a job's motion blur alone) is refused, not
+    left out without a word."""
+    from hfrender.engine.batch import load_jobs
+
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "d.npy", scene()[1])
+    (tmp_path / "jobs.toml").write_text(JOB)
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 0
+    assert main(["fx", str(seq), "-o", str(tmp_path / "c" / "%03d.png"), "--depth",
+                 str(tmp_path / "d.npy"), "--depth-kind", "disparity", "--focus-disparity",
+                 "0.5", "--max-blur", "9", "--fps", "24", "--quiet"]) == 0
+    for i in range(N):
+        assert np.array_equal(iio.imread(tmp_path / "b" / f"{i:03d}.png"),
+                              iio.imread(tmp_path / "c" / f"{i:03d}.png"))
+    for edit, said, message in (
+            ('"disparity"', '"metres"', "depth-kind metres: choose one of distance, disparity"),
+            ("max-blur = 9", "max-blur = 1", "max-blur = 1 blurs nothing: under 2 px across a "
+             "circle of confusion leaves every pixel as it is (a pixel's disk is whole "
+             "pixels); give at least 2, or no depth of field"),
+            ("max-blur = 9", 'max-blur = "9"', 'max-blur = "9" must be a number'),
+            ("focus-disparity = 0.5", "focus-disparity = -1", "focus-disparity = -1 must be a "
+             "finite disparity >= 0 (in the map's units; 0 and below is sky)"),
+            ("max-blur = 9", "max-blur = 9\nf-stop = 2", "f-stop does not apply with depth-kind "
+             "disparity: the blur's size is max-blur's"),
+            ('depth = "d.npy"', "motion-blur = 2", "--depth-kind disparity needs --depth")):
+        (tmp_path / "jobs.toml").write_text(JOB.replace(edit, said))
+        with pytest.raises(hf.InputError) as e:
+            load_jobs(tmp_path / "jobs.toml", {})
+        assert str(e.value) == f"{tmp_path / 'jobs.toml'}: job 'shot': {message}"
+    (tmp_path / "jobs.toml").write_text(JOB.replace("max-blur = 9\n", ""))
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--max-blur", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err.endswith("for job 'shot': --max-blur 1 blurs nothing: under "
+                                            "2 px across a circle of confusion leaves every "
+                                            "pixel as it is (a pixel's disk is whole pixels); "
+                                            "give at least 2, or no depth of field\n")

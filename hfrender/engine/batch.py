@@ -83,7 +83,8 @@ FX_OPTIONS: dict[str, Any] = {
     "depth_scale": float, "depth_zero_is_sky": bool, "focus_distance": float,
     "focus_pixel": str, "depth_resize": str, "depth_range": str, "f_stop": float,
     "focal_length_mm": float, "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
-    "dof_method": str, "backend": str, "codec": str, "fps": float,
+    "dof_method": str, "backend": str, "codec": str, "fps": float, "depth_kind": str,
+    "focus_disparity": float, "max_blur": float,
     "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
@@ -132,7 +133,9 @@ class BatchJob:
                           focus_pixel=o.get("focus_pixel"),
                           depth_resize=o.get("depth_resize"),
                           depth_range=None if o.get("depth_range") is None else
-                          parse_range(o["depth_range"], "depth-range"))
+                          parse_range(o["depth_range"], "depth-range"),
+                          depth_kind=o.get("depth_kind", "distance"),
+                          **{k: o.get(k) for k in ("focus_disparity", "max_blur")})
 
     def frame_numbers(self, frames: int) -> range | None:
         """The numbers of the ``frames`` files a render job with a range writes into its

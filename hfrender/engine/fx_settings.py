@@ -201,6 +201,8 @@ class FxSettings:
                    lambda k: "--" + k.replace("_", "-"))
         if self.depth_kind == "distance":
             return
+        if self.depth is None:  # (was: a job's motion blur alone, the disparity unsaid)
+            raise ConfigError("--depth-kind disparity needs --depth")
         if self.max_blur is None:
             raise ConfigError("--depth-kind disparity needs --max-blur PX (the largest circle "
                               "of confusion's diameter, in pixels)")
@@ -213,7 +215,7 @@ class FxSettings:
             raise about(ConfigError, "focus_disparity", focus, " must be a finite disparity "
                         ">= 0 (in the map's units; 0 and below is sky)",
                         head=f"--focus-disparity {focus!r}")
-        if self.depth is not None and self.lens is None:
+        if self.lens is None:
             object.__setattr__(self, "lens", stand_in())
 
     def disparity(self) -> Disparity | None:
