@@ -262,3 +262,29 @@ def test_a_jobs_file_takes_depth_kind_focus_disparity_and_max_blur(tmp_path, rng
                                             "2 px across a circle of confusion leaves every "
                                             "pixel as it is (a pixel's disk is whole pixels); "
                                             "give at least 2, or no depth of field\n")
+
+
+@pytest.mark.parametrize("focus", [["--focus-disparity", "0.5"], ["--focus-pixel", "30,12"]])
+def test_disparity_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
+                                                         capsys, focus):
+    """Two segments on Ray, each a worker's: the second's blur keeps the scale of the clip's
+    first frame (a card nearer there than all of it), not its own first frame's."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 1.0)  # 30-frame segments
+    clip = tmp_path / "in.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", f"testsrc=size={W}x{H}:rate=30", "-frames:v", "40",
+                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    d = np.repeat(scene()[1][:1], 40, axis=0)
+    d[30:, 4:20, 4:20] = 2.0 / 0.8  # nearer from the second segment on: more than --max-blur
+    np.save(tmp_path / "d.npy", d)
+    flags = ["--depth", str(tmp_path / "d.npy"), "--depth-kind", "disparity", *focus,
+             "--max-blur", "9"]
+    assert main(["fx", str(clip), "-o", str(tmp_path / "ray.mp4"), *flags, "--ray"]) == 0
+    said = capsys.readouterr().out
+    assert "40 frames on Ray" in said and "2 segments made, 0 reused" in said, said
+    assert main(["fx", str(clip), "-o", str(tmp_path / "local.mp4"), *flags, "--quiet"]) == 0
+    assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
