@@ -63,7 +63,6 @@ def test_the_windmills_sails_turn_and_blur():
 
 
 @pytest.mark.usefixtures("gl_context")
-@pytest.mark.usefixtures("gl_context")
 def test_the_arm_bends_swells_and_blurs():
     """Its skin and morph target are played (not its rest pose at every time): a quarter
     second later the arm is elsewhere, the pillar it rises from still; with a shutter the
@@ -82,6 +81,7 @@ def test_the_arm_bends_swells_and_blurs():
     assert (np.abs(blurred[0].astype(int) - b[0]).max(-1) > 20).sum() > 50
 
 
+@pytest.mark.usefixtures("gl_context")
 def test_the_signs_emissive_texture_is_bright_and_turns_hdr_on():
     frames, stats = render_frames(SCENES / "windmill_sign.py", first_frame=3, count=1,
                                   **dict(SMALL, size=(120, 100), dof="off"))
@@ -148,3 +148,14 @@ def test_the_committed_models_wind_their_faces_outward(name):
                           shape.vertex_normals[f].sum(1))
         found[part] = int((ahead < -1e-12).sum())
     assert found == dict.fromkeys(found, 0)
+
+
+def test_each_test_that_renders_checks_the_gl_errors():
+    """A test here that renders (render_frames) asks for the gl_context fixture, whose
+    teardown checks the GL error flags of the contexts the render made and released (was:
+    the sign's test lost its mark to the arm's, which had it twice)."""
+    unchecked = [name for name, test in sorted(globals().items())
+                 if name.startswith("test_") and "render_frames" in test.__code__.co_names
+                 and not any(m.name == "usefixtures" and "gl_context" in m.args
+                             for m in getattr(test, "pytestmark", ()))]
+    assert unchecked == []
