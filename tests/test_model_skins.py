@@ -240,3 +240,21 @@ def test_the_channels_are_sampled_once_for_the_parts_and_joints_of_a_time(tmp_pa
         angle += 5.0
         end += turned([[0.1, 0.0, 0.0]], angle)[0]
     np.testing.assert_allclose(vertices["position"][-2:].mean(0), end, atol=1e-5)
+
+
+def test_a_mirrored_skinned_node_is_drawn_posed(gl_context, tmp_path):
+    """The Bar node scaled -1 in x (its transform left out of a pose, as the spec says):
+    posed, its single-sided faces are drawn as the unmirrored one's, pixel for pixel (was:
+    turned for the mirror its pose does not have, all culled); at rest, mirrored."""
+    def single(header):
+        header["materials"][0]["doubleSided"] = False
+
+    def mirrored(header):
+        single(header)
+        header["nodes"][2]["scale"] = [-1.0, 1.0, 1.0]
+
+    posed_plain = shot(gl_context, write_bar(tmp_path, "single", single), 0.5)[0]
+    posed_mirrored = shot(gl_context, write_bar(tmp_path, "mirrored", mirrored), 0.5)[0]
+    assert posed_plain.sum() > 1000
+    np.testing.assert_array_equal(posed_mirrored, posed_plain)
+    assert shot(gl_context, write_bar(tmp_path, "mirrored", mirrored), None)[0].sum() > 1000

@@ -119,8 +119,10 @@ class ModelDrawer:
         for i, upload in enumerate(self._upload(geometry)):
             _, _, texture, glow, part, _ = upload
             front = whole or _front(place(i))  # type: ignore[misc]
-            self._pose(prog, upload, None if pose is None or (part.skin or part.morph) is None
-                       else pose(i))
+            found = None if pose is None or (part.skin or part.morph) is None else pose(i)
+            self._pose(prog, upload, found)
+            if found is not None and part.skin is not None and part.skin.mirrored:
+                front = "ccw" if front == "cw" else "cw"  # (its faces turned for its node)
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)

@@ -35,6 +35,9 @@ class Skinning:
     weights: np.ndarray  # (V, 4): their weights, summing to 1
     positions: np.ndarray  # (V, 4): the primitive's positions, w 1
     normals: np.ndarray | None  # (V, 3): its normals (None: shaded flat)
+    # its node's rest transform mirrors: the Part's faces were turned for it, and a pose
+    # (which leaves that transform out) turns them back
+    mirrored: bool = False
 
 
 def blended(skinning: Skinning, matrices: np.ndarray) -> np.ndarray:
@@ -146,6 +149,8 @@ class Skins:
                 else None
             skin = self._skinning(at, spec["skin"], vertices, rows, normals, what) \
                 if skinned and "WEIGHTS_0" in at else None
+            if skin is not None and np.linalg.det(frame) < 0:
+                skin = replace(skin, mirrored=True)
             morph = read_morph(self._get, prim, rows, node, self.header,
                                None if skin else frame,
                                None if skin or normals is None else normals @ _cofactor(
