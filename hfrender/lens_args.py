@@ -100,6 +100,9 @@ def disparity_of(kind: Any, o: dict) -> Disparity | None:
     given = [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY) if o.get(k) is not None]
     check_kind(kind, given, lambda k: k)
     if kind == "distance":
+        if o["focus_pixel"] is not None:  # (was: dropped without a word)
+            raise InputError("focus_pixel applies only with depth_kind='disparity' (a distance "
+                             "is focused by focus_distance: one, or one a frame)")
         missing = [k for k in ("focus_distance", "f_stop") if o[k] is None]
         if missing:
             raise InputTypeError(f"depth_of_field needs {' and '.join(missing)} (or "

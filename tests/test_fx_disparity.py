@@ -288,3 +288,14 @@ def test_disparity_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, mo
     assert "40 frames on Ray" in said and "2 segments made, 0 reused" in said, said
     assert main(["fx", str(clip), "-o", str(tmp_path / "local.mp4"), *flags, "--quiet"]) == 0
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+
+
+def test_a_focus_pixel_with_a_distance_is_refused_not_ignored(rng):
+    """The library's focus_pixel focuses a disparity map; with metres it was dropped without
+    a word (the picture focused at focus_distance, as though it were not given)."""
+    z, _ = scene()
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    with pytest.raises(ValueError) as e:
+        hf.depth_of_field(frames, z[0], focus_distance=4.0, f_stop=1.4, focus_pixel=(30, 12))
+    assert str(e.value) == ("focus_pixel applies only with depth_kind='disparity' (a distance "
+                            "is focused by focus_distance: one, or one a frame)")
