@@ -299,3 +299,37 @@ def test_a_focus_pixel_with_a_distance_is_refused_not_ignored(rng):
         hf.depth_of_field(frames, z[0], focus_distance=4.0, f_stop=1.4, focus_pixel=(30, 12))
     assert str(e.value) == ("focus_pixel applies only with depth_kind='disparity' (a distance "
                             "is focused by focus_distance: one, or one a frame)")
+
+
+def test_resume_with_another_max_blur_names_it_alone_and_the_same_run_goes_on(
+        tmp_path, rng, monkeypatch, capsys):
+    """An interrupted disparity run: a --resume with another --max-blur is refused, naming
+    it (was: 'focus-distance 49.4327 -> 37.087; max-blur 9 -> 12', a stand-in's metres no
+    flag gives); with the same flags it goes on to the uninterrupted run's frames."""
+    import signal
+
+    from test_fx import decode, make_clip
+    from test_fx_engine import segments_done, start_fx, wait_for
+
+    clip, _ = make_clip(tmp_path, rng, n=120)  # 15-frame segments: 8 of them
+    d = np.full((120, 36, 64), 0.5, np.float32)
+    d[:, 5:20, 5:25] = np.linspace(1, 3, 120, dtype=np.float32)[:, None, None]
+    d[:, :3] = 0
+    np.save(tmp_path / "d.npy", d)
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.5)
+    flags = ["--depth", str(tmp_path / "d.npy"), "--depth-kind", "disparity",
+             "--focus-disparity", "0.5", "--max-blur", "9", "--quiet"]
+    whole, out = tmp_path / "whole.mp4", tmp_path / "crash.mp4"
+    assert main(["fx", str(clip), "-o", str(whole), *flags]) == 0
+    proc = start_fx(tmp_path, [str(clip), "-o", str(out), *flags])
+    wait_for(out, 2, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 2 <= len(segments_done(out)) < 8
+    assert main(["fx", str(clip), "-o", str(out), *flags[:-2], "12", "--quiet",
+                 "--resume"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: --resume: the settings changed since the interrupted run (max-blur "
+        "9 -> 12); run without --resume to start over\n")
+    assert main(["fx", str(clip), "-o", str(out), *flags, "--resume"]) == 0
+    np.testing.assert_array_equal(decode(whole)[0], decode(out)[0])

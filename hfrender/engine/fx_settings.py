@@ -239,9 +239,12 @@ class FxSettings:
     def output_settings(self) -> dict:
         """What an output made with these settings depends on (a resumed run's manifest):
         all but ``workers`` and ``resume``; with ``focus_pixel``, the lens's focus distance
-        is each frame's own, so its stand-in is left out (unset)."""
+        is each frame's own, so its stand-in is left out (unset); so is a disparity map's,
+        which its --max-blur, --focus-disparity and the map give (no flag: not to be named
+        by a --resume refused)."""
         fields = {k: v for k, v in asdict(self).items() if k not in ("workers", "resume")}
-        if self.focus_pixel is not None:
+        if self.lens is not None and (self.focus_pixel is not None
+                                      or self.depth_kind == "disparity"):
             fields["lens"]["focus_distance"] = None
         return fields
 
