@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.optics import Lens
+from hfrender.optics import MIN_BLUR_PX, Lens
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
 # wide, so that the stand-in metres of any disparity a clip reaches stay past the focal length
@@ -104,9 +104,13 @@ class Disparity:
         f_m = self.lens.focal_length_mm / 1000
         k = self.lens.aperture_mm * f_m * width / self.lens.sensor_width_mm  # px per 1/m
         # the largest blur k s D / (1 - f s d_f), D the farthest disparity from the focus
-        s = self.max_blur / (k * max(focus - lo, hi - focus) + self.max_blur * f_m * focus)
+        far = max(focus - lo, hi - focus)
+        s = self.max_blur / (k * far + self.max_blur * f_m * focus)
         note = None
-        if self.pixel is None and not lo <= focus <= hi:
+        # the blur of the disparity nearest the focus, max_blur * gap / far: under 2 px sharp
+        # (was: a 16-bit map's nearest, a part of a code under the focus typed, warned of)
+        if self.pixel is None and self.max_blur * max(lo - focus, focus - hi) >= \
+                MIN_BLUR_PX * far:
             note = (f"the focus disparity {focus:g} is beyond all of {name} ({lo:g} to "
                     f"{hi:g}): no pixel is in focus")
         near = d[d > 0]  # (the sky's 0 said apart)

@@ -333,3 +333,30 @@ def test_resume_with_another_max_blur_names_it_alone_and_the_same_run_goes_on(
         "9 -> 12); run without --resume to start over\n")
     assert main(["fx", str(clip), "-o", str(out), *flags, "--resume"]) == 0
     np.testing.assert_array_equal(decode(whole)[0], decode(out)[0])
+
+
+
+def test_a_focus_disparity_past_the_maps_nearest_by_less_than_a_blur_is_in_focus(rng):
+    """A 16-bit map's nearest (the card) a part of a code under the focus typed, its true
+    disparity: blurred 0.0001 px, in focus, but warned of as 'beyond all of depth's first
+    frame: no pixel is in focus'; so was a focus that blurs the card 1.4 px (under 2 px
+    nothing is blurred). A focus that blurs it 2 px or more is warned of still."""
+    import warnings
+
+    z, d = scene()
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    card = float(d[0, 10, 10]) / 2.1
+    u16 = np.floor(d[0] / 2.1 * 65535).astype(np.uint16)  # (written truncated)
+    u16[:, 44:] = 0  # the ramp as sky: the card is the nearest
+    assert 0 < card - u16.max() / 65535 < 1 / 65535
+    for focus in (card, 0.75):  # the card 0 and 9 * (0.75 - 0.635) / 0.75 = 1.38 px across
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            hf.depth_of_field(frames, u16, depth_kind="disparity", focus_disparity=focus,
+                              max_blur=9)
+    with pytest.warns(UserWarning) as said:  # 9 * (0.9 - 0.635) / 0.9 = 2.65 px
+        hf.depth_of_field(frames, u16, depth_kind="disparity", focus_disparity=0.9,
+                          max_blur=9)
+    assert [str(w.message) for w in said] == [
+        "the focus disparity 0.9 is beyond all of depth's first frame (0 to 0.634913): no "
+        "pixel is in focus"]
