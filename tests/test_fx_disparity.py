@@ -324,7 +324,7 @@ def test_resume_with_another_max_blur_names_it_alone_and_the_same_run_goes_on(
     proc = start_fx(tmp_path, [str(clip), "-o", str(out), *flags])
     wait_for(out, 2, proc)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.communicate()  # its pipes closed with it
     assert 2 <= len(segments_done(out)) < 8
     assert main(["fx", str(clip), "-o", str(out), *flags[:-2], "12", "--quiet",
                  "--resume"]) == 2

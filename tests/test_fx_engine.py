@@ -128,7 +128,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_video(tmp_path, rng, monkeyp
     proc = start_fx(tmp_path, [str(clip), "-o", str(out), "--motion-blur", "4", "--quiet"])
     wait_for(out, 2, proc)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.communicate()  # its pipes closed with it
     done = segments_done(out)
     assert 2 <= len(done) < 8 and not out.exists()
     counts = []
