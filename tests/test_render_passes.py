@@ -188,14 +188,16 @@ def test_a_jobs_files_passes_are_written_and_a_wrong_type_is_one_line(
         "hfrender: error: jobs.toml: job 'card': passes = 3 must be a string or a list")
 
 
-@pytest.mark.parametrize(("samples", "shutter"), [(4, 180), (4, 540), (4, 720),
-                                                  ("auto", 180)])
-def test_passes_read_back_depth_and_velocity_of_the_kept_sub_frame_alone(
-        tmp_path, monkeypatch, samples, shutter):
+@pytest.mark.parametrize(("samples", "shutter", "msaa"), [
+    (4, 180, 1), (4, 540, 1), (4, 720, 1), ("auto", 180, 1), (4, 180, 4), (4, 540, 4)])
+def test_passes_draw_and_read_back_the_planes_of_the_kept_sub_frame_alone(
+        tmp_path, monkeypatch, samples, shutter, msaa):
     """A plain render with --passes draws velocity and reads the planes back for each
-    frame's kept sub-frame only (was: every sub-frame's, 1.5x a plain render's time); the
-    files are those of a render that reads every sub-frame's, bit for bit; planned a frame
-    at a time (a chunk of one: above 360 degrees the next chunk's windows reach back)."""
+    frame's kept sub-frame only (was: every sub-frame's, 1.5x a plain render's time), and
+    the GL draws the planes for it alone, the others their colour alone (was: both planes
+    in every sub-frame); the files are those of a render that draws and reads every
+    sub-frame's, bit for bit; planned a frame at a time (a chunk of one: above 360 degrees
+    the next chunk's windows reach back)."""
     from hfrender.engine import render
     from hfrender.engine.draw import SubframeDrawer
     from hfrender.renderer.renderer import SceneRenderer
@@ -208,6 +210,7 @@ def test_passes_read_back_depth_and_velocity_of_the_kept_sub_frame_alone(
 
     def drawn(self, *args, **kw):  # (--samples auto's probe: its own renderer, by keyword)
         seen.append((self, "rates", len(args) > 4 or "clip_rates" in kw))
+        seen.append((self, "planes", kw.get("planes", True)))
         return draw(self, *args, **kw)
 
     def read_into(self, color, depth=None, velocity=None):
@@ -216,15 +219,19 @@ def test_passes_read_back_depth_and_velocity_of_the_kept_sub_frame_alone(
 
     monkeypatch.setattr(SceneRenderer, "draw", drawn)
     monkeypatch.setattr(SceneRenderer, "read_into", read_into)
-    how = dict(size=(W, H), samples=samples, shutter=shutter, passes="depth,velocity")
+    how = dict(size=(W, H), samples=samples, shutter=shutter, msaa=msaa,
+               passes="depth,velocity")
     hf.render(path, str(tmp_path / "a" / "%04d.exr"), **how)
     drawer = seen[-1][0]  # the render's renderer (the probe's draws first)
+    assert drawer.target.msaa == msaa
     mine = [s[1:] for s in seen if s[0] is drawer]
     reads = [s for s in mine if s[0] == "read"]
     assert len(reads) > 6 and sorted(set(reads)) == [("read", False, False),
                                                      ("read", True, True)]
     assert reads.count(("read", True, True)) == 3  # one a frame
     assert mine.count(("rates", True)) == 3
+    assert mine.count(("planes", True)) == 3  # the GL's draws of the planes: one a frame
+    assert mine.count(("planes", False)) == len(reads) - 3
     monkeypatch.setattr(SubframeDrawer, "_reads", lambda *_: (True, True))  # as before
     hf.render(path, str(tmp_path / "b" / "%04d.exr"), **how)
     for k in range(3):

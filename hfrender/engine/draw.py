@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -84,9 +85,10 @@ class SubframeDrawer:
         rates = self._clip_rates(t, k, offset, jit) if self.velocity and reads[1] else None
         shown = self.stream.schedule.frame_at(t) if self.stream.schedule.overlapping else k
         draw_args = (t, shown, offset, jit) if rates is None else (t, shown, offset, jit, rates)
+        draw = self.renderer.draw if any(reads) else partial(self.renderer.draw, planes=False)
         start = time.perf_counter()  # the GL's time: the draw and its read (not the wait
-        call_scene(scene, "drawing", self.renderer.draw, *draw_args, t=t, frame=k)  # for a
-        took = time.perf_counter() - start  # free slot between them)
+        call_scene(scene, "drawing", draw, *draw_args, t=t, frame=k)  # for a free slot
+        took = time.perf_counter() - start  # between them)
         target = self.builder.reserve(t, self._depth_lens(), tuple(plan.lens[j]),
                                       self._picture_shift(jit))
         target = (target[0], *(p if read else None
@@ -102,8 +104,9 @@ class SubframeDrawer:
         """Whether sub-frame ``j``'s depth and velocity are drawn and read back: every
         sub-frame's where --dof depth, --reconstruct (then the drawer has no ``passes``) or
         --keep-samples reads them, else only those of the sub-frames --passes keeps, one a
-        frame (was: every one's, a render with passes 1.5x a plain one's time). A plane
-        the slot lacks is read into none either way."""
+        frame (was: every one's, a render with passes 1.5x a plain one's time); the others
+        draw their colour alone, as a render without passes (was: the GL drew both planes
+        for each). A plane the slot lacks is read into none either way."""
         if self.passes is None or self.config.keep_samples is not None:
             return True, True
         if self._kept[0] is not plan:

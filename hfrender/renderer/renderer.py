@@ -150,10 +150,11 @@ class SceneRenderer:
 
     def draw(self, t: float, frame: int, lens_offset_m: tuple[float, float] = (0.0, 0.0),
              jitter_px: tuple[float, float] = (0.0, 0.0),
-             clip_rates: np.ndarray | None = None) -> None:
+             clip_rates: np.ndarray | None = None, planes: bool = True) -> None:
         """Draw the scene as it is now; the eye moved ``lens_offset_m`` across the lens.
         ``clip_rates[i]``: d/dt of object i's clip matrix, for the velocity plane (zero
-        motion where not given)."""
+        motion where not given). ``planes`` False: the colour alone, as a target without
+        depth and velocity planes draws it (theirs left as they were: nobody reads them)."""
         import moderngl
 
         scene, cam, ctx = self.scene, self.scene.camera, self.ctx
@@ -166,7 +167,7 @@ class SceneRenderer:
         light = light / (np.abs(light).max() or 1.0)  # (1e200, 1e200, 0): no overflow
         light = light / (np.linalg.norm(light) or 1.0)
 
-        self._draw_background()
+        self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)
         shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
                   "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
@@ -179,19 +180,21 @@ class SceneRenderer:
         self.view_proj = proj @ view  # (a morphed model's clip matrix: its weights' sweep)
         found = self._draw_objects(shared, rates, lens)  # (each one's opacity read once)
         order = by_depth(found, lens[0], lens[1])  # translucent ones and texts: in_order
-        self.texts.mark(self, shared, rates, order)
+        if planes:  # (the texts' depth and velocity: nothing to mark in colour)
+            self.texts.mark(self, shared, rates, order)
         self.translucent.draw(self, shared, rates, lens, order)
-        self.target.resolve()
+        self.target.resolve(planes)
         self.translucent.lay_over()
 
-    def _draw_background(self) -> None:
-        """Clear the target and draw the background (colour, or alpha 0; sky depth)."""
+    def _draw_background(self, fbo: Any) -> None:
+        """Clear ``fbo`` (the target's: :meth:`Target.drawn_into`) and draw the background
+        (colour, or alpha 0; sky depth)."""
         import moderngl
 
         scene, ctx = self.scene, self.ctx
-        self.target.draw_fbo.use()
+        fbo.use()
         ctx.viewport = (0, 0, *self.size)
-        self.target.draw_fbo.clear(depth=1.0)
+        fbo.clear(depth=1.0)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         clear = scene.background is None or self.transparent
         colour = (0.0, 0.0, 0.0) if clear else tuple(float(c) for c in scene.background[:3])

@@ -60,23 +60,32 @@ class Target:
         else:
             self.zbuffer = ctx.depth_renderbuffer(size)
             self.fbo = self.draw_fbo = ctx.framebuffer(planes, self.zbuffer)
+        self.alone = _colour_alone(self) if len(planes) > 1 else None
 
-    def resolve(self) -> None:
+    def drawn_into(self, planes: bool = True) -> Any:
+        """The framebuffer a sub-frame is drawn into: with the depth and velocity planes,
+        or (``planes`` False) its colour alone, as a target without them (their values
+        left as they were: for a sub-frame whose planes nobody reads)."""
+        return self.draw_fbo if planes or self.alone is None else self.alone[0]
+
+    def resolve(self, planes: bool = True) -> None:
         """The multisampled draw into the planes :meth:`read_into` reads (nothing to do
-        without MSAA)."""
+        without MSAA); ``planes`` False: the colour alone (:meth:`drawn_into`)."""
         if self.resolver is None:
             return
         import moderngl
 
-        self.fbo.use()
+        fbo, resolver, vao = (self.fbo, self.resolver, self.resolve_vao) \
+            if planes or self.alone is None else self.alone[1:]
+        fbo.use()
         self.ctx.viewport = (0, 0, *self.size)
         self.ctx.disable(moderngl.DEPTH_TEST)
-        names = ("u_color", "u_depth", "u_velocity")[: len(self.ms_planes)]
-        for unit, (plane, name) in enumerate(zip(self.ms_planes, names, strict=True)):
-            plane.use(unit)
-            set_uniform(self.resolver, name, unit)
-        set_uniform(self.resolver, "hf_linear_out", int(self.hdr))
-        self.resolve_vao.render(moderngl.TRIANGLES, vertices=3)
+        names = ("u_color", "u_depth", "u_velocity")[: len(self.ms_planes) if planes else 1]
+        for unit, name in enumerate(names):
+            self.ms_planes[unit].use(unit)
+            set_uniform(resolver, name, unit)
+        set_uniform(resolver, "hf_linear_out", int(self.hdr))
+        vao.render(moderngl.TRIANGLES, vertices=3)
 
     def read_into(self, color: Any, depth: Any = None, velocity: Any = None) -> None:
         """Copy the sub-frame into ``color`` (and ``depth``, ``velocity``): host arrays, or
@@ -91,12 +100,25 @@ class Target:
             _read(self.fbo, dest, components, attachment, "f4")
 
     def release(self) -> None:
-        unbind(self.ctx, (self.fbo, self.draw_fbo))
+        alone = [o for o in reversed(self.alone or ()) if o is not None]  # (vao, program, fbos)
+        unbind(self.ctx, (self.fbo, self.draw_fbo, *alone))
         fbos = [self.fbo] if self.fbo is self.draw_fbo else [self.fbo, self.draw_fbo]
-        for obj in (*fbos, self.resolve_vao, self.resolver, self.color, self.depth,
+        for obj in (*fbos, *alone, self.resolve_vao, self.resolver, self.color, self.depth,
                     self.velocity, *self.ms_planes, self.zbuffer):
             if obj is not None:
                 obj.release()
+
+
+def _colour_alone(t: Target) -> tuple:
+    """(the framebuffer drawn into, the one resolved into, its resolver and their vertex
+    array; the last three None without MSAA) for a sub-frame drawn without its depth and
+    velocity planes: the colour plane (and depth buffer) shared with the full framebuffers,
+    so no program changes (the shaders' other outputs go to no plane)."""
+    if t.msaa <= 1:
+        return t.ctx.framebuffer([t.color], t.zbuffer), None, None, None
+    resolver = _resolve_program(t.ctx, t.msaa, 1)
+    return (t.ctx.framebuffer([t.ms_planes[0]], t.zbuffer), t.ctx.framebuffer([t.color]),
+            resolver, t.ctx.vertex_array(resolver, []))
 
 
 def unbind(ctx: Any, fbos: tuple) -> None:
