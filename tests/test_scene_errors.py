@@ -117,8 +117,8 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
     ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='a.ttf') (Unicode and a "
                 "font of yours, not TeX's layout; a formula made elsewhere can be a model, "
                 "hf.Mesh.load)"),
-    ("PointLight", "there is one directional light, the scene's light_direction and ambient; "
-                   "a lamp is an object with emissive"),
+    ("PointLight", "there is one directional light, the scene's light_direction and ambient "
+                   "(its shadows = True casts shadows); a lamp is an object with emissive"),
     ("FadeIn", "there are no animations to play: update(t) sets every object from t alone (a "
                "fade in over 1 s: obj.opacity = hf.smooth(t)): hfrender docs rendering "
                "scenes"),

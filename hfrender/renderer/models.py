@@ -17,7 +17,7 @@ from hfrender.scene.model_morphs import morph_rows, weights_of
 from hfrender.scene.model_skins import posed, skin_starts
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
-_DEFINE = "#define HF_MODEL 1\n"
+DEFINE = "#define HF_MODEL 1\n"
 _ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
                ("in_uv", "2f", "2x4"), ("in_color", "4f2", "4x2"))
 
@@ -26,13 +26,16 @@ def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: 
     """The surface program of ``shader`` over ``mesh.vert`` and ``mesh_header.frag`` with
     ``defines`` after their ``#version`` lines (lines unmoved in the user's part: it is
     numbered by ``#line``): a loaded model's (``HF_MODEL``), a text's."""
-    def defined(source: str) -> str:
-        first, _, rest = source.partition("\n")
-        return f"{first}\n{defines}{rest}"
-
     source, path = surface_source(shader, scene_dir)
-    return surface_program(ctx, defined(glsl("mesh.vert")), defined(glsl("mesh_header.frag")),
-                           source, path)
+    return surface_program(ctx, defined(glsl("mesh.vert"), defines),
+                           defined(glsl("mesh_header.frag"), defines), source, path)
+
+
+def defined(source: str, defines: str) -> str:
+    """``source`` with ``defines`` after its ``#version`` line (its lines numbered as
+    before: the user's part of a surface program is numbered by ``#line``)."""
+    first, _, rest = source.partition("\n")
+    return f"{first}\n{defines}{rest}"
 
 
 def vertex_array(ctx: Any, prog: Any, vbo: Any, ibo: Any, rated: Any = None) -> Any:
@@ -59,7 +62,7 @@ class ModelDrawer:
 
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
-            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, _DEFINE)
+            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, DEFINE)
         return self.programs[shader]
 
     def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Any, Part, Any]]:

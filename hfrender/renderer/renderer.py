@@ -28,6 +28,7 @@ from hfrender.renderer.programs import (
     share_once,
 )
 from hfrender.renderer.shader_renderer import ShaderRenderer
+from hfrender.renderer.shadows import ShadowPass, shadow_map
 from hfrender.renderer.target import Target
 from hfrender.renderer.text import TextDrawer, on_picture
 from hfrender.renderer.translucent import TranslucentPass, by_depth
@@ -85,6 +86,7 @@ class SceneRenderer:
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
+        self.shadows: ShadowPass | None = None  # made once the scene's shadows are on
         self.lens: tuple = ()  # the sub-frame's camera for sizes (_pixels_a_metre), per draw
         self.view_proj = np.eye(4)  # the sub-frame's proj x view, per draw
         # this draw's animated models, by place: (their parts' first row in rates, matrices)
@@ -167,18 +169,19 @@ class SceneRenderer:
         light = light / (np.abs(light).max() or 1.0)  # (1e200, 1e200, 0): no overflow
         light = light / (np.linalg.norm(light) or 1.0)
 
-        self._draw_background(self.target.drawn_into(planes))
-        ctx.enable(moderngl.DEPTH_TEST)
-        shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
-                  "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
-                  "u_eye": tuple(eye), "u_forward": tuple(forward),
-                  "u_orthographic": int(cam.orthographic), "u_time": float(t),
-                  "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0}
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self.parts = _animated_parts(scene.objects)  # (each one's matrices asked once)
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
         self.view_proj = proj @ view  # (a morphed model's clip matrix: its weights' sweep)
-        found = self._draw_objects(shared, rates, lens)  # (each one's opacity read once)
+        shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
+                  "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
+                  "u_eye": tuple(eye), "u_forward": tuple(forward),
+                  "u_orthographic": int(cam.orthographic), "u_time": float(t),
+                  "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0,
+                  **shadow_map(self, light, lens)}  # (before the target is drawn into)
+        self._draw_background(self.target.drawn_into(planes))
+        ctx.enable(moderngl.DEPTH_TEST)
+        found = self.draw_objects(shared, lens, rates=rates)  # (each one's opacity read once)
         order = by_depth(found, lens[0], lens[1])  # translucent ones and texts: in_order
         if planes:  # (the texts' depth and velocity: nothing to mark in colour)
             self.texts.mark(self, shared, rates, order)
@@ -237,9 +240,11 @@ class SceneRenderer:
             return kind
         return _level(kind, radius * pixels * math.hypot(*to) / (depth * depth))
 
-    def _draw_objects(self, shared: dict, rates: np.ndarray, lens: tuple
-                      ) -> list[tuple[int, Any]]:
-        """Every visible opaque object: the uniforms all share (``shared``) set once per
+    def draw_objects(self, shared: dict, lens: tuple, pick: Any = None,
+                     rates: np.ndarray = _NO_RATES) -> list[tuple[int, Any]]:
+        """Every visible opaque object, drawn by ``pick(obj, is a model)``'s program (its
+        own surface's, :meth:`_program_of`, where not given; the shadow map's depth-only
+        one): the uniforms all share (``shared``) set once per
         program; a loaded model's own as uniforms, drawn now; the built-in geometries'
         objects grouped by program and geometry (a sphere's by its level, ``lens``:
         :meth:`_pixels_a_metre`), each group one instanced draw, after the models. Objects
@@ -256,7 +261,7 @@ class SceneRenderer:
                     found.append((i, obj))
                 continue
             model_file = is_model(obj.geometry)
-            prog = self._program_of(obj, model_file)
+            prog = (pick or self._program_of)(obj, model_file)
             share_once(prog, ready, shared)
             model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
             if model_file:
@@ -328,6 +333,8 @@ class SceneRenderer:
         self.texts.release()
         self.translucent.release()
         self.target.release()
+        if self.shadows is not None:  # (the scene's shadows on at some time)
+            self.shadows.release()
 
 
 def _level(kind: str, radius_px: float) -> str:

@@ -55,6 +55,7 @@ def say_camera_settings(scene: Scene) -> None:
 
 
 _NONE = object()
+LIGHTING = ("ambient", "light_direction", "shadows")  # checked by _lighting, set or given
 
 
 class Scene:
@@ -63,7 +64,8 @@ class Scene:
     Class attributes a script may set: ``duration`` (seconds), ``background`` (display
     colour: a name, hex or 3 numbers 0..1, stored as 3 floats; ``None``: transparent, for
     compositing: see ``--transparent``), ``light_direction``
-    (towards the light), ``ambient`` (0..1).
+    (towards the light), ``ambient`` (0..1), ``shadows`` (the light's shadows cast by the
+    opaque objects: ``False`` unless set).
 
     A scene stores state of its own under any name (``self.ball``, ``self.phase``), but a
     name that misspells a Scene attribute (``self.backround``, ``durration = 2`` in the
@@ -75,6 +77,7 @@ class Scene:
     background: tuple | None = (0.06, 0.06, 0.08)
     light_direction: tuple = (0.4, 0.8, 0.6)
     ambient: float = 0.18
+    shadows: bool = False
     source_path: str | None = None  # the file it came from (error messages)
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -95,7 +98,7 @@ class Scene:
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,
                             other_names.CLASS_SETTINGS[name])
-        for name in ("background", "ambient", "light_direction"):
+        for name in ("background", *LIGHTING):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \
                     (name == "background" and value is None):
@@ -128,7 +131,7 @@ class Scene:
                              "= ...)")
         if name == "background" and value is not None:
             value = display_color(value, f"{type(self).__name__}.background")
-        if name in ("ambient", "light_direction"):
+        if name in LIGHTING:
             value = _lighting(type(self).__name__, name, value)
         if name == "duration":  # where, for set_up's line (a render counts frames before it)
             if _inside_update(self) and value != getattr(self, "duration", value) \
@@ -280,8 +283,10 @@ def _inside_update(scene: Scene) -> bool:
 
 def _lighting(owner: str, name: str, value: object) -> object:
     """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
-    (a NaN drew every object black, without a word)."""
+    (a NaN drew every object black, without a word); ``shadows`` True or False."""
     what = f"{owner}.{name}"
+    if name == "shadows":
+        return checks.flag(what, value)
     if name == "ambient":  # one rule each way (was: -0.1 told ">= 0", 2 told "0..1")
         return checks.fraction(what, value, "the share of an object's colour lit where the "
                                "light does not reach")

@@ -101,7 +101,7 @@ def _reach(obj: Object3D) -> float:
     return float(np.abs(m[:3, 3]).max() + np.abs(_bounds(obj)).max() * scale * 2)
 
 
-def _corners(obj: Object3D) -> np.ndarray:
+def corners(obj: Object3D) -> np.ndarray:
     """(8, 4): the corners of the box around the object, placed in the world."""
     lo, hi = _bounds(obj)
     box = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
@@ -114,7 +114,7 @@ def _where(scene: Scene, obj: Object3D, size: tuple[int, int],
     """Why the object is not in view (``None``: it is); ``to_clip``: the camera's view and
     projection matrices."""
     cam = scene.camera
-    view = _corners(obj) @ to_clip[0].T
+    view = corners(obj) @ to_clip[0].T
     depth = -view[:, 2]  # along the view axis
     if depth.max() <= 0:
         return "is behind the camera"
@@ -141,10 +141,10 @@ def _coarseness(scene: Scene, obj: Object3D, size: tuple[int, int]) -> tuple[flo
     pixel's width there, metres; that point's distance from the origin). The nearest
     point of its box, not its farthest corner: a floor of 10 km around the origin is fine
     where it is seen close (a review: it was said to be noisy)."""
-    corners = _corners(obj)[:, :3]
+    box = corners(obj)[:, :3]
     cam = scene.camera
     eye = np.asarray(cam.position, np.float64)
-    nearest = np.clip(eye, corners.min(0), corners.max(0))
+    nearest = np.clip(eye, box.min(0), box.max(0))
     far = float(np.abs(nearest).max())
     step = float(np.spacing(np.float32(far)))
     p11 = abs(cam.projection(size[0] / size[1])[1, 1])  # 2 / picture height at depth 1

@@ -3,6 +3,8 @@
 // the outputs (sRGB colour, or linear light with --hdr; linear depth, screen velocity) and helpers. A surface shader defines
 //     vec3 shade(vec3 normal, vec3 world, vec3 color)
 // returning linear light; `normal` faces the camera, `color` is the object's linear colour.
+// It may call hf_shadow(world, normal): the share of the light that reaches the point (1
+// lit, 0 in shadow; 1 wherever the scene's shadows are off), as lambert and toon do.
 vec3 u_color;                // linear: the object's (v_object, set before shade())
 float u_emissive;
 float u_opacity;             // 1: opaque; below, blended over what lies behind (v_opacity)
@@ -15,6 +17,10 @@ uniform float u_time;
 uniform vec2 u_half_size;     // half the image size in pixels
 uniform int hf_linear_out;    // 1: a float target (--hdr) takes linear light, past 1 too;
                               // 2: linear light up to 1 (translucent objects over 8-bit)
+uniform int u_shadows;        // 1: the scene's shadows = True (hfrender/renderer/shadows.py)
+uniform sampler2DShadow u_shadow_map;  // the light's depth of the opaque objects
+uniform mat4 u_light_matrix;  // world -> the shadow map's (s, t, depth), each 0..1
+uniform vec3 u_shadow_texel;  // a texel of the map: metres across, in s-t, in depth
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -45,6 +51,26 @@ layout(location = 2) out vec2 f_velocity;  // pixels per second, x right, y down
 // unit vector from a surface point towards the viewer (parallel rays when orthographic)
 vec3 hf_to_eye(vec3 world) {
     return u_orthographic != 0 ? -u_forward : normalize(u_eye - world);
+}
+
+// how much of the light reaches `world` (`normal`: the side seen): 1 lit, 0 in the shadow
+// of an opaque object, 1 wherever the scene's shadows are off. Four hardware-compared taps
+// half a texel about the point (a 1-2 texel soft edge); the point slid along the normal by
+// up to 1.5 texels and its depth biased by the slope as the surface turns from the light
+// (no self-shadowing "acne" on lit surfaces)
+float hf_shadow(vec3 world, vec3 normal) {
+    if (u_shadows == 0) return 1.0;
+    float cosine = clamp(dot(normal, u_light_dir), 0.0, 1.0);
+    float sine = sqrt(1.0 - cosine * cosine);
+    vec4 at = u_light_matrix * vec4(world + normal * (1.5 * u_shadow_texel.x * sine), 1.0);
+    if (any(lessThan(at.xy, vec2(0.0))) || any(greaterThan(at.xy, vec2(1.0)))) return 1.0;
+    float ref = min(at.z, 1.0) - u_shadow_texel.z * (1.0 + 2.0 * min(sine / max(cosine, 0.05), 8.0));
+    float d = 0.5 * u_shadow_texel.y, lit = 0.0;
+    lit += texture(u_shadow_map, vec3(at.x - d, at.y - d, ref));
+    lit += texture(u_shadow_map, vec3(at.x + d, at.y - d, ref));
+    lit += texture(u_shadow_map, vec3(at.x - d, at.y + d, ref));
+    lit += texture(u_shadow_map, vec3(at.x + d, at.y + d, ref));
+    return 0.25 * lit;
 }
 
 #include "srgb.frag"
