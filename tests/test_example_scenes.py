@@ -18,7 +18,7 @@ SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
 
 def test_the_new_examples_are_among_them():
     assert {"windmill.py", "windmill_sign.py", "glow.frag", "glow_bufA.frag",
-            "skinned_arm.py"} <= set(FILES)
+            "skinned_arm.py", "shadows.py"} <= set(FILES)
     listed = (SCENES / "README.md").read_text()
     assert all(f"`{name}`" in listed for name in FILES)
 
@@ -60,6 +60,19 @@ def test_the_windmills_sails_turn_and_blur():
                                **dict(still, samples=8))
     smear = np.abs(blurred[0].astype(int) - a[0]).max(-1) > 20
     assert smear[:50].sum() > 100 and smear[70:, :40].sum() == 0
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_shadows_scene_casts_shadows(tmp_path):
+    """scenes/shadows.py with its shadows as they are and turned off: with them the floor
+    is darker under and beside each shape, and nothing is lighter."""
+    text = (SCENES / "shadows.py").read_text()
+    (tmp_path / "off.py").write_text(text.replace("shadows = True", "shadows = False"))
+    settings = dict(SMALL, size=(160, 90), samples=8)
+    on, _ = render_frames(SCENES / "shadows.py", first_frame=9, count=1, **settings)
+    off, _ = render_frames(tmp_path / "off.py", first_frame=9, count=1, **settings)
+    darker = off[0].astype(int) - on[0]
+    assert darker.min() >= -1 and (darker.max(-1) > 30).sum() > 600
 
 
 @pytest.mark.usefixtures("gl_context")
