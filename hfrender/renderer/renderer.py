@@ -339,9 +339,7 @@ class SceneRenderer:
 
 def _level(kind: str, radius_px: float) -> str:
     """The level of a sphere or round shape ``kind`` whose circle is ``radius_px``."""
-    if kind == "sphere":
-        return sphere_geometry(radius_px)
-    return round_level(kind, radius_px)
+    return sphere_geometry(radius_px) if kind == "sphere" else round_level(kind, radius_px)
 
 
 def _set_object(prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:
