@@ -66,10 +66,11 @@ def bar_header(name, blob_size):
                                       "target": {"node": 1, "path": "rotation"}}]}]}
 
 
-def write_bar(folder, name="bar", change=None):
-    """``name``.gltf and .bin of :func:`bar_header` (``change(header)`` first, if given)."""
+def write_bar(folder, name="bar", change=None, tip=(255, 0, 0, 0)):
+    """``name``.gltf and .bin of :func:`bar_header` (``change(header)`` first, if given;
+    ``tip``: the weights of the two vertices at x = 1, on joints 1, 0, 0, 0)."""
     joints = [0, 0, 0, 0] * 2 + [0, 1, 0, 0] * 2 + [1, 0, 0, 0] * 2
-    weights = [255, 0, 0, 0] * 2 + [128, 128, 0, 0] * 2 + [255, 0, 0, 0] * 2
+    weights = [255, 0, 0, 0] * 2 + [128, 128, 0, 0] * 2 + [*tip] * 2
     inverse = [np.eye(4), np.eye(4)]  # the inverse of each joint's world matrix at rest
     inverse[0][0, 3] = 1.0  # (the root at x = -1; the tip at the origin)
     blob = b"".join([
@@ -258,3 +259,20 @@ def test_a_mirrored_skinned_node_is_drawn_posed(gl_context, tmp_path):
     assert posed_plain.sum() > 1000
     np.testing.assert_array_equal(posed_mirrored, posed_plain)
     assert shot(gl_context, write_bar(tmp_path, "mirrored", mirrored), None)[0].sum() > 1000
+
+
+def test_a_vertex_of_no_weight_follows_its_first_joint(tmp_path, caplog):
+    """The tip's two vertices weighted 0, 0, 0, 0 (not glTF, but exporters write it): each
+    follows its first joint (the tip's) alone, as three.js draws it, said once naming
+    the count (was: at the model's origin, unsaid)."""
+    with caplog.at_level(logging.WARNING):
+        mesh = hf.Mesh.load(write_bar(tmp_path, "unweighed", tip=(0, 0, 0, 0)))
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [f"{tmp_path / 'unweighed.gltf'}: 2 vertices of its skins have all 4 "
+                    "weights 0 (glTF asks for a sum of 1): each follows its first joint "
+                    "alone, as three.js draws it"]
+    mesh.time = 1.0
+    (part,) = mesh._loaded().parts
+    np.testing.assert_array_equal(part.skin.weights[4:], [[1.0, 0, 0, 0]] * 2)
+    vertices, _ = posed(part, np.stack(mesh.part_matrices()[1:]), None)
+    np.testing.assert_allclose(vertices["position"], by_hand(1.0), atol=1e-6)

@@ -6,7 +6,8 @@ and played by linear blend skinning as the glTF 2.0 spec says (3.7.3, "Skins"):
 
 in the model's frame (the skinned mesh node's own transform is not used), normals with the
 same matrices, renormalised. A vertex follows its 4 influences of ``JOINTS_0`` and
-``WEIGHTS_0`` (the weights scaled to sum 1); more (``JOINTS_1``) are said once and left
+``WEIGHTS_0`` (the weights scaled to sum 1; all 0: its first weighed 1, as three.js
+does, said once a file); more (``JOINTS_1``) are said once and left
 out. A skinned Part keeps its rest pose as trimesh placed it (drawn so while the Mesh's
 ``time`` is None) and its :class:`Skinning`: the renderer poses it in NumPy each draw."""
 
@@ -101,7 +102,8 @@ class Skins:
         self.shown, self.path, self.header = shown, path, header
         self.buffers: dict[int, bytes] = {}
         self.read: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
-        self.said: list[str] = []
+        self.unweighed = 0  # vertices whose 4 weights are all 0
+        self._said: list[str] = []
 
     def attach(self, made: Part, mesh: Any, node: int | None, frame: np.ndarray) -> Part:
         """``made`` (trimesh's geometry ``mesh`` at glTF node ``node``, placed by ``frame``)
@@ -200,18 +202,30 @@ class Skins:
         if influences.shape != (count, 4) or weights.shape != (count, 4):
             raise ValueError(f"JOINTS_0 {influences.shape} and WEIGHTS_0 {weights.shape} "
                              f"for {count} vertices (each VEC4, one a vertex)")
+        total = weights.sum(axis=1, keepdims=True)
+        if (unweighed := total[:, 0] <= 0).any():  # (three.js's answer: its first influence
+            self.unweighed += int(unweighed.sum())  # weighed 1; was: at the origin)
+            weights[unweighed, 0], total[unweighed] = 1.0, 1.0
         weighed = weights > 0.0
         if (bad := ((influences >= joints) | (influences < 0)) & weighed).any():
             raise ModelError(f"{self.shown}: a vertex of its {what} follows joint "
                              f"{int(influences[bad][0])}, but the skin has {joints} "
                              f"joint{'s' * (joints != 1)} (0 to {joints - 1})")
         influences = np.where(weighed, influences, 0)  # (an unweighed one: any joint)
-        total = weights.sum(axis=1, keepdims=True)
-        return influences, np.divide(weights, total, out=weights.copy(), where=total > 0)
+        return influences, weights / total
 
     def _get(self, index: int) -> np.ndarray:
         return accessor(self.path, self.header, index, self.buffers)
 
     def _say(self, line: str) -> None:
-        if line not in self.said:
-            self.said.append(line)
+        if line not in self._said:
+            self._said.append(line)
+
+    @property
+    def said(self) -> list[str]:
+        """What of the file's skins it cannot play as written, one line each."""
+        n = self.unweighed
+        many = ("vertices", "have", "each follows") if n > 1 else ("vertex", "has", "it follows")
+        return self._said + [f"{self.shown}: {n} {many[0]} of its skins {many[1]} all 4 "
+                             f"weights 0 (glTF asks for a sum of 1): {many[2]} its first "
+                             "joint alone, as three.js draws it"] * (n > 0)
