@@ -99,8 +99,10 @@ def source_rows(mesh: Any) -> np.ndarray | None:
 
 
 def _cofactor(m: np.ndarray) -> np.ndarray:
-    """det(m) * inverse(m).T: turns normals, defined for a singular m too."""
-    return np.array([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
+    """det(m) * inverse(m).T: turns normals, defined for a singular m too; of each of a
+    stack of them (..., 3, 3) alike."""
+    r0, r1, r2 = m[..., 0, :], m[..., 1, :], m[..., 2, :]
+    return np.stack([np.cross(r1, r2), np.cross(r2, r0), np.cross(r0, r1)], axis=-2)
 
 
 def merged(parts: list[Part]) -> list[Part]:

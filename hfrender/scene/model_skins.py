@@ -4,11 +4,11 @@ and played by linear blend skinning as the glTF 2.0 spec says (3.7.3, "Skins"):
 
     vertex' = sum_i w_i * (jointWorld_i(t) * inverseBind_i) * vertex
 
-in the model's frame (the skinned mesh node's own transform is not used), normals with the
-same matrices, renormalised. A vertex follows its 4 influences of ``JOINTS_0`` and
-``WEIGHTS_0`` (the weights scaled to sum 1; all 0: its first weighed 1, as three.js
-does, said once a file); more (``JOINTS_1``) are said once and left
-out. A skinned Part keeps its rest pose as trimesh placed it (drawn so while the Mesh's
+in the model's frame (the skinned mesh node's own transform is not used), normals by each
+vertex's blended matrix's inverse transpose (its cofactors), renormalised. A vertex follows
+its 4 influences of ``JOINTS_0`` and ``WEIGHTS_0`` (the weights scaled to sum 1; all 0:
+its first weighed 1, as three.js does, said once a file); more (``JOINTS_1``) are said once
+and left out. A skinned Part keeps its rest pose as trimesh placed it (drawn so while the Mesh's
 ``time`` is None) and its :class:`Skinning`: the renderer poses it in NumPy each draw."""
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ def posed(part: Part, matrices: np.ndarray | None, rates: np.ndarray | None,
     vertices["position"] = positions[:, :3] if each is None else np.einsum(
         "vkl,vl->vk", each[:, :3], positions)
     if normals is not None:
-        if each is not None:
-            normals = np.einsum("vkl,vl->vk", each[:, :3, :3], normals)
+        if each is not None:  # (its inverse transpose, less 1/det: a joint's scale of
+            normals = np.einsum(  # (2, 1, 1) tips them as it should; was: each[:, :3, :3])
+                "vkl,vl->vk", _cofactor(each[:, :3, :3]), normals)
         vertices["normal"] = normals / np.maximum(
             np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
     if (skin is not None and rates is None) or (morph is not None and shape[1] is None):
