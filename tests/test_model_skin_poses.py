@@ -51,3 +51,41 @@ def test_a_normal_under_a_joint_scaled_2_1_1(tmp_path):
     np.testing.assert_allclose(vertices["position"], SLANT * (2.0, 1.0, 1.0), atol=1e-6)
     np.testing.assert_allclose(vertices["normal"], [[1 / 5 ** 0.5, 2 / 5 ** 0.5, 0.0]] * 3,
                                atol=1e-6)
+
+
+def test_two_threads_posing_one_model(tmp_path):
+    """2 threads x 200 poses of one loaded model (its Animations shared, as the model cache
+    shares it), at times that overflow its kept answers, a thread switch made likely where
+    the oldest answer is dropped: nothing raised, each pose as one thread finds it (was: a
+    KeyError, both threads dropping the same oldest answer)."""
+    import threading
+    import time
+
+    from gltf_files import write_chain
+
+    class Slow(dict):
+        def pop(self, key, *default):
+            time.sleep(1e-4)  # (the other thread runs here)
+            return super().pop(key, *default)
+
+    mesh = hf.Mesh.load(write_chain(tmp_path, 8))
+    animations, parts = mesh._loaded().animations, mesh._loaded().parts
+    times = np.random.default_rng(9).random((2, 200))
+    alone = [[np.stack(animations.pose(parts, 0, t)) for t in row] for row in times]
+    object.__setattr__(animations, "_kept", Slow())
+    found, failed = [[], []], []
+
+    def poses(k):
+        try:
+            found[k] = [np.stack(animations.pose(parts, 0, t)) for t in times[k]]
+        except Exception as exc:  # (a thread's exception: else unseen)
+            failed.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=poses, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failed == []
+    for k in range(2):
+        np.testing.assert_array_equal(np.stack(found[k]), np.stack(alone[k]))

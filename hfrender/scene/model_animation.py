@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import math
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,11 @@ _NORMALISED = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 PATHS = ("translation", "rotation", "scale")
 READ = (*PATHS, "weights")  # the channels read (weights: model_morphs')
-KEPT = 8  # times whose part matrices an Animations keeps (Animations.moves)
+KEPT = 8  # times whose part matrices an Animations keeps (Animations.pose)
+# guards every Animations' _kept and _rest: a model (and its Animations) is shared by the
+# threads that draw it (was: two posing one file at once, a KeyError or RuntimeError in
+# _kept's pop); held for a look-up or a store, never while a pose is found
+_KEEPING = threading.Lock()
 _REST = {"translation": (0.0, 0.0, 0.0), "rotation": (0.0, 0.0, 0.0, 1.0),
          "scale": (1.0, 1.0, 1.0)}
 
@@ -56,8 +61,8 @@ class Animations:
     nodes: tuple[dict, ...]  # the file's nodes (their rest TRS or matrix)
     parents: dict[int, int]
     moved: frozenset[int]  # the nodes any animation moves
-    _rest: dict = field(default_factory=dict, repr=False)  # moves(): rest matrices inverted
-    _kept: dict = field(default_factory=dict, repr=False)  # moves(): its last KEPT answers
+    _rest: dict = field(default_factory=dict, repr=False)  # pose(): rest matrices inverted
+    _kept: dict = field(default_factory=dict, repr=False)  # pose(): its last KEPT answers
 
     def duration(self, which: int) -> float:
         """Seconds from 0 to animation ``which``'s last key."""
@@ -111,23 +116,30 @@ class Animations:
         for 300 animated nodes; then again for the joints); the last few times asked are
         kept (a sub-frame asks at its time more than once: its draw, its velocity's rows)."""
         key = (id(parts), which, float(t))
-        if (kept := self._kept.get(key)) is not None:
+        with _KEEPING:
+            kept = self._kept.get(key)
+        if kept is not None:
             return list(kept)
         posed, worlds = self._posed(which, t), {}
         found: dict[int | None, np.ndarray] = {None: np.eye(4)}
         for node in () if which is None else (p.node for p in parts):
             if node not in found:
-                if node not in self._rest:  # its rest world matrix inverted: found once
-                    self._rest[node] = self._unbaked(node)
-                found[node] = self._world(node, posed, worlds) @ self._rest[node]
+                with _KEEPING:
+                    rest = self._rest.get(node)
+                if rest is None:  # its rest world matrix inverted: found once
+                    rest = self._unbaked(node)
+                    with _KEEPING:
+                        self._rest[node] = rest
+                found[node] = self._world(node, posed, worlds) @ rest
         out = [found.get(p.node, found[None]) for p in parts]
         out += [self._world(j, posed, worlds) @ inverse for p in parts if p.skin is not None
                 for j, inverse in zip(p.skin.joints, p.skin.inverse_binds, strict=True)]
         out += [row for p in parts if p.morph is not None
                 for row in weight_rows(self._weights(p.morph, posed))]
-        if len(self._kept) >= KEPT:
-            self._kept.pop(next(iter(self._kept)))
-        self._kept[key] = out
+        with _KEEPING:
+            if len(self._kept) >= KEPT:
+                self._kept.pop(next(iter(self._kept)))
+            self._kept[key] = out
         return list(out)
 
     def _weights(self, morph: Any, posed: dict) -> np.ndarray:
