@@ -185,6 +185,6 @@ def test_a_channel_that_is_no_table_is_one_line(tmp_path):
 
     header = {"animations": [{"name": "Spin", "channels": ["x"], "samplers": []}]}
     with pytest.raises(InputError) as err:
-        model_animation.read_animations(tmp_path / "bad.gltf", tmp_path / "bad.gltf", header)
+        model_animation.read_animations(tmp_path / "bad.gltf", tmp_path / "bad.gltf", header, {})
     assert str(err.value) == (f"{tmp_path / 'bad.gltf'}: cannot read its animation 'Spin': "
                               "AttributeError: 'str' object has no attribute 'get'")

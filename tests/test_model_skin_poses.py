@@ -89,3 +89,28 @@ def test_two_threads_posing_one_model(tmp_path):
     assert failed == []
     for k in range(2):
         np.testing.assert_array_equal(np.stack(found[k]), np.stack(alone[k]))
+
+
+def test_the_binary_is_read_once_for_the_animations_and_the_skins(tmp_path, monkeypatch):
+    """bar.bin (its animation's keys and its skin's matrices, joints and weights) read once
+    by hfrender (was: twice, and held twice while loading: one copy for read_animations,
+    one for the skins)."""
+    import sys
+    from pathlib import Path
+
+    from test_model_skins import by_hand, write_bar
+
+    path, reads = write_bar(tmp_path), []
+    real = Path.read_bytes
+
+    def read_bytes(p):  # (trimesh's own read of it, for the vertices, not counted)
+        reads.append((sys._getframe(1).f_globals["__name__"], p.name))
+        return real(p)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    mesh = hf.Mesh.load(path)
+    assert reads.count(("hfrender.scene.model_animation", "bar.bin")) == 1
+    mesh.time = 1.0
+    (part,) = mesh._loaded().parts
+    vertices, _ = posed(part, np.stack(mesh.part_matrices()[1:]), None)
+    np.testing.assert_allclose(vertices["position"], by_hand(1.0), atol=1e-6)

@@ -189,9 +189,10 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
     gltf = header is not None  # its materials with an emissiveTexture, as trimesh names them
     textured = {model_files.glow_name(i) for i, m in enumerate((header or {}).get(
         "materials", ())) if "emissiveTexture" in m}
-    animations = None if header is None else read_animations(shown, path, header)
+    buffers: dict[int, bytes] = {}  # the file's, read once for its animations and skins
+    animations = None if header is None else read_animations(shown, path, header, buffers)
     nodes = model_files.gltf_nodes(trimesh, scene, header, animations)  # frame: node
-    skins, parts = None if animations is None else Skins(shown, path, header), []
+    skins, parts = None if animations is None else Skins(shown, path, header, buffers), []
     for frame in scene.graph.nodes_geometry:
         transform, name = scene.graph[frame]
         geom, node = scene.geometry.get(name), nodes.get(frame)

@@ -232,13 +232,14 @@ def hermite(p0: np.ndarray, m0: np.ndarray, p1: np.ndarray, m1: np.ndarray,
             + (u3 - u2) * m1)
 
 
-def read_animations(shown: Path, path: Path, header: dict) -> Animations | None:
+def read_animations(shown: Path, path: Path, header: dict, buffers: dict[int, bytes]
+                    ) -> Animations | None:
     """The node animations of the glTF file ``path`` (its JSON ``header``), or None where
-    it has none; a broken one refused in one line naming the file."""
+    it has none; a broken one refused in one line naming the file. ``buffers``: the file's
+    buffers read so far, shared with its skins' reader (the binary read and held once)."""
     found = [a for a in header.get("animations", ()) if isinstance(a, dict)]
     if not found:
         return None
-    buffers: dict[int, bytes] = {}
     names, channels = [], []
     try:
         for i, anim in enumerate(found):

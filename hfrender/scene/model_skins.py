@@ -99,9 +99,10 @@ class Skins:
     """A glTF file's skins and morph targets, put on its parts (:meth:`attach`); what of
     them it cannot play, one line each in :attr:`said` (to be warned once)."""
 
-    def __init__(self, shown: Path, path: Path, header: dict) -> None:
+    def __init__(self, shown: Path, path: Path, header: dict, buffers: dict[int, bytes]
+                 ) -> None:
         self.shown, self.path, self.header = shown, path, header
-        self.buffers: dict[int, bytes] = {}
+        self.buffers = buffers  # the file's, shared with read_animations (read once)
         self.read: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
         self.unweighed = 0  # vertices whose 4 weights are all 0
         self._said: list[str] = []
