@@ -207,6 +207,8 @@ def _read(shown: Path, path: Path, key: str) -> ModelData:
                     "model's colours", shown, ", ".join(missing),
                     "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
     parts = merged(parts)
+    if animations is not None:  # (a weights channel of another count: refused now)
+        animations.check_weights(shown, parts)
     textured = [p.vertices["uv"] for p in parts
                 if p.texture is not None or p.emission_texture is not None]
     if header is not None and (unread := model_files.not_drawn(shown, header, textured)):

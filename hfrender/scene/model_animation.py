@@ -19,12 +19,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote
 
 import numpy as np
 
 from hfrender.errors import InputError
+from hfrender.scene.model_files import ModelError
 
 _COMPONENTS = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
 _NORMALISED = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
@@ -135,24 +135,28 @@ class Animations:
         out += [self._world(j, posed, worlds) @ inverse for p in parts if p.skin is not None
                 for j, inverse in zip(p.skin.joints, p.skin.inverse_binds, strict=True)]
         out += [row for p in parts if p.morph is not None
-                for row in weight_rows(self._weights(p.morph, posed))]
+                for row in weight_rows(posed.get((p.morph.node, "weights"),
+                                                  p.morph.defaults))]
         with _KEEPING:
             if len(self._kept) >= KEPT:
                 self._kept.pop(next(iter(self._kept)))
             self._kept[key] = out
         return list(out)
 
-    def _weights(self, morph: Any, posed: dict) -> np.ndarray:
-        """A morphed part's weights (:class:`~hfrender.scene.model_morphs.Morph`) as
-        ``posed``: its node's channel's, else its defaults; a channel of another count of
-        weights than the mesh's targets refused in one line."""
-        weights = posed.get((morph.node, "weights"), morph.defaults)
-        if len(weights) != len(morph.defaults):
-            name = self.nodes[morph.node].get("name") or f"#{morph.node}"
-            raise InputError(f"its node {name!r} is given {len(weights)} morph weights a key "
-                             f"by its animation, but its mesh has {len(morph.defaults)} morph "
-                             "targets: a weights channel needs one weight a target")
-        return weights
+    def check_weights(self, shown: Path, parts: tuple | list) -> None:
+        """Each morphed part's (:class:`~hfrender.scene.model_morphs.Morph`) ``weights``
+        channels: one of another count of weights a key than its mesh's targets refused in
+        one line naming the file ``shown`` and the node (was: only once drawn at a time)."""
+        for morph in (p.morph for p in parts if p.morph is not None):
+            for c in (c for found in self.channels for c in found):
+                if (c.node, c.path) == (morph.node, "weights") and \
+                        c.values.shape[-1] != len(morph.defaults):
+                    name = self.nodes[morph.node].get("name") or f"#{morph.node}"
+                    raise ModelError(
+                        f"{shown}: its node {name!r} is given {c.values.shape[-1]} morph "
+                        f"weights a key by its animation, but its mesh has "
+                        f"{len(morph.defaults)} morph targets: a weights channel needs one "
+                        "weight a target")
 
     def _unbaked(self, node: int) -> np.ndarray:
         """The inverse of ``node``'s rest world matrix (its parts' vertices have it baked
