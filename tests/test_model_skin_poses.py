@@ -114,3 +114,25 @@ def test_the_binary_is_read_once_for_the_animations_and_the_skins(tmp_path, monk
     (part,) = mesh._loaded().parts
     vertices, _ = posed(part, np.stack(mesh.part_matrices()[1:]), None)
     np.testing.assert_allclose(vertices["position"], by_hand(1.0), atol=1e-6)
+
+
+def test_a_file_without_animations_is_shaped_at_its_default_weights(tmp_path, caplog):
+    """The quad's mesh weights 0.5, no animation: at ``time`` None its corner 3 half risen
+    (0.5 m), as viewers show it, unsaid (was: at its base shape, said not played)."""
+    import logging
+
+    from test_model_morphs import QUAD, UP, write_quad
+
+    path = write_quad(tmp_path)
+    header = json.loads(path.read_text())
+    header["meshes"][0]["weights"] = [0.5]
+    del header["animations"]
+    path.write_text(json.dumps(header))
+    with caplog.at_level(logging.WARNING):
+        mesh = hf.Mesh.load(path)
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == []
+    moves = mesh.part_matrices()
+    np.testing.assert_array_equal(moves[1].ravel()[:2], [0.5, 0.0])  # (its weights' row)
+    (part,) = mesh._loaded().parts
+    vertices, _ = posed(part, None, None, (np.array([0.5]), None, moves[0]))
+    np.testing.assert_allclose(vertices["position"], QUAD + 0.5 * UP, atol=1e-6)

@@ -295,9 +295,8 @@ class SceneRenderer:
             _set_object(prog, obj, own, rates[row] if row < len(rates) else rate @ moves[k])
             return own
 
-        self.models.render(prog, obj.geometry, model, place, None if getattr(
-            obj, "time", None) is None else poser(obj.geometry, moves, start, rates,
-                                                  self.view_proj @ model))
+        self.models.render(prog, obj.geometry, model, place, poser(  # (time None: its
+            obj.geometry, moves, start, rates, self.view_proj @ model))  # rest pose's)
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""

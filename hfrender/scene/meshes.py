@@ -291,7 +291,9 @@ class Mesh(Object3D):
         world matrix x its baked rest one's inverse; ``time`` None: the identity), then
         each skinned part's joint matrices (:func:`~hfrender.scene.model_skins.skin_starts`),
         then each morphed part's weights (:func:`~hfrender.scene.model_morphs.morph_rows`),
-        or None: a file without animations, drawn as read."""
+        or None: a file without animations, skins or morph targets, drawn as read. A skinned
+        or morphed part is posed at ``time`` None too: its joints at their nodes' rest
+        transforms, its weights at their defaults (as three.js and Blender show it)."""
         found, parts = self._loaded().animations, self._loaded().parts
         if found is None:
             return None
@@ -391,7 +393,7 @@ _MESH_CHECKS = {**_CHECKS, "time": _time, "animation": _animation}
 
 def _still_said(model: ModelData) -> None:
     """Said once a file: a ``time`` given to a model with no animations (was: unsaid)."""
-    if model.animations is None and model.key not in _STILL_SAID:
+    if not (model.animations and model.animations.names) and model.key not in _STILL_SAID:
         _STILL_SAID.add(model.key)
         log.warning("%s has no animations (hfrender plays a glTF's node animations): its "
                     "Mesh.time moves nothing, and its duration is 0", model.path.name)

@@ -65,8 +65,13 @@ class Animations:
     _kept: dict = field(default_factory=dict, repr=False)  # pose(): its last KEPT answers
 
     def duration(self, which: int) -> float:
-        """Seconds from 0 to animation ``which``'s last key."""
-        return max((float(c.times[-1]) for c in self.channels[which]), default=0.0)
+        """Seconds from 0 to animation ``which``'s last key (none: 0)."""
+        return max((float(c.times[-1]) for c in self._channels(which)), default=0.0)
+
+    def _channels(self, which: int | None) -> tuple[Channel, ...]:
+        """Animation ``which``'s channels (None, or a file of skins or morph targets and no
+        animations: none)."""
+        return () if which is None or not self.channels else self.channels[which]
 
     def lineage(self, node: int | None) -> Iterator[int]:
         """``node``, then its parents to the root (a broken file's cycle ended)."""
@@ -87,8 +92,7 @@ class Animations:
 
     def _posed(self, which: int | None, t: float) -> dict[tuple[int, str], np.ndarray]:
         """Each channel's value at ``t`` by (node, path), sampled once (None: at rest)."""
-        return {} if which is None else {(c.node, c.path): sample(c, t)
-                                         for c in self.channels[which]}
+        return {(c.node, c.path): sample(c, t) for c in self._channels(which)}
 
     def _world(self, node: int, posed: dict, worlds: dict[int, np.ndarray]) -> np.ndarray:
         """``node``'s world matrix with the values ``posed``, ``worlds`` those found so far
@@ -239,10 +243,12 @@ def hermite(p0: np.ndarray, m0: np.ndarray, p1: np.ndarray, m1: np.ndarray,
 def read_animations(shown: Path, path: Path, header: dict, buffers: dict[int, bytes]
                     ) -> Animations | None:
     """The node animations of the glTF file ``path`` (its JSON ``header``), or None where
-    it has none; a broken one refused in one line naming the file. ``buffers``: the file's
-    buffers read so far, shared with its skins' reader (the binary read and held once)."""
+    it has none (a file of skins or morph targets without any: none named, for its rest
+    pose: :meth:`Animations.pose` at None); a broken one refused in one line naming the
+    file. ``buffers``: the file's buffers read so far, shared with its skins' reader."""
     found = [a for a in header.get("animations", ()) if isinstance(a, dict)]
-    if not found:
+    if not found and not header.get("skins") and not any(
+            p.get("targets") for m in header.get("meshes", ()) for p in m.get("primitives", ())):
         return None
     names, channels = [], []
     try:
@@ -337,19 +343,14 @@ def buffer_bytes(path: Path, header: dict, index: int, buffers: dict[int, bytes]
 
 
 def not_played(shown: Path, header: dict) -> str | None:
-    """One line of what of the file's animation hfrender does not play (morph targets'
-    default weights other than 0 in a file without animations, KHR_animation_pointer
-    channels, its lights' motion: was unsaid; skins and morph targets are played), or None.
+    """One line of what of the file's animation hfrender does not play
+    (KHR_animation_pointer channels, its lights' motion: was unsaid; skins and morph
+    targets are played, their default weights too), or None.
     A camera's motion is not among them: ``camera.follow(mesh)`` plays it
     (:mod:`~hfrender.scene.model_cameras`)."""
     said = []
     targets = [c.get("target", {}) for a in header.get("animations", ())
                for c in a.get("channels", ())]
-    shaped = any(any(x.get("weights") or ()) for x in (*header.get("meshes", ()),
-                                                       *header.get("nodes", ())))
-    if shaped and not header.get("animations"):  # (else played: model_morphs)
-        said.append("its morph targets' default weights (a file without animations: drawn "
-                    "at their base shapes)")
     if pointers := sum(t.get("path") == "pointer" for t in targets):
         said.append(f"its KHR_animation_pointer channels ({pointers}: materials', cameras' "
                     "and lights' values, drawn as the file sets them)")

@@ -8,8 +8,9 @@ in the model's frame (the skinned mesh node's own transform is not used), normal
 vertex's blended matrix's inverse transpose (its cofactors), renormalised. A vertex follows
 its 4 influences of ``JOINTS_0`` and ``WEIGHTS_0`` (the weights scaled to sum 1; all 0:
 its first weighed 1, as three.js does, said once a file); more (``JOINTS_1``) are said once
-and left out. A skinned Part keeps its rest pose as trimesh placed it (drawn so while the Mesh's
-``time`` is None) and its :class:`Skinning`: the renderer poses it in NumPy each draw."""
+and left out. A skinned Part keeps its vertices as trimesh placed them (not drawn so: at
+``time`` None it is posed at its joints' rest transforms, as viewers show it) and its
+:class:`Skinning`: the renderer poses it in NumPy each draw."""
 
 from __future__ import annotations
 
