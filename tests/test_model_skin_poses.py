@@ -136,3 +136,49 @@ def test_a_file_without_animations_is_shaped_at_its_default_weights(tmp_path, ca
     (part,) = mesh._loaded().parts
     vertices, _ = posed(part, None, None, (np.array([0.5]), None, moves[0]))
     np.testing.assert_allclose(vertices["position"], QUAD + 0.5 * UP, atol=1e-6)
+
+
+def grown(mask):
+    """``mask`` and every pixel within 1 px of it (its 8 neighbours)."""
+    h, w = mask.shape
+    padded = np.pad(mask, 1)
+    return np.any([padded[y:y + h, x:x + w] for y in range(3) for x in range(3)], axis=0)
+
+
+def test_a_bar_mirrored_by_its_root_joint_is_drawn_as_the_mirror_image(gl_context, tmp_path):
+    """The single-sided bar's root joint at (1, 0, 0) scaled -1 in x (the inverse bind
+    unchanged): each joint matrix is the plain one's mirrored in x = 0, the plane the camera
+    looks along, so at t = 0.5 it is drawn as the plain bar's picture flipped left to right,
+    as many pixels, each within 1 px (was: 0 pixels, every face culled as its back)."""
+    from test_model_skins import shot, write_bar
+
+    def single(header):
+        header["materials"][0]["doubleSided"] = False
+
+    def mirrored(header):
+        single(header)
+        header["nodes"][0].update(translation=[1.0, 0.0, 0.0], scale=[-1.0, 1.0, 1.0])
+
+    plain = shot(gl_context, write_bar(tmp_path, "single", single), 0.5)[0]
+    flipped = shot(gl_context, write_bar(tmp_path, "mirrored", mirrored), 0.5)[0]
+    mirror = plain[:, ::-1]
+    assert plain.sum() > 1000 and not np.array_equal(mirror, plain)  # (bent: not symmetric)
+    assert flipped.sum() == plain.sum()
+    assert not (flipped & ~grown(mirror)).any() and not (mirror & ~grown(flipped)).any()
+
+
+def test_the_facing_of_a_pose_is_the_sign_of_its_used_joints_determinants():
+    """1 where every joint a vertex weighs keeps the winding, -1 where all mirror it, 0
+    where some do (drawn unculled); a joint no vertex weighs is not asked."""
+    from dataclasses import replace
+
+    from hfrender.scene.model_skins import Skinning, facing
+
+    skin = Skinning((0, 1, 2), np.tile(np.eye(4), (3, 1, 1)), np.zeros((1, 4), np.int64),
+                    np.array([[1.0, 0, 0, 0]]), np.array([[0.0, 0, 0, 1]]), None)
+    mirror = np.diag([-1.0, 1.0, 1.0, 1.0])
+    assert facing(skin, np.stack([np.eye(4)] * 3)) == 1
+    assert facing(skin, np.stack([mirror] * 3)) == -1
+    assert facing(skin, np.stack([mirror, np.eye(4), mirror])) == 0
+    assert facing(replace(skin, used=np.array([0, 2])), np.stack([mirror, np.eye(4), mirror])
+                  ) == -1

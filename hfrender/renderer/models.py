@@ -14,7 +14,7 @@ from hfrender.renderer.programs import glsl, set_uniform, surface_source
 from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
 from hfrender.scene.model_morphs import morph_rows, weights_of
-from hfrender.scene.model_skins import posed, skin_starts
+from hfrender.scene.model_skins import facing, posed, skin_starts
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
 DEFINE = "#define HF_MODEL 1\n"
@@ -115,7 +115,8 @@ class ModelDrawer:
         ``place(i)``, where given, sets part i's own matrices and returns its model matrix
         (an animated model's); ``pose(i)``, where given, skinned part i's vertices posed
         and their clip rates (None: unknown), :func:`~hfrender.scene.model_skins.posed`'s
-        (else it is drawn in its rest pose)."""
+        (else it is drawn in its rest pose) and how its joints turn its faces
+        (:func:`~hfrender.scene.model_skins.facing`)."""
         import moderngl
 
         whole = _front(model) if place is None else None  # (a still model's: once)
@@ -124,8 +125,7 @@ class ModelDrawer:
             front = whole or _front(place(i))  # type: ignore[misc]
             found = None if pose is None or (part.skin or part.morph) is None else pose(i)
             self._pose(prog, upload, found)
-            if found is not None and part.skin is not None and part.skin.mirrored:
-                front = "ccw" if front == "cw" else "cw"  # (its faces turned for its node)
+            front = _turned(front, part, found)
             set_uniform(prog, "u_textured", int(texture is not None))
             set_uniform(prog, "u_flat_normals", int(not part.smooth))
             set_uniform(prog, "u_material_emission", part.emission)
@@ -136,11 +136,12 @@ class ModelDrawer:
             if glow is not None:  # (unit 1: the base colour's stays bound beside it)
                 glow.use(1)
                 set_uniform(prog, "u_emission_texture", 1)
-            if not part.double_sided:
+            culled = not part.double_sided and front is not None
+            if culled:
                 self.ctx.front_face = front
                 self.ctx.enable(moderngl.CULL_FACE)
             self._vao(prog, geometry, i).render(moderngl.TRIANGLES)
-            if not part.double_sided:
+            if culled:
                 self.ctx.disable(moderngl.CULL_FACE)
                 self.ctx.front_face = "ccw"
 
@@ -198,9 +199,22 @@ def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
             shape = (weights_of(moves[at:at + n], count),
                      None if spin is None else weights_of(spin, count),
                      clip if part.skin is not None else clip @ moves[k])
-        return posed(part, matrices, moving, shape)
+        return *posed(part, matrices, moving, shape), 1 if matrices is None else facing(
+            part.skin, matrices)
 
     return pose
+
+
+def _turned(front: str, part: Part, found: tuple | None) -> str | None:
+    """The winding of part's front faces on screen (``front``: its model matrix's), its
+    pose ``found`` (:func:`poser`'s) in: turned where its joints all mirror, or where its
+    node's rest transform does (its faces were turned for it, and a pose leaves that
+    transform out), not both; None where some of its joints mirror and some do not (its
+    faces face either way: drawn without culling)."""
+    if found is None or part.skin is None:
+        return front
+    turn = found[2] * (-1 if part.skin.mirrored else 1)
+    return None if turn == 0 else front if turn > 0 else "ccw" if front == "cw" else "cw"
 
 
 def _front(model: np.ndarray) -> str:

@@ -40,12 +40,23 @@ class Skinning:
     # its node's rest transform mirrors: the Part's faces were turned for it, and a pose
     # (which leaves that transform out) turns them back
     mirrored: bool = False
+    used: np.ndarray | None = None  # the joints (rows of ``joints``) a vertex weighs; None: all
 
 
 def blended(skinning: Skinning, matrices: np.ndarray) -> np.ndarray:
     """Each vertex's matrix (V, 4, 4): its influences' ``matrices`` (one a joint) by
     weight."""
     return np.einsum("vi,vikl->vkl", skinning.weights, matrices[skinning.influences])
+
+
+def facing(skinning: Skinning, matrices: np.ndarray) -> int:
+    """How the joints' ``matrices`` (J, 4, 4) turn the part's faces: 1 where every joint
+    its vertices weigh keeps their winding, -1 where every one mirrors it (a negative
+    determinant: a joint scaled -1 in x), 0 where some do and some do not (its faces can
+    face either way: drawn from both sides)."""
+    used = slice(None) if skinning.used is None else skinning.used
+    turns = np.linalg.det(matrices[used, :3, :3])
+    return 1 if (turns > 0).all() else -1 if (turns < 0).all() else 0
 
 
 def posed(part: Part, matrices: np.ndarray | None, rates: np.ndarray | None,
@@ -175,8 +186,10 @@ class Skins:
                       "WEIGHTS_1) are not played: each vertex follows its 4 of "
                       "JOINTS_0/WEIGHTS_0")
         influences, weights = self._influences(at, len(vertices), len(joints), what)
-        return Skinning(joints, inverse, influences[rows], weights[rows],
-                        np.column_stack([vertices[rows], np.ones(len(rows))]), normals)
+        influences, weights = influences[rows], weights[rows]
+        return Skinning(joints, inverse, influences, weights,
+                        np.column_stack([vertices[rows], np.ones(len(rows))]), normals,
+                        used=np.unique(influences[weights > 0.0]))
 
     def _skin(self, index: int, what: str) -> tuple[tuple[int, ...], np.ndarray]:
         """Skin ``index``'s joints and inverse bind matrices (none: identities); a count
