@@ -182,3 +182,56 @@ def test_the_facing_of_a_pose_is_the_sign_of_its_used_joints_determinants():
     assert facing(skin, np.stack([mirror, np.eye(4), mirror])) == 0
     assert facing(replace(skin, used=np.array([0, 2])), np.stack([mirror, np.eye(4), mirror])
                   ) == -1
+
+
+def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
+        gl_context, tmp_path, monkeypatch):
+    """``shadows = True`` with velocity, 3 sub-frames of the bending bar: ``posed`` runs
+    once a sub-frame (was twice: the shadow map's pose, then the colour's again with its
+    rates), and its colour and velocity planes are those drawn without shadows (lit by
+    ambient light alone, nothing shadows the bar)."""
+    from test_meshes import make_scene
+    from test_model_animation import CAMERA, H, W
+    from test_model_skins import write_bar
+
+    from hfrender.renderer import models
+    from hfrender.renderer.renderer import SceneRenderer, clip_rates
+
+    calls = []
+    real = models.posed
+
+    def spy(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(models, "posed", spy)
+    path, h = write_bar(tmp_path), 1e-3
+
+    def planes(shadows):
+        mesh = hf.Mesh.load(path)
+        scene = make_scene(mesh, **CAMERA)
+        scene.shadows = shadows
+        scene.setup()
+        renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
+        renderer.prepare()
+        shots = []
+        for t in (0.2, 0.5, 0.8):
+            clips = []
+            for when in (t - h, t + h, t):
+                mesh.time = when
+                clips.append(renderer.clip_matrices())
+            renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
+            color, vel = np.empty((H, W, 4), np.uint8), np.empty((H, W, 2), np.float32)
+            renderer.read_into(color, np.empty((H, W), np.float32), vel)
+            shots.append((color, vel))
+        renderer.release()
+        return shots
+
+    plain = planes(False)
+    assert len(calls) == 3
+    shadowed = planes(True)
+    assert len(calls) == 6  # (was 9: 2 a sub-frame)
+    for (color, vel), (color0, vel0) in zip(shadowed, plain, strict=True):
+        assert abs(vel0).max() > 15  # (px/s: it moves)
+        np.testing.assert_array_equal(color, color0)
+        np.testing.assert_array_equal(vel, vel0)

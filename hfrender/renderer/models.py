@@ -58,7 +58,9 @@ class ModelDrawer:
         self.programs: dict[str | None, Any] = {}
         self.uploads: dict[str, list[tuple[Any, Any, Any, Any, Part, Any]]] = {}
         self.vaos: dict[tuple, Any] = {}
-        self.posed: set[int] = set()  # the skinned parts' buffers holding a pose, by id
+        self.posed: dict[int, tuple] = {}  # the pose a part's buffers hold, by their id
+        # each posed part's last pose, by (geometry, its object's first row, part): poser's
+        self.kept: dict[tuple, tuple] = {}  # (a sub-frame's shadow map and colour: once)
 
     def program(self, shader: str | None) -> Any:
         if shader not in self.programs:
@@ -152,14 +154,14 @@ class ModelDrawer:
         show it."""
         vbo, part, rated = upload[0], upload[4], upload[5]
         rates = None if found is None else found[1]
-        if found is not None:
+        if found is not None and self.posed.get(id(vbo)) is not found:  # (held: not again)
             vbo.write(found[0].tobytes())
-            self.posed.add(id(vbo))
-        elif id(vbo) in self.posed:
+            if rates is not None:
+                rated.write(rates.tobytes())
+            self.posed[id(vbo)] = found
+        elif found is None and self.posed.pop(id(vbo), None) is not None:
             vbo.write(part.vertices.tobytes())
-            self.posed.discard(id(vbo))
         if rates is not None:
-            rated.write(rates.tobytes())
             if part.skin is not None:  # (the whole of its motion: its joints' rows have
                 set_uniform(prog, "u_clip_rate", np.zeros((4, 4)))  # the Mesh's)
         set_uniform(prog, "u_skinned", int(rates is not None))
@@ -175,11 +177,13 @@ class ModelDrawer:
 
 
 def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
-          clip: np.ndarray) -> Callable[[int], tuple]:
+          clip: np.ndarray, kept: dict | None = None) -> Callable[[int], tuple]:
     """:meth:`ModelDrawer.render`'s ``pose`` of a model at its :meth:`Mesh.part_matrices`
     ``moves``, whose clip rates are ``rates``' rows from ``start`` (fewer: its posed
     parts' vertices without rates, moving with the Mesh), ``clip`` the Mesh's clip matrix
-    now (proj x view x model)."""
+    now (proj x view x model). ``kept`` (:attr:`ModelDrawer.kept`): a part's pose found
+    for these very ``moves`` and ``rates`` (and ``clip``) is not found again: a sub-frame's
+    shadow map and its colour pass pose it once."""
     parts = model_data(geometry).parts
     joints, shapes = skin_starts(parts), morph_rows(parts)
 
@@ -188,6 +192,16 @@ def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
             rates) else None
 
     def pose(k: int) -> tuple:
+        held = None if kept is None else kept.get((geometry, start, k))
+        if held is not None and held[0] is moves and held[1] is rates and np.array_equal(
+                held[2], clip):
+            return held[3]
+        found = posing(k)
+        if kept is not None:
+            kept[(geometry, start, k)] = (moves, rates, clip, found)
+        return found
+
+    def posing(k: int) -> tuple:
         part, matrices, moving, shape = parts[k], None, None, None
         if part.skin is not None:
             at, n = joints[k], len(part.skin.joints)

@@ -178,7 +178,7 @@ class SceneRenderer:
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0,
-                  **shadow_map(self, light, lens)}  # (before the target is drawn into)
+                  **shadow_map(self, light, lens, rates)}  # (before the target's drawing)
         self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)
         found = self.draw_objects(shared, lens, rates=rates)  # (each one's opacity read once)
@@ -295,8 +295,8 @@ class SceneRenderer:
             _set_object(prog, obj, own, rates[row] if row < len(rates) else rate @ moves[k])
             return own
 
-        self.models.render(prog, obj.geometry, model, place, poser(  # (time None: its
-            obj.geometry, moves, start, rates, self.view_proj @ model))  # rest pose's)
+        self.models.render(prog, obj.geometry, model, place, poser(  # (None: rest pose)
+            obj.geometry, moves, start, rates, self.view_proj @ model, self.models.kept))
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""

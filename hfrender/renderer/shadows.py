@@ -79,10 +79,12 @@ class ShadowPass:
         """The depth-only program of ``obj`` (the renderer's ``_program_of``'s place)."""
         return self.programs[model_file]
 
-    def draw(self, renderer: Any, light: np.ndarray, lens: tuple) -> dict:
+    def draw(self, renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
         """Draw the map of ``renderer``'s scene as it is now, lit from ``light``; the
         uniforms its surface shaders read it by (:data:`OFF` where nothing is visible).
-        ``lens``: the sub-frame's, so a sphere's mesh is the one its colour is drawn with."""
+        ``lens``: the sub-frame's, so a sphere's mesh is the one its colour is drawn with;
+        ``rates``: its clip rates, unused by the map but asked with its colour's, so a
+        skinned part is posed once for both (:func:`~hfrender.renderer.models.poser`)."""
         import moderngl
 
         seen = [corners(obj)[:, :3] for obj in renderer.scene.objects if drawn_opacity(obj) > 0]
@@ -97,7 +99,7 @@ class ShadowPass:
         ctx.disable(moderngl.CULL_FACE)
         ctx.polygon_offset = (1.0, 1.0)  # slope-scaled, with the shaders' own bias
         try:
-            renderer.draw_objects({"u_view": view, "u_proj": proj}, lens, self.program)
+            renderer.draw_objects({"u_view": view, "u_proj": proj}, lens, self.program, rates)
         finally:
             ctx.polygon_offset = (0.0, 0.0)
         self.map.use(UNIT)
@@ -111,12 +113,13 @@ class ShadowPass:
             obj.release()
 
 
-def shadow_map(renderer: Any, light: np.ndarray, lens: tuple) -> dict:
+def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
     """The uniforms by which ``renderer``'s surface shaders read its scene's shadow map,
     drawn for now where the scene's ``shadows`` are on (its :class:`ShadowPass` made the
-    first time); :data:`OFF` where they are off."""
+    first time; ``rates``: the sub-frame's clip rates, :meth:`ShadowPass.draw`);
+    :data:`OFF` where they are off."""
     if not renderer.scene.shadows:
         return OFF
     if renderer.shadows is None:
         renderer.shadows = ShadowPass(renderer.ctx)
-    return renderer.shadows.draw(renderer, light, lens)
+    return renderer.shadows.draw(renderer, light, lens, rates)
