@@ -70,15 +70,16 @@ def test_a_render_gives_the_context_back_as_a_new_one(made):
         new = gl_state()
         fresh.release()
         seen = []
-        for options in ({"msaa": 4}, {"hdr": "on", "bit_depth": 16}, {}):
-            hf.still(SHAPES, t=0.1, size="64x40", samples=2, **options)
+        for scene, options in ((SHAPES, {"msaa": 4}), (SHAPES, {"hdr": "on", "bit_depth": 16}),
+                               (SHAPES, {}), (BAR, {})):  # (a shader's clear: alpha 1)
+            hf.still(scene, t=0.1, size="64x40", samples=2, **options)
             with KeptContext._thread.kept.ctx:
                 state = gl_state()
                 seen.append(({k: (v, state[k]) for k, v in new.items() if state[k] != v},
                              {k: v for k, v in live_objects().items() if v}))
         return seen
 
-    assert _in_thread(renders) == [({}, {})] * 3
+    assert _in_thread(renders) == [({}, {})] * 4
     assert len(made) == 2  # the fresh one and the kept one
 
 

@@ -222,11 +222,13 @@ def reset_gl_state(ctx: Any) -> None:
     ctx.blend_func = ctx.DEFAULT_BLENDING
     ctx.blend_equation = ctx.FUNC_ADD
     ctx.front_face, ctx.cull_face = "ccw", "back"
-    use_program, active_texture, pixel_store = _raw_gl()  # (moderngl sets these before
-    use_program(0)  # each use, but leaves them: the last program alive, a review)
-    active_texture(GL_TEXTURE0)
+    use_program, active_texture, pixel_store, clear_color, clear_depth = _raw_gl()  # (moderngl
+    use_program(0)  # sets these before each use, but leaves them: the last program alive, a
+    active_texture(GL_TEXTURE0)  # review; the clear colour: a shader scene's alpha 1)
     pixel_store(GL_PACK_ALIGNMENT, 4)
     pixel_store(GL_UNPACK_ALIGNMENT, 4)
+    clear_color(0.0, 0.0, 0.0, 0.0)
+    clear_depth(1.0)
     ctx.clear_errors()
 
 
@@ -235,15 +237,18 @@ GL_TEXTURE0, GL_PACK_ALIGNMENT, GL_UNPACK_ALIGNMENT = 0x84C0, 0x0D05, 0x0CF5
 
 @functools.cache
 def _raw_gl() -> tuple:
-    """glUseProgram, glActiveTexture, glPixelStorei through eglGetProcAddress."""
+    """glUseProgram, glActiveTexture, glPixelStorei, glClearColor, glClearDepth through
+    eglGetProcAddress."""
     import ctypes
 
     get = _egl().eglGetProcAddress
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
-    uint = ctypes.c_uint
+    uint, f4 = ctypes.c_uint, ctypes.c_float
     return (ctypes.CFUNCTYPE(None, uint)(get(b"glUseProgram")),
             ctypes.CFUNCTYPE(None, uint)(get(b"glActiveTexture")),
-            ctypes.CFUNCTYPE(None, uint, ctypes.c_int)(get(b"glPixelStorei")))
+            ctypes.CFUNCTYPE(None, uint, ctypes.c_int)(get(b"glPixelStorei")),
+            ctypes.CFUNCTYPE(None, f4, f4, f4, f4)(get(b"glClearColor")),
+            ctypes.CFUNCTYPE(None, ctypes.c_double)(get(b"glClearDepth")))
 
 
 def _egl() -> Any:
