@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from hfrender.hyperframe.pool import HostStorage, HyperFramePool
     from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
     from hfrender.io.store import StoreError
+    from hfrender.motion_vectors import vector_blur
     from hfrender.optics import Lens
     from hfrender.scene import (
         Camera,
@@ -66,7 +67,7 @@ __all__ = [
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
     "there_and_back", "Group", "Text", "arrange", "next_to", "render", "still", "__version__",
-    "Cylinder", "Cone", "Torus",
+    "Cylinder", "Cone", "Torus", "vector_blur",
 ]
 
 _HOME = {
@@ -84,7 +85,7 @@ _HOME = {
     "Text": "scene.text", "arrange": "scene.layout", "next_to": "scene.layout",
     "WindowWeights": "hyperframe.windows",
     "sliding_in_span": "hyperframe.windows", "SampleStore": "engine.reexpose",
-    "StoreError": "io.store", "render": "api", "still": "api",
+    "StoreError": "io.store", "render": "api", "still": "api", "vector_blur": "motion_vectors",
     **dict.fromkeys(("Keyframes", "ease_in", "ease_in_out", "ease_out", "keyframes", "lerp",
                      "linear", "rush_from", "rush_into", "smooth", "there_and_back"),
                     "scene.easing"),

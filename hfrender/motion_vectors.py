@@ -1,0 +1,103 @@
+"""Motion blur in post from a motion-vector pass: one sharp frame and its vectors in, the
+frame as a shutter open over its motion out (Nuke's VectorBlur, Blender's Vector Blur node).
+
+No kernel of its own: the frame is a hyperframe of one sub-frame at the shutter's middle,
+and :func:`hfrender.effects.fuse` reconstructs the motion over the shutter from its
+velocity and depth (``--reconstruct``'s :mod:`~hfrender.backends.cpu.reconstruct`): each
+moving pixel is splatted along its vector at intermediate times across the shutter, the
+nearer surface winning; what a moving surface uncovers is filled from the still pixels
+behind it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hfrender import validate
+from hfrender.backends.cpu.recon_cells import STILL_PX
+from hfrender.effects import fuse
+from hfrender.errors import InputError
+from hfrender.hyperframe.frame import HyperFrame
+from hfrender.hyperframe.windows import WindowWeights
+from hfrender.interop import to_array
+
+MAX_SHUTTER = 720.0  # degrees: two frames' motion, the most one frame's vectors can say
+
+
+def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float = 180.0,
+                linear_light: bool = True, backend: str | None = None, out: Any = None) -> Any:
+    """Motion blur from motion vectors: each pixel spread along its vector over the shutter.
+
+    Parameters
+    ----------
+    frame : (H, W, C) or (N, H, W, C), as ``frames`` of :func:`hfrender.motion_blur`
+        (uint8/uint16 sRGB codes, float32 linear light; RGBA premultiplied).
+    velocity : (H, W, 2) or (N, H, W, 2) float: each pixel's screen motion in **pixels a
+        frame, x to the right and y down** (row numbers grow), the motion at the frame's
+        instant. Nuke's ``forward.u``/``forward.v`` (and ``hfrender render --passes
+        velocity``'s) have v up: pass ``(u, -v)``; Blender's ``Vector`` pass points back:
+        :func:`hfrender.io.vector_pass.blender_velocity`.
+    depth : (H, W) or (N, H, W) metres (``inf`` sky), or None. With depth, where streaks
+        cross the nearer surface covers the farther. Without it, two layers: what moves
+        is in front of what stands still (a car streaks over the road, but also over a
+        post in front of it), and where moving pixels cross, the one first in raster
+        order (top-left) covers the other.
+    shutter : degrees the shutter is open, centred on the frame's instant: 180 (default)
+        spreads a pixel over half its vector, 360 over all of it; (0, 720].
+    linear_light, backend : as in :func:`hfrender.motion_blur`.
+    out : optional result array, as in :func:`hfrender.fuse`.
+
+    Returns
+    -------
+    The frame's family, dtype and shape. Energy is conserved away from the borders.
+    """
+    arr, back, _ = to_array(frame, "frame")
+    validate.frames(arr, "frame", allow_single=True)
+    single = arr.ndim == 3
+    arr = arr[None] if single else arr
+    n, h, w = arr.shape[:3]
+    vel = _velocity(velocity, (n, h, w))
+    half = _shutter(shutter) / 720.0  # half the shutter, in frames
+    if depth is None:  # two layers: what moves over the shutter in front of what does not
+        moving = np.hypot(vel[..., 0], vel[..., 1]) * (2 * half) >= STILL_PX
+        dep = np.where(moving, np.float32(1), np.float32(2))
+    else:
+        darr, _, _ = to_array(depth, "depth")
+        dep = validate.depth(darr, arr.shape, one_for_all=True)
+    times = np.arange(n, dtype=np.float64)
+    weights = WindowWeights(np.arange(n, dtype=np.int64), np.ones((n, 1)))
+    res = fuse(HyperFrame(arr, np.ascontiguousarray(dep), times, vel), weights,
+               shutter=np.stack([times - half, times + half], axis=1),
+               linear_light=linear_light, backend=backend,
+               out=out[None] if single and out is not None else out)
+    return back(res[0] if single else res) if out is None else out
+
+
+def _velocity(velocity: Any, size: tuple[int, int, int]) -> np.ndarray:
+    """``velocity`` as (N, H, W, 2) finite float32 pixels a frame (one (H, W, 2) for one
+    frame), else one line naming it."""
+    arr = validate.real_array(velocity)
+    n, h, w = size
+    want = (n, h, w, 2)
+    if arr is not None and arr.shape == want[1:] and n == 1:
+        arr = arr[None]
+    if arr is None or arr.shape != want:
+        got = "not numbers" if arr is None else f"shape {arr.shape}"
+        raise InputError(f"velocity has {got}; expected {want} (or {want[1:]} for one frame): "
+                         "pixels a frame, x to the right and y down")
+    if not np.isfinite(arr).all():
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise InputError(f"velocity has a NaN or inf at index {where}; it must be finite "
+                         "pixels a frame")
+    return np.ascontiguousarray(arr, np.float32)
+
+
+def _shutter(value: Any) -> float:
+    """The shutter in degrees, in (0, 720], else one line naming it."""
+    deg = validate.real_array(validate.scalar(value))
+    if deg is None or deg.ndim or not 0 < float(deg) <= MAX_SHUTTER:
+        raise InputError(f"shutter={value!r} must be degrees in (0, {MAX_SHUTTER:g}] "
+                         "(180: half a frame's motion, 360: all of it)")
+    return float(deg)
