@@ -416,7 +416,8 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
     (["{clip}", "--motion-blur", "99"], r"--motion-blur 99 is longer than the input \(40 "
                                         r"frames\)"),
     (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0: must be >= 1"),
-    (["{clip}"], r"nothing to do: give --motion-blur N and/or --depth DEPTH"),
+    (["{clip}"], r"nothing to do: give --motion-blur N \(or --vectors VECTORS\) and/or "
+                 r"--depth DEPTH"),
     (["{clip}", "--depth", "{short}"], r"--depth needs --focus-distance \(or --focus-pixel "
      r"X,Y\) and --f-stop"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2"],

@@ -66,6 +66,14 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         "count, like tmix; S: output fps = input fps / S; --stride N with "
                         "--motion-blur N: a 360-degree shutter)")
     g.add_argument("--weights", choices=CURVES, default="box")
+    g.add_argument("--vectors", metavar="VECTORS", type=sequence_name, default=None,
+                   help="blur each frame along its own motion vectors: EXR frames with "
+                        "forward.u/forward.v (hfrender render --passes velocity, Nuke) or "
+                        "Blender's Vector pass, Z from the same files when present "
+                        "(frames/%%04d.exr: the footage's own files will do)")
+    g.add_argument("--shutter", type=float, default=None, metavar="DEG",
+                   help="with --vectors: degrees the shutter is open, centred on each frame "
+                        "(180)")
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does, the depth of field's too "
                         "(default: linear light)")
@@ -167,8 +175,9 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
     from hfrender.engine.fx_settings import parse_range
 
     lens = _lens(args)
-    if lens is None and args.motion_blur is None:
-        raise ConfigError("nothing to do: give --motion-blur N and/or --depth DEPTH")
+    if lens is None and args.motion_blur is None and args.vectors is None:
+        raise ConfigError("nothing to do: give --motion-blur N (or --vectors VECTORS) and/or "
+                          "--depth DEPTH")
     return FxSettings(1 if args.motion_blur is None else args.motion_blur, args.stride,
                       args.weights, not args.gamma_space, args.depth,
                       _or(args.depth_scale, 1.0), lens, args.backend, args.codec, args.fps,
@@ -178,7 +187,8 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
                       bool(args.depth_zero_is_sky), args.focus_pixel, args.depth_resize,
                       None if args.depth_range is None else parse_range(args.depth_range,
                                                                         "--depth-range"),
-                      _or(args.depth_kind, "distance"), args.focus_disparity, args.max_blur)
+                      _or(args.depth_kind, "distance"), args.focus_disparity, args.max_blur,
+                      args.vectors, _or(args.shutter, 180.0))
 
 
 def cmd_fx(args: argparse.Namespace) -> int:

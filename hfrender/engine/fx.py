@@ -63,6 +63,7 @@ from hfrender.io.footage import (
 )
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
 from hfrender.io.sequence_files import sequence_files
+from hfrender.io.vector_pass import VectorPass
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
 
@@ -109,7 +110,7 @@ class FxJob:
             raise TypeError(f"settings must be FxSettings, not {type(settings).__name__}")
         self.source, self.output, self.s, self.progress = source, output, settings, progress
         self.chunk, self._t0 = chunk, time.perf_counter()
-        self.footage = self.depth = self.out = None
+        self.footage = self.depth = self.out = self.vectors = None
         self.alpha: str | None = None  # footage with alpha: "keep" or "drop" (FxFusion)
         self.alpha_note: str | None = None  # its warning, once a frame is see-through
         self.stats = FxStats()
@@ -187,7 +188,8 @@ class FxJob:
         """The output must not replace an input of this run, and must be writable: both
         said before anything is read."""
         inputs = []
-        for what, path in (("input", self.source), ("depth input", self.s.depth)):
+        for what, path in (("input", self.source), ("depth input", self.s.depth),
+                           ("vectors input", self.s.vectors)):
             if path is not None:
                 files = sequence_files(path) if not Path(path).is_file() else [Path(path)]
                 inputs.append((what, files or []))
@@ -204,6 +206,9 @@ class FxJob:
         if s.depth is not None:
             self.depth = depth_pass_of(str(self.source), s, footage.size, footage.count)
             self.s = focused(s, self.depth)  # a disparity map's focus, in its stand-in metres
+        if s.vectors is not None:  # (their channels, count and size said before any work)
+            self.vectors = VectorPass(s.vectors)
+            self.vectors.check(footage.size, footage.count)
         check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
                      float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
                      alpha=written_format(footage.pix_fmt, self.output, s.codec, s.pix_fmt)[1])
@@ -227,7 +232,7 @@ class FxJob:
             self.codes = np.dtype(getattr(footage, "stored", None) or self.codes)
         w, h = footage.size
         frame_bytes = int(np.prod(self.shape)) * self.dtype.itemsize + \
-            (h * w * 4 if self.depth else 0)
+            (h * w * 4 if self.depth or self.vectors else 0) + (h * w * 8 if self.vectors else 0)
         self.per = outputs_per_hyperframe(frame_bytes, s)
         end = stats.total if self.chunk is None else self.chunk[0] + self.chunk[1]
         self.end = min(end, stats.total)
@@ -278,7 +283,8 @@ class FxJob:
         skip = start * s.stride  # padded frames that no output still to make needs
         builder = HyperFrameBuilder.create(
             self.shape, self.dtype, frames_per_output=s.stride, halo=s.window - 1,
-            granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None,
+            granularity=s.window - 1 + self.per * s.stride, depth=self.depth is not None
+            or getattr(self.vectors, "has_z", False), velocity=self.vectors is not None,
             max_in_flight=s.workers, first_index=skip, lead_in=s.window - 1 if start else 0)
         codes = self.codes if self.codes != self.dtype else None
         static = self.depth is not None and self.depth.static
@@ -313,7 +319,8 @@ class FxJob:
                     break
                 if depth is not None:
                     depth.next(i)
-            elif i == 0:  # frame 0, and where it stands in for the frames before the clip
+            elif i == 0 and self.vectors is None:  # frame 0, and where it stands in for
+                # the frames before the clip (--vectors: none before it; reserved, below)
                 color = np.empty(self.shape, self.dtype)
                 if not footage.read_into(color):
                     break
@@ -325,12 +332,16 @@ class FxJob:
                     self._submit(engine, builder.emit_now())
                     early -= 1
             else:
-                color, dplane, _ = builder.reserve(float(p))
+                color, dplane, vplane = builder.reserve(float(p))
                 if not footage.read_into(color):  # straight into the hyperframe slot
                     builder.cancel()
                     break
                 self._premultiply(color)
-                if dplane is not None:
+                if vplane is not None:  # (and Z, where its files hold one)
+                    vplane[...], z = self.vectors.read(i)
+                    if dplane is not None:
+                        dplane[...] = z
+                elif dplane is not None:
                     depth.into(dplane, i)
                 hyper = builder.commit()
                 if hyper is None and early and p >= s.window - 1 \

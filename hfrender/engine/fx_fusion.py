@@ -15,6 +15,7 @@ from hfrender.engine.deep_output import finish
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
+from hfrender.motion_vectors import vector_blur
 from hfrender.shutter_curve import curve_weights
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,11 @@ class FxFusion:
             note, self.alpha_note = self.alpha_note, None
             if note is not None:  # (not told by another fusion thread meanwhile)
                 log.warning("%s", note)
-        if s.lens is None:
+        if s.vectors is not None:  # one frame a window, blurred along its vectors
+            res = vector_blur(span, hyper.velocity[lo:hi], None if hyper.depth is None else
+                              hyper.depth[lo:hi], shutter=s.shutter,
+                              linear_light=s.linear_light, backend=s.backend, out=out)
+        elif s.lens is None:
             res = motion_blur(span, s.window, stride=s.stride, weights=self.weights,
                               linear_light=s.linear_light, backend=s.backend, out=out)
         else:

@@ -122,6 +122,8 @@ class FxSettings:
     depth_kind: str = "distance"  # or "disparity": a depth estimator's (hfrender.disparity)
     focus_disparity: float | None = None  # a disparity map's in focus (or focus_pixel's)
     max_blur: float | None = None  # a disparity map's largest blur, px across (its 1st frame)
+    vectors: str | None = None  # motion-vector EXR frames: each frame blurred along its own
+    shutter: float = 180.0  # --vectors' shutter, degrees centred on each frame
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -149,6 +151,7 @@ class FxSettings:
         if self.depth_resize is not None and self.depth is None:
             raise ConfigError("--depth-resize needs --depth")
         self._check_disparity()
+        self._check_vectors()
         if (self.depth is None) != (self.lens is None):
             raise ConfigError("--depth needs --focus-distance and --f-stop (a lens), and a "
                               "lens needs --depth")
@@ -191,6 +194,24 @@ class FxSettings:
                 raise ConfigError(f"--depth-range and {flag}: give one (the range gives the "
                                   "normalised pass's metres, its 0 NEAR)")
         object.__setattr__(self, "depth_range", (float(span[0]), float(span[1])))
+
+    def _check_vectors(self) -> None:
+        """--vectors (hf.vector_blur on each frame) alone of the ways to blur, its shutter
+        in (0, 720] degrees."""
+        if self.vectors is None:
+            if self.shutter != 180.0:
+                raise ConfigError(f"--shutter {self.shutter:g} applies only with --vectors "
+                                  "(--motion-blur's shutter is its --stride and --weights)")
+            return
+        for flag, given in (("--motion-blur", self.window != 1), ("--stride", self.stride != 1),
+                            ("--depth", self.depth is not None)):
+            if given:
+                raise ConfigError(f"--vectors and {flag}: give one (--vectors blurs each frame "
+                                  "along its own motion vectors, Z from their files; run fx "
+                                  "again for the other)")
+        if not (_positive(self.shutter) and self.shutter <= 720):
+            raise ConfigError(f"--shutter {self.shutter!r}: degrees in (0, 720] (180: half a "
+                              "frame's motion, 360: all of it)")
 
     def _check_disparity(self) -> None:
         given = {"depth_scale": self.depth_scale != 1.0, "depth_range": self.depth_range,

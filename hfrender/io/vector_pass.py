@@ -1,0 +1,128 @@
+"""``hfrender fx --vectors``: motion vectors (and Z) from EXR frames, in hfrender's own
+convention (:func:`hfrender.vector_blur`: pixels a frame, x to the right, y down).
+
+Two layouts are read:
+
+* Nuke's ``forward.u`` / ``forward.v`` (what ``hfrender render --passes velocity`` writes):
+  the motion to the next frame in pixels, u to the right and **v up**: velocity
+  ``(u, -v)``.
+* Blender's ``Vector`` pass (``Vector.X/Y/Z/W``, in a multilayer file ``ViewLayer.Vector.X``
+  ...): Cycles writes ``XY = previous - current`` and ``ZW = current - next`` positions in
+  raster pixels, y up (``primitive_motion_vector`` in blender/blender's
+  ``intern/cycles/kernel/geom/primitive.h``: ``motion_pre - motion_center``,
+  ``motion_center - motion_post``). Both point *against* the motion; the velocity at the
+  frame is their mean negated, the central difference ``(next - previous) / 2``:
+  ``(-(X + Z) / 2, (Y + W) / 2)`` with y down.
+
+``Z`` (hfrender's and Nuke's) or Blender's ``Depth.Z`` beside them orders the streaks
+(nearer covers farther); without one the blur is :func:`hfrender.vector_blur`'s without
+depth.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from hfrender.io.images import _depth_choice, _openexr, displayed
+from hfrender.io.probe import FootageError
+from hfrender.io.sequence_files import sequence_files
+
+NUKE = ("forward.u", "forward.v")
+BLENDER = ("Vector.X", "Vector.Y", "Vector.Z", "Vector.W")
+
+
+def nuke_velocity(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Nuke's ``forward.u``, ``forward.v`` (v up) -> (H, W, 2) pixels a frame, y down."""
+    return np.stack([u, -np.asarray(v)], axis=-1).astype(np.float32)
+
+
+def blender_velocity(x: np.ndarray, y: np.ndarray, z: np.ndarray,
+                     w: np.ndarray) -> np.ndarray:
+    """Blender's ``Vector`` pass (XY: previous - current, ZW: current - next, y up) ->
+    (H, W, 2) pixels a frame, y down: the motion over the frame centred on it."""
+    vx = (np.asarray(x, np.float32) + z) * np.float32(-0.5)
+    vy = (np.asarray(y, np.float32) + w) * np.float32(0.5)
+    return np.stack([vx, vy], axis=-1)
+
+
+def _layout(names: list[str]) -> tuple[str, list[str]] | None:
+    """("nuke" or "blender", the channels to read) among a part's channel ``names``."""
+    if all(n in names for n in NUKE):
+        return "nuke", list(NUKE)
+    layers = sorted(n[:-len(BLENDER[0])] for n in names if n.endswith(BLENDER[0]))
+    for layer in layers:  # "" or "ViewLayer." ...
+        if layer == "" or layer.endswith("."):
+            want = [layer + c for c in BLENDER]
+            if all(n in names for n in want):
+                return "blender", want
+    return None
+
+
+class VectorPass:
+    """The motion-vector files of an fx run, one a footage frame: checked before any work
+    (:meth:`check`: their count, size and channels), read one by one (:meth:`read`)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        files = [Path(path)] if Path(path).is_file() else sequence_files(path)
+        if not files:
+            raise FootageError(f"--vectors {path}: no such file or EXR sequence (give the "
+                               "frames holding the motion vectors, e.g. frames/%04d.exr)")
+        if any(f.suffix.lower() != ".exr" for f in files):
+            raise FootageError(f"--vectors {path}: motion vectors are channels of EXR "
+                               "frames (forward.u/forward.v, or Blender's Vector pass)")
+        self.files = files
+        self.has_z = False
+
+    def check(self, size: tuple[int, int], count: int) -> None:
+        """Enough files for ``count`` frames of ``size`` (w, h), the first with vectors;
+        whether it holds a Z (:attr:`has_z`): said before any frame is made."""
+        if len(self.files) < count:
+            raise FootageError(f"--vectors {self.path}: {len(self.files)} file(s) for "
+                               f"{count} frames of footage; give one a frame")
+        vel, z = self.read(0)
+        if vel.shape[1::-1] != tuple(size):
+            raise FootageError(f"--vectors {self.files[0]}: {vel.shape[1]}x{vel.shape[0]}, "
+                               f"but the footage is {size[0]}x{size[1]}")
+        self.has_z = z is not None
+
+    def read(self, i: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Frame ``i``'s velocity (H, W, 2) float32 pixels a frame (y down) and its Z
+        (H, W) metres, or None where the file has none."""
+        path = self.files[i]
+        try:
+            with _openexr().File(str(path), separate_channels=True) as f:
+                parts = [dict(p.channels) for p in f.parts]
+                headers = [dict(p.header) for p in f.parts]  # (emptied once it is closed)
+        except Exception as exc:  # noqa: BLE001 - OpenEXR's words, one line
+            said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise FootageError(f"cannot read --vectors {path}: {said}") from None
+        found = next(((i, *lay) for i, p in enumerate(parts)
+                      if (lay := _layout(list(p))) is not None), None)
+        if found is None:
+            names = sorted({n for p in parts for n in p})
+            raise FootageError(f"{path}: no motion vectors: neither forward.u and forward.v "
+                               "(Nuke; hfrender render --passes velocity) nor Vector.X/Y/Z/W "
+                               f"(Blender's Vector pass) among its channels {', '.join(names)}")
+        at, kind, names = found
+        planes = [self._plane(parts[at][n], headers[at], 0.0) for n in names]
+        vel = nuke_velocity(*planes) if kind == "nuke" else blender_velocity(*planes)
+        if not np.isfinite(vel).all():
+            raise FootageError(f"{path}: NaN or infinite motion vectors; they must be finite "
+                               "pixels a frame")
+        return vel, self._depth(parts, headers)
+
+    @staticmethod
+    def _plane(channel: object, header: dict, fill: float) -> np.ndarray:
+        return displayed(header, np.asarray(channel.pixels, np.float32), fill)
+
+    def _depth(self, parts: list[dict], headers: list[dict]) -> np.ndarray | None:
+        """The Z of the file (hfrender's and Nuke's ``Z``, ``depth.Z``, Blender's
+        ``Depth.Z``), or None: only a channel that surely is depth (never R or Y)."""
+        for p, header in zip(parts, headers, strict=True):
+            sure, name = _depth_choice(p)
+            if name is not None and sure == 0:
+                return self._plane(p[name], header, np.inf)
+        return None
