@@ -35,8 +35,10 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
         Group,
         Object3D,
         Plane,
+        PointLight,
         Scene,
         Sphere,
+        SpotLight,
         Torus,
     )
     from hfrender.scene.easing import (
@@ -67,7 +69,7 @@ __all__ = [
     "to_linear", "SampleStore", "StoreError", "Mesh", "Keyframes", "ease_in", "ease_in_out",
     "ease_out", "keyframes", "lerp", "linear", "rush_from", "rush_into", "smooth",
     "there_and_back", "Group", "Text", "arrange", "next_to", "render", "still", "__version__",
-    "Cylinder", "Cone", "Torus", "vector_blur",
+    "Cylinder", "Cone", "Torus", "vector_blur", "PointLight", "SpotLight",
 ]
 
 _HOME = {
@@ -80,7 +82,8 @@ _HOME = {
     "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.frame", "Lens": "optics",
     "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
-    "Cylinder": "scene", "Cone": "scene", "Torus": "scene",
+    "Cylinder": "scene", "Cone": "scene", "Torus": "scene", "PointLight": "scene",
+    "SpotLight": "scene",
     "Group": "scene",
     "Text": "scene.text", "arrange": "scene.layout", "next_to": "scene.layout",
     "WindowWeights": "hyperframe.windows",

@@ -38,7 +38,7 @@ def test_bad_dtype_is_an_input_type_error_and_a_type_error(rng):
     with pytest.raises(TypeError, match=r"^dtype=float64 must be uint8 or uint16$"):
         hf.from_linear(frames(rng), dtype=np.float64)
     with pytest.raises(InputTypeError, match=r"^add\(\) takes a Plane, Cube, Sphere or other "
-                       r"Object3D; got str$"):
+                       r"Object3D, or a PointLight or SpotLight; got str$"):
         hf.Scene().add("ball")
 
 

@@ -117,8 +117,9 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
     ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='a.ttf') (Unicode and a "
                 "font of yours, not TeX's layout; a formula made elsewhere can be a model, "
                 "hf.Mesh.load)"),
-    ("PointLight", "there is one directional light, the scene's light_direction and ambient "
-                   "(its shadows = True casts shadows); a lamp is an object with emissive"),
+    ("DirectionalLight", "the directional light is the scene's light_direction and ambient "
+                         "(its shadows = True casts shadows); lamps are hf.PointLight and "
+                         "hf.SpotLight, added with self.add (up to 8)"),
     ("FadeIn", "there are no animations to play: update(t) sets every object from t alone (a "
                "fade in over 1 s: obj.opacity = hf.smooth(t)): hfrender docs rendering "
                "scenes"),
@@ -634,7 +635,8 @@ def test_an_object_added_twice_is_refused_at_the_second_add(tmp_path, capsys):
     with pytest.raises(InputError, match="was added already"):
         two.add(hf.Cube(), c)  # (each checked)
     with pytest.raises(TypeError, match=r"^add\(\) takes a Plane, Cube, Sphere or other "
-                       r"Object3D; got str \(a model: hf\.Mesh\.load\('torus\.obj'\)\)$"):
+                       r"Object3D, or a PointLight or SpotLight; got str \(a model: "
+                       r"hf\.Mesh\.load\('torus\.obj'\)\)$"):
         two.add("torus.obj")
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from hfrender.color import srgb_color
 from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
+from hfrender.renderer.lamps import lamp_uniforms, sun
 from hfrender.renderer.models import ModelDrawer, mesh_program, poser
 from hfrender.renderer.msaa import msaa_samples
 from hfrender.renderer.programs import (
@@ -66,7 +67,7 @@ def _at(exc: BaseException, obj: Any) -> BaseException:
 
 
 class SceneRenderer:
-    """Draws a :class:`Scene` (meshes, camera, light) with a lens offset and pixel jitter."""
+    """Draws a :class:`Scene` (meshes, camera, lights) with a lens offset and pixel jitter."""
 
     has_velocity = True  # it can write the velocity plane
     transparent = False  # draw no background: alpha 0 there (set by the render job)
@@ -165,9 +166,7 @@ class SceneRenderer:
         view, proj = self._camera_matrices(offset, jitter_px)
         right, up, forward = cam.basis()
         eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
-        light = np.asarray(scene.light_direction, np.float64)
-        light = light / (np.abs(light).max() or 1.0)  # (1e200, 1e200, 0): no overflow
-        light = light / (np.linalg.norm(light) or 1.0)
+        light = sun(scene)  # (unit, towards the light)
 
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self.parts = _animated_parts(scene.objects)  # (each one's matrices asked once)
@@ -178,6 +177,7 @@ class SceneRenderer:
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0,
+                  **lamp_uniforms(scene),
                   **shadow_map(self, light, lens, rates)}  # (before the target's drawing)
         self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)

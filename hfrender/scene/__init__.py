@@ -19,6 +19,15 @@ from hfrender.color import display_color, shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks, other_names
 from hfrender.scene.camera import Camera
+from hfrender.scene.lamps import (
+    Lamp,
+    PointLight,
+    SpotLight,
+    lamps_of,
+    lit_now,
+    most_light,
+    put,
+)
 from hfrender.scene.nodes import Group, called
 from hfrender.scene.objects import Cone, Cube, Cylinder, Object3D, Plane, Sphere, Torus, drawn
 from hfrender.scene.shader_passes import ShaderPass, buffer_passes
@@ -167,7 +176,7 @@ class Scene:
         that join it later (:meth:`_join`)."""
         if more:
             return tuple(self.add(o) for o in (obj, *more))
-        if isinstance(obj, type) and issubclass(obj, (Object3D, Group)):  # not hf.Sphere()
+        if isinstance(obj, type) and issubclass(obj, (Object3D, Group, Lamp)):  # not hf.Sphere()
             raise InputTypeError(f"add() takes an object: call the class, "
                                  f"hf.{obj.__name__}(), rather than pass it")
         if _inside_update(self):
@@ -180,15 +189,16 @@ class Scene:
         if isinstance(obj, Group):  # manim's self.add(VGroup(a, b)): a and b
             self._take(obj, self.add)  # (and those joining it later: _join)
             return obj
-        if not isinstance(obj, Object3D):
+        if not isinstance(obj, Object3D | Lamp):
             from hfrender.scene.meshes import FORMATS
 
             model = f" (a model: hf.Mesh.load({str(obj)!r}))" if isinstance(obj, (str, Path)) \
                 and Path(obj).suffix.lower() in FORMATS else ""
-            raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D; "
-                                 f"got {type(obj).__name__}{model}")
-        obj.geometry  # noqa: B018 - a Mesh made without load() refused here, at add()'s line
-        if getattr(obj, "_added_to", None) is self and any(o is obj for o in self.objects):
+            raise InputTypeError(f"add() takes a Plane, Cube, Sphere or other Object3D, or a "
+                                 f"PointLight or SpotLight; got {type(obj).__name__}{model}")
+        if isinstance(obj, Object3D):  # a Mesh made without load() refused, at add()'s line
+            obj.geometry  # noqa: B018
+        if getattr(obj, "_added_to", None) is self and self._holds(obj):
             if obj.__dict__.pop("_joined", False):  # added with its group: this add says so
                 return obj  # (self.add(hf.Cube(parent=group)), group added)
             made = "Mesh.load" if type(obj).__name__ == "Mesh" else type(obj).__name__
@@ -196,8 +206,14 @@ class Scene:
                              f"second one (hf.{made}(...)) to draw two")
         return self._put(obj)
 
-    def _put(self, obj: Object3D) -> Object3D:
-        self.objects.append(obj)
+    def _holds(self, obj: Object3D | Lamp) -> bool:
+        return any(o is obj for o in (lamps_of(self) if isinstance(obj, Lamp) else self.objects))
+
+    def _put(self, obj: Object3D | Lamp) -> Object3D | Lamp:
+        if isinstance(obj, Lamp):
+            put(self, obj)  # (a 9th refused)
+        else:
+            self.objects.append(obj)
         object.__setattr__(obj, "_added_to", self)  # (was: drawn twice, in one place)
         return obj
 
@@ -206,7 +222,7 @@ class Scene:
         group``): added as ``self.add(group)`` would have added it (was: not drawn, a
         manim user's trial). In ``update(t)`` an object is refused in one line: the scene
         drawn would depend on the times drawn before."""
-        if isinstance(obj, Object3D) and _inside_update(self):
+        if isinstance(obj, Object3D | Lamp) and _inside_update(self):
             held = next((w for w, v in checks.held(self) if v is group), "the group")
             raise InputError(f"{type(obj).__name__}.parent = {held} in update(t): a "
                              f"{type(obj).__name__} not added joins the scene with the group "
@@ -216,7 +232,8 @@ class Scene:
         if isinstance(obj, Group):  # (not add's refusal in update(t): no object drawn)
             self._take(obj, lambda child: self._join(child, obj))
         else:  # (hf.Mesh.load(path, parent=group) joins once its model is read: nodes.Whole)
-            obj.geometry  # noqa: B018 - a Mesh made without load() refused, as add() does
+            if isinstance(obj, Object3D):  # a Mesh made without load() refused, as add()
+                obj.geometry  # noqa: B018
             self._put(obj)
             object.__setattr__(obj, "_joined", True)
 
@@ -225,8 +242,7 @@ class Scene:
         children not added yet (the list searched only for one marked as added)."""
         object.__setattr__(group, "_added_to", self)
         for child in group.children:
-            if getattr(child, "_added_to", None) is not self or \
-                    not any(o is child for o in self.objects):
+            if getattr(child, "_added_to", None) is not self or not self._holds(child):
                 add(child)
 
 
@@ -244,31 +260,36 @@ class ShaderScene(Scene, ShaderPass):
 
 def past_white(scene: Scene) -> str | None:
     """The first visible object whose light can pass white (its linear colour times ``1 +
-    emissive``: lit, plus its own light; a model's part, its colour so lit plus its
-    material's emission), described with where it is; ``None`` when no object's can. (A
-    surface shader of the scene's own may return more than its colour: not seen here.)"""
+    emissive + lamps``: lit by the directional light, plus its own light, plus the most
+    its lamps can give it, :func:`~hfrender.scene.lamps.most_light`; a model's part, its
+    colour so lit plus its material's emission), described with where it is; ``None`` when
+    no object's can. (A surface shader of the scene's own may return more than its colour:
+    not seen here.)"""
     if isinstance(scene, ShaderScene):
         return None
+    lamps = lit_now(scene)
     for obj in scene.objects:
         if not drawn(obj):
             continue
         model = obj.__dict__.get("_model")  # a loaded model's (hf.Mesh.load)
         parts = model.emitters if model is not None else []
-        if obj.emissive <= 0 and not parts:
+        lamp = most_light(obj, lamps) if lamps else 0.0
+        if obj.emissive <= 0 and not parts and lamp <= 0:
             continue
-        lit = max(obj.linear_color()) * (1.0 + obj.emissive)
-        top = max([lit] * (obj.emissive > 0) + [c * lit + e for c, e in parts])
+        lit = max(obj.linear_color()) * (1.0 + obj.emissive + lamp)
+        top = max([lit] * (obj.emissive > 0 or lamp > 0) + [c * lit + e for c, e in parts])
         if top > 1.0:
             said = [f"emissive {obj.emissive:g}"] if obj.emissive > 0 else []
             said += [f"its materials' emission (up to {max(e for _, e in parts):.3g}x "
                      "white)"] if parts else []
+            said += [f"its lamps' light (up to {lamp:.3g}x)"] if lamp > 0 else []
             return (f"{called(obj, scene)} with {' and '.join(said)} reaches "
                     f"{top:.3g}x white")  # (a child's place: where its parents put it)
     return None
 
 
-__all__ = ["Camera", "Cone", "Cube", "Cylinder", "Group", "Object3D", "Plane", "Scene",
-           "ShaderScene", "Sphere", "Torus", "past_white"]
+__all__ = ["Camera", "Cone", "Cube", "Cylinder", "Group", "Object3D", "Plane", "PointLight",
+           "Scene", "ShaderScene", "SpotLight", "Sphere", "Torus", "past_white"]
 
 
 def _inside_update(scene: Scene) -> bool:

@@ -242,9 +242,9 @@ def caller_line() -> str | None:
 def held(scene: object) -> Iterator[tuple[str, object]]:
     """(name, value) of what a scene holds under its own names, as its errors and warnings
     name an object: ``self.ball``, and each item of a list, tuple or dict held,
-    ``self.balls[2]`` (not its ``objects`` list: the scene's, by number)."""
+    ``self.balls[2]`` (not its ``objects`` list, nor its lamps': the scene's, by number)."""
     for name, value in vars(scene).items():
-        if name == "objects":
+        if name in ("objects", "_lamps"):
             continue
         items = value.items() if isinstance(value, dict) else \
             enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)]

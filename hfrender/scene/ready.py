@@ -34,9 +34,10 @@ from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end, updated_quietly
+from hfrender.scene.lamps import Lamp, lamps_of
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
-from hfrender.scene.nodes import lineage
+from hfrender.scene.nodes import Placed, lineage
 from hfrender.scene.objects import Object3D
 
 log = logging.getLogger(__name__)
@@ -292,9 +293,9 @@ def unadded(scene: Scene) -> list[tuple[str, str]]:
     """(where, kind) of the scene's attributes (``self.ball``, ``self.balls[2]``) holding
     objects never added: they are not drawn (a trial: ``self.ball = hf.Sphere()`` rendered
     the background alone, without a word)."""
-    added = {id(o) for o in scene.objects}
+    added = {id(o) for o in [*scene.objects, *lamps_of(scene)]}
     return [(where, type(o).__name__) for where, o in checks.held(scene)
-            if isinstance(o, Object3D) and id(o) not in added]
+            if isinstance(o, Object3D | Lamp) and id(o) not in added]
 
 
 def _say_unadded(scene: Scene) -> None:
@@ -345,13 +346,13 @@ def drawn_state(scene: Scene) -> list[tuple[str, Any]]:
     names = {id(v): k for k, v in vars(scene).items() if not k.startswith("_")}
     state = [(name, getattr(scene, name)) for name in SCENE_STATE]
     owners = [("camera", scene.camera)] + [
-        (names.get(id(obj), f"objects[{i}]"), obj) for i, obj in enumerate(scene.objects)]
+        (names.get(id(obj), f"objects[{i}]"), obj) for i, obj in enumerate(scene.objects)] + [
+        (names.get(id(lamp), f"lamps[{i}]"), lamp) for i, lamp in enumerate(lamps_of(scene))]
     for owner, obj in owners:
         for field in dataclasses.fields(obj):
-            value = getattr(obj, field.name)  # a parent: its frame (a twin scene's is
-            state.append((f"{owner}.{field.name}",  # another object, in the same place)
-                          Digest(lineage(value)) if field.name == "parent" and value is not None
-                          else _kept(value)))
+            value = getattr(obj, field.name)  # a parent, a spot's target: its frame (a twin
+            state.append((f"{owner}.{field.name}",  # scene's is another, in the same place)
+                          Digest(lineage(value)) if isinstance(value, Placed) else _kept(value)))
     state.append(("the number of objects", len(scene.objects)))
     return state
 

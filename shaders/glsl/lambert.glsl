@@ -1,6 +1,7 @@
 // The default surface: ambient + Lambert diffuse from one directional light, times the
-// share of it that reaches the point (hf_shadow: 1 where the scene's shadows are off).
+// share of it that reaches the point (hf_shadow: 1 where the scene's shadows are off),
+// plus the lamps' light (hf_lamps: 0 where the scene has none).
 vec3 shade(vec3 normal, vec3 world, vec3 color) {
     float diffuse = max(dot(normal, u_light_dir), 0.0) * hf_shadow(world, normal);
-    return color * (u_ambient + (1.0 - u_ambient) * diffuse);
+    return color * (u_ambient + (1.0 - u_ambient) * diffuse) + color * hf_lamps(world, normal);
 }

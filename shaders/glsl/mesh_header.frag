@@ -5,6 +5,8 @@
 // returning linear light; `normal` faces the camera, `color` is the object's linear colour.
 // It may call hf_shadow(world, normal): the share of the light that reaches the point (1
 // lit, 0 in shadow; 1 wherever the scene's shadows are off), as lambert and toon do.
+// It may call hf_lamps(world, normal): the light of the scene's lamps (hf.PointLight,
+// hf.SpotLight) reaching the point, to multiply by the colour (0 where it has none).
 vec3 u_color;                // linear: the object's (v_object, set before shade())
 float u_emissive;
 float u_opacity;             // 1: opaque; below, blended over what lies behind (v_opacity)
@@ -21,6 +23,12 @@ uniform int u_shadows;        // 1: the scene's shadows = True (hfrender/rendere
 uniform sampler2DShadow u_shadow_map;  // the light's depth of the opaque objects
 uniform mat4 u_light_matrix;  // world -> the shadow map's (s, t, depth), each 0..1
 uniform vec3 u_shadow_texel;  // a texel of the map: metres across, in s-t, in depth
+#define HF_MAX_LAMPS 8        // the lamps (hfrender/renderer/lamps.py: lamp_uniforms)
+uniform int u_lamp_count;     // those lit now, the first of the arrays
+uniform vec4 u_lamp_position[HF_MAX_LAMPS];  // world xyz; w: max(radius^2, 1e-8)
+uniform vec4 u_lamp_color[HF_MAX_LAMPS];     // linear colour x intensity; w: a spot's
+                                             // cos(angle / 2), -2 for a point lamp
+uniform vec4 u_lamp_aim[HF_MAX_LAMPS];       // a spot's unit direction; w: its blend in cosine
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -71,6 +79,27 @@ float hf_shadow(vec3 world, vec3 normal) {
     lit += texture(u_shadow_map, vec3(at.x - d, at.y + d, ref));
     lit += texture(u_shadow_map, vec3(at.x + d, at.y + d, ref));
     return 0.25 * lit;
+}
+
+// the light of the lamps at `world` (`normal`: the side seen, unit), to multiply by the
+// surface's colour: each lamp's colour x intensity x max(0, n.l) / max(d^2, radius^2), a
+// spot's times its cone (Blender's: smoothstep over its blend, inside cos(angle / 2)).
+// The lamps cast no shadows.
+vec3 hf_lamps(vec3 world, vec3 normal) {
+    vec3 sum = vec3(0.0);
+    for (int i = 0; i < u_lamp_count; ++i) {
+        vec3 to = u_lamp_position[i].xyz - world;
+        float d2 = dot(to, to);
+        vec3 l = to * inversesqrt(max(d2, 1e-30));
+        float light = max(dot(normal, l), 0.0) / max(d2, u_lamp_position[i].w);
+        float edge = u_lamp_color[i].w, soft = u_lamp_aim[i].w;
+        if (edge > -1.5) {  // a spot: its cone
+            float c = dot(-l, u_lamp_aim[i].xyz);
+            light *= soft > 0.0 ? smoothstep(0.0, 1.0, (c - edge) / soft) : step(edge, c);
+        }
+        sum += u_lamp_color[i].rgb * light;
+    }
+    return sum;
 }
 
 #include "srgb.frag"

@@ -1,0 +1,170 @@
+"""Lamps: point and spot lights (Blender's Point and Spot lamps), added with ``self.add``
+as objects are, set from ``t`` in ``update(t)`` as objects are, and placed in a parent's
+frame (``parent=group``) as objects are. They light the ``lambert`` and ``toon`` surfaces
+(and a scene's own shader through ``hf_lamps()``) on top of the scene's directional light;
+they are not drawn themselves and cast no shadows. The renderer's side: uniform arrays,
+:mod:`hfrender.renderer.lamps`.
+
+Units: ``intensity`` is the light a surface facing the lamp 1 m away receives, in the
+scene's linear units (1: a white surface there shows white, as the directional light at
+full strength shows it), falling off as the inverse square of the distance, never nearer
+than ``radius`` (``max(d, radius)``: no infinite light at the lamp).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hfrender.color import display_color, srgb_color
+from hfrender.errors import InputError
+from hfrender.scene import checks
+from hfrender.scene.nodes import PLACE_CHECKS, Placed
+
+MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
+DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
+
+
+@dataclass(eq=False)
+class Lamp(Placed):
+    """A light at ``position`` (metres; in its ``parent``'s frame where it has one) of
+    ``color`` (a display colour, as an object's) times ``intensity`` (>= 0: the light on a
+    surface facing it 1 m away), falling off as 1 / max(d, radius)^2. ``visible = False``
+    switches it off. Never drawn: a lamp is seen by what it lights."""
+
+    position: tuple = (0.0, 0.0, 0.0)
+    color: tuple = (1.0, 1.0, 1.0)
+    intensity: float = 1.0
+    radius: float = 0.1
+    visible: bool = True
+    parent: Placed | None = field(default=None, kw_only=True, repr=False)
+
+    rotation = (0.0, 0.0, 0.0)  # the frame it gives a child: its place alone
+    scale = 1.0
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return _CHECKS
+
+    def world_position(self) -> np.ndarray:
+        """Where it is in the world (its parents' frames in)."""
+        frame, own = self._parents_frame(), np.asarray(self.position, np.float64)
+        return own if frame is None else frame[:3, :3] @ own + frame[:3, 3]
+
+    def linear_light(self) -> np.ndarray:
+        """Its colour in linear light times its intensity."""
+        return np.asarray(srgb_color(tuple(self.color[:3])), np.float64) * self.intensity
+
+
+@dataclass(eq=False)
+class PointLight(Lamp):
+    """A lamp shining every way (Blender's Point lamp)."""
+
+
+@dataclass(eq=False)
+class SpotLight(Lamp):
+    """A lamp shining in a cone (Blender's Spot lamp): along ``direction`` (in its parent's
+    frame), or at ``target`` where one is given (a point in the world, or an object or
+    group: its place), ``angle`` degrees across (Blender's Spot Size, 0..180), its edge
+    softened over ``blend`` (0..1: 0 sharp, 1 from the axis out; Blender's Blend)."""
+
+    direction: tuple = DOWN
+    target: Any = None
+    angle: float = 45.0
+    blend: float = 0.15
+
+    def aim(self) -> np.ndarray:
+        """The unit direction it shines along, in the world."""
+        if self.target is not None:
+            at = self.target
+            at = at._frame()[:3, 3] if isinstance(at, Placed) else np.asarray(at, np.float64)
+            way = at - self.world_position()
+        else:
+            frame = self._parents_frame()
+            way = np.asarray(self.direction, np.float64)
+            way = way if frame is None else frame[:3, :3] @ way
+        length = float(np.linalg.norm(way))
+        return way / length if length > 0 else np.asarray(DOWN)  # (at its target: down)
+
+
+def _direction(what: str, value: object) -> tuple:
+    way = checks.vector3(what, value, "(x, y, z) the spot shines along")
+    if not math.hypot(*way) > 0.0:
+        raise InputError(f"{what}={checks.shown(value)} has no direction (a length of 0); "
+                         "give (x, y, z) the spot shines along, or a target")
+    return way
+
+
+def _target(what: str, value: object) -> object:
+    if value is None or isinstance(value, Placed):
+        return value
+    return checks.vector3(what, value, "(x, y, z): a point to shine at (or an object, or "
+                          "None)")
+
+
+def _angle(what: str, value: object) -> float:
+    value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
+    if not (checks.real(value) and 0.0 < value < 180.0):
+        raise InputError(f"{what}={checks.shown(value)} must be a number of degrees between "
+                         "0 and 180, both left out (the cone's full angle: Blender's Spot "
+                         "Size)")
+    return float(value)
+
+
+_CHECKS = {
+    "position": PLACE_CHECKS["position"],
+    "color": lambda what, v: display_color(v, what),
+    "intensity": lambda what, v: checks.finite(what, v, low=0.0, meaning="the light on a "
+                                               "surface facing the lamp 1 m away"),
+    "radius": lambda what, v: checks.finite(what, v, low=0.0, meaning="metres: the light "
+                                            "is never nearer than this"),
+    "visible": checks.flag,
+    "direction": _direction,
+    "target": _target,
+    "angle": _angle,
+    "blend": lambda what, v: checks.fraction(what, v, "0 a sharp edge, 1 soft from the axis "
+                                             "out"),
+}
+
+
+def lamps_of(scene: Any) -> list[Lamp]:
+    """The lamps added to ``scene``, in the order added."""
+    return scene.__dict__.get("_lamps", [])
+
+
+def put(scene: Any, lamp: Lamp) -> None:
+    """``lamp`` added to ``scene``: a lamp past :data:`MAX_LAMPS` refused in one line."""
+    lamps = scene.__dict__.setdefault("_lamps", [])
+    if len(lamps) >= MAX_LAMPS:
+        raise InputError(f"add(): this {type(lamp).__name__} would be the scene's "
+                         f"{len(lamps) + 1}th lamp; a scene has up to {MAX_LAMPS} "
+                         "(hf.PointLight and hf.SpotLight together)")
+    lamps.append(lamp)
+
+
+def lit_now(scene: Any) -> list[Lamp]:
+    """The lamps giving light as the scene is now (``visible``, ``intensity`` above 0)."""
+    return [lamp for lamp in lamps_of(scene) if lamp.visible and lamp.intensity > 0.0]
+
+
+def most_light(obj: Any, lamps: list[Lamp]) -> float:
+    """The most light ``lamps`` can give a point of ``obj`` (a factor of its colour, as the
+    directional light's 1 at most), where its surface is lit by them (``lambert``, its own
+    or a model's default; ``toon`` cuts its bands at white, ``unlit`` takes none): each
+    lamp's brightest channel over its distance squared to the box around ``obj`` (or its
+    radius squared, nearer), a spot taken as lighting every way. 0 for a text (``unlit``
+    unless it names a shader) and another shader."""
+    from hfrender.scene.in_view import corners  # (it reads the scene package: at run time)
+
+    if obj.shader not in (None, "lambert") or type(obj).__name__ == "Text":
+        return 0.0
+    box = corners(obj)[:, :3]
+    lo, hi, total = box.min(0), box.max(0), 0.0
+    for lamp in lamps:
+        at = lamp.world_position()
+        gap = float(np.linalg.norm(np.maximum(0.0, np.maximum(lo - at, at - hi))))
+        total += float(lamp.linear_light().max()) / max(gap * gap, lamp.radius ** 2, 1e-8)
+    return total
