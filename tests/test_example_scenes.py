@@ -18,7 +18,7 @@ SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
 
 def test_the_new_examples_are_among_them():
     assert {"windmill.py", "windmill_sign.py", "glow.frag", "glow_bufA.frag",
-            "skinned_arm.py", "shadows.py"} <= set(FILES)
+            "skinned_arm.py", "shadows.py", "lamps.py"} <= set(FILES)
     listed = (SCENES / "README.md").read_text()
     assert all(f"`{name}`" in listed for name in FILES)
 
@@ -73,6 +73,26 @@ def test_the_shadows_scene_casts_shadows(tmp_path):
     off, _ = render_frames(tmp_path / "off.py", first_frame=9, count=1, **settings)
     darker = off[0].astype(int) - on[0]
     assert darker.min() >= -1 and (darker.max(-1) > 30).sum() > 600
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_lamps_scene_is_lit_by_its_lamps(tmp_path):
+    """scenes/lamps.py with its lamps and with them off (intensity 0): with them the
+    picture is lighter where they shine (the firefly warm, red over blue; the spot cool,
+    blue over red) and darker nowhere; --hdr auto turns on for the light past white."""
+    text = (SCENES / "lamps.py").read_text()
+    off = text.replace("intensity=0.9", "intensity=0").replace("intensity=14", "intensity=0")
+    assert off.count("intensity=0,") == 1 and off.count("intensity=0)") == 1
+    (tmp_path / "off.py").write_text(off)
+    settings = dict(SMALL, size=(160, 90), samples=4, hdr="auto")
+    on, stats = render_frames(SCENES / "lamps.py", first_frame=36, count=1, **settings)
+    dark, _ = render_frames(tmp_path / "off.py", first_frame=36, count=1, **settings)
+    lighter = on[0].astype(int) - dark[0]
+    assert lighter.min() >= -1 and (lighter.max(-1) > 30).sum() > 1000
+    warm = lighter[..., 0] - lighter[..., 2] > 20
+    cool = lighter[..., 2] - lighter[..., 0] > 20
+    assert warm.sum() > 200 and cool.sum() > 200
+    assert stats.hdr and "its lamps' light" in stats.hdr_why
 
 
 @pytest.mark.usefixtures("gl_context")
