@@ -130,10 +130,16 @@ def test_a_spots_blend_softens_its_edge_as_blenders(gl_context):
 
 @pytest.mark.usefixtures("gl_context")
 def test_a_lamp_in_a_group_is_where_the_group_puts_it(gl_context):
+    """Placed in the group's frame; off while the group is hidden."""
     group = hf.Group(position=(1, 0, 0))
     lamp = hf.PointLight(position=(0, 0, 2), intensity=4, parent=group)
-    picture = draw(gl_context(), plane_scene(lamp))[..., 0]
+    ctx = gl_context()
+    picture = draw(ctx, plane_scene(lamp))[..., 0]
     assert np.unravel_index(picture.argmax(), picture.shape) == (60, 140)
+    hidden = hf.Group(position=(1, 0, 0), visible=False)  # hides its objects, its lamps off
+    picture = draw(ctx, plane_scene(hf.PointLight(position=(0, 0, 2), intensity=4,
+                                                  parent=hidden)))[..., 0]
+    assert np.abs(picture - float(srgb_to_linear(GREY)) * AMBIENT).max() <= CODE16
 
 
 @pytest.mark.usefixtures("gl_context")

@@ -33,7 +33,8 @@ class Lamp(Placed):
     """A light at ``position`` (metres; in its ``parent``'s frame where it has one) of
     ``color`` (a display colour, as an object's) times ``intensity`` (>= 0: the light on a
     surface facing it 1 m away), falling off as 1 / max(d, radius)^2. ``visible = False``
-    switches it off. Never drawn: a lamp is seen by what it lights."""
+    switches it off (so does a hidden Group it lies in). Never drawn: a lamp is seen by
+    what it lights."""
 
     position: tuple = (0.0, 0.0, 0.0)
     color: tuple = (1.0, 1.0, 1.0)
@@ -146,8 +147,17 @@ def put(scene: Any, lamp: Lamp) -> None:
 
 
 def lit_now(scene: Any) -> list[Lamp]:
-    """The lamps giving light as the scene is now (``visible``, ``intensity`` above 0)."""
-    return [lamp for lamp in lamps_of(scene) if lamp.visible and lamp.intensity > 0.0]
+    """The lamps giving light as the scene is now: ``visible``, in no Group that is not
+    (a hidden group hides its objects and switches its lamps off), ``intensity`` above 0."""
+    return [lamp for lamp in lamps_of(scene) if lamp.intensity > 0.0 and _shown(lamp)]
+
+
+def _shown(node: Any) -> bool:
+    while node is not None:
+        if not getattr(node, "visible", True):
+            return False
+        node = node.parent
+    return True
 
 
 def most_light(obj: Any, lamps: list[Lamp]) -> float:
