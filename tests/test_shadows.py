@@ -20,8 +20,8 @@ VIEW = np.array([0.0, 1.0, 2.0]) / math.sqrt(5)  # towards the camera: the floor
 UP = np.array([0.0, 2.0, -1.0]) / math.sqrt(5)  # the picture's up (its right: +x)
 
 
-def cube_scene(light, shadows=True, look=(0.0, 0.0, 0.0), shader=None, cube=True):
-    """A unit cube 1 m above a floor (its bottom at y = 1), an orthographic camera
+def cube_scene(light, shadows=True, look=(0.0, 0.0, 0.0), shader=None, cube=True, floor=12):
+    """A unit cube 1 m above a floor ``floor`` m wide (its bottom at y = 1), an orthographic camera
     looking down at ``look`` from up the slope of VIEW (the floor under the cube seen
     whole: the cube hides the floor at z < -1.5 alone)."""
 
@@ -32,8 +32,8 @@ def cube_scene(light, shadows=True, look=(0.0, 0.0, 0.0), shader=None, cube=True
 
         def setup(self):
             self.shadows = shadows
-            self.add(hf.Plane(scale=12, rotation=(-math.pi / 2, 0, 0), color=(FLOOR,) * 3,
-                              shader=shader))
+            self.add(hf.Plane(scale=floor, rotation=(-math.pi / 2, 0, 0),
+                              color=(FLOOR,) * 3, shader=shader))
             if cube:
                 self.add(hf.Cube(position=(0, 1.5, 0), color=(0.2, 0.3, 0.9), shader=shader))
             self.camera.orthographic = True
@@ -101,6 +101,20 @@ def test_light_straight_down_shadows_the_cubes_footprint(gl_context):
     x, z = floor_points()
     inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
     below = np.arange(H)[:, None] >= 40  # the cube itself: rows above 34
+    lit, dark = check_shadow(picture, inside, box_margin(x, z, (-0.5, -0.5), (0.5, 0.5))
+                             & below, 1.0)
+    assert (lit, dark) == (128, 65)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_100_m_floor_keeps_the_shadow_edge_within_a_pixel(gl_context):
+    """A 100 m floor under the cube: the map fitted to what the camera sees of it (some
+    5 x 7 m), not the whole floor (was: 5 cm texels, the edge soft over 4 pixels), so the
+    footprint's shadow is within a pixel of its hand projection as on the 12 m floor."""
+    picture = draw(gl_context(), cube_scene((0, 1, 0), floor=100))
+    x, z = floor_points()
+    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
+    below = np.arange(H)[:, None] >= 40
     lit, dark = check_shadow(picture, inside, box_margin(x, z, (-0.5, -0.5), (0.5, 0.5))
                              & below, 1.0)
     assert (lit, dark) == (128, 65)
@@ -288,3 +302,65 @@ def test_a_skinned_model_casts_its_posed_shadow_in_every_mode(tmp_path, modes):
     a, b = shade_of_arm(0), shade_of_arm(2)
     assert a.sum() > 30 and b.sum() > 30
     assert (a != b).sum() > 20
+
+
+def fitted_size(scene, size):
+    """The map's texels a side that :func:`fit` gives ``scene`` (set up) drawn at ``size``."""
+    from hfrender.renderer.shadows import fit
+
+    renderer = SceneRenderer.__new__(SceneRenderer)  # (no GL: its sizes alone)
+    renderer.scene, renderer.size = scene, size
+    light = np.asarray(scene.light_direction, np.float64)
+    return fit(scene, size[0] / size[1], light / np.linalg.norm(light),
+               renderer._pixels_a_metre())[3]
+
+
+def test_the_map_is_as_fine_as_the_output_asks():
+    """A texel at most half a pixel where the map's middle is seen, in steps of 256 from
+    512 to 4096: the 100 m floor's seen part (10.74 m across the light, a pixel 3 m / 180
+    at 320 x 180) 2 x 10.74 / (3 / 180) = 1289 -> 1536; at 1920 x 1080, 7733 -> 4096 (its
+    most); a tiny preview 512 (its least); shadow_resolution, where set, is the size."""
+    scene = cube_scene((0, 1, 0), floor=100)
+    scene.setup()
+    scene.camera.ortho_height = 3.0
+    assert [fitted_size(scene, size) for size in ((320, 180), (1920, 1080), (64, 36))] \
+        == [1536, 4096, 512]
+    scene.shadow_resolution = 700
+    assert fitted_size(scene, (1920, 1080)) == 700
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_shadow_resolution_sets_the_map_drawn(gl_context, monkeypatch):
+    """The map drawn is shadow_resolution texels a side (else the automatic 768 here),
+    and its shadow the same cube's."""
+    from hfrender.renderer.shadows import ShadowPass
+
+    made, make = [], ShadowPass._make
+    monkeypatch.setattr(ShadowPass, "_make", lambda self, size: (made.append(size),
+                                                                 make(self, size))[1])
+    scene = cube_scene((0, 1, 0))
+    scene.shadow_resolution = 4096
+    picture = draw(gl_context(), scene)
+    automatic = draw(gl_context(), cube_scene((0, 1, 0)))
+    assert made == [4096, 768]
+    x, z = floor_points()
+    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
+    margin = box_margin(x, z, (-0.5, -0.5), (0.5, 0.5)) & (np.arange(H)[:, None] >= 40)
+    for shown in (picture, automatic):
+        check_shadow(shown, inside, margin, 1.0)
+    assert scene.shadow_resolution == 4096
+
+
+def test_shadow_resolution_is_checked_in_one_line():
+    with pytest.raises(InputError) as caught:
+        class Bad(hf.Scene):
+            shadow_resolution = 100
+    assert str(caught.value) == ("Bad.shadow_resolution=100 must be an integer [256, 8192] "
+                                 "texels a side, or None (from the output's size)")
+    scene = cube_scene((0, 1, 0))
+    with pytest.raises(InputError) as caught:
+        scene.shadow_resolution = 2048.0
+    assert str(caught.value) == ("CubeOverFloor.shadow_resolution=2048.0 must be an integer "
+                                 "[256, 8192] texels a side, or None (from the output's size)")
+    scene.shadow_resolution = None
+    assert scene.shadow_resolution is None and hf.Scene.shadow_resolution is None

@@ -7,15 +7,17 @@ text: translucent objects and texts cast none, and every opaque one casts, whate
 shader), drawn by the renderer's own draw of the opaque objects
 (:meth:`SceneRenderer.draw_objects`: instanced shapes, models' animated parts, skins
 and morphs at the same matrices as their colour) with depth-only programs: ``mesh.vert``
-and a fragment shader that writes nothing. Its orthographic frustum is fitted to the
-world-space boxes of the visible objects at that time (:func:`~hfrender.scene.in_view.
-corners`), so the map's texels spread over the scene's extent: a floor 40 m wide makes
-them 2 cm (at :data:`RESOLUTION`). The surface shaders read it through ``hf_shadow()``
+and a fragment shader that writes nothing. Its orthographic frustum (:func:`fit`) is
+fitted across the light to the part of the visible objects' boxes (:func:`~hfrender.
+scene.in_view.corners`) that the camera sees, along it to all of them (was: all of them
+either way, so a 100 m floor spread the map's texels over 100 m); its size follows the
+output's pixels (:func:`map_size`). The surface shaders read it through ``hf_shadow()``
 (``shaders/glsl/mesh_header.frag``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -25,55 +27,150 @@ from hfrender.renderer.programs import compile_program, glsl
 from hfrender.scene.in_view import corners
 from hfrender.scene.nodes import drawn_opacity
 
-RESOLUTION = 2048  # the shadow map's texels a side
+SIZES = (512, 4096)  # the least and most texels a side of an automatic map (map_size)
+STEP = 256  # its sizes' step
 UNIT = 7  # the texture unit the map is read from (a sampler2DShadow: no other's unit)
 OFF = {"u_shadows": 0, "u_shadow_map": UNIT}  # (set even so: samplers of two types on
 #                                               unit 0 would make a model's draw an error)
 _NOTHING = "#version 330 core\nvoid main() {}\n"  # depth only
 _UP = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # the map's up: z, else x (light along z)
+_EDGES = np.array([(a, a | bit) for a in range(8) for bit in (1, 2, 4) if not a & bit])
+_SIGNS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], np.float64)
 
 
-def light_frame(light: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                np.ndarray]:
-    """(view, projection, texel): the light's orthographic camera looking along
-    ``-light`` (unit, towards the light) at ``points`` (N, 3, world), its box around them
-    padded by 2 texels and 1% (the projection flips y, as the camera's does: the models'
-    front faces wind alike); texel: one texel's size in metres (the larger side), in the
-    map's s-t (1 / :data:`RESOLUTION`) and in its depth (0..1) per metre times a texel."""
+def light_axes(light: np.ndarray) -> np.ndarray:
+    """(3, 3): the map's right, up and ``light`` (unit, towards the light), as rows."""
     up = _UP[0] if abs(light[2]) < 0.9 else _UP[1]
     right = np.cross(up, light)
     right /= np.linalg.norm(right)
-    up = np.cross(light, right)
+    return np.stack([right, np.cross(light, right), light])
+
+
+def light_frame(axes: np.ndarray, lo: np.ndarray, hi: np.ndarray, size: int) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray]:
+    """(view, projection, texel): the light's orthographic camera along ``axes``
+    (:func:`light_axes`) around the box ``lo``..``hi`` in its frame, padded by 2 texels and
+    1% (the projection flips y, as the camera's does: the models' front faces wind alike),
+    a map of ``size`` texels a side; texel: one texel's size in metres (the larger side),
+    in the map's s-t (1 / ``size``) and in its depth (0..1) per metre times a texel."""
     view = np.eye(4)
-    view[:3, :3] = np.stack([right, up, light])
-    seen = points @ view[:3, :3].T
-    lo, hi = seen.min(0), seen.max(0)
+    view[:3, :3] = axes
     pad = (hi - lo) * 0.01 + 1e-3
     lo, hi = lo - pad, hi + pad
-    grow = (hi[:2] - lo[:2]) * 2 / (RESOLUTION - 4)
+    grow = (hi[:2] - lo[:2]) * 2 / (size - 4)
     lo[:2], hi[:2] = lo[:2] - grow, hi[:2] + grow
     middle, half = (hi + lo) / 2, (hi - lo) / 2
-    view[:3, 3] = -view[:3, :3] @ middle
+    view[:3, 3] = -axes @ middle
     proj = np.diag([1 / half[0], -1 / half[1], -1 / half[2], 1.0])  # looks down -z
-    metres = float(2 * half[:2].max() / RESOLUTION)
-    return view, proj, np.array([metres, 1 / RESOLUTION, metres / (2 * half[2])])
+    metres = float(2 * half[:2].max() / size)
+    return view, proj, np.array([metres, 1 / size, metres / (2 * half[2])])
+
+
+def _inside(a: np.ndarray, b: np.ndarray, planes: np.ndarray) -> np.ndarray:
+    """The parts of the segments ``a``-``b`` (K, 3 each) on the inside (>= 0) of every one
+    of ``planes`` (P, 4: normal, offset), as their ends (2 a segment, none for one wholly
+    outside)."""
+    fa, fb = a @ planes[:, :3].T + planes[:, 3], b @ planes[:, :3].T + planes[:, 3]
+    tol = 1e-9 * (1.0 + float(np.abs(planes[:, 3]).max()))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(fa != fb, fa / (fa - fb), 0.0)
+    start = np.where((fa < -tol) & (fb >= -tol), s, 0.0).max(1)
+    end = np.where((fa >= -tol) & (fb < -tol), s, 1.0).min(1)
+    keep = ~((fa < -tol) & (fb < -tol)).any(1) & (start <= end)
+    step = (b - a)[keep]
+    return np.concatenate([a[keep] + start[keep, None] * step,
+                           a[keep] + end[keep, None] * step])
+
+
+def _planes(matrix: np.ndarray) -> np.ndarray:
+    """(6, 4): the sides of a camera's frustum, ``matrix`` its proj x view, facing in."""
+    rows = [matrix[3] + sign * matrix[k] for k in range(3) for sign in (1, -1)]
+    planes = np.array(rows)
+    return planes / np.linalg.norm(planes[:, :3], axis=1, keepdims=True)
+
+
+def seen_region(camera: Any, aspect: float, points: np.ndarray) -> np.ndarray:
+    """Where the camera's frustum meets the world box around ``points`` (N, 3): the ends of
+    the frustum's edges in it and of its edges in the frustum (the corners of what lies
+    in both); ``points`` themselves where they meet nowhere."""
+    matrix = camera.projection(aspect) @ camera.view_matrix()
+    far = np.column_stack([_SIGNS, np.ones(8)]) @ np.linalg.inv(matrix).T
+    frustum = far[:, :3] / far[:, 3:]
+    lo, hi = points.min(0), points.max(0)
+    box = np.where(_SIGNS > 0, hi, lo)
+    sides = np.concatenate([np.column_stack([np.eye(3), -lo]),
+                            np.column_stack([-np.eye(3), hi])])
+    found = np.concatenate([_inside(frustum[_EDGES[:, 0]], frustum[_EDGES[:, 1]], sides),
+                            _inside(box[_EDGES[:, 0]], box[_EDGES[:, 1]], _planes(matrix))])
+    return found if len(found) else points
+
+
+def map_size(scene: Any, extent: float, depth: float, pixels: float) -> int:
+    """The map's texels a side: the scene's ``shadow_resolution``, else as many as make a
+    texel no larger than half an output pixel where the map's middle is seen (``depth``
+    from the eye; ``pixels``: a metre's 1 m in front of it, :meth:`SceneRenderer.
+    _pixels_a_metre`) across the map's ``extent`` (metres), in :data:`STEP` s within
+    :data:`SIZES` (a texel of a whole pixel put a slanted light's edge 1-2 px off)."""
+    if scene.shadow_resolution is not None:
+        return int(scene.shadow_resolution)
+    cam = scene.camera
+    pixel = (1.0 if cam.orthographic else max(depth, cam.near)) / pixels
+    want = STEP * math.ceil(2 * extent / pixel / STEP)  # (a texel: half a pixel or less)
+    return int(min(max(want, SIZES[0]), SIZES[1]))
+
+
+def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple) -> tuple | None:
+    """(axes, lo, hi, size) of the map of ``scene`` as it is now (:func:`light_frame`'s):
+    across the light, the part of the visible objects' boxes the camera sees (what can
+    be shadowed: :func:`seen_region`, widened by the eye's travel over the aperture and a
+    pixel's jitter; a caster beyond it shades nothing seen), along it every one of them
+    (the casters between them and the light); None where nothing is visible."""
+    seen = [corners(obj)[:, :3] for obj in scene.objects if drawn_opacity(obj) > 0]
+    if not seen:
+        return None
+    points, cam = np.concatenate(seen), scene.camera
+    axes, (eye, forward, pixels) = light_axes(light), lens
+    region = seen_region(cam, aspect, points)
+    far = float(((region - eye) @ np.asarray(forward)).max())
+    pad = (1.0 if cam.orthographic else max(far, cam.near)) / pixels  # (jitter: < 1 px)
+    if cam.has_dof:  # the eye moved across the lens: the frustum turns about the focus
+        pad += cam.aperture_radius_m() * (1.0 + far / cam.focus_distance)
+    near, span = region @ axes.T, points @ axes.T
+    lo, hi = span.min(0), span.max(0)
+    lo[:2], hi[:2] = np.maximum(lo[:2], near[:, :2].min(0) - pad), \
+        np.minimum(hi[:2], near[:, :2].max(0) + pad)
+    middle = (lo[:2] + hi[:2]) / 2 @ axes[:2] + near[:, 2].mean() * axes[2]
+    depth = float((middle - eye) @ np.asarray(forward))
+    return axes, lo, hi, map_size(scene, float((hi - lo)[:2].max()), depth, pixels)
 
 
 class ShadowPass:
     """The shadow map, its framebuffer and the depth-only programs, for one renderer."""
 
     def __init__(self, ctx: Any) -> None:
-        import moderngl
 
-        self.ctx = ctx
-        self.map = ctx.depth_texture((RESOLUTION, RESOLUTION))
-        self.map.compare_func = "<="  # sampler2DShadow: 1 where the point is nearer
-        self.map.filter = (moderngl.LINEAR, moderngl.LINEAR)  # 2x2 compared, weighted
-        self.map.repeat_x = self.map.repeat_y = False
-        self.fbo = ctx.framebuffer(depth_attachment=self.map)
+        self.ctx, self.size, self.map, self.fbo = ctx, 0, None, None
         self.programs = {model: compile_program(ctx, defined(glsl("mesh.vert"), defines),
                                                 _NOTHING, None)
                          for model, defines in ((False, ""), (True, DEFINE))}
+
+    def _make(self, size: int) -> None:
+        """The map and its framebuffer, ``size`` texels a side (those of another size gone)."""
+        import moderngl
+
+        if size == self.size:
+            return
+        self._drop()
+        self.size, self.map = size, self.ctx.depth_texture((size, size))
+        self.map.compare_func = "<="  # sampler2DShadow: 1 where the point is nearer
+        self.map.filter = (moderngl.LINEAR, moderngl.LINEAR)  # 2x2 compared, weighted
+        self.map.repeat_x = self.map.repeat_y = False
+        self.fbo = self.ctx.framebuffer(depth_attachment=self.map)
+
+    def _drop(self) -> None:
+        for obj in (self.fbo, self.map):
+            if obj is not None:
+                obj.release()
 
     def program(self, obj: Any, model_file: bool) -> Any:
         """The depth-only program of ``obj`` (the renderer's ``_program_of``'s place)."""
@@ -87,13 +184,15 @@ class ShadowPass:
         skinned part is posed once for both (:func:`~hfrender.renderer.models.poser`)."""
         import moderngl
 
-        seen = [corners(obj)[:, :3] for obj in renderer.scene.objects if drawn_opacity(obj) > 0]
-        if not seen:
+        w, h = renderer.size
+        box = fit(renderer.scene, w / h, light, lens)
+        if box is None:
             return OFF
-        view, proj, texel = light_frame(light, np.concatenate(seen))
+        self._make(box[3])
+        view, proj, texel = light_frame(*box)
         ctx = self.ctx
         self.fbo.use()
-        ctx.viewport = (0, 0, RESOLUTION, RESOLUTION)
+        ctx.viewport = (0, 0, self.size, self.size)
         self.fbo.clear(depth=1.0)
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE)
@@ -109,8 +208,9 @@ class ShadowPass:
                 "u_shadow_texel": tuple(texel.tolist())}
 
     def release(self) -> None:
-        for obj in [*self.programs.values(), self.fbo, self.map]:
+        for obj in self.programs.values():
             obj.release()
+        self._drop()
 
 
 def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:

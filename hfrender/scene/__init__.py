@@ -31,6 +31,7 @@ from hfrender.scene.lamps import (
 from hfrender.scene.nodes import Group, called
 from hfrender.scene.objects import Cone, Cube, Cylinder, Object3D, Plane, Sphere, Torus, drawn
 from hfrender.scene.shader_passes import ShaderPass, buffer_passes
+from hfrender.validate import integer
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, str]] = set()  # render settings in a class body, said once
@@ -64,7 +65,8 @@ def say_camera_settings(scene: Scene) -> None:
 
 
 _NONE = object()
-LIGHTING = ("ambient", "light_direction", "shadows")  # checked by _lighting, set or given
+LIGHTING = ("ambient", "light_direction", "shadows", "shadow_resolution")  # checked by
+#            _lighting, set or given
 
 
 class Scene:
@@ -87,6 +89,7 @@ class Scene:
     light_direction: tuple = (0.4, 0.8, 0.6)
     ambient: float = 0.18
     shadows: bool = False
+    shadow_resolution: int | None = None
     source_path: str | None = None  # the file it came from (error messages)
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -304,10 +307,16 @@ def _inside_update(scene: Scene) -> bool:
 
 def _lighting(owner: str, name: str, value: object) -> object:
     """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
-    (a NaN drew every object black, without a word); ``shadows`` True or False."""
+    (a NaN drew every object black, without a word); ``shadows`` True or False;
+    ``shadow_resolution`` None or a whole number 256..8192."""
     what = f"{owner}.{name}"
     if name == "shadows":
         return checks.flag(what, value)
+    if name == "shadow_resolution":
+        try:
+            return None if value is None else integer(value, what, 256, 8192)
+        except InputError as exc:
+            raise type(exc)(f"{exc} texels a side, or None (from the output's size)") from None
     if name == "ambient":  # one rule each way (was: -0.1 told ">= 0", 2 told "0..1")
         return checks.fraction(what, value, "the share of an object's colour lit where the "
                                "light does not reach")
