@@ -364,3 +364,50 @@ def test_shadow_resolution_is_checked_in_one_line():
                                  "[256, 8192] texels a side, or None (from the output's size)")
     scene.shadow_resolution = None
     assert scene.shadow_resolution is None and hf.Scene.shadow_resolution is None
+
+
+STILL = '''import math
+import hfrender as hf
+
+
+class Still(hf.Scene):
+    shadows = True
+
+    def setup(self):
+        self.add(hf.Plane(scale=12, rotation=(-math.pi / 2, 0, 0)))
+        self.cube = self.add(hf.Cube(position=(0, 1.5, 0)))
+        self.camera.position = (0, 4, 7)
+        self.camera.look_at((0, 0.5, 0))
+        self.camera.f_stop = 2.0
+        self.camera.focus_distance = 7.0
+
+    def update(self, t):
+        self.cube.position = (MOVE * t, 1.5, 0)
+'''
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("move, maps", [(0.0, 1), (1.0, 8)])
+def test_the_map_is_drawn_once_while_its_casters_stand_still(tmp_path, monkeypatch, move,
+                                                             maps):
+    """--dof lens, 4 samples, 2 frames (8 sub-frames, each its own time and lens point):
+    a scene whose casters stand still draws its map once, not 8 times (was: 8); one whose
+    cube moves, at every sub-frame; the picture as when every map is drawn. (Counted by
+    renderer: the render's own, and those the render makes to look at the scene first.)"""
+    from collections import Counter
+
+    from hfrender.renderer import shadows
+
+    drawn, real = [], shadows.ShadowPass._draw
+    monkeypatch.setattr(shadows.ShadowPass, "_draw", lambda self, *a: (
+        drawn.append(id(self)), real(self, *a))[1])
+    path = tmp_path / "still.py"
+    path.write_text(STILL.replace("MOVE", repr(move)))
+    settings = dict(size=(96, 64), samples=4, dof="lens", backend="cpu", fps=4)
+    kept, _ = render_frames(path, count=2, **settings)
+    assert max(Counter(drawn).values()) == maps
+    drawn.clear()
+    monkeypatch.setattr(shadows, "casting", lambda *a: object())  # (never equal: every one)
+    every, _ = render_frames(path, count=2, **settings)
+    assert max(Counter(drawn).values()) == 8
+    assert kept.tobytes() == every.tobytes()

@@ -26,6 +26,7 @@ from hfrender.renderer.models import DEFINE, defined
 from hfrender.renderer.programs import compile_program, glsl
 from hfrender.scene.in_view import corners
 from hfrender.scene.nodes import drawn_opacity
+from hfrender.scene.text import is_text
 
 SIZES = (512, 4096)  # the least and most texels a side of an automatic map (map_size)
 STEP = 256  # its sizes' step
@@ -144,12 +145,31 @@ def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple) -> tuple | No
     return axes, lo, hi, map_size(scene, float((hi - lo)[:2].max()), depth, pixels)
 
 
+def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
+    """All that the map drawn of ``renderer``'s scene now depends on: its frustum ``box``
+    (:func:`fit`: the light in it), the camera's ``lens`` (a sphere's mesh: its level),
+    and each opaque object's geometry, place and animated parts' matrices (skins, morph
+    weights: :attr:`SceneRenderer.parts`, this draw's). The same bytes, the same map:
+    sub-frames at other times or lens points of a scene whose casters stand still (a
+    turntable's camera aside) draw it once."""
+    axes, lo, hi, size = box
+    held = [np.concatenate([axes.ravel(), lo, hi, [size]]).tobytes(), repr(lens).encode()]
+    for i, obj in enumerate(renderer.scene.objects):
+        if drawn_opacity(obj) < 1.0 or is_text(obj.geometry):
+            continue
+        held += [repr(obj.geometry).encode(), obj.world_matrix().tobytes()]
+        if i in renderer.parts:
+            held += [np.asarray(m, np.float64).tobytes() for m in renderer.parts[i][1]]
+    return b"|".join(held)
+
+
 class ShadowPass:
     """The shadow map, its framebuffer and the depth-only programs, for one renderer."""
 
     def __init__(self, ctx: Any) -> None:
 
         self.ctx, self.size, self.map, self.fbo = ctx, 0, None, None
+        self.key, self.uniforms = b"", OFF  # what the map was drawn of (casting), its uniforms
         self.programs = {model: compile_program(ctx, defined(glsl("mesh.vert"), defines),
                                                 _NOTHING, None)
                          for model, defines in ((False, ""), (True, DEFINE))}
@@ -161,7 +181,7 @@ class ShadowPass:
         if size == self.size:
             return
         self._drop()
-        self.size, self.map = size, self.ctx.depth_texture((size, size))
+        self.key, self.size, self.map = b"", size, self.ctx.depth_texture((size, size))
         self.map.compare_func = "<="  # sampler2DShadow: 1 where the point is nearer
         self.map.filter = (moderngl.LINEAR, moderngl.LINEAR)  # 2x2 compared, weighted
         self.map.repeat_x = self.map.repeat_y = False
@@ -177,18 +197,28 @@ class ShadowPass:
         return self.programs[model_file]
 
     def draw(self, renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
-        """Draw the map of ``renderer``'s scene as it is now, lit from ``light``; the
-        uniforms its surface shaders read it by (:data:`OFF` where nothing is visible).
+        """The map of ``renderer``'s scene as it is now, lit from ``light``, drawn unless
+        the one drawn last is of the same (:func:`casting`); the uniforms its surface
+        shaders read it by (:data:`OFF` where nothing is visible).
         ``lens``: the sub-frame's, so a sphere's mesh is the one its colour is drawn with;
         ``rates``: its clip rates, unused by the map but asked with its colour's, so a
         skinned part is posed once for both (:func:`~hfrender.renderer.models.poser`)."""
-        import moderngl
 
         w, h = renderer.size
         box = fit(renderer.scene, w / h, light, lens)
         if box is None:
             return OFF
         self._make(box[3])
+        key = casting(renderer, box, lens)
+        if key != self.key:  # (another time, or anything in it moved: drawn anew)
+            self.key, self.uniforms = key, self._draw(renderer, box, lens, rates)
+        self.map.use(UNIT)
+        return self.uniforms
+
+    def _draw(self, renderer: Any, box: tuple, lens: tuple, rates: np.ndarray) -> dict:
+        """Draw the map of the frustum ``box`` (:func:`fit`); its uniforms."""
+        import moderngl
+
         view, proj, texel = light_frame(*box)
         ctx = self.ctx
         self.fbo.use()
@@ -201,7 +231,6 @@ class ShadowPass:
             renderer.draw_objects({"u_view": view, "u_proj": proj}, lens, self.program, rates)
         finally:
             ctx.polygon_offset = (0.0, 0.0)
-        self.map.use(UNIT)
         to_map = np.diag([0.5, 0.5, 0.5, 1.0])
         to_map[:3, 3] = 0.5
         return {"u_shadows": 1, "u_shadow_map": UNIT, "u_light_matrix": to_map @ proj @ view,
