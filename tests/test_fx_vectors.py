@@ -124,7 +124,8 @@ def test_z_beside_the_vectors_orders_the_streaks(tmp_path):
     (["--vectors", "{vec}", "--shutter", "0"], r"--shutter 0.0: degrees in \(0, 720\] \(180: "
      r"half a frame's motion, 360: all of it\)"),
     (["--motion-blur", "2", "--shutter", "90"], r"--shutter 90 applies only with --vectors "
-     r"\(--motion-blur's shutter is its --stride and --weights\)"),
+     r"\(motion blur from motion vectors\); fx's frame-blending shutter is --motion-blur N "
+     r"--stride S"),
     (["--vectors", "{missing}"], r"--vectors {missing}: no such file or EXR sequence \(give "
      r"the frames holding the motion vectors, e.g. frames/%04d.exr\)"),
 ])

@@ -175,6 +175,11 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
     from hfrender.engine.fx_settings import parse_range
 
     lens = _lens(args)
+    if args.shutter is not None and args.vectors is None:  # (a shutter angle given to fx)
+        raise ConfigError(f"--shutter {args.shutter:g} applies only with --vectors (motion "
+                          "blur from motion vectors); fx's frame-blending shutter is "
+                          "--motion-blur N --stride S, 360*N/S degrees (--motion-blur 4 "
+                          "--stride 8: 180)")
     if lens is None and args.motion_blur is None and args.vectors is None:
         raise ConfigError("nothing to do: give --motion-blur N (or --vectors VECTORS) and/or "
                           "--depth DEPTH")
