@@ -142,6 +142,26 @@ def test_a_lamp_in_a_group_is_where_the_group_puts_it(gl_context):
     assert np.abs(picture - float(srgb_to_linear(GREY)) * AMBIENT).max() <= CODE16
 
 
+def test_a_hidden_object_leaves_the_lamp_it_carries_on():
+    """An object's ``visible`` is its own, not its children's (nodes.drawn_opacity): a
+    lamp parented to a hidden bulb still lights (was: off); a hidden Group above both
+    switches it off."""
+    from hfrender.renderer.lamps import lamp_uniforms
+    from hfrender.scene.lamps import lit_now
+
+    class Carried(hf.Scene):
+        def setup(self):
+            self.bulb = self.add(hf.Sphere(radius=0.05, visible=False))
+            self.lamp = self.add(hf.PointLight(position=(0, 0, 1), parent=self.bulb))
+            self.group = self.add(hf.Group(self.bulb))
+
+    scene = Carried()
+    scene.setup()
+    assert lit_now(scene) == [scene.lamp] and lamp_uniforms(scene)["u_lamp_count"] == 1
+    scene.group.visible = False
+    assert lit_now(scene) == [] and lamp_uniforms(scene) == {"u_lamp_count": 0}
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_toon_cuts_its_bands_from_the_lamps_light_too(gl_context):
     """The directional light along x gives toon nothing (its darkest band, 0.3); a lamp's

@@ -22,7 +22,7 @@ import numpy as np
 from hfrender.color import display_color, srgb_color
 from hfrender.errors import InputError
 from hfrender.scene import checks
-from hfrender.scene.nodes import PLACE_CHECKS, Placed
+from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
 MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
 DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
@@ -152,11 +152,16 @@ def lit_now(scene: Any) -> list[Lamp]:
     return [lamp for lamp in lamps_of(scene) if lamp.intensity > 0.0 and _shown(lamp)]
 
 
-def _shown(node: Any) -> bool:
-    while node is not None:
-        if not getattr(node, "visible", True):
+def _shown(lamp: Lamp) -> bool:
+    """``lamp`` visible, and no Group it lies in hidden (an object's ``visible`` is its
+    own, not its children's: :func:`~hfrender.scene.nodes.drawn_opacity`'s rule)."""
+    if not lamp.visible:
+        return False
+    up = lamp.parent
+    while up is not None:
+        if isinstance(up, Group) and not up.visible:
             return False
-        node = node.parent
+        up = up.parent
     return True
 
 
