@@ -280,3 +280,19 @@ def test_a_vertex_of_no_weight_follows_its_first_joint(tmp_path, caplog):
     np.testing.assert_array_equal(part.skin.weights[4:], [[1.0, 0, 0, 0]] * 2)
     vertices, _ = posed(part, np.stack(mesh.part_matrices()[1:]), None)
     np.testing.assert_allclose(vertices["position"], by_hand(1.0), atol=1e-6)
+
+
+def test_vertices_of_no_weight_in_a_mesh_two_nodes_show_are_counted_once(tmp_path, caplog):
+    """The unweighed bar's mesh shown by a second node (the file's 2 such vertices, its
+    skinned part attached twice): the warning counts 2 (was 4, each node's again)."""
+    def twice(header):
+        header["nodes"].append({**header["nodes"][2], "translation": [0.0, 0.0, 1.0]})
+        header["scenes"][0]["nodes"].append(3)
+
+    with caplog.at_level(logging.WARNING):
+        mesh = hf.Mesh.load(write_bar(tmp_path, "twice", twice, tip=(0, 0, 0, 0)))
+    assert [p.skin is not None for p in mesh._loaded().parts] == [True, True]
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [f"{tmp_path / 'twice.gltf'}: 2 vertices of its skins have all 4 "
+                    "weights 0 (glTF asks for a sum of 1): each follows its first joint "
+                    "alone, as three.js draws it"]

@@ -116,7 +116,9 @@ class Skins:
         self.shown, self.path, self.header = shown, path, header
         self.buffers = buffers  # the file's, shared with read_animations (read once)
         self.read: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
-        self.unweighed = 0  # vertices whose 4 weights are all 0
+        # vertices whose 4 weights are all 0, by WEIGHTS_0 accessor (a mesh two nodes
+        # show is attached twice: its vertices counted once)
+        self.unweighed: dict[int, int] = {}
         self._said: list[str] = []
 
     def attach(self, made: Part, mesh: Any, node: int | None, frame: np.ndarray) -> Part:
@@ -220,8 +222,8 @@ class Skins:
                              f"for {count} vertices (each VEC4, one a vertex)")
         total = weights.sum(axis=1, keepdims=True)
         if (unweighed := total[:, 0] <= 0).any():  # (three.js's answer: its first influence
-            self.unweighed += int(unweighed.sum())  # weighed 1; was: at the origin)
-            weights[unweighed, 0], total[unweighed] = 1.0, 1.0
+            weights[unweighed, 0], total[unweighed] = 1.0, 1.0  # weighed 1; was: at origin)
+            self.unweighed[at["WEIGHTS_0"]] = int(unweighed.sum())  # (once an accessor)
         weighed = weights > 0.0
         if (bad := ((influences >= joints) | (influences < 0)) & weighed).any():
             raise ModelError(f"{self.shown}: a vertex of its {what} follows joint "
@@ -240,7 +242,7 @@ class Skins:
     @property
     def said(self) -> list[str]:
         """What of the file's skins it cannot play as written, one line each."""
-        n = self.unweighed
+        n = sum(self.unweighed.values())
         many = ("vertices", "have", "each follows") if n > 1 else ("vertex", "has", "it follows")
         return self._said + [f"{self.shown}: {n} {many[0]} of its skins {many[1]} all 4 "
                              f"weights 0 (glTF asks for a sum of 1): {many[2]} its first "
