@@ -30,8 +30,8 @@ FLOATS = {"point size": (0x0B11, 1), "line width": (0x0B21, 1),
           "blend color": (0x8005, 4)}
 TEXTURE_BINDINGS = {"2d": 0x8069, "2d ms": 0x9104, "2d array": 0x8C1D, "3d": 0x806A,
                     "cube": 0x8514, "sampler": 0x8919}
-OBJECTS = ("Texture", "Buffer", "Framebuffer", "Renderbuffer", "Program", "VertexArray",
-           "Query", "Sampler")
+OBJECTS = ("Texture", "Buffer", "Framebuffer", "Renderbuffer", "Program", "Shader",
+           "VertexArray", "Query", "Sampler")
 
 
 def _gl():

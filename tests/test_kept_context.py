@@ -16,6 +16,7 @@ from gl_state import gl_state, live_objects
 
 import hfrender as hf
 from hfrender.renderer.contexts import KeptContext
+from hfrender.renderer.programs import ShaderError
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 BAR = str(Path(__file__).parent / "data" / "bar.frag")
@@ -83,6 +84,30 @@ def test_a_render_gives_the_context_back_as_a_new_one(made):
     assert len(made) == 2  # the fresh one and the kept one
 
 
+def test_a_shader_that_fails_to_compile_leaves_nothing_in_the_context(made, tmp_path):
+    """moderngl leaves a failed compile's program and its shaders compiled so far (~2.6 KB
+    each, as long as the context): released, the kept context as a new one's after 50."""
+    bad = tmp_path / "bad.frag"
+    bad.write_text("void mainImage(out vec4 c, in vec2 p) {\n    c = vec4(nope, 1.0);\n}\n")
+
+    def fails():
+        said = set()
+        for _ in range(50):
+            with pytest.raises(ShaderError) as error:
+                hf.still(bad, size="64x16", samples=1)
+            said.add(str(error.value))
+        with KeptContext._thread.kept.ctx:
+            left = {k: len(v) for k, v in live_objects().items() if v}
+        return said, left, hf.still(BAR, t=0.03, size="64x16", samples=1)
+
+    said, left, after = _in_thread(fails)
+    assert said == {f"{bad}:2: `nope' undeclared (and 1 more error)"}
+    assert left == {}  # (was {'Program': 50, 'Shader': 50})
+    assert len(made) == 1  # the one kept context, all along
+    fresh = _in_thread(lambda: hf.still(BAR, t=0.03, size="64x16", samples=1))
+    assert np.array_equal(after, fresh) and after.any()
+
+
 def test_a_forked_child_makes_its_own_context(made):
     """A child of os.fork (a multiprocessing or Ray worker) holds a copy of its parent's
     kept context: it makes its own, and leaves the copy alone (the parent's, not to release
@@ -112,6 +137,7 @@ atexit.register(lambda: print(len(released)))  # (after hfrender's: registered b
 import threading, moderngl
 import hfrender as hf
 from hfrender.renderer.contexts import KeptContext
+from hfrender.renderer.programs import ShaderError
 released = []
 real = moderngl.Context.release
 moderngl.Context.release = lambda ctx: (released.append(ctx), real(ctx))[1]

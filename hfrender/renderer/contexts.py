@@ -12,7 +12,6 @@ state, and gives it back with every object it made released.
 from __future__ import annotations
 
 import atexit
-import functools
 import os
 import threading
 import weakref
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hfrender.errors import HFRenderError, InputError, about
+from hfrender.renderer.gl_raw import gl_function
 
 CONTEXTS = ("egl", "glfw")
 ENV_VAR = "HFRENDER_GL"
@@ -235,20 +235,16 @@ def reset_gl_state(ctx: Any) -> None:
 GL_TEXTURE0, GL_PACK_ALIGNMENT, GL_UNPACK_ALIGNMENT = 0x84C0, 0x0D05, 0x0CF5
 
 
-@functools.cache
 def _raw_gl() -> tuple:
-    """glUseProgram, glActiveTexture, glPixelStorei, glClearColor, glClearDepth through
-    eglGetProcAddress."""
+    """glUseProgram, glActiveTexture, glPixelStorei, glClearColor, glClearDepth."""
     import ctypes
 
-    get = _egl().eglGetProcAddress
-    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
     uint, f4 = ctypes.c_uint, ctypes.c_float
-    return (ctypes.CFUNCTYPE(None, uint)(get(b"glUseProgram")),
-            ctypes.CFUNCTYPE(None, uint)(get(b"glActiveTexture")),
-            ctypes.CFUNCTYPE(None, uint, ctypes.c_int)(get(b"glPixelStorei")),
-            ctypes.CFUNCTYPE(None, f4, f4, f4, f4)(get(b"glClearColor")),
-            ctypes.CFUNCTYPE(None, ctypes.c_double)(get(b"glClearDepth")))
+    return (gl_function("glUseProgram", None, uint),
+            gl_function("glActiveTexture", None, uint),
+            gl_function("glPixelStorei", None, uint, ctypes.c_int),
+            gl_function("glClearColor", None, f4, f4, f4, f4),
+            gl_function("glClearDepth", None, ctypes.c_double))
 
 
 def _egl() -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import HFRenderError, InputError, nearest
+from hfrender.renderer.gl_raw import release_failed_program
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
 from hfrender.scene.sources import surface_files
@@ -84,6 +85,7 @@ def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path 
     try:
         return ctx.program(vertex_shader=vertex, fragment_shader=fragment)
     except Exception as exc:  # moderngl.Error; its text holds the compiler log
+        release_failed_program()  # (was: kept as long as the context, ~5 KB each)
         errors = compile_errors(str(exc), user_file, common_file)
         raise ShaderError(describe_compile_error(errors), errors) from None
 
