@@ -72,3 +72,30 @@ def test_the_fixture_fails_tests_that_leave_a_gl_error(pytester):
         "*OpenGL error GL_INVALID_ENUM on the egl context (*) when it was released*",
     ])
     assert "test_clean" not in "\n".join(line for line in result.outlines if "ERROR" in line)
+
+
+LEAVES_NONE_CURRENT = """
+from hfrender.renderer.contexts import create_context
+
+
+def test_leaves_no_context_current(gl_context):
+    glctx = gl_context(size=(8, 8))
+    with glctx.ctx:  # (left: no context current)
+        pass
+
+
+def test_next(gl_context):  # the same kept context, lent again
+    glctx = gl_context(size=(8, 8))
+    assert glctx.ctx.info["GL_MAX_TEXTURE_SIZE"] >= 1024
+"""
+
+
+def test_the_fixture_reads_the_renderer_with_the_context_current(pytester, monkeypatch):
+    """(Was: read with none current, moderngl kept the kept context's limits as 0, and
+    test_shaders.py failed ten tests after this file: "largest texture (0 a side)".)"""
+    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
+    pytester.makepyfile(test_none_current=LEAVES_NONE_CURRENT)
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # (a process: a new kept
+    # context; -q: no header, which reads the renderer of a context current)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
