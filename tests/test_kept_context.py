@@ -108,6 +108,31 @@ def test_a_shader_that_fails_to_compile_leaves_nothing_in_the_context(made, tmp_
     assert np.array_equal(after, fresh) and after.any()
 
 
+def test_a_kept_context_egl_will_not_make_current_is_replaced(made):
+    """eglMakeCurrent refusing the kept context (its display gone) was unseen: the render
+    drew into the context current (a caller's) and reset its state. Now a new one is made
+    and the refused one released; the caller's context is current again, as it was."""
+    def renders():
+        picture = hf.still(BAR, t=0.03, size="64x16", samples=1)
+        refused = KeptContext._thread.kept
+        mine = moderngl.create_standalone_context(backend="egl", require=330)  # current
+        mine.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        mine.viewport = (1, 2, 3, 4)
+        before = gl_state()
+        refused.make_current = lambda: 0  # (EGL_FALSE)
+        try:
+            again = hf.still(BAR, t=0.03, size="64x16", samples=1)
+            after, left = gl_state(), {k: v for k, v in live_objects().items() if v}
+        finally:
+            mine.release()
+        kept = KeptContext._thread.kept
+        return (np.array_equal(again, picture), refused.ctx, kept is refused,
+                {k: (v, after[k]) for k, v in before.items() if after[k] != v}, left)
+
+    assert _in_thread(renders) == (True, None, False, {}, {})
+    assert len(made) == 3  # the first kept, the caller's, the new kept
+
+
 def test_a_forked_child_makes_its_own_context(made):
     """A child of os.fork (a multiprocessing or Ray worker) holds a copy of its parent's
     kept context: it makes its own, and leaves the copy alone (the parent's, not to release

@@ -169,23 +169,28 @@ class KeptContext:
         kept = getattr(cls._thread, "kept", None)
         if kept is not None and (kept.pid != os.getpid() or kept.ctx is None):
             kept = cls._thread.kept = None  # a forked child's copy of its parent's: not used
+        if kept is not None and (kept.lent or kept.extra != extra):
+            return None
+        if kept is not None and not kept.make_current():  # EGL refused it (was: unseen, the
+            kept.release()  # render drew into whatever context was current): a new one
+            kept = None
         if kept is None:
             import moderngl
 
             ctx = _standalone(moderngl, extra)  # current on this thread
             kept = cls._thread.kept = cls(ctx, _current_egl(egl), extra)
-        elif kept.lent or kept.extra != extra:
-            return None
-        else:
-            kept.make_current()
         kept.lent = True
         return kept
 
     def take_back(self) -> None:
         """Back from a render (its objects released): GL's default state again, no error
-        flag; where that fails (a CUDA fault), released: the next render makes another."""
+        flag. Released where EGL will not make it current again (was: unseen, another
+        context current reset instead) or the reset raises: the next render makes another.
+        (A GPU fault EGL lets by is not seen: moderngl does not check GL for one.)"""
         try:
-            self.make_current()
+            if not self.make_current():
+                self.release()
+                return
             reset_gl_state(self.ctx)
         except BaseException:
             self.release()
