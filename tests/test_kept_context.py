@@ -174,3 +174,29 @@ print(len(released), len(KeptContext._every))  # the thread's released as it end
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert (done.returncode, done.stdout.split(), done.stderr) == (0, ["1", "1", "2"], "")
+
+
+def test_a_running_daemon_threads_context_is_left_at_exit():
+    """At exit the main thread's context is released, not a daemon thread's still running
+    (it may be drawing with it: was released under it)."""
+    code = f"""
+import atexit
+atexit.register(lambda: print(len(released)))  # (after hfrender's: registered before it)
+import threading, moderngl
+import hfrender as hf
+released, drawn = [], threading.Event()
+real = moderngl.Context.release
+moderngl.Context.release = lambda ctx: (released.append(ctx), real(ctx))[1]
+hf.still({BAR!r}, t=0.03, size="64x16", samples=1)
+
+def draws():
+    hf.still({BAR!r}, size="64x16")
+    drawn.set()
+    threading.Event().wait()  # running still at exit
+threading.Thread(target=draws, daemon=True).start()
+drawn.wait()
+print(len(released))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout.split(), done.stderr) == (0, ["0", "1"], "")

@@ -159,7 +159,7 @@ class KeptContext:
 
     def __init__(self, ctx: Any, make_current: Any, extra: dict) -> None:
         self.ctx, self.make_current, self.extra = ctx, make_current, extra
-        self.pid, self.lent = os.getpid(), False
+        self.pid, self.lent, self.thread = os.getpid(), False, threading.current_thread()
         KeptContext._every[id(self)] = self
 
     @classmethod
@@ -210,7 +210,11 @@ class KeptContext:
 
 @atexit.register
 def _release_kept() -> None:
+    """The main thread's context (the others' went with their threads), not a daemon
+    thread's still running: it may be drawing with it (was: released under it)."""
     for kept in list(KeptContext._every.values()):
+        if kept.thread is not threading.main_thread() and kept.thread.is_alive():
+            continue
         try:
             kept.release()
         except Exception:  # noqa: BLE001, S110 - at exit: nothing to tell it to
