@@ -25,10 +25,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     for name in CONTEXTS:
         try:
             glctx = create_context(name, size=(64, 64))
-            most = most_samples(glctx.ctx)
-            print(f"gl {name}: {glctx.renderer}; msaa up to {most} samples, auto "
-                  f"{msaa_samples(glctx.ctx, 'auto')}")
-            glctx.release()
+            try:  # (was: not given back where a line raised: the thread's kept context lent
+                most = most_samples(glctx.ctx)  # for good, each later render's made anew)
+                print(f"gl {name}: {glctx.renderer}; msaa up to {most} samples, auto "
+                      f"{msaa_samples(glctx.ctx, 'auto')}")
+            finally:
+                glctx.release()
         except HFRenderError as exc:
             print(f"gl {name}: unavailable: {exc}")
     for name in BACKENDS:
