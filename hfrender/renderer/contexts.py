@@ -140,19 +140,34 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
 
 
 def _standalone(moderngl: Any, extra: dict) -> Any:
+    if _FIRST.get("pid", os.getpid()) != os.getpid() and _FIRST["forks_hang"]:
+        raise ContextUnavailable(FORKED)  # (was: its first draw waited for ever)
     try:
-        return moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
+        ctx = moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
     except Exception as exc:
         raise ContextUnavailable(
             f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
             "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
+    if _FIRST.get("pid") != os.getpid():  # (ctx.info read current, once: moderngl keeps it)
+        _FIRST.update(pid=os.getpid(), forks_hang="llvmpipe" in ctx.info["GL_RENDERER"]
+                      and os.environ.get("LP_NUM_THREADS") != "0")
+    return ctx
+
+
+_FIRST: dict = {}  # the process of hfrender's first headless context; a child os.fork makes
+# of it cannot draw on llvmpipe (its threads stay in the parent; LP_NUM_THREADS=0: none)
+FORKED = ("this process was forked (os.fork, multiprocessing's 'fork' start method) from one "
+          "that made an OpenGL context with llvmpipe, whose drawing threads stay there: a "
+          "draw here would wait for ever; start it with multiprocessing's 'spawn' start "
+          "method (multiprocessing.get_context('spawn')), or set LP_NUM_THREADS=0 before "
+          "the parent's first render")
 
 
 class KeptContext:
     """A thread's headless context, lent to one render at a time and kept for the next
     (was: one made and released a render, ~39 KiB each kept by moderngl/glcontext). Not
-    shared across threads nor across ``os.fork`` (a child makes its own); released when
-    its thread ends and at interpreter exit."""
+    shared across threads nor across ``os.fork`` (a child makes its own, where it can:
+    :data:`FORKED`); released when its thread ends and at interpreter exit."""
 
     _thread = threading.local()
     _every: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # for atexit
