@@ -4,6 +4,8 @@ checked, and the warnings for a focus no pixel is in or a blur under a pixel."""
 
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import replace
@@ -117,11 +119,12 @@ def disparity_of(kind: Any, o: dict) -> Disparity | None:
         raise InputTypeError("depth_kind='disparity' needs focus_pixel=(x, y) or "
                              "focus_disparity" + ("" if focus is None else ": give one"))
     if focus is not None:
-        focus = validate.scalar(focus)
-        if not (isinstance(focus, (int, float)) and not isinstance(focus, bool)
-                and np.isfinite(focus) and focus >= 0):
+        focus = validate.scalar(focus)  # any real number, as Lens takes (was: a Fraction
+        if not (isinstance(focus, numbers.Real) and not isinstance(focus, bool)  # refused)
+                and math.isfinite(focus) and focus >= 0):
             raise InputError(f"focus_disparity={focus!r} must be a finite disparity >= 0 (in "
                              "the map's units; 0 and below is sky)")
+        focus = float(focus)
     elif not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
             isinstance(v, (int, np.integer)) and v >= 0 for v in pixel)):
         raise InputError(f"focus_pixel={pixel!r} must be (x, y), two whole numbers >= 0")

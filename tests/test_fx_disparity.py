@@ -360,3 +360,24 @@ def test_a_focus_disparity_past_the_maps_nearest_by_less_than_a_blur_is_in_focus
     assert [str(w.message) for w in said] == [
         "the focus disparity 0.9 is beyond all of depth's first frame (0 to 0.634913): no "
         "pixel is in focus"]
+
+
+def test_a_fraction_focus_disparity_is_taken_as_its_number(rng):
+    """Any real number, as Lens takes one: a Fraction was refused by the library ("must be a
+    finite disparity >= 0"), and FxSettings kept it, its manifest not JSON."""
+    import json
+    from fractions import Fraction
+
+    from hfrender.engine.fx_settings import FxSettings
+
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    d = scene()[1][0]
+    want = hf.depth_of_field(frames, d, depth_kind="disparity", focus_disparity=0.5,
+                             max_blur=9)
+    got = hf.depth_of_field(frames, d, depth_kind="disparity", focus_disparity=Fraction(1, 2),
+                            max_blur=9)
+    np.testing.assert_array_equal(got, want)
+    s = FxSettings(depth="d.npy", depth_kind="disparity", focus_disparity=Fraction(1, 2),
+                   max_blur=9.0, workers=1)
+    assert type(s.focus_disparity) is float and s.focus_disparity == 0.5
+    assert json.loads(json.dumps(s.output_settings()))["focus_disparity"] == 0.5

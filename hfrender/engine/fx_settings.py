@@ -236,6 +236,8 @@ class FxSettings:
             raise about(ConfigError, "focus_disparity", focus, " must be a finite disparity "
                         ">= 0 (in the map's units; 0 and below is sky)",
                         head=f"--focus-disparity {focus!r}")
+        if focus is not None:  # a float (a Fraction: was kept, and the manifest failed)
+            object.__setattr__(self, "focus_disparity", float(focus))
         if self.lens is None:
             object.__setattr__(self, "lens", stand_in())
 
