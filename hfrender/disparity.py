@@ -92,11 +92,14 @@ class Disparity:
 
     def fit(self, first: np.ndarray, width: int, name: str) -> Fit:
         """The scale of ``first`` (a first frame's :func:`inverse`, ``width`` pixels across
-        as fused) that blurs it by ``max_blur`` at the most; a map of one disparity all over
-        refused in one line (``name``: the frame, as said)."""
+        as fused) that blurs it by ``max_blur`` at the most; a map of one disparity all over,
+        or of none above 0 (all sky), refused in one line (``name``: the frame, as said)."""
         with np.errstate(divide="ignore"):
             d = 1.0 / first.astype(np.float64)  # sky (inf): 0
         lo, hi = float(d.min()), float(d.max())
+        if hi <= 0:  # (was: "one disparity (0) all over", the map's own values unsaid)
+            raise InputError(f"{name} has no disparity above 0: all of it is sky (0 or below), "
+                             "no depth to blur by; give the map of this footage (near large)")
         if lo == hi:
             raise InputError(f"{name} is one disparity ({hi:g}) all over: a constant map "
                              "holds no depth to blur by; give the map of this footage")

@@ -381,3 +381,16 @@ def test_a_fraction_focus_disparity_is_taken_as_its_number(rng):
                    max_blur=9.0, workers=1)
     assert type(s.focus_disparity) is float and s.focus_disparity == 0.5
     assert json.loads(json.dumps(s.output_settings()))["focus_disparity"] == 0.5
+
+
+@pytest.mark.parametrize("values", [(-0.5, -0.5), (0.0, 0.0), (-1.0, 0.0)])
+def test_a_map_of_no_disparity_above_0_is_refused_as_all_sky(rng, values):
+    """Every disparity 0 or below (sky): was "one disparity (0) all over: a constant map",
+    a 0 the map does not hold, and a ramp from -1 to 0 called constant."""
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    d = np.linspace(*values, H * W).reshape(H, W)
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, d, depth_kind="disparity", focus_disparity=0.5, max_blur=9)
+    assert str(e.value) == ("depth's first frame has no disparity above 0: all of it is sky (0 "
+                            "or below), no depth to blur by; give the map of this footage "
+                            "(near large)")
