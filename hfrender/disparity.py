@@ -13,14 +13,15 @@ frame for every frame (as ``-v``'s range is), so that the blur does not breathe.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError
-from hfrender.optics import MIN_BLUR_PX, Lens
+from hfrender.errors import InputError, InputTypeError, about
+from hfrender.optics import MIN_BLUR_PX, Lens, check_blur_cap
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
 # wide, so that the stand-in metres of any disparity a clip reaches stay past the focal length
@@ -42,9 +43,7 @@ def check_kind(kind: object, given: list[str], name: Callable[[str], str]) -> No
     """``kind`` (a depth pass's: :data:`KINDS`) and the options ``given`` beside it: with a
     disparity none that gives metres or a lens, with a distance none of a disparity's;
     ``name``: an option as the messages name it (``--max-blur``, ``max_blur``)."""
-    flags = name("depth_kind") != "depth_kind"
-    said = (lambda k: f"{name('depth_kind')} {k}") if flags else (
-        lambda k: f"depth_kind={k!r}")
+    said = _kind_said(name)
     if kind not in KINDS:
         raise InputError(f"{said(kind)}: choose one of {', '.join(KINDS)}")
     names = {k: name(k) for k in ("max_blur", "focus_pixel", "focus_disparity", "f_stop")}
@@ -55,6 +54,42 @@ def check_kind(kind: object, given: list[str], name: Callable[[str], str]) -> No
         if kind == "distance" and key in DISPARITY_ONLY:
             raise InputError(f"{name(key)} applies only with {said('disparity')} (a distance "
                              f"is blurred by the lens: {names['f_stop']})")
+
+
+def _kind_said(name: Callable[[str], str]) -> Callable[[str], str]:
+    """A depth kind as the messages of ``name`` say it: ``--depth-kind disparity``,
+    ``depth-kind disparity``, ``depth_kind='disparity'``."""
+    if name("depth_kind") != "depth_kind":
+        return lambda k: f"{name('depth_kind')} {k}"
+    return lambda k: f"depth_kind={k!r}"
+
+
+def check_options(o: dict, name: Callable[[str], str]) -> tuple[float, float | None]:
+    """A disparity map's options ``o`` checked, the one place for the library, the command
+    line and a jobs file (``name``: an option as their messages name it): a ``depth`` (where
+    ``o`` has the key), ``max_blur`` of 2 px or more, one focus of ``focus_pixel`` and
+    ``focus_disparity``, the latter a finite real number >= 0 (a Fraction too, as Lens
+    takes). Returns the max blur and the focus disparity (None: the pixel's) as floats."""
+    said, blur, focus = _kind_said(name)("disparity"), o.get("max_blur"), o.get("focus_disparity")
+    if "depth" in o and o["depth"] is None:  # (was: a job's motion blur alone, unsaid)
+        raise InputTypeError(f"{said} needs {name('depth')}")
+    if blur is None:
+        raise InputTypeError(f"{said} needs {name('max_blur')} (the largest circle of "
+                             "confusion's diameter, in pixels)")
+    check_blur_cap("max_blur", blur)
+    if focus is not None and o.get("focus_pixel") is not None:
+        raise InputError(f"{name('focus_pixel')} and {name('focus_disparity')}: give one (the "
+                         "pixel in focus, or the disparity in focus)")
+    if focus is None and o.get("focus_pixel") is None:
+        raise InputTypeError(f"{said} needs {name('focus_pixel')} or {name('focus_disparity')} "
+                             "(the pixel in focus, or the disparity in focus)")
+    if focus is not None and not (isinstance(focus, numbers.Real) and not isinstance(
+            focus, bool) and math.isfinite(focus) and focus >= 0):
+        flags = name("depth_kind") != "depth_kind"
+        raise about(InputError, "focus_disparity", focus, " must be a finite disparity >= 0 "
+                    "(in the map's units; 0 and below is sky)",
+                    head=f"{name('focus_disparity')} {focus!r}" if flags else None)
+    return float(blur), None if focus is None else float(focus)
 
 
 def stand_in(max_coc_px: float | None = None, aperture_blades: int = 0,

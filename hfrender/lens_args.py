@@ -4,8 +4,6 @@ checked, and the warnings for a focus no pixel is in or a blur under a pixel."""
 
 from __future__ import annotations
 
-import math
-import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import replace
@@ -15,9 +13,16 @@ from typing import Any
 import numpy as np
 
 from hfrender import validate
-from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY, Disparity, check_kind, stand_in
+from hfrender.disparity import (
+    DISPARITY_ONLY,
+    NOT_WITH_DISPARITY,
+    Disparity,
+    check_kind,
+    check_options,
+    stand_in,
+)
 from hfrender.errors import InputError, InputTypeError
-from hfrender.optics import Lens, check_blades, check_blur_cap
+from hfrender.optics import Lens, check_blades
 
 
 def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
@@ -110,26 +115,14 @@ def disparity_of(kind: Any, o: dict) -> Disparity | None:
             raise InputTypeError(f"depth_of_field needs {' and '.join(missing)} (or "
                                  "depth_kind='disparity' with max_blur)")
         return None
-    if o["max_blur"] is None:
-        raise InputTypeError("depth_kind='disparity' needs max_blur (the largest circle of "
-                             "confusion's diameter, in pixels)")
-    check_blur_cap("max_blur", validate.scalar(o["max_blur"]))
-    focus, pixel = o["focus_disparity"], o["focus_pixel"]
-    if (focus is None) == (pixel is None):
-        raise InputTypeError("depth_kind='disparity' needs focus_pixel=(x, y) or "
-                             "focus_disparity" + ("" if focus is None else ": give one"))
-    if focus is not None:
-        focus = validate.scalar(focus)  # any real number, as Lens takes (was: a Fraction
-        if not (isinstance(focus, numbers.Real) and not isinstance(focus, bool)  # refused)
-                and math.isfinite(focus) and focus >= 0):
-            raise InputError(f"focus_disparity={focus!r} must be a finite disparity >= 0 (in "
-                             "the map's units; 0 and below is sky)")
-        focus = float(focus)
-    elif not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
+    scalars = {k: validate.scalar(o[k]) for k in ("max_blur", "focus_disparity")}  # (NumPy's
+    blur, focus = check_options({**o, **scalars}, lambda k: k)  # as their numbers)
+    pixel = o["focus_pixel"]
+    if focus is None and not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
             isinstance(v, (int, np.integer)) and v >= 0 for v in pixel)):
         raise InputError(f"focus_pixel={pixel!r} must be (x, y), two whole numbers >= 0")
     lens = stand_in(o["max_coc_px"], check_blades("aperture_blades", o["aperture_blades"]))
-    return Disparity(float(validate.scalar(o["max_blur"])), focus,
+    return Disparity(blur, focus,
                      None if pixel is None else (int(pixel[0]), int(pixel[1])), lens)
 
 

@@ -139,13 +139,14 @@ REFUSED = [
     (["--max-blur", "-3"], "--max-blur -3 blurs nothing: under 2 px across a circle of "
      "confusion leaves every pixel as it is (a pixel's disk is whole pixels); give at least "
      "2, or no depth of field"),
-    (["--focus-disparity", "0.5"], "--depth-kind disparity needs --focus-pixel X,Y or "
-     "--focus-disparity D: give one"),
+    (["--focus-disparity", "0.5"], "--focus-pixel and --focus-disparity: give one (the pixel "
+     "in focus, or the disparity in focus)"),
     (["--focus-disparity", "-1", "--no-pixel"], "--focus-disparity -1 must be a finite "
      "disparity >= 0 (in the map's units; 0 and below is sky)"),
-    (["--no-blur"], "--depth-kind disparity needs --max-blur PX (the largest circle of "
+    (["--no-blur"], "--depth-kind disparity needs --max-blur (the largest circle of "
      "confusion's diameter, in pixels)"),
-    (["--no-pixel"], "--depth-kind disparity needs --focus-pixel X,Y or --focus-disparity D"),
+    (["--no-pixel"], "--depth-kind disparity needs --focus-pixel or --focus-disparity (the "
+     "pixel in focus, or the disparity in focus)"),
 ]
 
 
@@ -394,3 +395,29 @@ def test_a_map_of_no_disparity_above_0_is_refused_as_all_sky(rng, values):
     assert str(e.value) == ("depth's first frame has no disparity above 0: all of it is sky (0 "
                             "or below), no depth to blur by; give the map of this footage "
                             "(near large)")
+
+
+@pytest.mark.parametrize("kw,said", [
+    ({"focus_disparity": 0.5}, "{kind} needs {max_blur} (the largest circle of confusion's "
+     "diameter, in pixels)"),
+    ({"max_blur": 9.0}, "{kind} needs {focus_pixel} or {focus_disparity} (the pixel in focus, "
+     "or the disparity in focus)"),
+    ({"max_blur": 9.0, "focus_disparity": 0.5, "focus_pixel": (3, 2)}, "{focus_pixel} and "
+     "{focus_disparity}: give one (the pixel in focus, or the disparity in focus)"),
+    ({"max_blur": 9.0, "focus_disparity": -1.5}, "{focus_disparity}{is}-1.5 must be a finite "
+     "disparity >= 0 (in the map's units; 0 and below is sky)")])
+def test_the_library_and_fx_settings_say_a_disparity_check_alike(rng, kw, said):
+    """One check, each caller's names (was two wordings: 'needs --max-blur PX', 'needs
+    --focus-pixel X,Y or --focus-disparity D: give one' against the library's 'needs
+    focus_pixel=(x, y) or focus_disparity: give one')."""
+    from hfrender.engine.fx_settings import FxSettings
+
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    keywords = {k: k for k in ("max_blur", "focus_pixel", "focus_disparity")}
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, scene()[1][0], depth_kind="disparity", **kw)
+    assert str(e.value) == said.format(kind="depth_kind='disparity'", **keywords, **{"is": "="})
+    flags = {k: "--" + k.replace("_", "-") for k in keywords}
+    with pytest.raises(hf.InputError) as e:
+        FxSettings(depth="d.npy", depth_kind="disparity", workers=1, **kw)
+    assert str(e.value) == said.format(kind="--depth-kind disparity", **flags, **{"is": " "})

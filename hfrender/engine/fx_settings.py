@@ -13,11 +13,18 @@ import numpy as np
 
 from hfrender.backends import CHOICES
 from hfrender.config import MAX_FPS, MIN_FPS, ConfigError
-from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY, Disparity, check_kind, stand_in
-from hfrender.errors import about
+from hfrender.disparity import (
+    DISPARITY_ONLY,
+    NOT_WITH_DISPARITY,
+    Disparity,
+    check_kind,
+    check_options,
+    stand_in,
+)
+from hfrender.errors import FLAG, about
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.optics import Lens, check_blades, check_blur_cap
+from hfrender.optics import Lens, check_blades
 from hfrender.shutter_curve import CURVES
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
@@ -218,26 +225,12 @@ class FxSettings:
                  "depth_zero_is_sky": self.depth_zero_is_sky,
                  "focus_disparity": self.focus_disparity is not None,
                  "max_blur": self.max_blur is not None}
-        check_kind(self.depth_kind, [k for k, v in given.items() if v],
-                   lambda k: "--" + k.replace("_", "-"))
+        check_kind(self.depth_kind, [k for k, v in given.items() if v], FLAG.name)
         if self.depth_kind == "distance":
             return
-        if self.depth is None:  # (was: a job's motion blur alone, the disparity unsaid)
-            raise ConfigError("--depth-kind disparity needs --depth")
-        if self.max_blur is None:
-            raise ConfigError("--depth-kind disparity needs --max-blur PX (the largest circle "
-                              "of confusion's diameter, in pixels)")
-        check_blur_cap("max_blur", self.max_blur)
-        focus = self.focus_disparity
-        if (focus is None) == (self.focus_pixel is None):
-            raise ConfigError("--depth-kind disparity needs --focus-pixel X,Y or "
-                              "--focus-disparity D" + ("" if focus is None else ": give one"))
-        if focus is not None and not (_positive(focus) or focus == 0):
-            raise about(ConfigError, "focus_disparity", focus, " must be a finite disparity "
-                        ">= 0 (in the map's units; 0 and below is sky)",
-                        head=f"--focus-disparity {focus!r}")
-        if focus is not None:  # a float (a Fraction: was kept, and the manifest failed)
-            object.__setattr__(self, "focus_disparity", float(focus))
+        blur, focus = check_options(vars(self), FLAG.name)  # (the library's, its names)
+        object.__setattr__(self, "max_blur", blur)  # floats (a Fraction: was kept as
+        object.__setattr__(self, "focus_disparity", focus)  # given, the manifest no JSON)
         if self.lens is None:
             object.__setattr__(self, "lens", stand_in())
 
