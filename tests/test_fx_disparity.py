@@ -228,8 +228,9 @@ max-blur = 9
 def test_a_jobs_file_takes_depth_kind_focus_disparity_and_max_blur(tmp_path, rng, capsys):
     """A jobs file's fx job takes fx's disparity options (was: "unknown field 'depth-kind'"):
     its frames the command line's; a wrong one is one line naming the job, before any
-    work; depth-kind disparity with no depth (a job's motion blur alone) is refused, not
-    left out without a word."""
+    work, naming the file's keys (was: '--depth-kind disparity needs --max-blur', flags the
+    file has none of); depth-kind disparity with no depth (a job's motion blur alone) is
+    refused, not left out without a word."""
     from hfrender.engine.batch import load_jobs
 
     seq, _ = png_sequence(tmp_path, rng, N, H, W)
@@ -252,7 +253,13 @@ def test_a_jobs_file_takes_depth_kind_focus_disparity_and_max_blur(tmp_path, rng
              "finite disparity >= 0 (in the map's units; 0 and below is sky)"),
             ("max-blur = 9", "max-blur = 9\nf-stop = 2", "f-stop does not apply with depth-kind "
              "disparity: the blur's size is max-blur's"),
-            ('depth = "d.npy"', "motion-blur = 2", "--depth-kind disparity needs --depth")):
+            ('depth = "d.npy"', "motion-blur = 2", "depth-kind disparity needs depth"),
+            ("max-blur = 9\n", "", "depth-kind disparity needs max-blur (the largest circle of "
+             "confusion's diameter, in pixels)"),
+            ("focus-disparity = 0.5\n", "", "depth-kind disparity needs focus-pixel or "
+             "focus-disparity (the pixel in focus, or the disparity in focus)"),
+            ("max-blur = 9", 'max-blur = 9\nfocus-pixel = "30,12"', "focus-pixel and "
+             "focus-disparity: give one (the pixel in focus, or the disparity in focus)")):
         (tmp_path / "jobs.toml").write_text(JOB.replace(edit, said))
         with pytest.raises(hf.InputError) as e:
             load_jobs(tmp_path / "jobs.toml", {})

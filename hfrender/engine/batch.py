@@ -119,7 +119,7 @@ class BatchJob:
         lens = None
         if o.get("focus_pixel") is not None:
             o["focus_pixel"] = parse_pixel(o["focus_pixel"], "focus-pixel")
-        if o.get("depth") is not None:
+        if o.get("depth") is not None or o.get("depth_kind") == "disparity":  # (its keys)
             lens = depth_lens(o, lambda k: k.replace("_", "-"))
         if "motion_blur" not in o and lens is None:
             raise ConfigError("nothing to do: give motion-blur and/or depth")

@@ -63,12 +63,14 @@ def parse_range(text: str, name: str) -> tuple[float, float]:
 def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     """The lens of fx's depth-of-field options ``o`` (``focus_distance`` or
     ``focus_pixel``, ``f_stop`` and :data:`LENS_OPTIONS`; None: not given), for the command
-    line and a batch job alike; ``name``: an option as their messages name it. With a
-    focus pixel, its focus distance is each frame's own (:meth:`FxSettings.lenses`)."""
+    line and a batch job alike (a disparity map's: :func:`check_options`); ``name``: an
+    option as their messages name it. With a focus pixel, its focus distance is each
+    frame's own (:meth:`FxSettings.lenses`)."""
     kind = "distance" if o.get("depth_kind") is None else o["depth_kind"]
     check_kind(kind, [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY)
                       if o.get(k) is not None], name)
     if kind == "disparity":  # the lens only scales its stand-in metres: --max-blur's
+        check_options({**o, "depth": o.get("depth")}, name)  # (a job's: was said as flags)
         return stand_in(o.get("max_coc_px"), check_blades("aperture_blades",
                                                           o.get("aperture_blades") or 0))
     focus, pixel = o.get("focus_distance"), o.get("focus_pixel")
