@@ -39,15 +39,26 @@ NOT_WITH_DISPARITY = {  # what each says with a distance, and why a disparity ta
     "depth_zero_is_sky": "a disparity of 0 or below is sky already"}
 
 
-def check_kind(kind: object, given: list[str], name: Callable[[str], str]) -> None:
-    """``kind`` (a depth pass's: :data:`KINDS`) and the options ``given`` beside it: with a
-    disparity none that gives metres or a lens, with a distance none of a disparity's;
-    ``name``: an option as the messages name it (``--max-blur``, ``max_blur``)."""
+def given(o: dict) -> list[str]:
+    """The options of ``o`` that a depth kind weighs, given: not None, nor at the value
+    that means not given, FxSettings' own (``depth_scale`` 1, ``depth_zero_is_sky`` False:
+    they change nothing; was refused with a disparity map, though FxSettings took them)."""
+    unset = {"depth_scale": lambda v: v == 1 and not isinstance(v, bool),
+             "depth_zero_is_sky": lambda v: v is False}
+    return [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY)
+            if o.get(k) is not None and not unset.get(k, lambda _: False)(o[k])]
+
+
+def check_kind(kind: object, o: dict, name: Callable[[str], str]) -> None:
+    """``kind`` (a depth pass's: :data:`KINDS`) and the options ``o`` beside it (those
+    :func:`given`): with a disparity none that gives metres or a lens, with a distance none
+    of a disparity's; ``name``: an option as the messages name it (``--max-blur``,
+    ``max_blur``)."""
     said = _kind_said(name)
     if kind not in KINDS:
         raise InputError(f"{said(kind)}: choose one of {', '.join(KINDS)}")
     names = {k: name(k) for k in ("max_blur", "focus_pixel", "focus_disparity", "f_stop")}
-    for key in given:
+    for key in given(o):
         if kind == "disparity" and key in NOT_WITH_DISPARITY:
             raise InputError(f"{name(key)} does not apply with {said('disparity')}: "
                              + NOT_WITH_DISPARITY[key].format(**names))

@@ -14,8 +14,6 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.disparity import (
-    DISPARITY_ONLY,
-    NOT_WITH_DISPARITY,
     Disparity,
     check_kind,
     check_options,
@@ -104,8 +102,7 @@ def disparity_of(kind: Any, o: dict) -> Disparity | None:
     """``depth_of_field``'s keywords ``o`` checked against its ``depth_kind`` (``kind``):
     for a disparity map how it is blurred (its stand-in lens), for a distance None (and
     its focus_distance and f_stop given)."""
-    given = [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY) if o.get(k) is not None]
-    check_kind(kind, given, lambda k: k)
+    check_kind(kind, o, lambda k: k)
     if kind == "distance":
         if o["focus_pixel"] is not None:  # (was: dropped without a word)
             raise InputError("focus_pixel applies only with depth_kind='disparity' (a distance "

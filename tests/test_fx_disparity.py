@@ -125,7 +125,7 @@ REFUSED = [
      "disparity: the blur's size is --max-blur's"),
     (["--focus-distance", "2"], "--focus-distance does not apply with --depth-kind disparity: "
      "a disparity map holds no metres: focus by --focus-pixel or --focus-disparity"),
-    (["--depth-scale", "1"], "--depth-scale does not apply with --depth-kind disparity: a "
+    (["--depth-scale", "2"], "--depth-scale does not apply with --depth-kind disparity: a "
      "disparity map is read as it is (an integer one scaled to 0..1), and --max-blur sets its "
      "scale"),
     (["--depth-range", "0.5,20"], "--depth-range does not apply with --depth-kind disparity: "
@@ -428,3 +428,24 @@ def test_the_library_and_fx_settings_say_a_disparity_check_alike(rng, kw, said):
     with pytest.raises(hf.InputError) as e:
         FxSettings(depth="d.npy", depth_kind="disparity", workers=1, **kw)
     assert str(e.value) == said.format(kind="--depth-kind disparity", **flags, **{"is": " "})
+
+
+def test_the_values_that_mean_not_given_are_taken_with_a_disparity_map(tmp_path, rng):
+    """depth-scale = 1.0 and depth-zero-is-sky = false in a jobs file (and --depth-scale 1)
+    change nothing, as FxSettings holds them when none is given: were refused ("does not
+    apply with depth-kind disparity"); the job's settings and frames are those without."""
+    from hfrender.engine.batch import load_jobs
+
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "d.npy", scene()[1])
+    (tmp_path / "jobs.toml").write_text(JOB)
+    plain = load_jobs(tmp_path / "jobs.toml", {})[0].fx_settings()
+    (tmp_path / "jobs.toml").write_text(JOB + "depth-scale = 1.0\ndepth-zero-is-sky = false\n")
+    assert load_jobs(tmp_path / "jobs.toml", {})[0].fx_settings() == plain
+    args = ["fx", str(seq), "--depth", str(tmp_path / "d.npy"), "--depth-kind", "disparity",
+            "--focus-disparity", "0.5", "--max-blur", "9", "--quiet"]
+    assert main(args + ["-o", str(tmp_path / "a" / "%03d.png")]) == 0
+    assert main(args + ["-o", str(tmp_path / "b" / "%03d.png"), "--depth-scale", "1"]) == 0
+    for i in range(N):
+        assert np.array_equal(iio.imread(tmp_path / "a" / f"{i:03d}.png"),
+                              iio.imread(tmp_path / "b" / f"{i:03d}.png"))

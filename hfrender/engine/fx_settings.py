@@ -14,8 +14,6 @@ import numpy as np
 from hfrender.backends import CHOICES
 from hfrender.config import MAX_FPS, MIN_FPS, ConfigError
 from hfrender.disparity import (
-    DISPARITY_ONLY,
-    NOT_WITH_DISPARITY,
     Disparity,
     check_kind,
     check_options,
@@ -67,8 +65,7 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     option as their messages name it. With a focus pixel, its focus distance is each
     frame's own (:meth:`FxSettings.lenses`)."""
     kind = "distance" if o.get("depth_kind") is None else o["depth_kind"]
-    check_kind(kind, [k for k in (*NOT_WITH_DISPARITY, *DISPARITY_ONLY)
-                      if o.get(k) is not None], name)
+    check_kind(kind, o, name)
     if kind == "disparity":  # the lens only scales its stand-in metres: --max-blur's
         check_options({**o, "depth": o.get("depth")}, name)  # (a job's: was said as flags)
         return stand_in(o.get("max_coc_px"), check_blades("aperture_blades",
@@ -223,11 +220,7 @@ class FxSettings:
                               "frame's motion, 360: all of it)")
 
     def _check_disparity(self) -> None:
-        given = {"depth_scale": self.depth_scale != 1.0, "depth_range": self.depth_range,
-                 "depth_zero_is_sky": self.depth_zero_is_sky,
-                 "focus_disparity": self.focus_disparity is not None,
-                 "max_blur": self.max_blur is not None}
-        check_kind(self.depth_kind, [k for k, v in given.items() if v], FLAG.name)
+        check_kind(self.depth_kind, vars(self), FLAG.name)
         if self.depth_kind == "distance":
             return
         blur, focus = check_options(vars(self), FLAG.name)  # (the library's, its names)
