@@ -449,3 +449,35 @@ def test_the_values_that_mean_not_given_are_taken_with_a_disparity_map(tmp_path,
     for i in range(N):
         assert np.array_equal(iio.imread(tmp_path / "a" / f"{i:03d}.png"),
                               iio.imread(tmp_path / "b" / f"{i:03d}.png"))
+
+
+def test_defaults_give_each_depth_kind_its_own_keys(tmp_path, rng, capsys):
+    """[defaults] holding the file's metre jobs' f-stop and focus-distance and its disparity
+    jobs' max-blur and focus-disparity: a disparity job was refused ('[defaults], for job
+    'd': focus-distance does not apply with depth-kind disparity'), a metre job too
+    ('max-blur applies only with depth-kind disparity'); now each takes its kind's keys, as
+    though its own; a job's own f-stop with depth-kind disparity is still refused."""
+    from hfrender.engine.batch import load_jobs
+
+    png_sequence(tmp_path, rng, N, H, W)
+    z, d = scene()
+    np.save(tmp_path / "z.npy", z)
+    np.save(tmp_path / "d.npy", d)
+    metre = ('[[job]]\nname = "m"\ninput = "frames"\noutput = "m/%03d.png"\nfps = 24\n'
+             'depth = "z.npy"\n')
+    both = ("[defaults]\nf-stop = 1.4\nfocus_distance = 4.0\nmax-blur = 9\n"
+            "focus-disparity = 0.5\n\n" + metre + JOB.replace("focus-disparity = 0.5\n", "")
+            .replace("max-blur = 9\n", ""))
+    (tmp_path / "jobs.toml").write_text(both)
+    jobs = load_jobs(tmp_path / "jobs.toml", {})
+    (tmp_path / "own.toml").write_text(metre + "f-stop = 1.4\nfocus-distance = 4.0\n" + JOB)
+    own = load_jobs(tmp_path / "own.toml", {})
+    assert [j.options for j in jobs] == [j.options for j in own]
+    assert [j.fx_settings() for j in jobs] == [j.fx_settings() for j in own]
+    assert main(["batch", str(tmp_path / "jobs.toml"), "--quiet"]) == 0
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["000.png", "001.png"]
+    (tmp_path / "jobs.toml").write_text(both + "f-stop = 2\n")
+    with pytest.raises(hf.InputError) as e:
+        load_jobs(tmp_path / "jobs.toml", {})
+    assert str(e.value) == (f"{tmp_path / 'jobs.toml'}: job 'shot': f-stop does not apply with "
+                            "depth-kind disparity: the blur's size is max-blur's")

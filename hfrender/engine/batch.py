@@ -44,7 +44,7 @@ from hfrender.engine.batch_paths import (
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.engine.batch_values import file_fps, job_said, typed
+from hfrender.engine.batch_values import file_fps, fx_defaults, job_said, typed
 from hfrender.engine.project_fit import fitted_table
 from hfrender.engine.render_setup import NOT_IN_OUTPUT
 from hfrender.errors import (
@@ -190,7 +190,8 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
                  for k, v in t.items()}
         project = fitted_table(project, str(job_file(path, entry["output"])), given,
                                bool({**defaults[1], **entry}.get("transparent")))
-    options = _options(path, where, kind, (project, defaults[1], entry, overrides))
+    options = _options(path, where, kind, (project, fx_defaults(defaults[1], entry, overrides)
+                                           if kind == "fx" else defaults[1], entry, overrides))
     files = {}
     for key in ("scene", "input", "output"):
         if key == ("input" if kind == "render" else "scene"):

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hfrender.config import ConfigError, parse_fps
-from hfrender.engine.batch_paths import spelt
+from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY
+from hfrender.engine.batch_paths import option_name, spelt
 from hfrender.errors import InputError, as_given, as_typed, toml_said
 
 
@@ -56,3 +57,17 @@ def job_said(taken: dict[str, tuple[int, str, Any]],
 def _typed_text(value: Any) -> str:
     """An option's value after the jobs file as typed, near enough (``0`` for 0.0)."""
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def fx_defaults(defaults: dict, entry: dict, overrides: dict) -> dict:
+    """The jobs file's ``[defaults]`` as an fx job takes them: without the keys of the other
+    depth kind than the job's (``depth-kind``: the command line's, its own, else
+    [defaults]'): a metre job's lens and depth-scale for a disparity job, max-blur and
+    focus-disparity for a metre job (was: forced on it, and refused, so one file could not
+    hold both). A job's own key, or the command line's, that does not apply is refused."""
+    kind = "distance"
+    for table in (defaults, entry, overrides):
+        kind = next((v for k, v in table.items() if option_name(k) == "depth_kind"), kind)
+    other = {"disparity": NOT_WITH_DISPARITY, "distance": DISPARITY_ONLY}.get(
+        kind if isinstance(kind, str) else "", ())  # (a wrong kind: said as it is)
+    return {k: v for k, v in defaults.items() if option_name(k) not in other}
