@@ -171,9 +171,11 @@ def _half_mean(own: _Frame, other: _Frame | None, edge: float, steps: int,
     at, acc = parts[0]
     if len(parts) > 1:  # several chunks: summed per pixel in chunk order
         full = np.zeros((c, hw), np.float64)
+        landed = np.zeros(hw, bool)  # (a mask, not np.unique: 0.4 s at 1080p)
         for pix, part in parts:
             full[:, pix] += part
-        at = np.unique(np.concatenate([pix for pix, _ in parts]))
+            landed[pix] = True
+        at = np.flatnonzero(landed)
         acc = full[:, at]
     # base + mean delta, in float64 where something landed; elsewhere that is the base
     shown = np.take(base_cf, at, axis=0).astype(np.float64) + (acc / steps).T
