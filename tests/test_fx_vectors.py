@@ -143,3 +143,20 @@ def test_bad_vectors_are_one_line(tmp_path, capsys, args, message):
     want = message.format(**{k: re.escape(str(v)) for k, v in names.items()})
     assert code == 2 and re.fullmatch(rf"hfrender: error: {want}\n", err), err
     assert set(tmp_path.iterdir()) == before  # nothing written
+
+
+@pytest.mark.parametrize("extra, said", [
+    ({}, []),  # hfrender's own EXRs: the colour, Z and the vectors, all read
+    ({"Normal.X": 1.0}, ["in.exr holds Normal.X besides its colour: the output's EXRs hold "
+                         "the colour alone"]),  # one really dropped: named alone
+], ids=["all-read", "one-dropped"])
+def test_the_channels_vectors_reads_are_not_said_to_be_dropped(tmp_path, caplog, extra, said):
+    """fx --vectors on an EXR holding its own Z, forward.u, forward.v warned that they were
+    dropped (they are what --vectors read); channels it does not read are still named."""
+    src = square_exr(tmp_path, "in.exr", {"forward.u": 7.0, "forward.v": 7.0, **extra})
+    planes = {c.name: np.asarray(c.pixels) for c in OpenEXR.File(str(src)).channels().values()}
+    write_exr(src, {**planes, "Z": np.where(planes["forward.u"] > 0, 3.0, 8.0)})
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(src), "--vectors", str(src), "-o",
+                     str(tmp_path / "o" / "%04d.exr"), "-q"]) == 0
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == said

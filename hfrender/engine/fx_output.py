@@ -27,7 +27,7 @@ from hfrender.io.colour_tags import source_colour
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha, timecode_options
 from hfrender.io.footage import FootageError
-from hfrender.io.images import exr_kept, exr_other_channels
+from hfrender.io.images import exr_kept
 from hfrender.io.pixels import ALPHA, FLOAT
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
@@ -42,6 +42,7 @@ from hfrender.io.segments import (
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_files import output_start
 from hfrender.io.sequence_names import is_sequence
+from hfrender.io.vector_pass import dropped_channels
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 
 SEGMENT_SECONDS = 10  # what a kill -9 can cost; each segment is one encoder run
@@ -214,7 +215,7 @@ class FxOutput:
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)
         kept = exr_kept(files[0]) if files and self.output.lower().endswith(".exr") and \
             files[0].suffix.lower() == ".exr" else None
-        others = exr_other_channels(files[0]) if kept is not None else []
+        others = dropped_channels(files[0], self.s.vectors) if kept is not None else []
         if others:  # (was: dropped unsaid: a multilayer file's passes)
             log.warning("%s holds %s besides its colour: the output's EXRs hold the colour "
                         "alone", files[0].name, ", ".join(others[:6]) + (

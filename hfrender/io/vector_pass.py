@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hfrender.io.images import _depth_choice, _openexr, displayed
+from hfrender.io.images import _depth_choice, _openexr, displayed, exr_other_channels
 from hfrender.io.probe import FootageError
 from hfrender.io.sequence_files import sequence_files
 
@@ -119,10 +119,45 @@ class VectorPass:
         return displayed(header, np.asarray(channel.pixels, np.float32), fill)
 
     def _depth(self, parts: list[dict], headers: list[dict]) -> np.ndarray | None:
-        """The Z of the file (hfrender's and Nuke's ``Z``, ``depth.Z``, Blender's
-        ``Depth.Z``), or None: only a channel that surely is depth (never R or Y)."""
-        for p, header in zip(parts, headers, strict=True):
-            sure, name = _depth_choice(p)
-            if name is not None and sure == 0:
-                return self._plane(p[name], header, np.inf)
-        return None
+        """The Z of the file (:func:`_z`), or None."""
+        found = _z([list(p) for p in parts])
+        return None if found is None else self._plane(parts[found[0]][found[1]],
+                                                      headers[found[0]], np.inf)
+
+
+def _z(parts: list[list[str]]) -> tuple[int, str] | None:
+    """(part, channel) of a file's Z (hfrender's and Nuke's ``Z``, ``depth.Z``, Blender's
+    ``Depth.Z``), or None: only a channel that surely is depth (never R or Y)."""
+    for i, names in enumerate(parts):
+        sure, name = _depth_choice(names)
+        if name is not None and sure == 0:
+            return i, name
+    return None
+
+
+def channels_read(path: str | Path) -> list[str]:
+    """The channels of the EXR ``path`` that --vectors reads (its vectors, its Z), from its
+    header alone, spelt as :func:`hfrender.io.images.exr_other_channels` spells them (a
+    multi-part file's with its part's name)."""
+    with _openexr().File(str(path), header_only=True) as f:
+        parts = [[c.name for c in p.header["channels"]] for p in f.parts]
+        named = [str(p.header.get("name") or i) for i, p in enumerate(f.parts)]
+    spelt = (lambda i, n: f"{named[i]}.{n}") if len(parts) > 1 else (lambda i, n: n)
+    found = next(((i, lay[1]) for i, names in enumerate(parts)
+                  if (lay := _layout(names)) is not None), None)
+    read = [] if found is None else [spelt(found[0], n) for n in found[1]]
+    z = _z(parts)
+    return read + ([] if z is None else [spelt(*z)])
+
+
+def dropped_channels(frame: str | Path, vectors: str | None) -> list[str]:
+    """The channels of the footage's EXR ``frame`` besides its colour that an fx run's
+    output does not hold (:func:`~hfrender.io.images.exr_other_channels`), but those
+    ``--vectors`` reads where its first file is that very frame (hfrender's own EXRs:
+    colour, Z, forward.u/v: nothing of them is lost)."""
+    others = exr_other_channels(frame)
+    if not others or vectors is None or \
+            VectorPass(vectors).files[0].resolve() != Path(frame).resolve():
+        return others
+    read = channels_read(frame)
+    return [n for n in others if n not in read]
