@@ -374,6 +374,49 @@ def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
 
 
+def test_fx_vectors_on_ray_sends_the_vectors_and_is_the_local_fx_bit_for_bit(
+        local_ray, tmp_path, monkeypatch):
+    """fx --vectors --ray gave the workers the driver's path to the vector frames (on a
+    cluster not there: the job failed); now they go through the object store with the
+    footage, and the output is the local one's bytes (the driver's frames moved away
+    before the run, as on another machine)."""
+    import subprocess
+
+    import imageio_ffmpeg
+    OpenEXR = pytest.importorskip("OpenEXR")
+
+    from hfrender.engine.cluster_fx import ClusterFx
+    from hfrender.engine.fx_settings import FxSettings
+
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.5)  # 15-frame segments
+    clip = tmp_path / "in.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-frames:v", "30",
+                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    rng = np.random.default_rng(5)
+    (tmp_path / "vec").mkdir()
+    for i in range(30):
+        planes = {"forward.u": np.full((36, 64), rng.uniform(-8, 8), np.float32),
+                  "forward.v": rng.uniform(-4, 4, (36, 64)).astype(np.float32)}
+        with OpenEXR.File({"compression": OpenEXR.ZIP_COMPRESSION,
+                           "type": OpenEXR.scanlineimage}, planes) as f:
+            f.write(str(tmp_path / "vec" / f"{i + 1001:04d}.exr"))
+    settings = FxSettings(vectors=str(tmp_path / "vec" / "%04d.exr"), shutter=270.0,
+                          backend="cpu")
+    job = ClusterFx(str(clip), str(tmp_path / "ray.mp4"), settings).prepare()
+    (tmp_path / "vec").rename(tmp_path / "away")
+    stats = job.run()
+    assert (stats.frames, stats.segments_reused) == (30, 0)
+    assert main(["fx", str(clip), "--vectors", str(tmp_path / "away" / "%04d.exr"),
+                 "--shutter", "270", "--backend", "cpu", "-o", str(tmp_path / "local.mp4"),
+                 "--quiet"]) == 0
+    assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+    plain = tmp_path / "plain.mp4"
+    assert main(["fx", str(clip), "--vectors", str(tmp_path / "away" / "%04d.exr"),
+                 "--shutter", "1", "--backend", "cpu", "-o", str(plain), "--quiet"]) == 0
+    assert plain.read_bytes() != (tmp_path / "local.mp4").read_bytes()  # it did blur
+
+
 @pytest.mark.parametrize("output", ["new/g.mp4", "new/seq/%03d.png"])
 def test_a_gpu_job_on_a_cluster_without_one_fails_at_once(local_ray, tmp_path, output):
     """Not waiting forever for a GPU that is not there; and before any folder is made or

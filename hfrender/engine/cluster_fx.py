@@ -52,10 +52,12 @@ from hfrender.io.segments import (
     segment_suffix,
     work_dir,
 )
+from hfrender.io.vector_pass import VectorPass
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, raw_frame_shape
 
 INPUT_LIMIT = 2 * 2**30  # footage sent to the workers through the object store, at most
+VECTORS = "vectors/%06d.exr"  # --vectors' frames on a worker, in their order from 0
 
 
 def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: str,
@@ -70,6 +72,7 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
         lens = Lens(**settings["lens"]) if settings["lens"] else None
         s = FxSettings(**{**settings, "workers": 1,  # a task holds one CPU
                           "lens": lens, "depth": depth and str(Path(tmp) / depth),
+                          "vectors": settings["vectors"] and str(Path(tmp) / VECTORS),
                           "resume": False})
         info = probe(str(Path(tmp) / source))
         pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec, s.pix_fmt)
@@ -105,8 +108,10 @@ class ClusterFx:
             raise ConfigError(f"--ray: fx on Ray takes a video file into a video output "
                               f"(.mp4 .mov .mkv .webm); {self.source} -> {self.output}: run "
                               "it without --ray")
+        vectors = [] if s.vectors is None else VectorPass(s.vectors).files
         outputs.check_not_input(self.output, [("input", [self.source])] +
-                                ([("depth input", [Path(s.depth)])] if s.depth else []))
+                                ([("depth input", [Path(s.depth)])] if s.depth else []) +
+                                ([("vectors input", vectors)] if vectors else []))
         outputs.check_writable(self.output)
         check_work_names(self.output)  # (fx keeps no NAME.partial.EXT: its own names)
         info = probe(str(self.source))
@@ -130,10 +135,11 @@ class ClusterFx:
         self.shape = raw_frame_shape(info.size, self.pix_fmt)
         self.segment_frames = fx_output.segment_frames(self.fps)  # as a local fx cuts them
         files = [self.source] + ([Path(s.depth)] if s.depth else [])
-        if sum(f.stat().st_size for f in files) > INPUT_LIMIT:
+        if sum(f.stat().st_size for f in files + vectors) > INPUT_LIMIT:
             raise InputError(f"--ray: {self.source} is larger than {INPUT_LIMIT >> 30} GiB, "
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
+        self.vectors = {VECTORS % i: f.read_bytes() for i, f in enumerate(vectors)}
         self.sound = soundtrack(self.source, info)
         encoding = fx_output.fx_encoding(s, alpha, info)  # (defaults as left out)
         self.settings = {**s.output_settings(), **effective(self.output, s.codec, encoding),
@@ -164,7 +170,7 @@ class ClusterFx:
         self.stats.segments_reused = len(have)
         self.stats.workers = int(ray.cluster_resources().get("CPU", 0))
         task = gate.task(_fx_chunk, max_retries=MAX_RETRIES, retry_exceptions=False)
-        files = ray.put(self.files)
+        files = ray.put({**self.files, **self.vectors})  # (the vector frames renumbered)
         names = list(self.files)
         settings = asdict(self.s)
         settings["lens"] = asdict(self.s.lens) if self.s.lens else None
