@@ -1,8 +1,9 @@
 """The scene's lights as the surface shaders read them: the directional light's direction
-(``u_light_dir``) and the lamps' uniform arrays (``shaders/glsl/mesh_header.frag``:
-``hf_lamps()``), set for every sub-frame from the lamps as they are then (a lamp moved,
-dimmed or recoloured in ``update(t)`` blurs across the shutter as objects do). The
-scene's side: :mod:`hfrender.scene.lamps`."""
+(``u_light_dir``), its light (``u_light_color``) and ``u_ambient``, and the lamps' uniform
+arrays (``shaders/glsl/mesh_header.frag``: ``hf_lamps()``), set for every sub-frame from
+the scene and the lamps as they are then (a lamp moved, dimmed or recoloured in
+``update(t)`` blurs across the shutter as objects do). The scene's side:
+:mod:`hfrender.scene.lamps`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.color import srgb_color
 from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lit_now
 
 POINT = -2.0  # a point lamp's cone cosine: below every cosine (lit every way)
@@ -23,6 +25,15 @@ def sun(scene: Any) -> np.ndarray:
     light = np.asarray(scene.light_direction, np.float64)
     light = light / (np.abs(light).max() or 1.0)
     return light / (np.linalg.norm(light) or 1.0)
+
+
+def sun_uniforms(scene: Any, light: np.ndarray) -> dict:
+    """The directional light's: ``u_light_dir`` (``light``, :func:`sun`), ``u_light_color``
+    (its ``light_color`` in linear light x ``light_strength``: white 1 unless set, so the
+    surfaces' sums are bit for bit what they were) and ``u_ambient``."""
+    color = np.asarray(srgb_color(scene.light_color), np.float64) * scene.light_strength
+    return {"u_light_dir": tuple(light), "u_light_color": tuple(color.tolist()),
+            "u_ambient": float(scene.ambient)}
 
 
 def lamp_uniforms(scene: Any) -> dict:

@@ -18,7 +18,7 @@ import numpy as np
 
 from hfrender.color import srgb_color
 from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
-from hfrender.renderer.lamps import lamp_uniforms, sun
+from hfrender.renderer.lamps import lamp_uniforms, sun, sun_uniforms
 from hfrender.renderer.models import ModelDrawer, mesh_program, poser
 from hfrender.renderer.msaa import msaa_samples
 from hfrender.renderer.programs import (
@@ -173,7 +173,7 @@ class SceneRenderer:
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
         self.view_proj = proj @ view  # (a morphed model's clip matrix: its weights' sweep)
         shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
-                  "u_light_dir": tuple(light), "u_ambient": float(scene.ambient),
+                  **sun_uniforms(scene, light),  # (u_light_dir, u_light_color, u_ambient)
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0,

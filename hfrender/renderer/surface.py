@@ -33,7 +33,8 @@ log = logging.getLogger(__name__)
 
 SHADE = "vec3 shade(vec3 normal, vec3 world, vec3 color)"
 _DEFINES_SHADE = re.compile(r"\b\w+\s+shade\s*\(")
-READ = ("u_time", "u_light_dir", "u_ambient", "u_eye", "u_forward", "u_color", "u_emissive")
+READ = ("u_time", "u_light_dir", "u_light_color", "u_ambient", "u_eye", "u_forward", "u_color",
+        "u_emissive")
 _SAID: set[str] = set()  # files whose unset uniforms were told (once a process)
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hfrender.color import display_color, shown
+from hfrender.color import display_color, shown, srgb_color
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks, other_names
 from hfrender.scene.camera import Camera
@@ -65,8 +65,8 @@ def say_camera_settings(scene: Scene) -> None:
 
 
 _NONE = object()
-LIGHTING = ("ambient", "light_direction", "shadows", "shadow_resolution")  # checked by
-#            _lighting, set or given
+LIGHTING = ("ambient", "light_direction", "light_strength", "light_color", "shadows",
+            "shadow_resolution")  # checked by _lighting, set or given
 
 
 class Scene:
@@ -75,8 +75,9 @@ class Scene:
     Class attributes a script may set: ``duration`` (seconds), ``background`` (display
     colour: a name, hex or 3 numbers 0..1, stored as 3 floats; ``None``: transparent, for
     compositing: see ``--transparent``), ``light_direction``
-    (towards the light), ``ambient`` (0..1), ``shadows`` (the light's shadows cast by the
-    opaque objects: ``False`` unless set).
+    (towards the light), ``light_strength`` (>= 0: 1 full, 0 off) and ``light_color`` (a
+    display colour, white unless set) of the directional light, ``ambient`` (0..1),
+    ``shadows`` (the light's shadows cast by the opaque objects: ``False`` unless set).
 
     A scene stores state of its own under any name (``self.ball``, ``self.phase``), but a
     name that misspells a Scene attribute (``self.backround``, ``durration = 2`` in the
@@ -87,6 +88,8 @@ class Scene:
     duration: float = 4.0
     background: tuple | None = (0.06, 0.06, 0.08)
     light_direction: tuple = (0.4, 0.8, 0.6)
+    light_strength: float = 1.0
+    light_color: tuple = (1.0, 1.0, 1.0)
     ambient: float = 0.18
     shadows: bool = False
     shadow_resolution: int | None = None
@@ -262,27 +265,32 @@ class ShaderScene(Scene, ShaderPass):
 
 
 def past_white(scene: Scene) -> str | None:
-    """The first visible object whose light can pass white (its linear colour times ``1 +
-    emissive + lamps``: lit by the directional light, plus its own light, plus the most
-    its lamps can give it, :func:`~hfrender.scene.lamps.most_light`; a model's part, its
-    colour so lit plus its material's emission), described with where it is; ``None`` when
-    no object's can. (A surface shader of the scene's own may return more than its colour:
-    not seen here.)"""
+    """The first visible object whose light can pass white (its linear colour times ``sun +
+    emissive + lamps``: lit by the directional light, at most ``ambient + (1 - ambient) x
+    light_strength x`` its colour's brightest channel, 1 unless set; plus its own light,
+    plus the most its lamps can give it, :func:`~hfrender.scene.lamps.most_light`; a
+    model's part, its colour so lit plus its material's emission), described with where it
+    is; ``None`` when no object's can. (A surface shader of the scene's own may return more
+    than its colour: not seen here.)"""
     if isinstance(scene, ShaderScene):
         return None
     lamps = lit_now(scene)
+    strong = scene.light_strength * max(srgb_color(scene.light_color))
+    sun = 1.0 + (1.0 - scene.ambient) * (strong - 1.0)  # (1 exactly where strong is)
     for obj in scene.objects:
         if not drawn(obj):
             continue
         model = obj.__dict__.get("_model")  # a loaded model's (hf.Mesh.load)
         parts = model.emitters if model is not None else []
         lamp = most_light(obj, lamps) if lamps else 0.0
-        if obj.emissive <= 0 and not parts and lamp <= 0:
+        if obj.emissive <= 0 and not parts and lamp <= 0 and sun <= 1.0:
             continue
-        lit = max(obj.linear_color()) * (1.0 + obj.emissive + lamp)
-        top = max([lit] * (obj.emissive > 0 or lamp > 0) + [c * lit + e for c, e in parts])
+        lit = max(obj.linear_color()) * (sun + obj.emissive + lamp)
+        top = max([lit] * (obj.emissive > 0 or lamp > 0 or sun > 1.0)
+                  + [c * lit + e for c, e in parts])
         if top > 1.0:
-            said = [f"emissive {obj.emissive:g}"] if obj.emissive > 0 else []
+            said = [f"light_strength {scene.light_strength:g}"] if sun > 1.0 else []
+            said += [f"emissive {obj.emissive:g}"] if obj.emissive > 0 else []
             said += [f"its materials' emission (up to {max(e for _, e in parts):.3g}x "
                      "white)"] if parts else []
             said += [f"its lamps' light (up to {lamp:.3g}x)"] if lamp > 0 else []
@@ -307,7 +315,8 @@ def _inside_update(scene: Scene) -> bool:
 
 def _lighting(owner: str, name: str, value: object) -> object:
     """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
-    (a NaN drew every object black, without a word); ``shadows`` True or False;
+    (a NaN drew every object black, without a word); ``light_strength`` a finite number >=
+    0; ``light_color`` a display colour (3 floats 0..1); ``shadows`` True or False;
     ``shadow_resolution`` None or a whole number 256..8192."""
     what = f"{owner}.{name}"
     if name == "shadows":
@@ -317,6 +326,11 @@ def _lighting(owner: str, name: str, value: object) -> object:
             return None if value is None else integer(value, what, 256, 8192)
         except InputError as exc:
             raise type(exc)(f"{exc} texels a side, or None (from the output's size)") from None
+    if name == "light_strength":
+        return checks.finite(what, value, low=0.0, meaning="the directional light: 1 full, "
+                             "0 off")
+    if name == "light_color":
+        return display_color(value, what)
     if name == "ambient":  # one rule each way (was: -0.1 told ">= 0", 2 told "0..1")
         return checks.fraction(what, value, "the share of an object's colour lit where the "
                                "light does not reach")

@@ -38,8 +38,9 @@ from hfrender.scene.other_names import (
 
 # what a Scene subclass is most likely to misspell; shorter names (add) are left out: too
 # many ordinary words lie one letter away from them
-SCENE_ATTRIBUTES = ("duration", "background", "light_direction", "ambient", "shadows",
-                    "shadow_resolution", "camera", "objects", "source_path", "setup", "update")
+SCENE_ATTRIBUTES = ("duration", "background", "light_direction", "light_strength",
+                    "light_color", "ambient", "shadows", "shadow_resolution", "camera", "objects",
+                    "source_path", "setup", "update")
 
 
 class UnknownAttributeError(InputError, AttributeError):

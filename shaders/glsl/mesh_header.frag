@@ -11,6 +11,7 @@ vec3 u_color;                // linear: the object's (v_object, set before shade
 float u_emissive;
 float u_opacity;             // 1: opaque; below, blended over what lies behind (v_opacity)
 uniform vec3 u_light_dir;    // towards the light, normalised
+uniform vec3 u_light_color;  // its linear colour x the scene's light_strength (1: white)
 uniform float u_ambient;
 uniform vec3 u_eye;
 uniform vec3 u_forward;       // the camera's view direction
