@@ -2,8 +2,8 @@
 bulb in one hf.Group) circling a cube, a ball and a cone, and a cool spot from above
 following the ball (target=self.ball). The lamps themselves are not drawn, as in Blender:
 the bulb is an emissive sphere beside the firefly's lamp, and it streaks as it moves.
-The directional light, low behind the shapes, leaves their fronts to the lamps. The
-picture in docs/rendering.md, Lamps:
+The directional light is off (light_strength = 0): the lamps and a faint ambient light
+the shapes. The picture in docs/rendering.md, Lamps:
 hfrender still scenes/lamps.py -t 1.2 --size 640x360 --samples 16 -o docs/images/lamps.png"""
 
 import math
@@ -14,7 +14,7 @@ import hfrender as hf
 class Lamps(hf.Scene):
     duration = 4.0
     background = (0.02, 0.02, 0.035)
-    light_direction = (-0.4, 0.12, -1.0)  # towards the light: low, behind the shapes
+    light_strength = 0  # the directional light off: lit by the lamps
     ambient = 0.05
 
     def setup(self):
