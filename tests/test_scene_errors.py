@@ -117,8 +117,9 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
     ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='a.ttf') (Unicode and a "
                 "font of yours, not TeX's layout; a formula made elsewhere can be a model, "
                 "hf.Mesh.load)"),
-    ("DirectionalLight", "the directional light is the scene's light_direction and ambient "
-                         "(its shadows = True casts shadows); lamps are hf.PointLight and "
+    ("DirectionalLight", "the directional light (Blender's Sun) is the scene's "
+                         "light_direction, light_strength, light_color and ambient (its "
+                         "shadows = True casts shadows); lamps are hf.PointLight and "
                          "hf.SpotLight, added with self.add (up to 8)"),
     ("FadeIn", "there are no animations to play: update(t) sets every object from t alone (a "
                "fade in over 1 s: obj.opacity = hf.smooth(t)): hfrender docs rendering "

@@ -167,9 +167,9 @@ _EASING = ("the rate functions are hf.linear, hf.smooth, hf.ease_in, hf.ease_out
 _SHAPES = ("the built-in shapes are hf.Plane, hf.Cube, hf.Sphere, hf.Cylinder, hf.Cone and "
            "hf.Torus (and hf.Text); others are models (hf.Mesh.load), and a flat one a thin "
            "hf.Cube or hf.Cylinder (a disc)")
-_LIGHTS = ("the directional light is the scene's light_direction and ambient (its shadows = "
-           "True casts shadows); lamps are hf.PointLight and hf.SpotLight, added with "
-           "self.add (up to 8)")
+_LIGHTS = ("the directional light (Blender's Sun) is the scene's light_direction, "
+           "light_strength, light_color and ambient (its shadows = True casts shadows); lamps "
+           "are hf.PointLight and hf.SpotLight, added with self.add (up to 8)")
 _ANIMATIONS = (f"{_NO_PLAY}{_T_ALONE} (a fade in over 1 s: obj.opacity = hf.smooth(t)): "
                "hfrender docs rendering scenes")
 _TRACKERS = ("a value that changes is a function of t: compute it in update(t) (hf.lerp, "
