@@ -235,3 +235,25 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
         assert abs(vel0).max() > 15  # (px/s: it moves)
         np.testing.assert_array_equal(color, color0)
         np.testing.assert_array_equal(vel, vel0)
+
+
+def test_a_released_drawer_keeps_no_pose_by_a_buffer_id(gl_context, tmp_path):
+    """``ModelDrawer.release`` forgets the poses it wrote, keyed by the ids of buffers it
+    released (a new buffer may take a freed id, and would be thought to hold that pose)."""
+    from test_meshes import make_scene
+    from test_model_animation import CAMERA, H, W
+    from test_model_skins import write_bar
+
+    from hfrender.renderer.renderer import SceneRenderer
+
+    mesh = hf.Mesh.load(write_bar(tmp_path))
+    scene = make_scene(mesh, **CAMERA)
+    scene.setup()
+    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
+    renderer.prepare()
+    mesh.time = 0.5
+    renderer.draw(0.5, 0)
+    drawer = renderer.models
+    assert len(drawer.posed) == 1
+    renderer.release()
+    assert (drawer.posed, drawer.kept) == ({}, {})

@@ -174,6 +174,7 @@ class ModelDrawer:
         for obj in made.values():
             obj.release()
         self.vaos, self.programs, self.uploads = {}, {}, {}
+        self.posed, self.kept = {}, {}  # (keyed by buffers' ids, which new ones may take)
 
 
 def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
