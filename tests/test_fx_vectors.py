@@ -160,3 +160,20 @@ def test_the_channels_vectors_reads_are_not_said_to_be_dropped(tmp_path, caplog,
         assert main(["fx", str(src), "--vectors", str(src), "-o",
                      str(tmp_path / "o" / "%04d.exr"), "-q"]) == 0
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == said
+
+
+def test_a_later_vectors_file_of_another_size_is_one_line(tmp_path, capsys):
+    """Only the first file's size was checked: a later one of another size stopped the run
+    with 'internal error: ValueError: could not broadcast ...'; now one line naming it."""
+    rgb = np.full((48, 64), 0.2, np.float32)
+    for k in range(3):
+        write_exr(tmp_path / f"f{k:04d}.exr", {"R": rgb, "G": rgb, "B": rgb})
+        h = 40 if k == 1 else 48
+        write_exr(tmp_path / f"v{k:04d}.exr", {"forward.u": np.ones((h, 64)),
+                                               "forward.v": np.zeros((h, 64))})
+    code = main(["fx", str(tmp_path / "f%04d.exr"), "--vectors", str(tmp_path / "v%04d.exr"),
+                 "-o", str(tmp_path / "o" / "%04d.exr")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"hfrender: error: --vectors {tmp_path / 'v0001.exr'}: "
+                                        "64x40, but the footage is 64x48; "), err
+    assert err.count("\n") == 1

@@ -75,6 +75,7 @@ class VectorPass:
                                "frames (forward.u/forward.v, or Blender's Vector pass)")
         self.files = files
         self.has_z = False
+        self.size: tuple[int, int] | None = None  # (w, h) every file must have: check's
 
     def check(self, size: tuple[int, int], count: int) -> None:
         """Enough files for ``count`` frames of ``size`` (w, h), the first with vectors;
@@ -82,15 +83,13 @@ class VectorPass:
         if len(self.files) < count:
             raise FootageError(f"--vectors {self.path}: {len(self.files)} file(s) for "
                                f"{count} frames of footage; give one a frame")
-        vel, z = self.read(0)
-        if vel.shape[1::-1] != tuple(size):
-            raise FootageError(f"--vectors {self.files[0]}: {vel.shape[1]}x{vel.shape[0]}, "
-                               f"but the footage is {size[0]}x{size[1]}")
-        self.has_z = z is not None
+        self.size = tuple(size)
+        self.has_z = self.read(0)[1] is not None
 
     def read(self, i: int) -> tuple[np.ndarray, np.ndarray | None]:
         """Frame ``i``'s velocity (H, W, 2) float32 pixels a frame (y down) and its Z
-        (H, W) metres, or None where the file has none."""
+        (H, W) metres, or None where the file has none; a file of another size than the
+        footage's (once :meth:`check` has it) one line."""
         path = self.files[i]
         try:
             with _openexr().File(str(path), separate_channels=True) as f:
@@ -109,6 +108,9 @@ class VectorPass:
         at, kind, names = found
         planes = [self._plane(parts[at][n], headers[at], 0.0) for n in names]
         vel = nuke_velocity(*planes) if kind == "nuke" else blender_velocity(*planes)
+        if self.size is not None and vel.shape[1::-1] != self.size:
+            raise FootageError(f"--vectors {path}: {vel.shape[1]}x{vel.shape[0]}, but the "
+                               f"footage is {self.size[0]}x{self.size[1]}")
         if not np.isfinite(vel).all():
             raise FootageError(f"{path}: NaN or infinite motion vectors; they must be finite "
                                "pixels a frame")
