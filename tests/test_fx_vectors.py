@@ -177,3 +177,30 @@ def test_a_later_vectors_file_of_another_size_is_one_line(tmp_path, capsys):
     assert code == 2 and err.startswith(f"hfrender: error: --vectors {tmp_path / 'v0001.exr'}: "
                                         "64x40, but the footage is 64x48; "), err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("z0, z1, message", [
+    (5.0, None, "{f1}: no Z, though 0000.exr has one: give every --vectors file its Z, or "
+     "none"),
+    (0.0, 0.0, "{f0}: its Z has 3072 value(s) NaN or <= 0, the first 0.0 at x=0, y=0; Z must "
+     "be a distance > 0 from the camera (inf for sky), not 1/Z"),
+    (5.0, np.nan, "{f1}: its Z has 3072 value(s) NaN or <= 0, the first nan at x=0, y=0; Z "
+     "must be a distance > 0 from the camera (inf for sky), not 1/Z"),
+], ids=["missing", "zero", "nan"])
+def test_a_bad_z_beside_the_vectors_is_one_line_naming_its_file(tmp_path, capsys, z0, z1,
+                                                                  message):
+    """The vectors' Z went into the fusion unchecked: a later file without one, a 0 (Nuke's
+    1/Z sky) or a NaN stopped the run with 'depth contains 3072 NaN value(s)' / 'depth has
+    3072 value(s) <= 0' (no --depth given, no file named); now one line naming the file."""
+    for k, z in enumerate((z0, z1)):
+        planes = {"forward.u": np.ones((48, 64)), "forward.v": np.zeros((48, 64))}
+        rgb = np.full((48, 64), 0.2, np.float32)
+        write_exr(tmp_path / f"{k:04d}.exr", {"R": rgb, "G": rgb, "B": rgb, **planes, **(
+            {} if z is None else {"Z": np.full((48, 64), z)})})
+    code = main(["fx", str(tmp_path / "%04d.exr"), "--vectors", str(tmp_path / "%04d.exr"),
+                 "-o", str(tmp_path / "o" / "%04d.exr")])
+    err = capsys.readouterr().err
+    want = message.format(f0=tmp_path / "0000.exr", f1=tmp_path / "0001.exr")
+    assert code == 2 and err.split("\n")[0].split("; the 1 frame")[0] == \
+        f"hfrender: error: {want}", err
+    assert err.count("\n") == 1

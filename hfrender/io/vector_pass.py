@@ -114,7 +114,23 @@ class VectorPass:
         if not np.isfinite(vel).all():
             raise FootageError(f"{path}: NaN or infinite motion vectors; they must be finite "
                                "pixels a frame")
-        return vel, self._depth(parts, headers)
+        return vel, self._checked_z(path, self._depth(parts, headers))
+
+    def _checked_z(self, path: Path, z: np.ndarray | None) -> np.ndarray | None:
+        """A file's Z as a distance > 0 (inf: sky), and one where the first file had one,
+        else one line naming the file (was: 'depth contains NaN' mid-run, no file named)."""
+        if z is None:
+            if self.has_z:
+                raise FootageError(f"{path}: no Z, though {self.files[0].name} has one: give "
+                                   "every --vectors file its Z, or none")
+            return None
+        bad = ~(z > 0)  # (NaN too)
+        if bad.any():
+            y, x = (int(i) for i in np.argwhere(bad)[0])
+            raise FootageError(f"{path}: its Z has {int(bad.sum())} value(s) NaN or <= 0, the "
+                               f"first {float(z[y, x])!r} at x={x}, y={y}; Z must be a distance "
+                               "> 0 from the camera (inf for sky), not 1/Z")
+        return z
 
     @staticmethod
     def _plane(channel: object, header: dict, fill: float) -> np.ndarray:
