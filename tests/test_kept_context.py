@@ -267,3 +267,17 @@ def test_info_gives_the_context_back_where_a_line_of_it_fails(capsys, monkeypatc
 
     assert _in_thread(info) is False
     assert "gl egl: unavailable: no samples to tell\n" in capsys.readouterr().out
+
+
+def test_exit_leaves_the_contexts_when_a_thread_makes_one_while_they_are_listed(monkeypatch):
+    """At exit a daemon thread may make its context while the kept ones are listed
+    ("dictionary changed size during iteration"): nothing is released then, and nothing
+    raises from the exit hook."""
+    from hfrender.renderer import contexts
+
+    class Changing:
+        def values(self):
+            raise RuntimeError("dictionary changed size during iteration")
+
+    monkeypatch.setattr(contexts.KeptContext, "_every", Changing())
+    assert contexts._release_kept() is None

@@ -227,7 +227,11 @@ class KeptContext:
 def _release_kept() -> None:
     """The main thread's context (the others' went with their threads), not a daemon
     thread's still running: it may be drawing with it (was: released under it)."""
-    for kept in list(KeptContext._every.values()):
+    try:
+        every = list(KeptContext._every.values())
+    except RuntimeError:  # (a daemon thread made one while this listed them: leave all)
+        return
+    for kept in every:
         if kept.thread is not threading.main_thread() and kept.thread.is_alive():
             continue
         try:
