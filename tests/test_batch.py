@@ -372,7 +372,7 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
              r"focus-distance and focus-pixel: give one"),
             ("focus-pixel = \"30,12\"", "", r"depth needs focus-distance \(or focus-pixel X,Y\)$"),
             ('depth = "d.npy"\nf-stop = 1.4\nfocus-pixel = "30,12"\n', "",
-             r"--depth-zero-is-sky needs --depth$")):
+             r"depth-zero-is-sky needs depth$")):  # (the file's keys: was the flags)
         (folder / "jobs.toml").write_text(text.replace(edit, said))
         with pytest.raises(hf.InputError, match=r"jobs\.toml: job 'smooth': " + message):
             load_jobs(folder / "jobs.toml", {})

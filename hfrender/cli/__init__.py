@@ -126,7 +126,7 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
         return nullcontext()
     if args.command == "reexpose":
         return holding(output, [("STORE", args.store)])
-    return holding(output, fx_sources(args.input, getattr(args, "depth", None)))
+    return holding(output, fx_sources(args.input, args.depth, args.vectors))
 
 
 def build_parser() -> argparse.ArgumentParser:

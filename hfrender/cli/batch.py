@@ -20,7 +20,7 @@ from hfrender.cli.common import (
     stop_asked,
 )
 from hfrender.config import ConfigError, parse_fps
-from hfrender.engine.batch_paths import NOT_IN_A_BATCH
+from hfrender.engine.batch_paths import NOT_IN_A_BATCH, READS
 from hfrender.engine.batch_progress import BatchTally, planned_frames
 from hfrender.errors import as_given, as_typed, nearest
 from hfrender.io.segments import segments_kept
@@ -222,7 +222,7 @@ def _input_failed(job: Any, before: list, finished: dict) -> Any:
 
     if job.kind != "fx":
         return None
-    reads = {Path(p).resolve() for p in (job.source, job.options.get("depth")) if p}
+    reads = {Path(p).resolve() for p in (job.source, *map(job.options.get, READS)) if p}
     for k, other in enumerate(before):
         status = finished[k].status
         if status in ("failed", "not run") and other.output.resolve() in reads:

@@ -24,23 +24,13 @@ from hfrender.cli.common import (
 from hfrender.cli.options import flags_as_given
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.disparity import KINDS
-from hfrender.errors import HFRenderError
+from hfrender.errors import FLAG, HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name
 from hfrender.progress import progress_bar
 from hfrender.shutter_curve import CURVES
-
-# the depth-of-field options, which mean something only with --depth
-LENS_FLAGS = (("--focus-distance", "focus_distance"), ("--f-stop", "f_stop"),
-              ("--focal-length-mm", "focal_length_mm"), ("--sensor-width-mm", "sensor_width_mm"),
-              ("--max-coc-px", "max_coc_px"), ("--aperture-blades", "aperture_blades"),
-              ("--depth-scale", "depth_scale"), ("--depth-zero-is-sky", "depth_zero_is_sky"),
-              ("--focus-pixel", "focus_pixel"), ("--depth-resize", "depth_resize"),
-              ("--dof-method", "dof_method"), ("--depth-range", "depth_range"),
-              ("--depth-kind", "depth_kind"), ("--focus-disparity", "focus_disparity"),
-              ("--max-blur", "max_blur"))
 
 
 def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
@@ -151,10 +141,10 @@ def _dof_options(d: Any) -> None:
 
 def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
     """The lens --depth's options make (None without --depth: none of them may be given)."""
-    from hfrender.engine.fx_settings import depth_lens, parse_pixel
+    from hfrender.engine.fx_settings import DEPTH_OPTIONS, depth_lens, parse_pixel
 
     if args.depth is None:
-        given = [flag for flag, dest in LENS_FLAGS if getattr(args, dest) is not None]
+        given = [FLAG.name(k) for k in DEPTH_OPTIONS if getattr(args, k) is not None]
         if given:
             one = len(given) == 1
             names = given[0] if one else f"{', '.join(given[:-1])} and {given[-1]}"

@@ -26,8 +26,9 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
-from hfrender.engine.batch_inputs import depth_made, input_maker, made_later
+from hfrender.engine.batch_inputs import beside, depth_made, input_maker, made_later
 from hfrender.engine.batch_paths import (
+    READS,
     blamed,
     check_job,
     check_jobs,
@@ -44,7 +45,7 @@ from hfrender.engine.batch_paths import (
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.engine.batch_values import file_fps, fx_defaults, job_said, typed
+from hfrender.engine.batch_values import file_fps, fx_tables, job_said, typed
 from hfrender.engine.project_fit import fitted_table
 from hfrender.engine.render_setup import NOT_IN_OUTPUT
 from hfrender.errors import (
@@ -84,7 +85,7 @@ FX_OPTIONS: dict[str, Any] = {
     "focus_pixel": str, "depth_resize": str, "depth_range": str, "f_stop": float,
     "focal_length_mm": float, "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
     "dof_method": str, "backend": str, "codec": str, "fps": float, "depth_kind": str,
-    "focus_disparity": float, "max_blur": float,
+    "focus_disparity": float, "max_blur": float, "vectors": str, "shutter": float,
     "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
@@ -113,29 +114,30 @@ class BatchJob:
         return RenderConfig(output=str(self.output), quiet=True, resume=resume, **values)
 
     def fx_settings(self, resume: bool = False) -> Any:
-        from hfrender.engine.fx_settings import FxSettings, depth_lens, parse_pixel, parse_range
+        from hfrender.engine import fx_settings as fs
 
-        o = dict(self.options)
-        lens = None
+        o, lens = dict(self.options), None
+        fs.check_needs(o, lambda k: k.replace("_", "-"))  # the file's keys (was: flags)
         if o.get("focus_pixel") is not None:
-            o["focus_pixel"] = parse_pixel(o["focus_pixel"], "focus-pixel")
+            o["focus_pixel"] = fs.parse_pixel(o["focus_pixel"], "focus-pixel")
         if o.get("depth") is not None or o.get("depth_kind") == "disparity":  # (its keys)
-            lens = depth_lens(o, lambda k: k.replace("_", "-"))
-        if "motion_blur" not in o and lens is None:
-            raise ConfigError("nothing to do: give motion-blur and/or depth")
-        return FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
-                          not o.get("gamma_space", False), o.get("depth"),
-                          o.get("depth_scale", 1.0), lens, o.get("backend"),
-                          o.get("codec"), o.get("fps"), o.get("workers", AUTO), resume,
-                          o.get("dof_method", "fast"),
-                          **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")},
-                          depth_zero_is_sky=o.get("depth_zero_is_sky", False),
-                          focus_pixel=o.get("focus_pixel"),
-                          depth_resize=o.get("depth_resize"),
-                          depth_range=None if o.get("depth_range") is None else
-                          parse_range(o["depth_range"], "depth-range"),
-                          depth_kind=o.get("depth_kind", "distance"),
-                          **{k: o.get(k) for k in ("focus_disparity", "max_blur")})
+            lens = fs.depth_lens(o, lambda k: k.replace("_", "-"))
+        if "motion_blur" not in o and lens is None and o.get("vectors") is None:
+            raise ConfigError("nothing to do: give motion-blur (or vectors) and/or depth")
+        return fs.FxSettings(o.get("motion_blur", 1), o.get("stride", 1), o.get("weights", "box"),
+                             not o.get("gamma_space", False), o.get("depth"),
+                             o.get("depth_scale", 1.0), lens, o.get("backend"),
+                             o.get("codec"), o.get("fps"), o.get("workers", AUTO), resume,
+                             o.get("dof_method", "fast"),
+                             **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")},
+                             depth_zero_is_sky=o.get("depth_zero_is_sky", False),
+                             focus_pixel=o.get("focus_pixel"),
+                             depth_resize=o.get("depth_resize"),
+                             depth_range=None if o.get("depth_range") is None else
+                             fs.parse_range(o["depth_range"], "depth-range"),
+                             depth_kind=o.get("depth_kind", "distance"),
+                             **{k: o.get(k) for k in ("focus_disparity", "max_blur", "vectors")},
+                             shutter=o.get("shutter", 180.0))
 
     def frame_numbers(self, frames: int) -> range | None:
         """The numbers of the ``frames`` files a render job with a range writes into its
@@ -145,22 +147,23 @@ class BatchJob:
         return None if start is None else range(start, start + frames)
 
     def key(self) -> str:
-        """What the output depends on: the options, the source (and depth) files, hfrender's
-        version. An image sequence counts by its frames' names, sizes and times: one made
-        again (by an earlier job of the batch, say) makes its fx job run again."""
+        """What the output depends on: the options, the source (depth, motion vectors)
+        files, hfrender's version. An image sequence counts by its frames' names, sizes and
+        times: one made again (by an earlier job of the batch, say) makes its fx job run
+        again."""
         ident = (hashlib.sha256(self.source.read_bytes()).hexdigest() if self.kind == "render"
                  else input_identity(self.source))
-        depth = self.options.get("depth")
-        # the depth by its identity below, not by how the jobs file spells its path; not how
-        # the work is spread (the same bytes: was all made again), but the granularity (its
-        # hyperframes place a video's keyframes; --resume keeps the manifest's)
+        depth = self.options.get("depth")  # by its identity below, not by how the jobs file
+        # spells its path (its vectors too); not how the work is spread (the same bytes: was
+        # all made again), but the granularity (its hyperframes place a video's keyframes)
         tuning = set(NOT_IN_OUTPUT) - {"granularity"} if self.kind == "render" else {"workers"}
-        options = {k: v for k, v in self.options.items() if k != "depth" and k not in tuning}
+        options = {k: v for k, v in self.options.items() if k not in READS and k not in tuning}
         fields = {"kind": self.kind, "options": options, "source": ident,
                   "depth": input_identity(Path(depth)) if depth else None,
                   "scene_class": self.scene_class, "hfrender": hfrender.__version__}
-        if self.options.get("audio"):  # its sound as it is now (a changed one: made again)
-            fields["audio"] = input_identity(Path(self.options["audio"]))
+        for key in ("vectors", "audio"):  # its motion vectors, its sound, as they are now
+            if self.options.get(key):  # (a changed one: made again)
+                fields[key] = input_identity(Path(self.options[key]))
         modules = scene_modules(self.source) if self.kind == "render" else {}
         if modules:  # the scene's own modules it imports (a changed common.py counts)
             fields["modules"] = modules
@@ -190,8 +193,8 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
                  for k, v in t.items()}
         project = fitted_table(project, str(job_file(path, entry["output"])), given,
                                bool({**defaults[1], **entry}.get("transparent")))
-    options = _options(path, where, kind, (project, fx_defaults(defaults[1], entry, overrides)
-                                           if kind == "fx" else defaults[1], entry, overrides))
+    options = _options(path, where, kind, (project, *(fx_tables if kind == "fx" else tuple)(
+        (defaults[1], entry, overrides))))
     files = {}
     for key in ("scene", "input", "output"):
         if key == ("input" if kind == "render" else "scene"):
@@ -209,8 +212,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     maker = input_maker(source, made) if kind == "fx" else None
     if kind == "fx":
         _fx_input(where, entry, source, options, maker)
-    if "depth" in options and not Path(options["depth"]).is_absolute():
-        options["depth"] = str(path.parent / options["depth"])
+    beside(path, options)  # (its depth pass, its motion vectors)
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
         check_job(job, earlier=maker is not None or depth_made(options, made))
@@ -243,8 +245,8 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                 continue  # a default meant for the other kind of job
             if key == "fps":  # "24000/1001" as --fps takes it
                 value = file_fps(at, raw, value)
-            elif key == "depth" and isinstance(value, str):
-                value = sequence_name(home_path(value))  # depth/####.png as --depth takes
+            elif key in READS and isinstance(value, str):  # depth/####.png as --depth takes
+                value = sequence_name(home_path(value))
             elif key == "audio" and isinstance(value, str):  # the files' beside the jobs file
                 value = str(job_file(path, value) if i < 3 else Path(home_path(value)).resolve())
             options[key] = typed(at, raw, value, known[key])  # (where it was given)

@@ -8,15 +8,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hfrender.engine.batch_paths import declared, resolved_path
+from hfrender.engine.batch_paths import READS, declared, resolved_path
+from hfrender.engine.batch_values import fx_defaults
 from hfrender.errors import InputError, InputErrors
 from hfrender.io.sequence_names import is_sequence
 
 
 def depth_made(options: dict, made: dict) -> bool:
-    """Whether an earlier job writes the fx job's depth pass (it is checked when made)."""
-    depth = options.get("depth")
-    return depth is not None and resolved_path(Path(depth)) in made
+    """Whether an earlier job writes the fx job's depth pass or motion vectors (they are
+    checked when made)."""
+    return any(options.get(key) is not None and resolved_path(Path(options[key])) in made
+               for key in READS)
+
+
+def beside(path: Path, options: dict) -> None:
+    """An fx job's depth pass and motion vectors (``options``) read beside the jobs file
+    ``path`` where relative, as its input is."""
+    for key in READS:
+        if key in options and not Path(options[key]).is_absolute():
+            options[key] = str(path.parent / options[key])
 
 
 def input_maker(source: Path, made: dict) -> Any | None:
@@ -44,7 +54,7 @@ def made_later(path: Path, entries: list, defaults: dict | None = None,
     for i in reversed(range(len(entries))):
         entry = entries[i]
         name = entry.get("name") if isinstance(entry, dict) else None
-        for key, what in (("input", "its input"), ("depth", "its depth pass")):
+        for key, what in (("input", "input"), *READS.items()):
             taken, whose = _taken(entry, key, defaults or {}, overrides or {})
             read = declared(path, taken, key)
             maker = None if read is None else input_maker(read, later) if key == "input" \
@@ -52,7 +62,7 @@ def made_later(path: Path, entries: list, defaults: dict | None = None,
             if maker is not None:
                 job = repr(name) if isinstance(name, str) else f"number {i + 1}"
                 errors.insert(0, InputError(
-                    f"{path}: job {job} reads {taken[key]} ({what}{whose}), the output of job "
+                    f"{path}: job {job} reads {taken[key]} (its {what}{whose}), the output of job "
                     f"{maker!r}, which runs after it: the jobs run in order; put "
                     f"{maker!r} before it"))
         out = declared(path, entry, "output")
@@ -63,12 +73,13 @@ def made_later(path: Path, entries: list, defaults: dict | None = None,
 
 
 def _taken(entry: Any, key: str, defaults: dict, overrides: dict) -> tuple[Any, str]:
-    """The entry with the ``key`` a job reads (an fx job's depth pass: the command line's,
-    its own, or [defaults]'), and where that is from where not its own (``, of
-    [defaults]``)."""
+    """The entry with the ``key`` a job reads (an fx job's depth pass or motion vectors: the
+    command line's, its own, or [defaults]' where the job takes it), and where that is from
+    where not its own (``, of [defaults]``)."""
     fx = isinstance(entry, dict) and "input" in entry and "scene" not in entry
-    if key != "depth" or not fx:
+    if key not in READS or not fx:
         return entry, ""
+    defaults = fx_defaults(defaults, entry, overrides)
     for table, whose in ((overrides, ", on the command line"), (entry, ""),
                          (defaults, ", of [defaults]")):
         if table.get(key) is not None:

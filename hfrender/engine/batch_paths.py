@@ -28,17 +28,23 @@ from hfrender.io.sequence_names import check_output_name, home_path, is_sequence
 from hfrender.io.writers import check_output
 from hfrender.scene.scene_file import scene_duration
 
+READS = {"depth": "depth pass", "vectors": "motion vectors"}  # an fx job's files besides
+
+
+def fx_reads(job: Any) -> list[tuple[str, Path]]:
+    """The files an fx job reads besides its input (its depth pass, its motion vectors):
+    (key, path) of those it has."""
+    return [(key, Path(job.options[key])) for key in READS if job.options.get(key)]
+
 
 def roles(jobs_file: Path, jobs: list[Any]) -> dict[Path, str]:
     """Each file the batch reads or writes (resolved) -> what it is to it ("the output of
     job 'a'", ...); the jobs file too."""
     found = {jobs_file.resolve(): "the jobs file"}
     for job in jobs:
-        depth = job.options.get("depth")
         for what, file in (("input", job.source if job.kind == "fx" else None),
                            ("scene", job.source if job.kind == "render" else None),
-                           ("depth", Path(depth) if depth else None),
-                           ("output", job.output)):
+                           *fx_reads(job), ("output", job.output)):
             if file is not None:
                 found.setdefault(file.resolve(), f"the {what} of job {job.name!r}")
     return found
@@ -183,9 +189,8 @@ def check_summary(summary: str, jobs_file: Path, jobs: list[Any]) -> None:
     if there is None and Path(summary).suffix.lower() == ".toml":  # (a jobs file's name)
         there = "a TOML file's name; the summary is JSON (--summary results.json)"
     for job in jobs if there is None else ():  # a frame of a sequence the batch reads or
-        depth = job.options.get("depth")  # writes: its pattern's, or a folder's file
-        for what, file in (("output", job.output), ("depth", Path(depth) if depth else None),
-                           ("input", job.source if job.kind == "fx" else None)):
+        for what, file in (("output", job.output), *fx_reads(job),  # writes: its pattern's,
+                           ("input", job.source if job.kind == "fx" else None)):  # a folder's
             if there is None and file is not None and \
                     _a_frame_of(file.resolve(), Path(summary).resolve()):
                 there = f"a frame of the {what} of job {job.name!r}"
@@ -265,11 +270,10 @@ def check_job(job: Any, earlier: bool = False) -> None:
 
             render_sound(checked)
     check_writable(str(job.output), "output")
-    if job.kind == "fx":  # its input (and depth) there now: one an earlier job makes is
-        depth = job.options.get("depth")  # told by the outputs' check
-        check_not_input(str(job.output), [("input", [job.source])] +
-                        ([("depth pass", [Path(depth)])] if depth else []))
-        if depth and not earlier:  # its path, size, frames, focus pixel (was: found only
+    if job.kind == "fx":  # its input (depth, vectors) there now (one an earlier job makes:
+        check_not_input(str(job.output), [("input", [job.source])] +  # told by the outputs'
+                        [(READS[key], [file]) for key, file in fx_reads(job)])  # check)
+        if fx_reads(job) and not earlier:  # path, size, frames, focus pixel (was: found only
             from hfrender.engine.fx_depth import check_depth  # when the job's turn came)
 
             check_depth(str(job.source), checked)

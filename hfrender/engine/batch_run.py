@@ -23,7 +23,8 @@ def hold(job: Any) -> Any:
     from hfrender.io.output_lock import fx_sources, holding
 
     reads = [] if job.kind == "render" else fx_sources(
-        str(job.source), job.options.get("depth"), ("input", "depth"))
+        str(job.source), job.options.get("depth"), job.options.get("vectors"),
+        ("input", "depth", "vectors"))
     return holding(str(job.output), reads)
 
 

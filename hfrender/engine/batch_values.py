@@ -59,15 +59,38 @@ def _typed_text(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def fx_tables(tables: tuple[dict, dict, dict]) -> tuple[dict, ...]:
+    """An fx job's ``[defaults]``, own table and options after the jobs file as it takes
+    them: :func:`fx_defaults`, and the command line's ``--shutter`` (the renders') for a job
+    with motion vectors alone (was: refused, '--shutter 90 applies only with vectors')."""
+    defaults, entry, overrides = tables
+    vectors = any(t.get("vectors") is not None for t in (overrides, entry,
+                                                         fx_defaults(defaults, entry, overrides)))
+    return (fx_defaults(defaults, entry, overrides), entry,
+            {k: v for k, v in overrides.items() if vectors or k != "shutter"})
+
+
 def fx_defaults(defaults: dict, entry: dict, overrides: dict) -> dict:
-    """The jobs file's ``[defaults]`` as an fx job takes them: without the keys of the other
-    depth kind than the job's (``depth-kind``: the command line's, its own, else
-    [defaults]'): a metre job's lens and depth-scale for a disparity job, max-blur and
-    focus-disparity for a metre job (was: forced on it, and refused, so one file could not
-    hold both). A job's own key, or the command line's, that does not apply is refused."""
-    kind = "distance"
-    for table in (defaults, entry, overrides):
-        kind = next((v for k, v in table.items() if option_name(k) == "depth_kind"), kind)
-    other = {"disparity": NOT_WITH_DISPARITY, "distance": DISPARITY_ONLY}.get(
-        kind if isinstance(kind, str) else "", ())  # (a wrong kind: said as it is)
-    return {k: v for k, v in defaults.items() if option_name(k) not in other}
+    """The jobs file's ``[defaults]`` as an fx job takes them: those that apply to it, each
+    said of the job as the command line's, its own, else [defaults]': a job with motion
+    vectors takes no motion-blur, stride or depth, and a job without takes no shutter (the
+    renders'); a job without a depth pass none of a depth pass's options; and of those, the
+    keys of its own depth kind: a metre job's lens and depth-scale not for a disparity job,
+    max-blur and focus-disparity not for a metre job (was: forced on it, and refused, so
+    one file could not hold both). A job's own key, or the command line's, that does not
+    apply is refused."""
+    from hfrender.engine.fx_settings import DEPTH_OPTIONS
+
+    def given(key: str, tables: tuple = (defaults, entry, overrides)) -> Any:
+        return next((v for t in reversed(tables) for k, v in t.items()
+                     if option_name(k) == key), None)
+
+    vectors = given("vectors") is not None
+    left = {"motion_blur", "stride", "depth"} if vectors else {"shutter"}
+    if given("depth", (entry, overrides) if vectors else (defaults, entry, overrides)) is None:
+        left.update(DEPTH_OPTIONS)  # (a motion blur alone: was "[defaults], for job 'shot':
+    kind = given("depth_kind", (entry, overrides) if "depth_kind" in left else  # depth-kind
+                 (defaults, entry, overrides))  # disparity needs depth"; a wrong kind: as
+    left.update({"disparity": NOT_WITH_DISPARITY, "distance": DISPARITY_ONLY}.get(
+        "distance" if kind is None else kind if isinstance(kind, str) else "", ()))  # it is
+    return {k: v for k, v in defaults.items() if option_name(k) not in left}

@@ -1,5 +1,6 @@
 """An fx job's depth pass: read and checked against its footage (its size, its length,
-the focus pixel), at the run's start or (``hfrender batch``) before any job runs."""
+the focus pixel), at the run's start or (``hfrender batch``) before any job runs, with its
+motion vectors (:func:`check_depth`)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,10 @@ def focused(s: FxSettings, depth: Any) -> FxSettings:
 
 
 def check_depth(source: str, s: FxSettings) -> None:
-    """What fx says of its depth pass before a frame is read, said now without reading the
-    footage's frames (``hfrender batch``'s checks, before any job runs): the footage's size
-    and length from its headers; the warnings left to the run."""
+    """What fx says of its depth pass (or its motion vectors: their files, count, size and
+    channels) before a frame is read, said now without reading the footage's frames
+    (``hfrender batch``'s checks, before any job runs): the footage's size and length from
+    its headers; the warnings left to the run."""
     if Path(source).is_file() and not is_one_image(source):
         info = probe(source)
         size, count = info.size, info.count
@@ -46,6 +48,12 @@ def check_depth(source: str, s: FxSettings) -> None:
         footage = open_footage(source, s.input_fps)
         size, count = footage.size, footage.count
         footage.close()
+    if s.vectors is not None:
+        from hfrender.io.vector_pass import VectorPass
+
+        VectorPass(s.vectors).check(size, count)
+    if s.depth is None:
+        return
     quiet = logging.getLogger("hfrender")
     level = quiet.level
     quiet.setLevel(max(level, logging.ERROR))

@@ -27,6 +27,10 @@ from hfrender.shutter_curve import CURVES
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
                 "aperture_blades")
+# the options of a depth pass (of no use without one), in the order a message lists them
+DEPTH_OPTIONS = (*LENS_OPTIONS, "depth_scale", "depth_zero_is_sky", "focus_pixel",
+                 "depth_resize", "dof_method", "depth_range", "depth_kind", "focus_disparity",
+                 "max_blur")
 
 
 def _whole(value: object, low: int) -> bool:
@@ -86,6 +90,27 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     return Lens(**{"focal_length_mm": 50.0, "sensor_width_mm": 36.0, **given,
                    "focus_distance": math.inf if focus is None else focus,
                    "aperture_blades": blades})
+
+
+def check_needs(o: dict, name: Callable[[str], str]) -> None:
+    """What one option needs of another, for the command line and a jobs file alike: a
+    depth pass's zeros as sky, resize and range their ``depth``, ``shutter`` its ``vectors``,
+    and ``vectors`` none of the other blurs (``motion_blur``, ``stride``, ``depth``); ``o``:
+    the options by their long names (None: not given), ``name``: an option as the messages
+    name it (``--depth``, ``depth``: was a flag in a jobs file too)."""
+    for key in ("depth_zero_is_sky", "depth_resize", "depth_range"):
+        if o.get(key) not in (None, False) and o.get("depth") is None:
+            raise ConfigError(f"{name(key)} needs {name('depth')}")
+    shutter = o.get("shutter")
+    if shutter is not None and o.get("vectors") is None:
+        raise about(ConfigError, "shutter", shutter, f" applies only with {name('vectors')} "
+                    f"({name('motion_blur')}'s shutter is its {name('stride')} and "
+                    f"{name('weights')})", head=f"{name('shutter')} {shutter:g}")
+    for key in ("motion_blur", "stride", "depth") if o.get("vectors") is not None else ():
+        if o.get(key) is not None:
+            raise ConfigError(f"{name('vectors')} and {name(key)}: give one ({name('vectors')} "
+                              "blurs each frame along its own motion vectors, Z from their "
+                              "files; the other in a run of its own)")
 
 
 @dataclass(frozen=True)
@@ -148,14 +173,15 @@ class FxSettings:
                    else repr(self.input_fps))
             raise ConfigError(f"--fps {fps}: the output's rate (--fps / --stride "
                               f"{self.stride}) must be from {MIN_FPS:g} to {MAX_FPS:g} fps")
-        if self.depth_zero_is_sky and self.depth is None:
-            raise ConfigError("--depth-zero-is-sky needs --depth")
+        check_needs({"depth": self.depth, "depth_zero_is_sky": self.depth_zero_is_sky,
+                     "depth_resize": self.depth_resize, "depth_range": self.depth_range,
+                     "vectors": self.vectors, "motion_blur": None if self.window == 1 else
+                     self.window, "stride": None if self.stride == 1 else self.stride,
+                     "shutter": None if self.shutter == 180.0 else self.shutter}, FLAG.name)
         self._check_depth_range()
         if self.depth_resize is not None and self.depth_resize not in RESIZES:
             raise ConfigError(f"--depth-resize {self.depth_resize!r}: choose one of "
                               f"{', '.join(RESIZES)}")
-        if self.depth_resize is not None and self.depth is None:
-            raise ConfigError("--depth-resize needs --depth")
         self._check_disparity()
         self._check_vectors()
         if (self.depth is None) != (self.lens is None):
@@ -192,8 +218,6 @@ class FxSettings:
             raise about(ConfigError, "depth_range", span, ": NEAR and FAR are the same "
                         f"distance, every pixel {span[0]:g} m whatever the pass says; give "
                         "the metres of its 0 and of its 1", head=f"--depth-range {span!r}")
-        if self.depth is None:
-            raise ConfigError("--depth-range needs --depth")
         for flag, given in (("--depth-scale", self.depth_scale != 1.0),
                             ("--depth-zero-is-sky", self.depth_zero_is_sky)):
             if given:
@@ -202,20 +226,9 @@ class FxSettings:
         object.__setattr__(self, "depth_range", (float(span[0]), float(span[1])))
 
     def _check_vectors(self) -> None:
-        """--vectors (hf.vector_blur on each frame) alone of the ways to blur, its shutter
-        in (0, 720] degrees."""
-        if self.vectors is None:
-            if self.shutter != 180.0:
-                raise ConfigError(f"--shutter {self.shutter:g} applies only with --vectors "
-                                  "(--motion-blur's shutter is its --stride and --weights)")
-            return
-        for flag, given in (("--motion-blur", self.window != 1), ("--stride", self.stride != 1),
-                            ("--depth", self.depth is not None)):
-            if given:
-                raise ConfigError(f"--vectors and {flag}: give one (--vectors blurs each frame "
-                                  "along its own motion vectors, Z from their files; run fx "
-                                  "again for the other)")
-        if not (_positive(self.shutter) and self.shutter <= 720):
+        """--vectors' shutter in (0, 720] degrees (:func:`check_needs`: alone of the ways to
+        blur)."""
+        if self.vectors is not None and not (_positive(self.shutter) and self.shutter <= 720):
             raise ConfigError(f"--shutter {self.shutter!r}: degrees in (0, 720] (180: half a "
                               "frame's motion, 360: all of it)")
 

@@ -124,11 +124,13 @@ def holding(output: str, sources: list[tuple[str, str | None]],
     return held
 
 
-def fx_sources(footage: str, depth: str | None, names: tuple[str, str] = ("INPUT", "--depth")
+def fx_sources(footage: str, depth: str | None, vectors: str | None = None,
+               names: tuple[str, ...] = ("INPUT", "--depth", "--vectors")
                ) -> list[tuple[str, str | None]]:
-    """What an fx reads, for :func:`holding` (``names``: how the run names them): a folder
-    of frames as its pattern."""
-    return [(names[0], _as_pattern(footage)), (names[1], depth and _as_pattern(depth))]
+    """What an fx reads, for :func:`holding` (``names``: how the run names them; its motion
+    vectors: were not held, rewritten under a run): a folder of frames as its pattern."""
+    return [(names[0], _as_pattern(footage)), (names[1], depth and _as_pattern(depth)),
+            (names[2], vectors and _as_pattern(vectors))]
 
 
 def _as_pattern(path: str) -> str:
