@@ -342,3 +342,25 @@ def test_a_lamp_never_added_is_named_as_an_object_is():
     assert unadded(scene) == [("self.key", "PointLight")]
     state = dict(drawn_state(scene))
     assert state["spot.angle"] == 45.0 and "spot.target" in state and "key.position" not in state
+
+
+@pytest.mark.parametrize("made, said", [
+    ("self.key = hf.PointLight()", "self.key (a PointLight) never added, so lighting nothing: "
+     "self.add(self.key) in setup() switches it on"),
+    ("self.key = hf.PointLight()\n        self.box = hf.Cube()",
+     "self.key (a PointLight), self.box (a Cube) never added, so not drawn: "
+     "self.add(self.key) in setup() draws it")])
+def test_a_lamp_never_added_is_said_to_light_nothing(tmp_path, caplog, made, said):
+    """A lamp is never drawn (it is seen by what it lights): its warning said 'so not
+    drawn: self.add(self.key) in setup() draws it' as an object's does (a docs trial)."""
+    from hfrender.cli import main
+
+    scene = tmp_path / "forgot.py"
+    scene.write_text("import hfrender as hf\n\n\nclass Forgot(hf.Scene):\n"
+                     "    def setup(self):\n        self.add(hf.Sphere())\n"
+                     f"        {made}\n")
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size", "32x18",
+                     "--samples", "1", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records if "never added" in r.getMessage()] \
+        == [f"Forgot: {said}"]

@@ -304,8 +304,10 @@ def _say_unadded(scene: Scene) -> None:
     lost, name = unadded(scene), type(scene).__name__
     if lost:
         said = checks.listed([f"{where} (a {kind})" for where, kind in lost])
-        log.warning("%s: %s never added, so not drawn: self.add(%s) in setup() draws it",
-                    name, said, lost[0][0])
+        lamp = {kind for _, kind in lost} <= {c.__name__ for c in Lamp.__subclasses__()}
+        log.warning("%s: %s never added, so %s: self.add(%s) in setup() %s", name, said,
+                    "lighting nothing" if lamp else "not drawn", lost[0][0],
+                    "switches it on" if lamp else "draws it")
     elif not scene.objects:
         manim = ("; construct() is manim's, never called here: setup() adds the objects "
                  "once, update(t) sets them from t") if callable(
