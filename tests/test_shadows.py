@@ -160,7 +160,8 @@ def test_a_lit_sphere_shows_no_acne(gl_context):
 
 def _lit_part(camera, radius, light):
     """The pixels whose centre's ray meets the sphere at the origin where n.l > 0.1 and
-    n.v > 0.3 (clear of the silhouette, where the mesh's facets part from the sphere)."""
+    n.v > 0.3 (clear of the silhouette, where the mesh's facets part from the sphere);
+    ``light``: the unit way to the light, or a function of the points hit giving it."""
     to_world = np.linalg.inv(camera.projection(W / H) @ camera.view_matrix())
     col, row = np.meshgrid(np.arange(W) + 0.5, np.arange(H) + 0.5)
     ndc = np.stack([2 * col / W - 1, 2 * row / H - 1, np.ones_like(col),
@@ -173,7 +174,8 @@ def _lit_part(camera, radius, light):
     disc = b * b - (eye @ eye - radius * radius)
     hit = eye + ray * (-b - np.sqrt(np.maximum(disc, 0)))[..., None]
     n = hit / radius
-    return (disc > 0) & (n @ light > 0.1) & (-(n * ray).sum(-1) > 0.3)
+    towards = light(hit) if callable(light) else light
+    return (disc > 0) & ((n * towards).sum(-1) > 0.1) & (-(n * ray).sum(-1) > 0.3)
 
 
 @pytest.mark.usefixtures("gl_context")

@@ -12,7 +12,8 @@ fitted across the light to the part of the visible objects' boxes (:func:`~hfren
 scene.in_view.corners`) that the camera sees, along it to all of them (was: all of them
 either way, so a 100 m floor spread the map's texels over 100 m); its size follows the
 output's pixels (:func:`map_size`). The surface shaders read it through ``hf_shadow()``
-(``shaders/glsl/mesh_header.frag``).
+(``shaders/glsl/mesh_header.frag``). A :class:`ShadowPass` draws and keeps the spots' maps
+too (``SpotLight(shadows=True)``: :mod:`hfrender.renderer.lamp_shadows`).
 """
 
 from __future__ import annotations
@@ -25,14 +26,18 @@ import numpy as np
 from hfrender.renderer.models import DEFINE, defined
 from hfrender.renderer.programs import compile_program, glsl
 from hfrender.scene.in_view import corners
+from hfrender.scene.lamps import MAX_LAMPS, MAX_SHADOWED
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.text import is_text
 
 SIZES = (512, 4096)  # the least and most texels a side of an automatic map (map_size)
 STEP = 256  # its sizes' step
 UNIT = 7  # the texture unit the map is read from (a sampler2DShadow: no other's unit)
-OFF = {"u_shadows": 0, "u_shadow_map": UNIT}  # (set even so: samplers of two types on
-#                                               unit 0 would make a model's draw an error)
+SPOT_UNITS = tuple(range(UNIT + 1, UNIT + 1 + MAX_SHADOWED))  # the spots' maps' units
+OFF = {"u_shadows": 0, "u_shadow_map": UNIT, "u_lamp_shadow": [0] * MAX_LAMPS,
+       **{f"u_spot_map{k}": unit for k, unit in enumerate(SPOT_UNITS)}}  # (the units set
+#                  even so: samplers of two types on unit 0 would make a model's draw an error)
+TO_MAP = np.array([[0.5, 0, 0, 0.5], [0, 0.5, 0, 0.5], [0, 0, 0.5, 0.5], [0, 0, 0, 1.0]])
 _NOTHING = "#version 330 core\nvoid main() {}\n"  # depth only
 _UP = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # the map's up: z, else x (light along z)
 _EDGES = np.array([(a, a | bit) for a in range(8) for bit in (1, 2, 4) if not a & bit])
@@ -106,15 +111,14 @@ def seen_region(camera: Any, aspect: float, points: np.ndarray) -> np.ndarray:
     return found if len(found) else points
 
 
-def map_size(scene: Any, extent: float, depth: float, pixels: float) -> int:
-    """The map's texels a side: the scene's ``shadow_resolution``, else as many as make a
+def map_size(cam: Any, fixed: int | None, extent: float, depth: float, pixels: float) -> int:
+    """The map's texels a side: ``fixed`` (a ``shadow_resolution``), else as many as make a
     texel no larger than half an output pixel where the map's middle is seen (``depth``
     from the eye; ``pixels``: a metre's 1 m in front of it, :meth:`SceneRenderer.
     _pixels_a_metre`) across the map's ``extent`` (metres), in :data:`STEP` s within
     :data:`SIZES` (a texel of a whole pixel put a slanted light's edge 1-2 px off)."""
-    if scene.shadow_resolution is not None:
-        return int(scene.shadow_resolution)
-    cam = scene.camera
+    if fixed is not None:
+        return int(fixed)
     pixel = (1.0 if cam.orthographic else max(depth, cam.near)) / pixels
     want = STEP * math.ceil(2 * extent / pixel / STEP)  # (a texel: half a pixel or less)
     return int(min(max(want, SIZES[0]), SIZES[1]))
@@ -142,18 +146,19 @@ def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple) -> tuple | No
         np.minimum(hi[:2], near[:, :2].max(0) + pad)
     middle = (lo[:2] + hi[:2]) / 2 @ axes[:2] + near[:, 2].mean() * axes[2]
     depth = float((middle - eye) @ np.asarray(forward))
-    return axes, lo, hi, map_size(scene, float((hi - lo)[:2].max()), depth, pixels)
+    return axes, lo, hi, map_size(cam, scene.shadow_resolution, float((hi - lo)[:2].max()),
+                                  depth, pixels)
 
 
 def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
     """All that the map drawn of ``renderer``'s scene now depends on: its frustum ``box``
-    (:func:`fit`: the light in it), the camera's ``lens`` (a sphere's mesh: its level),
+    (its view, projection and size: the light in them), the camera's ``lens`` (a sphere's
+    mesh: its level),
     and each opaque object's geometry, place and animated parts' matrices (skins, morph
     weights: :attr:`SceneRenderer.parts`, this draw's). The same bytes, the same map:
     sub-frames at other times or lens points of a scene whose casters stand still (a
     turntable's camera aside) draw it once."""
-    axes, lo, hi, size = box
-    held = [np.concatenate([axes.ravel(), lo, hi, [size]]).tobytes(), repr(lens).encode()]
+    held = [np.concatenate([np.ravel(part) for part in box]).tobytes(), repr(lens).encode()]
     for i, obj in enumerate(renderer.scene.objects):
         if drawn_opacity(obj) < 1.0 or is_text(obj.geometry):
             continue
@@ -164,15 +169,19 @@ def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
 
 
 class ShadowPass:
-    """The shadow map, its framebuffer and the depth-only programs, for one renderer."""
+    """A shadow map, its framebuffer and the depth-only programs, for one renderer: the
+    directional light's, holding the shadowed spots' (:attr:`spots`, sharing its programs:
+    :mod:`hfrender.renderer.lamp_shadows`)."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Any, programs: dict | None = None) -> None:
 
         self.ctx, self.size, self.map, self.fbo = ctx, 0, None, None
-        self.key, self.uniforms = b"", OFF  # what the map was drawn of (casting), its uniforms
-        self.programs = {model: compile_program(ctx, defined(glsl("mesh.vert"), defines),
-                                                _NOTHING, None)
-                         for model, defines in ((False, ""), (True, DEFINE))}
+        self.key = b""  # what the map was drawn of (casting)
+        self.own = programs is None  # (a spot's are its sun's)
+        self.programs = programs or {
+            model: compile_program(ctx, defined(glsl("mesh.vert"), defines), _NOTHING, None)
+            for model, defines in ((False, ""), (True, DEFINE))}
+        self.spots: list[ShadowPass] = []
 
     def _make(self, size: int) -> None:
         """The map and its framebuffer, ``size`` texels a side (those of another size gone)."""
@@ -197,29 +206,38 @@ class ShadowPass:
         return self.programs[model_file]
 
     def draw(self, renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
-        """The map of ``renderer``'s scene as it is now, lit from ``light``, drawn unless
-        the one drawn last is of the same (:func:`casting`); the uniforms its surface
-        shaders read it by (:data:`OFF` where nothing is visible).
-        ``lens``: the sub-frame's, so a sphere's mesh is the one its colour is drawn with;
-        ``rates``: its clip rates, unused by the map but asked with its colour's, so a
-        skinned part is posed once for both (:func:`~hfrender.renderer.models.poser`)."""
+        """The directional light's map of ``renderer``'s scene as it is now, lit from
+        ``light`` (:meth:`keep`); the uniforms its surface shaders read it by (:data:`OFF`
+        where nothing is visible)."""
 
         w, h = renderer.size
         box = fit(renderer.scene, w / h, light, lens)
         if box is None:
             return OFF
-        self._make(box[3])
+        view, proj, texel = light_frame(*box)
+        self.keep(renderer, (view, proj, box[3]), lens, rates, UNIT)
+        return {"u_shadows": 1, "u_shadow_map": UNIT, "u_light_matrix": TO_MAP @ proj @ view,
+                "u_shadow_texel": tuple(texel.tolist())}
+
+    def keep(self, renderer: Any, box: tuple, lens: tuple, rates: np.ndarray,
+             unit: int) -> None:
+        """The map of ``box`` (view, projection, texels a side) drawn unless the one drawn
+        last is of the same (:func:`casting`), bound to ``unit``. ``lens``: the sub-frame's,
+        so a sphere's mesh is the one its colour is drawn with; ``rates``: its clip rates,
+        unused by the map but asked with its colour's, so a skinned part is posed once for
+        both (:func:`~hfrender.renderer.models.poser`)."""
+        self._make(box[2])
         key = casting(renderer, box, lens)
         if key != self.key:  # (another time, or anything in it moved: drawn anew)
-            self.key, self.uniforms = key, self._draw(renderer, box, lens, rates)
-        self.map.use(UNIT)
-        return self.uniforms
+            self.key = key
+            self._draw(renderer, box[0], box[1], lens, rates)
+        self.map.use(unit)
 
-    def _draw(self, renderer: Any, box: tuple, lens: tuple, rates: np.ndarray) -> dict:
-        """Draw the map of the frustum ``box`` (:func:`fit`); its uniforms."""
+    def _draw(self, renderer: Any, view: np.ndarray, proj: np.ndarray, lens: tuple,
+              rates: np.ndarray) -> None:
+        """Draw the map seen by ``view`` and ``proj``."""
         import moderngl
 
-        view, proj, texel = light_frame(*box)
         ctx = self.ctx
         self.fbo.use()
         ctx.viewport = (0, 0, self.size, self.size)
@@ -231,24 +249,28 @@ class ShadowPass:
             renderer.draw_objects({"u_view": view, "u_proj": proj}, lens, self.program, rates)
         finally:
             ctx.polygon_offset = (0.0, 0.0)
-        to_map = np.diag([0.5, 0.5, 0.5, 1.0])
-        to_map[:3, 3] = 0.5
-        return {"u_shadows": 1, "u_shadow_map": UNIT, "u_light_matrix": to_map @ proj @ view,
-                "u_shadow_texel": tuple(texel.tolist())}
 
     def release(self) -> None:
-        for obj in self.programs.values():
+        for obj in self.programs.values() if self.own else ():
             obj.release()
+        for spot in self.spots:
+            spot.release()
         self._drop()
 
 
 def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
-    """The uniforms by which ``renderer``'s surface shaders read its scene's shadow map,
-    drawn for now where the scene's ``shadows`` are on (its :class:`ShadowPass` made the
-    first time; ``rates``: the sub-frame's clip rates, :meth:`ShadowPass.draw`);
-    :data:`OFF` where they are off."""
-    if not renderer.scene.shadows:
+    """The uniforms by which ``renderer``'s surface shaders read its scene's shadow maps,
+    drawn for now: the directional light's where the scene's ``shadows`` are on, its
+    shadowed spots' (:func:`~hfrender.renderer.lamp_shadows.spot_maps`); its
+    :class:`ShadowPass` made the first time; ``rates``: the sub-frame's clip rates,
+    :meth:`ShadowPass.keep`). :data:`OFF` where neither casts."""
+    from hfrender.renderer.lamp_shadows import shadowed, spot_maps  # (it builds on this)
+
+    scene = renderer.scene
+    spots = shadowed(scene)
+    if not scene.shadows and not spots:
         return OFF
     if renderer.shadows is None:
         renderer.shadows = ShadowPass(renderer.ctx)
-    return renderer.shadows.draw(renderer, light, lens, rates)
+    sun = renderer.shadows.draw(renderer, light, lens, rates) if scene.shadows else OFF
+    return {**sun, **spot_maps(renderer.shadows, renderer, spots, lens, rates)}

@@ -313,6 +313,14 @@ def _inside_update(scene: Scene) -> bool:
     return False
 
 
+def shadow_resolution(what: str, value: object) -> int | None:
+    """A shadow map's size (a scene's or a spot's): None or a whole number 256..8192."""
+    try:
+        return None if value is None else integer(value, what, 256, 8192)
+    except InputError as exc:
+        raise type(exc)(f"{exc} texels a side, or None (from the output's size)") from None
+
+
 def _lighting(owner: str, name: str, value: object) -> object:
     """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
     (a NaN drew every object black, without a word); ``light_strength`` a finite number >=
@@ -322,10 +330,7 @@ def _lighting(owner: str, name: str, value: object) -> object:
     if name == "shadows":
         return checks.flag(what, value)
     if name == "shadow_resolution":
-        try:
-            return None if value is None else integer(value, what, 256, 8192)
-        except InputError as exc:
-            raise type(exc)(f"{exc} texels a side, or None (from the output's size)") from None
+        return shadow_resolution(what, value)
     if name == "light_strength":
         return checks.finite(what, value, low=0.0, meaning="the directional light: 1 full, "
                              "0 off")

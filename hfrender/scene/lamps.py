@@ -2,8 +2,10 @@
 as objects are, set from ``t`` in ``update(t)`` as objects are, and placed in a parent's
 frame (``parent=group``) as objects are. They light the ``lambert`` and ``toon`` surfaces
 (and a scene's own shader through ``hf_lamps()``) on top of the scene's directional light;
-they are not drawn themselves and cast no shadows. The renderer's side: uniform arrays,
-:mod:`hfrender.renderer.lamps`.
+they are not drawn themselves. A spot with ``shadows=True`` casts shadows (up to
+:data:`MAX_SHADOWED` of them: a perspective depth map each,
+:mod:`hfrender.renderer.lamp_shadows`); a point lamp casts none (it would need a cube map).
+The renderer's side: uniform arrays, :mod:`hfrender.renderer.lamps`.
 
 Units: ``intensity`` is the light a surface facing the lamp 1 m away receives, in the
 scene's linear units (1: a white surface there shows white, as the directional light at
@@ -25,6 +27,7 @@ from hfrender.scene import checks
 from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
 MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
+MAX_SHADOWED = 4  # spots casting shadows at once (mesh_header.frag: u_spot_map0..3)
 DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
 
 
@@ -34,7 +37,8 @@ class Lamp(Placed):
     ``color`` (a display colour, as an object's) times ``intensity`` (>= 0: the light on a
     surface facing it 1 m away), falling off as 1 / max(d, radius)^2. ``visible = False``
     switches it off (so does a hidden Group it lies in). Never drawn: a lamp is seen by
-    what it lights."""
+    what it lights. ``shadows``: a spot's cast by the opaque objects (a point lamp's
+    refused), its map ``shadow_resolution`` texels a side (None: from the output's size)."""
 
     position: tuple = (0.0, 0.0, 0.0)
     color: tuple = (1.0, 1.0, 1.0)
@@ -42,6 +46,8 @@ class Lamp(Placed):
     radius: float = 0.1
     visible: bool = True
     parent: Placed | None = field(default=None, kw_only=True, repr=False)
+    shadows: bool = field(default=False, kw_only=True)
+    shadow_resolution: int | None = field(default=None, kw_only=True)
 
     rotation = (0.0, 0.0, 0.0)  # the frame it gives a child: its place alone
     scale = 1.0
@@ -62,7 +68,11 @@ class Lamp(Placed):
 
 @dataclass(eq=False)
 class PointLight(Lamp):
-    """A lamp shining every way (Blender's Point lamp)."""
+    """A lamp shining every way (Blender's Point lamp); it casts no shadows."""
+
+    @classmethod
+    def value_checks(cls) -> dict:
+        return _POINT_CHECKS
 
 
 @dataclass(eq=False)
@@ -115,6 +125,20 @@ def _angle(what: str, value: object) -> float:
     return float(value)
 
 
+def _no_shadows(what: str, value: object) -> bool:
+    if checks.flag(what, value):
+        raise InputError(f"{what}=True: a point lamp casts no shadows (it would need a cube "
+                         "map, six depth maps, one a side); use hf.SpotLight(shadows=True) "
+                         "aimed at what should cast, or leave it False")
+    return False
+
+
+def _resolution(what: str, value: object) -> int | None:
+    from hfrender.scene import shadow_resolution  # (the scene's own rule: at run time)
+
+    return shadow_resolution(what, value)
+
+
 _CHECKS = {
     "position": PLACE_CHECKS["position"],
     "color": lambda what, v: display_color(v, what),
@@ -128,7 +152,10 @@ _CHECKS = {
     "angle": _angle,
     "blend": lambda what, v: checks.fraction(what, v, "0 a sharp edge, 1 soft from the axis "
                                              "out"),
+    "shadows": checks.flag,
+    "shadow_resolution": _resolution,
 }
+_POINT_CHECKS = {**_CHECKS, "shadows": _no_shadows}
 
 
 def lamps_of(scene: Any) -> list[Lamp]:
@@ -143,7 +170,18 @@ def put(scene: Any, lamp: Lamp) -> None:
         raise InputError(f"add(): this {type(lamp).__name__} would be the scene's "
                          f"{len(lamps) + 1}th lamp; a scene has up to {MAX_LAMPS} "
                          "(hf.PointLight and hf.SpotLight together)")
+    if isinstance(lamp, SpotLight) and lamp.shadows:
+        too_many_shadows([*lamps, lamp], "add(): this SpotLight would make")
     lamps.append(lamp)
+
+
+def too_many_shadows(lamps: list[Lamp], told: str) -> None:
+    """Refuse, in one line (``told`` first), more than :data:`MAX_SHADOWED` of ``lamps``
+    casting shadows."""
+    count = sum(isinstance(lamp, SpotLight) and lamp.shadows for lamp in lamps)
+    if count > MAX_SHADOWED:
+        raise InputError(f"{told} {count} spots with shadows=True; up to {MAX_SHADOWED} cast "
+                         "shadows at once (a depth map each): set shadows=False on one")
 
 
 def lit_now(scene: Any) -> list[Lamp]:

@@ -6,7 +6,8 @@
 // It may call hf_shadow(world, normal): the share of the light that reaches the point (1
 // lit, 0 in shadow; 1 wherever the scene's shadows are off), as lambert and toon do.
 // It may call hf_lamps(world, normal): the light of the scene's lamps (hf.PointLight,
-// hf.SpotLight) reaching the point, to multiply by the colour (0 where it has none).
+// hf.SpotLight) reaching the point, to multiply by the colour (0 where it has none); a
+// spot with shadows=True through its shadow map.
 vec3 u_color;                // linear: the object's (v_object, set before shade())
 float u_emissive;
 float u_opacity;             // 1: opaque; below, blended over what lies behind (v_opacity)
@@ -30,6 +31,14 @@ uniform vec4 u_lamp_position[HF_MAX_LAMPS];  // world xyz; w: max(radius^2, 1e-8
 uniform vec4 u_lamp_color[HF_MAX_LAMPS];     // linear colour x intensity; w: a spot's
                                              // cos(angle / 2), -2 for a point lamp
 uniform vec4 u_lamp_aim[HF_MAX_LAMPS];       // a spot's unit direction; w: its blend in cosine
+uniform int u_lamp_shadow[HF_MAX_LAMPS];     // 1..4: the spot's shadow map (u_spot_map0..3,
+                                             // hfrender/renderer/lamp_shadows.py); 0: none
+uniform sampler2DShadow u_spot_map0;  // the spots' depth of the opaque objects
+uniform sampler2DShadow u_spot_map1;
+uniform sampler2DShadow u_spot_map2;
+uniform sampler2DShadow u_spot_map3;
+uniform mat4 u_spot_matrix[4];  // world -> the map's (s, t, depth) x w, w: along its axis
+uniform vec4 u_spot_texel[4];   // a texel's metres 1 m along the axis, in s-t; near, far
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -62,6 +71,22 @@ vec3 hf_to_eye(vec3 world) {
     return u_orthographic != 0 ? -u_forward : normalize(u_eye - world);
 }
 
+// the share of four hardware-compared taps of `map` half a texel (`d`) about `at` that
+// lie nearer than `ref` (a 1-2 texel soft edge)
+float hf_taps(sampler2DShadow map, vec2 at, float ref, float d) {
+    float lit = 0.0;
+    lit += texture(map, vec3(at.x - d, at.y - d, ref));
+    lit += texture(map, vec3(at.x + d, at.y - d, ref));
+    lit += texture(map, vec3(at.x - d, at.y + d, ref));
+    lit += texture(map, vec3(at.x + d, at.y + d, ref));
+    return 0.25 * lit;
+}
+
+// the depth bias in texels as the surface turns from the light (`cosine`: n.l)
+float hf_slope(float cosine, float sine) {
+    return 1.0 + 2.0 * min(sine / max(cosine, 0.05), 8.0);
+}
+
 // how much of the light reaches `world` (`normal`: the side seen): 1 lit, 0 in the shadow
 // of an opaque object, 1 wherever the scene's shadows are off. Four hardware-compared taps
 // half a texel about the point (a 1-2 texel soft edge); the point slid along the normal by
@@ -73,19 +98,35 @@ float hf_shadow(vec3 world, vec3 normal) {
     float sine = sqrt(1.0 - cosine * cosine);
     vec4 at = u_light_matrix * vec4(world + normal * (1.5 * u_shadow_texel.x * sine), 1.0);
     if (any(lessThan(at.xy, vec2(0.0))) || any(greaterThan(at.xy, vec2(1.0)))) return 1.0;
-    float ref = min(at.z, 1.0) - u_shadow_texel.z * (1.0 + 2.0 * min(sine / max(cosine, 0.05), 8.0));
-    float d = 0.5 * u_shadow_texel.y, lit = 0.0;
-    lit += texture(u_shadow_map, vec3(at.x - d, at.y - d, ref));
-    lit += texture(u_shadow_map, vec3(at.x + d, at.y - d, ref));
-    lit += texture(u_shadow_map, vec3(at.x - d, at.y + d, ref));
-    lit += texture(u_shadow_map, vec3(at.x + d, at.y + d, ref));
-    return 0.25 * lit;
+    float ref = min(at.z, 1.0) - u_shadow_texel.z * hf_slope(cosine, sine);
+    return hf_taps(u_shadow_map, at.xy, ref, 0.5 * u_shadow_texel.y);
+}
+
+// how much of spot `k`'s light (its map, u_spot_map<k>) reaches `world`, `l` the unit way
+// to the lamp: hf_shadow()'s taps, normal offset and bias, a texel's size as the map's at
+// the point's distance along the axis (w), the biased distance taken to the map's depth
+float hf_spot_shadow(int k, vec3 world, vec3 normal, vec3 l) {
+    vec4 texel = u_spot_texel[k];
+    float cosine = clamp(dot(normal, l), 0.0, 1.0);
+    float sine = sqrt(1.0 - cosine * cosine);
+    float metres = texel.x * (u_spot_matrix[k] * vec4(world, 1.0)).w;
+    vec4 at = u_spot_matrix[k] * vec4(world + normal * (1.5 * metres * sine), 1.0);
+    if (at.w <= 0.0) return 1.0;
+    vec2 st = at.xy / at.w;
+    if (any(lessThan(st, vec2(0.0))) || any(greaterThan(st, vec2(1.0)))) return 1.0;
+    float away = max(at.w - metres * hf_slope(cosine, sine), 1e-30);
+    float ref = min(texel.w / (texel.w - texel.z) * (1.0 - texel.z / away), 1.0);
+    float d = 0.5 * texel.y;
+    if (k == 0) return hf_taps(u_spot_map0, st, ref, d);
+    if (k == 1) return hf_taps(u_spot_map1, st, ref, d);
+    if (k == 2) return hf_taps(u_spot_map2, st, ref, d);
+    return hf_taps(u_spot_map3, st, ref, d);
 }
 
 // the light of the lamps at `world` (`normal`: the side seen, unit), to multiply by the
 // surface's colour: each lamp's colour x intensity x max(0, n.l) / max(d^2, radius^2), a
-// spot's times its cone (Blender's: smoothstep over its blend, inside cos(angle / 2)).
-// The lamps cast no shadows.
+// spot's times its cone (Blender's: smoothstep over its blend, inside cos(angle / 2)) and,
+// where it has shadows=True, the share of it its shadow map lets through (hf_spot_shadow).
 vec3 hf_lamps(vec3 world, vec3 normal) {
     vec3 sum = vec3(0.0);
     for (int i = 0; i < u_lamp_count; ++i) {
@@ -97,6 +138,8 @@ vec3 hf_lamps(vec3 world, vec3 normal) {
         if (edge > -1.5) {  // a spot: its cone
             float c = dot(-l, u_lamp_aim[i].xyz);
             light *= soft > 0.0 ? smoothstep(0.0, 1.0, (c - edge) / soft) : step(edge, c);
+            int map = u_lamp_shadow[i];
+            if (map > 0 && light > 0.0) light *= hf_spot_shadow(map - 1, world, normal, l);
         }
         sum += u_lamp_color[i].rgb * light;
     }

@@ -1,0 +1,253 @@
+"""A spot's ``shadows=True`` (hfrender/renderer/lamp_shadows.py, hf_spot_shadow() in
+shaders/glsl/mesh_header.frag): a perspective depth map from the lamp. The shadow's place
+is worked by hand from the lamp's point; off, every picture is what it was."""
+
+import math
+
+import numpy as np
+import pytest
+from test_shadows import (
+    AMBIENT,
+    FLOOR,
+    PPM,
+    VIEW,
+    H,
+    _lit_part,
+    box_margin,
+    code,
+    draw,
+    floor_points,
+)
+
+import hfrender as hf
+from hfrender.color import srgb_to_linear
+from hfrender.errors import InputError
+
+LAMP = (0.0, 2.0, 0.0)  # 2 m above the floor, pointing down
+
+
+def spot_scene(shadows=True, cube=0.5, resolution=None, update=None, more=None):
+    """A spot 2 m above a 12 m floor pointing down (90 degrees, a hard edge: the lit disc
+    2 m across its radius), a ``cube`` m cube between with its top 1 m up, the directional
+    light off; the orthographic camera of test_shadows' cube_scene; ``more(scene)`` at the
+    end of its setup."""
+
+    class SpotOverFloor(hf.Scene):
+        background = (0.0, 0.0, 0.0)
+        ambient = AMBIENT
+        light_strength = 0
+
+        def setup(self):
+            self.add(hf.Plane(scale=12, rotation=(-math.pi / 2, 0, 0), color=(FLOOR,) * 3))
+            self.cube = self.add(hf.Cube(position=(0, 1 - cube / 2, 0), scale=cube,
+                                         color=(0.2, 0.3, 0.9)))
+            self.spot = self.add(hf.SpotLight(position=LAMP, angle=90, blend=0,
+                                              intensity=2, shadows=shadows,
+                                              shadow_resolution=resolution))
+            self.camera.orthographic = True
+            self.camera.ortho_height = H / PPM
+            self.camera.position = tuple(10 * VIEW)
+            self.camera.look_at((0, 0, 0))
+            if more is not None:
+                more(self)
+
+        def update(self, t):
+            if update is not None:
+                update(self, t)
+
+    return SpotOverFloor()
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_spot_shadows_the_cubes_top_projected_from_the_lamp(gl_context):
+    """The cube's top (x, z in [-0.25, 0.25], 1 m below the lamp) projected from the lamp
+    onto the floor (2 m below it) is twice its size: x, z in [-0.5, 0.5]. Its lower edges
+    (1.5 m below, x 4/3) fall inside it. Every floor pixel more than a pixel from that
+    square's edges is, inside it, the floor's colour times ambient (within 1 code), and
+    outside it bit for bit the floor drawn without shadows; the cube hides the floor at
+    z < -0.75 (seen from up the slope) and the cone's edge is 2 m out."""
+    ctx = gl_context()
+    on, off = draw(ctx, spot_scene()), draw(ctx, spot_scene(shadows=False))
+    x, z = floor_points()
+    floor = (z > -0.7) & (np.hypot(x, z) < 1.9)
+    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
+    margin = box_margin(x, z, (-0.5, -0.5), (0.5, 0.5)) & floor
+    red = on[..., 0].astype(int)
+    dark = code(float(srgb_to_linear(FLOOR)) * AMBIENT)
+    assert (inside & margin).sum() > 400 and (~inside & margin).sum() > 5000
+    assert np.abs(red[inside & margin] - dark).max() <= 1
+    assert on[~inside & margin].tobytes() == off[~inside & margin].tobytes()
+    assert (off[..., 0][inside & margin] > dark + 40).all()  # (lit there without them)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_sphere_under_a_spot_shows_no_acne(gl_context):
+    """A sphere alone under a spot: every pixel of its lit half (n.l over 0.1 towards the
+    lamp, worked from the camera's ray) is within 1 code of it drawn without shadows, at
+    several sizes and places of the lamp."""
+    for radius, lamp in ((1.0, (1.0, 3.0, 2.0)), (0.3, (2.0, 0.3, 0.5)),
+                         (1.4, (-1.0, 2.0, 3.0))):
+        def scene(shadows, radius=radius, lamp=lamp):
+            class Ball(hf.Scene):
+                background = (0.0, 0.0, 0.0)
+                light_strength = 0
+
+                def setup(self):
+                    self.add(hf.Sphere(radius=radius, color=(0.9, 0.8, 0.7)))
+                    self.add(hf.SpotLight(position=lamp, target=(0, 0, 0), angle=90,
+                                          intensity=8, shadows=shadows))
+                    self.camera.position = (0, 0, 5)
+                    self.camera.look_at((0, 0, 0))
+            return Ball()
+
+        ctx, ball = gl_context(), scene(True)
+        on, off = draw(ctx, ball), draw(ctx, scene(False))
+        def towards(hit, lamp=lamp):
+            way = np.asarray(lamp) - hit
+            return way / np.linalg.norm(way, axis=-1, keepdims=True)
+
+        lit = _lit_part(ball.camera, radius, towards)
+        assert lit.sum() > 200
+        assert np.abs(on.astype(int) - off)[lit].max() <= 1
+
+
+OLD_LAMPS = """vec3 old_lamps(vec3 world, vec3 normal) {
+    vec3 sum = vec3(0.0);
+    for (int i = 0; i < u_lamp_count; ++i) {
+        vec3 to = u_lamp_position[i].xyz - world;
+        float d2 = dot(to, to);
+        vec3 l = to * inversesqrt(max(d2, 1e-30));
+        float light = max(dot(normal, l), 0.0) / max(d2, u_lamp_position[i].w);
+        float edge = u_lamp_color[i].w, soft = u_lamp_aim[i].w;
+        if (edge > -1.5) {
+            float c = dot(-l, u_lamp_aim[i].xyz);
+            light *= soft > 0.0 ? smoothstep(0.0, 1.0, (c - edge) / soft) : step(edge, c);
+        }
+        sum += u_lamp_color[i].rgb * light;
+    }
+    return sum;
+}
+vec3 shade(vec3 normal, vec3 world, vec3 color) {
+    float diffuse = max(dot(normal, u_light_dir), 0.0) * hf_shadow(world, normal);
+    return color * (u_ambient + (1.0 - u_ambient) * diffuse * u_light_color)
+           + color * old_lamps(world, normal);
+}
+"""
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_spots_without_shadows_draw_as_before_them(gl_context, tmp_path):
+    """Spots and a point lamp with shadows=False (the default), the sun's shadows on and
+    off: lambert draws bit for bit what its text with hf_lamps() before the spots' shadows
+    drew (as a scene's own shader)."""
+    (tmp_path / "old_lambert.glsl").write_text(OLD_LAMPS)
+    ctx = gl_context()
+    for sun in (False, True):
+        pictures = []
+        for shader in (None, "old_lambert.glsl"):
+            def more(scene, shader=shader):
+                for obj in scene.objects:
+                    obj.shader = shader
+                scene.add(hf.SpotLight(position=(1, 1, 1), target=(0, 0, 0), intensity=3))
+                scene.add(hf.PointLight(position=(-1, 0.5, 0.5), intensity=1))
+
+            scene = spot_scene(shadows=False, more=more)
+            scene.shadows, scene.source_path = sun, str(tmp_path / "shot.py")
+            pictures.append(draw(ctx, scene))
+        assert pictures[0].tobytes() == pictures[1].tobytes()
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("move, maps", [(0.0, 1), (1.0, 3)])
+def test_a_spots_map_is_kept_while_its_casters_and_the_lamp_stand_still(
+        gl_context, monkeypatch, move, maps):
+    """Drawn at 3 times, the spot's map is drawn once while nothing moves, at each time
+    where the lamp moves (as the sun's, by the same ShadowPass)."""
+    from hfrender.renderer import shadows
+
+    drawn, real = [], shadows.ShadowPass._draw
+    monkeypatch.setattr(shadows.ShadowPass, "_draw", lambda self, *a: (
+        drawn.append(id(self)), real(self, *a))[1])
+
+    def update(scene, t):
+        scene.spot.position = (move * t, 2.0, 0.0)
+
+    draw(gl_context(), spot_scene(update=update), times=(0.0, 0.5, 1.0))
+    assert len(drawn) == maps
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_spots_shadow_resolution_sets_its_map(gl_context, monkeypatch):
+    """The spot's map is its shadow_resolution texels a side (else automatic: 512 here),
+    its shadow the same."""
+    from hfrender.renderer.shadows import ShadowPass
+
+    made, make = [], ShadowPass._make
+    monkeypatch.setattr(ShadowPass, "_make", lambda self, size: (made.append(size),
+                                                                 make(self, size))[1])
+    ctx = gl_context()
+    fine, automatic = draw(ctx, spot_scene(resolution=2048)), draw(ctx, spot_scene())
+    assert made == [2048, 512]
+    x, z = floor_points()
+    margin = box_margin(x, z, (-0.5, -0.5), (0.5, 0.5)) & (z > -0.7)
+    assert (fine[..., 0][margin] == automatic[..., 0][margin]).mean() > 0.999
+
+
+def test_point_lamps_and_a_fifth_spot_are_refused_in_one_line():
+    with pytest.raises(InputError) as caught:
+        hf.PointLight(shadows=True)
+    assert str(caught.value) == (
+        "PointLight.shadows=True: a point lamp casts no shadows (it would need a cube map, "
+        "six depth maps, one a side); use hf.SpotLight(shadows=True) aimed at what should "
+        "cast, or leave it False")
+    assert hf.PointLight(shadows=False).shadows is False
+    with pytest.raises(InputError) as caught:
+        hf.SpotLight(shadow_resolution=100)
+    assert str(caught.value) == ("SpotLight.shadow_resolution=100 must be an integer "
+                                 "[256, 8192] texels a side, or None (from the output's size)")
+    scene = spot_scene()
+    scene.setup()
+    for _ in range(3):
+        scene.add(hf.SpotLight(shadows=True))
+    scene.add(hf.SpotLight())  # (no shadows: not counted)
+    with pytest.raises(InputError) as caught:
+        scene.add(hf.SpotLight(shadows=True))
+    assert str(caught.value) == ("add(): this SpotLight would make 5 spots with shadows=True; "
+                                 "up to 4 cast shadows at once (a depth map each): set "
+                                 "shadows=False on one")
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_four_spots_cast_and_a_fifth_set_in_update_is_refused_in_one_line(gl_context,
+                                                                         monkeypatch):
+    """Four spots with shadows=True (a fifth hidden) draw four maps (each its own unit: no
+    GL error, the fixture's check), every one shadowing the floor under the cube; a fifth
+    set in update(t) is one line."""
+    from hfrender.renderer.shadows import ShadowPass
+
+    made, make = [], ShadowPass._make
+    monkeypatch.setattr(ShadowPass, "_make", lambda self, size: (made.append(id(self)),
+                                                                 make(self, size))[1])
+
+    def update(scene, t):
+        for i, lamp in enumerate(scene.more):
+            lamp.shadows = lamp.visible = i < scene.count
+
+    def more(scene):
+        scene.more = [scene.add(hf.SpotLight(position=(x, 2, 0), intensity=2))
+                      for x in (0.1, -0.1, 0.2, 0.0)]
+
+    scene = spot_scene(update=update, more=more)
+    scene.count = 3
+    picture = draw(gl_context(), scene)
+    assert len(set(made)) == 4
+    dark = code(float(srgb_to_linear(FLOOR)) * AMBIENT)
+    x, z = floor_points()
+    assert np.abs(picture[..., 0][(np.abs(x) < 0.2) & (z > 0.3) & (z < 0.4)].astype(int)
+                  - dark).max() <= 1
+    scene = spot_scene(update=update, more=more)
+    scene.count = 4
+    with pytest.raises(InputError) as caught:
+        draw(gl_context(), scene)
+    assert str(caught.value) == ("the scene has 5 spots with shadows=True; up to 4 cast "
+                                 "shadows at once (a depth map each): set shadows=False on one")
