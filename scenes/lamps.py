@@ -1,6 +1,7 @@
 """Lamps (hf.PointLight, hf.SpotLight): a warm firefly (a point lamp and a small glowing
 bulb in one hf.Group) circling a cube, a ball and a cone, and a cool spot from above
-following the ball (target=self.ball). The lamps themselves are not drawn, as in Blender:
+following the ball (target=self.ball), the ball's shadow in its light (shadows=True; the
+point lamp casts none). The lamps themselves are not drawn, as in Blender:
 the bulb is an emissive sphere beside the firefly's lamp, and it streaks as it moves.
 The directional light is off (light_strength = 0): the lamps and a faint ambient light
 the shapes. The picture in docs/rendering.md, Lamps:
@@ -28,7 +29,7 @@ class Lamps(hf.Scene):
             hf.Sphere(radius=0.035, color=(1.0, 0.75, 0.45), emissive=6, shader="unlit")))
         self.spot = self.add(hf.SpotLight(position=(0.5, 4.0, 1.0), target=self.ball,
                                           angle=30, blend=0.3, color=(0.6, 0.8, 1.0),
-                                          intensity=14))
+                                          shadows=True, intensity=14))
         self.camera.position = (0, 2.4, 5.5)
         self.camera.look_at((0, 0.5, 0))
 

@@ -63,6 +63,21 @@ def test_the_windmills_sails_turn_and_blur():
 
 
 @pytest.mark.usefixtures("gl_context")
+def test_the_lamps_scenes_spot_casts_the_balls_shadow(tmp_path):
+    """scenes/lamps.py's spot with its shadows and with them off: with them the floor in
+    its light is darker behind the ball (away from the lamp, up the picture) and nothing
+    is lighter."""
+    text = (SCENES / "lamps.py").read_text()
+    assert text.count("shadows=True") == 2  # (the docstring's and the spot's)
+    (tmp_path / "off.py").write_text(text.replace("shadows=True, intensity", "intensity"))
+    settings = dict(SMALL, size=(160, 90), samples=4, hdr="auto")
+    on, _ = render_frames(SCENES / "lamps.py", first_frame=36, count=1, **settings)
+    off, _ = render_frames(tmp_path / "off.py", first_frame=36, count=1, **settings)
+    darker = off[0].astype(int) - on[0]
+    assert darker.min() >= -1 and (darker.max(-1) > 20).sum() > 300
+
+
+@pytest.mark.usefixtures("gl_context")
 def test_the_shadows_scene_casts_shadows(tmp_path):
     """scenes/shadows.py with its shadows as they are and turned off: with them the floor
     is darker under and beside each shape, and nothing is lighter."""
