@@ -3,9 +3,11 @@ shaders/glsl/mesh_header.frag): a perspective depth map from the lamp. The shado
 is worked by hand from the lamp's point; off, every picture is what it was."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from render_helpers import render_frames
 from test_shadows import (
     AMBIENT,
     FLOOR,
@@ -251,3 +253,23 @@ def test_four_spots_cast_and_a_fifth_set_in_update_is_refused_in_one_line(gl_con
         draw(gl_context(), scene)
     assert str(caught.value) == ("the scene has 5 spots with shadows=True; up to 4 cast "
                                  "shadows at once (a depth map each): set shadows=False on one")
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("modes", [dict(msaa=4, reconstruct="on", dof="depth"),
+                                   dict(msaa=1, dof="lens", hdr="on")])
+def test_the_lamps_scenes_shadow_in_every_mode(tmp_path, modes):
+    """scenes/lamps.py (its spot casting) with a lens, through MSAA, --reconstruct, --dof
+    depth and lens, --hdr: the ball's shadow darkens the floor against the spot without
+    shadows, and nothing is lighter (no GL error: the fixture's check)."""
+    text = (Path(__file__).resolve().parents[1] / "scenes" / "lamps.py").read_text().replace(
+        "        self.camera.look_at((0, 0.5, 0))\n", "        self.camera.look_at((0, 0.5, 0))\n"
+        "        self.camera.f_stop = 4.0\n        self.camera.focus_distance = 5.5\n")
+    pictures = []
+    for name, shown in (("on", text), ("off", text.replace("shadows=True, ", ""))):
+        (tmp_path / f"{name}.py").write_text(shown)
+        out, _ = render_frames(tmp_path / f"{name}.py", first_frame=36, count=1,
+                               size=(160, 90), samples=4, backend="cpu", **modes)
+        pictures.append(out[0].astype(int))
+    darker = pictures[1] - pictures[0]
+    assert darker.min() >= -1 and (darker.max(-1) > 20).sum() > 300

@@ -87,7 +87,7 @@ class SceneRenderer:
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
         self.translucent = TranslucentPass(ctx, self.target)  # objects of opacity < 1
-        self.shadows: ShadowPass | None = None  # made once the scene's shadows are on
+        self.shadows: ShadowPass | None = None  # made once shadows (the sun's, a spot's) are on
         self.lens: tuple = ()  # the sub-frame's camera for sizes (_pixels_a_metre), per draw
         self.view_proj = np.eye(4)  # the sub-frame's proj x view, per draw
         # this draw's animated models, by place: (their parts' first row in rates, matrices)
