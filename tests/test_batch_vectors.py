@@ -129,9 +129,12 @@ def test_depth_defaults_leave_out_jobs_without_a_depth_pass(shots):
     ("", "depth-zero-is-sky = true\n", "job 'm': depth-zero-is-sky needs depth"),
     ("", 'depth-resize = "linear"\n', "job 'm': depth-resize needs depth"),
     ("", 'depth-range = "1,5"\n', "job 'm': depth-range needs depth"),
+    ("shutter = 800\n", "", "job 'v': shutter = 800: degrees in (0, 720] (180: half a "
+     "frame's motion, 360: all of it)"),
     ("gone/%04d.exr", "", "job 'v': --vectors {root}/gone/%04d.exr: no such file or EXR "
      "sequence (give the frames holding the motion vectors, e.g. frames/%04d.exr)"),
-], ids=["shutter", "vectors-and-motion-blur", "zero-is-sky", "resize", "range", "missing"])
+], ids=["shutter", "vectors-and-motion-blur", "zero-is-sky", "resize", "range", "wide",
+        "missing"])
 def test_a_jobs_wrong_keys_are_one_line_naming_them(shots, capsys, v, m, said):
     """Said in the file's keys (was the flags: '--depth-zero-is-sky needs --depth'), before
     any job runs, nothing written."""

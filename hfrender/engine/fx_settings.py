@@ -229,8 +229,9 @@ class FxSettings:
         """--vectors' shutter in (0, 720] degrees (:func:`check_needs`: alone of the ways to
         blur)."""
         if self.vectors is not None and not (_positive(self.shutter) and self.shutter <= 720):
-            raise ConfigError(f"--shutter {self.shutter!r}: degrees in (0, 720] (180: half a "
-                              "frame's motion, 360: all of it)")
+            raise about(ConfigError, "shutter", self.shutter, ": degrees in (0, 720] (180: "
+                        "half a frame's motion, 360: all of it)",
+                        head=f"--shutter {self.shutter!r}")  # (a jobs file: shutter = 800)
 
     def _check_disparity(self) -> None:
         check_kind(self.depth_kind, vars(self), FLAG.name)
