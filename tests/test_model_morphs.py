@@ -13,9 +13,9 @@ from hfrender.scene import meshes
 from hfrender.scene.model_skins import posed
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
-from test_meshes import draw, make_scene  # noqa: E402
+from test_meshes import make_scene  # noqa: E402
 from test_model_animation import CAMERA, H, W, box_of, drawn_box, turned  # noqa: E402
-from test_model_skins import REST, by_hand, write_bar  # noqa: E402
+from test_model_skins import REST, by_hand, shot, write_bar  # noqa: E402
 
 # a quad in x-z facing up; its corner 3 (0.5, 0, 0.5) rises 1 m with the weight
 QUAD = np.array([[-0.5, 0.0, -0.5], [0.5, 0.0, -0.5], [-0.5, 0.0, 0.5], [0.5, 0.0, 0.5]])
@@ -49,13 +49,6 @@ def write_quad(folder, name="quad", targets=True, keys=((0.0, 0.0), (1.0, 1.0)),
     path = folder / f"{name}.gltf"
     path.write_text(json.dumps(header))
     return path
-
-
-def shot(gl_context, path, t):
-    mesh = hf.Mesh.load(path)
-    mesh.time = t
-    color, _, clips = draw(gl_context(), make_scene(mesh, **CAMERA), size=(W, H))
-    return color[..., 0] > 0, clips[0]
 
 
 @pytest.mark.parametrize("t", [0.0, 0.5, 1.0])
