@@ -362,3 +362,41 @@ def test_highlights_on_a_slanted_wall_are_splatted_on_the_gpu(rng, layers_on_gpu
     one[60, 120] = 1000.0
     lit = cupy.asnumpy(hf.depth_of_field(cupy.asarray(one), cupy.asarray(depth), **kw))
     assert (np.abs(lit[..., 0] - 0.1) > 1e-3).sum() == 89  # its own disk (the layer's: 109)
+
+
+@pytest.mark.parametrize("with_depth", [True, False])
+def test_vector_blur_matches_the_cpu(rng, with_depth):
+    """hf.vector_blur (one sub-frame through the reconstruction) on the device: the CUDA
+    reconstruction's figures against the NumPy one's, as the test above."""
+    frame = rng.random((48, 72, 3), dtype=np.float32)
+    velocity = np.zeros((48, 72, 2), np.float32)
+    velocity[10:30, 20:40] = (9.0, -4.0)  # a square moving right and up, 9 and 4 px a frame
+    depth = np.full((48, 72), 5.0, np.float32) if with_depth else None
+    if with_depth:
+        depth[10:30, 20:40] = 2.0
+    dev = (cupy.asarray(frame), cupy.asarray(velocity),
+           None if depth is None else cupy.asarray(depth))
+    gpu = hf.vector_blur(*dev, shutter=270)
+    cpu = hf.vector_blur(frame, velocity, depth, shutter=270, backend="cpu")
+    assert np.abs(cpu - frame).max() > 0.05  # (it blurred)
+    diff = np.abs(cupy.asnumpy(gpu).astype(np.float64) - cpu)
+    assert diff.max() <= 1e-5, diff.max()
+
+
+def test_disparity_depth_of_field_matches_the_cpu(rng, layers_on_gpu):
+    """depth_kind='disparity' (stand-in metres from the map) on the device as on the CPU."""
+    frame = frames_for(rng, np.float32, (61, 83, 3))
+    disparity = rng.choice([0.0, 0.25, 0.5, 1.0], size=(61, 83)).astype(np.float32)
+    kw = dict(depth_kind="disparity", focus_disparity=0.5, max_blur=12)
+    gpu = hf.depth_of_field(cupy.asarray(frame), cupy.asarray(disparity), **kw)
+    close(gpu, hf.depth_of_field(frame, disparity, backend="cpu", **kw))
+
+
+def test_renders_in_a_row_keep_one_context_with_interop():
+    """Stills in one thread with GL-CUDA interop on (the thread's kept context reused, the
+    CUDA registrations of the first released before the second): the same picture both
+    times, within a code of one made with interop off."""
+    stills = [hf.still("scenes/showcase.py", t=0.4, size="320x180", samples=8,
+                       interop=mode, backend="cuda") for mode in ("on", "on", "off")]
+    assert np.array_equal(stills[0], stills[1])
+    assert np.abs(stills[0].astype(int) - stills[2]).max() <= 1
