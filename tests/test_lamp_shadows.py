@@ -178,6 +178,34 @@ def test_a_spots_map_is_kept_while_its_casters_and_the_lamp_stand_still(
     assert len(drawn) == maps
 
 
+def tilted_over(floor):
+    """``more`` for spot_scene: its floor ``floor`` m across, the spot tilted 30 degrees
+    from straight down towards +x, the cube's middle 1 m from it along its axis (its
+    nearest corner ~0.6 m from the lamp)."""
+    way = (math.sin(math.radians(30)), -math.cos(math.radians(30)), 0.0)
+
+    def more(scene):
+        scene.objects[0].scale = floor
+        scene.spot.direction = way
+        scene.cube.position = tuple(np.add(LAMP, way))
+        scene.camera.look_at((1, 0, 0))
+    return more
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_caster_near_a_spot_over_a_huge_floor_still_casts(gl_context):
+    """A 5000 m floor puts the spot's far plane ~1260 m out and its near one (1/1000 of
+    that) at 1.26 m, past the cube 0.6-1.4 m from the lamp: the map clipped it and it cast
+    nothing (270 pixels darker than shadows off, for 2206 over a 12 m floor). Its map's
+    depth is clamped: the same shadow as over the 12 m floor, all but a pixel or two."""
+    ctx = gl_context()
+    huge, off = (draw(ctx, spot_scene(shadows=s, more=tilted_over(5000))) for s in (1, 0))
+    small = draw(ctx, spot_scene(more=tilted_over(12)))
+    darker = (off.astype(int) - huge).sum(-1) > 10
+    assert darker.sum() > 2000
+    assert (np.abs(huge.astype(int) - small).max(-1) > 1).sum() <= 3
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_a_spots_shadow_resolution_sets_its_map(gl_context, monkeypatch):
     """The spot's map is its shadow_resolution texels a side (else automatic: 512 here),

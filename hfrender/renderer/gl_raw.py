@@ -9,6 +9,7 @@ import functools
 from typing import Any
 
 GL_LINK_STATUS = 0x8B82
+GL_DEPTH_CLAMP = 0x864F  # core since 3.2; not among moderngl's enable flags
 SCAN = 64  # names below a new program's looked at for the one a failed compile left
 
 
@@ -22,6 +23,15 @@ def gl_function(name: str, restype: Any, *argtypes: Any) -> Any:
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
     address = get(name.encode())
     return ctypes.CFUNCTYPE(restype, *argtypes)(address) if address else None
+
+
+def depth_clamp(on: bool) -> None:
+    """``GL_DEPTH_CLAMP`` on (or off) on the current context: what lies nearer than the
+    near plane or past the far one is drawn at their depth, not clipped (nothing where
+    there is no libEGL)."""
+    call = gl_function("glEnable" if on else "glDisable", None, ctypes.c_uint)
+    if call is not None:
+        call(GL_DEPTH_CLAMP)
 
 
 def release_failed_program() -> bool:

@@ -8,7 +8,8 @@ slope bias as ``hf_shadow()``.
 A spot's map looks along its axis from where it is, its field of view the cone's angle
 (and two texels; at most :data:`WIDEST` degrees across: a wider cone's shadows end
 there), its near and far planes fitted to the objects' boxes along the axis (near: the
-casters' nearest, never under :data:`NEAREST` of far), its size automatic as the sun's
+casters' nearest, never under :data:`NEAREST` of far: a caster nearer is drawn at the near
+plane's depth, ``GL_DEPTH_CLAMP``, not clipped), its size automatic as the sun's
 (:func:`~hfrender.renderer.shadows.map_size`, where the camera sees the scene) or the
 lamp's ``shadow_resolution``.
 """

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.renderer.gl_raw import depth_clamp
 from hfrender.renderer.models import DEFINE, defined
 from hfrender.renderer.programs import compile_program, glsl
 from hfrender.scene.in_view import corners
@@ -245,10 +246,12 @@ class ShadowPass:
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE)
         ctx.polygon_offset = (1.0, 1.0)  # slope-scaled, with the shaders' own bias
-        try:
+        depth_clamp(True)  # (a caster nearer a spot than its map's near plane, at most
+        try:  # 1/1000 of its far one, casts at depth 0: was clipped, and cast nothing)
             renderer.draw_objects({"u_view": view, "u_proj": proj}, lens, self.program, rates)
         finally:
             ctx.polygon_offset = (0.0, 0.0)
+            depth_clamp(False)
 
     def release(self) -> None:
         for obj in self.programs.values() if self.own else ():
