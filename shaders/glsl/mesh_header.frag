@@ -72,13 +72,14 @@ vec3 hf_to_eye(vec3 world) {
 }
 
 // the share of four hardware-compared taps of `map` half a texel (`d`) about `at` that
-// lie nearer than `ref` (a 1-2 texel soft edge)
+// lie nearer than `ref` (a 1-2 texel soft edge); at level 0 by textureLod: the callers
+// tap in non-uniform branches, where texture()'s implicit derivatives are undefined
 float hf_taps(sampler2DShadow map, vec2 at, float ref, float d) {
     float lit = 0.0;
-    lit += texture(map, vec3(at.x - d, at.y - d, ref));
-    lit += texture(map, vec3(at.x + d, at.y - d, ref));
-    lit += texture(map, vec3(at.x - d, at.y + d, ref));
-    lit += texture(map, vec3(at.x + d, at.y + d, ref));
+    lit += textureLod(map, vec3(at.x - d, at.y - d, ref), 0.0);
+    lit += textureLod(map, vec3(at.x + d, at.y - d, ref), 0.0);
+    lit += textureLod(map, vec3(at.x - d, at.y + d, ref), 0.0);
+    lit += textureLod(map, vec3(at.x + d, at.y + d, ref), 0.0);
     return 0.25 * lit;
 }
 
