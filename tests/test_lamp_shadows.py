@@ -207,6 +207,19 @@ def test_a_caster_near_a_spot_over_a_huge_floor_still_casts(gl_context):
 
 
 @pytest.mark.usefixtures("gl_context")
+def test_a_translucent_cube_and_a_text_cast_no_spot_shadow(gl_context):
+    """The sun's casters are the spots' (shadows.casts): the cube at opacity 0.5 and a
+    text under the spot leave the picture bit for bit as with shadows off."""
+    def more(scene):
+        scene.cube.opacity = 0.5
+        scene.add(hf.Text("hi", position=(0.6, 0.5, 0.0), height=0.4))
+
+    ctx = gl_context()
+    on, off = (draw(ctx, spot_scene(shadows=s, more=more)) for s in (True, False))
+    assert on.tobytes() == off.tobytes()
+
+
+@pytest.mark.usefixtures("gl_context")
 def test_a_spots_shadow_resolution_sets_its_map(gl_context, monkeypatch):
     """The spot's map is its shadow_resolution texels a side (else automatic: 512 here),
     its shadow the same."""

@@ -25,6 +25,7 @@ from hfrender.renderer.shadows import (
     SPOT_UNITS,
     TO_MAP,
     ShadowPass,
+    casts,
     light_axes,
     map_size,
     seen_region,
@@ -32,7 +33,6 @@ from hfrender.renderer.shadows import (
 from hfrender.scene.in_view import corners
 from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lamps_of, lit_now, too_many_shadows
 from hfrender.scene.nodes import drawn_opacity
-from hfrender.scene.text import is_text
 
 WIDEST = 160.0  # degrees: the widest map a spot draws
 NEAREST = 1e-3  # a map's near plane at least this share of its far one (depth precision)
@@ -53,8 +53,7 @@ def spot_frame(scene: Any, lamp: SpotLight, aspect: float, lens: tuple) -> tuple
     opaque object lies in front of the lamp."""
     shown = [obj for obj in scene.objects if drawn_opacity(obj) > 0]
     seen = [corners(obj)[:, :3] for obj in shown]
-    casting = [box for box, obj in zip(seen, shown, strict=True)
-               if drawn_opacity(obj) >= 1.0 and not is_text(obj.geometry)]
+    casting = [box for box, obj in zip(seen, shown, strict=True) if casts(obj)]
     at, aim = lamp.world_position(), lamp.aim()
     ahead = [(box - at) @ aim for box in casting]
     if not ahead or max(float(d.max()) for d in ahead) <= 0.0:

@@ -151,6 +151,12 @@ def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple) -> tuple | No
                                   depth, pixels)
 
 
+def casts(obj: Any) -> bool:
+    """Whether ``obj`` casts shadows (the sun's and the spots'): drawn opaque (opacity 1,
+    :func:`~hfrender.scene.nodes.drawn_opacity`: visible, its groups too), not a text."""
+    return drawn_opacity(obj) >= 1.0 and not is_text(obj.geometry)
+
+
 def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
     """All that the map drawn of ``renderer``'s scene now depends on: its frustum ``box``
     (its view, projection and size: the light in them), the camera's ``lens`` (a sphere's
@@ -161,7 +167,7 @@ def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
     turntable's camera aside) draw it once."""
     held = [np.concatenate([np.ravel(part) for part in box]).tobytes(), repr(lens).encode()]
     for i, obj in enumerate(renderer.scene.objects):
-        if drawn_opacity(obj) < 1.0 or is_text(obj.geometry):
+        if not casts(obj):
             continue
         held += [repr(obj.geometry).encode(), obj.world_matrix().tobytes()]
         if i in renderer.parts:
