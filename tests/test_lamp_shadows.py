@@ -244,6 +244,13 @@ def test_point_lamps_and_a_fifth_spot_are_refused_in_one_line():
         "six depth maps, one a side); use hf.SpotLight(shadows=True) aimed at what should "
         "cast, or leave it False")
     assert hf.PointLight(shadows=False).shadows is False
+    with pytest.raises(InputError) as caught:  # (was: taken, and nothing done with it)
+        hf.PointLight(shadow_resolution=512)
+    assert str(caught.value) == (
+        "PointLight.shadow_resolution=512: a point lamp casts no shadows, so it has no "
+        "shadow map to size; use hf.SpotLight(shadows=True, shadow_resolution=...), or "
+        "leave it None")
+    assert hf.PointLight(shadow_resolution=None).shadow_resolution is None
     with pytest.raises(InputError) as caught:
         hf.SpotLight(shadow_resolution=100)
     assert str(caught.value) == ("SpotLight.shadow_resolution=100 must be an integer "
@@ -314,3 +321,24 @@ def test_the_lamps_scenes_shadow_in_every_mode(tmp_path, modes):
         pictures.append(out[0].astype(int))
     darker = pictures[1] - pictures[0]
     assert darker.min() >= -1 and (darker.max(-1) > 20).sum() > 300
+
+
+def test_a_spots_shadow_resolution_without_shadows_is_said_once(tmp_path, caplog):
+    """A spot's shadow_resolution with shadows=False sizes nothing (only a spot with
+    shadows=True draws a map): was taken without a word; now a warning naming it, once
+    (two stills in one process: one warning); a spot with shadows=True, none."""
+    from hfrender.cli import main
+
+    scene = tmp_path / "idle.py"
+    scene.write_text("import hfrender as hf\n\n\nclass Idle(hf.Scene):\n"
+                     "    def setup(self):\n        self.add(hf.Plane(scale=4))\n"
+                     "        self.key = self.add(hf.SpotLight(shadow_resolution=1024))\n"
+                     "        self.add(hf.SpotLight(shadows=True, shadow_resolution=512))\n")
+    with caplog.at_level("WARNING"):
+        for _ in range(2):
+            assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size",
+                         "32x18", "--samples", "1", "-t", "0.5", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records if "shadow_resolution" in r.getMessage()] \
+        == ["Idle: self.key.shadow_resolution=1024 does nothing while its shadows=False (as "
+            "at t=0.5 s): only a spot with shadows=True draws a map; set shadows=True, or "
+            "leave shadow_resolution None"]

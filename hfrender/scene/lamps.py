@@ -15,6 +15,7 @@ than ``radius`` (``max(d, radius)``: no infinite light at the lamp).
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,8 @@ from hfrender.errors import InputError
 from hfrender.scene import checks
 from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
+log = logging.getLogger(__name__)
+_SAID: set[tuple[str, str, int]] = set()  # spots' idle shadow_resolution, said once
 MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
 MAX_SHADOWED = 4  # spots casting shadows at once (mesh_header.frag: u_spot_map0..3)
 DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
@@ -38,7 +41,8 @@ class Lamp(Placed):
     surface facing it 1 m away), falling off as 1 / max(d, radius)^2. ``visible = False``
     switches it off (so does a hidden Group it lies in). Never drawn: a lamp is seen by
     what it lights. ``shadows``: a spot's cast by the opaque objects (a point lamp's
-    refused), its map ``shadow_resolution`` texels a side (None: from the output's size)."""
+    refused), its map ``shadow_resolution`` texels a side (None: from the output's size; a
+    point lamp's refused, a spot's without shadows warned of: :func:`say_idle_resolution`)."""
 
     position: tuple = (0.0, 0.0, 0.0)
     color: tuple = (1.0, 1.0, 1.0)
@@ -139,6 +143,13 @@ def _resolution(what: str, value: object) -> int | None:
     return shadow_resolution(what, value)
 
 
+def _no_resolution(what: str, value: object) -> None:
+    if value is not None:
+        raise InputError(f"{what}={checks.shown(value)}: a point lamp casts no shadows, so "
+                         "it has no shadow map to size; use hf.SpotLight(shadows=True, "
+                         "shadow_resolution=...), or leave it None")
+
+
 _CHECKS = {
     "position": PLACE_CHECKS["position"],
     "color": lambda what, v: display_color(v, what),
@@ -155,7 +166,7 @@ _CHECKS = {
     "shadows": checks.flag,
     "shadow_resolution": _resolution,
 }
-_POINT_CHECKS = {**_CHECKS, "shadows": _no_shadows}
+_POINT_CHECKS = {**_CHECKS, "shadows": _no_shadows, "shadow_resolution": _no_resolution}
 
 
 def lamps_of(scene: Any) -> list[Lamp]:
@@ -182,6 +193,22 @@ def too_many_shadows(lamps: list[Lamp], told: str) -> None:
     if count > MAX_SHADOWED:
         raise InputError(f"{told} {count} spots with shadows=True; up to {MAX_SHADOWED} cast "
                          "shadows at once (a depth map each): set shadows=False on one")
+
+
+def say_idle_resolution(scene: Any, t: float) -> None:
+    """A warning, once a scene class and lamp, for each spot with a ``shadow_resolution``
+    but ``shadows=False`` as the scene is at ``t`` (was: taken without a word, and no map
+    drawn: only a spot with shadows=True draws one)."""
+    cls, names = type(scene), checks.named(scene, lamps_of(scene))
+    for k, (lamp, name) in enumerate(zip(lamps_of(scene), names, strict=True)):
+        said = (cls.__module__, cls.__qualname__, k)
+        if lamp.shadows or lamp.shadow_resolution is None or said in _SAID:
+            continue
+        _SAID.add(said)
+        log.warning("%s: %s.shadow_resolution=%d does nothing while its shadows=False (as "
+                    "at t=%.6g s): only a spot with shadows=True draws a map; set "
+                    "shadows=True, or leave shadow_resolution None", cls.__name__,
+                    name or f"its lamp {k + 1}", lamp.shadow_resolution, t)
 
 
 def lit_now(scene: Any) -> list[Lamp]:
