@@ -122,8 +122,9 @@ def test_depth_defaults_leave_out_jobs_without_a_depth_pass(shots):
 
 
 @pytest.mark.parametrize("v, m, said", [
-    ("", "shutter = 90\n", "job 'm': shutter = 90 applies only with vectors (motion-blur's "
-     "shutter is its stride and weights)"),
+    ("", "shutter = 90\n", "job 'm': shutter = 90 applies only with vectors (motion blur "
+     "from motion vectors); fx's frame-blending shutter is motion-blur N and stride S, "
+     "360*N/S degrees (motion-blur 4 and stride 8: 180)"),
     ("motion-blur = 2\n", "", "job 'v': vectors and motion-blur: give one (vectors blurs each "
      "frame along its own motion vectors, Z from their files; the other in a run of its own)"),
     ("", "depth-zero-is-sky = true\n", "job 'm': depth-zero-is-sky needs depth"),

@@ -295,8 +295,8 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"arguments are required: -o/--output; the output is named with -o: -o o\.mp4 \(see"),
     (["fx", "in.mp4", "-o", "o.mp4", "--shutter", "180"], r"^hfrender: error: --shutter 180 "
      r"applies only with --vectors \(motion blur from motion vectors\); fx's frame-blending "
-     r"shutter is --motion-blur N --stride S, 360\*N/S degrees \(--motion-blur 4 --stride 8: "
-     r"180\)$"),
+     r"shutter is --motion-blur N and --stride S, 360\*N/S degrees \(--motion-blur 4 and "
+     r"--stride 8: 180\)$"),
     (["fx", "in.mp4", "-o", "o.mp4", "--frames", "10:40"], r"arguments: --frames 10:40; fx "
      r"takes the whole clip: cut the part first \(ffmpeg -i IN -vf "
      r"trim=start_frame=10:end_frame=40 -c:v ffv1 part\.mkv\) \(see"),

@@ -125,7 +125,7 @@ def test_z_beside_the_vectors_orders_the_streaks(tmp_path):
      r"half a frame's motion, 360: all of it\)"),
     (["--motion-blur", "2", "--shutter", "90"], r"--shutter 90 applies only with --vectors "
      r"\(motion blur from motion vectors\); fx's frame-blending shutter is --motion-blur N "
-     r"--stride S, 360\*N/S degrees \(--motion-blur 4 --stride 8: 180\)"),
+     r"and --stride S, 360\*N/S degrees \(--motion-blur 4 and --stride 8: 180\)"),
     (["--vectors", "{missing}"], r"--vectors {missing}: no such file or EXR sequence \(give "
      r"the frames holding the motion vectors, e.g. frames/%04d.exr\)"),
 ])

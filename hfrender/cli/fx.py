@@ -162,14 +162,11 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
     """fx's settings of its flags, a bad value named as typed (``--f-stop 0``; was the
     setting's, ``--f-stop 0.0``, ``--aperture-blades=2``)."""
     from hfrender.engine.fx import FxSettings
-    from hfrender.engine.fx_settings import parse_range
+    from hfrender.engine.fx_settings import check_needs, parse_range
 
     lens = _lens(args)
-    if args.shutter is not None and args.vectors is None:  # (a shutter angle given to fx)
-        raise ConfigError(f"--shutter {args.shutter:g} applies only with --vectors (motion "
-                          "blur from motion vectors); fx's frame-blending shutter is "
-                          "--motion-blur N --stride S, 360*N/S degrees (--motion-blur 4 "
-                          "--stride 8: 180)")
+    check_needs({"shutter": args.shutter, "vectors": args.vectors}, FLAG.name)  # (as given:
+    # FxSettings takes --shutter 180 alone for its default)
     if lens is None and args.motion_blur is None and args.vectors is None:
         raise ConfigError("nothing to do: give --motion-blur N (or --vectors VECTORS) and/or "
                           "--depth DEPTH")

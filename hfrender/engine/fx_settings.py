@@ -101,11 +101,12 @@ def check_needs(o: dict, name: Callable[[str], str]) -> None:
     for key in ("depth_zero_is_sky", "depth_resize", "depth_range"):
         if o.get(key) not in (None, False) and o.get("depth") is None:
             raise ConfigError(f"{name(key)} needs {name('depth')}")
-    shutter = o.get("shutter")
-    if shutter is not None and o.get("vectors") is None:
+    shutter, blend, stride = o.get("shutter"), name("motion_blur"), name("stride")
+    if shutter is not None and o.get("vectors") is None:  # (fx's one wording: a flag, a key)
         raise about(ConfigError, "shutter", shutter, f" applies only with {name('vectors')} "
-                    f"({name('motion_blur')}'s shutter is its {name('stride')} and "
-                    f"{name('weights')})", head=f"{name('shutter')} {shutter:g}")
+                    f"(motion blur from motion vectors); fx's frame-blending shutter is "
+                    f"{blend} N and {stride} S, 360*N/S degrees ({blend} 4 and {stride} 8: "
+                    "180)", head=f"{name('shutter')} {shutter:g}")
     for key in ("motion_blur", "stride", "depth") if o.get("vectors") is not None else ():
         if o.get(key) is not None:
             raise ConfigError(f"{name('vectors')} and {name(key)}: give one ({name('vectors')} "
