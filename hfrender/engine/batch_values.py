@@ -64,10 +64,9 @@ def fx_tables(tables: tuple[dict, dict, dict]) -> tuple[dict, ...]:
     them: :func:`fx_defaults`, and the command line's ``--shutter`` (the renders') for a job
     with motion vectors alone (was: refused, '--shutter 90 applies only with vectors')."""
     defaults, entry, overrides = tables
-    vectors = any(t.get("vectors") is not None for t in (overrides, entry,
-                                                         fx_defaults(defaults, entry, overrides)))
-    return (fx_defaults(defaults, entry, overrides), entry,
-            {k: v for k, v in overrides.items() if vectors or k != "shutter"})
+    taken = fx_defaults(defaults, entry, overrides)
+    vectors = any(t.get("vectors") is not None for t in (overrides, entry, taken))
+    return (taken, entry, {k: v for k, v in overrides.items() if vectors or k != "shutter"})
 
 
 def fx_defaults(defaults: dict, entry: dict, overrides: dict) -> dict:
