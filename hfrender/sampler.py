@@ -25,6 +25,7 @@ from hfrender.shutter_curve import curve_values, curve_weights
 
 POSITIONS = ("start", "center", "end")
 GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+SUN = 5  # the sun's disk's dimension: its order seeded (seed, 5), its turn (seed, 6)
 
 
 def halton(i: int, base: int) -> float:
@@ -91,7 +92,9 @@ def hash_uniform(seed: int, idx: np.ndarray) -> np.ndarray:
 class Plan:
     """The sub-frames of a run of output frames and how they fuse.
 
-    ``times[j]`` and ``lens[j]`` (a point on the unit aperture disk) are sub-frame ``j``'s;
+    ``times[j]`` and ``lens[j]`` (a point on the unit aperture disk) are sub-frame ``j``'s,
+    and ``sun[j]``: a point on the unit disk, where on the sun's disk its light comes from
+    (a scene's ``light_angle``: stratified as the lens's, in an order and turn of its own);
     ``output[j]`` is the output frame it is drawn for (the first one, where windows share
     it); ``weights`` maps sub-frames to output frames (indices relative to sub-frame 0).
     """
@@ -104,6 +107,7 @@ class Plan:
     per_output: int  # sub-frames in one window
     overlap: int  # sub-frames a window shares with the previous one (the halo)
     drawn: np.ndarray | None = None  # per sub-frame: drawn (False: an unused slot, weight 0)
+    sun: np.ndarray | None = None  # (None: the sun's middle for every sub-frame)
 
     @property
     def step(self) -> int:
@@ -217,10 +221,11 @@ class SampleSchedule:
         if not self.overlapping:
             step = window  # no sharing: each output frame has its own samples
             strata = np.broadcast_to(np.arange(window), (count, window))
-            jit = self._jitter(ks[:, None] * window + strata)
+            g = ks[:, None] * window + strata  # (the sub-frames' indices: jitter, lens, sun)
+            jit = self._jitter(g)
             u = (strata + 0.5 + jit) / window
             times = ks[:, None] / self.fps + self._open_offset() + u * self.shutter_seconds
-            lens_idx = self._lens_order(ks[:, None] * window + strata, window)
+            lens_idx = self._lens_order(g, window)
             output = np.repeat(np.arange(count), window)
         else:
             step = self.per_frame
@@ -236,7 +241,8 @@ class SampleSchedule:
         weights = WindowWeights(np.arange(count, dtype=np.int64) * step, rows)
         lens = self._lens_points(lens_idx.ravel(), window, rng_rot)
         return Plan(first_frame, np.asarray(times, np.float64).ravel(), lens,
-                    np.asarray(output, np.int64), weights, window, max(0, window - step))
+                    np.asarray(output, np.int64), weights, window, max(0, window - step),
+                    sun=self._sun_points(np.ravel(g), window))
 
     def plan_counts(self, counts: np.ndarray, first_frame: int = 0) -> Plan:
         """As :meth:`plan`, output frame ``first_frame + i`` drawing ``counts[i]`` (at most
@@ -259,14 +265,14 @@ class SampleSchedule:
         rows = np.where(used, curve_values(self.curve, np.clip(u, 0.0, 1.0)), 0.0)
         rows /= rows.sum(axis=1, keepdims=True)
         rng_rot = np.random.default_rng([self.seed, 1]).random() * 2 * math.pi
-        lens = np.zeros((count * window, 2))
-        for f in range(count):
-            m = self._lens_order(ks[f] * int(n[f, 0]) + np.arange(int(n[f, 0])), int(n[f, 0]))
-            lens[f * window : f * window + int(n[f, 0])] = self._lens_points(m, int(n[f, 0]),
-                                                                              rng_rot)
+        lens, sun = np.zeros((count * window, 2)), np.zeros((count * window, 2))
+        for f, c in enumerate(counts.tolist()):  # (each frame's points: as many as it draws)
+            idx, cut = ks[f] * c + np.arange(c), slice(f * window, f * window + c)
+            lens[cut] = self._lens_points(self._lens_order(idx, c), c, rng_rot)
+            sun[cut] = self._sun_points(idx, c)
         weights = WindowWeights(np.arange(count, dtype=np.int64) * window, rows)
         return Plan(first_frame, np.asarray(times, np.float64).ravel(), lens,
-                    np.repeat(np.arange(count), window), weights, window, 0, used.ravel())
+                    np.repeat(np.arange(count), window), weights, window, 0, used.ravel(), sun)
 
     def _jitter(self, idx: np.ndarray) -> np.ndarray:
         """Per-sub-frame offsets in [-0.5, 0.5) strata, a pure function of the index."""
@@ -281,20 +287,29 @@ class SampleSchedule:
             w = np.broadcast_to(np.asarray(self.curve, np.float64), u.shape).copy()
         return w / w.sum(axis=1, keepdims=True)
 
-    def _lens_order(self, idx: np.ndarray, window: int) -> np.ndarray:
+    def _lens_order(self, idx: np.ndarray, window: int, dim: int = 3) -> np.ndarray:
         """Which of the ``window`` aperture points each sub-frame uses: every window uses
-        each point once, in an order decorrelated from time."""
-        perm = np.random.default_rng([self.seed, 3]).permutation(window)
+        each point once, in an order decorrelated from time (``dim``: :data:`SUN`, the
+        sun's disk's order, decorrelated from the lens's too)."""
+        perm = np.random.default_rng([self.seed, dim]).permutation(window)
         return perm[np.asarray(idx) % window]
 
-    def _lens_points(self, m: np.ndarray, window: int, rotation: float) -> np.ndarray:
+    def _sun_points(self, idx: np.ndarray, window: int) -> np.ndarray:
+        """The points on the sun's unit disk of the sub-frames ``idx`` (as the lens's: each
+        of ``window`` stratified points once a window, round, in their own order and turn)."""
+        turn = np.random.default_rng([self.seed, SUN + 1]).random() * 2 * math.pi
+        return self._lens_points(self._lens_order(idx, window, SUN), window, turn, 0)
+
+    def _lens_points(self, m: np.ndarray, window: int, rotation: float,
+                     blades: int | None = None) -> np.ndarray:
         """Point ``m`` of ``window`` stratified points on the unit aperture (Vogel spiral);
         one point alone is the centre (was 0.71 of the radius off it: a still of one
         sample moved whatever is out of focus, a trial)."""
         r = np.sqrt((m + 0.5) / window) if window > 1 else np.zeros(np.shape(m))
         theta = m * GOLDEN_ANGLE + rotation
-        if self.aperture_blades:
-            r = r * polygon_edge(theta, self.aperture_blades)
+        blades = self.aperture_blades if blades is None else blades  # (the sun's: round)
+        if blades:
+            r = r * polygon_edge(theta, blades)
         return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=1)
 
 

@@ -77,6 +77,8 @@ class SubframeDrawer:
             self.focus_log[t] = (cam.focus_distance, math.nan if cam.f_stop is None
                                  else cam.f_stop)
         offset = self._lens_offset(plan, j, t, k) if self.mesh else (0.0, 0.0)
+        if self.mesh and plan.sun is not None:  # where on the sun's disk its light is from
+            self.renderer.sun_disk = (float(plan.sun[j, 0]), float(plan.sun[j, 1]))
         jit = (0.0, 0.0)
         if config.antialias and (self.mesh or scene.antialias):  # the same pattern in
             jit = self._pixel_offset(plan, j, index)  # every window (a shader's fragCoord

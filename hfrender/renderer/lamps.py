@@ -13,18 +13,30 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_color
+from hfrender.renderer.shadows import light_axes
 from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lit_now
 
 POINT = -2.0  # a point lamp's cone cosine: below every cosine (lit every way)
 NEAREST = 1e-8  # the least distance squared a lamp's light falls off from (radius 0)
 
 
-def sun(scene: Any) -> np.ndarray:
+def sun(scene: Any, disk: tuple = (0.0, 0.0)) -> np.ndarray:
     """The unit vector towards the directional light (``light_direction`` scaled first:
-    (1e200, 1e200, 0) does not overflow)."""
+    (1e200, 1e200, 0) does not overflow); with a ``light_angle``, towards the point
+    ``disk`` (x, y on the unit disk: a sub-frame's, :attr:`~hfrender.sampler.Plan.sun`) of
+    the sun's disk of that angular diameter around it, mapped so that points even over the
+    unit disk are even over the sun's solid angle (r^2 to 1 - cos of the angle off its
+    middle); 0, the default: ``light_direction``'s, bit for bit."""
     light = np.asarray(scene.light_direction, np.float64)
     light = light / (np.abs(light).max() or 1.0)
-    return light / (np.linalg.norm(light) or 1.0)
+    light = light / (np.linalg.norm(light) or 1.0)
+    r2 = disk[0] * disk[0] + disk[1] * disk[1]
+    if scene.light_angle == 0.0 or r2 == 0.0:
+        return light
+    cos = 1.0 - r2 * (1.0 - math.cos(math.radians(scene.light_angle) / 2))
+    right, up, _ = light_axes(light)
+    side = math.sqrt(max(0.0, 1.0 - cos * cos) / r2)  # (sin of the angle off, over r)
+    return cos * light + side * (disk[0] * right + disk[1] * up)
 
 
 def sun_uniforms(scene: Any, light: np.ndarray) -> dict:

@@ -71,6 +71,7 @@ class SceneRenderer:
 
     has_velocity = True  # it can write the velocity plane
     transparent = False  # draw no background: alpha 0 there (set by the render job)
+    sun_disk = (0.0, 0.0)  # the sub-frame's point of the sun's disk (light_angle; drawer's)
     depth_modes: tuple[str, ...] = ()  # the render's modes that read depth or velocity
     #                                    ("--dof depth", "--reconstruct"; set by the job)
 
@@ -166,7 +167,7 @@ class SceneRenderer:
         view, proj = self._camera_matrices(offset, jitter_px)
         right, up, forward = cam.basis()
         eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
-        light = sun(scene)  # (unit, towards the light)
+        light = sun(scene, self.sun_disk)  # (unit, towards the light: its sub-frame's)
 
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
         self.parts = _animated_parts(scene.objects)  # (each one's matrices asked once)
@@ -252,8 +253,7 @@ class SceneRenderer:
         returned, (place, object) in the scene's order (:func:`in_order`'s)."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
-        models, objects, places = [], [], []  # the built-in ones', in the order drawn
-        found = []
+        models, objects, places, found = [], [], [], []  # the built-in ones', as drawn
         for i, obj in enumerate(self.scene.objects):
             opacity = drawn_opacity(obj)
             if opacity < 1.0 or is_text(obj.geometry):  # (after; hidden: 0)

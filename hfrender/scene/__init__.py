@@ -65,8 +65,8 @@ def say_camera_settings(scene: Scene) -> None:
 
 
 _NONE = object()
-LIGHTING = ("ambient", "light_direction", "light_strength", "light_color", "shadows",
-            "shadow_resolution")  # checked by _lighting, set or given
+LIGHTING = ("ambient", "light_direction", "light_strength", "light_color", "light_angle",
+            "shadows", "shadow_resolution")  # checked by _lighting, set or given
 
 
 class Scene:
@@ -77,7 +77,9 @@ class Scene:
     compositing: see ``--transparent``), ``light_direction``
     (towards the light), ``light_strength`` (>= 0: 1 full, 0 off) and ``light_color`` (a
     display colour, white unless set) of the directional light, ``ambient`` (0..1),
-    ``shadows`` (the light's shadows cast by the opaque objects: ``False`` unless set).
+    ``shadows`` (the light's shadows cast by the opaque objects: ``False`` unless set),
+    ``light_angle`` (the sun's angular diameter in degrees, Blender's Sun Angle: 0, sharp
+    shadows, unless set; each sub-frame lit from a point of its disk: soft shadows).
 
     A scene stores state of its own under any name (``self.ball``, ``self.phase``), but a
     name that misspells a Scene attribute (``self.backround``, ``durration = 2`` in the
@@ -91,6 +93,7 @@ class Scene:
     light_strength: float = 1.0
     light_color: tuple = (1.0, 1.0, 1.0)
     ambient: float = 0.18
+    light_angle: float = 0.0
     shadows: bool = False
     shadow_resolution: int | None = None
     source_path: str | None = None  # the file it came from (error messages)
@@ -324,7 +327,8 @@ def shadow_resolution(what: str, value: object) -> int | None:
 def _lighting(owner: str, name: str, value: object) -> object:
     """``ambient`` a finite number 0..1; ``light_direction`` 3 finite numbers, not all 0
     (a NaN drew every object black, without a word); ``light_strength`` a finite number >=
-    0; ``light_color`` a display colour (3 floats 0..1); ``shadows`` True or False;
+    0; ``light_color`` a display colour (3 floats 0..1); ``light_angle`` degrees 0..<90;
+    ``shadows`` True or False;
     ``shadow_resolution`` None or a whole number 256..8192."""
     what = f"{owner}.{name}"
     if name == "shadows":
@@ -336,6 +340,9 @@ def _lighting(owner: str, name: str, value: object) -> object:
                              "0 off")
     if name == "light_color":
         return display_color(value, what)
+    if name == "light_angle":
+        return checks.finite(what, value, low=0.0, below=90.0, meaning="degrees: the sun's "
+                             "angular diameter, 0 sharp shadows, 0.526 the real sun's")
     if name == "ambient":  # one rule each way (was: -0.1 told ">= 0", 2 told "0..1")
         return checks.fraction(what, value, "the share of an object's colour lit where the "
                                "light does not reach")

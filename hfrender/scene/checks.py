@@ -39,8 +39,8 @@ from hfrender.scene.other_names import (
 # what a Scene subclass is most likely to misspell; shorter names (add) are left out: too
 # many ordinary words lie one letter away from them
 SCENE_ATTRIBUTES = ("duration", "background", "light_direction", "light_strength",
-                    "light_color", "ambient", "shadows", "shadow_resolution", "camera", "objects",
-                    "source_path", "setup", "update")
+                    "light_color", "light_angle", "ambient", "shadows", "shadow_resolution",
+                    "camera", "objects", "source_path", "setup", "update")
 
 
 class UnknownAttributeError(InputError, AttributeError):
@@ -273,15 +273,15 @@ def real(value: object) -> bool:
 
 
 def finite(what: str, value: object, *, low: float | None = None,
-           above: float | None = None, meaning: str = "") -> float:
+           above: float | None = None, below: float | None = None, meaning: str = "") -> float:
     """``value`` as a float: a finite number (a NumPy 0-d array's too), ``>= low`` or ``>
-    above`` when given; refused as ``what=value must be ... (meaning)``."""
+    above`` and ``< below`` when given; refused as ``what=value must be ... (meaning)``."""
     given = value
     value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
     rule = (f" >= {low:g}" if low is not None else f" > {above:g}" if above is not None
-            else "")
+            else "") + (f" and < {below:g}" if below is not None else "")
     if not (real(value) and math.isfinite(value) and (low is None or value >= low)
-            and (above is None or value > above)):
+            and (above is None or value > above) and (below is None or value < below)):
         raise InputError(f"{what}={shown(given)} must be a finite number{rule}"
                          + (f" ({meaning})" if meaning else ""))
     return float(value)

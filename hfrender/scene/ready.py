@@ -43,7 +43,7 @@ from hfrender.scene.objects import Object3D
 log = logging.getLogger(__name__)
 
 SCENE_STATE = ("background", "light_direction", "light_strength", "light_color", "ambient",
-               "shadows", "shadow_resolution")
+               "light_angle", "shadows", "shadow_resolution")
 SLOW_SETUP_S = 2.0  # a setup() slower than this (reading model files aside: once a
 #                    process) is not run again to compare
 SMALL = 4096  # arrays of up to this many values are copied to be compared (larger: by a
