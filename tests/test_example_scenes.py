@@ -18,7 +18,7 @@ SMALL = dict(size=(64, 40), samples=2, backend="cpu", reconstruct="off")
 
 def test_the_new_examples_are_among_them():
     assert {"windmill.py", "windmill_sign.py", "glow.frag", "glow_bufA.frag",
-            "skinned_arm.py", "shadows.py", "lamps.py"} <= set(FILES)
+            "skinned_arm.py", "shadows.py", "soft_shadows.py", "lamps.py"} <= set(FILES)
     listed = (SCENES / "README.md").read_text()
     assert all(f"`{name}`" in listed for name in FILES)
 
@@ -88,6 +88,21 @@ def test_the_shadows_scene_casts_shadows(tmp_path):
     off, _ = render_frames(tmp_path / "off.py", first_frame=9, count=1, **settings)
     darker = off[0].astype(int) - on[0]
     assert darker.min() >= -1 and (darker.max(-1) > 30).sum() > 600
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_soft_shadows_scene_softens_its_shadows(tmp_path):
+    """scenes/soft_shadows.py and the same with light_angle = 0: its shadows spread both
+    ways from the hard ones' edges, lighter just inside them and darker just outside."""
+    text = (SCENES / "soft_shadows.py").read_text()
+    assert text.count("    light_angle = 12\n") == 1
+    (tmp_path / "hard.py").write_text(text.replace("    light_angle = 12\n",
+                                                   "    light_angle = 0\n"))
+    settings = dict(SMALL, size=(160, 90), samples=16)
+    soft, _ = render_frames(SCENES / "soft_shadows.py", first_frame=0, count=1, **settings)
+    hard, _ = render_frames(tmp_path / "hard.py", first_frame=0, count=1, **settings)
+    lighter = soft[0].astype(int) - hard[0]
+    assert (lighter.max(-1) > 20).sum() > 45 and (lighter.min(-1) < -20).sum() > 10
 
 
 @pytest.mark.usefixtures("gl_context")

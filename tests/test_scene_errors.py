@@ -119,8 +119,9 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
                 "hf.Mesh.load)"),
     ("DirectionalLight", "the directional light (Blender's Sun) is the scene's "
                          "light_direction, light_strength, light_color and ambient (its "
-                         "shadows = True casts shadows); lamps are hf.PointLight and "
-                         "hf.SpotLight, added with self.add (up to 8)"),
+                         "shadows = True casts shadows, light_angle = 10 softens them as an "
+                         "area light's); lamps are hf.PointLight and hf.SpotLight, added "
+                         "with self.add (up to 8)"),
     ("FadeIn", "there are no animations to play: update(t) sets every object from t alone (a "
                "fade in over 1 s: obj.opacity = hf.smooth(t)): hfrender docs rendering "
                "scenes"),

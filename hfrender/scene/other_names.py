@@ -168,8 +168,9 @@ _SHAPES = ("the built-in shapes are hf.Plane, hf.Cube, hf.Sphere, hf.Cylinder, h
            "hf.Torus (and hf.Text); others are models (hf.Mesh.load), and a flat one a thin "
            "hf.Cube or hf.Cylinder (a disc)")
 _LIGHTS = ("the directional light (Blender's Sun) is the scene's light_direction, "
-           "light_strength, light_color and ambient (its shadows = True casts shadows); lamps "
-           "are hf.PointLight and hf.SpotLight, added with self.add (up to 8)")
+           "light_strength, light_color and ambient (its shadows = True casts shadows, "
+           "light_angle = 10 softens them as an area light's); lamps are hf.PointLight and "
+           "hf.SpotLight, added with self.add (up to 8)")
 _ANIMATIONS = (f"{_NO_PLAY}{_T_ALONE} (a fade in over 1 s: obj.opacity = hf.smooth(t)): "
                "hfrender docs rendering scenes")
 _TRACKERS = ("a value that changes is a function of t: compute it in update(t) (hf.lerp, "
