@@ -76,6 +76,7 @@ class VectorPass:
         self.files = files
         self.has_z = False
         self.size: tuple[int, int] | None = None  # (w, h) every file must have: check's
+        self._first: tuple[np.ndarray, np.ndarray | None] | None = None  # check's read of 0
 
     def check(self, size: tuple[int, int], count: int) -> None:
         """Enough files for ``count`` frames of ``size`` (w, h), the first with vectors;
@@ -84,12 +85,16 @@ class VectorPass:
             raise FootageError(f"--vectors {self.path}: {len(self.files)} file(s) for "
                                f"{count} frames of footage; give one a frame")
         self.size = tuple(size)
-        self.has_z = self.read(0)[1] is not None
+        self._first = self.read(0)  # handed to the run's read(0): the file read once
+        self.has_z = self._first[1] is not None
 
     def read(self, i: int) -> tuple[np.ndarray, np.ndarray | None]:
         """Frame ``i``'s velocity (H, W, 2) float32 pixels a frame (y down) and its Z
         (H, W) metres, or None where the file has none; a file of another size than the
         footage's (once :meth:`check` has it) one line."""
+        first, self._first = self._first, None  # (let go at the first read: a resumed run)
+        if i == 0 and first is not None:
+            return first
         path = self.files[i]
         try:
             with _openexr().File(str(path), separate_channels=True) as f:
