@@ -35,7 +35,7 @@ BLENDER = ("Vector.X", "Vector.Y", "Vector.Z", "Vector.W")
 
 def nuke_velocity(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Nuke's ``forward.u``, ``forward.v`` (v up) -> (H, W, 2) pixels a frame, y down."""
-    return np.stack([u, -np.asarray(v)], axis=-1).astype(np.float32)
+    return np.stack([u, -np.asarray(v)], axis=-1).astype(np.float32, copy=False)
 
 
 def blender_velocity(x: np.ndarray, y: np.ndarray, z: np.ndarray,
