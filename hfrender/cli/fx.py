@@ -154,7 +154,7 @@ def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
         return None
     if args.focus_pixel is not None:
         args.focus_pixel = parse_pixel(args.focus_pixel, "--focus-pixel")
-    return depth_lens(vars(args), lambda k: "--" + k.replace("_", "-"))
+    return depth_lens(vars(args), FLAG.name)
 
 
 @flags_as_given
