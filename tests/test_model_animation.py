@@ -218,24 +218,40 @@ def test_the_rest_pose_is_drawn_as_the_file_without_animations(gl_context, tmp_p
     np.testing.assert_array_equal(pictures[0], pictures[1])
 
 
-def test_the_velocity_of_a_turning_part(gl_context, tmp_path):
-    from hfrender.renderer.renderer import SceneRenderer, clip_rates
+def sub_frame(renderer, mesh, t, h=1e-3):
+    """``mesh`` drawn at ``t`` by ``renderer`` (prepared, with velocity) as a sub-frame is:
+    its clip matrices at t - h, t + h (the velocity's rates) and t, the colour (H, W, 4)
+    and the velocity (H, W, 2) read back."""
+    from hfrender.renderer.renderer import clip_rates
 
-    mesh = hf.Mesh.load(write_gltf(tmp_path))
-    scene = make_scene(mesh, **CAMERA)
-    scene.setup()
-    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
-    renderer.prepare()
-    t, h = 0.75, 1e-3  # the parent at 67.5 degrees, turning 90 degrees a second
     clips = []
     for when in (t - h, t + h, t):
         mesh.time = when
         clips.append(renderer.clip_matrices())
-    assert clips[2].shape == (3, 4, 4)  # the mesh's, then each of its 2 parts'
     renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
     color, vel = np.empty((H, W, 4), np.uint8), np.empty((H, W, 2), np.float32)
     renderer.read_into(color, np.empty((H, W), np.float32), vel)
+    return clips, color, vel
+
+
+def velocity_shot(gl_context, mesh, t, h=1e-3):
+    """:func:`sub_frame` of ``mesh`` alone before CAMERA, by a renderer of its own: its
+    clip matrices and velocity."""
+    from hfrender.renderer.renderer import SceneRenderer
+
+    scene = make_scene(mesh, **CAMERA)
+    scene.setup()
+    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
+    renderer.prepare()
+    clips, _, vel = sub_frame(renderer, mesh, t, h)
     renderer.release()
+    return clips, vel
+
+
+def test_the_velocity_of_a_turning_part(gl_context, tmp_path):
+    t = 0.75  # the parent at 67.5 degrees, turning 90 degrees a second
+    clips, vel = velocity_shot(gl_context, hf.Mesh.load(write_gltf(tmp_path)), t)
+    assert clips[2].shape == (3, 4, 4)  # the mesh's, then each of its 2 parts'
     clip = clips[2][0]
     for local in ([1.5, 0, 0], [1.6, 0, 0.1], [0.2, 0, 0.0]):  # the child's, the parent's
         path = [turned([local], 67.5 + d)[0] for d in (-0.09, 0.0, 0.09)]  # +-1 ms

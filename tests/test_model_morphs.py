@@ -13,8 +13,7 @@ from hfrender.scene import meshes
 from hfrender.scene.model_skins import posed
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
-from test_meshes import make_scene  # noqa: E402
-from test_model_animation import CAMERA, H, W, box_of, drawn_box, turned  # noqa: E402
+from test_model_animation import box_of, drawn_box, turned, velocity_shot  # noqa: E402
 from test_model_skins import REST, by_hand, shot, write_bar  # noqa: E402
 
 # a quad in x-z facing up; its corner 3 (0.5, 0, 0.5) rises 1 m with the weight
@@ -98,24 +97,11 @@ def test_cubicspline_and_step_weights_as_the_spec_samples_them(tmp_path):
 
 
 def test_the_velocity_of_the_rising_corner(gl_context, tmp_path):
-    from hfrender.renderer.renderer import SceneRenderer, clip_rates
-
-    mesh = hf.Mesh.load(write_quad(tmp_path), position=(0.2, 0.0, 0.0))
-    scene = make_scene(mesh, **CAMERA)
-    scene.setup()
-    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
-    renderer.prepare()
     t, h = 0.5, 1e-3
-    clips = []
-    for when in (t - h, t + h, t):
-        mesh.time = when
-        clips.append(renderer.clip_matrices())
+    mesh = hf.Mesh.load(write_quad(tmp_path), position=(0.2, 0.0, 0.0))
+    clips, vel = velocity_shot(gl_context, mesh, t, h)
     assert clips[2].shape == (3, 4, 4)  # the mesh's, its part's, its weights' (as they are)
     np.testing.assert_array_equal(clips[2][2][0], [0.5, 0, 0, 0])
-    renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
-    vel = np.empty((H, W, 2), np.float32)
-    renderer.read_into(np.empty((H, W, 4), np.uint8), np.empty((H, W), np.float32), vel)
-    renderer.release()
     clip = clips[2][0]  # (the Mesh's: its 0.2 m in x in)
     for u in ([0.1, 0.7, 0.2], [0.2, 0.5, 0.3]):  # in the triangle (0, 3, 1), near 3
         path = [np.asarray(u) @ (QUAD + when * UP)[[0, 3, 1]]

@@ -191,11 +191,11 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
     rates), and its colour and velocity planes are those drawn without shadows (lit by
     ambient light alone, nothing shadows the bar)."""
     from test_meshes import make_scene
-    from test_model_animation import CAMERA, H, W
+    from test_model_animation import CAMERA, H, W, sub_frame
     from test_model_skins import write_bar
 
     from hfrender.renderer import models
-    from hfrender.renderer.renderer import SceneRenderer, clip_rates
+    from hfrender.renderer.renderer import SceneRenderer
 
     calls = []
     real = models.posed
@@ -214,16 +214,7 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
         scene.setup()
         renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
         renderer.prepare()
-        shots = []
-        for t in (0.2, 0.5, 0.8):
-            clips = []
-            for when in (t - h, t + h, t):
-                mesh.time = when
-                clips.append(renderer.clip_matrices())
-            renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
-            color, vel = np.empty((H, W, 4), np.uint8), np.empty((H, W, 2), np.float32)
-            renderer.read_into(color, np.empty((H, W), np.float32), vel)
-            shots.append((color, vel))
+        shots = [sub_frame(renderer, mesh, t, h)[1:] for t in (0.2, 0.5, 0.8)]
         renderer.release()
         return shots
 

@@ -15,7 +15,15 @@ from hfrender.scene.model_skins import posed, skin_starts
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
 from test_meshes import draw, make_scene  # noqa: E402
-from test_model_animation import CAMERA, H, W, box_of, drawn_box, turned  # noqa: E402
+from test_model_animation import (  # noqa: E402
+    CAMERA,
+    H,
+    W,
+    box_of,
+    drawn_box,
+    turned,
+    velocity_shot,
+)
 
 HALF = 0.1  # the bar's half width
 # the bar along x from -1 to 1, in x-z facing up: two vertices at x = -1, 0 and 1
@@ -137,23 +145,9 @@ def test_at_rest_it_is_drawn_in_its_skins_rest_pose(gl_context, tmp_path):
 
 
 def test_the_velocity_of_a_bending_bar(gl_context, tmp_path):
-    from hfrender.renderer.renderer import SceneRenderer, clip_rates
-
-    mesh = hf.Mesh.load(write_bar(tmp_path))
-    scene = make_scene(mesh, **CAMERA)
-    scene.setup()
-    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
-    renderer.prepare()
     t, h = 0.5, 1e-3
-    clips = []
-    for when in (t - h, t + h, t):
-        mesh.time = when
-        clips.append(renderer.clip_matrices())
+    clips, vel = velocity_shot(gl_context, hf.Mesh.load(write_bar(tmp_path)), t, h)
     assert clips[2].shape == (4, 4, 4)  # the mesh's, its part's, its 2 joints'
-    renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
-    vel = np.empty((H, W, 2), np.float32)
-    renderer.read_into(np.empty((H, W, 4), np.uint8), np.empty((H, W), np.float32), vel)
-    renderer.release()
     clip = clips[2][0]
     for u in ([0.1, 0.45, 0.45], [0.6, 0.2, 0.2]):  # in the triangle (2, 5, 4)
         path = [np.asarray(u) @ by_hand(when)[[2, 5, 4]] for when in (t - h, t, t + h)]
