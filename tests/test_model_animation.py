@@ -114,6 +114,15 @@ def shot(gl_context, path, t, **load):
     return red, green, clips[0]
 
 
+def sampled(monkeypatch):
+    """The times ``model_animation.sample`` is called at from now on (a list it grows)."""
+    from hfrender.scene import model_animation
+
+    calls, real = [], model_animation.sample
+    monkeypatch.setattr(model_animation, "sample", lambda c, t: calls.append(t) or real(c, t))
+    return calls
+
+
 # worked by hand: the parent's turn (degrees) and the child's centre in the world
 @pytest.mark.parametrize("t, degrees, child", [
     (None, 0.0, (1.0, 0, 0)),  # the rest pose, as before

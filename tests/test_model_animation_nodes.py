@@ -10,6 +10,7 @@ import struct
 import numpy as np
 import pytest
 from gltf_files import gltf_written
+from test_model_animation import sampled
 
 import hfrender as hf
 from hfrender.scene import model_animation
@@ -63,9 +64,7 @@ def test_each_channel_is_sampled_once_for_a_time_asked(tmp_path, monkeypatch):
     90,000, 1.7 s a call: a 64-sample frame took minutes), none for a time asked again
     (a sub-frame asks at its time for its velocity's rows and its draw)."""
     mesh = hf.Mesh.load(write_nodes(tmp_path, 300))
-    calls = []
-    real = model_animation.sample
-    monkeypatch.setattr(model_animation, "sample", lambda c, t: calls.append(t) or real(c, t))
+    calls = sampled(monkeypatch)
     mesh.time = 0.5
     moves = mesh.part_matrices()
     assert len(calls) == 300

@@ -21,6 +21,7 @@ from test_model_animation import (  # noqa: E402
     W,
     box_of,
     drawn_box,
+    sampled,
     turned,
     velocity_shot,
 )
@@ -218,12 +219,8 @@ def test_the_channels_are_sampled_once_for_the_parts_and_joints_of_a_time(tmp_pa
     velocity, its draw's time among them twice at most)."""
     from gltf_files import write_chain
 
-    from hfrender.scene import model_animation
-
     mesh = hf.Mesh.load(write_chain(tmp_path, 50))
-    calls = []
-    real = model_animation.sample
-    monkeypatch.setattr(model_animation, "sample", lambda c, t: calls.append(t) or real(c, t))
+    calls = sampled(monkeypatch)
     mesh.time = 0.5
     moves = mesh.part_matrices()
     assert len(calls) == 50
