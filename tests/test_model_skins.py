@@ -19,6 +19,7 @@ from test_model_animation import (  # noqa: E402
     CAMERA,
     H,
     W,
+    _f32,
     box_of,
     drawn_box,
     sampled,
@@ -30,10 +31,6 @@ HALF = 0.1  # the bar's half width
 # the bar along x from -1 to 1, in x-z facing up: two vertices at x = -1, 0 and 1
 REST = np.array([[x, 0.0, z] for x in (-1.0, 0.0, 1.0) for z in (-HALF, HALF)])
 FACES = [0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4]
-
-
-def _f32(values):
-    return struct.pack(f"<{len(values)}f", *values)
 
 
 def bar_header(name, blob_size):
