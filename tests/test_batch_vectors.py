@@ -13,6 +13,7 @@ from hfrender.cli import main
 
 OpenEXR = pytest.importorskip("OpenEXR")
 import imageio.v3 as iio  # noqa: E402
+from test_fx_vectors import write_exr  # noqa: E402
 
 from hfrender.engine.batch import load_jobs  # noqa: E402
 
@@ -34,13 +35,6 @@ output = "out/m/%04d.png"
 motion-blur = 2
 fps = 24
 {m}"""
-
-
-def write_exr(path, planes):
-    header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
-    with OpenEXR.File(header, {k: np.ascontiguousarray(v, np.float32)
-                               for k, v in planes.items()}) as f:
-        f.write(str(path))
 
 
 def vectors(folder, k, u):
