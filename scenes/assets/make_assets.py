@@ -233,23 +233,31 @@ def glb(header: dict, blob: bytes) -> bytes:
     return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
 
 
+def add(header: dict, blob: bytearray, array: np.ndarray, kind: str) -> int:
+    """Appends an array (``kind``: "SCALAR", "VEC3", "VEC4", "MAT4" of floats; "u2": VEC4 of
+    unsigned shorts, joints; "u4": unsigned int indices) to ``blob``: its accessor. A VEC3
+    (positions) and a flat SCALAR (key times) give their bounds."""
+    data = np.asarray(array, {"u2": "<u2", "u4": "<u4"}.get(kind, "<f4"))
+    blob += b"\0" * (-len(blob) % 4)
+    header["bufferViews"].append({"buffer": 0, "byteOffset": len(blob),
+                                  "byteLength": data.nbytes})
+    blob += data.tobytes()
+    accessor = {"bufferView": len(header["bufferViews"]) - 1,
+                "componentType": {"u2": 5123, "u4": 5125}.get(kind, 5126),
+                "count": len(data), "type": {"u2": "VEC4", "u4": "SCALAR"}.get(kind, kind)}
+    if kind == "VEC3" or (kind == "SCALAR" and data.ndim == 1):
+        accessor.update(min=np.atleast_1d(data.min(0)).tolist(),
+                        max=np.atleast_1d(data.max(0)).tolist())
+    header["accessors"].append(accessor)
+    return len(header["accessors"]) - 1
+
+
 def keys(header: dict, blob: bytearray, times, values) -> tuple[int, int]:
     """Appends an animation sampler's ``times`` and float ``values`` (K, n) to ``blob``:
     the indices of their accessors."""
-    found = []
-    for array in (np.asarray(times, np.float32), np.asarray(values, np.float32)):
-        blob += b"\0" * (-len(blob) % 4)
-        header["bufferViews"].append({"buffer": 0, "byteOffset": len(blob),
-                                      "byteLength": array.nbytes})
-        blob += array.tobytes()
-        accessor = {"bufferView": len(header["bufferViews"]) - 1, "componentType": 5126,
-                    "count": len(array), "type": {1: "SCALAR", 3: "VEC3", 4: "VEC4"}[
-                        array.shape[1] if array.ndim > 1 else 1]}
-        if array.ndim == 1:
-            accessor.update(min=[float(array.min())], max=[float(array.max())])
-        header["accessors"].append(accessor)
-        found.append(len(header["accessors"]) - 1)
-    return found[0], found[1]
+    values = np.asarray(values, np.float32)
+    kind = {1: "SCALAR", 3: "VEC3", 4: "VEC4"}[values.shape[1] if values.ndim > 1 else 1]
+    return add(header, blob, times, "SCALAR"), add(header, blob, values, kind)
 
 
 def about(axis: int, angles) -> np.ndarray:
@@ -369,23 +377,6 @@ def arm(path: Path) -> None:
                                                if k < 3 else "weights"}} for k in range(4)]}]
     header["buffers"][0]["byteLength"] = len(blob) + (-len(blob) % 4)
     path.write_bytes(glb(header, bytes(blob)))
-
-
-def add(header: dict, blob: bytearray, array: np.ndarray, kind: str) -> int:
-    """Appends a mesh attribute (``kind``: "VEC3", "VEC4", "MAT4" of floats; "u2": VEC4 of
-    unsigned shorts, joints; "u4": unsigned int indices) to ``blob``: its accessor."""
-    data = np.asarray(array, {"u2": "<u2", "u4": "<u4"}.get(kind, "<f4"))
-    blob += b"\0" * (-len(blob) % 4)
-    header["bufferViews"].append({"buffer": 0, "byteOffset": len(blob),
-                                  "byteLength": data.nbytes})
-    blob += data.tobytes()
-    accessor = {"bufferView": len(header["bufferViews"]) - 1,
-                "componentType": {"u2": 5123, "u4": 5125}.get(kind, 5126),
-                "count": len(data), "type": {"u2": "VEC4", "u4": "SCALAR"}.get(kind, kind)}
-    if kind == "VEC3":
-        accessor.update(min=data.min(0).tolist(), max=data.max(0).tolist())
-    header["accessors"].append(accessor)
-    return len(header["accessors"]) - 1
 
 
 if __name__ == "__main__":
