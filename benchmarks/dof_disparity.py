@@ -94,9 +94,10 @@ def main() -> None:
                             f_stop=dof.lens_for(z, BLUR).f_stop, backend="cpu")
     rng = np.random.default_rng(7)
     noise = rng.normal(0, args.noise * float(d.max() - d.min()), d.shape).astype(np.float32)
-    soft = gaussian(d, args.soft) + noise
+    smooth = gaussian(d, args.soft)
+    soft = smooth + noise
     maps = {"exact 1/z": (d, "fast"), "noise alone": (d + noise, "fast"),
-            f"soft {args.soft:g} px": (gaussian(d, args.soft), "fast"),
+            f"soft {args.soft:g} px": (smooth, "fast"),
             f"soft {args.soft:g} px + noise": (soft, "fast"),
             "  the same, exact method": (soft, "exact"),
             "  median 5x5 before": (window(soft, 2, np.median), "fast"),
