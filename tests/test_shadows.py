@@ -93,16 +93,21 @@ def box_margin(x, z, lo, hi):
     return ~((near_x & in_z) | (near_z & in_x))
 
 
+def footprint():
+    """The floor pixels in the unit cube's footprint (x and z in [-0.5, 0.5]), and those
+    more than a pixel from its edges below row 40 (the cube itself is drawn above row 34)."""
+    x, z = floor_points()
+    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
+    return inside, box_margin(x, z, (-0.5, -0.5), (0.5, 0.5)) & (np.arange(H)[:, None] >= 40)
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_light_straight_down_shadows_the_cubes_footprint(gl_context):
     """Light from straight above: the shadow is the cube's footprint, x and z in
     [-0.5, 0.5], to a pixel; the floor outside it lit fully (n.l = 1), inside by ambient."""
     picture = draw(gl_context(), cube_scene((0, 1, 0)))
-    x, z = floor_points()
-    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
-    below = np.arange(H)[:, None] >= 40  # the cube itself: rows above 34
-    lit, dark = check_shadow(picture, inside, box_margin(x, z, (-0.5, -0.5), (0.5, 0.5))
-                             & below, 1.0)
+    inside, margin = footprint()
+    lit, dark = check_shadow(picture, inside, margin, 1.0)
     assert (lit, dark) == (128, 65)
 
 
@@ -112,11 +117,8 @@ def test_a_100_m_floor_keeps_the_shadow_edge_within_a_pixel(gl_context):
     5 x 7 m), not the whole floor (was: 5 cm texels, the edge soft over 4 pixels), so the
     footprint's shadow is within a pixel of its hand projection as on the 12 m floor."""
     picture = draw(gl_context(), cube_scene((0, 1, 0), floor=100))
-    x, z = floor_points()
-    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
-    below = np.arange(H)[:, None] >= 40
-    lit, dark = check_shadow(picture, inside, box_margin(x, z, (-0.5, -0.5), (0.5, 0.5))
-                             & below, 1.0)
+    inside, margin = footprint()
+    lit, dark = check_shadow(picture, inside, margin, 1.0)
     assert (lit, dark) == (128, 65)
 
 
@@ -345,9 +347,7 @@ def test_shadow_resolution_sets_the_map_drawn(gl_context, monkeypatch):
     picture = draw(gl_context(), scene)
     automatic = draw(gl_context(), cube_scene((0, 1, 0)))
     assert made == [4096, 768]
-    x, z = floor_points()
-    inside = (np.abs(x) < 0.5) & (np.abs(z) < 0.5)
-    margin = box_margin(x, z, (-0.5, -0.5), (0.5, 0.5)) & (np.arange(H)[:, None] >= 40)
+    inside, margin = footprint()
     for shown in (picture, automatic):
         check_shadow(shown, inside, margin, 1.0)
     assert scene.shadow_resolution == 4096
