@@ -13,6 +13,7 @@ import numpy as np
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
 from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
+from hfrender.scene.model_animation import weight_row_count
 from hfrender.scene.model_morphs import morph_rows, weights_of
 from hfrender.scene.model_skins import facing, posed, skin_starts
 
@@ -209,7 +210,7 @@ def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
             matrices, moving = np.stack(moves[at:at + n]), rows(at, n)
         if part.morph is not None:
             at, count = shapes[k]
-            n = -(-count // 16)
+            n = weight_row_count(count)
             spin = rows(at, n)
             shape = (weights_of(moves[at:at + n], count),
                      None if spin is None else weights_of(spin, count),

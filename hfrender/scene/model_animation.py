@@ -269,9 +269,14 @@ def read_animations(shown: Path, path: Path, header: dict, buffers: dict[int, by
 def weight_rows(weights: np.ndarray) -> list[np.ndarray]:
     """A morphed part's ``weights`` as rows of :meth:`Mesh.part_matrices`: 16 a 4 x 4 (the
     rest 0), not matrices (:meth:`SceneRenderer.clip_matrices` leaves them as they are)."""
-    padded = np.zeros(-(-len(weights) // 16) * 16)
+    padded = np.zeros(weight_row_count(len(weights)) * 16)
     padded[:len(weights)] = weights
     return list(padded.reshape(-1, 4, 4))
+
+
+def weight_row_count(count: int) -> int:
+    """How many rows (4 x 4) :func:`weight_rows` makes of ``count`` weights."""
+    return -(-count // 16)
 
 
 def parents_of(nodes: tuple[dict, ...]) -> dict[int, int]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hfrender.scene.model_animation import weight_rows
+from hfrender.scene.model_animation import weight_row_count
 from hfrender.scene.model_parts import _cofactor
 
 
@@ -90,7 +90,7 @@ def morph_rows(parts: tuple | list) -> dict[int, tuple[int, int]]:
     for k, p in enumerate(parts):
         if p.morph is not None:
             count = len(p.morph.defaults)
-            found[k], at = (at, count), at + len(weight_rows(np.zeros(count)))
+            found[k], at = (at, count), at + weight_row_count(count)
     return found
 
 
