@@ -19,6 +19,7 @@ from hfrender.scene.model_skins import facing, posed, skin_starts
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
 DEFINE = "#define HF_MODEL 1\n"
+_STILL = np.zeros((4, 4))  # a posed skin's u_clip_rate: its vertices carry their rates
 _ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
                ("in_uv", "2f", "2x4"), ("in_color", "4f2", "4x2"))
 
@@ -162,9 +163,8 @@ class ModelDrawer:
             self.posed[id(vbo)] = found
         elif found is None and self.posed.pop(id(vbo), None) is not None:
             vbo.write(part.vertices.tobytes())
-        if rates is not None:
-            if part.skin is not None:  # (the whole of its motion: its joints' rows have
-                set_uniform(prog, "u_clip_rate", np.zeros((4, 4)))  # the Mesh's)
+        if rates is not None and part.skin is not None:  # (the whole of its motion: its
+            set_uniform(prog, "u_clip_rate", _STILL)  # joints' rows have the Mesh's)
         set_uniform(prog, "u_skinned", int(rates is not None))
 
     def release(self) -> None:
