@@ -310,13 +310,13 @@ def test_a_skinned_model_casts_its_posed_shadow_in_every_mode(tmp_path, modes):
 
 def fitted_size(scene, size):
     """The map's texels a side that :func:`fit` gives ``scene`` (set up) drawn at ``size``."""
-    from hfrender.renderer.shadows import fit
+    from hfrender.renderer.shadows import boxes, fit
 
     renderer = SceneRenderer.__new__(SceneRenderer)  # (no GL: its sizes alone)
     renderer.scene, renderer.size = scene, size
     light = np.asarray(scene.light_direction, np.float64)
     return fit(scene, size[0] / size[1], light / np.linalg.norm(light),
-               renderer._pixels_a_metre())[3]
+               renderer._pixels_a_metre(), boxes(scene))[3]
 
 
 def test_the_map_is_as_fine_as_the_output_asks():

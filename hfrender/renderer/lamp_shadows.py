@@ -25,14 +25,11 @@ from hfrender.renderer.shadows import (
     SPOT_UNITS,
     TO_MAP,
     ShadowPass,
-    casts,
     light_axes,
     map_size,
     seen_region,
 )
-from hfrender.scene.in_view import corners
 from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lamps_of, lit_now, too_many_shadows
-from hfrender.scene.nodes import drawn_opacity
 
 WIDEST = 160.0  # degrees: the widest map a spot draws
 NEAREST = 1e-3  # a map's near plane at least this share of its far one (depth precision)
@@ -47,23 +44,23 @@ def shadowed(scene: Any) -> list[tuple[int, SpotLight]]:
             if isinstance(lamp, SpotLight) and lamp.shadows]
 
 
-def spot_frame(scene: Any, lamp: SpotLight, aspect: float, lens: tuple) -> tuple | None:
-    """(view, projection, size, texel) of ``lamp``'s map of ``scene`` as it is now; texel:
-    (a texel's metres 1 m along the axis, its share of the map, near, far). None where no
-    opaque object lies in front of the lamp."""
-    shown = [obj for obj in scene.objects if drawn_opacity(obj) > 0]
-    seen = [corners(obj)[:, :3] for obj in shown]
-    casting = [box for box, obj in zip(seen, shown, strict=True) if casts(obj)]
+def spot_frame(scene: Any, lamp: SpotLight, aspect: float, lens: tuple,
+               seen: list[tuple[np.ndarray, bool]]) -> tuple | None:
+    """(view, projection, size, texel) of ``lamp``'s map of ``scene`` as it is now
+    (``seen``: its visible objects' boxes, :func:`~hfrender.renderer.shadows.boxes`);
+    texel: (a texel's metres 1 m along the axis, its share of the map, near, far). None
+    where no opaque object lies in front of the lamp."""
     at, aim = lamp.world_position(), lamp.aim()
-    ahead = [(box - at) @ aim for box in casting]
+    along = [((box - at) @ aim, cast) for box, cast in seen]  # (each box's, once)
+    ahead = [d for d, cast in along if cast]
     if not ahead or max(float(d.max()) for d in ahead) <= 0.0:
         return None
-    far = float(max(((box - at) @ aim).max() for box in seen)) * 1.01
+    far = float(max(d.max() for d, _ in along)) * 1.01
     near = max(min(float(d.min()) for d in ahead) * 0.99, far * NEAREST)
     spread = math.tan(math.radians(min(lamp.angle, WIDEST)) / 2)
     cam, (eye, forward, pixels) = scene.camera, lens
-    middle = float(np.clip(np.median((seen_region(cam, aspect, np.concatenate(seen)) - at)
-                                     @ aim), near, far))
+    middle = float(np.clip(np.median((seen_region(cam, aspect, np.concatenate(
+        [box for box, _ in seen])) - at) @ aim), near, far))
     depth = float((at + aim * middle - np.asarray(eye)) @ np.asarray(forward))
     size = map_size(cam, lamp.shadow_resolution, 2 * spread * middle, depth, pixels)
     spread *= size / (size - 4)  # (2 texels more each way: the taps at the cone's edge)
@@ -77,14 +74,15 @@ def spot_frame(scene: Any, lamp: SpotLight, aspect: float, lens: tuple) -> tuple
 
 
 def spot_maps(sun: ShadowPass, renderer: Any, spots: list, lens: tuple,
-              rates: np.ndarray) -> dict:
-    """The maps of ``spots`` (:func:`shadowed`) drawn for now, each by a pass of ``sun``'s
+              rates: np.ndarray, seen: list) -> dict:
+    """The maps of ``spots`` (:func:`shadowed`; ``seen``: the visible objects' boxes,
+    :func:`~hfrender.renderer.shadows.boxes`) drawn for now, each by a pass of ``sun``'s
     :attr:`~ShadowPass.spots` (made the first time) and bound to its unit; the uniforms
     ``hf_lamps()`` reads them by: ``u_lamp_shadow`` (a lamp's map, 1..4; 0: none),
     ``u_spot_matrix`` (world -> the map's s, t, depth, times w: the distance along the
     axis) and ``u_spot_texel`` (:func:`spot_frame`'s texel)."""
     w, h = renderer.size
-    framed = [(k, spot_frame(renderer.scene, lamp, w / h, lens)) for k, lamp in spots]
+    framed = [(k, spot_frame(renderer.scene, lamp, w / h, lens, seen)) for k, lamp in spots]
     framed = [(k, frame) for k, frame in framed if frame is not None]
     while len(sun.spots) < len(framed):
         sun.spots.append(ShadowPass(sun.ctx, sun.programs))

@@ -125,16 +125,25 @@ def map_size(cam: Any, fixed: int | None, extent: float, depth: float, pixels: f
     return int(min(max(want, SIZES[0]), SIZES[1]))
 
 
-def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple) -> tuple | None:
+def boxes(scene: Any) -> list[tuple[np.ndarray, bool]]:
+    """Each visible object's box (:func:`~hfrender.scene.in_view.corners`, (8, 3) in the
+    world) and whether it casts (:func:`casts`), as ``scene`` is now: found once a
+    sub-frame for the sun's map (:func:`fit`) and every spot's."""
+    return [(corners(obj)[:, :3], casts(obj)) for obj in scene.objects
+            if drawn_opacity(obj) > 0]
+
+
+def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple,
+        seen: list[tuple[np.ndarray, bool]]) -> tuple | None:
     """(axes, lo, hi, size) of the map of ``scene`` as it is now (:func:`light_frame`'s):
-    across the light, the part of the visible objects' boxes the camera sees (what can
-    be shadowed: :func:`seen_region`, widened by the eye's travel over the aperture and a
-    pixel's jitter; a caster beyond it shades nothing seen), along it every one of them
-    (the casters between them and the light); None where nothing is visible."""
-    seen = [corners(obj)[:, :3] for obj in scene.objects if drawn_opacity(obj) > 0]
+    across the light, the part of the visible objects' boxes (``seen``: :func:`boxes`) the
+    camera sees (what can be shadowed: :func:`seen_region`, widened by the eye's travel
+    over the aperture and a pixel's jitter; a caster beyond it shades nothing seen), along
+    it every one of them (the casters between them and the light); None where nothing is
+    visible."""
     if not seen:
         return None
-    points, cam = np.concatenate(seen), scene.camera
+    points, cam = np.concatenate([box for box, _ in seen]), scene.camera
     axes, (eye, forward, pixels) = light_axes(light), lens
     region = seen_region(cam, aspect, points)
     far = float(((region - eye) @ np.asarray(forward)).max())
@@ -212,13 +221,14 @@ class ShadowPass:
         """The depth-only program of ``obj`` (the renderer's ``_program_of``'s place)."""
         return self.programs[model_file]
 
-    def draw(self, renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
-        """The directional light's map of ``renderer``'s scene as it is now, lit from
-        ``light`` (:meth:`keep`); the uniforms its surface shaders read it by (:data:`OFF`
-        where nothing is visible)."""
+    def draw(self, renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray,
+             seen: list) -> dict:
+        """The directional light's map of ``renderer``'s scene as it is now (``seen``:
+        :func:`boxes`), lit from ``light`` (:meth:`keep`); the uniforms its surface shaders
+        read it by (:data:`OFF` where nothing is visible)."""
 
         w, h = renderer.size
-        box = fit(renderer.scene, w / h, light, lens)
+        box = fit(renderer.scene, w / h, light, lens, seen)
         if box is None:
             return OFF
         view, proj, texel = light_frame(*box)
@@ -281,5 +291,6 @@ def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray)
         return OFF
     if renderer.shadows is None:
         renderer.shadows = ShadowPass(renderer.ctx)
-    sun = renderer.shadows.draw(renderer, light, lens, rates) if scene.shadows else OFF
-    return {**sun, **spot_maps(renderer.shadows, renderer, spots, lens, rates)}
+    seen = boxes(scene)  # (once for every map: was found again for each spot's)
+    sun = renderer.shadows.draw(renderer, light, lens, rates, seen) if scene.shadows else OFF
+    return {**sun, **spot_maps(renderer.shadows, renderer, spots, lens, rates, seen)}
