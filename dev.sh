@@ -112,7 +112,7 @@ case "$cmd" in
         ;;
     lint)
         ensure_venv dev
-        "$PY" -m ruff check hfrender tests examples benchmarks
+        "$PY" -m ruff check hfrender tests examples benchmarks scenes
         ;;
     *)
         sed -n '2,8p' "$0"; [ "$cmd" = help ] || exit 2
