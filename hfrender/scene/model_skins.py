@@ -6,14 +6,18 @@ and played by linear blend skinning as the glTF 2.0 spec says (3.7.3, "Skins"):
 
 in the model's frame (the skinned mesh node's own transform is not used), normals by each
 vertex's blended matrix's inverse transpose (its cofactors), renormalised. A vertex follows
-its 4 influences of ``JOINTS_0`` and ``WEIGHTS_0`` (the weights scaled to sum 1; all 0:
-its first weighed 1, as three.js does, said once a file); more (``JOINTS_1``) are said once
-and left out. A skinned Part keeps its vertices as trimesh placed them (not drawn so: at
-``time`` None it is posed at its joints' rest transforms, as viewers show it) and its
-:class:`Skinning`: the renderer poses it in NumPy each draw."""
+its influences of every set of ``JOINTS_n`` and ``WEIGHTS_n`` (4 a set: 8 with
+``JOINTS_1``), the weights scaled to sum 1 as three.js and Blender scale them (all 0: its
+first weighed 1, as three.js does, said once a file). A set's joints without its weights
+(or the reverse), a NaN or negative weight, a weighed joint past the skin's, or one whose
+inverse bind matrix holds NaN or has no inverse, is refused in one line naming the file,
+the mesh, the primitive and what is wrong. A skinned Part keeps its vertices as trimesh
+placed them (not drawn so: at ``time`` None it is posed at its joints' rest transforms, as
+viewers show it) and its :class:`Skinning`: the renderer poses it in NumPy each draw."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +29,8 @@ from hfrender.scene.model_files import ModelError
 from hfrender.scene.model_morphs import read_morph, shaped
 from hfrender.scene.model_parts import Part, _cofactor, source_rows
 
+_SET = re.compile(r"(JOINTS|WEIGHTS)_(\d+)$")  # a primitive's sets of 4 influences
+
 
 @dataclass(frozen=True, eq=False)
 class Skinning:
@@ -33,8 +39,8 @@ class Skinning:
 
     joints: tuple[int, ...]  # the glTF node of each joint
     inverse_binds: np.ndarray  # (J, 4, 4)
-    influences: np.ndarray  # (V, 4) int64: each vertex's joints, rows of ``joints``
-    weights: np.ndarray  # (V, 4): their weights, summing to 1
+    influences: np.ndarray  # (V, 4 n) int64: each vertex's joints (n sets), rows of ``joints``
+    weights: np.ndarray  # (V, 4 n): their weights, summing to 1
     positions: np.ndarray  # (V, 4): the primitive's positions, w 1
     normals: np.ndarray | None  # (V, 3): its normals (None: shaded flat)
     # its node's rest transform mirrors: the Part's faces were turned for it, and a pose
@@ -97,6 +103,40 @@ def posed(part: Part, matrices: np.ndarray | None, rates: np.ndarray | None,
     return vertices, rate.astype(np.float32)
 
 
+def influence_sets(shown: Path, at: dict, where: str) -> int:
+    """How many sets of 4 influences (``JOINTS_n`` with ``WEIGHTS_n``) a primitive's
+    attributes ``at`` hold; a set's joints without its weights (or the reverse) refused in
+    one line naming the file ``shown`` and the primitive (``where``; was: drawn unskinned,
+    unsaid)."""
+    found = {(m[1], int(m[2])) for m in map(_SET.match, at) if m}
+    sets = 1 + max((n for _, n in found), default=-1)
+    for n in range(sets):
+        have = [f"{k}_{n}" for k in ("JOINTS", "WEIGHTS") if (k, n) in found]
+        if len(have) < 2:
+            gone = " or ".join(f"{k}_{n}" for k in ("JOINTS", "WEIGHTS") if (k, n) not in found)
+            raise ModelError(f"{shown}: {where} has {have[0] if have else f'set {sets - 1}'} "
+                             f"but no {gone}: a skinned primitive's joints and weights come "
+                             "in pairs (JOINTS_n with WEIGHTS_n)")
+    return sets
+
+
+def broken_binds(inverse: np.ndarray) -> tuple[int, str] | None:
+    """The first of the inverse bind matrices ``inverse`` (J, 4, 4) that cannot bind, and
+    why: one holding NaN or infinity, or one of no inverse (its 3x3's determinant 0, or
+    below 1e-9 of its longest row's cube: a joint of no size when bound); else None."""
+    m = inverse[:, :3, :3]
+    with np.errstate(invalid="ignore", over="ignore"):
+        det = np.linalg.det(np.nan_to_num(m))
+        flat = ~(np.abs(det) > 1e-9 * np.linalg.norm(np.nan_to_num(m), axis=2).max(1) ** 3)
+    for k in range(len(inverse)):
+        if not np.isfinite(inverse[k]).all():
+            return k, "holds nan or infinity"
+        if flat[k]:
+            return k, (f"has no inverse (a determinant of {det[k]:.3g}: its joint of no size "
+                       "when bound)")
+    return None
+
+
 def skin_starts(parts: tuple[Part, ...] | list[Part]) -> dict[int, int]:
     """Where each skinned part's joint matrices start in :meth:`Mesh.part_matrices`
     (after one matrix a part), by the part's place."""
@@ -116,15 +156,15 @@ class Skins:
         self.shown, self.path, self.header = shown, path, header
         self.buffers = buffers  # the file's, shared with read_animations (read once)
         self.read: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
-        # vertices whose 4 weights are all 0, by WEIGHTS_0 accessor (a mesh two nodes
+        # vertices whose weights are all 0, by WEIGHTS_0 accessor (a mesh two nodes
         # show is attached twice: its vertices counted once)
         self.unweighed: dict[int, int] = {}
         self._said: list[str] = []
 
     def attach(self, made: Part, mesh: Any, node: int | None, frame: np.ndarray) -> Part:
         """``made`` (trimesh's geometry ``mesh`` at glTF node ``node``, placed by ``frame``)
-        with its skin where the node has one and a primitive of its mesh has ``JOINTS_0``
-        and ``WEIGHTS_0``, its morph targets where that primitive has ``targets`` (found by
+        with its skin where the node has one and a primitive of its mesh has ``JOINTS_n``
+        and ``WEIGHTS_n``, its morph targets where that primitive has ``targets`` (found by
         its positions: trimesh keeps their rows); else as it is."""
         nodes = self.header.get("nodes", ())
         if node is None or "mesh" not in nodes[node]:
@@ -152,21 +192,24 @@ class Skins:
 
         def played(prim: dict) -> bool:
             at = prim.get("attributes", {})
-            return bool(prim.get("targets")) or (skinned and "JOINTS_0" in at)
+            return bool(prim.get("targets")) or (skinned and any(map(_SET.match, at)))
 
         vertices = np.asarray(mesh.vertices, np.float64)
-        primitives = [p for p in self.header["meshes"][spec["mesh"]]["primitives"]
-                      if played(p)]
-        for prim in primitives:
+        mesh_spec = self.header["meshes"][spec["mesh"]]
+        primitives = [(k, p) for k, p in enumerate(mesh_spec["primitives"]) if played(p)]
+        named = mesh_spec.get("name") or f"#{spec['mesh']}"
+        for k, prim in primitives:
             at = prim["attributes"]
             if not np.array_equal(self._get(at["POSITION"]), vertices):
                 continue
+            where = f"primitive {k} of its mesh {named!r}" + f" ({what})" * skinned
             rows = source_rows(mesh)
             rows = np.arange(len(vertices)) if rows is None else rows
             normals = np.asarray(mesh.vertex_normals, np.float64)[rows] if made.smooth \
                 else None
-            skin = self._skinning(at, spec["skin"], vertices, rows, normals, what) \
-                if skinned and "WEIGHTS_0" in at else None
+            sets = influence_sets(self.shown, at, where) if skinned else 0
+            skin = self._skinning(at, sets, self._skin(spec["skin"], what), vertices, rows,
+                                  normals, where) if sets else None
             if skin is not None and np.linalg.det(frame) < 0:
                 skin = replace(skin, mirrored=True)
             morph = read_morph(self._get, prim, rows, node, self.header,
@@ -179,15 +222,21 @@ class Skins:
                       "its vertices are not the file's (trimesh changed them)")
         return made
 
-    def _skinning(self, at: dict, index: int, vertices: np.ndarray, rows: np.ndarray,
-                  normals: np.ndarray | None, what: str) -> Skinning:
-        """A primitive's (its ``at``tributes) Skinning of skin ``index``."""
-        joints, inverse = self._skin(index, what)
-        if "JOINTS_1" in at:
-            self._say(f"{self.shown}: its skins' influences past 4 a vertex (JOINTS_1/"
-                      "WEIGHTS_1) are not played: each vertex follows its 4 of "
-                      "JOINTS_0/WEIGHTS_0")
-        influences, weights = self._influences(at, len(vertices), len(joints), what)
+    def _skinning(self, at: dict, sets: int, skin: tuple[tuple[int, ...], np.ndarray],
+                  vertices: np.ndarray, rows: np.ndarray, normals: np.ndarray | None,
+                  where: str) -> Skinning:
+        """A primitive's (its ``at``tributes, ``sets`` of influences) Skinning of ``skin``
+        (:meth:`_skin`'s); a weighed joint's broken inverse bind matrix refused in one
+        line."""
+        joints, inverse = skin
+        influences, weights = self._influences(at, sets, len(vertices), len(joints), where)
+        used = np.unique(influences[weights > 0.0])
+        if bad := broken_binds(inverse[used]):
+            at_joint, why = used[bad[0]], bad[1]
+            node = self.header["nodes"][joints[at_joint]].get("name") or f"#{joints[at_joint]}"
+            raise ModelError(f"{self.shown}: {where}: the inverse bind matrix of joint "
+                             f"{at_joint} (node {node!r}) {why}; re-export it with the "
+                             "armature in its rest pose")
         influences, weights = influences[rows], weights[rows]
         return Skinning(joints, inverse, influences, weights,
                         np.column_stack([vertices[rows], np.ones(len(rows))]), normals,
@@ -211,22 +260,29 @@ class Skins:
             self.read[index] = (joints, inverse)
         return self.read[index]
 
-    def _influences(self, at: dict, count: int, joints: int, what: str
+    def _influences(self, at: dict, sets: int, count: int, joints: int, where: str
                     ) -> tuple[np.ndarray, np.ndarray]:
-        """A primitive's JOINTS_0 and WEIGHTS_0 (its weights scaled to sum 1); a joint past
-        the skin's with a weight refused in one line."""
-        influences = self._get(at["JOINTS_0"]).astype(np.int64)
-        weights = self._get(at["WEIGHTS_0"])
-        if influences.shape != (count, 4) or weights.shape != (count, 4):
-            raise ValueError(f"JOINTS_0 {influences.shape} and WEIGHTS_0 {weights.shape} "
+        """A primitive's ``sets`` of JOINTS_n and WEIGHTS_n side by side (V, 4 x sets),
+        its weights scaled to sum 1; a NaN or negative weight, or a joint past the skin's
+        with a weight, refused in one line."""
+        influences = np.hstack([self._get(at[f"JOINTS_{n}"]) for n in range(sets)])
+        weights = np.hstack([self._get(at[f"WEIGHTS_{n}"]) for n in range(sets)])
+        if influences.shape != (count, 4 * sets) or weights.shape != (count, 4 * sets):
+            raise ValueError(f"JOINTS_n {influences.shape} and WEIGHTS_n {weights.shape} "
                              f"for {count} vertices (each VEC4, one a vertex)")
+        if (wrong := ~(weights >= 0.0)).any():  # (NaN too)
+            vertex, column = (int(i[0]) for i in np.nonzero(wrong))
+            raise ModelError(f"{self.shown}: {where}: vertex {vertex} has weight "
+                             f"{weights[vertex, column]} (WEIGHTS_{column // 4}): weights "
+                             "are numbers of 0 or more")
+        influences = influences.astype(np.int64)
         total = weights.sum(axis=1, keepdims=True)
         if (unweighed := total[:, 0] <= 0).any():  # (three.js's answer: its first influence
             weights[unweighed, 0], total[unweighed] = 1.0, 1.0  # weighed 1; was: at origin)
             self.unweighed[at["WEIGHTS_0"]] = int(unweighed.sum())  # (once an accessor)
         weighed = weights > 0.0
         if (bad := ((influences >= joints) | (influences < 0)) & weighed).any():
-            raise ModelError(f"{self.shown}: a vertex of its {what} follows joint "
+            raise ModelError(f"{self.shown}: {where}: a vertex follows joint "
                              f"{int(influences[bad][0])}, but the skin has {joints} "
                              f"joint{'s' * (joints != 1)} (0 to {joints - 1})")
         influences = np.where(weighed, influences, 0)  # (an unweighed one: any joint)
@@ -244,6 +300,6 @@ class Skins:
         """What of the file's skins it cannot play as written, one line each."""
         n = sum(self.unweighed.values())
         many = ("vertices", "have", "each follows") if n > 1 else ("vertex", "has", "it follows")
-        return self._said + [f"{self.shown}: {n} {many[0]} of its skins {many[1]} all 4 "
+        return self._said + [f"{self.shown}: {n} {many[0]} of its skins {many[1]} all their "
                              f"weights 0 (glTF asks for a sum of 1): {many[2]} its first "
                              "joint alone, as three.js draws it"] * (n > 0)
